@@ -1,0 +1,196 @@
+//! Every subcommand and flag of klog, with its documentation (clap derive). The doc comments
+//! here are the one source of `--help`, the man pages and the shell completions.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// A laboratory for Kafka replica logs: build, replicate, crash and truncate byte-compatible
+/// Kafka log dirs, and see record by record what each Kafka era kept and lost.
+#[derive(Debug, Parser)]
+#[command(name = "klog", version, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// When to colour output: auto (only on a terminal, and not when NO_COLOR is set),
+    /// always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The log dir (or partition dir) a command works on, and which partition in it.
+#[derive(Debug, Args)]
+pub struct Target {
+    /// A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The partition dir to use when the log dir holds several (e.g. `orders-3`).
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create an empty replica dir: a Kafka log dir holding one partition.
+    ///
+    /// Writes `meta.properties`, the partition dir with an empty first segment,
+    /// `partition.metadata` (the topic id is derived from the topic name, so replicas created
+    /// separately agree) and empty checkpoints. Refuses a DIR that exists and is not empty.
+    Create(CreateArgs),
+    /// Make a replica the leader at a new leader epoch.
+    ///
+    /// As Kafka >= 2.1 (KAFKA-7415) the new leader assigns (epoch, LEO) in its epoch cache at
+    /// once; `--epoch-entry first-append` reproduces Kafka 0.11-2.0, where the entry appears
+    /// with the first append. ISR members other than the leader hold the high watermark where it
+    /// is until they fetch.
+    Elect(ElectArgs),
+    /// Append records as one producer request to a leader (acks=all).
+    ///
+    /// Each batch is stamped with the leader's current epoch; segments roll at segment.bytes;
+    /// offset and time indexes are kept sparse as Kafka does. Data is written but not fsynced
+    /// unless `--flush` is given (Kafka's default). Prints the offsets written.
+    Append(AppendArgs),
+    /// Show a replica's batches and records, its epoch cache, or any single Kafka file.
+    ///
+    /// Accepts a log dir, a partition dir, or one file: `.log`, `.index`, `.timeindex`, or a
+    /// checkpoint. Never writes. Colour only on a terminal.
+    Dump(DumpArgs),
+    /// Verify a replica the way Kafka's loader and kafka-dump-log do.
+    ///
+    /// Checks batch CRCs and sizes, trailing partial bytes, record framing, offsets
+    /// increasing, index entries pointing at the batch whose last offset they name, time index
+    /// order and timestamps, the epoch cache against the batch stamps, and HW <= LEO. Exit 0
+    /// clean, 1 findings, 2 error. Never writes.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The log dir to create (must not exist or be empty).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Topic name.
+    #[arg(long, default_value = "demo")]
+    pub topic: String,
+    /// Partition number.
+    #[arg(long, default_value_t = 0)]
+    pub partition: i32,
+    /// Replica (broker) id, written to meta.properties as node.id.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub replica_id: i32,
+    /// segment.bytes: roll to a new segment when the active one would exceed this.
+    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_BYTES, value_name = "N")]
+    pub segment_bytes: u64,
+    /// index.interval.bytes: bytes between offset-index entries.
+    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_INTERVAL_BYTES, value_name = "N")]
+    pub index_interval_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EpochEntryMode {
+    /// Kafka >= 2.1: the epoch cache gets (epoch, LEO) at election.
+    OnElection,
+    /// Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch.
+    FirstAppend,
+}
+
+#[derive(Debug, Args)]
+pub struct ElectArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// The new leader epoch (default: one above the largest epoch the replica knows).
+    #[arg(long, value_name = "E")]
+    pub epoch: Option<i32>,
+    /// Followers in the ISR (their log dirs); the leader is always in it.
+    #[arg(long, num_args = 1.., value_name = "DIR")]
+    pub isr: Vec<PathBuf>,
+    /// When the epoch cache gets the new epoch's entry.
+    #[arg(long, value_enum, default_value_t = EpochEntryMode::OnElection)]
+    pub epoch_entry: EpochEntryMode,
+}
+
+#[derive(Debug, Args)]
+pub struct AppendArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// Record values, one record each.
+    #[arg(value_name = "VALUE")]
+    pub values: Vec<String>,
+    /// Key of every record (default: null).
+    #[arg(long, value_name = "K")]
+    pub key: Option<String>,
+    /// A header on every record, `K=V` (repeatable; `K` alone gives a null value).
+    #[arg(long = "header", value_name = "K=V")]
+    pub headers: Vec<String>,
+    /// Read record values from standard input, one per line.
+    #[arg(long)]
+    pub stdin: bool,
+    /// Generate this many records (with --value-size).
+    #[arg(long, value_name = "N", requires = "value_size")]
+    pub count: Option<u64>,
+    /// Size in bytes of each generated value.
+    #[arg(long, value_name = "B", requires = "count")]
+    pub value_size: Option<usize>,
+    /// Records per batch (default: all given values in one batch; for --count, as many as
+    /// fit in 1 MiB).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub records_per_batch: Option<u64>,
+    /// Timestamp of every record in ms since the epoch (default: now).
+    #[arg(long, value_name = "MS")]
+    pub timestamp: Option<i64>,
+    /// fsync the data and move the recovery point to the log end.
+    #[arg(long)]
+    pub flush: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// A log dir, a partition dir, or a single Kafka file.
+    #[arg(value_name = "DIR|FILE")]
+    pub path: PathBuf,
+    /// The partition dir to use when the log dir holds several.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Show the epoch cache (epoch, start, end, records) checked against the batch stamps.
+    #[arg(long)]
+    pub epochs: bool,
+    /// Write JSON lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Start at the batch holding this offset.
+    #[arg(long, value_name = "OFFSET")]
+    pub from: Option<i64>,
+    /// Show at most N records (N batches with --batches).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// One row per batch instead of one per record.
+    #[arg(long)]
+    pub batches: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// Write findings as JSON lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

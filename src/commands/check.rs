@@ -1,0 +1,399 @@
+//! `klog check`: verify a replica as Kafka's loader and `kafka-dump-log` would, streaming over
+//! the segments with constant memory (indexes are merge-joined with the batch scan). Findings
+//! are data; the command fails (exit 2) only when it cannot read. Never writes.
+
+use super::dump::{summarize, ReplicaSummary};
+use crate::error::Result;
+use crate::format::batch::{BatchIter, ScanStop};
+use crate::log::checkpoint;
+use crate::log::index;
+use crate::log::names;
+use crate::log::segment::Segment;
+use crate::replica::Replica;
+use std::path::{Path, PathBuf};
+
+/// Something wrong, with the file and byte position where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub path: PathBuf,
+    pub position: Option<u64>,
+    pub offset: Option<i64>,
+    pub what: String,
+}
+
+#[derive(Debug)]
+pub struct CheckReport {
+    pub summary: ReplicaSummary,
+    pub findings: Vec<Finding>,
+    /// Facts worth knowing that are not corruption (unclean shutdown, empty epoch cache...).
+    pub notes: Vec<String>,
+    pub segment_count: usize,
+    pub batch_count: u64,
+    pub record_count: u64,
+    pub bytes_checked: u64,
+}
+
+impl CheckReport {
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty()
+    }
+}
+
+struct Checker {
+    findings: Vec<Finding>,
+}
+
+impl Checker {
+    fn add(&mut self, path: &Path, position: Option<u64>, offset: Option<i64>, what: String) {
+        self.findings.push(Finding { path: path.to_path_buf(), position, offset, what });
+    }
+}
+
+pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
+    let replica = Replica::open(dir, partition)?;
+    let mut c = Checker { findings: Vec::new() };
+    let mut notes = Vec::new();
+    let mut report_counts = (0u64, 0u64, 0u64);
+    let cache = replica.log.epoch_cache();
+    let epoch_path = replica.paths.partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
+    // The checkpoint as written must already be strictly increasing (it is replayed on load).
+    let raw = checkpoint::read_epoch_checkpoint(&epoch_path)?;
+    for (i, w) in raw.windows(2).enumerate() {
+        if w[1].0 <= w[0].0 || w[1].1 <= w[0].1 {
+            c.add(
+                &epoch_path,
+                None,
+                None,
+                format!(
+                    "line {}: entry ({} {}) does not increase over ({} {}) in both epoch and start offset",
+                    i + 4,
+                    w[1].0,
+                    w[1].1,
+                    w[0].0,
+                    w[0].1
+                ),
+            );
+        }
+    }
+    let mut previous_last: Option<i64> = None;
+    // A run of batches whose stamp disagrees with the cache: (stamp, cache epoch, first, last, path, position).
+    let mut mismatch: Option<(i32, Option<i32>, i64, i64, PathBuf, u64)> = None;
+    let mut stamped_epochs = std::collections::BTreeSet::new();
+    let segments = replica.log.segments();
+    for (si, seg) in segments.iter().enumerate() {
+        let path = seg.log_path();
+        let bytes = seg.read_log()?;
+        report_counts.2 += bytes.len() as u64;
+        let mut index_check = IndexCheck::open(seg, &mut c)?;
+        let mut iter = BatchIter::new(&bytes);
+        let mut first = true;
+        for batch in iter.by_ref() {
+            report_counts.0 += 1;
+            let (base, last) = (batch.base_offset(), batch.last_offset());
+            if let Err(d) = batch.verify() {
+                c.add(&path, Some(batch.position), Some(base), format!("invalid batch: {}", d.what));
+            }
+            if first && base < seg.base_offset {
+                c.add(
+                    &path,
+                    Some(batch.position),
+                    Some(base),
+                    format!("first batch's base offset {base} is below the segment's base offset {}", seg.base_offset),
+                );
+            }
+            first = false;
+            if last < base {
+                c.add(
+                    &path,
+                    Some(batch.position),
+                    Some(base),
+                    format!("last offset {last} is below base offset {base}"),
+                );
+            }
+            if let Some(p) = previous_last {
+                if base <= p {
+                    c.add(
+                        &path,
+                        Some(batch.position),
+                        Some(base),
+                        format!("offsets go backwards: base offset {base} follows last offset {p}"),
+                    );
+                }
+            }
+            previous_last = Some(last.max(previous_last.unwrap_or(i64::MIN)));
+            if si + 1 < segments.len() && last >= segments[si + 1].base_offset {
+                c.add(
+                    &path,
+                    Some(batch.position),
+                    Some(base),
+                    format!(
+                        "batch ends at offset {last}, inside the next segment (base {})",
+                        segments[si + 1].base_offset
+                    ),
+                );
+            }
+            match batch.records() {
+                Ok(decoded) => match decoded.decode() {
+                    Ok(records) => {
+                        report_counts.1 += records.len() as u64;
+                        let mut prev = None;
+                        for r in &records {
+                            if r.offset < base || r.offset > last || prev.is_some_and(|p| r.offset <= p) {
+                                c.add(
+                                    &path,
+                                    Some(batch.position),
+                                    Some(r.offset),
+                                    format!(
+                                        "record offset {} is out of order or outside its batch {base}..={last}",
+                                        r.offset
+                                    ),
+                                );
+                                break;
+                            }
+                            prev = Some(r.offset);
+                        }
+                    }
+                    Err(e) => c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}")),
+                },
+                Err(e) => c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}")),
+            }
+            let stamp = batch.partition_leader_epoch();
+            if batch.magic() >= 2 && stamp >= 0 && !cache.is_empty() {
+                stamped_epochs.insert(stamp);
+                let cached = cache.epoch_for_offset(base);
+                if cached != Some(stamp) {
+                    match &mut mismatch {
+                        Some(m) if m.0 == stamp && m.1 == cached => m.3 = last,
+                        _ => {
+                            flush_mismatch(&mut c, mismatch.take());
+                            mismatch = Some((stamp, cached, base, last, path.clone(), batch.position));
+                        }
+                    }
+                } else {
+                    flush_mismatch(&mut c, mismatch.take());
+                }
+            }
+            index_check.on_batch(&mut c, batch.position, last, batch.max_timestamp());
+        }
+        match iter.stop() {
+            Some(ScanStop::Partial { position, len }) => c.add(
+                &path,
+                Some(*position),
+                None,
+                format!("{len} trailing bytes do not hold a whole batch (torn write)"),
+            ),
+            Some(ScanStop::BadSize { position, size }) => {
+                c.add(&path, Some(*position), None, format!("batch size field is {size}, expected at least 14"))
+            }
+            _ => {}
+        }
+        index_check.finish(&mut c);
+    }
+    flush_mismatch(&mut c, mismatch.take());
+    let leo = replica.log_end_offset();
+    if cache.is_empty() && report_counts.0 > 0 {
+        notes.push("the epoch cache is empty: Kafka rebuilds it only for segments it recovers".into());
+    }
+    for e in cache.entries() {
+        if e.start_offset > leo {
+            notes.push(format!(
+                "epoch cache entry ({} {}) starts past the log end {leo}; Kafka drops it on load",
+                e.leader_epoch, e.start_offset
+            ));
+        } else if e.start_offset < leo && !stamped_epochs.contains(&e.leader_epoch) && !stamped_epochs.is_empty() {
+            notes.push(format!(
+                "epoch {} (from offset {}) has no batch stamped with it (compacted away or never written)",
+                e.leader_epoch, e.start_offset
+            ));
+        }
+    }
+    let hw_path = replica.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
+    if replica.high_watermark > leo {
+        c.add(
+            &hw_path,
+            None,
+            Some(replica.high_watermark),
+            format!("high watermark {} is above the log end offset {leo}", replica.high_watermark),
+        );
+    }
+    let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
+    if replica.recovery_point > leo {
+        c.add(
+            &rp_path,
+            None,
+            Some(replica.recovery_point),
+            format!(
+                "recovery point {} is above the log end offset {leo}: flushed data is missing",
+                replica.recovery_point
+            ),
+        );
+    }
+    if !replica.clean_shutdown && !replica.is_running() {
+        notes.push(
+            "not shut down cleanly: a broker (or any mutating klog command) would run local recovery first".into(),
+        );
+    }
+    Ok(CheckReport {
+        summary: summarize(&replica),
+        findings: c.findings,
+        notes,
+        segment_count: segments.len(),
+        batch_count: report_counts.0,
+        record_count: report_counts.1,
+        bytes_checked: report_counts.2,
+    })
+}
+
+fn flush_mismatch(c: &mut Checker, m: Option<(i32, Option<i32>, i64, i64, PathBuf, u64)>) {
+    if let Some((stamp, cached, first, last, path, position)) = m {
+        let cache_says = cached.map_or("no epoch (before the first entry)".to_string(), |e| format!("epoch {e}"));
+        c.add(
+            &path,
+            Some(position),
+            Some(first),
+            format!("batches {first}..={last} are stamped with epoch {stamp} but the epoch cache says {cache_says}"),
+        );
+    }
+}
+
+/// Offset and time index entries of one segment, checked in step with the batch scan.
+struct IndexCheck {
+    index_path: PathBuf,
+    time_path: PathBuf,
+    offsets: Vec<index::OffsetPosition>,
+    times: Vec<index::TimestampOffset>,
+    next_offset_entry: usize,
+    next_time_entry: usize,
+}
+
+impl IndexCheck {
+    fn open(seg: &Segment, c: &mut Checker) -> Result<IndexCheck> {
+        let index_path = seg.index_path();
+        let time_path = seg.time_index_path();
+        let mut offsets = Vec::new();
+        if let Some(bytes) = seg.read_index()? {
+            if bytes.len() % index::OFFSET_ENTRY_BYTES != 0 {
+                c.add(
+                    &index_path,
+                    Some((bytes.len() / 8 * 8) as u64),
+                    None,
+                    format!("length {} is not a multiple of 8", bytes.len()),
+                );
+            }
+            for (i, e) in index::decode_offset_entries(&bytes, seg.base_offset).enumerate() {
+                if i > 0 && e.offset == seg.base_offset {
+                    break; // the zero-filled tail of a preallocated index
+                }
+                if let Some(prev) = offsets.last().map(|p: &index::OffsetPosition| p.offset) {
+                    if e.offset <= prev {
+                        c.add(
+                            &index_path,
+                            Some((i * 8) as u64),
+                            Some(e.offset),
+                            format!("entry {i}: offset {} does not increase over {prev}", e.offset),
+                        );
+                        break;
+                    }
+                }
+                offsets.push(e);
+            }
+        }
+        let mut times = Vec::new();
+        if let Some(bytes) = seg.read_time_index()? {
+            if bytes.len() % index::TIME_ENTRY_BYTES != 0 {
+                c.add(
+                    &time_path,
+                    Some((bytes.len() / 12 * 12) as u64),
+                    None,
+                    format!("length {} is not a multiple of 12", bytes.len()),
+                );
+            }
+            for (i, e) in index::decode_time_entries(&bytes, seg.base_offset).enumerate() {
+                if i > 0 && e.offset == seg.base_offset && e.timestamp == 0 {
+                    break;
+                }
+                if let Some(prev) = times.last().copied() {
+                    let prev: index::TimestampOffset = prev;
+                    if e.timestamp <= prev.timestamp || e.offset < prev.offset {
+                        c.add(
+                            &time_path,
+                            Some((i * 12) as u64),
+                            Some(e.offset),
+                            format!(
+                                "entry {i}: ({} at offset {}) is out of order after ({} at offset {})",
+                                e.timestamp, e.offset, prev.timestamp, prev.offset
+                            ),
+                        );
+                        break;
+                    }
+                }
+                times.push(e);
+            }
+        }
+        Ok(IndexCheck { index_path, time_path, offsets, times, next_offset_entry: 0, next_time_entry: 0 })
+    }
+
+    fn on_batch(&mut self, c: &mut Checker, position: u64, last_offset: i64, max_timestamp: i64) {
+        while let Some(e) = self.offsets.get(self.next_offset_entry).copied() {
+            if e.position < position {
+                c.add(
+                    &self.index_path,
+                    Some((self.next_offset_entry * 8) as u64),
+                    Some(e.offset),
+                    format!("entry points at position {} which is not a batch start", e.position),
+                );
+            } else if e.position == position {
+                if e.offset != last_offset {
+                    c.add(
+                        &self.index_path,
+                        Some((self.next_offset_entry * 8) as u64),
+                        Some(e.offset),
+                        format!(
+                            "entry names offset {} but the batch at position {position} ends at {last_offset}",
+                            e.offset
+                        ),
+                    );
+                }
+            } else {
+                break;
+            }
+            self.next_offset_entry += 1;
+        }
+        while let Some(t) = self.times.get(self.next_time_entry).copied() {
+            if t.offset > last_offset {
+                break;
+            }
+            if t.timestamp != max_timestamp {
+                c.add(
+                    &self.time_path,
+                    Some((self.next_time_entry * 12) as u64),
+                    Some(t.offset),
+                    format!(
+                        "entry timestamp {} but the batch holding offset {} has max timestamp {max_timestamp}",
+                        t.timestamp, t.offset
+                    ),
+                );
+            }
+            self.next_time_entry += 1;
+        }
+    }
+
+    fn finish(&mut self, c: &mut Checker) {
+        for (i, e) in self.offsets.iter().enumerate().skip(self.next_offset_entry) {
+            c.add(
+                &self.index_path,
+                Some((i * 8) as u64),
+                Some(e.offset),
+                format!("entry points at position {} past the last batch", e.position),
+            );
+        }
+        for (i, t) in self.times.iter().enumerate().skip(self.next_time_entry) {
+            c.add(
+                &self.time_path,
+                Some((i * 12) as u64),
+                Some(t.offset),
+                format!("indexed offset {} is not found in the log", t.offset),
+            );
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `klog create`: a new, empty replica dir.
+
+use crate::error::{Error, Result};
+use crate::log::MIN_SEGMENT_BYTES;
+use crate::replica::{self, ReplicaPaths, TopicConfig};
+use std::fs;
+use std::path::Path;
+
+pub struct CreateRequest<'a> {
+    pub dir: &'a Path,
+    pub topic: &'a str,
+    pub partition: i32,
+    pub replica_id: i32,
+    pub segment_bytes: u64,
+    pub index_interval_bytes: u64,
+}
+
+/// Validate everything first, then write; a refused request leaves nothing behind.
+pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
+    if req.topic.is_empty()
+        || req.topic.len() > 249
+        || !req.topic.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        || req.topic == "."
+        || req.topic == ".."
+    {
+        return Err(Error::Usage(format!(
+            "invalid topic name {:?}: Kafka allows 1-249 characters of [a-zA-Z0-9._-]",
+            req.topic
+        )));
+    }
+    if req.partition < 0 {
+        return Err(Error::Usage(format!("invalid partition {}: must be >= 0", req.partition)));
+    }
+    if req.segment_bytes < MIN_SEGMENT_BYTES || req.segment_bytes > i32::MAX as u64 {
+        return Err(Error::Usage(format!(
+            "invalid --segment-bytes {}: Kafka accepts {MIN_SEGMENT_BYTES}..={}",
+            req.segment_bytes,
+            i32::MAX
+        )));
+    }
+    if req.index_interval_bytes > i32::MAX as u64 {
+        return Err(Error::Usage(format!("invalid --index-interval-bytes {}", req.index_interval_bytes)));
+    }
+    match fs::read_dir(req.dir) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(Error::layout(
+                    req.dir,
+                    "directory exists and is not empty; refusing to create a replica in it",
+                ));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(Error::layout(req.dir, "exists and is not a directory"));
+        }
+        Err(e) => return Err(Error::io(req.dir, "list directory", e)),
+    }
+    crate::durable::create_dir(req.dir)?;
+    let config = TopicConfig { segment_bytes: req.segment_bytes, index_interval_bytes: req.index_interval_bytes };
+    replica::write_new_replica(req.dir, req.topic, req.partition, req.replica_id, config, &java_date_now())
+}
+
+/// `java.util.Date.toString()` style for the meta.properties comment line (UTC).
+fn java_date_now() -> String {
+    let secs = crate::commands::now_ms().div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][days.rem_euclid(7) as usize];
+    let mon =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(month - 1) as usize];
+    format!("{weekday} {mon} {day:02} {:02}:{:02}:{:02} UTC {year}", rem / 3600, rem % 3600 / 60, rem % 60)
+}

@@ -1,0 +1,29 @@
+//! One module per subcommand: arguments in, plain data out. Commands never print; the
+//! renderers in [`crate::output`] turn their reports (or event streams) into text or JSON.
+
+pub mod append;
+pub mod check;
+pub mod create;
+pub mod dump;
+pub mod elect;
+
+use crate::replica::Replica;
+
+/// The role as shown to people: a running replica's role, or how it stopped.
+pub fn role_name(replica: &Replica) -> &'static str {
+    match replica.role() {
+        Some(role) => role.name(),
+        None if replica.clean_shutdown => "stopped",
+        None => "crashed",
+    }
+}
+
+/// The leader epoch a replica works in: its volatile epoch when running, else its cache's latest.
+pub fn current_leader_epoch(replica: &Replica) -> Option<i32> {
+    replica.state().map(|s| s.leader_epoch).filter(|e| *e >= 0).or_else(|| replica.log.epoch_cache().latest_epoch())
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}

@@ -1,0 +1,110 @@
+//! The one error type of klog and its mapping to exit codes.
+//!
+//! Every failure that reaches `main` is an [`Error`]: it names the path it concerns and, for bad
+//! bytes, the byte position and what was expected. `main` prints it as
+//! `klog: error: <path>: <what> at position <p>: <why>` and exits with 2. Findings of a command
+//! that ran (corruption found by `check`, divergence found by `diff`) are not errors: they are
+//! data in the command's report, and map to exit code 1.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Result alias used across klog.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, with enough context to act on it.
+#[derive(Debug)]
+pub enum Error {
+    /// An I/O call failed on `path`.
+    Io { path: PathBuf, action: &'static str, source: io::Error },
+    /// Bytes on disk are not what Kafka's format says they must be.
+    Corrupt { path: PathBuf, position: u64, what: String },
+    /// A text file (checkpoint, properties) does not parse.
+    Malformed { path: PathBuf, line: usize, what: String },
+    /// A directory is not what the command needs (missing, not a replica, ambiguous partition).
+    Layout { path: PathBuf, what: String },
+    /// A request that contradicts the replica's state (append on a follower, fencing...).
+    State { path: PathBuf, what: String },
+    /// Another process holds the directory's lock.
+    Locked { path: PathBuf },
+    /// Bad command-line usage not caught by the argument parser.
+    Usage(String),
+}
+
+impl Error {
+    pub fn io(path: impl AsRef<Path>, action: &'static str, source: io::Error) -> Error {
+        Error::Io { path: path.as_ref().to_path_buf(), action, source }
+    }
+
+    pub fn corrupt(path: impl AsRef<Path>, position: u64, what: impl Into<String>) -> Error {
+        Error::Corrupt { path: path.as_ref().to_path_buf(), position, what: what.into() }
+    }
+
+    pub fn malformed(path: impl AsRef<Path>, line: usize, what: impl Into<String>) -> Error {
+        Error::Malformed { path: path.as_ref().to_path_buf(), line, what: what.into() }
+    }
+
+    pub fn layout(path: impl AsRef<Path>, what: impl Into<String>) -> Error {
+        Error::Layout { path: path.as_ref().to_path_buf(), what: what.into() }
+    }
+
+    pub fn state(path: impl AsRef<Path>, what: impl Into<String>) -> Error {
+        Error::State { path: path.as_ref().to_path_buf(), what: what.into() }
+    }
+
+    /// The process exit code for this error: always 2 (1 is reserved for findings).
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+
+    /// True when the error is a closed pipe on stdout, which counts as success.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { path, action, source } => {
+                write!(f, "{}: {action} failed: {source}", path.display())
+            }
+            Error::Corrupt { path, position, what } => {
+                write!(f, "{}: corrupt data at position {position}: {what}", path.display())
+            }
+            Error::Malformed { path, line, what } => {
+                write!(f, "{}: malformed at line {line}: {what}", path.display())
+            }
+            Error::Layout { path, what } | Error::State { path, what } => {
+                write!(f, "{}: {what}", path.display())
+            }
+            Error::Locked { path } => write!(
+                f,
+                "{}: locked by another process (another klog command or a broker is writing here)",
+                path.display()
+            ),
+            Error::Usage(what) => f.write_str(what),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Attach a path to an `io::Result`.
+pub trait IoContext<T> {
+    fn at(self, path: impl AsRef<Path>, action: &'static str) -> Result<T>;
+}
+
+impl<T> IoContext<T> for io::Result<T> {
+    fn at(self, path: impl AsRef<Path>, action: &'static str) -> Result<T> {
+        self.map_err(|e| Error::io(path, action, e))
+    }
+}

@@ -1,0 +1,6 @@
+//! Kafka's bytes: record batches (v2 and legacy) and the records inside them.
+//! Pure codecs: no I/O, no printing.
+
+pub mod batch;
+pub mod compression;
+pub mod record;

@@ -1,0 +1,18 @@
+//! klog: a laboratory for Kafka replica logs.
+//!
+//! The library holds everything but argument parsing: Kafka's byte formats ([`format`]), one
+//! partition's files ([`log`]), a replica dir with its checkpoints and klog state
+//! ([`replica`]), replication between replicas ([`replication`]), crash simulation
+//! ([`crash`]), the commands as functions from arguments to reports ([`commands`]) and the
+//! renderers of those reports ([`output`]). Only `output` prints.
+
+pub mod cli;
+pub mod commands;
+pub mod durable;
+pub mod error;
+pub mod format;
+pub mod log;
+pub mod output;
+pub mod replica;
+pub mod replication;
+pub mod util;

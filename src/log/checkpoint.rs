@@ -1,0 +1,182 @@
+//! Checkpoint text files (Kafka `CheckpointFile`): `<version>\n<count>\n<entry>\n...`.
+//!
+//! Reading is as strict as Kafka's: a wrong version, a line that does not parse (a blank line
+//! included) or a count that differs from the lines found is an error naming the file and the
+//! line. An empty file, or one holding only the version line, is an empty list. Writing goes
+//! through [`crate::durable::write_atomic`].
+
+use crate::durable;
+use crate::error::{Error, Result};
+use std::fs;
+use std::path::Path;
+
+/// The offset checkpoints' and `leader-epoch-checkpoint`'s version.
+pub const CHECKPOINT_VERSION: i32 = 0;
+
+/// Parse checkpoint text into entries of exactly `fields` whitespace-separated tokens each.
+pub fn parse_checkpoint(path: &Path, text: &str, fields: usize) -> Result<Vec<Vec<String>>> {
+    let mut lines = text.split('\n').collect::<Vec<_>>();
+    // A final newline leaves one empty string at the end; that is not a blank line.
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    if lines.is_empty() {
+        return Ok(Vec::new());
+    }
+    let version: i32 = lines[0]
+        .trim()
+        .parse()
+        .map_err(|_| Error::malformed(path, 1, format!("expected a version number, found {:?}", lines[0])))?;
+    if version != CHECKPOINT_VERSION {
+        return Err(Error::malformed(
+            path,
+            1,
+            format!("unrecognized version {version}, expected {CHECKPOINT_VERSION}"),
+        ));
+    }
+    if lines.len() == 1 {
+        return Ok(Vec::new());
+    }
+    let count: usize = lines[1]
+        .trim()
+        .parse()
+        .map_err(|_| Error::malformed(path, 2, format!("expected an entry count, found {:?}", lines[1])))?;
+    let mut entries = Vec::with_capacity(count.min(lines.len()));
+    for (i, line) in lines[2..].iter().enumerate() {
+        let tokens: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        if tokens.len() != fields {
+            return Err(Error::malformed(
+                path,
+                i + 3,
+                format!("expected {fields} fields, found {} in {line:?}", tokens.len()),
+            ));
+        }
+        entries.push(tokens);
+    }
+    if entries.len() != count {
+        return Err(Error::malformed(
+            path,
+            2,
+            format!("entry count says {count} but {} entries follow", entries.len()),
+        ));
+    }
+    Ok(entries)
+}
+
+/// Read a checkpoint file; a missing file is an empty list (Kafka creates it empty).
+pub fn read_checkpoint(path: &Path, fields: usize) -> Result<Vec<Vec<String>>> {
+    match fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes)
+                .map_err(|e| Error::corrupt(path, e.utf8_error().valid_up_to() as u64, "checkpoint is not UTF-8"))?;
+            parse_checkpoint(path, &text, fields)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(Error::io(path, "read", e)),
+    }
+}
+
+/// Render entries as checkpoint text.
+pub fn render_checkpoint(entries: &[String]) -> String {
+    let mut out = format!("{CHECKPOINT_VERSION}\n{}\n", entries.len());
+    for e in entries {
+        out.push_str(e);
+        out.push('\n');
+    }
+    out
+}
+
+fn parse_number<T: std::str::FromStr>(path: &Path, line: usize, token: &str, what: &str) -> Result<T> {
+    token.parse().map_err(|_| Error::malformed(path, line, format!("{what}: expected a number, found {token:?}")))
+}
+
+/// One line of a log-dir offset checkpoint: `<topic> <partition> <offset>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetEntry {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+}
+
+/// Read `replication-offset-checkpoint`, `recovery-point-offset-checkpoint` or
+/// `log-start-offset-checkpoint`.
+pub fn read_offset_checkpoint(path: &Path) -> Result<Vec<OffsetEntry>> {
+    read_checkpoint(path, 3)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Ok(OffsetEntry {
+                topic: t[0].clone(),
+                partition: parse_number(path, i + 3, &t[1], "partition")?,
+                offset: parse_number(path, i + 3, &t[2], "offset")?,
+            })
+        })
+        .collect()
+}
+
+/// Set (or remove, with `None`) one partition's entry in an offset checkpoint, keeping the
+/// others, and write the file atomically.
+pub fn update_offset_checkpoint(path: &Path, topic: &str, partition: i32, offset: Option<i64>) -> Result<()> {
+    let mut entries = read_offset_checkpoint(path)?;
+    entries.retain(|e| !(e.topic == topic && e.partition == partition));
+    if let Some(offset) = offset {
+        entries.push(OffsetEntry { topic: topic.to_string(), partition, offset });
+    }
+    let lines: Vec<String> = entries.iter().map(|e| format!("{} {} {}", e.topic, e.partition, e.offset)).collect();
+    durable::write_atomic(path, render_checkpoint(&lines).as_bytes())
+}
+
+/// Read `leader-epoch-checkpoint` entries (`<epoch> <startOffset>`) as written.
+pub fn read_epoch_checkpoint(path: &Path) -> Result<Vec<(i32, i64)>> {
+    read_checkpoint(path, 2)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let epoch: i32 = parse_number(path, i + 3, &t[0], "leader epoch")?;
+            let start: i64 = parse_number(path, i + 3, &t[1], "start offset")?;
+            if epoch < 0 || start < 0 {
+                return Err(Error::malformed(path, i + 3, format!("negative epoch entry {epoch} {start}")));
+            }
+            Ok((epoch, start))
+        })
+        .collect()
+}
+
+/// Write `leader-epoch-checkpoint` atomically.
+pub fn write_epoch_checkpoint(path: &Path, entries: &[(i32, i64)]) -> Result<()> {
+    let lines: Vec<String> = entries.iter().map(|(e, o)| format!("{e} {o}")).collect();
+    durable::write_atomic(path, render_checkpoint(&lines).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("cp")
+    }
+
+    #[test]
+    fn parses_kafka_checkpoints() {
+        assert!(parse_checkpoint(p(), "", 2).unwrap().is_empty());
+        assert!(parse_checkpoint(p(), "0\n", 2).unwrap().is_empty());
+        let e = parse_checkpoint(p(), "0\n2\n0 0\n3 1532\n", 2).unwrap();
+        assert_eq!(e, vec![vec!["0", "0"], vec!["3", "1532"]]);
+        assert_eq!(render_checkpoint(&["0 0".into(), "3 1532".into()]), "0\n2\n0 0\n3 1532\n");
+    }
+
+    #[test]
+    fn rejects_malformed_checkpoints() {
+        for bad in ["1\n0\n", "0\n2\n0 0\n", "0\n1\n\n", "0\n1\n0 x 1\n", "x\n", "0\nx\n", "0\n2\n0 0\n\n1 1\n"] {
+            assert!(parse_checkpoint(p(), bad, 2).is_err(), "{bad:?} accepted");
+        }
+        assert!(matches!(read_epoch_checkpoint_text("0\n1\n0 x\n"), Err(Error::Malformed { line: 3, .. })));
+    }
+
+    fn read_epoch_checkpoint_text(text: &str) -> Result<Vec<(i32, i64)>> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(crate::log::names::LEADER_EPOCH_CHECKPOINT);
+        std::fs::write(&path, text).unwrap();
+        read_epoch_checkpoint(&path)
+    }
+}

@@ -1,0 +1,223 @@
+//! Offset index (`.index`) and time index (`.timeindex`) files (Kafka `OffsetIndex`,
+//! `TimeIndex`, `AbstractIndex`, the index part of `LogSegment.append/recover`).
+//!
+//! Entries are big-endian: offset index `relativeOffset i32 | position i32` (8 bytes), time
+//! index `timestamp i64 | relativeOffset i32` (12 bytes). A file's entry count is its length
+//! divided by the entry size, as Kafka trusts it. [`IndexBuilder`] applies Kafka 4.0's
+//! per-batch rule (KAFKA-806): an entry (batch lastOffset, batch start) whenever more than
+//! `index.interval.bytes` were written since the last entry; the first batch of a segment is
+//! never indexed. klog never preallocates: index files are always trimmed to their entries.
+
+pub const OFFSET_ENTRY_BYTES: usize = 8;
+pub const TIME_ENTRY_BYTES: usize = 12;
+
+/// One offset-index entry, made absolute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffsetPosition {
+    pub offset: i64,
+    pub position: u64,
+}
+
+/// One time-index entry, made absolute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimestampOffset {
+    pub timestamp: i64,
+    pub offset: i64,
+}
+
+/// Entries of an offset index held in `bytes` (trailing partial entry ignored).
+pub fn decode_offset_entries(bytes: &[u8], base_offset: i64) -> impl Iterator<Item = OffsetPosition> + '_ {
+    bytes.chunks_exact(OFFSET_ENTRY_BYTES).map(move |c| OffsetPosition {
+        offset: base_offset + i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64,
+        position: u32::from_be_bytes([c[4], c[5], c[6], c[7]]) as u64,
+    })
+}
+
+/// Entries of a time index held in `bytes` (trailing partial entry ignored).
+pub fn decode_time_entries(bytes: &[u8], base_offset: i64) -> impl Iterator<Item = TimestampOffset> + '_ {
+    bytes.chunks_exact(TIME_ENTRY_BYTES).map(move |c| TimestampOffset {
+        timestamp: i64::from_be_bytes(c[0..8].try_into().expect("8 bytes")),
+        offset: base_offset + i32::from_be_bytes(c[8..12].try_into().expect("4 bytes")) as i64,
+    })
+}
+
+/// The last entry of an offset index, by the last whole slot.
+pub fn last_offset_entry(bytes: &[u8], base_offset: i64) -> Option<OffsetPosition> {
+    let n = bytes.len() / OFFSET_ENTRY_BYTES;
+    (n > 0).then(|| {
+        decode_offset_entries(&bytes[(n - 1) * OFFSET_ENTRY_BYTES..n * OFFSET_ENTRY_BYTES], base_offset)
+            .next()
+            .expect("one entry")
+    })
+}
+
+/// The last entry of a time index.
+pub fn last_time_entry(bytes: &[u8], base_offset: i64) -> Option<TimestampOffset> {
+    let n = bytes.len() / TIME_ENTRY_BYTES;
+    (n > 0).then(|| {
+        decode_time_entries(&bytes[(n - 1) * TIME_ENTRY_BYTES..n * TIME_ENTRY_BYTES], base_offset)
+            .next()
+            .expect("one entry")
+    })
+}
+
+/// `OffsetIndex.lookup`: the entry with the largest offset ≤ `target` (binary search; entries
+/// are increasing in a valid index), or (base, 0). Entries are checked only for plausibility:
+/// callers validate the position they land on.
+pub fn lookup_offset(bytes: &[u8], base_offset: i64, target: i64) -> OffsetPosition {
+    let n = bytes.len() / OFFSET_ENTRY_BYTES;
+    let entry = |i: usize| {
+        decode_offset_entries(&bytes[i * OFFSET_ENTRY_BYTES..(i + 1) * OFFSET_ENTRY_BYTES], base_offset)
+            .next()
+            .expect("one entry")
+    };
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let m = lo + (hi - lo) / 2;
+        if entry(m).offset <= target {
+            lo = m + 1;
+        } else {
+            hi = m;
+        }
+    }
+    if lo == 0 {
+        OffsetPosition { offset: base_offset, position: 0 }
+    } else {
+        entry(lo - 1)
+    }
+}
+
+/// Builds index entries batch by batch, as `LogSegment.append` (4.0) and `LogSegment.recover`
+/// do. Entries are buffered as encoded bytes; the caller writes them out.
+#[derive(Debug, Clone)]
+pub struct IndexBuilder {
+    base_offset: i64,
+    index_interval_bytes: u64,
+    bytes_since_last_entry: u64,
+    /// Max timestamp seen in the segment and the last offset of the batch holding it.
+    max_timestamp: i64,
+    offset_of_max_timestamp: i64,
+    last_time_entry_timestamp: i64,
+    last_indexed_offset: Option<i64>,
+    pub pending_offset_entries: Vec<u8>,
+    pub pending_time_entries: Vec<u8>,
+}
+
+impl IndexBuilder {
+    /// A builder for an empty segment.
+    pub fn new(base_offset: i64, index_interval_bytes: u64) -> Self {
+        IndexBuilder {
+            base_offset,
+            index_interval_bytes,
+            bytes_since_last_entry: 0,
+            max_timestamp: -1,
+            offset_of_max_timestamp: base_offset,
+            last_time_entry_timestamp: -1,
+            last_indexed_offset: None,
+            pending_offset_entries: Vec::new(),
+            pending_time_entries: Vec::new(),
+        }
+    }
+
+    /// A builder resuming a segment whose indexes end with the given entries. The caller
+    /// then feeds [`IndexBuilder::observe`] the batches from `last_offset_entry.position`
+    /// (or 0) up to the segment end.
+    pub fn resume(
+        base_offset: i64,
+        index_interval_bytes: u64,
+        last_offset_entry: Option<OffsetPosition>,
+        last_time_entry: Option<TimestampOffset>,
+    ) -> Self {
+        let mut b = IndexBuilder::new(base_offset, index_interval_bytes);
+        b.last_indexed_offset = last_offset_entry.map(|e| e.offset);
+        if let Some(t) = last_time_entry {
+            b.max_timestamp = t.timestamp;
+            b.offset_of_max_timestamp = t.offset;
+            b.last_time_entry_timestamp = t.timestamp;
+        }
+        b
+    }
+
+    /// Account for a batch that is already in the file (no entry is made): used to resume.
+    pub fn observe(&mut self, last_offset: i64, max_timestamp: i64, size_bytes: u64, since_last_entry: u64) {
+        if max_timestamp > self.max_timestamp {
+            self.max_timestamp = max_timestamp;
+            self.offset_of_max_timestamp = last_offset;
+        }
+        self.bytes_since_last_entry = since_last_entry + size_bytes;
+    }
+
+    /// A batch of `size_bytes` is being appended at `position`: make entries if due.
+    pub fn on_batch(&mut self, position: u64, last_offset: i64, max_timestamp: i64, size_bytes: u64) {
+        if max_timestamp > self.max_timestamp {
+            self.max_timestamp = max_timestamp;
+            self.offset_of_max_timestamp = last_offset;
+        }
+        if self.bytes_since_last_entry > self.index_interval_bytes
+            && self.last_indexed_offset.is_none_or(|o| last_offset > o)
+        {
+            self.pending_offset_entries.extend_from_slice(&((last_offset - self.base_offset) as i32).to_be_bytes());
+            self.pending_offset_entries.extend_from_slice(&(position as u32).to_be_bytes());
+            self.last_indexed_offset = Some(last_offset);
+            self.maybe_append_time_entry();
+            self.bytes_since_last_entry = 0;
+        }
+        self.bytes_since_last_entry += size_bytes;
+    }
+
+    fn maybe_append_time_entry(&mut self) {
+        if self.max_timestamp > self.last_time_entry_timestamp {
+            self.pending_time_entries.extend_from_slice(&self.max_timestamp.to_be_bytes());
+            self.pending_time_entries
+                .extend_from_slice(&((self.offset_of_max_timestamp - self.base_offset) as i32).to_be_bytes());
+            self.last_time_entry_timestamp = self.max_timestamp;
+        }
+    }
+
+    /// The segment becomes inactive (roll, close, end of recovery): the final time-index entry.
+    pub fn finish_segment(&mut self) {
+        self.maybe_append_time_entry();
+    }
+
+    pub fn max_timestamp(&self) -> i64 {
+        self.max_timestamp
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_indexes_per_batch_after_the_interval() {
+        let mut b = IndexBuilder::new(100, 4096);
+        // ten 1000-byte batches of one record each
+        for i in 0..10u64 {
+            b.on_batch(i * 1000, 100 + i as i64, 1000 + i as i64, 1000);
+        }
+        b.finish_segment();
+        let offsets: Vec<_> = decode_offset_entries(&b.pending_offset_entries, 100).collect();
+        // bytes since last entry exceed 4096 at the batch starting at 5000 (5 batches before it).
+        assert_eq!(offsets, vec![OffsetPosition { offset: 105, position: 5000 }]);
+        let times: Vec<_> = decode_time_entries(&b.pending_time_entries, 100).collect();
+        assert_eq!(
+            times,
+            vec![TimestampOffset { timestamp: 1005, offset: 105 }, TimestampOffset { timestamp: 1009, offset: 109 }]
+        );
+    }
+
+    #[test]
+    fn lookup_finds_the_floor_entry() {
+        let mut bytes = Vec::new();
+        for (rel, pos) in [(5i32, 100u32), (9, 300), (20, 900)] {
+            bytes.extend_from_slice(&rel.to_be_bytes());
+            bytes.extend_from_slice(&pos.to_be_bytes());
+        }
+        assert_eq!(lookup_offset(&bytes, 0, 3), OffsetPosition { offset: 0, position: 0 });
+        assert_eq!(lookup_offset(&bytes, 0, 5), OffsetPosition { offset: 5, position: 100 });
+        assert_eq!(lookup_offset(&bytes, 0, 19), OffsetPosition { offset: 9, position: 300 });
+        assert_eq!(lookup_offset(&bytes, 0, 99), OffsetPosition { offset: 20, position: 900 });
+        assert_eq!(last_offset_entry(&bytes, 0), Some(OffsetPosition { offset: 20, position: 900 }));
+        assert_eq!(lookup_offset(&[], 7, 99), OffsetPosition { offset: 7, position: 0 });
+    }
+}

@@ -1,0 +1,479 @@
+//! One partition's log on disk: its segments, indexes and leader-epoch cache (Kafka
+//! `UnifiedLog` + `LocalLog` + `LogSegment`, the parts klog needs).
+//!
+//! Invariants kept by every mutating method: segments are contiguous in offset order; the
+//! active (last) segment is the only one written; batches are appended whole and never
+//! re-encoded; the epoch cache is written synchronously whenever it changes (as
+//! `LeaderEpochFileCache.assign` does); truncation cuts at batch boundaries. The log never
+//! prints and knows nothing of replication roles or log-dir checkpoints.
+
+pub mod checkpoint;
+pub mod epoch_cache;
+pub mod index;
+pub mod names;
+pub mod recovery;
+pub mod segment;
+
+use crate::durable;
+use crate::error::{Error, IoContext, Result};
+use crate::format::batch::{BatchIter, RawBatch};
+use epoch_cache::EpochCache;
+use index::{IndexBuilder, OffsetPosition};
+use segment::{FileBytes, Segment};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Kafka's `segment.bytes` default (1 GiB).
+pub const DEFAULT_SEGMENT_BYTES: u64 = 1 << 30;
+/// Kafka's `index.interval.bytes` default.
+pub const DEFAULT_INDEX_INTERVAL_BYTES: u64 = 4096;
+/// Smallest `segment.bytes` Kafka accepts.
+pub const MIN_SEGMENT_BYTES: u64 = 14;
+
+/// Per-topic settings that shape the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogConfig {
+    pub segment_bytes: u64,
+    pub index_interval_bytes: u64,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig { segment_bytes: DEFAULT_SEGMENT_BYTES, index_interval_bytes: DEFAULT_INDEX_INTERVAL_BYTES }
+    }
+}
+
+/// The segment being appended to, with its open files and index state.
+struct ActiveWriter {
+    base_offset: i64,
+    size_bytes: u64,
+    log_file: File,
+    index: IndexBuilder,
+}
+
+/// A partition's log.
+pub struct Log {
+    dir: PathBuf,
+    config: LogConfig,
+    segments: Vec<Segment>,
+    epoch_cache: EpochCache,
+    log_end_offset: i64,
+    writer: Option<ActiveWriter>,
+    /// Set when a roll flushed everything below this offset (the caller raises the recovery point).
+    flushed_by_roll: Option<i64>,
+    /// Batches cut by the segment recovery in progress.
+    recovery_cut: Vec<recovery::CutBatch>,
+}
+
+/// Where a batch lies: segment index in `segments()` and byte position in its `.log`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchLocation {
+    pub segment: usize,
+    pub position: u64,
+}
+
+impl Log {
+    /// Open the partition dir `dir`. `log_start_offset` is used as the LEO of a log without
+    /// segments. Nothing is written.
+    pub fn open(dir: &Path, config: LogConfig, log_start_offset: i64) -> Result<Log> {
+        let segments = segment::list_segments(dir)?;
+        let cache_path = dir.join(names::LEADER_EPOCH_CHECKPOINT);
+        let entries = checkpoint::read_epoch_checkpoint(&cache_path)?;
+        let epoch_cache = EpochCache::from_entries(
+            entries.into_iter().map(|(e, o)| epoch_cache::EpochEntry { leader_epoch: e, start_offset: o }),
+        );
+        let mut log = Log {
+            dir: dir.to_path_buf(),
+            config,
+            segments,
+            epoch_cache,
+            log_end_offset: log_start_offset,
+            writer: None,
+            flushed_by_roll: None,
+            recovery_cut: Vec::new(),
+        };
+        log.log_end_offset = log.compute_log_end_offset(log_start_offset)?;
+        Ok(log)
+    }
+
+    /// LEO from the last segment: the next offset after its last whole batch, found from the
+    /// last offset-index entry (validated) so that the cost does not grow with the segment.
+    fn compute_log_end_offset(&self, log_start_offset: i64) -> Result<i64> {
+        let Some(last) = self.segments.last() else { return Ok(log_start_offset) };
+        let bytes = last.read_log()?;
+        let start = self.validated_tail_start(last, &bytes)?.map_or(0, |e| e.position as usize);
+        let mut leo = last.base_offset;
+        for batch in BatchIter::starting_at(&bytes, start) {
+            leo = batch.next_offset();
+        }
+        Ok(leo)
+    }
+
+    /// The last offset-index entry of `seg` if it points at a batch whose last offset it names.
+    fn validated_tail_start(&self, seg: &Segment, log_bytes: &[u8]) -> Result<Option<OffsetPosition>> {
+        let Some(index_bytes) = seg.read_index()? else { return Ok(None) };
+        let Some(entry) = index::last_offset_entry(&index_bytes, seg.base_offset) else { return Ok(None) };
+        if entry.position == 0 && entry.offset == seg.base_offset {
+            return Ok(None);
+        }
+        let ok = BatchIter::starting_at(log_bytes, entry.position as usize)
+            .next()
+            .is_some_and(|b| b.position == entry.position && b.last_offset() == entry.offset);
+        Ok(ok.then_some(entry))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    pub fn config(&self) -> LogConfig {
+        self.config
+    }
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+    pub fn log_end_offset(&self) -> i64 {
+        self.log_end_offset
+    }
+    pub fn epoch_cache(&self) -> &EpochCache {
+        &self.epoch_cache
+    }
+    pub fn first_offset(&self) -> Option<i64> {
+        self.segments.first().map(|s| s.base_offset)
+    }
+    /// The offset below which a roll has flushed everything, taken once.
+    pub fn take_flushed_by_roll(&mut self) -> Option<i64> {
+        self.flushed_by_roll.take()
+    }
+
+    fn epoch_checkpoint_path(&self) -> PathBuf {
+        self.dir.join(names::LEADER_EPOCH_CHECKPOINT)
+    }
+
+    /// Persist the epoch cache (synchronously, tmp + fsync + rename).
+    pub fn write_epoch_cache(&self) -> Result<()> {
+        let entries: Vec<(i32, i64)> =
+            self.epoch_cache.entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
+        checkpoint::write_epoch_checkpoint(&self.epoch_checkpoint_path(), &entries)
+    }
+
+    /// Apply `change` to the epoch cache and write the checkpoint if it changed.
+    pub fn update_epoch_cache(&mut self, change: impl FnOnce(&mut EpochCache) -> bool) -> Result<bool> {
+        let changed = change(&mut self.epoch_cache);
+        if changed {
+            self.write_epoch_cache()?;
+        }
+        Ok(changed)
+    }
+
+    /// Segment index holding `offset`: the last segment with base ≤ offset.
+    pub fn segment_for(&self, offset: i64) -> Option<usize> {
+        let idx = self.segments.partition_point(|s| s.base_offset <= offset);
+        idx.checked_sub(1)
+    }
+
+    /// Where the first batch with lastOffset ≥ `offset` starts (offset index lookup, then a
+    /// short scan). `None` if no batch ends at or after `offset`.
+    pub fn locate(&self, offset: i64) -> Result<Option<BatchLocation>> {
+        let first = self.segment_for(offset).unwrap_or(0);
+        for (i, seg) in self.segments.iter().enumerate().skip(first) {
+            let bytes = seg.read_log()?;
+            let mut start = 0usize;
+            if i == first {
+                if let Some(index_bytes) = seg.read_index()? {
+                    let e = index::lookup_offset(&index_bytes, seg.base_offset, offset);
+                    // Use the entry only if it lands on a batch boundary that ends at or
+                    // before `offset` (an index is never trusted blindly).
+                    let good = BatchIter::starting_at(&bytes, e.position as usize)
+                        .next()
+                        .is_some_and(|b| b.position == e.position && b.last_offset() <= offset.max(e.offset));
+                    if good && e.offset < offset {
+                        start = e.position as usize;
+                    }
+                }
+            }
+            for batch in BatchIter::starting_at(&bytes, start) {
+                if batch.last_offset() >= offset {
+                    return Ok(Some(BatchLocation { segment: i, position: batch.position }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Visit whole batches starting with the one that holds `from`, segment by segment, until
+    /// `visit` returns false. The batch bytes are borrowed from a read-only map.
+    pub fn for_each_batch_from(
+        &self,
+        from: i64,
+        mut visit: impl FnMut(&Segment, RawBatch<'_>) -> Result<bool>,
+    ) -> Result<()> {
+        let Some(loc) = self.locate(from)? else { return Ok(()) };
+        for (i, seg) in self.segments.iter().enumerate().skip(loc.segment) {
+            let bytes = seg.read_log()?;
+            let start = if i == loc.segment { loc.position as usize } else { 0 };
+            for batch in BatchIter::starting_at(&bytes, start) {
+                if !visit(seg, batch)? {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Open the last segment for appending (creating segment 0 at the LEO if there is none),
+    /// resuming its index state from its indexes and the batches after the last entry.
+    fn writer(&mut self) -> Result<&mut ActiveWriter> {
+        if self.writer.is_none() {
+            if self.segments.is_empty() {
+                self.create_segment(self.log_end_offset)?;
+            }
+            let seg = self.segments.last().expect("a segment").clone();
+            let bytes = seg.read_log()?;
+            let tail = self.validated_tail_start(&seg, &bytes)?;
+            if tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty()) {
+                // The index does not describe the log: rebuild it before extending it.
+                recovery::rebuild_indexes(&seg, &bytes, self.config.index_interval_bytes, false)?;
+            }
+            let last_time = match (tail, seg.read_time_index()?) {
+                (Some(_), Some(t)) => index::last_time_entry(&t, seg.base_offset),
+                _ => None,
+            };
+            let start = tail.map_or(0, |e| e.position);
+            let mut builder = IndexBuilder::resume(seg.base_offset, self.config.index_interval_bytes, tail, last_time);
+            let mut iter = BatchIter::starting_at(&bytes, start as usize);
+            for batch in iter.by_ref() {
+                let since = batch.position - start;
+                builder.observe(batch.last_offset(), batch.max_timestamp(), batch.size_bytes() as u64, since);
+            }
+            let size_bytes = iter.position() as u64;
+            drop(bytes);
+            let log_path = seg.log_path();
+            let log_file = durable::create_for_append(&log_path)?;
+            let actual = log_file.metadata().at(&log_path, "stat")?.len();
+            if actual != size_bytes {
+                return Err(Error::corrupt(
+                    &log_path,
+                    size_bytes,
+                    format!(
+                        "{} bytes after the last whole batch; run `klog recover` before writing",
+                        actual - size_bytes
+                    ),
+                ));
+            }
+            self.writer = Some(ActiveWriter { base_offset: seg.base_offset, size_bytes, log_file, index: builder });
+        }
+        Ok(self.writer.as_mut().expect("writer"))
+    }
+
+    fn create_segment(&mut self, base_offset: i64) -> Result<()> {
+        let seg = Segment::new(&self.dir, base_offset);
+        for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
+            File::create(&path).at(&path, "create")?;
+        }
+        durable::sync_dir(&self.dir)?;
+        self.segments.push(seg);
+        Ok(())
+    }
+
+    /// Append one whole, valid batch whose base offset is the LEO. Rolls first if the active
+    /// segment cannot take it (`LogSegment.shouldRoll`, size and offset-overflow rules).
+    pub fn append_batch(&mut self, batch: RawBatch<'_>) -> Result<()> {
+        assert_eq!(batch.base_offset(), self.log_end_offset, "batches are appended at the log end");
+        let incoming = batch.size_bytes() as u64;
+        if incoming > self.config.segment_bytes {
+            return Err(Error::state(
+                &self.dir,
+                format!("a batch of {incoming} bytes is larger than segment.bytes ({})", self.config.segment_bytes),
+            ));
+        }
+        let segment_bytes = self.config.segment_bytes;
+        let w = self.writer()?;
+        let overflow = batch.last_offset() - w.base_offset > i32::MAX as i64;
+        if w.size_bytes > 0 && (w.size_bytes > segment_bytes - incoming || overflow) {
+            self.roll()?;
+        }
+        let dir = self.dir.clone();
+        let w = self.writer()?;
+        w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
+        if let Err(e) = w.log_file.write_all(batch.bytes) {
+            return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));
+        }
+        w.size_bytes += incoming;
+        self.log_end_offset = batch.next_offset();
+        let (epoch, base) = (batch.partition_leader_epoch(), batch.base_offset());
+        if batch.magic() >= 2 {
+            if epoch >= 0 {
+                self.update_epoch_cache(|c| c.assign(epoch, base))?;
+            }
+        } else {
+            // Kafka clears the cache when a v0/v1 batch is appended.
+            self.update_epoch_cache(|c| c.clear())?;
+        }
+        if self.writer.as_ref().is_some_and(|w| w.index.pending_offset_entries.len() >= 1 << 16) {
+            self.write_pending_index_entries()?;
+        }
+        Ok(())
+    }
+
+    fn write_pending_index_entries(&mut self) -> Result<()> {
+        let Some(w) = self.writer.as_mut() else { return Ok(()) };
+        let seg = Segment::new(&self.dir, w.base_offset);
+        for (path, pending) in [
+            (seg.index_path(), &mut w.index.pending_offset_entries),
+            (seg.time_index_path(), &mut w.index.pending_time_entries),
+        ] {
+            if !pending.is_empty() {
+                let mut f = durable::create_for_append(&path)?;
+                f.write_all(pending).at(&path, "append")?;
+                pending.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// The active segment becomes inactive and a new one starts at the LEO. The old segment is
+    /// flushed (Kafka flushes on roll), so the recovery point may move up to the new base.
+    pub fn roll(&mut self) -> Result<()> {
+        if let Some(w) = self.writer.as_mut() {
+            w.index.finish_segment();
+        }
+        self.write_pending_index_entries()?;
+        if let Some(w) = self.writer.take() {
+            let seg = Segment::new(&self.dir, w.base_offset);
+            durable::sync_file(&w.log_file, &seg.log_path())?;
+            durable::sync_path(&seg.index_path())?;
+            durable::sync_path(&seg.time_index_path())?;
+        }
+        let base = self.log_end_offset;
+        self.create_segment(base)?;
+        self.flushed_by_roll = Some(base);
+        Ok(())
+    }
+
+    /// Write buffered index entries; the data stays unflushed (as Kafka's appends).
+    pub fn finish(&mut self) -> Result<()> {
+        self.write_pending_index_entries()
+    }
+
+    /// fsync the active segment, its indexes and the dir: everything below the LEO is durable.
+    pub fn flush(&mut self) -> Result<()> {
+        self.write_pending_index_entries()?;
+        if let Some(seg) = self.segments.last() {
+            for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
+                if path.exists() {
+                    durable::sync_path(&path)?;
+                }
+            }
+        }
+        durable::sync_dir(&self.dir)
+    }
+
+    /// `UnifiedLog.truncateTo(target)`: cut the log at the first batch whose lastOffset ≥
+    /// `target` (so a batch straddling the target goes whole), delete later segments, drop
+    /// index entries at or above it, and truncate the epoch cache from the new end. Returns
+    /// the new LEO.
+    pub fn truncate_to(&mut self, target: i64) -> Result<i64> {
+        self.finish()?;
+        self.writer = None;
+        if target >= self.log_end_offset {
+            let leo = self.log_end_offset;
+            self.update_epoch_cache(|c| c.truncate_from_end(leo))?;
+            return Ok(leo);
+        }
+        if self.first_offset().is_none_or(|f| target < f) {
+            return self.truncate_fully_and_start_at(target);
+        }
+        let loc = self.locate(target)?.expect("a batch at or after the target below the LEO");
+        for seg in self.segments.drain(loc.segment + 1..).collect::<Vec<_>>() {
+            delete_segment_files(&seg)?;
+        }
+        let seg = self.segments[loc.segment].clone();
+        durable::truncate_file(&seg.log_path(), loc.position)?;
+        let new_end = {
+            let bytes = seg.read_log()?;
+            let mut leo = seg.base_offset;
+            let tail = self.validated_tail_start(&seg, &bytes)?;
+            // Index entries at or above the cut go (OffsetIndex/TimeIndex.truncateTo).
+            truncate_index_file(&seg.index_path(), index::OFFSET_ENTRY_BYTES, |c| {
+                index::decode_offset_entries(c, seg.base_offset).next().is_some_and(|e| e.position < loc.position)
+            })?;
+            truncate_index_file(&seg.time_index_path(), index::TIME_ENTRY_BYTES, |c| {
+                index::decode_time_entries(c, seg.base_offset).next().is_some_and(|e| e.offset < target)
+            })?;
+            let start = tail.filter(|e| e.position < loc.position).map_or(0, |e| e.position as usize);
+            for b in BatchIter::starting_at(&bytes[..loc.position as usize], start) {
+                leo = b.next_offset();
+            }
+            leo
+        };
+        self.log_end_offset = new_end;
+        self.update_epoch_cache(|c| c.truncate_from_end(new_end))?;
+        delete_snapshots_above(&self.dir, new_end)?;
+        Ok(new_end)
+    }
+
+    /// Delete every segment and start an empty one at `offset` (`truncateFullyAndStartAt`).
+    pub fn truncate_fully_and_start_at(&mut self, offset: i64) -> Result<i64> {
+        self.writer = None;
+        for seg in std::mem::take(&mut self.segments) {
+            delete_segment_files(&seg)?;
+        }
+        delete_snapshots_above(&self.dir, -1)?;
+        self.create_segment(offset)?;
+        self.log_end_offset = offset;
+        self.update_epoch_cache(|c| c.clear())?;
+        Ok(offset)
+    }
+
+    /// Re-read the segment list and LEO after files were changed underneath (recovery).
+    pub fn reload(&mut self, log_start_offset: i64) -> Result<()> {
+        self.writer = None;
+        self.segments = segment::list_segments(&self.dir)?;
+        self.log_end_offset = self.compute_log_end_offset(log_start_offset)?;
+        Ok(())
+    }
+}
+
+/// Keep the leading entries of an index file for which `keep` holds; fsync if cut.
+fn truncate_index_file(path: &Path, entry_bytes: usize, keep: impl Fn(&[u8]) -> bool) -> Result<()> {
+    let Some(bytes) = segment::map_file(path)? else { return Ok(()) };
+    let kept = bytes.chunks_exact(entry_bytes).take_while(|c| keep(c)).count() * entry_bytes;
+    let len = bytes.len();
+    drop(bytes);
+    if kept != len {
+        durable::truncate_file(path, kept as u64)?;
+    }
+    Ok(())
+}
+
+fn delete_segment_files(seg: &Segment) -> Result<()> {
+    for path in [
+        seg.log_path(),
+        seg.index_path(),
+        seg.time_index_path(),
+        names::build_segment_path(&seg.dir, seg.base_offset, names::TXN_INDEX_SUFFIX),
+    ] {
+        durable::remove_file(&path)?;
+    }
+    Ok(())
+}
+
+/// Producer snapshots above the new log end describe state that no longer exists.
+fn delete_snapshots_above(dir: &Path, log_end_offset: i64) -> Result<()> {
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.ends_with(names::SNAPSHOT_SUFFIX) && names::parse_file_offset(name).is_some_and(|o| o > log_end_offset)
+        {
+            durable::remove_file(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Map a segment's log; helper for callers outside this module.
+pub fn read_segment(seg: &Segment) -> Result<FileBytes> {
+    seg.read_log()
+}

@@ -1,0 +1,105 @@
+//! One segment of a partition: `<base>.log` with its `.index` and `.timeindex`, and read-only
+//! memory maps of them.
+//!
+//! Reads go through memmap2 so that a multi-gigabyte segment is walked at memory speed with
+//! constant heap use. A mapping is only ever made of a file that no klog process is writing:
+//! writers hold the log dir's lock, and a reader that maps a file another program is cutting
+//! would see the kernel's SIGBUS, which is why read-only commands are documented as meant for
+//! copies of a live broker's data dir or stopped brokers.
+
+use super::names::{self, INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX};
+use crate::error::{Error, IoContext, Result};
+use memmap2::Mmap;
+use std::fs::{self, File};
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+/// Bytes of a file: a read-only map, or nothing for an empty or absent file.
+pub enum FileBytes {
+    Mapped(Mmap),
+    Empty,
+}
+
+impl Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Empty => &[],
+        }
+    }
+}
+
+/// Map `path` read-only. A missing file is `Ok(None)`.
+pub fn map_file(path: &Path) -> Result<Option<FileBytes>> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, "open", e)),
+    };
+    let len = file.metadata().at(path, "stat")?.len();
+    if len == 0 {
+        return Ok(Some(FileBytes::Empty));
+    }
+    // SAFETY: the map is read-only and private to this process. klog's writers hold the log
+    // dir's lock while they change files, and every mutating path drops its maps before it
+    // truncates a file, so no klog process shrinks a file under a live map.
+    let map = unsafe { Mmap::map(&file) }.at(path, "map")?;
+    Ok(Some(FileBytes::Mapped(map)))
+}
+
+/// A segment, named by its base offset, in a partition dir.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub base_offset: i64,
+    pub dir: PathBuf,
+}
+
+impl Segment {
+    pub fn new(dir: &Path, base_offset: i64) -> Self {
+        Segment { base_offset, dir: dir.to_path_buf() }
+    }
+    pub fn log_path(&self) -> PathBuf {
+        names::build_segment_path(&self.dir, self.base_offset, LOG_SUFFIX)
+    }
+    pub fn index_path(&self) -> PathBuf {
+        names::build_segment_path(&self.dir, self.base_offset, INDEX_SUFFIX)
+    }
+    pub fn time_index_path(&self) -> PathBuf {
+        names::build_segment_path(&self.dir, self.base_offset, TIME_INDEX_SUFFIX)
+    }
+    /// Map the `.log` (a missing file reads as empty).
+    pub fn read_log(&self) -> Result<FileBytes> {
+        Ok(map_file(&self.log_path())?.unwrap_or(FileBytes::Empty))
+    }
+    pub fn read_index(&self) -> Result<Option<FileBytes>> {
+        map_file(&self.index_path())
+    }
+    pub fn read_time_index(&self) -> Result<Option<FileBytes>> {
+        map_file(&self.time_index_path())
+    }
+    pub fn log_size(&self) -> Result<u64> {
+        let p = self.log_path();
+        Ok(fs::metadata(&p).at(&p, "stat")?.len())
+    }
+}
+
+/// The segments of a partition dir in base-offset order: every `<20 digits>.log` file.
+/// Files with `.deleted`, `.cleaned` or `.swap` suffixes are not segments.
+pub fn list_segments(dir: &Path) -> Result<Vec<Segment>> {
+    let mut segments = Vec::new();
+    for entry in fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(stem) = name.strip_suffix(LOG_SUFFIX) {
+            if stem.len() == 20 {
+                if let Some(base) = names::parse_file_offset(name) {
+                    segments.push(Segment::new(dir, base));
+                }
+            }
+        }
+    }
+    segments.sort_by_key(|s| s.base_offset);
+    Ok(segments)
+}

@@ -1,0 +1,722 @@
+//! Follower truncation planning: given what is known of a leader and a restarting follower,
+//! decide where the follower cuts its log, the way each Kafka era did it. This module owns the
+//! *decision* only: it is pure (no I/O, no printing) and never touches a log directory; applying
+//! the plan (cutting segments at a batch boundary, rewriting checkpoints) and reporting it is the
+//! caller's job. The three modes follow `replication-model.md` ("Truncation modes"), which pins
+//! the rules, and `kafka-format.md` §4 and §6: **hw** is Kafka ≤ 0.10.2
+//! (`ReplicaManager.makeFollowers` truncating to the high watermark), **kip101** is KIP-101 /
+//! Kafka 0.11–1.1 (`ReplicaFetcherThread.maybeTruncate` with an OffsetsForLeaderEpoch v0 answer,
+//! offset only, computed by the 0.11 `LeaderEpochFileCache.endOffsetFor`), and **kip279** is
+//! KIP-279 / KAFKA-6361, Kafka ≥ 2.0 and the current code (`AbstractFetcherThread
+//! .getOffsetTruncationState`, answered by the current `endOffsetFor`, repeated until both sides
+//! agree on an epoch). The epoch lookups themselves live in [`crate::log::epoch_cache`].
+
+use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH};
+
+/// Which Kafka era's follower truncation to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruncationMode {
+    /// Kafka ≤ 0.10.2: truncate to the follower's own high watermark.
+    Hw,
+    /// Kafka 0.11–1.1 (KIP-101): one OffsetsForLeaderEpoch v0 round trip, offset-only answer.
+    Kip101,
+    /// Kafka ≥ 2.0 (KIP-279): (epoch, end offset) answers, asking again until the epochs agree.
+    Kip279,
+}
+
+impl TruncationMode {
+    /// Every mode, oldest first.
+    pub const ALL: [TruncationMode; 3] = [TruncationMode::Hw, TruncationMode::Kip101, TruncationMode::Kip279];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            TruncationMode::Hw => "hw",
+            TruncationMode::Kip101 => "kip101",
+            TruncationMode::Kip279 => "kip279",
+        }
+    }
+
+    /// The inverse of [`TruncationMode::name`].
+    pub fn from_name(name: &str) -> Option<TruncationMode> {
+        TruncationMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The Kafka versions whose followers behave this way.
+    pub fn kafka_versions(self) -> &'static str {
+        match self {
+            TruncationMode::Hw => "Kafka <= 0.10.2",
+            TruncationMode::Kip101 => "Kafka 0.11-1.1",
+            TruncationMode::Kip279 => "Kafka >= 2.0",
+        }
+    }
+}
+
+/// What the planner knows of one replica.
+#[derive(Debug, Clone)]
+pub struct ReplicaView {
+    pub epochs: EpochCache,
+    pub log_end_offset: i64,
+    pub high_watermark: i64,
+}
+
+impl ReplicaView {
+    pub fn new(epochs: EpochCache, log_end_offset: i64, high_watermark: i64) -> Self {
+        ReplicaView { epochs, log_end_offset, high_watermark }
+    }
+}
+
+/// One OffsetsForLeaderEpoch round trip (or, for hw mode, none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundTrip {
+    /// The follower's latest cached epoch, as sent.
+    pub requested_epoch: i32,
+    /// The epoch in the answer; `None` for a v0 (kip101) answer, which has no epoch. A kip279
+    /// UNDEFINED answer is `Some(-1)`.
+    pub answered_epoch: Option<i32>,
+    /// The end offset in the answer; −1 = UNDEFINED.
+    pub answered_end_offset: i64,
+    /// The follower's LEO when it sent this request (lower than the original LEO after a
+    /// partial kip279 round).
+    pub follower_log_end_offset: i64,
+    /// kip279 only: the follower's own `endOffsetFor(answered epoch, its LEO)`, when it looked
+    /// it up (not for an UNDEFINED answer).
+    pub follower_epoch_end: Option<EpochEndOffset>,
+    /// Where the follower truncates after this answer.
+    pub truncate_to: i64,
+    /// Why that offset.
+    pub reason: TruncationReason,
+    /// False when kip279 must ask again.
+    pub done: bool,
+}
+
+/// Why a truncation offset was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruncationReason {
+    /// hw mode: the follower's own high watermark (capped at its LEO).
+    OwnHighWatermark,
+    /// The leader answered UNDEFINED: fall back to the high watermark.
+    UndefinedAnswerHighWatermark,
+    /// The follower has no epoch cache, so it cannot ask: fall back to the high watermark.
+    NoEpochCacheHighWatermark,
+    /// The leader's end offset is below the follower's LEO.
+    LeaderEndOffset,
+    /// The leader's end offset is at or beyond the follower's LEO: nothing is cut.
+    OwnLogEnd,
+    /// kip279: the follower lacks the answered epoch; cut at the end of its largest lower epoch
+    /// and ask again.
+    FollowerEpochEnd,
+    /// kip279: both have the answered epoch; cut at the smaller end offset (and the LEO).
+    MinOfBothEnds,
+    /// kip279 safety stop: a partial round shortened neither the log nor the epoch history.
+    /// Cannot happen with a well-formed epoch cache.
+    NoProgress,
+}
+
+impl TruncationReason {
+    /// One human sentence.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TruncationReason::OwnHighWatermark => {
+                "the follower truncates to its own high watermark (capped at its log end offset), \
+                 as Kafka <= 0.10.2 did"
+            }
+            TruncationReason::UndefinedAnswerHighWatermark => {
+                "the leader has no end offset for the requested epoch (UNDEFINED), so the follower \
+                 falls back to its high watermark"
+            }
+            TruncationReason::NoEpochCacheHighWatermark => {
+                "the follower has no leader-epoch cache to ask about, so it falls back to its high \
+                 watermark"
+            }
+            TruncationReason::LeaderEndOffset => {
+                "the leader's end offset for the epoch is below the follower's log end offset, so \
+                 the follower truncates to it"
+            }
+            TruncationReason::OwnLogEnd => {
+                "the leader's end offset for the epoch is at or beyond the follower's log end \
+                 offset, so nothing is truncated"
+            }
+            TruncationReason::FollowerEpochEnd => {
+                "the follower does not have the epoch the leader answered with, so it truncates to \
+                 the end of its own largest lower epoch and asks again"
+            }
+            TruncationReason::MinOfBothEnds => {
+                "both replicas have the answered epoch, so the follower truncates to the smaller \
+                 of their end offsets for it (never beyond its log end offset)"
+            }
+            TruncationReason::NoProgress => {
+                "the exchange stopped because a partial round shortened neither the log nor the \
+                 epoch history (a malformed epoch cache)"
+            }
+        }
+    }
+}
+
+/// The planner's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TruncationPlan {
+    pub mode: TruncationMode,
+    /// Every OffsetsForLeaderEpoch exchange, in order (empty for hw mode and for a follower with
+    /// no epoch cache).
+    pub round_trips: Vec<RoundTrip>,
+    /// The follower's new LEO: 0 ≤ `truncation_offset` ≤ the follower's LEO.
+    pub truncation_offset: i64,
+    pub reason: TruncationReason,
+    /// The follower's epoch cache after `truncateFromEnd(truncation_offset)` (what Kafka's
+    /// `UnifiedLog.truncateTo` leaves).
+    pub follower_epochs_after: EpochCache,
+}
+
+impl TruncationPlan {
+    /// True when the follower's log is actually cut.
+    pub fn truncates(&self, follower_log_end_offset: i64) -> bool {
+        self.truncation_offset < follower_log_end_offset
+    }
+}
+
+/// Plan where `follower` truncates when it (re)starts following `leader`, by `mode`.
+pub fn plan_truncation(mode: TruncationMode, leader: &ReplicaView, follower: &ReplicaView) -> TruncationPlan {
+    let leo = follower.log_end_offset.max(0);
+    let (round_trips, truncation_offset, reason, mut epochs) = match mode {
+        TruncationMode::Hw => (
+            Vec::new(),
+            hw_fallback(follower.high_watermark, leo),
+            TruncationReason::OwnHighWatermark,
+            follower.epochs.clone(),
+        ),
+        TruncationMode::Kip101 => {
+            let (trips, offset, reason) = plan_kip101(leader, follower, leo);
+            (trips, offset, reason, follower.epochs.clone())
+        }
+        TruncationMode::Kip279 => plan_kip279(leader, follower, leo),
+    };
+    debug_assert!((0..=leo).contains(&truncation_offset));
+    let truncation_offset = truncation_offset.clamp(0, leo);
+    epochs.truncate_from_end(truncation_offset);
+    TruncationPlan { mode, round_trips, truncation_offset, reason, follower_epochs_after: epochs }
+}
+
+/// The HW used for every fallback: the follower's HW clamped to [0, its current LEO].
+fn hw_fallback(high_watermark: i64, log_end_offset: i64) -> i64 {
+    high_watermark.min(log_end_offset).max(0)
+}
+
+/// min(leader end, LEO), with the reason saying which side won.
+fn leader_end_or_own(leader_end: i64, log_end_offset: i64) -> (i64, TruncationReason) {
+    if leader_end >= log_end_offset {
+        (log_end_offset, TruncationReason::OwnLogEnd)
+    } else {
+        (leader_end.max(0), TruncationReason::LeaderEndOffset)
+    }
+}
+
+/// KIP-101 (0.11–1.1): one round, offset-only answer by the 0.11 rule.
+fn plan_kip101(leader: &ReplicaView, follower: &ReplicaView, leo: i64) -> (Vec<RoundTrip>, i64, TruncationReason) {
+    let Some(requested_epoch) = follower.epochs.latest_epoch() else {
+        return (Vec::new(), hw_fallback(follower.high_watermark, leo), TruncationReason::NoEpochCacheHighWatermark);
+    };
+    let answer = leader.epochs.end_offset_for_v0_11(requested_epoch, leader.log_end_offset);
+    let (truncate_to, reason) = if answer < 0 {
+        (hw_fallback(follower.high_watermark, leo), TruncationReason::UndefinedAnswerHighWatermark)
+    } else {
+        leader_end_or_own(answer, leo)
+    };
+    let trip = RoundTrip {
+        requested_epoch,
+        answered_epoch: None,
+        answered_end_offset: answer,
+        follower_log_end_offset: leo,
+        follower_epoch_end: None,
+        truncate_to,
+        reason,
+        done: true,
+    };
+    (vec![trip], truncate_to, reason)
+}
+
+/// The follower's side of one KIP-279 answer (`getOffsetTruncationState`): where to truncate,
+/// why, whether it is done, and its own lookup if it made one.
+fn kip279_step(
+    answer: EpochEndOffset,
+    follower_epochs: &EpochCache,
+    leo: i64,
+    high_watermark: i64,
+) -> (i64, TruncationReason, bool, Option<EpochEndOffset>) {
+    if answer.end_offset < 0 {
+        let to = hw_fallback(high_watermark, leo);
+        return (to, TruncationReason::UndefinedAnswerHighWatermark, true, None);
+    }
+    if answer.leader_epoch == UNDEFINED_EPOCH {
+        // An epoch-less (v0) answer from an old leader; never produced by this planner's leader.
+        let (to, reason) = leader_end_or_own(answer.end_offset, leo);
+        return (to, reason, true, None);
+    }
+    let own = follower_epochs.end_offset_for(answer.leader_epoch, leo);
+    if own.is_undefined() {
+        // The follower cannot place the epoch at all: trust the leader's offset.
+        let (to, reason) = leader_end_or_own(answer.end_offset, leo);
+        (to, reason, true, Some(own))
+    } else if own.leader_epoch != answer.leader_epoch {
+        let to = own.end_offset.min(leo).max(0);
+        (to, TruncationReason::FollowerEpochEnd, false, Some(own))
+    } else {
+        let to = own.end_offset.min(answer.end_offset).min(leo).max(0);
+        (to, TruncationReason::MinOfBothEnds, true, Some(own))
+    }
+}
+
+/// KIP-279 (≥ 2.0): ask with the latest epoch until a round is done. Returns the follower's
+/// cache as it stands after the partial rounds (the final cut is applied by the caller).
+fn plan_kip279(
+    leader: &ReplicaView,
+    follower: &ReplicaView,
+    original_leo: i64,
+) -> (Vec<RoundTrip>, i64, TruncationReason, EpochCache) {
+    let mut epochs = follower.epochs.clone();
+    let mut leo = original_leo;
+    let mut trips: Vec<RoundTrip> = Vec::new();
+    // Each partial round removes at least one cache entry, so this is never reached.
+    let max_rounds = epochs.entries().len() + 1;
+    loop {
+        let Some(requested_epoch) = epochs.latest_epoch() else {
+            // No cache (from the start, or emptied by a partial round on a cache with entries
+            // at or past the LEO): no request, fall back to the HW.
+            let to = hw_fallback(follower.high_watermark, leo);
+            return (trips, to, TruncationReason::NoEpochCacheHighWatermark, epochs);
+        };
+        let answer = leader.epochs.end_offset_for(requested_epoch, leader.log_end_offset);
+        let (truncate_to, reason, done, follower_epoch_end) =
+            kip279_step(answer, &epochs, leo, follower.high_watermark);
+        trips.push(RoundTrip {
+            requested_epoch,
+            answered_epoch: Some(answer.leader_epoch),
+            answered_end_offset: answer.end_offset,
+            follower_log_end_offset: leo,
+            follower_epoch_end,
+            truncate_to,
+            reason,
+            done,
+        });
+        if done {
+            return (trips, truncate_to, reason, epochs);
+        }
+        // A partial round: apply it, then ask again with the new latest epoch.
+        let previous_leo = leo;
+        epochs.truncate_from_end(truncate_to);
+        leo = truncate_to;
+        let progressed = leo < previous_leo || epochs.latest_epoch().is_none_or(|e| e < requested_epoch);
+        debug_assert!(progressed, "a partial kip279 round must shorten the log or the epochs");
+        if !progressed || trips.len() >= max_rounds {
+            return (trips, truncate_to, TruncationReason::NoProgress, epochs);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::epoch_cache::{EpochEntry, UNDEFINED_EPOCH_OFFSET};
+
+    fn cache(pairs: &[(i32, i64)]) -> EpochCache {
+        EpochCache::from_entries(pairs.iter().map(|&(e, o)| EpochEntry { leader_epoch: e, start_offset: o }))
+    }
+
+    fn view(pairs: &[(i32, i64)], log_end_offset: i64, high_watermark: i64) -> ReplicaView {
+        ReplicaView::new(cache(pairs), log_end_offset, high_watermark)
+    }
+
+    /// Truncation offsets in the order hw, kip101, kip279.
+    fn offsets(leader: &ReplicaView, follower: &ReplicaView) -> [i64; 3] {
+        TruncationMode::ALL.map(|m| plan_truncation(m, leader, follower).truncation_offset)
+    }
+
+    #[test]
+    fn mode_names_round_trip_and_every_reason_has_a_sentence() {
+        for m in TruncationMode::ALL {
+            assert_eq!(TruncationMode::from_name(m.name()), Some(m));
+            assert!(!m.kafka_versions().is_empty());
+        }
+        assert_eq!(TruncationMode::from_name("kip-279"), None);
+        use TruncationReason::*;
+        for r in [
+            OwnHighWatermark,
+            UndefinedAnswerHighWatermark,
+            NoEpochCacheHighWatermark,
+            LeaderEndOffset,
+            OwnLogEnd,
+            FollowerEpochEnd,
+            MinOfBothEnds,
+            NoProgress,
+        ] {
+            let s = r.describe();
+            assert!(s.len() > 20 && !s.ends_with('.'), "{r:?}: {s}");
+        }
+    }
+
+    #[test]
+    fn hw_mode_truncates_to_own_high_watermark_without_round_trips() {
+        let leader = view(&[(0, 0)], 10, 10);
+        let follower = view(&[(0, 0)], 8, 5);
+        let plan = plan_truncation(TruncationMode::Hw, &leader, &follower);
+        assert_eq!(plan.truncation_offset, 5);
+        assert_eq!(plan.reason, TruncationReason::OwnHighWatermark);
+        assert!(plan.round_trips.is_empty());
+        assert!(plan.truncates(8));
+        assert_eq!(plan.follower_epochs_after, cache(&[(0, 0)]));
+    }
+
+    #[test]
+    fn high_watermark_fallbacks_are_clamped_to_the_log_end_offset_and_zero() {
+        let leader = view(&[(0, 0)], 10, 10);
+        // HW above the LEO (e.g. a stale checkpoint): capped at the LEO.
+        assert_eq!(offsets(&leader, &view(&[], 4, 9)), [4, 4, 4]);
+        // A negative HW never produces a negative offset.
+        assert_eq!(offsets(&leader, &view(&[], 4, -1)), [0, 0, 0]);
+        // An undefined answer (follower epoch above the leader's) also uses the clamped HW.
+        assert_eq!(offsets(&leader, &view(&[(0, 0), (3, 2)], 3, 7)), [3, 3, 3]);
+    }
+
+    #[test]
+    fn follower_without_epoch_cache_falls_back_to_high_watermark() {
+        let leader = view(&[(0, 0), (1, 5)], 12, 12);
+        let follower = view(&[], 10, 4);
+        for mode in [TruncationMode::Kip101, TruncationMode::Kip279] {
+            let plan = plan_truncation(mode, &leader, &follower);
+            assert_eq!(plan.truncation_offset, 4, "{}", mode.name());
+            assert_eq!(plan.reason, TruncationReason::NoEpochCacheHighWatermark);
+            assert!(plan.round_trips.is_empty(), "no request without an epoch");
+        }
+    }
+
+    #[test]
+    fn empty_leader_cache_answers_undefined_so_follower_falls_back_to_high_watermark() {
+        let leader = view(&[], 12, 12);
+        let follower = view(&[(0, 0), (2, 6)], 10, 7);
+        let v0 = plan_truncation(TruncationMode::Kip101, &leader, &follower);
+        assert_eq!(v0.truncation_offset, 7);
+        assert_eq!(v0.reason, TruncationReason::UndefinedAnswerHighWatermark);
+        assert_eq!(v0.round_trips.len(), 1);
+        assert_eq!(v0.round_trips[0].requested_epoch, 2);
+        assert_eq!(v0.round_trips[0].answered_epoch, None);
+        assert_eq!(v0.round_trips[0].answered_end_offset, UNDEFINED_EPOCH_OFFSET);
+
+        let v1 = plan_truncation(TruncationMode::Kip279, &leader, &follower);
+        assert_eq!(v1.truncation_offset, 7);
+        assert_eq!(v1.reason, TruncationReason::UndefinedAnswerHighWatermark);
+        assert_eq!(
+            v1.round_trips,
+            vec![RoundTrip {
+                requested_epoch: 2,
+                answered_epoch: Some(UNDEFINED_EPOCH),
+                answered_end_offset: UNDEFINED_EPOCH_OFFSET,
+                follower_log_end_offset: 10,
+                follower_epoch_end: None,
+                truncate_to: 7,
+                reason: TruncationReason::UndefinedAnswerHighWatermark,
+                done: true,
+            }]
+        );
+        assert_eq!(v1.follower_epochs_after, cache(&[(0, 0), (2, 6)]));
+    }
+
+    #[test]
+    fn both_caches_empty_fall_back_to_high_watermark_in_every_mode() {
+        let leader = view(&[], 9, 9);
+        let follower = view(&[], 9, 3);
+        assert_eq!(offsets(&leader, &follower), [3, 3, 3]);
+    }
+
+    #[test]
+    fn kip101_truncates_follower_to_leader_epoch_end() {
+        // Follower still in epoch 1; the leader moved to epoch 2 at offset 6.
+        let leader = view(&[(0, 0), (1, 3), (2, 6)], 12, 12);
+        let follower = view(&[(0, 0), (1, 3)], 9, 4);
+        let plan = plan_truncation(TruncationMode::Kip101, &leader, &follower);
+        assert_eq!(plan.truncation_offset, 6);
+        assert_eq!(plan.reason, TruncationReason::LeaderEndOffset);
+        assert_eq!(
+            plan.round_trips,
+            vec![RoundTrip {
+                requested_epoch: 1,
+                answered_epoch: None,
+                answered_end_offset: 6,
+                follower_log_end_offset: 9,
+                follower_epoch_end: None,
+                truncate_to: 6,
+                reason: TruncationReason::LeaderEndOffset,
+                done: true,
+            }]
+        );
+        // kip279 agrees here: (1, 6) from the leader, (1, 9) on the follower.
+        assert_eq!(offsets(&leader, &follower), [4, 6, 6]);
+    }
+
+    #[test]
+    fn kip101_keeps_the_log_when_the_leader_answer_is_at_or_beyond_it() {
+        let leader = view(&[(0, 0), (1, 3)], 12, 12);
+        let follower = view(&[(0, 0), (1, 3)], 9, 4);
+        let plan = plan_truncation(TruncationMode::Kip101, &leader, &follower);
+        assert_eq!(plan.truncation_offset, 9);
+        assert_eq!(plan.reason, TruncationReason::OwnLogEnd);
+        assert!(!plan.truncates(9));
+        assert_eq!(plan.round_trips[0].answered_end_offset, 12);
+    }
+
+    #[test]
+    fn requested_epoch_below_leader_first_epoch_is_undefined_for_kip101_but_answered_for_kip279() {
+        // The leader's history starts at epoch 3 (older epochs deleted); the follower only knows 1.
+        let leader = view(&[(3, 10), (5, 20)], 30, 30);
+        let follower = view(&[(1, 0)], 15, 4);
+        let v0 = plan_truncation(TruncationMode::Kip101, &leader, &follower);
+        assert_eq!(v0.truncation_offset, 4);
+        assert_eq!(v0.reason, TruncationReason::UndefinedAnswerHighWatermark);
+        // Current rule, case 4: (requested epoch, leader's first start offset) = (1, 10); the
+        // follower has epoch 1 ending at its LEO 15, so min(15, 10, 15).
+        let v1 = plan_truncation(TruncationMode::Kip279, &leader, &follower);
+        assert_eq!(v1.truncation_offset, 10);
+        assert_eq!(v1.reason, TruncationReason::MinOfBothEnds);
+        assert_eq!(v1.round_trips.len(), 1);
+        assert_eq!(v1.round_trips[0].answered_epoch, Some(1));
+        assert_eq!(v1.round_trips[0].answered_end_offset, 10);
+        assert_eq!(v1.round_trips[0].follower_epoch_end, Some(EpochEndOffset { leader_epoch: 1, end_offset: 15 }));
+    }
+
+    #[test]
+    fn requested_epoch_above_leader_latest_epoch_is_undefined_in_both_protocols() {
+        let leader = view(&[(0, 0), (2, 10)], 20, 20);
+        let follower = view(&[(0, 0), (4, 10)], 14, 9);
+        for mode in [TruncationMode::Kip101, TruncationMode::Kip279] {
+            let plan = plan_truncation(mode, &leader, &follower);
+            assert_eq!(plan.truncation_offset, 9, "{}", mode.name());
+            assert_eq!(plan.reason, TruncationReason::UndefinedAnswerHighWatermark);
+            assert_eq!(plan.round_trips.len(), 1);
+        }
+    }
+
+    #[test]
+    fn requested_epoch_between_two_leader_epochs() {
+        // The follower wrote 12..17 as leader of epoch 3, an epoch the leader never saw; the
+        // leader has epochs 2 (10..19) and 4 (20..).
+        let leader = view(&[(0, 0), (2, 10), (4, 20)], 30, 30);
+        let follower = view(&[(0, 0), (3, 12)], 18, 5);
+        // kip101: start of the leader's smallest epoch above 3 = 20 ≥ LEO: nothing cut, and the
+        // follower's epoch-3 records at 12..17 stay (divergence).
+        let v0 = plan_truncation(TruncationMode::Kip101, &leader, &follower);
+        assert_eq!(v0.truncation_offset, 18);
+        assert_eq!(v0.reason, TruncationReason::OwnLogEnd);
+        assert_eq!(v0.round_trips[0].answered_end_offset, 20);
+        // kip279: (2, 20); the follower lacks epoch 2 → end of its epoch 0 = 12; asks with 0 →
+        // (0, 10); its own epoch 0 now ends at 12 → min(12, 10, 12) = 10.
+        let v1 = plan_truncation(TruncationMode::Kip279, &leader, &follower);
+        assert_eq!(v1.truncation_offset, 10);
+        assert_eq!(v1.reason, TruncationReason::MinOfBothEnds);
+        let trips: Vec<_> = v1
+            .round_trips
+            .iter()
+            .map(|t| (t.requested_epoch, t.answered_epoch, t.answered_end_offset, t.truncate_to, t.done))
+            .collect();
+        assert_eq!(trips, vec![(3, Some(2), 20, 12, false), (0, Some(0), 10, 10, true)]);
+        assert_eq!(v1.follower_epochs_after, cache(&[(0, 0)]));
+    }
+
+    #[test]
+    fn follower_ahead_of_leader_in_the_same_epoch_truncates_to_leader_log_end() {
+        let leader = view(&[(0, 0)], 5, 5);
+        let follower = view(&[(0, 0)], 8, 3);
+        assert_eq!(offsets(&leader, &follower), [3, 5, 5]);
+        let v0 = plan_truncation(TruncationMode::Kip101, &leader, &follower);
+        assert_eq!(v0.reason, TruncationReason::LeaderEndOffset);
+        let v1 = plan_truncation(TruncationMode::Kip279, &leader, &follower);
+        assert_eq!(v1.reason, TruncationReason::MinOfBothEnds);
+    }
+
+    #[test]
+    fn kip279_takes_two_round_trips_when_follower_lacks_the_answered_epoch() {
+        // Follower: epoch 0 at 0..4, epoch 1 at 5..7 (never reached the leader), epoch 3 at
+        // 8..11. Leader: epoch 0 at 0..9, epoch 2 at 10..14, epoch 4 from 15, LEO 20.
+        let leader = view(&[(0, 0), (2, 10), (4, 15)], 20, 20);
+        let follower = view(&[(0, 0), (1, 5), (3, 8)], 12, 3);
+        let plan = plan_truncation(TruncationMode::Kip279, &leader, &follower);
+        assert_eq!(
+            plan.round_trips,
+            vec![
+                // Asks with 3 → (2, 15); the follower's floor for 2 is its epoch 1, ending at 8.
+                RoundTrip {
+                    requested_epoch: 3,
+                    answered_epoch: Some(2),
+                    answered_end_offset: 15,
+                    follower_log_end_offset: 12,
+                    follower_epoch_end: Some(EpochEndOffset { leader_epoch: 1, end_offset: 8 }),
+                    truncate_to: 8,
+                    reason: TruncationReason::FollowerEpochEnd,
+                    done: false,
+                },
+                // Asks with its new latest epoch 1 → (0, 10); both have epoch 0: min(5, 10, 8).
+                RoundTrip {
+                    requested_epoch: 1,
+                    answered_epoch: Some(0),
+                    answered_end_offset: 10,
+                    follower_log_end_offset: 8,
+                    follower_epoch_end: Some(EpochEndOffset { leader_epoch: 0, end_offset: 5 }),
+                    truncate_to: 5,
+                    reason: TruncationReason::MinOfBothEnds,
+                    done: true,
+                },
+            ]
+        );
+        assert_eq!(plan.truncation_offset, 5);
+        assert_eq!(plan.reason, TruncationReason::MinOfBothEnds);
+        assert_eq!(plan.follower_epochs_after, cache(&[(0, 0)]));
+        // kip101 asks once with 3 and gets 15 ≥ LEO 12: nothing cut. hw cuts to 3.
+        assert_eq!(offsets(&leader, &follower), [3, 12, 5]);
+    }
+
+    #[test]
+    fn kip279_falls_back_to_high_watermark_when_a_partial_round_empties_the_cache() {
+        // A stale cache whose entries all start at or past the LEO (before LogLoader's repair).
+        let leader = view(&[(0, 0), (2, 4), (5, 9)], 12, 12);
+        let follower = view(&[(1, 5), (4, 7)], 5, 3);
+        let plan = plan_truncation(TruncationMode::Kip279, &leader, &follower);
+        assert_eq!(plan.round_trips.len(), 1);
+        assert_eq!(plan.round_trips[0].reason, TruncationReason::FollowerEpochEnd);
+        assert_eq!(plan.round_trips[0].truncate_to, 5);
+        assert_eq!(plan.truncation_offset, 3);
+        assert_eq!(plan.reason, TruncationReason::NoEpochCacheHighWatermark);
+        assert!(plan.follower_epochs_after.is_empty());
+    }
+
+    #[test]
+    fn final_cut_drops_epoch_entries_at_or_past_it() {
+        // A new leader's entry at its LEO with no data yet goes when the follower truncates there.
+        let leader = view(&[(0, 0), (1, 4)], 9, 9);
+        let follower = view(&[(0, 0), (1, 4), (2, 6)], 6, 6);
+        let plan = plan_truncation(TruncationMode::Kip279, &leader, &follower);
+        // Asks with 2 → undefined (leader's latest is 1) → HW 6 = LEO; the entry at 6 goes.
+        assert_eq!(plan.truncation_offset, 6);
+        assert_eq!(plan.follower_epochs_after, cache(&[(0, 0), (1, 4)]));
+    }
+
+    /// A small deterministic generator: every mode terminates within the cache size, and the
+    /// offset stays within [0, LEO] for arbitrary (well-formed) caches.
+    #[test]
+    fn truncation_offset_never_exceeds_log_end_offset_nor_goes_below_zero() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let random_view = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut entries = Vec::new();
+            let (mut epoch, mut offset) = (0i32, 0i64);
+            for _ in 0..next(5) {
+                epoch += 1 + next(2) as i32;
+                offset += next(4) as i64;
+                entries.push((epoch, offset));
+            }
+            let leo = offset + next(4) as i64 - 1;
+            let hw = next(leo.max(0) as u64 + 3) as i64 - 1;
+            view(&entries, leo, hw)
+        };
+        for _ in 0..5000 {
+            let leader = random_view(&mut next);
+            let follower = random_view(&mut next);
+            let leo = follower.log_end_offset.max(0);
+            for mode in TruncationMode::ALL {
+                let plan = plan_truncation(mode, &leader, &follower);
+                assert!((0..=leo).contains(&plan.truncation_offset), "{mode:?} {leader:?} {follower:?} {plan:?}");
+                assert!(plan.round_trips.len() <= follower.epochs.entries().len());
+                assert_ne!(plan.reason, TruncationReason::NoProgress);
+                let last = plan.round_trips.len().saturating_sub(1);
+                for (i, t) in plan.round_trips.iter().enumerate() {
+                    assert!(i == last || !t.done, "only the last round can be done");
+                    assert!((0..=t.follower_log_end_offset).contains(&t.truncate_to));
+                }
+                assert!(plan.follower_epochs_after.latest().is_none_or(|e| e.start_offset < plan.truncation_offset));
+            }
+        }
+    }
+
+    // ---- Public scenarios of replication-model.md, at the moment of each recovery. ----
+    // Epoch caches include the entry a new leader assigns at its LEO when elected (Kafka ≥ 2.1).
+
+    /// S1, first recovery (A against B). B leader at epoch 0 → B's cache (0,0). m1 at 0, A
+    /// fetches ×3 (HW_A = HW_B = 1); m2 at 1, A fetches ×2: A's LEO 2 but HW_A still 1, HW_B = 2.
+    #[test]
+    fn s1_first_recovery_of_a_against_b_keeps_m2_only_with_leader_epochs() {
+        let b = view(&[(0, 0)], 2, 2);
+        let a = view(&[(0, 0)], 2, 1);
+        assert_eq!(offsets(&b, &a), [1, 2, 2]);
+        let v0 = plan_truncation(TruncationMode::Kip101, &b, &a);
+        assert_eq!(v0.round_trips[0].answered_end_offset, 2, "B answers its LEO 2");
+        let v1 = plan_truncation(TruncationMode::Kip279, &b, &a);
+        assert_eq!(v1.round_trips[0].answered_epoch, Some(0));
+        assert_eq!(v1.round_trips[0].answered_end_offset, 2);
+    }
+
+    /// S1, second recovery (B against the new leader A, epoch 1, ISR {A}, after m3). The states
+    /// differ by mode because the first recovery did.
+    #[test]
+    fn s1_recovery_of_b_against_new_leader_a() {
+        // B: m1, m2 in epoch 0, LEO 2, HW 2 (checkpointed when it moved).
+        let b = view(&[(0, 0)], 2, 2);
+        // hw: A was cut to 1, elected at 1 → (1,1), m3 at 1 → LEO 2; alone in the ISR → HW 2.
+        let a_hw = view(&[(0, 0), (1, 1)], 2, 2);
+        let plan = plan_truncation(TruncationMode::Hw, &a_hw, &b);
+        assert_eq!(plan.truncation_offset, 2, "B keeps 1:(0,m2): diverged at offset 1");
+        // kip101/kip279: A kept m2, elected at 2 → (1,2), m3 at 2 → LEO 3.
+        let a = view(&[(0, 0), (1, 2)], 3, 3);
+        for mode in [TruncationMode::Kip101, TruncationMode::Kip279] {
+            let plan = plan_truncation(mode, &a, &b);
+            assert_eq!(plan.truncation_offset, 2, "{}: nothing to cut, m3 is fetched", mode.name());
+        }
+    }
+
+    /// S2: A leader at 0 → (0,0); m1 flushed everywhere; m2 flushed on A, fetched unflushed by
+    /// B (HW_A = 2, HW_B = 1). Power loss: B back to LEO 1. B elected at 1 → (1,1), m3 at 1,
+    /// alone in the ISR → HW 2. A: LEO 2, HW checkpoint 2.
+    #[test]
+    fn s2_recovery_of_a_against_b_truncates_only_with_leader_epochs() {
+        let b = view(&[(0, 0), (1, 1)], 2, 2);
+        let a = view(&[(0, 0)], 2, 2);
+        assert_eq!(offsets(&b, &a), [2, 1, 1]);
+        let v0 = plan_truncation(TruncationMode::Kip101, &b, &a);
+        assert_eq!(v0.round_trips[0].answered_end_offset, 1, "start of epoch 1 on B");
+        assert_eq!(v0.reason, TruncationReason::LeaderEndOffset);
+        let v1 = plan_truncation(TruncationMode::Kip279, &b, &a);
+        assert_eq!(v1.round_trips.len(), 1);
+        assert_eq!(v1.round_trips[0].answered_epoch, Some(0));
+        assert_eq!(v1.round_trips[0].answered_end_offset, 1);
+        assert_eq!(v1.reason, TruncationReason::MinOfBothEnds);
+    }
+
+    /// S3: A leader at 1 → (1,0); a0–a10 at 0..10, B fetches ×3 (LEO 11, HW 11 on both);
+    /// a11–a20 at 11..20 on A only (A's LEO 21, HW stays 11). B elected at 2 → (2,11), b11–b15
+    /// at 11..15 (LEO 16; A never fetches, so HW_B stays 11). A elected at 3 → (3,21), a21 at 21
+    /// (LEO 22).
+    #[test]
+    fn s3_recovery_of_b_against_a_diverges_only_with_kip101() {
+        let a = view(&[(1, 0), (3, 21)], 22, 11);
+        let b = view(&[(1, 0), (2, 11)], 16, 11);
+        assert_eq!(offsets(&a, &b), [11, 16, 11]);
+        let v0 = plan_truncation(TruncationMode::Kip101, &a, &b);
+        assert_eq!(v0.round_trips[0].requested_epoch, 2);
+        assert_eq!(v0.round_trips[0].answered_end_offset, 21, "start of A's next epoch after 2");
+        assert_eq!(v0.reason, TruncationReason::OwnLogEnd);
+        let v1 = plan_truncation(TruncationMode::Kip279, &a, &b);
+        assert_eq!(
+            v1.round_trips,
+            vec![RoundTrip {
+                requested_epoch: 2,
+                answered_epoch: Some(1),
+                answered_end_offset: 21,
+                follower_log_end_offset: 16,
+                follower_epoch_end: Some(EpochEndOffset { leader_epoch: 1, end_offset: 11 }),
+                truncate_to: 11,
+                reason: TruncationReason::MinOfBothEnds,
+                done: true,
+            }]
+        );
+        assert_eq!(v1.follower_epochs_after, cache(&[(1, 0)]));
+    }
+}

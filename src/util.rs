@@ -1,0 +1,74 @@
+//! Small pure helpers that do not deserve a dependency: base64 and a stable 128-bit hash.
+
+const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+fn encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        let chars = chunk.len() + 1;
+        for i in 0..4 {
+            if i < chars {
+                out.push(alphabet[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else if pad {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Standard base64 with padding (RFC 4648 §4), used for binary keys and values in JSON.
+pub fn base64(bytes: &[u8]) -> String {
+    encode(bytes, STD, true)
+}
+
+/// URL-safe base64 without padding, as Kafka prints a `Uuid`.
+pub fn base64_url(bytes: &[u8]) -> String {
+    encode(bytes, URL, false)
+}
+
+/// A stable 128-bit FNV-1a hash of `bytes` (two lanes), for derived ids.
+pub fn hash128(bytes: &[u8]) -> [u8; 16] {
+    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut b: u64 = 0x6c62_272e_07bb_0142;
+    for &x in bytes {
+        a = (a ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        b = (b ^ x as u64).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+    }
+    let mut out = [0u8; 16];
+    out[..8].copy_from_slice(&a.to_be_bytes());
+    out[8..].copy_from_slice(&b.to_be_bytes());
+    out
+}
+
+/// A Kafka `Uuid` in its string form, derived from `seed`: never the zero or metadata id,
+/// never starting with '-' (Kafka's `Uuid.randomUuid` avoids that too).
+pub fn derived_uuid(seed: &str) -> String {
+    let mut bytes = hash128(seed.as_bytes());
+    loop {
+        let s = base64_url(&bytes);
+        let reserved = bytes[..15].iter().all(|&b| b == 0) && bytes[15] <= 1;
+        if !s.starts_with('-') && !reserved {
+            return s;
+        }
+        bytes[0] = bytes[0].wrapping_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (raw, enc) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")] {
+            assert_eq!(base64(raw.as_bytes()), enc);
+        }
+        assert_eq!(base64_url(&[0xfb, 0xff]), "-_8");
+        assert_eq!(derived_uuid("demo").len(), 22);
+        assert_eq!(derived_uuid("demo"), derived_uuid("demo"));
+    }
+}
