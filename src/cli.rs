@@ -69,6 +69,151 @@ pub enum Command {
     /// order and timestamps, the epoch cache against the batch stamps, and HW <= LEO. Exit 0
     /// clean, 1 findings, 2 error. Never writes.
     Check(CheckArgs),
+    /// Follower fetch rounds from a leader, with the high-watermark piggyback lag.
+    ///
+    /// Each round: the leader reads its HW, records the follower's fetch offset and recomputes
+    /// its HW over the ISR, returns whole batches from the one holding the fetch offset plus the
+    /// HW it read first; the follower appends the bytes unchanged and sets its HW to
+    /// min(returned HW, own LEO). One line per round shows the one-round-trip lag. Exit 1 when
+    /// the fetch is stuck (a returned batch starts below the follower's log end).
+    Fetch(FetchArgs),
+    /// fsync a replica's log and move its recovery point to the log end.
+    Flush(Target),
+    /// Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`.
+    Stop(Target),
+    /// Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip,
+    /// stale high watermark, lost files.
+    ///
+    /// The volatile state (role, ISR, fetch offsets) is lost and no clean-shutdown marker is
+    /// left, so the next mutating command runs local recovery first. Prints exactly what was
+    /// damaged.
+    Crash(CrashArgs),
+    /// Local recovery of a replica, or (with --leader) restart it as a follower and truncate
+    /// it the way a Kafka era did, with a record-by-record report.
+    ///
+    /// Without --leader: what a broker does at start-up after an unclean stop (scan from the
+    /// recovery point, cut at the first invalid batch, rebuild indexes and epochs). With
+    /// --leader L: local recovery, fencing (refuse if L is not a leader or its epoch is below one
+    /// the follower has seen), truncation by --mode, then the report: each OffsetsForLeaderEpoch
+    /// round trip and every record around the cut as kept / truncated-refetchable /
+    /// truncated-lost / ACKED LOST / DIVERGED. The leader dir is never modified.
+    Recover(RecoverArgs),
+    /// Compare two replicas offset by offset (epoch, timestamp, key, value, headers).
+    ///
+    /// Prints the ranges where they agree, differ, or only one side has records, the first
+    /// divergent offset and each side's HW. Exit 0 identical up to the shorter log end, 1
+    /// diverged. Never writes.
+    Diff(DiffArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// The leader's log dir.
+    #[arg(long, value_name = "DIR")]
+    pub leader: PathBuf,
+    /// The follower's log dir.
+    #[arg(value_name = "FOLLOWER")]
+    pub follower: PathBuf,
+    /// The partition dir to use when the log dirs hold several.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Number of fetch rounds.
+    #[arg(long, default_value_t = 1, value_name = "N", conflicts_with = "until_caught_up")]
+    pub rounds: u64,
+    /// Fetch until nothing is copied and both high watermarks are equal.
+    #[arg(long)]
+    pub until_caught_up: bool,
+    /// Most bytes one round returns (at least one whole batch is always returned).
+    #[arg(long, default_value_t = crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES, value_name = "B")]
+    pub max_bytes: u64,
+    /// fsync the follower after each round (moves its recovery point).
+    #[arg(long)]
+    pub flush: bool,
+    /// Write one JSON object per round.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CrashArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// Cut every segment back to the recovery point: what only the page cache held is gone.
+    #[arg(long)]
+    pub power_loss: bool,
+    /// Cut N bytes off the end of the active segment (a torn write).
+    #[arg(long, value_name = "N")]
+    pub torn_bytes: Option<u64>,
+    /// Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of
+    /// a batch chosen with --seed.
+    #[arg(long, value_name = "POSITION", num_args = 0..=1)]
+    pub flip_byte: Option<Option<u64>>,
+    /// Seed for the random choice of --flip-byte.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Leave this value in the HW checkpoint (a stale one, or any).
+    #[arg(long = "hw", value_name = "N")]
+    pub high_watermark: Option<i64>,
+    /// Remove leader-epoch-checkpoint.
+    #[arg(long)]
+    pub drop_epoch_checkpoint: bool,
+    /// Remove the active segment's .index and .timeindex.
+    #[arg(long)]
+    pub drop_index: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Kafka <= 0.10.2: truncate to the follower's own high watermark.
+    Hw,
+    /// Kafka 0.11-1.1 (KIP-101): OffsetsForLeaderEpoch v0, offset-only answer.
+    Kip101,
+    /// Kafka >= 2.0 (KIP-279): (epoch, end offset) answers until the epochs agree.
+    Kip279,
+}
+
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// The replica to recover (the follower with --leader).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Restart DIR as a follower of this leader and truncate it by --mode.
+    #[arg(long, value_name = "LEADER")]
+    pub leader: Option<PathBuf>,
+    /// Which Kafka era's follower truncation to apply (needs --leader).
+    #[arg(long, value_enum, requires = "leader")]
+    pub mode: Option<ModeArg>,
+    /// Print the same report and change nothing on disk.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Then fetch until caught up and report what arrived and whether the logs agree.
+    #[arg(long, requires = "leader", conflicts_with = "dry_run")]
+    pub catch_up: bool,
+    /// Kept records shown before the first truncated or divergent offset.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub context: u32,
+    /// Write the report as one JSON document.
+    #[arg(long)]
+    pub json: bool,
+    /// The partition dir to use when the log dirs hold several.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// First replica.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// Second replica.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// The partition dir to use when the log dirs hold several.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Write the comparison as one JSON document.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

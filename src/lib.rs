@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod crash;
 pub mod durable;
 pub mod error;
 pub mod format;

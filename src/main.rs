@@ -2,10 +2,11 @@
 //! command, render its report, map the outcome to an exit code (0 ok, 1 findings, 2 error).
 
 use clap::Parser;
-use klog::cli::{Cli, ColorChoice, Command};
-use klog::commands;
+use klog::cli::{Cli, ColorChoice, Command, ModeArg};
+use klog::commands::{self, recover::RecoverReport};
 use klog::error::{Error, IoContext, Result};
-use klog::output::{self, json, table::DumpTable, text, Settings};
+use klog::output::{json, report, table::DumpTable, text, Settings};
+use klog::replication::truncation::TruncationMode;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
@@ -123,7 +124,78 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
             }
             return Ok(if report.is_clean() { 0 } else { 1 });
         }
+        Command::Fetch(a) => {
+            let report = commands::fetch::run(&commands::fetch::FetchRequest {
+                leader: &a.leader,
+                follower: &a.follower,
+                partition: a.partition.as_deref(),
+                rounds: a.rounds,
+                until_caught_up: a.until_caught_up,
+                max_bytes: a.max_bytes,
+                flush: a.flush,
+            })?;
+            if a.json {
+                json::fetch_rounds(out, &report)?;
+            } else {
+                text::fetch_rounds(out, &report, &a.follower.display().to_string(), settings)?;
+            }
+            return Ok(if report.stuck() { 1 } else { 0 });
+        }
+        Command::Flush(t) => {
+            let report = commands::flush::run(&t.dir, t.partition.as_deref())?;
+            text::flushed(out, &t.dir.display().to_string(), &report, settings)?;
+        }
+        Command::Stop(t) => {
+            let report = commands::stop::run(&t.dir, t.partition.as_deref())?;
+            text::stopped(out, &t.dir.display().to_string(), &report, settings)?;
+        }
+        Command::Crash(a) => {
+            let report = klog::crash::crash(
+                &a.target.dir,
+                a.target.partition.as_deref(),
+                &klog::crash::CrashOptions {
+                    power_loss: a.power_loss,
+                    torn_bytes: a.torn_bytes,
+                    flip_byte: a.flip_byte,
+                    seed: a.seed,
+                    high_watermark: a.high_watermark,
+                    drop_epoch_checkpoint: a.drop_epoch_checkpoint,
+                    drop_index: a.drop_index,
+                },
+            )?;
+            text::crashed(out, &report, settings)?;
+        }
+        Command::Recover(a) => {
+            let mode = match a.mode.unwrap_or(ModeArg::Kip279) {
+                ModeArg::Hw => TruncationMode::Hw,
+                ModeArg::Kip101 => TruncationMode::Kip101,
+                ModeArg::Kip279 => TruncationMode::Kip279,
+            };
+            let report = commands::recover::run(&commands::recover::RecoverRequest {
+                dir: &a.dir,
+                partition: a.partition.as_deref(),
+                leader: a.leader.as_deref(),
+                mode,
+                dry_run: a.dry_run,
+                catch_up: a.catch_up,
+                context: a.context as i64,
+            })?;
+            match (report, a.json) {
+                (RecoverReport::Local(r), false) => report::local_text(out, &r, settings)?,
+                (RecoverReport::Local(r), true) => report::local_json(out, &r)?,
+                (RecoverReport::Follower(r), false) => report::follower_text(out, &r, settings)?,
+                (RecoverReport::Follower(r), true) => report::follower_json(out, &r)?,
+            }
+        }
+        Command::Diff(a) => {
+            let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref())?;
+            if a.json {
+                report::diff_json(out, &report)?;
+            } else {
+                report::diff_text(out, &report, settings)?;
+            }
+            return Ok(if report.outcome.identical_up_to_shorter() { 0 } else { 1 });
+        }
     }
-    let _ = output::display_bytes;
     Ok(0)
 }

@@ -337,7 +337,7 @@ impl Replica {
     /// either case the marker goes and the replica runs (as a follower with no leader yet).
     pub fn start(&mut self) -> Result<RecoveryReport> {
         let clean = self.clean_shutdown;
-        let report = recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, clean)?;
+        let report = recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, clean, false)?;
         let leo = self.log.log_end_offset();
         let recovery_point = if clean { leo } else { self.recovery_point.min(leo) };
         self.set_recovery_point(recovery_point)?;

@@ -4,8 +4,13 @@
 pub mod append;
 pub mod check;
 pub mod create;
+pub mod diff;
 pub mod dump;
 pub mod elect;
+pub mod fetch;
+pub mod flush;
+pub mod recover;
+pub mod stop;
 
 use crate::replica::Replica;
 

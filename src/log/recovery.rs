@@ -40,6 +40,8 @@ pub struct SegmentRecovery {
     pub invalid_at: Option<(u64, String)>,
     pub index_entries: u64,
     pub time_index_entries: u64,
+    /// The next offset after the last valid batch (the segment's base if none).
+    pub end_offset: i64,
 }
 
 /// The whole local recovery.
@@ -83,11 +85,14 @@ pub fn rebuild_indexes(seg: &Segment, log_bytes: &[u8], index_interval_bytes: u6
 
 /// Run local recovery on `log`. `recovery_point` and `log_start_offset` are the checkpointed
 /// values (0 when absent); `clean_shutdown` is whether `.kafka_cleanshutdown` was present.
+/// With `dry_run` nothing is written: the log's in-memory view (segments, LEO, epoch cache)
+/// becomes what recovery would leave, and the report says what it would cut.
 pub fn recover_log(
     log: &mut Log,
     recovery_point: i64,
     log_start_offset: i64,
     clean_shutdown: bool,
+    dry_run: bool,
 ) -> Result<RecoveryReport> {
     log.finish()?;
     log.writer = None;
@@ -104,7 +109,7 @@ pub fn recover_log(
         let seg = log.segments[i].clone();
         let missing_index = !seg.index_path().exists();
         if i < first_to_scan && !missing_index {
-            if !seg.time_index_path().exists() {
+            if !dry_run && !seg.time_index_path().exists() {
                 // Kafka creates a missing time index empty rather than rebuilding it.
                 File::create(seg.time_index_path())
                     .map_err(|e| crate::error::Error::io(seg.time_index_path(), "create", e))?;
@@ -112,7 +117,7 @@ pub fn recover_log(
             i += 1;
             continue;
         }
-        let outcome = recover_segment(log, &seg)?;
+        let outcome = recover_segment(log, &seg, dry_run)?;
         let truncated = outcome.truncated_bytes > 0;
         report.segments.push(outcome);
         report.cut.append(&mut log.recovery_cut);
@@ -134,12 +139,27 @@ pub fn recover_log(
                     report.cut.push(unframed(later.base_offset, *position, *len));
                 }
                 drop(bytes);
-                super::delete_segment_files(&later)?;
+                if !dry_run {
+                    super::delete_segment_files(&later)?;
+                }
                 report.deleted_segments.push(later.base_offset);
             }
             break;
         }
         i += 1;
+    }
+    if dry_run {
+        if let Some(cut) = report.segments.iter().find(|s| s.truncated_bytes > 0) {
+            log.log_end_offset = cut.end_offset;
+        }
+        let leo = log.log_end_offset;
+        log.epoch_cache.truncate_from_end(leo);
+        log.epoch_cache.truncate_from_start(log_start_offset);
+        let after = log.epoch_cache.entries();
+        report.epochs_added = after.iter().filter(|e| !cache_before.contains(e)).copied().collect();
+        report.epochs_removed = cache_before.iter().filter(|e| !after.contains(e)).copied().collect();
+        report.log_end_offset_after = leo;
+        return Ok(report);
     }
     log.reload(log_start_offset)?;
     if log.segments.is_empty() {
@@ -175,7 +195,7 @@ fn unframed(segment_base_offset: i64, position: u64, len: u64) -> CutBatch {
 
 /// `LogSegment.recover`: validate every batch, cut at the first invalid one, rebuild indexes,
 /// assign epochs above the cache's latest.
-fn recover_segment(log: &mut Log, seg: &Segment) -> Result<SegmentRecovery> {
+fn recover_segment(log: &mut Log, seg: &Segment, dry_run: bool) -> Result<SegmentRecovery> {
     let bytes = seg.read_log()?;
     let mut builder = IndexBuilder::new(seg.base_offset, log.config.index_interval_bytes);
     let mut out = SegmentRecovery {
@@ -186,6 +206,7 @@ fn recover_segment(log: &mut Log, seg: &Segment) -> Result<SegmentRecovery> {
         invalid_at: None,
         index_entries: 0,
         time_index_entries: 0,
+        end_offset: seg.base_offset,
     };
     let mut cut = Vec::new();
     let mut iter = BatchIter::new(&bytes);
@@ -220,6 +241,7 @@ fn recover_segment(log: &mut Log, seg: &Segment) -> Result<SegmentRecovery> {
         }
         out.batches_valid += 1;
         out.valid_bytes = batch.position + batch.size_bytes() as u64;
+        out.end_offset = batch.next_offset();
     }
     match iter.stop() {
         Some(ScanStop::Partial { position, len }) => {
@@ -253,10 +275,14 @@ fn recover_segment(log: &mut Log, seg: &Segment) -> Result<SegmentRecovery> {
     drop(bytes);
     if out.valid_bytes < file_len {
         out.truncated_bytes = file_len - out.valid_bytes;
-        durable::truncate_file(&seg.log_path(), out.valid_bytes)?;
+        if !dry_run {
+            durable::truncate_file(&seg.log_path(), out.valid_bytes)?;
+        }
     }
-    durable::write_atomic(&seg.index_path(), &builder.pending_offset_entries)?;
-    durable::write_atomic(&seg.time_index_path(), &builder.pending_time_entries)?;
+    if !dry_run {
+        durable::write_atomic(&seg.index_path(), &builder.pending_offset_entries)?;
+        durable::write_atomic(&seg.time_index_path(), &builder.pending_time_entries)?;
+    }
     out.index_entries = (builder.pending_offset_entries.len() / 8) as u64;
     out.time_index_entries = (builder.pending_time_entries.len() / TIME_ENTRY_BYTES) as u64;
     // The cut batches are reported by the caller through the log-level report.

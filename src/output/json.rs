@@ -203,3 +203,28 @@ pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {
         }),
     )
 }
+
+/// `fetch --json`: one object per round.
+pub fn fetch_rounds(out: &mut dyn Write, r: &crate::commands::fetch::FetchReport) -> Result<()> {
+    for (i, round) in r.rounds.iter().enumerate() {
+        line(
+            out,
+            &json!({
+                "type": "fetch_round",
+                "round": i + 1,
+                "fetch_offset": round.fetch_offset,
+                "truncated": round.truncated.map(|(a, b)| json!({"from": a, "to": b})),
+                "batches": round.batches_copied,
+                "records": round.records_copied,
+                "bytes": round.bytes_copied,
+                "returned_high_watermark": round.returned_high_watermark,
+                "leader_log_end_offset": round.leader_log_end_offset,
+                "leader_high_watermark": round.leader_high_watermark,
+                "follower_log_end_offset": round.follower_log_end_offset,
+                "follower_high_watermark": round.follower_high_watermark,
+                "stuck": round.stuck.as_ref().map(|s| json!({"batch_base_offset": s.batch_base_offset, "batch_last_offset": s.batch_last_offset})),
+            }),
+        )?;
+    }
+    Ok(())
+}

@@ -3,6 +3,7 @@
 
 pub mod json;
 pub mod palette;
+pub mod report;
 pub mod table;
 pub mod text;
 

@@ -165,3 +165,131 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, settings: &Settings) -> Resul
         r.bytes_checked
     )
 }
+
+pub fn fetch_rounds(
+    out: &mut dyn Write,
+    r: &crate::commands::fetch::FetchReport,
+    follower: &str,
+    settings: &Settings,
+) -> Result<()> {
+    let p = settings.palette();
+    if let Some(s) = &r.follower_startup {
+        startup(out, follower, s, settings)?;
+    }
+    for (i, round) in r.rounds.iter().enumerate() {
+        if let Some((from, to)) = round.truncated {
+            out!(
+                out,
+                "round {}: follower LEO {from} is past the leader's LEO: {} to {to}",
+                i + 1,
+                p.warn("truncated")
+            )?;
+        }
+        if let Some(s) = &round.stuck {
+            out!(
+                out,
+                "round {}: fetch at {}: leader returned batch {}..={} which starts below the follower's LEO {}: {} (out-of-order offsets, nothing appended)",
+                i + 1,
+                round.fetch_offset,
+                s.batch_base_offset,
+                s.batch_last_offset,
+                s.follower_log_end_offset,
+                p.bad("STUCK")
+            )?;
+            continue;
+        }
+        out!(
+            out,
+            "round {}: fetch at {}: copied {} batch(es), {} record(s), {} bytes; leader LEO {} HW {}; follower LEO {} HW {} (response carried HW {})",
+            i + 1,
+            round.fetch_offset,
+            round.batches_copied,
+            round.records_copied,
+            round.bytes_copied,
+            round.leader_log_end_offset,
+            p.strong(&round.leader_high_watermark.to_string()),
+            round.follower_log_end_offset,
+            p.strong(&round.follower_high_watermark.to_string()),
+            round.returned_high_watermark
+        )?;
+    }
+    if r.caught_up {
+        out!(out, "{}", p.good("caught up"))?;
+    }
+    Ok(())
+}
+
+pub fn flushed(
+    out: &mut dyn Write,
+    dir: &str,
+    r: &crate::commands::flush::FlushReport,
+    settings: &Settings,
+) -> Result<()> {
+    if let Some(s) = &r.startup {
+        startup(out, dir, s, settings)?;
+    }
+    out!(out, "{dir}: flushed; recovery point {} -> {}", r.recovery_point_before, r.recovery_point)
+}
+
+pub fn stopped(
+    out: &mut dyn Write,
+    dir: &str,
+    r: &crate::commands::stop::StopReport,
+    settings: &Settings,
+) -> Result<()> {
+    if r.already_stopped {
+        return out!(out, "{dir}: already stopped cleanly");
+    }
+    if let Some(s) = &r.startup {
+        startup(out, dir, s, settings)?;
+    }
+    out!(
+        out,
+        "{dir}: stopped cleanly (LEO {}, HW {}, .kafka_cleanshutdown written)",
+        r.log_end_offset,
+        r.high_watermark
+    )
+}
+
+pub fn crashed(out: &mut dyn Write, r: &crate::crash::CrashReport, settings: &Settings) -> Result<()> {
+    use crate::crash::Damage;
+    let p = settings.palette();
+    out!(
+        out,
+        "{}: {} (volatile state lost, no clean-shutdown marker); LEO was {}, recovery point {}",
+        r.dir,
+        p.bad("crashed"),
+        r.log_end_offset_before,
+        r.recovery_point
+    )?;
+    let offsets = |o: &Option<(i64, i64)>| match o {
+        Some((a, b)) if a == b => format!("offset {a}"),
+        Some((a, b)) => format!("offsets {a}..={b}"),
+        None => "no whole batch".into(),
+    };
+    for d in &r.damage {
+        match d {
+            Damage::PowerLoss { segment_base_offset, size_before, size_after, lost } => out!(
+                out,
+                "  power loss: segment {segment_base_offset} cut from {size_before} to {size_after} bytes; unflushed {} lost",
+                offsets(lost)
+            )?,
+            Damage::SegmentLost { segment_base_offset, size_bytes } => {
+                out!(out, "  power loss: segment {segment_base_offset} ({size_bytes} bytes) never flushed, gone")?
+            }
+            Damage::TornTail { segment_base_offset, size_before, size_after, hit } => out!(
+                out,
+                "  torn write: segment {segment_base_offset} cut from {size_before} to {size_after} bytes (positions {size_after}..{size_before}); hits {}",
+                offsets(hit)
+            )?,
+            Damage::FlippedByte { segment_base_offset, position, before, after, hit } => out!(
+                out,
+                "  bit flip: segment {segment_base_offset} byte at position {position} {before:#04x} -> {after:#04x}; hits {}",
+                offsets(hit)
+            )?,
+            Damage::HighWatermark { before, after } => out!(out, "  HW checkpoint: {before} -> {after}")?,
+            Damage::DroppedFile { path } => out!(out, "  removed {path}")?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,309 @@
+//! `klog recover`: local log recovery of one replica, or — with `--leader` — restarting a
+//! replica as a follower: local recovery, fencing, truncation by the chosen Kafka era's rule,
+//! and a record-by-record account of what was kept, truncated, lost and left diverged
+//! (replication-model.md, operation 6, "What the report calls things").
+
+use super::fetch::{open_pair, FetchReport, FetchRequest};
+use crate::error::{Error, Result};
+use crate::log::recovery::{self, RecoveryReport};
+use crate::replica::{Replica, Role};
+use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
+use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
+use crate::replication::truncation::{plan_truncation, ReplicaView, TruncationMode, TruncationPlan};
+use std::path::Path;
+
+/// Rows of the record table kept in a report (the counts cover everything).
+pub const MAX_ROWS: usize = 2000;
+
+pub struct RecoverRequest<'a> {
+    pub dir: &'a Path,
+    pub partition: Option<&'a str>,
+    pub leader: Option<&'a Path>,
+    pub mode: TruncationMode,
+    pub dry_run: bool,
+    pub catch_up: bool,
+    /// Kept records shown before the first interesting offset.
+    pub context: i64,
+}
+
+#[derive(Debug)]
+pub struct LocalRecoverReport {
+    pub dir: String,
+    pub dry_run: bool,
+    /// The replica was running: nothing to recover.
+    pub was_running: bool,
+    pub recovery: Option<RecoveryReport>,
+}
+
+/// How a follower record fares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordClass {
+    Kept,
+    Diverged,
+    TruncatedRefetchable,
+    TruncatedLost,
+    AckedLost,
+}
+
+impl RecordClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordClass::Kept => "kept",
+            RecordClass::Diverged => "diverged",
+            RecordClass::TruncatedRefetchable => "truncated_refetchable",
+            RecordClass::TruncatedLost => "truncated_lost",
+            RecordClass::AckedLost => "acked_lost",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RecordRow {
+    pub follower: OwnedRecord,
+    pub leader: Option<OwnedRecord>,
+    pub class: RecordClass,
+    /// Committed by the rule of the report: below F's HW before truncation or below L's HW.
+    pub acked: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassCounts {
+    pub kept: u64,
+    pub truncated_refetchable: u64,
+    pub truncated_lost: u64,
+    pub acked_lost: u64,
+    pub diverged: u64,
+    /// Diverged records that were acked: lost from the leader's log although committed.
+    pub diverged_acked: u64,
+}
+
+#[derive(Debug)]
+pub struct FollowerRecoverReport {
+    pub mode: TruncationMode,
+    pub dry_run: bool,
+    pub leader_dir: String,
+    pub follower_dir: String,
+    pub leader_epoch: i32,
+    pub local: Option<RecoveryReport>,
+    pub leader_view: ReplicaView,
+    pub follower_view: ReplicaView,
+    pub plan: TruncationPlan,
+    /// Where the follower's log is actually cut (a batch boundary at or below the plan's offset).
+    pub cut_offset: i64,
+    pub follower_log_end_offset_after: i64,
+    pub follower_high_watermark_after: i64,
+    pub rows: Vec<RecordRow>,
+    pub rows_omitted: u64,
+    /// Offsets below the table's window, all kept.
+    pub kept_below_window: i64,
+    pub counts: ClassCounts,
+    pub first_divergent_offset: Option<i64>,
+    pub catch_up: Option<FetchReport>,
+    /// Comparison of the two logs after catching up.
+    pub after_catch_up: Option<DiffOutcome>,
+}
+
+pub enum RecoverReport {
+    Local(LocalRecoverReport),
+    Follower(Box<FollowerRecoverReport>),
+}
+
+pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
+    match req.leader {
+        None => local(req).map(RecoverReport::Local),
+        Some(leader) => as_follower(req, leader).map(|r| RecoverReport::Follower(Box::new(r))),
+    }
+}
+
+fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
+    if req.dry_run {
+        let mut r = Replica::open(req.dir, req.partition)?;
+        let running = r.is_running();
+        let recovery = if running {
+            None
+        } else {
+            Some(recovery::recover_log(&mut r.log, r.recovery_point, r.log_start_offset, r.clean_shutdown, true)?)
+        };
+        return Ok(LocalRecoverReport {
+            dir: r.paths.log_dir.display().to_string(),
+            dry_run: true,
+            was_running: running,
+            recovery,
+        });
+    }
+    let mut r = Replica::open_mut_stopped_ok(req.dir, req.partition)?;
+    let dir = r.paths.log_dir.display().to_string();
+    if r.is_running() {
+        return Ok(LocalRecoverReport { dir, dry_run: false, was_running: true, recovery: None });
+    }
+    let recovery = r.start()?;
+    Ok(LocalRecoverReport { dir, dry_run: false, was_running: false, recovery: Some(recovery) })
+}
+
+/// The first offset below both LEOs where the two epoch caches put different epochs.
+fn first_epoch_divergence(a: &Replica, b: &Replica, end: i64) -> Option<i64> {
+    let ca = a.log.epoch_cache();
+    let cb = b.log.epoch_cache();
+    let mut points: Vec<i64> = ca.entries().iter().chain(cb.entries()).map(|e| e.start_offset).collect();
+    points.push(a.log_start_offset.max(b.log_start_offset));
+    points.sort_unstable();
+    points.dedup();
+    points.into_iter().filter(|p| *p < end).find(|p| ca.epoch_for_offset(*p) != cb.epoch_for_offset(*p))
+}
+
+fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerRecoverReport> {
+    // Validation and fencing before anything is written.
+    let (leader, probe) = open_pair(leader_path, req.dir, req.partition)?;
+    let leader_epoch = leader.state().map_or(-1, |s| s.leader_epoch);
+    if let Some(seen) = probe.largest_known_epoch() {
+        if leader_epoch < seen {
+            return Err(Error::state(
+                &leader.paths.log_dir,
+                format!(
+                    "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
+                    probe.paths.log_dir.display()
+                ),
+            ));
+        }
+    }
+    let name = leader.paths.name();
+    drop(probe);
+    // Local recovery (really, or on the in-memory view for a dry run).
+    let (mut follower, local) = if req.dry_run {
+        let mut f = Replica::open(req.dir, Some(&name))?;
+        let local = if f.is_running() {
+            None
+        } else {
+            let r = recovery::recover_log(&mut f.log, f.recovery_point, f.log_start_offset, f.clean_shutdown, true)?;
+            f.high_watermark = f.high_watermark.min(f.log_end_offset());
+            Some(r)
+        };
+        (f, local)
+    } else {
+        Replica::open_mut(req.dir, Some(&name))?
+    };
+    let f_leo = follower.log_end_offset();
+    let f_hw = follower.high_watermark.min(f_leo);
+    let leader_view =
+        ReplicaView::new(leader.log.epoch_cache().clone(), leader.log_end_offset(), leader.high_watermark);
+    let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
+    let plan = plan_truncation(req.mode, &leader_view, &follower_view);
+    // Truncation cuts at a batch boundary: a batch straddling the target goes whole.
+    let cut_offset = if plan.truncation_offset < f_leo {
+        follower.log.locate(plan.truncation_offset)?.map_or(plan.truncation_offset, |loc| {
+            let seg = &follower.log.segments()[loc.segment];
+            seg.read_log()
+                .ok()
+                .and_then(|b| {
+                    crate::format::batch::BatchIter::starting_at(&b, loc.position as usize)
+                        .next()
+                        .map(|x| x.base_offset())
+                })
+                .unwrap_or(plan.truncation_offset)
+                .min(plan.truncation_offset)
+        })
+    } else {
+        f_leo
+    };
+    // Classify the follower's records from a window before the first interesting offset.
+    let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
+    let interesting = divergence.map_or(cut_offset, |d| d.min(cut_offset));
+    let window = (interesting - req.context).max(follower.log_start_offset).min(f_leo);
+    let mut fc = RecordCursor::new(&follower.log, window, f_leo)?;
+    let mut lc = RecordCursor::new(&leader.log, window, leader.log_end_offset())?;
+    let mut lrec = lc.next_record()?;
+    let mut rows = Vec::new();
+    let mut rows_omitted = 0;
+    let mut counts = ClassCounts::default();
+    let mut first_divergent_offset = None;
+    while let Some(frec) = fc.next_record()? {
+        while lrec.as_ref().is_some_and(|l| l.offset < frec.offset) {
+            lrec = lc.next_record()?;
+        }
+        let at_leader = lrec.as_ref().filter(|l| l.offset == frec.offset).cloned();
+        let same = at_leader.as_ref().is_some_and(|l| l.same_batch(&frec));
+        let acked = frec.offset < f_hw || frec.offset < leader.high_watermark;
+        let class = if frec.offset < cut_offset {
+            if at_leader.is_some() && !same {
+                counts.diverged += 1;
+                if acked {
+                    counts.diverged_acked += 1;
+                }
+                first_divergent_offset.get_or_insert(frec.offset);
+                RecordClass::Diverged
+            } else {
+                counts.kept += 1;
+                RecordClass::Kept
+            }
+        } else if same {
+            counts.truncated_refetchable += 1;
+            RecordClass::TruncatedRefetchable
+        } else if acked {
+            counts.acked_lost += 1;
+            RecordClass::AckedLost
+        } else {
+            counts.truncated_lost += 1;
+            RecordClass::TruncatedLost
+        };
+        if rows.len() < MAX_ROWS {
+            rows.push(RecordRow { follower: frec, leader: at_leader, class, acked });
+        } else {
+            rows_omitted += 1;
+        }
+    }
+    let kept_below_window = window - follower.log_start_offset;
+    let mut report = FollowerRecoverReport {
+        mode: req.mode,
+        dry_run: req.dry_run,
+        leader_dir: leader.paths.log_dir.display().to_string(),
+        follower_dir: follower.paths.log_dir.display().to_string(),
+        leader_epoch,
+        local,
+        leader_view,
+        follower_view,
+        plan,
+        cut_offset,
+        follower_log_end_offset_after: cut_offset.min(f_leo),
+        follower_high_watermark_after: f_hw.min(cut_offset),
+        rows,
+        rows_omitted,
+        kept_below_window,
+        counts,
+        first_divergent_offset,
+        catch_up: None,
+        after_catch_up: None,
+    };
+    if req.dry_run {
+        return Ok(report);
+    }
+    follower.log.truncate_to(cut_offset)?;
+    clamp_after_truncation(&mut follower)?;
+    if let Some(s) = follower.state.as_mut() {
+        s.role = Role::Follower;
+        s.leader = Some(leader.identity());
+        s.leader_epoch = leader_epoch;
+        s.isr.clear();
+        s.follower_fetch_offsets.clear();
+    }
+    follower.save_state()?;
+    report.follower_log_end_offset_after = follower.log_end_offset();
+    report.follower_high_watermark_after = follower.high_watermark;
+    drop(follower);
+    drop(leader);
+    if req.catch_up {
+        let fetched = super::fetch::run(&FetchRequest {
+            leader: leader_path,
+            follower: req.dir,
+            partition: Some(&name),
+            rounds: 1,
+            until_caught_up: true,
+            max_bytes: DEFAULT_FETCH_MAX_BYTES,
+            flush: false,
+        })?;
+        let l = Replica::open(leader_path, Some(&name))?;
+        let f = Replica::open(req.dir, Some(&name))?;
+        report.after_catch_up = Some(diff::diff_logs(&l.log, &f.log)?);
+        report.catch_up = Some(fetched);
+    }
+    Ok(report)
+}

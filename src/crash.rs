@@ -1,0 +1,252 @@
+//! Crash simulation (replication-model.md, operation 4): an unclean stop plus optional damage.
+//!
+//! Every crash throws away the volatile state and leaves no clean-shutdown marker. Damage
+//! options model what a power cut or a bad disk leaves behind. All options are validated
+//! before the first byte changes, and the report names every offset and byte position hit.
+
+use crate::durable;
+use crate::error::{Error, Result};
+use crate::format::batch::{BatchIter, CRC_START};
+use crate::log::names;
+use crate::log::segment::Segment;
+use crate::replica::{forget_volatile_state, Replica};
+use std::fs::OpenOptions;
+use std::io::{Read, Seek, SeekFrom, Write};
+
+/// What to break.
+#[derive(Debug, Clone, Default)]
+pub struct CrashOptions {
+    pub power_loss: bool,
+    pub torn_bytes: Option<u64>,
+    /// `Some(None)`: a random batch chosen with `seed`.
+    pub flip_byte: Option<Option<u64>>,
+    pub seed: Option<u64>,
+    pub high_watermark: Option<i64>,
+    pub drop_epoch_checkpoint: bool,
+    pub drop_index: bool,
+}
+
+/// One thing the crash did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Damage {
+    /// A segment's tail beyond the recovery point vanished: (segment, old size, new size, lost offsets).
+    PowerLoss {
+        segment_base_offset: i64,
+        size_before: u64,
+        size_after: u64,
+        lost: Option<(i64, i64)>,
+    },
+    /// A segment above the recovery point vanished whole.
+    SegmentLost {
+        segment_base_offset: i64,
+        size_bytes: u64,
+    },
+    TornTail {
+        segment_base_offset: i64,
+        size_before: u64,
+        size_after: u64,
+        hit: Option<(i64, i64)>,
+    },
+    FlippedByte {
+        segment_base_offset: i64,
+        position: u64,
+        before: u8,
+        after: u8,
+        hit: Option<(i64, i64)>,
+    },
+    HighWatermark {
+        before: i64,
+        after: i64,
+    },
+    DroppedFile {
+        path: String,
+    },
+}
+
+#[derive(Debug)]
+pub struct CrashReport {
+    pub dir: String,
+    pub was_running: bool,
+    pub recovery_point: i64,
+    pub log_end_offset_before: i64,
+    pub damage: Vec<Damage>,
+}
+
+/// Offsets of the batches overlapping the byte range [from, to) of a segment.
+fn offsets_in(bytes: &[u8], from: u64, to: u64) -> Option<(i64, i64)> {
+    let mut range: Option<(i64, i64)> = None;
+    for b in BatchIter::new(bytes) {
+        let end = b.position + b.size_bytes() as u64;
+        if end > from && b.position < to {
+            range = Some(range.map_or((b.base_offset(), b.last_offset()), |r| (r.0, b.last_offset())));
+        }
+    }
+    range
+}
+
+/// A small deterministic generator (xorshift64*), so `--seed` reproduces a crash.
+fn next_random(state: &mut u64) -> u64 {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions) -> Result<CrashReport> {
+    let mut replica = Replica::open_mut_stopped_ok(dir, partition)?;
+    let segments = replica.log.segments().to_vec();
+    let active = segments.last().cloned();
+    let active_size = match &active {
+        Some(s) => s.log_size()?,
+        None => 0,
+    };
+    let leo = replica.log_end_offset();
+    // Validate everything first.
+    let needs_data = opts.torn_bytes.is_some() || opts.flip_byte.is_some();
+    if needs_data && active_size == 0 {
+        return Err(Error::state(
+            &replica.paths.partition_dir,
+            "the active segment is empty: --torn-bytes and --flip-byte need data to damage",
+        ));
+    }
+    if opts.power_loss && leo == replica.log_start_offset {
+        return Err(Error::state(&replica.paths.partition_dir, "the log is empty: --power-loss has nothing to lose"));
+    }
+    if let Some(n) = opts.torn_bytes {
+        if n == 0 || n > active_size {
+            return Err(Error::Usage(format!(
+                "--torn-bytes {n}: the active segment has {active_size} bytes (give 1..={active_size})"
+            )));
+        }
+    }
+    let flip_position = match opts.flip_byte {
+        None => None,
+        Some(Some(p)) if p >= active_size => {
+            return Err(Error::Usage(format!(
+                "--flip-byte {p}: position past the end of the active segment ({active_size} bytes)"
+            )))
+        }
+        Some(Some(p)) => Some(p),
+        Some(None) => {
+            let Some(seed) = opts.seed else {
+                return Err(Error::Usage("--flip-byte needs a POSITION or --seed N to choose one".into()));
+            };
+            let seg = active.as_ref().expect("active segment");
+            let bytes = seg.read_log()?;
+            let batches: Vec<(u64, u64)> =
+                BatchIter::new(&bytes).map(|b| (b.position, b.size_bytes() as u64)).collect();
+            if batches.is_empty() {
+                return Err(Error::state(&replica.paths.partition_dir, "no whole batch in the active segment"));
+            }
+            let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let (pos, size) = batches[(next_random(&mut state) % batches.len() as u64) as usize];
+            // A byte the CRC covers, so the damage is detectable, as a real bit flip would be.
+            let span = size.saturating_sub(CRC_START as u64).max(1);
+            Some(pos + CRC_START as u64 + next_random(&mut state) % span)
+        }
+    };
+    if let Some(hw) = opts.high_watermark {
+        if hw < 0 {
+            return Err(Error::Usage(format!("--hw {hw}: must be >= 0")));
+        }
+    }
+    let mut report = CrashReport {
+        dir: replica.paths.log_dir.display().to_string(),
+        was_running: replica.is_running(),
+        recovery_point: replica.recovery_point,
+        log_end_offset_before: leo,
+        damage: Vec::new(),
+    };
+    forget_volatile_state(&mut replica)?;
+    if opts.power_loss {
+        power_loss(&replica, &segments, &mut report)?;
+    }
+    if let (Some(n), Some(seg)) = (opts.torn_bytes, &active) {
+        let size_before = seg.log_size()?;
+        let n = n.min(size_before);
+        let hit = offsets_in(&seg.read_log()?, size_before - n, size_before);
+        durable::truncate_file(&seg.log_path(), size_before - n)?;
+        report.damage.push(Damage::TornTail {
+            segment_base_offset: seg.base_offset,
+            size_before,
+            size_after: size_before - n,
+            hit,
+        });
+    }
+    if let (Some(position), Some(seg)) = (flip_position, &active) {
+        let size = seg.log_size()?;
+        if position < size {
+            let hit = offsets_in(&seg.read_log()?, position, position + 1);
+            let path = seg.log_path();
+            let mut f =
+                OpenOptions::new().read(true).write(true).open(&path).map_err(|e| Error::io(&path, "open", e))?;
+            let mut b = [0u8];
+            f.seek(SeekFrom::Start(position)).map_err(|e| Error::io(&path, "seek", e))?;
+            f.read_exact(&mut b).map_err(|e| Error::io(&path, "read", e))?;
+            let after = b[0] ^ 0xff;
+            f.seek(SeekFrom::Start(position)).map_err(|e| Error::io(&path, "seek", e))?;
+            f.write_all(&[after]).map_err(|e| Error::io(&path, "write", e))?;
+            durable::sync_file(&f, &path)?;
+            report.damage.push(Damage::FlippedByte {
+                segment_base_offset: seg.base_offset,
+                position,
+                before: b[0],
+                after,
+                hit,
+            });
+        }
+    }
+    if let Some(hw) = opts.high_watermark {
+        let before = replica.high_watermark;
+        replica.set_high_watermark(hw)?;
+        report.damage.push(Damage::HighWatermark { before, after: hw });
+    }
+    if opts.drop_epoch_checkpoint {
+        let path = replica.paths.partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
+        if durable::remove_file(&path)? {
+            report.damage.push(Damage::DroppedFile { path: path.display().to_string() });
+        }
+    }
+    if let (true, Some(seg)) = (opts.drop_index, &active) {
+        for path in [seg.index_path(), seg.time_index_path()] {
+            if durable::remove_file(&path)? {
+                report.damage.push(Damage::DroppedFile { path: path.display().to_string() });
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Cut the log back to the recovery point: what was only in the page cache is gone.
+fn power_loss(replica: &Replica, segments: &[Segment], report: &mut CrashReport) -> Result<()> {
+    let rp = replica.recovery_point;
+    for seg in segments {
+        let size_before = seg.log_size()?;
+        if seg.base_offset > rp && seg.base_offset != segments[0].base_offset {
+            // Created after the last flush: never made durable.
+            report.damage.push(Damage::SegmentLost { segment_base_offset: seg.base_offset, size_bytes: size_before });
+            for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
+                durable::remove_file(&path)?;
+            }
+            continue;
+        }
+        let bytes = seg.read_log()?;
+        // Keep whole batches ending at or below the recovery point.
+        let keep = BatchIter::new(&bytes)
+            .take_while(|b| b.next_offset() <= rp)
+            .last()
+            .map_or(0, |b| b.position + b.size_bytes() as u64);
+        if keep < size_before {
+            let lost = offsets_in(&bytes, keep, size_before);
+            drop(bytes);
+            durable::truncate_file(&seg.log_path(), keep)?;
+            report.damage.push(Damage::PowerLoss {
+                segment_base_offset: seg.base_offset,
+                size_before,
+                size_after: keep,
+                lost,
+            });
+        }
+    }
+    Ok(())
+}

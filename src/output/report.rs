@@ -1,0 +1,320 @@
+//! Renderers of the recover and diff reports: text (a table of records) and one JSON document.
+
+use super::{display_bytes, table, Settings};
+use crate::commands::diff::DiffReport;
+use crate::commands::recover::{FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
+use crate::error::{IoContext, Result};
+use crate::replication::diff::{DiffOutcome, OwnedRecord, RangeKind};
+use crate::replication::truncation::ReplicaView;
+use comfy_table::Cell;
+use serde_json::{json, Value};
+use std::io::Write;
+
+macro_rules! out {
+    ($out:expr, $($arg:tt)*) => {
+        writeln!($out, $($arg)*).at("<stdout>", "write")
+    };
+}
+
+pub fn local_text(out: &mut dyn Write, r: &LocalRecoverReport, settings: &Settings) -> Result<()> {
+    let dry = if r.dry_run { " (dry run: nothing changed)" } else { "" };
+    match &r.recovery {
+        None => out!(out, "{}: running (not crashed): nothing to recover", r.dir),
+        Some(rec) => {
+            super::text::recovery(out, &r.dir, rec, settings)?;
+            if !dry.is_empty() {
+                out!(out, "{dry}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+pub fn local_json(out: &mut dyn Write, r: &LocalRecoverReport) -> Result<()> {
+    let v = json!({
+        "type": "local_recovery",
+        "dir": r.dir,
+        "dry_run": r.dry_run,
+        "was_running": r.was_running,
+        "recovery": r.recovery.as_ref().map(recovery_json),
+    });
+    writeln!(out, "{v}").at("<stdout>", "write")
+}
+
+pub fn recovery_json(r: &crate::log::recovery::RecoveryReport) -> Value {
+    json!({
+        "clean_shutdown": r.clean_shutdown,
+        "recovery_point_before": r.recovery_point_before,
+        "log_end_offset_before": r.log_end_offset_before,
+        "log_end_offset_after": r.log_end_offset_after,
+        "bytes_cut": r.bytes_cut(),
+        "segments": r.segments.iter().map(|s| json!({
+            "base_offset": s.base_offset, "valid_batches": s.batches_valid, "valid_bytes": s.valid_bytes,
+            "truncated_bytes": s.truncated_bytes,
+            "invalid_at": s.invalid_at.as_ref().map(|(p, w)| json!({"position": p, "why": w})),
+            "index_entries": s.index_entries, "time_index_entries": s.time_index_entries,
+        })).collect::<Vec<_>>(),
+        "cut": r.cut.iter().map(|c| json!({
+            "segment": c.segment_base_offset, "position": c.position, "bytes": c.size_bytes,
+            "base_offset": c.base_offset, "last_offset": c.last_offset, "leader_epoch": c.partition_leader_epoch,
+        })).collect::<Vec<_>>(),
+        "deleted_segments": r.deleted_segments,
+        "epochs_added": r.epochs_added.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
+        "epochs_removed": r.epochs_removed.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
+    })
+}
+
+fn class_cell(settings: &Settings, row: &RecordRow) -> String {
+    let p = settings.palette();
+    match row.class {
+        RecordClass::Kept => p.good("kept"),
+        RecordClass::Diverged if row.acked => p.bad("DIVERGED (acked, lost from leader)"),
+        RecordClass::Diverged => p.bad("DIVERGED"),
+        RecordClass::TruncatedRefetchable => p.warn("truncated, refetchable"),
+        RecordClass::TruncatedLost => p.warn("truncated, lost"),
+        RecordClass::AckedLost => p.bad("ACKED LOST"),
+    }
+}
+
+fn record_text(r: &OwnedRecord) -> String {
+    let key = r.key.as_deref().map(|k| format!("{}=", display_bytes(Some(k), 12))).unwrap_or_default();
+    format!("{key}{}", display_bytes(r.value.as_deref(), 24))
+}
+
+fn view_text(v: &ReplicaView) -> String {
+    let epochs: Vec<String> =
+        v.epochs.entries().iter().map(|e| format!("({} {})", e.leader_epoch, e.start_offset)).collect();
+    format!("LEO {} HW {} epochs [{}]", v.log_end_offset, v.high_watermark, epochs.join(" "))
+}
+
+pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    out!(
+        out,
+        "{} {} as a follower of {} (leader epoch {}) — mode {} ({}){}",
+        p.strong("recover"),
+        r.follower_dir,
+        r.leader_dir,
+        r.leader_epoch,
+        p.strong(r.mode.name()),
+        r.mode.kafka_versions(),
+        if r.dry_run { ", DRY RUN: nothing changed" } else { "" }
+    )?;
+    if let Some(local) = &r.local {
+        super::text::startup(out, &r.follower_dir, local, settings)?;
+    }
+    out!(out, "  leader:   {}", view_text(&r.leader_view))?;
+    out!(out, "  follower: {}", view_text(&r.follower_view))?;
+    for (i, t) in r.plan.round_trips.iter().enumerate() {
+        let answer = match t.answered_epoch {
+            Some(e) if t.answered_end_offset < 0 => format!("epoch {e}, offset UNDEFINED"),
+            Some(e) => format!("epoch {e}, end offset {}", t.answered_end_offset),
+            None if t.answered_end_offset < 0 => "offset UNDEFINED".to_string(),
+            None => format!("end offset {}", t.answered_end_offset),
+        };
+        out!(
+            out,
+            "  round trip {}: OffsetsForLeaderEpoch(epoch {}) -> {answer}; truncate to {}{}: {}",
+            i + 1,
+            t.requested_epoch,
+            t.truncate_to,
+            if t.done { "" } else { " and ask again" },
+            t.reason.describe()
+        )?;
+    }
+    if r.plan.round_trips.is_empty() {
+        out!(out, "  no round trip: {}", r.plan.reason.describe())?;
+    }
+    let removed = r.follower_view.log_end_offset - r.cut_offset;
+    out!(
+        out,
+        "  truncation point {}{}: LEO {} -> {}, HW {} -> {}{}",
+        r.plan.truncation_offset,
+        if r.cut_offset != r.plan.truncation_offset {
+            format!(" (cut at batch boundary {})", r.cut_offset)
+        } else {
+            String::new()
+        },
+        r.follower_view.log_end_offset,
+        r.follower_log_end_offset_after,
+        r.follower_view.high_watermark,
+        r.follower_high_watermark_after,
+        if removed > 0 { format!(", {removed} offsets removed") } else { ", nothing removed".into() }
+    )?;
+    if r.kept_below_window > 0 {
+        out!(out, "  ({} offsets below {} kept and not shown)", r.kept_below_window, r.kept_below_window)?;
+    }
+    if !r.rows.is_empty() {
+        let mut t = table::new_table(settings, &["offset", "epoch", "follower record", "leader has", "fate"]);
+        for row in &r.rows {
+            let leader = match &row.leader {
+                None => p.dim("nothing"),
+                Some(l) if l.same_batch(&row.follower) => p.dim("same"),
+                Some(l) => format!("{} (epoch {})", record_text(l), l.leader_epoch),
+            };
+            t.add_row(vec![
+                table::right(row.follower.offset),
+                table::right(p.epoch(row.follower.leader_epoch, &row.follower.leader_epoch.to_string())),
+                Cell::new(record_text(&row.follower)),
+                Cell::new(leader),
+                Cell::new(class_cell(settings, row)),
+            ]);
+        }
+        table::write_table(out, &t)?;
+        if r.rows_omitted > 0 {
+            out!(out, "  ... {} more record(s) not shown (counted below)", r.rows_omitted)?;
+        }
+    }
+    let c = &r.counts;
+    let diverged = match r.first_divergent_offset {
+        Some(o) => p.bad(&format!("logs diverge at offset {o}")),
+        None => p.good("no divergence in what is kept"),
+    };
+    out!(
+        out,
+        "{} kept {}, truncated refetchable {}, truncated lost {}, {} {}, {} {}{}; {diverged}",
+        p.strong("summary:"),
+        c.kept,
+        c.truncated_refetchable,
+        c.truncated_lost,
+        p.bad("acked lost"),
+        c.acked_lost + c.diverged_acked,
+        p.bad("diverged"),
+        c.diverged,
+        if c.diverged_acked > 0 { format!(" ({} of them acked)", c.diverged_acked) } else { String::new() },
+    )?;
+    if let Some(f) = &r.catch_up {
+        super::text::fetch_rounds(out, f, &r.follower_dir, settings)?;
+    }
+    if let Some(d) = &r.after_catch_up {
+        match d.first_divergent_offset {
+            Some(o) => out!(out, "after catching up: {}", p.bad(&format!("the logs still diverge at offset {o}")))?,
+            None => out!(out, "after catching up: {}", p.good("the logs agree"))?,
+        }
+    }
+    Ok(())
+}
+
+fn owned_json(r: &OwnedRecord) -> Value {
+    let (key, key_encoding) = super::json::encode_bytes(r.key.as_deref());
+    let (value, value_encoding) = super::json::encode_bytes(r.value.as_deref());
+    json!({
+        "offset": r.offset, "leader_epoch": r.leader_epoch, "timestamp": r.timestamp,
+        "key": key, "key_encoding": key_encoding, "value": value, "value_encoding": value_encoding,
+        "batch_base_offset": r.batch_base_offset, "batch_last_offset": r.batch_last_offset, "batch_crc": r.batch_crc,
+    })
+}
+
+fn view_json(v: &ReplicaView) -> Value {
+    json!({
+        "log_end_offset": v.log_end_offset,
+        "high_watermark": v.high_watermark,
+        "epochs": v.epochs.entries().iter().map(|e| json!({"leader_epoch": e.leader_epoch, "start_offset": e.start_offset})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn diff_json_value(d: &DiffOutcome) -> Value {
+    json!({
+        "first_divergent_offset": d.first_divergent_offset,
+        "identical": d.identical_up_to_shorter(),
+        "ranges": d.ranges.iter().map(|r| json!({"kind": r.kind.name(), "first_offset": r.first_offset, "last_offset": r.last_offset, "records": r.record_count})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn follower_json(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<()> {
+    let c = &r.counts;
+    let v = json!({
+        "type": "recover",
+        "mode": r.mode.name(),
+        "dry_run": r.dry_run,
+        "leader": r.leader_dir,
+        "follower": r.follower_dir,
+        "leader_epoch": r.leader_epoch,
+        "local_recovery": r.local.as_ref().map(recovery_json),
+        "leader_view": view_json(&r.leader_view),
+        "follower_view": view_json(&r.follower_view),
+        "round_trips": r.plan.round_trips.iter().map(|t| json!({
+            "requested_epoch": t.requested_epoch,
+            "answered_epoch": t.answered_epoch,
+            "answered_end_offset": t.answered_end_offset,
+            "truncate_to": t.truncate_to,
+            "reason": format!("{:?}", t.reason),
+            "done": t.done,
+        })).collect::<Vec<_>>(),
+        "truncation_offset": r.plan.truncation_offset,
+        "reason": format!("{:?}", r.plan.reason),
+        "cut_offset": r.cut_offset,
+        "follower_log_end_offset_after": r.follower_log_end_offset_after,
+        "follower_high_watermark_after": r.follower_high_watermark_after,
+        "records": r.rows.iter().map(|row| json!({
+            "offset": row.follower.offset,
+            "class": row.class.name(),
+            "acked": row.acked,
+            "follower": owned_json(&row.follower),
+            "leader": row.leader.as_ref().map(owned_json),
+        })).collect::<Vec<_>>(),
+        "records_omitted": r.rows_omitted,
+        "kept_below_window": r.kept_below_window,
+        "summary": {
+            "kept": c.kept,
+            "truncated_refetchable": c.truncated_refetchable,
+            "truncated_lost": c.truncated_lost,
+            "acked_lost": c.acked_lost + c.diverged_acked,
+            "diverged": c.diverged,
+            "diverged_acked": c.diverged_acked,
+            "first_divergent_offset": r.first_divergent_offset,
+        },
+        "catch_up": r.catch_up.as_ref().map(|f| json!({
+            "rounds": f.rounds.len(),
+            "caught_up": f.caught_up,
+            "stuck": f.stuck(),
+            "records_copied": f.rounds.iter().map(|x| x.records_copied).sum::<u64>(),
+        })),
+        "after_catch_up": r.after_catch_up.as_ref().map(diff_json_value),
+    });
+    writeln!(out, "{v}").at("<stdout>", "write")
+}
+
+pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    out!(out, "A {} (LEO {}, HW {})", r.a.log_dir.display(), r.a.log_end_offset, r.a.high_watermark)?;
+    out!(out, "B {} (LEO {}, HW {})", r.b.log_dir.display(), r.b.log_end_offset, r.b.high_watermark)?;
+    let mut t = table::new_table(settings, &["offsets", "records", "A vs B"]);
+    for range in &r.outcome.ranges {
+        let kind = match range.kind {
+            RangeKind::Agree => p.good("agree"),
+            RangeKind::Differ => p.bad("DIFFER"),
+            RangeKind::OnlyA => p.warn("only in A"),
+            RangeKind::OnlyB => p.warn("only in B"),
+        };
+        t.add_row(vec![
+            Cell::new(format!("{}..={}", range.first_offset, range.last_offset)),
+            table::right(range.record_count),
+            Cell::new(kind),
+        ]);
+    }
+    if !r.outcome.ranges.is_empty() {
+        table::write_table(out, &t)?;
+    }
+    match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
+        (Some(o), Some((a, b))) => out!(
+            out,
+            "{} at offset {o}: A has {} (epoch {}), B has {} (epoch {})",
+            p.bad("first divergence"),
+            record_text(a),
+            a.leader_epoch,
+            record_text(b),
+            b.leader_epoch
+        ),
+        (Some(o), None) => out!(out, "{} at offset {o}: only one side has a record there", p.bad("first divergence")),
+        (None, _) => out!(out, "{}", p.good("identical up to the shorter log end")),
+    }
+}
+
+pub fn diff_json(out: &mut dyn Write, r: &DiffReport) -> Result<()> {
+    let mut v = diff_json_value(&r.outcome);
+    v["type"] = json!("diff");
+    v["a"] = super::json::replica_json(&r.a);
+    v["b"] = super::json::replica_json(&r.b);
+    writeln!(out, "{v}").at("<stdout>", "write")
+}

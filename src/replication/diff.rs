@@ -1,0 +1,244 @@
+//! Comparing logs record by record: a pull cursor over a log's records (so two logs can be
+//! walked side by side with constant memory) and the range summary of `klog diff`.
+//!
+//! Two records agree when they have the same offset, leader epoch, timestamp, key, value and
+//! headers; batch CRCs are compared too, so re-batched but equal records still show as agreeing
+//! while their batch-level identity (what Kafka's fetch copies) is reported separately.
+
+use crate::error::Result;
+use crate::format::batch::BatchIter;
+use crate::log::segment::{FileBytes, Segment};
+use crate::log::Log;
+use std::collections::VecDeque;
+
+/// A record with its batch identity, owning its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedRecord {
+    pub offset: i64,
+    pub leader_epoch: i32,
+    pub batch_base_offset: i64,
+    pub batch_last_offset: i64,
+    pub batch_crc: u32,
+    pub timestamp: i64,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+impl OwnedRecord {
+    /// Same record content and epoch (batch boundaries may differ).
+    pub fn same_record(&self, other: &OwnedRecord) -> bool {
+        self.offset == other.offset
+            && self.leader_epoch == other.leader_epoch
+            && self.timestamp == other.timestamp
+            && self.key == other.key
+            && self.value == other.value
+            && self.headers == other.headers
+    }
+    /// Same batch as Kafka's fetch would copy it: offsets, epoch and CRC.
+    pub fn same_batch(&self, other: &OwnedRecord) -> bool {
+        self.batch_base_offset == other.batch_base_offset
+            && self.batch_last_offset == other.batch_last_offset
+            && self.leader_epoch == other.leader_epoch
+            && self.batch_crc == other.batch_crc
+    }
+}
+
+/// Walks the records of a log from an offset to an end offset, one batch decoded at a time.
+pub struct RecordCursor {
+    segments: Vec<Segment>,
+    segment: usize,
+    bytes: Option<FileBytes>,
+    position: usize,
+    from: i64,
+    end: i64,
+    pending: VecDeque<OwnedRecord>,
+    /// Batches whose records could not be decoded: (base offset, error).
+    pub undecodable: Vec<(i64, String)>,
+}
+
+impl RecordCursor {
+    /// Records with `from <= offset < end`.
+    pub fn new(log: &Log, from: i64, end: i64) -> Result<RecordCursor> {
+        let loc = log.locate(from)?;
+        let (segment, position) = match loc {
+            Some(l) => (l.segment, l.position as usize),
+            None => (log.segments().len(), 0),
+        };
+        Ok(RecordCursor {
+            segments: log.segments().to_vec(),
+            segment,
+            bytes: None,
+            position,
+            from,
+            end,
+            pending: VecDeque::new(),
+            undecodable: Vec::new(),
+        })
+    }
+
+    /// The next record, or `None` at the end.
+    pub fn next_record(&mut self) -> Result<Option<OwnedRecord>> {
+        loop {
+            if let Some(r) = self.pending.pop_front() {
+                if r.offset >= self.end {
+                    self.pending.clear();
+                    self.segment = self.segments.len();
+                    return Ok(None);
+                }
+                if r.offset >= self.from {
+                    return Ok(Some(r));
+                }
+                continue;
+            }
+            if self.segment >= self.segments.len() {
+                return Ok(None);
+            }
+            if self.bytes.is_none() {
+                self.bytes = Some(self.segments[self.segment].read_log()?);
+            }
+            let bytes = self.bytes.as_ref().expect("mapped");
+            let Some(batch) = BatchIter::starting_at(bytes, self.position).next() else {
+                self.segment += 1;
+                self.bytes = None;
+                self.position = 0;
+                continue;
+            };
+            self.position = (batch.position + batch.size_bytes() as u64) as usize;
+            if batch.base_offset() >= self.end {
+                self.segment = self.segments.len();
+                return Ok(None);
+            }
+            let decoded = batch.records().and_then(|d| {
+                d.decode().map(|records| {
+                    records
+                        .into_iter()
+                        .map(|r| OwnedRecord {
+                            offset: r.offset,
+                            leader_epoch: batch.partition_leader_epoch(),
+                            batch_base_offset: batch.base_offset(),
+                            batch_last_offset: batch.last_offset(),
+                            batch_crc: batch.stored_crc(),
+                            timestamp: r.timestamp,
+                            key: r.key.map(<[u8]>::to_vec),
+                            value: r.value.map(<[u8]>::to_vec),
+                            headers: r.headers.iter().map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec))).collect(),
+                        })
+                        .collect::<Vec<_>>()
+                })
+            });
+            match decoded {
+                Ok(records) => self.pending.extend(records),
+                Err(e) => self.undecodable.push((batch.base_offset(), e.to_string())),
+            }
+        }
+    }
+}
+
+/// How two replicas compare over a range of offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeKind {
+    Agree,
+    Differ,
+    OnlyA,
+    OnlyB,
+}
+
+impl RangeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RangeKind::Agree => "agree",
+            RangeKind::Differ => "differ",
+            RangeKind::OnlyA => "only_a",
+            RangeKind::OnlyB => "only_b",
+        }
+    }
+}
+
+/// A maximal run of offsets with one kind: `first..=last`, `records` offsets with records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffRange {
+    pub kind: RangeKind,
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub record_count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffOutcome {
+    pub ranges: Vec<DiffRange>,
+    pub first_divergent_offset: Option<i64>,
+    /// The first differing pair, for the report.
+    pub first_difference: Option<(OwnedRecord, OwnedRecord)>,
+}
+
+impl DiffOutcome {
+    /// Identical up to the shorter log end (only-one-side tails are not divergence).
+    pub fn identical_up_to_shorter(&self) -> bool {
+        self.first_divergent_offset.is_none()
+    }
+}
+
+/// Compare two logs record by record over all offsets.
+pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
+    let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
+    let mut ca = RecordCursor::new(a, start, i64::MAX)?;
+    let mut cb = RecordCursor::new(b, start, i64::MAX)?;
+    let mut ra = ca.next_record()?;
+    let mut rb = cb.next_record()?;
+    let mut out = DiffOutcome { ranges: Vec::new(), first_divergent_offset: None, first_difference: None };
+    let push = |out: &mut DiffOutcome, kind: RangeKind, offset: i64| match out.ranges.last_mut() {
+        Some(r) if r.kind == kind => {
+            r.last_offset = offset;
+            r.record_count += 1;
+        }
+        _ => out.ranges.push(DiffRange { kind, first_offset: offset, last_offset: offset, record_count: 1 }),
+    };
+    loop {
+        match (&ra, &rb) {
+            (None, None) => break,
+            (Some(x), None) => {
+                push(&mut out, RangeKind::OnlyA, x.offset);
+                ra = ca.next_record()?;
+            }
+            (None, Some(y)) => {
+                push(&mut out, RangeKind::OnlyB, y.offset);
+                rb = cb.next_record()?;
+            }
+            (Some(x), Some(y)) if x.offset < y.offset => {
+                push(&mut out, RangeKind::OnlyA, x.offset);
+                ra = ca.next_record()?;
+            }
+            (Some(x), Some(y)) if y.offset < x.offset => {
+                push(&mut out, RangeKind::OnlyB, y.offset);
+                rb = cb.next_record()?;
+            }
+            (Some(x), Some(y)) => {
+                if x.same_record(y) {
+                    push(&mut out, RangeKind::Agree, x.offset);
+                } else {
+                    push(&mut out, RangeKind::Differ, x.offset);
+                    if out.first_divergent_offset.is_none() {
+                        out.first_divergent_offset = Some(x.offset);
+                        out.first_difference = Some((x.clone(), y.clone()));
+                    }
+                }
+                ra = ca.next_record()?;
+                rb = cb.next_record()?;
+            }
+        }
+    }
+    // Gaps where one side has a record and the other does not, inside both logs' ranges, are
+    // divergence too (a compacted side aside, the logs disagree on what exists).
+    let a_end = a.log_end_offset();
+    let b_end = b.log_end_offset();
+    let shorter = a_end.min(b_end);
+    if out.first_divergent_offset.is_none() {
+        out.first_divergent_offset = out
+            .ranges
+            .iter()
+            .find(|r| matches!(r.kind, RangeKind::OnlyA | RangeKind::OnlyB) && r.first_offset < shorter)
+            .map(|r| r.first_offset);
+    }
+    Ok(out)
+}
