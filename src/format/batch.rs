@@ -245,6 +245,8 @@ impl<'a> RawBatch<'a> {
                 let payload: Cow<'a, [u8]> =
                     match Compression::from_code(h.compression_code()) {
                         Some(Compression::None) => Cow::Borrowed(area),
+                        // An empty batch (compaction keeps one for producer state) has no stream.
+                        Some(_) if area.is_empty() && h.records_count == 0 => Cow::Borrowed(area),
                         Some(c) => Cow::Owned(compression::decompress(c, area).map_err(|what| RecordError {
                             position: 0,
                             what: format!("{} stream: {what}", c.name()),
@@ -472,11 +474,23 @@ mod tests {
     #[test]
     fn sarama_uncompressed_vector_has_expected_crc() {
         // IBM/sarama record_test.go "uncompressed record": CRC 0x547961FD over bytes 21..end.
-        let bytes: Vec<u8> = vec![
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 70, 0, 0, 0, 0, 2, 0x54, 0x79, 0x61, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 1, 88,
-            141, 205, 89, 56, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 40, 0, 10, 0,
-            8, 1, 2, 3, 4, 6, 5, 6, 7, 2, 6, 8, 9, 10, 4, 11, 12,
-        ];
+        let bytes: Vec<u8> = [
+            &[0u8, 0, 0, 0, 0, 0, 0, 0][..], // first offset
+            &[0, 0, 0, 70],                  // length
+            &[0, 0, 0, 0],                   // partition leader epoch
+            &[2],                            // magic
+            &[84, 121, 97, 253],             // crc
+            &[0, 0],                         // attributes
+            &[0, 0, 0, 0],                   // last offset delta
+            &[0, 0, 1, 88, 141, 205, 89, 56],
+            &[0, 0, 0, 0, 0, 0, 0, 0],
+            &[0, 0, 0, 0, 0, 0, 0, 0],
+            &[0, 0],
+            &[0, 0, 0, 0],
+            &[0, 0, 0, 1],
+            &[40, 0, 10, 0, 8, 1, 2, 3, 4, 6, 5, 6, 7, 2, 6, 8, 9, 10, 4, 11, 12],
+        ]
+        .concat();
         let b = RawBatch { position: 0, bytes: &bytes };
         assert_eq!(b.stored_crc(), 0x5479_61FD);
         assert!(b.verify().is_ok());

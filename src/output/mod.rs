@@ -27,7 +27,7 @@ impl Settings {
 pub fn display_bytes(bytes: Option<&[u8]>, max_chars: usize) -> String {
     let Some(bytes) = bytes else { return "null".to_string() };
     let text = match std::str::from_utf8(bytes) {
-        Ok(s) if s.is_empty() => "\"\"".to_string(),
+        Ok("") => "\"\"".to_string(),
         Ok(s) => s
             .chars()
             .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })

@@ -25,7 +25,7 @@ pub fn new_table(settings: &Settings, header: &[&str]) -> Table {
     if !settings.color {
         t.force_no_tty();
     }
-    t.set_header(header.iter().map(|h| Cell::new(h)));
+    t.set_header(header.iter().map(Cell::new));
     t
 }
 

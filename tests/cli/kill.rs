@@ -1,0 +1,1 @@
+//! Kill tests (issue 3) – written separately.

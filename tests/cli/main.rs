@@ -1,0 +1,8 @@
+//! Integration tests through the real `klog` binary, one module per area.
+
+mod common;
+mod crash;
+mod kill;
+mod real;
+mod scenarios;
+mod storage;

@@ -1,0 +1,1 @@
+//! Scenario tests (issue 4) – written separately.
