@@ -102,10 +102,7 @@ pub fn compress(codec: Compression, data: &[u8]) -> Vec<u8> {
 /// [`decompress`] with an explicit output limit in bytes.
 fn decompress_limited(codec: Compression, data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     if codec != Compression::None && data.is_empty() {
-        return Err(format!(
-            "the compressed records area is empty, expected a {} stream",
-            codec.name()
-        ));
+        return Err(format!("the compressed records area is empty, expected a {} stream", codec.name()));
     }
     match codec {
         Compression::None => Ok(data.to_vec()),
@@ -117,9 +114,7 @@ fn decompress_limited(codec: Compression, data: &[u8], limit: usize) -> Result<V
 }
 
 fn limit_error(codec: &str, limit: usize) -> String {
-    format!(
-        "decompressed {codec} data exceeds the limit of {limit} bytes (possible compression bomb)"
-    )
+    format!("decompressed {codec} data exceeds the limit of {limit} bytes (possible compression bomb)")
 }
 
 /// Room left under `limit` when `out` already holds `used` bytes.
@@ -145,10 +140,9 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 fn gzip_compress(data: &[u8]) -> Vec<u8> {
     use std::io::Write;
     // Same header as Java's GZIPOutputStream (JDK 16+): no name, mtime 0, XFL 0, OS 255.
-    let mut enc = flate2::GzBuilder::new().operating_system(255).write(
-        Vec::with_capacity(data.len() / 2 + 64),
-        flate2::Compression::default(),
-    );
+    let mut enc = flate2::GzBuilder::new()
+        .operating_system(255)
+        .write(Vec::with_capacity(data.len() / 2 + 64), flate2::Compression::default());
     // Writing into a Vec cannot fail.
     enc.write_all(data).expect("write to Vec");
     enc.finish().expect("finish into Vec")
@@ -162,10 +156,7 @@ fn gzip_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         let rest = &data[pos..];
         if !rest.starts_with(&GZIP_MAGIC) {
             return Err(if pos == 0 {
-                format!(
-                    "expected gzip magic 1f 8b at the start of the stream, found {}",
-                    hex_prefix(rest)
-                )
+                format!("expected gzip magic 1f 8b at the start of the stream, found {}", hex_prefix(rest))
             } else {
                 format!(
                     "{} trailing bytes after the gzip member ending at byte {pos}: expected another \
@@ -213,9 +204,7 @@ const XERIAL_HEADER_LEN: usize = 16;
 /// snappy-java's `SnappyOutputStream` default block size (input bytes per chunk).
 const XERIAL_BLOCK: usize = 32 * 1024;
 /// The xerial header written by snappy-java 1.1.x: magic, version 1, compatible version 1.
-const XERIAL_HEADER: [u8; 16] = [
-    0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1,
-];
+const XERIAL_HEADER: [u8; 16] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1];
 
 fn snappy_compress(data: &[u8]) -> Vec<u8> {
     let mut enc = snap::raw::Encoder::new();
@@ -224,9 +213,7 @@ fn snappy_compress(data: &[u8]) -> Vec<u8> {
     let mut buf = vec![0u8; snap::raw::max_compress_len(XERIAL_BLOCK)];
     for chunk in data.chunks(XERIAL_BLOCK) {
         // A 32 KiB block is far below snappy's input limit and `buf` has room for the worst case.
-        let n = enc
-            .compress(chunk, &mut buf)
-            .expect("32 KiB block always compresses");
+        let n = enc.compress(chunk, &mut buf).expect("32 KiB block always compresses");
         out.extend_from_slice(&(n as u32).to_be_bytes());
         out.extend_from_slice(&buf[..n]);
     }
@@ -237,11 +224,8 @@ fn snappy_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     if !data.starts_with(&XERIAL_MAGIC) {
         // No xerial header: snappy-java (and so Kafka) reads the whole input as one raw block.
-        snappy_raw_into(data, &mut out, limit).map_err(|e| {
-            format!(
-                "no xerial header (82 53 4e 41 50 50 59 00) and not a valid raw snappy block: {e}"
-            )
-        })?;
+        snappy_raw_into(data, &mut out, limit)
+            .map_err(|e| format!("no xerial header (82 53 4e 41 50 50 59 00) and not a valid raw snappy block: {e}"))?;
         return Ok(out);
     }
     let mut pos = 0;
@@ -291,8 +275,7 @@ fn snappy_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
                     data.len() - start
                 ));
             };
-            snappy_raw_into(chunk, &mut out, limit)
-                .map_err(|e| format!("bad xerial chunk at byte {pos}: {e}"))?;
+            snappy_raw_into(chunk, &mut out, limit).map_err(|e| format!("bad xerial chunk at byte {pos}: {e}"))?;
             pos = end;
         }
     }
@@ -300,8 +283,7 @@ fn snappy_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
 
 /// Decode one raw snappy block and append it to `out`.
 fn snappy_raw_into(block: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), String> {
-    let n = snap::raw::decompress_len(block)
-        .map_err(|e| format!("bad raw snappy length preamble ({e})"))?;
+    let n = snap::raw::decompress_len(block).map_err(|e| format!("bad raw snappy length preamble ({e})"))?;
     if n > room(out.len(), limit) {
         return Err(limit_error("snappy", limit));
     }
@@ -311,9 +293,7 @@ fn snappy_raw_into(block: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), 
         Ok(m) if m == n => Ok(()),
         Ok(m) => {
             out.truncate(start);
-            Err(format!(
-                "raw snappy block decoded to {m} bytes, its preamble says {n}"
-            ))
+            Err(format!("raw snappy block decoded to {m} bytes, its preamble says {n}"))
         }
         Err(e) => {
             out.truncate(start);
@@ -378,9 +358,7 @@ fn lz4_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         };
         if magic & LZ4_SKIPPABLE_MASK == LZ4_SKIPPABLE {
             let Some(len) = le_u32(data, pos + 4) else {
-                return Err(format!(
-                    "truncated skippable frame at byte {pos}: expected a 4-byte size"
-                ));
+                return Err(format!("truncated skippable frame at byte {pos}: expected a 4-byte size"));
             };
             let end = (pos + 8).saturating_add(len as usize);
             if end > data.len() {
@@ -393,11 +371,7 @@ fn lz4_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
             continue;
         }
         if magic != LZ4_MAGIC {
-            let what = if frames == 0 {
-                "at the start of the stream"
-            } else {
-                "after the end of the previous frame"
-            };
+            let what = if frames == 0 { "at the start of the stream" } else { "after the end of the previous frame" };
             return Err(format!(
                 "expected frame magic 04 22 4d 18 (0x184D2204) {what} (byte {pos}), found {}",
                 hex_prefix(&data[pos..])
@@ -415,10 +389,7 @@ fn lz4_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
 /// Decode the frame whose magic is at `start`, appending to `out`; returns the position after it.
 fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Result<usize, String> {
     let truncated = |what: &str, at: usize| {
-        format!(
-            "truncated frame: expected {what} at byte {at}, the stream ends at byte {}",
-            data.len()
-        )
+        format!("truncated frame: expected {what} at byte {at}, the stream ends at byte {}", data.len())
     };
     let mut pos = start + 4;
     let (Some(&flg), Some(&bd)) = (data.get(pos), data.get(pos + 1)) else {
@@ -426,19 +397,13 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
     };
     let version = flg >> 6;
     if version != 1 {
-        return Err(format!(
-            "unsupported frame version {version} in FLG 0x{flg:02x} at byte {pos}, expected 1"
-        ));
+        return Err(format!("unsupported frame version {version} in FLG 0x{flg:02x} at byte {pos}, expected 1"));
     }
     if flg & 0x02 != 0 {
-        return Err(format!(
-            "reserved bit 1 set in FLG 0x{flg:02x} at byte {pos}, expected 0"
-        ));
+        return Err(format!("reserved bit 1 set in FLG 0x{flg:02x} at byte {pos}, expected 0"));
     }
     if flg & 0x01 != 0 {
-        return Err(format!(
-            "FLG 0x{flg:02x} at byte {pos} asks for a dictionary id, which Kafka does not support"
-        ));
+        return Err(format!("FLG 0x{flg:02x} at byte {pos} asks for a dictionary id, which Kafka does not support"));
     }
     if flg & 0x20 == 0 {
         return Err(format!(
@@ -449,10 +414,7 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
     let has_content_size = flg & 0x08 != 0;
     let content_checksum = flg & 0x04 != 0;
     if bd & 0x8F != 0 {
-        return Err(format!(
-            "reserved bits set in BD 0x{bd:02x} at byte {}, expected 0",
-            pos + 1
-        ));
+        return Err(format!("reserved bits set in BD 0x{bd:02x} at byte {}, expected 0", pos + 1));
     }
     let max_block = match (bd >> 4) & 7 {
         4 => 64 << 10,
@@ -486,10 +448,7 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
     let frame_start = out.len();
     loop {
         let Some(word) = le_u32(data, pos) else {
-            return Err(truncated(
-                "a 4-byte block size or the end mark (00 00 00 00)",
-                pos,
-            ));
+            return Err(truncated("a 4-byte block size or the end mark (00 00 00 00)", pos));
         };
         let block_at = pos;
         pos += 4;
@@ -551,10 +510,7 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
     }
     if content_checksum {
         let Some(want) = le_u32(data, pos) else {
-            return Err(truncated(
-                "the 4-byte content checksum after the end mark",
-                pos,
-            ));
+            return Err(truncated("the 4-byte content checksum after the end mark", pos));
         };
         let mut h = twox_hash::XxHash32::with_seed(0);
         h.write(&out[frame_start..]);
@@ -569,9 +525,7 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
     if let Some(size) = content_size {
         let got = (out.len() - frame_start) as u64;
         if got != size {
-            return Err(format!(
-                "frame at byte {start} decoded to {got} bytes, its header says {size}"
-            ));
+            return Err(format!("frame at byte {start} decoded to {got} bytes, its header says {size}"));
         }
     }
     Ok(pos)
@@ -618,10 +572,7 @@ fn zstd_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
         }
         match decoder.reset(&mut input) {
             Ok(()) => {}
-            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                length,
-                ..
-            })) => {
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
                 let Some(rest) = input.get(length as usize..) else {
                     return Err(format!(
                         "truncated skippable frame at byte {at}: size {length}, only {} bytes left",
@@ -632,24 +583,20 @@ fn zstd_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
                 continue;
             }
             Err(e) => {
-                let why = if format!("{e:?}").contains("UnexpectedEof") {
-                    "truncated"
-                } else {
-                    "bad"
-                };
+                let why = if format!("{e:?}").contains("UnexpectedEof") { "truncated" } else { "bad" };
                 return Err(format!("{why} frame header at byte {at} ({e})"));
             }
         }
         loop {
-            decoder
-                .decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20))
-                .map_err(|e| {
-                    if format!("{e:?}").contains("UnexpectedEof") {
-                        format!("truncated frame starting at byte {at}: the stream ends before the frame's last block ({e})")
-                    } else {
-                        format!("corrupt frame starting at byte {at} ({e})")
-                    }
-                })?;
+            decoder.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20)).map_err(|e| {
+                if format!("{e:?}").contains("UnexpectedEof") {
+                    format!(
+                        "truncated frame starting at byte {at}: the stream ends before the frame's last block ({e})"
+                    )
+                } else {
+                    format!("corrupt frame starting at byte {at} ({e})")
+                }
+            })?;
             // Before the frame ends, the decoder keeps its window; `collect` drains the rest.
             if decoder.can_collect() > room(out.len(), limit) {
                 return Err(limit_error("zstd", limit));
@@ -669,10 +616,7 @@ fn zstd_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
                 out.extend_from_slice(&bytes);
             }
         }
-        if let (Some(want), Some(got)) = (
-            decoder.get_checksum_from_data(),
-            decoder.get_calculated_checksum(),
-        ) {
+        if let (Some(want), Some(got)) = (decoder.get_checksum_from_data(), decoder.get_calculated_checksum()) {
             if want != got {
                 return Err(format!(
                     "content checksum mismatch for the frame at byte {at}: stored 0x{want:08x}, computed 0x{got:08x}"
@@ -691,12 +635,7 @@ fn zstd_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
 mod tests {
     use super::*;
 
-    const CODECS: [Compression; 4] = [
-        Compression::Gzip,
-        Compression::Snappy,
-        Compression::Lz4,
-        Compression::Zstd,
-    ];
+    const CODECS: [Compression; 4] = [Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd];
 
     /// Deterministic pseudo-random bytes (xorshift), with some repetition so codecs compress.
     fn sample(len: usize, seed: u64) -> Vec<u8> {
@@ -726,9 +665,7 @@ mod tests {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         (0..len)
             .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 (x >> 56) as u8
             })
             .collect()
@@ -737,12 +674,7 @@ mod tests {
     fn roundtrip(codec: Compression, data: &[u8]) {
         let c = compress(codec, data);
         let d = decompress(codec, &c).unwrap_or_else(|e| panic!("{}: {e}", codec.name()));
-        assert!(
-            d == data,
-            "{}: round trip of {} bytes differs",
-            codec.name(),
-            data.len()
-        );
+        assert!(d == data, "{}: round trip of {} bytes differs", codec.name(), data.len());
     }
 
     #[test]
@@ -794,37 +726,24 @@ mod tests {
 
     /// `new GZIPOutputStream(out)` of "hello kafka" on OpenJDK 17 (header 1f 8b 08 00 00000000 00 ff).
     const JAVA_GZIP_HELLO: [u8; 31] = [
-        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xcb, 0x48, 0xcd, 0xc9, 0xc9,
-        0x57, 0xc8, 0x4e, 0x4c, 0xcb, 0x4e, 0x04, 0x00, 0xd1, 0x75, 0x81, 0x6c, 0x0b, 0x00, 0x00,
-        0x00,
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x4e,
+        0x4c, 0xcb, 0x4e, 0x04, 0x00, 0xd1, 0x75, 0x81, 0x6c, 0x0b, 0x00, 0x00, 0x00,
     ];
 
     #[test]
     fn gzip_known_vector() {
-        assert_eq!(
-            decompress(Compression::Gzip, &JAVA_GZIP_HELLO).unwrap(),
-            b"hello kafka"
-        );
+        assert_eq!(decompress(Compression::Gzip, &JAVA_GZIP_HELLO).unwrap(), b"hello kafka");
         // Our header is the same as Java's.
-        assert_eq!(
-            compress(Compression::Gzip, b"hello kafka")[..10],
-            JAVA_GZIP_HELLO[..10]
-        );
+        assert_eq!(compress(Compression::Gzip, b"hello kafka")[..10], JAVA_GZIP_HELLO[..10]);
         // Two members, as GZIPInputStream reads them.
         let mut two = JAVA_GZIP_HELLO.to_vec();
         two.extend_from_slice(&compress(Compression::Gzip, b"!"));
-        assert_eq!(
-            decompress(Compression::Gzip, &two).unwrap(),
-            b"hello kafka!"
-        );
+        assert_eq!(decompress(Compression::Gzip, &two).unwrap(), b"hello kafka!");
         // Bytes after the last member that are not another member.
         let mut trail = JAVA_GZIP_HELLO.to_vec();
         trail.extend_from_slice(b"\0\0");
         let e = decompress(Compression::Gzip, &trail).unwrap_err();
-        assert!(
-            e.contains("2 trailing bytes") && e.contains("byte 31"),
-            "{e}"
-        );
+        assert!(e.contains("2 trailing bytes") && e.contains("byte 31"), "{e}");
         // A flipped CRC-32 byte.
         let mut bad = JAVA_GZIP_HELLO;
         bad[23] ^= 1;
@@ -834,35 +753,23 @@ mod tests {
     /// snappy-java `SnappyOutputStream` of "hello": header, chunk length 7, raw block
     /// (varint length 5, literal tag (5-1)<<2, "hello").
     const XERIAL_HELLO: [u8; 27] = [
-        0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 7, 0x05,
-        0x10, b'h', b'e', b'l', b'l', b'o',
+        0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 7, 0x05, 0x10, b'h', b'e', b'l',
+        b'l', b'o',
     ];
 
     #[test]
     fn snappy_known_vectors() {
         assert_eq!(compress(Compression::Snappy, b"hello"), XERIAL_HELLO);
-        assert_eq!(
-            decompress(Compression::Snappy, &XERIAL_HELLO).unwrap(),
-            b"hello"
-        );
+        assert_eq!(decompress(Compression::Snappy, &XERIAL_HELLO).unwrap(), b"hello");
         // Raw block without the xerial header (librdkafka / old clients).
-        assert_eq!(
-            decompress(Compression::Snappy, &XERIAL_HELLO[20..]).unwrap(),
-            b"hello"
-        );
+        assert_eq!(decompress(Compression::Snappy, &XERIAL_HELLO[20..]).unwrap(), b"hello");
         // Empty input: header only, as snappy-java writes it.
         assert_eq!(compress(Compression::Snappy, b""), XERIAL_HEADER);
-        assert_eq!(
-            decompress(Compression::Snappy, &XERIAL_HEADER).unwrap(),
-            b""
-        );
+        assert_eq!(decompress(Compression::Snappy, &XERIAL_HEADER).unwrap(), b"");
         // Concatenated xerial streams.
         let mut two = XERIAL_HELLO.to_vec();
         two.extend_from_slice(&XERIAL_HELLO);
-        assert_eq!(
-            decompress(Compression::Snappy, &two).unwrap(),
-            b"hellohello"
-        );
+        assert_eq!(decompress(Compression::Snappy, &two).unwrap(), b"hellohello");
         // Chunks are 32 KiB of input.
         let c = compress(Compression::Snappy, &vec![b'a'; 3 * XERIAL_BLOCK + 1]);
         let first = be_u32(&c, 16).unwrap() as usize;
@@ -872,18 +779,13 @@ mod tests {
 
     /// Kafka's `Lz4BlockOutputStream` frame of "hello": magic, FLG 0x60, BD 0x40, HC 0x82, one
     /// uncompressed block (LZ4 cannot shrink 5 bytes), end mark.
-    const KAFKA_LZ4_HELLO: [u8; 20] = [
-        0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82, 0x05, 0x00, 0x00, 0x80, b'h', b'e', b'l', b'l',
-        b'o', 0, 0, 0, 0,
-    ];
+    const KAFKA_LZ4_HELLO: [u8; 20] =
+        [0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82, 0x05, 0x00, 0x00, 0x80, b'h', b'e', b'l', b'l', b'o', 0, 0, 0, 0];
 
     #[test]
     fn lz4_known_vectors() {
         assert_eq!(compress(Compression::Lz4, b"hello"), KAFKA_LZ4_HELLO);
-        assert_eq!(
-            decompress(Compression::Lz4, &KAFKA_LZ4_HELLO).unwrap(),
-            b"hello"
-        );
+        assert_eq!(decompress(Compression::Lz4, &KAFKA_LZ4_HELLO).unwrap(), b"hello");
         // KAFKA-3160: magic v0/v1 hashed the magic bytes too; such a frame still decodes.
         let mut old = KAFKA_LZ4_HELLO;
         old[6] = (xxh32(&KAFKA_LZ4_HELLO[..6]) >> 8) as u8;
@@ -915,23 +817,17 @@ mod tests {
         let mut bad = f.clone();
         let n = bad.len();
         bad[n - 1] ^= 1; // content checksum
-        assert!(decompress(Compression::Lz4, &bad)
-            .unwrap_err()
-            .contains("content checksum"));
+        assert!(decompress(Compression::Lz4, &bad).unwrap_err().contains("content checksum"));
         let mut bad = f.clone();
         bad[20] ^= 1; // payload byte: block checksum catches it
-        assert!(decompress(Compression::Lz4, &bad)
-            .unwrap_err()
-            .contains("block checksum"));
+        assert!(decompress(Compression::Lz4, &bad).unwrap_err().contains("block checksum"));
         let mut bad = f.clone();
         bad[6] = 99; // content size
         assert!(decompress(Compression::Lz4, &bad).is_err());
         // Dependent blocks are refused, like Kafka does.
         let mut dep = KAFKA_LZ4_HELLO;
         dep[4] = 0x40;
-        assert!(decompress(Compression::Lz4, &dep)
-            .unwrap_err()
-            .contains("dependent"));
+        assert!(decompress(Compression::Lz4, &dep).unwrap_err().contains("dependent"));
         // Two frames and a skippable frame.
         let mut multi = KAFKA_LZ4_HELLO.to_vec();
         multi.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 9, 9]);
@@ -940,39 +836,29 @@ mod tests {
         // Trailing garbage after the end mark.
         let mut trail = KAFKA_LZ4_HELLO.to_vec();
         trail.push(1);
-        assert!(decompress(Compression::Lz4, &trail)
-            .unwrap_err()
-            .contains("magic"));
+        assert!(decompress(Compression::Lz4, &trail).unwrap_err().contains("magic"));
     }
 
     /// `zstd -c` (v1.5.4) of "hello kafka": magic, FHD 0x04 (content checksum), window descriptor
     /// 0x58, last raw block of 11 bytes, low 32 bits of XXH64.
     const ZSTD_HELLO: [u8; 24] = [
-        0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x59, 0x00, 0x00, b'h', b'e', b'l', b'l', b'o', b' ',
-        b'k', b'a', b'f', b'k', b'a', 0x7c, 0xc9, 0xa6, 0x2d,
+        0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x58, 0x59, 0x00, 0x00, b'h', b'e', b'l', b'l', b'o', b' ', b'k', b'a', b'f',
+        b'k', b'a', 0x7c, 0xc9, 0xa6, 0x2d,
     ];
 
     #[test]
     fn zstd_known_vector() {
-        assert_eq!(
-            decompress(Compression::Zstd, &ZSTD_HELLO).unwrap(),
-            b"hello kafka"
-        );
+        assert_eq!(decompress(Compression::Zstd, &ZSTD_HELLO).unwrap(), b"hello kafka");
         let mut bad = ZSTD_HELLO;
         bad[23] ^= 0x40;
-        assert!(decompress(Compression::Zstd, &bad)
-            .unwrap_err()
-            .contains("checksum"));
+        assert!(decompress(Compression::Zstd, &bad).unwrap_err().contains("checksum"));
         let c = compress(Compression::Zstd, b"hello kafka");
         assert_eq!(c[..4], [0x28, 0xb5, 0x2f, 0xfd]);
         // Skippable frame, then two frames.
         let mut multi = vec![0x50, 0x2a, 0x4d, 0x18, 1, 0, 0, 0, 7];
         multi.extend_from_slice(&ZSTD_HELLO);
         multi.extend_from_slice(&c);
-        assert_eq!(
-            decompress(Compression::Zstd, &multi).unwrap(),
-            b"hello kafkahello kafka"
-        );
+        assert_eq!(decompress(Compression::Zstd, &multi).unwrap(), b"hello kafkahello kafka");
     }
 
     // --- robustness --------------------------------------------------------------------------
@@ -1004,12 +890,7 @@ mod tests {
                         continue;
                     }
                 }
-                assert!(
-                    r.is_err(),
-                    "{}: cut at {cut} of {} decoded",
-                    codec.name(),
-                    c.len()
-                );
+                assert!(r.is_err(), "{}: cut at {cut} of {} decoded", codec.name(), c.len());
             }
         }
     }
@@ -1028,10 +909,7 @@ mod tests {
         for cut in (0..c.len()).filter(|&cut| near(cut) || cut % 101 == 0) {
             match decompress(Compression::Snappy, &c[..cut]) {
                 Ok(d) => {
-                    let k = bounds
-                        .iter()
-                        .position(|&b| b == cut)
-                        .expect("Ok only at a boundary");
+                    let k = bounds.iter().position(|&b| b == cut).expect("Ok only at a boundary");
                     assert_eq!(d, data[..k * XERIAL_BLOCK], "cut {cut}");
                 }
                 Err(e) => assert!(!bounds.contains(&cut), "cut {cut}: {e}"),
@@ -1051,10 +929,7 @@ mod tests {
                     let r = decompress(codec, &bad);
                     // Checksummed parts must be caught: gzip everywhere; zstd in our frames.
                     if codec == Compression::Gzip && i >= 10 {
-                        assert!(
-                            r.is_err() || r.as_deref() == Ok(&data[..]),
-                            "gzip flip at {i}"
-                        );
+                        assert!(r.is_err() || r.as_deref() == Ok(&data[..]), "gzip flip at {i}");
                     }
                     if let Ok(d) = r {
                         if codec == Compression::Zstd {
