@@ -1,0 +1,1 @@
+//! Formats a real broker writes (issue 5) – written separately.
