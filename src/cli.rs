@@ -104,6 +104,40 @@ pub enum Command {
     /// divergent offset and each side's HW. Exit 0 identical up to the shorter log end, 1
     /// diverged. Never writes.
     Diff(DiffArgs),
+    /// Run a built-in scenario on temp dirs, narrating each step as the command you would type.
+    ///
+    /// Scenarios: watch (the follower's HW lag), kip101-1 (KIP-101 scenario 1: HW truncation loses
+    /// an acked record), kip101-2 (KIP-101 scenario 2: divergence after two hard failures),
+    /// kip279 (fast leader failover). With no scenario: kip101-1 under hw and under kip101, then
+    /// the contrast. Each step shows every replica's log with epochs, LEO and HW; the demo ends
+    /// with what each mode kept, lost and left diverged.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// watch, kip101-1, kip101-2 or kip279 (default: kip101-1).
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: Option<String>,
+    /// Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279
+    /// for the kip279 scenario).
+    #[arg(long, value_enum)]
+    pub mode: Option<DemoMode>,
+    /// Run in this (empty or absent) directory instead of a temp dir.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the temp dir (its path is printed).
+    #[arg(long)]
+    pub keep: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DemoMode {
+    Hw,
+    Kip101,
+    Kip279,
+    /// All three, one after another.
+    All,
 }
 
 #[derive(Debug, Args)]

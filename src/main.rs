@@ -2,7 +2,7 @@
 //! command, render its report, map the outcome to an exit code (0 ok, 1 findings, 2 error).
 
 use clap::Parser;
-use klog::cli::{Cli, ColorChoice, Command, ModeArg};
+use klog::cli::{Cli, ColorChoice, Command, DemoMode, ModeArg};
 use klog::commands::{self, recover::RecoverReport};
 use klog::error::{Error, IoContext, Result};
 use klog::output::{json, report, table::DumpTable, text, Settings};
@@ -195,6 +195,36 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
                 report::diff_text(out, &report, settings)?;
             }
             return Ok(if report.outcome.identical_up_to_shorter() { 0 } else { 1 });
+        }
+        Command::Demo(a) => {
+            let (mode, all_modes) = match a.mode {
+                None => (None, false),
+                Some(DemoMode::All) => (None, true),
+                Some(DemoMode::Hw) => (Some(TruncationMode::Hw), false),
+                Some(DemoMode::Kip101) => (Some(TruncationMode::Kip101), false),
+                Some(DemoMode::Kip279) => (Some(TruncationMode::Kip279), false),
+            };
+            let temp = a.dir.is_none();
+            let root = match &a.dir {
+                Some(d) => d.clone(),
+                None => {
+                    let nanos = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.subsec_nanos());
+                    std::env::temp_dir().join(format!("klog-demo-{}-{nanos}", std::process::id()))
+                }
+            };
+            let mut printer = klog::output::demo::DemoPrinter::new(out, *settings, root.clone());
+            let result = commands::demo::run(
+                &commands::demo::DemoRequest { scenario: a.scenario.as_deref(), mode, all_modes, dir: &root },
+                &mut |e| printer.event(e),
+            );
+            if temp && !a.keep {
+                let _ = std::fs::remove_dir_all(&root);
+            } else if temp {
+                writeln!(out, "\nkept {}", root.display()).at("<stdout>", "write")?;
+            }
+            result?;
         }
     }
     Ok(0)

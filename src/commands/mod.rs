@@ -4,6 +4,7 @@
 pub mod append;
 pub mod check;
 pub mod create;
+pub mod demo;
 pub mod diff;
 pub mod dump;
 pub mod elect;
@@ -31,4 +32,9 @@ pub fn current_leader_epoch(replica: &Replica) -> Option<i32> {
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// A crash with or without power loss, as the demo's steps need it.
+pub fn crash_step(dir: &std::path::Path, power_loss: bool) -> crate::error::Result<crate::crash::CrashReport> {
+    crate::crash::crash(dir, None, &crate::crash::CrashOptions { power_loss, ..Default::default() })
 }

@@ -1,6 +1,7 @@
 //! Renderers: reports and event streams in, text or JSON lines out, into any `Write`.
 //! Nothing here decides what is true about a log; it only shows it.
 
+pub mod demo;
 pub mod json;
 pub mod palette;
 pub mod report;

@@ -22,13 +22,19 @@ pub fn created(out: &mut dyn Write, p: &ReplicaPaths) -> Result<()> {
 
 /// How a stopped replica came back up (printed by any mutating command that started it).
 pub fn startup(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &Settings) -> Result<()> {
-    let p = settings.palette();
     if r.clean_shutdown && r.segments.is_empty() {
         return out!(out, "{dir}: started after a clean shutdown (no scan), LEO {}", r.log_end_offset_after);
     }
-    recovery(out, dir, r, settings)?;
-    let _ = p;
-    Ok(())
+    if r.cut.is_empty() && r.deleted_segments.is_empty() && r.epochs_added.is_empty() && r.epochs_removed.is_empty() {
+        return out!(
+            out,
+            "{dir}: local recovery after an unclean shutdown: scanned {} segment(s) from recovery point {}, nothing cut, LEO {}",
+            r.segments.len(),
+            r.recovery_point_before,
+            r.log_end_offset_after
+        );
+    }
+    recovery(out, dir, r, settings)
 }
 
 /// The local-recovery report: what was scanned, cut and rebuilt.

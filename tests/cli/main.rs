@@ -2,6 +2,7 @@
 
 mod common;
 mod crash;
+mod demo;
 mod formats;
 mod kill;
 mod real;

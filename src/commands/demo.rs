@@ -1,0 +1,417 @@
+//! `klog demo`: the built-in scenarios of replication-model.md, run step by step on real replica
+//! dirs through the same command functions the CLI uses. Each step is emitted as the command a
+//! person would type plus its report; after each step the state of every replica; at the end,
+//! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
+
+use super::append::{AppendReport, AppendRequest, Values};
+use super::crash_step;
+use super::elect::{ElectReport, ElectRequest};
+use super::fetch::{FetchReport, FetchRequest};
+use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
+use crate::cli::EpochEntryMode;
+use crate::error::{Error, Result};
+use crate::replica::Replica;
+use crate::replication::diff::{diff_logs, RecordCursor};
+use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
+use crate::replication::truncation::TruncationMode;
+use std::path::{Path, PathBuf};
+
+/// One step of a scenario, on replicas named by a single letter.
+#[derive(Debug, Clone)]
+pub enum Step {
+    Say(&'static str),
+    Create {
+        replica: &'static str,
+        id: i32,
+    },
+    Elect {
+        replica: &'static str,
+        epoch: i32,
+        isr: &'static [&'static str],
+    },
+    Append {
+        replica: &'static str,
+        values: &'static [&'static str],
+        timestamp: i64,
+        flush: bool,
+    },
+    Fetch {
+        leader: &'static str,
+        follower: &'static str,
+        rounds: u64,
+        flush: bool,
+    },
+    Crash {
+        replica: &'static str,
+        power_loss: bool,
+    },
+    /// Restart `follower` against `leader` with the run's truncation mode.
+    Recover {
+        follower: &'static str,
+        leader: &'static str,
+    },
+}
+
+/// A built-in scenario.
+pub struct Scenario {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub story: &'static str,
+    /// Whether the truncation mode matters (the watch walk-through has no recovery).
+    pub uses_mode: bool,
+    pub steps: Vec<Step>,
+}
+
+pub const SCENARIO_NAMES: [&str; 4] = ["watch", "kip101-1", "kip101-2", "kip279"];
+
+pub fn scenario(name: &str) -> Option<Scenario> {
+    use Step::*;
+    Some(match name {
+        "watch" => Scenario {
+            name: "watch",
+            title: "Watch: the follower's high watermark lags one fetch round trip",
+            story: "B leads at epoch 1 with A in the ISR. B takes two records; A copies them at once but \
+                    learns they are committed only two fetches later.",
+            uses_mode: false,
+            steps: vec![
+                Create { replica: "a", id: 1 },
+                Create { replica: "b", id: 2 },
+                Elect { replica: "b", epoch: 1, isr: &["a"] },
+                Append { replica: "b", values: &["m1", "m2"], timestamp: 1000, flush: false },
+                Say("Round 1 copies both records: A's LEO is 2 but the response carried B's old HW 0."),
+                Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
+                Say("Round 2: B records A's fetch offset 2 and moves its HW to 2, but answers with the HW it read first (0)."),
+                Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
+                Say("Round 3: only now does A learn HW 2 - one round trip behind the leader."),
+                Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
+            ],
+        },
+        "kip101-1" => Scenario {
+            name: "kip101-1",
+            title: "KIP-101 scenario 1: high-watermark truncation, then an immediate election",
+            story: "B leads at epoch 0 with A in the ISR. m2 is committed on B (HW 2) while A, one round trip \
+                    behind, still has HW 1. A restarts, then B dies and A becomes the leader.",
+            uses_mode: true,
+            steps: vec![
+                Create { replica: "a", id: 1 },
+                Create { replica: "b", id: 2 },
+                Elect { replica: "b", epoch: 0, isr: &["a"] },
+                Append { replica: "b", values: &["m1"], timestamp: 1000, flush: false },
+                Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
+                Append { replica: "b", values: &["m2"], timestamp: 2000, flush: false },
+                Fetch { leader: "b", follower: "a", rounds: 2, flush: false },
+                Say("m2 is committed on B (HW 2); A still believes HW 1. Now A restarts."),
+                Crash { replica: "a", power_loss: false },
+                Recover { follower: "a", leader: "b" },
+                Say("B dies before A fetches again; A is elected leader at epoch 1 and takes m3."),
+                Crash { replica: "b", power_loss: false },
+                Elect { replica: "a", epoch: 1, isr: &[] },
+                Append { replica: "a", values: &["m3"], timestamp: 3000, flush: false },
+                Say("B comes back as a follower of A."),
+                Recover { follower: "b", leader: "a" },
+                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+            ],
+        },
+        "kip101-2" => Scenario {
+            name: "kip101-2",
+            title: "KIP-101 scenario 2: divergence after two hard failures",
+            story: "A leads at epoch 0 and flushes; B copies m2 but does not flush. Both lose power: B loses m2, \
+                    A keeps it. B is elected and writes m3 at the same offset.",
+            uses_mode: true,
+            steps: vec![
+                Create { replica: "a", id: 1 },
+                Create { replica: "b", id: 2 },
+                Elect { replica: "a", epoch: 0, isr: &["b"] },
+                Append { replica: "a", values: &["m1"], timestamp: 1000, flush: true },
+                Fetch { leader: "a", follower: "b", rounds: 3, flush: true },
+                Append { replica: "a", values: &["m2"], timestamp: 2000, flush: true },
+                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+                Say("Power fails on both replicas: B's unflushed m2 is gone, A's flushed m2 survives."),
+                Crash { replica: "a", power_loss: true },
+                Crash { replica: "b", power_loss: true },
+                Elect { replica: "b", epoch: 1, isr: &[] },
+                Append { replica: "b", values: &["m3"], timestamp: 3000, flush: false },
+                Say("A comes back as a follower of B."),
+                Recover { follower: "a", leader: "b" },
+                Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
+            ],
+        },
+        "kip279" => Scenario {
+            name: "kip279",
+            title: "KIP-279: fast leader failover",
+            story: "A leads at epoch 1 and writes a0-a10 (B copies them) and a11-a20 (B does not). B is elected \
+                    at epoch 2 and writes b11-b15; then A is elected again at epoch 3 and writes a21.",
+            uses_mode: true,
+            steps: vec![
+                Create { replica: "a", id: 1 },
+                Create { replica: "b", id: 2 },
+                Elect { replica: "a", epoch: 1, isr: &["b"] },
+                Append {
+                    replica: "a",
+                    values: &["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10"],
+                    timestamp: 1000,
+                    flush: false,
+                },
+                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+                Append {
+                    replica: "a",
+                    values: &["a11", "a12", "a13", "a14", "a15", "a16", "a17", "a18", "a19", "a20"],
+                    timestamp: 2000,
+                    flush: false,
+                },
+                Elect { replica: "b", epoch: 2, isr: &["a"] },
+                Append { replica: "b", values: &["b11", "b12", "b13", "b14", "b15"], timestamp: 3000, flush: false },
+                Elect { replica: "a", epoch: 3, isr: &["b"] },
+                Append { replica: "a", values: &["a21"], timestamp: 4000, flush: false },
+                Say("B restarts as a follower of A."),
+                Recover { follower: "b", leader: "a" },
+                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+            ],
+        },
+        _ => return None,
+    })
+}
+
+/// One record as the state view shows it: offset, epoch, value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub offset: i64,
+    pub leader_epoch: i32,
+    pub value: String,
+}
+
+/// A replica's state after a step.
+#[derive(Debug, Clone)]
+pub struct ReplicaState {
+    pub name: &'static str,
+    pub role: &'static str,
+    pub log_end_offset: i64,
+    pub high_watermark: i64,
+    pub entries: Vec<Entry>,
+}
+
+/// The outcome of one run of a scenario in one mode.
+#[derive(Debug, Clone)]
+pub struct ModeOutcome {
+    pub mode: Option<TruncationMode>,
+    pub finals: Vec<ReplicaState>,
+    /// Values reported acked-lost by the recoveries of the run, with their offsets.
+    pub acked_lost: Vec<Entry>,
+    pub first_divergent_offset: Option<i64>,
+}
+
+/// What the demo emits, in order.
+pub enum DemoEvent<'a> {
+    Scenario(&'a Scenario, Option<TruncationMode>),
+    Say(&'a str),
+    Command(String),
+    Elected(&'a ElectReport),
+    Appended(&'a str, &'a AppendReport),
+    Fetched(&'a str, &'a FetchReport),
+    Crashed(&'a crate::crash::CrashReport),
+    Recovered(&'a FollowerRecoverReport),
+    Created(&'a str),
+    State(&'a [ReplicaState]),
+    Contrast(&'a Scenario, &'a [ModeOutcome]),
+}
+
+pub struct DemoRequest<'a> {
+    pub scenario: Option<&'a str>,
+    pub mode: Option<TruncationMode>,
+    pub all_modes: bool,
+    pub dir: &'a Path,
+}
+
+fn state_of(root: &Path, name: &'static str) -> Result<Option<ReplicaState>> {
+    let dir = root.join(name);
+    if !dir.exists() {
+        return Ok(None);
+    }
+    let r = Replica::open(&dir, None)?;
+    let mut cursor = RecordCursor::new(&r.log, r.log_start_offset, r.log_end_offset())?;
+    let mut entries = Vec::new();
+    while let Some(rec) = cursor.next_record()? {
+        entries.push(Entry {
+            offset: rec.offset,
+            leader_epoch: rec.leader_epoch,
+            value: String::from_utf8_lossy(rec.value.as_deref().unwrap_or_default()).into_owned(),
+        });
+    }
+    Ok(Some(ReplicaState {
+        name,
+        role: super::role_name(&r),
+        log_end_offset: r.log_end_offset(),
+        high_watermark: r.high_watermark,
+        entries,
+    }))
+}
+
+fn states(root: &Path) -> Result<Vec<ReplicaState>> {
+    Ok(["a", "b"].into_iter().filter_map(|n| state_of(root, n).transpose()).collect::<Result<Vec<_>>>()?)
+}
+
+/// Run one scenario in one mode under `root` (which must be empty or absent).
+fn run_once(
+    sc: &Scenario,
+    mode: Option<TruncationMode>,
+    root: &Path,
+    sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<()>,
+) -> Result<ModeOutcome> {
+    crate::durable::create_dir(root)?;
+    sink(DemoEvent::Scenario(sc, mode))?;
+    let path = |r: &str| root.join(r);
+    let shown = |r: &str| format!("$LAB/{r}");
+    let mut acked_lost = Vec::new();
+    let recover_mode = mode.unwrap_or(TruncationMode::Kip279);
+    for step in &sc.steps {
+        match step {
+            Step::Say(text) => {
+                sink(DemoEvent::Say(text))?;
+                continue;
+            }
+            Step::Create { replica, id } => {
+                sink(DemoEvent::Command(format!("klog create {} --replica-id {id}", shown(replica))))?;
+                super::create::run(&super::create::CreateRequest {
+                    dir: &path(replica),
+                    topic: "demo",
+                    partition: 0,
+                    replica_id: *id,
+                    segment_bytes: crate::log::DEFAULT_SEGMENT_BYTES,
+                    index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
+                })?;
+                sink(DemoEvent::Created(replica))?;
+                continue;
+            }
+            Step::Elect { replica, epoch, isr } => {
+                let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
+                let isr_flag = if isr.is_empty() { String::new() } else { format!(" --isr{isr_text}") };
+                sink(DemoEvent::Command(format!("klog elect {} --epoch {epoch}{isr_flag}", shown(replica))))?;
+                let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| path(m)).collect();
+                let report = super::elect::run(&ElectRequest {
+                    dir: &path(replica),
+                    partition: None,
+                    epoch: Some(*epoch),
+                    isr: &isr_dirs,
+                    epoch_entry: EpochEntryMode::OnElection,
+                })?;
+                sink(DemoEvent::Elected(&report))?;
+            }
+            Step::Append { replica, values, timestamp, flush } => {
+                sink(DemoEvent::Command(format!(
+                    "klog append {} {} --timestamp {timestamp}{}",
+                    shown(replica),
+                    values.join(" "),
+                    if *flush { " --flush" } else { "" }
+                )))?;
+                let report = super::append::run(AppendRequest {
+                    dir: &path(replica),
+                    partition: None,
+                    values: Values::Given(values.iter().map(|v| v.as_bytes().to_vec()).collect()),
+                    key: None,
+                    headers: Vec::new(),
+                    records_per_batch: None,
+                    timestamp: *timestamp,
+                    flush: *flush,
+                })?;
+                sink(DemoEvent::Appended(replica, &report))?;
+            }
+            Step::Fetch { leader, follower, rounds, flush } => {
+                sink(DemoEvent::Command(format!(
+                    "klog fetch --leader {} {} --rounds {rounds}{}",
+                    shown(leader),
+                    shown(follower),
+                    if *flush { " --flush" } else { "" }
+                )))?;
+                let report = super::fetch::run(&FetchRequest {
+                    leader: &path(leader),
+                    follower: &path(follower),
+                    partition: None,
+                    rounds: *rounds,
+                    until_caught_up: false,
+                    max_bytes: DEFAULT_FETCH_MAX_BYTES,
+                    flush: *flush,
+                })?;
+                sink(DemoEvent::Fetched(follower, &report))?;
+            }
+            Step::Crash { replica, power_loss } => {
+                sink(DemoEvent::Command(format!(
+                    "klog crash {}{}",
+                    shown(replica),
+                    if *power_loss { " --power-loss" } else { "" }
+                )))?;
+                let report = crash_step(&path(replica), *power_loss)?;
+                sink(DemoEvent::Crashed(&report))?;
+            }
+            Step::Recover { follower, leader } => {
+                sink(DemoEvent::Command(format!(
+                    "klog recover {} --leader {} --mode {}",
+                    shown(follower),
+                    shown(leader),
+                    recover_mode.name()
+                )))?;
+                let report = super::recover::run(&RecoverRequest {
+                    dir: &path(follower),
+                    partition: None,
+                    leader: Some(&path(leader)),
+                    mode: recover_mode,
+                    dry_run: false,
+                    catch_up: false,
+                    context: 3,
+                })?;
+                let RecoverReport::Follower(report) = report else {
+                    return Err(Error::Usage("demo: recover without a leader".into()));
+                };
+                for row in &report.rows {
+                    let lost = matches!(row.class, super::recover::RecordClass::AckedLost)
+                        || (matches!(row.class, super::recover::RecordClass::Diverged) && row.acked);
+                    if lost {
+                        acked_lost.push(Entry {
+                            offset: row.follower.offset,
+                            leader_epoch: row.follower.leader_epoch,
+                            value: String::from_utf8_lossy(row.follower.value.as_deref().unwrap_or_default())
+                                .into_owned(),
+                        });
+                    }
+                }
+                sink(DemoEvent::Recovered(&report))?;
+            }
+        }
+        let now = states(root)?;
+        sink(DemoEvent::State(&now))?;
+    }
+    let finals = states(root)?;
+    let a = Replica::open(&path("a"), None)?;
+    let b = Replica::open(&path("b"), None)?;
+    let diff = diff_logs(&a.log, &b.log)?;
+    Ok(ModeOutcome { mode, finals, acked_lost, first_divergent_offset: diff.first_divergent_offset })
+}
+
+/// Run the demo: one scenario in one or more modes, then the contrast.
+pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<()>) -> Result<Vec<ModeOutcome>> {
+    let name = req.scenario.unwrap_or("kip101-1");
+    let sc = scenario(name)
+        .ok_or_else(|| Error::Usage(format!("unknown scenario {name:?} (scenarios: {})", SCENARIO_NAMES.join(", "))))?;
+    let modes: Vec<Option<TruncationMode>> = if !sc.uses_mode {
+        vec![None]
+    } else if req.all_modes {
+        TruncationMode::ALL.iter().copied().map(Some).collect()
+    } else if let Some(m) = req.mode {
+        vec![Some(m)]
+    } else if req.scenario.is_none() || name != "kip279" {
+        vec![Some(TruncationMode::Hw), Some(TruncationMode::Kip101)]
+    } else {
+        vec![Some(TruncationMode::Kip101), Some(TruncationMode::Kip279)]
+    };
+    if req.dir.exists() && std::fs::read_dir(req.dir).map_err(|e| Error::io(req.dir, "list", e))?.next().is_some() {
+        return Err(Error::layout(req.dir, "directory exists and is not empty; the demo needs an empty one"));
+    }
+    let mut outcomes = Vec::new();
+    for mode in &modes {
+        let root = req.dir.join(mode.map_or("run", |m| m.name()));
+        outcomes.push(run_once(&sc, *mode, &root, sink)?);
+    }
+    if sc.uses_mode {
+        sink(DemoEvent::Contrast(&sc, &outcomes))?;
+    }
+    Ok(outcomes)
+}

@@ -1,0 +1,147 @@
+//! Rendering of `klog demo`: narration, the command of each step, its report (the same
+//! renderers the commands use, with the lab's path shown as `$LAB`), the replicas' state, and
+//! the closing contrast of the truncation modes.
+
+use super::{report, table, text, Settings};
+use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, ReplicaState, Scenario};
+use crate::error::{IoContext, Result};
+use comfy_table::Cell;
+use std::io::Write;
+use std::path::PathBuf;
+
+pub struct DemoPrinter<'o> {
+    out: &'o mut dyn Write,
+    settings: Settings,
+    lab: Option<PathBuf>,
+    root: PathBuf,
+}
+
+/// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
+/// `0-10:(1,a0..a10)`.
+pub fn entries_text(entries: &[Entry]) -> String {
+    if entries.is_empty() {
+        return "(empty)".into();
+    }
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let mut j = i;
+        while j + 1 < entries.len()
+            && entries[j + 1].leader_epoch == entries[i].leader_epoch
+            && entries[j + 1].offset == entries[j].offset + 1
+        {
+            j += 1;
+        }
+        let (a, b) = (&entries[i], &entries[j]);
+        parts.push(match j - i {
+            0 => format!("{}:({},{})", a.offset, a.leader_epoch, a.value),
+            1 => format!("{}:({},{}) {}:({},{})", a.offset, a.leader_epoch, a.value, b.offset, b.leader_epoch, b.value),
+            _ => format!("{}-{}:({},{}..{})", a.offset, b.offset, a.leader_epoch, a.value, b.value),
+        });
+        i = j + 1;
+    }
+    parts.join(" ")
+}
+
+impl<'o> DemoPrinter<'o> {
+    pub fn new(out: &'o mut dyn Write, settings: Settings, root: PathBuf) -> Self {
+        DemoPrinter { out, settings, lab: None, root }
+    }
+
+    /// Render with a command renderer into a buffer, show the lab as `$LAB`, indent.
+    fn indented(&mut self, render: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+        let mut buf = Vec::new();
+        render(&mut buf)?;
+        let mut text = String::from_utf8_lossy(&buf).into_owned();
+        if let Some(lab) = &self.lab {
+            text = text.replace(&lab.display().to_string(), "$LAB");
+        }
+        for line in text.lines() {
+            writeln!(self.out, "    {line}").at("<stdout>", "write")?;
+        }
+        Ok(())
+    }
+
+    fn state(&mut self, states: &[ReplicaState]) -> Result<()> {
+        let p = self.settings.palette();
+        for s in states {
+            writeln!(
+                self.out,
+                "    {} {:<8} LEO {:<3} HW {:<3} | {}",
+                p.strong(s.name),
+                s.role,
+                s.log_end_offset,
+                s.high_watermark,
+                entries_text(&s.entries)
+            )
+            .at("<stdout>", "write")?;
+        }
+        Ok(())
+    }
+
+    fn contrast(&mut self, sc: &Scenario, outcomes: &[ModeOutcome]) -> Result<()> {
+        let p = self.settings.palette();
+        writeln!(self.out, "\n{}", p.strong(&format!("== {}: what each truncation mode did ==", sc.name)))
+            .at("<stdout>", "write")?;
+        let mut t = table::new_table(&self.settings, &["mode", "a's log", "b's log", "acked and lost", "diverged"]);
+        for o in outcomes {
+            let log_of = |name: &str| {
+                o.finals.iter().find(|s| s.name == name).map_or("-".to_string(), |s| entries_text(&s.entries))
+            };
+            let lost = if o.acked_lost.is_empty() {
+                p.good("none")
+            } else {
+                p.bad(
+                    &o.acked_lost
+                        .iter()
+                        .map(|e| format!("{} (offset {})", e.value, e.offset))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+            };
+            let diverged = match o.first_divergent_offset {
+                Some(off) => p.bad(&format!("at offset {off}")),
+                None => p.good("no, logs agree"),
+            };
+            let mode = o.mode.map_or("-".to_string(), |m| format!("{} ({})", m.name(), m.kafka_versions()));
+            t.add_row(vec![
+                Cell::new(mode),
+                Cell::new(log_of("a")),
+                Cell::new(log_of("b")),
+                Cell::new(lost),
+                Cell::new(diverged),
+            ]);
+        }
+        table::write_table(self.out, &t)
+    }
+
+    pub fn event(&mut self, e: DemoEvent<'_>) -> Result<()> {
+        let p = self.settings.palette();
+        let s = self.settings;
+        match e {
+            DemoEvent::Scenario(sc, mode) => {
+                let lab = self.root.join(mode.map_or("run", |m| m.name()));
+                let mode_text =
+                    mode.map_or(String::new(), |m| format!(" — mode {} ({})", m.name(), m.kafka_versions()));
+                writeln!(self.out, "\n{}", p.strong(&format!("== {}{mode_text} ==", sc.title)))
+                    .at("<stdout>", "write")?;
+                writeln!(self.out, "{}", sc.story).at("<stdout>", "write")?;
+                writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
+                self.lab = Some(lab);
+                Ok(())
+            }
+            DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
+            DemoEvent::Command(cmd) => {
+                writeln!(self.out, "\n{} {}", p.dim("$"), p.strong(&cmd)).at("<stdout>", "write")
+            }
+            DemoEvent::Created(_) => Ok(()),
+            DemoEvent::Elected(r) => self.indented(|o| text::elected(o, r, &s)),
+            DemoEvent::Appended(name, r) => self.indented(|o| text::appended(o, name, r, &s)),
+            DemoEvent::Fetched(name, r) => self.indented(|o| text::fetch_rounds(o, r, name, &s)),
+            DemoEvent::Crashed(r) => self.indented(|o| text::crashed(o, r, &s)),
+            DemoEvent::Recovered(r) => self.indented(|o| report::follower_text(o, r, &s)),
+            DemoEvent::State(states) => self.state(states),
+            DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
+        }
+    }
+}
