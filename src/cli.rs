@@ -112,6 +112,23 @@ pub enum Command {
     /// the contrast. Each step shows every replica's log with epochs, LEO and HW; the demo ends
     /// with what each mode kept, lost and left diverged.
     Demo(DemoArgs),
+    /// Write the man pages or a shell completion script (for packagers; hidden).
+    #[command(hide = true, subcommand)]
+    Generate(GenerateCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GenerateCommand {
+    /// Write klog.1 and one page per subcommand into DIR.
+    Man {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+    /// Print the completion script for SHELL.
+    Completions {
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ pub mod crash;
 pub mod durable;
 pub mod error;
 pub mod format;
+pub mod generate;
 pub mod log;
 pub mod output;
 pub mod replica;

@@ -2,7 +2,7 @@
 //! command, render its report, map the outcome to an exit code (0 ok, 1 findings, 2 error).
 
 use clap::Parser;
-use klog::cli::{Cli, ColorChoice, Command, DemoMode, ModeArg};
+use klog::cli::{Cli, ColorChoice, Command, DemoMode, GenerateCommand, ModeArg};
 use klog::commands::{self, recover::RecoverReport};
 use klog::error::{Error, IoContext, Result};
 use klog::output::{json, report, table::DumpTable, text, Settings};
@@ -195,6 +195,14 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
                 report::diff_text(out, &report, settings)?;
             }
             return Ok(if report.outcome.identical_up_to_shorter() { 0 } else { 1 });
+        }
+        Command::Generate(GenerateCommand::Man { dir }) => {
+            for name in klog::generate::write_man_pages(&dir)? {
+                writeln!(out, "{}", dir.join(name).display()).at("<stdout>", "write")?;
+            }
+        }
+        Command::Generate(GenerateCommand::Completions { shell }) => {
+            klog::generate::write_completions(shell, out)?;
         }
         Command::Demo(a) => {
             let (mode, all_modes) = match a.mode {

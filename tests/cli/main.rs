@@ -4,6 +4,7 @@ mod common;
 mod crash;
 mod demo;
 mod formats;
+mod generated;
 mod kill;
 mod real;
 mod scenarios;

@@ -1,0 +1,203 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_klog_global_optspecs
+    string join \n color= h/help V/version
+end
+
+function __fish_klog_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_klog_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_klog_using_subcommand
+    set -l cmd (__fish_klog_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c klog -n "__fish_klog_needs_command" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_needs_command" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_needs_command" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_needs_command" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
+complete -c klog -n "__fish_klog_needs_command" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
+complete -c klog -n "__fish_klog_needs_command" -f -a "append" -d 'Append records as one producer request to a leader (acks=all)'
+complete -c klog -n "__fish_klog_needs_command" -f -a "dump" -d 'Show a replica\'s batches and records, its epoch cache, or any single Kafka file'
+complete -c klog -n "__fish_klog_needs_command" -f -a "check" -d 'Verify a replica the way Kafka\'s loader and kafka-dump-log do'
+complete -c klog -n "__fish_klog_needs_command" -f -a "fetch" -d 'Follower fetch rounds from a leader, with the high-watermark piggyback lag'
+complete -c klog -n "__fish_klog_needs_command" -f -a "flush" -d 'fsync a replica\'s log and move its recovery point to the log end'
+complete -c klog -n "__fish_klog_needs_command" -f -a "stop" -d 'Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`'
+complete -c klog -n "__fish_klog_needs_command" -f -a "crash" -d 'Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip, stale high watermark, lost files'
+complete -c klog -n "__fish_klog_needs_command" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
+complete -c klog -n "__fish_klog_needs_command" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
+complete -c klog -n "__fish_klog_needs_command" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
+complete -c klog -n "__fish_klog_needs_command" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers; hidden)'
+complete -c klog -n "__fish_klog_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand create" -l topic -d 'Topic name' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l partition -d 'Partition number' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l replica-id -d 'Replica (broker) id, written to meta.properties as node.id' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l segment-bytes -d 'segment.bytes: roll to a new segment when the active one would exceed this' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l index-interval-bytes -d 'index.interval.bytes: bytes between offset-index entries' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand create" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand elect" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand elect" -l epoch -d 'The new leader epoch (default: one above the largest epoch the replica knows)' -r
+complete -c klog -n "__fish_klog_using_subcommand elect" -l isr -d 'Followers in the ISR (their log dirs); the leader is always in it' -r -F
+complete -c klog -n "__fish_klog_using_subcommand elect" -l epoch-entry -d 'When the epoch cache gets the new epoch\'s entry' -r -f -a "on-election\t'Kafka >= 2.1: the epoch cache gets (epoch, LEO) at election'
+first-append\t'Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch'"
+complete -c klog -n "__fish_klog_using_subcommand elect" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand elect" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand elect" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand append" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l key -d 'Key of every record (default: null)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l header -d 'A header on every record, `K=V` (repeatable; `K` alone gives a null value)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l count -d 'Generate this many records (with --value-size)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l value-size -d 'Size in bytes of each generated value' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l records-per-batch -d 'Records per batch (default: all given values in one batch; for --count, as many as fit in 1 MiB)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l timestamp -d 'Timestamp of every record in ms since the epoch (default: now)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand append" -l stdin -d 'Read record values from standard input, one per line'
+complete -c klog -n "__fish_klog_using_subcommand append" -l flush -d 'fsync the data and move the recovery point to the log end'
+complete -c klog -n "__fish_klog_using_subcommand append" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand append" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand dump" -l partition -d 'The partition dir to use when the log dir holds several' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l from -d 'Start at the batch holding this offset' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l limit -d 'Show at most N records (N batches with --batches)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand dump" -l epochs -d 'Show the epoch cache (epoch, start, end, records) checked against the batch stamps'
+complete -c klog -n "__fish_klog_using_subcommand dump" -l json -d 'Write JSON lines instead of a table'
+complete -c klog -n "__fish_klog_using_subcommand dump" -l batches -d 'One row per batch instead of one per record'
+complete -c klog -n "__fish_klog_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand dump" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand check" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand check" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand check" -l json -d 'Write findings as JSON lines'
+complete -c klog -n "__fish_klog_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand check" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l leader -d 'The leader\'s log dir' -r -F
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l partition -d 'The partition dir to use when the log dirs hold several' -r
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l rounds -d 'Number of fetch rounds' -r
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l max-bytes -d 'Most bytes one round returns (at least one whole batch is always returned)' -r
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l until-caught-up -d 'Fetch until nothing is copied and both high watermarks are equal'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l flush -d 'fsync the follower after each round (moves its recovery point)'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l json -d 'Write one JSON object per round'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand flush" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand flush" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand flush" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand flush" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand stop" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand stop" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand stop" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand stop" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand crash" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand crash" -l torn-bytes -d 'Cut N bytes off the end of the active segment (a torn write)' -r
+complete -c klog -n "__fish_klog_using_subcommand crash" -l flip-byte -d 'Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of a batch chosen with --seed' -r
+complete -c klog -n "__fish_klog_using_subcommand crash" -l seed -d 'Seed for the random choice of --flip-byte' -r
+complete -c klog -n "__fish_klog_using_subcommand crash" -l hw -d 'Leave this value in the HW checkpoint (a stale one, or any)' -r
+complete -c klog -n "__fish_klog_using_subcommand crash" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand crash" -l power-loss -d 'Cut every segment back to the recovery point: what only the page cache held is gone'
+complete -c klog -n "__fish_klog_using_subcommand crash" -l drop-epoch-checkpoint -d 'Remove leader-epoch-checkpoint'
+complete -c klog -n "__fish_klog_using_subcommand crash" -l drop-index -d 'Remove the active segment\'s .index and .timeindex'
+complete -c klog -n "__fish_klog_using_subcommand crash" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand crash" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l leader -d 'Restart DIR as a follower of this leader and truncate it by --mode' -r -F
+complete -c klog -n "__fish_klog_using_subcommand recover" -l mode -d 'Which Kafka era\'s follower truncation to apply (needs --leader)' -r -f -a "hw\t'Kafka <= 0.10.2: truncate to the follower\'s own high watermark'
+kip101\t'Kafka 0.11-1.1 (KIP-101): OffsetsForLeaderEpoch v0, offset-only answer'
+kip279\t'Kafka >= 2.0 (KIP-279): (epoch, end offset) answers until the epochs agree'"
+complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset' -r
+complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
+complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand recover" -l dry-run -d 'Print the same report and change nothing on disk'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l catch-up -d 'Then fetch until caught up and report what arrived and whether the logs agree'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l json -d 'Write the report as one JSON document'
+complete -c klog -n "__fish_klog_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand recover" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand diff" -l partition -d 'The partition dir to use when the log dirs hold several' -r
+complete -c klog -n "__fish_klog_using_subcommand diff" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand diff" -l json -d 'Write the comparison as one JSON document'
+complete -c klog -n "__fish_klog_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand demo" -l mode -d 'Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279 for the kip279 scenario)' -r -f -a "hw\t''
+kip101\t''
+kip279\t''
+all\t'All three, one after another'"
+complete -c klog -n "__fish_klog_using_subcommand demo" -l dir -d 'Run in this (empty or absent) directory instead of a temp dir' -r -F
+complete -c klog -n "__fish_klog_using_subcommand demo" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand demo" -l keep -d 'Keep the temp dir (its path is printed)'
+complete -c klog -n "__fish_klog_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand demo" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "completions" -d 'Print the completion script for SHELL'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "completions" -d 'Print the completion script for SHELL'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "append" -d 'Append records as one producer request to a leader (acks=all)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "dump" -d 'Show a replica\'s batches and records, its epoch cache, or any single Kafka file'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "check" -d 'Verify a replica the way Kafka\'s loader and kafka-dump-log do'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "fetch" -d 'Follower fetch rounds from a leader, with the high-watermark piggyback lag'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "flush" -d 'fsync a replica\'s log and move its recovery point to the log end'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "stop" -d 'Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "crash" -d 'Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip, stale high watermark, lost files'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers; hidden)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
+complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "completions" -d 'Print the completion script for SHELL'

@@ -1,0 +1,612 @@
+#compdef klog
+
+autoload -U is-at-least
+
+_klog() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_klog_commands" \
+"*::: :->klog" \
+&& ret=0
+    case $state in
+    (klog)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-command-$line[1]:"
+        case $line[1] in
+            (create)
+_arguments "${_arguments_options[@]}" : \
+'--topic=[Topic name]:TOPIC:_default' \
+'--partition=[Partition number]:PARTITION:_default' \
+'--replica-id=[Replica (broker) id, written to meta.properties as node.id]:N:_default' \
+'--segment-bytes=[segment.bytes\: roll to a new segment when the active one would exceed this]:N:_default' \
+'--index-interval-bytes=[index.interval.bytes\: bytes between offset-index entries]:N:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- The log dir to create (must not exist or be empty):_files' \
+&& ret=0
+;;
+(elect)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--epoch=[The new leader epoch (default\: one above the largest epoch the replica knows)]:E:_default' \
+'*--isr=[Followers in the ISR (their log dirs); the leader is always in it]:DIR:_files' \
+'--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.1\: the epoch cache gets (epoch, LEO) at election"
+first-append\:"Kafka 0.11-2.0\: the entry appears with the first batch appended in the epoch"))' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(append)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--key=[Key of every record (default\: null)]:K:_default' \
+'*--header=[A header on every record, \`K=V\` (repeatable; \`K\` alone gives a null value)]:K=V:_default' \
+'--count=[Generate this many records (with --value-size)]:N:_default' \
+'--value-size=[Size in bytes of each generated value]:B:_default' \
+'--records-per-batch=[Records per batch (default\: all given values in one batch; for --count, as many as fit in 1 MiB)]:N:_default' \
+'--timestamp=[Timestamp of every record in ms since the epoch (default\: now)]:MS:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--stdin[Read record values from standard input, one per line]' \
+'--flush[fsync the data and move the recovery point to the log end]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+'*::values -- Record values, one record each:_default' \
+&& ret=0
+;;
+(dump)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several]:NAME:_default' \
+'--from=[Start at the batch holding this offset]:OFFSET:_default' \
+'--limit=[Show at most N records (N batches with --batches)]:N:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--epochs[Show the epoch cache (epoch, start, end, records) checked against the batch stamps]' \
+'--json[Write JSON lines instead of a table]' \
+'--batches[One row per batch instead of one per record]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':path -- A log dir, a partition dir, or a single Kafka file:_files' \
+&& ret=0
+;;
+(check)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--json[Write findings as JSON lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(fetch)
+_arguments "${_arguments_options[@]}" : \
+'--leader=[The leader'\''s log dir]:DIR:_files' \
+'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'(--until-caught-up)--rounds=[Number of fetch rounds]:N:_default' \
+'--max-bytes=[Most bytes one round returns (at least one whole batch is always returned)]:B:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--until-caught-up[Fetch until nothing is copied and both high watermarks are equal]' \
+'--flush[fsync the follower after each round (moves its recovery point)]' \
+'--json[Write one JSON object per round]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':follower -- The follower'\''s log dir:_files' \
+&& ret=0
+;;
+(flush)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(stop)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(crash)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--torn-bytes=[Cut N bytes off the end of the active segment (a torn write)]:N:_default' \
+'--flip-byte=[Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of a batch chosen with --seed]::POSITION:_default' \
+'--seed=[Seed for the random choice of --flip-byte]:N:_default' \
+'--hw=[Leave this value in the HW checkpoint (a stale one, or any)]:N:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--power-loss[Cut every segment back to the recovery point\: what only the page cache held is gone]' \
+'--drop-epoch-checkpoint[Remove leader-epoch-checkpoint]' \
+'--drop-index[Remove the active segment'\''s .index and .timeindex]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(recover)
+_arguments "${_arguments_options[@]}" : \
+'--leader=[Restart DIR as a follower of this leader and truncate it by --mode]:LEADER:_files' \
+'--mode=[Which Kafka era'\''s follower truncation to apply (needs --leader)]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
+kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
+kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
+'--context=[Kept records shown before the first truncated or divergent offset]:N:_default' \
+'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--dry-run[Print the same report and change nothing on disk]' \
+'(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
+'--json[Write the report as one JSON document]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- The replica to recover (the follower with --leader):_files' \
+&& ret=0
+;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--json[Write the comparison as one JSON document]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':a -- First replica:_files' \
+':b -- Second replica:_files' \
+&& ret=0
+;;
+(demo)
+_arguments "${_arguments_options[@]}" : \
+'--mode=[Truncation mode(s) to run the scenario under (default\: hw and kip101; kip101 and kip279 for the kip279 scenario)]:MODE:((hw\:""
+kip101\:""
+kip279\:""
+all\:"All three, one after another"))' \
+'--dir=[Run in this (empty or absent) directory instead of a temp dir]:DIR:_files' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--keep[Keep the temp dir (its path is printed)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::scenario -- watch, kip101-1, kip101-2 or kip279 (default\: kip101-1):_default' \
+&& ret=0
+;;
+(generate)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_klog__subcmd__generate_commands" \
+"*::: :->generate" \
+&& ret=0
+
+    case $state in
+    (generate)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-generate-command-$line[1]:"
+        case $line[1] in
+            (man)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir:_files' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':shell:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__generate__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-generate-help-command-$line[1]:"
+        case $line[1] in
+            (man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-help-command-$line[1]:"
+        case $line[1] in
+            (create)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(elect)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(append)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(dump)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(check)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(fetch)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(flush)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(stop)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(crash)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(recover)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(demo)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(generate)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__help__subcmd__generate_commands" \
+"*::: :->generate" \
+&& ret=0
+
+    case $state in
+    (generate)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-help-generate-command-$line[1]:"
+        case $line[1] in
+            (man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_klog_commands] )) ||
+_klog_commands() {
+    local commands; commands=(
+'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
+'elect:Make a replica the leader at a new leader epoch' \
+'append:Append records as one producer request to a leader (acks=all)' \
+'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
+'check:Verify a replica the way Kafka'\''s loader and kafka-dump-log do' \
+'fetch:Follower fetch rounds from a leader, with the high-watermark piggyback lag' \
+'flush:fsync a replica'\''s log and move its recovery point to the log end' \
+'stop:Shut a replica down cleanly\: flush, write the checkpoints and \`.kafka_cleanshutdown\`' \
+'crash:Stop a replica uncleanly, optionally with damage\: power loss, torn write, bit flip, stale high watermark, lost files' \
+'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
+'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
+'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
+'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'klog commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__append_commands] )) ||
+_klog__subcmd__append_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog append commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__check_commands] )) ||
+_klog__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog check commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__crash_commands] )) ||
+_klog__subcmd__crash_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog crash commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__create_commands] )) ||
+_klog__subcmd__create_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog create commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__demo_commands] )) ||
+_klog__subcmd__demo_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog demo commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__diff_commands] )) ||
+_klog__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog diff commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__dump_commands] )) ||
+_klog__subcmd__dump_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog dump commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__elect_commands] )) ||
+_klog__subcmd__elect_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog elect commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__fetch_commands] )) ||
+_klog__subcmd__fetch_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog fetch commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__flush_commands] )) ||
+_klog__subcmd__flush_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog flush commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__generate_commands] )) ||
+_klog__subcmd__generate_commands() {
+    local commands; commands=(
+'man:Write klog.1 and one page per subcommand into DIR' \
+'completions:Print the completion script for SHELL' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'klog generate commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__generate__subcmd__completions_commands] )) ||
+_klog__subcmd__generate__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog generate completions commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__generate__subcmd__help_commands] )) ||
+_klog__subcmd__generate__subcmd__help_commands() {
+    local commands; commands=(
+'man:Write klog.1 and one page per subcommand into DIR' \
+'completions:Print the completion script for SHELL' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'klog generate help commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__generate__subcmd__help__subcmd__completions_commands] )) ||
+_klog__subcmd__generate__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog generate help completions commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__generate__subcmd__help__subcmd__help_commands] )) ||
+_klog__subcmd__generate__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog generate help help commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__generate__subcmd__help__subcmd__man_commands] )) ||
+_klog__subcmd__generate__subcmd__help__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog generate help man commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__generate__subcmd__man_commands] )) ||
+_klog__subcmd__generate__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog generate man commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help_commands] )) ||
+_klog__subcmd__help_commands() {
+    local commands; commands=(
+'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
+'elect:Make a replica the leader at a new leader epoch' \
+'append:Append records as one producer request to a leader (acks=all)' \
+'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
+'check:Verify a replica the way Kafka'\''s loader and kafka-dump-log do' \
+'fetch:Follower fetch rounds from a leader, with the high-watermark piggyback lag' \
+'flush:fsync a replica'\''s log and move its recovery point to the log end' \
+'stop:Shut a replica down cleanly\: flush, write the checkpoints and \`.kafka_cleanshutdown\`' \
+'crash:Stop a replica uncleanly, optionally with damage\: power loss, torn write, bit flip, stale high watermark, lost files' \
+'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
+'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
+'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
+'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'klog help commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__append_commands] )) ||
+_klog__subcmd__help__subcmd__append_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help append commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__check_commands] )) ||
+_klog__subcmd__help__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help check commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__crash_commands] )) ||
+_klog__subcmd__help__subcmd__crash_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help crash commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__create_commands] )) ||
+_klog__subcmd__help__subcmd__create_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help create commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__demo_commands] )) ||
+_klog__subcmd__help__subcmd__demo_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help demo commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__diff_commands] )) ||
+_klog__subcmd__help__subcmd__diff_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help diff commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__dump_commands] )) ||
+_klog__subcmd__help__subcmd__dump_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help dump commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__elect_commands] )) ||
+_klog__subcmd__help__subcmd__elect_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help elect commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__fetch_commands] )) ||
+_klog__subcmd__help__subcmd__fetch_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help fetch commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__flush_commands] )) ||
+_klog__subcmd__help__subcmd__flush_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help flush commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__generate_commands] )) ||
+_klog__subcmd__help__subcmd__generate_commands() {
+    local commands; commands=(
+'man:Write klog.1 and one page per subcommand into DIR' \
+'completions:Print the completion script for SHELL' \
+    )
+    _describe -t commands 'klog help generate commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__generate__subcmd__completions_commands] )) ||
+_klog__subcmd__help__subcmd__generate__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help generate completions commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__generate__subcmd__man_commands] )) ||
+_klog__subcmd__help__subcmd__generate__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help generate man commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__help_commands] )) ||
+_klog__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help help commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__recover_commands] )) ||
+_klog__subcmd__help__subcmd__recover_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help recover commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__stop_commands] )) ||
+_klog__subcmd__help__subcmd__stop_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help stop commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__recover_commands] )) ||
+_klog__subcmd__recover_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog recover commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__stop_commands] )) ||
+_klog__subcmd__stop_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog stop commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_klog" ]; then
+    _klog "$@"
+else
+    compdef _klog klog
+fi
