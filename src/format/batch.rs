@@ -9,6 +9,7 @@
 //! never copied or re-encoded on the read path: fetch copies their bytes unchanged.
 
 use super::compression::{self, Compression};
+use super::legacy;
 use super::record::{self, NewRecord, Record, RecordError};
 use std::borrow::Cow;
 
@@ -236,9 +237,59 @@ impl<'a> RawBatch<'a> {
         Ok(())
     }
 
+    /// The exact first offset of the entry. For v2 and plain legacy messages this is
+    /// [`RawBatch::base_offset`]. A legacy *compressed wrapper* stores only its last inner offset
+    /// (Kafka's `AbstractLegacyRecordBatch.baseOffset()` decompresses to find the first one), so
+    /// this decompresses it; when that fails the wrapper's own offset is returned. `base_offset`
+    /// stays cheap on purpose: scans, recovery and fetch call it for every batch.
+    pub fn first_offset(&self) -> i64 {
+        let magic = self.magic();
+        if !(0..2).contains(&magic) || self.bytes.len() < 18 || self.bytes[17] & ATTR_COMPRESSION_MASK == 0 {
+            return self.base_offset();
+        }
+        self.records()
+            .ok()
+            .and_then(|d| d.decode().ok().and_then(|r| r.first().map(|r| r.offset)))
+            .unwrap_or_else(|| self.base_offset())
+    }
+
+    /// The codec named by the attributes: v2 bits 0–2 of the batch attributes, legacy bits 0–2
+    /// of the (outer) message attributes. `None` for an unknown code or too few bytes.
+    pub fn compression(&self) -> Option<Compression> {
+        match self.magic() {
+            m if m >= 2 => self.header().and_then(|h| Compression::from_code(h.compression_code())),
+            0 | 1 if self.bytes.len() > 17 => Compression::from_code(self.bytes[17] & ATTR_COMPRESSION_MASK),
+            _ => None,
+        }
+    }
+
+    /// The timestamp type as Kafka names it: `CreateTime`, `LogAppendTime`, or
+    /// `NoTimestampType` (magic v0, or bytes too short to tell).
+    pub fn timestamp_type(&self) -> &'static str {
+        match self.magic() {
+            m if m >= 2 => match self.header() {
+                Some(h) if h.is_log_append_time() => "LogAppendTime",
+                Some(_) => "CreateTime",
+                None => "NoTimestampType",
+            },
+            1 if self.bytes.len() > 17 && self.bytes[17] & ATTR_LOG_APPEND_TIME != 0 => "LogAppendTime",
+            1 => "CreateTime",
+            _ => "NoTimestampType",
+        }
+    }
+
     /// The records of this entry, decompressed if needed. Legacy entries yield one record
-    /// (or the inner records of a compressed wrapper).
+    /// (or the inner records of a compressed wrapper, offsets resolved as Kafka does).
+    /// Unknown magic values, unknown codecs and corrupt compressed streams are errors whose
+    /// position counts from the start of the records area (v2) or of the entry (legacy).
     pub fn records(&self) -> Result<DecodedRecords<'a>, RecordError> {
+        let magic = self.magic();
+        if !(0..=2).contains(&magic) {
+            return Err(RecordError {
+                position: 16,
+                what: format!("unknown magic value {magic} (expected 0, 1 or 2)"),
+            });
+        }
         match self.header() {
             Some(h) => {
                 let area = &self.bytes[RECORD_BATCH_OVERHEAD..];
@@ -258,36 +309,82 @@ impl<'a> RawBatch<'a> {
                             })
                         }
                     };
-                Ok(DecodedRecords { header: h, payload })
+                Ok(DecodedRecords { form: Form::V2 { header: h, payload } })
             }
-            None if self.magic() >= 2 => {
-                Err(RecordError { position: 0, what: "record batch shorter than its header".into() })
+            None if magic >= 2 => Err(RecordError { position: 0, what: "record batch shorter than its header".into() }),
+            None => {
+                let outer = legacy::decode_message(self.bytes)?;
+                if !outer.is_compressed() {
+                    return Ok(DecodedRecords { form: Form::Legacy { entry: self.bytes, plain: None } });
+                }
+                let code = outer.compression_code();
+                let codec = match Compression::from_code(code) {
+                    Some(c @ (Compression::Gzip | Compression::Snappy | Compression::Lz4)) => c,
+                    Some(c) => {
+                        return Err(RecordError {
+                            position: 17,
+                            what: format!("codec {} is not allowed in a magic v{magic} message", c.name()),
+                        })
+                    }
+                    None => {
+                        return Err(RecordError { position: 17, what: format!("unknown compression codec {code}") })
+                    }
+                };
+                let Some(value) = outer.value else {
+                    return Err(RecordError {
+                        position: 0,
+                        what: format!("compressed v{magic} wrapper has a null value"),
+                    });
+                };
+                let plain = compression::decompress(codec, value).map_err(|what| RecordError {
+                    position: 0,
+                    what: format!("{} stream in the v{magic} wrapper: {what}", codec.name()),
+                })?;
+                Ok(DecodedRecords { form: Form::Legacy { entry: self.bytes, plain: Some(plain) } })
             }
-            None => Err(RecordError {
-                position: 0,
-                what: format!("legacy message format v{} is not decoded by this build", self.magic()),
-            }),
         }
     }
 }
 
-/// The (possibly decompressed) records area of one v2 batch.
+/// The records of one entry, ready to decode: a v2 batch's (possibly decompressed) records
+/// area, or a legacy message (with the decompressed inner stream of a wrapper).
 pub struct DecodedRecords<'a> {
-    pub header: BatchHeader,
-    payload: Cow<'a, [u8]>,
+    form: Form<'a>,
+}
+
+enum Form<'a> {
+    V2 { header: BatchHeader, payload: Cow<'a, [u8]> },
+    Legacy { entry: &'a [u8], plain: Option<Vec<u8>> },
 }
 
 impl DecodedRecords<'_> {
-    /// Decode every record; errors carry the position inside the records area.
+    /// The v2 header, `None` for legacy messages.
+    pub fn header(&self) -> Option<&BatchHeader> {
+        match &self.form {
+            Form::V2 { header, .. } => Some(header),
+            Form::Legacy { .. } => None,
+        }
+    }
+
+    /// Decode every record; errors carry the position inside the records area (v2), the
+    /// entry (legacy) or the decompressed inner stream (legacy wrapper).
     pub fn decode(&self) -> Result<Vec<Record<'_>>, RecordError> {
-        let h = &self.header;
-        record::decode_records(
-            &self.payload,
-            h.records_count,
-            h.base_offset,
-            h.base_timestamp,
-            h.is_log_append_time().then_some(h.max_timestamp),
-        )
+        match &self.form {
+            Form::V2 { header: h, payload } => record::decode_records(
+                payload,
+                h.records_count,
+                h.base_offset,
+                h.base_timestamp,
+                h.is_log_append_time().then_some(h.max_timestamp),
+            ),
+            Form::Legacy { entry, plain } => {
+                let outer = legacy::decode_message(entry)?;
+                match plain {
+                    None => Ok(vec![legacy::to_record(&outer)]),
+                    Some(plain) => Ok(legacy::decode_inner(&outer, plain)?.iter().map(legacy::to_record).collect()),
+                }
+            }
+        }
     }
 }
 

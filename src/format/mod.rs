@@ -3,4 +3,6 @@
 
 pub mod batch;
 pub mod compression;
+pub mod control;
+pub mod legacy;
 pub mod record;

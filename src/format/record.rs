@@ -151,6 +151,8 @@ pub struct Record<'a> {
     pub headers: Vec<Header<'a>>,
     /// Byte size of the record including its length varint.
     pub size_bytes: usize,
+    /// For a legacy (v0/v1) message: its magic and its own CRC-32; `None` in a v2 batch.
+    pub legacy: Option<super::legacy::LegacyCrc>,
 }
 
 /// Decode one record at the cursor. `base_offset`/`base_timestamp` come from the batch header;
@@ -203,6 +205,7 @@ pub fn decode_record<'a>(
         value,
         headers,
         size_bytes: cur.position() - start,
+        legacy: None,
     })
 }
 
