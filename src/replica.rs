@@ -318,8 +318,33 @@ impl Replica {
         let paths = resolve(path, partition)?;
         let lock = Replica::lock(&paths.log_dir)?;
         let mut replica = Replica::load(paths, Some(lock))?;
-        let report = if replica.state.is_none() { Some(replica.start()?) } else { None };
+        let report = if replica.state.is_none() {
+            Some(replica.start()?)
+        } else {
+            replica.repair_interrupted_write()?
+        };
         Ok((replica, report))
+    }
+
+    /// A running replica whose active segment ends in a partial batch (or a partial index
+    /// entry) was being written by a command that died. The bytes of every whole batch are in
+    /// the page cache, as after a killed broker; the tail is cut by local recovery from the
+    /// recovery point, and the replica keeps running with its volatile state.
+    pub fn repair_interrupted_write(&mut self) -> Result<Option<RecoveryReport>> {
+        if self.log.tail_is_clean()? {
+            return Ok(None);
+        }
+        let mut report =
+            recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, false, false)?;
+        report.interrupted_write = true;
+        let leo = self.log.log_end_offset();
+        if self.recovery_point > leo {
+            self.set_recovery_point(leo)?;
+        }
+        if self.high_watermark > leo {
+            self.set_high_watermark(leo)?;
+        }
+        Ok(Some(report))
     }
 
     /// Open for writing without starting it (for `crash`, `stop`, `recover`).

@@ -119,7 +119,7 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
     if req.dry_run {
         let mut r = Replica::open(req.dir, req.partition)?;
         let running = r.is_running();
-        let recovery = if running {
+        let recovery = if running && r.log.tail_is_clean()? {
             None
         } else {
             Some(recovery::recover_log(&mut r.log, r.recovery_point, r.log_start_offset, r.clean_shutdown, true)?)
@@ -134,7 +134,8 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
     let mut r = Replica::open_mut_stopped_ok(req.dir, req.partition)?;
     let dir = r.paths.log_dir.display().to_string();
     if r.is_running() {
-        return Ok(LocalRecoverReport { dir, dry_run: false, was_running: true, recovery: None });
+        let recovery = r.repair_interrupted_write()?;
+        return Ok(LocalRecoverReport { dir, dry_run: false, was_running: true, recovery });
     }
     let recovery = r.start()?;
     Ok(LocalRecoverReport { dir, dry_run: false, was_running: false, recovery: Some(recovery) })

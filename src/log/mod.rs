@@ -100,14 +100,32 @@ impl Log {
     /// LEO from the last segment: the next offset after its last whole batch, found from the
     /// last offset-index entry (validated) so that the cost does not grow with the segment.
     fn compute_log_end_offset(&self, log_start_offset: i64) -> Result<i64> {
-        let Some(last) = self.segments.last() else { return Ok(log_start_offset) };
+        Ok(self.scan_tail(log_start_offset)?.0)
+    }
+
+    /// (LEO, whether the active segment ends cleanly): the next offset after the last whole
+    /// batch of the last segment, and whether its `.log` holds nothing after that batch and its
+    /// indexes hold whole entries only.
+    fn scan_tail(&self, log_start_offset: i64) -> Result<(i64, bool)> {
+        let Some(last) = self.segments.last() else { return Ok((log_start_offset, true)) };
         let bytes = last.read_log()?;
         let start = self.validated_tail_start(last, &bytes)?.map_or(0, |e| e.position as usize);
         let mut leo = last.base_offset;
-        for batch in BatchIter::starting_at(&bytes, start) {
+        let mut iter = BatchIter::starting_at(&bytes, start);
+        for batch in iter.by_ref() {
             leo = batch.next_offset();
         }
-        Ok(leo)
+        let whole = |b: Option<FileBytes>, entry: usize| b.is_none_or(|b| b.len() % entry == 0);
+        let clean = iter.stop() == Some(&crate::format::batch::ScanStop::End)
+            && whole(last.read_index()?, index::OFFSET_ENTRY_BYTES)
+            && whole(last.read_time_index()?, index::TIME_ENTRY_BYTES);
+        Ok((leo, clean))
+    }
+
+    /// True when the active segment ends with a whole batch and whole index entries; false
+    /// after a writer died mid-write (a klog command killed, a torn write).
+    pub fn tail_is_clean(&self) -> Result<bool> {
+        Ok(self.scan_tail(self.log_end_offset)?.1)
     }
 
     /// The last offset-index entry of `seg` if it points at a batch whose last offset it names.

@@ -48,6 +48,8 @@ pub struct SegmentRecovery {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RecoveryReport {
     pub clean_shutdown: bool,
+    /// The replica was running but its last writer died mid-write (a killed command).
+    pub interrupted_write: bool,
     pub recovery_point_before: i64,
     pub log_end_offset_before: i64,
     pub log_end_offset_after: i64,

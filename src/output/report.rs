@@ -19,7 +19,7 @@ macro_rules! out {
 pub fn local_text(out: &mut dyn Write, r: &LocalRecoverReport, settings: &Settings) -> Result<()> {
     let dry = if r.dry_run { "dry run: nothing changed" } else { "" };
     match &r.recovery {
-        None => out!(out, "{}: running (not crashed): nothing to recover", r.dir),
+        None => out!(out, "{}: running, and its log ends with a whole batch: nothing to recover", r.dir),
         Some(rec) => {
             super::text::recovery(out, &r.dir, rec, settings)?;
             if !dry.is_empty() {

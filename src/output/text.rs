@@ -40,7 +40,13 @@ pub fn startup(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &Se
 /// The local-recovery report: what was scanned, cut and rebuilt.
 pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &Settings) -> Result<()> {
     let p = settings.palette();
-    let how = if r.clean_shutdown { "after a clean shutdown" } else { "after an unclean shutdown" };
+    let how = if r.interrupted_write {
+        "after an interrupted write (the previous command died mid-write)"
+    } else if r.clean_shutdown {
+        "after a clean shutdown"
+    } else {
+        "after an unclean shutdown"
+    };
     out!(
         out,
         "{dir}: local recovery {how}: recovery point {}, scanned {} segment(s)",

@@ -3,6 +3,7 @@
 mod common;
 mod crash;
 mod demo;
+mod fixtures;
 mod formats;
 mod generated;
 mod kill;

@@ -699,3 +699,58 @@ fn a_follower_outside_the_isr_does_not_hold_the_hw_and_a_lone_leader_hw_follows_
     assert_eq!(round_hws(&r[0]), (6, 6, 6, 6));
     assert_eq!(hw(&a), 6);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Truncation details.
+
+#[test]
+fn truncation_cuts_at_a_batch_boundary_so_a_batch_straddling_the_target_goes_whole() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    elect(&a, 0, &[&b]);
+    append(&a, &["x0", "x1", "x2"], 1000, false);
+    append(&a, &["y3", "y4", "y5", "y6"], 2000, false);
+    fetch_ok(&a, &b, 3);
+    // A stale HW checkpoint of 5 falls inside batch 3..=6.
+    ok(&["crash", s(&b), "--hw", "5"]);
+    let report = recover(&b, &a, "hw", &[]);
+    assert_eq!(report["truncation_offset"], 5);
+    assert_eq!(report["cut_offset"], 3, "the batch holding offset 5 starts at 3");
+    for o in 3..=6 {
+        assert_eq!(class_at(&report, o), "truncated_refetchable", "offset {o}");
+    }
+    assert_eq!(counts(&report), (3, 4, 0, 0, 0, 0));
+    assert_eq!(records(&b), log(&[(0, 0, "x0"), (1, 0, "x1"), (2, 0, "x2")]));
+    assert_eq!((leo(&b), hw(&b)), (3, 3), "the HW is clamped to the new LEO");
+    assert_eq!(run(&["check", s(&b)]).0, 0);
+    fetch_ok(&a, &b, 3);
+    assert_eq!(records(&b), records(&a));
+}
+
+#[test]
+fn an_epoch_older_than_all_the_leader_knows_is_undefined_for_kip101_and_answered_from_log_start_by_kip279() {
+    let lab = Lab::new();
+    let l = lab.create("l", 1, &[]);
+    let f = lab.create("f", 2, &[]);
+    elect(&f, 1, &[]);
+    append(&f, &["f0", "f1"], 1000, false);
+    ok(&["crash", s(&f)]);
+    elect(&l, 3, &[]);
+    append(&l, &["l0", "l1", "l2"], 2000, false);
+
+    // kip101: epoch 1 is below L's first epoch 3 → UNDEFINED → F truncates to its HW 2.
+    let kip101 = recover(&f, &l, "kip101", &["--dry-run"]);
+    assert_eq!(round_trips(&kip101).len(), 1);
+    assert_eq!(round_trips(&kip101)[0]["answered_epoch"], Value::Null);
+    assert_eq!(kip101["truncation_offset"], 2);
+    assert_eq!(kip101["summary"]["diverged"], 2);
+    assert_eq!(kip101["summary"]["first_divergent_offset"], 0);
+    // kip279: endOffsetFor(1) = (1, start of L's next higher epoch = 0) → truncate to 0.
+    let kip279 = recover(&f, &l, "kip279", &["--catch-up"]);
+    let trip = &round_trips(&kip279)[0];
+    assert_eq!((trip["answered_epoch"].as_i64(), trip["answered_end_offset"].as_i64()), (Some(1), Some(0)));
+    assert_eq!(kip279["truncation_offset"], 0);
+    assert_eq!(kip279["summary"]["acked_lost"], 2, "f0 f1 were committed on F, which led alone");
+    assert_eq!(records(&f), log(&[(0, 3, "l0"), (1, 3, "l1"), (2, 3, "l2")]));
+}
