@@ -318,11 +318,8 @@ impl Replica {
         let paths = resolve(path, partition)?;
         let lock = Replica::lock(&paths.log_dir)?;
         let mut replica = Replica::load(paths, Some(lock))?;
-        let report = if replica.state.is_none() {
-            Some(replica.start()?)
-        } else {
-            replica.repair_interrupted_write()?
-        };
+        let report =
+            if replica.state.is_none() { Some(replica.start()?) } else { replica.repair_interrupted_write()? };
         Ok((replica, report))
     }
 
