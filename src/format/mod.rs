@@ -1,8 +1,11 @@
-//! Kafka's bytes: record batches (v2 and legacy) and the records inside them.
-//! Pure codecs: no I/O, no printing.
+//! Kafka's bytes: record batches (v2 and legacy v0/v1), the records inside them, control
+//! records, compression streams, and the binary side files of a segment (`.txnindex`,
+//! producer-state `.snapshot`). Pure codecs: no I/O, no printing.
 
 pub mod batch;
 pub mod compression;
 pub mod control;
 pub mod legacy;
+pub mod producer_snapshot;
 pub mod record;
+pub mod txn_index;

@@ -184,6 +184,122 @@ impl IndexBuilder {
     }
 }
 
+/// How one offset-index entry compares with the log beside it (what `kafka-dump-log` checks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffsetEntryCheck {
+    /// A batch starts at the entry's position and ends at the entry's offset.
+    Matches,
+    /// It does not: `log_offset` is the last offset of whatever frames as a batch at that
+    /// position (what kafka-dump-log reports), `batch_start` whether a batch of the scan starts there.
+    Mismatch { log_offset: Option<i64>, batch_start: bool },
+    /// No `.log` beside the index.
+    NoLog,
+}
+
+/// How one time-index entry (T, O) compares with the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeEntryCheck {
+    /// Kafka 3+ form: O is the last offset of a batch whose max timestamp is T.
+    MatchesBatch,
+    /// Kafka 2.x form: O is the record inside the batch that holds the max timestamp T.
+    MatchesRecord,
+    /// The batch holding O has another max timestamp.
+    TimestampMismatch {
+        log_timestamp: i64,
+    },
+    /// T does not increase over the previous entry's timestamp.
+    OutOfOrder {
+        previous_timestamp: i64,
+    },
+    /// No batch holds O; `found_log_offset` is the last offset of the first batch past it.
+    NotFound {
+        found_log_offset: Option<i64>,
+    },
+    NoLog,
+}
+
+/// Check every offset-index entry against the log bytes, in one pass over the batches
+/// (entries are merge-joined by position, so memory stays that of the entries).
+pub fn verify_offset_entries(entries: &[OffsetPosition], log: Option<&[u8]>) -> Vec<OffsetEntryCheck> {
+    let Some(log) = log else { return vec![OffsetEntryCheck::NoLog; entries.len()] };
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| entries[i].position);
+    let mut out = vec![OffsetEntryCheck::Mismatch { log_offset: None, batch_start: false }; entries.len()];
+    let mut k = 0;
+    for batch in crate::format::batch::BatchIter::new(log) {
+        while k < order.len() && entries[order[k]].position <= batch.position {
+            let e = entries[order[k]];
+            out[order[k]] = if e.position == batch.position && batch.last_offset() == e.offset {
+                OffsetEntryCheck::Matches
+            } else {
+                OffsetEntryCheck::Mismatch {
+                    log_offset: read_at(log, e.position).map(|b| b.last_offset()),
+                    batch_start: e.position == batch.position,
+                }
+            };
+            k += 1;
+        }
+    }
+    // Entries past the last whole batch.
+    for &i in &order[k..] {
+        let log_offset = read_at(log, entries[i].position).map(|b| b.last_offset());
+        out[i] = OffsetEntryCheck::Mismatch { log_offset, batch_start: false };
+    }
+    out
+}
+
+fn read_at(log: &[u8], position: u64) -> Option<crate::format::batch::RawBatch<'_>> {
+    let position = usize::try_from(position).ok().filter(|p| *p < log.len())?;
+    crate::format::batch::BatchIter::starting_at(log, position).next()
+}
+
+/// Check every time-index entry against the log bytes. Entries are expected in offset order;
+/// one that goes back restarts the scan, so a damaged index costs time, not correctness.
+/// Both the Kafka 3+ form (batch last offset) and the Kafka 2.x form (offset of the record
+/// holding the max timestamp, checked by decoding that batch) are accepted.
+pub fn verify_time_entries(entries: &[TimestampOffset], log: Option<&[u8]>) -> Vec<TimeEntryCheck> {
+    let Some(log) = log else { return vec![TimeEntryCheck::NoLog; entries.len()] };
+    let mut out = Vec::with_capacity(entries.len());
+    let mut iter = crate::format::batch::BatchIter::new(log);
+    let mut current = iter.next();
+    let mut previous: Option<TimestampOffset> = None;
+    for e in entries {
+        if previous.is_some_and(|p| e.offset < p.offset) {
+            iter = crate::format::batch::BatchIter::new(log);
+            current = iter.next();
+        }
+        while current.is_some_and(|b| b.last_offset() < e.offset) {
+            current = iter.next();
+        }
+        let check = match current {
+            None => TimeEntryCheck::NotFound { found_log_offset: None },
+            Some(b) if b.first_offset() > e.offset => {
+                TimeEntryCheck::NotFound { found_log_offset: Some(b.last_offset()) }
+            }
+            Some(b) if b.max_timestamp() != e.timestamp => {
+                TimeEntryCheck::TimestampMismatch { log_timestamp: b.max_timestamp() }
+            }
+            Some(_) if previous.is_some_and(|p| e.timestamp <= p.timestamp) => {
+                TimeEntryCheck::OutOfOrder { previous_timestamp: previous.map_or(-1, |p| p.timestamp) }
+            }
+            Some(b) if b.last_offset() == e.offset => TimeEntryCheck::MatchesBatch,
+            Some(b) => {
+                let record_ts = b.records().ok().and_then(|d| {
+                    d.decode().ok().and_then(|rs| rs.iter().find(|r| r.offset == e.offset).map(|r| r.timestamp))
+                });
+                match record_ts {
+                    Some(ts) if ts == e.timestamp => TimeEntryCheck::MatchesRecord,
+                    Some(ts) => TimeEntryCheck::TimestampMismatch { log_timestamp: ts },
+                    None => TimeEntryCheck::NotFound { found_log_offset: Some(b.last_offset()) },
+                }
+            }
+        };
+        out.push(check);
+        previous = Some(*e);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +319,64 @@ mod tests {
         assert_eq!(
             times,
             vec![TimestampOffset { timestamp: 1005, offset: 105 }, TimestampOffset { timestamp: 1009, offset: 109 }]
+        );
+    }
+
+    fn three_batches() -> (Vec<u8>, Vec<u64>) {
+        use crate::format::batch::{encode_batch, BatchSpec};
+        use crate::format::record::NewRecord;
+        let rec = |ts| NewRecord { timestamp: ts, key: None, value: Some(b"v".to_vec()), headers: vec![] };
+        let mut log = Vec::new();
+        let mut starts = Vec::new();
+        // offsets 0..=1 (max ts 20 at offset 0), 2..=4 (max ts 50 at offset 3), 5 (ts 60)
+        for (base, ts) in [(0i64, vec![20i64, 10]), (2, vec![30, 50, 40]), (5, vec![60])] {
+            starts.push(log.len() as u64);
+            let recs: Vec<_> = ts.into_iter().map(rec).collect();
+            log.extend(encode_batch(&BatchSpec::plain(base, 0), &recs));
+        }
+        (log, starts)
+    }
+
+    #[test]
+    fn offset_entries_are_checked_against_the_batches() {
+        let (log, starts) = three_batches();
+        let entries = [
+            OffsetPosition { offset: 4, position: starts[1] },
+            OffsetPosition { offset: 6, position: starts[2] },
+            OffsetPosition { offset: 5, position: starts[1] + 3 },
+            OffsetPosition { offset: 9, position: 100_000 },
+        ];
+        let got = verify_offset_entries(&entries, Some(&log));
+        assert_eq!(got[0], OffsetEntryCheck::Matches);
+        assert_eq!(got[1], OffsetEntryCheck::Mismatch { log_offset: Some(5), batch_start: true });
+        assert!(matches!(got[2], OffsetEntryCheck::Mismatch { batch_start: false, .. }));
+        assert_eq!(got[3], OffsetEntryCheck::Mismatch { log_offset: None, batch_start: false });
+        assert_eq!(verify_offset_entries(&entries[..1], None), vec![OffsetEntryCheck::NoLog]);
+    }
+
+    #[test]
+    fn time_entries_accept_the_batch_and_the_kafka_2x_record_form() {
+        let (log, _) = three_batches();
+        let t = |timestamp, offset| TimestampOffset { timestamp, offset };
+        // Kafka 3+: batch last offsets
+        let got = verify_time_entries(&[t(20, 1), t(50, 4), t(60, 5)], Some(&log));
+        assert_eq!(got, vec![TimeEntryCheck::MatchesBatch; 3]);
+        // Kafka 2.x: the record holding the max timestamp
+        let got = verify_time_entries(&[t(20, 0), t(50, 3), t(60, 5)], Some(&log));
+        assert_eq!(
+            got,
+            vec![TimeEntryCheck::MatchesRecord, TimeEntryCheck::MatchesRecord, TimeEntryCheck::MatchesBatch]
+        );
+        // wrong timestamps, a record whose own timestamp is not the max, order, and offsets past the log
+        let got = verify_time_entries(&[t(21, 1), t(50, 2), t(50, 4), t(70, 9)], Some(&log));
+        assert_eq!(
+            got,
+            vec![
+                TimeEntryCheck::TimestampMismatch { log_timestamp: 20 },
+                TimeEntryCheck::TimestampMismatch { log_timestamp: 30 },
+                TimeEntryCheck::OutOfOrder { previous_timestamp: 50 },
+                TimeEntryCheck::NotFound { found_log_offset: None },
+            ]
         );
     }
 
