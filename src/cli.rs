@@ -344,6 +344,33 @@ pub struct AppendArgs {
     /// fsync the data and move the recovery point to the log end.
     #[arg(long)]
     pub flush: bool,
+    /// Compress each batch's records with this codec (Kafka's framing for each).
+    #[arg(long, value_enum, default_value_t = CompressionArg::None)]
+    pub compression: CompressionArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompressionArg {
+    None,
+    Gzip,
+    /// Snappy in snappy-java's xerial framing, as Kafka writes it.
+    Snappy,
+    /// Kafka's LZ4 frame.
+    Lz4,
+    Zstd,
+}
+
+impl From<CompressionArg> for crate::format::compression::Compression {
+    fn from(c: CompressionArg) -> Self {
+        use crate::format::compression::Compression;
+        match c {
+            CompressionArg::None => Compression::None,
+            CompressionArg::Gzip => Compression::Gzip,
+            CompressionArg::Snappy => Compression::Snappy,
+            CompressionArg::Lz4 => Compression::Lz4,
+            CompressionArg::Zstd => Compression::Zstd,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -95,6 +95,7 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
                 records_per_batch: a.records_per_batch,
                 timestamp: a.timestamp.unwrap_or_else(commands::now_ms),
                 flush: a.flush,
+                compression: a.compression.into(),
             })?;
             text::appended(out, &a.target.dir.display().to_string(), &report, settings)?;
         }

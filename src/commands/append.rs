@@ -2,8 +2,9 @@
 //! operation 2; Kafka `UnifiedLog.appendAsLeader`).
 
 use crate::error::{Error, Result};
-use crate::format::batch::{encode_batch, BatchIter, BatchSpec};
-use crate::format::record::NewRecord;
+use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
+use crate::format::compression::Compression;
+use crate::format::record::RecordRef;
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
 use std::path::Path;
@@ -23,6 +24,7 @@ pub struct AppendRequest<'a> {
     pub records_per_batch: Option<u64>,
     pub timestamp: i64,
     pub flush: bool,
+    pub compression: Compression,
 }
 
 #[derive(Debug)]
@@ -85,27 +87,31 @@ pub fn run(req: AppendRequest<'_>) -> Result<AppendReport> {
         startup,
     };
     let mut produced = 0u64;
-    let mut records: Vec<NewRecord> = Vec::with_capacity(per_batch.min(total) as usize);
+    let headers: Vec<(&[u8], Option<&[u8]>)> = req.headers.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect();
+    let spec = |base| BatchSpec { compression: req.compression, ..BatchSpec::plain(base, state.leader_epoch) };
+    let mut encoder = BatchEncoder::new(spec(0), GENERATED_BATCH_BYTES + 4096);
+    let mut scratch = Vec::new();
     while produced < total {
-        records.clear();
         let n = per_batch.min(total - produced);
-        for i in produced..produced + n {
-            let value = match &req.values {
-                Values::Given(v) => v[i as usize].clone(),
+        let base = replica.log_end_offset();
+        encoder.reset(spec(base));
+        for i in 0..n {
+            let value: &[u8] = match &req.values {
+                Values::Given(v) => &v[(produced + i) as usize],
                 Values::Generated { value_size, .. } => {
-                    generated_value(replica.log_end_offset() + (i - produced) as i64, *value_size)
+                    fill_generated_value(base + i as i64, *value_size, &mut scratch);
+                    &scratch
                 }
             };
-            records.push(NewRecord {
+            encoder.push(&RecordRef {
                 timestamp: req.timestamp,
-                key: req.key.clone(),
+                key: req.key.as_deref(),
                 value: Some(value),
-                headers: req.headers.clone(),
+                headers: &headers,
             });
         }
-        let base = replica.log_end_offset();
-        let bytes = encode_batch(&BatchSpec::plain(base, state.leader_epoch), &records);
-        let batch = BatchIter::new(&bytes).next().expect("an encoded batch frames");
+        let bytes = encoder.finish();
+        let batch = BatchIter::new(bytes).next().expect("an encoded batch frames");
         replica.log.append_batch(batch)?;
         report.batches.push((base, batch.last_offset()));
         report.bytes += bytes.len() as u64;
@@ -126,13 +132,21 @@ pub fn run(req: AppendRequest<'_>) -> Result<AppendReport> {
     Ok(report)
 }
 
-/// A value of `size` bytes for a generated record: printable, different per offset.
-pub fn generated_value(offset: i64, size: usize) -> Vec<u8> {
-    let tag = format!("v{offset}-");
-    let mut v = Vec::with_capacity(size);
-    while v.len() < size {
-        let take = (size - v.len()).min(tag.len());
-        v.extend_from_slice(&tag.as_bytes()[..take]);
+/// A value of `size` bytes for a generated record: printable, different per offset
+/// (`v<offset>-` repeated), written into `out`.
+pub fn fill_generated_value(offset: i64, size: usize, out: &mut Vec<u8>) {
+    out.clear();
+    let mut tag = [0u8; 24];
+    let mut n = 0;
+    tag[n] = b'v';
+    n += 1;
+    let digits = offset.to_string();
+    tag[n..n + digits.len()].copy_from_slice(digits.as_bytes());
+    n += digits.len();
+    tag[n] = b'-';
+    n += 1;
+    while out.len() < size {
+        let take = (size - out.len()).min(n);
+        out.extend_from_slice(&tag[..take]);
     }
-    v
 }

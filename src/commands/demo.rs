@@ -312,6 +312,7 @@ fn run_once(
                     records_per_batch: None,
                     timestamp: *timestamp,
                     flush: *flush,
+                    compression: crate::format::compression::Compression::None,
                 })?;
                 sink(DemoEvent::Appended(replica, &report))?;
             }

@@ -484,44 +484,100 @@ impl BatchSpec {
     }
 }
 
+/// Builds one magic v2 batch record by record, straight into its final buffer (one buffer
+/// reused across batches; no allocation per record).
+pub struct BatchEncoder {
+    spec: BatchSpec,
+    buf: Vec<u8>,
+    count: i32,
+    base_timestamp: i64,
+    max_timestamp: i64,
+}
+
+impl BatchEncoder {
+    pub fn new(spec: BatchSpec, capacity: usize) -> Self {
+        let mut buf = Vec::with_capacity(RECORD_BATCH_OVERHEAD + capacity);
+        buf.resize(RECORD_BATCH_OVERHEAD, 0);
+        BatchEncoder { spec, buf, count: 0, base_timestamp: -1, max_timestamp: -1 }
+    }
+
+    /// Start a new batch in the same buffer.
+    pub fn reset(&mut self, spec: BatchSpec) {
+        self.spec = spec;
+        self.buf.truncate(RECORD_BATCH_OVERHEAD);
+        self.count = 0;
+        self.base_timestamp = -1;
+        self.max_timestamp = -1;
+    }
+
+    pub fn record_count(&self) -> i32 {
+        self.count
+    }
+
+    /// Bytes so far (uncompressed).
+    pub fn size_bytes(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn push(&mut self, r: &record::RecordRef<'_>) {
+        if self.count == 0 {
+            self.base_timestamp = r.timestamp;
+        }
+        self.max_timestamp = self.max_timestamp.max(r.timestamp);
+        record::encode_record_ref(r, self.count, r.timestamp - self.base_timestamp, &mut self.buf);
+        self.count += 1;
+    }
+
+    /// Fill in the header (compressing the records if asked) and return the whole batch.
+    pub fn finish(&mut self) -> &[u8] {
+        assert!(self.count > 0, "a produced batch holds at least one record");
+        if self.spec.compression != Compression::None {
+            let area = compression::compress(self.spec.compression, &self.buf[RECORD_BATCH_OVERHEAD..]);
+            self.buf.truncate(RECORD_BATCH_OVERHEAD);
+            self.buf.extend_from_slice(&area);
+        }
+        let spec = self.spec;
+        let mut attributes: u16 = spec.compression.code() as u16;
+        if spec.is_transactional {
+            attributes |= ATTR_TRANSACTIONAL as u16;
+        }
+        if spec.is_control {
+            attributes |= ATTR_CONTROL as u16;
+        }
+        let batch_length = (self.buf.len() - LOG_OVERHEAD) as i32;
+        let h = &mut self.buf[..RECORD_BATCH_OVERHEAD];
+        h[0..8].copy_from_slice(&spec.base_offset.to_be_bytes());
+        h[8..12].copy_from_slice(&batch_length.to_be_bytes());
+        h[12..16].copy_from_slice(&spec.partition_leader_epoch.to_be_bytes());
+        h[16] = 2;
+        h[21..23].copy_from_slice(&attributes.to_be_bytes());
+        h[23..27].copy_from_slice(&(self.count - 1).to_be_bytes());
+        h[27..35].copy_from_slice(&self.base_timestamp.to_be_bytes());
+        h[35..43].copy_from_slice(&self.max_timestamp.to_be_bytes());
+        h[43..51].copy_from_slice(&spec.producer_id.to_be_bytes());
+        h[51..53].copy_from_slice(&spec.producer_epoch.to_be_bytes());
+        h[53..57].copy_from_slice(&spec.base_sequence.to_be_bytes());
+        h[57..61].copy_from_slice(&self.count.to_be_bytes());
+        let crc = crc32c(&self.buf[CRC_START..]);
+        self.buf[17..21].copy_from_slice(&crc.to_be_bytes());
+        &self.buf
+    }
+}
+
 /// Encode a magic v2 batch holding `records` (at least one), CRC and lengths filled in.
 pub fn encode_batch(spec: &BatchSpec, records: &[NewRecord]) -> Vec<u8> {
-    assert!(!records.is_empty(), "a produced batch holds at least one record");
-    let base_timestamp = records[0].timestamp;
-    let max_timestamp = records.iter().map(|r| r.timestamp).max().unwrap_or(-1);
-    let mut area = Vec::with_capacity(records.iter().map(|r| 24 + r.value.as_ref().map_or(0, |v| v.len())).sum());
-    for (i, r) in records.iter().enumerate() {
-        record::encode_record(r, i as i32, r.timestamp - base_timestamp, &mut area);
+    let mut enc = BatchEncoder::new(*spec, records.iter().map(|r| 24 + r.value.as_ref().map_or(0, |v| v.len())).sum());
+    for r in records {
+        let headers: Vec<(&[u8], Option<&[u8]>)> =
+            r.headers.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect();
+        enc.push(&record::RecordRef {
+            timestamp: r.timestamp,
+            key: r.key.as_deref(),
+            value: r.value.as_deref(),
+            headers: &headers,
+        });
     }
-    let area = match spec.compression {
-        Compression::None => area,
-        c => compression::compress(c, &area),
-    };
-    let mut attributes: u16 = spec.compression.code() as u16;
-    if spec.is_transactional {
-        attributes |= ATTR_TRANSACTIONAL as u16;
-    }
-    if spec.is_control {
-        attributes |= ATTR_CONTROL as u16;
-    }
-    let mut out = Vec::with_capacity(RECORD_BATCH_OVERHEAD + area.len());
-    out.extend_from_slice(&spec.base_offset.to_be_bytes());
-    out.extend_from_slice(&((RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + area.len()) as i32).to_be_bytes());
-    out.extend_from_slice(&spec.partition_leader_epoch.to_be_bytes());
-    out.push(2);
-    out.extend_from_slice(&[0; 4]); // crc, filled below
-    out.extend_from_slice(&attributes.to_be_bytes());
-    out.extend_from_slice(&((records.len() - 1) as i32).to_be_bytes());
-    out.extend_from_slice(&base_timestamp.to_be_bytes());
-    out.extend_from_slice(&max_timestamp.to_be_bytes());
-    out.extend_from_slice(&spec.producer_id.to_be_bytes());
-    out.extend_from_slice(&spec.producer_epoch.to_be_bytes());
-    out.extend_from_slice(&spec.base_sequence.to_be_bytes());
-    out.extend_from_slice(&(records.len() as i32).to_be_bytes());
-    out.extend_from_slice(&area);
-    let crc = crc32c(&out[CRC_START..]);
-    out[17..21].copy_from_slice(&crc.to_be_bytes());
-    out
+    enc.finish().to_vec()
 }
 
 #[cfg(test)]

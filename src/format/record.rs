@@ -262,22 +262,65 @@ fn encode_nullable(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
     }
 }
 
+/// A record to encode, borrowing its bytes (no allocation on the append path).
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRef<'a> {
+    pub timestamp: i64,
+    pub key: Option<&'a [u8]>,
+    pub value: Option<&'a [u8]>,
+    pub headers: &'a [(&'a [u8], Option<&'a [u8]>)],
+}
+
+fn varlong_size(value: i64) -> usize {
+    let mut v = ((value << 1) ^ (value >> 63)) as u64;
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
+}
+
+fn nullable_size(bytes: Option<&[u8]>) -> usize {
+    match bytes {
+        None => 1,
+        Some(b) => varint_size(b.len() as i32) + b.len(),
+    }
+}
+
+/// Append one record in v2 layout to `out`, writing its length first (computed, not measured).
+pub fn encode_record_ref(record: &RecordRef<'_>, offset_delta: i32, timestamp_delta: i64, out: &mut Vec<u8>) {
+    let mut body = 1 + varlong_size(timestamp_delta) + varint_size(offset_delta);
+    body += nullable_size(record.key) + nullable_size(record.value);
+    body += varint_size(record.headers.len() as i32);
+    for (k, v) in record.headers {
+        body += nullable_size(Some(k)) + nullable_size(*v);
+    }
+    out.reserve(body + 5);
+    encode_varint(body as i32, out);
+    out.push(0u8);
+    encode_varlong(timestamp_delta, out);
+    encode_varint(offset_delta, out);
+    encode_nullable(record.key, out);
+    encode_nullable(record.value, out);
+    encode_varint(record.headers.len() as i32, out);
+    for (k, v) in record.headers {
+        encode_nullable(Some(k), out);
+        encode_nullable(*v, out);
+    }
+}
+
 /// Append one record in v2 layout to `out`.
 pub fn encode_record(record: &NewRecord, offset_delta: i32, timestamp_delta: i64, out: &mut Vec<u8>) {
-    // Encode the body first into the tail of `out`, then splice the length in front of it.
-    let mut body = Vec::with_capacity(16 + record.value.as_ref().map_or(0, |v| v.len()));
-    body.push(0u8);
-    encode_varlong(timestamp_delta, &mut body);
-    encode_varint(offset_delta, &mut body);
-    encode_nullable(record.key.as_deref(), &mut body);
-    encode_nullable(record.value.as_deref(), &mut body);
-    encode_varint(record.headers.len() as i32, &mut body);
-    for (k, v) in &record.headers {
-        encode_nullable(Some(k), &mut body);
-        encode_nullable(v.as_deref(), &mut body);
-    }
-    encode_varint(body.len() as i32, out);
-    out.extend_from_slice(&body);
+    let headers: Vec<(&[u8], Option<&[u8]>)> =
+        record.headers.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect();
+    let r = RecordRef {
+        timestamp: record.timestamp,
+        key: record.key.as_deref(),
+        value: record.value.as_deref(),
+        headers: &headers,
+    };
+    encode_record_ref(&r, offset_delta, timestamp_delta, out);
 }
 
 #[cfg(test)]
