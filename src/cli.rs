@@ -59,8 +59,14 @@ pub enum Command {
     Append(AppendArgs),
     /// Show a replica's batches and records, its epoch cache, or any single Kafka file.
     ///
-    /// Accepts a log dir, a partition dir, or one file: `.log`, `.index`, `.timeindex`, or a
-    /// checkpoint. Never writes. Colour only on a terminal.
+    /// Accepts a log dir, a partition dir, or one file: `.log`, `.index` and `.timeindex` (each
+    /// entry checked against the `.log` beside it), `.txnindex`, a producer `.snapshot`, a KRaft
+    /// snapshot `.checkpoint`, or a checkpoint. A log dir holding several partitions, named
+    /// without --partition, gives one overview row per partition (segments, bytes, LEO, HW,
+    /// recovery point, latest epoch, clean-shutdown marker). Compressed (gzip, snappy, lz4, zstd)
+    /// and legacy v0/v1 batches are decoded; control records are shown by name. `--format kafka`
+    /// prints the lines of `kafka-dump-log.sh --deep-iteration --print-data-log`. Never writes.
+    /// Colour only on a terminal.
     Dump(DumpArgs),
     /// Verify a replica the way Kafka's loader and kafka-dump-log do.
     ///
@@ -384,9 +390,13 @@ pub struct DumpArgs {
     /// Show the epoch cache (epoch, start, end, records) checked against the batch stamps.
     #[arg(long)]
     pub epochs: bool,
-    /// Write JSON lines instead of a table.
-    #[arg(long)]
+    /// Write JSON lines instead of a table (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Output form: `table`, `json` (JSON lines), or `kafka` (the lines of
+    /// `kafka-dump-log.sh --deep-iteration --print-data-log`; with --batches, batch lines only).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<DumpFormat>,
     /// Start at the batch holding this offset.
     #[arg(long, value_name = "OFFSET")]
     pub from: Option<i64>,
@@ -396,6 +406,17 @@ pub struct DumpArgs {
     /// One row per batch instead of one per record.
     #[arg(long)]
     pub batches: bool,
+}
+
+/// How `dump` writes what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DumpFormat {
+    /// Tables for people.
+    Table,
+    /// JSON lines, one object per line with a `type`.
+    Json,
+    /// The lines kafka-dump-log prints, for scripts written against it.
+    Kafka,
 }
 
 #[derive(Debug, Args)]

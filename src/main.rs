@@ -2,10 +2,10 @@
 //! command, render its report, map the outcome to an exit code (0 ok, 1 findings, 2 error).
 
 use clap::Parser;
-use klog::cli::{Cli, ColorChoice, Command, DemoMode, GenerateCommand, ModeArg};
+use klog::cli::{Cli, ColorChoice, Command, DemoMode, DumpFormat, GenerateCommand, ModeArg};
 use klog::commands::{self, recover::RecoverReport};
 use klog::error::{Error, IoContext, Result};
-use klog::output::{json, report, table::DumpTable, text, Settings};
+use klog::output::{dump_log::DumpLog, json, report, table::DumpTable, text, Settings};
 use klog::replication::truncation::TruncationMode;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -107,13 +107,21 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
                 from: a.from,
                 limit: a.limit,
                 batches_only: a.batches,
+                log_dir_overview: a.format != Some(DumpFormat::Kafka),
             };
-            if a.json {
-                commands::dump::run(&req, &mut |e| json::dump_event(out, e))?;
-            } else {
-                let mut t = DumpTable::new(out, *settings, a.batches);
-                commands::dump::run(&req, &mut |e| t.event(e))?;
-                t.finish()?;
+            match a.format.unwrap_or(if a.json { DumpFormat::Json } else { DumpFormat::Table }) {
+                DumpFormat::Json => commands::dump::run(&req, &mut |e| json::dump_event(out, e))?,
+                DumpFormat::Table => {
+                    let mut t = DumpTable::new(out, *settings, a.batches);
+                    commands::dump::run(&req, &mut |e| t.event(e))?;
+                    t.finish()?;
+                }
+                DumpFormat::Kafka => {
+                    let mut err = io::stderr().lock();
+                    let mut d = DumpLog::new(out, &mut err);
+                    commands::dump::run(&req, &mut |e| d.event(e))?;
+                    d.finish()?;
+                }
             }
         }
         Command::Check(a) => {

@@ -1,6 +1,8 @@
 //! `klog check`: verify a replica as Kafka's loader and `kafka-dump-log` would, streaming over
-//! the segments with constant memory (indexes are merge-joined with the batch scan). Findings
-//! are data; the command fails (exit 2) only when it cannot read. Never writes.
+//! the segments with constant memory (indexes are merge-joined with the batch scan). Every
+//! batch's records are decoded, so corrupt compressed streams, truncated legacy messages and
+//! unknown magic values are findings with their file and byte position. Findings are data; the
+//! command fails (exit 2) only when it cannot read. Never writes.
 
 use super::dump::{summarize, ReplicaSummary};
 use crate::error::Result;
@@ -89,8 +91,18 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
         let mut first = true;
         for batch in iter.by_ref() {
             report_counts.0 += 1;
-            let (base, last) = (batch.base_offset(), batch.last_offset());
-            if let Err(d) = batch.verify() {
+            // first_offset: a legacy compressed wrapper stores its last inner offset only.
+            let (base, last) = (batch.first_offset(), batch.last_offset());
+            let magic = batch.magic();
+            let known_magic = (0..=2).contains(&magic);
+            if !known_magic {
+                c.add(
+                    &path,
+                    Some(batch.position),
+                    Some(base),
+                    format!("unknown magic value {magic} (expected 0, 1 or 2): the batch cannot be read"),
+                );
+            } else if let Err(d) = batch.verify() {
                 c.add(&path, Some(batch.position), Some(base), format!("invalid batch: {}", d.what));
             }
             if first && base < seg.base_offset {
@@ -132,8 +144,9 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
                     ),
                 );
             }
-            match batch.records() {
-                Ok(decoded) => match decoded.decode() {
+            match known_magic.then(|| batch.records()) {
+                None => {}
+                Some(Ok(decoded)) => match decoded.decode() {
                     Ok(records) => {
                         report_counts.1 += records.len() as u64;
                         let mut prev = None;
@@ -155,7 +168,9 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
                     }
                     Err(e) => c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}")),
                 },
-                Err(e) => c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}")),
+                Some(Err(e)) => {
+                    c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}"))
+                }
             }
             let stamp = batch.partition_leader_epoch();
             if batch.magic() >= 2 && stamp >= 0 && !cache.is_empty() {

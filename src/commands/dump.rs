@@ -1,18 +1,22 @@
-//! `klog dump`: a replica's state, epoch cache, batches and records, or one Kafka file, as a
-//! stream of events for a renderer. Streaming keeps memory constant whatever the log size.
-//! Never writes.
+//! `klog dump`: a replica's state, epoch cache, batches and records, an overview of every
+//! partition of a log dir, or one Kafka file (`.log`, `.index` and `.timeindex` checked against
+//! their `.log`, `.txnindex`, producer `.snapshot`, KRaft snapshot `.checkpoint`, checkpoints),
+//! as a stream of events for a renderer (table, JSON lines, or kafka-dump-log lines).
+//! Streaming keeps memory constant whatever the log size. Never writes.
 
 use super::{current_leader_epoch, role_name};
 use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::compression::Compression;
+use crate::format::producer_snapshot::{self, ProducerEntry, ProducerSnapshot};
 use crate::format::record::Record;
+use crate::format::txn_index::{self, AbortedTxn};
 use crate::log::checkpoint;
 use crate::log::epoch_cache::EpochCache;
-use crate::log::index;
+use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
-use crate::log::segment::{map_file, Segment};
-use crate::replica::Replica;
+use crate::log::segment::{map_file, FileBytes, Segment};
+use crate::replica::{list_partition_dirs, Replica};
 use std::path::{Path, PathBuf};
 
 /// A replica's state at a glance.
@@ -135,9 +139,12 @@ pub struct BatchRow {
     pub position: u64,
     pub size_bytes: u64,
     pub magic: i8,
+    /// The first offset (for a legacy compressed wrapper, its first inner message's).
     pub base_offset: i64,
     pub last_offset: i64,
     pub partition_leader_epoch: i32,
+    /// Records in the batch: the v2 count field; 1 for a legacy message, the inner count for a
+    /// legacy wrapper that decodes.
     pub record_count: i32,
     pub crc: u32,
     pub crc_valid: bool,
@@ -157,27 +164,30 @@ pub struct BatchRow {
 pub fn batch_row(segment_base_offset: i64, b: &RawBatch<'_>) -> BatchRow {
     let header = b.header();
     let defect = b.verify().err().map(|d| d.what);
+    let legacy_compressed = header.is_none() && b.compression().is_some_and(|c| c != Compression::None);
+    let (base_offset, record_count) = match header {
+        Some(h) => (h.base_offset, h.records_count),
+        None if legacy_compressed => b
+            .records()
+            .ok()
+            .and_then(|d| d.decode().ok().map(|r| (r.first().map_or(b.base_offset(), |r| r.offset), r.len() as i32)))
+            .unwrap_or((b.base_offset(), 1)),
+        None => (b.base_offset(), 1),
+    };
     BatchRow {
         segment_base_offset,
         position: b.position,
         size_bytes: b.size_bytes() as u64,
         magic: b.magic(),
-        base_offset: b.base_offset(),
+        base_offset,
         last_offset: b.last_offset(),
         partition_leader_epoch: b.partition_leader_epoch(),
-        record_count: header.map_or(1, |h| h.records_count),
+        record_count,
         crc: b.stored_crc(),
         crc_valid: defect.is_none(),
         defect,
-        compression: header
-            .map(|h| Compression::from_code(h.compression_code()).map_or("unknown", |c| c.name()))
-            .unwrap_or("none"),
-        timestamp_type: match header {
-            Some(h) if h.is_log_append_time() => "LogAppendTime",
-            Some(_) => "CreateTime",
-            None if b.magic() == 0 => "NoTimestampType",
-            None => "CreateTime",
-        },
+        compression: b.compression().map_or("unknown", |c| c.name()),
+        timestamp_type: b.timestamp_type(),
         max_timestamp: b.max_timestamp(),
         producer_id: header.map_or(-1, |h| h.producer_id),
         producer_epoch: header.map_or(-1, |h| h.producer_epoch),
@@ -189,10 +199,53 @@ pub fn batch_row(segment_base_offset: i64, b: &RawBatch<'_>) -> BatchRow {
     }
 }
 
+/// Which kind of single file is being dumped (a `.log` is announced by a `Segment` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `.index`, with the entry count its length gives (`length / 8`).
+    OffsetIndex {
+        entry_count: usize,
+    },
+    TimeIndex,
+    TxnIndex,
+    ProducerSnapshot,
+    /// A KRaft snapshot (`<offset>-<epoch>.checkpoint`) or `bootstrap.checkpoint`: batches.
+    KraftSnapshot {
+        end_offset: Option<i64>,
+        epoch: Option<i32>,
+    },
+    EpochCheckpoint,
+    OffsetCheckpoint,
+}
+
+/// One partition of a log dir, for the overview `dump DATA_DIR` prints.
+#[derive(Debug, Clone)]
+pub struct PartitionSummary {
+    pub name: String,
+    pub segment_count: usize,
+    /// Bytes of all `.log` files.
+    pub size_bytes: u64,
+    pub log_start_offset: i64,
+    pub log_end_offset: i64,
+    /// From the log dir's checkpoints; `None` when the partition is not listed there.
+    pub high_watermark: Option<i64>,
+    pub recovery_point: Option<i64>,
+    pub latest_leader_epoch: Option<i32>,
+    /// `.kafka_cleanshutdown` in the log dir.
+    pub clean_shutdown: bool,
+    /// Why the partition could not be read (the other fields are then zero).
+    pub error: Option<String>,
+}
+
 /// What `dump` emits, in order.
 pub enum DumpEvent<'a> {
     Replica(&'a ReplicaSummary),
     Epochs(&'a [EpochRow]),
+    /// A single file other than a `.log` is about to be dumped.
+    File {
+        path: &'a Path,
+        kind: FileKind,
+    },
     Segment {
         path: &'a Path,
         base_offset: i64,
@@ -201,7 +254,7 @@ pub enum DumpEvent<'a> {
     Record(&'a BatchRow, &'a Record<'a>),
     /// The records of a batch could not be decoded.
     Undecodable(&'a BatchRow, &'a str),
-    /// Bytes at the end of a segment that do not frame as a batch.
+    /// Bytes at the end of a file that do not frame as a batch (or a whole entry).
     Trailing {
         path: &'a Path,
         position: u64,
@@ -211,10 +264,12 @@ pub enum DumpEvent<'a> {
     IndexEntry {
         offset: i64,
         position: u64,
+        check: OffsetEntryCheck,
     },
     TimeIndexEntry {
         timestamp: i64,
         offset: i64,
+        check: TimeEntryCheck,
     },
     EpochEntry {
         leader_epoch: i32,
@@ -225,6 +280,11 @@ pub enum DumpEvent<'a> {
         partition: i32,
         offset: i64,
     },
+    TxnIndexEntry(&'a AbortedTxn),
+    /// The header of a producer snapshot, before its entries.
+    ProducerSnapshot(&'a ProducerSnapshot),
+    ProducerEntry(&'a ProducerEntry),
+    PartitionSummary(&'a PartitionSummary),
 }
 
 pub struct DumpRequest<'a> {
@@ -234,6 +294,9 @@ pub struct DumpRequest<'a> {
     pub from: Option<i64>,
     pub limit: Option<u64>,
     pub batches_only: bool,
+    /// A log dir holding several partitions, named without `--partition`: true emits one
+    /// `PartitionSummary` per partition; false dumps every partition in full, one after another.
+    pub log_dir_overview: bool,
 }
 
 type Sink<'s> = dyn FnMut(DumpEvent<'_>) -> Result<()> + 's;
@@ -242,7 +305,17 @@ pub fn run(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     if req.path.is_file() {
         return dump_file(req, sink);
     }
-    let replica = Replica::open(req.path, req.partition)?;
+    if req.partition.is_none() && req.path.is_dir() && !looks_like_partition_dir(req.path) {
+        let dirs = list_partition_dirs(req.path)?;
+        if dirs.len() > 1 {
+            return dump_log_dir(req, &dirs, sink);
+        }
+    }
+    dump_replica(req, req.path, req.partition, sink)
+}
+
+fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sink: &mut Sink<'_>) -> Result<()> {
+    let replica = Replica::open(path, partition)?;
     let summary = summarize(&replica);
     sink(DumpEvent::Replica(&summary))?;
     if req.epochs {
@@ -268,23 +341,90 @@ pub fn run(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         } else {
             0
         };
-        dump_segment(seg, start as usize, from, req.batches_only, &mut budget, sink)?;
+        let path = seg.log_path();
+        sink(DumpEvent::Segment { path: &path, base_offset: seg.base_offset })?;
+        let bytes = seg.read_log()?;
+        dump_batches(&path, seg.base_offset, &bytes, start as usize, from, req.batches_only, &mut budget, sink)?;
     }
     Ok(())
 }
 
-fn dump_segment(
-    seg: &Segment,
+/// Whether `dir` is itself a partition dir (named `<topic>-<partition>`, holding Kafka files),
+/// as `replica::resolve` decides it.
+fn looks_like_partition_dir(dir: &Path) -> bool {
+    let Some(name) = dir.file_name().and_then(|n| n.to_str()) else { return false };
+    names::parse_topic_partition(name).is_some()
+        && std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                let n = e.file_name();
+                let n = n.to_string_lossy();
+                n.ends_with(names::LOG_SUFFIX) || n == names::LEADER_EPOCH_CHECKPOINT || n == names::PARTITION_METADATA
+            })
+        })
+}
+
+/// A log dir with several partitions: an overview row per partition, or every partition in full.
+fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut Sink<'_>) -> Result<()> {
+    let names: Vec<String> =
+        dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+    if !req.log_dir_overview {
+        for name in &names {
+            dump_replica(req, req.path, Some(name), sink)?;
+        }
+        return Ok(());
+    }
+    let lookup = |file: &str| -> Result<Vec<checkpoint::OffsetEntry>> {
+        checkpoint::read_offset_checkpoint(&req.path.join(file))
+    };
+    let hw = lookup(names::REPLICATION_OFFSET_CHECKPOINT)?;
+    let rp = lookup(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;
+    let find = |entries: &[checkpoint::OffsetEntry], name: &str| {
+        entries.iter().find(|e| format!("{}-{}", e.topic, e.partition) == name).map(|e| e.offset)
+    };
+    let clean_shutdown = req.path.join(names::CLEAN_SHUTDOWN_MARKER).exists();
+    for name in &names {
+        let mut row = PartitionSummary {
+            name: name.clone(),
+            segment_count: 0,
+            size_bytes: 0,
+            log_start_offset: 0,
+            log_end_offset: 0,
+            high_watermark: find(&hw, name),
+            recovery_point: find(&rp, name),
+            latest_leader_epoch: None,
+            clean_shutdown,
+            error: None,
+        };
+        match Replica::open(req.path, Some(name)) {
+            Ok(replica) => {
+                row.segment_count = replica.log.segments().len();
+                for seg in replica.log.segments() {
+                    row.size_bytes += seg.log_size()?;
+                }
+                row.log_start_offset = replica.log_start_offset;
+                row.log_end_offset = replica.log_end_offset();
+                row.latest_leader_epoch = replica.log.epoch_cache().latest_epoch();
+            }
+            Err(e) => row.error = Some(e.to_string()),
+        }
+        sink(DumpEvent::PartitionSummary(&row))?;
+    }
+    Ok(())
+}
+
+/// Emit the batches (and records) of one file of batches, from byte `start`.
+#[allow(clippy::too_many_arguments)]
+fn dump_batches(
+    path: &Path,
+    segment_base_offset: i64,
+    bytes: &FileBytes,
     start: usize,
     from: i64,
     batches_only: bool,
     budget: &mut u64,
     sink: &mut Sink<'_>,
 ) -> Result<()> {
-    let path = seg.log_path();
-    sink(DumpEvent::Segment { path: &path, base_offset: seg.base_offset })?;
-    let bytes = seg.read_log()?;
-    let mut iter = BatchIter::starting_at(&bytes, start);
+    let mut iter = BatchIter::starting_at(bytes, start);
     for batch in iter.by_ref() {
         if *budget == 0 {
             return Ok(());
@@ -292,7 +432,7 @@ fn dump_segment(
         if batch.last_offset() < from {
             continue;
         }
-        let row = batch_row(seg.base_offset, &batch);
+        let row = batch_row(segment_base_offset, &batch);
         sink(DumpEvent::Batch(&row))?;
         if batches_only {
             *budget -= 1;
@@ -315,14 +455,11 @@ fn dump_segment(
         }
     }
     match iter.stop() {
-        Some(ScanStop::Partial { position, len }) => sink(DumpEvent::Trailing {
-            path: &path,
-            position: *position,
-            len: *len,
-            what: "partial batch (torn write)",
-        }),
+        Some(ScanStop::Partial { position, len }) => {
+            sink(DumpEvent::Trailing { path, position: *position, len: *len, what: "partial batch (torn write)" })
+        }
         Some(ScanStop::BadSize { position, size }) => sink(DumpEvent::Trailing {
-            path: &path,
+            path,
             position: *position,
             len: bytes.len() as u64 - position,
             what: if *size < 0 { "negative size field" } else { "size field below 14" },
@@ -331,67 +468,112 @@ fn dump_segment(
     }
 }
 
+/// The name of a KRaft snapshot file: `<20-digit end offset>-<10-digit epoch>.checkpoint`.
+fn parse_kraft_snapshot_name(name: &str) -> Option<(i64, i32)> {
+    let stem = name.strip_suffix(".checkpoint")?;
+    let (offset, epoch) = stem.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(offset) && digits(epoch)).then(|| Some((offset.parse().ok()?, epoch.parse().ok()?))).flatten()
+}
+
+const OFFSET_CHECKPOINTS: [&str; 4] = [
+    names::REPLICATION_OFFSET_CHECKPOINT,
+    names::RECOVERY_POINT_OFFSET_CHECKPOINT,
+    names::LOG_START_OFFSET_CHECKPOINT,
+    "cleaner-offset-checkpoint",
+];
+
 /// Dump a single file, chosen by its name.
 fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     let path = req.path;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let dir = path.parent().unwrap_or(Path::new("."));
     let base = names::parse_file_offset(name);
+    let from = req.from.unwrap_or(i64::MIN);
+    let mut budget = req.limit.unwrap_or(u64::MAX);
     if let (Some(base), true) = (base, name.ends_with(names::LOG_SUFFIX)) {
         let seg = Segment::new(dir, base);
-        let mut budget = req.limit.unwrap_or(u64::MAX);
-        let seg_path = seg.log_path();
-        if seg_path != path {
+        if seg.log_path() != path {
             // e.g. a `.log` whose name has extra parts: map it directly.
             return Err(Error::layout(path, "not a segment file name (<20 digits>.log)"));
         }
-        return dump_segment(&seg, 0, req.from.unwrap_or(i64::MIN), req.batches_only, &mut budget, sink);
+        sink(DumpEvent::Segment { path, base_offset: base })?;
+        let bytes = seg.read_log()?;
+        return dump_batches(path, base, &bytes, 0, from, req.batches_only, &mut budget, sink);
+    }
+    if name.ends_with(".checkpoint") && !OFFSET_CHECKPOINTS.contains(&name) {
+        let parsed = parse_kraft_snapshot_name(name);
+        if parsed.is_none() && name != "bootstrap.checkpoint" {
+            return Err(Error::layout(path, "not a KRaft snapshot name (<offset>-<epoch>.checkpoint)"));
+        }
+        let kind = FileKind::KraftSnapshot { end_offset: parsed.map(|p| p.0), epoch: parsed.map(|p| p.1) };
+        sink(DumpEvent::File { path, kind })?;
+        let bytes = read_whole(path)?;
+        return dump_batches(path, 0, &bytes, 0, from, req.batches_only, &mut budget, sink);
     }
     if let (Some(base), true) = (base, name.ends_with(names::INDEX_SUFFIX)) {
-        let bytes = map_file(path)?.expect("is_file");
-        if bytes.len() % index::OFFSET_ENTRY_BYTES != 0 {
-            return Err(Error::corrupt(path, (bytes.len() / 8 * 8) as u64, "index length is not a multiple of 8"));
-        }
+        let bytes = read_whole(path)?;
+        sink(DumpEvent::File { path, kind: FileKind::OffsetIndex { entry_count: bytes.len() / 8 } })?;
+        let mut entries = Vec::new();
         for (i, e) in index::decode_offset_entries(&bytes, base).enumerate() {
             // An untrimmed (preallocated) index ends in zero entries; kafka-dump-log stops there.
             if i > 0 && e.offset == base {
                 break;
             }
-            sink(DumpEvent::IndexEntry { offset: e.offset, position: e.position })?;
+            entries.push(e);
         }
-        return Ok(());
+        let log = map_file(&Segment::new(dir, base).log_path())?;
+        let checks = index::verify_offset_entries(&entries, log.as_deref());
+        for (e, check) in entries.iter().zip(checks) {
+            sink(DumpEvent::IndexEntry { offset: e.offset, position: e.position, check })?;
+        }
+        return trailing_entry_bytes(path, &bytes, index::OFFSET_ENTRY_BYTES, sink);
     }
     if let (Some(base), true) = (base, name.ends_with(names::TIME_INDEX_SUFFIX)) {
-        let bytes = map_file(path)?.expect("is_file");
-        if bytes.len() % index::TIME_ENTRY_BYTES != 0 {
-            return Err(Error::corrupt(
-                path,
-                (bytes.len() / 12 * 12) as u64,
-                "time index length is not a multiple of 12",
-            ));
-        }
+        let bytes = read_whole(path)?;
+        sink(DumpEvent::File { path, kind: FileKind::TimeIndex })?;
+        let mut entries = Vec::new();
         for (i, e) in index::decode_time_entries(&bytes, base).enumerate() {
-            if i > 0 && e.offset == base && e.timestamp == 0 {
+            if i > 0 && e.offset == base {
                 break;
             }
-            sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset })?;
+            entries.push(e);
+        }
+        let log = map_file(&Segment::new(dir, base).log_path())?;
+        let checks = index::verify_time_entries(&entries, log.as_deref());
+        for (e, check) in entries.iter().zip(checks) {
+            sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check })?;
+        }
+        return trailing_entry_bytes(path, &bytes, index::TIME_ENTRY_BYTES, sink);
+    }
+    if name.ends_with(names::TXN_INDEX_SUFFIX) {
+        let bytes = read_whole(path)?;
+        sink(DumpEvent::File { path, kind: FileKind::TxnIndex })?;
+        let (entries, _) = txn_index::decode_entries(&bytes);
+        for e in &entries {
+            sink(DumpEvent::TxnIndexEntry(e))?;
+        }
+        return trailing_entry_bytes(path, &bytes, txn_index::ENTRY_BYTES, sink);
+    }
+    if name.ends_with(names::SNAPSHOT_SUFFIX) {
+        let bytes = read_whole(path)?;
+        let snapshot = producer_snapshot::decode(&bytes).map_err(|e| Error::corrupt(path, e.position, e.what))?;
+        sink(DumpEvent::File { path, kind: FileKind::ProducerSnapshot })?;
+        sink(DumpEvent::ProducerSnapshot(&snapshot))?;
+        for e in &snapshot.entries {
+            sink(DumpEvent::ProducerEntry(e))?;
         }
         return Ok(());
     }
     if name == names::LEADER_EPOCH_CHECKPOINT {
+        sink(DumpEvent::File { path, kind: FileKind::EpochCheckpoint })?;
         for (e, o) in checkpoint::read_epoch_checkpoint(path)? {
             sink(DumpEvent::EpochEntry { leader_epoch: e, start_offset: o })?;
         }
         return Ok(());
     }
-    if [
-        names::REPLICATION_OFFSET_CHECKPOINT,
-        names::RECOVERY_POINT_OFFSET_CHECKPOINT,
-        names::LOG_START_OFFSET_CHECKPOINT,
-        "cleaner-offset-checkpoint",
-    ]
-    .contains(&name)
-    {
+    if OFFSET_CHECKPOINTS.contains(&name) {
+        sink(DumpEvent::File { path, kind: FileKind::OffsetCheckpoint })?;
         for e in checkpoint::read_offset_checkpoint(path)? {
             sink(DumpEvent::OffsetEntry { topic: &e.topic, partition: e.partition, offset: e.offset })?;
         }
@@ -399,6 +581,21 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     }
     Err(Error::layout(
         path,
-        "unknown file kind (expected a .log, .index, .timeindex, leader-epoch-checkpoint or offset checkpoint)",
+        "unknown file kind (expected a .log, .index, .timeindex, .txnindex, .snapshot, KRaft .checkpoint, \
+         leader-epoch-checkpoint or offset checkpoint)",
     ))
+}
+
+fn read_whole(path: &Path) -> Result<FileBytes> {
+    Ok(map_file(path)?.unwrap_or(FileBytes::Empty))
+}
+
+/// A partial entry at the end of an index-like file is reported as trailing bytes.
+fn trailing_entry_bytes(path: &Path, bytes: &[u8], entry_bytes: usize, sink: &mut Sink<'_>) -> Result<()> {
+    let tail = bytes.len() % entry_bytes;
+    if tail == 0 {
+        return Ok(());
+    }
+    let what = format!("length {} is not a multiple of the {entry_bytes}-byte entry size", bytes.len());
+    sink(DumpEvent::Trailing { path, position: (bytes.len() - tail) as u64, len: tail as u64, what: &what })
 }

@@ -3,9 +3,11 @@
 //! empty stay apart (`null` vs `""`).
 
 use crate::commands::check::CheckReport;
-use crate::commands::dump::{BatchRow, DumpEvent, EpochAgreement, EpochRow, ReplicaSummary};
+use crate::commands::dump::{BatchRow, DumpEvent, EpochAgreement, EpochRow, PartitionSummary, ReplicaSummary};
 use crate::error::{IoContext, Result};
+use crate::format::control::{self, ControlRecord};
 use crate::format::record::Record;
+use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -47,6 +49,50 @@ struct RecordJson<'a> {
     headers: Vec<HeaderJson<'a>>,
     batch_base_offset: i64,
     crc_valid: bool,
+    /// The message's own CRC-32 (legacy v0/v1 messages only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    crc: Option<u32>,
+    /// What a control record says (records of control batches only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    control: Option<Value>,
+}
+
+/// A control record as JSON: `{"type": "COMMIT", "coordinator_epoch": 3, ...}`, or
+/// `{"type": "INVALID", "error": ...}` when its key or value does not decode.
+pub fn control_json(key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
+    match control::decode(key, value) {
+        Err(e) => json!({"type": "INVALID", "error": e.to_string()}),
+        Ok(c) => {
+            let mut v = match &c {
+                ControlRecord::EndTxn { version, coordinator_epoch, .. } => {
+                    json!({"coordinator_epoch": coordinator_epoch, "version": version})
+                }
+                ControlRecord::LeaderChange { version, leader_id, voters, granting_voters } => json!({
+                    "version": version, "leader_id": leader_id, "voters": voters, "granting_voters": granting_voters
+                }),
+                ControlRecord::SnapshotHeader { version, last_contained_log_timestamp } => {
+                    json!({"version": version, "last_contained_log_timestamp": last_contained_log_timestamp})
+                }
+                ControlRecord::SnapshotFooter { version } => json!({ "version": version }),
+                ControlRecord::KRaftVersion { version, kraft_version } => {
+                    json!({"version": version, "kraft_version": kraft_version})
+                }
+                ControlRecord::KRaftVoters { version, voters } => json!({
+                    "version": version,
+                    "voters": voters.iter().map(|v| json!({
+                        "voter_id": v.voter_id,
+                        "voter_directory_id": v.voter_uuid,
+                        "endpoints": v.endpoints.iter().map(|e| json!({"name": e.name, "host": e.host, "port": e.port})).collect::<Vec<_>>(),
+                        "min_supported_version": v.min_supported_version,
+                        "max_supported_version": v.max_supported_version,
+                    })).collect::<Vec<_>>(),
+                }),
+                ControlRecord::Unknown { type_id } => json!({ "type_id": type_id }),
+            };
+            v["type"] = json!(c.type_name());
+            v
+        }
+    }
 }
 
 pub fn record_json<'a>(batch: &BatchRow, r: &'a Record<'a>) -> impl Serialize + 'a {
@@ -72,7 +118,9 @@ pub fn record_json<'a>(batch: &BatchRow, r: &'a Record<'a>) -> impl Serialize + 
             })
             .collect(),
         batch_base_offset: batch.base_offset,
-        crc_valid: batch.crc_valid,
+        crc_valid: batch.crc_valid && r.legacy.is_none_or(|l| l.crc_valid),
+        crc: r.legacy.map(|l| l.crc),
+        control: batch.is_control.then(|| control_json(r.key, r.value)),
     }
 }
 
@@ -110,6 +158,22 @@ pub fn epoch_json(r: &EpochRow) -> Value {
         "records": r.record_count,
         "agreement": agreement,
         "stamped_start_offset": stamped,
+    })
+}
+
+pub fn partition_summary_json(p: &PartitionSummary) -> Value {
+    json!({
+        "type": "partition_summary",
+        "partition": p.name,
+        "segments": p.segment_count,
+        "bytes": p.size_bytes,
+        "log_start_offset": p.log_start_offset,
+        "log_end_offset": p.log_end_offset,
+        "high_watermark": p.high_watermark,
+        "recovery_point": p.recovery_point,
+        "latest_leader_epoch": p.latest_leader_epoch,
+        "clean_shutdown": p.clean_shutdown,
+        "error": p.error,
     })
 }
 
@@ -163,12 +227,78 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             out,
             &json!({"type": "trailing", "path": path.display().to_string(), "position": position, "bytes": len, "what": what}),
         ),
-        DumpEvent::IndexEntry { offset, position } => {
-            line(out, &json!({"type": "index_entry", "offset": offset, "position": position}))
+        DumpEvent::File { .. } => Ok(()),
+        DumpEvent::IndexEntry { offset, position, check } => {
+            let mut v = json!({"type": "index_entry", "offset": offset, "position": position});
+            match check {
+                OffsetEntryCheck::Matches => v["check"] = json!("matches"),
+                OffsetEntryCheck::NoLog => v["check"] = json!("no_log"),
+                OffsetEntryCheck::Mismatch { log_offset, batch_start } => {
+                    v["check"] = json!("mismatch");
+                    v["log_offset"] = json!(log_offset);
+                    v["batch_start"] = json!(batch_start);
+                }
+            }
+            line(out, &v)
         }
-        DumpEvent::TimeIndexEntry { timestamp, offset } => {
-            line(out, &json!({"type": "time_index_entry", "timestamp": timestamp, "offset": offset}))
+        DumpEvent::TimeIndexEntry { timestamp, offset, check } => {
+            let mut v = json!({"type": "time_index_entry", "timestamp": timestamp, "offset": offset});
+            v["check"] = json!(match check {
+                TimeEntryCheck::MatchesBatch => "matches_batch",
+                TimeEntryCheck::MatchesRecord => "matches_record",
+                TimeEntryCheck::TimestampMismatch { .. } => "timestamp_mismatch",
+                TimeEntryCheck::OutOfOrder { .. } => "out_of_order",
+                TimeEntryCheck::NotFound { .. } => "not_found",
+                TimeEntryCheck::NoLog => "no_log",
+            });
+            match check {
+                TimeEntryCheck::TimestampMismatch { log_timestamp } => v["log_timestamp"] = json!(log_timestamp),
+                TimeEntryCheck::OutOfOrder { previous_timestamp } => {
+                    v["previous_timestamp"] = json!(previous_timestamp)
+                }
+                TimeEntryCheck::NotFound { found_log_offset } => v["found_log_offset"] = json!(found_log_offset),
+                _ => {}
+            }
+            line(out, &v)
         }
+        DumpEvent::TxnIndexEntry(t) => line(
+            out,
+            &json!({
+                "type": "aborted_txn",
+                "version": t.version,
+                "producer_id": t.producer_id,
+                "first_offset": t.first_offset,
+                "last_offset": t.last_offset,
+                "last_stable_offset": t.last_stable_offset,
+            }),
+        ),
+        DumpEvent::ProducerSnapshot(s) => line(
+            out,
+            &json!({
+                "type": "producer_snapshot",
+                "version": s.version,
+                "crc": s.crc,
+                "computed_crc": s.computed_crc,
+                "crc_valid": s.crc_valid(),
+                "entries": s.entries.len(),
+            }),
+        ),
+        DumpEvent::ProducerEntry(e) => line(
+            out,
+            &json!({
+                "type": "producer_entry",
+                "producer_id": e.producer_id,
+                "producer_epoch": e.producer_epoch,
+                "first_sequence": e.first_sequence(),
+                "last_sequence": e.last_sequence,
+                "last_offset": e.last_offset,
+                "offset_delta": e.offset_delta,
+                "timestamp": e.timestamp,
+                "coordinator_epoch": e.coordinator_epoch,
+                "current_txn_first_offset": (e.current_txn_first_offset >= 0).then_some(e.current_txn_first_offset),
+            }),
+        ),
+        DumpEvent::PartitionSummary(p) => line(out, &partition_summary_json(p)),
         DumpEvent::EpochEntry { leader_epoch, start_offset } => {
             line(out, &json!({"type": "epoch_entry", "leader_epoch": leader_epoch, "start_offset": start_offset}))
         }

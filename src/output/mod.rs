@@ -2,6 +2,7 @@
 //! Nothing here decides what is true about a log; it only shows it.
 
 pub mod demo;
+pub mod dump_log;
 pub mod json;
 pub mod palette;
 pub mod report;
