@@ -149,7 +149,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__append)
-            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --color --help --version"
+            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --compression --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -181,6 +181,10 @@ _klog() {
                     ;;
                 --timestamp)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compression)
+                    COMPREPLY=($(compgen -W "none gzip snappy lz4 zstd" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -341,7 +345,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__dump)
-            opts="-h -V --partition --epochs --json --from --limit --batches --color --help --version"
+            opts="-h -V --partition --epochs --json --format --from --limit --batches --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -349,6 +353,10 @@ _klog() {
             case "${prev}" in
                 --partition)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json kafka" -- "${cur}"))
                     return 0
                     ;;
                 --from)

@@ -70,6 +70,11 @@ complete -c klog -n "__fish_klog_using_subcommand append" -l count -d 'Generate 
 complete -c klog -n "__fish_klog_using_subcommand append" -l value-size -d 'Size in bytes of each generated value' -r
 complete -c klog -n "__fish_klog_using_subcommand append" -l records-per-batch -d 'Records per batch (default: all given values in one batch; for --count, as many as fit in 1 MiB)' -r
 complete -c klog -n "__fish_klog_using_subcommand append" -l timestamp -d 'Timestamp of every record in ms since the epoch (default: now)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l compression -d 'Compress each batch\'s records with this codec (Kafka\'s framing for each)' -r -f -a "none\t''
+gzip\t''
+snappy\t'Snappy in snappy-java\'s xerial framing, as Kafka writes it'
+lz4\t'Kafka\'s LZ4 frame'
+zstd\t''"
 complete -c klog -n "__fish_klog_using_subcommand append" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -78,13 +83,16 @@ complete -c klog -n "__fish_klog_using_subcommand append" -l flush -d 'fsync the
 complete -c klog -n "__fish_klog_using_subcommand append" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand append" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l partition -d 'The partition dir to use when the log dir holds several' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l format -d 'Output form: `table`, `json` (JSON lines), or `kafka` (the lines of `kafka-dump-log.sh --deep-iteration --print-data-log`; with --batches, batch lines only)' -r -f -a "table\t'Tables for people'
+json\t'JSON lines, one object per line with a `type`'
+kafka\t'The lines kafka-dump-log prints, for scripts written against it'"
 complete -c klog -n "__fish_klog_using_subcommand dump" -l from -d 'Start at the batch holding this offset' -r
 complete -c klog -n "__fish_klog_using_subcommand dump" -l limit -d 'Show at most N records (N batches with --batches)' -r
 complete -c klog -n "__fish_klog_using_subcommand dump" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand dump" -l epochs -d 'Show the epoch cache (epoch, start, end, records) checked against the batch stamps'
-complete -c klog -n "__fish_klog_using_subcommand dump" -l json -d 'Write JSON lines instead of a table'
+complete -c klog -n "__fish_klog_using_subcommand dump" -l json -d 'Write JSON lines instead of a table (the same as `--format json`)'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l batches -d 'One row per batch instead of one per record'
 complete -c klog -n "__fish_klog_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand dump" -s V -l version -d 'Print version'

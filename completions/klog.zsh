@@ -68,6 +68,11 @@ _arguments "${_arguments_options[@]}" : \
 '--value-size=[Size in bytes of each generated value]:B:_default' \
 '--records-per-batch=[Records per batch (default\: all given values in one batch; for --count, as many as fit in 1 MiB)]:N:_default' \
 '--timestamp=[Timestamp of every record in ms since the epoch (default\: now)]:MS:_default' \
+'--compression=[Compress each batch'\''s records with this codec (Kafka'\''s framing for each)]:COMPRESSION:((none\:""
+gzip\:""
+snappy\:"Snappy in snappy-java'\''s xerial framing, as Kafka writes it"
+lz4\:"Kafka'\''s LZ4 frame"
+zstd\:""))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--stdin[Read record values from standard input, one per line]' \
 '--flush[fsync the data and move the recovery point to the log end]' \
@@ -82,11 +87,14 @@ _arguments "${_arguments_options[@]}" : \
 (dump)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several]:NAME:_default' \
+'--format=[Output form\: \`table\`, \`json\` (JSON lines), or \`kafka\` (the lines of \`kafka-dump-log.sh --deep-iteration --print-data-log\`; with --batches, batch lines only)]:FORMAT:((table\:"Tables for people"
+json\:"JSON lines, one object per line with a \`type\`"
+kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
 '--from=[Start at the batch holding this offset]:OFFSET:_default' \
 '--limit=[Show at most N records (N batches with --batches)]:N:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--epochs[Show the epoch cache (epoch, start, end, records) checked against the batch stamps]' \
-'--json[Write JSON lines instead of a table]' \
+'(--format)--json[Write JSON lines instead of a table (the same as \`--format json\`)]' \
 '--batches[One row per batch instead of one per record]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
