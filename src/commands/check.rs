@@ -168,9 +168,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
                     }
                     Err(e) => c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}")),
                 },
-                Some(Err(e)) => {
-                    c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}"))
-                }
+                Some(Err(e)) => c.add(&path, Some(batch.position), Some(base), format!("records do not decode: {e}")),
             }
             let stamp = batch.partition_leader_epoch();
             if batch.magic() >= 2 && stamp >= 0 && !cache.is_empty() {

@@ -343,7 +343,7 @@ pub(crate) mod tests {
 
     #[test]
     fn v0_wrapper_keeps_absolute_inner_offsets() {
-        let inner = vec![entry(40, 0, 0, 0, None, Some(b"a")), entry(41, 0, 0, 0, None, Some(b"b"))];
+        let inner = [entry(40, 0, 0, 0, None, Some(b"a")), entry(41, 0, 0, 0, None, Some(b"b"))];
         // Kafka's magic v0 lz4 frames carry the old (KAFKA-3160) header checksum: flip ours to it.
         let plain: Vec<u8> = inner.concat();
         let mut frame = compression::compress(Compression::Lz4, &plain);

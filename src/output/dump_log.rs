@@ -441,14 +441,19 @@ mod tests {
             " SnapshotHeader {\"version\":0,\"lastContainedLogTimestamp\":0}"
         );
         assert_eq!(control_suffix(Some(&key(4)), Some(&[0, 0, 0])), " SnapshotFooter {\"version\":0}");
-        assert_eq!(control_suffix(Some(&key(5)), Some(&[0, 0, 0, 1, 0])), " KRaftVersion {\"version\":0,\"kRaftVersion\":1}");
+        assert_eq!(
+            control_suffix(Some(&key(5)), Some(&[0, 0, 0, 1, 0])),
+            " KRaftVersion {\"version\":0,\"kRaftVersion\":1}"
+        );
         assert_eq!(control_suffix(Some(&key(8)), None), " controlType: UNKNOWN(8)");
 
         let entry = crate::format::legacy::tests::entry(5, 0, 0, 0, Some(b"k"), Some(b"a\nb"));
         let b = BatchIter::new(&entry).next().unwrap();
         let row = batch_row(0, &b);
         let line = batch_line(&row);
-        assert!(line.starts_with("offset: 5 position: 0 NoTimestampType: -1 size: 30 magic: 0 compresscodec: none crc: "));
+        assert!(
+            line.starts_with("offset: 5 position: 0 NoTimestampType: -1 size: 30 magic: 0 compresscodec: none crc: ")
+        );
         assert!(line.ends_with(" isvalid: true"));
         let recs = b.records().unwrap();
         let recs = recs.decode().unwrap();
@@ -464,7 +469,8 @@ mod tests {
     #[test]
     fn sequences_wrap_like_kafka() {
         let rec = NewRecord { timestamp: 0, key: None, value: None, headers: vec![] };
-        let spec = BatchSpec { producer_id: 7, producer_epoch: 0, base_sequence: i32::MAX - 1, ..BatchSpec::plain(10, 0) };
+        let spec =
+            BatchSpec { producer_id: 7, producer_epoch: 0, base_sequence: i32::MAX - 1, ..BatchSpec::plain(10, 0) };
         let bytes = encode_batch(&spec, &[rec.clone(), rec.clone(), rec]);
         let b = BatchIter::new(&bytes).next().unwrap();
         let row = batch_row(0, &b);

@@ -246,7 +246,8 @@ impl<'o> DumpTable<'o> {
                         "MISMATCH: {}",
                         match (log_offset, batch_start) {
                             (Some(o), true) => format!("the batch at this position ends at offset {o}"),
-                            (Some(o), false) => format!("not a batch start (bytes there frame as a batch ending at {o})"),
+                            (Some(o), false) =>
+                                format!("not a batch start (bytes there frame as a batch ending at {o})"),
                             (None, _) => "no batch at this position".to_string(),
                         }
                     )),
@@ -318,13 +319,27 @@ impl<'o> DumpTable<'o> {
                     right(e.offset_delta),
                     right(e.timestamp),
                     right(e.coordinator_epoch),
-                    right(if e.current_txn_first_offset >= 0 { e.current_txn_first_offset.to_string() } else { "-".into() }),
+                    right(if e.current_txn_first_offset >= 0 {
+                        e.current_txn_first_offset.to_string()
+                    } else {
+                        "-".into()
+                    }),
                 ],
             ),
             DumpEvent::PartitionSummary(s) => {
                 let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
                 self.row(
-                    &["partition", "segments", "bytes", "LEO", "HW", "recovery point", "latest epoch", "clean shutdown", "note"],
+                    &[
+                        "partition",
+                        "segments",
+                        "bytes",
+                        "LEO",
+                        "HW",
+                        "recovery point",
+                        "latest epoch",
+                        "clean shutdown",
+                        "note",
+                    ],
                     vec![
                         Cell::new(&s.name),
                         right(s.segment_count),
@@ -361,10 +376,9 @@ pub fn control_text(key: Option<&[u8]>, value: Option<&[u8]>) -> String {
             ControlRecord::EndTxn { coordinator_epoch, .. } => {
                 format!("{} (coordinator epoch {coordinator_epoch})", c.type_name())
             }
-            ControlRecord::LeaderChange { leader_id, voters, granting_voters, .. } => format!(
-                "{} leader {leader_id}, voters {voters:?}, granted by {granting_voters:?}",
-                c.type_name()
-            ),
+            ControlRecord::LeaderChange { leader_id, voters, granting_voters, .. } => {
+                format!("{} leader {leader_id}, voters {voters:?}, granted by {granting_voters:?}", c.type_name())
+            }
             ControlRecord::SnapshotHeader { last_contained_log_timestamp, .. } => {
                 format!("{} (last contained log timestamp {last_contained_log_timestamp})", c.type_name())
             }
@@ -393,7 +407,8 @@ fn producer(b: &BatchRow) -> String {
     if b.producer_id < 0 {
         return String::new();
     }
-    let seq = if b.base_sequence >= 0 { format!(" seq {}..{}", b.base_sequence, b.last_sequence) } else { String::new() };
+    let seq =
+        if b.base_sequence >= 0 { format!(" seq {}..{}", b.base_sequence, b.last_sequence) } else { String::new() };
     format!("pid {} epoch {}{seq}", b.producer_id, b.producer_epoch)
 }
 
