@@ -432,21 +432,14 @@ impl Replica {
         durable::write_atomic(&path, text.as_bytes())
     }
 
-    /// Write buffered index entries and raise the recovery point past segments a roll flushed.
+    /// Write buffered index entries (the data itself stays unflushed).
     pub fn finish_writes(&mut self) -> Result<()> {
-        self.log.finish()?;
-        if let Some(flushed) = self.log.take_flushed_by_roll() {
-            if flushed > self.recovery_point {
-                self.set_recovery_point(flushed)?;
-            }
-        }
-        Ok(())
+        self.log.finish()
     }
 
     /// fsync everything and move the recovery point to the LEO.
     pub fn flush(&mut self) -> Result<()> {
-        self.log.flush()?;
-        self.log.take_flushed_by_roll();
+        self.log.flush(self.recovery_point)?;
         let leo = self.log.log_end_offset();
         self.set_recovery_point(leo)
     }

@@ -89,7 +89,9 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
         let mut index_check = IndexCheck::open(seg, &mut c)?;
         let mut iter = BatchIter::new(&bytes);
         let mut first = true;
+        let mut released = 0;
         for batch in iter.by_ref() {
+            bytes.release_before(batch.position as usize, &mut released);
             report_counts.0 += 1;
             // first_offset: a legacy compressed wrapper stores its last inner offset only.
             let (base, last) = (batch.first_offset(), batch.last_offset());

@@ -528,6 +528,41 @@ impl BatchEncoder {
         self.count += 1;
     }
 
+    /// Push a record whose value is `template` with its first bytes replaced by `patch`.
+    pub fn push_patched(
+        &mut self,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        headers: &[(&[u8], Option<&[u8]>)],
+        template: &[u8],
+        patch: &[u8],
+    ) {
+        if self.count == 0 {
+            self.base_timestamp = timestamp;
+        }
+        self.max_timestamp = self.max_timestamp.max(timestamp);
+        record::encode_record_patched(
+            timestamp - self.base_timestamp,
+            self.count,
+            key,
+            headers,
+            template,
+            patch,
+            &mut self.buf,
+        );
+        self.count += 1;
+    }
+
+    /// Finish the batch and hand its buffer over, taking `replacement` (any capacity) as the
+    /// buffer for the next batch; lets a producer thread pass batches on without copying.
+    pub fn take(&mut self, mut replacement: Vec<u8>) -> Vec<u8> {
+        self.finish();
+        replacement.clear();
+        replacement.resize(RECORD_BATCH_OVERHEAD, 0);
+        self.count = 0;
+        std::mem::replace(&mut self.buf, replacement)
+    }
+
     /// Fill in the header (compressing the records if asked) and return the whole batch.
     pub fn finish(&mut self) -> &[u8] {
         assert!(self.count > 0, "a produced batch holds at least one record");

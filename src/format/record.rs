@@ -310,6 +310,72 @@ pub fn encode_record_ref(record: &RecordRef<'_>, offset_delta: i32, timestamp_de
     }
 }
 
+/// Write a zig-zag varint into `buf` at `at`; returns the new position.
+fn put_varint(buf: &mut [u8; 48], mut at: usize, value: i64) -> usize {
+    let mut v = ((value << 1) ^ (value >> 63)) as u64;
+    while v >= 0x80 {
+        buf[at] = (v as u8 & 0x7f) | 0x80;
+        v >>= 7;
+        at += 1;
+    }
+    buf[at] = v as u8;
+    at + 1
+}
+
+/// Like [`encode_record_ref`] with a value made of `template` whose first bytes are replaced by
+/// `patch` (the generated values of `append --count`). The fixed fields are assembled on the
+/// stack and copied once; this is the hot loop of `append --count`.
+pub fn encode_record_patched(
+    timestamp_delta: i64,
+    offset_delta: i32,
+    key: Option<&[u8]>,
+    headers: &[(&[u8], Option<&[u8]>)],
+    template: &[u8],
+    patch: &[u8],
+    out: &mut Vec<u8>,
+) {
+    let mut headers_size = varint_size(headers.len() as i32);
+    for (k, v) in headers {
+        headers_size += nullable_size(Some(k)) + nullable_size(*v);
+    }
+    let body = 1
+        + varlong_size(timestamp_delta)
+        + varint_size(offset_delta)
+        + nullable_size(key)
+        + nullable_size(Some(template))
+        + headers_size;
+    // length, attributes, timestampDelta, offsetDelta, key length (value length comes after the key)
+    let mut head = [0u8; 48];
+    let mut at = put_varint(&mut head, 0, body as i64);
+    at += 1; // attributes: 0
+    at = put_varint(&mut head, at, timestamp_delta);
+    at = put_varint(&mut head, at, offset_delta as i64);
+    match key {
+        None => at = put_varint(&mut head, at, -1),
+        Some(k) => {
+            at = put_varint(&mut head, at, k.len() as i64);
+            out.extend_from_slice(&head[..at]);
+            out.extend_from_slice(k);
+            at = 0;
+        }
+    }
+    at = put_varint(&mut head, at, template.len() as i64);
+    out.extend_from_slice(&head[..at]);
+    let value_at = out.len();
+    out.extend_from_slice(template);
+    let n = patch.len().min(template.len());
+    out[value_at..value_at + n].copy_from_slice(&patch[..n]);
+    if headers.is_empty() {
+        out.push(0);
+    } else {
+        encode_varint(headers.len() as i32, out);
+        for (k, v) in headers {
+            encode_nullable(Some(k), out);
+            encode_nullable(*v, out);
+        }
+    }
+}
+
 /// Append one record in v2 layout to `out`.
 pub fn encode_record(record: &NewRecord, offset_delta: i32, timestamp_delta: i64, out: &mut Vec<u8>) {
     let headers: Vec<(&[u8], Option<&[u8]>)> =

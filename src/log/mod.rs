@@ -60,8 +60,6 @@ pub struct Log {
     epoch_cache: EpochCache,
     log_end_offset: i64,
     writer: Option<ActiveWriter>,
-    /// Set when a roll flushed everything below this offset (the caller raises the recovery point).
-    flushed_by_roll: Option<i64>,
     /// Batches cut by the segment recovery in progress.
     recovery_cut: Vec<recovery::CutBatch>,
 }
@@ -90,7 +88,6 @@ impl Log {
             epoch_cache,
             log_end_offset: log_start_offset,
             writer: None,
-            flushed_by_roll: None,
             recovery_cut: Vec::new(),
         };
         log.log_end_offset = log.compute_log_end_offset(log_start_offset)?;
@@ -158,10 +155,6 @@ impl Log {
     }
     pub fn first_offset(&self) -> Option<i64> {
         self.segments.first().map(|s| s.base_offset)
-    }
-    /// The offset below which a roll has flushed everything, taken once.
-    pub fn take_flushed_by_roll(&mut self) -> Option<i64> {
-        self.flushed_by_roll.take()
     }
 
     fn epoch_checkpoint_path(&self) -> PathBuf {
@@ -350,23 +343,19 @@ impl Log {
         Ok(())
     }
 
-    /// The active segment becomes inactive and a new one starts at the LEO. The old segment is
-    /// flushed (Kafka flushes on roll), so the recovery point may move up to the new base.
+    /// The active segment becomes inactive and a new one starts at the LEO. The old segment
+    /// gets its final time-index entry. Nothing is fsynced: by the pinned model
+    /// (replication-model.md) appended bytes are flushed only by `--flush` / `klog flush`, so
+    /// the recovery point does not move on a roll (Kafka's own roll schedules an asynchronous
+    /// flush that would move it later).
     pub fn roll(&mut self) -> Result<()> {
         if let Some(w) = self.writer.as_mut() {
             w.index.finish_segment();
         }
         self.write_pending_index_entries()?;
-        if let Some(w) = self.writer.take() {
-            let seg = Segment::new(&self.dir, w.base_offset);
-            durable::sync_file(&w.log_file, &seg.log_path())?;
-            durable::sync_path(&seg.index_path())?;
-            durable::sync_path(&seg.time_index_path())?;
-        }
+        self.writer = None;
         let base = self.log_end_offset;
-        self.create_segment(base)?;
-        self.flushed_by_roll = Some(base);
-        Ok(())
+        self.create_segment(base)
     }
 
     /// Write buffered index entries; the data stays unflushed (as Kafka's appends).
@@ -374,10 +363,12 @@ impl Log {
         self.write_pending_index_entries()
     }
 
-    /// fsync the active segment, its indexes and the dir: everything below the LEO is durable.
-    pub fn flush(&mut self) -> Result<()> {
+    /// fsync every segment from the one holding `from_offset` (the recovery point) to the end,
+    /// with its indexes, and the dir: everything below the LEO is then durable.
+    pub fn flush(&mut self, from_offset: i64) -> Result<()> {
         self.write_pending_index_entries()?;
-        if let Some(seg) = self.segments.last() {
+        let first = self.segment_for(from_offset).unwrap_or(0);
+        for seg in &self.segments[first..] {
             for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
                 if path.exists() {
                     durable::sync_path(&path)?;

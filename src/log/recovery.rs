@@ -213,7 +213,9 @@ fn recover_segment(log: &mut Log, seg: &Segment, dry_run: bool) -> Result<Segmen
     let mut cut = Vec::new();
     let mut iter = BatchIter::new(&bytes);
     let mut previous_last: Option<i64> = None;
+    let mut released = 0;
     for batch in iter.by_ref() {
+        bytes.release_before(batch.position as usize, &mut released);
         let problem = match batch.verify() {
             Err(d) => Some(d.what),
             Ok(()) if batch.base_offset() < seg.base_offset => Some(format!(

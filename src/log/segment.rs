@@ -30,6 +30,28 @@ impl Deref for FileBytes {
     }
 }
 
+/// Bytes a streaming scan gets ahead of before it gives the pages behind it back.
+const RELEASE_EVERY_BYTES: usize = 32 << 20;
+
+impl FileBytes {
+    /// The bytes before `position` will not be read again: take their pages out of this
+    /// process's resident set (they stay in the page cache). Called every
+    /// [`RELEASE_EVERY_BYTES`] by streaming scans so that RSS stays flat on any log size.
+    pub fn release_before(&self, position: usize, released: &mut usize) {
+        if position < *released + RELEASE_EVERY_BYTES {
+            return;
+        }
+        if let FileBytes::Mapped(m) = self {
+            let end = position / 4096 * 4096;
+            // SAFETY: the map is a read-only mapping of a file; MADV_DONTNEED only drops the
+            // pages from this process's page tables and a later read faults them back in from
+            // the same file, so no slice handed out from this map ever sees different bytes.
+            let _ = unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end) };
+            *released = end;
+        }
+    }
+}
+
 /// Map `path` read-only. A missing file is `Ok(None)`.
 pub fn map_file(path: &Path) -> Result<Option<FileBytes>> {
     let file = match File::open(path) {
@@ -45,6 +67,8 @@ pub fn map_file(path: &Path) -> Result<Option<FileBytes>> {
     // dir's lock while they change files, and every mutating path drops its maps before it
     // truncates a file, so no klog process shrinks a file under a live map.
     let map = unsafe { Mmap::map(&file) }.at(path, "map")?;
+    // Scans read front to back: ask for aggressive read-ahead.
+    let _ = map.advise(memmap2::Advice::Sequential);
     Ok(Some(FileBytes::Mapped(map)))
 }
 

@@ -53,6 +53,7 @@ pub struct RecordCursor {
     from: i64,
     end: i64,
     pending: VecDeque<OwnedRecord>,
+    released: usize,
     /// Batches whose records could not be decoded: (base offset, error).
     pub undecodable: Vec<(i64, String)>,
 }
@@ -73,6 +74,7 @@ impl RecordCursor {
             from,
             end,
             pending: VecDeque::new(),
+            released: 0,
             undecodable: Vec::new(),
         })
     }
@@ -98,10 +100,12 @@ impl RecordCursor {
                 self.bytes = Some(self.segments[self.segment].read_log()?);
             }
             let bytes = self.bytes.as_ref().expect("mapped");
+            bytes.release_before(self.position, &mut self.released);
             let Some(batch) = BatchIter::starting_at(bytes, self.position).next() else {
                 self.segment += 1;
                 self.bytes = None;
                 self.position = 0;
+                self.released = 0;
                 continue;
             };
             self.position = (batch.position + batch.size_bytes() as u64) as usize;

@@ -71,9 +71,13 @@ fn run_killed_after(args: &[&str], delay: Option<Duration>) -> Outcome {
     }
 }
 
-/// The value `append --count --value-size` writes at `offset`: `v<offset>-` repeated, cut to size.
+/// The value `append --count --value-size` writes at `offset`: `v<offset>-`, then the alphabet
+/// from that position on, cut to size.
 fn generated_value(offset: i64, size: usize) -> String {
-    format!("v{offset}-").chars().cycle().take(size).collect()
+    let prefix = format!("v{offset}-");
+    let filler: String = "abcdefghijklmnopqrstuvwxyz".chars().cycle().take(size).collect();
+    let n = prefix.len().min(size);
+    format!("{}{}", &prefix[..n], &filler[n..])
 }
 
 /// `appended N record(s) at offsets A..=B ...` → (A, B).
