@@ -425,10 +425,12 @@ fn dump_batches(
     sink: &mut Sink<'_>,
 ) -> Result<()> {
     let mut iter = BatchIter::starting_at(bytes, start);
+    let mut released = 0;
     for batch in iter.by_ref() {
         if *budget == 0 {
             return Ok(());
         }
+        bytes.release_before(batch.position as usize, &mut released);
         if batch.last_offset() < from {
             continue;
         }

@@ -178,7 +178,8 @@ impl EpochCache {
 
     /// The entry covering `offset`: the last one starting at or before it.
     pub fn epoch_for_offset(&self, offset: i64) -> Option<i32> {
-        self.entries.iter().rev().find(|e| e.start_offset <= offset).map(|e| e.leader_epoch)
+        let after = self.entries.partition_point(|e| e.start_offset <= offset);
+        after.checked_sub(1).map(|i| self.entries[i].leader_epoch)
     }
 
     /// End offset of every entry: the next entry's start, or `log_end_offset` for the latest.

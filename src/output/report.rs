@@ -82,9 +82,16 @@ fn record_text(r: &OwnedRecord) -> String {
 }
 
 fn view_text(v: &ReplicaView) -> String {
-    let epochs: Vec<String> =
-        v.epochs.entries().iter().map(|e| format!("({} {})", e.leader_epoch, e.start_offset)).collect();
-    format!("LEO {} HW {} epochs [{}]", v.log_end_offset, v.high_watermark, epochs.join(" "))
+    let entries = v.epochs.entries();
+    let show = |e: &crate::log::epoch_cache::EpochEntry| format!("({} {})", e.leader_epoch, e.start_offset);
+    let epochs = if entries.len() <= 8 {
+        entries.iter().map(show).collect::<Vec<_>>().join(" ")
+    } else {
+        let head: Vec<String> = entries[..3].iter().map(show).collect();
+        let tail: Vec<String> = entries[entries.len() - 3..].iter().map(show).collect();
+        format!("{} ... {} more ... {}", head.join(" "), entries.len() - 6, tail.join(" "))
+    };
+    format!("LEO {} HW {} epochs [{}]", v.log_end_offset, v.high_watermark, epochs)
 }
 
 pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &Settings) -> Result<()> {
@@ -142,7 +149,11 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         if removed > 0 { format!(", {removed} offsets removed") } else { ", nothing removed".into() }
     )?;
     if r.kept_below_window > 0 {
-        out!(out, "  ({} offsets below {} kept and not shown)", r.kept_below_window, r.kept_below_window)?;
+        out!(
+            out,
+            "  ({} offsets before the window below are kept and not shown)",
+            r.kept_below_window
+        )?;
     }
     if !r.rows.is_empty() {
         let mut t = table::new_table(settings, &["offset", "epoch", "follower record", "leader has", "fate"]);
