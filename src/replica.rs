@@ -41,7 +41,9 @@ impl ReplicaPaths {
     }
 }
 
-fn looks_like_partition_dir(dir: &Path) -> bool {
+/// Whether `dir` is itself a partition dir: named `<topic>-<partition>` and holding a segment,
+/// `leader-epoch-checkpoint` or `partition.metadata`.
+pub fn looks_like_partition_dir(dir: &Path) -> bool {
     let Some(name) = dir.file_name().and_then(|n| n.to_str()) else { return false };
     if names::parse_topic_partition(name).is_none() {
         return false;

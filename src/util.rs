@@ -20,6 +20,19 @@ fn encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     out
 }
 
+/// The decimal digits of `v` written into `buf`, most significant first; returns them.
+pub fn decimal_digits(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            return &buf[at..];
+        }
+    }
+}
+
 /// Standard base64 with padding (RFC 4648 §4), used for binary keys and values in JSON.
 pub fn base64(bytes: &[u8]) -> String {
     encode(bytes, STD, true)

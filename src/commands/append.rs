@@ -214,23 +214,12 @@ impl DecimalTag {
 
 /// `v<offset>-` into `out`; returns its length.
 fn generated_prefix(offset: i64, out: &mut [u8; 24]) -> usize {
-    let mut digits = [0u8; 20];
-    let mut n = 0;
-    let mut v = offset.unsigned_abs();
-    loop {
-        digits[n] = b'0' + (v % 10) as u8;
-        n += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
+    let mut buf = [0u8; 20];
+    let digits = crate::util::decimal_digits(offset.unsigned_abs(), &mut buf);
     out[0] = b'v';
-    for i in 0..n {
-        out[1 + i] = digits[n - 1 - i];
-    }
-    out[n + 1] = b'-';
-    n + 2
+    out[1..1 + digits.len()].copy_from_slice(digits);
+    out[1 + digits.len()] = b'-';
+    digits.len() + 2
 }
 
 /// The value `append --count N --value-size B` writes at `offset`: `v<offset>-` followed by the

@@ -305,7 +305,7 @@ pub fn run(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     if req.path.is_file() {
         return dump_file(req, sink);
     }
-    if req.partition.is_none() && req.path.is_dir() && !looks_like_partition_dir(req.path) {
+    if req.partition.is_none() && req.path.is_dir() && !crate::replica::looks_like_partition_dir(req.path) {
         let dirs = list_partition_dirs(req.path)?;
         if dirs.len() > 1 {
             return dump_log_dir(req, &dirs, sink);
@@ -347,20 +347,6 @@ fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sin
         dump_batches(&path, seg.base_offset, &bytes, start as usize, from, req.batches_only, &mut budget, sink)?;
     }
     Ok(())
-}
-
-/// Whether `dir` is itself a partition dir (named `<topic>-<partition>`, holding Kafka files),
-/// as `replica::resolve` decides it.
-fn looks_like_partition_dir(dir: &Path) -> bool {
-    let Some(name) = dir.file_name().and_then(|n| n.to_str()) else { return false };
-    names::parse_topic_partition(name).is_some()
-        && std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries.flatten().any(|e| {
-                let n = e.file_name();
-                let n = n.to_string_lossy();
-                n.ends_with(names::LOG_SUFFIX) || n == names::LEADER_EPOCH_CHECKPOINT || n == names::PARTITION_METADATA
-            })
-        })
 }
 
 /// A log dir with several partitions: an overview row per partition, or every partition in full.

@@ -129,21 +129,10 @@ thread_local! {
 }
 
 fn push_int(buf: &mut Vec<u8>, v: i64) {
-    let mut digits = [0u8; 20];
-    let mut n = 0;
-    let mut u = v.unsigned_abs();
-    loop {
-        digits[n] = b'0' + (u % 10) as u8;
-        n += 1;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
     if v < 0 {
         buf.push(b'-');
     }
-    buf.extend(digits[..n].iter().rev());
+    buf.extend_from_slice(crate::util::decimal_digits(v.unsigned_abs(), &mut [0u8; 20]));
 }
 
 /// A JSON string with the escapes serde_json uses.
@@ -504,7 +493,16 @@ mod tests {
             (Some(&b""[..]), None, vec![Header { key: b"h", value: None }]),
             (Some(weird.as_bytes()), Some(&[0xff, 0x00][..]), vec![Header { key: &[0xfe], value: Some(b"x") }]),
         ] {
-            let r = Record { offset: -12, timestamp: 1_700_000_000_000, attributes: 0, key, value, headers, size_bytes: 0, legacy: None };
+            let r = Record {
+                offset: -12,
+                timestamp: 1_700_000_000_000,
+                attributes: 0,
+                key,
+                value,
+                headers,
+                size_bytes: 0,
+                legacy: None,
+            };
             let mut fast = Vec::new();
             write_record_line(&mut fast, &row, &r);
             let mut slow = serde_json::to_vec(&record_json(&row, &r)).unwrap();

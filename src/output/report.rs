@@ -149,11 +149,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         if removed > 0 { format!(", {removed} offsets removed") } else { ", nothing removed".into() }
     )?;
     if r.kept_below_window > 0 {
-        out!(
-            out,
-            "  ({} offsets before the window below are kept and not shown)",
-            r.kept_below_window
-        )?;
+        out!(out, "  ({} offsets before the window below are kept and not shown)", r.kept_below_window)?;
     }
     if !r.rows.is_empty() {
         let mut t = table::new_table(settings, &["offset", "epoch", "follower record", "leader has", "fate"]);

@@ -117,6 +117,7 @@ impl RecordCursor {
                 d.decode().map(|records| {
                     records
                         .into_iter()
+                        .filter(|r| r.offset >= self.from && r.offset < self.end)
                         .map(|r| OwnedRecord {
                             offset: r.offset,
                             leader_epoch: batch.partition_leader_epoch(),
