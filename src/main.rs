@@ -5,6 +5,7 @@ use clap::Parser;
 use klog::cli::{Cli, ColorChoice, Command, DemoMode, DumpFormat, GenerateCommand, ModeArg};
 use klog::commands::{self, recover::RecoverReport};
 use klog::error::{Error, IoContext, Result};
+use klog::output::progress::{NoProgress, Progress, ProgressSink};
 use klog::output::{dump_log::DumpLog, json, report, table::DumpTable, text, Settings};
 use klog::replication::truncation::TruncationMode;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -24,7 +25,10 @@ fn main() -> ExitCode {
         ColorChoice::Never => false,
         ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    let settings = Settings { color, tty };
+    // Progress goes to stderr only when stderr is a terminal that is not also showing stdout's
+    // stream of results (a dump to the terminal is its own progress).
+    let progress = io::stderr().is_terminal() && !(tty && matches!(cli.command, Command::Dump(_)));
+    let settings = Settings { color, tty, progress };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = run(cli.command, &settings, &mut out).and_then(|code| {
@@ -39,6 +43,15 @@ fn main() -> ExitCode {
             eprintln!("klog: error: {e}");
             ExitCode::from(e.exit_code() as u8)
         }
+    }
+}
+
+/// Progress on stderr when it is a terminal, else nowhere.
+fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box<dyn ProgressSink> {
+    if settings.progress {
+        Box::new(Progress::new(io::stderr(), label, unit))
+    } else {
+        Box::new(NoProgress)
     }
 }
 
@@ -86,17 +99,20 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
             } else {
                 commands::append::Values::Given(a.values.iter().map(|v| v.as_bytes().to_vec()).collect())
             };
-            let report = commands::append::run(commands::append::AppendRequest {
-                dir: &a.target.dir,
-                partition: a.target.partition.as_deref(),
-                values,
-                key: a.key.map(String::into_bytes),
-                headers: a.headers.iter().map(|h| commands::append::parse_header(h)).collect(),
-                records_per_batch: a.records_per_batch,
-                timestamp: a.timestamp.unwrap_or_else(commands::now_ms),
-                flush: a.flush,
-                compression: a.compression.into(),
-            })?;
+            let report = commands::append::run(
+                commands::append::AppendRequest {
+                    dir: &a.target.dir,
+                    partition: a.target.partition.as_deref(),
+                    values,
+                    key: a.key.map(String::into_bytes),
+                    headers: a.headers.iter().map(|h| commands::append::parse_header(h)).collect(),
+                    records_per_batch: a.records_per_batch,
+                    timestamp: a.timestamp.unwrap_or_else(commands::now_ms),
+                    flush: a.flush,
+                    compression: a.compression.into(),
+                },
+                &mut *progress(settings, "append", "records"),
+            )?;
             text::appended(out, &a.target.dir.display().to_string(), &report, settings)?;
         }
         Command::Dump(a) => {
@@ -109,23 +125,48 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
                 batches_only: a.batches,
                 log_dir_overview: a.format != Some(DumpFormat::Kafka),
             };
+            // Progress in bytes of the replica's segments, from the batches going by.
+            let mut bar = progress(settings, "dump", "bytes");
+            let (mut total, mut before, mut segment_end) = (0u64, 0u64, 0u64);
+            let mut track = |e: &commands::dump::DumpEvent<'_>| match e {
+                commands::dump::DumpEvent::Replica(s) => (total, before, segment_end) = (s.size_bytes, 0, 0),
+                commands::dump::DumpEvent::Segment { .. } => (before, segment_end) = (before + segment_end, 0),
+                commands::dump::DumpEvent::Batch(b) => {
+                    segment_end = b.position + b.size_bytes;
+                    bar.update(before + segment_end, total);
+                }
+                _ => {}
+            };
             match a.format.unwrap_or(if a.json { DumpFormat::Json } else { DumpFormat::Table }) {
-                DumpFormat::Json => commands::dump::run(&req, &mut |e| json::dump_event(out, e))?,
+                DumpFormat::Json => commands::dump::run(&req, &mut |e| {
+                    track(&e);
+                    json::dump_event(out, e)
+                })?,
                 DumpFormat::Table => {
                     let mut t = DumpTable::new(out, *settings, a.batches);
-                    commands::dump::run(&req, &mut |e| t.event(e))?;
+                    commands::dump::run(&req, &mut |e| {
+                        track(&e);
+                        t.event(e)
+                    })?;
                     t.finish()?;
                 }
                 DumpFormat::Kafka => {
                     let mut err = io::stderr().lock();
                     let mut d = DumpLog::new(out, &mut err);
-                    commands::dump::run(&req, &mut |e| d.event(e))?;
+                    commands::dump::run(&req, &mut |e| {
+                        track(&e);
+                        d.event(e)
+                    })?;
                     d.finish()?;
                 }
             }
         }
         Command::Check(a) => {
-            let report = commands::check::run(&a.target.dir, a.target.partition.as_deref())?;
+            let report = commands::check::run(
+                &a.target.dir,
+                a.target.partition.as_deref(),
+                &mut *progress(settings, "check", "bytes"),
+            )?;
             if a.json {
                 json::check_report(out, &report)?;
             } else {

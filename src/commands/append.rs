@@ -6,6 +6,7 @@ use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
 use crate::format::compression::Compression;
 use crate::format::record::RecordRef;
 use crate::log::recovery::RecoveryReport;
+use crate::output::progress::ProgressSink;
 use crate::replica::{Replica, Role};
 use std::path::Path;
 
@@ -52,7 +53,7 @@ pub fn parse_header(text: &str) -> (Vec<u8>, Option<Vec<u8>>) {
 /// Largest batch klog builds for generated records (Kafka's default max.request.size).
 const GENERATED_BATCH_BYTES: usize = 1 << 20;
 
-pub fn run(req: AppendRequest<'_>) -> Result<AppendReport> {
+pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<AppendReport> {
     let total = match &req.values {
         Values::Given(v) => v.len() as u64,
         Values::Generated { count, .. } => *count,
@@ -141,6 +142,7 @@ pub fn run(req: AppendRequest<'_>) -> Result<AppendReport> {
             report.batches.push((base, batch.last_offset()));
             report.bytes += bytes.len() as u64;
             report.records += (batch.last_offset() - base + 1) as u64;
+            progress.update(report.records, total);
             let _ = empty_tx.send(bytes);
         }
         Ok(())

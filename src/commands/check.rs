@@ -11,6 +11,7 @@ use crate::log::checkpoint;
 use crate::log::index;
 use crate::log::names;
 use crate::log::segment::Segment;
+use crate::output::progress::ProgressSink;
 use crate::replica::Replica;
 use std::path::{Path, PathBuf};
 
@@ -51,8 +52,10 @@ impl Checker {
     }
 }
 
-pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
+pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
     let replica = Replica::open(dir, partition)?;
+    let total_bytes: u64 = replica.log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
+    let mut bytes_before_segment;
     let mut c = Checker { findings: Vec::new() };
     let mut notes = Vec::new();
     let mut report_counts = (0u64, 0u64, 0u64);
@@ -85,6 +88,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
     for (si, seg) in segments.iter().enumerate() {
         let path = seg.log_path();
         let bytes = seg.read_log()?;
+        bytes_before_segment = report_counts.2;
         report_counts.2 += bytes.len() as u64;
         let mut index_check = IndexCheck::open(seg, &mut c)?;
         let mut iter = BatchIter::new(&bytes);
@@ -93,6 +97,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<CheckReport> {
         for batch in iter.by_ref() {
             bytes.release_before(batch.position as usize, &mut released);
             report_counts.0 += 1;
+            progress.update(bytes_before_segment + batch.position, total_bytes);
             // first_offset: a legacy compressed wrapper stores its last inner offset only.
             let (base, last) = (batch.first_offset(), batch.last_offset());
             let magic = batch.magic();

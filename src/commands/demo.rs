@@ -303,17 +303,20 @@ fn run_once(
                     values.join(" "),
                     if *flush { " --flush" } else { "" }
                 )))?;
-                let report = super::append::run(AppendRequest {
-                    dir: &path(replica),
-                    partition: None,
-                    values: Values::Given(values.iter().map(|v| v.as_bytes().to_vec()).collect()),
-                    key: None,
-                    headers: Vec::new(),
-                    records_per_batch: None,
-                    timestamp: *timestamp,
-                    flush: *flush,
-                    compression: crate::format::compression::Compression::None,
-                })?;
+                let report = super::append::run(
+                    AppendRequest {
+                        dir: &path(replica),
+                        partition: None,
+                        values: Values::Given(values.iter().map(|v| v.as_bytes().to_vec()).collect()),
+                        key: None,
+                        headers: Vec::new(),
+                        records_per_batch: None,
+                        timestamp: *timestamp,
+                        flush: *flush,
+                        compression: crate::format::compression::Compression::None,
+                    },
+                    &mut crate::output::progress::NoProgress,
+                )?;
                 sink(DemoEvent::Appended(replica, &report))?;
             }
             Step::Fetch { leader, follower, rounds, flush } => {

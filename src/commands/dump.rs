@@ -34,6 +34,8 @@ pub struct ReplicaSummary {
     pub recovery_point: i64,
     pub clean_shutdown: bool,
     pub segment_count: usize,
+    /// Bytes in the `.log` files.
+    pub size_bytes: u64,
 }
 
 pub fn summarize(replica: &Replica) -> ReplicaSummary {
@@ -50,6 +52,7 @@ pub fn summarize(replica: &Replica) -> ReplicaSummary {
         recovery_point: replica.recovery_point,
         clean_shutdown: replica.clean_shutdown,
         segment_count: replica.log.segments().len(),
+        size_bytes: replica.log.segments().iter().filter_map(|seg| seg.log_size().ok()).sum(),
     }
 }
 

@@ -5,6 +5,7 @@ pub mod demo;
 pub mod dump_log;
 pub mod json;
 pub mod palette;
+pub mod progress;
 pub mod report;
 pub mod table;
 pub mod text;
@@ -17,6 +18,8 @@ pub struct Settings {
     pub color: bool,
     /// Whether stdout is a terminal (tables may then fit its width).
     pub tty: bool,
+    /// Whether long work may show progress on stderr.
+    pub progress: bool,
 }
 
 impl Settings {

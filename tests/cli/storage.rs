@@ -186,8 +186,11 @@ fn append_count_writes_generated_records_in_large_batches() {
     let lab = Lab::new();
     let b = lab.create("b", 0, &[]);
     ok(&["elect", s(&b)]);
-    let out = ok(&["append", s(&b), "--count", "5000", "--value-size", "100", "--flush"]);
+    let (out, err) = code(&["append", s(&b), "--count", "5000", "--value-size", "100", "--flush"], 0);
     assert!(out.contains("5000 record(s) at offsets 0..=4999"), "{out}");
+    assert!(err.is_empty(), "no progress when stderr is not a terminal: {err:?}");
+    let (_, err) = code(&["check", s(&b)], 0);
+    assert!(err.is_empty(), "{err:?}");
     let rep = replica(&b);
     assert_eq!(rep["log_end_offset"], 5000);
     assert_eq!(rep["recovery_point"], 5000);
