@@ -481,8 +481,3 @@ fn delete_snapshots_above(dir: &Path, log_end_offset: i64) -> Result<()> {
     }
     Ok(())
 }
-
-/// Map a segment's log; helper for callers outside this module.
-pub fn read_segment(seg: &Segment) -> Result<FileBytes> {
-    seg.read_log()
-}
