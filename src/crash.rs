@@ -232,14 +232,15 @@ fn power_loss(replica: &Replica, segments: &[Segment], report: &mut CrashReport)
         }
         let bytes = seg.read_log()?;
         // Keep whole batches ending at or below the recovery point.
-        let keep = BatchIter::new(&bytes)
-            .take_while(|b| b.next_offset() <= rp)
-            .last()
-            .map_or(0, |b| b.position + b.size_bytes() as u64);
+        let last_kept = BatchIter::new(&bytes).take_while(|b| b.next_offset() <= rp).last();
+        let keep = last_kept.map_or(0, |b| b.position + b.size_bytes() as u64);
+        let end_offset = last_kept.map_or(seg.base_offset, |b| b.next_offset());
         if keep < size_before {
             let lost = offsets_in(&bytes, keep, size_before);
             drop(bytes);
             durable::truncate_file(&seg.log_path(), keep)?;
+            // The index entries appended with the lost bytes were never flushed either.
+            crate::log::truncate_indexes(seg, keep, end_offset)?;
             report.damage.push(Damage::PowerLoss {
                 segment_base_offset: seg.base_offset,
                 size_before,

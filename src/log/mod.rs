@@ -403,19 +403,13 @@ impl Log {
             let bytes = seg.read_log()?;
             let mut leo = seg.base_offset;
             let tail = self.validated_tail_start(&seg, &bytes)?;
-            // Index entries at or above the cut go (OffsetIndex/TimeIndex.truncateTo).
-            truncate_index_file(&seg.index_path(), index::OFFSET_ENTRY_BYTES, |c| {
-                index::decode_offset_entries(c, seg.base_offset).next().is_some_and(|e| e.position < loc.position)
-            })?;
-            truncate_index_file(&seg.time_index_path(), index::TIME_ENTRY_BYTES, |c| {
-                index::decode_time_entries(c, seg.base_offset).next().is_some_and(|e| e.offset < target)
-            })?;
             let start = tail.filter(|e| e.position < loc.position).map_or(0, |e| e.position as usize);
             for b in BatchIter::starting_at(&bytes[..loc.position as usize], start) {
                 leo = b.next_offset();
             }
             leo
         };
+        truncate_indexes(&seg, loc.position, new_end)?;
         self.log_end_offset = new_end;
         self.update_epoch_cache(|c| c.truncate_from_end(new_end))?;
         delete_snapshots_above(&self.dir, new_end)?;
@@ -442,6 +436,18 @@ impl Log {
         self.log_end_offset = self.compute_log_end_offset(log_start_offset)?;
         Ok(())
     }
+}
+
+/// After `seg`'s `.log` was cut to `position` (ending at offset `end_offset`), drop the
+/// offset-index entries at or past the cut and the time-index entries naming offsets at or past
+/// the new end (`OffsetIndex.truncateTo`, `TimeIndex.truncateTo`).
+pub fn truncate_indexes(seg: &Segment, position: u64, end_offset: i64) -> Result<()> {
+    truncate_index_file(&seg.index_path(), index::OFFSET_ENTRY_BYTES, |c| {
+        index::decode_offset_entries(c, seg.base_offset).next().is_some_and(|e| e.position < position)
+    })?;
+    truncate_index_file(&seg.time_index_path(), index::TIME_ENTRY_BYTES, |c| {
+        index::decode_time_entries(c, seg.base_offset).next().is_some_and(|e| e.offset < end_offset)
+    })
 }
 
 /// Keep the leading entries of an index file for which `keep` holds; fsync if cut.

@@ -6,6 +6,7 @@ mod demo;
 mod fixtures;
 mod formats;
 mod generated;
+mod histories;
 mod kill;
 mod real;
 mod scenarios;
