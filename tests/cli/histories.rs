@@ -20,7 +20,7 @@ impl Rng {
     }
 }
 
-fn run_history(seed: u64, steps: usize) {
+fn run_history(seed: u64, steps: usize, wild: bool) {
     let lab = Lab::new();
     let dirs: Vec<PathBuf> = (0..3).map(|i| lab.create(&format!("r{i}"), i, &[])).collect();
     let d = |i: usize| s(&dirs[i]).to_string();
@@ -66,14 +66,22 @@ fn run_history(seed: u64, steps: usize) {
             }
             7 => {
                 let victim = others[rng.below(2) as usize];
-                let power = rng.below(2) == 0;
                 let vd = d(victim);
                 let mut args = vec!["crash", vd.as_str()];
-                if power {
-                    args.push("--power-loss");
+                let damage = if wild { rng.below(4) } else { rng.below(2) };
+                match damage {
+                    0 => args.push("--power-loss"),
+                    2 => args.extend(["--torn-bytes", "3"]),
+                    3 => args.extend(["--flip-byte", "--seed", "5"]),
+                    _ => {}
                 }
+                // Damage options refuse an empty log (exit 2); that is fine here.
                 klog().args(&args).assert().code(predicates::ord::lt(3));
-                log.push(format!("crash r{victim} power_loss={power}"));
+                if damage >= 2 {
+                    // Torn or flipped bytes are findings until local recovery cuts them.
+                    klog().args(["recover", &vd]).assert().success();
+                }
+                log.push(format!("crash r{victim} damage={damage}"));
             }
             _ => {
                 // Failover: the leader crashes, another replica leads at a higher epoch, and the
@@ -85,7 +93,8 @@ fn run_history(seed: u64, steps: usize) {
                 let rest: Vec<usize> = (0..3).filter(|&i| i != leader).collect();
                 ok(&["elect", &d(leader), "--epoch", &epoch.to_string(), "--isr", &d(rest[0]), &d(rest[1])]);
                 for &f in &rest {
-                    ok(&["recover", &d(f), "--leader", &d(leader), "--mode", "kip279"]);
+                    let mode = if wild { ["hw", "kip101", "kip279"][rng.below(3) as usize] } else { "kip279" };
+                    ok(&["recover", &d(f), "--leader", &d(leader), "--mode", mode]);
                 }
                 log.push(format!("failover r{old} -> r{leader} at epoch {epoch}"));
             }
@@ -103,6 +112,9 @@ fn run_history(seed: u64, steps: usize) {
             assert!(findings.is_empty(), "seed {seed}: r{i} fails check after {log:?}: {findings:?}");
         }
     }
+    if wild {
+        return;
+    }
     for f in (0..3).filter(|&i| i != leader) {
         ok(&["recover", &d(f), "--leader", &d(leader), "--mode", "kip279", "--catch-up"]);
         let out = klog().args(["diff", &d(leader), &d(f)]).output().unwrap();
@@ -119,6 +131,13 @@ fn run_history(seed: u64, steps: usize) {
 #[test]
 fn random_failover_histories_converge_under_kip279() {
     for seed in (1..=8u64).map(|s| s.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1) {
-        run_history(seed, 30);
+        run_history(seed, 30, false);
+    }
+}
+
+#[test]
+fn random_histories_with_damage_and_every_mode_keep_every_replica_consistent() {
+    for seed in (1..=6u64).map(|s| s.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1) {
+        run_history(seed, 30, true);
     }
 }
