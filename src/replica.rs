@@ -330,7 +330,7 @@ impl Replica {
     /// the page cache, as after a killed broker; the tail is cut by local recovery from the
     /// recovery point, and the replica keeps running with its volatile state.
     pub fn repair_interrupted_write(&mut self) -> Result<Option<RecoveryReport>> {
-        if self.log.tail_is_clean()? {
+        if self.log.tail_is_clean() {
             return Ok(None);
         }
         let mut report =

@@ -119,7 +119,7 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
     if req.dry_run {
         let mut r = Replica::open(req.dir, req.partition)?;
         let running = r.is_running();
-        let recovery = if running && r.log.tail_is_clean()? {
+        let recovery = if running && r.log.tail_is_clean() {
             None
         } else {
             Some(recovery::recover_log(&mut r.log, r.recovery_point, r.log_start_offset, r.clean_shutdown, true)?)

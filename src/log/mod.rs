@@ -60,6 +60,8 @@ pub struct Log {
     epoch_cache: EpochCache,
     log_end_offset: i64,
     writer: Option<ActiveWriter>,
+    /// Whether the active segment ended cleanly when last scanned (see [`Log::tail_is_clean`]).
+    tail_clean: bool,
     /// Batches cut by the segment recovery in progress.
     recovery_cut: Vec<recovery::CutBatch>,
 }
@@ -88,18 +90,15 @@ impl Log {
             epoch_cache,
             log_end_offset: log_start_offset,
             writer: None,
+            tail_clean: true,
             recovery_cut: Vec::new(),
         };
-        log.log_end_offset = log.compute_log_end_offset(log_start_offset)?;
+        (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
         Ok(log)
     }
 
     /// LEO from the last segment: the next offset after its last whole batch, found from the
     /// last offset-index entry (validated) so that the cost does not grow with the segment.
-    fn compute_log_end_offset(&self, log_start_offset: i64) -> Result<i64> {
-        Ok(self.scan_tail(log_start_offset)?.0)
-    }
-
     /// (LEO, whether the active segment ends cleanly): the next offset after the last whole
     /// batch of the last segment, and whether its `.log` holds nothing after that batch and its
     /// indexes hold whole entries only.
@@ -119,10 +118,10 @@ impl Log {
         Ok((leo, clean))
     }
 
-    /// True when the active segment ends with a whole batch and whole index entries; false
-    /// after a writer died mid-write (a klog command killed, a torn write).
-    pub fn tail_is_clean(&self) -> Result<bool> {
-        Ok(self.scan_tail(self.log_end_offset)?.1)
+    /// True when the active segment ended with a whole batch and whole index entries when the
+    /// log was opened; false after a writer died mid-write (a klog command killed, a torn write).
+    pub fn tail_is_clean(&self) -> bool {
+        self.tail_clean
     }
 
     /// The last offset-index entry of `seg` if it points at a batch whose last offset it names.
@@ -433,7 +432,7 @@ impl Log {
     pub fn reload(&mut self, log_start_offset: i64) -> Result<()> {
         self.writer = None;
         self.segments = segment::list_segments(&self.dir)?;
-        self.log_end_offset = self.compute_log_end_offset(log_start_offset)?;
+        (self.log_end_offset, self.tail_clean) = self.scan_tail(log_start_offset)?;
         Ok(())
     }
 }
