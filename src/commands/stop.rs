@@ -28,6 +28,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
     }
     drop(probe);
     let (mut replica, startup) = Replica::open_mut(dir, partition)?;
+    replica.log.close()?;
     replica.flush()?;
     replica.state = None;
     replica.save_state()?;

@@ -362,6 +362,17 @@ impl Log {
         self.write_pending_index_entries()
     }
 
+    /// Close the log as a clean shutdown does (`LogSegment.close`): the active segment gets its
+    /// final time-index entry (max timestamp so far and its offset).
+    pub fn close(&mut self) -> Result<()> {
+        if self.segments.last().is_some_and(|s| s.log_size().unwrap_or(0) > 0) {
+            self.writer()?.index.finish_segment();
+        }
+        self.write_pending_index_entries()?;
+        self.writer = None;
+        Ok(())
+    }
+
     /// fsync every segment from the one holding `from_offset` (the recovery point) to the end,
     /// with its indexes, and the dir: everything below the LEO is then durable.
     pub fn flush(&mut self, from_offset: i64) -> Result<()> {
