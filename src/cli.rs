@@ -293,6 +293,10 @@ pub struct CreateArgs {
     /// index.interval.bytes: bytes between offset-index entries.
     #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_INTERVAL_BYTES, value_name = "N")]
     pub index_interval_bytes: u64,
+    /// segment.index.bytes: the most bytes the offset or time index of a segment may hold; the
+    /// segment rolls when either is full.
+    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_BYTES_MAX, value_name = "N")]
+    pub segment_index_bytes: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

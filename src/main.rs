@@ -65,6 +65,7 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
                 replica_id: a.replica_id,
                 segment_bytes: a.segment_bytes,
                 index_interval_bytes: a.index_interval_bytes,
+                index_bytes_max: a.segment_index_bytes,
             })?;
             text::created(out, &paths)?;
         }

@@ -190,11 +190,21 @@ impl VolatileState {
 pub struct TopicConfig {
     pub segment_bytes: u64,
     pub index_interval_bytes: u64,
+    #[serde(default = "default_index_bytes_max")]
+    pub index_bytes_max: u64,
+}
+
+fn default_index_bytes_max() -> u64 {
+    crate::log::DEFAULT_INDEX_BYTES_MAX
 }
 
 impl From<TopicConfig> for LogConfig {
     fn from(c: TopicConfig) -> LogConfig {
-        LogConfig { segment_bytes: c.segment_bytes, index_interval_bytes: c.index_interval_bytes }
+        LogConfig {
+            segment_bytes: c.segment_bytes,
+            index_interval_bytes: c.index_interval_bytes,
+            index_bytes_max: c.index_bytes_max,
+        }
     }
 }
 

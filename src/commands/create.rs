@@ -13,6 +13,7 @@ pub struct CreateRequest<'a> {
     pub replica_id: i32,
     pub segment_bytes: u64,
     pub index_interval_bytes: u64,
+    pub index_bytes_max: u64,
 }
 
 /// Validate everything first, then write; a refused request leaves nothing behind.
@@ -38,6 +39,13 @@ pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
             i32::MAX
         )));
     }
+    if req.index_bytes_max < 24 || req.index_bytes_max > i32::MAX as u64 {
+        return Err(Error::Usage(format!(
+            "invalid --segment-index-bytes {}: give 24..={} (room for two time-index entries)",
+            req.index_bytes_max,
+            i32::MAX
+        )));
+    }
     if req.index_interval_bytes > i32::MAX as u64 {
         return Err(Error::Usage(format!("invalid --index-interval-bytes {}", req.index_interval_bytes)));
     }
@@ -57,7 +65,11 @@ pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
         Err(e) => return Err(Error::io(req.dir, "list directory", e)),
     }
     crate::durable::create_dir(req.dir)?;
-    let config = TopicConfig { segment_bytes: req.segment_bytes, index_interval_bytes: req.index_interval_bytes };
+    let config = TopicConfig {
+        segment_bytes: req.segment_bytes,
+        index_interval_bytes: req.index_interval_bytes,
+        index_bytes_max: req.index_bytes_max,
+    };
     replica::write_new_replica(req.dir, req.topic, req.partition, req.replica_id, config, &java_date_now())
 }
 

@@ -278,6 +278,7 @@ fn run_once(
                     replica_id: *id,
                     segment_bytes: crate::log::DEFAULT_SEGMENT_BYTES,
                     index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
+                    index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
                 })?;
                 sink(DemoEvent::Created(replica))?;
                 continue;

@@ -99,6 +99,9 @@ pub struct IndexBuilder {
     offset_of_max_timestamp: i64,
     last_time_entry_timestamp: i64,
     last_indexed_offset: Option<i64>,
+    /// Entries in the index files, written or pending.
+    offset_entries: u64,
+    time_entries: u64,
     pub pending_offset_entries: Vec<u8>,
     pub pending_time_entries: Vec<u8>,
 }
@@ -114,6 +117,8 @@ impl IndexBuilder {
             offset_of_max_timestamp: base_offset,
             last_time_entry_timestamp: -1,
             last_indexed_offset: None,
+            offset_entries: 0,
+            time_entries: 0,
             pending_offset_entries: Vec::new(),
             pending_time_entries: Vec::new(),
         }
@@ -127,8 +132,11 @@ impl IndexBuilder {
         index_interval_bytes: u64,
         last_offset_entry: Option<OffsetPosition>,
         last_time_entry: Option<TimestampOffset>,
+        (offset_entries, time_entries): (u64, u64),
     ) -> Self {
         let mut b = IndexBuilder::new(base_offset, index_interval_bytes);
+        b.offset_entries = offset_entries;
+        b.time_entries = time_entries;
         b.last_indexed_offset = last_offset_entry.map(|e| e.offset);
         if let Some(t) = last_time_entry {
             b.max_timestamp = t.timestamp;
@@ -159,6 +167,7 @@ impl IndexBuilder {
             self.pending_offset_entries.extend_from_slice(&((last_offset - self.base_offset) as i32).to_be_bytes());
             self.pending_offset_entries.extend_from_slice(&(position as u32).to_be_bytes());
             self.last_indexed_offset = Some(last_offset);
+            self.offset_entries += 1;
             self.maybe_append_time_entry();
             self.bytes_since_last_entry = 0;
         }
@@ -171,12 +180,21 @@ impl IndexBuilder {
             self.pending_time_entries
                 .extend_from_slice(&((self.offset_of_max_timestamp - self.base_offset) as i32).to_be_bytes());
             self.last_time_entry_timestamp = self.max_timestamp;
+            self.time_entries += 1;
         }
     }
 
     /// The segment becomes inactive (roll, close, end of recovery): the final time-index entry.
     pub fn finish_segment(&mut self) {
         self.maybe_append_time_entry();
+    }
+
+    pub fn offset_entries(&self) -> u64 {
+        self.offset_entries
+    }
+
+    pub fn time_entries(&self) -> u64 {
+        self.time_entries
     }
 
     pub fn max_timestamp(&self) -> i64 {

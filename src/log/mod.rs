@@ -28,6 +28,8 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_SEGMENT_BYTES: u64 = 1 << 30;
 /// Kafka's `index.interval.bytes` default.
 pub const DEFAULT_INDEX_INTERVAL_BYTES: u64 = 4096;
+/// Kafka's `segment.index.bytes` default (10 MiB).
+pub const DEFAULT_INDEX_BYTES_MAX: u64 = 10 * 1024 * 1024;
 /// Smallest `segment.bytes` Kafka accepts.
 pub const MIN_SEGMENT_BYTES: u64 = 14;
 
@@ -36,11 +38,18 @@ pub const MIN_SEGMENT_BYTES: u64 = 14;
 pub struct LogConfig {
     pub segment_bytes: u64,
     pub index_interval_bytes: u64,
+    /// `segment.index.bytes`: the most bytes an offset or time index may hold; a segment rolls
+    /// when either index is full.
+    pub index_bytes_max: u64,
 }
 
 impl Default for LogConfig {
     fn default() -> Self {
-        LogConfig { segment_bytes: DEFAULT_SEGMENT_BYTES, index_interval_bytes: DEFAULT_INDEX_INTERVAL_BYTES }
+        LogConfig {
+            segment_bytes: DEFAULT_SEGMENT_BYTES,
+            index_interval_bytes: DEFAULT_INDEX_INTERVAL_BYTES,
+            index_bytes_max: DEFAULT_INDEX_BYTES_MAX,
+        }
     }
 }
 
@@ -240,17 +249,24 @@ impl Log {
             }
             let seg = self.segments.last().expect("a segment").clone();
             let bytes = seg.read_log()?;
-            let tail = self.validated_tail_start(&seg, &bytes)?;
+            let mut tail = self.validated_tail_start(&seg, &bytes)?;
             if tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty()) {
                 // The index does not describe the log: rebuild it before extending it.
                 recovery::rebuild_indexes(&seg, &bytes, self.config.index_interval_bytes, false)?;
+                tail = self.validated_tail_start(&seg, &bytes)?;
             }
+            let entries = |b: Option<FileBytes>, size: usize| b.map_or(0, |b| (b.len() / size) as u64);
+            let counts = (
+                entries(seg.read_index()?, index::OFFSET_ENTRY_BYTES),
+                entries(seg.read_time_index()?, index::TIME_ENTRY_BYTES),
+            );
             let last_time = match (tail, seg.read_time_index()?) {
                 (Some(_), Some(t)) => index::last_time_entry(&t, seg.base_offset),
                 _ => None,
             };
             let start = tail.map_or(0, |e| e.position);
-            let mut builder = IndexBuilder::resume(seg.base_offset, self.config.index_interval_bytes, tail, last_time);
+            let mut builder =
+                IndexBuilder::resume(seg.base_offset, self.config.index_interval_bytes, tail, last_time, counts);
             let mut iter = BatchIter::starting_at(&bytes, start as usize);
             for batch in iter.by_ref() {
                 let since = batch.position - start;
@@ -297,10 +313,13 @@ impl Log {
                 format!("a batch of {incoming} bytes is larger than segment.bytes ({})", self.config.segment_bytes),
             ));
         }
-        let segment_bytes = self.config.segment_bytes;
+        let (segment_bytes, index_bytes_max) = (self.config.segment_bytes, self.config.index_bytes_max);
         let w = self.writer()?;
         let overflow = batch.last_offset() - w.base_offset > i32::MAX as i64;
-        if w.size_bytes > 0 && (w.size_bytes > segment_bytes - incoming || overflow) {
+        // `OffsetIndex.isFull` (entries >= max) and `TimeIndex.isFull` (entries >= max - 1).
+        let index_full = w.index.offset_entries() >= index_bytes_max / index::OFFSET_ENTRY_BYTES as u64
+            || w.index.time_entries() + 1 >= index_bytes_max / index::TIME_ENTRY_BYTES as u64;
+        if w.size_bytes > 0 && (w.size_bytes > segment_bytes - incoming || overflow || index_full) {
             self.roll()?;
         }
         let dir = self.dir.clone();

@@ -298,3 +298,26 @@ fn a_partition_dir_can_be_named_directly() {
     ok(&["append", s(&b.join("demo-0")), "via-partition-dir"]);
     assert_eq!(records(&b).last().unwrap().2, "via-partition-dir");
 }
+
+#[test]
+fn a_segment_rolls_when_its_time_index_is_full() {
+    // 40-byte indexes hold 3 time entries; Kafka keeps the last slot for the final entry, so a
+    // segment rolls once it has 2. With an entry for every batch but the first, that is every
+    // 3 batches.
+    let lab = Lab::new();
+    let b = lab.create("b", 0, &["--index-interval-bytes", "0", "--segment-index-bytes", "40"]);
+    ok(&["elect", s(&b)]);
+    for i in 0..7 {
+        ok(&["append", s(&b), &format!("x{i}"), "--timestamp", &(1000 + i).to_string()]);
+    }
+    let mut logs: Vec<String> = fs::read_dir(b.join("demo-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    assert_eq!(logs, ["00000000000000000000.log", "00000000000000000003.log", "00000000000000000006.log"]);
+    assert_eq!(fs::metadata(b.join("demo-0/00000000000000000000.timeindex")).unwrap().len(), 24);
+    ok(&["check", s(&b)]);
+    code(&["create", s(&lab.path("tiny")), "--segment-index-bytes", "8"], 2);
+}
