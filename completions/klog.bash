@@ -259,7 +259,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__create)
-            opts="-h -V --topic --partition --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --color --help --version"
+            opts="-h -V --topic --partition --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -286,6 +286,10 @@ _klog() {
                     return 0
                     ;;
                 --segment-index-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --segment-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -49,6 +49,7 @@ complete -c klog -n "__fish_klog_using_subcommand create" -l replica-id -d 'Repl
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-bytes -d 'segment.bytes: roll to a new segment when the active one would exceed this' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l index-interval-bytes -d 'index.interval.bytes: bytes between offset-index entries' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-index-bytes -d 'segment.index.bytes: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l segment-ms -d 'segment.ms: roll when a batch\'s max timestamp is more than this many ms past the segment\'s first batch' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -37,6 +37,7 @@ _arguments "${_arguments_options[@]}" : \
 '--segment-bytes=[segment.bytes\: roll to a new segment when the active one would exceed this]:N:_default' \
 '--index-interval-bytes=[index.interval.bytes\: bytes between offset-index entries]:N:_default' \
 '--segment-index-bytes=[segment.index.bytes\: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full]:N:_default' \
+'--segment-ms=[segment.ms\: roll when a batch'\''s max timestamp is more than this many ms past the segment'\''s first batch]:MS:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

@@ -297,6 +297,10 @@ pub struct CreateArgs {
     /// segment rolls when either is full.
     #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_BYTES_MAX, value_name = "N")]
     pub segment_index_bytes: u64,
+    /// segment.ms: roll when a batch's max timestamp is more than this many ms past the
+    /// segment's first batch.
+    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_MS, value_name = "MS")]
+    pub segment_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -66,6 +66,7 @@ fn run(command: Command, settings: &Settings, out: &mut dyn Write) -> Result<u8>
                 segment_bytes: a.segment_bytes,
                 index_interval_bytes: a.index_interval_bytes,
                 index_bytes_max: a.segment_index_bytes,
+                segment_ms: a.segment_ms,
             })?;
             text::created(out, &paths)?;
         }

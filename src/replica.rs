@@ -192,6 +192,12 @@ pub struct TopicConfig {
     pub index_interval_bytes: u64,
     #[serde(default = "default_index_bytes_max")]
     pub index_bytes_max: u64,
+    #[serde(default = "default_segment_ms")]
+    pub segment_ms: u64,
+}
+
+fn default_segment_ms() -> u64 {
+    crate::log::DEFAULT_SEGMENT_MS
 }
 
 fn default_index_bytes_max() -> u64 {
@@ -204,6 +210,7 @@ impl From<TopicConfig> for LogConfig {
             segment_bytes: c.segment_bytes,
             index_interval_bytes: c.index_interval_bytes,
             index_bytes_max: c.index_bytes_max,
+            segment_ms: c.segment_ms,
         }
     }
 }

@@ -14,6 +14,7 @@ pub struct CreateRequest<'a> {
     pub segment_bytes: u64,
     pub index_interval_bytes: u64,
     pub index_bytes_max: u64,
+    pub segment_ms: u64,
 }
 
 /// Validate everything first, then write; a refused request leaves nothing behind.
@@ -46,6 +47,9 @@ pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
             i32::MAX
         )));
     }
+    if req.segment_ms == 0 || req.segment_ms > i64::MAX as u64 {
+        return Err(Error::Usage(format!("invalid --segment-ms {}: must be at least 1", req.segment_ms)));
+    }
     if req.index_interval_bytes > i32::MAX as u64 {
         return Err(Error::Usage(format!("invalid --index-interval-bytes {}", req.index_interval_bytes)));
     }
@@ -69,6 +73,7 @@ pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
         segment_bytes: req.segment_bytes,
         index_interval_bytes: req.index_interval_bytes,
         index_bytes_max: req.index_bytes_max,
+        segment_ms: req.segment_ms,
     };
     replica::write_new_replica(req.dir, req.topic, req.partition, req.replica_id, config, &java_date_now())
 }

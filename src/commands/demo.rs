@@ -279,6 +279,7 @@ fn run_once(
                     segment_bytes: crate::log::DEFAULT_SEGMENT_BYTES,
                     index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
                     index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
+                    segment_ms: crate::log::DEFAULT_SEGMENT_MS,
                 })?;
                 sink(DemoEvent::Created(replica))?;
                 continue;

@@ -28,6 +28,8 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_SEGMENT_BYTES: u64 = 1 << 30;
 /// Kafka's `index.interval.bytes` default.
 pub const DEFAULT_INDEX_INTERVAL_BYTES: u64 = 4096;
+/// Kafka's `segment.ms` default (7 days).
+pub const DEFAULT_SEGMENT_MS: u64 = 7 * 24 * 60 * 60 * 1000;
 /// Kafka's `segment.index.bytes` default (10 MiB).
 pub const DEFAULT_INDEX_BYTES_MAX: u64 = 10 * 1024 * 1024;
 /// Smallest `segment.bytes` Kafka accepts.
@@ -41,6 +43,8 @@ pub struct LogConfig {
     /// `segment.index.bytes`: the most bytes an offset or time index may hold; a segment rolls
     /// when either index is full.
     pub index_bytes_max: u64,
+    /// `segment.ms`: roll when a batch is more than this newer than the segment's first batch.
+    pub segment_ms: u64,
 }
 
 impl Default for LogConfig {
@@ -49,6 +53,7 @@ impl Default for LogConfig {
             segment_bytes: DEFAULT_SEGMENT_BYTES,
             index_interval_bytes: DEFAULT_INDEX_INTERVAL_BYTES,
             index_bytes_max: DEFAULT_INDEX_BYTES_MAX,
+            segment_ms: DEFAULT_SEGMENT_MS,
         }
     }
 }
@@ -59,6 +64,8 @@ struct ActiveWriter {
     size_bytes: u64,
     log_file: File,
     index: IndexBuilder,
+    /// maxTimestamp of the segment's first batch (`rollingBasedTimestamp`), if it has one.
+    first_batch_timestamp: Option<i64>,
 }
 
 /// A partition's log.
@@ -273,6 +280,7 @@ impl Log {
                 builder.observe(batch.last_offset(), batch.max_timestamp(), batch.size_bytes() as u64, since);
             }
             let size_bytes = iter.position() as u64;
+            let first_batch_timestamp = BatchIter::new(&bytes).next().map(|b| b.max_timestamp()).filter(|t| *t >= 0);
             drop(bytes);
             let log_path = seg.log_path();
             let log_file = durable::create_for_append(&log_path)?;
@@ -287,7 +295,13 @@ impl Log {
                     ),
                 ));
             }
-            self.writer = Some(ActiveWriter { base_offset: seg.base_offset, size_bytes, log_file, index: builder });
+            self.writer = Some(ActiveWriter {
+                base_offset: seg.base_offset,
+                size_bytes,
+                log_file,
+                index: builder,
+                first_batch_timestamp,
+            });
         }
         Ok(self.writer.as_mut().expect("writer"))
     }
@@ -313,17 +327,24 @@ impl Log {
                 format!("a batch of {incoming} bytes is larger than segment.bytes ({})", self.config.segment_bytes),
             ));
         }
-        let (segment_bytes, index_bytes_max) = (self.config.segment_bytes, self.config.index_bytes_max);
+        let LogConfig { segment_bytes, index_bytes_max, segment_ms, .. } = self.config;
         let w = self.writer()?;
         let overflow = batch.last_offset() - w.base_offset > i32::MAX as i64;
         // `OffsetIndex.isFull` (entries >= max) and `TimeIndex.isFull` (entries >= max - 1).
         let index_full = w.index.offset_entries() >= index_bytes_max / index::OFFSET_ENTRY_BYTES as u64
             || w.index.time_entries() + 1 >= index_bytes_max / index::TIME_ENTRY_BYTES as u64;
-        if w.size_bytes > 0 && (w.size_bytes > segment_bytes - incoming || overflow || index_full) {
+        // Time-based roll: the incoming batch's max timestamp is more than segment.ms past the
+        // segment's first batch (a segment whose first batch has no timestamp never rolls on time).
+        let time_waited = w.first_batch_timestamp.map(|first| batch.max_timestamp() - first);
+        let aged = time_waited.is_some_and(|t| t > segment_ms as i64);
+        if w.size_bytes > 0 && (w.size_bytes > segment_bytes - incoming || overflow || index_full || aged) {
             self.roll()?;
         }
         let dir = self.dir.clone();
         let w = self.writer()?;
+        if w.size_bytes == 0 {
+            w.first_batch_timestamp = Some(batch.max_timestamp()).filter(|t| *t >= 0);
+        }
         w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
         if let Err(e) = w.log_file.write_all(batch.bytes) {
             return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));

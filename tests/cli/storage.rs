@@ -372,3 +372,22 @@ fn kafka_python_reads_every_segment_klog_writes() {
         assert_eq!(t[5], serde_json::Value::Array(headers));
     }
 }
+
+#[test]
+fn a_segment_rolls_when_a_batch_is_more_than_segment_ms_newer_than_its_first() {
+    let lab = Lab::new();
+    let b = lab.create("b", 0, &["--segment-ms", "1000"]);
+    ok(&["elect", s(&b)]);
+    for ts in ["1000", "1500", "2000", "2001", "2500", "3002"] {
+        ok(&["append", s(&b), "x", "--timestamp", ts]);
+    }
+    let mut logs: Vec<String> = fs::read_dir(b.join("demo-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    // 2000 - 1000 is not more than 1000; 2001 is. The second segment starts at 2001, so 3002 rolls.
+    assert_eq!(logs, ["00000000000000000000.log", "00000000000000000003.log", "00000000000000000005.log"]);
+    ok(&["check", s(&b)]);
+}
