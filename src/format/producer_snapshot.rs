@@ -133,6 +133,12 @@ pub fn encode(entries: &[ProducerEntry]) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_empty_snapshot_is_the_one_kafka_writes() {
+        // zk-broker-2020/first_topic-0/00000000000000000011.snapshot, written by a Kafka 2.x broker.
+        assert_eq!(encode(&[]), [0x00, 0x01, 0x48, 0x67, 0x4b, 0xc7, 0x00, 0x00, 0x00, 0x00]);
+    }
+
     fn entry() -> ProducerEntry {
         ProducerEntry {
             producer_id: 1000,

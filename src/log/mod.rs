@@ -394,7 +394,17 @@ impl Log {
         self.write_pending_index_entries()?;
         self.writer = None;
         let base = self.log_end_offset;
-        self.create_segment(base)
+        self.create_segment(base)?;
+        // `ProducerStateManager.takeSnapshot` on roll: klog writes no producer ids, so the
+        // snapshot is the empty one Kafka writes for such a log.
+        self.write_producer_snapshot(base)
+    }
+
+    /// Write `<offset>.snapshot` holding no producer (what Kafka writes for a log without
+    /// idempotent or transactional producers).
+    fn write_producer_snapshot(&self, offset: i64) -> Result<()> {
+        let path = names::build_segment_path(&self.dir, offset, names::SNAPSHOT_SUFFIX);
+        durable::write_atomic(&path, &crate::format::producer_snapshot::encode(&[]))
     }
 
     /// Write buffered index entries; the data stays unflushed (as Kafka's appends).
@@ -410,7 +420,8 @@ impl Log {
         }
         self.write_pending_index_entries()?;
         self.writer = None;
-        Ok(())
+        // Kafka takes a producer snapshot at the log end when it closes the log.
+        self.write_producer_snapshot(self.log_end_offset)
     }
 
     /// fsync every segment from the one holding `from_offset` (the recovery point) to the end,
