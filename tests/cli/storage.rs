@@ -4,6 +4,17 @@ use crate::common::*;
 use predicates::prelude::*;
 use std::fs;
 
+/// The `.log` file names of a replica's partition dir, sorted.
+fn segment_logs(b: &std::path::Path) -> Vec<String> {
+    let mut logs: Vec<String> = fs::read_dir(b.join("demo-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    logs
+}
+
 /// A replica with two epochs and a segment roll: 400-byte segments, an index entry every
 /// 100 bytes.
 fn two_epoch_replica(lab: &Lab) -> std::path::PathBuf {
@@ -310,12 +321,7 @@ fn a_segment_rolls_when_its_time_index_is_full() {
     for i in 0..7 {
         ok(&["append", s(&b), &format!("x{i}"), "--timestamp", &(1000 + i).to_string()]);
     }
-    let mut logs: Vec<String> = fs::read_dir(b.join("demo-0"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".log"))
-        .collect();
-    logs.sort();
+    let logs = segment_logs(&b);
     assert_eq!(logs, ["00000000000000000000.log", "00000000000000000003.log", "00000000000000000006.log"]);
     assert_eq!(fs::metadata(b.join("demo-0/00000000000000000000.timeindex")).unwrap().len(), 24);
     ok(&["check", s(&b)]);
@@ -381,12 +387,7 @@ fn a_segment_rolls_when_a_batch_is_more_than_segment_ms_newer_than_its_first() {
     for ts in ["1000", "1500", "2000", "2001", "2500", "3002"] {
         ok(&["append", s(&b), "x", "--timestamp", ts]);
     }
-    let mut logs: Vec<String> = fs::read_dir(b.join("demo-0"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".log"))
-        .collect();
-    logs.sort();
+    let logs = segment_logs(&b);
     // 2000 - 1000 is not more than 1000; 2001 is. The second segment starts at 2001, so 3002 rolls.
     assert_eq!(logs, ["00000000000000000000.log", "00000000000000000003.log", "00000000000000000005.log"]);
     ok(&["check", s(&b)]);
