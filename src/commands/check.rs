@@ -57,6 +57,10 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
     let total_bytes: u64 = replica.log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
     let mut bytes_before_segment;
     let mut c = Checker { findings: Vec::new() };
+    // Files that could not be read: shown as findings, the rest of the replica still checked.
+    for p in &replica.problems {
+        c.add(&p.path, None, None, p.what.clone());
+    }
     let mut notes = Vec::new();
     let mut report_counts = (0u64, 0u64, 0u64);
     let cache = replica.log.epoch_cache();

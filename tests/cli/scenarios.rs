@@ -671,6 +671,11 @@ fn leader_hw_is_the_min_leo_over_the_isr_and_never_goes_backwards() {
     // A new election keeps the HW; until C fetches from the new leader it holds the HW there.
     elect(&b, 1, &[&a, &c]);
     assert_eq!(hw(&b), 3);
+    // The followers learn the new epoch by becoming followers again (truncating first).
+    for f in [&a, &c] {
+        ok(&["recover", s(f), "--leader", s(&b), "--mode", "kip279"]);
+    }
+    assert_eq!(hw(&b), 3);
     append(&b, &["y1", "y2"], 2000, false);
     let r = fetch_ok(&b, &a, 3);
     assert!(r.iter().all(|x| x["leader_high_watermark"] == 3), "{r:?}");
