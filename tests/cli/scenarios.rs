@@ -62,7 +62,7 @@ fn fetch(leader: &Path, follower: &Path, rounds: u32, flush: bool) -> (i32, Vec<
     }
     let (c, out, err) = run(&args);
     assert!(c == 0 || c == 1, "fetch exit {c}: {err}");
-    (c, json_lines(&out))
+    (c, json_lines(&out).into_iter().filter(|v| v["type"] == "fetch_round").collect())
 }
 
 fn fetch_ok(leader: &Path, follower: &Path, rounds: u32) -> Vec<Value> {
