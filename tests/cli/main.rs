@@ -11,3 +11,4 @@ mod kill;
 mod real;
 mod scenarios;
 mod storage;
+mod trust;
