@@ -368,9 +368,7 @@ for path in sys.argv[1:]:
 
 #[test]
 fn kafka_python_reads_every_segment_klog_writes() {
-    let probe = std::process::Command::new("python3").args(["-c", "import kafka"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: the python module `kafka` (kafka-python) is absent; pip install kafka-python");
+    if !python_module("kafka") {
         return;
     }
     let lab = Lab::new();
