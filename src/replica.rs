@@ -744,6 +744,34 @@ impl Replica {
         self.state.is_none() && self.log.tail_is_clean() && self.recovery_point == self.log_end_offset()
     }
 
+    /// Why `other` cannot be a replica of the same partition although the names agree: another
+    /// cluster (`cluster.id` in `meta.properties`) or another topic of the same name (`topic_id`
+    /// in `partition.metadata`). `None` when nothing says so.
+    pub fn foreign_to(&self, other: &Replica) -> Option<String> {
+        if let (Some(a), Some(b)) = (&self.cluster_id, &other.cluster_id) {
+            if a != b {
+                return Some(format!(
+                    "belongs to cluster {b} but {} belongs to cluster {a}: replicas of different clusters",
+                    self.paths.log_dir.display()
+                ));
+            }
+        }
+        let topic_id = |r: &Replica| {
+            fs::read_to_string(r.paths.partition_dir.join(names::PARTITION_METADATA))
+                .ok()
+                .and_then(|t| t.lines().find_map(|l| l.strip_prefix("topic_id:").map(|v| v.trim().to_string())))
+        };
+        if let (Some(a), Some(b)) = (topic_id(self), topic_id(other)) {
+            if a != b {
+                return Some(format!(
+                    "has topic id {b} but {} has {a}: a different topic of the same name",
+                    self.paths.partition_dir.display()
+                ));
+            }
+        }
+        None
+    }
+
     /// Check that `other` replicates the same topic-partition of the same cluster.
     pub fn ensure_same_partition(&self, other: &Replica) -> Result<()> {
         if self.paths.topic != other.paths.topic || self.paths.partition != other.paths.partition {
@@ -757,32 +785,8 @@ impl Replica {
                 ),
             ));
         }
-        if let (Some(a), Some(b)) = (&self.cluster_id, &other.cluster_id) {
-            if a != b {
-                return Err(Error::layout(
-                    &other.paths.log_dir,
-                    format!(
-                        "belongs to cluster {b} but {} belongs to cluster {a}: replicas of different clusters",
-                        self.paths.log_dir.display()
-                    ),
-                ));
-            }
-        }
-        let topic_id = |r: &Replica| {
-            fs::read_to_string(r.paths.partition_dir.join(names::PARTITION_METADATA))
-                .ok()
-                .and_then(|t| t.lines().find_map(|l| l.strip_prefix("topic_id:").map(|v| v.trim().to_string())))
-        };
-        if let (Some(a), Some(b)) = (topic_id(self), topic_id(other)) {
-            if a != b {
-                return Err(Error::layout(
-                    &other.paths.partition_dir,
-                    format!(
-                        "has topic id {b} but {} has {a}: a different topic of the same name",
-                        self.paths.partition_dir.display()
-                    ),
-                ));
-            }
+        if let Some(why) = self.foreign_to(other) {
+            return Err(Error::layout(&other.paths.log_dir, why));
         }
         Ok(())
     }

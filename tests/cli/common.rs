@@ -133,3 +133,25 @@ pub fn python_module(module: &str) -> bool {
     missing_input(&format!("the python module `{module}`"), "pip install kafka-python python-snappy lz4 zstandard");
     false
 }
+
+/// Copy a directory tree (files and dirs only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A committed fixture (made by `fixtures/make.sh`) copied into the lab as `name`.
+pub fn fixture(lab: &Lab, name: &str) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+    let to = lab.path(name);
+    copy_dir(&from, &to);
+    to
+}

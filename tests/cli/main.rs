@@ -1,5 +1,6 @@
 //! Integration tests through the real `klog` binary, one module per area.
 
+mod bad_input;
 mod common;
 mod crash;
 mod demo;
