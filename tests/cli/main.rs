@@ -9,6 +9,7 @@ mod formats;
 mod generated;
 mod histories;
 mod kill;
+mod readme;
 mod real;
 mod scenarios;
 mod storage;
