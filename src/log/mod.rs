@@ -345,12 +345,10 @@ impl Log {
         if w.size_bytes == 0 {
             w.first_batch_timestamp = Some(batch.max_timestamp()).filter(|t| *t >= 0);
         }
-        w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
-        if let Err(e) = w.log_file.write_all(batch.bytes) {
-            return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));
-        }
-        w.size_bytes += incoming;
-        self.log_end_offset = batch.next_offset();
+        // The epoch is assigned (and its checkpoint written) BEFORE the batch bytes, as
+        // `UnifiedLog.append` calls `leaderEpochCache.assign` before `localLog.append`: a writer
+        // killed in between leaves an entry at the LEO, which recovery's `truncateFromEnd(LEO)`
+        // drops, never a stamped batch that the cache does not know.
         let (epoch, base) = (batch.partition_leader_epoch(), batch.base_offset());
         if batch.magic() >= 2 {
             if epoch >= 0 {
@@ -360,6 +358,13 @@ impl Log {
             // Kafka clears the cache when a v0/v1 batch is appended.
             self.update_epoch_cache(|c| c.clear())?;
         }
+        let w = self.writer()?;
+        w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
+        if let Err(e) = w.log_file.write_all(batch.bytes) {
+            return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));
+        }
+        w.size_bytes += incoming;
+        self.log_end_offset = batch.next_offset();
         if self.writer.as_ref().is_some_and(|w| w.index.pending_offset_entries.len() >= 1 << 16) {
             self.write_pending_index_entries()?;
         }
@@ -488,6 +493,61 @@ impl Log {
         self.log_end_offset = offset;
         self.update_epoch_cache(|c| c.clear())?;
         Ok(offset)
+    }
+
+    /// Make the epoch cache know every epoch stamped on the log's tail: each v2 epoch above the
+    /// cache's latest is assigned at the first valid batch (below the LEO) stamped with it, as
+    /// `LogSegment.recover` does for the segments it scans. Run when klog repairs an
+    /// interrupted write, before the local recovery from the recovery point (whose own
+    /// assignments would otherwise start the epoch at the recovered segment): the dead writer
+    /// may have died between a batch and its epoch entry (klog before the write order was
+    /// fixed), leaving stamped batches below the recovery point. Recovery's
+    /// `truncateFromEnd(LEO)` then drops any entry past what it keeps. The scan is bounded: it
+    /// starts at the latest segment whose first batch carries an epoch the cache already
+    /// knows, and never before the segment holding the latest entry's start offset. Returns
+    /// the entries added.
+    pub fn assign_epochs_from_tail(&mut self) -> Result<Vec<epoch_cache::EpochEntry>> {
+        let Some(last) = self.segments.len().checked_sub(1) else { return Ok(Vec::new()) };
+        let latest = self.epoch_cache.latest();
+        let floor = latest.map_or(0, |l| self.segment_for(l.start_offset).unwrap_or(0));
+        let above_latest =
+            |b: &RawBatch<'_>| b.magic() >= 2 && latest.is_none_or(|l| b.partition_leader_epoch() > l.leader_epoch);
+        let mut start = last;
+        while start > floor {
+            let bytes = self.segments[start].read_log()?;
+            // An empty segment (just rolled) or one opening with a new epoch: that epoch may
+            // have started in an earlier segment.
+            let go_back = BatchIter::new(&bytes).next().is_none_or(|b| above_latest(&b));
+            if !go_back {
+                break;
+            }
+            start -= 1;
+        }
+        let mut added = Vec::new();
+        let leo = self.log_end_offset;
+        for seg in &self.segments[start..] {
+            let bytes = seg.read_log()?;
+            for batch in BatchIter::new(&bytes) {
+                if batch.next_offset() > leo {
+                    break;
+                }
+                if batch.verify().is_err() {
+                    continue;
+                }
+                let epoch = batch.partition_leader_epoch();
+                if batch.magic() >= 2
+                    && epoch >= 0
+                    && self.epoch_cache.latest_epoch().is_none_or(|l| epoch > l)
+                    && self.epoch_cache.assign(epoch, batch.base_offset())
+                {
+                    added.push(epoch_cache::EpochEntry { leader_epoch: epoch, start_offset: batch.base_offset() });
+                }
+            }
+        }
+        if !added.is_empty() {
+            self.write_epoch_cache()?;
+        }
+        Ok(added)
     }
 
     /// Re-read the segment list and LEO after files were changed underneath (recovery).

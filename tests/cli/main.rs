@@ -8,6 +8,7 @@ mod formats;
 mod generated;
 mod histories;
 mod kill;
+mod log_trust;
 mod real;
 mod scenarios;
 mod storage;

@@ -1,0 +1,55 @@
+//! The log layer's trust items: the epoch cache after an interrupted write, time indexes that
+//! only grow, recovery that leaves no hole whenever it dies, corruption outside the CRC, and
+//! findings that always carry a file and byte position.
+
+use crate::common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The partition dir of a replica made by `Lab::create`.
+fn partition(dir: &Path) -> PathBuf {
+    dir.join("demo-0")
+}
+
+/// The `.log` files of a replica, in offset order.
+fn logs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(partition(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Append raw bytes to a file (a torn write left by a killed writer).
+fn append_bytes(path: &Path, bytes: &[u8]) {
+    let mut all = fs::read(path).unwrap();
+    all.extend_from_slice(bytes);
+    fs::write(path, all).unwrap();
+}
+
+/// `klog check` exit code and stdout.
+fn check(dir: &Path) -> (i32, String) {
+    let out = klog().args(["check", s(dir)]).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn an_interrupted_write_repair_assigns_epochs_stamped_below_the_recovery_point() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--segment-bytes", "400"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..8 {
+        ok(&["append", s(&r), &format!("v{i}"), &format!("w{i}"), "--flush"]);
+    }
+    assert!(logs(&r).len() >= 2, "the log rolled");
+    // A writer killed after its batches but before their epoch entry (and a later torn write).
+    fs::write(partition(&r).join("leader-epoch-checkpoint"), "0\n0\n").unwrap();
+    append_bytes(logs(&r).last().unwrap(), b"torn");
+    ok(&["append", s(&r), "x"]);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "check after the repair: {out}");
+    let cache = fs::read_to_string(partition(&r).join("leader-epoch-checkpoint")).unwrap();
+    assert_eq!(cache, "0\n1\n0 0\n");
+}
