@@ -340,6 +340,26 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_resumed_builder_never_repeats_the_last_time_entry() {
+        let last = TimestampOffset { timestamp: 500, offset: 102 };
+        let mut b = IndexBuilder::resume(100, 4096, None, Some(last), (0, 1));
+        // The batch that already holds the max timestamp, seen again on resume.
+        b.observe(102, 500, 80, 0);
+        b.finish_segment();
+        assert!(b.pending_time_entries.is_empty(), "timestamp 500 is not above the last entry's");
+        // An older timestamp later in the segment does not make an entry either.
+        b.on_batch(80, 103, 400, 80);
+        b.finish_segment();
+        assert!(b.pending_time_entries.is_empty());
+        b.on_batch(160, 104, 501, 80);
+        b.finish_segment();
+        assert_eq!(
+            decode_time_entries(&b.pending_time_entries, 100).collect::<Vec<_>>(),
+            vec![TimestampOffset { timestamp: 501, offset: 104 }]
+        );
+    }
+
     fn three_batches() -> (Vec<u8>, Vec<u64>) {
         use crate::format::batch::{encode_batch, BatchSpec};
         use crate::format::record::NewRecord;

@@ -153,6 +153,33 @@ impl Log {
         Ok(ok.then_some(entry))
     }
 
+    /// The last time-index entry of `seg` if the batch holding its offset has its timestamp
+    /// (the Kafka 3+ batch form or the Kafka 2.x record form). A writer resumes from it
+    /// whether or not the offset index has entries: `TimeIndex.maybeAppend` only appends a
+    /// timestamp larger than the last entry's, so a resumed writer must know that entry.
+    fn validated_last_time_entry(&self, seg: &Segment, log_bytes: &[u8]) -> Result<Option<index::TimestampOffset>> {
+        let Some(time_bytes) = seg.read_time_index()? else { return Ok(None) };
+        let Some(entry) = index::last_time_entry(&time_bytes, seg.base_offset) else { return Ok(None) };
+        // Start the walk at the offset-index floor of the entry's offset when that lands on a
+        // batch start, so that the cost does not grow with the segment.
+        let mut start = 0usize;
+        if let Some(index_bytes) = seg.read_index()? {
+            let floor = index::lookup_offset(&index_bytes, seg.base_offset, entry.offset);
+            let lands = BatchIter::starting_at(log_bytes, floor.position as usize)
+                .next()
+                .is_some_and(|b| b.position == floor.position && b.first_offset() <= entry.offset);
+            if lands {
+                start = floor.position as usize;
+            }
+        }
+        let tail = log_bytes.get(start..).unwrap_or(&[]);
+        let ok = matches!(
+            index::verify_time_entries(&[entry], Some(tail)).first(),
+            Some(index::TimeEntryCheck::MatchesBatch | index::TimeEntryCheck::MatchesRecord)
+        );
+        Ok(ok.then_some(entry))
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -257,20 +284,20 @@ impl Log {
             let seg = self.segments.last().expect("a segment").clone();
             let bytes = seg.read_log()?;
             let mut tail = self.validated_tail_start(&seg, &bytes)?;
-            if tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty()) {
-                // The index does not describe the log: rebuild it before extending it.
+            let mut last_time = self.validated_last_time_entry(&seg, &bytes)?;
+            let offset_index_stale = tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty());
+            let time_index_stale = last_time.is_none() && seg.read_time_index()?.is_some_and(|b| !b.is_empty());
+            if offset_index_stale || time_index_stale {
+                // An index does not describe the log: rebuild both before extending them.
                 recovery::rebuild_indexes(&seg, &bytes, self.config.index_interval_bytes, false)?;
                 tail = self.validated_tail_start(&seg, &bytes)?;
+                last_time = self.validated_last_time_entry(&seg, &bytes)?;
             }
             let entries = |b: Option<FileBytes>, size: usize| b.map_or(0, |b| (b.len() / size) as u64);
             let counts = (
                 entries(seg.read_index()?, index::OFFSET_ENTRY_BYTES),
                 entries(seg.read_time_index()?, index::TIME_ENTRY_BYTES),
             );
-            let last_time = match (tail, seg.read_time_index()?) {
-                (Some(_), Some(t)) => index::last_time_entry(&t, seg.base_offset),
-                _ => None,
-            };
             let start = tail.map_or(0, |e| e.position);
             let mut builder =
                 IndexBuilder::resume(seg.base_offset, self.config.index_interval_bytes, tail, last_time, counts);

@@ -53,3 +53,57 @@ fn an_interrupted_write_repair_assigns_epochs_stamped_below_the_recovery_point()
     let cache = fs::read_to_string(partition(&r).join("leader-epoch-checkpoint")).unwrap();
     assert_eq!(cache, "0\n1\n0 0\n");
 }
+
+/// Copy a directory tree (a real broker's log dir into a temp dir before mutating it).
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_segment_closed_twice_without_offset_index_entries_keeps_one_time_index_entry() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &[]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c"]);
+    ok(&["crash", s(&r)]);
+    ok(&["stop", s(&r)]);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+    let time_index = fs::read(partition(&r).join("00000000000000000000.timeindex")).unwrap();
+    assert_eq!(time_index.len(), 12, "one entry: the max timestamp at offset 2");
+}
+
+#[test]
+fn a_roll_after_a_clean_stop_does_not_repeat_the_last_time_index_entry() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--segment-bytes", "200"]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c"]);
+    ok(&["stop", s(&r)]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "d", "e", "f", "g", "h", "i", "j", "k"]);
+    assert_eq!(logs(&r).len(), 2, "the append rolled");
+    ok(&["stop", s(&r)]);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn stopping_a_copy_of_a_broker_written_partition_keeps_its_time_index_in_order() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let copy = lab.path("zk-broker-2021");
+    copy_tree(&real.join("zk-broker-2021"), &copy);
+    ok(&["stop", s(&copy), "--partition", "__consumer_offsets-2"]);
+    let out = klog().args(["check", s(&copy), "--partition", "__consumer_offsets-2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
