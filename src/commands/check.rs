@@ -85,11 +85,27 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
     let mut mismatch: Option<(i32, Option<i32>, i64, i64, PathBuf, u64)> = None;
     let mut stamped_epochs = std::collections::BTreeSet::new();
     let segments = replica.log.segments();
+    let mut previous_segment_end: Option<i64> = None;
     for (si, seg) in segments.iter().enumerate() {
         let path = seg.log_path();
         let bytes = seg.read_log()?;
         bytes_before_segment = report_counts.2;
         report_counts.2 += bytes.len() as u64;
+        if let Some(end) = previous_segment_end.filter(|e| seg.base_offset > *e) {
+            // Kafka never leaves a hole between segments of a log it wrote (compaction
+            // aside): a split of an overflowed segment or a recovery that died mid-way does.
+            c.add(
+                &path,
+                Some(0),
+                Some(seg.base_offset),
+                format!(
+                    "segment starts at offset {} but the previous segment ends at {end}: offsets {end}..={} are missing",
+                    seg.base_offset,
+                    seg.base_offset - 1
+                ),
+            );
+        }
+        let mut segment_end = seg.base_offset;
         let mut index_check = IndexCheck::open(seg, &mut c)?;
         let mut iter = BatchIter::new(&bytes);
         let mut first = true;
@@ -194,7 +210,9 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
                 }
             }
             index_check.on_batch(&mut c, batch.position, last, batch.max_timestamp());
+            segment_end = segment_end.max(batch.next_offset());
         }
+        previous_segment_end = Some(segment_end);
         match iter.stop() {
             Some(ScanStop::Partial { position, len }) => c.add(
                 &path,
@@ -211,6 +229,18 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
     }
     flush_mismatch(&mut c, mismatch.take());
     let leo = replica.log_end_offset();
+    // Producer snapshots past the log end describe state that no longer exists; Kafka's
+    // loader deletes them (`LogLoader.load`, `ProducerStateManager.truncateAndReload`).
+    for (path, offset) in snapshot_files(&replica.paths.partition_dir)? {
+        if offset > leo {
+            c.add(
+                &path,
+                None,
+                Some(offset),
+                format!("producer snapshot at offset {offset} is above the log end offset {leo}"),
+            );
+        }
+    }
     if cache.is_empty() && report_counts.0 > 0 {
         notes.push("the epoch cache is empty: Kafka rebuilds it only for segments it recovers".into());
     }
@@ -262,6 +292,22 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
         record_count: report_counts.1,
         bytes_checked: report_counts.2,
     })
+}
+
+/// The `<offset>.snapshot` files of a partition dir.
+fn snapshot_files(dir: &Path) -> Result<Vec<(PathBuf, i64)>> {
+    use crate::error::IoContext;
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let (true, Some(offset)) = (name.ends_with(names::SNAPSHOT_SUFFIX), names::parse_file_offset(name)) {
+            out.push((entry.path(), offset));
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 fn flush_mismatch(c: &mut Checker, m: Option<(i32, Option<i32>, i64, i64, PathBuf, u64)>) {

@@ -174,6 +174,14 @@ impl IndexBuilder {
         self.bytes_since_last_entry += size_bytes;
     }
 
+    /// Whether a batch ending at `last_offset` appended now would get an offset-index entry
+    /// whose offset does not increase over the last one (`OffsetIndex.append` throws
+    /// `InvalidOffsetException` there).
+    pub fn would_index_backwards(&self, last_offset: i64) -> bool {
+        self.bytes_since_last_entry > self.index_interval_bytes
+            && self.last_indexed_offset.is_some_and(|o| last_offset <= o)
+    }
+
     fn maybe_append_time_entry(&mut self) {
         if self.max_timestamp > self.last_time_entry_timestamp {
             self.pending_time_entries.extend_from_slice(&self.max_timestamp.to_be_bytes());

@@ -78,8 +78,6 @@ pub struct Log {
     writer: Option<ActiveWriter>,
     /// Whether the active segment ended cleanly when last scanned (see [`Log::tail_is_clean`]).
     tail_clean: bool,
-    /// Batches cut by the segment recovery in progress.
-    recovery_cut: Vec<recovery::CutBatch>,
 }
 
 /// Where a batch lies: segment index in `segments()` and byte position in its `.log`.
@@ -107,7 +105,6 @@ impl Log {
             log_end_offset: log_start_offset,
             writer: None,
             tail_clean: true,
-            recovery_cut: Vec::new(),
         };
         (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
         Ok(log)

@@ -107,3 +107,80 @@ fn stopping_a_copy_of_a_broker_written_partition_keeps_its_time_index_in_order()
     let out = klog().args(["check", s(&copy), "--partition", "__consumer_offsets-2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// A replica of ten 10-record batches in 1000-byte segments (three batches a segment).
+fn ten_batches(lab: &Lab) -> PathBuf {
+    let r = lab.create("r", 0, &["--segment-bytes", "1000"]);
+    ok(&["elect", s(&r)]);
+    for _ in 0..10 {
+        ok(&["append", s(&r), "--count", "10", "--value-size", "20"]);
+    }
+    assert_eq!(logs(&r).len(), 4);
+    r
+}
+
+/// Zero `len` bytes at `position` of a file (a page lost to a power cut).
+fn zero(path: &Path, position: usize, len: usize) {
+    let mut b = fs::read(path).unwrap();
+    b[position..position + len].fill(0);
+    fs::write(path, b).unwrap();
+}
+
+/// Record offsets of a replica, in dump order.
+fn offsets(dir: &Path) -> Vec<i64> {
+    records(dir).into_iter().map(|r| r.0).collect()
+}
+
+/// Snapshot files of a replica's partition dir.
+fn snapshots(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(partition(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".snapshot"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_recovery_that_died_between_its_cut_and_its_deletes_is_finished_without_a_hole() {
+    let lab = Lab::new();
+    let r = ten_batches(&lab);
+    let middle = logs(&r)[1].clone();
+    zero(&middle, 700, 100);
+    ok(&["crash", s(&r)]);
+    // What a recovery that emptied the middle segment and died before deleting the later
+    // segments left behind.
+    fs::write(&middle, b"").unwrap();
+    ok(&["recover", s(&r)]);
+    assert_eq!(offsets(&r), (0..30).collect::<Vec<_>>(), "nothing after the emptied segment is kept");
+    assert_eq!(replica(&r)["log_end_offset"], 30);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn an_uninterrupted_recovery_of_a_lost_page_keeps_the_batches_before_it_and_no_snapshot_above() {
+    let lab = Lab::new();
+    let r = ten_batches(&lab);
+    assert_eq!(snapshots(&r).len(), 3, "one producer snapshot per roll");
+    zero(&logs(&r)[1], 700, 100);
+    ok(&["crash", s(&r)]);
+    ok(&["recover", s(&r)]);
+    assert_eq!(offsets(&r), (0..50).collect::<Vec<_>>());
+    assert_eq!(snapshots(&r), vec!["00000000000000000030.snapshot".to_string()], "snapshots above 50 are gone");
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn check_reports_a_producer_snapshot_above_the_log_end() {
+    let lab = Lab::new();
+    let r = ten_batches(&lab);
+    let snapshot = partition(&r).join("00000000000000000030.snapshot");
+    fs::copy(&snapshot, partition(&r).join("00000000000000000500.snapshot")).unwrap();
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("00000000000000000500.snapshot"), "{out}");
+    assert!(out.contains("producer snapshot at offset 500 is above the log end offset 100"), "{out}");
+}
