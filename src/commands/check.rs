@@ -63,11 +63,16 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
     let epoch_path = replica.paths.partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
     // The checkpoint as written must already be strictly increasing (it is replayed on load).
     let raw = checkpoint::read_epoch_checkpoint(&epoch_path)?;
+    let epoch_lines = match std::fs::read(&epoch_path) {
+        Ok(bytes) => checkpoint::line_positions(&String::from_utf8_lossy(&bytes)),
+        Err(_) => Vec::new(),
+    };
     for (i, w) in raw.windows(2).enumerate() {
         if w[1].0 <= w[0].0 || w[1].1 <= w[0].1 {
             c.add(
                 &epoch_path,
-                None,
+                // Line i + 4 (1-based): the version and count lines come first.
+                epoch_lines.get(i + 3).copied(),
                 None,
                 format!(
                     "line {}: entry ({} {}) does not increase over ({} {}) in both epoch and start offset",
@@ -127,6 +132,18 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
                 );
             } else if let Err(d) = batch.verify() {
                 c.add(&path, Some(batch.position), Some(base), format!("invalid batch: {}", d.what));
+            }
+            if !index::offset_fits_segment(seg.base_offset, last) {
+                c.add(
+                    &path,
+                    Some(batch.position),
+                    Some(base),
+                    format!(
+                        "last offset {last} is outside the 32-bit relative range of segment {} \
+                         (LogSegmentOffsetOverflowException: Kafka's loader splits the segment here)",
+                        seg.base_offset
+                    ),
+                );
             }
             if first && base < seg.base_offset {
                 c.add(
@@ -258,19 +275,30 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
         }
     }
     let hw_path = replica.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
-    if replica.high_watermark > leo {
+    let (topic, partition) = (&replica.paths.topic, replica.paths.partition);
+    // The LEO counts valid batches only. When bytes past it are damaged (reported above),
+    // checkpoints above it are a consequence of that damage, not data gone missing.
+    let tail_damaged = !replica.log.tail_is_clean();
+    if tail_damaged && (replica.high_watermark > leo || replica.recovery_point > leo) {
+        notes.push(format!(
+            "the high watermark ({}) or recovery point ({}) is above the log end offset {leo} of the valid \
+             batches: the bytes past it are damaged",
+            replica.high_watermark, replica.recovery_point
+        ));
+    }
+    if replica.high_watermark > leo && !tail_damaged {
         c.add(
             &hw_path,
-            None,
+            checkpoint::offset_line_position(&hw_path, topic, partition)?,
             Some(replica.high_watermark),
             format!("high watermark {} is above the log end offset {leo}", replica.high_watermark),
         );
     }
     let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
-    if replica.recovery_point > leo {
+    if replica.recovery_point > leo && !tail_damaged {
         c.add(
             &rp_path,
-            None,
+            checkpoint::offset_line_position(&rp_path, topic, partition)?,
             Some(replica.recovery_point),
             format!(
                 "recovery point {} is above the log end offset {leo}: flushed data is missing",

@@ -11,6 +11,13 @@
 pub const OFFSET_ENTRY_BYTES: usize = 8;
 pub const TIME_ENTRY_BYTES: usize = 12;
 
+/// `OffsetIndex.canAppendOffset`: `offset − base_offset` fits an index entry's relative int32
+/// ([0, Int32.MAX]). A batch whose last offset does not is what Kafka's loader meets as a
+/// `LogSegmentOffsetOverflowException`.
+pub fn offset_fits_segment(base_offset: i64, offset: i64) -> bool {
+    offset.checked_sub(base_offset).is_some_and(|d| (0..=i32::MAX as i64).contains(&d))
+}
+
 /// One offset-index entry, made absolute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OffsetPosition {

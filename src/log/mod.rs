@@ -121,11 +121,23 @@ impl Log {
         let start = self.validated_tail_start(last, &bytes)?.map_or(0, |e| e.position as usize);
         let mut leo = last.base_offset;
         let mut iter = BatchIter::starting_at(&bytes, start);
+        // The LEO comes from valid batches only (CRC, offsets within the segment's relative
+        // range and increasing): a damaged header must not make the log end whatever its
+        // offset field says. A damaged batch also makes the tail unclean.
+        let mut valid = true;
         for batch in iter.by_ref() {
+            let sane = batch.verify().is_ok()
+                && index::offset_fits_segment(last.base_offset, batch.last_offset())
+                && batch.base_offset() >= leo;
+            if !sane {
+                valid = false;
+                break;
+            }
             leo = batch.next_offset();
         }
         let whole = |b: Option<FileBytes>, entry: usize| b.is_none_or(|b| b.len() % entry == 0);
-        let clean = iter.stop() == Some(&crate::format::batch::ScanStop::End)
+        let clean = valid
+            && iter.stop() == Some(&crate::format::batch::ScanStop::End)
             && whole(last.read_index()?, index::OFFSET_ENTRY_BYTES)
             && whole(last.read_time_index()?, index::TIME_ENTRY_BYTES);
         Ok((leo, clean))

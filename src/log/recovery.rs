@@ -137,9 +137,9 @@ fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
     for batch in BatchIter::new(bytes) {
         let end = batch.position + batch.size_bytes() as u64;
         match pieces.last_mut() {
-            Some(p) if offset_in_range(p.base_offset, batch.last_offset()) => p.end = end,
+            Some(p) if super::index::offset_fits_segment(p.base_offset, batch.last_offset()) => p.end = end,
             _ => {
-                if !offset_in_range(batch.base_offset(), batch.last_offset()) {
+                if !super::index::offset_fits_segment(batch.base_offset(), batch.last_offset()) {
                     return None;
                 }
                 pieces.push(SplitPiece { base_offset: batch.base_offset(), start: batch.position, end });
@@ -147,11 +147,6 @@ fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
         }
     }
     Some(pieces)
-}
-
-/// `OffsetIndex.canAppendOffset`: `offset − base` fits the index's relative int32.
-fn offset_in_range(base_offset: i64, offset: i64) -> bool {
-    offset.checked_sub(base_offset).is_some_and(|d| (0..=i32::MAX as i64).contains(&d))
 }
 
 /// Run local recovery on `log`. `recovery_point` and `log_start_offset` are the checkpointed
@@ -423,7 +418,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             out.invalid_at = Some((batch.position, d.what));
             break;
         }
-        if !offset_in_range(base, batch.last_offset()) {
+        if !super::index::offset_fits_segment(base, batch.last_offset()) {
             let why = format!(
                 "last offset {} is outside the segment's 32-bit relative range from base offset {base} \
                  (LogSegmentOffsetOverflowException)",

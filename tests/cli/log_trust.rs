@@ -184,3 +184,119 @@ fn check_reports_a_producer_snapshot_above_the_log_end() {
     assert!(out.contains("00000000000000000500.snapshot"), "{out}");
     assert!(out.contains("producer snapshot at offset 500 is above the log end offset 100"), "{out}");
 }
+
+/// Overwrite the 8-byte baseOffset of the batch at `position` (outside the CRC).
+fn set_base_offset(path: &Path, position: usize, base_offset: i64) {
+    let mut b = fs::read(path).unwrap();
+    b[position..position + 8].copy_from_slice(&base_offset.to_be_bytes());
+    fs::write(path, b).unwrap();
+}
+
+/// `recover --json` of a crashed replica: the recovery object.
+fn recover_json(dir: &Path, dry_run: bool) -> serde_json::Value {
+    let mut args = vec!["recover", s(dir), "--json"];
+    if dry_run {
+        args.push("--dry-run");
+    }
+    let mut v = json_lines(&ok(&args)).remove(0);
+    v["recovery"].take()
+}
+
+#[test]
+fn a_base_offset_damaged_past_the_segment_range_splits_the_segment_as_kafka_does() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--segment-bytes", "300"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..15 {
+        ok(&["append", s(&r), &format!("a{i}"), &format!("b{i}")]);
+    }
+    let segment = partition(&r).join("00000000000000000006.log");
+    // Offset 6 + 2^32: the CRC does not cover it.
+    set_base_offset(&segment, 0, 6 + (1 << 32));
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("00000000000000000006.log at position 0")
+            && out.contains("last offset 4294967303 is outside the 32-bit relative range of segment 6"),
+        "{out}"
+    );
+    ok(&["crash", s(&r)]);
+    let dry = recover_json(&r, true);
+    let real = recover_json(&r, false);
+    assert_eq!(dry, real, "the dry run predicts the real run");
+    assert_eq!(real["log_end_offset_after"], 4294967304i64, "the split-off batch is the last segment");
+    assert_eq!(real["bytes_cut"], 0);
+    let names: Vec<String> = logs(&r).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(
+        names,
+        [0, 8, 12, 18, 24, 4294967302i64].map(|o| format!("{o:020}.log")).to_vec(),
+        "segment 6 became a segment at the damaged offset and one at the next batch"
+    );
+    // Every record is kept, and `check` names the holes the split leaves.
+    assert_eq!(offsets(&r).len(), 30);
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("offsets 6..=7 are missing"), "{out}");
+    assert!(out.contains("offsets 30..=4294967301 are missing"), "{out}");
+}
+
+#[test]
+fn an_offset_going_backwards_at_an_index_entry_empties_the_segment() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--index-interval-bytes", "100"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..10 {
+        ok(&["append", s(&r), &format!("a{i}"), &format!("b{i}")]);
+    }
+    let index = fs::read(partition(&r).join("00000000000000000000.index")).unwrap();
+    assert!(index.len() >= 16, "at least two index entries");
+    let first_offset = i32::from_be_bytes(index[0..4].try_into().unwrap()) as i64;
+    let second_position = u32::from_be_bytes(index[12..16].try_into().unwrap()) as usize;
+    let log = partition(&r).join("00000000000000000000.log");
+    // The batch of the second entry now ends at the first entry's offset.
+    set_base_offset(&log, second_position, first_offset - 1);
+    ok(&["crash", s(&r)]);
+    let dry = recover_json(&r, true);
+    let real = recover_json(&r, false);
+    assert_eq!(dry, real, "the dry run predicts the real run");
+    assert!(real["segments"][0]["invalid_at"]["why"].as_str().unwrap().contains("InvalidOffsetException"));
+    assert_eq!(real["log_end_offset_after"], 0, "the segment is emptied (LogLoader.recoverLog)");
+    assert_eq!(fs::metadata(&log).unwrap().len(), 0);
+    assert!(offsets(&r).is_empty());
+}
+
+#[test]
+fn a_damaged_batch_header_does_not_move_the_log_end_and_checkpoint_findings_say_where() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &[]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c", "--flush"]);
+    ok(&["append", s(&r), "d", "e", "f", "--flush"]);
+    ok(&["stop", s(&r)]);
+    let log = partition(&r).join("00000000000000000000.log");
+    assert_eq!(records(&r).len(), 6);
+    let second = 85; // the first batch: a 61-byte header and three 8-byte records
+    set_base_offset(&log, second, i64::MAX - 3);
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("LEO 3 "), "the LEO counts valid batches only: {out}");
+    assert!(!out.contains("flushed data is missing"), "{out}");
+    assert!(out.contains("00000000000000000000.log at position 85"), "{out}");
+}
+
+#[test]
+fn checkpoint_findings_carry_the_byte_position_of_their_line() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &[]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c"]);
+    ok(&["stop", s(&r)]);
+    for name in ["replication-offset-checkpoint", "recovery-point-offset-checkpoint"] {
+        fs::write(r.join(name), "0\n2\nother 0 7\ndemo 0 50\n").unwrap();
+    }
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    // "0\n2\nother 0 7\n" (14 bytes) precede the partition's line.
+    assert!(out.contains("replication-offset-checkpoint at position 14 (offset 50): high watermark 50"), "{out}");
+    assert!(out.contains("recovery-point-offset-checkpoint at position 14 (offset 50): recovery point 50"), "{out}");
+}
