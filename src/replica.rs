@@ -601,9 +601,14 @@ impl Replica {
         if self.log.tail_is_clean() {
             return Ok(None);
         }
+        // The dead writer may have left stamped batches below the recovery point whose epoch
+        // the cache lacks; recovery then drops whatever starts past the new log end.
+        let assigned = self.log.assign_epochs_from_tail()?;
         let mut report =
             recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, false, false)?;
         report.interrupted_write = true;
+        let kept: Vec<_> = assigned.into_iter().filter(|e| self.log.epoch_cache().entries().contains(e)).collect();
+        report.epochs_added.splice(0..0, kept);
         let leo = self.log.log_end_offset();
         if self.recovery_point > leo {
             self.set_recovery_point(leo)?;

@@ -9,6 +9,7 @@ mod formats;
 mod generated;
 mod histories;
 mod kill;
+mod log_trust;
 mod readme;
 mod real;
 mod scenarios;
