@@ -841,15 +841,22 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
     Ok(LogDirWrite { lock, replicas, targets })
 }
 
-/// Write the files of a brand-new replica dir (used by `create`).
-pub fn write_new_replica(
-    log_dir: &Path,
-    topic: &str,
-    partition: i32,
-    replica_id: i32,
-    config: TopicConfig,
-    created: &str,
-) -> Result<ReplicaPaths> {
+/// Write a brand-new log dir's `meta.properties` (used by `create`): the replica id as
+/// `node.id`, a `directory.id` of its own, and klog's one cluster id.
+pub fn write_new_log_dir(log_dir: &Path, replica_id: i32, created: &str) -> Result<()> {
+    let cluster_id = crate::util::derived_uuid("klog-cluster");
+    let canonical = fs::canonicalize(log_dir).unwrap_or_else(|_| log_dir.to_path_buf());
+    let directory_id = crate::util::derived_uuid(&format!("klog-dir:{}", canonical.display()));
+    let meta = format!(
+        "#\n#{created}\nnode.id={replica_id}\ndirectory.id={directory_id}\nversion=1\ncluster.id={cluster_id}\n"
+    );
+    durable::write_atomic(&log_dir.join(META_PROPERTIES), meta.as_bytes())
+}
+
+/// Add an empty partition to a klog log dir (used by `create`): its dir with an empty segment,
+/// `partition.metadata` and `leader-epoch-checkpoint`, its entries in the log-dir checkpoints,
+/// and its entry in klog's state file (running, a follower of no leader yet).
+pub fn add_partition(log_dir: &Path, topic: &str, partition: i32, config: TopicConfig) -> Result<ReplicaPaths> {
     let partition_dir = log_dir.join(format!("{topic}-{partition}"));
     durable::create_dir(&partition_dir)?;
     let topic_id = crate::util::derived_uuid(&format!("klog-topic:{topic}"));
@@ -864,13 +871,6 @@ pub fn write_new_replica(
         durable::sync_path(&path)?;
     }
     durable::sync_dir(&partition_dir)?;
-    let cluster_id = crate::util::derived_uuid("klog-cluster");
-    let canonical = fs::canonicalize(log_dir).unwrap_or_else(|_| log_dir.to_path_buf());
-    let directory_id = crate::util::derived_uuid(&format!("klog-dir:{}", canonical.display()));
-    let meta = format!(
-        "#\n#{created}\nnode.id={replica_id}\ndirectory.id={directory_id}\nversion=1\ncluster.id={cluster_id}\n"
-    );
-    durable::write_atomic(&log_dir.join(META_PROPERTIES), meta.as_bytes())?;
     for name in [
         names::REPLICATION_OFFSET_CHECKPOINT,
         names::RECOVERY_POINT_OFFSET_CHECKPOINT,
@@ -880,14 +880,16 @@ pub fn write_new_replica(
         checkpoint::update_offset_checkpoint(&log_dir.join(name), topic, partition, offset)?;
     }
     let paths = ReplicaPaths { log_dir: log_dir.to_path_buf(), partition_dir, topic: topic.to_string(), partition };
-    let mut state = KlogStateFile { version: 1, ..Default::default() };
+    let state_path = log_dir.join(KLOG_STATE);
+    let mut state = read_state_file(&state_path)?;
+    state.version = 1;
     state.partitions.insert(
         paths.name(),
         PartitionEntry { config: Some(config), largest_leader_epoch: None, state: Some(VolatileState::started()) },
     );
     let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
     text.push('\n');
-    durable::write_atomic(&log_dir.join(KLOG_STATE), text.as_bytes())?;
+    durable::write_atomic(&state_path, text.as_bytes())?;
     Ok(paths)
 }
 

@@ -22,9 +22,17 @@ pub fn run(a: &Path, b: &Path, partition: Option<&str>) -> Result<DiffReport> {
     if ra.paths.topic != rb.paths.topic || ra.paths.partition != rb.paths.partition {
         ra.ensure_same_partition(&rb)?;
     }
-    let mut warnings: Vec<String> = ra.foreign_to(&rb).map(|w| format!("B {w}")).into_iter().collect();
+    let warnings = pair_warnings(&ra, &rb);
+    let outcome = diff_logs(&ra.log, &rb.log)?;
+    Ok(DiffReport { a: summarize(&ra), b: summarize(&rb), outcome, warnings })
+}
+
+/// Why two replicas of one partition name may not be copies of one partition: another cluster,
+/// another topic of that name, or a cluster id only one side records.
+pub fn pair_warnings(ra: &Replica, rb: &Replica) -> Vec<String> {
+    let mut warnings: Vec<String> = ra.foreign_to(rb).map(|w| format!("B {w}")).into_iter().collect();
     if ra.cluster_id.is_some() != rb.cluster_id.is_some() {
-        let (with, without) = if ra.cluster_id.is_some() { (&ra, &rb) } else { (&rb, &ra) };
+        let (with, without) = if ra.cluster_id.is_some() { (ra, rb) } else { (rb, ra) };
         warnings.push(format!(
             "{} records no cluster.id but {} records {}: nothing says they are one cluster",
             without.paths.log_dir.display(),
@@ -32,6 +40,5 @@ pub fn run(a: &Path, b: &Path, partition: Option<&str>) -> Result<DiffReport> {
             with.cluster_id.as_deref().unwrap_or_default()
         ));
     }
-    let outcome = diff_logs(&ra.log, &rb.log)?;
-    Ok(DiffReport { a: summarize(&ra), b: summarize(&rb), outcome, warnings })
+    warnings
 }
