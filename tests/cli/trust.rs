@@ -6,26 +6,6 @@ use crate::common::*;
 use std::fs;
 use std::path::Path;
 
-/// The whole tree under `dir`, `.lock` included (a refusal must not even leave a lock file).
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            let p = e.path();
-            if e.file_type().unwrap().is_dir() {
-                out.push((p.display().to_string() + "/", Vec::new()));
-                stack.push(p);
-            } else {
-                out.push((p.display().to_string(), fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// A copy of one real broker dir in a temp dir, if `../shared/kafka-real` is there.
 fn broker_copy(lab: &Lab, name: &str) -> Option<std::path::PathBuf> {
     let root = kafka_real()?;
