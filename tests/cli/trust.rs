@@ -4,7 +4,6 @@
 
 use crate::common::*;
 use std::fs;
-use std::path::Path;
 
 /// A copy of one real broker dir in a temp dir, if `../shared/kafka-real` is there.
 fn broker_copy(lab: &Lab, name: &str) -> Option<std::path::PathBuf> {
