@@ -13,6 +13,7 @@ pub mod index;
 pub mod names;
 pub mod recovery;
 pub mod segment;
+pub mod verify;
 
 use crate::durable;
 use crate::error::{Error, IoContext, Result};
@@ -183,7 +184,7 @@ impl Log {
         }
         let tail = log_bytes.get(start..).unwrap_or(&[]);
         let ok = matches!(
-            index::verify_time_entries(&[entry], Some(tail)).first(),
+            verify::verify_index_entries(&[], &[entry], Some(tail)).1.first(),
             Some(index::TimeEntryCheck::MatchesBatch | index::TimeEntryCheck::MatchesRecord)
         );
         Ok(ok.then_some(entry))
@@ -600,10 +601,10 @@ impl Log {
 /// the new end (`OffsetIndex.truncateTo`, `TimeIndex.truncateTo`).
 pub fn truncate_indexes(seg: &Segment, position: u64, end_offset: i64) -> Result<()> {
     truncate_index_file(&seg.index_path(), index::OFFSET_ENTRY_BYTES, |c| {
-        index::decode_offset_entries(c, seg.base_offset).next().is_some_and(|e| e.position < position)
+        index::offset_entry_at(c, seg.base_offset, 0).is_some_and(|e| e.position < position)
     })?;
     truncate_index_file(&seg.time_index_path(), index::TIME_ENTRY_BYTES, |c| {
-        index::decode_time_entries(c, seg.base_offset).next().is_some_and(|e| e.offset < end_offset)
+        index::time_entry_at(c, seg.base_offset, 0).is_some_and(|e| e.offset < end_offset)
     })
 }
 
