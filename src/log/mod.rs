@@ -642,12 +642,14 @@ fn truncate_index_file(path: &Path, entry_bytes: usize, keep: impl Fn(&[u8]) -> 
     Ok(())
 }
 
+/// Delete a segment's files, the `.log` last: a death part-way leaves either a whole segment
+/// or one without indexes (which the next load recovers), never index files without a log.
 fn delete_segment_files(seg: &Segment) -> Result<()> {
     for path in [
-        seg.log_path(),
-        seg.index_path(),
-        seg.time_index_path(),
         names::build_segment_path(&seg.dir, seg.base_offset, names::TXN_INDEX_SUFFIX),
+        seg.time_index_path(),
+        seg.index_path(),
+        seg.log_path(),
     ] {
         durable::remove_file(&path)?;
     }
