@@ -249,3 +249,24 @@ fn replicas_of_different_topics_or_clusters_never_replicate() {
     assert!(err.contains("different clusters"), "{err}");
     assert_eq!(tree(lab.dir.path()), before);
 }
+
+#[test]
+fn a_dry_run_predicts_the_cut_the_real_truncation_makes_when_a_batch_straddles_the_target() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    ok(&["elect", s(&b), "--isr", s(&a)]);
+    ok(&["append", s(&b), "m0", "m1"]);
+    ok(&["fetch", "--leader", s(&b), s(&a), "--rounds", "3"]);
+    // Offsets 2..=5 in one batch; A fetches it, its HW stays at 2 while B's moves on.
+    ok(&["append", s(&b), "m2", "m3", "m4", "m5"]);
+    ok(&["fetch", "--leader", s(&b), s(&a), "--rounds", "2"]);
+    ok(&["crash", s(&a), "--hw", "4"]); // a HW inside the batch 2..=5
+    let dry = json_lines(&ok(&["recover", s(&a), "--leader", s(&b), "--mode", "hw", "--dry-run", "--json"]));
+    let real = json_lines(&ok(&["recover", s(&a), "--leader", s(&b), "--mode", "hw", "--json"]));
+    let (dry, real) = (dry.last().unwrap(), real.last().unwrap());
+    assert_eq!(dry["truncation_offset"], 4);
+    assert_eq!(dry["cut_offset"], 2, "the batch 2..=5 straddles 4 and goes whole");
+    assert_eq!(dry["cut_offset"], real["cut_offset"]);
+    assert_eq!(real["follower_log_end_offset_after"], 2);
+}
