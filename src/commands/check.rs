@@ -273,6 +273,20 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
         );
     }
     let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
+    // Offsets are never negative; a broker writes no such checkpoint (its loader would clamp
+    // the value to the log start offset, hiding whatever wrote it).
+    for (path, what, value) in
+        [(&hw_path, "high watermark", replica.high_watermark), (&rp_path, "recovery point", replica.recovery_point)]
+    {
+        if value < 0 {
+            c.add(
+                path,
+                checkpoint::offset_line_position(path, topic, partition)?,
+                None,
+                format!("{what} {value} is negative: no offset is"),
+            );
+        }
+    }
     if replica.recovery_point > leo && !tail_damaged {
         c.add(
             &rp_path,

@@ -270,3 +270,15 @@ fn a_dry_run_predicts_the_cut_the_real_truncation_makes_when_a_batch_straddles_t
     assert_eq!(dry["cut_offset"], real["cut_offset"]);
     assert_eq!(real["follower_log_end_offset_after"], 2);
 }
+
+#[test]
+fn a_negative_high_watermark_in_the_checkpoint_is_a_finding_with_its_position() {
+    let lab = Lab::new();
+    let b = lab.create("b", 1, &[]);
+    ok(&["elect", s(&b)]);
+    ok(&["append", s(&b), "x"]);
+    ok(&["stop", s(&b)]);
+    fs::write(b.join("replication-offset-checkpoint"), "0\n1\ndemo 0 -5\n").unwrap();
+    let (out, _) = code(&["check", s(&b)], 1);
+    assert!(out.contains("high watermark -5 is negative") && out.contains("at position 4"), "{out}");
+}
