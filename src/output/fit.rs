@@ -51,7 +51,7 @@ pub fn strip_escapes(s: &str) -> String {
 }
 
 /// One line cut into lines of at most `width` visible columns: at the last two-space gap
-/// between fields in the second half of the line, else at the last space that fits,
+/// between fields or `; `/`, ` clause in the second half of the line, else at the last space,
 /// else (one long word, e.g. a path) at the width; continuation lines are indented two more
 /// than the line. Escape sequences are never split; trailing spaces are dropped.
 pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
@@ -76,8 +76,9 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
             }
             if c == ' ' && seen_text {
                 last_space = Some(at);
-                // Two spaces separate fields (`LEO 18  HW 18`): the best place to break.
-                if previous == ' ' && col > avail / 2 {
+                // Two spaces separate fields (`LEO 18  HW 18`), and `; ` or `, ` clauses: the
+                // best places to break, if they leave at least half the line on it.
+                if matches!(previous, ' ' | ';' | ',') && col > avail / 2 {
                     last_gap = Some(at);
                 }
             }
@@ -91,7 +92,8 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
         };
         // A gap right at the cut is the best break; a single space there is as good as the
         // last space before it, but not as good as the last gap between fields.
-        let at_gap = rest[at..].starts_with("  ") || (rest[at..].starts_with(' ') && previous == ' ');
+        let at_gap =
+            rest[at..].starts_with("  ") || (rest[at..].starts_with(' ') && matches!(previous, ' ' | ';' | ','));
         let at_space = rest[at..].starts_with(' ');
         let (head, tail) = match (last_gap, last_space) {
             _ if at_gap => (&rest[..at], &rest[at..]),

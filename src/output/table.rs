@@ -41,7 +41,11 @@ pub struct Grid {
     cols: Vec<Col>,
     /// The widest data cell of each column, in characters.
     widths: Vec<usize>,
+    /// The longest word of each column's data, in characters.
+    words: Vec<usize>,
     wrap: bool,
+    /// The width to fit, if any.
+    width: Option<usize>,
 }
 
 impl Grid {
@@ -68,10 +72,18 @@ impl Grid {
             }
         }
         t.set_truncation_indicator("…");
-        let mut header = Row::from(cols.iter().map(|c| Cell::new(c.name())));
+        // Headers wrap at their spaces even where the values are cut at a character.
+        let mut header = Row::from(cols.iter().map(|c| Cell::new(c.name()).set_delimiter(' ')));
         header.max_height(3);
         t.set_header(header);
-        Grid { table: t, cols: cols.to_vec(), widths: vec![0; cols.len()], wrap: false }
+        Grid {
+            table: t,
+            cols: cols.to_vec(),
+            widths: vec![0; cols.len()],
+            words: vec![0; cols.len()],
+            wrap: false,
+            width: settings.width,
+        }
     }
 
     /// Cells wrap onto more lines (at spaces) instead of being elided.
@@ -81,8 +93,10 @@ impl Grid {
     }
 
     pub fn add(&mut self, cells: Vec<Cell>) {
-        for (w, c) in self.widths.iter_mut().zip(&cells) {
-            *w = (*w).max(c.content().lines().map(|l| l.chars().count()).max().unwrap_or(0));
+        for ((w, word), c) in self.widths.iter_mut().zip(self.words.iter_mut()).zip(&cells) {
+            let content = c.content();
+            *w = (*w).max(content.lines().map(|l| l.chars().count()).max().unwrap_or(0));
+            *word = (*word).max(content.split_whitespace().map(|x| x.chars().count()).max().unwrap_or(0));
         }
         let mut row = Row::from(cells);
         if !self.wrap {
@@ -96,31 +110,64 @@ impl Grid {
     }
 
     pub fn write(&mut self, out: &mut dyn Write) -> Result<()> {
-        // comfy-table's boundaries include the cell padding (one space each side).
-        let bound = |w: usize| ColumnConstraint::LowerBoundary(Width::Fixed(u16::try_from(w + 2).unwrap_or(u16::MAX)));
-        // A kept column is as wide as its widest value and its header's longest word (the
-        // header wraps at its spaces). A flexible one takes what is left and is cut at a
-        // character, not a word (a value is not prose); one that is empty in every row (no
-        // record has headers, say) is not shown.
-        for (i, (c, w)) in self.cols.iter().zip(&self.widths).enumerate() {
+        let widths = self.column_widths();
+        for (i, (c, w)) in self.cols.iter().zip(widths).enumerate() {
             let Some(column) = self.table.column_mut(i) else { continue };
-            match c {
-                Col::Keep(name) => {
-                    column.set_constraint(bound((*w).max(name.split(' ').map(str::len).max().unwrap_or(0))));
+            let fixed = |w: usize| Width::Fixed(u16::try_from(w).unwrap_or(u16::MAX));
+            match (c, w) {
+                (_, None) => column.set_constraint(ColumnConstraint::Hidden),
+                (Col::Keep(_), Some(w)) => column.set_constraint(ColumnConstraint::LowerBoundary(fixed(w))),
+                // Wrapped columns are left to comfy-table, which wraps them at spaces, but never
+                // narrower than their longest word, so no word is split.
+                (Col::Flex(name), Some(_)) if self.wrap => column.set_constraint(ColumnConstraint::LowerBoundary(
+                    fixed(self.words[i].max(name.split(' ').map(str::len).max().unwrap_or(0)) + 2),
+                )),
+                // A value is not prose: it is cut at a character, not at a word.
+                (Col::Flex(_), Some(w)) => {
+                    column.set_delimiter('\0').set_constraint(ColumnConstraint::Absolute(fixed(w)))
                 }
-                Col::Flex(_) if *w == 0 => {
-                    column.set_constraint(ColumnConstraint::Hidden);
-                }
-                Col::Flex(_) if !self.wrap => {
-                    column.set_delimiter('\0');
-                }
-                Col::Flex(_) => {}
-            }
+            };
         }
         for line in self.table.lines() {
             writeln!(out, "{}", line.trim_end()).at("<stdout>", "write")?;
         }
         Ok(())
+    }
+
+    /// Each column's width with its padding (`None`: not shown). A kept column is as wide as
+    /// its widest value and its header's longest word (the header wraps at its spaces). A
+    /// flexible column that is empty in every row (no record has headers, say) is not shown;
+    /// the others share what the kept ones leave: each gets what it needs if all fit, else
+    /// the narrowest are served first and the rest split what remains evenly.
+    fn column_widths(&self) -> Vec<Option<usize>> {
+        const PADDING: usize = 2;
+        const FLEX_MIN: usize = 4 + PADDING;
+        let longest_word = |name: &str| name.split(' ').map(str::len).max().unwrap_or(0);
+        let mut widths: Vec<Option<usize>> = self
+            .cols
+            .iter()
+            .zip(&self.widths)
+            .map(|(c, w)| match c {
+                Col::Flex(_) if *w == 0 => None,
+                Col::Keep(name) | Col::Flex(name) => Some((*w).max(longest_word(name)) + PADDING),
+            })
+            .collect();
+        let Some(total) = self.width.filter(|_| !self.wrap) else { return widths };
+        let shown = widths.iter().flatten().count();
+        // One separator between columns; no outer borders.
+        let kept: usize =
+            self.cols.iter().zip(&widths).filter(|(c, _)| matches!(c, Col::Keep(_))).filter_map(|(_, w)| *w).sum();
+        let mut left = total.saturating_sub(kept + shown.saturating_sub(1));
+        let mut flex: Vec<usize> =
+            (0..self.cols.len()).filter(|i| matches!(self.cols[*i], Col::Flex(_)) && widths[*i].is_some()).collect();
+        flex.sort_by_key(|i| widths[*i]);
+        for (served, i) in flex.iter().enumerate() {
+            let share = left / (flex.len() - served);
+            let w = widths[*i].unwrap_or(0).min(share).max(FLEX_MIN);
+            widths[*i] = Some(w);
+            left = left.saturating_sub(w);
+        }
+        widths
     }
 }
 
