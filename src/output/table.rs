@@ -643,3 +643,55 @@ fn flags(b: &BatchRow) -> String {
     }
     f.join(",")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::fit::{strip_escapes, visible_width};
+
+    fn render(color: bool, width: Option<usize>) -> String {
+        let settings = Settings { color, width, progress: false };
+        let p = settings.palette();
+        let mut g = Grid::new(
+            &settings,
+            &[Col::Keep("offset"), Col::Keep("epoch"), Col::Flex("key"), Col::Flex("value"), Col::Flex("headers")],
+        );
+        for i in 0..4i32 {
+            g.add(vec![
+                right(i64::from(i) * 1_000_000),
+                epoch_cell(&p, i),
+                p.cell("null", Tone::Dim),
+                p.cell("a value long enough to need cutting at any sane width".repeat(i as usize + 1), Tone::Good),
+                Cell::new(""),
+            ]);
+        }
+        let mut out = Vec::new();
+        g.write(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_coloured_table_fits_and_is_laid_out_as_the_plain_one() {
+        for width in [40, 60, 80, 110] {
+            let coloured = render(true, Some(width));
+            let plain = render(false, Some(width));
+            assert!(coloured.contains("\x1b["), "no colour");
+            assert_eq!(strip_escapes(&coloured), plain, "at {width}");
+            for line in coloured.lines() {
+                assert!(visible_width(line) <= width, "{width}: {line:?}");
+                assert_eq!(line, line.trim_end(), "trailing spaces");
+            }
+            // One line per row: values are elided, never wrapped; numbers are never cut.
+            assert_eq!(plain.lines().count(), 4 + 4, "{plain}");
+            assert!(plain.contains("3000000") && plain.contains('…'), "{plain}");
+            // The column empty in every row is not shown.
+            assert!(!plain.contains("headers"), "{plain}");
+        }
+    }
+
+    #[test]
+    fn off_a_terminal_columns_are_as_wide_as_their_content() {
+        let plain = render(false, None);
+        assert!(plain.contains(&"a value long enough to need cutting at any sane width".repeat(4)), "{plain}");
+    }
+}
