@@ -141,7 +141,7 @@ impl Grid {
     /// the narrowest are served first and the rest split what remains evenly.
     fn column_widths(&self) -> Vec<Option<usize>> {
         const PADDING: usize = 2;
-        const FLEX_MIN: usize = 4 + PADDING;
+        const FLEX_MIN: usize = 3 + PADDING;
         let longest_word = |name: &str| name.split(' ').map(str::len).max().unwrap_or(0);
         let mut widths: Vec<Option<usize>> = self
             .cols
@@ -509,24 +509,22 @@ impl<'o> DumpTable<'o> {
                 .at("<stdout>", "write")
             }
             DumpEvent::ProducerEntry(e) => self.row(
+                // Nine fields in seven columns (sequences first..last, offset with its delta),
+                // the transactional ones last and flexible, so the table fits 80 columns.
                 &[
                     Col::Keep("producer id"),
-                    Col::Keep("producer epoch"),
-                    Col::Keep("first seq"),
-                    Col::Keep("last seq"),
-                    Col::Keep("last offset"),
-                    Col::Keep("offset delta"),
+                    Col::Keep("epoch"),
+                    Col::Keep("seqs"),
+                    Col::Keep("last offset (delta)"),
                     Col::Keep("timestamp"),
-                    Col::Keep("coordinator epoch"),
-                    Col::Keep("txn first offset"),
+                    Col::Flex("coordinator epoch"),
+                    Col::Flex("txn first offset"),
                 ],
                 vec![
                     right(e.producer_id),
                     right(e.producer_epoch),
-                    right(e.first_sequence()),
-                    right(e.last_sequence),
-                    right(e.last_offset),
-                    right(e.offset_delta),
+                    right(format!("{}..{}", e.first_sequence(), e.last_sequence)),
+                    right(format!("{} ({})", e.last_offset, e.offset_delta)),
                     right(iso_timestamp(e.timestamp)),
                     right(e.coordinator_epoch),
                     right(if e.current_txn_first_offset >= 0 {
@@ -539,15 +537,16 @@ impl<'o> DumpTable<'o> {
             DumpEvent::PartitionSummary(s) => {
                 let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
                 self.row(
+                    // Topic names run to 249 characters: the partition column gives way.
                     &[
-                        Col::Keep("partition"),
-                        Col::Keep("segments"),
+                        Col::Flex("partition"),
+                        Col::Keep("segs"),
                         Col::Keep("bytes"),
                         Col::Keep("LEO"),
                         Col::Keep("HW"),
                         Col::Keep("recovery point"),
-                        Col::Keep("latest epoch"),
-                        Col::Keep("clean shutdown"),
+                        Col::Keep("epoch"),
+                        Col::Keep("clean stop"),
                         Col::Flex("note"),
                     ],
                     vec![

@@ -5,7 +5,7 @@
 //! broker dirs.
 
 use assert_cmd::cargo::CommandCargoExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The README's 30-second session, with relative paths (and a fixed timestamp, so that the
@@ -158,33 +158,28 @@ fn dump_and_check_of_real_broker_dirs_fit_in_colour_at_80_and_110_columns_and_at
         return;
     }
     let Some(real) = crate::common::kafka_real() else { return };
-    // A plain topic, __consumer_offsets (binary keys and values, control records) and KRaft
-    // metadata, each copied with its log dir's checkpoints.
-    let dirs: Vec<(PathBuf, &str)> = vec![
-        (real.join("zk-broker-2020"), "first_topic-2"),
-        (real.join("zk-broker-2020"), "__consumer_offsets-18"),
-        (real.join("kraft-broker-2026"), "__cluster_metadata-0"),
+    // Whole copies of two brokers' log dirs; a plain topic, __consumer_offsets (binary keys and
+    // values) and KRaft metadata (control records) in them; and each log dir's overview.
+    let brokers = ["zk-broker-2020", "kraft-broker-2026"];
+    let partitions = [
+        ("zk-broker-2020", "first_topic-2"),
+        ("zk-broker-2020", "__consumer_offsets-18"),
+        ("kraft-broker-2026", "__cluster_metadata-0"),
     ];
     let setup = |lab: &Path| {
-        for (i, (broker, partition)) in dirs.iter().enumerate() {
-            let to = lab.join(format!("broker{i}"));
-            copy_dir(&broker.join(partition), &to.join(partition));
-            for f in ["meta.properties", "replication-offset-checkpoint", "recovery-point-offset-checkpoint"] {
-                if broker.join(f).is_file() {
-                    std::fs::copy(broker.join(f), to.join(f)).unwrap();
-                }
-            }
+        for b in brokers {
+            copy_dir(&real.join(b), &lab.join(b));
         }
     };
-    let mut steps: Vec<Vec<String>> = Vec::new();
-    for (i, (_, partition)) in dirs.iter().enumerate() {
-        let dir = format!("broker{i}");
+    let mut steps: Vec<Vec<String>> = brokers.iter().map(|b| vec!["dump".to_string(), b.to_string()]).collect();
+    for (broker, partition) in partitions {
+        let target = vec![broker.to_string(), "--partition".into(), partition.to_string()];
         for extra in [&["--limit", "20"][..], &["--batches", "--limit", "20"], &["--epochs"]] {
-            let mut s = vec!["dump".to_string(), dir.clone(), "--partition".into(), partition.to_string()];
-            s.extend(extra.iter().map(|x| x.to_string()));
-            steps.push(s);
+            steps.push(
+                [&["dump".to_string()][..], &target, &extra.iter().map(|x| x.to_string()).collect::<Vec<_>>()].concat(),
+            );
         }
-        steps.push(vec!["check".into(), dir.clone(), "--partition".into(), partition.to_string()]);
+        steps.push([&["check".to_string()][..], &target].concat());
     }
     let steps: Vec<Vec<&str>> = steps.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
     let steps: Vec<&[&str]> = steps.iter().map(Vec::as_slice).collect();
