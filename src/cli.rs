@@ -313,7 +313,7 @@ pub struct CreateArgs {
     /// segment.index.bytes: the most bytes the offset or time index of a segment may hold; the
     /// segment rolls when either is full.
     #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_BYTES_MAX, value_name = "N",
-          value_parser = ranged::<u64>(12, I32_MAX, "Kafka's segment.index.bytes is an i32; klog needs room for one 12-byte time-index entry"))]
+          value_parser = ranged::<u64>(24, I32_MAX, "Kafka's segment.index.bytes is an i32; klog needs room for two 12-byte time-index entries"))]
     pub segment_index_bytes: u64,
     /// segment.ms: roll when a batch's max timestamp is more than this many ms past the
     /// segment's first batch.

@@ -23,7 +23,7 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["create", "r", "--segment-bytes", "13"], "at least 14"),
     (&["create", "r", "--segment-bytes", "2147483648"], "segment.bytes is an i32"),
     (&["create", "r", "--index-interval-bytes", "99999999999"], "index.interval.bytes"),
-    (&["create", "r", "--segment-index-bytes", "4"], "segment.index.bytes"),
+    (&["create", "r", "--segment-index-bytes", "23"], "two 12-byte time-index entries"),
     (&["create", "r", "--segment-ms", "0"], "segment.ms"),
     (&["create", "r", "--partition", "-1"], "partition number"),
     (&["create", "r", "--replica-id", "-1"], "broker id"),
