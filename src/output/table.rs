@@ -149,7 +149,9 @@ impl Grid {
             .zip(&self.widths)
             .map(|(c, w)| match c {
                 Col::Flex(_) if *w == 0 => None,
-                Col::Keep(name) | Col::Flex(name) => Some((*w).max(longest_word(name)) + PADDING),
+                Col::Keep(name) => Some((*w).max(longest_word(name)) + PADDING),
+                // A flexible column would like its whole header on one line.
+                Col::Flex(name) => Some((*w).max(name.len()) + PADDING),
             })
             .collect();
         let Some(total) = self.width.filter(|_| !self.wrap) else { return widths };
