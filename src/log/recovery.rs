@@ -233,6 +233,9 @@ pub fn recover_log(
             let lowest = new_targets.iter().map(|t| t.base_offset).min();
             targets.extend(new_targets);
             targets.sort_by_key(|t| t.base_offset);
+            // A split that died after writing its pieces left them on disk already: they are
+            // the same files now, listed once.
+            targets.dedup_by(|x, y| x.base_offset == y.base_offset && x.range.is_none() && y.range.is_none());
             if let Some(low) = lowest {
                 i = i.min(targets.partition_point(|t| t.base_offset < low));
             }
