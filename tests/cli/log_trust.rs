@@ -359,3 +359,27 @@ fn diff_reports_a_batch_it_cannot_decode_with_its_file_and_position() {
     assert_eq!(undecodable.len(), 2, "one per side");
     assert_eq!(undecodable[0]["position"], first_batch_bytes as u64);
 }
+
+#[test]
+fn an_index_entry_naming_the_wrong_offset_is_a_finding_with_expected_and_found() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--index-interval-bytes", "100"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..6 {
+        ok(&["append", s(&r), &format!("a{i}"), &format!("b{i}")]);
+    }
+    let path = partition(&r).join("00000000000000000000.index");
+    let mut index = fs::read(&path).unwrap();
+    assert!(index.len() >= 8, "an index entry");
+    let named = i32::from_be_bytes(index[0..4].try_into().unwrap());
+    index[0..4].copy_from_slice(&(named + 1).to_be_bytes());
+    fs::write(&path, index).unwrap();
+    let json = json_lines(&code(&["check", s(&r), "--json"], 1).0);
+    let findings: Vec<_> = json.iter().filter(|v| v["type"] == "finding").collect();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let f = findings[0];
+    assert!(f["path"].as_str().unwrap().ends_with("00000000000000000000.index"));
+    assert_eq!(f["position"], 0);
+    assert_eq!(f["expected"], named.to_string());
+    assert_eq!(f["found"], (named + 1).to_string());
+}
