@@ -288,20 +288,26 @@ pub struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// The log dir to create (must not exist or be empty).
+    /// The log dir to create (one that does not exist or is empty), or a klog log dir to add
+    /// the partitions to.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// Topic name (Kafka's rules: 1 to 249 of a-z A-Z 0-9 . _ -, not `.` or `..`).
     #[arg(long, default_value = "demo", value_parser = topic_name)]
     pub topic: String,
-    /// Partition number.
+    /// Partition number (the first one, with --partitions).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
           value_parser = ranged::<i32>(0, I32_MAX, "a partition number is a non-negative i32 in Kafka"))]
     pub partition: i32,
-    /// Replica (broker) id, written to meta.properties as node.id.
-    #[arg(long, default_value_t = 0, value_name = "N", allow_negative_numbers = true,
+    /// How many partitions to create: --partition, --partition + 1, ... (a broker's data dir).
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = ranged::<i32>(1, 100_000, "more partitions than that in one log dir is not a lab"))]
+    pub partitions: i32,
+    /// Replica (broker) id, written to meta.properties as node.id [default: 0; when adding to
+    /// an existing log dir, its own].
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
           value_parser = ranged::<i32>(0, I32_MAX, "a broker id is a non-negative i32 in Kafka"))]
-    pub replica_id: i32,
+    pub replica_id: Option<i32>,
     /// segment.bytes: roll to a new segment when the active one would exceed this.
     #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_BYTES, value_name = "N",
           value_parser = ranged::<u64>(14, I32_MAX, "Kafka's segment.bytes is an i32, at least 14 (LegacyRecord.RECORD_OVERHEAD_V0)"))]
@@ -725,6 +731,7 @@ impl<'a> From<&'a CreateArgs> for commands::create::CreateRequest<'a> {
             dir: &a.dir,
             topic: &a.topic,
             partition: a.partition,
+            partitions: a.partitions,
             replica_id: a.replica_id,
             segment_bytes: a.segment_bytes,
             index_interval_bytes: a.index_interval_bytes,

@@ -293,7 +293,7 @@ pub fn batch_json(b: &BatchRow) -> Value {
     })
 }
 
-fn line(out: &mut dyn Write, v: &impl Serialize) -> Result<()> {
+pub fn line(out: &mut dyn Write, v: &impl Serialize) -> Result<()> {
     serde_json::to_writer(&mut *out, v).map_err(|e| crate::error::Error::io("<stdout>", "write", e.into()))?;
     out.write_all(b"\n").at("<stdout>", "write")
 }
@@ -407,13 +407,15 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
 }
 
 /// `check --json`: the replica line, one line per finding and note, then a summary line.
+/// A `finding` object.
+pub fn finding_json(f: &crate::commands::check::Finding) -> Value {
+    json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found})
+}
+
 pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {
     line(out, &replica_json(&r.summary))?;
     for f in &r.findings {
-        line(
-            out,
-            &json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found}),
-        )?;
+        line(out, &finding_json(f))?;
     }
     for n in &r.notes {
         line(out, &json!({"type": "note", "what": n}))?;

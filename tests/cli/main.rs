@@ -3,6 +3,7 @@
 mod bad_input;
 mod common;
 mod crash;
+mod data_dir;
 mod demo;
 mod fixtures;
 mod formats;
