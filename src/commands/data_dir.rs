@@ -302,8 +302,7 @@ pub fn check_data_dir(dir: &Path) -> Result<DataDirCheck> {
             r.findings.retain(|f| {
                 // A file that did not read at all (no position, no offset) is the dir's problem;
                 // a checkpoint value wrong for this partition stays with it.
-                let dir_level =
-                    log_dir_files.iter().any(|l| *l == f.path) && f.position.is_none() && f.offset.is_none();
+                let dir_level = log_dir_files.contains(&f.path) && f.position.is_none() && f.offset.is_none();
                 if dir_level && !dir_findings.iter().any(|d| d.path == f.path && d.what == f.what) {
                     dir_findings.push(f.clone());
                 }
