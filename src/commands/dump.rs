@@ -289,6 +289,12 @@ pub enum DumpEvent<'a> {
     ProducerSnapshot(&'a ProducerSnapshot),
     ProducerEntry(&'a ProducerEntry),
     PartitionSummary(&'a PartitionSummary),
+    /// A file that could not be read (a malformed checkpoint, state or properties file); the
+    /// dump goes on without the values it would have given.
+    Problem {
+        path: &'a Path,
+        what: &'a str,
+    },
 }
 
 pub struct DumpRequest<'a> {
@@ -322,6 +328,9 @@ fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sin
     let replica = Replica::open(path, partition)?;
     let summary = summarize(&replica);
     sink(DumpEvent::Replica(&summary))?;
+    for p in &replica.problems {
+        sink(DumpEvent::Problem { path: &p.path, what: &p.what })?;
+    }
     if req.epochs {
         let mut stamped = StampedEpochs::default();
         for seg in replica.log.segments() {
@@ -363,8 +372,17 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         }
         return Ok(());
     }
-    let lookup = |file: &str| -> Result<Vec<checkpoint::OffsetEntry>> {
-        checkpoint::read_offset_checkpoint(&req.path.join(file))
+    // A checkpoint that does not read is shown as a problem; the overview goes on without it.
+    let mut lookup = |file: &str| -> Result<Vec<checkpoint::OffsetEntry>> {
+        let path = req.path.join(file);
+        match checkpoint::read_offset_checkpoint(&path) {
+            Ok(entries) => Ok(entries),
+            Err(e @ (Error::Corrupt { .. } | Error::Malformed { .. })) => {
+                sink(DumpEvent::Problem { path: &path, what: &e.to_string() })?;
+                Ok(Vec::new())
+            }
+            Err(e) => Err(e),
+        }
     };
     let hw = lookup(names::REPLICATION_OFFSET_CHECKPOINT)?;
     let rp = lookup(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;

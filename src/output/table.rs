@@ -329,6 +329,10 @@ impl<'o> DumpTable<'o> {
         match event {
             DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
+            DumpEvent::Problem { what, .. } => {
+                self.flush_table()?;
+                writeln!(self.out, "{} {what}", p.bad("problem")).at("<stdout>", "write")
+            }
             DumpEvent::Segment { path, .. } => {
                 self.flush_table()?;
                 writeln!(self.out, "{} {}", p.strong("segment"), path.display()).at("<stdout>", "write")
