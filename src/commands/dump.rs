@@ -239,6 +239,8 @@ pub struct PartitionSummary {
     pub clean_shutdown: bool,
     /// Why the partition could not be read (the other fields are then zero).
     pub error: Option<String>,
+    /// False for a partition only the checkpoints list.
+    pub on_disk: bool,
 }
 
 /// What `dump` emits, in order.
@@ -390,7 +392,8 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         entries.iter().find(|e| format!("{}-{}", e.topic, e.partition) == name).map(|e| e.offset)
     };
     let clean_shutdown = req.path.join(names::CLEAN_SHUTDOWN_MARKER).exists();
-    for name in &names {
+    let limit = usize::try_from(req.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
+    for name in names.iter().take(limit) {
         let mut row = PartitionSummary {
             name: name.clone(),
             segment_count: 0,
@@ -402,6 +405,7 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
             latest_leader_epoch: None,
             clean_shutdown,
             error: None,
+            on_disk: true,
         };
         match Replica::open(req.path, Some(name)) {
             Ok(replica) => {
@@ -415,6 +419,33 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
             }
             Err(e) => row.error = Some(e.to_string()),
         }
+        sink(DumpEvent::PartitionSummary(&row))?;
+    }
+    // Partitions the checkpoints list that are not on disk: Kafka leaves such entries after a
+    // deletion or a move to another log dir.
+    let mut missing: Vec<(String, i32)> = hw
+        .iter()
+        .chain(&rp)
+        .map(|e| (e.topic.clone(), e.partition))
+        .filter(|(t, p)| !names.contains(&format!("{t}-{p}")))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    for (topic, partition) in missing.into_iter().take(limit.saturating_sub(names.len())) {
+        let name = format!("{topic}-{partition}");
+        let row = PartitionSummary {
+            high_watermark: find(&hw, &name),
+            recovery_point: find(&rp, &name),
+            name,
+            segment_count: 0,
+            size_bytes: 0,
+            log_start_offset: 0,
+            log_end_offset: 0,
+            latest_leader_epoch: None,
+            clean_shutdown,
+            error: Some("not on disk: only the checkpoints list it (deleted or moved)".into()),
+            on_disk: false,
+        };
         sink(DumpEvent::PartitionSummary(&row))?;
     }
     Ok(())

@@ -263,6 +263,7 @@ pub fn partition_summary_json(p: &PartitionSummary) -> Value {
         "latest_leader_epoch": p.latest_leader_epoch,
         "clean_shutdown": p.clean_shutdown,
         "error": p.error,
+        "on_disk": p.on_disk,
     })
 }
 
