@@ -3,11 +3,12 @@
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
 //! (replication-model.md, operation 6, "What the report calls things").
 
-use super::fetch::{open_pair, FetchReport, FetchRequest};
+use super::fetch::{fenced, fetch_rounds, follower_facts, open_pair_for_write, FetchReport, FetchRequest};
 use crate::error::{Error, Result};
-use crate::log::recovery::{self, RecoveryReport};
+use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
+use crate::replication::fencing::may_become_follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
 use crate::replication::truncation::{plan_truncation, ReplicaView, TruncationMode, TruncationPlan};
 use std::path::Path;
@@ -35,27 +36,8 @@ pub struct LocalRecoverReport {
     pub recovery: Option<RecoveryReport>,
 }
 
-/// How a follower record fares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordClass {
-    Kept,
-    Diverged,
-    TruncatedRefetchable,
-    TruncatedLost,
-    AckedLost,
-}
-
-impl RecordClass {
-    pub fn name(self) -> &'static str {
-        match self {
-            RecordClass::Kept => "kept",
-            RecordClass::Diverged => "diverged",
-            RecordClass::TruncatedRefetchable => "truncated_refetchable",
-            RecordClass::TruncatedLost => "truncated_lost",
-            RecordClass::AckedLost => "acked_lost",
-        }
-    }
-}
+use crate::replication::classify::{self, AtLeader};
+pub use crate::replication::classify::{ClassCounts, RecordClass};
 
 #[derive(Debug, Clone)]
 pub struct RecordRow {
@@ -64,17 +46,6 @@ pub struct RecordRow {
     pub class: RecordClass,
     /// Committed by the rule of the report: below F's HW before truncation or below L's HW.
     pub acked: bool,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ClassCounts {
-    pub kept: u64,
-    pub truncated_refetchable: u64,
-    pub truncated_lost: u64,
-    pub acked_lost: u64,
-    pub diverged: u64,
-    /// Diverged records that were acked: lost from the leader's log although committed.
-    pub diverged_acked: u64,
 }
 
 #[derive(Debug)]
@@ -119,11 +90,7 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
     if req.dry_run {
         let mut r = Replica::open(req.dir, req.partition)?;
         let running = r.is_running();
-        let recovery = if running && r.log.tail_is_clean() {
-            None
-        } else {
-            Some(recovery::recover_log(&mut r.log, r.recovery_point, r.log_start_offset, r.clean_shutdown, true)?)
-        };
+        let recovery = r.preview_start()?;
         return Ok(LocalRecoverReport {
             dir: r.paths.log_dir.display().to_string(),
             dry_run: true,
@@ -131,14 +98,15 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
             recovery,
         });
     }
-    let mut r = Replica::open_mut_stopped_ok(req.dir, req.partition)?;
-    let dir = r.paths.log_dir.display().to_string();
-    if r.is_running() {
-        let recovery = r.repair_interrupted_write()?;
-        return Ok(LocalRecoverReport { dir, dry_run: false, was_running: true, recovery });
-    }
+    let mut r = Replica::open_for_write(req.dir, req.partition)?;
+    let running = r.is_running();
     let recovery = r.start()?;
-    Ok(LocalRecoverReport { dir, dry_run: false, was_running: false, recovery: Some(recovery) })
+    Ok(LocalRecoverReport {
+        dir: r.paths.log_dir.display().to_string(),
+        dry_run: false,
+        was_running: running,
+        recovery,
+    })
 }
 
 /// The first offset below both LEOs where the two epoch caches put different epochs.
@@ -152,60 +120,55 @@ fn first_epoch_divergence(a: &Replica, b: &Replica, end: i64) -> Option<i64> {
     points.into_iter().filter(|p| *p < end).find(|p| ca.epoch_for_offset(*p) != cb.epoch_for_offset(*p))
 }
 
-fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerRecoverReport> {
-    // Validation and fencing before anything is written.
-    let (leader, probe) = open_pair(leader_path, req.dir, req.partition)?;
-    let leader_epoch = leader.state().map_or(-1, |s| s.leader_epoch);
-    if let Some(seen) = probe.largest_known_epoch() {
-        if leader_epoch < seen {
-            return Err(Error::state(
-                &leader.paths.log_dir,
-                format!(
-                    "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
-                    probe.paths.log_dir.display()
-                ),
-            ));
-        }
+/// The leader epoch of `leader` as `recover --leader` sees it: a running leader's epoch; for a
+/// dry run on a broker's data dir without klog's state, the operator names the leader, and its
+/// epoch is the latest in its cache (replication-model.md, Fencing).
+fn leader_epoch_of(leader: &Replica, dry_run: bool) -> Result<i32> {
+    let state = leader.will_run_as();
+    if state.role == Role::Leader {
+        return Ok(state.leader_epoch);
     }
-    let name = leader.paths.name();
-    drop(probe);
-    // Local recovery (really, or on the in-memory view for a dry run).
-    let (mut follower, local) = if req.dry_run {
-        let mut f = Replica::open(req.dir, Some(&name))?;
-        let local = if f.is_running() {
-            None
-        } else {
-            let r = recovery::recover_log(&mut f.log, f.recovery_point, f.log_start_offset, f.clean_shutdown, true)?;
-            f.high_watermark = f.high_watermark.min(f.log_end_offset());
-            Some(r)
-        };
-        (f, local)
+    if dry_run && leader.is_broker_dir() {
+        return Ok(leader.log.epoch_cache().latest_epoch().unwrap_or(-1));
+    }
+    Err(Error::state(
+        &leader.paths.log_dir,
+        format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(leader)),
+    ))
+}
+
+fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerRecoverReport> {
+    // Open, validate and fence before anything is written (a dry run opens read-only).
+    let (leader, mut follower) = if req.dry_run {
+        let l = Replica::open(leader_path, req.partition)?;
+        let f = Replica::open(req.dir, Some(&l.paths.name())).or_else(|e| match e {
+            Error::Layout { .. } if req.partition.is_none() => Replica::open(req.dir, None),
+            e => Err(e),
+        })?;
+        l.ensure_distinct(&f)?;
+        l.ensure_same_partition(&f)?;
+        (l, f)
     } else {
-        Replica::open_mut(req.dir, Some(&name))?
+        let (l, f) = open_pair_for_write(leader_path, req.dir, req.partition)?;
+        (l, f)
     };
+    let leader_epoch = leader_epoch_of(&leader, req.dry_run)?;
+    let facts = follower_facts(&follower, &leader, false);
+    may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
+    // Local recovery (really, or on the in-memory view for a dry run).
+    let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
+    if req.dry_run {
+        follower.high_watermark = follower.high_watermark.min(follower.log_end_offset());
+    }
     let f_leo = follower.log_end_offset();
     let f_hw = follower.high_watermark.min(f_leo);
     let leader_view =
         ReplicaView::new(leader.log.epoch_cache().clone(), leader.log_end_offset(), leader.high_watermark);
     let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
     let plan = plan_truncation(req.mode, &leader_view, &follower_view);
-    // Truncation cuts at a batch boundary: a batch straddling the target goes whole.
-    let cut_offset = if plan.truncation_offset < f_leo {
-        follower.log.locate(plan.truncation_offset)?.map_or(plan.truncation_offset, |loc| {
-            let seg = &follower.log.segments()[loc.segment];
-            seg.read_log()
-                .ok()
-                .and_then(|b| {
-                    crate::format::batch::BatchIter::starting_at(&b, loc.position as usize)
-                        .next()
-                        .map(|x| x.base_offset())
-                })
-                .unwrap_or(plan.truncation_offset)
-                .min(plan.truncation_offset)
-        })
-    } else {
-        f_leo
-    };
+    // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
+    // run asks the log the same question the real truncation does.
+    let cut_offset = follower.log.cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
     let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
     let interesting = divergence.map_or(cut_offset, |d| d.min(cut_offset));
@@ -222,30 +185,17 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
             lrec = lc.next_record()?;
         }
         let at_leader = lrec.as_ref().filter(|l| l.offset == frec.offset).cloned();
-        let same = at_leader.as_ref().is_some_and(|l| l.same_batch(&frec));
-        let acked = frec.offset < f_hw || frec.offset < leader.high_watermark;
-        let class = if frec.offset < cut_offset {
-            if at_leader.is_some() && !same {
-                counts.diverged += 1;
-                if acked {
-                    counts.diverged_acked += 1;
-                }
-                first_divergent_offset.get_or_insert(frec.offset);
-                RecordClass::Diverged
-            } else {
-                counts.kept += 1;
-                RecordClass::Kept
-            }
-        } else if same {
-            counts.truncated_refetchable += 1;
-            RecordClass::TruncatedRefetchable
-        } else if acked {
-            counts.acked_lost += 1;
-            RecordClass::AckedLost
-        } else {
-            counts.truncated_lost += 1;
-            RecordClass::TruncatedLost
+        let there = match &at_leader {
+            None => AtLeader::Nothing,
+            Some(l) if l.same_batch(&frec) => AtLeader::SameBatch,
+            Some(_) => AtLeader::Different,
         };
+        let acked = classify::acked(frec.offset, f_hw, leader.high_watermark);
+        let class = classify::classify(frec.offset, there, cut_offset, acked);
+        counts.add(class, acked);
+        if class == RecordClass::Diverged {
+            first_divergent_offset.get_or_insert(frec.offset);
+        }
         if rows.len() < MAX_ROWS {
             rows.push(RecordRow { follower: frec, leader: at_leader, class, acked });
         } else {
@@ -277,6 +227,9 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
     if req.dry_run {
         return Ok(report);
     }
+    let mut leader = leader;
+    leader.start()?;
+    follower.note_epoch_seen(leader_epoch)?;
     follower.log.truncate_to(cut_offset)?;
     clamp_after_truncation(&mut follower)?;
     if let Some(s) = follower.state.as_mut() {
@@ -289,22 +242,22 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
     follower.save_state()?;
     report.follower_log_end_offset_after = follower.log_end_offset();
     report.follower_high_watermark_after = follower.high_watermark;
-    drop(follower);
-    drop(leader);
     if req.catch_up {
-        let fetched = super::fetch::run(&FetchRequest {
-            leader: leader_path,
-            follower: req.dir,
-            partition: Some(&name),
-            rounds: 1,
-            until_caught_up: true,
-            max_bytes: DEFAULT_FETCH_MAX_BYTES,
-            flush: false,
-        })?;
-        let l = Replica::open(leader_path, Some(&name))?;
-        let f = Replica::open(req.dir, Some(&name))?;
-        report.after_catch_up = Some(diff::diff_logs(&l.log, &f.log)?);
-        report.catch_up = Some(fetched);
+        let (rounds, caught_up) = fetch_rounds(
+            &mut leader,
+            &mut follower,
+            &FetchRequest {
+                leader: leader_path,
+                follower: req.dir,
+                partition: None,
+                rounds: 1,
+                until_caught_up: true,
+                max_bytes: DEFAULT_FETCH_MAX_BYTES,
+                flush: false,
+            },
+        )?;
+        report.after_catch_up = Some(diff::diff_logs(&leader.log, &follower.log)?);
+        report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
     }
     Ok(report)
 }

@@ -13,6 +13,7 @@ pub mod index;
 pub mod names;
 pub mod recovery;
 pub mod segment;
+pub mod verify;
 
 use crate::durable;
 use crate::error::{Error, IoContext, Result};
@@ -78,8 +79,6 @@ pub struct Log {
     writer: Option<ActiveWriter>,
     /// Whether the active segment ended cleanly when last scanned (see [`Log::tail_is_clean`]).
     tail_clean: bool,
-    /// Batches cut by the segment recovery in progress.
-    recovery_cut: Vec<recovery::CutBatch>,
 }
 
 /// Where a batch lies: segment index in `segments()` and byte position in its `.log`.
@@ -107,7 +106,6 @@ impl Log {
             log_end_offset: log_start_offset,
             writer: None,
             tail_clean: true,
-            recovery_cut: Vec::new(),
         };
         (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
         Ok(log)
@@ -124,11 +122,23 @@ impl Log {
         let start = self.validated_tail_start(last, &bytes)?.map_or(0, |e| e.position as usize);
         let mut leo = last.base_offset;
         let mut iter = BatchIter::starting_at(&bytes, start);
+        // The LEO comes from valid batches only (CRC, offsets within the segment's relative
+        // range and increasing): a damaged header must not make the log end whatever its
+        // offset field says. A damaged batch also makes the tail unclean.
+        let mut valid = true;
         for batch in iter.by_ref() {
+            let sane = batch.verify().is_ok()
+                && index::offset_fits_segment(last.base_offset, batch.last_offset())
+                && batch.base_offset() >= leo;
+            if !sane {
+                valid = false;
+                break;
+            }
             leo = batch.next_offset();
         }
         let whole = |b: Option<FileBytes>, entry: usize| b.is_none_or(|b| b.len() % entry == 0);
-        let clean = iter.stop() == Some(&crate::format::batch::ScanStop::End)
+        let clean = valid
+            && iter.stop() == Some(&crate::format::batch::ScanStop::End)
             && whole(last.read_index()?, index::OFFSET_ENTRY_BYTES)
             && whole(last.read_time_index()?, index::TIME_ENTRY_BYTES);
         Ok((leo, clean))
@@ -150,6 +160,33 @@ impl Log {
         let ok = BatchIter::starting_at(log_bytes, entry.position as usize)
             .next()
             .is_some_and(|b| b.position == entry.position && b.last_offset() == entry.offset);
+        Ok(ok.then_some(entry))
+    }
+
+    /// The last time-index entry of `seg` if the batch holding its offset has its timestamp
+    /// (the Kafka 3+ batch form or the Kafka 2.x record form). A writer resumes from it
+    /// whether or not the offset index has entries: `TimeIndex.maybeAppend` only appends a
+    /// timestamp larger than the last entry's, so a resumed writer must know that entry.
+    fn validated_last_time_entry(&self, seg: &Segment, log_bytes: &[u8]) -> Result<Option<index::TimestampOffset>> {
+        let Some(time_bytes) = seg.read_time_index()? else { return Ok(None) };
+        let Some(entry) = index::last_time_entry(&time_bytes, seg.base_offset) else { return Ok(None) };
+        // Start the walk at the offset-index floor of the entry's offset when that lands on a
+        // batch start, so that the cost does not grow with the segment.
+        let mut start = 0usize;
+        if let Some(index_bytes) = seg.read_index()? {
+            let floor = index::lookup_offset(&index_bytes, seg.base_offset, entry.offset);
+            let lands = BatchIter::starting_at(log_bytes, floor.position as usize)
+                .next()
+                .is_some_and(|b| b.position == floor.position && b.first_offset() <= entry.offset);
+            if lands {
+                start = floor.position as usize;
+            }
+        }
+        let tail = log_bytes.get(start..).unwrap_or(&[]);
+        let ok = matches!(
+            verify::verify_index_entries(&[], &[entry], Some(tail)).1.first(),
+            Some(index::TimeEntryCheck::MatchesBatch | index::TimeEntryCheck::MatchesRecord)
+        );
         Ok(ok.then_some(entry))
     }
 
@@ -257,20 +294,20 @@ impl Log {
             let seg = self.segments.last().expect("a segment").clone();
             let bytes = seg.read_log()?;
             let mut tail = self.validated_tail_start(&seg, &bytes)?;
-            if tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty()) {
-                // The index does not describe the log: rebuild it before extending it.
+            let mut last_time = self.validated_last_time_entry(&seg, &bytes)?;
+            let offset_index_stale = tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty());
+            let time_index_stale = last_time.is_none() && seg.read_time_index()?.is_some_and(|b| !b.is_empty());
+            if offset_index_stale || time_index_stale {
+                // An index does not describe the log: rebuild both before extending them.
                 recovery::rebuild_indexes(&seg, &bytes, self.config.index_interval_bytes, false)?;
                 tail = self.validated_tail_start(&seg, &bytes)?;
+                last_time = self.validated_last_time_entry(&seg, &bytes)?;
             }
             let entries = |b: Option<FileBytes>, size: usize| b.map_or(0, |b| (b.len() / size) as u64);
             let counts = (
                 entries(seg.read_index()?, index::OFFSET_ENTRY_BYTES),
                 entries(seg.read_time_index()?, index::TIME_ENTRY_BYTES),
             );
-            let last_time = match (tail, seg.read_time_index()?) {
-                (Some(_), Some(t)) => index::last_time_entry(&t, seg.base_offset),
-                _ => None,
-            };
             let start = tail.map_or(0, |e| e.position);
             let mut builder =
                 IndexBuilder::resume(seg.base_offset, self.config.index_interval_bytes, tail, last_time, counts);
@@ -345,12 +382,10 @@ impl Log {
         if w.size_bytes == 0 {
             w.first_batch_timestamp = Some(batch.max_timestamp()).filter(|t| *t >= 0);
         }
-        w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
-        if let Err(e) = w.log_file.write_all(batch.bytes) {
-            return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));
-        }
-        w.size_bytes += incoming;
-        self.log_end_offset = batch.next_offset();
+        // The epoch is assigned (and its checkpoint written) BEFORE the batch bytes, as
+        // `UnifiedLog.append` calls `leaderEpochCache.assign` before `localLog.append`: a writer
+        // killed in between leaves an entry at the LEO, which recovery's `truncateFromEnd(LEO)`
+        // drops, never a stamped batch that the cache does not know.
         let (epoch, base) = (batch.partition_leader_epoch(), batch.base_offset());
         if batch.magic() >= 2 {
             if epoch >= 0 {
@@ -360,6 +395,13 @@ impl Log {
             // Kafka clears the cache when a v0/v1 batch is appended.
             self.update_epoch_cache(|c| c.clear())?;
         }
+        let w = self.writer()?;
+        w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
+        if let Err(e) = w.log_file.write_all(batch.bytes) {
+            return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));
+        }
+        w.size_bytes += incoming;
+        self.log_end_offset = batch.next_offset();
         if self.writer.as_ref().is_some_and(|w| w.index.pending_offset_entries.len() >= 1 << 16) {
             self.write_pending_index_entries()?;
         }
@@ -439,6 +481,24 @@ impl Log {
         durable::sync_dir(&self.dir)
     }
 
+    /// The offset from which `truncate_to(target)` removes records: the base offset of the
+    /// batch holding `target` (a batch straddling the target goes whole), `target` itself when
+    /// it falls in a gap before the next batch or below the first offset, and the LEO when
+    /// nothing at or after `target` is below the LEO. Shared by the real truncation and
+    /// `recover --dry-run`, so that the dry run names the cut the real run makes.
+    pub fn cut_offset_for(&self, target: i64) -> Result<i64> {
+        if target >= self.log_end_offset {
+            return Ok(self.log_end_offset);
+        }
+        if self.first_offset().is_none_or(|f| target < f) {
+            return Ok(target);
+        }
+        let Some(loc) = self.locate(target)? else { return Ok(self.log_end_offset) };
+        let bytes = self.segments[loc.segment].read_log()?;
+        let base = BatchIter::starting_at(&bytes, loc.position as usize).next().map(|b| b.base_offset());
+        Ok(base.map_or(self.log_end_offset, |b| b.min(target)))
+    }
+
     /// `UnifiedLog.truncateTo(target)`: cut the log at the first batch whose lastOffset ≥
     /// `target` (so a batch straddling the target goes whole), delete later segments, drop
     /// index entries at or above it, and truncate the epoch cache from the new end. Returns
@@ -446,15 +506,19 @@ impl Log {
     pub fn truncate_to(&mut self, target: i64) -> Result<i64> {
         self.finish()?;
         self.writer = None;
-        if target >= self.log_end_offset {
+        let cut = self.cut_offset_for(target)?;
+        if cut >= self.log_end_offset {
             let leo = self.log_end_offset;
             self.update_epoch_cache(|c| c.truncate_from_end(leo))?;
             return Ok(leo);
         }
-        if self.first_offset().is_none_or(|f| target < f) {
-            return self.truncate_fully_and_start_at(target);
+        if self.first_offset().is_none_or(|f| cut < f) {
+            return self.truncate_fully_and_start_at(cut);
         }
-        let loc = self.locate(target)?.expect("a batch at or after the target below the LEO");
+        let Some(loc) = self.locate(cut)? else {
+            // `cut_offset_for` found a batch there; nothing is cut if it is gone.
+            return Ok(self.log_end_offset);
+        };
         for seg in self.segments.drain(loc.segment + 1..).collect::<Vec<_>>() {
             delete_segment_files(&seg)?;
         }
@@ -490,6 +554,61 @@ impl Log {
         Ok(offset)
     }
 
+    /// Make the epoch cache know every epoch stamped on the log's tail: each v2 epoch above the
+    /// cache's latest is assigned at the first valid batch (below the LEO) stamped with it, as
+    /// `LogSegment.recover` does for the segments it scans. Run when klog repairs an
+    /// interrupted write, before the local recovery from the recovery point (whose own
+    /// assignments would otherwise start the epoch at the recovered segment): the dead writer
+    /// may have died between a batch and its epoch entry (klog before the write order was
+    /// fixed), leaving stamped batches below the recovery point. Recovery's
+    /// `truncateFromEnd(LEO)` then drops any entry past what it keeps. The scan is bounded: it
+    /// starts at the latest segment whose first batch carries an epoch the cache already
+    /// knows, and never before the segment holding the latest entry's start offset. Returns
+    /// the entries added.
+    pub fn assign_epochs_from_tail(&mut self) -> Result<Vec<epoch_cache::EpochEntry>> {
+        let Some(last) = self.segments.len().checked_sub(1) else { return Ok(Vec::new()) };
+        let latest = self.epoch_cache.latest();
+        let floor = latest.map_or(0, |l| self.segment_for(l.start_offset).unwrap_or(0));
+        let above_latest =
+            |b: &RawBatch<'_>| b.magic() >= 2 && latest.is_none_or(|l| b.partition_leader_epoch() > l.leader_epoch);
+        let mut start = last;
+        while start > floor {
+            let bytes = self.segments[start].read_log()?;
+            // An empty segment (just rolled) or one opening with a new epoch: that epoch may
+            // have started in an earlier segment.
+            let go_back = BatchIter::new(&bytes).next().is_none_or(|b| above_latest(&b));
+            if !go_back {
+                break;
+            }
+            start -= 1;
+        }
+        let mut added = Vec::new();
+        let leo = self.log_end_offset;
+        for seg in &self.segments[start..] {
+            let bytes = seg.read_log()?;
+            for batch in BatchIter::new(&bytes) {
+                if batch.next_offset() > leo {
+                    break;
+                }
+                if batch.verify().is_err() {
+                    continue;
+                }
+                let epoch = batch.partition_leader_epoch();
+                if batch.magic() >= 2
+                    && epoch >= 0
+                    && self.epoch_cache.latest_epoch().is_none_or(|l| epoch > l)
+                    && self.epoch_cache.assign(epoch, batch.base_offset())
+                {
+                    added.push(epoch_cache::EpochEntry { leader_epoch: epoch, start_offset: batch.base_offset() });
+                }
+            }
+        }
+        if !added.is_empty() {
+            self.write_epoch_cache()?;
+        }
+        Ok(added)
+    }
+
     /// Re-read the segment list and LEO after files were changed underneath (recovery).
     pub fn reload(&mut self, log_start_offset: i64) -> Result<()> {
         self.writer = None;
@@ -504,10 +623,10 @@ impl Log {
 /// the new end (`OffsetIndex.truncateTo`, `TimeIndex.truncateTo`).
 pub fn truncate_indexes(seg: &Segment, position: u64, end_offset: i64) -> Result<()> {
     truncate_index_file(&seg.index_path(), index::OFFSET_ENTRY_BYTES, |c| {
-        index::decode_offset_entries(c, seg.base_offset).next().is_some_and(|e| e.position < position)
+        index::offset_entry_at(c, seg.base_offset, 0).is_some_and(|e| e.position < position)
     })?;
     truncate_index_file(&seg.time_index_path(), index::TIME_ENTRY_BYTES, |c| {
-        index::decode_time_entries(c, seg.base_offset).next().is_some_and(|e| e.offset < end_offset)
+        index::time_entry_at(c, seg.base_offset, 0).is_some_and(|e| e.offset < end_offset)
     })
 }
 
@@ -523,12 +642,14 @@ fn truncate_index_file(path: &Path, entry_bytes: usize, keep: impl Fn(&[u8]) -> 
     Ok(())
 }
 
+/// Delete a segment's files, the `.log` last: a death part-way leaves either a whole segment
+/// or one without indexes (which the next load recovers), never index files without a log.
 fn delete_segment_files(seg: &Segment) -> Result<()> {
     for path in [
-        seg.log_path(),
-        seg.index_path(),
-        seg.time_index_path(),
         names::build_segment_path(&seg.dir, seg.base_offset, names::TXN_INDEX_SUFFIX),
+        seg.time_index_path(),
+        seg.index_path(),
+        seg.log_path(),
     ] {
         durable::remove_file(&path)?;
     }
@@ -547,4 +668,67 @@ fn delete_snapshots_above(dir: &Path, log_end_offset: i64) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::{encode_batch, BatchSpec};
+    use crate::format::record::NewRecord;
+
+    /// A log in `dir` holding batches 0..=2, 3..=4 and 5 (epoch 1, then 2 from offset 5).
+    fn three_batch_log(dir: &Path) -> Log {
+        let mut log = Log::open(dir, LogConfig::default(), 0).unwrap();
+        let rec = NewRecord { timestamp: 1, key: None, value: Some(b"v".to_vec()), headers: vec![] };
+        for (base, count, epoch) in [(0i64, 3usize, 1i32), (3, 2, 1), (5, 1, 2)] {
+            let bytes = encode_batch(&BatchSpec::plain(base, epoch), &vec![rec.clone(); count]);
+            let batch = BatchIter::new(&bytes).next().unwrap();
+            log.append_batch(batch).unwrap();
+        }
+        log.finish().unwrap();
+        log
+    }
+
+    #[test]
+    fn cut_offset_for_names_the_base_of_the_batch_holding_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        assert_eq!(log.log_end_offset(), 6);
+        let cuts: Vec<i64> = [0, 1, 2, 3, 4, 5, 6, 99].iter().map(|t| log.cut_offset_for(*t).unwrap()).collect();
+        assert_eq!(cuts, vec![0, 0, 0, 3, 3, 5, 6, 6]);
+    }
+
+    #[test]
+    fn truncate_to_cuts_where_cut_offset_for_says() {
+        for target in 0..=7 {
+            let dir = tempfile::tempdir().unwrap();
+            let mut log = three_batch_log(dir.path());
+            let predicted = log.cut_offset_for(target).unwrap();
+            assert_eq!(log.truncate_to(target).unwrap(), predicted, "target {target}");
+            assert_eq!(Log::open(dir.path(), LogConfig::default(), 0).unwrap().log_end_offset(), predicted);
+        }
+    }
+
+    #[test]
+    fn append_assigns_each_new_epoch_at_its_first_batch_and_writes_the_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let cache: Vec<(i32, i64)> =
+            log.epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
+        assert_eq!(cache, vec![(1, 0), (2, 5)]);
+        // The checkpoint on disk says the same (written synchronously on assign).
+        let on_disk = checkpoint::read_epoch_checkpoint(&dir.path().join(names::LEADER_EPOCH_CHECKPOINT)).unwrap();
+        assert_eq!(on_disk, cache);
+    }
+
+    #[test]
+    fn assign_epochs_from_tail_restores_an_epoch_the_cache_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = three_batch_log(dir.path());
+        log.update_epoch_cache(|c| c.clear()).unwrap();
+        let added = log.assign_epochs_from_tail().unwrap();
+        let pairs: Vec<(i32, i64)> = added.iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
+        assert_eq!(pairs, vec![(1, 0), (2, 5)]);
+        assert!(log.assign_epochs_from_tail().unwrap().is_empty(), "nothing more to add");
+    }
 }

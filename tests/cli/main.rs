@@ -1,5 +1,6 @@
 //! Integration tests through the real `klog` binary, one module per area.
 
+mod bad_input;
 mod common;
 mod crash;
 mod demo;
@@ -9,8 +10,11 @@ mod generated;
 mod golden;
 mod histories;
 mod kill;
+mod log_trust;
 mod ranges;
+mod readme;
 mod real;
 mod scenarios;
 mod storage;
 mod terminal;
+mod trust;
