@@ -136,7 +136,7 @@ fn a_terminal_reporting_width_0_gets_the_80_column_layout() {
     if !script_available() {
         return;
     }
-    compare_session(&README_SESSION[..10], 0, |_| {});
+    compare_session(README_SESSION, 0, |_| {});
 }
 
 fn copy_dir(from: &Path, to: &Path) {
