@@ -162,7 +162,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
 }
 
 fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Write>) -> Result<()> {
-    let req = (a).into();
+    let req = a.into();
     // Progress in bytes of the replica's segments, from the batches going by.
     let mut bar = progress(settings, "dump", "bytes");
     let (mut total, mut before, mut segment_end) = (0u64, 0u64, 0u64);

@@ -489,9 +489,14 @@ where
 {
     move |text: &str| {
         let out_of_range = || format!("must be between {min} and {max} ({why})");
-        let n: i128 = text.trim().parse().map_err(|_| match text.trim().parse::<f64>() {
-            Ok(_) => out_of_range(),
-            Err(_) => format!("not a whole number (expected {min} to {max})"),
+        let digits = text.trim().strip_prefix(['-', '+']).unwrap_or(text.trim());
+        let n: i128 = text.trim().parse().map_err(|_| {
+            // All digits but too many for any integer: out of range, not malformed.
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                out_of_range()
+            } else {
+                format!("not a whole number (expected {min} to {max})")
+            }
         })?;
         if !(min..=max).contains(&n) {
             return Err(out_of_range());
@@ -503,13 +508,13 @@ where
 /// Kafka's topic name rules (`org.apache.kafka.common.internals.Topic.validate`).
 fn topic_name(text: &str) -> std::result::Result<String, String> {
     if text.is_empty() || text.len() > 249 {
-        return Err("a topic name has 1 to 249 characters (Kafka's Topic.MAX_NAME_LENGTH)".into());
+        return Err("invalid topic name: it has 1 to 249 characters (Kafka's Topic.MAX_NAME_LENGTH)".into());
     }
     if text == "." || text == ".." {
-        return Err("a topic name cannot be `.` or `..`".into());
+        return Err("invalid topic name: `.` and `..` are reserved".into());
     }
     if let Some(c) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
-        return Err(format!("{c:?} is not allowed in a topic name (only a-z A-Z 0-9 . _ -)"));
+        return Err(format!("invalid topic name: {c:?} is not allowed in a topic name (only a-z A-Z 0-9 . _ -)"));
     }
     Ok(text.to_string())
 }
@@ -959,6 +964,8 @@ mod tests {
         assert!(err(&["elect", "a", "--epoch", "-1"]).contains("between 0 and 2147483647"));
         assert!(err(&["append", "a", "--count", "1", "--value-size", "3000000000"]).contains("i32"));
         assert!(err(&["dump", "a", "--from", "x"]).contains("not a whole number"));
+        assert!(err(&["dump", "a", "--limit", "1.5"]).contains("not a whole number"));
+        assert!(err(&["dump", "a", "--limit", &"9".repeat(50)]).contains("must be between 0 and"));
         assert!(err(&["create", "a", "--topic", "a/b"]).contains("not allowed in a topic name"));
         assert!(matches!(cli(&["fetch", "--leader", "a", "b", "--rounds", "1000000"]).command, Command::Fetch(_)));
     }
