@@ -12,6 +12,12 @@ use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // The hidden fault seam of the crash tests (`klog::durable`): kill, fail or power-cut
+    // the Nth durable step. Read here because only `main` reads the environment.
+    if let Err(e) = std::env::var("KLOG_FAULT").map_or(Ok(()), |spec| klog::durable::install_faults(&spec)) {
+        eprintln!("klog: error: KLOG_FAULT: {e}");
+        return ExitCode::from(2);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -15,7 +15,6 @@ use super::Log;
 use crate::durable;
 use crate::error::Result;
 use crate::format::batch::{BatchIter, ScanStop};
-use std::fs::File;
 
 /// A batch (or unframed bytes) that recovery removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,8 +112,7 @@ pub fn recover_log(
         if i < first_to_scan && !missing_index {
             if !dry_run && !seg.time_index_path().exists() {
                 // Kafka creates a missing time index empty rather than rebuilding it.
-                File::create(seg.time_index_path())
-                    .map_err(|e| crate::error::Error::io(seg.time_index_path(), "create", e))?;
+                durable::create_file(&seg.time_index_path())?;
             }
             i += 1;
             continue;
