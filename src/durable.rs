@@ -34,6 +34,15 @@ fn step<T>(op: Op, path: &Path, to: Option<&Path>, run: impl FnOnce() -> std::io
     Ok(out)
 }
 
+/// Run one fsync step, which the seam's `nosync` may model without issuing it.
+fn sync_step(op: Op, path: &Path, run: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<()> {
+    if fault::before(op, path, None)? != Go::Skip {
+        run()?;
+    }
+    fault::after(op, path, None);
+    Ok(())
+}
+
 /// Write `bytes` at the current end of `file` (opened for append); one write step. A torn
 /// write of the seam writes the first half and ends the process.
 fn write_step(file: &mut File, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -86,17 +95,19 @@ pub fn write_at(path: &Path, position: u64, bytes: &[u8]) -> Result<()> {
 
 /// fsync an open file (data and metadata).
 pub fn sync_file(file: &File, path: &Path) -> Result<()> {
-    step(Op::Fsync, path, None, || file.sync_all()).at(path, "fsync")
+    sync_step(Op::Fsync, path, || file.sync_all()).at(path, "fsync")
 }
 
 /// fsync a file by path.
 pub fn sync_path(path: &Path) -> Result<()> {
-    step(Op::Fsync, path, None, || File::open(path)?.sync_all()).at(path, "fsync")
+    let file = File::open(path).at(path, "open")?;
+    sync_file(&file, path)
 }
 
 /// fsync a directory so that names created, renamed or removed in it survive a crash.
 pub fn sync_dir(dir: &Path) -> Result<()> {
-    step(Op::FsyncDir, dir, None, || File::open(dir)?.sync_all()).at(dir, "fsync directory")
+    let d = File::open(dir).at(dir, "open directory")?;
+    sync_step(Op::FsyncDir, dir, || d.sync_all()).at(dir, "fsync directory")
 }
 
 /// fsync the directory holding `path`.

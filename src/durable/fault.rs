@@ -20,7 +20,10 @@
 //! - `fail@N` — step N is not done and returns an I/O error, which the command reports as
 //!   any other error (exit 2);
 //! - `powerloss@N` — just before step N, put the disk in the state a power loss at that
-//!   moment would leave, then exit as `kill`.
+//!   moment would leave, then exit as `kill`;
+//! - `nosync` — fsync steps are counted, traced and modelled but not issued to the operating
+//!   system (a kill does not lose the page cache, and the power-loss model, not the disk,
+//!   decides what a power loss keeps: so crash tests need no real fsync and run fast).
 //!
 //! At most one of `kill`, `torn`, `fail` and `powerloss` may be given.
 //!
@@ -83,6 +86,8 @@ pub(crate) enum Go {
     Whole,
     /// Write the first half of the bytes, then call [`die_torn`].
     Torn,
+    /// An fsync step under `nosync`: count it, model it, do not issue it.
+    Skip,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +102,7 @@ enum Fault {
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Spec {
     trace: Option<PathBuf>,
+    nosync: bool,
     fault: Option<(Fault, u64)>,
 }
 
@@ -110,8 +116,12 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
             out.trace = Some(PathBuf::from(path));
             continue;
         }
+        if item == "nosync" {
+            out.nosync = true;
+            continue;
+        }
         let Some((kind, n)) = item.split_once('@') else {
-            return Err(format!("{item:?}: expected trace=PATH, kill@N, torn@N, fail@N or powerloss@N"));
+            return Err(format!("{item:?}: expected trace=PATH, nosync, kill@N, torn@N, fail@N or powerloss@N"));
         };
         let fault = match kind {
             "kill" => Fault::Kill,
@@ -241,7 +251,7 @@ static STATE: Mutex<Option<State>> = Mutex::new(None);
 /// nothing.
 pub fn install(spec: &str) -> Result<(), String> {
     let spec = parse_spec(spec)?;
-    if spec.trace.is_none() && spec.fault.is_none() {
+    if spec == Spec::default() {
         return Ok(());
     }
     let mut state = STATE.lock().unwrap_or_else(|e| e.into_inner());
@@ -321,6 +331,7 @@ fn before_slow(op: Op, path: &Path, to: Option<&Path>) -> io::Result<Go> {
                 }
             }
         }
+        _ if state.spec.nosync && matches!(op, Op::Fsync | Op::FsyncDir) => Ok(Go::Skip),
         _ => Ok(Go::Whole),
     }
 }
@@ -343,7 +354,8 @@ mod tests {
     #[test]
     fn spec_parses_each_fault_and_a_trace() {
         let s = parse_spec("trace=/tmp/t, kill@3").unwrap();
-        assert_eq!(s, Spec { trace: Some(PathBuf::from("/tmp/t")), fault: Some((Fault::Kill, 3)) });
+        assert_eq!(s, Spec { trace: Some(PathBuf::from("/tmp/t")), nosync: false, fault: Some((Fault::Kill, 3)) });
+        assert!(parse_spec("nosync,fail@2").unwrap().nosync);
         assert_eq!(parse_spec("torn@1").unwrap().fault, Some((Fault::Torn, 1)));
         assert_eq!(parse_spec("fail@12").unwrap().fault, Some((Fault::Fail, 12)));
         assert_eq!(parse_spec("powerloss@7").unwrap().fault, Some((Fault::PowerLoss, 7)));
