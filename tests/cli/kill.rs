@@ -524,3 +524,43 @@ fn a_simulated_power_loss_survives_a_fault_at_every_durable_step() {
         fail: false,
     });
 }
+
+#[test]
+fn a_bad_fault_spec_is_refused_with_exit_2_before_anything_runs() {
+    let lab = Lab::new();
+    let out = klog().args(["create", s(&lab.path("l"))]).env("KLOG_FAULT", "explode@3").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("KLOG_FAULT") && err.contains("explode@3"), "{err}");
+    assert!(!lab.path("l").exists(), "nothing was created");
+}
+
+#[test]
+fn an_injected_failure_is_reported_with_the_path_and_the_step_and_leaves_no_temporary_file() {
+    let lab = Lab::new();
+    let l = lab.create("l", 1, &[]);
+    ok(&["elect", s(&l), "--epoch", "0"]);
+    let trace = lab.path("trace");
+    let args = ["append", s(&l), "a0", "--flush"].map(String::from);
+    copy_dir(&l, &lab.path("template"));
+    let (c, _, _) = run_with_fault(&args, &format!("nosync,trace={}", s(&trace)));
+    assert_eq!(c, 0);
+    // The failing run starts from the same state, at the same path.
+    fs::remove_dir_all(&l).unwrap();
+    copy_dir(&lab.path("template"), &l);
+    let steps = read_trace(&trace, lab.dir.path());
+    let (k, st) = steps.iter().enumerate().find(|(_, st)| st.op == "rename").expect("a rename step");
+    let (c, out, err) = run_with_fault(&args, &format!("fail@{}", k + 1));
+    assert_eq!(c, 2, "{out}{err}");
+    let target = st.path.split(" -> ").nth(1).unwrap();
+    assert!(
+        err.starts_with(&format!(
+            "klog: error: {}: rename failed: injected fault at step {}",
+            s(&lab.dir.path().join(target)),
+            k + 1
+        )),
+        "{err}"
+    );
+    let tmp = lab.dir.path().join(st.path.split(" -> ").next().unwrap());
+    assert!(!tmp.exists(), "the failed atomic write left {}", tmp.display());
+}
