@@ -295,11 +295,8 @@ fn run_scenario(sc: &Scenario) {
             set.insert(after[r].checkpoints[name].clone());
         }
     }
-    for (fault, k, run) in &runs {
+    for (_, k, run) in runs.iter().filter(|(fault, _, _)| *fault == Fault::Kill) {
         let renamed_before = (*k as usize).checked_sub(2).map(|j| &steps[j]).filter(|st| st.op == "rename");
-        if *fault != Fault::Kill {
-            continue;
-        }
         if let Some(st) = renamed_before {
             for r in &touched {
                 for name in CHECKPOINTS {
