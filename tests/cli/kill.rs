@@ -46,6 +46,18 @@ const KNOWN: &[(&str, RangeInclusive<u64>)] = &[
     // does (`min(recoveryPointCheckpoint, logEndOffset)`). The fix belongs to local recovery
     // (helper A's `src/log` change or the lead's recover command), not to the seam.
     ("recover --leader kip279", 17..=33),
+    // KNOWN: local recovery cuts segment 0 at its bad batch (step 1) and deletes the later
+    // segment 7 only afterwards (step 13); a kill in between leaves segment 0 ending at offset
+    // 6 and segment 7 starting at 7, both valid, so the next recovery keeps a log with a hole
+    // (and `check` does not see it). Kafka's `LogLoader.recoverLog` has the same order
+    // (`recoverSegment`, then `removeAndDeleteSegmentsAsync`). Fixed by helper A's change to
+    // recovery (the later segments go before the cut).
+    ("recover (corrupt first segment)", 2..=13),
+    // KNOWN: `crash --power-loss` cuts segment 0 back to the recovery point (steps 7-10)
+    // before it removes the never-flushed segment 7 (steps 11-16); a kill in between leaves a
+    // hole (offsets 3..=6 gone, 7 and 8 kept). The fix, in the crash simulation's logic (not
+    // the seam): remove the lost later segments first, last one first, then cut.
+    ("crash --power-loss", 8..=11),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +123,8 @@ struct Scenario {
     /// Also fail each step with an I/O error (on disk a failed step is mostly a kill at it,
     /// so a few scenarios are enough to cover the error paths).
     fail: bool,
+    /// Damage done by hand to the prepared replicas (under the root), after `prepare_more`.
+    damage: Option<fn(&Path)>,
 }
 
 /// Replace `@l` / `@f` by the replica dirs under `root`.
@@ -243,6 +257,9 @@ fn run_scenario(sc: &Scenario) {
     fs::create_dir_all(&root).unwrap();
     for cmd in sc.prepare.iter().chain(sc.prepare_more) {
         ok(&resolve(cmd, &root).iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    if let Some(damage) = sc.damage {
+        damage(&root);
     }
     let before: BTreeMap<&str, View> = REPLICAS.iter().map(|r| (*r, view(&root.join(r)))).collect();
     fs::rename(&root, &template).unwrap();
@@ -392,7 +409,8 @@ fn fault_run_at(
 /// Records that a fault must not lose or change: those below the recovery point before the
 /// command that the command keeps, and those below the recovery point the fault left on disk
 /// (the command had made them durable). Every record left must be the one the replica held
-/// before the command or after it, at the same offset with the same leader epoch.
+/// before the command or after it, at the same offset with the same leader epoch, and the
+/// offsets left must have no hole.
 fn lost_records(
     label: &str,
     replica: &str,
@@ -420,6 +438,13 @@ fn lost_records(
             problems.push(format!("{label}: {replica} holds offset {o} {rec:?}, neither the old nor the new record"));
         }
     }
+    // klog's logs are never compacted: a hole means a cut that did not reach the log end.
+    let offsets: Vec<i64> = recovered.records.keys().copied().collect();
+    for pair in offsets.windows(2) {
+        if pair[1] != pair[0] + 1 {
+            problems.push(format!("{label}: {replica} has a hole: offset {} follows offset {}", pair[1], pair[0]));
+        }
+    }
     problems
 }
 
@@ -431,6 +456,7 @@ fn append_with_flush_survives_a_fault_at_every_durable_step() {
         prepare_more: &[&["elect", "@l", "--epoch", "1", "--isr", "@f", "--epoch-entry", "first-append"]],
         command: [APPEND_FOUR, &["--flush"]].concat(),
         fail: true,
+        damage: None,
     });
 }
 
@@ -442,6 +468,7 @@ fn append_without_flush_survives_a_fault_at_every_durable_step() {
         prepare_more: &[],
         command: APPEND_FOUR.to_vec(),
         fail: false,
+        damage: None,
     });
 }
 
@@ -453,6 +480,7 @@ fn fetch_with_flush_survives_a_fault_at_every_durable_step() {
         prepare_more: &[APPEND_FOUR],
         command: vec!["fetch", "--leader", "@l", "@f", "--flush"],
         fail: false,
+        damage: None,
     });
 }
 
@@ -464,6 +492,7 @@ fn local_recovery_survives_a_fault_at_every_durable_step() {
         prepare_more: &[APPEND_FOUR, &["crash", "@l", "--torn-bytes", "7"]],
         command: vec!["recover", "@l"],
         fail: false,
+        damage: None,
     });
 }
 
@@ -475,6 +504,28 @@ fn kip279_truncation_survives_a_fault_at_every_durable_step() {
         prepare_more: &[],
         command: vec!["recover", "@f", "--leader", "@l", "--mode", "kip279"],
         fail: false,
+        damage: None,
+    });
+}
+
+/// Flip the last byte of `l`'s first segment: its last batch (a3, a4, never flushed) fails its
+/// CRC, so recovery cuts that segment and deletes the later one.
+fn flip_last_byte_of_the_first_segment(root: &Path) {
+    let path = root.join("l/demo-0/00000000000000000000.log");
+    let mut bytes = fs::read(&path).unwrap();
+    *bytes.last_mut().expect("a non-empty first segment") ^= 0xff;
+    fs::write(&path, bytes).unwrap();
+}
+
+#[test]
+fn local_recovery_that_cuts_a_segment_and_deletes_later_ones_survives_a_fault_at_every_durable_step() {
+    run_scenario(&Scenario {
+        name: "recover (corrupt first segment)",
+        prepare: LEADER_AND_FOLLOWER,
+        prepare_more: &[APPEND_FOUR, &["crash", "@l"]],
+        command: vec!["recover", "@l"],
+        fail: false,
+        damage: Some(flip_last_byte_of_the_first_segment),
     });
 }
 
@@ -486,6 +537,7 @@ fn stop_survives_a_fault_at_every_durable_step() {
         prepare_more: &[APPEND_FOUR],
         command: vec!["stop", "@l"],
         fail: false,
+        damage: None,
     });
 }
 
@@ -497,6 +549,7 @@ fn elect_survives_a_fault_at_every_durable_step() {
         prepare_more: &[],
         command: vec!["elect", "@l", "--epoch", "1", "--isr", "@f"],
         fail: false,
+        damage: None,
     });
 }
 
@@ -508,6 +561,7 @@ fn flush_survives_a_fault_at_every_durable_step() {
         prepare_more: &[APPEND_FOUR],
         command: vec!["flush", "@l"],
         fail: false,
+        damage: None,
     });
 }
 
@@ -519,6 +573,7 @@ fn a_simulated_power_loss_survives_a_fault_at_every_durable_step() {
         prepare_more: &[APPEND_FOUR],
         command: vec!["crash", "@l", "--power-loss"],
         fail: false,
+        damage: None,
     });
 }
 
