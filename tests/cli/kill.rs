@@ -45,8 +45,8 @@ const KNOWN: &[(&str, &[Fault], RangeInclusive<u64>)] = &[
     // the HW above the new LEO, and local `klog recover` on a replica still marked running
     // reports "nothing to recover" instead of clamping them to the LEO as Kafka's `LogLoader`
     // does (`min(recoveryPointCheckpoint, logEndOffset)`). The fix belongs to local recovery
-    // (helper A's `src/log` change or the lead's recover command), not to the seam; on a trial
-    // merge with helper A's branch (088aef2) these steps pass.
+    // or to the lead's recover command, not to the seam; these steps still fail on a trial
+    // merge with helper A's branch (088aef2).
     ("recover --leader kip279", ALL, 17..=33),
     // KNOWN: local recovery cuts segment 0 at its bad batch (step 1) and deletes the later
     // segment 7 only afterwards (step 13); a kill in between leaves segment 0 ending at offset
