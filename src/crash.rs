@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, CRC_START};
 use crate::log::names;
 use crate::log::segment::Segment;
-use crate::replica::{forget_volatile_state, Replica};
+use crate::replica::{forget_volatile_state, open_log_dir_for_write, Replica};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
@@ -92,8 +92,33 @@ fn next_random(state: &mut u64) -> u64 {
     state.wrapping_mul(0x2545_F491_4F6C_DD1D)
 }
 
+impl CrashOptions {
+    /// Whether any damage beyond the unclean stop itself is asked for.
+    fn damages(&self) -> bool {
+        self.power_loss
+            || self.torn_bytes.is_some()
+            || self.flip_byte.is_some()
+            || self.high_watermark.is_some()
+            || self.drop_epoch_checkpoint
+            || self.drop_index
+    }
+}
+
+/// Crash the broker that owns the log dir of `dir`: every partition of the dir loses its
+/// volatile state and the dir its clean-shutdown marker (a crash stops a whole broker). Damage
+/// options hit the one selected partition.
 pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions) -> Result<CrashReport> {
-    let mut replica = Replica::open_mut_stopped_ok(dir, partition)?;
+    let mut w = open_log_dir_for_write(dir, partition)?;
+    if w.targets.len() > 1 && opts.damages() {
+        let names: Vec<String> = w.replicas.iter().map(|r| r.paths.name()).collect();
+        return Err(Error::Usage(format!(
+            "{}: damage options hit one partition, and this log dir holds {}: pick one with --partition NAME",
+            dir.display(),
+            names.len()
+        )));
+    }
+    let mut replica = w.replicas.swap_remove(w.targets[0]);
+    let mut rest = std::mem::take(&mut w.replicas);
     let segments = replica.log.segments().to_vec();
     let active = segments.last().cloned();
     let active_size = match &active {
@@ -157,7 +182,11 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         log_end_offset_before: leo,
         damage: Vec::new(),
     };
+    w.lock.keep();
     forget_volatile_state(&mut replica)?;
+    for other in &mut rest {
+        forget_volatile_state(other)?;
+    }
     if opts.power_loss {
         power_loss(&replica, &segments, &mut report)?;
     }

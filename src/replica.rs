@@ -42,7 +42,8 @@ impl ReplicaPaths {
 }
 
 /// Whether `dir` is itself a partition dir: named `<topic>-<partition>` and holding a segment,
-/// `leader-epoch-checkpoint` or `partition.metadata`.
+/// `leader-epoch-checkpoint` or `partition.metadata` (Kafka's own files; a `photos-2024/`
+/// folder is not one).
 pub fn looks_like_partition_dir(dir: &Path) -> bool {
     let Some(name) = dir.file_name().and_then(|n| n.to_str()) else { return false };
     if names::parse_topic_partition(name).is_none() {
@@ -52,35 +53,73 @@ pub fn looks_like_partition_dir(dir: &Path) -> bool {
     entries.flatten().any(|e| {
         let n = e.file_name();
         let n = n.to_string_lossy();
-        n.ends_with(names::LOG_SUFFIX) || n == names::LEADER_EPOCH_CHECKPOINT || n == names::PARTITION_METADATA
+        (n.ends_with(names::LOG_SUFFIX) && names::parse_file_offset(&n).is_some())
+            || n == names::LEADER_EPOCH_CHECKPOINT
+            || n == names::PARTITION_METADATA
     })
 }
 
-/// The partition dirs directly under a log dir, sorted by name.
+/// What a log dir says about itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogDirKind {
+    /// It has `meta.properties`: a broker's (or klog's) log dir.
+    Kafka,
+    /// No `meta.properties`, but klog's state file.
+    Klog,
+    /// Partition dirs only: a partial copy, readable but never written.
+    Partial,
+}
+
+/// Classify a log dir by the files Kafka (or klog) writes at its top level.
+pub fn log_dir_kind(log_dir: &Path) -> LogDirKind {
+    if log_dir.join(META_PROPERTIES).is_file() {
+        LogDirKind::Kafka
+    } else if log_dir.join(KLOG_STATE).is_file() {
+        LogDirKind::Klog
+    } else {
+        LogDirKind::Partial
+    }
+}
+
+/// The partition dirs directly under a log dir, in natural order (`t-2` before `t-10`).
 pub fn list_partition_dirs(log_dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for entry in fs::read_dir(log_dir).at(log_dir, "list directory")? {
         let entry = entry.at(log_dir, "list directory")?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if entry.file_type().at(entry.path(), "stat")?.is_dir() && names::parse_topic_partition(name).is_some() {
+        if entry.file_type().at(entry.path(), "stat")?.is_dir() && looks_like_partition_dir(&entry.path()) {
             out.push(entry.path());
         }
     }
-    out.sort();
+    out.sort_by_cached_key(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        match names::parse_topic_partition(&name) {
+            Some((topic, partition)) => (topic, partition, name),
+            None => (name.clone(), -1, name),
+        }
+    });
     Ok(out)
 }
 
 /// Resolve a command-line path (log dir or partition dir) to a replica's paths.
 pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
     let meta = fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::layout(path, "no such directory"),
+        std::io::ErrorKind::NotFound => Error::layout(path, "no such file or directory"),
         _ => Error::io(path, "stat", e),
     })?;
     if !meta.is_dir() {
-        return Err(Error::layout(path, "not a directory (expected a Kafka log dir or partition dir)"));
+        return Err(Error::layout(
+            path,
+            "not a directory (expected a Kafka log dir or partition dir; `klog dump FILE` reads one file)",
+        ));
     }
-    let (log_dir, partition_dir) = if looks_like_partition_dir(path) && partition.is_none() {
+    let (log_dir, partition_dir) = if looks_like_partition_dir(path) {
+        let own = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if let Some(want) = partition.filter(|w| *w != own) {
+            return Err(Error::layout(
+                path,
+                format!("is the partition dir of {own}, but --partition names {want}; name the log dir above it"),
+            ));
+        }
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -91,12 +130,15 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
         let names: Vec<String> =
             dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
         match partition {
-            Some(want) => match dirs.iter().position(|d| d.file_name().is_some_and(|n| n == want)) {
+            Some(want) => match names.iter().position(|n| n == want) {
                 Some(i) => (path.to_path_buf(), dirs[i].clone()),
+                None if names.is_empty() => {
+                    return Err(Error::layout(path, format!("no partition {want} here: it holds no partition dir")))
+                }
                 None => {
                     return Err(Error::layout(
                         path,
-                        format!("no partition {want:?} here (partitions: {})", list_or_none(&names)),
+                        format!("no partition {want} here (it holds {})", name_list(&names)),
                     ))
                 }
             },
@@ -105,13 +147,14 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
                 0 => {
                     return Err(Error::layout(
                         path,
-                        "not a replica dir: no <topic>-<partition> directory in it (create one with `klog create`)",
+                        "not a Kafka log dir: no <topic>-<partition> directory holding Kafka files in it \
+                         (create one with `klog create`)",
                     ))
                 }
                 n => {
                     return Err(Error::layout(
                         path,
-                        format!("holds {n} partitions; pick one with --partition NAME: {}", list_or_none(&names)),
+                        format!("holds {n} partitions; pick one with --partition NAME ({})", name_list(&names)),
                     ))
                 }
             },
@@ -123,11 +166,33 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
     Ok(ReplicaPaths { log_dir, partition_dir, topic, partition })
 }
 
-fn list_or_none(names: &[String]) -> String {
-    if names.is_empty() {
-        "none".into()
-    } else {
+/// Every partition of a log dir (for commands that act on a whole broker: `stop`, `crash`).
+pub fn resolve_all(path: &Path, partition: Option<&str>) -> Result<Vec<ReplicaPaths>> {
+    if partition.is_some() || looks_like_partition_dir(path) {
+        return Ok(vec![resolve(path, partition)?]);
+    }
+    let dirs = match fs::metadata(path) {
+        Ok(m) if m.is_dir() => list_partition_dirs(path)?,
+        _ => return Ok(vec![resolve(path, None)?]),
+    };
+    if dirs.len() <= 1 {
+        return Ok(vec![resolve(path, None)?]);
+    }
+    dirs.iter()
+        .map(|d| {
+            let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            resolve(path, Some(&name))
+        })
+        .collect()
+}
+
+/// At most ten names, then how many more: a refusal stays one readable line.
+fn name_list(names: &[String]) -> String {
+    const SHOWN: usize = 10;
+    if names.len() <= SHOWN {
         names.join(", ")
+    } else {
+        format!("{}, and {} more", names[..SHOWN].join(", "), names.len() - SHOWN)
     }
 }
 
@@ -151,6 +216,10 @@ impl Role {
 /// A member of a leader's ISR other than the leader itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IsrMember {
+    /// The member's identity (see [`Replica::identity`]): what its dir says it is.
+    #[serde(default)]
+    pub id: String,
+    /// Where the member was when it was named (shown to people, never used to match).
     pub dir: PathBuf,
     pub replica_id: Option<i32>,
 }
@@ -161,13 +230,13 @@ pub struct VolatileState {
     pub role: Role,
     /// The leader epoch this replica knows as current (−1: none yet).
     pub leader_epoch: i32,
-    /// A follower's leader (canonical log dir).
+    /// A follower's leader: its identity.
     #[serde(default)]
-    pub leader: Option<PathBuf>,
+    pub leader: Option<String>,
     /// A leader's ISR, without itself.
     #[serde(default)]
     pub isr: Vec<IsrMember>,
-    /// A leader's view of each follower's LEO: the fetch offset of its latest fetch.
+    /// A leader's view of each follower's LEO, by follower identity: its latest fetch offset.
     #[serde(default)]
     pub follower_fetch_offsets: BTreeMap<String, i64>,
 }
@@ -218,6 +287,11 @@ impl From<TopicConfig> for LogConfig {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct PartitionEntry {
     config: Option<TopicConfig>,
+    /// The largest leader epoch this replica has ever seen (led, followed or found in a batch).
+    /// Durable: no crash removes it, so no election reuses an epoch (replication-model.md,
+    /// operation 1; in Kafka the controller owns this number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    largest_leader_epoch: Option<i32>,
     state: Option<VolatileState>,
 }
 
@@ -227,22 +301,34 @@ struct KlogStateFile {
     partitions: BTreeMap<String, PartitionEntry>,
 }
 
+/// Decode klog's state file. `path` names the file in errors.
+fn parse_state_file(bytes: &[u8], path: &Path) -> Result<KlogStateFile> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        // serde_json counts lines and columns; the byte position is what the other errors give.
+        let position: usize =
+            bytes.split_inclusive(|b| *b == b'\n').take(e.line().saturating_sub(1)).map(<[u8]>::len).sum::<usize>()
+                + e.column().saturating_sub(1);
+        Error::corrupt(path, position as u64, format!("klog state file is not valid: {e}"))
+    })
+}
+
 fn read_state_file(path: &Path) -> Result<KlogStateFile> {
     match fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| Error::malformed(path, e.line(), format!("klog state file does not parse: {e}"))),
+        Ok(bytes) => parse_state_file(&bytes, path),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(KlogStateFile { version: 1, ..Default::default() }),
         Err(e) => Err(Error::io(path, "read", e)),
     }
 }
 
-/// `meta.properties` keys.
+/// `meta.properties` keys (Java properties: `key=value` or `key: value`, `#`/`!` comments).
 pub fn read_meta_properties(path: &Path) -> Result<BTreeMap<String, String>> {
-    let text = match fs::read_to_string(path) {
+    let bytes = match fs::read(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
         Err(e) => return Err(Error::io(path, "read", e)),
     };
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| Error::corrupt(path, e.valid_up_to() as u64, "meta.properties is not UTF-8 text"))?;
     let mut out = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -257,6 +343,67 @@ pub fn read_meta_properties(path: &Path) -> Result<BTreeMap<String, String>> {
     Ok(out)
 }
 
+/// The log dir's `.lock`, held the way a broker holds it: a POSIX record lock (`fcntl`), which
+/// is what Java's `FileChannel.tryLock` takes, so klog and a live broker see each other.
+pub struct DirLock {
+    file: File,
+    path: PathBuf,
+    /// klog created the file; it is removed again if the command never wrote anything.
+    created: bool,
+    /// The command went on to write: the lock file stays, as a broker leaves it.
+    kept: bool,
+}
+
+impl DirLock {
+    /// Take the lock on `log_dir/.lock`, refusing (not waiting) if another process holds it.
+    pub fn acquire(log_dir: &Path) -> Result<DirLock> {
+        let path = log_dir.join(LOCK_FILE);
+        let created = !path.exists();
+        let file =
+            fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).at(&path, "open lock")?;
+        let mut lock = DirLock { file, path, created, kept: false };
+        // SAFETY: `flock` is a plain C struct; every field is set below or zero.
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = libc::F_WRLCK as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        fl.l_start = 0;
+        fl.l_len = 0; // the whole file, as FileChannel.tryLock() locks 0..Long.MAX_VALUE
+        use std::os::fd::AsRawFd;
+        // SAFETY: the fd is open for the life of `lock.file`; F_SETLK reads `fl` only.
+        let rc = unsafe { libc::fcntl(lock.file.as_raw_fd(), libc::F_SETLK, &fl) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            lock.created = false; // someone else's file: never remove it
+            return match e.raw_os_error() {
+                Some(libc::EACCES) | Some(libc::EAGAIN) => Err(Error::Locked { path: log_dir.to_path_buf() }),
+                _ => Err(Error::io(&lock.path, "lock", e)),
+            };
+        }
+        Ok(lock)
+    }
+
+    /// The command is about to write: the lock file stays.
+    pub fn keep(&mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        if self.created && !self.kept {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A problem with a file read while opening a replica read-only; the value it would have given
+/// is taken as absent, and the reader shows it as a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadProblem {
+    pub path: PathBuf,
+    pub what: String,
+}
+
 /// A replica opened for reading or writing.
 pub struct Replica {
     pub paths: ReplicaPaths,
@@ -268,10 +415,20 @@ pub struct Replica {
     pub clean_shutdown: bool,
     /// `node.id` / `broker.id` from `meta.properties`.
     pub replica_id: Option<i32>,
+    /// `directory.id` from `meta.properties` (KRaft log dirs and klog's own).
+    pub directory_id: Option<String>,
+    /// `cluster.id` from `meta.properties`.
+    pub cluster_id: Option<String>,
     pub topic_config: Option<TopicConfig>,
     pub state: Option<VolatileState>,
-    /// Held for the life of a mutating open.
-    _lock: Option<File>,
+    /// The durable largest leader epoch from klog's state file, if it has one.
+    largest_leader_epoch_recorded: Option<i32>,
+    /// What the log dir says about itself.
+    pub kind: LogDirKind,
+    /// Files that could not be read in a read-only open (empty for a write open).
+    pub problems: Vec<LoadProblem>,
+    /// Held for the life of a write open.
+    lock: Option<DirLock>,
 }
 
 fn checkpoint_offset(path: &Path, paths: &ReplicaPaths) -> Result<Option<i64>> {
@@ -281,78 +438,177 @@ fn checkpoint_offset(path: &Path, paths: &ReplicaPaths) -> Result<Option<i64>> {
         .map(|e| e.offset))
 }
 
+/// A value read from a file: a writer stops at the first problem; a reader notes it and goes
+/// on without the value (`None`).
+fn tolerated<T>(read: Result<T>, strictness: Strictness, problems: &mut Vec<LoadProblem>) -> Result<Option<T>> {
+    match read {
+        Ok(v) => Ok(Some(v)),
+        Err(e) if strictness == Strictness::Tolerate => match &e {
+            Error::Corrupt { path, .. } | Error::Malformed { path, .. } => {
+                problems.push(LoadProblem { path: path.clone(), what: e.to_string() });
+                Ok(None)
+            }
+            _ => Err(e),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// How strictly a load treats a file it cannot read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strictness {
+    /// A writer refuses: it must not act on a replica it does not fully understand.
+    Refuse,
+    /// A reader goes on without the value and reports the problem.
+    Tolerate,
+}
+
 impl Replica {
-    /// Open read-only: nothing on disk changes, whatever state the dir is in.
+    /// Open read-only: nothing on disk changes, whatever state the dir is in. A checkpoint,
+    /// `meta.properties` or state file that does not parse is recorded in `problems` and
+    /// treated as absent, so `dump` and `check` still show the log.
     pub fn open(path: &Path, partition: Option<&str>) -> Result<Replica> {
         let paths = resolve(path, partition)?;
-        Replica::load(paths, None)
+        Replica::load(paths, None, Strictness::Tolerate)
     }
 
-    fn load(paths: ReplicaPaths, lock: Option<File>) -> Result<Replica> {
-        let state_file = read_state_file(&paths.log_dir_file(KLOG_STATE))?;
+    /// Open for writing, the one way every mutating command opens a replica: resolve, refuse a
+    /// directory that is not a Kafka log dir, take the lock, load and validate every file.
+    /// Nothing is written: the caller validates its request (against [`Replica::will_run_as`],
+    /// the state a start would leave), then calls [`Replica::start`], then acts. A command that
+    /// refuses before `start` leaves the tree byte-identical.
+    pub fn open_for_write(path: &Path, partition: Option<&str>) -> Result<Replica> {
+        let paths = resolve(path, partition)?;
+        Replica::open_paths_for_write(paths)
+    }
+
+    /// [`Replica::open_for_write`] on resolved paths.
+    pub fn open_paths_for_write(paths: ReplicaPaths) -> Result<Replica> {
+        if log_dir_kind(&paths.log_dir) == LogDirKind::Partial {
+            return Err(Error::layout(
+                &paths.log_dir,
+                "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
+            ));
+        }
+        let lock = DirLock::acquire(&paths.log_dir)?;
+        Replica::load(paths, Some(lock), Strictness::Refuse)
+    }
+
+    fn load(paths: ReplicaPaths, lock: Option<DirLock>, strictness: Strictness) -> Result<Replica> {
+        let mut problems = Vec::new();
+        let state_file =
+            tolerated(read_state_file(&paths.log_dir_file(KLOG_STATE)), strictness, &mut problems)?.unwrap_or_default();
         let entry = state_file.partitions.get(&paths.name()).cloned().unwrap_or_default();
         let config: LogConfig = entry.config.map(Into::into).unwrap_or_default();
-        let log_start_checkpoint =
-            checkpoint_offset(&paths.log_dir_file(names::LOG_START_OFFSET_CHECKPOINT), &paths)?.unwrap_or(0);
-        let hw = checkpoint_offset(&paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT), &paths)?.unwrap_or(0);
-        let recovery_point =
-            checkpoint_offset(&paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT), &paths)?.unwrap_or(0);
+        let offset = |name: &str| checkpoint_offset(&paths.log_dir_file(name), &paths);
+        let mut read_offset = |name: &str| -> Result<i64> {
+            Ok(tolerated(offset(name), strictness, &mut problems)?.flatten().unwrap_or(0))
+        };
+        let log_start_checkpoint = read_offset(names::LOG_START_OFFSET_CHECKPOINT)?;
+        let hw = read_offset(names::REPLICATION_OFFSET_CHECKPOINT)?;
+        let recovery_point = read_offset(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;
+        let meta = tolerated(read_meta_properties(&paths.log_dir_file(META_PROPERTIES)), strictness, &mut problems)?
+            .unwrap_or_default();
         let log = Log::open(&paths.partition_dir, config, log_start_checkpoint)?;
         let log_start_offset = log.first_offset().map_or(log_start_checkpoint, |f| f.max(log_start_checkpoint));
-        let meta = read_meta_properties(&paths.log_dir_file(META_PROPERTIES))?;
         let replica_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.parse().ok());
         let clean_shutdown = paths.log_dir_file(CLEAN_SHUTDOWN_MARKER).exists();
-        // Kept as checkpointed (a forensic reader wants the raw value); `start` clamps it to
-        // [logStartOffset, LEO] as Kafka's `Partition.createLog` does.
-        let high_watermark = hw;
+        let kind = log_dir_kind(&paths.log_dir);
+        // The HW is kept as checkpointed (a forensic reader wants the raw value); `start` clamps
+        // it to [logStartOffset, LEO] as Kafka's `Partition.createLog` does.
         Ok(Replica {
             paths,
             log,
-            high_watermark,
+            high_watermark: hw,
             recovery_point,
             log_start_offset,
             clean_shutdown,
             replica_id,
+            directory_id: meta.get("directory.id").cloned(),
+            cluster_id: meta.get("cluster.id").cloned(),
             topic_config: entry.config,
             state: entry.state,
-            _lock: lock,
+            largest_leader_epoch_recorded: entry.largest_leader_epoch,
+            kind,
+            problems,
+            lock,
         })
     }
 
-    /// Take the log dir's lock (refusing, not waiting, if another process holds it).
-    pub fn lock(log_dir: &Path) -> Result<File> {
-        let path = log_dir.join(LOCK_FILE);
-        let file =
-            fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).at(&path, "open lock")?;
-        match file.try_lock() {
-            Ok(()) => Ok(file),
-            Err(fs::TryLockError::WouldBlock) => Err(Error::Locked { path: log_dir.to_path_buf() }),
-            Err(fs::TryLockError::Error(e)) => Err(Error::io(&path, "lock", e)),
-        }
+    /// The volatile state the replica will have once started: as it is if running, else a
+    /// follower that knows no leader yet (what a restarted broker is until told otherwise).
+    pub fn will_run_as(&self) -> VolatileState {
+        self.state.clone().unwrap_or_else(VolatileState::started)
     }
 
-    /// Open for writing: lock, and start the replica if it is not running (local recovery
-    /// after an unclean stop, whose report is returned).
-    pub fn open_mut(path: &Path, partition: Option<&str>) -> Result<(Replica, Option<RecoveryReport>)> {
-        let paths = resolve(path, partition)?;
-        let lock = Replica::lock(&paths.log_dir)?;
-        let mut replica = Replica::load(paths, Some(lock))?;
-        let report =
-            if replica.state.is_none() { Some(replica.start()?) } else { replica.repair_interrupted_write()? };
-        Ok((replica, report))
+    /// Bring the replica up before a command acts on it, as a broker does when it opens the
+    /// log: a stopped replica gets local recovery (after an unclean stop) or none (after a
+    /// clean one), its checkpoints clamped, and runs as a follower knowing no leader; a running
+    /// replica whose last writer died mid-write has its tail cut. The clean-shutdown marker is
+    /// removed before anything else is written (KAFKA-10471: a marker must never outlive a
+    /// write). Returns what recovery did, if it ran.
+    pub fn start(&mut self) -> Result<Option<RecoveryReport>> {
+        if let Some(lock) = self.lock.as_mut() {
+            lock.keep();
+        }
+        let marker = self.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER);
+        if self.state.is_some() {
+            durable::remove_file(&marker)?;
+            self.clean_shutdown = false;
+            return self.repair_interrupted_write();
+        }
+        let clean = self.clean_shutdown;
+        durable::remove_file(&marker)?;
+        self.clean_shutdown = false;
+        let report = recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, clean, false)?;
+        let leo = self.log.log_end_offset();
+        let recovery_point = if clean { leo } else { self.recovery_point.min(leo) };
+        self.set_recovery_point(recovery_point)?;
+        let hw = self.high_watermark.clamp(self.log_start_offset.min(leo), leo);
+        self.set_high_watermark(hw)?;
+        self.state = Some(VolatileState::started());
+        self.save_state()?;
+        Ok(Some(report))
+    }
+
+    /// What [`Replica::start`] would do, without writing: the in-memory view (LEO, epoch cache)
+    /// becomes what local recovery would leave and the report says what it would cut. For
+    /// dry runs and read-only forecasts.
+    pub fn preview_start(&mut self) -> Result<Option<RecoveryReport>> {
+        if self.state.is_some() && self.log.tail_is_clean() {
+            return Ok(None);
+        }
+        let clean = self.clean_shutdown && self.state.is_none();
+        let mut report = recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, clean, true)?;
+        report.interrupted_write = self.state.is_some();
+        Ok(Some(report))
+    }
+
+    /// A broker's data dir that klog has never written its state into (the operator names the
+    /// leader of its partitions).
+    pub fn is_broker_dir(&self) -> bool {
+        self.kind == LogDirKind::Kafka
+            && self.state.is_none()
+            && self.topic_config.is_none()
+            && self.largest_leader_epoch_recorded.is_none()
     }
 
     /// A running replica whose active segment ends in a partial batch (or a partial index
     /// entry) was being written by a command that died. The bytes of every whole batch are in
     /// the page cache, as after a killed broker; the tail is cut by local recovery from the
     /// recovery point, and the replica keeps running with its volatile state.
-    pub fn repair_interrupted_write(&mut self) -> Result<Option<RecoveryReport>> {
+    fn repair_interrupted_write(&mut self) -> Result<Option<RecoveryReport>> {
         if self.log.tail_is_clean() {
             return Ok(None);
         }
+        // The dead writer may have left stamped batches below the recovery point whose epoch
+        // the cache lacks; recovery then drops whatever starts past the new log end.
+        let assigned = self.log.assign_epochs_from_tail()?;
         let mut report =
             recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, false, false)?;
         report.interrupted_write = true;
+        let kept: Vec<_> = assigned.into_iter().filter(|e| self.log.epoch_cache().entries().contains(e)).collect();
+        report.epochs_added.splice(0..0, kept);
         let leo = self.log.log_end_offset();
         if self.recovery_point > leo {
             self.set_recovery_point(leo)?;
@@ -363,34 +619,8 @@ impl Replica {
         Ok(Some(report))
     }
 
-    /// Open for writing without starting it (for `crash`, `stop`, `recover`).
-    pub fn open_mut_stopped_ok(path: &Path, partition: Option<&str>) -> Result<Replica> {
-        let paths = resolve(path, partition)?;
-        let lock = Replica::lock(&paths.log_dir)?;
-        Replica::load(paths, Some(lock))
-    }
-
     pub fn is_running(&self) -> bool {
         self.state.is_some()
-    }
-
-    /// What a broker does when it opens the log: after an unclean stop, local recovery; in
-    /// either case the marker goes and the replica runs (as a follower with no leader yet).
-    pub fn start(&mut self) -> Result<RecoveryReport> {
-        let clean = self.clean_shutdown;
-        let report = recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, clean, false)?;
-        let leo = self.log.log_end_offset();
-        let recovery_point = if clean { leo } else { self.recovery_point.min(leo) };
-        self.set_recovery_point(recovery_point)?;
-        let hw = self.high_watermark.clamp(self.log_start_offset.min(leo), leo);
-        self.set_high_watermark(hw)?;
-        if clean {
-            durable::remove_file(&self.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER))?;
-            self.clean_shutdown = false;
-        }
-        self.state = Some(VolatileState::started());
-        self.save_state()?;
-        Ok(report)
     }
 
     pub fn log_end_offset(&self) -> i64 {
@@ -405,16 +635,64 @@ impl Replica {
         self.state.as_ref().map(|s| s.role)
     }
 
-    /// The largest leader epoch this replica has seen: its cache or its volatile state.
+    /// No batch and no epoch-cache entry: a replica that has never held data.
+    pub fn is_empty(&self) -> bool {
+        self.log.log_end_offset() == self.log_start_offset && self.log.epoch_cache().entries().is_empty()
+    }
+
+    /// The largest leader epoch this replica has seen: the durable record, its cache and its
+    /// volatile state (a broker dir without klog's state has only its cache).
     pub fn largest_known_epoch(&self) -> Option<i32> {
         let cached = self.log.epoch_cache().latest_epoch();
         let current = self.state.as_ref().map(|s| s.leader_epoch).filter(|e| *e >= 0);
-        cached.max(current)
+        cached.max(current).max(self.largest_leader_epoch_recorded)
     }
 
-    /// Canonical path of the log dir, the replica's identity among replicas.
-    pub fn identity(&self) -> PathBuf {
-        fs::canonicalize(&self.paths.log_dir).unwrap_or_else(|_| self.paths.log_dir.clone())
+    /// Record durably that this replica has seen `leader_epoch` (before any byte stamped with
+    /// it is written, so that no crash can make klog forget it).
+    pub fn note_epoch_seen(&mut self, leader_epoch: i32) -> Result<()> {
+        if self.largest_leader_epoch_recorded.is_some_and(|e| e >= leader_epoch) {
+            return Ok(());
+        }
+        self.largest_leader_epoch_recorded = Some(leader_epoch);
+        self.save_state()
+    }
+
+    /// What this replica is among replicas, from what its dir says: `directory.id`, else
+    /// `node.id`/`broker.id`, else (a partial copy) the canonical path. Copying a lab with
+    /// `cp -a` keeps every replica's identity, so the copy works as the original did.
+    pub fn identity(&self) -> String {
+        if let Some(id) = &self.directory_id {
+            return format!("directory.id={id}");
+        }
+        if let Some(id) = self.replica_id {
+            return format!("node.id={id}");
+        }
+        let path = fs::canonicalize(&self.paths.log_dir).unwrap_or_else(|_| self.paths.log_dir.clone());
+        format!("path={}", path.display())
+    }
+
+    /// Refuse a pair of dirs that are one replica (the same dir, or copies of one).
+    pub fn ensure_distinct(&self, other: &Replica) -> Result<()> {
+        let same_dir = fs::canonicalize(&self.paths.log_dir).ok() == fs::canonicalize(&other.paths.log_dir).ok();
+        if same_dir {
+            return Err(Error::Usage(format!(
+                "{} and {} are the same replica dir",
+                self.paths.log_dir.display(),
+                other.paths.log_dir.display()
+            )));
+        }
+        if self.identity() == other.identity() {
+            return Err(Error::layout(
+                &other.paths.log_dir,
+                format!(
+                    "says it is the same replica as {} ({}): copies of one dir cannot replicate to each other",
+                    self.paths.log_dir.display(),
+                    self.identity()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Rewrite the HW checkpoint entry (klog writes it every time the HW changes).
@@ -446,6 +724,7 @@ impl Replica {
         let entry = file.partitions.entry(self.paths.name()).or_default();
         entry.config = self.topic_config;
         entry.state = self.state.clone();
+        entry.largest_leader_epoch = self.largest_known_epoch();
         let mut text = serde_json::to_string_pretty(&file).expect("state serializes");
         text.push('\n');
         durable::write_atomic(&path, text.as_bytes())
@@ -463,7 +742,42 @@ impl Replica {
         self.set_recovery_point(leo)
     }
 
-    /// Check that `other` replicates the same topic-partition.
+    /// Closed as a clean shutdown leaves a partition: not running, nothing to recover, every
+    /// byte flushed (recovery point at the LEO). The dir-wide marker may be written only when
+    /// every partition of the dir is closed.
+    pub fn is_closed(&self) -> bool {
+        self.state.is_none() && self.log.tail_is_clean() && self.recovery_point == self.log_end_offset()
+    }
+
+    /// Why `other` cannot be a replica of the same partition although the names agree: another
+    /// cluster (`cluster.id` in `meta.properties`) or another topic of the same name (`topic_id`
+    /// in `partition.metadata`). `None` when nothing says so.
+    pub fn foreign_to(&self, other: &Replica) -> Option<String> {
+        if let (Some(a), Some(b)) = (&self.cluster_id, &other.cluster_id) {
+            if a != b {
+                return Some(format!(
+                    "belongs to cluster {b} but {} belongs to cluster {a}: replicas of different clusters",
+                    self.paths.log_dir.display()
+                ));
+            }
+        }
+        let topic_id = |r: &Replica| {
+            fs::read_to_string(r.paths.partition_dir.join(names::PARTITION_METADATA))
+                .ok()
+                .and_then(|t| t.lines().find_map(|l| l.strip_prefix("topic_id:").map(|v| v.trim().to_string())))
+        };
+        if let (Some(a), Some(b)) = (topic_id(self), topic_id(other)) {
+            if a != b {
+                return Some(format!(
+                    "has topic id {b} but {} has {a}: a different topic of the same name",
+                    self.paths.partition_dir.display()
+                ));
+            }
+        }
+        None
+    }
+
+    /// Check that `other` replicates the same topic-partition of the same cluster.
     pub fn ensure_same_partition(&self, other: &Replica) -> Result<()> {
         if self.paths.topic != other.paths.topic || self.paths.partition != other.paths.partition {
             return Err(Error::layout(
@@ -476,19 +790,73 @@ impl Replica {
                 ),
             ));
         }
+        if let Some(why) = self.foreign_to(other) {
+            return Err(Error::layout(&other.paths.log_dir, why));
+        }
         Ok(())
     }
 }
 
-/// Write the files of a brand-new replica dir (used by `create`).
-pub fn write_new_replica(
-    log_dir: &Path,
-    topic: &str,
-    partition: i32,
-    replica_id: i32,
-    config: TopicConfig,
-    created: &str,
-) -> Result<ReplicaPaths> {
+/// Every partition of one log dir opened for writing under its one lock, for the commands that
+/// act on a whole broker (`stop`, `crash`). `targets` are the indexes in `replicas` that the
+/// command line selected (all of them when it named the log dir without `--partition`).
+pub struct LogDirWrite {
+    pub lock: DirLock,
+    pub replicas: Vec<Replica>,
+    pub targets: Vec<usize>,
+}
+
+/// Open the log dir holding `path` for writing: refuse a dir that is not a Kafka log dir, take
+/// its lock, load and validate every partition. Nothing is written.
+pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<LogDirWrite> {
+    let selected = resolve_all(path, partition)?;
+    let log_dir = selected[0].log_dir.clone();
+    if log_dir_kind(&log_dir) == LogDirKind::Partial {
+        return Err(Error::layout(
+            &log_dir,
+            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
+        ));
+    }
+    let lock = DirLock::acquire(&log_dir)?;
+    let mut all: Vec<ReplicaPaths> = list_partition_dirs(&log_dir)?
+        .iter()
+        .filter_map(|d| {
+            let name = d.file_name()?.to_string_lossy().into_owned();
+            let (topic, partition) = names::parse_topic_partition(&name)?;
+            Some(ReplicaPaths { log_dir: log_dir.clone(), partition_dir: d.clone(), topic, partition })
+        })
+        .collect();
+    for p in &selected {
+        if !all.iter().any(|a| a.partition_dir == p.partition_dir) {
+            all.push(p.clone());
+        }
+    }
+    let targets = all
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| selected.iter().any(|p| p.partition_dir == a.partition_dir))
+        .map(|(i, _)| i)
+        .collect();
+    let replicas = all.into_iter().map(|p| Replica::load(p, None, Strictness::Refuse)).collect::<Result<_>>()?;
+    Ok(LogDirWrite { lock, replicas, targets })
+}
+
+/// Write a brand-new log dir's `meta.properties` (used by `create`): the replica id as
+/// `node.id`, a `directory.id` of its own, and klog's one cluster id.
+pub fn write_new_log_dir(log_dir: &Path, replica_id: i32, created: &str) -> Result<()> {
+    let cluster_id = crate::util::derived_uuid("klog-cluster");
+    let canonical = fs::canonicalize(log_dir).unwrap_or_else(|_| log_dir.to_path_buf());
+    let directory_id = crate::util::derived_uuid(&format!("klog-dir:{}", canonical.display()));
+    let meta = format!(
+        "#\n#{created}\nnode.id={replica_id}\ndirectory.id={directory_id}\nversion=1\ncluster.id={cluster_id}\n"
+    );
+    durable::write_atomic(&log_dir.join(META_PROPERTIES), meta.as_bytes())
+}
+
+/// Add an empty partition to a klog log dir (used by `create`): its dir with an empty segment,
+/// `partition.metadata` and `leader-epoch-checkpoint`, its entries in the log-dir checkpoints,
+/// and its entry in klog's state file (running, a follower of no leader yet).
+pub fn add_partition(log_dir: &Path, topic: &str, partition: i32, config: TopicConfig) -> Result<ReplicaPaths> {
     let partition_dir = log_dir.join(format!("{topic}-{partition}"));
     durable::create_dir(&partition_dir)?;
     let topic_id = crate::util::derived_uuid(&format!("klog-topic:{topic}"));
@@ -503,13 +871,6 @@ pub fn write_new_replica(
         durable::sync_path(&path)?;
     }
     durable::sync_dir(&partition_dir)?;
-    let cluster_id = crate::util::derived_uuid("klog-cluster");
-    let canonical = fs::canonicalize(log_dir).unwrap_or_else(|_| log_dir.to_path_buf());
-    let directory_id = crate::util::derived_uuid(&format!("klog-dir:{}", canonical.display()));
-    let meta = format!(
-        "#\n#{created}\nnode.id={replica_id}\ndirectory.id={directory_id}\nversion=1\ncluster.id={cluster_id}\n"
-    );
-    durable::write_atomic(&log_dir.join(META_PROPERTIES), meta.as_bytes())?;
     for name in [
         names::REPLICATION_OFFSET_CHECKPOINT,
         names::RECOVERY_POINT_OFFSET_CHECKPOINT,
@@ -519,13 +880,16 @@ pub fn write_new_replica(
         checkpoint::update_offset_checkpoint(&log_dir.join(name), topic, partition, offset)?;
     }
     let paths = ReplicaPaths { log_dir: log_dir.to_path_buf(), partition_dir, topic: topic.to_string(), partition };
-    let mut state = KlogStateFile { version: 1, ..Default::default() };
-    state
-        .partitions
-        .insert(paths.name(), PartitionEntry { config: Some(config), state: Some(VolatileState::started()) });
+    let state_path = log_dir.join(KLOG_STATE);
+    let mut state = read_state_file(&state_path)?;
+    state.version = 1;
+    state.partitions.insert(
+        paths.name(),
+        PartitionEntry { config: Some(config), largest_leader_epoch: None, state: Some(VolatileState::started()) },
+    );
     let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
     text.push('\n');
-    durable::write_atomic(&log_dir.join(KLOG_STATE), text.as_bytes())?;
+    durable::write_atomic(&state_path, text.as_bytes())?;
     Ok(paths)
 }
 

@@ -61,14 +61,18 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     if total == 0 {
         return Err(Error::Usage("nothing to append: give VALUEs, --stdin or --count".into()));
     }
-    let (mut replica, startup) = Replica::open_mut(req.dir, req.partition)?;
-    let state = replica.state().cloned().expect("running after open_mut");
+    let mut replica = Replica::open_for_write(req.dir, req.partition)?;
+    let state = replica.will_run_as();
     if state.role != Role::Leader {
-        return Err(Error::state(
-            &replica.paths.log_dir,
-            "not the leader: only a leader appends (make it one with `klog elect`)",
-        ));
+        let why = if replica.is_running() {
+            "not the leader: only a leader appends (make it one with `klog elect`)"
+        } else {
+            "not running (it crashed or was stopped), so it restarts as a follower: only a leader appends \
+             (make it one with `klog elect`)"
+        };
+        return Err(Error::state(&replica.paths.log_dir, why));
     }
+    let startup = replica.start()?;
     let per_batch = req.records_per_batch.unwrap_or(match &req.values {
         Values::Given(_) => total,
         Values::Generated { value_size, .. } => {

@@ -57,17 +57,26 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
     let total_bytes: u64 = replica.log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
     let mut bytes_before_segment;
     let mut c = Checker { findings: Vec::new() };
+    // Files that could not be read: shown as findings, the rest of the replica still checked.
+    for p in &replica.problems {
+        c.add(&p.path, None, None, p.what.clone());
+    }
     let mut notes = Vec::new();
     let mut report_counts = (0u64, 0u64, 0u64);
     let cache = replica.log.epoch_cache();
     let epoch_path = replica.paths.partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
     // The checkpoint as written must already be strictly increasing (it is replayed on load).
     let raw = checkpoint::read_epoch_checkpoint(&epoch_path)?;
+    let epoch_lines = match std::fs::read(&epoch_path) {
+        Ok(bytes) => checkpoint::line_positions(&String::from_utf8_lossy(&bytes)),
+        Err(_) => Vec::new(),
+    };
     for (i, w) in raw.windows(2).enumerate() {
         if w[1].0 <= w[0].0 || w[1].1 <= w[0].1 {
             c.add(
                 &epoch_path,
-                None,
+                // Line i + 4 (1-based): the version and count lines come first.
+                epoch_lines.get(i + 3).copied(),
                 None,
                 format!(
                     "line {}: entry ({} {}) does not increase over ({} {}) in both epoch and start offset",
@@ -85,11 +94,27 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
     let mut mismatch: Option<(i32, Option<i32>, i64, i64, PathBuf, u64)> = None;
     let mut stamped_epochs = std::collections::BTreeSet::new();
     let segments = replica.log.segments();
+    let mut previous_segment_end: Option<i64> = None;
     for (si, seg) in segments.iter().enumerate() {
         let path = seg.log_path();
         let bytes = seg.read_log()?;
         bytes_before_segment = report_counts.2;
         report_counts.2 += bytes.len() as u64;
+        if let Some(end) = previous_segment_end.filter(|e| seg.base_offset > *e) {
+            // Kafka never leaves a hole between segments of a log it wrote (compaction
+            // aside): a split of an overflowed segment or a recovery that died mid-way does.
+            c.add(
+                &path,
+                Some(0),
+                Some(seg.base_offset),
+                format!(
+                    "segment starts at offset {} but the previous segment ends at {end}: offsets {end}..={} are missing",
+                    seg.base_offset,
+                    seg.base_offset - 1
+                ),
+            );
+        }
+        let mut segment_end = seg.base_offset;
         let mut index_check = IndexCheck::open(seg, &mut c)?;
         let mut iter = BatchIter::new(&bytes);
         let mut first = true;
@@ -111,6 +136,18 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
                 );
             } else if let Err(d) = batch.verify() {
                 c.add(&path, Some(batch.position), Some(base), format!("invalid batch: {}", d.what));
+            }
+            if !index::offset_fits_segment(seg.base_offset, last) {
+                c.add(
+                    &path,
+                    Some(batch.position),
+                    Some(base),
+                    format!(
+                        "last offset {last} is outside the 32-bit relative range of segment {} \
+                         (LogSegmentOffsetOverflowException: Kafka's loader splits the segment here)",
+                        seg.base_offset
+                    ),
+                );
             }
             if first && base < seg.base_offset {
                 c.add(
@@ -194,7 +231,9 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
                 }
             }
             index_check.on_batch(&mut c, batch.position, last, batch.max_timestamp());
+            segment_end = segment_end.max(batch.next_offset());
         }
+        previous_segment_end = Some(segment_end);
         match iter.stop() {
             Some(ScanStop::Partial { position, len }) => c.add(
                 &path,
@@ -211,6 +250,18 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
     }
     flush_mismatch(&mut c, mismatch.take());
     let leo = replica.log_end_offset();
+    // Producer snapshots past the log end describe state that no longer exists; Kafka's
+    // loader deletes them (`LogLoader.load`, `ProducerStateManager.truncateAndReload`).
+    for (path, offset) in snapshot_files(&replica.paths.partition_dir)? {
+        if offset > leo {
+            c.add(
+                &path,
+                None,
+                Some(offset),
+                format!("producer snapshot at offset {offset} is above the log end offset {leo}"),
+            );
+        }
+    }
     if cache.is_empty() && report_counts.0 > 0 {
         notes.push("the epoch cache is empty: Kafka rebuilds it only for segments it recovers".into());
     }
@@ -228,19 +279,30 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
         }
     }
     let hw_path = replica.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
-    if replica.high_watermark > leo {
+    let (topic, partition) = (&replica.paths.topic, replica.paths.partition);
+    // The LEO counts valid batches only. When bytes past it are damaged (reported above),
+    // checkpoints above it are a consequence of that damage, not data gone missing.
+    let tail_damaged = !replica.log.tail_is_clean();
+    if tail_damaged && (replica.high_watermark > leo || replica.recovery_point > leo) {
+        notes.push(format!(
+            "the high watermark ({}) or recovery point ({}) is above the log end offset {leo} of the valid \
+             batches: the bytes past it are damaged",
+            replica.high_watermark, replica.recovery_point
+        ));
+    }
+    if replica.high_watermark > leo && !tail_damaged {
         c.add(
             &hw_path,
-            None,
+            checkpoint::offset_line_position(&hw_path, topic, partition)?,
             Some(replica.high_watermark),
             format!("high watermark {} is above the log end offset {leo}", replica.high_watermark),
         );
     }
     let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
-    if replica.recovery_point > leo {
+    if replica.recovery_point > leo && !tail_damaged {
         c.add(
             &rp_path,
-            None,
+            checkpoint::offset_line_position(&rp_path, topic, partition)?,
             Some(replica.recovery_point),
             format!(
                 "recovery point {} is above the log end offset {leo}: flushed data is missing",
@@ -262,6 +324,22 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
         record_count: report_counts.1,
         bytes_checked: report_counts.2,
     })
+}
+
+/// The `<offset>.snapshot` files of a partition dir.
+fn snapshot_files(dir: &Path) -> Result<Vec<(PathBuf, i64)>> {
+    use crate::error::IoContext;
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let (true, Some(offset)) = (name.ends_with(names::SNAPSHOT_SUFFIX), names::parse_file_offset(name)) {
+            out.push((entry.path(), offset));
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 fn flush_mismatch(c: &mut Checker, m: Option<(i32, Option<i32>, i64, i64, PathBuf, u64)>) {

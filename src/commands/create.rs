@@ -75,7 +75,8 @@ pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
         index_bytes_max: req.index_bytes_max,
         segment_ms: req.segment_ms,
     };
-    replica::write_new_replica(req.dir, req.topic, req.partition, req.replica_id, config, &java_date_now())
+    replica::write_new_log_dir(req.dir, req.replica_id, &java_date_now())?;
+    replica::add_partition(req.dir, req.topic, req.partition, config)
 }
 
 /// `java.util.Date.toString()` style for the meta.properties comment line (UTC).

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{IsrMember, Replica, Role, VolatileState};
 use std::collections::BTreeMap;
+use std::fs;
 use std::path::PathBuf;
 
 pub struct ElectRequest<'a> {
@@ -30,49 +31,52 @@ pub struct ElectReport {
 }
 
 pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
-    // Validate the ISR before touching the leader.
-    let leader_paths = crate::replica::resolve(req.dir, req.partition)?;
-    let mut isr = Vec::new();
+    let mut replica = Replica::open_for_write(req.dir, req.partition)?;
+    // The ISR members: replicas of the same partition, each distinct from the leader and from
+    // each other. Epochs they have seen count too: an election never reissues one.
+    let mut isr: Vec<IsrMember> = Vec::new();
+    let mut largest = replica.largest_known_epoch();
+    let mut largest_from = None;
     for dir in req.isr {
-        let member = Replica::open(dir, Some(&leader_paths.name())).or_else(|_| Replica::open(dir, None))?;
-        if member.paths.topic != leader_paths.topic || member.paths.partition != leader_paths.partition {
-            return Err(Error::layout(
-                dir,
-                format!("holds partition {} but the leader holds {}", member.paths.name(), leader_paths.name()),
-            ));
-        }
-        let id = member.identity();
-        if std::fs::canonicalize(&leader_paths.log_dir).ok().as_ref() == Some(&id) {
+        let member = Replica::open(dir, Some(&replica.paths.name())).or_else(|_| Replica::open(dir, req.partition))?;
+        replica.ensure_same_partition(&member)?;
+        if fs::canonicalize(&member.paths.log_dir).ok() == fs::canonicalize(&replica.paths.log_dir).ok() {
             continue; // the leader is always in its ISR
         }
-        if !isr.iter().any(|m: &IsrMember| m.dir == id) {
-            isr.push(IsrMember { dir: id, replica_id: member.replica_id });
+        replica.ensure_distinct(&member)?;
+        let id = member.identity();
+        if member.largest_known_epoch() > largest {
+            largest = member.largest_known_epoch();
+            largest_from = Some(member.paths.log_dir.display().to_string());
+        }
+        if !isr.iter().any(|m| m.id == id) {
+            let dir = fs::canonicalize(&member.paths.log_dir).unwrap_or_else(|_| member.paths.log_dir.clone());
+            isr.push(IsrMember { id, dir, replica_id: member.replica_id });
         }
     }
-    let (mut replica, startup) = Replica::open_mut(req.dir, req.partition)?;
-    let largest = replica.largest_known_epoch();
-    let epoch = match req.epoch {
-        Some(e) if e < 0 => return Err(Error::Usage(format!("invalid --epoch {e}: must be >= 0"))),
-        Some(e) if largest.is_some_and(|l| e <= l) => {
+    let seen_by = |l: i32| match &largest_from {
+        Some(m) => format!("the largest leader epoch {m} has seen ({l})"),
+        None => format!("the largest leader epoch this replica has seen ({l})"),
+    };
+    let epoch = match (req.epoch, largest) {
+        (Some(e), _) if e < 0 => return Err(Error::Usage(format!("invalid --epoch {e}: must be >= 0"))),
+        (Some(e), Some(l)) if e <= l => {
+            return Err(Error::state(&replica.paths.log_dir, format!("--epoch {e} is not above {}", seen_by(l))))
+        }
+        (Some(e), _) => e,
+        (None, Some(i32::MAX)) => {
             return Err(Error::state(
                 &replica.paths.log_dir,
                 format!(
-                    "--epoch {e} is not above the largest leader epoch this replica has seen ({})",
-                    largest.unwrap_or(-1)
+                    "no further election is possible: leader epochs are 32-bit and {} is the largest",
+                    seen_by(i32::MAX)
                 ),
             ))
         }
-        Some(e) => e,
-        None => largest.map_or(0, |l| l + 1),
+        (None, l) => l.map_or(0, |l| l + 1),
     };
+    let startup = replica.start()?;
     let leo = replica.log_end_offset();
-    let epoch_entry = match req.epoch_entry {
-        EpochEntryMode::OnElection => {
-            replica.log.update_epoch_cache(|c| c.assign(epoch, leo))?;
-            Some((epoch, leo))
-        }
-        EpochEntryMode::FirstAppend => None,
-    };
     let isr_names = isr.iter().map(|m| m.dir.display().to_string()).collect();
     replica.state = Some(VolatileState {
         role: Role::Leader,
@@ -81,11 +85,19 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
         isr,
         follower_fetch_offsets: BTreeMap::new(),
     });
+    // The new epoch is durable before anything is stamped with it.
+    replica.save_state()?;
+    let epoch_entry = match req.epoch_entry {
+        EpochEntryMode::OnElection => {
+            replica.log.update_epoch_cache(|c| c.assign(epoch, leo))?;
+            Some((epoch, leo))
+        }
+        EpochEntryMode::FirstAppend => None,
+    };
     // With the leader alone in the ISR the HW follows the LEO at once.
     if replica.state.as_ref().is_some_and(|s| s.isr.is_empty()) && leo > replica.high_watermark {
         replica.set_high_watermark(leo)?;
     }
-    replica.save_state()?;
     Ok(ElectReport {
         replica: replica.paths.log_dir.display().to_string(),
         leader_epoch: epoch,

@@ -1,4 +1,10 @@
-//! `klog fetch --leader L F`: follower fetch rounds with the HW piggyback lag.
+//! `klog fetch --leader L F`: follower fetch rounds with the HW piggyback lag
+//! (replication-model.md, operation 3).
+//!
+//! Both replicas are opened for writing, validated, and only then started and fetched: a
+//! refused fetch changes nothing. A leader is never fetched into; a replica that holds data
+//! fetches only as L's follower at L's current epoch (it became one through `recover --leader`);
+//! an empty replica's first fetch makes it L's follower.
 
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
@@ -22,6 +28,8 @@ pub struct FetchRequest<'a> {
 #[derive(Debug)]
 pub struct FetchReport {
     pub rounds: Vec<FetchRound>,
+    /// Repair of the leader's tail after a writer died mid-write, if it was needed.
+    pub leader_startup: Option<RecoveryReport>,
     pub follower_startup: Option<RecoveryReport>,
     pub caught_up: bool,
 }
@@ -32,44 +40,104 @@ impl FetchReport {
     }
 }
 
-/// Check both dirs before anything is written: both replicas of one partition, distinct, the
-/// leader running as leader at an epoch not below the follower's.
-pub fn open_pair(leader: &Path, follower: &Path, partition: Option<&str>) -> Result<(Replica, Replica)> {
-    let l = Replica::open(leader, partition)?;
-    let f = Replica::open(follower, Some(&l.paths.name())).or_else(|_| Replica::open(follower, partition))?;
-    if l.identity() == f.identity() {
-        return Err(Error::Usage(format!("leader and follower are the same replica dir ({})", leader.display())));
-    }
+/// Open a leader and another replica of its partition for writing, and check what every
+/// command between the two needs: distinct replicas of one partition of one cluster, the leader
+/// running as leader, and no epoch the other has seen above the leader's (FENCED_LEADER_EPOCH).
+/// Nothing is written.
+pub fn open_pair_for_write(leader: &Path, other: &Path, partition: Option<&str>) -> Result<(Replica, Replica)> {
+    let l = Replica::open_for_write(leader, partition)?;
+    let name = l.paths.name();
+    let f = match Replica::open_for_write(other, Some(&name)) {
+        Ok(f) => f,
+        Err(Error::Layout { .. }) if partition.is_none() => Replica::open_for_write(other, None)?,
+        Err(e) => return Err(e),
+    };
+    l.ensure_distinct(&f)?;
     l.ensure_same_partition(&f)?;
-    if l.role() != Some(Role::Leader) {
+    let state = l.will_run_as();
+    if state.role != Role::Leader {
         return Err(Error::state(
             &l.paths.log_dir,
             format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(&l)),
+        ));
+    }
+    if let Some(seen) = f.largest_known_epoch().filter(|e| *e > state.leader_epoch) {
+        return Err(Error::state(
+            &l.paths.log_dir,
+            format!(
+                "its leader epoch {} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
+                state.leader_epoch,
+                f.paths.log_dir.display()
+            ),
         ));
     }
     Ok((l, f))
 }
 
 pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
-    let (l, f) = open_pair(req.leader, req.follower, req.partition)?;
-    let leader_epoch = l.state().map_or(-1, |s| s.leader_epoch);
-    if let Some(fe) = f.largest_known_epoch() {
-        if fe > leader_epoch {
-            return Err(Error::state(
-                &f.paths.log_dir,
-                format!("has seen leader epoch {fe}, above the leader's epoch {leader_epoch} (FENCED_LEADER_EPOCH)"),
-            ));
-        }
+    let (mut leader, mut follower) = open_pair_for_write(req.leader, req.follower, req.partition)?;
+    let leader_epoch = leader.will_run_as().leader_epoch;
+    let f_state = follower.will_run_as();
+    let hint =
+        || format!("make it one with `klog recover --leader {} {}`", req.leader.display(), req.follower.display());
+    if f_state.role == Role::Leader {
+        return Err(Error::state(
+            &follower.paths.log_dir,
+            format!(
+                "is a leader (epoch {}): a leader is never fetched into; it must first become a follower of {}: {}",
+                f_state.leader_epoch,
+                req.leader.display(),
+                hint()
+            ),
+        ));
     }
-    let name = l.paths.name();
-    drop((l, f));
-    let (mut leader, _) = Replica::open_mut(req.leader, Some(&name))?;
-    let (mut follower, startup) = Replica::open_mut(req.follower, Some(&name))?;
+    let follows_leader =
+        f_state.leader.as_deref() == Some(leader.identity().as_str()) && f_state.leader_epoch == leader_epoch;
+    if !follows_leader && !empty_once_started(&follower)? {
+        let now = match (&f_state.leader, follower.is_running()) {
+            (_, false) => "it restarted and follows no leader yet".to_string(),
+            (None, true) => "it follows no leader".to_string(),
+            (Some(_), true) => format!("it follows a leader at epoch {}", f_state.leader_epoch),
+        };
+        return Err(Error::state(
+            &follower.paths.log_dir,
+            format!(
+                "holds data but is not the follower of {} at its epoch {leader_epoch} ({now}); a replica becomes a \
+                 follower by truncating first, or it keeps diverged records: {}",
+                req.leader.display(),
+                hint()
+            ),
+        ));
+    }
+    let leader_startup = leader.start()?;
+    let follower_startup = follower.start()?;
+    let (rounds, caught_up) = fetch_rounds(&mut leader, &mut follower, req)?;
+    Ok(FetchReport { rounds, leader_startup, follower_startup, caught_up })
+}
+
+/// Whether `replica` holds no batch and no epoch once started: a crashed replica is judged by
+/// what local recovery would leave (previewed on a read-only view, nothing written).
+fn empty_once_started(replica: &Replica) -> Result<bool> {
+    if replica.is_running() && replica.log.tail_is_clean() {
+        return Ok(replica.is_empty());
+    }
+    let mut view = Replica::open(&replica.paths.partition_dir, None)?;
+    view.preview_start()?;
+    Ok(view.is_empty())
+}
+
+/// The rounds themselves, on two started replicas: `rounds` of them, or until the follower has
+/// caught up (nothing copied, both HWs equal), stopping early when the fetcher is stuck.
+pub fn fetch_rounds(
+    leader: &mut Replica,
+    follower: &mut Replica,
+    req: &FetchRequest<'_>,
+) -> Result<(Vec<FetchRound>, bool)> {
     let mut rounds = Vec::new();
     let limit = if req.until_caught_up { MAX_ROUNDS } else { req.rounds };
     let mut caught_up = false;
     for _ in 0..limit {
-        let round = fetch_round(&mut leader, &mut follower, req.max_bytes, req.flush)?;
+        let round = fetch_round(leader, follower, req.max_bytes, req.flush)?;
         let stuck = round.stuck.is_some();
         caught_up = round.batches_copied == 0
             && round.follower_log_end_offset == round.leader_log_end_offset
@@ -79,5 +147,5 @@ pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
             break;
         }
     }
-    Ok(FetchReport { rounds, follower_startup: startup, caught_up })
+    Ok((rounds, caught_up))
 }

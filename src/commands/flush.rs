@@ -13,7 +13,8 @@ pub struct FlushReport {
 }
 
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<FlushReport> {
-    let (mut replica, startup) = Replica::open_mut(dir, partition)?;
+    let mut replica = Replica::open_for_write(dir, partition)?;
+    let startup = replica.start()?;
     let before = replica.recovery_point;
     replica.flush()?;
     Ok(FlushReport { recovery_point_before: before, recovery_point: replica.recovery_point, startup })

@@ -4,6 +4,7 @@
 pub mod append;
 pub mod check;
 pub mod create;
+pub mod data_dir;
 pub mod demo;
 pub mod diff;
 pub mod dump;

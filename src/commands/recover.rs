@@ -3,9 +3,9 @@
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
 //! (replication-model.md, operation 6, "What the report calls things").
 
-use super::fetch::{open_pair, FetchReport, FetchRequest};
+use super::fetch::{fetch_rounds, open_pair_for_write, FetchReport, FetchRequest};
 use crate::error::{Error, Result};
-use crate::log::recovery::{self, RecoveryReport};
+use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
@@ -119,11 +119,7 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
     if req.dry_run {
         let mut r = Replica::open(req.dir, req.partition)?;
         let running = r.is_running();
-        let recovery = if running && r.log.tail_is_clean() {
-            None
-        } else {
-            Some(recovery::recover_log(&mut r.log, r.recovery_point, r.log_start_offset, r.clean_shutdown, true)?)
-        };
+        let recovery = r.preview_start()?;
         return Ok(LocalRecoverReport {
             dir: r.paths.log_dir.display().to_string(),
             dry_run: true,
@@ -131,14 +127,15 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
             recovery,
         });
     }
-    let mut r = Replica::open_mut_stopped_ok(req.dir, req.partition)?;
-    let dir = r.paths.log_dir.display().to_string();
-    if r.is_running() {
-        let recovery = r.repair_interrupted_write()?;
-        return Ok(LocalRecoverReport { dir, dry_run: false, was_running: true, recovery });
-    }
+    let mut r = Replica::open_for_write(req.dir, req.partition)?;
+    let running = r.is_running();
     let recovery = r.start()?;
-    Ok(LocalRecoverReport { dir, dry_run: false, was_running: false, recovery: Some(recovery) })
+    Ok(LocalRecoverReport {
+        dir: r.paths.log_dir.display().to_string(),
+        dry_run: false,
+        was_running: running,
+        recovery,
+    })
 }
 
 /// The first offset below both LEOs where the two epoch caches put different epochs.
@@ -152,37 +149,75 @@ fn first_epoch_divergence(a: &Replica, b: &Replica, end: i64) -> Option<i64> {
     points.into_iter().filter(|p| *p < end).find(|p| ca.epoch_for_offset(*p) != cb.epoch_for_offset(*p))
 }
 
-fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerRecoverReport> {
-    // Validation and fencing before anything is written.
-    let (leader, probe) = open_pair(leader_path, req.dir, req.partition)?;
-    let leader_epoch = leader.state().map_or(-1, |s| s.leader_epoch);
-    if let Some(seen) = probe.largest_known_epoch() {
-        if leader_epoch < seen {
+/// The leader epoch of `leader` as `recover --leader` sees it: a running leader's epoch; for a
+/// dry run on a broker's data dir without klog's state, the operator names the leader, and its
+/// epoch is the latest in its cache (replication-model.md, Fencing).
+fn leader_epoch_of(leader: &Replica, dry_run: bool) -> Result<i32> {
+    let state = leader.will_run_as();
+    if state.role == Role::Leader {
+        return Ok(state.leader_epoch);
+    }
+    if dry_run && leader.is_broker_dir() {
+        return Ok(leader.log.epoch_cache().latest_epoch().unwrap_or(-1));
+    }
+    Err(Error::state(
+        &leader.paths.log_dir,
+        format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(leader)),
+    ))
+}
+
+/// Fencing (replication-model.md): refuse a leader whose epoch is below one the follower has
+/// seen; a running follower also refuses a leader change whose epoch is not above its current
+/// one, unless it names the leader it already follows at that epoch.
+fn check_fencing(leader: &Replica, leader_epoch: i32, follower: &Replica) -> Result<()> {
+    if let Some(seen) = follower.largest_known_epoch().filter(|e| *e > leader_epoch) {
+        return Err(Error::state(
+            &leader.paths.log_dir,
+            format!(
+                "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
+                follower.paths.log_dir.display()
+            ),
+        ));
+    }
+    if let Some(s) = follower.state() {
+        let same_leader = s.role == Role::Follower && s.leader.as_deref() == Some(leader.identity().as_str());
+        if s.leader_epoch >= leader_epoch && !(same_leader && s.leader_epoch == leader_epoch) {
             return Err(Error::state(
-                &leader.paths.log_dir,
+                &follower.paths.log_dir,
                 format!(
-                    "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
-                    probe.paths.log_dir.display()
+                    "is running as {} at leader epoch {}: a leader change to epoch {leader_epoch} is not above it, \
+                     so a broker would ignore it (stop or crash it first to restart it as a follower)",
+                    s.role.name(),
+                    s.leader_epoch
                 ),
             ));
         }
     }
-    let name = leader.paths.name();
-    drop(probe);
-    // Local recovery (really, or on the in-memory view for a dry run).
-    let (mut follower, local) = if req.dry_run {
-        let mut f = Replica::open(req.dir, Some(&name))?;
-        let local = if f.is_running() {
-            None
-        } else {
-            let r = recovery::recover_log(&mut f.log, f.recovery_point, f.log_start_offset, f.clean_shutdown, true)?;
-            f.high_watermark = f.high_watermark.min(f.log_end_offset());
-            Some(r)
-        };
-        (f, local)
+    Ok(())
+}
+
+fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerRecoverReport> {
+    // Open, validate and fence before anything is written (a dry run opens read-only).
+    let (leader, mut follower) = if req.dry_run {
+        let l = Replica::open(leader_path, req.partition)?;
+        let f = Replica::open(req.dir, Some(&l.paths.name())).or_else(|e| match e {
+            Error::Layout { .. } if req.partition.is_none() => Replica::open(req.dir, None),
+            e => Err(e),
+        })?;
+        l.ensure_distinct(&f)?;
+        l.ensure_same_partition(&f)?;
+        (l, f)
     } else {
-        Replica::open_mut(req.dir, Some(&name))?
+        let (l, f) = open_pair_for_write(leader_path, req.dir, req.partition)?;
+        (l, f)
     };
+    let leader_epoch = leader_epoch_of(&leader, req.dry_run)?;
+    check_fencing(&leader, leader_epoch, &follower)?;
+    // Local recovery (really, or on the in-memory view for a dry run).
+    let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
+    if req.dry_run {
+        follower.high_watermark = follower.high_watermark.min(follower.log_end_offset());
+    }
     let f_leo = follower.log_end_offset();
     let f_hw = follower.high_watermark.min(f_leo);
     let leader_view =
@@ -277,6 +312,9 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
     if req.dry_run {
         return Ok(report);
     }
+    let mut leader = leader;
+    leader.start()?;
+    follower.note_epoch_seen(leader_epoch)?;
     follower.log.truncate_to(cut_offset)?;
     clamp_after_truncation(&mut follower)?;
     if let Some(s) = follower.state.as_mut() {
@@ -289,22 +327,22 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
     follower.save_state()?;
     report.follower_log_end_offset_after = follower.log_end_offset();
     report.follower_high_watermark_after = follower.high_watermark;
-    drop(follower);
-    drop(leader);
     if req.catch_up {
-        let fetched = super::fetch::run(&FetchRequest {
-            leader: leader_path,
-            follower: req.dir,
-            partition: Some(&name),
-            rounds: 1,
-            until_caught_up: true,
-            max_bytes: DEFAULT_FETCH_MAX_BYTES,
-            flush: false,
-        })?;
-        let l = Replica::open(leader_path, Some(&name))?;
-        let f = Replica::open(req.dir, Some(&name))?;
-        report.after_catch_up = Some(diff::diff_logs(&l.log, &f.log)?);
-        report.catch_up = Some(fetched);
+        let (rounds, caught_up) = fetch_rounds(
+            &mut leader,
+            &mut follower,
+            &FetchRequest {
+                leader: leader_path,
+                follower: req.dir,
+                partition: None,
+                rounds: 1,
+                until_caught_up: true,
+                max_bytes: DEFAULT_FETCH_MAX_BYTES,
+                flush: false,
+            },
+        )?;
+        report.after_catch_up = Some(diff::diff_logs(&leader.log, &follower.log)?);
+        report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
     }
     Ok(report)
 }

@@ -1,45 +1,77 @@
-//! `klog stop`: a clean shutdown (Kafka `LogManager.shutdown`): flush, write the checkpoints,
-//! then write `.kafka_cleanshutdown` so the next start scans nothing.
+//! `klog stop`: a clean shutdown of a broker's log dir (Kafka `LogManager.shutdown`): each
+//! selected partition is started if it needs recovery, closed, flushed, its recovery point moved
+//! to its LEO and its checkpoints written; then `.kafka_cleanshutdown` is written, but only when
+//! every partition of the dir is closed that way, because the marker is dir-wide: a broker that
+//! finds it recovers none of the dir's logs.
 
 use crate::durable;
 use crate::error::Result;
 use crate::log::names::CLEAN_SHUTDOWN_MARKER;
 use crate::log::recovery::RecoveryReport;
-use crate::replica::Replica;
+use crate::replica::open_log_dir_for_write;
 use std::path::Path;
 
 #[derive(Debug)]
 pub struct StopReport {
     pub already_stopped: bool,
+    /// Partitions this stop closed.
+    pub partitions_stopped: Vec<String>,
     pub log_end_offset: i64,
     pub high_watermark: i64,
     pub startup: Option<RecoveryReport>,
+    /// Whether `.kafka_cleanshutdown` is now present.
+    pub marker_written: bool,
+    /// Partitions of the dir still open or unflushed, which keep the marker away.
+    pub not_closed: Vec<String>,
 }
 
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
-    let probe = Replica::open(dir, partition)?;
-    if !probe.is_running() && probe.clean_shutdown {
+    let mut w = open_log_dir_for_write(dir, partition)?;
+    let first = w.targets[0];
+    let (leo, hw) = (w.replicas[first].log_end_offset(), w.replicas[first].high_watermark);
+    let marker = w.replicas[first].paths.log_dir_file(CLEAN_SHUTDOWN_MARKER);
+    let to_stop: Vec<usize> = w.targets.iter().copied().filter(|i| !w.replicas[*i].is_closed()).collect();
+    let all_closed = w.replicas.iter().all(|r| r.is_closed());
+    if to_stop.is_empty() && (marker.exists() || !all_closed) {
         return Ok(StopReport {
             already_stopped: true,
-            log_end_offset: probe.log_end_offset(),
-            high_watermark: probe.high_watermark,
+            partitions_stopped: Vec::new(),
+            log_end_offset: leo,
+            high_watermark: hw,
             startup: None,
+            marker_written: marker.exists(),
+            not_closed: Vec::new(),
         });
     }
-    drop(probe);
-    let (mut replica, startup) = Replica::open_mut(dir, partition)?;
-    replica.log.close()?;
-    replica.flush()?;
-    replica.state = None;
-    replica.save_state()?;
-    // Kafka >= 3.7 (KIP-966) writes this JSON; older brokers wrote an empty file. Only the
-    // file's existence matters to a loader.
-    let marker = replica.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER);
-    durable::write_atomic(&marker, br#"{"version":0,"brokerEpoch":-1}"#)?;
+    w.lock.keep();
+    let mut startup = None;
+    let mut stopped = Vec::new();
+    for i in to_stop {
+        let replica = &mut w.replicas[i];
+        let report = replica.start()?;
+        if i == first {
+            startup = report;
+        }
+        replica.log.close()?;
+        replica.flush()?;
+        replica.state = None;
+        replica.save_state()?;
+        stopped.push(replica.paths.name());
+    }
+    let not_closed: Vec<String> = w.replicas.iter().filter(|r| !r.is_closed()).map(|r| r.paths.name()).collect();
+    if not_closed.is_empty() && !marker.exists() {
+        // Kafka >= 3.7 (KIP-966) writes this JSON; older brokers wrote an empty file. Only the
+        // file's existence matters to a loader.
+        durable::write_atomic(&marker, br#"{"version":0,"brokerEpoch":-1}"#)?;
+    }
+    let r = &w.replicas[first];
     Ok(StopReport {
-        already_stopped: false,
-        log_end_offset: replica.log_end_offset(),
-        high_watermark: replica.high_watermark,
+        already_stopped: stopped.is_empty(),
+        partitions_stopped: stopped,
+        log_end_offset: r.log_end_offset(),
+        high_watermark: r.high_watermark,
         startup,
+        marker_written: not_closed.is_empty(),
+        not_closed,
     })
 }

@@ -148,6 +148,28 @@ pub fn write_epoch_checkpoint(path: &Path, entries: &[(i32, i64)]) -> Result<()>
     durable::write_atomic(path, render_checkpoint(&lines).as_bytes())
 }
 
+/// Byte position of every line of a checkpoint file's text (for findings that must say where).
+pub fn line_positions(text: &str) -> Vec<u64> {
+    let mut out = vec![0u64];
+    out.extend(text.match_indices('\n').map(|(i, _)| i as u64 + 1).filter(|p| (*p as usize) < text.len()));
+    out
+}
+
+/// Byte position of the line for `topic` `partition` in an offset checkpoint file, if any.
+pub fn offset_line_position(path: &Path, topic: &str, partition: i32) -> Result<Option<u64>> {
+    let text = match fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, "read", e)),
+    };
+    let partition = partition.to_string();
+    let positions = line_positions(&text);
+    Ok(text.split('\n').zip(positions).skip(2).find_map(|(line, position)| {
+        let mut fields = line.split_whitespace();
+        (fields.next() == Some(topic) && fields.next() == Some(partition.as_str())).then_some(position)
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +200,11 @@ mod tests {
         let path = dir.path().join(crate::log::names::LEADER_EPOCH_CHECKPOINT);
         std::fs::write(&path, text).unwrap();
         read_epoch_checkpoint(&path)
+    }
+
+    #[test]
+    fn line_positions_name_where_each_line_starts() {
+        assert_eq!(line_positions("0\n2\ndemo 0 5\nx 1 7\n"), vec![0, 2, 4, 13]);
+        assert_eq!(line_positions(""), vec![0]);
     }
 }

@@ -11,6 +11,13 @@
 pub const OFFSET_ENTRY_BYTES: usize = 8;
 pub const TIME_ENTRY_BYTES: usize = 12;
 
+/// `OffsetIndex.canAppendOffset`: `offset − base_offset` fits an index entry's relative int32
+/// ([0, Int32.MAX]). A batch whose last offset does not is what Kafka's loader meets as a
+/// `LogSegmentOffsetOverflowException`.
+pub fn offset_fits_segment(base_offset: i64, offset: i64) -> bool {
+    offset.checked_sub(base_offset).is_some_and(|d| (0..=i32::MAX as i64).contains(&d))
+}
+
 /// One offset-index entry, made absolute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OffsetPosition {
@@ -172,6 +179,14 @@ impl IndexBuilder {
             self.bytes_since_last_entry = 0;
         }
         self.bytes_since_last_entry += size_bytes;
+    }
+
+    /// Whether a batch ending at `last_offset` appended now would get an offset-index entry
+    /// whose offset does not increase over the last one (`OffsetIndex.append` throws
+    /// `InvalidOffsetException` there).
+    pub fn would_index_backwards(&self, last_offset: i64) -> bool {
+        self.bytes_since_last_entry > self.index_interval_bytes
+            && self.last_indexed_offset.is_some_and(|o| last_offset <= o)
     }
 
     fn maybe_append_time_entry(&mut self) {
@@ -337,6 +352,26 @@ mod tests {
         assert_eq!(
             times,
             vec![TimestampOffset { timestamp: 1005, offset: 105 }, TimestampOffset { timestamp: 1009, offset: 109 }]
+        );
+    }
+
+    #[test]
+    fn a_resumed_builder_never_repeats_the_last_time_entry() {
+        let last = TimestampOffset { timestamp: 500, offset: 102 };
+        let mut b = IndexBuilder::resume(100, 4096, None, Some(last), (0, 1));
+        // The batch that already holds the max timestamp, seen again on resume.
+        b.observe(102, 500, 80, 0);
+        b.finish_segment();
+        assert!(b.pending_time_entries.is_empty(), "timestamp 500 is not above the last entry's");
+        // An older timestamp later in the segment does not make an entry either.
+        b.on_batch(80, 103, 400, 80);
+        b.finish_segment();
+        assert!(b.pending_time_entries.is_empty());
+        b.on_batch(160, 104, 501, 80);
+        b.finish_segment();
+        assert_eq!(
+            decode_time_entries(&b.pending_time_entries, 100).collect::<Vec<_>>(),
+            vec![TimestampOffset { timestamp: 501, offset: 104 }]
         );
     }
 

@@ -77,8 +77,6 @@ pub struct Log {
     writer: Option<ActiveWriter>,
     /// Whether the active segment ended cleanly when last scanned (see [`Log::tail_is_clean`]).
     tail_clean: bool,
-    /// Batches cut by the segment recovery in progress.
-    recovery_cut: Vec<recovery::CutBatch>,
 }
 
 /// Where a batch lies: segment index in `segments()` and byte position in its `.log`.
@@ -106,7 +104,6 @@ impl Log {
             log_end_offset: log_start_offset,
             writer: None,
             tail_clean: true,
-            recovery_cut: Vec::new(),
         };
         (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
         Ok(log)
@@ -123,11 +120,23 @@ impl Log {
         let start = self.validated_tail_start(last, &bytes)?.map_or(0, |e| e.position as usize);
         let mut leo = last.base_offset;
         let mut iter = BatchIter::starting_at(&bytes, start);
+        // The LEO comes from valid batches only (CRC, offsets within the segment's relative
+        // range and increasing): a damaged header must not make the log end whatever its
+        // offset field says. A damaged batch also makes the tail unclean.
+        let mut valid = true;
         for batch in iter.by_ref() {
+            let sane = batch.verify().is_ok()
+                && index::offset_fits_segment(last.base_offset, batch.last_offset())
+                && batch.base_offset() >= leo;
+            if !sane {
+                valid = false;
+                break;
+            }
             leo = batch.next_offset();
         }
         let whole = |b: Option<FileBytes>, entry: usize| b.is_none_or(|b| b.len() % entry == 0);
-        let clean = iter.stop() == Some(&crate::format::batch::ScanStop::End)
+        let clean = valid
+            && iter.stop() == Some(&crate::format::batch::ScanStop::End)
             && whole(last.read_index()?, index::OFFSET_ENTRY_BYTES)
             && whole(last.read_time_index()?, index::TIME_ENTRY_BYTES);
         Ok((leo, clean))
@@ -149,6 +158,33 @@ impl Log {
         let ok = BatchIter::starting_at(log_bytes, entry.position as usize)
             .next()
             .is_some_and(|b| b.position == entry.position && b.last_offset() == entry.offset);
+        Ok(ok.then_some(entry))
+    }
+
+    /// The last time-index entry of `seg` if the batch holding its offset has its timestamp
+    /// (the Kafka 3+ batch form or the Kafka 2.x record form). A writer resumes from it
+    /// whether or not the offset index has entries: `TimeIndex.maybeAppend` only appends a
+    /// timestamp larger than the last entry's, so a resumed writer must know that entry.
+    fn validated_last_time_entry(&self, seg: &Segment, log_bytes: &[u8]) -> Result<Option<index::TimestampOffset>> {
+        let Some(time_bytes) = seg.read_time_index()? else { return Ok(None) };
+        let Some(entry) = index::last_time_entry(&time_bytes, seg.base_offset) else { return Ok(None) };
+        // Start the walk at the offset-index floor of the entry's offset when that lands on a
+        // batch start, so that the cost does not grow with the segment.
+        let mut start = 0usize;
+        if let Some(index_bytes) = seg.read_index()? {
+            let floor = index::lookup_offset(&index_bytes, seg.base_offset, entry.offset);
+            let lands = BatchIter::starting_at(log_bytes, floor.position as usize)
+                .next()
+                .is_some_and(|b| b.position == floor.position && b.first_offset() <= entry.offset);
+            if lands {
+                start = floor.position as usize;
+            }
+        }
+        let tail = log_bytes.get(start..).unwrap_or(&[]);
+        let ok = matches!(
+            index::verify_time_entries(&[entry], Some(tail)).first(),
+            Some(index::TimeEntryCheck::MatchesBatch | index::TimeEntryCheck::MatchesRecord)
+        );
         Ok(ok.then_some(entry))
     }
 
@@ -256,20 +292,20 @@ impl Log {
             let seg = self.segments.last().expect("a segment").clone();
             let bytes = seg.read_log()?;
             let mut tail = self.validated_tail_start(&seg, &bytes)?;
-            if tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty()) {
-                // The index does not describe the log: rebuild it before extending it.
+            let mut last_time = self.validated_last_time_entry(&seg, &bytes)?;
+            let offset_index_stale = tail.is_none() && seg.read_index()?.is_some_and(|b| !b.is_empty());
+            let time_index_stale = last_time.is_none() && seg.read_time_index()?.is_some_and(|b| !b.is_empty());
+            if offset_index_stale || time_index_stale {
+                // An index does not describe the log: rebuild both before extending them.
                 recovery::rebuild_indexes(&seg, &bytes, self.config.index_interval_bytes, false)?;
                 tail = self.validated_tail_start(&seg, &bytes)?;
+                last_time = self.validated_last_time_entry(&seg, &bytes)?;
             }
             let entries = |b: Option<FileBytes>, size: usize| b.map_or(0, |b| (b.len() / size) as u64);
             let counts = (
                 entries(seg.read_index()?, index::OFFSET_ENTRY_BYTES),
                 entries(seg.read_time_index()?, index::TIME_ENTRY_BYTES),
             );
-            let last_time = match (tail, seg.read_time_index()?) {
-                (Some(_), Some(t)) => index::last_time_entry(&t, seg.base_offset),
-                _ => None,
-            };
             let start = tail.map_or(0, |e| e.position);
             let mut builder =
                 IndexBuilder::resume(seg.base_offset, self.config.index_interval_bytes, tail, last_time, counts);
@@ -344,10 +380,10 @@ impl Log {
         if w.size_bytes == 0 {
             w.first_batch_timestamp = Some(batch.max_timestamp()).filter(|t| *t >= 0);
         }
-        w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
-        durable::append(&mut w.log_file, &Segment::new(&dir, w.base_offset).log_path(), batch.bytes)?;
-        w.size_bytes += incoming;
-        self.log_end_offset = batch.next_offset();
+        // The epoch is assigned (and its checkpoint written) BEFORE the batch bytes, as
+        // `UnifiedLog.append` calls `leaderEpochCache.assign` before `localLog.append`: a writer
+        // killed in between leaves an entry at the LEO, which recovery's `truncateFromEnd(LEO)`
+        // drops, never a stamped batch that the cache does not know.
         let (epoch, base) = (batch.partition_leader_epoch(), batch.base_offset());
         if batch.magic() >= 2 {
             if epoch >= 0 {
@@ -357,6 +393,11 @@ impl Log {
             // Kafka clears the cache when a v0/v1 batch is appended.
             self.update_epoch_cache(|c| c.clear())?;
         }
+        let w = self.writer()?;
+        w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
+        durable::append(&mut w.log_file, &Segment::new(&dir, w.base_offset).log_path(), batch.bytes)?;
+        w.size_bytes += incoming;
+        self.log_end_offset = batch.next_offset();
         if self.writer.as_ref().is_some_and(|w| w.index.pending_offset_entries.len() >= 1 << 16) {
             self.write_pending_index_entries()?;
         }
@@ -485,6 +526,61 @@ impl Log {
         self.log_end_offset = offset;
         self.update_epoch_cache(|c| c.clear())?;
         Ok(offset)
+    }
+
+    /// Make the epoch cache know every epoch stamped on the log's tail: each v2 epoch above the
+    /// cache's latest is assigned at the first valid batch (below the LEO) stamped with it, as
+    /// `LogSegment.recover` does for the segments it scans. Run when klog repairs an
+    /// interrupted write, before the local recovery from the recovery point (whose own
+    /// assignments would otherwise start the epoch at the recovered segment): the dead writer
+    /// may have died between a batch and its epoch entry (klog before the write order was
+    /// fixed), leaving stamped batches below the recovery point. Recovery's
+    /// `truncateFromEnd(LEO)` then drops any entry past what it keeps. The scan is bounded: it
+    /// starts at the latest segment whose first batch carries an epoch the cache already
+    /// knows, and never before the segment holding the latest entry's start offset. Returns
+    /// the entries added.
+    pub fn assign_epochs_from_tail(&mut self) -> Result<Vec<epoch_cache::EpochEntry>> {
+        let Some(last) = self.segments.len().checked_sub(1) else { return Ok(Vec::new()) };
+        let latest = self.epoch_cache.latest();
+        let floor = latest.map_or(0, |l| self.segment_for(l.start_offset).unwrap_or(0));
+        let above_latest =
+            |b: &RawBatch<'_>| b.magic() >= 2 && latest.is_none_or(|l| b.partition_leader_epoch() > l.leader_epoch);
+        let mut start = last;
+        while start > floor {
+            let bytes = self.segments[start].read_log()?;
+            // An empty segment (just rolled) or one opening with a new epoch: that epoch may
+            // have started in an earlier segment.
+            let go_back = BatchIter::new(&bytes).next().is_none_or(|b| above_latest(&b));
+            if !go_back {
+                break;
+            }
+            start -= 1;
+        }
+        let mut added = Vec::new();
+        let leo = self.log_end_offset;
+        for seg in &self.segments[start..] {
+            let bytes = seg.read_log()?;
+            for batch in BatchIter::new(&bytes) {
+                if batch.next_offset() > leo {
+                    break;
+                }
+                if batch.verify().is_err() {
+                    continue;
+                }
+                let epoch = batch.partition_leader_epoch();
+                if batch.magic() >= 2
+                    && epoch >= 0
+                    && self.epoch_cache.latest_epoch().is_none_or(|l| epoch > l)
+                    && self.epoch_cache.assign(epoch, batch.base_offset())
+                {
+                    added.push(epoch_cache::EpochEntry { leader_epoch: epoch, start_offset: batch.base_offset() });
+                }
+            }
+        }
+        if !added.is_empty() {
+            self.write_epoch_cache()?;
+        }
+        Ok(added)
     }
 
     /// Re-read the segment list and LEO after files were changed underneath (recovery).

@@ -84,10 +84,83 @@ pub fn rebuild_indexes(seg: &Segment, log_bytes: &[u8], index_interval_bytes: u6
     ))
 }
 
+/// A segment as recovery sees it: a file on disk, or (in a dry run, after a split) a byte
+/// range of a file that the real run would have copied into a segment of its own.
+#[derive(Debug, Clone)]
+struct ScanTarget {
+    base_offset: i64,
+    segment: Segment,
+    /// Byte range of `segment`'s `.log` holding this segment's bytes; `None` for the whole file.
+    range: Option<(u64, u64)>,
+}
+
+impl ScanTarget {
+    fn whole(segment: &Segment) -> Self {
+        ScanTarget { base_offset: segment.base_offset, segment: segment.clone(), range: None }
+    }
+}
+
+/// One piece of a segment split by `LocalLog.splitOverflowedSegment`: the batches in
+/// `start..end` of the old `.log`, in a new segment based at the first batch's base offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitPiece {
+    pub base_offset: i64,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// What recovery decided for one segment. [`scan_segment`] decides from the bytes alone,
+/// for the dry run and the real run alike; only the real run then applies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Decision {
+    /// Keep `outcome.valid_bytes` bytes (cutting the rest, if any).
+    Keep,
+    /// A batch's offset is outside the segment's 32-bit relative range
+    /// (`LogSegmentOffsetOverflowException`): split the segment into these pieces and load
+    /// again (`LogLoader.retryOnOffsetOverflow`).
+    Split(Vec<SplitPiece>),
+}
+
+struct SegmentScan {
+    outcome: SegmentRecovery,
+    cut: Vec<CutBatch>,
+    builder: IndexBuilder,
+    decision: Decision,
+}
+
+/// Kafka's pieces for an overflowed segment (`splitOverflowedSegment`, `appendFromFile`): a
+/// new piece starts at a batch's base offset and takes the following batches while their
+/// last offset stays within [0, Int32.MAX] of that base. `None` when some batch fits no piece
+/// (its last offset is below its own base), where Kafka's split fails.
+fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
+    let mut pieces: Vec<SplitPiece> = Vec::new();
+    for batch in BatchIter::new(bytes) {
+        let end = batch.position + batch.size_bytes() as u64;
+        match pieces.last_mut() {
+            Some(p) if super::index::offset_fits_segment(p.base_offset, batch.last_offset()) => p.end = end,
+            _ => {
+                if !super::index::offset_fits_segment(batch.base_offset(), batch.last_offset()) {
+                    return None;
+                }
+                pieces.push(SplitPiece { base_offset: batch.base_offset(), start: batch.position, end });
+            }
+        }
+    }
+    Some(pieces)
+}
+
 /// Run local recovery on `log`. `recovery_point` and `log_start_offset` are the checkpointed
 /// values (0 when absent); `clean_shutdown` is whether `.kafka_cleanshutdown` was present.
-/// With `dry_run` nothing is written: the log's in-memory view (segments, LEO, epoch cache)
-/// becomes what recovery would leave, and the report says what it would cut.
+/// With `dry_run` nothing is written: the log's in-memory view (LEO, epoch cache, segments
+/// that would be deleted) becomes what recovery would leave, and the report says what it would
+/// cut. Both runs take every decision in [`scan_segment`]; the real run then applies it.
+///
+/// Crash safety: whatever moment the process dies, a later recovery reaches the same end
+/// state. Later segments are deleted (last first) *before* the segment holding the invalid
+/// batch is cut, so a death in between leaves the invalid batch to be found again; and a
+/// non-last segment with no valid batch (which Kafka never leaves: a roll needs a non-empty
+/// active segment, and emptying a segment deletes every later one) marks a recovery that died
+/// between a cut and its deletes, so everything after it is cut too.
 pub fn recover_log(
     log: &mut Log,
     recovery_point: i64,
@@ -105,53 +178,94 @@ pub fn recover_log(
     };
     let cache_before = log.epoch_cache.entries().to_vec();
     let first_to_scan = if clean_shutdown { usize::MAX } else { log.segment_for(recovery_point).unwrap_or(0) };
+    let first_scanned_base = log.segments.get(first_to_scan).map(|s| s.base_offset);
+    let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
+    // End offset of every scanned target, by base offset (the dry run's LEO comes from it).
+    let mut scanned_ends: Vec<(i64, i64)> = Vec::new();
+    let mut splits = 0usize;
     let mut i = 0;
-    while i < log.segments.len() {
-        let seg = log.segments[i].clone();
-        let missing_index = !seg.index_path().exists();
-        if i < first_to_scan && !missing_index {
+    while i < targets.len() {
+        let target = targets[i].clone();
+        let seg = target.segment.clone();
+        let missing_index = target.range.is_none() && !seg.index_path().exists();
+        let in_range = first_scanned_base.is_some_and(|b| target.base_offset >= b);
+        if !in_range && !missing_index {
             if !dry_run && !seg.time_index_path().exists() {
-                // Kafka creates a missing time index empty rather than rebuilding it.
-                durable::create_file(&seg.time_index_path())?;
+                // Kafka creates a missing time index empty rather than rebuilding it; its name
+                // is made durable (a file created and not fsynced in its dir may vanish).
+                durable::create_for_append(&seg.time_index_path())?;
+            }
+            let empty = !clean_shutdown && i + 1 < targets.len() && seg.log_size()? == 0;
+            if empty {
+                cut_later_targets(&mut targets, i, dry_run, &mut report)?;
+                break;
             }
             i += 1;
             continue;
         }
-        let outcome = recover_segment(log, &seg, dry_run)?;
-        let truncated = outcome.truncated_bytes > 0;
-        report.segments.push(outcome);
-        report.cut.append(&mut log.recovery_cut);
-        if truncated {
-            for later in log.segments.drain(i + 1..).collect::<Vec<_>>() {
-                let bytes = later.read_log()?;
-                let mut iter = BatchIter::new(&bytes);
-                for b in iter.by_ref() {
-                    report.cut.push(CutBatch {
-                        segment_base_offset: later.base_offset,
-                        position: b.position,
-                        size_bytes: b.size_bytes() as u64,
-                        base_offset: Some(b.base_offset()),
-                        last_offset: Some(b.last_offset()),
-                        partition_leader_epoch: Some(b.partition_leader_epoch()),
-                    });
-                }
-                if let Some(ScanStop::Partial { position, len }) = iter.stop() {
-                    report.cut.push(unframed(later.base_offset, *position, *len));
-                }
-                drop(bytes);
-                if !dry_run {
-                    super::delete_segment_files(&later)?;
-                }
-                report.deleted_segments.push(later.base_offset);
+        let scan = scan_segment(log, &target)?;
+        if let Decision::Split(pieces) = &scan.decision {
+            splits += 1;
+            if splits > 64 {
+                return Err(crate::error::Error::corrupt(
+                    seg.log_path(),
+                    0,
+                    "segments keep overflowing after being split".to_string(),
+                ));
             }
+            report.segments.push(scan.outcome.clone());
+            let new_targets = if dry_run {
+                let offset = target.range.map_or(0, |r| r.0);
+                pieces
+                    .iter()
+                    .map(|p| ScanTarget {
+                        base_offset: p.base_offset,
+                        segment: seg.clone(),
+                        range: Some((offset + p.start, offset + p.end)),
+                    })
+                    .collect()
+            } else {
+                apply_split(&seg, pieces)?.iter().map(ScanTarget::whole).collect::<Vec<_>>()
+            };
+            // Load again (`retryOnOffsetOverflow`): the pieces take the old segment's place, in
+            // base-offset order, and are recovered in turn.
+            targets.remove(i);
+            let lowest = new_targets.iter().map(|t| t.base_offset).min();
+            targets.extend(new_targets);
+            targets.sort_by_key(|t| t.base_offset);
+            if let Some(low) = lowest {
+                i = i.min(targets.partition_point(|t| t.base_offset < low));
+            }
+            continue;
+        }
+        let outcome = scan.outcome.clone();
+        scanned_ends.push((target.base_offset, outcome.end_offset));
+        let truncated = outcome.truncated_bytes > 0;
+        let emptied = outcome.batches_valid == 0 && i + 1 < targets.len();
+        report.segments.push(outcome);
+        if truncated || emptied {
+            // Later segments go first, so that a death before the cut leaves the invalid batch
+            // in place for the next recovery to find.
+            cut_later_targets(&mut targets, i, dry_run, &mut report)?;
+        }
+        report.cut.extend(scan.cut.iter().cloned());
+        if !dry_run {
+            apply_scan(&seg, &scan)?;
+        }
+        if truncated || emptied {
             break;
         }
         i += 1;
     }
     if dry_run {
-        if let Some(cut) = report.segments.iter().find(|s| s.truncated_bytes > 0) {
+        let last = targets.last().map(|t| t.base_offset);
+        if let Some(end) = last.and_then(|b| scanned_ends.iter().rev().find(|(base, _)| *base == b).map(|e| e.1)) {
+            log.log_end_offset = end;
+        } else if let Some(cut) = report.segments.iter().find(|s| s.truncated_bytes > 0) {
             log.log_end_offset = cut.end_offset;
         }
+        let deleted = report.deleted_segments.clone();
+        log.segments.retain(|s| !deleted.contains(&s.base_offset));
         let leo = log.log_end_offset;
         log.epoch_cache.truncate_from_end(leo);
         log.epoch_cache.truncate_from_start(log_start_offset);
@@ -170,6 +284,9 @@ pub fn recover_log(
         log.truncate_fully_and_start_at(log_start_offset)?;
     }
     let leo = log.log_end_offset;
+    // Producer snapshots past the new log end describe state that no longer exists
+    // (`LogLoader.load` deletes them before it rebuilds producer state).
+    super::delete_snapshots_above(&log.dir, leo)?;
     let changed_end = log.epoch_cache.truncate_from_end(leo);
     let changed_start = log.epoch_cache.truncate_from_start(log_start_offset);
     if changed_end || changed_start || log.epoch_cache.entries() != cache_before.as_slice() {
@@ -180,6 +297,81 @@ pub fn recover_log(
     report.epochs_removed = cache_before.iter().filter(|e| !after.contains(e)).copied().collect();
     report.log_end_offset_after = leo;
     Ok(report)
+}
+
+/// Report, and unless `dry_run` delete (last first), every target after index `i`.
+fn cut_later_targets(
+    targets: &mut Vec<ScanTarget>,
+    i: usize,
+    dry_run: bool,
+    report: &mut RecoveryReport,
+) -> Result<()> {
+    let later: Vec<ScanTarget> = targets.drain(i + 1..).collect();
+    for t in &later {
+        let bytes = t.segment.read_log()?;
+        let (from, to) = t.range.map_or((0, bytes.len()), |(a, b)| (a as usize, b as usize));
+        let slice = bytes.get(from..to.min(bytes.len())).unwrap_or(&[]);
+        let mut iter = BatchIter::new(slice);
+        for b in iter.by_ref() {
+            report.cut.push(CutBatch {
+                segment_base_offset: t.base_offset,
+                position: b.position,
+                size_bytes: b.size_bytes() as u64,
+                base_offset: Some(b.base_offset()),
+                last_offset: Some(b.last_offset()),
+                partition_leader_epoch: Some(b.partition_leader_epoch()),
+            });
+        }
+        if let Some(ScanStop::Partial { position, len }) = iter.stop() {
+            report.cut.push(unframed(t.base_offset, *position, *len));
+        }
+        report.deleted_segments.push(t.base_offset);
+    }
+    if !dry_run {
+        for t in later.iter().rev().filter(|t| t.range.is_none()) {
+            super::delete_segment_files(&t.segment)?;
+        }
+    }
+    Ok(())
+}
+
+/// Write the pieces of a split segment and retire the old one. Pieces other than one named
+/// like the old segment are written first (each atomically); then the old file is cut to its
+/// first piece (or deleted). A death before that leaves the old segment whole, so the next
+/// recovery splits it again and overwrites the same pieces. Returns the new segments.
+fn apply_split(seg: &Segment, pieces: &[SplitPiece]) -> Result<Vec<Segment>> {
+    let bytes = seg.read_log()?;
+    let mut out = Vec::new();
+    for p in pieces.iter().filter(|p| p.base_offset != seg.base_offset) {
+        let new = Segment::new(&seg.dir, p.base_offset);
+        let slice = bytes.get(p.start as usize..p.end as usize).unwrap_or(&[]);
+        durable::write_atomic(&new.log_path(), slice)?;
+        // Stale indexes of a segment of that name would describe other bytes.
+        durable::remove_file(&new.index_path())?;
+        durable::remove_file(&new.time_index_path())?;
+        out.push(new);
+    }
+    let keep = pieces.iter().find(|p| p.base_offset == seg.base_offset && p.start == 0).map(|p| p.end);
+    drop(bytes);
+    match keep {
+        Some(end) => {
+            durable::truncate_file(&seg.log_path(), end)?;
+            durable::remove_file(&seg.index_path())?;
+            durable::remove_file(&seg.time_index_path())?;
+            out.push(seg.clone());
+        }
+        None => super::delete_segment_files(seg)?,
+    }
+    Ok(out)
+}
+
+/// Apply a kept segment's scan: cut the `.log` to its valid bytes, write the rebuilt indexes.
+fn apply_scan(seg: &Segment, scan: &SegmentScan) -> Result<()> {
+    if scan.outcome.truncated_bytes > 0 {
+        durable::truncate_file(&seg.log_path(), scan.outcome.valid_bytes)?;
+    }
+    durable::write_atomic(&seg.index_path(), &scan.builder.pending_offset_entries)?;
+    durable::write_atomic(&seg.time_index_path(), &scan.builder.pending_time_entries)
 }
 
 fn unframed(segment_base_offset: i64, position: u64, len: u64) -> CutBatch {
@@ -193,43 +385,84 @@ fn unframed(segment_base_offset: i64, position: u64, len: u64) -> CutBatch {
     }
 }
 
-/// `LogSegment.recover`: validate every batch, cut at the first invalid one, rebuild indexes,
-/// assign epochs above the cache's latest.
-fn recover_segment(log: &mut Log, seg: &Segment, dry_run: bool) -> Result<SegmentRecovery> {
-    let bytes = seg.read_log()?;
-    let mut builder = IndexBuilder::new(seg.base_offset, log.config.index_interval_bytes);
+/// `LogSegment.recover`, deciding only: validate every batch, find where to cut, build the
+/// indexes, assign epochs above the cache's latest (in memory). Rules in Kafka's order:
+/// size and CRC (`ensureValid`), then `ensureOffsetInRange(lastOffset)` (a split), then the
+/// offset-index append (a non-increasing offset throws `InvalidOffsetException`, and
+/// `recoverLog` empties the whole segment). klog adds two checks Kafka does not make, cutting
+/// at the batch: a base offset below the segment's, and an offset that goes backwards between
+/// two batches without an index entry to catch it.
+fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
+    let file = target.segment.read_log()?;
+    let (from, to) = target.range.map_or((0, file.len()), |(a, b)| (a as usize, b as usize));
+    let bytes: &[u8] = file.get(from..to.min(file.len())).unwrap_or(&[]);
+    let base = target.base_offset;
+    let mut builder = IndexBuilder::new(base, log.config.index_interval_bytes);
     let mut out = SegmentRecovery {
-        base_offset: seg.base_offset,
+        base_offset: base,
         batches_valid: 0,
         valid_bytes: 0,
         truncated_bytes: 0,
         invalid_at: None,
         index_entries: 0,
         time_index_entries: 0,
-        end_offset: seg.base_offset,
+        end_offset: base,
     };
-    let mut cut = Vec::new();
-    let mut iter = BatchIter::new(&bytes);
+    let mut iter = BatchIter::new(bytes);
     let mut previous_last: Option<i64> = None;
     let mut released = 0;
+    let mut emptied = false;
     for batch in iter.by_ref() {
-        bytes.release_before(batch.position as usize, &mut released);
-        let problem = match batch.verify() {
-            Err(d) => Some(d.what),
-            Ok(()) if batch.base_offset() < seg.base_offset => Some(format!(
-                "base offset {} is below the segment's base offset {}",
-                batch.base_offset(),
-                seg.base_offset
-            )),
-            Ok(()) if batch.last_offset() < batch.base_offset() => {
-                Some(format!("last offset {} is below base offset {}", batch.last_offset(), batch.base_offset()))
+        file.release_before(from + batch.position as usize, &mut released);
+        if let Err(d) = batch.verify() {
+            out.invalid_at = Some((batch.position, d.what));
+            break;
+        }
+        if !super::index::offset_fits_segment(base, batch.last_offset()) {
+            let why = format!(
+                "last offset {} is outside the segment's 32-bit relative range from base offset {base} \
+                 (LogSegmentOffsetOverflowException)",
+                batch.last_offset()
+            );
+            match split_pieces(bytes) {
+                Some(pieces) if pieces.len() > 1 || pieces.first().is_some_and(|p| p.base_offset != base) => {
+                    let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
+                    out.invalid_at = Some((batch.position, format!("{why}: split into segments {}", bases.join(", "))));
+                    out.end_offset = base;
+                    return Ok(SegmentScan {
+                        outcome: out,
+                        cut: Vec::new(),
+                        builder,
+                        decision: Decision::Split(pieces),
+                    });
+                }
+                _ => {
+                    // No split can hold this batch: cut at it.
+                    out.invalid_at = Some((batch.position, why));
+                    break;
+                }
             }
-            Ok(()) if previous_last.is_some_and(|p| batch.base_offset() <= p) => Some(format!(
-                "offset {} does not follow the previous batch's last offset {}",
-                batch.base_offset(),
-                previous_last.unwrap_or(0)
-            )),
-            Ok(()) => None,
+        }
+        if builder.would_index_backwards(batch.last_offset()) {
+            out.invalid_at = Some((
+                batch.position,
+                format!(
+                    "offset-index entry for offset {} does not increase over the last entry \
+                     (InvalidOffsetException): the segment is emptied",
+                    batch.last_offset()
+                ),
+            ));
+            emptied = true;
+            break;
+        }
+        let problem = if batch.base_offset() < base {
+            Some(format!("base offset {} is below the segment's base offset {base}", batch.base_offset()))
+        } else if batch.last_offset() < batch.base_offset() {
+            Some(format!("last offset {} is below base offset {}", batch.last_offset(), batch.base_offset()))
+        } else {
+            previous_last
+                .filter(|p| batch.base_offset() <= *p)
+                .map(|p| format!("offset {} does not follow the previous batch's last offset {p}", batch.base_offset()))
         };
         if let Some(why) = problem {
             out.invalid_at = Some((batch.position, why));
@@ -245,22 +478,32 @@ fn recover_segment(log: &mut Log, seg: &Segment, dry_run: bool) -> Result<Segmen
         out.valid_bytes = batch.position + batch.size_bytes() as u64;
         out.end_offset = batch.next_offset();
     }
-    match iter.stop() {
-        Some(ScanStop::Partial { position, len }) => {
-            out.invalid_at = Some((*position, format!("{len} bytes of a partial batch at the end of the segment")));
+    if out.invalid_at.is_none() {
+        match iter.stop() {
+            Some(ScanStop::Partial { position, len }) => {
+                out.invalid_at = Some((*position, format!("{len} bytes of a partial batch at the end of the segment")));
+            }
+            Some(ScanStop::BadSize { position, size }) => {
+                out.invalid_at = Some((*position, format!("size field {size} is below the minimum of 14")));
+            }
+            _ => {}
         }
-        Some(ScanStop::BadSize { position, size }) => {
-            out.invalid_at = Some((*position, format!("size field {size} is below the minimum of 14")));
-        }
-        _ => {}
+    }
+    if emptied {
+        // `recoverLog` truncates the segment to its base offset.
+        builder = IndexBuilder::new(base, log.config.index_interval_bytes);
+        out.batches_valid = 0;
+        out.valid_bytes = 0;
+        out.end_offset = base;
     }
     let file_len = bytes.len() as u64;
+    let mut cut = Vec::new();
     if out.valid_bytes < file_len {
         // Describe what goes: batches that still frame after the cut, then raw bytes.
-        let mut it = BatchIter::starting_at(&bytes, out.valid_bytes as usize);
+        let mut it = BatchIter::starting_at(bytes, out.valid_bytes as usize);
         for b in it.by_ref() {
             cut.push(CutBatch {
-                segment_base_offset: seg.base_offset,
+                segment_base_offset: base,
                 position: b.position,
                 size_bytes: b.size_bytes() as u64,
                 base_offset: Some(b.base_offset()),
@@ -270,24 +513,12 @@ fn recover_segment(log: &mut Log, seg: &Segment, dry_run: bool) -> Result<Segmen
         }
         let end = it.position() as u64;
         if end < file_len {
-            cut.push(unframed(seg.base_offset, end, file_len - end));
+            cut.push(unframed(base, end, file_len - end));
         }
+        out.truncated_bytes = file_len - out.valid_bytes;
     }
     builder.finish_segment();
-    drop(bytes);
-    if out.valid_bytes < file_len {
-        out.truncated_bytes = file_len - out.valid_bytes;
-        if !dry_run {
-            durable::truncate_file(&seg.log_path(), out.valid_bytes)?;
-        }
-    }
-    if !dry_run {
-        durable::write_atomic(&seg.index_path(), &builder.pending_offset_entries)?;
-        durable::write_atomic(&seg.time_index_path(), &builder.pending_time_entries)?;
-    }
     out.index_entries = (builder.pending_offset_entries.len() / 8) as u64;
     out.time_index_entries = (builder.pending_time_entries.len() / TIME_ENTRY_BYTES) as u64;
-    // The cut batches are reported by the caller through the log-level report.
-    log.recovery_cut.extend(cut);
-    Ok(out)
+    Ok(SegmentScan { outcome: out, cut, builder, decision: Decision::Keep })
 }

@@ -434,6 +434,15 @@ pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {
 
 /// `fetch --json`: one object per round.
 pub fn fetch_rounds(out: &mut dyn Write, r: &crate::commands::fetch::FetchReport) -> Result<()> {
+    // A local recovery that ran before the rounds is reported first, as in the text form.
+    for (role, startup) in [("leader", &r.leader_startup), ("follower", &r.follower_startup)] {
+        if let Some(s) = startup {
+            let mut v = super::report::recovery_json(s);
+            v["type"] = json!("local_recovery");
+            v["replica"] = json!(role);
+            line(out, &v)?;
+        }
+    }
     for (i, round) in r.rounds.iter().enumerate() {
         line(
             out,

@@ -286,6 +286,9 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
     let p = settings.palette();
     out!(out, "A {} (LEO {}, HW {})", r.a.log_dir.display(), r.a.log_end_offset, r.a.high_watermark)?;
     out!(out, "B {} (LEO {}, HW {})", r.b.log_dir.display(), r.b.log_end_offset, r.b.high_watermark)?;
+    for w in &r.warnings {
+        out!(out, "{}: {w}", p.warn("warning"))?;
+    }
     let mut t = table::new_table(settings, &["offsets", "records", "A vs B"]);
     for range in &r.outcome.ranges {
         let kind = match range.kind {
@@ -323,5 +326,6 @@ pub fn diff_json(out: &mut dyn Write, r: &DiffReport) -> Result<()> {
     v["type"] = json!("diff");
     v["a"] = super::json::replica_json(&r.a);
     v["b"] = super::json::replica_json(&r.b);
+    v["warnings"] = json!(r.warnings);
     writeln!(out, "{v}").at("<stdout>", "write")
 }

@@ -185,6 +185,9 @@ pub fn fetch_rounds(
     settings: &Settings,
 ) -> Result<()> {
     let p = settings.palette();
+    if let Some(s) = &r.leader_startup {
+        startup(out, "the leader", s, settings)?;
+    }
     if let Some(s) = &r.follower_startup {
         startup(out, follower, s, settings)?;
     }
@@ -249,18 +252,29 @@ pub fn stopped(
     r: &crate::commands::stop::StopReport,
     settings: &Settings,
 ) -> Result<()> {
-    if r.already_stopped {
-        return out!(out, "{dir}: already stopped cleanly");
-    }
     if let Some(s) = &r.startup {
         startup(out, dir, s, settings)?;
     }
-    out!(
-        out,
-        "{dir}: stopped cleanly (LEO {}, HW {}, .kafka_cleanshutdown written)",
-        r.log_end_offset,
-        r.high_watermark
-    )
+    let marker = if r.marker_written {
+        ".kafka_cleanshutdown written".to_string()
+    } else {
+        // The marker is dir-wide: it would tell a broker to skip recovering partitions that need it.
+        let shown: Vec<&str> = r.not_closed.iter().take(5).map(String::as_str).collect();
+        let more = r.not_closed.len().saturating_sub(shown.len());
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        format!("no .kafka_cleanshutdown: {}{more} not closed", shown.join(", "))
+    };
+    match (r.already_stopped, r.partitions_stopped.len()) {
+        (true, _) => out!(out, "{dir}: already stopped cleanly ({marker})"),
+        (false, 1) => out!(
+            out,
+            "{dir}: stopped cleanly ({}: LEO {}, HW {}; {marker})",
+            r.partitions_stopped[0],
+            r.log_end_offset,
+            r.high_watermark
+        ),
+        (false, n) => out!(out, "{dir}: stopped {n} partitions cleanly ({marker})"),
+    }
 }
 
 pub fn crashed(out: &mut dyn Write, r: &crate::crash::CrashReport, settings: &Settings) -> Result<()> {

@@ -46,26 +46,35 @@ pub fn leader_high_watermark(leader: &Replica) -> i64 {
     let Some(state) = leader.state() else { return leader.high_watermark };
     let mut candidate = leader.log_end_offset();
     for member in &state.isr {
-        let key = member.dir.display().to_string();
-        let offset = state.follower_fetch_offsets.get(&key).copied().unwrap_or(leader.high_watermark);
+        let offset = state.follower_fetch_offsets.get(&member.id).copied().unwrap_or(leader.high_watermark);
         candidate = candidate.min(offset);
     }
     candidate.max(leader.high_watermark)
 }
 
-/// Run one round. Both replicas are open for writing and running; `leader` is a leader.
+/// Run one round. Both replicas are open for writing and started; `leader` is a leader and
+/// `follower` its follower at its epoch (or empty): the command checked it.
 pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64, flush: bool) -> Result<FetchRound> {
     let leader_epoch = leader.state().map(|s| s.leader_epoch).unwrap_or(-1);
     let leader_id = leader.identity();
-    let follower_id = follower.identity().display().to_string();
-    // The follower now follows this leader.
-    if let Some(s) = follower.state.as_mut() {
-        s.role = Role::Follower;
-        s.leader = Some(leader_id);
-        s.leader_epoch = leader_epoch;
-        s.isr.clear();
-        s.follower_fetch_offsets.clear();
+    let follower_id = follower.identity();
+    // The follower now follows this leader (it was its follower at this epoch already, or an
+    // empty replica whose first fetch makes it one). That, and the epoch, are on disk before any
+    // batch is written: a fetch killed mid-way leaves a follower that can fetch again.
+    let following = follower.state().is_some_and(|s| {
+        s.role == Role::Follower && s.leader.as_deref() == Some(leader_id.as_str()) && s.leader_epoch == leader_epoch
+    });
+    if !following {
+        if let Some(s) = follower.state.as_mut() {
+            s.role = Role::Follower;
+            s.leader = Some(leader_id);
+            s.leader_epoch = leader_epoch;
+            s.isr.clear();
+            s.follower_fetch_offsets.clear();
+        }
+        follower.save_state()?;
     }
+    follower.note_epoch_seen(leader_epoch)?;
     let mut truncated = None;
     let leader_leo = leader.log_end_offset();
     if follower.log_end_offset() > leader_leo {
@@ -89,13 +98,13 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
     leader.save_state()?;
     // (c) whole batches from the one holding the fetch offset
     let mut chunk = Vec::new();
-    leader.log.for_each_batch_from(fetch_offset, |_seg, batch| {
+    leader.log.for_each_batch_from(fetch_offset, |seg, batch| {
         if !chunk.is_empty() && chunk.len() as u64 + batch.size_bytes() as u64 > max_bytes {
             return Ok(false);
         }
         if let Err(d) = batch.verify() {
             return Err(Error::corrupt(
-                leader.log.dir(),
+                seg.log_path(),
                 batch.position,
                 format!("leader batch {}..={} is invalid: {}", batch.base_offset(), batch.last_offset(), d.what),
             ));

@@ -95,13 +95,63 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// A test's outside input is missing. Under `KLOG_CI` (set by `.ci/run`, where every input
+/// must be there) the test fails; elsewhere (a fresh clone without `../shared`) it skips, and
+/// the run says so once per missing input, on one line that test output capture does not hide.
+pub fn missing_input(what: &str, how_to_get_it: &str) {
+    use std::io::Write;
+    use std::sync::Mutex;
+    static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    if std::env::var_os("KLOG_CI").is_some() {
+        panic!("{what} is missing, and KLOG_CI is set: CI must provide it ({how_to_get_it})");
+    }
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.iter().any(|w| w == what) {
+        said.push(what.to_string());
+        let _ =
+            writeln!(std::io::stderr(), "klog tests: {what} is missing: the tests that need it skip ({how_to_get_it})");
+    }
+}
+
 /// The broker-written log dirs, if present.
 pub fn kafka_real() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kafka-real");
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("skipped: {} is absent", p.display());
+        missing_input(&p.display().to_string(), "the workplace's shared/ folder beside the clone");
         None
     }
+}
+
+/// Whether python3 can import `module`; if not, the test skips (or fails under `KLOG_CI`).
+pub fn python_module(module: &str) -> bool {
+    let ok = std::process::Command::new("python3").args(["-c", &format!("import {module}")]).output();
+    if ok.is_ok_and(|o| o.status.success()) {
+        return true;
+    }
+    missing_input(&format!("the python module `{module}`"), "pip install kafka-python python-snappy lz4 zstandard");
+    false
+}
+
+/// Copy a directory tree (files and dirs only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A committed fixture (made by `fixtures/make.sh`) copied into the lab as `name`.
+pub fn fixture(lab: &Lab, name: &str) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+    let to = lab.path(name);
+    copy_dir(&from, &to);
+    to
 }

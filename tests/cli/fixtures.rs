@@ -1,27 +1,6 @@
 //! The committed fixtures (made by `fixtures/make.sh`), each copied to a temp dir first.
 
 use crate::common::*;
-use std::path::{Path, PathBuf};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
-fn fixture(lab: &Lab, name: &str) -> PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
-    let to = lab.path(name);
-    copy_dir(&from, &to);
-    to
-}
 
 #[test]
 fn multi_epoch_fixture_is_clean_and_shows_three_epochs() {

@@ -345,18 +345,14 @@ while records.has_next():
 
 #[test]
 fn kafka_python_reads_klog_compressed_segments() {
-    let probe = std::process::Command::new("python3").args(["-c", "import kafka"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: the python module `kafka` (kafka-python) is absent; pip install kafka-python python-snappy lz4 zstandard");
+    if !python_module("kafka") {
         return;
     }
     let lab = Lab::new();
     for (code, codec) in CODECS.iter().enumerate() {
         let code = code + 1;
         let module = ["gzip", "snappy", "lz4.frame", "zstandard"][code - 1];
-        let has = std::process::Command::new("python3").args(["-c", &format!("import {module}")]).output();
-        if !has.is_ok_and(|o| o.status.success()) {
-            eprintln!("skipped {codec}: the python module `{module}` is absent");
+        if !python_module(module) {
             continue;
         }
         let d = leader(&lab, codec);

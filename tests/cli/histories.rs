@@ -30,6 +30,10 @@ fn run_history(seed: u64, steps: usize, wild: bool) {
     let mut value = 0u64;
     ok(&["elect", &d(0), "--epoch", "0", "--isr", &d(1), &d(2)]);
     let mut log = Vec::new();
+    // A follower that crashed restarts as a follower of the current leader (truncating by the
+    // history's mode) before it fetches again, as a broker does when it rejoins.
+    let mut restarted = [false; 3];
+    let mode_of = |rng: &mut Rng| if wild { ["hw", "kip101", "kip279"][rng.below(3) as usize] } else { "kip279" };
     for _ in 0..steps {
         let others: Vec<usize> = (0..3).filter(|&i| i != leader).collect();
         match rng.below(10) {
@@ -53,6 +57,12 @@ fn run_history(seed: u64, steps: usize, wild: bool) {
             }
             4..=6 => {
                 let f = others[rng.below(2) as usize];
+                if restarted[f] {
+                    let mode = mode_of(&mut rng);
+                    ok(&["recover", &d(f), "--leader", &d(leader), "--mode", mode]);
+                    restarted[f] = false;
+                    log.push(format!("r{f} rejoins r{leader} ({mode})"));
+                }
                 let rounds = (1 + rng.below(2)).to_string();
                 let mut args = vec!["fetch", "--leader"];
                 let (l, fd) = (d(leader), d(f));
@@ -77,6 +87,7 @@ fn run_history(seed: u64, steps: usize, wild: bool) {
                 }
                 // Damage options refuse an empty log (exit 2); that is fine here.
                 klog().args(&args).assert().code(predicates::ord::lt(3));
+                restarted[victim] = true;
                 if damage >= 2 {
                     // Torn or flipped bytes are findings until local recovery cuts them.
                     klog().args(["recover", &vd]).assert().success();
@@ -93,8 +104,9 @@ fn run_history(seed: u64, steps: usize, wild: bool) {
                 let rest: Vec<usize> = (0..3).filter(|&i| i != leader).collect();
                 ok(&["elect", &d(leader), "--epoch", &epoch.to_string(), "--isr", &d(rest[0]), &d(rest[1])]);
                 for &f in &rest {
-                    let mode = if wild { ["hw", "kip101", "kip279"][rng.below(3) as usize] } else { "kip279" };
+                    let mode = mode_of(&mut rng);
                     ok(&["recover", &d(f), "--leader", &d(leader), "--mode", mode]);
+                    restarted[f] = false;
                 }
                 log.push(format!("failover r{old} -> r{leader} at epoch {epoch}"));
             }

@@ -1,5 +1,6 @@
 //! Integration tests through the real `klog` binary, one module per area.
 
+mod bad_input;
 mod common;
 mod crash;
 mod demo;
@@ -8,6 +9,9 @@ mod formats;
 mod generated;
 mod histories;
 mod kill;
+mod log_trust;
+mod readme;
 mod real;
 mod scenarios;
 mod storage;
+mod trust;

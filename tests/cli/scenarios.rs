@@ -62,7 +62,7 @@ fn fetch(leader: &Path, follower: &Path, rounds: u32, flush: bool) -> (i32, Vec<
     }
     let (c, out, err) = run(&args);
     assert!(c == 0 || c == 1, "fetch exit {c}: {err}");
-    (c, json_lines(&out))
+    (c, json_lines(&out).into_iter().filter(|v| v["type"] == "fetch_round").collect())
 }
 
 fn fetch_ok(leader: &Path, follower: &Path, rounds: u32) -> Vec<Value> {
@@ -670,6 +670,11 @@ fn leader_hw_is_the_min_leo_over_the_isr_and_never_goes_backwards() {
 
     // A new election keeps the HW; until C fetches from the new leader it holds the HW there.
     elect(&b, 1, &[&a, &c]);
+    assert_eq!(hw(&b), 3);
+    // The followers learn the new epoch by becoming followers again (truncating first).
+    for f in [&a, &c] {
+        ok(&["recover", s(f), "--leader", s(&b), "--mode", "kip279"]);
+    }
     assert_eq!(hw(&b), 3);
     append(&b, &["y1", "y2"], 2000, false);
     let r = fetch_ok(&b, &a, 3);

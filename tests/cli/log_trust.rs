@@ -1,0 +1,302 @@
+//! The log layer's trust items: the epoch cache after an interrupted write, time indexes that
+//! only grow, recovery that leaves no hole whenever it dies, corruption outside the CRC, and
+//! findings that always carry a file and byte position.
+
+use crate::common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The partition dir of a replica made by `Lab::create`.
+fn partition(dir: &Path) -> PathBuf {
+    dir.join("demo-0")
+}
+
+/// The `.log` files of a replica, in offset order.
+fn logs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(partition(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Append raw bytes to a file (a torn write left by a killed writer).
+fn append_bytes(path: &Path, bytes: &[u8]) {
+    let mut all = fs::read(path).unwrap();
+    all.extend_from_slice(bytes);
+    fs::write(path, all).unwrap();
+}
+
+/// `klog check` exit code and stdout.
+fn check(dir: &Path) -> (i32, String) {
+    let out = klog().args(["check", s(dir)]).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn an_interrupted_write_repair_assigns_epochs_stamped_below_the_recovery_point() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--segment-bytes", "400"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..8 {
+        ok(&["append", s(&r), &format!("v{i}"), &format!("w{i}"), "--flush"]);
+    }
+    assert!(logs(&r).len() >= 2, "the log rolled");
+    // A writer killed after its batches but before their epoch entry (and a later torn write).
+    fs::write(partition(&r).join("leader-epoch-checkpoint"), "0\n0\n").unwrap();
+    append_bytes(logs(&r).last().unwrap(), b"torn");
+    ok(&["append", s(&r), "x"]);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "check after the repair: {out}");
+    let cache = fs::read_to_string(partition(&r).join("leader-epoch-checkpoint")).unwrap();
+    assert_eq!(cache, "0\n1\n0 0\n");
+}
+
+/// Copy a directory tree (a real broker's log dir into a temp dir before mutating it).
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_segment_closed_twice_without_offset_index_entries_keeps_one_time_index_entry() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &[]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c"]);
+    ok(&["crash", s(&r)]);
+    ok(&["stop", s(&r)]);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+    let time_index = fs::read(partition(&r).join("00000000000000000000.timeindex")).unwrap();
+    assert_eq!(time_index.len(), 12, "one entry: the max timestamp at offset 2");
+}
+
+#[test]
+fn a_roll_after_a_clean_stop_does_not_repeat_the_last_time_index_entry() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--segment-bytes", "200"]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c"]);
+    ok(&["stop", s(&r)]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "d", "e", "f", "g", "h", "i", "j", "k"]);
+    assert_eq!(logs(&r).len(), 2, "the append rolled");
+    ok(&["stop", s(&r)]);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn stopping_a_copy_of_a_broker_written_partition_keeps_its_time_index_in_order() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let copy = lab.path("zk-broker-2021");
+    copy_tree(&real.join("zk-broker-2021"), &copy);
+    ok(&["stop", s(&copy), "--partition", "__consumer_offsets-2"]);
+    let out = klog().args(["check", s(&copy), "--partition", "__consumer_offsets-2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// A replica of ten 10-record batches in 1000-byte segments (three batches a segment).
+fn ten_batches(lab: &Lab) -> PathBuf {
+    let r = lab.create("r", 0, &["--segment-bytes", "1000"]);
+    ok(&["elect", s(&r)]);
+    for _ in 0..10 {
+        ok(&["append", s(&r), "--count", "10", "--value-size", "20"]);
+    }
+    assert_eq!(logs(&r).len(), 4);
+    r
+}
+
+/// Zero `len` bytes at `position` of a file (a page lost to a power cut).
+fn zero(path: &Path, position: usize, len: usize) {
+    let mut b = fs::read(path).unwrap();
+    b[position..position + len].fill(0);
+    fs::write(path, b).unwrap();
+}
+
+/// Record offsets of a replica, in dump order.
+fn offsets(dir: &Path) -> Vec<i64> {
+    records(dir).into_iter().map(|r| r.0).collect()
+}
+
+/// Snapshot files of a replica's partition dir.
+fn snapshots(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(partition(dir))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".snapshot"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_recovery_that_died_between_its_cut_and_its_deletes_is_finished_without_a_hole() {
+    let lab = Lab::new();
+    let r = ten_batches(&lab);
+    let middle = logs(&r)[1].clone();
+    zero(&middle, 700, 100);
+    ok(&["crash", s(&r)]);
+    // What a recovery that emptied the middle segment and died before deleting the later
+    // segments left behind.
+    fs::write(&middle, b"").unwrap();
+    ok(&["recover", s(&r)]);
+    assert_eq!(offsets(&r), (0..30).collect::<Vec<_>>(), "nothing after the emptied segment is kept");
+    assert_eq!(replica(&r)["log_end_offset"], 30);
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn an_uninterrupted_recovery_of_a_lost_page_keeps_the_batches_before_it_and_no_snapshot_above() {
+    let lab = Lab::new();
+    let r = ten_batches(&lab);
+    assert_eq!(snapshots(&r).len(), 3, "one producer snapshot per roll");
+    zero(&logs(&r)[1], 700, 100);
+    ok(&["crash", s(&r)]);
+    ok(&["recover", s(&r)]);
+    assert_eq!(offsets(&r), (0..50).collect::<Vec<_>>());
+    assert_eq!(snapshots(&r), vec!["00000000000000000030.snapshot".to_string()], "snapshots above 50 are gone");
+    let (code, out) = check(&r);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn check_reports_a_producer_snapshot_above_the_log_end() {
+    let lab = Lab::new();
+    let r = ten_batches(&lab);
+    let snapshot = partition(&r).join("00000000000000000030.snapshot");
+    fs::copy(&snapshot, partition(&r).join("00000000000000000500.snapshot")).unwrap();
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("00000000000000000500.snapshot"), "{out}");
+    assert!(out.contains("producer snapshot at offset 500 is above the log end offset 100"), "{out}");
+}
+
+/// Overwrite the 8-byte baseOffset of the batch at `position` (outside the CRC).
+fn set_base_offset(path: &Path, position: usize, base_offset: i64) {
+    let mut b = fs::read(path).unwrap();
+    b[position..position + 8].copy_from_slice(&base_offset.to_be_bytes());
+    fs::write(path, b).unwrap();
+}
+
+/// `recover --json` of a crashed replica: the recovery object.
+fn recover_json(dir: &Path, dry_run: bool) -> serde_json::Value {
+    let mut args = vec!["recover", s(dir), "--json"];
+    if dry_run {
+        args.push("--dry-run");
+    }
+    let mut v = json_lines(&ok(&args)).remove(0);
+    v["recovery"].take()
+}
+
+#[test]
+fn a_base_offset_damaged_past_the_segment_range_splits_the_segment_as_kafka_does() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--segment-bytes", "300"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..15 {
+        ok(&["append", s(&r), &format!("a{i}"), &format!("b{i}")]);
+    }
+    let segment = partition(&r).join("00000000000000000006.log");
+    // Offset 6 + 2^32: the CRC does not cover it.
+    set_base_offset(&segment, 0, 6 + (1 << 32));
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("00000000000000000006.log at position 0")
+            && out.contains("last offset 4294967303 is outside the 32-bit relative range of segment 6"),
+        "{out}"
+    );
+    ok(&["crash", s(&r)]);
+    let dry = recover_json(&r, true);
+    let real = recover_json(&r, false);
+    assert_eq!(dry, real, "the dry run predicts the real run");
+    assert_eq!(real["log_end_offset_after"], 4294967304i64, "the split-off batch is the last segment");
+    assert_eq!(real["bytes_cut"], 0);
+    let names: Vec<String> = logs(&r).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(
+        names,
+        [0, 8, 12, 18, 24, 4294967302i64].map(|o| format!("{o:020}.log")).to_vec(),
+        "segment 6 became a segment at the damaged offset and one at the next batch"
+    );
+    // Every record is kept, and `check` names the holes the split leaves.
+    assert_eq!(offsets(&r).len(), 30);
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("offsets 6..=7 are missing"), "{out}");
+    assert!(out.contains("offsets 30..=4294967301 are missing"), "{out}");
+}
+
+#[test]
+fn an_offset_going_backwards_at_an_index_entry_empties_the_segment() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--index-interval-bytes", "100"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..10 {
+        ok(&["append", s(&r), &format!("a{i}"), &format!("b{i}")]);
+    }
+    let index = fs::read(partition(&r).join("00000000000000000000.index")).unwrap();
+    assert!(index.len() >= 16, "at least two index entries");
+    let first_offset = i32::from_be_bytes(index[0..4].try_into().unwrap()) as i64;
+    let second_position = u32::from_be_bytes(index[12..16].try_into().unwrap()) as usize;
+    let log = partition(&r).join("00000000000000000000.log");
+    // The batch of the second entry now ends at the first entry's offset.
+    set_base_offset(&log, second_position, first_offset - 1);
+    ok(&["crash", s(&r)]);
+    let dry = recover_json(&r, true);
+    let real = recover_json(&r, false);
+    assert_eq!(dry, real, "the dry run predicts the real run");
+    assert!(real["segments"][0]["invalid_at"]["why"].as_str().unwrap().contains("InvalidOffsetException"));
+    assert_eq!(real["log_end_offset_after"], 0, "the segment is emptied (LogLoader.recoverLog)");
+    assert_eq!(fs::metadata(&log).unwrap().len(), 0);
+    assert!(offsets(&r).is_empty());
+}
+
+#[test]
+fn a_damaged_batch_header_does_not_move_the_log_end_and_checkpoint_findings_say_where() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &[]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c", "--flush"]);
+    ok(&["append", s(&r), "d", "e", "f", "--flush"]);
+    ok(&["stop", s(&r)]);
+    let log = partition(&r).join("00000000000000000000.log");
+    assert_eq!(records(&r).len(), 6);
+    let second = 85; // the first batch: a 61-byte header and three 8-byte records
+    set_base_offset(&log, second, i64::MAX - 3);
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("LEO 3 "), "the LEO counts valid batches only: {out}");
+    assert!(!out.contains("flushed data is missing"), "{out}");
+    assert!(out.contains("00000000000000000000.log at position 85"), "{out}");
+}
+
+#[test]
+fn checkpoint_findings_carry_the_byte_position_of_their_line() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &[]);
+    ok(&["elect", s(&r)]);
+    ok(&["append", s(&r), "a", "b", "c"]);
+    ok(&["stop", s(&r)]);
+    for name in ["replication-offset-checkpoint", "recovery-point-offset-checkpoint"] {
+        fs::write(r.join(name), "0\n2\nother 0 7\ndemo 0 50\n").unwrap();
+    }
+    let (code, out) = check(&r);
+    assert_eq!(code, 1, "{out}");
+    // "0\n2\nother 0 7\n" (14 bytes) precede the partition's line.
+    assert!(out.contains("replication-offset-checkpoint at position 14 (offset 50): high watermark 50"), "{out}");
+    assert!(out.contains("recovery-point-offset-checkpoint at position 14 (offset 50): recovery point 50"), "{out}");
+}
