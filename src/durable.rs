@@ -1,6 +1,7 @@
 //! The only place in klog that changes files: create, append, fsync, atomic rename, durable
-//! truncate, remove, create a directory. Every such call is one *step* of the fault seam
-//! ([`fault`]), so a test can kill, fail or power-cut a command at any of them.
+//! truncate, remove, create a directory. Every such call is one *step* of the fault seam (the
+//! private `fault` module: its docs give the `KLOG_FAULT` syntax and the power-loss model), so
+//! a test can kill, fail or power-cut a command at any of them.
 //!
 //! Kafka's rule for checkpoints (`CheckpointFile`, `Utils.atomicMoveWithFallback`) is followed
 //! for every file klog must find whole after a crash: write the whole text to `<file>.tmp`,
