@@ -157,9 +157,9 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         replica.flush()?;
     }
     let leo = replica.log_end_offset();
-    if state.isr.is_empty() && leo > replica.high_watermark {
-        replica.set_high_watermark(leo)?;
-    }
+    // A lone leader's HW follows its LEO; with followers it moves only when they fetch.
+    let hw = crate::replication::fetch::leader_high_watermark(&replica);
+    replica.set_high_watermark(hw)?;
     report.log_end_offset = leo;
     report.high_watermark = replica.high_watermark;
     report.segments_rolled = replica.log.segments().len().saturating_sub(segments_before);

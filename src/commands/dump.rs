@@ -16,6 +16,7 @@ use crate::log::epoch_cache::EpochCache;
 use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
 use crate::log::segment::{map_file, FileBytes, Segment};
+use crate::log::verify;
 use crate::replica::{list_partition_dirs, Replica};
 use std::path::{Path, PathBuf};
 
@@ -505,16 +506,10 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     if let (Some(base), true) = (base, name.ends_with(names::INDEX_SUFFIX)) {
         let bytes = read_whole(path)?;
         sink(DumpEvent::File { path, kind: FileKind::OffsetIndex { entry_count: bytes.len() / 8 } })?;
-        let mut entries = Vec::new();
-        for (i, e) in index::decode_offset_entries(&bytes, base).enumerate() {
-            // An untrimmed (preallocated) index ends in zero entries; kafka-dump-log stops there.
-            if i > 0 && e.offset == base {
-                break;
-            }
-            entries.push(e);
-        }
+        // The one index reader (Kafka's stop rule for the zero-filled tail of an untrimmed index).
+        let entries = verify::read_offset_index(&bytes, base).entries;
         let log = map_file(&Segment::new(dir, base).log_path())?;
-        let checks = index::verify_offset_entries(&entries, log.as_deref());
+        let (checks, _) = verify::verify_index_entries(&entries, &[], log.as_deref());
         for (e, check) in entries.iter().zip(checks) {
             sink(DumpEvent::IndexEntry { offset: e.offset, position: e.position, check })?;
         }
@@ -523,15 +518,9 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     if let (Some(base), true) = (base, name.ends_with(names::TIME_INDEX_SUFFIX)) {
         let bytes = read_whole(path)?;
         sink(DumpEvent::File { path, kind: FileKind::TimeIndex })?;
-        let mut entries = Vec::new();
-        for (i, e) in index::decode_time_entries(&bytes, base).enumerate() {
-            if i > 0 && e.offset == base {
-                break;
-            }
-            entries.push(e);
-        }
+        let entries = verify::read_time_index(&bytes, base).entries;
         let log = map_file(&Segment::new(dir, base).log_path())?;
-        let checks = index::verify_time_entries(&entries, log.as_deref());
+        let (_, checks) = verify::verify_index_entries(&[], &entries, log.as_deref());
         for (e, check) in entries.iter().zip(checks) {
             sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check })?;
         }

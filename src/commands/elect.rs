@@ -5,6 +5,7 @@ use crate::cli::EpochEntryMode;
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{IsrMember, Replica, Role, VolatileState};
+use crate::replication::election::{next_leader_epoch, ElectionRefusal};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
@@ -58,13 +59,16 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
         Some(m) => format!("the largest leader epoch {m} has seen ({l})"),
         None => format!("the largest leader epoch this replica has seen ({l})"),
     };
-    let epoch = match (req.epoch, largest) {
-        (Some(e), _) if e < 0 => return Err(Error::Usage(format!("invalid --epoch {e}: must be >= 0"))),
-        (Some(e), Some(l)) if e <= l => {
-            return Err(Error::state(&replica.paths.log_dir, format!("--epoch {e} is not above {}", seen_by(l))))
+    let epoch = match next_leader_epoch(req.epoch, largest) {
+        Ok(e) => e,
+        Err(ElectionRefusal::Negative(e)) => return Err(Error::Usage(format!("invalid --epoch {e}: must be >= 0"))),
+        Err(ElectionRefusal::NotAbove { requested, largest_seen }) => {
+            return Err(Error::state(
+                &replica.paths.log_dir,
+                format!("--epoch {requested} is not above {}", seen_by(largest_seen)),
+            ))
         }
-        (Some(e), _) => e,
-        (None, Some(i32::MAX)) => {
+        Err(ElectionRefusal::Exhausted) => {
             return Err(Error::state(
                 &replica.paths.log_dir,
                 format!(
@@ -73,7 +77,6 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
                 ),
             ))
         }
-        (None, l) => l.map_or(0, |l| l + 1),
     };
     let startup = replica.start()?;
     let leo = replica.log_end_offset();
@@ -95,9 +98,8 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
         EpochEntryMode::FirstAppend => None,
     };
     // With the leader alone in the ISR the HW follows the LEO at once.
-    if replica.state.as_ref().is_some_and(|s| s.isr.is_empty()) && leo > replica.high_watermark {
-        replica.set_high_watermark(leo)?;
-    }
+    let hw = crate::replication::fetch::leader_high_watermark(&replica);
+    replica.set_high_watermark(hw)?;
     Ok(ElectReport {
         replica: replica.paths.log_dir.display().to_string(),
         leader_epoch: epoch,

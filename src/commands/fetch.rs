@@ -9,6 +9,7 @@
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
+use crate::replication::fencing::{may_fetch, Fenced, FetchRefusal, FollowerFacts};
 use crate::replication::fetch::{fetch_round, FetchRound};
 use std::path::Path;
 
@@ -62,14 +63,7 @@ pub fn open_pair_for_write(leader: &Path, other: &Path, partition: Option<&str>)
         ));
     }
     if let Some(seen) = f.largest_known_epoch().filter(|e| *e > state.leader_epoch) {
-        return Err(Error::state(
-            &l.paths.log_dir,
-            format!(
-                "its leader epoch {} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
-                state.leader_epoch,
-                f.paths.log_dir.display()
-            ),
-        ));
+        return Err(fenced(&l, &f, &Fenced::StaleLeader { leader_epoch: state.leader_epoch, seen }));
     }
     Ok((l, f))
 }
@@ -77,42 +71,77 @@ pub fn open_pair_for_write(leader: &Path, other: &Path, partition: Option<&str>)
 pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
     let (mut leader, mut follower) = open_pair_for_write(req.leader, req.follower, req.partition)?;
     let leader_epoch = leader.will_run_as().leader_epoch;
-    let f_state = follower.will_run_as();
     let hint =
         || format!("make it one with `klog recover --leader {} {}`", req.leader.display(), req.follower.display());
-    if f_state.role == Role::Leader {
-        return Err(Error::state(
-            &follower.paths.log_dir,
-            format!(
-                "is a leader (epoch {}): a leader is never fetched into; it must first become a follower of {}: {}",
-                f_state.leader_epoch,
+    let facts = follower_facts(&follower, &leader, empty_once_started(&follower)?);
+    match may_fetch(&facts, leader_epoch) {
+        Ok(()) => {}
+        Err(FetchRefusal::Fenced(f)) => return Err(fenced(&leader, &follower, &f)),
+        Err(FetchRefusal::IntoLeader { leader_epoch: own }) => {
+            return Err(Error::state(
+                &follower.paths.log_dir,
+                format!(
+                "is a leader (epoch {own}): a leader is never fetched into; it must first become a follower of {}: {}",
                 req.leader.display(),
                 hint()
             ),
-        ));
-    }
-    let follows_leader =
-        f_state.leader.as_deref() == Some(leader.identity().as_str()) && f_state.leader_epoch == leader_epoch;
-    if !follows_leader && !empty_once_started(&follower)? {
-        let now = match (&f_state.leader, follower.is_running()) {
-            (_, false) => "it restarted and follows no leader yet".to_string(),
-            (None, true) => "it follows no leader".to_string(),
-            (Some(_), true) => format!("it follows a leader at epoch {}", f_state.leader_epoch),
-        };
-        return Err(Error::state(
-            &follower.paths.log_dir,
-            format!(
-                "holds data but is not the follower of {} at its epoch {leader_epoch} ({now}); a replica becomes a \
-                 follower by truncating first, or it keeps diverged records: {}",
-                req.leader.display(),
-                hint()
-            ),
-        ));
+            ))
+        }
+        Err(FetchRefusal::NotFollower) => {
+            let now = match facts.running {
+                None => "it restarted and follows no leader yet".to_string(),
+                Some((_, e)) if facts.follows_this_leader => format!("it follows it at epoch {e}"),
+                Some((_, -1)) => "it follows no leader".to_string(),
+                Some((_, e)) => format!("it follows another leader at epoch {e}"),
+            };
+            return Err(Error::state(
+                &follower.paths.log_dir,
+                format!(
+                    "holds data but is not the follower of {} at its epoch {leader_epoch} ({now}); a replica becomes a \
+                     follower by truncating first, or it keeps diverged records: {}",
+                    req.leader.display(),
+                    hint()
+                ),
+            ));
+        }
     }
     let leader_startup = leader.start()?;
     let follower_startup = follower.start()?;
     let (rounds, caught_up) = fetch_rounds(&mut leader, &mut follower, req)?;
     Ok(FetchReport { rounds, leader_startup, follower_startup, caught_up })
+}
+
+/// What the fencing rules look at in `follower`, with respect to `leader`.
+pub fn follower_facts(follower: &Replica, leader: &Replica, empty: bool) -> FollowerFacts {
+    let state = follower.state();
+    FollowerFacts {
+        largest_seen: follower.largest_known_epoch(),
+        running: state.map(|s| (s.role, s.leader_epoch)),
+        follows_this_leader: state
+            .is_some_and(|s| s.role == Role::Follower && s.leader.as_deref() == Some(leader.identity().as_str())),
+        empty,
+    }
+}
+
+/// A fencing refusal as an error naming the replica it concerns.
+pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
+    match why {
+        Fenced::StaleLeader { leader_epoch, seen } => Error::state(
+            &leader.paths.log_dir,
+            format!(
+                "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
+                follower.paths.log_dir.display()
+            ),
+        ),
+        Fenced::NotAboveCurrent { role, current, leader_epoch } => Error::state(
+            &follower.paths.log_dir,
+            format!(
+                "is running as {} at leader epoch {current}: a leader change to epoch {leader_epoch} is not above it, \
+                 so a broker would ignore it (stop or crash it first to restart it as a follower)",
+                role.name()
+            ),
+        ),
+    }
 }
 
 /// Whether `replica` holds no batch and no epoch once started: a crashed replica is judged by

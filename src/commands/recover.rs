@@ -3,11 +3,12 @@
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
 //! (replication-model.md, operation 6, "What the report calls things").
 
-use super::fetch::{fetch_rounds, open_pair_for_write, FetchReport, FetchRequest};
+use super::fetch::{fenced, fetch_rounds, follower_facts, open_pair_for_write, FetchReport, FetchRequest};
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
+use crate::replication::fencing::may_become_follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
 use crate::replication::truncation::{plan_truncation, ReplicaView, TruncationMode, TruncationPlan};
 use std::path::Path;
@@ -35,27 +36,8 @@ pub struct LocalRecoverReport {
     pub recovery: Option<RecoveryReport>,
 }
 
-/// How a follower record fares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordClass {
-    Kept,
-    Diverged,
-    TruncatedRefetchable,
-    TruncatedLost,
-    AckedLost,
-}
-
-impl RecordClass {
-    pub fn name(self) -> &'static str {
-        match self {
-            RecordClass::Kept => "kept",
-            RecordClass::Diverged => "diverged",
-            RecordClass::TruncatedRefetchable => "truncated_refetchable",
-            RecordClass::TruncatedLost => "truncated_lost",
-            RecordClass::AckedLost => "acked_lost",
-        }
-    }
-}
+use crate::replication::classify::{self, AtLeader};
+pub use crate::replication::classify::{ClassCounts, RecordClass};
 
 #[derive(Debug, Clone)]
 pub struct RecordRow {
@@ -64,17 +46,6 @@ pub struct RecordRow {
     pub class: RecordClass,
     /// Committed by the rule of the report: below F's HW before truncation or below L's HW.
     pub acked: bool,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ClassCounts {
-    pub kept: u64,
-    pub truncated_refetchable: u64,
-    pub truncated_lost: u64,
-    pub acked_lost: u64,
-    pub diverged: u64,
-    /// Diverged records that were acked: lost from the leader's log although committed.
-    pub diverged_acked: u64,
 }
 
 #[derive(Debug)]
@@ -166,36 +137,6 @@ fn leader_epoch_of(leader: &Replica, dry_run: bool) -> Result<i32> {
     ))
 }
 
-/// Fencing (replication-model.md): refuse a leader whose epoch is below one the follower has
-/// seen; a running follower also refuses a leader change whose epoch is not above its current
-/// one, unless it names the leader it already follows at that epoch.
-fn check_fencing(leader: &Replica, leader_epoch: i32, follower: &Replica) -> Result<()> {
-    if let Some(seen) = follower.largest_known_epoch().filter(|e| *e > leader_epoch) {
-        return Err(Error::state(
-            &leader.paths.log_dir,
-            format!(
-                "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
-                follower.paths.log_dir.display()
-            ),
-        ));
-    }
-    if let Some(s) = follower.state() {
-        let same_leader = s.role == Role::Follower && s.leader.as_deref() == Some(leader.identity().as_str());
-        if s.leader_epoch >= leader_epoch && !(same_leader && s.leader_epoch == leader_epoch) {
-            return Err(Error::state(
-                &follower.paths.log_dir,
-                format!(
-                    "is running as {} at leader epoch {}: a leader change to epoch {leader_epoch} is not above it, \
-                     so a broker would ignore it (stop or crash it first to restart it as a follower)",
-                    s.role.name(),
-                    s.leader_epoch
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
 fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerRecoverReport> {
     // Open, validate and fence before anything is written (a dry run opens read-only).
     let (leader, mut follower) = if req.dry_run {
@@ -212,7 +153,8 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
         (l, f)
     };
     let leader_epoch = leader_epoch_of(&leader, req.dry_run)?;
-    check_fencing(&leader, leader_epoch, &follower)?;
+    let facts = follower_facts(&follower, &leader, false);
+    may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
     // Local recovery (really, or on the in-memory view for a dry run).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     if req.dry_run {
@@ -224,23 +166,9 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
         ReplicaView::new(leader.log.epoch_cache().clone(), leader.log_end_offset(), leader.high_watermark);
     let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
     let plan = plan_truncation(req.mode, &leader_view, &follower_view);
-    // Truncation cuts at a batch boundary: a batch straddling the target goes whole.
-    let cut_offset = if plan.truncation_offset < f_leo {
-        follower.log.locate(plan.truncation_offset)?.map_or(plan.truncation_offset, |loc| {
-            let seg = &follower.log.segments()[loc.segment];
-            seg.read_log()
-                .ok()
-                .and_then(|b| {
-                    crate::format::batch::BatchIter::starting_at(&b, loc.position as usize)
-                        .next()
-                        .map(|x| x.base_offset())
-                })
-                .unwrap_or(plan.truncation_offset)
-                .min(plan.truncation_offset)
-        })
-    } else {
-        f_leo
-    };
+    // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
+    // run asks the log the same question the real truncation does.
+    let cut_offset = follower.log.cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
     let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
     let interesting = divergence.map_or(cut_offset, |d| d.min(cut_offset));
@@ -257,30 +185,17 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
             lrec = lc.next_record()?;
         }
         let at_leader = lrec.as_ref().filter(|l| l.offset == frec.offset).cloned();
-        let same = at_leader.as_ref().is_some_and(|l| l.same_batch(&frec));
-        let acked = frec.offset < f_hw || frec.offset < leader.high_watermark;
-        let class = if frec.offset < cut_offset {
-            if at_leader.is_some() && !same {
-                counts.diverged += 1;
-                if acked {
-                    counts.diverged_acked += 1;
-                }
-                first_divergent_offset.get_or_insert(frec.offset);
-                RecordClass::Diverged
-            } else {
-                counts.kept += 1;
-                RecordClass::Kept
-            }
-        } else if same {
-            counts.truncated_refetchable += 1;
-            RecordClass::TruncatedRefetchable
-        } else if acked {
-            counts.acked_lost += 1;
-            RecordClass::AckedLost
-        } else {
-            counts.truncated_lost += 1;
-            RecordClass::TruncatedLost
+        let there = match &at_leader {
+            None => AtLeader::Nothing,
+            Some(l) if l.same_batch(&frec) => AtLeader::SameBatch,
+            Some(_) => AtLeader::Different,
         };
+        let acked = classify::acked(frec.offset, f_hw, leader.high_watermark);
+        let class = classify::classify(frec.offset, there, cut_offset, acked);
+        counts.add(class, acked);
+        if class == RecordClass::Diverged {
+            first_divergent_offset.get_or_insert(frec.offset);
+        }
         if rows.len() < MAX_ROWS {
             rows.push(RecordRow { follower: frec, leader: at_leader, class, acked });
         } else {

@@ -418,12 +418,10 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             out.invalid_at = Some((batch.position, d.what));
             break;
         }
-        if !super::index::offset_fits_segment(base, batch.last_offset()) {
-            let why = format!(
-                "last offset {} is outside the segment's 32-bit relative range from base offset {base} \
-                 (LogSegmentOffsetOverflowException)",
-                batch.last_offset()
-            );
+        // The verifier's header rules, the offset overflow first (Kafka's order after the CRC).
+        let rules = super::verify::batch_rules(base, batch.base_offset(), batch.last_offset(), previous_last);
+        if let Some(rule @ super::verify::BatchRule::OffsetOverflow { .. }) = rules.first() {
+            let why = rule.describe(base);
             match split_pieces(bytes) {
                 Some(pieces) if pieces.len() > 1 || pieces.first().is_some_and(|p| p.base_offset != base) => {
                     let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
@@ -455,15 +453,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             emptied = true;
             break;
         }
-        let problem = if batch.base_offset() < base {
-            Some(format!("base offset {} is below the segment's base offset {base}", batch.base_offset()))
-        } else if batch.last_offset() < batch.base_offset() {
-            Some(format!("last offset {} is below base offset {}", batch.last_offset(), batch.base_offset()))
-        } else {
-            previous_last
-                .filter(|p| batch.base_offset() <= *p)
-                .map(|p| format!("offset {} does not follow the previous batch's last offset {p}", batch.base_offset()))
-        };
+        let problem = rules.first().map(|r| r.describe(base));
         if let Some(why) = problem {
             out.invalid_at = Some((batch.position, why));
             break;

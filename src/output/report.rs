@@ -225,6 +225,11 @@ pub fn diff_json_value(d: &DiffOutcome) -> Value {
         "first_divergent_offset": d.first_divergent_offset,
         "identical": d.identical_up_to_shorter(),
         "ranges": d.ranges.iter().map(|r| json!({"kind": r.kind.name(), "first_offset": r.first_offset, "last_offset": r.last_offset, "records": r.record_count})).collect::<Vec<_>>(),
+        "undecodable": d.undecodable.iter().map(|(side, u)| json!({
+            "side": if *side == crate::replication::diff::Side::A { "a" } else { "b" },
+            "path": u.path.display().to_string(), "position": u.position,
+            "base_offset": u.base_offset, "last_offset": u.last_offset, "error": u.error,
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -306,7 +311,23 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
     if !r.outcome.ranges.is_empty() {
         table::write_table(out, &t)?;
     }
+    for (side, u) in &r.outcome.undecodable {
+        let side = if *side == crate::replication::diff::Side::A { "A" } else { "B" };
+        out!(
+            out,
+            "{} in {side}: {} at position {} (offsets {}..={}): {}",
+            p.bad("undecodable batch"),
+            u.path.display(),
+            u.position,
+            u.base_offset,
+            u.last_offset,
+            u.error
+        )?;
+    }
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
+        (Some(o), None) if r.outcome.undecodable.iter().any(|(_, u)| u.base_offset == *o) => {
+            out!(out, "{} at offset {o}: a batch there does not decode", p.bad("first divergence"))
+        }
         (Some(o), Some((a, b))) => out!(
             out,
             "{} at offset {o}: A has {} (epoch {}), B has {} (epoch {})",

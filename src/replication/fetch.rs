@@ -9,6 +9,7 @@
 use crate::error::{Error, Result};
 use crate::format::batch::BatchIter;
 use crate::replica::{Replica, Role};
+use crate::replication::high_watermark;
 
 /// Default cap on the bytes returned by one fetch (`replica.fetch.max.bytes`, 1 MiB); at least
 /// one whole batch is always returned.
@@ -44,12 +45,11 @@ pub struct StuckFetch {
 /// ISR members without a recorded fetch offset since the election hold it where it is.
 pub fn leader_high_watermark(leader: &Replica) -> i64 {
     let Some(state) = leader.state() else { return leader.high_watermark };
-    let mut candidate = leader.log_end_offset();
-    for member in &state.isr {
-        let offset = state.follower_fetch_offsets.get(&member.id).copied().unwrap_or(leader.high_watermark);
-        candidate = candidate.min(offset);
-    }
-    candidate.max(leader.high_watermark)
+    high_watermark::leader_high_watermark(
+        leader.log_end_offset(),
+        leader.high_watermark,
+        state.isr.iter().map(|m| state.follower_fetch_offsets.get(&m.id).copied()),
+    )
 }
 
 /// Run one round. Both replicas are open for writing and started; `leader` is a leader and
@@ -148,7 +148,7 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
     if flush {
         follower.flush()?;
     }
-    let follower_hw = returned_hw.min(follower.log_end_offset());
+    let follower_hw = high_watermark::follower_high_watermark(returned_hw, follower.log_end_offset());
     if follower_hw != follower.high_watermark {
         follower.set_high_watermark(follower_hw)?;
     }
@@ -161,11 +161,7 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
 /// After a truncation: HW and recovery point no higher than the new LEO (`UnifiedLog.truncateTo`).
 pub fn clamp_after_truncation(replica: &mut Replica) -> Result<()> {
     let leo = replica.log_end_offset();
-    if replica.high_watermark > leo {
-        replica.set_high_watermark(leo)?;
-    }
-    if replica.recovery_point > leo {
-        replica.set_recovery_point(leo)?;
-    }
+    replica.set_high_watermark(high_watermark::clamp_to_log_end(replica.high_watermark, leo))?;
+    replica.set_recovery_point(high_watermark::clamp_to_log_end(replica.recovery_point, leo))?;
     Ok(())
 }

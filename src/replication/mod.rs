@@ -1,6 +1,13 @@
-//! Replication between replica dirs: leader election, fetch with the HW piggyback lag,
-//! follower truncation plans (pure) and the comparison of two logs.
+//! Replication between replica dirs. The rules are pure functions, one concept a file — the
+//! election's epoch ([`election`]), fencing ([`fencing`]), the high watermark
+//! ([`high_watermark`]), follower truncation plans ([`truncation`]) and the fate of each
+//! record ([`classify`]) — so that the commands and the in-memory explorer run the same rules;
+//! [`fetch`] and [`diff`] apply them to log dirs.
 
+pub mod classify;
 pub mod diff;
+pub mod election;
+pub mod fencing;
 pub mod fetch;
+pub mod high_watermark;
 pub mod truncation;

@@ -8,25 +8,7 @@
 use crate::common::*;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-
-/// Every file and directory under `dir` with its bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                out.insert(e.path(), None);
-                stack.push(e.path());
-            } else {
-                out.insert(e.path(), Some(fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    out
-}
+use std::path::PathBuf;
 
 /// The files that differ between two trees, for the failure message.
 fn changed(a: &BTreeMap<PathBuf, Option<Vec<u8>>>, b: &BTreeMap<PathBuf, Option<Vec<u8>>>) -> Vec<String> {

@@ -300,3 +300,37 @@ fn checkpoint_findings_carry_the_byte_position_of_their_line() {
     assert!(out.contains("replication-offset-checkpoint at position 14 (offset 50): high watermark 50"), "{out}");
     assert!(out.contains("recovery-point-offset-checkpoint at position 14 (offset 50): recovery point 50"), "{out}");
 }
+
+#[test]
+fn diff_reports_a_batch_it_cannot_decode_with_its_file_and_position() {
+    let lab = Lab::new();
+    let a = lab.create("a", 0, &[]);
+    ok(&["elect", s(&a)]);
+    ok(&["append", s(&a), "x", "y"]);
+    ok(&["append", s(&a), "z"]);
+    ok(&["stop", s(&a)]);
+    let b = lab.path("b");
+    copy_tree(&a, &b);
+    // The same damage on both sides: the second batch claims 1000 records (bytes 57..61).
+    let first_batch_bytes = {
+        let bytes = fs::read(partition(&a).join("00000000000000000000.log")).unwrap();
+        // baseOffset (8 bytes) and batchLength (4 bytes) precede batchLength bytes.
+        12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize
+    };
+    for dir in [&a, &b] {
+        let log = partition(dir).join("00000000000000000000.log");
+        let mut bytes = fs::read(&log).unwrap();
+        bytes[first_batch_bytes + 57..first_batch_bytes + 61].copy_from_slice(&1000i32.to_be_bytes());
+        fs::write(&log, bytes).unwrap();
+    }
+    let (out, _) = code(&["diff", s(&a), s(&b)], 1);
+    assert!(
+        out.contains(&format!("00000000000000000000.log at position {first_batch_bytes} (offsets 2..=2)")),
+        "{out}"
+    );
+    assert!(out.contains("first divergence at offset 2: a batch there does not decode"), "{out}");
+    let json = json_lines(&code(&["diff", s(&a), s(&b), "--json"], 1).0);
+    let undecodable = json[0]["undecodable"].as_array().unwrap();
+    assert_eq!(undecodable.len(), 2, "one per side");
+    assert_eq!(undecodable[0]["position"], first_batch_bytes as u64);
+}

@@ -1,0 +1,106 @@
+//! What becomes of each follower record when it restarts as a follower (replication-model.md,
+//! "What the report calls things"). Pure: the record's offset, whether the leader holds the same
+//! batch there, the cut and the two HWs in; its class out.
+
+/// How a follower record fares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordClass {
+    /// Below the truncation point, and the leader has the same batch or nothing there.
+    Kept,
+    /// Kept, but the leader holds a different record at that offset.
+    Diverged,
+    /// Removed, and the leader holds the identical batch: the next fetch brings it back.
+    TruncatedRefetchable,
+    /// Removed, the leader does not hold it, and it was never committed.
+    TruncatedLost,
+    /// Removed, the leader does not hold it, and it was committed.
+    AckedLost,
+}
+
+impl RecordClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordClass::Kept => "kept",
+            RecordClass::Diverged => "diverged",
+            RecordClass::TruncatedRefetchable => "truncated_refetchable",
+            RecordClass::TruncatedLost => "truncated_lost",
+            RecordClass::AckedLost => "acked_lost",
+        }
+    }
+}
+
+/// What the leader holds at the follower record's offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtLeader {
+    Nothing,
+    SameBatch,
+    Different,
+}
+
+/// Committed by the pinned rule: below the follower's HW before truncation, or below the
+/// leader's HW.
+pub fn acked(offset: i64, follower_high_watermark: i64, leader_high_watermark: i64) -> bool {
+    offset < follower_high_watermark || offset < leader_high_watermark
+}
+
+/// The class of the follower record at `offset` when the follower cuts its log at `cut_offset`.
+pub fn classify(offset: i64, at_leader: AtLeader, cut_offset: i64, acked: bool) -> RecordClass {
+    match (offset < cut_offset, at_leader) {
+        (true, AtLeader::Different) => RecordClass::Diverged,
+        (true, _) => RecordClass::Kept,
+        (false, AtLeader::SameBatch) => RecordClass::TruncatedRefetchable,
+        (false, _) if acked => RecordClass::AckedLost,
+        (false, _) => RecordClass::TruncatedLost,
+    }
+}
+
+/// Counts of each class over a report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassCounts {
+    pub kept: u64,
+    pub truncated_refetchable: u64,
+    pub truncated_lost: u64,
+    pub acked_lost: u64,
+    pub diverged: u64,
+    /// Diverged records that were acked: lost from the leader's log although committed.
+    pub diverged_acked: u64,
+}
+
+impl ClassCounts {
+    pub fn add(&mut self, class: RecordClass, acked: bool) {
+        match class {
+            RecordClass::Kept => self.kept += 1,
+            RecordClass::Diverged => {
+                self.diverged += 1;
+                if acked {
+                    self.diverged_acked += 1;
+                }
+            }
+            RecordClass::TruncatedRefetchable => self.truncated_refetchable += 1,
+            RecordClass::TruncatedLost => self.truncated_lost += 1,
+            RecordClass::AckedLost => self.acked_lost += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_below_the_cut_are_kept_or_diverged_and_above_it_refetchable_or_lost() {
+        assert_eq!(classify(0, AtLeader::SameBatch, 1, true), RecordClass::Kept);
+        assert_eq!(classify(0, AtLeader::Nothing, 1, true), RecordClass::Kept);
+        assert_eq!(classify(0, AtLeader::Different, 1, true), RecordClass::Diverged);
+        assert_eq!(classify(1, AtLeader::SameBatch, 1, true), RecordClass::TruncatedRefetchable);
+        assert_eq!(classify(1, AtLeader::Different, 1, true), RecordClass::AckedLost);
+        assert_eq!(classify(1, AtLeader::Nothing, 1, false), RecordClass::TruncatedLost);
+    }
+
+    #[test]
+    fn acked_means_below_either_high_watermark() {
+        assert!(acked(1, 2, 0));
+        assert!(acked(1, 0, 2));
+        assert!(!acked(2, 2, 2));
+    }
+}
