@@ -218,23 +218,24 @@ impl Model {
         }
     }
 
-    /// Put every touched path back to its durable name and contents.
-    fn materialise_power_loss(&self) {
-        for path in &self.seen {
-            match self.durable.get(path) {
-                Some(id) => {
-                    let bytes = self.contents.get(id).map_or(&[][..], Vec::as_slice);
-                    if let Err(e) = fs::write(path, bytes) {
-                        eprintln!("klog-fault: power loss: {}: restore failed: {e}", path.display());
-                    }
-                }
+    /// Put every touched file back to its durable name and contents (directories, touched by
+    /// their fsyncs, are left alone). Returns what could not be done.
+    fn materialise_power_loss(&self) -> Vec<String> {
+        let mut failures = Vec::new();
+        let files: BTreeSet<&PathBuf> = self.current.keys().chain(self.durable.keys()).collect();
+        for path in files {
+            let done = match self.durable.get(path) {
+                Some(id) => fs::write(path, self.contents.get(id).map_or(&[][..], Vec::as_slice)),
                 None => match fs::remove_file(path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => eprintln!("klog-fault: power loss: {}: remove failed: {e}", path.display()),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+                    other => other,
                 },
+            };
+            if let Err(e) = done {
+                failures.push(format!("{}: {e}", path.display()));
             }
         }
+        failures
     }
 }
 
@@ -326,7 +327,9 @@ fn before_slow(op: Op, path: &Path, to: Option<&Path>) -> io::Result<Go> {
                 }
                 Fault::Kill | Fault::Torn => die(&format!("killed before {what}")),
                 Fault::PowerLoss => {
-                    state.model.materialise_power_loss();
+                    for failure in state.model.materialise_power_loss() {
+                        eprintln!("klog-fault: power loss not materialised: {failure}");
+                    }
                     die(&format!("power loss before {what}"))
                 }
             }
@@ -383,7 +386,7 @@ mod tests {
         fs::write(&a, b"old+synced").unwrap();
         m.after(Op::Fsync, &a, None);
         fs::write(&a, b"old+synced+unsynced").unwrap();
-        m.materialise_power_loss();
+        assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
         assert_eq!(fs::read(&a).unwrap(), b"old+synced");
     }
 
@@ -406,7 +409,7 @@ mod tests {
         fs::write(&c, b"never durable").unwrap();
         m.after(Op::Create, &c, None);
         m.after(Op::Fsync, &c, None);
-        m.materialise_power_loss();
+        assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
         assert_eq!(fs::read(&a).unwrap(), b"x");
         // The removal was not made durable: the file is back.
         assert_eq!(fs::read(&b).unwrap(), b"x");
@@ -426,14 +429,27 @@ mod tests {
         m.touch(&target);
         fs::rename(&tmp, &target).unwrap();
         m.after(Op::Rename, &tmp, Some(&target));
-        m.materialise_power_loss();
+        assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
         assert_eq!(fs::read(&target).unwrap(), b"old");
         assert!(!tmp.exists());
 
         fs::write(&target, b"new").unwrap();
         m.after(Op::FsyncDir, dir.path(), None);
-        m.materialise_power_loss();
+        assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
         assert_eq!(fs::read(&target).unwrap(), b"new");
+    }
+
+    #[test]
+    fn power_loss_leaves_a_touched_directory_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut m, a, _) = model_in(dir.path());
+        m.touch(dir.path());
+        m.touch(&a);
+        fs::write(&a, b"x").unwrap();
+        m.after(Op::Create, &a, None);
+        assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
+        assert!(dir.path().is_dir());
+        assert!(!a.exists());
     }
 
     #[test]
@@ -444,7 +460,7 @@ mod tests {
         fs::write(&a, b"unsynced").unwrap();
         m.after(Op::Create, &a, None);
         m.after(Op::FsyncDir, dir.path(), None);
-        m.materialise_power_loss();
+        assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
         assert_eq!(fs::read(&a).unwrap(), b"");
     }
 }

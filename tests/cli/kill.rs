@@ -463,6 +463,9 @@ fn fault_run_at(root: &Path, sc: &Scenario, run: &mut Faulted, touched: &[&'stat
     if !err.contains(fired) {
         return Err(format!("{label}: the fault did not fire:\n{err}"));
     }
+    if err.contains("power loss not materialised") {
+        return Err(format!("{label}: the seam could not put the disk in its power-loss state:\n{err}"));
+    }
     for r in touched {
         let dir = root.join(r);
         run.replicas.insert(*r, (read_checkpoints(&dir), None));
