@@ -5,6 +5,7 @@
 //! command fails (exit 2) only when it cannot read. Never writes.
 
 use super::dump::{summarize, ReplicaSummary};
+use crate::commands::ProgressSink;
 use crate::error::Result;
 use crate::format::batch::{BatchIter, ScanStop};
 use crate::log::checkpoint;
@@ -12,7 +13,6 @@ use crate::log::index;
 use crate::log::names;
 use crate::log::segment::Segment;
 use crate::log::verify;
-use crate::output::progress::ProgressSink;
 use crate::replica::Replica;
 use std::path::{Path, PathBuf};
 

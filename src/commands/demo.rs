@@ -8,7 +8,7 @@ use super::crash_step;
 use super::elect::{ElectReport, ElectRequest};
 use super::fetch::{FetchReport, FetchRequest};
 use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
-use crate::cli::EpochEntryMode;
+use crate::commands::elect::EpochEntryMode;
 use crate::error::{Error, Result};
 use crate::replica::Replica;
 use crate::replication::diff::{diff_logs, RecordCursor};
@@ -317,7 +317,7 @@ fn run_once(
                         flush: *flush,
                         compression: crate::format::compression::Compression::None,
                     },
-                    &mut crate::output::progress::NoProgress,
+                    &mut crate::commands::NoProgress,
                 )?;
                 sink(DemoEvent::Appended(replica, &report))?;
             }

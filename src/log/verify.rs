@@ -215,6 +215,11 @@ impl<'a> IndexJoin<'a> {
         }
     }
 
+    /// Whether every entry has met its batch (later batches cannot change a result).
+    pub fn is_done(&self) -> bool {
+        self.next_offset == self.offsets.len() && self.next_time == self.times.len()
+    }
+
     /// Every entry's result, in file order. Entries past the last batch are mismatches (offset
     /// index) or not found (time index); a time entry whose timestamp does not increase over
     /// the previous entry's is out of order.
@@ -258,6 +263,9 @@ pub fn verify_index_entries(
     };
     let mut join = IndexJoin::new(log, offsets, times);
     for batch in BatchIter::new(log) {
+        if join.is_done() {
+            break;
+        }
         join.on_batch(&batch);
     }
     join.finish()

@@ -412,7 +412,7 @@ pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {
     for f in &r.findings {
         line(
             out,
-            &json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what}),
+            &json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found}),
         )?;
     }
     for n in &r.notes {

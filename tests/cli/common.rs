@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 pub fn klog() -> Command {
     let mut c = Command::cargo_bin("klog").expect("klog binary");
     c.env("NO_COLOR", "1");
+    // COLUMNS would wrap text output to its width even off a terminal.
+    c.env_remove("COLUMNS");
     c
 }
 
