@@ -119,6 +119,7 @@ const CASES: &[Case] = &[
     (&["append", "@st", "x"], 2, "restarts as a follower"),
     (&["append", "@e", "x"], 2, "not the leader"),
     (&["append", "@l"], 2, "nothing to append"),
+    (&["append", "@l", "--count", "1", "--value-size", "2147483571"], 2, "RecordTooLargeException"),
     (&["fetch", "--leader", "@f", "@e"], 2, "is not a leader"),
     (&["fetch", "--leader", "@c", "@e"], 2, "is not a leader"),
     (&["fetch", "--leader", "@l", "@l"], 2, "same replica dir"),
