@@ -65,6 +65,17 @@ pub struct RecoveryReport {
 }
 
 impl RecoveryReport {
+    /// Offsets held by the cut bytes that still frame as batches (damage that left a batch
+    /// unframed or its offsets absurd counts no offset).
+    pub fn offsets_cut(&self) -> u64 {
+        self.cut
+            .iter()
+            .filter_map(|c| Some((c.base_offset?, c.last_offset?)))
+            .filter(|(b, l)| *b >= 0 && l >= b && l - b < i64::from(i32::MAX))
+            .map(|(b, l)| (l - b + 1) as u64)
+            .sum()
+    }
+
     pub fn bytes_cut(&self) -> u64 {
         self.cut.iter().map(|c| c.size_bytes).sum()
     }
