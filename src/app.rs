@@ -183,6 +183,9 @@ fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Wr
     };
     match a.format() {
         DumpFormat::Json => {
+            // JSON lines are stateless: batches are rendered on both cores, in chunks.
+            let render: &commands::dump::Render = &|e: DumpEvent<'_>, buf: &mut Vec<u8>| json::dump_event(buf, e);
+            let req = commands::dump::DumpRequest { render: Some(render), ..req };
             let out = text.raw();
             commands::dump::run(&req, &mut |e| {
                 track(&e);

@@ -795,6 +795,7 @@ impl<'a> From<&'a DumpArgs> for commands::dump::DumpRequest<'a> {
             from: a.from,
             limit: a.limit,
             batches_only: a.batches,
+            render: None,
             log_dir_overview: a.format() != DumpFormat::Kafka,
         }
     }

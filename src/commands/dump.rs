@@ -291,6 +291,8 @@ pub enum DumpEvent<'a> {
     ProducerSnapshot(&'a ProducerSnapshot),
     ProducerEntry(&'a ProducerEntry),
     PartitionSummary(&'a PartitionSummary),
+    /// Events already rendered by [`DumpRequest::render`], in order.
+    Rendered(&'a [u8]),
     /// A file that could not be read (a malformed checkpoint, state or properties file); the
     /// dump goes on without the values it would have given.
     Problem {
@@ -309,7 +311,18 @@ pub struct DumpRequest<'a> {
     /// A log dir holding several partitions, named without `--partition`: true emits one
     /// `PartitionSummary` per partition; false dumps every partition in full, one after another.
     pub log_dir_overview: bool,
+    /// A renderer that turns events into bytes on any thread. Given (and with no `--limit`),
+    /// a segment's batches are rendered in chunks on both cores and reach the sink in order as
+    /// [`DumpEvent::Rendered`]; otherwise every event goes to the sink one by one.
+    pub render: Option<&'a Render>,
 }
+
+/// Turns one event into bytes appended to the buffer (a stateless renderer, such as JSON lines).
+pub type Render = dyn Fn(DumpEvent<'_>, &mut Vec<u8>) -> Result<()> + Sync;
+
+/// Bytes of a segment rendered per chunk: large enough that a chunk's thread costs nothing,
+/// small enough that two chunks' output stays a few tens of MiB.
+const RENDER_CHUNK_BYTES: usize = 2 << 20;
 
 type Sink<'s> = dyn FnMut(DumpEvent<'_>) -> Result<()> + 's;
 
@@ -359,7 +372,17 @@ fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sin
         let path = seg.log_path();
         sink(DumpEvent::Segment { path: &path, base_offset: seg.base_offset })?;
         let bytes = seg.read_log()?;
-        dump_batches(&path, seg.base_offset, &bytes, start as usize, from, req.batches_only, &mut budget, sink)?;
+        dump_batches(
+            &path,
+            seg.base_offset,
+            &bytes,
+            start as usize,
+            from,
+            req.batches_only,
+            &mut budget,
+            req.render,
+            sink,
+        )?;
     }
     Ok(())
 }
@@ -452,6 +475,63 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
 }
 
 /// Emit the batches (and records) of one file of batches, from byte `start`.
+/// The events of one batch (and, unless `batches_only`, its records from `from` on), at most
+/// `budget` items.
+fn batch_events(
+    segment_base_offset: i64,
+    batch: &RawBatch<'_>,
+    from: i64,
+    batches_only: bool,
+    budget: &mut u64,
+    emit: &mut dyn FnMut(DumpEvent<'_>) -> Result<()>,
+) -> Result<()> {
+    let row = batch_row(segment_base_offset, batch);
+    emit(DumpEvent::Batch(&row))?;
+    if batches_only {
+        *budget = budget.saturating_sub(1);
+        return Ok(());
+    }
+    match batch.records() {
+        Ok(decoded) => match decoded.decode() {
+            Ok(records) => {
+                for r in records.iter().filter(|r| r.offset >= from) {
+                    if *budget == 0 {
+                        return Ok(());
+                    }
+                    emit(DumpEvent::Record(&row, r))?;
+                    *budget -= 1;
+                }
+                Ok(())
+            }
+            Err(e) => emit(DumpEvent::Undecodable(&row, &e.to_string())),
+        },
+        Err(e) => emit(DumpEvent::Undecodable(&row, &e.to_string())),
+    }
+}
+
+/// Render the batches of `bytes[range]` (whole batches) into `out` (cleared first; reused
+/// from chunk to chunk so that its pages are not faulted in again).
+fn render_chunk(
+    render: &Render,
+    segment_base_offset: i64,
+    bytes: &[u8],
+    range: (usize, usize),
+    from: i64,
+    batches_only: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    out.clear();
+    let mut unlimited = u64::MAX;
+    for batch in BatchIter::starting_at(&bytes[..range.1], range.0) {
+        if batch.last_offset() < from {
+            continue;
+        }
+        batch_events(segment_base_offset, &batch, from, batches_only, &mut unlimited, &mut |e| render(e, out))?;
+    }
+    Ok(())
+}
+
+/// Emit the batches (and records) of one file of batches, from byte `start`.
 #[allow(clippy::too_many_arguments)]
 fn dump_batches(
     path: &Path,
@@ -461,38 +541,73 @@ fn dump_batches(
     from: i64,
     batches_only: bool,
     budget: &mut u64,
+    render: Option<&Render>,
     sink: &mut Sink<'_>,
 ) -> Result<()> {
     let mut iter = BatchIter::starting_at(bytes, start);
     let mut released = 0;
-    for batch in iter.by_ref() {
-        if *budget == 0 {
-            return Ok(());
-        }
-        bytes.release_before(batch.position as usize, &mut released);
-        if batch.last_offset() < from {
-            continue;
-        }
-        let row = batch_row(segment_base_offset, &batch);
-        sink(DumpEvent::Batch(&row))?;
-        if batches_only {
-            *budget -= 1;
-            continue;
-        }
-        match batch.records() {
-            Ok(decoded) => match decoded.decode() {
-                Ok(records) => {
-                    for r in records.iter().filter(|r| r.offset >= from) {
-                        if *budget == 0 {
-                            return Ok(());
-                        }
-                        sink(DumpEvent::Record(&row, r))?;
-                        *budget -= 1;
+    match render.filter(|_| *budget == u64::MAX) {
+        Some(render) => {
+            // Chunks of whole batches, rendered two at a time (one per core), emitted in order.
+            let mut chunk_start = start;
+            let mut chunks: Vec<(usize, usize)> = Vec::with_capacity(2);
+            let (mut first_out, mut second_out) = (Vec::new(), Vec::new());
+            let mut flush = |chunks: &mut Vec<(usize, usize)>, released: &mut usize| -> Result<()> {
+                let (first, second) = (chunks.first().copied(), chunks.get(1).copied());
+                let (a, b) = std::thread::scope(|scope| {
+                    let other = second.map(|range| {
+                        let out = &mut second_out;
+                        scope.spawn(move || {
+                            render_chunk(render, segment_base_offset, bytes, range, from, batches_only, out)
+                        })
+                    });
+                    let a = first.map(|range| {
+                        render_chunk(render, segment_base_offset, bytes, range, from, batches_only, &mut first_out)
+                    });
+                    let b = other.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+                    (a, b)
+                });
+                if let Some(a) = a {
+                    a?;
+                    sink(DumpEvent::Rendered(&first_out))?;
+                }
+                if let Some(b) = b {
+                    b?;
+                    sink(DumpEvent::Rendered(&second_out))?;
+                }
+                if let Some(&(_, end)) = chunks.last() {
+                    bytes.release_before(end, released);
+                }
+                chunks.clear();
+                Ok(())
+            };
+            for batch in iter.by_ref() {
+                let end = batch.position as usize + batch.size_bytes();
+                if end - chunk_start >= RENDER_CHUNK_BYTES {
+                    chunks.push((chunk_start, end));
+                    chunk_start = end;
+                    if chunks.len() == 2 {
+                        flush(&mut chunks, &mut released)?;
                     }
                 }
-                Err(e) => sink(DumpEvent::Undecodable(&row, &e.to_string()))?,
-            },
-            Err(e) => sink(DumpEvent::Undecodable(&row, &e.to_string()))?,
+            }
+            let end = iter.position();
+            if end > chunk_start {
+                chunks.push((chunk_start, end));
+            }
+            flush(&mut chunks, &mut released)?;
+        }
+        None => {
+            for batch in iter.by_ref() {
+                if *budget == 0 {
+                    return Ok(());
+                }
+                bytes.release_before(batch.position as usize, &mut released);
+                if batch.last_offset() < from {
+                    continue;
+                }
+                batch_events(segment_base_offset, &batch, from, batches_only, budget, sink)?;
+            }
         }
     }
     match iter.stop() {
@@ -540,7 +655,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         }
         sink(DumpEvent::Segment { path, base_offset: base })?;
         let bytes = seg.read_log()?;
-        return dump_batches(path, base, &bytes, 0, from, req.batches_only, &mut budget, sink);
+        return dump_batches(path, base, &bytes, 0, from, req.batches_only, &mut budget, req.render, sink);
     }
     if name.ends_with(".checkpoint") && !OFFSET_CHECKPOINTS.contains(&name) {
         let parsed = parse_kraft_snapshot_name(name);
@@ -550,7 +665,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         let kind = FileKind::KraftSnapshot { end_offset: parsed.map(|p| p.0), epoch: parsed.map(|p| p.1) };
         sink(DumpEvent::File { path, kind })?;
         let bytes = read_whole(path)?;
-        return dump_batches(path, 0, &bytes, 0, from, req.batches_only, &mut budget, sink);
+        return dump_batches(path, 0, &bytes, 0, from, req.batches_only, &mut budget, req.render, sink);
     }
     if let (Some(base), true) = (base, name.ends_with(names::INDEX_SUFFIX)) {
         let bytes = read_whole(path)?;

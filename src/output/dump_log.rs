@@ -127,6 +127,7 @@ impl<'o> DumpLog<'o> {
                 Err(Error::Usage("the log-dir overview has no kafka-dump-log form; use the table or --json".into()))
             }
             // kafka-dump-log reports what it cannot read on stderr.
+            DumpEvent::Rendered(bytes) => self.out.write_all(bytes).at("<stdout>", "write"),
             DumpEvent::Problem { what, .. } => writeln!(self.err, "{what}").at("<stderr>", "write"),
             DumpEvent::Segment { path, base_offset } => {
                 self.start_file(path)?;

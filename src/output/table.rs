@@ -340,6 +340,10 @@ impl<'o> DumpTable<'o> {
         match event {
             DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
+            DumpEvent::Rendered(bytes) => {
+                self.flush_table()?;
+                self.out.write_all(bytes).at("<stdout>", "write")
+            }
             DumpEvent::Problem { what, .. } => {
                 self.flush_table()?;
                 writeln!(self.out, "{} {what}", p.bad("problem")).at("<stdout>", "write")
