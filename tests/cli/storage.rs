@@ -414,3 +414,18 @@ fn a_segment_rolls_when_a_batch_is_more_than_segment_ms_newer_than_its_first() {
     assert_eq!(logs, ["00000000000000000000.log", "00000000000000000003.log", "00000000000000000005.log"]);
     ok(&["check", s(&b)]);
 }
+
+#[test]
+fn dump_json_rendered_on_both_cores_equals_the_sequential_dump_line_for_line() {
+    let lab = Lab::new();
+    let b = lab.create("b", 0, &[]);
+    ok(&["elect", s(&b)]);
+    // About 7 MiB: several 2 MiB chunks, the last one partial.
+    ok(&["append", s(&b), "--count", "60000", "--value-size", "100", "--timestamp", "5"]);
+    ok(&["append", s(&b), "tail", "--timestamp", "6"]);
+    let parallel = ok(&["dump", s(&b), "--json"]);
+    // `--limit` keeps the dump sequential.
+    let sequential = ok(&["dump", s(&b), "--json", "--limit", "1000000"]);
+    assert_eq!(parallel.lines().filter(|l| l.contains("\"type\":\"record\"")).count(), 60001);
+    assert!(parallel == sequential, "the chunked dump differs from the sequential one");
+}
