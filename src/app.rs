@@ -7,7 +7,8 @@ use klog::cli::{Command, DumpFormat, Env, GenerateCommand, Outcome};
 use klog::commands::{self, dump::DumpEvent, recover::RecoverReport, NoProgress, ProgressSink};
 use klog::error::{IoContext, Result};
 use klog::output::fit::Fit;
-use klog::output::{dump_log::DumpLog, json, progress::Progress, report, table::DumpTable, text, Settings};
+use klog::output::picture::{self, Picture};
+use klog::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
 use std::io::{self, Write};
 
 /// Progress on stderr when it is a terminal, else nowhere.
@@ -81,9 +82,22 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         Command::Recover(a) => match (commands::recover::run(&(&a).into())?, a.json) {
             (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
             (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
-            (RecoverReport::Follower(r), false) => report::follower_text(text, &r, settings)?,
+            (RecoverReport::Follower(r), false) => {
+                report::follower_text(text, &r, settings)?;
+                let leader = a.leader.as_deref().map(commands::draw::short_name).unwrap_or_default();
+                recovery_picture(text, &r, &leader, &commands::draw::short_name(&a.dir), a.explain, settings)?;
+            }
             (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
         },
+        Command::Draw(a) => {
+            let report = commands::draw::run(&(&a).into())?;
+            let pic = Picture::of_draw(&report);
+            picture::write_text(text, &pic, settings)?;
+            if let Some(path) = &a.svg {
+                klog::durable::write_atomic(path, svg::render(&pic, true).as_bytes())?;
+                writeln!(text, "wrote {}", path.display()).at("<stdout>", "write")?;
+            }
+        }
         Command::Diff(a) => {
             let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref())?;
             if a.json {
@@ -115,6 +129,26 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         }
     }
     Ok(Outcome::Success)
+}
+
+/// After a follower recovery's report: the picture of the follower before and after, and with
+/// `--explain` the procedure with the lines that ran.
+pub fn recovery_picture(
+    out: &mut dyn Write,
+    r: &klog::commands::recover::FollowerRecoverReport,
+    leader: &str,
+    follower: &str,
+    explain: bool,
+    settings: &Settings,
+) -> Result<()> {
+    writeln!(out).at("<stdout>", "write")?;
+    picture::write_text(out, &Picture::of_recovery(r, leader, follower), settings)?;
+    if explain {
+        writeln!(out).at("<stdout>", "write")?;
+        let e = klog::replication::explain::explain(&r.plan, &r.leader_view, &r.follower_view);
+        klog::output::explain::write_text(out, &e, settings)?;
+    }
+    Ok(())
 }
 
 fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Write>) -> Result<()> {

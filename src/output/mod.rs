@@ -4,11 +4,14 @@
 
 pub mod demo;
 pub mod dump_log;
+pub mod explain;
 pub mod fit;
 pub mod json;
 pub mod palette;
+pub mod picture;
 pub mod progress;
 pub mod report;
+pub mod svg;
 pub mod table;
 pub mod text;
 
