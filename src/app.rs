@@ -118,8 +118,23 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         Command::Demo(a) => {
             let (root, temp) = a.lab(&env.temp_dir);
             let req = a.request(&root)?;
-            let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone());
-            let result = commands::demo::run(&req, &mut |e| printer.event(e));
+            let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain);
+            if a.predict {
+                printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
+            }
+            let mut capture = a.capture.as_ref().map(|_| klog::output::capture::Capture::new(root.clone()));
+            let result = commands::demo::run(&req, &mut |e| {
+                if let Some(c) = capture.as_mut() {
+                    c.event(e.clone())?;
+                }
+                printer.event(e)
+            })
+            .and_then(|_| printer.finish());
+            drop(printer);
+            if let (Some(path), Some(c), true) = (&a.capture, &capture, result.is_ok()) {
+                klog::durable::write_atomic(path, c.html().as_bytes())?;
+                writeln!(text, "\nwrote {}", path.display()).at("<stdout>", "write")?;
+            }
             if temp && !a.keep {
                 let _ = std::fs::remove_dir_all(&root);
             } else if temp {

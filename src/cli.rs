@@ -671,6 +671,8 @@ where
 pub struct Env {
     pub stdout_tty: bool,
     pub stderr_tty: bool,
+    /// Whether stdin is a terminal (`demo --predict` echoes answers read from a file or pipe).
+    pub stdin_tty: bool,
     /// `NO_COLOR` set to anything but the empty string (no-color.org).
     pub no_color: bool,
     /// `COLUMNS`, when set to a positive number: the width to lay text out to, terminal or not.
@@ -688,6 +690,7 @@ impl Env {
         Env {
             stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),
+            stdin_tty: std::io::stdin().is_terminal(),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             columns: std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|c| *c > 0),
             // comfy-table asks the terminal (TIOCGWINSZ) only when stdout is one.
@@ -931,7 +934,13 @@ impl DemoArgs {
             Some(DemoMode::Kip101) => (Some(TruncationMode::Kip101), false),
             Some(DemoMode::Kip279) => (Some(TruncationMode::Kip279), false),
         };
-        Ok(commands::demo::DemoRequest { scenario: self.scenario.as_deref(), mode, all_modes, dir: root })
+        Ok(commands::demo::DemoRequest {
+            scenario: self.scenario.as_deref(),
+            mode,
+            all_modes,
+            dir: root,
+            predict: self.predict,
+        })
     }
 }
 
@@ -948,6 +957,7 @@ mod tests {
         Env {
             stdout_tty,
             stderr_tty: stdout_tty,
+            stdin_tty: false,
             no_color: false,
             columns: None,
             terminal_width: None,

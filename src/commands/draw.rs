@@ -130,8 +130,14 @@ pub fn window(replicas: &[&Replica], from: Option<i64>, limit: i64) -> (i64, i64
     let end_max = replicas.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
     let lowest_hw = replicas.iter().map(|r| r.high_watermark).min().unwrap_or(0);
     let focus = first_epoch_divergence(replicas).unwrap_or(lowest_hw).clamp(start, end_max.max(start));
-    let from = from.unwrap_or_else(|| (focus - limit / 3).min(end_max - limit).max(start));
-    (from, from.saturating_add(limit.max(1)), focus)
+    match from {
+        // Asked for a window: it starts where asked, so that is what stays in view.
+        Some(from) => (from, from.saturating_add(limit.max(1)), from),
+        None => {
+            let from = (focus - limit / 3).min(end_max - limit).max(start);
+            (from, from.saturating_add(limit.max(1)), focus)
+        }
+    }
 }
 
 pub fn run(req: &DrawRequest<'_>) -> Result<DrawReport> {

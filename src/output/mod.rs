@@ -2,6 +2,7 @@
 //! Nothing here decides what is true about a log; it only shows it. Nothing here reads the
 //! command line or the environment either: `main` resolves [`Settings`] once.
 
+pub mod capture;
 pub mod demo;
 pub mod dump_log;
 pub mod explain;

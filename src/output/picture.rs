@@ -77,7 +77,7 @@ pub enum Mark {
 impl Mark {
     pub fn label(self) -> &'static str {
         match self {
-            Mark::LogStart => "start",
+            Mark::LogStart => "LS",
             Mark::HighWatermark => "HW",
             Mark::RecoveryPoint => "RP",
             Mark::LogEnd => "LEO",
@@ -255,7 +255,8 @@ impl Picture {
         if span <= cells {
             return (self.from, self.end);
         }
-        let start = (self.focus - cells / 3).clamp(self.from, self.end - cells);
+        let lead = if self.focus == self.from { 0 } else { cells / 3 };
+        let start = (self.focus - lead).clamp(self.from, self.end - cells);
         (start, start + cells)
     }
 
@@ -441,7 +442,7 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
     if pic.has_multi_record_batches() {
         legend.push("┆ same batch".into());
     }
-    legend.push("↑ mark before the offset".into());
+    legend.push("↑ mark before the offset (LS log start, RP recovery point)".into());
     if elided_before || elided_after {
         legend.push("… more offsets".into());
     }

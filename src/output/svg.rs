@@ -54,6 +54,21 @@ fn elide(s: &str, n: usize) -> String {
     }
 }
 
+/// The legend line: only what is on the picture.
+fn legend_of(pic: &Picture, elided: bool) -> String {
+    let mut legend = vec!["e = leader epoch", "▲ mark before the offset (LS log start, RP recovery point)"];
+    if pic.has_multi_record_batches() {
+        legend.push("dashed = same batch");
+    }
+    if elided {
+        legend.push("… more offsets");
+    }
+    if pic.fates_present().contains(&Fate::AckedLost) {
+        legend.push("ACK-LOST = acked and lost");
+    }
+    legend.join("   ")
+}
+
 /// The picture as an SVG document (standalone: with the XML declaration) or as an element to
 /// inline in HTML.
 pub fn render(pic: &Picture, standalone: bool) -> String {
@@ -63,10 +78,13 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     let x_of = |o: i64| LABEL_W + PAD + 16 + (o - start) * CELL_W;
     // Rows: cells, fates (when any), marks.
     let fate_h = if pic.has_fates() { 18 } else { 0 };
-    let row_h = CELL_H + fate_h + 34;
+    let row_h = CELL_H + fate_h + 42;
     let top = 30;
     let diff_h = if pic.differs.is_empty() { 0 } else { 24 };
-    let width = x_of(stop) + 24 + PAD;
+    // Wide enough for the marks past the last cell and for the legend line.
+    let legend = legend_of(pic, elided_before || elided_after);
+    let legend_w = PAD * 2 + legend.chars().count() as i64 * 15 / 2;
+    let width = (x_of(stop) + 70 + PAD).max(legend_w);
     let height = top + row_h * pic.rows.len() as i64 + diff_h + 28;
     let mut s = String::new();
     if standalone {
@@ -161,7 +179,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
             let x = x_of(*o);
             let words = ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",");
             let cut = ms.contains(&Mark::Cut);
-            let ty = my + 16 + if k % 2 == 1 { 12 } else { 0 };
+            let ty = my + 22 + if k % 2 == 1 { 12 } else { 0 };
             let _ = writeln!(
                 s,
                 "<path d=\"M{x} {} l-5 9 h10 z\" class=\"m\"/><text x=\"{}\" y=\"{ty}\" class=\"{}\">{}{}</text>",
@@ -176,32 +194,30 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     if let Some(first) = pic.differs.first() {
         let y = top + row_h * pic.rows.len() as i64 + 4;
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"x\">✗ differs at {first}</text>", y + 12);
-        for o in pic.differs.iter().filter(|o| (start..stop).contains(o)) {
-            let x = x_of(*o);
+        // One dashed outline around each run of differing offsets, a ✗ under each offset.
+        let shown: Vec<i64> = pic.differs.iter().copied().filter(|o| (start..stop).contains(o)).collect();
+        let mut i = 0;
+        while i < shown.len() {
+            let mut j = i;
+            while j + 1 < shown.len() && shown[j + 1] == shown[j] + 1 {
+                j += 1;
+            }
+            let (a, b) = (shown[i], shown[j]);
             let _ = writeln!(
                 s,
-                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"d\"/><text x=\"{}\" y=\"{}\" class=\"x\">✗</text>",
-                x - 3,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"d\"/>",
+                x_of(a) - 3,
                 top - 3,
-                CELL_W + 6,
-                row_h * pic.rows.len() as i64 - 26,
-                x + CELL_W / 2 - 4,
-                y + 12
+                (b - a + 1) * CELL_W + 6,
+                row_h * pic.rows.len() as i64 - 26
             );
+            i = j + 1;
+        }
+        for o in &shown {
+            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"x\">✗</text>", x_of(*o) + CELL_W / 2 - 4, y + 12);
         }
     }
-    // Legend.
-    let mut legend = vec!["e = leader epoch", "▲ mark before the offset"];
-    if pic.has_multi_record_batches() {
-        legend.push("dashed = same batch");
-    }
-    if elided_before || elided_after {
-        legend.push("… more offsets");
-    }
-    if pic.fates_present().iter().any(|f| *f == Fate::AckedLost) {
-        legend.push("ACK-LOST = acked and lost");
-    }
-    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", height - 10, escape(&legend.join("   ")));
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", height - 10, escape(&legend));
     s.push_str("</svg>\n");
     s
 }

@@ -172,6 +172,49 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
     Explanation { mode: plan.mode, source, lines, notes }
 }
 
+/// Why the follower ends where it does, in one sentence with the values (what `demo
+/// --predict` shows after each recovery question).
+pub fn one_sentence(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaView) -> String {
+    let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
+    let mode = plan.mode.name();
+    let to = plan.truncation_offset;
+    let lag = if leader.high_watermark > hw {
+        format!(", which lagged the leader's ({}) by a fetch round trip", leader.high_watermark)
+    } else {
+        String::new()
+    };
+    match (plan.reason, plan.round_trips.last()) {
+        (TruncationReason::OwnHighWatermark, _) => format!("{mode} truncates to the follower's own HW, {hw}{lag}"),
+        (TruncationReason::NoEpochCacheHighWatermark, _) => {
+            format!("{mode}: the follower has no epoch to ask about, so it truncates to its own HW, {hw}{lag}")
+        }
+        (TruncationReason::UndefinedAnswerHighWatermark, Some(t)) => format!(
+            "{mode}: the leader has no end offset for epoch {} (UNDEFINED), so the follower falls back to its HW, {hw}",
+            t.requested_epoch
+        ),
+        (_, Some(t)) if plan.mode == TruncationMode::Kip101 => format!(
+            "{mode}: the follower asks for the end of its latest epoch {}; the leader answers {}, and the follower \
+             truncates to min({}, its LEO {}) = {to}",
+            t.requested_epoch, t.answered_end_offset, t.answered_end_offset, t.follower_log_end_offset
+        ),
+        (_, Some(t)) => {
+            let rounds = plan.round_trips.len();
+            let own = t.follower_epoch_end.map_or(String::new(), |o| format!(", its own end for it {}", o.end_offset));
+            format!(
+                "{mode}: {} the leader answers epoch {} ending at {}{own}, so the follower truncates to {to}",
+                if rounds > 1 {
+                    format!("after {rounds} round trips")
+                } else {
+                    "asked about epoch ".to_string() + &t.requested_epoch.to_string() + ","
+                },
+                t.answered_epoch.unwrap_or(-1),
+                t.answered_end_offset
+            )
+        }
+        (_, None) => format!("{mode}: {}", plan.reason.describe()),
+    }
+}
+
 /// Mark the kip279 lines one round trip ran.
 fn kip279_round(
     mark: &mut impl FnMut(usize, Option<String>),

@@ -11,6 +11,7 @@ mod golden;
 mod histories;
 mod kill;
 mod log_trust;
+mod picture;
 mod ranges;
 mod readme;
 mod real;
