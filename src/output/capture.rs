@@ -196,7 +196,7 @@ h1{font-size:18px;margin:4px 0}h2{font-size:15px;margin:6px 0}\
 button{font-size:16px;padding:2px 12px}main{padding:8px 14px}\
 .frame{display:none}.frame.on{display:block}\
 .say{color:#7a5200;margin:4px 0}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
-.row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}\
+.row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.pic{flex:none}.explain{flex:0 1 auto}\
 .out{font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px;overflow-x:auto}\
 .explain pre{font-size:12px;margin:4px 0;padding:6px;border:1px solid #ccc;background:#fffbe8}\
 .explain b{background:#ffe08a}.explain .src,.explain .note{font-size:12px;color:#444;max-width:60ch}\
