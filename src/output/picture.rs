@@ -387,14 +387,15 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
             let mut l = fixed("  fate", label_w) + "  ";
             for o in start..stop {
                 let text = row.cell_at(o).and_then(|c| c.fate).map_or("", |f| f.label());
-                let shown = fixed(text, CELL - 1);
+                // Paint the word, not its padding, so a trailing pad is trimmed either way.
                 let painted = match row.cell_at(o).and_then(|c| c.fate) {
-                    Some(f) if f.is_bad() => p.bad(&shown),
-                    Some(Fate::Kept) | None => shown,
-                    Some(_) => p.warn(&shown),
+                    Some(f) if f.is_bad() => p.bad(text),
+                    Some(Fate::Kept) | None => text.to_string(),
+                    Some(_) => p.warn(text),
                 };
                 l.push(' ');
                 l.push_str(&painted);
+                l.push_str(&" ".repeat((CELL - 1).saturating_sub(text.chars().count())));
             }
             lines.push(l.trim_end().to_string());
         }
