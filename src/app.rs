@@ -156,7 +156,12 @@ pub fn recovery_picture(
     explain: bool,
     settings: &Settings,
 ) -> Result<()> {
-    writeln!(out).at("<stdout>", "write")?;
+    writeln!(
+        out,
+        "\n{}",
+        settings.palette().dim(&format!("{follower} before and after the cut, against the leader {leader}:"))
+    )
+    .at("<stdout>", "write")?;
     picture::write_text(out, &Picture::of_recovery(r, leader, follower), settings)?;
     if explain {
         writeln!(out).at("<stdout>", "write")?;
