@@ -90,10 +90,10 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     if standalone {
         s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     }
-    let _ = write!(
+    let _ = writeln!(
         s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" \
-         font-family=\"monospace\" font-size=\"12\" role=\"img\">\n"
+         font-family=\"monospace\" font-size=\"12\" role=\"img\">"
     );
     s.push_str(
         "<style>.c{stroke:#333;stroke-width:1}.j{stroke:#333;stroke-width:1;stroke-dasharray:2 3}\
