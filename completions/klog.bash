@@ -265,7 +265,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__create)
-            opts="-h -V --topic --partition --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --color --help --version"
+            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -276,6 +276,10 @@ _klog() {
                     return 0
                     ;;
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partitions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -66,8 +66,9 @@ complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subc
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "completions" -d 'Print the completion script for SHELL'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c klog -n "__fish_klog_using_subcommand create" -l topic -d 'Topic name (Kafka\'s rules: 1 to 249 of a-z A-Z 0-9 . _ -, not `.` or `..`)' -r
-complete -c klog -n "__fish_klog_using_subcommand create" -l partition -d 'Partition number' -r
-complete -c klog -n "__fish_klog_using_subcommand create" -l replica-id -d 'Replica (broker) id, written to meta.properties as node.id' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l partition -d 'Partition number (the first one, with --partitions)' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l partitions -d 'How many partitions to create: --partition, --partition + 1, ... (a broker\'s data dir)' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l replica-id -d 'Replica (broker) id, written to meta.properties as node.id [default: 0; when adding to an existing log dir, its own]' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-bytes -d 'segment.bytes: roll to a new segment when the active one would exceed this' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l index-interval-bytes -d 'index.interval.bytes: bytes between offset-index entries' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-index-bytes -d 'segment.index.bytes: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full' -r

@@ -101,8 +101,9 @@ esac
 (create)
 _arguments "${_arguments_options[@]}" : \
 '--topic=[Topic name (Kafka'\''s rules\: 1 to 249 of a-z A-Z 0-9 . _ -, not \`.\` or \`..\`)]:TOPIC:_default' \
-'--partition=[Partition number]:PARTITION:_default' \
-'--replica-id=[Replica (broker) id, written to meta.properties as node.id]:N:_default' \
+'--partition=[Partition number (the first one, with --partitions)]:PARTITION:_default' \
+'--partitions=[How many partitions to create\: --partition, --partition + 1, ... (a broker'\''s data dir)]:N:_default' \
+'--replica-id=[Replica (broker) id, written to meta.properties as node.id \[default\: 0; when adding to an existing log dir, its own\]]:N:_default' \
 '--segment-bytes=[segment.bytes\: roll to a new segment when the active one would exceed this]:N:_default' \
 '--index-interval-bytes=[index.interval.bytes\: bytes between offset-index entries]:N:_default' \
 '--segment-index-bytes=[segment.index.bytes\: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full]:N:_default' \
@@ -112,7 +113,7 @@ _arguments "${_arguments_options[@]}" : \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-':dir -- The log dir to create (must not exist or be empty):_files' \
+':dir -- The log dir to create (one that does not exist or is empty), or a klog log dir to add the partitions to:_files' \
 && ret=0
 ;;
 (elect)

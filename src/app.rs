@@ -4,10 +4,10 @@
 //! reads the command line or the environment: `main` passes what it resolved.
 
 use klog::cli::{Command, DumpFormat, Env, GenerateCommand, Outcome};
-use klog::commands::{self, dump::DumpEvent, recover::RecoverReport, NoProgress, ProgressSink};
+use klog::commands::{self, data_dir, dump::DumpEvent, recover::RecoverReport, NoProgress, ProgressSink};
 use klog::error::{IoContext, Result};
-use klog::output::fit::Fit;
 use klog::output::picture::{self, Picture};
+use klog::output::{self, fit::Fit};
 use klog::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
 use std::io::{self, Write};
 
@@ -45,6 +45,15 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             text::appended(text, &a.target.dir.display().to_string(), &report, settings)?;
         }
         Command::Dump(a) => dump(&a, settings, text)?,
+        Command::Check(a) if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) => {
+            let report = data_dir::check_data_dir(&a.target.dir)?;
+            if a.json {
+                output::data_dir::check_json(text.raw(), &report)?;
+            } else {
+                output::data_dir::check_text(text, &report, settings)?;
+            }
+            return Ok(Outcome::findings_if(!report.is_clean()));
+        }
         Command::Check(a) => {
             let report = commands::check::run(
                 &a.target.dir,
@@ -79,6 +88,28 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             let report = klog::crash::crash(&a.target.dir, a.target.partition.as_deref(), &(&a).into())?;
             text::crashed(text, &report, settings)?;
         }
+        Command::Recover(a) if a.dry_run && a.partition.is_none() && data_dir::holds_several_partitions(&a.dir) => {
+            let dir = a.dir.display().to_string();
+            match &a.leader {
+                Some(leader) => {
+                    let mode = a.mode.unwrap_or(klog::cli::ModeArg::Kip279).into();
+                    let plan = data_dir::restart_plan(leader, &a.dir, mode, i64::from(a.context))?;
+                    if a.json {
+                        output::data_dir::plan_json(text.raw(), &plan)?;
+                    } else {
+                        output::data_dir::plan_text(text, &plan, settings)?;
+                    }
+                }
+                None => {
+                    let forecast = data_dir::local_forecast(&a.dir)?;
+                    if a.json {
+                        output::data_dir::forecast_json(text.raw(), &dir, &forecast)?;
+                    } else {
+                        output::data_dir::forecast_text(text, &dir, &forecast, settings)?;
+                    }
+                }
+            }
+        }
         Command::Recover(a) => match (commands::recover::run(&(&a).into())?, a.json) {
             (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
             (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
@@ -97,6 +128,19 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
                 klog::durable::write_atomic(path, svg::render(&pic, true).as_bytes())?;
                 writeln!(text, "wrote {}", path.display()).at("<stdout>", "write")?;
             }
+        }
+        Command::Diff(a)
+            if a.partition.is_none()
+                && data_dir::holds_several_partitions(&a.a)
+                && data_dir::holds_several_partitions(&a.b) =>
+        {
+            let report = data_dir::diff_data_dirs(&a.a, &a.b)?;
+            if a.json {
+                output::data_dir::diff_json(text.raw(), &report)?;
+            } else {
+                output::data_dir::diff_text(text, &report, settings)?;
+            }
+            return Ok(Outcome::findings_if(report.differs()));
         }
         Command::Diff(a) => {
             let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref())?;
@@ -172,7 +216,7 @@ pub fn recovery_picture(
 }
 
 fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Write>) -> Result<()> {
-    let req = (a).into();
+    let req = a.into();
     // Progress in bytes of the replica's segments, from the batches going by.
     let mut bar = progress(settings, "dump", "bytes");
     let (mut total, mut before, mut segment_end) = (0u64, 0u64, 0u64);

@@ -343,20 +343,26 @@ pub struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// The log dir to create (must not exist or be empty).
+    /// The log dir to create (one that does not exist or is empty), or a klog log dir to add
+    /// the partitions to.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// Topic name (Kafka's rules: 1 to 249 of a-z A-Z 0-9 . _ -, not `.` or `..`).
     #[arg(long, default_value = "demo", value_parser = topic_name)]
     pub topic: String,
-    /// Partition number.
+    /// Partition number (the first one, with --partitions).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
           value_parser = ranged::<i32>(0, I32_MAX, "a partition number is a non-negative i32 in Kafka"))]
     pub partition: i32,
-    /// Replica (broker) id, written to meta.properties as node.id.
-    #[arg(long, default_value_t = 0, value_name = "N", allow_negative_numbers = true,
+    /// How many partitions to create: --partition, --partition + 1, ... (a broker's data dir).
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = ranged::<i32>(1, 100_000, "more partitions than that in one log dir is not a lab"))]
+    pub partitions: i32,
+    /// Replica (broker) id, written to meta.properties as node.id [default: 0; when adding to
+    /// an existing log dir, its own].
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
           value_parser = ranged::<i32>(0, I32_MAX, "a broker id is a non-negative i32 in Kafka"))]
-    pub replica_id: i32,
+    pub replica_id: Option<i32>,
     /// segment.bytes: roll to a new segment when the active one would exceed this.
     #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_BYTES, value_name = "N",
           value_parser = ranged::<u64>(14, I32_MAX, "Kafka's segment.bytes is an i32, at least 14 (LegacyRecord.RECORD_OVERHEAD_V0)"))]
@@ -538,9 +544,14 @@ where
 {
     move |text: &str| {
         let out_of_range = || format!("must be between {min} and {max} ({why})");
-        let n: i128 = text.trim().parse().map_err(|_| match text.trim().parse::<f64>() {
-            Ok(_) => out_of_range(),
-            Err(_) => format!("not a whole number (expected {min} to {max})"),
+        let digits = text.trim().strip_prefix(['-', '+']).unwrap_or(text.trim());
+        let n: i128 = text.trim().parse().map_err(|_| {
+            // All digits but too many for any integer: out of range, not malformed.
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                out_of_range()
+            } else {
+                format!("not a whole number (expected {min} to {max})")
+            }
         })?;
         if !(min..=max).contains(&n) {
             return Err(out_of_range());
@@ -552,13 +563,13 @@ where
 /// Kafka's topic name rules (`org.apache.kafka.common.internals.Topic.validate`).
 fn topic_name(text: &str) -> std::result::Result<String, String> {
     if text.is_empty() || text.len() > 249 {
-        return Err("a topic name has 1 to 249 characters (Kafka's Topic.MAX_NAME_LENGTH)".into());
+        return Err("invalid topic name: it has 1 to 249 characters (Kafka's Topic.MAX_NAME_LENGTH)".into());
     }
     if text == "." || text == ".." {
-        return Err("a topic name cannot be `.` or `..`".into());
+        return Err("invalid topic name: `.` and `..` are reserved".into());
     }
     if let Some(c) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
-        return Err(format!("{c:?} is not allowed in a topic name (only a-z A-Z 0-9 . _ -)"));
+        return Err(format!("invalid topic name: {c:?} is not allowed in a topic name (only a-z A-Z 0-9 . _ -)"));
     }
     Ok(text.to_string())
 }
@@ -788,6 +799,7 @@ impl<'a> From<&'a CreateArgs> for commands::create::CreateRequest<'a> {
             dir: &a.dir,
             topic: &a.topic,
             partition: a.partition,
+            partitions: a.partitions,
             replica_id: a.replica_id,
             segment_bytes: a.segment_bytes,
             index_interval_bytes: a.index_interval_bytes,
@@ -1022,6 +1034,8 @@ mod tests {
         assert!(err(&["elect", "a", "--epoch", "-1"]).contains("between 0 and 2147483647"));
         assert!(err(&["append", "a", "--count", "1", "--value-size", "3000000000"]).contains("i32"));
         assert!(err(&["dump", "a", "--from", "x"]).contains("not a whole number"));
+        assert!(err(&["dump", "a", "--limit", "1.5"]).contains("not a whole number"));
+        assert!(err(&["dump", "a", "--limit", &"9".repeat(50)]).contains("must be between 0 and"));
         assert!(err(&["create", "a", "--topic", "a/b"]).contains("not allowed in a topic name"));
         assert!(matches!(cli(&["fetch", "--leader", "a", "b", "--rounds", "1000000"]).command, Command::Fetch(_)));
     }

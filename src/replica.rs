@@ -867,7 +867,7 @@ pub fn add_partition(log_dir: &Path, topic: &str, partition: i32, config: TopicC
     checkpoint::write_epoch_checkpoint(&partition_dir.join(names::LEADER_EPOCH_CHECKPOINT), &[])?;
     let seg = crate::log::segment::Segment::new(&partition_dir, 0);
     for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
-        File::create(&path).at(&path, "create")?;
+        durable::create_file(&path)?;
         durable::sync_path(&path)?;
     }
     durable::sync_dir(&partition_dir)?;

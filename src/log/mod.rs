@@ -22,7 +22,6 @@ use epoch_cache::EpochCache;
 use index::{IndexBuilder, OffsetPosition};
 use segment::{FileBytes, Segment};
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Kafka's `segment.bytes` default (1 GiB).
@@ -346,7 +345,7 @@ impl Log {
     fn create_segment(&mut self, base_offset: i64) -> Result<()> {
         let seg = Segment::new(&self.dir, base_offset);
         for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
-            File::create(&path).at(&path, "create")?;
+            durable::create_file(&path)?;
         }
         durable::sync_dir(&self.dir)?;
         self.segments.push(seg);
@@ -397,9 +396,7 @@ impl Log {
         }
         let w = self.writer()?;
         w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
-        if let Err(e) = w.log_file.write_all(batch.bytes) {
-            return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));
-        }
+        durable::append(&mut w.log_file, &Segment::new(&dir, w.base_offset).log_path(), batch.bytes)?;
         w.size_bytes += incoming;
         self.log_end_offset = batch.next_offset();
         if self.writer.as_ref().is_some_and(|w| w.index.pending_offset_entries.len() >= 1 << 16) {
@@ -417,7 +414,7 @@ impl Log {
         ] {
             if !pending.is_empty() {
                 let mut f = durable::create_for_append(&path)?;
-                f.write_all(pending).at(&path, "append")?;
+                durable::append(&mut f, &path, pending)?;
                 pending.clear();
             }
         }

@@ -245,8 +245,13 @@ pub fn diff_json_value(d: &DiffOutcome) -> Value {
 }
 
 pub fn follower_json(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<()> {
+    writeln!(out, "{}", follower_json_value(r)).at("<stdout>", "write")
+}
+
+/// The `recover` document of one follower.
+pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
     let c = &r.counts;
-    let v = json!({
+    json!({
         "type": "recover",
         "mode": r.mode.name(),
         "dry_run": r.dry_run,
@@ -294,8 +299,7 @@ pub fn follower_json(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<(
             "records_copied": f.rounds.iter().map(|x| x.records_copied).sum::<u64>(),
         })),
         "after_catch_up": r.after_catch_up.as_ref().map(diff_json_value),
-    });
-    writeln!(out, "{v}").at("<stdout>", "write")
+    })
 }
 
 pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Result<()> {

@@ -260,11 +260,22 @@ pub struct DumpTable<'o> {
     /// empty file, or `--from` past the log end, must not end in silence).
     items_shown: u64,
     if_nothing: Option<String>,
+    /// Log-dir overview totals: partitions on disk, segments, bytes, partitions only listed.
+    overview: Option<(u64, u64, u64, u64)>,
 }
 
 impl<'o> DumpTable<'o> {
     pub fn new(out: &'o mut dyn Write, settings: Settings, batches_only: bool) -> Self {
-        DumpTable { out, settings, table: None, rows: 0, batches_only, items_shown: 0, if_nothing: None }
+        DumpTable {
+            out,
+            settings,
+            table: None,
+            rows: 0,
+            batches_only,
+            items_shown: 0,
+            if_nothing: None,
+            overview: None,
+        }
     }
 
     fn flush_table(&mut self) -> Result<()> {
@@ -329,6 +340,10 @@ impl<'o> DumpTable<'o> {
         match event {
             DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
+            DumpEvent::Problem { what, .. } => {
+                self.flush_table()?;
+                writeln!(self.out, "{} {what}", p.bad("problem")).at("<stdout>", "write")
+            }
             DumpEvent::Segment { path, .. } => {
                 self.flush_table()?;
                 writeln!(self.out, "{} {}", p.strong("segment"), path.display()).at("<stdout>", "write")
@@ -537,6 +552,13 @@ impl<'o> DumpTable<'o> {
                 ],
             ),
             DumpEvent::PartitionSummary(s) => {
+                let t = self.overview.get_or_insert((0, 0, 0, 0));
+                *t = (
+                    t.0 + u64::from(s.on_disk),
+                    t.1 + s.segment_count as u64,
+                    t.2 + s.size_bytes,
+                    t.3 + u64::from(!s.on_disk),
+                );
                 let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
                 self.row(
                     // Topic names run to 249 characters: the partition column gives way.
@@ -560,7 +582,10 @@ impl<'o> DumpTable<'o> {
                         right(opt(s.recovery_point)),
                         s.latest_leader_epoch.map_or_else(|| right("-"), |e| epoch_cell(&p, e)),
                         Cell::new(if s.clean_shutdown { "yes" } else { "no" }),
-                        p.cell(s.error.as_deref().unwrap_or_default(), Tone::Bad),
+                        match &s.error {
+                            Some(e) => p.cell(e, Tone::Bad),
+                            None => Cell::new(""),
+                        },
                     ],
                 )
             }
@@ -577,6 +602,11 @@ impl<'o> DumpTable<'o> {
 
     pub fn finish(mut self) -> Result<()> {
         self.flush_table()?;
+        if let Some((partitions, segments, bytes, listed)) = self.overview {
+            let listed = if listed > 0 { format!("; {listed} only in the checkpoints") } else { String::new() };
+            writeln!(self.out, "{partitions} partition(s) on disk, {segments} segment(s), {bytes} bytes{listed}")
+                .at("<stdout>", "write")?;
+        }
         match self.if_nothing.take() {
             Some(line) if self.items_shown == 0 => {
                 let p = self.settings.palette();

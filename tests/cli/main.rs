@@ -4,6 +4,7 @@ mod bad_input;
 mod capture;
 mod common;
 mod crash;
+mod data_dir;
 mod demo;
 mod fixtures;
 mod formats;

@@ -28,7 +28,7 @@ const REFUSED: &[(&[&str], &str)] = &[
     (&["create", "r", "--partition", "-1"], "partition number"),
     (&["create", "r", "--replica-id", "-1"], "broker id"),
     (&["create", "r", "--topic", "a/b"], "not allowed in a topic name"),
-    (&["create", "r", "--topic", ".."], "cannot be"),
+    (&["create", "r", "--topic", ".."], "reserved"),
     (&["crash", "r", "--torn-bytes", "0"], "segment's size is an i32"),
     (&["crash", "r", "--flip-byte", "2147483648"], "position in a segment"),
     (&["crash", "r", "--hw", "-1"], "offset is a non-negative i64"),

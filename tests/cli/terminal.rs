@@ -1,30 +1,59 @@
 //! klog under a real pseudo-terminal (util-linux `script`), colour on, at 80 and 110 columns
 //! and on a terminal that reports width 0: every line fits, and with the escape codes
 //! stripped the output is laid out exactly as with `NO_COLOR` at the same width off a
-//! terminal. The session is the README's, the demo, and dump/check on copies of the real
-//! broker dirs.
+//! terminal. The session is the README's 30-second session (read from README.md), dump, check,
+//! the demo, and dump/check on copies of the real broker dirs.
 
 use assert_cmd::cargo::CommandCargoExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// The README's 30-second session, with relative paths (and a fixed timestamp, so that the
-/// twin labs agree).
-const README_SESSION: &[&[&str]] = &[
-    &["create", "b", "--replica-id", "2"],
-    &["create", "a", "--replica-id", "1"],
-    &["elect", "b", "--isr", "a"],
-    &["append", "b", "m1", "m2", "--timestamp", "1589710953958"],
-    &["fetch", "--leader", "b", "a", "--rounds", "3"],
-    &["crash", "a"],
-    &["recover", "a", "--leader", "b", "--mode", "hw", "--dry-run"],
-    &["recover", "a", "--leader", "b", "--mode", "kip279"],
-    &["dump", "a", "--epochs"],
-    &["dump", "b"],
-    &["check", "a"],
-    &["diff", "a", "b"],
-    &["demo", "--dir", "lab"],
-];
+/// What the README's 30-second session does: klog commands, and copies of replica dirs.
+enum Action {
+    Klog(Vec<String>),
+    Copy(String, String),
+}
+
+/// The `sh` blocks of the README's 30-second session, as actions (so this test follows the
+/// README as it changes), then dump, check and the demo, which the session does not run.
+fn readme_session() -> Vec<Action> {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("## A 30-second session").expect("the README has a 30-second session");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let mut actions = Vec::new();
+    let mut in_sh = false;
+    for line in section.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let line = line.split(" #").next().unwrap_or("");
+        for command in line.split("&&").map(str::trim).filter(|c| !c.is_empty()) {
+            let words: Vec<String> = command.split_whitespace().map(String::from).collect();
+            match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+                ["klog", ..] => actions.push(Action::Klog(words[1..].to_vec())),
+                ["cp", "-a", from, to] => actions.push(Action::Copy(from.to_string(), to.to_string())),
+                ["cd", ..] => {}
+                other => panic!("the README session has a command this test cannot run: {other:?}"),
+            }
+        }
+    }
+    assert!(actions.len() >= 5, "the README session was not found");
+    for extra in [
+        &["dump", "a", "--epochs"][..],
+        &["dump", "b"],
+        &["dump", "b", "--batches"],
+        &["check", "a"],
+        &["demo", "--dir", "lab"],
+    ] {
+        actions.push(Action::Klog(extra.iter().map(|x| x.to_string()).collect()));
+    }
+    actions
+}
 
 fn script_available() -> bool {
     let found = Command::new("script").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
@@ -91,21 +120,52 @@ fn strip(text: &str) -> String {
     out
 }
 
-/// Run `steps` twice, in a lab under the terminal and in a twin lab off it, comparing each.
-fn compare_session(steps: &[&[&str]], cols: u16, setup: impl Fn(&Path)) -> usize {
+/// Record timestamps (UTC ISO 8601, fixed width) masked: the twin labs append at different
+/// milliseconds.
+fn mask_timestamps(text: &str) -> String {
+    let pattern = "dddd-dd-ddTdd:dd:dd.dddZ";
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let matches = chars.len() - i >= pattern.len()
+            && pattern.chars().zip(&chars[i..]).all(|(p, c)| if p == 'd' { c.is_ascii_digit() } else { p == *c });
+        if matches {
+            out.push_str("YYYY-MM-DDThh:mm:ss.mmmZ");
+            i += pattern.len();
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Run `actions` twice, in a lab under the terminal and in a twin lab off it, comparing the
+/// output of every klog command; returns how many printed colour.
+fn compare_session(actions: &[Action], cols: u16, setup: impl Fn(&Path)) -> usize {
     let (tty_lab, plain_lab) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     setup(tty_lab.path());
     setup(plain_lab.path());
     let width = if cols == 0 { 80 } else { usize::from(cols) };
     let mut coloured = 0;
-    for args in steps {
-        let (tty, tty_code) = under_terminal(tty_lab.path(), args, cols);
-        let (flat, flat_code) = plain(plain_lab.path(), args, width as u16);
+    for action in actions {
+        let args: Vec<&str> = match action {
+            Action::Copy(from, to) => {
+                for lab in [tty_lab.path(), plain_lab.path()] {
+                    copy_dir(&lab.join(from), &lab.join(to));
+                }
+                continue;
+            }
+            Action::Klog(args) => args.iter().map(String::as_str).collect(),
+        };
+        let (tty, tty_code) = under_terminal(tty_lab.path(), &args, cols);
+        let (flat, flat_code) = plain(plain_lab.path(), &args, width as u16);
         assert_eq!(tty_code, flat_code, "klog {}: exit codes differ\n{tty}", args.join(" "));
         if tty.contains("\x1b[") {
             coloured += 1;
         }
-        let stripped = strip(&tty).replace(&tty_lab.path().display().to_string(), "$LAB");
+        let stripped = mask_timestamps(&strip(&tty).replace(&tty_lab.path().display().to_string(), "$LAB"));
         for line in stripped.lines() {
             assert!(
                 line.chars().count() <= width,
@@ -114,7 +174,7 @@ fn compare_session(steps: &[&[&str]], cols: u16, setup: impl Fn(&Path)) -> usize
                 line.chars().count()
             );
         }
-        let flat = flat.replace(&plain_lab.path().display().to_string(), "$LAB");
+        let flat = mask_timestamps(&flat.replace(&plain_lab.path().display().to_string(), "$LAB"));
         assert_eq!(stripped, flat, "klog {} at {cols} columns: layout differs from NO_COLOR", args.join(" "));
     }
     coloured
@@ -125,9 +185,10 @@ fn the_readme_session_fits_80_and_110_columns_in_colour_laid_out_as_without() {
     if !script_available() {
         return;
     }
+    let session = readme_session();
     for cols in [80, 110] {
-        let coloured = compare_session(README_SESSION, cols, |_| {});
-        assert!(coloured >= README_SESSION.len() / 2, "colour was on for only {coloured} commands at {cols}");
+        let coloured = compare_session(&session, cols, |_| {});
+        assert!(coloured >= session.len() / 2, "colour was on for only {coloured} commands at {cols}");
     }
 }
 
@@ -136,7 +197,7 @@ fn a_terminal_reporting_width_0_gets_the_80_column_layout() {
     if !script_available() {
         return;
     }
-    compare_session(&README_SESSION[..10], 0, |_| {});
+    compare_session(&readme_session(), 0, |_| {});
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -181,9 +242,8 @@ fn dump_and_check_of_real_broker_dirs_fit_in_colour_at_80_and_110_columns_and_at
         }
         steps.push([&["check".to_string()][..], &target].concat());
     }
-    let steps: Vec<Vec<&str>> = steps.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
-    let steps: Vec<&[&str]> = steps.iter().map(Vec::as_slice).collect();
+    let actions: Vec<Action> = steps.into_iter().map(Action::Klog).collect();
     for cols in [80, 110, 0] {
-        compare_session(&steps, cols, setup);
+        compare_session(&actions, cols, setup);
     }
 }
