@@ -17,8 +17,11 @@ fn column(line: &str, needle: &str) -> usize {
     line[..at].chars().count()
 }
 
+/// The picture line starting with `start` (not a caption, which ends with a colon).
 fn line_starting<'a>(text: &'a str, start: &str) -> &'a str {
-    text.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no line starting {start:?} in\n{text}"))
+    text.lines()
+        .find(|l| l.starts_with(start) && !l.ends_with(':'))
+        .unwrap_or_else(|| panic!("no line starting {start:?} in\n{text}"))
 }
 
 #[test]
