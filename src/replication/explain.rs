@@ -56,7 +56,7 @@ fn procedure(mode: TruncationMode) -> &'static [(usize, &'static str)] {
             (0, "e = latest_epoch()"),
             (0, "answer = leader.offsets_for_leader_epoch_v0(e)"),
             (1, "leader: if e == its latest epoch: its LEO"),
-            (1, "leader: elif first epoch <= e < latest: start of next epoch"),
+            (1, "leader: elif first <= e < latest: next epoch start"),
             (1, "leader: else: UNDEFINED"),
             (0, "if answer == UNDEFINED:"),
             (1, "truncate_to(hw)"),
