@@ -555,7 +555,18 @@ impl Replica {
         if self.state.is_some() {
             durable::remove_file(&marker)?;
             self.clean_shutdown = false;
-            return self.repair_interrupted_write();
+            let report = self.repair_interrupted_write()?;
+            // A command that died after cutting the log but before rewriting the checkpoints
+            // left them above the LEO: clamped as Kafka's loader clamps them on load.
+            let leo = self.log.log_end_offset();
+            if self.recovery_point > leo {
+                self.set_recovery_point(leo)?;
+            }
+            if self.high_watermark > leo {
+                self.set_high_watermark(leo)?;
+            }
+            self.log.delete_snapshots_above_log_end()?;
+            return Ok(report);
         }
         let clean = self.clean_shutdown;
         durable::remove_file(&marker)?;

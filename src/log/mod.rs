@@ -343,11 +343,18 @@ impl Log {
     }
 
     fn create_segment(&mut self, base_offset: i64) -> Result<()> {
+        self.create_segment_files(base_offset)?;
+        durable::sync_dir(&self.dir)
+    }
+
+    /// The new segment's files, their names not yet made durable: a roll leaves that to the
+    /// next flush (`LocalLog.flush` fsyncs the dir), so a power loss before it takes the new
+    /// segment away together with the unflushed tail of the one before — never a hole.
+    fn create_segment_files(&mut self, base_offset: i64) -> Result<()> {
         let seg = Segment::new(&self.dir, base_offset);
         for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
             durable::create_file(&path)?;
         }
-        durable::sync_dir(&self.dir)?;
         self.segments.push(seg);
         Ok(())
     }
@@ -433,10 +440,12 @@ impl Log {
         self.write_pending_index_entries()?;
         self.writer = None;
         let base = self.log_end_offset;
-        self.create_segment(base)?;
         // `ProducerStateManager.takeSnapshot` on roll: klog writes no producer ids, so the
-        // snapshot is the empty one Kafka writes for such a log.
-        self.write_producer_snapshot(base)
+        // snapshot is the empty one Kafka writes for such a log. It is written first: its
+        // directory fsync must not make the new segment's name durable before the old
+        // segment's bytes are (a snapshot above the log end is deleted by recovery).
+        self.write_producer_snapshot(base)?;
+        self.create_segment_files(base)
     }
 
     /// Write `<offset>.snapshot` holding no producer (what Kafka writes for a log without
@@ -516,22 +525,26 @@ impl Log {
             // `cut_offset_for` found a batch there; nothing is cut if it is gone.
             return Ok(self.log_end_offset);
         };
-        for seg in self.segments.drain(loc.segment + 1..).collect::<Vec<_>>() {
+        // Later segments go first, the last one first, and a segment's indexes before its
+        // `.log`: a truncation that dies part-way leaves a shorter log, never a hole or index
+        // entries past the log end.
+        for seg in self.segments.drain(loc.segment + 1..).rev().collect::<Vec<_>>() {
             delete_segment_files(&seg)?;
         }
         let seg = self.segments[loc.segment].clone();
-        durable::truncate_file(&seg.log_path(), loc.position)?;
         let new_end = {
             let bytes = seg.read_log()?;
             let mut leo = seg.base_offset;
             let tail = self.validated_tail_start(&seg, &bytes)?;
             let start = tail.filter(|e| e.position < loc.position).map_or(0, |e| e.position as usize);
-            for b in BatchIter::starting_at(&bytes[..loc.position as usize], start) {
+            let end = (loc.position as usize).min(bytes.len());
+            for b in BatchIter::starting_at(&bytes[..end], start) {
                 leo = b.next_offset();
             }
             leo
         };
         truncate_indexes(&seg, loc.position, new_end)?;
+        durable::truncate_file(&seg.log_path(), loc.position)?;
         self.log_end_offset = new_end;
         self.update_epoch_cache(|c| c.truncate_from_end(new_end))?;
         delete_snapshots_above(&self.dir, new_end)?;
@@ -651,6 +664,13 @@ fn delete_segment_files(seg: &Segment) -> Result<()> {
         durable::remove_file(&path)?;
     }
     Ok(())
+}
+
+impl Log {
+    /// Delete producer snapshots above the log end (what Kafka's loader does on every load).
+    pub fn delete_snapshots_above_log_end(&self) -> Result<()> {
+        delete_snapshots_above(&self.dir, self.log_end_offset)
+    }
 }
 
 /// Producer snapshots above the new log end describe state that no longer exists.

@@ -27,89 +27,6 @@ const CHECKPOINTS: [&str; 5] = [
     "demo-0/leader-epoch-checkpoint",
 ];
 
-/// A failure that comes from logic outside the seam and is being fixed elsewhere: faults of
-/// these kinds in `scenario` that hit a step after the first step matching `from` and up to
-/// the step after the first later step matching `to` (the fsync that makes a rename durable),
-/// or up to the end when `to` is None. Steps match by op and path suffix, so the window
-/// follows the command's steps when their numbers shift. Such failures are printed, not
-/// failed on; when the fix is merged the entry goes.
-struct Known {
-    scenario: &'static str,
-    faults: &'static [Fault],
-    from: (&'static str, &'static str),
-    to: Option<(&'static str, &'static str)>,
-}
-
-const KNOWN: &[Known] = &[
-    // KNOWN: `recover --leader` cuts the follower's log before it rewrites its HW and
-    // recovery-point checkpoints; a kill or power loss in between leaves both above the new
-    // LEO, and local `klog recover` on a replica that klog-state.json still marks running
-    // says "nothing to recover" instead of clamping them to the LEO as Kafka's `LogLoader`
-    // does (`min(recoveryPointCheckpoint, logEndOffset)`, HW likewise on load), so `check`
-    // finds "recovery point 4 is above the log end offset 2". The fix belongs to local
-    // recovery or the recover command, not to the seam.
-    Known {
-        scenario: "recover --leader kip279",
-        faults: ALL,
-        from: ("truncate", "f/demo-0/00000000000000000000.log"),
-        to: Some(("rename", "-> f/recovery-point-offset-checkpoint")),
-    },
-    // KNOWN: a power loss after a roll made the new segment's name durable (its dir was
-    // fsynced) but before the old segment's appended bytes were (by the pinned model a roll
-    // does not flush; Kafka's roll only schedules an asynchronous flush of the old segment)
-    // leaves segment 0 ending at offset 5 and an empty segment 7; recovery keeps LEO 7 over
-    // the hole 5..=6 and `check` reports it. Whether recovery should drop the later segments
-    // then, or a roll should flush the old segment first, is a model decision (lead / A).
-    Known {
-        scenario: "append",
-        faults: &[Fault::PowerLoss],
-        from: ("create", "l/demo-0/00000000000000000007.log"),
-        to: None,
-    },
-    Known {
-        scenario: "append --flush",
-        faults: &[Fault::PowerLoss],
-        from: ("create", "l/demo-0/00000000000000000007.log"),
-        to: Some(("fsync", "l/demo-0/00000000000000000000.log")),
-    },
-    Known {
-        scenario: "fetch --flush",
-        faults: &[Fault::PowerLoss],
-        from: ("create", "f/demo-0/00000000000000000007.log"),
-        to: Some(("fsync", "f/demo-0/00000000000000000000.log")),
-    },
-    // KNOWN: `crash --power-loss` cuts segment 0 back to the recovery point before it removes
-    // the never-flushed segment 7; a kill in between leaves segment 0 ending at offset 3 and
-    // segment 7 starting at 7, and `check` reports the hole. The fix is in the crash
-    // simulation's order (remove the lost later segments first, last one first, then cut),
-    // not in the seam.
-    Known {
-        scenario: "crash --power-loss",
-        faults: ALL,
-        from: ("truncate", "l/demo-0/00000000000000000000.log"),
-        to: Some(("remove", "l/demo-0/00000000000000000007.log")),
-    },
-];
-
-impl Known {
-    /// Whether `fault` at (1-based) step `k` of `steps` is in this window.
-    fn covers(&self, scenario: &str, steps: &[Step], fault: Fault, k: u64) -> bool {
-        let matches = |st: &Step, (op, suffix): (&str, &str)| st.op == op && st.path.ends_with(suffix);
-        let Some(from) = steps.iter().position(|st| matches(st, self.from)) else { return false };
-        let to = match self.to {
-            Some(to) => match steps.iter().skip(from).position(|st| matches(st, to)) {
-                Some(j) => from + j + 1,
-                None => return false,
-            },
-            None => steps.len(),
-        };
-        let hit = k as usize - 1;
-        self.scenario == scenario && self.faults.contains(&fault) && hit > from && hit <= to
-    }
-}
-
-const ALL: &[Fault] = &[Fault::Kill, Fault::Torn, Fault::PowerLoss, Fault::Fail];
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fault {
     Kill,
@@ -387,7 +304,6 @@ fn run_scenario(sc: &Scenario) {
     }
 
     let mut problems = Vec::new();
-    let mut known = Vec::new();
     for run in &mut runs {
         for (r, (left, recovered)) in &run.replicas {
             for name in CHECKPOINTS {
@@ -408,27 +324,16 @@ fn run_scenario(sc: &Scenario) {
                 run.problems.extend(lost_records(&run.label, r, &before[r], &after[r], left, recovered));
             }
         }
-        if KNOWN.iter().any(|w| w.covers(sc.name, &steps, run.fault, run.k)) {
-            known.append(&mut run.problems);
-        } else {
-            problems.append(&mut run.problems);
-        }
+        problems.append(&mut run.problems);
     }
     eprintln!(
-        "{}: {} durable steps, {} faulted runs, {} problems, {} known, {:?}",
+        "{}: {} durable steps, {} faulted runs, {} problems, {:?}",
         sc.name,
         steps.len(),
         runs.len(),
         problems.len(),
-        known.len(),
         started.elapsed()
     );
-    for p in &known {
-        eprintln!("known: {}", p.lines().next().unwrap_or(""));
-    }
-    if known.is_empty() && KNOWN.iter().any(|w| w.scenario == sc.name) {
-        eprintln!("{}: its KNOWN entries no longer fail: remove them", sc.name);
-    }
     assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
 }
 
