@@ -294,6 +294,14 @@ fn fixed(s: &str, n: usize) -> String {
     }
 }
 
+/// `name detail` in exactly `w` columns; a long name is elided first, so the role and epoch
+/// always show.
+fn row_label(row: &Row, w: usize) -> String {
+    let detail = row.detail.chars().count();
+    let room = w.saturating_sub(detail + 2).max(2);
+    fixed(&format!("{} {}", fixed(&row.name, room.min(row.name.chars().count())).trim_end(), row.detail), w)
+}
+
 /// Cell text: `e0 m1`, the value elided to fit.
 pub fn cell_text(r: &DrawnRecord, n: usize) -> String {
     fixed(&format!("e{} {}", r.leader_epoch, r.value), n)
@@ -337,7 +345,7 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
         .chain([if pic.differs.is_empty() { 6 } else { format!("differs at {}", pic.differs[0]).len() }])
         .max()
         .unwrap_or(8)
-        .clamp(8, 26)
+        .clamp(8, 30)
         + 1;
     let cells = width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL;
     let (start, stop) = pic.window(cells.max(2));
@@ -354,7 +362,7 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
     }
     lines.push(header.trim_end().to_string());
     for row in &pic.rows {
-        let mut line = format!("{}{}", fixed(&format!("{} {}", row.name, row.detail), label_w), lead);
+        let mut line = format!("{}{}", row_label(row, label_w), lead);
         let mut previous: Option<&DrawnRecord> = None;
         for o in start..stop {
             match row.cell_at(o) {

@@ -278,6 +278,45 @@ mod tests {
     }
 
     #[test]
+    fn an_undefined_answer_marks_the_leaders_else_rule_and_the_high_watermark_fallback() {
+        // The follower's latest epoch 5 is above everything the leader has: UNDEFINED in both
+        // protocols (replication-model.md, kip101 and kip279).
+        let leader = view(&[(0, 0), (2, 4)], 6, 5);
+        let follower = view(&[(0, 0), (5, 3)], 8, 2);
+        let kip101 = explain(&plan_truncation(TruncationMode::Kip101, &leader, &follower), &leader, &follower);
+        assert_eq!(
+            kip101.ran_lines(),
+            [
+                "become_follower(leader)",
+                "if epoch_cache is empty: ◀ no",
+                "e = latest_epoch() ◀ e = 5",
+                "answer = leader.offsets_for_leader_epoch_v0(e) ◀ answer = UNDEFINED",
+                "leader: else: UNDEFINED ◀ latest = 2",
+                "if answer == UNDEFINED: ◀ yes",
+                "truncate_to(hw) ◀ hw = 2",
+            ]
+        );
+        let kip279 = explain(&plan_truncation(TruncationMode::Kip279, &leader, &follower), &leader, &follower);
+        let ran = kip279.ran_lines();
+        assert!(ran.contains(&"if lend == UNDEFINED: ◀ yes".to_string()), "{ran:#?}");
+        assert_eq!(ran.last().map(String::as_str), Some("truncate_to(hw); stop ◀ hw = 2"), "{ran:#?}");
+        assert!(!ran.iter().any(|l| l.starts_with("(fe, fend)")), "{ran:#?}");
+    }
+
+    #[test]
+    fn the_one_sentence_reason_names_the_values_it_used() {
+        let leader = view(&[(0, 0)], 2, 2);
+        let follower = view(&[(0, 0)], 2, 1);
+        let hw = plan_truncation(TruncationMode::Hw, &leader, &follower);
+        assert_eq!(
+            one_sentence(&hw, &leader, &follower),
+            "hw truncates to the follower's own HW, 1, which lagged the leader's (2) by a fetch round trip"
+        );
+        let kip101 = plan_truncation(TruncationMode::Kip101, &leader, &follower);
+        assert!(one_sentence(&kip101, &leader, &follower).ends_with("min(2, its LEO 2) = 2"));
+    }
+
+    #[test]
     fn every_mode_marks_become_follower_and_exactly_one_final_truncation() {
         let leader = view(&[(0, 0), (1, 1)], 2, 1);
         let follower = view(&[(0, 0)], 2, 1);
