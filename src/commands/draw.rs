@@ -27,7 +27,8 @@ pub struct DrawRequest<'a> {
 pub struct DrawnRecord {
     pub offset: i64,
     pub leader_epoch: i32,
-    pub value: String,
+    /// The record's value bytes (`None` for a null value); the picture decides how to show them.
+    pub value: Option<Vec<u8>>,
     pub batch_base_offset: i64,
     pub batch_last_offset: i64,
     pub batch_crc: u32,
@@ -38,7 +39,7 @@ impl DrawnRecord {
         DrawnRecord {
             offset: r.offset,
             leader_epoch: r.leader_epoch,
-            value: crate::output::display_bytes(r.value.as_deref(), 40),
+            value: r.value.clone(),
             batch_base_offset: r.batch_base_offset,
             batch_last_offset: r.batch_last_offset,
             batch_crc: r.batch_crc,

@@ -302,9 +302,14 @@ fn row_label(row: &Row, w: usize) -> String {
     fixed(&format!("{} {}", fixed(&row.name, room.min(row.name.chars().count())).trim_end(), row.detail), w)
 }
 
+/// A record's value as a cell shows it (text as is, binary as hex, elided to `n`).
+pub fn value_text(r: &DrawnRecord, n: usize) -> String {
+    super::display_bytes(r.value.as_deref(), n)
+}
+
 /// Cell text: `e0 m1`, the value elided to fit.
 pub fn cell_text(r: &DrawnRecord, n: usize) -> String {
-    fixed(&format!("e{} {}", r.leader_epoch, r.value), n)
+    fixed(&format!("e{} {}", r.leader_epoch, value_text(r, n)), n)
 }
 
 /// Lay `(column, label)` pairs onto lines without overlap: each goes on the first line where
@@ -489,7 +494,7 @@ mod tests {
         DrawnRecord {
             offset,
             leader_epoch,
-            value: value.into(),
+            value: Some(value.as_bytes().to_vec()),
             batch_base_offset: base,
             batch_last_offset: last,
             batch_crc: (leader_epoch as u32) << 8 | base as u32,

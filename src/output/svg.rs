@@ -44,16 +44,6 @@ fn band(leader_epoch: i32) -> String {
     super::palette::epoch_hex(leader_epoch)
 }
 
-fn elide(s: &str, n: usize) -> String {
-    if s.chars().count() > n {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
-    } else {
-        s.to_string()
-    }
-}
-
 /// The legend line: only what is on the picture.
 fn legend_of(pic: &Picture, elided: bool) -> String {
     let mut legend = vec!["e = leader epoch", "▲ mark before the offset (LS log start, RP recovery point)"];
@@ -139,7 +129,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
                 r.leader_epoch,
                 x + 4,
                 y + 34,
-                escape(&elide(&r.value, 8))
+                escape(&super::picture::value_text(r, 8))
             );
             let joined = previous.is_some_and(|p| p.same_batch(r) && p.offset + 1 == o);
             let _ = writeln!(
