@@ -110,7 +110,9 @@ pub enum Command {
     /// --leader L: local recovery, fencing (refuse if L is not a leader or its epoch is below one
     /// the follower has seen), truncation by --mode, then the report: each OffsetsForLeaderEpoch
     /// round trip and every record around the cut as kept / truncated-refetchable /
-    /// truncated-lost / ACKED LOST / DIVERGED. The leader dir is never modified.
+    /// truncated-lost / ACKED LOST / DIVERGED, then a picture of the follower before and after
+    /// the cut (see `klog draw`). `--explain` adds the mode's truncation procedure with the
+    /// lines that ran marked. The leader dir is never modified.
     Recover(RecoverArgs),
     /// Compare two replicas offset by offset (epoch, timestamp, key, value, headers).
     ///
@@ -133,8 +135,9 @@ pub enum Command {
     /// Scenarios: watch (the follower's HW lag), kip101-1 (KIP-101 scenario 1: HW truncation loses
     /// an acked record), kip101-2 (KIP-101 scenario 2: divergence after two hard failures),
     /// kip279 (fast leader failover). With no scenario: kip101-1 under hw and under kip101, then
-    /// the contrast. Each step shows every replica's log with epochs, LEO and HW; the demo ends
-    /// with what each mode kept, lost and left diverged.
+    /// the contrast. Each step shows the replicas' picture (`klog draw`; `--plain` for one line
+    /// each); the demo ends with what each mode kept, lost and left diverged. `--predict` makes
+    /// it a quiz; `--capture FILE.html` writes it as a filmstrip to share.
     Demo(DemoArgs),
     /// Write the man pages or a shell completion script (for packagers; hidden).
     #[command(hide = true, subcommand)]

@@ -90,6 +90,10 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
          .b{stroke:#000;stroke-width:2.5}.m{fill:#000}.d{fill:none;stroke:#c00;stroke-width:2.5;stroke-dasharray:5 3}\
          .x{fill:#c00;font-weight:bold}.l{font-weight:bold}.s{fill:#444}.bad{fill:#c00;font-weight:bold}</style>\n",
     );
+    // A text alternative for screen readers and text-only viewers.
+    let rows: Vec<String> = pic.rows.iter().map(|r| format!("{} {} ({})", r.name, r.detail, r.marks_text())).collect();
+    let differs = pic.differs.first().map_or(String::new(), |o| format!("; differs at offset {o}"));
+    let _ = writeln!(s, "<title>offsets {start} to {}: {}{differs}</title>", stop - 1, escape(&rows.join(", ")));
     s.push_str(&format!("<rect width=\"{width}\" height=\"{height}\" fill=\"#fff\"/>\n"));
     // Offsets.
     let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">offset</text>", top - 10);
