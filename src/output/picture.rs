@@ -264,8 +264,16 @@ impl Picture {
         self.rows.iter().any(|r| r.cells.iter().any(|c| c.fate.is_some()))
     }
 
-    pub fn has_multi_record_batches(&self) -> bool {
-        self.rows.iter().any(|r| r.cells.iter().any(|c| c.record.batch_base_offset != c.record.batch_last_offset))
+    /// Whether two cells of one batch sit side by side in `[start, stop)` (then the legend
+    /// explains `┆`).
+    pub fn joins_batches_in(&self, start: i64, stop: i64) -> bool {
+        self.rows.iter().any(|r| {
+            r.cells.windows(2).any(|w| {
+                (start..stop).contains(&w[0].record.offset)
+                    && (start..stop).contains(&w[1].record.offset)
+                    && w[0].record.same_batch(&w[1].record)
+            })
+        })
     }
 
     /// The fates present, in the order of [`Fate`], for the legend.
@@ -453,7 +461,7 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
     }
     // Legend: only what is on the picture.
     let mut legend = vec!["│ batch".to_string()];
-    if pic.has_multi_record_batches() {
+    if pic.joins_batches_in(start, stop) {
         legend.push("┆ same batch".into());
     }
     legend.push("↑ mark before the offset (LS log start, RP recovery point)".into());

@@ -45,9 +45,9 @@ fn band(leader_epoch: i32) -> String {
 }
 
 /// The legend line: only what is on the picture.
-fn legend_of(pic: &Picture, elided: bool) -> String {
+fn legend_of(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> String {
     let mut legend = vec!["e = leader epoch", "▲ mark before the offset (LS log start, RP recovery point)"];
-    if pic.has_multi_record_batches() {
+    if pic.joins_batches_in(start, stop) {
         legend.push("dashed = same batch");
     }
     if elided {
@@ -72,7 +72,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     let top = 30;
     let diff_h = if pic.differs.is_empty() { 0 } else { 24 };
     // Wide enough for the marks past the last cell and for the legend line.
-    let legend = legend_of(pic, elided_before || elided_after);
+    let legend = legend_of(pic, (start, stop), elided_before || elided_after);
     let legend_w = PAD * 2 + legend.chars().count() as i64 * 15 / 2;
     let width = (x_of(stop) + 70 + PAD).max(legend_w);
     let height = top + row_h * pic.rows.len() as i64 + diff_h + 28;
