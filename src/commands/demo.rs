@@ -318,7 +318,16 @@ fn fetch_prediction(
         return None;
     }
     let (l, f) = (leader.to_uppercase(), follower.to_uppercase());
-    let reason = if last.follower_high_watermark < last.leader_high_watermark {
+    let reason = if let Some(stuck) = &last.stuck {
+        format!(
+            "the fetch is stuck: {l} returns its batch {}..={}, which starts below {f}'s log end {}, so nothing is \
+             appended and {f}'s HW stays {}",
+            stuck.batch_base_offset,
+            stuck.batch_last_offset,
+            stuck.follower_log_end_offset,
+            last.follower_high_watermark
+        )
+    } else if last.follower_high_watermark < last.leader_high_watermark {
         format!(
             "{l}'s HW is {} but each response carries the HW {l} read before recording {f}'s fetch, so {f} \
              learns only {} and lags by one round trip",

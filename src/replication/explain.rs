@@ -199,16 +199,15 @@ pub fn one_sentence(plan: &TruncationPlan, leader: &ReplicaView, follower: &Repl
         ),
         (_, Some(t)) => {
             let rounds = plan.round_trips.len();
-            let own = t.follower_epoch_end.map_or(String::new(), |o| format!(", its own end for it {}", o.end_offset));
+            let le = t.answered_epoch.unwrap_or(-1);
+            let own = t
+                .follower_epoch_end
+                .map_or(String::new(), |o| format!("; its own end for epoch {le} is {}", o.end_offset));
+            let asked = if rounds > 1 { format!("in round {rounds} ") } else { String::new() };
             format!(
-                "{mode}: {} the leader answers epoch {} ending at {}{own}, so the follower truncates to {to}",
-                if rounds > 1 {
-                    format!("after {rounds} round trips")
-                } else {
-                    "asked about epoch ".to_string() + &t.requested_epoch.to_string() + ","
-                },
-                t.answered_epoch.unwrap_or(-1),
-                t.answered_end_offset
+                "{mode}: {asked}the follower asks about its latest epoch {}; the leader answers epoch {le} ending at \
+                 {}{own}, so it truncates to {to}",
+                t.requested_epoch, t.answered_end_offset
             )
         }
         (_, None) => format!("{mode}: {}", plan.reason.describe()),
