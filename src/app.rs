@@ -121,8 +121,11 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
             (RecoverReport::Follower(r), false) => {
                 report::follower_text(text, &r, settings)?;
-                let leader = a.leader.as_deref().map(commands::draw::short_name).unwrap_or_default();
-                recovery_picture(text, &r, &leader, &commands::draw::short_name(&a.dir), a.explain, settings)?;
+                let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
+                let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
+                let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
+                let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
+                recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
             }
             (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
         },
@@ -201,8 +204,8 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
 pub fn recovery_picture(
     out: &mut dyn Write,
     r: &klog::commands::recover::FollowerRecoverReport,
-    leader: &str,
-    follower: &str,
+    (leader, follower): &(String, String),
+    leader_records: &[klog::commands::draw::DrawnRecord],
     explain: bool,
     settings: &Settings,
 ) -> Result<()> {
@@ -212,7 +215,7 @@ pub fn recovery_picture(
         settings.palette().dim(&format!("{follower} before and after the cut, against the leader {leader}:"))
     )
     .at("<stdout>", "write")?;
-    picture::write_text(out, &Picture::of_recovery(r, leader, follower), settings)?;
+    picture::write_text(out, &Picture::of_recovery(r, leader, follower, Some(leader_records)), settings)?;
     if explain {
         writeln!(out).at("<stdout>", "write")?;
         let e = klog::replication::explain::explain(&r.plan, &r.leader_view, &r.follower_view);

@@ -5,7 +5,7 @@
 
 use super::append::{AppendReport, AppendRequest, Values};
 use super::crash_step;
-use super::draw::{self, DrawReport};
+use super::draw::{self, DrawReport, DrawnRecord};
 use super::elect::{ElectReport, ElectRequest};
 use super::fetch::{FetchReport, FetchRequest};
 use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
@@ -211,7 +211,8 @@ pub enum DemoEvent<'a> {
     Appended(&'a str, &'a AppendReport),
     Fetched(&'a str, &'a FetchReport),
     Crashed(&'a crate::crash::CrashReport),
-    Recovered(&'a FollowerRecoverReport),
+    /// A recovery, with the leader's records over the picture's window.
+    Recovered(&'a FollowerRecoverReport, &'a [DrawnRecord]),
     Created(&'a str),
     /// Every replica after a step: the `offset:(epoch,value)` view and the picture's data.
     State(&'a [ReplicaState], &'a DrawReport),
@@ -527,7 +528,9 @@ fn run_once(
                         sink(DemoEvent::Question(&q))?;
                     }
                 }
-                sink(DemoEvent::Recovered(&report))?;
+                let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
+                let leader_records = draw::records_in(&path(leader), None, from, end)?;
+                sink(DemoEvent::Recovered(&report, &leader_records))?;
             }
         }
         let now = states(root)?;

@@ -5,6 +5,7 @@
 //! lowest HW — so a long log never becomes thousands of cells. Laying out and drawing the
 //! picture is `output::picture`'s job.
 
+use super::recover::FollowerRecoverReport;
 use crate::error::{Error, Result};
 use crate::replica::Replica;
 use crate::replication::diff::{OwnedRecord, RecordCursor};
@@ -105,6 +106,26 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
         log_end_offset: leo,
         records,
     })
+}
+
+/// Offsets a recovery's picture covers at most (the terminal shows as many as fit).
+pub const RECOVERY_CELLS: i64 = 24;
+
+/// The window of offsets a recovery's picture covers: from the report's first row (or the cut)
+/// to the follower's LEO, and on along the leader's log when it is longer, up to `cells`
+/// offsets in all.
+pub fn recovery_window(r: &FollowerRecoverReport, cells: i64) -> (i64, i64) {
+    let from = r.rows.first().map_or(r.cut_offset, |row| row.follower.offset).min(r.cut_offset);
+    let follower_end = r.follower_view.log_end_offset.max(from + 1);
+    let leader_end = r.leader_view.log_end_offset.min(from + cells);
+    (from, follower_end.max(leader_end))
+}
+
+/// The records of `dir` in `[from, end)`, read only (for the leader's row of a recovery's
+/// picture, which the recovery report holds only at the follower's offsets).
+pub fn records_in(dir: &Path, partition: Option<&str>, from: i64, end: i64) -> Result<Vec<DrawnRecord>> {
+    let r = Replica::open(dir, partition)?;
+    Ok(draw_replica(short_name(dir), &r, from, end)?.records)
 }
 
 /// The first offset below every LEO where two replicas' epoch caches put different epochs:

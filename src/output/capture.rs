@@ -86,10 +86,10 @@ impl Capture {
                     }
                 }
             }
-            DemoEvent::Recovered(r) => {
-                let text = self.text_of(DemoEvent::Recovered(r))?;
+            DemoEvent::Recovered(r, leader_records) => {
+                let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let svg = render(&Picture::of_recovery(r, &l, &f), false);
+                let svg = render(&Picture::of_recovery(r, &l, &f, Some(leader_records)), false);
                 let panel = explain::write_html(&explain_plan(&r.plan, &r.leader_view, &r.follower_view));
                 if let Some(frame) = self.frames.last_mut() {
                     frame.output.push_str(&text);

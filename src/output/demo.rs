@@ -241,13 +241,13 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Appended(name, r) => self.indented(|o| text::appended(o, name, r, &s)),
             DemoEvent::Fetched(name, r) => self.indented(|o| text::fetch_rounds(o, r, name, &s)),
             DemoEvent::Crashed(r) => self.indented(|o| text::crashed(o, r, &s)),
-            DemoEvent::Recovered(r) => {
+            DemoEvent::Recovered(r, leader_records) => {
                 self.indented(|o| report::follower_text(o, r, &s))?;
                 if self.plain {
                     return Ok(());
                 }
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let pic = Picture::of_recovery(r, &l, &f);
+                let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
                 self.indented(|o| {
                     writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
                         .at("<stdout>", "write")?;

@@ -10,7 +10,7 @@
 
 use super::fit::visible_width;
 use super::Settings;
-use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica};
+use crate::commands::draw::{recovery_window, DrawReport, DrawnRecord, DrawnReplica, RECOVERY_CELLS};
 use crate::commands::recover::{FollowerRecoverReport, RecordClass};
 use crate::error::{IoContext, Result};
 use std::io::Write;
@@ -187,15 +187,24 @@ impl Picture {
         Picture { rows, from: report.from, end, focus: report.focus, differs, lowest, highest }
     }
 
-    /// The picture of `recover --leader`: the leader's records at the follower's offsets, the
-    /// follower before (each cell's fate, the cut marked) and after.
-    pub fn of_recovery(r: &FollowerRecoverReport, leader_name: &str, follower_name: &str) -> Picture {
-        let leader_cells: Vec<PicCell> = r
-            .rows
-            .iter()
-            .filter_map(|row| row.leader.as_ref())
-            .map(|l| PicCell { record: DrawnRecord::from_owned(l), fate: None })
-            .collect();
+    /// The picture of `recover --leader`: the leader's records (`leader_records` when the caller
+    /// read them for [`recovery_window`], else those the report holds at the follower's
+    /// offsets), the follower before (each cell's fate, the cut marked) and after.
+    pub fn of_recovery(
+        r: &FollowerRecoverReport,
+        leader_name: &str,
+        follower_name: &str,
+        leader_records: Option<&[DrawnRecord]>,
+    ) -> Picture {
+        let leader_cells: Vec<PicCell> = match leader_records {
+            Some(records) => records.iter().map(|rec| PicCell { record: rec.clone(), fate: None }).collect(),
+            None => r
+                .rows
+                .iter()
+                .filter_map(|row| row.leader.as_ref())
+                .map(|l| PicCell { record: DrawnRecord::from_owned(l), fate: None })
+                .collect(),
+        };
         let before: Vec<PicCell> = r
             .rows
             .iter()
@@ -238,9 +247,8 @@ impl Picture {
                 ],
             },
         ];
-        let window_start = r.rows.first().map_or(r.cut_offset, |row| row.follower.offset);
-        let from = window_start.min(r.cut_offset);
-        let end = fv.log_end_offset.max(from + 1);
+        let (from, end) =
+            if leader_records.is_some() { recovery_window(r, RECOVERY_CELLS) } else { recovery_window(r, 0) };
         // Differences between the leader and the follower as it is left.
         let differs = differing_offsets(&[&rows[0], &rows[2]], from, end);
         let focus = r.first_divergent_offset.unwrap_or(r.cut_offset);
