@@ -34,6 +34,9 @@ _klog() {
             klog,diff)
                 cmd="klog__subcmd__diff"
                 ;;
+            klog,draw)
+                cmd="klog__subcmd__draw"
+                ;;
             klog,dump)
                 cmd="klog__subcmd__dump"
                 ;;
@@ -94,6 +97,9 @@ _klog() {
             klog__subcmd__help,diff)
                 cmd="klog__subcmd__help__subcmd__diff"
                 ;;
+            klog__subcmd__help,draw)
+                cmd="klog__subcmd__help__subcmd__draw"
+                ;;
             klog__subcmd__help,dump)
                 cmd="klog__subcmd__help__subcmd__dump"
                 ;;
@@ -131,7 +137,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff demo help"
+            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff draw demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,7 +315,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__demo)
-            opts="-h -V --mode --dir --keep --color --help --version watch kip101-1 kip101-2 kip279"
+            opts="-h -V --mode --dir --keep --predict --capture --plain --color --help --version watch kip101-1 kip101-2 kip279"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -320,6 +326,10 @@ _klog() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --capture)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -342,6 +352,40 @@ _klog() {
             fi
             case "${prev}" in
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__draw)
+            opts="-h -V --partition --from --limit --svg --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --svg)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -591,7 +635,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="generate create elect append dump check fetch flush stop crash recover diff demo help"
+            opts="generate create elect append dump check fetch flush stop crash recover diff draw demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -675,6 +719,20 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__help__subcmd__draw)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -829,7 +887,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --color --help --version"
+            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --explain --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

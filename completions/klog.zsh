@@ -256,6 +256,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '--dry-run[Print the same report and change nothing on disk]' \
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
 '--json[Write the report as one JSON document]' \
+'(--json)--explain[Also print the mode'\''s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -276,6 +277,20 @@ _arguments "${_arguments_options[@]}" : \
 ':b -- Second replica:_files' \
 && ret=0
 ;;
+(draw)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'--from=[First offset to draw (default\: a little before the first divergence, else the lowest HW)]:OFFSET:_default' \
+'--limit=[Offsets to draw (the terminal shows as many of them as fit)]:N:_default' \
+'--svg=[Also write the picture as a self-contained SVG file]:FILE:_files' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::dirs -- The replicas to draw, one row each, top to bottom:_files' \
+&& ret=0
+;;
 (demo)
 _arguments "${_arguments_options[@]}" : \
 '--mode=[Truncation mode(s) to run the scenario under (default\: hw and kip101; kip101 and kip279 for the kip279 scenario)]:MODE:((hw\:""
@@ -283,8 +298,11 @@ kip101\:""
 kip279\:""
 all\:"All three, one after another"))' \
 '--dir=[Run in this (empty or absent) directory instead of a temp dir]:DIR:_files' \
+'--capture=[Also write the run as one self-contained HTML filmstrip (one frame per step, stepped with the arrow keys or a slider; \`FILE#step=N\` opens frame N)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--keep[Keep the temp dir (its path is printed)]' \
+'--predict[Stop before each step whose outcome the scenario is about, ask what will happen, read the answer from stdin, then show the truth and why; end with a score]' \
+'--plain[Show each replica as one \`offset\:(epoch,value)\` line instead of the picture]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -372,6 +390,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(draw)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (demo)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -404,6 +426,7 @@ _klog_commands() {
 'crash:Stop a replica uncleanly, optionally with damage\: power loss, torn write, bit flip, stale high watermark, lost files' \
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
+'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -438,6 +461,11 @@ _klog__subcmd__demo_commands() {
 _klog__subcmd__diff_commands() {
     local commands; commands=()
     _describe -t commands 'klog diff commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__draw_commands] )) ||
+_klog__subcmd__draw_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog draw commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__dump_commands] )) ||
 _klog__subcmd__dump_commands() {
@@ -517,6 +545,7 @@ _klog__subcmd__help_commands() {
 'crash:Stop a replica uncleanly, optionally with damage\: power loss, torn write, bit flip, stale high watermark, lost files' \
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
+'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -551,6 +580,11 @@ _klog__subcmd__help__subcmd__demo_commands() {
 _klog__subcmd__help__subcmd__diff_commands() {
     local commands; commands=()
     _describe -t commands 'klog help diff commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__draw_commands] )) ||
+_klog__subcmd__help__subcmd__draw_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help draw commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__help__subcmd__dump_commands] )) ||
 _klog__subcmd__help__subcmd__dump_commands() {

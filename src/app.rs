@@ -6,8 +6,9 @@
 use klog::cli::{Command, DumpFormat, Env, GenerateCommand, Outcome};
 use klog::commands::{self, data_dir, dump::DumpEvent, recover::RecoverReport, NoProgress, ProgressSink};
 use klog::error::{IoContext, Result};
+use klog::output::picture::{self, Picture};
 use klog::output::{self, fit::Fit};
-use klog::output::{dump_log::DumpLog, json, progress::Progress, report, table::DumpTable, text, Settings};
+use klog::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
 use std::io::{self, Write};
 
 /// Progress on stderr when it is a terminal, else nowhere.
@@ -118,9 +119,25 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         Command::Recover(a) => match (commands::recover::run(&(&a).into())?, a.json) {
             (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
             (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
-            (RecoverReport::Follower(r), false) => report::follower_text(text, &r, settings)?,
+            (RecoverReport::Follower(r), false) => {
+                report::follower_text(text, &r, settings)?;
+                let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
+                let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
+                let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
+                let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
+                recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
+            }
             (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
         },
+        Command::Draw(a) => {
+            let report = commands::draw::run(&(&a).into())?;
+            let pic = Picture::of_draw(&report);
+            picture::write_text(text, &pic, settings)?;
+            if let Some(path) = &a.svg {
+                klog::durable::write_atomic(path, svg::render(&pic, true).as_bytes())?;
+                writeln!(text, "wrote {}", path.display()).at("<stdout>", "write")?;
+            }
+        }
         Command::Diff(a)
             if a.partition.is_none()
                 && data_dir::holds_several_partitions(&a.a)
@@ -154,8 +171,23 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         Command::Demo(a) => {
             let (root, temp) = a.lab(&env.temp_dir);
             let req = a.request(&root)?;
-            let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone());
-            let result = commands::demo::run(&req, &mut |e| printer.event(e));
+            let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain);
+            if a.predict {
+                printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
+            }
+            let mut capture = a.capture.as_ref().map(|_| klog::output::capture::Capture::new(root.clone()));
+            let result = commands::demo::run(&req, &mut |e| {
+                if let Some(c) = capture.as_mut() {
+                    c.event(e.clone())?;
+                }
+                printer.event(e)
+            })
+            .and_then(|_| printer.finish());
+            drop(printer);
+            if let (Some(path), Some(c), true) = (&a.capture, &capture, result.is_ok()) {
+                klog::durable::write_atomic(path, c.html().as_bytes())?;
+                writeln!(text, "\nwrote {}", path.display()).at("<stdout>", "write")?;
+            }
             if temp && !a.keep {
                 let _ = std::fs::remove_dir_all(&root);
             } else if temp {
@@ -165,6 +197,31 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         }
     }
     Ok(Outcome::Success)
+}
+
+/// After a follower recovery's report: the picture of the follower before and after, and with
+/// `--explain` the procedure with the lines that ran.
+pub fn recovery_picture(
+    out: &mut dyn Write,
+    r: &klog::commands::recover::FollowerRecoverReport,
+    (leader, follower): &(String, String),
+    leader_records: &[klog::commands::draw::DrawnRecord],
+    explain: bool,
+    settings: &Settings,
+) -> Result<()> {
+    writeln!(
+        out,
+        "\n{}",
+        settings.palette().dim(&format!("{follower} before and after the cut, against the leader {leader}:"))
+    )
+    .at("<stdout>", "write")?;
+    picture::write_text(out, &Picture::of_recovery(r, leader, follower, Some(leader_records)), settings)?;
+    if explain {
+        writeln!(out).at("<stdout>", "write")?;
+        let e = klog::replication::explain::explain(&r.plan, &r.leader_view, &r.follower_view);
+        klog::output::explain::write_text(out, &e, settings)?;
+    }
+    Ok(())
 }
 
 fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Write>) -> Result<()> {

@@ -110,7 +110,9 @@ pub enum Command {
     /// --leader L: local recovery, fencing (refuse if L is not a leader or its epoch is below one
     /// the follower has seen), truncation by --mode, then the report: each OffsetsForLeaderEpoch
     /// round trip and every record around the cut as kept / truncated-refetchable /
-    /// truncated-lost / ACKED LOST / DIVERGED. The leader dir is never modified.
+    /// truncated-lost / ACKED LOST / DIVERGED, then a picture of the follower before and after
+    /// the cut (see `klog draw`). `--explain` adds the mode's truncation procedure with the
+    /// lines that ran marked. The leader dir is never modified.
     Recover(RecoverArgs),
     /// Compare two replicas offset by offset (epoch, timestamp, key, value, headers).
     ///
@@ -118,13 +120,24 @@ pub enum Command {
     /// divergent offset and each side's HW. Exit 0 identical up to the shorter log end, 1
     /// diverged. Never writes.
     Diff(DiffArgs),
+    /// Draw replicas as rows of cells aligned by offset, RaftScope-style.
+    ///
+    /// Each cell shows a record's leader epoch (its number always; a colour per epoch from the
+    /// Okabe-Ito palette on a colour terminal) and its value; `│` starts a batch and `┆` joins
+    /// records of one batch. Under each row, arrows mark log start, HW, recovery point and LEO
+    /// (each mark sits before the offset it names); `✗` marks offsets where the replicas hold
+    /// different records. Long logs are windowed around the first divergence (else the lowest
+    /// HW), with `…` for what is left out. `--svg FILE` writes the same picture as a
+    /// self-contained SVG. Never writes to the replicas.
+    Draw(DrawArgs),
     /// Run a built-in scenario on temp dirs, narrating each step as the command you would type.
     ///
     /// Scenarios: watch (the follower's HW lag), kip101-1 (KIP-101 scenario 1: HW truncation loses
     /// an acked record), kip101-2 (KIP-101 scenario 2: divergence after two hard failures),
     /// kip279 (fast leader failover). With no scenario: kip101-1 under hw and under kip101, then
-    /// the contrast. Each step shows every replica's log with epochs, LEO and HW; the demo ends
-    /// with what each mode kept, lost and left diverged.
+    /// the contrast. Each step shows the replicas' picture (`klog draw`; `--plain` for one line
+    /// each); the demo ends with what each mode kept, lost and left diverged. `--predict` makes
+    /// it a quiz; `--capture FILE.html` writes it as a filmstrip to share.
     Demo(DemoArgs),
     /// Write the man pages or a shell completion script (for packagers; hidden).
     #[command(hide = true, subcommand)]
@@ -160,6 +173,20 @@ pub struct DemoArgs {
     /// Keep the temp dir (its path is printed).
     #[arg(long)]
     pub keep: bool,
+    /// Stop before each step whose outcome the scenario is about, ask what will happen, read
+    /// the answer from stdin, then show the truth and why; end with a score.
+    ///
+    /// Answers are read one line each, so a file or a pipe works; at the end of input every
+    /// remaining question is revealed unanswered.
+    #[arg(long)]
+    pub predict: bool,
+    /// Also write the run as one self-contained HTML filmstrip (one frame per step, stepped
+    /// with the arrow keys or a slider; `FILE#step=N` opens frame N).
+    #[arg(long, value_name = "FILE")]
+    pub capture: Option<PathBuf>,
+    /// Show each replica as one `offset:(epoch,value)` line instead of the picture.
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -268,6 +295,37 @@ pub struct RecoverArgs {
     /// The partition dir to use when the log dirs hold several.
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
+    /// Also print the mode's follower truncation procedure as pseudo-code, with the lines
+    /// that ran in this recovery marked and the values they saw (needs --leader).
+    #[arg(long, requires = "leader", conflicts_with = "json")]
+    pub explain: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DrawArgs {
+    /// The replicas to draw, one row each, top to bottom.
+    #[arg(value_name = "DIR", required = true, num_args = 1..)]
+    pub dirs: Vec<PathBuf>,
+    /// The partition dir to use when the log dirs hold several.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// First offset to draw (default: a little before the first divergence, else the lowest HW).
+    #[arg(long, value_name = "OFFSET",
+          value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
+    pub from: Option<i64>,
+    /// Offsets to draw (the terminal shows as many of them as fit).
+    #[arg(long, default_value_t = commands::draw::DEFAULT_LIMIT, value_name = "N",
+          value_parser = ranged::<i64>(1, 1000, "a picture of more than 1000 cells is a dump: use klog dump"))]
+    pub limit: i64,
+    /// Also write the picture as a self-contained SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+impl<'a> From<&'a DrawArgs> for commands::draw::DrawRequest<'a> {
+    fn from(a: &'a DrawArgs) -> Self {
+        commands::draw::DrawRequest { dirs: &a.dirs, partition: a.partition.as_deref(), from: a.from, limit: a.limit }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -562,7 +620,12 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog recover /tmp/a --leader /tmp/b --mode kip279 --catch-up --json",
         ],
         "diff" => &["klog diff /tmp/a /tmp/b", "klog diff /tmp/a /tmp/b --json"],
-        "demo" => &["klog demo", "klog demo watch", "klog demo kip279 --mode all --dir /tmp/lab"],
+        "demo" => &[
+            "klog demo",
+            "klog demo kip101-1 --mode hw --predict",
+            "klog demo kip101-1 --mode all --capture kip101-1.html",
+        ],
+        "draw" => &["klog draw /tmp/a /tmp/b", "klog draw /tmp/a /tmp/b --from 10 --limit 8 --svg ab.svg"],
         _ => &[],
     }
 }
@@ -622,6 +685,8 @@ where
 pub struct Env {
     pub stdout_tty: bool,
     pub stderr_tty: bool,
+    /// Whether stdin is a terminal (`demo --predict` echoes answers read from a file or pipe).
+    pub stdin_tty: bool,
     /// `NO_COLOR` set to anything but the empty string (no-color.org).
     pub no_color: bool,
     /// `COLUMNS`, when set to a positive number: the width to lay text out to, terminal or not.
@@ -639,6 +704,7 @@ impl Env {
         Env {
             stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),
+            stdin_tty: std::io::stdin().is_terminal(),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             columns: std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|c| *c > 0),
             // comfy-table asks the terminal (TIOCGWINSZ) only when stdout is one.
@@ -884,7 +950,13 @@ impl DemoArgs {
             Some(DemoMode::Kip101) => (Some(TruncationMode::Kip101), false),
             Some(DemoMode::Kip279) => (Some(TruncationMode::Kip279), false),
         };
-        Ok(commands::demo::DemoRequest { scenario: self.scenario.as_deref(), mode, all_modes, dir: root })
+        Ok(commands::demo::DemoRequest {
+            scenario: self.scenario.as_deref(),
+            mode,
+            all_modes,
+            dir: root,
+            predict: self.predict,
+        })
     }
 }
 
@@ -901,6 +973,7 @@ mod tests {
         Env {
             stdout_tty,
             stderr_tty: stdout_tty,
+            stdin_tty: false,
             no_color: false,
             columns: None,
             terminal_width: None,

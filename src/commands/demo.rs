@@ -5,6 +5,7 @@
 
 use super::append::{AppendReport, AppendRequest, Values};
 use super::crash_step;
+use super::draw::{self, DrawReport, DrawnRecord};
 use super::elect::{ElectReport, ElectRequest};
 use super::fetch::{FetchReport, FetchRequest};
 use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
@@ -201,6 +202,7 @@ pub struct ModeOutcome {
 }
 
 /// What the demo emits, in order.
+#[derive(Clone)]
 pub enum DemoEvent<'a> {
     Scenario(&'a Scenario, Option<TruncationMode>),
     Say(&'a str),
@@ -209,10 +211,44 @@ pub enum DemoEvent<'a> {
     Appended(&'a str, &'a AppendReport),
     Fetched(&'a str, &'a FetchReport),
     Crashed(&'a crate::crash::CrashReport),
-    Recovered(&'a FollowerRecoverReport),
+    /// A recovery, with the leader's records over the picture's window.
+    Recovered(&'a FollowerRecoverReport, &'a [DrawnRecord]),
     Created(&'a str),
-    State(&'a [ReplicaState]),
+    /// Every replica after a step: the `offset:(epoch,value)` view and the picture's data.
+    State(&'a [ReplicaState], &'a DrawReport),
+    /// `--predict`: the question about the step just run, asked before its report is shown.
+    Question(&'a Prediction),
     Contrast(&'a Scenario, &'a [ModeOutcome]),
+}
+
+/// What a `--predict` answer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerKind {
+    /// A whole number (an offset, a HW).
+    Offset,
+    YesNo,
+}
+
+/// One question of `--predict`, with its truth and the one-sentence reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prediction {
+    pub question: String,
+    pub kind: AnswerKind,
+    /// `1`, `yes`, `no`.
+    pub truth: String,
+    pub reason: String,
+}
+
+impl Prediction {
+    /// Whether `answer` (one line as typed) is the truth: a number compared as a number, a
+    /// yes/no by its first letter.
+    pub fn is_right(&self, answer: &str) -> bool {
+        let a = answer.trim().to_ascii_lowercase();
+        match self.kind {
+            AnswerKind::Offset => a.parse::<i64>().ok().is_some_and(|n| n.to_string() == self.truth),
+            AnswerKind::YesNo => !a.is_empty() && self.truth.starts_with(&a[..1]),
+        }
+    }
 }
 
 pub struct DemoRequest<'a> {
@@ -220,6 +256,8 @@ pub struct DemoRequest<'a> {
     pub mode: Option<TruncationMode>,
     pub all_modes: bool,
     pub dir: &'a Path,
+    /// Emit a [`Prediction`] before the report of each step the scenario is about.
+    pub predict: bool,
 }
 
 fn state_of(root: &Path, name: &'static str) -> Result<Option<ReplicaState>> {
@@ -250,11 +288,107 @@ fn states(root: &Path) -> Result<Vec<ReplicaState>> {
     ["a", "b"].into_iter().filter_map(|n| state_of(root, n).transpose()).collect::<Result<Vec<_>>>()
 }
 
+/// The picture's data for every replica of the lab: the whole (small) logs, focused on the
+/// first divergence or the lowest HW.
+fn drawing(root: &Path) -> Result<DrawReport> {
+    let opened: Vec<(&str, Replica)> = ["a", "b"]
+        .into_iter()
+        .filter(|n| root.join(n).exists())
+        .map(|n| Replica::open(&root.join(n), None).map(|r| (n, r)))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&Replica> = opened.iter().map(|(_, r)| r).collect();
+    let start = refs.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
+    let end = refs.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
+    let (_, _, focus) = draw::window(&refs, Some(start), 1);
+    let replicas =
+        opened.iter().map(|(n, r)| draw::draw_replica(n.to_string(), r, start, end)).collect::<Result<Vec<_>>>()?;
+    Ok(DrawReport { replicas, from: start, end: end.max(start + 1), focus })
+}
+
+/// `F's HW` after a fetch, with why it is there: the HW a response carries was read before the
+/// leader recorded the fetch (replication-model.md, operation 3), so the follower lags.
+fn fetch_prediction(
+    leader: &str,
+    follower: &str,
+    rounds: u64,
+    hws_before: (i64, i64),
+    report: &FetchReport,
+) -> Option<Prediction> {
+    let last = report.rounds.last()?;
+    if hws_before == (last.leader_high_watermark, last.follower_high_watermark) {
+        return None;
+    }
+    let (l, f) = (leader.to_uppercase(), follower.to_uppercase());
+    let reason = if let Some(stuck) = &last.stuck {
+        format!(
+            "the fetch is stuck: {l} returns its batch {}..={}, which starts below {f}'s log end {}, so nothing is \
+             appended and {f}'s HW stays {}",
+            stuck.batch_base_offset,
+            stuck.batch_last_offset,
+            stuck.follower_log_end_offset,
+            last.follower_high_watermark
+        )
+    } else if last.follower_high_watermark < last.leader_high_watermark {
+        format!(
+            "{l}'s HW is {} but each response carries the HW {l} read before recording {f}'s fetch, so {f} \
+             learns only {} and lags by one round trip",
+            last.leader_high_watermark, last.follower_high_watermark
+        )
+    } else {
+        format!(
+            "{f} has caught up with {l}'s HW {}: it arrives one round trip after {l} moves it",
+            last.follower_high_watermark
+        )
+    };
+    Some(Prediction {
+        question: format!(
+            "{f} fetches from {l} ({rounds} round{}): what will {f}'s HW be after it?",
+            if rounds == 1 { "" } else { "s" }
+        ),
+        kind: AnswerKind::Offset,
+        truth: last.follower_high_watermark.to_string(),
+        reason,
+    })
+}
+
+/// The questions of a recovery: where the follower's log will end, and whether its first record
+/// at or above its own HW survives.
+fn recover_predictions(follower: &str, leader: &str, r: &FollowerRecoverReport) -> Vec<Prediction> {
+    let (f, l) = (follower.to_uppercase(), leader.to_uppercase());
+    let reason = crate::replication::explain::one_sentence(&r.plan, &r.leader_view, &r.follower_view);
+    let mut out = vec![Prediction {
+        question: format!(
+            "{f} restarts as a follower of {l} under {}: at which offset will {f}'s log end?",
+            r.mode.name()
+        ),
+        kind: AnswerKind::Offset,
+        truth: r.follower_log_end_offset_after.to_string(),
+        reason: reason.clone(),
+    }];
+    if let Some(row) = r.rows.iter().find(|row| row.follower.offset >= r.follower_view.high_watermark) {
+        let value = String::from_utf8_lossy(row.follower.value.as_deref().unwrap_or_default()).into_owned();
+        let survives = matches!(row.class, super::recover::RecordClass::Kept | super::recover::RecordClass::Diverged);
+        out.push(Prediction {
+            question: format!("will {value} (offset {}) survive on {f}? [y/n]", row.follower.offset),
+            kind: AnswerKind::YesNo,
+            truth: if survives { "yes" } else { "no" }.into(),
+            reason: format!(
+                "{value} is at or above {f}'s HW {}; the cut is at {}, so it is {}",
+                r.follower_view.high_watermark,
+                r.cut_offset,
+                if survives { "kept" } else { "truncated" }
+            ),
+        });
+    }
+    out
+}
+
 /// Run one scenario in one mode under `root` (which must be empty or absent).
 fn run_once(
     sc: &Scenario,
     mode: Option<TruncationMode>,
     root: &Path,
+    predict: bool,
     sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<()>,
 ) -> Result<ModeOutcome> {
     crate::durable::create_dir(root)?;
@@ -329,6 +463,10 @@ fn run_once(
                     shown(follower),
                     if *flush { " --flush" } else { "" }
                 )))?;
+                let hws_before = (
+                    Replica::open(&path(leader), None)?.high_watermark,
+                    Replica::open(&path(follower), None)?.high_watermark,
+                );
                 let report = super::fetch::run(&FetchRequest {
                     leader: &path(leader),
                     follower: &path(follower),
@@ -338,6 +476,11 @@ fn run_once(
                     max_bytes: DEFAULT_FETCH_MAX_BYTES,
                     flush: *flush,
                 })?;
+                if predict {
+                    if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {
+                        sink(DemoEvent::Question(&q))?;
+                    }
+                }
                 sink(DemoEvent::Fetched(follower, &report))?;
             }
             Step::Crash { replica, power_loss } => {
@@ -380,11 +523,18 @@ fn run_once(
                         });
                     }
                 }
-                sink(DemoEvent::Recovered(&report))?;
+                if predict {
+                    for q in recover_predictions(follower, leader, &report) {
+                        sink(DemoEvent::Question(&q))?;
+                    }
+                }
+                let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
+                let leader_records = draw::records_in(&path(leader), None, from, end)?;
+                sink(DemoEvent::Recovered(&report, &leader_records))?;
             }
         }
         let now = states(root)?;
-        sink(DemoEvent::State(&now))?;
+        sink(DemoEvent::State(&now, &drawing(root)?))?;
     }
     let finals = states(root)?;
     let a = Replica::open(&path("a"), None)?;
@@ -415,7 +565,7 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
     let mut outcomes = Vec::new();
     for mode in &modes {
         let root = req.dir.join(mode.map_or("run", |m| m.name()));
-        outcomes.push(run_once(&sc, *mode, &root, sink)?);
+        outcomes.push(run_once(&sc, *mode, &root, req.predict, sink)?);
     }
     if sc.uses_mode {
         sink(DemoEvent::Contrast(&sc, &outcomes))?;

@@ -7,6 +7,7 @@ pub mod create;
 pub mod data_dir;
 pub mod demo;
 pub mod diff;
+pub mod draw;
 pub mod dump;
 pub mod elect;
 pub mod fetch;

@@ -1,21 +1,32 @@
 //! Rendering of `klog demo`: narration, the command of each step, its report (the same
-//! renderers the commands use, with the lab's path shown as `$LAB`), the replicas' state, and
-//! the closing contrast of the truncation modes.
+//! renderers the commands use, with the lab's path shown as `$LAB`), the replicas' picture
+//! (or, with `--plain`, one `offset:(epoch,value)` line each), and the closing contrast of the
+//! truncation modes. With `--predict` it asks each question the demo emits, reads one line of
+//! answer (end of input reveals the rest unanswered, never waits), shows the truth and why, and
+//! ends with the score.
 
 use super::palette::Tone;
+use super::picture::{self, Picture};
 use super::table::{Col, Grid};
 use super::{report, text, Settings};
-use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, ReplicaState, Scenario};
+use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, Prediction, ReplicaState, Scenario};
+use crate::commands::draw::short_name;
 use crate::error::{IoContext, Result};
 use comfy_table::Cell;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 
 pub struct DemoPrinter<'o> {
     out: &'o mut dyn Write,
     settings: Settings,
     lab: Option<PathBuf>,
     root: PathBuf,
+    plain: bool,
+    /// `--predict`: where answers come from, and whether to echo them (not a terminal).
+    answers: Option<(Box<dyn BufRead + 'o>, bool)>,
+    asked: usize,
+    right: usize,
+    input_ended: bool,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -47,7 +58,86 @@ pub fn entries_text(entries: &[Entry]) -> String {
 
 impl<'o> DemoPrinter<'o> {
     pub fn new(out: &'o mut dyn Write, settings: Settings, root: PathBuf) -> Self {
-        DemoPrinter { out, settings, lab: None, root }
+        DemoPrinter {
+            out,
+            settings,
+            lab: None,
+            root,
+            plain: false,
+            answers: None,
+            asked: 0,
+            right: 0,
+            input_ended: false,
+        }
+    }
+
+    /// Show the lab at `lab` as `$LAB` (the capture renders each step on its own).
+    pub fn with_lab(mut self, lab: Option<PathBuf>) -> Self {
+        self.lab = lab;
+        self
+    }
+
+    /// One `offset:(epoch,value)` line per replica instead of the picture.
+    pub fn plain(mut self, plain: bool) -> Self {
+        self.plain = plain;
+        self
+    }
+
+    /// Read `--predict` answers from `input`, echoing them when it is not a terminal.
+    pub fn answers_from(mut self, input: Box<dyn BufRead + 'o>, echo: bool) -> Self {
+        self.answers = Some((input, echo));
+        self
+    }
+
+    /// The score, once every question was asked.
+    pub fn finish(&mut self) -> Result<()> {
+        if self.answers.is_some() && self.asked > 0 {
+            let p = self.settings.palette();
+            let score = format!("you predicted {} of {}", self.right, self.asked);
+            let shown = if self.right == self.asked { p.good(&score) } else { p.strong(&score) };
+            writeln!(self.out, "\n{shown}").at("<stdout>", "write")?;
+        }
+        Ok(())
+    }
+
+    fn question(&mut self, q: &Prediction) -> Result<()> {
+        let p = self.settings.palette();
+        self.asked += 1;
+        // A terminal gets a prompt to type after; a file or pipe gets its answer echoed.
+        let echo = self.answers.as_ref().is_some_and(|(_, echo)| *echo);
+        write!(self.out, "\n{} {}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
+            .at("<stdout>", "write")?;
+        self.out.flush().at("<stdout>", "write")?;
+        let mut line = String::new();
+        let answered = match (&mut self.answers, self.input_ended) {
+            (Some((input, echo)), false) => match input.read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => {
+                    if *echo {
+                        write!(self.out, " {}", line.trim_end()).at("<stdout>", "write")?;
+                    }
+                    Some(line.trim().to_string())
+                }
+            },
+            _ => None,
+        };
+        writeln!(self.out).at("<stdout>", "write")?;
+        match answered {
+            None => {
+                self.input_ended = true;
+                writeln!(self.out, "  {} the truth: {}", p.dim("(no answer)"), p.strong(&q.truth))
+                    .at("<stdout>", "write")?;
+            }
+            Some(a) if q.is_right(&a) => {
+                self.right += 1;
+                writeln!(self.out, "  {} {}", p.good("right:"), p.strong(&q.truth)).at("<stdout>", "write")?;
+            }
+            Some(_) => {
+                writeln!(self.out, "  {} the truth: {}", p.bad("wrong:"), p.strong(&q.truth))
+                    .at("<stdout>", "write")?;
+            }
+        }
+        writeln!(self.out, "  why: {}", q.reason).at("<stdout>", "write")
     }
 
     /// Render with a command renderer into a buffer, show the lab as `$LAB`, indent.
@@ -126,8 +216,10 @@ impl<'o> DemoPrinter<'o> {
 
     pub fn event(&mut self, e: DemoEvent<'_>) -> Result<()> {
         let p = self.settings.palette();
-        // Reports are shown indented: they are laid out to the width that is left.
+        // Reports are shown indented: they are laid out to the width that is left (the picture
+        // to 76 columns off a terminal too, so a piped demo still reads at 80).
         let s = self.settings.indented(4);
+        let ps = Settings { width: Some(s.width.unwrap_or(super::fit::FALLBACK_WIDTH - 4)), ..s };
         match e {
             DemoEvent::Scenario(sc, mode) => {
                 let lab = self.root.join(mode.map_or("run", |m| m.name()));
@@ -149,8 +241,25 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Appended(name, r) => self.indented(|o| text::appended(o, name, r, &s)),
             DemoEvent::Fetched(name, r) => self.indented(|o| text::fetch_rounds(o, r, name, &s)),
             DemoEvent::Crashed(r) => self.indented(|o| text::crashed(o, r, &s)),
-            DemoEvent::Recovered(r) => self.indented(|o| report::follower_text(o, r, &s)),
-            DemoEvent::State(states) => self.state(states),
+            DemoEvent::Recovered(r, leader_records) => {
+                self.indented(|o| report::follower_text(o, r, &s))?;
+                if self.plain {
+                    return Ok(());
+                }
+                let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
+                let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                self.indented(|o| {
+                    writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
+                        .at("<stdout>", "write")?;
+                    picture::write_text(o, &pic, &ps)
+                })
+            }
+            DemoEvent::State(states, _) if self.plain => self.state(states),
+            DemoEvent::State(_, drawn) => {
+                let pic = Picture::of_draw(drawn);
+                self.indented(|o| picture::write_text(o, &pic, &ps))
+            }
+            DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
         }
     }

@@ -2,14 +2,18 @@
 //! Nothing here decides what is true about a log; it only shows it. Nothing here reads the
 //! command line or the environment either: `main` resolves [`Settings`] once.
 
+pub mod capture;
 pub mod data_dir;
 pub mod demo;
 pub mod dump_log;
+pub mod explain;
 pub mod fit;
 pub mod json;
 pub mod palette;
+pub mod picture;
 pub mod progress;
 pub mod report;
+pub mod svg;
 pub mod table;
 pub mod text;
 

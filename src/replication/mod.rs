@@ -7,6 +7,7 @@
 pub mod classify;
 pub mod diff;
 pub mod election;
+pub mod explain;
 pub mod fencing;
 pub mod fetch;
 pub mod high_watermark;

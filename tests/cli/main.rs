@@ -1,6 +1,7 @@
 //! Integration tests through the real `klog` binary, one module per area.
 
 mod bad_input;
+mod capture;
 mod common;
 mod crash;
 mod data_dir;
@@ -12,6 +13,7 @@ mod golden;
 mod histories;
 mod kill;
 mod log_trust;
+mod picture;
 mod ranges;
 mod readme;
 mod real;

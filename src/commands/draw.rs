@@ -1,0 +1,190 @@
+//! `klog draw`: read replica dirs (never writing them) and return what a picture of them needs:
+//! each replica's role, leader epoch and offset marks (log start, HW, recovery point, LEO), and
+//! the records of one window of offsets with their batch bounds. The window is chosen around
+//! what is interesting — the first offset where the replicas' epoch histories disagree, else the
+//! lowest HW — so a long log never becomes thousands of cells. Laying out and drawing the
+//! picture is `output::picture`'s job.
+
+use super::recover::FollowerRecoverReport;
+use crate::error::{Error, Result};
+use crate::replica::Replica;
+use crate::replication::diff::{OwnedRecord, RecordCursor};
+use std::path::{Path, PathBuf};
+
+/// Offsets read when no `--limit` is given: enough for a terminal or an SVG, never thousands.
+pub const DEFAULT_LIMIT: i64 = 24;
+
+pub struct DrawRequest<'a> {
+    pub dirs: &'a [PathBuf],
+    pub partition: Option<&'a str>,
+    /// First offset of the window; default: a little before the interesting offset.
+    pub from: Option<i64>,
+    /// Offsets in the window.
+    pub limit: i64,
+}
+
+/// One record as a cell of the picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrawnRecord {
+    pub offset: i64,
+    pub leader_epoch: i32,
+    /// The record's value bytes (`None` for a null value); the picture decides how to show them.
+    pub value: Option<Vec<u8>>,
+    pub batch_base_offset: i64,
+    pub batch_last_offset: i64,
+    pub batch_crc: u32,
+}
+
+impl DrawnRecord {
+    pub fn from_owned(r: &OwnedRecord) -> DrawnRecord {
+        DrawnRecord {
+            offset: r.offset,
+            leader_epoch: r.leader_epoch,
+            value: r.value.clone(),
+            batch_base_offset: r.batch_base_offset,
+            batch_last_offset: r.batch_last_offset,
+            batch_crc: r.batch_crc,
+        }
+    }
+
+    /// The same batch as Kafka's fetch would copy it (offsets, epoch, CRC).
+    pub fn same_batch(&self, other: &DrawnRecord) -> bool {
+        self.batch_base_offset == other.batch_base_offset
+            && self.batch_last_offset == other.batch_last_offset
+            && self.leader_epoch == other.leader_epoch
+            && self.batch_crc == other.batch_crc
+    }
+}
+
+/// One replica: its marks and the records of the window.
+#[derive(Debug, Clone)]
+pub struct DrawnReplica {
+    pub name: String,
+    pub role: &'static str,
+    /// The leader epoch it works in (its volatile one when running, else its cache's latest).
+    pub leader_epoch: Option<i32>,
+    pub log_start_offset: i64,
+    pub high_watermark: i64,
+    pub recovery_point: i64,
+    pub log_end_offset: i64,
+    pub records: Vec<DrawnRecord>,
+}
+
+#[derive(Debug, Clone)]
+pub struct DrawReport {
+    pub replicas: Vec<DrawnReplica>,
+    /// The window read: offsets `from <= offset < end`.
+    pub from: i64,
+    pub end: i64,
+    /// The offset the picture is about: the first epoch disagreement, else the lowest HW.
+    pub focus: i64,
+}
+
+/// The short name of a replica dir: its last path component (`/tmp/lab/a` → `a`).
+pub fn short_name(dir: &Path) -> String {
+    dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Read one replica's marks and its records in `[from, end)`.
+pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<DrawnReplica> {
+    let leo = r.log_end_offset();
+    let mut records = Vec::new();
+    let (lo, hi) = (from.max(r.log_start_offset), end.min(leo));
+    if lo < hi {
+        let mut cursor = RecordCursor::new(&r.log, lo, hi)?;
+        while let Some(rec) = cursor.next_record()? {
+            records.push(DrawnRecord::from_owned(&rec));
+        }
+    }
+    Ok(DrawnReplica {
+        name,
+        role: super::role_name(r),
+        leader_epoch: super::current_leader_epoch(r),
+        log_start_offset: r.log_start_offset,
+        high_watermark: r.high_watermark,
+        recovery_point: r.recovery_point,
+        log_end_offset: leo,
+        records,
+    })
+}
+
+/// Offsets a recovery's picture covers at most (the terminal shows as many as fit).
+pub const RECOVERY_CELLS: i64 = 24;
+
+/// The window of offsets a recovery's picture covers: from the report's first row (or the cut)
+/// to the follower's LEO, and on along the leader's log when it is longer, up to `cells`
+/// offsets in all.
+pub fn recovery_window(r: &FollowerRecoverReport, cells: i64) -> (i64, i64) {
+    let from = r.rows.first().map_or(r.cut_offset, |row| row.follower.offset).min(r.cut_offset);
+    let follower_end = r.follower_view.log_end_offset.max(from + 1);
+    let leader_end = r.leader_view.log_end_offset.min(from + cells);
+    (from, follower_end.max(leader_end))
+}
+
+/// The records of `dir` in `[from, end)`, read only (for the leader's row of a recovery's
+/// picture, which the recovery report holds only at the follower's offsets).
+pub fn records_in(dir: &Path, partition: Option<&str>, from: i64, end: i64) -> Result<Vec<DrawnRecord>> {
+    let r = Replica::open(dir, partition)?;
+    Ok(draw_replica(short_name(dir), &r, from, end)?.records)
+}
+
+/// The first offset below every LEO where two replicas' epoch caches put different epochs:
+/// where their logs can first differ (the same test `recover` uses to place its window).
+pub fn first_epoch_divergence(replicas: &[&Replica]) -> Option<i64> {
+    let end = replicas.iter().map(|r| r.log_end_offset()).min()?;
+    let mut points: Vec<i64> = replicas
+        .iter()
+        .flat_map(|r| r.log.epoch_cache().entries().iter().map(|e| e.start_offset))
+        .chain(replicas.iter().map(|r| r.log_start_offset))
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    points.into_iter().filter(|p| *p < end).find(|p| {
+        let first = replicas[0].log.epoch_cache().epoch_for_offset(*p);
+        replicas[1..].iter().any(|r| r.log.epoch_cache().epoch_for_offset(*p) != first)
+    })
+}
+
+/// The window for `replicas`: `[from, from + limit)`, `from` defaulting to a third of the window
+/// before the focus.
+pub fn window(replicas: &[&Replica], from: Option<i64>, limit: i64) -> (i64, i64, i64) {
+    let start = replicas.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
+    let end_max = replicas.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
+    let lowest_hw = replicas.iter().map(|r| r.high_watermark).min().unwrap_or(0);
+    let focus = first_epoch_divergence(replicas).unwrap_or(lowest_hw).clamp(start, end_max.max(start));
+    match from {
+        // Asked for a window: it starts where asked, so that is what stays in view.
+        Some(from) => (from, from.saturating_add(limit.max(1)), from),
+        None => {
+            let from = (focus - limit / 3).min(end_max - limit).max(start);
+            (from, from.saturating_add(limit.max(1)), focus)
+        }
+    }
+}
+
+pub fn run(req: &DrawRequest<'_>) -> Result<DrawReport> {
+    if req.dirs.is_empty() {
+        return Err(Error::Usage("draw: name at least one replica dir".into()));
+    }
+    let opened: Vec<Replica> = req.dirs.iter().map(|d| Replica::open(d, req.partition)).collect::<Result<_>>()?;
+    let refs: Vec<&Replica> = opened.iter().collect();
+    let (from, end, focus) = window(&refs, req.from, req.limit);
+    let replicas = req
+        .dirs
+        .iter()
+        .zip(&opened)
+        .map(|(d, r)| draw_replica(short_name(d), r, from, end))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(DrawReport { replicas, from, end, focus })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names_are_the_last_path_component() {
+        assert_eq!(short_name(Path::new("/tmp/lab/a")), "a");
+        assert_eq!(short_name(Path::new("b")), "b");
+    }
+}

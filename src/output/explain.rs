@@ -1,0 +1,64 @@
+//! Rendering of `recover --explain`: the chosen era's truncation procedure as pseudo-code,
+//! the lines that ran marked with `◀` and the values they saw (the panel also appears beside
+//! the picture in `demo --capture` frames, as HTML). The procedure and the marking are
+//! `replication::explain`'s; this file only lays them out.
+
+use super::Settings;
+use crate::error::{IoContext, Result};
+use crate::replication::explain::Explanation;
+use std::io::Write;
+
+/// The code column's width: values start after it.
+const CODE_WIDTH: usize = 54;
+
+/// One line as text: `    truncate_to(hw)        ◀ hw = 1` (no colour).
+pub fn line_text(code: &str, depth: usize, ran: bool, values: &[String]) -> String {
+    let code = format!("{}{code}", "    ".repeat(depth));
+    if !ran {
+        return code;
+    }
+    let pad = CODE_WIDTH.saturating_sub(code.chars().count()).max(1);
+    if values.is_empty() {
+        format!("{code}{}◀", " ".repeat(pad))
+    } else {
+        format!("{code}{}◀ {}", " ".repeat(pad), values.join("; "))
+    }
+}
+
+pub fn write_text(out: &mut dyn Write, e: &Explanation, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    writeln!(out, "{} {} — {}", p.strong("explain:"), p.strong(e.mode.name()), e.source).at("<stdout>", "write")?;
+    for l in &e.lines {
+        let text = line_text(l.code, l.depth, l.ran, &l.values);
+        let shown = if l.ran { p.strong(&text) } else { p.dim(&text) };
+        writeln!(out, "  {shown}").at("<stdout>", "write")?;
+    }
+    writeln!(out, "  {}", p.dim("◀ ran in this recovery, with the values it saw")).at("<stdout>", "write")?;
+    for n in &e.notes {
+        writeln!(out, "  {n}").at("<stdout>", "write")?;
+    }
+    Ok(())
+}
+
+/// The panel as HTML (for the capture): a `<pre>` with the lines that ran in `<b>`.
+pub fn write_html(e: &Explanation) -> String {
+    let mut s = format!(
+        "<div class=\"explain\"><div class=\"src\">{} — {}</div><pre>",
+        super::svg::escape(e.mode.name()),
+        super::svg::escape(e.source)
+    );
+    for l in &e.lines {
+        let text = super::svg::escape(&line_text(l.code, l.depth, l.ran, &l.values));
+        if l.ran {
+            s.push_str(&format!("<b>{text}</b>\n"));
+        } else {
+            s.push_str(&format!("{text}\n"));
+        }
+    }
+    s.push_str("</pre>");
+    for n in &e.notes {
+        s.push_str(&format!("<div class=\"note\">{}</div>", super::svg::escape(n)));
+    }
+    s.push_str("</div>");
+    s
+}

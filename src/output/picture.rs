@@ -1,0 +1,570 @@
+//! The picture of replica logs, after RaftScope: one row of cells per replica, aligned by
+//! offset, each cell showing its leader epoch (number always, colour per epoch when colour is
+//! on) and its value; batch boundaries; marks for log start, HW, recovery point, LEO and a
+//! truncation cut; the offsets where the replicas hold different records, with a mark under
+//! them; and, for a recovery, each record's fate. This file owns the one model ([`Picture`],
+//! built from `klog draw`'s data or from a recovery report) and its terminal renderer; the
+//! SVG renderer (`output::svg`) draws the same model. Every mark is a letter or symbol, so
+//! nothing is carried by colour alone (NO_COLOR, black-and-white print). Long logs are
+//! windowed around the focus (the divergence point, else the HW) with an elision mark.
+
+use super::fit::visible_width;
+use super::Settings;
+use crate::commands::draw::{recovery_window, DrawReport, DrawnRecord, DrawnReplica, RECOVERY_CELLS};
+use crate::commands::recover::{FollowerRecoverReport, RecordClass};
+use crate::error::{IoContext, Result};
+use std::io::Write;
+
+/// What became of a follower's record in a recovery (replication-model.md, "What the report
+/// calls things").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    Kept,
+    Refetchable,
+    Lost,
+    AckedLost,
+    Diverged,
+}
+
+impl Fate {
+    pub fn from_class(class: RecordClass) -> Fate {
+        match class {
+            RecordClass::Kept => Fate::Kept,
+            RecordClass::TruncatedRefetchable => Fate::Refetchable,
+            RecordClass::TruncatedLost => Fate::Lost,
+            RecordClass::AckedLost => Fate::AckedLost,
+            RecordClass::Diverged => Fate::Diverged,
+        }
+    }
+
+    /// At most 8 characters: it is printed inside the cell's column.
+    pub fn label(self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::Refetchable => "refetch",
+            Fate::Lost => "lost",
+            Fate::AckedLost => "ACK-LOST",
+            Fate::Diverged => "DIVERGED",
+        }
+    }
+
+    /// The report's own words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::Refetchable => "truncated, refetchable",
+            Fate::Lost => "truncated, lost",
+            Fate::AckedLost => "ACKED LOST",
+            Fate::Diverged => "DIVERGED",
+        }
+    }
+
+    pub fn is_bad(self) -> bool {
+        matches!(self, Fate::AckedLost | Fate::Diverged)
+    }
+}
+
+/// A mark between cells: at offset `o` it sits on the left edge of cell `o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mark {
+    LogStart,
+    HighWatermark,
+    RecoveryPoint,
+    LogEnd,
+    Cut,
+}
+
+impl Mark {
+    pub fn label(self) -> &'static str {
+        match self {
+            Mark::LogStart => "LS",
+            Mark::HighWatermark => "HW",
+            Mark::RecoveryPoint => "RP",
+            Mark::LogEnd => "LEO",
+            Mark::Cut => "cut",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PicCell {
+    pub record: DrawnRecord,
+    pub fate: Option<Fate>,
+}
+
+/// One replica's row.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// `a`, `b` (the dir's name).
+    pub name: String,
+    /// `leader e1`, `follower e1`, `before`, `after`.
+    pub detail: String,
+    pub cells: Vec<PicCell>,
+    pub marks: Vec<(Mark, i64)>,
+}
+
+impl Row {
+    fn cell_at(&self, offset: i64) -> Option<&PicCell> {
+        self.cells.iter().find(|c| c.record.offset == offset)
+    }
+
+    /// Its HW and LEO as `HW 1 LEO 2` (whether or not they are in the window; the other
+    /// marks are arrows only).
+    pub fn marks_text(&self) -> String {
+        let mut marks = self.marks.clone();
+        marks.sort();
+        marks
+            .iter()
+            .filter(|(m, _)| matches!(m, Mark::HighWatermark | Mark::LogEnd))
+            .map(|(m, o)| format!("{} {o}", m.label()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// The model both renderers draw.
+#[derive(Debug, Clone)]
+pub struct Picture {
+    pub rows: Vec<Row>,
+    /// Offsets `from <= o < end` the rows' cells were read for.
+    pub from: i64,
+    pub end: i64,
+    /// The offset the picture is about: kept in view when windowed.
+    pub focus: i64,
+    /// Offsets in the window where two rows hold different records (epoch, batch or CRC).
+    pub differs: Vec<i64>,
+    /// The lowest offset any row has (below it nothing is elided).
+    pub lowest: i64,
+    /// The highest LEO of any row (from it on nothing is elided).
+    pub highest: i64,
+}
+
+/// Offsets where the given rows' records disagree.
+fn differing_offsets(rows: &[&Row], from: i64, end: i64) -> Vec<i64> {
+    (from..end)
+        .filter(|o| {
+            let held: Vec<&DrawnRecord> = rows.iter().filter_map(|r| r.cell_at(*o)).map(|c| &c.record).collect();
+            held.windows(2).any(|w| !w[0].same_batch(w[1]))
+        })
+        .collect()
+}
+
+fn replica_marks(r: &DrawnReplica) -> Vec<(Mark, i64)> {
+    vec![
+        (Mark::LogStart, r.log_start_offset),
+        (Mark::HighWatermark, r.high_watermark),
+        (Mark::RecoveryPoint, r.recovery_point),
+        (Mark::LogEnd, r.log_end_offset),
+    ]
+}
+
+fn replica_detail(r: &DrawnReplica) -> String {
+    match r.leader_epoch {
+        Some(e) => format!("{} e{e}", r.role),
+        None => r.role.to_string(),
+    }
+}
+
+impl Picture {
+    /// The picture of `klog draw`: one row per replica.
+    pub fn of_draw(report: &DrawReport) -> Picture {
+        let rows: Vec<Row> = report
+            .replicas
+            .iter()
+            .map(|r| Row {
+                name: r.name.clone(),
+                detail: replica_detail(r),
+                cells: r.records.iter().map(|rec| PicCell { record: rec.clone(), fate: None }).collect(),
+                marks: replica_marks(r),
+            })
+            .collect();
+        let refs: Vec<&Row> = rows.iter().collect();
+        let differs = differing_offsets(&refs, report.from, report.end);
+        let lowest = report.replicas.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
+        let highest = report.replicas.iter().map(|r| r.log_end_offset).max().unwrap_or(0);
+        // Nothing to draw past the last LEO (its mark sits on the edge).
+        let end = report.end.min(highest).max(report.from + 1);
+        Picture { rows, from: report.from, end, focus: report.focus, differs, lowest, highest }
+    }
+
+    /// The picture of `recover --leader`: the leader's records (`leader_records` when the caller
+    /// read them for [`recovery_window`], else those the report holds at the follower's
+    /// offsets), the follower before (each cell's fate, the cut marked) and after.
+    pub fn of_recovery(
+        r: &FollowerRecoverReport,
+        leader_name: &str,
+        follower_name: &str,
+        leader_records: Option<&[DrawnRecord]>,
+    ) -> Picture {
+        let leader_cells: Vec<PicCell> = match leader_records {
+            Some(records) => records.iter().map(|rec| PicCell { record: rec.clone(), fate: None }).collect(),
+            None => r
+                .rows
+                .iter()
+                .filter_map(|row| row.leader.as_ref())
+                .map(|l| PicCell { record: DrawnRecord::from_owned(l), fate: None })
+                .collect(),
+        };
+        let before: Vec<PicCell> = r
+            .rows
+            .iter()
+            .map(|row| PicCell {
+                record: DrawnRecord::from_owned(&row.follower),
+                fate: Some(Fate::from_class(row.class)),
+            })
+            .collect();
+        let after: Vec<PicCell> = before
+            .iter()
+            .filter(|c| matches!(c.fate, Some(Fate::Kept | Fate::Diverged)))
+            .map(|c| PicCell { record: c.record.clone(), fate: None })
+            .collect();
+        let fv = &r.follower_view;
+        let lv = &r.leader_view;
+        let rows = vec![
+            Row {
+                name: leader_name.to_string(),
+                detail: format!("leader e{}", r.leader_epoch),
+                cells: leader_cells,
+                marks: vec![(Mark::HighWatermark, lv.high_watermark), (Mark::LogEnd, lv.log_end_offset)],
+            },
+            Row {
+                name: follower_name.to_string(),
+                detail: "before".into(),
+                cells: before,
+                marks: vec![
+                    (Mark::HighWatermark, fv.high_watermark),
+                    (Mark::LogEnd, fv.log_end_offset),
+                    (Mark::Cut, r.cut_offset),
+                ],
+            },
+            Row {
+                name: follower_name.to_string(),
+                detail: "after".into(),
+                cells: after,
+                marks: vec![
+                    (Mark::HighWatermark, r.follower_high_watermark_after),
+                    (Mark::LogEnd, r.follower_log_end_offset_after),
+                ],
+            },
+        ];
+        let (from, end) =
+            if leader_records.is_some() { recovery_window(r, RECOVERY_CELLS) } else { recovery_window(r, 0) };
+        // Differences between the leader and the follower as it is left.
+        let differs = differing_offsets(&[&rows[0], &rows[2]], from, end);
+        let focus = r.first_divergent_offset.unwrap_or(r.cut_offset);
+        Picture { rows, from, end, focus, differs, lowest: from, highest: end.max(lv.log_end_offset) }
+    }
+
+    /// The offsets `[start, stop)` shown when at most `cells` fit: the focus stays in view, a
+    /// third of the way in.
+    pub fn window(&self, cells: usize) -> (i64, i64) {
+        let cells = (cells.max(1)) as i64;
+        let span = self.end - self.from;
+        if span <= cells {
+            return (self.from, self.end);
+        }
+        let lead = if self.focus == self.from { 0 } else { cells / 3 };
+        let start = (self.focus - lead).clamp(self.from, self.end - cells);
+        (start, start + cells)
+    }
+
+    pub fn has_fates(&self) -> bool {
+        self.rows.iter().any(|r| r.cells.iter().any(|c| c.fate.is_some()))
+    }
+
+    /// Whether two cells of one batch sit side by side in `[start, stop)` (then the legend
+    /// explains `┆`).
+    pub fn joins_batches_in(&self, start: i64, stop: i64) -> bool {
+        self.rows.iter().any(|r| {
+            r.cells.windows(2).any(|w| {
+                (start..stop).contains(&w[0].record.offset)
+                    && (start..stop).contains(&w[1].record.offset)
+                    && w[0].record.same_batch(&w[1].record)
+            })
+        })
+    }
+
+    /// The fates present, in the order of [`Fate`], for the legend.
+    pub fn fates_present(&self) -> Vec<Fate> {
+        let mut f: Vec<Fate> = self.rows.iter().flat_map(|r| r.cells.iter().filter_map(|c| c.fate)).collect();
+        f.sort_by_key(|x| *x as u8);
+        f.dedup();
+        f
+    }
+}
+
+/// Each cell's column width on a terminal: a separator and 8 characters.
+const CELL: usize = 9;
+/// The elision mark's width.
+const ELIDE: usize = 2;
+
+/// `s` cut or padded to exactly `n` columns.
+fn fixed(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count > n {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    } else {
+        format!("{s}{}", " ".repeat(n - count))
+    }
+}
+
+/// `name detail` in exactly `w` columns; a long name is elided first, so the role and epoch
+/// always show.
+fn row_label(row: &Row, w: usize) -> String {
+    let detail = row.detail.chars().count();
+    let room = w.saturating_sub(detail + 2).max(2);
+    fixed(&format!("{} {}", fixed(&row.name, room.min(row.name.chars().count())).trim_end(), row.detail), w)
+}
+
+/// A record's value as a cell shows it (text as is, binary as hex, elided to `n`).
+pub fn value_text(r: &DrawnRecord, n: usize) -> String {
+    super::display_bytes(r.value.as_deref(), n)
+}
+
+/// Cell text: `e0 m1`, the value elided to fit.
+pub fn cell_text(r: &DrawnRecord, n: usize) -> String {
+    fixed(&format!("e{} {}", r.leader_epoch, value_text(r, n)), n)
+}
+
+/// Lay `(column, label)` pairs onto lines without overlap: each goes on the first line where
+/// it fits.
+fn place(labels: &[(usize, String)], width: usize) -> Vec<String> {
+    let mut lines: Vec<Vec<char>> = Vec::new();
+    for (col, text) in labels {
+        let chars: Vec<char> = text.chars().collect();
+        let end = col + chars.len();
+        let fits = |l: &Vec<char>| {
+            (*col..end.min(l.len())).all(|i| l[i] == ' ') && (*col == 0 || l.get(col - 1).is_none_or(|c| *c == ' '))
+        };
+        let i = match lines.iter().position(fits) {
+            Some(i) => i,
+            None => {
+                lines.push(Vec::new());
+                lines.len() - 1
+            }
+        };
+        let l = &mut lines[i];
+        if l.len() < end {
+            l.resize(end.max(width.min(end)), ' ');
+        }
+        l[*col..end].copy_from_slice(&chars);
+    }
+    lines.into_iter().map(|l| l.into_iter().collect::<String>().trim_end().to_string()).collect()
+}
+
+/// Draw `pic` for a terminal of `settings.width` columns (80 when the width is unknown, so
+/// piped output has the same layout everywhere).
+pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    let width = settings.width.unwrap_or(super::fit::FALLBACK_WIDTH);
+    let label_w = pic
+        .rows
+        .iter()
+        .flat_map(|r| [format!("{} {}", r.name, r.detail).chars().count(), r.marks_text().chars().count() + 2])
+        .chain([if pic.differs.is_empty() { 6 } else { format!("differs at {}", pic.differs[0]).len() }])
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 30)
+        + 1;
+    let cells = width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL;
+    let (start, stop) = pic.window(cells.max(2));
+    let elided_before = start > pic.lowest;
+    let elided_after = stop < pic.highest;
+    let lead = if elided_before { "… " } else { "  " };
+    let col_of = |o: i64| label_w + ELIDE + (o - start) as usize * CELL;
+    let line_width = col_of(stop) + ELIDE + 1;
+    let mut lines: Vec<String> = Vec::new();
+    // Offsets.
+    let mut header = fixed("offset", label_w) + "  ";
+    for o in start..stop {
+        header.push_str(&fixed(&format!(" {o}"), CELL));
+    }
+    lines.push(header.trim_end().to_string());
+    for row in &pic.rows {
+        let mut line = format!("{}{}", row_label(row, label_w), lead);
+        let mut previous: Option<&DrawnRecord> = None;
+        for o in start..stop {
+            match row.cell_at(o) {
+                Some(c) => {
+                    let joined = previous.is_some_and(|prev| prev.same_batch(&c.record) && prev.offset + 1 == o);
+                    line.push(if joined { '┆' } else { '│' });
+                    line.push_str(&p.epoch_block(c.record.leader_epoch, &cell_text(&c.record, CELL - 1)));
+                    previous = Some(&c.record);
+                }
+                None => {
+                    if previous.take().is_some() {
+                        line.push('│');
+                        line.push_str(&" ".repeat(CELL - 1));
+                    } else {
+                        line.push_str(&" ".repeat(CELL));
+                    }
+                }
+            }
+        }
+        if previous.is_some() {
+            line.push('│');
+        }
+        let holds_later = row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > stop);
+        if elided_after && holds_later {
+            line.push_str(" …");
+        }
+        lines.push(line.trim_end().to_string());
+        // Fates.
+        if row.cells.iter().any(|c| c.fate.is_some()) {
+            let mut l = fixed("  fate", label_w) + "  ";
+            for o in start..stop {
+                let text = row.cell_at(o).and_then(|c| c.fate).map_or("", |f| f.label());
+                // Paint the word, not its padding, so a trailing pad is trimmed either way.
+                let painted = match row.cell_at(o).and_then(|c| c.fate) {
+                    Some(f) if f.is_bad() => p.bad(text),
+                    Some(Fate::Kept) | None => text.to_string(),
+                    Some(_) => p.warn(text),
+                };
+                l.push(' ');
+                l.push_str(&painted);
+                l.push_str(&" ".repeat((CELL - 1).saturating_sub(text.chars().count())));
+            }
+            lines.push(l.trim_end().to_string());
+        }
+        // Marks: an arrow on the left edge of the cell at the mark's offset; every number in
+        // the label column.
+        let mut at: Vec<(i64, Vec<Mark>)> = Vec::new();
+        let mut marks = row.marks.clone();
+        marks.sort_by_key(|(m, o)| (*o, *m));
+        marks.dedup();
+        for (m, o) in marks.iter().filter(|(_, o)| (start..=stop).contains(o)) {
+            match at.last_mut() {
+                Some((last, ms)) if last == o => ms.push(*m),
+                _ => at.push((*o, vec![*m])),
+            }
+        }
+        let labels: Vec<(usize, String)> = at
+            .iter()
+            .map(|(o, ms)| {
+                let arrow = if ms.contains(&Mark::Cut) { '✂' } else { '↑' };
+                (col_of(*o), format!("{arrow}{}", ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",")))
+            })
+            .collect();
+        let placed = place(&labels, line_width);
+        let numbers = fixed(&format!("  {}", row.marks_text()), label_w);
+        for (i, l) in placed.iter().enumerate() {
+            let head = if i == 0 { numbers.clone() } else { " ".repeat(label_w) };
+            let rest: String = l.chars().skip(label_w).collect();
+            lines.push(format!("{head}{rest}").trim_end().to_string());
+        }
+        if placed.is_empty() {
+            lines.push(numbers.trim_end().to_string());
+        }
+    }
+    // The offsets where the replicas hold different records.
+    if let Some(first) = pic.differs.first() {
+        let mut l = fixed(&format!("differs at {first}"), label_w) + "  ";
+        for o in start..stop {
+            l.push(' ');
+            l.push_str(&fixed(if pic.differs.contains(&o) { "✗" } else { "" }, CELL - 1));
+        }
+        lines.push(p.bad(l.trim_end()));
+    }
+    // Legend: only what is on the picture.
+    let mut legend = vec!["│ batch".to_string()];
+    if pic.joins_batches_in(start, stop) {
+        legend.push("┆ same batch".into());
+    }
+    legend.push("↑ mark before the offset (LS log start, RP recovery point)".into());
+    if elided_before || elided_after {
+        legend.push("… more offsets".into());
+    }
+    if !pic.differs.is_empty() {
+        legend.push("✗ replicas differ".into());
+    }
+    for f in pic.fates_present() {
+        if f.label() != f.meaning() {
+            legend.push(format!("{} = {}", f.label(), f.meaning()));
+        }
+    }
+    let mut legend_line = String::new();
+    for item in legend {
+        if !legend_line.is_empty() && visible_width(&legend_line) + 2 + item.chars().count() > width {
+            lines.push(p.dim(&legend_line));
+            legend_line.clear();
+        }
+        if !legend_line.is_empty() {
+            legend_line.push_str("  ");
+        }
+        legend_line.push_str(&item);
+    }
+    lines.push(p.dim(&legend_line));
+    for l in lines {
+        writeln!(out, "{l}").at("<stdout>", "write")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(offset: i64, leader_epoch: i32, value: &str, base: i64, last: i64) -> DrawnRecord {
+        DrawnRecord {
+            offset,
+            leader_epoch,
+            value: Some(value.as_bytes().to_vec()),
+            batch_base_offset: base,
+            batch_last_offset: last,
+            batch_crc: (leader_epoch as u32) << 8 | base as u32,
+        }
+    }
+
+    fn replica(name: &str, records: Vec<DrawnRecord>, hw: i64) -> DrawnReplica {
+        let leo = records.last().map_or(0, |r| r.offset + 1);
+        DrawnReplica {
+            name: name.into(),
+            role: "leader",
+            leader_epoch: Some(1),
+            log_start_offset: 0,
+            high_watermark: hw,
+            recovery_point: 0,
+            log_end_offset: leo,
+            records,
+        }
+    }
+
+    fn settings() -> Settings {
+        Settings { color: false, width: Some(80), progress: false }
+    }
+
+    #[test]
+    fn differing_offsets_are_marked_and_every_line_fits_80_columns() {
+        let a = replica("a", vec![rec(0, 0, "m1", 0, 0), rec(1, 1, "m3", 1, 1)], 1);
+        let b = replica("b", vec![rec(0, 0, "m1", 0, 0), rec(1, 0, "m2", 1, 1)], 2);
+        let pic = Picture::of_draw(&DrawReport { replicas: vec![a, b], from: 0, end: 24, focus: 1 });
+        assert_eq!(pic.differs, vec![1]);
+        let mut out = Vec::new();
+        write_text(&mut out, &pic, &settings()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("differs at 1"), "{text}");
+        assert!(text.contains("e1 m3") && text.contains("e0 m2"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    }
+
+    #[test]
+    fn long_logs_are_windowed_around_the_focus_with_an_elision_mark() {
+        let records: Vec<DrawnRecord> = (0..1000).map(|o| rec(o, 0, "v", o, o)).collect();
+        let a = replica("a", records, 500);
+        let pic = Picture::of_draw(&DrawReport { replicas: vec![a], from: 0, end: 1000, focus: 500 });
+        let mut out = Vec::new();
+        write_text(&mut out, &pic, &settings()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(" 500") && text.contains('…'), "{text}");
+        assert!(!text.contains(" 400 "), "{text}");
+        assert!(text.matches('│').count() < 20, "{text}");
+    }
+
+    #[test]
+    fn marks_that_share_an_offset_share_one_arrow_and_overlapping_ones_take_a_new_line() {
+        let placed = place(&[(0, "↑HW,LEO".into()), (3, "↑cut".into()), (20, "↑x".into())], 40);
+        assert_eq!(placed, vec!["↑HW,LEO             ↑x".to_string(), "   ↑cut".to_string()]);
+    }
+}

@@ -1,0 +1,237 @@
+//! The SVG renderer of the picture model (`output::picture`): the same rows, cells, marks,
+//! differences and fates as the terminal picture, as one self-contained SVG document — no
+//! external fonts, scripts, images or links, valid XML. Every cell carries its epoch number
+//! and value as text and every mark a word or symbol, and the epoch fills are light tints of the
+//! Okabe–Ito colours with a full-colour band, so a black-and-white print still reads.
+
+use super::palette::epoch_rgb;
+use super::picture::{Fate, Mark, Picture};
+use std::fmt::Write as _;
+
+/// Cells drawn at most: an SVG is for sharing, so it stays one screen wide.
+pub const MAX_CELLS: usize = 16;
+
+const CELL_W: i64 = 64;
+const CELL_H: i64 = 40;
+const LABEL_W: i64 = 150;
+const PAD: i64 = 12;
+
+/// Escape text for XML.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push('?'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An epoch's fill: its colour mixed with white, light enough for black text in grey print.
+fn tint(leader_epoch: i32) -> String {
+    let (r, g, b) = epoch_rgb(leader_epoch);
+    let mix = |c: u8| (u16::from(c) * 2 / 5 + 255 * 3 / 5) as u8;
+    format!("#{:02x}{:02x}{:02x}", mix(r), mix(g), mix(b))
+}
+
+fn band(leader_epoch: i32) -> String {
+    super::palette::epoch_hex(leader_epoch)
+}
+
+/// The legend line: only what is on the picture.
+fn legend_of(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> String {
+    let mut legend = vec!["e = leader epoch", "▲ mark before the offset (LS log start, RP recovery point)"];
+    if pic.joins_batches_in(start, stop) {
+        legend.push("dashed = same batch");
+    }
+    if elided {
+        legend.push("… more offsets");
+    }
+    if pic.fates_present().contains(&Fate::AckedLost) {
+        legend.push("ACK-LOST = acked and lost");
+    }
+    legend.join("   ")
+}
+
+/// The picture as an SVG document (standalone: with the XML declaration) or as an element to
+/// inline in HTML.
+pub fn render(pic: &Picture, standalone: bool) -> String {
+    let (start, stop) = pic.window(MAX_CELLS);
+    let elided_before = start > pic.lowest;
+    let elided_after = stop < pic.highest;
+    let x_of = |o: i64| LABEL_W + PAD + 16 + (o - start) * CELL_W;
+    // Rows: cells, fates (when any), marks.
+    let fate_h = if pic.has_fates() { 18 } else { 0 };
+    let row_h = CELL_H + fate_h + 42;
+    let top = 30;
+    let diff_h = if pic.differs.is_empty() { 0 } else { 24 };
+    // Wide enough for the marks past the last cell and for the legend line.
+    let legend = legend_of(pic, (start, stop), elided_before || elided_after);
+    let legend_w = PAD * 2 + legend.chars().count() as i64 * 15 / 2;
+    let width = (x_of(stop) + 70 + PAD).max(legend_w);
+    let height = top + row_h * pic.rows.len() as i64 + diff_h + 28;
+    let mut s = String::new();
+    if standalone {
+        s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    }
+    let _ = writeln!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" \
+         font-family=\"monospace\" font-size=\"12\" role=\"img\">"
+    );
+    s.push_str(
+        "<style>.c{stroke:#333;stroke-width:1}.j{stroke:#333;stroke-width:1;stroke-dasharray:2 3}\
+         .b{stroke:#000;stroke-width:2.5}.m{fill:#000}.d{fill:none;stroke:#c00;stroke-width:2.5;stroke-dasharray:5 3}\
+         .x{fill:#c00;font-weight:bold}.l{font-weight:bold}.s{fill:#444}.bad{fill:#c00;font-weight:bold}</style>\n",
+    );
+    // A text alternative for screen readers and text-only viewers.
+    let rows: Vec<String> = pic.rows.iter().map(|r| format!("{} {} ({})", r.name, r.detail, r.marks_text())).collect();
+    let differs = pic.differs.first().map_or(String::new(), |o| format!("; differs at offset {o}"));
+    let _ = writeln!(s, "<title>offsets {start} to {}: {}{differs}</title>", stop - 1, escape(&rows.join(", ")));
+    s.push_str(&format!("<rect width=\"{width}\" height=\"{height}\" fill=\"#fff\"/>\n"));
+    // Offsets.
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">offset</text>", top - 10);
+    for o in start..stop {
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"s\">{o}</text>", x_of(o) + 4, top - 10);
+    }
+    for (i, row) in pic.rows.iter().enumerate() {
+        let y = top + i as i64 * row_h;
+        let _ = writeln!(
+            s,
+            "<text x=\"{PAD}\" y=\"{}\" class=\"l\">{} {}</text>",
+            y + 16,
+            escape(&row.name),
+            escape(&row.detail)
+        );
+        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
+        if elided_before && row.cells.iter().any(|c| c.record.offset < start) {
+            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(start) - 14, y + 25);
+        }
+        let mut previous: Option<&crate::commands::draw::DrawnRecord> = None;
+        for o in start..stop {
+            let Some(c) = row.cells.iter().find(|c| c.record.offset == o) else {
+                previous = None;
+                continue;
+            };
+            let r = &c.record;
+            let x = x_of(o);
+            let _ = writeln!(
+                s,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{}\" class=\"c\"/>\
+                 <rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"6\" fill=\"{}\"/>\
+                 <text x=\"{}\" y=\"{}\">e{}</text><text x=\"{}\" y=\"{}\" class=\"l\">{}</text>",
+                tint(r.leader_epoch),
+                band(r.leader_epoch),
+                x + 4,
+                y + 19,
+                r.leader_epoch,
+                x + 4,
+                y + 34,
+                escape(&super::picture::value_text(r, 8))
+            );
+            let joined = previous.is_some_and(|p| p.same_batch(r) && p.offset + 1 == o);
+            let _ = writeln!(
+                s,
+                "<line x1=\"{x}\" y1=\"{y}\" x2=\"{x}\" y2=\"{}\" class=\"{}\"/>",
+                y + CELL_H,
+                if joined { "j" } else { "b" }
+            );
+            if let Some(f) = c.fate {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{}\" y=\"{}\" class=\"{}\">{}</text>",
+                    x + 3,
+                    y + CELL_H + 14,
+                    if f.is_bad() { "bad" } else { "s" },
+                    escape(f.label())
+                );
+            }
+            previous = Some(r);
+        }
+        if elided_after && row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > stop) {
+            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(stop) + 6, y + 25);
+        }
+        // Marks: a triangle on the cell edge and the words under it.
+        let mut at: Vec<(i64, Vec<Mark>)> = Vec::new();
+        let mut marks = row.marks.clone();
+        marks.sort_by_key(|(m, o)| (*o, *m));
+        marks.dedup();
+        for (m, o) in marks.iter().filter(|(_, o)| (start..=stop).contains(o)) {
+            match at.last_mut() {
+                Some((last, ms)) if last == o => ms.push(*m),
+                _ => at.push((*o, vec![*m])),
+            }
+        }
+        let my = y + CELL_H + fate_h;
+        for (k, (o, ms)) in at.iter().enumerate() {
+            let x = x_of(*o);
+            let words = ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",");
+            let cut = ms.contains(&Mark::Cut);
+            let ty = my + 22 + if k % 2 == 1 { 12 } else { 0 };
+            let _ = writeln!(
+                s,
+                "<path d=\"M{x} {} l-5 9 h10 z\" class=\"m\"/><text x=\"{}\" y=\"{ty}\" class=\"{}\">{}{}</text>",
+                my + 1,
+                x - 4,
+                if cut { "bad" } else { "l" },
+                if cut { "✂" } else { "" },
+                escape(&words)
+            );
+        }
+    }
+    if let Some(first) = pic.differs.first() {
+        let y = top + row_h * pic.rows.len() as i64 + 4;
+        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"x\">✗ differs at {first}</text>", y + 12);
+        // One dashed outline around each run of differing offsets, a ✗ under each offset.
+        let shown: Vec<i64> = pic.differs.iter().copied().filter(|o| (start..stop).contains(o)).collect();
+        let mut i = 0;
+        while i < shown.len() {
+            let mut j = i;
+            while j + 1 < shown.len() && shown[j + 1] == shown[j] + 1 {
+                j += 1;
+            }
+            let (a, b) = (shown[i], shown[j]);
+            let _ = writeln!(
+                s,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"d\"/>",
+                x_of(a) - 3,
+                top - 3,
+                (b - a + 1) * CELL_W + 6,
+                row_h * pic.rows.len() as i64 - 26
+            );
+            i = j + 1;
+        }
+        for o in &shown {
+            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"x\">✗</text>", x_of(*o) + CELL_W / 2 - 4, y + 12);
+        }
+    }
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", height - 10, escape(&legend));
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_for_xml() {
+        assert_eq!(escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
+        assert_eq!(escape("\u{1}x"), "?x");
+    }
+
+    #[test]
+    fn tints_are_light() {
+        for e in 0..8 {
+            let t = tint(e);
+            let v = |i: usize| u8::from_str_radix(&t[i..i + 2], 16).unwrap() as u32;
+            assert!(v(1) * 299 + v(3) * 587 + v(5) * 114 > 150_000, "{e}: {t}");
+        }
+    }
+}
