@@ -9,6 +9,7 @@ pub mod demo;
 pub mod diff;
 pub mod dump;
 pub mod elect;
+pub mod explore;
 pub mod fetch;
 pub mod flush;
 pub mod recover;
