@@ -44,8 +44,11 @@ pub struct SearchStats {
     pub states: u64,
     /// Actions applied.
     pub transitions: u64,
-    /// Violating transitions found (at the depth of the first one; the search stops there).
+    /// Violating transitions found (the search stops at the end of the level where it finds
+    /// one it can show; violating states are not expanded).
     pub violations: u64,
+    /// The depth of the first violation found: the length of a shortest counterexample.
+    pub shortest: Option<u32>,
     /// The deepest level reached (number of actions).
     pub depth: u32,
     /// Every state within the depth bound was explored (no violation stopped it, no state cap).
@@ -90,8 +93,15 @@ struct Found {
     violation: Option<Violation>,
 }
 
-/// Run the search. `threads` ≥ 1; `max_states` caps the visited set.
-pub fn search(cfg: &Config, threads: usize, max_states: u64) -> SearchOutcome {
+/// Run the search. `threads` ≥ 1; `max_states` caps the visited set. The counterexample
+/// returned is the first violation found that `accept` takes (the explorer takes those a
+/// `recover` report can show); the search goes on past the others, which it counts.
+pub fn search(
+    cfg: &Config,
+    threads: usize,
+    max_states: u64,
+    accept: &dyn Fn(&State, &Violation) -> bool,
+) -> SearchOutcome {
     let started = Instant::now();
     let keep_rp = cfg.power_loss;
     let initial = State::initial(cfg.replicas);
@@ -104,6 +114,7 @@ pub fn search(cfg: &Config, threads: usize, max_states: u64) -> SearchOutcome {
         states: 1,
         transitions: 0,
         violations: 0,
+        shortest: None,
         depth: 0,
         exhaustive: false,
         closed: false,
@@ -111,6 +122,8 @@ pub fn search(cfg: &Config, threads: usize, max_states: u64) -> SearchOutcome {
         seconds: 0.0,
     };
     let mut first: Option<(u32, Action, Violation)> = None;
+    // Violating states already judged by `accept` and refused.
+    let mut refused: Visited = HashSet::default();
     let threads = threads.max(1);
     let mut depth = 0;
     while depth < cfg.max_depth && !frontier.is_empty() && first.is_none() && !stats.capped {
@@ -123,8 +136,16 @@ pub fn search(cfg: &Config, threads: usize, max_states: u64) -> SearchOutcome {
                 for f in part.0 {
                     if let Some(v) = f.violation {
                         stats.violations += 1;
+                        stats.shortest.get_or_insert(depth);
                         if first.is_none() {
-                            first = Some((f.parent, f.action, v));
+                            let key = fingerprint(&f.state, keep_rp);
+                            if !refused.contains(&key) {
+                                if accept(&f.state, &v) {
+                                    first = Some((f.parent, f.action, v));
+                                } else {
+                                    refused.insert(key);
+                                }
+                            }
                         }
                         continue;
                     }
@@ -141,12 +162,12 @@ pub fn search(cfg: &Config, threads: usize, max_states: u64) -> SearchOutcome {
         }
         stats.depth = depth;
         stats.states = visited.len() as u64;
-        if next.is_empty() && first.is_none() && !stats.capped {
+        if next.is_empty() && stats.shortest.is_none() && !stats.capped {
             stats.closed = true;
         }
         frontier = next;
     }
-    stats.exhaustive = first.is_none() && !stats.capped;
+    stats.exhaustive = stats.shortest.is_none() && !stats.capped;
     stats.closed |= frontier.is_empty() && stats.exhaustive;
     stats.seconds = started.elapsed().as_secs_f64();
     let counterexample = first.map(|(parent, action, violation)| {
@@ -181,6 +202,7 @@ fn expand(
                 transitions += 1;
                 let (next, violation) = state.apply(cfg, action);
                 let fingerprint = if violation.is_some() { 0 } else { fingerprint(&next, keep_rp) };
+                // A violating state is not expanded, so it is never a duplicate to skip.
                 if violation.is_none() && visited.contains(&fingerprint) {
                     continue;
                 }
@@ -219,8 +241,8 @@ mod tests {
     #[test]
     fn the_search_gives_the_same_result_on_one_thread_and_on_several() {
         let c = cfg(TruncationMode::Kip279, 2, 2, 2, 8);
-        let one = search(&c, 1, u64::MAX);
-        let four = search(&c, 4, u64::MAX);
+        let one = search(&c, 1, u64::MAX, &|_, _| true);
+        let four = search(&c, 4, u64::MAX, &|_, _| true);
         assert_eq!(one.stats.states, four.stats.states);
         assert_eq!(one.stats.transitions, four.stats.transitions);
         assert_eq!(one.counterexample, four.counterexample);
@@ -228,7 +250,7 @@ mod tests {
 
     #[test]
     fn hw_mode_gives_a_shortest_acked_loss_with_two_replicas() {
-        let out = search(&cfg(TruncationMode::Hw, 2, 2, 1, 10), 2, u64::MAX);
+        let out = search(&cfg(TruncationMode::Hw, 2, 2, 1, 10), 2, u64::MAX, &|_, _| true);
         let ce = out.counterexample.expect("hw loses an acked record");
         assert!(matches!(ce.violation, Violation::AckedLoss { .. }), "{ce:?}");
         // elect, append, fetch ×2 (acked), recover (cut to HW 0), elect the truncated follower
@@ -238,7 +260,7 @@ mod tests {
 
     #[test]
     fn kip279_with_clean_elections_and_fencing_is_safe_for_small_bounds() {
-        let out = search(&cfg(TruncationMode::Kip279, 2, 2, 2, 10), 2, u64::MAX);
+        let out = search(&cfg(TruncationMode::Kip279, 2, 2, 2, 10), 2, u64::MAX, &|_, _| true);
         assert_eq!(out.counterexample, None);
         assert!(out.stats.exhaustive);
         assert!(out.stats.states > 100);
@@ -246,7 +268,7 @@ mod tests {
 
     #[test]
     fn a_state_cap_stops_the_search_and_says_so() {
-        let out = search(&cfg(TruncationMode::Kip279, 2, 2, 2, 10), 1, 50);
+        let out = search(&cfg(TruncationMode::Kip279, 2, 2, 2, 10), 1, 50, &|_, _| true);
         assert!(out.stats.capped);
         assert!(!out.stats.exhaustive);
     }

@@ -24,7 +24,7 @@ pub struct Witness {
 }
 
 /// Most lab actions searched before the showing recovery.
-const MAX_EXTRA_ACTIONS: usize = 4;
+const MAX_EXTRA_ACTIONS: usize = 3;
 
 /// Does the report of `recover f --leader l` in `state` show `violation`?
 fn shows(state: &State, cfg: &Config, violation: &Violation, f: usize, l: usize) -> Option<Witness> {
@@ -76,7 +76,7 @@ pub fn find_witness(cfg: &Config, state: &State, violation: &Violation) -> Optio
             }
         }
         level = next;
-        if level.len() > 200_000 {
+        if level.len() > 50_000 {
             break;
         }
     }
