@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod dump_log;
+pub mod explore;
 pub mod json;
 pub mod palette;
 pub mod progress;
