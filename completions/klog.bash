@@ -131,7 +131,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version create elect append dump check fetch flush stop crash recover diff demo generate help"
+            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,7 +259,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__create)
-            opts="-h -V --topic --partition --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --color --help --version"
+            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +270,10 @@ _klog() {
                     return 0
                     ;;
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partitions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -305,7 +309,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__demo)
-            opts="-h -V --mode --dir --keep --color --help --version"
+            opts="-h -V --mode --dir --keep --color --help --version watch kip101-1 kip101-2 kip279"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -587,7 +591,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="create elect append dump check fetch flush stop crash recover diff demo generate help"
+            opts="generate create elect append dump check fetch flush stop crash recover diff demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -29,6 +29,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_needs_command" -s h -l help -d 'Print help'
 complete -c klog -n "__fish_klog_needs_command" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_needs_command" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers; hidden)'
 complete -c klog -n "__fish_klog_needs_command" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
 complete -c klog -n "__fish_klog_needs_command" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
 complete -c klog -n "__fish_klog_needs_command" -f -a "append" -d 'Append records as one producer request to a leader (acks=all)'
@@ -41,11 +42,32 @@ complete -c klog -n "__fish_klog_needs_command" -f -a "crash" -d 'Stop a replica
 complete -c klog -n "__fish_klog_needs_command" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
 complete -c klog -n "__fish_klog_needs_command" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
 complete -c klog -n "__fish_klog_needs_command" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
-complete -c klog -n "__fish_klog_needs_command" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers; hidden)'
 complete -c klog -n "__fish_klog_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c klog -n "__fish_klog_using_subcommand create" -l topic -d 'Topic name' -r
-complete -c klog -n "__fish_klog_using_subcommand create" -l partition -d 'Partition number' -r
-complete -c klog -n "__fish_klog_using_subcommand create" -l replica-id -d 'Replica (broker) id, written to meta.properties as node.id' -r
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "completions" -d 'Print the completion script for SHELL'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "completions" -d 'Print the completion script for SHELL'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand create" -l topic -d 'Topic name (Kafka\'s rules: 1 to 249 of a-z A-Z 0-9 . _ -, not `.` or `..`)' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l partition -d 'Partition number (the first one, with --partitions)' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l partitions -d 'How many partitions to create: --partition, --partition + 1, ... (a broker\'s data dir)' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l replica-id -d 'Replica (broker) id, written to meta.properties as node.id [default: 0; when adding to an existing log dir, its own]' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-bytes -d 'segment.bytes: roll to a new segment when the active one would exceed this' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l index-interval-bytes -d 'index.interval.bytes: bytes between offset-index entries' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-index-bytes -d 'segment.index.bytes: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full' -r
@@ -107,7 +129,7 @@ complete -c klog -n "__fish_klog_using_subcommand check" -s h -l help -d 'Print 
 complete -c klog -n "__fish_klog_using_subcommand check" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l leader -d 'The leader\'s log dir' -r -F
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l partition -d 'The partition dir to use when the log dirs hold several' -r
-complete -c klog -n "__fish_klog_using_subcommand fetch" -l rounds -d 'Number of fetch rounds' -r
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l rounds -d 'Number of fetch rounds (1 to 1,000,000)' -r
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l max-bytes -d 'Most bytes one round returns (at least one whole batch is always returned)' -r
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
@@ -132,7 +154,7 @@ complete -c klog -n "__fish_klog_using_subcommand stop" -s V -l version -d 'Prin
 complete -c klog -n "__fish_klog_using_subcommand crash" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
 complete -c klog -n "__fish_klog_using_subcommand crash" -l torn-bytes -d 'Cut N bytes off the end of the active segment (a torn write)' -r
 complete -c klog -n "__fish_klog_using_subcommand crash" -l flip-byte -d 'Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of a batch chosen with --seed' -r
-complete -c klog -n "__fish_klog_using_subcommand crash" -l seed -d 'Seed for the random choice of --flip-byte' -r
+complete -c klog -n "__fish_klog_using_subcommand crash" -l seed -d 'Seed for the random choice of --flip-byte (needs --flip-byte without POSITION)' -r
 complete -c klog -n "__fish_klog_using_subcommand crash" -l hw -d 'Leave this value in the HW checkpoint (a stale one, or any)' -r
 complete -c klog -n "__fish_klog_using_subcommand crash" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
@@ -174,40 +196,19 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand demo" -l keep -d 'Keep the temp dir (its path is printed)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
-always\t''
-never\t''"
-complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s h -l help -d 'Print help'
-complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
-complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "completions" -d 'Print the completion script for SHELL'
-complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
-always\t''
-never\t''"
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s h -l help -d 'Print help'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
-always\t''
-never\t''"
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s h -l help -d 'Print help'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "completions" -d 'Print the completion script for SHELL'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "append" -d 'Append records as one producer request to a leader (acks=all)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "dump" -d 'Show a replica\'s batches and records, its epoch cache, or any single Kafka file'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "check" -d 'Verify a replica the way Kafka\'s loader and kafka-dump-log do'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "fetch" -d 'Follower fetch rounds from a leader, with the high-watermark piggyback lag'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "flush" -d 'fsync a replica\'s log and move its recovery point to the log end'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "stop" -d 'Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "crash" -d 'Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip, stale high watermark, lost files'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers; hidden)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect append dump check fetch flush stop crash recover diff demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers; hidden)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "append" -d 'Append records as one producer request to a leader (acks=all)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "dump" -d 'Show a replica\'s batches and records, its epoch cache, or any single Kafka file'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "check" -d 'Verify a replica the way Kafka\'s loader and kafka-dump-log do'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "fetch" -d 'Follower fetch rounds from a leader, with the high-watermark piggyback lag'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "flush" -d 'fsync a replica\'s log and move its recovery point to the log end'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "stop" -d 'Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "crash" -d 'Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip, stale high watermark, lost files'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "completions" -d 'Print the completion script for SHELL'

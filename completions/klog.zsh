@@ -29,200 +29,7 @@ _klog() {
         (( CURRENT += 1 ))
         curcontext="${curcontext%:*:*}:klog-command-$line[1]:"
         case $line[1] in
-            (create)
-_arguments "${_arguments_options[@]}" : \
-'--topic=[Topic name]:TOPIC:_default' \
-'--partition=[Partition number]:PARTITION:_default' \
-'--replica-id=[Replica (broker) id, written to meta.properties as node.id]:N:_default' \
-'--segment-bytes=[segment.bytes\: roll to a new segment when the active one would exceed this]:N:_default' \
-'--index-interval-bytes=[index.interval.bytes\: bytes between offset-index entries]:N:_default' \
-'--segment-index-bytes=[segment.index.bytes\: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full]:N:_default' \
-'--segment-ms=[segment.ms\: roll when a batch'\''s max timestamp is more than this many ms past the segment'\''s first batch]:MS:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- The log dir to create (must not exist or be empty):_files' \
-&& ret=0
-;;
-(elect)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
-'--epoch=[The new leader epoch (default\: one above the largest epoch the replica knows)]:E:_default' \
-'*--isr=[Followers in the ISR (their log dirs); the leader is always in it]:DIR:_files' \
-'--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.1\: the epoch cache gets (epoch, LEO) at election"
-first-append\:"Kafka 0.11-2.0\: the entry appears with the first batch appended in the epoch"))' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
-&& ret=0
-;;
-(append)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
-'--key=[Key of every record (default\: null)]:K:_default' \
-'*--header=[A header on every record, \`K=V\` (repeatable; \`K\` alone gives a null value)]:K=V:_default' \
-'--count=[Generate this many records (with --value-size)]:N:_default' \
-'--value-size=[Size in bytes of each generated value]:B:_default' \
-'--records-per-batch=[Records per batch (default\: all given values in one batch; for --count, as many as fit in 1 MiB)]:N:_default' \
-'--timestamp=[Timestamp of every record in ms since the epoch (default\: now)]:MS:_default' \
-'--compression=[Compress each batch'\''s records with this codec (Kafka'\''s framing for each)]:COMPRESSION:((none\:""
-gzip\:""
-snappy\:"Snappy in snappy-java'\''s xerial framing, as Kafka writes it"
-lz4\:"Kafka'\''s LZ4 frame"
-zstd\:""))' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--stdin[Read record values from standard input, one per line]' \
-'--flush[fsync the data and move the recovery point to the log end]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
-'*::values -- Record values, one record each:_default' \
-&& ret=0
-;;
-(dump)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several]:NAME:_default' \
-'--format=[Output form\: \`table\`, \`json\` (JSON lines), or \`kafka\` (the lines of \`kafka-dump-log.sh --deep-iteration --print-data-log\`; with --batches, batch lines only)]:FORMAT:((table\:"Tables for people"
-json\:"JSON lines, one object per line with a \`type\`"
-kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
-'--from=[Start at the batch holding this offset]:OFFSET:_default' \
-'--limit=[Show at most N records (N batches with --batches)]:N:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--epochs[Show the epoch cache (epoch, start, end, records) checked against the batch stamps]' \
-'(--format)--json[Write JSON lines instead of a table (the same as \`--format json\`)]' \
-'--batches[One row per batch instead of one per record]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':path -- A log dir, a partition dir, or a single Kafka file:_files' \
-&& ret=0
-;;
-(check)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--json[Write findings as JSON lines]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
-&& ret=0
-;;
-(fetch)
-_arguments "${_arguments_options[@]}" : \
-'--leader=[The leader'\''s log dir]:DIR:_files' \
-'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
-'(--until-caught-up)--rounds=[Number of fetch rounds]:N:_default' \
-'--max-bytes=[Most bytes one round returns (at least one whole batch is always returned)]:B:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--until-caught-up[Fetch until nothing is copied and both high watermarks are equal]' \
-'--flush[fsync the follower after each round (moves its recovery point)]' \
-'--json[Write one JSON object per round]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':follower -- The follower'\''s log dir:_files' \
-&& ret=0
-;;
-(flush)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help]' \
-'--help[Print help]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
-&& ret=0
-;;
-(stop)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help]' \
-'--help[Print help]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
-&& ret=0
-;;
-(crash)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
-'--torn-bytes=[Cut N bytes off the end of the active segment (a torn write)]:N:_default' \
-'--flip-byte=[Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of a batch chosen with --seed]::POSITION:_default' \
-'--seed=[Seed for the random choice of --flip-byte]:N:_default' \
-'--hw=[Leave this value in the HW checkpoint (a stale one, or any)]:N:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--power-loss[Cut every segment back to the recovery point\: what only the page cache held is gone]' \
-'--drop-epoch-checkpoint[Remove leader-epoch-checkpoint]' \
-'--drop-index[Remove the active segment'\''s .index and .timeindex]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
-&& ret=0
-;;
-(recover)
-_arguments "${_arguments_options[@]}" : \
-'--leader=[Restart DIR as a follower of this leader and truncate it by --mode]:LEADER:_files' \
-'--mode=[Which Kafka era'\''s follower truncation to apply (needs --leader)]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
-kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
-kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
-'--context=[Kept records shown before the first truncated or divergent offset]:N:_default' \
-'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--dry-run[Print the same report and change nothing on disk]' \
-'(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
-'--json[Write the report as one JSON document]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir -- The replica to recover (the follower with --leader):_files' \
-&& ret=0
-;;
-(diff)
-_arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--json[Write the comparison as one JSON document]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':a -- First replica:_files' \
-':b -- Second replica:_files' \
-&& ret=0
-;;
-(demo)
-_arguments "${_arguments_options[@]}" : \
-'--mode=[Truncation mode(s) to run the scenario under (default\: hw and kip101; kip101 and kip279 for the kip279 scenario)]:MODE:((hw\:""
-kip101\:""
-kip279\:""
-all\:"All three, one after another"))' \
-'--dir=[Run in this (empty or absent) directory instead of a temp dir]:DIR:_files' \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--keep[Keep the temp dir (its path is printed)]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
-'-V[Print version]' \
-'--version[Print version]' \
-'::scenario -- watch, kip101-1, kip101-2 or kip279 (default\: kip101-1):_default' \
-&& ret=0
-;;
-(generate)
+            (generate)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-h[Print help]' \
@@ -291,6 +98,200 @@ esac
     ;;
 esac
 ;;
+(create)
+_arguments "${_arguments_options[@]}" : \
+'--topic=[Topic name (Kafka'\''s rules\: 1 to 249 of a-z A-Z 0-9 . _ -, not \`.\` or \`..\`)]:TOPIC:_default' \
+'--partition=[Partition number (the first one, with --partitions)]:PARTITION:_default' \
+'--partitions=[How many partitions to create\: --partition, --partition + 1, ... (a broker'\''s data dir)]:N:_default' \
+'--replica-id=[Replica (broker) id, written to meta.properties as node.id \[default\: 0; when adding to an existing log dir, its own\]]:N:_default' \
+'--segment-bytes=[segment.bytes\: roll to a new segment when the active one would exceed this]:N:_default' \
+'--index-interval-bytes=[index.interval.bytes\: bytes between offset-index entries]:N:_default' \
+'--segment-index-bytes=[segment.index.bytes\: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full]:N:_default' \
+'--segment-ms=[segment.ms\: roll when a batch'\''s max timestamp is more than this many ms past the segment'\''s first batch]:MS:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- The log dir to create (one that does not exist or is empty), or a klog log dir to add the partitions to:_files' \
+&& ret=0
+;;
+(elect)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--epoch=[The new leader epoch (default\: one above the largest epoch the replica knows)]:E:_default' \
+'*--isr=[Followers in the ISR (their log dirs); the leader is always in it]:DIR:_files' \
+'--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.1\: the epoch cache gets (epoch, LEO) at election"
+first-append\:"Kafka 0.11-2.0\: the entry appears with the first batch appended in the epoch"))' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(append)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--key=[Key of every record (default\: null)]:K:_default' \
+'*--header=[A header on every record, \`K=V\` (repeatable; \`K\` alone gives a null value)]:K=V:_default' \
+'(--stdin)--count=[Generate this many records (with --value-size)]:N:_default' \
+'--value-size=[Size in bytes of each generated value]:B:_default' \
+'--records-per-batch=[Records per batch (default\: all given values in one batch; for --count, as many as fit in 1 MiB)]:N:_default' \
+'--timestamp=[Timestamp of every record in ms since the epoch (default\: now)]:MS:_default' \
+'--compression=[Compress each batch'\''s records with this codec (Kafka'\''s framing for each)]:COMPRESSION:((none\:""
+gzip\:""
+snappy\:"Snappy in snappy-java'\''s xerial framing, as Kafka writes it"
+lz4\:"Kafka'\''s LZ4 frame"
+zstd\:""))' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'()--stdin[Read record values from standard input, one per line]' \
+'--flush[fsync the data and move the recovery point to the log end]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+'*::values -- Record values, one record each:_default' \
+&& ret=0
+;;
+(dump)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several]:NAME:_default' \
+'--format=[Output form\: \`table\`, \`json\` (JSON lines), or \`kafka\` (the lines of \`kafka-dump-log.sh --deep-iteration --print-data-log\`; with --batches, batch lines only)]:FORMAT:((table\:"Tables for people"
+json\:"JSON lines, one object per line with a \`type\`"
+kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
+'--from=[Start at the batch holding this offset]:OFFSET:_default' \
+'--limit=[Show at most N records (N batches with --batches)]:N:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--epochs[Show the epoch cache (epoch, start, end, records) checked against the batch stamps]' \
+'(--format)--json[Write JSON lines instead of a table (the same as \`--format json\`)]' \
+'--batches[One row per batch instead of one per record]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':path -- A log dir, a partition dir, or a single Kafka file:_files' \
+&& ret=0
+;;
+(check)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--json[Write findings as JSON lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(fetch)
+_arguments "${_arguments_options[@]}" : \
+'--leader=[The leader'\''s log dir]:DIR:_files' \
+'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'(--until-caught-up)--rounds=[Number of fetch rounds (1 to 1,000,000)]:N:_default' \
+'--max-bytes=[Most bytes one round returns (at least one whole batch is always returned)]:B:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--until-caught-up[Fetch until nothing is copied and both high watermarks are equal]' \
+'--flush[fsync the follower after each round (moves its recovery point)]' \
+'--json[Write one JSON object per round]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':follower -- The follower'\''s log dir:_files' \
+&& ret=0
+;;
+(flush)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(stop)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(crash)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--torn-bytes=[Cut N bytes off the end of the active segment (a torn write)]:N:_default' \
+'--flip-byte=[Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of a batch chosen with --seed]::POSITION:_default' \
+'--seed=[Seed for the random choice of --flip-byte (needs --flip-byte without POSITION)]:N:_default' \
+'--hw=[Leave this value in the HW checkpoint (a stale one, or any)]:N:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--power-loss[Cut every segment back to the recovery point\: what only the page cache held is gone]' \
+'--drop-epoch-checkpoint[Remove leader-epoch-checkpoint]' \
+'--drop-index[Remove the active segment'\''s .index and .timeindex]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(recover)
+_arguments "${_arguments_options[@]}" : \
+'--leader=[Restart DIR as a follower of this leader and truncate it by --mode]:LEADER:_files' \
+'--mode=[Which Kafka era'\''s follower truncation to apply (needs --leader)]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
+kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
+kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
+'--context=[Kept records shown before the first truncated or divergent offset]:N:_default' \
+'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--dry-run[Print the same report and change nothing on disk]' \
+'(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
+'--json[Write the report as one JSON document]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- The replica to recover (the follower with --leader):_files' \
+&& ret=0
+;;
+(diff)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--json[Write the comparison as one JSON document]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':a -- First replica:_files' \
+':b -- Second replica:_files' \
+&& ret=0
+;;
+(demo)
+_arguments "${_arguments_options[@]}" : \
+'--mode=[Truncation mode(s) to run the scenario under (default\: hw and kip101; kip101 and kip279 for the kip279 scenario)]:MODE:((hw\:""
+kip101\:""
+kip279\:""
+all\:"All three, one after another"))' \
+'--dir=[Run in this (empty or absent) directory instead of a temp dir]:DIR:_files' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--keep[Keep the temp dir (its path is printed)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::scenario -- watch, kip101-1, kip101-2 or kip279 (default\: kip101-1):(watch kip101-1 kip101-2 kip279)' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_klog__subcmd__help_commands" \
@@ -303,7 +304,31 @@ _arguments "${_arguments_options[@]}" : \
         (( CURRENT += 1 ))
         curcontext="${curcontext%:*:*}:klog-help-command-$line[1]:"
         case $line[1] in
-            (create)
+            (generate)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__help__subcmd__generate_commands" \
+"*::: :->generate" \
+&& ret=0
+
+    case $state in
+    (generate)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-help-generate-command-$line[1]:"
+        case $line[1] in
+            (man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+(create)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -351,30 +376,6 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
-(generate)
-_arguments "${_arguments_options[@]}" : \
-":: :_klog__subcmd__help__subcmd__generate_commands" \
-"*::: :->generate" \
-&& ret=0
-
-    case $state in
-    (generate)
-        words=($line[1] "${words[@]}")
-        (( CURRENT += 1 ))
-        curcontext="${curcontext%:*:*}:klog-help-generate-command-$line[1]:"
-        case $line[1] in
-            (man)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(completions)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-        esac
-    ;;
-esac
-;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -391,6 +392,7 @@ esac
 (( $+functions[_klog_commands] )) ||
 _klog_commands() {
     local commands; commands=(
+'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
 'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
 'elect:Make a replica the leader at a new leader epoch' \
 'append:Append records as one producer request to a leader (acks=all)' \
@@ -403,7 +405,6 @@ _klog_commands() {
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
-'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog commands' commands "$@"
@@ -504,6 +505,7 @@ _klog__subcmd__generate__subcmd__man_commands() {
 (( $+functions[_klog__subcmd__help_commands] )) ||
 _klog__subcmd__help_commands() {
     local commands; commands=(
+'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
 'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
 'elect:Make a replica the leader at a new leader epoch' \
 'append:Append records as one producer request to a leader (acks=all)' \
@@ -516,7 +518,6 @@ _klog__subcmd__help_commands() {
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
-'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog help commands' commands "$@"

@@ -1,8 +1,16 @@
-//! Every subcommand and flag of klog, with its documentation (clap derive). The doc comments
-//! here are the one source of `--help`, the man pages and the shell completions.
+//! Every subcommand and flag of klog, with its documentation (clap derive), and everything
+//! resolved from the command line and the environment before a command runs: the output
+//! [`Settings`], the requests the commands take (`From<&Args>`), and the exit code
+//! ([`Outcome`]). The doc comments, [`examples`] and [`exit_codes`] here are the one source of
+//! `--help`, the man pages and the shell completions. Nothing outside `main.rs` and this file
+//! reads the command line or the environment.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
+use crate::commands;
+use crate::error::{Error, Result};
+use crate::output::{fit, Settings};
+use crate::replication::truncation::TruncationMode;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
 
 /// A laboratory for Kafka replica logs: build, replicate, crash and truncate byte-compatible
 /// Kafka log dirs, and see record by record what each Kafka era kept and lost.
@@ -140,7 +148,7 @@ pub enum GenerateCommand {
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// watch, kip101-1, kip101-2 or kip279 (default: kip101-1).
-    #[arg(value_name = "SCENARIO")]
+    #[arg(value_name = "SCENARIO", value_parser = clap::builder::PossibleValuesParser::new(commands::demo::SCENARIO_NAMES))]
     pub scenario: Option<String>,
     /// Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279
     /// for the kip279 scenario).
@@ -174,14 +182,16 @@ pub struct FetchArgs {
     /// The partition dir to use when the log dirs hold several.
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
-    /// Number of fetch rounds.
-    #[arg(long, default_value_t = 1, value_name = "N", conflicts_with = "until_caught_up")]
+    /// Number of fetch rounds (1 to 1,000,000).
+    #[arg(long, default_value_t = 1, value_name = "N", conflicts_with = "until_caught_up",
+          value_parser = ranged::<u64>(1, MAX_ROUNDS, "a fetch runs at least one round; more than a million is a mistake"))]
     pub rounds: u64,
     /// Fetch until nothing is copied and both high watermarks are equal.
     #[arg(long)]
     pub until_caught_up: bool,
     /// Most bytes one round returns (at least one whole batch is always returned).
-    #[arg(long, default_value_t = crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES, value_name = "B")]
+    #[arg(long, default_value_t = crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES, value_name = "B",
+          value_parser = ranged::<u64>(0, I32_MAX, "Kafka's fetch max bytes is an i32"))]
     pub max_bytes: u64,
     /// fsync the follower after each round (moves its recovery point).
     #[arg(long)]
@@ -199,17 +209,19 @@ pub struct CrashArgs {
     #[arg(long)]
     pub power_loss: bool,
     /// Cut N bytes off the end of the active segment (a torn write).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = ranged::<u64>(1, I32_MAX, "a segment's size is an i32 in Kafka"))]
     pub torn_bytes: Option<u64>,
     /// Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of
     /// a batch chosen with --seed.
-    #[arg(long, value_name = "POSITION", num_args = 0..=1)]
+    #[arg(long, value_name = "POSITION", num_args = 0..=1,
+          value_parser = ranged::<u64>(0, I32_MAX, "a position in a segment is an i32 in Kafka"))]
     pub flip_byte: Option<Option<u64>>,
-    /// Seed for the random choice of --flip-byte.
-    #[arg(long, value_name = "N")]
+    /// Seed for the random choice of --flip-byte (needs --flip-byte without POSITION).
+    #[arg(long, value_name = "N", requires = "flip_byte")]
     pub seed: Option<u64>,
     /// Leave this value in the HW checkpoint (a stale one, or any).
-    #[arg(long = "hw", value_name = "N")]
+    #[arg(long = "hw", value_name = "N", allow_negative_numbers = true,
+          value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
     pub high_watermark: Option<i64>,
     /// Remove leader-epoch-checkpoint.
     #[arg(long)]
@@ -247,7 +259,8 @@ pub struct RecoverArgs {
     #[arg(long, requires = "leader", conflicts_with = "dry_run")]
     pub catch_up: bool,
     /// Kept records shown before the first truncated or divergent offset.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    #[arg(long, default_value_t = 3, value_name = "N",
+          value_parser = ranged::<u32>(0, MAX_CONTEXT, "more context than that is a dump: use klog dump --from"))]
     pub context: u32,
     /// Write the report as one JSON document.
     #[arg(long)]
@@ -275,36 +288,48 @@ pub struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// The log dir to create (must not exist or be empty).
+    /// The log dir to create (one that does not exist or is empty), or a klog log dir to add
+    /// the partitions to.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Topic name.
-    #[arg(long, default_value = "demo")]
+    /// Topic name (Kafka's rules: 1 to 249 of a-z A-Z 0-9 . _ -, not `.` or `..`).
+    #[arg(long, default_value = "demo", value_parser = topic_name)]
     pub topic: String,
-    /// Partition number.
-    #[arg(long, default_value_t = 0)]
+    /// Partition number (the first one, with --partitions).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = ranged::<i32>(0, I32_MAX, "a partition number is a non-negative i32 in Kafka"))]
     pub partition: i32,
-    /// Replica (broker) id, written to meta.properties as node.id.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub replica_id: i32,
+    /// How many partitions to create: --partition, --partition + 1, ... (a broker's data dir).
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = ranged::<i32>(1, 100_000, "more partitions than that in one log dir is not a lab"))]
+    pub partitions: i32,
+    /// Replica (broker) id, written to meta.properties as node.id [default: 0; when adding to
+    /// an existing log dir, its own].
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = ranged::<i32>(0, I32_MAX, "a broker id is a non-negative i32 in Kafka"))]
+    pub replica_id: Option<i32>,
     /// segment.bytes: roll to a new segment when the active one would exceed this.
-    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_BYTES, value_name = "N")]
+    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_BYTES, value_name = "N",
+          value_parser = ranged::<u64>(14, I32_MAX, "Kafka's segment.bytes is an i32, at least 14 (LegacyRecord.RECORD_OVERHEAD_V0)"))]
     pub segment_bytes: u64,
     /// index.interval.bytes: bytes between offset-index entries.
-    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_INTERVAL_BYTES, value_name = "N")]
+    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_INTERVAL_BYTES, value_name = "N",
+          value_parser = ranged::<u64>(0, I32_MAX, "Kafka's index.interval.bytes is a non-negative i32"))]
     pub index_interval_bytes: u64,
     /// segment.index.bytes: the most bytes the offset or time index of a segment may hold; the
     /// segment rolls when either is full.
-    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_BYTES_MAX, value_name = "N")]
+    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_BYTES_MAX, value_name = "N",
+          value_parser = ranged::<u64>(24, I32_MAX, "Kafka's segment.index.bytes is an i32; klog needs room for two 12-byte time-index entries"))]
     pub segment_index_bytes: u64,
     /// segment.ms: roll when a batch's max timestamp is more than this many ms past the
     /// segment's first batch.
-    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_MS, value_name = "MS")]
+    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_MS, value_name = "MS",
+          value_parser = ranged::<u64>(1, I64_MAX, "Kafka's segment.ms is an i64, at least 1"))]
     pub segment_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EpochEntryMode {
+pub enum EpochEntryArg {
     /// Kafka >= 2.1: the epoch cache gets (epoch, LEO) at election.
     OnElection,
     /// Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch.
@@ -316,14 +341,15 @@ pub struct ElectArgs {
     #[command(flatten)]
     pub target: Target,
     /// The new leader epoch (default: one above the largest epoch the replica knows).
-    #[arg(long, value_name = "E")]
+    #[arg(long, value_name = "E", allow_negative_numbers = true,
+          value_parser = ranged::<i32>(0, I32_MAX, "a leader epoch is a non-negative i32 in Kafka"))]
     pub epoch: Option<i32>,
     /// Followers in the ISR (their log dirs); the leader is always in it.
     #[arg(long, num_args = 1.., value_name = "DIR")]
     pub isr: Vec<PathBuf>,
     /// When the epoch cache gets the new epoch's entry.
-    #[arg(long, value_enum, default_value_t = EpochEntryMode::OnElection)]
-    pub epoch_entry: EpochEntryMode,
+    #[arg(long, value_enum, default_value_t = EpochEntryArg::OnElection)]
+    pub epoch_entry: EpochEntryArg,
 }
 
 #[derive(Debug, Args)]
@@ -340,20 +366,24 @@ pub struct AppendArgs {
     #[arg(long = "header", value_name = "K=V")]
     pub headers: Vec<String>,
     /// Read record values from standard input, one per line.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "values")]
     pub stdin: bool,
     /// Generate this many records (with --value-size).
-    #[arg(long, value_name = "N", requires = "value_size")]
+    #[arg(long, value_name = "N", requires = "value_size", conflicts_with_all = ["values", "stdin"],
+          value_parser = ranged::<u64>(1, I64_MAX, "offsets are i64 in Kafka"))]
     pub count: Option<u64>,
     /// Size in bytes of each generated value.
-    #[arg(long, value_name = "B", requires = "count")]
+    #[arg(long, value_name = "B", requires = "count",
+          value_parser = ranged::<usize>(0, MAX_VALUE_BYTES as i128, "the largest value one record in a batch of i32 size can hold"))]
     pub value_size: Option<usize>,
     /// Records per batch (default: all given values in one batch; for --count, as many as
     /// fit in 1 MiB).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N",
+          value_parser = ranged::<u64>(1, I32_MAX, "a batch's record count is an i32 in Kafka"))]
     pub records_per_batch: Option<u64>,
     /// Timestamp of every record in ms since the epoch (default: now).
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true,
+          value_parser = ranged::<i64>(0, I64_MAX, "Kafka's producer rejects negative timestamps"))]
     pub timestamp: Option<i64>,
     /// fsync the data and move the recovery point to the log end.
     #[arg(long)]
@@ -406,10 +436,11 @@ pub struct DumpArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<DumpFormat>,
     /// Start at the batch holding this offset.
-    #[arg(long, value_name = "OFFSET")]
+    #[arg(long, value_name = "OFFSET", allow_negative_numbers = true,
+          value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
     pub from: Option<i64>,
     /// Show at most N records (N batches with --batches).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = ranged::<u64>(0, I64_MAX, "offsets are i64 in Kafka"))]
     pub limit: Option<u64>,
     /// One row per batch instead of one per record.
     #[arg(long)]
@@ -436,13 +467,517 @@ pub struct CheckArgs {
     pub json: bool,
 }
 
+// ---- Ranges: every number is checked against Kafka's own limits before a command runs. ----
+
+const I32_MAX: i128 = i32::MAX as i128;
+const I64_MAX: i128 = i64::MAX as i128;
+/// The most fetch rounds one command runs.
+const MAX_ROUNDS: i128 = 1_000_000;
+/// The most kept records `recover` shows before the cut.
+const MAX_CONTEXT: i128 = 1_000_000;
+/// The largest value one record can carry in a v2 batch whose size field is an i32: the batch
+/// header (61 bytes, `DefaultRecordBatch.RECORD_BATCH_OVERHEAD`) and the record's own framing
+/// (length 5, attributes 1, timestamp delta 1, offset delta 1, null key 1, value length 5,
+/// header count 1) taken off `i32::MAX`.
+pub const MAX_VALUE_BYTES: u64 = i32::MAX as u64 - 61 - 15;
+
+/// A value parser for an integer in `min..=max`, whose error names the limit and where it
+/// comes from (clap prints it after `invalid value '<v>' for '<flag>'`).
+fn ranged<T>(min: i128, max: i128, why: &'static str) -> impl Fn(&str) -> std::result::Result<T, String> + Clone
+where
+    T: TryFrom<i128>,
+{
+    move |text: &str| {
+        let out_of_range = || format!("must be between {min} and {max} ({why})");
+        let digits = text.trim().strip_prefix(['-', '+']).unwrap_or(text.trim());
+        let n: i128 = text.trim().parse().map_err(|_| {
+            // All digits but too many for any integer: out of range, not malformed.
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                out_of_range()
+            } else {
+                format!("not a whole number (expected {min} to {max})")
+            }
+        })?;
+        if !(min..=max).contains(&n) {
+            return Err(out_of_range());
+        }
+        T::try_from(n).map_err(|_| out_of_range())
+    }
+}
+
+/// Kafka's topic name rules (`org.apache.kafka.common.internals.Topic.validate`).
+fn topic_name(text: &str) -> std::result::Result<String, String> {
+    if text.is_empty() || text.len() > 249 {
+        return Err("invalid topic name: it has 1 to 249 characters (Kafka's Topic.MAX_NAME_LENGTH)".into());
+    }
+    if text == "." || text == ".." {
+        return Err("invalid topic name: `.` and `..` are reserved".into());
+    }
+    if let Some(c) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+        return Err(format!("invalid topic name: {c:?} is not allowed in a topic name (only a-z A-Z 0-9 . _ -)"));
+    }
+    Ok(text.to_string())
+}
+
+// ---- Examples and exit codes: one source for `--help` and the man pages. ----
+
+/// Two or three commands for each subcommand's help and man page.
+pub fn examples(name: &str) -> &'static [&'static str] {
+    match name {
+        "klog" => &[
+            "klog demo",
+            "klog create /tmp/b --replica-id 2 && klog elect /tmp/b && klog append /tmp/b m1 m2",
+            "klog recover /tmp/a --leader /tmp/b --mode kip279 --dry-run",
+        ],
+        "create" => &[
+            "klog create /tmp/b --replica-id 2",
+            "klog create /tmp/b --topic orders --partition 3 --segment-bytes 1048576",
+        ],
+        "elect" => &["klog elect /tmp/b --isr /tmp/a /tmp/c", "klog elect /tmp/a --epoch 5 --epoch-entry first-append"],
+        "append" => &[
+            "klog append /tmp/b m1 m2 --key user-7 --header trace=abc",
+            "klog append /tmp/b --count 1000000 --value-size 100 --flush",
+            "printf 'x\\ny\\n' | klog append /tmp/b --stdin",
+        ],
+        "dump" => &[
+            "klog dump /tmp/b --epochs",
+            "klog dump /var/lib/kafka --partition orders-3 --from 1000 --limit 10",
+            "klog dump /tmp/b/demo-0/00000000000000000000.index",
+        ],
+        "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
+        "fetch" => &[
+            "klog fetch --leader /tmp/b /tmp/a --rounds 3",
+            "klog fetch --leader /tmp/b /tmp/a --until-caught-up --flush",
+        ],
+        "flush" => &["klog flush /tmp/b", "klog flush /var/lib/kafka --partition orders-3"],
+        "stop" => &["klog stop /tmp/b", "klog stop /var/lib/kafka --partition orders-3"],
+        "crash" => &[
+            "klog crash /tmp/a --power-loss",
+            "klog crash /tmp/a --flip-byte --seed 42",
+            "klog crash /tmp/a --torn-bytes 7 --hw 0 --drop-epoch-checkpoint",
+        ],
+        "recover" => &[
+            "klog recover /tmp/a",
+            "klog recover /tmp/a --leader /tmp/b --mode hw --dry-run",
+            "klog recover /tmp/a --leader /tmp/b --mode kip279 --catch-up --json",
+        ],
+        "diff" => &["klog diff /tmp/a /tmp/b", "klog diff /tmp/a /tmp/b --json"],
+        "demo" => &["klog demo", "klog demo watch", "klog demo kip279 --mode all --dir /tmp/lab"],
+        _ => &[],
+    }
+}
+
+/// The exit codes of each subcommand and what they mean.
+pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
+    const ERROR: (u8, &str) = (2, "error (one line on stderr; nothing on disk changed)");
+    match name {
+        "klog" => &[(0, "success"), (1, "findings (check), divergence (diff), a stuck fetch"), ERROR],
+        "check" => &[(0, "clean"), (1, "findings"), ERROR],
+        "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
+        "fetch" => &[(0, "success"), (1, "stuck: a returned batch starts below the follower's log end"), ERROR],
+        _ => &[(0, "success"), ERROR],
+    }
+}
+
+/// The end of a command's `--help`: its examples and exit codes.
+pub fn help_tail(name: &str) -> String {
+    let mut text = String::from("Examples:\n");
+    for e in examples(name) {
+        text.push_str(&format!("  {e}\n"));
+    }
+    text.push_str("\nExit codes:\n");
+    for (code, what) in exit_codes(name) {
+        text.push_str(&format!("  {code}  {what}\n"));
+    }
+    text.trim_end().to_string()
+}
+
+/// The clap command with every subcommand's help ending in its examples and exit codes.
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command().after_help(help_tail("klog"));
+    let names: Vec<String> =
+        cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| s.get_name().to_string()).collect();
+    for name in names {
+        let tail = help_tail(&name);
+        cmd = cmd.mut_subcommand(&name, |s| s.after_help(tail));
+    }
+    cmd
+}
+
+/// Parse a command line (the first item is the program name).
+pub fn parse_from<I, T>(args: I) -> std::result::Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
+// ---- The environment, read once, and the settings resolved from it. ----
+
+/// What klog takes from its environment, read once in `main`.
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub stdout_tty: bool,
+    pub stderr_tty: bool,
+    /// `NO_COLOR` set to anything but the empty string (no-color.org).
+    pub no_color: bool,
+    /// `COLUMNS`, when set to a positive number: the width to lay text out to, terminal or not.
+    pub columns: Option<usize>,
+    /// The width the terminal on stdout reports (0 under some, e.g. `script`).
+    pub terminal_width: Option<usize>,
+    /// Where `demo` makes its lab when not given `--dir`.
+    pub temp_dir: PathBuf,
+}
+
+impl Env {
+    pub fn read() -> Env {
+        use std::io::IsTerminal;
+        let stdout_tty = std::io::stdout().is_terminal();
+        Env {
+            stdout_tty,
+            stderr_tty: std::io::stderr().is_terminal(),
+            no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            columns: std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|c| *c > 0),
+            // comfy-table asks the terminal (TIOCGWINSZ) only when stdout is one.
+            terminal_width: if stdout_tty { comfy_table::Table::new().width().map(usize::from) } else { None },
+            temp_dir: std::env::temp_dir(),
+        }
+    }
+}
+
+/// Colour, width and progress for this run.
+pub fn settings(cli: &Cli, env: &Env) -> Settings {
+    let color = match cli.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => env.stdout_tty && !env.no_color,
+    };
+    let width = match (env.columns, env.stdout_tty) {
+        (Some(c), _) => Some(c),
+        (None, true) => Some(env.terminal_width.filter(|w| *w > 0).unwrap_or(fit::FALLBACK_WIDTH)),
+        (None, false) => None,
+    }
+    .map(|w| w.max(fit::MIN_WIDTH));
+    // Progress goes to stderr only when stderr is a terminal that is not also showing stdout's
+    // stream of results (a dump to the terminal is its own progress).
+    let progress = env.stderr_tty && !(env.stdout_tty && matches!(cli.command, Command::Dump(_)));
+    Settings { color, width, progress }
+}
+
+// ---- Outcome and exit codes. ----
+
+/// How a command that ran to the end came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1: the command ran and found what it looks for (findings in `check`, divergence in
+    /// `diff`, a stuck `fetch`).
+    Findings,
+}
+
+impl Outcome {
+    pub fn findings_if(found: bool) -> Outcome {
+        if found {
+            Outcome::Findings
+        } else {
+            Outcome::Success
+        }
+    }
+}
+
+/// The process exit code of a run: 0 success (a broken pipe counts as success: the reader
+/// had enough), 1 findings, 2 error.
+pub fn exit_code(result: &Result<Outcome>) -> u8 {
+    match result {
+        Ok(Outcome::Success) => 0,
+        Ok(Outcome::Findings) => 1,
+        Err(e) if e.is_broken_pipe() => 0,
+        Err(e) => u8::try_from(e.exit_code()).unwrap_or(2),
+    }
+}
+
+/// The exit code of a command line clap refused (2), or of `--help`/`--version` (0).
+pub fn clap_exit_code(e: &clap::Error) -> u8 {
+    if e.use_stderr() {
+        2
+    } else {
+        0
+    }
+}
+
+// ---- Requests: the arguments as the commands take them. ----
+
+impl From<ModeArg> for TruncationMode {
+    fn from(m: ModeArg) -> Self {
+        match m {
+            ModeArg::Hw => TruncationMode::Hw,
+            ModeArg::Kip101 => TruncationMode::Kip101,
+            ModeArg::Kip279 => TruncationMode::Kip279,
+        }
+    }
+}
+
+impl From<EpochEntryArg> for commands::elect::EpochEntryMode {
+    fn from(m: EpochEntryArg) -> Self {
+        match m {
+            EpochEntryArg::OnElection => commands::elect::EpochEntryMode::OnElection,
+            EpochEntryArg::FirstAppend => commands::elect::EpochEntryMode::FirstAppend,
+        }
+    }
+}
+
+impl<'a> From<&'a CreateArgs> for commands::create::CreateRequest<'a> {
+    fn from(a: &'a CreateArgs) -> Self {
+        commands::create::CreateRequest {
+            dir: &a.dir,
+            topic: &a.topic,
+            partition: a.partition,
+            partitions: a.partitions,
+            replica_id: a.replica_id,
+            segment_bytes: a.segment_bytes,
+            index_interval_bytes: a.index_interval_bytes,
+            index_bytes_max: a.segment_index_bytes,
+            segment_ms: a.segment_ms,
+        }
+    }
+}
+
+impl<'a> From<&'a ElectArgs> for commands::elect::ElectRequest<'a> {
+    fn from(a: &'a ElectArgs) -> Self {
+        commands::elect::ElectRequest {
+            dir: &a.target.dir,
+            partition: a.target.partition.as_deref(),
+            epoch: a.epoch,
+            isr: &a.isr,
+            epoch_entry: a.epoch_entry.into(),
+        }
+    }
+}
+
+impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
+    fn from(a: &'a FetchArgs) -> Self {
+        commands::fetch::FetchRequest {
+            leader: &a.leader,
+            follower: &a.follower,
+            partition: a.partition.as_deref(),
+            rounds: a.rounds,
+            until_caught_up: a.until_caught_up,
+            max_bytes: a.max_bytes,
+            flush: a.flush,
+        }
+    }
+}
+
+impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
+    fn from(a: &'a RecoverArgs) -> Self {
+        commands::recover::RecoverRequest {
+            dir: &a.dir,
+            partition: a.partition.as_deref(),
+            leader: a.leader.as_deref(),
+            mode: a.mode.unwrap_or(ModeArg::Kip279).into(),
+            dry_run: a.dry_run,
+            catch_up: a.catch_up,
+            context: i64::from(a.context),
+        }
+    }
+}
+
+impl<'a> From<&'a DumpArgs> for commands::dump::DumpRequest<'a> {
+    fn from(a: &'a DumpArgs) -> Self {
+        commands::dump::DumpRequest {
+            path: &a.path,
+            partition: a.partition.as_deref(),
+            epochs: a.epochs,
+            from: a.from,
+            limit: a.limit,
+            batches_only: a.batches,
+            log_dir_overview: a.format() != DumpFormat::Kafka,
+        }
+    }
+}
+
+impl DumpArgs {
+    /// `--format`, or `--json`, or a table.
+    pub fn format(&self) -> DumpFormat {
+        self.format.unwrap_or(if self.json { DumpFormat::Json } else { DumpFormat::Table })
+    }
+}
+
+impl From<&CrashArgs> for crate::crash::CrashOptions {
+    fn from(a: &CrashArgs) -> Self {
+        crate::crash::CrashOptions {
+            power_loss: a.power_loss,
+            torn_bytes: a.torn_bytes,
+            flip_byte: a.flip_byte,
+            seed: a.seed,
+            high_watermark: a.high_watermark,
+            drop_epoch_checkpoint: a.drop_epoch_checkpoint,
+            drop_index: a.drop_index,
+        }
+    }
+}
+
+impl AppendArgs {
+    /// The request, with values from the command line, generated, or read from `stdin` (one
+    /// per line), and `now_ms` as the timestamp unless `--timestamp` is given.
+    pub fn request(&self, stdin: &mut dyn std::io::Read, now_ms: i64) -> Result<commands::append::AppendRequest<'_>> {
+        use crate::error::IoContext;
+        let values = if let (Some(count), Some(value_size)) = (self.count, self.value_size) {
+            commands::append::Values::Generated { count, value_size }
+        } else if self.stdin {
+            let mut input = Vec::new();
+            stdin.read_to_end(&mut input).at("<stdin>", "read")?;
+            let mut lines: Vec<Vec<u8>> =
+                input.split(|b| *b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec()).collect();
+            if lines.last().is_some_and(|l| l.is_empty()) {
+                lines.pop();
+            }
+            commands::append::Values::Given(lines)
+        } else {
+            commands::append::Values::Given(self.values.iter().map(|v| v.as_bytes().to_vec()).collect())
+        };
+        Ok(commands::append::AppendRequest {
+            dir: &self.target.dir,
+            partition: self.target.partition.as_deref(),
+            values,
+            key: self.key.clone().map(String::into_bytes),
+            headers: self.headers.iter().map(|h| commands::append::parse_header(h)).collect(),
+            records_per_batch: self.records_per_batch,
+            timestamp: self.timestamp.unwrap_or(now_ms),
+            flush: self.flush,
+            compression: self.compression.into(),
+        })
+    }
+}
+
+impl DemoArgs {
+    /// The lab root (`--dir`, or a fresh name under `temp_dir`) and whether it is temporary.
+    pub fn lab(&self, temp_dir: &Path) -> (PathBuf, bool) {
+        match &self.dir {
+            Some(d) => (d.clone(), false),
+            None => {
+                let nanos =
+                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+                (temp_dir.join(format!("klog-demo-{}-{nanos}", std::process::id())), true)
+            }
+        }
+    }
+
+    /// The request, refusing `--mode` for a scenario that has no truncation step.
+    pub fn request<'a>(&'a self, root: &'a Path) -> Result<commands::demo::DemoRequest<'a>> {
+        let scenario = self.scenario.as_deref().unwrap_or("kip101-1");
+        if self.mode.is_some() && !commands::demo::scenario(scenario).is_some_and(|s| s.uses_mode) {
+            return Err(Error::Usage(format!(
+                "--mode: the {scenario} scenario has no truncation step, so no mode applies \
+                 (modes apply to kip101-1, kip101-2 and kip279)"
+            )));
+        }
+        let (mode, all_modes) = match self.mode {
+            None => (None, false),
+            Some(DemoMode::All) => (None, true),
+            Some(DemoMode::Hw) => (Some(TruncationMode::Hw), false),
+            Some(DemoMode::Kip101) => (Some(TruncationMode::Kip101), false),
+            Some(DemoMode::Kip279) => (Some(TruncationMode::Kip279), false),
+        };
+        Ok(commands::demo::DemoRequest { scenario: self.scenario.as_deref(), mode, all_modes, dir: root })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_definition_is_consistent() {
-        Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    fn env(stdout_tty: bool) -> Env {
+        Env {
+            stdout_tty,
+            stderr_tty: stdout_tty,
+            no_color: false,
+            columns: None,
+            terminal_width: None,
+            temp_dir: PathBuf::from("/tmp"),
+        }
+    }
+
+    fn cli(args: &[&str]) -> Cli {
+        parse_from(std::iter::once("klog").chain(args.iter().copied())).expect("parses")
+    }
+
+    #[test]
+    fn colour_follows_the_terminal_no_color_and_the_flag() {
+        let c = cli(&["check", "x"]);
+        assert!(settings(&c, &env(true)).color);
+        assert!(!settings(&c, &env(false)).color);
+        assert!(!settings(&c, &Env { no_color: true, ..env(true) }).color);
+        assert!(settings(&cli(&["--color", "always", "check", "x"]), &env(false)).color);
+        assert!(!settings(&cli(&["check", "x", "--color", "never"]), &env(true)).color);
+    }
+
+    #[test]
+    fn width_is_the_terminals_with_a_fallback_for_zero_and_none_off_a_terminal() {
+        let c = cli(&["check", "x"]);
+        assert_eq!(settings(&c, &Env { terminal_width: Some(110), ..env(true) }).width, Some(110));
+        assert_eq!(settings(&c, &Env { terminal_width: Some(0), ..env(true) }).width, Some(fit::FALLBACK_WIDTH));
+        assert_eq!(settings(&c, &Env { terminal_width: None, ..env(true) }).width, Some(fit::FALLBACK_WIDTH));
+        assert_eq!(settings(&c, &Env { terminal_width: Some(10), ..env(true) }).width, Some(fit::MIN_WIDTH));
+        assert_eq!(settings(&c, &env(false)).width, None);
+        assert_eq!(settings(&c, &Env { columns: Some(72), ..env(false) }).width, Some(72));
+    }
+
+    #[test]
+    fn progress_only_on_a_terminal_stderr_and_not_for_a_dump_to_the_terminal() {
+        assert!(settings(&cli(&["check", "x"]), &env(true)).progress);
+        assert!(!settings(&cli(&["dump", "x"]), &env(true)).progress);
+        assert!(settings(&cli(&["dump", "x"]), &Env { stdout_tty: false, ..env(true) }).progress);
+        assert!(!settings(&cli(&["check", "x"]), &env(false)).progress);
+    }
+
+    #[test]
+    fn exit_codes_are_0_success_1_findings_2_error_and_0_for_a_broken_pipe() {
+        assert_eq!(exit_code(&Ok(Outcome::Success)), 0);
+        assert_eq!(exit_code(&Ok(Outcome::Findings)), 1);
+        assert_eq!(exit_code(&Err(Error::Usage("bad".into()))), 2);
+        let pipe = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let broken: Result<Outcome> = Err(Error::Io { path: "<stdout>".into(), action: "write", source: pipe });
+        assert_eq!(exit_code(&broken), 0);
+        assert_eq!(Outcome::findings_if(true), Outcome::Findings);
+        assert_eq!(Outcome::findings_if(false), Outcome::Success);
+        let help = parse_from(["klog", "--help"]).unwrap_err();
+        assert_eq!(clap_exit_code(&help), 0);
+        let bad = parse_from(["klog", "frobnicate"]).unwrap_err();
+        assert_eq!(clap_exit_code(&bad), 2);
+    }
+
+    #[test]
+    fn numbers_out_of_kafkas_range_are_refused_with_the_limit_named() {
+        let err =
+            |args: &[&str]| parse_from(std::iter::once("klog").chain(args.iter().copied())).unwrap_err().to_string();
+        assert!(err(&["fetch", "--leader", "a", "b", "--rounds", "0"]).contains("between 1 and 1000000"));
+        assert!(err(&["elect", "a", "--epoch", "-1"]).contains("between 0 and 2147483647"));
+        assert!(err(&["append", "a", "--count", "1", "--value-size", "3000000000"]).contains("i32"));
+        assert!(err(&["dump", "a", "--from", "x"]).contains("not a whole number"));
+        assert!(err(&["dump", "a", "--limit", "1.5"]).contains("not a whole number"));
+        assert!(err(&["dump", "a", "--limit", &"9".repeat(50)]).contains("must be between 0 and"));
+        assert!(err(&["create", "a", "--topic", "a/b"]).contains("not allowed in a topic name"));
+        assert!(matches!(cli(&["fetch", "--leader", "a", "b", "--rounds", "1000000"]).command, Command::Fetch(_)));
+    }
+
+    #[test]
+    fn every_visible_subcommand_has_examples_and_exit_codes_in_its_help() {
+        let cmd = command();
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let n = examples(sub.get_name()).len();
+            assert!((2..=3).contains(&n), "{}: {n} examples", sub.get_name());
+            let help = sub.get_after_help().expect("after help").to_string();
+            assert!(help.contains("Examples:") && help.contains("Exit codes:"), "{help}");
+        }
     }
 }

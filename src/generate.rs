@@ -1,24 +1,12 @@
 //! Man pages and shell completions, generated from the clap definitions in `cli.rs` (the one
-//! source of the help text). `man/` and `completions/` are committed; a test regenerates them
-//! and fails on any difference.
+//! source of the help text; the EXAMPLES and EXIT STATUS sections come from the same
+//! `cli::examples` and `cli::exit_codes` that end each `--help`). `man/` and `completions/` are
+//! committed; a test regenerates them and fails on any difference.
 
-use crate::cli::Cli;
+use crate::cli;
 use crate::error::{IoContext, Result};
-use clap::CommandFactory;
 use std::io::Write;
 use std::path::Path;
-
-const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
-.TP
-\fB0\fR
-Success.
-.TP
-\fB1\fR
-The command ran and found what it looks for: findings in \fBcheck\fR, divergence in \fBdiff\fR, a stuck \fBfetch\fR.
-.TP
-\fB2\fR
-An error: one line \fIklog: error: <path>: <what>\fR on standard error, naming the byte position for bad bytes. Nothing on disk was changed.
-"#;
 
 const FILES: &str = r#".SH FILES
 A replica dir is a Kafka log dir:
@@ -51,41 +39,31 @@ Offset index (relative offset i32, position i32) and time index (timestamp i64, 
 "version: 0\entopic_id: <uuid>", no trailing newline.
 "#;
 
-fn examples(name: &str) -> &'static str {
-    match name {
-        "klog" => "klog demo\nklog create /tmp/b --replica-id 2\nklog elect /tmp/b --isr /tmp/a\nklog append /tmp/b m1 m2\nklog fetch --leader /tmp/b /tmp/a --rounds 3\nklog recover /tmp/a --leader /tmp/b --mode kip279 --dry-run",
-        "create" => "klog create /tmp/b --topic orders --partition 3 --replica-id 2 --segment-bytes 1048576",
-        "elect" => "klog elect /tmp/b --isr /tmp/a /tmp/c\nklog elect /tmp/a --epoch 5 --epoch-entry first-append",
-        "append" => "klog append /tmp/b m1 m2 --key user-7 --header trace=abc\nklog append /tmp/b --count 1000000 --value-size 100 --flush\nprintf 'x\\ny\\n' | klog append /tmp/b --stdin",
-        "dump" => "klog dump /tmp/b\nklog dump /tmp/b --epochs\nklog dump /var/lib/kafka --partition orders-3 --json --from 1000 --limit 10\nklog dump /tmp/b/demo-0/00000000000000000000.index",
-        "check" => "klog check /tmp/b\nklog check /var/lib/kafka --partition orders-3 --json",
-        "fetch" => "klog fetch --leader /tmp/b /tmp/a --rounds 3\nklog fetch --leader /tmp/b /tmp/a --until-caught-up --flush",
-        "flush" => "klog flush /tmp/b",
-        "stop" => "klog stop /tmp/b",
-        "crash" => "klog crash /tmp/a --power-loss\nklog crash /tmp/a --torn-bytes 7\nklog crash /tmp/a --flip-byte --seed 42\nklog crash /tmp/a --hw 0 --drop-epoch-checkpoint",
-        "recover" => "klog recover /tmp/a\nklog recover /tmp/a --leader /tmp/b --mode hw --dry-run\nklog recover /tmp/a --leader /tmp/b --mode kip279 --catch-up --json",
-        "diff" => "klog diff /tmp/a /tmp/b\nklog diff /tmp/a /tmp/b --json",
-        "demo" => "klog demo\nklog demo watch\nklog demo kip279 --mode all --dir /tmp/lab",
-        _ => "",
-    }
-}
-
 fn extra_sections(name: &str, out: &mut Vec<u8>) {
-    out.extend_from_slice(EXIT_STATUS.as_bytes());
+    out.extend_from_slice(b".SH \"EXIT STATUS\"\n");
+    for (code, what) in cli::exit_codes(name) {
+        out.extend_from_slice(format!(".TP\n\\fB{code}\\fR\n{}\n", roff_text(what)).as_bytes());
+    }
     out.extend_from_slice(FILES.as_bytes());
-    let ex = examples(name);
-    if !ex.is_empty() {
+    let examples = cli::examples(name);
+    if !examples.is_empty() {
         out.extend_from_slice(b".SH EXAMPLES\n");
-        for line in ex.lines() {
+        for line in examples {
             out.extend_from_slice(b".PP\n.nf\n");
-            out.extend_from_slice(line.replace('\\', "\\\\").replace('-', "\\-").as_bytes());
+            out.extend_from_slice(roff_text(line).as_bytes());
             out.extend_from_slice(b"\n.fi\n");
         }
     }
 }
 
+/// Text as roff shows it literally (backslashes and hyphens escaped).
+fn roff_text(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('-', "\\-")
+}
+
 fn render(cmd: clap::Command, name: &str) -> Result<Vec<u8>> {
-    let man = clap_mangen::Man::new(cmd);
+    // The examples and exit codes that end `--help` get their own man sections below.
+    let man = clap_mangen::Man::new(cmd.after_help(None::<&str>));
     let mut out = Vec::new();
     man.render(&mut out).at("<man page>", "render")?;
     extra_sections(name, &mut out);
@@ -95,7 +73,7 @@ fn render(cmd: clap::Command, name: &str) -> Result<Vec<u8>> {
 /// Write `klog.1` and `klog-<subcommand>.1` for every visible subcommand into `dir`.
 pub fn write_man_pages(dir: &Path) -> Result<Vec<String>> {
     crate::durable::create_dir(dir)?;
-    let mut cmd = Cli::command();
+    let mut cmd = cli::command();
     cmd.build();
     let mut written = Vec::new();
     let page = render(cmd.clone(), "klog")?;
@@ -114,7 +92,7 @@ pub fn write_man_pages(dir: &Path) -> Result<Vec<String>> {
 
 /// Write the completion script for `shell` to `out`.
 pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> Result<()> {
-    let mut cmd = Cli::command();
+    let mut cmd = cli::command();
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "klog", &mut buf);
     out.write_all(&buf).at("<stdout>", "write")

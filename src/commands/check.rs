@@ -5,24 +5,19 @@
 //! command fails (exit 2) only when it cannot read. Never writes.
 
 use super::dump::{summarize, ReplicaSummary};
+use crate::commands::ProgressSink;
 use crate::error::Result;
 use crate::format::batch::{BatchIter, ScanStop};
 use crate::log::checkpoint;
 use crate::log::index;
 use crate::log::names;
 use crate::log::segment::Segment;
-use crate::output::progress::ProgressSink;
+use crate::log::verify;
 use crate::replica::Replica;
 use std::path::{Path, PathBuf};
 
-/// Something wrong, with the file and byte position where it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub path: PathBuf,
-    pub position: Option<u64>,
-    pub offset: Option<i64>,
-    pub what: String,
-}
+/// Something wrong, with the file and byte position where it is (the verifier's findings).
+pub use crate::log::verify::Finding;
 
 #[derive(Debug)]
 pub struct CheckReport {
@@ -48,7 +43,7 @@ struct Checker {
 
 impl Checker {
     fn add(&mut self, path: &Path, position: Option<u64>, offset: Option<i64>, what: String) {
-        self.findings.push(Finding { path: path.to_path_buf(), position, offset, what });
+        self.findings.push(Finding::new(path, position, offset, what));
     }
 }
 
@@ -115,7 +110,8 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
             );
         }
         let mut segment_end = seg.base_offset;
-        let mut index_check = IndexCheck::open(seg, &mut c)?;
+        let indexes = SegmentIndexes::read(seg, &mut c)?;
+        let mut join = verify::IndexJoin::new(&bytes, &indexes.offsets, &indexes.times);
         let mut iter = BatchIter::new(&bytes);
         let mut first = true;
         let mut released = 0;
@@ -137,45 +133,15 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
             } else if let Err(d) = batch.verify() {
                 c.add(&path, Some(batch.position), Some(base), format!("invalid batch: {}", d.what));
             }
-            if !index::offset_fits_segment(seg.base_offset, last) {
-                c.add(
-                    &path,
-                    Some(batch.position),
-                    Some(base),
-                    format!(
-                        "last offset {last} is outside the 32-bit relative range of segment {} \
-                         (LogSegmentOffsetOverflowException: Kafka's loader splits the segment here)",
-                        seg.base_offset
-                    ),
-                );
-            }
-            if first && base < seg.base_offset {
-                c.add(
-                    &path,
-                    Some(batch.position),
-                    Some(base),
-                    format!("first batch's base offset {base} is below the segment's base offset {}", seg.base_offset),
-                );
+            for rule in verify::batch_rules(seg.base_offset, base, last, previous_last) {
+                // A batch below the segment's base after the first one also goes backwards:
+                // say it once.
+                if matches!(rule, verify::BatchRule::BelowSegmentBase { .. }) && !first {
+                    continue;
+                }
+                c.add(&path, Some(batch.position), Some(base), rule.describe(seg.base_offset));
             }
             first = false;
-            if last < base {
-                c.add(
-                    &path,
-                    Some(batch.position),
-                    Some(base),
-                    format!("last offset {last} is below base offset {base}"),
-                );
-            }
-            if let Some(p) = previous_last {
-                if base <= p {
-                    c.add(
-                        &path,
-                        Some(batch.position),
-                        Some(base),
-                        format!("offsets go backwards: base offset {base} follows last offset {p}"),
-                    );
-                }
-            }
             previous_last = Some(last.max(previous_last.unwrap_or(i64::MIN)));
             if si + 1 < segments.len() && last >= segments[si + 1].base_offset {
                 c.add(
@@ -230,7 +196,7 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
                     flush_mismatch(&mut c, mismatch.take());
                 }
             }
-            index_check.on_batch(&mut c, batch.position, last, batch.max_timestamp());
+            join.on_batch(&batch);
             segment_end = segment_end.max(batch.next_offset());
         }
         previous_segment_end = Some(segment_end);
@@ -246,7 +212,15 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
             }
             _ => {}
         }
-        index_check.finish(&mut c);
+        let (offset_checks, time_checks) = join.finish();
+        c.findings.extend(verify::index_entry_findings(
+            &indexes.index_path,
+            &indexes.time_path,
+            &indexes.offsets,
+            &offset_checks,
+            &indexes.times,
+            &time_checks,
+        ));
     }
     flush_mismatch(&mut c, mismatch.take());
     let leo = replica.log_end_offset();
@@ -299,6 +273,20 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
         );
     }
     let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
+    // Offsets are never negative; a broker writes no such checkpoint (its loader would clamp
+    // the value to the log start offset, hiding whatever wrote it).
+    for (path, what, value) in
+        [(&hw_path, "high watermark", replica.high_watermark), (&rp_path, "recovery point", replica.recovery_point)]
+    {
+        if value < 0 {
+            c.add(
+                path,
+                checkpoint::offset_line_position(path, topic, partition)?,
+                None,
+                format!("{what} {value} is negative: no offset is"),
+            );
+        }
+    }
     if replica.recovery_point > leo && !tail_damaged {
         c.add(
             &rp_path,
@@ -354,144 +342,43 @@ fn flush_mismatch(c: &mut Checker, m: Option<(i32, Option<i32>, i64, i64, PathBu
     }
 }
 
-/// Offset and time index entries of one segment, checked in step with the batch scan.
-struct IndexCheck {
+/// The index entries of one segment, read by the verifier's one reader; structure findings
+/// (partial entries, entries out of order) are added as they are read.
+struct SegmentIndexes {
     index_path: PathBuf,
     time_path: PathBuf,
     offsets: Vec<index::OffsetPosition>,
     times: Vec<index::TimestampOffset>,
-    next_offset_entry: usize,
-    next_time_entry: usize,
 }
 
-impl IndexCheck {
-    fn open(seg: &Segment, c: &mut Checker) -> Result<IndexCheck> {
+impl SegmentIndexes {
+    fn read(seg: &Segment, c: &mut Checker) -> Result<SegmentIndexes> {
         let index_path = seg.index_path();
         let time_path = seg.time_index_path();
         let mut offsets = Vec::new();
         if let Some(bytes) = seg.read_index()? {
-            if bytes.len() % index::OFFSET_ENTRY_BYTES != 0 {
-                c.add(
-                    &index_path,
-                    Some((bytes.len() / 8 * 8) as u64),
-                    None,
-                    format!("length {} is not a multiple of 8", bytes.len()),
-                );
-            }
-            for (i, e) in index::decode_offset_entries(&bytes, seg.base_offset).enumerate() {
-                if i > 0 && e.offset == seg.base_offset {
-                    break; // the zero-filled tail of a preallocated index
-                }
-                if let Some(prev) = offsets.last().map(|p: &index::OffsetPosition| p.offset) {
-                    if e.offset <= prev {
-                        c.add(
-                            &index_path,
-                            Some((i * 8) as u64),
-                            Some(e.offset),
-                            format!("entry {i}: offset {} does not increase over {prev}", e.offset),
-                        );
-                        break;
-                    }
-                }
-                offsets.push(e);
-            }
+            let read = verify::read_offset_index(&bytes, seg.base_offset);
+            c.findings.extend(verify::index_structure_findings(
+                &index_path,
+                &read,
+                index::OFFSET_ENTRY_BYTES,
+                verify::offset_disorder,
+                |e| e.offset,
+            ));
+            offsets = read.entries;
         }
         let mut times = Vec::new();
         if let Some(bytes) = seg.read_time_index()? {
-            if bytes.len() % index::TIME_ENTRY_BYTES != 0 {
-                c.add(
-                    &time_path,
-                    Some((bytes.len() / 12 * 12) as u64),
-                    None,
-                    format!("length {} is not a multiple of 12", bytes.len()),
-                );
-            }
-            for (i, e) in index::decode_time_entries(&bytes, seg.base_offset).enumerate() {
-                if i > 0 && e.offset == seg.base_offset && e.timestamp == 0 {
-                    break;
-                }
-                if let Some(prev) = times.last().copied() {
-                    let prev: index::TimestampOffset = prev;
-                    if e.timestamp <= prev.timestamp || e.offset < prev.offset {
-                        c.add(
-                            &time_path,
-                            Some((i * 12) as u64),
-                            Some(e.offset),
-                            format!(
-                                "entry {i}: ({} at offset {}) is out of order after ({} at offset {})",
-                                e.timestamp, e.offset, prev.timestamp, prev.offset
-                            ),
-                        );
-                        break;
-                    }
-                }
-                times.push(e);
-            }
+            let read = verify::read_time_index(&bytes, seg.base_offset);
+            c.findings.extend(verify::index_structure_findings(
+                &time_path,
+                &read,
+                index::TIME_ENTRY_BYTES,
+                verify::time_disorder,
+                |e| e.offset,
+            ));
+            times = read.entries;
         }
-        Ok(IndexCheck { index_path, time_path, offsets, times, next_offset_entry: 0, next_time_entry: 0 })
-    }
-
-    fn on_batch(&mut self, c: &mut Checker, position: u64, last_offset: i64, max_timestamp: i64) {
-        while let Some(e) = self.offsets.get(self.next_offset_entry).copied() {
-            if e.position < position {
-                c.add(
-                    &self.index_path,
-                    Some((self.next_offset_entry * 8) as u64),
-                    Some(e.offset),
-                    format!("entry points at position {} which is not a batch start", e.position),
-                );
-            } else if e.position == position {
-                if e.offset != last_offset {
-                    c.add(
-                        &self.index_path,
-                        Some((self.next_offset_entry * 8) as u64),
-                        Some(e.offset),
-                        format!(
-                            "entry names offset {} but the batch at position {position} ends at {last_offset}",
-                            e.offset
-                        ),
-                    );
-                }
-            } else {
-                break;
-            }
-            self.next_offset_entry += 1;
-        }
-        while let Some(t) = self.times.get(self.next_time_entry).copied() {
-            if t.offset > last_offset {
-                break;
-            }
-            if t.timestamp != max_timestamp {
-                c.add(
-                    &self.time_path,
-                    Some((self.next_time_entry * 12) as u64),
-                    Some(t.offset),
-                    format!(
-                        "entry timestamp {} but the batch holding offset {} has max timestamp {max_timestamp}",
-                        t.timestamp, t.offset
-                    ),
-                );
-            }
-            self.next_time_entry += 1;
-        }
-    }
-
-    fn finish(&mut self, c: &mut Checker) {
-        for (i, e) in self.offsets.iter().enumerate().skip(self.next_offset_entry) {
-            c.add(
-                &self.index_path,
-                Some((i * 8) as u64),
-                Some(e.offset),
-                format!("entry points at position {} past the last batch", e.position),
-            );
-        }
-        for (i, t) in self.times.iter().enumerate().skip(self.next_time_entry) {
-            c.add(
-                &self.time_path,
-                Some((i * 12) as u64),
-                Some(t.offset),
-                format!("indexed offset {} is not found in the log", t.offset),
-            );
-        }
+        Ok(SegmentIndexes { index_path, time_path, offsets, times })
     }
 }

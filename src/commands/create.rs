@@ -1,7 +1,7 @@
 //! `klog create`: a new, empty replica dir.
 
 use crate::error::{Error, Result};
-use crate::log::MIN_SEGMENT_BYTES;
+use crate::log::{names, MIN_SEGMENT_BYTES};
 use crate::replica::{self, ReplicaPaths, TopicConfig};
 use std::fs;
 use std::path::Path;
@@ -10,15 +10,19 @@ pub struct CreateRequest<'a> {
     pub dir: &'a Path,
     pub topic: &'a str,
     pub partition: i32,
-    pub replica_id: i32,
+    /// How many partitions, numbered from `partition`.
+    pub partitions: i32,
+    /// `None`: 0 for a new log dir, the dir's own when adding to one.
+    pub replica_id: Option<i32>,
     pub segment_bytes: u64,
     pub index_interval_bytes: u64,
     pub index_bytes_max: u64,
     pub segment_ms: u64,
 }
 
-/// Validate everything first, then write; a refused request leaves nothing behind.
-pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
+/// Validate everything first, then write; a refused request leaves nothing behind. A new log
+/// dir gets `meta.properties` and the partitions; an existing klog log dir gets the partitions.
+pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
     if req.topic.is_empty()
         || req.topic.len() > 249
         || !req.topic.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
@@ -53,30 +57,77 @@ pub fn run(req: &CreateRequest<'_>) -> Result<ReplicaPaths> {
     if req.index_interval_bytes > i32::MAX as u64 {
         return Err(Error::Usage(format!("invalid --index-interval-bytes {}", req.index_interval_bytes)));
     }
-    match fs::read_dir(req.dir) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                return Err(Error::layout(
-                    req.dir,
-                    "directory exists and is not empty; refusing to create a replica in it",
-                ));
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-            return Err(Error::layout(req.dir, "exists and is not a directory"));
-        }
-        Err(e) => return Err(Error::io(req.dir, "list directory", e)),
+    if req.partitions < 1 || i64::from(req.partition) + i64::from(req.partitions) - 1 > i64::from(i32::MAX) {
+        return Err(Error::Usage(format!(
+            "invalid --partitions {}: partitions {}.. must stay within i32",
+            req.partitions, req.partition
+        )));
     }
-    crate::durable::create_dir(req.dir)?;
     let config = TopicConfig {
         segment_bytes: req.segment_bytes,
         index_interval_bytes: req.index_interval_bytes,
         index_bytes_max: req.index_bytes_max,
         segment_ms: req.segment_ms,
     };
-    replica::write_new_log_dir(req.dir, req.replica_id, &java_date_now())?;
-    replica::add_partition(req.dir, req.topic, req.partition, config)
+    let numbers = req.partition..=req.partition + (req.partitions - 1);
+    let existing = match fs::read_dir(req.dir) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(Error::layout(req.dir, "exists and is not a directory"));
+        }
+        Err(e) => return Err(Error::io(req.dir, "list directory", e)),
+    };
+    let mut added = Vec::new();
+    if existing {
+        // Adding partitions to a log dir klog made: validate everything, lock, then write.
+        if !req.dir.join(names::KLOG_STATE).is_file() || !req.dir.join(names::META_PROPERTIES).is_file() {
+            return Err(Error::layout(
+                req.dir,
+                "directory exists and is not empty, and is not a log dir klog made (no klog-state.json and \
+                 meta.properties): refusing to create a replica in it",
+            ));
+        }
+        let meta = replica::read_meta_properties(&req.dir.join(names::META_PROPERTIES))?;
+        let own_id = meta.get("node.id").and_then(|v| v.parse::<i32>().ok());
+        if let (Some(want), Some(own)) = (req.replica_id, own_id) {
+            if want != own {
+                return Err(Error::layout(
+                    req.dir,
+                    format!(
+                        "is replica {own} (node.id in meta.properties), not {want}: a log dir belongs to one broker"
+                    ),
+                ));
+            }
+        }
+        for n in numbers.clone() {
+            let dir = req.dir.join(format!("{}-{n}", req.topic));
+            if dir.exists() {
+                return Err(Error::layout(&dir, "exists already: the log dir holds this partition"));
+            }
+        }
+        let mut lock = replica::DirLock::acquire(req.dir)?;
+        lock.keep();
+        for n in numbers {
+            added.push(replica::add_partition(req.dir, req.topic, n, config)?);
+        }
+    } else {
+        crate::durable::create_dir(req.dir)?;
+        replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
+        for n in numbers {
+            added.push(replica::add_partition(req.dir, req.topic, n, config)?);
+        }
+    }
+    Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing })
+}
+
+/// What `create` made.
+#[derive(Debug)]
+pub struct CreateReport {
+    pub log_dir: std::path::PathBuf,
+    pub partitions: Vec<ReplicaPaths>,
+    /// The log dir existed; the partitions were added to it.
+    pub added_to_existing: bool,
 }
 
 /// `java.util.Date.toString()` style for the meta.properties comment line (UTC).

@@ -44,9 +44,14 @@ pub struct RestartPlan {
 }
 
 impl RestartPlan {
-    /// Acked records the restart would lose, over every partition.
+    /// Acked records the restart would lose (truncated, or kept while the leader holds another
+    /// record there), over every partition.
     pub fn acked_lost(&self) -> u64 {
-        self.partitions.iter().filter_map(|p| p.outcome.as_ref().ok()).map(|r| r.counts.acked_lost).sum()
+        self.partitions
+            .iter()
+            .filter_map(|p| p.outcome.as_ref().ok())
+            .map(|r| r.counts.acked_lost + r.counts.diverged_acked)
+            .sum()
     }
 }
 
@@ -184,4 +189,133 @@ pub fn diff_data_dirs(a: &Path, b: &Path) -> Result<DataDirDiff> {
     })
     .collect();
     Ok(DataDirDiff { a: a.display().to_string(), b: b.display().to_string(), partitions, one_side, warnings })
+}
+
+/// `check DATA_DIR`: every partition, and the log-dir files themselves.
+#[derive(Debug)]
+pub struct DataDirCheck {
+    pub dir: String,
+    /// Partitions with findings (or that could not be read) first, then the clean ones; each
+    /// group in natural order.
+    pub partitions: Vec<PartitionOutcome<super::check::CheckReport>>,
+    /// Findings about the log dir's own files (checkpoints, `meta.properties`, klog's state).
+    pub dir_findings: Vec<super::check::Finding>,
+    /// Facts that are not corruption: partitions the checkpoints list but that are not on disk
+    /// (Kafka leaves such entries after a deletion or move), an unclean shutdown, a partial copy.
+    pub notes: Vec<String>,
+}
+
+impl DataDirCheck {
+    pub fn is_clean(&self) -> bool {
+        self.dir_findings.is_empty() && self.partitions.iter().all(|p| p.outcome.as_ref().is_ok_and(|r| r.is_clean()))
+    }
+}
+
+/// What Kafka itself refuses in `meta.properties` (`MetaProperties`): version 0 needs
+/// `broker.id`; version 1 needs `node.id` and `cluster.id`. Cluster ids that are not UUIDs are
+/// accepted, as Kafka accepts them.
+fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
+    use crate::replica::read_meta_properties;
+    let finding = |what: String| super::check::Finding::new(path, None, None, what);
+    let meta = match read_meta_properties(path) {
+        Ok(m) => m,
+        Err(e) => return vec![finding(e.to_string())],
+    };
+    if meta.is_empty() {
+        return Vec::new();
+    }
+    let required: &[&str] = match meta.get("version").map(String::as_str) {
+        Some("0") => &["broker.id"],
+        Some("1") => &["node.id", "cluster.id"],
+        Some(v) => return vec![finding(format!("unknown meta.properties version {v:?} (Kafka knows 0 and 1)"))],
+        None => return vec![finding("no version key: Kafka refuses a meta.properties without one".into())],
+    };
+    let mut out: Vec<_> = required
+        .iter()
+        .filter(|k| !meta.contains_key(**k))
+        .map(|k| finding(format!("no {k}: Kafka refuses a version {} meta.properties without it", meta["version"])))
+        .collect();
+    for k in ["broker.id", "node.id"] {
+        if meta.get(k).is_some_and(|v| v.parse::<i32>().is_err()) {
+            out.push(finding(format!("{k} {:?} is not a 32-bit integer", meta[k])));
+        }
+    }
+    out
+}
+
+pub fn check_data_dir(dir: &Path) -> Result<DataDirCheck> {
+    use crate::log::{checkpoint, names};
+    let names_on_disk = partition_names(dir)?;
+    let log_dir_files: Vec<std::path::PathBuf> = [
+        names::REPLICATION_OFFSET_CHECKPOINT,
+        names::RECOVERY_POINT_OFFSET_CHECKPOINT,
+        names::LOG_START_OFFSET_CHECKPOINT,
+        names::META_PROPERTIES,
+        names::KLOG_STATE,
+    ]
+    .iter()
+    .map(|n| dir.join(n))
+    .collect();
+    let mut dir_findings = meta_properties_findings(&dir.join(names::META_PROPERTIES));
+    let mut notes = Vec::new();
+    // Partitions a checkpoint lists but that are not on disk, with the checkpoints naming them.
+    let mut missing: Vec<((String, i32), Vec<&str>)> = Vec::new();
+    for name in [
+        names::REPLICATION_OFFSET_CHECKPOINT,
+        names::RECOVERY_POINT_OFFSET_CHECKPOINT,
+        names::LOG_START_OFFSET_CHECKPOINT,
+    ] {
+        let path = dir.join(name);
+        match checkpoint::read_offset_checkpoint(&path) {
+            Ok(entries) => {
+                for e in entries {
+                    if names_on_disk.contains(&format!("{}-{}", e.topic, e.partition)) {
+                        continue;
+                    }
+                    let key = (e.topic, e.partition);
+                    match missing.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, files)) => files.push(name),
+                        None => missing.push((key, vec![name])),
+                    }
+                }
+            }
+            Err(e) => dir_findings.push(super::check::Finding::new(&path, None, None, e.to_string())),
+        }
+    }
+    missing.sort();
+    for ((topic, partition), files) in &missing {
+        notes.push(format!(
+            "{topic}-{partition} is listed in {} but not on disk (Kafka leaves such entries after a deletion or move)",
+            files.join(" and ")
+        ));
+    }
+    if crate::replica::log_dir_kind(dir) == crate::replica::LogDirKind::Partial {
+        notes.push("no meta.properties: a partial copy of a log dir".into());
+    }
+    let mut partitions = parallel_map(&names_on_disk, |name| {
+        let outcome = super::check::run(dir, Some(name), &mut super::NoProgress).map_err(|e| refusal(&e));
+        PartitionOutcome { partition: name.clone(), outcome }
+    });
+    // Problems of the log dir's own files are reported once, not once per partition.
+    for p in &mut partitions {
+        if let Ok(r) = &mut p.outcome {
+            r.findings.retain(|f| {
+                // A file that did not read at all (no position, no offset) is the dir's problem;
+                // a checkpoint value wrong for this partition stays with it.
+                let dir_level = log_dir_files.contains(&f.path) && f.position.is_none() && f.offset.is_none();
+                if dir_level && !dir_findings.iter().any(|d| d.path == f.path && d.what == f.what) {
+                    dir_findings.push(f.clone());
+                }
+                !dir_level
+            });
+            r.notes.retain(|n| !n.starts_with("not shut down cleanly"));
+        }
+    }
+    let clean_marker = dir.join(names::CLEAN_SHUTDOWN_MARKER).exists();
+    if !clean_marker {
+        notes.push("not shut down cleanly: a broker would run local recovery on every partition".into());
+    }
+    // Findings first, each group in natural order (a stable sort keeps it).
+    partitions.sort_by_key(|p| p.outcome.as_ref().is_ok_and(|r| r.is_clean()));
+    Ok(DataDirCheck { dir: dir.display().to_string(), partitions, dir_findings, notes })
 }

@@ -8,7 +8,7 @@ use super::crash_step;
 use super::elect::{ElectReport, ElectRequest};
 use super::fetch::{FetchReport, FetchRequest};
 use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
-use crate::cli::EpochEntryMode;
+use crate::commands::elect::EpochEntryMode;
 use crate::error::{Error, Result};
 use crate::replica::Replica;
 use crate::replication::diff::{diff_logs, RecordCursor};
@@ -275,7 +275,8 @@ fn run_once(
                     dir: &path(replica),
                     topic: "demo",
                     partition: 0,
-                    replica_id: *id,
+                    partitions: 1,
+                    replica_id: Some(*id),
                     segment_bytes: crate::log::DEFAULT_SEGMENT_BYTES,
                     index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
                     index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
@@ -317,7 +318,7 @@ fn run_once(
                         flush: *flush,
                         compression: crate::format::compression::Compression::None,
                     },
-                    &mut crate::output::progress::NoProgress,
+                    &mut crate::commands::NoProgress,
                 )?;
                 sink(DemoEvent::Appended(replica, &report))?;
             }

@@ -16,6 +16,7 @@ use crate::log::epoch_cache::EpochCache;
 use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
 use crate::log::segment::{map_file, FileBytes, Segment};
+use crate::log::verify;
 use crate::replica::{list_partition_dirs, Replica};
 use std::path::{Path, PathBuf};
 
@@ -238,6 +239,8 @@ pub struct PartitionSummary {
     pub clean_shutdown: bool,
     /// Why the partition could not be read (the other fields are then zero).
     pub error: Option<String>,
+    /// False for a partition only the checkpoints list.
+    pub on_disk: bool,
 }
 
 /// What `dump` emits, in order.
@@ -288,6 +291,12 @@ pub enum DumpEvent<'a> {
     ProducerSnapshot(&'a ProducerSnapshot),
     ProducerEntry(&'a ProducerEntry),
     PartitionSummary(&'a PartitionSummary),
+    /// A file that could not be read (a malformed checkpoint, state or properties file); the
+    /// dump goes on without the values it would have given.
+    Problem {
+        path: &'a Path,
+        what: &'a str,
+    },
 }
 
 pub struct DumpRequest<'a> {
@@ -321,6 +330,9 @@ fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sin
     let replica = Replica::open(path, partition)?;
     let summary = summarize(&replica);
     sink(DumpEvent::Replica(&summary))?;
+    for p in &replica.problems {
+        sink(DumpEvent::Problem { path: &p.path, what: &p.what })?;
+    }
     if req.epochs {
         let mut stamped = StampedEpochs::default();
         for seg in replica.log.segments() {
@@ -362,8 +374,17 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         }
         return Ok(());
     }
-    let lookup = |file: &str| -> Result<Vec<checkpoint::OffsetEntry>> {
-        checkpoint::read_offset_checkpoint(&req.path.join(file))
+    // A checkpoint that does not read is shown as a problem; the overview goes on without it.
+    let mut lookup = |file: &str| -> Result<Vec<checkpoint::OffsetEntry>> {
+        let path = req.path.join(file);
+        match checkpoint::read_offset_checkpoint(&path) {
+            Ok(entries) => Ok(entries),
+            Err(e @ (Error::Corrupt { .. } | Error::Malformed { .. })) => {
+                sink(DumpEvent::Problem { path: &path, what: &e.to_string() })?;
+                Ok(Vec::new())
+            }
+            Err(e) => Err(e),
+        }
     };
     let hw = lookup(names::REPLICATION_OFFSET_CHECKPOINT)?;
     let rp = lookup(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;
@@ -371,7 +392,8 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         entries.iter().find(|e| format!("{}-{}", e.topic, e.partition) == name).map(|e| e.offset)
     };
     let clean_shutdown = req.path.join(names::CLEAN_SHUTDOWN_MARKER).exists();
-    for name in &names {
+    let limit = usize::try_from(req.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
+    for name in names.iter().take(limit) {
         let mut row = PartitionSummary {
             name: name.clone(),
             segment_count: 0,
@@ -383,6 +405,7 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
             latest_leader_epoch: None,
             clean_shutdown,
             error: None,
+            on_disk: true,
         };
         match Replica::open(req.path, Some(name)) {
             Ok(replica) => {
@@ -396,6 +419,33 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
             }
             Err(e) => row.error = Some(e.to_string()),
         }
+        sink(DumpEvent::PartitionSummary(&row))?;
+    }
+    // Partitions the checkpoints list that are not on disk: Kafka leaves such entries after a
+    // deletion or a move to another log dir.
+    let mut missing: Vec<(String, i32)> = hw
+        .iter()
+        .chain(&rp)
+        .map(|e| (e.topic.clone(), e.partition))
+        .filter(|(t, p)| !names.contains(&format!("{t}-{p}")))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    for (topic, partition) in missing.into_iter().take(limit.saturating_sub(names.len())) {
+        let name = format!("{topic}-{partition}");
+        let row = PartitionSummary {
+            high_watermark: find(&hw, &name),
+            recovery_point: find(&rp, &name),
+            name,
+            segment_count: 0,
+            size_bytes: 0,
+            log_start_offset: 0,
+            log_end_offset: 0,
+            latest_leader_epoch: None,
+            clean_shutdown,
+            error: Some("not on disk: only the checkpoints list it (deleted or moved)".into()),
+            on_disk: false,
+        };
         sink(DumpEvent::PartitionSummary(&row))?;
     }
     Ok(())
@@ -505,16 +555,10 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     if let (Some(base), true) = (base, name.ends_with(names::INDEX_SUFFIX)) {
         let bytes = read_whole(path)?;
         sink(DumpEvent::File { path, kind: FileKind::OffsetIndex { entry_count: bytes.len() / 8 } })?;
-        let mut entries = Vec::new();
-        for (i, e) in index::decode_offset_entries(&bytes, base).enumerate() {
-            // An untrimmed (preallocated) index ends in zero entries; kafka-dump-log stops there.
-            if i > 0 && e.offset == base {
-                break;
-            }
-            entries.push(e);
-        }
+        // The one index reader (Kafka's stop rule for the zero-filled tail of an untrimmed index).
+        let entries = verify::read_offset_index(&bytes, base).entries;
         let log = map_file(&Segment::new(dir, base).log_path())?;
-        let checks = index::verify_offset_entries(&entries, log.as_deref());
+        let (checks, _) = verify::verify_index_entries(&entries, &[], log.as_deref());
         for (e, check) in entries.iter().zip(checks) {
             sink(DumpEvent::IndexEntry { offset: e.offset, position: e.position, check })?;
         }
@@ -523,15 +567,9 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     if let (Some(base), true) = (base, name.ends_with(names::TIME_INDEX_SUFFIX)) {
         let bytes = read_whole(path)?;
         sink(DumpEvent::File { path, kind: FileKind::TimeIndex })?;
-        let mut entries = Vec::new();
-        for (i, e) in index::decode_time_entries(&bytes, base).enumerate() {
-            if i > 0 && e.offset == base {
-                break;
-            }
-            entries.push(e);
-        }
+        let entries = verify::read_time_index(&bytes, base).entries;
         let log = map_file(&Segment::new(dir, base).log_path())?;
-        let checks = index::verify_time_entries(&entries, log.as_deref());
+        let (_, checks) = verify::verify_index_entries(&[], &entries, log.as_deref());
         for (e, check) in entries.iter().zip(checks) {
             sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check })?;
         }

@@ -1,7 +1,6 @@
 //! `klog elect`: a replica becomes leader (replication-model.md, operation 1;
 //! Kafka `Partition.makeLeader`).
 
-use crate::cli::EpochEntryMode;
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{IsrMember, Replica, Role, VolatileState};
@@ -9,6 +8,15 @@ use crate::replication::election::{next_leader_epoch, ElectionRefusal};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
+
+/// When the new leader's epoch cache gets the new epoch's entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EpochEntryMode {
+    /// Kafka >= 2.1 (KAFKA-7415): (epoch, LEO) at election.
+    OnElection,
+    /// Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch.
+    FirstAppend,
+}
 
 pub struct ElectRequest<'a> {
     pub dir: &'a std::path::Path,

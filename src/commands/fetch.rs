@@ -98,14 +98,16 @@ pub fn run_fenced(req: &FetchRequest<'_>, fencing: bool) -> Result<FetchReport> 
     match may_fetch(&facts, leader_epoch) {
         Ok(()) => {}
         Err(FetchRefusal::Fenced(f)) => return Err(fenced(&leader, &follower, &f)),
-        Err(FetchRefusal::IntoLeader { leader_epoch: own }) => return Err(Error::state(
-            &follower.paths.log_dir,
-            format!(
+        Err(FetchRefusal::IntoLeader { leader_epoch: own }) => {
+            return Err(Error::state(
+                &follower.paths.log_dir,
+                format!(
                 "is a leader (epoch {own}): a leader is never fetched into; it must first become a follower of {}: {}",
                 req.leader.display(),
                 hint()
             ),
-        )),
+            ))
+        }
         Err(FetchRefusal::NotFollower) => {
             let now = match facts.running {
                 None => "it restarted and follows no leader yet".to_string(),

@@ -17,6 +17,19 @@ pub mod stop;
 
 use crate::replica::Replica;
 
+/// What a long-running command reports its progress to, as `(done, total)`. The command side
+/// owns the trait so that commands never depend on a renderer; `output::progress` shows it.
+pub trait ProgressSink {
+    fn update(&mut self, done: u64, total: u64);
+}
+
+/// Reports nowhere (library callers, pipes).
+pub struct NoProgress;
+
+impl ProgressSink for NoProgress {
+    fn update(&mut self, _: u64, _: u64) {}
+}
+
 /// The role as shown to people: a running replica's role, or how it stopped.
 pub fn role_name(replica: &Replica) -> &'static str {
     match replica.role() {

@@ -175,23 +175,9 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path, fencing: bool) -> R
         ReplicaView::new(leader.log.epoch_cache().clone(), leader.log_end_offset(), leader.high_watermark);
     let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
     let plan = plan_truncation(req.mode, &leader_view, &follower_view);
-    // Truncation cuts at a batch boundary: a batch straddling the target goes whole.
-    let cut_offset = if plan.truncation_offset < f_leo {
-        follower.log.locate(plan.truncation_offset)?.map_or(plan.truncation_offset, |loc| {
-            let seg = &follower.log.segments()[loc.segment];
-            seg.read_log()
-                .ok()
-                .and_then(|b| {
-                    crate::format::batch::BatchIter::starting_at(&b, loc.position as usize)
-                        .next()
-                        .map(|x| x.base_offset())
-                })
-                .unwrap_or(plan.truncation_offset)
-                .min(plan.truncation_offset)
-        })
-    } else {
-        f_leo
-    };
+    // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
+    // run asks the log the same question the real truncation does.
+    let cut_offset = follower.log.cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
     let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
     let interesting = divergence.map_or(cut_offset, |d| d.min(cut_offset));

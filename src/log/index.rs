@@ -32,40 +32,35 @@ pub struct TimestampOffset {
     pub offset: i64,
 }
 
-/// Entries of an offset index held in `bytes` (trailing partial entry ignored).
-pub fn decode_offset_entries(bytes: &[u8], base_offset: i64) -> impl Iterator<Item = OffsetPosition> + '_ {
-    bytes.chunks_exact(OFFSET_ENTRY_BYTES).map(move |c| OffsetPosition {
+/// Entry `i` of an offset index held in `bytes`, if the file holds it whole. The only place
+/// offset-index bytes are decoded (readers: [`super::verify::read_offset_index`] and the
+/// lookups below).
+pub fn offset_entry_at(bytes: &[u8], base_offset: i64, i: usize) -> Option<OffsetPosition> {
+    let c = bytes.get(i.checked_mul(OFFSET_ENTRY_BYTES)?..(i + 1).checked_mul(OFFSET_ENTRY_BYTES)?)?;
+    Some(OffsetPosition {
         offset: base_offset + i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64,
         position: u32::from_be_bytes([c[4], c[5], c[6], c[7]]) as u64,
     })
 }
 
-/// Entries of a time index held in `bytes` (trailing partial entry ignored).
-pub fn decode_time_entries(bytes: &[u8], base_offset: i64) -> impl Iterator<Item = TimestampOffset> + '_ {
-    bytes.chunks_exact(TIME_ENTRY_BYTES).map(move |c| TimestampOffset {
-        timestamp: i64::from_be_bytes(c[0..8].try_into().expect("8 bytes")),
-        offset: base_offset + i32::from_be_bytes(c[8..12].try_into().expect("4 bytes")) as i64,
+/// Entry `i` of a time index held in `bytes`, if the file holds it whole. The only place
+/// time-index bytes are decoded.
+pub fn time_entry_at(bytes: &[u8], base_offset: i64, i: usize) -> Option<TimestampOffset> {
+    let c = bytes.get(i.checked_mul(TIME_ENTRY_BYTES)?..(i + 1).checked_mul(TIME_ENTRY_BYTES)?)?;
+    Some(TimestampOffset {
+        timestamp: i64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
+        offset: base_offset + i32::from_be_bytes([c[8], c[9], c[10], c[11]]) as i64,
     })
 }
 
-/// The last entry of an offset index, by the last whole slot.
+/// The last entry of an offset index, by the last whole slot (Kafka trusts the length).
 pub fn last_offset_entry(bytes: &[u8], base_offset: i64) -> Option<OffsetPosition> {
-    let n = bytes.len() / OFFSET_ENTRY_BYTES;
-    (n > 0).then(|| {
-        decode_offset_entries(&bytes[(n - 1) * OFFSET_ENTRY_BYTES..n * OFFSET_ENTRY_BYTES], base_offset)
-            .next()
-            .expect("one entry")
-    })
+    (bytes.len() / OFFSET_ENTRY_BYTES).checked_sub(1).and_then(|i| offset_entry_at(bytes, base_offset, i))
 }
 
 /// The last entry of a time index.
 pub fn last_time_entry(bytes: &[u8], base_offset: i64) -> Option<TimestampOffset> {
-    let n = bytes.len() / TIME_ENTRY_BYTES;
-    (n > 0).then(|| {
-        decode_time_entries(&bytes[(n - 1) * TIME_ENTRY_BYTES..n * TIME_ENTRY_BYTES], base_offset)
-            .next()
-            .expect("one entry")
-    })
+    (bytes.len() / TIME_ENTRY_BYTES).checked_sub(1).and_then(|i| time_entry_at(bytes, base_offset, i))
 }
 
 /// `OffsetIndex.lookup`: the entry with the largest offset ≤ `target` (binary search; entries
@@ -73,11 +68,8 @@ pub fn last_time_entry(bytes: &[u8], base_offset: i64) -> Option<TimestampOffset
 /// callers validate the position they land on.
 pub fn lookup_offset(bytes: &[u8], base_offset: i64, target: i64) -> OffsetPosition {
     let n = bytes.len() / OFFSET_ENTRY_BYTES;
-    let entry = |i: usize| {
-        decode_offset_entries(&bytes[i * OFFSET_ENTRY_BYTES..(i + 1) * OFFSET_ENTRY_BYTES], base_offset)
-            .next()
-            .expect("one entry")
-    };
+    let floor = OffsetPosition { offset: base_offset, position: 0 };
+    let entry = |i: usize| offset_entry_at(bytes, base_offset, i).unwrap_or(floor);
     let (mut lo, mut hi) = (0usize, n);
     while lo < hi {
         let m = lo + (hi - lo) / 2;
@@ -251,88 +243,6 @@ pub enum TimeEntryCheck {
     NoLog,
 }
 
-/// Check every offset-index entry against the log bytes, in one pass over the batches
-/// (entries are merge-joined by position, so memory stays that of the entries).
-pub fn verify_offset_entries(entries: &[OffsetPosition], log: Option<&[u8]>) -> Vec<OffsetEntryCheck> {
-    let Some(log) = log else { return vec![OffsetEntryCheck::NoLog; entries.len()] };
-    let mut order: Vec<usize> = (0..entries.len()).collect();
-    order.sort_by_key(|&i| entries[i].position);
-    let mut out = vec![OffsetEntryCheck::Mismatch { log_offset: None, batch_start: false }; entries.len()];
-    let mut k = 0;
-    for batch in crate::format::batch::BatchIter::new(log) {
-        while k < order.len() && entries[order[k]].position <= batch.position {
-            let e = entries[order[k]];
-            out[order[k]] = if e.position == batch.position && batch.last_offset() == e.offset {
-                OffsetEntryCheck::Matches
-            } else {
-                OffsetEntryCheck::Mismatch {
-                    log_offset: read_at(log, e.position).map(|b| b.last_offset()),
-                    batch_start: e.position == batch.position,
-                }
-            };
-            k += 1;
-        }
-    }
-    // Entries past the last whole batch.
-    for &i in &order[k..] {
-        let log_offset = read_at(log, entries[i].position).map(|b| b.last_offset());
-        out[i] = OffsetEntryCheck::Mismatch { log_offset, batch_start: false };
-    }
-    out
-}
-
-fn read_at(log: &[u8], position: u64) -> Option<crate::format::batch::RawBatch<'_>> {
-    let position = usize::try_from(position).ok().filter(|p| *p < log.len())?;
-    crate::format::batch::BatchIter::starting_at(log, position).next()
-}
-
-/// Check every time-index entry against the log bytes. Entries are expected in offset order;
-/// one that goes back restarts the scan, so a damaged index costs time, not correctness.
-/// Both the Kafka 3+ form (batch last offset) and the Kafka 2.x form (offset of the record
-/// holding the max timestamp, checked by decoding that batch) are accepted.
-pub fn verify_time_entries(entries: &[TimestampOffset], log: Option<&[u8]>) -> Vec<TimeEntryCheck> {
-    let Some(log) = log else { return vec![TimeEntryCheck::NoLog; entries.len()] };
-    let mut out = Vec::with_capacity(entries.len());
-    let mut iter = crate::format::batch::BatchIter::new(log);
-    let mut current = iter.next();
-    let mut previous: Option<TimestampOffset> = None;
-    for e in entries {
-        if previous.is_some_and(|p| e.offset < p.offset) {
-            iter = crate::format::batch::BatchIter::new(log);
-            current = iter.next();
-        }
-        while current.is_some_and(|b| b.last_offset() < e.offset) {
-            current = iter.next();
-        }
-        let check = match current {
-            None => TimeEntryCheck::NotFound { found_log_offset: None },
-            Some(b) if b.first_offset() > e.offset => {
-                TimeEntryCheck::NotFound { found_log_offset: Some(b.last_offset()) }
-            }
-            Some(b) if b.max_timestamp() != e.timestamp => {
-                TimeEntryCheck::TimestampMismatch { log_timestamp: b.max_timestamp() }
-            }
-            Some(_) if previous.is_some_and(|p| e.timestamp <= p.timestamp) => {
-                TimeEntryCheck::OutOfOrder { previous_timestamp: previous.map_or(-1, |p| p.timestamp) }
-            }
-            Some(b) if b.last_offset() == e.offset => TimeEntryCheck::MatchesBatch,
-            Some(b) => {
-                let record_ts = b.records().ok().and_then(|d| {
-                    d.decode().ok().and_then(|rs| rs.iter().find(|r| r.offset == e.offset).map(|r| r.timestamp))
-                });
-                match record_ts {
-                    Some(ts) if ts == e.timestamp => TimeEntryCheck::MatchesRecord,
-                    Some(ts) => TimeEntryCheck::TimestampMismatch { log_timestamp: ts },
-                    None => TimeEntryCheck::NotFound { found_log_offset: Some(b.last_offset()) },
-                }
-            }
-        };
-        out.push(check);
-        previous = Some(*e);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,10 +255,10 @@ mod tests {
             b.on_batch(i * 1000, 100 + i as i64, 1000 + i as i64, 1000);
         }
         b.finish_segment();
-        let offsets: Vec<_> = decode_offset_entries(&b.pending_offset_entries, 100).collect();
+        let offsets: Vec<_> = super::super::verify::read_offset_index(&b.pending_offset_entries, 100).entries;
         // bytes since last entry exceed 4096 at the batch starting at 5000 (5 batches before it).
         assert_eq!(offsets, vec![OffsetPosition { offset: 105, position: 5000 }]);
-        let times: Vec<_> = decode_time_entries(&b.pending_time_entries, 100).collect();
+        let times: Vec<_> = super::super::verify::read_time_index(&b.pending_time_entries, 100).entries;
         assert_eq!(
             times,
             vec![TimestampOffset { timestamp: 1005, offset: 105 }, TimestampOffset { timestamp: 1009, offset: 109 }]
@@ -370,66 +280,8 @@ mod tests {
         b.on_batch(160, 104, 501, 80);
         b.finish_segment();
         assert_eq!(
-            decode_time_entries(&b.pending_time_entries, 100).collect::<Vec<_>>(),
+            super::super::verify::read_time_index(&b.pending_time_entries, 100).entries,
             vec![TimestampOffset { timestamp: 501, offset: 104 }]
-        );
-    }
-
-    fn three_batches() -> (Vec<u8>, Vec<u64>) {
-        use crate::format::batch::{encode_batch, BatchSpec};
-        use crate::format::record::NewRecord;
-        let rec = |ts| NewRecord { timestamp: ts, key: None, value: Some(b"v".to_vec()), headers: vec![] };
-        let mut log = Vec::new();
-        let mut starts = Vec::new();
-        // offsets 0..=1 (max ts 20 at offset 0), 2..=4 (max ts 50 at offset 3), 5 (ts 60)
-        for (base, ts) in [(0i64, vec![20i64, 10]), (2, vec![30, 50, 40]), (5, vec![60])] {
-            starts.push(log.len() as u64);
-            let recs: Vec<_> = ts.into_iter().map(rec).collect();
-            log.extend(encode_batch(&BatchSpec::plain(base, 0), &recs));
-        }
-        (log, starts)
-    }
-
-    #[test]
-    fn offset_entries_are_checked_against_the_batches() {
-        let (log, starts) = three_batches();
-        let entries = [
-            OffsetPosition { offset: 4, position: starts[1] },
-            OffsetPosition { offset: 6, position: starts[2] },
-            OffsetPosition { offset: 5, position: starts[1] + 3 },
-            OffsetPosition { offset: 9, position: 100_000 },
-        ];
-        let got = verify_offset_entries(&entries, Some(&log));
-        assert_eq!(got[0], OffsetEntryCheck::Matches);
-        assert_eq!(got[1], OffsetEntryCheck::Mismatch { log_offset: Some(5), batch_start: true });
-        assert!(matches!(got[2], OffsetEntryCheck::Mismatch { batch_start: false, .. }));
-        assert_eq!(got[3], OffsetEntryCheck::Mismatch { log_offset: None, batch_start: false });
-        assert_eq!(verify_offset_entries(&entries[..1], None), vec![OffsetEntryCheck::NoLog]);
-    }
-
-    #[test]
-    fn time_entries_accept_the_batch_and_the_kafka_2x_record_form() {
-        let (log, _) = three_batches();
-        let t = |timestamp, offset| TimestampOffset { timestamp, offset };
-        // Kafka 3+: batch last offsets
-        let got = verify_time_entries(&[t(20, 1), t(50, 4), t(60, 5)], Some(&log));
-        assert_eq!(got, vec![TimeEntryCheck::MatchesBatch; 3]);
-        // Kafka 2.x: the record holding the max timestamp
-        let got = verify_time_entries(&[t(20, 0), t(50, 3), t(60, 5)], Some(&log));
-        assert_eq!(
-            got,
-            vec![TimeEntryCheck::MatchesRecord, TimeEntryCheck::MatchesRecord, TimeEntryCheck::MatchesBatch]
-        );
-        // wrong timestamps, a record whose own timestamp is not the max, order, and offsets past the log
-        let got = verify_time_entries(&[t(21, 1), t(50, 2), t(50, 4), t(70, 9)], Some(&log));
-        assert_eq!(
-            got,
-            vec![
-                TimeEntryCheck::TimestampMismatch { log_timestamp: 20 },
-                TimeEntryCheck::TimestampMismatch { log_timestamp: 30 },
-                TimeEntryCheck::OutOfOrder { previous_timestamp: 50 },
-                TimeEntryCheck::NotFound { found_log_offset: None },
-            ]
         );
     }
 

@@ -13,6 +13,7 @@ pub mod index;
 pub mod names;
 pub mod recovery;
 pub mod segment;
+pub mod verify;
 
 use crate::durable;
 use crate::error::{Error, IoContext, Result};
@@ -183,7 +184,7 @@ impl Log {
         }
         let tail = log_bytes.get(start..).unwrap_or(&[]);
         let ok = matches!(
-            index::verify_time_entries(&[entry], Some(tail)).first(),
+            verify::verify_index_entries(&[], &[entry], Some(tail)).1.first(),
             Some(index::TimeEntryCheck::MatchesBatch | index::TimeEntryCheck::MatchesRecord)
         );
         Ok(ok.then_some(entry))
@@ -480,6 +481,24 @@ impl Log {
         durable::sync_dir(&self.dir)
     }
 
+    /// The offset from which `truncate_to(target)` removes records: the base offset of the
+    /// batch holding `target` (a batch straddling the target goes whole), `target` itself when
+    /// it falls in a gap before the next batch or below the first offset, and the LEO when
+    /// nothing at or after `target` is below the LEO. Shared by the real truncation and
+    /// `recover --dry-run`, so that the dry run names the cut the real run makes.
+    pub fn cut_offset_for(&self, target: i64) -> Result<i64> {
+        if target >= self.log_end_offset {
+            return Ok(self.log_end_offset);
+        }
+        if self.first_offset().is_none_or(|f| target < f) {
+            return Ok(target);
+        }
+        let Some(loc) = self.locate(target)? else { return Ok(self.log_end_offset) };
+        let bytes = self.segments[loc.segment].read_log()?;
+        let base = BatchIter::starting_at(&bytes, loc.position as usize).next().map(|b| b.base_offset());
+        Ok(base.map_or(self.log_end_offset, |b| b.min(target)))
+    }
+
     /// `UnifiedLog.truncateTo(target)`: cut the log at the first batch whose lastOffset ≥
     /// `target` (so a batch straddling the target goes whole), delete later segments, drop
     /// index entries at or above it, and truncate the epoch cache from the new end. Returns
@@ -487,15 +506,19 @@ impl Log {
     pub fn truncate_to(&mut self, target: i64) -> Result<i64> {
         self.finish()?;
         self.writer = None;
-        if target >= self.log_end_offset {
+        let cut = self.cut_offset_for(target)?;
+        if cut >= self.log_end_offset {
             let leo = self.log_end_offset;
             self.update_epoch_cache(|c| c.truncate_from_end(leo))?;
             return Ok(leo);
         }
-        if self.first_offset().is_none_or(|f| target < f) {
-            return self.truncate_fully_and_start_at(target);
+        if self.first_offset().is_none_or(|f| cut < f) {
+            return self.truncate_fully_and_start_at(cut);
         }
-        let loc = self.locate(target)?.expect("a batch at or after the target below the LEO");
+        let Some(loc) = self.locate(cut)? else {
+            // `cut_offset_for` found a batch there; nothing is cut if it is gone.
+            return Ok(self.log_end_offset);
+        };
         for seg in self.segments.drain(loc.segment + 1..).collect::<Vec<_>>() {
             delete_segment_files(&seg)?;
         }
@@ -600,10 +623,10 @@ impl Log {
 /// the new end (`OffsetIndex.truncateTo`, `TimeIndex.truncateTo`).
 pub fn truncate_indexes(seg: &Segment, position: u64, end_offset: i64) -> Result<()> {
     truncate_index_file(&seg.index_path(), index::OFFSET_ENTRY_BYTES, |c| {
-        index::decode_offset_entries(c, seg.base_offset).next().is_some_and(|e| e.position < position)
+        index::offset_entry_at(c, seg.base_offset, 0).is_some_and(|e| e.position < position)
     })?;
     truncate_index_file(&seg.time_index_path(), index::TIME_ENTRY_BYTES, |c| {
-        index::decode_time_entries(c, seg.base_offset).next().is_some_and(|e| e.offset < end_offset)
+        index::time_entry_at(c, seg.base_offset, 0).is_some_and(|e| e.offset < end_offset)
     })
 }
 
@@ -619,12 +642,14 @@ fn truncate_index_file(path: &Path, entry_bytes: usize, keep: impl Fn(&[u8]) -> 
     Ok(())
 }
 
+/// Delete a segment's files, the `.log` last: a death part-way leaves either a whole segment
+/// or one without indexes (which the next load recovers), never index files without a log.
 fn delete_segment_files(seg: &Segment) -> Result<()> {
     for path in [
-        seg.log_path(),
-        seg.index_path(),
-        seg.time_index_path(),
         names::build_segment_path(&seg.dir, seg.base_offset, names::TXN_INDEX_SUFFIX),
+        seg.time_index_path(),
+        seg.index_path(),
+        seg.log_path(),
     ] {
         durable::remove_file(&path)?;
     }
@@ -643,4 +668,67 @@ fn delete_snapshots_above(dir: &Path, log_end_offset: i64) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::{encode_batch, BatchSpec};
+    use crate::format::record::NewRecord;
+
+    /// A log in `dir` holding batches 0..=2, 3..=4 and 5 (epoch 1, then 2 from offset 5).
+    fn three_batch_log(dir: &Path) -> Log {
+        let mut log = Log::open(dir, LogConfig::default(), 0).unwrap();
+        let rec = NewRecord { timestamp: 1, key: None, value: Some(b"v".to_vec()), headers: vec![] };
+        for (base, count, epoch) in [(0i64, 3usize, 1i32), (3, 2, 1), (5, 1, 2)] {
+            let bytes = encode_batch(&BatchSpec::plain(base, epoch), &vec![rec.clone(); count]);
+            let batch = BatchIter::new(&bytes).next().unwrap();
+            log.append_batch(batch).unwrap();
+        }
+        log.finish().unwrap();
+        log
+    }
+
+    #[test]
+    fn cut_offset_for_names_the_base_of_the_batch_holding_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        assert_eq!(log.log_end_offset(), 6);
+        let cuts: Vec<i64> = [0, 1, 2, 3, 4, 5, 6, 99].iter().map(|t| log.cut_offset_for(*t).unwrap()).collect();
+        assert_eq!(cuts, vec![0, 0, 0, 3, 3, 5, 6, 6]);
+    }
+
+    #[test]
+    fn truncate_to_cuts_where_cut_offset_for_says() {
+        for target in 0..=7 {
+            let dir = tempfile::tempdir().unwrap();
+            let mut log = three_batch_log(dir.path());
+            let predicted = log.cut_offset_for(target).unwrap();
+            assert_eq!(log.truncate_to(target).unwrap(), predicted, "target {target}");
+            assert_eq!(Log::open(dir.path(), LogConfig::default(), 0).unwrap().log_end_offset(), predicted);
+        }
+    }
+
+    #[test]
+    fn append_assigns_each_new_epoch_at_its_first_batch_and_writes_the_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let cache: Vec<(i32, i64)> =
+            log.epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
+        assert_eq!(cache, vec![(1, 0), (2, 5)]);
+        // The checkpoint on disk says the same (written synchronously on assign).
+        let on_disk = checkpoint::read_epoch_checkpoint(&dir.path().join(names::LEADER_EPOCH_CHECKPOINT)).unwrap();
+        assert_eq!(on_disk, cache);
+    }
+
+    #[test]
+    fn assign_epochs_from_tail_restores_an_epoch_the_cache_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = three_batch_log(dir.path());
+        log.update_epoch_cache(|c| c.clear()).unwrap();
+        let added = log.assign_epochs_from_tail().unwrap();
+        let pairs: Vec<(i32, i64)> = added.iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
+        assert_eq!(pairs, vec![(1, 0), (2, 5)]);
+        assert!(log.assign_epochs_from_tail().unwrap().is_empty(), "nothing more to add");
+    }
 }

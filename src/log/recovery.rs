@@ -1,12 +1,17 @@
 //! Local log recovery, as a broker does at start-up (Kafka `LogLoader.load`, `recoverLog`,
-//! `LogSegment.recover`; kafka-format.md §5).
+//! `LogSegment.recover`, `LocalLog.splitOverflowedSegment`; kafka-format.md §5).
 //!
 //! After an unclean stop every segment from the one holding the recovery point onward is
-//! scanned batch by batch (size and CRC, without decompressing); the first invalid batch and
-//! everything after it is cut, later segments are deleted, the indexes of scanned segments are
-//! rebuilt, epochs found in scanned batches above the cache's latest are assigned, and the
-//! cache is truncated to the new log end. After a clean stop nothing is scanned. A segment
-//! without `.index` is recovered in either case. The report lists every byte destroyed.
+//! scanned batch by batch (size and CRC, without decompressing). The first invalid batch and
+//! everything after it is cut; a batch whose last offset is outside its segment's 32-bit
+//! relative range splits the segment (and loading goes on with the pieces); an offset-index
+//! entry that would not increase empties the segment. Later segments are deleted before any
+//! cut, so a recovery killed at any moment is finished by the next one with the same result.
+//! The indexes of scanned segments are rebuilt, epochs found in scanned batches above the
+//! cache's latest are assigned, the cache is truncated to the new log end and producer
+//! snapshots above it are deleted. After a clean stop nothing is scanned. A segment without
+//! `.index` is recovered in either case. The dry run and the real run take the same decisions
+//! ([`scan_segment`]); the report lists every byte destroyed.
 
 use super::epoch_cache::EpochEntry;
 use super::index::{IndexBuilder, TIME_ENTRY_BYTES};
@@ -233,6 +238,9 @@ pub fn recover_log(
             let lowest = new_targets.iter().map(|t| t.base_offset).min();
             targets.extend(new_targets);
             targets.sort_by_key(|t| t.base_offset);
+            // A split that died after writing its pieces left them on disk already: they are
+            // the same files now, listed once.
+            targets.dedup_by(|x, y| x.base_offset == y.base_offset && x.range.is_none() && y.range.is_none());
             if let Some(low) = lowest {
                 i = i.min(targets.partition_point(|t| t.base_offset < low));
             }
@@ -418,12 +426,10 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             out.invalid_at = Some((batch.position, d.what));
             break;
         }
-        if !super::index::offset_fits_segment(base, batch.last_offset()) {
-            let why = format!(
-                "last offset {} is outside the segment's 32-bit relative range from base offset {base} \
-                 (LogSegmentOffsetOverflowException)",
-                batch.last_offset()
-            );
+        // The verifier's header rules, the offset overflow first (Kafka's order after the CRC).
+        let rules = super::verify::batch_rules(base, batch.base_offset(), batch.last_offset(), previous_last);
+        if let Some(rule @ super::verify::BatchRule::OffsetOverflow { .. }) = rules.first() {
+            let why = rule.describe(base);
             match split_pieces(bytes) {
                 Some(pieces) if pieces.len() > 1 || pieces.first().is_some_and(|p| p.base_offset != base) => {
                     let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
@@ -455,15 +461,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             emptied = true;
             break;
         }
-        let problem = if batch.base_offset() < base {
-            Some(format!("base offset {} is below the segment's base offset {base}", batch.base_offset()))
-        } else if batch.last_offset() < batch.base_offset() {
-            Some(format!("last offset {} is below base offset {}", batch.last_offset(), batch.base_offset()))
-        } else {
-            previous_last
-                .filter(|p| batch.base_offset() <= *p)
-                .map(|p| format!("offset {} does not follow the previous batch's last offset {p}", batch.base_offset()))
-        };
+        let problem = rules.first().map(|r| r.describe(base));
         if let Some(why) = problem {
             out.invalid_at = Some((batch.position, why));
             break;
@@ -521,4 +519,49 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     out.index_entries = (builder.pending_offset_entries.len() / 8) as u64;
     out.time_index_entries = (builder.pending_time_entries.len() / TIME_ENTRY_BYTES) as u64;
     Ok(SegmentScan { outcome: out, cut, builder, decision: Decision::Keep })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::{encode_batch, BatchSpec};
+    use crate::format::record::NewRecord;
+
+    fn log_of(bases: &[(i64, usize)]) -> (Vec<u8>, Vec<u64>) {
+        let rec = NewRecord { timestamp: 1, key: None, value: Some(b"v".to_vec()), headers: vec![] };
+        let mut bytes = Vec::new();
+        let mut starts = Vec::new();
+        for &(base, count) in bases {
+            starts.push(bytes.len() as u64);
+            bytes.extend(encode_batch(&BatchSpec::plain(base, 0), &vec![rec.clone(); count]));
+        }
+        (bytes, starts)
+    }
+
+    #[test]
+    fn a_split_starts_a_piece_at_each_batch_that_does_not_fit_the_current_one() {
+        let far = 6 + (1i64 << 32);
+        let (bytes, starts) = log_of(&[(6, 2), (far, 2), (10, 2), (12, 1)]);
+        let pieces = split_pieces(&bytes).unwrap();
+        let end = bytes.len() as u64;
+        assert_eq!(
+            pieces,
+            vec![
+                SplitPiece { base_offset: 6, start: 0, end: starts[1] },
+                SplitPiece { base_offset: far, start: starts[1], end: starts[2] },
+                SplitPiece { base_offset: 10, start: starts[2], end },
+            ]
+        );
+        // Every byte lands in exactly one piece (Kafka checks the sizes add up).
+        assert_eq!(pieces.iter().map(|p| p.end - p.start).sum::<u64>(), end);
+    }
+
+    #[test]
+    fn a_log_that_fits_its_first_base_is_one_piece() {
+        let (bytes, _) = log_of(&[(0, 3), (3, 1)]);
+        assert_eq!(
+            split_pieces(&bytes).unwrap(),
+            vec![SplitPiece { base_offset: 0, start: 0, end: bytes.len() as u64 }]
+        );
+    }
 }

@@ -2,7 +2,9 @@
 //! renderers the commands use, with the lab's path shown as `$LAB`), the replicas' state, and
 //! the closing contrast of the truncation modes.
 
-use super::{report, table, text, Settings};
+use super::palette::Tone;
+use super::table::{Col, Grid};
+use super::{report, text, Settings};
 use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, ReplicaState, Scenario};
 use crate::error::{IoContext, Result};
 use comfy_table::Cell;
@@ -56,7 +58,8 @@ impl<'o> DemoPrinter<'o> {
         if let Some(lab) = &self.lab {
             text = text.replace(&lab.display().to_string(), "$LAB");
         }
-        for line in text.lines() {
+        let width = self.settings.indented(4).width.unwrap_or(usize::MAX);
+        for line in text.lines().flat_map(|l| super::fit::wrap_line(l, width)) {
             writeln!(self.out, "    {line}").at("<stdout>", "write")?;
         }
         Ok(())
@@ -83,41 +86,48 @@ impl<'o> DemoPrinter<'o> {
         let p = self.settings.palette();
         writeln!(self.out, "\n{}", p.strong(&format!("== {}: what each truncation mode did ==", sc.name)))
             .at("<stdout>", "write")?;
-        let mut t = table::new_table(&self.settings, &["mode", "a's log", "b's log", "acked and lost", "diverged"]);
+        // The logs are the point of the contrast: they wrap rather than being elided.
+        let mut t = Grid::new(
+            &self.settings,
+            &[
+                Col::Flex("mode"),
+                Col::Flex("a's log"),
+                Col::Flex("b's log"),
+                Col::Flex("acked and lost"),
+                Col::Flex("diverged"),
+            ],
+        )
+        .wrapping();
         for o in outcomes {
             let log_of = |name: &str| {
                 o.finals.iter().find(|s| s.name == name).map_or("-".to_string(), |s| entries_text(&s.entries))
             };
             let lost = if o.acked_lost.is_empty() {
-                p.good("none")
+                p.cell("none", Tone::Good)
             } else {
-                p.bad(
-                    &o.acked_lost
+                p.cell(
+                    o.acked_lost
                         .iter()
                         .map(|e| format!("{} (offset {})", e.value, e.offset))
                         .collect::<Vec<_>>()
                         .join(", "),
+                    Tone::Bad,
                 )
             };
             let diverged = match o.first_divergent_offset {
-                Some(off) => p.bad(&format!("at offset {off}")),
-                None => p.good("no, logs agree"),
+                Some(off) => p.cell(format!("at offset {off}"), Tone::Bad),
+                None => p.cell("no, logs agree", Tone::Good),
             };
             let mode = o.mode.map_or("-".to_string(), |m| format!("{} ({})", m.name(), m.kafka_versions()));
-            t.add_row(vec![
-                Cell::new(mode),
-                Cell::new(log_of("a")),
-                Cell::new(log_of("b")),
-                Cell::new(lost),
-                Cell::new(diverged),
-            ]);
+            t.add(vec![Cell::new(mode), Cell::new(log_of("a")), Cell::new(log_of("b")), lost, diverged]);
         }
-        table::write_table(self.out, &t)
+        t.write(self.out)
     }
 
     pub fn event(&mut self, e: DemoEvent<'_>) -> Result<()> {
         let p = self.settings.palette();
-        let s = self.settings;
+        // Reports are shown indented: they are laid out to the width that is left.
+        let s = self.settings.indented(4);
         match e {
             DemoEvent::Scenario(sc, mode) => {
                 let lab = self.root.join(mode.map_or("run", |m| m.name()));

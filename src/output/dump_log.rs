@@ -126,6 +126,8 @@ impl<'o> DumpLog<'o> {
             DumpEvent::PartitionSummary(_) => {
                 Err(Error::Usage("the log-dir overview has no kafka-dump-log form; use the table or --json".into()))
             }
+            // kafka-dump-log reports what it cannot read on stderr.
+            DumpEvent::Problem { what, .. } => writeln!(self.err, "{what}").at("<stderr>", "write"),
             DumpEvent::Segment { path, base_offset } => {
                 self.start_file(path)?;
                 self.line(&format!("Log starting offset: {base_offset}"))

@@ -263,6 +263,7 @@ pub fn partition_summary_json(p: &PartitionSummary) -> Value {
         "latest_leader_epoch": p.latest_leader_epoch,
         "clean_shutdown": p.clean_shutdown,
         "error": p.error,
+        "on_disk": p.on_disk,
     })
 }
 
@@ -293,7 +294,7 @@ pub fn batch_json(b: &BatchRow) -> Value {
     })
 }
 
-fn line(out: &mut dyn Write, v: &impl Serialize) -> Result<()> {
+pub fn line(out: &mut dyn Write, v: &impl Serialize) -> Result<()> {
     serde_json::to_writer(&mut *out, v).map_err(|e| crate::error::Error::io("<stdout>", "write", e.into()))?;
     out.write_all(b"\n").at("<stdout>", "write")
 }
@@ -397,6 +398,9 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             }),
         ),
         DumpEvent::PartitionSummary(p) => line(out, &partition_summary_json(p)),
+        DumpEvent::Problem { path, what } => {
+            line(out, &json!({"type": "problem", "path": path.display().to_string(), "what": what}))
+        }
         DumpEvent::EpochEntry { leader_epoch, start_offset } => {
             line(out, &json!({"type": "epoch_entry", "leader_epoch": leader_epoch, "start_offset": start_offset}))
         }
@@ -407,13 +411,15 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
 }
 
 /// `check --json`: the replica line, one line per finding and note, then a summary line.
+/// A `finding` object.
+pub fn finding_json(f: &crate::commands::check::Finding) -> Value {
+    json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found})
+}
+
 pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {
     line(out, &replica_json(&r.summary))?;
     for f in &r.findings {
-        line(
-            out,
-            &json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what}),
-        )?;
+        line(out, &finding_json(f))?;
     }
     for n in &r.notes {
         line(out, &json!({"type": "note", "what": n}))?;

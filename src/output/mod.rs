@@ -1,9 +1,12 @@
 //! Renderers: reports and event streams in, text or JSON lines out, into any `Write`.
-//! Nothing here decides what is true about a log; it only shows it.
+//! Nothing here decides what is true about a log; it only shows it. Nothing here reads the
+//! command line or the environment either: `main` resolves [`Settings`] once.
 
+pub mod data_dir;
 pub mod demo;
 pub mod dump_log;
 pub mod explore;
+pub mod fit;
 pub mod json;
 pub mod palette;
 pub mod progress;
@@ -13,12 +16,14 @@ pub mod text;
 
 use palette::Palette;
 
-/// Output settings resolved once in `main`.
+/// Output settings resolved once in `main` (from `--color`, `NO_COLOR`, `COLUMNS` and whether
+/// stdout is a terminal).
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
     pub color: bool,
-    /// Whether stdout is a terminal (tables may then fit its width).
-    pub tty: bool,
+    /// The width text output is laid out to; `None` off a terminal (no wrapping, so the
+    /// layout never depends on where the output goes).
+    pub width: Option<usize>,
     /// Whether long work may show progress on stderr.
     pub progress: bool,
 }
@@ -27,23 +32,86 @@ impl Settings {
     pub fn palette(&self) -> Palette {
         Palette { enabled: self.color }
     }
+
+    /// The same settings for text shown `indent` columns in (the demo's indented reports).
+    pub fn indented(&self, indent: usize) -> Settings {
+        Settings { width: self.width.map(|w| w.saturating_sub(indent).max(fit::MIN_WIDTH)), ..*self }
+    }
 }
 
-/// Show bytes for people: UTF-8 text as is (control characters escaped), anything else as hex.
+/// Show bytes for people: printable UTF-8 text as is, anything else (binary, or text with
+/// control characters, like the keys of `__consumer_offsets`) as hex, so a table shows binary
+/// keys and values the same way.
 pub fn display_bytes(bytes: Option<&[u8]>, max_chars: usize) -> String {
     let Some(bytes) = bytes else { return "null".to_string() };
     let text = match std::str::from_utf8(bytes) {
         Ok("") => "\"\"".to_string(),
-        Ok(s) => s
-            .chars()
-            .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
-            .collect(),
-        Err(_) => format!("0x{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()),
+        Ok(s) if !s.chars().any(char::is_control) => s.to_string(),
+        _ => format!("0x{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()),
     };
     if text.chars().count() > max_chars {
         let cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
         format!("{cut}…")
     } else {
         text
+    }
+}
+
+/// A Kafka timestamp (ms since the Unix epoch) as UTC ISO 8601 with milliseconds,
+/// `2020-05-17T10:22:33.958Z`; Kafka's "no timestamp" (-1, `RecordBatch.NO_TIMESTAMP`) and
+/// anything outside years 0..=9999 stay the raw number.
+pub fn iso_timestamp(ms: i64) -> String {
+    // Years 0000..=9999 only, so the text keeps its fixed width.
+    const MIN: i64 = -62_167_219_200_000; // 0000-01-01T00:00:00Z
+    const MAX: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+    if !(MIN..=MAX).contains(&ms) || ms == -1 {
+        return ms.to_string();
+    }
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let (h, min, s, milli) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar (Howard
+/// Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_read_as_utc_iso_8601() {
+        assert_eq!(iso_timestamp(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_timestamp(1_589_710_953_958), "2020-05-17T10:22:33.958Z");
+        assert_eq!(iso_timestamp(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(iso_timestamp(-1), "-1");
+        assert_eq!(iso_timestamp(-2), "1969-12-31T23:59:59.998Z");
+        assert_eq!(iso_timestamp(i64::MAX), i64::MAX.to_string());
+        assert_eq!(iso_timestamp(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
+        assert_eq!(iso_timestamp(-62_167_219_200_000), "0000-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn binary_and_control_bytes_show_as_hex_text_as_is() {
+        assert_eq!(display_bytes(Some(b"hello"), 40), "hello");
+        assert_eq!(display_bytes(Some(&[0, 2, b'a']), 40), "0x000261");
+        assert_eq!(display_bytes(Some(&[0xff, 0x01]), 40), "0xff01");
+        assert_eq!(display_bytes(Some(b""), 40), "\"\"");
+        assert_eq!(display_bytes(None, 40), "null");
+        assert_eq!(display_bytes(Some(b"abcdef"), 4), "abc…");
     }
 }

@@ -1,12 +1,31 @@
 //! The one place colours are chosen. Colour is applied only when the settings say so (a
-//! terminal, no NO_COLOR, or `--color always`), never to JSON.
+//! terminal, no NO_COLOR, or `--color always`), never to JSON. Prose gets escape codes around
+//! its words; table cells get comfy-table's own styling, which is applied after the layout so
+//! escape codes never count as width.
 
+use comfy_table::{Attribute, Cell, Color};
 use owo_colors::OwoColorize;
+
+/// What a piece of output means, which decides its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    Good,
+    Bad,
+    Warn,
+    Dim,
+    Strong,
+    /// A leader epoch: each gets its own colour, so runs of one epoch stand out.
+    Epoch(i32),
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct Palette {
     pub enabled: bool,
 }
+
+/// The colour of each leader epoch, cycling.
+const EPOCH_COLORS: [Color; 6] = [Color::Cyan, Color::Magenta, Color::Blue, Color::Yellow, Color::Green, Color::Red];
 
 impl Palette {
     fn paint(&self, text: &str, f: impl Fn(&str) -> String) -> String {
@@ -43,6 +62,24 @@ impl Palette {
             3 => t.yellow().to_string(),
             4 => t.green().to_string(),
             _ => t.bright_red().to_string(),
+        }
+    }
+
+    /// A table cell holding `text` in `tone`, styled by comfy-table (plain when colour is off).
+    pub fn cell(&self, text: impl ToString, tone: Tone) -> Cell {
+        let cell = Cell::new(text.to_string());
+        if !self.enabled {
+            return cell;
+        }
+        match tone {
+            Tone::Plain => cell,
+            Tone::Good => cell.fg(Color::Green),
+            Tone::Bad => cell.fg(Color::Red).add_attribute(Attribute::Bold),
+            Tone::Warn => cell.fg(Color::Yellow),
+            Tone::Dim => cell.add_attribute(Attribute::Dim),
+            Tone::Strong => cell.add_attribute(Attribute::Bold),
+            Tone::Epoch(e) if e < 0 => cell,
+            Tone::Epoch(e) => cell.fg(EPOCH_COLORS[(e % 6) as usize]),
         }
     }
 }

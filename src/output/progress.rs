@@ -1,21 +1,10 @@
 //! Progress for long work, on stderr, only when stderr is a terminal (decided once in `main`).
-//! Commands report `(done, total)` through [`ProgressSink`]; this renderer rate-limits the
+//! Commands report `(done, total)` through [`ProgressSink`] (defined on the command side); this renderer rate-limits the
 //! updates and clears its line when the work ends, so stdout stays results only.
 
+pub use crate::commands::{NoProgress, ProgressSink};
 use std::io::Write;
 use std::time::{Duration, Instant};
-
-/// What a long-running command reports to.
-pub trait ProgressSink {
-    fn update(&mut self, done: u64, total: u64);
-}
-
-/// Reports nowhere (library callers, pipes).
-pub struct NoProgress;
-
-impl ProgressSink for NoProgress {
-    fn update(&mut self, _: u64, _: u64) {}
-}
 
 const EVERY: Duration = Duration::from_millis(100);
 

@@ -1,6 +1,8 @@
 //! Renderers of the recover and diff reports: text (a table of records) and one JSON document.
 
-use super::{display_bytes, table, Settings};
+use super::palette::Tone;
+use super::table::{self, Col, Grid};
+use super::{display_bytes, Settings};
 use crate::commands::diff::DiffReport;
 use crate::commands::recover::{FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
 use crate::error::{IoContext, Result};
@@ -64,15 +66,15 @@ pub fn recovery_json(r: &crate::log::recovery::RecoveryReport) -> Value {
     })
 }
 
-fn class_cell(settings: &Settings, row: &RecordRow) -> String {
+fn class_cell(settings: &Settings, row: &RecordRow) -> Cell {
     let p = settings.palette();
     match row.class {
-        RecordClass::Kept => p.good("kept"),
-        RecordClass::Diverged if row.acked => p.bad("DIVERGED (acked, lost from leader)"),
-        RecordClass::Diverged => p.bad("DIVERGED"),
-        RecordClass::TruncatedRefetchable => p.warn("truncated, refetchable"),
-        RecordClass::TruncatedLost => p.warn("truncated, lost"),
-        RecordClass::AckedLost => p.bad("ACKED LOST"),
+        RecordClass::Kept => p.cell("kept", Tone::Good),
+        RecordClass::Diverged if row.acked => p.cell("DIVERGED (acked, lost from leader)", Tone::Bad),
+        RecordClass::Diverged => p.cell("DIVERGED", Tone::Bad),
+        RecordClass::TruncatedRefetchable => p.cell("truncated, refetchable", Tone::Warn),
+        RecordClass::TruncatedLost => p.cell("truncated, lost", Tone::Warn),
+        RecordClass::AckedLost => p.cell("ACKED LOST", Tone::Bad),
     }
 }
 
@@ -152,22 +154,31 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         out!(out, "  ({} offsets before the window below are kept and not shown)", r.kept_below_window)?;
     }
     if !r.rows.is_empty() {
-        let mut t = table::new_table(settings, &["offset", "epoch", "follower record", "leader has", "fate"]);
+        let mut t = Grid::new(
+            settings,
+            &[
+                Col::Keep("offset"),
+                Col::Keep("epoch"),
+                Col::Flex("follower record"),
+                Col::Flex("leader has"),
+                Col::Flex("fate"),
+            ],
+        );
         for row in &r.rows {
             let leader = match &row.leader {
-                None => p.dim("nothing"),
-                Some(l) if l.same_batch(&row.follower) => p.dim("same"),
-                Some(l) => format!("{} (epoch {})", record_text(l), l.leader_epoch),
+                None => p.cell("nothing", Tone::Dim),
+                Some(l) if l.same_batch(&row.follower) => p.cell("same", Tone::Dim),
+                Some(l) => Cell::new(format!("{} (epoch {})", record_text(l), l.leader_epoch)),
             };
-            t.add_row(vec![
+            t.add(vec![
                 table::right(row.follower.offset),
-                table::right(p.epoch(row.follower.leader_epoch, &row.follower.leader_epoch.to_string())),
+                table::epoch_cell(&p, row.follower.leader_epoch),
                 Cell::new(record_text(&row.follower)),
-                Cell::new(leader),
-                Cell::new(class_cell(settings, row)),
+                leader,
+                class_cell(settings, row),
             ]);
         }
-        table::write_table(out, &t)?;
+        t.write(out)?;
         if r.rows_omitted > 0 {
             out!(out, "  ... {} more record(s) not shown (counted below)", r.rows_omitted)?;
         }
@@ -225,12 +236,22 @@ pub fn diff_json_value(d: &DiffOutcome) -> Value {
         "first_divergent_offset": d.first_divergent_offset,
         "identical": d.identical_up_to_shorter(),
         "ranges": d.ranges.iter().map(|r| json!({"kind": r.kind.name(), "first_offset": r.first_offset, "last_offset": r.last_offset, "records": r.record_count})).collect::<Vec<_>>(),
+        "undecodable": d.undecodable.iter().map(|(side, u)| json!({
+            "side": if *side == crate::replication::diff::Side::A { "a" } else { "b" },
+            "path": u.path.display().to_string(), "position": u.position,
+            "base_offset": u.base_offset, "last_offset": u.last_offset, "error": u.error,
+        })).collect::<Vec<_>>(),
     })
 }
 
 pub fn follower_json(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<()> {
+    writeln!(out, "{}", follower_json_value(r)).at("<stdout>", "write")
+}
+
+/// The `recover` document of one follower.
+pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
     let c = &r.counts;
-    let v = json!({
+    json!({
         "type": "recover",
         "mode": r.mode.name(),
         "dry_run": r.dry_run,
@@ -278,8 +299,7 @@ pub fn follower_json(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<(
             "records_copied": f.rounds.iter().map(|x| x.records_copied).sum::<u64>(),
         })),
         "after_catch_up": r.after_catch_up.as_ref().map(diff_json_value),
-    });
-    writeln!(out, "{v}").at("<stdout>", "write")
+    })
 }
 
 pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Result<()> {
@@ -289,24 +309,40 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
     for w in &r.warnings {
         out!(out, "{}: {w}", p.warn("warning"))?;
     }
-    let mut t = table::new_table(settings, &["offsets", "records", "A vs B"]);
+    let mut t = Grid::new(settings, &[Col::Keep("offsets"), Col::Keep("records"), Col::Keep("A vs B")]);
     for range in &r.outcome.ranges {
         let kind = match range.kind {
-            RangeKind::Agree => p.good("agree"),
-            RangeKind::Differ => p.bad("DIFFER"),
-            RangeKind::OnlyA => p.warn("only in A"),
-            RangeKind::OnlyB => p.warn("only in B"),
+            RangeKind::Agree => p.cell("agree", Tone::Good),
+            RangeKind::Differ => p.cell("DIFFER", Tone::Bad),
+            RangeKind::OnlyA => p.cell("only in A", Tone::Warn),
+            RangeKind::OnlyB => p.cell("only in B", Tone::Warn),
         };
-        t.add_row(vec![
+        t.add(vec![
             Cell::new(format!("{}..={}", range.first_offset, range.last_offset)),
             table::right(range.record_count),
-            Cell::new(kind),
+            kind,
         ]);
     }
-    if !r.outcome.ranges.is_empty() {
-        table::write_table(out, &t)?;
+    if !t.is_empty() {
+        t.write(out)?;
+    }
+    for (side, u) in &r.outcome.undecodable {
+        let side = if *side == crate::replication::diff::Side::A { "A" } else { "B" };
+        out!(
+            out,
+            "{} in {side}: {} at position {} (offsets {}..={}): {}",
+            p.bad("undecodable batch"),
+            u.path.display(),
+            u.position,
+            u.base_offset,
+            u.last_offset,
+            u.error
+        )?;
     }
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
+        (Some(o), None) if r.outcome.undecodable.iter().any(|(_, u)| u.base_offset == *o) => {
+            out!(out, "{} at offset {o}: a batch there does not decode", p.bad("first divergence"))
+        }
         (Some(o), Some((a, b))) => out!(
             out,
             "{} at offset {o}: A has {} (epoch {}), B has {} (epoch {})",

@@ -1,43 +1,190 @@
 //! Tables for people (comfy-table). Rows are buffered and flushed in chunks so that a dump of
 //! any size keeps constant memory; off a terminal the layout does not depend on its width.
 
-use super::{display_bytes, Settings};
+use super::palette::{Palette, Tone};
+use super::{display_bytes, iso_timestamp, Settings};
 use crate::commands::dump::{BatchRow, DumpEvent, EpochAgreement, EpochRow, ReplicaSummary};
 use crate::error::{IoContext, Result};
 use crate::format::control::{self, ControlRecord};
 use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
-use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
+use comfy_table::{presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Row, Table, Width};
 use std::io::Write;
 
 const CHUNK_ROWS: usize = 5000;
 const VALUE_CHARS: usize = 40;
 
-pub fn new_table(settings: &Settings, header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
-    t.remove_style(comfy_table::TableComponent::HorizontalLines);
-    t.remove_style(comfy_table::TableComponent::MiddleIntersections);
-    t.remove_style(comfy_table::TableComponent::LeftBorderIntersections);
-    t.remove_style(comfy_table::TableComponent::RightBorderIntersections);
-    if settings.tty {
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-    } else {
-        t.set_content_arrangement(ContentArrangement::Disabled);
+/// A column and how it gives way when the table is wider than the terminal.
+#[derive(Debug, Clone, Copy)]
+pub enum Col {
+    /// Numbers, timestamps, verdicts: never narrower than their widest value (the header
+    /// may wrap instead).
+    Keep(&'static str),
+    /// Keys, values, notes: shrink to what is left, long values elided with `…`.
+    Flex(&'static str),
+}
+
+impl Col {
+    fn name(&self) -> &'static str {
+        match self {
+            Col::Keep(n) | Col::Flex(n) => n,
+        }
     }
-    if !settings.color {
+}
+
+/// A table laid out to the settings' width: coloured through comfy-table's own styling (so
+/// escape codes never count as width), one line per row with long values elided (or, for
+/// [`Grid::wrapping`], wrapped at spaces), no trailing spaces. Off a terminal (no width) the
+/// columns are as wide as their content, so the layout never depends on the terminal.
+pub struct Grid {
+    table: Table,
+    cols: Vec<Col>,
+    /// The widest data cell of each column, in characters.
+    widths: Vec<usize>,
+    /// The longest word of each column's data, in characters.
+    words: Vec<usize>,
+    wrap: bool,
+    /// The width to fit, if any.
+    width: Option<usize>,
+}
+
+impl Grid {
+    pub fn new(settings: &Settings, cols: &[Col]) -> Grid {
+        let mut t = Table::new();
+        t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
+        t.remove_style(comfy_table::TableComponent::HorizontalLines);
+        t.remove_style(comfy_table::TableComponent::MiddleIntersections);
+        t.remove_style(comfy_table::TableComponent::LeftBorderIntersections);
+        t.remove_style(comfy_table::TableComponent::RightBorderIntersections);
+        // Never ask the terminal: the width and colour were decided once, in main.
         t.force_no_tty();
+        if settings.color {
+            t.enforce_styling();
+            t.style_text_only();
+        }
+        match settings.width {
+            Some(w) => {
+                t.set_content_arrangement(ContentArrangement::Dynamic);
+                t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
+            }
+            None => {
+                t.set_content_arrangement(ContentArrangement::Disabled);
+            }
+        }
+        t.set_truncation_indicator("…");
+        // Headers wrap at their spaces even where the values are cut at a character.
+        let mut header = Row::from(cols.iter().map(|c| Cell::new(c.name()).set_delimiter(' ')));
+        header.max_height(3);
+        t.set_header(header);
+        Grid {
+            table: t,
+            cols: cols.to_vec(),
+            widths: vec![0; cols.len()],
+            words: vec![0; cols.len()],
+            wrap: false,
+            width: settings.width,
+        }
     }
-    t.set_header(header.iter().map(Cell::new));
-    t
+
+    /// Cells wrap onto more lines (at spaces) instead of being elided.
+    pub fn wrapping(mut self) -> Grid {
+        self.wrap = true;
+        self
+    }
+
+    pub fn add(&mut self, cells: Vec<Cell>) {
+        for ((w, word), c) in self.widths.iter_mut().zip(self.words.iter_mut()).zip(&cells) {
+            let content = c.content();
+            *w = (*w).max(content.lines().map(|l| l.chars().count()).max().unwrap_or(0));
+            *word = (*word).max(content.split_whitespace().map(|x| x.chars().count()).max().unwrap_or(0));
+        }
+        let mut row = Row::from(cells);
+        if !self.wrap {
+            row.max_height(1);
+        }
+        self.table.add_row(row);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    pub fn write(&mut self, out: &mut dyn Write) -> Result<()> {
+        let widths = self.column_widths();
+        for (i, (c, w)) in self.cols.iter().zip(widths).enumerate() {
+            let Some(column) = self.table.column_mut(i) else { continue };
+            let fixed = |w: usize| Width::Fixed(u16::try_from(w).unwrap_or(u16::MAX));
+            match (c, w) {
+                (_, None) => column.set_constraint(ColumnConstraint::Hidden),
+                (Col::Keep(_), Some(w)) => column.set_constraint(ColumnConstraint::LowerBoundary(fixed(w))),
+                // Wrapped columns are left to comfy-table, which wraps them at spaces, but never
+                // narrower than their longest word, so no word is split.
+                (Col::Flex(name), Some(_)) if self.wrap => column.set_constraint(ColumnConstraint::LowerBoundary(
+                    fixed(self.words[i].max(name.split(' ').map(str::len).max().unwrap_or(0)) + 2),
+                )),
+                // A value is not prose: it is cut at a character, not at a word.
+                (Col::Flex(_), Some(w)) => {
+                    column.set_delimiter('\0').set_constraint(ColumnConstraint::Absolute(fixed(w)))
+                }
+            };
+        }
+        for line in self.table.lines() {
+            writeln!(out, "{}", line.trim_end()).at("<stdout>", "write")?;
+        }
+        Ok(())
+    }
+
+    /// Each column's width with its padding (`None`: not shown). A kept column is as wide as
+    /// its widest value and its header's longest word (the header wraps at its spaces). A
+    /// flexible column that is empty in every row (no record has headers, say) is not shown;
+    /// the others share what the kept ones leave: each gets what it needs if all fit, else
+    /// the narrowest are served first and the rest split what remains evenly.
+    fn column_widths(&self) -> Vec<Option<usize>> {
+        const PADDING: usize = 2;
+        const FLEX_MIN: usize = 3 + PADDING;
+        let longest_word = |name: &str| name.split(' ').map(str::len).max().unwrap_or(0);
+        let mut widths: Vec<Option<usize>> = self
+            .cols
+            .iter()
+            .zip(&self.widths)
+            .map(|(c, w)| match c {
+                Col::Flex(_) if *w == 0 => None,
+                Col::Keep(name) => Some((*w).max(longest_word(name)) + PADDING),
+                // A flexible column would like its whole header on one line.
+                Col::Flex(name) => Some((*w).max(name.len()) + PADDING),
+            })
+            .collect();
+        let Some(total) = self.width.filter(|_| !self.wrap) else { return widths };
+        let shown = widths.iter().flatten().count();
+        // One separator between columns; no outer borders.
+        let kept: usize =
+            self.cols.iter().zip(&widths).filter(|(c, _)| matches!(c, Col::Keep(_))).filter_map(|(_, w)| *w).sum();
+        let mut left = total.saturating_sub(kept + shown.saturating_sub(1));
+        let mut flex: Vec<usize> =
+            (0..self.cols.len()).filter(|i| matches!(self.cols[*i], Col::Flex(_)) && widths[*i].is_some()).collect();
+        flex.sort_by_key(|i| widths[*i]);
+        for (served, i) in flex.iter().enumerate() {
+            let share = left / (flex.len() - served);
+            let w = widths[*i].unwrap_or(0).min(share).max(FLEX_MIN);
+            widths[*i] = Some(w);
+            left = left.saturating_sub(w);
+        }
+        widths
+    }
 }
 
 pub fn right(text: impl ToString) -> Cell {
     Cell::new(text.to_string()).set_alignment(CellAlignment::Right)
 }
 
-pub fn write_table(out: &mut dyn Write, table: &Table) -> Result<()> {
-    writeln!(out, "{table}").at("<stdout>", "write")
+/// A right-aligned cell in a tone.
+pub fn right_in(p: &Palette, text: impl ToString, tone: Tone) -> Cell {
+    p.cell(text, tone).set_alignment(CellAlignment::Right)
+}
+
+/// A leader epoch, right-aligned, in its colour.
+pub fn epoch_cell(p: &Palette, leader_epoch: i32) -> Cell {
+    right_in(p, leader_epoch, Tone::Epoch(leader_epoch))
 }
 
 pub fn summary_lines(out: &mut dyn Write, s: &ReplicaSummary, settings: &Settings) -> Result<()> {
@@ -67,63 +214,73 @@ pub fn summary_lines(out: &mut dyn Write, s: &ReplicaSummary, settings: &Setting
 
 pub fn epochs_table(out: &mut dyn Write, rows: &[EpochRow], settings: &Settings) -> Result<()> {
     let p = settings.palette();
-    let mut t = new_table(settings, &["epoch", "start offset", "end offset", "records", "batch stamps"]);
+    let mut t = Grid::new(
+        settings,
+        &[
+            Col::Keep("epoch"),
+            Col::Keep("start offset"),
+            Col::Keep("end offset"),
+            Col::Keep("records"),
+            Col::Flex("batch stamps"),
+        ],
+    );
     for r in rows {
         let note = match r.agreement {
-            EpochAgreement::Agrees => p.good("agree"),
-            EpochAgreement::NoBatchesYet => p.dim("no batches yet (assigned at election)"),
+            EpochAgreement::Agrees => p.cell("agree", Tone::Good),
+            EpochAgreement::NoBatchesYet => p.cell("no batches yet (assigned at election)", Tone::Dim),
             EpochAgreement::StartDiffers { stamped_start_offset } => {
-                p.bad(&format!("DISAGREE: first stamped at {stamped_start_offset}"))
+                p.cell(format!("DISAGREE: first stamped at {stamped_start_offset}"), Tone::Bad)
             }
-            EpochAgreement::OnlyInCheckpoint => p.warn("no batch carries this epoch"),
-            EpochAgreement::OnlyInBatches => p.bad("DISAGREE: stamped on batches, missing from checkpoint"),
+            EpochAgreement::OnlyInCheckpoint => p.cell("no batch carries this epoch", Tone::Warn),
+            EpochAgreement::OnlyInBatches => p.cell("DISAGREE: stamped on batches, missing from checkpoint", Tone::Bad),
         };
-        t.add_row(vec![
-            right(p.epoch(r.leader_epoch, &r.leader_epoch.to_string())),
+        t.add(vec![
+            epoch_cell(&p, r.leader_epoch),
             right(r.start_offset),
             right(r.end_offset),
             right(r.record_count),
-            Cell::new(note),
+            note,
         ]);
     }
     if rows.is_empty() {
         writeln!(out, "epoch cache: empty").at("<stdout>", "write")?;
         return Ok(());
     }
-    write_table(out, &t)
+    t.write(out)
 }
 
 /// Streams dump events into chunked tables.
 pub struct DumpTable<'o> {
     out: &'o mut dyn Write,
     settings: Settings,
-    table: Option<Table>,
+    table: Option<Grid>,
     rows: usize,
     batches_only: bool,
+    /// Rows and lines shown about the subject so far, and what to say if there are none (an
+    /// empty file, or `--from` past the log end, must not end in silence).
+    items_shown: u64,
+    if_nothing: Option<String>,
+    /// Log-dir overview totals: partitions on disk, segments, bytes, partitions only listed.
+    overview: Option<(u64, u64, u64, u64)>,
 }
 
 impl<'o> DumpTable<'o> {
     pub fn new(out: &'o mut dyn Write, settings: Settings, batches_only: bool) -> Self {
-        DumpTable { out, settings, table: None, rows: 0, batches_only }
-    }
-
-    fn table(&mut self, header: &[&str]) -> &mut Table {
-        if self.table.is_none() {
-            self.table = Some(new_table(&self.settings, header));
-        }
-        self.table.as_mut().expect("table")
+        DumpTable { out, settings, table: None, rows: 0, batches_only, items_shown: 0, if_nothing: None, overview: None }
     }
 
     fn flush_table(&mut self) -> Result<()> {
-        if let Some(t) = self.table.take() {
-            write_table(self.out, &t)?;
+        if let Some(mut t) = self.table.take() {
+            t.write(self.out)?;
         }
         self.rows = 0;
         Ok(())
     }
 
-    fn row(&mut self, header: &[&str], cells: Vec<Cell>) -> Result<()> {
-        self.table(header).add_row(cells);
+    fn row(&mut self, header: &[Col], cells: Vec<Cell>) -> Result<()> {
+        let settings = self.settings;
+        self.table.get_or_insert_with(|| Grid::new(&settings, header)).add(cells);
+        self.items_shown += 1;
         self.rows += 1;
         if self.rows >= CHUNK_ROWS {
             self.flush_table()?;
@@ -133,34 +290,68 @@ impl<'o> DumpTable<'o> {
 
     fn crc_cell(&self, b: &BatchRow) -> Cell {
         let p = self.settings.palette();
-        Cell::new(if b.crc_valid { p.good("ok") } else { p.bad("BAD") })
+        if b.crc_valid {
+            p.cell("ok", Tone::Good)
+        } else {
+            p.cell("BAD", Tone::Bad)
+        }
     }
 
     /// A record's CRC: its batch's, and for a legacy message also its own CRC-32.
     fn record_crc_cell(&self, b: &BatchRow, r: &Record<'_>) -> Cell {
         let p = self.settings.palette();
         let valid = b.crc_valid && r.legacy.is_none_or(|l| l.crc_valid);
-        Cell::new(if valid { p.good("ok") } else { p.bad("BAD") })
+        if valid {
+            p.cell("ok", Tone::Good)
+        } else {
+            p.cell("BAD", Tone::Bad)
+        }
     }
 
     pub fn event(&mut self, event: DumpEvent<'_>) -> Result<()> {
         let p = self.settings.palette();
+        match &event {
+            DumpEvent::Replica(s) => {
+                let what = if self.batches_only { "batches" } else { "records" };
+                self.if_nothing = Some(format!(
+                    "no {what} to show (log start offset {}, LEO {})",
+                    s.log_start_offset, s.log_end_offset
+                ));
+            }
+            DumpEvent::Epochs(_) => self.if_nothing = None,
+            DumpEvent::File { path, .. } => self.if_nothing = Some(format!("{}: no entries", path.display())),
+            DumpEvent::Segment { path, .. } if self.if_nothing.is_none() => {
+                self.if_nothing = Some(format!("{}: no batches", path.display()));
+            }
+            DumpEvent::Undecodable(..) | DumpEvent::Trailing { .. } | DumpEvent::ProducerSnapshot(_) => {
+                self.items_shown += 1;
+            }
+            _ => {}
+        }
         match event {
             DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
+            DumpEvent::Problem { what, .. } => {
+                self.flush_table()?;
+                writeln!(self.out, "{} {what}", p.bad("problem")).at("<stdout>", "write")
+            }
             DumpEvent::Segment { path, .. } => {
                 self.flush_table()?;
                 writeln!(self.out, "{} {}", p.strong("segment"), path.display()).at("<stdout>", "write")
             }
             DumpEvent::Batch(b) if self.batches_only => {
+                let offsets = if b.base_offset == b.last_offset {
+                    b.base_offset.to_string()
+                } else {
+                    format!("{}..={}", b.base_offset, b.last_offset)
+                };
                 let cells = vec![
-                    right(b.base_offset),
-                    right(b.last_offset),
-                    right(p.epoch(b.partition_leader_epoch, &b.partition_leader_epoch.to_string())),
+                    right(offsets),
+                    epoch_cell(&p, b.partition_leader_epoch),
                     right(b.record_count),
                     right(b.position),
                     right(b.size_bytes),
-                    right(b.max_timestamp),
+                    right(iso_timestamp(b.max_timestamp)),
                     Cell::new(b.compression),
                     Cell::new(flags(b)),
                     Cell::new(producer(b)),
@@ -168,17 +359,16 @@ impl<'o> DumpTable<'o> {
                 ];
                 self.row(
                     &[
-                        "base offset",
-                        "last offset",
-                        "epoch",
-                        "records",
-                        "position",
-                        "bytes",
-                        "max timestamp",
-                        "codec",
-                        "flags",
-                        "producer",
-                        "crc",
+                        Col::Keep("offsets"),
+                        Col::Keep("epoch"),
+                        Col::Keep("recs"),
+                        Col::Keep("pos"),
+                        Col::Keep("bytes"),
+                        Col::Keep("max timestamp"),
+                        Col::Flex("codec"),
+                        Col::Flex("flags"),
+                        Col::Flex("producer"),
+                        Col::Keep("crc"),
                     ],
                     cells,
                 )
@@ -191,29 +381,36 @@ impl<'o> DumpTable<'o> {
                     .map(|h| format!("{}={}", display_bytes(Some(h.key), 16), display_bytes(h.value, 16)))
                     .collect::<Vec<_>>()
                     .join(" ");
+                let bytes_cell = |bytes: Option<&[u8]>| match bytes {
+                    None => p.cell("null", Tone::Dim),
+                    v => Cell::new(display_bytes(v, VALUE_CHARS)),
+                };
                 let (key, value) = if b.is_control {
-                    (p.dim("control"), control_text(r.key, r.value))
+                    (p.cell("control", Tone::Dim), Cell::new(control_text(r.key, r.value)))
                 } else {
-                    let key = match r.key {
-                        None => p.dim("null"),
-                        k => display_bytes(k, VALUE_CHARS),
-                    };
-                    let value = match r.value {
-                        None => p.dim("null"),
-                        v => display_bytes(v, VALUE_CHARS),
-                    };
-                    (key, value)
+                    (bytes_cell(r.key), bytes_cell(r.value))
                 };
                 let cells = vec![
                     right(r.offset),
-                    right(p.epoch(b.partition_leader_epoch, &b.partition_leader_epoch.to_string())),
-                    right(r.timestamp),
-                    Cell::new(key),
-                    Cell::new(value),
+                    epoch_cell(&p, b.partition_leader_epoch),
+                    right(iso_timestamp(r.timestamp)),
+                    key,
+                    value,
                     Cell::new(headers),
                     self.record_crc_cell(b, r),
                 ];
-                self.row(&["offset", "epoch", "timestamp", "key", "value", "headers", "crc"], cells)
+                self.row(
+                    &[
+                        Col::Keep("offset"),
+                        Col::Keep("epoch"),
+                        Col::Keep("timestamp"),
+                        Col::Flex("key"),
+                        Col::Flex("value"),
+                        Col::Flex("headers"),
+                        Col::Keep("crc"),
+                    ],
+                    cells,
+                )
             }
             DumpEvent::Undecodable(b, why) => {
                 self.flush_table()?;
@@ -240,40 +437,61 @@ impl<'o> DumpTable<'o> {
             DumpEvent::File { .. } => Ok(()),
             DumpEvent::IndexEntry { offset, position, check } => {
                 let verdict = match check {
-                    OffsetEntryCheck::Matches => p.good("ok"),
-                    OffsetEntryCheck::NoLog => p.warn("no .log beside the index"),
-                    OffsetEntryCheck::Mismatch { log_offset, batch_start } => p.bad(&format!(
-                        "MISMATCH: {}",
-                        match (log_offset, batch_start) {
-                            (Some(o), true) => format!("the batch at this position ends at offset {o}"),
-                            (Some(o), false) =>
-                                format!("not a batch start (bytes there frame as a batch ending at {o})"),
-                            (None, _) => "no batch at this position".to_string(),
-                        }
-                    )),
+                    OffsetEntryCheck::Matches => p.cell("ok", Tone::Good),
+                    OffsetEntryCheck::NoLog => p.cell("no .log beside the index", Tone::Warn),
+                    OffsetEntryCheck::Mismatch { log_offset, batch_start } => p.cell(
+                        format!(
+                            "MISMATCH: {}",
+                            match (log_offset, batch_start) {
+                                (Some(o), true) => format!("the batch at this position ends at offset {o}"),
+                                (Some(o), false) =>
+                                    format!("not a batch start (bytes there frame as a batch ending at {o})"),
+                                (None, _) => "no batch at this position".to_string(),
+                            }
+                        ),
+                        Tone::Bad,
+                    ),
                 };
-                self.row(&["offset", "position", "log"], vec![right(offset), right(position), Cell::new(verdict)])
+                self.row(
+                    &[Col::Keep("offset"), Col::Keep("position"), Col::Flex("log")],
+                    vec![right(offset), right(position), verdict],
+                )
             }
             DumpEvent::TimeIndexEntry { timestamp, offset, check } => {
                 let verdict = match check {
-                    TimeEntryCheck::MatchesBatch => p.good("ok (batch last offset)"),
-                    TimeEntryCheck::MatchesRecord => p.good("ok (record with the max timestamp, Kafka 2.x form)"),
-                    TimeEntryCheck::NoLog => p.warn("no .log beside the index"),
-                    TimeEntryCheck::TimestampMismatch { log_timestamp } => {
-                        p.bad(&format!("MISMATCH: the log has max timestamp {log_timestamp} there"))
+                    TimeEntryCheck::MatchesBatch => p.cell("ok (batch last offset)", Tone::Good),
+                    TimeEntryCheck::MatchesRecord => {
+                        p.cell("ok (record with the max timestamp, Kafka 2.x form)", Tone::Good)
                     }
-                    TimeEntryCheck::OutOfOrder { previous_timestamp } => {
-                        p.bad(&format!("OUT OF ORDER: not above the previous entry's {previous_timestamp}"))
-                    }
+                    TimeEntryCheck::NoLog => p.cell("no .log beside the index", Tone::Warn),
+                    TimeEntryCheck::TimestampMismatch { log_timestamp } => p.cell(
+                        format!("MISMATCH: the log has max timestamp {} there", iso_timestamp(log_timestamp)),
+                        Tone::Bad,
+                    ),
+                    TimeEntryCheck::OutOfOrder { previous_timestamp } => p.cell(
+                        format!("OUT OF ORDER: not above the previous entry's {}", iso_timestamp(previous_timestamp)),
+                        Tone::Bad,
+                    ),
                     TimeEntryCheck::NotFound { found_log_offset: Some(o) } => {
-                        p.bad(&format!("NOT FOUND: no batch holds it (next batch ends at {o})"))
+                        p.cell(format!("NOT FOUND: no batch holds it (next batch ends at {o})"), Tone::Bad)
                     }
-                    TimeEntryCheck::NotFound { found_log_offset: None } => p.bad("NOT FOUND: past the log end"),
+                    TimeEntryCheck::NotFound { found_log_offset: None } => {
+                        p.cell("NOT FOUND: past the log end", Tone::Bad)
+                    }
                 };
-                self.row(&["timestamp", "offset", "log"], vec![right(timestamp), right(offset), Cell::new(verdict)])
+                self.row(
+                    &[Col::Keep("timestamp"), Col::Keep("offset"), Col::Flex("log")],
+                    vec![right(iso_timestamp(timestamp)), right(offset), verdict],
+                )
             }
             DumpEvent::TxnIndexEntry(t) => self.row(
-                &["version", "producer id", "first offset", "last offset", "last stable offset"],
+                &[
+                    Col::Keep("version"),
+                    Col::Keep("producer id"),
+                    Col::Keep("first offset"),
+                    Col::Keep("last offset"),
+                    Col::Keep("last stable offset"),
+                ],
                 vec![
                     right(t.version),
                     right(t.producer_id),
@@ -299,25 +517,23 @@ impl<'o> DumpTable<'o> {
                 .at("<stdout>", "write")
             }
             DumpEvent::ProducerEntry(e) => self.row(
+                // Nine fields in seven columns (sequences first..last, offset with its delta),
+                // the transactional ones last and flexible, so the table fits 80 columns.
                 &[
-                    "producer id",
-                    "producer epoch",
-                    "first seq",
-                    "last seq",
-                    "last offset",
-                    "offset delta",
-                    "timestamp",
-                    "coordinator epoch",
-                    "txn first offset",
+                    Col::Keep("producer id"),
+                    Col::Keep("epoch"),
+                    Col::Keep("seqs"),
+                    Col::Keep("last offset (delta)"),
+                    Col::Keep("timestamp"),
+                    Col::Flex("coordinator epoch"),
+                    Col::Flex("txn first offset"),
                 ],
                 vec![
                     right(e.producer_id),
                     right(e.producer_epoch),
-                    right(e.first_sequence()),
-                    right(e.last_sequence),
-                    right(e.last_offset),
-                    right(e.offset_delta),
-                    right(e.timestamp),
+                    right(format!("{}..{}", e.first_sequence(), e.last_sequence)),
+                    right(format!("{} ({})", e.last_offset, e.offset_delta)),
+                    right(iso_timestamp(e.timestamp)),
                     right(e.coordinator_epoch),
                     right(if e.current_txn_first_offset >= 0 {
                         e.current_txn_first_offset.to_string()
@@ -327,18 +543,26 @@ impl<'o> DumpTable<'o> {
                 ],
             ),
             DumpEvent::PartitionSummary(s) => {
+                let t = self.overview.get_or_insert((0, 0, 0, 0));
+                *t = (
+                    t.0 + u64::from(s.on_disk),
+                    t.1 + s.segment_count as u64,
+                    t.2 + s.size_bytes,
+                    t.3 + u64::from(!s.on_disk),
+                );
                 let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
                 self.row(
+                    // Topic names run to 249 characters: the partition column gives way.
                     &[
-                        "partition",
-                        "segments",
-                        "bytes",
-                        "LEO",
-                        "HW",
-                        "recovery point",
-                        "latest epoch",
-                        "clean shutdown",
-                        "note",
+                        Col::Flex("partition"),
+                        Col::Keep("segs"),
+                        Col::Keep("bytes"),
+                        Col::Keep("LEO"),
+                        Col::Keep("HW"),
+                        Col::Keep("recovery point"),
+                        Col::Keep("epoch"),
+                        Col::Keep("clean stop"),
+                        Col::Flex("note"),
                     ],
                     vec![
                         Cell::new(&s.name),
@@ -347,24 +571,40 @@ impl<'o> DumpTable<'o> {
                         right(s.log_end_offset),
                         right(opt(s.high_watermark)),
                         right(opt(s.recovery_point)),
-                        right(s.latest_leader_epoch.map_or("-".to_string(), |e| p.epoch(e, &e.to_string()))),
+                        s.latest_leader_epoch.map_or_else(|| right("-"), |e| epoch_cell(&p, e)),
                         Cell::new(if s.clean_shutdown { "yes" } else { "no" }),
-                        Cell::new(s.error.as_deref().map(|e| p.bad(e)).unwrap_or_default()),
+                        match &s.error {
+                            Some(e) => p.cell(e, Tone::Bad),
+                            None => Cell::new(""),
+                        },
                     ],
                 )
             }
             DumpEvent::EpochEntry { leader_epoch, start_offset } => self.row(
-                &["epoch", "start offset"],
-                vec![right(p.epoch(leader_epoch, &leader_epoch.to_string())), right(start_offset)],
+                &[Col::Keep("epoch"), Col::Keep("start offset")],
+                vec![epoch_cell(&p, leader_epoch), right(start_offset)],
             ),
-            DumpEvent::OffsetEntry { topic, partition, offset } => {
-                self.row(&["topic", "partition", "offset"], vec![Cell::new(topic), right(partition), right(offset)])
-            }
+            DumpEvent::OffsetEntry { topic, partition, offset } => self.row(
+                &[Col::Flex("topic"), Col::Keep("partition"), Col::Keep("offset")],
+                vec![Cell::new(topic), right(partition), right(offset)],
+            ),
         }
     }
 
     pub fn finish(mut self) -> Result<()> {
-        self.flush_table()
+        self.flush_table()?;
+        if let Some((partitions, segments, bytes, listed)) = self.overview {
+            let listed = if listed > 0 { format!("; {listed} only in the checkpoints") } else { String::new() };
+            writeln!(self.out, "{partitions} partition(s) on disk, {segments} segment(s), {bytes} bytes{listed}")
+                .at("<stdout>", "write")?;
+        }
+        match self.if_nothing.take() {
+            Some(line) if self.items_shown == 0 => {
+                let p = self.settings.palette();
+                writeln!(self.out, "{}", p.dim(&line)).at("<stdout>", "write")
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -424,4 +664,56 @@ fn flags(b: &BatchRow) -> String {
         f.push("idempotent");
     }
     f.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::fit::{strip_escapes, visible_width};
+
+    fn render(color: bool, width: Option<usize>) -> String {
+        let settings = Settings { color, width, progress: false };
+        let p = settings.palette();
+        let mut g = Grid::new(
+            &settings,
+            &[Col::Keep("offset"), Col::Keep("epoch"), Col::Flex("key"), Col::Flex("value"), Col::Flex("headers")],
+        );
+        for i in 0..4i32 {
+            g.add(vec![
+                right(i64::from(i) * 1_000_000),
+                epoch_cell(&p, i),
+                p.cell("null", Tone::Dim),
+                p.cell("a value long enough to need cutting at any sane width".repeat(i as usize + 1), Tone::Good),
+                Cell::new(""),
+            ]);
+        }
+        let mut out = Vec::new();
+        g.write(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_coloured_table_fits_and_is_laid_out_as_the_plain_one() {
+        for width in [40, 60, 80, 110] {
+            let coloured = render(true, Some(width));
+            let plain = render(false, Some(width));
+            assert!(coloured.contains("\x1b["), "no colour");
+            assert_eq!(strip_escapes(&coloured), plain, "at {width}");
+            for line in coloured.lines() {
+                assert!(visible_width(line) <= width, "{width}: {line:?}");
+                assert_eq!(line, line.trim_end(), "trailing spaces");
+            }
+            // One line per row: values are elided, never wrapped; numbers are never cut.
+            assert_eq!(plain.lines().count(), 4 + 4, "{plain}");
+            assert!(plain.contains("3000000") && plain.contains('…'), "{plain}");
+            // The column empty in every row is not shown.
+            assert!(!plain.contains("headers"), "{plain}");
+        }
+    }
+
+    #[test]
+    fn off_a_terminal_columns_are_as_wide_as_their_content() {
+        let plain = render(false, None);
+        assert!(plain.contains(&"a value long enough to need cutting at any sane width".repeat(4)), "{plain}");
+    }
 }

@@ -16,8 +16,19 @@ macro_rules! out {
     };
 }
 
-pub fn created(out: &mut dyn Write, p: &ReplicaPaths) -> Result<()> {
-    out!(out, "created {} with partition {} (empty, LEO 0)", p.log_dir.display(), p.name())
+pub fn created(out: &mut dyn Write, r: &crate::commands::create::CreateReport) -> Result<()> {
+    let verb = if r.added_to_existing { "added to" } else { "created" };
+    match r.partitions.as_slice() {
+        [p] => out!(out, "{verb} {} with partition {} (empty, LEO 0)", r.log_dir.display(), p.name()),
+        ps => out!(
+            out,
+            "{verb} {} with {} partitions, {} to {} (empty, LEO 0)",
+            r.log_dir.display(),
+            ps.len(),
+            ps.first().map(ReplicaPaths::name).unwrap_or_default(),
+            ps.last().map(ReplicaPaths::name).unwrap_or_default()
+        ),
+    }
 }
 
 /// How a stopped replica came back up (printed by any mutating command that started it).
@@ -152,17 +163,22 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
     )
 }
 
+/// One finding as a line: `finding <path> at position <p> (offset <o>): <what>`.
+pub fn finding(p: &super::palette::Palette, f: &crate::commands::check::Finding) -> String {
+    let at = match (f.position, f.offset) {
+        (Some(pos), Some(o)) => format!(" at position {pos} (offset {o})"),
+        (Some(pos), None) => format!(" at position {pos}"),
+        (None, Some(o)) => format!(" (offset {o})"),
+        (None, None) => String::new(),
+    };
+    format!("{} {}{at}: {}", p.bad("finding"), f.path.display(), f.what)
+}
+
 pub fn check(out: &mut dyn Write, r: &CheckReport, settings: &Settings) -> Result<()> {
     let p = settings.palette();
     table::summary_lines(out, &r.summary, settings)?;
     for f in &r.findings {
-        let at = match (f.position, f.offset) {
-            (Some(pos), Some(o)) => format!(" at position {pos} (offset {o})"),
-            (Some(pos), None) => format!(" at position {pos}"),
-            (None, Some(o)) => format!(" (offset {o})"),
-            (None, None) => String::new(),
-        };
-        out!(out, "{} {}{at}: {}", p.bad("finding"), f.path.display(), f.what)?;
+        out!(out, "{}", finding(&p, f))?;
     }
     for n in &r.notes {
         out!(out, "{} {n}", p.warn("note"))?;

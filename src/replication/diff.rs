@@ -54,8 +54,26 @@ pub struct RecordCursor {
     end: i64,
     pending: VecDeque<OwnedRecord>,
     released: usize,
-    /// Batches whose records could not be decoded: (base offset, error).
-    pub undecodable: Vec<(i64, String)>,
+    /// Batches whose records could not be decoded, in the order met (never skipped silently:
+    /// [`diff_logs`] reports each as a difference).
+    pub undecodable: Vec<UndecodableBatch>,
+}
+
+/// A batch whose records a cursor could not decode: where it is and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndecodableBatch {
+    pub path: std::path::PathBuf,
+    pub position: u64,
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub error: String,
+}
+
+/// Which replica of a diff a batch belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
 }
 
 impl RecordCursor {
@@ -134,7 +152,13 @@ impl RecordCursor {
             });
             match decoded {
                 Ok(records) => self.pending.extend(records),
-                Err(e) => self.undecodable.push((batch.base_offset(), e.to_string())),
+                Err(e) => self.undecodable.push(UndecodableBatch {
+                    path: self.segments[self.segment].log_path(),
+                    position: batch.position,
+                    base_offset: batch.base_offset(),
+                    last_offset: batch.last_offset(),
+                    error: e.to_string(),
+                }),
             }
         }
     }
@@ -175,12 +199,16 @@ pub struct DiffOutcome {
     pub first_divergent_offset: Option<i64>,
     /// The first differing pair, for the report.
     pub first_difference: Option<(OwnedRecord, OwnedRecord)>,
+    /// Batches either side could not decode: each is a difference (its records cannot be
+    /// compared), reported with its file and byte position.
+    pub undecodable: Vec<(Side, UndecodableBatch)>,
 }
 
 impl DiffOutcome {
-    /// Identical up to the shorter log end (only-one-side tails are not divergence).
+    /// Identical up to the shorter log end (only-one-side tails are not divergence), with
+    /// every batch decoded.
     pub fn identical_up_to_shorter(&self) -> bool {
-        self.first_divergent_offset.is_none()
+        self.first_divergent_offset.is_none() && self.undecodable.is_empty()
     }
 }
 
@@ -191,7 +219,12 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
     let mut cb = RecordCursor::new(b, start, i64::MAX)?;
     let mut ra = ca.next_record()?;
     let mut rb = cb.next_record()?;
-    let mut out = DiffOutcome { ranges: Vec::new(), first_divergent_offset: None, first_difference: None };
+    let mut out = DiffOutcome {
+        ranges: Vec::new(),
+        first_divergent_offset: None,
+        first_difference: None,
+        undecodable: Vec::new(),
+    };
     let push = |out: &mut DiffOutcome, kind: RangeKind, offset: i64| match out.ranges.last_mut() {
         Some(r) if r.kind == kind => {
             r.last_offset = offset;
@@ -244,6 +277,16 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
             .iter()
             .find(|r| matches!(r.kind, RangeKind::OnlyA | RangeKind::OnlyB) && r.first_offset < shorter)
             .map(|r| r.first_offset);
+    }
+    // A batch that does not decode is never skipped silently: its records cannot be compared,
+    // so the logs are not known to agree from its first offset on.
+    out.undecodable.extend(ca.undecodable.drain(..).map(|u| (Side::A, u)));
+    out.undecodable.extend(cb.undecodable.drain(..).map(|u| (Side::B, u)));
+    if let Some(first) = out.undecodable.iter().map(|(_, u)| u.base_offset).min() {
+        if out.first_divergent_offset.is_none_or(|o| first < o) {
+            out.first_divergent_offset = Some(first);
+            out.first_difference = None;
+        }
     }
     Ok(out)
 }

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 pub fn klog() -> Command {
     let mut c = Command::cargo_bin("klog").expect("klog binary");
     c.env("NO_COLOR", "1");
+    // COLUMNS would wrap text output to its width even off a terminal.
+    c.env_remove("COLUMNS");
     c
 }
 
@@ -111,6 +113,25 @@ pub fn missing_input(what: &str, how_to_get_it: &str) {
         let _ =
             writeln!(std::io::stderr(), "klog tests: {what} is missing: the tests that need it skip ({how_to_get_it})");
     }
+}
+
+/// Every file and directory under `dir` with its bytes, `.lock` included: a refusal must not
+/// even leave a lock file behind.
+pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                out.insert(e.path(), None);
+                stack.push(e.path());
+            } else {
+                out.insert(e.path(), Some(std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    out
 }
 
 /// The broker-written log dirs, if present.

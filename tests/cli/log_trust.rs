@@ -202,17 +202,42 @@ fn recover_json(dir: &Path, dry_run: bool) -> serde_json::Value {
     v["recovery"].take()
 }
 
-#[test]
-fn a_base_offset_damaged_past_the_segment_range_splits_the_segment_as_kafka_does() {
-    let lab = Lab::new();
-    let r = lab.create("r", 0, &["--segment-bytes", "300"]);
+/// A replica whose segment 6 opens with a batch whose base offset was damaged to 6 + 2^32
+/// (the CRC does not cover it).
+fn overflowed_replica(lab: &Lab, name: &str) -> PathBuf {
+    let r = lab.create(name, 0, &["--segment-bytes", "300"]);
     ok(&["elect", s(&r)]);
     for i in 0..15 {
         ok(&["append", s(&r), &format!("a{i}"), &format!("b{i}")]);
     }
-    let segment = partition(&r).join("00000000000000000006.log");
-    // Offset 6 + 2^32: the CRC does not cover it.
-    set_base_offset(&segment, 0, 6 + (1 << 32));
+    set_base_offset(&partition(&r).join("00000000000000000006.log"), 0, 6 + (1 << 32));
+    r
+}
+
+#[test]
+fn a_split_that_died_after_writing_its_pieces_ends_as_an_uninterrupted_one() {
+    let lab = Lab::new();
+    let r = overflowed_replica(&lab, "r");
+    ok(&["crash", s(&r)]);
+    let done = lab.path("done");
+    copy_tree(&r, &done);
+    ok(&["recover", s(&done)]);
+    // The pieces are on disk, the overflowed segment is still whole.
+    for piece in ["00000000000000000008.log", "00000000004294967302.log"] {
+        fs::copy(partition(&done).join(piece), partition(&r).join(piece)).unwrap();
+    }
+    ok(&["recover", s(&r)]);
+    assert_eq!(
+        logs(&r).iter().map(|p| p.file_name()).collect::<Vec<_>>(),
+        logs(&done).iter().map(|p| p.file_name()).collect::<Vec<_>>()
+    );
+    assert_eq!(records(&r), records(&done));
+}
+
+#[test]
+fn a_base_offset_damaged_past_the_segment_range_splits_the_segment_as_kafka_does() {
+    let lab = Lab::new();
+    let r = overflowed_replica(&lab, "r");
     let (code, out) = check(&r);
     assert_eq!(code, 1, "{out}");
     assert!(
@@ -299,4 +324,62 @@ fn checkpoint_findings_carry_the_byte_position_of_their_line() {
     // "0\n2\nother 0 7\n" (14 bytes) precede the partition's line.
     assert!(out.contains("replication-offset-checkpoint at position 14 (offset 50): high watermark 50"), "{out}");
     assert!(out.contains("recovery-point-offset-checkpoint at position 14 (offset 50): recovery point 50"), "{out}");
+}
+
+#[test]
+fn diff_reports_a_batch_it_cannot_decode_with_its_file_and_position() {
+    let lab = Lab::new();
+    let a = lab.create("a", 0, &[]);
+    ok(&["elect", s(&a)]);
+    ok(&["append", s(&a), "x", "y"]);
+    ok(&["append", s(&a), "z"]);
+    ok(&["stop", s(&a)]);
+    let b = lab.path("b");
+    copy_tree(&a, &b);
+    // The same damage on both sides: the second batch claims 1000 records (bytes 57..61).
+    let first_batch_bytes = {
+        let bytes = fs::read(partition(&a).join("00000000000000000000.log")).unwrap();
+        // baseOffset (8 bytes) and batchLength (4 bytes) precede batchLength bytes.
+        12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize
+    };
+    for dir in [&a, &b] {
+        let log = partition(dir).join("00000000000000000000.log");
+        let mut bytes = fs::read(&log).unwrap();
+        bytes[first_batch_bytes + 57..first_batch_bytes + 61].copy_from_slice(&1000i32.to_be_bytes());
+        fs::write(&log, bytes).unwrap();
+    }
+    let (out, _) = code(&["diff", s(&a), s(&b)], 1);
+    assert!(
+        out.contains(&format!("00000000000000000000.log at position {first_batch_bytes} (offsets 2..=2)")),
+        "{out}"
+    );
+    assert!(out.contains("first divergence at offset 2: a batch there does not decode"), "{out}");
+    let json = json_lines(&code(&["diff", s(&a), s(&b), "--json"], 1).0);
+    let undecodable = json[0]["undecodable"].as_array().unwrap();
+    assert_eq!(undecodable.len(), 2, "one per side");
+    assert_eq!(undecodable[0]["position"], first_batch_bytes as u64);
+}
+
+#[test]
+fn an_index_entry_naming_the_wrong_offset_is_a_finding_with_expected_and_found() {
+    let lab = Lab::new();
+    let r = lab.create("r", 0, &["--index-interval-bytes", "100"]);
+    ok(&["elect", s(&r)]);
+    for i in 0..6 {
+        ok(&["append", s(&r), &format!("a{i}"), &format!("b{i}")]);
+    }
+    let path = partition(&r).join("00000000000000000000.index");
+    let mut index = fs::read(&path).unwrap();
+    assert!(index.len() >= 8, "an index entry");
+    let named = i32::from_be_bytes(index[0..4].try_into().unwrap());
+    index[0..4].copy_from_slice(&(named + 1).to_be_bytes());
+    fs::write(&path, index).unwrap();
+    let json = json_lines(&code(&["check", s(&r), "--json"], 1).0);
+    let findings: Vec<_> = json.iter().filter(|v| v["type"] == "finding").collect();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let f = findings[0];
+    assert!(f["path"].as_str().unwrap().ends_with("00000000000000000000.index"));
+    assert_eq!(f["position"], 0);
+    assert_eq!(f["expected"], named.to_string());
+    assert_eq!(f["found"], (named + 1).to_string());
 }

@@ -278,6 +278,10 @@ fn malformed_checkpoints_are_findings_for_readers_and_refusals_for_writers() {
         // Readers show what they can: the log is still dumped, and check names the file.
         let out = ok(&["dump", s(&b), "--json"]);
         assert_eq!(json_lines(&out).iter().filter(|v| v["type"] == "record").count(), 1, "{text:?}");
+        let problem = json_lines(&out).into_iter().find(|v| v["type"] == "problem").expect("the bad file is named");
+        assert!(problem["what"].as_str().unwrap().contains(what), "{problem}");
+        let table = ok(&["dump", s(&b)]);
+        assert!(table.contains("problem") && table.contains("replication-offset-checkpoint"), "{table}");
         let (out, _) = code(&["check", s(&b)], 1);
         assert!(out.contains("replication-offset-checkpoint") && out.contains(what), "{text:?}: {out}");
         // Writers refuse, and change nothing.

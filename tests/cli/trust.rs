@@ -4,27 +4,6 @@
 
 use crate::common::*;
 use std::fs;
-use std::path::Path;
-
-/// The whole tree under `dir`, `.lock` included (a refusal must not even leave a lock file).
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            let p = e.path();
-            if e.file_type().unwrap().is_dir() {
-                out.push((p.display().to_string() + "/", Vec::new()));
-                stack.push(p);
-            } else {
-                out.push((p.display().to_string(), fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// A copy of one real broker dir in a temp dir, if `../shared/kafka-real` is there.
 fn broker_copy(lab: &Lab, name: &str) -> Option<std::path::PathBuf> {
@@ -269,4 +248,37 @@ fn replicas_of_different_topics_or_clusters_never_replicate() {
     let (_, err) = code(&["fetch", "--leader", s(&b), s(&a)], 2);
     assert!(err.contains("different clusters"), "{err}");
     assert_eq!(tree(lab.dir.path()), before);
+}
+
+#[test]
+fn a_dry_run_predicts_the_cut_the_real_truncation_makes_when_a_batch_straddles_the_target() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    ok(&["elect", s(&b), "--isr", s(&a)]);
+    ok(&["append", s(&b), "m0", "m1"]);
+    ok(&["fetch", "--leader", s(&b), s(&a), "--rounds", "3"]);
+    // Offsets 2..=5 in one batch; A fetches it, its HW stays at 2 while B's moves on.
+    ok(&["append", s(&b), "m2", "m3", "m4", "m5"]);
+    ok(&["fetch", "--leader", s(&b), s(&a), "--rounds", "2"]);
+    ok(&["crash", s(&a), "--hw", "4"]); // a HW inside the batch 2..=5
+    let dry = json_lines(&ok(&["recover", s(&a), "--leader", s(&b), "--mode", "hw", "--dry-run", "--json"]));
+    let real = json_lines(&ok(&["recover", s(&a), "--leader", s(&b), "--mode", "hw", "--json"]));
+    let (dry, real) = (dry.last().unwrap(), real.last().unwrap());
+    assert_eq!(dry["truncation_offset"], 4);
+    assert_eq!(dry["cut_offset"], 2, "the batch 2..=5 straddles 4 and goes whole");
+    assert_eq!(dry["cut_offset"], real["cut_offset"]);
+    assert_eq!(real["follower_log_end_offset_after"], 2);
+}
+
+#[test]
+fn a_negative_high_watermark_in_the_checkpoint_is_a_finding_with_its_position() {
+    let lab = Lab::new();
+    let b = lab.create("b", 1, &[]);
+    ok(&["elect", s(&b)]);
+    ok(&["append", s(&b), "x"]);
+    ok(&["stop", s(&b)]);
+    fs::write(b.join("replication-offset-checkpoint"), "0\n1\ndemo 0 -5\n").unwrap();
+    let (out, _) = code(&["check", s(&b)], 1);
+    assert!(out.contains("high watermark -5 is negative") && out.contains("at position 4"), "{out}");
 }

@@ -1,0 +1,204 @@
+//! The binary's dispatch: each subcommand's request (built in `cli.rs`) goes to its command,
+//! and the report to its renderer. Text goes through [`Fit`] so that every line fits the
+//! width resolved in `main`; JSON and Kafka's dump-log lines are never wrapped. Nothing here
+//! reads the command line or the environment: `main` passes what it resolved.
+
+use klog::cli::{Command, DumpFormat, Env, GenerateCommand, Outcome};
+use klog::commands::{self, data_dir, dump::DumpEvent, recover::RecoverReport, NoProgress, ProgressSink};
+use klog::error::{IoContext, Result};
+use klog::output::{self, fit::Fit};
+use klog::output::{dump_log::DumpLog, json, progress::Progress, report, table::DumpTable, text, Settings};
+use std::io::{self, Write};
+
+/// Progress on stderr when it is a terminal, else nowhere.
+fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box<dyn ProgressSink> {
+    if settings.progress {
+        Box::new(Progress::new(io::stderr(), label, unit))
+    } else {
+        Box::new(NoProgress)
+    }
+}
+
+/// Run one command, writing its results to `out`.
+pub fn run(command: Command, settings: &Settings, env: &Env, out: &mut dyn Write) -> Result<Outcome> {
+    let mut fit = Fit::new(&mut *out, settings.width);
+    let outcome = run_into(command, settings, env, &mut fit)?;
+    fit.flush().at("<stdout>", "write")?;
+    Ok(outcome)
+}
+
+/// `text` is the wrapping writer; `raw()` reaches the writer under it for JSON and Kafka lines.
+fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mut dyn Write>) -> Result<Outcome> {
+    match command {
+        Command::Create(a) => {
+            let paths = commands::create::run(&(&a).into())?;
+            text::created(text, &paths)?;
+        }
+        Command::Elect(a) => {
+            let report = commands::elect::run(&(&a).into())?;
+            text::elected(text, &report, settings)?;
+        }
+        Command::Append(a) => {
+            let req = a.request(&mut io::stdin().lock(), commands::now_ms())?;
+            let report = commands::append::run(req, &mut *progress(settings, "append", "records"))?;
+            text::appended(text, &a.target.dir.display().to_string(), &report, settings)?;
+        }
+        Command::Dump(a) => dump(&a, settings, text)?,
+        Command::Check(a) if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) => {
+            let report = data_dir::check_data_dir(&a.target.dir)?;
+            if a.json {
+                output::data_dir::check_json(text.raw(), &report)?;
+            } else {
+                output::data_dir::check_text(text, &report, settings)?;
+            }
+            return Ok(Outcome::findings_if(!report.is_clean()));
+        }
+        Command::Check(a) => {
+            let report = commands::check::run(
+                &a.target.dir,
+                a.target.partition.as_deref(),
+                &mut *progress(settings, "check", "bytes"),
+            )?;
+            if a.json {
+                json::check_report(text.raw(), &report)?;
+            } else {
+                text::check(text, &report, settings)?;
+            }
+            return Ok(Outcome::findings_if(!report.is_clean()));
+        }
+        Command::Fetch(a) => {
+            let report = commands::fetch::run(&(&a).into())?;
+            if a.json {
+                json::fetch_rounds(text.raw(), &report)?;
+            } else {
+                text::fetch_rounds(text, &report, &a.follower.display().to_string(), settings)?;
+            }
+            return Ok(Outcome::findings_if(report.stuck()));
+        }
+        Command::Flush(t) => {
+            let report = commands::flush::run(&t.dir, t.partition.as_deref())?;
+            text::flushed(text, &t.dir.display().to_string(), &report, settings)?;
+        }
+        Command::Stop(t) => {
+            let report = commands::stop::run(&t.dir, t.partition.as_deref())?;
+            text::stopped(text, &t.dir.display().to_string(), &report, settings)?;
+        }
+        Command::Crash(a) => {
+            let report = klog::crash::crash(&a.target.dir, a.target.partition.as_deref(), &(&a).into())?;
+            text::crashed(text, &report, settings)?;
+        }
+        Command::Recover(a) if a.dry_run && a.partition.is_none() && data_dir::holds_several_partitions(&a.dir) => {
+            let dir = a.dir.display().to_string();
+            match &a.leader {
+                Some(leader) => {
+                    let mode = a.mode.unwrap_or(klog::cli::ModeArg::Kip279).into();
+                    let plan = data_dir::restart_plan(leader, &a.dir, mode, i64::from(a.context))?;
+                    if a.json {
+                        output::data_dir::plan_json(text.raw(), &plan)?;
+                    } else {
+                        output::data_dir::plan_text(text, &plan, settings)?;
+                    }
+                }
+                None => {
+                    let forecast = data_dir::local_forecast(&a.dir)?;
+                    if a.json {
+                        output::data_dir::forecast_json(text.raw(), &dir, &forecast)?;
+                    } else {
+                        output::data_dir::forecast_text(text, &dir, &forecast, settings)?;
+                    }
+                }
+            }
+        }
+        Command::Recover(a) => match (commands::recover::run(&(&a).into())?, a.json) {
+            (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
+            (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
+            (RecoverReport::Follower(r), false) => report::follower_text(text, &r, settings)?,
+            (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
+        },
+        Command::Diff(a)
+            if a.partition.is_none()
+                && data_dir::holds_several_partitions(&a.a)
+                && data_dir::holds_several_partitions(&a.b) =>
+        {
+            let report = data_dir::diff_data_dirs(&a.a, &a.b)?;
+            if a.json {
+                output::data_dir::diff_json(text.raw(), &report)?;
+            } else {
+                output::data_dir::diff_text(text, &report, settings)?;
+            }
+            return Ok(Outcome::findings_if(report.differs()));
+        }
+        Command::Diff(a) => {
+            let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref())?;
+            if a.json {
+                report::diff_json(text.raw(), &report)?;
+            } else {
+                report::diff_text(text, &report, settings)?;
+            }
+            return Ok(Outcome::findings_if(!report.outcome.identical_up_to_shorter()));
+        }
+        Command::Generate(GenerateCommand::Man { dir }) => {
+            for name in klog::generate::write_man_pages(&dir)? {
+                writeln!(text.raw(), "{}", dir.join(name).display()).at("<stdout>", "write")?;
+            }
+        }
+        Command::Generate(GenerateCommand::Completions { shell }) => {
+            klog::generate::write_completions(shell, text.raw())?;
+        }
+        Command::Demo(a) => {
+            let (root, temp) = a.lab(&env.temp_dir);
+            let req = a.request(&root)?;
+            let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone());
+            let result = commands::demo::run(&req, &mut |e| printer.event(e));
+            if temp && !a.keep {
+                let _ = std::fs::remove_dir_all(&root);
+            } else if temp {
+                writeln!(text, "\nkept {}", root.display()).at("<stdout>", "write")?;
+            }
+            result?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Write>) -> Result<()> {
+    let req = a.into();
+    // Progress in bytes of the replica's segments, from the batches going by.
+    let mut bar = progress(settings, "dump", "bytes");
+    let (mut total, mut before, mut segment_end) = (0u64, 0u64, 0u64);
+    let mut track = |e: &DumpEvent<'_>| match e {
+        DumpEvent::Replica(s) => (total, before, segment_end) = (s.size_bytes, 0, 0),
+        DumpEvent::Segment { .. } => (before, segment_end) = (before + segment_end, 0),
+        DumpEvent::Batch(b) => {
+            segment_end = b.position + b.size_bytes;
+            bar.update(before + segment_end, total);
+        }
+        _ => {}
+    };
+    match a.format() {
+        DumpFormat::Json => {
+            let out = text.raw();
+            commands::dump::run(&req, &mut |e| {
+                track(&e);
+                json::dump_event(out, e)
+            })
+        }
+        DumpFormat::Table => {
+            let mut t = DumpTable::new(text, *settings, a.batches);
+            commands::dump::run(&req, &mut |e| {
+                track(&e);
+                t.event(e)
+            })?;
+            t.finish()
+        }
+        DumpFormat::Kafka => {
+            let mut err = io::stderr().lock();
+            let mut d = DumpLog::new(text.raw(), &mut err);
+            commands::dump::run(&req, &mut |e| {
+                track(&e);
+                d.event(e)
+            })?;
+            d.finish()
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Renderers of the data-dir reports (`check`, `diff` and `recover --dry-run` over every
+//! partition of a broker's log dir): one table row per partition, then what needs a closer
+//! look, then totals; JSON as one object per partition and one summary object.
+
+use super::json::{finding_json, line};
+use super::palette::Tone;
+use super::table::{right, Col, Grid};
+use super::{report, text, Settings};
+use crate::commands::data_dir::{DataDirCheck, DataDirDiff, PartitionOutcome, RestartPlan};
+use crate::commands::recover::LocalRecoverReport;
+use crate::error::{IoContext, Result};
+use comfy_table::Cell;
+use serde_json::json;
+use std::io::Write;
+
+macro_rules! out {
+    ($out:expr, $($arg:tt)*) => {
+        writeln!($out, $($arg)*).at("<stdout>", "write")
+    };
+}
+
+pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    out!(out, "log dir {}: {} partition(s)", r.dir, r.partitions.len())?;
+    for f in &r.dir_findings {
+        out!(out, "{}", text::finding(&p, f))?;
+    }
+    let mut t = Grid::new(
+        settings,
+        &[
+            Col::Flex("partition"),
+            Col::Keep("segments"),
+            Col::Keep("records"),
+            Col::Keep("LEO"),
+            Col::Keep("HW"),
+            Col::Keep("verdict"),
+        ],
+    );
+    let (mut segments, mut records, mut bytes, mut findings) = (0usize, 0u64, 0u64, 0usize);
+    for part in &r.partitions {
+        match &part.outcome {
+            Ok(c) => {
+                segments += c.segment_count;
+                records += c.record_count;
+                bytes += c.bytes_checked;
+                findings += c.findings.len();
+                let verdict = if c.is_clean() {
+                    p.cell("clean", Tone::Good)
+                } else {
+                    p.cell(format!("{} finding(s)", c.findings.len()), Tone::Bad)
+                };
+                t.add(vec![
+                    Cell::new(&part.partition),
+                    right(c.segment_count),
+                    right(c.record_count),
+                    right(c.summary.log_end_offset),
+                    right(c.summary.high_watermark),
+                    verdict,
+                ]);
+            }
+            Err(why) => t.add(vec![
+                Cell::new(&part.partition),
+                right("-"),
+                right("-"),
+                right("-"),
+                right("-"),
+                p.cell(format!("unreadable: {why}"), Tone::Bad),
+            ]),
+        }
+    }
+    if !t.is_empty() {
+        t.write(out)?;
+    }
+    for part in &r.partitions {
+        if let Ok(c) = &part.outcome {
+            for f in &c.findings {
+                out!(out, "{}", text::finding(&p, f))?;
+            }
+        }
+    }
+    for n in &r.notes {
+        out!(out, "{} {n}", p.warn("note"))?;
+    }
+    let bad = r.partitions.iter().filter(|x| x.outcome.as_ref().map_or(true, |c| !c.is_clean())).count();
+    let verdict = if r.is_clean() {
+        p.good("clean")
+    } else {
+        p.bad(&format!(
+            "{} finding(s) in {bad} partition(s), {} in the log dir's own files",
+            findings,
+            r.dir_findings.len()
+        ))
+    };
+    out!(
+        out,
+        "checked {} partition(s), {segments} segment(s), {records} record(s), {bytes} bytes: {verdict}",
+        r.partitions.len()
+    )
+}
+
+pub fn check_json(out: &mut dyn Write, r: &DataDirCheck) -> Result<()> {
+    for f in &r.dir_findings {
+        line(out, &finding_json(f))?;
+    }
+    for part in &r.partitions {
+        let v = match &part.outcome {
+            Ok(c) => json!({
+                "type": "partition_check",
+                "partition": part.partition,
+                "clean": c.is_clean(),
+                "log_end_offset": c.summary.log_end_offset,
+                "high_watermark": c.summary.high_watermark,
+                "segments": c.segment_count,
+                "batches": c.batch_count,
+                "records": c.record_count,
+                "bytes": c.bytes_checked,
+                "findings": c.findings.iter().map(finding_json).collect::<Vec<_>>(),
+                "notes": c.notes,
+            }),
+            Err(why) => json!({"type": "partition_check", "partition": part.partition, "clean": false, "error": why}),
+        };
+        line(out, &v)?;
+    }
+    for n in &r.notes {
+        line(out, &json!({"type": "note", "what": n}))?;
+    }
+    line(
+        out,
+        &json!({
+            "type": "summary",
+            "dir": r.dir,
+            "clean": r.is_clean(),
+            "partitions": r.partitions.len(),
+            "partitions_with_findings": r.partitions.iter().filter(|x| x.outcome.as_ref().map_or(true, |c| !c.is_clean())).count(),
+            "dir_findings": r.dir_findings.len(),
+        }),
+    )
+}
+
+pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    out!(
+        out,
+        "restart plan: {} as a follower of {} under {} ({}), DRY RUN: nothing changed",
+        r.follower_dir,
+        r.leader_dir,
+        r.mode.name(),
+        r.mode.kafka_versions()
+    )?;
+    let mut t = Grid::new(
+        settings,
+        &[
+            Col::Flex("partition"),
+            Col::Keep("leader epoch"),
+            Col::Keep("LEO"),
+            Col::Keep("cut to"),
+            Col::Keep("removed"),
+            Col::Keep("acked lost"),
+            Col::Keep("diverged"),
+            Col::Flex("note"),
+        ],
+    );
+    for part in &r.partitions {
+        match &part.outcome {
+            Ok(f) => {
+                let removed = f.follower_view.log_end_offset - f.cut_offset.min(f.follower_view.log_end_offset);
+                let lost = f.counts.acked_lost + f.counts.diverged_acked;
+                let note = match f.first_divergent_offset {
+                    Some(o) => format!("diverges at {o}"),
+                    None => String::new(),
+                };
+                t.add(vec![
+                    Cell::new(&part.partition),
+                    right(f.leader_epoch),
+                    right(f.follower_view.log_end_offset),
+                    right(f.cut_offset),
+                    right(removed),
+                    if lost > 0 { p.cell(lost, Tone::Bad) } else { right(lost) },
+                    if f.counts.diverged > 0 { p.cell(f.counts.diverged, Tone::Bad) } else { right(0) },
+                    Cell::new(note),
+                ]);
+            }
+            Err(why) => t.add(vec![
+                Cell::new(&part.partition),
+                right("-"),
+                right("-"),
+                right("-"),
+                right("-"),
+                right("-"),
+                right("-"),
+                p.cell(format!("refused: {why}"), Tone::Warn),
+            ]),
+        }
+    }
+    if !t.is_empty() {
+        t.write(out)?;
+    }
+    for (name, side) in &r.one_side {
+        out!(out, "{} {name}: only the {side} holds it", p.warn("note"))?;
+    }
+    let planned = r.partitions.iter().filter(|x| x.outcome.is_ok()).count();
+    out!(
+        out,
+        "summary: {planned} partition(s) planned, {} refused; {} acked record(s) would be lost",
+        r.partitions.len() - planned,
+        r.acked_lost()
+    )
+}
+
+pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
+    for part in &r.partitions {
+        let v = match &part.outcome {
+            Ok(f) => {
+                let mut v = report::follower_json_value(f);
+                v["partition"] = json!(part.partition);
+                v
+            }
+            Err(why) => json!({"type": "recover", "partition": part.partition, "refused": why}),
+        };
+        line(out, &v)?;
+    }
+    line(
+        out,
+        &json!({
+            "type": "summary",
+            "mode": r.mode.name(),
+            "leader": r.leader_dir,
+            "follower": r.follower_dir,
+            "partitions": r.partitions.len(),
+            "refused": r.partitions.iter().filter(|x| x.outcome.is_err()).count(),
+            "acked_lost": r.acked_lost(),
+            "only_leader": r.one_side.iter().filter(|(_, s)| *s == "leader").map(|(n, _)| n).collect::<Vec<_>>(),
+            "only_follower": r.one_side.iter().filter(|(_, s)| *s == "follower").map(|(n, _)| n).collect::<Vec<_>>(),
+        }),
+    )
+}
+
+pub fn forecast_text(
+    out: &mut dyn Write,
+    dir: &str,
+    r: &[PartitionOutcome<LocalRecoverReport>],
+    settings: &Settings,
+) -> Result<()> {
+    let p = settings.palette();
+    out!(out, "local restart forecast for {dir}: what a broker's loader would scan and cut, DRY RUN: nothing changed")?;
+    let mut t = Grid::new(
+        settings,
+        &[
+            Col::Flex("partition"),
+            Col::Keep("scanned"),
+            Col::Keep("LEO before"),
+            Col::Keep("LEO after"),
+            Col::Keep("bytes cut"),
+            Col::Flex("note"),
+        ],
+    );
+    let (mut cut_total, mut touched) = (0u64, 0usize);
+    for part in r {
+        match &part.outcome {
+            Ok(l) => match &l.recovery {
+                Some(rec) => {
+                    let cut = rec.bytes_cut();
+                    cut_total += cut;
+                    let note = if rec.clean_shutdown && rec.segments.is_empty() {
+                        "clean shutdown: no scan".to_string()
+                    } else if !rec.deleted_segments.is_empty() {
+                        format!("{} later segment(s) deleted", rec.deleted_segments.len())
+                    } else {
+                        String::new()
+                    };
+                    if cut > 0 {
+                        touched += 1;
+                    }
+                    t.add(vec![
+                        Cell::new(&part.partition),
+                        right(rec.segments.len()),
+                        right(rec.log_end_offset_before),
+                        right(rec.log_end_offset_after),
+                        if cut > 0 { p.cell(cut, Tone::Bad) } else { right(0) },
+                        Cell::new(note),
+                    ]);
+                }
+                None => t.add(vec![
+                    Cell::new(&part.partition),
+                    right(0),
+                    right("-"),
+                    right("-"),
+                    right(0),
+                    Cell::new("running: nothing to recover"),
+                ]),
+            },
+            Err(why) => t.add(vec![
+                Cell::new(&part.partition),
+                right("-"),
+                right("-"),
+                right("-"),
+                right("-"),
+                p.cell(format!("unreadable: {why}"), Tone::Bad),
+            ]),
+        }
+    }
+    if !t.is_empty() {
+        t.write(out)?;
+    }
+    out!(out, "summary: {} partition(s); {touched} would be cut, {cut_total} bytes in all", r.len())
+}
+
+pub fn forecast_json(out: &mut dyn Write, dir: &str, r: &[PartitionOutcome<LocalRecoverReport>]) -> Result<()> {
+    for part in r {
+        let v = match &part.outcome {
+            Ok(l) => json!({
+                "type": "local_recovery",
+                "partition": part.partition,
+                "dry_run": true,
+                "was_running": l.was_running,
+                "recovery": l.recovery.as_ref().map(report::recovery_json),
+            }),
+            Err(why) => json!({"type": "local_recovery", "partition": part.partition, "error": why}),
+        };
+        line(out, &v)?;
+    }
+    let cut: u64 = r.iter().filter_map(|x| x.outcome.as_ref().ok()?.recovery.as_ref()).map(|rec| rec.bytes_cut()).sum();
+    line(out, &json!({"type": "summary", "dir": dir, "partitions": r.len(), "bytes_cut": cut}))
+}
+
+pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    out!(out, "A {}", r.a)?;
+    out!(out, "B {}", r.b)?;
+    for w in &r.warnings {
+        out!(out, "{}: {w}", p.warn("warning"))?;
+    }
+    let mut t = Grid::new(settings, &[Col::Flex("partition"), Col::Flex("A vs B")]);
+    for part in &r.partitions {
+        let verdict = match &part.outcome {
+            Ok(d) => match d.first_divergent_offset {
+                Some(o) => p.cell(format!("diverges at offset {o}"), Tone::Bad),
+                None if d.identical_up_to_shorter() => p.cell("identical up to the shorter log end", Tone::Good),
+                None => p.cell("differs", Tone::Bad),
+            },
+            Err(why) => p.cell(format!("unreadable: {why}"), Tone::Bad),
+        };
+        t.add(vec![Cell::new(&part.partition), verdict]);
+    }
+    for (name, side) in &r.one_side {
+        t.add(vec![Cell::new(name), p.cell(format!("only in {side}"), Tone::Warn)]);
+    }
+    if !t.is_empty() {
+        t.write(out)?;
+    }
+    let diverging =
+        r.partitions.iter().filter(|x| x.outcome.as_ref().map_or(true, |d| !d.identical_up_to_shorter())).count();
+    out!(
+        out,
+        "summary: {} partition(s) in both, {diverging} differ; {} in one only",
+        r.partitions.len(),
+        r.one_side.len()
+    )
+}
+
+pub fn diff_json(out: &mut dyn Write, r: &DataDirDiff) -> Result<()> {
+    for part in &r.partitions {
+        let v = match &part.outcome {
+            Ok(d) => {
+                let mut v = report::diff_json_value(d);
+                v["type"] = json!("partition_diff");
+                v["partition"] = json!(part.partition);
+                v
+            }
+            Err(why) => json!({"type": "partition_diff", "partition": part.partition, "error": why}),
+        };
+        line(out, &v)?;
+    }
+    for (name, side) in &r.one_side {
+        line(out, &json!({"type": "partition_diff", "partition": name, "only_in": side}))?;
+    }
+    line(out, &json!({"type": "summary", "a": r.a, "b": r.b, "differs": r.differs(), "warnings": r.warnings}))
+}

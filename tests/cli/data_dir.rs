@@ -1,0 +1,138 @@
+//! Whole broker data dirs: `create --partitions`, and `check`, `diff` and `recover --dry-run`
+//! over every partition at once, each answer the same as the per-partition runs.
+
+use crate::common::*;
+
+/// Two brokers `l` and `f` holding partitions t-0..t-(n-1), replicated from `l`; then partitions
+/// 5..=9 fail over to `f` (epoch 1, where `f` takes `y` that `l` never fetches) and back to `l`
+/// (epoch 2, `z`), and `l` takes an unreplicated `m3` in partitions 0..=4.
+fn two_brokers(lab: &Lab, n: usize) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (l, f) = (lab.path("l"), lab.path("f"));
+    let count = n.to_string();
+    ok(&["create", s(&l), "--topic", "t", "--partitions", &count, "--replica-id", "1"]);
+    ok(&["create", s(&f), "--topic", "t", "--partitions", &count, "--replica-id", "2"]);
+    for p in 0..n {
+        let name = format!("t-{p}");
+        ok(&["elect", s(&l), "--partition", &name, "--isr", s(&f)]);
+        ok(&["append", s(&l), "--partition", &name, "m1", "m2", "--timestamp", "1000"]);
+        ok(&["fetch", "--leader", s(&l), s(&f), "--partition", &name, "--rounds", "3"]);
+    }
+    for p in 0..5 {
+        ok(&["append", s(&l), "--partition", &format!("t-{p}"), "m3", "--timestamp", "2000"]);
+    }
+    for p in 5..10 {
+        let name = format!("t-{p}");
+        ok(&["elect", s(&f), "--partition", &name, "--epoch", "1", "--isr", s(&l)]);
+        ok(&["append", s(&f), "--partition", &name, "y", "--timestamp", "3000"]);
+        ok(&["elect", s(&l), "--partition", &name, "--epoch", "2", "--isr", s(&f)]);
+        ok(&["append", s(&l), "--partition", &name, "z", "--timestamp", "4000"]);
+    }
+    (l, f)
+}
+
+fn plans_by_partition(json: &str) -> Vec<serde_json::Value> {
+    json_lines(json).into_iter().filter(|v| v["type"] == "recover").collect()
+}
+
+#[test]
+fn a_restart_plan_over_two_data_dirs_matches_the_per_partition_runs() {
+    let lab = Lab::new();
+    let (l, f) = two_brokers(&lab, 50);
+    let before = tree(lab.dir.path());
+    for mode in ["hw", "kip279"] {
+        let out = ok(&["recover", s(&f), "--leader", s(&l), "--mode", mode, "--dry-run", "--json"]);
+        let plans = plans_by_partition(&out);
+        assert_eq!(plans.len(), 50, "one plan per partition");
+        for (i, plan) in plans.iter().enumerate() {
+            let name = format!("t-{i}");
+            assert_eq!(plan["partition"], name.as_str(), "natural order");
+            // Every failed-over partition, and a sample of the rest, against its own run.
+            if i >= 10 && i % 8 != 0 {
+                continue;
+            }
+            let single = json_lines(&ok(&[
+                "recover",
+                s(&f),
+                "--partition",
+                &name,
+                "--leader",
+                s(&l),
+                "--mode",
+                mode,
+                "--dry-run",
+                "--json",
+            ]));
+            let single = single.last().unwrap();
+            for field in ["truncation_offset", "cut_offset", "summary", "round_trips"] {
+                assert_eq!(plan[field], single[field], "{mode} {name} {field}");
+            }
+        }
+        // Partitions 5..=9 diverge on f (y at offset 2, epoch 1): every mode cuts it.
+        for plan in &plans[5..10] {
+            assert_eq!(plan["cut_offset"], 2, "{mode}: {plan}");
+            assert_eq!(plan["summary"]["truncated_lost"], 1, "{mode}");
+        }
+        let text = ok(&["recover", s(&f), "--leader", s(&l), "--mode", mode, "--dry-run"]);
+        assert!(text.contains("50 partition(s) planned"), "{text}");
+    }
+    assert_eq!(tree(lab.dir.path()), before, "a dry run writes nothing");
+}
+
+#[test]
+fn check_and_diff_cover_every_partition_of_a_data_dir() {
+    let lab = Lab::new();
+    let (l, f) = two_brokers(&lab, 12);
+    let out = ok(&["check", s(&l)]);
+    assert!(out.contains("checked 12 partition(s)") && out.contains(": clean"), "{out}");
+    let summary = json_lines(&ok(&["check", s(&l), "--json"])).pop().unwrap();
+    assert_eq!(summary["partitions"], 12);
+    // Damage one partition: check names it first, exits 1.
+    let seg = l.join("t-7/00000000000000000000.log");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    bytes[70] ^= 0xff;
+    std::fs::write(&seg, bytes).unwrap();
+    let (out, _) = code(&["check", s(&l)], 1);
+    let first_row = out.lines().find(|l| l.trim_start().starts_with("t-")).unwrap();
+    assert!(first_row.contains("t-7") && first_row.contains("finding"), "findings first: {out}");
+    assert!(out.contains(&format!("{}", seg.display())), "{out}");
+    // diff pairs partitions by name: 0..=4 (m3 only on l) and 5..=9 differ.
+    let (out, _) = code(&["diff", s(&l), s(&f), "--json"], 1);
+    let diverging: Vec<String> = json_lines(&out)
+        .into_iter()
+        .filter(|v| v["type"] == "partition_diff" && v["identical"] == false)
+        .map(|v| v["partition"].as_str().unwrap().to_string())
+        .collect();
+    assert!(diverging.iter().any(|p| p == "t-7"), "{diverging:?}");
+}
+
+#[test]
+fn create_adds_partitions_only_to_a_klog_log_dir_and_refuses_a_clash() {
+    let lab = Lab::new();
+    let d = lab.path("d");
+    ok(&["create", s(&d), "--topic", "t", "--partitions", "3", "--replica-id", "4"]);
+    let out = ok(&["create", s(&d), "--topic", "u", "--partition", "7"]);
+    assert!(out.contains("added to"), "{out}");
+    assert!(d.join("u-7/00000000000000000000.log").exists());
+    let before = tree(&d);
+    let (_, err) = code(&["create", s(&d), "--topic", "t", "--partition", "2"], 2);
+    assert!(err.contains("exists already"), "{err}");
+    let (_, err) = code(&["create", s(&d), "--topic", "v", "--replica-id", "5"], 2);
+    assert!(err.contains("is replica 4"), "{err}");
+    assert_eq!(tree(&d), before);
+    ok(&["check", s(&d)]);
+}
+
+#[test]
+fn the_real_broker_dirs_check_clean_with_missing_partitions_noted_and_diff_warns_about_cluster_ids() {
+    let Some(root) = kafka_real() else { return };
+    for name in ["zk-broker-2020", "zk-broker-2021", "kraft-broker-2026"] {
+        let out = ok(&["check", s(&root.join(name))]);
+        assert!(out.contains(": clean"), "{name}: {out}");
+        let n = std::fs::read_dir(root.join(name)).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count();
+        assert!(out.contains(&format!("checked {n} partition(s)")), "{name}: {out}");
+    }
+    let out = ok(&["check", s(&root.join("kraft-broker-2026"))]);
+    assert!(out.contains("__consumer_offsets-14 is listed in replication-offset-checkpoint"), "{out}");
+    let (out, _) = code(&["diff", s(&root.join("zk-broker-2020")), s(&root.join("zk-broker-2021"))], 1);
+    assert!(out.contains("warning:") && out.contains("cluster.id"), "{out}");
+}

@@ -1,0 +1,131 @@
+//! Golden text output: one session through every subcommand (and three demos), run in a temp
+//! dir with relative paths, fixed timestamps, `NO_COLOR` and a fixed width of 80 columns, each
+//! step compared with its file under `tests/golden/`. Re-bless with `KLOG_BLESS=1 cargo test
+//! --test cli -- golden::`, then read the diff: the files are the output users see.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The records' timestamp: 2020-05-17T10:22:33.958Z.
+const TS: &str = "1589710953958";
+
+/// One step: golden file name, arguments, standard input, expected exit code.
+struct Step {
+    name: &'static str,
+    args: &'static [&'static str],
+    stdin: &'static [u8],
+    code: i32,
+}
+
+const fn step(name: &'static str, args: &'static [&'static str], code: i32) -> Step {
+    Step { name, args, stdin: b"", code }
+}
+
+const SESSION: &[Step] = &[
+    step("create", &["create", "a", "--replica-id", "1"], 0),
+    step("create-b", &["create", "b", "--replica-id", "2", "--segment-bytes", "300"], 0),
+    step("elect", &["elect", "b", "--isr", "a"], 0),
+    step("append", &["append", "b", "m1", "m2", "--key", "user-7", "--header", "trace=abc", "--timestamp", TS], 0),
+    Step {
+        name: "append-stdin",
+        args: &["append", "b", "--stdin", "--timestamp", TS],
+        // Control bytes but no NUL, so that git still diffs the golden files as text.
+        stdin: b"plain text\n\x01\x02binary\n",
+        code: 0,
+    },
+    step("fetch", &["fetch", "--leader", "b", "a", "--rounds", "2"], 0),
+    step("dump", &["dump", "b"], 0),
+    step("dump-batches", &["dump", "b", "--batches"], 0),
+    step("dump-epochs", &["dump", "b", "--epochs"], 0),
+    step("dump-from-past-end", &["dump", "b", "--from", "100"], 0),
+    step("dump-index", &["dump", "b/demo-0/00000000000000000000.index"], 0),
+    step("dump-timeindex", &["dump", "b/demo-0/00000000000000000000.timeindex"], 0),
+    step("dump-epoch-checkpoint", &["dump", "b/demo-0/leader-epoch-checkpoint"], 0),
+    step("dump-hw-checkpoint", &["dump", "b/replication-offset-checkpoint"], 0),
+    step("dump-empty-checkpoint", &["dump", "empty/leader-epoch-checkpoint"], 0),
+    step("dump-kafka", &["dump", "b", "--format", "kafka"], 0),
+    step("check", &["check", "b"], 0),
+    step("diff", &["diff", "a", "b"], 0),
+    step("flush", &["flush", "a"], 0),
+    step("append-more", &["append", "b", "m3", "m4", "m5", "--records-per-batch", "1", "--timestamp", TS], 0),
+    step("crash", &["crash", "a", "--power-loss"], 0),
+    step("recover-dry-run", &["recover", "a", "--leader", "b", "--dry-run"], 0),
+    step("recover", &["recover", "a", "--leader", "b", "--catch-up"], 0),
+    step("stop", &["stop", "b"], 0),
+    step("crash-flip", &["crash", "b", "--flip-byte", "60"], 0),
+    step("check-findings", &["check", "b"], 1),
+    step("recover-local", &["recover", "b"], 0),
+    step("elect-again", &["elect", "b"], 0),
+    step("append-diverging", &["append", "b", "x1", "--timestamp", TS], 0),
+    step("diff-diverged", &["diff", "a", "b"], 1),
+    step("demo", &["demo", "--dir", "lab1"], 0),
+    step("demo-watch", &["demo", "watch", "--dir", "lab2"], 0),
+    step("demo-kip279-all", &["demo", "kip279", "--mode", "all", "--dir", "lab3"], 0),
+];
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// What one step shows: the command, its stdout, its stderr if any, its exit code.
+fn transcript(args: &[&str], stdout: &[u8], stderr: &[u8], code: i32, tmp: &Path) -> String {
+    let mut text = format!("$ klog {}\n{}", args.join(" "), String::from_utf8_lossy(stdout));
+    if !stderr.is_empty() {
+        text.push_str(&format!("--- stderr\n{}", String::from_utf8_lossy(stderr)));
+    }
+    text.push_str(&format!("--- exit {code}\n"));
+    text.replace(&tmp.display().to_string(), "$TMP")
+}
+
+#[test]
+fn every_subcommands_text_output_matches_its_golden_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("empty")).unwrap();
+    std::fs::write(tmp.path().join("empty/leader-epoch-checkpoint"), b"").unwrap();
+    let bless = std::env::var_os("KLOG_BLESS").is_some();
+    let mut stale = Vec::new();
+    for step in SESSION {
+        let out = Command::cargo_bin("klog")
+            .unwrap()
+            .current_dir(tmp.path())
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "80")
+            .args(step.args)
+            .write_stdin(step.stdin)
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let text = transcript(step.args, &out.stdout, &out.stderr, code, tmp.path());
+        assert_eq!(code, step.code, "{}: unexpected exit code\n{text}", step.name);
+        // Kafka's dump-log lines are for scripts, one record a line: never wrapped.
+        let kafka_lines = step.args.contains(&"kafka");
+        for line in text.lines() {
+            assert!(kafka_lines || line.chars().count() <= 80, "{}: line wider than 80 columns: {line:?}", step.name);
+            assert_eq!(line, line.trim_end(), "{}: trailing spaces", step.name);
+        }
+        let file = golden_dir().join(format!("{}.txt", step.name));
+        if bless {
+            std::fs::write(&file, &text).unwrap();
+        } else if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+            stale.push(format!("--- {} (expected {})\n{text}", step.name, file.display()));
+        }
+    }
+    assert!(stale.is_empty(), "output differs from tests/golden (re-bless with KLOG_BLESS=1):\n{}", stale.join("\n"));
+}
+
+#[test]
+fn every_golden_file_belongs_to_a_step() {
+    for entry in std::fs::read_dir(golden_dir()).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let stem = name.strip_suffix(".txt").unwrap_or(&name);
+        assert!(SESSION.iter().any(|s| s.name == stem), "tests/golden/{name} has no step");
+    }
+}
+
+#[test]
+fn the_golden_session_runs_every_visible_subcommand() {
+    let cmd = klog::cli::command();
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        assert!(SESSION.iter().any(|s| s.args[0] == sub.get_name()), "no golden step for {}", sub.get_name());
+    }
+}
