@@ -40,6 +40,9 @@ _klog() {
             klog,elect)
                 cmd="klog__subcmd__elect"
                 ;;
+            klog,explore)
+                cmd="klog__subcmd__explore"
+                ;;
             klog,fetch)
                 cmd="klog__subcmd__fetch"
                 ;;
@@ -100,6 +103,9 @@ _klog() {
             klog__subcmd__help,elect)
                 cmd="klog__subcmd__help__subcmd__elect"
                 ;;
+            klog__subcmd__help,explore)
+                cmd="klog__subcmd__help__subcmd__explore"
+                ;;
             klog__subcmd__help,fetch)
                 cmd="klog__subcmd__help__subcmd__fetch"
                 ;;
@@ -131,7 +137,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff demo help"
+            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff demo explore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -424,8 +430,54 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__explore)
+            opts="-h -V --mode --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --max-states --script --json --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "hw kip101 kip279 all" -- "${cur}"))
+                    return 0
+                    ;;
+                --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-epochs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-records)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-states)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --script)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__fetch)
-            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --json --color --help --version"
+            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -591,7 +643,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="generate create elect append dump check fetch flush stop crash recover diff demo help"
+            opts="generate create elect append dump check fetch flush stop crash recover diff demo explore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +755,20 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help__subcmd__elect)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__help__subcmd__explore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -829,7 +895,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --color --help --version"
+            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --no-fencing --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

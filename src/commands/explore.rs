@@ -139,7 +139,8 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             fencing: req.fencing,
             power_loss: req.power_loss,
         };
-        let outcome = search(&config, req.threads, req.max_states, &|state, v| find_witness(&config, state, v).is_some());
+        let outcome =
+            search(&config, req.threads, req.max_states, &|state, v| find_witness(&config, state, v).is_some());
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
         if let (Some(ce), Some(path)) = (counterexample.as_mut(), req.script) {
             if let Some(text) = &ce.script {
@@ -250,16 +251,7 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
         script::script(config, actions, w, &title)
     });
     let witness = witness.map(|w| witness_report(config, &state, &w));
-    CounterexampleReport {
-        steps,
-        violation,
-        description,
-        kind,
-        witness,
-        script,
-        script_path: None,
-        power_loss,
-    }
+    CounterexampleReport { steps, violation, description, kind, witness, script, script_path: None, power_loss }
 }
 
 fn witness_report(config: &Config, state: &State, w: &Witness) -> WitnessReport {

@@ -330,9 +330,9 @@ impl State {
         if may_fetch(&facts, le as i32).is_err() {
             return false;
         }
-        let following = self.nodes[f].vol.is_some_and(|v| {
-            v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == le
-        });
+        let following = self.nodes[f]
+            .vol
+            .is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == le);
         following || self.may_be_told(cfg, f, l)
     }
 
@@ -685,10 +685,7 @@ mod tests {
         ];
         let (s, v) = run(State::initial(2), &cfg(TruncationMode::Hw), &steps);
         assert_eq!(s.acked(), &[(0, 1)]);
-        assert_eq!(
-            v,
-            Some(Violation::AckedLoss { value: 1, offset: 0, leader: A, leader_epoch: 1, found: None })
-        );
+        assert_eq!(v, Some(Violation::AckedLoss { value: 1, offset: 0, leader: A, leader_epoch: 1, found: None }));
         let (_, v) = run(State::initial(2), &cfg(TruncationMode::Kip279), &steps);
         assert_eq!(v, None, "kip279 keeps m1: B answers its LEO");
     }

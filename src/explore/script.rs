@@ -46,12 +46,9 @@ pub fn command(cfg: &Config, action: &Action) -> String {
         }
         Action::Flush { replica } => format!("klog flush {}", dir(replica)),
         Action::Restart { replica } => format!("klog recover {}", dir(replica)),
-        Action::Recover { follower, leader } => format!(
-            "klog recover {} --leader {} --mode {}{fencing}",
-            dir(follower),
-            dir(leader),
-            cfg.mode.name()
-        ),
+        Action::Recover { follower, leader } => {
+            format!("klog recover {} --leader {} --mode {}{fencing}", dir(follower), dir(leader), cfg.mode.name())
+        }
     }
 }
 

@@ -35,12 +35,10 @@ fn shows(state: &State, cfg: &Config, violation: &Violation, f: usize, l: usize)
     let (class, acked, record) = state.recover_class(cfg.mode, f, l, offset as usize)?;
     let ok = match *violation {
         Violation::AckedLoss { .. } => {
-            record.value == value
-                && (class == RecordClass::AckedLost || (class == RecordClass::Diverged && acked))
+            record.value == value && (class == RecordClass::AckedLost || (class == RecordClass::Diverged && acked))
         }
         Violation::Divergence { rec_a, rec_b, .. } => {
-            (record == rec_a || record == rec_b)
-                && (class == RecordClass::Diverged || class == RecordClass::AckedLost)
+            (record == rec_a || record == rec_b) && (class == RecordClass::Diverged || class == RecordClass::AckedLost)
         }
     };
     ok.then_some(Witness { actions: Vec::new(), follower: f as u8, leader: l as u8, offset, record, class, acked })

@@ -3,9 +3,12 @@
 //! narrated as `klog demo` narrates (each command, every replica's log after it), the `recover`
 //! that shows it, and where its script went; or the same as one JSON document.
 
-use super::{table, Settings};
+use super::palette::Tone;
+use super::table::{self, Col, Grid};
+use super::Settings;
 use crate::commands::explore::{CounterexampleReport, ExploreReport, ExploreRun, NarratedStep, ReplicaLine};
 use crate::error::{IoContext, Result};
+use comfy_table::Cell;
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -19,7 +22,7 @@ fn records_text(line: &ReplicaLine) -> String {
 
 fn bounds(run: &ExploreRun) -> String {
     let c = &run.config;
-    format!("{}r {}e {}m", c.replicas, c.max_epochs, c.max_records)
+    format!("{}/{}/{}", c.replicas, c.max_epochs, c.max_records)
 }
 
 fn options(run: &ExploreRun) -> String {
@@ -57,37 +60,38 @@ fn reach(run: &ExploreRun) -> String {
 
 pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings) -> Result<()> {
     let p = settings.palette();
-    let mut t = table::new_table(
+    let mut t = Grid::new(
         settings,
         &[
-            "mode",
-            "bounds",
-            "options",
-            "searched",
-            "states",
-            "transitions",
-            "violations",
-            "shortest",
-            "seconds",
-            "states/s",
+            Col::Keep("mode"),
+            Col::Keep("replicas/epochs/records"),
+            Col::Flex("options"),
+            Col::Flex("searched"),
+            Col::Keep("states"),
+            Col::Keep("transitions"),
+            Col::Keep("violations"),
+            Col::Keep("shortest"),
+            Col::Keep("seconds"),
+            Col::Keep("states/s"),
         ],
     );
     for run in &report.runs {
         let s = &run.stats;
-        t.add_row(vec![
-            comfy_table::Cell::new(run.config.mode.name()),
-            comfy_table::Cell::new(bounds(run)),
-            comfy_table::Cell::new(options(run)),
-            comfy_table::Cell::new(reach(run)),
+        let violations = if s.violations > 0 { Tone::Bad } else { Tone::Good };
+        t.add(vec![
+            Cell::new(run.config.mode.name()),
+            Cell::new(bounds(run)),
+            Cell::new(options(run)),
+            Cell::new(reach(run)),
             table::right(s.states),
             table::right(s.transitions),
-            table::right(s.violations),
+            table::right_in(&p, s.violations, violations),
             table::right(s.shortest.map_or("-".into(), |d| d.to_string())),
             table::right(format!("{:.2}", s.seconds)),
             table::right(format!("{:.0}", s.states_per_second())),
         ]);
     }
-    table::write_table(out, &t)?;
+    t.write(out)?;
     for run in &report.runs {
         let mode = run.config.mode.name();
         match &run.counterexample {

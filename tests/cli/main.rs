@@ -5,6 +5,7 @@ mod common;
 mod crash;
 mod data_dir;
 mod demo;
+mod explore;
 mod fixtures;
 mod formats;
 mod generated;
