@@ -290,13 +290,18 @@ impl State {
     /// does for a crashed replica.
     fn facts(&self, f: usize, l: usize) -> FollowerFacts {
         let node = &self.nodes[f];
-        let mut started = *node;
-        started.start();
+        let empty = if node.is_running() {
+            node.is_empty()
+        } else {
+            let mut started = *node;
+            started.start();
+            started.is_empty()
+        };
         FollowerFacts {
             largest_seen: (node.largest_seen >= 0).then_some(node.largest_seen as i32),
             running: node.vol.map(|v| (v.role, v.leader_epoch as i32)),
             follows_this_leader: node.vol.is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8)),
-            empty: started.is_empty(),
+            empty,
         }
     }
 

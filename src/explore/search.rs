@@ -266,6 +266,26 @@ mod tests {
         assert!(out.stats.states > 100);
     }
 
+    /// The acceptance bounds for kip279 with clean elections and fencing.
+    #[test]
+    fn kip279_is_safe_exhaustively_for_two_replicas_3_3_16_and_three_replicas_2_2_10() {
+        for c in [cfg(TruncationMode::Kip279, 2, 3, 3, 16), cfg(TruncationMode::Kip279, 3, 2, 2, 10)] {
+            let out = search(&c, 2, u64::MAX, &|_, _| true);
+            assert_eq!(out.counterexample, None, "{c:?}");
+            assert_eq!(out.stats.violations, 0);
+            assert!(out.stats.exhaustive && out.stats.depth > 0, "{c:?}: {:?}", out.stats);
+        }
+    }
+
+    #[test]
+    fn kip101_keeps_a_zombie_leaders_write_below_both_hws() {
+        let out = search(&cfg(TruncationMode::Kip101, 2, 3, 2, 10), 2, u64::MAX, &|_, _| true);
+        let ce = out.counterexample.expect("kip101 diverges");
+        assert!(matches!(ce.violation, Violation::Divergence { .. }), "{ce:?}");
+        let zombie_appends = ce.actions.iter().filter(|a| matches!(a, Action::Append { .. })).count();
+        assert_eq!(zombie_appends, 2, "one write by each of two leaders: {ce:?}");
+    }
+
     #[test]
     fn a_state_cap_stops_the_search_and_says_so() {
         let out = search(&cfg(TruncationMode::Kip279, 2, 2, 2, 10), 1, 50, &|_, _| true);
