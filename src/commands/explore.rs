@@ -237,11 +237,12 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let script = witness.as_ref().map(|w| {
         let title = vec![
             format!(
-                "klog explore --mode {} --replicas {} --max-epochs {} --max-records {}{}{}{}",
+                "klog explore --mode {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}",
                 config.mode.name(),
                 config.replicas,
                 config.max_epochs,
                 config.max_records,
+                config.max_depth,
                 if config.unclean { " --unclean" } else { "" },
                 if config.fencing { "" } else { " --no-fencing" },
                 if config.power_loss { " --power-loss" } else { "" },

@@ -8,6 +8,7 @@ use super::table::{self, Col, Grid};
 use super::Settings;
 use crate::commands::explore::{CounterexampleReport, ExploreReport, ExploreRun, NarratedStep, ReplicaLine};
 use crate::error::{IoContext, Result};
+use crate::replication::classify::RecordClass;
 use comfy_table::Cell;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -183,7 +184,7 @@ fn counterexample(
             w.value,
             w.offset,
             p.bad(&w.class.name().replace('_', " ").to_uppercase()),
-            if w.acked { " (acked)" } else { "" }
+            if w.acked && w.class == RecordClass::Diverged { " (acked, lost from the leader)" } else { "" }
         )?;
     }
     if let Some(path) = &ce.script_path {
