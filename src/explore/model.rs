@@ -306,17 +306,20 @@ impl State {
     }
 
     /// The controller's rule for telling replica `f` that `l` leads at `l`'s epoch. A replica
-    /// that restarted (or never followed anyone) is told the leader of the latest epoch (the
-    /// controller sends the current LeaderAndIsr when a broker registers). A running replica is
+    /// that restarted after a crash is told the leader of the latest epoch (the controller sends
+    /// the current LeaderAndIsr when a broker registers). A running replica is
     /// told changes in order, some late or never: any leader whose epoch is above the one it
     /// has. Without fencing a replica cannot tell a late change from a current one: a running
     /// replica acts on any leader change but the one it already follows.
     fn may_be_told(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let Some(le) = self.nodes[l].leader_epoch() else { return false };
         let latest = self.latest_leader == Some(l as u8) && le as i32 == self.epochs_issued as i32 - 1;
-        match self.nodes[f].vol {
+        let node = &self.nodes[f];
+        match node.vol {
             None => latest,
-            Some(v) if v.leader_epoch < 0 => latest,
+            // Restarted: told the latest. One that never heard of any epoch is a running
+            // replica whose first leader change may still be on its way (any epoch is above −1).
+            Some(v) if v.leader_epoch < 0 && node.largest_seen >= 0 => latest,
             Some(v) if cfg.fencing => le > v.leader_epoch,
             Some(v) => !(v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == le),
         }
