@@ -661,8 +661,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         "explore" => &[
             "klog explore",
             "klog explore --mode hw --script /tmp/hw.sh && bash /tmp/hw.sh",
-            "klog explore --mode kip279 --replicas 3 --max-epochs 2 --max-records 2 --max-depth 10",
-            "klog explore --mode kip279 --no-fencing --replicas 3 --json",
+            "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30",
         ],
         _ => &[],
     }
