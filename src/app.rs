@@ -150,7 +150,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             if a.json {
                 output::explore::json(text.raw(), &report)?;
             } else {
-                output::explore::text(text, &report, settings)?;
+                output::explore::text(text, &report, settings, !a.no_timing)?;
             }
             return Ok(Outcome::findings_if(report.found_violation()));
         }

@@ -223,6 +223,10 @@ pub struct ExploreArgs {
     /// Write everything as one JSON document.
     #[arg(long)]
     pub json: bool,
+    /// Leave the seconds and states per second out of the text (for output compared byte for
+    /// byte, as the golden tests do).
+    #[arg(long, hide = true)]
+    pub no_timing: bool,
 }
 
 impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {

@@ -21,28 +21,17 @@ fn records_text(line: &ReplicaLine) -> String {
     line.records.iter().map(|(o, e, v)| format!("{o}:({e},{v})")).collect::<Vec<_>>().join(" ")
 }
 
+/// replicas/epochs/records, then the options that relax a rule.
 fn bounds(run: &ExploreRun) -> String {
     let c = &run.config;
-    format!("{}/{}/{}", c.replicas, c.max_epochs, c.max_records)
-}
-
-fn options(run: &ExploreRun) -> String {
-    let c = &run.config;
-    let mut o = Vec::new();
-    if c.unclean {
-        o.push("unclean");
+    let mut text = format!("{}/{}/{}", c.replicas, c.max_epochs, c.max_records);
+    for (on, name) in [(c.unclean, "unclean"), (!c.fencing, "no-fencing"), (c.power_loss, "power-loss")] {
+        if on {
+            text.push(' ');
+            text.push_str(name);
+        }
     }
-    if !c.fencing {
-        o.push("no fencing");
-    }
-    if c.power_loss {
-        o.push("power loss");
-    }
-    if o.is_empty() {
-        "-".into()
-    } else {
-        o.join(", ")
-    }
+    text
 }
 
 /// How far the search went, in words.
@@ -59,40 +48,42 @@ fn reach(run: &ExploreRun) -> String {
     }
 }
 
-pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings) -> Result<()> {
+/// `timing`: show seconds and states per second (they differ from run to run).
+pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, timing: bool) -> Result<()> {
     let p = settings.palette();
-    let mut t = Grid::new(
-        settings,
-        &[
-            Col::Keep("mode"),
-            Col::Keep("replicas/epochs/records"),
-            Col::Flex("options"),
-            Col::Flex("searched"),
-            Col::Keep("states"),
-            Col::Keep("transitions"),
-            Col::Keep("violations"),
-            Col::Keep("shortest"),
-            Col::Keep("seconds"),
-            Col::Keep("states/s"),
-        ],
-    );
+    let mut cols = vec![
+        Col::Keep("mode"),
+        Col::Flex("bounds"),
+        Col::Keep("depth"),
+        Col::Keep("states"),
+        Col::Keep("transitions"),
+        Col::Keep("violations"),
+        Col::Keep("shortest"),
+    ];
+    if timing {
+        cols.extend([Col::Keep("seconds"), Col::Keep("states/s")]);
+    }
+    let mut t = Grid::new(settings, &cols);
     for run in &report.runs {
         let s = &run.stats;
         let violations = if s.violations > 0 { Tone::Bad } else { Tone::Good };
-        t.add(vec![
+        let mut row = vec![
             Cell::new(run.config.mode.name()),
             Cell::new(bounds(run)),
-            Cell::new(options(run)),
-            Cell::new(reach(run)),
+            table::right(format!("{} of {}", s.depth, run.config.max_depth)),
             table::right(s.states),
             table::right(s.transitions),
             table::right_in(&p, s.violations, violations),
             table::right(s.shortest.map_or("-".into(), |d| d.to_string())),
-            table::right(format!("{:.2}", s.seconds)),
-            table::right(format!("{:.0}", s.states_per_second())),
-        ]);
+        ];
+        if timing {
+            row.push(table::right(format!("{:.2}", s.seconds)));
+            row.push(table::right(format!("{:.0}", s.states_per_second())));
+        }
+        t.add(row);
     }
     t.write(out)?;
+    writeln!(out, "bounds: replicas/epochs/records; depth: actions searched, of the bound").at("<stdout>", "write")?;
     for run in &report.runs {
         let mode = run.config.mode.name();
         match &run.counterexample {
