@@ -216,6 +216,7 @@ complete -c klog -n "__fish_klog_using_subcommand explore" -l unclean -d 'Electi
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-fencing -d 'Replicas do not check leader epochs (Kafka before KIP-320): a late leader change is obeyed and a stale leader is followed (the scripts use `recover --no-fencing`, `fetch --no-fencing`)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l power-loss -d 'Crashes may also drop unflushed bytes; flush becomes an action'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l json -d 'Write everything as one JSON document'
+complete -c klog -n "__fish_klog_using_subcommand explore" -l no-timing -d 'Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand explore" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from generate create elect append dump check fetch flush stop crash recover diff demo explore help" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers; hidden)'

@@ -311,6 +311,7 @@ all\:"All three, one after another"))' \
 '--no-fencing[Replicas do not check leader epochs (Kafka before KIP-320)\: a late leader change is obeyed and a stale leader is followed (the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`)]' \
 '--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
 '--json[Write everything as one JSON document]' \
+'--no-timing[Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
