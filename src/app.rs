@@ -45,7 +45,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         }
         Command::Dump(a) => dump(&a, settings, text)?,
         Command::Check(a) if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) => {
-            let report = data_dir::check_data_dir(&a.target.dir)?;
+            let report = data_dir::check_data_dir(&a.target.dir, &mut *progress(settings, "check", "partitions"))?;
             if a.json {
                 output::data_dir::check_json(text.raw(), &report)?;
             } else {
@@ -92,7 +92,13 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             match &a.leader {
                 Some(leader) => {
                     let mode = a.mode.unwrap_or(klog::cli::ModeArg::Kip279).into();
-                    let plan = data_dir::restart_plan(leader, &a.dir, mode, i64::from(a.context))?;
+                    let plan = data_dir::restart_plan(
+                        leader,
+                        &a.dir,
+                        mode,
+                        i64::from(a.context),
+                        &mut *progress(settings, "recover", "partitions"),
+                    )?;
                     if a.json {
                         output::data_dir::plan_json(text.raw(), &plan)?;
                     } else {
@@ -100,7 +106,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
                     }
                 }
                 None => {
-                    let forecast = data_dir::local_forecast(&a.dir)?;
+                    let forecast = data_dir::local_forecast(&a.dir, &mut *progress(settings, "recover", "partitions"))?;
                     if a.json {
                         output::data_dir::forecast_json(text.raw(), &dir, &forecast)?;
                     } else {
@@ -120,7 +126,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
                 && data_dir::holds_several_partitions(&a.a)
                 && data_dir::holds_several_partitions(&a.b) =>
         {
-            let report = data_dir::diff_data_dirs(&a.a, &a.b)?;
+            let report = data_dir::diff_data_dirs(&a.a, &a.b, &mut *progress(settings, "diff", "partitions"))?;
             if a.json {
                 output::data_dir::diff_json(text.raw(), &report)?;
             } else {

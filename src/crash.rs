@@ -10,8 +10,8 @@ use crate::format::batch::{BatchIter, CRC_START};
 use crate::log::names;
 use crate::log::segment::Segment;
 use crate::replica::{forget_volatile_state, open_log_dir_for_write, Replica};
-use std::fs::OpenOptions;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 
 /// What to break.
 #[derive(Debug, Clone, Default)]
@@ -207,15 +207,12 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         if position < size {
             let hit = offsets_in(&seg.read_log()?, position, position + 1);
             let path = seg.log_path();
-            let mut f =
-                OpenOptions::new().read(true).write(true).open(&path).map_err(|e| Error::io(&path, "open", e))?;
             let mut b = [0u8];
+            let mut f = File::open(&path).map_err(|e| Error::io(&path, "open", e))?;
             f.seek(SeekFrom::Start(position)).map_err(|e| Error::io(&path, "seek", e))?;
             f.read_exact(&mut b).map_err(|e| Error::io(&path, "read", e))?;
             let after = b[0] ^ 0xff;
-            f.seek(SeekFrom::Start(position)).map_err(|e| Error::io(&path, "seek", e))?;
-            f.write_all(&[after]).map_err(|e| Error::io(&path, "write", e))?;
-            durable::sync_file(&f, &path)?;
+            durable::write_at(&path, position, &[after])?;
             report.damage.push(Damage::FlippedByte {
                 segment_base_offset: seg.base_offset,
                 position,
@@ -249,16 +246,22 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
 /// Cut the log back to the recovery point: what was only in the page cache is gone.
 fn power_loss(replica: &Replica, segments: &[Segment], report: &mut CrashReport) -> Result<()> {
     let rp = replica.recovery_point;
-    for seg in segments {
-        let size_before = seg.log_size()?;
-        if seg.base_offset > rp && seg.base_offset != segments[0].base_offset {
-            // Created after the last flush: never made durable.
-            report.damage.push(Damage::SegmentLost { segment_base_offset: seg.base_offset, size_bytes: size_before });
-            for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
-                durable::remove_file(&path)?;
-            }
-            continue;
+    let first_base = segments.first().map(|s| s.base_offset);
+    let (lost, kept): (Vec<&Segment>, Vec<&Segment>) =
+        segments.iter().partition(|seg| seg.base_offset > rp && Some(seg.base_offset) != first_base);
+    let mut damage = Vec::new();
+    // Segments created after the last flush were never made durable. They go first, the last
+    // one first, each `.log` after its indexes: a crash simulation killed part-way must leave a
+    // shorter log, never one with a hole.
+    for seg in lost.iter().rev() {
+        let size_bytes = seg.log_size()?;
+        for path in [seg.index_path(), seg.time_index_path(), seg.log_path()] {
+            durable::remove_file(&path)?;
         }
+        damage.push(Damage::SegmentLost { segment_base_offset: seg.base_offset, size_bytes });
+    }
+    for seg in kept.iter().rev() {
+        let size_before = seg.log_size()?;
         let bytes = seg.read_log()?;
         // Keep whole batches ending at or below the recovery point.
         let last_kept = BatchIter::new(&bytes).take_while(|b| b.next_offset() <= rp).last();
@@ -270,7 +273,7 @@ fn power_loss(replica: &Replica, segments: &[Segment], report: &mut CrashReport)
             durable::truncate_file(&seg.log_path(), keep)?;
             // The index entries appended with the lost bytes were never flushed either.
             crate::log::truncate_indexes(seg, keep, end_offset)?;
-            report.damage.push(Damage::PowerLoss {
+            damage.push(Damage::PowerLoss {
                 segment_base_offset: seg.base_offset,
                 size_before,
                 size_after: keep,
@@ -278,5 +281,12 @@ fn power_loss(replica: &Replica, segments: &[Segment], report: &mut CrashReport)
             });
         }
     }
+    damage.sort_by_key(|d| match d {
+        Damage::SegmentLost { segment_base_offset, .. } | Damage::PowerLoss { segment_base_offset, .. } => {
+            *segment_base_offset
+        }
+        _ => i64::MAX,
+    });
+    report.damage.extend(damage);
     Ok(())
 }

@@ -1,45 +1,114 @@
-//! The only place in klog that makes writes durable: fsync, atomic rename, durable truncate.
+//! The only place in klog that changes files: create, append, fsync, atomic rename, durable
+//! truncate, remove, create a directory. Every such call is one *step* of the fault seam (the
+//! private `fault` module: its docs give the `KLOG_FAULT` syntax and the power-loss model), so
+//! a test can kill, fail or power-cut a command at any of them.
 //!
 //! Kafka's rule for checkpoints (`CheckpointFile`, `Utils.atomicMoveWithFallback`) is followed
 //! for every file klog must find whole after a crash: write the whole text to `<file>.tmp`,
-//! fsync it, rename it over the target, fsync the directory. Segment data is *not* written
-//! through here on append (Kafka does not fsync on append either); it is made durable by
-//! [`sync_file`] when a flush is asked for, and the recovery point records how far that went.
+//! fsync it, rename it over the target, fsync the directory. Segment data is *not* fsynced on
+//! append (Kafka does not fsync on append either); it is made durable by [`sync_file`] /
+//! [`sync_path`] when a flush is asked for, and the recovery point records how far that went.
+//! Read-only opens and maps are not steps and do not come through here.
+
+mod fault;
+
+pub use fault::FAULT_EXIT_CODE;
 
 use crate::error::{IoContext, Result};
+use fault::{Go, Op};
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
+/// Install the fault seam for this process from a spec such as `trace=/tmp/t,kill@7`; the
+/// syntax and the power-loss model are documented in the `fault` module. `main` calls this
+/// once, with the hidden `KLOG_FAULT` variable; nothing else does.
+pub fn install_faults(spec: &str) -> std::result::Result<(), String> {
+    fault::install(spec)
+}
+
+/// Run one step: the seam may fail it, or end the process before it.
+fn step<T>(op: Op, path: &Path, to: Option<&Path>, run: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+    fault::before(op, path, to)?;
+    let out = run()?;
+    fault::after(op, path, to);
+    Ok(out)
+}
+
+/// Run one fsync step, which the seam's `nosync` may model without issuing it.
+fn sync_step(op: Op, path: &Path, run: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<()> {
+    if fault::before(op, path, None)? != Go::Skip {
+        run()?;
+    }
+    fault::after(op, path, None);
+    Ok(())
+}
+
+/// Write `bytes` at the current end of `file` (opened for append); one write step. A torn
+/// write of the seam writes the first half and ends the process.
+fn write_step(file: &mut File, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if fault::before(Op::Write, path, None)? == Go::Torn {
+        let _ = file.write_all(&bytes[..bytes.len() / 2]);
+        fault::die_torn();
+    }
+    file.write_all(bytes)?;
+    fault::after(Op::Write, path, None);
+    Ok(())
+}
+
 /// Write `contents` to `path` atomically: tmp file, fsync, rename, fsync of the directory.
+/// On failure the tmp file is removed (best effort) and `path` is as it was.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     let mut tmp_name = path.as_os_str().to_owned();
     tmp_name.push(".tmp");
     let tmp = Path::new(&tmp_name);
-    {
-        let mut file = File::create(tmp).at(tmp, "create")?;
-        file.write_all(contents).at(tmp, "write")?;
-        file.sync_all().at(tmp, "fsync")?;
+    let mut file = create_file(tmp)?;
+    let written = write_step(&mut file, tmp, contents)
+        .at(tmp, "write")
+        .and_then(|()| sync_file(&file, tmp))
+        .and_then(|()| step(Op::Rename, tmp, Some(path), || fs::rename(tmp, path)).at(path, "rename"));
+    drop(file);
+    if let Err(e) = written {
+        let _ = fs::remove_file(tmp);
+        return Err(e);
     }
-    fs::rename(tmp, path).at(path, "rename")?;
     sync_parent_dir(path)
+}
+
+/// Create `path` empty (truncating it if present) and open it for writing; the name is not
+/// yet durable: fsync the directory before relying on it.
+pub fn create_file(path: &Path) -> Result<File> {
+    step(Op::Create, path, None, || File::create(path)).at(path, "create")
+}
+
+/// Append `bytes` to `file`, opened by [`create_for_append`]; not fsynced.
+pub fn append(file: &mut File, path: &Path, bytes: &[u8]) -> Result<()> {
+    write_step(file, path, bytes).at(path, "append")
+}
+
+/// Overwrite `bytes` at byte `position` of the existing file `path`, then fsync it.
+pub fn write_at(path: &Path, position: u64, bytes: &[u8]) -> Result<()> {
+    let mut file = OpenOptions::new().write(true).open(path).at(path, "open for writing")?;
+    file.seek(SeekFrom::Start(position)).at(path, "seek")?;
+    write_step(&mut file, path, bytes).at(path, "write")?;
+    sync_file(&file, path)
 }
 
 /// fsync an open file (data and metadata).
 pub fn sync_file(file: &File, path: &Path) -> Result<()> {
-    file.sync_all().at(path, "fsync")
+    sync_step(Op::Fsync, path, || file.sync_all()).at(path, "fsync")
 }
 
 /// fsync a file by path.
 pub fn sync_path(path: &Path) -> Result<()> {
     let file = File::open(path).at(path, "open")?;
-    file.sync_all().at(path, "fsync")
+    sync_file(&file, path)
 }
 
 /// fsync a directory so that names created, renamed or removed in it survive a crash.
 pub fn sync_dir(dir: &Path) -> Result<()> {
     let d = File::open(dir).at(dir, "open directory")?;
-    d.sync_all().at(dir, "fsync directory")
+    sync_step(Op::FsyncDir, dir, || d.sync_all()).at(dir, "fsync directory")
 }
 
 /// fsync the directory holding `path`.
@@ -51,25 +120,27 @@ pub fn sync_parent_dir(path: &Path) -> Result<()> {
 }
 
 /// Create (or open) `path` for appending; a new file's name is made durable at once.
+/// Opening an existing file is not a step.
 pub fn create_for_append(path: &Path) -> Result<File> {
-    let existed = path.exists();
-    let file = OpenOptions::new().create(true).append(true).open(path).at(path, "open for append")?;
-    if !existed {
-        sync_parent_dir(path)?;
+    let open = || OpenOptions::new().create(true).append(true).open(path);
+    if path.exists() {
+        return open().at(path, "open for append");
     }
+    let file = step(Op::Create, path, None, open).at(path, "create for append")?;
+    sync_parent_dir(path)?;
     Ok(file)
 }
 
 /// Cut `path` to `len` bytes and fsync it.
 pub fn truncate_file(path: &Path, len: u64) -> Result<()> {
     let file = OpenOptions::new().write(true).open(path).at(path, "open for truncation")?;
-    file.set_len(len).at(path, "truncate")?;
-    file.sync_all().at(path, "fsync")
+    step(Op::Truncate, path, None, || file.set_len(len)).at(path, "truncate")?;
+    sync_file(&file, path)
 }
 
-/// Remove a file (if present) and make the removal durable.
+/// Remove a file (if present) and make the removal durable. Returns whether it was there.
 pub fn remove_file(path: &Path) -> Result<bool> {
-    match fs::remove_file(path) {
+    match step(Op::Remove, path, None, || fs::remove_file(path)) {
         Ok(()) => {
             sync_parent_dir(path)?;
             Ok(true)
@@ -81,6 +152,6 @@ pub fn remove_file(path: &Path) -> Result<bool> {
 
 /// Create a directory (and parents) and make its name durable.
 pub fn create_dir(dir: &Path) -> Result<()> {
-    fs::create_dir_all(dir).at(dir, "create directory")?;
+    step(Op::CreateDir, dir, None, || fs::create_dir_all(dir)).at(dir, "create directory")?;
     sync_parent_dir(dir)
 }

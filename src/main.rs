@@ -10,6 +10,12 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // The hidden fault seam of the crash tests (`klog::durable`): kill, fail or power-cut
+    // the Nth durable step. Read here, before anything else runs, so the seam counts every step.
+    if let Err(e) = std::env::var("KLOG_FAULT").map_or(Ok(()), |spec| klog::durable::install_faults(&spec)) {
+        eprintln!("klog: error: KLOG_FAULT: {e}");
+        return ExitCode::from(2);
+    }
     let cli = match cli::parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {

@@ -555,7 +555,18 @@ impl Replica {
         if self.state.is_some() {
             durable::remove_file(&marker)?;
             self.clean_shutdown = false;
-            return self.repair_interrupted_write();
+            let report = self.repair_interrupted_write()?;
+            // A command that died after cutting the log but before rewriting the checkpoints
+            // left them above the LEO: clamped as Kafka's loader clamps them on load.
+            let leo = self.log.log_end_offset();
+            if self.recovery_point > leo {
+                self.set_recovery_point(leo)?;
+            }
+            if self.high_watermark > leo {
+                self.set_high_watermark(leo)?;
+            }
+            self.log.delete_snapshots_above_log_end()?;
+            return Ok(report);
         }
         let clean = self.clean_shutdown;
         durable::remove_file(&marker)?;
@@ -867,7 +878,7 @@ pub fn add_partition(log_dir: &Path, topic: &str, partition: i32, config: TopicC
     checkpoint::write_epoch_checkpoint(&partition_dir.join(names::LEADER_EPOCH_CHECKPOINT), &[])?;
     let seg = crate::log::segment::Segment::new(&partition_dir, 0);
     for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
-        File::create(&path).at(&path, "create")?;
+        durable::create_file(&path)?;
         durable::sync_path(&path)?;
     }
     durable::sync_dir(&partition_dir)?;

@@ -50,6 +50,10 @@ pub fn parse_header(text: &str) -> (Vec<u8>, Option<Vec<u8>>) {
     }
 }
 
+/// A batch header (61 bytes) and one record's framing at most (varints of length, timestamp
+/// and offset deltas, key and value lengths, header count).
+const RECORD_OVERHEAD_BYTES: u64 = 61 + 30;
+
 /// Largest batch klog builds for generated records (Kafka's default max.request.size).
 const GENERATED_BATCH_BYTES: usize = 1 << 20;
 
@@ -71,6 +75,24 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
              (make it one with `klog elect`)"
         };
         return Err(Error::state(&replica.paths.log_dir, why));
+    }
+    // A record must fit a batch that fits a segment (Kafka refuses it with
+    // RecordTooLargeException); checked before anything is allocated or written.
+    let largest_value = match &req.values {
+        Values::Given(v) => v.iter().map(Vec::len).max().unwrap_or(0),
+        Values::Generated { value_size, .. } => *value_size,
+    };
+    let header_bytes: usize = req.headers.iter().map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len) + 10).sum();
+    let record_bytes = (largest_value as u64)
+        .saturating_add(req.key.as_ref().map_or(0, |k| k.len() as u64))
+        .saturating_add(header_bytes as u64)
+        .saturating_add(RECORD_OVERHEAD_BYTES);
+    let segment_bytes = replica.log.config().segment_bytes;
+    if record_bytes > segment_bytes {
+        return Err(Error::Usage(format!(
+            "a record of about {record_bytes} bytes (value, key, headers and framing) does not fit in a segment \
+             of segment.bytes {segment_bytes} (Kafka: RecordTooLargeException)"
+        )));
     }
     let startup = replica.start()?;
     let per_batch = req.records_per_batch.unwrap_or(match &req.values {

@@ -6,6 +6,7 @@
 //! in a stable order. Never writes.
 
 use super::recover::{self, FollowerRecoverReport, LocalRecoverReport, RecoverReport, RecoverRequest};
+use super::ProgressSink;
 use crate::error::{Error, Result};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, Replica};
 use crate::replication::diff::{diff_logs, DiffOutcome};
@@ -55,49 +56,77 @@ impl RestartPlan {
     }
 }
 
-/// Run `f` over `items` on up to two threads per core, results in the items' order.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// Run `f` over `items` on one thread per core, results in the items' order. The calling
+/// thread is one of the workers and reports `(done, total)` items to `progress` as it goes.
+/// Memory: one result per item, and whatever one `f` call holds per thread.
+pub fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+    progress: &mut dyn ProgressSink,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len()).max(1);
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let slots: Vec<std::sync::Mutex<Option<R>>> = items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        let r = f(item);
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+        done.fetch_add(1, Ordering::Relaxed);
+    };
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = f(item);
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            });
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let r = f(item);
+            *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress.update(finished as u64, items.len() as u64);
         }
     });
+    progress.update(items.len() as u64, items.len() as u64);
     slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item ran")).collect()
 }
 
 /// The restart plan of follower data dir `f` against leader data dir `l`: per partition they
 /// share, where `f` would truncate and what it would lose (the dry run of `recover --leader`).
-pub fn restart_plan(l: &Path, f: &Path, mode: TruncationMode, context: i64) -> Result<RestartPlan> {
+pub fn restart_plan(
+    l: &Path,
+    f: &Path,
+    mode: TruncationMode,
+    context: i64,
+    progress: &mut dyn ProgressSink,
+) -> Result<RestartPlan> {
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
     let common: Vec<String> = fnames.iter().filter(|n| ln.contains(n)).cloned().collect();
     let mut one_side: Vec<(String, &'static str)> =
         ln.iter().filter(|n| !fnames.contains(n)).map(|n| (n.clone(), "leader")).collect();
     one_side.extend(fnames.iter().filter(|n| !ln.contains(n)).map(|n| (n.clone(), "follower")));
-    let partitions = parallel_map(&common, |name| {
-        let req = RecoverRequest {
-            dir: f,
-            partition: Some(name),
-            leader: Some(l),
-            mode,
-            dry_run: true,
-            catch_up: false,
-            context,
-        };
-        let outcome = match recover::run(&req) {
-            Ok(RecoverReport::Follower(r)) => Ok(r),
-            Ok(RecoverReport::Local(_)) => Err("no leader".to_string()),
-            Err(e) => Err(refusal(&e)),
-        };
-        PartitionOutcome { partition: name.clone(), outcome }
-    });
+    let partitions = parallel_map(
+        &common,
+        |name| {
+            let req = RecoverRequest {
+                dir: f,
+                partition: Some(name),
+                leader: Some(l),
+                mode,
+                dry_run: true,
+                catch_up: false,
+                context,
+            };
+            let outcome = match recover::run(&req) {
+                Ok(RecoverReport::Follower(r)) => Ok(r),
+                Ok(RecoverReport::Local(_)) => Err("no leader".to_string()),
+                Err(e) => Err(refusal(&e)),
+            };
+            PartitionOutcome { partition: name.clone(), outcome }
+        },
+        progress,
+    );
     Ok(RestartPlan {
         leader_dir: l.display().to_string(),
         follower_dir: f.display().to_string(),
@@ -117,25 +146,32 @@ fn refusal(e: &Error) -> String {
 
 /// `recover --dry-run DATA_DIR`: what a broker's loader would scan and cut in every partition
 /// after an unclean shutdown.
-pub fn local_forecast(dir: &Path) -> Result<Vec<PartitionOutcome<LocalRecoverReport>>> {
+pub fn local_forecast(
+    dir: &Path,
+    progress: &mut dyn ProgressSink,
+) -> Result<Vec<PartitionOutcome<LocalRecoverReport>>> {
     let names = partition_names(dir)?;
-    Ok(parallel_map(&names, |name| {
-        let req = RecoverRequest {
-            dir,
-            partition: Some(name),
-            leader: None,
-            mode: TruncationMode::Kip279,
-            dry_run: true,
-            catch_up: false,
-            context: 0,
-        };
-        let outcome = match recover::run(&req) {
-            Ok(RecoverReport::Local(r)) => Ok(r),
-            Ok(RecoverReport::Follower(_)) => Err("unexpected follower report".to_string()),
-            Err(e) => Err(refusal(&e)),
-        };
-        PartitionOutcome { partition: name.clone(), outcome }
-    }))
+    Ok(parallel_map(
+        &names,
+        |name| {
+            let req = RecoverRequest {
+                dir,
+                partition: Some(name),
+                leader: None,
+                mode: TruncationMode::Kip279,
+                dry_run: true,
+                catch_up: false,
+                context: 0,
+            };
+            let outcome = match recover::run(&req) {
+                Ok(RecoverReport::Local(r)) => Ok(r),
+                Ok(RecoverReport::Follower(_)) => Err("unexpected follower report".to_string()),
+                Err(e) => Err(refusal(&e)),
+            };
+            PartitionOutcome { partition: name.clone(), outcome }
+        },
+        progress,
+    ))
 }
 
 /// `diff DATA_DIR_A DATA_DIR_B`: every partition paired by name.
@@ -157,24 +193,28 @@ impl DataDirDiff {
     }
 }
 
-pub fn diff_data_dirs(a: &Path, b: &Path) -> Result<DataDirDiff> {
+pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Result<DataDirDiff> {
     let (an, bn) = (partition_names(a)?, partition_names(b)?);
     let common: Vec<String> = an.iter().filter(|n| bn.contains(n)).cloned().collect();
     let mut one_side: Vec<(String, &'static str)> =
         an.iter().filter(|n| !bn.contains(n)).map(|n| (n.clone(), "A")).collect();
     one_side.extend(bn.iter().filter(|n| !an.contains(n)).map(|n| (n.clone(), "B")));
     let mut warnings = Vec::new();
-    let partitions = parallel_map(&common, |name| {
-        let pair = Replica::open(a, Some(name)).and_then(|ra| Ok((ra, Replica::open(b, Some(name))?)));
-        let outcome = match pair {
-            Ok((ra, rb)) => {
-                let warnings = super::diff::pair_warnings(&ra, &rb);
-                diff_logs(&ra.log, &rb.log).map(|d| (d, warnings)).map_err(|e| refusal(&e))
-            }
-            Err(e) => Err(refusal(&e)),
-        };
-        (name.clone(), outcome)
-    })
+    let partitions = parallel_map(
+        &common,
+        |name| {
+            let pair = Replica::open(a, Some(name)).and_then(|ra| Ok((ra, Replica::open(b, Some(name))?)));
+            let outcome = match pair {
+                Ok((ra, rb)) => {
+                    let warnings = super::diff::pair_warnings(&ra, &rb);
+                    diff_logs(&ra.log, &rb.log).map(|d| (d, warnings)).map_err(|e| refusal(&e))
+                }
+                Err(e) => Err(refusal(&e)),
+            };
+            (name.clone(), outcome)
+        },
+        progress,
+    )
     .into_iter()
     .map(|(partition, outcome)| {
         let outcome = outcome.map(|(d, found)| {
@@ -243,7 +283,7 @@ fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
     out
 }
 
-pub fn check_data_dir(dir: &Path) -> Result<DataDirCheck> {
+pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<DataDirCheck> {
     use crate::log::{checkpoint, names};
     let names_on_disk = partition_names(dir)?;
     let log_dir_files: Vec<std::path::PathBuf> = [
@@ -292,10 +332,14 @@ pub fn check_data_dir(dir: &Path) -> Result<DataDirCheck> {
     if crate::replica::log_dir_kind(dir) == crate::replica::LogDirKind::Partial {
         notes.push("no meta.properties: a partial copy of a log dir".into());
     }
-    let mut partitions = parallel_map(&names_on_disk, |name| {
-        let outcome = super::check::run(dir, Some(name), &mut super::NoProgress).map_err(|e| refusal(&e));
-        PartitionOutcome { partition: name.clone(), outcome }
-    });
+    let mut partitions = parallel_map(
+        &names_on_disk,
+        |name| {
+            let outcome = super::check::run(dir, Some(name), &mut super::NoProgress).map_err(|e| refusal(&e));
+            PartitionOutcome { partition: name.clone(), outcome }
+        },
+        progress,
+    );
     // Problems of the log dir's own files are reported once, not once per partition.
     for p in &mut partitions {
         if let Ok(r) = &mut p.outcome {

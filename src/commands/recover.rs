@@ -99,7 +99,7 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
         let running = r.is_running();
         let recovery = r.preview_start()?;
         return Ok(LocalRecoverReport {
-            dir: r.paths.log_dir.display().to_string(),
+            dir: shown_dir(&r, req.partition),
             dry_run: true,
             was_running: running,
             recovery,
@@ -108,12 +108,7 @@ fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
     let mut r = Replica::open_for_write(req.dir, req.partition)?;
     let running = r.is_running();
     let recovery = r.start()?;
-    Ok(LocalRecoverReport {
-        dir: r.paths.log_dir.display().to_string(),
-        dry_run: false,
-        was_running: running,
-        recovery,
-    })
+    Ok(LocalRecoverReport { dir: shown_dir(&r, req.partition), dry_run: false, was_running: running, recovery })
 }
 
 /// The first offset below both LEOs where the two epoch caches put different epochs.
@@ -125,6 +120,14 @@ fn first_epoch_divergence(a: &Replica, b: &Replica, end: i64) -> Option<i64> {
     points.sort_unstable();
     points.dedup();
     points.into_iter().filter(|p| *p < end).find(|p| ca.epoch_for_offset(*p) != cb.epoch_for_offset(*p))
+}
+
+/// The replica as a report names it: its log dir, and the partition when one was picked.
+fn shown_dir(r: &Replica, partition: Option<&str>) -> String {
+    match partition {
+        Some(p) => format!("{} ({p})", r.paths.log_dir.display()),
+        None => r.paths.log_dir.display().to_string(),
+    }
 }
 
 /// The leader epoch of `leader` as `recover --leader` sees it: a running leader's epoch; for a
@@ -216,7 +219,7 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path, fencing: bool) -> R
         mode: req.mode,
         dry_run: req.dry_run,
         leader_dir: leader.paths.log_dir.display().to_string(),
-        follower_dir: follower.paths.log_dir.display().to_string(),
+        follower_dir: shown_dir(&follower, req.partition),
         leader_epoch,
         local,
         leader_view,

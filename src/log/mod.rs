@@ -22,7 +22,6 @@ use epoch_cache::EpochCache;
 use index::{IndexBuilder, OffsetPosition};
 use segment::{FileBytes, Segment};
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Kafka's `segment.bytes` default (1 GiB).
@@ -344,11 +343,18 @@ impl Log {
     }
 
     fn create_segment(&mut self, base_offset: i64) -> Result<()> {
+        self.create_segment_files(base_offset)?;
+        durable::sync_dir(&self.dir)
+    }
+
+    /// The new segment's files, their names not yet made durable: a roll leaves that to the
+    /// next flush (`LocalLog.flush` fsyncs the dir), so a power loss before it takes the new
+    /// segment away together with the unflushed tail of the one before — never a hole.
+    fn create_segment_files(&mut self, base_offset: i64) -> Result<()> {
         let seg = Segment::new(&self.dir, base_offset);
         for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
-            File::create(&path).at(&path, "create")?;
+            durable::create_file(&path)?;
         }
-        durable::sync_dir(&self.dir)?;
         self.segments.push(seg);
         Ok(())
     }
@@ -397,9 +403,7 @@ impl Log {
         }
         let w = self.writer()?;
         w.index.on_batch(w.size_bytes, batch.last_offset(), batch.max_timestamp(), incoming);
-        if let Err(e) = w.log_file.write_all(batch.bytes) {
-            return Err(Error::io(Segment::new(&dir, w.base_offset).log_path(), "append", e));
-        }
+        durable::append(&mut w.log_file, &Segment::new(&dir, w.base_offset).log_path(), batch.bytes)?;
         w.size_bytes += incoming;
         self.log_end_offset = batch.next_offset();
         if self.writer.as_ref().is_some_and(|w| w.index.pending_offset_entries.len() >= 1 << 16) {
@@ -417,7 +421,7 @@ impl Log {
         ] {
             if !pending.is_empty() {
                 let mut f = durable::create_for_append(&path)?;
-                f.write_all(pending).at(&path, "append")?;
+                durable::append(&mut f, &path, pending)?;
                 pending.clear();
             }
         }
@@ -436,10 +440,12 @@ impl Log {
         self.write_pending_index_entries()?;
         self.writer = None;
         let base = self.log_end_offset;
-        self.create_segment(base)?;
         // `ProducerStateManager.takeSnapshot` on roll: klog writes no producer ids, so the
-        // snapshot is the empty one Kafka writes for such a log.
-        self.write_producer_snapshot(base)
+        // snapshot is the empty one Kafka writes for such a log. It is written first: its
+        // directory fsync must not make the new segment's name durable before the old
+        // segment's bytes are (a snapshot above the log end is deleted by recovery).
+        self.write_producer_snapshot(base)?;
+        self.create_segment_files(base)
     }
 
     /// Write `<offset>.snapshot` holding no producer (what Kafka writes for a log without
@@ -519,22 +525,26 @@ impl Log {
             // `cut_offset_for` found a batch there; nothing is cut if it is gone.
             return Ok(self.log_end_offset);
         };
-        for seg in self.segments.drain(loc.segment + 1..).collect::<Vec<_>>() {
+        // Later segments go first, the last one first, and a segment's indexes before its
+        // `.log`: a truncation that dies part-way leaves a shorter log, never a hole or index
+        // entries past the log end.
+        for seg in self.segments.drain(loc.segment + 1..).rev().collect::<Vec<_>>() {
             delete_segment_files(&seg)?;
         }
         let seg = self.segments[loc.segment].clone();
-        durable::truncate_file(&seg.log_path(), loc.position)?;
         let new_end = {
             let bytes = seg.read_log()?;
             let mut leo = seg.base_offset;
             let tail = self.validated_tail_start(&seg, &bytes)?;
             let start = tail.filter(|e| e.position < loc.position).map_or(0, |e| e.position as usize);
-            for b in BatchIter::starting_at(&bytes[..loc.position as usize], start) {
+            let end = (loc.position as usize).min(bytes.len());
+            for b in BatchIter::starting_at(&bytes[..end], start) {
                 leo = b.next_offset();
             }
             leo
         };
         truncate_indexes(&seg, loc.position, new_end)?;
+        durable::truncate_file(&seg.log_path(), loc.position)?;
         self.log_end_offset = new_end;
         self.update_epoch_cache(|c| c.truncate_from_end(new_end))?;
         delete_snapshots_above(&self.dir, new_end)?;
@@ -654,6 +664,13 @@ fn delete_segment_files(seg: &Segment) -> Result<()> {
         durable::remove_file(&path)?;
     }
     Ok(())
+}
+
+impl Log {
+    /// Delete producer snapshots above the log end (what Kafka's loader does on every load).
+    pub fn delete_snapshots_above_log_end(&self) -> Result<()> {
+        delete_snapshots_above(&self.dir, self.log_end_offset)
+    }
 }
 
 /// Producer snapshots above the new log end describe state that no longer exists.

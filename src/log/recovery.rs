@@ -65,6 +65,17 @@ pub struct RecoveryReport {
 }
 
 impl RecoveryReport {
+    /// Offsets held by the cut bytes that still frame as batches (damage that left a batch
+    /// unframed or its offsets absurd counts no offset).
+    pub fn offsets_cut(&self) -> u64 {
+        self.cut
+            .iter()
+            .filter_map(|c| Some((c.base_offset?, c.last_offset?)))
+            .filter(|(b, l)| *b >= 0 && l >= b && l - b < i64::from(i32::MAX))
+            .map(|(b, l)| (l - b + 1) as u64)
+            .sum()
+    }
+
     pub fn bytes_cut(&self) -> u64 {
         self.cut.iter().map(|c| c.size_bytes).sum()
     }
@@ -136,10 +147,15 @@ struct SegmentScan {
 /// Kafka's pieces for an overflowed segment (`splitOverflowedSegment`, `appendFromFile`): a
 /// new piece starts at a batch's base offset and takes the following batches while their
 /// last offset stays within [0, Int32.MAX] of that base. `None` when some batch fits no piece
-/// (its last offset is below its own base), where Kafka's split fails.
-fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
+/// (its last offset is below its own base), where Kafka's split fails, and when a batch starts
+/// below the segment's own base: a piece there would be a file named by a smaller (even
+/// negative) offset than the segment it came from — damage, not an overflow, so it is cut.
+fn split_pieces(bytes: &[u8], segment_base_offset: i64) -> Option<Vec<SplitPiece>> {
     let mut pieces: Vec<SplitPiece> = Vec::new();
     for batch in BatchIter::new(bytes) {
+        if batch.base_offset() < segment_base_offset {
+            return None;
+        }
         let end = batch.position + batch.size_bytes() as u64;
         match pieces.last_mut() {
             Some(p) if super::index::offset_fits_segment(p.base_offset, batch.last_offset()) => p.end = end,
@@ -430,7 +446,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
         let rules = super::verify::batch_rules(base, batch.base_offset(), batch.last_offset(), previous_last);
         if let Some(rule @ super::verify::BatchRule::OffsetOverflow { .. }) = rules.first() {
             let why = rule.describe(base);
-            match split_pieces(bytes) {
+            match split_pieces(bytes, base) {
                 Some(pieces) if pieces.len() > 1 || pieces.first().is_some_and(|p| p.base_offset != base) => {
                     let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
                     out.invalid_at = Some((batch.position, format!("{why}: split into segments {}", bases.join(", "))));
@@ -443,7 +459,9 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
                     });
                 }
                 _ => {
-                    // No split can hold this batch: cut at it.
+                    // No split can hold this batch: cut at it, naming the rule that rules out
+                    // a split when there is one (an offset below the segment's base).
+                    let why = rules.get(1).map_or(why, |r| r.describe(base));
                     out.invalid_at = Some((batch.position, why));
                     break;
                 }
@@ -542,7 +560,7 @@ mod tests {
     fn a_split_starts_a_piece_at_each_batch_that_does_not_fit_the_current_one() {
         let far = 6 + (1i64 << 32);
         let (bytes, starts) = log_of(&[(6, 2), (far, 2), (10, 2), (12, 1)]);
-        let pieces = split_pieces(&bytes).unwrap();
+        let pieces = split_pieces(&bytes, 0).unwrap();
         let end = bytes.len() as u64;
         assert_eq!(
             pieces,
@@ -560,7 +578,7 @@ mod tests {
     fn a_log_that_fits_its_first_base_is_one_piece() {
         let (bytes, _) = log_of(&[(0, 3), (3, 1)]);
         assert_eq!(
-            split_pieces(&bytes).unwrap(),
+            split_pieces(&bytes, 0).unwrap(),
             vec![SplitPiece { base_offset: 0, start: 0, end: bytes.len() as u64 }]
         );
     }

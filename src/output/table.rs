@@ -266,7 +266,16 @@ pub struct DumpTable<'o> {
 
 impl<'o> DumpTable<'o> {
     pub fn new(out: &'o mut dyn Write, settings: Settings, batches_only: bool) -> Self {
-        DumpTable { out, settings, table: None, rows: 0, batches_only, items_shown: 0, if_nothing: None, overview: None }
+        DumpTable {
+            out,
+            settings,
+            table: None,
+            rows: 0,
+            batches_only,
+            items_shown: 0,
+            if_nothing: None,
+            overview: None,
+        }
     }
 
     fn flush_table(&mut self) -> Result<()> {

@@ -109,13 +109,14 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
     for e in &r.epochs_removed {
         out!(out, "  epoch cache: removed ({} {})", e.leader_epoch, e.start_offset)?;
     }
-    let lost = r.log_end_offset_before - r.log_end_offset_after;
+    // The LEO before counts valid batches only: what went is told by the cut batches.
+    let gone = r.offsets_cut();
     out!(
         out,
         "  LEO {} -> {}{}; {} bytes cut",
         r.log_end_offset_before,
         r.log_end_offset_after,
-        if lost > 0 { format!(" ({lost} offsets gone)") } else { String::new() },
+        if gone > 0 { format!(" ({gone} offsets gone)") } else { String::new() },
         r.bytes_cut()
     )
 }

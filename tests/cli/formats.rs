@@ -283,8 +283,8 @@ fn a_data_dir_with_many_partitions_dumps_as_an_overview() {
         assert!(table.contains(col), "{col}: {table}");
     }
     assert!(table.lines().any(|l| l.contains("subhash-0")), "{table}");
-    // `check` (like every mutating command) still wants a partition name
-    let (_, err) = code(&["check", s(&root.join("zk-broker-2021"))], 2);
+    // A mutating command still wants a partition name.
+    let (_, err) = code(&["flush", s(&root.join("zk-broker-2021"))], 2);
     assert!(err.contains("--partition"), "{err}");
 }
 

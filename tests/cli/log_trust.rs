@@ -383,3 +383,23 @@ fn an_index_entry_naming_the_wrong_offset_is_a_finding_with_expected_and_found()
     assert_eq!(f["expected"], named.to_string());
     assert_eq!(f["found"], (named + 1).to_string());
 }
+
+#[test]
+fn a_base_offset_damaged_below_the_segment_base_is_cut_and_never_names_a_file() {
+    let lab = Lab::new();
+    let b = lab.create("b", 1, &[]);
+    ok(&["elect", s(&b)]);
+    ok(&["append", s(&b), "m1", "--timestamp", "1"]);
+    ok(&["append", s(&b), "m2", "--timestamp", "1"]);
+    // Byte 70 is the first byte of the second batch's base offset (outside the CRC).
+    ok(&["crash", s(&b), "--flip-byte", "70"]);
+    let out = ok(&["recover", s(&b)]);
+    assert!(out.contains("below the segment"), "{out}");
+    let names: Vec<String> = std::fs::read_dir(b.join("demo-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('-')), "{names:?}");
+    ok(&["check", s(&b)]);
+    assert_eq!(records(&b).len(), 1);
+}

@@ -78,8 +78,8 @@ fn kraft_metadata_log_shows_its_leader_change_control_batch() {
 #[test]
 fn a_data_dir_with_many_partitions_needs_a_partition_name() {
     let Some(root) = kafka_real() else { return };
-    // `dump` of such a dir prints an overview instead (issue 5); `check` still needs a name.
-    let (_, err) = code(&["check", s(&root.join("zk-broker-2021"))], 2);
+    // `dump` and `check` of such a dir cover every partition; a mutating command needs a name.
+    let (_, err) = code(&["append", s(&root.join("zk-broker-2021")), "x"], 2);
     assert!(err.contains("holds 53 partitions") && err.contains("TestTopic-0") && err.contains("and 43 more"), "{err}");
     let out = ok(&["dump", s(&root.join("zk-broker-2021")), "--partition", "subhash-0", "--json"]);
     assert_eq!(json_lines(&out).iter().filter(|v| v["type"] == "record").count(), 3);

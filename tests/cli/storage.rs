@@ -245,8 +245,8 @@ fn bad_input_is_a_clear_error_with_exit_2_and_changes_nothing() {
     let two = lab.create("two", 0, &[]);
     fs::create_dir(two.join("other-1")).unwrap();
     fs::write(two.join("other-1/00000000000000000000.log"), b"").unwrap();
-    // `dump` of such a dir prints an overview instead (issue 5); `check` still needs a name.
-    let (_, err) = code(&["check", s(&two)], 2);
+    // `dump` and `check` of such a dir cover every partition; a writer still needs a name.
+    let (_, err) = code(&["flush", s(&two)], 2);
     assert!(err.contains("--partition") && err.contains("demo-0") && err.contains("other-1"), "{err}");
     ok(&["dump", s(&two), "--partition", "other-1"]);
     // Non-leader append, non-numeric options, refusing a non-empty dir.
