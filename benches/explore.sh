@@ -27,7 +27,7 @@ run() {
   t1=$(now)
   local wall rss verdict
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-  rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$WORK/$name.rss")
+  rss=$(tail -1 "$WORK/$name.rss" | awk '{ printf "%.0f", $1 / 1024 }')
   verdict=ok
   if [ "$expect" = none ] && [ "$rc" != 0 ]; then verdict="FAIL (exit $rc, expected 0)"; fi
   if [ "$expect" = found ] && [ "$rc" != 1 ]; then verdict="FAIL (exit $rc, expected 1)"; fi
