@@ -123,6 +123,20 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
     if req.modes.is_empty() {
         return Err(Error::Usage("no --mode to explore".into()));
     }
+    if let Some(path) = req.script {
+        // Refuse before searching, not after: the script's dir must exist.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            return Err(Error::Usage(format!(
+                "--script {}: {} is not a directory to write the script into",
+                path.display(),
+                dir.display()
+            )));
+        }
+        if path.is_dir() {
+            return Err(Error::Usage(format!("--script {}: is a directory, not a file", path.display())));
+        }
+    }
     Ok(())
 }
 
@@ -304,6 +318,8 @@ mod tests {
             ExploreRequest { max_records: 9, ..request(TruncationMode::Hw) },
             ExploreRequest { max_depth: 0, ..request(TruncationMode::Hw) },
             ExploreRequest { modes: vec![], ..request(TruncationMode::Hw) },
+            ExploreRequest { script: Some(Path::new("/nonexistent-dir/x.sh")), ..request(TruncationMode::Hw) },
+            ExploreRequest { script: Some(Path::new("/")), ..request(TruncationMode::Hw) },
         ] {
             assert!(matches!(run(&req), Err(Error::Usage(_))));
         }
