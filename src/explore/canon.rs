@@ -8,8 +8,10 @@
 //! HW over the ISR, truncation — treats replicas alike, so a bijection on values or on replicas
 //! maps every history from one state onto a history from the other with the same violations.
 //! Values are renamed in order of first appearance (logs in replica order, then the acked
-//! records); replicas are renamed by trying every permutation (at most 3! = 6) and keeping the
-//! smallest encoding. What the encoding leaves out cannot change any future: the recovery point
+//! records); replicas are renamed by trying the permutations (at most 3! = 6) that sort the
+//! replicas by a key no renaming changes (log epochs, epoch cache, HW, role…) and keeping the
+//! smallest encoding: isomorphic states have the same keys, so they try corresponding
+//! permutations and reach the same smallest encoding. What the encoding leaves out cannot change any future: the recovery point
 //! when power loss is off (only a power-loss crash reads it), and a leader's fetch offsets of
 //! replicas outside its ISR (the HW is a minimum over the ISR, and a leader's ISR only changes
 //! at an election, which clears them).
@@ -114,16 +116,57 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, 
     }
 }
 
-/// The smallest encoding over all replica permutations.
+/// What a replica is, whatever the names of records and replicas: its log's epochs, its epoch
+/// cache, HW, largest epoch seen and role. Isomorphic states have the same multiset of keys, so
+/// trying only the permutations that put the keys in order still gives a canonical form.
+fn node_key(state: &State, i: usize, keep_recovery_point: bool) -> u64 {
+    let node = &state.nodes[i];
+    let mut h = (node.log_len as u64) << 56 ^ (node.epochs_len as u64) << 48;
+    for rec in node.records() {
+        h = h.rotate_left(5) ^ (rec.leader_epoch as u8 as u64);
+    }
+    for &(e, o) in &node.epochs[..node.epochs_len as usize] {
+        h = h.rotate_left(7) ^ ((e as u8 as u64) << 8 | o as u64);
+    }
+    h = h.rotate_left(9) ^ node.high_watermark as u64;
+    if keep_recovery_point {
+        h = h.rotate_left(3) ^ node.recovery_point as u64;
+    }
+    h = h.rotate_left(11) ^ (node.largest_seen as u8 as u64);
+    match node.vol {
+        None => h.rotate_left(13),
+        Some(v) => {
+            let role = if v.role == Role::Leader { 2u64 } else { 1 };
+            h.rotate_left(13) ^ (role << 16 | (v.leader_epoch as u8 as u64) << 8 | v.isr.count_ones() as u64)
+        }
+    }
+}
+
+/// The smallest encoding over the replica permutations that order the replicas' keys.
+fn best_encoding(state: &State, keep_recovery_point: bool, best: &mut Buf, cur: &mut Buf) {
+    let n = state.n();
+    let mut keys = [0u64; MAX_REPLICAS];
+    for (i, k) in keys.iter_mut().enumerate().take(n) {
+        *k = node_key(state, i, keep_recovery_point);
+    }
+    let mut first = true;
+    for order in permutations(n) {
+        if (1..n).any(|j| keys[order[j - 1] as usize] > keys[order[j] as usize]) {
+            continue;
+        }
+        encode(state, order, keep_recovery_point, cur);
+        if first || cur.as_slice() < best.as_slice() {
+            std::mem::swap(best, cur);
+            first = false;
+        }
+    }
+}
+
+/// The canonical encoding: the smallest over replica permutations (see [`best_encoding`]).
 pub fn canonical_bytes(state: &State, keep_recovery_point: bool) -> Vec<u8> {
     let mut best = Buf { bytes: [0; BUF_BYTES], len: 0 };
     let mut cur = Buf { bytes: [0; BUF_BYTES], len: 0 };
-    for (i, order) in permutations(state.n()).iter().enumerate() {
-        encode(state, order, keep_recovery_point, &mut cur);
-        if i == 0 || cur.as_slice() < best.as_slice() {
-            std::mem::swap(&mut best, &mut cur);
-        }
-    }
+    best_encoding(state, keep_recovery_point, &mut best, &mut cur);
     best.as_slice().to_vec()
 }
 
@@ -131,12 +174,7 @@ pub fn canonical_bytes(state: &State, keep_recovery_point: bool) -> Vec<u8> {
 pub fn fingerprint(state: &State, keep_recovery_point: bool) -> u128 {
     let mut best = Buf { bytes: [0; BUF_BYTES], len: 0 };
     let mut cur = Buf { bytes: [0; BUF_BYTES], len: 0 };
-    for (i, order) in permutations(state.n()).iter().enumerate() {
-        encode(state, order, keep_recovery_point, &mut cur);
-        if i == 0 || cur.as_slice() < best.as_slice() {
-            std::mem::swap(&mut best, &mut cur);
-        }
-    }
+    best_encoding(state, keep_recovery_point, &mut best, &mut cur);
     hash128(best.as_slice())
 }
 
