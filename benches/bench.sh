@@ -4,6 +4,7 @@
 # figures, targets and pass/fail. Run from anywhere:  bash benches/bench.sh
 #   BENCH_DIR=DIR   scratch dir (default: a new dir under /var/tmp, removed at the end)
 #   BENCH_QUICK=1   smaller data (for trying the harness; the targets are for the full run)
+#   BENCH_ONLY="2 7" run only these sections (numbers as below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -31,7 +32,10 @@ row() { ROWS+=("$1|$2|$3|$4"); echo "  $1: $2 (target $3) $4" >&2; }
 verdict() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? v >= t : v <= t; print ok ? "pass" : "FAIL" }'; }
 
 echo "scratch dir: $WORK" >&2
+ONLY=${BENCH_ONLY:-1 2 3 4 5 6 7}
+want() { [[ " $ONLY " == *" $1 "* ]]; }
 
+if want 1; then
 # 1. check vs cat over 1 GiB of 1 KiB records (page cache warm).
 echo "[1] check vs cat" >&2
 C=$WORK/check1g; $K create "$C" >/dev/null; $K elect "$C" >/dev/null
@@ -42,7 +46,9 @@ t_check=$(best_of 3 "$K" check "$C")
 bytes=$(cat "$C"/demo-0/*.log | wc -c)
 ratio=$(awk -v a="$t_cat" -v b="$t_check" 'BEGIN { printf "%.2f", a / b }')
 row "check throughput vs cat (1 GiB, 1 KiB records)" "${ratio}x cat ($(awk -v b="$bytes" -v t="$t_check" 'BEGIN { printf "%.0f MB/s", b / t / 1e6 }'))" ">= 0.5x" "$(verdict "$ratio" 0.5 '>=')"
+fi
 
+if want 2; then
 # 2. dump --json over 256 MiB of 100-byte records, and an independent reader (kafka-python).
 echo "[2] dump --json" >&2
 D=$WORK/dump256m; $K create "$D" >/dev/null; $K elect "$D" >/dev/null
@@ -76,7 +82,9 @@ PY
 else
   row "dump --json vs kafka-python reader" "not measured (kafka-python could not be installed)" ">= 100x" "skipped"
 fi
+fi
 
+if want 3; then
 # 3. append --count 10M x 100 B vs dd writing as many bytes (both to the page cache, no fsync).
 echo "[3] append vs dd" >&2
 n_append=$(scale 10000000)
@@ -92,7 +100,9 @@ t_dd=""; for _ in 1 2 3; do t=$(dd_once); t_dd=$(awk -v a="$t" -v b="$t_dd" 'BEG
 ratio=$(awk -v a="$t_dd" -v b="$t_append" 'BEGIN { printf "%.2f", a / b }')
 row "append --count 10M x 100 B vs dd" "${ratio}x dd ($(awk -v b="$bytes" -v t="$t_append" 'BEGIN { printf "%.0f MB/s", b / t / 1e6 }'))" ">= 0.8x" "$(verdict "$ratio" 0.8 '>=')"
 rm -rf "$WORK/app" "$WORK/dd.out"
+fi
 
+if want 4; then
 # 4. recover --dry-run on 4 GiB with 10,000 epochs vs 4 MiB with 10,000 epochs.
 echo "[4] recover --dry-run, 10,000 epochs (this builds two logs epoch by epoch)" >&2
 epochs=$(scale 10000)
@@ -126,7 +136,9 @@ t_small=$(best_of 5 "$K" recover "$WORK/small/b" --leader "$WORK/small/a" --mode
 ratio=$(awk -v a="$t_big" -v b="$t_small" 'BEGIN { printf "%.2f", a / b }')
 big_bytes=$(du -sb "$WORK/big/a/demo-0" | cut -f1)
 row "recover --dry-run: 4 GiB vs 4 MiB, 10,000 epochs" "${ratio}x (${t_big}s vs ${t_small}s; $(( big_bytes / 1048576 )) MiB)" "<= 1.5x" "$(verdict "$ratio" 1.5 '<=')"
+fi
 
+if want 5; then
 # 5. local recovery after a crash with 1 MiB past the recovery point, on the 4 GiB log.
 echo "[5] local recovery" >&2
 R=$WORK/big/a
@@ -137,13 +149,38 @@ t0=$(now); $K recover "$R" >/dev/null; t1=$(now)
 t_rec=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
 ms=$(awk -v t="$t_rec" 'BEGIN { printf "%.0f", t * 1000 }')
 row "local recovery, 1 MiB past the recovery point, 4 GiB log" "${ms} ms" "< 50 ms" "$(verdict "$ms" 50 '<=')"
+fi
 
+if want 6; then
 # 6. peak RSS of dump and check on the 4 GiB log.
 echo "[6] peak RSS" >&2
 rss_check=$(peak_rss_mib "$K" check "$R")
 rss_dump=$(peak_rss_mib "$K" dump "$R" --json)
 worst=$(awk -v a="$rss_check" -v b="$rss_dump" 'BEGIN { print (a > b) ? a : b }')
 row "peak RSS of check / dump --json on 4 GiB" "${rss_check} / ${rss_dump} MiB" "< 64 MiB" "$(verdict "$worst" 64 '<=')"
+fi
+
+# 7. check of a whole data dir: 1,000 partitions, 4 GiB of 1 KiB records, both cores, vs cat over
+#    the same files.
+if want 7; then
+echo "[7] check DATA_DIR (1,000 partitions, 4 GiB)" >&2
+DD=$WORK/datadir
+parts=$(scale 1000)
+$K create "$DD" --topic t --partitions "$parts" >/dev/null
+per=$(( 4 * 1024 * 1024 * 1024 / 1030 / 1000 ))   # 1 KiB records, as in [1]
+for p in $(seq 0 $((parts - 1))); do
+  $K elect "$DD" --partition "t-$p" >/dev/null
+  $K append "$DD" --partition "t-$p" --count "$per" --value-size 1000 >/dev/null
+done
+cat "$DD"/t-*/*.log >/dev/null
+t_cat=$(best_of 3 sh -c "cat $DD/t-*/*.log > /dev/null")
+t_check=$(best_of 3 "$K" check "$DD")
+bytes=$(cat "$DD"/t-*/*.log | wc -c)
+ratio=$(awk -v a="$t_cat" -v b="$t_check" 'BEGIN { printf "%.2f", a / b }')
+row "check DATA_DIR vs cat ($parts partitions, $(( bytes / 1048576 )) MiB)" "${ratio}x cat ($(awk -v b="$bytes" -v t="$t_check" 'BEGIN { printf "%.0f MB/s", b / t / 1e6 }'))" ">= 0.8x" "$(verdict "$ratio" 0.8 '>=')"
+rss=$(peak_rss_mib "$K" check "$DD")
+row "peak RSS of check DATA_DIR" "${rss} MiB" "< 128 MiB" "$(verdict "$rss" 128 '<=')"
+fi
 
 echo
 echo "| figure | measured | target | result |"

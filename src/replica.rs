@@ -126,6 +126,15 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
         };
         (parent, path.to_path_buf())
     } else {
+        // A named partition is looked up directly (a data dir of thousands of partitions is
+        // not listed once per partition); the listing is for choosing and for messages.
+        if let Some(want) = partition {
+            let dir = path.join(want);
+            if names::parse_topic_partition(want).is_some() && looks_like_partition_dir(&dir) {
+                let (topic, partition) = names::parse_topic_partition(want).expect("checked above");
+                return Ok(ReplicaPaths { log_dir: path.to_path_buf(), partition_dir: dir, topic, partition });
+            }
+        }
         let dirs = list_partition_dirs(path)?;
         let names: Vec<String> =
             dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
@@ -404,6 +413,57 @@ pub struct LoadProblem {
     pub what: String,
 }
 
+/// The files at a log dir's top level, read once: klog's state file, the three offset
+/// checkpoints (by partition name), `meta.properties`, the clean-shutdown marker.
+pub struct LogDirFiles {
+    pub log_dir: PathBuf,
+    state: KlogStateFile,
+    high_watermarks: std::collections::HashMap<String, i64>,
+    recovery_points: std::collections::HashMap<String, i64>,
+    log_start_offsets: std::collections::HashMap<String, i64>,
+    meta: BTreeMap<String, String>,
+    clean_shutdown: bool,
+    kind: LogDirKind,
+    /// Files that did not read (a tolerant read only).
+    pub problems: Vec<LoadProblem>,
+}
+
+impl LogDirFiles {
+    /// Read the log dir's files for readers: a file that does not read is a problem, and its
+    /// values are taken as absent.
+    pub fn read_tolerant(log_dir: &Path) -> Result<LogDirFiles> {
+        LogDirFiles::read(log_dir, Strictness::Tolerate)
+    }
+
+    fn read(log_dir: &Path, strictness: Strictness) -> Result<LogDirFiles> {
+        let mut problems = Vec::new();
+        let state =
+            tolerated(read_state_file(&log_dir.join(KLOG_STATE)), strictness, &mut problems)?.unwrap_or_default();
+        let mut offsets = |name: &str| -> Result<std::collections::HashMap<String, i64>> {
+            let entries =
+                tolerated(checkpoint::read_offset_checkpoint(&log_dir.join(name)), strictness, &mut problems)?
+                    .unwrap_or_default();
+            Ok(entries.into_iter().map(|e: OffsetEntry| (format!("{}-{}", e.topic, e.partition), e.offset)).collect())
+        };
+        let log_start_offsets = offsets(names::LOG_START_OFFSET_CHECKPOINT)?;
+        let high_watermarks = offsets(names::REPLICATION_OFFSET_CHECKPOINT)?;
+        let recovery_points = offsets(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;
+        let meta = tolerated(read_meta_properties(&log_dir.join(META_PROPERTIES)), strictness, &mut problems)?
+            .unwrap_or_default();
+        Ok(LogDirFiles {
+            log_dir: log_dir.to_path_buf(),
+            state,
+            high_watermarks,
+            recovery_points,
+            log_start_offsets,
+            meta,
+            clean_shutdown: log_dir.join(CLEAN_SHUTDOWN_MARKER).exists(),
+            kind: log_dir_kind(log_dir),
+            problems,
+        })
+    }
+}
+
 /// A replica opened for reading or writing.
 pub struct Replica {
     pub paths: ReplicaPaths,
@@ -495,25 +555,28 @@ impl Replica {
     }
 
     fn load(paths: ReplicaPaths, lock: Option<DirLock>, strictness: Strictness) -> Result<Replica> {
-        let mut problems = Vec::new();
-        let state_file =
-            tolerated(read_state_file(&paths.log_dir_file(KLOG_STATE)), strictness, &mut problems)?.unwrap_or_default();
-        let entry = state_file.partitions.get(&paths.name()).cloned().unwrap_or_default();
+        let files = LogDirFiles::read(&paths.log_dir, strictness)?;
+        Replica::load_with(paths, &files, lock)
+    }
+
+    /// Open one partition read-only with the log dir's files already read: a reader of every
+    /// partition of a data dir reads the checkpoints, `meta.properties` and the state file once.
+    pub fn open_in(files: &LogDirFiles, partition: &str) -> Result<Replica> {
+        let paths = resolve(&files.log_dir, Some(partition))?;
+        Replica::load_with(paths, files, None)
+    }
+
+    fn load_with(paths: ReplicaPaths, files: &LogDirFiles, lock: Option<DirLock>) -> Result<Replica> {
+        let name = paths.name();
+        let entry = files.state.partitions.get(&name).cloned().unwrap_or_default();
         let config: LogConfig = entry.config.map(Into::into).unwrap_or_default();
-        let offset = |name: &str| checkpoint_offset(&paths.log_dir_file(name), &paths);
-        let mut read_offset = |name: &str| -> Result<i64> {
-            Ok(tolerated(offset(name), strictness, &mut problems)?.flatten().unwrap_or(0))
-        };
-        let log_start_checkpoint = read_offset(names::LOG_START_OFFSET_CHECKPOINT)?;
-        let hw = read_offset(names::REPLICATION_OFFSET_CHECKPOINT)?;
-        let recovery_point = read_offset(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;
-        let meta = tolerated(read_meta_properties(&paths.log_dir_file(META_PROPERTIES)), strictness, &mut problems)?
-            .unwrap_or_default();
+        let log_start_checkpoint = files.log_start_offsets.get(&name).copied().unwrap_or(0);
+        let hw = files.high_watermarks.get(&name).copied().unwrap_or(0);
+        let recovery_point = files.recovery_points.get(&name).copied().unwrap_or(0);
+        let meta = &files.meta;
         let log = Log::open(&paths.partition_dir, config, log_start_checkpoint)?;
         let log_start_offset = log.first_offset().map_or(log_start_checkpoint, |f| f.max(log_start_checkpoint));
         let replica_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.parse().ok());
-        let clean_shutdown = paths.log_dir_file(CLEAN_SHUTDOWN_MARKER).exists();
-        let kind = log_dir_kind(&paths.log_dir);
         // The HW is kept as checkpointed (a forensic reader wants the raw value); `start` clamps
         // it to [logStartOffset, LEO] as Kafka's `Partition.createLog` does.
         Ok(Replica {
@@ -522,15 +585,15 @@ impl Replica {
             high_watermark: hw,
             recovery_point,
             log_start_offset,
-            clean_shutdown,
+            clean_shutdown: files.clean_shutdown,
             replica_id,
             directory_id: meta.get("directory.id").cloned(),
             cluster_id: meta.get("cluster.id").cloned(),
             topic_config: entry.config,
             state: entry.state,
             largest_leader_epoch_recorded: entry.largest_leader_epoch,
-            kind,
-            problems,
+            kind: files.kind,
+            problems: files.problems.clone(),
             lock,
         })
     }

@@ -48,7 +48,11 @@ impl Checker {
 }
 
 pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
-    let replica = Replica::open(dir, partition)?;
+    check_replica(Replica::open(dir, partition)?, progress)
+}
+
+/// Check a replica opened read-only.
+pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
     let total_bytes: u64 = replica.log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
     let mut bytes_before_segment;
     let mut c = Checker { findings: Vec::new() };

@@ -200,10 +200,12 @@ pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Re
         an.iter().filter(|n| !bn.contains(n)).map(|n| (n.clone(), "A")).collect();
     one_side.extend(bn.iter().filter(|n| !an.contains(n)).map(|n| (n.clone(), "B")));
     let mut warnings = Vec::new();
+    let (files_a, files_b) =
+        (crate::replica::LogDirFiles::read_tolerant(a)?, crate::replica::LogDirFiles::read_tolerant(b)?);
     let partitions = parallel_map(
         &common,
         |name| {
-            let pair = Replica::open(a, Some(name)).and_then(|ra| Ok((ra, Replica::open(b, Some(name))?)));
+            let pair = Replica::open_in(&files_a, name).and_then(|ra| Ok((ra, Replica::open_in(&files_b, name)?)));
             let outcome = match pair {
                 Ok((ra, rb)) => {
                     let warnings = super::diff::pair_warnings(&ra, &rb);
@@ -332,10 +334,14 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
     if crate::replica::log_dir_kind(dir) == crate::replica::LogDirKind::Partial {
         notes.push("no meta.properties: a partial copy of a log dir".into());
     }
+    // The log dir's own files are read once, not once per partition.
+    let files = crate::replica::LogDirFiles::read_tolerant(dir)?;
     let mut partitions = parallel_map(
         &names_on_disk,
         |name| {
-            let outcome = super::check::run(dir, Some(name), &mut super::NoProgress).map_err(|e| refusal(&e));
+            let outcome = Replica::open_in(&files, name)
+                .and_then(|r| super::check::check_replica(r, &mut super::NoProgress))
+                .map_err(|e| refusal(&e));
             PartitionOutcome { partition: name.clone(), outcome }
         },
         progress,
