@@ -664,7 +664,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         "demo" => &["klog demo", "klog demo watch", "klog demo kip279 --mode all --dir /tmp/lab"],
         "explore" => &[
             "klog explore",
-            "klog explore --mode hw --script /tmp/hw.sh && bash /tmp/hw.sh",
+            "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
             "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30",
         ],
         _ => &[],
