@@ -43,6 +43,9 @@ _klog() {
             klog,elect)
                 cmd="klog__subcmd__elect"
                 ;;
+            klog,explore)
+                cmd="klog__subcmd__explore"
+                ;;
             klog,fetch)
                 cmd="klog__subcmd__fetch"
                 ;;
@@ -106,6 +109,9 @@ _klog() {
             klog__subcmd__help,elect)
                 cmd="klog__subcmd__help__subcmd__elect"
                 ;;
+            klog__subcmd__help,explore)
+                cmd="klog__subcmd__help__subcmd__explore"
+                ;;
             klog__subcmd__help,fetch)
                 cmd="klog__subcmd__help__subcmd__fetch"
                 ;;
@@ -137,7 +143,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff draw demo help"
+            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff draw demo explore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -468,8 +474,54 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__explore)
+            opts="-h -V --mode --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --max-states --script --json --no-timing --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --mode)
+                    COMPREPLY=($(compgen -W "hw kip101 kip279 all" -- "${cur}"))
+                    return 0
+                    ;;
+                --replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-epochs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-records)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-states)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --script)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__fetch)
-            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --json --color --help --version"
+            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -635,7 +687,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="generate create elect append dump check fetch flush stop crash recover diff draw demo help"
+            opts="generate create elect append dump check fetch flush stop crash recover diff draw demo explore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -774,6 +826,20 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__help__subcmd__explore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__help__subcmd__fetch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -887,7 +953,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --explain --color --help --version"
+            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --explain --no-fencing --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -196,6 +196,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--until-caught-up[Fetch until nothing is copied and both high watermarks are equal]' \
 '--flush[fsync the follower after each round (moves its recovery point)]' \
+'--no-fencing[No FENCED_LEADER_EPOCH check (Kafka before KIP-320)\: fetch from the leader followed even when the follower has seen a larger epoch]' \
 '--json[Write one JSON object per round]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -257,6 +258,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
 '--json[Write the report as one JSON document]' \
 '(--json)--explain[Also print the mode'\''s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader)]' \
+'--no-fencing[No epoch checks (Kafka before KIP-320)\: follow the leader even when its epoch is below one this replica has seen, or not above the one it runs at]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -308,6 +310,30 @@ all\:"All three, one after another"))' \
 '-V[Print version]' \
 '--version[Print version]' \
 '::scenario -- watch, kip101-1, kip101-2 or kip279 (default\: kip101-1):(watch kip101-1 kip101-2 kip279)' \
+&& ret=0
+;;
+(explore)
+_arguments "${_arguments_options[@]}" : \
+'--mode=[Truncation mode(s) to explore]:MODE:((hw\:""
+kip101\:""
+kip279\:""
+all\:"All three, one after another"))' \
+'--replicas=[Number of replicas (2 or 3)]:N:_default' \
+'--max-epochs=[Most elections in a history (epochs 0 .. E-1)]:E:_default' \
+'--max-records=[Most records appended in a history]:R:_default' \
+'--max-depth=[Most actions in a history (the depth of the search)]:D:_default' \
+'--max-states=[Stop a search after this many distinct states (it then says so)]:N:_default' \
+'--script=[Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)]:FILE:_files' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--unclean[Elections may also pick a live replica outside the ISR]' \
+'--no-fencing[Replicas do not check leader epochs (Kafka before KIP-320)\: a late leader change is obeyed and a stale leader is followed (the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`)]' \
+'--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
+'--json[Write everything as one JSON document]' \
+'--no-timing[Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
 && ret=0
 ;;
 (help)
@@ -398,6 +424,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(explore)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -428,6 +458,7 @@ _klog_commands() {
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
+'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog commands' commands "$@"
@@ -476,6 +507,11 @@ _klog__subcmd__dump_commands() {
 _klog__subcmd__elect_commands() {
     local commands; commands=()
     _describe -t commands 'klog elect commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__explore_commands] )) ||
+_klog__subcmd__explore_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog explore commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__fetch_commands] )) ||
 _klog__subcmd__fetch_commands() {
@@ -547,6 +583,7 @@ _klog__subcmd__help_commands() {
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
+'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog help commands' commands "$@"
@@ -595,6 +632,11 @@ _klog__subcmd__help__subcmd__dump_commands() {
 _klog__subcmd__help__subcmd__elect_commands() {
     local commands; commands=()
     _describe -t commands 'klog help elect commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__explore_commands] )) ||
+_klog__subcmd__help__subcmd__explore_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help explore commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__help__subcmd__fetch_commands] )) ||
 _klog__subcmd__help__subcmd__fetch_commands() {

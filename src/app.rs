@@ -68,7 +68,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             return Ok(Outcome::findings_if(!report.is_clean()));
         }
         Command::Fetch(a) => {
-            let report = commands::fetch::run(&(&a).into())?;
+            let report = commands::fetch::run_fenced(&(&a).into(), !a.no_fencing)?;
             if a.json {
                 json::fetch_rounds(text.raw(), &report)?;
             } else {
@@ -116,7 +116,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
                 }
             }
         }
-        Command::Recover(a) => match (commands::recover::run(&(&a).into())?, a.json) {
+        Command::Recover(a) => match (commands::recover::run_fenced(&(&a).into(), !a.no_fencing)?, a.json) {
             (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
             (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
             (RecoverReport::Follower(r), false) => {
@@ -167,6 +167,15 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         }
         Command::Generate(GenerateCommand::Completions { shell }) => {
             klog::generate::write_completions(shell, text.raw())?;
+        }
+        Command::Explore(a) => {
+            let report = commands::explore::run(&(&a).into())?;
+            if a.json {
+                output::explore::json(text.raw(), &report)?;
+            } else {
+                output::explore::text(text, &report, settings, !a.no_timing)?;
+            }
+            return Ok(Outcome::findings_if(report.found_violation()));
         }
         Command::Demo(a) => {
             let (root, temp) = a.lab(&env.temp_dir);

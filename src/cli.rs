@@ -139,6 +139,24 @@ pub enum Command {
     /// each); the demo ends with what each mode kept, lost and left diverged. `--predict` makes
     /// it a quiz; `--capture FILE.html` writes it as a filmstrip to share.
     Demo(DemoArgs),
+    /// Search every history of klog commands within bounds for the shortest one that loses an
+    /// acked record or leaves two replicas diverged below their HWs, and emit it as a script.
+    ///
+    /// The search runs klog's own replication rules in memory (the same code the commands run),
+    /// breadth first, so the first counterexample is a shortest one; equivalent states (records
+    /// renamed, replicas swapped) are explored once. Actions: elect (a new epoch; a live ISR
+    /// member, any live replica with --unclean), append one record (acks=all), one fetch round,
+    /// crash (--power-loss: also the variant that drops unflushed bytes, and flush), recover (a
+    /// restart) and recover --leader (restart as a follower, truncating by the mode). The
+    /// explorer plays the controller: epochs come from one counter; a restarted replica is told
+    /// the latest leader; a running one is told leader changes in order, late or never. Checked
+    /// after every action: no acked record missing from a later leader's log, no two replicas
+    /// holding different records below both HWs. Prints a table per mode (states, transitions,
+    /// violations, shortest counterexample, seconds, states per second) and each counterexample
+    /// narrated step by step; --script writes it as a runnable bash script ending with the
+    /// recover report that shows the violation. Exit 0 when no violation was found within the
+    /// bounds, 1 when one was.
+    Explore(ExploreArgs),
     /// Write the man pages or a shell completion script (for packagers; hidden).
     #[command(hide = true, subcommand)]
     Generate(GenerateCommand),
@@ -189,6 +207,79 @@ pub struct DemoArgs {
     pub plain: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// Truncation mode(s) to explore.
+    #[arg(long, value_enum, default_value_t = DemoMode::All)]
+    pub mode: DemoMode,
+    /// Number of replicas (2 or 3).
+    #[arg(long, default_value_t = commands::explore::DEFAULT_REPLICAS as u8, value_name = "N",
+          value_parser = ranged::<u8>(2, 3, "the explorer models 2 or 3 replicas"))]
+    pub replicas: u8,
+    /// Most elections in a history (epochs 0 .. E-1).
+    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_EPOCHS, value_name = "E",
+          value_parser = ranged::<u8>(1, crate::explore::model::MAX_EPOCHS as i128, "a state holds at most 8 epochs"))]
+    pub max_epochs: u8,
+    /// Most records appended in a history.
+    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_RECORDS, value_name = "R",
+          value_parser = ranged::<u8>(1, crate::explore::model::MAX_RECORDS as i128 - 1, "a log holds at most 7 records here"))]
+    pub max_records: u8,
+    /// Most actions in a history (the depth of the search).
+    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_DEPTH, value_name = "D",
+          value_parser = ranged::<u32>(1, 64, "deeper than 64 actions is beyond any machine here"))]
+    pub max_depth: u32,
+    /// Elections may also pick a live replica outside the ISR.
+    #[arg(long)]
+    pub unclean: bool,
+    /// Replicas do not check leader epochs (Kafka before KIP-320): a late leader change is obeyed
+    /// and a stale leader is followed (the scripts use `recover --no-fencing`, `fetch
+    /// --no-fencing`).
+    #[arg(long)]
+    pub no_fencing: bool,
+    /// Crashes may also drop unflushed bytes; flush becomes an action.
+    #[arg(long)]
+    pub power_loss: bool,
+    /// Stop a search after this many distinct states (it then says so).
+    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_STATES, value_name = "N",
+          value_parser = ranged::<u64>(1, I64_MAX, "a count"))]
+    pub max_states: u64,
+    /// Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several
+    /// modes).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Write everything as one JSON document.
+    #[arg(long)]
+    pub json: bool,
+    /// Leave the seconds and states per second out of the text (for output compared byte for
+    /// byte, as the golden tests do).
+    #[arg(long, hide = true)]
+    pub no_timing: bool,
+}
+
+impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
+    fn from(a: &'a ExploreArgs) -> Self {
+        let modes = match a.mode {
+            DemoMode::Hw => vec![TruncationMode::Hw],
+            DemoMode::Kip101 => vec![TruncationMode::Kip101],
+            DemoMode::Kip279 => vec![TruncationMode::Kip279],
+            DemoMode::All => TruncationMode::ALL.to_vec(),
+        };
+        commands::explore::ExploreRequest {
+            modes,
+            replicas: a.replicas as usize,
+            max_epochs: a.max_epochs,
+            max_records: a.max_records,
+            max_depth: a.max_depth,
+            unclean: a.unclean,
+            fencing: !a.no_fencing,
+            power_loss: a.power_loss,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_states: a.max_states,
+            script: a.script.as_deref(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DemoMode {
     Hw,
@@ -223,6 +314,10 @@ pub struct FetchArgs {
     /// fsync the follower after each round (moves its recovery point).
     #[arg(long)]
     pub flush: bool,
+    /// No FENCED_LEADER_EPOCH check (Kafka before KIP-320): fetch from the leader followed even
+    /// when the follower has seen a larger epoch.
+    #[arg(long)]
+    pub no_fencing: bool,
     /// Write one JSON object per round.
     #[arg(long)]
     pub json: bool,
@@ -299,6 +394,10 @@ pub struct RecoverArgs {
     /// that ran in this recovery marked and the values they saw (needs --leader).
     #[arg(long, requires = "leader", conflicts_with = "json")]
     pub explain: bool,
+    /// No epoch checks (Kafka before KIP-320): follow the leader even when its epoch is below one
+    /// this replica has seen, or not above the one it runs at.
+    #[arg(long, requires = "leader")]
+    pub no_fencing: bool,
 }
 
 #[derive(Debug, Args)]
@@ -626,6 +725,11 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog demo kip101-1 --mode all --capture kip101-1.html",
         ],
         "draw" => &["klog draw /tmp/a /tmp/b", "klog draw /tmp/a /tmp/b --from 10 --limit 8 --svg ab.svg"],
+        "explore" => &[
+            "klog explore",
+            "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
+            "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30",
+        ],
         _ => &[],
     }
 }
@@ -634,10 +738,13 @@ pub fn examples(name: &str) -> &'static [&'static str] {
 pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
     const ERROR: (u8, &str) = (2, "error (one line on stderr; nothing on disk changed)");
     match name {
-        "klog" => &[(0, "success"), (1, "findings (check), divergence (diff), a stuck fetch"), ERROR],
+        "klog" => {
+            &[(0, "success"), (1, "findings (check), divergence (diff), a stuck fetch, a violation (explore)"), ERROR]
+        }
         "check" => &[(0, "clean"), (1, "findings"), ERROR],
         "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
         "fetch" => &[(0, "success"), (1, "stuck: a returned batch starts below the follower's log end"), ERROR],
+        "explore" => &[(0, "no violation within the bounds"), (1, "a violation was found"), ERROR],
         _ => &[(0, "success"), ERROR],
     }
 }

@@ -11,6 +11,7 @@ pub mod commands;
 pub mod crash;
 pub mod durable;
 pub mod error;
+pub mod explore;
 pub mod format;
 pub mod generate;
 pub mod log;

@@ -46,6 +46,17 @@ impl FetchReport {
 /// running as leader, and no epoch the other has seen above the leader's (FENCED_LEADER_EPOCH).
 /// Nothing is written.
 pub fn open_pair_for_write(leader: &Path, other: &Path, partition: Option<&str>) -> Result<(Replica, Replica)> {
+    open_pair_for_write_fenced(leader, other, partition, true)
+}
+
+/// [`open_pair_for_write`]; with `fencing` false (`--no-fencing`, Kafka before KIP-320) the
+/// leader's epoch is not checked against the epochs the other has seen.
+pub fn open_pair_for_write_fenced(
+    leader: &Path,
+    other: &Path,
+    partition: Option<&str>,
+    fencing: bool,
+) -> Result<(Replica, Replica)> {
     let l = Replica::open_for_write(leader, partition)?;
     let name = l.paths.name();
     let f = match Replica::open_for_write(other, Some(&name)) {
@@ -62,18 +73,28 @@ pub fn open_pair_for_write(leader: &Path, other: &Path, partition: Option<&str>)
             format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(&l)),
         ));
     }
-    if let Some(seen) = f.largest_known_epoch().filter(|e| *e > state.leader_epoch) {
+    if let Some(seen) = f.largest_known_epoch().filter(|e| *e > state.leader_epoch && fencing) {
         return Err(fenced(&l, &f, &Fenced::StaleLeader { leader_epoch: state.leader_epoch, seen }));
     }
     Ok((l, f))
 }
 
 pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
-    let (mut leader, mut follower) = open_pair_for_write(req.leader, req.follower, req.partition)?;
+    run_fenced(req, true)
+}
+
+/// [`run`]; with `fencing` false (`fetch --no-fencing`, what `klog explore --no-fencing` models)
+/// no FENCED_LEADER_EPOCH check: a follower fetches from the leader it follows even when it has
+/// seen a larger epoch.
+pub fn run_fenced(req: &FetchRequest<'_>, fencing: bool) -> Result<FetchReport> {
+    let (mut leader, mut follower) = open_pair_for_write_fenced(req.leader, req.follower, req.partition, fencing)?;
     let leader_epoch = leader.will_run_as().leader_epoch;
     let hint =
         || format!("make it one with `klog recover --leader {} {}`", req.leader.display(), req.follower.display());
-    let facts = follower_facts(&follower, &leader, empty_once_started(&follower)?);
+    let mut facts = follower_facts(&follower, &leader, empty_once_started(&follower)?);
+    if !fencing {
+        facts.largest_seen = None;
+    }
     match may_fetch(&facts, leader_epoch) {
         Ok(()) => {}
         Err(FetchRefusal::Fenced(f)) => return Err(fenced(&leader, &follower, &f)),

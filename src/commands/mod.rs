@@ -10,6 +10,7 @@ pub mod diff;
 pub mod draw;
 pub mod dump;
 pub mod elect;
+pub mod explore;
 pub mod fetch;
 pub mod flush;
 pub mod recover;

@@ -3,7 +3,7 @@
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
 //! (replication-model.md, operation 6, "What the report calls things").
 
-use super::fetch::{fenced, fetch_rounds, follower_facts, open_pair_for_write, FetchReport, FetchRequest};
+use super::fetch::{fenced, fetch_rounds, follower_facts, open_pair_for_write_fenced, FetchReport, FetchRequest};
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
@@ -80,9 +80,16 @@ pub enum RecoverReport {
 }
 
 pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
+    run_fenced(req, true)
+}
+
+/// [`run`]; with `fencing` false (`recover --no-fencing`, Kafka before KIP-320, what `klog
+/// explore --no-fencing` models) the follower takes any leader: neither FENCED_LEADER_EPOCH nor
+/// a running replica's refusal of a leader change that is not above its epoch.
+pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
     match req.leader {
         None => local(req).map(RecoverReport::Local),
-        Some(leader) => as_follower(req, leader).map(|r| RecoverReport::Follower(Box::new(r))),
+        Some(leader) => as_follower(req, leader, fencing).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
 
@@ -140,7 +147,7 @@ fn leader_epoch_of(leader: &Replica, dry_run: bool) -> Result<i32> {
     ))
 }
 
-fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerRecoverReport> {
+fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path, fencing: bool) -> Result<FollowerRecoverReport> {
     // Open, validate and fence before anything is written (a dry run opens read-only).
     let (leader, mut follower) = if req.dry_run {
         let l = Replica::open(leader_path, req.partition)?;
@@ -152,12 +159,14 @@ fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path) -> Result<FollowerR
         l.ensure_same_partition(&f)?;
         (l, f)
     } else {
-        let (l, f) = open_pair_for_write(leader_path, req.dir, req.partition)?;
+        let (l, f) = open_pair_for_write_fenced(leader_path, req.dir, req.partition, fencing)?;
         (l, f)
     };
     let leader_epoch = leader_epoch_of(&leader, req.dry_run)?;
     let facts = follower_facts(&follower, &leader, false);
-    may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
+    if fencing {
+        may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
+    }
     // Local recovery (really, or on the in-memory view for a dry run).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     if req.dry_run {

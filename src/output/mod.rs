@@ -7,6 +7,7 @@ pub mod data_dir;
 pub mod demo;
 pub mod dump_log;
 pub mod explain;
+pub mod explore;
 pub mod fit;
 pub mod json;
 pub mod palette;

@@ -59,6 +59,7 @@ const SESSION: &[Step] = &[
     step("append-diverging", &["append", "b", "x1", "--timestamp", TS], 0),
     step("diff-diverged", &["diff", "a", "b"], 1),
     step("draw", &["draw", "a", "b"], 0),
+    step("explore", &["explore", "--mode", "hw", "--max-records", "1", "--no-timing"], 1),
     step("demo", &["demo", "--dir", "lab1"], 0),
     step("demo-watch", &["demo", "watch", "--dir", "lab2"], 0),
     step("demo-kip279-all", &["demo", "kip279", "--mode", "all", "--dir", "lab3"], 0),

@@ -6,6 +6,7 @@ mod common;
 mod crash;
 mod data_dir;
 mod demo;
+mod explore;
 mod fixtures;
 mod formats;
 mod generated;

@@ -1,0 +1,773 @@
+//! The in-memory lab: replicas of one partition as small values, and the actions of `klog explore`
+//! (each one klog command) applied to them with the same pure rules the commands run — the
+//! election epoch ([`crate::replication::election`]), fencing ([`crate::replication::fencing`]),
+//! the high watermark ([`crate::replication::high_watermark`]), truncation planning
+//! ([`crate::replication::truncation`]) and the epoch cache ([`crate::log::epoch_cache`]).
+//!
+//! Every action mirrors its command step for step: `elect` (`commands/elect.rs`), `append`
+//! (`commands/append.rs`), one `fetch` round (`replication/fetch.rs::fetch_round`), `crash`
+//! (`crash.rs`), `flush`, `recover R` (`Replica::start`, local recovery) and `recover F --leader
+//! L` (`commands/recover.rs::as_follower`). Records are single-record batches appended one per
+//! command, so every truncation point is a batch boundary and a record is identified by its
+//! value (each appended value is new). The explorer plays the controller: the rules for who may
+//! be elected and which leader change a replica may be told are in [`State::successors`].
+//!
+//! Nothing here does I/O or prints. Sizes are bounded by [`MAX_REPLICAS`], [`MAX_RECORDS`] and
+//! [`MAX_EPOCHS`] so that a state is a small `Copy` value.
+
+use crate::log::epoch_cache::{EpochCache, EpochEntry};
+use crate::replica::Role;
+use crate::replication::classify::{self, AtLeader, RecordClass};
+use crate::replication::election::next_leader_epoch;
+use crate::replication::fencing::{may_become_follower, may_fetch, FollowerFacts};
+use crate::replication::high_watermark;
+use crate::replication::truncation::{plan_truncation, ReplicaView, TruncationMode, TruncationPlan};
+
+/// Most replicas a search models.
+pub const MAX_REPLICAS: usize = 3;
+/// Most records a search appends (so no log is longer).
+pub const MAX_RECORDS: usize = 8;
+/// Most elections a search makes (epochs 0 ..= MAX_EPOCHS − 1).
+pub const MAX_EPOCHS: usize = 8;
+
+/// What a search explores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    pub replicas: usize,
+    pub mode: TruncationMode,
+    pub max_epochs: u8,
+    pub max_records: u8,
+    pub max_depth: u32,
+    /// Elections may pick a live replica outside the ISR.
+    pub unclean: bool,
+    /// Replicas check leader epochs (FENCED_LEADER_EPOCH, stale leader changes ignored).
+    pub fencing: bool,
+    /// Crashes may drop unflushed bytes, and `flush` is an action.
+    pub power_loss: bool,
+}
+
+/// One record of a log: the epoch it is stamped with and its value (1 = the first appended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rec {
+    pub leader_epoch: i8,
+    pub value: u8,
+}
+
+/// What a running replica holds in memory (klog's `VolatileState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Volatile {
+    pub role: Role,
+    /// −1: no leader epoch yet (just started).
+    pub leader_epoch: i8,
+    /// A follower's leader, by replica index.
+    pub leader: Option<u8>,
+    /// A leader's ISR without itself, as a bit mask of replica indexes.
+    pub isr: u8,
+    /// A leader's last recorded fetch offset of each replica (−1: none since the election).
+    pub fetch_offsets: [i8; MAX_REPLICAS],
+}
+
+impl Volatile {
+    fn started() -> Self {
+        Volatile { role: Role::Follower, leader_epoch: -1, leader: None, isr: 0, fetch_offsets: [-1; MAX_REPLICAS] }
+    }
+}
+
+/// One replica: its durable files and, when running, its volatile state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Node {
+    pub log: [Rec; MAX_RECORDS],
+    pub log_len: u8,
+    /// `leader-epoch-checkpoint`: (epoch, start offset).
+    pub epochs: [(i8, u8); MAX_EPOCHS + 1],
+    pub epochs_len: u8,
+    pub high_watermark: u8,
+    pub recovery_point: u8,
+    /// The largest leader epoch it has seen (durable; −1: none).
+    pub largest_seen: i8,
+    /// `None`: crashed (not running).
+    pub vol: Option<Volatile>,
+}
+
+impl Node {
+    fn new() -> Self {
+        Node {
+            log: [Rec::default(); MAX_RECORDS],
+            log_len: 0,
+            epochs: [(0, 0); MAX_EPOCHS + 1],
+            epochs_len: 0,
+            high_watermark: 0,
+            recovery_point: 0,
+            largest_seen: -1,
+            vol: Some(Volatile::started()),
+        }
+    }
+
+    pub fn records(&self) -> &[Rec] {
+        &self.log[..self.log_len as usize]
+    }
+
+    pub fn log_end_offset(&self) -> i64 {
+        self.log_len as i64
+    }
+
+    pub fn epoch_cache(&self) -> EpochCache {
+        EpochCache::from_entries(
+            self.epochs[..self.epochs_len as usize]
+                .iter()
+                .map(|&(e, o)| EpochEntry { leader_epoch: e as i32, start_offset: o as i64 }),
+        )
+    }
+
+    fn set_epoch_cache(&mut self, cache: &EpochCache) {
+        let entries = cache.entries();
+        assert!(entries.len() <= self.epochs.len(), "an epoch cache holds at most one entry per epoch");
+        for (slot, e) in self.epochs.iter_mut().zip(entries) {
+            *slot = (e.leader_epoch as i8, e.start_offset as u8);
+        }
+        self.epochs_len = entries.len() as u8;
+    }
+
+    fn update_epoch_cache(&mut self, change: impl FnOnce(&mut EpochCache) -> bool) {
+        let mut cache = self.epoch_cache();
+        if change(&mut cache) {
+            self.set_epoch_cache(&cache);
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.vol.is_some()
+    }
+
+    /// Running as leader: its epoch.
+    pub fn leader_epoch(&self) -> Option<i8> {
+        self.vol.filter(|v| v.role == Role::Leader).map(|v| v.leader_epoch)
+    }
+
+    /// `Replica::is_empty`: no batch and no epoch-cache entry.
+    fn is_empty(&self) -> bool {
+        self.log_len == 0 && self.epochs_len == 0
+    }
+
+    /// `Log::truncate_to` then `clamp_after_truncation`: cut the log, the epoch cache from the
+    /// new end, and the HW and recovery point to the new LEO.
+    fn truncate_to(&mut self, target: i64) {
+        let new_end = target.min(self.log_end_offset()).max(0);
+        self.log_len = new_end as u8;
+        self.update_epoch_cache(|c| c.truncate_from_end(new_end));
+        self.high_watermark = high_watermark::clamp_to_log_end(self.high_watermark as i64, new_end) as u8;
+        self.recovery_point = high_watermark::clamp_to_log_end(self.recovery_point as i64, new_end) as u8;
+    }
+
+    /// `Log::append_batch` for one single-record batch: the epoch is assigned first.
+    fn append(&mut self, rec: Rec) {
+        let offset = self.log_end_offset();
+        self.update_epoch_cache(|c| c.assign(rec.leader_epoch as i32, offset));
+        self.log[self.log_len as usize] = rec;
+        self.log_len += 1;
+    }
+
+    /// `Replica::start` on a crashed replica (`recovery::recover_log` after an unclean stop):
+    /// every batch of the (single) segment holding the recovery point is scanned and its epoch
+    /// assigned when above the cache's latest; the cache is truncated to the LEO (a new
+    /// leader's entry with no data goes, as `LogLoader`'s `truncateFromEnd(nextOffset)` drops
+    /// it); recovery point and HW clamped to the LEO; it runs as a follower of no leader.
+    /// A running replica is left as it is.
+    fn start(&mut self) {
+        if self.vol.is_some() {
+            return;
+        }
+        let leo = self.log_end_offset();
+        let records = self.log;
+        let len = self.log_len as usize;
+        self.update_epoch_cache(|c| {
+            let mut changed = false;
+            for (offset, rec) in records[..len].iter().enumerate() {
+                if c.latest_epoch().is_none_or(|l| rec.leader_epoch as i32 > l) {
+                    changed |= c.assign(rec.leader_epoch as i32, offset as i64);
+                }
+            }
+            changed |= c.truncate_from_end(leo);
+            changed |= c.truncate_from_start(0);
+            changed
+        });
+        self.recovery_point = (self.recovery_point as i64).min(leo) as u8;
+        self.high_watermark = (self.high_watermark as i64).clamp(0, leo) as u8;
+        self.vol = Some(Volatile::started());
+    }
+
+    fn view(&self) -> ReplicaView {
+        ReplicaView::new(self.epoch_cache(), self.log_end_offset(), self.high_watermark as i64)
+    }
+}
+
+/// One klog command of a history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// `klog elect R --epoch E --isr …`: `isr` is the new ISR as a mask, the leader included.
+    Elect { replica: u8, leader_epoch: i8, isr: u8, unclean: bool },
+    /// `klog append R m<value>`.
+    Append { replica: u8, value: u8 },
+    /// `klog fetch --leader L F` (one round).
+    Fetch { leader: u8, follower: u8 },
+    /// `klog crash R [--power-loss]`.
+    Crash { replica: u8, power_loss: bool },
+    /// `klog flush R`.
+    Flush { replica: u8 },
+    /// `klog recover R`: restart after a crash (local recovery), a follower of no leader yet.
+    Restart { replica: u8 },
+    /// `klog recover F --leader L --mode M`.
+    Recover { follower: u8, leader: u8 },
+}
+
+/// A broken invariant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Violation {
+    /// An acked record is missing from a later leader's log at its offset.
+    AckedLoss { value: u8, offset: u8, leader: u8, leader_epoch: i8, found: Option<Rec> },
+    /// Two replicas hold different records at an offset below both of their HWs.
+    Divergence { offset: u8, a: u8, b: u8, rec_a: Rec, rec_b: Rec },
+}
+
+impl Violation {
+    /// The record the violation is about (value) and its offset.
+    pub fn record(&self) -> (u8, u8) {
+        match *self {
+            Violation::AckedLoss { value, offset, .. } => (value, offset),
+            Violation::Divergence { offset, rec_a, .. } => (rec_a.value, offset),
+        }
+    }
+}
+
+/// The whole lab: the replicas and what the controller knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct State {
+    pub nodes: [Node; MAX_REPLICAS],
+    pub replica_count: u8,
+    /// Epochs issued so far (the next election's epoch).
+    pub epochs_issued: u8,
+    /// Records appended so far (the next value is one more).
+    pub appended: u8,
+    /// The ISR of the latest election (all replicas before the first).
+    pub isr: u8,
+    /// The leader of the latest epoch.
+    pub latest_leader: Option<u8>,
+    /// Records acked so far: (offset, value), sorted.
+    pub acked: [(u8, u8); MAX_RECORDS],
+    pub acked_len: u8,
+}
+
+fn bit(i: usize) -> u8 {
+    1 << i
+}
+
+impl State {
+    /// Every replica created, empty, running as a follower of no leader, all in the ISR.
+    pub fn initial(replicas: usize) -> Self {
+        assert!((1..=MAX_REPLICAS).contains(&replicas));
+        State {
+            nodes: [Node::new(); MAX_REPLICAS],
+            replica_count: replicas as u8,
+            epochs_issued: 0,
+            appended: 0,
+            isr: (1u8 << replicas) - 1,
+            latest_leader: None,
+            acked: [(0, 0); MAX_RECORDS],
+            acked_len: 0,
+        }
+    }
+
+    pub fn n(&self) -> usize {
+        self.replica_count as usize
+    }
+
+    pub fn acked(&self) -> &[(u8, u8)] {
+        &self.acked[..self.acked_len as usize]
+    }
+
+    /// What the fencing rules look at in follower `f` with respect to leader `l`
+    /// (`commands::fetch::follower_facts`); `empty` is judged once started, as the fetch command
+    /// does for a crashed replica.
+    fn facts(&self, f: usize, l: usize) -> FollowerFacts {
+        let node = &self.nodes[f];
+        let empty = if node.is_running() {
+            node.is_empty()
+        } else {
+            let mut started = *node;
+            started.start();
+            started.is_empty()
+        };
+        FollowerFacts {
+            largest_seen: (node.largest_seen >= 0).then_some(node.largest_seen as i32),
+            running: node.vol.map(|v| (v.role, v.leader_epoch as i32)),
+            follows_this_leader: node.vol.is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8)),
+            empty,
+        }
+    }
+
+    /// The controller's rule for telling replica `f` that `l` leads at `l`'s epoch. A replica
+    /// that restarted after a crash is told the leader of the latest epoch (the controller sends
+    /// the current LeaderAndIsr when a broker registers). A running replica is
+    /// told changes in order, some late or never: any leader whose epoch is above the one it
+    /// has. Without fencing a replica cannot tell a late change from a current one: a running
+    /// replica acts on any leader change but the one it already follows.
+    fn may_be_told(&self, cfg: &Config, f: usize, l: usize) -> bool {
+        let Some(le) = self.nodes[l].leader_epoch() else { return false };
+        let latest = self.latest_leader == Some(l as u8) && le as i32 == self.epochs_issued as i32 - 1;
+        let node = &self.nodes[f];
+        match node.vol {
+            None => latest,
+            // Restarted: told the latest. One that never heard of any epoch is a running
+            // replica whose first leader change may still be on its way (any epoch is above −1).
+            Some(v) if v.leader_epoch < 0 && node.largest_seen >= 0 => latest,
+            Some(v) if cfg.fencing => le > v.leader_epoch,
+            Some(v) => !(v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == le),
+        }
+    }
+
+    /// Whether `klog fetch --leader l f` is one the lab runs: `l` leads; `f` is its follower at
+    /// its epoch, or empty and may be told of `l` (its first fetch makes it the follower); the
+    /// command's fencing check (`may_fetch`) passes.
+    fn may_fetch(&self, cfg: &Config, f: usize, l: usize) -> bool {
+        let Some(le) = self.nodes[l].leader_epoch() else { return false };
+        let mut facts = self.facts(f, l);
+        if !cfg.fencing {
+            // `fetch --no-fencing`: no FENCED_LEADER_EPOCH check.
+            facts.largest_seen = None;
+        }
+        if may_fetch(&facts, le as i32).is_err() {
+            return false;
+        }
+        let following = self.nodes[f]
+            .vol
+            .is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == le);
+        following || self.may_be_told(cfg, f, l)
+    }
+
+    /// Whether `klog recover f --leader l` is one the lab runs: the controller tells `f` of `l`
+    /// and, with fencing, `may_become_follower` accepts it.
+    fn may_recover(&self, cfg: &Config, f: usize, l: usize) -> bool {
+        let Some(le) = self.nodes[l].leader_epoch() else { return false };
+        if !self.may_be_told(cfg, f, l) {
+            return false;
+        }
+        !cfg.fencing || may_become_follower(&self.facts(f, l), le as i32).is_ok()
+    }
+
+    /// Every action the lab may take next, in a fixed order.
+    pub fn successors(&self, cfg: &Config, out: &mut Vec<Action>) {
+        out.clear();
+        let n = self.n();
+        let live = |i: usize| self.nodes[i].is_running();
+        // elect: a new epoch; clean elections pick a live ISR member and any subset of the ISR
+        // that holds it; unclean ones a live replica outside the ISR, alone in its ISR.
+        if (self.epochs_issued as usize) < cfg.max_epochs as usize {
+            let leader_epoch = self.epochs_issued as i8;
+            for r in 0..n {
+                if !live(r) {
+                    continue;
+                }
+                if self.isr & bit(r) != 0 {
+                    let others = self.isr & !bit(r);
+                    // every subset of `others`
+                    let mut sub = others;
+                    loop {
+                        out.push(Action::Elect { replica: r as u8, leader_epoch, isr: sub | bit(r), unclean: false });
+                        if sub == 0 {
+                            break;
+                        }
+                        sub = (sub - 1) & others;
+                    }
+                } else if cfg.unclean {
+                    out.push(Action::Elect { replica: r as u8, leader_epoch, isr: bit(r), unclean: true });
+                }
+            }
+        }
+        for r in 0..n {
+            if (self.appended as usize) < cfg.max_records as usize && self.nodes[r].leader_epoch().is_some() {
+                out.push(Action::Append { replica: r as u8, value: self.appended + 1 });
+            }
+        }
+        for l in 0..n {
+            for f in 0..n {
+                if f != l && self.may_fetch(cfg, f, l) {
+                    out.push(Action::Fetch { leader: l as u8, follower: f as u8 });
+                }
+            }
+        }
+        for r in 0..n {
+            let node = &self.nodes[r];
+            if node.is_running() {
+                out.push(Action::Crash { replica: r as u8, power_loss: false });
+                if cfg.power_loss && node.recovery_point < node.log_len {
+                    out.push(Action::Crash { replica: r as u8, power_loss: true });
+                }
+                if cfg.power_loss && node.recovery_point < node.log_len {
+                    out.push(Action::Flush { replica: r as u8 });
+                }
+            } else {
+                out.push(Action::Restart { replica: r as u8 });
+            }
+        }
+        for l in 0..n {
+            for f in 0..n {
+                if f != l && self.may_recover(cfg, f, l) {
+                    out.push(Action::Recover { follower: f as u8, leader: l as u8 });
+                }
+            }
+        }
+    }
+
+    /// Apply `action` (one of [`State::successors`]) and check the invariants. Returns the new
+    /// state and the first violation it shows, if any.
+    pub fn apply(&self, cfg: &Config, action: Action) -> (State, Option<Violation>) {
+        let mut s = *self;
+        let mut violation = None;
+        match action {
+            Action::Elect { replica, leader_epoch, isr, .. } => {
+                let r = replica as usize;
+                // `commands/elect.rs`: the epoch must be above every epoch the leader and the
+                // ISR members have seen (it is: the explorer's one counter issues it).
+                let largest = (0..s.n())
+                    .filter(|&i| isr & bit(i) != 0)
+                    .map(|i| s.nodes[i].largest_seen)
+                    .max()
+                    .filter(|e| *e >= 0)
+                    .map(|e| e as i32);
+                let epoch = next_leader_epoch(Some(leader_epoch as i32), largest)
+                    .expect("the explorer issues epochs above every one seen");
+                let node = &mut s.nodes[r];
+                node.start();
+                let leo = node.log_end_offset();
+                node.vol = Some(Volatile {
+                    role: Role::Leader,
+                    leader_epoch: epoch as i8,
+                    leader: None,
+                    isr: isr & !bit(r),
+                    fetch_offsets: [-1; MAX_REPLICAS],
+                });
+                node.largest_seen = node.largest_seen.max(epoch as i8);
+                node.update_epoch_cache(|c| c.assign(epoch, leo));
+                s.nodes[r].high_watermark = s.leader_high_watermark(r) as u8;
+                s.epochs_issued += 1;
+                s.isr = isr;
+                s.latest_leader = Some(replica);
+                s.note_acked();
+                // Invariant 1: the new leader holds every record acked so far.
+                let node = &s.nodes[r];
+                for &(offset, value) in s.acked() {
+                    let found = node.records().get(offset as usize).copied();
+                    if found.map(|x| x.value) != Some(value) {
+                        violation = Some(Violation::AckedLoss {
+                            value,
+                            offset,
+                            leader: replica,
+                            leader_epoch: epoch as i8,
+                            found,
+                        });
+                        break;
+                    }
+                }
+            }
+            Action::Append { replica, value } => {
+                let r = replica as usize;
+                let epoch = s.nodes[r].leader_epoch().expect("only a leader appends");
+                s.nodes[r].append(Rec { leader_epoch: epoch, value });
+                s.appended += 1;
+                s.nodes[r].high_watermark = s.leader_high_watermark(r) as u8;
+                s.note_acked();
+            }
+            Action::Fetch { leader, follower } => {
+                s.fetch_round(leader as usize, follower as usize);
+                s.note_acked();
+            }
+            Action::Crash { replica, power_loss } => {
+                let node = &mut s.nodes[replica as usize];
+                node.vol = None;
+                if power_loss {
+                    // Cut back to the recovery point; the checkpoints (HW, epochs) are durable.
+                    node.log_len = node.log_len.min(node.recovery_point);
+                }
+            }
+            Action::Flush { replica } => {
+                let node = &mut s.nodes[replica as usize];
+                node.recovery_point = node.log_len;
+            }
+            Action::Restart { replica } => s.nodes[replica as usize].start(),
+            Action::Recover { follower, leader } => {
+                s.recover(cfg.mode, follower as usize, leader as usize);
+            }
+        }
+        if violation.is_none() {
+            violation = s.divergence();
+        }
+        (s, violation)
+    }
+
+    /// `replication::fetch::leader_high_watermark`: min LEO over the ISR, never backwards.
+    fn leader_high_watermark(&self, r: usize) -> i64 {
+        let node = &self.nodes[r];
+        let Some(v) = node.vol else { return node.high_watermark as i64 };
+        high_watermark::leader_high_watermark(
+            node.log_end_offset(),
+            node.high_watermark as i64,
+            (0..self.n()).filter(|&i| v.isr & bit(i) != 0).map(|i| {
+                let o = v.fetch_offsets[i];
+                (o >= 0).then_some(o as i64)
+            }),
+        )
+    }
+
+    /// `replication::fetch::fetch_round` (after the fetch command starts both replicas).
+    fn fetch_round(&mut self, l: usize, f: usize) {
+        self.nodes[l].start();
+        self.nodes[f].start();
+        let leader_epoch = self.nodes[l].leader_epoch().expect("fetch from a leader");
+        let fv = self.nodes[f].vol.as_mut().expect("started");
+        let following = fv.role == Role::Follower && fv.leader == Some(l as u8) && fv.leader_epoch == leader_epoch;
+        if !following {
+            *fv = Volatile { role: Role::Follower, leader: Some(l as u8), leader_epoch, ..Volatile::started() };
+        }
+        let fnode = &mut self.nodes[f];
+        fnode.largest_seen = fnode.largest_seen.max(leader_epoch);
+        let leader_leo = self.nodes[l].log_end_offset();
+        if self.nodes[f].log_end_offset() > leader_leo {
+            // OffsetOutOfRange: the follower's log end is past the leader's.
+            self.nodes[f].truncate_to(leader_leo);
+        }
+        let fetch_offset = self.nodes[f].log_end_offset();
+        // (a) the HW the response carries, (b) the fetch offset recorded, HW recomputed
+        let returned = self.nodes[l].high_watermark as i64;
+        if let Some(v) = self.nodes[l].vol.as_mut() {
+            v.fetch_offsets[f] = fetch_offset as i8;
+        }
+        self.nodes[l].high_watermark = self.leader_high_watermark(l) as u8;
+        // (c) every batch from the fetch offset, (d) appended unchanged by the follower
+        let leader_node = self.nodes[l];
+        for rec in &leader_node.records()[fetch_offset as usize..] {
+            self.nodes[f].append(*rec);
+        }
+        let fnode = &mut self.nodes[f];
+        fnode.high_watermark = high_watermark::follower_high_watermark(returned, fnode.log_end_offset()) as u8;
+    }
+
+    /// `commands/recover.rs::as_follower` without `--catch-up`: local recovery, the plan, the
+    /// cut, the follower's new role. Returns the plan and the HW the report judges acks by.
+    fn recover(&mut self, mode: TruncationMode, f: usize, l: usize) -> (TruncationPlan, i64) {
+        let leader_epoch = self.nodes[l].leader_epoch().expect("recover against a leader");
+        self.nodes[f].start();
+        let fnode = &self.nodes[f];
+        let f_leo = fnode.log_end_offset();
+        let f_hw = (fnode.high_watermark as i64).min(f_leo);
+        let follower_view = ReplicaView::new(fnode.epoch_cache(), f_leo, f_hw);
+        let plan = plan_truncation(mode, &self.nodes[l].view(), &follower_view);
+        let fnode = &mut self.nodes[f];
+        fnode.largest_seen = fnode.largest_seen.max(leader_epoch);
+        fnode.truncate_to(plan.truncation_offset);
+        fnode.vol = Some(Volatile { role: Role::Follower, leader: Some(l as u8), leader_epoch, ..Volatile::started() });
+        (plan, f_hw)
+    }
+
+    /// Records below a running leader's HW are acked (acks=all).
+    fn note_acked(&mut self) {
+        for r in 0..self.n() {
+            let node = self.nodes[r];
+            if node.leader_epoch().is_none() {
+                continue;
+            }
+            let hw = (node.high_watermark as usize).min(node.log_len as usize);
+            for (offset, rec) in node.records()[..hw].iter().enumerate() {
+                let entry = (offset as u8, rec.value);
+                let len = self.acked_len as usize;
+                if !self.acked[..len].contains(&entry) {
+                    assert!(len < MAX_RECORDS, "each appended value is acked at one offset at most");
+                    self.acked[len] = entry;
+                    self.acked_len += 1;
+                    self.acked[..len + 1].sort_unstable();
+                }
+            }
+        }
+    }
+
+    /// Invariant 2: no two replicas hold different records at an offset below both HWs.
+    fn divergence(&self) -> Option<Violation> {
+        for a in 0..self.n() {
+            for b in a + 1..self.n() {
+                let (na, nb) = (&self.nodes[a], &self.nodes[b]);
+                let below = (na.high_watermark.min(na.log_len)).min(nb.high_watermark.min(nb.log_len)) as usize;
+                for o in 0..below {
+                    if na.log[o] != nb.log[o] {
+                        return Some(Violation::Divergence {
+                            offset: o as u8,
+                            a: a as u8,
+                            b: b as u8,
+                            rec_a: na.log[o],
+                            rec_b: nb.log[o],
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// What `klog recover f --leader l --mode M` reports for the record at `offset` of `f`:
+    /// its class, whether it counts as acked (below F's HW before truncation or L's HW), and
+    /// the record; computed as the command does. `None` when `f` holds nothing there.
+    pub fn recover_class(
+        &self,
+        mode: TruncationMode,
+        f: usize,
+        l: usize,
+        offset: usize,
+    ) -> Option<(RecordClass, bool, Rec)> {
+        let mut s = *self;
+        let leader = s.nodes[l];
+        let mut started = s.nodes[f];
+        started.start();
+        let rec = *started.records().get(offset)?;
+        let (plan, f_hw) = s.recover(mode, f, l);
+        let at_leader = match leader.records().get(offset) {
+            None => AtLeader::Nothing,
+            Some(x) if *x == rec => AtLeader::SameBatch,
+            Some(_) => AtLeader::Different,
+        };
+        let acked = classify::acked(offset as i64, f_hw, leader.high_watermark as i64);
+        Some((classify::classify(offset as i64, at_leader, plan.truncation_offset, acked), acked, rec))
+    }
+
+    /// Whether `recover f --leader l` is accepted here by klog itself (the last command of a
+    /// script may re-tell a follower the leader it already follows, which klog allows).
+    pub fn recover_allowed_by_klog(&self, cfg: &Config, f: usize, l: usize) -> bool {
+        let Some(le) = self.nodes[l].leader_epoch() else { return false };
+        f != l && (!cfg.fencing || may_become_follower(&self.facts(f, l), le as i32).is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(mode: TruncationMode) -> Config {
+        Config {
+            replicas: 2,
+            mode,
+            max_epochs: 3,
+            max_records: 3,
+            max_depth: 12,
+            unclean: false,
+            fencing: true,
+            power_loss: false,
+        }
+    }
+
+    fn run(state: State, cfg: &Config, actions: &[Action]) -> (State, Option<Violation>) {
+        let mut s = state;
+        let mut v = None;
+        let mut enabled = Vec::new();
+        for a in actions {
+            s.successors(cfg, &mut enabled);
+            assert!(enabled.contains(a), "{a:?} not enabled in {s:?}");
+            let (next, found) = s.apply(cfg, *a);
+            s = next;
+            v = v.or(found);
+        }
+        (s, v)
+    }
+
+    const A: u8 = 0;
+    const B: u8 = 1;
+
+    /// KIP-101 scenario 1 up to A's election: under hw A has cut m2 and leads without it.
+    #[test]
+    fn hw_truncation_then_election_loses_an_acked_record() {
+        use Action::*;
+        let steps = [
+            Elect { replica: B, leader_epoch: 0, isr: 0b11, unclean: false },
+            Append { replica: B, value: 1 },
+            Fetch { leader: B, follower: A },
+            Fetch { leader: B, follower: A },
+            Crash { replica: A, power_loss: false },
+            Recover { follower: A, leader: B },
+            Elect { replica: A, leader_epoch: 1, isr: 0b01, unclean: false },
+        ];
+        let (s, v) = run(State::initial(2), &cfg(TruncationMode::Hw), &steps);
+        assert_eq!(s.acked(), &[(0, 1)]);
+        assert_eq!(v, Some(Violation::AckedLoss { value: 1, offset: 0, leader: A, leader_epoch: 1, found: None }));
+        let (_, v) = run(State::initial(2), &cfg(TruncationMode::Kip279), &steps);
+        assert_eq!(v, None, "kip279 keeps m1: B answers its LEO");
+    }
+
+    #[test]
+    fn a_follower_hw_lags_one_fetch_and_a_lone_leader_acks_at_once() {
+        use Action::*;
+        let c = cfg(TruncationMode::Kip279);
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[
+                Elect { replica: B, leader_epoch: 0, isr: 0b11, unclean: false },
+                Append { replica: B, value: 1 },
+                Fetch { leader: B, follower: A },
+            ],
+        );
+        assert_eq!((s.nodes[1].high_watermark, s.nodes[0].high_watermark, s.nodes[0].log_len), (0, 0, 1));
+        let (s, _) = run(s, &c, &[Fetch { leader: B, follower: A }]);
+        assert_eq!((s.nodes[1].high_watermark, s.nodes[0].high_watermark), (1, 0));
+        let (s, _) = run(s, &c, &[Fetch { leader: B, follower: A }]);
+        assert_eq!(s.nodes[0].high_watermark, 1);
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[Elect { replica: A, leader_epoch: 0, isr: 0b01, unclean: false }, Append { replica: A, value: 1 }],
+        );
+        assert_eq!(s.acked(), &[(0, 1)]);
+    }
+
+    #[test]
+    fn a_restarted_replica_is_told_only_the_latest_leader_and_a_running_one_only_newer_ones() {
+        use Action::*;
+        let c = cfg(TruncationMode::Kip279);
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+                Elect { replica: B, leader_epoch: 1, isr: 0b11, unclean: false },
+            ],
+        );
+        // A is a zombie leader at 0; B leads at 1. A may be told of B (newer); B never of A.
+        let mut next = Vec::new();
+        s.successors(&c, &mut next);
+        assert!(next.contains(&Recover { follower: A, leader: B }));
+        assert!(!next.contains(&Recover { follower: B, leader: A }));
+        let no_fencing = Config { fencing: false, ..c };
+        s.successors(&no_fencing, &mut next);
+        assert!(next.contains(&Recover { follower: B, leader: A }), "without fencing a late change is obeyed");
+    }
+
+    #[test]
+    fn local_recovery_drops_an_empty_epoch_entry_and_power_loss_cuts_to_the_recovery_point() {
+        use Action::*;
+        let c = Config { power_loss: true, ..cfg(TruncationMode::Kip279) };
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b01, unclean: false },
+                Append { replica: A, value: 1 },
+                Flush { replica: A },
+                Append { replica: A, value: 2 },
+                Crash { replica: A, power_loss: true },
+            ],
+        );
+        assert_eq!(s.nodes[0].log_len, 1);
+        assert_eq!(s.nodes[0].high_watermark, 2, "the HW checkpoint is durable");
+        let (s, _) = run(s, &c, &[Restart { replica: A }]);
+        assert_eq!(s.nodes[0].high_watermark, 1);
+        let (s, _) = run(s, &c, &[Elect { replica: A, leader_epoch: 1, isr: 0b01, unclean: false }]);
+        assert_eq!(s.nodes[0].epoch_cache().entries().len(), 2);
+        let (s, _) = run(s, &c, &[Crash { replica: A, power_loss: false }, Restart { replica: A }]);
+        assert_eq!(s.nodes[0].epoch_cache().latest_epoch(), Some(0), "(1, 1) had no data");
+    }
+}

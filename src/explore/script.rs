@@ -1,0 +1,89 @@
+//! A history as klog commands: the command line of each lab action, and the whole runnable
+//! script (`set -euo pipefail`, replicas in a temp dir, the commands, then the `recover` whose
+//! report shows the violation). Pure text; nothing is run here.
+
+use super::model::{Action, Config};
+use super::witness::Witness;
+
+/// The replica's name in commands and narration: a, b, c.
+pub fn replica_name(i: u8) -> char {
+    (b'a' + i) as char
+}
+
+/// The node.id a script gives replica `i`.
+pub fn replica_id(i: u8) -> u8 {
+    i + 1
+}
+
+/// The value of the `k`-th appended record.
+pub fn value_name(k: u8) -> String {
+    format!("m{k}")
+}
+
+/// Timestamp of every appended record, so a script's bytes are the same on every run.
+pub const TIMESTAMP_MS: i64 = 1_000;
+
+fn dir(i: u8) -> String {
+    format!("\"$LAB/{}\"", replica_name(i))
+}
+
+/// The command line of one action, with replicas as `"$LAB/x"`.
+pub fn command(cfg: &Config, action: &Action) -> String {
+    let fencing = if cfg.fencing { "" } else { " --no-fencing" };
+    match *action {
+        Action::Elect { replica, leader_epoch, isr, .. } => {
+            let members: Vec<String> =
+                (0..cfg.replicas as u8).filter(|&i| i != replica && isr & (1 << i) != 0).map(dir).collect();
+            let isr = if members.is_empty() { String::new() } else { format!(" --isr {}", members.join(" ")) };
+            format!("klog elect {} --epoch {leader_epoch}{isr}", dir(replica))
+        }
+        Action::Append { replica, value } => {
+            format!("klog append {} {} --timestamp {TIMESTAMP_MS}", dir(replica), value_name(value))
+        }
+        Action::Fetch { leader, follower } => format!("klog fetch --leader {} {}{fencing}", dir(leader), dir(follower)),
+        Action::Crash { replica, power_loss } => {
+            format!("klog crash {}{}", dir(replica), if power_loss { " --power-loss" } else { "" })
+        }
+        Action::Flush { replica } => format!("klog flush {}", dir(replica)),
+        Action::Restart { replica } => format!("klog recover {}", dir(replica)),
+        Action::Recover { follower, leader } => {
+            format!("klog recover {} --leader {} --mode {}{fencing}", dir(follower), dir(leader), cfg.mode.name())
+        }
+    }
+}
+
+/// The showing recovery's command line (all records in the report's table).
+pub fn witness_command(cfg: &Config, w: &Witness) -> String {
+    let fencing = if cfg.fencing { "" } else { " --no-fencing" };
+    format!(
+        "klog recover {} --leader {} --mode {}{fencing} --context 100",
+        dir(w.follower),
+        dir(w.leader),
+        cfg.mode.name()
+    )
+}
+
+/// The whole script. `title` lines become comments at the top.
+pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[String]) -> String {
+    let mut s = String::from("#!/usr/bin/env bash\n");
+    for line in title {
+        s.push_str(&format!("# {line}\n"));
+    }
+    s.push_str(
+        "# Needs klog on PATH. Each step is echoed to stderr; the last command's report shows the\n\
+         # violation (set KLOG_EXPLORE_JSON=1 for it as JSON).\n\
+         set -euo pipefail\n\
+         LAB=$(mktemp -d)\n\
+         trap 'rm -rf \"$LAB\"' EXIT\n\
+         step() { echo \"\\$ ${*//$LAB/\\$LAB}\" >&2; \"$@\" >/dev/null; }\n",
+    );
+    for i in 0..cfg.replicas as u8 {
+        s.push_str(&format!("step klog create {} --replica-id {}\n", dir(i), replica_id(i)));
+    }
+    for a in actions.iter().chain(&witness.actions) {
+        s.push_str(&format!("step {}\n", command(cfg, a)));
+    }
+    s.push_str(&format!("echo '$ {}' >&2\n", witness_command(cfg, witness).replace('"', "")));
+    s.push_str(&format!("{} ${{KLOG_EXPLORE_JSON:+--json}}\n", witness_command(cfg, witness)));
+    s
+}

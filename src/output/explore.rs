@@ -1,0 +1,251 @@
+//! Rendering of `klog explore`: the table of runs (mode × bounds: states, transitions,
+//! violations, shortest counterexample, seconds, states per second), then each counterexample
+//! narrated as `klog demo` narrates (each command, every replica's log after it), the `recover`
+//! that shows it, and where its script went; or the same as one JSON document.
+
+use super::palette::Tone;
+use super::table::{self, Col, Grid};
+use super::Settings;
+use crate::commands::explore::{CounterexampleReport, ExploreReport, ExploreRun, NarratedStep, ReplicaLine};
+use crate::error::{IoContext, Result};
+use crate::replication::classify::RecordClass;
+use comfy_table::Cell;
+use serde_json::{json, Value};
+use std::io::Write;
+
+/// `offset:(epoch,value)` in the spec's notation.
+fn records_text(line: &ReplicaLine) -> String {
+    if line.records.is_empty() {
+        return "(empty)".into();
+    }
+    line.records.iter().map(|(o, e, v)| format!("{o}:({e},{v})")).collect::<Vec<_>>().join(" ")
+}
+
+/// replicas/epochs/records, then the options that relax a rule.
+fn bounds(run: &ExploreRun) -> String {
+    let c = &run.config;
+    let mut text = format!("{}/{}/{}", c.replicas, c.max_epochs, c.max_records);
+    for (on, name) in [(c.unclean, "unclean"), (!c.fencing, "no-fencing"), (c.power_loss, "power-loss")] {
+        if on {
+            text.push(' ');
+            text.push_str(name);
+        }
+    }
+    text
+}
+
+/// How far the search went, in words.
+fn reach(run: &ExploreRun) -> String {
+    let s = &run.stats;
+    if s.capped {
+        format!("stopped at the state cap, depth {}", s.depth)
+    } else if s.closed {
+        format!("every state, closed at depth {}", s.depth)
+    } else if s.exhaustive {
+        format!("every state to depth {}", s.depth)
+    } else {
+        format!("depth {} of {}", s.depth, run.config.max_depth)
+    }
+}
+
+/// `timing`: show seconds and states per second (they differ from run to run).
+pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, timing: bool) -> Result<()> {
+    let p = settings.palette();
+    let mut cols = vec![
+        Col::Keep("mode"),
+        Col::Flex("bounds"),
+        Col::Keep("depth"),
+        Col::Keep("states"),
+        Col::Keep("transitions"),
+        Col::Keep("violations"),
+        Col::Keep("shortest"),
+    ];
+    if timing {
+        cols.extend([Col::Keep("seconds"), Col::Keep("states/s")]);
+    }
+    let mut t = Grid::new(settings, &cols);
+    for run in &report.runs {
+        let s = &run.stats;
+        let violations = if s.violations > 0 { Tone::Bad } else { Tone::Good };
+        let mut row = vec![
+            Cell::new(run.config.mode.name()),
+            Cell::new(bounds(run)),
+            table::right(format!("{} of {}", s.depth, run.config.max_depth)),
+            table::right(s.states),
+            table::right(s.transitions),
+            table::right_in(&p, s.violations, violations),
+            table::right(s.shortest.map_or("-".into(), |d| d.to_string())),
+        ];
+        if timing {
+            row.push(table::right(format!("{:.2}", s.seconds)));
+            row.push(table::right(format!("{:.0}", s.states_per_second())));
+        }
+        t.add(row);
+    }
+    t.write(out)?;
+    writeln!(out, "bounds: replicas/epochs/records; depth: actions searched, of the bound").at("<stdout>", "write")?;
+    for run in &report.runs {
+        let mode = run.config.mode.name();
+        match &run.counterexample {
+            None if run.stats.exhaustive => writeln!(
+                out,
+                "{mode}: {} within the bounds ({}); nothing is claimed beyond them",
+                p.good("no violation"),
+                reach(run)
+            ),
+            None => writeln!(
+                out,
+                "{mode}: {} ({}), but none that a recover report can show within the bounds",
+                p.warn("violations found"),
+                reach(run)
+            ),
+            Some(ce) => counterexample(out, run, ce, settings),
+        }
+        .at("<stdout>", "write")?;
+    }
+    Ok(())
+}
+
+fn step(out: &mut dyn Write, n: usize, s: &NarratedStep, settings: &Settings) -> std::io::Result<()> {
+    let p = settings.palette();
+    writeln!(out, "  {n:>2}. $ {}", s.command.replace('"', ""))?;
+    for r in &s.replicas {
+        let role = match r.role {
+            "leader" => p.good(r.role),
+            "crashed" => p.bad(r.role),
+            _ => r.role.to_string(),
+        };
+        let epoch = r.leader_epoch.map_or(String::new(), |e| format!(" @{e}"));
+        writeln!(
+            out,
+            "        {} {:<8}{:<4} LEO {:<2} HW {:<2} | {}",
+            p.strong(&r.name.to_string()),
+            role,
+            epoch,
+            r.log_end_offset,
+            r.high_watermark,
+            records_text(r)
+        )?;
+    }
+    Ok(())
+}
+
+fn counterexample(
+    out: &mut dyn Write,
+    run: &ExploreRun,
+    ce: &CounterexampleReport,
+    settings: &Settings,
+) -> std::io::Result<()> {
+    let p = settings.palette();
+    let mode = run.config.mode.name();
+    let kind = if ce.kind == "acked_loss" { "ACKED LOSS" } else { "DIVERGENCE" };
+    writeln!(out)?;
+    writeln!(out, "{mode}: {} in {} actions — {}", p.bad(kind), ce.steps.len(), ce.description)?;
+    if let Some(d) = run.stats.shortest.filter(|d| *d as usize != ce.steps.len()) {
+        writeln!(
+            out,
+            "  (the first violation, at depth {d}, left no replica holding the record for a recover report to \
+             show; this is the shortest one that can be shown)"
+        )?;
+    }
+    if ce.power_loss {
+        writeln!(
+            out,
+            "  {}: the history has a power-loss crash; acks=all relies on replicas, not on fsync, so every mode \
+             can lose an acked record this way",
+            p.warn("power loss")
+        )?;
+    }
+    for (i, s) in ce.steps.iter().enumerate() {
+        step(out, i + 1, s, settings)?;
+    }
+    if let Some(w) = &ce.witness {
+        let base = ce.steps.len();
+        if !w.extra_steps.is_empty() {
+            writeln!(out, "  then, to show it:")?;
+        }
+        for (i, s) in w.extra_steps.iter().enumerate() {
+            step(out, base + i + 1, s, settings)?;
+        }
+        writeln!(out, "  shown by: $ {}", w.command.replace('"', ""))?;
+        writeln!(
+            out,
+            "    {}'s {} at offset {}: {}{}",
+            w.follower,
+            w.value,
+            w.offset,
+            p.bad(&w.class.name().replace('_', " ").to_uppercase()),
+            if w.acked && w.class == RecordClass::Diverged { " (acked, lost from the leader)" } else { "" }
+        )?;
+    }
+    if let Some(path) = &ce.script_path {
+        writeln!(out, "  script: {}", path.display())?;
+    }
+    Ok(())
+}
+
+fn step_json(s: &NarratedStep) -> Value {
+    json!({
+        "command": s.command,
+        "replicas": s.replicas.iter().map(|r| json!({
+            "name": r.name.to_string(),
+            "role": r.role,
+            "leader_epoch": r.leader_epoch,
+            "log_end_offset": r.log_end_offset,
+            "high_watermark": r.high_watermark,
+            "records": r.records.iter().map(|(o, e, v)| json!({"offset": o, "leader_epoch": e, "value": v})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
+    let runs: Vec<Value> = report
+        .runs
+        .iter()
+        .map(|run| {
+            let c = &run.config;
+            let s = &run.stats;
+            json!({
+                "mode": c.mode.name(),
+                "replicas": c.replicas,
+                "max_epochs": c.max_epochs,
+                "max_records": c.max_records,
+                "max_depth": c.max_depth,
+                "unclean": c.unclean,
+                "fencing": c.fencing,
+                "power_loss": c.power_loss,
+                "states": s.states,
+                "transitions": s.transitions,
+                "violations": s.violations,
+                "shortest": s.shortest,
+                "depth": s.depth,
+                "exhaustive": s.exhaustive,
+                "closed": s.closed,
+                "capped": s.capped,
+                "seconds": s.seconds,
+                "states_per_second": s.states_per_second(),
+                "counterexample": run.counterexample.as_ref().map(|ce| json!({
+                    "kind": ce.kind,
+                    "description": ce.description,
+                    "length": ce.steps.len(),
+                    "power_loss": ce.power_loss,
+                    "steps": ce.steps.iter().map(step_json).collect::<Vec<_>>(),
+                    "witness": ce.witness.as_ref().map(|w| json!({
+                        "extra_steps": w.extra_steps.iter().map(step_json).collect::<Vec<_>>(),
+                        "command": w.command,
+                        "follower": w.follower.to_string(),
+                        "leader": w.leader.to_string(),
+                        "offset": w.offset,
+                        "value": w.value,
+                        "class": w.class.name(),
+                        "acked": w.acked,
+                    })),
+                    "script": ce.script,
+                    "script_path": ce.script_path.as_ref().map(|p| p.display().to_string()),
+                })),
+            })
+        })
+        .collect();
+    let v = json!({"type": "explore", "violation_found": report.found_violation(), "runs": runs});
+    writeln!(out, "{v}").at("<stdout>", "write")
+}
