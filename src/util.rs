@@ -34,6 +34,21 @@ pub fn decimal_digits(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
 }
 
 /// Standard base64 with padding (RFC 4648 §4), used for binary keys and values in JSON.
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar (Howard
+/// Hinnant's `civil_from_days`).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
 pub fn base64(bytes: &[u8]) -> String {
     encode(bytes, STD, true)
 }

@@ -104,19 +104,6 @@ fn resolve(args: &[&str], root: &Path) -> Vec<String> {
         .collect()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
-
 /// Run klog with `KLOG_FAULT` set: (exit code, stdout, stderr).
 fn run_with_fault(args: &[String], spec: &str) -> (i32, String, String) {
     let out = klog().args(args).env("KLOG_FAULT", spec).output().expect("run klog");

@@ -4,6 +4,7 @@
 //! terminal. The session is the README's 30-second session (read from README.md), dump, check,
 //! the demo, and dump/check on copies of the real broker dirs.
 
+use crate::common::copy_dir;
 use assert_cmd::cargo::CommandCargoExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -198,19 +199,6 @@ fn a_terminal_reporting_width_0_gets_the_80_column_layout() {
         return;
     }
     compare_session(&readme_session(), 0, |_| {});
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]
