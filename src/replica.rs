@@ -221,16 +221,22 @@ struct PartitionEntry {
     state: Option<VolatileState>,
 }
 
+/// The contents of `klog-state.json` (fields private: read through [`Replica`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct KlogStateFile {
+pub struct KlogStateFile {
     version: u32,
     partitions: BTreeMap<String, PartitionEntry>,
 }
 
+/// Decode the bytes of a `klog-state.json`; `path` names the file in the error.
+pub fn parse_state_file(bytes: &[u8], path: &Path) -> Result<KlogStateFile> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| Error::malformed(path, e.line(), format!("klog state file does not parse: {e}")))
+}
+
 fn read_state_file(path: &Path) -> Result<KlogStateFile> {
     match fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| Error::malformed(path, e.line(), format!("klog state file does not parse: {e}"))),
+        Ok(bytes) => parse_state_file(&bytes, path),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(KlogStateFile { version: 1, ..Default::default() }),
         Err(e) => Err(Error::io(path, "read", e)),
     }
