@@ -1,6 +1,7 @@
 //! Integration tests through the real `klog` binary, one module per area.
 
 mod common;
+mod corruption;
 mod crash;
 mod demo;
 mod fixtures;
