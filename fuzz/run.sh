@@ -6,7 +6,8 @@
 # Seeds fuzz/corpus/<target>/ from the klog-written fixtures and the real broker log dirs in
 # ../shared/kafka-real (read in place; the corpus is gitignored and must never be committed),
 # builds the targets with overflow checks and AddressSanitizer, runs them one at a time with
-# -max_total_time, and prints per target the executions and the crash artifacts it left in
+# -max_total_time (inputs up to 16 KiB, 10 s per input before it counts as a hang, 2 GiB RSS),
+# and prints per target the executions and the crash artifacts it left in
 # fuzz/artifacts/<target>/. Exit status: 0 when no target crashed, 1 when one did, 2 when the
 # tools are missing. Needs a nightly toolchain (rustup) and `cargo install cargo-fuzz`.
 # FUZZ_TARGET_DIR overrides the build dir (default fuzz/target).
@@ -14,7 +15,7 @@ set -euo pipefail
 
 seconds=${1:-600}
 shift || true
-all_targets=(batch record legacy compressed index checkpoint snapshot state_file)
+all_targets=(compressed batch legacy record index snapshot checkpoint state_file)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 case "$seconds" in '' | *[!0-9]*) echo "fuzz/run.sh: SECONDS_PER_TARGET must be a number, got '$seconds'" >&2; exit 2 ;; esac
 
@@ -58,7 +59,7 @@ for t in "${targets[@]}"; do
     echo "== $t: ${seconds}s"
     # libFuzzer exits non-zero on the first crash; that is reported below, not fatal here.
     cargo +"$nightly" fuzz run --debug-assertions --target-dir "$target_dir" "$t" "fuzz/corpus/$t" -- \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 || true
     execs=$(awk '/stat::number_of_executed_units:/ { print $2 }' "$log" | tail -1)
     execs=${execs:-0}
