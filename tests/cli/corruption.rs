@@ -5,7 +5,8 @@
 //!
 //! For every case: no panic, no hang (each command has a timeout), exit codes only 0/1/2, and
 //! an error names a path — for check, dump (table and JSON), diff against the undamaged copy,
-//! recover, check and dump again, and dump of the damaged file alone. Damage to the CRC-covered bytes of a batch (its CRC field and bytes
+//! recover, check and dump again, and dump of the damaged file alone. The read-only commands
+//! leave every byte as it was, and so does a recover that fails. Damage to the CRC-covered bytes of a batch (its CRC field and bytes
 //! 21..end) is always a `check` finding naming the segment file and a byte position. After
 //! `recover`, what the spec promises depends on where the damage is (kafka-format.md §5): only
 //! segments from the one holding the recovery point on are scanned, index contents are not
@@ -17,7 +18,7 @@
 //! change the seed and the count to explore further. A failure prints the case's seed, file and
 //! damage, and the command that failed.
 
-use super::common::{json_lines, klog, ok, s, Lab};
+use super::common::{json_lines, klog, ok, s, snapshot, Lab};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -347,18 +348,21 @@ fn random_damage_to_any_file_never_panics_and_recovery_keeps_a_clean_prefix() {
 
         let w = s(&work);
         let o = s(&original.dir);
+        let damaged = snapshot(&work);
         // The damaged file on its own too (dump reads any single Kafka file), unless it is gone.
         let file_dump = target.exists().then(|| run(&["dump", s(&target)]));
-        let runs = [
-            run(&["check", w, "--json"]),
-            run(&["dump", w]),
-            run(&["dump", w, "--json"]),
-            run(&["diff", w, o]),
-            run(&["recover", w]),
-            run(&["check", w]),
-            run(&["dump", w, "--json"]),
-        ];
-        for r in runs.iter().chain(&file_dump) {
+        let reads =
+            [run(&["check", w, "--json"]), run(&["dump", w]), run(&["dump", w, "--json"]), run(&["diff", w, o])];
+        if snapshot(&work) != damaged {
+            fail("a read-only command (check, dump, diff) changed the replica".into());
+        }
+        let recover = run(&["recover", w]);
+        if recover.code == 2 && snapshot(&work) != damaged {
+            fail(format!("recover failed and still changed the replica: {}", recover.stderr.trim()));
+        }
+        let [check, ..] = &reads;
+        let runs = [recover, run(&["check", w]), run(&["dump", w, "--json"])];
+        for r in reads.iter().chain(&runs).chain(&file_dump) {
             if r.code == 101 || r.stderr.contains("panicked") {
                 fail(format!("`klog {}` panicked: {}", r.args, r.stderr.trim()));
             } else if !(0..=2).contains(&r.code) {
@@ -371,7 +375,6 @@ fn random_damage_to_any_file_never_panics_and_recovery_keeps_a_clean_prefix() {
         // CRC damage is always found, with its file and position.
         if name.ends_with(".log") && changed.iter().any(|p| crc_covered(&ranges, *p)) {
             crc_cases += 1;
-            let check = &runs[0];
             let found = json_lines(&check.stdout).iter().any(|v| {
                 v["type"] == "finding"
                     && v["path"].as_str().is_some_and(|p| p.ends_with(&name))
@@ -387,7 +390,7 @@ fn random_damage_to_any_file_never_panics_and_recovery_keeps_a_clean_prefix() {
             }
         }
 
-        let (recover, check_after, dump_after) = (&runs[4], &runs[5], &runs[6]);
+        let [recover, check_after, dump_after] = &runs;
         let records_after = records_of(dump_after);
         let is_prefix = dump_after.code == 0
             && records_after.len() <= original.records.len()
