@@ -1,7 +1,8 @@
 //! Seeded corruption property test (the "Trust" issue): one random damage — a bit flip, an
 //! overwritten run, a truncation, garbage appended, the file deleted or emptied — to one random
-//! file of a multi-segment, multi-epoch, compressed, crashed replica, then every reading
-//! command and local recovery through the real binary.
+//! file of a multi-segment, multi-epoch, compressed replica (crashed in three cases of four,
+//! stopped cleanly in the others), then every reading command and local recovery through the
+//! real binary.
 //!
 //! For every case: no panic, no hang (each command has a timeout), exit codes only 0/1/2, and
 //! an error names a path — for check, dump (table and JSON), diff against the undamaged copy,
@@ -22,8 +23,8 @@ use super::common::{json_lines, klog, ok, s, snapshot, Lab};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Cases run by `cargo test` (about 0.25 s each in a debug build on a busy machine).
-const CASES: u64 = 56;
+/// Cases run by `cargo test` (about 0.2 s each in a debug build on a busy machine, two at a time).
+const CASES: u64 = 64;
 /// The first case's seed; case `i` uses `SEED + i`.
 const SEED: u64 = 0x6b6c_6f67_0000;
 /// A command that runs longer than this is a hang.
@@ -146,10 +147,13 @@ enum Promise {
 /// The undamaged replica, and where recovery would start in it.
 struct Original {
     dir: PathBuf,
+    /// Every file the damage may hit.
+    files: Vec<PathBuf>,
     records: Vec<(i64, i64, String)>,
     /// Base offsets of the segments, ascending.
     segments: Vec<i64>,
-    /// Base offset of the segment holding the recovery point: recovery scans it and later ones.
+    /// Base offset of the segment holding the recovery point: recovery scans it and later
+    /// ones (`i64::MAX` after a clean shutdown: nothing is scanned).
     first_scanned: i64,
 }
 
@@ -167,14 +171,11 @@ fn promise(original: &Original, name: &str, damage: &Damage, changed: &[usize], 
             let scanned = base >= original.first_scanned;
             match damage {
                 // A segment gone or emptied leaves a gap unless it was the last (Kafka loads
-                // the segments it finds; an empty one is a valid segment).
-                Damage::Delete | Damage::Empty => {
-                    if base == last_segment {
-                        Promise::CleanPrefix
-                    } else {
-                        Promise::Nothing
-                    }
-                }
+                // the segments it finds; an empty one is a valid segment). A deleted segment's
+                // indexes are orphans and go; an emptied one keeps them, stale, unless scanned.
+                Damage::Delete if base == last_segment => Promise::CleanPrefix,
+                Damage::Empty if base == last_segment && scanned => Promise::CleanPrefix,
+                Damage::Delete | Damage::Empty => Promise::Nothing,
                 _ if !scanned => Promise::Nothing,
                 Damage::Truncate { .. } | Damage::Append { .. } => Promise::CleanPrefix,
                 // Bytes 0..8 (baseOffset) and 12..16 (partitionLeaderEpoch) are outside the CRC
@@ -224,11 +225,11 @@ fn run(args: &[&str]) -> Run {
     }
 }
 
-/// Build the replica every case starts from: 200-byte-ish segments (three of them), epochs
-/// 0, 2 and 3, batches in every codec, two flushes (the recovery point lands in the middle
-/// segment), then a crash so that recovery has work to do.
-fn build(lab: &Lab) -> PathBuf {
-    let dir = lab.create("original", 1, &["--segment-bytes", "400", "--index-interval-bytes", "100"]);
+/// Build a replica the cases start from: segments of at most 400 bytes (three of them),
+/// epochs 0, 2 and 3, batches in every codec, two flushes (the recovery point lands in the
+/// middle segment), then `end`: `crash` (recovery has work to do) or `stop`.
+fn build(lab: &Lab, name: &str, end: &str) -> PathBuf {
+    let dir = lab.create(name, 1, &["--segment-bytes", "400", "--index-interval-bytes", "100"]);
     let d = s(&dir);
     let steps: &[&[&str]] = &[
         &["elect", d, "--epoch", "0"],
@@ -244,7 +245,7 @@ fn build(lab: &Lab) -> PathBuf {
         &["append", d, "c4", "--timestamp", "3001"],
         &["append", d, "c5", "c6", "--timestamp", "3002"],
         &["append", d, "c7", "--timestamp", "3003"],
-        &["crash", d],
+        &[end, d],
     ];
     for args in steps {
         ok(args);
@@ -299,12 +300,10 @@ fn records_of(run: &Run) -> Vec<(i64, i64, String)> {
         .collect()
 }
 
-#[test]
-fn random_damage_to_any_file_never_panics_and_recovery_keeps_a_clean_prefix() {
-    let seed: u64 = std::env::var("KLOG_CORRUPTION_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(SEED);
-    let cases: u64 = std::env::var("KLOG_CORRUPTION_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES);
-    let lab = Lab::new();
-    let dir = build(&lab);
+/// Build a replica named `name`, ended by `end` (`crash` or `stop`), and note what recovery
+/// would scan in it.
+fn original(lab: &Lab, name: &str, end: &str) -> Original {
+    let dir = build(lab, name, end);
     let replica = json_lines(&ok(&["dump", s(&dir), "--json", "--limit", "0"]))
         .into_iter()
         .find(|v| v["type"] == "replica")
@@ -317,108 +316,159 @@ fn random_damage_to_any_file_never_panics_and_recovery_keeps_a_clean_prefix() {
     segments.sort();
     assert!(segments.len() >= 3, "the replica has several segments: {segments:?}");
     let recovery_point = replica["recovery_point"].as_i64().expect("recovery point");
-    let first_scanned = segments.iter().copied().filter(|b| *b <= recovery_point).max().unwrap_or(0);
-    let original = Original { records: super::common::records(&dir), dir: dir.clone(), segments, first_scanned };
-    assert!(original.records.len() > 20);
+    let clean_shutdown = replica["clean_shutdown"].as_bool().expect("clean_shutdown");
+    assert_eq!(clean_shutdown, end == "stop");
+    // After a clean shutdown nothing is scanned (kafka-format.md §5.1 step 4).
+    let first_scanned = if clean_shutdown {
+        i64::MAX
+    } else {
+        segments.iter().copied().filter(|b| *b <= recovery_point).max().unwrap_or(0)
+    };
+    let records = super::common::records(&dir);
+    assert!(records.len() > 20);
+    Original { records, dir, files, segments, first_scanned }
+}
+
+/// What one case found.
+struct CaseOutcome {
+    failures: Vec<String>,
+    promise: Promise,
+    crc_damage: bool,
+}
+
+/// Damage one copy of one of `originals` (inside `lab`) as the seed `seed + case` says, run the
+/// commands, and check every property.
+fn run_case(lab: &Path, originals: &[Original; 2], seed: u64, case: u64) -> CaseOutcome {
+    let case_seed = seed.wrapping_add(case);
+    let mut rng = Rng(case_seed);
+    let original = &originals[usize::from(rng.below(4) == 0)];
     let (logs, others): (Vec<&PathBuf>, Vec<&PathBuf>) =
-        files.iter().partition(|p| p.extension().is_some_and(|e| e == "log"));
+        original.files.iter().partition(|p| p.extension().is_some_and(|e| e == "log"));
+    // Three cases in five hit a .log (where the CRC properties live), the others any other file.
+    let pick = if rng.below(5) < 3 { logs[rng.below(logs.len())] } else { others[rng.below(others.len())] };
+    let rel = pick.strip_prefix(&original.dir).expect("inside the replica").to_path_buf();
+    let name = rel.file_name().and_then(|n| n.to_str()).expect("utf-8 name").to_string();
+    let before = std::fs::read(pick).expect("read original file");
+    let damage = choose_damage(&mut rng, before.len());
 
+    let work = lab.join(format!("case-{case}"));
+    copy_dir(&original.dir, &work);
+    let target = work.join(&rel);
+    let changed = apply(&target, &damage);
+    let ranges = if name.ends_with(".log") { batch_ranges(&before) } else { Vec::new() };
+    let expect = promise(original, &name, &damage, &changed, &ranges);
+    let known = KNOWN_RECOVERY_FAILURES.iter().find(|(s, _)| *s == case_seed);
+    let label = format!(
+        "case seed {case_seed}: {} of the {} replica, {damage:?} (promise {expect:?})",
+        rel.display(),
+        original.dir.file_name().and_then(|n| n.to_str()).unwrap_or("?")
+    );
     let mut failures = Vec::new();
-    let mut promised = [0usize; 3];
-    let mut crc_cases = 0;
-    for case in 0..cases {
-        let case_seed = seed.wrapping_add(case);
-        let mut rng = Rng(case_seed);
-        // Half the cases hit a .log (where the CRC properties live), half any other file.
-        let pick = if rng.below(2) == 0 { logs[rng.below(logs.len())] } else { others[rng.below(others.len())] };
-        let rel = pick.strip_prefix(&original.dir).expect("inside the replica").to_path_buf();
-        let name = rel.file_name().and_then(|n| n.to_str()).expect("utf-8 name").to_string();
-        let before = std::fs::read(pick).expect("read original file");
-        let damage = choose_damage(&mut rng, before.len());
+    let mut fail = |what: String| failures.push(format!("{label}: {what}"));
 
-        let work = lab.path(&format!("case-{case}"));
-        copy_dir(&original.dir, &work);
-        let target = work.join(&rel);
-        let changed = apply(&target, &damage);
-        let ranges = if name.ends_with(".log") { batch_ranges(&before) } else { Vec::new() };
-        let expect = promise(&original, &name, &damage, &changed, &ranges);
-        let known = KNOWN_RECOVERY_FAILURES.iter().find(|(s, _)| *s == case_seed);
-        let label = format!("case seed {case_seed}: {} {damage:?} (promise {expect:?})", rel.display());
-        let mut fail = |what: String| failures.push(format!("{label}: {what}"));
-
-        let w = s(&work);
-        let o = s(&original.dir);
-        let damaged = snapshot(&work);
-        // The damaged file on its own too (dump reads any single Kafka file), unless it is gone.
-        let file_dump = target.exists().then(|| run(&["dump", s(&target)]));
-        let reads =
-            [run(&["check", w, "--json"]), run(&["dump", w]), run(&["dump", w, "--json"]), run(&["diff", w, o])];
-        if snapshot(&work) != damaged {
-            fail("a read-only command (check, dump, diff) changed the replica".into());
-        }
-        let recover = run(&["recover", w]);
-        if recover.code == 2 && snapshot(&work) != damaged {
-            fail(format!("recover failed and still changed the replica: {}", recover.stderr.trim()));
-        }
-        let [check, ..] = &reads;
-        let runs = [recover, run(&["check", w]), run(&["dump", w, "--json"])];
-        for r in reads.iter().chain(&runs).chain(&file_dump) {
-            if r.code == 101 || r.stderr.contains("panicked") {
-                fail(format!("`klog {}` panicked: {}", r.args, r.stderr.trim()));
-            } else if !(0..=2).contains(&r.code) {
-                fail(format!("`klog {}` exited {} (a hang is killed after {COMMAND_TIMEOUT:?})", r.args, r.code));
-            } else if r.code == 2 && !r.stderr.contains(lab.dir.path().to_str().expect("utf-8")) {
-                fail(format!("`klog {}` failed without naming a path: {}", r.args, r.stderr.trim()));
-            }
-        }
-
-        // CRC damage is always found, with its file and position.
-        if name.ends_with(".log") && changed.iter().any(|p| crc_covered(&ranges, *p)) {
-            crc_cases += 1;
-            let found = json_lines(&check.stdout).iter().any(|v| {
-                v["type"] == "finding"
-                    && v["path"].as_str().is_some_and(|p| p.ends_with(&name))
-                    && v["position"].as_u64().is_some()
-            });
-            if check.code != 1 || !found {
-                fail(format!(
-                    "check missed CRC damage (exit {}): {}{}",
-                    check.code,
-                    check.stdout.trim(),
-                    check.stderr.trim()
-                ));
-            }
-        }
-
-        let [recover, check_after, dump_after] = &runs;
-        let records_after = records_of(dump_after);
-        let is_prefix = dump_after.code == 0
-            && records_after.len() <= original.records.len()
-            && original.records[..records_after.len()] == records_after[..];
-        match (expect, known) {
-            (_, Some((_, why))) => eprintln!("{label}: post-recovery checks skipped (known failure: {why})"),
-            (Promise::CleanPrefix, None) => {
-                if recover.code != 0 {
-                    fail(format!("recover failed: {}", recover.stderr.trim()));
-                } else if check_after.code != 0 {
-                    fail(format!("check after recover exited {}: {}", check_after.code, check_after.stdout.trim()));
-                } else if !is_prefix {
-                    fail(format!("records after recover are not a prefix of the original's: {records_after:?}"));
-                }
-            }
-            (Promise::Prefix, None) => {
-                if recover.code == 0 && dump_after.code == 0 && !is_prefix {
-                    fail(format!("records after recover are not a prefix of the original's: {records_after:?}"));
-                }
-            }
-            (Promise::Nothing, None) => {}
-        }
-        promised[expect as usize] += 1;
+    let w = s(&work);
+    let o = s(&original.dir);
+    let damaged = snapshot(&work);
+    // The damaged file on its own too (dump reads any single Kafka file), unless it is gone.
+    let file_dump = target.exists().then(|| run(&["dump", s(&target)]));
+    let reads = [run(&["check", w, "--json"]), run(&["dump", w]), run(&["dump", w, "--json"]), run(&["diff", w, o])];
+    if snapshot(&work) != damaged {
+        fail("a read-only command (check, dump, diff) changed the replica".into());
     }
+    let recover = run(&["recover", w]);
+    if recover.code == 2 && snapshot(&work) != damaged {
+        fail(format!("recover failed and still changed the replica: {}", recover.stderr.trim()));
+    }
+    let [check, ..] = &reads;
+    let runs = [recover, run(&["check", w]), run(&["dump", w, "--json"])];
+    for r in reads.iter().chain(&runs).chain(&file_dump) {
+        if r.code == 101 || r.stderr.contains("panicked") {
+            fail(format!("`klog {}` panicked: {}", r.args, r.stderr.trim()));
+        } else if !(0..=2).contains(&r.code) {
+            fail(format!("`klog {}` exited {} (a hang is killed after {COMMAND_TIMEOUT:?})", r.args, r.code));
+        } else if r.code == 2 && !r.stderr.contains(lab.to_str().expect("utf-8")) {
+            fail(format!("`klog {}` failed without naming a path: {}", r.args, r.stderr.trim()));
+        }
+    }
+
+    // CRC damage is always found, with its file and position.
+    let crc_damage = name.ends_with(".log") && changed.iter().any(|p| crc_covered(&ranges, *p));
+    if crc_damage {
+        let found = json_lines(&check.stdout).iter().any(|v| {
+            v["type"] == "finding"
+                && v["path"].as_str().is_some_and(|p| p.ends_with(&name))
+                && v["position"].as_u64().is_some()
+        });
+        if check.code != 1 || !found {
+            fail(format!(
+                "check missed CRC damage (exit {}): {}{}",
+                check.code,
+                check.stdout.trim(),
+                check.stderr.trim()
+            ));
+        }
+    }
+
+    let [recover, check_after, dump_after] = &runs;
+    let records_after = records_of(dump_after);
+    let is_prefix = dump_after.code == 0
+        && records_after.len() <= original.records.len()
+        && original.records[..records_after.len()] == records_after[..];
+    match (expect, known) {
+        (_, Some((_, why))) => eprintln!("{label}: post-recovery checks skipped (known failure: {why})"),
+        (Promise::CleanPrefix, None) => {
+            if recover.code != 0 {
+                fail(format!("recover failed: {}", recover.stderr.trim()));
+            } else if check_after.code != 0 {
+                fail(format!("check after recover exited {}: {}", check_after.code, check_after.stdout.trim()));
+            } else if !is_prefix {
+                fail(format!("records after recover are not a prefix of the original's: {records_after:?}"));
+            }
+        }
+        (Promise::Prefix, None) => {
+            if recover.code == 0 && dump_after.code == 0 && !is_prefix {
+                fail(format!("records after recover are not a prefix of the original's: {records_after:?}"));
+            }
+        }
+        (Promise::Nothing, None) => {}
+    }
+    CaseOutcome { failures, promise: expect, crc_damage }
+}
+
+#[test]
+fn random_damage_to_any_file_never_panics_and_recovery_keeps_a_clean_prefix() {
+    let seed: u64 = std::env::var("KLOG_CORRUPTION_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(SEED);
+    let cases: u64 = std::env::var("KLOG_CORRUPTION_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES);
+    let lab = Lab::new();
+    // Most cases damage a crashed replica (recovery has work to do), the rest a stopped one.
+    let originals = [original(&lab, "crashed", "crash"), original(&lab, "stopped", "stop")];
+
+    // Two workers: the cases are independent, and most of their time is process start-up.
+    let outcomes: Vec<CaseOutcome> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2u64)
+            .map(|worker| {
+                let (lab, originals) = (lab.dir.path(), &originals);
+                scope.spawn(move || {
+                    (worker..cases).step_by(2).map(|case| run_case(lab, originals, seed, case)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a worker thread")).collect()
+    });
+    let count = |p: Promise| outcomes.iter().filter(|o| o.promise == p).count();
+    let crc_cases = outcomes.iter().filter(|o| o.crc_damage).count();
+    let failures: Vec<&String> = outcomes.iter().flat_map(|o| &o.failures).collect();
     eprintln!(
         "{cases} cases from seed {seed}: {crc_cases} with CRC damage; {} promised a clean prefix after recover, \
          {} a prefix, {} only the invariants",
-        promised[0], promised[1], promised[2]
+        count(Promise::CleanPrefix),
+        count(Promise::Prefix),
+        count(Promise::Nothing)
     );
-    assert!(failures.is_empty(), "{} of {cases} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases failed:\n{}",
+        failures.len(),
+        failures.iter().map(|f| f.as_str()).collect::<Vec<_>>().join("\n")
+    );
 }
