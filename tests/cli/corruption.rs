@@ -7,24 +7,25 @@
 //! For every case: no panic, no hang (each command has a timeout), exit codes only 0/1/2, and
 //! an error names a path — for check, dump (table and JSON), diff against the undamaged copy,
 //! recover, check and dump again, and dump of the damaged file alone. The read-only commands
-//! leave every byte as it was, and so does a recover that fails. Damage to the CRC-covered bytes of a batch (its CRC field and bytes
-//! 21..end) is always a `check` finding naming the segment file and a byte position. After
-//! `recover`, what the spec promises depends on where the damage is (kafka-format.md §5): only
-//! segments from the one holding the recovery point on are scanned, index contents are not
-//! checked at load, and a malformed checkpoint takes the log dir offline. [`promise`] says, per
-//! case, which of "check is clean and the records are a prefix of the original's", "the
-//! records are a prefix", or nothing beyond the above the spec gives.
+//! leave every byte as it was, and so does a recover that fails. Damage to the CRC-covered
+//! bytes of a batch (its CRC field and bytes 21..end) is always a `check` finding naming the
+//! segment file and a byte position. After `recover`, what the spec promises depends on where
+//! the damage is (kafka-format.md §5): only segments from the one holding the recovery point on
+//! are scanned (none after a clean shutdown), index contents are not checked at load, and a
+//! malformed checkpoint takes the log dir offline. [`promise`] says, per case, which of "check
+//! is clean and the records are a prefix of the original's", "the records are a prefix", or
+//! nothing beyond the above the spec gives.
 //!
 //! Cases are numbered from a fixed seed; `KLOG_CORRUPTION_SEED` and `KLOG_CORRUPTION_CASES`
 //! change the seed and the count to explore further. A failure prints the case's seed, file and
-//! damage, and the command that failed.
+//! damage, the command that failed, and how to run that case alone.
 
 use super::common::{json_lines, klog, ok, s, snapshot, Lab};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Cases run by `cargo test` (about 0.2 s each in a debug build on a busy machine, two at a time).
-const CASES: u64 = 64;
+const CASES: u64 = 48;
 /// The first case's seed; case `i` uses `SEED + i`.
 const SEED: u64 = 0x6b6c_6f67_0000;
 /// A command that runs longer than this is a hang.
@@ -64,9 +65,15 @@ enum Damage {
     Empty,
 }
 
-/// Choose a damage for a file of `len` bytes (the in-place kinds need a non-empty file).
-fn choose_damage(rng: &mut Rng, len: usize) -> Damage {
-    let kind = if len == 0 { 3 + rng.below(3) } else { rng.below(6) };
+/// Choose a damage for a file of `len` bytes (the in-place kinds need a non-empty file);
+/// `favour_in_place` makes a flip or an overwrite more likely (for `.log` files, where those
+/// are what the CRC must catch).
+fn choose_damage(rng: &mut Rng, len: usize, favour_in_place: bool) -> Damage {
+    let kind = match len {
+        0 => 3 + rng.below(3),
+        _ if favour_in_place && rng.below(2) == 0 => rng.below(2),
+        _ => rng.below(6),
+    };
     match kind {
         0 => Damage::FlipBit { position: rng.below(len), bit: rng.below(8) as u8 },
         1 => {
@@ -349,7 +356,7 @@ fn run_case(lab: &Path, originals: &[Original; 2], seed: u64, case: u64) -> Case
     let rel = pick.strip_prefix(&original.dir).expect("inside the replica").to_path_buf();
     let name = rel.file_name().and_then(|n| n.to_str()).expect("utf-8 name").to_string();
     let before = std::fs::read(pick).expect("read original file");
-    let damage = choose_damage(&mut rng, before.len());
+    let damage = choose_damage(&mut rng, before.len(), name.ends_with(".log"));
 
     let work = lab.join(format!("case-{case}"));
     copy_dir(&original.dir, &work);
@@ -359,7 +366,8 @@ fn run_case(lab: &Path, originals: &[Original; 2], seed: u64, case: u64) -> Case
     let expect = promise(original, &name, &damage, &changed, &ranges);
     let known = KNOWN_RECOVERY_FAILURES.iter().find(|(s, _)| *s == case_seed);
     let label = format!(
-        "case seed {case_seed}: {} of the {} replica, {damage:?} (promise {expect:?})",
+        "case seed {case_seed} (alone: KLOG_CORRUPTION_SEED={case_seed} KLOG_CORRUPTION_CASES=1 cargo test --test cli \
+         -- corruption::): {} of the {} replica, {damage:?} (promise {expect:?})",
         rel.display(),
         original.dir.file_name().and_then(|n| n.to_str()).unwrap_or("?")
     );
