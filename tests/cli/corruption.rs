@@ -9,9 +9,10 @@
 //! recover, check and dump again, and dump of the damaged file alone. The read-only commands
 //! leave every byte as it was, and so does a recover that fails. Damage to the CRC-covered
 //! bytes of a batch (its CRC field and bytes 21..end) is always a `check` finding naming the
-//! segment file and a byte position. After `recover`, what the spec promises depends on where
-//! the damage is (kafka-format.md §5): only segments from the one holding the recovery point on
-//! are scanned (none after a clean shutdown), index contents are not checked at load, and a
+//! segment file and a byte position, and a replica check calls clean after `recover` no longer
+//! holds it. Beyond that, what the spec promises after `recover` depends on where the damage
+//! is (kafka-format.md §5): only segments from the one holding the recovery point on are
+//! scanned (none after a clean shutdown), index contents are not checked at load, and a
 //! malformed checkpoint takes the log dir offline. [`promise`] says, per case, which of "check
 //! is clean and the records are a prefix of the original's", "the records are a prefix", or
 //! nothing beyond the above the spec gives.
@@ -439,6 +440,10 @@ fn run_case(lab: &Path, originals: &[Original; 2], seed: u64, case: u64) -> Case
             }
         }
         (Promise::Nothing, None) => {}
+    }
+    // Wherever CRC damage lies, check never calls a replica clean that still serves it.
+    if crc_damage && known.is_none() && check_after.code == 0 && !is_prefix {
+        fail(format!("check after recover is clean but the records are not the original's: {records_after:?}"));
     }
     CaseOutcome { failures, promise: expect, crc_damage }
 }
