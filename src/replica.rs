@@ -304,14 +304,15 @@ struct PartitionEntry {
     state: Option<VolatileState>,
 }
 
+/// The contents of `klog-state.json` (fields private: read through [`Replica`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct KlogStateFile {
+pub struct KlogStateFile {
     version: u32,
     partitions: BTreeMap<String, PartitionEntry>,
 }
 
-/// Decode klog's state file. `path` names the file in errors.
-fn parse_state_file(bytes: &[u8], path: &Path) -> Result<KlogStateFile> {
+/// Decode the bytes of a `klog-state.json` (also the fuzz target's entry point). `path` names the file in errors.
+pub fn parse_state_file(bytes: &[u8], path: &Path) -> Result<KlogStateFile> {
     serde_json::from_slice(bytes).map_err(|e| {
         // serde_json counts lines and columns; the byte position is what the other errors give.
         let position: usize =

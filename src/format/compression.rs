@@ -281,9 +281,22 @@ fn snappy_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     }
 }
 
+/// The most plain bytes one byte of a raw snappy block can stand for: a 3-byte copy element
+/// (tag + 2-byte offset) yields at most 64 bytes, and no element does better.
+const SNAPPY_MAX_EXPANSION: usize = 22;
+
 /// Decode one raw snappy block and append it to `out`.
 fn snappy_raw_into(block: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), String> {
     let n = snap::raw::decompress_len(block).map_err(|e| format!("bad raw snappy length preamble ({e})"))?;
+    // The preamble is a length from disk: believe it only as far as the block can back it, so
+    // a few bytes cannot make us allocate megabytes.
+    let most = block.len().saturating_mul(SNAPPY_MAX_EXPANSION);
+    if n > most {
+        return Err(format!(
+            "corrupt raw snappy block: its preamble says {n} bytes, but a {}-byte block decodes to at most {most}",
+            block.len()
+        ));
+    }
     if n > room(out.len(), limit) {
         return Err(limit_error("snappy", limit));
     }
@@ -318,6 +331,12 @@ const LZ4_UNCOMPRESSED_BIT: u32 = 0x8000_0000;
 
 fn xxh32(data: &[u8]) -> u32 {
     twox_hash::XxHash32::oneshot(0, data)
+}
+
+/// The most bytes an LZ4 block of `len` bytes can decode to: each byte of a match-length
+/// extension adds at most 255 bytes, a token with its 2-byte offset at most 19 (LZ4 block format).
+fn lz4_block_output_max(len: usize) -> usize {
+    len.saturating_mul(255).saturating_add(64)
 }
 
 fn lz4_compress(data: &[u8]) -> Vec<u8> {
@@ -488,15 +507,17 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
             }
             out.extend_from_slice(block);
         } else {
-            let space = max_block.min(room(at, limit));
+            // Room for what this block can decode to, not for the frame's maximum: zeroing
+            // megabytes for a block of a few bytes would make damaged streams slow to reject.
+            let space = max_block.min(lz4_block_output_max(len)).min(room(at, limit));
             out.resize(at + space, 0);
             match lz4_flex::block::decompress_into(block, &mut out[at..]) {
                 Ok(n) => out.truncate(at + n),
                 Err(e) => {
                     out.truncate(at);
-                    if space < max_block {
+                    if space < max_block.min(lz4_block_output_max(len)) {
                         // It may only have run out of room under the limit.
-                        let mut probe = vec![0u8; max_block];
+                        let mut probe = vec![0u8; max_block.min(lz4_block_output_max(len))];
                         if lz4_flex::block::decompress_into(block, &mut probe).is_ok() {
                             return Err(limit_error("lz4", limit));
                         }
@@ -982,6 +1003,51 @@ mod tests {
         // Raw snappy whose preamble claims ~4 GiB: refused before allocating.
         let bomb = [0xff, 0xff, 0xff, 0xff, 0x0f, 0x00];
         let e = decompress(Compression::Snappy, &bomb).unwrap_err();
-        assert!(e.contains("limit"), "{e}");
+        assert!(e.contains("decodes to at most 132"), "{e}");
+    }
+
+    #[test]
+    fn a_snappy_preamble_larger_than_its_block_can_back_is_refused() {
+        // A 8-byte block whose preamble says 100 MiB made the decoder allocate and zero 100 MiB
+        // before finding the block corrupt (found while writing the fuzz targets).
+        let mut block = Vec::new();
+        let mut n: u32 = 100 << 20;
+        while n >= 0x80 {
+            block.push(n as u8 | 0x80);
+            n >>= 7;
+        }
+        block.push(n as u8);
+        block.extend_from_slice(&[0x00, 0x00]);
+        let e = decompress(Compression::Snappy, &block).unwrap_err();
+        assert!(e.contains("preamble says 104857600 bytes"), "{e}");
+        // The bound never refuses a real block: 64 KiB of one byte compresses about 21:1.
+        let data = vec![7u8; 64 * 1024];
+        roundtrip(Compression::Snappy, &data);
+        let raw = snap::raw::Encoder::new().compress_vec(&data).unwrap();
+        assert!(data.len() <= raw.len() * SNAPPY_MAX_EXPANSION);
+        assert_eq!(decompress(Compression::Snappy, &raw).unwrap(), data);
+    }
+
+    #[test]
+    fn an_lz4_block_gets_room_for_what_it_can_decode_to_not_the_frame_maximum() {
+        // 4 MiB maximum block size (BD 0x70), then 1000 one-byte blocks (token 0: no literals,
+        // no match), each decoding to nothing. Each used to zero 4 MiB of output first.
+        let mut frame = LZ4_MAGIC.to_le_bytes().to_vec();
+        frame.extend_from_slice(&[0x60, 0x70, 0x00]);
+        for _ in 0..1000 {
+            frame.extend_from_slice(&1u32.to_le_bytes());
+            frame.push(0x00);
+        }
+        frame.extend_from_slice(&0u32.to_le_bytes());
+        let mut out = Vec::new();
+        let _ = lz4_frame(&frame, 0, &mut out, MAX_DECOMPRESSED);
+        assert!(out.capacity() <= lz4_block_output_max(1), "output grew to {} bytes", out.capacity());
+        // The bound is the format's: a block of all-zero matches reaches about 255:1 and decodes.
+        let data = vec![0u8; 64 * 1024];
+        let frame = lz4_compress(&data);
+        let block_len = le_u32(&frame, 7).unwrap() as usize;
+        assert!(block_len < data.len(), "the block is compressed");
+        assert!(data.len() <= lz4_block_output_max(block_len));
+        roundtrip(Compression::Lz4, &data);
     }
 }

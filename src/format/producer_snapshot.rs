@@ -37,7 +37,8 @@ impl ProducerEntry {
         if self.last_sequence < self.offset_delta {
             (i32::MAX as i64 - (self.offset_delta as i64 - self.last_sequence as i64) + 1) as i32
         } else {
-            self.last_sequence - self.offset_delta
+            // Java's int arithmetic wraps; a negative offsetDelta from a damaged file must not panic.
+            self.last_sequence.wrapping_sub(self.offset_delta)
         }
     }
 }
@@ -188,5 +189,17 @@ mod tests {
     fn first_sequence_wraps_like_kafka() {
         let e = ProducerEntry { last_sequence: 1, offset_delta: 3, ..entry() };
         assert_eq!(e.first_sequence(), i32::MAX - 1);
+    }
+
+    #[test]
+    fn a_negative_offset_delta_wraps_instead_of_panicking() {
+        // Found by fuzzing (fuzz/ snapshot target): lastSequence Int32.MAX with offsetDelta −1
+        // overflowed in `first_sequence`, which dump calls for every entry.
+        let bytes = encode(&[ProducerEntry { last_sequence: i32::MAX, offset_delta: -1, ..entry() }]);
+        let s = decode(&bytes).unwrap();
+        assert!(s.crc_valid());
+        assert_eq!(s.entries[0].first_sequence(), i32::MIN);
+        let e = ProducerEntry { last_sequence: i32::MIN, offset_delta: i32::MAX, ..entry() };
+        assert_eq!(e.first_sequence(), i32::MIN + 1, "as Java: MAX − (MAX − MIN) + 1, wrapping");
     }
 }

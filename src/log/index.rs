@@ -38,7 +38,8 @@ pub struct TimestampOffset {
 pub fn offset_entry_at(bytes: &[u8], base_offset: i64, i: usize) -> Option<OffsetPosition> {
     let c = bytes.get(i.checked_mul(OFFSET_ENTRY_BYTES)?..(i + 1).checked_mul(OFFSET_ENTRY_BYTES)?)?;
     Some(OffsetPosition {
-        offset: base_offset + i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64,
+        // Wrapping, as Java's `baseOffset + relativeOffset`: a name near Long.MAX must not panic.
+        offset: base_offset.wrapping_add(i32::from_be_bytes([c[0], c[1], c[2], c[3]]) as i64),
         position: u32::from_be_bytes([c[4], c[5], c[6], c[7]]) as u64,
     })
 }
@@ -49,7 +50,7 @@ pub fn time_entry_at(bytes: &[u8], base_offset: i64, i: usize) -> Option<Timesta
     let c = bytes.get(i.checked_mul(TIME_ENTRY_BYTES)?..(i + 1).checked_mul(TIME_ENTRY_BYTES)?)?;
     Some(TimestampOffset {
         timestamp: i64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
-        offset: base_offset + i32::from_be_bytes([c[8], c[9], c[10], c[11]]) as i64,
+        offset: base_offset.wrapping_add(i32::from_be_bytes([c[8], c[9], c[10], c[11]]) as i64),
     })
 }
 
@@ -298,5 +299,19 @@ mod tests {
         assert_eq!(lookup_offset(&bytes, 0, 99), OffsetPosition { offset: 20, position: 900 });
         assert_eq!(last_offset_entry(&bytes, 0), Some(OffsetPosition { offset: 20, position: 900 }));
         assert_eq!(lookup_offset(&[], 7, 99), OffsetPosition { offset: 7, position: 0 });
+    }
+
+    #[test]
+    fn entries_of_a_segment_named_near_the_largest_offset_wrap_instead_of_panicking() {
+        // Found by fuzzing (fuzz/ index target): `09223372036854775807.index` is a legal name,
+        // and base + relative overflowed. Kafka's Java arithmetic wraps; so does this.
+        let base = i64::MAX;
+        let offset_entry = [0, 0, 0, 1, 0, 0, 0, 0];
+        let got: Vec<_> = decode_offset_entries(&offset_entry, base).collect();
+        assert_eq!(got, [OffsetPosition { offset: i64::MIN, position: 0 }]);
+        assert_eq!(lookup_offset(&offset_entry, base, i64::MAX), got[0]);
+        let time_entry = [0, 0, 0, 0, 0, 0, 0, 5, 0x7f, 0xff, 0xff, 0xff];
+        let got: Vec<_> = decode_time_entries(&time_entry, base).collect();
+        assert_eq!(got, [TimestampOffset { timestamp: 5, offset: base.wrapping_add(i32::MAX as i64) }]);
     }
 }

@@ -3,6 +3,7 @@
 mod bad_input;
 mod capture;
 mod common;
+mod corruption;
 mod crash;
 mod data_dir;
 mod demo;
