@@ -1,10 +1,12 @@
-//! Fuzz target: `.index` and `.timeindex` files — entry decoding, last entries, the binary
-//! search of `OffsetIndex.lookup`, and the checks of every entry against a `.log` beside it
-//! (the input is split into base offset, index bytes and log bytes).
+//! Fuzz target: `.index` and `.timeindex` files — the one reader of each kind (with Kafka's
+//! zero-tail stop rule), their structure findings, last entries, the binary search of
+//! `OffsetIndex.lookup`, and the join of every entry against a `.log` beside it (the input is
+//! split into base offset, index bytes and log bytes).
 #![no_main]
 
-use klog::log::index;
+use klog::log::{index, verify};
 use libfuzzer_sys::fuzz_target;
+use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 11 {
@@ -16,19 +18,36 @@ fuzz_target!(|data: &[u8]| {
     let which = data[10];
     let rest = &data[11..];
     let (idx, log) = rest.split_at(index_len.min(rest.len()));
-    if which & 1 == 0 {
-        let entries: Vec<_> = index::decode_offset_entries(idx, base_offset).collect();
-        let _ = index::last_offset_entry(idx, base_offset);
-        for target in [i64::MIN, -1, 0, base_offset, i64::MAX] {
-            let _ = index::lookup_offset(idx, base_offset, target);
-        }
-        let _ = index::verify_offset_entries(&entries, Some(log));
-        let _ = index::verify_offset_entries(&entries, None);
-    } else {
-        let entries: Vec<_> = index::decode_time_entries(idx, base_offset).collect();
-        let _ = index::last_time_entry(idx, base_offset);
-        let _ = index::verify_time_entries(&entries, Some(log));
-        let _ = index::verify_time_entries(&entries, None);
+    let offsets = verify::read_offset_index(idx, base_offset);
+    let times = verify::read_time_index(idx, base_offset);
+    let _ = verify::index_structure_findings(
+        Path::new("x.index"),
+        &offsets,
+        index::OFFSET_ENTRY_BYTES,
+        verify::offset_disorder,
+        |e| e.offset,
+    );
+    let _ = verify::index_structure_findings(
+        Path::new("x.timeindex"),
+        &times,
+        index::TIME_ENTRY_BYTES,
+        verify::time_disorder,
+        |e| e.offset,
+    );
+    let _ = index::last_offset_entry(idx, base_offset);
+    let _ = index::last_time_entry(idx, base_offset);
+    for target in [i64::MIN, -1, 0, base_offset, i64::MAX] {
+        let _ = index::lookup_offset(idx, base_offset, target);
     }
+    let with_log = if which & 1 == 0 { Some(log) } else { None };
+    let (oc, tc) = verify::verify_index_entries(&offsets.entries, &times.entries, with_log);
+    let _ = verify::index_entry_findings(
+        Path::new("x.index"),
+        Path::new("x.timeindex"),
+        &offsets.entries,
+        &oc,
+        &times.entries,
+        &tc,
+    );
     let _ = klog::format::txn_index::decode_entries(idx);
 });

@@ -307,11 +307,11 @@ mod tests {
         // and base + relative overflowed. Kafka's Java arithmetic wraps; so does this.
         let base = i64::MAX;
         let offset_entry = [0, 0, 0, 1, 0, 0, 0, 0];
-        let got: Vec<_> = decode_offset_entries(&offset_entry, base).collect();
+        let got: Vec<_> = offset_entry_at(&offset_entry, base, 0).into_iter().collect();
         assert_eq!(got, [OffsetPosition { offset: i64::MIN, position: 0 }]);
         assert_eq!(lookup_offset(&offset_entry, base, i64::MAX), got[0]);
         let time_entry = [0, 0, 0, 0, 0, 0, 0, 5, 0x7f, 0xff, 0xff, 0xff];
-        let got: Vec<_> = decode_time_entries(&time_entry, base).collect();
+        let got: Vec<_> = time_entry_at(&time_entry, base, 0).into_iter().collect();
         assert_eq!(got, [TimestampOffset { timestamp: 5, offset: base.wrapping_add(i32::MAX as i64) }]);
     }
 }
