@@ -19,6 +19,11 @@ macro_rules! out {
     };
 }
 
+/// A row for a partition without an answer: its name, `-` in each number column, and why.
+fn absent_row(partition: &str, numbers: usize, why: Cell) -> Vec<Cell> {
+    std::iter::once(Cell::new(partition)).chain((0..numbers).map(|_| right("-"))).chain([why]).collect()
+}
+
 pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) -> Result<()> {
     let p = settings.palette();
     out!(out, "log dir {}: {} partition(s)", r.dir, r.partitions.len())?;
@@ -58,14 +63,7 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
                     verdict,
                 ]);
             }
-            Err(why) => t.add(vec![
-                Cell::new(&part.partition),
-                right("-"),
-                right("-"),
-                right("-"),
-                right("-"),
-                p.cell(format!("unreadable: {why}"), Tone::Bad),
-            ]),
+            Err(why) => t.add(absent_row(&part.partition, 4, p.cell(format!("unreadable: {why}"), Tone::Bad))),
         }
     }
     if !t.is_empty() {
@@ -180,16 +178,7 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
                     Cell::new(note),
                 ]);
             }
-            Err(why) => t.add(vec![
-                Cell::new(&part.partition),
-                right("-"),
-                right("-"),
-                right("-"),
-                right("-"),
-                right("-"),
-                right("-"),
-                p.cell(format!("refused: {why}"), Tone::Warn),
-            ]),
+            Err(why) => t.add(absent_row(&part.partition, 6, p.cell(format!("refused: {why}"), Tone::Warn))),
         }
     }
     if !t.is_empty() {
@@ -289,14 +278,7 @@ pub fn forecast_text(
                     Cell::new("running: nothing to recover"),
                 ]),
             },
-            Err(why) => t.add(vec![
-                Cell::new(&part.partition),
-                right("-"),
-                right("-"),
-                right("-"),
-                right("-"),
-                p.cell(format!("unreadable: {why}"), Tone::Bad),
-            ]),
+            Err(why) => t.add(absent_row(&part.partition, 4, p.cell(format!("unreadable: {why}"), Tone::Bad))),
         }
     }
     if !t.is_empty() {

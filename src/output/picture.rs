@@ -108,6 +108,22 @@ impl Row {
         self.cells.iter().find(|c| c.record.offset == offset)
     }
 
+    /// The marks within offsets `start..=stop`, grouped by offset in offset order (the one
+    /// grouping both renderers draw).
+    pub fn marks_between(&self, start: i64, stop: i64) -> Vec<(i64, Vec<Mark>)> {
+        let mut at: Vec<(i64, Vec<Mark>)> = Vec::new();
+        let mut marks = self.marks.clone();
+        marks.sort_by_key(|(m, o)| (*o, *m));
+        marks.dedup();
+        for (m, o) in marks.iter().filter(|(_, o)| (start..=stop).contains(o)) {
+            match at.last_mut() {
+                Some((last, ms)) if last == o => ms.push(*m),
+                _ => at.push((*o, vec![*m])),
+            }
+        }
+        at
+    }
+
     /// Its HW and LEO as `HW 1 LEO 2` (whether or not they are in the window; the other
     /// marks are arrows only).
     pub fn marks_text(&self) -> String {
@@ -430,16 +446,7 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
         }
         // Marks: an arrow on the left edge of the cell at the mark's offset; every number in
         // the label column.
-        let mut at: Vec<(i64, Vec<Mark>)> = Vec::new();
-        let mut marks = row.marks.clone();
-        marks.sort_by_key(|(m, o)| (*o, *m));
-        marks.dedup();
-        for (m, o) in marks.iter().filter(|(_, o)| (start..=stop).contains(o)) {
-            match at.last_mut() {
-                Some((last, ms)) if last == o => ms.push(*m),
-                _ => at.push((*o, vec![*m])),
-            }
-        }
+        let at = row.marks_between(start, stop);
         let labels: Vec<(usize, String)> = at
             .iter()
             .map(|(o, ms)| {

@@ -158,16 +158,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
             let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(stop) + 6, y + 25);
         }
         // Marks: a triangle on the cell edge and the words under it.
-        let mut at: Vec<(i64, Vec<Mark>)> = Vec::new();
-        let mut marks = row.marks.clone();
-        marks.sort_by_key(|(m, o)| (*o, *m));
-        marks.dedup();
-        for (m, o) in marks.iter().filter(|(_, o)| (start..=stop).contains(o)) {
-            match at.last_mut() {
-                Some((last, ms)) if last == o => ms.push(*m),
-                _ => at.push((*o, vec![*m])),
-            }
-        }
+        let at = row.marks_between(start, stop);
         let my = y + CELL_H + fate_h;
         for (k, (o, ms)) in at.iter().enumerate() {
             let x = x_of(*o);
