@@ -46,6 +46,14 @@ pub struct Config {
     pub power_loss: bool,
 }
 
+impl Config {
+    /// Bounds with clean elections, fencing and no power loss (the searches the acceptance
+    /// names; the flags are set on the result).
+    pub fn clean(mode: TruncationMode, replicas: usize, max_epochs: u8, max_records: u8, max_depth: u32) -> Config {
+        Config { replicas, mode, max_epochs, max_records, max_depth, unclean: false, fencing: true, power_loss: false }
+    }
+}
+
 /// One record of a log: the epoch it is stamped with and its value (1 = the first appended).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Rec {

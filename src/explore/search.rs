@@ -226,16 +226,7 @@ mod tests {
     use crate::replication::truncation::TruncationMode;
 
     fn cfg(mode: TruncationMode, replicas: usize, epochs: u8, records: u8, depth: u32) -> Config {
-        Config {
-            replicas,
-            mode,
-            max_epochs: epochs,
-            max_records: records,
-            max_depth: depth,
-            unclean: false,
-            fencing: true,
-            power_loss: false,
-        }
+        Config::clean(mode, replicas, epochs, records, depth)
     }
 
     #[test]

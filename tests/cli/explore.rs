@@ -14,16 +14,7 @@ use klog::replication::truncation::TruncationMode;
 use std::path::{Path, PathBuf};
 
 fn config(mode: TruncationMode, replicas: usize, epochs: u8, records: u8, depth: u32) -> Config {
-    Config {
-        replicas,
-        mode,
-        max_epochs: epochs,
-        max_records: records,
-        max_depth: depth,
-        unclean: false,
-        fencing: true,
-        power_loss: false,
-    }
+    Config::clean(mode, replicas, epochs, records, depth)
 }
 
 fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
