@@ -15,6 +15,8 @@ mod golden;
 mod histories;
 mod kill;
 mod log_trust;
+#[allow(dead_code)]
+mod oracle;
 mod picture;
 mod ranges;
 mod readme;
