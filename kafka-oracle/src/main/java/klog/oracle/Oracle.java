@@ -138,6 +138,7 @@ public final class Oracle {
         LogManager manager = null;
         List<UnifiedLog> loaded = new ArrayList<>();
         ArrayNode logs = JSON.createArrayNode();
+        long started = System.nanoTime();
         try {
             LogConfig defaults = new LogConfig(Map.of("file.delete.delay.ms", "0"));
             Map<String, LogConfig> topicConfigs = topicConfigs(defaults, overrides);
@@ -156,6 +157,7 @@ public final class Oracle {
                 });
             }
             scheduler.runQueued();
+            o.put("load_ms", (System.nanoTime() - started) / 1_000_000);
             for (UnifiedLog log : loaded) logs.add(describe(log, "log"));
             if (failures.hasOfflineLogDir(dir.getAbsolutePath())) {
                 outcome = "offline";
