@@ -99,6 +99,24 @@ pub fn rebuild(dir: &Path) -> Option<serde_json::Value> {
     run(&["rebuild", dir.to_str().unwrap()]).map(|mut v| v.remove(0))
 }
 
+/// [`rebuild`] for each dir (each a copy), with its per-topic config overrides, all in one
+/// JVM; one JSON document per dir, in order.
+pub fn rebuild_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("rebuild-manifest.tsv");
+    let text: String = cases
+        .iter()
+        .map(|c| {
+            let mut f = vec![c.dir.to_str().unwrap().to_string()];
+            f.extend(c.overrides.iter().cloned());
+            f.join("\t") + "\n"
+        })
+        .collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["rebuild-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per rebuild case");
+    Some(out)
+}
+
 /// `N of M` agreement line every comparison prints, so a run shows its figures.
 pub fn report_agreement(what: &str, agree: usize, total: usize) {
     use std::io::Write;
