@@ -117,6 +117,18 @@ pub fn rebuild_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_jso
     Some(out)
 }
 
+/// Kafka's readers of `meta.properties` (`MetaProperties`, and `MetaPropertiesEnsemble.verify`
+/// as a starting broker with node id `node_id` runs it) and of each `partition.metadata`
+/// (`PartitionMetadataFile`), for each (dir, node id), all in one JVM.
+pub fn meta_batch(scratch: &Path, cases: &[(PathBuf, i32)]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("meta-manifest.tsv");
+    let text: String = cases.iter().map(|(d, n)| format!("{}\t{n}\n", d.to_str().unwrap())).collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["meta-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per meta case");
+    Some(out)
+}
+
 /// `N of M` agreement line every comparison prints, so a run shows its figures.
 pub fn report_agreement(what: &str, agree: usize, total: usize) {
     use std::io::Write;
