@@ -466,6 +466,13 @@ fn kafka_loads_every_dir_klog_writes_cleanly_and_rebuilds_the_same_derived_files
         }
     }
 
+    // The roll cases really rolled (so that the comparison covers several segments).
+    for (name, at_least) in [("size-rolls", 5), ("time-rolls", 3), ("index-full-rolls", 3), ("epochs", 3)] {
+        let i = built.cases.iter().position(|c| c.name == name).unwrap();
+        let n = loaded[i]["logs"][0]["segments"].as_array().unwrap().len();
+        assert!(n >= at_least, "{name}: {n} segments, expected at least {at_least}");
+    }
+
     let listed = documented();
     let agree = built.cases.iter().filter(|c| !found.keys().any(|(name, _)| *name == c.name)).count();
     report_agreement("write", agree, built.cases.len());
