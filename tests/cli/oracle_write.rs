@@ -170,7 +170,10 @@ fn build_cases() -> Cases {
         if e > 0 {
             ok(&["elect", s(&d), "--epoch", &e.to_string()]);
         }
-        append(&d, &["--count", "20", "--value-size", "25", "--records-per-batch", "4", "--timestamp", &ts.to_string()]);
+        append(
+            &d,
+            &["--count", "20", "--value-size", "25", "--records-per-batch", "4", "--timestamp", &ts.to_string()],
+        );
     }
     ok(&["elect", s(&d), "--epoch", "7", "--epoch-entry", "first-append"]);
     append(&d, &["last", "--timestamp", "4000"]);
@@ -223,7 +226,10 @@ fn build_cases() -> Cases {
         ("crash-drop-epochs", &["--drop-epoch-checkpoint"][..]),
     ] {
         let d = c.leader(name, &["--segment-bytes", "2500", "--index-interval-bytes", "100"]);
-        append(&d, &["--count", "40", "--value-size", "30", "--records-per-batch", "4", "--timestamp", "1000", "--flush"]);
+        append(
+            &d,
+            &["--count", "40", "--value-size", "30", "--records-per-batch", "4", "--timestamp", "1000", "--flush"],
+        );
         append(&d, &["--count", "40", "--value-size", "30", "--records-per-batch", "4", "--timestamp", "2000"]);
         let mut args = vec!["crash", s(&d)];
         args.extend_from_slice(crash);
@@ -419,13 +425,14 @@ fn kafka_loads_every_dir_klog_writes_cleanly_and_rebuilds_the_same_derived_files
 
     // (case, kind) -> what differs.
     let mut found: BTreeMap<(String, String), String> = BTreeMap::new();
-    for ((case, load), (rebuild_case, rebuild)) in
-        built.cases.iter().zip(&loaded).zip(rebuilds.iter().zip(&rebuilt))
-    {
+    for ((case, load), (rebuild_case, rebuild)) in built.cases.iter().zip(&loaded).zip(rebuilds.iter().zip(&rebuilt)) {
         let key = |k: &str| (case.name.clone(), k.to_string());
         let mut load_problems = Vec::new();
         if load["clean_shutdown_marker"] != true || load["outcome"] != "loaded" {
-            load_problems.push(format!("marker {} outcome {} error {}", load["clean_shutdown_marker"], load["outcome"], load["error"]));
+            load_problems.push(format!(
+                "marker {} outcome {} error {}",
+                load["clean_shutdown_marker"], load["outcome"], load["error"]
+            ));
         }
         for line in load["kafka_log"].as_array().unwrap().iter().filter_map(Value::as_str) {
             if NOT_CLEAN.iter().any(|w| line.contains(w)) {
@@ -481,11 +488,8 @@ fn kafka_loads_every_dir_klog_writes_cleanly_and_rebuilds_the_same_derived_files
         .filter(|(k, _)| !listed.contains_key(*k))
         .map(|((case, kind), d)| format!("{case} {kind}: {d}"))
         .collect();
-    let now_agree: Vec<String> = listed
-        .keys()
-        .filter(|k| !found.contains_key(*k))
-        .map(|(case, kind)| format!("{case} {kind}"))
-        .collect();
+    let now_agree: Vec<String> =
+        listed.keys().filter(|k| !found.contains_key(*k)).map(|(case, kind)| format!("{case} {kind}")).collect();
     assert!(unlisted.is_empty(), "klog's files differ from Kafka's:\n{}", unlisted.join("\n"));
     assert!(
         now_agree.is_empty(),
