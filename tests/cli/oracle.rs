@@ -32,12 +32,7 @@ pub fn oracle() -> Option<Command> {
 fn run(args: &[&str]) -> Option<Vec<serde_json::Value>> {
     let mut c = oracle()?;
     let out = c.args(args).output().expect("java runs");
-    assert!(
-        out.status.success(),
-        "the Kafka oracle failed ({:?}): {}",
-        args,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "the Kafka oracle failed ({:?}): {}", args, String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).expect("utf-8 oracle output");
     Some(text.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).expect("oracle JSON")).collect())
 }
@@ -97,6 +92,36 @@ pub fn load_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::
 /// marker in `dir` (a copy), and let Kafka rebuild them in place and shut down cleanly.
 pub fn rebuild(dir: &Path) -> Option<serde_json::Value> {
     run(&["rebuild", dir.to_str().unwrap()]).map(|mut v| v.remove(0))
+}
+
+/// [`rebuild`] for each dir (each a copy), with its per-topic config overrides, all in one
+/// JVM; one JSON document per dir, in order.
+pub fn rebuild_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("rebuild-manifest.tsv");
+    let text: String = cases
+        .iter()
+        .map(|c| {
+            let mut f = vec![c.dir.to_str().unwrap().to_string()];
+            f.extend(c.overrides.iter().cloned());
+            f.join("\t") + "\n"
+        })
+        .collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["rebuild-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per rebuild case");
+    Some(out)
+}
+
+/// Kafka's readers of `meta.properties` (`MetaProperties`, and `MetaPropertiesEnsemble.verify`
+/// as a starting broker with node id `node_id` runs it) and of each `partition.metadata`
+/// (`PartitionMetadataFile`), for each (dir, node id), all in one JVM.
+pub fn meta_batch(scratch: &Path, cases: &[(PathBuf, i32)]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("meta-manifest.tsv");
+    let text: String = cases.iter().map(|(d, n)| format!("{}\t{n}\n", d.to_str().unwrap())).collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["meta-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per meta case");
+    Some(out)
 }
 
 /// `N of M` agreement line every comparison prints, so a run shows its figures.

@@ -16,7 +16,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledFuture;
@@ -24,9 +27,14 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.properties.MetaProperties;
+import org.apache.kafka.metadata.properties.MetaPropertiesEnsemble;
+import org.apache.kafka.metadata.properties.PropertiesUtils;
 import org.apache.kafka.raft.MetadataLogConfig;
 import org.apache.kafka.raft.internals.KafkaRaftLog;
 import org.apache.kafka.server.util.Scheduler;
+import org.apache.kafka.storage.internals.checkpoint.PartitionMetadata;
+import org.apache.kafka.storage.internals.checkpoint.PartitionMetadataFile;
 import org.apache.kafka.storage.internals.log.CleanerConfig;
 import org.apache.kafka.storage.internals.log.EpochEntry;
 import org.apache.kafka.storage.internals.log.LogConfig;
@@ -51,9 +59,19 @@ import org.apache.kafka.tools.DumpLogSegments;
  *                       open the log dir as a starting broker's LogManager.loadLogs does,
  *                       and the metadata log as KafkaRaftLog.createLog does; one JSON line
  * load-batch MANIFEST   one load per manifest line (DIR, then overrides, tab-separated)
- * rebuild DIR           delete every partition's .index, .timeindex and .snapshot files and
+ * rebuild DIR [TOPIC:KEY=VALUE...]
+ *                       delete every partition's .index, .timeindex and .snapshot files and
  *                       the clean-shutdown marker, load, then shut down cleanly: Kafka
  *                       rebuilds them in place; one JSON line listing the partition files
+ * meta DIR NODE_ID       read DIR/meta.properties with Kafka's MetaProperties (printing what
+ *                       toProperties gives back), verify it as a starting KRaft broker does
+ *                       (MetaPropertiesEnsemble.verify with that node id, DIR as the metadata
+ *                       log dir), and read each partition.metadata with PartitionMetadataFile
+ *                       (printing the topic id and the bytes Kafka would write for it)
+ * meta-batch MANIFEST   one meta per manifest line (DIR, NODE_ID, tab-separated)
+ * rebuild-batch MANIFEST
+ *                       one rebuild per manifest line (DIR, then overrides, tab-separated),
+ *                       one JSON line each, as rebuild prints
  * </pre>
  */
 public final class Oracle {
@@ -66,7 +84,7 @@ public final class Oracle {
         System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
         System.setProperty("org.slf4j.simpleLogger.showDateTime", "false");
         if (args.length == 0) {
-            System.err.println("usage: oracle dump|dump-batch|load|load-batch|rebuild ...");
+            System.err.println("usage: oracle dump|dump-batch|load|load-batch|rebuild|rebuild-batch|meta|meta-batch ...");
             System.exit(2);
         }
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -91,6 +109,23 @@ public final class Oracle {
                 }
             }
             case "rebuild" -> out.println(load(new File(rest[0]), Arrays.asList(rest).subList(1, rest.length), true));
+            case "rebuild-batch" -> {
+                for (String line : Files.readAllLines(Path.of(rest[0]), StandardCharsets.UTF_8)) {
+                    if (line.isEmpty()) continue;
+                    String[] f = line.split("\t");
+                    out.println(load(new File(f[0]), Arrays.asList(f).subList(1, f.length), true));
+                    out.flush();
+                }
+            }
+            case "meta" -> out.println(meta(new File(rest[0]), Integer.parseInt(rest[1])));
+            case "meta-batch" -> {
+                for (String line : Files.readAllLines(Path.of(rest[0]), StandardCharsets.UTF_8)) {
+                    if (line.isEmpty()) continue;
+                    String[] f = line.split("\t");
+                    out.println(meta(new File(f[0]), Integer.parseInt(f[1])));
+                    out.flush();
+                }
+            }
             default -> {
                 System.err.println("oracle: unknown subcommand " + args[0]);
                 System.exit(2);
@@ -212,6 +247,54 @@ public final class Oracle {
             if (!line.isBlank()) lines.add(line);
         }
         o.set("kafka_log", lines);
+        return JSON.writeValueAsString(o);
+    }
+
+    /** Kafka's readers of meta.properties and partition.metadata on one log dir. */
+    private static String meta(File dir, int nodeId) throws IOException {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("dir", dir.getPath());
+        try {
+            Properties props = PropertiesUtils.readPropertiesFile(new File(dir, "meta.properties").getAbsolutePath());
+            MetaProperties meta = new MetaProperties.Builder(props).build();
+            ObjectNode m = JSON.createObjectNode();
+            meta.toProperties().forEach((k, v) -> m.put(k.toString(), v.toString()));
+            o.set("meta_properties", m);
+            o.putNull("meta_error");
+        } catch (Throwable t) {
+            o.putNull("meta_properties");
+            o.put("meta_error", t.getClass().getName() + ": " + t.getMessage());
+        }
+        try {
+            new MetaPropertiesEnsemble.Loader().addLogDirs(List.of(dir.getAbsolutePath()))
+                    .addMetadataLogDir(dir.getAbsolutePath()).load()
+                    .verify(Optional.empty(), OptionalInt.of(nodeId), EnumSet.of(
+                            MetaPropertiesEnsemble.VerificationFlag.REQUIRE_AT_LEAST_ONE_VALID,
+                            MetaPropertiesEnsemble.VerificationFlag.REQUIRE_METADATA_LOG_DIR));
+            o.putNull("verify_error");
+        } catch (Throwable t) {
+            o.put("verify_error", t.getClass().getName() + ": " + t.getMessage());
+        }
+        ObjectNode parts = JSON.createObjectNode();
+        File[] partitions = dir.listFiles(f -> new File(f, "partition.metadata").isFile());
+        if (partitions != null) {
+            Arrays.sort(partitions);
+            for (File p : partitions) {
+                ObjectNode pm = JSON.createObjectNode();
+                try {
+                    PartitionMetadata read = new PartitionMetadataFile(new File(p, "partition.metadata"),
+                            new LogDirFailureChannel(1)).read();
+                    pm.put("version", read.version());
+                    pm.put("topic_id", read.topicId().toString());
+                    pm.put("encoded", read.encode());
+                    pm.putNull("error");
+                } catch (Throwable t) {
+                    pm.put("error", t.getClass().getName() + ": " + t.getMessage());
+                }
+                parts.set(p.getName(), pm);
+            }
+        }
+        o.set("partitions", parts);
         return JSON.writeValueAsString(o);
     }
 
