@@ -13,6 +13,7 @@ use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, Prediction, ReplicaSt
 use crate::commands::draw::short_name;
 use crate::error::{IoContext, Result};
 use comfy_table::Cell;
+use crate::answer as klog_answer;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -108,13 +109,13 @@ impl<'o> DemoPrinter<'o> {
         write!(self.out, "\n{} {}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
             .at("<stdout>", "write")?;
         self.out.flush().at("<stdout>", "write")?;
-        let mut line = String::new();
         let answered = match (&mut self.answers, self.input_ended) {
-            (Some((input, echo)), false) => match input.read_line(&mut line) {
-                Ok(0) | Err(_) => None,
-                Ok(_) => {
+            (Some((input, echo)), false) => match klog_answer::read_answer(&mut **input) {
+                Ok(None) | Err(_) => None,
+                Ok(Some((line, cut))) => {
                     if *echo {
-                        write!(self.out, " {}", line.trim_end()).at("<stdout>", "write")?;
+                        let shown: String = line.trim_end().chars().filter(|c| !c.is_control()).collect();
+                        write!(self.out, " {shown}{}", if cut { "…" } else { "" }).at("<stdout>", "write")?;
                     }
                     Some(line.trim().to_string())
                 }
