@@ -79,7 +79,10 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
     if longest.len() > NAME_BYTES_MAX {
         return Err(Error::layout(
             req.dir.join(&longest),
-            format!("a partition dir name of {} bytes is longer than a file name may be ({NAME_BYTES_MAX})", longest.len()),
+            format!(
+                "a partition dir name of {} bytes is longer than a file name may be ({NAME_BYTES_MAX})",
+                longest.len()
+            ),
         ));
     }
     let existing = match fs::read_dir(req.dir) {

@@ -199,8 +199,7 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             fencing: req.fencing,
             power_loss: req.power_loss,
         };
-        let outcome =
-            search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
+        let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
         if let (Some(ce), Some(path)) = (counterexample.as_mut(), req.script) {
             if ce.script.is_some() {

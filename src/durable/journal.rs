@@ -102,12 +102,8 @@ fn undo(path: &Path, before: &Before) -> Result<(), String> {
             if !whole && !path.is_file() {
                 return Err("the file is gone and was too large to keep".into());
             }
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create(*whole)
-                .truncate(false)
-                .open(path)
-                .map_err(|e| e.to_string())?;
+            let mut file =
+                OpenOptions::new().write(true).create(*whole).truncate(false).open(path).map_err(|e| e.to_string())?;
             file.set_len(*len).map_err(|e| e.to_string())?;
             // Newest first, so the oldest (original) bytes of a range saved twice win.
             for (position, bytes) in saved.iter().rev() {

@@ -92,8 +92,9 @@ pub fn kafka_dir_evidence(dir: &Path) -> Option<String> {
     entries.flatten().take(100_000).find_map(|e| {
         let n = e.file_name().to_string_lossy().into_owned();
         let (stem, ext) = n.split_once('.')?;
-        let segment =
-            stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()) && matches!(ext, "log" | "index" | "timeindex");
+        let segment = stem.len() == 20
+            && stem.bytes().all(|b| b.is_ascii_digit())
+            && matches!(ext, "log" | "index" | "timeindex");
         segment.then_some(n)
     })
 }

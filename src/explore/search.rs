@@ -155,8 +155,7 @@ pub fn search(
                     }
                     // Memory is asked for before it is needed: a failed allocation stops
                     // the search cleanly (as the cap does) instead of aborting the process.
-                    if visited.try_reserve(1).is_err() || tree.try_reserve(1).is_err() || next.try_reserve(1).is_err()
-                    {
+                    if visited.try_reserve(1).is_err() || tree.try_reserve(1).is_err() || next.try_reserve(1).is_err() {
                         stats.out_of_memory = true;
                         break;
                     }

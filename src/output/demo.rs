@@ -9,11 +9,11 @@ use super::palette::Tone;
 use super::picture::{self, Picture};
 use super::table::{Col, Grid};
 use super::{report, text, Settings};
+use crate::answer as klog_answer;
 use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, Prediction, ReplicaState, Scenario};
 use crate::commands::draw::short_name;
 use crate::error::{IoContext, Result};
 use comfy_table::Cell;
-use crate::answer as klog_answer;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
