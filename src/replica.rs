@@ -369,6 +369,9 @@ impl DirLock {
     pub fn acquire(log_dir: &Path) -> Result<DirLock> {
         let path = log_dir.join(LOCK_FILE);
         let created = !path.exists();
+        if created {
+            durable::note_created(&path);
+        }
         let file =
             fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).at(&path, "open lock")?;
         let mut lock = DirLock { file, path, created, kept: false };
@@ -551,6 +554,8 @@ impl Replica {
                 "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
             ));
         }
+        durable::check_temp_names(&paths.log_dir)?;
+        durable::check_temp_names(&paths.partition_dir)?;
         let lock = DirLock::acquire(&paths.log_dir)?;
         Replica::load(paths, Some(lock), Strictness::Refuse)
     }
@@ -892,6 +897,7 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
             "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
         ));
     }
+    durable::check_temp_names(&log_dir)?;
     let lock = DirLock::acquire(&log_dir)?;
     let mut all: Vec<ReplicaPaths> = list_partition_dirs(&log_dir)?
         .iter()
@@ -912,6 +918,9 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
         .filter(|(_, a)| selected.iter().any(|p| p.partition_dir == a.partition_dir))
         .map(|(i, _)| i)
         .collect();
+    for p in &all {
+        durable::check_temp_names(&p.partition_dir)?;
+    }
     let replicas = all.into_iter().map(|p| Replica::load(p, None, Strictness::Refuse)).collect::<Result<_>>()?;
     Ok(LogDirWrite { lock, replicas, targets })
 }

@@ -6,6 +6,9 @@ use crate::replica::{self, ReplicaPaths, TopicConfig};
 use std::fs;
 use std::path::Path;
 
+/// The longest file name Linux file systems take (ext4, xfs, btrfs, tmpfs: `NAME_MAX`).
+const NAME_BYTES_MAX: usize = 255;
+
 pub struct CreateRequest<'a> {
     pub dir: &'a Path,
     pub topic: &'a str,
@@ -70,6 +73,18 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         segment_ms: req.segment_ms,
     };
     let numbers = req.partition..=req.partition + (req.partitions - 1);
+    // The longest partition dir name must fit a file name (255 bytes on Linux file systems):
+    // refused here, before anything is made.
+    let longest = format!("{}-{}", req.topic, numbers.end());
+    if longest.len() > NAME_BYTES_MAX {
+        return Err(Error::layout(
+            req.dir.join(&longest),
+            format!(
+                "a partition dir name of {} bytes is longer than a file name may be ({NAME_BYTES_MAX})",
+                longest.len()
+            ),
+        ));
+    }
     let existing = match fs::read_dir(req.dir) {
         Ok(mut entries) => entries.next().is_some(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
@@ -89,6 +104,20 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             ));
         }
         let meta = replica::read_meta_properties(&req.dir.join(names::META_PROPERTIES))?;
+        // Every file the adding will read and rewrite must read now, before anything is made.
+        let state_path = req.dir.join(names::KLOG_STATE);
+        replica::parse_state_file(&fs::read(&state_path).map_err(|e| Error::io(&state_path, "read", e))?, &state_path)?;
+        for name in [
+            names::REPLICATION_OFFSET_CHECKPOINT,
+            names::RECOVERY_POINT_OFFSET_CHECKPOINT,
+            names::LOG_START_OFFSET_CHECKPOINT,
+        ] {
+            let path = req.dir.join(name);
+            if path.exists() {
+                crate::log::checkpoint::read_offset_checkpoint(&path)?;
+            }
+        }
+        crate::durable::check_temp_names(req.dir)?;
         let own_id = meta.get("node.id").and_then(|v| v.parse::<i32>().ok());
         if let (Some(want), Some(own)) = (req.replica_id, own_id) {
             if want != own {
