@@ -620,10 +620,36 @@ mod tests {
         assert_eq!(
             record_line(&row, &recs[0]),
             format!(
-                "| offset: 5 NoTimestampType: -1 keySize: 1 valueSize: 3 isValid: true crc: {}}} key: k payload: a\nb",
+                "| offset: 5 NoTimestampType: -1 keySize: 1 valueSize: 3 isValid: true crc: {} key: k payload: a\nb",
                 b.stored_crc()
             )
         );
+    }
+
+    #[test]
+    fn malformed_utf8_is_replaced_in_java_units() {
+        // an encoded surrogate is one replacement in Java, three in from_utf8_lossy
+        assert_eq!(java_utf8(&[0xed, 0xa0, 0x80, b'a']), "\u{FFFD}a");
+        assert_eq!(java_utf8(&[0xf0, 0x9f, 0x98, 0x80, 0xe2, 0x82]), "\u{1F600}\u{FFFD}");
+        assert_eq!(java_utf8(&[0xe0, 0x80, 0x80]), "\u{FFFD}\u{FFFD}\u{FFFD}");
+        assert_eq!(java_utf8(&[0xc0, 0xaf, 0xff, 0xf4, 0x90, 0x80, 0x80]), "\u{FFFD}".repeat(7));
+        assert_eq!(java_utf8("héllo €".as_bytes()), "héllo €");
+        // every byte string gives a string, never a panic
+        for a in 0..=255u8 {
+            for b in [0x00, 0x80, 0x9f, 0xa0, 0xbf, 0xc0] {
+                java_utf8(&[a, b]);
+                java_utf8(&[a, b, 0x80]);
+                java_utf8(&[a]);
+            }
+        }
+    }
+
+    #[test]
+    fn hash_map_order_is_javas_bucket_order() {
+        // "BB" and "Aa" share a Java hash (bucket 0, in insertion order); "a" (97) lands in
+        // bucket 1, "c" (99) in bucket 3
+        assert_eq!(java_hash_map_order(["c", "a", "BB", "Aa"].into_iter()), vec![2, 3, 1, 0]);
+        assert_eq!(java_hash_map_order(std::iter::empty()), Vec::<usize>::new());
     }
 
     #[test]

@@ -552,7 +552,7 @@ fn klog_dump_kafka_format_and_check_agree_with_kafka_dump_log_segments() {
             // that batch is invalid too, and nothing past it was judged.
             let judged_up_to = match &k.error {
                 Some(_) => {
-                    let last = k.stdout.lines().filter_map(batch_position).last();
+                    let last = k.stdout.lines().rev().find_map(batch_position);
                     kafka_says.extend(last);
                     last.unwrap_or(0)
                 }
