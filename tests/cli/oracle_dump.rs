@@ -5,8 +5,8 @@
 //! legacy messages, KRaft control records) and of `../shared/kafka-real`; and where the two
 //! meet, Kafka's per-batch `isvalid` and "invalid bytes at the end" judge `klog check`'s
 //! findings. A case that differs on purpose is a row of `tests/oracle/dump-differences.tsv`
-//! (kind, case pattern, reason); a listed case that starts agreeing fails the test, so the list
-//! only ever shrinks. Everything runs on copies in a temp dir.
+//! (kind, case pattern, Kafka's exception or `-`, reason); a listed case that starts agreeing, or
+//! a row no differing case matches, fails the test, so the list only ever shrinks. Everything runs on copies in a temp dir.
 
 use crate::common::*;
 use crate::oracle::{dump_batch, report_agreement, Dumped};
