@@ -984,6 +984,7 @@ impl<'a> From<&'a DumpArgs> for commands::dump::DumpRequest<'a> {
             batches_only: a.batches,
             render: None,
             log_dir_overview: a.format() != DumpFormat::Kafka,
+            dump_log_segments_files: a.format() == DumpFormat::Kafka,
         }
     }
 }

@@ -18,6 +18,7 @@ mod kill;
 mod log_trust;
 #[allow(dead_code)]
 mod oracle;
+mod oracle_dump;
 mod oracle_write;
 mod picture;
 mod ranges;
