@@ -414,7 +414,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
 /// `check --json`: the replica line, one line per finding and note, then a summary line.
 /// A `finding` object.
 pub fn finding_json(f: &crate::commands::check::Finding) -> Value {
-    json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found})
+    json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "line": f.line, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found})
 }
 
 pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {

@@ -166,11 +166,10 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
 
 /// One finding as a line: `finding <path> at position <p> (offset <o>): <what>`.
 pub fn finding(p: &super::palette::Palette, f: &crate::commands::check::Finding) -> String {
-    let at = match (f.position, f.offset) {
-        (Some(pos), Some(o)) => format!(" at position {pos} (offset {o})"),
-        (Some(pos), None) => format!(" at position {pos}"),
-        (None, Some(o)) => format!(" (offset {o})"),
-        (None, None) => String::new(),
+    let line = f.line.map(|l| format!(" line {l}")).unwrap_or_default();
+    let at = match f.offset {
+        Some(o) => format!("{line} at position {} (offset {o})", f.position),
+        None => format!("{line} at position {}", f.position),
     };
     format!("{} {}{at}: {}", p.bad("finding"), f.path.display(), f.what)
 }
