@@ -433,7 +433,7 @@ mod tests {
         assert_eq!(read.trailing, Some((32, 3)));
         let findings = index_structure_findings(Path::new("x.index"), &read, 8, offset_disorder, |e| e.offset);
         assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].position, Some(32));
+        assert_eq!(findings[0].position, 32);
     }
 
     #[test]
@@ -443,7 +443,7 @@ mod tests {
         assert_eq!(read.entries.len(), 3, "disorder is reported, not a stop");
         let f = index_structure_findings(Path::new("x.index"), &read, 8, offset_disorder, |e| e.offset);
         assert_eq!(f.len(), 1);
-        assert_eq!((f[0].position, f[0].offset), (Some(16), Some(7)));
+        assert_eq!((f[0].position, f[0].offset), (16, Some(7)));
     }
 
     #[test]

@@ -166,10 +166,11 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
 
 /// One finding as a line: `finding <path> at position <p> (offset <o>): <what>`.
 pub fn finding(p: &super::palette::Palette, f: &crate::commands::check::Finding) -> String {
-    let line = f.line.map(|l| format!(" line {l}")).unwrap_or_default();
-    let at = match f.offset {
-        Some(o) => format!("{line} at position {} (offset {o})", f.position),
-        None => format!("{line} at position {}", f.position),
+    let place: Vec<String> =
+        f.line.map(|l| format!("line {l}")).into_iter().chain(f.offset.map(|o| format!("offset {o}"))).collect();
+    let at = match place.is_empty() {
+        true => format!(" at position {}", f.position),
+        false => format!(" at position {} ({})", f.position, place.join(", ")),
     };
     format!("{} {}{at}: {}", p.bad("finding"), f.path.display(), f.what)
 }
