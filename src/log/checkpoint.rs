@@ -7,6 +7,7 @@
 
 use crate::durable;
 use crate::error::{Error, Result};
+use crate::log::names;
 use crate::regular_file;
 use std::path::Path;
 
@@ -104,6 +105,8 @@ pub fn read_offset_checkpoint(path: &Path) -> Result<Vec<OffsetEntry>> {
         .into_iter()
         .enumerate()
         .map(|(i, t)| {
+            // A topic is a name by Kafka's rules, never a path: klog joins it to the log dir.
+            names::validate_topic(&t[0]).map_err(|why| Error::malformed(path, i + 3, format!("{why}: {:?}", t[0])))?;
             Ok(OffsetEntry {
                 topic: t[0].clone(),
                 partition: parse_number(path, i + 3, &t[1], "partition")?,
