@@ -648,7 +648,7 @@ mod tests {
             x ^= x << 17;
             x % n.max(1)
         };
-        let mut random_view = |next: &mut dyn FnMut(u64) -> u64| {
+        let random_view = |next: &mut dyn FnMut(u64) -> u64| {
             let mut offsets: Vec<i64> = (0..next(6))
                 .map(|_| match next(4) {
                     0 => next(10) as i64,
