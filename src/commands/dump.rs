@@ -358,6 +358,10 @@ pub enum DumpEvent<'a> {
     /// dump goes on without the values it would have given.
     Problem {
         path: &'a Path,
+        /// Byte position in the file (0 when the problem is the file itself).
+        position: u64,
+        /// The 1-based line, for a text file.
+        line: Option<usize>,
         what: &'a str,
     },
 }
@@ -409,7 +413,7 @@ fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sin
     let summary = summarize(&replica);
     sink(DumpEvent::Replica(&summary))?;
     for p in &replica.problems {
-        sink(DumpEvent::Problem { path: &p.path, what: &p.what })?;
+        sink(DumpEvent::Problem { path: &p.path, position: p.position, line: p.line, what: &p.what })?;
     }
     if req.epochs {
         let mut stamped = StampedEpochs::default();
@@ -467,11 +471,13 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         let path = req.path.join(file);
         match checkpoint::read_offset_checkpoint(&path) {
             Ok(entries) => Ok(entries),
-            Err(e @ (Error::Corrupt { .. } | Error::Malformed { .. })) => {
-                sink(DumpEvent::Problem { path: &path, what: &e.to_string() })?;
-                Ok(Vec::new())
-            }
-            Err(e) => Err(e),
+            Err(e) => match crate::replica::LoadProblem::from_error(&e) {
+                Some(p) => {
+                    sink(DumpEvent::Problem { path: &path, position: p.position, line: p.line, what: &p.what })?;
+                    Ok(Vec::new())
+                }
+                None => Err(e),
+            },
         }
     };
     let hw = lookup(names::REPLICATION_OFFSET_CHECKPOINT)?;

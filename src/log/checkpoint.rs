@@ -7,7 +7,8 @@
 
 use crate::durable;
 use crate::error::{Error, Result};
-use std::fs;
+use crate::log::names;
+use crate::regular_file;
 use std::path::Path;
 
 /// The offset checkpoints' and `leader-epoch-checkpoint`'s version.
@@ -65,14 +66,13 @@ pub fn parse_checkpoint(path: &Path, text: &str, fields: usize) -> Result<Vec<Ve
 
 /// Read a checkpoint file; a missing file is an empty list (Kafka creates it empty).
 pub fn read_checkpoint(path: &Path, fields: usize) -> Result<Vec<Vec<String>>> {
-    match fs::read(path) {
-        Ok(bytes) => {
+    match regular_file::read_regular(path)? {
+        Some(bytes) => {
             let text = String::from_utf8(bytes)
                 .map_err(|e| Error::corrupt(path, e.utf8_error().valid_up_to() as u64, "checkpoint is not UTF-8"))?;
             parse_checkpoint(path, &text, fields)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(Error::io(path, "read", e)),
+        None => Ok(Vec::new()),
     }
 }
 
@@ -105,6 +105,8 @@ pub fn read_offset_checkpoint(path: &Path) -> Result<Vec<OffsetEntry>> {
         .into_iter()
         .enumerate()
         .map(|(i, t)| {
+            // A topic is a name by Kafka's rules, never a path: klog joins it to the log dir.
+            names::validate_topic(&t[0]).map_err(|why| Error::malformed(path, i + 3, format!("{why}: {:?}", t[0])))?;
             Ok(OffsetEntry {
                 topic: t[0].clone(),
                 partition: parse_number(path, i + 3, &t[1], "partition")?,
@@ -155,18 +157,18 @@ pub fn line_positions(text: &str) -> Vec<u64> {
     out
 }
 
-/// Byte position of the line for `topic` `partition` in an offset checkpoint file, if any.
-pub fn offset_line_position(path: &Path, topic: &str, partition: i32) -> Result<Option<u64>> {
-    let text = match fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, "read", e)),
+/// The 1-based line and its byte position for `topic` `partition` in an offset checkpoint
+/// file, if any.
+pub fn offset_line_position(path: &Path, topic: &str, partition: i32) -> Result<Option<(usize, u64)>> {
+    let text = match regular_file::read_regular(path)? {
+        Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        None => return Ok(None),
     };
     let partition = partition.to_string();
     let positions = line_positions(&text);
-    Ok(text.split('\n').zip(positions).skip(2).find_map(|(line, position)| {
+    Ok(text.split('\n').zip(positions).enumerate().skip(2).find_map(|(i, (line, position))| {
         let mut fields = line.split_whitespace();
-        (fields.next() == Some(topic) && fields.next() == Some(partition.as_str())).then_some(position)
+        (fields.next() == Some(topic) && fields.next() == Some(partition.as_str())).then_some((i + 1, position))
     }))
 }
 
