@@ -673,6 +673,19 @@ impl Log {
     }
 }
 
+/// Offsets of the partition dir's producer snapshots (`<offset>.snapshot`), unsorted.
+fn snapshot_offsets(dir: &Path) -> Vec<i64> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let name = name.to_str()?;
+            name.strip_suffix(names::SNAPSHOT_SUFFIX).and_then(|_| names::parse_file_offset(name))
+        })
+        .collect()
+}
+
 /// Producer snapshots above the new log end describe state that no longer exists.
 fn delete_snapshots_above(dir: &Path, log_end_offset: i64) -> Result<()> {
     for entry in std::fs::read_dir(dir).at(dir, "list directory")? {

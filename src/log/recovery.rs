@@ -62,6 +62,26 @@ pub struct RecoveryReport {
     pub deleted_segments: Vec<i64>,
     pub epochs_added: Vec<EpochEntry>,
     pub epochs_removed: Vec<EpochEntry>,
+    /// The epoch cache the load leaves.
+    pub epochs_after: Vec<EpochEntry>,
+    /// `max(log-start checkpoint, first segment's base offset)` after the load.
+    pub log_start_offset_after: i64,
+    /// Every segment the load leaves: (base offset, `.log` bytes).
+    pub segments_after: Vec<(i64, u64)>,
+    /// `.log` bytes before the load minus after it.
+    pub bytes_removed: u64,
+    /// The producer-state rebuild that follows the load.
+    pub producer_state: ProducerRebuild,
+}
+
+/// What `UnifiedLog.rebuildProducerState` reads after the load: the snapshot it starts from
+/// and the log it scans from there to the log end (restart time grows with `scan_bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProducerRebuild {
+    pub snapshot_offset: Option<i64>,
+    pub scan_from_offset: i64,
+    /// `.log` bytes of the segments from the one holding `scan_from_offset` to the end.
+    pub scan_bytes: u64,
 }
 
 impl RecoveryReport {
@@ -139,6 +159,8 @@ enum Decision {
 
 struct SegmentScan {
     outcome: SegmentRecovery,
+    /// An offset-index entry would not increase (`InvalidOffsetException`): emptied.
+    emptied: bool,
     cut: Vec<CutBatch>,
     builder: IndexBuilder,
     decision: Decision,
@@ -170,18 +192,22 @@ fn split_pieces(bytes: &[u8], segment_base_offset: i64) -> Option<Vec<SplitPiece
     Some(pieces)
 }
 
-/// Run local recovery on `log`. `recovery_point` and `log_start_offset` are the checkpointed
-/// values (0 when absent); `clean_shutdown` is whether `.kafka_cleanshutdown` was present.
-/// With `dry_run` nothing is written: the log's in-memory view (LEO, epoch cache, segments
-/// that would be deleted) becomes what recovery would leave, and the report says what it would
-/// cut. Both runs take every decision in [`scan_segment`]; the real run then applies it.
-///
-/// Crash safety: whatever moment the process dies, a later recovery reaches the same end
-/// state. Later segments are deleted (last first) *before* the segment holding the invalid
-/// batch is cut, so a death in between leaves the invalid batch to be found again; and a
-/// non-last segment with no valid batch (which Kafka never leaves: a roll needs a non-empty
-/// active segment, and emptying a segment deletes every later one) marks a recovery that died
-/// between a cut and its deletes, so everything after it is cut too.
+/// What the loader is told about one log (`LogManager.loadLog`'s arguments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadInputs {
+    /// The recovery-point checkpoint's entry (0 when absent or unreadable).
+    pub recovery_point: i64,
+    /// The log-start-offset checkpoint's entry (0 when absent or unreadable).
+    pub log_start_offset_checkpoint: i64,
+    /// `.kafka_cleanshutdown` was present.
+    pub clean_shutdown: bool,
+    /// `recoverLog` runs: false for a `-delete` log, which Kafka opens but never recovers.
+    pub recover: bool,
+}
+
+/// Run local recovery on `log` (Kafka's `LogLoader.load`). `recovery_point` and
+/// `log_start_offset` are the checkpointed values (0 when absent); `clean_shutdown` is whether
+/// `.kafka_cleanshutdown` was present. See [`load_log`].
 pub fn recover_log(
     log: &mut Log,
     recovery_point: i64,
@@ -189,6 +215,28 @@ pub fn recover_log(
     clean_shutdown: bool,
     dry_run: bool,
 ) -> Result<RecoveryReport> {
+    let inputs =
+        LoadInputs { recovery_point, log_start_offset_checkpoint: log_start_offset, clean_shutdown, recover: true };
+    load_log(log, &inputs, dry_run)
+}
+
+/// Load `log` as Kafka's `LogLoader.load` does, in its order:
+/// 1. `loadSegmentFiles`: a segment without `.index` is recovered on its own (a cut there
+///    deletes nothing else, wherever the recovery point is);
+/// 2. `recoverLog` after an unclean stop: every segment from the one holding the recovery
+///    point is recovered, and the first one cut takes every later segment with it;
+/// 3. a log ending below the log-start checkpoint loses every segment and starts empty there;
+/// 4. the epoch cache is truncated to the new log end and the log start.
+///
+/// With `dry_run` nothing is written: the log's in-memory view (LEO, epoch cache, segments)
+/// becomes what the load would leave and the report says what it would cut. Both runs take
+/// every decision in [`scan_segment`]; the real run then applies it.
+///
+/// Crash safety: whatever moment the process dies, a later recovery reaches the same end
+/// state. Later segments are deleted (last first) *before* the segment holding the invalid
+/// batch is cut, so a death in between leaves the invalid batch to be found again.
+pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<RecoveryReport> {
+    let LoadInputs { recovery_point, log_start_offset_checkpoint: log_start_offset, clean_shutdown, recover } = *inputs;
     log.finish()?;
     log.writer = None;
     let mut report = RecoveryReport {
@@ -198,129 +246,259 @@ pub fn recover_log(
         ..Default::default()
     };
     let cache_before = log.epoch_cache.entries().to_vec();
-    let first_to_scan = if clean_shutdown { usize::MAX } else { log.segment_for(recovery_point).unwrap_or(0) };
-    let first_scanned_base = log.segments.get(first_to_scan).map(|s| s.base_offset);
+    let mut bytes_before = 0u64;
+    for seg in &log.segments {
+        bytes_before += seg.log_size()?;
+    }
     let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
-    // End offset of every scanned target, by base offset (the dry run's LEO comes from it).
-    let mut scanned_ends: Vec<(i64, i64)> = Vec::new();
+    // Sizes after recovery of the scanned targets, by base offset (for the dry run's view).
+    let mut scanned: Vec<(i64, SegmentRecovery)> = Vec::new();
+    // Pass 1, `loadSegmentFiles`: segments without an offset index are recovered alone.
+    let mut rebuilt: Vec<i64> = Vec::new();
     let mut splits = 0usize;
     let mut i = 0;
     while i < targets.len() {
         let target = targets[i].clone();
-        let seg = target.segment.clone();
-        let missing_index = target.range.is_none() && !seg.index_path().exists();
-        let in_range = first_scanned_base.is_some_and(|b| target.base_offset >= b);
-        if !in_range && !missing_index {
-            if !dry_run && !seg.time_index_path().exists() {
+        // A piece of a split has its indexes (written with it, as `splitOverflowedSegment` does).
+        let missing_index = target.range.is_none() && !target.segment.index_path().exists();
+        if !missing_index || rebuilt.contains(&target.base_offset) {
+            if !dry_run && target.range.is_none() && !target.segment.time_index_path().exists() {
                 // Kafka creates a missing time index empty rather than rebuilding it; its name
                 // is made durable (a file created and not fsynced in its dir may vanish).
-                durable::create_for_append(&seg.time_index_path())?;
-            }
-            let empty = !clean_shutdown && i + 1 < targets.len() && seg.log_size()? == 0;
-            if empty {
-                cut_later_targets(&mut targets, i, dry_run, &mut report)?;
-                break;
+                durable::create_for_append(&target.segment.time_index_path())?;
             }
             i += 1;
             continue;
         }
         let scan = scan_segment(log, &target)?;
         if let Decision::Split(pieces) = &scan.decision {
-            splits += 1;
-            if splits > 64 {
-                return Err(crate::error::Error::corrupt(
-                    seg.log_path(),
-                    0,
-                    "segments keep overflowing after being split".to_string(),
-                ));
-            }
             report.segments.push(scan.outcome.clone());
-            let new_targets = if dry_run {
-                let offset = target.range.map_or(0, |r| r.0);
-                pieces
-                    .iter()
-                    .map(|p| ScanTarget {
-                        base_offset: p.base_offset,
-                        segment: seg.clone(),
-                        range: Some((offset + p.start, offset + p.end)),
-                    })
-                    .collect()
-            } else {
-                apply_split(&seg, pieces)?.iter().map(ScanTarget::whole).collect::<Vec<_>>()
-            };
+            split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
+            // `retryOnOffsetOverflow` loads the segment files again from the start.
+            i = 0;
+            continue;
+        }
+        if scan.outcome.invalid_at.as_ref().is_some_and(|_| scan.emptied) {
+            // `InvalidOffsetException` is caught only inside `recoverLog`: here it escapes
+            // `LogManager.loadLogs`, and the broker does not start.
+            let (position, why) = scan.outcome.invalid_at.clone().unwrap_or_default();
+            return Err(crate::error::Error::state(
+                target.segment.log_path(),
+                format!(
+                    "at position {position}: {why}; with the segment's .index missing, Kafka's \
+                     LogLoader.loadSegmentFiles does not catch it and the broker refuses to start"
+                ),
+            ));
+        }
+        report.segments.push(scan.outcome.clone());
+        report.cut.extend(scan.cut.iter().cloned());
+        scanned.push((target.base_offset, scan.outcome.clone()));
+        if !dry_run {
+            apply_scan(&target.segment, &scan)?;
+        }
+        rebuilt.push(target.base_offset);
+        i += 1;
+    }
+    // Pass 2, `recoverLog` after an unclean stop: from the segment holding the recovery point.
+    let first_to_scan = if clean_shutdown || !recover {
+        usize::MAX
+    } else {
+        targets.partition_point(|t| t.base_offset <= recovery_point).saturating_sub(1)
+    };
+    let mut i = first_to_scan;
+    while i < targets.len() {
+        let target = targets[i].clone();
+        if rebuilt.contains(&target.base_offset) {
+            // Recovered in pass 1: a second scan finds the valid prefix that one left.
+            i += 1;
+            continue;
+        }
+        let scan = scan_segment(log, &target)?;
+        if let Decision::Split(pieces) = &scan.decision {
+            report.segments.push(scan.outcome.clone());
+            let low = split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
             // Load again (`retryOnOffsetOverflow`): the pieces take the old segment's place, in
             // base-offset order, and are recovered in turn.
-            targets.remove(i);
-            let lowest = new_targets.iter().map(|t| t.base_offset).min();
-            targets.extend(new_targets);
-            targets.sort_by_key(|t| t.base_offset);
-            // A split that died after writing its pieces left them on disk already: they are
-            // the same files now, listed once.
-            targets.dedup_by(|x, y| x.base_offset == y.base_offset && x.range.is_none() && y.range.is_none());
-            if let Some(low) = lowest {
+            if let Some(low) = low {
                 i = i.min(targets.partition_point(|t| t.base_offset < low));
             }
             continue;
         }
         let outcome = scan.outcome.clone();
-        scanned_ends.push((target.base_offset, outcome.end_offset));
         let truncated = outcome.truncated_bytes > 0;
-        let emptied = outcome.batches_valid == 0 && i + 1 < targets.len();
+        scanned.push((target.base_offset, outcome.clone()));
         report.segments.push(outcome);
-        if truncated || emptied {
+        if truncated {
             // Later segments go first, so that a death before the cut leaves the invalid batch
             // in place for the next recovery to find.
             cut_later_targets(&mut targets, i, dry_run, &mut report)?;
         }
         report.cut.extend(scan.cut.iter().cloned());
         if !dry_run {
-            apply_scan(&seg, &scan)?;
+            apply_scan(&target.segment, &scan)?;
         }
-        if truncated || emptied {
+        if truncated {
             break;
         }
         i += 1;
     }
     if dry_run {
-        let last = targets.last().map(|t| t.base_offset);
-        if let Some(end) = last.and_then(|b| scanned_ends.iter().rev().find(|(base, _)| *base == b).map(|e| e.1)) {
-            log.log_end_offset = end;
-        } else if let Some(cut) = report.segments.iter().find(|s| s.truncated_bytes > 0) {
-            log.log_end_offset = cut.end_offset;
+        // The view the real run would leave: the targets that remain, cut where scanned.
+        let mut after: Vec<(i64, u64)> = Vec::new();
+        for t in &targets {
+            let size = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
+                Some((_, o)) => o.valid_bytes,
+                None => match t.range {
+                    Some((a, b)) => b - a,
+                    None => t.segment.log_size()?,
+                },
+            };
+            after.push((t.base_offset, size));
+        }
+        let original_last = log.segments.last().map(|s| s.base_offset);
+        if let Some(t) = targets.last() {
+            log.log_end_offset = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
+                Some((_, o)) => o.end_offset,
+                None if t.range.is_none() && Some(t.base_offset) == original_last => log.log_end_offset,
+                None => next_offset_of(t)?,
+            };
         }
         let deleted = report.deleted_segments.clone();
         log.segments.retain(|s| !deleted.contains(&s.base_offset));
+        if targets.is_empty() || log.log_end_offset < log_start_offset {
+            // `deleteSegmentsIfLogStartGreaterThanLogEnd`, then an empty segment at the log start.
+            if !targets.is_empty() {
+                report.deleted_segments.extend(after.iter().map(|(b, _)| *b));
+                log.epoch_cache.clear();
+            }
+            after = vec![(log_start_offset, 0)];
+            log.log_end_offset = log_start_offset;
+            log.segments = vec![Segment::new(&log.dir, log_start_offset)];
+        }
         let leo = log.log_end_offset;
-        log.epoch_cache.truncate_from_end(leo);
+        if recover {
+            log.epoch_cache.truncate_from_end(leo);
+        } else {
+            log.epoch_cache.clear();
+        }
         log.epoch_cache.truncate_from_start(log_start_offset);
-        let after = log.epoch_cache.entries();
-        report.epochs_added = after.iter().filter(|e| !cache_before.contains(e)).copied().collect();
-        report.epochs_removed = cache_before.iter().filter(|e| !after.contains(e)).copied().collect();
-        report.log_end_offset_after = leo;
-        return Ok(report);
+        return Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset));
     }
     log.reload(log_start_offset)?;
+    if !log.segments.is_empty() && log.log_end_offset < log_start_offset {
+        let all: Vec<i64> = log.segments.iter().map(|s| s.base_offset).collect();
+        report.deleted_segments.extend(all);
+        log.truncate_fully_and_start_at(log_start_offset)?;
+    }
     if log.segments.is_empty() {
         log.create_segment(log_start_offset)?;
         log.log_end_offset = log_start_offset;
-    }
-    if log.log_end_offset < log_start_offset {
-        log.truncate_fully_and_start_at(log_start_offset)?;
     }
     let leo = log.log_end_offset;
     // Producer snapshots past the new log end describe state that no longer exists
     // (`LogLoader.load` deletes them before it rebuilds producer state).
     super::delete_snapshots_above(&log.dir, leo)?;
-    let changed_end = log.epoch_cache.truncate_from_end(leo);
+    let changed_end = if recover { log.epoch_cache.truncate_from_end(leo) } else { log.epoch_cache.clear() };
     let changed_start = log.epoch_cache.truncate_from_start(log_start_offset);
     if changed_end || changed_start || log.epoch_cache.entries() != cache_before.as_slice() {
         log.write_epoch_cache()?;
     }
+    let mut after = Vec::new();
+    for seg in &log.segments {
+        after.push((seg.base_offset, seg.log_size()?));
+    }
+    Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset))
+}
+
+/// Fill in what the load leaves: offsets, segments, epochs, bytes removed and the
+/// producer-state rebuild it implies.
+fn finish_report(
+    mut report: RecoveryReport,
+    log: &Log,
+    cache_before: &[EpochEntry],
+    segments_after: Vec<(i64, u64)>,
+    bytes_before: u64,
+    log_start_offset_checkpoint: i64,
+) -> RecoveryReport {
     let after = log.epoch_cache.entries();
     report.epochs_added = after.iter().filter(|e| !cache_before.contains(e)).copied().collect();
     report.epochs_removed = cache_before.iter().filter(|e| !after.contains(e)).copied().collect();
-    report.log_end_offset_after = leo;
-    Ok(report)
+    report.epochs_after = after.to_vec();
+    report.log_end_offset_after = log.log_end_offset;
+    let first = segments_after.first().map_or(log_start_offset_checkpoint, |s| s.0);
+    report.log_start_offset_after = log_start_offset_checkpoint.max(first);
+    report.bytes_removed = bytes_before.saturating_sub(segments_after.iter().map(|s| s.1).sum());
+    report.producer_state =
+        producer_rebuild(log, &segments_after, report.log_start_offset_after, report.clean_shutdown);
+    report.segments_after = segments_after;
+    report
+}
+
+/// The producer-state rebuild that follows the load (`UnifiedLog.rebuildProducerState`): from
+/// the latest snapshot at or below the log end, or from the log start when there is none
+/// (after a clean stop with no snapshot, Kafka writes empty snapshots and scans nothing).
+fn producer_rebuild(log: &Log, segments: &[(i64, u64)], log_start_offset: i64, clean: bool) -> ProducerRebuild {
+    let leo = log.log_end_offset;
+    let snapshot = super::snapshot_offsets(&log.dir).into_iter().filter(|o| *o <= leo && *o >= log_start_offset).max();
+    if snapshot.is_none() && clean {
+        return ProducerRebuild { snapshot_offset: None, scan_from_offset: leo, scan_bytes: 0 };
+    }
+    let from = snapshot.unwrap_or(log_start_offset).max(log_start_offset);
+    let first = segments.partition_point(|s| s.0 <= from).saturating_sub(1);
+    let scan_bytes = if from >= leo { 0 } else { segments.iter().skip(first).map(|s| s.1).sum() };
+    ProducerRebuild { snapshot_offset: snapshot, scan_from_offset: from, scan_bytes }
+}
+
+/// The next offset after the last batch of a target the loader did not scan (as
+/// `LogSegment.readNextOffset`: the last batch that frames, its offsets unchecked).
+fn next_offset_of(t: &ScanTarget) -> Result<i64> {
+    let bytes = t.segment.read_log()?;
+    let (from, to) = t.range.map_or((0, bytes.len()), |(a, b)| (a as usize, b as usize));
+    let slice = bytes.get(from..to.min(bytes.len())).unwrap_or(&[]);
+    Ok(BatchIter::new(slice).last().map_or(t.base_offset, |b| b.next_offset()))
+}
+
+/// Replace target `i` by the pieces of its split (written unless `dry_run`); returns the lowest
+/// base offset among the pieces.
+fn split_target(
+    targets: &mut Vec<ScanTarget>,
+    i: usize,
+    pieces: &[SplitPiece],
+    dry_run: bool,
+    splits: &mut usize,
+    index_interval_bytes: u64,
+) -> Result<Option<i64>> {
+    let target = targets[i].clone();
+    let seg = target.segment.clone();
+    *splits += 1;
+    if *splits > 64 {
+        return Err(crate::error::Error::corrupt(
+            seg.log_path(),
+            0,
+            "segments keep overflowing after being split".to_string(),
+        ));
+    }
+    let new_targets = if dry_run {
+        let offset = target.range.map_or(0, |r| r.0);
+        pieces
+            .iter()
+            .map(|p| ScanTarget {
+                base_offset: p.base_offset,
+                segment: seg.clone(),
+                range: Some((offset + p.start, offset + p.end)),
+            })
+            .collect()
+    } else {
+        apply_split(&seg, pieces, index_interval_bytes)?.iter().map(ScanTarget::whole).collect::<Vec<_>>()
+    };
+    targets.remove(i);
+    let lowest = new_targets.iter().map(|t| t.base_offset).min();
+    targets.extend(new_targets);
+    targets.sort_by_key(|t| t.base_offset);
+    // A split that died after writing its pieces left them on disk already: they are the same
+    // files now, listed once.
+    targets.dedup_by(|x, y| x.base_offset == y.base_offset && x.range.is_none() && y.range.is_none());
+    Ok(lowest)
 }
 
 /// Report, and unless `dry_run` delete (last first), every target after index `i`.
@@ -363,16 +541,16 @@ fn cut_later_targets(
 /// like the old segment are written first (each atomically); then the old file is cut to its
 /// first piece (or deleted). A death before that leaves the old segment whole, so the next
 /// recovery splits it again and overwrites the same pieces. Returns the new segments.
-fn apply_split(seg: &Segment, pieces: &[SplitPiece]) -> Result<Vec<Segment>> {
+fn apply_split(seg: &Segment, pieces: &[SplitPiece], index_interval_bytes: u64) -> Result<Vec<Segment>> {
     let bytes = seg.read_log()?;
     let mut out = Vec::new();
     for p in pieces.iter().filter(|p| p.base_offset != seg.base_offset) {
         let new = Segment::new(&seg.dir, p.base_offset);
         let slice = bytes.get(p.start as usize..p.end as usize).unwrap_or(&[]);
         durable::write_atomic(&new.log_path(), slice)?;
-        // Stale indexes of a segment of that name would describe other bytes.
-        durable::remove_file(&new.index_path())?;
-        durable::remove_file(&new.time_index_path())?;
+        // Stale indexes of a segment of that name would describe other bytes: the piece gets
+        // its own, as `splitOverflowedSegment`'s appends build them.
+        rebuild_indexes(&new, slice, index_interval_bytes, false)?;
         out.push(new);
     }
     let keep = pieces.iter().find(|p| p.base_offset == seg.base_offset && p.start == 0).map(|p| p.end);
@@ -380,8 +558,8 @@ fn apply_split(seg: &Segment, pieces: &[SplitPiece]) -> Result<Vec<Segment>> {
     match keep {
         Some(end) => {
             durable::truncate_file(&seg.log_path(), end)?;
-            durable::remove_file(&seg.index_path())?;
-            durable::remove_file(&seg.time_index_path())?;
+            let bytes = seg.read_log()?;
+            rebuild_indexes(seg, &bytes, index_interval_bytes, false)?;
             out.push(seg.clone());
         }
         None => super::delete_segment_files(seg)?,
@@ -453,6 +631,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
                     out.end_offset = base;
                     return Ok(SegmentScan {
                         outcome: out,
+                        emptied: false,
                         cut: Vec::new(),
                         builder,
                         decision: Decision::Split(pieces),
@@ -536,7 +715,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     builder.finish_segment();
     out.index_entries = (builder.pending_offset_entries.len() / 8) as u64;
     out.time_index_entries = (builder.pending_time_entries.len() / TIME_ENTRY_BYTES) as u64;
-    Ok(SegmentScan { outcome: out, cut, builder, decision: Decision::Keep })
+    Ok(SegmentScan { outcome: out, emptied, cut, builder, decision: Decision::Keep })
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ mod kill;
 mod log_trust;
 #[allow(dead_code)]
 mod oracle;
+mod oracle_load;
 mod picture;
 mod ranges;
 mod readme;

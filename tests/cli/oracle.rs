@@ -32,12 +32,7 @@ pub fn oracle() -> Option<Command> {
 fn run(args: &[&str]) -> Option<Vec<serde_json::Value>> {
     let mut c = oracle()?;
     let out = c.args(args).output().expect("java runs");
-    assert!(
-        out.status.success(),
-        "the Kafka oracle failed ({:?}): {}",
-        args,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "the Kafka oracle failed ({:?}): {}", args, String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).expect("utf-8 oracle output");
     Some(text.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).expect("oracle JSON")).collect())
 }
