@@ -336,6 +336,12 @@ fn kafka_offline(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::state(path, format!("a Kafka 4.4 broker takes this log dir offline and loads none of it: {why}"))
 }
 
+/// A checkpoint entry whose field is not a number (`Integer.parseInt`/`Long.parseLong` throw),
+/// as klog's checkpoint reader words it.
+fn is_number_error(what: &str) -> bool {
+    what.contains("expected a number")
+}
+
 /// The subdirectories `LogManager.loadLogs` opens, in natural order, with the metadata log
 /// (opened by `KafkaRaftLog`) last. A name Kafka cannot parse makes the broker refuse to start.
 fn logs_to_load(dir: &Path) -> Result<Vec<(String, LoadedKind)>> {
@@ -392,8 +398,18 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
     for problem in &files.problems {
         let name = problem.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         match name.as_str() {
-            // `CheckpointFileWithFailureHandler.read` marks the log dir offline (and
-            // `loadLogs` goes on with the checkpoint reset, on a dir no longer served).
+            // A number that does not parse throws `NumberFormatException` out of the entry
+            // formatter: `loadLogs` catches it, warns and loads with the checkpoint reset.
+            names::RECOVERY_POINT_OFFSET_CHECKPOINT | names::LOG_START_OFFSET_CHECKPOINT
+                if is_number_error(&problem.what) =>
+            {
+                notes.push(format!(
+                    "{} holds a number that does not parse; Kafka resets it (every value 0) and loads",
+                    problem.path.display()
+                ))
+            }
+            // Any other malformation is an `IOException` in `CheckpointFile.read`: the failure
+            // channel marks the log dir offline (and `loadLogs` goes on, on a dir not served).
             names::RECOVERY_POINT_OFFSET_CHECKPOINT | names::LOG_START_OFFSET_CHECKPOINT => {
                 return Err(kafka_offline(&problem.path, &problem.what));
             }
@@ -438,7 +454,13 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
     let open = |name: &str, kind: LoadedKind| -> Result<(Log, LoadInputs)> {
         let (config, inputs) = plan(name, kind);
         let log = Log::open(&dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
-            // `LeaderEpochCheckpointFile` goes through the failure channel too.
+            // A number that does not parse escapes `loadLogs` (`NumberFormatException`); any
+            // other malformation goes through the failure channel (`IOException`).
+            Error::Malformed { ref path, ref what, .. }
+                if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) && is_number_error(what) =>
+            {
+                kafka_refuses(path, &e)
+            }
             Error::Malformed { ref path, .. } | Error::Corrupt { ref path, .. }
                 if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) =>
             {

@@ -169,20 +169,18 @@ struct SegmentScan {
 /// Kafka's pieces for an overflowed segment (`splitOverflowedSegment`, `appendFromFile`): a
 /// new piece starts at a batch's base offset and takes the following batches while their
 /// last offset stays within [0, Int32.MAX] of that base. `None` when some batch fits no piece
-/// (its last offset is below its own base), where Kafka's split fails, and when a batch starts
-/// below the segment's own base: a piece there would be a file named by a smaller (even
-/// negative) offset than the segment it came from — damage, not an overflow, so it is cut.
-fn split_pieces(bytes: &[u8], segment_base_offset: i64) -> Option<Vec<SplitPiece>> {
+/// (its last offset is below its own base, or a piece would start at a negative offset), where
+/// Kafka's split throws.
+fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
     let mut pieces: Vec<SplitPiece> = Vec::new();
     for batch in BatchIter::new(bytes) {
-        if batch.base_offset() < segment_base_offset {
-            return None;
-        }
         let end = batch.position + batch.size_bytes() as u64;
         match pieces.last_mut() {
             Some(p) if super::index::offset_fits_segment(p.base_offset, batch.last_offset()) => p.end = end,
             _ => {
-                if !super::index::offset_fits_segment(batch.base_offset(), batch.last_offset()) {
+                if batch.base_offset() < 0
+                    || !super::index::offset_fits_segment(batch.base_offset(), batch.last_offset())
+                {
                     return None;
                 }
                 pieces.push(SplitPiece { base_offset: batch.base_offset(), start: batch.position, end });
@@ -253,6 +251,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
     // Sizes after recovery of the scanned targets, by base offset (for the dry run's view).
     let mut scanned: Vec<(i64, SegmentRecovery)> = Vec::new();
+    let mut scanned_index: Vec<(i64, Vec<u8>)> = Vec::new();
     // Pass 1, `loadSegmentFiles`: segments without an offset index are recovered alone.
     let mut rebuilt: Vec<i64> = Vec::new();
     let mut splits = 0usize;
@@ -293,6 +292,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         report.segments.push(scan.outcome.clone());
         report.cut.extend(scan.cut.iter().cloned());
         scanned.push((target.base_offset, scan.outcome.clone()));
+        scanned_index.push((target.base_offset, scan.builder.pending_offset_entries.clone()));
         if !dry_run {
             apply_scan(&target.segment, &scan)?;
         }
@@ -327,6 +327,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         let outcome = scan.outcome.clone();
         let truncated = outcome.truncated_bytes > 0;
         scanned.push((target.base_offset, outcome.clone()));
+        scanned_index.push((target.base_offset, scan.builder.pending_offset_entries.clone()));
         report.segments.push(outcome);
         if truncated {
             // Later segments go first, so that a death before the cut leaves the invalid batch
@@ -355,11 +356,18 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             };
             after.push((t.base_offset, size));
         }
-        let original_last = log.segments.last().map(|s| s.base_offset);
         if let Some(t) = targets.last() {
             log.log_end_offset = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
-                Some((_, o)) => o.end_offset,
-                None if t.range.is_none() && Some(t.base_offset) == original_last => log.log_end_offset,
+                Some((_, o)) => {
+                    // What the run leaves: the `.log` cut to its valid bytes, the rebuilt index.
+                    let file = t.segment.read_log()?;
+                    let (from, _) = t.range.unwrap_or((0, 0));
+                    let kept = file.get(from as usize..(from + o.valid_bytes) as usize).unwrap_or(&[]);
+                    let index =
+                        scanned_index.iter().rev().find(|(b, _)| *b == t.base_offset).map_or(&[][..], |x| &x.1[..]);
+                    next_offset_from_index(t.base_offset, index, kept)
+                }
+                None if t.range.is_none() => read_next_offset(&t.segment)?,
                 None => next_offset_of(t)?,
             };
         }
@@ -385,6 +393,11 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         return Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset));
     }
     log.reload(log_start_offset)?;
+    if let Some(last) = log.segments.last() {
+        // The log ends where Kafka reads that its last segment ends (`readNextOffset`, after
+        // the scan if there was one), which the dry run computes on the same bytes.
+        log.log_end_offset = read_next_offset(last)?;
+    }
     if !log.segments.is_empty() && log.log_end_offset < log_start_offset {
         let all: Vec<i64> = log.segments.iter().map(|s| s.base_offset).collect();
         report.deleted_segments.extend(all);
@@ -447,6 +460,69 @@ fn producer_rebuild(log: &Log, segments: &[(i64, u64)], log_start_offset: i64, c
     let first = segments.partition_point(|s| s.0 <= from).saturating_sub(1);
     let scan_bytes = if from >= leo { 0 } else { segments.iter().skip(first).map(|s| s.1).sum() };
     ProducerRebuild { snapshot_offset: snapshot, scan_from_offset: from, scan_bytes }
+}
+
+/// `LogSegment.readNextOffset` on a segment the load did not scan: from the offset of the
+/// offset index's last entry (the index trusted as it is, zero tail included), look the
+/// position up, find the first batch ending at or after that offset, and take the next offset
+/// of the last batch that frames after it (no CRC or offset check). Base offset when nothing is
+/// found.
+fn read_next_offset(seg: &Segment) -> Result<i64> {
+    let index = seg.read_index()?;
+    let bytes = seg.read_log()?;
+    Ok(next_offset_from_index(seg.base_offset, index.as_deref().unwrap_or(&[]), &bytes))
+}
+
+/// [`read_next_offset`] on given bytes: the segment's `.log` and `.index`.
+fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> i64 {
+    let entries: Vec<(i64, u64)> = index
+        .chunks_exact(8)
+        .map(|c| {
+            let relative = i32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+            let position = u32::from_be_bytes([c[4], c[5], c[6], c[7]]);
+            (base + i64::from(relative), u64::from(position))
+        })
+        .collect();
+    let target = entries.last().map_or(base, |e| e.0);
+    // `largestLowerBoundSlotFor`: binary search on the entries as they are.
+    let position = if entries.is_empty() || entries[0].0 > target {
+        0
+    } else {
+        let (mut lo, mut hi) = (0usize, entries.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            match entries[mid].0.cmp(&target) {
+                std::cmp::Ordering::Greater => hi = mid - 1,
+                std::cmp::Ordering::Less => lo = mid,
+                std::cmp::Ordering::Equal => {
+                    lo = mid;
+                    break;
+                }
+            }
+        }
+        entries[lo].1
+    };
+    if position as usize > bytes.len() {
+        return base;
+    }
+    // `FileRecords.searchForOffsetFromPosition` (4.x): compare base offsets, and look at a
+    // batch's last offset only for the batch before the first base above the target, or at the end.
+    let mut previous: Option<(u64, i64)> = None;
+    let mut found = None;
+    for b in BatchIter::starting_at(bytes, position as usize) {
+        if b.base_offset() == target {
+            found = Some(b.position);
+            break;
+        }
+        if b.base_offset() > target {
+            found = Some(previous.filter(|p| p.1 >= target).map_or(b.position, |p| p.0));
+            break;
+        }
+        previous = Some((b.position, b.last_offset()));
+    }
+    let found = found.or_else(|| previous.filter(|p| p.1 >= target).map(|p| p.0));
+    let Some(start) = found else { return base };
+    BatchIter::starting_at(bytes, start as usize).last().map_or(base, |b| b.next_offset())
 }
 
 /// The next offset after the last batch of a target the loader did not scan (as
@@ -587,6 +663,14 @@ fn unframed(segment_base_offset: i64, position: u64, len: u64) -> CutBatch {
     }
 }
 
+/// The offset of the last time-index entry the scan has built so far.
+fn last_time_offset(builder: &IndexBuilder, base: i64) -> Option<i64> {
+    let b = &builder.pending_time_entries;
+    let tail = b.len().checked_sub(TIME_ENTRY_BYTES).map(|at| &b[at..])?;
+    let relative = i32::from_be_bytes([tail[8], tail[9], tail[10], tail[11]]);
+    Some(base + i64::from(relative))
+}
+
 /// `LogSegment.recover`, deciding only: validate every batch, find where to cut, build the
 /// indexes, assign epochs above the cache's latest (in memory). Rules in Kafka's order:
 /// size and CRC (`ensureValid`), then `ensureOffsetInRange(lastOffset)` (a split), then the
@@ -611,7 +695,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
         end_offset: base,
     };
     let mut iter = BatchIter::new(bytes);
-    let mut previous_last: Option<i64> = None;
+    let (mut max_timestamp, mut offset_of_max_timestamp) = (-1i64, -1i64);
     let mut released = 0;
     let mut emptied = false;
     for batch in iter.by_ref() {
@@ -620,33 +704,48 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             out.invalid_at = Some((batch.position, d.what));
             break;
         }
-        // The verifier's header rules, the offset overflow first (Kafka's order after the CRC).
-        let rules = super::verify::batch_rules(base, batch.base_offset(), batch.last_offset(), previous_last);
-        if let Some(rule @ super::verify::BatchRule::OffsetOverflow { .. }) = rules.first() {
-            let why = rule.describe(base);
-            match split_pieces(bytes, base) {
-                Some(pieces) if pieces.len() > 1 || pieces.first().is_some_and(|p| p.base_offset != base) => {
-                    let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
-                    out.invalid_at = Some((batch.position, format!("{why}: split into segments {}", bases.join(", "))));
-                    out.end_offset = base;
-                    return Ok(SegmentScan {
-                        outcome: out,
-                        emptied: false,
-                        cut: Vec::new(),
-                        builder,
-                        decision: Decision::Split(pieces),
-                    });
-                }
-                _ => {
-                    // No split can hold this batch: cut at it, naming the rule that rules out
-                    // a split when there is one (an offset below the segment's base).
-                    let why = rules.get(1).map_or(why, |r| r.describe(base));
-                    out.invalid_at = Some((batch.position, why));
-                    break;
-                }
-            }
+        // `ensureOffsetInRange(lastOffset)`: the one offset rule Kafka's recovery applies after
+        // the CRC. Offsets that go backwards or start below the segment's base are kept.
+        if !super::index::offset_fits_segment(base, batch.last_offset()) {
+            let why = format!(
+                "last offset {} is outside segment {base}'s 32-bit relative range (LogSegmentOffsetOverflowException)",
+                batch.last_offset()
+            );
+            // `splitOverflowedSegment` first asks `hasOverflow`, which looks at the segment's
+            // last batch only: if that one fits, the split throws and the broker stops.
+            let last_overflows = BatchIter::new(bytes).last().is_some_and(|l| {
+                l.next_offset() > base && !super::index::offset_fits_segment(base, l.next_offset() - 1)
+            });
+            let pieces = if last_overflows { split_pieces(bytes) } else { None };
+            let Some(pieces) = pieces else {
+                return Err(crate::error::Error::state(
+                    target.segment.log_path(),
+                    format!(
+                        "at position {}: {why}; Kafka's split of the segment fails (IllegalArgumentException \
+                         or IllegalStateException), so a Kafka 4.4 broker refuses to start on this log dir",
+                        batch.position
+                    ),
+                ));
+            };
+            let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
+            out.invalid_at = Some((batch.position, format!("{why}: split into segments {}", bases.join(", "))));
+            out.end_offset = base;
+            return Ok(SegmentScan {
+                outcome: out,
+                emptied: false,
+                cut: Vec::new(),
+                builder,
+                decision: Decision::Split(pieces),
+            });
         }
-        if builder.would_index_backwards(batch.last_offset()) {
+        if batch.max_timestamp() > max_timestamp {
+            (max_timestamp, offset_of_max_timestamp) = (batch.max_timestamp(), batch.last_offset());
+        }
+        // With an offset-index entry comes `TimeIndex.maybeAppend(maxTimestampSoFar, its
+        // offset)`, which throws the same exception when that offset is below its last entry's.
+        let time_backwards = builder.would_index_backwards(i64::MIN)
+            && last_time_offset(&builder, base).is_some_and(|o| offset_of_max_timestamp < o);
+        if builder.would_index_backwards(batch.last_offset()) || time_backwards {
             out.invalid_at = Some((
                 batch.position,
                 format!(
@@ -658,12 +757,6 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             emptied = true;
             break;
         }
-        let problem = rules.first().map(|r| r.describe(base));
-        if let Some(why) = problem {
-            out.invalid_at = Some((batch.position, why));
-            break;
-        }
-        previous_last = Some(batch.last_offset());
         builder.on_batch(batch.position, batch.last_offset(), batch.max_timestamp(), batch.size_bytes() as u64);
         let epoch = batch.partition_leader_epoch();
         if batch.magic() >= 2 && epoch >= 0 && log.epoch_cache.latest_epoch().is_none_or(|l| epoch > l) {
@@ -683,6 +776,17 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             }
             _ => {}
         }
+    }
+    // The time index's final entry (`maybeAppend(.., skipFullCheck = true)`) checks too.
+    if !emptied && last_time_offset(&builder, base).is_some_and(|o| offset_of_max_timestamp < o) {
+        out.invalid_at = Some((
+            out.valid_bytes,
+            format!(
+                "final time-index entry for offset {offset_of_max_timestamp} is below the last entry's \
+                 (InvalidOffsetException): the segment is emptied"
+            ),
+        ));
+        emptied = true;
     }
     if emptied {
         // `recoverLog` truncates the segment to its base offset.
@@ -739,7 +843,7 @@ mod tests {
     fn a_split_starts_a_piece_at_each_batch_that_does_not_fit_the_current_one() {
         let far = 6 + (1i64 << 32);
         let (bytes, starts) = log_of(&[(6, 2), (far, 2), (10, 2), (12, 1)]);
-        let pieces = split_pieces(&bytes, 0).unwrap();
+        let pieces = split_pieces(&bytes).unwrap();
         let end = bytes.len() as u64;
         assert_eq!(
             pieces,
@@ -757,7 +861,7 @@ mod tests {
     fn a_log_that_fits_its_first_base_is_one_piece() {
         let (bytes, _) = log_of(&[(0, 3), (3, 1)]);
         assert_eq!(
-            split_pieces(&bytes, 0).unwrap(),
+            split_pieces(&bytes).unwrap(),
             vec![SplitPiece { base_offset: 0, start: 0, end: bytes.len() as u64 }]
         );
     }
