@@ -78,7 +78,7 @@ pub struct FollowerRecoverReport {
 }
 
 pub enum RecoverReport {
-    Local(LocalRecoverReport),
+    Local(Box<LocalRecoverReport>),
     Follower(Box<FollowerRecoverReport>),
 }
 
@@ -91,7 +91,7 @@ pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
 /// a running replica's refusal of a leader change that is not above its epoch.
 pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
     match req.leader {
-        None => local(req).map(RecoverReport::Local),
+        None => local(req).map(|r| RecoverReport::Local(Box::new(r))),
         Some(leader) => as_follower(req, leader, fencing).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }

@@ -1,17 +1,22 @@
-//! Local log recovery, as a broker does at start-up (Kafka `LogLoader.load`, `recoverLog`,
-//! `LogSegment.recover`, `LocalLog.splitOverflowedSegment`; kafka-format.md §5).
+//! Local log recovery, as a broker does at start-up (Kafka 4.4 `LogLoader.load`,
+//! `recoverLog`, `LogSegment.recover`, `LogSegment.readNextOffset`,
+//! `LocalLog.splitOverflowedSegment`; kafka-format.md §5), checked against Kafka's own loader by
+//! tests/cli/oracle_load.rs.
 //!
+//! A segment without `.index` is recovered on its own first (a cut there deletes nothing else).
 //! After an unclean stop every segment from the one holding the recovery point onward is
-//! scanned batch by batch (size and CRC, without decompressing). The first invalid batch and
-//! everything after it is cut; a batch whose last offset is outside its segment's 32-bit
-//! relative range splits the segment (and loading goes on with the pieces); an offset-index
-//! entry that would not increase empties the segment. Later segments are deleted before any
-//! cut, so a recovery killed at any moment is finished by the next one with the same result.
-//! The indexes of scanned segments are rebuilt, epochs found in scanned batches above the
-//! cache's latest are assigned, the cache is truncated to the new log end and producer
-//! snapshots above it are deleted. After a clean stop nothing is scanned. A segment without
-//! `.index` is recovered in either case. The dry run and the real run take the same decisions
-//! ([`scan_segment`]); the report lists every byte destroyed.
+//! scanned batch by batch with Kafka's rules only: size and CRC (without decompressing), then
+//! the last offset within the segment's 32-bit relative range (a batch outside it splits the
+//! segment when Kafka's `hasOverflow` sees it in the last batch, and refuses the start
+//! otherwise), then the index appends (an offset- or time-index entry that would go backwards
+//! empties the segment). Offsets that go backwards elsewhere, or start below the segment's
+//! base, are kept, as Kafka keeps them. The first segment cut takes every later one with it;
+//! later segments are deleted before the cut, so a recovery killed at any moment is finished
+//! by the next one with the same result. The log end is where `readNextOffset` reads it; a log
+//! ending below the log-start checkpoint loses every segment and starts there. The epoch cache
+//! learns the epochs of scanned batches above its latest and is truncated to the log end and
+//! start; producer snapshots above the end are deleted. The dry run and the real run take the
+//! same decisions ([`scan_segment`]); the report lists every byte destroyed.
 
 use super::epoch_cache::EpochEntry;
 use super::index::{IndexBuilder, TIME_ENTRY_BYTES};
@@ -672,12 +677,10 @@ fn last_time_offset(builder: &IndexBuilder, base: i64) -> Option<i64> {
 }
 
 /// `LogSegment.recover`, deciding only: validate every batch, find where to cut, build the
-/// indexes, assign epochs above the cache's latest (in memory). Rules in Kafka's order:
-/// size and CRC (`ensureValid`), then `ensureOffsetInRange(lastOffset)` (a split), then the
-/// offset-index append (a non-increasing offset throws `InvalidOffsetException`, and
-/// `recoverLog` empties the whole segment). klog adds two checks Kafka does not make, cutting
-/// at the batch: a base offset below the segment's, and an offset that goes backwards between
-/// two batches without an index entry to catch it.
+/// indexes, assign epochs above the cache's latest (in memory). Kafka's rules, in its order:
+/// size and CRC (`ensureValid`), then `ensureOffsetInRange(lastOffset)` (a split, or a
+/// refusal), then the offset- and time-index appends (a non-increasing offset throws
+/// `InvalidOffsetException`, and `recoverLog` empties the whole segment).
 fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     let file = target.segment.read_log()?;
     let (from, to) = target.range.map_or((0, file.len()), |(a, b)| (a as usize, b as usize));

@@ -165,7 +165,7 @@ fn make_bases(root: &Path) -> Bases {
 /// Every case, in a fixed order from a fixed seed.
 fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
     let mut cases: Vec<Case> = Vec::new();
-    let mut rng = Rng(0x6b6c_6f67_2d31_37);
+    let mut rng = Rng(0x006b_6c6f_672d_3137);
     let mut add = |name: String, base: &Path, f: &mut dyn FnMut(&Path)| {
         let dir = root.join(format!("case-{:03}", cases.len()));
         copy_writable(base, &dir);
@@ -381,6 +381,13 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
             });
         }
     }
+    // A recovery that emptied a segment and died before deleting the later ones.
+    for (bn, base) in klog_bases {
+        add(format!("{bn}: an emptied first segment before whole ones"), base, &mut |d| {
+            std::fs::write(seg_path(&p0(d), 0, ".log"), b"").unwrap();
+            no_marker(d);
+        });
+    }
     // The audit: a segment below the recovery point with a missing .index and a corrupt batch.
     for flip_batch in [0usize, 1, 2] {
         add(
@@ -552,12 +559,15 @@ fn relative_tree(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
     tree(dir).into_iter().map(|(p, b)| (p.strip_prefix(dir).unwrap().to_path_buf(), b)).collect()
 }
 
+/// A loaded log's (log start, log end, epoch-cache entries).
+type LogOffsets = (i64, i64, Vec<(i64, i64)>);
+
 /// What one side says a load does: the dir-level outcome and, when loaded, per log dir.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct View {
     outcome: String,
     /// Per loaded log (current, future, metadata): (log start, log end, epochs).
-    logs: BTreeMap<String, (i64, i64, Vec<(i64, i64)>)>,
+    logs: BTreeMap<String, LogOffsets>,
     /// Per partition dir: segments left (base, size), and `.log` bytes removed.
     segments: BTreeMap<String, Vec<(i64, u64)>>,
     removed: BTreeMap<String, u64>,
