@@ -21,6 +21,7 @@ mod log_trust;
 mod oracle;
 mod oracle_dump;
 mod oracle_load;
+mod oracle_lock;
 mod oracle_write;
 mod picture;
 mod ranges;
