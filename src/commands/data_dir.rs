@@ -223,9 +223,11 @@ impl DataDirCheck {
     }
 }
 
-/// What Kafka itself refuses in `meta.properties` (`MetaProperties`): version 0 needs
-/// `broker.id`; version 1 needs `node.id` and `cluster.id`. Cluster ids that are not UUIDs are
-/// accepted, as Kafka accepts them.
+/// What Kafka itself refuses in `meta.properties` (Kafka 4.4's `MetaProperties.Builder` and
+/// `build`, compared by `tests/cli/oracle_meta.rs`): a version that is not 0 or 1 (a missing one
+/// is 0); for version 1 a missing or non-integer `node.id` and a missing `cluster.id`; for version
+/// 0 a `broker.id` that is present but not an integer; a `directory.id` that is not a `Uuid`.
+/// Cluster ids that are not UUIDs are accepted, as Kafka accepts them.
 fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
     use crate::replica::read_meta_properties;
     // A key's finding is about the whole file (position 0): properties keys have no one place.
@@ -242,21 +244,28 @@ fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
     if meta.is_empty() {
         return Vec::new();
     }
-    let required: &[&str] = match meta.get("version").map(String::as_str) {
-        Some("0") => &["broker.id"],
-        Some("1") => &["node.id", "cluster.id"],
-        Some(v) => return vec![finding(format!("unknown meta.properties version {v:?} (Kafka knows 0 and 1)"))],
-        None => return vec![finding("no version key: Kafka refuses a meta.properties without one".into())],
-    };
-    let mut out: Vec<_> = required
-        .iter()
-        .filter(|k| !meta.contains_key(**k))
-        .map(|k| finding(format!("no {k}: Kafka refuses a version {} meta.properties without it", meta["version"])))
-        .collect();
-    for k in ["broker.id", "node.id"] {
-        if meta.get(k).is_some_and(|v| v.parse::<i32>().is_err()) {
-            out.push(finding(format!("{k} {:?} is not a 32-bit integer", meta[k])));
+    let version = meta.get("version").map_or("0", String::as_str);
+    let mut out = Vec::new();
+    let int_key = |k: &str, required: bool, out: &mut Vec<_>| match meta.get(k) {
+        None if required => {
+            out.push(finding(format!("no {k}: Kafka refuses a version {version} meta.properties without it")))
         }
+        Some(v) if v.parse::<i32>().is_err() => out.push(finding(format!("{k} {v:?} is not a 32-bit integer"))),
+        _ => {}
+    };
+    match version.trim().parse::<i32>() {
+        Ok(0) => int_key("broker.id", false, &mut out),
+        Ok(1) => {
+            int_key("node.id", true, &mut out);
+            if !meta.contains_key("cluster.id") {
+                out.push(finding("no cluster.id: Kafka refuses a version 1 meta.properties without it".into()));
+            }
+        }
+        Ok(v) => out.push(finding(format!("unknown meta.properties version {v} (Kafka knows 0 and 1)"))),
+        Err(_) => out.push(finding(format!("meta.properties version {version:?} is not a number"))),
+    }
+    if let Some(Err(e)) = meta.get("directory.id").map(|d| crate::util::uuid_from_string(d)) {
+        out.push(finding(format!("directory.id: {e}")));
     }
     out
 }

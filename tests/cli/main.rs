@@ -22,6 +22,7 @@ mod oracle;
 mod oracle_dump;
 mod oracle_load;
 mod oracle_lock;
+mod oracle_meta;
 mod oracle_write;
 mod picture;
 mod ranges;
