@@ -66,7 +66,7 @@ pub fn uuid_from_string(s: &str) -> std::result::Result<[u8; 16], String> {
     }
     let unpadded = s.trim_end_matches('=');
     let padding = s.len() - unpadded.len();
-    if padding > 2 || (padding > 0 && (s.len() % 4 != 0 || unpadded.len() % 4 < 2)) {
+    if padding > 2 || (padding > 0 && (!s.len().is_multiple_of(4) || unpadded.len() % 4 < 2)) {
         return Err(format!("{s:?} has wrong base64 padding"));
     }
     let mut bits: u32 = 0;
