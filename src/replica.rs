@@ -175,6 +175,22 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
     Ok(ReplicaPaths { log_dir, partition_dir, topic, partition })
 }
 
+/// A partition of a log dir already read, by the name of its dir: looked up directly, so that
+/// opening each of N partitions costs one partition dir each, never a listing of the log dir
+/// (`resolve` first asks whether the log dir is itself a partition dir: a data dir named like
+/// `kafka-1` would be listed once per partition). Names that do not resolve this way go
+/// through `resolve`, for its refusal.
+fn resolve_in(files: &LogDirFiles, partition: &str) -> Result<ReplicaPaths> {
+    let dir = files.log_dir.join(partition);
+    let is_name = Path::new(partition).file_name().is_some_and(|n| n == partition);
+    match names::parse_topic_partition(partition) {
+        Some((topic, number)) if is_name && looks_like_partition_dir(&dir) => {
+            Ok(ReplicaPaths { log_dir: files.log_dir.clone(), partition_dir: dir, topic, partition: number })
+        }
+        _ => resolve(&files.log_dir, Some(partition)),
+    }
+}
+
 /// Every partition of a log dir (for commands that act on a whole broker: `stop`, `crash`).
 pub fn resolve_all(path: &Path, partition: Option<&str>) -> Result<Vec<ReplicaPaths>> {
     if partition.is_some() || looks_like_partition_dir(path) {
@@ -414,16 +430,60 @@ pub struct LoadProblem {
     pub what: String,
 }
 
+/// One partition's entry in an offset checkpoint: its offset and where its line starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointValue {
+    pub offset: i64,
+    pub position: u64,
+}
+
+/// An offset checkpoint read once: every entry by partition name (hashed: a lookup per
+/// partition costs the same for 10 entries as for 100,000), and the entries in file order.
+#[derive(Default)]
+pub struct OffsetCheckpoint {
+    by_name: std::collections::HashMap<String, CheckpointValue>,
+    /// `(topic, partition)` of every entry, in file order.
+    entries: Vec<(String, i32)>,
+}
+
+impl OffsetCheckpoint {
+    fn read(path: &Path) -> Result<OffsetCheckpoint> {
+        let mut out = OffsetCheckpoint::default();
+        checkpoint::read_offset_entries(path, &mut |e: OffsetEntry| {
+            // A later line for the same partition wins, as in Kafka's map of the file.
+            out.by_name.insert(
+                format!("{}-{}", e.topic, e.partition),
+                CheckpointValue { offset: e.offset, position: e.position },
+            );
+            out.entries.push((e.topic, e.partition));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The entry for partition dir name `name` (`<topic>-<partition>`).
+    pub fn get(&self, name: &str) -> Option<CheckpointValue> {
+        self.by_name.get(name).copied()
+    }
+
+    /// `(topic, partition)` of every entry, in file order.
+    pub fn entries(&self) -> &[(String, i32)] {
+        &self.entries
+    }
+}
+
 /// The files at a log dir's top level, read once: klog's state file, the three offset
-/// checkpoints (by partition name), `meta.properties`, the clean-shutdown marker.
+/// checkpoints (by partition name), `meta.properties`, the clean-shutdown marker. Readers of
+/// every partition of a data dir open each partition with it ([`Replica::open_in`]), so the
+/// work is linear in partitions plus bytes.
 pub struct LogDirFiles {
     pub log_dir: PathBuf,
     state: KlogStateFile,
-    high_watermarks: std::collections::HashMap<String, i64>,
-    recovery_points: std::collections::HashMap<String, i64>,
-    log_start_offsets: std::collections::HashMap<String, i64>,
+    pub high_watermarks: OffsetCheckpoint,
+    pub recovery_points: OffsetCheckpoint,
+    pub log_start_offsets: OffsetCheckpoint,
     meta: BTreeMap<String, String>,
-    clean_shutdown: bool,
+    pub clean_shutdown: bool,
     kind: LogDirKind,
     /// Files that did not read (a tolerant read only).
     pub problems: Vec<LoadProblem>,
@@ -440,11 +500,8 @@ impl LogDirFiles {
         let mut problems = Vec::new();
         let state =
             tolerated(read_state_file(&log_dir.join(KLOG_STATE)), strictness, &mut problems)?.unwrap_or_default();
-        let mut offsets = |name: &str| -> Result<std::collections::HashMap<String, i64>> {
-            let entries =
-                tolerated(checkpoint::read_offset_checkpoint(&log_dir.join(name)), strictness, &mut problems)?
-                    .unwrap_or_default();
-            Ok(entries.into_iter().map(|e: OffsetEntry| (format!("{}-{}", e.topic, e.partition), e.offset)).collect())
+        let mut offsets = |name: &str| -> Result<OffsetCheckpoint> {
+            Ok(tolerated(OffsetCheckpoint::read(&log_dir.join(name)), strictness, &mut problems)?.unwrap_or_default())
         };
         let log_start_offsets = offsets(names::LOG_START_OFFSET_CHECKPOINT)?;
         let high_watermarks = offsets(names::REPLICATION_OFFSET_CHECKPOINT)?;
@@ -488,6 +545,10 @@ pub struct Replica {
     pub kind: LogDirKind,
     /// Files that could not be read in a read-only open (empty for a write open).
     pub problems: Vec<LoadProblem>,
+    /// Byte positions of this partition's lines in the HW and recovery-point checkpoints as
+    /// read (for findings that must say where), if it has them.
+    pub high_watermark_position: Option<u64>,
+    pub recovery_point_position: Option<u64>,
     /// Held for the life of a write open.
     lock: Option<DirLock>,
 }
@@ -563,17 +624,27 @@ impl Replica {
     /// Open one partition read-only with the log dir's files already read: a reader of every
     /// partition of a data dir reads the checkpoints, `meta.properties` and the state file once.
     pub fn open_in(files: &LogDirFiles, partition: &str) -> Result<Replica> {
-        let paths = resolve(&files.log_dir, Some(partition))?;
-        Replica::load_with(paths, files, None)
+        Replica::load_with(resolve_in(files, partition)?, files, None)
+    }
+
+    /// [`Replica::open`] of `partition` (or the only one) under `path`, with the log dir's
+    /// files already read when `files` is given and is that log dir's.
+    pub fn open_with(path: &Path, partition: Option<&str>, files: Option<&LogDirFiles>) -> Result<Replica> {
+        match (files, partition) {
+            (Some(files), Some(name)) if files.log_dir == path => Replica::open_in(files, name),
+            _ => Replica::open(path, partition),
+        }
     }
 
     fn load_with(paths: ReplicaPaths, files: &LogDirFiles, lock: Option<DirLock>) -> Result<Replica> {
         let name = paths.name();
         let entry = files.state.partitions.get(&name).cloned().unwrap_or_default();
         let config: LogConfig = entry.config.map(Into::into).unwrap_or_default();
-        let log_start_checkpoint = files.log_start_offsets.get(&name).copied().unwrap_or(0);
-        let hw = files.high_watermarks.get(&name).copied().unwrap_or(0);
-        let recovery_point = files.recovery_points.get(&name).copied().unwrap_or(0);
+        let log_start_checkpoint = files.log_start_offsets.get(&name).map_or(0, |v| v.offset);
+        let hw_entry = files.high_watermarks.get(&name);
+        let rp_entry = files.recovery_points.get(&name);
+        let hw = hw_entry.map_or(0, |v| v.offset);
+        let recovery_point = rp_entry.map_or(0, |v| v.offset);
         let meta = &files.meta;
         let log = Log::open(&paths.partition_dir, config, log_start_checkpoint)?;
         let log_start_offset = log.first_offset().map_or(log_start_checkpoint, |f| f.max(log_start_checkpoint));
@@ -595,6 +666,8 @@ impl Replica {
             largest_leader_epoch_recorded: entry.largest_leader_epoch,
             kind: files.kind,
             problems: files.problems.clone(),
+            high_watermark_position: hw_entry.map(|v| v.position),
+            recovery_point_position: rp_entry.map(|v| v.position),
             lock,
         })
     }

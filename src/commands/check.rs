@@ -65,17 +65,14 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     let cache = replica.log.epoch_cache();
     let epoch_path = replica.paths.partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
     // The checkpoint as written must already be strictly increasing (it is replayed on load).
-    let raw = checkpoint::read_epoch_checkpoint(&epoch_path)?;
-    let epoch_lines = match std::fs::read(&epoch_path) {
-        Ok(bytes) => checkpoint::line_positions(&String::from_utf8_lossy(&bytes)),
-        Err(_) => Vec::new(),
-    };
+    let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<u64>) =
+        checkpoint::read_epoch_checkpoint_lines(&epoch_path)?.into_iter().unzip();
     for (i, w) in raw.windows(2).enumerate() {
         if w[1].0 <= w[0].0 || w[1].1 <= w[0].1 {
             c.add(
                 &epoch_path,
-                // Line i + 4 (1-based): the version and count lines come first.
-                epoch_lines.get(i + 3).copied(),
+                // Entry i + 1 is on line i + 4 (1-based): the version and count lines come first.
+                epoch_lines.get(i + 1).copied(),
                 None,
                 format!(
                     "line {}: entry ({} {}) does not increase over ({} {}) in both epoch and start offset",
@@ -257,7 +254,6 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
         }
     }
     let hw_path = replica.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
-    let (topic, partition) = (&replica.paths.topic, replica.paths.partition);
     // The LEO counts valid batches only. When bytes past it are damaged (reported above),
     // checkpoints above it are a consequence of that damage, not data gone missing.
     let tail_damaged = !replica.log.tail_is_clean();
@@ -271,7 +267,7 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     if replica.high_watermark > leo && !tail_damaged {
         c.add(
             &hw_path,
-            checkpoint::offset_line_position(&hw_path, topic, partition)?,
+            replica.high_watermark_position,
             Some(replica.high_watermark),
             format!("high watermark {} is above the log end offset {leo}", replica.high_watermark),
         );
@@ -279,22 +275,18 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
     // Offsets are never negative; a broker writes no such checkpoint (its loader would clamp
     // the value to the log start offset, hiding whatever wrote it).
-    for (path, what, value) in
-        [(&hw_path, "high watermark", replica.high_watermark), (&rp_path, "recovery point", replica.recovery_point)]
-    {
+    for (path, what, value, position) in [
+        (&hw_path, "high watermark", replica.high_watermark, replica.high_watermark_position),
+        (&rp_path, "recovery point", replica.recovery_point, replica.recovery_point_position),
+    ] {
         if value < 0 {
-            c.add(
-                path,
-                checkpoint::offset_line_position(path, topic, partition)?,
-                None,
-                format!("{what} {value} is negative: no offset is"),
-            );
+            c.add(path, position, None, format!("{what} {value} is negative: no offset is"));
         }
     }
     if replica.recovery_point > leo && !tail_damaged {
         c.add(
             &rp_path,
-            checkpoint::offset_line_position(&rp_path, topic, partition)?,
+            replica.recovery_point_position,
             Some(replica.recovery_point),
             format!(
                 "recovery point {} is above the log end offset {leo}: flushed data is missing",

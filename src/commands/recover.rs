@@ -6,7 +6,7 @@
 use super::fetch::{fenced, fetch_rounds, follower_facts, open_pair_for_write_fenced, FetchReport, FetchRequest};
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
-use crate::replica::{Replica, Role};
+use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
 use crate::replication::fencing::may_become_follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
@@ -83,19 +83,37 @@ pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
     run_fenced(req, true)
 }
 
+/// The log dirs' files a data-dir run has already read: each partition's dry run opens its
+/// replicas with them instead of reading the checkpoints again (linear in partitions).
+#[derive(Clone, Copy, Default)]
+pub struct LogDirsRead<'a> {
+    pub dir: Option<&'a LogDirFiles>,
+    pub leader: Option<&'a LogDirFiles>,
+}
+
+/// [`run`] with the log dirs' files already read (used for dry runs; a real run reads under
+/// its lock).
+pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<RecoverReport> {
+    run_fenced_in(req, true, read)
+}
+
 /// [`run`]; with `fencing` false (`recover --no-fencing`, Kafka before KIP-320, what `klog
 /// explore --no-fencing` models) the follower takes any leader: neither FENCED_LEADER_EPOCH nor
 /// a running replica's refusal of a leader change that is not above its epoch.
 pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
+    run_fenced_in(req, fencing, LogDirsRead::default())
+}
+
+fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
-        None => local(req).map(RecoverReport::Local),
-        Some(leader) => as_follower(req, leader, fencing).map(|r| RecoverReport::Follower(Box::new(r))),
+        None => local(req, read).map(RecoverReport::Local),
+        Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
 
-fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
+fn local(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<LocalRecoverReport> {
     if req.dry_run {
-        let mut r = Replica::open(req.dir, req.partition)?;
+        let mut r = Replica::open_with(req.dir, req.partition, read.dir)?;
         let running = r.is_running();
         let recovery = r.preview_start()?;
         return Ok(LocalRecoverReport {
@@ -147,11 +165,16 @@ fn leader_epoch_of(leader: &Replica, dry_run: bool) -> Result<i32> {
     ))
 }
 
-fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path, fencing: bool) -> Result<FollowerRecoverReport> {
+fn as_follower(
+    req: &RecoverRequest<'_>,
+    leader_path: &Path,
+    fencing: bool,
+    read: LogDirsRead<'_>,
+) -> Result<FollowerRecoverReport> {
     // Open, validate and fence before anything is written (a dry run opens read-only).
     let (leader, mut follower) = if req.dry_run {
-        let l = Replica::open(leader_path, req.partition)?;
-        let f = Replica::open(req.dir, Some(&l.paths.name())).or_else(|e| match e {
+        let l = Replica::open_with(leader_path, req.partition, read.leader)?;
+        let f = Replica::open_with(req.dir, Some(&l.paths.name()), read.dir).or_else(|e| match e {
             Error::Layout { .. } if req.partition.is_none() => Replica::open(req.dir, None),
             e => Err(e),
         })?;
