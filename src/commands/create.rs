@@ -2,7 +2,10 @@
 
 use crate::error::{Error, Result};
 use crate::log::{names, MIN_SEGMENT_BYTES};
-use crate::replica::{self, ReplicaPaths, TopicConfig};
+use crate::replica::{self, NewPartitions, ReplicaPaths, TopicConfig};
+
+/// The longest name of a directory entry most file systems allow (Linux `NAME_MAX`).
+const NAME_BYTES_MAX: usize = 255;
 use std::fs;
 use std::path::Path;
 
@@ -70,6 +73,16 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         segment_ms: req.segment_ms,
     };
     let numbers = req.partition..=req.partition + (req.partitions - 1);
+    // The longest partition dir name must fit the file system's limit on a name (NAME_MAX).
+    let longest = format!("{}-{}", req.topic, req.partition + (req.partitions - 1));
+    if longest.len() > NAME_BYTES_MAX {
+        return Err(Error::Usage(format!(
+            "topic name too long for partition {}: the dir name {longest:?} is {} bytes, more than the \
+             {NAME_BYTES_MAX} a file system allows",
+            req.partition + (req.partitions - 1),
+            longest.len()
+        )));
+    }
     let existing = match fs::read_dir(req.dir) {
         Ok(mut entries) => entries.next().is_some(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
@@ -78,9 +91,9 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         }
         Err(e) => return Err(Error::io(req.dir, "list directory", e)),
     };
-    let mut added = Vec::new();
-    if existing {
-        // Adding partitions to a log dir klog made: validate everything, lock, then write.
+    let added = if existing {
+        // Adding partitions to a log dir klog made: validate everything, lock, read everything
+        // the write needs, then write.
         if !req.dir.join(names::KLOG_STATE).is_file() || !req.dir.join(names::META_PROPERTIES).is_file() {
             return Err(Error::layout(
                 req.dir,
@@ -107,17 +120,30 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             }
         }
         let mut lock = replica::DirLock::acquire(req.dir)?;
+        // Read under the lock; a refusal here drops the lock file klog made.
+        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
         lock.keep();
-        for n in numbers {
-            added.push(replica::add_partition(req.dir, req.topic, n, config)?);
-        }
+        plan.write()?
     } else {
+        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
+        let made_dir = !req.dir.exists();
         crate::durable::create_dir(req.dir)?;
-        replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
-        for n in numbers {
-            added.push(replica::add_partition(req.dir, req.topic, n, config)?);
+        let written = replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())
+            .and_then(|()| plan.write());
+        match written {
+            Ok(added) => added,
+            Err(e) => {
+                // Take back what this create made (the partitions took back their own): the
+                // log dir itself, or the meta.properties written into an empty one.
+                if made_dir {
+                    let _ = fs::remove_dir_all(req.dir);
+                } else {
+                    let _ = crate::durable::remove_file(&req.dir.join(names::META_PROPERTIES));
+                }
+                return Err(e);
+            }
         }
-    }
+    };
     Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing })
 }
 
