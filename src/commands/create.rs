@@ -120,15 +120,16 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             }
         }
         let mut lock = replica::DirLock::acquire(req.dir)?;
-        // Read under the lock; a refusal here drops the lock file klog made.
-        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
+        // Read under the lock. A refusal, or a write that failed and took itself back, drops
+        // the lock file klog made with the lock.
+        let added = NewPartitions::read(req.dir, req.topic, numbers, config)?.write()?;
         lock.keep();
-        plan.write()?
+        added
     } else {
         let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
         let made_dir = !req.dir.exists();
-        crate::durable::create_dir(req.dir)?;
-        let written = replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())
+        let written = crate::durable::create_dir(req.dir)
+            .and_then(|()| replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now()))
             .and_then(|()| plan.write());
         match written {
             Ok(added) => added,

@@ -19,6 +19,7 @@ mod picture;
 mod ranges;
 mod readme;
 mod real;
+mod scale;
 mod scenarios;
 mod storage;
 mod terminal;
