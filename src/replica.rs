@@ -1014,11 +1014,13 @@ pub struct NewPartitions {
     topic: String,
     numbers: std::ops::RangeInclusive<i32>,
     config: TopicConfig,
-    /// Each offset checkpoint: its name, its entries, and its bytes before (None: absent).
-    checkpoints: Vec<(&'static str, Vec<OffsetEntry>, Option<Vec<u8>>)>,
+    checkpoints: Vec<CheckpointBefore>,
     state: KlogStateFile,
     state_before: Option<Vec<u8>>,
 }
+
+/// An offset checkpoint as `create` found it: its name, its entries, and its bytes (None: absent).
+type CheckpointBefore = (&'static str, Vec<OffsetEntry>, Option<Vec<u8>>);
 
 /// A file's bytes, or None if it is absent.
 fn read_if_present(path: &Path) -> Result<Option<Vec<u8>>> {
