@@ -985,7 +985,9 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
         .filter(|(_, a)| selected.iter().any(|p| p.partition_dir == a.partition_dir))
         .map(|(i, _)| i)
         .collect();
-    let replicas = all.into_iter().map(|p| Replica::load(p, None, Strictness::Refuse)).collect::<Result<_>>()?;
+    // The log dir's files are read (and validated) once, not once per partition.
+    let files = LogDirFiles::read(&log_dir, Strictness::Refuse)?;
+    let replicas = all.into_iter().map(|p| Replica::load_with(p, &files, None)).collect::<Result<_>>()?;
     Ok(LogDirWrite { lock, replicas, targets })
 }
 
@@ -1161,11 +1163,30 @@ impl NewPartitions {
     }
 }
 
-/// Remove the volatile state and the clean-shutdown marker: an unclean stop.
-pub fn forget_volatile_state(replica: &mut Replica) -> Result<()> {
-    replica.state = None;
-    replica.save_state()?;
-    durable::remove_file(&replica.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER))?;
-    replica.clean_shutdown = false;
+/// Remove the volatile state of every replica of one log dir (a crash stops the whole broker)
+/// and the clean-shutdown marker: an unclean stop. The state file is read and written once,
+/// not once per partition.
+pub fn forget_volatile_states<'a>(replicas: impl IntoIterator<Item = &'a mut Replica>) -> Result<()> {
+    let mut replicas: Vec<&mut Replica> = replicas.into_iter().collect();
+    let Some(first) = replicas.first() else { return Ok(()) };
+    let log_dir = first.paths.log_dir.clone();
+    assert!(replicas.iter().all(|r| r.paths.log_dir == log_dir), "replicas of one log dir");
+    let path = log_dir.join(KLOG_STATE);
+    let mut file = read_state_file(&path)?;
+    file.version = 1;
+    for r in &mut replicas {
+        r.state = None;
+        let entry = file.partitions.entry(r.paths.name()).or_default();
+        entry.config = r.topic_config;
+        entry.state = None;
+        entry.largest_leader_epoch = r.largest_known_epoch();
+    }
+    let mut text = serde_json::to_string_pretty(&file).expect("state serializes");
+    text.push('\n');
+    durable::write_atomic(&path, text.as_bytes())?;
+    durable::remove_file(&log_dir.join(CLEAN_SHUTDOWN_MARKER))?;
+    for r in &mut replicas {
+        r.clean_shutdown = false;
+    }
     Ok(())
 }
