@@ -6,7 +6,7 @@
 # sizes: a linear command takes about 10x for 10x the partitions (pass if <= 15x), a
 # quadratic one about 100x. Beside each row, what a user would otherwise run on the same tree
 # (`cp -a` of the tree for create, `find | xargs cat` of every file for the readers).
-# Run from anywhere:  bash benches/scale.sh   (bench.sh runs it as section 8)
+# Run from anywhere:  bash benches/scale.sh   (bench.sh runs it as section 9)
 #   BENCH_DIR=DIR    scratch dir (default: a new dir under /var/tmp, removed at the end)
 #   BENCH_QUICK=1    sizes / 10 (for trying the harness; the targets are for the full run)
 #   SCALE_ROWS=FILE  also append each row as "figure|measured|target|result" (for bench.sh)
@@ -67,7 +67,7 @@ ran() { if [ "$1" -le 1 ]; then echo pass; else echo FAIL; fi; }
 baseline_read() { "$M" sh -c "find '$1' -type f -print0 | xargs -0 cat" | cut -d' ' -f1; }
 file_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 
-echo "[8] scale: $SMALL / $LARGE partitions, $ABSENT absent partitions (scratch $S)" >&2
+echo "[9] scale: $SMALL / $LARGE partitions, $ABSENT absent partitions (scratch $S)" >&2
 
 # create --partitions N: every log-dir file written once (bytes written ~ the tree's bytes).
 declare -A SECS READ WRITTEN RSS RC

@@ -321,7 +321,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__demo)
-            opts="-h -V --mode --dir --keep --predict --capture --plain --color --help --version watch kip101-1 kip101-2 kip279"
+            opts="-h -V --mode --dir --keep --predict --capture --force --plain --color --help --version watch kip101-1 kip101-2 kip279"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -373,7 +373,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__draw)
-            opts="-h -V --partition --from --limit --svg --color --help --version"
+            opts="-h -V --partition --from --limit --svg --force --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -475,7 +475,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__explore)
-            opts="-h -V --mode --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --max-states --script --json --no-timing --color --help --version"
+            opts="-h -V --mode --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --max-states --script --force --json --no-timing --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

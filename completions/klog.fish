@@ -197,6 +197,7 @@ complete -c klog -n "__fish_klog_using_subcommand draw" -l svg -d 'Also write th
 complete -c klog -n "__fish_klog_using_subcommand draw" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand draw" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand draw" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand draw" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l mode -d 'Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279 for the kip279 scenario)' -r -f -a "hw\t''
@@ -210,6 +211,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand demo" -l keep -d 'Keep the temp dir (its path is printed)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l predict -d 'Stop before each step whose outcome the scenario is about, ask what will happen, read the answer from stdin, then show the truth and why; end with a score'
+complete -c klog -n "__fish_klog_using_subcommand demo" -l force -d 'Replace an existing file at --capture FILE that is not klog\'s own filmstrip output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l plain -d 'Show each replica as one `offset:(epoch,value)` line instead of the picture'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s V -l version -d 'Print version'
@@ -221,7 +223,7 @@ complete -c klog -n "__fish_klog_using_subcommand explore" -l replicas -d 'Numbe
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-epochs -d 'Most elections in a history (epochs 0 .. E-1)' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-records -d 'Most records appended in a history' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-depth -d 'Most actions in a history (the depth of the search)' -r
-complete -c klog -n "__fish_klog_using_subcommand explore" -l max-states -d 'Stop a search after this many distinct states (it then says so)' -r
+complete -c klog -n "__fish_klog_using_subcommand explore" -l max-states -d 'Stop a search after this many distinct states (it then says so). Default: 25,000,000, or as many as the memory this process may use holds (about 256 bytes a state); a cap above that is refused before the search' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l script -d 'Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)' -r -F
 complete -c klog -n "__fish_klog_using_subcommand explore" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
@@ -229,6 +231,7 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand explore" -l unclean -d 'Elections may also pick a live replica outside the ISR'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-fencing -d 'Replicas do not check leader epochs (Kafka before KIP-320): a late leader change is obeyed and a stale leader is followed (the scripts use `recover --no-fencing`, `fetch --no-fencing`)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l power-loss -d 'Crashes may also drop unflushed bytes; flush becomes an action'
+complete -c klog -n "__fish_klog_using_subcommand explore" -l force -d 'Replace an existing file at --script FILE that is not klog\'s own script output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l json -d 'Write everything as one JSON document'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-timing -d 'Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -286,6 +286,7 @@ _arguments "${_arguments_options[@]}" : \
 '--limit=[Offsets to draw (the terminal shows as many of them as fit)]:N:_default' \
 '--svg=[Also write the picture as a self-contained SVG file]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -304,6 +305,7 @@ all\:"All three, one after another"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--keep[Keep the temp dir (its path is printed)]' \
 '--predict[Stop before each step whose outcome the scenario is about, ask what will happen, read the answer from stdin, then show the truth and why; end with a score]' \
+'--force[Replace an existing file at --capture FILE that is not klog'\''s own filmstrip output (never inside a Kafka log dir)]' \
 '--plain[Show each replica as one \`offset\:(epoch,value)\` line instead of the picture]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -322,12 +324,13 @@ all\:"All three, one after another"))' \
 '--max-epochs=[Most elections in a history (epochs 0 .. E-1)]:E:_default' \
 '--max-records=[Most records appended in a history]:R:_default' \
 '--max-depth=[Most actions in a history (the depth of the search)]:D:_default' \
-'--max-states=[Stop a search after this many distinct states (it then says so)]:N:_default' \
+'--max-states=[Stop a search after this many distinct states (it then says so). Default\: 25,000,000, or as many as the memory this process may use holds (about 256 bytes a state); a cap above that is refused before the search]:N:_default' \
 '--script=[Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--unclean[Elections may also pick a live replica outside the ISR]' \
 '--no-fencing[Replicas do not check leader epochs (Kafka before KIP-320)\: a late leader change is obeyed and a stale leader is followed (the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`)]' \
 '--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
+'--force[Replace an existing file at --script FILE that is not klog'\''s own script output (never inside a Kafka log dir)]' \
 '--json[Write everything as one JSON document]' \
 '--no-timing[Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

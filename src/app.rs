@@ -5,6 +5,7 @@
 
 use klog::cli::{Command, DumpFormat, Env, GenerateCommand, Outcome};
 use klog::commands::{self, data_dir, dump::DumpEvent, recover::RecoverReport, NoProgress, ProgressSink};
+use klog::durable::output::{self as output_file, OutputKind};
 use klog::error::{IoContext, Result};
 use klog::output::picture::{self, Picture};
 use klog::output::{self, fit::Fit};
@@ -130,11 +131,14 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
         },
         Command::Draw(a) => {
+            if let Some(path) = &a.svg {
+                output_file::check_target("--svg", path, OutputKind::Svg, a.force)?;
+            }
             let report = commands::draw::run(&(&a).into())?;
             let pic = Picture::of_draw(&report);
             picture::write_text(text, &pic, settings)?;
             if let Some(path) = &a.svg {
-                klog::durable::write_atomic(path, svg::render(&pic, true).as_bytes())?;
+                output_file::write_all(&[(path, svg::render(&pic, true).as_bytes())])?;
                 writeln!(text, "wrote {}", path.display()).at("<stdout>", "write")?;
             }
         }
@@ -178,6 +182,11 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             return Ok(Outcome::findings_if(report.found_violation()));
         }
         Command::Demo(a) => {
+            // Everything is checked before the lab is made; a failure removes the lab (the undo
+            // journal removes what the run made, `--dir` included when it made it).
+            if let Some(path) = &a.capture {
+                output_file::check_target("--capture", path, OutputKind::Html, a.force)?;
+            }
             let (root, temp) = a.lab(&env.temp_dir);
             let req = a.request(&root)?;
             let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain);
@@ -193,11 +202,14 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             })
             .and_then(|_| printer.finish());
             drop(printer);
-            if let (Some(path), Some(c), true) = (&a.capture, &capture, result.is_ok()) {
-                klog::durable::write_atomic(path, c.html().as_bytes())?;
-                writeln!(text, "\nwrote {}", path.display()).at("<stdout>", "write")?;
-            }
-            if temp && !a.keep {
+            let result = result.and_then(|()| match (&a.capture, &capture) {
+                (Some(path), Some(c)) => {
+                    output_file::write_all(&[(path, c.html().as_bytes())])?;
+                    writeln!(text, "\nwrote {}", path.display()).at("<stdout>", "write")
+                }
+                _ => Ok(()),
+            });
+            if temp && (!a.keep || result.is_err()) {
                 let _ = std::fs::remove_dir_all(&root);
             } else if temp {
                 writeln!(text, "\nkept {}", root.display()).at("<stdout>", "write")?;

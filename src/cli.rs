@@ -202,6 +202,10 @@ pub struct DemoArgs {
     /// with the arrow keys or a slider; `FILE#step=N` opens frame N).
     #[arg(long, value_name = "FILE")]
     pub capture: Option<PathBuf>,
+    /// Replace an existing file at --capture FILE that is not klog's own filmstrip output (never inside a
+    /// Kafka log dir).
+    #[arg(long)]
+    pub force: bool,
     /// Show each replica as one `offset:(epoch,value)` line instead of the picture.
     #[arg(long)]
     pub plain: bool,
@@ -239,14 +243,19 @@ pub struct ExploreArgs {
     /// Crashes may also drop unflushed bytes; flush becomes an action.
     #[arg(long)]
     pub power_loss: bool,
-    /// Stop a search after this many distinct states (it then says so).
-    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_STATES, value_name = "N",
-          value_parser = ranged::<u64>(1, I64_MAX, "a count"))]
-    pub max_states: u64,
+    /// Stop a search after this many distinct states (it then says so). Default: 25,000,000,
+    /// or as many as the memory this process may use holds (about 256 bytes a state); a cap
+    /// above that is refused before the search.
+    #[arg(long, value_name = "N", value_parser = ranged::<u64>(1, I64_MAX, "a count"))]
+    pub max_states: Option<u64>,
     /// Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several
     /// modes).
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
+    /// Replace an existing file at --script FILE that is not klog's own script output (never inside a
+    /// Kafka log dir).
+    #[arg(long)]
+    pub force: bool,
     /// Write everything as one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -276,6 +285,7 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_states: a.max_states,
             script: a.script.as_deref(),
+            force: a.force,
         }
     }
 }
@@ -419,6 +429,10 @@ pub struct DrawArgs {
     /// Also write the picture as a self-contained SVG file.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Replace an existing file at --svg FILE that is not klog's own SVG output (never inside a
+    /// Kafka log dir).
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl<'a> From<&'a DrawArgs> for commands::draw::DrawRequest<'a> {
@@ -970,6 +984,7 @@ impl<'a> From<&'a DumpArgs> for commands::dump::DumpRequest<'a> {
             batches_only: a.batches,
             render: None,
             log_dir_overview: a.format() != DumpFormat::Kafka,
+            dump_log_segments_files: a.format() == DumpFormat::Kafka,
         }
     }
 }

@@ -11,6 +11,8 @@
 //! Read-only opens and maps are not steps and do not come through here.
 
 mod fault;
+pub mod journal;
+pub mod output;
 
 pub use fault::FAULT_EXIT_CODE;
 
@@ -66,7 +68,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     let written = write_step(&mut file, tmp, contents)
         .at(tmp, "write")
         .and_then(|()| sync_file(&file, tmp))
-        .and_then(|()| step(Op::Rename, tmp, Some(path), || fs::rename(tmp, path)).at(path, "rename"));
+        .and_then(|()| rename(tmp, path));
     drop(file);
     if let Err(e) = written {
         let _ = fs::remove_file(tmp);
@@ -75,19 +77,60 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     sync_parent_dir(path)
 }
 
+/// Rename `from` over `to`; one step. The directory is not fsynced.
+pub fn rename(from: &Path, to: &Path) -> Result<()> {
+    journal::before_rename(from, to);
+    step(Op::Rename, from, Some(to), || fs::rename(from, to)).at(to, "rename")
+}
+
+/// A file the process is about to create outside these functions (the lock file): a failed
+/// command removes it again.
+pub fn note_created(path: &Path) {
+    journal::before_grow(path);
+}
+
+/// Refuse a directory where a temp name klog writes (`<file>.tmp`) is taken by something that
+/// is not a regular file (a directory, a symlink, a FIFO): a command checks this before it
+/// changes anything, so it never fails half way at a rename. Reads the directory's names only.
+pub fn check_temp_names(dir: &Path) -> Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(_) => return Ok(()), // the command's own open reports an unreadable dir
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().as_encoded_bytes().ends_with(b".tmp") {
+            continue;
+        }
+        let path = entry.path();
+        match fs::symlink_metadata(&path) {
+            Ok(m) if !m.is_file() => {
+                return Err(crate::error::Error::layout(
+                    &path,
+                    "is not a regular file, and klog writes its temp files under this name: remove it first",
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Create `path` empty (truncating it if present) and open it for writing; the name is not
 /// yet durable: fsync the directory before relying on it.
 pub fn create_file(path: &Path) -> Result<File> {
+    journal::before_replace(path);
     step(Op::Create, path, None, || File::create(path)).at(path, "create")
 }
 
 /// Append `bytes` to `file`, opened by [`create_for_append`]; not fsynced.
 pub fn append(file: &mut File, path: &Path, bytes: &[u8]) -> Result<()> {
+    journal::before_grow(path);
     write_step(file, path, bytes).at(path, "append")
 }
 
 /// Overwrite `bytes` at byte `position` of the existing file `path`, then fsync it.
 pub fn write_at(path: &Path, position: u64, bytes: &[u8]) -> Result<()> {
+    journal::before_overwrite(path, position, position.saturating_add(bytes.len() as u64));
     let mut file = OpenOptions::new().write(true).open(path).at(path, "open for writing")?;
     file.seek(SeekFrom::Start(position)).at(path, "seek")?;
     write_step(&mut file, path, bytes).at(path, "write")?;
@@ -123,6 +166,7 @@ pub fn sync_parent_dir(path: &Path) -> Result<()> {
 /// Opening an existing file is not a step.
 pub fn create_for_append(path: &Path) -> Result<File> {
     let open = || OpenOptions::new().create(true).append(true).open(path);
+    journal::before_grow(path);
     if path.exists() {
         return open().at(path, "open for append");
     }
@@ -134,12 +178,14 @@ pub fn create_for_append(path: &Path) -> Result<File> {
 /// Cut `path` to `len` bytes and fsync it.
 pub fn truncate_file(path: &Path, len: u64) -> Result<()> {
     let file = OpenOptions::new().write(true).open(path).at(path, "open for truncation")?;
+    journal::before_overwrite(path, len, file.metadata().map_or(u64::MAX, |m| m.len()));
     step(Op::Truncate, path, None, || file.set_len(len)).at(path, "truncate")?;
     sync_file(&file, path)
 }
 
 /// Remove a file (if present) and make the removal durable. Returns whether it was there.
 pub fn remove_file(path: &Path) -> Result<bool> {
+    journal::before_replace(path);
     match step(Op::Remove, path, None, || fs::remove_file(path)) {
         Ok(()) => {
             sync_parent_dir(path)?;
@@ -153,6 +199,7 @@ pub fn remove_file(path: &Path) -> Result<bool> {
 /// Create one directory whose name is not yet durable: for a command that makes many at once
 /// and then syncs the file system ([`sync_file_system`]) instead of each parent.
 pub fn create_dir_unsynced(dir: &Path) -> Result<()> {
+    journal::before_create_dir(dir);
     step(Op::CreateDir, dir, None, || fs::create_dir(dir)).at(dir, "create directory")
 }
 
@@ -175,6 +222,7 @@ pub fn sync_file_system(path: &Path) -> Result<()> {
 
 /// Create a directory (and parents) and make its name durable.
 pub fn create_dir(dir: &Path) -> Result<()> {
+    journal::before_create_dir(dir);
     step(Op::CreateDir, dir, None, || fs::create_dir_all(dir)).at(dir, "create directory")?;
     sync_parent_dir(dir)
 }

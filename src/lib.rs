@@ -6,6 +6,7 @@
 //! ([`crash`]), the commands as functions from arguments to reports ([`commands`]) and the
 //! renderers of those reports ([`output`]). Only `output` prints.
 
+pub mod answer;
 pub mod cli;
 pub mod commands;
 pub mod crash;

@@ -26,13 +26,20 @@ fn main() -> ExitCode {
     let env = Env::read();
     let settings = cli::settings(&cli, &env);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // A command that fails changes nothing: the undo journal records what each durable step
+    // changes, and puts it back on failure.
+    klog::durable::journal::begin();
     let result = app::run(cli.command, &settings, &env, &mut out)
         .and_then(|outcome| out.flush().at("<stdout>", "write").map(|()| outcome));
-    if let Err(e) = &result {
-        if !e.is_broken_pipe() {
+    match &result {
+        Err(e) if !e.is_broken_pipe() => {
             let _ = out.flush();
             eprintln!("klog: error: {e}");
+            for failure in klog::durable::journal::rollback() {
+                eprintln!("klog: warning: {failure}");
+            }
         }
+        _ => klog::durable::journal::finish(),
     }
     ExitCode::from(cli::exit_code(&result))
 }

@@ -385,6 +385,9 @@ impl DirLock {
     pub fn acquire(log_dir: &Path) -> Result<DirLock> {
         let path = log_dir.join(LOCK_FILE);
         let created = !path.exists();
+        if created {
+            durable::note_created(&path);
+        }
         let file =
             fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).at(&path, "open lock")?;
         let mut lock = DirLock { file, path, created, kept: false };
@@ -612,6 +615,8 @@ impl Replica {
                 "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
             ));
         }
+        durable::check_temp_names(&paths.log_dir)?;
+        durable::check_temp_names(&paths.partition_dir)?;
         let lock = DirLock::acquire(&paths.log_dir)?;
         Replica::load(paths, Some(lock), Strictness::Refuse)
     }
@@ -965,6 +970,7 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
             "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
         ));
     }
+    durable::check_temp_names(&log_dir)?;
     let lock = DirLock::acquire(&log_dir)?;
     let mut all: Vec<ReplicaPaths> = list_partition_dirs(&log_dir)?
         .iter()
@@ -985,6 +991,9 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
         .filter(|(_, a)| selected.iter().any(|p| p.partition_dir == a.partition_dir))
         .map(|(i, _)| i)
         .collect();
+    for p in &all {
+        durable::check_temp_names(&p.partition_dir)?;
+    }
     // The log dir's files are read (and validated) once, not once per partition.
     let files = LogDirFiles::read(&log_dir, Strictness::Refuse)?;
     let replicas = all.into_iter().map(|p| Replica::load_with(p, &files, None)).collect::<Result<_>>()?;
@@ -1005,32 +1014,21 @@ pub fn write_new_log_dir(log_dir: &Path, replica_id: i32, created: &str) -> Resu
 
 /// Empty partitions `create` adds to a klog log dir, with everything they need read and checked
 /// before anything is written: the log dir's checkpoints and state file as they are (one that
-/// does not read refuses the create), kept byte for byte so that a failed write puts them back.
+/// does not read refuses the create).
 ///
 /// The write plan is linear in the partitions: each partition dir is built (an empty segment,
 /// `partition.metadata`, `leader-epoch-checkpoint`), the file system is synced once, then each
 /// log-dir checkpoint and the state file is written once, whole, atomically. Writing them per
-/// partition would write O(N²) bytes (185 MB for 1,000 partitions).
+/// partition would write O(N²) bytes (185 MB for 1,000 partitions). A failure part way is
+/// undone by the durable layer's journal, as for every command.
 pub struct NewPartitions {
     log_dir: PathBuf,
     topic: String,
     numbers: std::ops::RangeInclusive<i32>,
     config: TopicConfig,
-    checkpoints: Vec<CheckpointBefore>,
+    /// Each offset checkpoint's name and entries as found.
+    checkpoints: Vec<(&'static str, Vec<OffsetEntry>)>,
     state: KlogStateFile,
-    state_before: Option<Vec<u8>>,
-}
-
-/// An offset checkpoint as `create` found it: its name, its entries, and its bytes (None: absent).
-type CheckpointBefore = (&'static str, Vec<OffsetEntry>, Option<Vec<u8>>);
-
-/// A file's bytes, or None if it is absent.
-fn read_if_present(path: &Path) -> Result<Option<Vec<u8>>> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, "read", e)),
-    }
 }
 
 impl NewPartitions {
@@ -1048,17 +1046,9 @@ impl NewPartitions {
             names::RECOVERY_POINT_OFFSET_CHECKPOINT,
             names::LOG_START_OFFSET_CHECKPOINT,
         ] {
-            let path = log_dir.join(name);
-            let before = read_if_present(&path)?;
-            let entries = checkpoint::read_offset_checkpoint(&path)?;
-            checkpoints.push((name, entries, before));
+            checkpoints.push((name, checkpoint::read_offset_checkpoint(&log_dir.join(name))?));
         }
-        let state_path = log_dir.join(KLOG_STATE);
-        let state_before = read_if_present(&state_path)?;
-        let state = match &state_before {
-            Some(bytes) => parse_state_file(bytes, &state_path)?,
-            None => KlogStateFile { version: 1, ..Default::default() },
-        };
+        let state = read_state_file(&log_dir.join(KLOG_STATE))?;
         Ok(NewPartitions {
             log_dir: log_dir.to_path_buf(),
             topic: topic.to_string(),
@@ -1066,39 +1056,11 @@ impl NewPartitions {
             config,
             checkpoints,
             state,
-            state_before,
         })
     }
 
-    /// Write the partitions. On failure, what was written is taken back: the partition dirs
-    /// made are removed and the log-dir files already replaced get their old bytes back.
+    /// Write the partitions.
     pub fn write(self) -> Result<Vec<ReplicaPaths>> {
-        let mut made: Vec<PathBuf> = Vec::new();
-        let mut replaced: Vec<(PathBuf, Option<Vec<u8>>)> = Vec::new();
-        let result = self.write_all(&mut made, &mut replaced);
-        if result.is_err() {
-            for (path, before) in replaced.iter().rev() {
-                let _ = match before {
-                    Some(bytes) => durable::write_atomic(path, bytes),
-                    None => durable::remove_file(path).map(|_| ()),
-                };
-            }
-            for dir in made.iter().rev() {
-                // Not a durable step: a crash here leaves what a crash mid-create leaves.
-                let _ = fs::remove_dir_all(dir);
-            }
-            if !made.is_empty() {
-                let _ = durable::sync_dir(&self.log_dir);
-            }
-        }
-        result
-    }
-
-    fn write_all(
-        &self,
-        made: &mut Vec<PathBuf>,
-        replaced: &mut Vec<(PathBuf, Option<Vec<u8>>)>,
-    ) -> Result<Vec<ReplicaPaths>> {
         let topic = &self.topic;
         let topic_id = crate::util::derived_uuid(&format!("klog-topic:{topic}"));
         let partition_metadata = format!("version: 0\ntopic_id: {topic_id}");
@@ -1107,7 +1069,6 @@ impl NewPartitions {
         for partition in self.numbers.clone() {
             let partition_dir = self.log_dir.join(format!("{topic}-{partition}"));
             durable::create_dir_unsynced(&partition_dir)?;
-            made.push(partition_dir.clone());
             for (name, bytes) in [
                 (names::PARTITION_METADATA, partition_metadata.as_bytes()),
                 (names::LEADER_EPOCH_CHECKPOINT, epoch_checkpoint.as_bytes()),
@@ -1125,7 +1086,7 @@ impl NewPartitions {
         // Every new dir and file durable at once, before the log-dir files name them.
         durable::sync_file_system(&self.log_dir)?;
         let new: std::collections::HashSet<i32> = self.numbers.clone().collect();
-        for (name, entries, before) in &self.checkpoints {
+        for (name, entries) in &self.checkpoints {
             let mut entries: Vec<OffsetEntry> =
                 entries.iter().filter(|e| !(e.topic == *topic && new.contains(&e.partition))).cloned().collect();
             if *name != names::LOG_START_OFFSET_CHECKPOINT {
@@ -1137,9 +1098,6 @@ impl NewPartitions {
                 }));
             }
             let path = self.log_dir.join(name);
-            // Listed before the write: a failure at its last step (the directory fsync) comes
-            // after the rename.
-            replaced.push((path.clone(), before.clone()));
             durable::write_atomic(&path, checkpoint::render_offset_checkpoint(&entries).as_bytes())?;
         }
         let mut state = self.state.clone();
@@ -1157,7 +1115,6 @@ impl NewPartitions {
         let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
         text.push('\n');
         let state_path = self.log_dir.join(KLOG_STATE);
-        replaced.push((state_path.clone(), self.state_before.clone()));
         durable::write_atomic(&state_path, text.as_bytes())?;
         Ok(added)
     }

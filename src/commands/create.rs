@@ -3,11 +3,11 @@
 use crate::error::{Error, Result};
 use crate::log::{names, MIN_SEGMENT_BYTES};
 use crate::replica::{self, NewPartitions, ReplicaPaths, TopicConfig};
-
-/// The longest name of a directory entry most file systems allow (Linux `NAME_MAX`).
-const NAME_BYTES_MAX: usize = 255;
 use std::fs;
 use std::path::Path;
+
+/// The longest file name Linux file systems take (ext4, xfs, btrfs, tmpfs: `NAME_MAX`).
+const NAME_BYTES_MAX: usize = 255;
 
 pub struct CreateRequest<'a> {
     pub dir: &'a Path,
@@ -73,15 +73,17 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         segment_ms: req.segment_ms,
     };
     let numbers = req.partition..=req.partition + (req.partitions - 1);
-    // The longest partition dir name must fit the file system's limit on a name (NAME_MAX).
-    let longest = format!("{}-{}", req.topic, req.partition + (req.partitions - 1));
+    // The longest partition dir name must fit a file name (255 bytes on Linux file systems):
+    // refused here, before anything is made.
+    let longest = format!("{}-{}", req.topic, numbers.end());
     if longest.len() > NAME_BYTES_MAX {
-        return Err(Error::Usage(format!(
-            "topic name too long for partition {}: the dir name {longest:?} is {} bytes, more than the \
-             {NAME_BYTES_MAX} a file system allows",
-            req.partition + (req.partitions - 1),
-            longest.len()
-        )));
+        return Err(Error::layout(
+            req.dir.join(&longest),
+            format!(
+                "a partition dir name of {} bytes is longer than a file name may be ({NAME_BYTES_MAX})",
+                longest.len()
+            ),
+        ));
     }
     let existing = match fs::read_dir(req.dir) {
         Ok(mut entries) => entries.next().is_some(),
@@ -102,6 +104,10 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             ));
         }
         let meta = replica::read_meta_properties(&req.dir.join(names::META_PROPERTIES))?;
+        // Every file the adding will read and rewrite must read now, before anything is made;
+        // the plan keeps what it read, and writes each of them once.
+        let plan = NewPartitions::read(req.dir, req.topic, numbers.clone(), config)?;
+        crate::durable::check_temp_names(req.dir)?;
         let own_id = meta.get("node.id").and_then(|v| v.parse::<i32>().ok());
         if let (Some(want), Some(own)) = (req.replica_id, own_id) {
             if want != own {
@@ -120,30 +126,13 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             }
         }
         let mut lock = replica::DirLock::acquire(req.dir)?;
-        // Read under the lock. A refusal, or a write that failed and took itself back, drops
-        // the lock file klog made with the lock.
-        let added = NewPartitions::read(req.dir, req.topic, numbers, config)?.write()?;
         lock.keep();
-        added
+        plan.write()?
     } else {
         let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
-        let made_dir = !req.dir.exists();
-        let written = crate::durable::create_dir(req.dir)
-            .and_then(|()| replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now()))
-            .and_then(|()| plan.write());
-        match written {
-            Ok(added) => added,
-            Err(e) => {
-                // Take back what this create made (the partitions took back their own): the
-                // log dir itself, or the meta.properties written into an empty one.
-                if made_dir {
-                    let _ = fs::remove_dir_all(req.dir);
-                } else {
-                    let _ = crate::durable::remove_file(&req.dir.join(names::META_PROPERTIES));
-                }
-                return Err(e);
-            }
-        }
+        crate::durable::create_dir(req.dir)?;
+        replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
+        plan.write()?
     };
     Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing })
 }

@@ -246,7 +246,7 @@ impl Prediction {
         let a = answer.trim().to_ascii_lowercase();
         match self.kind {
             AnswerKind::Offset => a.parse::<i64>().ok().is_some_and(|n| n.to_string() == self.truth),
-            AnswerKind::YesNo => !a.is_empty() && self.truth.starts_with(&a[..1]),
+            AnswerKind::YesNo => crate::answer::yes_no(&a).is_some_and(|yes| yes == (self.truth == "yes")),
         }
     }
 }

@@ -11,6 +11,9 @@ use crate::replica::Replica;
 use crate::replication::diff::{OwnedRecord, RecordCursor};
 use std::path::{Path, PathBuf};
 
+/// Bytes of a value a cell may show (as text or hex); a longer value is read only this far.
+pub const VALUE_BYTES_MAX: usize = 256;
+
 /// Offsets read when no `--limit` is given: enough for a terminal or an SVG, never thousands.
 pub const DEFAULT_LIMIT: i64 = 24;
 
@@ -40,7 +43,7 @@ impl DrawnRecord {
         DrawnRecord {
             offset: r.offset,
             leader_epoch: r.leader_epoch,
-            value: r.value.clone(),
+            value: r.value.as_deref().map(|v| crate::replication::diff::prefix(v, VALUE_BYTES_MAX + 1)),
             batch_base_offset: r.batch_base_offset,
             batch_last_offset: r.batch_last_offset,
             batch_crc: r.batch_crc,
@@ -91,7 +94,8 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
     let mut records = Vec::new();
     let (lo, hi) = (from.max(r.log_start_offset), end.min(leo));
     if lo < hi {
-        let mut cursor = RecordCursor::new(&r.log, lo, hi)?;
+        // One byte past what a cell shows, so the cell knows to elide.
+        let mut cursor = RecordCursor::new(&r.log, lo, hi)?.with_bytes_max(VALUE_BYTES_MAX + 1);
         while let Some(rec) = cursor.next_record()? {
             records.push(DrawnRecord::from_owned(&rec));
         }

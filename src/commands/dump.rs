@@ -220,6 +220,65 @@ pub enum FileKind {
     },
     EpochCheckpoint,
     OffsetCheckpoint,
+    /// A file `DumpLogSegments` does not read (its suffix after the last dot is not one it
+    /// knows, or there is no dot): announced, not read. Only with
+    /// [`DumpRequest::dump_log_segments_files`].
+    Ignored,
+}
+
+/// What Kafka's `DumpLogSegments.dumpTimeIndex` (4.4) reports about one time-index entry. It
+/// looks the entry's offset up in the segment's `.index`, walks the batches from there to the
+/// first whose last offset reaches it, and calls the entry "not found" unless that batch ends
+/// exactly at it (so a Kafka 2.x entry, which names the record holding the max timestamp, is
+/// "not found" to the 4.x tool); for a batch that ends at it, it compares the records' max
+/// timestamp with the entry's, and the entry's timestamp with the previous entry's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DumpToolTimeCheck {
+    /// `recordShallowOffsetNotFound`: the last offset of the batch found (−1: none).
+    pub not_found: Option<i64>,
+    /// `recordMismatchTimeIndex`: the records' max timestamp.
+    pub log_timestamp: Option<i64>,
+    /// `recordOutOfOrderIndexTimestamp`: the previous entry's timestamp, not below this one's.
+    pub previous_timestamp: Option<i64>,
+}
+
+/// [`DumpToolTimeCheck`] for every entry, with the segment's `.index` bytes (empty when absent).
+fn dump_tool_time_checks(
+    entries: &[index::TimestampOffset],
+    offset_index: &[u8],
+    base_offset: i64,
+    log: &[u8],
+) -> Vec<DumpToolTimeCheck> {
+    // RecordBatch.NO_TIMESTAMP
+    let mut previous = -1i64;
+    let mut checks = Vec::with_capacity(entries.len());
+    for e in entries {
+        let mut c = DumpToolTimeCheck::default();
+        let position = index::lookup_offset(offset_index, base_offset, e.offset).position as usize;
+        let found = (position <= log.len())
+            .then(|| BatchIter::starting_at(log, position).find(|b| b.last_offset() >= e.offset))
+            .flatten();
+        match found {
+            None => c.not_found = Some(-1),
+            Some(b) if b.last_offset() != e.offset => c.not_found = Some(b.last_offset()),
+            Some(b) => {
+                let max_timestamp = b
+                    .records()
+                    .ok()
+                    .and_then(|d| d.decode().ok().map(|rs| rs.iter().fold(-1, |m, r| m.max(r.timestamp))))
+                    .unwrap_or_else(|| b.max_timestamp());
+                if max_timestamp != e.timestamp {
+                    c.log_timestamp = Some(max_timestamp);
+                }
+                if previous >= e.timestamp {
+                    c.previous_timestamp = Some(previous);
+                }
+            }
+        }
+        previous = e.timestamp;
+        checks.push(c);
+    }
+    checks
 }
 
 /// One partition of a log dir, for the overview `dump DATA_DIR` prints.
@@ -276,6 +335,8 @@ pub enum DumpEvent<'a> {
         timestamp: i64,
         offset: i64,
         check: TimeEntryCheck,
+        /// The same entry by `DumpLogSegments`' own rule, for the kafka-dump-log lines.
+        dump_tool: DumpToolTimeCheck,
     },
     EpochEntry {
         leader_epoch: i32,
@@ -311,6 +372,10 @@ pub struct DumpRequest<'a> {
     /// A log dir holding several partitions, named without `--partition`: true emits one
     /// `PartitionSummary` per partition; false dumps every partition in full, one after another.
     pub log_dir_overview: bool,
+    /// Choose a single file's reader as `DumpLogSegments` does, by the suffix after the last
+    /// dot, and announce a file it does not read as [`FileKind::Ignored`] instead of refusing
+    /// it or reading it another way (checkpoints, `partition.metadata`, `.deleted` files).
+    pub dump_log_segments_files: bool,
     /// A renderer that turns events into bytes on any thread. Given (and with no `--limit`),
     /// a segment's batches are rendered in chunks on both cores and reach the sink in order as
     /// [`DumpEvent::Rendered`]; otherwise every event goes to the sink one by one.
@@ -649,6 +714,13 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     let base = names::parse_file_offset(name);
     let from = req.from.unwrap_or(i64::MIN);
     let mut budget = req.limit.unwrap_or(u64::MAX);
+    if req.dump_log_segments_files {
+        let suffix = name.rfind('.').map(|dot| &name[dot..]);
+        let read = [".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex"];
+        if !suffix.is_some_and(|s| read.contains(&s)) {
+            return sink(DumpEvent::File { path, kind: FileKind::Ignored });
+        }
+    }
     if let (Some(base), true) = (base, name.ends_with(names::LOG_SUFFIX)) {
         let seg = Segment::new(dir, base);
         if seg.log_path() != path {
@@ -685,10 +757,13 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         let bytes = read_whole(path)?;
         sink(DumpEvent::File { path, kind: FileKind::TimeIndex })?;
         let entries = verify::read_time_index(&bytes, base).entries;
-        let log = map_file(&Segment::new(dir, base).log_path())?;
+        let segment = Segment::new(dir, base);
+        let log = map_file(&segment.log_path())?;
         let (_, checks) = verify::verify_index_entries(&[], &entries, log.as_deref());
-        for (e, check) in entries.iter().zip(checks) {
-            sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check })?;
+        let offset_index = read_whole(&segment.index_path())?;
+        let tool = dump_tool_time_checks(&entries, &offset_index, base, log.as_deref().unwrap_or_default());
+        for ((e, check), dump_tool) in entries.iter().zip(checks).zip(tool) {
+            sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check, dump_tool })?;
         }
         return trailing_entry_bytes(path, &bytes, index::TIME_ENTRY_BYTES, sink);
     }

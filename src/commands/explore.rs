@@ -3,7 +3,7 @@
 //! mode; narrate it step by step and emit it as a runnable script (the engine is
 //! [`crate::explore`]). Returns a report; rendering is in `output::explore`.
 
-use crate::durable;
+use crate::durable::{self, output::OutputKind};
 use crate::error::{Error, Result};
 use crate::explore::model::{Action, Config, State, Violation, MAX_EPOCHS, MAX_RECORDS};
 use crate::explore::script::{self, replica_name, value_name};
@@ -22,6 +22,52 @@ pub const DEFAULT_MAX_DEPTH: u32 = 16;
 /// Default cap on distinct states per run: about 2 GB of search state (85 bytes a state were
 /// measured at 9 million states, fingerprints, tree and levels included).
 pub const DEFAULT_MAX_STATES: u64 = 25_000_000;
+/// Peak memory of a search per distinct state, measured at the largest bounds (3 replicas, 8
+/// epochs, 7 records): 193-255 bytes of resident memory a state at 1-4 million states, the hash
+/// set's doubling and two frontier levels included.
+pub const PEAK_BYTES_PER_STATE: u64 = 256;
+/// Kept free for everything else the process maps (binary, stacks, output).
+const HEADROOM_BYTES: u64 = 256 << 20;
+
+/// The memory a search may use: the address-space limit (`ulimit -v`) or the machine's
+/// physical memory, whichever is less, minus headroom.
+pub fn memory_limit_bytes() -> u64 {
+    // SAFETY: getrlimit writes one plain struct; sysconf reads nothing of ours.
+    let address_space = unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_AS, &mut r) == 0 && r.rlim_cur != libc::RLIM_INFINITY {
+            r.rlim_cur
+        } else {
+            u64::MAX
+        }
+    };
+    // SAFETY: as above.
+    let physical = unsafe {
+        let (pages, size) = (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE));
+        if pages > 0 && size > 0 {
+            (pages as u64).saturating_mul(size as u64)
+        } else {
+            u64::MAX
+        }
+    };
+    address_space.min(physical).saturating_sub(HEADROOM_BYTES)
+}
+
+/// The state cap for `asked` (`None`: the default) under `limit_bytes` of memory; a cap whose
+/// search would not fit is refused.
+pub fn state_cap(asked: Option<u64>, limit_bytes: u64) -> Result<u64> {
+    let fits = (limit_bytes / PEAK_BYTES_PER_STATE).max(1);
+    match asked {
+        None => Ok(DEFAULT_MAX_STATES.min(fits)),
+        Some(n) if n <= fits => Ok(n),
+        Some(n) => Err(Error::Usage(format!(
+            "invalid --max-states {n}: a search of that many states needs about {} MiB ({PEAK_BYTES_PER_STATE} bytes \
+             a state), more than the {} MiB this process may use (ulimit -v, physical memory); give at most {fits}",
+            n.saturating_mul(PEAK_BYTES_PER_STATE) >> 20,
+            limit_bytes >> 20
+        ))),
+    }
+}
 
 pub struct ExploreRequest<'a> {
     pub modes: Vec<TruncationMode>,
@@ -34,10 +80,13 @@ pub struct ExploreRequest<'a> {
     pub power_loss: bool,
     /// Worker threads (at least 1).
     pub threads: usize,
-    pub max_states: u64,
+    /// The state cap; `None`: [`DEFAULT_MAX_STATES`] or what memory holds, whichever is less.
+    pub max_states: Option<u64>,
     /// Write each counterexample's script here (with `-<mode>` before the extension when
     /// several modes run).
     pub script: Option<&'a Path>,
+    /// Replace an existing script file that klog did not write.
+    pub force: bool,
 }
 
 /// One replica after a step.
@@ -92,6 +141,8 @@ pub struct CounterexampleReport {
 #[derive(Debug, Clone)]
 pub struct ExploreRun {
     pub config: Config,
+    /// The state cap the search ran under.
+    pub state_cap: u64,
     pub stats: SearchStats,
     pub counterexample: Option<CounterexampleReport>,
 }
@@ -124,17 +175,10 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
         return Err(Error::Usage("no --mode to explore".into()));
     }
     if let Some(path) = req.script {
-        // Refuse before searching, not after: the script's dir must exist.
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(Error::Usage(format!(
-                "--script {}: {} is not a directory to write the script into",
-                path.display(),
-                dir.display()
-            )));
-        }
-        if path.is_dir() {
-            return Err(Error::Usage(format!("--script {}: is a directory, not a file", path.display())));
+        // Refuse before searching, not after: every script this run may write.
+        for &mode in &req.modes {
+            let target = script_path(path, mode, req.modes.len() > 1);
+            durable::output::check_target("--script", &target, OutputKind::Script, req.force)?;
         }
     }
     Ok(())
@@ -142,6 +186,7 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
 
 pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
     validate(req)?;
+    let max_states = state_cap(req.max_states, memory_limit_bytes())?;
     let mut runs = Vec::new();
     for &mode in &req.modes {
         let config = Config {
@@ -154,17 +199,23 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             fencing: req.fencing,
             power_loss: req.power_loss,
         };
-        let outcome =
-            search(&config, req.threads, req.max_states, &|state, v| find_witness(&config, state, v).is_some());
+        let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
         if let (Some(ce), Some(path)) = (counterexample.as_mut(), req.script) {
-            if let Some(text) = &ce.script {
-                let path = script_path(path, mode, req.modes.len() > 1);
-                durable::write_atomic(&path, text.as_bytes())?;
-                ce.script_path = Some(path);
+            if ce.script.is_some() {
+                ce.script_path = Some(script_path(path, mode, req.modes.len() > 1));
             }
         }
-        runs.push(ExploreRun { config, stats: outcome.stats, counterexample });
+        runs.push(ExploreRun { config, state_cap: max_states, stats: outcome.stats, counterexample });
+    }
+    // Every script at the end, all or none.
+    let scripts: Vec<(&Path, &[u8])> = runs
+        .iter()
+        .filter_map(|r| r.counterexample.as_ref())
+        .filter_map(|ce| Some((ce.script_path.as_deref()?, ce.script.as_deref()?.as_bytes())))
+        .collect();
+    if !scripts.is_empty() {
+        durable::output::write_all(&scripts)?;
     }
     Ok(ExploreReport { runs })
 }
@@ -305,8 +356,9 @@ mod tests {
             fencing: true,
             power_loss: false,
             threads: 2,
-            max_states: DEFAULT_MAX_STATES,
+            max_states: None,
             script: None,
+            force: false,
         }
     }
 

@@ -52,7 +52,8 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         if i == first {
             startup = report;
         }
-        replica.log.close()?;
+        let log_start_offset = replica.log_start_offset;
+        replica.log.close(log_start_offset)?;
         replica.flush()?;
         replica.state = None;
         replica.save_state()?;

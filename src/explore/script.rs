@@ -66,6 +66,8 @@ pub fn witness_command(cfg: &Config, w: &Witness) -> String {
 /// The whole script. `title` lines become comments at the top.
 pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[String]) -> String {
     let mut s = String::from("#!/usr/bin/env bash\n");
+    s.push_str(crate::durable::output::OutputKind::Script.marker());
+    s.push('\n');
     for line in title {
         s.push_str(&format!("# {line}\n"));
     }

@@ -56,8 +56,11 @@ pub struct SearchStats {
     /// No new state appeared at the last level: the whole space within the epoch and record
     /// bounds is explored, whatever the depth bound.
     pub closed: bool,
-    /// Stopped because the state cap was reached.
+    /// Stopped because the state cap was reached (or memory for the next states could not be
+    /// had: then `out_of_memory` too).
     pub capped: bool,
+    /// Stopped because an allocation for the search failed (an address-space limit).
+    pub out_of_memory: bool,
     pub seconds: f64,
 }
 
@@ -119,6 +122,7 @@ pub fn search(
         exhaustive: false,
         closed: false,
         capped: false,
+        out_of_memory: false,
         seconds: 0.0,
     };
     let mut first: Option<(u32, Action, Violation)> = None;
@@ -149,13 +153,19 @@ pub fn search(
                         }
                         continue;
                     }
+                    // Memory is asked for before it is needed: a failed allocation stops
+                    // the search cleanly (as the cap does) instead of aborting the process.
+                    if visited.try_reserve(1).is_err() || tree.try_reserve(1).is_err() || next.try_reserve(1).is_err() {
+                        stats.out_of_memory = true;
+                        break;
+                    }
                     if visited.insert(f.fingerprint) {
                         tree.push((f.parent, Some(f.action)));
                         next.push(((tree.len() - 1) as u32, f.state));
                     }
                 }
             }
-            if visited.len() as u64 >= max_states {
+            if visited.len() as u64 >= max_states || stats.out_of_memory {
                 stats.capped = true;
                 break;
             }

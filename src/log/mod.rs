@@ -461,15 +461,22 @@ impl Log {
     }
 
     /// Close the log as a clean shutdown does (`LogSegment.close`): the active segment gets its
-    /// final time-index entry (max timestamp so far and its offset).
-    pub fn close(&mut self) -> Result<()> {
+    /// final time-index entry (max timestamp so far and its offset). `log_start_offset` is the
+    /// partition's log start.
+    pub fn close(&mut self, log_start_offset: i64) -> Result<()> {
         if self.segments.last().is_some_and(|s| s.log_size().unwrap_or(0) > 0) {
             self.writer()?.index.finish_segment();
         }
         self.write_pending_index_entries()?;
         self.writer = None;
-        // Kafka takes a producer snapshot at the log end when it closes the log.
-        self.write_producer_snapshot(self.log_end_offset)
+        // `UnifiedLog.close` takes a producer snapshot at the log end, and
+        // `ProducerStateManager.takeSnapshot` writes one only when the log end is past the
+        // latest snapshot (or the log start, when there is none): an empty log gets none.
+        let latest = latest_snapshot_offset(&self.dir)?.unwrap_or(log_start_offset);
+        if self.log_end_offset > latest {
+            self.write_producer_snapshot(self.log_end_offset)?;
+        }
+        Ok(())
     }
 
     /// fsync every segment from the one holding `from_offset` (the recovery point) to the end,
@@ -671,6 +678,20 @@ impl Log {
     pub fn delete_snapshots_above_log_end(&self) -> Result<()> {
         delete_snapshots_above(&self.dir, self.log_end_offset)
     }
+}
+
+/// The offset of the latest producer snapshot in `dir`, if there is one.
+fn latest_snapshot_offset(dir: &Path) -> Result<Option<i64>> {
+    let mut latest = None;
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.ends_with(names::SNAPSHOT_SUFFIX) {
+            latest = latest.max(names::parse_file_offset(name));
+        }
+    }
+    Ok(latest)
 }
 
 /// Producer snapshots above the new log end describe state that no longer exists.

@@ -138,7 +138,7 @@ impl Capture {
         }
         let count = frames.len();
         format!(
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n\
+            "<!DOCTYPE html>\n{marker}\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n\
              <meta name=\"viewport\" content=\"width=device-width\">\n<style>{STYLE}</style></head>\n<body>\n\
              <header><h1>{title}</h1><div class=\"controls\"><button id=\"prev\" title=\"previous (←)\">←</button>\
              <input id=\"slider\" type=\"range\" min=\"1\" max=\"{count}\" value=\"1\" aria-label=\"step\">\
@@ -146,6 +146,7 @@ impl Capture {
              <main>\n{frames}</main>\n<script>{SCRIPT}</script>\n</body></html>\n",
             title = escape(&self.title),
             frames = frames.concat(),
+            marker = crate::durable::output::OutputKind::Html.marker(),
         )
     }
 }

@@ -9,6 +9,7 @@ use super::palette::Tone;
 use super::picture::{self, Picture};
 use super::table::{Col, Grid};
 use super::{report, text, Settings};
+use crate::answer as klog_answer;
 use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, Prediction, ReplicaState, Scenario};
 use crate::commands::draw::short_name;
 use crate::error::{IoContext, Result};
@@ -108,13 +109,13 @@ impl<'o> DemoPrinter<'o> {
         write!(self.out, "\n{} {}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
             .at("<stdout>", "write")?;
         self.out.flush().at("<stdout>", "write")?;
-        let mut line = String::new();
         let answered = match (&mut self.answers, self.input_ended) {
-            (Some((input, echo)), false) => match input.read_line(&mut line) {
-                Ok(0) | Err(_) => None,
-                Ok(_) => {
+            (Some((input, echo)), false) => match klog_answer::read_answer(&mut **input) {
+                Ok(None) | Err(_) => None,
+                Ok(Some((line, cut))) => {
                     if *echo {
-                        write!(self.out, " {}", line.trim_end()).at("<stdout>", "write")?;
+                        let shown: String = line.trim_end().chars().filter(|c| !c.is_control()).collect();
+                        write!(self.out, " {shown}{}", if cut { "…" } else { "" }).at("<stdout>", "write")?;
                     }
                     Some(line.trim().to_string())
                 }

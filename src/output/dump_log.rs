@@ -3,28 +3,29 @@
 //! lower-case codec names), driven by the same `DumpEvent` stream as the table and JSON, so
 //! that scripts written against Kafka's tool keep working on klog's output.
 //!
-//! stdout gets exactly Kafka's line shapes: `Dumping <file>`, `Log starting offset: N`, one batch
+//! stdout gets exactly Kafka's lines: `Dumping <file>`, `Log starting offset: N`, one batch
 //! line per batch, `| offset: ...` per record (with ` key: ` / ` payload: ` for data records and
-//! the control type for control records), `Found N invalid bytes at the end of <name>`, index,
-//! time-index, txn-index and producer-snapshot entry lines. What Kafka sends to stderr after all
-//! files (index mismatches, time-index errors, non-consecutive offsets) goes to stderr here too,
-//! in Kafka's words. Where klog deliberately differs:
-//! - keys and payloads are decoded as UTF-8 the way Kafka's `StringDecoder` does (invalid bytes
-//!   become U+FFFD), but a line feed or carriage return inside them is written as `\n` / `\r`, so
-//!   that every record stays on one line;
-//! - a time-index entry in the Kafka 2.x form (the offset of the record with the max timestamp
-//!   rather than the batch's last offset) is not reported as "not found": klog checks it against
-//!   that record;
-//! - a batch whose records do not decode, which stops Kafka's tool with a stack trace, is named on
-//!   stderr and the dump goes on.
+//! the control record's fields for control records), `Found N invalid bytes at the end of <name>`,
+//! index, time-index, txn-index and producer-snapshot entry lines. Keys and payloads are decoded
+//! as Kafka's `StringDecoder` does (malformed UTF-8 becomes U+FFFD; line breaks are written as
+//! they are, as Kafka writes them). A file Kafka's tool does not read (a checkpoint,
+//! `partition.metadata`) gets its `Dumping` line and `Ignoring unknown file` on stderr. What Kafka
+//! sends to stderr after all files (index mismatches, time-index errors, non-consecutive offsets)
+//! goes to stderr here too, in Kafka's words and order, judged by Kafka 4.4's rules (a Kafka 2.x
+//! time-index entry, naming the record with the max timestamp, is "not found" to it).
+//! `tests/cli/oracle_dump.rs` compares every line with `DumpLogSegments` itself. Where klog
+//! deliberately differs (the list the test reads, `tests/oracle/dump-differences.tsv`): where
+//! Kafka's tool stops with an exception (a batch whose records do not decode, an index entry
+//! pointing past the log), klog names the problem on stderr and the dump goes on.
 //!
-//! Checkpoint files and the epoch view have no dump-log form: they are refused as usage errors.
+//! The epoch view and the log-dir overview have no dump-log form: they are refused as usage errors.
 
 use crate::commands::dump::{BatchRow, DumpEvent, FileKind};
 use crate::error::{Error, IoContext, Result};
 use crate::format::control::{self, ControlRecord};
 use crate::format::record::Record;
-use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
+use crate::log::index::OffsetEntryCheck;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -32,8 +33,15 @@ use std::path::Path;
 pub struct DumpLog<'o> {
     out: &'o mut dyn Write,
     err: &'o mut dyn Write,
-    /// Lines for stderr, printed after the last file as Kafka does.
-    notes: Vec<String>,
+    /// What Kafka prints to stderr after the last file, in its order: index mismatches, then
+    /// the time-index errors, then non-consecutive offsets; then what klog adds.
+    /// Each a Java `HashMap` keyed by the file's absolute path: (path, lines) per file.
+    index_mismatches: Vec<(String, Vec<String>)>,
+    time_mismatches: Vec<(String, Vec<String>)>,
+    time_out_of_order: Vec<(String, Vec<String>)>,
+    time_not_found: Vec<(String, Vec<String>)>,
+    non_consecutive: Vec<(String, Vec<String>)>,
+    klog_notes: Vec<String>,
     /// The file being dumped and what is tracked per file.
     file: Option<FileState>,
 }
@@ -41,11 +49,15 @@ pub struct DumpLog<'o> {
 struct FileState {
     display: String,
     absolute: String,
-    /// Set to `usize::MAX` when a corrupt producer snapshot's entries are to be left out.
-    entries_seen: usize,
-    last_record_offset: Option<i64>,
-    non_consecutive: Vec<(i64, i64)>,
-    index_mismatches: Vec<(i64, i64)>,
+    /// A `.log` or KRaft `.checkpoint`: the only files whose tail Kafka reports as invalid bytes.
+    holds_batches: bool,
+    /// Set when a corrupt producer snapshot's entries are to be left out.
+    skip_entries: bool,
+    /// `dumpBatchRecords`' `lastOffset`, which starts at −1 for every file.
+    last_record_offset: i64,
+    /// Kafka's `TreeMap`s: one pair per key, the last one put.
+    non_consecutive: BTreeMap<i64, i64>,
+    index_mismatches: BTreeMap<i64, i64>,
     time_mismatches: Vec<(i64, i64)>,
     time_out_of_order: Vec<(i64, i64)>,
     time_not_found: Vec<(i64, i64)>,
@@ -57,7 +69,17 @@ fn absolute(path: &Path) -> String {
 
 impl<'o> DumpLog<'o> {
     pub fn new(out: &'o mut dyn Write, err: &'o mut dyn Write) -> Self {
-        DumpLog { out, err, notes: Vec::new(), file: None }
+        DumpLog {
+            out,
+            err,
+            index_mismatches: Vec::new(),
+            time_mismatches: Vec::new(),
+            time_out_of_order: Vec::new(),
+            time_not_found: Vec::new(),
+            non_consecutive: Vec::new(),
+            klog_notes: Vec::new(),
+            file: None,
+        }
     }
 
     fn line(&mut self, text: &str) -> Result<()> {
@@ -65,15 +87,16 @@ impl<'o> DumpLog<'o> {
     }
 
     /// Start a new file: close the previous one and print `Dumping <file>`.
-    fn start_file(&mut self, path: &Path) -> Result<()> {
+    fn start_file(&mut self, path: &Path, holds_batches: bool) -> Result<()> {
         self.end_file();
         self.file = Some(FileState {
             display: path.display().to_string(),
             absolute: absolute(path),
-            entries_seen: 0,
-            last_record_offset: None,
-            non_consecutive: Vec::new(),
-            index_mismatches: Vec::new(),
+            holds_batches,
+            skip_entries: false,
+            last_record_offset: -1,
+            non_consecutive: BTreeMap::new(),
+            index_mismatches: BTreeMap::new(),
             time_mismatches: Vec::new(),
             time_out_of_order: Vec::new(),
             time_not_found: Vec::new(),
@@ -84,37 +107,31 @@ impl<'o> DumpLog<'o> {
     /// Queue what Kafka prints to stderr for the file just finished.
     fn end_file(&mut self) {
         let Some(f) = self.file.take() else { return };
-        if !f.index_mismatches.is_empty() {
-            self.notes.push(format!("Mismatches in :{}", f.absolute));
-            // Kafka prepends to a list: newest first.
-            for (index_offset, log_offset) in f.index_mismatches.iter().rev() {
-                self.notes.push(format!("  Index offset: {index_offset}, log offset: {log_offset}"));
+        let abs = &f.absolute;
+        let add = |to: &mut Vec<(String, Vec<String>)>, lines: Vec<String>| {
+            if lines.len() > 1 {
+                to.push((abs.clone(), lines));
             }
-        }
-        if !f.time_mismatches.is_empty() {
-            self.notes.push(format!("Found timestamp mismatch in :{}", f.absolute));
-            for (index_ts, log_ts) in &f.time_mismatches {
-                self.notes.push(format!("  Index timestamp: {index_ts}, log timestamp: {log_ts}"));
-            }
-        }
-        if !f.time_out_of_order.is_empty() {
-            self.notes.push(format!("Found out of order timestamp in :{}", f.absolute));
-            for (index_ts, previous) in &f.time_out_of_order {
-                self.notes.push(format!("  Index timestamp: {index_ts}, Previously indexed timestamp: {previous}"));
-            }
-        }
-        if !f.time_not_found.is_empty() {
-            self.notes.push("The following indexed offsets are not found in the log.".into());
-            for (indexed, found) in &f.time_not_found {
-                self.notes.push(format!("Indexed offset: {indexed}, found log offset: {found}"));
-            }
-        }
-        if !f.non_consecutive.is_empty() {
-            self.notes.push(format!("Non-consecutive offsets in {}", f.absolute));
-            for (first, second) in f.non_consecutive.iter().rev() {
-                self.notes.push(format!("  {first} is followed by {second}"));
-            }
-        }
+        };
+        // A TreeMap in reverse order: highest index offset first.
+        let lines = std::iter::once(format!("Mismatches in :{abs}"))
+            .chain(f.index_mismatches.iter().rev().map(|(i, l)| format!("  Index offset: {i}, log offset: {l}")));
+        add(&mut self.index_mismatches, lines.collect());
+        let lines = std::iter::once(format!("Found timestamp mismatch in :{abs}"))
+            .chain(f.time_mismatches.iter().map(|(i, l)| format!("  Index timestamp: {i}, log timestamp: {l}")));
+        add(&mut self.time_mismatches, lines.collect());
+        let lines = std::iter::once(format!("Found out of order timestamp in :{abs}")).chain(
+            f.time_out_of_order
+                .iter()
+                .map(|(i, p)| format!("  Index timestamp: {i}, Previously indexed timestamp: {p}")),
+        );
+        add(&mut self.time_out_of_order, lines.collect());
+        let lines = std::iter::once(format!("The following indexed offsets are not found in :{abs}"))
+            .chain(f.time_not_found.iter().map(|(i, l)| format!("Indexed offset: {i}, found log offset: {l}")));
+        add(&mut self.time_not_found, lines.collect());
+        let lines = std::iter::once(format!("Non-consecutive offsets in {abs}"))
+            .chain(f.non_consecutive.iter().map(|(a, b)| format!("  {a} is followed by {b}")));
+        add(&mut self.non_consecutive, lines.collect());
     }
 
     pub fn event(&mut self, event: DumpEvent<'_>) -> Result<()> {
@@ -130,7 +147,7 @@ impl<'o> DumpLog<'o> {
             DumpEvent::Rendered(bytes) => self.out.write_all(bytes).at("<stdout>", "write"),
             DumpEvent::Problem { what, .. } => writeln!(self.err, "{what}").at("<stderr>", "write"),
             DumpEvent::Segment { path, base_offset } => {
-                self.start_file(path)?;
+                self.start_file(path, true)?;
                 self.line(&format!("Log starting offset: {base_offset}"))
             }
             DumpEvent::File { path, kind } => match kind {
@@ -138,18 +155,22 @@ impl<'o> DumpLog<'o> {
                     path,
                     "kafka-dump-log does not read checkpoint files; dump it as a table or with --json",
                 )),
+                FileKind::Ignored => {
+                    self.start_file(path, false)?;
+                    writeln!(self.err, "Ignoring unknown file {}", path.display()).at("<stderr>", "write")
+                }
                 FileKind::OffsetIndex { entry_count: 0 } => {
-                    self.start_file(path)?;
+                    self.start_file(path, false)?;
                     self.line(&format!("{} is empty.", path.display()))
                 }
                 FileKind::KraftSnapshot { end_offset, epoch } => {
-                    self.start_file(path)?;
+                    self.start_file(path, true)?;
                     match (end_offset, epoch) {
                         (Some(o), Some(e)) => self.line(&format!("Snapshot end offset: {o}, epoch: {e}")),
                         _ => self.line("KRaft bootstrap snapshot"),
                     }
                 }
-                _ => self.start_file(path),
+                _ => self.start_file(path, false),
             },
             DumpEvent::Batch(b) => {
                 let text = batch_line(b);
@@ -157,72 +178,72 @@ impl<'o> DumpLog<'o> {
             }
             DumpEvent::Record(b, r) => {
                 if let Some(f) = self.file.as_mut() {
-                    if let Some(last) = f.last_record_offset {
-                        if r.offset != last + 1 {
-                            f.non_consecutive.push((last, r.offset));
-                        }
+                    if r.offset != f.last_record_offset.wrapping_add(1) {
+                        f.non_consecutive.insert(f.last_record_offset, r.offset);
                     }
-                    f.last_record_offset = Some(r.offset);
+                    f.last_record_offset = r.offset;
                 }
                 let text = record_line(b, r);
                 self.line(&text)
             }
             DumpEvent::Undecodable(b, why) => {
                 let file = self.file.as_ref().map_or(String::new(), |f| f.display.clone());
-                self.notes.push(format!(
+                self.klog_notes.push(format!(
                     "klog: {file}: the records of the batch at position {} (offsets {}..={}) do not decode: {why}",
                     b.position, b.base_offset, b.last_offset
                 ));
                 Ok(())
             }
             DumpEvent::Trailing { path, len, .. } => {
+                // Kafka reads whole index entries and says nothing of a partial one.
+                if !self.file.as_ref().is_some_and(|f| f.holds_batches) {
+                    return Ok(());
+                }
                 let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
                 self.line(&format!("Found {len} invalid bytes at the end of {name}"))
             }
             DumpEvent::IndexEntry { offset, position, check } => {
                 if let (Some(f), OffsetEntryCheck::Mismatch { log_offset, .. }) = (self.file.as_mut(), check) {
-                    f.index_mismatches.push((offset, log_offset.unwrap_or(-1)));
+                    f.index_mismatches.insert(offset, log_offset.unwrap_or(-1));
                 }
-                self.count_entry();
                 self.line(&format!("offset: {offset} position: {position}"))
             }
-            DumpEvent::TimeIndexEntry { timestamp, offset, check } => {
+            DumpEvent::TimeIndexEntry { timestamp, offset, dump_tool, .. } => {
                 if let Some(f) = self.file.as_mut() {
-                    match check {
-                        TimeEntryCheck::TimestampMismatch { log_timestamp } => {
-                            f.time_mismatches.push((timestamp, log_timestamp))
-                        }
-                        TimeEntryCheck::OutOfOrder { previous_timestamp } => {
-                            f.time_out_of_order.push((timestamp, previous_timestamp))
-                        }
-                        TimeEntryCheck::NotFound { found_log_offset } => {
-                            f.time_not_found.push((offset, found_log_offset.unwrap_or(-1)))
-                        }
-                        _ => {}
+                    if let Some(found) = dump_tool.not_found {
+                        f.time_not_found.push((offset, found));
+                    }
+                    if let Some(log_timestamp) = dump_tool.log_timestamp {
+                        f.time_mismatches.push((timestamp, log_timestamp));
+                    }
+                    if let Some(previous) = dump_tool.previous_timestamp {
+                        f.time_out_of_order.push((timestamp, previous));
                     }
                 }
-                self.count_entry();
                 self.line(&format!("timestamp: {timestamp} offset: {offset}"))
             }
+            // Kafka 4.x prints the version as a literal 0 (the only one its reader accepts).
             DumpEvent::TxnIndexEntry(t) => self.line(&format!(
-                "version: {} producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
-                t.version, t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
+                "version: 0 producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
+                t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
             )),
             DumpEvent::ProducerSnapshot(s) => {
                 if !s.crc_valid() {
-                    // Kafka's CorruptSnapshotException message; it then prints no entries.
-                    self.notes.push(format!(
+                    // Kafka's CorruptSnapshotException message, printed at once; no entries.
+                    writeln!(
+                        self.err,
                         "Snapshot is corrupt (CRC is no longer valid). Stored crc: {}. Computed crc: {}",
                         s.crc, s.computed_crc
-                    ));
+                    )
+                    .at("<stderr>", "write")?;
                     if let Some(f) = self.file.as_mut() {
-                        f.entries_seen = usize::MAX;
+                        f.skip_entries = true;
                     }
                 }
                 Ok(())
             }
             DumpEvent::ProducerEntry(e) => {
-                if self.file.as_ref().is_some_and(|f| f.entries_seen == usize::MAX) {
+                if self.file.as_ref().is_some_and(|f| f.skip_entries) {
                     return Ok(());
                 }
                 let txn = if e.current_txn_first_offset >= 0 {
@@ -231,12 +252,13 @@ impl<'o> DumpLog<'o> {
                     "OptionalLong.empty".to_string()
                 };
                 let mut text = format!(
-                    "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {txn} lastTimestamp: {} ",
+                    "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {txn} lastTimestamp: {}",
                     e.producer_id, e.producer_epoch, e.coordinator_epoch, e.timestamp
                 );
+                // `readSnapshot` adds the batch only when its last offset is set.
                 if e.last_offset >= 0 {
                     text.push_str(&format!(
-                        "firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
+                        " firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
                         e.first_sequence(),
                         e.last_sequence,
                         e.last_offset,
@@ -250,21 +272,50 @@ impl<'o> DumpLog<'o> {
         }
     }
 
-    fn count_entry(&mut self) {
-        if let Some(f) = self.file.as_mut() {
-            f.entries_seen = f.entries_seen.saturating_add(1);
-        }
-    }
-
-    /// Print what Kafka prints to stderr after the last file.
+    /// Print what Kafka prints to stderr after the last file: each map in Java `HashMap`
+    /// iteration order, as Kafka's `forEach` over it goes.
     pub fn finish(mut self) -> Result<()> {
         self.end_file();
         self.out.flush().at("<stdout>", "write")?;
-        for n in &self.notes {
+        let maps = [
+            &mut self.index_mismatches,
+            &mut self.time_mismatches,
+            &mut self.time_out_of_order,
+            &mut self.time_not_found,
+            &mut self.non_consecutive,
+        ];
+        for map in maps {
+            let order = java_hash_map_order(map.iter().map(|(k, _)| k.as_str()));
+            for i in order {
+                for line in &map[i].1 {
+                    writeln!(self.err, "{line}").at("<stderr>", "write")?;
+                }
+            }
+        }
+        for n in &self.klog_notes {
             writeln!(self.err, "{n}").at("<stderr>", "write")?;
         }
         Ok(())
     }
+}
+
+/// The order a Java `HashMap<String, _>` holding `keys` (distinct, in insertion order) iterates
+/// them: by bucket (`hash ^ hash >>> 16` masked by the table size, 16 doubled until the keys
+/// fit under the 0.75 load factor), insertion order within a bucket.
+fn java_hash_map_order<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
+    let hashes: Vec<u32> = keys
+        .map(|k| {
+            let h = k.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)) as u32;
+            h ^ (h >> 16)
+        })
+        .collect();
+    let mut table = 16usize;
+    while hashes.len() * 4 > table * 3 {
+        table *= 2;
+    }
+    let mut order: Vec<usize> = (0..hashes.len()).collect();
+    order.sort_by_key(|&i| hashes[i] as usize & (table - 1));
+    order
 }
 
 /// `printBatchLevel`: the v2 form, or the legacy `offset: ...` form.
@@ -294,9 +345,104 @@ pub fn batch_line(b: &BatchRow) -> String {
     )
 }
 
-/// Kafka's `StringDecoder` (lossy UTF-8), with line breaks escaped so a record stays on one line.
-fn decoded_string(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).replace('\n', "\\n").replace('\r', "\\r")
+/// Kafka's `StringDecoder`: `new String(bytes, UTF_8)`, malformed bytes become U+FFFD.
+fn decoded_string(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(java_utf8(bytes)),
+    }
+}
+
+/// `new String(bytes, UTF_8)` as the JDK decodes it (`String.decodeUTF8_UTF16`), which
+/// replaces malformed input in other units than Rust's `from_utf8_lossy`: an encoded surrogate
+/// (`ED A0 80`) is one U+FFFD, not three.
+pub fn java_utf8(bytes: &[u8]) -> String {
+    const REPL: char = '\u{FFFD}';
+    let cont = |b: u8| b & 0xc0 == 0x80;
+    let mut out = String::with_capacity(bytes.len());
+    let (mut sp, sl) = (0usize, bytes.len());
+    while sp < sl {
+        let b1 = bytes[sp];
+        sp += 1;
+        if b1 < 0x80 {
+            out.push(b1 as char);
+        } else if (0xc2..=0xdf).contains(&b1) {
+            if sp < sl {
+                let b2 = bytes[sp];
+                if cont(b2) {
+                    sp += 1;
+                    out.push(char::from_u32(((b1 as u32 & 0x1f) << 6) | (b2 as u32 & 0x3f)).unwrap_or(REPL));
+                } else {
+                    out.push(REPL);
+                }
+                continue;
+            }
+            out.push(REPL);
+            break;
+        } else if b1 & 0xf0 == 0xe0 {
+            // isMalformed3_2: an overlong E0 80..9F, or no continuation byte
+            let malformed_2 = |b2: u8| (b1 == 0xe0 && b2 & 0xe0 == 0x80) || !cont(b2);
+            if sp + 1 < sl {
+                let (b2, b3) = (bytes[sp], bytes[sp + 1]);
+                if malformed_2(b2) || !cont(b3) {
+                    out.push(REPL);
+                    // malformed3: skip b1 alone, or b1 and b2
+                    sp += if malformed_2(b2) { 0 } else { 1 };
+                } else {
+                    sp += 2;
+                    let c = ((b1 as u32 & 0x0f) << 12) | ((b2 as u32 & 0x3f) << 6) | (b3 as u32 & 0x3f);
+                    // a surrogate is one replacement for all three bytes
+                    out.push(char::from_u32(c).unwrap_or(REPL));
+                }
+                continue;
+            }
+            if sp < sl && malformed_2(bytes[sp]) {
+                out.push(REPL);
+                continue;
+            }
+            out.push(REPL);
+            break;
+        } else if b1 & 0xf8 == 0xf0 {
+            // isMalformed4_2 (with b1 > F4 checked apart)
+            let malformed_2 =
+                |b2: u8| (b1 == 0xf0 && !(0x90..=0xbf).contains(&b2)) || (b1 == 0xf4 && b2 & 0xf0 != 0x80) || !cont(b2);
+            if sp + 2 < sl {
+                let (b2, b3, b4) = (bytes[sp], bytes[sp + 1], bytes[sp + 2]);
+                let uc = ((b1 as u32 & 0x07) << 18)
+                    | ((b2 as u32 & 0x3f) << 12)
+                    | ((b3 as u32 & 0x3f) << 6)
+                    | (b4 as u32 & 0x3f);
+                if !cont(b2) || !cont(b3) || !cont(b4) || !(0x10000..=0x10ffff).contains(&uc) {
+                    out.push(REPL);
+                    // malformed4: skip 1, 2 or 3 bytes
+                    sp += if b1 > 0xf4 || malformed_2(b2) {
+                        0
+                    } else if !cont(b3) {
+                        1
+                    } else {
+                        2
+                    };
+                } else {
+                    sp += 3;
+                    out.push(char::from_u32(uc).unwrap_or(REPL));
+                }
+                continue;
+            }
+            if b1 > 0xf4 || (sp < sl && malformed_2(bytes[sp])) {
+                out.push(REPL);
+                continue;
+            }
+            sp += 1;
+            out.push(REPL);
+            if sp < sl && !cont(bytes[sp]) {
+                continue;
+            }
+            break;
+        } else {
+            out.push(REPL);
+        }
+    }
+    out
 }
 
 /// A deep-iteration record line with keys and payloads (`--print-data-log`).
@@ -311,12 +457,11 @@ pub fn record_line(b: &BatchRow, r: &Record<'_>) -> String {
         size(r.value)
     );
     if b.magic >= 2 {
-        let keys: Vec<String> = r.headers.iter().map(|h| String::from_utf8_lossy(h.key).into_owned()).collect();
+        let keys: Vec<String> = r.headers.iter().map(|h| java_utf8(h.key)).collect();
         line.push_str(&format!(" sequence: {} headerKeys: [{}]", record_sequence(b, r.offset), keys.join(",")));
     }
     if let Some(l) = r.legacy {
-        // Kafka's format string has the stray closing brace.
-        line.push_str(&format!(" isValid: {} crc: {}}}", l.crc_valid, l.crc));
+        line.push_str(&format!(" isValid: {} crc: {}", l.crc_valid, l.crc));
     }
     if b.is_control {
         line.push_str(&control_suffix(r.key, r.value));
@@ -396,8 +541,17 @@ fn control_suffix(key: Option<&[u8]>, value: Option<&[u8]>) -> String {
                 .collect();
             format!(" KRaftVoters {{\"version\":{version},\"voters\":[{}]}}", voters.join(","))
         }
-        // LEADER_CHANGE (and unknown types) fall to Kafka's default case.
-        ControlRecord::LeaderChange { .. } | ControlRecord::Unknown { .. } => {
+        ControlRecord::LeaderChange { version, leader_id, voters, granting_voters } => {
+            // LeaderChangeMessageJsonConverter.write: each voter as {"voterId":N}.
+            let list = |ids: &[i32]| ids.iter().map(|v| format!("{{\"voterId\":{v}}}")).collect::<Vec<_>>().join(",");
+            format!(
+                " LeaderChange: {{\"version\":{version},\"leaderId\":{leader_id},\"voters\":[{}],\"grantingVoters\":[{}]}}",
+                list(voters),
+                list(granting_voters)
+            )
+        }
+        // Unknown types fall to Kafka's default case.
+        ControlRecord::Unknown { .. } => {
             format!(" controlType: {}({})", c.type_name(), c.type_id())
         }
     }
@@ -438,7 +592,10 @@ mod tests {
         let marker = [&0i16.to_be_bytes()[..], &5i32.to_be_bytes()].concat();
         assert_eq!(control_suffix(Some(&key(1)), Some(&marker)), " endTxnMarker: COMMIT coordinatorEpoch: 5");
         assert_eq!(control_suffix(Some(&key(0)), Some(&marker)), " endTxnMarker: ABORT coordinatorEpoch: 5");
-        assert_eq!(control_suffix(Some(&key(2)), Some(&[0, 0, 0, 0, 0, 1, 1, 1, 0])), " controlType: LEADER_CHANGE(2)");
+        assert_eq!(
+            control_suffix(Some(&key(2)), Some(&[0, 0, 0, 0, 0, 1, 1, 1, 0])),
+            " LeaderChange: {\"version\":0,\"leaderId\":1,\"voters\":[],\"grantingVoters\":[]}"
+        );
         assert_eq!(
             control_suffix(Some(&key(3)), Some(&[0u8; 11])),
             " SnapshotHeader {\"version\":0,\"lastContainedLogTimestamp\":0}"
@@ -463,10 +620,36 @@ mod tests {
         assert_eq!(
             record_line(&row, &recs[0]),
             format!(
-                "| offset: 5 NoTimestampType: -1 keySize: 1 valueSize: 3 isValid: true crc: {}}} key: k payload: a\\nb",
+                "| offset: 5 NoTimestampType: -1 keySize: 1 valueSize: 3 isValid: true crc: {} key: k payload: a\nb",
                 b.stored_crc()
             )
         );
+    }
+
+    #[test]
+    fn malformed_utf8_is_replaced_in_java_units() {
+        // an encoded surrogate is one replacement in Java, three in from_utf8_lossy
+        assert_eq!(java_utf8(&[0xed, 0xa0, 0x80, b'a']), "\u{FFFD}a");
+        assert_eq!(java_utf8(&[0xf0, 0x9f, 0x98, 0x80, 0xe2, 0x82]), "\u{1F600}\u{FFFD}");
+        assert_eq!(java_utf8(&[0xe0, 0x80, 0x80]), "\u{FFFD}\u{FFFD}\u{FFFD}");
+        assert_eq!(java_utf8(&[0xc0, 0xaf, 0xff, 0xf4, 0x90, 0x80, 0x80]), "\u{FFFD}".repeat(7));
+        assert_eq!(java_utf8("héllo €".as_bytes()), "héllo €");
+        // every byte string gives a string, never a panic
+        for a in 0..=255u8 {
+            for b in [0x00, 0x80, 0x9f, 0xa0, 0xbf, 0xc0] {
+                java_utf8(&[a, b]);
+                java_utf8(&[a, b, 0x80]);
+                java_utf8(&[a]);
+            }
+        }
+    }
+
+    #[test]
+    fn hash_map_order_is_javas_bucket_order() {
+        // "BB" and "Aa" share a Java hash (bucket 0, in insertion order); "a" (97) lands in
+        // bucket 1, "c" (99) in bucket 3
+        assert_eq!(java_hash_map_order(["c", "a", "BB", "Aa"].into_iter()), vec![2, 3, 1, 0]);
+        assert_eq!(java_hash_map_order(std::iter::empty()), Vec::<usize>::new());
     }
 
     #[test]

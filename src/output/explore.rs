@@ -37,8 +37,10 @@ fn bounds(run: &ExploreRun) -> String {
 /// How far the search went, in words.
 fn reach(run: &ExploreRun) -> String {
     let s = &run.stats;
-    if s.capped {
-        format!("stopped at the state cap, depth {}", s.depth)
+    if s.out_of_memory {
+        format!("stopped when memory ran out at {} states, depth {}", s.states, s.depth)
+    } else if s.capped {
+        format!("stopped at the state cap of {}, depth {}", run.state_cap, s.depth)
     } else if s.closed {
         format!("every state, closed at depth {}", s.depth)
     } else if s.exhaustive {
@@ -93,10 +95,17 @@ pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, ti
                 p.good("no violation"),
                 reach(run)
             ),
+            // Stopped early with none found: say exactly that, as the table and JSON count.
+            None if run.stats.violations == 0 => writeln!(
+                out,
+                "{mode}: {} before the search stopped ({}); nothing is claimed about the states not searched",
+                p.warn("no violation found"),
+                reach(run)
+            ),
             None => writeln!(
                 out,
                 "{mode}: {} ({}), but none that a recover report can show within the bounds",
-                p.warn("violations found"),
+                p.warn(&format!("{} violations found", run.stats.violations)),
                 reach(run)
             ),
             Some(ce) => counterexample(out, run, ce, settings),
@@ -222,6 +231,8 @@ pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
                 "exhaustive": s.exhaustive,
                 "closed": s.closed,
                 "capped": s.capped,
+                "state_cap": run.state_cap,
+                "out_of_memory": s.out_of_memory,
                 "seconds": s.seconds,
                 "states_per_second": s.states_per_second(),
                 "counterexample": run.counterexample.as_ref().map(|ce| json!({

@@ -340,7 +340,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             }
             line(out, &v)
         }
-        DumpEvent::TimeIndexEntry { timestamp, offset, check } => {
+        DumpEvent::TimeIndexEntry { timestamp, offset, check, .. } => {
             let mut v = json!({"type": "time_index_entry", "timestamp": timestamp, "offset": offset});
             v["check"] = json!(match check {
                 TimeEntryCheck::MatchesBatch => "matches_batch",

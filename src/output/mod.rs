@@ -48,12 +48,16 @@ impl Settings {
 /// keys and values the same way.
 pub fn display_bytes(bytes: Option<&[u8]>, max_chars: usize) -> String {
     let Some(bytes) = bytes else { return "null".to_string() };
-    let text = match std::str::from_utf8(bytes) {
-        Ok("") => "\"\"".to_string(),
-        Ok(s) if !s.chars().any(char::is_control) => s.to_string(),
-        _ => format!("0x{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()),
+    // Only what is shown is formatted: a 40 MB value costs what a short one does.
+    let (text, total_chars) = match std::str::from_utf8(bytes) {
+        Ok("") => return "\"\"".to_string(),
+        Ok(s) if !s.chars().any(char::is_control) => (s.chars().take(max_chars).collect::<String>(), s.chars().count()),
+        _ => {
+            let shown = bytes.iter().take(max_chars / 2 + 1).map(|b| format!("{b:02x}")).collect::<String>();
+            (format!("0x{shown}"), 2 + 2 * bytes.len())
+        }
     };
-    if text.chars().count() > max_chars {
+    if total_chars > max_chars {
         let cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
         format!("{cut}…")
     } else {

@@ -16,7 +16,8 @@ const CELL_H: i64 = 40;
 const LABEL_W: i64 = 150;
 const PAD: i64 = 12;
 
-/// Escape text for XML.
+/// Escape text for XML 1.0: markup characters as entities, and characters XML forbids (C0
+/// controls other than tab and newline, U+FFFE, U+FFFF) replaced.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -27,6 +28,9 @@ pub fn escape(s: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push('?'),
+            // XML 1.0 `Char` excludes U+FFFE and U+FFFF: a document holding them is not
+            // well-formed, and browsers refuse to show it.
+            '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
             c => out.push(c),
         }
     }
@@ -85,6 +89,11 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" \
          font-family=\"monospace\" font-size=\"12\" role=\"img\">"
     );
+    if standalone {
+        // What `--svg` looks for before it replaces an existing file.
+        s.push_str(crate::durable::output::OutputKind::Svg.marker());
+        s.push('\n');
+    }
     s.push_str(
         "<style>.c{stroke:#333;stroke-width:1}.j{stroke:#333;stroke-width:1;stroke-dasharray:2 3}\
          .b{stroke:#000;stroke-width:2.5}.m{fill:#000}.d{fill:none;stroke:#c00;stroke-width:2.5;stroke-dasharray:5 3}\
@@ -214,6 +223,7 @@ mod tests {
     #[test]
     fn text_is_escaped_for_xml() {
         assert_eq!(escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
+        assert_eq!(escape("\u{fffe}x\u{ffff}\u{1}\r"), "\u{fffd}x\u{fffd}??");
         assert_eq!(escape("\u{1}x"), "?x");
     }
 

@@ -470,7 +470,7 @@ impl<'o> DumpTable<'o> {
                     vec![right(offset), right(position), verdict],
                 )
             }
-            DumpEvent::TimeIndexEntry { timestamp, offset, check } => {
+            DumpEvent::TimeIndexEntry { timestamp, offset, check, .. } => {
                 let verdict = match check {
                     TimeEntryCheck::MatchesBatch => p.cell("ok (batch last offset)", Tone::Good),
                     TimeEntryCheck::MatchesRecord => {

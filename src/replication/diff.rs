@@ -57,6 +57,8 @@ pub struct RecordCursor {
     /// Batches whose records could not be decoded, in the order met (never skipped silently:
     /// [`diff_logs`] reports each as a difference).
     pub undecodable: Vec<UndecodableBatch>,
+    /// Keys, values and headers are copied up to this many bytes each (a picture shows a few).
+    bytes_max: usize,
 }
 
 /// A batch whose records a cursor could not decode: where it is and why.
@@ -94,7 +96,15 @@ impl RecordCursor {
             pending: VecDeque::new(),
             released: 0,
             undecodable: Vec::new(),
+            bytes_max: usize::MAX,
         })
+    }
+
+    /// Copy at most `n` bytes of each key, value and header (a reader that shows a prefix
+    /// never holds a 40 MB value).
+    pub fn with_bytes_max(mut self, n: usize) -> RecordCursor {
+        self.bytes_max = n;
+        self
     }
 
     /// The next record, or `None` at the end.
@@ -143,9 +153,13 @@ impl RecordCursor {
                             batch_last_offset: batch.last_offset(),
                             batch_crc: batch.stored_crc(),
                             timestamp: r.timestamp,
-                            key: r.key.map(<[u8]>::to_vec),
-                            value: r.value.map(<[u8]>::to_vec),
-                            headers: r.headers.iter().map(|h| (h.key.to_vec(), h.value.map(<[u8]>::to_vec))).collect(),
+                            key: r.key.map(|k| prefix(k, self.bytes_max)),
+                            value: r.value.map(|v| prefix(v, self.bytes_max)),
+                            headers: r
+                                .headers
+                                .iter()
+                                .map(|h| (prefix(h.key, self.bytes_max), h.value.map(|v| prefix(v, self.bytes_max))))
+                                .collect(),
                         })
                         .collect::<Vec<_>>()
                 })
@@ -161,6 +175,19 @@ impl RecordCursor {
                 }),
             }
         }
+    }
+}
+
+/// The first `n` bytes of `bytes`, cut back to a UTF-8 character boundary when the bytes are
+/// text that the cut would split.
+pub fn prefix(bytes: &[u8], n: usize) -> Vec<u8> {
+    if bytes.len() <= n {
+        return bytes.to_vec();
+    }
+    let cut = &bytes[..n];
+    match std::str::from_utf8(cut) {
+        Err(e) if e.error_len().is_none() => cut[..e.valid_up_to()].to_vec(),
+        _ => cut.to_vec(),
     }
 }
 

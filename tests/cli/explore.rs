@@ -28,8 +28,9 @@ fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
         fencing: c.fencing,
         power_loss: c.power_loss,
         threads: 2,
-        max_states: cmd::DEFAULT_MAX_STATES,
+        max_states: Some(cmd::DEFAULT_MAX_STATES),
         script: script.map(|p| Box::leak(p.to_path_buf().into_boxed_path()) as &Path),
+        force: false,
     }
 }
 

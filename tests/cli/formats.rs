@@ -23,14 +23,14 @@ const DUMPING: &str = r"^Dumping \S.*$";
 const LOG_START: &str = r"^Log starting offset: \d+$";
 const V2_BATCH: &str = r"^baseOffset: -?\d+ lastOffset: -?\d+ count: -?\d+ baseSequence: -?\d+ lastSequence: -?\d+ producerId: -?\d+ producerEpoch: -?\d+ partitionLeaderEpoch: -?\d+ isTransactional: (true|false) isControl: (true|false) deleteHorizonMs: (OptionalLong\.empty|OptionalLong\[-?\d+\]) position: \d+ (CreateTime|LogAppendTime|NoTimestampType): -?\d+ size: \d+ magic: 2 compresscodec: (none|gzip|snappy|lz4|zstd) crc: \d+ isvalid: (true|false)$";
 const LEGACY_BATCH: &str = r"^offset: -?\d+ position: \d+ (NoTimestampType|CreateTime|LogAppendTime): -?\d+ size: \d+ magic: [01] compresscodec: (none|gzip|snappy|lz4) crc: \d+ isvalid: (true|false)$";
-const V2_RECORD: &str = r"^\| offset: -?\d+ (CreateTime|LogAppendTime|NoTimestampType): -?\d+ keySize: -?\d+ valueSize: -?\d+ sequence: -?\d+ headerKeys: \[[^\]]*\]( endTxnMarker: (COMMIT|ABORT) coordinatorEpoch: -?\d+| controlType: [A-Z_]+\(-?\d+\)| (SnapshotHeader|SnapshotFooter|KRaftVersion|KRaftVoters) \{.*\})?( key: .*)?( payload: .*)?$";
-const LEGACY_RECORD: &str = r"^\| offset: -?\d+ (NoTimestampType|CreateTime|LogAppendTime): -?\d+ keySize: -?\d+ valueSize: -?\d+ isValid: (true|false) crc: \d+\}( key: .*)?( payload: .*)?$";
+const V2_RECORD: &str = r"^\| offset: -?\d+ (CreateTime|LogAppendTime|NoTimestampType): -?\d+ keySize: -?\d+ valueSize: -?\d+ sequence: -?\d+ headerKeys: \[[^\]]*\]( endTxnMarker: (COMMIT|ABORT) coordinatorEpoch: -?\d+| controlType: [A-Z_]+\(-?\d+\)| LeaderChange: \{.*\}| (SnapshotHeader|SnapshotFooter|KRaftVersion|KRaftVoters) \{.*\})?( key: .*)?( payload: .*)?$";
+const LEGACY_RECORD: &str = r"^\| offset: -?\d+ (NoTimestampType|CreateTime|LogAppendTime): -?\d+ keySize: -?\d+ valueSize: -?\d+ isValid: (true|false) crc: \d+( key: .*)?( payload: .*)?$";
 const TRAILING: &str = r"^Found \d+ invalid bytes at the end of \S+$";
 const INDEX_ENTRY: &str = r"^offset: -?\d+ position: \d+$";
 const TIME_ENTRY: &str = r"^timestamp: -?\d+ offset: -?\d+$";
 const TXN_ENTRY: &str =
     r"^version: -?\d+ producerId: -?\d+ firstOffset: -?\d+ lastOffset: -?\d+ lastStableOffset: -?\d+$";
-const PRODUCER_ENTRY: &str = r"^producerId: -?\d+ producerEpoch: -?\d+ coordinatorEpoch: -?\d+ currentTxnFirstOffset: (OptionalLong\.empty|OptionalLong\[\d+\]) lastTimestamp: -?\d+ (firstSequence: -?\d+ lastSequence: -?\d+ lastOffset: -?\d+ offsetDelta: -?\d+ timestamp: -?\d+)?$";
+const PRODUCER_ENTRY: &str = r"^producerId: -?\d+ producerEpoch: -?\d+ coordinatorEpoch: -?\d+ currentTxnFirstOffset: (OptionalLong\.empty|OptionalLong\[\d+\]) lastTimestamp: -?\d+( firstSequence: -?\d+ lastSequence: -?\d+ lastOffset: -?\d+ offsetDelta: -?\d+ timestamp: -?\d+)?$";
 const KINDS: [(&str, &str); 12] = [
     ("dumping", DUMPING),
     ("log_start", LOG_START),
@@ -46,15 +46,23 @@ const KINDS: [(&str, &str); 12] = [
     ("snapshot_head", r"^(KRaft bootstrap snapshot|Snapshot end offset: \d+, epoch: \d+)$"),
 ];
 
-/// The kind of every stdout line; panics on a line that has none of Kafka's shapes.
+/// The kind of every stdout line; panics on a line that has none of Kafka's shapes. A line
+/// after a record line that has no shape is the rest of a key or payload holding a line break
+/// (Kafka prints them as they are): `continued`.
 fn line_kinds(text: &str) -> Vec<&'static str> {
     let shapes: Vec<_> = KINDS.iter().map(|(k, re)| (*k, predicate::str::is_match(*re).unwrap())).collect();
+    let mut previous = "";
     text.lines()
         .map(|line| {
             let kinds: Vec<_> = shapes.iter().filter(|(_, p)| p.eval(line)).map(|(k, _)| *k).collect();
+            if kinds.is_empty() && matches!(previous, "v2_record" | "legacy_record" | "continued") {
+                previous = "continued";
+                return previous;
+            }
             assert!(!kinds.is_empty(), "not a kafka-dump-log line: {line:?}");
             // index entries and legacy batch lines both start with "offset:"; the regexes keep them apart
             assert_eq!(kinds.len(), 1, "{line:?} matches {kinds:?}");
+            previous = kinds[0];
             kinds[0]
         })
         .collect()
@@ -178,7 +186,10 @@ fn every_real_partition_dumps_in_kafka_dump_log_shape_field_for_field() {
                     seen.insert(c["type"].as_str().unwrap().to_string());
                     assert!(!line.contains(" payload: "), "{line}");
                 } else if let Some(v) = r["value"].as_str().filter(|_| r["value_encoding"] == "utf8") {
-                    assert!(line.ends_with(&format!(" payload: {}", v.replace('\n', "\\n"))), "{line}");
+                    // up to its first line break, where the line ends (`lines` drops a `\r\n`'s `\r`)
+                    let first = v.split('\n').next().unwrap();
+                    let first = if v.contains('\n') { first.strip_suffix('\r').unwrap_or(first) } else { first };
+                    assert!(line.ends_with(&format!(" payload: {first}")), "{line}");
                 }
             }
             batches += batch_lines.len();
@@ -218,7 +229,12 @@ fn real_dump_log_output_has_the_values_kafka_wrote() {
     // the KRaft metadata log starts with its LeaderChange control record, shown by name
     let text =
         ok(&["dump", s(&root.join("kraft-broker-2026/__cluster_metadata-0")), "--format", "kafka", "--limit", "1"]);
-    assert!(text.lines().nth(3).unwrap().ends_with("headerKeys: [] controlType: LEADER_CHANGE(2)"), "{text}");
+    assert!(
+        text.lines().nth(3).unwrap().ends_with(
+            "headerKeys: [] LeaderChange: {\"version\":0,\"leaderId\":1,\"voters\":[{\"voterId\":1}],\"grantingVoters\":[{\"voterId\":1}]}"
+        ),
+        "{text}"
+    );
     let json =
         json_lines(&ok(&["dump", s(&root.join("kraft-broker-2026/__cluster_metadata-0")), "--json", "--limit", "1"]));
     let rec = json.iter().find(|v| v["type"] == "record").unwrap();
@@ -250,7 +266,14 @@ fn real_indexes_and_snapshots_dump_checked_against_the_log() {
         let a = klog().args(["dump", s(&dir.join(file)), "--format", "kafka"]).assert().success();
         let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
         line_kinds(&out);
-        assert!(a.get_output().stderr.is_empty(), "{file}: nothing to report");
+        let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+        if file.ends_with(".timeindex") {
+            // Kafka 4.x's tool holds a 2.x entry "not found" (its batch ends at another offset)
+            assert!(err.starts_with("The following indexed offsets are not found in :"), "{err}");
+            assert!(err.contains("\nIndexed offset: 35, found log offset: 37\n"), "{err}");
+        } else {
+            assert!(err.is_empty(), "{file}: nothing to report: {err}");
+        }
     }
     let empty =
         ok(&["dump", s(&root.join("zk-broker-2020/first_topic-0/00000000000000000000.index")), "--format", "kafka"]);
@@ -752,11 +775,16 @@ fn index_entries_that_disagree_with_the_log_are_marked() {
 }
 
 #[test]
-fn checkpoints_and_epochs_have_no_kafka_form() {
+fn checkpoints_are_ignored_as_kafka_dump_log_does_and_epochs_have_no_kafka_form() {
     let lab = Lab::new();
     let d = leader(&lab, "cp");
-    let (_, err) = code(&["dump", s(&d.join("replication-offset-checkpoint")), "--format", "kafka"], 2);
-    assert!(err.contains("kafka-dump-log does not read checkpoint files"), "{err}");
+    for name in ["replication-offset-checkpoint", "demo-0/leader-epoch-checkpoint", "meta.properties"] {
+        let (out, err) = code(&["dump", s(&d.join(name)), "--format", "kafka"], 0);
+        assert_eq!(out, format!("Dumping {}\n", d.join(name).display()));
+        assert_eq!(err, format!("Ignoring unknown file {}\n", d.join(name).display()));
+    }
+    // the other forms still read a checkpoint
+    assert!(ok(&["dump", s(&d.join("replication-offset-checkpoint")), "--json"]).contains("demo"));
     let (_, err) = code(&["dump", s(&d), "--epochs", "--format", "kafka"], 2);
     assert!(err.contains("--epochs"), "{err}");
     code(&["dump", s(&d), "--json", "--format", "kafka"], 2);

@@ -13,8 +13,13 @@ mod formats;
 mod generated;
 mod golden;
 mod histories;
+mod hostile_writes;
 mod kill;
 mod log_trust;
+#[allow(dead_code)]
+mod oracle;
+mod oracle_dump;
+mod oracle_write;
 mod picture;
 mod ranges;
 mod readme;

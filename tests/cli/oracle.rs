@@ -1,0 +1,131 @@
+//! The Kafka oracle from the tests' side: run `kafka-oracle/` (Kafka's own loader,
+//! `DumpLogSegments` and index writers, pinned to one release) and parse what it printed. The
+//! oracle judges nothing; the comparisons in `oracle_*` modules do. Every call batches its
+//! cases into one JVM (a JVM per case would cost minutes), and every dir handed to it must be a
+//! copy: Kafka's loader rewrites what it recovers and its index classes create missing files.
+//!
+//! The oracle is built by `.ci/run` (`mvn -f kafka-oracle/pom.xml package`); without it these
+//! tests skip, and under `KLOG_CI` they fail.
+
+use crate::common::missing_input;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Kafka release the oracle runs (kafka-oracle/pom.xml's `kafka.version`).
+pub const KAFKA_VERSION: &str = "4.4.0";
+
+/// The `java` command line that runs the oracle, if it has been built.
+pub fn oracle() -> Option<Command> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("kafka-oracle/target");
+    let classpath = std::fs::read_to_string(root.join("classpath.txt")).ok();
+    let Some(classpath) = classpath.filter(|_| root.join("classes/klog/oracle/Oracle.class").is_file()) else {
+        missing_input("the Kafka oracle (kafka-oracle/target)", "mvn -q -B -f kafka-oracle/pom.xml package");
+        return None;
+    };
+    let mut c = Command::new("java");
+    c.arg("-Xmx1g").arg("-cp").arg(format!("{}:{}", root.join("classes").display(), classpath.trim()));
+    c.arg("klog.oracle.Oracle");
+    Some(c)
+}
+
+/// Run the oracle with `args`; its stdout as JSON lines.
+fn run(args: &[&str]) -> Option<Vec<serde_json::Value>> {
+    let mut c = oracle()?;
+    let out = c.args(args).output().expect("java runs");
+    assert!(out.status.success(), "the Kafka oracle failed ({:?}): {}", args, String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("utf-8 oracle output");
+    Some(text.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).expect("oracle JSON")).collect())
+}
+
+/// What `DumpLogSegments` printed for one argument list.
+#[derive(Debug, Clone)]
+pub struct Dumped {
+    pub stdout: String,
+    pub stderr: String,
+    /// The exception that ended the run (`Class: message`), if any.
+    pub error: Option<String>,
+}
+
+/// Run `DumpLogSegments` once per argument list, all in one JVM. `scratch` holds the manifest.
+pub fn dump_batch(scratch: &Path, cases: &[Vec<String>]) -> Option<Vec<Dumped>> {
+    let manifest = scratch.join("dump-manifest.tsv");
+    let text: String = cases.iter().map(|c| c.join("\t") + "\n").collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["dump-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per dump case");
+    Some(
+        out.into_iter()
+            .map(|v| Dumped {
+                stdout: v["stdout"].as_str().unwrap().to_string(),
+                stderr: v["stderr"].as_str().unwrap().to_string(),
+                error: v["error"].as_str().map(str::to_string),
+            })
+            .collect(),
+    )
+}
+
+/// One log dir to load, with per-topic config overrides (`topic:key=value`).
+pub struct LoadCase {
+    pub dir: PathBuf,
+    pub overrides: Vec<String>,
+}
+
+/// Load each dir as a starting broker's `LogManager.loadLogs` does (and the metadata log as
+/// `KafkaRaftLog.createLog` does), all in one JVM; one JSON document per dir, in order.
+pub fn load_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("load-manifest.tsv");
+    let text: String = cases
+        .iter()
+        .map(|c| {
+            let mut f = vec![c.dir.to_str().unwrap().to_string()];
+            f.extend(c.overrides.iter().cloned());
+            f.join("\t") + "\n"
+        })
+        .collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["load-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per load case");
+    Some(out)
+}
+
+/// Delete every partition's `.index`, `.timeindex` and `.snapshot` and the clean-shutdown
+/// marker in `dir` (a copy), and let Kafka rebuild them in place and shut down cleanly.
+pub fn rebuild(dir: &Path) -> Option<serde_json::Value> {
+    run(&["rebuild", dir.to_str().unwrap()]).map(|mut v| v.remove(0))
+}
+
+/// [`rebuild`] for each dir (each a copy), with its per-topic config overrides, all in one
+/// JVM; one JSON document per dir, in order.
+pub fn rebuild_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("rebuild-manifest.tsv");
+    let text: String = cases
+        .iter()
+        .map(|c| {
+            let mut f = vec![c.dir.to_str().unwrap().to_string()];
+            f.extend(c.overrides.iter().cloned());
+            f.join("\t") + "\n"
+        })
+        .collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["rebuild-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per rebuild case");
+    Some(out)
+}
+
+/// Kafka's readers of `meta.properties` (`MetaProperties`, and `MetaPropertiesEnsemble.verify`
+/// as a starting broker with node id `node_id` runs it) and of each `partition.metadata`
+/// (`PartitionMetadataFile`), for each (dir, node id), all in one JVM.
+pub fn meta_batch(scratch: &Path, cases: &[(PathBuf, i32)]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("meta-manifest.tsv");
+    let text: String = cases.iter().map(|(d, n)| format!("{}\t{n}\n", d.to_str().unwrap())).collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["meta-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per meta case");
+    Some(out)
+}
+
+/// `N of M` agreement line every comparison prints, so a run shows its figures.
+pub fn report_agreement(what: &str, agree: usize, total: usize) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "oracle {what}: {agree} of {total} agree with Kafka {KAFKA_VERSION}");
+}
