@@ -678,16 +678,7 @@ where
 
 /// Kafka's topic name rules (`org.apache.kafka.common.internals.Topic.validate`).
 fn topic_name(text: &str) -> std::result::Result<String, String> {
-    if text.is_empty() || text.len() > 249 {
-        return Err("invalid topic name: it has 1 to 249 characters (Kafka's Topic.MAX_NAME_LENGTH)".into());
-    }
-    if text == "." || text == ".." {
-        return Err("invalid topic name: `.` and `..` are reserved".into());
-    }
-    if let Some(c) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
-        return Err(format!("invalid topic name: {c:?} is not allowed in a topic name (only a-z A-Z 0-9 . _ -)"));
-    }
-    Ok(text.to_string())
+    crate::log::names::validate_topic(text).map(|()| text.to_string())
 }
 
 // ---- Examples and exit codes: one source for `--help` and the man pages. ----

@@ -16,10 +16,11 @@ pub mod output;
 
 pub use fault::FAULT_EXIT_CODE;
 
-use crate::error::{IoContext, Result};
+use crate::error::{Error, IoContext, Result};
 use fault::{Go, Op};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Install the fault seam for this process from a spec such as `trace=/tmp/t,kill@7`; the
@@ -27,6 +28,19 @@ use std::path::Path;
 /// once, with the hidden `KLOG_FAULT` variable; nothing else does.
 pub fn install_faults(spec: &str) -> std::result::Result<(), String> {
     fault::install(spec)
+}
+
+/// Flags for every file klog opens to write: never through a symlink (a write must not leave
+/// the log dir), never waiting (a FIFO without a reader is `ENXIO` at once, not a hang).
+const WRITE_FLAGS: i32 = libc::O_NOFOLLOW | libc::O_NONBLOCK;
+
+/// Refuse an opened file that is not a regular file (a device reached by name).
+fn regular(file: File, path: &Path) -> Result<File> {
+    let meta = file.metadata().at(path, "stat")?;
+    match crate::regular_file::kind_of(&meta) {
+        Some(kind) => Err(Error::not_regular(path, kind)),
+        None => Ok(file),
+    }
 }
 
 /// Run one step: the seam may fail it, or end the process before it.
@@ -119,7 +133,8 @@ pub fn check_temp_names(dir: &Path) -> Result<()> {
 /// yet durable: fsync the directory before relying on it.
 pub fn create_file(path: &Path) -> Result<File> {
     journal::before_replace(path);
-    step(Op::Create, path, None, || File::create(path)).at(path, "create")
+    let create = || OpenOptions::new().write(true).create(true).truncate(true).custom_flags(WRITE_FLAGS).open(path);
+    regular(step(Op::Create, path, None, create).at(path, "create")?, path)
 }
 
 /// Append `bytes` to `file`, opened by [`create_for_append`]; not fsynced.
@@ -131,7 +146,8 @@ pub fn append(file: &mut File, path: &Path, bytes: &[u8]) -> Result<()> {
 /// Overwrite `bytes` at byte `position` of the existing file `path`, then fsync it.
 pub fn write_at(path: &Path, position: u64, bytes: &[u8]) -> Result<()> {
     journal::before_overwrite(path, position, position.saturating_add(bytes.len() as u64));
-    let mut file = OpenOptions::new().write(true).open(path).at(path, "open for writing")?;
+    let file = OpenOptions::new().write(true).custom_flags(WRITE_FLAGS).open(path).at(path, "open for writing")?;
+    let mut file = regular(file, path)?;
     file.seek(SeekFrom::Start(position)).at(path, "seek")?;
     write_step(&mut file, path, bytes).at(path, "write")?;
     sync_file(&file, path)
@@ -144,8 +160,8 @@ pub fn sync_file(file: &File, path: &Path) -> Result<()> {
 
 /// fsync a file by path.
 pub fn sync_path(path: &Path) -> Result<()> {
-    let file = File::open(path).at(path, "open")?;
-    sync_file(&file, path)
+    let file = OpenOptions::new().read(true).custom_flags(WRITE_FLAGS).open(path).at(path, "open")?;
+    sync_file(&regular(file, path)?, path)
 }
 
 /// fsync a directory so that names created, renamed or removed in it survive a crash.
@@ -165,19 +181,20 @@ pub fn sync_parent_dir(path: &Path) -> Result<()> {
 /// Create (or open) `path` for appending; a new file's name is made durable at once.
 /// Opening an existing file is not a step.
 pub fn create_for_append(path: &Path) -> Result<File> {
-    let open = || OpenOptions::new().create(true).append(true).open(path);
+    let open = || OpenOptions::new().create(true).append(true).custom_flags(WRITE_FLAGS).open(path);
     journal::before_grow(path);
-    if path.exists() {
-        return open().at(path, "open for append");
+    if fs::symlink_metadata(path).is_ok() {
+        return regular(open().at(path, "open for append")?, path);
     }
-    let file = step(Op::Create, path, None, open).at(path, "create for append")?;
+    let file = regular(step(Op::Create, path, None, open).at(path, "create for append")?, path)?;
     sync_parent_dir(path)?;
     Ok(file)
 }
 
 /// Cut `path` to `len` bytes and fsync it.
 pub fn truncate_file(path: &Path, len: u64) -> Result<()> {
-    let file = OpenOptions::new().write(true).open(path).at(path, "open for truncation")?;
+    let file = OpenOptions::new().write(true).custom_flags(WRITE_FLAGS).open(path).at(path, "open for truncation")?;
+    let file = regular(file, path)?;
     journal::before_overwrite(path, len, file.metadata().map_or(u64::MAX, |m| m.len()));
     step(Op::Truncate, path, None, || file.set_len(len)).at(path, "truncate")?;
     sync_file(&file, path)

@@ -26,6 +26,9 @@ pub enum Error {
     Layout { path: PathBuf, what: String },
     /// A request that contradicts the replica's state (append on a follower, fencing...).
     State { path: PathBuf, what: String },
+    /// A name where klog expects a regular file holds something else (a FIFO, a socket, a
+    /// device, a directory): never opened, never waited on.
+    NotRegular { path: PathBuf, kind: &'static str },
     /// Another process holds the directory's lock.
     Locked { path: PathBuf },
     /// Bad command-line usage not caught by the argument parser.
@@ -47,6 +50,10 @@ impl Error {
 
     pub fn layout(path: impl AsRef<Path>, what: impl Into<String>) -> Error {
         Error::Layout { path: path.as_ref().to_path_buf(), what: what.into() }
+    }
+
+    pub fn not_regular(path: impl AsRef<Path>, kind: &'static str) -> Error {
+        Error::NotRegular { path: path.as_ref().to_path_buf(), kind }
     }
 
     pub fn state(path: impl AsRef<Path>, what: impl Into<String>) -> Error {
@@ -78,6 +85,9 @@ impl fmt::Display for Error {
             }
             Error::Layout { path, what } | Error::State { path, what } => {
                 write!(f, "{}: {what}", path.display())
+            }
+            Error::NotRegular { path, kind } => {
+                write!(f, "{}: is {kind}, expected a regular file (klog never opens it)", path.display())
             }
             Error::Locked { path } => write!(
                 f,

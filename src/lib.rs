@@ -17,6 +17,7 @@ pub mod format;
 pub mod generate;
 pub mod log;
 pub mod output;
+pub mod regular_file;
 pub mod replica;
 pub mod replication;
 pub mod util;

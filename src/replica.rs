@@ -14,13 +14,16 @@
 
 use crate::durable;
 use crate::error::{Error, IoContext, Result};
+use crate::format::properties;
 use crate::log::checkpoint::{self, OffsetEntry};
 use crate::log::names::{self, CLEAN_SHUTDOWN_MARKER, KLOG_STATE, LOCK_FILE, META_PROPERTIES};
 use crate::log::recovery::{self, RecoveryReport};
 use crate::log::{Log, LogConfig};
+use crate::regular_file;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::{self, File};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Where a replica's files are.
@@ -49,7 +52,12 @@ pub fn looks_like_partition_dir(dir: &Path) -> bool {
     if names::parse_topic_partition(name).is_none() {
         return false;
     }
-    let Ok(entries) = fs::read_dir(dir) else { return false };
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        // A dir named like a partition that cannot be listed is one that does not read (a
+        // finding of the reader), not a partition that is absent.
+        Err(e) => return e.kind() == std::io::ErrorKind::PermissionDenied,
+    };
     entries.flatten().any(|e| {
         let n = e.file_name();
         let n = n.to_string_lossy();
@@ -72,9 +80,12 @@ pub enum LogDirKind {
 
 /// Classify a log dir by the files Kafka (or klog) writes at its top level.
 pub fn log_dir_kind(log_dir: &Path) -> LogDirKind {
-    if log_dir.join(META_PROPERTIES).is_file() {
+    // Whatever is at the name counts (a `meta.properties` that is not a file is a finding of
+    // the reader and a refusal of a writer, not a sign that the dir is a partial copy).
+    let present = |name: &str| fs::symlink_metadata(log_dir.join(name)).is_ok();
+    if present(META_PROPERTIES) {
         LogDirKind::Kafka
-    } else if log_dir.join(KLOG_STATE).is_file() {
+    } else if present(KLOG_STATE) {
         LogDirKind::Klog
     } else {
         LogDirKind::Partial
@@ -86,7 +97,12 @@ pub fn list_partition_dirs(log_dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for entry in fs::read_dir(log_dir).at(log_dir, "list directory")? {
         let entry = entry.at(log_dir, "list directory")?;
-        if entry.file_type().at(entry.path(), "stat")?.is_dir() && looks_like_partition_dir(&entry.path()) {
+        // A symlinked partition dir is one, as Kafka's `File.isDirectory` follows the link.
+        let is_dir = match entry.file_type().at(entry.path(), "stat")? {
+            t if t.is_symlink() => fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()),
+            t => t.is_dir(),
+        };
+        if is_dir && looks_like_partition_dir(&entry.path()) {
             out.push(entry.path());
         }
     }
@@ -102,6 +118,10 @@ pub fn list_partition_dirs(log_dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Resolve a command-line path (log dir or partition dir) to a replica's paths.
 pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
+    // A partition is a name, never a path (`../B/demo-0` must not reach another log dir).
+    if let Some(want) = partition {
+        names::parse_partition_name(want).map_err(|why| Error::Usage(format!("--partition {want:?}: {why}")))?;
+    }
     let meta = fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::layout(path, "no such file or directory"),
         _ => Error::io(path, "stat", e),
@@ -339,34 +359,17 @@ pub fn parse_state_file(bytes: &[u8], path: &Path) -> Result<KlogStateFile> {
 }
 
 fn read_state_file(path: &Path) -> Result<KlogStateFile> {
-    match fs::read(path) {
-        Ok(bytes) => parse_state_file(&bytes, path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(KlogStateFile { version: 1, ..Default::default() }),
-        Err(e) => Err(Error::io(path, "read", e)),
+    match regular_file::read_regular(path)? {
+        Some(bytes) => parse_state_file(&bytes, path),
+        None => Ok(KlogStateFile { version: 1, ..Default::default() }),
     }
 }
 
-/// `meta.properties` keys (Java properties: `key=value` or `key: value`, `#`/`!` comments).
+/// `meta.properties` keys, read as Kafka reads them (`java.util.Properties.load`, see
+/// [`crate::format::properties`]). A missing file has no keys.
 pub fn read_meta_properties(path: &Path) -> Result<BTreeMap<String, String>> {
-    let bytes = match fs::read(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(Error::io(path, "read", e)),
-    };
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| Error::corrupt(path, e.valid_up_to() as u64, "meta.properties is not UTF-8 text"))?;
-    let mut out = BTreeMap::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
-            continue;
-        }
-        let (k, v) = line
-            .split_once(['=', ':'])
-            .ok_or_else(|| Error::malformed(path, i + 1, format!("expected key=value, found {line:?}")))?;
-        out.insert(k.trim().to_string(), v.trim().to_string());
-    }
-    Ok(out)
+    let Some(bytes) = regular_file::read_regular(path)? else { return Ok(BTreeMap::new()) };
+    properties::decode(&bytes).map_err(|e| Error::corrupt(path, e.position, format!("line {}: {}", e.line, e.what)))
 }
 
 /// The log dir's `.lock`, held the way a broker holds it: a POSIX record lock (`fcntl`), which
@@ -384,12 +387,30 @@ impl DirLock {
     /// Take the lock on `log_dir/.lock`, refusing (not waiting) if another process holds it.
     pub fn acquire(log_dir: &Path) -> Result<DirLock> {
         let path = log_dir.join(LOCK_FILE);
-        let created = !path.exists();
+        // Never through a symlink (a dangling one would create a file outside the dir), never
+        // waiting on a FIFO, never locking a device.
+        let created = match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::layout(&path, "is a symlink: klog never follows a .lock symlink (remove it)"))
+            }
+            Ok(m) if !m.is_file() => return Err(Error::not_regular(&path, regular_file::kind_of(&m).unwrap_or("?"))),
+            Ok(_) => false,
+            Err(_) => true,
+        };
         if created {
             durable::note_created(&path);
         }
-        let file =
-            fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).at(&path, "open lock")?;
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path)
+            .at(&path, "open lock")?;
+        let meta = file.metadata().at(&path, "stat")?;
+        if let Some(kind) = regular_file::kind_of(&meta) {
+            return Err(Error::not_regular(&path, kind));
+        }
         let mut lock = DirLock { file, path, created, kept: false };
         // SAFETY: `flock` is a plain C struct; every field is set below or zero.
         let mut fl: libc::flock = unsafe { std::mem::zeroed() };
@@ -430,13 +451,20 @@ impl Drop for DirLock {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadProblem {
     pub path: PathBuf,
+    /// Where in the file: the byte position (0 when the problem is the file itself, such as
+    /// a FIFO where a file belongs).
+    pub position: u64,
+    /// The 1-based line, for a text file whose problem is a line.
+    pub line: Option<usize>,
     pub what: String,
 }
 
-/// One partition's entry in an offset checkpoint: its offset and where its line starts.
+/// One partition's entry in an offset checkpoint: its offset, its 1-based line and where the
+/// line starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckpointValue {
     pub offset: i64,
+    pub line: usize,
     pub position: u64,
 }
 
@@ -456,7 +484,7 @@ impl OffsetCheckpoint {
             // A later line for the same partition wins, as in Kafka's map of the file.
             out.by_name.insert(
                 format!("{}-{}", e.topic, e.partition),
-                CheckpointValue { offset: e.offset, position: e.position },
+                CheckpointValue { offset: e.offset, line: e.line, position: e.position },
             );
             out.entries.push((e.topic, e.partition));
             Ok(())
@@ -473,6 +501,28 @@ impl OffsetCheckpoint {
     pub fn entries(&self) -> &[(String, i32)] {
         &self.entries
     }
+}
+
+impl LoadProblem {
+    /// The problem an error of a read-only load stands for, if it is one a reader goes on
+    /// after (bad bytes, a bad line, a name that is not a regular file).
+    pub fn from_error(e: &Error) -> Option<LoadProblem> {
+        let (path, position, line) = match e {
+            Error::Corrupt { path, position, .. } => (path, *position, None),
+            Error::Malformed { path, line, .. } => (path, line_position(path, *line), Some(*line)),
+            Error::NotRegular { path, .. } => (path, 0, None),
+            _ => return None,
+        };
+        // The message without its leading path: the problem carries the path as data.
+        let text = e.to_string();
+        let what = text.strip_prefix(&format!("{}: ", path.display())).map_or(text.clone(), str::to_string);
+        Some(LoadProblem { path: path.clone(), position, line, what })
+    }
+}
+
+/// Byte position of 1-based `line` of the text file `path` (0 when it no longer reads).
+fn line_position(path: &Path, line: usize) -> u64 {
+    checkpoint::line_position(path, line)
 }
 
 /// The files at a log dir's top level, read once: klog's state file, the three offset
@@ -548,10 +598,10 @@ pub struct Replica {
     pub kind: LogDirKind,
     /// Files that could not be read in a read-only open (empty for a write open).
     pub problems: Vec<LoadProblem>,
-    /// Byte positions of this partition's lines in the HW and recovery-point checkpoints as
-    /// read (for findings that must say where), if it has them.
-    pub high_watermark_position: Option<u64>,
-    pub recovery_point_position: Option<u64>,
+    /// The 1-based line and byte position of this partition's entries in the HW and
+    /// recovery-point checkpoints as read (for findings that must say where), if it has them.
+    pub high_watermark_line: Option<(usize, u64)>,
+    pub recovery_point_line: Option<(usize, u64)>,
     /// Held for the life of a write open.
     lock: Option<DirLock>,
 }
@@ -568,14 +618,33 @@ fn checkpoint_offset(path: &Path, paths: &ReplicaPaths) -> Result<Option<i64>> {
 fn tolerated<T>(read: Result<T>, strictness: Strictness, problems: &mut Vec<LoadProblem>) -> Result<Option<T>> {
     match read {
         Ok(v) => Ok(Some(v)),
-        Err(e) if strictness == Strictness::Tolerate => match &e {
-            Error::Corrupt { path, .. } | Error::Malformed { path, .. } => {
-                problems.push(LoadProblem { path: path.clone(), what: e.to_string() });
+        Err(e) if strictness == Strictness::Tolerate => match LoadProblem::from_error(&e) {
+            Some(problem) => {
+                problems.push(problem);
                 Ok(None)
             }
-            _ => Err(e),
+            None => Err(e),
         },
         Err(e) => Err(e),
+    }
+}
+
+/// Writes never follow a symlink out of the log dir: a partition dir that is a symlink is read
+/// (Kafka follows it) but not written through; the user names the dir it points to instead.
+fn refuse_symlinked_partition_dir(paths: &ReplicaPaths) -> Result<()> {
+    let dir = &paths.partition_dir;
+    match fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let target = fs::canonicalize(dir).map_or_else(|_| "?".to_string(), |t| t.display().to_string());
+            Err(Error::layout(
+                dir,
+                format!(
+                    "is a symlink (to {target}): klog reads through it but never writes through a symlink; \
+                     name the partition dir it points to"
+                ),
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -609,6 +678,7 @@ impl Replica {
 
     /// [`Replica::open_for_write`] on resolved paths.
     pub fn open_paths_for_write(paths: ReplicaPaths) -> Result<Replica> {
+        refuse_symlinked_partition_dir(&paths)?;
         if log_dir_kind(&paths.log_dir) == LogDirKind::Partial {
             return Err(Error::layout(
                 &paths.log_dir,
@@ -623,13 +693,13 @@ impl Replica {
 
     fn load(paths: ReplicaPaths, lock: Option<DirLock>, strictness: Strictness) -> Result<Replica> {
         let files = LogDirFiles::read(&paths.log_dir, strictness)?;
-        Replica::load_with(paths, &files, lock)
+        Replica::load_with(paths, &files, lock, strictness)
     }
 
     /// Open one partition read-only with the log dir's files already read: a reader of every
     /// partition of a data dir reads the checkpoints, `meta.properties` and the state file once.
     pub fn open_in(files: &LogDirFiles, partition: &str) -> Result<Replica> {
-        Replica::load_with(resolve_in(files, partition)?, files, None)
+        Replica::load_with(resolve_in(files, partition)?, files, None, Strictness::Tolerate)
     }
 
     /// [`Replica::open`] of `partition` (or the only one) under `path`, with the log dir's
@@ -641,7 +711,12 @@ impl Replica {
         }
     }
 
-    fn load_with(paths: ReplicaPaths, files: &LogDirFiles, lock: Option<DirLock>) -> Result<Replica> {
+    fn load_with(
+        paths: ReplicaPaths,
+        files: &LogDirFiles,
+        lock: Option<DirLock>,
+        strictness: Strictness,
+    ) -> Result<Replica> {
         let name = paths.name();
         let entry = files.state.partitions.get(&name).cloned().unwrap_or_default();
         let config: LogConfig = entry.config.map(Into::into).unwrap_or_default();
@@ -652,6 +727,15 @@ impl Replica {
         let recovery_point = rp_entry.map_or(0, |v| v.offset);
         let meta = &files.meta;
         let log = Log::open(&paths.partition_dir, config, log_start_checkpoint)?;
+        let mut problems = files.problems.clone();
+        for n in log.not_regular_files() {
+            // A writer acts on no partition holding a name it cannot read or write as Kafka
+            // would (a FIFO named like a segment would make it wait for ever).
+            if strictness == Strictness::Refuse {
+                return Err(n.to_error());
+            }
+            problems.extend(LoadProblem::from_error(&n.to_error()));
+        }
         let log_start_offset = log.first_offset().map_or(log_start_checkpoint, |f| f.max(log_start_checkpoint));
         let replica_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.parse().ok());
         // The HW is kept as checkpointed (a forensic reader wants the raw value); `start` clamps
@@ -670,9 +754,9 @@ impl Replica {
             state: entry.state,
             largest_leader_epoch_recorded: entry.largest_leader_epoch,
             kind: files.kind,
-            problems: files.problems.clone(),
-            high_watermark_position: hw_entry.map(|v| v.position),
-            recovery_point_position: rp_entry.map(|v| v.position),
+            problems,
+            high_watermark_line: hw_entry.map(|v| (v.line, v.position)),
+            recovery_point_line: rp_entry.map(|v| (v.line, v.position)),
             lock,
         })
     }
@@ -915,8 +999,10 @@ impl Replica {
             }
         }
         let topic_id = |r: &Replica| {
-            fs::read_to_string(r.paths.partition_dir.join(names::PARTITION_METADATA))
+            regular_file::read_regular(&r.paths.partition_dir.join(names::PARTITION_METADATA))
                 .ok()
+                .flatten()
+                .and_then(|t| String::from_utf8(t).ok())
                 .and_then(|t| t.lines().find_map(|l| l.strip_prefix("topic_id:").map(|v| v.trim().to_string())))
         };
         if let (Some(a), Some(b)) = (topic_id(self), topic_id(other)) {
@@ -971,6 +1057,9 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
         ));
     }
     durable::check_temp_names(&log_dir)?;
+    for p in &selected {
+        refuse_symlinked_partition_dir(p)?;
+    }
     let lock = DirLock::acquire(&log_dir)?;
     let mut all: Vec<ReplicaPaths> = list_partition_dirs(&log_dir)?
         .iter()
@@ -996,7 +1085,8 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
     }
     // The log dir's files are read (and validated) once, not once per partition.
     let files = LogDirFiles::read(&log_dir, Strictness::Refuse)?;
-    let replicas = all.into_iter().map(|p| Replica::load_with(p, &files, None)).collect::<Result<_>>()?;
+    let replicas =
+        all.into_iter().map(|p| Replica::load_with(p, &files, None, Strictness::Refuse)).collect::<Result<_>>()?;
     Ok(LogDirWrite { lock, replicas, targets })
 }
 
@@ -1094,6 +1184,7 @@ impl NewPartitions {
                     topic: topic.clone(),
                     partition,
                     offset: 0,
+                    line: 0,
                     position: 0,
                 }));
             }

@@ -3,7 +3,7 @@
 //! whole `.log` heads and single batches (batch), records areas (record), compressed streams
 //! (compressed), legacy entries (legacy), index + log pairs (index), checkpoints and
 //! properties (checkpoint), producer snapshots and transaction indexes (snapshot) and klog
-//! state files (state_file). Synthetic seeds made with klog's own encoders fill the gaps a
+//! state files (state_file), `meta.properties` (properties). Synthetic seeds made with klog's own encoders fill the gaps a
 //! given set of files leaves (compressed streams of every codec, legacy messages). A seed's
 //! name is a hash of its bytes, so re-seeding never duplicates. Run by fuzz/run.sh.
 
@@ -169,6 +169,7 @@ fn seed_synthetic(seeds: &mut Seeds) {
     seeds.add("snapshot", &aborted.encode());
     seeds.add("checkpoint", b"0\n3\n0 0\n2 5\n5 9\n");
     seeds.add("checkpoint", b"0\n2\ndemo 0 17\n__consumer_offsets 12 0\n");
+    seeds.add("properties", b"#c\r\n! x\\\n  node.id : 1\nk\\=x v\\\n   w\ncaf\xe9=\\u00e9\\t\n");
     seeds.add("state_file", br#"{"version":1,"partitions":{"demo-0":{"config":{"segment_bytes":200,"index_interval_bytes":100},"state":{"role":"leader","leader_epoch":5,"isr":[],"follower_fetch_offsets":{}}}}}"#);
 }
 
@@ -236,6 +237,9 @@ fn main() {
             seeds.add("snapshot", &bytes);
         } else if name.ends_with("checkpoint") || name == "meta.properties" || name == "partition.metadata" {
             seeds.add("checkpoint", &bytes);
+            if name == "meta.properties" {
+                seeds.add("properties", &bytes);
+            }
         } else if name == "klog-state.json" {
             seeds.add("state_file", &bytes);
         }

@@ -276,10 +276,16 @@ impl DataDirCheck {
 /// accepted, as Kafka accepts them.
 fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
     use crate::replica::read_meta_properties;
-    let finding = |what: String| super::check::Finding::new(path, None, None, what);
+    // A key's finding is about the whole file (position 0): properties keys have no one place.
+    let finding = |what: String| super::check::Finding::new(path, 0, None, what);
     let meta = match read_meta_properties(path) {
         Ok(m) => m,
-        Err(e) => return vec![finding(e.to_string())],
+        Err(e) => {
+            return crate::replica::LoadProblem::from_error(&e).map_or_else(
+                || vec![finding(e.to_string())],
+                |p| vec![super::check::Finding::new(path, p.position, None, p.what).on_line(p.line)],
+            )
+        }
     };
     if meta.is_empty() {
         return Vec::new();
@@ -331,7 +337,7 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
     ] {
         let path = dir.join(name);
         for p in files.problems.iter().filter(|p| p.path == path) {
-            dir_findings.push(super::check::Finding::new(&path, None, None, p.what.clone()));
+            dir_findings.push(super::check::Finding::new(&path, p.position, None, p.what.clone()).on_line(p.line));
         }
         for (topic, partition) in listed.entries() {
             if on_disk.contains(format!("{topic}-{partition}").as_str()) {
@@ -368,7 +374,7 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
             r.findings.retain(|f| {
                 // A file that did not read at all (no position, no offset) is the dir's problem;
                 // a checkpoint value wrong for this partition stays with it.
-                let dir_level = log_dir_files.contains(&f.path) && f.position.is_none() && f.offset.is_none();
+                let dir_level = log_dir_files.contains(&f.path) && files.problems.iter().any(|p| p.path == f.path);
                 if dir_level && !dir_findings.iter().any(|d| d.path == f.path && d.what == f.what) {
                     dir_findings.push(f.clone());
                 }

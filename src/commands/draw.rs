@@ -120,8 +120,8 @@ pub const RECOVERY_CELLS: i64 = 24;
 /// offsets in all.
 pub fn recovery_window(r: &FollowerRecoverReport, cells: i64) -> (i64, i64) {
     let from = r.rows.first().map_or(r.cut_offset, |row| row.follower.offset).min(r.cut_offset);
-    let follower_end = r.follower_view.log_end_offset.max(from + 1);
-    let leader_end = r.leader_view.log_end_offset.min(from + cells);
+    let follower_end = r.follower_view.log_end_offset.max(from.saturating_add(1));
+    let leader_end = r.leader_view.log_end_offset.min(from.saturating_add(cells));
     (from, follower_end.max(leader_end))
 }
 
@@ -160,7 +160,7 @@ pub fn window(replicas: &[&Replica], from: Option<i64>, limit: i64) -> (i64, i64
         // Asked for a window: it starts where asked, so that is what stays in view.
         Some(from) => (from, from.saturating_add(limit.max(1)), from),
         None => {
-            let from = (focus - limit / 3).min(end_max - limit).max(start);
+            let from = focus.saturating_sub(limit / 3).min(end_max.saturating_sub(limit)).max(start);
             (from, from.saturating_add(limit.max(1)), focus)
         }
     }

@@ -358,6 +358,10 @@ pub enum DumpEvent<'a> {
     /// dump goes on without the values it would have given.
     Problem {
         path: &'a Path,
+        /// Byte position in the file (0 when the problem is the file itself).
+        position: u64,
+        /// The 1-based line, for a text file.
+        line: Option<usize>,
         what: &'a str,
     },
 }
@@ -415,7 +419,7 @@ fn dump_replica(
     let summary = summarize(&replica);
     sink(DumpEvent::Replica(&summary))?;
     for p in &replica.problems {
-        sink(DumpEvent::Problem { path: &p.path, what: &p.what })?;
+        sink(DumpEvent::Problem { path: &p.path, position: p.position, line: p.line, what: &p.what })?;
     }
     if req.epochs {
         let mut stamped = StampedEpochs::default();
@@ -475,7 +479,7 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
     for file in [names::REPLICATION_OFFSET_CHECKPOINT, names::RECOVERY_POINT_OFFSET_CHECKPOINT] {
         let path = req.path.join(file);
         for p in files.problems.iter().filter(|p| p.path == path) {
-            sink(DumpEvent::Problem { path: &path, what: &p.what })?;
+            sink(DumpEvent::Problem { path: &path, position: p.position, line: p.line, what: &p.what })?;
         }
     }
     let find = |entries: &crate::replica::OffsetCheckpoint, name: &str| entries.get(name).map(|v| v.offset);

@@ -12,7 +12,8 @@
 
 use crate::durable;
 use crate::error::{Error, Result};
-use std::fs;
+use crate::log::names;
+use crate::regular_file;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -167,10 +168,9 @@ pub fn read_checkpoint_entries(
     fields: usize,
     each: &mut dyn FnMut(EntryLine<'_>) -> Result<()>,
 ) -> Result<usize> {
-    match fs::File::open(path) {
-        Ok(file) => read_entries(path, BufReader::with_capacity(64 << 10, file), fields, each),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
-        Err(e) => Err(Error::io(path, "read", e)),
+    match regular_file::open_regular(path)? {
+        Some((file, _)) => read_entries(path, BufReader::with_capacity(64 << 10, file), fields, each),
+        None => Ok(0),
     }
 }
 
@@ -204,7 +204,9 @@ pub struct OffsetEntry {
     pub topic: String,
     pub partition: i32,
     pub offset: i64,
-    /// Byte position of its line in the file it was read from (0 for an entry not yet written).
+    /// Its 1-based line and the line's byte position in the file it was read from (0 for an
+    /// entry not yet written).
+    pub line: usize,
     pub position: u64,
 }
 
@@ -212,10 +214,14 @@ pub struct OffsetEntry {
 /// `log-start-offset-checkpoint`, entry by entry (bounded pieces, one pass).
 pub fn read_offset_entries(path: &Path, each: &mut dyn FnMut(OffsetEntry) -> Result<()>) -> Result<usize> {
     read_checkpoint_entries(path, 3, &mut |e| {
+        // A topic is a name by Kafka's rules, never a path: klog joins it to the log dir.
+        let topic = e.tokens[0];
+        names::validate_topic(topic).map_err(|why| Error::malformed(path, e.line, format!("{why}: {topic:?}")))?;
         each(OffsetEntry {
-            topic: e.tokens[0].to_string(),
+            topic: topic.to_string(),
             partition: parse_number(path, e.line, e.tokens[1], "partition")?,
             offset: parse_number(path, e.line, e.tokens[2], "offset")?,
+            line: e.line,
             position: e.position,
         })
     })
@@ -248,7 +254,7 @@ pub fn update_offset_checkpoint(path: &Path, topic: &str, partition: i32, offset
     let mut entries = read_offset_checkpoint(path)?;
     entries.retain(|e| !(e.topic == topic && e.partition == partition));
     if let Some(offset) = offset {
-        entries.push(OffsetEntry { topic: topic.to_string(), partition, offset, position: 0 });
+        entries.push(OffsetEntry { topic: topic.to_string(), partition, offset, line: 0, position: 0 });
     }
     durable::write_atomic(path, render_offset_checkpoint(&entries).as_bytes())
 }
@@ -258,8 +264,8 @@ pub fn read_epoch_checkpoint(path: &Path) -> Result<Vec<(i32, i64)>> {
     Ok(read_epoch_checkpoint_lines(path)?.into_iter().map(|(entry, _)| entry).collect())
 }
 
-/// [`read_epoch_checkpoint`], each entry with the byte position of its line.
-pub fn read_epoch_checkpoint_lines(path: &Path) -> Result<Vec<((i32, i64), u64)>> {
+/// [`read_epoch_checkpoint`], each entry with its 1-based line and the line's byte position.
+pub fn read_epoch_checkpoint_lines(path: &Path) -> Result<Vec<((i32, i64), (usize, u64))>> {
     let mut out = Vec::new();
     read_checkpoint_entries(path, 2, &mut |e| {
         let epoch: i32 = parse_number(path, e.line, e.tokens[0], "leader epoch")?;
@@ -267,7 +273,7 @@ pub fn read_epoch_checkpoint_lines(path: &Path) -> Result<Vec<((i32, i64), u64)>
         if epoch < 0 || start < 0 {
             return Err(Error::malformed(path, e.line, format!("negative epoch entry {epoch} {start}")));
         }
-        out.push(((epoch, start), e.position));
+        out.push(((epoch, start), (e.line, e.position)));
         Ok(())
     })?;
     Ok(out)
@@ -277,6 +283,30 @@ pub fn read_epoch_checkpoint_lines(path: &Path) -> Result<Vec<((i32, i64), u64)>
 pub fn write_epoch_checkpoint(path: &Path, entries: &[(i32, i64)]) -> Result<()> {
     let lines: Vec<String> = entries.iter().map(|(e, o)| format!("{e} {o}")).collect();
     durable::write_atomic(path, render_checkpoint(&lines).as_bytes())
+}
+
+/// Byte position of 1-based `line` of the text file `path`, counted in bounded pieces (the end
+/// of the file when it has fewer lines; 0 when it does not read).
+pub fn line_position(path: &Path, line: usize) -> u64 {
+    let Ok(Some((file, _))) = regular_file::open_regular(path) else { return 0 };
+    let mut reader = BufReader::with_capacity(64 << 10, file);
+    let (mut position, mut at_line) = (0u64, 1usize);
+    while at_line < line {
+        let Ok(chunk) = reader.fill_buf() else { return position };
+        if chunk.is_empty() {
+            break;
+        }
+        let used = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => {
+                at_line += 1;
+                i + 1
+            }
+            None => chunk.len(),
+        };
+        reader.consume(used);
+        position += used as u64;
+    }
+    position
 }
 
 #[cfg(test)]
@@ -316,7 +346,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(crate::log::names::LEADER_EPOCH_CHECKPOINT);
         std::fs::write(&path, "0\n2\n0 5\n12 1000\n").unwrap();
-        assert_eq!(read_epoch_checkpoint_lines(&path).unwrap(), vec![((0, 5), 4), ((12, 1000), 8)]);
+        assert_eq!(read_epoch_checkpoint_lines(&path).unwrap(), vec![((0, 5), (3, 4)), ((12, 1000), (4, 8))]);
     }
 
     #[test]
@@ -345,6 +375,17 @@ mod tests {
         assert_eq!(entries[4999].offset, 4999 * 7);
         assert_eq!(entries[4999].position as usize, text.rfind("topic-4999").unwrap());
         assert_eq!(parse_checkpoint(&path, &text, 3).unwrap().len(), 5000);
+    }
+
+    #[test]
+    fn line_position_counts_lines_in_pieces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp");
+        std::fs::write(&path, format!("0\n2\n{}\nx 1 7\n", "t".repeat(200_000))).unwrap();
+        assert_eq!(line_position(&path, 1), 0);
+        assert_eq!(line_position(&path, 3), 4);
+        assert_eq!(line_position(&path, 4), 200_005);
+        assert_eq!(line_position(&path, 9), 200_011);
     }
 
     #[test]

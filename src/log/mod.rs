@@ -78,6 +78,8 @@ pub struct Log {
     writer: Option<ActiveWriter>,
     /// Whether the active segment ended cleanly when last scanned (see [`Log::tail_is_clean`]).
     tail_clean: bool,
+    /// Names Kafka reads that are not regular files (see [`Log::not_regular_files`]).
+    not_regular: Vec<segment::NotRegular>,
 }
 
 /// Where a batch lies: segment index in `segments()` and byte position in its `.log`.
@@ -91,9 +93,15 @@ impl Log {
     /// Open the partition dir `dir`. `log_start_offset` is used as the LEO of a log without
     /// segments. Nothing is written.
     pub fn open(dir: &Path, config: LogConfig, log_start_offset: i64) -> Result<Log> {
-        let segments = segment::list_segments(dir)?;
+        let (segments, not_regular) = segment::list_segments(dir)?;
         let cache_path = dir.join(names::LEADER_EPOCH_CHECKPOINT);
-        let entries = checkpoint::read_epoch_checkpoint(&cache_path)?;
+        // An epoch checkpoint that is not a file is reported (see `not_regular_files`) and read
+        // as absent, as a missing one is.
+        let entries = if not_regular.iter().any(|n| n.path == cache_path) {
+            Vec::new()
+        } else {
+            checkpoint::read_epoch_checkpoint(&cache_path)?
+        };
         let epoch_cache = EpochCache::from_entries(
             entries.into_iter().map(|(e, o)| epoch_cache::EpochEntry { leader_epoch: e, start_offset: o }),
         );
@@ -105,6 +113,7 @@ impl Log {
             log_end_offset: log_start_offset,
             writer: None,
             tail_clean: true,
+            not_regular,
         };
         (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
         Ok(log)
@@ -191,6 +200,12 @@ impl Log {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+    /// Names in the partition dir that Kafka reads but that are not regular files (a FIFO, a
+    /// socket, a device, a directory): no segment is made of them and indexes of that name
+    /// read as absent. A reader reports them; a writer refuses to open the log.
+    pub fn not_regular_files(&self) -> &[segment::NotRegular] {
+        &self.not_regular
     }
     pub fn config(&self) -> LogConfig {
         self.config
@@ -629,7 +644,7 @@ impl Log {
     /// Re-read the segment list and LEO after files were changed underneath (recovery).
     pub fn reload(&mut self, log_start_offset: i64) -> Result<()> {
         self.writer = None;
-        self.segments = segment::list_segments(&self.dir)?;
+        (self.segments, self.not_regular) = segment::list_segments(&self.dir)?;
         (self.log_end_offset, self.tail_clean) = self.scan_tail(log_start_offset)?;
         Ok(())
     }

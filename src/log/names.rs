@@ -36,13 +36,46 @@ pub fn parse_file_offset(name: &str) -> Option<i64> {
     stem.parse().ok()
 }
 
-/// Split `<topic>-<partition>` at the last `-`; neither part may be empty.
-pub fn parse_topic_partition(name: &str) -> Option<(String, i32)> {
-    let (topic, partition) = name.rsplit_once('-')?;
-    if topic.is_empty() || partition.is_empty() || !partition.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+/// Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`).
+pub const TOPIC_NAME_MAX_CHARS: usize = 249;
+
+/// Kafka's topic name rules (`org.apache.kafka.common.internals.Topic.validate`): 1 to 249 of
+/// `a-z A-Z 0-9 . _ -`, and not `.` or `..`. A topic name is therefore never a path: it holds
+/// no `/` and is never a parent-dir reference.
+pub fn validate_topic(topic: &str) -> Result<(), String> {
+    if topic.is_empty() || topic.len() > TOPIC_NAME_MAX_CHARS {
+        return Err("invalid topic name: it has 1 to 249 characters (Kafka's Topic.MAX_NAME_LENGTH)".into());
     }
-    Some((topic.to_string(), partition.parse().ok()?))
+    if topic == "." || topic == ".." {
+        return Err("invalid topic name: `.` and `..` are reserved".into());
+    }
+    if let Some(c) = topic.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+        return Err(format!("invalid topic name: {c:?} is not allowed in a topic name (only a-z A-Z 0-9 . _ -)"));
+    }
+    Ok(())
+}
+
+/// Parse a partition name `<topic>-<partition>` (split at the last `-`): a topic by Kafka's
+/// rules and a partition number of at most 10 digits within `i32`. The one parser of partition
+/// names, whether they come from the command line, a checkpoint or a dir listing; the error
+/// says why a name is not one.
+pub fn parse_partition_name(name: &str) -> Result<(String, i32), String> {
+    let expected = "expected <topic>-<partition>, e.g. orders-3";
+    let Some((topic, partition)) = name.rsplit_once('-') else {
+        return Err(format!("not a partition name ({expected})"));
+    };
+    if partition.is_empty() || partition.len() > 10 || !partition.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("not a partition name: {partition:?} is not a partition number ({expected})"));
+    }
+    let number: i32 =
+        partition.parse().map_err(|_| format!("not a partition name: partition {partition} is above 2147483647"))?;
+    validate_topic(topic).map_err(|why| format!("not a partition name: {why}"))?;
+    Ok((topic.to_string(), number))
+}
+
+/// [`parse_partition_name`] without the reason.
+pub fn parse_topic_partition(name: &str) -> Option<(String, i32)> {
+    parse_partition_name(name).ok()
 }
 
 #[cfg(test)]
@@ -63,5 +96,31 @@ mod tests {
         assert_eq!(parse_topic_partition("-3"), None);
         assert_eq!(parse_topic_partition("topic-"), None);
         assert_eq!(parse_topic_partition("topic-x"), None);
+    }
+
+    #[test]
+    fn a_partition_name_is_never_a_path() {
+        for bad in [
+            "../B/demo-0",
+            "/tmp/a/demo-0",
+            "a/b-0",
+            "..-0",
+            ".-0",
+            "demo-0/",
+            "de mo-0",
+            "démo-0",
+            "demo-+1",
+            "demo-2147483648",
+            "demo-00000000001",
+            "",
+            "-",
+        ] {
+            assert!(parse_partition_name(bad).is_err(), "{bad:?} accepted");
+        }
+        let long = "t".repeat(TOPIC_NAME_MAX_CHARS);
+        assert_eq!(parse_topic_partition(&format!("{long}-7")), Some((long.clone(), 7)));
+        assert!(parse_topic_partition(&format!("{long}t-7")).is_none());
+        assert_eq!(parse_topic_partition("..a-1"), Some(("..a".into(), 1)));
+        assert_eq!(parse_topic_partition("__cluster_metadata-0"), Some(("__cluster_metadata".into(), 0)));
     }
 }

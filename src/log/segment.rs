@@ -9,8 +9,9 @@
 
 use super::names::{self, INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX};
 use crate::error::{Error, IoContext, Result};
+use crate::regular_file;
 use memmap2::Mmap;
-use std::fs::{self, File};
+use std::fs;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
@@ -52,14 +53,11 @@ impl FileBytes {
     }
 }
 
-/// Map `path` read-only. A missing file is `Ok(None)`.
+/// Map `path` read-only. A missing file is `Ok(None)`; a name that is not a regular file (a
+/// FIFO, a device, a directory) is [`Error::NotRegular`], never opened for a blocking read.
 pub fn map_file(path: &Path) -> Result<Option<FileBytes>> {
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, "open", e)),
-    };
-    let len = file.metadata().at(path, "stat")?.len();
+    let Some((file, meta)) = regular_file::open_regular(path)? else { return Ok(None) };
+    let len = meta.len();
     if len == 0 {
         return Ok(Some(FileBytes::Empty));
     }
@@ -96,11 +94,13 @@ impl Segment {
     pub fn read_log(&self) -> Result<FileBytes> {
         Ok(map_file(&self.log_path())?.unwrap_or(FileBytes::Empty))
     }
+    /// Map the `.index`; a missing one, or a name that is not a regular file (which the log's
+    /// open has already reported, see [`list_segments`]), reads as absent: Kafka rebuilds it.
     pub fn read_index(&self) -> Result<Option<FileBytes>> {
-        map_file(&self.index_path())
+        map_index(&self.index_path())
     }
     pub fn read_time_index(&self) -> Result<Option<FileBytes>> {
-        map_file(&self.time_index_path())
+        map_index(&self.time_index_path())
     }
     pub fn log_size(&self) -> Result<u64> {
         let p = self.log_path();
@@ -108,16 +108,58 @@ impl Segment {
     }
 }
 
-/// The segments of a partition dir in base-offset order: every `<20 digits>.log` file.
-/// Files with `.deleted`, `.cleaned` or `.swap` suffixes are not segments.
-pub fn list_segments(dir: &Path) -> Result<Vec<Segment>> {
+fn map_index(path: &Path) -> Result<Option<FileBytes>> {
+    match map_file(path) {
+        Err(Error::NotRegular { .. }) => Ok(None),
+        other => other,
+    }
+}
+
+/// A name in a partition dir that Kafka reads (a segment's files, a snapshot, the epoch
+/// checkpoint, `partition.metadata`) but that is not a regular file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotRegular {
+    pub path: PathBuf,
+    pub kind: &'static str,
+}
+
+impl NotRegular {
+    pub fn to_error(&self) -> Error {
+        Error::not_regular(&self.path, self.kind)
+    }
+}
+
+/// Whether Kafka's loader reads a file of this name in a partition dir.
+fn is_kafka_file_name(name: &str) -> bool {
+    name == names::LEADER_EPOCH_CHECKPOINT
+        || name == names::PARTITION_METADATA
+        || (names::parse_file_offset(name).is_some()
+            && [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, names::TXN_INDEX_SUFFIX, names::SNAPSHOT_SUFFIX]
+                .iter()
+                .any(|s| name.ends_with(s)))
+}
+
+/// The segments of a partition dir in base-offset order: every `<20 digits>.log` regular file
+/// (Kafka's `LogLoader.loadSegmentFiles` keeps `File.isFile` names only), and every name Kafka
+/// reads that is not a regular file (a FIFO, a socket, a device, a directory), which a reader
+/// reports and a writer refuses. Files with `.deleted`, `.cleaned` or `.swap` suffixes are not
+/// segments. Nothing is opened: names are checked with `stat`.
+pub fn list_segments(dir: &Path) -> Result<(Vec<Segment>, Vec<NotRegular>)> {
     let mut segments = Vec::new();
+    let mut not_regular = Vec::new();
     for entry in fs::read_dir(dir).at(dir, "list directory")? {
         let entry = entry.at(dir, "list directory")?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
+        if !is_kafka_file_name(name) {
+            continue;
+        }
+        if let Some(kind) = regular_file::not_regular_kind(&entry.path()) {
+            not_regular.push(NotRegular { path: entry.path(), kind });
+            continue;
+        }
         if let Some(stem) = name.strip_suffix(LOG_SUFFIX) {
-            if stem.len() == 20 {
+            if stem.len() == 20 && regular_file::is_regular(&entry.path()) {
                 if let Some(base) = names::parse_file_offset(name) {
                     segments.push(Segment::new(dir, base));
                 }
@@ -125,5 +167,6 @@ pub fn list_segments(dir: &Path) -> Result<Vec<Segment>> {
         }
     }
     segments.sort_by_key(|s| s.base_offset);
-    Ok(segments)
+    not_regular.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((segments, not_regular))
 }

@@ -17,7 +17,11 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub path: PathBuf,
-    pub position: Option<u64>,
+    /// Where in the file, as data: the byte position (0 for a finding about the whole file,
+    /// such as a name that is not a regular file or a snapshot that should not exist).
+    pub position: u64,
+    /// For a text file (a checkpoint, `meta.properties`), the 1-based line at `position`.
+    pub line: Option<usize>,
     pub offset: Option<i64>,
     pub what: String,
     /// What a valid file holds there, and what this one holds, when one value says it.
@@ -26,8 +30,22 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(path: &Path, position: Option<u64>, offset: Option<i64>, what: impl Into<String>) -> Finding {
-        Finding { path: path.to_path_buf(), position, offset, what: what.into(), expected: None, found: None }
+    pub fn new(path: &Path, position: u64, offset: Option<i64>, what: impl Into<String>) -> Finding {
+        Finding {
+            path: path.to_path_buf(),
+            position,
+            line: None,
+            offset,
+            what: what.into(),
+            expected: None,
+            found: None,
+        }
+    }
+
+    /// The same finding, placed on a line of a text file.
+    pub fn on_line(mut self, line: Option<usize>) -> Finding {
+        self.line = line;
+        self
     }
 
     /// The same finding, saying what was expected and what was found.
@@ -100,7 +118,7 @@ pub fn index_structure_findings<E>(
         out.push(
             Finding::new(
                 path,
-                Some(position),
+                position,
                 None,
                 format!("{len} trailing bytes: the length is not a multiple of {entry_bytes}"),
             )
@@ -110,7 +128,7 @@ pub fn index_structure_findings<E>(
     for (i, w) in read.entries.windows(2).enumerate() {
         if let Some(why) = describe_disorder(&w[0], &w[1]) {
             let position = ((i + 1) * entry_bytes) as u64;
-            out.push(Finding::new(path, Some(position), Some(offset(&w[1])), format!("entry {}: {why}", i + 1)));
+            out.push(Finding::new(path, position, Some(offset(&w[1])), format!("entry {}: {why}", i + 1)));
         }
     }
     out
@@ -282,7 +300,7 @@ pub fn index_entry_findings(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, (e, c)) in offsets.iter().zip(offset_checks).enumerate() {
-        let position = Some((i * OFFSET_ENTRY_BYTES) as u64);
+        let position = (i * OFFSET_ENTRY_BYTES) as u64;
         if let OffsetEntryCheck::Mismatch { log_offset, batch_start } = *c {
             let finding = match (batch_start, log_offset) {
                 (true, Some(l)) => Finding::new(
@@ -303,7 +321,7 @@ pub fn index_entry_findings(
         }
     }
     for (i, (t, c)) in times.iter().zip(time_checks).enumerate() {
-        let position = Some((i * TIME_ENTRY_BYTES) as u64);
+        let position = (i * TIME_ENTRY_BYTES) as u64;
         let finding = match *c {
             TimeEntryCheck::TimestampMismatch { log_timestamp } => Finding::new(
                 time_path,
@@ -415,7 +433,7 @@ mod tests {
         assert_eq!(read.trailing, Some((32, 3)));
         let findings = index_structure_findings(Path::new("x.index"), &read, 8, offset_disorder, |e| e.offset);
         assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].position, Some(32));
+        assert_eq!(findings[0].position, 32);
     }
 
     #[test]
@@ -425,7 +443,7 @@ mod tests {
         assert_eq!(read.entries.len(), 3, "disorder is reported, not a stop");
         let f = index_structure_findings(Path::new("x.index"), &read, 8, offset_disorder, |e| e.offset);
         assert_eq!(f.len(), 1);
-        assert_eq!((f[0].position, f[0].offset), (Some(16), Some(7)));
+        assert_eq!((f[0].position, f[0].offset), (16, Some(7)));
     }
 
     #[test]

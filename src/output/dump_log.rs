@@ -145,7 +145,9 @@ impl<'o> DumpLog<'o> {
             }
             // kafka-dump-log reports what it cannot read on stderr.
             DumpEvent::Rendered(bytes) => self.out.write_all(bytes).at("<stdout>", "write"),
-            DumpEvent::Problem { what, .. } => writeln!(self.err, "{what}").at("<stderr>", "write"),
+            DumpEvent::Problem { path, what, .. } => {
+                writeln!(self.err, "{}: {what}", path.display()).at("<stderr>", "write")
+            }
             DumpEvent::Segment { path, base_offset } => {
                 self.start_file(path, true)?;
                 self.line(&format!("Log starting offset: {base_offset}"))

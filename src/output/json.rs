@@ -399,9 +399,10 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
         ),
         DumpEvent::PartitionSummary(p) => line(out, &partition_summary_json(p)),
         DumpEvent::Rendered(bytes) => out.write_all(bytes).at("<stdout>", "write"),
-        DumpEvent::Problem { path, what } => {
-            line(out, &json!({"type": "problem", "path": path.display().to_string(), "what": what}))
-        }
+        DumpEvent::Problem { path, position, line: at_line, what } => line(
+            out,
+            &json!({"type": "problem", "path": path.display().to_string(), "position": position, "line": at_line, "what": what}),
+        ),
         DumpEvent::EpochEntry { leader_epoch, start_offset } => {
             line(out, &json!({"type": "epoch_entry", "leader_epoch": leader_epoch, "start_offset": start_offset}))
         }
@@ -414,7 +415,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
 /// `check --json`: the replica line, one line per finding and note, then a summary line.
 /// A `finding` object.
 pub fn finding_json(f: &crate::commands::check::Finding) -> Value {
-    json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found})
+    json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "line": f.line, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found})
 }
 
 pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {

@@ -155,14 +155,30 @@ pub struct Picture {
     pub highest: i64,
 }
 
-/// Offsets where the given rows' records disagree.
+/// Offsets in `[from, end)` where the given rows' records disagree. Walks the records the rows
+/// hold, never the offset range: a flipped `baseOffset` bit puts a record near 2^38 or
+/// `i64::MAX`, and the range up to it must not be counted through.
 fn differing_offsets(rows: &[&Row], from: i64, end: i64) -> Vec<i64> {
-    (from..end)
-        .filter(|o| {
-            let held: Vec<&DrawnRecord> = rows.iter().filter_map(|r| r.cell_at(*o)).map(|c| &c.record).collect();
-            held.windows(2).any(|w| !w[0].same_batch(w[1]))
+    use std::collections::HashMap;
+    let held: Vec<HashMap<i64, &DrawnRecord>> = rows
+        .iter()
+        .map(|r| {
+            let mut by_offset = HashMap::new();
+            for c in r.cells.iter().filter(|c| (from..end).contains(&c.record.offset)) {
+                // The first cell of an offset, as `cell_at` finds it.
+                by_offset.entry(c.record.offset).or_insert(&c.record);
+            }
+            by_offset
         })
-        .collect()
+        .collect();
+    let mut offsets: Vec<i64> = held.iter().flat_map(|m| m.keys().copied()).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    offsets.retain(|o| {
+        let at: Vec<&DrawnRecord> = held.iter().filter_map(|m| m.get(o).copied()).collect();
+        at.windows(2).any(|w| !w[0].same_batch(w[1]))
+    });
+    offsets
 }
 
 fn replica_marks(r: &DrawnReplica) -> Vec<(Mark, i64)> {
@@ -199,7 +215,7 @@ impl Picture {
         let lowest = report.replicas.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
         let highest = report.replicas.iter().map(|r| r.log_end_offset).max().unwrap_or(0);
         // Nothing to draw past the last LEO (its mark sits on the edge).
-        let end = report.end.min(highest).max(report.from + 1);
+        let end = report.end.min(highest).max(report.from.saturating_add(1));
         Picture { rows, from: report.from, end, focus: report.focus, differs, lowest, highest }
     }
 
@@ -274,13 +290,13 @@ impl Picture {
     /// The offsets `[start, stop)` shown when at most `cells` fit: the focus stays in view, a
     /// third of the way in.
     pub fn window(&self, cells: usize) -> (i64, i64) {
-        let cells = (cells.max(1)) as i64;
-        let span = self.end - self.from;
+        let cells = i64::try_from(cells.max(1)).unwrap_or(i64::MAX);
+        let span = self.end.saturating_sub(self.from);
         if span <= cells {
             return (self.from, self.end);
         }
         let lead = if self.focus == self.from { 0 } else { cells / 3 };
-        let start = (self.focus - lead).clamp(self.from, self.end - cells);
+        let start = self.focus.saturating_sub(lead).clamp(self.from, self.end - cells);
         (start, start + cells)
     }
 
@@ -567,6 +583,64 @@ mod tests {
         assert!(text.contains(" 500") && text.contains('…'), "{text}");
         assert!(!text.contains(" 400 "), "{text}");
         assert!(text.matches('│').count() < 20, "{text}");
+    }
+
+    /// Offsets anywhere up to `i64::MAX` (a flipped `baseOffset` bit): the picture's work is
+    /// bounded by the records held, never by the offset range, and the differing offsets are
+    /// exactly those a record-by-record comparison finds.
+    #[test]
+    fn pictures_of_offsets_up_to_i64_max_are_drawn_in_time_bounded_by_records() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let started = std::time::Instant::now();
+        for case in 0..300 {
+            let mut rows = Vec::new();
+            for name in ["a", "b", "c"].iter().take(1 + case % 3) {
+                let mut offsets: Vec<i64> = (0..next() % 6)
+                    .map(|_| match next() % 4 {
+                        0 => (next() % 8) as i64,
+                        1 => (1i64 << 38) + (next() % 4) as i64,
+                        2 => i64::MAX - 1 - (next() % 4) as i64,
+                        _ => (next() >> 1) as i64 % i64::MAX,
+                    })
+                    .collect();
+                offsets.sort_unstable();
+                offsets.dedup();
+                let records: Vec<DrawnRecord> =
+                    offsets.iter().map(|&o| rec(o, (next() % 2) as i32, "v", o, o)).collect();
+                let mut r = replica(name, records, 0);
+                r.log_end_offset = offsets.last().map_or(0, |o| o + 1);
+                r.high_watermark = (next() >> 1) as i64;
+                rows.push(r);
+            }
+            let from = [0, 1 << 38, i64::MAX - 8][case % 3];
+            let report = DrawReport { replicas: rows, from, end: i64::MAX, focus: from };
+            let pic = Picture::of_draw(&report);
+            // Brute force over the offsets some row holds.
+            let mut held: Vec<i64> = report.replicas.iter().flat_map(|r| r.records.iter().map(|c| c.offset)).collect();
+            held.sort_unstable();
+            held.dedup();
+            let expected: Vec<i64> = held
+                .into_iter()
+                .filter(|o| *o >= from)
+                .filter(|o| {
+                    let at: Vec<&DrawnRecord> =
+                        report.replicas.iter().filter_map(|r| r.records.iter().find(|c| c.offset == *o)).collect();
+                    at.windows(2).any(|w| !w[0].same_batch(w[1]))
+                })
+                .collect();
+            assert_eq!(pic.differs, expected, "case {case}");
+            let (start, stop) = pic.window(8);
+            assert!(start <= stop && stop - start <= 8, "case {case}");
+            let mut out = Vec::new();
+            write_text(&mut out, &pic, &settings()).unwrap();
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
     }
 
     #[test]

@@ -344,9 +344,11 @@ impl<'o> DumpTable<'o> {
                 self.flush_table()?;
                 self.out.write_all(bytes).at("<stdout>", "write")
             }
-            DumpEvent::Problem { what, .. } => {
+            DumpEvent::Problem { path, position, line, what } => {
                 self.flush_table()?;
-                writeln!(self.out, "{} {what}", p.bad("problem")).at("<stdout>", "write")
+                let line = line.map(|l| format!("line {l}, ")).unwrap_or_default();
+                writeln!(self.out, "{} {} ({line}position {position}): {what}", p.bad("problem"), path.display())
+                    .at("<stdout>", "write")
             }
             DumpEvent::Segment { path, .. } => {
                 self.flush_table()?;

@@ -166,11 +166,11 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
 
 /// One finding as a line: `finding <path> at position <p> (offset <o>): <what>`.
 pub fn finding(p: &super::palette::Palette, f: &crate::commands::check::Finding) -> String {
-    let at = match (f.position, f.offset) {
-        (Some(pos), Some(o)) => format!(" at position {pos} (offset {o})"),
-        (Some(pos), None) => format!(" at position {pos}"),
-        (None, Some(o)) => format!(" (offset {o})"),
-        (None, None) => String::new(),
+    let place: Vec<String> =
+        f.line.map(|l| format!("line {l}")).into_iter().chain(f.offset.map(|o| format!("offset {o}"))).collect();
+    let at = match place.is_empty() {
+        true => format!(" at position {}", f.position),
+        false => format!(" at position {} ({})", f.position, place.join(", ")),
     };
     format!("{} {}{at}: {}", p.bad("finding"), f.path.display(), f.what)
 }

@@ -637,6 +637,51 @@ mod tests {
         }
     }
 
+    /// Offsets anywhere up to `i64::MAX` (a flipped `baseOffset` bit gives ~2^38): planning is
+    /// bounded by the caches' entries, never by offsets, and never overflows.
+    #[test]
+    fn truncation_planning_with_offsets_up_to_i64_max_is_bounded_by_cache_entries() {
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n.max(1)
+        };
+        let random_view = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut offsets: Vec<i64> = (0..next(6))
+                .map(|_| match next(4) {
+                    0 => next(10) as i64,
+                    1 => (1i64 << 38) + next(10) as i64,
+                    2 => i64::MAX - next(10) as i64,
+                    _ => next(u64::MAX >> 1) as i64,
+                })
+                .collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            let entries: Vec<(i32, i64)> = offsets.iter().enumerate().map(|(i, o)| (i as i32 * 2, *o)).collect();
+            let floor = offsets.last().copied().unwrap_or(0);
+            let leo = match next(3) {
+                0 => floor,
+                1 => floor.saturating_add(next(5) as i64),
+                _ => i64::MAX,
+            };
+            let hw = next(leo.max(1) as u64) as i64;
+            view(&entries, leo, hw)
+        };
+        let started = std::time::Instant::now();
+        for _ in 0..3000 {
+            let leader = random_view(&mut next);
+            let follower = random_view(&mut next);
+            for mode in TruncationMode::ALL {
+                let plan = plan_truncation(mode, &leader, &follower);
+                assert!((0..=follower.log_end_offset).contains(&plan.truncation_offset), "{mode:?} {plan:?}");
+                assert!(plan.round_trips.len() <= follower.epochs.entries().len() + 1);
+            }
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+
     // ---- Public scenarios of replication-model.md, at the moment of each recovery. ----
     // Epoch caches include the entry a new leader assigns at its LEO when elected (Kafka ≥ 2.1).
 

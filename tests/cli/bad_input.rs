@@ -45,7 +45,7 @@ fn build_lab(lab: &Lab) -> bool {
     for (name, file, text) in [
         ("badckpt", "replication-offset-checkpoint", &b"0\n1\ndemo zero 1\n"[..]),
         ("badstate", "klog-state.json", &b"{\"version\": 1, \"partitions\": {\"demo-0\": [}"[..]),
-        ("badmeta", "meta.properties", &b"node.id=1\nthis line has no separator\n"[..]),
+        ("badmeta", "meta.properties", &b"node.id=1\nbad=\\u00zz\n"[..]),
         ("badepochs", "demo-0/leader-epoch-checkpoint", &b"0\n2\n0 0\n"[..]),
     ] {
         let d = lab.create(name, 9, &[]);

@@ -322,8 +322,14 @@ fn checkpoint_findings_carry_the_byte_position_of_their_line() {
     let (code, out) = check(&r);
     assert_eq!(code, 1, "{out}");
     // "0\n2\nother 0 7\n" (14 bytes) precede the partition's line.
-    assert!(out.contains("replication-offset-checkpoint at position 14 (offset 50): high watermark 50"), "{out}");
-    assert!(out.contains("recovery-point-offset-checkpoint at position 14 (offset 50): recovery point 50"), "{out}");
+    assert!(
+        out.contains("replication-offset-checkpoint at position 14 (line 4, offset 50): high watermark 50"),
+        "{out}"
+    );
+    assert!(
+        out.contains("recovery-point-offset-checkpoint at position 14 (line 4, offset 50): recovery point 50"),
+        "{out}"
+    );
 }
 
 #[test]

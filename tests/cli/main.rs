@@ -13,6 +13,7 @@ mod formats;
 mod generated;
 mod golden;
 mod histories;
+mod hostile_reads;
 mod hostile_writes;
 mod kill;
 mod log_trust;

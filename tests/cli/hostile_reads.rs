@@ -1,0 +1,573 @@
+//! Hostile reads (issue 18, classes 1, 3, 7 and 9): whatever sits at a name klog reads — a
+//! FIFO, a socket, a device, a directory — is a finding of a read-only command or a one-line
+//! refusal of a mutating one, never a hang; a partition is a name, never a path, and nothing is
+//! written through a symlink; `meta.properties` is read as `java.util.Properties.load` reads it;
+//! every finding carries its place as data.
+//!
+//! Every case runs the real binary under a kill-after guard (a regression fails the case
+//! instead of hanging the suite), with a private `TMPDIR` inside the lab, and asserts the exit
+//! code, a one-line message naming the path, and that the whole lab — log dirs, the dirs
+//! around them and the `TMPDIR` — is byte-identical afterwards. The tree walk never opens a
+//! name that is not a regular file.
+
+use crate::common::*;
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A command that takes longer than this is taken to hang, and is killed.
+const HANG_AFTER: Duration = Duration::from_secs(30);
+
+struct Run {
+    code: i32,
+    out: String,
+    err: String,
+}
+
+/// Run klog in `lab` (paths in `args` are relative to it) with `TMPDIR` = `lab/tmp`, killing it
+/// if it runs longer than [`HANG_AFTER`].
+fn run(lab: &Path, args: &[&str]) -> Run {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("klog"))
+        .args(args)
+        .current_dir(lab)
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
+        .env("TMPDIR", lab.join("tmp"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run klog");
+    let pipe = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            String::from_utf8_lossy(&v).into_owned()
+        })
+    };
+    let out = pipe(Box::new(child.stdout.take().unwrap()));
+    let err = pipe(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > HANG_AFTER {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("klog {args:?} hung: killed after {HANG_AFTER:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Run { code: status.code().unwrap_or(-1), out: out.join().unwrap(), err: err.join().unwrap() }
+}
+
+/// What is at a name, for comparing trees: never opened unless it is a regular file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Node {
+    Dir,
+    File(Vec<u8>),
+    Link(PathBuf),
+    /// A FIFO, socket or device: its type bits and device number.
+    Special(u32, u64),
+}
+
+fn tree_of(root: &Path) -> BTreeMap<PathBuf, Node> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            let t = m.file_type();
+            let node = if t.is_symlink() {
+                Node::Link(fs::read_link(&p).unwrap())
+            } else if t.is_dir() {
+                stack.push(p.clone());
+                Node::Dir
+            } else if t.is_file() {
+                Node::File(fs::read(&p).unwrap())
+            } else {
+                Node::Special(m.mode() & libc::S_IFMT, m.rdev())
+            };
+            out.insert(p.strip_prefix(root).unwrap().to_path_buf(), node);
+        }
+    }
+    out
+}
+
+/// A non-regular thing to put where klog expects a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Fifo,
+    Socket,
+    /// A symlink to `/dev/null` (a device reached by name).
+    DevNull,
+    /// A symlink to `/dev/zero` (a device that never ends).
+    DevZero,
+    /// A character device node made with mknod (1, 3), where the system lets us.
+    CharDevice,
+    Dir,
+}
+
+const KINDS: [Kind; 6] = [Kind::Fifo, Kind::Socket, Kind::DevNull, Kind::DevZero, Kind::CharDevice, Kind::Dir];
+
+/// Replace whatever is at `path` with `kind`; false when this system cannot make it.
+fn plant(path: &Path, kind: Kind) -> bool {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(path).unwrap(),
+        Ok(_) => fs::remove_file(path).unwrap(),
+        Err(_) => {}
+    }
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    match kind {
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a name.
+        Kind::Fifo => assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", path.display()),
+        Kind::Socket => drop(std::os::unix::net::UnixListener::bind(path).expect("bind a unix socket")),
+        Kind::DevNull => std::os::unix::fs::symlink("/dev/null", path).unwrap(),
+        Kind::DevZero => std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
+        Kind::CharDevice => {
+            // SAFETY: a valid NUL-terminated path; mknod only creates a name (needs root).
+            let rc = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o644, libc::makedev(1, 3)) };
+            if rc != 0 {
+                return false;
+            }
+        }
+        Kind::Dir => fs::create_dir(path).unwrap(),
+    }
+    true
+}
+
+/// A lab: a temp dir holding log dirs and the private `tmp` the commands get as `TMPDIR`.
+fn lab_with(dirs: &[(&str, &Path)]) -> tempfile::TempDir {
+    let lab = tempfile::tempdir().unwrap();
+    fs::create_dir(lab.path().join("tmp")).unwrap();
+    for (name, from) in dirs {
+        copy_dir(from, &lab.path().join(name));
+    }
+    lab
+}
+
+/// A running klog leader `k` (one partition, demo-0, three records), made once per test.
+fn klog_made(root: &Path) -> PathBuf {
+    let k = root.join("k");
+    ok(&["create", s(&k), "--replica-id", "1"]);
+    ok(&["elect", s(&k)]);
+    ok(&["append", s(&k), "m1", "m2", "m3", "--timestamp", "1000"]);
+    k
+}
+
+/// A copy of a broker-written log dir, if `../shared/kafka-real` is there.
+fn real(root: &Path, name: &str) -> Option<PathBuf> {
+    let from = kafka_real()?.join(name);
+    let to = root.join(name);
+    copy_dir(&from, &to);
+    // The shared copy is read-only; a lab copy is writable like a real data dir.
+    let status = Command::new("chmod").arg("-R").arg("u+w").arg(&to).status().unwrap();
+    assert!(status.success());
+    Some(to)
+}
+
+/// What a case expects klog to say.
+#[derive(Debug, Clone, Copy)]
+enum Says {
+    /// Exit 2 with exactly one stderr line, `klog: error: ...`, naming the path.
+    Refusal,
+    /// `check --json`: a finding on the path with a numeric position.
+    Finding,
+    /// `dump --json`: a problem on the path with a numeric position.
+    Problem,
+    /// Nothing about the path (klog never reads it for this command).
+    Nothing,
+}
+
+struct Case {
+    label: String,
+    args: Vec<String>,
+    code: i32,
+    says: Says,
+    /// The path (relative to the lab) the message names.
+    path: String,
+}
+
+fn case(label: impl Into<String>, args: &[&str], code: i32, says: Says, path: &str) -> Case {
+    Case { label: label.into(), args: args.iter().map(|a| a.to_string()).collect(), code, says, path: path.into() }
+}
+
+/// Run `case` in `lab`, asserting its code, its message and an unchanged lab.
+fn assert_case(lab: &Path, c: &Case) {
+    let before = tree_of(lab);
+    let args: Vec<&str> = c.args.iter().map(String::as_str).collect();
+    let r = run(lab, &args);
+    let show = || format!("{}: klog {:?} exit {}\nstdout: {}\nstderr: {}", c.label, c.args, r.code, r.out, r.err);
+    assert_eq!(r.code, c.code, "{}", show());
+    match c.says {
+        Says::Refusal => {
+            assert_eq!(r.err.lines().count(), 1, "{}", show());
+            assert!(r.err.starts_with("klog: error: ") && r.err.contains(&c.path), "{}", show());
+        }
+        Says::Finding | Says::Problem => {
+            let kind = if matches!(c.says, Says::Finding) { "finding" } else { "problem" };
+            let lines = json_lines(&r.out);
+            let hit = lines.iter().find(|v| v["type"] == kind && v["path"] == c.path.as_str());
+            let hit = hit.unwrap_or_else(|| panic!("no {kind} on {}\n{}", c.path, show()));
+            assert!(hit["position"].is_u64(), "{kind} without a position as data: {hit}\n{}", show());
+            assert!(!hit["what"].as_str().unwrap().is_empty());
+            // Every finding of the command has its place as data.
+            for v in lines.iter().filter(|v| v["type"] == "finding" || v["type"] == "problem") {
+                assert!(v["position"].is_u64(), "{v}\n{}", show());
+            }
+        }
+        Says::Nothing => {}
+    }
+    assert_eq!(tree_of(lab), before, "{} changed the lab (log dirs or TMPDIR)", show());
+}
+
+/// The names klog reads in a klog-made log dir `k` holding `demo-0`.
+const KLOG_PLACES: [&str; 12] = [
+    "k/meta.properties",
+    "k/replication-offset-checkpoint",
+    "k/recovery-point-offset-checkpoint",
+    "k/log-start-offset-checkpoint",
+    "k/klog-state.json",
+    "k/demo-0/partition.metadata",
+    "k/demo-0/leader-epoch-checkpoint",
+    "k/demo-0/00000000000000000000.log",
+    "k/demo-0/00000000000000000000.index",
+    "k/demo-0/00000000000000000000.timeindex",
+    "k/demo-0/00000000000000000009.snapshot",
+    "k/demo-0/00000000000000000000.txnindex",
+];
+
+#[test]
+fn every_non_regular_kind_in_every_place_klog_reads_is_a_finding_or_a_refusal_never_a_hang() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    let mut ran = 0;
+    for kind in KINDS {
+        for place in KLOG_PLACES {
+            let lab = lab_with(&[("k", &k)]);
+            if !plant(&lab.path().join(place), kind) {
+                continue;
+            }
+            let label = format!("{kind:?} at {place}");
+            for c in [
+                case(&label, &["check", "k", "--json"], 1, Says::Finding, place),
+                case(&label, &["dump", "k", "--json", "--limit", "1"], 0, Says::Problem, place),
+                case(&label, &["append", "k", "m4"], 2, Says::Refusal, place),
+            ] {
+                assert_case(lab.path(), &c);
+                ran += 1;
+            }
+        }
+        // `.lock` is read by no reader; a writer refuses it without waiting or following it.
+        let lab = lab_with(&[("k", &k)]);
+        if plant(&lab.path().join("k/.lock"), kind) {
+            assert_case(lab.path(), &case(format!("{kind:?} .lock"), &["check", "k"], 0, Says::Nothing, ""));
+            assert_case(lab.path(), &case(format!("{kind:?} .lock"), &["append", "k", "m4"], 2, Says::Refusal, "k"));
+            ran += 2;
+        }
+    }
+    assert!(ran >= 5 * 12 * 3, "only {ran} cases ran");
+}
+
+#[test]
+fn every_command_that_reads_a_replica_returns_on_a_fifo_index_and_a_fifo_checkpoint() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    let f = template.path().join("f");
+    ok(&["create", s(&f), "--replica-id", "2"]);
+    for place in ["k/demo-0/00000000000000000000.index", "k/replication-offset-checkpoint"] {
+        let lab = lab_with(&[("k", &k), ("f", &f)]);
+        assert!(plant(&lab.path().join(place), Kind::Fifo));
+        let refused = |args: &[&str]| case(place, args, 2, Says::Refusal, place);
+        for c in [
+            refused(&["elect", "k"]),
+            refused(&["flush", "k"]),
+            refused(&["stop", "k"]),
+            refused(&["crash", "k", "--torn-bytes", "3"]),
+            refused(&["recover", "k"]),
+            refused(&["fetch", "--leader", "k", "f"]),
+            refused(&["recover", "f", "--leader", "k"]),
+            case(place, &["diff", "k", "f"], 0, Says::Nothing, ""),
+            case(place, &["draw", "k", "f"], 0, Says::Nothing, ""),
+        ] {
+            assert_case(lab.path(), &c);
+        }
+        // A dry run reads only; whatever it decides, it returns and changes nothing.
+        let before = tree_of(lab.path());
+        let r = run(lab.path(), &["recover", "k", "--dry-run"]);
+        assert!(r.code == 0 || r.code == 2, "{}", r.err);
+        assert_eq!(tree_of(lab.path()), before);
+    }
+    // `dump FILE` of a FIFO named like each kind of file klog dumps.
+    let lab = lab_with(&[("k", &k)]);
+    for name in ["00000000000000000000.log", "00000000000000000000.index", "00000000000000000005.snapshot"] {
+        let place = format!("k/demo-0/{name}");
+        assert!(plant(&lab.path().join(&place), Kind::Fifo));
+        assert_case(lab.path(), &case(&place, &["dump", &place], 2, Says::Refusal, &place));
+    }
+    let place = "k/demo-0/leader-epoch-checkpoint";
+    assert!(plant(&lab.path().join(place), Kind::Fifo));
+    assert_case(lab.path(), &case(place, &["dump", place], 2, Says::Refusal, place));
+}
+
+#[test]
+fn non_regular_files_in_copies_of_real_broker_dirs_are_findings_or_refusals() {
+    let template = tempfile::tempdir().unwrap();
+    let Some(zk) = real(template.path(), "zk-broker-2020") else { return };
+    let Some(kraft) = real(template.path(), "kraft-broker-2026") else { return };
+    let places = [
+        "zk-broker-2020/meta.properties",
+        "zk-broker-2020/replication-offset-checkpoint",
+        "zk-broker-2020/recovery-point-offset-checkpoint",
+        "zk-broker-2020/log-start-offset-checkpoint",
+        "zk-broker-2020/first_topic-0/leader-epoch-checkpoint",
+        "zk-broker-2020/first_topic-0/00000000000000000000.log",
+        "zk-broker-2020/first_topic-0/00000000000000000000.index",
+        "zk-broker-2020/first_topic-0/00000000000000000000.timeindex",
+        "zk-broker-2020/first_topic-0/00000000000000000011.snapshot",
+    ];
+    let mut ran = 0;
+    for kind in [Kind::Fifo, Kind::Socket, Kind::DevZero, Kind::Dir] {
+        for place in places {
+            let lab = lab_with(&[("zk-broker-2020", &zk)]);
+            assert!(plant(&lab.path().join(place), kind));
+            let label = format!("{kind:?} at {place}");
+            let p = ["--partition", "first_topic-0"];
+            for c in [
+                case(&label, &["check", "zk-broker-2020", p[0], p[1], "--json"], 1, Says::Finding, place),
+                case(
+                    &label,
+                    &["dump", "zk-broker-2020", p[0], p[1], "--json", "--limit", "1"],
+                    0,
+                    Says::Problem,
+                    place,
+                ),
+                case(&label, &["elect", "zk-broker-2020", p[0], p[1]], 2, Says::Refusal, place),
+            ] {
+                assert_case(lab.path(), &c);
+                ran += 1;
+            }
+        }
+        // KRaft: `partition.metadata` is read; `quorum-state` is Raft's, which klog never opens.
+        let lab = lab_with(&[("kraft", &kraft)]);
+        let p = ["--partition", "__cluster_metadata-0"];
+        let metadata = "kraft/__cluster_metadata-0/partition.metadata";
+        assert!(plant(&lab.path().join(metadata), kind));
+        assert_case(lab.path(), &case(metadata, &["check", "kraft", p[0], p[1], "--json"], 1, Says::Finding, metadata));
+        let quorum = "kraft/__cluster_metadata-0/quorum-state";
+        let lab = lab_with(&[("kraft", &kraft)]);
+        assert!(plant(&lab.path().join(quorum), kind));
+        assert_case(lab.path(), &case(quorum, &["check", "kraft", p[0], p[1]], 0, Says::Nothing, ""));
+        ran += 2;
+    }
+    // The data-dir check reads meta.properties once for the whole dir: a finding of the dir.
+    let lab = lab_with(&[("zk-broker-2020", &zk)]);
+    assert!(plant(&lab.path().join("zk-broker-2020/meta.properties"), Kind::Fifo));
+    let r = run(lab.path(), &["check", "zk-broker-2020"]);
+    assert_eq!(r.code, 1, "{}{}", r.out, r.err);
+    assert!(r.out.contains("zk-broker-2020/meta.properties"), "{}", r.out);
+    assert!(ran >= 4 * 9 * 3);
+}
+
+#[test]
+fn a_partition_is_a_name_never_a_path() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    let lab = lab_with(&[("k", &k), ("B", &k)]);
+    let root = lab.path();
+    let abs = root.join("B/demo-0");
+    let long = format!("{}-0", "t".repeat(250));
+    let names = ["../B/demo-0", abs.to_str().unwrap(), "B/demo-0", "..-0", ".-0", "de mo-0", "demo", &long, "demo-x"];
+    for name in names {
+        for args in [
+            vec!["append", "k", "--partition", name, "x"],
+            vec!["elect", "k", "--partition", name],
+            vec!["dump", "k", "--partition", name],
+            vec!["check", "k", "--partition", name],
+            vec!["draw", "k", "--partition", name],
+        ] {
+            assert_case(root, &Case { path: "--partition".into(), ..case(name, &args, 2, Says::Refusal, "") });
+        }
+    }
+    // A checkpoint line naming a path is a malformed line: a finding with its line, a refusal.
+    let lab = lab_with(&[("k", &k)]);
+    let hw = "k/replication-offset-checkpoint";
+    fs::write(lab.path().join(hw), "0\n2\ndemo 0 3\n../B/demo 0 3\n").unwrap();
+    assert_case(lab.path(), &case("path in a checkpoint", &["check", "k", "--json"], 1, Says::Finding, hw));
+    let r = run(lab.path(), &["check", "k", "--json"]);
+    let f = json_lines(&r.out).into_iter().find(|v| v["type"] == "finding").unwrap();
+    assert_eq!((f["line"].as_u64(), f["position"].as_u64()), (Some(4), Some(13)), "{f}");
+    assert_case(lab.path(), &case("path in a checkpoint", &["append", "k", "x"], 2, Says::Refusal, hw));
+}
+
+#[test]
+fn writes_never_follow_a_symlink_out_of_the_log_dir() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    // A dangling `.lock` symlink: never followed, nothing created where it points.
+    let lab = lab_with(&[("k", &k)]);
+    fs::remove_file(lab.path().join("k/.lock")).unwrap();
+    std::os::unix::fs::symlink("../outside/lock", lab.path().join("k/.lock")).unwrap();
+    for args in [vec!["append", "k", "x"], vec!["elect", "k"], vec!["flush", "k"], vec!["stop", "k"]] {
+        assert_case(lab.path(), &case("dangling .lock", &args, 2, Says::Refusal, "k/.lock"));
+    }
+    assert_case(lab.path(), &case("dangling .lock", &["check", "k"], 0, Says::Nothing, ""));
+    assert!(!lab.path().join("outside").exists());
+    // A `.lock` symlink to a file outside: refused, the file untouched (the tree compares it).
+    let lab = lab_with(&[("k", &k)]);
+    fs::write(lab.path().join("precious"), b"keep").unwrap();
+    fs::remove_file(lab.path().join("k/.lock")).unwrap();
+    std::os::unix::fs::symlink("../precious", lab.path().join("k/.lock")).unwrap();
+    assert_case(lab.path(), &case(".lock to a file", &["append", "k", "x"], 2, Says::Refusal, "k/.lock"));
+    // A symlinked partition dir: read through (as Kafka does), never written through.
+    let lab = lab_with(&[("k", &k)]);
+    fs::rename(lab.path().join("k/demo-0"), lab.path().join("elsewhere-0")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere-0", lab.path().join("k/demo-0")).unwrap();
+    let r = run(lab.path(), &["dump", "k", "--json"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(json_lines(&r.out).iter().filter(|v| v["type"] == "record").count(), 3, "{}", r.out);
+    assert_case(lab.path(), &case("symlinked partition dir", &["check", "k"], 0, Says::Nothing, ""));
+    for args in [vec!["append", "k", "x"], vec!["elect", "k"], vec!["crash", "k"], vec!["stop", "k"]] {
+        assert_case(lab.path(), &case("symlinked partition dir", &args, 2, Says::Refusal, "k/demo-0"));
+    }
+    let (_, err) = code(&["append", s(&lab.path().join("k")), "x"], 2);
+    assert!(err.contains("symlink"), "{err}");
+    // The same in a copy of a broker dir.
+    let Some(zk) = real(template.path(), "zk-broker-2020") else { return };
+    let lab = lab_with(&[("zk", &zk)]);
+    fs::rename(lab.path().join("zk/first_topic-0"), lab.path().join("moved-0")).unwrap();
+    std::os::unix::fs::symlink("../moved-0", lab.path().join("zk/first_topic-0")).unwrap();
+    let p = ["--partition", "first_topic-0"];
+    assert_case(lab.path(), &case("broker symlink", &["check", "zk", p[0], p[1]], 0, Says::Nothing, ""));
+    assert_case(
+        lab.path(),
+        &case("broker symlink", &["elect", "zk", p[0], p[1]], 2, Says::Refusal, "zk/first_topic-0"),
+    );
+    let lab = lab_with(&[("zk", &zk)]);
+    std::os::unix::fs::symlink("/nonexistent/lock", lab.path().join("zk/.lock")).unwrap();
+    assert_case(lab.path(), &case("broker .lock", &["elect", "zk", p[0], p[1]], 2, Says::Refusal, "zk/.lock"));
+}
+
+/// `meta.properties` texts that `java.util.Properties.load` reads as node.id / broker.id 1.
+const VALID_PROPERTIES: [&[u8]; 9] = [
+    b"version=1\nnode.id=1\ncluster.id=c\n",
+    b"version 1\nnode.id 1\ncluster.id c\n",
+    b"version:1\nnode.id:1\ncluster.id:c\n",
+    b"  version = 1\n\tnode.id\t:\t1\n\x0ccluster.id c\n",
+    b"# comment\n! other comment\nversion=1\nnode.\\u0069d=\\u0031\ncluster.id=c\n",
+    b"#caf\xe9 \xff\nversion=1\nnode.id=1\ncluster.id=caf\xe9\n",
+    b"version=1\r\nnode.id=\\\n    1\r\ncluster.id=c",
+    b"version=1\rnode.id=1\rcluster.id=c\r",
+    b"version=1\nnode.id=7\nnode.id=1\ncluster.id=c\\\n",
+];
+
+#[test]
+fn meta_properties_is_read_as_java_reads_it() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    let zk = real(template.path(), "zk-broker-2021");
+    for (i, text) in VALID_PROPERTIES.iter().enumerate() {
+        let lab = lab_with(&[("k", &k)]);
+        fs::write(lab.path().join("k/meta.properties"), text).unwrap();
+        assert_case(lab.path(), &case(format!("valid {i}"), &["check", "k"], 0, Says::Nothing, ""));
+        let r = run(lab.path(), &["dump", "k", "--json", "--limit", "0"]);
+        let replica = json_lines(&r.out).into_iter().find(|v| v["type"] == "replica").unwrap();
+        assert_eq!(replica["replica_id"], 1, "valid {i}: {}", String::from_utf8_lossy(text));
+        // The same on a copy of a ZooKeeper-mode broker dir (broker.id, version 0).
+        if let Some(zk) = &zk {
+            let lab = lab_with(&[("zk", zk)]);
+            let text = String::from_utf8_lossy(text).replace("node.", "broker.").replace("version=1", "version=0");
+            let text = text.replace("version 1", "version 0").replace("version:1", "version:0").replace("= 1", "= 0");
+            fs::write(lab.path().join("zk/meta.properties"), text.as_bytes()).unwrap();
+            let p = ["--partition", "subhash-0"];
+            assert_case(lab.path(), &case(format!("zk valid {i}"), &["check", "zk", p[0], p[1]], 0, Says::Nothing, ""));
+        }
+    }
+    // The one thing Java refuses: a \u without four hex digits. Its place is data.
+    let lab = lab_with(&[("k", &k)]);
+    let meta = "k/meta.properties";
+    fs::write(lab.path().join(meta), b"version=1\nnode.id=1\ncluster.id=\\u00zz\n").unwrap();
+    assert_case(lab.path(), &case("bad escape", &["check", "k", "--json"], 1, Says::Finding, meta));
+    assert_case(lab.path(), &case("bad escape", &["dump", "k", "--json"], 0, Says::Problem, meta));
+    assert_case(lab.path(), &case("bad escape", &["append", "k", "x"], 2, Says::Refusal, meta));
+    let r = run(lab.path(), &["check", "k", "--json"]);
+    let f = json_lines(&r.out).into_iter().find(|v| v["type"] == "finding").unwrap();
+    assert_eq!(f["position"], 31, "the byte of the backslash: {f}");
+    if let Some(zk) = &zk {
+        let lab = lab_with(&[("zk", zk)]);
+        let meta = "zk/meta.properties";
+        fs::write(lab.path().join(meta), b"version=0\nbroker.id=\\u0\n").unwrap();
+        let p = ["--partition", "subhash-0"];
+        assert_case(lab.path(), &case("zk bad escape", &["check", "zk", p[0], p[1], "--json"], 1, Says::Finding, meta));
+        assert_case(lab.path(), &case("zk bad escape", &["elect", "zk", p[0], p[1]], 2, Says::Refusal, meta));
+        // A directory where meta.properties belongs: the rest of the dir is still read.
+        let lab = lab_with(&[("zk", zk)]);
+        fs::remove_file(lab.path().join(meta)).unwrap();
+        fs::create_dir(lab.path().join(meta)).unwrap();
+        assert_case(lab.path(), &case("zk dir", &["check", "zk", p[0], p[1], "--json"], 1, Says::Finding, meta));
+        let r = run(lab.path(), &["dump", "zk", p[0], p[1], "--json"]);
+        assert!(json_lines(&r.out).iter().filter(|v| v["type"] == "record").count() > 0, "{}", r.out);
+    }
+}
+
+#[test]
+fn findings_carry_their_place_and_a_gap_between_segments_is_a_note_unless_the_topic_is_known_uncompacted() {
+    let template = tempfile::tempdir().unwrap();
+    let k = template.path().join("k");
+    ok(&["create", s(&k), "--replica-id", "1", "--segment-bytes", "100"]);
+    ok(&["elect", s(&k)]);
+    for m in ["m1", "m2", "m3", "m4"] {
+        ok(&["append", s(&k), m, "--timestamp", "1000"]);
+    }
+    let segments: Vec<String> = {
+        let mut v: Vec<String> = fs::read_dir(k.join("demo-0"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".log"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert!(segments.len() >= 3, "{segments:?}");
+    let middle = segments[1].trim_end_matches(".log").to_string();
+    let drop_middle = |dir: &Path| {
+        for ext in ["log", "index", "timeindex"] {
+            let _ = fs::remove_file(dir.join(format!("demo-0/{middle}.{ext}")));
+        }
+    };
+    // klog made the topic (its state holds the config; klog never compacts): a finding.
+    let lab = lab_with(&[("k", &k)]);
+    drop_middle(&lab.path().join("k"));
+    let gap_at = format!("k/demo-0/{}", segments[2]);
+    assert_case(lab.path(), &case("gap, delete policy", &["check", "k", "--json"], 1, Says::Finding, &gap_at));
+    // A partial copy (nothing says the topic is not compacted): a note only.
+    let lab = lab_with(&[]);
+    fs::create_dir(lab.path().join("p")).unwrap();
+    copy_dir(&k.join("demo-0"), &lab.path().join("p/demo-0"));
+    drop_middle(&lab.path().join("p"));
+    let before = tree_of(lab.path());
+    let r = run(lab.path(), &["check", "p"]);
+    assert_eq!(r.code, 0, "{}{}", r.out, r.err);
+    assert!(r.out.contains("note p/demo-0/") && r.out.contains("compaction leaves such gaps"), "{}", r.out);
+    assert_eq!(tree_of(lab.path()), before);
+    // Findings that used to carry their place only in the message: a snapshot above the log
+    // end, a torn tail, a bad checkpoint line.
+    let lab = lab_with(&[("k", &k)]);
+    fs::write(lab.path().join("k/demo-0/00000000000000000099.snapshot"), b"").unwrap();
+    let snap = "k/demo-0/00000000000000000099.snapshot";
+    assert_case(lab.path(), &case("snapshot", &["check", "k", "--json"], 1, Says::Finding, snap));
+    let lab = lab_with(&[("k", &k)]);
+    fs::write(lab.path().join("k/recovery-point-offset-checkpoint"), "0\n1\ndemo 0\n").unwrap();
+    let rp = "k/recovery-point-offset-checkpoint";
+    assert_case(lab.path(), &case("short line", &["check", "k", "--json"], 1, Says::Finding, rp));
+    let r = run(lab.path(), &["check", "k", "--json"]);
+    let f = json_lines(&r.out).into_iter().find(|v| v["type"] == "finding" && v["path"] == rp).unwrap();
+    assert_eq!((f["line"].as_u64(), f["position"].as_u64()), (Some(3), Some(4)), "{f}");
+    assert_case(lab.path(), &case("short line", &["dump", "k", "--json"], 0, Says::Problem, rp));
+}
