@@ -73,7 +73,7 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     // The checkpoint as written must already be strictly increasing (it is replayed on load).
     // One that is not a regular file is already a finding (from the load), with no entries.
     let epoch_regular = !replica.log.not_regular_files().iter().any(|n| n.path == epoch_path);
-    let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<(usize, u64)>) = if epoch_regular {
+    let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<checkpoint::LinePlace>) = if epoch_regular {
         checkpoint::read_epoch_checkpoint_lines(&epoch_path)?.into_iter().unzip()
     } else {
         (Vec::new(), Vec::new())

@@ -264,8 +264,11 @@ pub fn read_epoch_checkpoint(path: &Path) -> Result<Vec<(i32, i64)>> {
     Ok(read_epoch_checkpoint_lines(path)?.into_iter().map(|(entry, _)| entry).collect())
 }
 
-/// [`read_epoch_checkpoint`], each entry with its 1-based line and the line's byte position.
-pub fn read_epoch_checkpoint_lines(path: &Path) -> Result<Vec<((i32, i64), (usize, u64))>> {
+/// Where a line of a text file is: its 1-based number and the byte position it starts at.
+pub type LinePlace = (usize, u64);
+
+/// [`read_epoch_checkpoint`], each entry with where its line is.
+pub fn read_epoch_checkpoint_lines(path: &Path) -> Result<Vec<((i32, i64), LinePlace)>> {
     let mut out = Vec::new();
     read_checkpoint_entries(path, 2, &mut |e| {
         let epoch: i32 = parse_number(path, e.line, e.tokens[0], "leader epoch")?;
