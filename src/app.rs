@@ -89,8 +89,11 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
             let report = klog::crash::crash(&a.target.dir, a.target.partition.as_deref(), &(&a).into())?;
             text::crashed(text, &report, settings)?;
         }
-        Command::Recover(a) if a.dry_run && a.partition.is_none() && data_dir::holds_several_partitions(&a.dir) => {
-            let dir = a.dir.display().to_string();
+        Command::Recover(a)
+            if a.partition.is_none()
+                && (a.dry_run || a.leader.is_none())
+                && data_dir::holds_several_partitions(&a.dir) =>
+        {
             match &a.leader {
                 Some(leader) => {
                     let mode = a.mode.unwrap_or(klog::cli::ModeArg::Kip279).into();
@@ -108,11 +111,15 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
                     }
                 }
                 None => {
-                    let forecast = data_dir::local_forecast(&a.dir, &mut *progress(settings, "recover", "partitions"))?;
+                    let load = commands::recover::recover_data_dir(
+                        &a.dir,
+                        a.dry_run,
+                        &mut *progress(settings, "recover", "partitions"),
+                    )?;
                     if a.json {
-                        output::data_dir::forecast_json(text.raw(), &dir, &forecast)?;
+                        output::data_dir::forecast_json(text.raw(), &load)?;
                     } else {
-                        output::data_dir::forecast_text(text, &dir, &forecast, settings)?;
+                        output::data_dir::forecast_text(text, &load, settings)?;
                     }
                 }
             }

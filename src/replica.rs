@@ -536,13 +536,43 @@ pub struct LogDirFiles {
     pub recovery_points: OffsetCheckpoint,
     pub log_start_offsets: OffsetCheckpoint,
     meta: BTreeMap<String, String>,
-    pub clean_shutdown: bool,
+    clean_shutdown: bool,
     kind: LogDirKind,
     /// Files that did not read (a tolerant read only).
     pub problems: Vec<LoadProblem>,
 }
 
 impl LogDirFiles {
+    /// The checkpointed recovery point of a partition (0 when absent, as Kafka reads it).
+    pub fn recovery_point(&self, name: &str) -> i64 {
+        self.recovery_points.get(name).map_or(0, |v| v.offset)
+    }
+
+    /// The checkpointed log start of a partition (0 when absent, as Kafka reads it).
+    pub fn log_start_offset(&self, name: &str) -> i64 {
+        self.log_start_offsets.get(name).map_or(0, |v| v.offset)
+    }
+
+    /// The checkpointed high watermark of a partition, if listed.
+    pub fn high_watermark(&self, name: &str) -> Option<i64> {
+        self.high_watermarks.get(name).map(|v| v.offset)
+    }
+
+    /// The topic settings klog keeps for a partition (Kafka's defaults when it keeps none).
+    pub fn log_config(&self, name: &str) -> LogConfig {
+        self.state.partitions.get(name).and_then(|e| e.config).map(Into::into).unwrap_or_default()
+    }
+
+    /// Partitions klog's state file says are running (a broker that has not stopped).
+    pub fn running_partitions(&self) -> Vec<String> {
+        self.state.partitions.iter().filter(|(_, e)| e.state.is_some()).map(|(n, _)| n.clone()).collect()
+    }
+
+    /// `.kafka_cleanshutdown` was present when the files were read.
+    pub fn clean_shutdown(&self) -> bool {
+        self.clean_shutdown
+    }
+
     /// Read the log dir's files for readers: a file that does not read is a problem, and its
     /// values are taken as absent.
     pub fn read_tolerant(log_dir: &Path) -> Result<LogDirFiles> {
@@ -582,6 +612,9 @@ pub struct Replica {
     pub high_watermark: i64,
     pub recovery_point: i64,
     pub log_start_offset: i64,
+    /// The log-start-offset checkpoint's entry (0 when absent): what Kafka's loader compares
+    /// the log end with.
+    pub log_start_offset_checkpoint: i64,
     /// `.kafka_cleanshutdown` present in the log dir.
     pub clean_shutdown: bool,
     /// `node.id` / `broker.id` from `meta.properties`.
@@ -746,6 +779,7 @@ impl Replica {
             high_watermark: hw,
             recovery_point,
             log_start_offset,
+            log_start_offset_checkpoint: log_start_checkpoint,
             clean_shutdown: files.clean_shutdown,
             replica_id,
             directory_id: meta.get("directory.id").cloned(),
@@ -797,7 +831,11 @@ impl Replica {
         let clean = self.clean_shutdown;
         durable::remove_file(&marker)?;
         self.clean_shutdown = false;
-        let report = recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, clean, false)?;
+        let report = {
+            let inputs = self.load_inputs(clean);
+            recovery::load_log(&mut self.log, &inputs, false)?
+        };
+        self.log_start_offset = report.log_start_offset_after;
         let leo = self.log.log_end_offset();
         let recovery_point = if clean { leo } else { self.recovery_point.min(leo) };
         self.set_recovery_point(recovery_point)?;
@@ -808,6 +846,32 @@ impl Replica {
         Ok(Some(report))
     }
 
+    /// What Kafka's loader is told about this log: the checkpointed recovery point and log
+    /// start, and the marker. The metadata log (`__cluster_metadata`) is never loaded through
+    /// `LogManager`: `KafkaRaftLog.createLog` opens it with both at 0 and no clean shutdown, so
+    /// it is always scanned from offset 0.
+    pub fn load_inputs(&self, clean_shutdown: bool) -> recovery::LoadInputs {
+        if self.is_metadata_log() {
+            return recovery::LoadInputs {
+                recovery_point: 0,
+                log_start_offset_checkpoint: 0,
+                clean_shutdown: false,
+                recover: true,
+            };
+        }
+        recovery::LoadInputs {
+            recovery_point: self.recovery_point,
+            log_start_offset_checkpoint: self.log_start_offset_checkpoint,
+            clean_shutdown,
+            recover: true,
+        }
+    }
+
+    /// The KRaft metadata log, which no log-dir checkpoint ever lists.
+    pub fn is_metadata_log(&self) -> bool {
+        self.paths.topic == crate::log::names::METADATA_TOPIC
+    }
+
     /// What [`Replica::start`] would do, without writing: the in-memory view (LEO, epoch cache)
     /// becomes what local recovery would leave and the report says what it would cut. For
     /// dry runs and read-only forecasts.
@@ -816,7 +880,11 @@ impl Replica {
             return Ok(None);
         }
         let clean = self.clean_shutdown && self.state.is_none();
-        let mut report = recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, clean, true)?;
+        let mut report = {
+            let inputs = self.load_inputs(clean);
+            recovery::load_log(&mut self.log, &inputs, true)?
+        };
+        self.log_start_offset = report.log_start_offset_after;
         report.interrupted_write = self.state.is_some();
         Ok(Some(report))
     }
@@ -841,8 +909,10 @@ impl Replica {
         // The dead writer may have left stamped batches below the recovery point whose epoch
         // the cache lacks; recovery then drops whatever starts past the new log end.
         let assigned = self.log.assign_epochs_from_tail()?;
-        let mut report =
-            recovery::recover_log(&mut self.log, self.recovery_point, self.log_start_offset, false, false)?;
+        let mut report = {
+            let inputs = self.load_inputs(false);
+            recovery::load_log(&mut self.log, &inputs, false)?
+        };
         report.interrupted_write = true;
         let kept: Vec<_> = assigned.into_iter().filter(|e| self.log.epoch_cache().entries().contains(e)).collect();
         report.epochs_added.splice(0..0, kept);
@@ -934,6 +1004,10 @@ impl Replica {
 
     /// Rewrite the HW checkpoint entry (klog writes it every time the HW changes).
     pub fn set_high_watermark(&mut self, hw: i64) -> Result<()> {
+        if self.is_metadata_log() {
+            self.high_watermark = hw;
+            return Ok(());
+        }
         let path = self.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
         let on_disk = checkpoint_offset(&path, &self.paths)?;
         self.high_watermark = hw;
@@ -944,6 +1018,10 @@ impl Replica {
     }
 
     pub fn set_recovery_point(&mut self, offset: i64) -> Result<()> {
+        if self.is_metadata_log() {
+            self.recovery_point = offset;
+            return Ok(());
+        }
         let path = self.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
         let on_disk = checkpoint_offset(&path, &self.paths)?;
         self.recovery_point = offset;
@@ -1209,6 +1287,20 @@ impl NewPartitions {
         durable::write_atomic(&state_path, text.as_bytes())?;
         Ok(added)
     }
+}
+
+/// Record in klog's state file, in one write, that `partitions` of `log_dir` run again (a
+/// broker that loaded its logs), as [`Replica::start`] does for one.
+pub fn mark_started(log_dir: &Path, partitions: &[String]) -> Result<()> {
+    let path = log_dir.join(KLOG_STATE);
+    let mut file = read_state_file(&path)?;
+    file.version = 1;
+    for name in partitions {
+        file.partitions.entry(name.clone()).or_default().state = Some(VolatileState::started());
+    }
+    let mut text = serde_json::to_string_pretty(&file).expect("state serializes");
+    text.push('\n');
+    durable::write_atomic(&path, text.as_bytes())
 }
 
 /// Remove the volatile state of every replica of one log dir (a crash stops the whole broker)

@@ -5,8 +5,7 @@
 //! code, so a data-dir plan never disagrees with a per-partition run), spread over the cores,
 //! in a stable order. Never writes.
 
-use super::recover::LogDirsRead;
-use super::recover::{self, FollowerRecoverReport, LocalRecoverReport, RecoverReport, RecoverRequest};
+use super::recover::{self, FollowerRecoverReport, LogDirsRead, RecoverReport, RecoverRequest};
 use super::ProgressSink;
 use crate::error::{Error, Result};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, LogDirFiles, Replica};
@@ -161,38 +160,6 @@ fn refusal(e: &Error) -> String {
         Error::Layout { what, .. } | Error::State { what, .. } => what.clone(),
         other => other.to_string(),
     }
-}
-
-/// `recover --dry-run DATA_DIR`: what a broker's loader would scan and cut in every partition
-/// after an unclean shutdown.
-pub fn local_forecast(
-    dir: &Path,
-    progress: &mut dyn ProgressSink,
-) -> Result<Vec<PartitionOutcome<LocalRecoverReport>>> {
-    let names = partition_names(dir)?;
-    let files = LogDirFiles::read_tolerant(dir)?;
-    let read = LogDirsRead { dir: Some(&files), leader: None };
-    Ok(parallel_map(
-        &names,
-        |name| {
-            let req = RecoverRequest {
-                dir,
-                partition: Some(name),
-                leader: None,
-                mode: TruncationMode::Kip279,
-                dry_run: true,
-                catch_up: false,
-                context: 0,
-            };
-            let outcome = match recover::run_in(&req, read) {
-                Ok(RecoverReport::Local(r)) => Ok(r),
-                Ok(RecoverReport::Follower(_)) => Err("unexpected follower report".to_string()),
-                Err(e) => Err(refusal(&e)),
-            };
-            PartitionOutcome { partition: name.clone(), outcome }
-        },
-        progress,
-    ))
 }
 
 /// `diff DATA_DIR_A DATA_DIR_B`: every partition paired by name.

@@ -483,7 +483,7 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         }
     }
     let find = |entries: &crate::replica::OffsetCheckpoint, name: &str| entries.get(name).map(|v| v.offset);
-    let clean_shutdown = files.clean_shutdown;
+    let clean_shutdown = files.clean_shutdown();
     let limit = usize::try_from(req.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
     for name in names.iter().take(limit) {
         let mut row = PartitionSummary {

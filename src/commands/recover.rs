@@ -4,8 +4,11 @@
 //! (replication-model.md, operation 6, "What the report calls things").
 
 use super::fetch::{fenced, fetch_rounds, follower_facts, open_pair_for_write_fenced, FetchReport, FetchRequest};
+use crate::durable;
 use crate::error::{Error, Result};
-use crate::log::recovery::RecoveryReport;
+use crate::log::names::{self, LogKind};
+use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
+use crate::log::{Log, LogConfig};
 use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
 use crate::replication::fencing::may_become_follower;
@@ -75,7 +78,7 @@ pub struct FollowerRecoverReport {
 }
 
 pub enum RecoverReport {
-    Local(LocalRecoverReport),
+    Local(Box<LocalRecoverReport>),
     Follower(Box<FollowerRecoverReport>),
 }
 
@@ -106,7 +109,7 @@ pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverRepo
 
 fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
-        None => local(req, read).map(RecoverReport::Local),
+        None => local(req, read).map(|r| RecoverReport::Local(Box::new(r))),
         Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
@@ -295,4 +298,276 @@ fn as_follower(
         report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
     }
     Ok(report)
+}
+
+/// One log a broker's start-up opens, and what loading it did (or would do).
+#[derive(Debug)]
+pub struct LoadedLog {
+    /// The directory's name in the log dir (`demo-0`, `demo-0.<id>-future`, ...).
+    pub dir_name: String,
+    pub kind: LoadedKind,
+    pub recovery: RecoveryReport,
+}
+
+/// How a broker's start-up opens a log dir's subdirectory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadedKind {
+    /// By `LogManager.loadLogs` (current, future, stray or to-be-deleted log).
+    Log(LogKind),
+    /// `__cluster_metadata-0`, by `KafkaRaftLog.createLog`: always scanned from offset 0.
+    Metadata,
+}
+
+impl LoadedKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadedKind::Log(LogKind::Current) => "log",
+            LoadedKind::Log(LogKind::Future) => "future",
+            LoadedKind::Log(LogKind::Stray) => "stray",
+            LoadedKind::Log(LogKind::Delete) => "delete",
+            LoadedKind::Metadata => "metadata",
+        }
+    }
+}
+
+/// `recover DATA_DIR`: a broker's start-up over a whole log dir (Kafka 4.4 `LogManager.loadLogs`,
+/// then the metadata log). The dry run and the run make every decision in the same code, and
+/// refuse the same dirs: where Kafka's broker would refuse to start or take the log dir offline,
+/// both exit 2 naming why.
+#[derive(Debug)]
+pub struct DataDirRecovery {
+    pub dir: String,
+    pub dry_run: bool,
+    /// Every log loaded, in natural order, the metadata log last.
+    pub logs: Vec<LoadedLog>,
+    /// Facts about the load that are not per log (a checkpoint Kafka ignores, ...).
+    pub notes: Vec<String>,
+}
+
+impl DataDirRecovery {
+    pub fn bytes_removed(&self) -> u64 {
+        self.logs.iter().map(|l| l.recovery.bytes_removed).sum()
+    }
+}
+
+/// Kafka's verdict when its loader cannot go on: the message klog refuses with.
+fn kafka_refuses(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::state(path, format!("a Kafka 4.4 broker refuses to start on this log dir: {why}"))
+}
+
+fn kafka_offline(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::state(path, format!("a Kafka 4.4 broker takes this log dir offline and loads none of it: {why}"))
+}
+
+/// A checkpoint entry whose field is not a number (`Integer.parseInt`/`Long.parseLong` throw),
+/// as klog's checkpoint reader words it.
+fn is_number_error(what: &str) -> bool {
+    what.contains("expected a number")
+}
+
+/// The subdirectories `LogManager.loadLogs` opens, in natural order, with the metadata log
+/// (opened by `KafkaRaftLog`) last. A name Kafka cannot parse makes the broker refuse to start.
+fn logs_to_load(dir: &Path) -> Result<Vec<(String, LoadedKind)>> {
+    use crate::error::IoContext;
+    let mut out: Vec<(String, i32, String, LoadedKind)> = Vec::new();
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        // `File.isDirectory` follows symlinks.
+        if !entry.path().is_dir() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == "remote-log-index-cache" {
+            continue;
+        }
+        let Some((topic, partition, kind)) = names::parse_log_dir_name(&name) else {
+            return Err(kafka_refuses(
+                &entry.path(),
+                format!(
+                    "'{name}' is not in the form of topic-partition or topic-partition.uniqueId-delete \
+                     (LocalLog.parseTopicPartitionName throws)"
+                ),
+            ));
+        };
+        if topic == names::METADATA_TOPIC {
+            if kind == LogKind::Current && partition == 0 {
+                out.push((topic, partition, name, LoadedKind::Metadata));
+            }
+            continue;
+        }
+        out.push((topic, partition, name, LoadedKind::Log(kind)));
+    }
+    out.sort_by(|a, b| {
+        let meta = |k: &LoadedKind| *k == LoadedKind::Metadata;
+        (meta(&a.3), &a.0, a.1, &a.2).cmp(&(meta(&b.3), &b.0, b.1, &b.2))
+    });
+    Ok(out.into_iter().map(|(_, _, name, kind)| (name, kind)).collect())
+}
+
+/// Run (or, with `dry_run`, forecast) a broker's start-up over the log dir `dir`.
+pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::ProgressSink) -> Result<DataDirRecovery> {
+    use crate::replica::{log_dir_kind, DirLock, LogDirFiles, LogDirKind};
+    if log_dir_kind(dir) == LogDirKind::Partial {
+        return Err(Error::layout(
+            dir,
+            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one, \
+             and forecasts only what it would do",
+        ));
+    }
+    // Validate everything before writing anything; the dry run takes every step but the lock.
+    let mut lock = if dry_run { None } else { Some(DirLock::acquire(dir)?) };
+    let files = LogDirFiles::read_tolerant(dir)?;
+    let mut notes = Vec::new();
+    for problem in &files.problems {
+        let name = problem.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        match name.as_str() {
+            // A number that does not parse throws `NumberFormatException` out of the entry
+            // formatter: `loadLogs` catches it, warns and loads with the checkpoint reset.
+            names::RECOVERY_POINT_OFFSET_CHECKPOINT | names::LOG_START_OFFSET_CHECKPOINT
+                if is_number_error(&problem.what) =>
+            {
+                notes.push(format!(
+                    "{} holds a number that does not parse; Kafka resets it (every value 0) and loads",
+                    problem.path.display()
+                ))
+            }
+            // Any other malformation is an `IOException` in `CheckpointFile.read`: the failure
+            // channel marks the log dir offline (and `loadLogs` goes on, on a dir not served).
+            names::RECOVERY_POINT_OFFSET_CHECKPOINT | names::LOG_START_OFFSET_CHECKPOINT => {
+                return Err(kafka_offline(&problem.path, &problem.what));
+            }
+            // Not read by the loader: the replica manager reads it later.
+            names::REPLICATION_OFFSET_CHECKPOINT => notes.push(format!(
+                "{} does not parse ({}); Kafka's loader does not read it, and it is left as it is",
+                problem.path.display(),
+                problem.what
+            )),
+            _ => return Err(Error::state(&problem.path, problem.what.clone())),
+        }
+    }
+    let hw_readable = !files.problems.iter().any(|p| p.path.ends_with(names::REPLICATION_OFFSET_CHECKPOINT));
+    let running = files.running_partitions();
+    if let Some(first) = running.first() {
+        return Err(Error::state(
+            dir,
+            format!(
+                "the broker is running ({} of its partitions, {first} first, per klog's state): a start-up \
+                 load is for a stopped broker; stop or crash it first, or recover one partition with --partition",
+                running.len()
+            ),
+        ));
+    }
+    let to_load = logs_to_load(dir)?;
+    let clean = files.clean_shutdown();
+    let plan = |name: &str, kind: LoadedKind| -> (LogConfig, LoadInputs) {
+        let key = names::parse_log_dir_name(name).map(|(t, p, _)| format!("{t}-{p}")).unwrap_or_default();
+        let inputs = match kind {
+            LoadedKind::Metadata => {
+                LoadInputs { recovery_point: 0, log_start_offset_checkpoint: 0, clean_shutdown: false, recover: true }
+            }
+            LoadedKind::Log(k) => LoadInputs {
+                recovery_point: files.recovery_point(&key),
+                log_start_offset_checkpoint: files.log_start_offset(&key),
+                clean_shutdown: clean,
+                recover: k != LogKind::Delete,
+            },
+        };
+        (files.log_config(&key), inputs)
+    };
+    let open = |name: &str, kind: LoadedKind| -> Result<(Log, LoadInputs)> {
+        let (config, inputs) = plan(name, kind);
+        let log = Log::open(&dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
+            // A number that does not parse escapes `loadLogs` (`NumberFormatException`); any
+            // other malformation goes through the failure channel (`IOException`).
+            Error::Malformed { ref path, ref what, .. }
+                if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) && is_number_error(what) =>
+            {
+                kafka_refuses(path, &e)
+            }
+            Error::Malformed { ref path, .. } | Error::Corrupt { ref path, .. }
+                if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) =>
+            {
+                kafka_offline(path, &e)
+            }
+            e => e,
+        })?;
+        Ok((log, inputs))
+    };
+    // The forecast of every log: the dry run's answer, and the run's check before it writes.
+    let forecast = super::data_dir::parallel_map(
+        &to_load,
+        |(name, kind)| -> Result<LoadedLog> {
+            let (mut log, inputs) = open(name, *kind)?;
+            let recovery = load_log(&mut log, &inputs, true)?;
+            Ok(LoadedLog { dir_name: name.clone(), kind: *kind, recovery })
+        },
+        progress,
+    );
+    let forecast: Vec<LoadedLog> = forecast.into_iter().collect::<Result<_>>()?;
+    if dry_run {
+        return Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs: forecast, notes });
+    }
+    if let Some(lock) = lock.as_mut() {
+        lock.keep();
+    }
+    // The marker goes before anything else is written (KAFKA-10471).
+    durable::remove_file(&dir.join(names::CLEAN_SHUTDOWN_MARKER))?;
+    let mut logs = Vec::with_capacity(to_load.len());
+    for (name, kind) in &to_load {
+        let (mut log, inputs) = open(name, *kind)?;
+        let recovery = load_log(&mut log, &inputs, false)?;
+        logs.push(LoadedLog { dir_name: name.clone(), kind: *kind, recovery });
+    }
+    write_checkpoints_after_load(dir, &files, &logs, clean, hw_readable)?;
+    Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs, notes })
+}
+
+/// After the load, as the broker's checkpoint tasks do: the recovery point and log start of
+/// every current log (the metadata log is never listed), and the high watermark clamped to the
+/// log (when the file reads); then klog's state says the partitions run.
+fn write_checkpoints_after_load(
+    dir: &Path,
+    files: &crate::replica::LogDirFiles,
+    logs: &[LoadedLog],
+    clean: bool,
+    hw_readable: bool,
+) -> Result<()> {
+    use crate::log::checkpoint::render_checkpoint;
+    let current: Vec<(&LoadedLog, String)> = logs
+        .iter()
+        .filter(|l| l.kind == LoadedKind::Log(LogKind::Current))
+        .filter_map(|l| names::parse_log_dir_name(&l.dir_name).map(|(t, p, _)| (l, format!("{t} {p}"))))
+        .collect();
+    let name_of = |tp: &str| {
+        let (t, p) = tp.rsplit_once(' ').unwrap_or((tp, ""));
+        format!("{t}-{p}")
+    };
+    let write =
+        |file: &str, lines: Vec<String>| durable::write_atomic(&dir.join(file), render_checkpoint(&lines).as_bytes());
+    let recovery_points = current
+        .iter()
+        .map(|(l, tp)| {
+            let r = &l.recovery;
+            let point =
+                if clean { r.log_end_offset_after } else { r.recovery_point_before.min(r.log_end_offset_after) };
+            format!("{tp} {point}")
+        })
+        .collect();
+    write(names::RECOVERY_POINT_OFFSET_CHECKPOINT, recovery_points)?;
+    let starts = current.iter().map(|(l, tp)| format!("{tp} {}", l.recovery.log_start_offset_after)).collect();
+    write(names::LOG_START_OFFSET_CHECKPOINT, starts)?;
+    if hw_readable {
+        let hws = current
+            .iter()
+            .map(|(l, tp)| {
+                let r = &l.recovery;
+                let hw = files.high_watermark(&name_of(tp)).unwrap_or(0);
+                let hw = hw.clamp(r.log_start_offset_after.min(r.log_end_offset_after), r.log_end_offset_after);
+                format!("{tp} {hw}")
+            })
+            .collect();
+        write(names::REPLICATION_OFFSET_CHECKPOINT, hws)?;
+    }
+    let started: Vec<String> = current.iter().map(|(_, tp)| name_of(tp)).collect();
+    crate::replica::mark_started(dir, &started)
 }

@@ -487,7 +487,7 @@ impl Log {
         // `UnifiedLog.close` takes a producer snapshot at the log end, and
         // `ProducerStateManager.takeSnapshot` writes one only when the log end is past the
         // latest snapshot (or the log start, when there is none): an empty log gets none.
-        let latest = latest_snapshot_offset(&self.dir)?.unwrap_or(log_start_offset);
+        let latest = snapshot_offsets(&self.dir).into_iter().max().unwrap_or(log_start_offset);
         if self.log_end_offset > latest {
             self.write_producer_snapshot(self.log_end_offset)?;
         }
@@ -695,18 +695,17 @@ impl Log {
     }
 }
 
-/// The offset of the latest producer snapshot in `dir`, if there is one.
-fn latest_snapshot_offset(dir: &Path) -> Result<Option<i64>> {
-    let mut latest = None;
-    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
-        let entry = entry.at(dir, "list directory")?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.ends_with(names::SNAPSHOT_SUFFIX) {
-            latest = latest.max(names::parse_file_offset(name));
-        }
-    }
-    Ok(latest)
+/// Offsets of the partition dir's producer snapshots (`<offset>.snapshot`), unsorted.
+fn snapshot_offsets(dir: &Path) -> Vec<i64> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let name = name.to_str()?;
+            name.strip_suffix(names::SNAPSHOT_SUFFIX).and_then(|_| names::parse_file_offset(name))
+        })
+        .collect()
 }
 
 /// Producer snapshots above the new log end describe state that no longer exists.

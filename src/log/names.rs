@@ -15,6 +15,8 @@ pub const LOG_START_OFFSET_CHECKPOINT: &str = "log-start-offset-checkpoint";
 pub const META_PROPERTIES: &str = "meta.properties";
 pub const CLEAN_SHUTDOWN_MARKER: &str = ".kafka_cleanshutdown";
 pub const LOCK_FILE: &str = ".lock";
+/// The KRaft metadata log's topic: never loaded by `LogManager`, never in a log-dir checkpoint.
+pub const METADATA_TOPIC: &str = "__cluster_metadata";
 /// klog's own state file at the log-dir level (never inside a partition dir).
 pub const KLOG_STATE: &str = "klog-state.json";
 
@@ -78,6 +80,61 @@ pub fn parse_topic_partition(name: &str) -> Option<(String, i32)> {
     parse_partition_name(name).ok()
 }
 
+/// What a directory in a log dir is to Kafka's `LogManager.loadLogs`
+/// (`LocalLog.parseTopicPartitionName`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogKind {
+    /// `<topic>-<partition>`: the partition's current log.
+    Current,
+    /// `<topic>-<partition>.<id>-future`: a replica being moved here (loaded and recovered).
+    Future,
+    /// `<topic>-<partition>.<id>-stray`: a log the controller no longer assigns here (loaded,
+    /// recovered, and left on disk).
+    Stray,
+    /// `<topic>-<partition>.<id>-delete`: a deleted log awaiting removal (opened, never
+    /// recovered).
+    Delete,
+}
+
+/// Kafka's reading of a log dir's subdirectory name: the topic, the partition and the kind, or
+/// `None` where `parseTopicPartitionName` throws (which makes a starting broker refuse to run).
+/// Kafka's rule, not klog's topic-name rule: any text before the last `-`, and a partition that
+/// `Integer.parseInt` accepts.
+pub fn parse_log_dir_name(name: &str) -> Option<(String, i32, LogKind)> {
+    if !name.contains('-') {
+        return None;
+    }
+    let kinds = [("-delete", LogKind::Delete), ("-future", LogKind::Future), ("-stray", LogKind::Stray)];
+    let (stem, kind) = match kinds.iter().find(|(suffix, _)| name.ends_with(suffix)) {
+        Some((suffix, kind)) => {
+            // `^(\S+)-(\S+)\.(\S+)<suffix>`: a `-` and then a `.` with text around both.
+            let body = &name[..name.len() - suffix.len()];
+            let (left, id) = body.rsplit_once('.')?;
+            let no_space = |t: &str| !t.is_empty() && !t.chars().any(char::is_whitespace);
+            let (t, p) = left.split_once('-')?;
+            if !no_space(id) || !no_space(t) || !no_space(p) {
+                return None;
+            }
+            (left, *kind)
+        }
+        None => (name, LogKind::Current),
+    };
+    let (topic, partition) = stem.rsplit_once('-')?;
+    if topic.is_empty() || partition.is_empty() {
+        return None;
+    }
+    Some((topic.to_string(), parse_java_int(partition)?, kind))
+}
+
+/// `Integer.parseInt` for ASCII text: an optional sign, then decimal digits, within 32 bits.
+fn parse_java_int(text: &str) -> Option<i32> {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +179,18 @@ mod tests {
         assert!(parse_topic_partition(&format!("{long}t-7")).is_none());
         assert_eq!(parse_topic_partition("..a-1"), Some(("..a".into(), 1)));
         assert_eq!(parse_topic_partition("__cluster_metadata-0"), Some(("__cluster_metadata".into(), 0)));
+    }
+
+    #[test]
+    fn log_dir_names_follow_kafkas_parse_topic_partition_name() {
+        let id = "0123456789abcdef0123456789abcdef";
+        assert_eq!(parse_log_dir_name("demo-0"), Some(("demo".into(), 0, LogKind::Current)));
+        assert_eq!(parse_log_dir_name(&format!("demo-3.{id}-future")), Some(("demo".into(), 3, LogKind::Future)));
+        assert_eq!(parse_log_dir_name(&format!("a-b-3.{id}-stray")), Some(("a-b".into(), 3, LogKind::Stray)));
+        assert_eq!(parse_log_dir_name(&format!("demo-0.{id}-delete")), Some(("demo".into(), 0, LogKind::Delete)));
+        assert_eq!(parse_log_dir_name("photos-2024"), Some(("photos".into(), 2024, LogKind::Current)));
+        for bad in ["lost+found", "demo", "demo-", "-0", "demo-x", "demo-0-future", "demo-99999999999"] {
+            assert_eq!(parse_log_dir_name(bad), None, "{bad}");
+        }
     }
 }

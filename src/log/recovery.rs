@@ -1,17 +1,22 @@
-//! Local log recovery, as a broker does at start-up (Kafka `LogLoader.load`, `recoverLog`,
-//! `LogSegment.recover`, `LocalLog.splitOverflowedSegment`; kafka-format.md §5).
+//! Local log recovery, as a broker does at start-up (Kafka 4.4 `LogLoader.load`,
+//! `recoverLog`, `LogSegment.recover`, `LogSegment.readNextOffset`,
+//! `LocalLog.splitOverflowedSegment`; kafka-format.md §5), checked against Kafka's own loader by
+//! tests/cli/oracle_load.rs.
 //!
+//! A segment without `.index` is recovered on its own first (a cut there deletes nothing else).
 //! After an unclean stop every segment from the one holding the recovery point onward is
-//! scanned batch by batch (size and CRC, without decompressing). The first invalid batch and
-//! everything after it is cut; a batch whose last offset is outside its segment's 32-bit
-//! relative range splits the segment (and loading goes on with the pieces); an offset-index
-//! entry that would not increase empties the segment. Later segments are deleted before any
-//! cut, so a recovery killed at any moment is finished by the next one with the same result.
-//! The indexes of scanned segments are rebuilt, epochs found in scanned batches above the
-//! cache's latest are assigned, the cache is truncated to the new log end and producer
-//! snapshots above it are deleted. After a clean stop nothing is scanned. A segment without
-//! `.index` is recovered in either case. The dry run and the real run take the same decisions
-//! ([`scan_segment`]); the report lists every byte destroyed.
+//! scanned batch by batch with Kafka's rules only: size and CRC (without decompressing), then
+//! the last offset within the segment's 32-bit relative range (a batch outside it splits the
+//! segment when Kafka's `hasOverflow` sees it in the last batch, and refuses the start
+//! otherwise), then the index appends (an offset- or time-index entry that would go backwards
+//! empties the segment). Offsets that go backwards elsewhere, or start below the segment's
+//! base, are kept, as Kafka keeps them. The first segment cut takes every later one with it;
+//! later segments are deleted before the cut, so a recovery killed at any moment is finished
+//! by the next one with the same result. The log end is where `readNextOffset` reads it; a log
+//! ending below the log-start checkpoint loses every segment and starts there. The epoch cache
+//! learns the epochs of scanned batches above its latest and is truncated to the log end and
+//! start; producer snapshots above the end are deleted. The dry run and the real run take the
+//! same decisions ([`scan_segment`]); the report lists every byte destroyed.
 
 use super::epoch_cache::EpochEntry;
 use super::index::{IndexBuilder, TIME_ENTRY_BYTES};
@@ -62,6 +67,26 @@ pub struct RecoveryReport {
     pub deleted_segments: Vec<i64>,
     pub epochs_added: Vec<EpochEntry>,
     pub epochs_removed: Vec<EpochEntry>,
+    /// The epoch cache the load leaves.
+    pub epochs_after: Vec<EpochEntry>,
+    /// `max(log-start checkpoint, first segment's base offset)` after the load.
+    pub log_start_offset_after: i64,
+    /// Every segment the load leaves: (base offset, `.log` bytes).
+    pub segments_after: Vec<(i64, u64)>,
+    /// `.log` bytes before the load minus after it.
+    pub bytes_removed: u64,
+    /// The producer-state rebuild that follows the load.
+    pub producer_state: ProducerRebuild,
+}
+
+/// What `UnifiedLog.rebuildProducerState` reads after the load: the snapshot it starts from
+/// and the log it scans from there to the log end (restart time grows with `scan_bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProducerRebuild {
+    pub snapshot_offset: Option<i64>,
+    pub scan_from_offset: i64,
+    /// `.log` bytes of the segments from the one holding `scan_from_offset` to the end.
+    pub scan_bytes: u64,
 }
 
 impl RecoveryReport {
@@ -139,6 +164,8 @@ enum Decision {
 
 struct SegmentScan {
     outcome: SegmentRecovery,
+    /// An offset-index entry would not increase (`InvalidOffsetException`): emptied.
+    emptied: bool,
     cut: Vec<CutBatch>,
     builder: IndexBuilder,
     decision: Decision,
@@ -147,20 +174,18 @@ struct SegmentScan {
 /// Kafka's pieces for an overflowed segment (`splitOverflowedSegment`, `appendFromFile`): a
 /// new piece starts at a batch's base offset and takes the following batches while their
 /// last offset stays within [0, Int32.MAX] of that base. `None` when some batch fits no piece
-/// (its last offset is below its own base), where Kafka's split fails, and when a batch starts
-/// below the segment's own base: a piece there would be a file named by a smaller (even
-/// negative) offset than the segment it came from — damage, not an overflow, so it is cut.
-fn split_pieces(bytes: &[u8], segment_base_offset: i64) -> Option<Vec<SplitPiece>> {
+/// (its last offset is below its own base, or a piece would start at a negative offset), where
+/// Kafka's split throws.
+fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
     let mut pieces: Vec<SplitPiece> = Vec::new();
     for batch in BatchIter::new(bytes) {
-        if batch.base_offset() < segment_base_offset {
-            return None;
-        }
         let end = batch.position + batch.size_bytes() as u64;
         match pieces.last_mut() {
             Some(p) if super::index::offset_fits_segment(p.base_offset, batch.last_offset()) => p.end = end,
             _ => {
-                if !super::index::offset_fits_segment(batch.base_offset(), batch.last_offset()) {
+                if batch.base_offset() < 0
+                    || !super::index::offset_fits_segment(batch.base_offset(), batch.last_offset())
+                {
                     return None;
                 }
                 pieces.push(SplitPiece { base_offset: batch.base_offset(), start: batch.position, end });
@@ -170,18 +195,22 @@ fn split_pieces(bytes: &[u8], segment_base_offset: i64) -> Option<Vec<SplitPiece
     Some(pieces)
 }
 
-/// Run local recovery on `log`. `recovery_point` and `log_start_offset` are the checkpointed
-/// values (0 when absent); `clean_shutdown` is whether `.kafka_cleanshutdown` was present.
-/// With `dry_run` nothing is written: the log's in-memory view (LEO, epoch cache, segments
-/// that would be deleted) becomes what recovery would leave, and the report says what it would
-/// cut. Both runs take every decision in [`scan_segment`]; the real run then applies it.
-///
-/// Crash safety: whatever moment the process dies, a later recovery reaches the same end
-/// state. Later segments are deleted (last first) *before* the segment holding the invalid
-/// batch is cut, so a death in between leaves the invalid batch to be found again; and a
-/// non-last segment with no valid batch (which Kafka never leaves: a roll needs a non-empty
-/// active segment, and emptying a segment deletes every later one) marks a recovery that died
-/// between a cut and its deletes, so everything after it is cut too.
+/// What the loader is told about one log (`LogManager.loadLog`'s arguments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadInputs {
+    /// The recovery-point checkpoint's entry (0 when absent or unreadable).
+    pub recovery_point: i64,
+    /// The log-start-offset checkpoint's entry (0 when absent or unreadable).
+    pub log_start_offset_checkpoint: i64,
+    /// `.kafka_cleanshutdown` was present.
+    pub clean_shutdown: bool,
+    /// `recoverLog` runs: false for a `-delete` log, which Kafka opens but never recovers.
+    pub recover: bool,
+}
+
+/// Run local recovery on `log` (Kafka's `LogLoader.load`). `recovery_point` and
+/// `log_start_offset` are the checkpointed values (0 when absent); `clean_shutdown` is whether
+/// `.kafka_cleanshutdown` was present. See [`load_log`].
 pub fn recover_log(
     log: &mut Log,
     recovery_point: i64,
@@ -189,6 +218,28 @@ pub fn recover_log(
     clean_shutdown: bool,
     dry_run: bool,
 ) -> Result<RecoveryReport> {
+    let inputs =
+        LoadInputs { recovery_point, log_start_offset_checkpoint: log_start_offset, clean_shutdown, recover: true };
+    load_log(log, &inputs, dry_run)
+}
+
+/// Load `log` as Kafka's `LogLoader.load` does, in its order:
+/// 1. `loadSegmentFiles`: a segment without `.index` is recovered on its own (a cut there
+///    deletes nothing else, wherever the recovery point is);
+/// 2. `recoverLog` after an unclean stop: every segment from the one holding the recovery
+///    point is recovered, and the first one cut takes every later segment with it;
+/// 3. a log ending below the log-start checkpoint loses every segment and starts empty there;
+/// 4. the epoch cache is truncated to the new log end and the log start.
+///
+/// With `dry_run` nothing is written: the log's in-memory view (LEO, epoch cache, segments)
+/// becomes what the load would leave and the report says what it would cut. Both runs take
+/// every decision in [`scan_segment`]; the real run then applies it.
+///
+/// Crash safety: whatever moment the process dies, a later recovery reaches the same end
+/// state. Later segments are deleted (last first) *before* the segment holding the invalid
+/// batch is cut, so a death in between leaves the invalid batch to be found again.
+pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<RecoveryReport> {
+    let LoadInputs { recovery_point, log_start_offset_checkpoint: log_start_offset, clean_shutdown, recover } = *inputs;
     log.finish()?;
     log.writer = None;
     let mut report = RecoveryReport {
@@ -198,129 +249,337 @@ pub fn recover_log(
         ..Default::default()
     };
     let cache_before = log.epoch_cache.entries().to_vec();
-    let first_to_scan = if clean_shutdown { usize::MAX } else { log.segment_for(recovery_point).unwrap_or(0) };
-    let first_scanned_base = log.segments.get(first_to_scan).map(|s| s.base_offset);
+    let mut bytes_before = 0u64;
+    for seg in &log.segments {
+        bytes_before += seg.log_size()?;
+    }
     let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
-    // End offset of every scanned target, by base offset (the dry run's LEO comes from it).
-    let mut scanned_ends: Vec<(i64, i64)> = Vec::new();
+    // Sizes after recovery of the scanned targets, by base offset (for the dry run's view).
+    let mut scanned: Vec<(i64, SegmentRecovery)> = Vec::new();
+    let mut scanned_index: Vec<(i64, Vec<u8>)> = Vec::new();
+    // Pass 1, `loadSegmentFiles`: segments without an offset index are recovered alone.
+    let mut rebuilt: Vec<i64> = Vec::new();
     let mut splits = 0usize;
     let mut i = 0;
     while i < targets.len() {
         let target = targets[i].clone();
-        let seg = target.segment.clone();
-        let missing_index = target.range.is_none() && !seg.index_path().exists();
-        let in_range = first_scanned_base.is_some_and(|b| target.base_offset >= b);
-        if !in_range && !missing_index {
-            if !dry_run && !seg.time_index_path().exists() {
+        // A piece of a split has its indexes (written with it, as `splitOverflowedSegment` does).
+        let missing_index = target.range.is_none() && !target.segment.index_path().exists();
+        if !missing_index || rebuilt.contains(&target.base_offset) {
+            if !dry_run && target.range.is_none() && !target.segment.time_index_path().exists() {
                 // Kafka creates a missing time index empty rather than rebuilding it; its name
                 // is made durable (a file created and not fsynced in its dir may vanish).
-                durable::create_for_append(&seg.time_index_path())?;
-            }
-            let empty = !clean_shutdown && i + 1 < targets.len() && seg.log_size()? == 0;
-            if empty {
-                cut_later_targets(&mut targets, i, dry_run, &mut report)?;
-                break;
+                durable::create_for_append(&target.segment.time_index_path())?;
             }
             i += 1;
             continue;
         }
         let scan = scan_segment(log, &target)?;
         if let Decision::Split(pieces) = &scan.decision {
-            splits += 1;
-            if splits > 64 {
-                return Err(crate::error::Error::corrupt(
-                    seg.log_path(),
-                    0,
-                    "segments keep overflowing after being split".to_string(),
-                ));
-            }
             report.segments.push(scan.outcome.clone());
-            let new_targets = if dry_run {
-                let offset = target.range.map_or(0, |r| r.0);
-                pieces
-                    .iter()
-                    .map(|p| ScanTarget {
-                        base_offset: p.base_offset,
-                        segment: seg.clone(),
-                        range: Some((offset + p.start, offset + p.end)),
-                    })
-                    .collect()
-            } else {
-                apply_split(&seg, pieces)?.iter().map(ScanTarget::whole).collect::<Vec<_>>()
-            };
+            split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
+            // `retryOnOffsetOverflow` loads the segment files again from the start.
+            i = 0;
+            continue;
+        }
+        if scan.outcome.invalid_at.as_ref().is_some_and(|_| scan.emptied) {
+            // `InvalidOffsetException` is caught only inside `recoverLog`: here it escapes
+            // `LogManager.loadLogs`, and the broker does not start.
+            let (position, why) = scan.outcome.invalid_at.clone().unwrap_or_default();
+            return Err(crate::error::Error::state(
+                target.segment.log_path(),
+                format!(
+                    "at position {position}: {why}; with the segment's .index missing, Kafka's \
+                     LogLoader.loadSegmentFiles does not catch it and the broker refuses to start"
+                ),
+            ));
+        }
+        report.segments.push(scan.outcome.clone());
+        report.cut.extend(scan.cut.iter().cloned());
+        scanned.push((target.base_offset, scan.outcome.clone()));
+        scanned_index.push((target.base_offset, scan.builder.pending_offset_entries.clone()));
+        if !dry_run {
+            apply_scan(&target.segment, &scan)?;
+        }
+        rebuilt.push(target.base_offset);
+        i += 1;
+    }
+    // Pass 2, `recoverLog` after an unclean stop: from the segment holding the recovery point.
+    let first_to_scan = if clean_shutdown || !recover {
+        usize::MAX
+    } else {
+        targets.partition_point(|t| t.base_offset <= recovery_point).saturating_sub(1)
+    };
+    let mut i = first_to_scan;
+    while i < targets.len() {
+        let target = targets[i].clone();
+        if rebuilt.contains(&target.base_offset) {
+            // Recovered in pass 1: a second scan finds the valid prefix that one left.
+            i += 1;
+            continue;
+        }
+        let scan = scan_segment(log, &target)?;
+        if let Decision::Split(pieces) = &scan.decision {
+            report.segments.push(scan.outcome.clone());
+            let low = split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
             // Load again (`retryOnOffsetOverflow`): the pieces take the old segment's place, in
             // base-offset order, and are recovered in turn.
-            targets.remove(i);
-            let lowest = new_targets.iter().map(|t| t.base_offset).min();
-            targets.extend(new_targets);
-            targets.sort_by_key(|t| t.base_offset);
-            // A split that died after writing its pieces left them on disk already: they are
-            // the same files now, listed once.
-            targets.dedup_by(|x, y| x.base_offset == y.base_offset && x.range.is_none() && y.range.is_none());
-            if let Some(low) = lowest {
+            if let Some(low) = low {
                 i = i.min(targets.partition_point(|t| t.base_offset < low));
             }
             continue;
         }
         let outcome = scan.outcome.clone();
-        scanned_ends.push((target.base_offset, outcome.end_offset));
         let truncated = outcome.truncated_bytes > 0;
-        let emptied = outcome.batches_valid == 0 && i + 1 < targets.len();
+        scanned.push((target.base_offset, outcome.clone()));
+        scanned_index.push((target.base_offset, scan.builder.pending_offset_entries.clone()));
         report.segments.push(outcome);
-        if truncated || emptied {
+        if truncated {
             // Later segments go first, so that a death before the cut leaves the invalid batch
             // in place for the next recovery to find.
             cut_later_targets(&mut targets, i, dry_run, &mut report)?;
         }
         report.cut.extend(scan.cut.iter().cloned());
         if !dry_run {
-            apply_scan(&seg, &scan)?;
+            apply_scan(&target.segment, &scan)?;
         }
-        if truncated || emptied {
+        if truncated {
             break;
         }
         i += 1;
     }
     if dry_run {
-        let last = targets.last().map(|t| t.base_offset);
-        if let Some(end) = last.and_then(|b| scanned_ends.iter().rev().find(|(base, _)| *base == b).map(|e| e.1)) {
-            log.log_end_offset = end;
-        } else if let Some(cut) = report.segments.iter().find(|s| s.truncated_bytes > 0) {
-            log.log_end_offset = cut.end_offset;
+        // The view the real run would leave: the targets that remain, cut where scanned.
+        let mut after: Vec<(i64, u64)> = Vec::new();
+        for t in &targets {
+            let size = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
+                Some((_, o)) => o.valid_bytes,
+                None => match t.range {
+                    Some((a, b)) => b - a,
+                    None => t.segment.log_size()?,
+                },
+            };
+            after.push((t.base_offset, size));
+        }
+        if let Some(t) = targets.last() {
+            log.log_end_offset = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
+                Some((_, o)) => {
+                    // What the run leaves: the `.log` cut to its valid bytes, the rebuilt index.
+                    let file = t.segment.read_log()?;
+                    let (from, _) = t.range.unwrap_or((0, 0));
+                    let kept = file.get(from as usize..(from + o.valid_bytes) as usize).unwrap_or(&[]);
+                    let index =
+                        scanned_index.iter().rev().find(|(b, _)| *b == t.base_offset).map_or(&[][..], |x| &x.1[..]);
+                    next_offset_from_index(t.base_offset, index, kept)
+                }
+                None if t.range.is_none() => read_next_offset(&t.segment)?,
+                None => next_offset_of(t)?,
+            };
         }
         let deleted = report.deleted_segments.clone();
         log.segments.retain(|s| !deleted.contains(&s.base_offset));
+        if targets.is_empty() || log.log_end_offset < log_start_offset {
+            // `deleteSegmentsIfLogStartGreaterThanLogEnd`, then an empty segment at the log start.
+            if !targets.is_empty() {
+                report.deleted_segments.extend(after.iter().map(|(b, _)| *b));
+                log.epoch_cache.clear();
+            }
+            after = vec![(log_start_offset, 0)];
+            log.log_end_offset = log_start_offset;
+            log.segments = vec![Segment::new(&log.dir, log_start_offset)];
+        }
         let leo = log.log_end_offset;
-        log.epoch_cache.truncate_from_end(leo);
+        if recover {
+            log.epoch_cache.truncate_from_end(leo);
+        } else {
+            log.epoch_cache.clear();
+        }
         log.epoch_cache.truncate_from_start(log_start_offset);
-        let after = log.epoch_cache.entries();
-        report.epochs_added = after.iter().filter(|e| !cache_before.contains(e)).copied().collect();
-        report.epochs_removed = cache_before.iter().filter(|e| !after.contains(e)).copied().collect();
-        report.log_end_offset_after = leo;
-        return Ok(report);
+        return Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset));
     }
     log.reload(log_start_offset)?;
+    if let Some(last) = log.segments.last() {
+        // The log ends where Kafka reads that its last segment ends (`readNextOffset`, after
+        // the scan if there was one), which the dry run computes on the same bytes.
+        log.log_end_offset = read_next_offset(last)?;
+    }
+    if !log.segments.is_empty() && log.log_end_offset < log_start_offset {
+        let all: Vec<i64> = log.segments.iter().map(|s| s.base_offset).collect();
+        report.deleted_segments.extend(all);
+        log.truncate_fully_and_start_at(log_start_offset)?;
+    }
     if log.segments.is_empty() {
         log.create_segment(log_start_offset)?;
         log.log_end_offset = log_start_offset;
-    }
-    if log.log_end_offset < log_start_offset {
-        log.truncate_fully_and_start_at(log_start_offset)?;
     }
     let leo = log.log_end_offset;
     // Producer snapshots past the new log end describe state that no longer exists
     // (`LogLoader.load` deletes them before it rebuilds producer state).
     super::delete_snapshots_above(&log.dir, leo)?;
-    let changed_end = log.epoch_cache.truncate_from_end(leo);
+    let changed_end = if recover { log.epoch_cache.truncate_from_end(leo) } else { log.epoch_cache.clear() };
     let changed_start = log.epoch_cache.truncate_from_start(log_start_offset);
     if changed_end || changed_start || log.epoch_cache.entries() != cache_before.as_slice() {
         log.write_epoch_cache()?;
     }
+    let mut after = Vec::new();
+    for seg in &log.segments {
+        after.push((seg.base_offset, seg.log_size()?));
+    }
+    Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset))
+}
+
+/// Fill in what the load leaves: offsets, segments, epochs, bytes removed and the
+/// producer-state rebuild it implies.
+fn finish_report(
+    mut report: RecoveryReport,
+    log: &Log,
+    cache_before: &[EpochEntry],
+    segments_after: Vec<(i64, u64)>,
+    bytes_before: u64,
+    log_start_offset_checkpoint: i64,
+) -> RecoveryReport {
     let after = log.epoch_cache.entries();
     report.epochs_added = after.iter().filter(|e| !cache_before.contains(e)).copied().collect();
     report.epochs_removed = cache_before.iter().filter(|e| !after.contains(e)).copied().collect();
-    report.log_end_offset_after = leo;
-    Ok(report)
+    report.epochs_after = after.to_vec();
+    report.log_end_offset_after = log.log_end_offset;
+    let first = segments_after.first().map_or(log_start_offset_checkpoint, |s| s.0);
+    report.log_start_offset_after = log_start_offset_checkpoint.max(first);
+    report.bytes_removed = bytes_before.saturating_sub(segments_after.iter().map(|s| s.1).sum());
+    report.producer_state =
+        producer_rebuild(log, &segments_after, report.log_start_offset_after, report.clean_shutdown);
+    report.segments_after = segments_after;
+    report
+}
+
+/// The producer-state rebuild that follows the load (`UnifiedLog.rebuildProducerState`): from
+/// the latest snapshot at or below the log end, or from the log start when there is none
+/// (after a clean stop with no snapshot, Kafka writes empty snapshots and scans nothing).
+fn producer_rebuild(log: &Log, segments: &[(i64, u64)], log_start_offset: i64, clean: bool) -> ProducerRebuild {
+    let leo = log.log_end_offset;
+    let snapshot = super::snapshot_offsets(&log.dir).into_iter().filter(|o| *o <= leo && *o >= log_start_offset).max();
+    if snapshot.is_none() && clean {
+        return ProducerRebuild { snapshot_offset: None, scan_from_offset: leo, scan_bytes: 0 };
+    }
+    let from = snapshot.unwrap_or(log_start_offset).max(log_start_offset);
+    let first = segments.partition_point(|s| s.0 <= from).saturating_sub(1);
+    let scan_bytes = if from >= leo { 0 } else { segments.iter().skip(first).map(|s| s.1).sum() };
+    ProducerRebuild { snapshot_offset: snapshot, scan_from_offset: from, scan_bytes }
+}
+
+/// `LogSegment.readNextOffset` on a segment the load did not scan: from the offset of the
+/// offset index's last entry (the index trusted as it is, zero tail included), look the
+/// position up, find the first batch ending at or after that offset, and take the next offset
+/// of the last batch that frames after it (no CRC or offset check). Base offset when nothing is
+/// found.
+fn read_next_offset(seg: &Segment) -> Result<i64> {
+    let index = seg.read_index()?;
+    let bytes = seg.read_log()?;
+    Ok(next_offset_from_index(seg.base_offset, index.as_deref().unwrap_or(&[]), &bytes))
+}
+
+/// [`read_next_offset`] on given bytes: the segment's `.log` and `.index`.
+fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> i64 {
+    let entries: Vec<(i64, u64)> = index
+        .chunks_exact(8)
+        .map(|c| {
+            let relative = i32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+            let position = u32::from_be_bytes([c[4], c[5], c[6], c[7]]);
+            (base + i64::from(relative), u64::from(position))
+        })
+        .collect();
+    let target = entries.last().map_or(base, |e| e.0);
+    // `largestLowerBoundSlotFor`: binary search on the entries as they are.
+    let position = if entries.is_empty() || entries[0].0 > target {
+        0
+    } else {
+        let (mut lo, mut hi) = (0usize, entries.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            match entries[mid].0.cmp(&target) {
+                std::cmp::Ordering::Greater => hi = mid - 1,
+                std::cmp::Ordering::Less => lo = mid,
+                std::cmp::Ordering::Equal => {
+                    lo = mid;
+                    break;
+                }
+            }
+        }
+        entries[lo].1
+    };
+    if position as usize > bytes.len() {
+        return base;
+    }
+    // `FileRecords.searchForOffsetFromPosition` (4.x): compare base offsets, and look at a
+    // batch's last offset only for the batch before the first base above the target, or at the end.
+    let mut previous: Option<(u64, i64)> = None;
+    let mut found = None;
+    for b in BatchIter::starting_at(bytes, position as usize) {
+        if b.base_offset() == target {
+            found = Some(b.position);
+            break;
+        }
+        if b.base_offset() > target {
+            found = Some(previous.filter(|p| p.1 >= target).map_or(b.position, |p| p.0));
+            break;
+        }
+        previous = Some((b.position, b.last_offset()));
+    }
+    let found = found.or_else(|| previous.filter(|p| p.1 >= target).map(|p| p.0));
+    let Some(start) = found else { return base };
+    BatchIter::starting_at(bytes, start as usize).last().map_or(base, |b| b.next_offset())
+}
+
+/// The next offset after the last batch of a target the loader did not scan (as
+/// `LogSegment.readNextOffset`: the last batch that frames, its offsets unchecked).
+fn next_offset_of(t: &ScanTarget) -> Result<i64> {
+    let bytes = t.segment.read_log()?;
+    let (from, to) = t.range.map_or((0, bytes.len()), |(a, b)| (a as usize, b as usize));
+    let slice = bytes.get(from..to.min(bytes.len())).unwrap_or(&[]);
+    Ok(BatchIter::new(slice).last().map_or(t.base_offset, |b| b.next_offset()))
+}
+
+/// Replace target `i` by the pieces of its split (written unless `dry_run`); returns the lowest
+/// base offset among the pieces.
+fn split_target(
+    targets: &mut Vec<ScanTarget>,
+    i: usize,
+    pieces: &[SplitPiece],
+    dry_run: bool,
+    splits: &mut usize,
+    index_interval_bytes: u64,
+) -> Result<Option<i64>> {
+    let target = targets[i].clone();
+    let seg = target.segment.clone();
+    *splits += 1;
+    if *splits > 64 {
+        return Err(crate::error::Error::corrupt(
+            seg.log_path(),
+            0,
+            "segments keep overflowing after being split".to_string(),
+        ));
+    }
+    let new_targets = if dry_run {
+        let offset = target.range.map_or(0, |r| r.0);
+        pieces
+            .iter()
+            .map(|p| ScanTarget {
+                base_offset: p.base_offset,
+                segment: seg.clone(),
+                range: Some((offset + p.start, offset + p.end)),
+            })
+            .collect()
+    } else {
+        apply_split(&seg, pieces, index_interval_bytes)?.iter().map(ScanTarget::whole).collect::<Vec<_>>()
+    };
+    targets.remove(i);
+    let lowest = new_targets.iter().map(|t| t.base_offset).min();
+    targets.extend(new_targets);
+    targets.sort_by_key(|t| t.base_offset);
+    // A split that died after writing its pieces left them on disk already: they are the same
+    // files now, listed once.
+    targets.dedup_by(|x, y| x.base_offset == y.base_offset && x.range.is_none() && y.range.is_none());
+    Ok(lowest)
 }
 
 /// Report, and unless `dry_run` delete (last first), every target after index `i`.
@@ -363,16 +622,16 @@ fn cut_later_targets(
 /// like the old segment are written first (each atomically); then the old file is cut to its
 /// first piece (or deleted). A death before that leaves the old segment whole, so the next
 /// recovery splits it again and overwrites the same pieces. Returns the new segments.
-fn apply_split(seg: &Segment, pieces: &[SplitPiece]) -> Result<Vec<Segment>> {
+fn apply_split(seg: &Segment, pieces: &[SplitPiece], index_interval_bytes: u64) -> Result<Vec<Segment>> {
     let bytes = seg.read_log()?;
     let mut out = Vec::new();
     for p in pieces.iter().filter(|p| p.base_offset != seg.base_offset) {
         let new = Segment::new(&seg.dir, p.base_offset);
         let slice = bytes.get(p.start as usize..p.end as usize).unwrap_or(&[]);
         durable::write_atomic(&new.log_path(), slice)?;
-        // Stale indexes of a segment of that name would describe other bytes.
-        durable::remove_file(&new.index_path())?;
-        durable::remove_file(&new.time_index_path())?;
+        // Stale indexes of a segment of that name would describe other bytes: the piece gets
+        // its own, as `splitOverflowedSegment`'s appends build them.
+        rebuild_indexes(&new, slice, index_interval_bytes, false)?;
         out.push(new);
     }
     let keep = pieces.iter().find(|p| p.base_offset == seg.base_offset && p.start == 0).map(|p| p.end);
@@ -380,8 +639,8 @@ fn apply_split(seg: &Segment, pieces: &[SplitPiece]) -> Result<Vec<Segment>> {
     match keep {
         Some(end) => {
             durable::truncate_file(&seg.log_path(), end)?;
-            durable::remove_file(&seg.index_path())?;
-            durable::remove_file(&seg.time_index_path())?;
+            let bytes = seg.read_log()?;
+            rebuild_indexes(seg, &bytes, index_interval_bytes, false)?;
             out.push(seg.clone());
         }
         None => super::delete_segment_files(seg)?,
@@ -409,13 +668,19 @@ fn unframed(segment_base_offset: i64, position: u64, len: u64) -> CutBatch {
     }
 }
 
+/// The offset of the last time-index entry the scan has built so far.
+fn last_time_offset(builder: &IndexBuilder, base: i64) -> Option<i64> {
+    let b = &builder.pending_time_entries;
+    let tail = b.len().checked_sub(TIME_ENTRY_BYTES).map(|at| &b[at..])?;
+    let relative = i32::from_be_bytes([tail[8], tail[9], tail[10], tail[11]]);
+    Some(base + i64::from(relative))
+}
+
 /// `LogSegment.recover`, deciding only: validate every batch, find where to cut, build the
-/// indexes, assign epochs above the cache's latest (in memory). Rules in Kafka's order:
-/// size and CRC (`ensureValid`), then `ensureOffsetInRange(lastOffset)` (a split), then the
-/// offset-index append (a non-increasing offset throws `InvalidOffsetException`, and
-/// `recoverLog` empties the whole segment). klog adds two checks Kafka does not make, cutting
-/// at the batch: a base offset below the segment's, and an offset that goes backwards between
-/// two batches without an index entry to catch it.
+/// indexes, assign epochs above the cache's latest (in memory). Kafka's rules, in its order:
+/// size and CRC (`ensureValid`), then `ensureOffsetInRange(lastOffset)` (a split, or a
+/// refusal), then the offset- and time-index appends (a non-increasing offset throws
+/// `InvalidOffsetException`, and `recoverLog` empties the whole segment).
 fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     let file = target.segment.read_log()?;
     let (from, to) = target.range.map_or((0, file.len()), |(a, b)| (a as usize, b as usize));
@@ -433,7 +698,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
         end_offset: base,
     };
     let mut iter = BatchIter::new(bytes);
-    let mut previous_last: Option<i64> = None;
+    let (mut max_timestamp, mut offset_of_max_timestamp) = (-1i64, -1i64);
     let mut released = 0;
     let mut emptied = false;
     for batch in iter.by_ref() {
@@ -442,32 +707,48 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             out.invalid_at = Some((batch.position, d.what));
             break;
         }
-        // The verifier's header rules, the offset overflow first (Kafka's order after the CRC).
-        let rules = super::verify::batch_rules(base, batch.base_offset(), batch.last_offset(), previous_last);
-        if let Some(rule @ super::verify::BatchRule::OffsetOverflow { .. }) = rules.first() {
-            let why = rule.describe(base);
-            match split_pieces(bytes, base) {
-                Some(pieces) if pieces.len() > 1 || pieces.first().is_some_and(|p| p.base_offset != base) => {
-                    let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
-                    out.invalid_at = Some((batch.position, format!("{why}: split into segments {}", bases.join(", "))));
-                    out.end_offset = base;
-                    return Ok(SegmentScan {
-                        outcome: out,
-                        cut: Vec::new(),
-                        builder,
-                        decision: Decision::Split(pieces),
-                    });
-                }
-                _ => {
-                    // No split can hold this batch: cut at it, naming the rule that rules out
-                    // a split when there is one (an offset below the segment's base).
-                    let why = rules.get(1).map_or(why, |r| r.describe(base));
-                    out.invalid_at = Some((batch.position, why));
-                    break;
-                }
-            }
+        // `ensureOffsetInRange(lastOffset)`: the one offset rule Kafka's recovery applies after
+        // the CRC. Offsets that go backwards or start below the segment's base are kept.
+        if !super::index::offset_fits_segment(base, batch.last_offset()) {
+            let why = format!(
+                "last offset {} is outside segment {base}'s 32-bit relative range (LogSegmentOffsetOverflowException)",
+                batch.last_offset()
+            );
+            // `splitOverflowedSegment` first asks `hasOverflow`, which looks at the segment's
+            // last batch only: if that one fits, the split throws and the broker stops.
+            let last_overflows = BatchIter::new(bytes).last().is_some_and(|l| {
+                l.next_offset() > base && !super::index::offset_fits_segment(base, l.next_offset() - 1)
+            });
+            let pieces = if last_overflows { split_pieces(bytes) } else { None };
+            let Some(pieces) = pieces else {
+                return Err(crate::error::Error::state(
+                    target.segment.log_path(),
+                    format!(
+                        "at position {}: {why}; Kafka's split of the segment fails (IllegalArgumentException \
+                         or IllegalStateException), so a Kafka 4.4 broker refuses to start on this log dir",
+                        batch.position
+                    ),
+                ));
+            };
+            let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
+            out.invalid_at = Some((batch.position, format!("{why}: split into segments {}", bases.join(", "))));
+            out.end_offset = base;
+            return Ok(SegmentScan {
+                outcome: out,
+                emptied: false,
+                cut: Vec::new(),
+                builder,
+                decision: Decision::Split(pieces),
+            });
         }
-        if builder.would_index_backwards(batch.last_offset()) {
+        if batch.max_timestamp() > max_timestamp {
+            (max_timestamp, offset_of_max_timestamp) = (batch.max_timestamp(), batch.last_offset());
+        }
+        // With an offset-index entry comes `TimeIndex.maybeAppend(maxTimestampSoFar, its
+        // offset)`, which throws the same exception when that offset is below its last entry's.
+        let time_backwards = builder.would_index_backwards(i64::MIN)
+            && last_time_offset(&builder, base).is_some_and(|o| offset_of_max_timestamp < o);
+        if builder.would_index_backwards(batch.last_offset()) || time_backwards {
             out.invalid_at = Some((
                 batch.position,
                 format!(
@@ -479,12 +760,6 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             emptied = true;
             break;
         }
-        let problem = rules.first().map(|r| r.describe(base));
-        if let Some(why) = problem {
-            out.invalid_at = Some((batch.position, why));
-            break;
-        }
-        previous_last = Some(batch.last_offset());
         builder.on_batch(batch.position, batch.last_offset(), batch.max_timestamp(), batch.size_bytes() as u64);
         let epoch = batch.partition_leader_epoch();
         if batch.magic() >= 2 && epoch >= 0 && log.epoch_cache.latest_epoch().is_none_or(|l| epoch > l) {
@@ -504,6 +779,17 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             }
             _ => {}
         }
+    }
+    // The time index's final entry (`maybeAppend(.., skipFullCheck = true)`) checks too.
+    if !emptied && last_time_offset(&builder, base).is_some_and(|o| offset_of_max_timestamp < o) {
+        out.invalid_at = Some((
+            out.valid_bytes,
+            format!(
+                "final time-index entry for offset {offset_of_max_timestamp} is below the last entry's \
+                 (InvalidOffsetException): the segment is emptied"
+            ),
+        ));
+        emptied = true;
     }
     if emptied {
         // `recoverLog` truncates the segment to its base offset.
@@ -536,7 +822,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     builder.finish_segment();
     out.index_entries = (builder.pending_offset_entries.len() / 8) as u64;
     out.time_index_entries = (builder.pending_time_entries.len() / TIME_ENTRY_BYTES) as u64;
-    Ok(SegmentScan { outcome: out, cut, builder, decision: Decision::Keep })
+    Ok(SegmentScan { outcome: out, emptied, cut, builder, decision: Decision::Keep })
 }
 
 #[cfg(test)]
@@ -560,7 +846,7 @@ mod tests {
     fn a_split_starts_a_piece_at_each_batch_that_does_not_fit_the_current_one() {
         let far = 6 + (1i64 << 32);
         let (bytes, starts) = log_of(&[(6, 2), (far, 2), (10, 2), (12, 1)]);
-        let pieces = split_pieces(&bytes, 0).unwrap();
+        let pieces = split_pieces(&bytes).unwrap();
         let end = bytes.len() as u64;
         assert_eq!(
             pieces,
@@ -578,7 +864,7 @@ mod tests {
     fn a_log_that_fits_its_first_base_is_one_piece() {
         let (bytes, _) = log_of(&[(0, 3), (3, 1)]);
         assert_eq!(
-            split_pieces(&bytes, 0).unwrap(),
+            split_pieces(&bytes).unwrap(),
             vec![SplitPiece { base_offset: 0, start: 0, end: bytes.len() as u64 }]
         );
     }

@@ -6,8 +6,8 @@ use super::json::{finding_json, line};
 use super::palette::Tone;
 use super::table::{right, Col, Grid};
 use super::{report, text, Settings};
-use crate::commands::data_dir::{DataDirCheck, DataDirDiff, PartitionOutcome, RestartPlan};
-use crate::commands::recover::LocalRecoverReport;
+use crate::commands::data_dir::{DataDirCheck, DataDirDiff, RestartPlan};
+use crate::commands::recover::{DataDirRecovery, LoadedKind};
 use crate::error::{IoContext, Result};
 use comfy_table::Cell;
 use serde_json::json;
@@ -224,14 +224,13 @@ pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
     )
 }
 
-pub fn forecast_text(
-    out: &mut dyn Write,
-    dir: &str,
-    r: &[PartitionOutcome<LocalRecoverReport>],
-    settings: &Settings,
-) -> Result<()> {
+pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settings) -> Result<()> {
     let p = settings.palette();
-    out!(out, "local restart forecast for {dir}: what a broker's loader would scan and cut, DRY RUN: nothing changed")?;
+    let what = if r.dry_run { "DRY RUN: nothing changed" } else { "done" };
+    out!(out, "broker start-up load of {}: what Kafka 4.4's loader scans and cuts, {what}", r.dir)?;
+    for n in &r.notes {
+        out!(out, "note: {n}")?;
+    }
     let mut t = Grid::new(
         settings,
         &[
@@ -239,70 +238,62 @@ pub fn forecast_text(
             Col::Keep("scanned"),
             Col::Keep("LEO before"),
             Col::Keep("LEO after"),
-            Col::Keep("bytes cut"),
+            Col::Keep("bytes removed"),
+            Col::Keep("producer scan"),
             Col::Flex("note"),
         ],
     );
-    let (mut cut_total, mut touched) = (0u64, 0usize);
-    for part in r {
-        match &part.outcome {
-            Ok(l) => match &l.recovery {
-                Some(rec) => {
-                    let cut = rec.bytes_cut();
-                    cut_total += cut;
-                    let note = if rec.clean_shutdown && rec.segments.is_empty() {
-                        "clean shutdown: no scan".to_string()
-                    } else if !rec.deleted_segments.is_empty() {
-                        format!("{} later segment(s) deleted", rec.deleted_segments.len())
-                    } else {
-                        String::new()
-                    };
-                    if cut > 0 {
-                        touched += 1;
-                    }
-                    t.add(vec![
-                        Cell::new(&part.partition),
-                        right(rec.segments.len()),
-                        right(rec.log_end_offset_before),
-                        right(rec.log_end_offset_after),
-                        if cut > 0 { p.cell(cut, Tone::Bad) } else { right(0) },
-                        Cell::new(note),
-                    ]);
-                }
-                None => t.add(vec![
-                    Cell::new(&part.partition),
-                    right(0),
-                    right("-"),
-                    right("-"),
-                    right(0),
-                    Cell::new("running: nothing to recover"),
-                ]),
-            },
-            Err(why) => t.add(absent_row(&part.partition, 4, p.cell(format!("unreadable: {why}"), Tone::Bad))),
+    let mut touched = 0usize;
+    for l in &r.logs {
+        let rec = &l.recovery;
+        let removed = rec.bytes_removed;
+        let mut notes = Vec::new();
+        if l.kind != LoadedKind::Log(crate::log::names::LogKind::Current) {
+            notes.push(l.kind.name().to_string());
         }
+        if rec.clean_shutdown && rec.segments.is_empty() {
+            notes.push("clean shutdown: no scan".to_string());
+        }
+        if !rec.deleted_segments.is_empty() {
+            notes.push(format!("{} segment(s) deleted", rec.deleted_segments.len()));
+        }
+        if removed > 0 {
+            touched += 1;
+        }
+        t.add(vec![
+            Cell::new(&l.dir_name),
+            right(rec.segments.len()),
+            right(rec.log_end_offset_before),
+            right(rec.log_end_offset_after),
+            if removed > 0 { p.cell(removed, Tone::Bad) } else { right(0) },
+            right(rec.producer_state.scan_bytes),
+            Cell::new(notes.join("; ")),
+        ]);
     }
     if !t.is_empty() {
         t.write(out)?;
     }
-    out!(out, "summary: {} partition(s); {touched} would be cut, {cut_total} bytes in all", r.len())
+    out!(out, "summary: {} log(s) loaded; {touched} cut, {} bytes removed in all", r.logs.len(), r.bytes_removed())
 }
 
-pub fn forecast_json(out: &mut dyn Write, dir: &str, r: &[PartitionOutcome<LocalRecoverReport>]) -> Result<()> {
-    for part in r {
-        let v = match &part.outcome {
-            Ok(l) => json!({
-                "type": "local_recovery",
-                "partition": part.partition,
-                "dry_run": true,
-                "was_running": l.was_running,
-                "recovery": l.recovery.as_ref().map(report::recovery_json),
-            }),
-            Err(why) => json!({"type": "local_recovery", "partition": part.partition, "error": why}),
-        };
+pub fn forecast_json(out: &mut dyn Write, r: &DataDirRecovery) -> Result<()> {
+    for l in &r.logs {
+        let v = json!({
+            "type": "local_recovery",
+            "partition": l.dir_name,
+            "kind": l.kind.name(),
+            "dry_run": r.dry_run,
+            "was_running": false,
+            "recovery": report::recovery_json(&l.recovery),
+        });
         line(out, &v)?;
     }
-    let cut: u64 = r.iter().filter_map(|x| x.outcome.as_ref().ok()?.recovery.as_ref()).map(|rec| rec.bytes_cut()).sum();
-    line(out, &json!({"type": "summary", "dir": dir, "partitions": r.len(), "bytes_cut": cut}))
+    let cut: u64 = r.logs.iter().map(|l| l.recovery.bytes_cut()).sum();
+    line(
+        out,
+        &json!({"type": "summary", "dir": r.dir, "outcome": "loaded", "dry_run": r.dry_run, "partitions": r.logs.len(),
+                "bytes_cut": cut, "bytes_removed": r.bytes_removed(), "notes": r.notes}),
+    )
 }
 
 pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> Result<()> {

@@ -63,6 +63,15 @@ pub fn recovery_json(r: &crate::log::recovery::RecoveryReport) -> Value {
         "deleted_segments": r.deleted_segments,
         "epochs_added": r.epochs_added.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
         "epochs_removed": r.epochs_removed.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
+        "log_start_offset_after": r.log_start_offset_after,
+        "segments_after": r.segments_after.iter().map(|(b, size)| json!({"base_offset": b, "size": size})).collect::<Vec<_>>(),
+        "epochs_after": r.epochs_after.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
+        "bytes_removed": r.bytes_removed,
+        "producer_state": {
+            "snapshot_offset": r.producer_state.snapshot_offset,
+            "scan_from_offset": r.producer_state.scan_from_offset,
+            "scan_bytes": r.producer_state.scan_bytes,
+        },
     })
 }
 

@@ -20,6 +20,7 @@ mod log_trust;
 #[allow(dead_code)]
 mod oracle;
 mod oracle_dump;
+mod oracle_load;
 mod oracle_write;
 mod picture;
 mod ranges;
