@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# klog's scale benchmark: work that must grow linearly with the partitions of a data dir.
+# klog's scale benchmark: work that must grow linearly with the partitions of a data dir
+# (create, crash, and the data-dir readers).
 # Each command runs at two sizes, 1,000 and 10,000 partitions (100,000 absent partitions for
 # the checkpoint case), and prints seconds, bytes read and written (the /proc/PID/io counters
 # of a wrapper shell, which take in its reaped child), peak RSS, and the ratio of the two
@@ -83,6 +84,17 @@ row "create --partitions $LARGE" \
   "<= 10 s, <= 15x" \
   "$(all "$(ran "${RC[create$SMALL]}")" "$(ran "${RC[create$LARGE]}")" "$(within "${SECS[create$LARGE]}" 10)" \
     "$(linear "${SECS[create$LARGE]}" "${SECS[create$SMALL]}")" "$(linear "${WRITTEN[create$LARGE]}" "${WRITTEN[create$SMALL]}")")"
+
+# crash DATA_DIR: every partition loses its volatile state; the state file is written once.
+for n in "$SMALL" "$LARGE"; do
+  read -r secs rss r w rc < <("$M" "$K" crash "$S/L$n")
+  SECS[crash$n]=$secs; RSS[crash$n]=$rss; WRITTEN[crash$n]=$w; RC[crash$n]=$rc
+done
+row "crash DATA_DIR, $LARGE partitions" \
+  "${SECS[crash$LARGE]} s, $(mb "${WRITTEN[crash$LARGE]}") written, $(mib "${RSS[crash$LARGE]}"); $(ratio "${SECS[crash$LARGE]}" "${SECS[crash$SMALL]}")x the time and $(ratio "${WRITTEN[crash$LARGE]}" "${WRITTEN[crash$SMALL]}")x the bytes of $SMALL" \
+  "<= 5 s, <= 15x" \
+  "$(all "$(ran "${RC[crash$SMALL]}")" "$(ran "${RC[crash$LARGE]}")" "$(within "${SECS[crash$LARGE]}" 5)" \
+    "$(linear "${SECS[crash$LARGE]}" "${SECS[crash$SMALL]}")" "$(linear "${WRITTEN[crash$LARGE]}" "${WRITTEN[crash$SMALL]}")")"
 
 # The data-dir readers. Without klog's state file the dirs read as a broker's data dirs: the
 # restart plan then takes the leader's epoch from its cache, as for a copy of a real broker.

@@ -1147,17 +1147,16 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
             Some(ReplicaPaths { log_dir: log_dir.clone(), partition_dir: d.clone(), topic, partition })
         })
         .collect();
+    // Hashed: every partition of a 10,000-partition dir is selected when the dir is named.
+    let listed: std::collections::HashSet<PathBuf> = all.iter().map(|a| a.partition_dir.clone()).collect();
     for p in &selected {
-        if !all.iter().any(|a| a.partition_dir == p.partition_dir) {
+        if !listed.contains(&p.partition_dir) {
             all.push(p.clone());
         }
     }
-    let targets = all
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| selected.iter().any(|p| p.partition_dir == a.partition_dir))
-        .map(|(i, _)| i)
-        .collect();
+    let chosen: std::collections::HashSet<&Path> = selected.iter().map(|p| p.partition_dir.as_path()).collect();
+    let targets =
+        all.iter().enumerate().filter(|(_, a)| chosen.contains(a.partition_dir.as_path())).map(|(i, _)| i).collect();
     for p in &all {
         durable::check_temp_names(&p.partition_dir)?;
     }
