@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::log::names::{self, LogKind};
 use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
-use crate::replica::{Replica, Role};
+use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
 use crate::replication::fencing::may_become_follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
@@ -86,19 +86,37 @@ pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
     run_fenced(req, true)
 }
 
+/// The log dirs' files a data-dir run has already read: each partition's dry run opens its
+/// replicas with them instead of reading the checkpoints again (linear in partitions).
+#[derive(Clone, Copy, Default)]
+pub struct LogDirsRead<'a> {
+    pub dir: Option<&'a LogDirFiles>,
+    pub leader: Option<&'a LogDirFiles>,
+}
+
+/// [`run`] with the log dirs' files already read (used for dry runs; a real run reads under
+/// its lock).
+pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<RecoverReport> {
+    run_fenced_in(req, true, read)
+}
+
 /// [`run`]; with `fencing` false (`recover --no-fencing`, Kafka before KIP-320, what `klog
 /// explore --no-fencing` models) the follower takes any leader: neither FENCED_LEADER_EPOCH nor
 /// a running replica's refusal of a leader change that is not above its epoch.
 pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
+    run_fenced_in(req, fencing, LogDirsRead::default())
+}
+
+fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
-        None => local(req).map(|r| RecoverReport::Local(Box::new(r))),
-        Some(leader) => as_follower(req, leader, fencing).map(|r| RecoverReport::Follower(Box::new(r))),
+        None => local(req, read).map(|r| RecoverReport::Local(Box::new(r))),
+        Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
 
-fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
+fn local(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<LocalRecoverReport> {
     if req.dry_run {
-        let mut r = Replica::open(req.dir, req.partition)?;
+        let mut r = Replica::open_with(req.dir, req.partition, read.dir)?;
         let running = r.is_running();
         let recovery = r.preview_start()?;
         return Ok(LocalRecoverReport {
@@ -150,11 +168,16 @@ fn leader_epoch_of(leader: &Replica, dry_run: bool) -> Result<i32> {
     ))
 }
 
-fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path, fencing: bool) -> Result<FollowerRecoverReport> {
+fn as_follower(
+    req: &RecoverRequest<'_>,
+    leader_path: &Path,
+    fencing: bool,
+    read: LogDirsRead<'_>,
+) -> Result<FollowerRecoverReport> {
     // Open, validate and fence before anything is written (a dry run opens read-only).
     let (leader, mut follower) = if req.dry_run {
-        let l = Replica::open(leader_path, req.partition)?;
-        let f = Replica::open(req.dir, Some(&l.paths.name())).or_else(|e| match e {
+        let l = Replica::open_with(leader_path, req.partition, read.leader)?;
+        let f = Replica::open_with(req.dir, Some(&l.paths.name()), read.dir).or_else(|e| match e {
             Error::Layout { .. } if req.partition.is_none() => Replica::open(req.dir, None),
             e => Err(e),
         })?;

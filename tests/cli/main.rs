@@ -28,6 +28,7 @@ mod picture;
 mod ranges;
 mod readme;
 mod real;
+mod scale;
 mod scenarios;
 mod storage;
 mod terminal;
