@@ -637,6 +637,10 @@ pub struct Replica {
     pub recovery_point_line: Option<(usize, u64)>,
     /// Held for the life of a write open.
     lock: Option<DirLock>,
+    /// Set by a command that closes many partitions of one log dir (`stop`): the HW and
+    /// recovery-point setters and [`Replica::save_state`] only update the replica, and
+    /// [`write_log_dir_files`] writes each log-dir file once for all of them.
+    pub defer_log_dir_writes: bool,
 }
 
 fn checkpoint_offset(path: &Path, paths: &ReplicaPaths) -> Result<Option<i64>> {
@@ -787,6 +791,7 @@ impl Replica {
             topic_config: entry.config,
             state: entry.state,
             largest_leader_epoch_recorded: entry.largest_leader_epoch,
+            defer_log_dir_writes: false,
             kind: files.kind,
             problems,
             high_watermark_line: hw_entry.map(|v| (v.line, v.position)),
@@ -1004,7 +1009,7 @@ impl Replica {
 
     /// Rewrite the HW checkpoint entry (klog writes it every time the HW changes).
     pub fn set_high_watermark(&mut self, hw: i64) -> Result<()> {
-        if self.is_metadata_log() {
+        if self.is_metadata_log() || self.defer_log_dir_writes {
             self.high_watermark = hw;
             return Ok(());
         }
@@ -1018,7 +1023,7 @@ impl Replica {
     }
 
     pub fn set_recovery_point(&mut self, offset: i64) -> Result<()> {
-        if self.is_metadata_log() {
+        if self.is_metadata_log() || self.defer_log_dir_writes {
             self.recovery_point = offset;
             return Ok(());
         }
@@ -1033,6 +1038,9 @@ impl Replica {
 
     /// Persist klog's state file (this partition's entry only).
     pub fn save_state(&self) -> Result<()> {
+        if self.defer_log_dir_writes {
+            return Ok(());
+        }
         let path = self.paths.log_dir_file(KLOG_STATE);
         let mut file = read_state_file(&path)?;
         file.version = 1;
@@ -1286,6 +1294,38 @@ impl NewPartitions {
         durable::write_atomic(&state_path, text.as_bytes())?;
         Ok(added)
     }
+}
+
+/// Write what the deferred setters of `replicas` (all of one log dir) held back: the HW and
+/// recovery-point checkpoints and klog's state file, each read and written once (the metadata
+/// log is never checkpointed), then end the deferral.
+pub fn write_log_dir_files(replicas: &mut [&mut Replica]) -> Result<()> {
+    let Some(first) = replicas.first() else { return Ok(()) };
+    let log_dir = first.paths.log_dir.clone();
+    assert!(replicas.iter().all(|r| r.paths.log_dir == log_dir), "replicas of one log dir");
+    let logs: Vec<&&mut Replica> = replicas.iter().filter(|r| !r.is_metadata_log()).collect();
+    let hw: Vec<(&str, i32, i64)> =
+        logs.iter().map(|r| (r.paths.topic.as_str(), r.paths.partition, r.high_watermark)).collect();
+    checkpoint::set_offset_entries(&log_dir.join(names::REPLICATION_OFFSET_CHECKPOINT), &hw)?;
+    let rp: Vec<(&str, i32, i64)> =
+        logs.iter().map(|r| (r.paths.topic.as_str(), r.paths.partition, r.recovery_point)).collect();
+    checkpoint::set_offset_entries(&log_dir.join(names::RECOVERY_POINT_OFFSET_CHECKPOINT), &rp)?;
+    let path = log_dir.join(KLOG_STATE);
+    let mut file = read_state_file(&path)?;
+    file.version = 1;
+    for r in replicas.iter() {
+        let entry = file.partitions.entry(r.paths.name()).or_default();
+        entry.config = r.topic_config;
+        entry.state = r.state.clone();
+        entry.largest_leader_epoch = r.largest_known_epoch();
+    }
+    let mut text = serde_json::to_string_pretty(&file).expect("state serializes");
+    text.push('\n');
+    durable::write_atomic(&path, text.as_bytes())?;
+    for r in replicas.iter_mut() {
+        r.defer_log_dir_writes = false;
+    }
+    Ok(())
 }
 
 /// Record in klog's state file, in one write, that `partitions` of `log_dir` run again (a

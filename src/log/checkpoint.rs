@@ -259,6 +259,33 @@ pub fn update_offset_checkpoint(path: &Path, topic: &str, partition: i32, offset
     durable::write_atomic(path, render_offset_checkpoint(&entries).as_bytes())
 }
 
+/// Set many partitions' entries of one offset checkpoint in one read and (only if anything
+/// changed) one atomic write, keeping the other entries: a command closing many partitions of
+/// a log dir writes each checkpoint once, as Kafka's `LogManager` checkpoints all its logs.
+pub fn set_offset_entries(path: &Path, updates: &[(&str, i32, i64)]) -> Result<()> {
+    let mut entries = read_offset_checkpoint(path)?;
+    let wanted: std::collections::HashMap<(&str, i32), i64> = updates.iter().map(|&(t, p, o)| ((t, p), o)).collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut changed = false;
+    for e in &mut entries {
+        if let Some(&offset) = wanted.get(&(e.topic.as_str(), e.partition)) {
+            seen.insert((e.topic.clone(), e.partition));
+            changed |= e.offset != offset;
+            e.offset = offset;
+        }
+    }
+    for &(topic, partition, offset) in updates {
+        if seen.insert((topic.to_string(), partition)) {
+            entries.push(OffsetEntry { topic: topic.to_string(), partition, offset, line: 0, position: 0 });
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(());
+    }
+    durable::write_atomic(path, render_offset_checkpoint(&entries).as_bytes())
+}
+
 /// Read `leader-epoch-checkpoint` entries (`<epoch> <startOffset>`) as written.
 pub fn read_epoch_checkpoint(path: &Path) -> Result<Vec<(i32, i64)>> {
     Ok(read_epoch_checkpoint_lines(path)?.into_iter().map(|(entry, _)| entry).collect())
