@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # klog's scale benchmark: work that must grow linearly with the partitions of a data dir
-# (create, crash, and the data-dir readers).
+# (create, crash, recover, stop, and the data-dir readers).
 # Each command runs at two sizes, 1,000 and 10,000 partitions (100,000 absent partitions for
 # the checkpoint case), and prints seconds, bytes read and written (the /proc/PID/io counters
 # of a wrapper shell, which take in its reaped child), peak RSS, and the ratio of the two
@@ -95,6 +95,22 @@ row "crash DATA_DIR, $LARGE partitions" \
   "<= 5 s, <= 15x" \
   "$(all "$(ran "${RC[crash$SMALL]}")" "$(ran "${RC[crash$LARGE]}")" "$(within "${SECS[crash$LARGE]}" 5)" \
     "$(linear "${SECS[crash$LARGE]}" "${SECS[crash$SMALL]}")" "$(linear "${WRITTEN[crash$LARGE]}" "${WRITTEN[crash$SMALL]}")")"
+
+# recover DATA_DIR (a broker's start-up after that crash: every partition loaded, indexes
+# rebuilt) and stop DATA_DIR (a clean shutdown: every partition flushed, each log-dir file
+# written once); then crash again, so the readers below see an unclean broker.
+for label in recover stop; do
+  for n in "$SMALL" "$LARGE"; do
+    read -r secs rss r w rc < <("$M" "$K" "$label" "$S/L$n")
+    SECS[$label$n]=$secs; RSS[$label$n]=$rss; WRITTEN[$label$n]=$w; RC[$label$n]=$rc
+  done
+  row "$label DATA_DIR, $LARGE partitions" \
+    "${SECS[$label$LARGE]} s, $(mb "${WRITTEN[$label$LARGE]}") written, $(mib "${RSS[$label$LARGE]}"); $(ratio "${SECS[$label$LARGE]}" "${SECS[$label$SMALL]}")x the time and $(ratio "${WRITTEN[$label$LARGE]}" "${WRITTEN[$label$SMALL]}")x the bytes of $SMALL" \
+    "<= 15 s, <= 15x" \
+    "$(all "$(ran "${RC[$label$SMALL]}")" "$(ran "${RC[$label$LARGE]}")" "$(within "${SECS[$label$LARGE]}" 15)" \
+      "$(linear "${SECS[$label$LARGE]}" "${SECS[$label$SMALL]}")" "$(linear "${WRITTEN[$label$LARGE]}" "${WRITTEN[$label$SMALL]}")")"
+done
+for n in "$SMALL" "$LARGE"; do "$K" crash "$S/L$n" >/dev/null; done
 
 # The data-dir readers. Without klog's state file the dirs read as a broker's data dirs: the
 # restart plan then takes the leader's epoch from its cache, as for a copy of a real broker.
