@@ -439,35 +439,6 @@ fn a_corrupt_compressed_payload_is_a_finding_with_path_and_position() {
     }
 }
 
-/// One legacy log entry, by hand (spec §1.4).
-fn legacy_entry(
-    offset: i64,
-    magic: u8,
-    attributes: u8,
-    timestamp: i64,
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-) -> Vec<u8> {
-    let mut body = vec![magic, attributes];
-    if magic == 1 {
-        body.extend_from_slice(&timestamp.to_be_bytes());
-    }
-    for field in [key, value] {
-        match field {
-            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
-            Some(b) => {
-                body.extend_from_slice(&(b.len() as i32).to_be_bytes());
-                body.extend_from_slice(b);
-            }
-        }
-    }
-    let mut out = offset.to_be_bytes().to_vec();
-    out.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes()); // size: crc + body
-    out.extend_from_slice(&crc32fast::hash(&body).to_be_bytes()); // CRC-32 over magic..end
-    out.extend_from_slice(&body);
-    out
-}
-
 /// A klog replica dir whose only segment holds `log` (indexes emptied).
 fn replica_with_log(lab: &Lab, name: &str, log: &[u8]) -> PathBuf {
     let d = lab.create(name, 1, &[]);
@@ -479,17 +450,18 @@ fn replica_with_log(lab: &Lab, name: &str, log: &[u8]) -> PathBuf {
 /// (2, 3), v1 plain (4), and a v1 snappy wrapper with relative inner offsets 0, 1 stored at
 /// wrapper offset 6 (absolute 5, 6).
 fn legacy_log() -> Vec<u8> {
-    let v0_inner = [legacy_entry(2, 0, 0, 0, None, Some(b"v0-in-a")), legacy_entry(3, 0, 0, 0, None, Some(b"v0-in-b"))];
+    let v0_inner =
+        [legacy_message(2, 0, 0, 0, None, Some(b"v0-in-a")), legacy_message(3, 0, 0, 0, None, Some(b"v0-in-b"))];
     let v1_inner = [
-        legacy_entry(0, 1, 0, 1_500_000_000_005, Some(b"k"), Some(b"v1-in-a")),
-        legacy_entry(1, 1, 0, 1_500_000_000_006, Some(b"k"), Some(b"v1-in-b")),
+        legacy_message(0, 1, 0, 1_500_000_000_005, Some(b"k"), Some(b"v1-in-a")),
+        legacy_message(1, 1, 0, 1_500_000_000_006, Some(b"k"), Some(b"v1-in-b")),
     ];
     [
-        legacy_entry(0, 0, 0, 0, Some(b"key0"), Some(b"v0-plain-0")),
-        legacy_entry(1, 0, 0, 0, None, Some(b"")),
-        legacy_entry(3, 0, 1, 0, None, Some(&compression::compress(Compression::Gzip, &v0_inner.concat()))),
-        legacy_entry(4, 1, 0, 1_500_000_000_004, None, None),
-        legacy_entry(
+        legacy_message(0, 0, 0, 0, Some(b"key0"), Some(b"v0-plain-0")),
+        legacy_message(1, 0, 0, 0, None, Some(b"")),
+        legacy_message(3, 0, 1, 0, None, Some(&compression::compress(Compression::Gzip, &v0_inner.concat()))),
+        legacy_message(4, 1, 0, 1_500_000_000_004, None, None),
+        legacy_message(
             6,
             1,
             2,
@@ -550,10 +522,10 @@ fn legacy_messages_dump_with_inner_offsets_resolved_and_check_clean() {
 #[test]
 fn a_truncated_legacy_message_is_a_finding_with_path_and_position() {
     let lab = Lab::new();
-    let good = legacy_entry(0, 1, 0, 1_500_000_000_000, Some(b"key"), Some(b"value"));
+    let good = legacy_message(0, 1, 0, 1_500_000_000_000, Some(b"key"), Some(b"value"));
     // (1) a message whose value length says 50 bytes but the message ends after 5, with a CRC
     //     that matches what is there: only decoding can tell.
-    let mut cut = legacy_entry(1, 1, 0, 1_500_000_000_001, Some(b"key"), Some(b"value"));
+    let mut cut = legacy_message(1, 1, 0, 1_500_000_000_001, Some(b"key"), Some(b"value"));
     let value_len_at = 12 + 4 + 1 + 1 + 8 + 4 + 3;
     cut[value_len_at..value_len_at + 4].copy_from_slice(&50i32.to_be_bytes());
     let crc = crc32fast::hash(&cut[16..]);
@@ -568,7 +540,7 @@ fn a_truncated_legacy_message_is_a_finding_with_path_and_position() {
         "{findings:?}"
     );
     // (2) the last message cut off by the end of the file (a torn write)
-    let torn = legacy_entry(1, 0, 0, 0, None, Some(b"torn value"));
+    let torn = legacy_message(1, 0, 0, 0, None, Some(b"torn value"));
     let d = replica_with_log(&lab, "torn", &[good.clone(), torn[..torn.len() - 4].to_vec()].concat());
     let (out, _) = code(&["check", s(&d)], 1);
     assert!(out.contains(&format!("{} at position {}", segment(&d).display(), good.len())), "{out}");
@@ -579,9 +551,9 @@ fn a_truncated_legacy_message_is_a_finding_with_path_and_position() {
     );
     line_kinds(&text);
     // (3) a compressed v1 wrapper whose inner message is cut inside the compressed stream
-    let inner = legacy_entry(0, 1, 0, 5, None, Some(b"inner value"));
+    let inner = legacy_message(0, 1, 0, 5, None, Some(b"inner value"));
     let wrapper =
-        legacy_entry(0, 1, 1, 5, None, Some(&compression::compress(Compression::Gzip, &inner[..inner.len() - 3])));
+        legacy_message(0, 1, 1, 5, None, Some(&compression::compress(Compression::Gzip, &inner[..inner.len() - 3])));
     let d = replica_with_log(&lab, "inner", &wrapper);
     let (out, _) = code(&["check", s(&d), "--json"], 1);
     assert!(out.contains("cut off") && out.contains("\"position\":0"), "{out}");

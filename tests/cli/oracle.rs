@@ -89,19 +89,7 @@ pub struct LoadCase {
 /// Load each dir as a starting broker's `LogManager.loadLogs` does (and the metadata log as
 /// `KafkaRaftLog.createLog` does), all in one JVM; one JSON document per dir, in order.
 pub fn load_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::Value>> {
-    let manifest = scratch.join("load-manifest.tsv");
-    let text: String = cases
-        .iter()
-        .map(|c| {
-            let mut f = vec![c.dir.to_str().unwrap().to_string()];
-            f.extend(c.overrides.iter().cloned());
-            f.join("\t") + "\n"
-        })
-        .collect();
-    std::fs::write(&manifest, text).unwrap();
-    let out = run(&["load-batch", manifest.to_str().unwrap()])?;
-    assert_eq!(out.len(), cases.len(), "one oracle answer per load case");
-    Some(out)
+    dir_batch(scratch, "load", cases)
 }
 
 /// Delete every partition's `.index`, `.timeindex` and `.snapshot` and the clean-shutdown
@@ -113,7 +101,12 @@ pub fn rebuild(dir: &Path) -> Option<serde_json::Value> {
 /// [`rebuild`] for each dir (each a copy), with its per-topic config overrides, all in one
 /// JVM; one JSON document per dir, in order.
 pub fn rebuild_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::Value>> {
-    let manifest = scratch.join("rebuild-manifest.tsv");
+    dir_batch(scratch, "rebuild", cases)
+}
+
+/// Run `<what>-batch` over a manifest of dirs with their overrides.
+fn dir_batch(scratch: &Path, what: &str, cases: &[LoadCase]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join(format!("{what}-manifest.tsv"));
     let text: String = cases
         .iter()
         .map(|c| {
@@ -123,8 +116,8 @@ pub fn rebuild_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_jso
         })
         .collect();
     std::fs::write(&manifest, text).unwrap();
-    let out = run(&["rebuild-batch", manifest.to_str().unwrap()])?;
-    assert_eq!(out.len(), cases.len(), "one oracle answer per rebuild case");
+    let out = run(&[&format!("{what}-batch"), manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per {what} case");
     Some(out)
 }
 

@@ -135,34 +135,6 @@ fn legacy_gzip_wrapper(offset: i64, magic: u8, timestamp: i64, inner: &[Vec<u8>]
     legacy_message(offset, magic, 1, timestamp, None, Some(&gz.finish().unwrap()))
 }
 
-fn legacy_message(
-    offset: i64,
-    magic: u8,
-    attributes: u8,
-    timestamp: i64,
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-) -> Vec<u8> {
-    let mut body = vec![magic, attributes];
-    if magic == 1 {
-        body.extend_from_slice(&timestamp.to_be_bytes());
-    }
-    for field in [key, value] {
-        match field {
-            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
-            Some(b) => {
-                body.extend_from_slice(&(b.len() as i32).to_be_bytes());
-                body.extend_from_slice(b);
-            }
-        }
-    }
-    let mut out = offset.to_be_bytes().to_vec();
-    out.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
-    out.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
-    out.extend_from_slice(&body);
-    out
-}
-
 /// The dirs klog makes: each a log dir under `made/`.
 fn make_corpus(lab: &Lab) -> PathBuf {
     let made = lab.path("made");
