@@ -416,6 +416,39 @@ impl DirLock {
         Ok(lock)
     }
 
+    /// Refuse as [`DirLock::acquire`] would, without taking the lock or creating the file: a
+    /// `.lock` that is a symlink or not a regular file, or that another process holds.
+    pub fn probe(log_dir: &Path) -> Result<()> {
+        let path = log_dir.join(LOCK_FILE);
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::layout(&path, "is a symlink: klog never follows a .lock symlink (remove it)"))
+            }
+            Ok(m) if !m.is_file() => return Err(Error::not_regular(&path, regular_file::kind_of(&m).unwrap_or("?"))),
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path)
+            .at(&path, "open lock")?;
+        // SAFETY: `flock` is a plain C struct; every field is set below or zero.
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = libc::F_WRLCK as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        use std::os::fd::AsRawFd;
+        // SAFETY: the fd is open for the life of `file`; F_GETLK reads and writes `fl` only.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut fl) };
+        if rc != 0 {
+            return Err(Error::io(&path, "lock", std::io::Error::last_os_error()));
+        }
+        if fl.l_type != libc::F_UNLCK as libc::c_short {
+            return Err(Error::Locked { path: log_dir.to_path_buf() });
+        }
+        Ok(())
+    }
+
     /// The command is about to write: the lock file stays.
     pub fn keep(&mut self) {
         self.kept = true;
@@ -650,6 +683,19 @@ impl Replica {
 
     /// [`Replica::open_for_write`] on resolved paths.
     pub fn open_paths_for_write(paths: ReplicaPaths) -> Result<Replica> {
+        Replica::open_paths_checked(paths, true)
+    }
+
+    /// Every check of [`Replica::open_for_write`], refusals included, without taking the lock
+    /// (it is probed: a lock another process holds refuses, as the write open would) and so
+    /// without writing anything: how a dry run opens the replica its run would write.
+    pub fn open_for_check(path: &Path, partition: Option<&str>) -> Result<Replica> {
+        let paths = resolve(path, partition)?;
+        Replica::open_paths_checked(paths, false)
+    }
+
+    /// The one open of a replica a command will write (`take_lock`) or forecast writing.
+    fn open_paths_checked(paths: ReplicaPaths, take_lock: bool) -> Result<Replica> {
         refuse_symlinked_partition_dir(&paths)?;
         if log_dir_kind(&paths.log_dir) == LogDirKind::Partial {
             return Err(Error::layout(
@@ -659,8 +705,13 @@ impl Replica {
         }
         durable::check_temp_names(&paths.log_dir)?;
         durable::check_temp_names(&paths.partition_dir)?;
-        let lock = DirLock::acquire(&paths.log_dir)?;
-        Replica::load(paths, Some(lock), Strictness::Refuse)
+        let lock = if take_lock {
+            Some(DirLock::acquire(&paths.log_dir)?)
+        } else {
+            DirLock::probe(&paths.log_dir)?;
+            None
+        };
+        Replica::load(paths, lock, Strictness::Refuse)
     }
 
     fn load(paths: ReplicaPaths, lock: Option<DirLock>, strictness: Strictness) -> Result<Replica> {
@@ -735,41 +786,62 @@ impl Replica {
     /// removed before anything else is written (KAFKA-10471: a marker must never outlive a
     /// write). Returns what recovery did, if it ran.
     pub fn start(&mut self) -> Result<Option<RecoveryReport>> {
-        if let Some(lock) = self.lock.as_mut() {
+        self.bring_up(false)
+    }
+
+    /// What [`Replica::start`] would do, without writing: the same code with every write
+    /// skipped, so the in-memory view (LEO, epoch cache, checkpoints, state) becomes what the
+    /// start would leave and the report says what it would cut. For dry runs and read-only
+    /// forecasts.
+    pub fn preview_start(&mut self) -> Result<Option<RecoveryReport>> {
+        self.bring_up(true)
+    }
+
+    /// [`Replica::start`] (`dry_run` false) or its forecast (true): one decision procedure.
+    fn bring_up(&mut self, dry_run: bool) -> Result<Option<RecoveryReport>> {
+        if let Some(lock) = self.lock.as_mut().filter(|_| !dry_run) {
             lock.keep();
         }
         let marker = self.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER);
         if self.state.is_some() {
-            durable::remove_file(&marker)?;
+            if !dry_run {
+                durable::remove_file(&marker)?;
+            }
             self.clean_shutdown = false;
-            let report = self.repair_interrupted_write()?;
+            let report = self.repair_interrupted_write(dry_run)?;
             // A command that died after cutting the log but before rewriting the checkpoints
             // left them above the LEO: clamped as Kafka's loader clamps them on load.
             let leo = self.log.log_end_offset();
             if self.recovery_point > leo {
-                self.set_recovery_point(leo)?;
+                self.write_recovery_point(leo, dry_run)?;
             }
             if self.high_watermark > leo {
-                self.set_high_watermark(leo)?;
+                self.write_high_watermark(leo, dry_run)?;
             }
-            self.log.delete_snapshots_above_log_end()?;
+            if !dry_run {
+                self.log.delete_snapshots_above_log_end()?;
+            }
             return Ok(report);
         }
         let clean = self.clean_shutdown;
-        durable::remove_file(&marker)?;
+        if !dry_run {
+            durable::remove_file(&marker)?;
+        }
         self.clean_shutdown = false;
         let report = {
             let inputs = self.load_inputs(clean);
-            recovery::load_log(&mut self.log, &inputs, false)?
+            recovery::load_log(&mut self.log, &inputs, dry_run)?
         };
         self.log_start_offset = report.log_start_offset_after;
         let leo = self.log.log_end_offset();
         let recovery_point = if clean { leo } else { self.recovery_point.min(leo) };
-        self.set_recovery_point(recovery_point)?;
+        self.write_recovery_point(recovery_point, dry_run)?;
         let hw = self.high_watermark.clamp(self.log_start_offset.min(leo), leo);
-        self.set_high_watermark(hw)?;
+        self.write_high_watermark(hw, dry_run)?;
         self.state = Some(VolatileState::started());
-        self.save_state()?;
+        if !dry_run {
+            self.save_state()?;
+        }
         Ok(Some(report))
     }
 
@@ -799,23 +871,6 @@ impl Replica {
         self.paths.topic == crate::log::names::METADATA_TOPIC
     }
 
-    /// What [`Replica::start`] would do, without writing: the in-memory view (LEO, epoch cache)
-    /// becomes what local recovery would leave and the report says what it would cut. For
-    /// dry runs and read-only forecasts.
-    pub fn preview_start(&mut self) -> Result<Option<RecoveryReport>> {
-        if self.state.is_some() && self.log.tail_is_clean() {
-            return Ok(None);
-        }
-        let clean = self.clean_shutdown && self.state.is_none();
-        let mut report = {
-            let inputs = self.load_inputs(clean);
-            recovery::load_log(&mut self.log, &inputs, true)?
-        };
-        self.log_start_offset = report.log_start_offset_after;
-        report.interrupted_write = self.state.is_some();
-        Ok(Some(report))
-    }
-
     /// A broker's data dir that klog has never written its state into (the operator names the
     /// leader of its partitions).
     pub fn is_broker_dir(&self) -> bool {
@@ -829,27 +884,20 @@ impl Replica {
     /// entry) was being written by a command that died. The bytes of every whole batch are in
     /// the page cache, as after a killed broker; the tail is cut by local recovery from the
     /// recovery point, and the replica keeps running with its volatile state.
-    fn repair_interrupted_write(&mut self) -> Result<Option<RecoveryReport>> {
+    fn repair_interrupted_write(&mut self, dry_run: bool) -> Result<Option<RecoveryReport>> {
         if self.log.tail_is_clean() {
             return Ok(None);
         }
         // The dead writer may have left stamped batches below the recovery point whose epoch
         // the cache lacks; recovery then drops whatever starts past the new log end.
-        let assigned = self.log.assign_epochs_from_tail()?;
+        let assigned = self.log.assign_epochs_from_tail(dry_run)?;
         let mut report = {
             let inputs = self.load_inputs(false);
-            recovery::load_log(&mut self.log, &inputs, false)?
+            recovery::load_log(&mut self.log, &inputs, dry_run)?
         };
         report.interrupted_write = true;
         let kept: Vec<_> = assigned.into_iter().filter(|e| self.log.epoch_cache().entries().contains(e)).collect();
         report.epochs_added.splice(0..0, kept);
-        let leo = self.log.log_end_offset();
-        if self.recovery_point > leo {
-            self.set_recovery_point(leo)?;
-        }
-        if self.high_watermark > leo {
-            self.set_high_watermark(leo)?;
-        }
         Ok(Some(report))
     }
 
@@ -931,7 +979,12 @@ impl Replica {
 
     /// Rewrite the HW checkpoint entry (klog writes it every time the HW changes).
     pub fn set_high_watermark(&mut self, hw: i64) -> Result<()> {
-        if self.is_metadata_log() {
+        self.write_high_watermark(hw, false)
+    }
+
+    /// [`Replica::set_high_watermark`]; a dry run changes the value in memory only.
+    fn write_high_watermark(&mut self, hw: i64, dry_run: bool) -> Result<()> {
+        if self.is_metadata_log() || dry_run {
             self.high_watermark = hw;
             return Ok(());
         }
@@ -945,7 +998,12 @@ impl Replica {
     }
 
     pub fn set_recovery_point(&mut self, offset: i64) -> Result<()> {
-        if self.is_metadata_log() {
+        self.write_recovery_point(offset, false)
+    }
+
+    /// [`Replica::set_recovery_point`]; a dry run changes the value in memory only.
+    fn write_recovery_point(&mut self, offset: i64, dry_run: bool) -> Result<()> {
+        if self.is_metadata_log() || dry_run {
             self.recovery_point = offset;
             return Ok(());
         }
