@@ -944,37 +944,12 @@ impl Replica {
     /// `node.id`/`broker.id`, else (a partial copy) the canonical path. Copying a lab with
     /// `cp -a` keeps every replica's identity, so the copy works as the original did.
     pub fn identity(&self) -> String {
-        if let Some(id) = &self.directory_id {
-            return format!("directory.id={id}");
-        }
-        if let Some(id) = self.replica_id {
-            return format!("node.id={id}");
-        }
-        let path = fs::canonicalize(&self.paths.log_dir).unwrap_or_else(|_| self.paths.log_dir.clone());
-        format!("path={}", path.display())
+        identity_of(self.directory_id.as_deref(), self.replica_id, &self.paths.log_dir)
     }
 
     /// Refuse a pair of dirs that are one replica (the same dir, or copies of one).
     pub fn ensure_distinct(&self, other: &Replica) -> Result<()> {
-        let same_dir = fs::canonicalize(&self.paths.log_dir).ok() == fs::canonicalize(&other.paths.log_dir).ok();
-        if same_dir {
-            return Err(Error::Usage(format!(
-                "{} and {} are the same replica dir",
-                self.paths.log_dir.display(),
-                other.paths.log_dir.display()
-            )));
-        }
-        if self.identity() == other.identity() {
-            return Err(Error::layout(
-                &other.paths.log_dir,
-                format!(
-                    "says it is the same replica as {} ({}): copies of one dir cannot replicate to each other",
-                    self.paths.log_dir.display(),
-                    self.identity()
-                ),
-            ));
-        }
-        Ok(())
+        ensure_distinct_identities(&self.paths.log_dir, &self.identity(), &other.paths.log_dir, &other.identity())
     }
 
     /// Rewrite the HW checkpoint entry (klog writes it every time the HW changes).
@@ -1097,6 +1072,46 @@ impl Replica {
         }
         Ok(())
     }
+}
+
+/// What a replica is among replicas (see [`Replica::identity`]).
+fn identity_of(directory_id: Option<&str>, replica_id: Option<i32>, log_dir: &Path) -> String {
+    if let Some(id) = directory_id {
+        return format!("directory.id={id}");
+    }
+    if let Some(id) = replica_id {
+        return format!("node.id={id}");
+    }
+    let path = fs::canonicalize(log_dir).unwrap_or_else(|_| log_dir.to_path_buf());
+    format!("path={}", path.display())
+}
+
+fn ensure_distinct_identities(a: &Path, a_identity: &str, b: &Path, b_identity: &str) -> Result<()> {
+    if fs::canonicalize(a).ok() == fs::canonicalize(b).ok() {
+        return Err(Error::Usage(format!("{} and {} are the same replica dir", a.display(), b.display())));
+    }
+    if a_identity == b_identity {
+        return Err(Error::layout(
+            b,
+            format!(
+                "says it is the same replica as {} ({a_identity}): copies of one dir cannot replicate to each other",
+                a.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// [`Replica::ensure_distinct`] for two log dirs as a whole (the data-dir forms): the same
+/// refusal, with the same words, as for any partition they share. A `meta.properties` that does
+/// not read says nothing about identity (each partition's open reports it).
+pub fn ensure_distinct_log_dirs(a: &Path, b: &Path) -> Result<()> {
+    let identity = |dir: &Path| {
+        let meta = read_meta_properties(&dir.join(META_PROPERTIES)).unwrap_or_default();
+        let replica_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.parse().ok());
+        identity_of(meta.get("directory.id").map(String::as_str), replica_id, dir)
+    };
+    ensure_distinct_identities(a, &identity(a), b, &identity(b))
 }
 
 /// Every partition of one log dir opened for writing under its one lock, for the commands that

@@ -99,8 +99,10 @@ pub fn restart_plan(
     f: &Path,
     mode: TruncationMode,
     context: i64,
+    fencing: bool,
     progress: &mut dyn ProgressSink,
 ) -> Result<RestartPlan> {
+    crate::replica::ensure_distinct_log_dirs(l, f)?;
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
     let common: Vec<String> = fnames.iter().filter(|n| ln.contains(n)).cloned().collect();
     let mut one_side: Vec<(String, &'static str)> =
@@ -118,7 +120,7 @@ pub fn restart_plan(
                 catch_up: false,
                 context,
             };
-            let outcome = match recover::run(&req) {
+            let outcome = match recover::run_fenced(&req, fencing) {
                 Ok(RecoverReport::Follower(r)) => Ok(r),
                 Ok(RecoverReport::Local(_)) => Err("no leader".to_string()),
                 Err(e) => Err(refusal(&e)),
