@@ -6,6 +6,7 @@ mod common;
 mod corruption;
 mod crash;
 mod data_dir;
+mod dry_run;
 mod demo;
 mod explore;
 mod fixtures;
