@@ -4,7 +4,8 @@
 # figures, targets and pass/fail. Run from anywhere:  bash benches/bench.sh
 #   BENCH_DIR=DIR   scratch dir (default: a new dir under /var/tmp, removed at the end)
 #   BENCH_QUICK=1   smaller data (for trying the harness; the targets are for the full run)
-#   BENCH_ONLY="2 7" run only these sections (numbers as below; 8 is benches/kafka.sh)
+#   BENCH_ONLY="2 7" run only these sections (numbers as below; 8 is benches/kafka.sh, 9
+#                    benches/scale.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -32,7 +33,7 @@ row() { ROWS+=("$1|$2|$3|$4"); echo "  $1: $2 (target $3) $4" >&2; }
 verdict() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? v >= t : v <= t; print ok ? "pass" : "FAIL" }'; }
 
 echo "scratch dir: $WORK" >&2
-ONLY=${BENCH_ONLY:-1 2 3 4 5 6 7 8}
+ONLY=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9}
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 
 if want 1; then
@@ -186,6 +187,15 @@ fi
 if want 8; then
 echo "[8] klog vs Kafka's DumpLogSegments (benches/kafka.sh)" >&2
 while IFS= read -r r; do ROWS+=("$r"); done < <(BENCH_DIR="$WORK/kafka" BENCH_ROWS=1 BENCH_QUICK="$QUICK" bash benches/kafka.sh)
+fi
+
+# 9. scale: create, dump, check, recover --dry-run, the restart plan and diff over 1,000 and
+#    10,000 partitions, checkpoints listing 100,000 absent partitions, a 100 MB checkpoint
+#    line (benches/scale.sh: seconds, bytes read/written, peak RSS, linearity).
+if want 9; then
+  : > "$WORK/scale-rows"
+  BENCH_DIR=$WORK SCALE_ROWS=$WORK/scale-rows bash benches/scale.sh
+  while IFS= read -r r; do ROWS+=("$r"); done < "$WORK/scale-rows"
 fi
 
 echo

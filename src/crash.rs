@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, CRC_START};
 use crate::log::names;
 use crate::log::segment::Segment;
-use crate::replica::{forget_volatile_state, open_log_dir_for_write, Replica};
+use crate::replica::{forget_volatile_states, open_log_dir_for_write, Replica};
 
 /// What to break.
 #[derive(Debug, Clone, Default)]
@@ -181,10 +181,7 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         damage: Vec::new(),
     };
     w.lock.keep();
-    forget_volatile_state(&mut replica)?;
-    for other in &mut rest {
-        forget_volatile_state(other)?;
-    }
+    forget_volatile_states(std::iter::once(&mut replica).chain(rest.iter_mut()))?;
     if opts.power_loss {
         power_loss(&replica, &segments, &mut report)?;
     }

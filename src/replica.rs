@@ -195,6 +195,22 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
     Ok(ReplicaPaths { log_dir, partition_dir, topic, partition })
 }
 
+/// A partition of a log dir already read, by the name of its dir: looked up directly, so that
+/// opening each of N partitions costs one partition dir each, never a listing of the log dir
+/// (`resolve` first asks whether the log dir is itself a partition dir: a data dir named like
+/// `kafka-1` would be listed once per partition). Names that do not resolve this way go
+/// through `resolve`, for its refusal.
+fn resolve_in(files: &LogDirFiles, partition: &str) -> Result<ReplicaPaths> {
+    let dir = files.log_dir.join(partition);
+    let is_name = Path::new(partition).file_name().is_some_and(|n| n == partition);
+    match names::parse_topic_partition(partition) {
+        Some((topic, number)) if is_name && looks_like_partition_dir(&dir) => {
+            Ok(ReplicaPaths { log_dir: files.log_dir.clone(), partition_dir: dir, topic, partition: number })
+        }
+        _ => resolve(&files.log_dir, Some(partition)),
+    }
+}
+
 /// Every partition of a log dir (for commands that act on a whole broker: `stop`, `crash`).
 pub fn resolve_all(path: &Path, partition: Option<&str>) -> Result<Vec<ReplicaPaths>> {
     if partition.is_some() || looks_like_partition_dir(path) {
@@ -476,6 +492,50 @@ pub struct LoadProblem {
     pub what: String,
 }
 
+/// One partition's entry in an offset checkpoint: its offset, its 1-based line and where the
+/// line starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointValue {
+    pub offset: i64,
+    pub line: usize,
+    pub position: u64,
+}
+
+/// An offset checkpoint read once: every entry by partition name (hashed: a lookup per
+/// partition costs the same for 10 entries as for 100,000), and the entries in file order.
+#[derive(Default)]
+pub struct OffsetCheckpoint {
+    by_name: std::collections::HashMap<String, CheckpointValue>,
+    /// `(topic, partition)` of every entry, in file order.
+    entries: Vec<(String, i32)>,
+}
+
+impl OffsetCheckpoint {
+    fn read(path: &Path) -> Result<OffsetCheckpoint> {
+        let mut out = OffsetCheckpoint::default();
+        checkpoint::read_offset_entries(path, &mut |e: OffsetEntry| {
+            // A later line for the same partition wins, as in Kafka's map of the file.
+            out.by_name.insert(
+                format!("{}-{}", e.topic, e.partition),
+                CheckpointValue { offset: e.offset, line: e.line, position: e.position },
+            );
+            out.entries.push((e.topic, e.partition));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The entry for partition dir name `name` (`<topic>-<partition>`).
+    pub fn get(&self, name: &str) -> Option<CheckpointValue> {
+        self.by_name.get(name).copied()
+    }
+
+    /// `(topic, partition)` of every entry, in file order.
+    pub fn entries(&self) -> &[(String, i32)] {
+        &self.entries
+    }
+}
+
 impl LoadProblem {
     /// The problem an error of a read-only load stands for, if it is one a reader goes on
     /// after (bad bytes, a bad line, a name that is not a regular file).
@@ -495,19 +555,19 @@ impl LoadProblem {
 
 /// Byte position of 1-based `line` of the text file `path` (0 when it no longer reads).
 fn line_position(path: &Path, line: usize) -> u64 {
-    let Ok(Some(bytes)) = regular_file::read_regular(path) else { return 0 };
-    let text = String::from_utf8_lossy(&bytes);
-    checkpoint::line_positions(&text).get(line.saturating_sub(1)).copied().unwrap_or(bytes.len() as u64)
+    checkpoint::line_position(path, line)
 }
 
 /// The files at a log dir's top level, read once: klog's state file, the three offset
-/// checkpoints (by partition name), `meta.properties`, the clean-shutdown marker.
+/// checkpoints (by partition name), `meta.properties`, the clean-shutdown marker. Readers of
+/// every partition of a data dir open each partition with it ([`Replica::open_in`]), so the
+/// work is linear in partitions plus bytes.
 pub struct LogDirFiles {
     pub log_dir: PathBuf,
     state: KlogStateFile,
-    high_watermarks: std::collections::HashMap<String, i64>,
-    recovery_points: std::collections::HashMap<String, i64>,
-    log_start_offsets: std::collections::HashMap<String, i64>,
+    pub high_watermarks: OffsetCheckpoint,
+    pub recovery_points: OffsetCheckpoint,
+    pub log_start_offsets: OffsetCheckpoint,
     meta: BTreeMap<String, String>,
     clean_shutdown: bool,
     kind: LogDirKind,
@@ -518,17 +578,17 @@ pub struct LogDirFiles {
 impl LogDirFiles {
     /// The checkpointed recovery point of a partition (0 when absent, as Kafka reads it).
     pub fn recovery_point(&self, name: &str) -> i64 {
-        self.recovery_points.get(name).copied().unwrap_or(0)
+        self.recovery_points.get(name).map_or(0, |v| v.offset)
     }
 
     /// The checkpointed log start of a partition (0 when absent, as Kafka reads it).
     pub fn log_start_offset(&self, name: &str) -> i64 {
-        self.log_start_offsets.get(name).copied().unwrap_or(0)
+        self.log_start_offsets.get(name).map_or(0, |v| v.offset)
     }
 
     /// The checkpointed high watermark of a partition, if listed.
     pub fn high_watermark(&self, name: &str) -> Option<i64> {
-        self.high_watermarks.get(name).copied()
+        self.high_watermarks.get(name).map(|v| v.offset)
     }
 
     /// The topic settings klog keeps for a partition (Kafka's defaults when it keeps none).
@@ -556,11 +616,8 @@ impl LogDirFiles {
         let mut problems = Vec::new();
         let state =
             tolerated(read_state_file(&log_dir.join(KLOG_STATE)), strictness, &mut problems)?.unwrap_or_default();
-        let mut offsets = |name: &str| -> Result<std::collections::HashMap<String, i64>> {
-            let entries =
-                tolerated(checkpoint::read_offset_checkpoint(&log_dir.join(name)), strictness, &mut problems)?
-                    .unwrap_or_default();
-            Ok(entries.into_iter().map(|e: OffsetEntry| (format!("{}-{}", e.topic, e.partition), e.offset)).collect())
+        let mut offsets = |name: &str| -> Result<OffsetCheckpoint> {
+            Ok(tolerated(OffsetCheckpoint::read(&log_dir.join(name)), strictness, &mut problems)?.unwrap_or_default())
         };
         let log_start_offsets = offsets(names::LOG_START_OFFSET_CHECKPOINT)?;
         let high_watermarks = offsets(names::REPLICATION_OFFSET_CHECKPOINT)?;
@@ -607,8 +664,16 @@ pub struct Replica {
     pub kind: LogDirKind,
     /// Files that could not be read in a read-only open (empty for a write open).
     pub problems: Vec<LoadProblem>,
+    /// The 1-based line and byte position of this partition's entries in the HW and
+    /// recovery-point checkpoints as read (for findings that must say where), if it has them.
+    pub high_watermark_line: Option<(usize, u64)>,
+    pub recovery_point_line: Option<(usize, u64)>,
     /// Held for the life of a write open.
     lock: Option<DirLock>,
+    /// Set by a command that closes many partitions of one log dir (`stop`): the HW and
+    /// recovery-point setters and [`Replica::save_state`] only update the replica, and
+    /// [`write_log_dir_files`] writes each log-dir file once for all of them.
+    pub defer_log_dir_writes: bool,
 }
 
 fn checkpoint_offset(path: &Path, paths: &ReplicaPaths) -> Result<Option<i64>> {
@@ -694,24 +759,24 @@ impl Replica {
         Replica::open_paths_checked(paths, false)
     }
 
-    /// The one open of a replica a command will write (`take_lock`) or forecast writing.
+    /// The one open of a replica a command will write (`take_lock`) or forecast writing: the
+    /// log dir's checks, then the partition's, then a load that refuses any file it cannot read.
     fn open_paths_checked(paths: ReplicaPaths, take_lock: bool) -> Result<Replica> {
+        check_log_dir_for_write(&paths.log_dir)?;
         refuse_symlinked_partition_dir(&paths)?;
-        if log_dir_kind(&paths.log_dir) == LogDirKind::Partial {
-            return Err(Error::layout(
-                &paths.log_dir,
-                "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
-            ));
-        }
-        durable::check_temp_names(&paths.log_dir)?;
         durable::check_temp_names(&paths.partition_dir)?;
-        let lock = if take_lock {
-            Some(DirLock::acquire(&paths.log_dir)?)
-        } else {
-            DirLock::probe(&paths.log_dir)?;
-            None
-        };
+        let lock = if take_lock { Some(DirLock::acquire(&paths.log_dir)?) } else { None };
         Replica::load(paths, lock, Strictness::Refuse)
+    }
+
+    /// [`Replica::open_for_check`] of one partition of a data dir whose files were read once
+    /// (without a problem) and whose log dir passed [`check_log_dir_for_write`]: the same
+    /// partition checks and strict load, without listing the log dir again.
+    pub fn open_in_checked(files: &LogDirFiles, partition: &str) -> Result<Replica> {
+        let paths = resolve_in(files, partition)?;
+        refuse_symlinked_partition_dir(&paths)?;
+        durable::check_temp_names(&paths.partition_dir)?;
+        Replica::load_with(paths, files, None, Strictness::Refuse)
     }
 
     fn load(paths: ReplicaPaths, lock: Option<DirLock>, strictness: Strictness) -> Result<Replica> {
@@ -722,8 +787,16 @@ impl Replica {
     /// Open one partition read-only with the log dir's files already read: a reader of every
     /// partition of a data dir reads the checkpoints, `meta.properties` and the state file once.
     pub fn open_in(files: &LogDirFiles, partition: &str) -> Result<Replica> {
-        let paths = resolve(&files.log_dir, Some(partition))?;
-        Replica::load_with(paths, files, None, Strictness::Tolerate)
+        Replica::load_with(resolve_in(files, partition)?, files, None, Strictness::Tolerate)
+    }
+
+    /// [`Replica::open`] of `partition` (or the only one) under `path`, with the log dir's
+    /// files already read when `files` is given and is that log dir's.
+    pub fn open_with(path: &Path, partition: Option<&str>, files: Option<&LogDirFiles>) -> Result<Replica> {
+        match (files, partition) {
+            (Some(files), Some(name)) if files.log_dir == path => Replica::open_in(files, name),
+            _ => Replica::open(path, partition),
+        }
     }
 
     fn load_with(
@@ -735,9 +808,11 @@ impl Replica {
         let name = paths.name();
         let entry = files.state.partitions.get(&name).cloned().unwrap_or_default();
         let config: LogConfig = entry.config.map(Into::into).unwrap_or_default();
-        let log_start_checkpoint = files.log_start_offsets.get(&name).copied().unwrap_or(0);
-        let hw = files.high_watermarks.get(&name).copied().unwrap_or(0);
-        let recovery_point = files.recovery_points.get(&name).copied().unwrap_or(0);
+        let log_start_checkpoint = files.log_start_offsets.get(&name).map_or(0, |v| v.offset);
+        let hw_entry = files.high_watermarks.get(&name);
+        let rp_entry = files.recovery_points.get(&name);
+        let hw = hw_entry.map_or(0, |v| v.offset);
+        let recovery_point = rp_entry.map_or(0, |v| v.offset);
         let meta = &files.meta;
         let log = Log::open(&paths.partition_dir, config, log_start_checkpoint)?;
         let mut problems = files.problems.clone();
@@ -767,8 +842,11 @@ impl Replica {
             topic_config: entry.config,
             state: entry.state,
             largest_leader_epoch_recorded: entry.largest_leader_epoch,
+            defer_log_dir_writes: false,
             kind: files.kind,
             problems,
+            high_watermark_line: hw_entry.map(|v| (v.line, v.position)),
+            recovery_point_line: rp_entry.map(|v| (v.line, v.position)),
             lock,
         })
     }
@@ -959,7 +1037,7 @@ impl Replica {
 
     /// [`Replica::set_high_watermark`]; a dry run changes the value in memory only.
     fn write_high_watermark(&mut self, hw: i64, dry_run: bool) -> Result<()> {
-        if self.is_metadata_log() || dry_run {
+        if self.is_metadata_log() || dry_run || self.defer_log_dir_writes {
             self.high_watermark = hw;
             return Ok(());
         }
@@ -978,7 +1056,7 @@ impl Replica {
 
     /// [`Replica::set_recovery_point`]; a dry run changes the value in memory only.
     fn write_recovery_point(&mut self, offset: i64, dry_run: bool) -> Result<()> {
-        if self.is_metadata_log() || dry_run {
+        if self.is_metadata_log() || dry_run || self.defer_log_dir_writes {
             self.recovery_point = offset;
             return Ok(());
         }
@@ -993,6 +1071,9 @@ impl Replica {
 
     /// Persist klog's state file (this partition's entry only).
     pub fn save_state(&self) -> Result<()> {
+        if self.defer_log_dir_writes {
+            return Ok(());
+        }
         let path = self.paths.log_dir_file(KLOG_STATE);
         let mut file = read_state_file(&path)?;
         file.version = 1;
@@ -1074,6 +1155,20 @@ impl Replica {
     }
 }
 
+/// The checks of a write open that concern the log dir as a whole, refusing as the write
+/// would: a partial copy, a temp name taken by something klog cannot replace, a `.lock` that is
+/// not a plain file or that another process holds (probed, never taken or created).
+pub fn check_log_dir_for_write(log_dir: &Path) -> Result<()> {
+    if log_dir_kind(log_dir) == LogDirKind::Partial {
+        return Err(Error::layout(
+            log_dir,
+            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
+        ));
+    }
+    durable::check_temp_names(log_dir)?;
+    DirLock::probe(log_dir)
+}
+
 /// What a replica is among replicas (see [`Replica::identity`]).
 fn identity_of(directory_id: Option<&str>, replica_id: Option<i32>, log_dir: &Path) -> String {
     if let Some(id) = directory_id {
@@ -1147,21 +1242,23 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
             Some(ReplicaPaths { log_dir: log_dir.clone(), partition_dir: d.clone(), topic, partition })
         })
         .collect();
+    // Hashed: every partition of a 10,000-partition dir is selected when the dir is named.
+    let listed: std::collections::HashSet<PathBuf> = all.iter().map(|a| a.partition_dir.clone()).collect();
     for p in &selected {
-        if !all.iter().any(|a| a.partition_dir == p.partition_dir) {
+        if !listed.contains(&p.partition_dir) {
             all.push(p.clone());
         }
     }
-    let targets = all
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| selected.iter().any(|p| p.partition_dir == a.partition_dir))
-        .map(|(i, _)| i)
-        .collect();
+    let chosen: std::collections::HashSet<&Path> = selected.iter().map(|p| p.partition_dir.as_path()).collect();
+    let targets =
+        all.iter().enumerate().filter(|(_, a)| chosen.contains(a.partition_dir.as_path())).map(|(i, _)| i).collect();
     for p in &all {
         durable::check_temp_names(&p.partition_dir)?;
     }
-    let replicas = all.into_iter().map(|p| Replica::load(p, None, Strictness::Refuse)).collect::<Result<_>>()?;
+    // The log dir's files are read (and validated) once, not once per partition.
+    let files = LogDirFiles::read(&log_dir, Strictness::Refuse)?;
+    let replicas =
+        all.into_iter().map(|p| Replica::load_with(p, &files, None, Strictness::Refuse)).collect::<Result<_>>()?;
     Ok(LogDirWrite { lock, replicas, targets })
 }
 
@@ -1177,44 +1274,145 @@ pub fn write_new_log_dir(log_dir: &Path, replica_id: i32, created: &str) -> Resu
     durable::write_atomic(&log_dir.join(META_PROPERTIES), meta.as_bytes())
 }
 
-/// Add an empty partition to a klog log dir (used by `create`): its dir with an empty segment,
-/// `partition.metadata` and `leader-epoch-checkpoint`, its entries in the log-dir checkpoints,
-/// and its entry in klog's state file (running, a follower of no leader yet).
-pub fn add_partition(log_dir: &Path, topic: &str, partition: i32, config: TopicConfig) -> Result<ReplicaPaths> {
-    let partition_dir = log_dir.join(format!("{topic}-{partition}"));
-    durable::create_dir(&partition_dir)?;
-    let topic_id = crate::util::derived_uuid(&format!("klog-topic:{topic}"));
-    durable::write_atomic(
-        &partition_dir.join(names::PARTITION_METADATA),
-        format!("version: 0\ntopic_id: {topic_id}").as_bytes(),
-    )?;
-    checkpoint::write_epoch_checkpoint(&partition_dir.join(names::LEADER_EPOCH_CHECKPOINT), &[])?;
-    let seg = crate::log::segment::Segment::new(&partition_dir, 0);
-    for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
-        durable::create_file(&path)?;
-        durable::sync_path(&path)?;
+/// Empty partitions `create` adds to a klog log dir, with everything they need read and checked
+/// before anything is written: the log dir's checkpoints and state file as they are (one that
+/// does not read refuses the create).
+///
+/// The write plan is linear in the partitions: each partition dir is built (an empty segment,
+/// `partition.metadata`, `leader-epoch-checkpoint`), the file system is synced once, then each
+/// log-dir checkpoint and the state file is written once, whole, atomically. Writing them per
+/// partition would write O(N²) bytes (185 MB for 1,000 partitions). A failure part way is
+/// undone by the durable layer's journal, as for every command.
+pub struct NewPartitions {
+    log_dir: PathBuf,
+    topic: String,
+    numbers: std::ops::RangeInclusive<i32>,
+    config: TopicConfig,
+    /// Each offset checkpoint's name and entries as found.
+    checkpoints: Vec<(&'static str, Vec<OffsetEntry>)>,
+    state: KlogStateFile,
+}
+
+impl NewPartitions {
+    /// Read and check what adding partitions `numbers` of `topic` to `log_dir` needs (a log dir
+    /// that does not exist yet has nothing to read). Writes nothing.
+    pub fn read(
+        log_dir: &Path,
+        topic: &str,
+        numbers: std::ops::RangeInclusive<i32>,
+        config: TopicConfig,
+    ) -> Result<NewPartitions> {
+        let mut checkpoints = Vec::new();
+        for name in [
+            names::REPLICATION_OFFSET_CHECKPOINT,
+            names::RECOVERY_POINT_OFFSET_CHECKPOINT,
+            names::LOG_START_OFFSET_CHECKPOINT,
+        ] {
+            checkpoints.push((name, checkpoint::read_offset_checkpoint(&log_dir.join(name))?));
+        }
+        let state = read_state_file(&log_dir.join(KLOG_STATE))?;
+        Ok(NewPartitions {
+            log_dir: log_dir.to_path_buf(),
+            topic: topic.to_string(),
+            numbers,
+            config,
+            checkpoints,
+            state,
+        })
     }
-    durable::sync_dir(&partition_dir)?;
-    for name in [
-        names::REPLICATION_OFFSET_CHECKPOINT,
-        names::RECOVERY_POINT_OFFSET_CHECKPOINT,
-        names::LOG_START_OFFSET_CHECKPOINT,
-    ] {
-        let offset = if name == names::LOG_START_OFFSET_CHECKPOINT { None } else { Some(0) };
-        checkpoint::update_offset_checkpoint(&log_dir.join(name), topic, partition, offset)?;
+
+    /// Write the partitions.
+    pub fn write(self) -> Result<Vec<ReplicaPaths>> {
+        let topic = &self.topic;
+        let topic_id = crate::util::derived_uuid(&format!("klog-topic:{topic}"));
+        let partition_metadata = format!("version: 0\ntopic_id: {topic_id}");
+        let epoch_checkpoint = checkpoint::render_checkpoint(&[]);
+        let mut added = Vec::with_capacity(self.numbers.clone().count());
+        for partition in self.numbers.clone() {
+            let partition_dir = self.log_dir.join(format!("{topic}-{partition}"));
+            durable::create_dir_unsynced(&partition_dir)?;
+            for (name, bytes) in [
+                (names::PARTITION_METADATA, partition_metadata.as_bytes()),
+                (names::LEADER_EPOCH_CHECKPOINT, epoch_checkpoint.as_bytes()),
+            ] {
+                let path = partition_dir.join(name);
+                let mut file = durable::create_file(&path)?;
+                durable::append(&mut file, &path, bytes)?;
+            }
+            let seg = crate::log::segment::Segment::new(&partition_dir, 0);
+            for path in [seg.log_path(), seg.index_path(), seg.time_index_path()] {
+                durable::create_file(&path)?;
+            }
+            added.push(ReplicaPaths { log_dir: self.log_dir.clone(), partition_dir, topic: topic.clone(), partition });
+        }
+        // Every new dir and file durable at once, before the log-dir files name them.
+        durable::sync_file_system(&self.log_dir)?;
+        let new: std::collections::HashSet<i32> = self.numbers.clone().collect();
+        for (name, entries) in &self.checkpoints {
+            let mut entries: Vec<OffsetEntry> =
+                entries.iter().filter(|e| !(e.topic == *topic && new.contains(&e.partition))).cloned().collect();
+            if *name != names::LOG_START_OFFSET_CHECKPOINT {
+                entries.extend(self.numbers.clone().map(|partition| OffsetEntry {
+                    topic: topic.clone(),
+                    partition,
+                    offset: 0,
+                    line: 0,
+                    position: 0,
+                }));
+            }
+            let path = self.log_dir.join(name);
+            durable::write_atomic(&path, checkpoint::render_offset_checkpoint(&entries).as_bytes())?;
+        }
+        let mut state = self.state.clone();
+        state.version = 1;
+        for p in &added {
+            state.partitions.insert(
+                p.name(),
+                PartitionEntry {
+                    config: Some(self.config),
+                    largest_leader_epoch: None,
+                    state: Some(VolatileState::started()),
+                },
+            );
+        }
+        let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
+        text.push('\n');
+        let state_path = self.log_dir.join(KLOG_STATE);
+        durable::write_atomic(&state_path, text.as_bytes())?;
+        Ok(added)
     }
-    let paths = ReplicaPaths { log_dir: log_dir.to_path_buf(), partition_dir, topic: topic.to_string(), partition };
-    let state_path = log_dir.join(KLOG_STATE);
-    let mut state = read_state_file(&state_path)?;
-    state.version = 1;
-    state.partitions.insert(
-        paths.name(),
-        PartitionEntry { config: Some(config), largest_leader_epoch: None, state: Some(VolatileState::started()) },
-    );
-    let mut text = serde_json::to_string_pretty(&state).expect("state serializes");
+}
+
+/// Write what the deferred setters of `replicas` (all of one log dir) held back: the HW and
+/// recovery-point checkpoints and klog's state file, each read and written once (the metadata
+/// log is never checkpointed), then end the deferral.
+pub fn write_log_dir_files(replicas: &mut [&mut Replica]) -> Result<()> {
+    let Some(first) = replicas.first() else { return Ok(()) };
+    let log_dir = first.paths.log_dir.clone();
+    assert!(replicas.iter().all(|r| r.paths.log_dir == log_dir), "replicas of one log dir");
+    let logs: Vec<&&mut Replica> = replicas.iter().filter(|r| !r.is_metadata_log()).collect();
+    let hw: Vec<(&str, i32, i64)> =
+        logs.iter().map(|r| (r.paths.topic.as_str(), r.paths.partition, r.high_watermark)).collect();
+    checkpoint::set_offset_entries(&log_dir.join(names::REPLICATION_OFFSET_CHECKPOINT), &hw)?;
+    let rp: Vec<(&str, i32, i64)> =
+        logs.iter().map(|r| (r.paths.topic.as_str(), r.paths.partition, r.recovery_point)).collect();
+    checkpoint::set_offset_entries(&log_dir.join(names::RECOVERY_POINT_OFFSET_CHECKPOINT), &rp)?;
+    let path = log_dir.join(KLOG_STATE);
+    let mut file = read_state_file(&path)?;
+    file.version = 1;
+    for r in replicas.iter() {
+        let entry = file.partitions.entry(r.paths.name()).or_default();
+        entry.config = r.topic_config;
+        entry.state = r.state.clone();
+        entry.largest_leader_epoch = r.largest_known_epoch();
+    }
+    let mut text = serde_json::to_string_pretty(&file).expect("state serializes");
     text.push('\n');
-    durable::write_atomic(&state_path, text.as_bytes())?;
-    Ok(paths)
+    durable::write_atomic(&path, text.as_bytes())?;
+    for r in replicas.iter_mut() {
+        r.defer_log_dir_writes = false;
+    }
+    Ok(())
 }
 
 /// Record in klog's state file, in one write, that `partitions` of `log_dir` run again (a
@@ -1231,11 +1429,30 @@ pub fn mark_started(log_dir: &Path, partitions: &[String]) -> Result<()> {
     durable::write_atomic(&path, text.as_bytes())
 }
 
-/// Remove the volatile state and the clean-shutdown marker: an unclean stop.
-pub fn forget_volatile_state(replica: &mut Replica) -> Result<()> {
-    replica.state = None;
-    replica.save_state()?;
-    durable::remove_file(&replica.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER))?;
-    replica.clean_shutdown = false;
+/// Remove the volatile state of every replica of one log dir (a crash stops the whole broker)
+/// and the clean-shutdown marker: an unclean stop. The state file is read and written once,
+/// not once per partition.
+pub fn forget_volatile_states<'a>(replicas: impl IntoIterator<Item = &'a mut Replica>) -> Result<()> {
+    let mut replicas: Vec<&mut Replica> = replicas.into_iter().collect();
+    let Some(first) = replicas.first() else { return Ok(()) };
+    let log_dir = first.paths.log_dir.clone();
+    assert!(replicas.iter().all(|r| r.paths.log_dir == log_dir), "replicas of one log dir");
+    let path = log_dir.join(KLOG_STATE);
+    let mut file = read_state_file(&path)?;
+    file.version = 1;
+    for r in &mut replicas {
+        r.state = None;
+        let entry = file.partitions.entry(r.paths.name()).or_default();
+        entry.config = r.topic_config;
+        entry.state = None;
+        entry.largest_leader_epoch = r.largest_known_epoch();
+    }
+    let mut text = serde_json::to_string_pretty(&file).expect("state serializes");
+    text.push('\n');
+    durable::write_atomic(&path, text.as_bytes())?;
+    durable::remove_file(&log_dir.join(CLEAN_SHUTDOWN_MARKER))?;
+    for r in &mut replicas {
+        r.clean_shutdown = false;
+    }
     Ok(())
 }

@@ -58,6 +58,43 @@ pub fn base64_url(bytes: &[u8]) -> String {
     encode(bytes, URL, false)
 }
 
+/// Kafka's `Uuid.fromString`: at most 24 characters of URL-safe base64 (`Base64.getUrlDecoder`:
+/// padding optional, but placed right when present) decoding to exactly 16 bytes.
+pub fn uuid_from_string(s: &str) -> std::result::Result<[u8; 16], String> {
+    if s.len() > 24 {
+        return Err(format!("{s:?} is too long to be a base64 UUID"));
+    }
+    let unpadded = s.trim_end_matches('=');
+    let padding = s.len() - unpadded.len();
+    if padding > 2 || (padding > 0 && (!s.len().is_multiple_of(4) || unpadded.len() % 4 < 2)) {
+        return Err(format!("{s:?} has wrong base64 padding"));
+    }
+    let mut bits: u32 = 0;
+    let mut bit_count = 0;
+    let mut out = Vec::with_capacity(18);
+    for c in unpadded.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => return Err(format!("{s:?} holds {:?}, not URL-safe base64", c as char)),
+        };
+        bits = (bits << 6) | u32::from(v);
+        bit_count += 6;
+        if bit_count >= 8 {
+            bit_count -= 8;
+            out.push((bits >> bit_count) as u8);
+        }
+    }
+    if unpadded.len() % 4 == 1 {
+        return Err(format!("{s:?} ends in a lone base64 character"));
+    }
+    <[u8; 16]>::try_from(out.as_slice())
+        .map_err(|_| format!("{s:?} decodes to {} bytes, not the 16 of a UUID", out.len()))
+}
+
 /// A stable 128-bit FNV-1a hash of `bytes` (two lanes), for derived ids.
 pub fn hash128(bytes: &[u8]) -> [u8; 16] {
     let mut a: u64 = 0xcbf2_9ce4_8422_2325;
@@ -89,6 +126,23 @@ pub fn derived_uuid(seed: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uuid_from_string_reads_what_kafka_reads() {
+        let id = [7u8; 16];
+        assert_eq!(uuid_from_string(&base64_url(&id)), Ok(id));
+        assert_eq!(uuid_from_string(&(base64_url(&id) + "==")), Ok(id));
+        for bad in [
+            "nope",
+            "",
+            "AAAAAAAAAAAAAAAAAAAAA",
+            "AAAAAAAAAAAAAAAAAAAAAA=",
+            "AAAAAAAAAAAAAAAAAAAA+A",
+            "AAAAAAAAAAAAAAAAAAAAAAAAA",
+        ] {
+            assert!(uuid_from_string(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn base64_matches_rfc4648_vectors() {

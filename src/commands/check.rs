@@ -73,17 +73,17 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     // The checkpoint as written must already be strictly increasing (it is replayed on load).
     // One that is not a regular file is already a finding (from the load), with no entries.
     let epoch_regular = !replica.log.not_regular_files().iter().any(|n| n.path == epoch_path);
-    let raw = if epoch_regular { checkpoint::read_epoch_checkpoint(&epoch_path)? } else { Vec::new() };
-    let epoch_lines = match crate::regular_file::read_regular(&epoch_path) {
-        Ok(Some(bytes)) => checkpoint::line_positions(&String::from_utf8_lossy(&bytes)),
-        _ => Vec::new(),
+    let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<checkpoint::LinePlace>) = if epoch_regular {
+        checkpoint::read_epoch_checkpoint_lines(&epoch_path)?.into_iter().unzip()
+    } else {
+        (Vec::new(), Vec::new())
     };
     for (i, w) in raw.windows(2).enumerate() {
         if w[1].0 <= w[0].0 || w[1].1 <= w[0].1 {
             c.add_line(
                 &epoch_path,
-                // Line i + 4 (1-based): the version and count lines come first.
-                epoch_lines.get(i + 3).map(|p| (i + 4, *p)),
+                // Entry i + 1 is on line i + 4 (1-based): the version and count lines come first.
+                epoch_lines.get(i + 1).copied(),
                 None,
                 format!(
                     "line {}: entry ({} {}) does not increase over ({} {}) in both epoch and start offset",
@@ -266,7 +266,6 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
         }
     }
     let hw_path = replica.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
-    let (topic, partition) = (&replica.paths.topic, replica.paths.partition);
     // The LEO counts valid batches only. When bytes past it are damaged (reported above),
     // checkpoints above it are a consequence of that damage, not data gone missing.
     let tail_damaged = !replica.log.tail_is_clean();
@@ -280,7 +279,7 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     if replica.high_watermark > leo && !tail_damaged {
         c.add_line(
             &hw_path,
-            checkpoint::offset_line_position(&hw_path, topic, partition)?,
+            replica.high_watermark_line,
             Some(replica.high_watermark),
             format!("high watermark {} is above the log end offset {leo}", replica.high_watermark),
         );
@@ -288,22 +287,18 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
     // Offsets are never negative; a broker writes no such checkpoint (its loader would clamp
     // the value to the log start offset, hiding whatever wrote it).
-    for (path, what, value) in
-        [(&hw_path, "high watermark", replica.high_watermark), (&rp_path, "recovery point", replica.recovery_point)]
-    {
+    for (path, what, value, position) in [
+        (&hw_path, "high watermark", replica.high_watermark, replica.high_watermark_line),
+        (&rp_path, "recovery point", replica.recovery_point, replica.recovery_point_line),
+    ] {
         if value < 0 {
-            c.add_line(
-                path,
-                checkpoint::offset_line_position(path, topic, partition)?,
-                None,
-                format!("{what} {value} is negative: no offset is"),
-            );
+            c.add_line(path, position, None, format!("{what} {value} is negative: no offset is"));
         }
     }
     if replica.recovery_point > leo && !tail_damaged {
         c.add_line(
             &rp_path,
-            checkpoint::offset_line_position(&rp_path, topic, partition)?,
+            replica.recovery_point_line,
             Some(replica.recovery_point),
             format!(
                 "recovery point {} is above the log end offset {leo}: flushed data is missing",

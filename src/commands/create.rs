@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::log::{names, MIN_SEGMENT_BYTES};
-use crate::replica::{self, ReplicaPaths, TopicConfig};
+use crate::replica::{self, NewPartitions, ReplicaPaths, TopicConfig};
 use std::fs;
 use std::path::Path;
 
@@ -93,9 +93,9 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         }
         Err(e) => return Err(Error::io(req.dir, "list directory", e)),
     };
-    let mut added = Vec::new();
-    if existing {
-        // Adding partitions to a log dir klog made: validate everything, lock, then write.
+    let added = if existing {
+        // Adding partitions to a log dir klog made: validate everything, lock, read everything
+        // the write needs, then write.
         if !req.dir.join(names::KLOG_STATE).is_file() || !req.dir.join(names::META_PROPERTIES).is_file() {
             return Err(Error::layout(
                 req.dir,
@@ -104,19 +104,9 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             ));
         }
         let meta = replica::read_meta_properties(&req.dir.join(names::META_PROPERTIES))?;
-        // Every file the adding will read and rewrite must read now, before anything is made.
-        let state_path = req.dir.join(names::KLOG_STATE);
-        replica::parse_state_file(&fs::read(&state_path).map_err(|e| Error::io(&state_path, "read", e))?, &state_path)?;
-        for name in [
-            names::REPLICATION_OFFSET_CHECKPOINT,
-            names::RECOVERY_POINT_OFFSET_CHECKPOINT,
-            names::LOG_START_OFFSET_CHECKPOINT,
-        ] {
-            let path = req.dir.join(name);
-            if path.exists() {
-                crate::log::checkpoint::read_offset_checkpoint(&path)?;
-            }
-        }
+        // Every file the adding will read and rewrite must read now, before anything is made;
+        // the plan keeps what it read, and writes each of them once.
+        let plan = NewPartitions::read(req.dir, req.topic, numbers.clone(), config)?;
         crate::durable::check_temp_names(req.dir)?;
         let own_id = meta.get("node.id").and_then(|v| v.parse::<i32>().ok());
         if let (Some(want), Some(own)) = (req.replica_id, own_id) {
@@ -137,16 +127,13 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         }
         let mut lock = replica::DirLock::acquire(req.dir)?;
         lock.keep();
-        for n in numbers {
-            added.push(replica::add_partition(req.dir, req.topic, n, config)?);
-        }
+        plan.write()?
     } else {
+        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
         crate::durable::create_dir(req.dir)?;
         replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
-        for n in numbers {
-            added.push(replica::add_partition(req.dir, req.topic, n, config)?);
-        }
-    }
+        plan.write()?
+    };
     Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing })
 }
 

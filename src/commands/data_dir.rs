@@ -5,12 +5,13 @@
 //! code, so a data-dir plan never disagrees with a per-partition run), spread over the cores,
 //! in a stable order. Never writes.
 
-use super::recover::{self, FollowerRecoverReport, RecoverReport, RecoverRequest};
+use super::recover::{self, FollowerRecoverReport, LogDirsRead, RecoverReport, RecoverRequest};
 use super::ProgressSink;
 use crate::error::{Error, Result};
-use crate::replica::{list_partition_dirs, looks_like_partition_dir, Replica};
+use crate::replica::{list_partition_dirs, looks_like_partition_dir, LogDirFiles, Replica};
 use crate::replication::diff::{diff_logs, DiffOutcome};
 use crate::replication::truncation::TruncationMode;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 /// Whether `path` is a log dir holding more than one partition: the data-dir forms apply.
@@ -24,6 +25,23 @@ fn partition_names(dir: &Path) -> Result<Vec<String>> {
         .iter()
         .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect())
+}
+
+/// The names both sides hold (both lists are in natural order, so the order is theirs) and
+/// those only one holds (`a`'s, then `b`'s), by hashed lookups: linear in both.
+fn pair_names(
+    a: &[String],
+    b: &[String],
+    a_side: &'static str,
+    b_side: &'static str,
+) -> (Vec<String>, Vec<(String, &'static str)>) {
+    let in_a: HashSet<&str> = a.iter().map(String::as_str).collect();
+    let in_b: HashSet<&str> = b.iter().map(String::as_str).collect();
+    let common = b.iter().filter(|n| in_a.contains(n.as_str())).cloned().collect();
+    let mut one_side: Vec<(String, &'static str)> =
+        a.iter().filter(|n| !in_b.contains(n.as_str())).map(|n| (n.clone(), a_side)).collect();
+    one_side.extend(b.iter().filter(|n| !in_a.contains(n.as_str())).map(|n| (n.clone(), b_side)));
+    (common, one_side)
 }
 
 /// One partition's answer, or why it has none (a refusal is a per-partition finding here).
@@ -104,10 +122,14 @@ pub fn restart_plan(
 ) -> Result<RestartPlan> {
     crate::replica::ensure_distinct_log_dirs(l, f)?;
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
-    let common: Vec<String> = fnames.iter().filter(|n| ln.contains(n)).cloned().collect();
-    let mut one_side: Vec<(String, &'static str)> =
-        ln.iter().filter(|n| !fnames.contains(n)).map(|n| (n.clone(), "leader")).collect();
-    one_side.extend(fnames.iter().filter(|n| !ln.contains(n)).map(|n| (n.clone(), "follower")));
+    let (common, one_side) = pair_names(&ln, &fnames, "leader", "follower");
+    // Each side's log-dir files are read once, not once per partition.
+    let (leader_files, follower_files) = (LogDirFiles::read_tolerant(l)?, LogDirFiles::read_tolerant(f)?);
+    // Each partition's dry run is that of `recover --leader L F --partition P`, whose checks of
+    // the log dirs as a whole are made here once: they refuse every partition alike.
+    crate::replica::check_log_dir_for_write(l)?;
+    crate::replica::check_log_dir_for_write(f)?;
+    let read = LogDirsRead { dir: Some(&follower_files), leader: Some(&leader_files) };
     let partitions = parallel_map(
         &common,
         |name| {
@@ -120,7 +142,7 @@ pub fn restart_plan(
                 catch_up: false,
                 context,
             };
-            let outcome = match recover::run_fenced(&req, fencing) {
+            let outcome = match recover::run_fenced_in(&req, fencing, read) {
                 Ok(RecoverReport::Follower(r)) => Ok(r),
                 Ok(RecoverReport::Local(_)) => Err("no leader".to_string()),
                 Err(e) => Err(refusal(&e)),
@@ -167,10 +189,7 @@ impl DataDirDiff {
 
 pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Result<DataDirDiff> {
     let (an, bn) = (partition_names(a)?, partition_names(b)?);
-    let common: Vec<String> = an.iter().filter(|n| bn.contains(n)).cloned().collect();
-    let mut one_side: Vec<(String, &'static str)> =
-        an.iter().filter(|n| !bn.contains(n)).map(|n| (n.clone(), "A")).collect();
-    one_side.extend(bn.iter().filter(|n| !an.contains(n)).map(|n| (n.clone(), "B")));
+    let (common, one_side) = pair_names(&an, &bn, "A", "B");
     let mut warnings = Vec::new();
     let (files_a, files_b) =
         (crate::replica::LogDirFiles::read_tolerant(a)?, crate::replica::LogDirFiles::read_tolerant(b)?);
@@ -225,9 +244,11 @@ impl DataDirCheck {
     }
 }
 
-/// What Kafka itself refuses in `meta.properties` (`MetaProperties`): version 0 needs
-/// `broker.id`; version 1 needs `node.id` and `cluster.id`. Cluster ids that are not UUIDs are
-/// accepted, as Kafka accepts them.
+/// What Kafka itself refuses in `meta.properties` (Kafka 4.4's `MetaProperties.Builder` and
+/// `build`, compared by `tests/cli/oracle_meta.rs`): a version that is not 0 or 1 (a missing one
+/// is 0); for version 1 a missing or non-integer `node.id` and a missing `cluster.id`; for version
+/// 0 a `broker.id` that is present but not an integer; a `directory.id` that is not a `Uuid`.
+/// Cluster ids that are not UUIDs are accepted, as Kafka accepts them.
 fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
     use crate::replica::read_meta_properties;
     // A key's finding is about the whole file (position 0): properties keys have no one place.
@@ -244,27 +265,34 @@ fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
     if meta.is_empty() {
         return Vec::new();
     }
-    let required: &[&str] = match meta.get("version").map(String::as_str) {
-        Some("0") => &["broker.id"],
-        Some("1") => &["node.id", "cluster.id"],
-        Some(v) => return vec![finding(format!("unknown meta.properties version {v:?} (Kafka knows 0 and 1)"))],
-        None => return vec![finding("no version key: Kafka refuses a meta.properties without one".into())],
-    };
-    let mut out: Vec<_> = required
-        .iter()
-        .filter(|k| !meta.contains_key(**k))
-        .map(|k| finding(format!("no {k}: Kafka refuses a version {} meta.properties without it", meta["version"])))
-        .collect();
-    for k in ["broker.id", "node.id"] {
-        if meta.get(k).is_some_and(|v| v.parse::<i32>().is_err()) {
-            out.push(finding(format!("{k} {:?} is not a 32-bit integer", meta[k])));
+    let version = meta.get("version").map_or("0", String::as_str);
+    let mut out = Vec::new();
+    let int_key = |k: &str, required: bool, out: &mut Vec<_>| match meta.get(k) {
+        None if required => {
+            out.push(finding(format!("no {k}: Kafka refuses a version {version} meta.properties without it")))
         }
+        Some(v) if v.parse::<i32>().is_err() => out.push(finding(format!("{k} {v:?} is not a 32-bit integer"))),
+        _ => {}
+    };
+    match version.trim().parse::<i32>() {
+        Ok(0) => int_key("broker.id", false, &mut out),
+        Ok(1) => {
+            int_key("node.id", true, &mut out);
+            if !meta.contains_key("cluster.id") {
+                out.push(finding("no cluster.id: Kafka refuses a version 1 meta.properties without it".into()));
+            }
+        }
+        Ok(v) => out.push(finding(format!("unknown meta.properties version {v} (Kafka knows 0 and 1)"))),
+        Err(_) => out.push(finding(format!("meta.properties version {version:?} is not a number"))),
+    }
+    if let Some(Err(e)) = meta.get("directory.id").map(|d| crate::util::uuid_from_string(d)) {
+        out.push(finding(format!("directory.id: {e}")));
     }
     out
 }
 
 pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<DataDirCheck> {
-    use crate::log::{checkpoint, names};
+    use crate::log::names;
     let names_on_disk = partition_names(dir)?;
     let log_dir_files: Vec<std::path::PathBuf> = [
         names::REPLICATION_OFFSET_CHECKPOINT,
@@ -278,45 +306,40 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
     .collect();
     let mut dir_findings = meta_properties_findings(&dir.join(names::META_PROPERTIES));
     let mut notes = Vec::new();
-    // Partitions a checkpoint lists but that are not on disk, with the checkpoints naming them.
-    let mut missing: Vec<((String, i32), Vec<&str>)> = Vec::new();
-    for name in [
-        names::REPLICATION_OFFSET_CHECKPOINT,
-        names::RECOVERY_POINT_OFFSET_CHECKPOINT,
-        names::LOG_START_OFFSET_CHECKPOINT,
+    // The log dir's own files are read once, not once per partition.
+    let files = LogDirFiles::read_tolerant(dir)?;
+    let on_disk: HashSet<&str> = names_on_disk.iter().map(String::as_str).collect();
+    // Partitions a checkpoint lists but that are not on disk, with the checkpoints naming them
+    // (sorted and looked up by key: 100,000 such entries cost a sort, never a scan each).
+    let mut missing: BTreeMap<(&str, i32), Vec<&str>> = BTreeMap::new();
+    for (name, listed) in [
+        (names::REPLICATION_OFFSET_CHECKPOINT, &files.high_watermarks),
+        (names::RECOVERY_POINT_OFFSET_CHECKPOINT, &files.recovery_points),
+        (names::LOG_START_OFFSET_CHECKPOINT, &files.log_start_offsets),
     ] {
         let path = dir.join(name);
-        match checkpoint::read_offset_checkpoint(&path) {
-            Ok(entries) => {
-                for e in entries {
-                    if names_on_disk.contains(&format!("{}-{}", e.topic, e.partition)) {
-                        continue;
-                    }
-                    let key = (e.topic, e.partition);
-                    match missing.iter_mut().find(|(k, _)| *k == key) {
-                        Some((_, files)) => files.push(name),
-                        None => missing.push((key, vec![name])),
-                    }
-                }
+        for p in files.problems.iter().filter(|p| p.path == path) {
+            dir_findings.push(super::check::Finding::new(&path, p.position, None, p.what.clone()).on_line(p.line));
+        }
+        for (topic, partition) in listed.entries() {
+            if on_disk.contains(format!("{topic}-{partition}").as_str()) {
+                continue;
             }
-            Err(e) => dir_findings.push(match crate::replica::LoadProblem::from_error(&e) {
-                Some(p) => super::check::Finding::new(&path, p.position, None, p.what).on_line(p.line),
-                None => super::check::Finding::new(&path, 0, None, e.to_string()),
-            }),
+            let in_files = missing.entry((topic.as_str(), *partition)).or_default();
+            if !in_files.contains(&name) {
+                in_files.push(name);
+            }
         }
     }
-    missing.sort();
-    for ((topic, partition), files) in &missing {
+    for ((topic, partition), in_files) in &missing {
         notes.push(format!(
             "{topic}-{partition} is listed in {} but not on disk (Kafka leaves such entries after a deletion or move)",
-            files.join(" and ")
+            in_files.join(" and ")
         ));
     }
     if crate::replica::log_dir_kind(dir) == crate::replica::LogDirKind::Partial {
         notes.push("no meta.properties: a partial copy of a log dir".into());
     }
-    // The log dir's own files are read once, not once per partition.
-    let files = crate::replica::LogDirFiles::read_tolerant(dir)?;
     let mut partitions = parallel_map(
         &names_on_disk,
         |name| {

@@ -17,7 +17,7 @@ use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
 use crate::log::segment::{map_file, FileBytes, Segment};
 use crate::log::verify;
-use crate::replica::{list_partition_dirs, Replica};
+use crate::replica::{list_partition_dirs, LogDirFiles, Replica};
 use std::path::{Path, PathBuf};
 
 /// A replica's state at a glance.
@@ -405,11 +405,17 @@ pub fn run(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
             return dump_log_dir(req, &dirs, sink);
         }
     }
-    dump_replica(req, req.path, req.partition, sink)
+    dump_replica(req, req.path, req.partition, None, sink)
 }
 
-fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sink: &mut Sink<'_>) -> Result<()> {
-    let replica = Replica::open(path, partition)?;
+fn dump_replica(
+    req: &DumpRequest<'_>,
+    path: &Path,
+    partition: Option<&str>,
+    files: Option<&LogDirFiles>,
+    sink: &mut Sink<'_>,
+) -> Result<()> {
+    let replica = Replica::open_with(path, partition, files)?;
     let summary = summarize(&replica);
     sink(DumpEvent::Replica(&summary))?;
     for p in &replica.problems {
@@ -460,32 +466,24 @@ fn dump_replica(req: &DumpRequest<'_>, path: &Path, partition: Option<&str>, sin
 fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut Sink<'_>) -> Result<()> {
     let names: Vec<String> =
         dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+    // The log dir's own files are read once, not once per partition.
+    let files = LogDirFiles::read_tolerant(req.path)?;
     if !req.log_dir_overview {
         for name in &names {
-            dump_replica(req, req.path, Some(name), sink)?;
+            dump_replica(req, req.path, Some(name), Some(&files), sink)?;
         }
         return Ok(());
     }
     // A checkpoint that does not read is shown as a problem; the overview goes on without it.
-    let mut lookup = |file: &str| -> Result<Vec<checkpoint::OffsetEntry>> {
+    let (hw, rp) = (&files.high_watermarks, &files.recovery_points);
+    for file in [names::REPLICATION_OFFSET_CHECKPOINT, names::RECOVERY_POINT_OFFSET_CHECKPOINT] {
         let path = req.path.join(file);
-        match checkpoint::read_offset_checkpoint(&path) {
-            Ok(entries) => Ok(entries),
-            Err(e) => match crate::replica::LoadProblem::from_error(&e) {
-                Some(p) => {
-                    sink(DumpEvent::Problem { path: &path, position: p.position, line: p.line, what: &p.what })?;
-                    Ok(Vec::new())
-                }
-                None => Err(e),
-            },
+        for p in files.problems.iter().filter(|p| p.path == path) {
+            sink(DumpEvent::Problem { path: &path, position: p.position, line: p.line, what: &p.what })?;
         }
-    };
-    let hw = lookup(names::REPLICATION_OFFSET_CHECKPOINT)?;
-    let rp = lookup(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;
-    let find = |entries: &[checkpoint::OffsetEntry], name: &str| {
-        entries.iter().find(|e| format!("{}-{}", e.topic, e.partition) == name).map(|e| e.offset)
-    };
-    let clean_shutdown = req.path.join(names::CLEAN_SHUTDOWN_MARKER).exists();
+    }
+    let find = |entries: &crate::replica::OffsetCheckpoint, name: &str| entries.get(name).map(|v| v.offset);
+    let clean_shutdown = files.clean_shutdown();
     let limit = usize::try_from(req.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
     for name in names.iter().take(limit) {
         let mut row = PartitionSummary {
@@ -494,14 +492,14 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
             size_bytes: 0,
             log_start_offset: 0,
             log_end_offset: 0,
-            high_watermark: find(&hw, name),
-            recovery_point: find(&rp, name),
+            high_watermark: find(hw, name),
+            recovery_point: find(rp, name),
             latest_leader_epoch: None,
             clean_shutdown,
             error: None,
             on_disk: true,
         };
-        match Replica::open(req.path, Some(name)) {
+        match Replica::open_in(&files, name) {
             Ok(replica) => {
                 row.segment_count = replica.log.segments().len();
                 for seg in replica.log.segments() {
@@ -517,19 +515,21 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
     }
     // Partitions the checkpoints list that are not on disk: Kafka leaves such entries after a
     // deletion or a move to another log dir.
+    let on_disk: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
     let mut missing: Vec<(String, i32)> = hw
+        .entries()
         .iter()
-        .chain(&rp)
-        .map(|e| (e.topic.clone(), e.partition))
-        .filter(|(t, p)| !names.contains(&format!("{t}-{p}")))
+        .chain(rp.entries())
+        .filter(|(t, p)| !on_disk.contains(format!("{t}-{p}").as_str()))
+        .cloned()
         .collect();
     missing.sort();
     missing.dedup();
     for (topic, partition) in missing.into_iter().take(limit.saturating_sub(names.len())) {
         let name = format!("{topic}-{partition}");
         let row = PartitionSummary {
-            high_watermark: find(&hw, &name),
-            recovery_point: find(&rp, &name),
+            high_watermark: find(hw, &name),
+            recovery_point: find(rp, &name),
             name,
             segment_count: 0,
             size_bytes: 0,

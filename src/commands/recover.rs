@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::log::names::{self, LogKind};
 use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
-use crate::replica::{Replica, Role};
+use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
 use crate::replication::fencing::may_become_follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
@@ -86,32 +86,56 @@ pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
     run_fenced(req, true)
 }
 
+/// The log dirs' files a data-dir run has already read: each partition's dry run opens its
+/// replicas with them instead of reading the checkpoints again (linear in partitions).
+#[derive(Clone, Copy, Default)]
+pub struct LogDirsRead<'a> {
+    pub dir: Option<&'a LogDirFiles>,
+    pub leader: Option<&'a LogDirFiles>,
+}
+
+/// [`run`] with the log dirs' files already read (used for dry runs; a real run reads under
+/// its lock).
+pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<RecoverReport> {
+    run_fenced_in(req, true, read)
+}
+
 /// [`run`]; with `fencing` false (`recover --no-fencing`, Kafka before KIP-320, what `klog
 /// explore --no-fencing` models) the follower takes any leader: neither FENCED_LEADER_EPOCH nor
 /// a running replica's refusal of a leader change that is not above its epoch.
 pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
+    run_fenced_in(req, fencing, LogDirsRead::default())
+}
+
+/// [`run_fenced`] with the log dirs' files already read ([`run_in`]).
+pub fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
-        None => local(req).map(|r| RecoverReport::Local(Box::new(r))),
-        Some(leader) => as_follower(req, leader, fencing).map(|r| RecoverReport::Follower(Box::new(r))),
+        None => local(req, read).map(|r| RecoverReport::Local(Box::new(r))),
+        Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
 
 /// One decision procedure for the run and the dry run: the same checks and refusals (the dry
 /// run probes the lock the run takes), then the same start, whose writes the dry run skips.
-fn local(req: &RecoverRequest<'_>) -> Result<LocalRecoverReport> {
-    let mut r = open_checked(req.dir, req.partition, req.dry_run)?;
+fn local(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<LocalRecoverReport> {
+    let mut r = open_checked(req.dir, req.partition, req.dry_run, read.dir)?;
     let running = r.is_running();
     let recovery = if req.dry_run { r.preview_start()? } else { r.start()? };
     Ok(LocalRecoverReport { dir: shown_dir(&r, req.partition), dry_run: req.dry_run, was_running: running, recovery })
 }
 
 /// A replica the run writes, opened for writing, or for the dry run with every check of that
-/// open (nothing taken, nothing written).
-fn open_checked(dir: &Path, partition: Option<&str>, dry_run: bool) -> Result<Replica> {
-    if dry_run {
-        Replica::open_for_check(dir, partition)
-    } else {
-        Replica::open_for_write(dir, partition)
+/// open (nothing taken, nothing written). A data-dir dry run passes the dir's files, read once,
+/// after checking the log dir once ([`crate::replica::check_log_dir_for_write`]).
+fn open_checked(dir: &Path, partition: Option<&str>, dry_run: bool, files: Option<&LogDirFiles>) -> Result<Replica> {
+    if !dry_run {
+        return Replica::open_for_write(dir, partition);
+    }
+    match (files, partition) {
+        (Some(files), Some(name)) if files.log_dir == dir && files.problems.is_empty() => {
+            Replica::open_in_checked(files, name)
+        }
+        _ => Replica::open_for_check(dir, partition),
     }
 }
 
@@ -152,12 +176,17 @@ fn leader_epoch_of(leader: &Replica) -> Result<i32> {
     ))
 }
 
-fn as_follower(req: &RecoverRequest<'_>, leader_path: &Path, fencing: bool) -> Result<FollowerRecoverReport> {
+fn as_follower(
+    req: &RecoverRequest<'_>,
+    leader_path: &Path,
+    fencing: bool,
+    read: LogDirsRead<'_>,
+) -> Result<FollowerRecoverReport> {
     // Open, validate and fence before anything is written: the run and the dry run take the
     // same checks and refusals (the dry run probes the locks the run takes).
-    let leader = open_checked(leader_path, req.partition, req.dry_run)?;
-    let mut follower = match open_checked(req.dir, Some(&leader.paths.name()), req.dry_run) {
-        Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run)?,
+    let leader = open_checked(leader_path, req.partition, req.dry_run, read.leader)?;
+    let mut follower = match open_checked(req.dir, Some(&leader.paths.name()), req.dry_run, read.dir) {
+        Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run, None)?,
         other => other?,
     };
     leader.ensure_distinct(&follower)?;

@@ -46,7 +46,12 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
     w.lock.keep();
     let mut startup = None;
     let mut stopped = Vec::new();
-    for i in to_stop {
+    // As Kafka's LogManager.shutdown: close and flush every log, then write each checkpoint
+    // once for all of them, then the marker (one write per file, not one per partition).
+    for &i in &to_stop {
+        w.replicas[i].defer_log_dir_writes = true;
+    }
+    for &i in &to_stop {
         let replica = &mut w.replicas[i];
         let report = replica.start()?;
         if i == first {
@@ -59,6 +64,9 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         replica.save_state()?;
         stopped.push(replica.paths.name());
     }
+    let mut closing: Vec<&mut crate::replica::Replica> =
+        w.replicas.iter_mut().filter(|r| r.defer_log_dir_writes).collect();
+    crate::replica::write_log_dir_files(&mut closing)?;
     let not_closed: Vec<String> = w.replicas.iter().filter(|r| !r.is_closed()).map(|r| r.paths.name()).collect();
     if not_closed.is_empty() && !marker.exists() {
         // Kafka >= 3.7 (KIP-966) writes this JSON; older brokers wrote an empty file. Only the

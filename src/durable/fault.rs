@@ -3,7 +3,8 @@
 //!
 //! Every mutating filesystem call of klog goes through `durable`, and each is one numbered
 //! *step* (create, write, fsync, fsync of a directory, rename, truncate, remove, create of a
-//! directory), counted from 1 in the order the process performs them. The idea is
+//! directory, sync of the whole file system), counted from 1 in the order the process performs
+//! them. The idea is
 //! raft-engine's `FileSystem` trait with failpoints: crash tests enumerate every step of a
 //! command instead of racing a timer, so they are deterministic and exhaustive.
 //!
@@ -30,7 +31,8 @@
 //! The power-loss model, deliberately simple: every file is treated as durable as it was
 //! when this process first touched it (what earlier processes left unsynced is not
 //! modelled). A file's contents become durable when it is fsynced (the whole file, as it then
-//! is); a name created, renamed or removed becomes durable when its directory is fsynced.
+//! is); a name created, renamed or removed becomes durable when its directory is fsynced; a
+//! sync of the file system makes every name and content this process touched durable as it is.
 //! At the power loss every path this process touched gets back its durable name and contents:
 //! a file whose creation was never made durable is removed, a rename whose directory was not
 //! fsynced is undone (the target gets its old inode's durable contents back, the source name
@@ -62,6 +64,7 @@ pub(crate) enum Op {
     Truncate,
     Remove,
     CreateDir,
+    SyncFs,
 }
 
 impl Op {
@@ -75,6 +78,7 @@ impl Op {
             Op::Truncate => "truncate",
             Op::Remove => "remove",
             Op::CreateDir => "create-dir",
+            Op::SyncFs => "syncfs",
         }
     }
 }
@@ -214,6 +218,16 @@ impl Model {
                     };
                 }
             }
+            Op::SyncFs => {
+                // Everything this process touched is durable as it now is: names and contents.
+                let ids: Vec<(PathBuf, u64)> = self.current.iter().map(|(p, id)| (p.clone(), *id)).collect();
+                for (path, id) in &ids {
+                    if let Ok(bytes) = fs::read(path) {
+                        self.contents.insert(*id, bytes);
+                    }
+                }
+                self.durable = ids.into_iter().collect();
+            }
             Op::Write | Op::Truncate | Op::CreateDir => {}
         }
     }
@@ -334,7 +348,7 @@ fn before_slow(op: Op, path: &Path, to: Option<&Path>) -> io::Result<Go> {
                 }
             }
         }
-        _ if state.spec.nosync && matches!(op, Op::Fsync | Op::FsyncDir) => Ok(Go::Skip),
+        _ if state.spec.nosync && matches!(op, Op::Fsync | Op::FsyncDir | Op::SyncFs) => Ok(Go::Skip),
         _ => Ok(Go::Whole),
     }
 }
@@ -450,6 +464,25 @@ mod tests {
         assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
         assert!(dir.path().is_dir());
         assert!(!a.exists());
+    }
+
+    #[test]
+    fn a_file_system_sync_makes_every_name_and_content_durable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut m, a, b) = model_in(dir.path());
+        fs::write(&b, b"old").unwrap();
+        for p in [&a, &b] {
+            m.touch(p);
+        }
+        fs::write(&a, b"new file").unwrap();
+        m.after(Op::Create, &a, None);
+        fs::remove_file(&b).unwrap();
+        m.after(Op::Remove, &b, None);
+        m.after(Op::SyncFs, dir.path(), None);
+        fs::write(&a, b"new file, then unsynced bytes").unwrap();
+        assert_eq!(m.materialise_power_loss(), Vec::<String>::new());
+        assert_eq!(fs::read(&a).unwrap(), b"new file");
+        assert!(!b.exists());
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! it, and the recovery of Kafka's files is what repairs that. Rollback runs after the command
 //! has released its lock. Without [`begin`] (unit tests, library use), nothing is recorded.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -48,6 +48,9 @@ enum Before {
 struct Journal {
     records: Vec<(PathBuf, Before)>,
     seen: HashSet<PathBuf>,
+    /// The index of each path's `File` record (a hashed lookup: a command touching 50,000
+    /// paths, such as `create --partitions 10000`, must not scan the records per path).
+    file_records: HashMap<PathBuf, usize>,
     bytes: u64,
 }
 
@@ -139,9 +142,13 @@ impl Journal {
                 Ok(m) if m.is_dir() => return None,
                 Ok(_) => Before::Lost("not a regular file before the command".into()),
             };
+            if matches!(before, Before::File { .. }) {
+                self.file_records.insert(path.to_path_buf(), self.records.len());
+            }
             self.records.push((path.to_path_buf(), before));
         }
-        self.records.iter().rposition(|(p, b)| p == path && matches!(b, Before::File { .. }))
+        // Only a first touch pushes a `File` record, so a path has at most one.
+        self.file_records.get(path).copied().filter(|i| matches!(self.records[*i].1, Before::File { .. }))
     }
 
     /// Keep bytes `[from, to)` of the original file (as far as the file still has them).

@@ -4,8 +4,9 @@
 //! cases into one JVM (a JVM per case would cost minutes), and every dir handed to it must be a
 //! copy: Kafka's loader rewrites what it recovers and its index classes create missing files.
 //!
-//! The oracle is built by `.ci/run` (`mvn -f kafka-oracle/pom.xml package`); without it these
-//! tests skip, and under `KLOG_CI` they fail.
+//! The oracle is built by `.ci/run` (`mvn -f kafka-oracle/pom.xml package`), or by the first
+//! test that needs it when Maven is on the PATH; without it these tests skip, and under
+//! `KLOG_CI` they fail.
 
 use crate::common::missing_input;
 use std::path::{Path, PathBuf};
@@ -14,9 +15,24 @@ use std::process::Command;
 /// The Kafka release the oracle runs (kafka-oracle/pom.xml's `kafka.version`).
 pub const KAFKA_VERSION: &str = "4.4.0";
 
+/// Build the oracle once per test run if it is not built and Maven is here (`.ci/run` builds it
+/// first; this makes a plain `cargo test` on a machine with Java and Maven run the comparisons
+/// too). A failed build leaves it missing, which the caller reports.
+fn build_once(root: &Path) {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        if root.join("classpath.txt").is_file() {
+            return;
+        }
+        let pom = Path::new(env!("CARGO_MANIFEST_DIR")).join("kafka-oracle/pom.xml");
+        let _ = Command::new("mvn").args(["-q", "-B", "-f"]).arg(&pom).args(["package", "-DskipTests"]).output();
+    });
+}
+
 /// The `java` command line that runs the oracle, if it has been built.
 pub fn oracle() -> Option<Command> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("kafka-oracle/target");
+    build_once(&root);
     let classpath = std::fs::read_to_string(root.join("classpath.txt")).ok();
     let Some(classpath) = classpath.filter(|_| root.join("classes/klog/oracle/Oracle.class").is_file()) else {
         missing_input("the Kafka oracle (kafka-oracle/target)", "mvn -q -B -f kafka-oracle/pom.xml package");

@@ -123,7 +123,27 @@ fn replica_with_log(lab: &Lab, name: &str, log: &[u8]) -> PathBuf {
 
 /// One legacy message (magic 0 or 1), by hand.
 fn legacy_entry(offset: i64, magic: u8, timestamp: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Vec<u8> {
-    let mut body = vec![magic, 0];
+    legacy_message(offset, magic, 0, timestamp, key, value)
+}
+
+/// A gzip wrapper message holding `inner` (legacy messages whose offsets are relative for
+/// magic 1, absolute for magic 0), at the absolute offset of its last inner message.
+fn legacy_gzip_wrapper(offset: i64, magic: u8, timestamp: i64, inner: &[Vec<u8>]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&inner.concat()).unwrap();
+    legacy_message(offset, magic, 1, timestamp, None, Some(&gz.finish().unwrap()))
+}
+
+fn legacy_message(
+    offset: i64,
+    magic: u8,
+    attributes: u8,
+    timestamp: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Vec<u8> {
+    let mut body = vec![magic, attributes];
     if magic == 1 {
         body.extend_from_slice(&timestamp.to_be_bytes());
     }
@@ -402,6 +422,23 @@ fn make_corpus(lab: &Lab) -> PathBuf {
         legacy_entry(1, 0, 0, None, Some(b"")),
         legacy_entry(2, 1, 1_500_000_000_002, None, None),
         legacy_entry(3, 1, 1_500_000_000_003, Some(b"k"), Some(b"v1")),
+        // Compressed wrappers: v1 inner offsets are relative (0..2 are 4..6), v0's absolute.
+        legacy_gzip_wrapper(
+            6,
+            1,
+            1_500_000_000_006,
+            &[
+                legacy_entry(0, 1, 1_500_000_000_004, Some(b"in"), Some(b"r4")),
+                legacy_entry(1, 1, 1_500_000_000_005, None, Some(b"r5")),
+                legacy_entry(2, 1, 1_500_000_000_006, None, Some(b"r6")),
+            ],
+        ),
+        legacy_gzip_wrapper(
+            8,
+            0,
+            0,
+            &[legacy_entry(7, 0, 0, None, Some(b"a7")), legacy_entry(8, 0, 0, None, Some(b"a8"))],
+        ),
     ]
     .concat();
     replica_with_log(lab, "made/legacy", &log);

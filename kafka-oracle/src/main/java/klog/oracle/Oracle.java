@@ -68,6 +68,8 @@ import org.apache.kafka.tools.DumpLogSegments;
  *                       (MetaPropertiesEnsemble.verify with that node id, DIR as the metadata
  *                       log dir), and read each partition.metadata with PartitionMetadataFile
  *                       (printing the topic id and the bytes Kafka would write for it)
+ * lock DIR              take Kafka's FileLock on DIR/.lock as LogManager does; print
+ *                       {"locked": true|false}; hold it until stdin closes
  * meta-batch MANIFEST   one meta per manifest line (DIR, NODE_ID, tab-separated)
  * rebuild-batch MANIFEST
  *                       one rebuild per manifest line (DIR, then overrides, tab-separated),
@@ -118,6 +120,20 @@ public final class Oracle {
                 }
             }
             case "meta" -> out.println(meta(new File(rest[0]), Integer.parseInt(rest[1])));
+            case "lock" -> {
+                // Kafka's own lock on a log dir (what LogManager takes at start-up): print whether
+                // tryLock got it, then hold it until stdin closes.
+                org.apache.kafka.server.util.FileLock lock =
+                        new org.apache.kafka.server.util.FileLock(new File(rest[0], LogManager.LOCK_FILE_NAME));
+                boolean locked = lock.tryLock();
+                out.println("{\"locked\":" + locked + "}");
+                out.flush();
+                if (locked) {
+                    while (System.in.read() >= 0) { }
+                    lock.unlock();
+                }
+                lock.destroy();
+            }
             case "meta-batch" -> {
                 for (String line : Files.readAllLines(Path.of(rest[0]), StandardCharsets.UTF_8)) {
                     if (line.isEmpty()) continue;
