@@ -171,7 +171,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l leader -d 'Restart
 complete -c klog -n "__fish_klog_using_subcommand recover" -l mode -d 'Which Kafka era\'s follower truncation to apply (needs --leader)' -r -f -a "hw\t'Kafka <= 0.10.2: truncate to the follower\'s own high watermark'
 kip101\t'Kafka 0.11-1.1 (KIP-101): OffsetsForLeaderEpoch v0, offset-only answer'
 kip279\t'Kafka >= 2.0 (KIP-279): (epoch, end offset) answers until the epochs agree'"
-complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset' -r
+complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset (needs --leader)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
@@ -179,7 +179,7 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand recover" -l dry-run -d 'Print the same report and change nothing on disk'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l catch-up -d 'Then fetch until caught up and report what arrived and whether the logs agree'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l json -d 'Write the report as one JSON document'
-complete -c klog -n "__fish_klog_using_subcommand recover" -l explain -d 'Also print the mode\'s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader)'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l explain -d 'Also print the mode\'s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader, and one partition: not with a data dir\'s restart plan)'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l no-fencing -d 'No epoch checks (Kafka before KIP-320): follow the leader even when its epoch is below one this replica has seen, or not above the one it runs at'
 complete -c klog -n "__fish_klog_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand recover" -s V -l version -d 'Print version'

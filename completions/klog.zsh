@@ -251,13 +251,13 @@ _arguments "${_arguments_options[@]}" : \
 '--mode=[Which Kafka era'\''s follower truncation to apply (needs --leader)]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
 kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
 kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
-'--context=[Kept records shown before the first truncated or divergent offset]:N:_default' \
+'--context=[Kept records shown before the first truncated or divergent offset (needs --leader)]:N:_default' \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--dry-run[Print the same report and change nothing on disk]' \
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
 '--json[Write the report as one JSON document]' \
-'(--json)--explain[Also print the mode'\''s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader)]' \
+'(--json)--explain[Also print the mode'\''s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader, and one partition\: not with a data dir'\''s restart plan)]' \
 '--no-fencing[No epoch checks (Kafka before KIP-320)\: follow the leader even when its epoch is below one this replica has seen, or not above the one it runs at]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

@@ -96,12 +96,20 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
         {
             match &a.leader {
                 Some(leader) => {
+                    if a.explain {
+                        return Err(klog::error::Error::Usage(format!(
+                            "--explain shows the truncation procedure of one partition, and {} holds several: \
+                             add --partition NAME",
+                            a.dir.display()
+                        )));
+                    }
                     let mode = a.mode.unwrap_or(klog::cli::ModeArg::Kip279).into();
                     let plan = data_dir::restart_plan(
                         leader,
                         &a.dir,
                         mode,
                         i64::from(a.context),
+                        !a.no_fencing,
                         &mut *progress(settings, "recover", "partitions"),
                     )?;
                     if a.json {
@@ -142,6 +150,9 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
                 output_file::check_target("--svg", path, OutputKind::Svg, a.force)?;
             }
             let report = commands::draw::run(&(&a).into())?;
+            for w in &report.warnings {
+                eprintln!("klog: warning: {w}");
+            }
             let pic = Picture::of_draw(&report);
             picture::write_text(text, &pic, settings)?;
             if let Some(path) = &a.svg {

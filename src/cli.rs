@@ -390,8 +390,8 @@ pub struct RecoverArgs {
     /// Then fetch until caught up and report what arrived and whether the logs agree.
     #[arg(long, requires = "leader", conflicts_with = "dry_run")]
     pub catch_up: bool,
-    /// Kept records shown before the first truncated or divergent offset.
-    #[arg(long, default_value_t = 3, value_name = "N",
+    /// Kept records shown before the first truncated or divergent offset (needs --leader).
+    #[arg(long, default_value_t = 3, value_name = "N", requires = "leader",
           value_parser = ranged::<u32>(0, MAX_CONTEXT, "more context than that is a dump: use klog dump --from"))]
     pub context: u32,
     /// Write the report as one JSON document.
@@ -401,7 +401,8 @@ pub struct RecoverArgs {
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
     /// Also print the mode's follower truncation procedure as pseudo-code, with the lines
-    /// that ran in this recovery marked and the values they saw (needs --leader).
+    /// that ran in this recovery marked and the values they saw (needs --leader, and one
+    /// partition: not with a data dir's restart plan).
     #[arg(long, requires = "leader", conflicts_with = "json")]
     pub explain: bool,
     /// No epoch checks (Kafka before KIP-320): follow the leader even when its epoch is below one

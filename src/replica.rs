@@ -432,6 +432,39 @@ impl DirLock {
         Ok(lock)
     }
 
+    /// Refuse as [`DirLock::acquire`] would, without taking the lock or creating the file: a
+    /// `.lock` that is a symlink or not a regular file, or that another process holds.
+    pub fn probe(log_dir: &Path) -> Result<()> {
+        let path = log_dir.join(LOCK_FILE);
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::layout(&path, "is a symlink: klog never follows a .lock symlink (remove it)"))
+            }
+            Ok(m) if !m.is_file() => return Err(Error::not_regular(&path, regular_file::kind_of(&m).unwrap_or("?"))),
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path)
+            .at(&path, "open lock")?;
+        // SAFETY: `flock` is a plain C struct; every field is set below or zero.
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = libc::F_WRLCK as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        use std::os::fd::AsRawFd;
+        // SAFETY: the fd is open for the life of `file`; F_GETLK reads and writes `fl` only.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut fl) };
+        if rc != 0 {
+            return Err(Error::io(&path, "lock", std::io::Error::last_os_error()));
+        }
+        if fl.l_type != libc::F_UNLCK as libc::c_short {
+            return Err(Error::Locked { path: log_dir.to_path_buf() });
+        }
+        Ok(())
+    }
+
     /// The command is about to write: the lock file stays.
     pub fn keep(&mut self) {
         self.kept = true;
@@ -715,17 +748,35 @@ impl Replica {
 
     /// [`Replica::open_for_write`] on resolved paths.
     pub fn open_paths_for_write(paths: ReplicaPaths) -> Result<Replica> {
+        Replica::open_paths_checked(paths, true)
+    }
+
+    /// Every check of [`Replica::open_for_write`], refusals included, without taking the lock
+    /// (it is probed: a lock another process holds refuses, as the write open would) and so
+    /// without writing anything: how a dry run opens the replica its run would write.
+    pub fn open_for_check(path: &Path, partition: Option<&str>) -> Result<Replica> {
+        let paths = resolve(path, partition)?;
+        Replica::open_paths_checked(paths, false)
+    }
+
+    /// The one open of a replica a command will write (`take_lock`) or forecast writing: the
+    /// log dir's checks, then the partition's, then a load that refuses any file it cannot read.
+    fn open_paths_checked(paths: ReplicaPaths, take_lock: bool) -> Result<Replica> {
+        check_log_dir_for_write(&paths.log_dir)?;
         refuse_symlinked_partition_dir(&paths)?;
-        if log_dir_kind(&paths.log_dir) == LogDirKind::Partial {
-            return Err(Error::layout(
-                &paths.log_dir,
-                "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
-            ));
-        }
-        durable::check_temp_names(&paths.log_dir)?;
         durable::check_temp_names(&paths.partition_dir)?;
-        let lock = DirLock::acquire(&paths.log_dir)?;
-        Replica::load(paths, Some(lock), Strictness::Refuse)
+        let lock = if take_lock { Some(DirLock::acquire(&paths.log_dir)?) } else { None };
+        Replica::load(paths, lock, Strictness::Refuse)
+    }
+
+    /// [`Replica::open_for_check`] of one partition of a data dir whose files were read once
+    /// (without a problem) and whose log dir passed [`check_log_dir_for_write`]: the same
+    /// partition checks and strict load, without listing the log dir again.
+    pub fn open_in_checked(files: &LogDirFiles, partition: &str) -> Result<Replica> {
+        let paths = resolve_in(files, partition)?;
+        refuse_symlinked_partition_dir(&paths)?;
+        durable::check_temp_names(&paths.partition_dir)?;
+        Replica::load_with(paths, files, None, Strictness::Refuse)
     }
 
     fn load(paths: ReplicaPaths, lock: Option<DirLock>, strictness: Strictness) -> Result<Replica> {
@@ -813,41 +864,62 @@ impl Replica {
     /// removed before anything else is written (KAFKA-10471: a marker must never outlive a
     /// write). Returns what recovery did, if it ran.
     pub fn start(&mut self) -> Result<Option<RecoveryReport>> {
-        if let Some(lock) = self.lock.as_mut() {
+        self.bring_up(false)
+    }
+
+    /// What [`Replica::start`] would do, without writing: the same code with every write
+    /// skipped, so the in-memory view (LEO, epoch cache, checkpoints, state) becomes what the
+    /// start would leave and the report says what it would cut. For dry runs and read-only
+    /// forecasts.
+    pub fn preview_start(&mut self) -> Result<Option<RecoveryReport>> {
+        self.bring_up(true)
+    }
+
+    /// [`Replica::start`] (`dry_run` false) or its forecast (true): one decision procedure.
+    fn bring_up(&mut self, dry_run: bool) -> Result<Option<RecoveryReport>> {
+        if let Some(lock) = self.lock.as_mut().filter(|_| !dry_run) {
             lock.keep();
         }
         let marker = self.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER);
         if self.state.is_some() {
-            durable::remove_file(&marker)?;
+            if !dry_run {
+                durable::remove_file(&marker)?;
+            }
             self.clean_shutdown = false;
-            let report = self.repair_interrupted_write()?;
+            let report = self.repair_interrupted_write(dry_run)?;
             // A command that died after cutting the log but before rewriting the checkpoints
             // left them above the LEO: clamped as Kafka's loader clamps them on load.
             let leo = self.log.log_end_offset();
             if self.recovery_point > leo {
-                self.set_recovery_point(leo)?;
+                self.write_recovery_point(leo, dry_run)?;
             }
             if self.high_watermark > leo {
-                self.set_high_watermark(leo)?;
+                self.write_high_watermark(leo, dry_run)?;
             }
-            self.log.delete_snapshots_above_log_end()?;
+            if !dry_run {
+                self.log.delete_snapshots_above_log_end()?;
+            }
             return Ok(report);
         }
         let clean = self.clean_shutdown;
-        durable::remove_file(&marker)?;
+        if !dry_run {
+            durable::remove_file(&marker)?;
+        }
         self.clean_shutdown = false;
         let report = {
             let inputs = self.load_inputs(clean);
-            recovery::load_log(&mut self.log, &inputs, false)?
+            recovery::load_log(&mut self.log, &inputs, dry_run)?
         };
         self.log_start_offset = report.log_start_offset_after;
         let leo = self.log.log_end_offset();
         let recovery_point = if clean { leo } else { self.recovery_point.min(leo) };
-        self.set_recovery_point(recovery_point)?;
+        self.write_recovery_point(recovery_point, dry_run)?;
         let hw = self.high_watermark.clamp(self.log_start_offset.min(leo), leo);
-        self.set_high_watermark(hw)?;
+        self.write_high_watermark(hw, dry_run)?;
         self.state = Some(VolatileState::started());
-        self.save_state()?;
+        if !dry_run {
+            self.save_state()?;
+        }
         Ok(Some(report))
     }
 
@@ -877,23 +949,6 @@ impl Replica {
         self.paths.topic == crate::log::names::METADATA_TOPIC
     }
 
-    /// What [`Replica::start`] would do, without writing: the in-memory view (LEO, epoch cache)
-    /// becomes what local recovery would leave and the report says what it would cut. For
-    /// dry runs and read-only forecasts.
-    pub fn preview_start(&mut self) -> Result<Option<RecoveryReport>> {
-        if self.state.is_some() && self.log.tail_is_clean() {
-            return Ok(None);
-        }
-        let clean = self.clean_shutdown && self.state.is_none();
-        let mut report = {
-            let inputs = self.load_inputs(clean);
-            recovery::load_log(&mut self.log, &inputs, true)?
-        };
-        self.log_start_offset = report.log_start_offset_after;
-        report.interrupted_write = self.state.is_some();
-        Ok(Some(report))
-    }
-
     /// A broker's data dir that klog has never written its state into (the operator names the
     /// leader of its partitions).
     pub fn is_broker_dir(&self) -> bool {
@@ -907,27 +962,20 @@ impl Replica {
     /// entry) was being written by a command that died. The bytes of every whole batch are in
     /// the page cache, as after a killed broker; the tail is cut by local recovery from the
     /// recovery point, and the replica keeps running with its volatile state.
-    fn repair_interrupted_write(&mut self) -> Result<Option<RecoveryReport>> {
+    fn repair_interrupted_write(&mut self, dry_run: bool) -> Result<Option<RecoveryReport>> {
         if self.log.tail_is_clean() {
             return Ok(None);
         }
         // The dead writer may have left stamped batches below the recovery point whose epoch
         // the cache lacks; recovery then drops whatever starts past the new log end.
-        let assigned = self.log.assign_epochs_from_tail()?;
+        let assigned = self.log.assign_epochs_from_tail(dry_run)?;
         let mut report = {
             let inputs = self.load_inputs(false);
-            recovery::load_log(&mut self.log, &inputs, false)?
+            recovery::load_log(&mut self.log, &inputs, dry_run)?
         };
         report.interrupted_write = true;
         let kept: Vec<_> = assigned.into_iter().filter(|e| self.log.epoch_cache().entries().contains(e)).collect();
         report.epochs_added.splice(0..0, kept);
-        let leo = self.log.log_end_offset();
-        if self.recovery_point > leo {
-            self.set_recovery_point(leo)?;
-        }
-        if self.high_watermark > leo {
-            self.set_high_watermark(leo)?;
-        }
         Ok(Some(report))
     }
 
@@ -974,42 +1022,22 @@ impl Replica {
     /// `node.id`/`broker.id`, else (a partial copy) the canonical path. Copying a lab with
     /// `cp -a` keeps every replica's identity, so the copy works as the original did.
     pub fn identity(&self) -> String {
-        if let Some(id) = &self.directory_id {
-            return format!("directory.id={id}");
-        }
-        if let Some(id) = self.replica_id {
-            return format!("node.id={id}");
-        }
-        let path = fs::canonicalize(&self.paths.log_dir).unwrap_or_else(|_| self.paths.log_dir.clone());
-        format!("path={}", path.display())
+        identity_of(self.directory_id.as_deref(), self.replica_id, &self.paths.log_dir)
     }
 
     /// Refuse a pair of dirs that are one replica (the same dir, or copies of one).
     pub fn ensure_distinct(&self, other: &Replica) -> Result<()> {
-        let same_dir = fs::canonicalize(&self.paths.log_dir).ok() == fs::canonicalize(&other.paths.log_dir).ok();
-        if same_dir {
-            return Err(Error::Usage(format!(
-                "{} and {} are the same replica dir",
-                self.paths.log_dir.display(),
-                other.paths.log_dir.display()
-            )));
-        }
-        if self.identity() == other.identity() {
-            return Err(Error::layout(
-                &other.paths.log_dir,
-                format!(
-                    "says it is the same replica as {} ({}): copies of one dir cannot replicate to each other",
-                    self.paths.log_dir.display(),
-                    self.identity()
-                ),
-            ));
-        }
-        Ok(())
+        ensure_distinct_identities(&self.paths.log_dir, &self.identity(), &other.paths.log_dir, &other.identity())
     }
 
     /// Rewrite the HW checkpoint entry (klog writes it every time the HW changes).
     pub fn set_high_watermark(&mut self, hw: i64) -> Result<()> {
-        if self.is_metadata_log() || self.defer_log_dir_writes {
+        self.write_high_watermark(hw, false)
+    }
+
+    /// [`Replica::set_high_watermark`]; a dry run changes the value in memory only.
+    fn write_high_watermark(&mut self, hw: i64, dry_run: bool) -> Result<()> {
+        if self.is_metadata_log() || dry_run || self.defer_log_dir_writes {
             self.high_watermark = hw;
             return Ok(());
         }
@@ -1023,7 +1051,12 @@ impl Replica {
     }
 
     pub fn set_recovery_point(&mut self, offset: i64) -> Result<()> {
-        if self.is_metadata_log() || self.defer_log_dir_writes {
+        self.write_recovery_point(offset, false)
+    }
+
+    /// [`Replica::set_recovery_point`]; a dry run changes the value in memory only.
+    fn write_recovery_point(&mut self, offset: i64, dry_run: bool) -> Result<()> {
+        if self.is_metadata_log() || dry_run || self.defer_log_dir_writes {
             self.recovery_point = offset;
             return Ok(());
         }
@@ -1120,6 +1153,60 @@ impl Replica {
         }
         Ok(())
     }
+}
+
+/// The checks of a write open that concern the log dir as a whole, refusing as the write
+/// would: a partial copy, a temp name taken by something klog cannot replace, a `.lock` that is
+/// not a plain file or that another process holds (probed, never taken or created).
+pub fn check_log_dir_for_write(log_dir: &Path) -> Result<()> {
+    if log_dir_kind(log_dir) == LogDirKind::Partial {
+        return Err(Error::layout(
+            log_dir,
+            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
+        ));
+    }
+    durable::check_temp_names(log_dir)?;
+    DirLock::probe(log_dir)
+}
+
+/// What a replica is among replicas (see [`Replica::identity`]).
+fn identity_of(directory_id: Option<&str>, replica_id: Option<i32>, log_dir: &Path) -> String {
+    if let Some(id) = directory_id {
+        return format!("directory.id={id}");
+    }
+    if let Some(id) = replica_id {
+        return format!("node.id={id}");
+    }
+    let path = fs::canonicalize(log_dir).unwrap_or_else(|_| log_dir.to_path_buf());
+    format!("path={}", path.display())
+}
+
+fn ensure_distinct_identities(a: &Path, a_identity: &str, b: &Path, b_identity: &str) -> Result<()> {
+    if fs::canonicalize(a).ok() == fs::canonicalize(b).ok() {
+        return Err(Error::Usage(format!("{} and {} are the same replica dir", a.display(), b.display())));
+    }
+    if a_identity == b_identity {
+        return Err(Error::layout(
+            b,
+            format!(
+                "says it is the same replica as {} ({a_identity}): copies of one dir cannot replicate to each other",
+                a.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// [`Replica::ensure_distinct`] for two log dirs as a whole (the data-dir forms): the same
+/// refusal, with the same words, as for any partition they share. A `meta.properties` that does
+/// not read says nothing about identity (each partition's open reports it).
+pub fn ensure_distinct_log_dirs(a: &Path, b: &Path) -> Result<()> {
+    let identity = |dir: &Path| {
+        let meta = read_meta_properties(&dir.join(META_PROPERTIES)).unwrap_or_default();
+        let replica_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.parse().ok());
+        identity_of(meta.get("directory.id").map(String::as_str), replica_id, dir)
+    };
+    ensure_distinct_identities(a, &identity(a), b, &identity(b))
 }
 
 /// Every partition of one log dir opened for writing under its one lock, for the commands that

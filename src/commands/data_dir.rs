@@ -117,12 +117,18 @@ pub fn restart_plan(
     f: &Path,
     mode: TruncationMode,
     context: i64,
+    fencing: bool,
     progress: &mut dyn ProgressSink,
 ) -> Result<RestartPlan> {
+    crate::replica::ensure_distinct_log_dirs(l, f)?;
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
     let (common, one_side) = pair_names(&ln, &fnames, "leader", "follower");
     // Each side's log-dir files are read once, not once per partition.
     let (leader_files, follower_files) = (LogDirFiles::read_tolerant(l)?, LogDirFiles::read_tolerant(f)?);
+    // Each partition's dry run is that of `recover --leader L F --partition P`, whose checks of
+    // the log dirs as a whole are made here once: they refuse every partition alike.
+    crate::replica::check_log_dir_for_write(l)?;
+    crate::replica::check_log_dir_for_write(f)?;
     let read = LogDirsRead { dir: Some(&follower_files), leader: Some(&leader_files) };
     let partitions = parallel_map(
         &common,
@@ -136,7 +142,7 @@ pub fn restart_plan(
                 catch_up: false,
                 context,
             };
-            let outcome = match recover::run_in(&req, read) {
+            let outcome = match recover::run_fenced_in(&req, fencing, read) {
                 Ok(RecoverReport::Follower(r)) => Ok(r),
                 Ok(RecoverReport::Local(_)) => Err("no leader".to_string()),
                 Err(e) => Err(refusal(&e)),

@@ -302,7 +302,7 @@ fn drawing(root: &Path) -> Result<DrawReport> {
     let (_, _, focus) = draw::window(&refs, Some(start), 1);
     let replicas =
         opened.iter().map(|(n, r)| draw::draw_replica(n.to_string(), r, start, end)).collect::<Result<Vec<_>>>()?;
-    Ok(DrawReport { replicas, from: start, end: end.max(start + 1), focus })
+    Ok(DrawReport { replicas, from: start, end: end.max(start + 1), focus, warnings: Vec::new() })
 }
 
 /// `F's HW` after a fetch, with why it is there: the HW a response carries was read before the

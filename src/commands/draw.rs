@@ -81,6 +81,8 @@ pub struct DrawReport {
     pub end: i64,
     /// The offset the picture is about: the first epoch disagreement, else the lowest HW.
     pub focus: i64,
+    /// Why rows may not be copies of one partition (as `diff` warns).
+    pub warnings: Vec<String>,
 }
 
 /// The short name of a replica dir: its last path component (`/tmp/lab/a` → `a`).
@@ -170,7 +172,17 @@ pub fn run(req: &DrawRequest<'_>) -> Result<DrawReport> {
     if req.dirs.is_empty() {
         return Err(Error::Usage("draw: name at least one replica dir".into()));
     }
-    let opened: Vec<Replica> = req.dirs.iter().map(|d| Replica::open(d, req.partition)).collect::<Result<_>>()?;
+    // Every row is paired with the first as `diff` pairs two replicas: a replica of another
+    // partition refuses, one of another cluster or topic of that name is a warning.
+    let first = Replica::open(&req.dirs[0], req.partition)?;
+    let mut warnings = Vec::new();
+    let mut opened = vec![];
+    for d in &req.dirs[1..] {
+        let (r, w) = super::diff::open_compared(&first, d, req.partition, &d.display().to_string())?;
+        warnings.extend(w);
+        opened.push(r);
+    }
+    opened.insert(0, first);
     let refs: Vec<&Replica> = opened.iter().collect();
     let (from, end, focus) = window(&refs, req.from, req.limit);
     let replicas = req
@@ -179,7 +191,7 @@ pub fn run(req: &DrawRequest<'_>) -> Result<DrawReport> {
         .zip(&opened)
         .map(|(d, r)| draw_replica(short_name(d), r, from, end))
         .collect::<Result<Vec<_>>>()?;
-    Ok(DrawReport { replicas, from, end, focus })
+    Ok(DrawReport { replicas, from, end, focus, warnings })
 }
 
 #[cfg(test)]

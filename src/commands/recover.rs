@@ -3,7 +3,7 @@
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
 //! (replication-model.md, operation 6, "What the report calls things").
 
-use super::fetch::{fenced, fetch_rounds, follower_facts, open_pair_for_write_fenced, FetchReport, FetchRequest};
+use super::fetch::{fenced, fetch_rounds, follower_facts, FetchReport, FetchRequest};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::log::names::{self, LogKind};
@@ -107,29 +107,36 @@ pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverRepo
     run_fenced_in(req, fencing, LogDirsRead::default())
 }
 
-fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
+/// [`run_fenced`] with the log dirs' files already read ([`run_in`]).
+pub fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
         None => local(req, read).map(|r| RecoverReport::Local(Box::new(r))),
         Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
 
+/// One decision procedure for the run and the dry run: the same checks and refusals (the dry
+/// run probes the lock the run takes), then the same start, whose writes the dry run skips.
 fn local(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<LocalRecoverReport> {
-    if req.dry_run {
-        let mut r = Replica::open_with(req.dir, req.partition, read.dir)?;
-        let running = r.is_running();
-        let recovery = r.preview_start()?;
-        return Ok(LocalRecoverReport {
-            dir: shown_dir(&r, req.partition),
-            dry_run: true,
-            was_running: running,
-            recovery,
-        });
-    }
-    let mut r = Replica::open_for_write(req.dir, req.partition)?;
+    let mut r = open_checked(req.dir, req.partition, req.dry_run, read.dir)?;
     let running = r.is_running();
-    let recovery = r.start()?;
-    Ok(LocalRecoverReport { dir: shown_dir(&r, req.partition), dry_run: false, was_running: running, recovery })
+    let recovery = if req.dry_run { r.preview_start()? } else { r.start()? };
+    Ok(LocalRecoverReport { dir: shown_dir(&r, req.partition), dry_run: req.dry_run, was_running: running, recovery })
+}
+
+/// A replica the run writes, opened for writing, or for the dry run with every check of that
+/// open (nothing taken, nothing written). A data-dir dry run passes the dir's files, read once,
+/// after checking the log dir once ([`crate::replica::check_log_dir_for_write`]).
+fn open_checked(dir: &Path, partition: Option<&str>, dry_run: bool, files: Option<&LogDirFiles>) -> Result<Replica> {
+    if !dry_run {
+        return Replica::open_for_write(dir, partition);
+    }
+    match (files, partition) {
+        (Some(files), Some(name)) if files.log_dir == dir && files.problems.is_empty() => {
+            Replica::open_in_checked(files, name)
+        }
+        _ => Replica::open_for_check(dir, partition),
+    }
 }
 
 /// The first offset below both LEOs where the two epoch caches put different epochs.
@@ -151,15 +158,16 @@ fn shown_dir(r: &Replica, partition: Option<&str>) -> String {
     }
 }
 
-/// The leader epoch of `leader` as `recover --leader` sees it: a running leader's epoch; for a
-/// dry run on a broker's data dir without klog's state, the operator names the leader, and its
-/// epoch is the latest in its cache (replication-model.md, Fencing).
-fn leader_epoch_of(leader: &Replica, dry_run: bool) -> Result<i32> {
+/// The leader epoch of `leader` as `recover --leader` sees it (run and dry run alike): a running
+/// leader's epoch; for a broker's data dir without klog's state, the operator names the leader,
+/// and its epoch is the latest in its cache (replication-model.md, Fencing); the run then
+/// starts it as that leader.
+fn leader_epoch_of(leader: &Replica) -> Result<i32> {
     let state = leader.will_run_as();
     if state.role == Role::Leader {
         return Ok(state.leader_epoch);
     }
-    if dry_run && leader.is_broker_dir() {
+    if leader.is_broker_dir() {
         return Ok(leader.log.epoch_cache().latest_epoch().unwrap_or(-1));
     }
     Err(Error::state(
@@ -174,30 +182,22 @@ fn as_follower(
     fencing: bool,
     read: LogDirsRead<'_>,
 ) -> Result<FollowerRecoverReport> {
-    // Open, validate and fence before anything is written (a dry run opens read-only).
-    let (leader, mut follower) = if req.dry_run {
-        let l = Replica::open_with(leader_path, req.partition, read.leader)?;
-        let f = Replica::open_with(req.dir, Some(&l.paths.name()), read.dir).or_else(|e| match e {
-            Error::Layout { .. } if req.partition.is_none() => Replica::open(req.dir, None),
-            e => Err(e),
-        })?;
-        l.ensure_distinct(&f)?;
-        l.ensure_same_partition(&f)?;
-        (l, f)
-    } else {
-        let (l, f) = open_pair_for_write_fenced(leader_path, req.dir, req.partition, fencing)?;
-        (l, f)
+    // Open, validate and fence before anything is written: the run and the dry run take the
+    // same checks and refusals (the dry run probes the locks the run takes).
+    let leader = open_checked(leader_path, req.partition, req.dry_run, read.leader)?;
+    let mut follower = match open_checked(req.dir, Some(&leader.paths.name()), req.dry_run, read.dir) {
+        Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run, None)?,
+        other => other?,
     };
-    let leader_epoch = leader_epoch_of(&leader, req.dry_run)?;
+    leader.ensure_distinct(&follower)?;
+    leader.ensure_same_partition(&follower)?;
+    let leader_epoch = leader_epoch_of(&leader)?;
     let facts = follower_facts(&follower, &leader, false);
     if fencing {
         may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
     }
-    // Local recovery (really, or on the in-memory view for a dry run).
+    // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
-    if req.dry_run {
-        follower.high_watermark = follower.high_watermark.min(follower.log_end_offset());
-    }
     let f_leo = follower.log_end_offset();
     let f_hw = follower.high_watermark.min(f_leo);
     let leader_view =
@@ -266,7 +266,17 @@ fn as_follower(
         return Ok(report);
     }
     let mut leader = leader;
+    let named_leader = leader.will_run_as().role != Role::Leader;
     leader.start()?;
+    if named_leader {
+        // A broker's dir the operator named the leader runs as leader at its latest epoch.
+        if let Some(s) = leader.state.as_mut() {
+            s.role = Role::Leader;
+            s.leader_epoch = leader_epoch;
+        }
+        leader.note_epoch_seen(leader_epoch)?;
+        leader.save_state()?;
+    }
     follower.note_epoch_seen(leader_epoch)?;
     follower.log.truncate_to(cut_offset)?;
     clamp_after_truncation(&mut follower)?;

@@ -597,7 +597,8 @@ impl Log {
     /// starts at the latest segment whose first batch carries an epoch the cache already
     /// knows, and never before the segment holding the latest entry's start offset. Returns
     /// the entries added.
-    pub fn assign_epochs_from_tail(&mut self) -> Result<Vec<epoch_cache::EpochEntry>> {
+    /// A dry run changes the in-memory cache only.
+    pub fn assign_epochs_from_tail(&mut self, dry_run: bool) -> Result<Vec<epoch_cache::EpochEntry>> {
         let Some(last) = self.segments.len().checked_sub(1) else { return Ok(Vec::new()) };
         let latest = self.epoch_cache.latest();
         let floor = latest.map_or(0, |l| self.segment_for(l.start_offset).unwrap_or(0));
@@ -635,7 +636,7 @@ impl Log {
                 }
             }
         }
-        if !added.is_empty() {
+        if !added.is_empty() && !dry_run {
             self.write_epoch_cache()?;
         }
         Ok(added)
@@ -778,9 +779,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut log = three_batch_log(dir.path());
         log.update_epoch_cache(|c| c.clear()).unwrap();
-        let added = log.assign_epochs_from_tail().unwrap();
+        let added = log.assign_epochs_from_tail(false).unwrap();
         let pairs: Vec<(i32, i64)> = added.iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
         assert_eq!(pairs, vec![(1, 0), (2, 5)]);
-        assert!(log.assign_epochs_from_tail().unwrap().is_empty(), "nothing more to add");
+        assert!(log.assign_epochs_from_tail(false).unwrap().is_empty(), "nothing more to add");
     }
 }

@@ -562,7 +562,7 @@ mod tests {
     fn differing_offsets_are_marked_and_every_line_fits_80_columns() {
         let a = replica("a", vec![rec(0, 0, "m1", 0, 0), rec(1, 1, "m3", 1, 1)], 1);
         let b = replica("b", vec![rec(0, 0, "m1", 0, 0), rec(1, 0, "m2", 1, 1)], 2);
-        let pic = Picture::of_draw(&DrawReport { replicas: vec![a, b], from: 0, end: 24, focus: 1 });
+        let pic = Picture::of_draw(&DrawReport { replicas: vec![a, b], from: 0, end: 24, focus: 1, warnings: vec![] });
         assert_eq!(pic.differs, vec![1]);
         let mut out = Vec::new();
         write_text(&mut out, &pic, &settings()).unwrap();
@@ -576,7 +576,7 @@ mod tests {
     fn long_logs_are_windowed_around_the_focus_with_an_elision_mark() {
         let records: Vec<DrawnRecord> = (0..1000).map(|o| rec(o, 0, "v", o, o)).collect();
         let a = replica("a", records, 500);
-        let pic = Picture::of_draw(&DrawReport { replicas: vec![a], from: 0, end: 1000, focus: 500 });
+        let pic = Picture::of_draw(&DrawReport { replicas: vec![a], from: 0, end: 1000, focus: 500, warnings: vec![] });
         let mut out = Vec::new();
         write_text(&mut out, &pic, &settings()).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -619,7 +619,7 @@ mod tests {
                 rows.push(r);
             }
             let from = [0, 1 << 38, i64::MAX - 8][case % 3];
-            let report = DrawReport { replicas: rows, from, end: i64::MAX, focus: from };
+            let report = DrawReport { replicas: rows, from, end: i64::MAX, focus: from, warnings: vec![] };
             let pic = Picture::of_draw(&report);
             // Brute force over the offsets some row holds.
             let mut held: Vec<i64> = report.replicas.iter().flat_map(|r| r.records.iter().map(|c| c.offset)).collect();

@@ -7,6 +7,7 @@ mod corruption;
 mod crash;
 mod data_dir;
 mod demo;
+mod dry_run;
 mod explore;
 mod fixtures;
 mod formats;

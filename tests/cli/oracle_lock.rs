@@ -28,6 +28,9 @@ fn klog_and_kafka_exclude_each_other_through_the_log_dir_lock() {
         &["stop", s(&a)],
         &["crash", s(&a)],
         &["recover", s(&a)],
+        // A dry run says what the run would do: refuse (it probes the lock, never takes it).
+        &["recover", s(&a), "--dry-run"],
+        &["recover", s(&f), "--leader", s(&a), "--dry-run"],
         &["fetch", "--leader", s(&a), s(&f)],
     ];
     let mut agree = 0;
