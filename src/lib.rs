@@ -20,3 +20,4 @@ pub mod output;
 pub mod replica;
 pub mod replication;
 pub mod util;
+pub mod work_share;
