@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// Items in flight at once (and output slots kept).
-pub const SLOTS: usize = 4;
+pub const SLOTS: usize = 3;
 
 enum Status<E> {
     Waiting,

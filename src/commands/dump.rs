@@ -430,9 +430,10 @@ pub struct RenderedChunk {
     pub undecodable: Vec<(BatchRow, String)>,
 }
 
-/// Bytes of a segment rendered per chunk: large enough that a chunk's thread costs nothing,
-/// small enough that two chunks' output stays a few tens of MiB.
-const RENDER_CHUNK_BYTES: usize = 2 << 20;
+/// Bytes of a segment rendered per chunk: large enough that handing a chunk to the other core
+/// costs nothing, small enough that the chunks in flight ([`crate::work_share::SLOTS`]) and their
+/// output keep the dump's peak RSS where it was with one thread.
+const RENDER_CHUNK_BYTES: usize = 1 << 20;
 
 type Sink<'s> = dyn FnMut(DumpEvent<'_>) -> Result<()> + 's;
 

@@ -792,7 +792,7 @@ fn checkpoints_are_ignored_as_kafka_dump_log_does_and_epochs_have_no_kafka_form(
 
 #[test]
 fn dump_format_kafka_rendered_on_both_cores_equals_the_sequential_dump_byte_for_byte() {
-    // About 12 MiB of batches (several 2 MiB chunks) whose offsets jump at every batch, go
+    // About 12 MiB of batches (several 1 MiB chunks) whose offsets jump at every batch, go
     // backwards once and jump at chunk edges, with an undecodable batch, a control batch and a
     // torn tail: what Kafka's tool tracks from record to record must come out as in one pass.
     let lab = Lab::new();
