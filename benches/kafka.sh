@@ -9,8 +9,9 @@
 # -Xmx1G), both on the classpath of kafka-oracle/ (Kafka 4.4.0), output to /dev/null (the recover outputs to
 # a file, read for the LEO both reach and the oracle's in-JVM load time), page cache warm; each
 # recovery on a fresh copy of the unclean log. Each command runs RUNS times (default 3; the
-# recovery 2): the best wall time is kept, with its CPU time (user + system, all threads), and
-# the largest peak RSS of the runs. Targets: klog at least 10x faster than DumpLogSegments for
+# recovery 2), klog's and Kafka's runs alternating so that both see the same load: the best wall
+# time is kept, with its CPU time (user + system, all threads) and, for the recovery, its output
+# (the oracle's in-JVM load time of that run), and the largest peak RSS of the runs. Targets: klog at least 10x faster than DumpLogSegments for
 # the dump and the check; at least 2x faster than Kafka's loader for the recovery, with a lower
 # peak RSS. The load average is printed before each pair (the machine may be shared).
 #   BENCH_DIR=DIR   scratch dir (default: a new dir under /var/tmp, removed at the end)
@@ -54,19 +55,30 @@ measure() {
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" '{ printf "%.3f %.0f %.2f", b - a, $1 / 1024, $2 + $3 }' "$WORK/time.txt"
 }
-# best N PREPARE OUT CMD...: the best of N runs (PREPARE, untimed, before each): "wall peak_rss cpu"
-# with the best run's wall and CPU seconds and the largest peak RSS of the runs
-best() {
-  local n=$1 prepare=$2 out=$3 m best=""; shift 3
+# keep_best BEST MEASURED OUT: the better of two "wall peak_rss cpu" (the faster run's wall and CPU
+# seconds, the larger peak RSS); the faster run's output is kept as OUT.best
+keep_best() {
+  local faster
+  faster=$(awk -v m="$2" -v b="$1" 'BEGIN { split(m, x, " "); split(b, y, " "); print (b == "" || x[1] < y[1]) ? 1 : 0 }')
+  [ "$faster" = 0 ] || [ "$3" = /dev/null ] || cp "$3" "$3.best"
+  awk -v m="$2" -v b="$1" -v f="$faster" 'BEGIN {
+    split(m, x, " "); if (b == "") { print m; exit }
+    split(b, y, " "); t = f ? x[1] : y[1]; c = f ? x[3] : y[3]; r = x[2] > y[2] ? x[2] : y[2]
+    printf "%s %s %s\n", t, r, c }'
+}
+# duel N PREPARE KOUT JOUT: N runs of KLOG_CMD and of KAFKA_CMD, alternately (so that both see the
+# same load), PREPARE (untimed) before each; sets K_BEST and J_BEST ("wall peak_rss cpu")
+duel() {
+  local n=$1 prepare=$2 kout=$3 jout=$4 m
+  K_BEST=""; J_BEST=""
   for _ in $(seq "$n"); do
     $prepare
-    m=$(measure "$out" "$@")
-    best=$(awk -v m="$m" -v b="$best" 'BEGIN {
-      split(m, x, " "); if (b == "") { print m; exit }
-      split(b, y, " "); t = x[1] < y[1] ? x[1] : y[1]; c = x[1] < y[1] ? x[3] : y[3]
-      r = x[2] > y[2] ? x[2] : y[2]; printf "%s %s %s\n", t, r, c }')
+    m=$(measure "$kout" "${KLOG_CMD[@]}")
+    K_BEST=$(keep_best "$K_BEST" "$m" "$kout")
+    $prepare
+    m=$(measure "$jout" "${KAFKA_CMD[@]}")
+    J_BEST=$(keep_best "$J_BEST" "$m" "$jout")
   done
-  echo "$best"
 }
 nothing() { :; }
 ROWS=()
@@ -108,27 +120,30 @@ U_MIB=$(cat "$U"/demo-0/*.log | wc -c | awk '{ printf "%.0f", $1 / 1048576 }')
 cat "$P"/*.log >/dev/null # warm the page cache
 
 echo "[dump] klog dump --format kafka vs DumpLogSegments --deep-iteration --print-data-log ($MIB MiB; $(loadavg))" >&2
-k=$(best "$RUNS" nothing /dev/null "$K" dump --format kafka "$P")
-j=$(best "$RUNS" nothing /dev/null "${DUMP_TOOL[@]}" --deep-iteration --print-data-log --files "$FILES")
-pair "dump --format kafka vs DumpLogSegments --deep-iteration --print-data-log ($MIB MiB)" "$k" "$j" 10
+KLOG_CMD=("$K" dump --format kafka "$P")
+KAFKA_CMD=("${DUMP_TOOL[@]}" --deep-iteration --print-data-log --files "$FILES")
+duel "$RUNS" nothing /dev/null /dev/null
+pair "dump --format kafka vs DumpLogSegments --deep-iteration --print-data-log ($MIB MiB)" "$K_BEST" "$J_BEST" 10
 
 echo "[check] klog check vs DumpLogSegments --deep-iteration ($MIB MiB; $(loadavg))" >&2
-k=$(best "$RUNS" nothing /dev/null "$K" check "$P")
-j=$(best "$RUNS" nothing /dev/null "${DUMP_TOOL[@]}" --deep-iteration --files "$FILES")
-pair "check vs DumpLogSegments --deep-iteration ($MIB MiB)" "$k" "$j" 10
+KLOG_CMD=("$K" check "$P")
+KAFKA_CMD=("${DUMP_TOOL[@]}" --deep-iteration --files "$FILES")
+duel "$RUNS" nothing /dev/null /dev/null
+pair "check vs DumpLogSegments --deep-iteration ($MIB MiB)" "$K_BEST" "$J_BEST" 10
 
 echo "[recover] klog recover vs Kafka's LogManager.loadLogs, unclean log ($U_MIB MiB; $(loadavg))" >&2
 C=$WORK/copy
 fresh_copy() { rm -rf "$C"; cp -a "$U" "$C"; cat "$C"/demo-0/*.log >/dev/null; }
-k=$(best "$RECOVER_RUNS" fresh_copy "$WORK/klog.out" "$K" recover "$C" --json)
-k_leo=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recovery"]["log_end_offset_after"])' "$WORK/klog.out")
-j=$(best "$RECOVER_RUNS" fresh_copy "$WORK/kafka.out" "${LOADER[@]}" "$C")
+KLOG_CMD=("$K" recover "$C" --json)
+KAFKA_CMD=("${LOADER[@]}" "$C")
+duel "$RECOVER_RUNS" fresh_copy "$WORK/klog.out" "$WORK/kafka.out"
+k_leo=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recovery"]["log_end_offset_after"])' "$WORK/klog.out.best")
 read -r j_leo j_load_ms < <(python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
-print(d["logs"][0]["log_end_offset"], d["load_ms"])' "$WORK/kafka.out")
+print(d["logs"][0]["log_end_offset"], d["load_ms"])' "$WORK/kafka.out.best")
 rm -rf "$C"
 if [ "$k_leo" = "$j_leo" ]; then agree="both reach LEO $k_leo"; else agree="DISAGREE: klog LEO $k_leo, Kafka LEO $j_leo"; FAILED_CHECK=1; fi
-pair "recover vs LogManager.loadLogs, unclean log ($U_MIB MiB)" "$k" "$j" 2 " (in-JVM load ${j_load_ms} ms); $agree" 1
+pair "recover vs LogManager.loadLogs, unclean log ($U_MIB MiB)" "$K_BEST" "$J_BEST" 2 " (in-JVM load ${j_load_ms} ms); $agree" 1
 echo "after the runs: $(loadavg)" >&2
 
 if [ -n "${BENCH_ROWS:-}" ]; then
