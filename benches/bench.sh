@@ -183,9 +183,9 @@ rss=$(peak_rss_mib "$K" check "$DD")
 row "peak RSS of check DATA_DIR" "${rss} MiB" "< 128 MiB" "$(verdict "$rss" 128 '<=')"
 fi
 
-# 8. side by side with Kafka's own DumpLogSegments (benches/kafka.sh): dump and check, 1 GiB.
+# 8. side by side with Kafka's own tools (benches/kafka.sh): dump and check vs DumpLogSegments, recover vs its loader, 1 GiB.
 if want 8; then
-echo "[8] klog vs Kafka's DumpLogSegments (benches/kafka.sh)" >&2
+echo "[8] klog vs Kafka's DumpLogSegments and loader (benches/kafka.sh)" >&2
 while IFS= read -r r; do ROWS+=("$r"); done < <(BENCH_DIR="$WORK/kafka" BENCH_ROWS=1 BENCH_QUICK="$QUICK" bash benches/kafka.sh)
 fi
 

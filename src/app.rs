@@ -275,6 +275,10 @@ fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Wr
             segment_end = b.position + b.size_bytes;
             bar.update(before + segment_end, total);
         }
+        DumpEvent::Rendered(chunk) => {
+            segment_end = chunk.end;
+            bar.update(before + segment_end, total);
+        }
         _ => {}
     };
     match a.format() {
@@ -297,6 +301,11 @@ fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Wr
             t.finish()
         }
         DumpFormat::Kafka => {
+            // Batches rendered on both cores too: the state Kafka's tool keeps from record to
+            // record (non-consecutive offsets) comes with each chunk.
+            let render: &commands::dump::Render =
+                &|e: DumpEvent<'_>, buf: &mut Vec<u8>| klog::output::dump_log::render(buf, e);
+            let req = commands::dump::DumpRequest { render: Some(render), ..req };
             let mut err = io::stderr().lock();
             let mut d = DumpLog::new(text.raw(), &mut err);
             commands::dump::run(&req, &mut |e| {

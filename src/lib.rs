@@ -21,3 +21,4 @@ pub mod regular_file;
 pub mod replica;
 pub mod replication;
 pub mod util;
+pub mod work_share;

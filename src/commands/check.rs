@@ -7,7 +7,7 @@
 use super::dump::{summarize, ReplicaSummary};
 use crate::commands::ProgressSink;
 use crate::error::Result;
-use crate::format::batch::{BatchIter, ScanStop};
+use crate::format::batch::{BatchDefect, BatchIter, RawBatch, ScanStop};
 use crate::log::checkpoint;
 use crate::log::index;
 use crate::log::names;
@@ -35,6 +35,59 @@ impl CheckReport {
     pub fn is_clean(&self) -> bool {
         self.findings.is_empty()
     }
+}
+
+/// Bytes of batches judged at a time on one core: large enough that handing a chunk to the
+/// other core costs nothing, small enough that the verdicts in flight stay few.
+const JUDGE_CHUNK_BYTES: usize = 2 << 20;
+
+/// What checking one batch finds without looking at any other batch: its CRC and its records.
+struct Verdict {
+    /// `first_offset`: a legacy compressed wrapper stores its last inner offset only.
+    first_offset: i64,
+    known_magic: bool,
+    /// `ensureValid`'s complaint (only for a known magic).
+    defect: Option<BatchDefect>,
+    records: Records,
+}
+
+enum Records {
+    /// An unknown magic: the records are not read.
+    NotRead,
+    /// The records decode; the first whose offset is out of order or outside the batch.
+    Decoded {
+        count: u64,
+        out_of_order: Option<i64>,
+    },
+    Undecodable(String),
+}
+
+fn judge(batch: &RawBatch<'_>) -> Verdict {
+    let (base, last) = (batch.first_offset(), batch.last_offset());
+    let known_magic = (0..=2).contains(&batch.magic());
+    if !known_magic {
+        return Verdict { first_offset: base, known_magic, defect: None, records: Records::NotRead };
+    }
+    let defect = batch.verify().err();
+    let records = match batch.records() {
+        Ok(decoded) => match decoded.decode() {
+            Ok(records) => {
+                let mut prev = None;
+                let mut out_of_order = None;
+                for r in &records {
+                    if r.offset < base || r.offset > last || prev.is_some_and(|p| r.offset <= p) {
+                        out_of_order = Some(r.offset);
+                        break;
+                    }
+                    prev = Some(r.offset);
+                }
+                Records::Decoded { count: records.len() as u64, out_of_order }
+            }
+            Err(e) => Records::Undecodable(e.to_string()),
+        },
+        Err(e) => Records::Undecodable(e.to_string()),
+    };
+    Verdict { first_offset: base, known_magic, defect, records }
 }
 
 struct Checker {
@@ -131,90 +184,89 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
         let mut iter = BatchIter::new(&bytes);
         let mut first = true;
         let mut released = 0;
-        for batch in iter.by_ref() {
-            bytes.release_before(batch.position as usize, &mut released);
-            report_counts.0 += 1;
-            progress.update(bytes_before_segment + batch.position, total_bytes);
-            // first_offset: a legacy compressed wrapper stores its last inner offset only.
-            let (base, last) = (batch.first_offset(), batch.last_offset());
-            let magic = batch.magic();
-            let known_magic = (0..=2).contains(&magic);
-            if !known_magic {
-                c.add(
-                    &path,
-                    batch.position,
-                    Some(base),
-                    format!("unknown magic value {magic} (expected 0, 1 or 2): the batch cannot be read"),
-                );
-            } else if let Err(d) = batch.verify() {
-                c.add(&path, batch.position, Some(base), format!("invalid batch: {}", d.what));
-            }
-            for rule in verify::batch_rules(seg.base_offset, base, last, previous_last) {
-                // A batch below the segment's base after the first one also goes backwards:
-                // say it once.
-                if matches!(rule, verify::BatchRule::BelowSegmentBase { .. }) && !first {
-                    continue;
+        // The batches in chunks whose CRCs and records are judged on both cores, then walked
+        // in order for what depends on the batches before.
+        let work = |&(start, end): &(usize, usize), verdicts: &mut Vec<Verdict>| -> Result<()> {
+            verdicts.clear();
+            verdicts.extend(BatchIter::starting_at(&bytes[..end], start).map(|b| judge(&b)));
+            Ok(())
+        };
+        crate::work_share::in_order(iter.chunks(JUDGE_CHUNK_BYTES), &work, |&(start, end), verdicts| {
+            for (batch, verdict) in BatchIter::starting_at(&bytes[..end], start).zip(verdicts.drain(..)) {
+                bytes.release_before(batch.position as usize, &mut released);
+                report_counts.0 += 1;
+                progress.update(bytes_before_segment + batch.position, total_bytes);
+                let (base, last) = (verdict.first_offset, batch.last_offset());
+                let magic = batch.magic();
+                if !verdict.known_magic {
+                    c.add(
+                        &path,
+                        batch.position,
+                        Some(base),
+                        format!("unknown magic value {magic} (expected 0, 1 or 2): the batch cannot be read"),
+                    );
+                } else if let Some(d) = verdict.defect {
+                    c.add(&path, batch.position, Some(base), format!("invalid batch: {}", d.what));
                 }
-                c.add(&path, batch.position, Some(base), rule.describe(seg.base_offset));
-            }
-            first = false;
-            previous_last = Some(last.max(previous_last.unwrap_or(i64::MIN)));
-            if si + 1 < segments.len() && last >= segments[si + 1].base_offset {
-                c.add(
-                    &path,
-                    batch.position,
-                    Some(base),
-                    format!(
-                        "batch ends at offset {last}, inside the next segment (base {})",
-                        segments[si + 1].base_offset
-                    ),
-                );
-            }
-            match known_magic.then(|| batch.records()) {
-                None => {}
-                Some(Ok(decoded)) => match decoded.decode() {
-                    Ok(records) => {
-                        report_counts.1 += records.len() as u64;
-                        let mut prev = None;
-                        for r in &records {
-                            if r.offset < base || r.offset > last || prev.is_some_and(|p| r.offset <= p) {
-                                c.add(
-                                    &path,
-                                    batch.position,
-                                    Some(r.offset),
-                                    format!(
-                                        "record offset {} is out of order or outside its batch {base}..={last}",
-                                        r.offset
-                                    ),
-                                );
-                                break;
+                for rule in verify::batch_rules(seg.base_offset, base, last, previous_last) {
+                    // A batch below the segment's base after the first one also goes backwards:
+                    // say it once.
+                    if matches!(rule, verify::BatchRule::BelowSegmentBase { .. }) && !first {
+                        continue;
+                    }
+                    c.add(&path, batch.position, Some(base), rule.describe(seg.base_offset));
+                }
+                first = false;
+                previous_last = Some(last.max(previous_last.unwrap_or(i64::MIN)));
+                if si + 1 < segments.len() && last >= segments[si + 1].base_offset {
+                    c.add(
+                        &path,
+                        batch.position,
+                        Some(base),
+                        format!(
+                            "batch ends at offset {last}, inside the next segment (base {})",
+                            segments[si + 1].base_offset
+                        ),
+                    );
+                }
+                match verdict.records {
+                    Records::NotRead => {}
+                    Records::Decoded { count, out_of_order } => {
+                        report_counts.1 += count;
+                        if let Some(offset) = out_of_order {
+                            c.add(
+                                &path,
+                                batch.position,
+                                Some(offset),
+                                format!("record offset {offset} is out of order or outside its batch {base}..={last}"),
+                            );
+                        }
+                    }
+                    Records::Undecodable(e) => {
+                        c.add(&path, batch.position, Some(base), format!("records do not decode: {e}"))
+                    }
+                }
+                let stamp = batch.partition_leader_epoch();
+                if batch.magic() >= 2 && stamp >= 0 && !cache.is_empty() {
+                    stamped_epochs.insert(stamp);
+                    let cached = cache.epoch_for_offset(base);
+                    if cached != Some(stamp) {
+                        match &mut mismatch {
+                            Some(m) if m.0 == stamp && m.1 == cached => m.3 = last,
+                            _ => {
+                                flush_mismatch(&mut c, mismatch.take());
+                                mismatch = Some((stamp, cached, base, last, path.clone(), batch.position));
                             }
-                            prev = Some(r.offset);
                         }
+                    } else {
+                        flush_mismatch(&mut c, mismatch.take());
                     }
-                    Err(e) => c.add(&path, batch.position, Some(base), format!("records do not decode: {e}")),
-                },
-                Some(Err(e)) => c.add(&path, batch.position, Some(base), format!("records do not decode: {e}")),
-            }
-            let stamp = batch.partition_leader_epoch();
-            if batch.magic() >= 2 && stamp >= 0 && !cache.is_empty() {
-                stamped_epochs.insert(stamp);
-                let cached = cache.epoch_for_offset(base);
-                if cached != Some(stamp) {
-                    match &mut mismatch {
-                        Some(m) if m.0 == stamp && m.1 == cached => m.3 = last,
-                        _ => {
-                            flush_mismatch(&mut c, mismatch.take());
-                            mismatch = Some((stamp, cached, base, last, path.clone(), batch.position));
-                        }
-                    }
-                } else {
-                    flush_mismatch(&mut c, mismatch.take());
                 }
+                join.on_batch(&batch);
+                segment_end = segment_end.max(batch.next_offset());
             }
-            join.on_batch(&batch);
-            segment_end = segment_end.max(batch.next_offset());
-        }
+            Ok(())
+        })?;
         previous_segment_end = Some(segment_end);
         match iter.stop() {
             Some(ScanStop::Partial { position, len }) => {

@@ -352,8 +352,9 @@ pub enum DumpEvent<'a> {
     ProducerSnapshot(&'a ProducerSnapshot),
     ProducerEntry(&'a ProducerEntry),
     PartitionSummary(&'a PartitionSummary),
-    /// Events already rendered by [`DumpRequest::render`], in order.
-    Rendered(&'a [u8]),
+    /// Events already rendered by [`DumpRequest::render`], in order, with what a renderer that
+    /// keeps state from batch to batch needs to carry it over the chunk.
+    Rendered(&'a RenderedChunk),
     /// A file that could not be read (a malformed checkpoint, state or properties file); the
     /// dump goes on without the values it would have given.
     Problem {
@@ -386,12 +387,57 @@ pub struct DumpRequest<'a> {
     pub render: Option<&'a Render>,
 }
 
-/// Turns one event into bytes appended to the buffer (a stateless renderer, such as JSON lines).
+/// Turns one event into bytes appended to the buffer (a stateless renderer, such as JSON lines,
+/// or one whose state from batch to batch is only what [`RenderedChunk`] carries). Only the
+/// events of a segment's batches are rendered so: `Batch`, `Record` and `Undecodable`.
 pub type Render = dyn Fn(DumpEvent<'_>, &mut Vec<u8>) -> Result<()> + Sync;
 
-/// Bytes of a segment rendered per chunk: large enough that a chunk's thread costs nothing,
-/// small enough that two chunks' output stays a few tens of MiB.
-const RENDER_CHUNK_BYTES: usize = 2 << 20;
+/// The offsets of the records a chunk holds, in order, for a renderer that follows them from
+/// record to record (kafka-dump-log's "Non-consecutive offsets"): replaying [`RecordRun::first`]
+/// and then [`RecordRun::steps`] after the previous chunk's last offset gives exactly the steps
+/// a sequential pass sees.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordRun {
+    /// The first record's offset; `None` when the chunk holds no record.
+    pub first: Option<i64>,
+    /// The last record's offset (meaningless without `first`).
+    pub last: i64,
+    /// Each place inside the chunk where a record's offset is not the previous one's plus one:
+    /// (previous offset, offset).
+    pub steps: Vec<(i64, i64)>,
+}
+
+impl RecordRun {
+    fn observe(&mut self, offset: i64) {
+        match self.first {
+            None => self.first = Some(offset),
+            Some(_) if offset != self.last.wrapping_add(1) => self.steps.push((self.last, offset)),
+            Some(_) => {}
+        }
+        self.last = offset;
+    }
+
+    fn clear(&mut self) {
+        self.first = None;
+        self.steps.clear();
+    }
+}
+
+/// A chunk of a segment's batches, rendered by [`DumpRequest::render`] on some thread.
+#[derive(Debug, Default)]
+pub struct RenderedChunk {
+    pub bytes: Vec<u8>,
+    /// The byte position in the file just past the chunk's last batch.
+    pub end: u64,
+    pub records: RecordRun,
+    /// The chunk's `Undecodable` events (also given to the renderer, in place), in order.
+    pub undecodable: Vec<(BatchRow, String)>,
+}
+
+/// Bytes of a segment rendered per chunk: large enough that handing a chunk to the other core
+/// costs nothing, small enough that the chunks in flight ([`crate::work_share::SLOTS`]) and their
+/// output keep the dump's peak RSS where it was with one thread.
+const RENDER_CHUNK_BYTES: usize = 1 << 20;
 
 type Sink<'s> = dyn FnMut(DumpEvent<'_>) -> Result<()> + 's;
 
@@ -589,15 +635,25 @@ fn render_chunk(
     range: (usize, usize),
     from: i64,
     batches_only: bool,
-    out: &mut Vec<u8>,
+    out: &mut RenderedChunk,
 ) -> Result<()> {
-    out.clear();
+    out.bytes.clear();
+    out.records.clear();
+    out.undecodable.clear();
+    out.end = range.1 as u64;
     let mut unlimited = u64::MAX;
     for batch in BatchIter::starting_at(&bytes[..range.1], range.0) {
         if batch.last_offset() < from {
             continue;
         }
-        batch_events(segment_base_offset, &batch, from, batches_only, &mut unlimited, &mut |e| render(e, out))?;
+        batch_events(segment_base_offset, &batch, from, batches_only, &mut unlimited, &mut |e| {
+            match &e {
+                DumpEvent::Record(_, r) => out.records.observe(r.offset),
+                DumpEvent::Undecodable(b, why) => out.undecodable.push(((*b).clone(), why.to_string())),
+                _ => {}
+            }
+            render(e, &mut out.bytes)
+        })?;
     }
     Ok(())
 }
@@ -619,54 +675,15 @@ fn dump_batches(
     let mut released = 0;
     match render.filter(|_| *budget == u64::MAX) {
         Some(render) => {
-            // Chunks of whole batches, rendered two at a time (one per core), emitted in order.
-            let mut chunk_start = start;
-            let mut chunks: Vec<(usize, usize)> = Vec::with_capacity(2);
-            let (mut first_out, mut second_out) = (Vec::new(), Vec::new());
-            let mut flush = |chunks: &mut Vec<(usize, usize)>, released: &mut usize| -> Result<()> {
-                let (first, second) = (chunks.first().copied(), chunks.get(1).copied());
-                let (a, b) = std::thread::scope(|scope| {
-                    let other = second.map(|range| {
-                        let out = &mut second_out;
-                        scope.spawn(move || {
-                            render_chunk(render, segment_base_offset, bytes, range, from, batches_only, out)
-                        })
-                    });
-                    let a = first.map(|range| {
-                        render_chunk(render, segment_base_offset, bytes, range, from, batches_only, &mut first_out)
-                    });
-                    let b = other.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-                    (a, b)
-                });
-                if let Some(a) = a {
-                    a?;
-                    sink(DumpEvent::Rendered(&first_out))?;
-                }
-                if let Some(b) = b {
-                    b?;
-                    sink(DumpEvent::Rendered(&second_out))?;
-                }
-                if let Some(&(_, end)) = chunks.last() {
-                    bytes.release_before(end, released);
-                }
-                chunks.clear();
-                Ok(())
+            // Chunks of whole batches rendered on both cores, reaching the sink in order.
+            let work = |&range: &(usize, usize), out: &mut RenderedChunk| {
+                render_chunk(render, segment_base_offset, bytes, range, from, batches_only, out)
             };
-            for batch in iter.by_ref() {
-                let end = batch.position as usize + batch.size_bytes();
-                if end - chunk_start >= RENDER_CHUNK_BYTES {
-                    chunks.push((chunk_start, end));
-                    chunk_start = end;
-                    if chunks.len() == 2 {
-                        flush(&mut chunks, &mut released)?;
-                    }
-                }
-            }
-            let end = iter.position();
-            if end > chunk_start {
-                chunks.push((chunk_start, end));
-            }
-            flush(&mut chunks, &mut released)?;
+            crate::work_share::in_order(iter.chunks(RENDER_CHUNK_BYTES), &work, |&(_, end), out| {
+                sink(DumpEvent::Rendered(out))?;
+                bytes.release_before(end, &mut released);
+                Ok(())
+            })?;
         }
         None => {
             for batch in iter.by_ref() {

@@ -422,6 +422,19 @@ impl<'a> BatchIter<'a> {
     pub fn position(&self) -> usize {
         self.pos
     }
+    /// The rest of the file as byte ranges of whole batches, each at least `chunk_bytes` long
+    /// but the last; [`BatchIter::stop`] says why they end.
+    pub fn chunks(&mut self, chunk_bytes: usize) -> impl Iterator<Item = (usize, usize)> + use<'_, 'a> {
+        std::iter::from_fn(move || {
+            let start = self.pos;
+            while self.next().is_some() {
+                if self.pos - start >= chunk_bytes {
+                    break;
+                }
+            }
+            (self.pos > start).then_some((start, self.pos))
+        })
+    }
 }
 
 impl<'a> Iterator for BatchIter<'a> {

@@ -44,6 +44,8 @@ pub struct DumpLog<'o> {
     klog_notes: Vec<String>,
     /// The file being dumped and what is tracked per file.
     file: Option<FileState>,
+    /// A line being built (reused from line to line).
+    buf: Vec<u8>,
 }
 
 struct FileState {
@@ -79,6 +81,7 @@ impl<'o> DumpLog<'o> {
             non_consecutive: Vec::new(),
             klog_notes: Vec::new(),
             file: None,
+            buf: Vec::new(),
         }
     }
 
@@ -144,7 +147,23 @@ impl<'o> DumpLog<'o> {
                 Err(Error::Usage("the log-dir overview has no kafka-dump-log form; use the table or --json".into()))
             }
             // kafka-dump-log reports what it cannot read on stderr.
-            DumpEvent::Rendered(bytes) => self.out.write_all(bytes).at("<stdout>", "write"),
+            DumpEvent::Rendered(chunk) => {
+                if let (Some(f), Some(first)) = (self.file.as_mut(), chunk.records.first) {
+                    // The steps a sequential pass would have seen, in its order.
+                    let steps =
+                        std::iter::once((f.last_record_offset, first)).chain(chunk.records.steps.iter().copied());
+                    for (previous, offset) in steps {
+                        if offset != previous.wrapping_add(1) {
+                            f.non_consecutive.insert(previous, offset);
+                        }
+                    }
+                    f.last_record_offset = chunk.records.last;
+                }
+                for (b, why) in &chunk.undecodable {
+                    self.undecodable(b, why);
+                }
+                self.out.write_all(&chunk.bytes).at("<stdout>", "write")
+            }
             DumpEvent::Problem { path, what, .. } => {
                 writeln!(self.err, "{}: {what}", path.display()).at("<stderr>", "write")
             }
@@ -175,8 +194,9 @@ impl<'o> DumpLog<'o> {
                 _ => self.start_file(path, false),
             },
             DumpEvent::Batch(b) => {
-                let text = batch_line(b);
-                self.line(&text)
+                self.buf.clear();
+                write_batch_line(&mut self.buf, b);
+                self.out.write_all(&self.buf).at("<stdout>", "write")
             }
             DumpEvent::Record(b, r) => {
                 if let Some(f) = self.file.as_mut() {
@@ -185,15 +205,12 @@ impl<'o> DumpLog<'o> {
                     }
                     f.last_record_offset = r.offset;
                 }
-                let text = record_line(b, r);
-                self.line(&text)
+                self.buf.clear();
+                write_record_line(&mut self.buf, b, r);
+                self.out.write_all(&self.buf).at("<stdout>", "write")
             }
             DumpEvent::Undecodable(b, why) => {
-                let file = self.file.as_ref().map_or(String::new(), |f| f.display.clone());
-                self.klog_notes.push(format!(
-                    "klog: {file}: the records of the batch at position {} (offsets {}..={}) do not decode: {why}",
-                    b.position, b.base_offset, b.last_offset
-                ));
+                self.undecodable(b, why);
                 Ok(())
             }
             DumpEvent::Trailing { path, len, .. } => {
@@ -274,6 +291,14 @@ impl<'o> DumpLog<'o> {
         }
     }
 
+    fn undecodable(&mut self, b: &BatchRow, why: &str) {
+        let file = self.file.as_ref().map_or(String::new(), |f| f.display.clone());
+        self.klog_notes.push(format!(
+            "klog: {file}: the records of the batch at position {} (offsets {}..={}) do not decode: {why}",
+            b.position, b.base_offset, b.last_offset
+        ));
+    }
+
     /// Print what Kafka prints to stderr after the last file: each map in Java `HashMap`
     /// iteration order, as Kafka's `forEach` over it goes.
     pub fn finish(mut self) -> Result<()> {
@@ -322,36 +347,85 @@ fn java_hash_map_order<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
 
 /// `printBatchLevel`: the v2 form, or the legacy `offset: ...` form.
 pub fn batch_line(b: &BatchRow) -> String {
-    let head = if b.magic >= 2 {
-        format!(
-            "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} \
-             partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
-            b.base_offset,
-            b.last_offset,
-            b.record_count,
-            b.base_sequence,
-            b.last_sequence,
-            b.producer_id,
-            b.producer_epoch,
-            b.partition_leader_epoch,
-            b.is_transactional,
-            b.is_control,
-            b.delete_horizon_ms.map_or("OptionalLong.empty".to_string(), |d| format!("OptionalLong[{d}]")),
-        )
-    } else {
-        format!("offset: {}", b.last_offset)
-    };
-    format!(
-        "{head} position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}",
-        b.position, b.timestamp_type, b.max_timestamp, b.size_bytes, b.magic, b.compression, b.crc, b.crc_valid
-    )
+    let mut buf = Vec::new();
+    write_batch_line(&mut buf, b);
+    buf.pop();
+    String::from_utf8(buf).unwrap_or_default()
 }
 
-/// Kafka's `StringDecoder`: `new String(bytes, UTF_8)`, malformed bytes become U+FFFD.
-fn decoded_string(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => std::borrow::Cow::Owned(java_utf8(bytes)),
+fn push_int(buf: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        buf.push(b'-');
+    }
+    buf.extend_from_slice(crate::util::decimal_digits(v.unsigned_abs(), &mut [0u8; 20]));
+}
+
+fn push_bool(buf: &mut Vec<u8>, v: bool) {
+    buf.extend_from_slice(if v { b"true" } else { b"false" });
+}
+
+/// [`batch_line`] and its line break, appended to `buf`.
+fn write_batch_line(buf: &mut Vec<u8>, b: &BatchRow) {
+    if b.magic >= 2 {
+        buf.extend_from_slice(b"baseOffset: ");
+        push_int(buf, b.base_offset);
+        buf.extend_from_slice(b" lastOffset: ");
+        push_int(buf, b.last_offset);
+        buf.extend_from_slice(b" count: ");
+        push_int(buf, b.record_count.into());
+        buf.extend_from_slice(b" baseSequence: ");
+        push_int(buf, b.base_sequence.into());
+        buf.extend_from_slice(b" lastSequence: ");
+        push_int(buf, b.last_sequence.into());
+        buf.extend_from_slice(b" producerId: ");
+        push_int(buf, b.producer_id);
+        buf.extend_from_slice(b" producerEpoch: ");
+        push_int(buf, b.producer_epoch.into());
+        buf.extend_from_slice(b" partitionLeaderEpoch: ");
+        push_int(buf, b.partition_leader_epoch.into());
+        buf.extend_from_slice(b" isTransactional: ");
+        push_bool(buf, b.is_transactional);
+        buf.extend_from_slice(b" isControl: ");
+        push_bool(buf, b.is_control);
+        buf.extend_from_slice(b" deleteHorizonMs: ");
+        match b.delete_horizon_ms {
+            Some(d) => {
+                buf.extend_from_slice(b"OptionalLong[");
+                push_int(buf, d);
+                buf.push(b']');
+            }
+            None => buf.extend_from_slice(b"OptionalLong.empty"),
+        }
+    } else {
+        buf.extend_from_slice(b"offset: ");
+        push_int(buf, b.last_offset);
+    }
+    buf.extend_from_slice(b" position: ");
+    push_int(buf, b.position as i64);
+    buf.push(b' ');
+    buf.extend_from_slice(b.timestamp_type.as_bytes());
+    buf.extend_from_slice(b": ");
+    push_int(buf, b.max_timestamp);
+    buf.extend_from_slice(b" size: ");
+    push_int(buf, b.size_bytes as i64);
+    buf.extend_from_slice(b" magic: ");
+    push_int(buf, b.magic.into());
+    buf.extend_from_slice(b" compresscodec: ");
+    buf.extend_from_slice(b.compression.as_bytes());
+    buf.extend_from_slice(b" crc: ");
+    push_int(buf, b.crc.into());
+    buf.extend_from_slice(b" isvalid: ");
+    push_bool(buf, b.crc_valid);
+    buf.push(b'\n');
+}
+
+/// Kafka's `StringDecoder`: `new String(bytes, UTF_8)`, malformed bytes become U+FFFD; appended
+/// to `buf` as UTF-8 (the bytes themselves when they are well formed).
+fn push_decoded(buf: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.is_ascii() || std::str::from_utf8(bytes).is_ok() {
+        buf.extend_from_slice(bytes);
+    } else {
+        buf.extend_from_slice(java_utf8(bytes).as_bytes());
     }
 }
 
@@ -449,33 +523,69 @@ pub fn java_utf8(bytes: &[u8]) -> String {
 
 /// A deep-iteration record line with keys and payloads (`--print-data-log`).
 pub fn record_line(b: &BatchRow, r: &Record<'_>) -> String {
+    let mut buf = Vec::new();
+    write_record_line(&mut buf, b, r);
+    buf.pop();
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// [`record_line`] and its line break, appended to `buf` (the hot path of the dump: no
+/// allocation for a record without headers).
+fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>) {
     let size = |v: Option<&[u8]>| v.map_or(-1, |v| v.len() as i64);
-    let mut line = format!(
-        "| offset: {} {}: {} keySize: {} valueSize: {}",
-        r.offset,
-        b.timestamp_type,
-        r.timestamp,
-        size(r.key),
-        size(r.value)
-    );
+    buf.extend_from_slice(b"| offset: ");
+    push_int(buf, r.offset);
+    buf.push(b' ');
+    buf.extend_from_slice(b.timestamp_type.as_bytes());
+    buf.extend_from_slice(b": ");
+    push_int(buf, r.timestamp);
+    buf.extend_from_slice(b" keySize: ");
+    push_int(buf, size(r.key));
+    buf.extend_from_slice(b" valueSize: ");
+    push_int(buf, size(r.value));
     if b.magic >= 2 {
-        let keys: Vec<String> = r.headers.iter().map(|h| java_utf8(h.key)).collect();
-        line.push_str(&format!(" sequence: {} headerKeys: [{}]", record_sequence(b, r.offset), keys.join(",")));
+        buf.extend_from_slice(b" sequence: ");
+        push_int(buf, record_sequence(b, r.offset).into());
+        buf.extend_from_slice(b" headerKeys: [");
+        for (i, h) in r.headers.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            push_decoded(buf, h.key);
+        }
+        buf.push(b']');
     }
     if let Some(l) = r.legacy {
-        line.push_str(&format!(" isValid: {} crc: {}", l.crc_valid, l.crc));
+        buf.extend_from_slice(b" isValid: ");
+        push_bool(buf, l.crc_valid);
+        buf.extend_from_slice(b" crc: ");
+        push_int(buf, l.crc.into());
     }
     if b.is_control {
-        line.push_str(&control_suffix(r.key, r.value));
-        return line;
+        buf.extend_from_slice(control_suffix(r.key, r.value).as_bytes());
+    } else {
+        if let Some(k) = r.key {
+            buf.extend_from_slice(b" key: ");
+            push_decoded(buf, k);
+        }
+        if let Some(v) = r.value {
+            buf.extend_from_slice(b" payload: ");
+            push_decoded(buf, v);
+        }
     }
-    if let Some(k) = r.key {
-        line.push_str(&format!(" key: {}", decoded_string(k)));
+    buf.push(b'\n');
+}
+
+/// The kafka-dump-log lines of a segment's batch events, for [`crate::commands::dump::Render`]:
+/// batch and record lines; an undecodable batch is noted by [`DumpLog`] when the chunk arrives.
+pub fn render(buf: &mut Vec<u8>, event: DumpEvent<'_>) -> Result<()> {
+    match event {
+        DumpEvent::Batch(b) => write_batch_line(buf, b),
+        DumpEvent::Record(b, r) => write_record_line(buf, b, r),
+        // The command renders only a segment's batch events in chunks.
+        _ => {}
     }
-    if let Some(v) = r.value {
-        line.push_str(&format!(" payload: {}", decoded_string(v)));
-    }
-    line
+    Ok(())
 }
 
 /// `DefaultRecord.sequence`: baseSequence + offsetDelta, wrapping past Int32.MAX; −1 without one.

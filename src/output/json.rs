@@ -398,7 +398,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             }),
         ),
         DumpEvent::PartitionSummary(p) => line(out, &partition_summary_json(p)),
-        DumpEvent::Rendered(bytes) => out.write_all(bytes).at("<stdout>", "write"),
+        DumpEvent::Rendered(chunk) => out.write_all(&chunk.bytes).at("<stdout>", "write"),
         DumpEvent::Problem { path, position, line: at_line, what } => line(
             out,
             &json!({"type": "problem", "path": path.display().to_string(), "position": position, "line": at_line, "what": what}),

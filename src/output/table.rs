@@ -340,9 +340,9 @@ impl<'o> DumpTable<'o> {
         match event {
             DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
-            DumpEvent::Rendered(bytes) => {
+            DumpEvent::Rendered(chunk) => {
                 self.flush_table()?;
-                self.out.write_all(bytes).at("<stdout>", "write")
+                self.out.write_all(&chunk.bytes).at("<stdout>", "write")
             }
             DumpEvent::Problem { path, position, line, what } => {
                 self.flush_table()?;

@@ -420,7 +420,7 @@ fn dump_json_rendered_on_both_cores_equals_the_sequential_dump_line_for_line() {
     let lab = Lab::new();
     let b = lab.create("b", 0, &[]);
     ok(&["elect", s(&b)]);
-    // About 7 MiB: several 2 MiB chunks, the last one partial.
+    // About 7 MiB: several 1 MiB chunks, the last one partial.
     ok(&["append", s(&b), "--count", "60000", "--value-size", "100", "--timestamp", "5"]);
     ok(&["append", s(&b), "tail", "--timestamp", "6"]);
     let parallel = ok(&["dump", s(&b), "--json"]);
