@@ -117,6 +117,7 @@ pub fn restart_plan(
                 dry_run: true,
                 catch_up: false,
                 context,
+                leader_epoch: None,
             };
             let outcome = match recover::run(&req) {
                 Ok(RecoverReport::Follower(r)) => Ok(r),
