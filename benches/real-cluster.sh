@@ -8,7 +8,9 @@
 #   REAL_KEEP=DIR ...                       keep the cluster, copies and reports in DIR
 # Needs: java 17, kafka-oracle built (mvn -q -B -f kafka-oracle/pom.xml package -DskipTests),
 # python3. Prints one line per run and a summary table: sequence, runs, shaped (the failure took
-# the intended shape and the brokers did what the sequence expects), klog agreed (N of M).
+# the intended shape and the brokers did what the sequence expects), klog agreed (N of M
+# restarted followers: truncation point and removed records, record by record), and acked-lost
+# agreed (klog's acked_lost class, which rests on checkpointed HWs, against the producer's acks).
 #
 # For each follower that the sequence restarts, the comparison is: on the copies made at the
 # decision point (the follower killed, the leader paused), `klog recover --dry-run --leader
@@ -43,8 +45,9 @@ echo "cluster up in $(($(date +%s) - T0)) s; $(grep -ho 'eligible.leader.replica
 describe() { kc describe "$1"; }
 # wait_for TOPIC PYTHON-CONDITION [SECONDS]: poll describe until the condition over d holds.
 wait_for() {
-    local t=$1 cond=$2 limit=${3:-30} i d
-    for ((i = 0; i < limit * 2; i++)); do
+    local t=$1 cond=$2 limit=${3:-30} d
+    local end=$(($(date +%s) + limit))
+    while (($(date +%s) < end)); do
         d=$(describe "$t" 2>/dev/null)
         if [[ -n $d ]] && [[ $(json_get "$d" "bool($cond)" 2>/dev/null) == True ]]; then
             echo "$d"
@@ -122,8 +125,110 @@ seq_clean() {
     predict_and_compare "$t" "$SEQ/leader" "$SEQ/f1" 1 "$e" "$SEQ/final-leader" "$SEQ/f1-after"
 }
 
+# kip101-1: KIP-101 scenario 1's shape on 4.4. RF 2 (leader 1, follower 2), min.insync.replicas=1.
+# m1 acked and checkpointed; m2 acked, then the follower is killed before its HW checkpoint
+# (every 5 s) catches up: its checkpointed HW is below its log end. It restarts as a follower of
+# 1 (old Kafka truncated to the HW here and lost m2 when 1 died next); then 1 dies and 2 leads.
+# Expected on 4.4: 2 truncates nothing, and no acked record is lost when it leads.
+seq_kip101_1() {
+    local t=$1 d e hw leo
+    kc create "$t" 1,2 min.insync.replicas=1 >/dev/null || return 1
+    wait_for "$t" 'd["leader"]==1 and len(d["isr"])==2' >/dev/null || { WHY="no leader 1 with ISR [1,2]"; return 1; }
+    [[ $(produce "$t" m 1 1) == 1 ]] || { WHY="m1 not acked"; return 1; }
+    sleep 6
+    [[ $(produce "$t" m 2 1) == 1 ]] || { WHY="m2 not acked"; return 1; }
+    cluster_kill 2
+    snapshot 2 f2
+    hw=$("$K" dump --json --partition "$t-0" "$SEQ/f2" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["high_watermark"])')
+    leo=$("$K" dump --json --partition "$t-0" "$SEQ/f2" | head -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["log_end_offset"])')
+    ((hw < leo)) || { WHY="follower's checkpointed HW $hw not below its log end $leo"; return 1; }
+    d=$(wait_for "$t" 'd["isr"]==[1]') || { WHY="2 did not leave the ISR: $d"; return 1; }
+    e=$(json_get "$d" 'd["leader_epoch"]')
+    snapshot 1 leader
+    log_mark 2
+    cluster_restart 2 || { WHY="restart of 2 failed"; return 1; }
+    wait_for "$t" '2 in d["isr"]' 60 >/dev/null || { WHY="2 did not rejoin the ISR"; return 1; }
+    sleep 1
+    snapshot 2 f2-after
+    cluster_kill 1
+    snapshot 1 f1
+    d=$(wait_for "$t" 'd["leader"]==2') || { WHY="2 did not take over: $d"; return 1; }
+    snapshot 2 final-leader
+    SHAPED=yes; WHY="follower 2 killed with checkpointed HW $hw < log end $leo; then leader 1 killed, 2 leads at epoch $(json_get "$d" 'd["leader_epoch"]')"
+    predict_and_compare "$t" "$SEQ/leader" "$SEQ/f2" 2 "$e" "$SEQ/final-leader" "$SEQ/f2-after"
+    if grep -q '"acked_missing_from_final_leader": \[\]' "$SEQ/verdicts.jsonl"; then :; else SHAPED=no; WHY="$WHY; an acked record is missing from 2"; fi
+}
+
+# unclean: RF 3, min.insync.replicas=1. 3 acked records on all; broker 3 killed; 3 more acked on 1
+# and 2; 2 then 1 killed; 3 restarted and made leader by Admin.electLeaders(UNCLEAN); 1 and 2
+# restarted. Expected: the 3 later acked records are gone from the final leader, and 1 and 2
+# truncate to offset 3.
+seq_unclean() {
+    local t=$1 d e n
+    kc create "$t" 1,2,3 min.insync.replicas=1 >/dev/null || return 1
+    wait_for "$t" 'd["leader"]==1 and len(d["isr"])==3' >/dev/null || { WHY="no leader 1 with full ISR"; return 1; }
+    [[ $(produce "$t" u 0 3) == 3 ]] || { WHY="first 3 not all acked"; return 1; }
+    sleep 1
+    cluster_kill 3
+    snapshot 3 f3
+    wait_for "$t" '3 not in d["isr"]' >/dev/null || { WHY="3 stayed in the ISR"; return 1; }
+    [[ $(produce "$t" u 3 3) == 3 ]] || { WHY="second 3 not all acked"; return 1; }
+    cluster_kill 2
+    wait_for "$t" '2 not in d["isr"]' >/dev/null || { WHY="2 stayed in the ISR"; return 1; }
+    cluster_kill 1
+    snapshot 1 f1
+    snapshot 2 f2
+    cluster_restart 3 || { WHY="restart of 3 failed"; return 1; }
+    d=$(wait_for "$t" 'd["leader"]==-1') || { WHY="a leader while 1 and 2 are dead: $d"; return 1; }
+    echo "    leaderless: $d"
+    kc elect "$t" unclean | sed 's/^/    elect unclean: /'
+    d=$(wait_for "$t" 'd["leader"]==3') || { WHY="3 not elected: $d"; return 1; }
+    e=$(json_get "$d" 'd["leader_epoch"]')
+    snapshot 3 leader
+    log_mark 1; log_mark 2
+    cluster_restart 1 && cluster_restart 2 || { WHY="restart of 1, 2 failed"; return 1; }
+    wait_for "$t" '1 in d["isr"] and 2 in d["isr"]' 60 >/dev/null || { WHY="1, 2 did not rejoin the ISR"; return 1; }
+    sleep 1
+    snapshot 1 f1-after; snapshot 2 f2-after; snapshot 3 final-leader
+    SHAPED=yes; WHY="3 elected unclean at epoch $e"
+    for n in 1 2; do
+        predict_and_compare "$t" "$SEQ/leader" "$SEQ/f$n" "$n" "$e" "$SEQ/final-leader" "$SEQ/f$n-after"
+    done
+    grep -q '"acked_missing_from_final_leader": \[3, 4, 5\]' "$SEQ/verdicts.jsonl" || { SHAPED=no; WHY="$WHY; acked 3-5 not the ones lost"; }
+}
+
+# kill-all: RF 3, min.insync.replicas=2; 5 acked records, then kill -9 of all three brokers at
+# once and a restart of all three. Expected: the controller's choice of leader (ELR: the last
+# replicas known in sync), nothing acked lost (kill -9 keeps the page cache), no truncation.
+seq_kill_all() {
+    local t=$1 d e l n
+    kc create "$t" 1,2,3 min.insync.replicas=2 >/dev/null || return 1
+    wait_for "$t" 'd["leader"]==1 and len(d["isr"])==3' >/dev/null || { WHY="no leader 1 with full ISR"; return 1; }
+    [[ $(produce "$t" k 0 5) == 5 ]] || { WHY="first 5 not all acked"; return 1; }
+    cluster_kill 1 2 3
+    for n in 1 2 3; do snapshot "$n" "f$n"; done
+    for n in 1 2 3; do log_mark "$n"; done
+    cluster_start 1 2 3
+    for n in 1 2 3; do cluster_wait_started "$n" || { WHY="restart of $n failed"; return 1; }; done
+    d=$(wait_for "$t" 'd["leader"]!=-1' 40) || { WHY="no leader after the restart: $d"; return 1; }
+    echo "    after restart: $d"
+    l=$(json_get "$d" 'd["leader"]'); e=$(json_get "$d" 'd["leader_epoch"]')
+    snapshot "$l" leader
+    wait_for "$t" 'len(d["isr"])==3' 60 >/dev/null || { WHY="ISR not full again"; return 1; }
+    sleep 1
+    snapshot "$l" final-leader
+    SHAPED=yes; WHY="leader $l at epoch $e after all three restarted"
+    for n in 1 2 3; do
+        [[ $n == "$l" ]] && continue
+        snapshot "$n" "f$n-after"
+        predict_and_compare "$t" "$SEQ/leader" "$SEQ/f$n" "$n" "$e" "$SEQ/final-leader" "$SEQ/f$n-after"
+    done
+    grep -q '"acked_missing_from_final_leader": \[[0-9]' "$SEQ/verdicts.jsonl" && { SHAPED=no; WHY="$WHY; an acked record was lost"; }
+    true
+}
+
 # ---------------------------------------------------------------------------------------------
-declare -A RAN=() SHAPED_N=() AGREE_N=() CMP_N=()
+declare -A RAN=() SHAPED_N=() AGREE_N=() ACKED_N=() CMP_N=()
 for run in $(seq "$RUNS"); do
     for s in $ONLY; do
         SEQ="$WORK/$s-$run"
@@ -137,14 +242,15 @@ for run in $(seq "$RUNS"); do
         RAN[$s]=$((${RAN[$s]:-0} + 1))
         [[ $SHAPED == yes ]] && SHAPED_N[$s]=$((${SHAPED_N[$s]:-0} + 1))
         AGREE_N[$s]=$((${AGREE_N[$s]:-0} + $(grep -c '"agree": true' "$SEQ/verdicts.jsonl")))
+        ACKED_N[$s]=$((${ACKED_N[$s]:-0} + $(grep -c '"acked_agree": true' "$SEQ/verdicts.jsonl")))
         CMP_N[$s]=$((${CMP_N[$s]:-0} + $(wc -l <"$SEQ/verdicts.jsonl")))
         heal || { echo "could not bring the brokers back" >&2; exit 1; }
     done
 done
 
 echo
-printf '%-12s %5s %8s %14s\n' sequence runs shaped "klog agreed"
+printf '%-12s %5s %7s %12s %20s\n' sequence runs shaped "klog agreed" "acked-lost agreed"
 for s in $ONLY; do
-    printf '%-12s %5s %8s %14s\n' "$s" "${RAN[$s]:-0}" "${SHAPED_N[$s]:-0}" "${AGREE_N[$s]:-0} of ${CMP_N[$s]:-0}"
+    printf '%-12s %5s %7s %12s %20s\n' "$s" "${RAN[$s]:-0}" "${SHAPED_N[$s]:-0}" "${AGREE_N[$s]:-0} of ${CMP_N[$s]:-0}" "${ACKED_N[$s]:-0} of ${CMP_N[$s]:-0}"
 done
 echo "total $(($(date +%s) - T0)) s (Kafka 4.4.0, KRaft, ELR on)"

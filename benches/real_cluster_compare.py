@@ -95,9 +95,15 @@ def main():
                f"klog's acked_lost {k['summary']['acked_lost']} (by the checkpointed HWs: leader "
                f"{k['leader_view']['high_watermark']}, follower {k['follower_view']['high_watermark']}); "
                f"acked records missing from the final leader: {len(acked_gone)}")
+    # The acked records this truncation loses, as klog classes them (acked: below a checkpointed
+    # HW of either copy) and as the producer was told. Checkpoints lag (every 5 s), so this is
+    # reported beside the agreement, not in it: a limit of what the dirs can show.
+    klog_acked = sorted(r["offset"] for r in k["records"] if r["class"] == "acked_lost")
     print(json.dumps({
         "follower": fid,
         "agree": not differences,
+        "acked_agree": klog_acked == removed_acked,
+        "acked_lost": {"klog": klog_acked, "producer": removed_acked},
         "summary": summary + ("" if not differences else " | " + "; ".join(differences)),
         "klog": {"cut": klog_cut, "removed": klog_removed, "epoch": k["leader_epoch"]},
         "broker": {"cut": broker_cut, "lines": cuts, "removed": broker_removed,

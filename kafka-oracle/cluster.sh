@@ -128,7 +128,13 @@ cluster_restart() {
     cluster_start "$1" && cluster_wait_started "$1"
 }
 
-cluster_kill() { kill -KILL -- "-${CLUSTER_PID[$1]}" 2>/dev/null; wait "${CLUSTER_PID[$1]}" 2>/dev/null; true; }
+# cluster_kill N...: kill -9 each node's process group (all signalled before any is awaited).
+cluster_kill() {
+    local n
+    for n in "$@"; do kill -KILL -- "-${CLUSTER_PID[$n]}" 2>/dev/null; done
+    for n in "$@"; do wait "${CLUSTER_PID[$n]}" 2>/dev/null; done
+    true
+}
 cluster_pause() { kill -STOP -- "-${CLUSTER_PID[$1]}"; }
 cluster_resume() { kill -CONT -- "-${CLUSTER_PID[$1]}"; }
 # A controlled shutdown (SIGTERM: Kafka's shutdown hook moves leadership away first).
