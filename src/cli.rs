@@ -411,7 +411,7 @@ pub struct RecoverArgs {
     /// With --dry-run on a broker's data dirs: the epoch the controller gave LEADER (from the
     /// cluster's metadata). A leader stamps its epoch at its log end when it takes over, so one
     /// above the latest in LEADER's cache starts there. Default: the latest in LEADER's cache.
-    #[arg(long, value_name = "EPOCH", requires = "dry_run",
+    #[arg(long, value_name = "EPOCH", requires = "dry_run", requires = "leader",
           value_parser = ranged::<i32>(0, 2_147_483_647, "a leader epoch is a non-negative i32 in Kafka"))]
     pub leader_epoch: Option<i32>,
 }
