@@ -953,7 +953,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --explain --no-fencing --color --help --version"
+            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -972,6 +972,10 @@ _klog() {
                     return 0
                     ;;
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --leader-epoch)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

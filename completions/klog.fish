@@ -173,6 +173,7 @@ kip101\t'Kafka 0.11-1.1 (KIP-101): OffsetsForLeaderEpoch v0, offset-only answer'
 kip279\t'Kafka >= 2.0 (KIP-279): (epoch, end offset) answers until the epochs agree'"
 complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset (needs --leader)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
+complete -c klog -n "__fish_klog_using_subcommand recover" -l leader-epoch -d 'With --dry-run on a broker\'s data dirs: the epoch the controller gave LEADER (from the cluster\'s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER\'s cache starts there. Default: the latest in LEADER\'s cache' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -409,6 +409,12 @@ pub struct RecoverArgs {
     /// this replica has seen, or not above the one it runs at.
     #[arg(long, requires = "leader")]
     pub no_fencing: bool,
+    /// With --dry-run on a broker's data dirs: the epoch the controller gave LEADER (from the
+    /// cluster's metadata). A leader stamps its epoch at its log end when it takes over, so one
+    /// above the latest in LEADER's cache starts there. Default: the latest in LEADER's cache.
+    #[arg(long, value_name = "EPOCH", requires = "dry_run", requires = "leader",
+          value_parser = ranged::<i32>(0, 2_147_483_647, "a leader epoch is a non-negative i32 in Kafka"))]
+    pub leader_epoch: Option<i32>,
 }
 
 #[derive(Debug, Args)]
@@ -961,6 +967,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             dry_run: a.dry_run,
             catch_up: a.catch_up,
             context: i64::from(a.context),
+            leader_epoch: a.leader_epoch,
         }
     }
 }

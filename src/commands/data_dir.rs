@@ -141,6 +141,7 @@ pub fn restart_plan(
                 dry_run: true,
                 catch_up: false,
                 context,
+                leader_epoch: None,
             };
             let outcome = match recover::run_fenced_in(&req, fencing, read) {
                 Ok(RecoverReport::Follower(r)) => Ok(r),

@@ -507,6 +507,7 @@ fn run_once(
                     dry_run: false,
                     catch_up: false,
                     context: 3,
+                    leader_epoch: None,
                 })?;
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));

@@ -28,6 +28,8 @@ pub struct RecoverRequest<'a> {
     pub catch_up: bool,
     /// Kept records shown before the first interesting offset.
     pub context: i64,
+    /// A dry run's leader epoch as the controller gave it (else the latest in the leader's cache).
+    pub leader_epoch: Option<i32>,
 }
 
 #[derive(Debug)]
@@ -191,7 +193,17 @@ fn as_follower(
     };
     leader.ensure_distinct(&follower)?;
     leader.ensure_same_partition(&follower)?;
-    let leader_epoch = leader_epoch_of(&leader)?;
+    let cached_epoch = leader_epoch_of(&leader)?;
+    let leader_epoch = match req.leader_epoch {
+        Some(e) if e < cached_epoch => {
+            return Err(Error::state(
+                &leader.paths.log_dir,
+                format!("is at leader epoch {cached_epoch}, above --leader-epoch {e}"),
+            ))
+        }
+        Some(e) => e,
+        None => cached_epoch,
+    };
     let facts = follower_facts(&follower, &leader, false);
     if fencing {
         may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
@@ -200,8 +212,13 @@ fn as_follower(
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     let f_leo = follower.log_end_offset();
     let f_hw = follower.high_watermark.min(f_leo);
-    let leader_view =
-        ReplicaView::new(leader.log.epoch_cache().clone(), leader.log_end_offset(), leader.high_watermark);
+    // A leader stamps the epoch it was given at its log end when it takes over (Kafka's
+    // makeLeader), though its cache file may not hold it yet.
+    let mut leader_epochs = leader.log.epoch_cache().clone();
+    if leader_epoch > cached_epoch {
+        leader_epochs.assign(leader_epoch, leader.log_end_offset());
+    }
+    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark);
     let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
     let plan = plan_truncation(req.mode, &leader_view, &follower_view);
     // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry

@@ -485,6 +485,28 @@ fn dry_run_changes_no_byte_of_either_dir_and_prints_the_report_of_the_real_run()
     }
 }
 
+#[test]
+fn leader_epoch_is_the_controllers_epoch_stamped_at_the_leaders_log_end() {
+    let (lab, _, _) = build(s2_history);
+    let (f, l) = (lab.path("a"), lab.path("b"));
+    let plain = recover(&f, &l, "kip279", &["--dry-run"]);
+    let epoch = plain["leader_epoch"].as_i64().unwrap();
+    let leo = plain["leader_view"]["log_end_offset"].clone();
+    // The epoch the leader runs at changes nothing.
+    let same = recover(&f, &l, "kip279", &["--dry-run", "--leader-epoch", &epoch.to_string()]);
+    assert_eq!(same["leader_view"], plain["leader_view"]);
+    // A later one (a controller's election the leader's cache does not show yet) starts at its LEO.
+    let later = recover(&f, &l, "kip279", &["--dry-run", "--leader-epoch", &(epoch + 3).to_string()]);
+    assert_eq!(later["leader_epoch"], epoch + 3);
+    let epochs = later["leader_view"]["epochs"].as_array().unwrap();
+    assert_eq!(epochs.last().unwrap()["leader_epoch"], epoch + 3);
+    assert_eq!(epochs.last().unwrap()["start_offset"], leo);
+    assert_eq!(epochs.len(), plain["leader_view"]["epochs"].as_array().unwrap().len() + 1);
+    let err =
+        refused(&lab, &["recover", s(&f), "--leader", s(&l), "--dry-run", "--leader-epoch", &(epoch - 1).to_string()]);
+    assert!(err.contains(&format!("above --leader-epoch {}", epoch - 1)), "{err}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: exit 2, nothing changed.
 

@@ -1,0 +1,258 @@
+package klog.oracle;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ResponseHeader;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * A producer and an admin client for the real-cluster sequences (kafka-oracle/cluster.sh). It
+ * judges nothing: it does what it is told against running brokers and prints, one JSON line per
+ * answer, exactly what the brokers answered.
+ *
+ * <pre>
+ * produce BOOTSTRAP TOPIC PREFIX FROM COUNT
+ *     COUNT sends of one record each (value PREFIX-i), acks=all, no idempotence, no retries,
+ *     each awaited before the next: {"value","outcome":"acked"|"failed"|"unknown","offset",
+ *     "error"}; "unknown" is a timeout (the record may or may not be in a log)
+ * create BOOTSTRAP TOPIC BROKERS [KEY=VALUE...]
+ *     one partition on BROKERS (comma-separated node ids, the first the preferred leader),
+ *     with the given topic configs: {"created": TOPIC}
+ * describe BOOTSTRAP TOPIC
+ *     partition 0 as the controller's metadata tells it: {"leader","leader_epoch","replicas",
+ *     "isr","elr","last_known_elr"}; the epoch comes from a Metadata request to the first
+ *     broker of BOOTSTRAP that answers (Admin's describe leaves it out)
+ * elect BOOTSTRAP TOPIC preferred|unclean
+ *     Admin.electLeaders for partition 0: {"elected": true} or {"error": ...}
+ * serve
+ *     read commands (tab-separated, as above) from stdin, answer each, then print {"done":true}
+ * </pre>
+ */
+public final class Cluster {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Map<String, Admin> ADMINS = new HashMap<>();
+    private static final Map<String, KafkaProducer<String, String>> PRODUCERS = new HashMap<>();
+
+    private Cluster() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("serve")) {
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.isBlank()) continue;
+                try {
+                    run(line.split("\t"));
+                } catch (Exception e) {
+                    ObjectNode o = JSON.createObjectNode();
+                    o.put("error", e.toString());
+                    System.out.println(o);
+                }
+                System.out.println("{\"done\":true}");
+                System.out.flush();
+            }
+        } else {
+            run(args);
+        }
+        PRODUCERS.values().forEach(p -> p.close(java.time.Duration.ofSeconds(1)));
+        ADMINS.values().forEach(a -> a.close(java.time.Duration.ofSeconds(1)));
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void run(String[] args) throws Exception {
+        if (args.length < 3) throw new IllegalArgumentException("usage: see Cluster.java: " + Arrays.toString(args));
+        String bootstrap = args[1];
+        String topic = args[2];
+        switch (args[0]) {
+            case "produce" -> produce(bootstrap, topic, args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            case "create" -> create(bootstrap, topic, args[3], Arrays.copyOfRange(args, 4, args.length));
+            case "describe" -> System.out.println(describe(bootstrap, topic));
+            case "elect" -> elect(bootstrap, topic, args[3]);
+            default -> throw new IllegalArgumentException("unknown command " + args[0]);
+        }
+        System.out.flush();
+    }
+
+    private static Admin admin(String bootstrap) {
+        return ADMINS.computeIfAbsent(bootstrap, b -> {
+            Properties p = new Properties();
+            p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b);
+            p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+            p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+            p.put(AdminClientConfig.RETRIES_CONFIG, "3");
+            return Admin.create(p);
+        });
+    }
+
+    private static KafkaProducer<String, String> producer(String bootstrap) {
+        return PRODUCERS.computeIfAbsent(bootstrap, b -> {
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b);
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+            p.put(ProducerConfig.RETRIES_CONFIG, "0");
+            p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+            p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+            p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "4000");
+            p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "4000");
+            p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "4000");
+            p.put("metadata.max.age.ms", "1000");
+            p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+            p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            return new KafkaProducer<>(p);
+        });
+    }
+
+    private static void produce(String bootstrap, String topic, String prefix, int from, int count) {
+        KafkaProducer<String, String> producer = producer(bootstrap);
+        for (int i = from; i < from + count; i++) {
+            String value = prefix + "-" + i;
+            ObjectNode o = JSON.createObjectNode();
+            o.put("value", value);
+            try {
+                RecordMetadata m = producer.send(new ProducerRecord<>(topic, 0, null, value)).get(6, TimeUnit.SECONDS);
+                o.put("outcome", "acked");
+                o.put("offset", m.offset());
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                o.put("outcome", c instanceof TimeoutException ? "unknown" : "failed");
+                o.put("error", c.getClass().getSimpleName() + ": " + c.getMessage());
+            } catch (Exception e) {
+                o.put("outcome", "unknown");
+                o.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+            System.out.println(o);
+            System.out.flush();
+        }
+    }
+
+    private static void create(String bootstrap, String topic, String brokers, String[] configs) throws Exception {
+        List<Integer> replicas = new ArrayList<>();
+        for (String b : brokers.split(",")) replicas.add(Integer.parseInt(b));
+        Map<String, String> conf = new HashMap<>();
+        for (String kv : configs) {
+            int eq = kv.indexOf('=');
+            conf.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        NewTopic t = new NewTopic(topic, Map.of(0, replicas)).configs(conf);
+        admin(bootstrap).createTopics(List.of(t)).all().get(20, TimeUnit.SECONDS);
+        ObjectNode o = JSON.createObjectNode();
+        o.put("created", topic);
+        System.out.println(o);
+    }
+
+    private static ObjectNode describe(String bootstrap, String topic) throws Exception {
+        TopicDescription d = admin(bootstrap).describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+        TopicPartitionInfo p = d.partitions().get(0);
+        ObjectNode o = JSON.createObjectNode();
+        o.put("leader", p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id());
+        o.put("leader_epoch", leaderEpoch(bootstrap, topic));
+        ids(o.putArray("replicas"), p.replicas());
+        ids(o.putArray("isr"), p.isr());
+        ids(o.putArray("elr"), p.elr());
+        ids(o.putArray("last_known_elr"), p.lastKnownElr());
+        return o;
+    }
+
+    private static void ids(ArrayNode a, List<Node> nodes) {
+        if (nodes != null) nodes.forEach(n -> a.add(n.id()));
+    }
+
+    /** The leader epoch of partition 0 from a Metadata request (v12) to the first broker that answers. */
+    private static int leaderEpoch(String bootstrap, String topic) throws Exception {
+        Exception last = null;
+        for (String hostPort : bootstrap.split(",")) {
+            int colon = hostPort.lastIndexOf(':');
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1))), 2000);
+                s.setSoTimeout(3000);
+                short version = 12;
+                MetadataRequestData data = new MetadataRequestData()
+                        .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName(topic)))
+                        .setAllowAutoTopicCreation(false);
+                MetadataRequest req = new MetadataRequest(data, version);
+                RequestHeader header = new RequestHeader(ApiKeys.METADATA, version, "klog-cluster", 1);
+                ByteBuffer buf = req.serializeWithHeader(header);
+                DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                out.writeInt(buf.remaining());
+                out.write(buf.array(), buf.arrayOffset() + buf.position(), buf.remaining());
+                out.flush();
+                DataInputStream in = new DataInputStream(s.getInputStream());
+                byte[] resp = new byte[in.readInt()];
+                in.readFully(resp);
+                ByteBuffer rb = ByteBuffer.wrap(resp);
+                ResponseHeader.parse(rb, ApiKeys.METADATA.responseHeaderVersion(version));
+                MetadataResponse r = MetadataResponse.parse(new ByteBufferAccessor(rb), version);
+                for (MetadataResponse.TopicMetadata tm : r.topicMetadata()) {
+                    for (MetadataResponse.PartitionMetadata pm : tm.partitionMetadata()) {
+                        if (pm.partition() == 0) return pm.leaderEpoch.orElse(-1);
+                    }
+                }
+                return -1;
+            } catch (Exception e) {
+                last = e;
+            }
+        }
+        throw new IllegalStateException("no broker of " + bootstrap + " answered a Metadata request", last);
+    }
+
+    private static void elect(String bootstrap, String topic, String kind) throws Exception {
+        ElectionType type = switch (kind) {
+            case "preferred" -> ElectionType.PREFERRED;
+            case "unclean" -> ElectionType.UNCLEAN;
+            default -> throw new IllegalArgumentException("election type preferred|unclean, not " + kind);
+        };
+        ObjectNode o = JSON.createObjectNode();
+        try {
+            var r = admin(bootstrap).electLeaders(type, Set.of(new TopicPartition(topic, 0))).partitions().get(20, TimeUnit.SECONDS);
+            var err = r.get(new TopicPartition(topic, 0));
+            if (err != null && err.isPresent()) {
+                o.put("error", err.get().getClass().getSimpleName() + ": " + err.get().getMessage());
+            } else {
+                o.put("elected", true);
+            }
+        } catch (ExecutionException e) {
+            o.put("error", e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage());
+        }
+        System.out.println(o);
+    }
+}
