@@ -326,23 +326,43 @@ impl<'o> DumpLog<'o> {
     }
 }
 
-/// The order a Java `HashMap<String, _>` holding `keys` (distinct, in insertion order) iterates
-/// them: by bucket (`hash ^ hash >>> 16` masked by the table size, 16 doubled until the keys
-/// fit under the 0.75 load factor), insertion order within a bucket.
+/// The order a Java `HashMap<String, _>` filled by `computeIfAbsent` with `keys` (distinct, in
+/// insertion order) iterates them, as `DumpLogSegments` fills its report maps: buckets by
+/// `hash ^ hash >>> 16` masked by the table size; `computeIfAbsent` puts a new key at the *head*
+/// of its bucket (`put` would append) after resizing when the size is above the threshold
+/// (16 buckets, load factor 0.75, doubled; a resize splits each bucket keeping its order), and
+/// a bucket reaching 8 keys in a table under 64 buckets resizes too (`treeifyBin`).
 fn java_hash_map_order<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
-    let hashes: Vec<u32> = keys
-        .map(|k| {
-            let h = k.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)) as u32;
-            h ^ (h >> 16)
-        })
-        .collect();
-    let mut table = 16usize;
-    while hashes.len() * 4 > table * 3 {
-        table *= 2;
+    let hash = |k: &str| {
+        let h = k.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)) as u32;
+        h ^ (h >> 16)
+    };
+    let hashes: Vec<u32> = keys.map(hash).collect();
+    let mut table: Vec<Vec<usize>> = vec![Vec::new(); 16];
+    let resize = |table: &mut Vec<Vec<usize>>| {
+        let old = table.len();
+        let mut grown: Vec<Vec<usize>> = vec![Vec::new(); old * 2];
+        for (j, bucket) in table.iter().enumerate() {
+            for &k in bucket {
+                let to = if hashes[k] as usize & old == 0 { j } else { j + old };
+                grown[to].push(k);
+            }
+        }
+        *table = grown;
+    };
+    for (size, k) in (0..hashes.len()).enumerate() {
+        if size * 4 > table.len() * 3 {
+            resize(&mut table);
+        }
+        let n = table.len();
+        let bucket = &mut table[hashes[k] as usize & (n - 1)];
+        let bin_count = bucket.len();
+        bucket.insert(0, k);
+        if bin_count >= 7 && n < 64 {
+            resize(&mut table);
+        }
     }
-    let mut order: Vec<usize> = (0..hashes.len()).collect();
-    order.sort_by_key(|&i| hashes[i] as usize & (table - 1));
-    order
+    table.into_iter().flatten().collect()
 }
 
 /// `printBatchLevel`: the v2 form, or the legacy `offset: ...` form.
@@ -760,8 +780,20 @@ mod tests {
     fn hash_map_order_is_javas_bucket_order() {
         // "BB" and "Aa" share a Java hash (bucket 0, in insertion order); "a" (97) lands in
         // bucket 1, "c" (99) in bucket 3
-        assert_eq!(java_hash_map_order(["c", "a", "BB", "Aa"].into_iter()), vec![2, 3, 1, 0]);
+        assert_eq!(java_hash_map_order(["c", "a", "BB", "Aa"].into_iter()), vec![3, 2, 1, 0]);
         assert_eq!(java_hash_map_order(std::iter::empty()), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn hash_map_order_follows_compute_if_absent_across_resizes() {
+        // 40 segment paths (two resizes), in the order OpenJDK 17's HashMap.forEach gave after
+        // computeIfAbsent of each, in order (new keys at the head of their bucket).
+        let keys: Vec<String> = (0..40).map(|i| format!("/tmp/d/{:020}.log", i * 7)).collect();
+        let java = [
+            35, 18, 12, 38, 1, 30, 21, 17, 26, 9, 34, 11, 23, 6, 29, 14, 20, 37, 28, 3, 32, 15, 22, 5, 27, 25, 8, 39,
+            0, 13, 4, 16, 36, 24, 10, 33, 31, 19, 2, 7,
+        ];
+        assert_eq!(java_hash_map_order(keys.iter().map(String::as_str)), java);
     }
 
     #[test]
