@@ -424,6 +424,14 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
             });
         }
     }
+    // An interrupted compaction: the cleaner's `.log.swap` for the first segment, without its
+    // first batch (a real swap differs from the segment it replaces).
+    add("stopped: a compacted .log.swap replacing the first segment".into(), &bases.stopped, &mut |d| {
+        let b = log_files(&p0(d))[0].0;
+        let bytes = std::fs::read(seg_path(&p0(d), b, ".log")).unwrap();
+        let first = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+        std::fs::write(seg_path(&p0(d), b, ".log.swap"), &bytes[first..]).unwrap();
+    });
     // -future, -stray and -delete dirs, whole and damaged; a non-topic folder; topic-like names.
     let id = "0123456789abcdef0123456789abcdef";
     for (bn, base) in klog_bases {
