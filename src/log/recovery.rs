@@ -20,10 +20,10 @@
 
 use super::epoch_cache::EpochEntry;
 use super::index::{IndexBuilder, TIME_ENTRY_BYTES};
-use super::segment::Segment;
+use super::segment::{self, Segment};
 use super::Log;
 use crate::durable;
-use crate::error::Result;
+use crate::error::{IoContext, Result};
 use crate::format::batch::{BatchIter, ScanStop};
 
 /// A batch (or unframed bytes) that recovery removed.
@@ -253,6 +253,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     for seg in &log.segments {
         bytes_before += seg.log_size()?;
     }
+    finish_interrupted_swaps(log, log_start_offset, dry_run)?;
     let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
     // Sizes after recovery of the scanned targets, by base offset (for the dry run's view).
     let mut scanned: Vec<(i64, SegmentRecovery)> = Vec::new();
@@ -823,6 +824,90 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     out.index_entries = (builder.pending_offset_entries.len() / 8) as u64;
     out.time_index_entries = (builder.pending_time_entries.len() / TIME_ENTRY_BYTES) as u64;
     Ok(SegmentScan { outcome: out, emptied, cut, builder, decision: Decision::Keep })
+}
+
+/// What `LogLoader.load` does before it lists the segments, for a compaction the cleaner did
+/// not finish (`removeTempFilesAndCollectSwapFiles` and the rename pass after it): `.deleted`
+/// and `.cleaned` files are removed, and so are `.swap` files at or above the lowest `.cleaned`
+/// offset; the valid `.log.swap` files span [their lowest base, their highest next offset), every
+/// other file whose name starts with an offset in that span is removed, and every valid `.swap`
+/// file is renamed without its suffix. A dry run changes no file: its log reads the swap
+/// segments in place of the ones they replace.
+fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool) -> Result<()> {
+    const DELETED: &str = ".deleted";
+    const CLEANED: &str = ".cleaned";
+    const SNAPSHOT_DELETED: &str = ".checkpoint.deleted";
+    let dir = log.dir.clone();
+    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(&dir).at(&dir, "list directory")? {
+        let entry = entry.at(&dir, "list directory")?;
+        if !crate::regular_file::is_regular(&entry.path()) {
+            continue;
+        }
+        if let Some(name) = entry.file_name().to_str() {
+            files.push((name.to_string(), entry.path()));
+        }
+    }
+    files.sort();
+    let min_cleaned = files
+        .iter()
+        .filter(|(n, _)| n.ends_with(CLEANED))
+        .filter_map(|(n, _)| super::names::parse_file_offset(n))
+        .min()
+        .unwrap_or(i64::MAX);
+    let mut remove: Vec<&std::path::PathBuf> = Vec::new();
+    let mut swaps: Vec<(&str, &std::path::PathBuf)> = Vec::new();
+    for (name, path) in &files {
+        if (name.ends_with(DELETED) && !name.ends_with(SNAPSHOT_DELETED)) || name.ends_with(CLEANED) {
+            remove.push(path);
+        } else if name.ends_with(segment::SWAP_SUFFIX) {
+            match super::names::parse_file_offset(name) {
+                Some(offset) if offset >= min_cleaned => remove.push(path),
+                _ => swaps.push((name, path)),
+            }
+        }
+    }
+    // The span the valid log swaps replace: from the lowest base to the highest next offset.
+    let mut log_swaps = Vec::new();
+    let (mut low, mut high) = (i64::MAX, i64::MIN);
+    for (name, _) in &swaps {
+        let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
+        let Some(base) = stem.strip_suffix(super::names::LOG_SUFFIX).and(super::names::parse_file_offset(stem)) else {
+            continue;
+        };
+        let swap = Segment::swap(&dir, base);
+        let bytes = swap.read_log()?;
+        let next = BatchIter::new(&bytes).last().map_or(base, |b| b.last_offset().saturating_add(1));
+        low = low.min(base);
+        high = high.max(next);
+        log_swaps.push(swap);
+    }
+    if remove.is_empty() && swaps.is_empty() {
+        return Ok(());
+    }
+    let covered: Vec<&std::path::PathBuf> = files
+        .iter()
+        .filter(|(n, _)| !n.ends_with(segment::SWAP_SUFFIX))
+        .filter(|(n, _)| super::names::parse_file_offset(n).is_some_and(|o| o >= low && o < high))
+        .map(|(_, p)| p)
+        .collect();
+    if dry_run {
+        log.segments.retain(|s| s.base_offset < low || s.base_offset >= high);
+        log.segments.extend(log_swaps);
+        log.segments.sort_by_key(|s| s.base_offset);
+    } else {
+        for path in remove.iter().chain(covered.iter()) {
+            durable::remove_file(path)?;
+        }
+        for (name, path) in &swaps {
+            let target = dir.join(name.strip_suffix(segment::SWAP_SUFFIX).unwrap_or(name));
+            durable::rename(path, &target)?;
+        }
+        durable::sync_dir(&dir)?;
+        log.segments = segment::list_segments(&dir)?.0;
+    }
+    (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
+    Ok(())
 }
 
 #[cfg(test)]

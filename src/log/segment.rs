@@ -75,20 +75,41 @@ pub fn map_file(path: &Path) -> Result<Option<FileBytes>> {
 pub struct Segment {
     pub base_offset: i64,
     pub dir: PathBuf,
+    /// `""`, or [`SWAP_SUFFIX`] for the files of an interrupted compaction that a dry run of
+    /// the loader reads in place of the segments they will replace.
+    suffix: &'static str,
 }
+
+/// The suffix of a compacted segment's files before the cleaner renames them into place.
+pub const SWAP_SUFFIX: &str = ".swap";
 
 impl Segment {
     pub fn new(dir: &Path, base_offset: i64) -> Self {
-        Segment { base_offset, dir: dir.to_path_buf() }
+        Segment { base_offset, dir: dir.to_path_buf(), suffix: "" }
+    }
+    /// The segment an interrupted swap will become: its `.log.swap`, `.index.swap` and
+    /// `.timeindex.swap` files.
+    pub fn swap(dir: &Path, base_offset: i64) -> Self {
+        Segment { base_offset, dir: dir.to_path_buf(), suffix: SWAP_SUFFIX }
+    }
+    fn path(&self, kind: &str) -> PathBuf {
+        let p = names::build_segment_path(&self.dir, self.base_offset, kind);
+        if self.suffix.is_empty() {
+            p
+        } else {
+            let mut s = p.into_os_string();
+            s.push(self.suffix);
+            PathBuf::from(s)
+        }
     }
     pub fn log_path(&self) -> PathBuf {
-        names::build_segment_path(&self.dir, self.base_offset, LOG_SUFFIX)
+        self.path(LOG_SUFFIX)
     }
     pub fn index_path(&self) -> PathBuf {
-        names::build_segment_path(&self.dir, self.base_offset, INDEX_SUFFIX)
+        self.path(INDEX_SUFFIX)
     }
     pub fn time_index_path(&self) -> PathBuf {
-        names::build_segment_path(&self.dir, self.base_offset, TIME_INDEX_SUFFIX)
+        self.path(TIME_INDEX_SUFFIX)
     }
     /// Map the `.log` (a missing file reads as empty).
     pub fn read_log(&self) -> Result<FileBytes> {

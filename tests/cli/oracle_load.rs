@@ -426,11 +426,27 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
     }
     // An interrupted compaction: the cleaner's `.log.swap` for the first segment, without its
     // first batch (a real swap differs from the segment it replaces).
-    add("stopped: a compacted .log.swap replacing the first segment".into(), &bases.stopped, &mut |d| {
-        let b = log_files(&p0(d))[0].0;
-        let bytes = std::fs::read(seg_path(&p0(d), b, ".log")).unwrap();
+    let compacted = |d: &Path, segments: usize| {
+        let files = log_files(&p0(d));
+        let mut bytes = Vec::new();
+        for (b, _) in files.iter().take(segments) {
+            bytes.extend(std::fs::read(seg_path(&p0(d), *b, ".log")).unwrap());
+        }
         let first = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
-        std::fs::write(seg_path(&p0(d), b, ".log.swap"), &bytes[first..]).unwrap();
+        std::fs::write(seg_path(&p0(d), files[0].0, ".log.swap"), &bytes[first..]).unwrap();
+        files[0].0
+    };
+    for (bn, base) in klog_bases {
+        add(format!("{bn}: a compacted .log.swap replacing the first segment"), base, &mut |d| {
+            compacted(d, 1);
+        });
+        add(format!("{bn}: a compacted .log.swap merging the first two segments"), base, &mut |d| {
+            compacted(d, 2);
+        });
+    }
+    add("stopped: a .log.swap at a .cleaned file's offset (an invalid swap)".into(), &bases.stopped, &mut |d| {
+        let b = compacted(d, 1);
+        std::fs::copy(seg_path(&p0(d), b, ".log"), seg_path(&p0(d), b, ".log.cleaned")).unwrap();
     });
     // -future, -stray and -delete dirs, whole and damaged; a non-topic folder; topic-like names.
     let id = "0123456789abcdef0123456789abcdef";
