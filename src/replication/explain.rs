@@ -163,7 +163,7 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
             (
                 "Kafka >= 2.0 (KIP-279): AbstractFetcherThread.getOffsetTruncationState",
                 vec![
-                    "Since Kafka 2.7 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
+                    "Since Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
                      fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request.",
                 ],
             )

@@ -354,7 +354,7 @@ fn explain_notes_that_since_kafka_2_7_the_answer_comes_as_the_fetchs_diverging_e
     let lab = Lab::new();
     let (follower, leader) = scenario_up_to_recovery(&lab, "S1");
     let out = ok(&["recover", s(&follower), "--leader", s(&leader), "--mode", "kip279", "--dry-run", "--explain"]);
-    assert!(out.contains("Since Kafka 2.7") && out.contains("diverging epoch"), "{out}");
+    assert!(out.contains("Since Kafka 2.8") && out.contains("diverging epoch"), "{out}");
     // --explain needs --leader.
     let (_, err) = code(&["recover", s(&follower), "--explain"], 2);
     assert!(err.contains("--leader"), "{err}");
