@@ -88,6 +88,12 @@ fn batches(bytes: &[u8]) -> Vec<(usize, usize)> {
     out
 }
 
+/// Cut the last segment of partition dir `part` short by `bytes` (a torn tail).
+fn tear_last_segment(part: &Path, bytes: u64) {
+    let (b, size) = *log_files(part).last().unwrap();
+    std::fs::OpenOptions::new().write(true).open(seg_path(part, b, ".log")).unwrap().set_len(size - bytes).unwrap();
+}
+
 fn seg_path(part: &Path, base: i64, suffix: &str) -> PathBuf {
     part.join(format!("{base:020}{suffix}"))
 }
@@ -341,13 +347,7 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
             add(format!("{bn}: recovery point {rp}, torn tail"), base, &mut |d| {
                 std::fs::write(d.join("recovery-point-offset-checkpoint"), format!("0\n2\ndemo 0 {rp}\ndemo 1 0\n"))
                     .unwrap();
-                let (b, size) = last_seg(d);
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(seg_path(&p0(d), b, ".log"))
-                    .unwrap()
-                    .set_len(size - 4)
-                    .unwrap();
+                tear_last_segment(&p0(d), 4);
                 no_marker(d);
             });
         }
@@ -432,7 +432,7 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
         for (b, _) in files.iter().take(segments) {
             bytes.extend(std::fs::read(seg_path(&p0(d), *b, ".log")).unwrap());
         }
-        let first = 12 + i32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+        let first = batches(&bytes)[0].1;
         std::fs::write(seg_path(&p0(d), files[0].0, ".log.swap"), &bytes[first..]).unwrap();
         files[0].0
     };
@@ -458,13 +458,7 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
                     let to = d.join(format!("demo-0.{id}-{suffix}"));
                     copy_writable(&p0(d), &to);
                     if damaged {
-                        let (b, size) = *log_files(&to).last().unwrap();
-                        std::fs::OpenOptions::new()
-                            .write(true)
-                            .open(seg_path(&to, b, ".log"))
-                            .unwrap()
-                            .set_len(size - 9)
-                            .unwrap();
+                        tear_last_segment(&to, 9);
                         no_marker(d);
                     }
                 });
@@ -515,13 +509,7 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
                     let to = d.join("__cluster_metadata-0");
                     copy_writable(&meta, &to);
                     if damaged {
-                        let (b, size) = *log_files(&to).last().unwrap();
-                        std::fs::OpenOptions::new()
-                            .write(true)
-                            .open(seg_path(&to, b, ".log"))
-                            .unwrap()
-                            .set_len(size - 20)
-                            .unwrap();
+                        tear_last_segment(&to, 20);
                     }
                 });
             }
@@ -553,13 +541,7 @@ fn generate(root: &Path, bases: &Bases, real: Option<&Path>) -> Vec<Case> {
                 let cut = 1 + rng.below(60);
                 let flip = rng.below(4096) as usize;
                 add(format!("real {name}: {pn} torn by {cut} bytes, no marker"), &src, &mut |d| {
-                    let (b, size) = *log_files(&d.join(&pn)).last().unwrap();
-                    std::fs::OpenOptions::new()
-                        .write(true)
-                        .open(seg_path(&d.join(&pn), b, ".log"))
-                        .unwrap()
-                        .set_len(size - cut)
-                        .unwrap();
+                    tear_last_segment(&d.join(&pn), cut);
                     no_marker(d);
                 });
                 add(format!("real {name}: {pn} byte {flip} flipped, no marker"), &src, &mut |d| {
