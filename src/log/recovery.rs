@@ -841,13 +841,16 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
     let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(&dir).at(&dir, "list directory")? {
         let entry = entry.at(&dir, "list directory")?;
-        if !crate::regular_file::is_regular(&entry.path()) {
-            continue;
-        }
         if let Some(name) = entry.file_name().to_str() {
             files.push((name.to_string(), entry.path()));
         }
     }
+    // The common case, nothing a cleaner left: no file is stat'ed.
+    if !files.iter().any(|(n, _)| n.ends_with(DELETED) || n.ends_with(CLEANED) || n.ends_with(segment::SWAP_SUFFIX)) {
+        return Ok(());
+    }
+    // Kafka's loader looks at regular files only (`File.isFile`).
+    files.retain(|(_, p)| crate::regular_file::is_regular(p));
     files.sort();
     let min_cleaned = files
         .iter()
