@@ -11,4 +11,5 @@ pub mod explain;
 pub mod fencing;
 pub mod fetch;
 pub mod high_watermark;
+pub mod release;
 pub mod truncation;
