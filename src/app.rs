@@ -103,11 +103,10 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mu
                             a.dir.display()
                         )));
                     }
-                    let mode = a.mode.unwrap_or(klog::cli::ModeArg::Kip279).into();
                     let plan = data_dir::restart_plan(
                         leader,
                         &a.dir,
-                        mode,
+                        a.rules(),
                         i64::from(a.context),
                         !a.no_fencing,
                         &mut *progress(settings, "recover", "partitions"),

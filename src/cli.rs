@@ -5,6 +5,7 @@
 //! `--help`, the man pages and the shell completions. Nothing outside `main.rs` and this file
 //! reads the command line or the environment.
 
+use crate::replication::release::{Release, Rules};
 use crate::commands;
 use crate::error::{Error, Result};
 use crate::output::{fit, Settings};
@@ -381,9 +382,14 @@ pub struct RecoverArgs {
     /// Restart DIR as a follower of this leader and truncate it by --mode.
     #[arg(long, value_name = "LEADER")]
     pub leader: Option<PathBuf>,
-    /// Which Kafka era's follower truncation to apply (needs --leader).
+    /// Which Kafka era's follower truncation to apply (needs --leader): the rules of the era's
+    /// last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279.
     #[arg(long, value_enum, requires = "leader")]
     pub mode: Option<ModeArg>,
+    /// The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line),
+    /// e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode).
+    #[arg(long, value_name = "RELEASE", requires = "leader", conflicts_with = "mode", value_parser = parse_release)]
+    pub kafka: Option<Release>,
     /// Print the same report and change nothing on disk.
     #[arg(long)]
     pub dry_run: bool,
@@ -957,13 +963,29 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
     }
 }
 
+impl RecoverArgs {
+    /// The rules `--kafka` names, or the last release of `--mode`'s era (kip279 by default):
+    /// the one place the default is applied.
+    pub fn rules(&self) -> Rules {
+        match self.kafka {
+            Some(release) => release.rules(),
+            None => Rules::of_mode(self.mode.unwrap_or(ModeArg::Kip279).into()),
+        }
+    }
+}
+
+/// `--kafka RELEASE`.
+fn parse_release(text: &str) -> Result<Release, String> {
+    Release::parse(text)
+}
+
 impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
     fn from(a: &'a RecoverArgs) -> Self {
         commands::recover::RecoverRequest {
             dir: &a.dir,
             partition: a.partition.as_deref(),
             leader: a.leader.as_deref(),
-            mode: a.mode.unwrap_or(ModeArg::Kip279).into(),
+            rules: a.rules(),
             dry_run: a.dry_run,
             catch_up: a.catch_up,
             context: i64::from(a.context),

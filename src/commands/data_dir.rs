@@ -10,7 +10,7 @@ use super::ProgressSink;
 use crate::error::{Error, Result};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, LogDirFiles, Replica};
 use crate::replication::diff::{diff_logs, DiffOutcome};
-use crate::replication::truncation::TruncationMode;
+use crate::replication::release::Rules;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
@@ -56,7 +56,7 @@ pub struct PartitionOutcome<T> {
 pub struct RestartPlan {
     pub leader_dir: String,
     pub follower_dir: String,
-    pub mode: TruncationMode,
+    pub rules: Rules,
     pub partitions: Vec<PartitionOutcome<Box<FollowerRecoverReport>>>,
     /// Partitions only one side holds: (name, which side).
     pub one_side: Vec<(String, &'static str)>,
@@ -115,7 +115,7 @@ pub fn parallel_map<T: Sync, R: Send>(
 pub fn restart_plan(
     l: &Path,
     f: &Path,
-    mode: TruncationMode,
+    rules: Rules,
     context: i64,
     fencing: bool,
     progress: &mut dyn ProgressSink,
@@ -137,7 +137,7 @@ pub fn restart_plan(
                 dir: f,
                 partition: Some(name),
                 leader: Some(l),
-                mode,
+                rules,
                 dry_run: true,
                 catch_up: false,
                 context,
@@ -155,7 +155,7 @@ pub fn restart_plan(
     Ok(RestartPlan {
         leader_dir: l.display().to_string(),
         follower_dir: f.display().to_string(),
-        mode,
+        rules,
         partitions,
         one_side,
     })

@@ -503,7 +503,7 @@ fn run_once(
                     dir: &path(follower),
                     partition: None,
                     leader: Some(&path(leader)),
-                    mode: recover_mode,
+                    rules: crate::replication::release::Rules::of_mode(recover_mode),
                     dry_run: false,
                     catch_up: false,
                     context: 3,

@@ -13,7 +13,8 @@ use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
 use crate::replication::fencing::may_become_follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
-use crate::replication::truncation::{plan_truncation, ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::release::Rules;
+use crate::replication::truncation::{plan, ReplicaView, TruncationMode, TruncationPlan};
 use std::path::Path;
 
 /// Rows of the record table kept in a report (the counts cover everything).
@@ -23,7 +24,8 @@ pub struct RecoverRequest<'a> {
     pub dir: &'a Path,
     pub partition: Option<&'a str>,
     pub leader: Option<&'a Path>,
-    pub mode: TruncationMode,
+    /// The release whose follower rules apply (`--kafka`, or the last release of `--mode`'s era).
+    pub rules: Rules,
     pub dry_run: bool,
     pub catch_up: bool,
     /// Kept records shown before the first interesting offset.
@@ -56,6 +58,9 @@ pub struct RecordRow {
 #[derive(Debug)]
 pub struct FollowerRecoverReport {
     pub mode: TruncationMode,
+    pub rules: Rules,
+    /// Where `leader_epoch` came from.
+    pub leader_epoch_source: LeaderEpochSource,
     pub dry_run: bool,
     pub leader_dir: String,
     pub follower_dir: String,
@@ -117,6 +122,38 @@ pub fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<
     }
 }
 
+/// Where the leader epoch a follower report assumes came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaderEpochSource {
+    /// klog's state: the leader runs at this epoch (`klog elect`).
+    Running,
+    /// A broker's data dir named the leader: the latest epoch in its leader-epoch-checkpoint.
+    LatestCached,
+    /// `--leader-epoch`, as the controller gave it.
+    Given,
+}
+
+impl LeaderEpochSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            LeaderEpochSource::Running => "running",
+            LeaderEpochSource::LatestCached => "latest_cached",
+            LeaderEpochSource::Given => "given",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            LeaderEpochSource::Running => "the epoch the leader runs at, from klog's state",
+            LeaderEpochSource::LatestCached => {
+                "the latest epoch in the leader's leader-epoch-checkpoint: the dirs do not say which \
+                 epoch the controller gave it; name it with --leader-epoch"
+            }
+            LeaderEpochSource::Given => "given with --leader-epoch",
+        }
+    }
+}
+
 /// One decision procedure for the run and the dry run: the same checks and refusals (the dry
 /// run probes the lock the run takes), then the same start, whose writes the dry run skips.
 fn local(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<LocalRecoverReport> {
@@ -164,13 +201,13 @@ fn shown_dir(r: &Replica, partition: Option<&str>) -> String {
 /// leader's epoch; for a broker's data dir without klog's state, the operator names the leader,
 /// and its epoch is the latest in its cache (replication-model.md, Fencing); the run then
 /// starts it as that leader.
-fn leader_epoch_of(leader: &Replica) -> Result<i32> {
+fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
     let state = leader.will_run_as();
     if state.role == Role::Leader {
-        return Ok(state.leader_epoch);
+        return Ok((state.leader_epoch, LeaderEpochSource::Running));
     }
     if leader.is_broker_dir() {
-        return Ok(leader.log.epoch_cache().latest_epoch().unwrap_or(-1));
+        return Ok((leader.log.epoch_cache().latest_epoch().unwrap_or(-1), LeaderEpochSource::LatestCached));
     }
     Err(Error::state(
         &leader.paths.log_dir,
@@ -193,7 +230,8 @@ fn as_follower(
     };
     leader.ensure_distinct(&follower)?;
     leader.ensure_same_partition(&follower)?;
-    let cached_epoch = leader_epoch_of(&leader)?;
+    let (cached_epoch, source) = leader_epoch_of(&leader)?;
+    let leader_epoch_source = if req.leader_epoch.is_some() { LeaderEpochSource::Given } else { source };
     let leader_epoch = match req.leader_epoch {
         Some(e) if e < cached_epoch => {
             return Err(Error::state(
@@ -218,15 +256,21 @@ fn as_follower(
     if leader_epoch > cached_epoch {
         leader_epochs.assign(leader_epoch, leader.log_end_offset());
     }
-    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark);
+    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark)
+        .with_log_start(leader.log_start_offset);
     let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
-    let plan = plan_truncation(req.mode, &leader_view, &follower_view);
+    let plan = plan(&req.rules, &leader_view, &follower_view);
     // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
     // run asks the log the same question the real truncation does.
     let cut_offset = follower.log.cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
     let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
-    let interesting = divergence.map_or(cut_offset, |d| d.min(cut_offset));
+    let restart = plan.restart_at_leader_start;
+    let interesting = match restart {
+        // Every record goes: show them from the start.
+        Some(_) => follower.log_start_offset,
+        None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
+    };
     let window = (interesting - req.context).max(follower.log_start_offset).min(f_leo);
     let mut fc = RecordCursor::new(&follower.log, window, f_leo)?;
     let mut lc = RecordCursor::new(&leader.log, window, leader.log_end_offset())?;
@@ -245,8 +289,8 @@ fn as_follower(
             Some(l) if l.same_batch(&frec) => AtLeader::SameBatch,
             Some(_) => AtLeader::Different,
         };
-        let acked = classify::acked(frec.offset, f_hw, leader.high_watermark);
-        let class = classify::classify(frec.offset, there, cut_offset, acked);
+        let acked = classify::acked(frec.offset, f_hw, leader.high_watermark, there);
+        let class = classify::classify(frec.offset, there, cut_offset, acked, plan.restart_at_leader_start);
         counts.add(class, acked);
         if class == RecordClass::Diverged {
             first_divergent_offset.get_or_insert(frec.offset);
@@ -259,7 +303,9 @@ fn as_follower(
     }
     let kept_below_window = window - follower.log_start_offset;
     let mut report = FollowerRecoverReport {
-        mode: req.mode,
+        mode: req.rules.truncation,
+        rules: req.rules,
+        leader_epoch_source,
         dry_run: req.dry_run,
         leader_dir: leader.paths.log_dir.display().to_string(),
         follower_dir: shown_dir(&follower, req.partition),
@@ -269,8 +315,8 @@ fn as_follower(
         follower_view,
         plan,
         cut_offset,
-        follower_log_end_offset_after: cut_offset.min(f_leo),
-        follower_high_watermark_after: f_hw.min(cut_offset),
+        follower_log_end_offset_after: restart.unwrap_or(cut_offset.min(f_leo)),
+        follower_high_watermark_after: restart.unwrap_or(f_hw.min(cut_offset)),
         rows,
         rows_omitted,
         kept_below_window,
@@ -295,8 +341,13 @@ fn as_follower(
         leader.save_state()?;
     }
     follower.note_epoch_seen(leader_epoch)?;
-    follower.log.truncate_to(cut_offset)?;
-    clamp_after_truncation(&mut follower)?;
+    match restart {
+        Some(start) => follower.restart_log_at(start)?,
+        None => {
+            follower.log.truncate_to(cut_offset)?;
+            clamp_after_truncation(&mut follower)?;
+        }
+    }
     if let Some(s) = follower.state.as_mut() {
         s.role = Role::Follower;
         s.leader = Some(leader.identity());

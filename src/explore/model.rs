@@ -640,8 +640,8 @@ impl State {
             Some(x) if *x == rec => AtLeader::SameBatch,
             Some(_) => AtLeader::Different,
         };
-        let acked = classify::acked(offset as i64, f_hw, leader.high_watermark as i64);
-        Some((classify::classify(offset as i64, at_leader, plan.truncation_offset, acked), acked, rec))
+        let acked = classify::acked(offset as i64, f_hw, leader.high_watermark as i64, at_leader);
+        Some((classify::classify(offset as i64, at_leader, plan.truncation_offset, acked, None), acked, rec))
     }
 
     /// Whether `recover f --leader l` is accepted here by klog itself (the last command of a

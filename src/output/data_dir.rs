@@ -142,8 +142,8 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
         "restart plan: {} as a follower of {} under {} ({}), DRY RUN: nothing changed",
         r.follower_dir,
         r.leader_dir,
-        r.mode.name(),
-        r.mode.kafka_versions()
+        r.rules.truncation.name(),
+        r.rules.describe_release()
     )?;
     let mut t = Grid::new(
         settings,
@@ -212,7 +212,8 @@ pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
         out,
         &json!({
             "type": "summary",
-            "mode": r.mode.name(),
+            "mode": r.rules.truncation.name(),
+            "kafka": r.rules.release.to_string(),
             "leader": r.leader_dir,
             "follower": r.follower_dir,
             "partitions": r.partitions.len(),

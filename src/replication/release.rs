@@ -227,7 +227,12 @@ impl Rules {
         }
     }
 
-    /// "Kafka 1.1.1 (kip101)" — what reports print.
+    /// "Kafka 1.1.1's rules" — what reports print beside the mode.
+    pub fn describe_release(&self) -> String {
+        format!("Kafka {}'s rules", self.release)
+    }
+
+    /// "Kafka 1.1.1 (kip101)".
     pub fn describe(&self) -> String {
         format!("Kafka {} ({})", self.release, self.truncation.name())
     }

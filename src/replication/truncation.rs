@@ -371,6 +371,11 @@ fn plan_kip279(
     let max_rounds = epochs.entries().len() + 1;
     loop {
         let Some(requested_epoch) = epochs.latest_epoch() else {
+            if rules.truncation_on_fetch && !trips.is_empty() {
+                // 2.8 →: a partial round that empties the cache leaves a fetch with no last
+                // fetched epoch, which the leader cannot find diverging: the follower fetches on.
+                return (trips, leo, TruncationReason::NotDiverging, epochs);
+            }
             // No cache (from the start, or emptied by a partial round on a cache with entries
             // at or past the LEO): no request, fall back to the HW.
             let to = hw_fallback(follower.high_watermark, leo);
