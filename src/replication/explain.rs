@@ -81,7 +81,7 @@ fn procedure(rules: &Rules) -> Vec<Line> {
             ("empty_hw", 1, "truncate_to(hw); stop"),
             ("loop", 0, "loop:"),
             ("e", 1, "e = latest_epoch()"),
-            ("fetch", 1, "response = leader.fetch(offset=leo, last_fetched_epoch=e)"),
+            ("fetch", 1, "r = leader.fetch(leo, last_epoch=e)"),
             ("l_lookup", 2, "leader: (le, lend) = its end_offset_for(e)"),
             ("l_oor", 2, "leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE"),
             ("l_same", 2, "leader: elif le == e and lend >= leo: no diverging epoch"),
@@ -200,8 +200,8 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
             if rules.truncation_on_fetch {
                 (
                     format!(
-                        "Kafka {release} (2.8 and later, KIP-279 with KAFKA-10554): the diverging epoch comes \
-                         in the fetch response (Partition.readRecords, AbstractFetcherThread.truncateOnFetchResponse)"
+                        "Kafka {release} (2.8 and later): the diverging epoch in the fetch response \
+                         (KAFKA-10554, Partition.readRecords)"
                     ),
                     vec![],
                 )

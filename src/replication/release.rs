@@ -227,9 +227,9 @@ impl Rules {
         }
     }
 
-    /// "Kafka 1.1.1's rules" — what reports print beside the mode.
+    /// "Kafka 1.1.1" — what reports print beside the mode.
     pub fn describe_release(&self) -> String {
-        format!("Kafka {}'s rules", self.release)
+        format!("Kafka {}", self.release)
     }
 
     /// "Kafka 1.1.1 (kip101)".
