@@ -214,9 +214,13 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct ExploreArgs {
-    /// Truncation mode(s) to explore.
+    /// Truncation mode(s) to explore, each by the rules of its era's last release (hw: 0.10.2.2,
+    /// kip101: 1.1.1, kip279: the newest).
     #[arg(long, value_enum, default_value_t = DemoMode::All)]
     pub mode: DemoMode,
+    /// Explore one Kafka release's rules instead, X.Y[.Z] (0.A.B[.C] on the 0.x line).
+    #[arg(long, value_name = "RELEASE", conflicts_with = "mode", value_parser = parse_release)]
+    pub kafka: Option<Release>,
     /// Number of replicas (2 or 3).
     #[arg(long, default_value_t = commands::explore::DEFAULT_REPLICAS as u8, value_name = "N",
           value_parser = ranged::<u8>(2, 3, "the explorer models 2 or 3 replicas"))]
@@ -236,9 +240,9 @@ pub struct ExploreArgs {
     /// Elections may also pick a live replica outside the ISR.
     #[arg(long)]
     pub unclean: bool,
-    /// Replicas do not check leader epochs (Kafka before KIP-320): a late leader change is obeyed
-    /// and a stale leader is followed (the scripts use `recover --no-fencing`, `fetch
-    /// --no-fencing`).
+    /// Replicas are not fenced by the epochs they have seen (Kafka before KIP-320's
+    /// FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A
+    /// running replica still ignores a leader change not above its epoch, as every release does.
     #[arg(long)]
     pub no_fencing: bool,
     /// Crashes may also drop unflushed bytes; flush becomes an action.
@@ -274,8 +278,12 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             DemoMode::Kip279 => vec![TruncationMode::Kip279],
             DemoMode::All => TruncationMode::ALL.to_vec(),
         };
+        let runs = match a.kafka {
+            Some(release) => vec![release.rules()],
+            None => modes.into_iter().map(Rules::of_mode).collect(),
+        };
         commands::explore::ExploreRequest {
-            modes,
+            runs,
             replicas: a.replicas as usize,
             max_epochs: a.max_epochs,
             max_records: a.max_records,
@@ -411,8 +419,9 @@ pub struct RecoverArgs {
     /// partition: not with a data dir's restart plan).
     #[arg(long, requires = "leader", conflicts_with = "json")]
     pub explain: bool,
-    /// No epoch checks (Kafka before KIP-320): follow the leader even when its epoch is below one
-    /// this replica has seen, or not above the one it runs at.
+    /// No FENCED_LEADER_EPOCH check (Kafka before KIP-320): follow the leader even when its
+    /// epoch is below one this replica has seen. A running replica still ignores a leader change
+    /// not above its epoch, as every release does.
     #[arg(long, requires = "leader")]
     pub no_fencing: bool,
     /// With --dry-run on a broker's data dirs: the epoch the controller gave LEADER (from the

@@ -11,10 +11,10 @@ use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
 use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
-use crate::replication::fencing::may_become_follower;
+use crate::replication::follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
 use crate::replication::release::Rules;
-use crate::replication::truncation::{plan, ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
 use std::path::Path;
 
 /// Rows of the record table kept in a report (the counts cover everything).
@@ -243,9 +243,7 @@ fn as_follower(
         None => cached_epoch,
     };
     let facts = follower_facts(&follower, &leader, false);
-    if fencing {
-        may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
-    }
+    follower::takes_leader_change(fencing, &facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     let f_leo = follower.log_end_offset();
@@ -253,13 +251,14 @@ fn as_follower(
     // A leader stamps the epoch it was given at its log end when it takes over (Kafka's
     // makeLeader), though its cache file may not hold it yet.
     let mut leader_epochs = leader.log.epoch_cache().clone();
-    if leader_epoch > cached_epoch {
+    if leader_epoch > cached_epoch && req.rules.epoch_entry_on_election {
         leader_epochs.assign(leader_epoch, leader.log_end_offset());
     }
     let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark)
         .with_log_start(leader.log_start_offset);
     let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
-    let plan = plan(&req.rules, &leader_view, &follower_view);
+    let plan = follower::become_follower(&req.rules, fencing, &facts, leader_epoch, &leader_view, &follower_view)
+        .map_err(|why| fenced(&leader, &follower, &why))?;
     // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
     // run asks the log the same question the real truncation does.
     let cut_offset = follower.log.cut_offset_for(plan.truncation_offset)?.min(f_leo);

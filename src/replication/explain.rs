@@ -157,8 +157,13 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
         lines: lines.iter().map(|&(_, depth, code)| ExplainLine { depth, code, ran: false, values: Vec::new() }).collect(),
     };
     let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
-    m.mark("become", None);
     let release = rules.release;
+    if plan.reason == TruncationReason::KeepsFetching {
+        m.mark("become", Some("the same leader: the fetcher goes on".into()));
+        let source = format!("Kafka {release}: Partition.makeFollower returns false for this leader change");
+        return Explanation { mode: plan.mode, source, lines: m.lines, notes: vec![] };
+    }
+    m.mark("become", None);
     let (source, notes): (String, Vec<&'static str>) = match plan.mode {
         TruncationMode::Hw => {
             m.mark("hw", Some(format!("hw = {hw}")));

@@ -131,6 +131,9 @@ pub enum TruncationReason {
     /// Kafka ≥ 2.8: the fetch response carries no diverging epoch (the leader has the last
     /// fetched epoch up to the fetch offset): nothing is cut.
     NotDiverging,
+    /// A running follower told of a new epoch by the leader it follows, where its release does
+    /// not restart the fetcher (`Partition.makeFollower` returns false): nothing is cut.
+    KeepsFetching,
 }
 
 impl TruncationReason {
@@ -176,6 +179,11 @@ impl TruncationReason {
             TruncationReason::OutOfRangeKept => {
                 "the leader cannot place the last fetched epoch (OFFSET_OUT_OF_RANGE), but its \
                  log end offset is at or beyond the follower's, so nothing is truncated"
+            }
+            TruncationReason::KeepsFetching => {
+                "the follower already follows this leader, and its release does not restart the \
+                 fetcher for this epoch change (Partition.makeFollower returns false), so nothing is \
+                 truncated"
             }
             TruncationReason::NotDiverging => {
                 "the leader has the follower's last epoch up to its log end, so the fetch \
