@@ -1,6 +1,6 @@
 //! `klog diff A B`: two replicas compared offset by offset. Never writes.
 
-use super::dump::{summarize, ReplicaSummary};
+use super::summary::{summarize, ReplicaSummary};
 use crate::error::Result;
 use crate::replica::Replica;
 use crate::replication::diff::{diff_logs, DiffOutcome};

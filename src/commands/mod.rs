@@ -15,6 +15,7 @@ pub mod fetch;
 pub mod flush;
 pub mod recover;
 pub mod stop;
+pub mod summary;
 
 use crate::replica::Replica;
 

@@ -3,11 +3,13 @@
 //! empty stay apart (`null` vs `""`).
 
 use crate::commands::check::CheckReport;
-use crate::commands::dump::{BatchRow, DumpEvent, EpochAgreement, EpochRow, PartitionSummary, ReplicaSummary};
+use crate::commands::dump::{BatchRow, DumpEvent, PartitionSummary};
+use crate::commands::summary::ReplicaSummary;
 use crate::error::{IoContext, Result};
 use crate::format::control::{self, ControlRecord};
 use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
+use crate::log::verify::{EpochAgreement, EpochRow};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::borrow::Cow;

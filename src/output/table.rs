@@ -3,11 +3,13 @@
 
 use super::palette::{Palette, Tone};
 use super::{display_bytes, iso_timestamp, Settings};
-use crate::commands::dump::{BatchRow, DumpEvent, EpochAgreement, EpochRow, ReplicaSummary};
+use crate::commands::dump::{BatchRow, DumpEvent};
+use crate::commands::summary::ReplicaSummary;
 use crate::error::{IoContext, Result};
 use crate::format::control::{self, ControlRecord};
 use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
+use crate::log::verify::{EpochAgreement, EpochRow};
 use comfy_table::{presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Row, Table, Width};
 use std::io::Write;
 
