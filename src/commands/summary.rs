@@ -42,3 +42,34 @@ pub fn summarize(replica: &Replica) -> ReplicaSummary {
         size_bytes: replica.log.segments().iter().filter_map(|seg| seg.log_size().ok()).sum(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::create::{self, CreateRequest};
+
+    #[test]
+    fn a_new_replica_summarizes_as_an_empty_follower_with_its_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let log_dir = dir.path().join("a");
+        create::run(&CreateRequest {
+            dir: &log_dir,
+            topic: "orders",
+            partition: 3,
+            partitions: 1,
+            replica_id: Some(7),
+            segment_bytes: 1 << 20,
+            index_interval_bytes: 4096,
+            index_bytes_max: 1 << 20,
+            segment_ms: 1 << 40,
+        })
+        .unwrap();
+        let s = summarize(&Replica::open(&log_dir, None).unwrap());
+        assert_eq!((s.topic.as_str(), s.partition, s.replica_id), ("orders", 3, Some(7)));
+        assert_eq!(s.log_dir, log_dir);
+        assert_eq!((s.log_start_offset, s.log_end_offset, s.high_watermark, s.recovery_point), (0, 0, 0, 0));
+        assert_eq!((s.segment_count, s.size_bytes, s.leader_epoch), (1, 0, None));
+        // A new replica runs as a follower of no leader yet.
+        assert_eq!(s.role, "follower");
+    }
+}

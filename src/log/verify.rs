@@ -1022,4 +1022,157 @@ mod tests {
         let batch = BatchIter::new(&plain).next().unwrap();
         assert!(batch_rules(0, batch.base_offset(), batch.last_offset(), Some(2)).is_empty());
     }
+
+    /// A log in `dir` holding batches 0..=2, 3..=4 (epoch 1) and 5 (epoch 2), its epoch
+    /// checkpoint written as it was appended.
+    fn three_batch_log(dir: &Path) -> Log {
+        let mut log = Log::open(dir, crate::log::LogConfig::default(), 0).unwrap();
+        let rec = NewRecord { timestamp: 1, key: None, value: Some(b"v".to_vec()), headers: vec![] };
+        for (base, count, epoch) in [(0i64, 3usize, 1i32), (3, 2, 1), (5, 1, 2)] {
+            let bytes = encode_batch(&BatchSpec::plain(base, epoch), &vec![rec.clone(); count]);
+            log.append_batch(BatchIter::new(&bytes).next().unwrap()).unwrap();
+        }
+        log.finish().unwrap();
+        log
+    }
+
+    /// Marks that agree with a log ending at `leo`, written in files beside `dir`.
+    fn marks_at(dir: &Path, leo: i64) -> ReplicaMarks {
+        let mark = |value, name: &str| CheckpointMark { value, path: dir.join(name), line: Some((3, 4)) };
+        ReplicaMarks {
+            high_watermark: mark(leo, "replication-offset-checkpoint"),
+            recovery_point: mark(leo, "recovery-point-offset-checkpoint"),
+            load_problems: Vec::new(),
+            known_not_compacted: true,
+            unclean_stop: false,
+        }
+    }
+
+    fn verify(log: &Log, marks: ReplicaMarks) -> LogVerification {
+        let mut updates = Vec::new();
+        let v = verify_log(log, marks, &mut |done, total| updates.push((done, total))).unwrap();
+        assert!(updates.windows(2).all(|w| w[0].0 <= w[1].0), "progress only goes forward: {updates:?}");
+        assert!(updates.iter().all(|(done, total)| done <= total), "{updates:?}");
+        v
+    }
+
+    #[test]
+    fn verify_log_finds_nothing_in_a_clean_log_and_counts_what_it_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let v = verify(&log, marks_at(dir.path(), 6));
+        assert_eq!(v.findings, Vec::new());
+        assert_eq!(v.notes, Vec::<String>::new());
+        assert_eq!((v.segment_count, v.batch_count, v.record_count), (1, 3, 6));
+        assert_eq!(v.bytes_checked, log.segments()[0].log_size().unwrap());
+    }
+
+    #[test]
+    fn verify_log_places_checkpoint_findings_on_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let mut marks = marks_at(dir.path(), 6);
+        marks.high_watermark.value = 9;
+        marks.recovery_point.value = -1;
+        marks.unclean_stop = true;
+        let v = verify(&log, marks);
+        let hw = &v.findings[0];
+        assert_eq!(
+            (hw.path.clone(), hw.line, hw.position, hw.offset),
+            (dir.path().join("replication-offset-checkpoint"), Some(3), 4, Some(9))
+        );
+        assert_eq!(hw.what, "high watermark 9 is above the log end offset 6");
+        assert_eq!(v.findings[1].what, "recovery point -1 is negative: no offset is");
+        assert_eq!(v.findings.len(), 2);
+        assert_eq!(v.notes.len(), 1);
+        assert!(v.notes[0].starts_with("not shut down cleanly"), "{:?}", v.notes);
+    }
+
+    #[test]
+    fn verify_log_reports_a_run_of_batches_the_cache_disagrees_with_once() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(three_batch_log(dir.path()));
+        // The cache says epoch 2 from offset 3: batch 3..=4 is stamped 1, batch 5 agrees.
+        let cache_path = dir.path().join(names::LEADER_EPOCH_CHECKPOINT);
+        checkpoint::write_epoch_checkpoint(&cache_path, &[(1, 0), (2, 3)]).unwrap();
+        let log = Log::open(dir.path(), crate::log::LogConfig::default(), 0).unwrap();
+        let v = verify(&log, marks_at(dir.path(), 6));
+        assert_eq!(v.findings.len(), 1, "{:?}", v.findings);
+        let f = &v.findings[0];
+        assert_eq!(f.what, "batches 3..=4 are stamped with epoch 1 but the epoch cache says epoch 2");
+        assert_eq!((f.offset, f.path.clone()), (Some(3), log.segments()[0].log_path()));
+        assert!(f.position > 0, "at the first batch of the run");
+    }
+
+    #[test]
+    fn verify_log_flags_an_epoch_checkpoint_that_does_not_increase_and_a_snapshot_past_the_log_end() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(three_batch_log(dir.path()));
+        let cache_path = dir.path().join(names::LEADER_EPOCH_CHECKPOINT);
+        std::fs::write(&cache_path, "0\n3\n1 0\n2 5\n2 6\n").unwrap();
+        std::fs::write(dir.path().join("00000000000000000009.snapshot"), b"").unwrap();
+        let log = Log::open(dir.path(), crate::log::LogConfig::default(), 0).unwrap();
+        let v = verify(&log, marks_at(dir.path(), 6));
+        let whats: Vec<&str> = v.findings.iter().map(|f| f.what.as_str()).collect();
+        assert!(
+            whats.contains(&"line 5: entry (2 6) does not increase over (2 5) in both epoch and start offset"),
+            "{whats:?}"
+        );
+        let line = v.findings.iter().find(|f| f.path == cache_path).unwrap();
+        assert_eq!(line.line, Some(5));
+        assert!(whats.contains(&"producer snapshot at offset 9 is above the log end offset 6"), "{whats:?}");
+    }
+
+    #[test]
+    fn verify_log_notes_a_torn_tail_instead_of_flagging_the_checkpoints_above_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let path = log.segments()[0].log_path();
+        drop(log);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(bytes.len() - 3);
+        std::fs::write(&path, &bytes).unwrap();
+        let log = Log::open(dir.path(), crate::log::LogConfig::default(), 0).unwrap();
+        let v = verify(&log, marks_at(dir.path(), 6));
+        assert_eq!(v.findings.len(), 1, "{:?}", v.findings);
+        assert!(v.findings[0].what.ends_with("trailing bytes do not hold a whole batch (torn write)"));
+        assert!(v.notes.iter().any(|n| n.contains("the bytes past it are damaged")), "{:?}", v.notes);
+    }
+
+    #[test]
+    fn epoch_rows_compare_the_checkpoint_with_the_stamps() {
+        let entry = |leader_epoch, start_offset| crate::log::epoch_cache::EpochEntry { leader_epoch, start_offset };
+        let cache = EpochCache::from_entries([entry(1, 0), entry(2, 4), entry(3, 8), entry(5, 10)]);
+        let mut stamped = StampedEpochs::default();
+        stamped.derived = EpochCache::from_entries([entry(1, 0), entry(2, 5), entry(4, 9)]);
+        stamped.record_counts.insert(1, 4);
+        stamped.record_counts.insert(2, 4);
+        let rows = epoch_rows(&cache, &stamped, 10);
+        let got: Vec<(i32, i64, i64, u64, EpochAgreement)> =
+            rows.iter().map(|r| (r.leader_epoch, r.start_offset, r.end_offset, r.record_count, r.agreement)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, 4, 4, EpochAgreement::Agrees),
+                (2, 4, 8, 4, EpochAgreement::StartDiffers { stamped_start_offset: 5 }),
+                (3, 8, 10, 0, EpochAgreement::OnlyInCheckpoint),
+                (4, 9, 10, 0, EpochAgreement::OnlyInBatches),
+                (5, 10, 10, 0, EpochAgreement::NoBatchesYet),
+            ]
+        );
+    }
+
+    #[test]
+    fn stamped_epochs_count_only_v2_batches_with_an_epoch() {
+        let rec = NewRecord { timestamp: 1, key: None, value: None, headers: vec![] };
+        let mut stamped = StampedEpochs::default();
+        for (base, epoch, count) in [(0i64, 3i32, 2usize), (2, -1, 1), (3, 4, 3)] {
+            let bytes = encode_batch(&BatchSpec::plain(base, epoch), &vec![rec.clone(); count]);
+            stamped.observe(&BatchIter::new(&bytes).next().unwrap());
+        }
+        assert_eq!(stamped.record_counts.into_iter().collect::<Vec<_>>(), vec![(3, 2), (4, 3)]);
+        let starts: Vec<(i32, i64)> =
+            stamped.derived.entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
+        assert_eq!(starts, vec![(3, 0), (4, 3)]);
+    }
 }
