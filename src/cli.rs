@@ -953,6 +953,7 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
             until_caught_up: a.until_caught_up,
             max_bytes: a.max_bytes,
             flush: a.flush,
+            fencing: !a.no_fencing,
         }
     }
 }
@@ -963,11 +964,13 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             dir: &a.dir,
             partition: a.partition.as_deref(),
             leader: a.leader.as_deref(),
+            // The one place `--mode`'s default is applied (the data-dir plan takes this request too).
             mode: a.mode.unwrap_or(ModeArg::Kip279).into(),
             dry_run: a.dry_run,
             catch_up: a.catch_up,
             context: i64::from(a.context),
             leader_epoch: a.leader_epoch,
+            fencing: !a.no_fencing,
         }
     }
 }

@@ -110,16 +110,22 @@ pub fn parallel_map<T: Sync, R: Send>(
     slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item ran")).collect()
 }
 
-/// The restart plan of follower data dir `f` against leader data dir `l`: per partition they
-/// share, where `f` would truncate and what it would lose (the dry run of `recover --leader`).
-pub fn restart_plan(
-    l: &Path,
-    f: &Path,
-    mode: TruncationMode,
-    context: i64,
-    fencing: bool,
-    progress: &mut dyn ProgressSink,
-) -> Result<RestartPlan> {
+/// The restart plan of follower data dir `req.dir` against leader data dir `req.leader`: per
+/// partition they share, where the follower would truncate and what it would lose — each
+/// partition's line is the dry run of `recover --leader L F --partition P` with the request's
+/// every flag (mode, context, fencing), so a plan never disagrees with a per-partition run.
+pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -> Result<RestartPlan> {
+    let (Some(l), f) = (req.leader, req.dir) else {
+        return Err(Error::Usage("a restart plan needs --leader".into()));
+    };
+    if let Some(e) = req.leader_epoch {
+        // The controller's epoch is one partition's; applied to every partition it would be
+        // wrong for all but one.
+        return Err(Error::Usage(format!(
+            "--leader-epoch {e} is the epoch of one partition's leader, and {} holds several: add --partition NAME",
+            f.display()
+        )));
+    }
     crate::replica::ensure_distinct_log_dirs(l, f)?;
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
     let (common, one_side) = pair_names(&ln, &fnames, "leader", "follower");
@@ -133,17 +139,8 @@ pub fn restart_plan(
     let partitions = parallel_map(
         &common,
         |name| {
-            let req = RecoverRequest {
-                dir: f,
-                partition: Some(name),
-                leader: Some(l),
-                mode,
-                dry_run: true,
-                catch_up: false,
-                context,
-                leader_epoch: None,
-            };
-            let outcome = match recover::run_fenced_in(&req, fencing, read) {
+            let one = RecoverRequest { partition: Some(name), dry_run: true, catch_up: false, ..*req };
+            let outcome = match recover::run_in(&one, read) {
                 Ok(RecoverReport::Follower(r)) => Ok(r),
                 Ok(RecoverReport::Local(_)) => Err("no leader".to_string()),
                 Err(e) => Err(refusal(&e)),
@@ -155,7 +152,7 @@ pub fn restart_plan(
     Ok(RestartPlan {
         leader_dir: l.display().to_string(),
         follower_dir: f.display().to_string(),
-        mode,
+        mode: req.mode,
         partitions,
         one_side,
     })

@@ -30,6 +30,10 @@ pub struct RecoverRequest<'a> {
     pub context: i64,
     /// A dry run's leader epoch as the controller gave it (else the latest in the leader's cache).
     pub leader_epoch: Option<i32>,
+    /// Check leader epochs. False is `recover --no-fencing` (Kafka before KIP-320, what `klog
+    /// explore --no-fencing` models): the follower takes any leader, neither FENCED_LEADER_EPOCH
+    /// nor a running replica's refusal of a leader change that is not above its epoch.
+    pub fencing: bool,
 }
 
 #[derive(Debug)]
@@ -85,7 +89,7 @@ pub enum RecoverReport {
 }
 
 pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
-    run_fenced(req, true)
+    run_in(req, LogDirsRead::default())
 }
 
 /// The log dirs' files a data-dir run has already read: each partition's dry run opens its
@@ -99,21 +103,9 @@ pub struct LogDirsRead<'a> {
 /// [`run`] with the log dirs' files already read (used for dry runs; a real run reads under
 /// its lock).
 pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<RecoverReport> {
-    run_fenced_in(req, true, read)
-}
-
-/// [`run`]; with `fencing` false (`recover --no-fencing`, Kafka before KIP-320, what `klog
-/// explore --no-fencing` models) the follower takes any leader: neither FENCED_LEADER_EPOCH nor
-/// a running replica's refusal of a leader change that is not above its epoch.
-pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
-    run_fenced_in(req, fencing, LogDirsRead::default())
-}
-
-/// [`run_fenced`] with the log dirs' files already read ([`run_in`]).
-pub fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
         None => local(req, read).map(|r| RecoverReport::Local(Box::new(r))),
-        Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
+        Some(leader) => as_follower(req, leader, req.fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
 
@@ -319,6 +311,7 @@ fn as_follower(
                 until_caught_up: true,
                 max_bytes: DEFAULT_FETCH_MAX_BYTES,
                 flush: false,
+                fencing: req.fencing,
             },
         )?;
         report.after_catch_up = Some(diff::diff_logs(&leader.log, &follower.log)?);

@@ -1143,10 +1143,10 @@ mod tests {
     fn epoch_rows_compare_the_checkpoint_with_the_stamps() {
         let entry = |leader_epoch, start_offset| crate::log::epoch_cache::EpochEntry { leader_epoch, start_offset };
         let cache = EpochCache::from_entries([entry(1, 0), entry(2, 4), entry(3, 8), entry(5, 10)]);
-        let mut stamped = StampedEpochs::default();
-        stamped.derived = EpochCache::from_entries([entry(1, 0), entry(2, 5), entry(4, 9)]);
-        stamped.record_counts.insert(1, 4);
-        stamped.record_counts.insert(2, 4);
+        let stamped = StampedEpochs {
+            derived: EpochCache::from_entries([entry(1, 0), entry(2, 5), entry(4, 9)]),
+            record_counts: [(1, 4), (2, 4)].into_iter().collect(),
+        };
         let rows = epoch_rows(&cache, &stamped, 10);
         let got: Vec<(i32, i64, i64, u64, EpochAgreement)> =
             rows.iter().map(|r| (r.leader_epoch, r.start_offset, r.end_offset, r.record_count, r.agreement)).collect();
