@@ -285,8 +285,7 @@ pub fn recovery_picture(
     picture::write_text(out, &Picture::of_recovery(r, leader, follower, Some(leader_records)), settings)?;
     if explain {
         writeln!(out).at("<stdout>", "write")?;
-        let e = klog::replication::explain::explain(&r.plan, &r.leader_view, &r.follower_view);
-        klog::output::explain::write_text(out, &e, settings)?;
+        klog::output::explain::write_text(out, &r.explanation(), settings)?;
     }
     Ok(())
 }

@@ -66,11 +66,21 @@ impl RestartPlan {
     /// Acked records the restart would lose (truncated, or kept while the leader holds another
     /// record there), over every partition.
     pub fn acked_lost(&self) -> u64 {
-        self.partitions
-            .iter()
-            .filter_map(|p| p.outcome.as_ref().ok())
-            .map(|r| r.counts.acked_lost + r.counts.diverged_acked)
-            .sum()
+        self.partitions.iter().filter_map(|p| p.outcome.as_ref().ok()).map(|r| r.counts.acked_and_lost()).sum()
+    }
+
+    /// Partitions with a plan (the others were refused).
+    pub fn planned_count(&self) -> usize {
+        self.partitions.iter().filter(|p| p.outcome.is_ok()).count()
+    }
+
+    pub fn refused_count(&self) -> usize {
+        self.partitions.len() - self.planned_count()
+    }
+
+    /// The partitions only the leader (`"leader"`) or only the follower (`"follower"`) holds.
+    pub fn only_on(&self, side: &str) -> Vec<&str> {
+        self.one_side.iter().filter(|(_, s)| *s == side).map(|(n, _)| n.as_str()).collect()
     }
 }
 
@@ -178,6 +188,11 @@ pub struct DataDirDiff {
 }
 
 impl DataDirDiff {
+    /// Partitions both sides hold that differ or failed to compare.
+    pub fn differing_count(&self) -> usize {
+        self.partitions.iter().filter(|p| p.outcome.as_ref().map_or(true, |d| !d.identical_up_to_shorter())).count()
+    }
+
     /// Any partition diverging, failing to compare, or held by one side only.
     pub fn differs(&self) -> bool {
         !self.one_side.is_empty()
@@ -236,7 +251,35 @@ pub struct DataDirCheck {
     pub notes: Vec<String>,
 }
 
+/// What `check DATA_DIR` read and found over the partitions that could be read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckTotals {
+    pub segment_count: usize,
+    pub record_count: u64,
+    pub bytes_checked: u64,
+    pub finding_count: usize,
+    /// Partitions with findings or that could not be read.
+    pub partitions_with_findings: usize,
+}
+
 impl DataDirCheck {
+    pub fn totals(&self) -> CheckTotals {
+        let mut t = CheckTotals::default();
+        for p in &self.partitions {
+            match &p.outcome {
+                Ok(c) => {
+                    t.segment_count += c.segment_count;
+                    t.record_count += c.record_count;
+                    t.bytes_checked += c.bytes_checked;
+                    t.finding_count += c.findings.len();
+                    t.partitions_with_findings += usize::from(!c.is_clean());
+                }
+                Err(_) => t.partitions_with_findings += 1,
+            }
+        }
+        t
+    }
+
     pub fn is_clean(&self) -> bool {
         self.dir_findings.is_empty() && self.partitions.iter().all(|p| p.outcome.as_ref().is_ok_and(|r| r.is_clean()))
     }

@@ -16,6 +16,15 @@ pub struct DiffReport {
     pub warnings: Vec<String>,
 }
 
+impl DiffReport {
+    /// Whether the first divergence is at a batch that does not decode (no record to compare).
+    pub fn diverges_at_undecodable_batch(&self) -> bool {
+        let o = &self.outcome;
+        o.first_difference.is_none()
+            && o.first_divergent_offset.is_some_and(|at| o.undecodable.iter().any(|(_, u)| u.base_offset == at))
+    }
+}
+
 pub fn run(a: &Path, b: &Path, partition: Option<&str>) -> Result<DiffReport> {
     let ra = Replica::open(a, partition)?;
     let (rb, warnings) = open_compared(&ra, b, partition, "B")?;

@@ -8,6 +8,7 @@ use super::summary::{summarize, ReplicaSummary};
 use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::compression::Compression;
+use crate::format::control::{self, ControlRecord};
 use crate::format::producer_snapshot::{self, ProducerEntry, ProducerSnapshot};
 use crate::format::record::Record;
 use crate::format::txn_index::{self, AbortedTxn};
@@ -83,6 +84,24 @@ pub fn batch_row(segment_base_offset: i64, b: &RawBatch<'_>) -> BatchRow {
         is_transactional: header.is_some_and(|h| h.is_transactional()),
         is_control: header.is_some_and(|h| h.is_control()),
         delete_horizon_ms: header.filter(|h| h.has_delete_horizon()).map(|h| h.base_timestamp),
+    }
+}
+
+/// What a control batch's record says, decoded by the command once so that renderers never
+/// decode: the record, or why its key or value does not decode (with the type id when the key
+/// gives one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ControlRead {
+    Decoded(ControlRecord),
+    Invalid { type_id: Option<i16>, error: String },
+}
+
+/// Decode a control record from its key and value (`ControlRecordType.parse` and the value's
+/// schema), keeping the failure as data.
+pub fn read_control(key: Option<&[u8]>, value: Option<&[u8]>) -> ControlRead {
+    match control::decode(key, value) {
+        Ok(c) => ControlRead::Decoded(c),
+        Err(e) => ControlRead::Invalid { type_id: control::decode_type_id(key).ok(), error: e.to_string() },
     }
 }
 
@@ -199,7 +218,8 @@ pub enum DumpEvent<'a> {
         base_offset: i64,
     },
     Batch(&'a BatchRow),
-    Record(&'a BatchRow, &'a Record<'a>),
+    /// A record, with what it says when its batch is a control batch (decoded here).
+    Record(&'a BatchRow, &'a Record<'a>, Option<&'a ControlRead>),
     /// The records of a batch could not be decoded.
     Undecodable(&'a BatchRow, &'a str),
     /// Bytes at the end of a file that do not frame as a batch (or a whole entry).
@@ -498,7 +518,8 @@ fn batch_events(
                     if *budget == 0 {
                         return Ok(());
                     }
-                    emit(DumpEvent::Record(&row, r))?;
+                    let control = row.is_control.then(|| read_control(r.key, r.value));
+                    emit(DumpEvent::Record(&row, r, control.as_ref()))?;
                     *budget -= 1;
                 }
                 Ok(())
@@ -531,7 +552,7 @@ fn render_chunk(
         }
         batch_events(segment_base_offset, &batch, from, batches_only, &mut unlimited, &mut |e| {
             match &e {
-                DumpEvent::Record(_, r) => out.records.observe(r.offset),
+                DumpEvent::Record(_, r, _) => out.records.observe(r.offset),
                 DumpEvent::Undecodable(b, why) => out.undecodable.push(((*b).clone(), why.to_string())),
                 _ => {}
             }

@@ -43,6 +43,11 @@ impl FetchReport {
     pub fn stuck(&self) -> bool {
         self.rounds.last().is_some_and(|r| r.stuck.is_some())
     }
+
+    /// Records copied over all the rounds.
+    pub fn records_copied(&self) -> u64 {
+        self.rounds.iter().map(|r| r.records_copied).sum()
+    }
 }
 
 /// Open a leader and another replica of its partition for writing, and check what every

@@ -83,6 +83,19 @@ pub struct FollowerRecoverReport {
     pub after_catch_up: Option<DiffOutcome>,
 }
 
+impl FollowerRecoverReport {
+    /// Offsets the cut removes from the follower's log.
+    pub fn offsets_removed(&self) -> i64 {
+        self.follower_view.log_end_offset - self.cut_offset.min(self.follower_view.log_end_offset)
+    }
+
+    /// The mode's truncation procedure with the lines this recovery ran and the values they saw
+    /// (`--explain`).
+    pub fn explanation(&self) -> crate::replication::explain::Explanation {
+        crate::replication::explain::explain(&self.plan, &self.leader_view, &self.follower_view)
+    }
+}
+
 pub enum RecoverReport {
     Local(Box<LocalRecoverReport>),
     Follower(Box<FollowerRecoverReport>),
@@ -367,6 +380,16 @@ pub struct DataDirRecovery {
 impl DataDirRecovery {
     pub fn bytes_removed(&self) -> u64 {
         self.logs.iter().map(|l| l.recovery.bytes_removed).sum()
+    }
+
+    /// Bytes the loads cut off the segments they recovered, over every log.
+    pub fn bytes_cut(&self) -> u64 {
+        self.logs.iter().map(|l| l.recovery.bytes_cut()).sum()
+    }
+
+    /// Logs from which a load removed bytes.
+    pub fn logs_cut_count(&self) -> usize {
+        self.logs.iter().filter(|l| l.recovery.bytes_removed > 0).count()
     }
 }
 

@@ -81,6 +81,11 @@ impl ClassCounts {
             RecordClass::AckedLost => self.acked_lost += 1,
         }
     }
+
+    /// Acked records lost: truncated, or kept where the leader holds another record.
+    pub fn acked_and_lost(&self) -> u64 {
+        self.acked_lost + self.diverged_acked
+    }
 }
 
 #[cfg(test)]
