@@ -5,6 +5,7 @@
 //! code, so a data-dir plan never disagrees with a per-partition run), spread over the cores,
 //! in a stable order. Never writes.
 
+use super::parallel_map;
 use super::recover::{self, FollowerRecoverReport, LogDirsRead, RecoverReport, RecoverRequest};
 use super::ProgressSink;
 use crate::error::{Error, Result};
@@ -82,42 +83,6 @@ impl RestartPlan {
     pub fn only_on(&self, side: &str) -> Vec<&str> {
         self.one_side.iter().filter(|(_, s)| *s == side).map(|(n, _)| n.as_str()).collect()
     }
-}
-
-/// Run `f` over `items` on one thread per core, results in the items' order. The calling
-/// thread is one of the workers and reports `(done, total)` items to `progress` as it goes.
-/// Memory: one result per item, and whatever one `f` call holds per thread.
-pub fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(&T) -> R + Sync,
-    progress: &mut dyn ProgressSink,
-) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len()).max(1);
-    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let slots: Vec<std::sync::Mutex<Option<R>>> = items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(i) else { break };
-        let r = f(item);
-        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-        done.fetch_add(1, Ordering::Relaxed);
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(work);
-        }
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else { break };
-            let r = f(item);
-            *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress.update(finished as u64, items.len() as u64);
-        }
-    });
-    progress.update(items.len() as u64, items.len() as u64);
-    slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item ran")).collect()
 }
 
 /// The restart plan of follower data dir `req.dir` against leader data dir `req.leader`: per
@@ -212,7 +177,7 @@ pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Re
             let pair = Replica::open_in(&files_a, name).and_then(|ra| Ok((ra, Replica::open_in(&files_b, name)?)));
             let outcome = match pair {
                 Ok((ra, rb)) => {
-                    let warnings = super::diff::pair_warnings(&ra, &rb);
+                    let warnings = super::pair::pair_warnings(&ra, &rb);
                     diff_logs(&ra.log, &rb.log).map(|d| (d, warnings)).map_err(|e| refusal(&e))
                 }
                 Err(e) => Err(refusal(&e)),
@@ -245,7 +210,7 @@ pub struct DataDirCheck {
     /// group in natural order.
     pub partitions: Vec<PartitionOutcome<super::check::CheckReport>>,
     /// Findings about the log dir's own files (checkpoints, `meta.properties`, klog's state).
-    pub dir_findings: Vec<super::check::Finding>,
+    pub dir_findings: Vec<crate::log::verify::Finding>,
     /// Facts that are not corruption: partitions the checkpoints list but that are not on disk
     /// (Kafka leaves such entries after a deletion or move), an unclean shutdown, a partial copy.
     pub notes: Vec<String>,
@@ -290,16 +255,16 @@ impl DataDirCheck {
 /// is 0); for version 1 a missing or non-integer `node.id` and a missing `cluster.id`; for version
 /// 0 a `broker.id` that is present but not an integer; a `directory.id` that is not a `Uuid`.
 /// Cluster ids that are not UUIDs are accepted, as Kafka accepts them.
-fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
+fn meta_properties_findings(path: &Path) -> Vec<crate::log::verify::Finding> {
     use crate::replica::read_meta_properties;
     // A key's finding is about the whole file (position 0): properties keys have no one place.
-    let finding = |what: String| super::check::Finding::new(path, 0, None, what);
+    let finding = |what: String| crate::log::verify::Finding::new(path, 0, None, what);
     let meta = match read_meta_properties(path) {
         Ok(m) => m,
         Err(e) => {
             return crate::replica::LoadProblem::from_error(&e).map_or_else(
                 || vec![finding(e.to_string())],
-                |p| vec![super::check::Finding::new(path, p.position, None, p.what).on_line(p.line)],
+                |p| vec![crate::log::verify::Finding::new(path, p.position, None, p.what).on_line(p.line)],
             )
         }
     };
@@ -360,7 +325,8 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
     ] {
         let path = dir.join(name);
         for p in files.problems.iter().filter(|p| p.path == path) {
-            dir_findings.push(super::check::Finding::new(&path, p.position, None, p.what.clone()).on_line(p.line));
+            dir_findings
+                .push(crate::log::verify::Finding::new(&path, p.position, None, p.what.clone()).on_line(p.line));
         }
         for (topic, partition) in listed.entries() {
             if on_disk.contains(format!("{topic}-{partition}").as_str()) {

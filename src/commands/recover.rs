@@ -537,7 +537,7 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
         Ok((log, inputs))
     };
     // The forecast of every log: the dry run's answer, and the run's check before it writes.
-    let forecast = super::data_dir::parallel_map(
+    let forecast = super::parallel_map(
         &to_load,
         |(name, kind)| -> Result<LoadedLog> {
             let (mut log, inputs) = open(name, *kind)?;
