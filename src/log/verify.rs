@@ -1,6 +1,8 @@
 //! The log verifier shared by `check`, `dump`'s index views and recovery: one reader per index
-//! kind, one join of index entries against the batches, and one set of batch rules. Findings
-//! are data (file, byte position, offset, what, expected versus found); commands render them.
+//! kind, one join of index entries against the batches, one set of batch rules, the whole-log
+//! walk `check` reports ([`verify_log`]), and the epoch rows comparing the checkpointed epoch
+//! cache with the batches' stamps ([`epoch_rows`], `dump --epochs`). Findings are data (file,
+//! byte position, offset, what, expected versus found); commands report them, renderers show them.
 //!
 //! Invariants: entries are read by [`read_offset_index`] / [`read_time_index`] only, with
 //! Kafka's stop rule (`DumpLogSegments`: the first entry after the first whose offset is the
