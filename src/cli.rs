@@ -968,6 +968,7 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
             until_caught_up: a.until_caught_up,
             max_bytes: a.max_bytes,
             flush: a.flush,
+            fencing: !a.no_fencing,
         }
     }
 }
@@ -999,6 +1000,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             catch_up: a.catch_up,
             context: i64::from(a.context),
             leader_epoch: a.leader_epoch,
+            fencing: !a.no_fencing,
         }
     }
 }

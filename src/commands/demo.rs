@@ -475,6 +475,7 @@ fn run_once(
                     until_caught_up: false,
                     max_bytes: DEFAULT_FETCH_MAX_BYTES,
                     flush: *flush,
+                    fencing: true,
                 })?;
                 if predict {
                     if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {
@@ -508,6 +509,7 @@ fn run_once(
                     catch_up: false,
                     context: 3,
                     leader_epoch: None,
+                    fencing: true,
                 })?;
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));

@@ -32,6 +32,10 @@ pub struct RecoverRequest<'a> {
     pub context: i64,
     /// A dry run's leader epoch as the controller gave it (else the latest in the leader's cache).
     pub leader_epoch: Option<i32>,
+    /// Check leader epochs. False is `recover --no-fencing` (Kafka before KIP-320, what `klog
+    /// explore --no-fencing` models): the follower takes any leader, neither FENCED_LEADER_EPOCH
+    /// nor a running replica's refusal of a leader change that is not above its epoch.
+    pub fencing: bool,
 }
 
 #[derive(Debug)]
@@ -84,13 +88,26 @@ pub struct FollowerRecoverReport {
     pub after_catch_up: Option<DiffOutcome>,
 }
 
+impl FollowerRecoverReport {
+    /// Offsets the cut removes from the follower's log.
+    pub fn offsets_removed(&self) -> i64 {
+        self.follower_view.log_end_offset - self.cut_offset.min(self.follower_view.log_end_offset)
+    }
+
+    /// The mode's truncation procedure with the lines this recovery ran and the values they saw
+    /// (`--explain`).
+    pub fn explanation(&self) -> crate::replication::explain::Explanation {
+        crate::replication::explain::explain(&self.plan, &self.leader_view, &self.follower_view)
+    }
+}
+
 pub enum RecoverReport {
     Local(Box<LocalRecoverReport>),
     Follower(Box<FollowerRecoverReport>),
 }
 
 pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
-    run_fenced(req, true)
+    run_in(req, LogDirsRead::default())
 }
 
 /// The log dirs' files a data-dir run has already read: each partition's dry run opens its
@@ -104,21 +121,9 @@ pub struct LogDirsRead<'a> {
 /// [`run`] with the log dirs' files already read (used for dry runs; a real run reads under
 /// its lock).
 pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<RecoverReport> {
-    run_fenced_in(req, true, read)
-}
-
-/// [`run`]; with `fencing` false (`recover --no-fencing`, Kafka before KIP-320, what `klog
-/// explore --no-fencing` models) the follower takes any leader: neither FENCED_LEADER_EPOCH nor
-/// a running replica's refusal of a leader change that is not above its epoch.
-pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
-    run_fenced_in(req, fencing, LogDirsRead::default())
-}
-
-/// [`run_fenced`] with the log dirs' files already read ([`run_in`]).
-pub fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
         None => local(req, read).map(|r| RecoverReport::Local(Box::new(r))),
-        Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
+        Some(leader) => as_follower(req, leader, req.fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
     }
 }
 
@@ -369,6 +374,7 @@ fn as_follower(
                 until_caught_up: true,
                 max_bytes: DEFAULT_FETCH_MAX_BYTES,
                 flush: false,
+                fencing: req.fencing,
             },
         )?;
         report.after_catch_up = Some(diff::diff_logs(&leader.log, &follower.log)?);
@@ -424,6 +430,16 @@ pub struct DataDirRecovery {
 impl DataDirRecovery {
     pub fn bytes_removed(&self) -> u64 {
         self.logs.iter().map(|l| l.recovery.bytes_removed).sum()
+    }
+
+    /// Bytes the loads cut off the segments they recovered, over every log.
+    pub fn bytes_cut(&self) -> u64 {
+        self.logs.iter().map(|l| l.recovery.bytes_cut()).sum()
+    }
+
+    /// Logs from which a load removed bytes.
+    pub fn logs_cut_count(&self) -> usize {
+        self.logs.iter().filter(|l| l.recovery.bytes_removed > 0).count()
     }
 }
 
@@ -571,7 +587,7 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
         Ok((log, inputs))
     };
     // The forecast of every log: the dry run's answer, and the run's check before it writes.
-    let forecast = super::data_dir::parallel_map(
+    let forecast = super::parallel_map(
         &to_load,
         |(name, kind)| -> Result<LoadedLog> {
             let (mut log, inputs) = open(name, *kind)?;

@@ -156,7 +156,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     if r.plan.round_trips.is_empty() {
         out!(out, "  no round trip: {}", r.plan.reason.describe())?;
     }
-    let removed = r.follower_view.log_end_offset - r.cut_offset;
+    let removed = r.offsets_removed();
     out!(
         out,
         "  truncation point {}{}: LEO {} -> {}, HW {} -> {}{}",
@@ -226,7 +226,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         c.truncated_refetchable,
         c.truncated_lost,
         p.bad("acked lost"),
-        c.acked_lost + c.diverged_acked,
+        c.acked_and_lost(),
         p.bad("diverged"),
         c.diverged,
         if c.diverged_acked > 0 { format!(" ({} of them acked)", c.diverged_acked) } else { String::new() },
@@ -326,7 +326,7 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
             "truncated_refetchable": c.truncated_refetchable,
             "truncated_lost": c.truncated_lost,
             "below_leader_start": c.below_leader_start,
-            "acked_lost": c.acked_lost + c.diverged_acked,
+            "acked_lost": c.acked_and_lost(),
             "diverged": c.diverged,
             "diverged_acked": c.diverged_acked,
             "first_divergent_offset": r.first_divergent_offset,
@@ -335,7 +335,7 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
             "rounds": f.rounds.len(),
             "caught_up": f.caught_up,
             "stuck": f.stuck(),
-            "records_copied": f.rounds.iter().map(|x| x.records_copied).sum::<u64>(),
+            "records_copied": f.records_copied(),
         })),
         "after_catch_up": r.after_catch_up.as_ref().map(diff_json_value),
     })
@@ -379,7 +379,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
         )?;
     }
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
-        (Some(o), None) if r.outcome.undecodable.iter().any(|(_, u)| u.base_offset == *o) => {
+        (Some(o), None) if r.diverges_at_undecodable_batch() => {
             out!(out, "{} at offset {o}: a batch there does not decode", p.bad("first divergence"))
         }
         (Some(o), Some((a, b))) => out!(

@@ -95,6 +95,11 @@ impl ClassCounts {
             RecordClass::BelowLeaderStart => self.below_leader_start += 1,
         }
     }
+
+    /// Acked records lost: truncated, or kept where the leader holds another record.
+    pub fn acked_and_lost(&self) -> u64 {
+        self.acked_lost + self.diverged_acked
+    }
 }
 
 #[cfg(test)]
