@@ -57,8 +57,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         if i == first {
             startup = report;
         }
-        let log_start_offset = replica.log_start_offset;
-        replica.log.close(log_start_offset)?;
+        replica.log.close()?;
         replica.flush()?;
         replica.state = None;
         replica.save_state()?;
