@@ -3,9 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
-use crate::replica::{IsrMember, Replica, Role, VolatileState};
+use crate::replica::{IsrMember, Replica};
 use crate::replication::election::{next_leader_epoch, ElectionRefusal};
-use std::collections::BTreeMap;
+use crate::replication::leader;
 use std::fs;
 use std::path::PathBuf;
 
@@ -89,25 +89,8 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let startup = replica.start()?;
     let leo = replica.log_end_offset();
     let isr_names = isr.iter().map(|m| m.dir.display().to_string()).collect();
-    replica.state = Some(VolatileState {
-        role: Role::Leader,
-        leader_epoch: epoch,
-        leader: None,
-        isr,
-        follower_fetch_offsets: BTreeMap::new(),
-    });
-    // The new epoch is durable before anything is stamped with it.
-    replica.save_state()?;
-    let epoch_entry = match req.epoch_entry {
-        EpochEntryMode::OnElection => {
-            replica.log.update_epoch_cache(|c| c.assign(epoch, leo))?;
-            Some((epoch, leo))
-        }
-        EpochEntryMode::FirstAppend => None,
-    };
-    // With the leader alone in the ISR the HW follows the LEO at once.
-    let hw = crate::replication::fetch::leader_high_watermark(&replica);
-    replica.set_high_watermark(hw)?;
+    let on_election = req.epoch_entry == EpochEntryMode::OnElection;
+    let epoch_entry = leader::become_leader(&mut replica, epoch, isr, on_election)?;
     Ok(ElectReport {
         replica: replica.paths.log_dir.display().to_string(),
         leader_epoch: epoch,

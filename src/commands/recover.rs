@@ -10,8 +10,8 @@ use crate::log::names::{self, LogKind};
 use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
 use crate::replica::{LogDirFiles, Replica, Role};
-use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
-use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
+use crate::replication::diff::{self, DiffOutcome, OwnedRecord};
+use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::follower;
 use crate::replication::release::Rules;
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
@@ -47,7 +47,7 @@ pub struct LocalRecoverReport {
     pub recovery: Option<RecoveryReport>,
 }
 
-use crate::replication::classify::{self, AtLeader};
+use crate::replication::classify;
 pub use crate::replication::classify::{ClassCounts, RecordClass};
 
 #[derive(Debug, Clone)]
@@ -276,35 +276,12 @@ fn as_follower(
         None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
     };
     let window = (interesting - req.context).max(follower.log_start_offset).min(f_leo);
-    let mut fc = RecordCursor::new(&follower.log, window, f_leo)?;
-    let mut lc = RecordCursor::new(&leader.log, window, leader.log_end_offset())?;
-    let mut lrec = lc.next_record()?;
-    let mut rows = Vec::new();
-    let mut rows_omitted = 0;
-    let mut counts = ClassCounts::default();
-    let mut first_divergent_offset = None;
-    while let Some(frec) = fc.next_record()? {
-        while lrec.as_ref().is_some_and(|l| l.offset < frec.offset) {
-            lrec = lc.next_record()?;
-        }
-        let at_leader = lrec.as_ref().filter(|l| l.offset == frec.offset).cloned();
-        let there = match &at_leader {
-            None => AtLeader::Nothing,
-            Some(l) if l.same_batch(&frec) => AtLeader::SameBatch,
-            Some(_) => AtLeader::Different,
-        };
-        let acked = classify::acked(frec.offset, f_hw, leader.high_watermark, there);
-        let class = classify::classify(frec.offset, there, cut_offset, acked, plan.restart_at_leader_start);
-        counts.add(class, acked);
-        if class == RecordClass::Diverged {
-            first_divergent_offset.get_or_insert(frec.offset);
-        }
-        if rows.len() < MAX_ROWS {
-            rows.push(RecordRow { follower: frec, leader: at_leader, class, acked });
-        } else {
-            rows_omitted += 1;
-        }
-    }
+    let classified = classify::classify_window(&follower, &leader, window, cut_offset, f_hw, restart, MAX_ROWS)?;
+    let rows: Vec<RecordRow> = classified
+        .rows
+        .into_iter()
+        .map(|c| RecordRow { follower: c.follower, leader: c.leader, class: c.class, acked: c.acked })
+        .collect();
     let kept_below_window = window - follower.log_start_offset;
     let mut report = FollowerRecoverReport {
         mode: req.rules.truncation,
@@ -322,10 +299,10 @@ fn as_follower(
         follower_log_end_offset_after: restart.unwrap_or(cut_offset.min(f_leo)),
         follower_high_watermark_after: restart.unwrap_or(f_hw.min(cut_offset)),
         rows,
-        rows_omitted,
+        rows_omitted: classified.rows_omitted,
         kept_below_window,
-        counts,
-        first_divergent_offset,
+        counts: classified.counts,
+        first_divergent_offset: classified.first_divergent_offset,
         catch_up: None,
         after_catch_up: None,
     };
@@ -344,22 +321,7 @@ fn as_follower(
         leader.note_epoch_seen(leader_epoch)?;
         leader.save_state()?;
     }
-    follower.note_epoch_seen(leader_epoch)?;
-    match restart {
-        Some(start) => follower.restart_log_at(start)?,
-        None => {
-            follower.log.truncate_to(cut_offset)?;
-            clamp_after_truncation(&mut follower)?;
-        }
-    }
-    if let Some(s) = follower.state.as_mut() {
-        s.role = Role::Follower;
-        s.leader = Some(leader.identity());
-        s.leader_epoch = leader_epoch;
-        s.isr.clear();
-        s.follower_fetch_offsets.clear();
-    }
-    follower.save_state()?;
+    follower::follow(&mut follower, &report.plan, leader.identity(), leader_epoch)?;
     report.follower_log_end_offset_after = follower.log_end_offset();
     report.follower_high_watermark_after = follower.high_watermark;
     if req.catch_up {

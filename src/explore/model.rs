@@ -15,15 +15,19 @@
 //! Nothing here does I/O or prints. Sizes are bounded by [`MAX_REPLICAS`], [`MAX_RECORDS`] and
 //! [`MAX_EPOCHS`] so that a state is a small `Copy` value.
 
+use crate::error::Result;
 use crate::log::epoch_cache::{EpochCache, EpochEntry};
 use crate::replica::Role;
-use crate::replication::classify::{self, AtLeader, RecordClass};
+use crate::replication::classify::{self, RecordClass};
 use crate::replication::election::next_leader_epoch;
 use crate::replication::fencing::{may_fetch, FollowerFacts};
+use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::follower;
 use crate::replication::high_watermark;
 use crate::replication::release::Rules;
+use crate::replication::storage::{self, Copied, Running, Storage};
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::{self, leader};
 
 /// Most replicas a search models.
 pub const MAX_REPLICAS: usize = 3;
@@ -453,22 +457,9 @@ impl State {
                     .map(|e| e as i32);
                 let epoch = next_leader_epoch(Some(leader_epoch as i32), largest)
                     .expect("the explorer issues epochs above every one seen");
-                let node = &mut s.nodes[r];
-                node.start();
-                let leo = node.log_end_offset();
-                node.vol = Some(Volatile {
-                    role: Role::Leader,
-                    leader_epoch: epoch as i8,
-                    leader: None,
-                    isr: isr & !bit(r),
-                    fetch_offsets: [-1; MAX_REPLICAS],
-                });
-                node.largest_seen = node.largest_seen.max(epoch as i8);
-                if cfg.rules.epoch_entry_on_election {
-                    // `Partition.makeLeader` (2.1 →, KAFKA-7415); before, the first append.
-                    node.update_epoch_cache(|c| c.assign(epoch, leo));
-                }
-                s.nodes[r].high_watermark = s.leader_high_watermark(r) as u8;
+                s.nodes[r].start();
+                leader::become_leader(&mut s.slot(r), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
+                    .expect("the lab's storage does not fail");
                 s.epochs_issued += 1;
                 s.isr = isr;
                 s.latest_leader = Some(replica);
@@ -494,7 +485,8 @@ impl State {
                 let epoch = s.nodes[r].leader_epoch().expect("only a leader appends");
                 s.nodes[r].append(Rec { leader_epoch: epoch, value });
                 s.appended += 1;
-                s.nodes[r].high_watermark = s.leader_high_watermark(r) as u8;
+                let hw = replication::fetch::leader_high_watermark(&s.slot(r));
+                s.nodes[r].high_watermark = hw as u8;
                 s.note_acked();
             }
             Action::Fetch { leader, follower } => {
@@ -524,55 +516,26 @@ impl State {
         (s, violation)
     }
 
-    /// `replication::fetch::leader_high_watermark`: min LEO over the ISR, never backwards.
-    fn leader_high_watermark(&self, r: usize) -> i64 {
-        let node = &self.nodes[r];
-        let Some(v) = node.vol else { return node.high_watermark as i64 };
-        high_watermark::leader_high_watermark(
-            node.log_end_offset(),
-            node.high_watermark as i64,
-            (0..self.n()).filter(|&i| v.isr & bit(i) != 0).map(|i| {
-                let o = v.fetch_offsets[i];
-                (o >= 0).then_some(o as i64)
-            }),
-        )
+    /// Replica `r` as [`Storage`].
+    fn slot(&mut self, r: usize) -> Slot<'_> {
+        Slot { id: r as u8, node: &mut self.nodes[r] }
     }
 
-    /// `replication::fetch::fetch_round` (after the fetch command starts both replicas).
+    /// `klog fetch --leader l f`: the command starts both replicas, then runs
+    /// [`replication::fetch::fetch_round`].
     fn fetch_round(&mut self, l: usize, f: usize) {
         self.nodes[l].start();
         self.nodes[f].start();
-        let leader_epoch = self.nodes[l].leader_epoch().expect("fetch from a leader");
-        let fv = self.nodes[f].vol.as_mut().expect("started");
-        let following = fv.role == Role::Follower && fv.leader == Some(l as u8) && fv.leader_epoch == leader_epoch;
-        if !following {
-            *fv = Volatile { role: Role::Follower, leader: Some(l as u8), leader_epoch, ..Volatile::started() };
-        }
-        let fnode = &mut self.nodes[f];
-        fnode.largest_seen = fnode.largest_seen.max(leader_epoch);
-        let leader_leo = self.nodes[l].log_end_offset();
-        if self.nodes[f].log_end_offset() > leader_leo {
-            // OffsetOutOfRange: the follower's log end is past the leader's.
-            self.nodes[f].truncate_to(leader_leo);
-        }
-        let fetch_offset = self.nodes[f].log_end_offset();
-        // (a) the HW the response carries, (b) the fetch offset recorded, HW recomputed
-        let returned = self.nodes[l].high_watermark as i64;
-        if let Some(v) = self.nodes[l].vol.as_mut() {
-            v.fetch_offsets[f] = fetch_offset as i8;
-        }
-        self.nodes[l].high_watermark = self.leader_high_watermark(l) as u8;
-        // (c) every batch from the fetch offset, (d) appended unchanged by the follower
-        let leader_node = self.nodes[l];
-        for rec in &leader_node.records()[fetch_offset as usize..] {
-            self.nodes[f].append(*rec);
-        }
-        let fnode = &mut self.nodes[f];
-        fnode.high_watermark = high_watermark::follower_high_watermark(returned, fnode.log_end_offset()) as u8;
+        let (lo, hi) = self.nodes.split_at_mut(l.max(f));
+        let (ln, fnode) = if l < f { (&mut lo[l], &mut hi[0]) } else { (&mut hi[0], &mut lo[f]) };
+        let mut leader = Slot { id: l as u8, node: ln };
+        let mut follower = Slot { id: f as u8, node: fnode };
+        replication::fetch::fetch_round(&mut leader, &mut follower, DEFAULT_FETCH_MAX_BYTES, false)
+            .expect("the lab's storage does not fail");
     }
 
     /// `commands/recover.rs::as_follower` without `--catch-up`: local recovery, the plan (by
-    /// [`follower::become_follower`], as the command), the cut, the follower's new role.
+    /// [`follower::become_follower`], as the command), then [`follower::follow`].
     /// Returns the plan and the HW the report judges acks by.
     fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
         let leader_epoch = self.nodes[l].leader_epoch().expect("recover against a leader");
@@ -591,10 +554,8 @@ impl State {
             &follower_view,
         )
         .expect("the explorer recovers only where the follower takes the change");
-        let fnode = &mut self.nodes[f];
-        fnode.largest_seen = fnode.largest_seen.max(leader_epoch);
-        fnode.truncate_to(plan.truncation_offset);
-        fnode.vol = Some(Volatile { role: Role::Follower, leader: Some(l as u8), leader_epoch, ..Volatile::started() });
+        follower::follow(&mut self.slot(f), &plan, l as u8, leader_epoch as i32)
+            .expect("the lab's storage does not fail");
         (plan, f_hw)
     }
 
@@ -646,18 +607,22 @@ impl State {
     /// the record; computed as the command does. `None` when `f` holds nothing there.
     pub fn recover_class(&self, cfg: &Config, f: usize, l: usize, offset: usize) -> Option<(RecordClass, bool, Rec)> {
         let mut s = *self;
-        let leader = s.nodes[l];
-        let mut started = s.nodes[f];
-        started.start();
-        let rec = *started.records().get(offset)?;
+        let mut leader = s.nodes[l];
+        let mut before = s.nodes[f];
+        before.start();
         let (plan, f_hw) = s.recover(cfg, f, l);
-        let at_leader = match leader.records().get(offset) {
-            None => AtLeader::Nothing,
-            Some(x) if *x == rec => AtLeader::SameBatch,
-            Some(_) => AtLeader::Different,
-        };
-        let acked = classify::acked(offset as i64, f_hw, leader.high_watermark as i64, at_leader);
-        Some((classify::classify(offset as i64, at_leader, plan.truncation_offset, acked, None), acked, rec))
+        let window = classify::classify_window(
+            &Slot { id: f as u8, node: &mut before },
+            &Slot { id: l as u8, node: &mut leader },
+            0,
+            plan.truncation_offset,
+            f_hw,
+            plan.restart_at_leader_start,
+            MAX_RECORDS,
+        )
+        .expect("the lab's storage does not fail");
+        let row = window.rows.into_iter().find(|r| r.follower.offset == offset as i64)?;
+        Some((row.class, row.acked, row.follower.rec))
     }
 
     /// Whether `recover f --leader l` is accepted here by klog itself (the last command of a
@@ -665,6 +630,178 @@ impl State {
     pub fn recover_allowed_by_klog(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let Some(le) = self.nodes[l].leader_epoch() else { return false };
         f != l && follower::takes_leader_change(cfg.fencing, &self.facts(f, l), le as i32).is_ok()
+    }
+}
+
+/// A record of the lab's log at its offset (one record a batch: the same record is the same
+/// batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabRecord {
+    pub offset: i64,
+    pub rec: Rec,
+}
+
+impl storage::Record for LabRecord {
+    fn offset(&self) -> i64 {
+        self.offset
+    }
+    fn same_batch(&self, other: &Self) -> bool {
+        self.rec == other.rec
+    }
+}
+
+/// What one fetch returns: the leader's records from the fetch offset.
+#[derive(Debug, Clone, Copy)]
+pub struct LabChunk {
+    from: i64,
+    recs: [Rec; MAX_RECORDS],
+    len: u8,
+}
+
+impl storage::Chunk for LabChunk {
+    fn first_batch(&self) -> Option<(i64, i64)> {
+        (self.len > 0).then_some((self.from, self.from))
+    }
+}
+
+/// The lab's records from an offset.
+pub struct LabRecords<'a> {
+    recs: &'a [Rec],
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for LabRecords<'_> {
+    type Item = Result<LabRecord>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let r = LabRecord { offset: self.next as i64, rec: self.recs[self.next] };
+        self.next += 1;
+        Some(Ok(r))
+    }
+}
+
+/// One node with its index, as the replication procedures see a replica.
+pub struct Slot<'a> {
+    id: u8,
+    node: &'a mut Node,
+}
+
+impl Storage for Slot<'_> {
+    type Id = u8;
+    /// An election's whole ISR as a bit mask (the leader's own bit is dropped).
+    type Member = u8;
+    type Chunk = LabChunk;
+    type Record = LabRecord;
+    type Records<'b>
+        = LabRecords<'b>
+    where
+        Self: 'b;
+
+    fn id(&self) -> u8 {
+        self.id
+    }
+    fn log_start_offset(&self) -> i64 {
+        0
+    }
+    fn log_end_offset(&self) -> i64 {
+        self.node.log_end_offset()
+    }
+    fn high_watermark(&self) -> i64 {
+        self.node.high_watermark as i64
+    }
+    fn epochs(&self) -> EpochCache {
+        self.node.epoch_cache()
+    }
+    fn largest_seen(&self) -> Option<i32> {
+        (self.node.largest_seen >= 0).then_some(self.node.largest_seen as i32)
+    }
+    fn running(&self) -> Option<Running<u8>> {
+        self.node.vol.map(|v| Running { role: v.role, leader_epoch: v.leader_epoch as i32, leader: v.leader })
+    }
+    fn isr_fetch_offsets(&self) -> Vec<Option<i64>> {
+        let Some(v) = self.node.vol else { return Vec::new() };
+        (0..MAX_REPLICAS)
+            .filter(|&i| v.isr & bit(i) != 0)
+            .map(|i| {
+                let o = v.fetch_offsets[i];
+                (o >= 0).then_some(o as i64)
+            })
+            .collect()
+    }
+    fn set_leader(&mut self, leader_epoch: i32, isr: Vec<u8>) {
+        let mask = isr.into_iter().fold(0, |m, i| m | i) & !bit(self.id as usize);
+        self.node.vol = Some(Volatile {
+            role: Role::Leader,
+            leader_epoch: leader_epoch as i8,
+            leader: None,
+            isr: mask,
+            fetch_offsets: [-1; MAX_REPLICAS],
+        });
+        self.node.largest_seen = self.node.largest_seen.max(leader_epoch as i8);
+    }
+    fn set_follower(&mut self, leader: u8, leader_epoch: i32) {
+        if self.node.vol.is_some() {
+            self.node.vol = Some(Volatile {
+                role: Role::Follower,
+                leader: Some(leader),
+                leader_epoch: leader_epoch as i8,
+                ..Volatile::started()
+            });
+        }
+    }
+    fn record_follower_fetch(&mut self, follower: u8, fetch_offset: i64) {
+        if let Some(v) = self.node.vol.as_mut() {
+            v.fetch_offsets[follower as usize] = fetch_offset as i8;
+        }
+    }
+    fn save(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn note_epoch_seen(&mut self, leader_epoch: i32) -> Result<()> {
+        self.node.largest_seen = self.node.largest_seen.max(leader_epoch as i8);
+        Ok(())
+    }
+    fn assign_epoch(&mut self, leader_epoch: i32, start_offset: i64) -> Result<()> {
+        self.node.update_epoch_cache(|c| c.assign(leader_epoch, start_offset));
+        Ok(())
+    }
+    fn set_high_watermark(&mut self, high_watermark: i64) -> Result<()> {
+        self.node.high_watermark = high_watermark as u8;
+        Ok(())
+    }
+    fn truncate_to(&mut self, offset: i64) -> Result<i64> {
+        self.node.truncate_to(offset);
+        Ok(self.node.log_end_offset())
+    }
+    fn restart_at(&mut self, _offset: i64) -> Result<()> {
+        unreachable!("the lab's logs all start at 0, so no cut is below a leader's log start")
+    }
+    fn cut_offset_for(&self, offset: i64) -> Result<i64> {
+        Ok(offset.clamp(0, self.node.log_end_offset()))
+    }
+    fn read_from(&self, from: i64, _max_bytes: u64) -> Result<LabChunk> {
+        let recs = &self.node.records()[from as usize..];
+        let mut chunk = LabChunk { from, recs: [Rec::default(); MAX_RECORDS], len: recs.len() as u8 };
+        chunk.recs[..recs.len()].copy_from_slice(recs);
+        Ok(chunk)
+    }
+    fn append_fetched(&mut self, chunk: &LabChunk) -> Result<Copied> {
+        for rec in &chunk.recs[..chunk.len as usize] {
+            self.node.append(*rec);
+        }
+        let n = chunk.len as u64;
+        Ok(Copied { batches: n, records: n, bytes: 0 })
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.node.recovery_point = self.node.log_len;
+        Ok(())
+    }
+    fn records(&self, from: i64, to: i64) -> Result<LabRecords<'_>> {
+        let end = (to.max(0) as usize).min(self.node.log_len as usize);
+        Ok(LabRecords { recs: self.node.records(), next: from.max(0) as usize, end })
     }
 }
 

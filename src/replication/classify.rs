@@ -2,6 +2,9 @@
 //! "What the report calls things"). Pure: the record's offset, whether the leader holds the same
 //! batch there, the cut and the two HWs in; its class out.
 
+use super::storage::{Record, Storage};
+use crate::error::Result;
+
 /// How a follower record fares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordClass {
@@ -106,6 +109,68 @@ impl ClassCounts {
     pub fn acked_and_lost(&self) -> u64 {
         self.acked_lost + self.diverged_acked
     }
+}
+
+/// One classified follower record, with the leader's record at its offset.
+#[derive(Debug, Clone)]
+pub struct Classified<R> {
+    pub follower: R,
+    pub leader: Option<R>,
+    pub class: RecordClass,
+    pub acked: bool,
+}
+
+/// What a follower's records from `from` to its log end become when it cuts at `cut` against
+/// `leader` (its HW before the cut `follower_hw`): every record classified and counted, the
+/// first `max_rows` kept.
+#[derive(Debug, Clone)]
+pub struct Window<R> {
+    pub rows: Vec<Classified<R>>,
+    pub rows_omitted: u64,
+    pub counts: ClassCounts,
+    pub first_divergent_offset: Option<i64>,
+}
+
+/// Classify the follower's records in `from .. its log end` (the cut and the HWs as they were
+/// before the cut). Written once for `recover` and the explorer.
+pub fn classify_window<S: Storage>(
+    follower: &S,
+    leader: &S,
+    from: i64,
+    cut: i64,
+    follower_hw: i64,
+    restart_at: Option<i64>,
+    max_rows: usize,
+) -> Result<Window<S::Record>> {
+    let mut leader_records = leader.records(from, leader.log_end_offset())?;
+    let mut at = leader_records.next().transpose()?;
+    let mut w =
+        Window { rows: Vec::new(), rows_omitted: 0, counts: ClassCounts::default(), first_divergent_offset: None };
+    for record in follower.records(from, follower.log_end_offset())? {
+        let record = record?;
+        while at.as_ref().is_some_and(|l| l.offset() < record.offset()) {
+            at = leader_records.next().transpose()?;
+        }
+        let leader_record = at.as_ref().filter(|l| l.offset() == record.offset());
+        let there = match leader_record {
+            None => AtLeader::Nothing,
+            Some(l) if l.same_batch(&record) => AtLeader::SameBatch,
+            Some(_) => AtLeader::Different,
+        };
+        let acked = acked(record.offset(), follower_hw, leader.high_watermark(), there);
+        let class = classify(record.offset(), there, cut, acked, restart_at);
+        w.counts.add(class, acked);
+        if class == RecordClass::Diverged {
+            w.first_divergent_offset.get_or_insert(record.offset());
+        }
+        if w.rows.len() < max_rows {
+            let leader = leader_record.cloned();
+            w.rows.push(Classified { follower: record, leader, class, acked });
+        } else {
+            w.rows_omitted += 1;
+        }
+    }
+    Ok(w)
 }
 
 #[cfg(test)]

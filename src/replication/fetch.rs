@@ -6,9 +6,9 @@
 //! batches from the one holding the fetch offset plus the HW read in (a); the follower (d)
 //! appends the bytes unchanged and sets its HW to min(returned HW, own LEO).
 
-use crate::error::{Error, Result};
-use crate::format::batch::BatchIter;
-use crate::replica::{Replica, Role};
+use super::storage::{Chunk, Storage};
+use crate::error::Result;
+use crate::replica::Role;
 use crate::replication::high_watermark;
 
 /// Default cap on the bytes returned by one fetch (`replica.fetch.max.bytes`, 1 MiB); at least
@@ -43,36 +43,27 @@ pub struct StuckFetch {
 
 /// The leader's HW after recording fetch offsets: min LEO over the ISR, never backwards.
 /// ISR members without a recorded fetch offset since the election hold it where it is.
-pub fn leader_high_watermark(leader: &Replica) -> i64 {
-    let Some(state) = leader.state() else { return leader.high_watermark };
-    high_watermark::leader_high_watermark(
-        leader.log_end_offset(),
-        leader.high_watermark,
-        state.isr.iter().map(|m| state.follower_fetch_offsets.get(&m.id).copied()),
-    )
+pub fn leader_high_watermark<S: Storage>(leader: &S) -> i64 {
+    if leader.running().is_none() {
+        return leader.high_watermark();
+    }
+    high_watermark::leader_high_watermark(leader.log_end_offset(), leader.high_watermark(), leader.isr_fetch_offsets())
 }
 
-/// Run one round. Both replicas are open for writing and started; `leader` is a leader and
-/// `follower` its follower at its epoch (or empty): the command checked it.
-pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64, flush: bool) -> Result<FetchRound> {
-    let leader_epoch = leader.state().map(|s| s.leader_epoch).unwrap_or(-1);
-    let leader_id = leader.identity();
-    let follower_id = follower.identity();
+/// Run one round. Both replicas are started; `leader` is a leader and `follower` its follower at
+/// its epoch (or empty): the caller checked it ([`super::fencing::may_fetch`]).
+pub fn fetch_round<S: Storage>(leader: &mut S, follower: &mut S, max_bytes: u64, flush: bool) -> Result<FetchRound> {
+    let leader_epoch = leader.running().map_or(-1, |r| r.leader_epoch);
+    let leader_id = leader.id();
     // The follower now follows this leader (it was its follower at this epoch already, or an
-    // empty replica whose first fetch makes it one). That, and the epoch, are on disk before any
+    // empty replica whose first fetch makes it one). That, and the epoch, are durable before any
     // batch is written: a fetch killed mid-way leaves a follower that can fetch again.
-    let following = follower.state().is_some_and(|s| {
-        s.role == Role::Follower && s.leader.as_deref() == Some(leader_id.as_str()) && s.leader_epoch == leader_epoch
+    let following = follower.running().is_some_and(|r| {
+        r.role == Role::Follower && r.leader.as_ref() == Some(&leader_id) && r.leader_epoch == leader_epoch
     });
     if !following {
-        if let Some(s) = follower.state.as_mut() {
-            s.role = Role::Follower;
-            s.leader = Some(leader_id);
-            s.leader_epoch = leader_epoch;
-            s.isr.clear();
-            s.follower_fetch_offsets.clear();
-        }
-        follower.save_state()?;
+        follower.set_follower(leader_id, leader_epoch);
+        follower.save()?;
     }
     follower.note_epoch_seen(leader_epoch)?;
     let mut truncated = None;
@@ -80,38 +71,21 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
     if follower.log_end_offset() > leader_leo {
         // OffsetOutOfRange: the follower's log end is past the leader's.
         let before = follower.log_end_offset();
-        let after = follower.log.truncate_to(leader_leo)?;
-        clamp_after_truncation(follower)?;
+        let after = follower.truncate_to(leader_leo)?;
         truncated = Some((before, after));
     }
     let fetch_offset = follower.log_end_offset();
     // (a) the HW the response will carry
-    let returned_hw = leader.high_watermark;
+    let returned_hw = leader.high_watermark();
     // (b) record the follower's fetch offset, recompute the leader's HW
-    if let Some(s) = leader.state.as_mut() {
-        s.follower_fetch_offsets.insert(follower_id, fetch_offset);
-    }
+    leader.record_follower_fetch(follower.id(), fetch_offset);
     let new_leader_hw = leader_high_watermark(leader);
-    if new_leader_hw != leader.high_watermark {
+    if new_leader_hw != leader.high_watermark() {
         leader.set_high_watermark(new_leader_hw)?;
     }
-    leader.save_state()?;
+    leader.save()?;
     // (c) whole batches from the one holding the fetch offset
-    let mut chunk = Vec::new();
-    leader.log.for_each_batch_from(fetch_offset, |seg, batch| {
-        if !chunk.is_empty() && chunk.len() as u64 + batch.size_bytes() as u64 > max_bytes {
-            return Ok(false);
-        }
-        if let Err(d) = batch.verify() {
-            return Err(Error::corrupt(
-                seg.log_path(),
-                batch.position,
-                format!("leader batch {}..={} is invalid: {}", batch.base_offset(), batch.last_offset(), d.what),
-            ));
-        }
-        chunk.extend_from_slice(batch.bytes);
-        Ok(true)
-    })?;
+    let chunk = leader.read_from(fetch_offset, max_bytes)?;
     let mut round = FetchRound {
         fetch_offset,
         truncated,
@@ -120,48 +94,37 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
         bytes_copied: 0,
         returned_high_watermark: returned_hw,
         leader_log_end_offset: leader.log_end_offset(),
-        leader_high_watermark: leader.high_watermark,
+        leader_high_watermark: leader.high_watermark(),
         follower_log_end_offset: follower.log_end_offset(),
-        follower_high_watermark: follower.high_watermark,
+        follower_high_watermark: follower.high_watermark(),
         stuck: None,
     };
-    if let Some(first) = BatchIter::new(&chunk).next() {
-        if first.base_offset() < fetch_offset {
+    if let Some((base, last)) = chunk.first_batch() {
+        if base < fetch_offset {
             // Kafka's follower refuses out-of-order offsets; the fetcher is stuck.
             round.stuck = Some(StuckFetch {
-                batch_base_offset: first.base_offset(),
-                batch_last_offset: first.last_offset(),
+                batch_base_offset: base,
+                batch_last_offset: last,
                 follower_log_end_offset: fetch_offset,
             });
-            follower.save_state()?;
+            follower.save()?;
             return Ok(round);
         }
     }
     // (d) the follower appends the bytes unchanged
-    for batch in BatchIter::new(&chunk) {
-        follower.log.append_batch(batch)?;
-        round.batches_copied += 1;
-        round.records_copied += batch.header().map_or(1, |h| h.records_count.max(0) as u64);
-        round.bytes_copied += batch.size_bytes() as u64;
-    }
-    follower.finish_writes()?;
+    let copied = follower.append_fetched(&chunk)?;
+    round.batches_copied = copied.batches;
+    round.records_copied = copied.records;
+    round.bytes_copied = copied.bytes;
     if flush {
         follower.flush()?;
     }
     let follower_hw = high_watermark::follower_high_watermark(returned_hw, follower.log_end_offset());
-    if follower_hw != follower.high_watermark {
+    if follower_hw != follower.high_watermark() {
         follower.set_high_watermark(follower_hw)?;
     }
-    follower.save_state()?;
+    follower.save()?;
     round.follower_log_end_offset = follower.log_end_offset();
-    round.follower_high_watermark = follower.high_watermark;
+    round.follower_high_watermark = follower.high_watermark();
     Ok(round)
-}
-
-/// After a truncation: HW and recovery point no higher than the new LEO (`UnifiedLog.truncateTo`).
-pub fn clamp_after_truncation(replica: &mut Replica) -> Result<()> {
-    let leo = replica.log_end_offset();
-    replica.set_high_watermark(high_watermark::clamp_to_log_end(replica.high_watermark, leo))?;
-    replica.set_recovery_point(high_watermark::clamp_to_log_end(replica.recovery_point, leo))?;
-    Ok(())
 }

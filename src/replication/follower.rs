@@ -5,7 +5,9 @@
 
 use super::fencing::{may_become_follower, Fenced, FollowerFacts};
 use super::release::Rules;
+use super::storage::Storage;
 use super::truncation::{plan, ReplicaView, TruncationPlan, TruncationReason};
+use crate::error::Result;
 use crate::replica::Role;
 
 /// Decide what `follower` does when told that a leader leads at `leader_epoch`.
@@ -31,6 +33,22 @@ pub fn become_follower(
         }
     }
     Ok(plan(rules, leader, follower))
+}
+
+/// Apply `plan` to `replica` (started): it has seen `leader_epoch`, cuts its log (or restarts
+/// it at the leader's log start), and runs as `leader`'s follower at that epoch. Returns its
+/// new log end.
+pub fn follow<S: Storage>(replica: &mut S, plan: &TruncationPlan, leader: S::Id, leader_epoch: i32) -> Result<i64> {
+    replica.note_epoch_seen(leader_epoch)?;
+    match plan.restart_at_leader_start {
+        Some(start) => replica.restart_at(start)?,
+        None => {
+            replica.truncate_to(plan.truncation_offset)?;
+        }
+    }
+    replica.set_follower(leader, leader_epoch);
+    replica.save()?;
+    Ok(replica.log_end_offset())
 }
 
 /// The fencing part of [`become_follower`], which a command checks before it writes anything.

@@ -12,5 +12,8 @@ pub mod fencing;
 pub mod fetch;
 pub mod follower;
 pub mod high_watermark;
+pub mod leader;
+pub mod on_disk;
 pub mod release;
+pub mod storage;
 pub mod truncation;
