@@ -112,20 +112,20 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
 
 /// Check a replica opened read-only.
 pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
-    let total_bytes: u64 = replica.log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
+    let total_bytes: u64 = replica.log().segments().iter().filter_map(|s| s.log_size().ok()).sum();
     let mut bytes_before_segment;
     let mut c = Checker { findings: Vec::new() };
     // Files that could not be read: shown as findings, the rest of the replica still checked.
-    for p in &replica.problems {
+    for p in replica.problems() {
         c.findings.push(Finding::new(&p.path, p.position, None, p.what.clone()).on_line(p.line));
     }
     let mut notes = Vec::new();
     let mut report_counts = (0u64, 0u64, 0u64);
-    let cache = replica.log.epoch_cache();
-    let epoch_path = replica.paths.partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
+    let cache = replica.log().epoch_cache();
+    let epoch_path = replica.paths().partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
     // The checkpoint as written must already be strictly increasing (it is replayed on load).
     // One that is not a regular file is already a finding (from the load), with no entries.
-    let epoch_regular = !replica.log.not_regular_files().iter().any(|n| n.path == epoch_path);
+    let epoch_regular = !replica.log().not_regular_files().iter().any(|n| n.path == epoch_path);
     let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<checkpoint::LinePlace>) = if epoch_regular {
         checkpoint::read_epoch_checkpoint_lines(&epoch_path)?.into_iter().unzip()
     } else {
@@ -153,10 +153,10 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     // A run of batches whose stamp disagrees with the cache: (stamp, cache epoch, first, last, path, position).
     let mut mismatch: Option<(i32, Option<i32>, i64, i64, PathBuf, u64)> = None;
     let mut stamped_epochs = std::collections::BTreeSet::new();
-    let segments = replica.log.segments();
+    let segments = replica.log().segments();
     // Whether the topic's cleanup.policy is known to be `delete`: klog's state holds the
     // config of a topic klog created (Kafka keeps topic configs off the log dir).
-    let known_not_compacted = replica.topic_config.is_some();
+    let known_not_compacted = replica.topic_config().is_some();
     let mut previous_segment_end: Option<i64> = None;
     for (si, seg) in segments.iter().enumerate() {
         let path = seg.log_path();
@@ -291,7 +291,7 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     let leo = replica.log_end_offset();
     // Producer snapshots past the log end describe state that no longer exists; Kafka's
     // loader deletes them (`LogLoader.load`, `ProducerStateManager.truncateAndReload`).
-    for (path, offset) in snapshot_files(&replica.paths.partition_dir)? {
+    for (path, offset) in snapshot_files(&replica.paths().partition_dir)? {
         if offset > leo {
             c.add(
                 &path,
@@ -317,48 +317,49 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
             ));
         }
     }
-    let hw_path = replica.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
+    let hw_path = replica.paths().log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
     // The LEO counts valid batches only. When bytes past it are damaged (reported above),
     // checkpoints above it are a consequence of that damage, not data gone missing.
-    let tail_damaged = !replica.log.tail_is_clean();
-    if tail_damaged && (replica.high_watermark > leo || replica.recovery_point > leo) {
+    let tail_damaged = !replica.log().tail_is_clean();
+    if tail_damaged && (replica.high_watermark() > leo || replica.recovery_point() > leo) {
         notes.push(format!(
             "the high watermark ({}) or recovery point ({}) is above the log end offset {leo} of the valid \
              batches: the bytes past it are damaged",
-            replica.high_watermark, replica.recovery_point
+            replica.high_watermark(),
+            replica.recovery_point()
         ));
     }
-    if replica.high_watermark > leo && !tail_damaged {
+    if replica.high_watermark() > leo && !tail_damaged {
         c.add_line(
             &hw_path,
-            replica.high_watermark_line,
-            Some(replica.high_watermark),
-            format!("high watermark {} is above the log end offset {leo}", replica.high_watermark),
+            replica.high_watermark_line(),
+            Some(replica.high_watermark()),
+            format!("high watermark {} is above the log end offset {leo}", replica.high_watermark()),
         );
     }
-    let rp_path = replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
+    let rp_path = replica.paths().log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
     // Offsets are never negative; a broker writes no such checkpoint (its loader would clamp
     // the value to the log start offset, hiding whatever wrote it).
     for (path, what, value, position) in [
-        (&hw_path, "high watermark", replica.high_watermark, replica.high_watermark_line),
-        (&rp_path, "recovery point", replica.recovery_point, replica.recovery_point_line),
+        (&hw_path, "high watermark", replica.high_watermark(), replica.high_watermark_line()),
+        (&rp_path, "recovery point", replica.recovery_point(), replica.recovery_point_line()),
     ] {
         if value < 0 {
             c.add_line(path, position, None, format!("{what} {value} is negative: no offset is"));
         }
     }
-    if replica.recovery_point > leo && !tail_damaged {
+    if replica.recovery_point() > leo && !tail_damaged {
         c.add_line(
             &rp_path,
-            replica.recovery_point_line,
-            Some(replica.recovery_point),
+            replica.recovery_point_line(),
+            Some(replica.recovery_point()),
             format!(
                 "recovery point {} is above the log end offset {leo}: flushed data is missing",
-                replica.recovery_point
+                replica.recovery_point()
             ),
         );
     }
-    if !replica.clean_shutdown && !replica.is_running() {
+    if !replica.clean_shutdown() && !replica.is_running() {
         notes.push(
             "not shut down cleanly: a broker (or any mutating klog command) would run local recovery first".into(),
         );

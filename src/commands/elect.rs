@@ -3,9 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
-use crate::replica::{IsrMember, Replica, Role, VolatileState};
+use crate::replica::{IsrMember, Replica};
 use crate::replication::election::{next_leader_epoch, ElectionRefusal};
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
@@ -47,20 +46,21 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let mut largest = replica.largest_known_epoch();
     let mut largest_from = None;
     for dir in req.isr {
-        let member = Replica::open(dir, Some(&replica.paths.name())).or_else(|_| Replica::open(dir, req.partition))?;
+        let member =
+            Replica::open(dir, Some(&replica.paths().name())).or_else(|_| Replica::open(dir, req.partition))?;
         replica.ensure_same_partition(&member)?;
-        if fs::canonicalize(&member.paths.log_dir).ok() == fs::canonicalize(&replica.paths.log_dir).ok() {
+        if fs::canonicalize(&member.paths().log_dir).ok() == fs::canonicalize(&replica.paths().log_dir).ok() {
             continue; // the leader is always in its ISR
         }
         replica.ensure_distinct(&member)?;
         let id = member.identity();
         if member.largest_known_epoch() > largest {
             largest = member.largest_known_epoch();
-            largest_from = Some(member.paths.log_dir.display().to_string());
+            largest_from = Some(member.paths().log_dir.display().to_string());
         }
         if !isr.iter().any(|m| m.id == id) {
-            let dir = fs::canonicalize(&member.paths.log_dir).unwrap_or_else(|_| member.paths.log_dir.clone());
-            isr.push(IsrMember { id, dir, replica_id: member.replica_id });
+            let dir = fs::canonicalize(&member.paths().log_dir).unwrap_or_else(|_| member.paths().log_dir.clone());
+            isr.push(IsrMember { id, dir, replica_id: member.replica_id() });
         }
     }
     let seen_by = |l: i32| match &largest_from {
@@ -72,13 +72,13 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
         Err(ElectionRefusal::Negative(e)) => return Err(Error::Usage(format!("invalid --epoch {e}: must be >= 0"))),
         Err(ElectionRefusal::NotAbove { requested, largest_seen }) => {
             return Err(Error::state(
-                &replica.paths.log_dir,
+                &replica.paths().log_dir,
                 format!("--epoch {requested} is not above {}", seen_by(largest_seen)),
             ))
         }
         Err(ElectionRefusal::Exhausted) => {
             return Err(Error::state(
-                &replica.paths.log_dir,
+                &replica.paths().log_dir,
                 format!(
                     "no further election is possible: leader epochs are 32-bit and {} is the largest",
                     seen_by(i32::MAX)
@@ -89,18 +89,12 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let startup = replica.start()?;
     let leo = replica.log_end_offset();
     let isr_names = isr.iter().map(|m| m.dir.display().to_string()).collect();
-    replica.state = Some(VolatileState {
-        role: Role::Leader,
-        leader_epoch: epoch,
-        leader: None,
-        isr,
-        follower_fetch_offsets: BTreeMap::new(),
-    });
+    replica.set_leader(epoch, isr);
     // The new epoch is durable before anything is stamped with it.
     replica.save_state()?;
     let epoch_entry = match req.epoch_entry {
         EpochEntryMode::OnElection => {
-            replica.log.update_epoch_cache(|c| c.assign(epoch, leo))?;
+            replica.log_mut().update_epoch_cache(|c| c.assign(epoch, leo))?;
             Some((epoch, leo))
         }
         EpochEntryMode::FirstAppend => None,
@@ -109,12 +103,12 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let hw = crate::replication::fetch::leader_high_watermark(&replica);
     replica.set_high_watermark(hw)?;
     Ok(ElectReport {
-        replica: replica.paths.log_dir.display().to_string(),
+        replica: replica.paths().log_dir.display().to_string(),
         leader_epoch: epoch,
         previous_epoch: largest,
         isr: isr_names,
         log_end_offset: leo,
-        high_watermark: replica.high_watermark,
+        high_watermark: replica.high_watermark(),
         epoch_entry,
         startup,
     })

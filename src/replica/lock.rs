@@ -116,4 +116,3 @@ impl Drop for DirLock {
         }
     }
 }
-

@@ -172,12 +172,15 @@ impl LogDirFiles {
             problems,
         })
     }
-
 }
 
 /// A value read from a file: a writer stops at the first problem; a reader notes it and goes
 /// on without the value (`None`).
-pub(super) fn tolerated<T>(read: Result<T>, strictness: Strictness, problems: &mut Vec<LoadProblem>) -> Result<Option<T>> {
+pub(super) fn tolerated<T>(
+    read: Result<T>,
+    strictness: Strictness,
+    problems: &mut Vec<LoadProblem>,
+) -> Result<Option<T>> {
     match read {
         Ok(v) => Ok(Some(v)),
         Err(e) if strictness == Strictness::Tolerate => match LoadProblem::from_error(&e) {
@@ -191,7 +194,6 @@ pub(super) fn tolerated<T>(read: Result<T>, strictness: Strictness, problems: &m
     }
 }
 
-
 /// How strictly a load treats a file it cannot read.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Strictness {
@@ -200,7 +202,6 @@ pub(super) enum Strictness {
     /// A reader goes on without the value and reports the problem.
     Tolerate,
 }
-
 
 /// The checks of a write open that concern the log dir as a whole, refusing as the write
 /// would: a partial copy, a temp name taken by something klog cannot replace, a `.lock` that is
@@ -269,7 +270,6 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
     Ok(LogDirWrite { lock, replicas, targets })
 }
 
-
 /// Write what the deferred setters of `replicas` (all of one log dir) held back: the HW and
 /// recovery-point checkpoints and klog's state file, each read and written once (the metadata
 /// log is never checkpointed), then end the deferral.
@@ -295,4 +295,3 @@ pub fn write_log_dir_files(replicas: &mut [&mut Replica]) -> Result<()> {
     }
     Ok(())
 }
-

@@ -11,14 +11,12 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-
 /// `meta.properties` keys, read as Kafka reads them (`java.util.Properties.load`, see
 /// [`crate::format::properties`]). A missing file has no keys.
 pub fn read_meta_properties(path: &Path) -> Result<BTreeMap<String, String>> {
     let Some(bytes) = regular_file::read_regular(path)? else { return Ok(BTreeMap::new()) };
     properties::decode(&bytes).map_err(|e| Error::corrupt(path, e.position, format!("line {}: {}", e.line, e.what)))
 }
-
 
 /// Write a brand-new log dir's `meta.properties` (used by `create`): the replica id as
 /// `node.id`, a `directory.id` of its own, and klog's one cluster id.
@@ -31,7 +29,6 @@ pub fn write_new_log_dir(log_dir: &Path, replica_id: i32, created: &str) -> Resu
     );
     durable::write_atomic(&log_dir.join(META_PROPERTIES), meta.as_bytes())
 }
-
 
 /// The replica id a log dir's `meta.properties` gives: `node.id` (KRaft), else `broker.id`.
 pub(super) fn replica_id_of(meta: &BTreeMap<String, String>) -> Option<i32> {

@@ -32,8 +32,12 @@ pub use log_dir::{
 };
 pub use meta_properties::{read_meta_properties, write_new_log_dir};
 pub use new_partitions::NewPartitions;
-pub use paths::{list_partition_dirs, log_dir_kind, looks_like_partition_dir, resolve, resolve_all, LogDirKind, ReplicaPaths};
-pub use state_file::{forget_volatile_states, mark_started, parse_state_file, IsrMember, KlogStateFile, Role, VolatileState};
+pub use paths::{
+    list_partition_dirs, log_dir_kind, looks_like_partition_dir, resolve, resolve_all, LogDirKind, ReplicaPaths,
+};
+pub use state_file::{
+    forget_volatile_states, mark_started, parse_state_file, IsrMember, KlogStateFile, Role, VolatileState,
+};
 pub use topic_config::TopicConfig;
 
 use crate::durable;
@@ -47,7 +51,6 @@ use meta_properties::replica_id_of;
 use paths::{refuse_symlinked_partition_dir, resolve_in};
 use state_file::read_state_file;
 use std::path::Path;
-
 
 /// A replica opened for reading or writing.
 pub struct Replica {
@@ -539,7 +542,6 @@ impl Replica {
         self.save_state()
     }
 
-
     /// Rewrite the HW checkpoint entry (klog writes it every time the HW changes).
     pub fn set_high_watermark(&mut self, hw: i64) -> Result<()> {
         self.write_high_watermark(hw, false)
@@ -608,5 +610,4 @@ impl Replica {
     pub fn is_closed(&self) -> bool {
         self.state.is_none() && self.log.tail_is_clean() && self.recovery_point == self.log_end_offset()
     }
-
 }

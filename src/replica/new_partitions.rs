@@ -10,7 +10,6 @@ use crate::log::checkpoint::{self, OffsetEntry};
 use crate::log::names::{self, KLOG_STATE};
 use std::path::{Path, PathBuf};
 
-
 /// Empty partitions `create` adds to a klog log dir, with everything they need read and checked
 /// before anything is written: the log dir's checkpoints and state file as they are (one that
 /// does not read refuses the create).

@@ -224,8 +224,6 @@ fn name_list(names: &[String]) -> String {
     }
 }
 
-
-
 /// Writes never follow a symlink out of the log dir: a partition dir that is a symlink is read
 /// (Kafka follows it) but not written through; the user names the dir it points to instead.
 pub(super) fn refuse_symlinked_partition_dir(paths: &ReplicaPaths) -> Result<()> {

@@ -126,8 +126,6 @@ pub(super) fn read_state_file(path: &Path) -> Result<KlogStateFile> {
     }
 }
 
-
-
 /// Record in klog's state file, in one write, that `partitions` of `log_dir` run again (a
 /// broker that loaded its logs), as [`Replica::start`] does for one.
 pub fn mark_started(log_dir: &Path, partitions: &[String]) -> Result<()> {
@@ -160,4 +158,3 @@ pub fn forget_volatile_states<'a>(replicas: impl IntoIterator<Item = &'a mut Rep
     }
     Ok(())
 }
-

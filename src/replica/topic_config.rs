@@ -35,4 +35,3 @@ impl From<TopicConfig> for LogConfig {
         }
     }
 }
-

@@ -44,10 +44,10 @@ pub struct StuckFetch {
 /// The leader's HW after recording fetch offsets: min LEO over the ISR, never backwards.
 /// ISR members without a recorded fetch offset since the election hold it where it is.
 pub fn leader_high_watermark(leader: &Replica) -> i64 {
-    let Some(state) = leader.state() else { return leader.high_watermark };
+    let Some(state) = leader.state() else { return leader.high_watermark() };
     high_watermark::leader_high_watermark(
         leader.log_end_offset(),
-        leader.high_watermark,
+        leader.high_watermark(),
         state.isr.iter().map(|m| state.follower_fetch_offsets.get(&m.id).copied()),
     )
 }
@@ -65,13 +65,7 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
         s.role == Role::Follower && s.leader.as_deref() == Some(leader_id.as_str()) && s.leader_epoch == leader_epoch
     });
     if !following {
-        if let Some(s) = follower.state.as_mut() {
-            s.role = Role::Follower;
-            s.leader = Some(leader_id);
-            s.leader_epoch = leader_epoch;
-            s.isr.clear();
-            s.follower_fetch_offsets.clear();
-        }
+        follower.set_follower(leader_id, leader_epoch);
         follower.save_state()?;
     }
     follower.note_epoch_seen(leader_epoch)?;
@@ -80,25 +74,23 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
     if follower.log_end_offset() > leader_leo {
         // OffsetOutOfRange: the follower's log end is past the leader's.
         let before = follower.log_end_offset();
-        let after = follower.log.truncate_to(leader_leo)?;
+        let after = follower.log_mut().truncate_to(leader_leo)?;
         clamp_after_truncation(follower)?;
         truncated = Some((before, after));
     }
     let fetch_offset = follower.log_end_offset();
     // (a) the HW the response will carry
-    let returned_hw = leader.high_watermark;
+    let returned_hw = leader.high_watermark();
     // (b) record the follower's fetch offset, recompute the leader's HW
-    if let Some(s) = leader.state.as_mut() {
-        s.follower_fetch_offsets.insert(follower_id, fetch_offset);
-    }
+    leader.record_follower_fetch(follower_id, fetch_offset);
     let new_leader_hw = leader_high_watermark(leader);
-    if new_leader_hw != leader.high_watermark {
+    if new_leader_hw != leader.high_watermark() {
         leader.set_high_watermark(new_leader_hw)?;
     }
     leader.save_state()?;
     // (c) whole batches from the one holding the fetch offset
     let mut chunk = Vec::new();
-    leader.log.for_each_batch_from(fetch_offset, |seg, batch| {
+    leader.log().for_each_batch_from(fetch_offset, |seg, batch| {
         if !chunk.is_empty() && chunk.len() as u64 + batch.size_bytes() as u64 > max_bytes {
             return Ok(false);
         }
@@ -120,9 +112,9 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
         bytes_copied: 0,
         returned_high_watermark: returned_hw,
         leader_log_end_offset: leader.log_end_offset(),
-        leader_high_watermark: leader.high_watermark,
+        leader_high_watermark: leader.high_watermark(),
         follower_log_end_offset: follower.log_end_offset(),
-        follower_high_watermark: follower.high_watermark,
+        follower_high_watermark: follower.high_watermark(),
         stuck: None,
     };
     if let Some(first) = BatchIter::new(&chunk).next() {
@@ -139,7 +131,7 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
     }
     // (d) the follower appends the bytes unchanged
     for batch in BatchIter::new(&chunk) {
-        follower.log.append_batch(batch)?;
+        follower.log_mut().append_batch(batch)?;
         round.batches_copied += 1;
         round.records_copied += batch.header().map_or(1, |h| h.records_count.max(0) as u64);
         round.bytes_copied += batch.size_bytes() as u64;
@@ -149,19 +141,19 @@ pub fn fetch_round(leader: &mut Replica, follower: &mut Replica, max_bytes: u64,
         follower.flush()?;
     }
     let follower_hw = high_watermark::follower_high_watermark(returned_hw, follower.log_end_offset());
-    if follower_hw != follower.high_watermark {
+    if follower_hw != follower.high_watermark() {
         follower.set_high_watermark(follower_hw)?;
     }
     follower.save_state()?;
     round.follower_log_end_offset = follower.log_end_offset();
-    round.follower_high_watermark = follower.high_watermark;
+    round.follower_high_watermark = follower.high_watermark();
     Ok(round)
 }
 
 /// After a truncation: HW and recovery point no higher than the new LEO (`UnifiedLog.truncateTo`).
 pub fn clamp_after_truncation(replica: &mut Replica) -> Result<()> {
     let leo = replica.log_end_offset();
-    replica.set_high_watermark(high_watermark::clamp_to_log_end(replica.high_watermark, leo))?;
-    replica.set_recovery_point(high_watermark::clamp_to_log_end(replica.recovery_point, leo))?;
+    replica.set_high_watermark(high_watermark::clamp_to_log_end(replica.high_watermark(), leo))?;
+    replica.set_recovery_point(high_watermark::clamp_to_log_end(replica.recovery_point(), leo))?;
     Ok(())
 }
