@@ -24,6 +24,9 @@ mod paths;
 mod state_file;
 mod topic_config;
 
+#[cfg(test)]
+mod test_support;
+
 pub use identity::ensure_distinct_log_dirs;
 pub use lock::DirLock;
 pub use log_dir::{
@@ -609,5 +612,123 @@ impl Replica {
     /// every partition of the dir is closed.
     pub fn is_closed(&self) -> bool {
         self.state.is_none() && self.log.tail_is_clean() && self.recovery_point == self.log_end_offset()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{append, new_log_dir};
+    use super::*;
+    use crate::log::names::REPLICATION_OFFSET_CHECKPOINT;
+    use std::fs;
+
+    #[test]
+    fn marks_after_open_are_the_checkpointed_offsets_and_the_log_end() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        let mut r = Replica::open_for_write(&dir, None).unwrap();
+        assert_eq!(r.start().unwrap().map(|_| "recovered"), None, "a running replica is not recovered");
+        append(&mut r, 3, 0);
+        append(&mut r, 2, 0);
+        r.set_high_watermark(3).unwrap();
+        r.flush().unwrap();
+        drop(r);
+
+        let r = Replica::open(&dir, None).unwrap();
+        assert_eq!(r.marks(), Marks { log_start_offset: 0, high_watermark: 3, recovery_point: 5, log_end_offset: 5 });
+        assert_eq!(r.paths().name(), "demo-0");
+        // The checkpoint is "0\n1\ndemo 0 3\n": the entry is line 3, at byte 4.
+        assert_eq!(r.high_watermark_line(), Some((3, 4)));
+        assert_eq!(r.recovery_point_line(), Some((3, 4)));
+        assert_eq!(r.replica_id(), Some(1));
+        assert!(r.directory_id().is_some() && r.cluster_id().is_some());
+        assert_eq!(r.kind(), LogDirKind::Kafka);
+        assert!(r.problems().is_empty());
+        assert_eq!(r.role(), Some(Role::Follower));
+    }
+
+    #[test]
+    fn a_high_watermark_above_the_log_end_is_read_raw_and_clamped_by_start() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        let mut r = Replica::open_for_write(&dir, None).unwrap();
+        r.start().unwrap();
+        append(&mut r, 2, 0);
+        drop(r);
+        let hw_path = dir.join(REPLICATION_OFFSET_CHECKPOINT);
+        fs::write(&hw_path, "0\n1\ndemo 0 9\n").unwrap();
+
+        let mut view = Replica::open(&dir, None).unwrap();
+        assert_eq!(view.high_watermark(), 9, "a reader sees the value as checkpointed");
+        view.preview_start().unwrap();
+        assert_eq!(view.marks().high_watermark, 2, "the forecast clamps it to the log end");
+        assert_eq!(fs::read_to_string(&hw_path).unwrap(), "0\n1\ndemo 0 9\n", "a forecast writes nothing");
+
+        let mut w = Replica::open_for_write(&dir, None).unwrap();
+        w.start().unwrap();
+        assert_eq!(w.high_watermark(), 2);
+        assert_eq!(fs::read_to_string(&hw_path).unwrap(), "0\n1\ndemo 0 2\n");
+    }
+
+    #[test]
+    fn volatile_state_changes_need_a_running_replica_and_persist_only_when_saved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        let mut r = Replica::open_for_write(&dir, None).unwrap();
+        forget_volatile_states([&mut r]).unwrap();
+        assert!(!r.is_running());
+        r.set_leader(3, Vec::new());
+        r.set_follower("node.id=2".into(), 4);
+        r.record_follower_fetch("node.id=2".into(), 5);
+        assert_eq!(r.state(), None, "a stopped replica has no volatile state to change");
+
+        r.start().unwrap();
+        let member = IsrMember { id: "node.id=2".into(), dir: tmp.path().join("b"), replica_id: Some(2) };
+        r.set_leader(3, vec![member.clone()]);
+        r.record_follower_fetch("node.id=2".into(), 5);
+        let led = r.state().unwrap().clone();
+        assert_eq!((led.role, led.leader_epoch, led.leader.as_deref()), (Role::Leader, 3, None));
+        assert_eq!(led.isr, vec![member]);
+        assert_eq!(led.follower_fetch_offsets.get("node.id=2"), Some(&5));
+        assert_eq!(Replica::open(&dir, None).unwrap().role(), Some(Role::Follower), "not saved yet");
+        r.save_state().unwrap();
+        assert_eq!(Replica::open(&dir, None).unwrap().state(), Some(&led));
+
+        r.set_follower("node.id=2".into(), 4);
+        let s = r.state().unwrap();
+        assert_eq!((s.role, s.leader_epoch, s.leader.as_deref()), (Role::Follower, 4, Some("node.id=2")));
+        assert!(s.isr.is_empty() && s.follower_fetch_offsets.is_empty(), "a follower keeps no ISR");
+    }
+
+    #[test]
+    fn an_epoch_seen_is_remembered_after_a_crash_removes_the_volatile_state() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        let mut r = Replica::open_for_write(&dir, None).unwrap();
+        r.start().unwrap();
+        r.note_epoch_seen(7).unwrap();
+        r.note_epoch_seen(5).unwrap();
+        forget_volatile_states([&mut r]).unwrap();
+        drop(r);
+        let r = Replica::open(&dir, None).unwrap();
+        assert!(!r.is_running());
+        assert!(!r.clean_shutdown(), "a crash leaves no clean-shutdown marker");
+        assert_eq!(r.largest_known_epoch(), Some(7));
+    }
+
+    #[test]
+    fn a_read_only_open_writes_nothing_and_a_write_open_refuses_a_partial_copy() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        fs::remove_file(dir.join(names::META_PROPERTIES)).unwrap();
+        fs::remove_file(dir.join(KLOG_STATE)).unwrap();
+        let before: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let r = Replica::open(&dir, None).unwrap();
+        assert_eq!((r.kind(), r.replica_id(), r.is_running()), (LogDirKind::Partial, None, false));
+        let after: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(before, after);
+        let Err(e) = Replica::open_for_write(&dir, None) else { panic!("wrote into a partial copy") };
+        assert!(e.to_string().contains("never writes into one"), "{e}");
+        assert!(!dir.join(names::LOCK_FILE).exists(), "the refusal created no lock file");
     }
 }
