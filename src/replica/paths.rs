@@ -242,3 +242,110 @@ pub(super) fn refuse_symlinked_partition_dir(paths: &ReplicaPaths) -> Result<()>
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `log_dir/name` made a partition dir (it holds a Kafka file).
+    fn partition_dir(log_dir: &Path, name: &str) -> PathBuf {
+        let dir = log_dir.join(name);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(names::LEADER_EPOCH_CHECKPOINT), "0\n0\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn resolve_takes_a_log_dir_of_one_partition_or_the_partition_dir_itself() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log_dir = tmp.path().join("a");
+        let part = partition_dir(&log_dir, "demo-0");
+        let want = ReplicaPaths { log_dir: log_dir.clone(), partition_dir: part.clone(), topic: "demo".into(), partition: 0 };
+        assert_eq!(resolve(&log_dir, None).unwrap(), want);
+        assert_eq!(resolve(&part, None).unwrap(), want);
+        assert_eq!(resolve(&part, Some("demo-0")).unwrap(), want);
+        assert_eq!(resolve_in(&log_dir, "demo-0").unwrap(), want);
+        assert_eq!(want.name(), "demo-0");
+        assert_eq!(want.log_dir_file("x"), log_dir.join("x"));
+        let Err(Error::Layout { what, .. }) = resolve(&part, Some("demo-1")) else { panic!("accepted") };
+        assert!(what.contains("--partition names demo-1"), "{what}");
+    }
+
+    #[test]
+    fn a_partition_name_that_is_a_path_is_refused_before_anything_is_looked_up() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = tmp.path().join("a");
+        partition_dir(&a, "demo-0");
+        // Another log dir's partition, reachable from `a` by a relative path.
+        partition_dir(&tmp.path().join("b"), "demo-0");
+        for name in ["../b/demo-0", "demo-0/", "/etc", "./demo-0", ".."] {
+            let Err(e) = resolve(&a, Some(name)) else { panic!("{name:?} resolved") };
+            assert!(matches!(e, Error::Usage(_)), "{name:?}: {e}");
+            assert!(e.to_string().starts_with("--partition "), "{e}");
+            assert!(matches!(resolve_in(&a, name), Err(Error::Usage(_))), "{name:?} resolved in a log dir");
+            assert!(matches!(resolve_all(&a, Some(name)), Err(Error::Usage(_))), "{name:?} resolved as all");
+        }
+    }
+
+    #[test]
+    fn a_log_dir_of_several_partitions_needs_one_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log_dir = tmp.path().join("a");
+        for name in ["t-10", "t-2", "t-1"] {
+            partition_dir(&log_dir, name);
+        }
+        let Err(Error::Layout { what, .. }) = resolve(&log_dir, None) else { panic!("picked one") };
+        assert_eq!(what, "holds 3 partitions; pick one with --partition NAME (t-1, t-2, t-10)");
+        let Err(Error::Layout { what, .. }) = resolve(&log_dir, Some("t-3")) else { panic!("found t-3") };
+        assert_eq!(what, "no partition t-3 here (it holds t-1, t-2, t-10)");
+        assert_eq!(resolve(&log_dir, Some("t-2")).unwrap().partition, 2);
+        let all: Vec<i32> = resolve_all(&log_dir, None).unwrap().iter().map(|p| p.partition).collect();
+        assert_eq!(all, vec![1, 2, 10]);
+    }
+
+    #[test]
+    fn only_dirs_named_like_partitions_and_holding_kafka_files_are_partitions() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log_dir = tmp.path().join("a");
+        partition_dir(&log_dir, "t-10");
+        partition_dir(&log_dir, "t-9");
+        fs::create_dir_all(log_dir.join("photos-2024")).unwrap(); // named like one, holds nothing of Kafka's
+        partition_dir(&log_dir, "notes"); // holds a Kafka file, not named like one
+        let segment_only = log_dir.join("u-0");
+        fs::create_dir_all(&segment_only).unwrap();
+        fs::write(segment_only.join("00000000000000000000.log"), b"").unwrap();
+        fs::write(log_dir.join("v-0"), b"a file").unwrap();
+        let listed: Vec<PathBuf> = list_partition_dirs(&log_dir).unwrap();
+        assert_eq!(listed, vec![log_dir.join("t-9"), log_dir.join("t-10"), segment_only]);
+        assert!(!looks_like_partition_dir(&log_dir.join("photos-2024")));
+        assert!(!looks_like_partition_dir(&log_dir));
+        let Err(Error::Layout { what, .. }) = resolve(&tmp.path().join("empty-missing"), None) else { panic!() };
+        assert_eq!(what, "no such file or directory");
+    }
+
+    #[test]
+    fn a_log_dir_is_kafka_klog_or_partial_by_its_top_level_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        assert_eq!(log_dir_kind(dir), LogDirKind::Partial);
+        fs::write(dir.join(KLOG_STATE), "{}").unwrap();
+        assert_eq!(log_dir_kind(dir), LogDirKind::Klog);
+        // Whatever is at the name counts, even a dir.
+        fs::create_dir(dir.join(META_PROPERTIES)).unwrap();
+        assert_eq!(log_dir_kind(dir), LogDirKind::Kafka);
+    }
+
+    #[test]
+    fn a_symlinked_partition_dir_is_read_but_refused_for_writing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = partition_dir(&tmp.path().join("elsewhere"), "demo-0");
+        let log_dir = tmp.path().join("a");
+        fs::create_dir_all(&log_dir).unwrap();
+        std::os::unix::fs::symlink(&real, log_dir.join("demo-0")).unwrap();
+        let paths = resolve(&log_dir, None).unwrap();
+        assert_eq!(paths.partition_dir, log_dir.join("demo-0"));
+        let Err(Error::Layout { what, .. }) = refuse_symlinked_partition_dir(&paths) else { panic!("accepted") };
+        assert!(what.starts_with("is a symlink (to "), "{what}");
+        assert!(refuse_symlinked_partition_dir(&resolve(&real, None).unwrap()).is_ok());
+    }
+}
