@@ -116,3 +116,95 @@ impl Drop for DirLock {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    /// The env var that tells [`holds_the_lock_in_a_child_process`] which log dir to lock.
+    const CHILD_DIR: &str = "KLOG_TEST_LOCK_CHILD_DIR";
+    /// What the child prints once it holds the lock.
+    const HELD: &str = "klog-test-lock-held";
+
+    /// Not a test of its own: run by [`a_lock_held_by_another_process_refuses_acquire_and_probe`]
+    /// in a child process (POSIX record locks belong to a process, so one process cannot see
+    /// its own lock as taken). Holds the lock until its stdin closes.
+    #[test]
+    #[ignore = "run in a child process by a_lock_held_by_another_process_refuses_acquire_and_probe"]
+    fn holds_the_lock_in_a_child_process() {
+        let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
+        let _lock = DirLock::acquire(Path::new(&dir)).expect("the child takes the lock");
+        println!("{HELD}");
+        let mut rest = String::new();
+        while std::io::stdin().read_line(&mut rest).is_ok_and(|n| n > 0) {}
+    }
+
+    #[test]
+    fn a_lock_held_by_another_process_refuses_acquire_and_probe() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "replica::lock::tests::holds_the_lock_in_a_child_process", "--ignored", "--nocapture"])
+            .args(["--test-threads", "1"])
+            .env(CHILD_DIR, dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        assert!(lines.any(|l| l.unwrap().contains(HELD)), "the child never took the lock");
+
+        assert!(matches!(DirLock::acquire(dir), Err(Error::Locked { path }) if path == dir));
+        assert!(matches!(DirLock::probe(dir), Err(Error::Locked { .. })));
+        assert!(dir.join(LOCK_FILE).exists(), "a refused acquire leaves the holder's file alone");
+
+        drop(child.stdin.take());
+        assert!(child.wait().unwrap().success());
+        DirLock::probe(dir).expect("free once the holder exits");
+        let _lock = DirLock::acquire(dir).expect("free once the holder exits");
+    }
+
+    #[test]
+    fn a_lock_klog_created_is_removed_unless_the_command_kept_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let path = dir.join(LOCK_FILE);
+        DirLock::probe(dir).unwrap();
+        assert!(!path.exists(), "a probe creates nothing");
+
+        let lock = DirLock::acquire(dir).unwrap();
+        assert!(path.is_file());
+        drop(lock);
+        assert!(!path.exists(), "a command that wrote nothing leaves no lock file");
+
+        let mut lock = DirLock::acquire(dir).unwrap();
+        lock.keep();
+        drop(lock);
+        assert!(path.is_file(), "a command that wrote leaves the lock file, as a broker does");
+
+        // A lock file that was there already is never removed.
+        drop(DirLock::acquire(dir).unwrap());
+        assert!(path.is_file());
+    }
+
+    #[test]
+    fn a_lock_that_is_a_symlink_or_not_a_file_is_refused_and_never_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a");
+        fs::create_dir(&dir).unwrap();
+        let target = tmp.path().join("outside");
+        std::os::unix::fs::symlink(&target, dir.join(LOCK_FILE)).unwrap();
+        for refusal in [DirLock::acquire(&dir).map(|_| ()), DirLock::probe(&dir)] {
+            let Err(Error::Layout { what, .. }) = refusal else { panic!("followed the symlink") };
+            assert!(what.starts_with("is a symlink"), "{what}");
+        }
+        assert!(!target.exists(), "nothing was created through the link");
+
+        fs::remove_file(dir.join(LOCK_FILE)).unwrap();
+        fs::create_dir(dir.join(LOCK_FILE)).unwrap();
+        assert!(matches!(DirLock::acquire(&dir), Err(Error::NotRegular { .. })));
+        assert!(matches!(DirLock::probe(&dir), Err(Error::NotRegular { .. })));
+    }
+}
