@@ -158,3 +158,90 @@ pub fn forget_volatile_states<'a>(replicas: impl IntoIterator<Item = &'a mut Rep
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::new_log_dir;
+    use super::*;
+
+    /// The byte position a parse error of `text` names.
+    fn error_position(text: &str) -> (u64, String) {
+        match parse_state_file(text.as_bytes(), Path::new("/x/klog-state.json")) {
+            Err(Error::Corrupt { path, position, what }) => {
+                assert_eq!(path, Path::new("/x/klog-state.json"));
+                (position, what)
+            }
+            other => panic!("{text:?} gave {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_state_file_that_does_not_parse_names_the_byte_position() {
+        // A bad value on the third line: the position counts the bytes of the lines before it.
+        let text = "{\n  \"version\": 1,\n  \"partitions\": x\n}\n";
+        let (position, what) = error_position(text);
+        assert_eq!(position, text.find('x').unwrap() as u64);
+        assert!(what.starts_with("klog state file is not valid: "), "{what}");
+
+        let text = "{\"version\": 1, \"partitions\": {\"demo-0\": {\"state\": {\"role\": \"boss\"}}}}";
+        let (position, what) = error_position(text);
+        assert!(what.contains("boss"), "{what}");
+        // serde_json reports an unknown variant at the string's closing quote.
+        assert_eq!(position, (text.find("boss").unwrap() + "boss".len()) as u64);
+
+        let text = "{\"version\": 1, \"partitions\": {}";
+        assert_eq!(error_position(text).0, text.len() as u64, "a cut file fails at its end");
+    }
+
+    #[test]
+    fn an_older_state_file_without_newer_fields_reads_with_their_defaults() {
+        let text = r#"{"version":1,"partitions":{"demo-0":{"config":{"segment_bytes":1024,"index_interval_bytes":4096},
+            "state":{"role":"leader","leader_epoch":2}}}}"#;
+        let file = parse_state_file(text.as_bytes(), Path::new("klog-state.json")).unwrap();
+        let entry = &file.partitions["demo-0"];
+        let config = entry.config.unwrap();
+        assert_eq!((config.segment_bytes, config.index_bytes_max), (1024, crate::log::DEFAULT_INDEX_BYTES_MAX));
+        assert_eq!(config.segment_ms, crate::log::DEFAULT_SEGMENT_MS);
+        let state = entry.state.as_ref().unwrap();
+        assert_eq!((state.role, state.leader_epoch, state.leader.as_deref()), (Role::Leader, 2, None));
+        assert!(state.isr.is_empty() && state.follower_fetch_offsets.is_empty());
+        assert_eq!(entry.largest_leader_epoch, None);
+    }
+
+    #[test]
+    fn mark_started_and_forget_volatile_states_rewrite_the_file_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "t", 2);
+        let path = dir.join(KLOG_STATE);
+        let mut replicas: Vec<Replica> =
+            ["t-0", "t-1"].iter().map(|p| Replica::open_for_check(&dir, Some(p)).unwrap()).collect();
+        std::fs::write(dir.join(CLEAN_SHUTDOWN_MARKER), b"").unwrap();
+        forget_volatile_states(replicas.iter_mut()).unwrap();
+        assert!(replicas.iter().all(|r| r.state().is_none() && !r.clean_shutdown()));
+        assert!(!dir.join(CLEAN_SHUTDOWN_MARKER).exists(), "a crash leaves no clean-shutdown marker");
+        let file = read_state_file(&path).unwrap();
+        assert_eq!(file.version, 1);
+        assert!(file.partitions.values().all(|e| e.state.is_none() && e.config.is_some()), "{file:?}");
+
+        mark_started(&dir, &["t-1".to_string()]).unwrap();
+        let file = read_state_file(&path).unwrap();
+        assert_eq!(file.partitions["t-0"].state, None);
+        assert_eq!(file.partitions["t-1"].state, Some(VolatileState::started()));
+        assert!(std::fs::read_to_string(&path).unwrap().ends_with("}\n"));
+    }
+
+    #[test]
+    fn a_missing_state_file_is_an_empty_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = read_state_file(&tmp.path().join(KLOG_STATE)).unwrap();
+        assert_eq!((file.version, file.partitions.len()), (1, 0));
+    }
+
+    #[test]
+    fn roles_have_kafka_s_lowercase_names() {
+        assert_eq!((Role::Leader.name(), Role::Follower.name()), ("leader", "follower"));
+        assert_eq!(serde_json::to_string(&Role::Follower).unwrap(), "\"follower\"");
+        let started = VolatileState::started();
+        assert_eq!((started.role, started.leader_epoch, started.leader), (Role::Follower, -1, None));
+    }
+}
