@@ -190,7 +190,7 @@ mod tests {
         assert_eq!(position, (text.find("boss").unwrap() + "boss".len()) as u64);
 
         let text = "{\"version\": 1, \"partitions\": {}";
-        assert_eq!(error_position(text).0, text.len() as u64, "a cut file fails at its end");
+        assert_eq!(error_position(text).0, text.len() as u64 - 1, "a cut file fails at its last byte");
     }
 
     #[test]
