@@ -295,3 +295,110 @@ pub fn write_log_dir_files(replicas: &mut [&mut Replica]) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{append, new_log_dir};
+    use super::super::Role;
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn a_tolerant_read_notes_a_malformed_checkpoint_and_reads_the_rest() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        let hw_path = dir.join(names::REPLICATION_OFFSET_CHECKPOINT);
+        fs::write(&hw_path, "0\n1\ndemo 0 zz\n").unwrap();
+        fs::write(dir.join(names::RECOVERY_POINT_OFFSET_CHECKPOINT), "0\n1\ndemo 0 7\n").unwrap();
+
+        let files = LogDirFiles::read_tolerant(&dir).unwrap();
+        assert_eq!(files.problems.len(), 1, "{:?}", files.problems);
+        let problem = &files.problems[0];
+        assert_eq!((problem.path.as_path(), problem.line, problem.position), (hw_path.as_path(), Some(3), 4));
+        assert!(problem.what.starts_with("malformed at line 3: "), "{}", problem.what);
+        assert!(problem.what.contains("\"zz\""), "{}", problem.what);
+        assert_eq!(files.high_watermark("demo-0"), None, "the value of a file that did not read is absent");
+        assert_eq!(files.recovery_point("demo-0"), 7);
+        assert_eq!(files.log_start_offset("demo-0"), 0);
+        assert_eq!(files.running_partitions(), vec!["demo-0".to_string()]);
+        assert!(!files.clean_shutdown());
+
+        // A reader opens the partition with the problem noted; a writer refuses.
+        let r = Replica::open(&dir, None).unwrap();
+        assert_eq!(r.problems(), &files.problems[..]);
+        assert_eq!((r.high_watermark(), r.recovery_point()), (0, 7));
+        assert!(matches!(LogDirFiles::read(&dir, Strictness::Refuse), Err(Error::Malformed { line: 3, .. })));
+        assert!(matches!(Replica::open_for_write(&dir, None), Err(Error::Malformed { line: 3, .. })));
+    }
+
+    #[test]
+    fn the_last_line_for_a_partition_wins_and_entries_keep_file_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("cp");
+        fs::write(&path, "0\n3\nb 1 5\na 0 6\nb 1 9\n").unwrap();
+        let cp = OffsetCheckpoint::read(&path).unwrap();
+        assert_eq!(cp.get("b-1"), Some(CheckpointValue { offset: 9, line: 5, position: 16 }));
+        assert_eq!(cp.get("a-0").map(|v| v.offset), Some(6));
+        assert_eq!(cp.get("c-0"), None);
+        let order: Vec<(&str, i32)> = cp.entries().iter().map(|(t, p)| (t.as_str(), *p)).collect();
+        assert_eq!(order, vec![("b", 1), ("a", 0), ("b", 1)]);
+    }
+
+    #[test]
+    fn deferred_checkpoint_writes_land_once_for_every_partition() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "t", 2);
+        let hw_path = dir.join(names::REPLICATION_OFFSET_CHECKPOINT);
+        let before = fs::read_to_string(&hw_path).unwrap();
+        let mut w = open_log_dir_for_write(&dir, None).unwrap();
+        assert_eq!(w.targets, vec![0, 1]);
+        for r in &mut w.replicas {
+            r.start().unwrap();
+            r.set_defer_log_dir_writes(true);
+            append(r, 2, 0);
+            r.set_high_watermark(2).unwrap();
+            r.set_leader(1, Vec::new());
+            r.save_state().unwrap();
+        }
+        assert_eq!(fs::read_to_string(&hw_path).unwrap(), before, "deferred: nothing written yet");
+        assert!(Replica::open(&dir, Some("t-0")).unwrap().role() == Some(Role::Follower));
+
+        let mut all: Vec<&mut Replica> = w.replicas.iter_mut().collect();
+        write_log_dir_files(&mut all).unwrap();
+        assert!(w.replicas.iter().all(|r| !r.defer_log_dir_writes()));
+        assert_eq!(fs::read_to_string(&hw_path).unwrap(), "0\n2\nt 0 2\nt 1 2\n");
+        for p in ["t-0", "t-1"] {
+            let r = Replica::open(&dir, Some(p)).unwrap();
+            assert_eq!((r.high_watermark(), r.role()), (2, Some(Role::Leader)), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_write_open_of_a_log_dir_selects_its_targets_and_refuses_a_partial_copy() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "t", 3);
+        let w = open_log_dir_for_write(&dir, Some("t-1")).unwrap();
+        assert_eq!(w.replicas.len(), 3, "every partition is opened under the one lock");
+        assert_eq!(w.targets, vec![1]);
+        assert_eq!(w.replicas[1].paths().name(), "t-1");
+        drop(w);
+
+        check_log_dir_for_write(&dir).unwrap();
+        fs::remove_file(dir.join(META_PROPERTIES)).unwrap();
+        fs::remove_file(dir.join(KLOG_STATE)).unwrap();
+        for refusal in [check_log_dir_for_write(&dir), open_log_dir_for_write(&dir, None).map(|_| ())] {
+            let Err(Error::Layout { what, .. }) = refusal else { panic!("wrote into a partial copy") };
+            assert!(what.starts_with("not a Kafka log dir (no meta.properties)"), "{what}");
+        }
+    }
+
+    #[test]
+    fn a_problem_is_made_only_from_errors_a_reader_goes_on_after() {
+        let corrupt = Error::corrupt("/d/f", 12, "bad bytes");
+        let problem = LoadProblem::from_error(&corrupt).unwrap();
+        assert_eq!((problem.path, problem.position, problem.line), (PathBuf::from("/d/f"), 12, None));
+        assert_eq!(problem.what, corrupt.to_string().strip_prefix("/d/f: ").unwrap());
+        assert!(LoadProblem::from_error(&Error::Usage("no".into())).is_none());
+        assert!(LoadProblem::from_error(&Error::layout("/d", "no")).is_none());
+    }
+}
