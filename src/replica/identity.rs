@@ -113,3 +113,67 @@ pub fn ensure_distinct_log_dirs(a: &Path, b: &Path) -> Result<()> {
     };
     ensure_distinct_identities(a, &identity(a), b, &identity(b))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::new_log_dir;
+    use super::*;
+
+    #[test]
+    fn a_copy_of_a_replica_dir_is_the_same_replica_and_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        let b = new_log_dir(&tmp.path().join("b"), 2, "demo", 1);
+        let copy = tmp.path().join("copy");
+        new_log_dir(&copy, 3, "demo", 1);
+        fs::copy(a.join(META_PROPERTIES), copy.join(META_PROPERTIES)).unwrap();
+
+        let (ra, rb, rc) =
+            (Replica::open(&a, None).unwrap(), Replica::open(&b, None).unwrap(), Replica::open(&copy, None).unwrap());
+        assert!(ra.identity().starts_with("directory.id="), "{}", ra.identity());
+        assert_eq!(ra.identity(), rc.identity());
+        ra.ensure_distinct(&rb).unwrap();
+        ra.ensure_same_partition(&rb).unwrap();
+        let Err(Error::Layout { what, .. }) = ra.ensure_distinct(&rc) else {
+            panic!("a copy passed as another replica")
+        };
+        assert!(what.starts_with("says it is the same replica as "), "{what}");
+        assert!(matches!(ra.ensure_distinct(&ra), Err(Error::Usage(_))), "one dir twice");
+        ensure_distinct_log_dirs(&a, &b).unwrap();
+        assert!(matches!(ensure_distinct_log_dirs(&a, &copy), Err(Error::Layout { .. })));
+    }
+
+    #[test]
+    fn identity_falls_back_from_directory_id_to_node_id_to_the_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        assert_eq!(identity_of(Some("x"), Some(1), dir), "directory.id=x");
+        assert_eq!(identity_of(None, Some(1), dir), "node.id=1");
+        assert_eq!(identity_of(None, None, dir), format!("path={}", fs::canonicalize(dir).unwrap().display()));
+    }
+
+    #[test]
+    fn replicas_of_another_cluster_or_topic_id_are_foreign() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = new_log_dir(&tmp.path().join("a"), 1, "demo", 1);
+        let b = new_log_dir(&tmp.path().join("b"), 2, "demo", 1);
+        let other = new_log_dir(&tmp.path().join("o"), 3, "other", 1);
+        let ra = Replica::open(&a, None).unwrap();
+        assert_eq!(ra.foreign_to(&Replica::open(&b, None).unwrap()), None);
+        let Err(Error::Layout { what, .. }) = ra.ensure_same_partition(&Replica::open(&other, None).unwrap()) else {
+            panic!("another partition passed")
+        };
+        assert!(what.starts_with("holds partition other-0 but "), "{what}");
+
+        fs::write(b.join("demo-0").join(names::PARTITION_METADATA), "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA")
+            .unwrap();
+        let why = ra.foreign_to(&Replica::open(&b, None).unwrap()).expect("another topic id");
+        assert!(why.starts_with("has topic id AAAAAAAAAAAAAAAAAAAAAA but "), "{why}");
+
+        let meta = fs::read_to_string(b.join(META_PROPERTIES)).unwrap();
+        let cluster = Replica::open(&a, None).unwrap().cluster_id().unwrap().to_string();
+        fs::write(b.join(META_PROPERTIES), meta.replace(&cluster, "another-cluster")).unwrap();
+        let why = ra.foreign_to(&Replica::open(&b, None).unwrap()).expect("another cluster");
+        assert!(why.starts_with("belongs to cluster another-cluster but "), "{why}");
+    }
+}

@@ -260,7 +260,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let log_dir = tmp.path().join("a");
         let part = partition_dir(&log_dir, "demo-0");
-        let want = ReplicaPaths { log_dir: log_dir.clone(), partition_dir: part.clone(), topic: "demo".into(), partition: 0 };
+        let want =
+            ReplicaPaths { log_dir: log_dir.clone(), partition_dir: part.clone(), topic: "demo".into(), partition: 0 };
         assert_eq!(resolve(&log_dir, None).unwrap(), want);
         assert_eq!(resolve(&part, None).unwrap(), want);
         assert_eq!(resolve(&part, Some("demo-0")).unwrap(), want);
