@@ -114,3 +114,47 @@ impl NewPartitions {
         Ok(added)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::new_log_dir;
+    use super::super::{LogDirFiles, Replica, Role};
+    use super::*;
+    use crate::error::Error;
+    use std::fs;
+
+    fn config() -> TopicConfig {
+        TopicConfig { segment_bytes: 2048, index_interval_bytes: 512, index_bytes_max: 4096, segment_ms: 60_000 }
+    }
+
+    #[test]
+    fn new_partitions_join_the_log_dir_files_beside_the_existing_ones() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "t", 2);
+        let added = NewPartitions::read(&dir, "u", 0..=1, config()).unwrap().write().unwrap();
+        let names: Vec<String> = added.iter().map(ReplicaPaths::name).collect();
+        assert_eq!(names, vec!["u-0", "u-1"]);
+        assert_eq!(
+            fs::read_to_string(dir.join(names::REPLICATION_OFFSET_CHECKPOINT)).unwrap(),
+            "0\n4\nt 0 0\nt 1 0\nu 0 0\nu 1 0\n"
+        );
+        assert_eq!(fs::read_to_string(dir.join(names::LOG_START_OFFSET_CHECKPOINT)).unwrap(), "0\n0\n");
+        let files = LogDirFiles::read_tolerant(&dir).unwrap();
+        assert_eq!(files.running_partitions(), vec!["t-0", "t-1", "u-0", "u-1"]);
+        let log_config = files.log_config("u-1");
+        assert_eq!((log_config.segment_bytes, log_config.index_interval_bytes), (2048, 512));
+        assert_eq!((log_config.index_bytes_max, log_config.segment_ms), (4096, 60_000));
+        let r = Replica::open(&dir, Some("u-1")).unwrap();
+        assert_eq!((r.topic_config(), r.role(), r.log_end_offset()), (Some(&config()), Some(Role::Follower), 0));
+        assert!(added[1].partition_dir.join(names::PARTITION_METADATA).is_file());
+    }
+
+    #[test]
+    fn a_log_dir_file_that_does_not_read_refuses_the_create_before_anything_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("a"), 1, "t", 1);
+        fs::write(dir.join(KLOG_STATE), "{\"version\": 1,").unwrap();
+        assert!(matches!(NewPartitions::read(&dir, "u", 0..=0, config()), Err(Error::Corrupt { .. })));
+        assert!(!dir.join("u-0").exists());
+    }
+}
