@@ -8,12 +8,14 @@
 //! up the way a broker starts: after a clean stop the marker is removed and nothing is scanned;
 //! after an unclean stop local recovery runs first and its report is returned to the caller.
 //!
-//! One file per concept: [`paths`] (resolving a command-line path), [`lock`] (`.lock`),
-//! [`state_file`] (`klog-state.json`: role, leader epoch, ISR, follower fetch offsets),
-//! [`meta_properties`], [`log_dir`] (the log-dir files read once, and log-dir-wide writes),
-//! [`topic_config`], [`identity`], [`new_partitions`] (`create`). This file holds the
-//! [`Replica`] itself: its opens, its start, and the questions other code asks it; its fields
-//! are private, so every change of its state goes through a method here.
+//! One file per concept: `paths.rs` (resolving a command-line path), `lock.rs` (`.lock`),
+//! `state_file.rs` (`klog-state.json`: role, leader epoch, ISR, follower fetch offsets),
+//! `meta_properties.rs`, `log_dir.rs` (the log-dir files read once, and log-dir-wide writes),
+//! `topic_config.rs`, `identity.rs` (what a replica is among replicas), `new_partitions.rs`
+//! (`create`). Every public item is re-exported here, so it is `crate::replica::X`. This file
+//! holds the [`Replica`] itself: its opens, its start, and the questions other code asks it
+//! ([`Replica::marks`], [`Replica::role`], ...). Its fields are private: every change of its
+//! state goes through a method here, and no other module reads them.
 
 mod identity;
 mod lock;
