@@ -953,7 +953,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --color --help --version"
+            opts="-h -V --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -965,6 +965,10 @@ _klog() {
                     ;;
                 --mode)
                     COMPREPLY=($(compgen -W "hw kip101 kip279" -- "${cur}"))
+                    return 0
+                    ;;
+                --kafka)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --context)

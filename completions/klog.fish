@@ -168,9 +168,10 @@ complete -c klog -n "__fish_klog_using_subcommand crash" -l drop-index -d 'Remov
 complete -c klog -n "__fish_klog_using_subcommand crash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand crash" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader -d 'Restart DIR as a follower of this leader and truncate it by --mode' -r -F
-complete -c klog -n "__fish_klog_using_subcommand recover" -l mode -d 'Which Kafka era\'s follower truncation to apply (needs --leader)' -r -f -a "hw\t'Kafka <= 0.10.2: truncate to the follower\'s own high watermark'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l mode -d 'Which Kafka era\'s follower truncation to apply (needs --leader): the rules of the era\'s last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279' -r -f -a "hw\t'Kafka <= 0.10.2: truncate to the follower\'s own high watermark'
 kip101\t'Kafka 0.11-1.1 (KIP-101): OffsetsForLeaderEpoch v0, offset-only answer'
 kip279\t'Kafka >= 2.0 (KIP-279): (epoch, end offset) answers until the epochs agree'"
+complete -c klog -n "__fish_klog_using_subcommand recover" -l kafka -d 'The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset (needs --leader)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader-epoch -d 'With --dry-run on a broker\'s data dirs: the epoch the controller gave LEADER (from the cluster\'s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER\'s cache starts there. Default: the latest in LEADER\'s cache' -r

@@ -248,9 +248,10 @@ _arguments "${_arguments_options[@]}" : \
 (recover)
 _arguments "${_arguments_options[@]}" : \
 '--leader=[Restart DIR as a follower of this leader and truncate it by --mode]:LEADER:_files' \
-'--mode=[Which Kafka era'\''s follower truncation to apply (needs --leader)]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
+'--mode=[Which Kafka era'\''s follower truncation to apply (needs --leader)\: the rules of the era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest). Default\: kip279]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
 kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
 kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
+'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE:_default' \
 '--context=[Kept records shown before the first truncated or divergent offset (needs --leader)]:N:_default' \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--leader-epoch=[With --dry-run on a broker'\''s data dirs\: the epoch the controller gave LEADER (from the cluster'\''s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \

@@ -3,8 +3,12 @@
 //! width resolved in `main`; JSON and Kafka's dump-log lines are never wrapped. Nothing here
 //! reads the command line or the environment: `main` passes what it resolved.
 
-use klog::cli::{Command, DumpFormat, Env, GenerateCommand, Outcome};
-use klog::commands::{self, data_dir, dump::DumpEvent, recover::RecoverReport, NoProgress, ProgressSink};
+use klog::cli::{
+    AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs, DumpFormat,
+    ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, Outcome, RecoverArgs, Target,
+};
+use klog::commands::recover::{RecoverReport, RecoverRequest};
+use klog::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
 use klog::durable::output::{self as output_file, OutputKind};
 use klog::error::{IoContext, Result};
 use klog::output::picture::{self, Picture};
@@ -29,212 +33,236 @@ pub fn run(command: Command, settings: &Settings, env: &Env, out: &mut dyn Write
     Ok(outcome)
 }
 
-/// `text` is the wrapping writer; `raw()` reaches the writer under it for JSON and Kafka lines.
-fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Fit<&mut dyn Write>) -> Result<Outcome> {
+/// The wrapping writer text goes through; `raw()` reaches the writer under it for JSON and
+/// Kafka's dump-log lines.
+type Text<'t, 'w> = Fit<&'t mut (dyn Write + 'w)>;
+
+/// The route table: one line per command, each to its plumbing below (request from the
+/// arguments, command, renderer, outcome).
+fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     match command {
-        Command::Create(a) => {
-            let paths = commands::create::run(&(&a).into())?;
-            text::created(text, &paths)?;
+        Command::Create(a) => create(&a, settings, env, text),
+        Command::Elect(a) => elect(&a, settings, env, text),
+        Command::Append(a) => append(&a, settings, env, text),
+        Command::Dump(a) => dump(&a, settings, env, text),
+        Command::Check(a) => check(&a, settings, env, text),
+        Command::Fetch(a) => fetch(&a, settings, env, text),
+        Command::Flush(a) => flush(&a, settings, env, text),
+        Command::Stop(a) => stop(&a, settings, env, text),
+        Command::Crash(a) => crash(&a, settings, env, text),
+        Command::Recover(a) => recover(&a, settings, env, text),
+        Command::Draw(a) => draw(&a, settings, env, text),
+        Command::Diff(a) => diff(&a, settings, env, text),
+        Command::Generate(a) => generate(&a, settings, env, text),
+        Command::Explore(a) => explore(&a, settings, env, text),
+        Command::Demo(a) => demo(&a, settings, env, text),
+    }
+}
+
+fn create(a: &CreateArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let paths = commands::create::run(&a.into())?;
+    text::created(text, &paths)?;
+    Ok(Outcome::Success)
+}
+
+fn elect(a: &ElectArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::elect::run(&a.into())?;
+    text::elected(text, &report, settings)?;
+    Ok(Outcome::Success)
+}
+
+fn append(a: &AppendArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let req = a.request(&mut io::stdin().lock(), commands::now_ms())?;
+    let report = commands::append::run(req, &mut *progress(settings, "append", "records"))?;
+    text::appended(text, &a.target.dir.display().to_string(), &report, settings)?;
+    Ok(Outcome::Success)
+}
+
+fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
+        let report = data_dir::check_data_dir(&a.target.dir, &mut *progress(settings, "check", "partitions"))?;
+        if a.json {
+            output::data_dir::check_json(text.raw(), &report)?;
+        } else {
+            output::data_dir::check_text(text, &report, settings)?;
         }
-        Command::Elect(a) => {
-            let report = commands::elect::run(&(&a).into())?;
-            text::elected(text, &report, settings)?;
+        return Ok(Outcome::findings_if(!report.is_clean()));
+    }
+    let report =
+        commands::check::run(&a.target.dir, a.target.partition.as_deref(), &mut *progress(settings, "check", "bytes"))?;
+    if a.json {
+        json::check_report(text.raw(), &report)?;
+    } else {
+        text::check(text, &report, settings)?;
+    }
+    Ok(Outcome::findings_if(!report.is_clean()))
+}
+
+fn fetch(a: &FetchArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::fetch::run(&a.into())?;
+    if a.json {
+        json::fetch_rounds(text.raw(), &report)?;
+    } else {
+        text::fetch_rounds(text, &report, &a.follower.display().to_string(), settings)?;
+    }
+    Ok(Outcome::findings_if(report.stuck()))
+}
+
+fn flush(t: &Target, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::flush::run(&t.dir, t.partition.as_deref())?;
+    text::flushed(text, &t.dir.display().to_string(), &report, settings)?;
+    Ok(Outcome::Success)
+}
+
+fn stop(t: &Target, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::stop::run(&t.dir, t.partition.as_deref())?;
+    text::stopped(text, &t.dir.display().to_string(), &report, settings)?;
+    Ok(Outcome::Success)
+}
+
+fn crash(a: &CrashArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = klog::crash::crash(&a.target.dir, a.target.partition.as_deref(), &a.into())?;
+    text::crashed(text, &report, settings)?;
+    Ok(Outcome::Success)
+}
+
+fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let req: RecoverRequest<'_> = a.into();
+    let data_dir_form =
+        a.partition.is_none() && (a.dry_run || a.leader.is_none()) && data_dir::holds_several_partitions(&a.dir);
+    if data_dir_form && a.leader.is_some() {
+        if a.explain {
+            return Err(klog::error::Error::Usage(format!(
+                "--explain shows the truncation procedure of one partition, and {} holds several: add --partition NAME",
+                a.dir.display()
+            )));
         }
-        Command::Append(a) => {
-            let req = a.request(&mut io::stdin().lock(), commands::now_ms())?;
-            let report = commands::append::run(req, &mut *progress(settings, "append", "records"))?;
-            text::appended(text, &a.target.dir.display().to_string(), &report, settings)?;
+        let plan = data_dir::restart_plan(&req, &mut *progress(settings, "recover", "partitions"))?;
+        if a.json {
+            output::data_dir::plan_json(text.raw(), &plan)?;
+        } else {
+            output::data_dir::plan_text(text, &plan, settings)?;
         }
-        Command::Dump(a) => dump(&a, settings, text)?,
-        Command::Check(a) if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) => {
-            let report = data_dir::check_data_dir(&a.target.dir, &mut *progress(settings, "check", "partitions"))?;
-            if a.json {
-                output::data_dir::check_json(text.raw(), &report)?;
-            } else {
-                output::data_dir::check_text(text, &report, settings)?;
-            }
-            return Ok(Outcome::findings_if(!report.is_clean()));
+        return Ok(Outcome::Success);
+    }
+    if data_dir_form {
+        let load =
+            commands::recover::recover_data_dir(&a.dir, a.dry_run, &mut *progress(settings, "recover", "partitions"))?;
+        if a.json {
+            output::data_dir::forecast_json(text.raw(), &load)?;
+        } else {
+            output::data_dir::forecast_text(text, &load, settings)?;
         }
-        Command::Check(a) => {
-            let report = commands::check::run(
-                &a.target.dir,
-                a.target.partition.as_deref(),
-                &mut *progress(settings, "check", "bytes"),
-            )?;
-            if a.json {
-                json::check_report(text.raw(), &report)?;
-            } else {
-                text::check(text, &report, settings)?;
-            }
-            return Ok(Outcome::findings_if(!report.is_clean()));
+        return Ok(Outcome::Success);
+    }
+    match (commands::recover::run(&req)?, a.json) {
+        (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
+        (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
+        (RecoverReport::Follower(r), false) => {
+            report::follower_text(text, &r, settings)?;
+            let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
+            let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
+            let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
+            let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
+            recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
         }
-        Command::Fetch(a) => {
-            let report = commands::fetch::run_fenced(&(&a).into(), !a.no_fencing)?;
-            if a.json {
-                json::fetch_rounds(text.raw(), &report)?;
-            } else {
-                text::fetch_rounds(text, &report, &a.follower.display().to_string(), settings)?;
-            }
-            return Ok(Outcome::findings_if(report.stuck()));
+        (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
+    }
+    Ok(Outcome::Success)
+}
+
+fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if let Some(path) = &a.svg {
+        output_file::check_target("--svg", path, OutputKind::Svg, a.force)?;
+    }
+    let report = commands::draw::run(&a.into())?;
+    for w in &report.warnings {
+        eprintln!("klog: warning: {w}");
+    }
+    let pic = Picture::of_draw(&report);
+    picture::write_text(text, &pic, settings)?;
+    if let Some(path) = &a.svg {
+        output_file::write_all(&[(path, svg::render(&pic, true).as_bytes())])?;
+        writeln!(text, "wrote {}", path.display()).at("<stdout>", "write")?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b) {
+        let report = data_dir::diff_data_dirs(&a.a, &a.b, &mut *progress(settings, "diff", "partitions"))?;
+        if a.json {
+            output::data_dir::diff_json(text.raw(), &report)?;
+        } else {
+            output::data_dir::diff_text(text, &report, settings)?;
         }
-        Command::Flush(t) => {
-            let report = commands::flush::run(&t.dir, t.partition.as_deref())?;
-            text::flushed(text, &t.dir.display().to_string(), &report, settings)?;
-        }
-        Command::Stop(t) => {
-            let report = commands::stop::run(&t.dir, t.partition.as_deref())?;
-            text::stopped(text, &t.dir.display().to_string(), &report, settings)?;
-        }
-        Command::Crash(a) => {
-            let report = klog::crash::crash(&a.target.dir, a.target.partition.as_deref(), &(&a).into())?;
-            text::crashed(text, &report, settings)?;
-        }
-        Command::Recover(a)
-            if a.partition.is_none()
-                && (a.dry_run || a.leader.is_none())
-                && data_dir::holds_several_partitions(&a.dir) =>
-        {
-            match &a.leader {
-                Some(leader) => {
-                    if a.explain {
-                        return Err(klog::error::Error::Usage(format!(
-                            "--explain shows the truncation procedure of one partition, and {} holds several: \
-                             add --partition NAME",
-                            a.dir.display()
-                        )));
-                    }
-                    let mode = a.mode.unwrap_or(klog::cli::ModeArg::Kip279).into();
-                    let plan = data_dir::restart_plan(
-                        leader,
-                        &a.dir,
-                        mode,
-                        i64::from(a.context),
-                        !a.no_fencing,
-                        &mut *progress(settings, "recover", "partitions"),
-                    )?;
-                    if a.json {
-                        output::data_dir::plan_json(text.raw(), &plan)?;
-                    } else {
-                        output::data_dir::plan_text(text, &plan, settings)?;
-                    }
-                }
-                None => {
-                    let load = commands::recover::recover_data_dir(
-                        &a.dir,
-                        a.dry_run,
-                        &mut *progress(settings, "recover", "partitions"),
-                    )?;
-                    if a.json {
-                        output::data_dir::forecast_json(text.raw(), &load)?;
-                    } else {
-                        output::data_dir::forecast_text(text, &load, settings)?;
-                    }
-                }
-            }
-        }
-        Command::Recover(a) => match (commands::recover::run_fenced(&(&a).into(), !a.no_fencing)?, a.json) {
-            (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
-            (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
-            (RecoverReport::Follower(r), false) => {
-                report::follower_text(text, &r, settings)?;
-                let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-                let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
-                let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
-                let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
-                recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
-            }
-            (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
-        },
-        Command::Draw(a) => {
-            if let Some(path) = &a.svg {
-                output_file::check_target("--svg", path, OutputKind::Svg, a.force)?;
-            }
-            let report = commands::draw::run(&(&a).into())?;
-            for w in &report.warnings {
-                eprintln!("klog: warning: {w}");
-            }
-            let pic = Picture::of_draw(&report);
-            picture::write_text(text, &pic, settings)?;
-            if let Some(path) = &a.svg {
-                output_file::write_all(&[(path, svg::render(&pic, true).as_bytes())])?;
-                writeln!(text, "wrote {}", path.display()).at("<stdout>", "write")?;
-            }
-        }
-        Command::Diff(a)
-            if a.partition.is_none()
-                && data_dir::holds_several_partitions(&a.a)
-                && data_dir::holds_several_partitions(&a.b) =>
-        {
-            let report = data_dir::diff_data_dirs(&a.a, &a.b, &mut *progress(settings, "diff", "partitions"))?;
-            if a.json {
-                output::data_dir::diff_json(text.raw(), &report)?;
-            } else {
-                output::data_dir::diff_text(text, &report, settings)?;
-            }
-            return Ok(Outcome::findings_if(report.differs()));
-        }
-        Command::Diff(a) => {
-            let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref())?;
-            if a.json {
-                report::diff_json(text.raw(), &report)?;
-            } else {
-                report::diff_text(text, &report, settings)?;
-            }
-            return Ok(Outcome::findings_if(!report.outcome.identical_up_to_shorter()));
-        }
-        Command::Generate(GenerateCommand::Man { dir }) => {
-            for name in klog::generate::write_man_pages(&dir)? {
+        return Ok(Outcome::findings_if(report.differs()));
+    }
+    let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref())?;
+    if a.json {
+        report::diff_json(text.raw(), &report)?;
+    } else {
+        report::diff_text(text, &report, settings)?;
+    }
+    Ok(Outcome::findings_if(!report.outcome.identical_up_to_shorter()))
+}
+
+fn generate(g: &GenerateCommand, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    match g {
+        GenerateCommand::Man { dir } => {
+            for name in klog::generate::write_man_pages(dir)? {
                 writeln!(text.raw(), "{}", dir.join(name).display()).at("<stdout>", "write")?;
             }
         }
-        Command::Generate(GenerateCommand::Completions { shell }) => {
-            klog::generate::write_completions(shell, text.raw())?;
-        }
-        Command::Explore(a) => {
-            let report = commands::explore::run(&(&a).into())?;
-            if a.json {
-                output::explore::json(text.raw(), &report)?;
-            } else {
-                output::explore::text(text, &report, settings, !a.no_timing)?;
-            }
-            return Ok(Outcome::findings_if(report.found_violation()));
-        }
-        Command::Demo(a) => {
-            // Everything is checked before the lab is made; a failure removes the lab (the undo
-            // journal removes what the run made, `--dir` included when it made it).
-            if let Some(path) = &a.capture {
-                output_file::check_target("--capture", path, OutputKind::Html, a.force)?;
-            }
-            let (root, temp) = a.lab(&env.temp_dir);
-            let req = a.request(&root)?;
-            let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain);
-            if a.predict {
-                printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
-            }
-            let mut capture = a.capture.as_ref().map(|_| klog::output::capture::Capture::new(root.clone()));
-            let result = commands::demo::run(&req, &mut |e| {
-                if let Some(c) = capture.as_mut() {
-                    c.event(e.clone())?;
-                }
-                printer.event(e)
-            })
-            .and_then(|_| printer.finish());
-            drop(printer);
-            let result = result.and_then(|()| match (&a.capture, &capture) {
-                (Some(path), Some(c)) => {
-                    output_file::write_all(&[(path, c.html().as_bytes())])?;
-                    writeln!(text, "\nwrote {}", path.display()).at("<stdout>", "write")
-                }
-                _ => Ok(()),
-            });
-            if temp && (!a.keep || result.is_err()) {
-                let _ = std::fs::remove_dir_all(&root);
-            } else if temp {
-                writeln!(text, "\nkept {}", root.display()).at("<stdout>", "write")?;
-            }
-            result?;
-        }
+        GenerateCommand::Completions { shell } => klog::generate::write_completions(*shell, text.raw())?,
     }
+    Ok(Outcome::Success)
+}
+
+fn explore(a: &ExploreArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::explore::run(&a.into())?;
+    if a.json {
+        output::explore::json(text.raw(), &report)?;
+    } else {
+        output::explore::text(text, &report, settings, !a.no_timing)?;
+    }
+    Ok(Outcome::findings_if(report.found_violation()))
+}
+
+fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    // Everything is checked before the lab is made; a failure removes the lab (the undo
+    // journal removes what the run made, `--dir` included when it made it).
+    if let Some(path) = &a.capture {
+        output_file::check_target("--capture", path, OutputKind::Html, a.force)?;
+    }
+    let (root, temp) = a.lab(&env.temp_dir);
+    let req = a.request(&root)?;
+    let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain);
+    if a.predict {
+        printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
+    }
+    let mut capture = a.capture.as_ref().map(|_| klog::output::capture::Capture::new(root.clone()));
+    let result = commands::demo::run(&req, &mut |e| {
+        if let Some(c) = capture.as_mut() {
+            c.event(e.clone())?;
+        }
+        printer.event(e)
+    })
+    .and_then(|_| printer.finish());
+    drop(printer);
+    let result = result.and_then(|()| match (&a.capture, &capture) {
+        (Some(path), Some(c)) => {
+            output_file::write_all(&[(path, c.html().as_bytes())])?;
+            writeln!(text, "\nwrote {}", path.display()).at("<stdout>", "write")
+        }
+        _ => Ok(()),
+    });
+    if temp && (!a.keep || result.is_err()) {
+        let _ = std::fs::remove_dir_all(&root);
+    } else if temp {
+        writeln!(text, "\nkept {}", root.display()).at("<stdout>", "write")?;
+    }
+    result?;
     Ok(Outcome::Success)
 }
 
@@ -257,13 +285,12 @@ pub fn recovery_picture(
     picture::write_text(out, &Picture::of_recovery(r, leader, follower, Some(leader_records)), settings)?;
     if explain {
         writeln!(out).at("<stdout>", "write")?;
-        let e = klog::replication::explain::explain(&r.plan, &r.leader_view, &r.follower_view);
-        klog::output::explain::write_text(out, &e, settings)?;
+        klog::output::explain::write_text(out, &r.explanation(), settings)?;
     }
     Ok(())
 }
 
-fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Write>) -> Result<()> {
+fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let req = a.into();
     // Progress in bytes of the replica's segments, from the batches going by.
     let mut bar = progress(settings, "dump", "bytes");
@@ -281,7 +308,7 @@ fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Wr
         }
         _ => {}
     };
-    match a.format() {
+    let written = match a.format() {
         DumpFormat::Json => {
             // JSON lines are stateless: batches are rendered on both cores, in chunks.
             let render: &commands::dump::Render = &|e: DumpEvent<'_>, buf: &mut Vec<u8>| json::dump_event(buf, e);
@@ -314,5 +341,6 @@ fn dump(a: &klog::cli::DumpArgs, settings: &Settings, text: &mut Fit<&mut dyn Wr
             })?;
             d.finish()
         }
-    }
+    };
+    written.map(|()| Outcome::Success)
 }

@@ -5,6 +5,7 @@
 //! `--help`, the man pages and the shell completions. Nothing outside `main.rs` and this file
 //! reads the command line or the environment.
 
+use crate::replication::release::{Release, Rules};
 use crate::commands;
 use crate::error::{Error, Result};
 use crate::output::{fit, Settings};
@@ -213,9 +214,13 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct ExploreArgs {
-    /// Truncation mode(s) to explore.
+    /// Truncation mode(s) to explore, each by the rules of its era's last release (hw: 0.10.2.2,
+    /// kip101: 1.1.1, kip279: the newest).
     #[arg(long, value_enum, default_value_t = DemoMode::All)]
     pub mode: DemoMode,
+    /// Explore one Kafka release's rules instead, X.Y[.Z] (0.A.B[.C] on the 0.x line).
+    #[arg(long, value_name = "RELEASE", conflicts_with = "mode", value_parser = parse_release)]
+    pub kafka: Option<Release>,
     /// Number of replicas (2 or 3).
     #[arg(long, default_value_t = commands::explore::DEFAULT_REPLICAS as u8, value_name = "N",
           value_parser = ranged::<u8>(2, 3, "the explorer models 2 or 3 replicas"))]
@@ -235,9 +240,9 @@ pub struct ExploreArgs {
     /// Elections may also pick a live replica outside the ISR.
     #[arg(long)]
     pub unclean: bool,
-    /// Replicas do not check leader epochs (Kafka before KIP-320): a late leader change is obeyed
-    /// and a stale leader is followed (the scripts use `recover --no-fencing`, `fetch
-    /// --no-fencing`).
+    /// Replicas are not fenced by the epochs they have seen (Kafka before KIP-320's
+    /// FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A
+    /// running replica still ignores a leader change not above its epoch, as every release does.
     #[arg(long)]
     pub no_fencing: bool,
     /// Crashes may also drop unflushed bytes; flush becomes an action.
@@ -273,8 +278,12 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             DemoMode::Kip279 => vec![TruncationMode::Kip279],
             DemoMode::All => TruncationMode::ALL.to_vec(),
         };
+        let runs = match a.kafka {
+            Some(release) => vec![release.rules()],
+            None => modes.into_iter().map(Rules::of_mode).collect(),
+        };
         commands::explore::ExploreRequest {
-            modes,
+            runs,
             replicas: a.replicas as usize,
             max_epochs: a.max_epochs,
             max_records: a.max_records,
@@ -381,9 +390,14 @@ pub struct RecoverArgs {
     /// Restart DIR as a follower of this leader and truncate it by --mode.
     #[arg(long, value_name = "LEADER")]
     pub leader: Option<PathBuf>,
-    /// Which Kafka era's follower truncation to apply (needs --leader).
+    /// Which Kafka era's follower truncation to apply (needs --leader): the rules of the era's
+    /// last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279.
     #[arg(long, value_enum, requires = "leader")]
     pub mode: Option<ModeArg>,
+    /// The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line),
+    /// e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode).
+    #[arg(long, value_name = "RELEASE", requires = "leader", conflicts_with = "mode", value_parser = parse_release)]
+    pub kafka: Option<Release>,
     /// Print the same report and change nothing on disk.
     #[arg(long)]
     pub dry_run: bool,
@@ -405,8 +419,9 @@ pub struct RecoverArgs {
     /// partition: not with a data dir's restart plan).
     #[arg(long, requires = "leader", conflicts_with = "json")]
     pub explain: bool,
-    /// No epoch checks (Kafka before KIP-320): follow the leader even when its epoch is below one
-    /// this replica has seen, or not above the one it runs at.
+    /// No FENCED_LEADER_EPOCH check (Kafka before KIP-320): follow the leader even when its
+    /// epoch is below one this replica has seen. A running replica still ignores a leader change
+    /// not above its epoch, as every release does.
     #[arg(long, requires = "leader")]
     pub no_fencing: bool,
     /// With --dry-run on a broker's data dirs: the epoch the controller gave LEADER (from the
@@ -953,8 +968,25 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
             until_caught_up: a.until_caught_up,
             max_bytes: a.max_bytes,
             flush: a.flush,
+            fencing: !a.no_fencing,
         }
     }
+}
+
+impl RecoverArgs {
+    /// The rules `--kafka` names, or the last release of `--mode`'s era (kip279 by default):
+    /// the one place the default is applied.
+    pub fn rules(&self) -> Rules {
+        match self.kafka {
+            Some(release) => release.rules(),
+            None => Rules::of_mode(self.mode.unwrap_or(ModeArg::Kip279).into()),
+        }
+    }
+}
+
+/// `--kafka RELEASE`.
+fn parse_release(text: &str) -> Result<Release, String> {
+    Release::parse(text)
 }
 
 impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
@@ -963,11 +995,12 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             dir: &a.dir,
             partition: a.partition.as_deref(),
             leader: a.leader.as_deref(),
-            mode: a.mode.unwrap_or(ModeArg::Kip279).into(),
+            rules: a.rules(),
             dry_run: a.dry_run,
             catch_up: a.catch_up,
             context: i64::from(a.context),
             leader_epoch: a.leader_epoch,
+            fencing: !a.no_fencing,
         }
     }
 }

@@ -5,12 +5,13 @@
 //! code, so a data-dir plan never disagrees with a per-partition run), spread over the cores,
 //! in a stable order. Never writes.
 
+use super::parallel_map;
 use super::recover::{self, FollowerRecoverReport, LogDirsRead, RecoverReport, RecoverRequest};
 use super::ProgressSink;
 use crate::error::{Error, Result};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, LogDirFiles, Replica};
 use crate::replication::diff::{diff_logs, DiffOutcome};
-use crate::replication::truncation::TruncationMode;
+use crate::replication::release::Rules;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
@@ -56,7 +57,7 @@ pub struct PartitionOutcome<T> {
 pub struct RestartPlan {
     pub leader_dir: String,
     pub follower_dir: String,
-    pub mode: TruncationMode,
+    pub rules: Rules,
     pub partitions: Vec<PartitionOutcome<Box<FollowerRecoverReport>>>,
     /// Partitions only one side holds: (name, which side).
     pub one_side: Vec<(String, &'static str)>,
@@ -66,60 +67,40 @@ impl RestartPlan {
     /// Acked records the restart would lose (truncated, or kept while the leader holds another
     /// record there), over every partition.
     pub fn acked_lost(&self) -> u64 {
-        self.partitions
-            .iter()
-            .filter_map(|p| p.outcome.as_ref().ok())
-            .map(|r| r.counts.acked_lost + r.counts.diverged_acked)
-            .sum()
+        self.partitions.iter().filter_map(|p| p.outcome.as_ref().ok()).map(|r| r.counts.acked_and_lost()).sum()
+    }
+
+    /// Partitions with a plan (the others were refused).
+    pub fn planned_count(&self) -> usize {
+        self.partitions.iter().filter(|p| p.outcome.is_ok()).count()
+    }
+
+    pub fn refused_count(&self) -> usize {
+        self.partitions.len() - self.planned_count()
+    }
+
+    /// The partitions only the leader (`"leader"`) or only the follower (`"follower"`) holds.
+    pub fn only_on(&self, side: &str) -> Vec<&str> {
+        self.one_side.iter().filter(|(_, s)| *s == side).map(|(n, _)| n.as_str()).collect()
     }
 }
 
-/// Run `f` over `items` on one thread per core, results in the items' order. The calling
-/// thread is one of the workers and reports `(done, total)` items to `progress` as it goes.
-/// Memory: one result per item, and whatever one `f` call holds per thread.
-pub fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(&T) -> R + Sync,
-    progress: &mut dyn ProgressSink,
-) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(items.len()).max(1);
-    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let slots: Vec<std::sync::Mutex<Option<R>>> = items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(i) else { break };
-        let r = f(item);
-        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-        done.fetch_add(1, Ordering::Relaxed);
+/// The restart plan of follower data dir `req.dir` against leader data dir `req.leader`: per
+/// partition they share, where the follower would truncate and what it would lose — each
+/// partition's line is the dry run of `recover --leader L F --partition P` with the request's
+/// every flag (mode, context, fencing), so a plan never disagrees with a per-partition run.
+pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -> Result<RestartPlan> {
+    let (Some(l), f) = (req.leader, req.dir) else {
+        return Err(Error::Usage("a restart plan needs --leader".into()));
     };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(work);
-        }
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else { break };
-            let r = f(item);
-            *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress.update(finished as u64, items.len() as u64);
-        }
-    });
-    progress.update(items.len() as u64, items.len() as u64);
-    slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item ran")).collect()
-}
-
-/// The restart plan of follower data dir `f` against leader data dir `l`: per partition they
-/// share, where `f` would truncate and what it would lose (the dry run of `recover --leader`).
-pub fn restart_plan(
-    l: &Path,
-    f: &Path,
-    mode: TruncationMode,
-    context: i64,
-    fencing: bool,
-    progress: &mut dyn ProgressSink,
-) -> Result<RestartPlan> {
+    if let Some(e) = req.leader_epoch {
+        // The controller's epoch is one partition's; applied to every partition it would be
+        // wrong for all but one.
+        return Err(Error::Usage(format!(
+            "--leader-epoch {e} is the epoch of one partition's leader, and {} holds several: add --partition NAME",
+            f.display()
+        )));
+    }
     crate::replica::ensure_distinct_log_dirs(l, f)?;
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
     let (common, one_side) = pair_names(&ln, &fnames, "leader", "follower");
@@ -133,17 +114,8 @@ pub fn restart_plan(
     let partitions = parallel_map(
         &common,
         |name| {
-            let req = RecoverRequest {
-                dir: f,
-                partition: Some(name),
-                leader: Some(l),
-                mode,
-                dry_run: true,
-                catch_up: false,
-                context,
-                leader_epoch: None,
-            };
-            let outcome = match recover::run_fenced_in(&req, fencing, read) {
+            let one = RecoverRequest { partition: Some(name), dry_run: true, catch_up: false, ..*req };
+            let outcome = match recover::run_in(&one, read) {
                 Ok(RecoverReport::Follower(r)) => Ok(r),
                 Ok(RecoverReport::Local(_)) => Err("no leader".to_string()),
                 Err(e) => Err(refusal(&e)),
@@ -155,7 +127,7 @@ pub fn restart_plan(
     Ok(RestartPlan {
         leader_dir: l.display().to_string(),
         follower_dir: f.display().to_string(),
-        mode,
+        rules: req.rules,
         partitions,
         one_side,
     })
@@ -181,6 +153,11 @@ pub struct DataDirDiff {
 }
 
 impl DataDirDiff {
+    /// Partitions both sides hold that differ or failed to compare.
+    pub fn differing_count(&self) -> usize {
+        self.partitions.iter().filter(|p| p.outcome.as_ref().map_or(true, |d| !d.identical_up_to_shorter())).count()
+    }
+
     /// Any partition diverging, failing to compare, or held by one side only.
     pub fn differs(&self) -> bool {
         !self.one_side.is_empty()
@@ -200,8 +177,8 @@ pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Re
             let pair = Replica::open_in(&files_a, name).and_then(|ra| Ok((ra, Replica::open_in(&files_b, name)?)));
             let outcome = match pair {
                 Ok((ra, rb)) => {
-                    let warnings = super::diff::pair_warnings(&ra, &rb);
-                    diff_logs(ra.log(), rb.log()).map(|d| (d, warnings)).map_err(|e| refusal(&e))
+                    let warnings = super::pair::pair_warnings(&ra, &rb);
+                    diff_logs(&ra.log(), &rb.log()).map(|d| (d, warnings)).map_err(|e| refusal(&e))
                 }
                 Err(e) => Err(refusal(&e)),
             };
@@ -233,13 +210,41 @@ pub struct DataDirCheck {
     /// group in natural order.
     pub partitions: Vec<PartitionOutcome<super::check::CheckReport>>,
     /// Findings about the log dir's own files (checkpoints, `meta.properties`, klog's state).
-    pub dir_findings: Vec<super::check::Finding>,
+    pub dir_findings: Vec<crate::log::verify::Finding>,
     /// Facts that are not corruption: partitions the checkpoints list but that are not on disk
     /// (Kafka leaves such entries after a deletion or move), an unclean shutdown, a partial copy.
     pub notes: Vec<String>,
 }
 
+/// What `check DATA_DIR` read and found over the partitions that could be read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckTotals {
+    pub segment_count: usize,
+    pub record_count: u64,
+    pub bytes_checked: u64,
+    pub finding_count: usize,
+    /// Partitions with findings or that could not be read.
+    pub partitions_with_findings: usize,
+}
+
 impl DataDirCheck {
+    pub fn totals(&self) -> CheckTotals {
+        let mut t = CheckTotals::default();
+        for p in &self.partitions {
+            match &p.outcome {
+                Ok(c) => {
+                    t.segment_count += c.segment_count;
+                    t.record_count += c.record_count;
+                    t.bytes_checked += c.bytes_checked;
+                    t.finding_count += c.findings.len();
+                    t.partitions_with_findings += usize::from(!c.is_clean());
+                }
+                Err(_) => t.partitions_with_findings += 1,
+            }
+        }
+        t
+    }
+
     pub fn is_clean(&self) -> bool {
         self.dir_findings.is_empty() && self.partitions.iter().all(|p| p.outcome.as_ref().is_ok_and(|r| r.is_clean()))
     }
@@ -250,16 +255,16 @@ impl DataDirCheck {
 /// is 0); for version 1 a missing or non-integer `node.id` and a missing `cluster.id`; for version
 /// 0 a `broker.id` that is present but not an integer; a `directory.id` that is not a `Uuid`.
 /// Cluster ids that are not UUIDs are accepted, as Kafka accepts them.
-fn meta_properties_findings(path: &Path) -> Vec<super::check::Finding> {
+fn meta_properties_findings(path: &Path) -> Vec<crate::log::verify::Finding> {
     use crate::replica::read_meta_properties;
     // A key's finding is about the whole file (position 0): properties keys have no one place.
-    let finding = |what: String| super::check::Finding::new(path, 0, None, what);
+    let finding = |what: String| crate::log::verify::Finding::new(path, 0, None, what);
     let meta = match read_meta_properties(path) {
         Ok(m) => m,
         Err(e) => {
             return crate::replica::LoadProblem::from_error(&e).map_or_else(
                 || vec![finding(e.to_string())],
-                |p| vec![super::check::Finding::new(path, p.position, None, p.what).on_line(p.line)],
+                |p| vec![crate::log::verify::Finding::new(path, p.position, None, p.what).on_line(p.line)],
             )
         }
     };
@@ -320,7 +325,8 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
     ] {
         let path = dir.join(name);
         for p in files.problems.iter().filter(|p| p.path == path) {
-            dir_findings.push(super::check::Finding::new(&path, p.position, None, p.what.clone()).on_line(p.line));
+            dir_findings
+                .push(crate::log::verify::Finding::new(&path, p.position, None, p.what.clone()).on_line(p.line));
         }
         for (topic, partition) in listed.entries() {
             if on_disk.contains(format!("{topic}-{partition}").as_str()) {

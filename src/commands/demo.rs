@@ -475,6 +475,7 @@ fn run_once(
                     until_caught_up: false,
                     max_bytes: DEFAULT_FETCH_MAX_BYTES,
                     flush: *flush,
+                    fencing: true,
                 })?;
                 if predict {
                     if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {
@@ -503,11 +504,12 @@ fn run_once(
                     dir: &path(follower),
                     partition: None,
                     leader: Some(&path(leader)),
-                    mode: recover_mode,
+                    rules: crate::replication::release::Rules::of_mode(recover_mode),
                     dry_run: false,
                     catch_up: false,
                     context: 3,
                     leader_epoch: None,
+                    fencing: true,
                 })?;
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));

@@ -1,6 +1,7 @@
 //! `klog diff A B`: two replicas compared offset by offset. Never writes.
 
-use super::dump::{summarize, ReplicaSummary};
+use super::pair::open_compared;
+use super::summary::{summarize, ReplicaSummary};
 use crate::error::Result;
 use crate::replica::Replica;
 use crate::replication::diff::{diff_logs, DiffOutcome};
@@ -16,47 +17,18 @@ pub struct DiffReport {
     pub warnings: Vec<String>,
 }
 
+impl DiffReport {
+    /// Whether the first divergence is at a batch that does not decode (no record to compare).
+    pub fn diverges_at_undecodable_batch(&self) -> bool {
+        let o = &self.outcome;
+        o.first_difference.is_none()
+            && o.first_divergent_offset.is_some_and(|at| o.undecodable.iter().any(|(_, u)| u.base_offset == at))
+    }
+}
+
 pub fn run(a: &Path, b: &Path, partition: Option<&str>) -> Result<DiffReport> {
     let ra = Replica::open(a, partition)?;
     let (rb, warnings) = open_compared(&ra, b, partition, "B")?;
-    let outcome = diff_logs(ra.log(), rb.log())?;
+    let outcome = diff_logs(&ra.log(), &rb.log())?;
     Ok(DiffReport { a: summarize(&ra), b: summarize(&rb), outcome, warnings })
-}
-
-/// Open `path` as the replica compared with `first` (the partition `first` holds, else the one
-/// `partition` names) and check the pair: another topic-partition refuses; another cluster or
-/// another topic of the same name is a warning, with the second replica called `label`. `diff`
-/// and `draw` pair their replicas here, so they refuse the same pairs.
-pub fn open_compared(
-    first: &Replica,
-    path: &Path,
-    partition: Option<&str>,
-    label: &str,
-) -> Result<(Replica, Vec<String>)> {
-    let other = Replica::open(path, Some(&first.paths().name())).or_else(|_| Replica::open(path, partition))?;
-    if first.paths().topic != other.paths().topic || first.paths().partition != other.paths().partition {
-        first.ensure_same_partition(&other)?;
-    }
-    let warnings = pair_warnings_labelled(first, &other, label);
-    Ok((other, warnings))
-}
-
-/// Why two replicas of one partition name may not be copies of one partition: another cluster,
-/// another topic of that name, or a cluster id only one side records.
-pub fn pair_warnings(ra: &Replica, rb: &Replica) -> Vec<String> {
-    pair_warnings_labelled(ra, rb, "B")
-}
-
-fn pair_warnings_labelled(ra: &Replica, rb: &Replica, label: &str) -> Vec<String> {
-    let mut warnings: Vec<String> = ra.foreign_to(rb).map(|w| format!("{label} {w}")).into_iter().collect();
-    if ra.cluster_id().is_some() != rb.cluster_id().is_some() {
-        let (with, without) = if ra.cluster_id().is_some() { (ra, rb) } else { (rb, ra) };
-        warnings.push(format!(
-            "{} records no cluster.id but {} records {}: nothing says they are one cluster",
-            without.paths().log_dir.display(),
-            with.paths().log_dir.display(),
-            with.cluster_id().unwrap_or_default()
-        ));
-    }
-    warnings
 }

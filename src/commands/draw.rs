@@ -178,7 +178,7 @@ pub fn run(req: &DrawRequest<'_>) -> Result<DrawReport> {
     let mut warnings = Vec::new();
     let mut opened = vec![];
     for d in &req.dirs[1..] {
-        let (r, w) = super::diff::open_compared(&first, d, req.partition, &d.display().to_string())?;
+        let (r, w) = super::pair::open_compared(&first, d, req.partition, &d.display().to_string())?;
         warnings.extend(w);
         opened.push(r);
     }

@@ -4,137 +4,21 @@
 //! as a stream of events for a renderer (table, JSON lines, or kafka-dump-log lines).
 //! Streaming keeps memory constant whatever the log size. Never writes.
 
-use super::{current_leader_epoch, role_name};
+use super::summary::{summarize, ReplicaSummary};
 use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::compression::Compression;
+use crate::format::control::{self, ControlRecord};
 use crate::format::producer_snapshot::{self, ProducerEntry, ProducerSnapshot};
 use crate::format::record::Record;
 use crate::format::txn_index::{self, AbortedTxn};
 use crate::log::checkpoint;
-use crate::log::epoch_cache::EpochCache;
 use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
 use crate::log::segment::{map_file, FileBytes, Segment};
-use crate::log::verify;
+use crate::log::verify::{self, epoch_rows, EpochRow, StampedEpochs};
 use crate::replica::{list_partition_dirs, LogDirFiles, Replica};
-use std::path::{Path, PathBuf};
-
-/// A replica's state at a glance.
-#[derive(Debug, Clone)]
-pub struct ReplicaSummary {
-    pub topic: String,
-    pub partition: i32,
-    pub log_dir: PathBuf,
-    pub replica_id: Option<i32>,
-    pub role: &'static str,
-    pub leader_epoch: Option<i32>,
-    pub log_start_offset: i64,
-    pub log_end_offset: i64,
-    pub high_watermark: i64,
-    pub recovery_point: i64,
-    pub clean_shutdown: bool,
-    pub segment_count: usize,
-    /// Bytes in the `.log` files.
-    pub size_bytes: u64,
-}
-
-pub fn summarize(replica: &Replica) -> ReplicaSummary {
-    ReplicaSummary {
-        topic: replica.paths().topic.clone(),
-        partition: replica.paths().partition,
-        log_dir: replica.paths().log_dir.clone(),
-        replica_id: replica.replica_id(),
-        role: role_name(replica),
-        leader_epoch: current_leader_epoch(replica),
-        log_start_offset: replica.log_start_offset(),
-        log_end_offset: replica.log_end_offset(),
-        high_watermark: replica.high_watermark(),
-        recovery_point: replica.recovery_point(),
-        clean_shutdown: replica.clean_shutdown(),
-        segment_count: replica.log().segments().len(),
-        size_bytes: replica.log().segments().iter().filter_map(|seg| seg.log_size().ok()).sum(),
-    }
-}
-
-/// How an epoch-cache entry compares with the epochs stamped on the batches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EpochAgreement {
-    /// The checkpoint and the batch stamps agree.
-    Agrees,
-    /// The entry starts at the LEO: assigned at election, no batch in it yet.
-    NoBatchesYet,
-    /// The checkpoint has the epoch at another start offset than the stamps say.
-    StartDiffers { stamped_start_offset: i64 },
-    /// The checkpoint has this epoch but no batch carries it.
-    OnlyInCheckpoint,
-    /// Batches carry this epoch but the checkpoint lacks it.
-    OnlyInBatches,
-}
-
-/// One row of `dump --epochs`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EpochRow {
-    pub leader_epoch: i32,
-    pub start_offset: i64,
-    pub end_offset: i64,
-    pub record_count: u64,
-    pub agreement: EpochAgreement,
-}
-
-/// Per-epoch facts from the batch stamps, in log order.
-#[derive(Debug, Default)]
-pub struct StampedEpochs {
-    /// The cache Kafka would build by assigning every batch's (epoch, base offset).
-    pub derived: EpochCache,
-    /// Records per stamped epoch.
-    pub record_counts: std::collections::BTreeMap<i32, u64>,
-}
-
-impl StampedEpochs {
-    pub fn observe(&mut self, batch: &RawBatch<'_>) {
-        let epoch = batch.partition_leader_epoch();
-        if batch.magic() >= 2 && epoch >= 0 {
-            self.derived.assign(epoch, batch.base_offset());
-            let count = batch.header().map_or(0, |h| h.records_count.max(0) as u64);
-            *self.record_counts.entry(epoch).or_default() += count;
-        }
-    }
-}
-
-/// Compare the checkpointed cache with the stamps, as rows for `dump --epochs` and `check`.
-pub fn epoch_rows(cache: &EpochCache, stamped: &StampedEpochs, log_end_offset: i64) -> Vec<EpochRow> {
-    let mut rows = Vec::new();
-    for (entry, end) in cache.ranges(log_end_offset) {
-        let stamped_entry = stamped.derived.entries().iter().find(|e| e.leader_epoch == entry.leader_epoch);
-        let agreement = match stamped_entry {
-            Some(s) if s.start_offset == entry.start_offset => EpochAgreement::Agrees,
-            Some(s) => EpochAgreement::StartDiffers { stamped_start_offset: s.start_offset },
-            None if entry.start_offset >= log_end_offset => EpochAgreement::NoBatchesYet,
-            None => EpochAgreement::OnlyInCheckpoint,
-        };
-        rows.push(EpochRow {
-            leader_epoch: entry.leader_epoch,
-            start_offset: entry.start_offset,
-            end_offset: end,
-            record_count: stamped.record_counts.get(&entry.leader_epoch).copied().unwrap_or(0),
-            agreement,
-        });
-    }
-    for (s, end) in stamped.derived.ranges(log_end_offset) {
-        if !cache.entries().iter().any(|e| e.leader_epoch == s.leader_epoch) {
-            rows.push(EpochRow {
-                leader_epoch: s.leader_epoch,
-                start_offset: s.start_offset,
-                end_offset: end,
-                record_count: stamped.record_counts.get(&s.leader_epoch).copied().unwrap_or(0),
-                agreement: EpochAgreement::OnlyInBatches,
-            });
-        }
-    }
-    rows.sort_by_key(|r| (r.leader_epoch, r.start_offset));
-    rows
-}
+use std::path::Path;
 
 /// The batch fields every renderer needs.
 #[derive(Debug, Clone)]
@@ -200,6 +84,24 @@ pub fn batch_row(segment_base_offset: i64, b: &RawBatch<'_>) -> BatchRow {
         is_transactional: header.is_some_and(|h| h.is_transactional()),
         is_control: header.is_some_and(|h| h.is_control()),
         delete_horizon_ms: header.filter(|h| h.has_delete_horizon()).map(|h| h.base_timestamp),
+    }
+}
+
+/// What a control batch's record says, decoded by the command once so that renderers never
+/// decode: the record, or why its key or value does not decode (with the type id when the key
+/// gives one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ControlRead {
+    Decoded(ControlRecord),
+    Invalid { type_id: Option<i16>, error: String },
+}
+
+/// Decode a control record from its key and value (`ControlRecordType.parse` and the value's
+/// schema), keeping the failure as data.
+pub fn read_control(key: Option<&[u8]>, value: Option<&[u8]>) -> ControlRead {
+    match control::decode(key, value) {
+        Ok(c) => ControlRead::Decoded(c),
+        Err(e) => ControlRead::Invalid { type_id: control::decode_type_id(key).ok(), error: e.to_string() },
     }
 }
 
@@ -316,7 +218,8 @@ pub enum DumpEvent<'a> {
         base_offset: i64,
     },
     Batch(&'a BatchRow),
-    Record(&'a BatchRow, &'a Record<'a>),
+    /// A record, with what it says when its batch is a control batch (decoded here).
+    Record(&'a BatchRow, &'a Record<'a>, Option<&'a ControlRead>),
     /// The records of a batch could not be decoded.
     Undecodable(&'a BatchRow, &'a str),
     /// Bytes at the end of a file that do not frame as a batch (or a whole entry).
@@ -486,11 +389,7 @@ fn dump_replica(
             break;
         }
         let start = if req.from.is_some() {
-            replica
-                .log()
-                .locate(from)?
-                .filter(|l| replica.log().segments()[l.segment] == *seg)
-                .map_or(0, |l| l.position)
+            replica.log().locate(from)?.filter(|l| replica.log().segments()[l.segment] == *seg).map_or(0, |l| l.position)
         } else {
             0
         };
@@ -619,7 +518,8 @@ fn batch_events(
                     if *budget == 0 {
                         return Ok(());
                     }
-                    emit(DumpEvent::Record(&row, r))?;
+                    let control = row.is_control.then(|| read_control(r.key, r.value));
+                    emit(DumpEvent::Record(&row, r, control.as_ref()))?;
                     *budget -= 1;
                 }
                 Ok(())
@@ -652,7 +552,7 @@ fn render_chunk(
         }
         batch_events(segment_base_offset, &batch, from, batches_only, &mut unlimited, &mut |e| {
             match &e {
-                DumpEvent::Record(_, r) => out.records.observe(r.offset),
+                DumpEvent::Record(_, r, _) => out.records.observe(r.offset),
                 DumpEvent::Undecodable(b, why) => out.undecodable.push(((*b).clone(), why.to_string())),
                 _ => {}
             }

@@ -3,6 +3,7 @@
 //! mode; narrate it step by step and emit it as a runnable script (the engine is
 //! [`crate::explore`]). Returns a report; rendering is in `output::explore`.
 
+use crate::replication::release::Rules;
 use crate::durable::{self, output::OutputKind};
 use crate::error::{Error, Result};
 use crate::explore::model::{Action, Config, State, Violation, MAX_EPOCHS, MAX_RECORDS};
@@ -11,7 +12,6 @@ use crate::explore::search::{search, SearchStats};
 use crate::explore::witness::{find_witness, Witness};
 use crate::replica::Role;
 use crate::replication::classify::RecordClass;
-use crate::replication::truncation::TruncationMode;
 use std::path::{Path, PathBuf};
 
 /// Default bounds: 2 replicas, 3 epochs, 3 records, 16 actions.
@@ -70,7 +70,8 @@ pub fn state_cap(asked: Option<u64>, limit_bytes: u64) -> Result<u64> {
 }
 
 pub struct ExploreRequest<'a> {
-    pub modes: Vec<TruncationMode>,
+    /// One search per entry: the rules of a release (each `--mode` stands for its era's last).
+    pub runs: Vec<Rules>,
     pub replicas: usize,
     pub max_epochs: u8,
     pub max_records: u8,
@@ -171,13 +172,13 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
     if req.max_depth == 0 || req.max_depth > 64 {
         return Err(Error::Usage(format!("invalid --max-depth {}: give 1..=64", req.max_depth)));
     }
-    if req.modes.is_empty() {
+    if req.runs.is_empty() {
         return Err(Error::Usage("no --mode to explore".into()));
     }
     if let Some(path) = req.script {
         // Refuse before searching, not after: every script this run may write.
-        for &mode in &req.modes {
-            let target = script_path(path, mode, req.modes.len() > 1);
+        for rules in &req.runs {
+            let target = script_path(path, rules, req.runs.len() > 1);
             durable::output::check_target("--script", &target, OutputKind::Script, req.force)?;
         }
     }
@@ -188,10 +189,10 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
     validate(req)?;
     let max_states = state_cap(req.max_states, memory_limit_bytes())?;
     let mut runs = Vec::new();
-    for &mode in &req.modes {
+    for &rules in &req.runs {
         let config = Config {
             replicas: req.replicas,
-            mode,
+            rules,
             max_epochs: req.max_epochs,
             max_records: req.max_records,
             max_depth: req.max_depth,
@@ -203,7 +204,7 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
         if let (Some(ce), Some(path)) = (counterexample.as_mut(), req.script) {
             if ce.script.is_some() {
-                ce.script_path = Some(script_path(path, mode, req.modes.len() > 1));
+                ce.script_path = Some(script_path(path, &rules, req.runs.len() > 1));
             }
         }
         runs.push(ExploreRun { config, state_cap: max_states, stats: outcome.stats, counterexample });
@@ -221,7 +222,8 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
 }
 
 /// `FILE`, or `FILE` with `-<mode>` before its extension when several modes write scripts.
-fn script_path(path: &Path, mode: TruncationMode, several: bool) -> PathBuf {
+fn script_path(path: &Path, rules: &Rules, several: bool) -> PathBuf {
+    let mode = rules.truncation;
     if !several {
         return path.to_path_buf();
     }
@@ -303,8 +305,8 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let script = witness.as_ref().map(|w| {
         let title = vec![
             format!(
-                "klog explore --mode {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}",
-                config.mode.name(),
+                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}",
+                script::rules_flag(&config.rules),
                 config.replicas,
                 config.max_epochs,
                 config.max_records,
@@ -344,10 +346,11 @@ fn witness_report(config: &Config, state: &State, w: &Witness) -> WitnessReport 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replication::truncation::TruncationMode;
 
     fn request(mode: TruncationMode) -> ExploreRequest<'static> {
         ExploreRequest {
-            modes: vec![mode],
+            runs: vec![Rules::of_mode(mode)],
             replicas: 2,
             max_epochs: 2,
             max_records: 2,
@@ -369,7 +372,7 @@ mod tests {
             ExploreRequest { max_epochs: 0, ..request(TruncationMode::Hw) },
             ExploreRequest { max_records: 9, ..request(TruncationMode::Hw) },
             ExploreRequest { max_depth: 0, ..request(TruncationMode::Hw) },
-            ExploreRequest { modes: vec![], ..request(TruncationMode::Hw) },
+            ExploreRequest { runs: vec![], ..request(TruncationMode::Hw) },
             ExploreRequest { script: Some(Path::new("/nonexistent-dir/x.sh")), ..request(TruncationMode::Hw) },
             ExploreRequest { script: Some(Path::new("/")), ..request(TruncationMode::Hw) },
         ] {
@@ -393,7 +396,7 @@ mod tests {
     #[test]
     fn script_paths_name_the_mode_when_several_modes_run() {
         let p = Path::new("/tmp/x.sh");
-        assert_eq!(script_path(p, TruncationMode::Hw, false), PathBuf::from("/tmp/x.sh"));
-        assert_eq!(script_path(p, TruncationMode::Kip101, true), PathBuf::from("/tmp/x-kip101.sh"));
+        assert_eq!(script_path(p, &Rules::of_mode(TruncationMode::Hw), false), PathBuf::from("/tmp/x.sh"));
+        assert_eq!(script_path(p, &Rules::of_mode(TruncationMode::Kip101), true), PathBuf::from("/tmp/x-kip101.sh"));
     }
 }

@@ -24,6 +24,10 @@ pub struct FetchRequest<'a> {
     pub until_caught_up: bool,
     pub max_bytes: u64,
     pub flush: bool,
+    /// Check leader epochs (FENCED_LEADER_EPOCH, KIP-320). False is `fetch --no-fencing` (Kafka
+    /// before KIP-320, what `klog explore --no-fencing` models): a follower fetches from the
+    /// leader it follows even when it has seen a larger epoch.
+    pub fencing: bool,
 }
 
 #[derive(Debug)]
@@ -38,6 +42,11 @@ pub struct FetchReport {
 impl FetchReport {
     pub fn stuck(&self) -> bool {
         self.rounds.last().is_some_and(|r| r.stuck.is_some())
+    }
+
+    /// Records copied over all the rounds.
+    pub fn records_copied(&self) -> u64 {
+        self.rounds.iter().map(|r| r.records_copied).sum()
     }
 }
 
@@ -80,13 +89,7 @@ pub fn open_pair_for_write_fenced(
 }
 
 pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
-    run_fenced(req, true)
-}
-
-/// [`run`]; with `fencing` false (`fetch --no-fencing`, what `klog explore --no-fencing` models)
-/// no FENCED_LEADER_EPOCH check: a follower fetches from the leader it follows even when it has
-/// seen a larger epoch.
-pub fn run_fenced(req: &FetchRequest<'_>, fencing: bool) -> Result<FetchReport> {
+    let fencing = req.fencing;
     let (mut leader, mut follower) = open_pair_for_write_fenced(req.leader, req.follower, req.partition, fencing)?;
     let leader_epoch = leader.will_run_as().leader_epoch;
     let hint =

@@ -11,9 +11,10 @@ use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
 use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord, RecordCursor};
-use crate::replication::fencing::may_become_follower;
+use crate::replication::follower;
 use crate::replication::fetch::{clamp_after_truncation, DEFAULT_FETCH_MAX_BYTES};
-use crate::replication::truncation::{plan_truncation, ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::release::Rules;
+use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
 use std::path::Path;
 
 /// Rows of the record table kept in a report (the counts cover everything).
@@ -23,13 +24,18 @@ pub struct RecoverRequest<'a> {
     pub dir: &'a Path,
     pub partition: Option<&'a str>,
     pub leader: Option<&'a Path>,
-    pub mode: TruncationMode,
+    /// The release whose follower rules apply (`--kafka`, or the last release of `--mode`'s era).
+    pub rules: Rules,
     pub dry_run: bool,
     pub catch_up: bool,
     /// Kept records shown before the first interesting offset.
     pub context: i64,
     /// A dry run's leader epoch as the controller gave it (else the latest in the leader's cache).
     pub leader_epoch: Option<i32>,
+    /// Check leader epochs. False is `recover --no-fencing` (Kafka before KIP-320, what `klog
+    /// explore --no-fencing` models): the follower takes any leader, neither FENCED_LEADER_EPOCH
+    /// nor a running replica's refusal of a leader change that is not above its epoch.
+    pub fencing: bool,
 }
 
 #[derive(Debug)]
@@ -56,6 +62,9 @@ pub struct RecordRow {
 #[derive(Debug)]
 pub struct FollowerRecoverReport {
     pub mode: TruncationMode,
+    pub rules: Rules,
+    /// Where `leader_epoch` came from.
+    pub leader_epoch_source: LeaderEpochSource,
     pub dry_run: bool,
     pub leader_dir: String,
     pub follower_dir: String,
@@ -79,13 +88,26 @@ pub struct FollowerRecoverReport {
     pub after_catch_up: Option<DiffOutcome>,
 }
 
+impl FollowerRecoverReport {
+    /// Offsets the cut removes from the follower's log.
+    pub fn offsets_removed(&self) -> i64 {
+        self.follower_view.log_end_offset - self.cut_offset.min(self.follower_view.log_end_offset)
+    }
+
+    /// The mode's truncation procedure with the lines this recovery ran and the values they saw
+    /// (`--explain`).
+    pub fn explanation(&self) -> crate::replication::explain::Explanation {
+        crate::replication::explain::explain(&self.plan, &self.leader_view, &self.follower_view)
+    }
+}
+
 pub enum RecoverReport {
     Local(Box<LocalRecoverReport>),
     Follower(Box<FollowerRecoverReport>),
 }
 
 pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
-    run_fenced(req, true)
+    run_in(req, LogDirsRead::default())
 }
 
 /// The log dirs' files a data-dir run has already read: each partition's dry run opens its
@@ -99,21 +121,41 @@ pub struct LogDirsRead<'a> {
 /// [`run`] with the log dirs' files already read (used for dry runs; a real run reads under
 /// its lock).
 pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<RecoverReport> {
-    run_fenced_in(req, true, read)
-}
-
-/// [`run`]; with `fencing` false (`recover --no-fencing`, Kafka before KIP-320, what `klog
-/// explore --no-fencing` models) the follower takes any leader: neither FENCED_LEADER_EPOCH nor
-/// a running replica's refusal of a leader change that is not above its epoch.
-pub fn run_fenced(req: &RecoverRequest<'_>, fencing: bool) -> Result<RecoverReport> {
-    run_fenced_in(req, fencing, LogDirsRead::default())
-}
-
-/// [`run_fenced`] with the log dirs' files already read ([`run_in`]).
-pub fn run_fenced_in(req: &RecoverRequest<'_>, fencing: bool, read: LogDirsRead<'_>) -> Result<RecoverReport> {
     match req.leader {
         None => local(req, read).map(|r| RecoverReport::Local(Box::new(r))),
-        Some(leader) => as_follower(req, leader, fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
+        Some(leader) => as_follower(req, leader, req.fencing, read).map(|r| RecoverReport::Follower(Box::new(r))),
+    }
+}
+
+/// Where the leader epoch a follower report assumes came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaderEpochSource {
+    /// klog's state: the leader runs at this epoch (`klog elect`).
+    Running,
+    /// A broker's data dir named the leader: the latest epoch in its leader-epoch-checkpoint.
+    LatestCached,
+    /// `--leader-epoch`, as the controller gave it.
+    Given,
+}
+
+impl LeaderEpochSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            LeaderEpochSource::Running => "running",
+            LeaderEpochSource::LatestCached => "latest_cached",
+            LeaderEpochSource::Given => "given",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            LeaderEpochSource::Running => "the epoch the leader runs at, from klog's state",
+            LeaderEpochSource::LatestCached => {
+                "the latest epoch in the leader's leader-epoch-checkpoint: the dirs do not say which \
+                 epoch the controller gave it; name it with --leader-epoch"
+            }
+            LeaderEpochSource::Given => "given with --leader-epoch",
+        }
     }
 }
 
@@ -164,13 +206,13 @@ fn shown_dir(r: &Replica, partition: Option<&str>) -> String {
 /// leader's epoch; for a broker's data dir without klog's state, the operator names the leader,
 /// and its epoch is the latest in its cache (replication-model.md, Fencing); the run then
 /// starts it as that leader.
-fn leader_epoch_of(leader: &Replica) -> Result<i32> {
+fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
     let state = leader.will_run_as();
     if state.role == Role::Leader {
-        return Ok(state.leader_epoch);
+        return Ok((state.leader_epoch, LeaderEpochSource::Running));
     }
     if leader.is_broker_dir() {
-        return Ok(leader.log().epoch_cache().latest_epoch().unwrap_or(-1));
+        return Ok((leader.log().epoch_cache().latest_epoch().unwrap_or(-1), LeaderEpochSource::LatestCached));
     }
     Err(Error::state(
         &leader.paths().log_dir,
@@ -193,7 +235,8 @@ fn as_follower(
     };
     leader.ensure_distinct(&follower)?;
     leader.ensure_same_partition(&follower)?;
-    let cached_epoch = leader_epoch_of(&leader)?;
+    let (cached_epoch, source) = leader_epoch_of(&leader)?;
+    let leader_epoch_source = if req.leader_epoch.is_some() { LeaderEpochSource::Given } else { source };
     let leader_epoch = match req.leader_epoch {
         Some(e) if e < cached_epoch => {
             return Err(Error::state(
@@ -205,9 +248,7 @@ fn as_follower(
         None => cached_epoch,
     };
     let facts = follower_facts(&follower, &leader, false);
-    if fencing {
-        may_become_follower(&facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
-    }
+    follower::takes_leader_change(fencing, &facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     let f_leo = follower.log_end_offset();
@@ -215,21 +256,28 @@ fn as_follower(
     // A leader stamps the epoch it was given at its log end when it takes over (Kafka's
     // makeLeader), though its cache file may not hold it yet.
     let mut leader_epochs = leader.log().epoch_cache().clone();
-    if leader_epoch > cached_epoch {
+    if leader_epoch > cached_epoch && req.rules.epoch_entry_on_election {
         leader_epochs.assign(leader_epoch, leader.log_end_offset());
     }
-    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark());
+    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark())
+        .with_log_start(leader.log_start_offset());
     let follower_view = ReplicaView::new(follower.log().epoch_cache().clone(), f_leo, f_hw);
-    let plan = plan_truncation(req.mode, &leader_view, &follower_view);
+    let plan = follower::become_follower(&req.rules, fencing, &facts, leader_epoch, &leader_view, &follower_view)
+        .map_err(|why| fenced(&leader, &follower, &why))?;
     // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
     // run asks the log the same question the real truncation does.
     let cut_offset = follower.log().cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
     let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
-    let interesting = divergence.map_or(cut_offset, |d| d.min(cut_offset));
+    let restart = plan.restart_at_leader_start;
+    let interesting = match restart {
+        // Every record goes: show them from the start.
+        Some(_) => follower.log_start_offset(),
+        None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
+    };
     let window = (interesting - req.context).max(follower.log_start_offset()).min(f_leo);
-    let mut fc = RecordCursor::new(follower.log(), window, f_leo)?;
-    let mut lc = RecordCursor::new(leader.log(), window, leader.log_end_offset())?;
+    let mut fc = RecordCursor::new(&follower.log(), window, f_leo)?;
+    let mut lc = RecordCursor::new(&leader.log(), window, leader.log_end_offset())?;
     let mut lrec = lc.next_record()?;
     let mut rows = Vec::new();
     let mut rows_omitted = 0;
@@ -245,8 +293,8 @@ fn as_follower(
             Some(l) if l.same_batch(&frec) => AtLeader::SameBatch,
             Some(_) => AtLeader::Different,
         };
-        let acked = classify::acked(frec.offset, f_hw, leader.high_watermark());
-        let class = classify::classify(frec.offset, there, cut_offset, acked);
+        let acked = classify::acked(frec.offset, f_hw, leader.high_watermark(), there);
+        let class = classify::classify(frec.offset, there, cut_offset, acked, plan.restart_at_leader_start);
         counts.add(class, acked);
         if class == RecordClass::Diverged {
             first_divergent_offset.get_or_insert(frec.offset);
@@ -259,7 +307,9 @@ fn as_follower(
     }
     let kept_below_window = window - follower.log_start_offset();
     let mut report = FollowerRecoverReport {
-        mode: req.mode,
+        mode: req.rules.truncation,
+        rules: req.rules,
+        leader_epoch_source,
         dry_run: req.dry_run,
         leader_dir: leader.paths().log_dir.display().to_string(),
         follower_dir: shown_dir(&follower, req.partition),
@@ -269,8 +319,8 @@ fn as_follower(
         follower_view,
         plan,
         cut_offset,
-        follower_log_end_offset_after: cut_offset.min(f_leo),
-        follower_high_watermark_after: f_hw.min(cut_offset),
+        follower_log_end_offset_after: restart.unwrap_or(cut_offset.min(f_leo)),
+        follower_high_watermark_after: restart.unwrap_or(f_hw.min(cut_offset)),
         rows,
         rows_omitted,
         kept_below_window,
@@ -293,8 +343,13 @@ fn as_follower(
         leader.save_state()?;
     }
     follower.note_epoch_seen(leader_epoch)?;
-    follower.log_mut().truncate_to(cut_offset)?;
-    clamp_after_truncation(&mut follower)?;
+    match restart {
+        Some(start) => follower.restart_log_at(start)?,
+        None => {
+            follower.log_mut().truncate_to(cut_offset)?;
+            clamp_after_truncation(&mut follower)?;
+        }
+    }
     follower.set_follower(leader.identity(), leader_epoch);
     follower.save_state()?;
     report.follower_log_end_offset_after = follower.log_end_offset();
@@ -311,9 +366,10 @@ fn as_follower(
                 until_caught_up: true,
                 max_bytes: DEFAULT_FETCH_MAX_BYTES,
                 flush: false,
+                fencing: req.fencing,
             },
         )?;
-        report.after_catch_up = Some(diff::diff_logs(leader.log(), follower.log())?);
+        report.after_catch_up = Some(diff::diff_logs(&leader.log(), &follower.log())?);
         report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
     }
     Ok(report)
@@ -366,6 +422,16 @@ pub struct DataDirRecovery {
 impl DataDirRecovery {
     pub fn bytes_removed(&self) -> u64 {
         self.logs.iter().map(|l| l.recovery.bytes_removed).sum()
+    }
+
+    /// Bytes the loads cut off the segments they recovered, over every log.
+    pub fn bytes_cut(&self) -> u64 {
+        self.logs.iter().map(|l| l.recovery.bytes_cut()).sum()
+    }
+
+    /// Logs from which a load removed bytes.
+    pub fn logs_cut_count(&self) -> usize {
+        self.logs.iter().filter(|l| l.recovery.bytes_removed > 0).count()
     }
 }
 
@@ -513,7 +579,7 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
         Ok((log, inputs))
     };
     // The forecast of every log: the dry run's answer, and the run's check before it writes.
-    let forecast = super::data_dir::parallel_map(
+    let forecast = super::parallel_map(
         &to_load,
         |(name, kind)| -> Result<LoadedLog> {
             let (mut log, inputs) = open(name, *kind)?;

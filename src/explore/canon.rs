@@ -207,7 +207,7 @@ mod tests {
     fn cfg() -> Config {
         Config {
             replicas: 3,
-            mode: TruncationMode::Kip279,
+            rules: crate::replication::release::Rules::of_mode(TruncationMode::Kip279),
             max_epochs: 3,
             max_records: 3,
             max_depth: 8,

@@ -19,9 +19,11 @@ use crate::log::epoch_cache::{EpochCache, EpochEntry};
 use crate::replica::Role;
 use crate::replication::classify::{self, AtLeader, RecordClass};
 use crate::replication::election::next_leader_epoch;
-use crate::replication::fencing::{may_become_follower, may_fetch, FollowerFacts};
+use crate::replication::fencing::{may_fetch, FollowerFacts};
+use crate::replication::follower;
 use crate::replication::high_watermark;
-use crate::replication::truncation::{plan_truncation, ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::release::Rules;
+use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
 
 /// Most replicas a search models.
 pub const MAX_REPLICAS: usize = 3;
@@ -34,13 +36,15 @@ pub const MAX_EPOCHS: usize = 8;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     pub replicas: usize,
-    pub mode: TruncationMode,
+    /// The release whose rules the replicas run (the mode is its truncation procedure).
+    pub rules: Rules,
     pub max_epochs: u8,
     pub max_records: u8,
     pub max_depth: u32,
     /// Elections may pick a live replica outside the ISR.
     pub unclean: bool,
-    /// Replicas check leader epochs (FENCED_LEADER_EPOCH, stale leader changes ignored).
+    /// Replicas are fenced by the epochs they have seen (KIP-320's FENCED_LEADER_EPOCH); a
+    /// leader change not above a running replica's epoch is ignored either way (every release).
     pub fencing: bool,
     /// Crashes may drop unflushed bytes, and `flush` is an action.
     pub power_loss: bool,
@@ -50,7 +54,17 @@ impl Config {
     /// Bounds with clean elections, fencing and no power loss (the searches the acceptance
     /// names; the flags are set on the result).
     pub fn clean(mode: TruncationMode, replicas: usize, max_epochs: u8, max_records: u8, max_depth: u32) -> Config {
-        Config { replicas, mode, max_epochs, max_records, max_depth, unclean: false, fencing: true, power_loss: false }
+        Config::clean_at(Rules::of_mode(mode), replicas, max_epochs, max_records, max_depth)
+    }
+
+    /// [`Config::clean`] with a release's rules.
+    pub fn clean_at(rules: Rules, replicas: usize, max_epochs: u8, max_records: u8, max_depth: u32) -> Config {
+        Config { replicas, rules, max_epochs, max_records, max_depth, unclean: false, fencing: true, power_loss: false }
+    }
+
+    /// The truncation procedure of the release.
+    pub fn mode(&self) -> TruncationMode {
+        self.rules.truncation
     }
 }
 
@@ -317,9 +331,8 @@ impl State {
     /// that restarted after a crash is told the leader of the latest epoch (the controller sends
     /// the current LeaderAndIsr when a broker registers). A running replica is
     /// told changes in order, some late or never: any leader whose epoch is above the one it
-    /// has. Without fencing a replica cannot tell a late change from a current one: a running
-    /// replica acts on any leader change but the one it already follows.
-    fn may_be_told(&self, cfg: &Config, f: usize, l: usize) -> bool {
+    /// has (every release ignores one that is not: `ReplicaManager.becomeLeaderOrFollower`).
+    fn may_be_told(&self, f: usize, l: usize) -> bool {
         let Some(le) = self.nodes[l].leader_epoch() else { return false };
         let latest = self.latest_leader == Some(l as u8) && le as i32 == self.epochs_issued as i32 - 1;
         let node = &self.nodes[f];
@@ -328,8 +341,7 @@ impl State {
             // Restarted: told the latest. One that never heard of any epoch is a running
             // replica whose first leader change may still be on its way (any epoch is above −1).
             Some(v) if v.leader_epoch < 0 && node.largest_seen >= 0 => latest,
-            Some(v) if cfg.fencing => le > v.leader_epoch,
-            Some(v) => !(v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == le),
+            Some(v) => le > v.leader_epoch,
         }
     }
 
@@ -349,17 +361,14 @@ impl State {
         let following = self.nodes[f]
             .vol
             .is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == le);
-        following || self.may_be_told(cfg, f, l)
+        following || self.may_be_told(f, l)
     }
 
     /// Whether `klog recover f --leader l` is one the lab runs: the controller tells `f` of `l`
-    /// and, with fencing, `may_become_follower` accepts it.
+    /// and `f` takes the change (the command's check).
     fn may_recover(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let Some(le) = self.nodes[l].leader_epoch() else { return false };
-        if !self.may_be_told(cfg, f, l) {
-            return false;
-        }
-        !cfg.fencing || may_become_follower(&self.facts(f, l), le as i32).is_ok()
+        self.may_be_told(f, l) && follower::takes_leader_change(cfg.fencing, &self.facts(f, l), le as i32).is_ok()
     }
 
     /// Every action the lab may take next, in a fixed order.
@@ -455,7 +464,10 @@ impl State {
                     fetch_offsets: [-1; MAX_REPLICAS],
                 });
                 node.largest_seen = node.largest_seen.max(epoch as i8);
-                node.update_epoch_cache(|c| c.assign(epoch, leo));
+                if cfg.rules.epoch_entry_on_election {
+                    // `Partition.makeLeader` (2.1 →, KAFKA-7415); before, the first append.
+                    node.update_epoch_cache(|c| c.assign(epoch, leo));
+                }
                 s.nodes[r].high_watermark = s.leader_high_watermark(r) as u8;
                 s.epochs_issued += 1;
                 s.isr = isr;
@@ -503,7 +515,7 @@ impl State {
             }
             Action::Restart { replica } => s.nodes[replica as usize].start(),
             Action::Recover { follower, leader } => {
-                s.recover(cfg.mode, follower as usize, leader as usize);
+                s.recover(cfg, follower as usize, leader as usize);
             }
         }
         if violation.is_none() {
@@ -559,16 +571,26 @@ impl State {
         fnode.high_watermark = high_watermark::follower_high_watermark(returned, fnode.log_end_offset()) as u8;
     }
 
-    /// `commands/recover.rs::as_follower` without `--catch-up`: local recovery, the plan, the
-    /// cut, the follower's new role. Returns the plan and the HW the report judges acks by.
-    fn recover(&mut self, mode: TruncationMode, f: usize, l: usize) -> (TruncationPlan, i64) {
+    /// `commands/recover.rs::as_follower` without `--catch-up`: local recovery, the plan (by
+    /// [`follower::become_follower`], as the command), the cut, the follower's new role.
+    /// Returns the plan and the HW the report judges acks by.
+    fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
         let leader_epoch = self.nodes[l].leader_epoch().expect("recover against a leader");
+        let facts = self.facts(f, l);
         self.nodes[f].start();
         let fnode = &self.nodes[f];
         let f_leo = fnode.log_end_offset();
         let f_hw = (fnode.high_watermark as i64).min(f_leo);
         let follower_view = ReplicaView::new(fnode.epoch_cache(), f_leo, f_hw);
-        let plan = plan_truncation(mode, &self.nodes[l].view(), &follower_view);
+        let plan = follower::become_follower(
+            &cfg.rules,
+            cfg.fencing,
+            &facts,
+            leader_epoch as i32,
+            &self.nodes[l].view(),
+            &follower_view,
+        )
+        .expect("the explorer recovers only where the follower takes the change");
         let fnode = &mut self.nodes[f];
         fnode.largest_seen = fnode.largest_seen.max(leader_epoch);
         fnode.truncate_to(plan.truncation_offset);
@@ -624,7 +646,7 @@ impl State {
     /// the record; computed as the command does. `None` when `f` holds nothing there.
     pub fn recover_class(
         &self,
-        mode: TruncationMode,
+        cfg: &Config,
         f: usize,
         l: usize,
         offset: usize,
@@ -634,21 +656,21 @@ impl State {
         let mut started = s.nodes[f];
         started.start();
         let rec = *started.records().get(offset)?;
-        let (plan, f_hw) = s.recover(mode, f, l);
+        let (plan, f_hw) = s.recover(cfg, f, l);
         let at_leader = match leader.records().get(offset) {
             None => AtLeader::Nothing,
             Some(x) if *x == rec => AtLeader::SameBatch,
             Some(_) => AtLeader::Different,
         };
-        let acked = classify::acked(offset as i64, f_hw, leader.high_watermark as i64);
-        Some((classify::classify(offset as i64, at_leader, plan.truncation_offset, acked), acked, rec))
+        let acked = classify::acked(offset as i64, f_hw, leader.high_watermark as i64, at_leader);
+        Some((classify::classify(offset as i64, at_leader, plan.truncation_offset, acked, None), acked, rec))
     }
 
     /// Whether `recover f --leader l` is accepted here by klog itself (the last command of a
     /// script may re-tell a follower the leader it already follows, which klog allows).
     pub fn recover_allowed_by_klog(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let Some(le) = self.nodes[l].leader_epoch() else { return false };
-        f != l && (!cfg.fencing || may_become_follower(&self.facts(f, l), le as i32).is_ok())
+        f != l && follower::takes_leader_change(cfg.fencing, &self.facts(f, l), le as i32).is_ok()
     }
 }
 
@@ -659,7 +681,7 @@ mod tests {
     fn cfg(mode: TruncationMode) -> Config {
         Config {
             replicas: 2,
-            mode,
+            rules: Rules::of_mode(mode),
             max_epochs: 3,
             max_records: 3,
             max_depth: 12,
@@ -751,7 +773,10 @@ mod tests {
         assert!(!next.contains(&Recover { follower: B, leader: A }));
         let no_fencing = Config { fencing: false, ..c };
         s.successors(&no_fencing, &mut next);
-        assert!(next.contains(&Recover { follower: B, leader: A }), "without fencing a late change is obeyed");
+        assert!(
+            !next.contains(&Recover { follower: B, leader: A }),
+            "without KIP-320 fencing too, no release takes a leader change below its epoch"
+        );
     }
 
     #[test]

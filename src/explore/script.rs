@@ -4,6 +4,7 @@
 
 use super::model::{Action, Config};
 use super::witness::Witness;
+use crate::replication::release::Rules;
 
 /// The replica's name in commands and narration: a, b, c.
 pub fn replica_name(i: u8) -> char {
@@ -27,6 +28,15 @@ fn dir(i: u8) -> String {
     format!("\"$LAB/{}\"", replica_name(i))
 }
 
+/// The flag naming the rules: `--mode M` for the release a mode stands for, else `--kafka X`.
+pub fn rules_flag(rules: &Rules) -> String {
+    if *rules == Rules::of_mode(rules.truncation) {
+        format!("--mode {}", rules.truncation.name())
+    } else {
+        format!("--kafka {}", rules.release)
+    }
+}
+
 /// The command line of one action, with replicas as `"$LAB/x"`.
 pub fn command(cfg: &Config, action: &Action) -> String {
     let fencing = if cfg.fencing { "" } else { " --no-fencing" };
@@ -35,7 +45,9 @@ pub fn command(cfg: &Config, action: &Action) -> String {
             let members: Vec<String> =
                 (0..cfg.replicas as u8).filter(|&i| i != replica && isr & (1 << i) != 0).map(dir).collect();
             let isr = if members.is_empty() { String::new() } else { format!(" --isr {}", members.join(" ")) };
-            format!("klog elect {} --epoch {leader_epoch}{isr}", dir(replica))
+            // Before 2.1 a new leader's epoch entry comes with its first append.
+            let entry = if cfg.rules.epoch_entry_on_election { "" } else { " --epoch-entry first-append" };
+            format!("klog elect {} --epoch {leader_epoch}{isr}{entry}", dir(replica))
         }
         Action::Append { replica, value } => {
             format!("klog append {} {} --timestamp {TIMESTAMP_MS}", dir(replica), value_name(value))
@@ -47,7 +59,7 @@ pub fn command(cfg: &Config, action: &Action) -> String {
         Action::Flush { replica } => format!("klog flush {}", dir(replica)),
         Action::Restart { replica } => format!("klog recover {}", dir(replica)),
         Action::Recover { follower, leader } => {
-            format!("klog recover {} --leader {} --mode {}{fencing}", dir(follower), dir(leader), cfg.mode.name())
+            format!("klog recover {} --leader {} {}{fencing}", dir(follower), dir(leader), rules_flag(&cfg.rules))
         }
     }
 }
@@ -56,10 +68,10 @@ pub fn command(cfg: &Config, action: &Action) -> String {
 pub fn witness_command(cfg: &Config, w: &Witness) -> String {
     let fencing = if cfg.fencing { "" } else { " --no-fencing" };
     format!(
-        "klog recover {} --leader {} --mode {}{fencing} --context 100",
+        "klog recover {} --leader {} {}{fencing} --context 100",
         dir(w.follower),
         dir(w.leader),
-        cfg.mode.name()
+        rules_flag(&cfg.rules)
     )
 }
 

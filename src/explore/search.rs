@@ -278,13 +278,41 @@ mod tests {
         }
     }
 
+    /// KIP-279's hole on Kafka 1.1.1 rules (epoch entries at the first append, before
+    /// KAFKA-7415): a zombie leader's write at an epoch the new leader's cache never had is kept
+    /// below both HWs. The new leader must append once for its epoch's entry to exist, so the
+    /// shortest history writes three records, one per leader epoch.
     #[test]
     fn kip101_keeps_a_zombie_leaders_write_below_both_hws() {
-        let out = search(&cfg(TruncationMode::Kip101, 2, 3, 2, 10), 2, u64::MAX, &|_, _| true);
+        let two = search(&cfg(TruncationMode::Kip101, 2, 3, 2, 10), 2, u64::MAX, &|_, _| true);
+        assert_eq!(two.counterexample, None, "with two records the new leader's epoch has no entry");
+        let out = search(&cfg(TruncationMode::Kip101, 2, 3, 3, 10), 2, u64::MAX, &|_, _| true);
         let ce = out.counterexample.expect("kip101 diverges");
         assert!(matches!(ce.violation, Violation::Divergence { .. }), "{ce:?}");
-        let zombie_appends = ce.actions.iter().filter(|a| matches!(a, Action::Append { .. })).count();
-        assert_eq!(zombie_appends, 2, "one write by each of two leaders: {ce:?}");
+        let appends = ce.actions.iter().filter(|a| matches!(a, Action::Append { .. })).count();
+        assert_eq!(appends, 3, "one write in each of three epochs: {ce:?}");
+    }
+
+    /// With the entry at election (2.1 →) and OffsetsForLeaderEpoch v0 answers, the same hole
+    /// needs only two writes; no release combines the two, so this is the model's own check
+    /// that the epoch-entry rule is what moves it (the "depends on the 2.1 rule").
+    #[test]
+    fn the_epoch_entry_rule_decides_how_short_kip101s_divergence_is() {
+        let mut rules = crate::replication::release::Rules::of_mode(TruncationMode::Kip101);
+        rules.epoch_entry_on_election = true;
+        let out = search(&Config::clean_at(rules, 2, 3, 2, 10), 2, u64::MAX, &|_, _| true);
+        let ce = out.counterexample.expect("diverges with the election-time entry");
+        let appends = ce.actions.iter().filter(|a| matches!(a, Action::Append { .. })).count();
+        assert_eq!(appends, 2, "{ce:?}");
+    }
+
+    /// KIP-101 scenario 1 on 0.10.2.2 rules: the follower restarts and truncates to its lagging
+    /// HW; a running follower re-told its leader would not (Partition.makeFollower).
+    #[test]
+    fn hw_loses_an_acked_record_only_through_a_restart() {
+        let out = search(&cfg(TruncationMode::Hw, 2, 3, 3, 16), 2, u64::MAX, &|_, _| true);
+        let ce = out.counterexample.expect("hw loses an acked record");
+        assert!(ce.actions.iter().any(|a| matches!(a, Action::Crash { .. })), "{ce:?}");
     }
 
     #[test]

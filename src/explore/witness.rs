@@ -32,7 +32,7 @@ fn shows(state: &State, cfg: &Config, violation: &Violation, f: usize, l: usize)
         return None;
     }
     let (value, offset) = violation.record();
-    let (class, acked, record) = state.recover_class(cfg.mode, f, l, offset as usize)?;
+    let (class, acked, record) = state.recover_class(cfg, f, l, offset as usize)?;
     let ok = match *violation {
         Violation::AckedLoss { .. } => {
             record.value == value && (class == RecordClass::AckedLost || (class == RecordClass::Diverged && acked))

@@ -1,16 +1,22 @@
 //! The log verifier shared by `check`, `dump`'s index views and recovery: one reader per index
-//! kind, one join of index entries against the batches, and one set of batch rules. Findings
-//! are data (file, byte position, offset, what, expected versus found); commands render them.
+//! kind, one join of index entries against the batches, one set of batch rules, the whole-log
+//! walk `check` reports ([`verify_log`]), and the epoch rows comparing the checkpointed epoch
+//! cache with the batches' stamps ([`epoch_rows`], `dump --epochs`). Findings are data (file,
+//! byte position, offset, what, expected versus found); commands report them, renderers show them.
 //!
 //! Invariants: entries are read by [`read_offset_index`] / [`read_time_index`] only, with
 //! Kafka's stop rule (`DumpLogSegments`: the first entry after the first whose offset is the
 //! segment's base offset starts the zero-filled tail of an untrimmed index); nothing here
 //! trusts a length, position or offset from disk before checking it; nothing here writes.
 
+use super::epoch_cache::EpochCache;
 use super::index::{
     self, OffsetEntryCheck, OffsetPosition, TimeEntryCheck, TimestampOffset, OFFSET_ENTRY_BYTES, TIME_ENTRY_BYTES,
 };
-use crate::format::batch::{BatchIter, RawBatch};
+use super::segment::Segment;
+use super::{checkpoint, names, Log};
+use crate::error::{IoContext, Result};
+use crate::format::batch::{BatchDefect, BatchIter, RawBatch, ScanStop};
 use std::path::{Path, PathBuf};
 
 /// Something wrong, with the file and byte position where it is.
@@ -410,6 +416,526 @@ pub fn batch_rules(segment_base_offset: i64, base: i64, last: i64, previous_last
     out
 }
 
+// ---- The whole log: what `check` reports, streaming over the segments. ----
+
+/// A checkpointed offset of the replica (its high watermark or recovery point): the value, the
+/// file it is written in, and its line there, for a finding placed on that line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointMark {
+    pub value: i64,
+    pub path: PathBuf,
+    /// (1-based line, byte position of the line) when the file lists the partition.
+    pub line: Option<(usize, u64)>,
+}
+
+/// What the verifier needs to know of a replica beyond its partition dir, as plain values (the
+/// log layer never reads the replica's own files).
+#[derive(Debug, Clone)]
+pub struct ReplicaMarks {
+    pub high_watermark: CheckpointMark,
+    pub recovery_point: CheckpointMark,
+    /// Files that could not be read when the replica was loaded, as findings: they are shown,
+    /// and the rest of the replica is still checked.
+    pub load_problems: Vec<Finding>,
+    /// The topic's cleanup.policy is known to be `delete` (klog's state holds the config of a
+    /// topic klog created; Kafka keeps topic configs off the log dir), so a hole between
+    /// segments is a finding rather than the cleaner's doing.
+    pub known_not_compacted: bool,
+    /// Stopped without a clean shutdown (not running, no clean-shutdown marker).
+    pub unclean_stop: bool,
+}
+
+/// What verifying a whole log found, and how much it read.
+#[derive(Debug, Clone, Default)]
+pub struct LogVerification {
+    pub findings: Vec<Finding>,
+    /// Facts worth knowing that are not corruption (unclean shutdown, empty epoch cache...).
+    pub notes: Vec<String>,
+    pub segment_count: usize,
+    pub batch_count: u64,
+    pub record_count: u64,
+    pub bytes_checked: u64,
+}
+
+/// Bytes of batches judged at a time on one core: large enough that handing a chunk to the
+/// other core costs nothing, small enough that the verdicts in flight stay few.
+const JUDGE_CHUNK_BYTES: usize = 2 << 20;
+
+/// What checking one batch finds without looking at any other batch: its CRC and its records.
+struct Verdict {
+    /// `first_offset`: a legacy compressed wrapper stores its last inner offset only.
+    first_offset: i64,
+    known_magic: bool,
+    /// `ensureValid`'s complaint (only for a known magic).
+    defect: Option<BatchDefect>,
+    records: Records,
+}
+
+enum Records {
+    /// An unknown magic: the records are not read.
+    NotRead,
+    /// The records decode; the first whose offset is out of order or outside the batch.
+    Decoded {
+        count: u64,
+        out_of_order: Option<i64>,
+    },
+    Undecodable(String),
+}
+
+fn judge(batch: &RawBatch<'_>) -> Verdict {
+    let (base, last) = (batch.first_offset(), batch.last_offset());
+    let known_magic = (0..=2).contains(&batch.magic());
+    if !known_magic {
+        return Verdict { first_offset: base, known_magic, defect: None, records: Records::NotRead };
+    }
+    let defect = batch.verify().err();
+    let records = match batch.records() {
+        Ok(decoded) => match decoded.decode() {
+            Ok(records) => {
+                let mut prev = None;
+                let mut out_of_order = None;
+                for r in &records {
+                    if r.offset < base || r.offset > last || prev.is_some_and(|p| r.offset <= p) {
+                        out_of_order = Some(r.offset);
+                        break;
+                    }
+                    prev = Some(r.offset);
+                }
+                Records::Decoded { count: records.len() as u64, out_of_order }
+            }
+            Err(e) => Records::Undecodable(e.to_string()),
+        },
+        Err(e) => Records::Undecodable(e.to_string()),
+    };
+    Verdict { first_offset: base, known_magic, defect, records }
+}
+
+/// The findings as they are gathered.
+struct Findings(Vec<Finding>);
+
+impl Findings {
+    fn add(&mut self, path: &Path, position: u64, offset: Option<i64>, what: String) {
+        self.0.push(Finding::new(path, position, offset, what));
+    }
+
+    /// A finding on a line of a text file (a checkpoint), at the line's byte position.
+    fn add_line(&mut self, path: &Path, line: Option<(usize, u64)>, offset: Option<i64>, what: String) {
+        let (line, position) = line.map_or((None, 0), |(l, p)| (Some(l), p));
+        self.0.push(Finding::new(path, position, offset, what).on_line(line));
+    }
+}
+
+/// A run of batches whose stamp disagrees with the cache, reported as one finding.
+struct StampMismatch {
+    stamp: i32,
+    cached: Option<i32>,
+    first: i64,
+    last: i64,
+    path: PathBuf,
+    position: u64,
+}
+
+impl StampMismatch {
+    fn flush(m: Option<StampMismatch>, c: &mut Findings) {
+        if let Some(m) = m {
+            let cache_says = m.cached.map_or("no epoch (before the first entry)".to_string(), |e| format!("epoch {e}"));
+            c.add(
+                &m.path,
+                m.position,
+                Some(m.first),
+                format!(
+                    "batches {}..={} are stamped with epoch {} but the epoch cache says {cache_says}",
+                    m.first, m.last, m.stamp
+                ),
+            );
+        }
+    }
+}
+
+/// Verify a whole log as Kafka's loader and `kafka-dump-log` would, streaming over the segments
+/// with constant memory (indexes merge-joined with the batch scan, batches judged on both cores
+/// in chunks). Every batch's records are decoded, so corrupt compressed streams, truncated
+/// legacy messages and unknown magic values are findings with their file and byte position.
+/// Fails only when a file cannot be read. `progress` gets `(bytes done, bytes total)`.
+pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, u64)) -> Result<LogVerification> {
+    let total_bytes: u64 = log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
+    let mut bytes_before_segment;
+    let mut c = Findings(marks.load_problems);
+    let mut notes = Vec::new();
+    let mut report_counts = (0u64, 0u64, 0u64);
+    let cache = log.epoch_cache();
+    let epoch_path = log.dir().join(names::LEADER_EPOCH_CHECKPOINT);
+    // The checkpoint as written must already be strictly increasing (it is replayed on load).
+    // One that is not a regular file is already a finding (from the load), with no entries.
+    let epoch_regular = !log.not_regular_files().iter().any(|n| n.path == epoch_path);
+    let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<checkpoint::LinePlace>) = if epoch_regular {
+        checkpoint::read_epoch_checkpoint_lines(&epoch_path)?.into_iter().unzip()
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    for (i, w) in raw.windows(2).enumerate() {
+        if w[1].0 <= w[0].0 || w[1].1 <= w[0].1 {
+            c.add_line(
+                &epoch_path,
+                // Entry i + 1 is on line i + 4 (1-based): the version and count lines come first.
+                epoch_lines.get(i + 1).copied(),
+                None,
+                format!(
+                    "line {}: entry ({} {}) does not increase over ({} {}) in both epoch and start offset",
+                    i + 4,
+                    w[1].0,
+                    w[1].1,
+                    w[0].0,
+                    w[0].1
+                ),
+            );
+        }
+    }
+    let mut previous_last: Option<i64> = None;
+    let mut mismatch: Option<StampMismatch> = None;
+    let mut stamped_epochs = std::collections::BTreeSet::new();
+    let segments = log.segments();
+    let mut previous_segment_end: Option<i64> = None;
+    for (si, seg) in segments.iter().enumerate() {
+        let path = seg.log_path();
+        let bytes = seg.read_log()?;
+        bytes_before_segment = report_counts.2;
+        report_counts.2 += bytes.len() as u64;
+        if let Some(end) = previous_segment_end.filter(|e| seg.base_offset > *e) {
+            let what = format!(
+                "segment starts at offset {} but the previous segment ends at {end}: offsets {end}..={} are missing",
+                seg.base_offset,
+                seg.base_offset - 1
+            );
+            // The log cleaner leaves such holes in a compacted topic and Kafka never flags
+            // them; a topic known not to be compacted (one klog made: klog never compacts)
+            // gets one only from a split of an overflowed segment or a recovery that died.
+            if marks.known_not_compacted {
+                c.add(&path, 0, Some(seg.base_offset), what);
+            } else {
+                notes.push(format!("{}: {what} (compaction leaves such gaps)", path.display()));
+            }
+        }
+        let mut segment_end = seg.base_offset;
+        let indexes = SegmentIndexes::read(seg, &mut c)?;
+        let mut join = IndexJoin::new(&bytes, &indexes.offsets, &indexes.times);
+        let mut iter = BatchIter::new(&bytes);
+        let mut first = true;
+        let mut released = 0;
+        // The batches in chunks whose CRCs and records are judged on both cores, then walked
+        // in order for what depends on the batches before.
+        let work = |&(start, end): &(usize, usize), verdicts: &mut Vec<Verdict>| -> Result<()> {
+            verdicts.clear();
+            verdicts.extend(BatchIter::starting_at(&bytes[..end], start).map(|b| judge(&b)));
+            Ok(())
+        };
+        crate::work_share::in_order(iter.chunks(JUDGE_CHUNK_BYTES), &work, |&(start, end), verdicts| {
+            for (batch, verdict) in BatchIter::starting_at(&bytes[..end], start).zip(verdicts.drain(..)) {
+                bytes.release_before(batch.position as usize, &mut released);
+                report_counts.0 += 1;
+                progress(bytes_before_segment + batch.position, total_bytes);
+                let (base, last) = (verdict.first_offset, batch.last_offset());
+                let magic = batch.magic();
+                if !verdict.known_magic {
+                    c.add(
+                        &path,
+                        batch.position,
+                        Some(base),
+                        format!("unknown magic value {magic} (expected 0, 1 or 2): the batch cannot be read"),
+                    );
+                } else if let Some(d) = verdict.defect {
+                    c.add(&path, batch.position, Some(base), format!("invalid batch: {}", d.what));
+                }
+                for rule in batch_rules(seg.base_offset, base, last, previous_last) {
+                    // A batch below the segment's base after the first one also goes backwards:
+                    // say it once.
+                    if matches!(rule, BatchRule::BelowSegmentBase { .. }) && !first {
+                        continue;
+                    }
+                    c.add(&path, batch.position, Some(base), rule.describe(seg.base_offset));
+                }
+                first = false;
+                previous_last = Some(last.max(previous_last.unwrap_or(i64::MIN)));
+                if si + 1 < segments.len() && last >= segments[si + 1].base_offset {
+                    c.add(
+                        &path,
+                        batch.position,
+                        Some(base),
+                        format!(
+                            "batch ends at offset {last}, inside the next segment (base {})",
+                            segments[si + 1].base_offset
+                        ),
+                    );
+                }
+                match verdict.records {
+                    Records::NotRead => {}
+                    Records::Decoded { count, out_of_order } => {
+                        report_counts.1 += count;
+                        if let Some(offset) = out_of_order {
+                            c.add(
+                                &path,
+                                batch.position,
+                                Some(offset),
+                                format!("record offset {offset} is out of order or outside its batch {base}..={last}"),
+                            );
+                        }
+                    }
+                    Records::Undecodable(e) => {
+                        c.add(&path, batch.position, Some(base), format!("records do not decode: {e}"))
+                    }
+                }
+                let stamp = batch.partition_leader_epoch();
+                if batch.magic() >= 2 && stamp >= 0 && !cache.is_empty() {
+                    stamped_epochs.insert(stamp);
+                    let cached = cache.epoch_for_offset(base);
+                    if cached != Some(stamp) {
+                        match &mut mismatch {
+                            Some(m) if m.stamp == stamp && m.cached == cached => m.last = last,
+                            _ => {
+                                StampMismatch::flush(mismatch.take(), &mut c);
+                                mismatch = Some(StampMismatch {
+                                    stamp,
+                                    cached,
+                                    first: base,
+                                    last,
+                                    path: path.clone(),
+                                    position: batch.position,
+                                });
+                            }
+                        }
+                    } else {
+                        StampMismatch::flush(mismatch.take(), &mut c);
+                    }
+                }
+                join.on_batch(&batch);
+                segment_end = segment_end.max(batch.next_offset());
+            }
+            Ok(())
+        })?;
+        previous_segment_end = Some(segment_end);
+        match iter.stop() {
+            Some(ScanStop::Partial { position, len }) => {
+                c.add(&path, *position, None, format!("{len} trailing bytes do not hold a whole batch (torn write)"))
+            }
+            Some(ScanStop::BadSize { position, size }) => {
+                c.add(&path, *position, None, format!("batch size field is {size}, expected at least 14"))
+            }
+            _ => {}
+        }
+        let (offset_checks, time_checks) = join.finish();
+        c.0.extend(index_entry_findings(
+            &indexes.index_path,
+            &indexes.time_path,
+            &indexes.offsets,
+            &offset_checks,
+            &indexes.times,
+            &time_checks,
+        ));
+    }
+    StampMismatch::flush(mismatch.take(), &mut c);
+    let leo = log.log_end_offset();
+    // Producer snapshots past the log end describe state that no longer exists; Kafka's
+    // loader deletes them (`LogLoader.load`, `ProducerStateManager.truncateAndReload`).
+    for (path, offset) in snapshot_files(log.dir())? {
+        if offset > leo {
+            c.add(
+                &path,
+                0,
+                Some(offset),
+                format!("producer snapshot at offset {offset} is above the log end offset {leo}"),
+            );
+        }
+    }
+    if cache.is_empty() && report_counts.0 > 0 {
+        notes.push("the epoch cache is empty: Kafka rebuilds it only for segments it recovers".into());
+    }
+    for e in cache.entries() {
+        if e.start_offset > leo {
+            notes.push(format!(
+                "epoch cache entry ({} {}) starts past the log end {leo}; Kafka drops it on load",
+                e.leader_epoch, e.start_offset
+            ));
+        } else if e.start_offset < leo && !stamped_epochs.contains(&e.leader_epoch) && !stamped_epochs.is_empty() {
+            notes.push(format!(
+                "epoch {} (from offset {}) has no batch stamped with it (compacted away or never written)",
+                e.leader_epoch, e.start_offset
+            ));
+        }
+    }
+    let (hw, rp) = (&marks.high_watermark, &marks.recovery_point);
+    // The LEO counts valid batches only. When bytes past it are damaged (reported above),
+    // checkpoints above it are a consequence of that damage, not data gone missing.
+    let tail_damaged = !log.tail_is_clean();
+    if tail_damaged && (hw.value > leo || rp.value > leo) {
+        notes.push(format!(
+            "the high watermark ({}) or recovery point ({}) is above the log end offset {leo} of the valid \
+             batches: the bytes past it are damaged",
+            hw.value, rp.value
+        ));
+    }
+    if hw.value > leo && !tail_damaged {
+        c.add_line(
+            &hw.path,
+            hw.line,
+            Some(hw.value),
+            format!("high watermark {} is above the log end offset {leo}", hw.value),
+        );
+    }
+    // Offsets are never negative; a broker writes no such checkpoint (its loader would clamp
+    // the value to the log start offset, hiding whatever wrote it).
+    for (mark, what) in [(hw, "high watermark"), (rp, "recovery point")] {
+        if mark.value < 0 {
+            c.add_line(&mark.path, mark.line, None, format!("{what} {} is negative: no offset is", mark.value));
+        }
+    }
+    if rp.value > leo && !tail_damaged {
+        c.add_line(
+            &rp.path,
+            rp.line,
+            Some(rp.value),
+            format!("recovery point {} is above the log end offset {leo}: flushed data is missing", rp.value),
+        );
+    }
+    if marks.unclean_stop {
+        notes.push(
+            "not shut down cleanly: a broker (or any mutating klog command) would run local recovery first".into(),
+        );
+    }
+    Ok(LogVerification {
+        findings: c.0,
+        notes,
+        segment_count: segments.len(),
+        batch_count: report_counts.0,
+        record_count: report_counts.1,
+        bytes_checked: report_counts.2,
+    })
+}
+
+/// The `<offset>.snapshot` files of a partition dir.
+fn snapshot_files(dir: &Path) -> Result<Vec<(PathBuf, i64)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let (true, Some(offset)) = (name.ends_with(names::SNAPSHOT_SUFFIX), names::parse_file_offset(name)) {
+            out.push((entry.path(), offset));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The index entries of one segment, read by the one reader of each kind; structure findings
+/// (partial entries, entries out of order) are added as they are read.
+struct SegmentIndexes {
+    index_path: PathBuf,
+    time_path: PathBuf,
+    offsets: Vec<OffsetPosition>,
+    times: Vec<TimestampOffset>,
+}
+
+impl SegmentIndexes {
+    fn read(seg: &Segment, c: &mut Findings) -> Result<SegmentIndexes> {
+        let index_path = seg.index_path();
+        let time_path = seg.time_index_path();
+        let mut offsets = Vec::new();
+        if let Some(bytes) = seg.read_index()? {
+            let read = read_offset_index(&bytes, seg.base_offset);
+            c.0.extend(index_structure_findings(&index_path, &read, OFFSET_ENTRY_BYTES, offset_disorder, |e| e.offset));
+            offsets = read.entries;
+        }
+        let mut times = Vec::new();
+        if let Some(bytes) = seg.read_time_index()? {
+            let read = read_time_index(&bytes, seg.base_offset);
+            c.0.extend(index_structure_findings(&time_path, &read, TIME_ENTRY_BYTES, time_disorder, |e| e.offset));
+            times = read.entries;
+        }
+        Ok(SegmentIndexes { index_path, time_path, offsets, times })
+    }
+}
+
+// ---- Epoch rows: the checkpointed epoch cache against the epochs stamped on the batches. ----
+
+/// How an epoch-cache entry compares with the epochs stamped on the batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EpochAgreement {
+    /// The checkpoint and the batch stamps agree.
+    Agrees,
+    /// The entry starts at the LEO: assigned at election, no batch in it yet.
+    NoBatchesYet,
+    /// The checkpoint has the epoch at another start offset than the stamps say.
+    StartDiffers { stamped_start_offset: i64 },
+    /// The checkpoint has this epoch but no batch carries it.
+    OnlyInCheckpoint,
+    /// Batches carry this epoch but the checkpoint lacks it.
+    OnlyInBatches,
+}
+
+/// One row of `dump --epochs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpochRow {
+    pub leader_epoch: i32,
+    pub start_offset: i64,
+    pub end_offset: i64,
+    pub record_count: u64,
+    pub agreement: EpochAgreement,
+}
+
+/// Per-epoch facts from the batch stamps, in log order.
+#[derive(Debug, Default)]
+pub struct StampedEpochs {
+    /// The cache Kafka would build by assigning every batch's (epoch, base offset).
+    pub derived: EpochCache,
+    /// Records per stamped epoch.
+    pub record_counts: std::collections::BTreeMap<i32, u64>,
+}
+
+impl StampedEpochs {
+    pub fn observe(&mut self, batch: &RawBatch<'_>) {
+        let epoch = batch.partition_leader_epoch();
+        if batch.magic() >= 2 && epoch >= 0 {
+            self.derived.assign(epoch, batch.base_offset());
+            let count = batch.header().map_or(0, |h| h.records_count.max(0) as u64);
+            *self.record_counts.entry(epoch).or_default() += count;
+        }
+    }
+}
+
+/// Compare the checkpointed cache with the stamps, as rows for `dump --epochs` and `check`.
+pub fn epoch_rows(cache: &EpochCache, stamped: &StampedEpochs, log_end_offset: i64) -> Vec<EpochRow> {
+    let mut rows = Vec::new();
+    for (entry, end) in cache.ranges(log_end_offset) {
+        let stamped_entry = stamped.derived.entries().iter().find(|e| e.leader_epoch == entry.leader_epoch);
+        let agreement = match stamped_entry {
+            Some(s) if s.start_offset == entry.start_offset => EpochAgreement::Agrees,
+            Some(s) => EpochAgreement::StartDiffers { stamped_start_offset: s.start_offset },
+            None if entry.start_offset >= log_end_offset => EpochAgreement::NoBatchesYet,
+            None => EpochAgreement::OnlyInCheckpoint,
+        };
+        rows.push(EpochRow {
+            leader_epoch: entry.leader_epoch,
+            start_offset: entry.start_offset,
+            end_offset: end,
+            record_count: stamped.record_counts.get(&entry.leader_epoch).copied().unwrap_or(0),
+            agreement,
+        });
+    }
+    for (s, end) in stamped.derived.ranges(log_end_offset) {
+        if !cache.entries().iter().any(|e| e.leader_epoch == s.leader_epoch) {
+            rows.push(EpochRow {
+                leader_epoch: s.leader_epoch,
+                start_offset: s.start_offset,
+                end_offset: end,
+                record_count: stamped.record_counts.get(&s.leader_epoch).copied().unwrap_or(0),
+                agreement: EpochAgreement::OnlyInBatches,
+            });
+        }
+    }
+    rows.sort_by_key(|r| (r.leader_epoch, r.start_offset));
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,5 +1023,158 @@ mod tests {
         );
         let batch = BatchIter::new(&plain).next().unwrap();
         assert!(batch_rules(0, batch.base_offset(), batch.last_offset(), Some(2)).is_empty());
+    }
+
+    /// A log in `dir` holding batches 0..=2, 3..=4 (epoch 1) and 5 (epoch 2), its epoch
+    /// checkpoint written as it was appended.
+    fn three_batch_log(dir: &Path) -> Log {
+        let mut log = Log::open(dir, crate::log::LogConfig::default(), 0).unwrap();
+        let rec = NewRecord { timestamp: 1, key: None, value: Some(b"v".to_vec()), headers: vec![] };
+        for (base, count, epoch) in [(0i64, 3usize, 1i32), (3, 2, 1), (5, 1, 2)] {
+            let bytes = encode_batch(&BatchSpec::plain(base, epoch), &vec![rec.clone(); count]);
+            log.append_batch(BatchIter::new(&bytes).next().unwrap()).unwrap();
+        }
+        log.finish().unwrap();
+        log
+    }
+
+    /// Marks that agree with a log ending at `leo`, written in files beside `dir`.
+    fn marks_at(dir: &Path, leo: i64) -> ReplicaMarks {
+        let mark = |value, name: &str| CheckpointMark { value, path: dir.join(name), line: Some((3, 4)) };
+        ReplicaMarks {
+            high_watermark: mark(leo, "replication-offset-checkpoint"),
+            recovery_point: mark(leo, "recovery-point-offset-checkpoint"),
+            load_problems: Vec::new(),
+            known_not_compacted: true,
+            unclean_stop: false,
+        }
+    }
+
+    fn verify(log: &Log, marks: ReplicaMarks) -> LogVerification {
+        let mut updates = Vec::new();
+        let v = verify_log(log, marks, &mut |done, total| updates.push((done, total))).unwrap();
+        assert!(updates.windows(2).all(|w| w[0].0 <= w[1].0), "progress only goes forward: {updates:?}");
+        assert!(updates.iter().all(|(done, total)| done <= total), "{updates:?}");
+        v
+    }
+
+    #[test]
+    fn verify_log_finds_nothing_in_a_clean_log_and_counts_what_it_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let v = verify(&log, marks_at(dir.path(), 6));
+        assert_eq!(v.findings, Vec::new());
+        assert_eq!(v.notes, Vec::<String>::new());
+        assert_eq!((v.segment_count, v.batch_count, v.record_count), (1, 3, 6));
+        assert_eq!(v.bytes_checked, log.segments()[0].log_size().unwrap());
+    }
+
+    #[test]
+    fn verify_log_places_checkpoint_findings_on_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let mut marks = marks_at(dir.path(), 6);
+        marks.high_watermark.value = 9;
+        marks.recovery_point.value = -1;
+        marks.unclean_stop = true;
+        let v = verify(&log, marks);
+        let hw = &v.findings[0];
+        assert_eq!(
+            (hw.path.clone(), hw.line, hw.position, hw.offset),
+            (dir.path().join("replication-offset-checkpoint"), Some(3), 4, Some(9))
+        );
+        assert_eq!(hw.what, "high watermark 9 is above the log end offset 6");
+        assert_eq!(v.findings[1].what, "recovery point -1 is negative: no offset is");
+        assert_eq!(v.findings.len(), 2);
+        assert_eq!(v.notes.len(), 1);
+        assert!(v.notes[0].starts_with("not shut down cleanly"), "{:?}", v.notes);
+    }
+
+    #[test]
+    fn verify_log_reports_a_run_of_batches_the_cache_disagrees_with_once() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(three_batch_log(dir.path()));
+        // The cache says epoch 2 from offset 3: batch 3..=4 is stamped 1, batch 5 agrees.
+        let cache_path = dir.path().join(names::LEADER_EPOCH_CHECKPOINT);
+        checkpoint::write_epoch_checkpoint(&cache_path, &[(1, 0), (2, 3)]).unwrap();
+        let log = Log::open(dir.path(), crate::log::LogConfig::default(), 0).unwrap();
+        let v = verify(&log, marks_at(dir.path(), 6));
+        assert_eq!(v.findings.len(), 1, "{:?}", v.findings);
+        let f = &v.findings[0];
+        assert_eq!(f.what, "batches 3..=4 are stamped with epoch 1 but the epoch cache says epoch 2");
+        assert_eq!((f.offset, f.path.clone()), (Some(3), log.segments()[0].log_path()));
+        assert!(f.position > 0, "at the first batch of the run");
+    }
+
+    #[test]
+    fn verify_log_flags_an_epoch_checkpoint_that_does_not_increase_and_a_snapshot_past_the_log_end() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(three_batch_log(dir.path()));
+        let cache_path = dir.path().join(names::LEADER_EPOCH_CHECKPOINT);
+        std::fs::write(&cache_path, "0\n3\n1 0\n2 5\n2 6\n").unwrap();
+        std::fs::write(dir.path().join("00000000000000000009.snapshot"), b"").unwrap();
+        let log = Log::open(dir.path(), crate::log::LogConfig::default(), 0).unwrap();
+        let v = verify(&log, marks_at(dir.path(), 6));
+        let whats: Vec<&str> = v.findings.iter().map(|f| f.what.as_str()).collect();
+        assert!(
+            whats.contains(&"line 5: entry (2 6) does not increase over (2 5) in both epoch and start offset"),
+            "{whats:?}"
+        );
+        let line = v.findings.iter().find(|f| f.path == cache_path).unwrap();
+        assert_eq!(line.line, Some(5));
+        assert!(whats.contains(&"producer snapshot at offset 9 is above the log end offset 6"), "{whats:?}");
+    }
+
+    #[test]
+    fn verify_log_notes_a_torn_tail_instead_of_flagging_the_checkpoints_above_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = three_batch_log(dir.path());
+        let path = log.segments()[0].log_path();
+        drop(log);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(bytes.len() - 3);
+        std::fs::write(&path, &bytes).unwrap();
+        let log = Log::open(dir.path(), crate::log::LogConfig::default(), 0).unwrap();
+        let v = verify(&log, marks_at(dir.path(), 6));
+        assert_eq!(v.findings.len(), 1, "{:?}", v.findings);
+        assert!(v.findings[0].what.ends_with("trailing bytes do not hold a whole batch (torn write)"));
+        assert!(v.notes.iter().any(|n| n.contains("the bytes past it are damaged")), "{:?}", v.notes);
+    }
+
+    #[test]
+    fn epoch_rows_compare_the_checkpoint_with_the_stamps() {
+        let entry = |leader_epoch, start_offset| crate::log::epoch_cache::EpochEntry { leader_epoch, start_offset };
+        let cache = EpochCache::from_entries([entry(1, 0), entry(2, 4), entry(3, 8), entry(5, 10)]);
+        let stamped = StampedEpochs {
+            derived: EpochCache::from_entries([entry(1, 0), entry(2, 5), entry(4, 9)]),
+            record_counts: [(1, 4), (2, 4)].into_iter().collect(),
+        };
+        let rows = epoch_rows(&cache, &stamped, 10);
+        let got: Vec<(i32, i64, i64, u64, EpochAgreement)> =
+            rows.iter().map(|r| (r.leader_epoch, r.start_offset, r.end_offset, r.record_count, r.agreement)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, 4, 4, EpochAgreement::Agrees),
+                (2, 4, 8, 4, EpochAgreement::StartDiffers { stamped_start_offset: 5 }),
+                (3, 8, 10, 0, EpochAgreement::OnlyInCheckpoint),
+                (4, 9, 10, 0, EpochAgreement::OnlyInBatches),
+                (5, 10, 10, 0, EpochAgreement::NoBatchesYet),
+            ]
+        );
+    }
+
+    #[test]
+    fn stamped_epochs_count_only_v2_batches_with_an_epoch() {
+        let rec = NewRecord { timestamp: 1, key: None, value: None, headers: vec![] };
+        let mut stamped = StampedEpochs::default();
+        for (base, epoch, count) in [(0i64, 3i32, 2usize), (2, -1, 1), (3, 4, 3)] {
+            let bytes = encode_batch(&BatchSpec::plain(base, epoch), &vec![rec.clone(); count]);
+            stamped.observe(&BatchIter::new(&bytes).next().unwrap());
+        }
+        assert_eq!(stamped.record_counts.into_iter().collect::<Vec<_>>(), vec![(3, 2), (4, 3)]);
+        let starts: Vec<(i32, i64)> =
+            stamped.derived.entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
+        assert_eq!(starts, vec![(3, 0), (4, 3)]);
     }
 }

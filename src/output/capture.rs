@@ -13,7 +13,6 @@ use super::{explain, Settings};
 use crate::commands::demo::{DemoEvent, ModeOutcome, Scenario};
 use crate::commands::draw::short_name;
 use crate::error::Result;
-use crate::replication::explain::explain as explain_plan;
 use std::path::{Path, PathBuf};
 
 #[derive(Default)]
@@ -90,7 +89,7 @@ impl Capture {
                 let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
                 let svg = render(&Picture::of_recovery(r, &l, &f, Some(leader_records)), false);
-                let panel = explain::write_html(&explain_plan(&r.plan, &r.leader_view, &r.follower_view));
+                let panel = explain::write_html(&r.explanation());
                 if let Some(frame) = self.frames.last_mut() {
                     frame.output.push_str(&text);
                     frame.picture = svg;

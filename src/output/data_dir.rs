@@ -41,14 +41,9 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
             Col::Keep("verdict"),
         ],
     );
-    let (mut segments, mut records, mut bytes, mut findings) = (0usize, 0u64, 0u64, 0usize);
     for part in &r.partitions {
         match &part.outcome {
             Ok(c) => {
-                segments += c.segment_count;
-                records += c.record_count;
-                bytes += c.bytes_checked;
-                findings += c.findings.len();
                 let verdict = if c.is_clean() {
                     p.cell("clean", Tone::Good)
                 } else {
@@ -79,20 +74,24 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     for n in &r.notes {
         out!(out, "{} {n}", p.warn("note"))?;
     }
-    let bad = r.partitions.iter().filter(|x| x.outcome.as_ref().map_or(true, |c| !c.is_clean())).count();
+    let totals = r.totals();
     let verdict = if r.is_clean() {
         p.good("clean")
     } else {
         p.bad(&format!(
-            "{} finding(s) in {bad} partition(s), {} in the log dir's own files",
-            findings,
+            "{} finding(s) in {} partition(s), {} in the log dir's own files",
+            totals.finding_count,
+            totals.partitions_with_findings,
             r.dir_findings.len()
         ))
     };
     out!(
         out,
-        "checked {} partition(s), {segments} segment(s), {records} record(s), {bytes} bytes: {verdict}",
-        r.partitions.len()
+        "checked {} partition(s), {} segment(s), {} record(s), {} bytes: {verdict}",
+        r.partitions.len(),
+        totals.segment_count,
+        totals.record_count,
+        totals.bytes_checked
     )
 }
 
@@ -129,7 +128,7 @@ pub fn check_json(out: &mut dyn Write, r: &DataDirCheck) -> Result<()> {
             "dir": r.dir,
             "clean": r.is_clean(),
             "partitions": r.partitions.len(),
-            "partitions_with_findings": r.partitions.iter().filter(|x| x.outcome.as_ref().map_or(true, |c| !c.is_clean())).count(),
+            "partitions_with_findings": r.totals().partitions_with_findings,
             "dir_findings": r.dir_findings.len(),
         }),
     )
@@ -142,8 +141,8 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
         "restart plan: {} as a follower of {} under {} ({}), DRY RUN: nothing changed",
         r.follower_dir,
         r.leader_dir,
-        r.mode.name(),
-        r.mode.kafka_versions()
+        r.rules.truncation.name(),
+        r.rules.describe_release()
     )?;
     let mut t = Grid::new(
         settings,
@@ -161,8 +160,8 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     for part in &r.partitions {
         match &part.outcome {
             Ok(f) => {
-                let removed = f.follower_view.log_end_offset - f.cut_offset.min(f.follower_view.log_end_offset);
-                let lost = f.counts.acked_lost + f.counts.diverged_acked;
+                let removed = f.offsets_removed();
+                let lost = f.counts.acked_and_lost();
                 let note = match f.first_divergent_offset {
                     Some(o) => format!("diverges at {o}"),
                     None => String::new(),
@@ -187,11 +186,11 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     for (name, side) in &r.one_side {
         out!(out, "{} {name}: only the {side} holds it", p.warn("note"))?;
     }
-    let planned = r.partitions.iter().filter(|x| x.outcome.is_ok()).count();
     out!(
         out,
-        "summary: {planned} partition(s) planned, {} refused; {} acked record(s) would be lost",
-        r.partitions.len() - planned,
+        "summary: {} partition(s) planned, {} refused; {} acked record(s) would be lost",
+        r.planned_count(),
+        r.refused_count(),
         r.acked_lost()
     )
 }
@@ -212,14 +211,15 @@ pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
         out,
         &json!({
             "type": "summary",
-            "mode": r.mode.name(),
+            "mode": r.rules.truncation.name(),
+            "kafka": r.rules.release.to_string(),
             "leader": r.leader_dir,
             "follower": r.follower_dir,
             "partitions": r.partitions.len(),
-            "refused": r.partitions.iter().filter(|x| x.outcome.is_err()).count(),
+            "refused": r.refused_count(),
             "acked_lost": r.acked_lost(),
-            "only_leader": r.one_side.iter().filter(|(_, s)| *s == "leader").map(|(n, _)| n).collect::<Vec<_>>(),
-            "only_follower": r.one_side.iter().filter(|(_, s)| *s == "follower").map(|(n, _)| n).collect::<Vec<_>>(),
+            "only_leader": r.only_on("leader"),
+            "only_follower": r.only_on("follower"),
         }),
     )
 }
@@ -243,7 +243,6 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
             Col::Flex("note"),
         ],
     );
-    let mut touched = 0usize;
     for l in &r.logs {
         let rec = &l.recovery;
         let removed = rec.bytes_removed;
@@ -256,9 +255,6 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
         }
         if !rec.deleted_segments.is_empty() {
             notes.push(format!("{} segment(s) deleted", rec.deleted_segments.len()));
-        }
-        if removed > 0 {
-            touched += 1;
         }
         t.add(vec![
             Cell::new(&l.dir_name),
@@ -273,7 +269,13 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
     if !t.is_empty() {
         t.write(out)?;
     }
-    out!(out, "summary: {} log(s) loaded; {touched} cut, {} bytes removed in all", r.logs.len(), r.bytes_removed())
+    out!(
+        out,
+        "summary: {} log(s) loaded; {} cut, {} bytes removed in all",
+        r.logs.len(),
+        r.logs_cut_count(),
+        r.bytes_removed()
+    )
 }
 
 pub fn forecast_json(out: &mut dyn Write, r: &DataDirRecovery) -> Result<()> {
@@ -288,11 +290,10 @@ pub fn forecast_json(out: &mut dyn Write, r: &DataDirRecovery) -> Result<()> {
         });
         line(out, &v)?;
     }
-    let cut: u64 = r.logs.iter().map(|l| l.recovery.bytes_cut()).sum();
     line(
         out,
         &json!({"type": "summary", "dir": r.dir, "outcome": "loaded", "dry_run": r.dry_run, "partitions": r.logs.len(),
-                "bytes_cut": cut, "bytes_removed": r.bytes_removed(), "notes": r.notes}),
+                "bytes_cut": r.bytes_cut(), "bytes_removed": r.bytes_removed(), "notes": r.notes}),
     )
 }
 
@@ -321,12 +322,11 @@ pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> R
     if !t.is_empty() {
         t.write(out)?;
     }
-    let diverging =
-        r.partitions.iter().filter(|x| x.outcome.as_ref().map_or(true, |d| !d.identical_up_to_shorter())).count();
     out!(
         out,
-        "summary: {} partition(s) in both, {diverging} differ; {} in one only",
+        "summary: {} partition(s) in both, {} differ; {} in one only",
         r.partitions.len(),
+        r.differing_count(),
         r.one_side.len()
     )
 }

@@ -20,9 +20,10 @@
 //!
 //! The epoch view and the log-dir overview have no dump-log form: they are refused as usage errors.
 
+use crate::commands::dump::ControlRead;
 use crate::commands::dump::{BatchRow, DumpEvent, FileKind};
 use crate::error::{Error, IoContext, Result};
-use crate::format::control::{self, ControlRecord};
+use crate::format::control::ControlRecord;
 use crate::format::record::Record;
 use crate::log::index::OffsetEntryCheck;
 use std::collections::BTreeMap;
@@ -198,7 +199,7 @@ impl<'o> DumpLog<'o> {
                 write_batch_line(&mut self.buf, b);
                 self.out.write_all(&self.buf).at("<stdout>", "write")
             }
-            DumpEvent::Record(b, r) => {
+            DumpEvent::Record(b, r, control) => {
                 if let Some(f) = self.file.as_mut() {
                     if r.offset != f.last_record_offset.wrapping_add(1) {
                         f.non_consecutive.insert(f.last_record_offset, r.offset);
@@ -206,7 +207,7 @@ impl<'o> DumpLog<'o> {
                     f.last_record_offset = r.offset;
                 }
                 self.buf.clear();
-                write_record_line(&mut self.buf, b, r);
+                write_record_line(&mut self.buf, b, r, control);
                 self.out.write_all(&self.buf).at("<stdout>", "write")
             }
             DumpEvent::Undecodable(b, why) => {
@@ -542,16 +543,16 @@ pub fn java_utf8(bytes: &[u8]) -> String {
 }
 
 /// A deep-iteration record line with keys and payloads (`--print-data-log`).
-pub fn record_line(b: &BatchRow, r: &Record<'_>) -> String {
+pub fn record_line(b: &BatchRow, r: &Record<'_>, control: Option<&ControlRead>) -> String {
     let mut buf = Vec::new();
-    write_record_line(&mut buf, b, r);
+    write_record_line(&mut buf, b, r, control);
     buf.pop();
     String::from_utf8(buf).unwrap_or_default()
 }
 
 /// [`record_line`] and its line break, appended to `buf` (the hot path of the dump: no
 /// allocation for a record without headers).
-fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>) {
+fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, control: Option<&ControlRead>) {
     let size = |v: Option<&[u8]>| v.map_or(-1, |v| v.len() as i64);
     buf.extend_from_slice(b"| offset: ");
     push_int(buf, r.offset);
@@ -581,8 +582,8 @@ fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>) {
         buf.extend_from_slice(b" crc: ");
         push_int(buf, l.crc.into());
     }
-    if b.is_control {
-        buf.extend_from_slice(control_suffix(r.key, r.value).as_bytes());
+    if let Some(c) = control {
+        buf.extend_from_slice(control_suffix(c).as_bytes());
     } else {
         if let Some(k) = r.key {
             buf.extend_from_slice(b" key: ");
@@ -601,7 +602,7 @@ fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>) {
 pub fn render(buf: &mut Vec<u8>, event: DumpEvent<'_>) -> Result<()> {
     match event {
         DumpEvent::Batch(b) => write_batch_line(buf, b),
-        DumpEvent::Record(b, r) => write_record_line(buf, b, r),
+        DumpEvent::Record(b, r, control) => write_record_line(buf, b, r, control),
         // The command renders only a segment's batch events in chunks.
         _ => {}
     }
@@ -626,15 +627,15 @@ fn json_string(s: &str) -> String {
 }
 
 /// What `DumpLogSegments` appends for a control record.
-fn control_suffix(key: Option<&[u8]>, value: Option<&[u8]>) -> String {
-    let c = match control::decode(key, value) {
-        Ok(c) => c,
-        Err(_) => {
-            let id = control::decode_type_id(key).map_or("?".into(), |t| t.to_string());
+fn control_suffix(control: &ControlRead) -> String {
+    let c = match control {
+        ControlRead::Decoded(c) => c,
+        ControlRead::Invalid { type_id, .. } => {
+            let id = type_id.map_or("?".into(), |t| t.to_string());
             return format!(" controlType: INVALID({id})");
         }
     };
-    match &c {
+    match c {
         ControlRecord::EndTxn { coordinator_epoch, .. } => {
             format!(" endTxnMarker: {} coordinatorEpoch: {coordinator_epoch}", c.type_name())
         }
@@ -713,7 +714,7 @@ mod tests {
         let d = b.records().unwrap();
         let recs = d.decode().unwrap();
         assert_eq!(
-            record_line(&row, &recs[0]),
+            record_line(&row, &recs[0], None),
             "| offset: 0 CreateTime: 1700000000000 keySize: -1 valueSize: 5 sequence: -1 headerKeys: [] payload: hello"
         );
     }
@@ -721,23 +722,21 @@ mod tests {
     #[test]
     fn control_and_legacy_records_print_their_kafka_suffixes() {
         let key = |t: i16| [0i16.to_be_bytes(), t.to_be_bytes()].concat();
+        let suffix = |k: Option<&[u8]>, v: Option<&[u8]>| control_suffix(&crate::commands::dump::read_control(k, v));
         let marker = [&0i16.to_be_bytes()[..], &5i32.to_be_bytes()].concat();
-        assert_eq!(control_suffix(Some(&key(1)), Some(&marker)), " endTxnMarker: COMMIT coordinatorEpoch: 5");
-        assert_eq!(control_suffix(Some(&key(0)), Some(&marker)), " endTxnMarker: ABORT coordinatorEpoch: 5");
+        assert_eq!(suffix(Some(&key(1)), Some(&marker)), " endTxnMarker: COMMIT coordinatorEpoch: 5");
+        assert_eq!(suffix(Some(&key(0)), Some(&marker)), " endTxnMarker: ABORT coordinatorEpoch: 5");
         assert_eq!(
-            control_suffix(Some(&key(2)), Some(&[0, 0, 0, 0, 0, 1, 1, 1, 0])),
+            suffix(Some(&key(2)), Some(&[0, 0, 0, 0, 0, 1, 1, 1, 0])),
             " LeaderChange: {\"version\":0,\"leaderId\":1,\"voters\":[],\"grantingVoters\":[]}"
         );
         assert_eq!(
-            control_suffix(Some(&key(3)), Some(&[0u8; 11])),
+            suffix(Some(&key(3)), Some(&[0u8; 11])),
             " SnapshotHeader {\"version\":0,\"lastContainedLogTimestamp\":0}"
         );
-        assert_eq!(control_suffix(Some(&key(4)), Some(&[0, 0, 0])), " SnapshotFooter {\"version\":0}");
-        assert_eq!(
-            control_suffix(Some(&key(5)), Some(&[0, 0, 0, 1, 0])),
-            " KRaftVersion {\"version\":0,\"kRaftVersion\":1}"
-        );
-        assert_eq!(control_suffix(Some(&key(8)), None), " controlType: UNKNOWN(8)");
+        assert_eq!(suffix(Some(&key(4)), Some(&[0, 0, 0])), " SnapshotFooter {\"version\":0}");
+        assert_eq!(suffix(Some(&key(5)), Some(&[0, 0, 0, 1, 0])), " KRaftVersion {\"version\":0,\"kRaftVersion\":1}");
+        assert_eq!(suffix(Some(&key(8)), None), " controlType: UNKNOWN(8)");
 
         let entry = crate::format::legacy::tests::entry(5, 0, 0, 0, Some(b"k"), Some(b"a\nb"));
         let b = BatchIter::new(&entry).next().unwrap();
@@ -750,7 +749,7 @@ mod tests {
         let recs = b.records().unwrap();
         let recs = recs.decode().unwrap();
         assert_eq!(
-            record_line(&row, &recs[0]),
+            record_line(&row, &recs[0], None),
             format!(
                 "| offset: 5 NoTimestampType: -1 keySize: 1 valueSize: 3 isValid: true crc: {} key: k payload: a\nb",
                 b.stored_crc()

@@ -45,7 +45,7 @@ pub fn write_html(e: &Explanation) -> String {
     let mut s = format!(
         "<div class=\"explain\"><div class=\"src\">{} — {}</div><pre>",
         super::svg::escape(e.mode.name()),
-        super::svg::escape(e.source)
+        super::svg::escape(&e.source)
     );
     for l in &e.lines {
         let text = super::svg::escape(&line_text(l.code, l.depth, l.ran, &l.values));

@@ -70,7 +70,7 @@ pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, ti
         let s = &run.stats;
         let violations = if s.violations > 0 { Tone::Bad } else { Tone::Good };
         let mut row = vec![
-            Cell::new(run.config.mode.name()),
+            Cell::new(run.config.mode().name()),
             Cell::new(bounds(run)),
             table::right(format!("{} of {}", s.depth, run.config.max_depth)),
             table::right(s.states),
@@ -87,7 +87,7 @@ pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, ti
     t.write(out)?;
     writeln!(out, "bounds: replicas/epochs/records; depth: actions searched, of the bound").at("<stdout>", "write")?;
     for run in &report.runs {
-        let mode = run.config.mode.name();
+        let mode = run.config.mode().name();
         match &run.counterexample {
             None if run.stats.exhaustive => writeln!(
                 out,
@@ -146,7 +146,7 @@ fn counterexample(
     settings: &Settings,
 ) -> std::io::Result<()> {
     let p = settings.palette();
-    let mode = run.config.mode.name();
+    let mode = run.config.mode().name();
     let kind = if ce.kind == "acked_loss" { "ACKED LOSS" } else { "DIVERGENCE" };
     writeln!(out)?;
     writeln!(out, "{mode}: {} in {} actions — {}", p.bad(kind), ce.steps.len(), ce.description)?;
@@ -215,7 +215,7 @@ pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
             let c = &run.config;
             let s = &run.stats;
             json!({
-                "mode": c.mode.name(),
+                "mode": c.mode().name(),
                 "replicas": c.replicas,
                 "max_epochs": c.max_epochs,
                 "max_records": c.max_records,

@@ -3,11 +3,14 @@
 //! empty stay apart (`null` vs `""`).
 
 use crate::commands::check::CheckReport;
-use crate::commands::dump::{BatchRow, DumpEvent, EpochAgreement, EpochRow, PartitionSummary, ReplicaSummary};
+use crate::commands::dump::ControlRead;
+use crate::commands::dump::{BatchRow, DumpEvent, PartitionSummary};
+use crate::commands::summary::ReplicaSummary;
 use crate::error::{IoContext, Result};
-use crate::format::control::{self, ControlRecord};
+use crate::format::control::ControlRecord;
 use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
+use crate::log::verify::{EpochAgreement, EpochRow};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -59,11 +62,11 @@ struct RecordJson<'a> {
 
 /// A control record as JSON: `{"type": "COMMIT", "coordinator_epoch": 3, ...}`, or
 /// `{"type": "INVALID", "error": ...}` when its key or value does not decode.
-pub fn control_json(key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
-    match control::decode(key, value) {
-        Err(e) => json!({"type": "INVALID", "error": e.to_string()}),
-        Ok(c) => {
-            let mut v = match &c {
+pub fn control_json(control: &ControlRead) -> Value {
+    match control {
+        ControlRead::Invalid { error, .. } => json!({"type": "INVALID", "error": error}),
+        ControlRead::Decoded(c) => {
+            let mut v = match c {
                 ControlRecord::EndTxn { version, coordinator_epoch, .. } => {
                     json!({"coordinator_epoch": coordinator_epoch, "version": version})
                 }
@@ -95,7 +98,7 @@ pub fn control_json(key: Option<&[u8]>, value: Option<&[u8]>) -> Value {
     }
 }
 
-pub fn record_json<'a>(batch: &BatchRow, r: &'a Record<'a>) -> impl Serialize + 'a {
+pub fn record_json<'a>(batch: &BatchRow, r: &'a Record<'a>, control: Option<&ControlRead>) -> impl Serialize + 'a {
     let (key, key_encoding) = encode_bytes(r.key);
     let (value, value_encoding) = encode_bytes(r.value);
     RecordJson {
@@ -120,7 +123,7 @@ pub fn record_json<'a>(batch: &BatchRow, r: &'a Record<'a>) -> impl Serialize + 
         batch_base_offset: batch.base_offset,
         crc_valid: batch.crc_valid && r.legacy.is_none_or(|l| l.crc_valid),
         crc: r.legacy.map(|l| l.crc),
-        control: batch.is_control.then(|| control_json(r.key, r.value)),
+        control: control.map(control_json),
     }
 }
 
@@ -308,7 +311,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             line(out, &json!({"type": "segment", "path": path.display().to_string(), "base_offset": base_offset}))
         }
         DumpEvent::Batch(b) => line(out, &batch_json(b)),
-        DumpEvent::Record(b, r) if r.legacy.is_none() && !b.is_control => {
+        DumpEvent::Record(b, r, None) if r.legacy.is_none() => {
             // The hot path of `dump --json`: one line built by hand in a reused buffer.
             RECORD_LINE.with(|buf| {
                 let mut buf = buf.borrow_mut();
@@ -317,7 +320,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
                 out.write_all(&buf).at("<stdout>", "write")
             })
         }
-        DumpEvent::Record(b, r) => line(out, &record_json(b, r)),
+        DumpEvent::Record(b, r, control) => line(out, &record_json(b, r, control)),
         DumpEvent::Undecodable(b, why) => line(
             out,
             &json!({"type": "undecodable", "base_offset": b.base_offset, "position": b.position, "error": why}),
@@ -522,7 +525,7 @@ mod tests {
             };
             let mut fast = Vec::new();
             write_record_line(&mut fast, &row, &r);
-            let mut slow = serde_json::to_vec(&record_json(&row, &r)).unwrap();
+            let mut slow = serde_json::to_vec(&record_json(&row, &r, None)).unwrap();
             slow.push(b'\n');
             assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(slow).unwrap());
         }

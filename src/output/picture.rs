@@ -31,7 +31,7 @@ impl Fate {
         match class {
             RecordClass::Kept => Fate::Kept,
             RecordClass::TruncatedRefetchable => Fate::Refetchable,
-            RecordClass::TruncatedLost => Fate::Lost,
+            RecordClass::TruncatedLost | RecordClass::BelowLeaderStart => Fate::Lost,
             RecordClass::AckedLost => Fate::AckedLost,
             RecordClass::Diverged => Fate::Diverged,
         }

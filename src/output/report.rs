@@ -7,7 +7,7 @@ use crate::commands::diff::DiffReport;
 use crate::commands::recover::{FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
 use crate::error::{IoContext, Result};
 use crate::replication::diff::{DiffOutcome, OwnedRecord, RangeKind};
-use crate::replication::truncation::ReplicaView;
+use crate::replication::truncation::{ReplicaView, TruncationReason};
 use comfy_table::Cell;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -84,6 +84,7 @@ fn class_cell(settings: &Settings, row: &RecordRow) -> Cell {
         RecordClass::TruncatedRefetchable => p.cell("truncated, refetchable", Tone::Warn),
         RecordClass::TruncatedLost => p.cell("truncated, lost", Tone::Warn),
         RecordClass::AckedLost => p.cell("ACKED LOST", Tone::Bad),
+        RecordClass::BelowLeaderStart => p.cell("removed: below leader's log start", Tone::Warn),
     }
 }
 
@@ -115,12 +116,13 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         r.leader_dir,
         r.leader_epoch,
         p.strong(r.mode.name()),
-        r.mode.kafka_versions(),
+        r.rules.describe_release(),
         if r.dry_run { ", DRY RUN: nothing changed" } else { "" }
     )?;
     if let Some(local) = &r.local {
         super::text::startup(out, &r.follower_dir, local, settings)?;
     }
+    out!(out, "  assumed:  leader epoch {} ({})", r.leader_epoch, r.leader_epoch_source.describe())?;
     out!(out, "  leader:   {}", view_text(&r.leader_view))?;
     out!(out, "  follower: {}", view_text(&r.follower_view))?;
     for (i, t) in r.plan.round_trips.iter().enumerate() {
@@ -130,11 +132,22 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             None if t.answered_end_offset < 0 => "offset UNDEFINED".to_string(),
             None => format!("end offset {}", t.answered_end_offset),
         };
+        let (request, answer) = if t.in_fetch_response {
+            let answer = match t.reason {
+                TruncationReason::OutOfRangeLeaderEnd | TruncationReason::OutOfRangeKept => {
+                    format!("OFFSET_OUT_OF_RANGE (leader LEO {})", r.leader_view.log_end_offset)
+                }
+                TruncationReason::NotDiverging => "no diverging epoch".to_string(),
+                _ => format!("diverging {answer}"),
+            };
+            (format!("Fetch(offset {}, last fetched epoch {})", t.follower_log_end_offset, t.requested_epoch), answer)
+        } else {
+            (format!("OffsetsForLeaderEpoch(epoch {})", t.requested_epoch), answer)
+        };
         out!(
             out,
-            "  round trip {}: OffsetsForLeaderEpoch(epoch {}) -> {answer}; truncate to {}{}: {}",
+            "  round trip {}: {request} -> {answer}; truncate to {}{}: {}",
             i + 1,
-            t.requested_epoch,
             t.truncate_to,
             if t.done { "" } else { " and ask again" },
             t.reason.describe()
@@ -143,7 +156,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     if r.plan.round_trips.is_empty() {
         out!(out, "  no round trip: {}", r.plan.reason.describe())?;
     }
-    let removed = r.follower_view.log_end_offset - r.cut_offset;
+    let removed = r.offsets_removed();
     out!(
         out,
         "  truncation point {}{}: LEO {} -> {}, HW {} -> {}{}",
@@ -159,6 +172,14 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         r.follower_high_watermark_after,
         if removed > 0 { format!(", {removed} offsets removed") } else { ", nothing removed".into() }
     )?;
+    if let Some(start) = r.plan.restart_at_leader_start {
+        out!(
+            out,
+            "  {} {start} is the leader's log start, above the truncation point: the follower's \
+             first fetch is out of range, so it deletes its whole log and starts at {start}",
+            p.warn("full truncation:")
+        )?;
+    }
     if r.kept_below_window > 0 {
         out!(out, "  ({} offsets before the window below are kept and not shown)", r.kept_below_window)?;
     }
@@ -205,11 +226,14 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         c.truncated_refetchable,
         c.truncated_lost,
         p.bad("acked lost"),
-        c.acked_lost + c.diverged_acked,
+        c.acked_and_lost(),
         p.bad("diverged"),
         c.diverged,
         if c.diverged_acked > 0 { format!(" ({} of them acked)", c.diverged_acked) } else { String::new() },
     )?;
+    if c.below_leader_start > 0 {
+        out!(out, "  and {} removed below the leader's log start (the leader no longer holds them)", c.below_leader_start)?;
+    }
     if let Some(f) = &r.catch_up {
         super::text::fetch_rounds(out, f, &r.follower_dir, settings)?;
     }
@@ -234,6 +258,7 @@ fn owned_json(r: &OwnedRecord) -> Value {
 
 fn view_json(v: &ReplicaView) -> Value {
     json!({
+        "log_start_offset": v.log_start_offset,
         "log_end_offset": v.log_end_offset,
         "high_watermark": v.high_watermark,
         "epochs": v.epochs.entries().iter().map(|e| json!({"leader_epoch": e.leader_epoch, "start_offset": e.start_offset})).collect::<Vec<_>>(),
@@ -263,10 +288,12 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
     json!({
         "type": "recover",
         "mode": r.mode.name(),
+        "kafka": r.rules.release.to_string(),
         "dry_run": r.dry_run,
         "leader": r.leader_dir,
         "follower": r.follower_dir,
         "leader_epoch": r.leader_epoch,
+        "leader_epoch_source": r.leader_epoch_source.name(),
         "local_recovery": r.local.as_ref().map(recovery_json),
         "leader_view": view_json(&r.leader_view),
         "follower_view": view_json(&r.follower_view),
@@ -277,8 +304,10 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
             "truncate_to": t.truncate_to,
             "reason": format!("{:?}", t.reason),
             "done": t.done,
+            "in_fetch_response": t.in_fetch_response,
         })).collect::<Vec<_>>(),
         "truncation_offset": r.plan.truncation_offset,
+        "restart_at_leader_start": r.plan.restart_at_leader_start,
         "reason": format!("{:?}", r.plan.reason),
         "cut_offset": r.cut_offset,
         "follower_log_end_offset_after": r.follower_log_end_offset_after,
@@ -296,7 +325,8 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
             "kept": c.kept,
             "truncated_refetchable": c.truncated_refetchable,
             "truncated_lost": c.truncated_lost,
-            "acked_lost": c.acked_lost + c.diverged_acked,
+            "below_leader_start": c.below_leader_start,
+            "acked_lost": c.acked_and_lost(),
             "diverged": c.diverged,
             "diverged_acked": c.diverged_acked,
             "first_divergent_offset": r.first_divergent_offset,
@@ -305,7 +335,7 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
             "rounds": f.rounds.len(),
             "caught_up": f.caught_up,
             "stuck": f.stuck(),
-            "records_copied": f.rounds.iter().map(|x| x.records_copied).sum::<u64>(),
+            "records_copied": f.records_copied(),
         })),
         "after_catch_up": r.after_catch_up.as_ref().map(diff_json_value),
     })
@@ -349,7 +379,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
         )?;
     }
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
-        (Some(o), None) if r.outcome.undecodable.iter().any(|(_, u)| u.base_offset == *o) => {
+        (Some(o), None) if r.diverges_at_undecodable_batch() => {
             out!(out, "{} at offset {o}: a batch there does not decode", p.bad("first divergence"))
         }
         (Some(o), Some((a, b))) => out!(

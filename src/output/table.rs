@@ -3,11 +3,14 @@
 
 use super::palette::{Palette, Tone};
 use super::{display_bytes, iso_timestamp, Settings};
-use crate::commands::dump::{BatchRow, DumpEvent, EpochAgreement, EpochRow, ReplicaSummary};
+use crate::commands::dump::ControlRead;
+use crate::commands::dump::{BatchRow, DumpEvent};
+use crate::commands::summary::ReplicaSummary;
 use crate::error::{IoContext, Result};
-use crate::format::control::{self, ControlRecord};
+use crate::format::control::ControlRecord;
 use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
+use crate::log::verify::{EpochAgreement, EpochRow};
 use comfy_table::{presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Row, Table, Width};
 use std::io::Write;
 
@@ -389,7 +392,7 @@ impl<'o> DumpTable<'o> {
                 )
             }
             DumpEvent::Batch(_) => Ok(()),
-            DumpEvent::Record(b, r) => {
+            DumpEvent::Record(b, r, control) => {
                 let headers = r
                     .headers
                     .iter()
@@ -400,10 +403,9 @@ impl<'o> DumpTable<'o> {
                     None => p.cell("null", Tone::Dim),
                     v => Cell::new(display_bytes(v, VALUE_CHARS)),
                 };
-                let (key, value) = if b.is_control {
-                    (p.cell("control", Tone::Dim), Cell::new(control_text(r.key, r.value)))
-                } else {
-                    (bytes_cell(r.key), bytes_cell(r.value))
+                let (key, value) = match control {
+                    Some(c) => (p.cell("control", Tone::Dim), Cell::new(control_text(c))),
+                    None => (bytes_cell(r.key), bytes_cell(r.value)),
                 };
                 let cells = vec![
                     right(r.offset),
@@ -624,10 +626,10 @@ impl<'o> DumpTable<'o> {
 }
 
 /// A control record in one cell: its type and what it says.
-pub fn control_text(key: Option<&[u8]>, value: Option<&[u8]>) -> String {
-    match control::decode(key, value) {
-        Err(e) => format!("INVALID control record: {e}"),
-        Ok(c) => match &c {
+pub fn control_text(control: &ControlRead) -> String {
+    match control {
+        ControlRead::Invalid { error, .. } => format!("INVALID control record: {error}"),
+        ControlRead::Decoded(c) => match c {
             ControlRecord::EndTxn { coordinator_epoch, .. } => {
                 format!("{} (coordinator epoch {coordinator_epoch})", c.type_name())
             }

@@ -586,6 +586,19 @@ impl Replica {
         Ok(())
     }
 
+    /// `UnifiedLog.truncateFullyAndStartAt(offset)`: every segment goes, the log restarts empty
+    /// at `offset`, which becomes its log start, HW and recovery point.
+    pub fn restart_log_at(&mut self, offset: i64) -> Result<()> {
+        self.log.truncate_fully_and_start_at(offset)?;
+        self.log_start_offset = offset;
+        if !self.is_metadata_log() && !self.defer_log_dir_writes {
+            let path = self.paths.log_dir_file(names::LOG_START_OFFSET_CHECKPOINT);
+            checkpoint::update_offset_checkpoint(&path, &self.paths.topic, self.paths.partition, Some(offset))?;
+        }
+        self.set_high_watermark(offset)?;
+        self.set_recovery_point(offset)
+    }
+
     /// Persist klog's state file (this partition's entry only).
     pub fn save_state(&self) -> Result<()> {
         if self.defer_log_dir_writes {

@@ -4,6 +4,7 @@
 //! [`TruncationPlan`]'s round trips and the two replicas' views, never from a log directory.
 //! Rendering is `output::explain`'s job.
 
+use super::release::{BelowFirstEpoch, Rules};
 use super::truncation::{ReplicaView, RoundTrip, TruncationMode, TruncationPlan, TruncationReason};
 
 /// One line of pseudo-code.
@@ -22,8 +23,8 @@ pub struct ExplainLine {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Explanation {
     pub mode: TruncationMode,
-    /// What the procedure stands for in Kafka.
-    pub source: &'static str,
+    /// What the procedure stands for in Kafka (the release and the code it runs).
+    pub source: String,
     pub lines: Vec<ExplainLine>,
     pub notes: Vec<&'static str>,
 }
@@ -45,40 +46,82 @@ impl Explanation {
     }
 }
 
-/// The procedure's lines: (depth, code).
-fn procedure(mode: TruncationMode) -> &'static [(usize, &'static str)] {
-    match mode {
-        TruncationMode::Hw => &[(0, "become_follower(leader)"), (0, "truncate_to(hw)")],
-        TruncationMode::Kip101 => &[
-            (0, "become_follower(leader)"),
-            (0, "if epoch_cache is empty:"),
-            (1, "truncate_to(hw)"),
-            (0, "e = latest_epoch()"),
-            (0, "answer = leader.offsets_for_leader_epoch_v0(e)"),
-            (1, "leader: if e == its latest epoch: its LEO"),
-            (1, "leader: elif first <= e < latest: next epoch start"),
-            (1, "leader: else: UNDEFINED"),
-            (0, "if answer == UNDEFINED:"),
-            (1, "truncate_to(hw)"),
-            (0, "else:"),
-            (1, "truncate_to(min(answer, leo))"),
+/// A procedure line: (key the marking uses, depth, code).
+type Line = (&'static str, usize, &'static str);
+
+/// The procedure the release runs, line by line.
+fn procedure(rules: &Rules) -> Vec<Line> {
+    let mut lines: Vec<Line> = match rules.truncation {
+        TruncationMode::Hw => vec![("become", 0, "become_follower(leader)"), ("hw", 0, "truncate_to(hw)")],
+        TruncationMode::Kip101 => {
+            let mut v = vec![
+                ("become", 0, "become_follower(leader)"),
+                ("e", 0, "e = latest_epoch()  # -1: empty cache"),
+                ("ask", 0, "answer = leader.offsets_for_leader_epoch_v0(e)"),
+            ];
+            if rules.undefined_epoch_answered_undefined {
+                v.push(("l_undefined_epoch", 1, "leader: if e == -1: UNDEFINED"));
+                v.push(("l_latest", 1, "leader: elif e == its latest epoch: its LEO"));
+            } else {
+                v.push(("l_latest", 1, "leader: if e == its latest epoch (-1 if its cache is empty): its LEO"));
+            }
+            v.extend([
+                ("l_next", 1, "leader: elif first <= e < latest: next epoch start"),
+                ("l_else", 1, "leader: else: UNDEFINED"),
+                ("if_undefined", 0, "if answer == UNDEFINED:"),
+                ("hw", 1, "truncate_to(hw)"),
+                ("else", 0, "else:"),
+                ("min", 1, "truncate_to(min(answer, leo))"),
+            ]);
+            v
+        }
+        TruncationMode::Kip279 if rules.truncation_on_fetch => vec![
+            ("become", 0, "become_follower(leader)"),
+            ("if_empty", 0, "if epoch_cache is empty:"),
+            ("empty_hw", 1, "truncate_to(hw); stop"),
+            ("loop", 0, "loop:"),
+            ("e", 1, "e = latest_epoch()"),
+            ("fetch", 1, "r = leader.fetch(leo, last_epoch=e)"),
+            ("l_lookup", 2, "leader: (le, lend) = its end_offset_for(e)"),
+            ("l_oor", 2, "leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE"),
+            ("l_same", 2, "leader: elif le == e and lend >= leo: no diverging epoch"),
+            ("l_diverging", 2, "leader: else: diverging epoch (le, lend)"),
+            ("if_oor", 1, "if OFFSET_OUT_OF_RANGE:"),
+            ("oor", 2, "truncate_to(min(leader_leo, leo)); stop"),
+            ("not_diverging", 1, "if no diverging epoch: stop"),
+            ("own", 1, "(fe, fend) = own end_offset_for(le)"),
+            ("if_fe", 1, "if fe != le:"),
+            ("partial", 2, "truncate_to(fend); fetch again"),
+            ("else", 1, "else:"),
+            ("min", 2, "truncate_to(min(fend, lend, leo)); stop"),
         ],
-        TruncationMode::Kip279 => &[
-            (0, "become_follower(leader)"),
-            (0, "loop:"),
-            (1, "if epoch_cache is empty:"),
-            (2, "truncate_to(hw); stop"),
-            (1, "e = latest_epoch()"),
-            (1, "(le, lend) = leader.offsets_for_leader_epoch(e)"),
-            (1, "if lend == UNDEFINED:"),
-            (2, "truncate_to(hw); stop"),
-            (1, "(fe, fend) = own end_offset_for(le)"),
-            (1, "if fe != le:"),
-            (2, "truncate_to(fend); ask again"),
-            (1, "else:"),
-            (2, "truncate_to(min(fend, lend, leo)); stop"),
-        ],
-    }
+        TruncationMode::Kip279 => {
+            let mut v = vec![
+                ("become", 0, "become_follower(leader)"),
+                ("loop", 0, "loop:"),
+                ("if_empty", 1, "if epoch_cache is empty:"),
+                ("empty_hw", 2, "truncate_to(hw); stop"),
+                ("e", 1, "e = latest_epoch()"),
+                ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e)"),
+            ];
+            if rules.below_first_epoch == BelowFirstEpoch::Undefined {
+                v.push(("l_below", 2, "leader: if e < its first epoch: UNDEFINED"));
+            }
+            v.extend([
+                ("if_undefined", 1, "if lend == UNDEFINED:"),
+                ("hw", 2, "truncate_to(hw); stop"),
+                ("own", 1, "(fe, fend) = own end_offset_for(le)"),
+                ("if_fe", 1, "if fe != le:"),
+                ("partial", 2, "truncate_to(fend); ask again"),
+                ("else", 1, "else:"),
+                ("min", 2, "truncate_to(min(fend, lend, leo)); stop"),
+            ]);
+            v
+        }
+    };
+    lines.push(("if_below_start", 0, "if leo < leader.log_start:"));
+    lines.push(("restart", 1, "truncate_fully_and_start_at(leader.log_start)"));
+    lines
 }
 
 fn offset_text(o: i64) -> String {
@@ -89,87 +132,209 @@ fn offset_text(o: i64) -> String {
     }
 }
 
+/// Marks lines of a procedure by key.
+struct Marker {
+    keys: Vec<&'static str>,
+    lines: Vec<ExplainLine>,
+}
+
+impl Marker {
+    fn mark(&mut self, key: &str, value: Option<String>) {
+        let i = self.keys.iter().position(|k| *k == key).unwrap_or_else(|| panic!("no procedure line '{key}'"));
+        self.lines[i].ran = true;
+        if let Some(v) = value {
+            self.lines[i].values.push(v);
+        }
+    }
+}
+
 /// Explain `plan`, made for `follower` against `leader`.
 pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaView) -> Explanation {
-    let mut lines: Vec<ExplainLine> = procedure(plan.mode)
-        .iter()
-        .map(|&(depth, code)| ExplainLine { depth, code, ran: false, values: Vec::new() })
-        .collect();
-    let mut mark = |i: usize, value: Option<String>| {
-        lines[i].ran = true;
-        if let Some(v) = value {
-            lines[i].values.push(v);
-        }
+    let rules = &plan.rules;
+    let lines = procedure(rules);
+    let mut m = Marker {
+        keys: lines.iter().map(|l| l.0).collect(),
+        lines: lines.iter().map(|&(_, depth, code)| ExplainLine { depth, code, ran: false, values: Vec::new() }).collect(),
     };
     let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
-    let (source, notes): (&'static str, Vec<&'static str>) = match plan.mode {
+    let release = rules.release;
+    if plan.reason == TruncationReason::KeepsFetching {
+        m.mark("become", Some("the same leader: the fetcher goes on".into()));
+        let source = format!("Kafka {release}: Partition.makeFollower returns false for this leader change");
+        return Explanation { mode: plan.mode, source, lines: m.lines, notes: vec![] };
+    }
+    m.mark("become", None);
+    let (source, notes): (String, Vec<&'static str>) = match plan.mode {
         TruncationMode::Hw => {
-            mark(0, None);
-            mark(1, Some(format!("hw = {hw}")));
-            ("Kafka <= 0.10.2: ReplicaManager.makeFollowers truncates to the high watermark", vec![])
+            m.mark("hw", Some(format!("hw = {hw}")));
+            (format!("Kafka {release} (before 0.11): ReplicaManager.makeFollowers truncates to the high watermark"), vec![
+                "A running follower told of a new epoch by the same leader does not truncate again \
+                 (Partition.makeFollower returns false for the same leader).",
+            ])
         }
         TruncationMode::Kip101 => {
-            mark(0, None);
-            match plan.round_trips.first() {
-                None => {
-                    mark(1, Some("yes".into()));
-                    mark(2, Some(format!("hw = {hw}")));
-                }
-                Some(t) => {
-                    mark(1, Some("no".into()));
-                    mark(3, Some(format!("e = {}", t.requested_epoch)));
-                    mark(4, Some(format!("answer = {}", offset_text(t.answered_end_offset))));
-                    let latest = leader.epochs.latest_epoch();
-                    let first = leader.epochs.earliest().map(|e| e.leader_epoch);
-                    match (first, latest) {
-                        (Some(_), Some(l)) if l == t.requested_epoch => {
-                            mark(5, Some(format!("LEO = {}", leader.log_end_offset)))
-                        }
-                        (Some(f), Some(l)) if f <= t.requested_epoch && t.requested_epoch < l => {
-                            mark(6, Some(format!("next start = {}", t.answered_end_offset)))
-                        }
-                        _ => mark(7, latest.map(|l| format!("latest = {l}"))),
-                    }
-                    mark(8, Some(if t.answered_end_offset < 0 { "yes" } else { "no" }.into()));
-                    if t.answered_end_offset < 0 {
-                        mark(9, Some(format!("hw = {hw}")));
-                    } else {
-                        mark(
-                            11,
-                            Some(format!(
-                                "min({}, {}) = {}",
-                                t.answered_end_offset, t.follower_log_end_offset, t.truncate_to
-                            )),
-                        );
-                    }
-                }
+            if let Some(t) = plan.round_trips.first() {
+                kip101_round(&mut m, rules, t, leader, hw);
             }
-            ("Kafka 0.11-1.1 (KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0", vec![])
+            (
+                format!(
+                    "Kafka {release} (0.11 - 1.1, KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0"
+                ),
+                vec![],
+            )
         }
         TruncationMode::Kip279 => {
-            mark(0, None);
             let many = plan.round_trips.len() > 1
                 || plan.reason == TruncationReason::NoEpochCacheHighWatermark && !plan.round_trips.is_empty();
             let tag = |n: usize, v: String| if many { format!("round {n}: {v}") } else { v };
+            if !rules.truncation_on_fetch {
+                m.mark("loop", None);
+            }
             for (i, t) in plan.round_trips.iter().enumerate() {
-                kip279_round(&mut mark, i + 1, t, hw, &tag);
+                if rules.truncation_on_fetch {
+                    fetch_round(&mut m, i + 1, t, leader, &tag);
+                } else {
+                    kip279_round(&mut m, rules, i + 1, t, leader, hw, &tag);
+                }
             }
             if plan.reason == TruncationReason::NoEpochCacheHighWatermark {
                 let n = plan.round_trips.len() + 1;
-                mark(1, None);
-                mark(2, Some(tag(n, "yes".into())));
-                mark(3, Some(tag(n, format!("hw = {hw}"))));
+                m.mark("if_empty", Some(tag(n, "yes".into())));
+                m.mark("empty_hw", Some(tag(n, format!("hw = {hw}"))));
             }
-            (
-                "Kafka >= 2.0 (KIP-279): AbstractFetcherThread.getOffsetTruncationState",
-                vec![
-                    "Since Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
-                     fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request.",
-                ],
-            )
+            if rules.truncation_on_fetch {
+                (
+                    format!(
+                        "Kafka {release} (2.8 and later): the diverging epoch in the fetch response \
+                         (KAFKA-10554, Partition.readRecords)"
+                    ),
+                    vec![],
+                )
+            } else {
+                (
+                    format!("Kafka {release} (2.0 - 2.7, KIP-279): AbstractFetcherThread.getOffsetTruncationState"),
+                    vec![
+                        "From Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
+                         fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request.",
+                    ],
+                )
+            }
         }
     };
-    Explanation { mode: plan.mode, source, lines, notes }
+    let below = plan.restart_at_leader_start.is_some();
+    m.mark(
+        "if_below_start",
+        Some(format!(
+            "{} ({} {} {})",
+            if below { "yes" } else { "no" },
+            plan.truncation_offset,
+            if below { "<" } else { ">=" },
+            leader.log_start_offset
+        )),
+    );
+    if let Some(start) = plan.restart_at_leader_start {
+        m.mark("restart", Some(format!("start = {start}")));
+    }
+    Explanation { mode: plan.mode, source, lines: m.lines, notes }
+}
+
+/// Mark the kip101 lines its one round trip ran.
+fn kip101_round(m: &mut Marker, rules: &Rules, t: &RoundTrip, leader: &ReplicaView, hw: i64) {
+    m.mark("e", Some(format!("e = {}", t.requested_epoch)));
+    m.mark("ask", Some(format!("answer = {}", offset_text(t.answered_end_offset))));
+    let latest = leader.epochs.latest_epoch();
+    let first = leader.epochs.earliest().map(|e| e.leader_epoch);
+    let e = t.requested_epoch;
+    if e < 0 && rules.undefined_epoch_answered_undefined {
+        m.mark("l_undefined_epoch", None);
+    } else if latest.unwrap_or(-1) == e {
+        m.mark("l_latest", Some(format!("LEO = {}", leader.log_end_offset)));
+    } else if first.is_some_and(|f| f <= e) && latest.is_some_and(|l| e < l) {
+        m.mark("l_next", Some(format!("next start = {}", t.answered_end_offset)));
+    } else {
+        m.mark("l_else", latest.map(|l| format!("latest = {l}")));
+    }
+    m.mark("if_undefined", Some(if t.answered_end_offset < 0 { "yes" } else { "no" }.into()));
+    if t.answered_end_offset < 0 {
+        m.mark("hw", Some(format!("hw = {hw}")));
+    } else {
+        m.mark("min", Some(format!("min({}, {}) = {}", t.answered_end_offset, t.follower_log_end_offset, t.truncate_to)));
+    }
+}
+
+/// Mark the kip279 (2.0 - 2.7) lines one round trip ran.
+fn kip279_round(
+    m: &mut Marker,
+    rules: &Rules,
+    n: usize,
+    t: &RoundTrip,
+    leader: &ReplicaView,
+    hw: i64,
+    tag: &impl Fn(usize, String) -> String,
+) {
+    m.mark("if_empty", Some(tag(n, "no".into())));
+    m.mark("e", Some(tag(n, format!("e = {}", t.requested_epoch))));
+    let le = t.answered_epoch.unwrap_or(-1);
+    m.mark("ask", Some(tag(n, format!("({le}, {})", offset_text(t.answered_end_offset)))));
+    let below_first = leader.epochs.earliest().is_some_and(|f| t.requested_epoch < f.leader_epoch);
+    if rules.below_first_epoch == BelowFirstEpoch::Undefined && below_first {
+        m.mark("l_below", Some(tag(n, format!("first = {}", leader.epochs.earliest().map_or(-1, |f| f.leader_epoch)))));
+    }
+    m.mark("if_undefined", Some(tag(n, if t.answered_end_offset < 0 { "yes" } else { "no" }.into())));
+    if t.answered_end_offset < 0 {
+        m.mark("hw", Some(tag(n, format!("hw = {hw}"))));
+        return;
+    }
+    follower_side(m, n, t, tag);
+}
+
+/// The follower's own lookup and its cut, after an answer with an epoch.
+fn follower_side(m: &mut Marker, n: usize, t: &RoundTrip, tag: &impl Fn(usize, String) -> String) {
+    let le = t.answered_epoch.unwrap_or(-1);
+    let Some(own) = t.follower_epoch_end else { return };
+    m.mark("own", Some(tag(n, format!("({}, {})", own.leader_epoch, offset_text(own.end_offset)))));
+    m.mark("if_fe", Some(tag(n, if own.leader_epoch != le { "yes" } else { "no" }.into())));
+    if own.leader_epoch != le {
+        m.mark("partial", Some(tag(n, format!("fend = {}", t.truncate_to))));
+    } else {
+        m.mark(
+            "min",
+            Some(tag(
+                n,
+                format!("min({}, {}, {}) = {}", own.end_offset, t.answered_end_offset, t.follower_log_end_offset, t.truncate_to),
+            )),
+        );
+    }
+}
+
+/// Mark the 2.8+ lines one fetch ran.
+fn fetch_round(m: &mut Marker, n: usize, t: &RoundTrip, leader: &ReplicaView, tag: &impl Fn(usize, String) -> String) {
+    if n == 1 {
+        m.mark("if_empty", Some("no".into()));
+        m.mark("loop", None);
+    }
+    m.mark("e", Some(tag(n, format!("e = {}", t.requested_epoch))));
+    m.mark("fetch", Some(tag(n, format!("offset {}, epoch {}", t.follower_log_end_offset, t.requested_epoch))));
+    let le = t.answered_epoch.unwrap_or(-1);
+    m.mark("l_lookup", Some(tag(n, format!("({le}, {})", offset_text(t.answered_end_offset)))));
+    match t.reason {
+        TruncationReason::OutOfRangeLeaderEnd | TruncationReason::OutOfRangeKept => {
+            m.mark("l_oor", None);
+            m.mark("if_oor", Some(tag(n, "yes".into())));
+            m.mark("oor", Some(tag(n, format!("min({}, {}) = {}", leader.log_end_offset, t.follower_log_end_offset, t.truncate_to))));
+        }
+        TruncationReason::NotDiverging => {
+            m.mark("l_same", None);
+            m.mark("if_oor", Some(tag(n, "no".into())));
+            m.mark("not_diverging", Some(tag(n, "yes".into())));
+        }
+        _ => {
+            m.mark("l_diverging", None);
+            m.mark("if_oor", Some(tag(n, "no".into())));
+            m.mark("not_diverging", Some(tag(n, "no".into())));
+            follower_side(m, n, t, tag);
+        }
+    }
 }
 
 /// Why the follower ends where it does, in one sentence with the values (what `demo
@@ -184,6 +349,14 @@ pub fn one_sentence(plan: &TruncationPlan, leader: &ReplicaView, follower: &Repl
         String::new()
     };
     match (plan.reason, plan.round_trips.last()) {
+        (TruncationReason::OutOfRangeLeaderEnd, Some(t)) => format!(
+            "{mode}: the leader cannot place epoch {} (OFFSET_OUT_OF_RANGE), so the follower truncates to the \
+             leader's log end, {to}",
+            t.requested_epoch
+        ),
+        (TruncationReason::OutOfRangeKept | TruncationReason::NotDiverging, _) => {
+            format!("{mode}: {}; the follower keeps its log to {to}", plan.reason.describe())
+        }
         (TruncationReason::OwnHighWatermark, _) => format!("{mode} truncates to the follower's own HW, {hw}{lag}"),
         (TruncationReason::NoEpochCacheHighWatermark, _) => {
             format!("{mode}: the follower has no epoch to ask about, so it truncates to its own HW, {hw}{lag}")
@@ -214,48 +387,16 @@ pub fn one_sentence(plan: &TruncationPlan, leader: &ReplicaView, follower: &Repl
     }
 }
 
-/// Mark the kip279 lines one round trip ran.
-fn kip279_round(
-    mark: &mut impl FnMut(usize, Option<String>),
-    n: usize,
-    t: &RoundTrip,
-    hw: i64,
-    tag: &impl Fn(usize, String) -> String,
-) {
-    mark(1, None);
-    mark(2, Some(tag(n, "no".into())));
-    mark(4, Some(tag(n, format!("e = {}", t.requested_epoch))));
-    let le = t.answered_epoch.unwrap_or(-1);
-    mark(5, Some(tag(n, format!("({le}, {})", offset_text(t.answered_end_offset)))));
-    mark(6, Some(tag(n, if t.answered_end_offset < 0 { "yes" } else { "no" }.into())));
-    if t.answered_end_offset < 0 {
-        mark(7, Some(tag(n, format!("hw = {hw}"))));
-        return;
-    }
-    let Some(own) = t.follower_epoch_end else { return };
-    mark(8, Some(tag(n, format!("({}, {})", own.leader_epoch, offset_text(own.end_offset)))));
-    mark(9, Some(tag(n, if own.leader_epoch != le { "yes" } else { "no" }.into())));
-    if own.leader_epoch != le {
-        mark(10, Some(tag(n, format!("fend = {}", t.truncate_to))));
-    } else {
-        mark(
-            12,
-            Some(tag(
-                n,
-                format!(
-                    "min({}, {}, {}) = {}",
-                    own.end_offset, t.answered_end_offset, t.follower_log_end_offset, t.truncate_to
-                ),
-            )),
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::log::epoch_cache::{EpochCache, EpochEntry};
-    use crate::replication::truncation::plan_truncation;
+    use crate::replication::release::Release;
+    use crate::replication::truncation::{plan, plan_truncation};
+
+    fn plan_at(release: &str, leader: &ReplicaView, follower: &ReplicaView) -> TruncationPlan {
+        plan(&Release::parse(release).unwrap().rules(), leader, follower)
+    }
 
     fn view(pairs: &[(i32, i64)], log_end_offset: i64, high_watermark: i64) -> ReplicaView {
         let cache =
@@ -269,11 +410,40 @@ mod tests {
         // epoch the follower lacks: truncate to the end of its epoch 1 and ask again.
         let leader = view(&[(1, 0), (2, 5), (4, 9)], 12, 9);
         let follower = view(&[(1, 0), (3, 7)], 10, 7);
-        let plan = plan_truncation(TruncationMode::Kip279, &leader, &follower);
-        let e = explain(&plan, &leader, &follower);
+        let e = explain(&plan_at("2.7.2", &leader, &follower), &leader, &follower);
         let ran = e.ran_lines();
         assert!(ran.contains(&"truncate_to(fend); ask again ◀ round 1: fend = 7".to_string()), "{ran:#?}");
         assert!(ran.iter().any(|l| l.starts_with("truncate_to(min(fend, lend, leo)); stop ◀ round 2:")), "{ran:#?}");
+        // From 2.8 the same answers come in fetch responses.
+        let e = explain(&plan_at("2.8.0", &leader, &follower), &leader, &follower);
+        let ran = e.ran_lines();
+        assert!(ran.contains(&"truncate_to(fend); fetch again ◀ round 1: fend = 7".to_string()), "{ran:#?}");
+        assert!(ran.iter().any(|l| l.starts_with("leader: else: diverging epoch")), "{ran:#?}");
+        assert!(e.source.starts_with("Kafka 2.8.0 (2.8 and later"), "{}", e.source);
+    }
+
+    /// Partition.readRecords (2.8.0): an epoch the leader cannot place is OFFSET_OUT_OF_RANGE;
+    /// the follower truncates to the leader's LEO (`fetchOffsetAndTruncate`), not to its HW.
+    #[test]
+    fn from_2_8_an_undefined_end_is_out_of_range_in_the_procedure() {
+        let leader = view(&[(0, 0), (2, 4)], 6, 5);
+        let follower = view(&[(0, 0), (5, 3)], 8, 2);
+        let ran = explain(&plan_at("4.4.0", &leader, &follower), &leader, &follower).ran_lines();
+        assert!(ran.contains(&"if OFFSET_OUT_OF_RANGE: ◀ yes".to_string()), "{ran:#?}");
+        assert!(ran.contains(&"truncate_to(min(leader_leo, leo)); stop ◀ min(6, 8) = 6".to_string()), "{ran:#?}");
+    }
+
+    /// ReplicaFetcherThread (0.11.0.0 - 1.1.1): the follower asks with -1 when its cache is
+    /// empty; LeaderEpochFileCache.endOffsetFor answers UNDEFINED from KAFKA-6857 on.
+    #[test]
+    fn kip101_names_the_kafka_6857_line_only_where_the_release_has_it() {
+        let leader = view(&[(0, 0)], 6, 6);
+        let follower = view(&[], 4, 2);
+        let after = explain(&plan_at("1.1.1", &leader, &follower), &leader, &follower).ran_lines();
+        assert!(after.contains(&"leader: if e == -1: UNDEFINED".to_string()), "{after:#?}");
+        let before = explain(&plan_at("1.1.0", &leader, &follower), &leader, &follower);
+        assert!(!before.lines.iter().any(|l| l.code.contains("e == -1")), "{:#?}", before.lines);
+        assert!(before.ran_lines().contains(&"leader: else: UNDEFINED ◀ latest = 0".to_string()));
     }
 
     #[test]
@@ -287,18 +457,18 @@ mod tests {
             kip101.ran_lines(),
             [
                 "become_follower(leader)",
-                "if epoch_cache is empty: ◀ no",
-                "e = latest_epoch() ◀ e = 5",
+                "e = latest_epoch()  # -1: empty cache ◀ e = 5",
                 "answer = leader.offsets_for_leader_epoch_v0(e) ◀ answer = UNDEFINED",
                 "leader: else: UNDEFINED ◀ latest = 2",
                 "if answer == UNDEFINED: ◀ yes",
                 "truncate_to(hw) ◀ hw = 2",
+                "if leo < leader.log_start: ◀ no (2 >= 0)",
             ]
         );
-        let kip279 = explain(&plan_truncation(TruncationMode::Kip279, &leader, &follower), &leader, &follower);
+        let kip279 = explain(&plan_at("2.7.2", &leader, &follower), &leader, &follower);
         let ran = kip279.ran_lines();
         assert!(ran.contains(&"if lend == UNDEFINED: ◀ yes".to_string()), "{ran:#?}");
-        assert_eq!(ran.last().map(String::as_str), Some("truncate_to(hw); stop ◀ hw = 2"), "{ran:#?}");
+        assert!(ran.contains(&"truncate_to(hw); stop ◀ hw = 2".to_string()), "{ran:#?}");
         assert!(!ran.iter().any(|l| l.starts_with("(fe, fend)")), "{ran:#?}");
     }
 

@@ -10,5 +10,7 @@ pub mod election;
 pub mod explain;
 pub mod fencing;
 pub mod fetch;
+pub mod follower;
 pub mod high_watermark;
+pub mod release;
 pub mod truncation;

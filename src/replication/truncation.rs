@@ -11,7 +11,8 @@
 //! .getOffsetTruncationState`, answered by the current `endOffsetFor`, repeated until both sides
 //! agree on an epoch). The epoch lookups themselves live in [`crate::log::epoch_cache`].
 
-use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH};
+use super::release::{BelowFirstEpoch, Rules};
+use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET};
 
 /// Which Kafka era's follower truncation to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,11 +59,18 @@ pub struct ReplicaView {
     pub epochs: EpochCache,
     pub log_end_offset: i64,
     pub high_watermark: i64,
+    /// The log start offset (a leader's decides a full truncation: `truncateFullyAndStartAt`).
+    pub log_start_offset: i64,
 }
 
 impl ReplicaView {
     pub fn new(epochs: EpochCache, log_end_offset: i64, high_watermark: i64) -> Self {
-        ReplicaView { epochs, log_end_offset, high_watermark }
+        ReplicaView { epochs, log_end_offset, high_watermark, log_start_offset: 0 }
+    }
+
+    pub fn with_log_start(mut self, log_start_offset: i64) -> Self {
+        self.log_start_offset = log_start_offset;
+        self
     }
 }
 
@@ -88,6 +96,9 @@ pub struct RoundTrip {
     pub reason: TruncationReason,
     /// False when kip279 must ask again.
     pub done: bool,
+    /// Kafka ≥ 2.8: the answer came as the fetch response's diverging epoch (or as
+    /// OFFSET_OUT_OF_RANGE), not as an OffsetsForLeaderEpoch response.
+    pub in_fetch_response: bool,
 }
 
 /// Why a truncation offset was chosen.
@@ -111,6 +122,18 @@ pub enum TruncationReason {
     /// kip279 safety stop: a partial round shortened neither the log nor the epoch history.
     /// Cannot happen with a well-formed epoch cache.
     NoProgress,
+    /// Kafka ≥ 2.8: the leader cannot place the last fetched epoch (OFFSET_OUT_OF_RANGE), and
+    /// its LEO is below the follower's: truncate to the leader's LEO.
+    OutOfRangeLeaderEnd,
+    /// Kafka ≥ 2.8: OFFSET_OUT_OF_RANGE with the leader's LEO at or above the follower's:
+    /// nothing is cut.
+    OutOfRangeKept,
+    /// Kafka ≥ 2.8: the fetch response carries no diverging epoch (the leader has the last
+    /// fetched epoch up to the fetch offset): nothing is cut.
+    NotDiverging,
+    /// A running follower told of a new epoch by the leader it follows, where its release does
+    /// not restart the fetcher (`Partition.makeFollower` returns false): nothing is cut.
+    KeepsFetching,
 }
 
 impl TruncationReason {
@@ -149,6 +172,23 @@ impl TruncationReason {
                 "the exchange stopped because a partial round shortened neither the log nor the \
                  epoch history (a malformed epoch cache)"
             }
+            TruncationReason::OutOfRangeLeaderEnd => {
+                "the leader cannot place the last fetched epoch, so it answers \
+                 OFFSET_OUT_OF_RANGE and the follower truncates to the leader's log end offset"
+            }
+            TruncationReason::OutOfRangeKept => {
+                "the leader cannot place the last fetched epoch (OFFSET_OUT_OF_RANGE), but its \
+                 log end offset is at or beyond the follower's, so nothing is truncated"
+            }
+            TruncationReason::KeepsFetching => {
+                "the follower already follows this leader, and its release does not restart the \
+                 fetcher for this epoch change (Partition.makeFollower returns false), so nothing is \
+                 truncated"
+            }
+            TruncationReason::NotDiverging => {
+                "the leader has the follower's last epoch up to its log end, so the fetch \
+                 response carries no diverging epoch and nothing is truncated"
+            }
         }
     }
 }
@@ -157,6 +197,8 @@ impl TruncationReason {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TruncationPlan {
     pub mode: TruncationMode,
+    /// The release whose rules made the plan.
+    pub rules: Rules,
     /// Every OffsetsForLeaderEpoch exchange, in order (empty for hw mode and for a follower with
     /// no epoch cache).
     pub round_trips: Vec<RoundTrip>,
@@ -166,6 +208,10 @@ pub struct TruncationPlan {
     /// The follower's epoch cache after `truncateFromEnd(truncation_offset)` (what Kafka's
     /// `UnifiedLog.truncateTo` leaves).
     pub follower_epochs_after: EpochCache,
+    /// The truncation offset is below the leader's log start: its first fetch is out of range
+    /// and the follower truncates fully and starts at the leader's log start
+    /// (`AbstractFetcherThread.fetchOffsetAndTruncate`, `truncateFullyAndStartAt`).
+    pub restart_at_leader_start: Option<i64>,
 }
 
 impl TruncationPlan {
@@ -175,8 +221,15 @@ impl TruncationPlan {
     }
 }
 
-/// Plan where `follower` truncates when it (re)starts following `leader`, by `mode`.
+/// Plan where `follower` truncates when it (re)starts following `leader`, by the rules of the
+/// newest release of `mode`'s era.
 pub fn plan_truncation(mode: TruncationMode, leader: &ReplicaView, follower: &ReplicaView) -> TruncationPlan {
+    plan(&Rules::of_mode(mode), leader, follower)
+}
+
+/// Plan where `follower` truncates when it (re)starts following `leader`, by `rules`.
+pub fn plan(rules: &Rules, leader: &ReplicaView, follower: &ReplicaView) -> TruncationPlan {
+    let mode = rules.truncation;
     let leo = follower.log_end_offset.max(0);
     let (round_trips, truncation_offset, reason, mut epochs) = match mode {
         TruncationMode::Hw => (
@@ -186,15 +239,52 @@ pub fn plan_truncation(mode: TruncationMode, leader: &ReplicaView, follower: &Re
             follower.epochs.clone(),
         ),
         TruncationMode::Kip101 => {
-            let (trips, offset, reason) = plan_kip101(leader, follower, leo);
+            let (trips, offset, reason) = plan_kip101(rules, leader, follower, leo);
             (trips, offset, reason, follower.epochs.clone())
         }
-        TruncationMode::Kip279 => plan_kip279(leader, follower, leo),
+        TruncationMode::Kip279 => plan_kip279(rules, leader, follower, leo),
     };
     debug_assert!((0..=leo).contains(&truncation_offset));
     let truncation_offset = truncation_offset.clamp(0, leo);
     epochs.truncate_from_end(truncation_offset);
-    TruncationPlan { mode, round_trips, truncation_offset, reason, follower_epochs_after: epochs }
+    let restart_at_leader_start = (truncation_offset < leader.log_start_offset).then_some(leader.log_start_offset);
+    if restart_at_leader_start.is_some() {
+        epochs.clear();
+    }
+    TruncationPlan {
+        mode,
+        rules: *rules,
+        round_trips,
+        truncation_offset,
+        reason,
+        follower_epochs_after: epochs,
+        restart_at_leader_start,
+    }
+}
+
+/// The leader's OffsetsForLeaderEpoch v0 answer (0.11 – 1.1): `LeaderEpochFileCache
+/// .endOffsetFor` at 0.11.0.0 (and with KAFKA-6857's first line from 0.11.0.3 / 1.0.2 / 1.1.1).
+fn kip101_answer(rules: &Rules, leader: &ReplicaView, requested_epoch: i32) -> i64 {
+    if requested_epoch == UNDEFINED_EPOCH {
+        // Before KAFKA-6857, −1 == latestEpoch when the leader's cache is empty too: its LEO.
+        let leader_empty = leader.epochs.is_empty();
+        return if !rules.undefined_epoch_answered_undefined && leader_empty {
+            leader.log_end_offset
+        } else {
+            UNDEFINED_EPOCH_OFFSET
+        };
+    }
+    leader.epochs.end_offset_for_v0_11(requested_epoch, leader.log_end_offset)
+}
+
+/// The leader's OffsetsForLeaderEpoch v1+ answer (2.0 →): `endOffsetFor` at 2.1.0, and at 2.0.x
+/// UNDEFINED for an epoch below the first cached.
+fn kip279_answer(rules: &Rules, leader: &ReplicaView, requested_epoch: i32) -> EpochEndOffset {
+    let below_first = leader.epochs.earliest().is_some_and(|f| requested_epoch < f.leader_epoch);
+    if rules.below_first_epoch == BelowFirstEpoch::Undefined && below_first && requested_epoch != UNDEFINED_EPOCH {
+        return EpochEndOffset::UNDEFINED;
+    }
+    leader.epochs.end_offset_for(requested_epoch, leader.log_end_offset)
 }
 
 /// The HW used for every fallback: the follower's HW clamped to [0, its current LEO].
@@ -211,12 +301,16 @@ fn leader_end_or_own(leader_end: i64, log_end_offset: i64) -> (i64, TruncationRe
     }
 }
 
-/// KIP-101 (0.11–1.1): one round, offset-only answer by the 0.11 rule.
-fn plan_kip101(leader: &ReplicaView, follower: &ReplicaView, leo: i64) -> (Vec<RoundTrip>, i64, TruncationReason) {
-    let Some(requested_epoch) = follower.epochs.latest_epoch() else {
-        return (Vec::new(), hw_fallback(follower.high_watermark, leo), TruncationReason::NoEpochCacheHighWatermark);
-    };
-    let answer = leader.epochs.end_offset_for_v0_11(requested_epoch, leader.log_end_offset);
+/// KIP-101 (0.11–1.1): one round, offset-only answer by the 0.11 rule. A follower with an empty
+/// cache asks too, with epoch −1 (`buildLeaderEpochRequest` sends `latestEpoch`, 0.11.0.0 – 1.1.1).
+fn plan_kip101(
+    rules: &Rules,
+    leader: &ReplicaView,
+    follower: &ReplicaView,
+    leo: i64,
+) -> (Vec<RoundTrip>, i64, TruncationReason) {
+    let requested_epoch = follower.epochs.latest_epoch().unwrap_or(UNDEFINED_EPOCH);
+    let answer = kip101_answer(rules, leader, requested_epoch);
     let (truncate_to, reason) = if answer < 0 {
         (hw_fallback(follower.high_watermark, leo), TruncationReason::UndefinedAnswerHighWatermark)
     } else {
@@ -231,6 +325,7 @@ fn plan_kip101(leader: &ReplicaView, follower: &ReplicaView, leo: i64) -> (Vec<R
         truncate_to,
         reason,
         done: true,
+        in_fetch_response: false,
     };
     (vec![trip], truncate_to, reason)
 }
@@ -266,9 +361,13 @@ fn kip279_step(
     }
 }
 
-/// KIP-279 (≥ 2.0): ask with the latest epoch until a round is done. Returns the follower's
-/// cache as it stands after the partial rounds (the final cut is applied by the caller).
+/// KIP-279 (≥ 2.0): ask with the latest epoch until a round is done. From 2.8 each answer comes
+/// in the fetch response (`Partition.readRecords`): no diverging epoch when the leader has the
+/// last fetched epoch up to the fetch offset, OFFSET_OUT_OF_RANGE when it cannot place it.
+/// Returns the follower's cache as it stands after the partial rounds (the final cut is
+/// applied by the caller).
 fn plan_kip279(
+    rules: &Rules,
     leader: &ReplicaView,
     follower: &ReplicaView,
     original_leo: i64,
@@ -280,14 +379,30 @@ fn plan_kip279(
     let max_rounds = epochs.entries().len() + 1;
     loop {
         let Some(requested_epoch) = epochs.latest_epoch() else {
+            if rules.truncation_on_fetch && !trips.is_empty() {
+                // 2.8 →: a partial round that empties the cache leaves a fetch with no last
+                // fetched epoch, which the leader cannot find diverging: the follower fetches on.
+                return (trips, leo, TruncationReason::NotDiverging, epochs);
+            }
             // No cache (from the start, or emptied by a partial round on a cache with entries
             // at or past the LEO): no request, fall back to the HW.
             let to = hw_fallback(follower.high_watermark, leo);
             return (trips, to, TruncationReason::NoEpochCacheHighWatermark, epochs);
         };
-        let answer = leader.epochs.end_offset_for(requested_epoch, leader.log_end_offset);
-        let (truncate_to, reason, done, follower_epoch_end) =
-            kip279_step(answer, &epochs, leo, follower.high_watermark);
+        let answer = kip279_answer(rules, leader, requested_epoch);
+        let on_fetch = rules.truncation_on_fetch;
+        let (truncate_to, reason, done, follower_epoch_end) = if on_fetch && answer.is_undefined() {
+            // `fetchOffsetAndTruncate`: the leader's LEO when below the follower's, else keep.
+            if leader.log_end_offset < leo {
+                (leader.log_end_offset.max(0), TruncationReason::OutOfRangeLeaderEnd, true, None)
+            } else {
+                (leo, TruncationReason::OutOfRangeKept, true, None)
+            }
+        } else if on_fetch && answer.leader_epoch == requested_epoch && answer.end_offset >= leo {
+            (leo, TruncationReason::NotDiverging, true, None)
+        } else {
+            kip279_step(answer, &epochs, leo, follower.high_watermark)
+        };
         trips.push(RoundTrip {
             requested_epoch,
             answered_epoch: Some(answer.leader_epoch),
@@ -297,6 +412,7 @@ fn plan_kip279(
             truncate_to,
             reason,
             done,
+            in_fetch_response: on_fetch,
         });
         if done {
             return (trips, truncate_to, reason, epochs);
@@ -316,7 +432,22 @@ fn plan_kip279(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::epoch_cache::{EpochEntry, UNDEFINED_EPOCH_OFFSET};
+    use crate::log::epoch_cache::EpochEntry;
+    use crate::replication::release::Release;
+
+    /// The tests below pin kip279 to 2.7.2, the last release that asks with OffsetsForLeaderEpoch
+    /// (the 2.8+ fetch-response path has its own tests); hw and kip101 to their eras' last.
+    fn plan_truncation(mode: TruncationMode, leader: &ReplicaView, follower: &ReplicaView) -> TruncationPlan {
+        let release = match mode {
+            TruncationMode::Kip279 => Release::new(2, 7, 2),
+            other => Release::of_mode(other),
+        };
+        plan(&release.rules(), leader, follower)
+    }
+
+    fn plan_at(release: &str, leader: &ReplicaView, follower: &ReplicaView) -> TruncationPlan {
+        plan(&Release::parse(release).unwrap().rules(), leader, follower)
+    }
 
     fn cache(pairs: &[(i32, i64)]) -> EpochCache {
         EpochCache::from_entries(pairs.iter().map(|&(e, o)| EpochEntry { leader_epoch: e, start_offset: o }))
@@ -377,16 +508,98 @@ mod tests {
         assert_eq!(offsets(&leader, &view(&[(0, 0), (3, 2)], 3, 7)), [3, 3, 3]);
     }
 
+    /// 2.0 → (AbstractFetcherThread, 2.0.0 `partitionsWithoutEpoch`; 3.8.0 `truncateToHighWatermark`):
+    /// no request without an epoch. 0.11 – 1.1 (ReplicaFetcherThread.buildLeaderEpochRequest,
+    /// 0.11.0.0): the follower asks with −1, and the leader answers UNDEFINED.
     #[test]
     fn follower_without_epoch_cache_falls_back_to_high_watermark() {
         let leader = view(&[(0, 0), (1, 5)], 12, 12);
         let follower = view(&[], 10, 4);
-        for mode in [TruncationMode::Kip101, TruncationMode::Kip279] {
-            let plan = plan_truncation(mode, &leader, &follower);
-            assert_eq!(plan.truncation_offset, 4, "{}", mode.name());
+        for release in ["2.0.0", "2.7.2", "4.4.0"] {
+            let plan = plan_at(release, &leader, &follower);
+            assert_eq!(plan.truncation_offset, 4, "{release}");
             assert_eq!(plan.reason, TruncationReason::NoEpochCacheHighWatermark);
             assert!(plan.round_trips.is_empty(), "no request without an epoch");
         }
+        for release in ["0.11.0.0", "1.1.1"] {
+            let plan = plan_at(release, &leader, &follower);
+            assert_eq!(plan.truncation_offset, 4, "{release}");
+            assert_eq!(plan.reason, TruncationReason::UndefinedAnswerHighWatermark);
+            assert_eq!(plan.round_trips[0].requested_epoch, UNDEFINED_EPOCH);
+        }
+    }
+
+    /// KAFKA-6857: before 0.11.0.3 / 1.0.2 / 1.1.1 a leader with an empty cache answered its LEO
+    /// to epoch −1 (`requestedEpoch == latestEpoch`), so a follower kept a log the leader never
+    /// had; after it, UNDEFINED and the HW.
+    #[test]
+    fn before_kafka_6857_two_empty_caches_keep_the_followers_log() {
+        let leader = view(&[], 12, 12);
+        let follower = view(&[], 10, 4);
+        for (release, to) in [("0.11.0.2", 10), ("1.0.1", 10), ("1.1.0", 10), ("0.11.0.3", 4), ("1.0.2", 4), ("1.1.1", 4)] {
+            assert_eq!(plan_at(release, &leader, &follower).truncation_offset, to, "{release}");
+        }
+        let leader_behind = view(&[], 6, 6);
+        assert_eq!(plan_at("1.1.0", &leader_behind, &follower).truncation_offset, 6, "min(answer, LEO)");
+    }
+
+    /// LeaderEpochFileCache.endOffsetFor at 2.0.0: `requestedEpoch < epochs.head.epoch` →
+    /// UNDEFINED (→ HW); at 2.1.0: (requested, first start offset).
+    #[test]
+    fn an_epoch_below_the_leaders_first_is_undefined_on_2_0_and_answered_from_2_1() {
+        let leader = view(&[(3, 10), (5, 20)], 30, 30);
+        let follower = view(&[(1, 0)], 15, 4);
+        let v20 = plan_at("2.0.1", &leader, &follower);
+        assert_eq!((v20.truncation_offset, v20.reason), (4, TruncationReason::UndefinedAnswerHighWatermark));
+        let v21 = plan_at("2.1.0", &leader, &follower);
+        assert_eq!((v21.truncation_offset, v21.reason), (10, TruncationReason::MinOfBothEnds));
+    }
+
+    /// Partition.readRecords (2.8.0 → 3.8.0): an undefined end offset for the last fetched epoch
+    /// is OFFSET_OUT_OF_RANGE, and `fetchOffsetAndTruncate` truncates to the leader's LEO only
+    /// when it is below the follower's; before 2.8 the same answer truncated to the HW.
+    #[test]
+    fn from_2_8_an_undefined_answer_is_out_of_range_and_cuts_to_the_leaders_end_not_the_hw() {
+        let follower = view(&[(0, 0), (2, 6)], 10, 7);
+        let leader_ahead = view(&[], 12, 12);
+        let leader_behind = view(&[], 8, 8);
+        let p27 = plan_at("2.7.2", &leader_behind, &follower);
+        assert_eq!((p27.truncation_offset, p27.reason), (7, TruncationReason::UndefinedAnswerHighWatermark));
+        let p28 = plan_at("2.8.0", &leader_behind, &follower);
+        assert_eq!((p28.truncation_offset, p28.reason), (8, TruncationReason::OutOfRangeLeaderEnd));
+        assert!(p28.round_trips[0].in_fetch_response);
+        let kept = plan_at("4.4.0", &leader_ahead, &follower);
+        assert_eq!((kept.truncation_offset, kept.reason), (10, TruncationReason::OutOfRangeKept));
+    }
+
+    /// From 2.8 the answer comes in the fetch response, and only when the last fetched epoch or
+    /// the fetch offset demands it; the cut is the same as 2.7's.
+    #[test]
+    fn from_2_8_a_fetch_that_does_not_diverge_truncates_nothing() {
+        let leader = view(&[(0, 0), (2, 6)], 14, 14);
+        let same = view(&[(0, 0), (2, 6)], 10, 7);
+        let p = plan_at("2.8.0", &leader, &same);
+        assert_eq!((p.truncation_offset, p.reason), (10, TruncationReason::NotDiverging));
+        let diverged = view(&[(0, 0), (1, 4)], 9, 3);
+        for release in ["2.7.2", "2.8.0", "4.4.0"] {
+            assert_eq!(plan_at(release, &leader, &diverged).truncation_offset, 4, "{release}");
+        }
+    }
+
+    /// `fetchOffsetAndTruncate`: a follower whose fetch offset is below the leader's log start
+    /// truncates fully and starts at the leader's log start (every era).
+    #[test]
+    fn a_cut_below_the_leaders_log_start_restarts_the_follower_there() {
+        let leader = view(&[(0, 0), (1, 40)], 60, 60).with_log_start(50);
+        let follower = view(&[(0, 0)], 45, 35);
+        for (release, cut) in [("0.10.2.2", 35), ("1.1.1", 40), ("2.7.2", 40), ("4.4.0", 40)] {
+            let p = plan_at(release, &leader, &follower);
+            assert_eq!(p.truncation_offset, cut, "{release}");
+            assert_eq!(p.restart_at_leader_start, Some(50), "{release}");
+            assert!(p.follower_epochs_after.is_empty());
+        }
+        let not_below = view(&[(0, 0), (1, 40)], 60, 60).with_log_start(30);
+        assert_eq!(plan_at("4.4.0", &not_below, &follower).restart_at_leader_start, None);
     }
 
     #[test]
@@ -415,6 +628,7 @@ mod tests {
                 truncate_to: 7,
                 reason: TruncationReason::UndefinedAnswerHighWatermark,
                 done: true,
+                in_fetch_response: false,
             }]
         );
         assert_eq!(v1.follower_epochs_after, cache(&[(0, 0), (2, 6)]));
@@ -446,6 +660,7 @@ mod tests {
                 truncate_to: 6,
                 reason: TruncationReason::LeaderEndOffset,
                 done: true,
+                in_fetch_response: false,
             }]
         );
         // kip279 agrees here: (1, 6) from the leader, (1, 9) on the follower.
@@ -551,6 +766,7 @@ mod tests {
                     truncate_to: 8,
                     reason: TruncationReason::FollowerEpochEnd,
                     done: false,
+                    in_fetch_response: false,
                 },
                 // Asks with its new latest epoch 1 → (0, 10); both have epoch 0: min(5, 10, 8).
                 RoundTrip {
@@ -562,6 +778,7 @@ mod tests {
                     truncate_to: 5,
                     reason: TruncationReason::MinOfBothEnds,
                     done: true,
+                    in_fetch_response: false,
                 },
             ]
         );
@@ -625,7 +842,7 @@ mod tests {
             for mode in TruncationMode::ALL {
                 let plan = plan_truncation(mode, &leader, &follower);
                 assert!((0..=leo).contains(&plan.truncation_offset), "{mode:?} {leader:?} {follower:?} {plan:?}");
-                assert!(plan.round_trips.len() <= follower.epochs.entries().len());
+                assert!(plan.round_trips.len() <= follower.epochs.entries().len().max(1));
                 assert_ne!(plan.reason, TruncationReason::NoProgress);
                 let last = plan.round_trips.len().saturating_sub(1);
                 for (i, t) in plan.round_trips.iter().enumerate() {
@@ -760,6 +977,7 @@ mod tests {
                 truncate_to: 11,
                 reason: TruncationReason::MinOfBothEnds,
                 done: true,
+                in_fetch_response: false,
             }]
         );
         assert_eq!(v1.follower_epochs_after, cache(&[(1, 0)]));

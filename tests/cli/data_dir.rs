@@ -136,3 +136,70 @@ fn the_real_broker_dirs_check_clean_with_missing_partitions_noted_and_diff_warns
     let (out, _) = code(&["diff", s(&root.join("zk-broker-2020")), s(&root.join("zk-broker-2021"))], 1);
     assert!(out.contains("warning:") && out.contains("cluster.id"), "{out}");
 }
+
+/// Two brokers of partitions t-0 and t-1 where the follower `f` has seen epoch 5 and the
+/// leader `l` leads at epoch 1: every epoch check refuses the restart; `--no-fencing` takes it.
+fn stale_leader(lab: &Lab) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (l, f) = (lab.path("l"), lab.path("f"));
+    ok(&["create", s(&l), "--topic", "t", "--partitions", "2", "--replica-id", "1"]);
+    ok(&["create", s(&f), "--topic", "t", "--partitions", "2", "--replica-id", "2"]);
+    for name in ["t-0", "t-1"] {
+        ok(&["elect", s(&f), "--partition", name, "--epoch", "5"]);
+        ok(&["append", s(&f), "--partition", name, "y1", "y2", "--timestamp", "1000"]);
+        ok(&["elect", s(&l), "--partition", name, "--epoch", "1"]);
+        ok(&["append", s(&l), "--partition", name, "a1", "--timestamp", "2000"]);
+    }
+    ok(&["crash", s(&f)]);
+    (l, f)
+}
+
+#[test]
+fn a_restart_plan_honours_no_fencing_as_each_partition_run_does() {
+    let lab = Lab::new();
+    let (l, f) = stale_leader(&lab);
+    let before = tree(lab.dir.path());
+    let plan = |extra: &[&str]| {
+        let mut a = vec!["recover", s(&f), "--leader", s(&l), "--dry-run", "--json"];
+        a.extend_from_slice(extra);
+        plans_by_partition(&ok(&a))
+    };
+    // Fenced (the default): every partition is refused, as its own run is.
+    let fenced = plan(&[]);
+    assert_eq!(fenced.len(), 2);
+    for p in &fenced {
+        let why = p["refused"].as_str().unwrap_or_else(|| panic!("refused: {p}"));
+        assert!(why.contains("FENCED_LEADER_EPOCH"), "{why}");
+        let name = p["partition"].as_str().unwrap();
+        let (_, err) = code(&["recover", s(&f), "--partition", name, "--leader", s(&l), "--dry-run"], 2);
+        assert!(err.contains("FENCED_LEADER_EPOCH"), "{err}");
+    }
+    // --no-fencing reaches every partition's run: each is planned, as its own run plans it.
+    let unfenced = plan(&["--no-fencing"]);
+    assert_eq!(unfenced.len(), 2);
+    for p in &unfenced {
+        assert!(p.get("refused").is_none(), "--no-fencing dropped: {p}");
+        let name = p["partition"].as_str().unwrap();
+        let single = json_lines(&ok(&[
+            "recover",
+            s(&f),
+            "--partition",
+            name,
+            "--leader",
+            s(&l),
+            "--dry-run",
+            "--json",
+            "--no-fencing",
+        ]));
+        let single = single.last().unwrap();
+        assert_eq!(p["leader_epoch"], 1, "{p}");
+        for field in ["leader_epoch", "truncation_offset", "cut_offset", "summary"] {
+            assert_eq!(p[field], single[field], "{name} {field}");
+        }
+    }
+    let text = ok(&["recover", s(&f), "--leader", s(&l), "--dry-run", "--no-fencing"]);
+    assert!(text.contains("2 partition(s) planned, 0 refused"), "{text}");
+    // The controller's epoch names one partition's leader: refused for a plan, never dropped.
+    let (out, err) = code(&["recover", s(&f), "--leader", s(&l), "--dry-run", "--leader-epoch", "3"], 2);
+    assert!(out.is_empty() && err.contains("--leader-epoch 3") && err.contains("--partition"), "{err}");
+    assert_eq!(tree(lab.dir.path()), before, "a dry run writes nothing");
+}

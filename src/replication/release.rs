@@ -1,0 +1,340 @@
+//! A Kafka release and the replication rules it runs. Each rule is read from Kafka's source at
+//! the release tag named beside it; the release is what `--kafka X.Y[.Z]` names, and the three
+//! user-facing modes (`--mode hw|kip101|kip279`) stand for the last release of their era.
+//! Pure: a version in, a table of rules out.
+
+use super::truncation::TruncationMode;
+use std::fmt;
+
+/// A Kafka release as Kafka numbers it: `0.11.0.3` on the 0.x line (four parts), `2.8.2` after
+/// it. A missing last part is 0 (`2.8` is 2.8.0, `0.10.2` is 0.10.2.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Release {
+    /// `[0, a, b, c]` for 0.a.b.c; `[x, y, z, 0]` for x.y.z.
+    parts: [u16; 4],
+}
+
+impl Release {
+    /// x.y.z (x ≥ 1).
+    pub const fn new(major: u16, minor: u16, patch: u16) -> Release {
+        Release { parts: [major, minor, patch, 0] }
+    }
+
+    /// 0.a.b.c.
+    pub const fn zero(a: u16, b: u16, c: u16) -> Release {
+        Release { parts: [0, a, b, c] }
+    }
+
+    /// The oldest release klog models (the first with replication, 0.8.0.0).
+    pub const OLDEST: Release = Release::zero(8, 0, 0);
+    /// The newest release klog's rules are read from (and the default).
+    pub const NEWEST: Release = Release::new(4, 4, 0);
+
+    /// Parse `X.Y[.Z]` (or `0.A.B[.C]`); a release outside [`Release::OLDEST`] ..= the 4.x line is
+    /// refused with the reason.
+    pub fn parse(text: &str) -> Result<Release, String> {
+        let parts: Vec<&str> = text.split('.').collect();
+        let mut n = Vec::with_capacity(4);
+        for part in &parts {
+            if part.is_empty() || part.len() > 4 || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!("'{text}' is not a Kafka release: '{part}' is not a number (expected X.Y[.Z], e.g. 2.8.2 or 0.11.0.3)"));
+            }
+            n.push(part.parse::<u16>().map_err(|_| format!("'{text}' is not a Kafka release: '{part}' is too large"))?);
+        }
+        let zero_line = n.first() == Some(&0);
+        let allowed = if zero_line { 3..=4 } else { 2..=3 };
+        if !allowed.contains(&n.len()) {
+            return Err(format!(
+                "'{text}' is not a Kafka release: expected X.Y[.Z] (or 0.A.B[.C] on the 0.x line, e.g. 0.11.0.3)"
+            ));
+        }
+        n.resize(4, 0);
+        let r = Release { parts: [n[0], n[1], n[2], n[3]] };
+        if r < Release::OLDEST {
+            return Err(format!("Kafka {r} has no replication to model (it came with 0.8.0)"));
+        }
+        if r.parts[0] > Release::NEWEST.parts[0] {
+            return Err(format!("Kafka {r} is newer than the rules klog knows (the newest is {})", Release::NEWEST));
+        }
+        Ok(r)
+    }
+
+    /// The release a mode stands for when no `--kafka` is given: the last release of its era.
+    pub fn of_mode(mode: TruncationMode) -> Release {
+        match mode {
+            TruncationMode::Hw => Release::zero(10, 2, 2),
+            TruncationMode::Kip101 => Release::new(1, 1, 1),
+            TruncationMode::Kip279 => Release::NEWEST,
+        }
+    }
+
+    /// (line, patch): 0.11.0.3 is line 0.11.0, patch 3; 1.1.1 is line 1.1, patch 1.
+    fn line_and_patch(self) -> ([u16; 3], u16) {
+        let p = self.parts;
+        if p[0] == 0 {
+            ([0, p[1], p[2]], p[3])
+        } else {
+            ([p[0], p[1], 0], p[2])
+        }
+    }
+
+    /// For a fix back-ported to several lines: `fixed_in` lists the first patch of each line
+    /// that has it, oldest line first; lines after the last listed have it from their start.
+    fn has_fix(self, fixed_in: &[Release]) -> bool {
+        let (line, patch) = self.line_and_patch();
+        for f in fixed_in {
+            let (fline, fpatch) = f.line_and_patch();
+            if line == fline {
+                return patch >= fpatch;
+            }
+        }
+        fixed_in.last().is_some_and(|last| self > *last)
+    }
+
+    pub fn rules(self) -> Rules {
+        Rules::of(self)
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.parts;
+        if p[0] == 0 {
+            write!(f, "0.{}.{}.{}", p[1], p[2], p[3])
+        } else {
+            write!(f, "{}.{}.{}", p[0], p[1], p[2])
+        }
+    }
+}
+
+/// What a leader answers to OffsetsForLeaderEpoch for an epoch below its first cached one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BelowFirstEpoch {
+    /// UNDEFINED (the follower falls back to its HW): 0.11 – 2.0.
+    Undefined,
+    /// (the requested epoch, the first cached start offset): 2.1 →.
+    FirstStartOffset,
+}
+
+/// When a running follower told of a new leader epoch by the *same* leader truncates again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SameLeaderNewEpoch {
+    /// Never: `Partition.makeFollower` returns false for the same leader (≤ 1.1).
+    Ignored,
+    /// Only when the epoch jumps by more than one (2.0.x).
+    WhenEpochSkips,
+    /// Always (2.1 →).
+    Truncates,
+}
+
+/// Eligible Leader Replicas (KIP-966).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elr {
+    Absent,
+    /// 4.0: off unless the cluster enables it.
+    OptIn,
+    /// 4.1 →: on for new clusters.
+    Default,
+}
+
+/// The replication rules of one release. Each field names the Kafka file and tag it follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub release: Release,
+    /// hw < 0.11 (`ReplicaManager.makeFollowers` truncates to the HW, 0.10.2.2); kip101 0.11 –
+    /// 1.1 (`ReplicaFetcherThread.maybeTruncate`, OffsetsForLeaderEpoch v0, 1.1.1); kip279 2.0 →
+    /// (`AbstractFetcherThread.getOffsetTruncationState`, 2.0.0).
+    pub truncation: TruncationMode,
+    /// KAFKA-6857 (0.11.0.3, 1.0.2, 1.1.1, 2.0.0): a leader answers UNDEFINED to epoch −1 (a
+    /// follower with an empty cache). Before it, `LeaderEpochFileCache.endOffsetFor` answered
+    /// its LEO when its own cache was empty too (−1 == latestEpoch).
+    pub undefined_epoch_answered_undefined: bool,
+    /// KAFKA-7415 (2.1.0): a new leader writes (epoch, LEO) into its cache at election
+    /// (`Partition.makeLeader`); before it the entry came with the first append.
+    pub epoch_entry_on_election: bool,
+    /// `LeaderEpochFileCache.endOffsetFor` for an epoch below the first cached (2.0.0 vs 2.1.0).
+    pub below_first_epoch: BelowFirstEpoch,
+    /// KAFKA-10554 (2.8.0): the follower fetches with its last fetched epoch and the leader
+    /// answers a diverging epoch in the fetch response (`Partition.readRecords`); an undefined
+    /// end offset is OFFSET_OUT_OF_RANGE, handled by `fetchOffsetAndTruncate` (truncate to the
+    /// leader's LEO when below the follower's).
+    pub truncation_on_fetch: bool,
+    /// KIP-320 (2.1.0): fetch and OffsetsForLeaderEpoch carry the current leader epoch and a
+    /// stale one is refused (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
+    pub fetch_fencing: bool,
+    /// `Partition.makeFollower` at each tag: 0.10.2.2 and 1.1.1 compare the leader only, 2.0.1
+    /// also lets epoch + 1 through, 2.1.0 compares the epoch.
+    pub same_leader_new_epoch: SameLeaderNewEpoch,
+    /// KAFKA-15583 (3.7.0): the HW does not advance while the ISR is below min.insync.replicas.
+    pub hw_waits_for_min_isr: bool,
+    /// KIP-966: 4.0 opt-in, 4.1 default for new clusters.
+    pub elr: Elr,
+}
+
+impl Rules {
+    pub fn of(release: Release) -> Rules {
+        let r = release;
+        let at = |major, minor, patch| r >= Release::new(major, minor, patch);
+        let truncation = if r < Release::zero(11, 0, 0) {
+            TruncationMode::Hw
+        } else if !at(2, 0, 0) {
+            TruncationMode::Kip101
+        } else {
+            TruncationMode::Kip279
+        };
+        let kafka_6857 = r.has_fix(&[Release::zero(11, 0, 3), Release::new(1, 0, 2), Release::new(1, 1, 1)]);
+        Rules {
+            release,
+            truncation,
+            undefined_epoch_answered_undefined: kafka_6857,
+            epoch_entry_on_election: at(2, 1, 0),
+            below_first_epoch: if at(2, 1, 0) { BelowFirstEpoch::FirstStartOffset } else { BelowFirstEpoch::Undefined },
+            truncation_on_fetch: at(2, 8, 0),
+            fetch_fencing: at(2, 1, 0),
+            same_leader_new_epoch: if at(2, 1, 0) {
+                SameLeaderNewEpoch::Truncates
+            } else if at(2, 0, 0) {
+                SameLeaderNewEpoch::WhenEpochSkips
+            } else {
+                SameLeaderNewEpoch::Ignored
+            },
+            hw_waits_for_min_isr: at(3, 7, 0),
+            elr: if at(4, 1, 0) {
+                Elr::Default
+            } else if at(4, 0, 0) {
+                Elr::OptIn
+            } else {
+                Elr::Absent
+            },
+        }
+    }
+
+    /// The newest release's rules for a mode's era ([`Release::of_mode`]).
+    pub fn of_mode(mode: TruncationMode) -> Rules {
+        Rules::of(Release::of_mode(mode))
+    }
+
+    /// Whether a running follower, told that `same_leader` leads again at `new_epoch` (it
+    /// followed it at `current_epoch`), restarts its fetcher and truncates.
+    pub fn refollows(&self, same_leader: bool, current_epoch: i32, new_epoch: i32) -> bool {
+        if !same_leader {
+            return true;
+        }
+        match self.same_leader_new_epoch {
+            SameLeaderNewEpoch::Ignored => false,
+            SameLeaderNewEpoch::WhenEpochSkips => new_epoch > current_epoch + 1,
+            SameLeaderNewEpoch::Truncates => new_epoch > current_epoch,
+        }
+    }
+
+    /// "Kafka 1.1.1" — what reports print beside the mode.
+    pub fn describe_release(&self) -> String {
+        format!("Kafka {}", self.release)
+    }
+
+    /// "Kafka 1.1.1 (kip101)".
+    pub fn describe(&self) -> String {
+        format!("Kafka {} ({})", self.release, self.truncation.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str) -> Rules {
+        Release::parse(text).unwrap().rules()
+    }
+
+    #[test]
+    fn releases_parse_as_kafka_spells_them_and_refuse_what_is_not_one() {
+        assert_eq!(Release::parse("2.8").unwrap(), Release::new(2, 8, 0));
+        assert_eq!(Release::parse("2.8.2").unwrap(), Release::new(2, 8, 2));
+        assert_eq!(Release::parse("0.11.0.3").unwrap().to_string(), "0.11.0.3");
+        assert_eq!(Release::parse("0.10.2").unwrap().to_string(), "0.10.2.0");
+        assert!(Release::parse("0.10.2").unwrap() < Release::parse("0.11.0").unwrap());
+        assert!(Release::parse("0.11.0.3").unwrap() < Release::parse("1.0").unwrap());
+        assert!(Release::parse("0.7.0").unwrap_err().contains("no replication"));
+        assert!(Release::parse("0.11").is_err(), "the 0.x line has four parts");
+        assert!(Release::parse("5.0").unwrap_err().contains("newer"));
+        assert!(Release::parse("2").is_err());
+        assert!(Release::parse("2.x").is_err());
+        assert!(Release::parse("2.8.2.1").is_err());
+        assert!(Release::parse("2.99999").is_err());
+    }
+
+    /// core/src/main/scala/kafka/server/ReplicaManager.scala (0.10.2.2): truncate to the HW;
+    /// ReplicaFetcherThread.scala (0.11.0.0 .. 1.1.1): OffsetsForLeaderEpoch v0;
+    /// AbstractFetcherThread.scala (2.0.0): getOffsetTruncationState.
+    #[test]
+    fn the_truncation_procedure_follows_the_release() {
+        assert_eq!(rules("0.10.2.2").truncation, TruncationMode::Hw);
+        assert_eq!(rules("0.8.2").truncation, TruncationMode::Hw);
+        assert_eq!(rules("0.11.0").truncation, TruncationMode::Kip101);
+        assert_eq!(rules("1.1.1").truncation, TruncationMode::Kip101);
+        assert_eq!(rules("2.0").truncation, TruncationMode::Kip279);
+        assert_eq!(rules("4.4").truncation, TruncationMode::Kip279);
+    }
+
+    /// LeaderEpochFileCache.endOffsetFor: `requestedEpoch == UNDEFINED_EPOCH` first appears in
+    /// 0.11.0.3, 1.0.2, 1.1.1 and 2.0.0 (KAFKA-6857); 0.11.0.2, 1.0.1, 1.1.0 lack it.
+    #[test]
+    fn kafka_6857_is_in_the_patch_releases_that_carry_it() {
+        for (text, fixed) in [
+            ("0.11.0.0", false),
+            ("0.11.0.2", false),
+            ("0.11.0.3", true),
+            ("1.0.1", false),
+            ("1.0.2", true),
+            ("1.1.0", false),
+            ("1.1.1", true),
+            ("2.0.0", true),
+            ("3.9.1", true),
+        ] {
+            assert_eq!(rules(text).undefined_epoch_answered_undefined, fixed, "{text}");
+        }
+    }
+
+    /// Partition.makeLeader assigns the epoch at election from 2.1.0 (KAFKA-7415); endOffsetFor
+    /// answers (requested, first start) below the first epoch from 2.1.0; KIP-320 fencing 2.1.0.
+    #[test]
+    fn the_2_1_rules_start_at_2_1() {
+        let r20 = rules("2.0.1");
+        let r21 = rules("2.1.0");
+        assert!(!r20.epoch_entry_on_election && r21.epoch_entry_on_election);
+        assert_eq!(r20.below_first_epoch, BelowFirstEpoch::Undefined);
+        assert_eq!(r21.below_first_epoch, BelowFirstEpoch::FirstStartOffset);
+        assert!(!r20.fetch_fencing && r21.fetch_fencing);
+        assert!(!rules("1.1.1").epoch_entry_on_election);
+    }
+
+    /// Partition.makeFollower: 0.10.2.2/1.1.1 `leaderReplicaIdOpt.get == newLeaderBrokerId` →
+    /// false; 2.0.1 also `leaderEpoch == oldLeaderEpoch + 1`; 2.1.0 `leaderEpoch == oldLeaderEpoch`.
+    #[test]
+    fn a_running_follower_refollows_the_same_leader_by_the_releases_rule() {
+        assert!(!rules("0.10.2.2").refollows(true, 3, 4));
+        assert!(!rules("1.1.1").refollows(true, 3, 9));
+        assert!(rules("1.1.1").refollows(false, 3, 4));
+        assert!(!rules("2.0.1").refollows(true, 3, 4));
+        assert!(rules("2.0.1").refollows(true, 3, 5));
+        assert!(rules("2.1.0").refollows(true, 3, 4));
+        assert!(!rules("2.1.0").refollows(true, 3, 3));
+    }
+
+    /// KAFKA-10554 (fetch-response truncation) is in 2.8.0; KAFKA-15583 in 3.7.0; KIP-966 4.0/4.1.
+    #[test]
+    fn the_later_rules_start_where_kafka_shipped_them() {
+        assert!(!rules("2.7.2").truncation_on_fetch && rules("2.8.0").truncation_on_fetch);
+        assert!(!rules("3.6.2").hw_waits_for_min_isr && rules("3.7.0").hw_waits_for_min_isr);
+        assert_eq!(rules("3.9.1").elr, Elr::Absent);
+        assert_eq!(rules("4.0.0").elr, Elr::OptIn);
+        assert_eq!(rules("4.1.0").elr, Elr::Default);
+    }
+
+    #[test]
+    fn each_mode_stands_for_the_last_release_of_its_era() {
+        assert_eq!(Rules::of_mode(TruncationMode::Hw).describe(), "Kafka 0.10.2.2 (hw)");
+        assert_eq!(Rules::of_mode(TruncationMode::Kip101).describe(), "Kafka 1.1.1 (kip101)");
+        assert_eq!(Rules::of_mode(TruncationMode::Kip279).release, Release::NEWEST);
+    }
+}
