@@ -59,10 +59,12 @@ PY
 echo "klog explore benchmark on $(nproc) cores ($(date -u +%FT%TZ))"
 run hw-2r           1   found --mode hw
 run kip101-2r       -   found --mode kip101
+run kip101-0.11.0.0 -   found --kafka 0.11.0.0
+run kip279-2.0.1    -   none  --kafka 2.0.1
 run kip279-2r-3-3-16 60 none  --mode kip279 --replicas 2 --max-epochs 3 --max-records 3 --max-depth 16
 run kip279-3r-2-2-10 -  none  --mode kip279 --replicas 3 --max-epochs 2 --max-records 2 --max-depth 10
 run kip279-unclean  -   found --mode kip279 --unclean
-run kip279-nofence  -   found --mode kip279 --no-fencing --replicas 3
+run kip279-nofence  -   none  --mode kip279 --no-fencing --replicas 3
 run kip279-power    -   found --mode kip279 --power-loss
 if [ -z "${EXPLORE_QUICK:-}" ]; then
   run kip279-3r-4-2-deep - none --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 \

@@ -182,7 +182,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l dry-run -d 'Print 
 complete -c klog -n "__fish_klog_using_subcommand recover" -l catch-up -d 'Then fetch until caught up and report what arrived and whether the logs agree'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l json -d 'Write the report as one JSON document'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l explain -d 'Also print the mode\'s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader, and one partition: not with a data dir\'s restart plan)'
-complete -c klog -n "__fish_klog_using_subcommand recover" -l no-fencing -d 'No epoch checks (Kafka before KIP-320): follow the leader even when its epoch is below one this replica has seen, or not above the one it runs at'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l no-fencing -d 'No FENCED_LEADER_EPOCH check (Kafka before KIP-320): follow the leader even when its epoch is below one this replica has seen. A running replica still ignores a leader change not above its epoch, as every release does'
 complete -c klog -n "__fish_klog_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand recover" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l partition -d 'The partition dir to use when the log dirs hold several' -r
@@ -217,10 +217,11 @@ complete -c klog -n "__fish_klog_using_subcommand demo" -l force -d 'Replace an 
 complete -c klog -n "__fish_klog_using_subcommand demo" -l plain -d 'Show each replica as one `offset:(epoch,value)` line instead of the picture'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand explore" -l mode -d 'Truncation mode(s) to explore' -r -f -a "hw\t''
+complete -c klog -n "__fish_klog_using_subcommand explore" -l mode -d 'Truncation mode(s) to explore, each by the rules of its era\'s last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest)' -r -f -a "hw\t''
 kip101\t''
 kip279\t''
 all\t'All three, one after another'"
+complete -c klog -n "__fish_klog_using_subcommand explore" -l kafka -d 'Explore one Kafka release\'s rules instead, X.Y[.Z] (0.A.B[.C] on the 0.x line)' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l replicas -d 'Number of replicas (2 or 3)' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-epochs -d 'Most elections in a history (epochs 0 .. E-1)' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-records -d 'Most records appended in a history' -r
@@ -231,7 +232,7 @@ complete -c klog -n "__fish_klog_using_subcommand explore" -l color -d 'When to 
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand explore" -l unclean -d 'Elections may also pick a live replica outside the ISR'
-complete -c klog -n "__fish_klog_using_subcommand explore" -l no-fencing -d 'Replicas do not check leader epochs (Kafka before KIP-320): a late leader change is obeyed and a stale leader is followed (the scripts use `recover --no-fencing`, `fetch --no-fencing`)'
+complete -c klog -n "__fish_klog_using_subcommand explore" -l no-fencing -d 'Replicas are not fenced by the epochs they have seen (Kafka before KIP-320\'s FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A running replica still ignores a leader change not above its epoch, as every release does'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l power-loss -d 'Crashes may also drop unflushed bytes; flush becomes an action'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l force -d 'Replace an existing file at --script FILE that is not klog\'s own script output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l json -d 'Write everything as one JSON document'

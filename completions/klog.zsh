@@ -260,7 +260,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
 '--json[Write the report as one JSON document]' \
 '(--json)--explain[Also print the mode'\''s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader, and one partition\: not with a data dir'\''s restart plan)]' \
-'--no-fencing[No epoch checks (Kafka before KIP-320)\: follow the leader even when its epoch is below one this replica has seen, or not above the one it runs at]' \
+'--no-fencing[No FENCED_LEADER_EPOCH check (Kafka before KIP-320)\: follow the leader even when its epoch is below one this replica has seen. A running replica still ignores a leader change not above its epoch, as every release does]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -318,10 +318,11 @@ all\:"All three, one after another"))' \
 ;;
 (explore)
 _arguments "${_arguments_options[@]}" : \
-'--mode=[Truncation mode(s) to explore]:MODE:((hw\:""
+'--mode=[Truncation mode(s) to explore, each by the rules of its era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest)]:MODE:((hw\:""
 kip101\:""
 kip279\:""
 all\:"All three, one after another"))' \
+'(--mode)--kafka=[Explore one Kafka release'\''s rules instead, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line)]:RELEASE:_default' \
 '--replicas=[Number of replicas (2 or 3)]:N:_default' \
 '--max-epochs=[Most elections in a history (epochs 0 .. E-1)]:E:_default' \
 '--max-records=[Most records appended in a history]:R:_default' \
@@ -330,7 +331,7 @@ all\:"All three, one after another"))' \
 '--script=[Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--unclean[Elections may also pick a live replica outside the ISR]' \
-'--no-fencing[Replicas do not check leader epochs (Kafka before KIP-320)\: a late leader change is obeyed and a stale leader is followed (the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`)]' \
+'--no-fencing[Replicas are not fenced by the epochs they have seen (Kafka before KIP-320'\''s FENCED_LEADER_EPOCH; the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`). A running replica still ignores a leader change not above its epoch, as every release does]' \
 '--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
 '--force[Replace an existing file at --script FILE that is not klog'\''s own script output (never inside a Kafka log dir)]' \
 '--json[Write everything as one JSON document]' \

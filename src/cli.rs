@@ -5,10 +5,10 @@
 //! `--help`, the man pages and the shell completions. Nothing outside `main.rs` and this file
 //! reads the command line or the environment.
 
-use crate::replication::release::{Release, Rules};
 use crate::commands;
 use crate::error::{Error, Result};
 use crate::output::{fit, Settings};
+use crate::replication::release::{Release, Rules};
 use crate::replication::truncation::TruncationMode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,6 @@
 //! mode; narrate it step by step and emit it as a runnable script (the engine is
 //! [`crate::explore`]). Returns a report; rendering is in `output::explore`.
 
-use crate::replication::release::Rules;
 use crate::durable::{self, output::OutputKind};
 use crate::error::{Error, Result};
 use crate::explore::model::{Action, Config, State, Violation, MAX_EPOCHS, MAX_RECORDS};
@@ -12,6 +11,7 @@ use crate::explore::search::{search, SearchStats};
 use crate::explore::witness::{find_witness, Witness};
 use crate::replica::Role;
 use crate::replication::classify::RecordClass;
+use crate::replication::release::Rules;
 use std::path::{Path, PathBuf};
 
 /// Default bounds: 2 replicas, 3 epochs, 3 records, 16 actions.

@@ -644,13 +644,7 @@ impl State {
     /// What `klog recover f --leader l --mode M` reports for the record at `offset` of `f`:
     /// its class, whether it counts as acked (below F's HW before truncation or L's HW), and
     /// the record; computed as the command does. `None` when `f` holds nothing there.
-    pub fn recover_class(
-        &self,
-        cfg: &Config,
-        f: usize,
-        l: usize,
-        offset: usize,
-    ) -> Option<(RecordClass, bool, Rec)> {
+    pub fn recover_class(&self, cfg: &Config, f: usize, l: usize, offset: usize) -> Option<(RecordClass, bool, Rec)> {
         let mut s = *self;
         let leader = s.nodes[l];
         let mut started = s.nodes[f];

@@ -232,7 +232,11 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         if c.diverged_acked > 0 { format!(" ({} of them acked)", c.diverged_acked) } else { String::new() },
     )?;
     if c.below_leader_start > 0 {
-        out!(out, "  and {} removed below the leader's log start (the leader no longer holds them)", c.below_leader_start)?;
+        out!(
+            out,
+            "  and {} removed below the leader's log start (the leader no longer holds them)",
+            c.below_leader_start
+        )?;
     }
     if let Some(f) = &r.catch_up {
         super::text::fetch_rounds(out, f, &r.follower_dir, settings)?;

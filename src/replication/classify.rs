@@ -53,7 +53,13 @@ pub fn acked(offset: i64, follower_high_watermark: i64, leader_high_watermark: i
 
 /// The class of the follower record at `offset` when the follower cuts its log at `cut_offset`;
 /// `restart_at` when the cut is below the leader's log start and the follower starts there.
-pub fn classify(offset: i64, at_leader: AtLeader, cut_offset: i64, acked: bool, restart_at: Option<i64>) -> RecordClass {
+pub fn classify(
+    offset: i64,
+    at_leader: AtLeader,
+    cut_offset: i64,
+    acked: bool,
+    restart_at: Option<i64>,
+) -> RecordClass {
     if restart_at.is_some_and(|start| offset < start) {
         return RecordClass::BelowLeaderStart;
     }

@@ -154,7 +154,10 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
     let lines = procedure(rules);
     let mut m = Marker {
         keys: lines.iter().map(|l| l.0).collect(),
-        lines: lines.iter().map(|&(_, depth, code)| ExplainLine { depth, code, ran: false, values: Vec::new() }).collect(),
+        lines: lines
+            .iter()
+            .map(|&(_, depth, code)| ExplainLine { depth, code, ran: false, values: Vec::new() })
+            .collect(),
     };
     let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
     let release = rules.release;
@@ -167,10 +170,13 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
     let (source, notes): (String, Vec<&'static str>) = match plan.mode {
         TruncationMode::Hw => {
             m.mark("hw", Some(format!("hw = {hw}")));
-            (format!("Kafka {release} (before 0.11): ReplicaManager.makeFollowers truncates to the high watermark"), vec![
-                "A running follower told of a new epoch by the same leader does not truncate again \
+            (
+                format!("Kafka {release} (before 0.11): ReplicaManager.makeFollowers truncates to the high watermark"),
+                vec![
+                    "A running follower told of a new epoch by the same leader does not truncate again \
                  (Partition.makeFollower returns false for the same leader).",
-            ])
+                ],
+            )
         }
         TruncationMode::Kip101 => {
             if let Some(t) = plan.round_trips.first() {
@@ -258,7 +264,10 @@ fn kip101_round(m: &mut Marker, rules: &Rules, t: &RoundTrip, leader: &ReplicaVi
     if t.answered_end_offset < 0 {
         m.mark("hw", Some(format!("hw = {hw}")));
     } else {
-        m.mark("min", Some(format!("min({}, {}) = {}", t.answered_end_offset, t.follower_log_end_offset, t.truncate_to)));
+        m.mark(
+            "min",
+            Some(format!("min({}, {}) = {}", t.answered_end_offset, t.follower_log_end_offset, t.truncate_to)),
+        );
     }
 }
 
@@ -301,7 +310,10 @@ fn follower_side(m: &mut Marker, n: usize, t: &RoundTrip, tag: &impl Fn(usize, S
             "min",
             Some(tag(
                 n,
-                format!("min({}, {}, {}) = {}", own.end_offset, t.answered_end_offset, t.follower_log_end_offset, t.truncate_to),
+                format!(
+                    "min({}, {}, {}) = {}",
+                    own.end_offset, t.answered_end_offset, t.follower_log_end_offset, t.truncate_to
+                ),
             )),
         );
     }
@@ -321,7 +333,13 @@ fn fetch_round(m: &mut Marker, n: usize, t: &RoundTrip, leader: &ReplicaView, ta
         TruncationReason::OutOfRangeLeaderEnd | TruncationReason::OutOfRangeKept => {
             m.mark("l_oor", None);
             m.mark("if_oor", Some(tag(n, "yes".into())));
-            m.mark("oor", Some(tag(n, format!("min({}, {}) = {}", leader.log_end_offset, t.follower_log_end_offset, t.truncate_to))));
+            m.mark(
+                "oor",
+                Some(tag(
+                    n,
+                    format!("min({}, {}) = {}", leader.log_end_offset, t.follower_log_end_offset, t.truncate_to),
+                )),
+            );
         }
         TruncationReason::NotDiverging => {
             m.mark("l_same", None);

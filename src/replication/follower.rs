@@ -104,11 +104,16 @@ mod tests {
     fn no_fencing_drops_the_seen_epoch_check_only() {
         let leader = view(&[(0, 0)], 2, 2);
         let follower = view(&[(0, 0)], 2, 1);
-        let seen_more = FollowerFacts { largest_seen: Some(5), running: None, follows_this_leader: false, empty: false };
+        let seen_more =
+            FollowerFacts { largest_seen: Some(5), running: None, follows_this_leader: false, empty: false };
         assert!(become_follower(&rules("2.1.0"), true, &seen_more, 1, &leader, &follower).is_err());
         assert!(become_follower(&rules("1.1.1"), false, &seen_more, 1, &leader, &follower).is_ok());
-        let running_leader =
-            FollowerFacts { largest_seen: Some(3), running: Some((Role::Leader, 3)), follows_this_leader: false, empty: false };
+        let running_leader = FollowerFacts {
+            largest_seen: Some(3),
+            running: Some((Role::Leader, 3)),
+            follows_this_leader: false,
+            empty: false,
+        };
         assert!(matches!(
             become_follower(&rules("1.1.1"), false, &running_leader, 2, &leader, &follower),
             Err(Fenced::NotAboveCurrent { .. })

@@ -536,7 +536,9 @@ mod tests {
     fn before_kafka_6857_two_empty_caches_keep_the_followers_log() {
         let leader = view(&[], 12, 12);
         let follower = view(&[], 10, 4);
-        for (release, to) in [("0.11.0.2", 10), ("1.0.1", 10), ("1.1.0", 10), ("0.11.0.3", 4), ("1.0.2", 4), ("1.1.1", 4)] {
+        for (release, to) in
+            [("0.11.0.2", 10), ("1.0.1", 10), ("1.1.0", 10), ("0.11.0.3", 4), ("1.0.2", 4), ("1.1.1", 4)]
+        {
             assert_eq!(plan_at(release, &leader, &follower).truncation_offset, to, "{release}");
         }
         let leader_behind = view(&[], 6, 6);

@@ -7,7 +7,7 @@
 use crate::common::{klog, s, Lab};
 use klog::commands::explore::{self as cmd, ExploreRequest};
 use klog::explore::model::{Action, Config, State};
-use klog::explore::script::{replica_id, replica_name, value_name, TIMESTAMP_MS};
+use klog::explore::script::{replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS};
 use klog::replica::Replica;
 use klog::replication::diff::RecordCursor;
 use klog::replication::truncation::TruncationMode;
@@ -19,7 +19,7 @@ fn config(mode: TruncationMode, replicas: usize, epochs: u8, records: u8, depth:
 
 fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
     ExploreRequest {
-        modes: vec![c.mode],
+        runs: vec![c.rules],
         replicas: c.replicas,
         max_epochs: c.max_epochs,
         max_records: c.max_records,
@@ -38,14 +38,10 @@ fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
 fn finding_configs() -> Vec<(&'static str, Config)> {
     vec![
         ("hw loses an acked record", config(TruncationMode::Hw, 2, 2, 1, 10)),
-        ("kip101 keeps a zombie leader's write below both HWs", config(TruncationMode::Kip101, 2, 3, 2, 10)),
+        ("kip101 keeps a zombie leader's write below both HWs", config(TruncationMode::Kip101, 2, 3, 3, 10)),
         (
             "kip279 with an unclean election loses an acked record",
             Config { unclean: true, ..config(TruncationMode::Kip279, 2, 2, 1, 6) },
-        ),
-        (
-            "kip279 without fencing truncates against a stale leader",
-            Config { fencing: false, ..config(TruncationMode::Kip279, 3, 3, 1, 8) },
         ),
         (
             "kip279 with power loss loses an acked record",
@@ -64,6 +60,9 @@ fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
             if !members.is_empty() {
                 v.push("--isr".into());
                 v.extend(members);
+            }
+            if !c.rules.epoch_entry_on_election {
+                v.extend(["--epoch-entry".into(), "first-append".into()]);
             }
             return v;
         }
@@ -87,7 +86,9 @@ fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
         Action::Flush { replica } => return vec!["flush".into(), dir(replica)],
         Action::Restart { replica } => return vec!["recover".into(), dir(replica)],
         Action::Recover { follower, leader } => {
-            vec!["recover".into(), dir(follower), "--leader".into(), dir(leader), "--mode".into(), c.mode.name().into()]
+            let mut v = vec!["recover".into(), dir(follower), "--leader".into(), dir(leader)];
+            v.extend(rules_flag(&c.rules).split(' ').map(String::from));
+            v
         }
     };
     if !c.fencing {
@@ -270,7 +271,7 @@ fn random_walks_through_the_lab_do_on_disk_what_they_do_in_memory() {
                 state = state.apply(c, a).0;
                 actions.push(a);
             }
-            replay(c, &actions, &format!("walk {w} of config {k} ({:?})", c.mode));
+            replay(c, &actions, &format!("walk {w} of config {k} ({:?})", c.mode()));
         }
     }
 }

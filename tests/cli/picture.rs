@@ -137,8 +137,13 @@ fn recover_draws_the_follower_before_and_after_with_each_fate_and_the_cut() {
     let tmp = tempfile::tempdir().unwrap();
     let lab = tmp.path().join("lab");
     ok(&["demo", "kip279", "--mode", "kip101", "--dir", s(&lab), "--plain"]);
-    // After the demo B diverged; ask again as a dry run under each mode.
+    // After the demo B diverged. A running follower re-told the leader it follows keeps
+    // fetching (Partition.makeFollower): nothing is cut, and B's records stay DIVERGED.
     let (a, b) = (lab.join("kip101/a"), lab.join("kip101/b"));
+    let out = ok(&["recover", s(&b), "--leader", s(&a), "--mode", "kip279", "--dry-run"]);
+    assert!(out.contains("does not restart the fetcher"), "{out}");
+    // B restarts: ask again as a dry run under each mode.
+    ok(&["crash", s(&b)]);
     let out = ok(&["recover", s(&b), "--leader", s(&a), "--mode", "kip279", "--dry-run"]);
     let before = line_starting(&out, "b before");
     let fate = out.lines().find(|l| l.trim_start().starts_with("fate")).expect("a fate line");
