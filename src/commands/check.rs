@@ -38,7 +38,7 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
 
 /// Check a replica opened read-only.
 pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
-    let v = verify::verify_log(&replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
+    let v = verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
     let LogVerification { findings, notes, segment_count, batch_count, record_count, bytes_checked } = v;
     Ok(CheckReport {
         summary: summarize(&replica),

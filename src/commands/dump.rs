@@ -389,7 +389,11 @@ fn dump_replica(
             break;
         }
         let start = if req.from.is_some() {
-            replica.log().locate(from)?.filter(|l| replica.log().segments()[l.segment] == *seg).map_or(0, |l| l.position)
+            replica
+                .log()
+                .locate(from)?
+                .filter(|l| replica.log().segments()[l.segment] == *seg)
+                .map_or(0, |l| l.position)
         } else {
             0
         };

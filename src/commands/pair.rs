@@ -39,7 +39,7 @@ fn pair_warnings_labelled(ra: &Replica, rb: &Replica, label: &str) -> Vec<String
             "{} records no cluster.id but {} records {}: nothing says they are one cluster",
             without.paths().log_dir.display(),
             with.paths().log_dir.display(),
-            with.cluster_id().as_deref().unwrap_or_default()
+            with.cluster_id().unwrap_or_default()
         ));
     }
     warnings

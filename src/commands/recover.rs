@@ -276,8 +276,8 @@ fn as_follower(
         None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
     };
     let window = (interesting - req.context).max(follower.log_start_offset()).min(f_leo);
-    let mut fc = RecordCursor::new(&follower.log(), window, f_leo)?;
-    let mut lc = RecordCursor::new(&leader.log(), window, leader.log_end_offset())?;
+    let mut fc = RecordCursor::new(follower.log(), window, f_leo)?;
+    let mut lc = RecordCursor::new(leader.log(), window, leader.log_end_offset())?;
     let mut lrec = lc.next_record()?;
     let mut rows = Vec::new();
     let mut rows_omitted = 0;
@@ -369,7 +369,7 @@ fn as_follower(
                 fencing: req.fencing,
             },
         )?;
-        report.after_catch_up = Some(diff::diff_logs(&leader.log(), &follower.log())?);
+        report.after_catch_up = Some(diff::diff_logs(leader.log(), follower.log())?);
         report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
     }
     Ok(report)
