@@ -57,8 +57,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         if i == first {
             startup = report;
         }
-        let log_start_offset = replica.log_start_offset();
-        replica.log_mut().close(log_start_offset)?;
+        replica.log_mut().close()?;
         replica.flush()?;
         replica.forget_volatile_state();
         replica.save_state()?;

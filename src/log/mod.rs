@@ -476,18 +476,18 @@ impl Log {
     }
 
     /// Close the log as a clean shutdown does (`LogSegment.close`): the active segment gets its
-    /// final time-index entry (max timestamp so far and its offset). `log_start_offset` is the
-    /// partition's log start.
-    pub fn close(&mut self, log_start_offset: i64) -> Result<()> {
+    /// final time-index entry (max timestamp so far and its offset).
+    pub fn close(&mut self) -> Result<()> {
         if self.segments.last().is_some_and(|s| s.log_size().unwrap_or(0) > 0) {
             self.writer()?.index.finish_segment();
         }
         self.write_pending_index_entries()?;
         self.writer = None;
         // `UnifiedLog.close` takes a producer snapshot at the log end, and
-        // `ProducerStateManager.takeSnapshot` writes one only when the log end is past the
-        // latest snapshot (or the log start, when there is none): an empty log gets none.
-        let latest = snapshot_offsets(&self.dir).into_iter().max().unwrap_or(log_start_offset);
+        // `ProducerStateManager.takeSnapshot` writes one only when the log end is past
+        // `lastSnapOffset`: the latest snapshot, or 0 when there is none (a broker that
+        // truncated fully to a log start above 0 has none, and writes one there).
+        let latest = snapshot_offsets(&self.dir).into_iter().max().unwrap_or(0);
         if self.log_end_offset > latest {
             self.write_producer_snapshot(self.log_end_offset)?;
         }

@@ -8,6 +8,7 @@ mod crash;
 mod data_dir;
 mod demo;
 mod dry_run;
+mod eras;
 mod explore;
 mod fixtures;
 mod formats;

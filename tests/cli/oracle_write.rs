@@ -217,6 +217,27 @@ fn build_cases() -> Cases {
         c.done(&format!("refetch-{mode}"), &b2);
     }
 
+    // A follower whose cut is below the leader's log start deletes its log and starts empty at
+    // the leader's log start (`truncateFullyAndStartAt`), then fetches on from there. The
+    // leader's log start is raised as Kafka's deleteRecords leaves it (klog has no retention).
+    let a = c.create("restart-at-start-leader", &["--index-interval-bytes", "60"]);
+    let b = c.create("restart-at-start", &["--index-interval-bytes", "60", "--replica-id", "1"]);
+    ok(&["elect", s(&a), "--epoch", "0", "--isr", s(&b)]);
+    append_values(&a, &values("s", 6, 12), &["--timestamp", "1000", "--records-per-batch", "1"]);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2", "--max-bytes", "1"]);
+    ok(&["crash", s(&b)]);
+    ok(&["stop", s(&a)]);
+    std::fs::write(a.join("log-start-offset-checkpoint"), "0\n1\nt 0 4\n").unwrap();
+    ok(&["elect", s(&a), "--epoch", "1", "--isr", s(&b)]);
+    ok(&["recover", s(&b), "--leader", s(&a)]);
+    let b2 = c.lab.path("restart-at-start-fetched");
+    copy_dir(&b, &b2);
+    c.done("restart-at-start", &b);
+    let a2 = c.lab.path("restart-at-start-leader-2");
+    copy_dir(&a, &a2);
+    ok(&["fetch", "--leader", s(&a2), s(&b2), "--until-caught-up"]);
+    c.done("restart-at-start-fetched", &b2);
+
     // Crashes, then local recovery (and a write after it).
     for (name, crash) in [
         ("crash-power-loss", &["--power-loss"][..]),

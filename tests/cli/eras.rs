@@ -1,0 +1,98 @@
+//! Release rules through the binary: what `recover --kafka X` and `--mode` do where Kafka's
+//! releases differ, and the rules every release shares (a follower below the leader's log start
+//! restarts there; acknowledged means a leader's HW covered that very record).
+
+use crate::common::*;
+use std::path::Path;
+
+/// What Kafka's `deleteRecords` (or retention) leaves behind on a stopped leader: its log start
+/// raised to `offset` in log-start-offset-checkpoint. klog has no retention of its own, so the
+/// test writes the checkpoint line a broker's checkpoint task would write.
+fn raise_log_start(dir: &Path, topic: &str, offset: i64) {
+    let path = dir.join("log-start-offset-checkpoint");
+    std::fs::write(&path, format!("0\n1\n{topic} 0 {offset}\n")).unwrap();
+}
+
+/// A leader with m0..m5 (one batch each) whose log start was raised to 4, and a crashed
+/// follower holding m0, m1.
+fn follower_below_leader_start(lab: &Lab) -> (std::path::PathBuf, std::path::PathBuf) {
+    let a = lab.create("a", 1, &["--topic", "t"]);
+    let b = lab.create("b", 2, &["--topic", "t"]);
+    ok(&["elect", s(&a), "--epoch", "0", "--isr", s(&b)]);
+    for i in 0..6 {
+        ok(&["append", s(&a), &format!("m{i}"), "--timestamp", "1000"]);
+    }
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2", "--max-bytes", "1"]);
+    ok(&["crash", s(&b)]);
+    ok(&["stop", s(&a)]);
+    raise_log_start(&a, "t", 4);
+    ok(&["elect", s(&a), "--epoch", "1", "--isr", s(&b)]);
+    (a, b)
+}
+
+/// `AbstractFetcherThread.fetchOffsetAndTruncate` (0.8 → 4.x): the follower's fetch offset is
+/// below the leader's log start, so it truncates fully and starts at the leader's log start.
+#[test]
+fn a_follower_whose_cut_is_below_the_leaders_log_start_restarts_there() {
+    let lab = Lab::new();
+    let (a, b) = follower_below_leader_start(&lab);
+    let dry = ok(&["recover", s(&b), "--leader", s(&a), "--dry-run"]);
+    assert!(dry.contains("full truncation: 4 is the leader's log start"), "{dry}");
+    assert_eq!(dry.matches("removed: below leader's log start").count(), 2, "{dry}");
+    assert!(dry.contains("and 2 removed below the leader's log start"), "{dry}");
+    let json = json_lines(&ok(&["recover", s(&b), "--leader", s(&a), "--dry-run", "--json"]));
+    let r = &json[0];
+    assert_eq!(r["restart_at_leader_start"], 4, "{r}");
+    assert_eq!(r["leader_view"]["log_start_offset"], 4, "{r}");
+    assert_eq!(r["follower_log_end_offset_after"], 4, "{r}");
+    assert_eq!(r["summary"]["below_leader_start"], 2, "{r}");
+    // The run does what the dry run said: an empty log at 4, which the next fetch fills.
+    ok(&["recover", s(&b), "--leader", s(&a)]);
+    let after = replica(&b);
+    assert_eq!((after["log_start_offset"].as_i64(), after["log_end_offset"].as_i64()), (Some(4), Some(4)), "{after}");
+    ok(&["fetch", "--leader", s(&a), s(&b), "--until-caught-up"]);
+    let vals: Vec<String> = records(&b).into_iter().map(|r| r.2).collect();
+    assert_eq!(vals, ["m4", "m5"]);
+    ok(&["check", s(&b)]);
+}
+
+/// 0.10.2.2's ReplicaManager.makeFollowers truncates only partitions whose leader changed
+/// (`Partition.makeFollower`); 2.1.0 on truncates for a new epoch of the same leader.
+#[test]
+fn a_running_follower_re_told_its_leader_keeps_its_log_on_0_10_2_and_truncates_on_2_1() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    ok(&["elect", s(&a), "--epoch", "0", "--isr", s(&b)]);
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2"]);
+    ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b)]);
+    // b holds m1, m2 with HW 1; a is re-elected at epoch 1.
+    ok(&["elect", s(&a), "--epoch", "1", "--isr", s(&b)]);
+    let old = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "0.10.2.2", "--dry-run"]);
+    assert!(old.contains("does not restart the fetcher") && old.contains("LEO 2 -> 2"), "{old}");
+    let skip = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "2.0.1", "--dry-run"]);
+    assert!(skip.contains("does not restart the fetcher"), "2.0.1 lets epoch + 1 through: {skip}");
+    let hw_restart = {
+        ok(&["crash", s(&b)]);
+        ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "0.10.2.2", "--dry-run"])
+    };
+    assert!(hw_restart.contains("LEO 2 -> 1"), "a restart truncates to the HW: {hw_restart}");
+    let new = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "2.1.0", "--dry-run"]);
+    assert!(new.contains("OffsetsForLeaderEpoch(epoch 0)") && new.contains("LEO 2 -> 2"), "{new}");
+}
+
+/// The report names the rules it ran and the leader epoch it assumed, and where that came from.
+#[test]
+fn the_report_names_the_release_and_where_its_leader_epoch_came_from() {
+    let lab = Lab::new();
+    let (a, b) = follower_below_leader_start(&lab);
+    let out = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "2.8.2", "--dry-run"]);
+    assert!(out.contains("mode kip279 (Kafka 2.8.2)"), "{out}");
+    assert!(out.contains("assumed:  leader epoch 1 (the epoch the leader runs at, from klog's state)"), "{out}");
+    let out = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "1.1.0", "--dry-run", "--json"]);
+    let r = &json_lines(&out)[0];
+    assert_eq!((r["mode"].as_str(), r["kafka"].as_str()), (Some("kip101"), Some("1.1.0")), "{r}");
+    assert_eq!(r["leader_epoch_source"], "running");
+}
