@@ -108,7 +108,7 @@ impl CrashOptions {
 pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions) -> Result<CrashReport> {
     let mut w = open_log_dir_for_write(dir, partition)?;
     if w.targets.len() > 1 && opts.damages() {
-        let names: Vec<String> = w.replicas.iter().map(|r| r.paths.name()).collect();
+        let names: Vec<String> = w.replicas.iter().map(|r| r.paths().name()).collect();
         return Err(Error::Usage(format!(
             "{}: damage options hit one partition, and this log dir holds {}: pick one with --partition NAME",
             dir.display(),
@@ -117,7 +117,7 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
     }
     let mut replica = w.replicas.swap_remove(w.targets[0]);
     let mut rest = std::mem::take(&mut w.replicas);
-    let segments = replica.log.segments().to_vec();
+    let segments = replica.log().segments().to_vec();
     let active = segments.last().cloned();
     let active_size = match &active {
         Some(s) => s.log_size()?,
@@ -128,12 +128,12 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
     let needs_data = opts.torn_bytes.is_some() || opts.flip_byte.is_some();
     if needs_data && active_size == 0 {
         return Err(Error::state(
-            &replica.paths.partition_dir,
+            &replica.paths().partition_dir,
             "the active segment is empty: --torn-bytes and --flip-byte need data to damage",
         ));
     }
-    if opts.power_loss && leo == replica.log_start_offset {
-        return Err(Error::state(&replica.paths.partition_dir, "the log is empty: --power-loss has nothing to lose"));
+    if opts.power_loss && leo == replica.log_start_offset() {
+        return Err(Error::state(&replica.paths().partition_dir, "the log is empty: --power-loss has nothing to lose"));
     }
     if let Some(n) = opts.torn_bytes {
         if n == 0 || n > active_size {
@@ -159,7 +159,7 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
             let batches: Vec<(u64, u64)> =
                 BatchIter::new(&bytes).map(|b| (b.position, b.size_bytes() as u64)).collect();
             if batches.is_empty() {
-                return Err(Error::state(&replica.paths.partition_dir, "no whole batch in the active segment"));
+                return Err(Error::state(&replica.paths().partition_dir, "no whole batch in the active segment"));
             }
             let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
             let (pos, size) = batches[(next_random(&mut state) % batches.len() as u64) as usize];
@@ -174,9 +174,9 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         }
     }
     let mut report = CrashReport {
-        dir: replica.paths.log_dir.display().to_string(),
+        dir: replica.paths().log_dir.display().to_string(),
         was_running: replica.is_running(),
-        recovery_point: replica.recovery_point,
+        recovery_point: replica.recovery_point(),
         log_end_offset_before: leo,
         damage: Vec::new(),
     };
@@ -218,12 +218,12 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         }
     }
     if let Some(hw) = opts.high_watermark {
-        let before = replica.high_watermark;
+        let before = replica.high_watermark();
         replica.set_high_watermark(hw)?;
         report.damage.push(Damage::HighWatermark { before, after: hw });
     }
     if opts.drop_epoch_checkpoint {
-        let path = replica.paths.partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
+        let path = replica.paths().partition_dir.join(names::LEADER_EPOCH_CHECKPOINT);
         if durable::remove_file(&path)? {
             report.damage.push(Damage::DroppedFile { path: path.display().to_string() });
         }
@@ -240,7 +240,7 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
 
 /// Cut the log back to the recovery point: what was only in the page cache is gone.
 fn power_loss(replica: &Replica, segments: &[Segment], report: &mut CrashReport) -> Result<()> {
-    let rp = replica.recovery_point;
+    let rp = replica.recovery_point();
     let first_base = segments.first().map(|s| s.base_offset);
     let (lost, kept): (Vec<&Segment>, Vec<&Segment>) =
         segments.iter().partition(|seg| seg.base_offset > rp && Some(seg.base_offset) != first_base);

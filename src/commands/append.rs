@@ -74,7 +74,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
             "not running (it crashed or was stopped), so it restarts as a follower: only a leader appends \
              (make it one with `klog elect`)"
         };
-        return Err(Error::state(&replica.paths.log_dir, why));
+        return Err(Error::state(&replica.paths().log_dir, why));
     }
     // A record must fit a batch that fits a segment (Kafka refuses it with
     // RecordTooLargeException); checked before anything is allocated or written.
@@ -87,7 +87,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         .saturating_add(req.key.as_ref().map_or(0, |k| k.len() as u64))
         .saturating_add(header_bytes as u64)
         .saturating_add(RECORD_OVERHEAD_BYTES);
-    let segment_bytes = replica.log.config().segment_bytes;
+    let segment_bytes = replica.log().config().segment_bytes;
     if record_bytes > segment_bytes {
         return Err(Error::Usage(format!(
             "a record of about {record_bytes} bytes (value, key, headers and framing) does not fit in a segment \
@@ -101,7 +101,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
             (GENERATED_BATCH_BYTES / (value_size + 24 + req.key.as_ref().map_or(0, |k| k.len()))).max(1) as u64
         }
     });
-    let segments_before = replica.log.segments().len();
+    let segments_before = replica.log().segments().len();
     let mut report = AppendReport {
         leader_epoch: state.leader_epoch,
         batches: Vec::new(),
@@ -164,7 +164,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         });
         for (base, bytes) in full_rx {
             let batch = BatchIter::new(&bytes).next().expect("an encoded batch frames");
-            replica.log.append_batch(batch)?;
+            replica.log_mut().append_batch(batch)?;
             report.batches.push((base, batch.last_offset()));
             report.bytes += bytes.len() as u64;
             report.records += (batch.last_offset() - base + 1) as u64;
@@ -183,8 +183,8 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     let hw = crate::replication::fetch::leader_high_watermark(&replica);
     replica.set_high_watermark(hw)?;
     report.log_end_offset = leo;
-    report.high_watermark = replica.high_watermark;
-    report.segments_rolled = replica.log.segments().len().saturating_sub(segments_before);
+    report.high_watermark = replica.high_watermark();
+    report.segments_rolled = replica.log().segments().len().saturating_sub(segments_before);
     Ok(report)
 }
 

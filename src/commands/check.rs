@@ -38,7 +38,7 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
 
 /// Check a replica opened read-only.
 pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
-    let v = verify::verify_log(&replica.log, marks(&replica), &mut |done, total| progress.update(done, total))?;
+    let v = verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
     let LogVerification { findings, notes, segment_count, batch_count, record_count, bytes_checked } = v;
     Ok(CheckReport {
         summary: summarize(&replica),
@@ -54,23 +54,23 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
 /// What the verifier needs of the replica beyond its log.
 fn marks(replica: &Replica) -> ReplicaMarks {
     let load_problems = replica
-        .problems
+        .problems()
         .iter()
         .map(|p| Finding::new(&p.path, p.position, None, p.what.clone()).on_line(p.line))
         .collect();
     ReplicaMarks {
         high_watermark: CheckpointMark {
-            value: replica.high_watermark,
-            path: replica.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT),
-            line: replica.high_watermark_line,
+            value: replica.high_watermark(),
+            path: replica.paths().log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT),
+            line: replica.high_watermark_line(),
         },
         recovery_point: CheckpointMark {
-            value: replica.recovery_point,
-            path: replica.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT),
-            line: replica.recovery_point_line,
+            value: replica.recovery_point(),
+            path: replica.paths().log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT),
+            line: replica.recovery_point_line(),
         },
         load_problems,
-        known_not_compacted: replica.topic_config.is_some(),
-        unclean_stop: !replica.clean_shutdown && !replica.is_running(),
+        known_not_compacted: replica.topic_config().is_some(),
+        unclean_stop: !replica.clean_shutdown() && !replica.is_running(),
     }
 }

@@ -178,7 +178,7 @@ pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Re
             let outcome = match pair {
                 Ok((ra, rb)) => {
                     let warnings = super::pair::pair_warnings(&ra, &rb);
-                    diff_logs(&ra.log, &rb.log).map(|d| (d, warnings)).map_err(|e| refusal(&e))
+                    diff_logs(ra.log(), rb.log()).map(|d| (d, warnings)).map_err(|e| refusal(&e))
                 }
                 Err(e) => Err(refusal(&e)),
             };

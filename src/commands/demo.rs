@@ -266,7 +266,7 @@ fn state_of(root: &Path, name: &'static str) -> Result<Option<ReplicaState>> {
         return Ok(None);
     }
     let r = Replica::open(&dir, None)?;
-    let mut cursor = RecordCursor::new(&r.log, r.log_start_offset, r.log_end_offset())?;
+    let mut cursor = RecordCursor::new(r.log(), r.log_start_offset(), r.log_end_offset())?;
     let mut entries = Vec::new();
     while let Some(rec) = cursor.next_record()? {
         entries.push(Entry {
@@ -279,7 +279,7 @@ fn state_of(root: &Path, name: &'static str) -> Result<Option<ReplicaState>> {
         name,
         role: super::role_name(&r),
         log_end_offset: r.log_end_offset(),
-        high_watermark: r.high_watermark,
+        high_watermark: r.high_watermark(),
         entries,
     }))
 }
@@ -297,7 +297,7 @@ fn drawing(root: &Path) -> Result<DrawReport> {
         .map(|n| Replica::open(&root.join(n), None).map(|r| (n, r)))
         .collect::<Result<_>>()?;
     let refs: Vec<&Replica> = opened.iter().map(|(_, r)| r).collect();
-    let start = refs.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
+    let start = refs.iter().map(|r| r.log_start_offset()).min().unwrap_or(0);
     let end = refs.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
     let (_, _, focus) = draw::window(&refs, Some(start), 1);
     let replicas =
@@ -464,8 +464,8 @@ fn run_once(
                     if *flush { " --flush" } else { "" }
                 )))?;
                 let hws_before = (
-                    Replica::open(&path(leader), None)?.high_watermark,
-                    Replica::open(&path(follower), None)?.high_watermark,
+                    Replica::open(&path(leader), None)?.high_watermark(),
+                    Replica::open(&path(follower), None)?.high_watermark(),
                 );
                 let report = super::fetch::run(&FetchRequest {
                     leader: &path(leader),
@@ -542,7 +542,7 @@ fn run_once(
     let finals = states(root)?;
     let a = Replica::open(&path("a"), None)?;
     let b = Replica::open(&path("b"), None)?;
-    let diff = diff_logs(&a.log, &b.log)?;
+    let diff = diff_logs(a.log(), b.log())?;
     Ok(ModeOutcome { mode, finals, acked_lost, first_divergent_offset: diff.first_divergent_offset })
 }
 

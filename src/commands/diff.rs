@@ -29,6 +29,6 @@ impl DiffReport {
 pub fn run(a: &Path, b: &Path, partition: Option<&str>) -> Result<DiffReport> {
     let ra = Replica::open(a, partition)?;
     let (rb, warnings) = open_compared(&ra, b, partition, "B")?;
-    let outcome = diff_logs(&ra.log, &rb.log)?;
+    let outcome = diff_logs(ra.log(), rb.log())?;
     Ok(DiffReport { a: summarize(&ra), b: summarize(&rb), outcome, warnings })
 }

@@ -94,10 +94,10 @@ pub fn short_name(dir: &Path) -> String {
 pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<DrawnReplica> {
     let leo = r.log_end_offset();
     let mut records = Vec::new();
-    let (lo, hi) = (from.max(r.log_start_offset), end.min(leo));
+    let (lo, hi) = (from.max(r.log_start_offset()), end.min(leo));
     if lo < hi {
         // One byte past what a cell shows, so the cell knows to elide.
-        let mut cursor = RecordCursor::new(&r.log, lo, hi)?.with_bytes_max(VALUE_BYTES_MAX + 1);
+        let mut cursor = RecordCursor::new(r.log(), lo, hi)?.with_bytes_max(VALUE_BYTES_MAX + 1);
         while let Some(rec) = cursor.next_record()? {
             records.push(DrawnRecord::from_owned(&rec));
         }
@@ -106,9 +106,9 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
         name,
         role: super::role_name(r),
         leader_epoch: super::current_leader_epoch(r),
-        log_start_offset: r.log_start_offset,
-        high_watermark: r.high_watermark,
-        recovery_point: r.recovery_point,
+        log_start_offset: r.log_start_offset(),
+        high_watermark: r.high_watermark(),
+        recovery_point: r.recovery_point(),
         log_end_offset: leo,
         records,
     })
@@ -140,23 +140,23 @@ pub fn first_epoch_divergence(replicas: &[&Replica]) -> Option<i64> {
     let end = replicas.iter().map(|r| r.log_end_offset()).min()?;
     let mut points: Vec<i64> = replicas
         .iter()
-        .flat_map(|r| r.log.epoch_cache().entries().iter().map(|e| e.start_offset))
-        .chain(replicas.iter().map(|r| r.log_start_offset))
+        .flat_map(|r| r.log().epoch_cache().entries().iter().map(|e| e.start_offset))
+        .chain(replicas.iter().map(|r| r.log_start_offset()))
         .collect();
     points.sort_unstable();
     points.dedup();
     points.into_iter().filter(|p| *p < end).find(|p| {
-        let first = replicas[0].log.epoch_cache().epoch_for_offset(*p);
-        replicas[1..].iter().any(|r| r.log.epoch_cache().epoch_for_offset(*p) != first)
+        let first = replicas[0].log().epoch_cache().epoch_for_offset(*p);
+        replicas[1..].iter().any(|r| r.log().epoch_cache().epoch_for_offset(*p) != first)
     })
 }
 
 /// The window for `replicas`: `[from, from + limit)`, `from` defaulting to a third of the window
 /// before the focus.
 pub fn window(replicas: &[&Replica], from: Option<i64>, limit: i64) -> (i64, i64, i64) {
-    let start = replicas.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
+    let start = replicas.iter().map(|r| r.log_start_offset()).min().unwrap_or(0);
     let end_max = replicas.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
-    let lowest_hw = replicas.iter().map(|r| r.high_watermark).min().unwrap_or(0);
+    let lowest_hw = replicas.iter().map(|r| r.high_watermark()).min().unwrap_or(0);
     let focus = first_epoch_divergence(replicas).unwrap_or(lowest_hw).clamp(start, end_max.max(start));
     match from {
         // Asked for a window: it starts where asked, so that is what stays in view.

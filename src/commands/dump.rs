@@ -367,29 +367,33 @@ fn dump_replica(
     let replica = Replica::open_with(path, partition, files)?;
     let summary = summarize(&replica);
     sink(DumpEvent::Replica(&summary))?;
-    for p in &replica.problems {
+    for p in replica.problems() {
         sink(DumpEvent::Problem { path: &p.path, position: p.position, line: p.line, what: &p.what })?;
     }
     if req.epochs {
         let mut stamped = StampedEpochs::default();
-        for seg in replica.log.segments() {
+        for seg in replica.log().segments() {
             let bytes = seg.read_log()?;
             for b in BatchIter::new(&bytes) {
                 stamped.observe(&b);
             }
         }
-        let rows = epoch_rows(replica.log.epoch_cache(), &stamped, replica.log_end_offset());
+        let rows = epoch_rows(replica.log().epoch_cache(), &stamped, replica.log_end_offset());
         return sink(DumpEvent::Epochs(&rows));
     }
     let from = req.from.unwrap_or(i64::MIN);
     let mut budget = req.limit.unwrap_or(u64::MAX);
-    let first = replica.log.segment_for(from).unwrap_or(0);
-    for seg in &replica.log.segments()[first..] {
+    let first = replica.log().segment_for(from).unwrap_or(0);
+    for seg in &replica.log().segments()[first..] {
         if budget == 0 {
             break;
         }
         let start = if req.from.is_some() {
-            replica.log.locate(from)?.filter(|l| replica.log.segments()[l.segment] == *seg).map_or(0, |l| l.position)
+            replica
+                .log()
+                .locate(from)?
+                .filter(|l| replica.log().segments()[l.segment] == *seg)
+                .map_or(0, |l| l.position)
         } else {
             0
         };
@@ -450,13 +454,13 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         };
         match Replica::open_in(&files, name) {
             Ok(replica) => {
-                row.segment_count = replica.log.segments().len();
-                for seg in replica.log.segments() {
+                row.segment_count = replica.log().segments().len();
+                for seg in replica.log().segments() {
                     row.size_bytes += seg.log_size()?;
                 }
-                row.log_start_offset = replica.log_start_offset;
+                row.log_start_offset = replica.log_start_offset();
                 row.log_end_offset = replica.log_end_offset();
-                row.latest_leader_epoch = replica.log.epoch_cache().latest_epoch();
+                row.latest_leader_epoch = replica.log().epoch_cache().latest_epoch();
             }
             Err(e) => row.error = Some(e.to_string()),
         }

@@ -47,20 +47,21 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let mut largest = replica.largest_known_epoch();
     let mut largest_from = None;
     for dir in req.isr {
-        let member = Replica::open(dir, Some(&replica.paths.name())).or_else(|_| Replica::open(dir, req.partition))?;
+        let member =
+            Replica::open(dir, Some(&replica.paths().name())).or_else(|_| Replica::open(dir, req.partition))?;
         replica.ensure_same_partition(&member)?;
-        if fs::canonicalize(&member.paths.log_dir).ok() == fs::canonicalize(&replica.paths.log_dir).ok() {
+        if fs::canonicalize(&member.paths().log_dir).ok() == fs::canonicalize(&replica.paths().log_dir).ok() {
             continue; // the leader is always in its ISR
         }
         replica.ensure_distinct(&member)?;
         let id = member.identity();
         if member.largest_known_epoch() > largest {
             largest = member.largest_known_epoch();
-            largest_from = Some(member.paths.log_dir.display().to_string());
+            largest_from = Some(member.paths().log_dir.display().to_string());
         }
         if !isr.iter().any(|m| m.id == id) {
-            let dir = fs::canonicalize(&member.paths.log_dir).unwrap_or_else(|_| member.paths.log_dir.clone());
-            isr.push(IsrMember { id, dir, replica_id: member.replica_id });
+            let dir = fs::canonicalize(&member.paths().log_dir).unwrap_or_else(|_| member.paths().log_dir.clone());
+            isr.push(IsrMember { id, dir, replica_id: member.replica_id() });
         }
     }
     let seen_by = |l: i32| match &largest_from {
@@ -72,13 +73,13 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
         Err(ElectionRefusal::Negative(e)) => return Err(Error::Usage(format!("invalid --epoch {e}: must be >= 0"))),
         Err(ElectionRefusal::NotAbove { requested, largest_seen }) => {
             return Err(Error::state(
-                &replica.paths.log_dir,
+                &replica.paths().log_dir,
                 format!("--epoch {requested} is not above {}", seen_by(largest_seen)),
             ))
         }
         Err(ElectionRefusal::Exhausted) => {
             return Err(Error::state(
-                &replica.paths.log_dir,
+                &replica.paths().log_dir,
                 format!(
                     "no further election is possible: leader epochs are 32-bit and {} is the largest",
                     seen_by(i32::MAX)
@@ -92,12 +93,12 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let on_election = req.epoch_entry == EpochEntryMode::OnElection;
     let epoch_entry = leader::become_leader(&mut replica, epoch, isr, on_election)?;
     Ok(ElectReport {
-        replica: replica.paths.log_dir.display().to_string(),
+        replica: replica.paths().log_dir.display().to_string(),
         leader_epoch: epoch,
         previous_epoch: largest,
         isr: isr_names,
         log_end_offset: leo,
-        high_watermark: replica.high_watermark,
+        high_watermark: replica.high_watermark(),
         epoch_entry,
         startup,
     })

@@ -67,7 +67,7 @@ pub fn open_pair_for_write_fenced(
     fencing: bool,
 ) -> Result<(Replica, Replica)> {
     let l = Replica::open_for_write(leader, partition)?;
-    let name = l.paths.name();
+    let name = l.paths().name();
     let f = match Replica::open_for_write(other, Some(&name)) {
         Ok(f) => f,
         Err(Error::Layout { .. }) if partition.is_none() => Replica::open_for_write(other, None)?,
@@ -78,7 +78,7 @@ pub fn open_pair_for_write_fenced(
     let state = l.will_run_as();
     if state.role != Role::Leader {
         return Err(Error::state(
-            &l.paths.log_dir,
+            &l.paths().log_dir,
             format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(&l)),
         ));
     }
@@ -103,7 +103,7 @@ pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
         Err(FetchRefusal::Fenced(f)) => return Err(fenced(&leader, &follower, &f)),
         Err(FetchRefusal::IntoLeader { leader_epoch: own }) => {
             return Err(Error::state(
-                &follower.paths.log_dir,
+                &follower.paths().log_dir,
                 format!(
                 "is a leader (epoch {own}): a leader is never fetched into; it must first become a follower of {}: {}",
                 req.leader.display(),
@@ -119,7 +119,7 @@ pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
                 Some((_, e)) => format!("it follows another leader at epoch {e}"),
             };
             return Err(Error::state(
-                &follower.paths.log_dir,
+                &follower.paths().log_dir,
                 format!(
                     "holds data but is not the follower of {} at its epoch {leader_epoch} ({now}); a replica becomes a \
                      follower by truncating first, or it keeps diverged records: {}",
@@ -151,14 +151,14 @@ pub fn follower_facts(follower: &Replica, leader: &Replica, empty: bool) -> Foll
 pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
     match why {
         Fenced::StaleLeader { leader_epoch, seen } => Error::state(
-            &leader.paths.log_dir,
+            &leader.paths().log_dir,
             format!(
                 "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
-                follower.paths.log_dir.display()
+                follower.paths().log_dir.display()
             ),
         ),
         Fenced::NotAboveCurrent { role, current, leader_epoch } => Error::state(
-            &follower.paths.log_dir,
+            &follower.paths().log_dir,
             format!(
                 "is running as {} at leader epoch {current}: a leader change to epoch {leader_epoch} is not above it, \
                  so a broker would ignore it (stop or crash it first to restart it as a follower)",
@@ -171,10 +171,10 @@ pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
 /// Whether `replica` holds no batch and no epoch once started: a crashed replica is judged by
 /// what local recovery would leave (previewed on a read-only view, nothing written).
 fn empty_once_started(replica: &Replica) -> Result<bool> {
-    if replica.is_running() && replica.log.tail_is_clean() {
+    if replica.is_running() && replica.log().tail_is_clean() {
         return Ok(replica.is_empty());
     }
-    let mut view = Replica::open(&replica.paths.partition_dir, None)?;
+    let mut view = Replica::open(&replica.paths().partition_dir, None)?;
     view.preview_start()?;
     Ok(view.is_empty())
 }

@@ -15,7 +15,7 @@ pub struct FlushReport {
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<FlushReport> {
     let mut replica = Replica::open_for_write(dir, partition)?;
     let startup = replica.start()?;
-    let before = replica.recovery_point;
+    let before = replica.recovery_point();
     replica.flush()?;
-    Ok(FlushReport { recovery_point_before: before, recovery_point: replica.recovery_point, startup })
+    Ok(FlushReport { recovery_point_before: before, recovery_point: replica.recovery_point(), startup })
 }

@@ -73,14 +73,14 @@ pub fn parallel_map<T: Sync, R: Send>(
 pub fn role_name(replica: &Replica) -> &'static str {
     match replica.role() {
         Some(role) => role.name(),
-        None if replica.clean_shutdown => "stopped",
+        None if replica.clean_shutdown() => "stopped",
         None => "crashed",
     }
 }
 
 /// The leader epoch a replica works in: its volatile epoch when running, else its cache's latest.
 pub fn current_leader_epoch(replica: &Replica) -> Option<i32> {
-    replica.state().map(|s| s.leader_epoch).filter(|e| *e >= 0).or_else(|| replica.log.epoch_cache().latest_epoch())
+    replica.state().map(|s| s.leader_epoch).filter(|e| *e >= 0).or_else(|| replica.log().epoch_cache().latest_epoch())
 }
 
 /// Milliseconds since the Unix epoch, now.

@@ -17,8 +17,8 @@ pub fn open_compared(
     partition: Option<&str>,
     label: &str,
 ) -> Result<(Replica, Vec<String>)> {
-    let other = Replica::open(path, Some(&first.paths.name())).or_else(|_| Replica::open(path, partition))?;
-    if first.paths.topic != other.paths.topic || first.paths.partition != other.paths.partition {
+    let other = Replica::open(path, Some(&first.paths().name())).or_else(|_| Replica::open(path, partition))?;
+    if first.paths().topic != other.paths().topic || first.paths().partition != other.paths().partition {
         first.ensure_same_partition(&other)?;
     }
     let warnings = pair_warnings_labelled(first, &other, label);
@@ -33,13 +33,13 @@ pub fn pair_warnings(ra: &Replica, rb: &Replica) -> Vec<String> {
 
 fn pair_warnings_labelled(ra: &Replica, rb: &Replica, label: &str) -> Vec<String> {
     let mut warnings: Vec<String> = ra.foreign_to(rb).map(|w| format!("{label} {w}")).into_iter().collect();
-    if ra.cluster_id.is_some() != rb.cluster_id.is_some() {
-        let (with, without) = if ra.cluster_id.is_some() { (ra, rb) } else { (rb, ra) };
+    if ra.cluster_id().is_some() != rb.cluster_id().is_some() {
+        let (with, without) = if ra.cluster_id().is_some() { (ra, rb) } else { (rb, ra) };
         warnings.push(format!(
             "{} records no cluster.id but {} records {}: nothing says they are one cluster",
-            without.paths.log_dir.display(),
-            with.paths.log_dir.display(),
-            with.cluster_id.as_deref().unwrap_or_default()
+            without.paths().log_dir.display(),
+            with.paths().log_dir.display(),
+            with.cluster_id().unwrap_or_default()
         ));
     }
     warnings

@@ -185,10 +185,10 @@ fn open_checked(dir: &Path, partition: Option<&str>, dry_run: bool, files: Optio
 
 /// The first offset below both LEOs where the two epoch caches put different epochs.
 fn first_epoch_divergence(a: &Replica, b: &Replica, end: i64) -> Option<i64> {
-    let ca = a.log.epoch_cache();
-    let cb = b.log.epoch_cache();
+    let ca = a.log().epoch_cache();
+    let cb = b.log().epoch_cache();
     let mut points: Vec<i64> = ca.entries().iter().chain(cb.entries()).map(|e| e.start_offset).collect();
-    points.push(a.log_start_offset.max(b.log_start_offset));
+    points.push(a.log_start_offset().max(b.log_start_offset()));
     points.sort_unstable();
     points.dedup();
     points.into_iter().filter(|p| *p < end).find(|p| ca.epoch_for_offset(*p) != cb.epoch_for_offset(*p))
@@ -197,8 +197,8 @@ fn first_epoch_divergence(a: &Replica, b: &Replica, end: i64) -> Option<i64> {
 /// The replica as a report names it: its log dir, and the partition when one was picked.
 fn shown_dir(r: &Replica, partition: Option<&str>) -> String {
     match partition {
-        Some(p) => format!("{} ({p})", r.paths.log_dir.display()),
-        None => r.paths.log_dir.display().to_string(),
+        Some(p) => format!("{} ({p})", r.paths().log_dir.display()),
+        None => r.paths().log_dir.display().to_string(),
     }
 }
 
@@ -212,10 +212,10 @@ fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
         return Ok((state.leader_epoch, LeaderEpochSource::Running));
     }
     if leader.is_broker_dir() {
-        return Ok((leader.log.epoch_cache().latest_epoch().unwrap_or(-1), LeaderEpochSource::LatestCached));
+        return Ok((leader.log().epoch_cache().latest_epoch().unwrap_or(-1), LeaderEpochSource::LatestCached));
     }
     Err(Error::state(
-        &leader.paths.log_dir,
+        &leader.paths().log_dir,
         format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(leader)),
     ))
 }
@@ -229,7 +229,7 @@ fn as_follower(
     // Open, validate and fence before anything is written: the run and the dry run take the
     // same checks and refusals (the dry run probes the locks the run takes).
     let leader = open_checked(leader_path, req.partition, req.dry_run, read.leader)?;
-    let mut follower = match open_checked(req.dir, Some(&leader.paths.name()), req.dry_run, read.dir) {
+    let mut follower = match open_checked(req.dir, Some(&leader.paths().name()), req.dry_run, read.dir) {
         Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run, None)?,
         other => other?,
     };
@@ -240,7 +240,7 @@ fn as_follower(
     let leader_epoch = match req.leader_epoch {
         Some(e) if e < cached_epoch => {
             return Err(Error::state(
-                &leader.paths.log_dir,
+                &leader.paths().log_dir,
                 format!("is at leader epoch {cached_epoch}, above --leader-epoch {e}"),
             ))
         }
@@ -252,43 +252,43 @@ fn as_follower(
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     let f_leo = follower.log_end_offset();
-    let f_hw = follower.high_watermark.min(f_leo);
+    let f_hw = follower.high_watermark().min(f_leo);
     // A leader stamps the epoch it was given at its log end when it takes over (Kafka's
     // makeLeader), though its cache file may not hold it yet.
-    let mut leader_epochs = leader.log.epoch_cache().clone();
+    let mut leader_epochs = leader.log().epoch_cache().clone();
     if leader_epoch > cached_epoch && req.rules.epoch_entry_on_election {
         leader_epochs.assign(leader_epoch, leader.log_end_offset());
     }
-    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark)
-        .with_log_start(leader.log_start_offset);
-    let follower_view = ReplicaView::new(follower.log.epoch_cache().clone(), f_leo, f_hw);
+    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark())
+        .with_log_start(leader.log_start_offset());
+    let follower_view = ReplicaView::new(follower.log().epoch_cache().clone(), f_leo, f_hw);
     let plan = follower::become_follower(&req.rules, fencing, &facts, leader_epoch, &leader_view, &follower_view)
         .map_err(|why| fenced(&leader, &follower, &why))?;
     // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
     // run asks the log the same question the real truncation does.
-    let cut_offset = follower.log.cut_offset_for(plan.truncation_offset)?.min(f_leo);
+    let cut_offset = follower.log().cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
     let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
     let restart = plan.restart_at_leader_start;
     let interesting = match restart {
         // Every record goes: show them from the start.
-        Some(_) => follower.log_start_offset,
+        Some(_) => follower.log_start_offset(),
         None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
     };
-    let window = (interesting - req.context).max(follower.log_start_offset).min(f_leo);
+    let window = (interesting - req.context).max(follower.log_start_offset()).min(f_leo);
     let classified = classify::classify_window(&follower, &leader, window, cut_offset, f_hw, restart, MAX_ROWS)?;
     let rows: Vec<RecordRow> = classified
         .rows
         .into_iter()
         .map(|c| RecordRow { follower: c.follower, leader: c.leader, class: c.class, acked: c.acked })
         .collect();
-    let kept_below_window = window - follower.log_start_offset;
+    let kept_below_window = window - follower.log_start_offset();
     let mut report = FollowerRecoverReport {
         mode: req.rules.truncation,
         rules: req.rules,
         leader_epoch_source,
         dry_run: req.dry_run,
-        leader_dir: leader.paths.log_dir.display().to_string(),
+        leader_dir: leader.paths().log_dir.display().to_string(),
         follower_dir: shown_dir(&follower, req.partition),
         leader_epoch,
         local,
@@ -314,16 +314,14 @@ fn as_follower(
     leader.start()?;
     if named_leader {
         // A broker's dir the operator named the leader runs as leader at its latest epoch.
-        if let Some(s) = leader.state.as_mut() {
-            s.role = Role::Leader;
-            s.leader_epoch = leader_epoch;
-        }
+        let isr = leader.state().map(|s| s.isr.clone()).unwrap_or_default();
+        leader.set_leader(leader_epoch, isr);
         leader.note_epoch_seen(leader_epoch)?;
         leader.save_state()?;
     }
     follower::follow(&mut follower, &report.plan, leader.identity(), leader_epoch)?;
     report.follower_log_end_offset_after = follower.log_end_offset();
-    report.follower_high_watermark_after = follower.high_watermark;
+    report.follower_high_watermark_after = follower.high_watermark();
     if req.catch_up {
         let (rounds, caught_up) = fetch_rounds(
             &mut leader,
@@ -339,7 +337,7 @@ fn as_follower(
                 fencing: req.fencing,
             },
         )?;
-        report.after_catch_up = Some(diff::diff_logs(&leader.log, &follower.log)?);
+        report.after_catch_up = Some(diff::diff_logs(leader.log(), follower.log())?);
         report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
     }
     Ok(report)

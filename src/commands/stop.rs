@@ -28,8 +28,8 @@ pub struct StopReport {
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
     let mut w = open_log_dir_for_write(dir, partition)?;
     let first = w.targets[0];
-    let (leo, hw) = (w.replicas[first].log_end_offset(), w.replicas[first].high_watermark);
-    let marker = w.replicas[first].paths.log_dir_file(CLEAN_SHUTDOWN_MARKER);
+    let (leo, hw) = (w.replicas[first].log_end_offset(), w.replicas[first].high_watermark());
+    let marker = w.replicas[first].paths().log_dir_file(CLEAN_SHUTDOWN_MARKER);
     let to_stop: Vec<usize> = w.targets.iter().copied().filter(|i| !w.replicas[*i].is_closed()).collect();
     let all_closed = w.replicas.iter().all(|r| r.is_closed());
     if to_stop.is_empty() && (marker.exists() || !all_closed) {
@@ -49,7 +49,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
     // As Kafka's LogManager.shutdown: close and flush every log, then write each checkpoint
     // once for all of them, then the marker (one write per file, not one per partition).
     for &i in &to_stop {
-        w.replicas[i].defer_log_dir_writes = true;
+        w.replicas[i].set_defer_log_dir_writes(true);
     }
     for &i in &to_stop {
         let replica = &mut w.replicas[i];
@@ -57,16 +57,16 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         if i == first {
             startup = report;
         }
-        replica.log.close()?;
+        replica.log_mut().close()?;
         replica.flush()?;
-        replica.state = None;
+        replica.forget_volatile_state();
         replica.save_state()?;
-        stopped.push(replica.paths.name());
+        stopped.push(replica.paths().name());
     }
     let mut closing: Vec<&mut crate::replica::Replica> =
-        w.replicas.iter_mut().filter(|r| r.defer_log_dir_writes).collect();
+        w.replicas.iter_mut().filter(|r| r.defer_log_dir_writes()).collect();
     crate::replica::write_log_dir_files(&mut closing)?;
-    let not_closed: Vec<String> = w.replicas.iter().filter(|r| !r.is_closed()).map(|r| r.paths.name()).collect();
+    let not_closed: Vec<String> = w.replicas.iter().filter(|r| !r.is_closed()).map(|r| r.paths().name()).collect();
     if not_closed.is_empty() && !marker.exists() {
         // Kafka >= 3.7 (KIP-966) writes this JSON; older brokers wrote an empty file. Only the
         // file's existence matters to a loader.
@@ -77,7 +77,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         already_stopped: stopped.is_empty(),
         partitions_stopped: stopped,
         log_end_offset: r.log_end_offset(),
-        high_watermark: r.high_watermark,
+        high_watermark: r.high_watermark(),
         startup,
         marker_written: not_closed.is_empty(),
         not_closed,

@@ -27,19 +27,19 @@ pub struct ReplicaSummary {
 
 pub fn summarize(replica: &Replica) -> ReplicaSummary {
     ReplicaSummary {
-        topic: replica.paths.topic.clone(),
-        partition: replica.paths.partition,
-        log_dir: replica.paths.log_dir.clone(),
-        replica_id: replica.replica_id,
+        topic: replica.paths().topic.clone(),
+        partition: replica.paths().partition,
+        log_dir: replica.paths().log_dir.clone(),
+        replica_id: replica.replica_id(),
         role: role_name(replica),
         leader_epoch: current_leader_epoch(replica),
-        log_start_offset: replica.log_start_offset,
+        log_start_offset: replica.log_start_offset(),
         log_end_offset: replica.log_end_offset(),
-        high_watermark: replica.high_watermark,
-        recovery_point: replica.recovery_point,
-        clean_shutdown: replica.clean_shutdown,
-        segment_count: replica.log.segments().len(),
-        size_bytes: replica.log.segments().iter().filter_map(|seg| seg.log_size().ok()).sum(),
+        high_watermark: replica.high_watermark(),
+        recovery_point: replica.recovery_point(),
+        clean_shutdown: replica.clean_shutdown(),
+        segment_count: replica.log().segments().len(),
+        size_bytes: replica.log().segments().iter().filter_map(|seg| seg.log_size().ok()).sum(),
     }
 }
 

@@ -7,8 +7,7 @@ use super::storage::{Chunk, Copied, Record, Running, Storage};
 use crate::error::{Error, Result};
 use crate::format::batch::BatchIter;
 use crate::log::epoch_cache::EpochCache;
-use crate::replica::{IsrMember, Replica, VolatileState};
-use std::collections::BTreeMap;
+use crate::replica::{IsrMember, Replica};
 
 /// Whole batches as the leader's log holds them, verified.
 pub struct Batches(Vec<u8>);
@@ -49,16 +48,16 @@ impl Storage for Replica {
         self.identity()
     }
     fn log_start_offset(&self) -> i64 {
-        self.log_start_offset
+        Replica::log_start_offset(self)
     }
     fn log_end_offset(&self) -> i64 {
         Replica::log_end_offset(self)
     }
     fn high_watermark(&self) -> i64 {
-        self.high_watermark
+        Replica::high_watermark(self)
     }
     fn epochs(&self) -> EpochCache {
-        self.log.epoch_cache().clone()
+        self.log().epoch_cache().clone()
     }
     fn largest_seen(&self) -> Option<i32> {
         self.largest_known_epoch()
@@ -71,27 +70,13 @@ impl Storage for Replica {
             .map_or_else(Vec::new, |s| s.isr.iter().map(|m| s.follower_fetch_offsets.get(&m.id).copied()).collect())
     }
     fn set_leader(&mut self, leader_epoch: i32, isr: Vec<IsrMember>) {
-        self.state = Some(VolatileState {
-            role: crate::replica::Role::Leader,
-            leader_epoch,
-            leader: None,
-            isr,
-            follower_fetch_offsets: BTreeMap::new(),
-        });
+        Replica::set_leader(self, leader_epoch, isr)
     }
     fn set_follower(&mut self, leader: String, leader_epoch: i32) {
-        if let Some(s) = self.state.as_mut() {
-            s.role = crate::replica::Role::Follower;
-            s.leader = Some(leader);
-            s.leader_epoch = leader_epoch;
-            s.isr.clear();
-            s.follower_fetch_offsets.clear();
-        }
+        Replica::set_follower(self, leader, leader_epoch)
     }
     fn record_follower_fetch(&mut self, follower: String, fetch_offset: i64) {
-        if let Some(s) = self.state.as_mut() {
-            s.follower_fetch_offsets.insert(follower, fetch_offset);
-        }
+        Replica::record_follower_fetch(self, follower, fetch_offset)
     }
     fn save(&mut self) -> Result<()> {
         self.save_state()
@@ -100,27 +85,28 @@ impl Storage for Replica {
         Replica::note_epoch_seen(self, leader_epoch)
     }
     fn assign_epoch(&mut self, leader_epoch: i32, start_offset: i64) -> Result<()> {
-        self.log.update_epoch_cache(|c| c.assign(leader_epoch, start_offset)).map(|_| ())
+        self.log_mut().update_epoch_cache(|c| c.assign(leader_epoch, start_offset)).map(|_| ())
     }
     fn set_high_watermark(&mut self, high_watermark: i64) -> Result<()> {
         Replica::set_high_watermark(self, high_watermark)
     }
     fn truncate_to(&mut self, offset: i64) -> Result<i64> {
-        let end = self.log.truncate_to(offset)?;
+        let end = self.log_mut().truncate_to(offset)?;
         // `UnifiedLog.truncateTo`: the HW and recovery point no higher than the new end.
-        Replica::set_high_watermark(self, high_watermark::clamp_to_log_end(self.high_watermark, end))?;
-        self.set_recovery_point(high_watermark::clamp_to_log_end(self.recovery_point, end))?;
+        let (hw, rp) = (Replica::high_watermark(self), self.recovery_point());
+        Replica::set_high_watermark(self, high_watermark::clamp_to_log_end(hw, end))?;
+        self.set_recovery_point(high_watermark::clamp_to_log_end(rp, end))?;
         Ok(end)
     }
     fn restart_at(&mut self, offset: i64) -> Result<()> {
         self.restart_log_at(offset)
     }
     fn cut_offset_for(&self, offset: i64) -> Result<i64> {
-        self.log.cut_offset_for(offset)
+        self.log().cut_offset_for(offset)
     }
     fn read_from(&self, from: i64, max_bytes: u64) -> Result<Batches> {
         let mut chunk = Vec::new();
-        self.log.for_each_batch_from(from, |seg, batch| {
+        self.log().for_each_batch_from(from, |seg, batch| {
             if !chunk.is_empty() && chunk.len() as u64 + batch.size_bytes() as u64 > max_bytes {
                 return Ok(false);
             }
@@ -139,7 +125,7 @@ impl Storage for Replica {
     fn append_fetched(&mut self, chunk: &Batches) -> Result<Copied> {
         let mut copied = Copied::default();
         for batch in BatchIter::new(&chunk.0) {
-            self.log.append_batch(batch)?;
+            self.log_mut().append_batch(batch)?;
             copied.batches += 1;
             copied.records += batch.header().map_or(1, |h| h.records_count.max(0) as u64);
             copied.bytes += batch.size_bytes() as u64;
@@ -151,6 +137,6 @@ impl Storage for Replica {
         Replica::flush(self)
     }
     fn records(&self, from: i64, to: i64) -> Result<Records> {
-        RecordCursor::new(&self.log, from, to).map(Records)
+        RecordCursor::new(self.log(), from, to).map(Records)
     }
 }

@@ -109,15 +109,15 @@ struct Seen {
 
 fn on_disk(dir: &Path) -> Seen {
     let r = Replica::open(dir, None).expect("replica opens");
-    let mut cursor = RecordCursor::new(&r.log, 0, r.log_end_offset()).expect("cursor");
+    let mut cursor = RecordCursor::new(r.log(), 0, r.log_end_offset()).expect("cursor");
     let mut records = Vec::new();
     while let Some(rec) = cursor.next_record().expect("record") {
         records.push((rec.offset, rec.leader_epoch, String::from_utf8(rec.value.unwrap_or_default()).unwrap()));
     }
     Seen {
         records,
-        epochs: r.log.epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect(),
-        high_watermark: r.high_watermark,
+        epochs: r.log().epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect(),
+        high_watermark: r.high_watermark(),
         role: r.state().map(|st| (st.role.name().to_string(), st.leader_epoch)),
         largest_seen: r.largest_known_epoch(),
     }
