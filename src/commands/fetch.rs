@@ -6,10 +6,11 @@
 //! fetches only as L's follower at L's current epoch (it became one through `recover --leader`);
 //! an empty replica's first fetch makes it L's follower.
 
+use super::pair::{fenced, follower_facts};
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
-use crate::replication::fencing::{may_fetch, Fenced, FetchRefusal, FollowerFacts};
+use crate::replication::fencing::{fetch_allowed, leader_not_stale, FetchRefusal};
 use crate::replication::fetch::{fetch_round, FetchRound};
 use std::path::Path;
 
@@ -82,9 +83,7 @@ pub fn open_pair_for_write_fenced(
             format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(&l)),
         ));
     }
-    if let Some(seen) = f.largest_known_epoch().filter(|e| *e > state.leader_epoch && fencing) {
-        return Err(fenced(&l, &f, &Fenced::StaleLeader { leader_epoch: state.leader_epoch, seen }));
-    }
+    leader_not_stale(fencing, f.largest_known_epoch(), state.leader_epoch).map_err(|why| fenced(&l, &f, &why))?;
     Ok((l, f))
 }
 
@@ -94,11 +93,8 @@ pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
     let leader_epoch = leader.will_run_as().leader_epoch;
     let hint =
         || format!("make it one with `klog recover --leader {} {}`", req.leader.display(), req.follower.display());
-    let mut facts = follower_facts(&follower, &leader, empty_once_started(&follower)?);
-    if !fencing {
-        facts.largest_seen = None;
-    }
-    match may_fetch(&facts, leader_epoch) {
+    let facts = follower_facts(&follower, &leader, empty_once_started(&follower)?);
+    match fetch_allowed(fencing, &facts, leader_epoch) {
         Ok(()) => {}
         Err(FetchRefusal::Fenced(f)) => return Err(fenced(&leader, &follower, &f)),
         Err(FetchRefusal::IntoLeader { leader_epoch: own }) => {
@@ -133,39 +129,6 @@ pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
     let follower_startup = follower.start()?;
     let (rounds, caught_up) = fetch_rounds(&mut leader, &mut follower, req)?;
     Ok(FetchReport { rounds, leader_startup, follower_startup, caught_up })
-}
-
-/// What the fencing rules look at in `follower`, with respect to `leader`.
-pub fn follower_facts(follower: &Replica, leader: &Replica, empty: bool) -> FollowerFacts {
-    let state = follower.state();
-    FollowerFacts {
-        largest_seen: follower.largest_known_epoch(),
-        running: state.map(|s| (s.role, s.leader_epoch)),
-        follows_this_leader: state
-            .is_some_and(|s| s.role == Role::Follower && s.leader.as_deref() == Some(leader.identity().as_str())),
-        empty,
-    }
-}
-
-/// A fencing refusal as an error naming the replica it concerns.
-pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
-    match why {
-        Fenced::StaleLeader { leader_epoch, seen } => Error::state(
-            &leader.paths().log_dir,
-            format!(
-                "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
-                follower.paths().log_dir.display()
-            ),
-        ),
-        Fenced::NotAboveCurrent { role, current, leader_epoch } => Error::state(
-            &follower.paths().log_dir,
-            format!(
-                "is running as {} at leader epoch {current}: a leader change to epoch {leader_epoch} is not above it, \
-                 so a broker would ignore it (stop or crash it first to restart it as a follower)",
-                role.name()
-            ),
-        ),
-    }
 }
 
 /// Whether `replica` holds no batch and no epoch once started: a crashed replica is judged by

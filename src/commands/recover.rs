@@ -3,7 +3,8 @@
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
 //! (replication-model.md, operation 6, "What the report calls things").
 
-use super::fetch::{fenced, fetch_rounds, follower_facts, FetchReport, FetchRequest};
+use super::fetch::{fetch_rounds, FetchReport, FetchRequest};
+use super::pair::{fenced, follower_facts};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::log::names::{self, LogKind};
@@ -12,9 +13,9 @@ use crate::log::{Log, LogConfig};
 use crate::replica::{LogDirFiles, Replica, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
-use crate::replication::follower;
 use crate::replication::release::Rules;
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::{follower, leader};
 use std::path::Path;
 
 /// Rows of the record table kept in a report (the counts cover everything).
@@ -253,12 +254,14 @@ fn as_follower(
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     let f_leo = follower.log_end_offset();
     let f_hw = follower.high_watermark().min(f_leo);
-    // A leader stamps the epoch it was given at its log end when it takes over (Kafka's
-    // makeLeader), though its cache file may not hold it yet.
-    let mut leader_epochs = leader.log().epoch_cache().clone();
-    if leader_epoch > cached_epoch && req.rules.epoch_entry_on_election {
-        leader_epochs.assign(leader_epoch, leader.log_end_offset());
-    }
+    // The leader's cache as it leads at that epoch, though its file may not hold the entry yet.
+    let leader_epochs = leader::epochs_when_leading(
+        leader.log().epoch_cache(),
+        leader.log_end_offset(),
+        leader_epoch,
+        cached_epoch,
+        &req.rules,
+    );
     let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark())
         .with_log_start(leader.log_start_offset());
     let follower_view = ReplicaView::new(follower.log().epoch_cache().clone(), f_leo, f_hw);

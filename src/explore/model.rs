@@ -20,7 +20,7 @@ use crate::log::epoch_cache::{EpochCache, EpochEntry};
 use crate::replica::Role;
 use crate::replication::classify::{self, RecordClass};
 use crate::replication::election::next_leader_epoch;
-use crate::replication::fencing::{may_fetch, FollowerFacts};
+use crate::replication::fencing::{fetch_allowed, FollowerFacts};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::follower;
 use crate::replication::high_watermark;
@@ -312,7 +312,7 @@ impl State {
     }
 
     /// What the fencing rules look at in follower `f` with respect to leader `l`
-    /// (`commands::fetch::follower_facts`); `empty` is judged once started, as the fetch command
+    /// (`commands::pair::follower_facts`); `empty` is judged once started, as the fetch command
     /// does for a crashed replica.
     fn facts(&self, f: usize, l: usize) -> FollowerFacts {
         let node = &self.nodes[f];
@@ -354,12 +354,7 @@ impl State {
     /// command's fencing check (`may_fetch`) passes.
     fn may_fetch(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let Some(le) = self.nodes[l].leader_epoch() else { return false };
-        let mut facts = self.facts(f, l);
-        if !cfg.fencing {
-            // `fetch --no-fencing`: no FENCED_LEADER_EPOCH check.
-            facts.largest_seen = None;
-        }
-        if may_fetch(&facts, le as i32).is_err() {
+        if fetch_allowed(cfg.fencing, &self.facts(f, l), le as i32).is_err() {
             return false;
         }
         let following = self.nodes[f]

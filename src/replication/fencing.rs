@@ -67,6 +67,25 @@ pub fn may_fetch(f: &FollowerFacts, leader_epoch: i32) -> Result<(), FetchRefusa
     }
 }
 
+/// [`may_fetch`] as `fetch` runs it: with `fencing` false (`--no-fencing`, before KIP-320)
+/// there is no FENCED_LEADER_EPOCH check on the epochs the replica has seen.
+pub fn fetch_allowed(fencing: bool, f: &FollowerFacts, leader_epoch: i32) -> Result<(), FetchRefusal> {
+    if fencing {
+        may_fetch(f, leader_epoch)
+    } else {
+        may_fetch(&FollowerFacts { largest_seen: None, ..f.clone() }, leader_epoch)
+    }
+}
+
+/// FENCED_LEADER_EPOCH alone (what every command between a leader and another replica checks
+/// first): the leader's epoch is below one the other has seen. Nothing with `fencing` false.
+pub fn leader_not_stale(fencing: bool, largest_seen: Option<i32>, leader_epoch: i32) -> Result<(), Fenced> {
+    match largest_seen.filter(|e| fencing && *e > leader_epoch) {
+        Some(seen) => Err(Fenced::StaleLeader { leader_epoch, seen }),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +110,16 @@ mod tests {
         assert_eq!(may_become_follower(&leader_at_4, 5), Ok(()));
         let following = facts(Some(4), Some((Role::Follower, 4)), true, false);
         assert_eq!(may_become_follower(&following, 4), Ok(()));
+    }
+
+    #[test]
+    fn no_fencing_drops_only_the_seen_epoch_check() {
+        let seen_more = facts(Some(5), None, false, true);
+        assert!(matches!(fetch_allowed(true, &seen_more, 2), Err(FetchRefusal::Fenced(_))));
+        assert_eq!(fetch_allowed(false, &seen_more, 2), Ok(()));
+        assert!(leader_not_stale(true, Some(5), 2).is_err());
+        assert_eq!(leader_not_stale(false, Some(5), 2), Ok(()));
+        assert_eq!(leader_not_stale(true, Some(2), 2), Ok(()));
     }
 
     #[test]

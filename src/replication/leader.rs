@@ -2,8 +2,10 @@
 //! explorer. The epoch itself is chosen by [`super::election`]; this applies it.
 
 use super::fetch::leader_high_watermark;
+use super::release::Rules;
 use super::storage::Storage;
 use crate::error::Result;
+use crate::log::epoch_cache::EpochCache;
 
 /// Run `replica` (started) as leader at `leader_epoch` with `isr` (the leader itself not in it).
 /// The epoch is durable before anything is stamped with it. From Kafka 2.1 (KAFKA-7415,
@@ -29,4 +31,42 @@ pub fn become_leader<S: Storage>(
     let hw = leader_high_watermark(replica);
     replica.set_high_watermark(hw)?;
     Ok(entry)
+}
+
+/// A leader's epoch cache while it leads at `leader_epoch` with log end `leo`, when the epoch it
+/// is known to lead at (its running state, else its latest cached epoch) is `known_epoch`: from
+/// 2.1 a leader stamps a newer epoch at its log end when it takes over (`Partition.makeLeader`);
+/// before 2.1 the entry waits for the first append.
+pub fn epochs_when_leading(
+    cache: &EpochCache,
+    leo: i64,
+    leader_epoch: i32,
+    known_epoch: i32,
+    rules: &Rules,
+) -> EpochCache {
+    let mut epochs = cache.clone();
+    if rules.epoch_entry_on_election && leader_epoch > known_epoch {
+        epochs.assign(leader_epoch, leo);
+    }
+    epochs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::epoch_cache::EpochEntry;
+    use crate::replication::release::Release;
+
+    /// Partition.makeLeader, 2.1.0 (KAFKA-7415): `leaderEpochCache.assign(leaderEpoch, LEO)`;
+    /// 2.0.1 assigns it on the first append (`UnifiedLog.appendAsLeader`).
+    #[test]
+    fn a_leader_leading_at_a_new_epoch_starts_it_at_its_log_end_from_2_1() {
+        let cache = EpochCache::from_entries([EpochEntry { leader_epoch: 0, start_offset: 0 }]);
+        let r21 = Release::parse("2.1.0").unwrap().rules();
+        let r20 = Release::parse("2.0.1").unwrap().rules();
+        let stamped = epochs_when_leading(&cache, 5, 3, 0, &r21);
+        assert_eq!(stamped.latest(), Some(EpochEntry { leader_epoch: 3, start_offset: 5 }));
+        assert_eq!(epochs_when_leading(&cache, 5, 3, 0, &r20).latest_epoch(), Some(0));
+        assert_eq!(epochs_when_leading(&cache, 5, 3, 3, &r21).latest_epoch(), Some(0), "it already leads at 3");
+    }
 }
