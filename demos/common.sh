@@ -8,3 +8,6 @@ if [ -z "${LAB:-}" ]; then
   trap 'rm -rf "$LAB"' EXIT
 fi
 run() { echo "\$ klog $*"; "$KLOG" "$@"; echo; }
+# The elect flag of a mode's release: before Kafka 2.1 (hw is 0.10.2, kip101 is 1.1) a new
+# leader's epoch entry comes with its first append (KAFKA-7415 moved it to the election).
+entry() { case "$1" in hw|kip101) echo --epoch-entry first-append ;; esac; }

@@ -16,7 +16,7 @@ for mode in ${MODES:-hw kip101}; do
   run create "$A" --replica-id 1
   run create "$B" --replica-id 2
   # B leads at epoch 0 with A in the ISR (acks=all).
-  run elect "$B" --epoch 0 --isr "$A"
+  run elect "$B" --epoch 0 --isr "$A" $(entry "$mode")
   run append "$B" m1 --timestamp 1000
   run fetch --leader "$B" "$A" --rounds 3
   # m2 is committed on B after A's second fetch, but A's HW stays at 1 (one round trip behind).
@@ -27,7 +27,7 @@ for mode in ${MODES:-hw kip101}; do
   run recover "$A" --leader "$B" --mode "$mode"
   # B dies before A refetches; A becomes the leader at epoch 1 and takes m3.
   run crash "$B"
-  run elect "$A" --epoch 1
+  run elect "$A" --epoch 1 $(entry "$mode")
   run append "$A" m3 --timestamp 3000
   # B comes back as a follower of A and catches up.
   run recover "$B" --leader "$A" --mode "$mode" --catch-up

@@ -14,7 +14,7 @@ for mode in ${MODES:-hw kip101}; do
   B=$LAB/$mode/b
   run create "$A" --replica-id 1
   run create "$B" --replica-id 2
-  run elect "$A" --epoch 0 --isr "$B"
+  run elect "$A" --epoch 0 --isr "$B" $(entry "$mode")
   run append "$A" m1 --timestamp 1000 --flush
   run fetch --leader "$A" "$B" --rounds 3 --flush
   run append "$A" m2 --timestamp 2000 --flush
@@ -23,7 +23,7 @@ for mode in ${MODES:-hw kip101}; do
   # Power fails on both: only flushed bytes survive.
   run crash "$A" --power-loss
   run crash "$B" --power-loss
-  run elect "$B" --epoch 1
+  run elect "$B" --epoch 1 $(entry "$mode")
   run append "$B" m3 --timestamp 3000
   run recover "$A" --leader "$B" --mode "$mode" --catch-up
   run diff "$A" "$B" || true

@@ -397,6 +397,7 @@ fn run_once(
     let shown = |r: &str| format!("$LAB/{r}");
     let mut acked_lost = Vec::new();
     let recover_mode = mode.unwrap_or(TruncationMode::Kip279);
+    let rules = crate::replication::release::Rules::of_mode(recover_mode);
     for step in &sc.steps {
         match step {
             Step::Say(text) => {
@@ -422,14 +423,23 @@ fn run_once(
             Step::Elect { replica, epoch, isr } => {
                 let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
                 let isr_flag = if isr.is_empty() { String::new() } else { format!(" --isr{isr_text}") };
-                sink(DemoEvent::Command(format!("klog elect {} --epoch {epoch}{isr_flag}", shown(replica))))?;
+                // The run's release: before 2.1 a new leader's epoch entry comes with its first append.
+                let (epoch_entry, entry_flag) = if rules.epoch_entry_on_election {
+                    (EpochEntryMode::OnElection, "")
+                } else {
+                    (EpochEntryMode::FirstAppend, " --epoch-entry first-append")
+                };
+                sink(DemoEvent::Command(format!(
+                    "klog elect {} --epoch {epoch}{isr_flag}{entry_flag}",
+                    shown(replica)
+                )))?;
                 let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| path(m)).collect();
                 let report = super::elect::run(&ElectRequest {
                     dir: &path(replica),
                     partition: None,
                     epoch: Some(*epoch),
                     isr: &isr_dirs,
-                    epoch_entry: EpochEntryMode::OnElection,
+                    epoch_entry,
                 })?;
                 sink(DemoEvent::Elected(&report))?;
             }
@@ -504,7 +514,7 @@ fn run_once(
                     dir: &path(follower),
                     partition: None,
                     leader: Some(&path(leader)),
-                    rules: crate::replication::release::Rules::of_mode(recover_mode),
+                    rules,
                     dry_run: false,
                     catch_up: false,
                     context: 3,
