@@ -554,17 +554,8 @@ impl Replica {
 
     /// [`Replica::set_high_watermark`]; a dry run changes the value in memory only.
     fn write_high_watermark(&mut self, hw: i64, dry_run: bool) -> Result<()> {
-        if self.is_metadata_log() || dry_run || self.defer_log_dir_writes {
-            self.high_watermark = hw;
-            return Ok(());
-        }
-        let path = self.paths.log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT);
-        let on_disk = checkpoint_offset(&path, &self.paths)?;
         self.high_watermark = hw;
-        if on_disk != Some(hw) {
-            checkpoint::update_offset_checkpoint(&path, &self.paths.topic, self.paths.partition, Some(hw))?;
-        }
-        Ok(())
+        self.write_offset_checkpoint(names::REPLICATION_OFFSET_CHECKPOINT, hw, dry_run)
     }
 
     pub fn set_recovery_point(&mut self, offset: i64) -> Result<()> {
@@ -573,15 +564,19 @@ impl Replica {
 
     /// [`Replica::set_recovery_point`]; a dry run changes the value in memory only.
     fn write_recovery_point(&mut self, offset: i64, dry_run: bool) -> Result<()> {
+        self.recovery_point = offset;
+        self.write_offset_checkpoint(names::RECOVERY_POINT_OFFSET_CHECKPOINT, offset, dry_run)
+    }
+
+    /// This partition's entry of the log-dir checkpoint `file`, rewritten when it differs
+    /// (never for the metadata log, a dry run, or while the log dir's writes are deferred).
+    fn write_offset_checkpoint(&self, file: &str, value: i64, dry_run: bool) -> Result<()> {
         if self.is_metadata_log() || dry_run || self.defer_log_dir_writes {
-            self.recovery_point = offset;
             return Ok(());
         }
-        let path = self.paths.log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT);
-        let on_disk = checkpoint_offset(&path, &self.paths)?;
-        self.recovery_point = offset;
-        if on_disk != Some(offset) {
-            checkpoint::update_offset_checkpoint(&path, &self.paths.topic, self.paths.partition, Some(offset))?;
+        let path = self.paths.log_dir_file(file);
+        if checkpoint_offset(&path, &self.paths)? != Some(value) {
+            checkpoint::update_offset_checkpoint(&path, &self.paths.topic, self.paths.partition, Some(value))?;
         }
         Ok(())
     }
@@ -591,10 +586,7 @@ impl Replica {
     pub fn restart_log_at(&mut self, offset: i64) -> Result<()> {
         self.log.truncate_fully_and_start_at(offset)?;
         self.log_start_offset = offset;
-        if !self.is_metadata_log() && !self.defer_log_dir_writes {
-            let path = self.paths.log_dir_file(names::LOG_START_OFFSET_CHECKPOINT);
-            checkpoint::update_offset_checkpoint(&path, &self.paths.topic, self.paths.partition, Some(offset))?;
-        }
+        self.write_offset_checkpoint(names::LOG_START_OFFSET_CHECKPOINT, offset, false)?;
         self.set_high_watermark(offset)?;
         self.set_recovery_point(offset)
     }
