@@ -1,16 +1,15 @@
 //! The in-memory lab: replicas of one partition as small values, and the actions of `klog explore`
-//! (each one klog command) applied to them with the same pure rules the commands run — the
-//! election epoch ([`crate::replication::election`]), fencing ([`crate::replication::fencing`]),
-//! the high watermark ([`crate::replication::high_watermark`]), truncation planning
-//! ([`crate::replication::truncation`]) and the epoch cache ([`crate::log::epoch_cache`]).
+//! (each one klog command) applied to them by the very procedures the commands run. Each node is
+//! a [`Storage`] ([`Slot`]), so becoming a leader ([`leader::become_leader`]), one fetch round
+//! ([`replication::fetch::fetch_round`]), becoming a follower ([`follower::become_follower`],
+//! [`follower::follow`]) and classifying a window ([`classify::classify_window`]) are the code
+//! `elect`, `fetch` and `recover` run on disk, on the rules of the configured release
+//! ([`Rules`]). What is the lab's own: local recovery of a crashed node (`Replica::start` on a
+//! value), the controller's choices (who may be elected, which leader change a replica may be
+//! told: [`State::successors`]) and the invariants.
 //!
-//! Every action mirrors its command step for step: `elect` (`commands/elect.rs`), `append`
-//! (`commands/append.rs`), one `fetch` round (`replication/fetch.rs::fetch_round`), `crash`
-//! (`crash.rs`), `flush`, `recover R` (`Replica::start`, local recovery) and `recover F --leader
-//! L` (`commands/recover.rs::as_follower`). Records are single-record batches appended one per
-//! command, so every truncation point is a batch boundary and a record is identified by its
-//! value (each appended value is new). The explorer plays the controller: the rules for who may
-//! be elected and which leader change a replica may be told are in [`State::successors`].
+//! Records are single-record batches appended one per command, so every truncation point is a
+//! batch boundary and a record is identified by its value (each appended value is new).
 //!
 //! Nothing here does I/O or prints. Sizes are bounded by [`MAX_REPLICAS`], [`MAX_RECORDS`] and
 //! [`MAX_EPOCHS`] so that a state is a small `Copy` value.
