@@ -13,6 +13,10 @@ use klog::replication::diff::RecordCursor;
 use klog::replication::truncation::TruncationMode;
 use std::path::{Path, PathBuf};
 
+fn rules(release: &str) -> klog::replication::release::Rules {
+    klog::replication::release::Release::parse(release).unwrap().rules()
+}
+
 fn config(mode: TruncationMode, replicas: usize, epochs: u8, records: u8, depth: u32) -> Config {
     Config::clean(mode, replicas, epochs, records, depth)
 }
@@ -39,6 +43,7 @@ fn finding_configs() -> Vec<(&'static str, Config)> {
     vec![
         ("hw loses an acked record", config(TruncationMode::Hw, 2, 2, 1, 10)),
         ("kip101 keeps a zombie leader's write below both HWs", config(TruncationMode::Kip101, 2, 3, 3, 10)),
+        ("kip101 on 0.11.0.0's rules too", Config::clean_at(rules("0.11.0.0"), 2, 3, 3, 10)),
         (
             "kip279 with an unclean election loses an acked record",
             Config { unclean: true, ..config(TruncationMode::Kip279, 2, 2, 1, 6) },
@@ -255,6 +260,9 @@ fn random_walks_through_the_lab_do_on_disk_what_they_do_in_memory() {
         Config { power_loss: true, unclean: true, ..config(TruncationMode::Kip101, 2, 4, 4, 0) },
         Config { power_loss: true, ..config(TruncationMode::Hw, 3, 4, 4, 0) },
         Config { fencing: false, ..config(TruncationMode::Kip279, 3, 4, 4, 0) },
+        // 2.0.1: a running follower re-told its leader truncates only when the epoch skips one.
+        Config { power_loss: true, ..Config::clean_at(rules("2.0.1"), 2, 5, 4, 0) },
+        Config::clean_at(rules("2.7.2"), 3, 4, 3, 0),
     ];
     for (k, c) in configs.iter().enumerate() {
         for w in 0..2 {
