@@ -299,7 +299,8 @@ fn drawing(root: &Path) -> Result<DrawReport> {
     let refs: Vec<&Replica> = opened.iter().map(|(_, r)| r).collect();
     let start = refs.iter().map(|r| r.log_start_offset()).min().unwrap_or(0);
     let end = refs.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
-    let (_, _, focus) = draw::window(&refs, Some(start), 1);
+    // Focus where the story is (the first divergence, else the lowest HW), not at the start.
+    let (_, _, focus) = draw::window(&refs, None, 1);
     let replicas =
         opened.iter().map(|(n, r)| draw::draw_replica(n.to_string(), r, start, end)).collect::<Result<Vec<_>>>()?;
     Ok(DrawReport { replicas, from: start, end: end.max(start + 1), focus, warnings: Vec::new() })
