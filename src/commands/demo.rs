@@ -79,12 +79,17 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Create { replica: "b", id: 2 },
                 Elect { replica: "b", epoch: 1, isr: &["a"] },
                 Append { replica: "b", values: &["m1", "m2"], timestamp: 1000, flush: false },
-                Say("Round 1 copies both records: A's LEO is 2 but the response carried B's old HW 0."),
+                // Each round is announced before it runs and explained after, so that `--predict`
+                // asks before the answer is told.
+                Say("Round 1: A fetches from its log end, offset 0."),
                 Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
-                Say("Round 2: B records A's fetch offset 2 and moves its HW to 2, but answers with the HW it read first (0)."),
+                Say("Both records were copied: A's LEO is 2, but the response carried the HW B read before the fetch, 0."),
+                Say("Round 2: A fetches from offset 2."),
                 Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
-                Say("Round 3: only now does A learn HW 2 - one round trip behind the leader."),
+                Say("B recorded A's fetch offset 2 and moved its HW to 2, but answered with the HW it read first (0)."),
+                Say("Round 3: A fetches again."),
                 Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
+                Say("Only now does A learn HW 2 - one round trip behind the leader."),
             ],
         },
         "kip101-1" => Scenario {

@@ -480,3 +480,16 @@ fn demo_shows_the_picture_after_each_step_and_plain_keeps_the_one_line_view() {
     let plain = ok(&["demo", "kip101-1", "--mode", "hw", "--plain"]);
     assert!(plain.contains("| 0:(0,m1) 1:(1,m3)") && !plain.contains("differs at"), "{plain}");
 }
+
+/// Watch explains each fetch round after it, never before: with `--predict` every question
+/// comes before the narration that gives its answer away (#22: the quiz was given away).
+#[test]
+fn watch_asks_each_question_before_the_narration_that_answers_it() {
+    let out = klog().args(["demo", "watch", "--predict"]).write_stdin("0\n0\n2\n").assert().success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let at = |needle: &str| out.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {out}"));
+    let questions: Vec<usize> = out.match_indices("predict:").map(|(i, _)| i).collect();
+    assert_eq!(questions.len(), 2, "{out}");
+    assert!(questions[0] < at("answered with the HW it read first (0)"), "{out}");
+    assert!(questions[1] < at("Only now does A learn HW 2"), "{out}");
+}
