@@ -247,6 +247,23 @@ pub struct Prediction {
 impl Prediction {
     /// Whether `answer` (one line as typed) is the truth: a number compared as a number, a
     /// yes/no by its first letter.
+    /// Whether `answer` is an answer of the question's kind at all (a number, or yes/no).
+    pub fn understands(&self, answer: &str) -> bool {
+        let a = answer.trim().to_ascii_lowercase();
+        match self.kind {
+            AnswerKind::Offset => a.parse::<i64>().is_ok(),
+            AnswerKind::YesNo => crate::answer::yes_no(&a).is_some(),
+        }
+    }
+
+    /// What to type, said when an answer is not understood.
+    pub fn expects(&self) -> &'static str {
+        match self.kind {
+            AnswerKind::Offset => "answer with a number",
+            AnswerKind::YesNo => "answer yes or no",
+        }
+    }
+
     pub fn is_right(&self, answer: &str) -> bool {
         let a = answer.trim().to_ascii_lowercase();
         match self.kind {
@@ -389,14 +406,18 @@ fn recover_predictions(follower: &str, leader: &str, r: &FollowerRecoverReport) 
     out
 }
 
-/// Run one scenario in one mode under `root` (which must be empty or absent).
+/// Run one scenario in one mode under `root` (which must be empty or absent). With `predict`,
+/// questions are asked; with `setup_asked` the steps before the first recovery (the same in
+/// every mode, already asked in an earlier mode's run) are not asked again.
 fn run_once(
     sc: &Scenario,
     mode: Option<TruncationMode>,
     root: &Path,
     predict: bool,
+    setup_asked: bool,
     sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<()>,
 ) -> Result<ModeOutcome> {
+    let mut ask = predict && !setup_asked;
     crate::durable::create_dir(root)?;
     sink(DemoEvent::Scenario(sc, mode))?;
     let path = |r: &str| root.join(r);
@@ -493,7 +514,7 @@ fn run_once(
                     flush: *flush,
                     fencing: true,
                 })?;
-                if predict {
+                if ask {
                     if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
@@ -542,7 +563,9 @@ fn run_once(
                         });
                     }
                 }
-                if predict {
+                // From the first recovery on, each mode's steps differ: ask them all.
+                ask = predict;
+                if ask {
                     for q in recover_predictions(follower, leader, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
@@ -582,9 +605,9 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
         return Err(Error::layout(req.dir, "directory exists and is not empty; the demo needs an empty one"));
     }
     let mut outcomes = Vec::new();
-    for mode in &modes {
+    for (i, mode) in modes.iter().enumerate() {
         let root = req.dir.join(mode.map_or("run", |m| m.name()));
-        outcomes.push(run_once(&sc, *mode, &root, req.predict, sink)?);
+        outcomes.push(run_once(&sc, *mode, &root, req.predict, i > 0, sink)?);
     }
     if sc.uses_mode {
         sink(DemoEvent::Contrast(&sc, &outcomes))?;

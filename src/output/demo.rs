@@ -27,6 +27,8 @@ pub struct DemoPrinter<'o> {
     answers: Option<(Box<dyn BufRead + 'o>, bool)>,
     asked: usize,
     right: usize,
+    /// Questions left without an answer (the input ended).
+    unanswered: usize,
     input_ended: bool,
 }
 
@@ -57,6 +59,9 @@ pub fn entries_text(entries: &[Entry]) -> String {
     parts.join(" ")
 }
 
+/// How often a question is asked when the answer is blank or not of its kind.
+const MAX_ATTEMPTS: usize = 3;
+
 impl<'o> DemoPrinter<'o> {
     pub fn new(out: &'o mut dyn Write, settings: Settings, root: PathBuf) -> Self {
         DemoPrinter {
@@ -68,6 +73,7 @@ impl<'o> DemoPrinter<'o> {
             answers: None,
             asked: 0,
             right: 0,
+            unanswered: 0,
             input_ended: false,
         }
     }
@@ -94,7 +100,10 @@ impl<'o> DemoPrinter<'o> {
     pub fn finish(&mut self) -> Result<()> {
         if self.answers.is_some() && self.asked > 0 {
             let p = self.settings.palette();
-            let score = format!("you predicted {} of {}", self.right, self.asked);
+            let mut score = format!("you predicted {} of {}", self.right, self.asked);
+            if self.unanswered > 0 {
+                score.push_str(&format!(" ({} not answered)", self.unanswered));
+            }
             let shown = if self.right == self.asked { p.good(&score) } else { p.strong(&score) };
             writeln!(self.out, "\n{shown}").at("<stdout>", "write")?;
         }
@@ -109,23 +118,39 @@ impl<'o> DemoPrinter<'o> {
         write!(self.out, "\n{} {}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
             .at("<stdout>", "write")?;
         self.out.flush().at("<stdout>", "write")?;
-        let answered = match (&mut self.answers, self.input_ended) {
-            (Some((input, echo)), false) => match klog_answer::read_answer(&mut **input) {
-                Ok(None) | Err(_) => None,
-                Ok(Some((line, cut))) => {
-                    if *echo {
-                        let shown: String = line.trim_end().chars().filter(|c| !c.is_control()).collect();
-                        write!(self.out, " {shown}{}", if cut { "…" } else { "" }).at("<stdout>", "write")?;
+        // A blank line or an answer of the wrong kind is asked again (a few times).
+        let mut answered = None;
+        for attempt in 1..=MAX_ATTEMPTS {
+            let line = match (&mut self.answers, self.input_ended) {
+                (Some((input, echo)), false) => match klog_answer::read_answer(&mut **input) {
+                    Ok(None) | Err(_) => None,
+                    Ok(Some((line, cut))) => {
+                        if *echo {
+                            let shown: String = line.trim_end().chars().filter(|c| !c.is_control()).collect();
+                            write!(self.out, " {shown}{}", if cut { "…" } else { "" }).at("<stdout>", "write")?;
+                        }
+                        Some(line.trim().to_string())
                     }
-                    Some(line.trim().to_string())
+                },
+                _ => None,
+            };
+            writeln!(self.out).at("<stdout>", "write")?;
+            match line {
+                Some(a) if !q.understands(&a) && attempt < MAX_ATTEMPTS => {
+                    write!(self.out, "  {}, please:{}", p.dim(q.expects()), if echo { "" } else { " " })
+                        .at("<stdout>", "write")?;
+                    self.out.flush().at("<stdout>", "write")?;
                 }
-            },
-            _ => None,
-        };
-        writeln!(self.out).at("<stdout>", "write")?;
+                other => {
+                    answered = other;
+                    break;
+                }
+            }
+        }
         match answered {
             None => {
                 self.input_ended = true;
+                self.unanswered += 1;
                 writeln!(self.out, "  {} the truth: {}", p.dim("(no answer)"), p.strong(&q.truth))
                     .at("<stdout>", "write")?;
             }
