@@ -241,6 +241,9 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     if a.predict {
         printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
     }
+    if a.step {
+        printer = printer.pauses_from(Box::new(io::stdin().lock()));
+    }
     let mut capture = a.capture.as_ref().map(|_| klog::output::capture::Capture::new(root.clone()));
     let result = commands::demo::run(&req, &mut |e| {
         if let Some(c) = capture.as_mut() {

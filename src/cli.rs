@@ -199,6 +199,10 @@ pub struct DemoArgs {
     /// remaining question is revealed unanswered.
     #[arg(long)]
     pub predict: bool,
+    /// Pause before each step until Enter (a line on stdin); at the end of input the rest runs
+    /// without pausing. `--predict` already pauses at each question.
+    #[arg(long, conflicts_with = "predict")]
+    pub step: bool,
     /// Also write the run as one self-contained HTML filmstrip (one frame per step, stepped
     /// with the arrow keys or a slider; `FILE#step=N` opens frame N).
     #[arg(long, value_name = "FILE")]

@@ -29,6 +29,10 @@ pub struct DemoPrinter<'o> {
     right: usize,
     /// Questions left without an answer (the input ended).
     unanswered: usize,
+    /// `--step`: where Enter is read from, until the input ends.
+    pauses: Option<Box<dyn BufRead + 'o>>,
+    /// A step was shown (the first one does not wait).
+    started: bool,
     input_ended: bool,
 }
 
@@ -74,6 +78,8 @@ impl<'o> DemoPrinter<'o> {
             asked: 0,
             right: 0,
             unanswered: 0,
+            pauses: None,
+            started: false,
             input_ended: false,
         }
     }
@@ -94,6 +100,28 @@ impl<'o> DemoPrinter<'o> {
     pub fn answers_from(mut self, input: Box<dyn BufRead + 'o>, echo: bool) -> Self {
         self.answers = Some((input, echo));
         self
+    }
+
+    /// `--step`: before each step after the first, wait for a line on `input` (Enter).
+    pub fn pauses_from(mut self, input: Box<dyn BufRead + 'o>) -> Self {
+        self.pauses = Some(input);
+        self
+    }
+
+    /// Wait for Enter before the next step; at the end of input, stop pausing.
+    fn pause(&mut self) -> Result<()> {
+        let Some(input) = self.pauses.as_mut() else { return Ok(()) };
+        if !self.started {
+            self.started = true;
+            return Ok(());
+        }
+        let p = self.settings.palette();
+        write!(self.out, "\n{}", p.dim("[Enter: next step]")).at("<stdout>", "write")?;
+        self.out.flush().at("<stdout>", "write")?;
+        if !matches!(klog_answer::read_answer(&mut **input), Ok(Some(_))) {
+            self.pauses = None;
+        }
+        Ok(())
     }
 
     /// The score, once every question was asked.
@@ -260,6 +288,7 @@ impl<'o> DemoPrinter<'o> {
             }
             DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
             DemoEvent::Command(cmd) => {
+                self.pause()?;
                 writeln!(self.out, "\n{} {}", p.dim("$"), p.strong(&cmd)).at("<stdout>", "write")
             }
             DemoEvent::Created(_) => Ok(()),

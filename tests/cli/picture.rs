@@ -507,3 +507,15 @@ fn watch_asks_each_question_before_the_narration_that_answers_it() {
     assert!(questions[0] < at("answered with the HW it read first (0)"), "{out}");
     assert!(questions[1] < at("Only now does A learn HW 2"), "{out}");
 }
+
+/// `--step` waits for Enter before each step after the first; at the end of input it runs on.
+#[test]
+fn step_pauses_before_each_step_until_the_input_ends() {
+    let out = klog().args(["demo", "watch", "--step"]).write_stdin("\n\n").assert().success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(out.matches("[Enter: next step]").count(), 3, "two lines, then the end of input: {out}");
+    let steps = out.matches("\n$ klog ").count();
+    assert!(steps > 3, "the demo ran to its end: {out}");
+    let (_, err) = code(&["demo", "watch", "--step", "--predict"], 2);
+    assert!(err.contains("--predict"), "{err}");
+}
