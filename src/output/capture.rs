@@ -15,10 +15,14 @@ use crate::commands::draw::short_name;
 use crate::error::Result;
 use std::path::{Path, PathBuf};
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Frame {
     heading: String,
+    /// The scenario's story, on the first frame of each run.
+    story: String,
     say: Vec<String>,
+    /// Narration after the last step of a run (it has no next frame to go with).
+    after: Vec<String>,
     command: String,
     output: String,
     picture: String,
@@ -32,6 +36,7 @@ pub struct Capture {
     title: String,
     heading: String,
     pending_say: Vec<String>,
+    pending_story: String,
     frames: Vec<Frame>,
     contrast: String,
 }
@@ -47,6 +52,7 @@ impl Capture {
             title: String::new(),
             heading: String::new(),
             pending_say: Vec::new(),
+            pending_story: String::new(),
             frames: Vec::new(),
             contrast: String::new(),
         }
@@ -64,6 +70,8 @@ impl Capture {
             DemoEvent::Scenario(sc, mode) => {
                 self.lab = Some(self.root.join(mode.map_or("run", |m| m.name())));
                 self.title = format!("klog demo {}", sc.name);
+                self.flush_narration();
+                self.pending_story = sc.story.to_string();
                 self.heading = match mode {
                     Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
                     None => sc.title.to_string(),
@@ -72,6 +80,7 @@ impl Capture {
             DemoEvent::Say(text) => self.pending_say.push(text.to_string()),
             DemoEvent::Command(cmd) => self.frames.push(Frame {
                 heading: self.heading.clone(),
+                story: std::mem::take(&mut self.pending_story),
                 say: std::mem::take(&mut self.pending_say),
                 command: format!("$ {cmd}"),
                 ..Frame::default()
@@ -96,7 +105,10 @@ impl Capture {
                     frame.explain = panel;
                 }
             }
-            DemoEvent::Contrast(sc, outcomes) => self.contrast = contrast_html(sc, outcomes),
+            DemoEvent::Contrast(sc, outcomes) => {
+                self.flush_narration();
+                self.contrast = contrast_html(sc, outcomes)
+            }
             e => {
                 let text = self.text_of(e)?;
                 if let Some(f) = self.frames.last_mut() {
@@ -107,19 +119,39 @@ impl Capture {
         Ok(())
     }
 
+    /// Narration left after a run's last step goes with that step's frame.
+    fn flush_narration(&mut self) {
+        let said = std::mem::take(&mut self.pending_say);
+        if let Some(f) = self.frames.last_mut() {
+            f.after.extend(said);
+        }
+    }
+
     /// The whole page.
     pub fn html(&self) -> String {
-        let mut frames: Vec<String> = self
-            .frames
+        let mut all = self.frames.clone();
+        if let Some(last) = all.last_mut() {
+            last.after.extend(self.pending_say.iter().cloned());
+        }
+        let mut frames: Vec<String> = all
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let say: String = f.say.iter().map(|s| format!("<p class=\"say\"># {}</p>", escape(s))).collect();
+                let said = |lines: &[String]| -> String {
+                    lines.iter().map(|s| format!("<p class=\"say\"># {}</p>", escape(s))).collect()
+                };
+                let story = if f.story.is_empty() {
+                    String::new()
+                } else {
+                    format!("<p class=\"story\">{}</p>", escape(&f.story))
+                };
+                let say = story + &said(&f.say);
+                let after = said(&f.after);
                 let explain = if f.explain.is_empty() { String::new() } else { f.explain.clone() };
                 format!(
                     "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\"><h2>{heading}</h2>{say}\
                      <pre class=\"cmd\">{cmd}</pre><div class=\"row\"><div class=\"pic\">{pic}</div>{explain}</div>\
-                     <pre class=\"out\">{out}</pre></section>\n",
+                     <pre class=\"out\">{out}</pre>{after}</section>\n",
                     n = i + 1,
                     heading = escape(&f.heading),
                     cmd = escape(&f.command),
@@ -195,7 +227,8 @@ h1{font-size:18px;margin:4px 0}h2{font-size:15px;margin:6px 0}\
 .controls{display:flex;align-items:center;gap:8px}#slider{width:50%}\
 button{font-size:16px;padding:2px 12px}main{padding:8px 14px}\
 .frame{display:none}.frame.on{display:block}\
-.say{color:#7a5200;margin:4px 0}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
+.say{color:#7a5200;margin:4px 0}.story{margin:4px 0;max-width:80ch}\
+.pic svg{max-width:100%;height:auto}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
 .row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.pic{flex:none}.explain{flex:0 1 auto}\
 .out{font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px;overflow-x:auto}\
 .explain pre{font-size:12px;margin:4px 0;padding:6px;border:1px solid #ccc;background:#fffbe8}\
@@ -213,6 +246,6 @@ function fromHash(){var m=/step=(\\d+)/.exec(location.hash);show(m?+m[1]:1,false
 document.getElementById('prev').onclick=function(){show(cur-1,true)};\
 document.getElementById('next').onclick=function(){show(cur+1,true)};\
 s.oninput=function(){show(+s.value,true)};\
-document.addEventListener('keydown',function(e){if(e.key==='ArrowLeft')show(cur-1,true);\
+document.addEventListener('keydown',function(e){if(e.target===s)return;if(e.key==='ArrowLeft')show(cur-1,true);\
 else if(e.key==='ArrowRight')show(cur+1,true);});\
 window.addEventListener('hashchange',fromHash);fromHash();})();";

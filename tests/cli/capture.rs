@@ -183,3 +183,22 @@ fn capture_renders_in_headless_chromium_with_the_epoch_colours_and_distinct_fram
     assert!(dom.contains("<section class=\"frame on\" id=\"step-13\""), "the hash picks the frame");
     assert!(dom.contains(&format!("13 / {FRAMES}")));
 }
+
+/// Each run opens with the scenario's story, narration after a run's last step is kept on that
+/// step's frame, and the slider keeps its own arrow keys (the page's handler steps only when the
+/// slider is not focused, so one key press is one frame).
+#[test]
+fn capture_keeps_the_story_and_the_last_narration_and_one_key_is_one_frame() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("watch.html");
+    ok(&["demo", "watch", "--capture", s(&file)]);
+    let html = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(html.matches("<p class=\"story\">B leads at epoch 1").count(), 1, "{html}");
+    let last_frame = html.rsplit("<section class=\"frame\"").next().unwrap();
+    assert!(last_frame.contains("Only now does A learn HW 2"), "{last_frame}");
+    assert!(html.contains("if(e.target===s)return;"), "the page's arrow keys leave the slider alone");
+    let all = tmp.path().join("all.html");
+    ok(&["demo", "kip101-1", "--mode", "all", "--capture", s(&all)]);
+    let html = std::fs::read_to_string(&all).unwrap();
+    assert_eq!(html.matches("<p class=\"story\">").count(), 3, "one story per mode's run");
+}
