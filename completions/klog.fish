@@ -214,6 +214,7 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand demo" -l keep -d 'Keep the temp dir (its path is printed)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l predict -d 'Stop before each step whose outcome the scenario is about, ask what will happen, read the answer from stdin, then show the truth and why; end with a score'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l step -d 'Pause before each step until Enter (a line on stdin); at the end of input the rest runs without pausing. `--predict` already pauses at each question'
+complete -c klog -n "__fish_klog_using_subcommand demo" -l explain -d 'After each step, the procedure that ran (election, append, fetch round, recovery), in klog\'s words, with the lines that ran marked and the values they saw'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l force -d 'Replace an existing file at --capture FILE that is not klog\'s own filmstrip output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l plain -d 'Show each replica as one `offset:(epoch,value)` line instead of the picture'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -308,6 +308,7 @@ all\:"All three, one after another"))' \
 '--keep[Keep the temp dir (its path is printed)]' \
 '--predict[Stop before each step whose outcome the scenario is about, ask what will happen, read the answer from stdin, then show the truth and why; end with a score]' \
 '(--predict)--step[Pause before each step until Enter (a line on stdin); at the end of input the rest runs without pausing. \`--predict\` already pauses at each question]' \
+'--explain[After each step, the procedure that ran (election, append, fetch round, recovery), in klog'\''s words, with the lines that ran marked and the values they saw]' \
 '--force[Replace an existing file at --capture FILE that is not klog'\''s own filmstrip output (never inside a Kafka log dir)]' \
 '--plain[Show each replica as one \`offset\:(epoch,value)\` line instead of the picture]' \
 '-h[Print help (see more with '\''--help'\'')]' \

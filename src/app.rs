@@ -237,7 +237,8 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     }
     let (root, temp) = a.lab(&env.temp_dir);
     let req = a.request(&root)?;
-    let mut printer = klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain);
+    let mut printer =
+        klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain).explain(a.explain);
     if a.predict {
         printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
     }

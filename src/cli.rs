@@ -203,6 +203,10 @@ pub struct DemoArgs {
     /// without pausing. `--predict` already pauses at each question.
     #[arg(long, conflicts_with = "predict")]
     pub step: bool,
+    /// After each step, the procedure that ran (election, append, fetch round, recovery), in
+    /// klog's words, with the lines that ran marked and the values they saw.
+    #[arg(long)]
+    pub explain: bool,
     /// Also write the run as one self-contained HTML filmstrip (one frame per step, stepped
     /// with the arrow keys or a slider; `FILE#step=N` opens frame N).
     #[arg(long, value_name = "FILE")]

@@ -28,6 +28,21 @@ pub struct AppendRequest<'a> {
     pub compression: Compression,
 }
 
+impl AppendReport {
+    /// The leader's append as it ran (`demo --explain`, the capture's code panel).
+    pub fn explanation(&self) -> crate::replication::explain::Explanation {
+        let first = self.batches.first().map_or(self.log_end_offset, |b| b.0);
+        crate::replication::explain::explain_append(&crate::replication::explain::AppendFacts {
+            leader_epoch: self.leader_epoch,
+            first_offset: first,
+            log_end_offset: self.log_end_offset,
+            epoch_entry: self.epoch_entry,
+            high_watermark_before: self.high_watermark_before,
+            high_watermark: self.high_watermark,
+        })
+    }
+}
+
 #[derive(Debug)]
 pub struct AppendReport {
     pub leader_epoch: i32,
@@ -37,6 +52,10 @@ pub struct AppendReport {
     pub bytes: u64,
     pub log_end_offset: i64,
     pub high_watermark: i64,
+    /// The HW before the append.
+    pub high_watermark_before: i64,
+    /// The epoch entry the first batch of a new epoch assigned, if any.
+    pub epoch_entry: Option<(i32, i64)>,
     pub flushed: bool,
     pub segments_rolled: usize,
     pub startup: Option<RecoveryReport>,
@@ -102,6 +121,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         }
     });
     let segments_before = replica.log().segments().len();
+    let latest_entry_before = replica.log().epoch_cache().latest();
     let mut report = AppendReport {
         leader_epoch: state.leader_epoch,
         batches: Vec::new(),
@@ -109,6 +129,8 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         bytes: 0,
         log_end_offset: 0,
         high_watermark: 0,
+        high_watermark_before: replica.high_watermark(),
+        epoch_entry: None,
         flushed: req.flush,
         segments_rolled: 0,
         startup,
@@ -185,6 +207,9 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     report.log_end_offset = leo;
     report.high_watermark = replica.high_watermark();
     report.segments_rolled = replica.log().segments().len().saturating_sub(segments_before);
+    let latest_entry = replica.log().epoch_cache().latest();
+    report.epoch_entry =
+        latest_entry.filter(|e| Some(*e) != latest_entry_before).map(|e| (e.leader_epoch, e.start_offset));
     Ok(report)
 }
 

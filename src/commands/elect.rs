@@ -39,6 +39,19 @@ pub struct ElectReport {
     pub startup: Option<RecoveryReport>,
 }
 
+impl ElectReport {
+    /// The election as it ran (`demo --explain`, the capture's code panel).
+    pub fn explanation(&self) -> crate::replication::explain::Explanation {
+        crate::replication::explain::explain_election(&crate::replication::explain::ElectionFacts {
+            leader_epoch: self.leader_epoch,
+            isr: self.isr.len(),
+            log_end_offset: self.log_end_offset,
+            epoch_entry: self.epoch_entry,
+            high_watermark: self.high_watermark,
+        })
+    }
+}
+
 pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let mut replica = Replica::open_for_write(req.dir, req.partition)?;
     // The ISR members: replicas of the same partition, each distinct from the leader and from

@@ -105,6 +105,14 @@ impl Capture {
                     frame.explain = panel;
                 }
             }
+            DemoEvent::Elected(r) => self.with_panel(DemoEvent::Elected(r), explain::write_html(&r.explanation()))?,
+            DemoEvent::Appended(n, r) => {
+                self.with_panel(DemoEvent::Appended(n, r), explain::write_html(&r.explanation()))?
+            }
+            DemoEvent::Fetched(n, r) => {
+                let panel = r.rounds.last().map(|round| explain::write_html(&round.explanation())).unwrap_or_default();
+                self.with_panel(DemoEvent::Fetched(n, r), panel)?
+            }
             DemoEvent::Contrast(sc, outcomes) => {
                 self.flush_narration();
                 self.contrast = contrast_html(sc, outcomes)
@@ -115,6 +123,16 @@ impl Capture {
                     f.output.push_str(&text);
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A step's text on its frame, with the code panel of what ran.
+    fn with_panel(&mut self, e: DemoEvent<'_>, panel: String) -> Result<()> {
+        let text = self.text_of(e)?;
+        if let Some(f) = self.frames.last_mut() {
+            f.output.push_str(&text);
+            f.explain = panel;
         }
         Ok(())
     }

@@ -33,6 +33,8 @@ pub struct DemoPrinter<'o> {
     pauses: Option<Box<dyn BufRead + 'o>>,
     /// A step was shown (the first one does not wait).
     started: bool,
+    /// `--explain`: the code panel after each step.
+    explain: bool,
     input_ended: bool,
 }
 
@@ -80,6 +82,7 @@ impl<'o> DemoPrinter<'o> {
             unanswered: 0,
             pauses: None,
             started: false,
+            explain: false,
             input_ended: false,
         }
     }
@@ -100,6 +103,21 @@ impl<'o> DemoPrinter<'o> {
     pub fn answers_from(mut self, input: Box<dyn BufRead + 'o>, echo: bool) -> Self {
         self.answers = Some((input, echo));
         self
+    }
+
+    /// `--explain`: after each step's report, the procedure that ran with its values.
+    pub fn explain(mut self, explain: bool) -> Self {
+        self.explain = explain;
+        self
+    }
+
+    /// The code panel of a step, with `--explain`.
+    fn code(&mut self, e: &crate::replication::explain::Explanation) -> Result<()> {
+        if !self.explain {
+            return Ok(());
+        }
+        let s = self.settings.indented(4);
+        self.indented(|o| super::explain::write_text(o, e, &s))
     }
 
     /// `--step`: before each step after the first, wait for a line on `input` (Enter).
@@ -292,12 +310,25 @@ impl<'o> DemoPrinter<'o> {
                 writeln!(self.out, "\n{} {}", p.dim("$"), p.strong(&cmd)).at("<stdout>", "write")
             }
             DemoEvent::Created(_) => Ok(()),
-            DemoEvent::Elected(r) => self.indented(|o| text::elected(o, r, &s)),
-            DemoEvent::Appended(name, r) => self.indented(|o| text::appended(o, name, r, &s)),
-            DemoEvent::Fetched(name, r) => self.indented(|o| text::fetch_rounds(o, r, name, &s)),
+            DemoEvent::Elected(r) => {
+                self.indented(|o| text::elected(o, r, &s))?;
+                self.code(&r.explanation())
+            }
+            DemoEvent::Appended(name, r) => {
+                self.indented(|o| text::appended(o, name, r, &s))?;
+                self.code(&r.explanation())
+            }
+            DemoEvent::Fetched(name, r) => {
+                self.indented(|o| text::fetch_rounds(o, r, name, &s))?;
+                for round in &r.rounds {
+                    self.code(&round.explanation())?;
+                }
+                Ok(())
+            }
             DemoEvent::Crashed(r) => self.indented(|o| text::crashed(o, r, &s)),
             DemoEvent::Recovered(r, leader_records) => {
                 self.indented(|o| report::follower_text(o, r, &s))?;
+                self.code(&r.explanation())?;
                 if self.plain {
                     return Ok(());
                 }

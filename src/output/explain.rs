@@ -27,13 +27,13 @@ pub fn line_text(code: &str, depth: usize, ran: bool, values: &[String]) -> Stri
 
 pub fn write_text(out: &mut dyn Write, e: &Explanation, settings: &Settings) -> Result<()> {
     let p = settings.palette();
-    writeln!(out, "{} {} — {}", p.strong("explain:"), p.strong(e.mode.name()), e.source).at("<stdout>", "write")?;
+    writeln!(out, "{} {} — {}", p.strong("explain:"), p.strong(e.title), e.source).at("<stdout>", "write")?;
     for l in &e.lines {
         let text = line_text(l.code, l.depth, l.ran, &l.values);
         let shown = if l.ran { p.strong(&text) } else { p.dim(&text) };
         writeln!(out, "  {shown}").at("<stdout>", "write")?;
     }
-    writeln!(out, "  {}", p.dim("◀ ran in this recovery, with the values it saw")).at("<stdout>", "write")?;
+    writeln!(out, "  {}", p.dim("◀ ran, with the values it saw")).at("<stdout>", "write")?;
     for n in &e.notes {
         writeln!(out, "  {n}").at("<stdout>", "write")?;
     }
@@ -44,7 +44,7 @@ pub fn write_text(out: &mut dyn Write, e: &Explanation, settings: &Settings) -> 
 pub fn write_html(e: &Explanation) -> String {
     let mut s = format!(
         "<div class=\"explain\"><div class=\"src\">{} — {}</div><pre>",
-        super::svg::escape(e.mode.name()),
+        super::svg::escape(e.title),
         super::svg::escape(&e.source)
     );
     for l in &e.lines {

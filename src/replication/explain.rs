@@ -22,7 +22,8 @@ pub struct ExplainLine {
 /// A mode's procedure with the lines that ran marked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Explanation {
-    pub mode: TruncationMode,
+    /// What ran: the truncation mode (`kip279`), or `fetch`, `elect`, `append`.
+    pub title: &'static str,
     /// What the procedure stands for in Kafka (the release and the code it runs).
     pub source: String,
     pub lines: Vec<ExplainLine>,
@@ -164,7 +165,7 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
     if plan.reason == TruncationReason::KeepsFetching {
         m.mark("become", Some("the same leader: the fetcher goes on".into()));
         let source = format!("Kafka {release}: Partition.makeFollower returns false for this leader change");
-        return Explanation { mode: plan.mode, source, lines: m.lines, notes: vec![] };
+        return Explanation { title: plan.mode.name(), source, lines: m.lines, notes: vec![] };
     }
     m.mark("become", None);
     let (source, notes): (String, Vec<&'static str>) = match plan.mode {
@@ -241,7 +242,7 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
     if let Some(start) = plan.restart_at_leader_start {
         m.mark("restart", Some(format!("start = {start}")));
     }
-    Explanation { mode: plan.mode, source, lines: m.lines, notes }
+    Explanation { title: plan.mode.name(), source, lines: m.lines, notes }
 }
 
 /// Mark the kip101 lines its one round trip ran.
@@ -405,6 +406,128 @@ pub fn one_sentence(plan: &TruncationPlan, leader: &ReplicaView, follower: &Repl
     }
 }
 
+/// The lines of a procedure that is not an era's truncation, each with what it saw (`None`:
+/// did not run).
+fn simple(title: &'static str, source: String, lines: Vec<(usize, &'static str, Option<String>)>) -> Explanation {
+    Explanation {
+        title,
+        source,
+        lines: lines
+            .into_iter()
+            .map(|(depth, code, value)| ExplainLine {
+                depth,
+                code,
+                ran: value.is_some(),
+                values: value.into_iter().filter(|v| !v.is_empty()).collect(),
+            })
+            .collect(),
+        notes: vec![],
+    }
+}
+
+/// What one fetch round did, as [`super::fetch::fetch_round`] reports it.
+pub struct FetchFacts {
+    pub fetch_offset: i64,
+    pub truncated: Option<(i64, i64)>,
+    pub returned_high_watermark: i64,
+    pub leader_high_watermark: i64,
+    pub batches: u64,
+    pub bytes: u64,
+    pub follower_log_end_offset: i64,
+    pub follower_high_watermark: i64,
+    pub stuck: bool,
+}
+
+/// One fetch round ([`super::fetch::fetch_round`], Kafka `Partition.fetchRecords`,
+/// `ReplicaFetcherThread.processPartitionData`): the order that makes the follower's HW lag.
+pub fn explain_fetch(f: &FetchFacts) -> Explanation {
+    let ran = |v: String| Some(v);
+    let copied = !f.stuck;
+    simple(
+        "fetch",
+        "one fetch round: the leader answers with the HW it read before recording the fetch \
+         (Partition.fetchRecords, ReplicaFetcherThread.processPartitionData)"
+            .into(),
+        vec![
+            (0, "if leo > leader.leo: truncate_to(leader.leo)", f.truncated.map(|(a, b)| format!("{a} -> {b}"))),
+            (0, "r = leader.fetch(offset=leo)", ran(format!("offset {}", f.fetch_offset))),
+            (1, "leader: returned_hw = hw", ran(format!("{}", f.returned_high_watermark))),
+            (1, "leader: record the fetch offset", ran(format!("{}", f.fetch_offset))),
+            (
+                1,
+                "leader: hw = min(ISR's LEO), never back",
+                ran(format!("{} -> {}", f.returned_high_watermark, f.leader_high_watermark)),
+            ),
+            (1, "leader: whole batches from the offset", ran(format!("{} batch(es)", f.batches))),
+            (0, "if a batch starts below leo: stop (stuck)", f.stuck.then(String::new)),
+            (0, "append(r.batches)  # bytes unchanged", copied.then(|| format!("LEO {}", f.follower_log_end_offset))),
+            (
+                0,
+                "hw = min(r.returned_hw, leo)",
+                copied.then(|| {
+                    format!(
+                        "min({}, {}) = {}",
+                        f.returned_high_watermark, f.follower_log_end_offset, f.follower_high_watermark
+                    )
+                }),
+            ),
+        ],
+    )
+}
+
+/// What an election did, as [`super::leader::become_leader`] reports it.
+pub struct ElectionFacts {
+    pub leader_epoch: i32,
+    pub isr: usize,
+    pub log_end_offset: i64,
+    pub epoch_entry: Option<(i32, i64)>,
+    pub high_watermark: i64,
+}
+
+/// Becoming a leader ([`super::leader::become_leader`], Kafka `Partition.makeLeader`).
+pub fn explain_election(e: &ElectionFacts) -> Explanation {
+    simple(
+        "elect",
+        "becoming the leader (Partition.makeLeader); the epoch entry at election is Kafka 2.1's (KAFKA-7415)".into(),
+        vec![
+            (0, "role = leader at epoch", Some(format!("{}", e.leader_epoch))),
+            (0, "isr = the members named", Some(format!("{} follower(s)", e.isr))),
+            (0, "save the epoch: durable before it stamps", Some(String::new())),
+            (0, "if kafka >= 2.1: cache.assign(epoch, leo)", e.epoch_entry.map(|(ep, o)| format!("({ep}, {o})"))),
+            (0, "else: the entry waits for the first append", e.epoch_entry.is_none().then(String::new)),
+            (0, "hw = min(ISR's LEO), never back", Some(format!("{}", e.high_watermark))),
+        ],
+    )
+}
+
+/// What a leader's append did.
+pub struct AppendFacts {
+    pub leader_epoch: i32,
+    pub first_offset: i64,
+    pub log_end_offset: i64,
+    pub epoch_entry: Option<(i32, i64)>,
+    pub high_watermark_before: i64,
+    pub high_watermark: i64,
+}
+
+/// A leader's append (Kafka `UnifiedLog.appendAsLeader`).
+pub fn explain_append(a: &AppendFacts) -> Explanation {
+    simple(
+        "append",
+        "the leader appends (UnifiedLog.appendAsLeader): batches stamped with its epoch".into(),
+        vec![
+            (0, "stamp the batch with the leader epoch", Some(format!("{}", a.leader_epoch))),
+            (0, "if the epoch is new: cache.assign(epoch, leo)", a.epoch_entry.map(|(e, o)| format!("({e}, {o})"))),
+            (0, "write at leo", Some(format!("offsets {}..{}", a.first_offset, a.log_end_offset - 1))),
+            (
+                0,
+                "hw = min(ISR's LEO), never back",
+                Some(format!("{} -> {}", a.high_watermark_before, a.high_watermark)),
+            ),
+        ],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,5 +638,47 @@ mod tests {
                 e.lines.iter().filter(|l| l.ran && l.code.starts_with("truncate_to") && !l.code.contains("again"));
             assert_eq!(finals.count(), 1, "{mode:?}: {:#?}", e.lines);
         }
+    }
+
+    /// Partition.fetchRecords then ReplicaFetcherThread.processPartitionData: the response
+    /// carries the HW read before the fetch was recorded, so the follower's HW lags.
+    #[test]
+    fn a_fetch_round_shows_the_hw_it_returned_before_moving_it() {
+        let e = explain_fetch(&FetchFacts {
+            fetch_offset: 2,
+            truncated: None,
+            returned_high_watermark: 0,
+            leader_high_watermark: 2,
+            batches: 0,
+            bytes: 0,
+            follower_log_end_offset: 2,
+            follower_high_watermark: 0,
+            stuck: false,
+        });
+        let ran = e.ran_lines();
+        assert!(ran.contains(&"leader: hw = min(ISR's LEO), never back ◀ 0 -> 2".to_string()), "{ran:#?}");
+        assert!(ran.contains(&"hw = min(r.returned_hw, leo) ◀ min(0, 2) = 0".to_string()), "{ran:#?}");
+        assert!(!ran.iter().any(|l| l.starts_with("if leo > leader.leo")), "no truncation ran: {ran:#?}");
+    }
+
+    #[test]
+    fn an_election_before_2_1_defers_the_epoch_entry_and_an_append_makes_it() {
+        let e = explain_election(&ElectionFacts {
+            leader_epoch: 3,
+            isr: 0,
+            log_end_offset: 5,
+            epoch_entry: None,
+            high_watermark: 5,
+        });
+        assert!(e.ran_lines().contains(&"else: the entry waits for the first append".to_string()));
+        let a = explain_append(&AppendFacts {
+            leader_epoch: 3,
+            first_offset: 5,
+            log_end_offset: 6,
+            epoch_entry: Some((3, 5)),
+            high_watermark_before: 5,
+            high_watermark: 6,
+        });
+        assert!(a.ran_lines().contains(&"if the epoch is new: cache.assign(epoch, leo) ◀ (3, 5)".to_string()));
     }
 }

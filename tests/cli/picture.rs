@@ -249,7 +249,7 @@ fn ran_lines(out: &str) -> Vec<String> {
     panel
         .lines()
         .skip(1)
-        .take_while(|l| !l.trim_start().starts_with("◀ ran in this recovery"))
+        .take_while(|l| !l.trim_start().starts_with("◀ ran, with the values"))
         .filter(|l| l.contains('◀'))
         .map(|l| {
             let (code, values) = l.split_once('◀').unwrap();
@@ -518,4 +518,24 @@ fn step_pauses_before_each_step_until_the_input_ends() {
     assert!(steps > 3, "the demo ran to its end: {out}");
     let (_, err) = code(&["demo", "watch", "--step", "--predict"], 2);
     assert!(err.contains("--predict"), "{err}");
+}
+
+/// `demo --explain` shows the code that ran after every step: each fetch round with the HW it
+/// returned, each election and append; the capture has the same panel on those frames.
+#[test]
+fn demo_explain_shows_the_code_of_every_fetch_election_and_append() {
+    let out = ok(&["demo", "watch", "--explain"]);
+    let fetches = out.matches("\n$ klog fetch ").count();
+    assert_eq!(out.matches("explain: fetch").count(), fetches, "{out}");
+    assert_eq!(out.matches("explain: elect").count(), 1, "{out}");
+    assert_eq!(out.matches("explain: append").count(), 1, "{out}");
+    assert!(out.contains("leader: hw = min(ISR's LEO), never back           ◀ 0 -> 2"), "{out}");
+    let plain = ok(&["demo", "watch"]);
+    assert!(!plain.contains("explain:"), "only with --explain");
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("w.html");
+    ok(&["demo", "watch", "--capture", s(&file)]);
+    let html = std::fs::read_to_string(&file).unwrap();
+    let fetch_frames = html.split("<section class=\"frame\"").filter(|f| f.contains("$ klog fetch")).count();
+    assert_eq!(html.matches("<div class=\"src\">fetch").count(), fetch_frames, "a code panel on every fetch frame");
 }
