@@ -66,6 +66,7 @@ run kip279-3r-2-2-10 -  none  --mode kip279 --replicas 3 --max-epochs 2 --max-re
 run kip279-unclean  -   found --mode kip279 --unclean
 run kip279-nofence  -   none  --mode kip279 --no-fencing --replicas 3
 run kip279-power    -   found --mode kip279 --power-loss
+run kip279-stale-hw -   none  --mode kip279 --stale-hw
 if [ -z "${EXPLORE_QUICK:-}" ]; then
   run kip279-3r-4-2-deep - none --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 \
     --max-depth "${EXPLORE_DEEP_DEPTH:-40}"

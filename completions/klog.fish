@@ -236,6 +236,7 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand explore" -l unclean -d 'Elections may also pick a live replica outside the ISR'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-fencing -d 'Replicas are not fenced by the epochs they have seen (Kafka before KIP-320\'s FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A running replica still ignores a leader change not above its epoch, as every release does'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l power-loss -d 'Crashes may also drop unflushed bytes; flush becomes an action'
+complete -c klog -n "__fish_klog_using_subcommand explore" -l stale-hw -d 'A crash leaves the HW last checkpointed, not the live one: a broker writes replication-offset-checkpoint every 5 s, and the checkpoint becomes an action (the scripts use `crash --hw N`)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l force -d 'Replace an existing file at --script FILE that is not klog\'s own script output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l json -d 'Write everything as one JSON document'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-timing -d 'Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)'

@@ -335,6 +335,7 @@ all\:"All three, one after another"))' \
 '--unclean[Elections may also pick a live replica outside the ISR]' \
 '--no-fencing[Replicas are not fenced by the epochs they have seen (Kafka before KIP-320'\''s FENCED_LEADER_EPOCH; the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`). A running replica still ignores a leader change not above its epoch, as every release does]' \
 '--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
+'--stale-hw[A crash leaves the HW last checkpointed, not the live one\: a broker writes replication-offset-checkpoint every 5 s, and the checkpoint becomes an action (the scripts use \`crash --hw N\`)]' \
 '--force[Replace an existing file at --script FILE that is not klog'\''s own script output (never inside a Kafka log dir)]' \
 '--json[Write everything as one JSON document]' \
 '--no-timing[Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)]' \

@@ -256,6 +256,11 @@ pub struct ExploreArgs {
     /// Crashes may also drop unflushed bytes; flush becomes an action.
     #[arg(long)]
     pub power_loss: bool,
+    /// A crash leaves the HW last checkpointed, not the live one: a broker writes
+    /// replication-offset-checkpoint every 5 s, and the checkpoint becomes an action (the
+    /// scripts use `crash --hw N`).
+    #[arg(long)]
+    pub stale_hw: bool,
     /// Stop a search after this many distinct states (it then says so). Default: 25,000,000,
     /// or as many as the memory this process may use holds (about 256 bytes a state); a cap
     /// above that is refused before the search.
@@ -299,6 +304,7 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             unclean: a.unclean,
             fencing: !a.no_fencing,
             power_loss: a.power_loss,
+            stale_hw: a.stale_hw,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_states: a.max_states,
             script: a.script.as_deref(),

@@ -79,6 +79,8 @@ pub struct ExploreRequest<'a> {
     pub unclean: bool,
     pub fencing: bool,
     pub power_loss: bool,
+    /// Crashes leave the HW last checkpointed ([`crate::explore::model::Config::stale_hw`]).
+    pub stale_hw: bool,
     /// Worker threads (at least 1).
     pub threads: usize,
     /// The state cap; `None`: [`DEFAULT_MAX_STATES`] or what memory holds, whichever is less.
@@ -199,6 +201,7 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             unclean: req.unclean,
             fencing: req.fencing,
             power_loss: req.power_loss,
+            stale_hw: req.stale_hw,
         };
         let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
@@ -305,7 +308,7 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let script = witness.as_ref().map(|w| {
         let title = vec![
             format!(
-                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}",
+                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}",
                 script::rules_flag(&config.rules),
                 config.replicas,
                 config.max_epochs,
@@ -314,6 +317,7 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
                 if config.unclean { " --unclean" } else { "" },
                 if config.fencing { "" } else { " --no-fencing" },
                 if config.power_loss { " --power-loss" } else { "" },
+                if config.stale_hw { " --stale-hw" } else { "" },
             ),
             format!("A shortest counterexample ({} actions): {description}.", actions.len()),
         ];
@@ -358,6 +362,7 @@ mod tests {
             unclean: false,
             fencing: true,
             power_loss: false,
+            stale_hw: false,
             threads: 2,
             max_states: None,
             script: None,

@@ -87,6 +87,8 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, 
             buf.push(o);
         }
         buf.push(node.high_watermark);
+        // Always 0 unless `--stale-hw` (then the checkpoint a crash leaves).
+        buf.push(node.hw_checkpoint);
         buf.push(if keep_recovery_point { node.recovery_point } else { 0 });
         buf.push(node.largest_seen as u8);
         match node.vol {
@@ -128,7 +130,7 @@ fn node_key(state: &State, i: usize, keep_recovery_point: bool) -> u64 {
     for &(e, o) in &node.epochs[..node.epochs_len as usize] {
         h = h.rotate_left(7) ^ ((e as u8 as u64) << 8 | o as u64);
     }
-    h = h.rotate_left(9) ^ node.high_watermark as u64;
+    h = h.rotate_left(9) ^ (node.high_watermark as u64) << 8 ^ node.hw_checkpoint as u64;
     if keep_recovery_point {
         h = h.rotate_left(3) ^ node.recovery_point as u64;
     }
@@ -214,6 +216,7 @@ mod tests {
             unclean: false,
             fencing: true,
             power_loss: false,
+            stale_hw: false,
         }
     }
 

@@ -51,6 +51,9 @@ pub struct Config {
     pub fencing: bool,
     /// Crashes may drop unflushed bytes, and `flush` is an action.
     pub power_loss: bool,
+    /// A crash leaves the HW last checkpointed, not the live one (Kafka writes
+    /// replication-offset-checkpoint every 5 s), and the checkpoint is an action.
+    pub stale_hw: bool,
 }
 
 impl Config {
@@ -62,7 +65,17 @@ impl Config {
 
     /// [`Config::clean`] with a release's rules.
     pub fn clean_at(rules: Rules, replicas: usize, max_epochs: u8, max_records: u8, max_depth: u32) -> Config {
-        Config { replicas, rules, max_epochs, max_records, max_depth, unclean: false, fencing: true, power_loss: false }
+        Config {
+            replicas,
+            rules,
+            max_epochs,
+            max_records,
+            max_depth,
+            unclean: false,
+            fencing: true,
+            power_loss: false,
+            stale_hw: false,
+        }
     }
 
     /// The truncation procedure of the release.
@@ -107,6 +120,8 @@ pub struct Node {
     pub epochs: [(i8, u8); MAX_EPOCHS + 1],
     pub epochs_len: u8,
     pub high_watermark: u8,
+    /// What replication-offset-checkpoint holds (with `--stale-hw`; else unused and 0).
+    pub hw_checkpoint: u8,
     pub recovery_point: u8,
     /// The largest leader epoch it has seen (durable; −1: none).
     pub largest_seen: i8,
@@ -122,6 +137,7 @@ impl Node {
             epochs: [(0, 0); MAX_EPOCHS + 1],
             epochs_len: 0,
             high_watermark: 0,
+            hw_checkpoint: 0,
             recovery_point: 0,
             largest_seen: -1,
             vol: Some(Volatile::started()),
@@ -235,8 +251,12 @@ pub enum Action {
     Append { replica: u8, value: u8 },
     /// `klog fetch --leader L F` (one round).
     Fetch { leader: u8, follower: u8 },
-    /// `klog crash R [--power-loss]`.
-    Crash { replica: u8, power_loss: bool },
+    /// `klog crash R [--power-loss] [--hw N]`: with `hw`, the HW checkpoint left is `N`, the
+    /// value last checkpointed.
+    Crash { replica: u8, power_loss: bool, hw: Option<u8> },
+    /// The broker writes its HW checkpoint (Kafka: every 5 s); no klog command (klog writes the
+    /// HW every time it changes).
+    CheckpointHw { replica: u8 },
     /// `klog flush R`.
     Flush { replica: u8 },
     /// `klog recover R`: restart after a crash (local recovery), a follower of no leader yet.
@@ -413,9 +433,13 @@ impl State {
         for r in 0..n {
             let node = &self.nodes[r];
             if node.is_running() {
-                out.push(Action::Crash { replica: r as u8, power_loss: false });
+                let stale = (cfg.stale_hw && node.hw_checkpoint != node.high_watermark).then_some(node.hw_checkpoint);
+                out.push(Action::Crash { replica: r as u8, power_loss: false, hw: stale });
                 if cfg.power_loss && node.recovery_point < node.log_len {
-                    out.push(Action::Crash { replica: r as u8, power_loss: true });
+                    out.push(Action::Crash { replica: r as u8, power_loss: true, hw: stale });
+                }
+                if stale.is_some() {
+                    out.push(Action::CheckpointHw { replica: r as u8 });
                 }
                 if cfg.power_loss && node.recovery_point < node.log_len {
                     out.push(Action::Flush { replica: r as u8 });
@@ -487,13 +511,20 @@ impl State {
                 s.fetch_round(leader as usize, follower as usize);
                 s.note_acked();
             }
-            Action::Crash { replica, power_loss } => {
+            Action::Crash { replica, power_loss, hw } => {
                 let node = &mut s.nodes[replica as usize];
                 node.vol = None;
+                if let Some(h) = hw {
+                    node.high_watermark = h;
+                }
                 if power_loss {
                     // Cut back to the recovery point; the checkpoints (HW, epochs) are durable.
                     node.log_len = node.log_len.min(node.recovery_point);
                 }
+            }
+            Action::CheckpointHw { replica } => {
+                let node = &mut s.nodes[replica as usize];
+                node.hw_checkpoint = node.high_watermark;
             }
             Action::Flush { replica } => {
                 let node = &mut s.nodes[replica as usize];
@@ -813,6 +844,7 @@ mod tests {
             unclean: false,
             fencing: true,
             power_loss: false,
+            stale_hw: false,
         }
     }
 
@@ -842,7 +874,7 @@ mod tests {
             Append { replica: B, value: 1 },
             Fetch { leader: B, follower: A },
             Fetch { leader: B, follower: A },
-            Crash { replica: A, power_loss: false },
+            Crash { replica: A, power_loss: false, hw: None },
             Recover { follower: A, leader: B },
             Elect { replica: A, leader_epoch: 1, isr: 0b01, unclean: false },
         ];
@@ -916,7 +948,7 @@ mod tests {
                 Append { replica: A, value: 1 },
                 Flush { replica: A },
                 Append { replica: A, value: 2 },
-                Crash { replica: A, power_loss: true },
+                Crash { replica: A, power_loss: true, hw: None },
             ],
         );
         assert_eq!(s.nodes[0].log_len, 1);
@@ -925,7 +957,51 @@ mod tests {
         assert_eq!(s.nodes[0].high_watermark, 1);
         let (s, _) = run(s, &c, &[Elect { replica: A, leader_epoch: 1, isr: 0b01, unclean: false }]);
         assert_eq!(s.nodes[0].epoch_cache().entries().len(), 2);
-        let (s, _) = run(s, &c, &[Crash { replica: A, power_loss: false }, Restart { replica: A }]);
+        let (s, _) = run(s, &c, &[Crash { replica: A, power_loss: false, hw: None }, Restart { replica: A }]);
         assert_eq!(s.nodes[0].epoch_cache().latest_epoch(), Some(0), "(1, 1) had no data");
+    }
+
+    /// Kafka writes replication-offset-checkpoint every 5 s: a follower whose live HW had
+    /// caught up (three fetches) still restarts from the older checkpoint, and hw truncates to it.
+    #[test]
+    fn a_crash_with_a_stale_hw_checkpoint_truncates_to_it_under_hw() {
+        use Action::*;
+        let c = Config { stale_hw: true, ..cfg(TruncationMode::Hw) };
+        let setup = [
+            Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+            Append { replica: A, value: 1 },
+            Fetch { leader: A, follower: B },
+            Fetch { leader: A, follower: B },
+            Fetch { leader: A, follower: B },
+        ];
+        let (s, _) = run(State::initial(2), &c, &setup);
+        assert_eq!((s.nodes[1].high_watermark, s.nodes[1].hw_checkpoint), (1, 0));
+        let mut next = Vec::new();
+        s.successors(&c, &mut next);
+        assert!(next.contains(&Crash { replica: B, power_loss: false, hw: Some(0) }), "{next:?}");
+        assert!(next.contains(&CheckpointHw { replica: B }));
+        let (lost, v) = run(
+            s,
+            &c,
+            &[
+                Crash { replica: B, power_loss: false, hw: Some(0) },
+                Recover { follower: B, leader: A },
+                Elect { replica: B, leader_epoch: 1, isr: 0b10, unclean: false },
+            ],
+        );
+        assert_eq!(lost.nodes[1].log_len, 0);
+        assert!(matches!(v, Some(Violation::AckedLoss { value: 1, .. })), "{v:?}");
+        // Checkpointed first, the restart keeps m1.
+        let (kept, v) = run(
+            s,
+            &c,
+            &[
+                CheckpointHw { replica: B },
+                Crash { replica: B, power_loss: false, hw: None },
+                Recover { follower: B, leader: A },
+                Elect { replica: B, leader_epoch: 1, isr: 0b10, unclean: false },
+            ],
+        );
+        assert_eq!((kept.nodes[1].log_len, v), (1, None));
     }
 }

@@ -53,8 +53,17 @@ pub fn command(cfg: &Config, action: &Action) -> String {
             format!("klog append {} {} --timestamp {TIMESTAMP_MS}", dir(replica), value_name(value))
         }
         Action::Fetch { leader, follower } => format!("klog fetch --leader {} {}{fencing}", dir(leader), dir(follower)),
-        Action::Crash { replica, power_loss } => {
-            format!("klog crash {}{}", dir(replica), if power_loss { " --power-loss" } else { "" })
+        Action::Crash { replica, power_loss, hw } => format!(
+            "klog crash {}{}{}",
+            dir(replica),
+            if power_loss { " --power-loss" } else { "" },
+            hw.map_or(String::new(), |h| format!(" --hw {h}"))
+        ),
+        Action::CheckpointHw { replica } => {
+            format!(
+                "# {}'s broker checkpoints its HW (Kafka: every 5 s; klog writes it at every change)",
+                replica_name(replica)
+            )
         }
         Action::Flush { replica } => format!("klog flush {}", dir(replica)),
         Action::Restart { replica } => format!("klog recover {}", dir(replica)),
@@ -95,7 +104,13 @@ pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[Stri
         s.push_str(&format!("step klog create {} --replica-id {}\n", dir(i), replica_id(i)));
     }
     for a in actions.iter().chain(&witness.actions) {
-        s.push_str(&format!("step {}\n", command(cfg, a)));
+        let c = command(cfg, a);
+        // A comment is a step of the broker's that no klog command takes.
+        if c.starts_with('#') {
+            s.push_str(&format!("{c}\n"));
+        } else {
+            s.push_str(&format!("step {c}\n"));
+        }
     }
     s.push_str(&format!("echo '$ {}' >&2\n", witness_command(cfg, witness).replace('"', "")));
     s.push_str(&format!("{} ${{KLOG_EXPLORE_JSON:+--json}}\n", witness_command(cfg, witness)));

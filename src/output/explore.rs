@@ -25,7 +25,9 @@ fn records_text(line: &ReplicaLine) -> String {
 fn bounds(run: &ExploreRun) -> String {
     let c = &run.config;
     let mut text = format!("{}/{}/{}", c.replicas, c.max_epochs, c.max_records);
-    for (on, name) in [(c.unclean, "unclean"), (!c.fencing, "no-fencing"), (c.power_loss, "power-loss")] {
+    for (on, name) in
+        [(c.unclean, "unclean"), (!c.fencing, "no-fencing"), (c.power_loss, "power-loss"), (c.stale_hw, "stale-hw")]
+    {
         if on {
             text.push(' ');
             text.push_str(name);
@@ -117,7 +119,13 @@ pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, ti
 
 fn step(out: &mut dyn Write, n: usize, s: &NarratedStep, settings: &Settings) -> std::io::Result<()> {
     let p = settings.palette();
-    writeln!(out, "  {n:>2}. $ {}", s.command.replace('"', ""))?;
+    // A broker's own step (a comment) is shown as it is, a klog command after `$`.
+    let shown = s.command.replace('"', "");
+    if shown.starts_with('#') {
+        writeln!(out, "  {n:>2}. {shown}")?;
+    } else {
+        writeln!(out, "  {n:>2}. $ {shown}")?;
+    }
     for r in &s.replicas {
         let role = match r.role {
             "leader" => p.good(r.role),
@@ -223,6 +231,7 @@ pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
                 "unclean": c.unclean,
                 "fencing": c.fencing,
                 "power_loss": c.power_loss,
+                "stale_hw": c.stale_hw,
                 "states": s.states,
                 "transitions": s.transitions,
                 "violations": s.violations,
