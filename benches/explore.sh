@@ -45,7 +45,7 @@ doc = json.load(open(sys.argv[1]))
 name, wall, rss, target, verdict = sys.argv[2:]
 for r in doc["runs"]:
     bounds = f'{r["replicas"]}/{r["max_epochs"]}/{r["max_records"]}/{r["max_depth"]}'
-    opts = ",".join(k for k in ("unclean", "power_loss") if r[k]) + ("" if r["fencing"] else ",no-fencing")
+    opts = ",".join(k for k in ("unclean", "power_loss", "stale_hw") if r.get(k)) + ("" if r["fencing"] else ",no-fencing")
     reach = "closed" if r["closed"] else ("exhaustive" if r["exhaustive"] else "stopped")
     ce = r["counterexample"]
     what = f'{ce["kind"]} in {ce["length"]}' if ce else "-"
