@@ -271,7 +271,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__create)
-            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --color --help --version"
+            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --min-insync-replicas --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -306,6 +306,10 @@ _klog() {
                     return 0
                     ;;
                 --segment-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-insync-replicas)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -475,7 +479,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__explore)
-            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --max-states --script --force --json --no-timing --color --help --version"
+            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --max-states --script --force --json --no-timing --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -502,6 +506,10 @@ _klog() {
                     return 0
                     ;;
                 --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-isr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -74,6 +74,7 @@ complete -c klog -n "__fish_klog_using_subcommand create" -l segment-bytes -d 's
 complete -c klog -n "__fish_klog_using_subcommand create" -l index-interval-bytes -d 'index.interval.bytes: bytes between offset-index entries' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-index-bytes -d 'segment.index.bytes: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l segment-ms -d 'segment.ms: roll when a batch\'s max timestamp is more than this many ms past the segment\'s first batch' -r
+complete -c klog -n "__fish_klog_using_subcommand create" -l min-insync-replicas -d 'min.insync.replicas: `append` (acks=all) refuses while the leader\'s ISR, itself included, is smaller (NOT_ENOUGH_REPLICAS), and the HW does not advance then (Kafka 3.7, KAFKA-15583)' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -228,6 +229,7 @@ complete -c klog -n "__fish_klog_using_subcommand explore" -l replicas -d 'Numbe
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-epochs -d 'Most elections in a history (epochs 0 .. E-1)' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-records -d 'Most records appended in a history' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-depth -d 'Most actions in a history (the depth of the search)' -r
+complete -c klog -n "__fish_klog_using_subcommand explore" -l min-isr -d 'The topic\'s min.insync.replicas: a leader appends only with an ISR that large, itself included, and its HW waits while the ISR is smaller (modelled with Kafka 3.7 to 3.9\'s rules, and 4.0\'s with Eligible Leader Replicas off: use with --kafka 3.9.1 or 4.0.0)' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l max-states -d 'Stop a search after this many distinct states (it then says so). Default: 25,000,000, or as many as the memory this process may use holds (about 256 bytes a state); a cap above that is refused before the search' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l script -d 'Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)' -r -F
 complete -c klog -n "__fish_klog_using_subcommand explore" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''

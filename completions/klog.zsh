@@ -108,6 +108,7 @@ _arguments "${_arguments_options[@]}" : \
 '--index-interval-bytes=[index.interval.bytes\: bytes between offset-index entries]:N:_default' \
 '--segment-index-bytes=[segment.index.bytes\: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full]:N:_default' \
 '--segment-ms=[segment.ms\: roll when a batch'\''s max timestamp is more than this many ms past the segment'\''s first batch]:MS:_default' \
+'--min-insync-replicas=[min.insync.replicas\: \`append\` (acks=all) refuses while the leader'\''s ISR, itself included, is smaller (NOT_ENOUGH_REPLICAS), and the HW does not advance then (Kafka 3.7, KAFKA-15583)]:N:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -329,6 +330,7 @@ all\:"All three, one after another"))' \
 '--max-epochs=[Most elections in a history (epochs 0 .. E-1)]:E:_default' \
 '--max-records=[Most records appended in a history]:R:_default' \
 '--max-depth=[Most actions in a history (the depth of the search)]:D:_default' \
+'--min-isr=[The topic'\''s min.insync.replicas\: a leader appends only with an ISR that large, itself included, and its HW waits while the ISR is smaller (modelled with Kafka 3.7 to 3.9'\''s rules, and 4.0'\''s with Eligible Leader Replicas off\: use with --kafka 3.9.1 or 4.0.0)]:N:_default' \
 '--max-states=[Stop a search after this many distinct states (it then says so). Default\: 25,000,000, or as many as the memory this process may use holds (about 256 bytes a state); a cap above that is refused before the search]:N:_default' \
 '--script=[Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \

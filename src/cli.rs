@@ -261,6 +261,12 @@ pub struct ExploreArgs {
     /// scripts use `crash --hw N`).
     #[arg(long)]
     pub stale_hw: bool,
+    /// The topic's min.insync.replicas: a leader appends only with an ISR that large, itself
+    /// included, and its HW waits while the ISR is smaller (modelled with Kafka 3.7 to 3.9's
+    /// rules, and 4.0's with Eligible Leader Replicas off: use with --kafka 3.9.1 or 4.0.0).
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = ranged::<u8>(1, 3, "the explorer models at most 3 replicas"))]
+    pub min_isr: u8,
     /// Stop a search after this many distinct states (it then says so). Default: 25,000,000,
     /// or as many as the memory this process may use holds (about 256 bytes a state); a cap
     /// above that is refused before the search.
@@ -305,6 +311,7 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             fencing: !a.no_fencing,
             power_loss: a.power_loss,
             stale_hw: a.stale_hw,
+            min_isr: a.min_isr,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_states: a.max_states,
             script: a.script.as_deref(),
@@ -533,6 +540,12 @@ pub struct CreateArgs {
     #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_MS, value_name = "MS",
           value_parser = ranged::<u64>(1, I64_MAX, "Kafka's segment.ms is an i64, at least 1"))]
     pub segment_ms: u64,
+    /// min.insync.replicas: `append` (acks=all) refuses while the leader's ISR, itself
+    /// included, is smaller (NOT_ENOUGH_REPLICAS), and the HW does not advance then (Kafka 3.7,
+    /// KAFKA-15583).
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = ranged::<u32>(1, 1000, "min.insync.replicas counts replicas, at least 1"))]
+    pub min_insync_replicas: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -956,6 +969,7 @@ impl<'a> From<&'a CreateArgs> for commands::create::CreateRequest<'a> {
             index_interval_bytes: a.index_interval_bytes,
             index_bytes_max: a.segment_index_bytes,
             segment_ms: a.segment_ms,
+            min_insync_replicas: a.min_insync_replicas,
         }
     }
 }

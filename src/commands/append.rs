@@ -95,6 +95,19 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         };
         return Err(Error::state(&replica.paths().log_dir, why));
     }
+    // acks=all: Kafka refuses an append while the ISR, the leader included, is below
+    // min.insync.replicas (`Partition.appendRecordsToLeader`, NOT_ENOUGH_REPLICAS).
+    let min_isr = replica.topic_config().map_or(1, |c| c.min_insync_replicas as usize);
+    if state.isr.len() + 1 < min_isr {
+        return Err(Error::state(
+            &replica.paths().log_dir,
+            format!(
+                "NOT_ENOUGH_REPLICAS: the ISR holds {} replica(s), the leader included, below min.insync.replicas \
+                 {min_isr}; an acks=all append is refused (elect it again with a larger --isr)",
+                state.isr.len() + 1
+            ),
+        ));
+    }
     // A record must fit a batch that fits a segment (Kafka refuses it with
     // RecordTooLargeException); checked before anything is allocated or written.
     let largest_value = match &req.values {

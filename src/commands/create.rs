@@ -21,6 +21,8 @@ pub struct CreateRequest<'a> {
     pub index_interval_bytes: u64,
     pub index_bytes_max: u64,
     pub segment_ms: u64,
+    /// min.insync.replicas (at least 1).
+    pub min_insync_replicas: u32,
 }
 
 /// Validate everything first, then write; a refused request leaves nothing behind. A new log
@@ -71,6 +73,7 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         index_interval_bytes: req.index_interval_bytes,
         index_bytes_max: req.index_bytes_max,
         segment_ms: req.segment_ms,
+        min_insync_replicas: req.min_insync_replicas,
     };
     let numbers = req.partition..=req.partition + (req.partitions - 1);
     // The longest partition dir name must fit a file name (255 bytes on Linux file systems):

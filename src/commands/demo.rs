@@ -443,6 +443,7 @@ fn run_once(
                     index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
                     index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
                     segment_ms: crate::log::DEFAULT_SEGMENT_MS,
+                    min_insync_replicas: 1,
                 })?;
                 sink(DemoEvent::Created(replica))?;
                 continue;

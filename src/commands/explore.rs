@@ -81,6 +81,8 @@ pub struct ExploreRequest<'a> {
     pub power_loss: bool,
     /// Crashes leave the HW last checkpointed ([`crate::explore::model::Config::stale_hw`]).
     pub stale_hw: bool,
+    /// The topic's min.insync.replicas ([`crate::explore::model::Config::min_isr`]).
+    pub min_isr: u8,
     /// Worker threads (at least 1).
     pub threads: usize,
     /// The state cap; `None`: [`DEFAULT_MAX_STATES`] or what memory holds, whichever is less.
@@ -177,6 +179,26 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
     if req.runs.is_empty() {
         return Err(Error::Usage("no --mode to explore".into()));
     }
+    if req.min_isr as usize > req.replicas {
+        return Err(Error::Usage(format!(
+            "invalid --min-isr {}: above --replicas {} no append is ever acknowledged",
+            req.min_isr, req.replicas
+        )));
+    }
+    if req.min_isr > 1 {
+        for rules in &req.runs {
+            let release = rules.release;
+            if !rules.hw_waits_for_min_isr || rules.elr == crate::replication::release::Elr::Default {
+                return Err(Error::Usage(format!(
+                    "--min-isr {} is modelled with Kafka 3.7 to 4.0's rules (the HW waits below min.insync.replicas, \
+                     KAFKA-15583; Eligible Leader Replicas off, as 4.0 has them unless enabled: from 4.1 new \
+                     clusters elect from them and the lab does not model them), and Kafka {release} is outside \
+                     them: add --kafka 3.9.1 or --kafka 4.0.0",
+                    req.min_isr
+                )));
+            }
+        }
+    }
     if let Some(path) = req.script {
         // Refuse before searching, not after: every script this run may write.
         for rules in &req.runs {
@@ -202,6 +224,7 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             fencing: req.fencing,
             power_loss: req.power_loss,
             stale_hw: req.stale_hw,
+            min_isr: req.min_isr,
         };
         let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
@@ -308,7 +331,7 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let script = witness.as_ref().map(|w| {
         let title = vec![
             format!(
-                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}",
+                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}{}",
                 script::rules_flag(&config.rules),
                 config.replicas,
                 config.max_epochs,
@@ -318,6 +341,7 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
                 if config.fencing { "" } else { " --no-fencing" },
                 if config.power_loss { " --power-loss" } else { "" },
                 if config.stale_hw { " --stale-hw" } else { "" },
+                if config.min_isr > 1 { format!(" --min-isr {}", config.min_isr) } else { String::new() },
             ),
             format!("A shortest counterexample ({} actions): {description}.", actions.len()),
         ];
@@ -363,6 +387,7 @@ mod tests {
             fencing: true,
             power_loss: false,
             stale_hw: false,
+            min_isr: 1,
             threads: 2,
             max_states: None,
             script: None,

@@ -62,6 +62,7 @@ mod tests {
             index_interval_bytes: 4096,
             index_bytes_max: 1 << 20,
             segment_ms: 1 << 40,
+            min_insync_replicas: 1,
         })
         .unwrap();
         let s = summarize(&Replica::open(&log_dir, None).unwrap());

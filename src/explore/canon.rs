@@ -217,6 +217,7 @@ mod tests {
             fencing: true,
             power_loss: false,
             stale_hw: false,
+            min_isr: 1,
         }
     }
 

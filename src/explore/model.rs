@@ -54,6 +54,9 @@ pub struct Config {
     /// A crash leaves the HW last checkpointed, not the live one (Kafka writes
     /// replication-offset-checkpoint every 5 s), and the checkpoint is an action.
     pub stale_hw: bool,
+    /// The topic's min.insync.replicas: a leader appends only with an ISR that large (itself
+    /// included), and its HW waits while the ISR is smaller (Kafka 3.7).
+    pub min_isr: u8,
 }
 
 impl Config {
@@ -75,6 +78,7 @@ impl Config {
             fencing: true,
             power_loss: false,
             stale_hw: false,
+            min_isr: 1,
         }
     }
 
@@ -419,7 +423,10 @@ impl State {
             }
         }
         for r in 0..n {
-            if (self.appended as usize) < cfg.max_records as usize && self.nodes[r].leader_epoch().is_some() {
+            // acks=all: a leader appends only with an ISR of min.insync.replicas (itself
+            // included), else NOT_ENOUGH_REPLICAS (`Partition.appendRecordsToLeader`).
+            let isr_ok = self.nodes[r].vol.is_some_and(|v| v.isr.count_ones() as u8 + 1 >= cfg.min_isr);
+            if (self.appended as usize) < cfg.max_records as usize && self.nodes[r].leader_epoch().is_some() && isr_ok {
                 out.push(Action::Append { replica: r as u8, value: self.appended + 1 });
             }
         }
@@ -476,7 +483,7 @@ impl State {
                 let epoch = next_leader_epoch(Some(leader_epoch as i32), largest)
                     .expect("the explorer issues epochs above every one seen");
                 s.nodes[r].start();
-                leader::become_leader(&mut s.slot(r), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
+                leader::become_leader(&mut s.slot(r, cfg), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
                     .expect("the lab's storage does not fail");
                 s.epochs_issued += 1;
                 s.isr = isr;
@@ -503,12 +510,12 @@ impl State {
                 let epoch = s.nodes[r].leader_epoch().expect("only a leader appends");
                 s.nodes[r].append(Rec { leader_epoch: epoch, value });
                 s.appended += 1;
-                let hw = replication::fetch::leader_high_watermark(&s.slot(r));
+                let hw = replication::fetch::leader_high_watermark(&s.slot(r, cfg));
                 s.nodes[r].high_watermark = hw as u8;
                 s.note_acked();
             }
             Action::Fetch { leader, follower } => {
-                s.fetch_round(leader as usize, follower as usize);
+                s.fetch_round(cfg, leader as usize, follower as usize);
                 s.note_acked();
             }
             Action::Crash { replica, power_loss, hw } => {
@@ -542,19 +549,19 @@ impl State {
     }
 
     /// Replica `r` as [`Storage`].
-    fn slot(&mut self, r: usize) -> Slot<'_> {
-        Slot { id: r as u8, node: &mut self.nodes[r] }
+    fn slot(&mut self, r: usize, cfg: &Config) -> Slot<'_> {
+        Slot { id: r as u8, node: &mut self.nodes[r], min_isr: cfg.min_isr }
     }
 
     /// `klog fetch --leader l f`: the command starts both replicas, then runs
     /// [`replication::fetch::fetch_round`].
-    fn fetch_round(&mut self, l: usize, f: usize) {
+    fn fetch_round(&mut self, cfg: &Config, l: usize, f: usize) {
         self.nodes[l].start();
         self.nodes[f].start();
         let (lo, hi) = self.nodes.split_at_mut(l.max(f));
         let (ln, fnode) = if l < f { (&mut lo[l], &mut hi[0]) } else { (&mut hi[0], &mut lo[f]) };
-        let mut leader = Slot { id: l as u8, node: ln };
-        let mut follower = Slot { id: f as u8, node: fnode };
+        let mut leader = Slot { id: l as u8, node: ln, min_isr: cfg.min_isr };
+        let mut follower = Slot { id: f as u8, node: fnode, min_isr: cfg.min_isr };
         replication::fetch::fetch_round(&mut leader, &mut follower, DEFAULT_FETCH_MAX_BYTES, false)
             .expect("the lab's storage does not fail");
     }
@@ -579,7 +586,7 @@ impl State {
             &follower_view,
         )
         .expect("the explorer recovers only where the follower takes the change");
-        follower::follow(&mut self.slot(f), &plan, l as u8, leader_epoch as i32)
+        follower::follow(&mut self.slot(f, cfg), &plan, l as u8, leader_epoch as i32)
             .expect("the lab's storage does not fail");
         (plan, f_hw)
     }
@@ -637,8 +644,8 @@ impl State {
         before.start();
         let (plan, f_hw) = s.recover(cfg, f, l);
         let window = classify::classify_window(
-            &Slot { id: f as u8, node: &mut before },
-            &Slot { id: l as u8, node: &mut leader },
+            &Slot { id: f as u8, node: &mut before, min_isr: cfg.min_isr },
+            &Slot { id: l as u8, node: &mut leader, min_isr: cfg.min_isr },
             0,
             plan.truncation_offset,
             f_hw,
@@ -712,6 +719,8 @@ impl Iterator for LabRecords<'_> {
 pub struct Slot<'a> {
     id: u8,
     node: &'a mut Node,
+    /// The topic's min.insync.replicas ([`Config::min_isr`]).
+    min_isr: u8,
 }
 
 impl Storage for Slot<'_> {
@@ -755,6 +764,9 @@ impl Storage for Slot<'_> {
                 (o >= 0).then_some(o as i64)
             })
             .collect()
+    }
+    fn min_insync_replicas(&self) -> usize {
+        self.min_isr as usize
     }
     fn set_leader(&mut self, leader_epoch: i32, isr: Vec<u8>) {
         let mask = isr.into_iter().fold(0, |m, i| m | i) & !bit(self.id as usize);
@@ -845,6 +857,7 @@ mod tests {
             fencing: true,
             power_loss: false,
             stale_hw: false,
+            min_isr: 1,
         }
     }
 
@@ -1003,5 +1016,32 @@ mod tests {
             ],
         );
         assert_eq!((kept.nodes[1].log_len, v), (1, None));
+    }
+
+    /// Partition.appendRecordsToLeader: acks=all with the ISR below min.insync.replicas is
+    /// NOT_ENOUGH_REPLICAS; KAFKA-15583 (3.7): the HW waits while the ISR is that small.
+    #[test]
+    fn with_min_isr_2_a_lone_leader_neither_appends_nor_moves_its_hw() {
+        use Action::*;
+        let c = Config {
+            min_isr: 2,
+            ..Config::clean_at(crate::replication::release::Release::parse("3.9.1").unwrap().rules(), 2, 3, 3, 12)
+        };
+        let (s, _) = run(State::initial(2), &c, &[Elect { replica: A, leader_epoch: 0, isr: 0b01, unclean: false }]);
+        let mut next = Vec::new();
+        s.successors(&c, &mut next);
+        assert!(!next.iter().any(|a| matches!(a, Append { .. })), "NOT_ENOUGH_REPLICAS: {next:?}");
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+                Append { replica: A, value: 1 },
+                Fetch { leader: A, follower: B },
+                Elect { replica: A, leader_epoch: 1, isr: 0b01, unclean: false },
+            ],
+        );
+        assert_eq!(s.nodes[0].high_watermark, 0, "the HW waits below min.insync.replicas");
+        assert!(s.acked().is_empty());
     }
 }

@@ -100,8 +100,9 @@ pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[Stri
          trap 'rm -rf \"$LAB\"' EXIT\n\
          step() { echo \"\\$ ${*//$LAB/\\$LAB}\" >&2; \"$@\" >/dev/null; }\n",
     );
+    let min_isr = if cfg.min_isr > 1 { format!(" --min-insync-replicas {}", cfg.min_isr) } else { String::new() };
     for i in 0..cfg.replicas as u8 {
-        s.push_str(&format!("step klog create {} --replica-id {}\n", dir(i), replica_id(i)));
+        s.push_str(&format!("step klog create {} --replica-id {}{min_isr}\n", dir(i), replica_id(i)));
     }
     for a in actions.iter().chain(&witness.actions) {
         let c = command(cfg, a);

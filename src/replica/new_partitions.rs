@@ -124,7 +124,13 @@ mod tests {
     use std::fs;
 
     fn config() -> TopicConfig {
-        TopicConfig { segment_bytes: 2048, index_interval_bytes: 512, index_bytes_max: 4096, segment_ms: 60_000 }
+        TopicConfig {
+            segment_bytes: 2048,
+            index_interval_bytes: 512,
+            index_bytes_max: 4096,
+            segment_ms: 60_000,
+            min_insync_replicas: 1,
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub(super) fn new_log_dir(dir: &Path, replica_id: i32, topic: &str, count: i32) 
         index_interval_bytes: c.index_interval_bytes,
         index_bytes_max: c.index_bytes_max,
         segment_ms: c.segment_ms,
+        min_insync_replicas: 1,
     };
     NewPartitions::read(dir, topic, 0..=count - 1, config).unwrap().write().unwrap();
     dir.to_path_buf()

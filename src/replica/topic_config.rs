@@ -15,6 +15,15 @@ pub struct TopicConfig {
     pub index_bytes_max: u64,
     #[serde(default = "default_segment_ms")]
     pub segment_ms: u64,
+    /// min.insync.replicas: an acks=all append needs this many ISR members, leader included
+    /// (NOT_ENOUGH_REPLICAS), and from Kafka 3.7 the HW does not advance while the ISR is smaller
+    /// (KAFKA-15583).
+    #[serde(default = "default_min_insync_replicas")]
+    pub min_insync_replicas: u32,
+}
+
+fn default_min_insync_replicas() -> u32 {
+    1
 }
 
 fn default_segment_ms() -> u64 {

@@ -59,12 +59,18 @@ pub struct StuckFetch {
 }
 
 /// The leader's HW after recording fetch offsets: min LEO over the ISR, never backwards.
-/// ISR members without a recorded fetch offset since the election hold it where it is.
+/// ISR members without a recorded fetch offset since the election hold it where it is. While
+/// the ISR, the leader included, is smaller than min.insync.replicas the HW stays where it is
+/// (Kafka 3.7, KAFKA-15583; klog models min.insync.replicas above 1 only with that rule).
 pub fn leader_high_watermark<S: Storage>(leader: &S) -> i64 {
     if leader.running().is_none() {
         return leader.high_watermark();
     }
-    high_watermark::leader_high_watermark(leader.log_end_offset(), leader.high_watermark(), leader.isr_fetch_offsets())
+    let isr = leader.isr_fetch_offsets();
+    if isr.len() + 1 < leader.min_insync_replicas() {
+        return leader.high_watermark();
+    }
+    high_watermark::leader_high_watermark(leader.log_end_offset(), leader.high_watermark(), isr)
 }
 
 /// Run one round. Both replicas are started; `leader` is a leader and `follower` its follower at

@@ -69,6 +69,9 @@ impl Storage for Replica {
         self.state()
             .map_or_else(Vec::new, |s| s.isr.iter().map(|m| s.follower_fetch_offsets.get(&m.id).copied()).collect())
     }
+    fn min_insync_replicas(&self) -> usize {
+        self.topic_config().map_or(1, |c| c.min_insync_replicas as usize)
+    }
     fn set_leader(&mut self, leader_epoch: i32, isr: Vec<IsrMember>) {
         Replica::set_leader(self, leader_epoch, isr)
     }

@@ -64,6 +64,8 @@ pub trait Storage {
     /// A leader's ISR members other than itself: each one's latest fetch offset since the
     /// election (`None`: not fetched yet).
     fn isr_fetch_offsets(&self) -> Vec<Option<i64>>;
+    /// The topic's min.insync.replicas.
+    fn min_insync_replicas(&self) -> usize;
 
     /// Run as leader at `leader_epoch` with `isr` (fetch offsets reset).
     fn set_leader(&mut self, leader_epoch: i32, isr: Vec<Self::Member>);

@@ -96,3 +96,31 @@ fn the_report_names_the_release_and_where_its_leader_epoch_came_from() {
     assert_eq!((r["mode"].as_str(), r["kafka"].as_str()), (Some("kip101"), Some("1.1.0")), "{r}");
     assert_eq!(r["leader_epoch_source"], "running");
 }
+
+/// min.insync.replicas: acks=all with the ISR below it is NOT_ENOUGH_REPLICAS
+/// (`Partition.appendRecordsToLeader`); from 3.7 the HW waits while the ISR is that small
+/// (KAFKA-15583). The explorer models it only where those are the rules.
+#[test]
+fn min_insync_replicas_refuses_appends_and_holds_the_hw_below_it() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &["--min-insync-replicas", "2"]);
+    let b = lab.create("b", 2, &["--min-insync-replicas", "2"]);
+    ok(&["elect", s(&a), "--epoch", "0"]);
+    let before = snapshot(&a);
+    let (_, err) = code(&["append", s(&a), "m1"], 2);
+    assert!(err.contains("NOT_ENOUGH_REPLICAS") && err.contains("min.insync.replicas 2"), "{err}");
+    assert_eq!(snapshot(&a), before, "a refused append writes nothing");
+    ok(&["elect", s(&a), "--epoch", "1", "--isr", s(&b)]);
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2"]);
+    assert_eq!(replica(&a)["high_watermark"], 1);
+    ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b)]);
+    // The ISR shrinks to the leader alone: its HW stays at 1 though its LEO is 2.
+    ok(&["elect", s(&a), "--epoch", "2"]);
+    assert_eq!((replica(&a)["high_watermark"].as_i64(), replica(&a)["log_end_offset"].as_i64()), (Some(1), Some(2)));
+    let (_, err) = code(&["explore", "--mode", "kip279", "--min-isr", "2"], 2);
+    assert!(err.contains("--kafka 3.9.1"), "{err}");
+    let (_, err) = code(&["explore", "--kafka", "3.9.1", "--min-isr", "3"], 2);
+    assert!(err.contains("--replicas"), "{err}");
+}

@@ -32,6 +32,7 @@ fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
         fencing: c.fencing,
         power_loss: c.power_loss,
         stale_hw: c.stale_hw,
+        min_isr: c.min_isr,
         threads: 2,
         max_states: Some(cmd::DEFAULT_MAX_STATES),
         script: script.map(|p| Box::leak(p.to_path_buf().into_boxed_path()) as &Path),
@@ -52,6 +53,10 @@ fn finding_configs() -> Vec<(&'static str, Config)> {
         (
             "kip279 with power loss loses an acked record",
             Config { power_loss: true, ..config(TruncationMode::Kip279, 2, 2, 1, 8) },
+        ),
+        (
+            "3.9.1 with min.insync.replicas 2 still loses an acked record to a power loss",
+            Config { power_loss: true, min_isr: 2, ..Config::clean_at(rules("3.9.1"), 2, 2, 1, 8) },
         ),
     ]
 }
@@ -154,9 +159,10 @@ fn in_memory(state: &State, i: usize) -> Seen {
 fn replay(c: &Config, actions: &[Action], what: &str) {
     let lab = Lab::new();
     let dirs: Vec<PathBuf> = (0..c.replicas as u8).map(|i| lab.path(&replica_name(i).to_string())).collect();
+    let min_isr = c.min_isr.to_string();
     for (i, d) in dirs.iter().enumerate() {
         let id = replica_id(i as u8).to_string();
-        klog().args(["create", s(d), "--replica-id", &id]).assert().success();
+        klog().args(["create", s(d), "--replica-id", &id, "--min-insync-replicas", &min_isr]).assert().success();
     }
     let dir = |i: u8| s(&dirs[i as usize]).to_string();
     // The relaxed bounds a witness may use; the model's rules do not read the bounds.
@@ -274,6 +280,7 @@ fn random_walks_through_the_lab_do_on_disk_what_they_do_in_memory() {
         Config::clean_at(rules("2.7.2"), 3, 4, 3, 0),
         Config { stale_hw: true, power_loss: true, ..config(TruncationMode::Hw, 2, 4, 4, 0) },
         Config { stale_hw: true, ..config(TruncationMode::Kip101, 3, 4, 3, 0) },
+        Config { min_isr: 2, power_loss: true, unclean: true, ..Config::clean_at(rules("3.9.1"), 3, 4, 3, 0) },
     ];
     for (k, c) in configs.iter().enumerate() {
         for w in 0..2 {
