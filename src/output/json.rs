@@ -321,6 +321,12 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             })
         }
         DumpEvent::Record(b, r, control) => line(out, &record_json(b, r, control)),
+        DumpEvent::Decoded(b, r, decoded) => {
+            let mut v = serde_json::to_value(record_json(b, r, None))
+                .map_err(|e| crate::error::Error::io("<stdout>", "write", e.into()))?;
+            v["decoded"] = crate::output::internal_record::json_value(decoded);
+            line(out, &v)
+        }
         DumpEvent::Undecodable(b, why) => line(
             out,
             &json!({"type": "undecodable", "base_offset": b.base_offset, "position": b.position, "error": why}),

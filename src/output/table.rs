@@ -392,7 +392,12 @@ impl<'o> DumpTable<'o> {
                 )
             }
             DumpEvent::Batch(_) => Ok(()),
-            DumpEvent::Record(b, r, control) => {
+            DumpEvent::Record(b, r, _) | DumpEvent::Decoded(b, r, _) => {
+                let control = match &event {
+                    DumpEvent::Record(_, _, Some(c)) => RecordMeaning::Control(c),
+                    DumpEvent::Decoded(_, _, d) => RecordMeaning::Internal(d),
+                    _ => RecordMeaning::Data,
+                };
                 let headers = r
                     .headers
                     .iter()
@@ -404,8 +409,12 @@ impl<'o> DumpTable<'o> {
                     v => Cell::new(display_bytes(v, VALUE_CHARS)),
                 };
                 let (key, value) = match control {
-                    Some(c) => (p.cell("control", Tone::Dim), Cell::new(control_text(c))),
-                    None => (bytes_cell(r.key), bytes_cell(r.value)),
+                    RecordMeaning::Control(c) => (p.cell("control", Tone::Dim), Cell::new(control_text(c))),
+                    RecordMeaning::Internal(d) => match crate::output::internal_record::table_cells(d) {
+                        (key, value, true) => (key.map_or_else(|| bytes_cell(r.key), Cell::new), Cell::new(value)),
+                        (_, value, false) => (bytes_cell(r.key), p.cell(value, Tone::Bad)),
+                    },
+                    RecordMeaning::Data => (bytes_cell(r.key), bytes_cell(r.value)),
                 };
                 let cells = vec![
                     right(r.offset),
@@ -733,4 +742,11 @@ mod tests {
         let plain = render(false, None);
         assert!(plain.contains(&"a value long enough to need cutting at any sane width".repeat(4)), "{plain}");
     }
+}
+
+/// What the value cell of a record row shows.
+enum RecordMeaning<'e> {
+    Data,
+    Control(&'e crate::commands::dump::ControlRead),
+    Internal(&'e crate::commands::dump::InternalRecord<'e>),
 }
