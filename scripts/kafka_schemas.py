@@ -32,9 +32,10 @@ def emit_struct(out, name, fields, structs):
     for f in fields:
         t = f["type"]
         versions = f.get("versions") or f.get("taggedVersions")
-        default = f.get("default", "-")
+        # A JSON null default is no default (Kafka's FieldSpec); the string "null" is null.
+        default = f.get("default")
         if default is None:
-            default = "null"
+            default = "-"
         default = str(default).lower() if isinstance(default, bool) else str(default)
         if default == "":
             default = "-empty-"

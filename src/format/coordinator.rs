@@ -67,14 +67,25 @@ pub enum CoordinatorRead<'a> {
 }
 
 /// `TransactionState` names by id (`stateName`).
-const TRANSACTION_STATES: [&str; 8] =
-    ["Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"];
+const TRANSACTION_STATES: [&str; 8] = [
+    "Empty",
+    "Ongoing",
+    "PrepareCommit",
+    "PrepareAbort",
+    "CompleteCommit",
+    "CompleteAbort",
+    "Dead",
+    "PrepareEpochFence",
+];
 
 /// Decode a coordinator record from its key and value.
 pub fn decode<'a>(coordinator: Coordinator, key: Option<&'a [u8]>, value: Option<&'a [u8]>) -> CoordinatorRead<'a> {
     let invalid = |part, error| CoordinatorRead::Invalid { part, error };
     let Some(key) = key else {
-        return invalid("key", SchemaError { position: 0, what: "a coordinator record needs a key (it is null)".into() });
+        return invalid(
+            "key",
+            SchemaError { position: 0, what: "a coordinator record needs a key (it is null)".into() },
+        );
     };
     let mut r = Reader::new(key);
     let record_type = match r.i16("record type") {
@@ -120,10 +131,12 @@ pub fn decode<'a>(coordinator: Coordinator, key: Option<&'a [u8]>, value: Option
 
 fn name_transaction_status(fields: &mut [Field<'_>]) {
     if let Some(f) = fields.iter_mut().find(|f| f.name == "transactionStatus") {
+        // `TransactionState.fromId(..).stateName()`, or the id as text when it names none.
         if let Value::Int(id) = f.value {
-            if let Some(name) = usize::try_from(id).ok().and_then(|i| TRANSACTION_STATES.get(i)) {
-                f.value = Value::Name(name);
-            }
+            f.value = Value::Text(match usize::try_from(id).ok().and_then(|i| TRANSACTION_STATES.get(i)) {
+                Some(name) => (*name).into(),
+                None => id.to_string().into(),
+            });
         }
     }
 }
@@ -230,11 +243,9 @@ mod tests {
             &2i64.to_be_bytes(),
         ]
         .concat();
-        let CoordinatorRead::Decoded(r) = decode(Coordinator::Transaction, Some(&key), Some(&value)) else {
-            panic!()
-        };
+        let CoordinatorRead::Decoded(r) = decode(Coordinator::Transaction, Some(&key), Some(&value)) else { panic!() };
         let v = r.value.unwrap();
-        assert_eq!(find(&v.fields, "transactionStatus"), Some(&Value::Name("CompleteCommit")));
+        assert_eq!(find(&v.fields, "transactionStatus"), Some(&Value::Text("CompleteCommit".into())));
         assert_eq!(find(&v.fields, "transactionPartitions"), Some(&Value::Null));
     }
 }

@@ -63,7 +63,11 @@ pub fn decode(value: &[u8]) -> Result<MetadataRecord<'_>, SchemaError> {
     if !schema.valid_versions.contains(version) {
         return Err(r.error(
             type_position,
-            format!("{} has no version {version} (Kafka 4.4 knows up to {})", schema.name, schema.valid_versions.highest()),
+            format!(
+                "{} has no version {version} (Kafka 4.4 knows up to {})",
+                schema.name,
+                schema.valid_versions.highest()
+            ),
         ));
     }
     let fields = decode_message(schema, version, &mut r)?;

@@ -53,6 +53,10 @@ impl Versions {
         self.low <= version && version <= self.high
     }
 
+    pub fn lowest(&self) -> i16 {
+        self.low
+    }
+
     pub fn highest(&self) -> i16 {
         self.high
     }
@@ -202,7 +206,8 @@ fn parse_table(text: &'static str) -> Result<Schemas, String> {
         let names: Vec<&str> = m.structs.iter().map(|s| s.name).collect();
         for (s, types) in m.structs.iter_mut().zip(types) {
             for (field, t) in s.fields.iter_mut().zip(types) {
-                field.field_type = parse_type(t, &names).ok_or_else(|| format!("{}.{}: type {t}", m.name, field.name))?;
+                field.field_type =
+                    parse_type(t, &names).ok_or_else(|| format!("{}.{}: type {t}", m.name, field.name))?;
             }
         }
     }
@@ -243,8 +248,8 @@ pub enum Value<'a> {
     Uuid([u8; 16]),
     Array(Vec<Value<'a>>),
     Struct(Vec<Field<'a>>),
-    /// A name put in place of a code by a decoder that knows it (a transaction state).
-    Name(&'static str),
+    /// Text put in place of a code by a decoder that knows it (a transaction state's name).
+    Text(std::borrow::Cow<'static, str>),
 }
 
 /// A field present in the decoded message.
@@ -311,10 +316,9 @@ impl<'a> Reader<'a> {
 
     pub fn take(&mut self, len: usize, what: &str) -> Result<&'a [u8], SchemaError> {
         if len > self.remaining() {
-            return Err(self.error(
-                self.position,
-                format!("{what} needs {len} byte(s) but {} remain", self.remaining()),
-            ));
+            return Err(
+                self.error(self.position, format!("{what} needs {len} byte(s) but {} remain", self.remaining()))
+            );
         }
         let s = &self.bytes[self.position..self.position + len];
         self.position += len;
@@ -491,10 +495,10 @@ fn decode_value<'a>(
                     return Err(r.error(
                         start,
                         format!(
-                            "field {}: tried to allocate a collection of size {len}, but there are only {} bytes remaining",
-                            f.json_name,
-                            r.remaining()
-                        ),
+                        "field {}: tried to allocate a collection of size {len}, but there are only {} bytes remaining",
+                        f.json_name,
+                        r.remaining()
+                    ),
                     ))
                 }
                 Some(len) => {
@@ -531,7 +535,7 @@ fn is_default(f: &FieldSchema, value: &Value<'_>) -> bool {
         Value::Bytes(b) => d != "null" && b.is_empty(),
         Value::Uuid(u) => *u == [0; 16],
         Value::Array(a) => d != "null" && a.is_empty(),
-        Value::Struct(_) | Value::Name(_) => false,
+        Value::Struct(_) | Value::Text(_) => false,
     }
 }
 
@@ -549,7 +553,8 @@ mod tests {
     #[test]
     fn the_table_parses_and_holds_every_metadata_record_type() {
         let s = schemas();
-        let metadata: Vec<i16> = s.messages.iter().filter(|m| m.group == "metadata").filter_map(|m| m.api_key).collect();
+        let metadata: Vec<i16> =
+            s.messages.iter().filter(|m| m.group == "metadata").filter_map(|m| m.api_key).collect();
         // MetadataRecordType in Kafka 4.4: 0..=29 without 6, 13, 16.
         let mut want: Vec<i16> = (0..=29).filter(|k| ![6, 13, 16].contains(k)).collect();
         let mut got = metadata.clone();

@@ -20,13 +20,13 @@
 //!
 //! The epoch view and the log-dir overview have no dump-log form: they are refused as usage errors.
 
-use crate::commands::dump::{ControlRead, InternalRecord};
-use crate::output::internal_record;
 use crate::commands::dump::{BatchRow, DumpEvent, FileKind};
+use crate::commands::dump::{ControlRead, InternalRecord};
 use crate::error::{Error, IoContext, Result};
 use crate::format::control::ControlRecord;
 use crate::format::record::Record;
 use crate::log::index::OffsetEntryCheck;
+use crate::output::internal_record;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;

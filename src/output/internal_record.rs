@@ -81,7 +81,7 @@ fn push_value(out: &mut String, v: &Value<'_>) {
         Value::Str(s) => push_json_string(out, &java_utf8(s)),
         Value::Bytes(b) => push_json_string(out, &crate::util::base64(b)),
         Value::Uuid(u) => push_json_string(out, &crate::util::base64_url(u)),
-        Value::Name(n) => push_json_string(out, n),
+        Value::Text(t) => push_json_string(out, t),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -165,7 +165,7 @@ fn push_text(out: &mut String, v: &Value<'_>) {
             let _ = write!(out, "<{} bytes>", b.len());
         }
         Value::Uuid(u) => out.push_str(&crate::util::base64_url(u)),
-        Value::Name(n) => out.push_str(n),
+        Value::Text(t) => out.push_str(t),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -233,9 +233,7 @@ pub fn table_cells(record: &InternalRecord<'_>) -> (Option<String>, String, bool
 pub fn json_value(record: &InternalRecord<'_>) -> serde_json::Value {
     use serde_json::json;
     let parse = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap_or(serde_json::Value::Null);
-    let error = |part: &str, e: &crate::format::schema::SchemaError| {
-        json!({"part": part, "position": e.position, "error": e.what})
-    };
+    let error = |part: &str, e: &crate::format::schema::SchemaError| json!({"part": part, "position": e.position, "error": e.what});
     match record {
         InternalRecord::Metadata(Ok(r)) => json!({
             "kind": "metadata",

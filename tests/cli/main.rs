@@ -17,6 +17,7 @@ mod golden;
 mod histories;
 mod hostile_reads;
 mod hostile_writes;
+mod internal_records;
 mod kill;
 mod log_trust;
 #[allow(dead_code)]
