@@ -585,6 +585,33 @@ mod tests {
     }
 
     #[test]
+    fn arbitrary_bytes_into_every_message_at_every_version_never_panic() {
+        // splitmix64 bytes: each message at each valid version, 300 inputs of 0..64 bytes
+        let mut state = 7u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for m in &schemas().messages {
+            for version in m.valid_versions.lowest()..=m.valid_versions.highest().min(8) {
+                for _ in 0..300 {
+                    let len = (next() % 64) as usize;
+                    // small bytes make short lengths and counts likely, so decoding gets deep
+                    let bytes: Vec<u8> = (0..len).map(|_| (next() % 5) as u8).collect();
+                    let mut r = Reader::new(&bytes);
+                    match decode_message(m, version, &mut r) {
+                        Ok(_) => assert!(r.position() <= bytes.len()),
+                        Err(e) => assert!(e.position <= bytes.len(), "{}: {e}", m.name),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn reader_rejects_overlong_varints_and_short_input() {
         let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
         assert!(r.uvarint("x").unwrap_err().what.contains("longer than 5"));

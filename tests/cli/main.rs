@@ -18,6 +18,7 @@ mod histories;
 mod hostile_reads;
 mod hostile_writes;
 mod internal_records;
+mod internal_topics;
 mod kill;
 mod log_trust;
 #[allow(dead_code)]
