@@ -140,7 +140,8 @@ impl RecordDecoder {
         match self {
             RecordDecoder::Metadata => InternalRecord::Metadata(match value {
                 Some(v) => metadata::decode(v),
-                None => Err(SchemaError { position: 0, what: "a metadata record needs a value (it is null)".into() }),
+                None => Err(SchemaError::new(0, "a metadata record needs a value (it is null)")
+                    .kafka("Error while reading frame version")),
             }),
             RecordDecoder::Coordinator(c) => InternalRecord::Coordinator(coordinator::decode(c, key, value)),
         }

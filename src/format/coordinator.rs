@@ -84,13 +84,20 @@ pub fn decode<'a>(coordinator: Coordinator, key: Option<&'a [u8]>, value: Option
     let Some(key) = key else {
         return invalid(
             "key",
-            SchemaError { position: 0, what: "a coordinator record needs a key (it is null)".into() },
+            SchemaError::new(0, "a coordinator record needs a key (it is null)")
+                .kafka("Failed to decode message using the specified decoder (message had a missing key)"),
         );
     };
     let mut r = Reader::new(key);
     let record_type = match r.i16("record type") {
         Ok(t) => t,
-        Err(e) => return invalid("key", e),
+        Err(e) => return invalid("key", e.kafka("Could not read version from key's buffer.")),
+    };
+    // `CoordinatorRecordSerde.readMessage`'s wrapping of the reader's message.
+    let wrap = |e: SchemaError, version: i16, part: &str| {
+        let kafka =
+            format!("Could not read record with version {version} from {part}'s buffer due to: {}.", e.kafka_message);
+        e.kafka(kafka)
     };
     let schemas = schema::schemas();
     let group = coordinator.group();
@@ -102,7 +109,7 @@ pub fn decode<'a>(coordinator: Coordinator, key: Option<&'a [u8]>, value: Option
     // Keys have one version (0); Kafka reads them at the record type, which changes nothing.
     let key_fields = match decode_message(key_schema, 0, &mut r) {
         Ok(f) => f,
-        Err(e) => return invalid("key", e),
+        Err(e) => return invalid("key", wrap(e, record_type, "key")),
     };
     let Some(value) = value else {
         return CoordinatorRead::Decoded(CoordinatorRecord { key_schema, key: key_fields, value: None });
@@ -110,15 +117,16 @@ pub fn decode<'a>(coordinator: Coordinator, key: Option<&'a [u8]>, value: Option
     let mut r = Reader::new(value);
     let version = match r.i16("value version") {
         Ok(v) => v,
-        Err(e) => return invalid("value", e),
+        Err(e) => return invalid("value", e.kafka("Could not read version from value's buffer.")),
     };
     if !value_schema.valid_versions.contains(version) {
         let what = format!("{} has no version {version}", value_schema.name);
-        return invalid("value", SchemaError { position: 0, what });
+        let kafka = format!("Found an unknown record version {version} for {record_type} type");
+        return invalid("value", SchemaError::new(0, what).kafka(kafka));
     }
     let mut fields = match decode_message(value_schema, version, &mut r) {
         Ok(f) => f,
-        Err(e) => return invalid("value", e),
+        Err(e) => return invalid("value", wrap(e, version, "value")),
     };
     match value_schema.name {
         "TransactionLogValue" => name_transaction_status(&mut fields),

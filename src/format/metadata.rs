@@ -42,37 +42,48 @@ pub fn type_name(name: &str) -> String {
     out
 }
 
-/// Decode a metadata record's value (`AbstractApiMessageSerde.read`).
+/// Decode a metadata record's value (`AbstractApiMessageSerde.read`). A version above the
+/// highest Kafka 4.4 knows is read as Kafka reads it, by the fields of the versions it knows;
+/// an error carries the message Kafka's serde gives (`MetadataParseException`).
 pub fn decode(value: &[u8]) -> Result<MetadataRecord<'_>, SchemaError> {
     let mut r = Reader::new(value);
     let short = |r: &mut Reader<'_>, what: &str| -> Result<i16, SchemaError> {
         let start = r.position();
-        let v = r.uvarint(what)?;
-        i16::try_from(v).map_err(|_| r.error(start, format!("value for {what} was too large: {v}")))
+        let v = r.uvarint(what).map_err(|e| e.kafka(format!("Error while reading {what}")))?;
+        i16::try_from(v).map_err(|_| {
+            r.error(start, format!("value for {what} was too large: {v}"))
+                .kafka(format!("Value for {what} was too large."))
+        })
     };
     let frame_version = short(&mut r, "frame version")?;
     if frame_version != 1 {
-        return Err(r.error(0, format!("unknown frame version {frame_version} (only frame version 1 is supported)")));
+        let e = r.error(0, format!("unknown frame version {frame_version} (only frame version 1 is supported)"));
+        return Err(e.kafka(if frame_version == 0 {
+            "Could not deserialize metadata record with frame version 0. Note that upgrades from the preview \
+             release of KRaft in 2.8 to newer versions are not supported."
+                .to_string()
+        } else {
+            format!(
+                "Could not deserialize metadata record due to unknown frame version {frame_version}(only frame \
+                 version 1 is supported)"
+            )
+        }));
     }
     let type_position = r.position();
     let api_key = short(&mut r, "type")?;
     let version = short(&mut r, "version")?;
-    let schema = schema::schemas()
-        .find("metadata", "metadata", api_key)
-        .ok_or_else(|| r.error(type_position, format!("unknown metadata record type {api_key}")))?;
-    if !schema.valid_versions.contains(version) {
-        return Err(r.error(
-            type_position,
-            format!(
-                "{} has no version {version} (Kafka 4.4 knows up to {})",
-                schema.name,
-                schema.valid_versions.highest()
-            ),
-        ));
-    }
-    let fields = decode_message(schema, version, &mut r)?;
+    let schema = schema::schemas().find("metadata", "metadata", api_key).ok_or_else(|| {
+        r.error(type_position, format!("unknown metadata record type {api_key}"))
+            .kafka(format!("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}"))
+    })?;
+    let fields = decode_message(schema, version, &mut r).map_err(|e| {
+        let what = format!("{} v{version}: {}", schema.name, e.what);
+        SchemaError::new(e.position, what).kafka(format!("Failed to deserialize record with type {api_key}"))
+    })?;
     if r.remaining() > 0 {
-        return Err(r.error(r.position(), format!("{} byte(s) of garbage after {}", r.remaining(), schema.name)));
+        let what = format!("{} byte(s) of garbage after {}", r.remaining(), schema.name);
+        let kafka = format!("Found {} byte(s) of garbage after {api_key}", r.remaining());
+        return Err(r.error(r.position(), what).kafka(kafka));
     }
     Ok(MetadataRecord { schema, version, fields })
 }
@@ -147,7 +158,10 @@ pub mod tests {
     fn unknown_frames_types_and_versions_are_named() {
         assert!(decode(&[0, 2, 0]).unwrap_err().what.contains("frame version 0"));
         assert!(decode(&[1, 6, 0]).unwrap_err().what.contains("unknown metadata record type 6"));
-        assert!(decode(&[1, 2, 9]).unwrap_err().what.contains("TopicRecord has no version 9"));
+        // a version past Kafka 4.4's is read by the fields it knows, as Kafka reads it
+        let e = decode(&[1, 2, 9]).unwrap_err();
+        assert_eq!(e.kafka_message, "Failed to deserialize record with type 2");
+        assert!(e.what.starts_with("TopicRecord v9: "), "{e}");
         assert!(decode(&[]).is_err());
     }
 }

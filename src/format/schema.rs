@@ -276,11 +276,26 @@ pub fn find<'v, 'a>(fields: &'v [Field<'a>], name: &str) -> Option<&'v Value<'a>
 }
 
 /// Why a message did not decode: the byte position (from the start of the bytes given to
-/// [`decode_message`]) and what was expected there.
+/// [`decode_message`]) and what was expected there; and the message Kafka's generated reader
+/// (`ByteBufferAccessor`, `Readable`) gives for the same failure, which `kafka-dump-log.sh`
+/// prints (`null` where Java's buffer underflows without one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaError {
     pub position: usize,
     pub what: String,
+    pub kafka_message: String,
+}
+
+impl SchemaError {
+    pub fn new(position: usize, what: impl Into<String>) -> SchemaError {
+        SchemaError { position, what: what.into(), kafka_message: "null".into() }
+    }
+
+    /// The same error, with Kafka's reader's message for it.
+    pub fn kafka(mut self, message: impl Into<String>) -> SchemaError {
+        self.kafka_message = message.into();
+        self
+    }
 }
 
 impl fmt::Display for SchemaError {
@@ -311,7 +326,15 @@ impl<'a> Reader<'a> {
     }
 
     pub fn error(&self, position: usize, what: impl Into<String>) -> SchemaError {
-        SchemaError { position, what: what.into() }
+        SchemaError::new(position, what)
+    }
+
+    /// `len` bytes of a string, bytes or unknown tagged field (Kafka's `readArray`).
+    fn take_array(&mut self, len: usize, what: &str) -> Result<&'a [u8], SchemaError> {
+        let remaining = self.remaining();
+        self.take(len, what).map_err(|e| {
+            e.kafka(format!("Error reading byte array of {len} byte(s): only {remaining} byte(s) available"))
+        })
     }
 
     pub fn take(&mut self, len: usize, what: &str) -> Result<&'a [u8], SchemaError> {
@@ -354,7 +377,9 @@ impl<'a> Reader<'a> {
                 return Ok(value as i32);
             }
         }
-        Err(self.error(start, format!("{what}: varint is longer than 5 bytes")))
+        Err(self.error(start, format!("{what}: varint is longer than 5 bytes")).kafka(format!(
+            "Varint is too long, the most significant bit in the 5th byte is set, converted value: {value:x}"
+        )))
     }
 }
 
@@ -367,6 +392,9 @@ pub fn decode_message<'a>(
     let flexible = schema.flexible_versions.contains(version);
     decode_struct(schema, 0, version, flexible, reader, 0)
 }
+
+/// The largest collection Kafka's generated readers accept.
+const COLLECTION_MAX: usize = 1_000_000;
 
 /// Structs nest only as deep as the schemas do; this bounds the recursion for any input.
 const DEPTH_MAX: usize = 16;
@@ -396,15 +424,24 @@ fn decode_struct<'a>(
     if flexible {
         let start = r.position();
         let count = r.uvarint("tagged field count")?;
-        if count < 0 || count as usize > r.remaining() {
-            return Err(r.error(start, format!("{count} tagged fields, but only {} bytes remain", r.remaining())));
+        if count < 0 {
+            return Err(r
+                .error(start, format!("negative tagged field count {count}"))
+                .kafka(format!("Invalid negative number of tagged fields {count}")));
+        }
+        if count as usize > r.remaining() {
+            let what = format!("{count} tagged fields, but only {} bytes remain", r.remaining());
+            let kafka =
+                format!("Tried to read {count} tagged fields, but there are only {} bytes remaining.", r.remaining());
+            return Err(r.error(start, what).kafka(kafka));
         }
         for _ in 0..count {
             let tag_position = r.position();
             let tag = r.uvarint("tag")? as u32;
             let size = r.uvarint("tagged field size")?;
             if size < 0 {
-                return Err(r.error(tag_position, format!("tagged field {tag} has negative size {size}")));
+                let what = format!("tagged field {tag} has negative size {size}");
+                return Err(r.error(tag_position, what).kafka(size.to_string()));
             }
             let known = s.fields.iter().position(|f| f.tag == Some(tag) && f.tagged_versions.contains(version));
             match known {
@@ -415,7 +452,7 @@ fn decode_struct<'a>(
                     slots[i] = (!is_default(f, &value)).then_some(value);
                 }
                 None => {
-                    r.take(size as usize, "unknown tagged field")?;
+                    r.take_array(size as usize, "unknown tagged field")?;
                 }
             }
         }
@@ -441,11 +478,8 @@ fn length(
         r.i32(f.name)?
     };
     if len < 0 {
-        return if nullable {
-            Ok(None)
-        } else {
-            Err(r.error(start, format!("non-nullable field {} was serialized as null", f.json_name)))
-        };
+        let message = format!("non-nullable field {} was serialized as null", f.json_name);
+        return if nullable { Ok(None) } else { Err(r.error(start, message.clone()).kafka(message)) };
     }
     Ok(Some(len as usize))
 }
@@ -478,28 +512,32 @@ fn decode_value<'a>(
             match length(r, f, flexible, true, nullable)? {
                 None => Value::Null,
                 Some(len) if len > i16::MAX as usize => {
-                    return Err(r.error(start, format!("string field {} had invalid length {len}", f.json_name)))
+                    let message = format!("string field {} had invalid length {len}", f.json_name);
+                    return Err(r.error(start, message.clone()).kafka(message));
                 }
-                Some(len) => Value::Str(r.take(len, what)?),
+                Some(len) => Value::Str(r.take_array(len, what)?),
             }
         }
         FieldType::Bytes => match length(r, f, flexible, false, nullable)? {
             None => Value::Null,
-            Some(len) => Value::Bytes(r.take(len, what)?),
+            Some(len) => Value::Bytes(r.take_array(len, what)?),
         },
         FieldType::Array(element) => {
             let start = r.position();
             match length(r, f, flexible, false, nullable)? {
                 None => Value::Null,
                 Some(len) if len > r.remaining() => {
-                    return Err(r.error(
-                        start,
-                        format!(
-                        "field {}: tried to allocate a collection of size {len}, but there are only {} bytes remaining",
-                        f.json_name,
+                    let kafka = format!(
+                        "Tried to allocate a collection of size {len}, but there are only {} bytes remaining.",
                         r.remaining()
-                    ),
-                    ))
+                    );
+                    return Err(r.error(start, format!("field {}: {kafka}", f.json_name)).kafka(kafka));
+                }
+                Some(len) if len > COLLECTION_MAX => {
+                    let kafka = format!(
+                        "Tried to read a collection of size {len}, which exceeds the maximum allowed size of {COLLECTION_MAX}."
+                    );
+                    return Err(r.error(start, format!("field {}: {kafka}", f.json_name)).kafka(kafka));
                 }
                 Some(len) => {
                     let mut items = Vec::with_capacity(len);

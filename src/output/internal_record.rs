@@ -144,15 +144,15 @@ pub fn coordinator_value_json(r: &CoordinatorRecord<'_>) -> String {
 pub fn dump_log_suffix(record: &InternalRecord<'_>, offset: i64) -> String {
     match record {
         InternalRecord::Metadata(Ok(r)) => format!(" payload: {}", metadata_json(r)),
-        InternalRecord::Metadata(Err(e)) => format!(" payload: Error at {offset}, skipping. {e}"),
+        InternalRecord::Metadata(Err(e)) => format!(" payload: Error at {offset}, skipping. {}", e.kafka_message),
         InternalRecord::Coordinator(CoordinatorRead::Decoded(r)) => {
             format!(" key: {} payload: {}", coordinator_key_json(r), coordinator_value_json(r))
         }
         InternalRecord::Coordinator(CoordinatorRead::UnknownType(t)) => {
             format!(" key: Unknown record type {t} at offset {offset}, skipping.")
         }
-        InternalRecord::Coordinator(CoordinatorRead::Invalid { part, error }) => {
-            format!(" key: Error at offset {offset}, skipping. {part} {error}")
+        InternalRecord::Coordinator(CoordinatorRead::Invalid { error, .. }) => {
+            format!(" key: Error at offset {offset}, skipping. {}", error.kafka_message)
         }
     }
 }

@@ -220,3 +220,34 @@ pub fn segment(records: &[(Option<Vec<u8>>, Option<Vec<u8>>)]) -> Vec<u8> {
     }
     log
 }
+
+/// Damaged internal records: (topic, records) for a metadata log and an offsets log whose
+/// values are cut, carry unknown types or versions, or trailing bytes.
+pub fn damaged() -> Vec<(&'static str, Vec<(Option<Vec<u8>>, Option<Vec<u8>>)>)> {
+    let topic = [&[1u8, 2, 0, 7][..], b"orders", &[9u8; 16], &[0]].concat();
+    let string = |s: &str| [&(s.len() as i16).to_be_bytes()[..], s.as_bytes()].concat();
+    let key = [&1i16.to_be_bytes()[..], &string("g"), &string("orders"), &3i32.to_be_bytes()].concat();
+    let value =
+        [&3i16.to_be_bytes()[..], &42i64.to_be_bytes(), &7i32.to_be_bytes(), &string(""), &9i64.to_be_bytes()].concat();
+    let metadata = vec![
+        (None, Some(topic.clone())),
+        (None, Some(topic[..10].to_vec())),
+        (None, Some(topic[..2].to_vec())),
+        (None, Some([&topic[..], &[0u8]].concat())),
+        (None, Some(vec![1, 99, 0])),
+        (None, Some(vec![0, 2, 0])),
+        (None, Some(vec![2, 2, 0])),
+        (None, Some(vec![1, 2, 9, 0])),
+        (None, Some(vec![])),
+    ];
+    let offsets = vec![
+        (Some(key.clone()), Some(value.clone())),
+        (Some(key[..7].to_vec()), Some(value.clone())),
+        (Some(key.clone()), Some(value[..9].to_vec())),
+        (Some(vec![0, 99]), Some(value.clone())),
+        (Some(vec![0]), None),
+        (Some(key.clone()), Some([&9i16.to_be_bytes()[..], &value[2..]].concat())),
+        (Some(key), Some([&value[..], &[1, 2, 3]].concat())),
+    ];
+    vec![("__cluster_metadata", metadata), ("__consumer_offsets", offsets)]
+}

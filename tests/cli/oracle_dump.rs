@@ -462,6 +462,12 @@ fn make_corpus(lab: &Lab) -> PathBuf {
             fs::write(d.join(format!("{topic}-0/00000000000000000100-0000000001.checkpoint")), &log).unwrap();
         }
     }
+    for (topic, records) in crate::internal_records::damaged() {
+        let d = m(&format!("internal-damaged{topic}"));
+        run(&["create", s(&d), "--replica-id", "1", "--topic", topic]);
+        fs::write(d.join(format!("{topic}-0/00000000000000000000.log")), crate::internal_records::segment(&records))
+            .unwrap();
+    }
     made
 }
 
