@@ -20,7 +20,7 @@ use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
 use crate::log::segment::{map_file, FileBytes, Segment};
 use crate::log::verify::{self, epoch_rows, EpochRow, StampedEpochs};
-use crate::replica::{list_partition_dirs, LogDirFiles, Replica};
+use crate::replica::{list_partition_dirs, read_quorum_state, LogDirFiles, QuorumState, Replica, QUORUM_STATE};
 use std::path::Path;
 
 /// The batch fields every renderer needs.
@@ -173,6 +173,8 @@ pub enum FileKind {
     },
     EpochCheckpoint,
     OffsetCheckpoint,
+    /// KRaft's `quorum-state` (JSON).
+    QuorumState,
     /// A file `DumpLogSegments` does not read (its suffix after the last dot is not one it
     /// knows, or there is no dot): announced, not read. Only with
     /// [`DumpRequest::dump_log_segments_files`].
@@ -304,6 +306,8 @@ pub enum DumpEvent<'a> {
         offset: i64,
     },
     TxnIndexEntry(&'a AbortedTxn),
+    /// What a `quorum-state` file says.
+    QuorumState(&'a QuorumState),
     /// The header of a producer snapshot, before its entries.
     ProducerSnapshot(&'a ProducerSnapshot),
     ProducerEntry(&'a ProducerEntry),
@@ -778,6 +782,11 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         }
         return Ok(());
     }
+    if name == QUORUM_STATE {
+        let state = read_quorum_state(path)?;
+        sink(DumpEvent::File { path, kind: FileKind::QuorumState })?;
+        return sink(DumpEvent::QuorumState(&state));
+    }
     if name == names::LEADER_EPOCH_CHECKPOINT {
         sink(DumpEvent::File { path, kind: FileKind::EpochCheckpoint })?;
         for (e, o) in checkpoint::read_epoch_checkpoint(path)? {
@@ -795,7 +804,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     Err(Error::layout(
         path,
         "unknown file kind (expected a .log, .index, .timeindex, .txnindex, .snapshot, KRaft .checkpoint, \
-         leader-epoch-checkpoint or offset checkpoint)",
+         leader-epoch-checkpoint, offset checkpoint or quorum-state)",
     ))
 }
 

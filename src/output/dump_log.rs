@@ -294,6 +294,11 @@ impl<'o> DumpLog<'o> {
                 self.line(&text)
             }
             DumpEvent::EpochEntry { .. } | DumpEvent::OffsetEntry { .. } => Ok(()),
+            // Kafka's tool ignores `quorum-state` (no suffix it reads); the command announces
+            // it as ignored before reading it, so this is reached only without that choice.
+            DumpEvent::QuorumState(_) => {
+                Err(Error::Usage("kafka-dump-log does not read quorum-state; dump it as a table or with --json".into()))
+            }
         }
     }
 

@@ -335,7 +335,10 @@ impl<'o> DumpTable<'o> {
             DumpEvent::Segment { path, .. } if self.if_nothing.is_none() => {
                 self.if_nothing = Some(format!("{}: no batches", path.display()));
             }
-            DumpEvent::Undecodable(..) | DumpEvent::Trailing { .. } | DumpEvent::ProducerSnapshot(_) => {
+            DumpEvent::Undecodable(..)
+            | DumpEvent::Trailing { .. }
+            | DumpEvent::ProducerSnapshot(_)
+            | DumpEvent::QuorumState(_) => {
                 self.items_shown += 1;
             }
             _ => {}
@@ -461,6 +464,24 @@ impl<'o> DumpTable<'o> {
                 .at("<stdout>", "write")
             }
             DumpEvent::File { .. } => Ok(()),
+            DumpEvent::QuorumState(q) => {
+                self.flush_table()?;
+                let voters = q.current_voters.as_ref().map_or(String::new(), |v| {
+                    let ids: Vec<String> = v.iter().map(|v| v.voter_id.to_string()).collect();
+                    format!("  voters [{}]", ids.join(","))
+                });
+                writeln!(
+                    self.out,
+                    "{} leader {}  leader epoch {}  voted for {}  applied offset {}{voters}  (data_version {})",
+                    p.strong("quorum-state"),
+                    q.leader_id,
+                    q.leader_epoch,
+                    q.voted_id,
+                    q.applied_offset,
+                    q.data_version
+                )
+                .at("<stdout>", "write")
+            }
             DumpEvent::IndexEntry { offset, position, check } => {
                 let verdict = match check {
                     OffsetEntryCheck::Matches => p.cell("ok", Tone::Good),

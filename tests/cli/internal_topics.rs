@@ -166,3 +166,24 @@ fn transaction_state_records_show_the_status_by_name() {
     let kafka = ok(&["dump", "--format", "kafka", s(&d)]);
     assert!(kafka.contains(" key: {\"type\":\"0\",\"data\":{\"transactionalId\":\"payments-tx\"}} payload: {\"version\":\"0\",\"data\":{\"producerId\":4000,\"producerEpoch\":2,\"transactionTimeoutMs\":60000,\"transactionStatus\":\"Ongoing\""), "{kafka}");
 }
+
+#[test]
+fn quorum_state_shows_the_kraft_leader_and_a_broken_one_names_the_byte() {
+    if let Some(real) = kafka_real() {
+        let q = real.join("kraft-broker-2026/__cluster_metadata-0/quorum-state");
+        let table = ok(&["dump", s(&q)]);
+        assert!(table.contains("quorum-state leader 1  leader epoch 1  voted for -1"), "{table}");
+        let lines = json_lines(&ok(&["dump", "--json", s(&q)]));
+        assert_eq!(lines[0]["type"], "quorum_state");
+        assert_eq!(lines[0]["current_voters"], serde_json::json!([1]));
+        // Kafka's tool does not read it: announced and ignored, as DumpLogSegments does
+        let out = klog().args(["dump", "--format", "kafka", s(&q)]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("Ignoring unknown file"));
+    }
+    let lab = Lab::new();
+    let q = lab.path("quorum-state");
+    fs::write(&q, "{\"leaderId\":1,\n\"x").unwrap();
+    let (_, err) = code(&["dump", s(&q)], 2);
+    assert!(err.contains("corrupt data at position 16: quorum-state is not valid"), "{err}");
+}
