@@ -713,6 +713,13 @@ fn flags(b: &BatchRow) -> String {
     f.join(",")
 }
 
+/// What the value cell of a record row shows.
+enum RecordMeaning<'e> {
+    Data,
+    Control(&'e crate::commands::dump::ControlRead),
+    Internal(&'e crate::commands::dump::InternalRecord<'e>),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -763,11 +770,4 @@ mod tests {
         let plain = render(false, None);
         assert!(plain.contains(&"a value long enough to need cutting at any sane width".repeat(4)), "{plain}");
     }
-}
-
-/// What the value cell of a record row shows.
-enum RecordMeaning<'e> {
-    Data,
-    Control(&'e crate::commands::dump::ControlRead),
-    Internal(&'e crate::commands::dump::InternalRecord<'e>),
 }

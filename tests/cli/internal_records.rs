@@ -10,6 +10,9 @@ use klog::format::batch::{encode_batch, BatchSpec};
 use klog::format::record::NewRecord;
 use klog::format::schema::{schemas, FieldSchema, FieldType, MessageSchema};
 
+/// A record's key and value.
+pub type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// splitmix64: deterministic and good enough to pick field values.
 pub struct Rng(u64);
 
@@ -75,7 +78,7 @@ fn encode_struct(
             continue;
         }
         let nullable = f.nullable_versions.contains(version);
-        encode_value(m, f, &f.field_type, version, flexible, nullable, false, rng, out, depth);
+        encode_value(m, &f.field_type, version, flexible, nullable, false, rng, out, depth);
     }
     if flexible {
         let mut tagged: Vec<&FieldSchema> =
@@ -86,7 +89,7 @@ fn encode_struct(
         for f in tagged {
             let mut buf = Vec::new();
             let nullable = f.nullable_versions.contains(version);
-            encode_value(m, f, &f.field_type, version, true, nullable, true, rng, &mut buf, depth);
+            encode_value(m, &f.field_type, version, true, nullable, true, rng, &mut buf, depth);
             uvarint(out, f.tag.unwrap_or(0));
             uvarint(out, buf.len() as u32);
             out.extend(buf);
@@ -97,7 +100,6 @@ fn encode_struct(
 #[allow(clippy::too_many_arguments)]
 fn encode_value(
     m: &MessageSchema,
-    f: &FieldSchema,
     t: &FieldType,
     version: i16,
     flexible: bool,
@@ -134,7 +136,7 @@ fn encode_value(
             let n = if depth > 3 { 0 } else { rng.below(4) as usize };
             length(out, Some(n), flexible, false);
             for _ in 0..n {
-                encode_value(m, f, element, version, flexible, false, false, rng, out, depth + 1);
+                encode_value(m, element, version, flexible, false, false, rng, out, depth + 1);
             }
         }
         FieldType::Struct(index) => {
@@ -204,7 +206,7 @@ pub fn coordinator_records(group: &str, rng: &mut Rng, copies: usize) -> Vec<(Ve
 }
 
 /// A segment holding `records` (key, value), five to a batch, from offset 0.
-pub fn segment(records: &[(Option<Vec<u8>>, Option<Vec<u8>>)]) -> Vec<u8> {
+pub fn segment(records: &[KeyValue]) -> Vec<u8> {
     let mut log = Vec::new();
     for (i, chunk) in records.chunks(5).enumerate() {
         let batch: Vec<NewRecord> = chunk
@@ -223,7 +225,7 @@ pub fn segment(records: &[(Option<Vec<u8>>, Option<Vec<u8>>)]) -> Vec<u8> {
 
 /// Damaged internal records: (topic, records) for a metadata log and an offsets log whose
 /// values are cut, carry unknown types or versions, or trailing bytes.
-pub fn damaged() -> Vec<(&'static str, Vec<(Option<Vec<u8>>, Option<Vec<u8>>)>)> {
+pub fn damaged() -> Vec<(&'static str, Vec<KeyValue>)> {
     let topic = [&[1u8, 2, 0, 7][..], b"orders", &[9u8; 16], &[0]].concat();
     let string = |s: &str| [&(s.len() as i16).to_be_bytes()[..], s.as_bytes()].concat();
     let key = [&1i16.to_be_bytes()[..], &string("g"), &string("orders"), &3i32.to_be_bytes()].concat();
