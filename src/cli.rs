@@ -77,6 +77,16 @@ pub enum Command {
     /// prints the lines of `kafka-dump-log.sh --deep-iteration --print-data-log`. Never writes.
     /// Colour only on a terminal.
     Dump(DumpArgs),
+    /// Who led each partition, at which leader epoch, with which ISR and ELR, and when that
+    /// changed: replayed from a KRaft metadata log.
+    ///
+    /// Reads `__cluster_metadata-0` (its latest snapshot, then its log) as Kafka's
+    /// `PartitionRegistration.merge` replays it: one line per PartitionRecord, PartitionChangeRecord,
+    /// ClearElrRecord or RemoveTopicRecord, with the metadata offset and timestamp and what
+    /// changed. With --replica, each replica's epoch cache and batch stamps are set beside it:
+    /// epochs it holds that the controller never granted, epochs it led that its cache lacks.
+    /// Never writes.
+    History(HistoryArgs),
     /// Verify a replica the way Kafka's loader and kafka-dump-log do.
     ///
     /// Checks batch CRCs and sizes, trailing partial bytes, record framing, offsets
@@ -649,6 +659,22 @@ pub enum DumpFormat {
     Json,
     /// The lines kafka-dump-log prints, for scripts written against it.
     Kafka,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// A log dir holding `__cluster_metadata-0`, or that partition dir.
+    #[arg(value_name = "DIR")]
+    pub path: PathBuf,
+    /// Only this partition (`topic-N`).
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// A replica's log dir to set beside the timeline (repeat for several).
+    #[arg(long, value_name = "DIR")]
+    pub replica: Vec<PathBuf>,
+    /// Write JSON lines instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -196,7 +196,13 @@ impl MetadataReplay {
             "PartitionRecord" => {
                 if let Some(id) = uuid(f, "topicId") {
                     let key = (id, int(f, "partitionId", -1) as i32);
-                    self.record_change(key, PartitionRegistration::from_partition_record(f), r.name(), position, timestamp);
+                    self.record_change(
+                        key,
+                        PartitionRegistration::from_partition_record(f),
+                        r.name(),
+                        position,
+                        timestamp,
+                    );
                 }
             }
             "PartitionChangeRecord" => {
@@ -347,7 +353,8 @@ mod tests {
         assert_eq!((p.leader, p.leader_epoch, p.partition_epoch), (2, 2, 3));
         assert_eq!(p.isr, [2]);
         assert_eq!(p.replicas, [1, 2, 3]);
-        let steps: Vec<(MetadataPosition, &[&str])> = r.changes.iter().map(|c| (c.position, c.changed.as_slice())).collect();
+        let steps: Vec<(MetadataPosition, &[&str])> =
+            r.changes.iter().map(|c| (c.position, c.changed.as_slice())).collect();
         assert_eq!(
             steps,
             [

@@ -688,7 +688,7 @@ fn dump_batches(
 }
 
 /// The name of a KRaft snapshot file: `<20-digit end offset>-<10-digit epoch>.checkpoint`.
-fn parse_kraft_snapshot_name(name: &str) -> Option<(i64, i32)> {
+pub(crate) fn parse_kraft_snapshot_name(name: &str) -> Option<(i64, i32)> {
     let stem = name.strip_suffix(".checkpoint")?;
     let (offset, epoch) = stem.split_once('-')?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
