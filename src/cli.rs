@@ -755,6 +755,10 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog dump /tmp/b/demo-0/00000000000000000000.index",
         ],
         "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
+        "history" => &[
+            "klog history /var/lib/kafka",
+            "klog history /copies/b1 --partition orders-3 --replica /copies/b1 --replica /copies/b2 --json",
+        ],
         "fetch" => &[
             "klog fetch --leader /tmp/b /tmp/a --rounds 3",
             "klog fetch --leader /tmp/b /tmp/a --until-caught-up --flush",
