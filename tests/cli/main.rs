@@ -15,6 +15,7 @@ mod formats;
 mod generated;
 mod golden;
 mod histories;
+mod history;
 mod hostile_reads;
 mod hostile_writes;
 mod internal_records;
