@@ -70,10 +70,7 @@ fn metadata_dir(path: &Path) -> Result<(PathBuf, String)> {
         |p: &Path| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{METADATA_TOPIC}-")));
     let dir = if is_metadata(path) { path.to_path_buf() } else { path.join(format!("{METADATA_TOPIC}-0")) };
     if !dir.is_dir() {
-        return Err(Error::layout(
-            path,
-            format!("no KRaft metadata log here (expected {METADATA_TOPIC}-0, or a log dir holding it)"),
-        ));
+        return Err(Error::layout(path, format!("no KRaft metadata log ({METADATA_TOPIC}-0) here")));
     }
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok((dir, name))
