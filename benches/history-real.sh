@@ -47,6 +47,8 @@ step() {
     echo "  $1: $d"
     printf '{"step":"%s","leader":%s,"leader_epoch":%s}\n' "$1" "$(json_get "$d" 'd["leader"]')" \
         "$(json_get "$d" 'd["leader_epoch"]')" >>"$EXPECTED"
+    # three records at each leader epoch, so that the brokers' caches and batch stamps hold them
+    kc produce "$T" "e$(json_get "$d" 'd["leader_epoch"]')-" 0 3 >/dev/null
 }
 
 T=hist

@@ -84,7 +84,7 @@ pub enum Command {
     /// `PartitionRegistration.merge` replays it: one line per PartitionRecord, PartitionChangeRecord,
     /// ClearElrRecord or RemoveTopicRecord, with the metadata offset and timestamp and what
     /// changed. With --replica, each replica's epoch cache and batch stamps are set beside it:
-    /// epochs it holds that the controller never granted, epochs it led that its cache lacks.
+    /// epochs it holds that the controller never granted, epochs it led beyond its cache's latest.
     /// Never writes.
     History(HistoryArgs),
     /// Verify a replica the way Kafka's loader and kafka-dump-log do.

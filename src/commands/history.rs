@@ -3,7 +3,7 @@
 //! snapshot, then its log from the snapshot's end offset) by [`crate::partition_registration`];
 //! and set beside it, what each given replica's `leader-epoch-checkpoint` and batch stamps
 //! hold (an epoch a replica holds that the controller never granted; an epoch at which the
-//! controller made the replica leader that its cache never recorded). Never writes.
+//! controller made the replica leader beyond its cache's latest epoch). Never writes.
 
 use crate::error::{Error, Result};
 use crate::format::batch::BatchIter;
@@ -43,7 +43,10 @@ pub struct ReplicaEpochs {
     pub stamped: Vec<(i32, u64)>,
     /// Epochs in the cache or on batches that the metadata never granted.
     pub never_granted: Vec<i32>,
-    /// Epochs at which the metadata made this replica leader that its cache does not hold.
+    /// Epochs at which the metadata made this replica leader beyond its cache's latest epoch:
+    /// its files never learned its own leadership. (An earlier led epoch may rightly be gone:
+    /// Kafka's cache drops an epoch that a later one starts at the same offset, when no record
+    /// was written in it.)
     pub led_but_not_cached: Vec<i32>,
 }
 
@@ -161,8 +164,8 @@ fn replica_epochs(log_dir: &Path, partition: &str, changes: &[PartitionChange]) 
         .filter(|r| Some(r.leader) == id && r.leader != NO_LEADER)
         .map(|r| r.leader_epoch)
         .collect();
-    let cached: BTreeSet<i32> = cache.iter().map(|(e, _)| *e).collect();
-    let led_but_not_cached = led.iter().filter(|e| !cached.contains(e)).copied().collect();
+    let latest_cached = cache.iter().map(|(e, _)| *e).max();
+    let led_but_not_cached = led.iter().filter(|e| latest_cached.is_none_or(|l| **e > l)).copied().collect();
     Ok(Some(ReplicaEpochs {
         log_dir: log_dir.to_path_buf(),
         replica_id: id,

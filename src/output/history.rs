@@ -53,7 +53,7 @@ fn replica_line(r: &ReplicaEpochs) -> String {
         line.push_str(&format!("; epochs the controller never granted: {}", list(&r.never_granted)));
     }
     if !r.led_but_not_cached.is_empty() {
-        line.push_str(&format!("; led at epochs its cache lacks: {}", list(&r.led_but_not_cached)));
+        line.push_str(&format!("; led at epochs beyond its epoch cache: {}", list(&r.led_but_not_cached)));
     }
     line
 }
