@@ -73,6 +73,25 @@ for n in 0 1 2 3; do
     cluster_copy "$n" "$WORK/copy$n"
     cluster_resume "$n"
 done
+# The controller's and a broker's metadata log and snapshots: klog dump --format kafka against
+# DumpLogSegments --cluster-metadata-decoder, line for line (stdout and stderr).
+DUMP_AGREE=0 DUMP_TOTAL=0
+for f in "$WORK"/copy0/__cluster_metadata-0/*.log "$WORK"/copy0/__cluster_metadata-0/*.checkpoint \
+    "$WORK"/copy1/__cluster_metadata-0/*.log "$WORK"/copy1/__cluster_metadata-0/*.checkpoint; do
+    [[ -f $f ]] || continue
+    DUMP_TOTAL=$((DUMP_TOTAL + 1))
+    java -cp "$CLUSTER_CP" klog.oracle.Oracle dump --deep-iteration --print-data-log --cluster-metadata-decoder \
+        --files "$f" >"$WORK/kafka.out" 2>"$WORK/kafka.err"
+    "$K" dump --format kafka "$f" >"$WORK/klog.out" 2>"$WORK/klog.err"
+    if cmp -s "$WORK/kafka.out" "$WORK/klog.out" && cmp -s "$WORK/kafka.err" "$WORK/klog.err"; then
+        DUMP_AGREE=$((DUMP_AGREE + 1))
+    else
+        echo "  DIFFER: $f"
+        diff "$WORK/kafka.out" "$WORK/klog.out" | head -4
+    fi
+done
+echo "klog dump --format kafka vs DumpLogSegments --cluster-metadata-decoder: $DUMP_AGREE of $DUMP_TOTAL agree"
+[[ $DUMP_AGREE == "$DUMP_TOTAL" ]] || echo "FAIL: metadata dumps differ"
 "$K" history "$WORK/copy0" --partition "$T-0" --replica "$WORK/copy1" --replica "$WORK/copy2" \
     --replica "$WORK/copy3" >"$WORK/history.txt" || { echo "FAIL: klog history: $(cat "$WORK/history.txt")"; exit 1; }
 sed 's/^/  /' "$WORK/history.txt"
@@ -98,3 +117,5 @@ print(f"klog history: {len(elections)} elections, the script performed {len(want
       + ("PASS" if not problems else "FAIL\n  " + "\n  ".join(problems)))
 sys.exit(1 if problems else 0)
 PY
+HISTORY_OK=$?
+[[ $HISTORY_OK == 0 && $DUMP_AGREE == "$DUMP_TOTAL" ]]
