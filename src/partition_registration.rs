@@ -120,14 +120,21 @@ pub struct PartitionChange {
     pub changed: Vec<&'static str>,
 }
 
+type Topics = HashMap<[u8; 16], String>;
+type Partitions = BTreeMap<([u8; 16], i32), PartitionRegistration>;
+
+/// The replay state saved when a metadata transaction begins: topics, partitions, changes count.
+#[derive(Debug, Clone)]
+struct Saved(Topics, Partitions, usize);
+
 /// The replay: topics by id, partitions by (topic id, partition), and every change in order.
 #[derive(Debug, Clone, Default)]
 pub struct MetadataReplay {
-    topics: HashMap<[u8; 16], String>,
-    partitions: BTreeMap<([u8; 16], i32), PartitionRegistration>,
+    topics: Topics,
+    partitions: Partitions,
     pub changes: Vec<PartitionChange>,
     /// The state before an open metadata transaction, restored if it aborts.
-    transaction: Option<Box<(HashMap<[u8; 16], String>, BTreeMap<([u8; 16], i32), PartitionRegistration>, usize)>>,
+    transaction: Option<Box<Saved>>,
 }
 
 fn differences(before: Option<&PartitionRegistration>, after: &PartitionRegistration) -> Vec<&'static str> {
@@ -252,12 +259,13 @@ impl MetadataReplay {
                 self.topics.remove(&id);
             }
             "BeginTransactionRecord" => {
-                self.transaction = Some(Box::new((self.topics.clone(), self.partitions.clone(), self.changes.len())));
+                self.transaction =
+                    Some(Box::new(Saved(self.topics.clone(), self.partitions.clone(), self.changes.len())));
             }
             "EndTransactionRecord" => self.transaction = None,
             "AbortTransactionRecord" => {
                 if let Some(t) = self.transaction.take() {
-                    let (topics, partitions, len) = *t;
+                    let Saved(topics, partitions, len) = *t;
                     self.topics = topics;
                     self.partitions = partitions;
                     self.changes.truncate(len);
