@@ -58,6 +58,9 @@ _klog() {
             klog,help)
                 cmd="klog__subcmd__help"
                 ;;
+            klog,history)
+                cmd="klog__subcmd__history"
+                ;;
             klog,recover)
                 cmd="klog__subcmd__recover"
                 ;;
@@ -124,6 +127,9 @@ _klog() {
             klog__subcmd__help,help)
                 cmd="klog__subcmd__help__subcmd__help"
                 ;;
+            klog__subcmd__help,history)
+                cmd="klog__subcmd__help__subcmd__history"
+                ;;
             klog__subcmd__help,recover)
                 cmd="klog__subcmd__help__subcmd__recover"
                 ;;
@@ -143,7 +149,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff draw demo explore help"
+            opts="-h -V --color --help --version generate create elect append dump history check fetch flush stop crash recover diff draw demo explore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -699,7 +705,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="generate create elect append dump check fetch flush stop crash recover diff draw demo explore help"
+            opts="generate create elect append dump history check fetch flush stop crash recover diff draw demo explore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -936,6 +942,20 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__help__subcmd__recover)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -957,6 +977,32 @@ _klog() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__history)
+            opts="-h -V --partition --replica --json --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replica)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -176,6 +176,19 @@ kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
 ':path -- A log dir, a partition dir, or a single Kafka file:_files' \
 && ret=0
 ;;
+(history)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[Only this partition (\`topic-N\`)]:NAME:_default' \
+'*--replica=[A replica'\''s log dir to set beside the timeline (repeat for several)]:DIR:_files' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--json[Write JSON lines instead of text]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':path -- A log dir holding `__cluster_metadata-0`, or that partition dir:_files' \
+&& ret=0
+;;
 (check)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
@@ -399,6 +412,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(history)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (check)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -460,6 +477,7 @@ _klog_commands() {
 'elect:Make a replica the leader at a new leader epoch' \
 'append:Append records as one producer request to a leader (acks=all)' \
 'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
+'history:Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed\: replayed from a KRaft metadata log' \
 'check:Verify a replica the way Kafka'\''s loader and kafka-dump-log do' \
 'fetch:Follower fetch rounds from a leader, with the high-watermark piggyback lag' \
 'flush:fsync a replica'\''s log and move its recovery point to the log end' \
@@ -585,6 +603,7 @@ _klog__subcmd__help_commands() {
 'elect:Make a replica the leader at a new leader epoch' \
 'append:Append records as one producer request to a leader (acks=all)' \
 'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
+'history:Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed\: replayed from a KRaft metadata log' \
 'check:Verify a replica the way Kafka'\''s loader and kafka-dump-log do' \
 'fetch:Follower fetch rounds from a leader, with the high-watermark piggyback lag' \
 'flush:fsync a replica'\''s log and move its recovery point to the log end' \
@@ -682,6 +701,11 @@ _klog__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
     _describe -t commands 'klog help help commands' commands "$@"
 }
+(( $+functions[_klog__subcmd__help__subcmd__history_commands] )) ||
+_klog__subcmd__help__subcmd__history_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help history commands' commands "$@"
+}
 (( $+functions[_klog__subcmd__help__subcmd__recover_commands] )) ||
 _klog__subcmd__help__subcmd__recover_commands() {
     local commands; commands=()
@@ -691,6 +715,11 @@ _klog__subcmd__help__subcmd__recover_commands() {
 _klog__subcmd__help__subcmd__stop_commands() {
     local commands; commands=()
     _describe -t commands 'klog help stop commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__history_commands] )) ||
+_klog__subcmd__history_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog history commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__recover_commands] )) ||
 _klog__subcmd__recover_commands() {

@@ -15,7 +15,7 @@ set -euo pipefail
 
 seconds=${1:-600}
 shift || true
-all_targets=(compressed batch legacy record index snapshot checkpoint state_file answer properties)
+all_targets=(compressed batch legacy record index snapshot checkpoint state_file answer properties internal_record)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 case "$seconds" in '' | *[!0-9]*) echo "fuzz/run.sh: SECONDS_PER_TARGET must be a number, got '$seconds'" >&2; exit 2 ;; esac
 

@@ -5,7 +5,7 @@
 
 use klog::cli::{
     AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs, DumpFormat,
-    ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, Outcome, RecoverArgs, Target,
+    ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, Outcome, RecoverArgs, Target,
 };
 use klog::commands::recover::{RecoverReport, RecoverRequest};
 use klog::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
@@ -45,6 +45,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Text<'_
         Command::Elect(a) => elect(&a, settings, env, text),
         Command::Append(a) => append(&a, settings, env, text),
         Command::Dump(a) => dump(&a, settings, env, text),
+        Command::History(a) => history(&a, settings, env, text),
         Command::Check(a) => check(&a, settings, env, text),
         Command::Fetch(a) => fetch(&a, settings, env, text),
         Command::Flush(a) => flush(&a, settings, env, text),
@@ -75,6 +76,18 @@ fn append(a: &AppendArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>)
     let req = a.request(&mut io::stdin().lock(), commands::now_ms())?;
     let report = commands::append::run(req, &mut *progress(settings, "append", "records"))?;
     text::appended(text, &a.target.dir.display().to_string(), &report, settings)?;
+    Ok(Outcome::Success)
+}
+
+fn history(a: &HistoryArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let req =
+        commands::history::HistoryRequest { path: &a.path, partition: a.partition.as_deref(), replicas: &a.replica };
+    let report = commands::history::run(&req)?;
+    if a.json {
+        output::history::history_json(text.raw(), &report)?;
+    } else {
+        output::history::history_text(text, &report)?;
+    }
     Ok(Outcome::Success)
 }
 

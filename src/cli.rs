@@ -77,6 +77,16 @@ pub enum Command {
     /// prints the lines of `kafka-dump-log.sh --deep-iteration --print-data-log`. Never writes.
     /// Colour only on a terminal.
     Dump(DumpArgs),
+    /// Who led each partition, at which leader epoch, with which ISR and ELR, and when that
+    /// changed: replayed from a KRaft metadata log.
+    ///
+    /// Reads `__cluster_metadata-0` (its latest snapshot, then its log) as Kafka's
+    /// `PartitionRegistration.merge` replays it: one line per PartitionRecord, PartitionChangeRecord,
+    /// ClearElrRecord or RemoveTopicRecord, with the metadata offset and timestamp and what
+    /// changed. With --replica, each replica's epoch cache and batch stamps are set beside it:
+    /// epochs it holds that the controller never granted, epochs it led beyond its cache's latest.
+    /// Never writes.
+    History(HistoryArgs),
     /// Verify a replica the way Kafka's loader and kafka-dump-log do.
     ///
     /// Checks batch CRCs and sizes, trailing partial bytes, record framing, offsets
@@ -679,6 +689,22 @@ pub enum DumpFormat {
 }
 
 #[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// A log dir holding `__cluster_metadata-0`, or that partition dir.
+    #[arg(value_name = "DIR")]
+    pub path: PathBuf,
+    /// Only this partition (`topic-N`).
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// A replica's log dir to set beside the timeline (repeat for several).
+    #[arg(long, value_name = "DIR")]
+    pub replica: Vec<PathBuf>,
+    /// Write JSON lines instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
     pub target: Target,
@@ -756,6 +782,10 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog dump /tmp/b/demo-0/00000000000000000000.index",
         ],
         "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
+        "history" => &[
+            "klog history /var/lib/kafka",
+            "klog history /copies/b1 --partition orders-3 --replica /copies/b1 --replica /copies/b2 --json",
+        ],
         "fetch" => &[
             "klog fetch --leader /tmp/b /tmp/a --rounds 3",
             "klog fetch --leader /tmp/b /tmp/a --until-caught-up --flush",

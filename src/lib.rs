@@ -17,6 +17,7 @@ pub mod format;
 pub mod generate;
 pub mod log;
 pub mod output;
+pub mod partition_registration;
 pub mod regular_file;
 pub mod replica;
 pub mod replication;

@@ -73,6 +73,23 @@ fn seed_log(seeds: &mut Seeds, bytes: &[u8]) {
             continue;
         }
         let Some(h) = b.header() else { continue };
+        // Internal-topic records: a metadata value alone, and key | value split by a length byte.
+        if let Ok(records) = b.records().and_then(|d| {
+            d.decode()
+                .map(|r| r.iter().map(|r| (r.key.map(<[u8]>::to_vec), r.value.map(<[u8]>::to_vec))).collect::<Vec<_>>())
+        }) {
+            for (key, value) in records.into_iter().take(64) {
+                if let (None, Some(v)) = (&key, &value) {
+                    seeds.add("internal_record", v);
+                }
+                if let Some(k) = key.filter(|k| k.len() < 255) {
+                    let mut s = vec![(k.len() as u8) & !1];
+                    s.extend_from_slice(&k);
+                    s.extend_from_slice(value.as_deref().unwrap_or_default());
+                    seeds.add("internal_record", &s);
+                }
+            }
+        }
         let area = &b.bytes[61..];
         match Compression::from_code(h.compression_code()) {
             Some(Compression::None) => {

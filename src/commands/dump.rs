@@ -9,15 +9,18 @@ use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::compression::Compression;
 use crate::format::control::{self, ControlRecord};
+use crate::format::coordinator::{self, Coordinator, CoordinatorRead};
+use crate::format::metadata::{self, MetadataRecord};
 use crate::format::producer_snapshot::{self, ProducerEntry, ProducerSnapshot};
 use crate::format::record::Record;
+use crate::format::schema::SchemaError;
 use crate::format::txn_index::{self, AbortedTxn};
 use crate::log::checkpoint;
 use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
 use crate::log::segment::{map_file, FileBytes, Segment};
 use crate::log::verify::{self, epoch_rows, EpochRow, StampedEpochs};
-use crate::replica::{list_partition_dirs, LogDirFiles, Replica};
+use crate::replica::{list_partition_dirs, read_quorum_state, LogDirFiles, QuorumState, Replica, QUORUM_STATE};
 use std::path::Path;
 
 /// The batch fields every renderer needs.
@@ -105,6 +108,54 @@ pub fn read_control(key: Option<&[u8]>, value: Option<&[u8]>) -> ControlRead {
     }
 }
 
+/// Which of Kafka's internal-topic decoders reads a file's data records: chosen by name, as
+/// `kafka-dump-log.sh` is told by `--cluster-metadata-decoder`, `--offsets-decoder` and
+/// `--transaction-log-decoder`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordDecoder {
+    /// `__cluster_metadata-*` segments and KRaft snapshots (`.checkpoint`).
+    Metadata,
+    /// `__consumer_offsets-*` or `__transaction_state-*` segments.
+    Coordinator(Coordinator),
+}
+
+impl RecordDecoder {
+    /// The decoder for a file of batches, from its name and its partition dir's name.
+    pub fn for_file(path: &Path) -> Option<RecordDecoder> {
+        let name = path.file_name()?.to_str()?;
+        if name.ends_with(".checkpoint") {
+            return Some(RecordDecoder::Metadata);
+        }
+        let dir = path.parent()?.file_name()?.to_str()?;
+        match names::parse_topic_partition(dir)?.0.as_str() {
+            names::METADATA_TOPIC => Some(RecordDecoder::Metadata),
+            "__consumer_offsets" => Some(RecordDecoder::Coordinator(Coordinator::Group)),
+            "__transaction_state" => Some(RecordDecoder::Coordinator(Coordinator::Transaction)),
+            _ => None,
+        }
+    }
+
+    /// Decode a data record's key and value.
+    pub fn decode<'a>(self, key: Option<&'a [u8]>, value: Option<&'a [u8]>) -> InternalRecord<'a> {
+        match self {
+            RecordDecoder::Metadata => InternalRecord::Metadata(match value {
+                Some(v) => metadata::decode(v),
+                None => Err(SchemaError::new(0, "a metadata record needs a value (it is null)")
+                    .kafka("Error while reading frame version")),
+            }),
+            RecordDecoder::Coordinator(c) => InternalRecord::Coordinator(coordinator::decode(c, key, value)),
+        }
+    }
+}
+
+/// A data record of an internal topic, decoded by its schema (by the command, once, so that
+/// renderers never decode).
+#[derive(Debug, Clone, PartialEq)]
+pub enum InternalRecord<'a> {
+    Metadata(std::result::Result<MetadataRecord<'a>, SchemaError>),
+    Coordinator(CoordinatorRead<'a>),
+}
+
 /// Which kind of single file is being dumped (a `.log` is announced by a `Segment` event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
@@ -122,6 +173,8 @@ pub enum FileKind {
     },
     EpochCheckpoint,
     OffsetCheckpoint,
+    /// KRaft's `quorum-state` (JSON).
+    QuorumState,
     /// A file `DumpLogSegments` does not read (its suffix after the last dot is not one it
     /// knows, or there is no dot): announced, not read. Only with
     /// [`DumpRequest::dump_log_segments_files`].
@@ -220,6 +273,8 @@ pub enum DumpEvent<'a> {
     Batch(&'a BatchRow),
     /// A record, with what it says when its batch is a control batch (decoded here).
     Record(&'a BatchRow, &'a Record<'a>, Option<&'a ControlRead>),
+    /// A data record of an internal topic, with what its schema reads in it.
+    Decoded(&'a BatchRow, &'a Record<'a>, &'a InternalRecord<'a>),
     /// The records of a batch could not be decoded.
     Undecodable(&'a BatchRow, &'a str),
     /// Bytes at the end of a file that do not frame as a batch (or a whole entry).
@@ -251,6 +306,8 @@ pub enum DumpEvent<'a> {
         offset: i64,
     },
     TxnIndexEntry(&'a AbortedTxn),
+    /// What a `quorum-state` file says.
+    QuorumState(&'a QuorumState),
     /// The header of a producer snapshot, before its entries.
     ProducerSnapshot(&'a ProducerSnapshot),
     ProducerEntry(&'a ProducerEntry),
@@ -501,8 +558,10 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
 /// Emit the batches (and records) of one file of batches, from byte `start`.
 /// The events of one batch (and, unless `batches_only`, its records from `from` on), at most
 /// `budget` items.
+#[allow(clippy::too_many_arguments)]
 fn batch_events(
     segment_base_offset: i64,
+    decoder: Option<RecordDecoder>,
     batch: &RawBatch<'_>,
     from: i64,
     batches_only: bool,
@@ -522,8 +581,13 @@ fn batch_events(
                     if *budget == 0 {
                         return Ok(());
                     }
-                    let control = row.is_control.then(|| read_control(r.key, r.value));
-                    emit(DumpEvent::Record(&row, r, control.as_ref()))?;
+                    match decoder.filter(|_| !row.is_control) {
+                        Some(d) => emit(DumpEvent::Decoded(&row, r, &d.decode(r.key, r.value)))?,
+                        None => {
+                            let control = row.is_control.then(|| read_control(r.key, r.value));
+                            emit(DumpEvent::Record(&row, r, control.as_ref()))?;
+                        }
+                    }
                     *budget -= 1;
                 }
                 Ok(())
@@ -536,9 +600,11 @@ fn batch_events(
 
 /// Render the batches of `bytes[range]` (whole batches) into `out` (cleared first; reused
 /// from chunk to chunk so that its pages are not faulted in again).
+#[allow(clippy::too_many_arguments)]
 fn render_chunk(
     render: &Render,
     segment_base_offset: i64,
+    decoder: Option<RecordDecoder>,
     bytes: &[u8],
     range: (usize, usize),
     from: i64,
@@ -554,9 +620,9 @@ fn render_chunk(
         if batch.last_offset() < from {
             continue;
         }
-        batch_events(segment_base_offset, &batch, from, batches_only, &mut unlimited, &mut |e| {
+        batch_events(segment_base_offset, decoder, &batch, from, batches_only, &mut unlimited, &mut |e| {
             match &e {
-                DumpEvent::Record(_, r, _) => out.records.observe(r.offset),
+                DumpEvent::Record(_, r, _) | DumpEvent::Decoded(_, r, _) => out.records.observe(r.offset),
                 DumpEvent::Undecodable(b, why) => out.undecodable.push(((*b).clone(), why.to_string())),
                 _ => {}
             }
@@ -581,11 +647,12 @@ fn dump_batches(
 ) -> Result<()> {
     let mut iter = BatchIter::starting_at(bytes, start);
     let mut released = 0;
+    let decoder = RecordDecoder::for_file(path);
     match render.filter(|_| *budget == u64::MAX) {
         Some(render) => {
             // Chunks of whole batches rendered on both cores, reaching the sink in order.
             let work = |&range: &(usize, usize), out: &mut RenderedChunk| {
-                render_chunk(render, segment_base_offset, bytes, range, from, batches_only, out)
+                render_chunk(render, segment_base_offset, decoder, bytes, range, from, batches_only, out)
             };
             crate::work_share::in_order(iter.chunks(RENDER_CHUNK_BYTES), &work, |&(_, end), out| {
                 sink(DumpEvent::Rendered(out))?;
@@ -602,7 +669,7 @@ fn dump_batches(
                 if batch.last_offset() < from {
                     continue;
                 }
-                batch_events(segment_base_offset, &batch, from, batches_only, budget, sink)?;
+                batch_events(segment_base_offset, decoder, &batch, from, batches_only, budget, sink)?;
             }
         }
     }
@@ -621,7 +688,7 @@ fn dump_batches(
 }
 
 /// The name of a KRaft snapshot file: `<20-digit end offset>-<10-digit epoch>.checkpoint`.
-fn parse_kraft_snapshot_name(name: &str) -> Option<(i64, i32)> {
+pub(crate) fn parse_kraft_snapshot_name(name: &str) -> Option<(i64, i32)> {
     let stem = name.strip_suffix(".checkpoint")?;
     let (offset, epoch) = stem.split_once('-')?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
@@ -715,6 +782,11 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         }
         return Ok(());
     }
+    if name == QUORUM_STATE {
+        let state = read_quorum_state(path)?;
+        sink(DumpEvent::File { path, kind: FileKind::QuorumState })?;
+        return sink(DumpEvent::QuorumState(&state));
+    }
     if name == names::LEADER_EPOCH_CHECKPOINT {
         sink(DumpEvent::File { path, kind: FileKind::EpochCheckpoint })?;
         for (e, o) in checkpoint::read_epoch_checkpoint(path)? {
@@ -732,7 +804,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     Err(Error::layout(
         path,
         "unknown file kind (expected a .log, .index, .timeindex, .txnindex, .snapshot, KRaft .checkpoint, \
-         leader-epoch-checkpoint or offset checkpoint)",
+         leader-epoch-checkpoint, offset checkpoint or quorum-state)",
     ))
 }
 

@@ -13,6 +13,7 @@ pub mod elect;
 pub mod explore;
 pub mod fetch;
 pub mod flush;
+pub mod history;
 pub mod pair;
 pub mod recover;
 pub mod stop;

@@ -20,12 +20,13 @@
 //!
 //! The epoch view and the log-dir overview have no dump-log form: they are refused as usage errors.
 
-use crate::commands::dump::ControlRead;
 use crate::commands::dump::{BatchRow, DumpEvent, FileKind};
+use crate::commands::dump::{ControlRead, InternalRecord};
 use crate::error::{Error, IoContext, Result};
 use crate::format::control::ControlRecord;
 use crate::format::record::Record;
 use crate::log::index::OffsetEntryCheck;
+use crate::output::internal_record;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -199,7 +200,7 @@ impl<'o> DumpLog<'o> {
                 write_batch_line(&mut self.buf, b);
                 self.out.write_all(&self.buf).at("<stdout>", "write")
             }
-            DumpEvent::Record(b, r, control) => {
+            DumpEvent::Record(b, r, _) | DumpEvent::Decoded(b, r, _) => {
                 if let Some(f) = self.file.as_mut() {
                     if r.offset != f.last_record_offset.wrapping_add(1) {
                         f.non_consecutive.insert(f.last_record_offset, r.offset);
@@ -207,7 +208,11 @@ impl<'o> DumpLog<'o> {
                     f.last_record_offset = r.offset;
                 }
                 self.buf.clear();
-                write_record_line(&mut self.buf, b, r, control);
+                match event {
+                    DumpEvent::Decoded(_, _, decoded) => write_decoded_line(&mut self.buf, b, r, decoded),
+                    DumpEvent::Record(_, _, control) => write_record_line(&mut self.buf, b, r, control),
+                    _ => {}
+                }
                 self.out.write_all(&self.buf).at("<stdout>", "write")
             }
             DumpEvent::Undecodable(b, why) => {
@@ -289,6 +294,11 @@ impl<'o> DumpLog<'o> {
                 self.line(&text)
             }
             DumpEvent::EpochEntry { .. } | DumpEvent::OffsetEntry { .. } => Ok(()),
+            // Kafka's tool ignores `quorum-state` (no suffix it reads); the command announces
+            // it as ignored before reading it, so this is reached only without that choice.
+            DumpEvent::QuorumState(_) => {
+                Err(Error::Usage("kafka-dump-log does not read quorum-state; dump it as a table or with --json".into()))
+            }
         }
     }
 
@@ -553,6 +563,31 @@ pub fn record_line(b: &BatchRow, r: &Record<'_>, control: Option<&ControlRead>) 
 /// [`record_line`] and its line break, appended to `buf` (the hot path of the dump: no
 /// allocation for a record without headers).
 fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, control: Option<&ControlRead>) {
+    write_record_head(buf, b, r);
+    if let Some(c) = control {
+        buf.extend_from_slice(control_suffix(c).as_bytes());
+    } else {
+        if let Some(k) = r.key {
+            buf.extend_from_slice(b" key: ");
+            push_decoded(buf, k);
+        }
+        if let Some(v) = r.value {
+            buf.extend_from_slice(b" payload: ");
+            push_decoded(buf, v);
+        }
+    }
+    buf.push(b'\n');
+}
+
+/// A data record of an internal topic, as Kafka's tool prints it with that topic's decoder.
+fn write_decoded_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, decoded: &InternalRecord<'_>) {
+    write_record_head(buf, b, r);
+    buf.extend_from_slice(internal_record::dump_log_suffix(decoded, r.offset).as_bytes());
+    buf.push(b'\n');
+}
+
+/// `printRecordMetadata`: the record's fields before its contents.
+fn write_record_head(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>) {
     let size = |v: Option<&[u8]>| v.map_or(-1, |v| v.len() as i64);
     buf.extend_from_slice(b"| offset: ");
     push_int(buf, r.offset);
@@ -582,19 +617,6 @@ fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, control: O
         buf.extend_from_slice(b" crc: ");
         push_int(buf, l.crc.into());
     }
-    if let Some(c) = control {
-        buf.extend_from_slice(control_suffix(c).as_bytes());
-    } else {
-        if let Some(k) = r.key {
-            buf.extend_from_slice(b" key: ");
-            push_decoded(buf, k);
-        }
-        if let Some(v) = r.value {
-            buf.extend_from_slice(b" payload: ");
-            push_decoded(buf, v);
-        }
-    }
-    buf.push(b'\n');
 }
 
 /// The kafka-dump-log lines of a segment's batch events, for [`crate::commands::dump::Render`]:
@@ -603,6 +625,7 @@ pub fn render(buf: &mut Vec<u8>, event: DumpEvent<'_>) -> Result<()> {
     match event {
         DumpEvent::Batch(b) => write_batch_line(buf, b),
         DumpEvent::Record(b, r, control) => write_record_line(buf, b, r, control),
+        DumpEvent::Decoded(b, r, decoded) => write_decoded_line(buf, b, r, decoded),
         // The command renders only a segment's batch events in chunks.
         _ => {}
     }

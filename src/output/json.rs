@@ -321,6 +321,12 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             })
         }
         DumpEvent::Record(b, r, control) => line(out, &record_json(b, r, control)),
+        DumpEvent::Decoded(b, r, decoded) => {
+            let mut v = serde_json::to_value(record_json(b, r, None))
+                .map_err(|e| crate::error::Error::io("<stdout>", "write", e.into()))?;
+            v["decoded"] = crate::output::internal_record::json_value(decoded);
+            line(out, &v)
+        }
         DumpEvent::Undecodable(b, why) => line(
             out,
             &json!({"type": "undecodable", "base_offset": b.base_offset, "position": b.position, "error": why}),
@@ -330,6 +336,20 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             &json!({"type": "trailing", "path": path.display().to_string(), "position": position, "bytes": len, "what": what}),
         ),
         DumpEvent::File { .. } => Ok(()),
+        DumpEvent::QuorumState(q) => line(
+            out,
+            &json!({
+                "type": "quorum_state",
+                "data_version": q.data_version,
+                "cluster_id": q.cluster_id,
+                "leader_id": q.leader_id,
+                "leader_epoch": q.leader_epoch,
+                "voted_id": q.voted_id,
+                "voted_directory_id": q.voted_directory_id,
+                "applied_offset": q.applied_offset,
+                "current_voters": q.current_voters.as_ref().map(|v| v.iter().map(|v| v.voter_id).collect::<Vec<_>>()),
+            }),
+        ),
         DumpEvent::IndexEntry { offset, position, check } => {
             let mut v = json!({"type": "index_entry", "offset": offset, "position": position});
             match check {

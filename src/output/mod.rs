@@ -9,6 +9,8 @@ pub mod dump_log;
 pub mod explain;
 pub mod explore;
 pub mod fit;
+pub mod history;
+pub mod internal_record;
 pub mod json;
 pub mod palette;
 pub mod picture;

@@ -335,7 +335,10 @@ impl<'o> DumpTable<'o> {
             DumpEvent::Segment { path, .. } if self.if_nothing.is_none() => {
                 self.if_nothing = Some(format!("{}: no batches", path.display()));
             }
-            DumpEvent::Undecodable(..) | DumpEvent::Trailing { .. } | DumpEvent::ProducerSnapshot(_) => {
+            DumpEvent::Undecodable(..)
+            | DumpEvent::Trailing { .. }
+            | DumpEvent::ProducerSnapshot(_)
+            | DumpEvent::QuorumState(_) => {
                 self.items_shown += 1;
             }
             _ => {}
@@ -392,7 +395,12 @@ impl<'o> DumpTable<'o> {
                 )
             }
             DumpEvent::Batch(_) => Ok(()),
-            DumpEvent::Record(b, r, control) => {
+            DumpEvent::Record(b, r, _) | DumpEvent::Decoded(b, r, _) => {
+                let control = match &event {
+                    DumpEvent::Record(_, _, Some(c)) => RecordMeaning::Control(c),
+                    DumpEvent::Decoded(_, _, d) => RecordMeaning::Internal(d),
+                    _ => RecordMeaning::Data,
+                };
                 let headers = r
                     .headers
                     .iter()
@@ -404,8 +412,12 @@ impl<'o> DumpTable<'o> {
                     v => Cell::new(display_bytes(v, VALUE_CHARS)),
                 };
                 let (key, value) = match control {
-                    Some(c) => (p.cell("control", Tone::Dim), Cell::new(control_text(c))),
-                    None => (bytes_cell(r.key), bytes_cell(r.value)),
+                    RecordMeaning::Control(c) => (p.cell("control", Tone::Dim), Cell::new(control_text(c))),
+                    RecordMeaning::Internal(d) => match crate::output::internal_record::table_cells(d) {
+                        (key, value, true) => (key.map_or_else(|| bytes_cell(r.key), Cell::new), Cell::new(value)),
+                        (_, value, false) => (bytes_cell(r.key), p.cell(value, Tone::Bad)),
+                    },
+                    RecordMeaning::Data => (bytes_cell(r.key), bytes_cell(r.value)),
                 };
                 let cells = vec![
                     right(r.offset),
@@ -452,6 +464,24 @@ impl<'o> DumpTable<'o> {
                 .at("<stdout>", "write")
             }
             DumpEvent::File { .. } => Ok(()),
+            DumpEvent::QuorumState(q) => {
+                self.flush_table()?;
+                let voters = q.current_voters.as_ref().map_or(String::new(), |v| {
+                    let ids: Vec<String> = v.iter().map(|v| v.voter_id.to_string()).collect();
+                    format!("  voters [{}]", ids.join(","))
+                });
+                writeln!(
+                    self.out,
+                    "{} leader {}  leader epoch {}  voted for {}  applied offset {}{voters}  (data_version {})",
+                    p.strong("quorum-state"),
+                    q.leader_id,
+                    q.leader_epoch,
+                    q.voted_id,
+                    q.applied_offset,
+                    q.data_version
+                )
+                .at("<stdout>", "write")
+            }
             DumpEvent::IndexEntry { offset, position, check } => {
                 let verdict = match check {
                     OffsetEntryCheck::Matches => p.cell("ok", Tone::Good),
@@ -681,6 +711,13 @@ fn flags(b: &BatchRow) -> String {
         f.push("idempotent");
     }
     f.join(",")
+}
+
+/// What the value cell of a record row shows.
+enum RecordMeaning<'e> {
+    Data,
+    Control(&'e crate::commands::dump::ControlRead),
+    Internal(&'e crate::commands::dump::InternalRecord<'e>),
 }
 
 #[cfg(test)]

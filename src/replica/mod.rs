@@ -23,6 +23,7 @@ mod log_dir;
 mod meta_properties;
 mod new_partitions;
 mod paths;
+mod quorum_state;
 mod state_file;
 mod topic_config;
 
@@ -40,6 +41,7 @@ pub use new_partitions::NewPartitions;
 pub use paths::{
     list_partition_dirs, log_dir_kind, looks_like_partition_dir, resolve, resolve_all, LogDirKind, ReplicaPaths,
 };
+pub use quorum_state::{read_quorum_state, QuorumState, QuorumVoter, QUORUM_STATE};
 pub use state_file::{
     forget_volatile_states, mark_started, parse_state_file, IsrMember, KlogStateFile, Role, VolatileState,
 };

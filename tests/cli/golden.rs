@@ -37,6 +37,8 @@ const SESSION: &[Step] = &[
     step("dump", &["dump", "b"], 0),
     step("dump-batches", &["dump", "b", "--batches"], 0),
     step("dump-epochs", &["dump", "b", "--epochs"], 0),
+    // `history` needs a KRaft metadata log; a klog replica dir has none, and says so.
+    step("history", &["history", "b"], 2),
     step("dump-from-past-end", &["dump", "b", "--from", "100"], 0),
     step("dump-index", &["dump", "b/demo-0/00000000000000000000.index"], 0),
     step("dump-timeindex", &["dump", "b/demo-0/00000000000000000000.timeindex"], 0),

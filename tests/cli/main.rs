@@ -15,8 +15,11 @@ mod formats;
 mod generated;
 mod golden;
 mod histories;
+mod history;
 mod hostile_reads;
 mod hostile_writes;
+mod internal_records;
+mod internal_topics;
 mod kill;
 mod log_trust;
 #[allow(dead_code)]

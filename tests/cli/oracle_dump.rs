@@ -69,6 +69,23 @@ fn glob(pattern: &str, name: &str) -> bool {
     true
 }
 
+/// The decoder flag `DumpLogSegments` needs to print a file's data records as klog does: klog
+/// picks the decoder by name (KRaft snapshots and `__cluster_metadata`, `__consumer_offsets`,
+/// `__transaction_state` partitions); Kafka's tool is told.
+fn decoder_flag(file: &Path) -> Option<&'static str> {
+    if file.extension().is_some_and(|e| e == "checkpoint") {
+        return Some("--cluster-metadata-decoder");
+    }
+    let dir = file.parent()?.file_name()?.to_str()?;
+    let topic = &dir[..dir.rfind('-')?];
+    match topic {
+        "__cluster_metadata" => Some("--cluster-metadata-decoder"),
+        "__consumer_offsets" => Some("--offsets-decoder"),
+        "__transaction_state" => Some("--transaction-log-decoder"),
+        _ => None,
+    }
+}
+
 /// One dump to compare: klog's arguments after `dump --format kafka`, and Kafka's `--files`.
 struct Case {
     name: String,
@@ -414,6 +431,43 @@ fn make_corpus(lab: &Lab) -> PathBuf {
     ]
     .concat();
     replica_with_log(lab, "made/legacy", &log);
+    // Kafka's internal topics, records made from klog's schema table with seeded random values:
+    // every metadata record type and version (also as a KRaft snapshot), every
+    // __consumer_offsets and __transaction_state record type and value version, tombstones.
+    let mut rng = crate::internal_records::Rng::new(21);
+    let metadata: Vec<_> =
+        crate::internal_records::metadata_values(&mut rng, 3).into_iter().map(|v| (None, Some(v))).collect();
+    for (topic, records) in [
+        ("__cluster_metadata", metadata),
+        (
+            "__consumer_offsets",
+            crate::internal_records::coordinator_records("group", &mut rng, 2)
+                .into_iter()
+                .map(|(k, v)| (Some(k), v))
+                .collect(),
+        ),
+        (
+            "__transaction_state",
+            crate::internal_records::coordinator_records("transaction", &mut rng, 4)
+                .into_iter()
+                .map(|(k, v)| (Some(k), v))
+                .collect(),
+        ),
+    ] {
+        let d = m(&format!("internal{topic}"));
+        run(&["create", s(&d), "--replica-id", "1", "--topic", topic]);
+        let log = crate::internal_records::segment(&records);
+        fs::write(d.join(format!("{topic}-0/00000000000000000000.log")), &log).unwrap();
+        if topic == "__cluster_metadata" {
+            fs::write(d.join(format!("{topic}-0/00000000000000000100-0000000001.checkpoint")), &log).unwrap();
+        }
+    }
+    for (topic, records) in crate::internal_records::damaged() {
+        let d = m(&format!("internal-damaged{topic}"));
+        run(&["create", s(&d), "--replica-id", "1", "--topic", topic]);
+        fs::write(d.join(format!("{topic}-0/00000000000000000000.log")), crate::internal_records::segment(&records))
+            .unwrap();
+    }
     made
 }
 
@@ -501,6 +555,7 @@ fn klog_dump_kafka_format_and_check_agree_with_kafka_dump_log_segments() {
         .map(|c| {
             let files: Vec<&str> = c.kafka_files.iter().map(|f| s(f)).collect();
             let mut args: Vec<String> = KAFKA_FLAGS.iter().map(|f| f.to_string()).collect();
+            args.extend(c.kafka_files.first().and_then(|f| decoder_flag(f)).map(String::from));
             args.extend(["--files".to_string(), files.join(",")]);
             args
         })
@@ -522,10 +577,17 @@ fn klog_dump_kafka_format_and_check_agree_with_kafka_dump_log_segments() {
     };
     let mut used = vec![0usize; listed.len()];
     let mut agree = 0;
+    // The cases Kafka dumps with a decoder and that hold decoded records.
+    let (mut decoded_agree, mut decoded_total) = (0, 0);
     let mut failures: Vec<String> = Vec::new();
     for ((c, (klog_code, klog_out, klog_err)), k) in cases.iter().zip(&klog_runs).zip(&kafka) {
         let Dumped { stdout, stderr, error } = k;
         let same = error.is_none() && *klog_code == 0 && klog_out == stdout && klog_err == stderr;
+        let decoded = stdout.contains(" payload: {\"type\":\"") || stdout.contains(" key: {\"type\":\"");
+        if decoded {
+            decoded_total += 1;
+            decoded_agree += usize::from(same);
+        }
         match (same, listed_for("dump", &c.name, error)) {
             (true, None) => agree += 1,
             (true, Some(i)) => failures.push(format!(
@@ -544,6 +606,7 @@ fn klog_dump_kafka_format_and_check_agree_with_kafka_dump_log_segments() {
         }
     }
     report_agreement("dump", agree, cases.len());
+    report_agreement("dump with Kafka's internal-topic decoders", decoded_agree, decoded_total);
 
     // `klog check` against Kafka's per-batch verdicts, on every .log Kafka dumped to the end.
     let mut check_total = 0;
@@ -610,6 +673,10 @@ fn klog_dump_kafka_format_and_check_agree_with_kafka_dump_log_segments() {
     assert!(made.join("codec-zstd").is_dir());
     if real.is_some() {
         assert!(cases.len() > 700, "{}", cases.len());
+        // the real KRaft metadata log, its bootstrap snapshot, and the real __consumer_offsets
+        // logs that hold records (offset commits v1 and v3, group metadata, tombstones), each
+        // alone and as its partition
+        assert!(decoded_total >= 20, "{decoded_total} cases with decoded records");
     }
 }
 

@@ -1,0 +1,396 @@
+//! What the KRaft controller recorded about each partition, replayed from the metadata log:
+//! Kafka's `PartitionRegistration` (replicas, ISR, ELR, last known ELR, leader, leader epoch,
+//! partition epoch, leader recovery state), built from a `PartitionRecord` and advanced by each
+//! `PartitionChangeRecord` as `PartitionRegistration.merge` does (a change that names a leader,
+//! even the same one, bumps the leader epoch; every change bumps the partition epoch; a null
+//! list keeps the old one). `TopicRecord` names topics, `RemoveTopicRecord` drops them,
+//! `ClearElrRecord` empties ELR and last known ELR; records inside a metadata transaction that
+//! ends with `AbortTransactionRecord` are undone (`MetadataBatchLoader`). Pure: records in, a
+//! timeline out; no I/O, no printing.
+
+use crate::format::metadata::MetadataRecord;
+use crate::format::schema::{find, Field, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// `LeaderAndIsr.NO_LEADER`.
+pub const NO_LEADER: i32 = -1;
+/// `PartitionRegistration.NO_LEADER_CHANGE`.
+const NO_LEADER_CHANGE: i32 = -2;
+
+/// One partition as the controller last recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PartitionRegistration {
+    pub replicas: Vec<i32>,
+    pub isr: Vec<i32>,
+    pub removing_replicas: Vec<i32>,
+    pub adding_replicas: Vec<i32>,
+    pub elr: Vec<i32>,
+    pub last_known_elr: Vec<i32>,
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    /// 0 recovered (or elected from the ISR), 1 recovering after an unclean election.
+    pub leader_recovery_state: i8,
+}
+
+fn int(fields: &[Field<'_>], name: &str, default: i64) -> i64 {
+    match find(fields, name) {
+        Some(Value::Int(i)) => *i,
+        _ => default,
+    }
+}
+
+/// A list of broker ids; `None` when the field is absent or null ("no change").
+fn ids(fields: &[Field<'_>], name: &str) -> Option<Vec<i32>> {
+    match find(fields, name) {
+        Some(Value::Array(items)) => {
+            Some(items.iter().filter_map(|v| if let Value::Int(i) = v { Some(*i as i32) } else { None }).collect())
+        }
+        _ => None,
+    }
+}
+
+fn uuid(fields: &[Field<'_>], name: &str) -> Option<[u8; 16]> {
+    match find(fields, name) {
+        Some(Value::Uuid(u)) => Some(*u),
+        _ => None,
+    }
+}
+
+impl PartitionRegistration {
+    /// From a `PartitionRecord`'s fields.
+    pub fn from_partition_record(fields: &[Field<'_>]) -> PartitionRegistration {
+        PartitionRegistration {
+            replicas: ids(fields, "replicas").unwrap_or_default(),
+            isr: ids(fields, "isr").unwrap_or_default(),
+            removing_replicas: ids(fields, "removingReplicas").unwrap_or_default(),
+            adding_replicas: ids(fields, "addingReplicas").unwrap_or_default(),
+            elr: ids(fields, "eligibleLeaderReplicas").unwrap_or_default(),
+            last_known_elr: ids(fields, "lastKnownElr").unwrap_or_default(),
+            leader: int(fields, "leader", -1) as i32,
+            leader_epoch: int(fields, "leaderEpoch", -1) as i32,
+            partition_epoch: int(fields, "partitionEpoch", -1) as i32,
+            leader_recovery_state: int(fields, "leaderRecoveryState", 0) as i8,
+        }
+    }
+
+    /// `PartitionRegistration.merge(PartitionChangeRecord)`.
+    pub fn merge(&self, change: &[Field<'_>]) -> PartitionRegistration {
+        let leader = int(change, "leader", NO_LEADER_CHANGE.into()) as i32;
+        let (leader, leader_epoch) =
+            if leader == NO_LEADER_CHANGE { (self.leader, self.leader_epoch) } else { (leader, self.leader_epoch + 1) };
+        let recovery = int(change, "leaderRecoveryState", -1) as i8;
+        PartitionRegistration {
+            replicas: ids(change, "replicas").unwrap_or_else(|| self.replicas.clone()),
+            isr: ids(change, "isr").unwrap_or_else(|| self.isr.clone()),
+            removing_replicas: ids(change, "removingReplicas").unwrap_or_else(|| self.removing_replicas.clone()),
+            adding_replicas: ids(change, "addingReplicas").unwrap_or_else(|| self.adding_replicas.clone()),
+            elr: ids(change, "eligibleLeaderReplicas").unwrap_or_else(|| self.elr.clone()),
+            last_known_elr: ids(change, "lastKnownElr").unwrap_or_else(|| self.last_known_elr.clone()),
+            leader,
+            leader_epoch,
+            partition_epoch: self.partition_epoch + 1,
+            leader_recovery_state: if recovery == -1 { self.leader_recovery_state } else { recovery },
+        }
+    }
+}
+
+/// Where a metadata record was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataPosition {
+    /// The metadata log, at this offset.
+    Log(i64),
+    /// A KRaft snapshot ending at this offset (its records carry no log offset).
+    Snapshot { end_offset: i64 },
+}
+
+/// One step of a partition's timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionChange {
+    pub partition: String,
+    pub position: MetadataPosition,
+    /// The record batch's timestamp (the controller's clock when it wrote it).
+    pub timestamp: i64,
+    /// `PartitionRecord`, `PartitionChangeRecord`, `ClearElrRecord` or `RemoveTopicRecord`.
+    pub record: &'static str,
+    /// The registration after the record (`None` once the topic is removed).
+    pub after: Option<PartitionRegistration>,
+    /// What the record changed: `created`, `leader`, `leader_epoch`, `isr`, `elr`,
+    /// `last_known_elr`, `replicas`, `leader_recovery_state`, `removed`.
+    pub changed: Vec<&'static str>,
+}
+
+type Topics = HashMap<[u8; 16], String>;
+type Partitions = BTreeMap<([u8; 16], i32), PartitionRegistration>;
+
+/// The replay state saved when a metadata transaction begins: topics, partitions, changes count.
+#[derive(Debug, Clone)]
+struct Saved(Topics, Partitions, usize);
+
+/// The replay: topics by id, partitions by (topic id, partition), and every change in order.
+#[derive(Debug, Clone, Default)]
+pub struct MetadataReplay {
+    topics: Topics,
+    partitions: Partitions,
+    pub changes: Vec<PartitionChange>,
+    /// The state before an open metadata transaction, restored if it aborts.
+    transaction: Option<Box<Saved>>,
+}
+
+fn differences(before: Option<&PartitionRegistration>, after: &PartitionRegistration) -> Vec<&'static str> {
+    let Some(b) = before else { return vec!["created"] };
+    let mut out = Vec::new();
+    if b.leader != after.leader {
+        out.push("leader");
+    }
+    if b.leader_epoch != after.leader_epoch {
+        out.push("leader_epoch");
+    }
+    if b.isr != after.isr {
+        out.push("isr");
+    }
+    if b.elr != after.elr {
+        out.push("elr");
+    }
+    if b.last_known_elr != after.last_known_elr {
+        out.push("last_known_elr");
+    }
+    if b.replicas != after.replicas {
+        out.push("replicas");
+    }
+    if b.leader_recovery_state != after.leader_recovery_state {
+        out.push("leader_recovery_state");
+    }
+    out
+}
+
+impl MetadataReplay {
+    fn name(&self, topic_id: &[u8; 16], partition: i32) -> String {
+        match self.topics.get(topic_id) {
+            Some(t) => format!("{t}-{partition}"),
+            None => format!("{}-{partition}", crate::util::base64_url(topic_id)),
+        }
+    }
+
+    /// The registrations now, by partition name.
+    pub fn partitions(&self) -> BTreeMap<String, &PartitionRegistration> {
+        self.partitions.iter().map(|((t, p), r)| (self.name(t, *p), r)).collect()
+    }
+
+    fn record_change(
+        &mut self,
+        key: ([u8; 16], i32),
+        after: PartitionRegistration,
+        record: &'static str,
+        position: MetadataPosition,
+        timestamp: i64,
+    ) {
+        let changed = differences(self.partitions.get(&key), &after);
+        let partition = self.name(&key.0, key.1);
+        self.partitions.insert(key, after.clone());
+        self.changes.push(PartitionChange { partition, position, timestamp, record, after: Some(after), changed });
+    }
+
+    /// Apply one metadata record.
+    pub fn apply(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
+        let f = &r.fields;
+        match r.name() {
+            "TopicRecord" => {
+                if let (Some(id), Some(Value::Str(name))) = (uuid(f, "topicId"), find(f, "name")) {
+                    self.topics.insert(id, String::from_utf8_lossy(name).into_owned());
+                }
+            }
+            "PartitionRecord" => {
+                if let Some(id) = uuid(f, "topicId") {
+                    let key = (id, int(f, "partitionId", -1) as i32);
+                    self.record_change(
+                        key,
+                        PartitionRegistration::from_partition_record(f),
+                        r.name(),
+                        position,
+                        timestamp,
+                    );
+                }
+            }
+            "PartitionChangeRecord" => {
+                let Some(id) = uuid(f, "topicId") else { return };
+                let key = (id, int(f, "partitionId", -1) as i32);
+                // A change for a partition never created is skipped, as the image would refuse it.
+                let Some(before) = self.partitions.get(&key) else { return };
+                let after = before.merge(f);
+                self.record_change(key, after, r.name(), position, timestamp);
+            }
+            "ClearElrRecord" => {
+                let topic = match find(f, "topicName") {
+                    Some(Value::Str(s)) if !s.is_empty() => Some(String::from_utf8_lossy(s).into_owned()),
+                    _ => None,
+                };
+                let keys: Vec<([u8; 16], i32)> = self
+                    .partitions
+                    .iter()
+                    .filter(|((t, _), p)| {
+                        (!p.elr.is_empty() || !p.last_known_elr.is_empty())
+                            && topic.as_ref().is_none_or(|name| self.topics.get(t) == Some(name))
+                    })
+                    .map(|(k, _)| *k)
+                    .collect();
+                for key in keys {
+                    let mut after = self.partitions[&key].clone();
+                    after.elr.clear();
+                    after.last_known_elr.clear();
+                    self.record_change(key, after, r.name(), position, timestamp);
+                }
+            }
+            "RemoveTopicRecord" => {
+                let Some(id) = uuid(f, "topicId") else { return };
+                let keys: Vec<([u8; 16], i32)> = self.partitions.keys().filter(|(t, _)| *t == id).copied().collect();
+                for key in keys {
+                    let partition = self.name(&key.0, key.1);
+                    self.partitions.remove(&key);
+                    self.changes.push(PartitionChange {
+                        partition,
+                        position,
+                        timestamp,
+                        record: r.name(),
+                        after: None,
+                        changed: vec!["removed"],
+                    });
+                }
+                self.topics.remove(&id);
+            }
+            "BeginTransactionRecord" => {
+                self.transaction =
+                    Some(Box::new(Saved(self.topics.clone(), self.partitions.clone(), self.changes.len())));
+            }
+            "EndTransactionRecord" => self.transaction = None,
+            "AbortTransactionRecord" => {
+                if let Some(t) = self.transaction.take() {
+                    let Saved(topics, partitions, len) = *t;
+                    self.topics = topics;
+                    self.partitions = partitions;
+                    self.changes.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::metadata::decode;
+
+    fn uvarint(out: &mut Vec<u8>, v: usize) {
+        out.push(v as u8); // small values only
+    }
+
+    fn topic_record(name: &str, id: u8) -> Vec<u8> {
+        let mut v = vec![1, 2, 0];
+        uvarint(&mut v, name.len() + 1);
+        v.extend(name.as_bytes());
+        v.extend([id; 16]);
+        v.push(0);
+        v
+    }
+
+    fn int_array(out: &mut Vec<u8>, items: &[i32]) {
+        uvarint(out, items.len() + 1);
+        for i in items {
+            out.extend(i.to_be_bytes());
+        }
+    }
+
+    /// PartitionRecord v0: replicas, isr, leader, leader epoch, partition epoch.
+    fn partition_record(id: u8, partition: i32, replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> Vec<u8> {
+        let mut v = vec![1, 3, 0];
+        v.extend(partition.to_be_bytes());
+        v.extend([id; 16]);
+        int_array(&mut v, replicas);
+        int_array(&mut v, isr);
+        int_array(&mut v, &[]);
+        int_array(&mut v, &[]);
+        v.extend(leader.to_be_bytes());
+        v.extend(epoch.to_be_bytes());
+        v.extend(0i32.to_be_bytes());
+        v.push(0);
+        v
+    }
+
+    /// PartitionChangeRecord v0 with an optional ISR (tag 0) and leader (tag 1).
+    fn change(id: u8, partition: i32, isr: Option<&[i32]>, leader: Option<i32>) -> Vec<u8> {
+        let mut v = vec![1, 5, 0];
+        v.extend(partition.to_be_bytes());
+        v.extend([id; 16]);
+        v.push(isr.is_some() as u8 + leader.is_some() as u8);
+        if let Some(isr) = isr {
+            let mut field = Vec::new();
+            int_array(&mut field, isr);
+            v.extend([0, field.len() as u8]);
+            v.extend(field);
+        }
+        if let Some(l) = leader {
+            v.extend([1, 4]);
+            v.extend(l.to_be_bytes());
+        }
+        v
+    }
+
+    fn replay(records: &[Vec<u8>]) -> MetadataReplay {
+        let mut r = MetadataReplay::default();
+        for (i, bytes) in records.iter().enumerate() {
+            r.apply(MetadataPosition::Log(i as i64), 1000 + i as i64, &decode(bytes).unwrap());
+        }
+        r
+    }
+
+    #[test]
+    fn changes_merge_as_kafka_merges_them() {
+        let r = replay(&[
+            topic_record("orders", 7),
+            partition_record(7, 3, &[1, 2, 3], &[1, 2, 3], 1, 0),
+            // ISR shrinks, leader unchanged (no epoch bump)
+            change(7, 3, Some(&[1, 2]), None),
+            // leader 2 elected: epoch 1
+            change(7, 3, Some(&[2]), Some(2)),
+            // the same leader named again: still a new epoch (KIP-966 / merge)
+            change(7, 3, None, Some(2)),
+        ]);
+        let now = r.partitions();
+        let p = now["orders-3"];
+        assert_eq!((p.leader, p.leader_epoch, p.partition_epoch), (2, 2, 3));
+        assert_eq!(p.isr, [2]);
+        assert_eq!(p.replicas, [1, 2, 3]);
+        let steps: Vec<(MetadataPosition, &[&str])> =
+            r.changes.iter().map(|c| (c.position, c.changed.as_slice())).collect();
+        assert_eq!(
+            steps,
+            [
+                (MetadataPosition::Log(1), &["created"][..]),
+                (MetadataPosition::Log(2), &["isr"][..]),
+                (MetadataPosition::Log(3), &["leader", "leader_epoch", "isr"][..]),
+                (MetadataPosition::Log(4), &["leader_epoch"][..]),
+            ]
+        );
+        assert!(r.changes.iter().all(|c| c.partition == "orders-3"));
+    }
+
+    #[test]
+    fn an_aborted_metadata_transaction_is_undone_and_a_removed_topic_ends_its_timeline() {
+        let begin = vec![1u8, 23, 0, 0]; // BeginTransactionRecord, no name
+        let abort = vec![1u8, 25, 0, 0];
+        let remove = [&[1u8, 9, 0][..], &[7u8; 16], &[0]].concat();
+        let r = replay(&[
+            topic_record("orders", 7),
+            partition_record(7, 0, &[1, 2], &[1, 2], 1, 0),
+            begin,
+            change(7, 0, None, Some(2)),
+            abort,
+            remove,
+        ]);
+        let kinds: Vec<&str> = r.changes.iter().map(|c| c.record).collect();
+        assert_eq!(kinds, ["PartitionRecord", "RemoveTopicRecord"]);
+        assert!(r.changes[1].after.is_none());
+        assert!(r.partitions().is_empty());
+    }
+}
