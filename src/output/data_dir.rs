@@ -33,12 +33,12 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     let mut t = Grid::new(
         settings,
         &[
-            Col::Flex("partition"),
+            Col::Ident("partition"),
             Col::Keep("segments"),
             Col::Keep("records"),
             Col::Keep("LEO"),
             Col::Keep("HW"),
-            Col::Keep("verdict"),
+            Col::Verdict("verdict"),
         ],
     );
     for part in &r.partitions {
@@ -54,7 +54,8 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
                     right(c.segment_count),
                     right(c.record_count),
                     right(c.summary.log_end_offset),
-                    right(c.summary.high_watermark),
+                    // As `dump` shows it: `-` when the HW checkpoint does not list it.
+                    if c.high_watermark_listed { right(c.summary.high_watermark) } else { right("-") },
                     verdict,
                 ]);
             }
@@ -147,14 +148,14 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     let mut t = Grid::new(
         settings,
         &[
-            Col::Flex("partition"),
+            Col::Ident("partition"),
             Col::Keep("leader epoch"),
             Col::Keep("LEO"),
             Col::Keep("cut to"),
             Col::Keep("removed"),
             Col::Keep("acked lost"),
             Col::Keep("diverged"),
-            Col::Flex("note"),
+            Col::Note("note"),
         ],
     );
     for part in &r.partitions {
@@ -234,13 +235,13 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
     let mut t = Grid::new(
         settings,
         &[
-            Col::Flex("partition"),
+            Col::Ident("partition"),
             Col::Keep("scanned"),
             Col::Keep("LEO before"),
             Col::Keep("LEO after"),
             Col::Keep("bytes removed"),
             Col::Keep("producer scan"),
-            Col::Flex("note"),
+            Col::Note("note"),
         ],
     );
     for l in &r.logs {
@@ -304,7 +305,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> R
     for w in &r.warnings {
         out!(out, "{}: {w}", p.warn("warning"))?;
     }
-    let mut t = Grid::new(settings, &[Col::Flex("partition"), Col::Flex("A vs B")]);
+    let mut t = Grid::new(settings, &[Col::Ident("partition"), Col::Flex("A vs B")]);
     for part in &r.partitions {
         let verdict = match &part.outcome {
             Ok(d) => match d.first_divergent_offset {

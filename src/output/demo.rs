@@ -181,7 +181,7 @@ impl<'o> DemoPrinter<'o> {
         let mut t = Grid::new(
             &self.settings,
             &[
-                Col::Flex("mode"),
+                Col::Ident("mode"),
                 Col::Flex("a's log"),
                 Col::Flex("b's log"),
                 Col::Flex("acked and lost"),

@@ -288,7 +288,7 @@ impl<'o> DumpLog<'o> {
                 }
                 self.line(&text)
             }
-            DumpEvent::EpochEntry { .. } | DumpEvent::OffsetEntry { .. } => Ok(()),
+            DumpEvent::EpochEntry { .. } | DumpEvent::OffsetEntry { .. } | DumpEvent::LogDirTotals { .. } => Ok(()),
         }
     }
 

@@ -54,8 +54,8 @@ fn reach(run: &ExploreRun) -> String {
 pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, timing: bool) -> Result<()> {
     let p = settings.palette();
     let mut cols = vec![
-        Col::Keep("mode"),
-        Col::Flex("bounds"),
+        Col::Ident("mode"),
+        Col::Keep("bounds"),
         Col::Keep("depth"),
         Col::Keep("states"),
         Col::Keep("transitions"),

@@ -191,7 +191,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
                 Col::Keep("epoch"),
                 Col::Flex("follower record"),
                 Col::Flex("leader has"),
-                Col::Flex("fate"),
+                Col::Verdict("fate"),
             ],
         );
         for row in &r.rows {
