@@ -40,6 +40,12 @@ pub fn visible_width(s: &str) -> usize {
     pieces(s).filter(|(_, p)| matches!(p, Piece::Char(_))).count()
 }
 
+/// `s` padded with spaces to `width` visible columns: `format!("{:<8}")` counts escape
+/// sequences as width, so coloured text would lose its padding.
+pub fn pad_end(s: &str, width: usize) -> String {
+    format!("{s}{}", " ".repeat(width.saturating_sub(visible_width(s))))
+}
+
 /// `s` without its escape sequences.
 pub fn strip_escapes(s: &str) -> String {
     pieces(s)
@@ -175,6 +181,8 @@ mod tests {
     fn width_counts_characters_not_escapes() {
         assert_eq!(visible_width("\x1b[1mreplica\x1b[0m x"), 9);
         assert_eq!(strip_escapes("\x1b[32mok\x1b[39m…"), "ok…");
+        assert_eq!(pad_end("\x1b[32mok\x1b[39m", 4), "\x1b[32mok\x1b[39m  ");
+        assert_eq!(pad_end("longer", 4), "longer");
     }
 
     #[test]

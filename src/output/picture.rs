@@ -400,8 +400,20 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
         .unwrap_or(8)
         .clamp(8, 30)
         + 1;
-    let cells = width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL;
-    let (start, stop) = pic.window(cells.max(2));
+    // As many offsets as fit, and one fewer while a mark's label at the window's right edge
+    // (`↑HW,LEO` after the last cell) would run past the width and wrap onto a line of its own.
+    let mut cells = (width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL).max(1);
+    let (start, stop) = loop {
+        let (start, stop) = pic.window(cells);
+        let label_end = |o: i64, ms: &Vec<Mark>| {
+            label_w + ELIDE + (o - start) as usize * CELL + 1 + ms.iter().map(|m| m.label().len() + 1).sum::<usize>() - 1
+        };
+        let widest = pic.rows.iter().flat_map(|r| r.marks_between(start, stop)).map(|(o, ms)| label_end(o, &ms)).max();
+        if cells <= 1 || widest.is_none_or(|w| w <= width) {
+            break (start, stop);
+        }
+        cells -= 1;
+    };
     let elided_before = start > pic.lowest;
     let elided_after = stop < pic.highest;
     let lead = if elided_before { "… " } else { "  " };
