@@ -261,12 +261,20 @@ impl Grid {
                 needed(&rest) + of_rank.len()
             };
             let mut left = total.saturating_sub(others);
+            // Before a value is cut, its header wraps at its spaces.
+            let compact = |i: usize| {
+                let name = self.cols[i].name();
+                fitted[i].width().unwrap_or(0).min(self.widths[i].max(longest_word(name)) + PADDING)
+            };
+            let compact_fits = of_rank.iter().map(|i| compact(*i)).sum::<usize>() <= left;
+            let wants: Vec<usize> =
+                (0..self.cols.len()).map(|i| if compact_fits { compact(i) } else { fitted[i].width().unwrap_or(0) }).collect();
             let mut order = of_rank.clone();
-            order.sort_by_key(|i| fitted[*i].width());
+            order.sort_by_key(|i| wants[*i]);
             let min = if rank == 0 { NOTE_MIN } else { FLEX_MIN };
             for (served, i) in order.iter().enumerate() {
                 let share = left / (order.len() - served);
-                let want = fitted[*i].width().unwrap_or(0);
+                let want = wants[*i];
                 let w = want.min(share);
                 if rank == 0 && w < want.min(NOTE_MIN) {
                     // Too narrow to read: the note goes under the table.
@@ -345,7 +353,7 @@ pub fn epochs_table(out: &mut dyn Write, rows: &[EpochRow], settings: &Settings)
                 p.cell(format!("DISAGREE: first stamped at {stamped_start_offset}"), Tone::Bad)
             }
             EpochAgreement::OnlyInCheckpoint => p.cell("no batch carries this epoch", Tone::Warn),
-            EpochAgreement::OnlyInBatches => p.cell("DISAGREE: stamped on batches, missing from checkpoint", Tone::Bad),
+            EpochAgreement::OnlyInBatches => p.cell("DISAGREE: on batches, not in the checkpoint", Tone::Bad),
         };
         t.add(vec![
             epoch_cell(&p, r.leader_epoch),
