@@ -16,14 +16,20 @@ fn main() -> ExitCode {
         eprintln!("klog: error: KLOG_FAULT: {e}");
         return ExitCode::from(2);
     }
-    let cli = match cli::parse_from(std::env::args_os()) {
+    let env = Env::read();
+    let cli = match cli::parse_in(std::env::args_os(), &env) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // clap's refusals in klog's own form: `klog: error: …`, then clap's tip and usage.
+            let text = e.to_string();
+            eprint!("klog: {}", text.strip_prefix("klog: ").unwrap_or(&text));
+            return ExitCode::from(cli::clap_exit_code(&e));
+        }
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(cli::clap_exit_code(&e));
         }
     };
-    let env = Env::read();
     let settings = cli::settings(&cli, &env);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // A command that fails changes nothing: the undo journal records what each durable step

@@ -82,9 +82,11 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
             }
             if c == ' ' && seen_text {
                 last_space = Some(at);
-                // Two spaces separate fields (`LEO 18  HW 18`), and `; ` or `, ` clauses: the
-                // best places to break, if they leave at least half the line on it.
-                if matches!(previous, ' ' | ';' | ',') && col > avail / 2 {
+                // Two spaces separate fields (`LEO 18  HW 18`) and `; ` clauses: the best
+                // places to break, if they leave at least half the line on it; a `, ` comes
+                // next, if it leaves three quarters (so prose does not wrap with columns to
+                // spare).
+                if (matches!(previous, ' ' | ';') && col > avail / 2) || (previous == ',' && col > avail * 3 / 4) {
                     last_gap = Some(at);
                 }
             }

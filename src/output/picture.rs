@@ -406,7 +406,8 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
     let (start, stop) = loop {
         let (start, stop) = pic.window(cells);
         let label_end = |o: i64, ms: &Vec<Mark>| {
-            label_w + ELIDE + (o - start) as usize * CELL + 1 + ms.iter().map(|m| m.label().len() + 1).sum::<usize>() - 1
+            label_w + ELIDE + (o - start) as usize * CELL + 1 + ms.iter().map(|m| m.label().len() + 1).sum::<usize>()
+                - 1
         };
         let widest = pic.rows.iter().flat_map(|r| r.marks_between(start, stop)).map(|(o, ms)| label_end(o, &ms)).max();
         if cells <= 1 || widest.is_none_or(|w| w <= width) {

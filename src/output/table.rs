@@ -195,16 +195,16 @@ impl Grid {
             match (c, f.width()) {
                 (_, None) => column.set_constraint(ColumnConstraint::Hidden),
                 (Col::Keep(_), Some(w)) => column.set_constraint(ColumnConstraint::LowerBoundary(fixed(w))),
+                // Wrapped columns are left to comfy-table, which wraps them at spaces, but never
+                // narrower than their longest word, so no word is split.
+                (Col::Ident(name) | Col::Flex(name) | Col::Note(name), Some(_)) if self.wrap => column.set_constraint(
+                    ColumnConstraint::LowerBoundary(fixed(self.words[i].max(longest_word(name)) + PADDING)),
+                ),
                 // An identity is a name, not prose: when it must wrap, it wraps at a character.
                 (Col::Ident(_), Some(w)) => {
                     column.set_delimiter('\0').set_constraint(ColumnConstraint::Absolute(fixed(w)))
                 }
                 (Col::Verdict(_), Some(w)) => column.set_constraint(ColumnConstraint::Absolute(fixed(w))),
-                // Wrapped columns are left to comfy-table, which wraps them at spaces, but never
-                // narrower than their longest word, so no word is split.
-                (Col::Flex(name) | Col::Note(name), Some(_)) if self.wrap => column.set_constraint(
-                    ColumnConstraint::LowerBoundary(fixed(self.words[i].max(longest_word(name)) + PADDING)),
-                ),
                 // A value is not prose: it is cut at a character, not at a word.
                 (Col::Flex(_) | Col::Note(_), Some(w)) => {
                     column.set_delimiter('\0').set_constraint(ColumnConstraint::Absolute(fixed(w)))
@@ -220,9 +220,10 @@ impl Grid {
         Ok(())
     }
 
-    /// Each column's width with its padding. A kept, identity or verdict column would be as
-    /// wide as its widest value and its header's longest word (the header wraps at its
-    /// spaces); a value or note column, as wide as its widest value and its whole header. A
+    /// Each column's width with its padding. A kept or identity column would be as wide as its
+    /// widest value and its header's longest word (the header wraps at its spaces); a value,
+    /// note or verdict column, as wide as its widest value and its whole header (which wraps
+    /// before a value is cut). A
     /// value or note column empty in every row (no record has headers, say) is not shown.
     /// When the table is wider than the width, columns give way by rank ([`Col::rank`]): all
     /// the columns of one rank share what the higher ranks leave them (the narrowest served
@@ -234,7 +235,7 @@ impl Grid {
             .zip(&self.widths)
             .map(|(c, w)| match c {
                 Col::Flex(_) | Col::Note(_) if *w == 0 => Fitted::Hidden,
-                Col::Flex(name) | Col::Note(name) => Fitted::Shown((*w).max(name.len()) + PADDING),
+                Col::Flex(name) | Col::Note(name) | Col::Verdict(name) => Fitted::Shown((*w).max(name.len()) + PADDING),
                 c => Fitted::Shown((*w).max(longest_word(c.name())) + PADDING),
             })
             .collect();
@@ -266,9 +267,7 @@ impl Grid {
                 let name = self.cols[i].name();
                 fitted[i].width().unwrap_or(0).min(self.widths[i].max(longest_word(name)) + PADDING)
             };
-            let compact_fits = of_rank.iter().map(|i| compact(*i)).sum::<usize>() <= left;
-            let wants: Vec<usize> =
-                (0..self.cols.len()).map(|i| if compact_fits { compact(i) } else { fitted[i].width().unwrap_or(0) }).collect();
+            let wants: Vec<usize> = (0..self.cols.len()).map(compact).collect();
             let mut order = of_rank.clone();
             order.sort_by_key(|i| wants[*i]);
             let min = if rank == 0 { NOTE_MIN } else { FLEX_MIN };
@@ -353,7 +352,7 @@ pub fn epochs_table(out: &mut dyn Write, rows: &[EpochRow], settings: &Settings)
                 p.cell(format!("DISAGREE: first stamped at {stamped_start_offset}"), Tone::Bad)
             }
             EpochAgreement::OnlyInCheckpoint => p.cell("no batch carries this epoch", Tone::Warn),
-            EpochAgreement::OnlyInBatches => p.cell("DISAGREE: on batches, not in the checkpoint", Tone::Bad),
+            EpochAgreement::OnlyInBatches => p.cell("DISAGREE: on batches, not in checkpoint", Tone::Bad),
         };
         t.add(vec![
             epoch_cell(&p, r.leader_epoch),

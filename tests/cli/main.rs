@@ -32,6 +32,7 @@ mod readme;
 mod real;
 mod scale;
 mod scenarios;
+mod screens;
 mod storage;
 mod terminal;
 mod trust;
