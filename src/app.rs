@@ -165,6 +165,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
             let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
             let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
             recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
+            report::catch_up_text(text, &r, settings)?;
         }
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
     }

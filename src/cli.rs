@@ -984,6 +984,27 @@ pub fn exit_code(result: &Result<Outcome>) -> u8 {
     }
 }
 
+/// A refusal of clap's on one line, in klog's form (`main` puts `klog: error: ` before it):
+/// what is wrong, the possible values and clap's tip if it has them, and where to read more.
+pub fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(what) = line.strip_prefix("error: ") {
+            parts.push(what.to_string());
+        } else if let Some(last) = parts.last_mut().filter(|l| l.contains("provided:") && line.starts_with('<')) {
+            // The arguments a `…were not provided:` line lists.
+            last.push_str(if last.ends_with(':') { " " } else { ", " });
+            last.push_str(line);
+        } else if line.starts_with("tip:") || line.starts_with("[possible values") {
+            parts.push(line.to_string());
+        } else if let Some(usage) = line.strip_prefix("Usage: ") {
+            parts.push(format!("usage: {usage}"));
+        }
+    }
+    parts.join("; ")
+}
+
 /// The exit code of a command line clap refused (2), or of `--help`/`--version` (0).
 pub fn clap_exit_code(e: &clap::Error) -> u8 {
     if e.use_stderr() {

@@ -20,9 +20,7 @@ fn main() -> ExitCode {
     let cli = match cli::parse_in(std::env::args_os(), &env) {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            // clap's refusals in klog's own form: `klog: error: …`, then clap's tip and usage.
-            let text = e.to_string();
-            eprint!("klog: {}", text.strip_prefix("klog: ").unwrap_or(&text));
+            eprintln!("klog: error: {}", cli::clap_error_line(&e));
             return ExitCode::from(cli::clap_exit_code(&e));
         }
         Err(e) => {

@@ -244,16 +244,16 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Crashed(r) => self.indented(|o| text::crashed(o, r, &s)),
             DemoEvent::Recovered(r, leader_records) => {
                 self.indented(|o| report::follower_text(o, r, &s))?;
-                if self.plain {
-                    return Ok(());
+                if !self.plain {
+                    let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
+                    let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                    self.indented(|o| {
+                        writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
+                            .at("<stdout>", "write")?;
+                        picture::write_text(o, &pic, &ps)
+                    })?;
                 }
-                let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
-                self.indented(|o| {
-                    writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
-                        .at("<stdout>", "write")?;
-                    picture::write_text(o, &pic, &ps)
-                })
+                self.indented(|o| report::catch_up_text(o, r, &s))
             }
             DemoEvent::State(states, _) if self.plain => self.state(states),
             DemoEvent::State(_, drawn) => {

@@ -238,7 +238,15 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             c.below_leader_start
         )?;
     }
+    Ok(())
+}
+
+/// What `--catch-up` fetched after the cut, and whether the logs then agree: shown after the
+/// picture of the cut, whose "after" row is the log as the truncation left it.
+pub fn catch_up_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
     if let Some(f) = &r.catch_up {
+        out!(out, "\n{}", p.strong(&format!("{}: catching up from the leader {}", r.follower_dir, r.leader_dir)))?;
         super::text::fetch_rounds(out, f, &r.follower_dir, settings)?;
     }
     if let Some(d) = &r.after_catch_up {

@@ -92,11 +92,16 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
             )?,
             _ => out!(
                 out,
-                "  {} {} bytes at position {} of segment {} (no whole batch)",
+                "  {} {} bytes at position {} of segment {} (no whole batch{})",
                 p.bad("cut"),
                 c.size_bytes,
                 c.position,
-                c.segment_base_offset
+                c.segment_base_offset,
+                match c.partial_offsets {
+                    Some((b, l)) if b == l => format!("; its header names offset {b}"),
+                    Some((b, l)) => format!("; its header names offsets {b}..={l}"),
+                    None => String::new(),
+                }
             )?,
         }
     }
@@ -109,12 +114,16 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
     for e in &r.epochs_removed {
         out!(out, "  epoch cache: removed ({} {})", e.leader_epoch, e.start_offset)?;
     }
-    // The LEO before counts valid batches only: what went is told by the cut batches.
-    let gone = r.offsets_cut();
+    // The LEO before counts valid batches only; a torn batch at the end also held offsets the
+    // crash reported (its header names them), so the LEO the crash left counts them too.
+    let torn: Vec<(i64, i64)> =
+        r.cut.iter().filter_map(|c| c.partial_offsets).filter(|(b, _)| *b >= r.log_end_offset_after).collect();
+    let before = torn.iter().map(|(_, l)| l.saturating_add(1)).fold(r.log_end_offset_before, i64::max);
+    let gone = r.offsets_cut() + torn.iter().map(|(b, l)| (l - b + 1) as u64).sum::<u64>();
     out!(
         out,
         "  LEO {} -> {}{}; {} bytes cut",
-        r.log_end_offset_before,
+        before,
         r.log_end_offset_after,
         if gone > 0 { format!(" ({gone} offsets gone)") } else { String::new() },
         r.bytes_cut()
