@@ -404,7 +404,18 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
             b.leader_epoch
         ),
         (Some(o), None) => out!(out, "{} at offset {o}: only one side has a record there", p.bad("first divergence")),
-        (None, _) => out!(out, "{}", p.good("identical up to the shorter log end")),
+        (None, _) if r.a.log_end_offset == r.b.log_end_offset => {
+            out!(out, "{}", p.good("identical up to the shorter log end"))
+        }
+        (None, _) => out!(
+            out,
+            "{} (A LEO {}, B LEO {}: {} holds {} more offset(s))",
+            p.good("identical up to the shorter log end"),
+            r.a.log_end_offset,
+            r.b.log_end_offset,
+            if r.a.log_end_offset > r.b.log_end_offset { "A" } else { "B" },
+            (r.a.log_end_offset - r.b.log_end_offset).abs()
+        ),
     }
 }
 
