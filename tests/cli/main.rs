@@ -36,3 +36,4 @@ mod screens;
 mod storage;
 mod terminal;
 mod trust;
+mod words;

@@ -1,0 +1,141 @@
+//! What a new user reads (issue 23, items 10-18): data-dir overviews that show what is on disk,
+//! recover and fetch reports that say what happened in order, and errors in klog's own words.
+
+use crate::common::{code, copy_dir, kafka_real, ok, s, Lab};
+
+fn lines_with<'t>(text: &'t str, needle: &str) -> Vec<&'t str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn check_and_dump_show_no_made_up_numbers_for_what_is_not_on_disk_or_not_checkpointed() {
+    let Some(real) = kafka_real() else { return };
+    let kraft = real.join("kraft-broker-2026");
+    // The metadata log's HW is not in the HW checkpoint: both commands show `-`.
+    let check = ok(&["check", s(&kraft)]);
+    let row = lines_with(&check, "__cluster_metadata-0")[0].to_string();
+    assert_eq!(row.split_whitespace().nth(4), Some("-"), "{row}");
+    let dump = ok(&["dump", s(&kraft)]);
+    let row = lines_with(&dump, "__cluster_metadata-0")[0].to_string();
+    assert_eq!(row.split_whitespace().nth(4), Some("-"), "{row}");
+    // Partitions only the checkpoints list are not rows of zeros: they are listed under the
+    // table with what the checkpoints say.
+    assert!(dump.contains("5 partition(s) only in the checkpoints, not on disk (deleted or moved):"), "{dump}");
+    assert!(dump.lines().any(|l| l == "  TestTopicPatient-0  HW 3  recovery point 0"), "{dump}");
+    assert!(!dump.lines().any(|l| l.starts_with(" TestTopicPatient-0")), "a table row for a partition not on disk");
+}
+
+#[test]
+fn dump_of_a_data_dir_with_a_limit_counts_the_whole_dir() {
+    let Some(real) = kafka_real() else { return };
+    let text = ok(&["dump", s(&real.join("zk-broker-2020")), "--limit", "3"]);
+    assert!(
+        text.contains("3 of 54 partition(s) on disk shown (--limit): 3 segment(s), 0 bytes in those shown"),
+        "{text}"
+    );
+    let text = ok(&["dump", s(&real.join("kraft-broker-2026")), "--limit", "3"]);
+    assert!(text.contains("3 of 50 partition(s) on disk shown"), "{text}");
+    assert!(
+        text.contains("5 partition(s) only in the checkpoints, not on disk (deleted or moved): none shown"),
+        "{text}"
+    );
+}
+
+#[test]
+fn diff_of_two_data_dirs_shows_both_log_ends_where_one_holds_more() {
+    let Some(real) = kafka_real() else { return };
+    let (a, b) = (real.join("zk-broker-2020"), real.join("zk-broker-2021"));
+    // Exit 1: some partitions are on one side only.
+    let (text, _) = code(&["diff", s(&a), s(&b)], 1);
+    let row = lines_with(&text, "__consumer_offsets-2 ")[0];
+    assert!(row.contains("A LEO 0, B LEO 3: identical up to 0"), "{row}");
+    assert!(lines_with(&text, "__consumer_offsets-0 ")[0].contains("identical (LEO 0)"), "{text}");
+    assert!(text.contains("agree up to the shorter log end"), "{text}");
+    let json = crate::common::json_lines(&code(&["diff", s(&a), s(&b), "--json"], 1).0);
+    let p2 = json.iter().find(|v| v["partition"] == "__consumer_offsets-2").unwrap();
+    assert_eq!((p2["a_log_end_offset"].as_i64(), p2["b_log_end_offset"].as_i64()), (Some(0), Some(3)));
+}
+
+#[test]
+fn two_brokers_with_broker_id_0_and_no_common_cluster_id_are_two_replicas() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let (a, b) = (lab.path("a"), lab.path("b"));
+    copy_dir(&real.join("zk-broker-2020"), &a);
+    copy_dir(&real.join("zk-broker-2021"), &b);
+    let text = ok(&["recover", s(&b), "--leader", s(&a), "--dry-run"]);
+    assert!(text.contains("both say node id 0, but only"), "{text}");
+    assert!(text.contains("taken as two brokers"), "{text}");
+    // The same broker (cluster.id and node id) in two dirs is one replica: refused.
+    let c = lab.path("c");
+    copy_dir(&real.join("zk-broker-2020"), &c);
+    let (_, err) = code(&["recover", s(&c), "--leader", s(&a), "--dry-run"], 2);
+    assert!(err.contains("says it is the same replica as") && err.contains("node.id=0"), "{err}");
+}
+
+/// A leader `b` with 5 records and a follower `a` that crashed behind it.
+fn behind(lab: &Lab) -> (std::path::PathBuf, std::path::PathBuf) {
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    ok(&["elect", s(&b), "--isr", s(&a)]);
+    ok(&["append", s(&b), "m1", "m2"]);
+    ok(&["fetch", "--leader", s(&b), s(&a), "--rounds", "2"]);
+    ok(&["append", s(&b), "m3", "m4", "m5"]);
+    ok(&["crash", s(&a)]);
+    (a, b)
+}
+
+#[test]
+fn catch_up_is_reported_after_the_picture_of_the_cut() {
+    let lab = Lab::new();
+    let (a, b) = behind(&lab);
+    let text = ok(&["recover", s(&a), "--leader", s(&b), "--catch-up"]);
+    let picture = text.find("before and after the cut").expect("picture");
+    let caught = text.find("catching up from the leader").expect("catch-up heading");
+    let agree = text.find("after catching up: the logs agree").expect("verdict");
+    assert!(picture < caught && caught < agree, "{text}");
+}
+
+#[test]
+fn recovery_after_a_torn_write_shows_the_log_end_the_crash_left() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    ok(&["elect", s(&a)]);
+    let values: Vec<String> = (1..=20).map(|i| format!("v{i}")).collect();
+    let mut args = vec!["append", s(&a)];
+    args.extend(values.iter().map(String::as_str));
+    args.extend(["--records-per-batch", "2"]);
+    ok(&args);
+    let crash = ok(&["crash", s(&a), "--torn-bytes", "5"]);
+    assert!(crash.contains("LEO was 20"), "{crash}");
+    let text = ok(&["recover", s(&a)]);
+    assert!(text.contains("its header names offsets 18..=19"), "{text}");
+    assert!(text.contains("LEO 20 -> 18 (2 offsets gone)"), "{text}");
+}
+
+#[test]
+fn fetch_with_the_roles_swapped_says_so() {
+    let lab = Lab::new();
+    let (a, b) = (lab.create("a", 1, &[]), lab.create("b", 2, &[]));
+    ok(&["elect", s(&b), "--isr", s(&a)]);
+    let (_, err) = code(&["fetch", "--leader", s(&a), s(&b)], 2);
+    assert!(err.contains(&format!("but {} is: the arguments look swapped", s(&b))), "{err}");
+    assert!(err.contains(&format!("try `--leader {} {}`", s(&b), s(&a))), "{err}");
+    assert!(!err.contains("make it one with `klog elect`"), "{err}");
+}
+
+#[test]
+fn clap_refusals_are_one_klog_error_line_and_modes_ignore_case() {
+    for args in [&["create"][..], &["recover", "x", "--mode", "kip-279"], &["dump", "x", "--limt", "3"], &["frob"]] {
+        let (_, err) = code(args, 2);
+        assert!(err.starts_with("klog: error: "), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    let (_, err) = code(&["recover", "x", "--mode", "kip-279"], 2);
+    assert!(err.contains("tip: a similar value exists: 'kip279'"), "{err}");
+    // An upper-case mode is the mode (the refusal is about the missing dir, not the mode).
+    let lab = Lab::new();
+    let (a, b) = behind(&lab);
+    let text = ok(&["recover", s(&a), "--leader", s(&b), "--mode", "KIP279", "--dry-run"]);
+    assert!(text.contains("mode kip279"), "{text}");
+}
