@@ -143,7 +143,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version generate create elect append dump check fetch flush stop crash recover diff draw demo explore help"
+            opts="-h -V --color --help --version create elect append dump check fetch flush stop crash recover diff draw demo explore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -691,7 +691,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="generate create elect append dump check fetch flush stop crash recover diff draw demo explore help"
+            opts="create elect append dump check fetch flush stop crash recover diff draw demo explore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -158,8 +158,8 @@ pub enum Command {
     /// recover report that shows the violation. Exit 0 when no violation was found within the
     /// bounds, 1 when one was.
     Explore(ExploreArgs),
-    /// Write the man pages or a shell completion script (for packagers; hidden).
-    #[command(hide = true, subcommand)]
+    /// Write the man pages or a shell completion script (for packagers and shells).
+    #[command(subcommand)]
     Generate(GenerateCommand),
 }
 
@@ -757,6 +757,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
             "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30",
         ],
+        "generate" => &["klog generate man /usr/local/share/man/man1", "klog generate completions bash > klog.bash"],
         _ => &[],
     }
 }
@@ -989,6 +990,12 @@ pub fn exit_code(result: &Result<Outcome>) -> u8 {
 pub fn clap_error_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let mut parts: Vec<String> = Vec::new();
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // Bare `klog` or `klog generate`: clap prints the help; one line says what is missing.
+        let usage = text.lines().find_map(|l| l.trim().strip_prefix("Usage: ")).unwrap_or("klog <COMMAND>");
+        let command = usage.split(" [").next().unwrap_or("klog").split(" <").next().unwrap_or("klog");
+        return format!("{command} needs a command; usage: {usage}; see `{command} --help`");
+    }
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         if let Some(what) = line.strip_prefix("error: ") {
             parts.push(what.to_string());

@@ -82,13 +82,13 @@ pub fn open_pair_for_write_fenced(
         let why = if f.will_run_as().role == Role::Leader {
             format!(
                 "is not a leader (it is {}), but {} is: the arguments look swapped; try `--leader {} {}`",
-                crate::commands::role_name(&l),
+                crate::commands::role_phrase(&l),
                 other.display(),
                 other.display(),
                 leader.display()
             )
         } else {
-            format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(&l))
+            format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_phrase(&l))
         };
         return Err(Error::state(&l.paths().log_dir, why));
     }

@@ -28,6 +28,8 @@ pub struct DemoPrinter<'o> {
     asked: usize,
     right: usize,
     input_ended: bool,
+    /// The legend items the pictures so far have explained (each is explained once).
+    legend_shown: Vec<String>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -69,6 +71,7 @@ impl<'o> DemoPrinter<'o> {
             asked: 0,
             right: 0,
             input_ended: false,
+            legend_shown: Vec::new(),
         }
     }
 
@@ -247,18 +250,23 @@ impl<'o> DemoPrinter<'o> {
                 if !self.plain {
                     let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
                     let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                    let mut legend = std::mem::take(&mut self.legend_shown);
                     self.indented(|o| {
                         writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
                             .at("<stdout>", "write")?;
-                        picture::write_text(o, &pic, &ps)
+                        picture::write_text_after(o, &pic, &ps, &mut legend)
                     })?;
+                    self.legend_shown = legend;
                 }
                 self.indented(|o| report::catch_up_text(o, r, &s))
             }
             DemoEvent::State(states, _) if self.plain => self.state(states),
             DemoEvent::State(_, drawn) => {
                 let pic = Picture::of_draw(drawn);
-                self.indented(|o| picture::write_text(o, &pic, &ps))
+                let mut legend = std::mem::take(&mut self.legend_shown);
+                let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
+                self.legend_shown = legend;
+                written
             }
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),

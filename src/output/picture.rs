@@ -389,6 +389,17 @@ fn place(labels: &[(usize, String)], width: usize) -> Vec<String> {
 /// Draw `pic` for a terminal of `settings.width` columns (80 when the width is unknown, so
 /// piped output has the same layout everywhere).
 pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Result<()> {
+    write_text_after(out, pic, settings, &mut Vec::new())
+}
+
+/// [`write_text`] for one picture of a series (the demo's): the legend names only what no
+/// earlier picture's legend did (`shown` collects them), so it is not repeated after each.
+pub fn write_text_after(
+    out: &mut dyn Write,
+    pic: &Picture,
+    settings: &Settings,
+    shown: &mut Vec<String>,
+) -> Result<()> {
     let p = settings.palette();
     let width = settings.width.unwrap_or(super::fit::FALLBACK_WIDTH);
     let label_w = pic
@@ -520,6 +531,8 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
             legend.push(format!("{} = {}", f.label(), f.meaning()));
         }
     }
+    legend.retain(|item| !shown.contains(item));
+    shown.extend(legend.iter().cloned());
     let mut legend_line = String::new();
     for item in legend {
         if !legend_line.is_empty() && visible_width(&legend_line) + 2 + item.chars().count() > width {
@@ -531,7 +544,9 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
         }
         legend_line.push_str(&item);
     }
-    lines.push(p.dim(&legend_line));
+    if !legend_line.is_empty() {
+        lines.push(p.dim(&legend_line));
+    }
     for l in lines {
         writeln!(out, "{l}").at("<stdout>", "write")?;
     }

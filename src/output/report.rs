@@ -170,7 +170,11 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         r.follower_log_end_offset_after,
         r.follower_view.high_watermark,
         r.follower_high_watermark_after,
-        if removed > 0 { format!(", {removed} offsets removed") } else { ", nothing removed".into() }
+        match removed {
+            0 => ", nothing removed".to_string(),
+            1 => ", 1 offset removed".to_string(),
+            n => format!(", {n} offsets removed"),
+        }
     )?;
     if let Some(start) = r.plan.restart_at_leader_start {
         out!(

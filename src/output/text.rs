@@ -125,7 +125,11 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
         "  LEO {} -> {}{}; {} bytes cut",
         before,
         r.log_end_offset_after,
-        if gone > 0 { format!(" ({gone} offsets gone)") } else { String::new() },
+        match gone {
+            0 => String::new(),
+            1 => " (1 offset gone)".to_string(),
+            n => format!(" ({n} offsets gone)"),
+        },
         r.bytes_cut()
     )
 }

@@ -139,3 +139,29 @@ fn clap_refusals_are_one_klog_error_line_and_modes_ignore_case() {
     let text = ok(&["recover", s(&a), "--leader", s(&b), "--mode", "KIP279", "--dry-run"]);
     assert!(text.contains("mode kip279"), "{text}");
 }
+
+#[test]
+fn small_words_read_right() {
+    let lab = Lab::new();
+    // A file where the demo wants a directory: said so, not "list failed".
+    let file = lab.path("file");
+    std::fs::write(&file, b"x").unwrap();
+    let (_, err) = code(&["demo", "--dir", s(&file)], 2);
+    assert!(err.contains("is not a directory; --dir takes an empty or absent directory"), "{err}");
+    assert!(!err.contains("list failed"), "{err}");
+    // `generate` is in the help the README sends people to, and alone is an error like bare klog.
+    assert!(ok(&["--help"]).contains("\n  generate "), "generate is not in --help");
+    for args in [&["generate"][..], &[]] {
+        let (_, err) = code(args, 2);
+        assert!(err.starts_with("klog: error: klog") && err.contains("needs a command"), "{args:?}: {err}");
+    }
+    // One offset is one offset; a follower is "a follower".
+    let (a, b) = behind(&lab);
+    ok(&["recover", s(&a), "--leader", s(&b)]);
+    let (_, err) = code(&["fetch", "--leader", s(&a), s(&lab.create("c", 3, &[]))], 2);
+    assert!(err.contains("(it is a follower)"), "{err}");
+    let demo = ok(&["demo", "--dir", s(&lab.path("demo"))]);
+    assert!(demo.contains("1 offset removed") && !demo.contains("1 offsets"), "{demo}");
+    // The demo explains its picture's legend once, not after every picture.
+    assert_eq!(demo.matches("↑ mark before the offset").count(), 1, "{demo}");
+}
