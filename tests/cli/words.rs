@@ -165,3 +165,50 @@ fn small_words_read_right() {
     // The demo explains its picture's legend once, not after every picture.
     assert_eq!(demo.matches("↑ mark before the offset").count(), 1, "{demo}");
 }
+
+/// Run a `demos/` script with `env`; (stdout, stderr, exit code).
+fn script(name: &str, env: &[(&str, &std::path::Path)], modes: Option<&str>) -> (String, String, Option<i32>) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demos").join(name);
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(&script).env("KLOG", assert_cmd::cargo::cargo_bin("klog")).env("NO_COLOR", "1").env_remove("MODES");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if let Some(m) = modes {
+        cmd.env("MODES", m);
+    }
+    let out = cmd.output().expect("bash");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn demo_scripts_check_modes_and_the_lab_before_the_first_step() {
+    let lab = Lab::new();
+    let dir = lab.path("lab");
+    for name in ["kip101-1.sh", "kip101-2.sh", "kip279.sh"] {
+        let (out, err, code) = script(name, &[("LAB", &dir)], Some("hw bogus"));
+        assert_eq!(code, Some(2), "{name}: {out}{err}");
+        assert!(out.is_empty(), "{name}: ran steps before refusing: {out}");
+        assert!(err.contains("MODES: unknown mode 'bogus' (give hw, kip101 and/or kip279)"), "{name}: {err}");
+        assert!(!dir.exists(), "{name}: the refusal made the lab");
+    }
+    let (_, err, code) = script("kip101-1.sh", &[("LAB", &dir)], Some("hw"));
+    assert_eq!(code, Some(0), "{err}");
+    // The same LAB again: refused at once, saying how to clear it or use another.
+    let (out, err, code) = script("kip101-1.sh", &[("LAB", &dir)], Some("hw"));
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    let hw = dir.join("hw");
+    assert!(err.contains(&format!("{} exists already", hw.display())), "{err}");
+    assert!(err.contains(&format!("rm -rf '{}'", hw.display())) && err.contains("another LAB="), "{err}");
+    // Another mode in the same LAB is fresh.
+    let (_, err, code) = script("kip101-1.sh", &[("LAB", &dir)], Some("kip101"));
+    assert_eq!(code, Some(0), "{err}");
+    script("watch.sh", &[("LAB", &dir)], None);
+    let (out, err, code) = script("watch.sh", &[("LAB", &dir)], None);
+    assert_eq!((code, out.is_empty()), (Some(2), true), "{out}{err}");
+}
