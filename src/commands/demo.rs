@@ -321,7 +321,7 @@ fn fetch_prediction(
     let (l, f) = (leader.to_uppercase(), follower.to_uppercase());
     let reason = if let Some(stuck) = &last.stuck {
         format!(
-            "the fetch is stuck: {l} returns its batch {}..={}, which starts below {f}'s log end {}, so nothing is \
+            "the fetch is stuck: {l} returns its batch {} to {}, which starts below {f}'s log end {}, so nothing is \
              appended and {f}'s HW stays {}",
             stuck.batch_base_offset,
             stuck.batch_last_offset,

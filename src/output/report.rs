@@ -373,7 +373,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
             RangeKind::OnlyB => p.cell("only in B", Tone::Warn),
         };
         t.add(vec![
-            Cell::new(format!("{}..={}", range.first_offset, range.last_offset)),
+            Cell::new(format!("{} to {}", range.first_offset, range.last_offset)),
             table::right(range.record_count),
             kind,
         ]);
@@ -385,7 +385,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
         let side = if *side == crate::replication::diff::Side::A { "A" } else { "B" };
         out!(
             out,
-            "{} in {side}: {} at position {} (offsets {}..={}): {}",
+            "{} in {side}: {} at position {} (offsets {} to {}): {}",
             p.bad("undecodable batch"),
             u.path.display(),
             u.position,

@@ -83,8 +83,9 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
         match (c.base_offset, c.last_offset) {
             (Some(b), Some(l)) => out!(
                 out,
-                "  {} batch {b}..={l} (epoch {}) at position {} of segment {}, {} bytes",
+                "  {} batch {} (epoch {}) at position {} of segment {}, {} bytes",
                 p.bad("cut"),
+                if b == l { b.to_string() } else { format!("{b} to {l}") },
                 c.partition_leader_epoch.unwrap_or(-1),
                 c.position,
                 c.segment_base_offset,
@@ -99,7 +100,7 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
                 c.segment_base_offset,
                 match c.partial_offsets {
                     Some((b, l)) if b == l => format!("; its header names offset {b}"),
-                    Some((b, l)) => format!("; its header names offsets {b}..={l}"),
+                    Some((b, l)) => format!("; its header names offsets {b} to {l}"),
                     None => String::new(),
                 }
             )?,
@@ -162,7 +163,7 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
     let p = settings.palette();
     let first = r.batches.first().map_or(0, |b| b.0);
     let last = r.batches.last().map_or(0, |b| b.1);
-    let offsets = if first == last { format!("offset {first}") } else { format!("offsets {first}..={last}") };
+    let offsets = if first == last { format!("offset {first}") } else { format!("offsets {first} to {last}") };
     out!(
         out,
         "appended {} record(s) at {offsets} in {} batch(es) of epoch {} ({} bytes){}{}; LEO {}, HW {}",
@@ -233,7 +234,7 @@ pub fn fetch_rounds(
         if let Some(s) = &round.stuck {
             out!(
                 out,
-                "round {}: fetch at {}: leader returned batch {}..={} which starts below the follower's LEO {}: {} (out-of-order offsets, nothing appended)",
+                "round {}: fetch at {}: leader returned batch {} to {} which starts below the follower's LEO {}: {} (out-of-order offsets, nothing appended)",
                 i + 1,
                 round.fetch_offset,
                 s.batch_base_offset,
@@ -320,7 +321,7 @@ pub fn crashed(out: &mut dyn Write, r: &crate::crash::CrashReport, settings: &Se
     )?;
     let offsets = |o: &Option<(i64, i64)>| match o {
         Some((a, b)) if a == b => format!("offset {a}"),
-        Some((a, b)) => format!("offsets {a}..={b}"),
+        Some((a, b)) => format!("offsets {a} to {b}"),
         None => "no whole batch".into(),
     };
     for d in &r.damage {

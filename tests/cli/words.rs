@@ -109,7 +109,7 @@ fn recovery_after_a_torn_write_shows_the_log_end_the_crash_left() {
     let crash = ok(&["crash", s(&a), "--torn-bytes", "5"]);
     assert!(crash.contains("LEO was 20"), "{crash}");
     let text = ok(&["recover", s(&a)]);
-    assert!(text.contains("its header names offsets 18..=19"), "{text}");
+    assert!(text.contains("its header names offsets 18 to 19"), "{text}");
     assert!(text.contains("LEO 20 -> 18 (2 offsets gone)"), "{text}");
 }
 
