@@ -908,6 +908,8 @@ pub struct Env {
     pub stdin_tty: bool,
     /// `NO_COLOR` set to anything but the empty string (no-color.org).
     pub no_color: bool,
+    /// `COLORTERM` says the terminal takes 24-bit colour (`truecolor` or `24bit`).
+    pub truecolor: bool,
     /// `COLUMNS`, when set to a positive number: the width to lay text out to, terminal or not.
     pub columns: Option<usize>,
     /// The width the terminal on stdout reports (0 under some, e.g. `script`).
@@ -925,6 +927,7 @@ impl Env {
             stderr_tty: std::io::stderr().is_terminal(),
             stdin_tty: std::io::stdin().is_terminal(),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            truecolor: std::env::var("COLORTERM").is_ok_and(|v| matches!(v.trim(), "truecolor" | "24bit")),
             columns: std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|c| *c > 0),
             // comfy-table asks the terminal (TIOCGWINSZ) only when stdout is one.
             terminal_width: if stdout_tty { comfy_table::Table::new().width().map(usize::from) } else { None },
@@ -949,7 +952,7 @@ pub fn settings(cli: &Cli, env: &Env) -> Settings {
     // Progress goes to stderr only when stderr is a terminal that is not also showing stdout's
     // stream of results (a dump to the terminal is its own progress).
     let progress = env.stderr_tty && !(env.stdout_tty && matches!(cli.command, Command::Dump(_)));
-    Settings { color, width, progress }
+    Settings { color, width, progress, truecolor: env.truecolor }
 }
 
 // ---- Outcome and exit codes. ----
@@ -1258,6 +1261,7 @@ mod tests {
             stderr_tty: stdout_tty,
             stdin_tty: false,
             no_color: false,
+            truecolor: false,
             columns: None,
             terminal_width: None,
             temp_dir: PathBuf::from("/tmp"),
@@ -1276,6 +1280,9 @@ mod tests {
         assert!(!settings(&c, &Env { no_color: true, ..env(true) }).color);
         assert!(settings(&cli(&["--color", "always", "check", "x"]), &env(false)).color);
         assert!(!settings(&cli(&["check", "x", "--color", "never"]), &env(true)).color);
+        // 24-bit colour only when COLORTERM says the terminal takes it.
+        assert!(!settings(&c, &env(true)).truecolor);
+        assert!(settings(&c, &Env { truecolor: true, ..env(true) }).truecolor);
     }
 
     #[test]

@@ -583,7 +583,7 @@ mod tests {
     }
 
     fn settings() -> Settings {
-        Settings { color: false, width: Some(80), progress: false }
+        Settings { color: false, width: Some(80), progress: false, truecolor: false }
     }
 
     #[test]

@@ -484,7 +484,7 @@ impl<'o> DumpTable<'o> {
                 let offsets = if b.base_offset == b.last_offset {
                     b.base_offset.to_string()
                 } else {
-                    format!("{}..={}", b.base_offset, b.last_offset)
+                    format!("{} to {}", b.base_offset, b.last_offset)
                 };
                 let cells = vec![
                     right(offsets),
@@ -556,7 +556,7 @@ impl<'o> DumpTable<'o> {
                 self.flush_table()?;
                 writeln!(
                     self.out,
-                    "{} batch {}..={} at position {}: {why}",
+                    "{} batch {} to {} at position {}: {why}",
                     p.bad("undecodable"),
                     b.base_offset,
                     b.last_offset,
@@ -845,7 +845,7 @@ mod tests {
     use crate::output::fit::{strip_escapes, visible_width};
 
     fn render(color: bool, width: Option<usize>) -> String {
-        let settings = Settings { color, width, progress: false };
+        let settings = Settings { color, width, progress: false, truecolor: false };
         let p = settings.palette();
         let mut g = Grid::new(
             &settings,

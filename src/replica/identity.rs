@@ -107,9 +107,10 @@ struct Who<'a> {
     node_id: Option<i32>,
 }
 
-/// One replica is one broker of one cluster: (`cluster.id`, node id). `directory.id` only
-/// tells one broker's log dirs apart, so the same one on both sides is a copy of one dir. The
-/// same node id with another or no `cluster.id` is another broker (`pair_warnings` says so).
+/// One replica is one broker of one cluster: (`cluster.id`, node id), and `directory.id` tells
+/// log dirs apart: the same `directory.id` on both sides is a copy of one dir; without one on
+/// both sides, the same `cluster.id` and node id is one broker. The same node id with another
+/// or no `cluster.id` is another broker (`pair_warnings` and the restart plan say so).
 fn ensure_distinct_replicas(a: &Who<'_>, b: &Who<'_>) -> Result<()> {
     if fs::canonicalize(a.log_dir).ok() == fs::canonicalize(b.log_dir).ok() {
         return Err(Error::Usage(format!(
@@ -120,6 +121,8 @@ fn ensure_distinct_replicas(a: &Who<'_>, b: &Who<'_>) -> Result<()> {
     }
     let same = match (a.directory_id, b.directory_id) {
         (Some(x), Some(y)) if x == y => Some(format!("directory.id={x}")),
+        // Two log dirs each with its own id (klog's replicas, KRaft brokers' dirs).
+        (Some(_), Some(_)) => None,
         _ => match (a.cluster_id, a.node_id, b.cluster_id, b.node_id) {
             (Some(ca), Some(na), Some(cb), Some(nb)) if ca == cb && na == nb => {
                 Some(format!("cluster.id={ca} node.id={na}"))
@@ -215,13 +218,15 @@ mod tests {
         ensure_distinct_replicas(&who(&a, None, None), &who(&b, None, None)).unwrap();
         ensure_distinct_replicas(&who(&a, None, Some("c1")), &who(&b, None, Some("c2"))).unwrap();
         ensure_distinct_replicas(&who(&a, None, Some("c1")), &who(&b, None, None)).unwrap();
-        // One broker, two log dirs: the same replica.
+        // One broker (cluster.id and node id) in two dirs with no directory.id: the same replica.
         let Err(Error::Layout { what, .. }) =
-            ensure_distinct_replicas(&who(&a, Some("d1"), Some("c1")), &who(&b, Some("d2"), Some("c1")))
+            ensure_distinct_replicas(&who(&a, None, Some("c1")), &who(&b, None, Some("c1")))
         else {
-            panic!("one broker's two log dirs passed as two replicas")
+            panic!("one broker's dirs passed as two replicas")
         };
         assert!(what.contains("(cluster.id=c1 node.id=0)"), "{what}");
+        // Dirs with their own directory.id are two (a lab's replicas share a cluster.id).
+        ensure_distinct_replicas(&who(&a, Some("d1"), Some("c1")), &who(&b, Some("d2"), Some("c1"))).unwrap();
         // A copy of one dir: the same directory.id.
         assert!(ensure_distinct_replicas(&who(&a, Some("d1"), None), &who(&b, Some("d1"), None)).is_err());
     }
