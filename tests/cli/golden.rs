@@ -131,7 +131,7 @@ fn every_golden_file_belongs_to_a_step() {
 
 #[test]
 fn the_golden_session_runs_every_visible_subcommand() {
-    let cmd = klog::cli::command();
+    let cmd = replica_lab::cli::command();
     // `generate` writes man pages and completion scripts: `generated::` checks them fresh.
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "generate") {
         assert!(SESSION.iter().any(|s| s.args[0] == sub.get_name()), "no golden step for {}", sub.get_name());

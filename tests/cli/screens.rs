@@ -56,7 +56,7 @@ fn assert_whole_escapes(line: &str, what: &str) {
 }
 
 fn strip(text: &str) -> String {
-    klog::output::fit::strip_escapes(text)
+    replica_lab::output::fit::strip_escapes(text)
 }
 
 /// One screen: how to set it up, what to run, the widths, and the text that must show whole.
@@ -225,7 +225,7 @@ fn every_screen_fits_keeps_its_names_and_verdicts_whole_and_matches_its_golden_f
 #[test]
 fn every_help_fits_and_its_examples_are_whole_commands() {
     let tmp = tempfile::tempdir().unwrap();
-    let cmd = klog::cli::command();
+    let cmd = replica_lab::cli::command();
     let mut names = vec![String::new()];
     names.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| s.get_name().to_string()));
     let mut transcript = String::new();
