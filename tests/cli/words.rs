@@ -212,3 +212,39 @@ fn demo_scripts_check_modes_and_the_lab_before_the_first_step() {
     let (out, err, code) = script("watch.sh", &[("LAB", &dir)], None);
     assert_eq!((code, out.is_empty()), (Some(2), true), "{out}{err}");
 }
+
+#[test]
+fn draw_refuses_an_svg_path_it_cannot_write_before_drawing() {
+    let lab = Lab::new();
+    let (a, b) = behind(&lab);
+    let (out, err) = code(&["draw", s(&a), s(&b), "--svg", "/nonexistent/x.svg"], 2);
+    assert!(out.is_empty(), "drew before refusing: {out}");
+    assert!(err.contains("/nonexistent is not a directory to write into") && !err.contains(".tmp"), "{err}");
+}
+
+#[test]
+fn one_epoch_is_one_colour_in_text_and_picture_in_256_colours_unless_colorterm_says_truecolor() {
+    let lab = Lab::new();
+    let (a, b) = behind(&lab);
+    ok(&["recover", s(&a), "--leader", s(&b)]);
+    ok(&["elect", s(&b), "--epoch", "1", "--isr", s(&a)]);
+    ok(&["append", s(&b), "m6"]);
+    let run = |args: &[&str], colorterm: Option<&str>| {
+        let mut c = crate::common::klog();
+        c.env_remove("NO_COLOR").env_remove("COLORTERM").args(["--color", "always"]).args(args);
+        if let Some(v) = colorterm {
+            c.env("COLORTERM", v);
+        }
+        String::from_utf8(c.assert().success().get_output().stdout.clone()).unwrap()
+    };
+    let (dump, draw) = (run(&["dump", s(&b)], None), run(&["draw", s(&b)], None));
+    // Epoch 1 is sky blue: xterm 31 as text in the table and as the block's background.
+    assert!(dump.contains("\x1b[38;5;31m1\x1b["), "{dump:?}");
+    assert!(draw.contains("\x1b[48;5;31;"), "{draw:?}");
+    for text in [&dump, &draw] {
+        assert!(!text.contains("8;2;"), "24-bit colour without COLORTERM: {text:?}");
+    }
+    let (dump, draw) = (run(&["dump", s(&b)], Some("truecolor")), run(&["draw", s(&b)], Some("truecolor")));
+    assert!(dump.contains("38;2;31;143;191m"), "{dump:?}");
+    assert!(draw.contains("\x1b[48;2;31;143;191;"), "{draw:?}");
+}
