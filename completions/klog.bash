@@ -149,7 +149,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version generate create elect append dump history check fetch flush stop crash recover diff draw demo explore help"
+            opts="-h -V --color --help --version create elect append dump history check fetch flush stop crash recover diff draw demo explore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -705,7 +705,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="generate create elect append dump history check fetch flush stop crash recover diff draw demo explore help"
+            opts="create elect append dump history check fetch flush stop crash recover diff draw demo explore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -29,76 +29,7 @@ _klog() {
         (( CURRENT += 1 ))
         curcontext="${curcontext%:*:*}:klog-command-$line[1]:"
         case $line[1] in
-            (generate)
-_arguments "${_arguments_options[@]}" : \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help]' \
-'--help[Print help]' \
-'-V[Print version]' \
-'--version[Print version]' \
-":: :_klog__subcmd__generate_commands" \
-"*::: :->generate" \
-&& ret=0
-
-    case $state in
-    (generate)
-        words=($line[1] "${words[@]}")
-        (( CURRENT += 1 ))
-        curcontext="${curcontext%:*:*}:klog-generate-command-$line[1]:"
-        case $line[1] in
-            (man)
-_arguments "${_arguments_options[@]}" : \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help]' \
-'--help[Print help]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':dir:_files' \
-&& ret=0
-;;
-(completions)
-_arguments "${_arguments_options[@]}" : \
-'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help]' \
-'--help[Print help]' \
-'-V[Print version]' \
-'--version[Print version]' \
-':shell:(bash elvish fish powershell zsh)' \
-&& ret=0
-;;
-(help)
-_arguments "${_arguments_options[@]}" : \
-":: :_klog__subcmd__generate__subcmd__help_commands" \
-"*::: :->help" \
-&& ret=0
-
-    case $state in
-    (help)
-        words=($line[1] "${words[@]}")
-        (( CURRENT += 1 ))
-        curcontext="${curcontext%:*:*}:klog-generate-help-command-$line[1]:"
-        case $line[1] in
-            (man)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(completions)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(help)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-        esac
-    ;;
-esac
-;;
-        esac
-    ;;
-esac
-;;
-(create)
+            (create)
 _arguments "${_arguments_options[@]}" : \
 '--topic=[Topic name (Kafka'\''s rules\: 1 to 249 of a-z A-Z 0-9 . _ -, not \`.\` or \`..\`)]:TOPIC:_default' \
 '--partition=[Partition number (the first one, with --partitions)]:PARTITION:_default' \
@@ -360,6 +291,75 @@ all\:"All three, one after another"))' \
 '--version[Print version]' \
 && ret=0
 ;;
+(generate)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_klog__subcmd__generate_commands" \
+"*::: :->generate" \
+&& ret=0
+
+    case $state in
+    (generate)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-generate-command-$line[1]:"
+        case $line[1] in
+            (man)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir:_files' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':shell:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__generate__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-generate-help-command-$line[1]:"
+        case $line[1] in
+            (man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_klog__subcmd__help_commands" \
@@ -372,31 +372,7 @@ _arguments "${_arguments_options[@]}" : \
         (( CURRENT += 1 ))
         curcontext="${curcontext%:*:*}:klog-help-command-$line[1]:"
         case $line[1] in
-            (generate)
-_arguments "${_arguments_options[@]}" : \
-":: :_klog__subcmd__help__subcmd__generate_commands" \
-"*::: :->generate" \
-&& ret=0
-
-    case $state in
-    (generate)
-        words=($line[1] "${words[@]}")
-        (( CURRENT += 1 ))
-        curcontext="${curcontext%:*:*}:klog-help-generate-command-$line[1]:"
-        case $line[1] in
-            (man)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(completions)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-        esac
-    ;;
-esac
-;;
-(create)
+            (create)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -456,6 +432,30 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(generate)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__help__subcmd__generate_commands" \
+"*::: :->generate" \
+&& ret=0
+
+    case $state in
+    (generate)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-help-generate-command-$line[1]:"
+        case $line[1] in
+            (man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -472,7 +472,6 @@ esac
 (( $+functions[_klog_commands] )) ||
 _klog_commands() {
     local commands; commands=(
-'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
 'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
 'elect:Make a replica the leader at a new leader epoch' \
 'append:Append records as one producer request to a leader (acks=all)' \
@@ -488,6 +487,7 @@ _klog_commands() {
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
+'generate:Write the man pages or a shell completion script (for packagers and shells)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog commands' commands "$@"
@@ -598,7 +598,6 @@ _klog__subcmd__generate__subcmd__man_commands() {
 (( $+functions[_klog__subcmd__help_commands] )) ||
 _klog__subcmd__help_commands() {
     local commands; commands=(
-'generate:Write the man pages or a shell completion script (for packagers; hidden)' \
 'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
 'elect:Make a replica the leader at a new leader epoch' \
 'append:Append records as one producer request to a leader (acks=all)' \
@@ -614,6 +613,7 @@ _klog__subcmd__help_commands() {
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
+'generate:Write the man pages or a shell completion script (for packagers and shells)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog help commands' commands "$@"

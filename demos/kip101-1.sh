@@ -9,7 +9,8 @@
 # diverged at 1); kip101/kip279 end with both = 0:(0,m1) 1:(0,m2) 2:(1,m3).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-for mode in ${MODES:-hw kip101}; do
+modes "hw kip101"
+for mode in $MODES_CHOSEN; do
   echo "=================== truncation mode: $mode ==================="
   A=$LAB/$mode/a
   B=$LAB/$mode/b

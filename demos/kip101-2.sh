@@ -8,7 +8,8 @@
 # 0:(0,m1) 1:(1,m3) (m2 is lost in every mode: both replicas failed).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-for mode in ${MODES:-hw kip101}; do
+modes "hw kip101"
+for mode in $MODES_CHOSEN; do
   echo "=================== truncation mode: $mode ==================="
   A=$LAB/$mode/a
   B=$LAB/$mode/b

@@ -8,7 +8,8 @@
 # both end 0-20:(1,a0..a20) 21:(3,a21).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-for mode in ${MODES:-kip101 kip279}; do
+modes "kip101 kip279"
+for mode in $MODES_CHOSEN; do
   echo "=================== truncation mode: $mode ==================="
   A=$LAB/$mode/a
   B=$LAB/$mode/b

@@ -7,6 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 A=$LAB/a
 B=$LAB/b
+fresh "$A" "$B"
 run create "$A" --replica-id 1
 run create "$B" --replica-id 2
 run elect "$B" --epoch 1 --isr "$A"

@@ -3,17 +3,17 @@
 //! width resolved in `main`; JSON and Kafka's dump-log lines are never wrapped. Nothing here
 //! reads the command line or the environment: `main` passes what it resolved.
 
-use klog::cli::{
+use replica_lab::cli::{
     AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs, DumpFormat,
     ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, Outcome, RecoverArgs, Target,
 };
-use klog::commands::recover::{RecoverReport, RecoverRequest};
-use klog::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
-use klog::durable::output::{self as output_file, OutputKind};
-use klog::error::{IoContext, Result};
-use klog::output::picture::{self, Picture};
-use klog::output::{self, fit::Fit};
-use klog::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
+use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
+use replica_lab::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
+use replica_lab::durable::output::{self as output_file, OutputKind};
+use replica_lab::error::{IoContext, Result};
+use replica_lab::output::picture::{self, Picture};
+use replica_lab::output::{self, fit::Fit};
+use replica_lab::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
 use std::io::{self, Write};
 
 /// Progress on stderr when it is a terminal, else nowhere.
@@ -134,7 +134,7 @@ fn stop(t: &Target, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Re
 }
 
 fn crash(a: &CrashArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let report = klog::crash::crash(&a.target.dir, a.target.partition.as_deref(), &a.into())?;
+    let report = replica_lab::crash::crash(&a.target.dir, a.target.partition.as_deref(), &a.into())?;
     text::crashed(text, &report, settings)?;
     Ok(Outcome::Success)
 }
@@ -145,7 +145,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
         a.partition.is_none() && (a.dry_run || a.leader.is_none()) && data_dir::holds_several_partitions(&a.dir);
     if data_dir_form && a.leader.is_some() {
         if a.explain {
-            return Err(klog::error::Error::Usage(format!(
+            return Err(replica_lab::error::Error::Usage(format!(
                 "--explain shows the truncation procedure of one partition, and {} holds several: add --partition NAME",
                 a.dir.display()
             )));
@@ -178,6 +178,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
             let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
             let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
             recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
+            report::catch_up_text(text, &r, settings)?;
         }
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
     }
@@ -223,11 +224,11 @@ fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 fn generate(g: &GenerateCommand, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     match g {
         GenerateCommand::Man { dir } => {
-            for name in klog::generate::write_man_pages(dir)? {
+            for name in replica_lab::generate::write_man_pages(dir)? {
                 writeln!(text.raw(), "{}", dir.join(name).display()).at("<stdout>", "write")?;
             }
         }
-        GenerateCommand::Completions { shell } => klog::generate::write_completions(*shell, text.raw())?,
+        GenerateCommand::Completions { shell } => replica_lab::generate::write_completions(*shell, text.raw())?,
     }
     Ok(Outcome::Success)
 }
@@ -251,14 +252,14 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     let (root, temp) = a.lab(&env.temp_dir);
     let req = a.request(&root)?;
     let mut printer =
-        klog::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain).explain(a.explain);
+        replica_lab::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain).explain(a.explain);
     if a.predict {
         printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
     }
     if a.step {
         printer = printer.pauses_from(Box::new(io::stdin().lock()));
     }
-    let mut capture = a.capture.as_ref().map(|_| klog::output::capture::Capture::new(root.clone()));
+    let mut capture = a.capture.as_ref().map(|_| replica_lab::output::capture::Capture::new(root.clone()));
     let result = commands::demo::run(&req, &mut |e| {
         if let Some(c) = capture.as_mut() {
             c.event(e.clone())?;
@@ -287,9 +288,9 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
 /// `--explain` the procedure with the lines that ran.
 pub fn recovery_picture(
     out: &mut dyn Write,
-    r: &klog::commands::recover::FollowerRecoverReport,
+    r: &replica_lab::commands::recover::FollowerRecoverReport,
     (leader, follower): &(String, String),
-    leader_records: &[klog::commands::draw::DrawnRecord],
+    leader_records: &[replica_lab::commands::draw::DrawnRecord],
     explain: bool,
     settings: &Settings,
 ) -> Result<()> {
@@ -302,7 +303,7 @@ pub fn recovery_picture(
     picture::write_text(out, &Picture::of_recovery(r, leader, follower, Some(leader_records)), settings)?;
     if explain {
         writeln!(out).at("<stdout>", "write")?;
-        klog::output::explain::write_text(out, &r.explanation(), settings)?;
+        replica_lab::output::explain::write_text(out, &r.explanation(), settings)?;
     }
     Ok(())
 }
@@ -348,7 +349,7 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
             // Batches rendered on both cores too: the state Kafka's tool keeps from record to
             // record (non-consecutive offsets) comes with each chunk.
             let render: &commands::dump::Render =
-                &|e: DumpEvent<'_>, buf: &mut Vec<u8>| klog::output::dump_log::render(buf, e);
+                &|e: DumpEvent<'_>, buf: &mut Vec<u8>| replica_lab::output::dump_log::render(buf, e);
             let req = commands::dump::DumpRequest { render: Some(render), ..req };
             let mut err = io::stderr().lock();
             let mut d = DumpLog::new(text.raw(), &mut err);

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// A laboratory for Kafka replica logs: build, replicate, crash and truncate byte-compatible
 /// Kafka log dirs, and see record by record what each Kafka era kept and lost.
 #[derive(Debug, Parser)]
-#[command(name = "klog", version, propagate_version = true, max_term_width = 100)]
+#[command(name = "klog", version, propagate_version = true, max_term_width = HELP_WIDTH)]
 pub struct Cli {
     /// When to colour output: auto (only on a terminal, and not when NO_COLOR is set),
     /// always, never.
@@ -168,8 +168,8 @@ pub enum Command {
     /// recover report that shows the violation. Exit 0 when no violation was found within the
     /// bounds, 1 when one was.
     Explore(ExploreArgs),
-    /// Write the man pages or a shell completion script (for packagers; hidden).
-    #[command(hide = true, subcommand)]
+    /// Write the man pages or a shell completion script (for packagers and shells).
+    #[command(subcommand)]
     Generate(GenerateCommand),
 }
 
@@ -194,7 +194,7 @@ pub struct DemoArgs {
     pub scenario: Option<String>,
     /// Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279
     /// for the kip279 scenario).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     pub mode: Option<DemoMode>,
     /// Run in this (empty or absent) directory instead of a temp dir.
     #[arg(long, value_name = "DIR")]
@@ -234,7 +234,7 @@ pub struct DemoArgs {
 pub struct ExploreArgs {
     /// Truncation mode(s) to explore, each by the rules of its era's last release (hw: 0.10.2.2,
     /// kip101: 1.1.1, kip279: the newest).
-    #[arg(long, value_enum, default_value_t = DemoMode::All)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = DemoMode::All)]
     pub mode: DemoMode,
     /// Explore one Kafka release's rules instead, X.Y[.Z] (0.A.B[.C] on the 0.x line).
     #[arg(long, value_name = "RELEASE", conflicts_with = "mode", value_parser = parse_release)]
@@ -423,7 +423,7 @@ pub struct RecoverArgs {
     pub leader: Option<PathBuf>,
     /// Which Kafka era's follower truncation to apply (needs --leader): the rules of the era's
     /// last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279.
-    #[arg(long, value_enum, requires = "leader")]
+    #[arg(long, value_enum, ignore_case = true, requires = "leader")]
     pub mode: Option<ModeArg>,
     /// The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line),
     /// e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode).
@@ -814,6 +814,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
             "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30",
         ],
+        "generate" => &["klog generate man /usr/local/share/man/man1", "klog generate completions bash > klog.bash"],
         _ => &[],
     }
 }
@@ -833,11 +834,44 @@ pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
     }
 }
 
+/// The widest an example line is shown (80 columns less the help's indent), so a terminal
+/// of 80 never wraps one in the middle of a command.
+const EXAMPLE_COLUMNS: usize = 78;
+
+/// An example command cut into shell lines of at most `width` characters, at spaces, each
+/// line but the last ending in ` \` (or after `&&`, `|` or `;`, where the shell goes on
+/// reading anyway), continuation lines indented two: copied whole, it still runs.
+fn example_lines(example: &str, width: usize) -> Vec<String> {
+    let joins = |w: &str| matches!(w, "&&" | "|" | ";") || w.ends_with(';');
+    let mut lines = Vec::new();
+    let mut words: Vec<&str> = Vec::new();
+    let shown = |lines: &Vec<String>, words: &[&str]| {
+        format!("{}{}", if lines.is_empty() { "" } else { "  " }, words.join(" "))
+    };
+    for word in example.split(' ') {
+        words.push(word);
+        // Room for the ` \` a continued line ends in.
+        if words.len() > 1 && shown(&lines, &words).chars().count() + 2 > width {
+            let next = words.pop().into_iter().collect::<Vec<_>>();
+            // Break after the last `&&` on the line if there is one, else before this word.
+            let cut = words.iter().rposition(|w| joins(w)).map_or(words.len(), |i| i + 1);
+            let rest: Vec<&str> = words.drain(cut..).chain(next).collect();
+            let line = shown(&lines, &words);
+            lines.push(if words.last().is_some_and(|w| joins(w)) { line } else { format!("{line} \\") });
+            words = rest;
+        }
+    }
+    lines.push(shown(&lines, &words));
+    lines
+}
+
 /// The end of a command's `--help`: its examples and exit codes.
 pub fn help_tail(name: &str) -> String {
     let mut text = String::from("Examples:\n");
     for e in examples(name) {
-        text.push_str(&format!("  {e}\n"));
+        for line in example_lines(e, EXAMPLE_COLUMNS) {
+            text.push_str(&format!("  {line}\n"));
+        }
     }
     text.push_str("\nExit codes:\n");
     for (code, what) in exit_codes(name) {
@@ -858,13 +892,64 @@ pub fn command() -> clap::Command {
     cmd
 }
 
+/// The `--color` of a command line not yet parsed, for clap's own output (help, errors).
+fn help_color(args: &[std::ffi::OsString]) -> clap::ColorChoice {
+    let mut choice = clap::ColorChoice::Auto;
+    let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        let value = match word.strip_prefix("--color") {
+            Some("") => words.next().map(|v| v.into_owned()),
+            Some(rest) => rest.strip_prefix('=').map(str::to_string),
+            None => None,
+        };
+        match value.as_deref() {
+            Some("always") => choice = clap::ColorChoice::Always,
+            Some("never") => choice = clap::ColorChoice::Never,
+            Some(_) => choice = clap::ColorChoice::Auto,
+            None => {}
+        }
+    }
+    choice
+}
+
 /// Parse a command line (the first item is the program name).
 pub fn parse_from<I, T>(args: I) -> std::result::Result<Cli, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let mut cmd = command();
+    parse_to_width(args, None)
+}
+
+/// [`parse_from`], with help and clap's errors laid out to the width `env` gives (`COLUMNS`,
+/// else the terminal's, at most 100 columns; 100 off a terminal): clap on its own reads
+/// `COLUMNS=0` as zero columns, one word a line.
+pub fn parse_in<I, T>(args: I, env: &Env) -> std::result::Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let width = env.columns.or(env.terminal_width.filter(|w| *w > 0 && env.stdout_tty));
+    parse_to_width(args, Some(width.unwrap_or(HELP_WIDTH).clamp(fit::MIN_WIDTH, HELP_WIDTH)))
+}
+
+/// The widest help is laid out.
+const HELP_WIDTH: usize = 100;
+
+fn parse_to_width<I, T>(args: I, width: Option<usize>) -> std::result::Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    // clap's own help and errors follow `--color` too (it has to be known before parsing).
+    let mut cmd = command().color(help_color(&args));
+    if let Some(w) = width {
+        cmd = cmd.term_width(w);
+    }
     let matches = cmd.try_get_matches_from_mut(args)?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
@@ -880,6 +965,8 @@ pub struct Env {
     pub stdin_tty: bool,
     /// `NO_COLOR` set to anything but the empty string (no-color.org).
     pub no_color: bool,
+    /// `COLORTERM` says the terminal takes 24-bit colour (`truecolor` or `24bit`).
+    pub truecolor: bool,
     /// `COLUMNS`, when set to a positive number: the width to lay text out to, terminal or not.
     pub columns: Option<usize>,
     /// The width the terminal on stdout reports (0 under some, e.g. `script`).
@@ -897,6 +984,7 @@ impl Env {
             stderr_tty: std::io::stderr().is_terminal(),
             stdin_tty: std::io::stdin().is_terminal(),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            truecolor: std::env::var("COLORTERM").is_ok_and(|v| matches!(v.trim(), "truecolor" | "24bit")),
             columns: std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse().ok()).filter(|c| *c > 0),
             // comfy-table asks the terminal (TIOCGWINSZ) only when stdout is one.
             terminal_width: if stdout_tty { comfy_table::Table::new().width().map(usize::from) } else { None },
@@ -921,7 +1009,7 @@ pub fn settings(cli: &Cli, env: &Env) -> Settings {
     // Progress goes to stderr only when stderr is a terminal that is not also showing stdout's
     // stream of results (a dump to the terminal is its own progress).
     let progress = env.stderr_tty && !(env.stdout_tty && matches!(cli.command, Command::Dump(_)));
-    Settings { color, width, progress }
+    Settings { color, width, progress, truecolor: env.truecolor }
 }
 
 // ---- Outcome and exit codes. ----
@@ -955,6 +1043,33 @@ pub fn exit_code(result: &Result<Outcome>) -> u8 {
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => u8::try_from(e.exit_code()).unwrap_or(2),
     }
+}
+
+/// A refusal of clap's on one line, in klog's form (`main` puts `klog: error: ` before it):
+/// what is wrong, the possible values and clap's tip if it has them, and where to read more.
+pub fn clap_error_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts: Vec<String> = Vec::new();
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // Bare `klog` or `klog generate`: clap prints the help; one line says what is missing.
+        let usage = text.lines().find_map(|l| l.trim().strip_prefix("Usage: ")).unwrap_or("klog <COMMAND>");
+        let command = usage.split(" [").next().unwrap_or("klog").split(" <").next().unwrap_or("klog");
+        return format!("{command} needs a command; usage: {usage}; see `{command} --help`");
+    }
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(what) = line.strip_prefix("error: ") {
+            parts.push(what.to_string());
+        } else if let Some(last) = parts.last_mut().filter(|l| l.contains("provided:") && line.starts_with('<')) {
+            // The arguments a `…were not provided:` line lists.
+            last.push_str(if last.ends_with(':') { " " } else { ", " });
+            last.push_str(line);
+        } else if line.starts_with("tip:") || line.starts_with("[possible values") {
+            parts.push(line.to_string());
+        } else if let Some(usage) = line.strip_prefix("Usage: ") {
+            parts.push(format!("usage: {usage}"));
+        }
+    }
+    parts.join("; ")
 }
 
 /// The exit code of a command line clap refused (2), or of `--help`/`--version` (0).
@@ -1177,6 +1292,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn long_examples_become_shell_lines_that_still_run() {
+        assert_eq!(example_lines("klog demo", 78), vec!["klog demo"]);
+        let lines =
+            example_lines("klog create /tmp/b --replica-id 2 && klog elect /tmp/b && klog append /tmp/b m1 m2", 60);
+        assert_eq!(
+            lines,
+            vec!["klog create /tmp/b --replica-id 2 && klog elect /tmp/b &&", "  klog append /tmp/b m1 m2"]
+        );
+        let lines =
+            example_lines("klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30", 50);
+        assert!(lines.iter().all(|l| l.chars().count() <= 50), "{lines:?}");
+        assert!(lines[..lines.len() - 1].iter().all(|l| l.ends_with(" \\")), "{lines:?}");
+        let joined: String = lines.iter().map(|l| l.trim_end_matches(" \\").trim()).collect::<Vec<_>>().join(" ");
+        assert_eq!(joined, "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30");
+    }
+
+    #[test]
     fn cli_definition_is_consistent() {
         command().debug_assert();
     }
@@ -1187,6 +1319,7 @@ mod tests {
             stderr_tty: stdout_tty,
             stdin_tty: false,
             no_color: false,
+            truecolor: false,
             columns: None,
             terminal_width: None,
             temp_dir: PathBuf::from("/tmp"),
@@ -1205,6 +1338,9 @@ mod tests {
         assert!(!settings(&c, &Env { no_color: true, ..env(true) }).color);
         assert!(settings(&cli(&["--color", "always", "check", "x"]), &env(false)).color);
         assert!(!settings(&cli(&["check", "x", "--color", "never"]), &env(true)).color);
+        // 24-bit colour only when COLORTERM says the terminal takes it.
+        assert!(!settings(&c, &env(true)).truecolor);
+        assert!(settings(&c, &Env { truecolor: true, ..env(true) }).truecolor);
     }
 
     #[test]
@@ -1263,6 +1399,9 @@ mod tests {
             let n = examples(sub.get_name()).len();
             assert!((2..=3).contains(&n), "{}: {n} examples", sub.get_name());
             let help = sub.get_after_help().expect("after help").to_string();
+            for line in help.lines() {
+                assert!(line.chars().count() <= 2 + EXAMPLE_COLUMNS, "{line}");
+            }
             assert!(help.contains("Examples:") && help.contains("Exit codes:"), "{help}");
         }
     }

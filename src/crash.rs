@@ -138,7 +138,7 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
     if let Some(n) = opts.torn_bytes {
         if n == 0 || n > active_size {
             return Err(Error::Usage(format!(
-                "--torn-bytes {n}: the active segment has {active_size} bytes (give 1..={active_size})"
+                "--torn-bytes {n}: the active segment has {active_size} bytes (give 1 to {active_size})"
             )));
         }
     }

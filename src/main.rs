@@ -4,42 +4,46 @@
 
 mod app;
 
-use klog::cli::{self, Env};
-use klog::error::IoContext;
+use replica_lab::cli::{self, Env};
+use replica_lab::error::IoContext;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // The hidden fault seam of the crash tests (`klog::durable`): kill, fail or power-cut
+    // The hidden fault seam of the crash tests (`replica_lab::durable`): kill, fail or power-cut
     // the Nth durable step. Read here, before anything else runs, so the seam counts every step.
-    if let Err(e) = std::env::var("KLOG_FAULT").map_or(Ok(()), |spec| klog::durable::install_faults(&spec)) {
+    if let Err(e) = std::env::var("KLOG_FAULT").map_or(Ok(()), |spec| replica_lab::durable::install_faults(&spec)) {
         eprintln!("klog: error: KLOG_FAULT: {e}");
         return ExitCode::from(2);
     }
-    let cli = match cli::parse_from(std::env::args_os()) {
+    let env = Env::read();
+    let cli = match cli::parse_in(std::env::args_os(), &env) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            eprintln!("klog: error: {}", cli::clap_error_line(&e));
+            return ExitCode::from(cli::clap_exit_code(&e));
+        }
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(cli::clap_exit_code(&e));
         }
     };
-    let env = Env::read();
     let settings = cli::settings(&cli, &env);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // A command that fails changes nothing: the undo journal records what each durable step
     // changes, and puts it back on failure.
-    klog::durable::journal::begin();
+    replica_lab::durable::journal::begin();
     let result = app::run(cli.command, &settings, &env, &mut out)
         .and_then(|outcome| out.flush().at("<stdout>", "write").map(|()| outcome));
     match &result {
         Err(e) if !e.is_broken_pipe() => {
             let _ = out.flush();
             eprintln!("klog: error: {e}");
-            for failure in klog::durable::journal::rollback() {
+            for failure in replica_lab::durable::journal::rollback() {
                 eprintln!("klog: warning: {failure}");
             }
         }
-        _ => klog::durable::journal::finish(),
+        _ => replica_lab::durable::journal::finish(),
     }
     ExitCode::from(cli::exit_code(&result))
 }

@@ -7,8 +7,8 @@
 //! given set of files leaves (compressed streams of every codec, legacy messages). A seed's
 //! name is a hash of its bytes, so re-seeding never duplicates. Run by fuzz/run.sh.
 
-use klog::format::batch::BatchIter;
-use klog::format::compression::{self, Compression};
+use replica_lab::format::batch::BatchIter;
+use replica_lab::format::compression::{self, Compression};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,7 +36,7 @@ impl Seeds {
             return;
         }
         let bytes = &bytes[..bytes.len().min(MAX_SEED_BYTES)];
-        let name: String = klog::util::hash128(bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let name: String = replica_lab::util::hash128(bytes).iter().map(|b| format!("{b:02x}")).collect();
         fs::create_dir_all(&dir).expect("create corpus dir");
         let path = dir.join(format!("seed-{name}"));
         if !path.exists() {
@@ -60,7 +60,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
 }
 
 fn base_offset_of(path: &Path) -> i64 {
-    path.file_name().and_then(|n| n.to_str()).and_then(klog::log::names::parse_file_offset).unwrap_or(0)
+    path.file_name().and_then(|n| n.to_str()).and_then(replica_lab::log::names::parse_file_offset).unwrap_or(0)
 }
 
 fn seed_log(seeds: &mut Seeds, bytes: &[u8]) {
@@ -124,23 +124,23 @@ fn seed_synthetic(seeds: &mut Seeds) {
     let mut area = Vec::new();
     for i in 0..20 {
         let value = format!("value-{i}-{}", "x".repeat(i * 7));
-        let r = klog::format::record::NewRecord {
+        let r = replica_lab::format::record::NewRecord {
             timestamp: 1_700_000_000_000 + i as i64,
             key: Some(format!("k{i}").into_bytes()),
             value: Some(value.into_bytes()),
             headers: vec![(b"h".to_vec(), Some(b"v".to_vec()))],
         };
-        klog::format::record::encode_record(&r, i as i32, i as i64, &mut area);
+        replica_lab::format::record::encode_record(&r, i as i32, i as i64, &mut area);
     }
     for codec in [Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
         let stream = compression::compress(codec, &area);
         let mut s = vec![(codec.code() - 1) | (20 << 2)];
         s.extend_from_slice(&stream);
         seeds.add("compressed", &s);
-        let spec = klog::format::batch::BatchSpec { compression: codec, ..klog::format::batch::BatchSpec::plain(5, 3) };
-        let batch = klog::format::batch::encode_batch(
+        let spec = replica_lab::format::batch::BatchSpec { compression: codec, ..replica_lab::format::batch::BatchSpec::plain(5, 3) };
+        let batch = replica_lab::format::batch::encode_batch(
             &spec,
-            &[klog::format::record::NewRecord {
+            &[replica_lab::format::record::NewRecord {
                 timestamp: 1,
                 key: None,
                 value: Some(b"hello hello hello".to_vec()),
@@ -163,7 +163,7 @@ fn seed_synthetic(seeds: &mut Seeds) {
     seeds.add("legacy", &wrapper);
     seeds.add("legacy", &inner);
     seeds.add("batch", &[v0, v1, wrapper].concat());
-    let producer = klog::format::producer_snapshot::ProducerEntry {
+    let producer = replica_lab::format::producer_snapshot::ProducerEntry {
         producer_id: 1000,
         producer_epoch: 3,
         last_sequence: 9,
@@ -174,9 +174,9 @@ fn seed_synthetic(seeds: &mut Seeds) {
         current_txn_first_offset: -1,
     };
     let open_txn =
-        klog::format::producer_snapshot::ProducerEntry { producer_id: 1001, current_txn_first_offset: 40, ..producer };
-    seeds.add("snapshot", &klog::format::producer_snapshot::encode(&[producer, open_txn]));
-    let aborted = klog::format::txn_index::AbortedTxn {
+        replica_lab::format::producer_snapshot::ProducerEntry { producer_id: 1001, current_txn_first_offset: 40, ..producer };
+    seeds.add("snapshot", &replica_lab::format::producer_snapshot::encode(&[producer, open_txn]));
+    let aborted = replica_lab::format::txn_index::AbortedTxn {
         version: 0,
         producer_id: 4000,
         first_offset: 10,

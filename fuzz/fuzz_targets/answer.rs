@@ -3,7 +3,7 @@
 //! and as a number. Every line must come back bounded; a panic is a bug.
 #![no_main]
 
-use klog::answer::{read_answer, yes_no, ANSWER_BYTES_MAX};
+use replica_lab::answer::{read_answer, yes_no, ANSWER_BYTES_MAX};
 use libfuzzer_sys::fuzz_target;
 use std::io::BufReader;
 

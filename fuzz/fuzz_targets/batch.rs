@@ -6,11 +6,11 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    klog_fuzz::exercise_log(data);
+    replica_lab_fuzz::exercise_log(data);
     // An index entry may point anywhere: start the walk at a position taken from the input too.
     if let Some(&p) = data.first() {
-        for b in klog::format::batch::BatchIter::starting_at(data, p as usize) {
-            klog_fuzz::exercise_batch(&b);
+        for b in replica_lab::format::batch::BatchIter::starting_at(data, p as usize) {
+            replica_lab_fuzz::exercise_batch(&b);
         }
     }
 });

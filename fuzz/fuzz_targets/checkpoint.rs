@@ -4,12 +4,12 @@
 //! (`LeaderEpochFileCache` replaying its entries, then answering `endOffsetFor`).
 #![no_main]
 
-use klog::log::checkpoint;
-use klog::log::epoch_cache::{EpochCache, EpochEntry};
+use replica_lab::log::checkpoint;
+use replica_lab::log::epoch_cache::{EpochCache, EpochEntry};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let path = klog_fuzz::scratch_dir().join("leader-epoch-checkpoint");
+    let path = replica_lab_fuzz::scratch_dir().join("leader-epoch-checkpoint");
     if let Ok(text) = std::str::from_utf8(data) {
         for fields in 1..=3 {
             let _ = checkpoint::parse_checkpoint(&path, text, fields);
@@ -30,5 +30,5 @@ fuzz_target!(|data: &[u8]| {
         let _ = cache.ranges(log_end_offset);
     }
     let _ = checkpoint::read_offset_checkpoint(&path);
-    let _ = klog::replica::read_meta_properties(&path);
+    let _ = replica_lab::replica::read_meta_properties(&path);
 });

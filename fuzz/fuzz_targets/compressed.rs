@@ -3,8 +3,8 @@
 //! v2 batch and the value of a legacy wrapper, so what decompresses is decoded as records too.
 #![no_main]
 
-use klog::format::batch::BatchIter;
-use klog::format::compression::{self, Compression};
+use replica_lab::format::batch::BatchIter;
+use replica_lab::format::compression::{self, Compression};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,11 +13,11 @@ fuzz_target!(|data: &[u8]| {
     let codec = Compression::from_code(selector % 4 + 1).expect("codes 1..=4");
     let records_count = (selector >> 2) as i32;
     if let Ok(plain) = compression::decompress(codec, stream) {
-        let _ = klog::format::record::decode_records(&plain, records_count, 0, 0, None);
+        let _ = replica_lab::format::record::decode_records(&plain, records_count, 0, 0, None);
     }
-    let batch = klog_fuzz::v2_batch(codec.code() as i16, records_count, stream);
+    let batch = replica_lab_fuzz::v2_batch(codec.code() as i16, records_count, stream);
     for b in BatchIter::new(&batch) {
-        klog_fuzz::exercise_batch(&b);
+        replica_lab_fuzz::exercise_batch(&b);
     }
     // A v1 wrapper whose value is the stream (zstd is not allowed there: an error, not a panic).
     let mut entry = Vec::with_capacity(34 + stream.len());
@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
     let crc = crc32fast_hash(&entry[16..]);
     entry[12..16].copy_from_slice(&crc.to_be_bytes());
     for b in BatchIter::new(&entry) {
-        klog_fuzz::exercise_batch(&b);
+        replica_lab_fuzz::exercise_batch(&b);
     }
 });
 

@@ -4,7 +4,7 @@
 //! split into base offset, index bytes and log bytes).
 #![no_main]
 
-use klog::log::{index, verify};
+use replica_lab::log::{index, verify};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -49,5 +49,5 @@ fuzz_target!(|data: &[u8]| {
         &times.entries,
         &tc,
     );
-    let _ = klog::format::txn_index::decode_entries(idx);
+    let _ = replica_lab::format::txn_index::decode_entries(idx);
 });

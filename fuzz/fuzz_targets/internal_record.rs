@@ -4,9 +4,9 @@
 //! taken from the input.
 #![no_main]
 
-use klog::format::coordinator::{self, Coordinator};
-use klog::format::metadata;
-use klog::format::schema::{decode_message, schemas, Reader};
+use replica_lab::format::coordinator::{self, Coordinator};
+use replica_lab::format::metadata;
+use replica_lab::format::schema::{decode_message, schemas, Reader};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! of legacy entries through the batch path (which decompresses wrappers).
 #![no_main]
 
-use klog::format::legacy;
+use replica_lab::format::legacy;
 use libfuzzer_sys::fuzz_target;
 
 /// A v0 or v1 wrapper message with the given offset, codec gzip (its value is not used).
@@ -38,5 +38,5 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    klog_fuzz::exercise_log(data);
+    replica_lab_fuzz::exercise_log(data);
 });

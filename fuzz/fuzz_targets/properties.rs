@@ -4,7 +4,7 @@
 //! `Properties.store` may write them), decode to the same map.
 #![no_main]
 
-use klog::format::properties;
+use replica_lab::format::properties;
 use libfuzzer_sys::fuzz_target;
 
 /// `text` with every character as a `\uXXXX` escape (a char above U+FFFF as its surrogates).
@@ -33,8 +33,8 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = &decoded {
         assert!(e.position < data.len() as u64, "{e:?}");
     }
-    let path = klog_fuzz::scratch_dir().join("meta.properties");
+    let path = replica_lab_fuzz::scratch_dir().join("meta.properties");
     std::fs::write(&path, data).expect("write the scratch file");
-    let read = klog::replica::read_meta_properties(&path);
+    let read = replica_lab::replica::read_meta_properties(&path);
     assert_eq!(read.is_ok(), decoded.is_ok());
 });

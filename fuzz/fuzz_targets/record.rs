@@ -3,8 +3,8 @@
 //! made right (attributes from the input, so LogAppendTime and control batches are reached).
 #![no_main]
 
-use klog::format::batch::BatchIter;
-use klog::format::record::{self, Cursor};
+use replica_lab::format::batch::BatchIter;
+use replica_lab::format::record::{self, Cursor};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let area = &data[5..];
     let log_append_time = (flags & 1 != 0).then_some(i64::MAX);
     if let Ok(records) = record::decode_records(area, count, i64::MAX - 3, i64::MIN + 2, log_append_time) {
-        klog_fuzz::exercise_records(&records);
+        replica_lab_fuzz::exercise_records(&records);
     }
     // One record at a time, as far as the cursor gets.
     let mut cur = Cursor::new(area);
@@ -27,12 +27,12 @@ fuzz_target!(|data: &[u8]| {
     }
     // The same area as an uncompressed batch (attribute bits 3..5 from the flags).
     let attributes = (flags & 0x38) as i16;
-    let batch = klog_fuzz::v2_batch(attributes, count, area);
+    let batch = replica_lab_fuzz::v2_batch(attributes, count, area);
     for b in BatchIter::new(&batch) {
-        klog_fuzz::exercise_batch(&b);
+        replica_lab_fuzz::exercise_batch(&b);
     }
     // Control records straight from the input: key | value split at the flags byte.
     let split = (flags as usize).min(area.len());
     let (key, value) = area.split_at(split);
-    let _ = klog::format::control::decode(Some(key), Some(value));
+    let _ = replica_lab::format::control::decode(Some(key), Some(value));
 });

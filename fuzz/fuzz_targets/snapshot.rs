@@ -2,7 +2,7 @@
 //! `.txnindex` files — structure, CRC-32C, every entry's derived fields.
 #![no_main]
 
-use klog::format::{producer_snapshot, txn_index};
+use replica_lab::format::{producer_snapshot, txn_index};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 fn log_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = klog_fuzz::scratch_dir().join("replica");
+        let dir = replica_lab_fuzz::scratch_dir().join("replica");
         std::fs::create_dir_all(dir.join("demo-0")).expect("create the partition dir");
         std::fs::write(dir.join("meta.properties"), "version=0\nbroker.id=1\n").expect("write meta.properties");
         dir
@@ -21,9 +21,9 @@ fn log_dir() -> &'static PathBuf {
 fuzz_target!(|data: &[u8]| {
     let dir = log_dir();
     let path = dir.join("klog-state.json");
-    let _ = klog::replica::parse_state_file(data, &path);
+    let _ = replica_lab::replica::parse_state_file(data, &path);
     std::fs::write(&path, data).expect("write the scratch state file");
-    if let Ok(replica) = klog::replica::Replica::open(dir, None) {
+    if let Ok(replica) = replica_lab::replica::Replica::open(dir, None) {
         let _ = (replica.log_end_offset(), replica.role(), replica.largest_known_epoch());
     }
 });

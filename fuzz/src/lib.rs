@@ -4,9 +4,9 @@
 //! a hang or an out-of-memory anywhere below is a bug; an `Err` is the expected answer to bad
 //! bytes. Nothing here writes outside the temp dir of the file-based readers.
 
-use klog::format::batch::{BatchIter, RawBatch};
-use klog::format::control;
-use klog::format::record::Record;
+use replica_lab::format::batch::{BatchIter, RawBatch};
+use replica_lab::format::control;
+use replica_lab::format::record::Record;
 
 /// Walk `bytes` as a `.log` file, decoding every batch the framing accepts.
 pub fn exercise_log(bytes: &[u8]) {
@@ -65,7 +65,7 @@ pub fn v2_batch(attributes: i16, records_count: i32, records_area: &[u8]) -> Vec
     b.extend_from_slice(&(-1i32).to_be_bytes()); // baseSequence
     b.extend_from_slice(&records_count.to_be_bytes());
     b.extend_from_slice(records_area);
-    let crc = klog::format::batch::crc32c(&b[21..]);
+    let crc = replica_lab::format::batch::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
 }

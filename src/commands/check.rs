@@ -17,6 +17,9 @@ pub use crate::log::verify::Finding;
 #[derive(Debug)]
 pub struct CheckReport {
     pub summary: ReplicaSummary,
+    /// Whether the log dir's HW checkpoint lists the partition (a KRaft metadata log, say, is
+    /// not listed: its HW is not checkpointed there, and the summary's 0 means "none").
+    pub high_watermark_listed: bool,
     pub findings: Vec<Finding>,
     /// Facts worth knowing that are not corruption (unclean shutdown, empty epoch cache...).
     pub notes: Vec<String>,
@@ -42,6 +45,7 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
     let LogVerification { findings, notes, segment_count, batch_count, record_count, bytes_checked } = v;
     Ok(CheckReport {
         summary: summarize(&replica),
+        high_watermark_listed: replica.high_watermark_line().is_some(),
         findings,
         notes,
         segment_count,

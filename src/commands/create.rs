@@ -44,14 +44,14 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
     }
     if req.segment_bytes < MIN_SEGMENT_BYTES || req.segment_bytes > i32::MAX as u64 {
         return Err(Error::Usage(format!(
-            "invalid --segment-bytes {}: Kafka accepts {MIN_SEGMENT_BYTES}..={}",
+            "invalid --segment-bytes {}: Kafka accepts {MIN_SEGMENT_BYTES} to {}",
             req.segment_bytes,
             i32::MAX
         )));
     }
     if req.index_bytes_max < 24 || req.index_bytes_max > i32::MAX as u64 {
         return Err(Error::Usage(format!(
-            "invalid --segment-index-bytes {}: give 24..={} (room for two time-index entries)",
+            "invalid --segment-index-bytes {}: give 24 to {} (room for two time-index entries)",
             req.index_bytes_max,
             i32::MAX
         )));

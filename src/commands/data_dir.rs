@@ -61,6 +61,8 @@ pub struct RestartPlan {
     pub partitions: Vec<PartitionOutcome<Box<FollowerRecoverReport>>>,
     /// Partitions only one side holds: (name, which side).
     pub one_side: Vec<(String, &'static str)>,
+    /// What may make the two dirs not what they seem (one node id, no cluster.id).
+    pub warnings: Vec<String>,
 }
 
 impl RestartPlan {
@@ -130,6 +132,7 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
         rules: req.rules,
         partitions,
         one_side,
+        warnings: crate::replica::same_node_id_warning(l, f).into_iter().collect(),
     })
 }
 
@@ -141,12 +144,27 @@ fn refusal(e: &Error) -> String {
     }
 }
 
+/// One partition of a data-dir diff: the record-by-record outcome and each side's log end.
+#[derive(Debug)]
+pub struct PartitionDiff {
+    pub diff: DiffOutcome,
+    pub a_log_end_offset: i64,
+    pub b_log_end_offset: i64,
+}
+
+impl std::ops::Deref for PartitionDiff {
+    type Target = DiffOutcome;
+    fn deref(&self) -> &DiffOutcome {
+        &self.diff
+    }
+}
+
 /// `diff DATA_DIR_A DATA_DIR_B`: every partition paired by name.
 #[derive(Debug)]
 pub struct DataDirDiff {
     pub a: String,
     pub b: String,
-    pub partitions: Vec<PartitionOutcome<DiffOutcome>>,
+    pub partitions: Vec<PartitionOutcome<PartitionDiff>>,
     pub one_side: Vec<(String, &'static str)>,
     /// Why the two dirs may not be copies of one cluster's partitions.
     pub warnings: Vec<String>,
@@ -178,7 +196,10 @@ pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Re
             let outcome = match pair {
                 Ok((ra, rb)) => {
                     let warnings = super::pair::pair_warnings(&ra, &rb);
-                    diff_logs(ra.log(), rb.log()).map(|d| (d, warnings)).map_err(|e| refusal(&e))
+                    let (a_log_end_offset, b_log_end_offset) = (ra.log_end_offset(), rb.log_end_offset());
+                    diff_logs(ra.log(), rb.log())
+                        .map(|diff| (PartitionDiff { diff, a_log_end_offset, b_log_end_offset }, warnings))
+                        .map_err(|e| refusal(&e))
                 }
                 Err(e) => Err(refusal(&e)),
             };

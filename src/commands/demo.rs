@@ -344,7 +344,7 @@ fn fetch_prediction(
     let (l, f) = (leader.to_uppercase(), follower.to_uppercase());
     let reason = if let Some(stuck) = &last.stuck {
         format!(
-            "the fetch is stuck: {l} returns its batch {}..={}, which starts below {f}'s log end {}, so nothing is \
+            "the fetch is stuck: {l} returns its batch {} to {}, which starts below {f}'s log end {}, so nothing is \
              appended and {f}'s HW stays {}",
             stuck.batch_base_offset,
             stuck.batch_last_offset,
@@ -602,6 +602,9 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
     } else {
         vec![Some(TruncationMode::Kip101), Some(TruncationMode::Kip279)]
     };
+    if req.dir.exists() && !req.dir.is_dir() {
+        return Err(Error::layout(req.dir, "is not a directory; --dir takes an empty or absent directory for the lab"));
+    }
     if req.dir.exists() && std::fs::read_dir(req.dir).map_err(|e| Error::io(req.dir, "list", e))?.next().is_some() {
         return Err(Error::layout(req.dir, "directory exists and is not empty; the demo needs an empty one"));
     }

@@ -312,6 +312,12 @@ pub enum DumpEvent<'a> {
     ProducerSnapshot(&'a ProducerSnapshot),
     ProducerEntry(&'a ProducerEntry),
     PartitionSummary(&'a PartitionSummary),
+    /// After a log-dir overview: how many partitions the dir holds and how many only its
+    /// checkpoints list, shown or not (`--limit` may have shown fewer).
+    LogDirTotals {
+        on_disk_count: usize,
+        only_in_checkpoints_count: usize,
+    },
     /// Events already rendered by [`DumpRequest::render`], in order, with what a renderer that
     /// keeps state from batch to batch needs to carry it over the chunk.
     Rendered(&'a RenderedChunk),
@@ -535,6 +541,7 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         .collect();
     missing.sort();
     missing.dedup();
+    let only_in_checkpoints_count = missing.len();
     for (topic, partition) in missing.into_iter().take(limit.saturating_sub(names.len())) {
         let name = format!("{topic}-{partition}");
         let row = PartitionSummary {
@@ -552,7 +559,7 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         };
         sink(DumpEvent::PartitionSummary(&row))?;
     }
-    Ok(())
+    sink(DumpEvent::LogDirTotals { on_disk_count: names.len(), only_in_checkpoints_count })
 }
 
 /// Emit the batches (and records) of one file of batches, from byte `start`.

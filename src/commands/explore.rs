@@ -168,10 +168,10 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
         return Err(Error::Usage(format!("invalid --replicas {}: give 2 or 3", req.replicas)));
     }
     if req.max_epochs == 0 || req.max_epochs as usize > MAX_EPOCHS {
-        return Err(Error::Usage(format!("invalid --max-epochs {}: give 1..={MAX_EPOCHS}", req.max_epochs)));
+        return Err(Error::Usage(format!("invalid --max-epochs {}: give 1 to {MAX_EPOCHS}", req.max_epochs)));
     }
     if req.max_records == 0 || req.max_records as usize >= MAX_RECORDS {
-        return Err(Error::Usage(format!("invalid --max-records {}: give 1..={}", req.max_records, MAX_RECORDS - 1)));
+        return Err(Error::Usage(format!("invalid --max-records {}: give 1 to {}", req.max_records, MAX_RECORDS - 1)));
     }
     if req.max_depth == 0 || req.max_depth > 64 {
         return Err(Error::Usage(format!("invalid --max-depth {}: give 1..=64", req.max_depth)));

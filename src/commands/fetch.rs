@@ -78,10 +78,19 @@ pub fn open_pair_for_write_fenced(
     l.ensure_same_partition(&f)?;
     let state = l.will_run_as();
     if state.role != Role::Leader {
-        return Err(Error::state(
-            &l.paths().log_dir,
-            format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(&l)),
-        ));
+        // `--leader A B` with B the leader: the arguments are the wrong way round.
+        let why = if f.will_run_as().role == Role::Leader {
+            format!(
+                "is not a leader (it is {}), but {} is: the arguments look swapped; try `--leader {} {}`",
+                crate::commands::role_phrase(&l),
+                other.display(),
+                other.display(),
+                leader.display()
+            )
+        } else {
+            format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_phrase(&l))
+        };
+        return Err(Error::state(&l.paths().log_dir, why));
     }
     leader_not_stale(fencing, f.largest_known_epoch(), state.leader_epoch).map_err(|why| fenced(&l, &f, &why))?;
     Ok((l, f))

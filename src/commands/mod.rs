@@ -70,6 +70,14 @@ pub fn parallel_map<T: Sync, R: Send>(
     slots.into_iter().map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every item ran")).collect()
 }
 
+/// [`role_name`] in a sentence: `it is a follower`, `it is stopped`.
+pub fn role_phrase(replica: &Replica) -> String {
+    match replica.role() {
+        Some(role) => format!("a {}", role.name()),
+        None => role_name(replica).to_string(),
+    }
+}
+
 /// The role as shown to people: a running replica's role, or how it stopped.
 pub fn role_name(replica: &Replica) -> &'static str {
     match replica.role() {

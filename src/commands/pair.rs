@@ -36,6 +36,15 @@ pub fn pair_warnings(ra: &Replica, rb: &Replica) -> Vec<String> {
 
 fn pair_warnings_labelled(ra: &Replica, rb: &Replica, label: &str) -> Vec<String> {
     let mut warnings: Vec<String> = ra.foreign_to(rb).map(|w| format!("{label} {w}")).into_iter().collect();
+    if let (None, None, Some(id)) = (ra.cluster_id(), rb.cluster_id(), ra.replica_id()) {
+        if rb.replica_id() == Some(id) {
+            warnings.push(format!(
+                "{} and {} both say node id {id}, but neither records a cluster.id: taken as two brokers",
+                ra.paths().log_dir.display(),
+                rb.paths().log_dir.display()
+            ));
+        }
+    }
     if ra.cluster_id().is_some() != rb.cluster_id().is_some() {
         let (with, without) = if ra.cluster_id().is_some() { (ra, rb) } else { (rb, ra) };
         warnings.push(format!(

@@ -217,7 +217,7 @@ fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
     }
     Err(Error::state(
         &leader.paths().log_dir,
-        format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_name(leader)),
+        format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_phrase(leader)),
     ))
 }
 

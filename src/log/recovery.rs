@@ -36,6 +36,10 @@ pub struct CutBatch {
     pub base_offset: Option<i64>,
     pub last_offset: Option<i64>,
     pub partition_leader_epoch: Option<i32>,
+    /// Bytes that do not frame but begin like a v2 batch header (a torn write): the first and
+    /// last offsets that header names. Unverified (the CRC covers bytes that are gone), shown
+    /// so a report can name the offsets the crash left half-written.
+    pub partial_offsets: Option<(i64, i64)>,
 }
 
 /// What recovery did to one segment.
@@ -604,10 +608,11 @@ fn cut_later_targets(
                 base_offset: Some(b.base_offset()),
                 last_offset: Some(b.last_offset()),
                 partition_leader_epoch: Some(b.partition_leader_epoch()),
+                partial_offsets: None,
             });
         }
         if let Some(ScanStop::Partial { position, len }) = iter.stop() {
-            report.cut.push(unframed(t.base_offset, *position, *len));
+            report.cut.push(unframed(t.base_offset, *position, *len, slice.get(*position as usize..).unwrap_or(&[])));
         }
         report.deleted_segments.push(t.base_offset);
     }
@@ -658,7 +663,7 @@ fn apply_scan(seg: &Segment, scan: &SegmentScan) -> Result<()> {
     durable::write_atomic(&seg.time_index_path(), &scan.builder.pending_time_entries)
 }
 
-fn unframed(segment_base_offset: i64, position: u64, len: u64) -> CutBatch {
+fn unframed(segment_base_offset: i64, position: u64, len: u64, bytes: &[u8]) -> CutBatch {
     CutBatch {
         segment_base_offset,
         position,
@@ -666,7 +671,17 @@ fn unframed(segment_base_offset: i64, position: u64, len: u64) -> CutBatch {
         base_offset: None,
         last_offset: None,
         partition_leader_epoch: None,
+        partial_offsets: partial_header_offsets(bytes),
     }
+}
+
+/// The offsets a partial v2 batch header names: base offset (bytes 0..8) and last offset delta
+/// (bytes 23..27), when the magic byte (16) says v2 and both are plausible.
+fn partial_header_offsets(bytes: &[u8]) -> Option<(i64, i64)> {
+    let base = i64::from_be_bytes(bytes.get(0..8)?.try_into().ok()?);
+    let magic = *bytes.get(16)?;
+    let delta = i32::from_be_bytes(bytes.get(23..27)?.try_into().ok()?);
+    (magic == 2 && base >= 0 && delta >= 0).then(|| (base, base.saturating_add(i64::from(delta))))
 }
 
 /// The offset of the last time-index entry the scan has built so far.
@@ -812,11 +827,12 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
                 base_offset: Some(b.base_offset()),
                 last_offset: Some(b.last_offset()),
                 partition_leader_epoch: Some(b.partition_leader_epoch()),
+                partial_offsets: None,
             });
         }
         let end = it.position() as u64;
         if end < file_len {
-            cut.push(unframed(base, end, file_len - end));
+            cut.push(unframed(base, end, file_len - end, bytes.get(end as usize..).unwrap_or(&[])));
         }
         out.truncated_bytes = file_len - out.valid_bytes;
     }

@@ -544,7 +544,7 @@ impl StampMismatch {
                 m.position,
                 Some(m.first),
                 format!(
-                    "batches {}..={} are stamped with epoch {} but the epoch cache says {cache_says}",
+                    "batches {} to {} are stamped with epoch {} but the epoch cache says {cache_says}",
                     m.first, m.last, m.stamp
                 ),
             );
@@ -603,7 +603,7 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
         report_counts.2 += bytes.len() as u64;
         if let Some(end) = previous_segment_end.filter(|e| seg.base_offset > *e) {
             let what = format!(
-                "segment starts at offset {} but the previous segment ends at {end}: offsets {end}..={} are missing",
+                "segment starts at offset {} but the previous segment ends at {end}: offsets {end} to {} are missing",
                 seg.base_offset,
                 seg.base_offset - 1
             );
@@ -676,7 +676,7 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
                                 &path,
                                 batch.position,
                                 Some(offset),
-                                format!("record offset {offset} is out of order or outside its batch {base}..={last}"),
+                                format!("record offset {offset} is out of order or outside its batch {base} to {last}"),
                             );
                         }
                     }
@@ -1101,7 +1101,7 @@ mod tests {
         let v = verify(&log, marks_at(dir.path(), 6));
         assert_eq!(v.findings.len(), 1, "{:?}", v.findings);
         let f = &v.findings[0];
-        assert_eq!(f.what, "batches 3..=4 are stamped with epoch 1 but the epoch cache says epoch 2");
+        assert_eq!(f.what, "batches 3 to 4 are stamped with epoch 1 but the epoch cache says epoch 2");
         assert_eq!((f.offset, f.path.clone()), (Some(3), log.segments()[0].log_path()));
         assert!(f.position > 0, "at the first batch of the run");
     }

@@ -42,7 +42,7 @@ pub struct Capture {
 }
 
 /// The settings the frames' text is rendered with: no colour, a fixed width.
-const TEXT: Settings = Settings { color: false, width: Some(96), progress: false };
+const TEXT: Settings = Settings { color: false, width: Some(96), progress: false, truecolor: false };
 
 impl Capture {
     pub fn new(root: PathBuf) -> Capture {

@@ -33,12 +33,12 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     let mut t = Grid::new(
         settings,
         &[
-            Col::Flex("partition"),
+            Col::Ident("partition"),
             Col::Keep("segments"),
             Col::Keep("records"),
             Col::Keep("LEO"),
             Col::Keep("HW"),
-            Col::Keep("verdict"),
+            Col::Verdict("verdict"),
         ],
     );
     for part in &r.partitions {
@@ -54,7 +54,8 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
                     right(c.segment_count),
                     right(c.record_count),
                     right(c.summary.log_end_offset),
-                    right(c.summary.high_watermark),
+                    // As `dump` shows it: `-` when the HW checkpoint does not list it.
+                    if c.high_watermark_listed { right(c.summary.high_watermark) } else { right("-") },
                     verdict,
                 ]);
             }
@@ -144,17 +145,20 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
         r.rules.truncation.name(),
         r.rules.describe_release()
     )?;
+    for w in &r.warnings {
+        out!(out, "{}: {w}", p.warn("warning"))?;
+    }
     let mut t = Grid::new(
         settings,
         &[
-            Col::Flex("partition"),
+            Col::Ident("partition"),
             Col::Keep("leader epoch"),
             Col::Keep("LEO"),
             Col::Keep("cut to"),
             Col::Keep("removed"),
             Col::Keep("acked lost"),
             Col::Keep("diverged"),
-            Col::Flex("note"),
+            Col::Note("note"),
         ],
     );
     for part in &r.partitions {
@@ -220,6 +224,7 @@ pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
             "acked_lost": r.acked_lost(),
             "only_leader": r.only_on("leader"),
             "only_follower": r.only_on("follower"),
+            "warnings": r.warnings,
         }),
     )
 }
@@ -234,13 +239,13 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
     let mut t = Grid::new(
         settings,
         &[
-            Col::Flex("partition"),
+            Col::Ident("partition"),
             Col::Keep("scanned"),
             Col::Keep("LEO before"),
             Col::Keep("LEO after"),
             Col::Keep("bytes removed"),
             Col::Keep("producer scan"),
-            Col::Flex("note"),
+            Col::Note("note"),
         ],
     );
     for l in &r.logs {
@@ -304,12 +309,24 @@ pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> R
     for w in &r.warnings {
         out!(out, "{}: {w}", p.warn("warning"))?;
     }
-    let mut t = Grid::new(settings, &[Col::Flex("partition"), Col::Flex("A vs B")]);
+    let mut t = Grid::new(settings, &[Col::Ident("partition"), Col::Verdict("A vs B")]);
     for part in &r.partitions {
         let verdict = match &part.outcome {
             Ok(d) => match d.first_divergent_offset {
                 Some(o) => p.cell(format!("diverges at offset {o}"), Tone::Bad),
-                None if d.identical_up_to_shorter() => p.cell("identical up to the shorter log end", Tone::Good),
+                None if d.identical_up_to_shorter() && d.a_log_end_offset == d.b_log_end_offset => {
+                    p.cell(format!("identical (LEO {})", d.a_log_end_offset), Tone::Good)
+                }
+                // One side holds more: say how much, not only that the shared part agrees.
+                None if d.identical_up_to_shorter() => p.cell(
+                    format!(
+                        "A LEO {}, B LEO {}: identical up to {}",
+                        d.a_log_end_offset,
+                        d.b_log_end_offset,
+                        d.a_log_end_offset.min(d.b_log_end_offset)
+                    ),
+                    Tone::Warn,
+                ),
                 None => p.cell("differs", Tone::Bad),
             },
             Err(why) => p.cell(format!("unreadable: {why}"), Tone::Bad),
@@ -322,9 +339,15 @@ pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> R
     if !t.is_empty() {
         t.write(out)?;
     }
+    let longer = r
+        .partitions
+        .iter()
+        .filter_map(|p| p.outcome.as_ref().ok())
+        .filter(|d| d.identical_up_to_shorter() && d.a_log_end_offset != d.b_log_end_offset)
+        .count();
     out!(
         out,
-        "summary: {} partition(s) in both, {} differ; {} in one only",
+        "summary: {} partition(s) in both, {} differ, {longer} agree up to the shorter log end; {} in one only",
         r.partitions.len(),
         r.differing_count(),
         r.one_side.len()
@@ -337,6 +360,8 @@ pub fn diff_json(out: &mut dyn Write, r: &DataDirDiff) -> Result<()> {
             Ok(d) => {
                 let mut v = report::diff_json_value(d);
                 v["type"] = json!("partition_diff");
+                v["a_log_end_offset"] = json!(d.a_log_end_offset);
+                v["b_log_end_offset"] = json!(d.b_log_end_offset);
                 v["partition"] = json!(part.partition);
                 v
             }

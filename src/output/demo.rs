@@ -36,6 +36,8 @@ pub struct DemoPrinter<'o> {
     /// `--explain`: the code panel after each step.
     explain: bool,
     input_ended: bool,
+    /// The legend items the pictures so far have explained (each is explained once).
+    legend_shown: Vec<String>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -84,6 +86,7 @@ impl<'o> DemoPrinter<'o> {
             started: false,
             explain: false,
             input_ended: false,
+            legend_shown: Vec::new(),
         }
     }
 
@@ -252,7 +255,7 @@ impl<'o> DemoPrinter<'o> {
         let mut t = Grid::new(
             &self.settings,
             &[
-                Col::Flex("mode"),
+                Col::Ident("mode"),
                 Col::Flex("a's log"),
                 Col::Flex("b's log"),
                 Col::Flex("acked and lost"),
@@ -329,21 +332,26 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Recovered(r, leader_records) => {
                 self.indented(|o| report::follower_text(o, r, &s))?;
                 self.code(&r.explanation())?;
-                if self.plain {
-                    return Ok(());
+                if !self.plain {
+                    let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
+                    let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                    let mut legend = std::mem::take(&mut self.legend_shown);
+                    self.indented(|o| {
+                        writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
+                            .at("<stdout>", "write")?;
+                        picture::write_text_after(o, &pic, &ps, &mut legend)
+                    })?;
+                    self.legend_shown = legend;
                 }
-                let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
-                self.indented(|o| {
-                    writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
-                        .at("<stdout>", "write")?;
-                    picture::write_text(o, &pic, &ps)
-                })
+                self.indented(|o| report::catch_up_text(o, r, &s))
             }
             DemoEvent::State(states, _) if self.plain => self.state(states),
             DemoEvent::State(_, drawn) => {
                 let pic = Picture::of_draw(drawn);
-                self.indented(|o| picture::write_text(o, &pic, &ps))
+                let mut legend = std::mem::take(&mut self.legend_shown);
+                let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
+                self.legend_shown = legend;
+                written
             }
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),

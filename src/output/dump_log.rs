@@ -293,7 +293,7 @@ impl<'o> DumpLog<'o> {
                 }
                 self.line(&text)
             }
-            DumpEvent::EpochEntry { .. } | DumpEvent::OffsetEntry { .. } => Ok(()),
+            DumpEvent::EpochEntry { .. } | DumpEvent::OffsetEntry { .. } | DumpEvent::LogDirTotals { .. } => Ok(()),
             // Kafka's tool ignores `quorum-state` (no suffix it reads); the command announces
             // it as ignored before reading it, so this is reached only without that choice.
             DumpEvent::QuorumState(_) => {
@@ -305,7 +305,7 @@ impl<'o> DumpLog<'o> {
     fn undecodable(&mut self, b: &BatchRow, why: &str) {
         let file = self.file.as_ref().map_or(String::new(), |f| f.display.clone());
         self.klog_notes.push(format!(
-            "klog: {file}: the records of the batch at position {} (offsets {}..={}) do not decode: {why}",
+            "klog: {file}: the records of the batch at position {} (offsets {} to {}) do not decode: {why}",
             b.position, b.base_offset, b.last_offset
         ));
     }

@@ -55,23 +55,20 @@ fn reach(run: &ExploreRun) -> String {
 /// `timing`: show seconds and states per second (they differ from run to run).
 pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, timing: bool) -> Result<()> {
     let p = settings.palette();
-    let mut cols = vec![
-        Col::Keep("mode"),
-        Col::Flex("bounds"),
+    let cols = [
+        Col::Ident("mode"),
+        Col::Keep("bounds"),
         Col::Keep("depth"),
         Col::Keep("states"),
         Col::Keep("transitions"),
         Col::Keep("violations"),
         Col::Keep("shortest"),
     ];
-    if timing {
-        cols.extend([Col::Keep("seconds"), Col::Keep("states/s")]);
-    }
     let mut t = Grid::new(settings, &cols);
     for run in &report.runs {
         let s = &run.stats;
         let violations = if s.violations > 0 { Tone::Bad } else { Tone::Good };
-        let mut row = vec![
+        let row = vec![
             Cell::new(run.config.mode().name()),
             Cell::new(bounds(run)),
             table::right(format!("{} of {}", s.depth, run.config.max_depth)),
@@ -80,14 +77,23 @@ pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, ti
             table::right_in(&p, s.violations, violations),
             table::right(s.shortest.map_or("-".into(), |d| d.to_string())),
         ];
-        if timing {
-            row.push(table::right(format!("{:.2}", s.seconds)));
-            row.push(table::right(format!("{:.0}", s.states_per_second())));
-        }
         t.add(row);
     }
     t.write(out)?;
     writeln!(out, "bounds: replicas/epochs/records; depth: actions searched, of the bound").at("<stdout>", "write")?;
+    // The timings on a line of their own: they change from run to run, and as columns they
+    // would push the table past 80 columns.
+    if timing {
+        let times: Vec<String> = report
+            .runs
+            .iter()
+            .map(|r| {
+                let s = &r.stats;
+                format!("{} {:.2} s ({:.0} states/s)", r.config.mode().name(), s.seconds, s.states_per_second())
+            })
+            .collect();
+        writeln!(out, "time: {}", times.join("; ")).at("<stdout>", "write")?;
+    }
     for run in &report.runs {
         let mode = run.config.mode().name();
         match &run.counterexample {
@@ -135,9 +141,9 @@ fn step(out: &mut dyn Write, n: usize, s: &NarratedStep, settings: &Settings) ->
         let epoch = r.leader_epoch.map_or(String::new(), |e| format!(" @{e}"));
         writeln!(
             out,
-            "        {} {:<8}{:<4} LEO {:<2} HW {:<2} | {}",
+            "        {} {}{:<4} LEO {:<2} HW {:<2} | {}",
             p.strong(&r.name.to_string()),
-            role,
+            super::fit::pad_end(&role, 8),
             epoch,
             r.log_end_offset,
             r.high_watermark,

@@ -40,6 +40,12 @@ pub fn visible_width(s: &str) -> usize {
     pieces(s).filter(|(_, p)| matches!(p, Piece::Char(_))).count()
 }
 
+/// `s` padded with spaces to `width` visible columns: `format!("{:<8}")` counts escape
+/// sequences as width, so coloured text would lose its padding.
+pub fn pad_end(s: &str, width: usize) -> String {
+    format!("{s}{}", " ".repeat(width.saturating_sub(visible_width(s))))
+}
+
 /// `s` without its escape sequences.
 pub fn strip_escapes(s: &str) -> String {
     pieces(s)
@@ -76,9 +82,11 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
             }
             if c == ' ' && seen_text {
                 last_space = Some(at);
-                // Two spaces separate fields (`LEO 18  HW 18`), and `; ` or `, ` clauses: the
-                // best places to break, if they leave at least half the line on it.
-                if matches!(previous, ' ' | ';' | ',') && col > avail / 2 {
+                // Two spaces separate fields (`LEO 18  HW 18`) and `; ` clauses: the best
+                // places to break, if they leave at least half the line on it; a `, ` comes
+                // next, if it leaves three quarters (so prose does not wrap with columns to
+                // spare).
+                if (matches!(previous, ' ' | ';') && col > avail / 2) || (previous == ',' && col > avail * 3 / 4) {
                     last_gap = Some(at);
                 }
             }
@@ -175,6 +183,8 @@ mod tests {
     fn width_counts_characters_not_escapes() {
         assert_eq!(visible_width("\x1b[1mreplica\x1b[0m x"), 9);
         assert_eq!(strip_escapes("\x1b[32mok\x1b[39m…"), "ok…");
+        assert_eq!(pad_end("\x1b[32mok\x1b[39m", 4), "\x1b[32mok\x1b[39m  ");
+        assert_eq!(pad_end("longer", 4), "longer");
     }
 
     #[test]

@@ -421,6 +421,8 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             }),
         ),
         DumpEvent::PartitionSummary(p) => line(out, &partition_summary_json(p)),
+        // Each partition is a line of its own; a JSON reader counts them.
+        DumpEvent::LogDirTotals { .. } => Ok(()),
         DumpEvent::Rendered(chunk) => out.write_all(&chunk.bytes).at("<stdout>", "write"),
         DumpEvent::Problem { path, position, line: at_line, what } => line(
             out,

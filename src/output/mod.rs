@@ -22,8 +22,8 @@ pub mod text;
 
 use palette::Palette;
 
-/// Output settings resolved once in `main` (from `--color`, `NO_COLOR`, `COLUMNS` and whether
-/// stdout is a terminal).
+/// Output settings resolved once in `main` (from `--color`, `NO_COLOR`, `COLORTERM`, `COLUMNS`
+/// and whether stdout is a terminal).
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
     pub color: bool,
@@ -32,11 +32,13 @@ pub struct Settings {
     pub width: Option<usize>,
     /// Whether long work may show progress on stderr.
     pub progress: bool,
+    /// Whether the terminal takes 24-bit colour (`COLORTERM`); else 256 colours.
+    pub truecolor: bool,
 }
 
 impl Settings {
     pub fn palette(&self) -> Palette {
-        Palette { enabled: self.color }
+        Palette { enabled: self.color, truecolor: self.truecolor }
     }
 
     /// The same settings for text shown `indent` columns in (the demo's indented reports).

@@ -389,6 +389,17 @@ fn place(labels: &[(usize, String)], width: usize) -> Vec<String> {
 /// Draw `pic` for a terminal of `settings.width` columns (80 when the width is unknown, so
 /// piped output has the same layout everywhere).
 pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Result<()> {
+    write_text_after(out, pic, settings, &mut Vec::new())
+}
+
+/// [`write_text`] for one picture of a series (the demo's): the legend names only what no
+/// earlier picture's legend did (`shown` collects them), so it is not repeated after each.
+pub fn write_text_after(
+    out: &mut dyn Write,
+    pic: &Picture,
+    settings: &Settings,
+    shown: &mut Vec<String>,
+) -> Result<()> {
     let p = settings.palette();
     let width = settings.width.unwrap_or(super::fit::FALLBACK_WIDTH);
     let label_w = pic
@@ -400,8 +411,21 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
         .unwrap_or(8)
         .clamp(8, 30)
         + 1;
-    let cells = width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL;
-    let (start, stop) = pic.window(cells.max(2));
+    // As many offsets as fit, and one fewer while a mark's label at the window's right edge
+    // (`↑HW,LEO` after the last cell) would run past the width and wrap onto a line of its own.
+    let mut cells = (width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL).max(1);
+    let (start, stop) = loop {
+        let (start, stop) = pic.window(cells);
+        let label_end = |o: i64, ms: &Vec<Mark>| {
+            label_w + ELIDE + (o - start) as usize * CELL + 1 + ms.iter().map(|m| m.label().len() + 1).sum::<usize>()
+                - 1
+        };
+        let widest = pic.rows.iter().flat_map(|r| r.marks_between(start, stop)).map(|(o, ms)| label_end(o, &ms)).max();
+        if cells <= 1 || widest.is_none_or(|w| w <= width) {
+            break (start, stop);
+        }
+        cells -= 1;
+    };
     let elided_before = start > pic.lowest;
     let elided_after = stop < pic.highest;
     let lead = if elided_before { "… " } else { "  " };
@@ -507,6 +531,8 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
             legend.push(format!("{} = {}", f.label(), f.meaning()));
         }
     }
+    legend.retain(|item| !shown.contains(item));
+    shown.extend(legend.iter().cloned());
     let mut legend_line = String::new();
     for item in legend {
         if !legend_line.is_empty() && visible_width(&legend_line) + 2 + item.chars().count() > width {
@@ -518,7 +544,9 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
         }
         legend_line.push_str(&item);
     }
-    lines.push(p.dim(&legend_line));
+    if !legend_line.is_empty() {
+        lines.push(p.dim(&legend_line));
+    }
     for l in lines {
         writeln!(out, "{l}").at("<stdout>", "write")?;
     }
@@ -555,7 +583,7 @@ mod tests {
     }
 
     fn settings() -> Settings {
-        Settings { color: false, width: Some(80), progress: false }
+        Settings { color: false, width: Some(80), progress: false, truecolor: false }
     }
 
     #[test]

@@ -170,7 +170,11 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         r.follower_log_end_offset_after,
         r.follower_view.high_watermark,
         r.follower_high_watermark_after,
-        if removed > 0 { format!(", {removed} offsets removed") } else { ", nothing removed".into() }
+        match removed {
+            0 => ", nothing removed".to_string(),
+            1 => ", 1 offset removed".to_string(),
+            n => format!(", {n} offsets removed"),
+        }
     )?;
     if let Some(start) = r.plan.restart_at_leader_start {
         out!(
@@ -191,7 +195,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
                 Col::Keep("epoch"),
                 Col::Flex("follower record"),
                 Col::Flex("leader has"),
-                Col::Flex("fate"),
+                Col::Verdict("fate"),
             ],
         );
         for row in &r.rows {
@@ -238,7 +242,15 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             c.below_leader_start
         )?;
     }
+    Ok(())
+}
+
+/// What `--catch-up` fetched after the cut, and whether the logs then agree: shown after the
+/// picture of the cut, whose "after" row is the log as the truncation left it.
+pub fn catch_up_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
     if let Some(f) = &r.catch_up {
+        out!(out, "\n{}", p.strong(&format!("{}: catching up from the leader {}", r.follower_dir, r.leader_dir)))?;
         super::text::fetch_rounds(out, f, &r.follower_dir, settings)?;
     }
     if let Some(d) = &r.after_catch_up {
@@ -361,7 +373,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
             RangeKind::OnlyB => p.cell("only in B", Tone::Warn),
         };
         t.add(vec![
-            Cell::new(format!("{}..={}", range.first_offset, range.last_offset)),
+            Cell::new(format!("{} to {}", range.first_offset, range.last_offset)),
             table::right(range.record_count),
             kind,
         ]);
@@ -373,7 +385,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
         let side = if *side == crate::replication::diff::Side::A { "A" } else { "B" };
         out!(
             out,
-            "{} in {side}: {} at position {} (offsets {}..={}): {}",
+            "{} in {side}: {} at position {} (offsets {} to {}): {}",
             p.bad("undecodable batch"),
             u.path.display(),
             u.position,
@@ -396,7 +408,18 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
             b.leader_epoch
         ),
         (Some(o), None) => out!(out, "{} at offset {o}: only one side has a record there", p.bad("first divergence")),
-        (None, _) => out!(out, "{}", p.good("identical up to the shorter log end")),
+        (None, _) if r.a.log_end_offset == r.b.log_end_offset => {
+            out!(out, "{}", p.good("identical up to the shorter log end"))
+        }
+        (None, _) => out!(
+            out,
+            "{} (A LEO {}, B LEO {}: {} holds {} more offset(s))",
+            p.good("identical up to the shorter log end"),
+            r.a.log_end_offset,
+            r.b.log_end_offset,
+            if r.a.log_end_offset > r.b.log_end_offset { "A" } else { "B" },
+            (r.a.log_end_offset - r.b.log_end_offset).abs()
+        ),
     }
 }
 

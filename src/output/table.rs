@@ -17,20 +17,73 @@ use std::io::Write;
 const CHUNK_ROWS: usize = 5000;
 const VALUE_CHARS: usize = 40;
 
-/// A column and how it gives way when the table is wider than the terminal.
+/// A column and how it gives way when the table is wider than the terminal. Columns give
+/// way in this order: notes first, then values, then verdicts, then identities; numbers never.
 #[derive(Debug, Clone, Copy)]
 pub enum Col {
-    /// Numbers, timestamps, verdicts: never narrower than their widest value (the header
-    /// may wrap instead).
+    /// Numbers and timestamps: never narrower than their widest value (the header may wrap
+    /// instead).
     Keep(&'static str),
-    /// Keys, values, notes: shrink to what is left, long values elided with `…`.
+    /// What a row is about (a partition, a mode): shown whole. Only when the table cannot fit
+    /// otherwise does a long one wrap onto more lines; it is never elided.
+    Ident(&'static str),
+    /// A verdict or fate (`DIVERGED (acked, lost forever)`, `DISAGREE: …`): shown whole; gives
+    /// way after the values by wrapping at its spaces, never by being elided.
+    Verdict(&'static str),
+    /// Keys, values: shrink to what is left, long values elided with `…`.
     Flex(&'static str),
+    /// Free text: shrinks first; when too little room is left to read it, it moves under the
+    /// table, one line per row that has one, named by the row's identity.
+    Note(&'static str),
 }
 
 impl Col {
     fn name(&self) -> &'static str {
         match self {
-            Col::Keep(n) | Col::Flex(n) => n,
+            Col::Keep(n) | Col::Ident(n) | Col::Verdict(n) | Col::Flex(n) | Col::Note(n) => n,
+        }
+    }
+
+    /// Whether the column is shown whole (its values are never elided).
+    fn whole(&self) -> bool {
+        matches!(self, Col::Keep(_) | Col::Ident(_) | Col::Verdict(_))
+    }
+
+    /// The order in which columns give way: lowest first.
+    fn rank(&self) -> u8 {
+        match self {
+            Col::Note(_) => 0,
+            Col::Flex(_) => 1,
+            Col::Verdict(_) => 2,
+            Col::Ident(_) => 3,
+            Col::Keep(_) => 4,
+        }
+    }
+}
+
+/// A column's padding (one space each side).
+const PADDING: usize = 2;
+/// The narrowest a shrinking column gets, with its padding.
+const FLEX_MIN: usize = 3 + PADDING;
+/// The narrowest a note is shown in the table; below this it moves under the table.
+const NOTE_MIN: usize = 24 + PADDING;
+
+/// A column's width and how it is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fitted {
+    /// Not shown: empty in every row.
+    Hidden,
+    /// Moved under the table (a note with no room).
+    Below,
+    /// Shown this wide, padding included.
+    Shown(usize),
+}
+
+impl Fitted {
+    fn width(self) -> Option<usize> {
+        match self {
+            Fitted::Shown(w) => Some(w),
+            _ => None,
         }
     }
 }
@@ -101,11 +154,7 @@ impl Grid {
             *w = (*w).max(content.lines().map(|l| l.chars().count()).max().unwrap_or(0));
             *word = (*word).max(content.split_whitespace().map(|x| x.chars().count()).max().unwrap_or(0));
         }
-        let mut row = Row::from(cells);
-        if !self.wrap {
-            row.max_height(1);
-        }
-        self.table.add_row(row);
+        self.table.add_row(Row::from(cells));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -113,20 +162,51 @@ impl Grid {
     }
 
     pub fn write(&mut self, out: &mut dyn Write) -> Result<()> {
-        let widths = self.column_widths();
-        for (i, (c, w)) in self.cols.iter().zip(widths).enumerate() {
+        let fitted = self.column_widths();
+        let fixed = |w: usize| Width::Fixed(u16::try_from(w).unwrap_or(u16::MAX));
+        // Notes with no room go under the table, each named by its row's identity.
+        let ident = self.cols.iter().position(|c| matches!(c, Col::Ident(_)));
+        let mut below = Vec::new();
+        for (i, f) in fitted.iter().enumerate() {
+            if *f != Fitted::Below {
+                continue;
+            }
+            for row in self.table.row_iter() {
+                let cells: Vec<&Cell> = row.cell_iter().collect();
+                let note = cells.get(i).map(|c| c.content()).unwrap_or_default();
+                if note.is_empty() {
+                    continue;
+                }
+                let who = ident.and_then(|x| cells.get(x)).map(|c| c.content()).unwrap_or_default();
+                below.push(if who.is_empty() { format!("  {note}") } else { format!("  {who}: {note}") });
+            }
+        }
+        // A row is one line, unless a column shown whole is narrower than its value there.
+        for row in self.table.row_iter_mut() {
+            let overflows = row.cell_iter().zip(&self.cols).zip(&fitted).any(|((c, col), f)| {
+                col.whole() && f.width().is_some_and(|w| c.content().lines().any(|l| l.chars().count() + PADDING > w))
+            });
+            if !self.wrap && !overflows {
+                row.max_height(1);
+            }
+        }
+        for (i, (c, f)) in self.cols.iter().zip(&fitted).enumerate() {
             let Some(column) = self.table.column_mut(i) else { continue };
-            let fixed = |w: usize| Width::Fixed(u16::try_from(w).unwrap_or(u16::MAX));
-            match (c, w) {
+            match (c, f.width()) {
                 (_, None) => column.set_constraint(ColumnConstraint::Hidden),
                 (Col::Keep(_), Some(w)) => column.set_constraint(ColumnConstraint::LowerBoundary(fixed(w))),
                 // Wrapped columns are left to comfy-table, which wraps them at spaces, but never
                 // narrower than their longest word, so no word is split.
-                (Col::Flex(name), Some(_)) if self.wrap => column.set_constraint(ColumnConstraint::LowerBoundary(
-                    fixed(self.words[i].max(name.split(' ').map(str::len).max().unwrap_or(0)) + 2),
-                )),
+                (Col::Ident(name) | Col::Flex(name) | Col::Note(name), Some(_)) if self.wrap => column.set_constraint(
+                    ColumnConstraint::LowerBoundary(fixed(self.words[i].max(longest_word(name)) + PADDING)),
+                ),
+                // An identity is a name, not prose: when it must wrap, it wraps at a character.
+                (Col::Ident(_), Some(w)) => {
+                    column.set_delimiter('\0').set_constraint(ColumnConstraint::Absolute(fixed(w)))
+                }
+                (Col::Verdict(_), Some(w)) => column.set_constraint(ColumnConstraint::Absolute(fixed(w))),
                 // A value is not prose: it is cut at a character, not at a word.
-                (Col::Flex(_), Some(w)) => {
+                (Col::Flex(_) | Col::Note(_), Some(w)) => {
                     column.set_delimiter('\0').set_constraint(ColumnConstraint::Absolute(fixed(w)))
                 }
             };
@@ -134,46 +214,83 @@ impl Grid {
         for line in self.table.lines() {
             writeln!(out, "{}", line.trim_end()).at("<stdout>", "write")?;
         }
+        for line in below {
+            writeln!(out, "{line}").at("<stdout>", "write")?;
+        }
         Ok(())
     }
 
-    /// Each column's width with its padding (`None`: not shown). A kept column is as wide as
-    /// its widest value and its header's longest word (the header wraps at its spaces). A
-    /// flexible column that is empty in every row (no record has headers, say) is not shown;
-    /// the others share what the kept ones leave: each gets what it needs if all fit, else
-    /// the narrowest are served first and the rest split what remains evenly.
-    fn column_widths(&self) -> Vec<Option<usize>> {
-        const PADDING: usize = 2;
-        const FLEX_MIN: usize = 3 + PADDING;
-        let longest_word = |name: &str| name.split(' ').map(str::len).max().unwrap_or(0);
-        let mut widths: Vec<Option<usize>> = self
+    /// Each column's width with its padding. A kept or identity column would be as wide as its
+    /// widest value and its header's longest word (the header wraps at its spaces); a value,
+    /// note or verdict column, as wide as its widest value and its whole header (which wraps
+    /// before a value is cut). A
+    /// value or note column empty in every row (no record has headers, say) is not shown.
+    /// When the table is wider than the width, columns give way by rank ([`Col::rank`]): all
+    /// the columns of one rank share what the higher ranks leave them (the narrowest served
+    /// first, the rest split evenly) before any column of the next rank gives up anything.
+    fn column_widths(&self) -> Vec<Fitted> {
+        let mut fitted: Vec<Fitted> = self
             .cols
             .iter()
             .zip(&self.widths)
             .map(|(c, w)| match c {
-                Col::Flex(_) if *w == 0 => None,
-                Col::Keep(name) => Some((*w).max(longest_word(name)) + PADDING),
-                // A flexible column would like its whole header on one line.
-                Col::Flex(name) => Some((*w).max(name.len()) + PADDING),
+                Col::Flex(_) | Col::Note(_) if *w == 0 => Fitted::Hidden,
+                Col::Flex(name) | Col::Note(name) | Col::Verdict(name) => Fitted::Shown((*w).max(name.len()) + PADDING),
+                c => Fitted::Shown((*w).max(longest_word(c.name())) + PADDING),
             })
             .collect();
-        let Some(total) = self.width.filter(|_| !self.wrap) else { return widths };
-        let shown = widths.iter().flatten().count();
+        let Some(total) = self.width.filter(|_| !self.wrap) else { return fitted };
         // One separator between columns; no outer borders.
-        let kept: usize =
-            self.cols.iter().zip(&widths).filter(|(c, _)| matches!(c, Col::Keep(_))).filter_map(|(_, w)| *w).sum();
-        let mut left = total.saturating_sub(kept + shown.saturating_sub(1));
-        let mut flex: Vec<usize> =
-            (0..self.cols.len()).filter(|i| matches!(self.cols[*i], Col::Flex(_)) && widths[*i].is_some()).collect();
-        flex.sort_by_key(|i| widths[*i]);
-        for (served, i) in flex.iter().enumerate() {
-            let share = left / (flex.len() - served);
-            let w = widths[*i].unwrap_or(0).min(share).max(FLEX_MIN);
-            widths[*i] = Some(w);
-            left = left.saturating_sub(w);
+        let needed = |fitted: &[Fitted]| {
+            let shown: Vec<usize> = fitted.iter().filter_map(|f| f.width()).collect();
+            shown.iter().sum::<usize>() + shown.len().saturating_sub(1)
+        };
+        for rank in 0..4 {
+            if needed(&fitted) <= total {
+                break;
+            }
+            let of_rank: Vec<usize> =
+                (0..self.cols.len()).filter(|i| self.cols[*i].rank() == rank && fitted[*i].width().is_some()).collect();
+            if of_rank.is_empty() {
+                continue;
+            }
+            let others: usize = {
+                let mut rest = fitted.clone();
+                for i in &of_rank {
+                    rest[*i] = Fitted::Hidden;
+                }
+                needed(&rest) + of_rank.len()
+            };
+            let mut left = total.saturating_sub(others);
+            // Before a value is cut, its header wraps at its spaces.
+            let compact = |i: usize| {
+                let name = self.cols[i].name();
+                fitted[i].width().unwrap_or(0).min(self.widths[i].max(longest_word(name)) + PADDING)
+            };
+            let wants: Vec<usize> = (0..self.cols.len()).map(compact).collect();
+            let mut order = of_rank.clone();
+            order.sort_by_key(|i| wants[*i]);
+            let min = if rank == 0 { NOTE_MIN } else { FLEX_MIN };
+            for (served, i) in order.iter().enumerate() {
+                let share = left / (order.len() - served);
+                let want = wants[*i];
+                let w = want.min(share);
+                if rank == 0 && w < want.min(NOTE_MIN) {
+                    // Too narrow to read: the note goes under the table.
+                    fitted[*i] = Fitted::Below;
+                    continue;
+                }
+                let w = w.max(min.min(want));
+                fitted[*i] = Fitted::Shown(w);
+                left = left.saturating_sub(w);
+            }
         }
-        widths
+        fitted
     }
+}
+
+fn longest_word(name: &str) -> usize {
+    name.split(' ').map(str::len).max().unwrap_or(0)
 }
 
 pub fn right(text: impl ToString) -> Cell {
@@ -224,7 +341,7 @@ pub fn epochs_table(out: &mut dyn Write, rows: &[EpochRow], settings: &Settings)
             Col::Keep("start offset"),
             Col::Keep("end offset"),
             Col::Keep("records"),
-            Col::Flex("batch stamps"),
+            Col::Verdict("batch stamps"),
         ],
     );
     for r in rows {
@@ -235,7 +352,7 @@ pub fn epochs_table(out: &mut dyn Write, rows: &[EpochRow], settings: &Settings)
                 p.cell(format!("DISAGREE: first stamped at {stamped_start_offset}"), Tone::Bad)
             }
             EpochAgreement::OnlyInCheckpoint => p.cell("no batch carries this epoch", Tone::Warn),
-            EpochAgreement::OnlyInBatches => p.cell("DISAGREE: stamped on batches, missing from checkpoint", Tone::Bad),
+            EpochAgreement::OnlyInBatches => p.cell("DISAGREE: on batches, not in checkpoint", Tone::Bad),
         };
         t.add(vec![
             epoch_cell(&p, r.leader_epoch),
@@ -263,8 +380,12 @@ pub struct DumpTable<'o> {
     /// empty file, or `--from` past the log end, must not end in silence).
     items_shown: u64,
     if_nothing: Option<String>,
-    /// Log-dir overview totals: partitions on disk, segments, bytes, partitions only listed.
-    overview: Option<(u64, u64, u64, u64)>,
+    /// Log-dir overview totals of the rows shown: partitions on disk, segments, bytes.
+    overview: Option<(u64, u64, u64)>,
+    /// Log-dir overview: the partitions only the checkpoints list, one line each.
+    listed: Vec<String>,
+    /// The log dir's own counts (partitions on disk, only in the checkpoints), shown or not.
+    totals: Option<(u64, u64)>,
 }
 
 impl<'o> DumpTable<'o> {
@@ -278,6 +399,8 @@ impl<'o> DumpTable<'o> {
             items_shown: 0,
             if_nothing: None,
             overview: None,
+            listed: Vec::new(),
+            totals: None,
         }
     }
 
@@ -364,7 +487,7 @@ impl<'o> DumpTable<'o> {
                 let offsets = if b.base_offset == b.last_offset {
                     b.base_offset.to_string()
                 } else {
-                    format!("{}..={}", b.base_offset, b.last_offset)
+                    format!("{} to {}", b.base_offset, b.last_offset)
                 };
                 let cells = vec![
                     right(offsets),
@@ -445,7 +568,7 @@ impl<'o> DumpTable<'o> {
                 self.flush_table()?;
                 writeln!(
                     self.out,
-                    "{} batch {}..={} at position {}: {why}",
+                    "{} batch {} to {} at position {}: {why}",
                     p.bad("undecodable"),
                     b.base_offset,
                     b.last_offset,
@@ -500,7 +623,7 @@ impl<'o> DumpTable<'o> {
                     ),
                 };
                 self.row(
-                    &[Col::Keep("offset"), Col::Keep("position"), Col::Flex("log")],
+                    &[Col::Keep("offset"), Col::Keep("position"), Col::Verdict("log")],
                     vec![right(offset), right(position), verdict],
                 )
             }
@@ -527,7 +650,7 @@ impl<'o> DumpTable<'o> {
                     }
                 };
                 self.row(
-                    &[Col::Keep("timestamp"), Col::Keep("offset"), Col::Flex("log")],
+                    &[Col::Keep("timestamp"), Col::Keep("offset"), Col::Verdict("log")],
                     vec![right(iso_timestamp(timestamp)), right(offset), verdict],
                 )
             }
@@ -589,19 +712,30 @@ impl<'o> DumpTable<'o> {
                     }),
                 ],
             ),
+            DumpEvent::PartitionSummary(s) if !s.on_disk => {
+                // Only the checkpoints name it: it has no log to show, so it is listed under
+                // the table with what the checkpoints say, not as a row of made-up zeros.
+                let opt = |what: &str, v: Option<i64>| v.map(|v| format!("  {what} {v}")).unwrap_or_default();
+                self.listed.push(format!(
+                    "  {}{}{}",
+                    s.name,
+                    opt("HW", s.high_watermark),
+                    opt("recovery point", s.recovery_point)
+                ));
+                Ok(())
+            }
             DumpEvent::PartitionSummary(s) => {
-                let t = self.overview.get_or_insert((0, 0, 0, 0));
-                *t = (
-                    t.0 + u64::from(s.on_disk),
-                    t.1 + s.segment_count as u64,
-                    t.2 + s.size_bytes,
-                    t.3 + u64::from(!s.on_disk),
-                );
+                let t = self.overview.get_or_insert((0, 0, 0));
+                *t = (t.0 + 1, t.1 + s.segment_count as u64, t.2 + s.size_bytes);
                 let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
+                // A partition that does not read has no LEO or leader epoch to show.
+                let read = s.error.is_none();
+                let num = |v: u64| right(if read { v.to_string() } else { "-".into() });
                 self.row(
-                    // Topic names run to 249 characters: the partition column gives way.
+                    // Topic names run to 249 characters: the notes give way first, then the
+                    // name wraps; it is never elided.
                     &[
-                        Col::Flex("partition"),
+                        Col::Ident("partition"),
                         Col::Keep("segs"),
                         Col::Keep("bytes"),
                         Col::Keep("LEO"),
@@ -609,13 +743,13 @@ impl<'o> DumpTable<'o> {
                         Col::Keep("recovery point"),
                         Col::Keep("epoch"),
                         Col::Keep("clean stop"),
-                        Col::Flex("note"),
+                        Col::Note("note"),
                     ],
                     vec![
                         Cell::new(&s.name),
-                        right(s.segment_count),
-                        right(s.size_bytes),
-                        right(s.log_end_offset),
+                        num(s.segment_count as u64),
+                        num(s.size_bytes),
+                        right(if read { s.log_end_offset.to_string() } else { "-".into() }),
                         right(opt(s.high_watermark)),
                         right(opt(s.recovery_point)),
                         s.latest_leader_epoch.map_or_else(|| right("-"), |e| epoch_cell(&p, e)),
@@ -627,12 +761,16 @@ impl<'o> DumpTable<'o> {
                     ],
                 )
             }
+            DumpEvent::LogDirTotals { on_disk_count, only_in_checkpoints_count } => {
+                self.totals = Some((on_disk_count as u64, only_in_checkpoints_count as u64));
+                Ok(())
+            }
             DumpEvent::EpochEntry { leader_epoch, start_offset } => self.row(
                 &[Col::Keep("epoch"), Col::Keep("start offset")],
                 vec![epoch_cell(&p, leader_epoch), right(start_offset)],
             ),
             DumpEvent::OffsetEntry { topic, partition, offset } => self.row(
-                &[Col::Flex("topic"), Col::Keep("partition"), Col::Keep("offset")],
+                &[Col::Ident("topic"), Col::Keep("partition"), Col::Keep("offset")],
                 vec![Cell::new(topic), right(partition), right(offset)],
             ),
         }
@@ -640,10 +778,28 @@ impl<'o> DumpTable<'o> {
 
     pub fn finish(mut self) -> Result<()> {
         self.flush_table()?;
-        if let Some((partitions, segments, bytes, listed)) = self.overview {
-            let listed = if listed > 0 { format!("; {listed} only in the checkpoints") } else { String::new() };
-            writeln!(self.out, "{partitions} partition(s) on disk, {segments} segment(s), {bytes} bytes{listed}")
-                .at("<stdout>", "write")?;
+        if self.overview.is_some() || self.totals.is_some() {
+            let (partitions, segments, bytes) = self.overview.unwrap_or_default();
+            let listed = self.listed.len() as u64;
+            let (on_disk, only_listed) = self.totals.unwrap_or((partitions, listed));
+            let shown = if partitions < on_disk {
+                format!("{partitions} of {on_disk} partition(s) on disk shown (--limit): {segments} segment(s), {bytes} bytes in those shown")
+            } else {
+                format!("{partitions} partition(s) on disk, {segments} segment(s), {bytes} bytes")
+            };
+            writeln!(self.out, "{shown}").at("<stdout>", "write")?;
+            let not_on_disk = "only in the checkpoints, not on disk (deleted or moved)";
+            match (only_listed, listed) {
+                (0, _) => {}
+                (n, 0) => writeln!(self.out, "{n} partition(s) {not_on_disk}: none shown (--limit)")
+                    .at("<stdout>", "write")?,
+                (n, l) if l == n => writeln!(self.out, "{n} partition(s) {not_on_disk}:").at("<stdout>", "write")?,
+                (n, l) => writeln!(self.out, "{n} partition(s) {not_on_disk}, {l} shown (--limit):")
+                    .at("<stdout>", "write")?,
+            }
+            for line in std::mem::take(&mut self.listed) {
+                writeln!(self.out, "{line}").at("<stdout>", "write")?;
+            }
         }
         match self.if_nothing.take() {
             Some(line) if self.items_shown == 0 => {
@@ -726,7 +882,7 @@ mod tests {
     use crate::output::fit::{strip_escapes, visible_width};
 
     fn render(color: bool, width: Option<usize>) -> String {
-        let settings = Settings { color, width, progress: false };
+        let settings = Settings { color, width, progress: false, truecolor: false };
         let p = settings.palette();
         let mut g = Grid::new(
             &settings,

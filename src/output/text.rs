@@ -83,8 +83,9 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
         match (c.base_offset, c.last_offset) {
             (Some(b), Some(l)) => out!(
                 out,
-                "  {} batch {b}..={l} (epoch {}) at position {} of segment {}, {} bytes",
+                "  {} batch {} (epoch {}) at position {} of segment {}, {} bytes",
                 p.bad("cut"),
+                if b == l { b.to_string() } else { format!("{b} to {l}") },
                 c.partition_leader_epoch.unwrap_or(-1),
                 c.position,
                 c.segment_base_offset,
@@ -92,11 +93,16 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
             )?,
             _ => out!(
                 out,
-                "  {} {} bytes at position {} of segment {} (no whole batch)",
+                "  {} {} bytes at position {} of segment {} (no whole batch{})",
                 p.bad("cut"),
                 c.size_bytes,
                 c.position,
-                c.segment_base_offset
+                c.segment_base_offset,
+                match c.partial_offsets {
+                    Some((b, l)) if b == l => format!("; its header names offset {b}"),
+                    Some((b, l)) => format!("; its header names offsets {b} to {l}"),
+                    None => String::new(),
+                }
             )?,
         }
     }
@@ -109,14 +115,22 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
     for e in &r.epochs_removed {
         out!(out, "  epoch cache: removed ({} {})", e.leader_epoch, e.start_offset)?;
     }
-    // The LEO before counts valid batches only: what went is told by the cut batches.
-    let gone = r.offsets_cut();
+    // The LEO before counts valid batches only; a torn batch at the end also held offsets the
+    // crash reported (its header names them), so the LEO the crash left counts them too.
+    let torn: Vec<(i64, i64)> =
+        r.cut.iter().filter_map(|c| c.partial_offsets).filter(|(b, _)| *b >= r.log_end_offset_after).collect();
+    let before = torn.iter().map(|(_, l)| l.saturating_add(1)).fold(r.log_end_offset_before, i64::max);
+    let gone = r.offsets_cut() + torn.iter().map(|(b, l)| (l - b + 1) as u64).sum::<u64>();
     out!(
         out,
         "  LEO {} -> {}{}; {} bytes cut",
-        r.log_end_offset_before,
+        before,
         r.log_end_offset_after,
-        if gone > 0 { format!(" ({gone} offsets gone)") } else { String::new() },
+        match gone {
+            0 => String::new(),
+            1 => " (1 offset gone)".to_string(),
+            n => format!(" ({n} offsets gone)"),
+        },
         r.bytes_cut()
     )
 }
@@ -149,7 +163,7 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
     let p = settings.palette();
     let first = r.batches.first().map_or(0, |b| b.0);
     let last = r.batches.last().map_or(0, |b| b.1);
-    let offsets = if first == last { format!("offset {first}") } else { format!("offsets {first}..={last}") };
+    let offsets = if first == last { format!("offset {first}") } else { format!("offsets {first} to {last}") };
     out!(
         out,
         "appended {} record(s) at {offsets} in {} batch(es) of epoch {} ({} bytes){}{}; LEO {}, HW {}",
@@ -220,7 +234,7 @@ pub fn fetch_rounds(
         if let Some(s) = &round.stuck {
             out!(
                 out,
-                "round {}: fetch at {}: leader returned batch {}..={} which starts below the follower's LEO {}: {} (out-of-order offsets, nothing appended)",
+                "round {}: fetch at {}: leader returned batch {} to {} which starts below the follower's LEO {}: {} (out-of-order offsets, nothing appended)",
                 i + 1,
                 round.fetch_offset,
                 s.batch_base_offset,
@@ -307,7 +321,7 @@ pub fn crashed(out: &mut dyn Write, r: &crate::crash::CrashReport, settings: &Se
     )?;
     let offsets = |o: &Option<(i64, i64)>| match o {
         Some((a, b)) if a == b => format!("offset {a}"),
-        Some((a, b)) => format!("offsets {a}..={b}"),
+        Some((a, b)) => format!("offsets {a} to {b}"),
         None => "no whole batch".into(),
     };
     for d in &r.damage {

@@ -30,7 +30,7 @@ mod topic_config;
 #[cfg(test)]
 mod test_support;
 
-pub use identity::ensure_distinct_log_dirs;
+pub use identity::{ensure_distinct_log_dirs, same_node_id_warning};
 pub use lock::DirLock;
 pub use log_dir::{
     check_log_dir_for_write, open_log_dir_for_write, write_log_dir_files, CheckpointValue, LoadProblem, LogDirFiles,

@@ -32,7 +32,7 @@ fn power_loss_cuts_back_to_the_recovery_point_and_loses_nothing_flushed() {
     let lab = Lab::new();
     let b = three_batches(&lab);
     let (c, r) = crash_and_recover(&b, &["--power-loss"]);
-    assert!(c.contains("unflushed offsets 1..=2 lost"), "{c}");
+    assert!(c.contains("unflushed offsets 1 to 2 lost"), "{c}");
     assert!(r.contains("unclean shutdown"), "{r}");
     assert_eq!(values(&b), vec!["x0"]);
     assert_eq!(replica(&b)["high_watermark"], 1, "HW clamped to the new LEO");
@@ -65,7 +65,7 @@ fn a_flipped_byte_cuts_the_log_before_the_damaged_batch() {
     let pos = (size + 30).to_string(); // inside batch x1, covered by its CRC
     let (c, r) = crash_and_recover(&b, &["--flip-byte", &pos]);
     assert!(c.contains(&format!("byte at position {pos}")) && c.contains("hits offset 1"), "{c}");
-    assert!(r.contains("CRC mismatch") && r.contains("cut batch 1..=1") && r.contains("cut batch 2..=2"), "{r}");
+    assert!(r.contains("CRC mismatch") && r.contains("cut batch 1 (epoch") && r.contains("cut batch 2 (epoch"), "{r}");
     assert_eq!(values(&b), vec!["x0"]);
 }
 

@@ -5,16 +5,16 @@
 //! Random walks through the lab's actions are replayed the same way.
 
 use crate::common::{klog, s, Lab};
-use klog::commands::explore::{self as cmd, ExploreRequest};
-use klog::explore::model::{Action, Config, State};
-use klog::explore::script::{replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS};
-use klog::replica::Replica;
-use klog::replication::diff::RecordCursor;
-use klog::replication::truncation::TruncationMode;
+use replica_lab::commands::explore::{self as cmd, ExploreRequest};
+use replica_lab::explore::model::{Action, Config, State};
+use replica_lab::explore::script::{replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS};
+use replica_lab::replica::Replica;
+use replica_lab::replication::diff::RecordCursor;
+use replica_lab::replication::truncation::TruncationMode;
 use std::path::{Path, PathBuf};
 
-fn rules(release: &str) -> klog::replication::release::Rules {
-    klog::replication::release::Release::parse(release).unwrap().rules()
+fn rules(release: &str) -> replica_lab::replication::release::Rules {
+    replica_lab::replication::release::Release::parse(release).unwrap().rules()
 }
 
 fn config(mode: TruncationMode, replicas: usize, epochs: u8, records: u8, depth: u32) -> Config {
@@ -203,8 +203,8 @@ fn every_counterexample_replays_on_disk_step_by_step_as_in_memory() {
         let run = &report.runs[0];
         let ce = run.counterexample.as_ref().unwrap_or_else(|| panic!("{what}: no counterexample"));
         // Replay the history and the witness's extra actions, from the narrated commands' source.
-        let search = klog::explore::search::search(&c, 2, u64::MAX, &|st, v| {
-            klog::explore::witness::find_witness(&c, st, v).is_some()
+        let search = replica_lab::explore::search::search(&c, 2, u64::MAX, &|st, v| {
+            replica_lab::explore::witness::find_witness(&c, st, v).is_some()
         });
         let found = search.counterexample.expect("the same search finds it again");
         assert_eq!(found.actions.len(), ce.steps.len(), "{what}");
@@ -212,7 +212,7 @@ fn every_counterexample_replays_on_disk_step_by_step_as_in_memory() {
         for a in &found.actions {
             state = state.apply(&c, *a).0;
         }
-        let w = klog::explore::witness::find_witness(&c, &state, &found.violation).expect("witness");
+        let w = replica_lab::explore::witness::find_witness(&c, &state, &found.violation).expect("witness");
         let mut all = found.actions.clone();
         all.extend(&w.actions);
         replay(&c, &all, what);

@@ -35,7 +35,7 @@ fn bad_crc_fixture_is_cut_before_the_damaged_batch() {
     let (out, _) = code(&["check", s(&dir)], 1);
     assert!(out.contains("at position 70 (offset 1): invalid batch: CRC mismatch"), "{out}");
     let r = ok(&["recover", s(&dir)]);
-    assert!(r.contains("cut batch 1..=1") && r.contains("cut batch 2..=2"), "{r}");
+    assert!(r.contains("cut batch 1 (epoch") && r.contains("cut batch 2 (epoch"), "{r}");
     assert_eq!(records(&dir).len(), 1);
 }
 

@@ -8,10 +8,10 @@
 //! value`, CRC-32 (IEEE) over magic..end — and written over the segment of a `klog create`d dir.
 
 use crate::common::*;
-use klog::format::batch::{crc32c, encode_batch, BatchSpec};
-use klog::format::compression::{self, Compression};
-use klog::format::record::NewRecord;
 use predicates::prelude::*;
+use replica_lab::format::batch::{crc32c, encode_batch, BatchSpec};
+use replica_lab::format::compression::{self, Compression};
+use replica_lab::format::record::NewRecord;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -656,8 +656,8 @@ fn transaction_markers_and_producer_fields_are_shown() {
 
 #[test]
 fn txn_index_and_producer_snapshot_files_dump() {
-    use klog::format::producer_snapshot::{self, ProducerEntry};
-    use klog::format::txn_index::AbortedTxn;
+    use replica_lab::format::producer_snapshot::{self, ProducerEntry};
+    use replica_lab::format::txn_index::AbortedTxn;
     let lab = Lab::new();
     let dir = lab.path("files");
     fs::create_dir_all(&dir).unwrap();

@@ -4,8 +4,8 @@
 //! replicas' epoch caches set beside it.
 
 use crate::common::*;
-use klog::format::batch::{encode_batch, BatchSpec};
-use klog::format::record::NewRecord;
+use replica_lab::format::batch::{encode_batch, BatchSpec};
+use replica_lab::format::record::NewRecord;
 use std::fs;
 
 #[test]

@@ -6,9 +6,9 @@
 //! real cluster happens to hold. The encoder walks the schema the same way Kafka's generated
 //! `write` does; it is test code, separate from klog's decoder.
 
-use klog::format::batch::{encode_batch, BatchSpec};
-use klog::format::record::NewRecord;
-use klog::format::schema::{schemas, FieldSchema, FieldType, MessageSchema};
+use replica_lab::format::batch::{encode_batch, BatchSpec};
+use replica_lab::format::record::NewRecord;
+use replica_lab::format::schema::{schemas, FieldSchema, FieldType, MessageSchema};
 
 /// A record's key and value.
 pub type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);

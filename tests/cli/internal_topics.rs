@@ -5,8 +5,8 @@
 //! Kafka's own decoders.)
 
 use crate::common::*;
-use klog::format::batch::{encode_batch, BatchSpec};
-use klog::format::record::NewRecord;
+use replica_lab::format::batch::{encode_batch, BatchSpec};
+use replica_lab::format::record::NewRecord;
 use std::collections::BTreeMap;
 use std::fs;
 

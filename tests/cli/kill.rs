@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-/// `klog::durable::FAULT_EXIT_CODE`: a process stopped by the seam.
+/// `replica_lab::durable::FAULT_EXIT_CODE`: a process stopped by the seam.
 const FAULT_EXIT_CODE: i32 = 86;
 
 /// The replica names a scenario may use; `@l` / `@f` in its commands stand for their dirs.

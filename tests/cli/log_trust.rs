@@ -263,8 +263,8 @@ fn a_base_offset_damaged_past_the_segment_range_splits_the_segment_as_kafka_does
     assert_eq!(offsets(&r).len(), 30);
     let (code, out) = check(&r);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("offsets 10..=11 are missing"), "{out}");
-    assert!(out.contains("offsets 30..=4294967305 are missing"), "{out}");
+    assert!(out.contains("offsets 10 to 11 are missing"), "{out}");
+    assert!(out.contains("offsets 30 to 4294967305 are missing"), "{out}");
 }
 
 #[test]
@@ -378,7 +378,7 @@ fn diff_reports_a_batch_it_cannot_decode_with_its_file_and_position() {
     }
     let (out, _) = code(&["diff", s(&a), s(&b)], 1);
     assert!(
-        out.contains(&format!("00000000000000000000.log at position {first_batch_bytes} (offsets 2..=2)")),
+        out.contains(&format!("00000000000000000000.log at position {first_batch_bytes} (offsets 2 to 2)")),
         "{out}"
     );
     assert!(out.contains("first divergence at offset 2: a batch there does not decode"), "{out}");

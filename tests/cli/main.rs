@@ -35,6 +35,8 @@ mod readme;
 mod real;
 mod scale;
 mod scenarios;
+mod screens;
 mod storage;
 mod terminal;
 mod trust;
+mod words;

@@ -10,11 +10,11 @@
 
 use crate::common::*;
 use crate::oracle::{dump_batch, report_agreement, Dumped};
-use klog::format::batch::{encode_batch, BatchSpec};
-use klog::format::compression::Compression;
-use klog::format::producer_snapshot::{self, ProducerEntry};
-use klog::format::record::NewRecord;
-use klog::format::txn_index::AbortedTxn;
+use replica_lab::format::batch::{encode_batch, BatchSpec};
+use replica_lab::format::compression::Compression;
+use replica_lab::format::producer_snapshot::{self, ProducerEntry};
+use replica_lab::format::record::NewRecord;
+use replica_lab::format::txn_index::AbortedTxn;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -375,7 +375,7 @@ fn make_corpus(lab: &Lab) -> PathBuf {
     binary.extend(noise);
     let mut log_append = encode_batch(&BatchSpec::plain(44, 0), &[rec(8, None, Some(b"lat"))]);
     log_append[22] |= 0x08; // attributes: LogAppendTime (CRC fixed below)
-    let crc = klog::format::batch::crc32c(&log_append[21..]);
+    let crc = replica_lab::format::batch::crc32c(&log_append[21..]);
     log_append[17..21].copy_from_slice(&crc.to_be_bytes());
     // LeaderChangeMessage v0 (leader 1, voters [1, 2], granting [1]), SnapshotHeader, SnapshotFooter,
     // KRaftVersion, and an unknown control type.

@@ -48,7 +48,7 @@ fn klog_and_kafka_exclude_each_other_through_the_log_dir_lock() {
     assert!(held.wait().unwrap().success());
 
     // Now klog holds it, and Kafka's tryLock fails.
-    let lock = klog::replica::DirLock::acquire(&a).expect("klog takes the lock");
+    let lock = replica_lab::replica::DirLock::acquire(&a).expect("klog takes the lock");
     let out = oracle().unwrap().args(["lock", s(&a)]).stdin(Stdio::null()).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), r#"{"locked":false}"#, "Kafka sees klog's lock");
     agree += 1;

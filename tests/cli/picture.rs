@@ -113,7 +113,7 @@ fn draw_writes_a_self_contained_well_formed_svg_with_every_mark_in_text() {
         assert!(svg.contains(text), "{text} missing");
     }
     // Okabe–Ito bands for epochs 0 (orange) and 1 (sky blue).
-    assert!(svg.contains("#e69f00") && svg.contains("#56b4e9"));
+    assert!(svg.contains("#c26e00") && svg.contains("#1f8fbf"));
 }
 
 /// The README's picture: `klog draw --svg` of KIP-101 scenario 1 under hw, kept fresh.

@@ -1,0 +1,272 @@
+//! Every screen at 80, 110 and 0 (no limit) columns, in colour and without: the data-dir
+//! overview of a broker-written log dir (with notes), `explore`, `recover` with long fates,
+//! `dump --epochs` with a disagreement, `draw` at 120 columns, and every `--help`. Each must
+//! fit its width (no line a terminal would wrap), keep identities and verdicts whole, lay out
+//! the same in colour as without, and never split an escape sequence. The plain and coloured
+//! outputs are compared with `tests/golden/screens/<screen>.txt`; re-bless with
+//! `KLOG_BLESS=1 cargo test --test cli -- screens::`, then read the diff.
+
+use crate::common::{kafka_real, s, Lab};
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The widths each screen is laid out to; 0 is no limit (`COLUMNS=0`, off a terminal).
+const WIDTHS: &[usize] = &[80, 110, 0];
+
+/// Run klog in `dir` at `width` columns, coloured or not; stdout, exit code.
+fn run(dir: &Path, args: &[&str], width: usize, colour: bool) -> (String, i32) {
+    let out = Command::cargo_bin("klog")
+        .unwrap()
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env("COLUMNS", width.to_string())
+        .arg("--color")
+        .arg(if colour { "always" } else { "never" })
+        .args(args)
+        .output()
+        .unwrap();
+    (String::from_utf8(out.stdout).expect("utf-8 stdout"), out.status.code().unwrap_or(-1))
+}
+
+/// klog in `dir`, which must succeed (a screen's set-up step).
+fn step(dir: &Path, args: &[&str]) {
+    let out = Command::cargo_bin("klog").unwrap().current_dir(dir).env("NO_COLOR", "1").args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The escape sequences a line holds must all be whole CSI sequences (`ESC [ params final`):
+/// a terminal shows a split one as garbage.
+fn assert_whole_escapes(line: &str, what: &str) {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == 0x1b {
+            assert!(bytes.get(i + 1) == Some(&b'['), "{what}: an escape that is not CSI: {line:?}");
+            let end = bytes[i + 2..].iter().position(|b| (0x40..=0x7e).contains(b));
+            let Some(end) = end else { panic!("{what}: an escape cut at the line's end: {line:?}") };
+            assert!(
+                bytes[i + 2..i + 2 + end].iter().all(|b| b.is_ascii_digit() || *b == b';'),
+                "{what}: a broken escape: {line:?}"
+            );
+            i += end + 3;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+fn strip(text: &str) -> String {
+    replica_lab::output::fit::strip_escapes(text)
+}
+
+/// One screen: how to set it up, what to run, the widths, and the text that must show whole.
+struct Screen {
+    name: &'static str,
+    args: Vec<String>,
+    widths: Vec<usize>,
+    code: i32,
+    /// Identities and verdicts: each must appear whole on one line at every width.
+    whole: Vec<String>,
+}
+
+fn check_and_render(screen: &Screen, dir: &Path, replace: &[(String, &str)]) -> String {
+    let args: Vec<&str> = screen.args.iter().map(String::as_str).collect();
+    let mut transcript = String::new();
+    for &width in &screen.widths {
+        let (plain, code) = run(dir, &args, width, false);
+        let (coloured, colour_code) = run(dir, &args, width, true);
+        let what = format!("{} at {width}", screen.name);
+        assert_eq!((code, colour_code), (screen.code, screen.code), "{what}: exit code\n{plain}");
+        assert!(coloured.contains("\x1b["), "{what}: no colour with --color always");
+        assert!(!plain.contains('\x1b'), "{what}: colour with --color never");
+        // The same layout in colour: escapes never count as width (explore's state lines).
+        assert_eq!(strip(&coloured), plain, "{what}: colour changes the layout");
+        for line in coloured.lines() {
+            assert_whole_escapes(line, &what);
+        }
+        for line in plain.lines() {
+            if width > 0 {
+                assert!(line.chars().count() <= width, "{what}: a line wider than the screen: {line:?}");
+            }
+            assert_eq!(line, line.trim_end(), "{what}: trailing spaces: {line:?}");
+        }
+        for w in &screen.whole {
+            assert!(plain.lines().any(|l| l.contains(w.as_str())), "{what}: {w:?} is not shown whole:\n{plain}");
+        }
+        let mut replaced = (plain, coloured);
+        for (from, to) in replace {
+            replaced = (replaced.0.replace(from.as_str(), to), replaced.1.replace(from.as_str(), to));
+        }
+        let shown = if width == 0 { "0 (no limit)".to_string() } else { width.to_string() };
+        transcript.push_str(&format!("=== $ klog {} at COLUMNS={shown}\n{}", args.join(" "), replaced.0));
+        transcript.push_str(&format!("=== in colour\n{}", replaced.1));
+    }
+    transcript
+}
+
+fn golden(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/screens").join(format!("{name}.txt"))
+}
+
+/// Compare (or bless) one screen's transcript; returns a description if it differs.
+fn compare(name: &str, text: &str) -> Option<String> {
+    let file = golden(name);
+    if std::env::var_os("KLOG_BLESS").is_some() {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+        return None;
+    }
+    (std::fs::read_to_string(&file).ok().as_deref() != Some(text))
+        .then(|| format!("--- {name} differs from {} (re-bless with KLOG_BLESS=1):\n{text}", file.display()))
+}
+
+fn screen(name: &'static str, args: &[&str], code: i32, whole: &[&str]) -> Screen {
+    Screen {
+        name,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        widths: WIDTHS.to_vec(),
+        code,
+        whole: whole.iter().map(|w| w.to_string()).collect(),
+    }
+}
+
+/// The lab of the long fates: KIP-101 scenario 1 under hw, up to the recovery that loses an
+/// acked record (the steps `klog demo` narrates).
+fn long_fates_lab(dir: &Path) {
+    for args in [
+        &["create", "a", "--replica-id", "1"][..],
+        &["create", "b", "--replica-id", "2"],
+        &["elect", "b", "--epoch", "0", "--isr", "a", "--epoch-entry", "first-append"],
+        &["append", "b", "m1", "--timestamp", "1000"],
+        &["fetch", "--leader", "b", "a", "--rounds", "3"],
+        &["append", "b", "m2", "--timestamp", "2000"],
+        &["fetch", "--leader", "b", "a", "--rounds", "2"],
+        &["crash", "a"],
+        &["recover", "a", "--leader", "b", "--mode", "hw"],
+        &["crash", "b"],
+        &["elect", "a", "--epoch", "1", "--epoch-entry", "first-append"],
+        &["append", "a", "m3", "--timestamp", "3000"],
+    ] {
+        step(dir, args);
+    }
+}
+
+/// A replica whose batches carry epoch 1 that its epoch checkpoint does not list.
+fn disagreement_lab(dir: &Path) {
+    step(dir, &["create", "d", "--replica-id", "1"]);
+    step(dir, &["elect", "d"]);
+    step(dir, &["append", "d", "m1", "m2", "--timestamp", "1000"]);
+    step(dir, &["elect", "d", "--epoch", "1"]);
+    step(dir, &["append", "d", "m3", "--timestamp", "2000"]);
+    // Version 0, one entry: epoch 0 from offset 0 (epoch 1's entry is gone).
+    std::fs::write(dir.join("d/demo-0/leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
+}
+
+/// A leader with exactly as many records as fill 120 columns, so the last mark's label sits
+/// at the right edge.
+fn draw_lab(dir: &Path) {
+    step(dir, &["create", "c", "--replica-id", "1"]);
+    step(dir, &["elect", "c"]);
+    let mut args = vec!["append", "c"];
+    let values: Vec<String> = (1..=11).map(|i| format!("v{i}")).collect();
+    args.extend(values.iter().map(String::as_str));
+    args.extend(["--timestamp", "1000"]);
+    step(dir, &args);
+}
+
+#[test]
+fn every_screen_fits_keeps_its_names_and_verdicts_whole_and_matches_its_golden_file() {
+    let lab = Lab::new();
+    let dir = lab.dir.path();
+    long_fates_lab(dir);
+    disagreement_lab(dir);
+    draw_lab(dir);
+    let mut screens = vec![
+        screen(
+            "recover-long-fates",
+            &["recover", "b", "--leader", "a", "--mode", "hw", "--dry-run"],
+            0,
+            &["DIVERGED (acked, lost from leader)"],
+        ),
+        screen("dump-epochs-disagree", &["dump", "d", "--epochs"], 0, &["DISAGREE: on batches, not in checkpoint"]),
+        screen("explore", &["explore", "--no-timing"], 1, &["kip101", "kip279"]),
+    ];
+    let mut draw = screen("draw-120", &["draw", "c"], 0, &["↑HW,LEO"]);
+    draw.widths = vec![80, 110, 120, 0];
+    screens.push(draw);
+    let mut replace = vec![(dir.display().to_string(), "$TMP")];
+    if let Some(real) = kafka_real() {
+        let kraft = real.join("kraft-broker-2026");
+        screens.push(screen(
+            "dump-data-dir",
+            &["dump", s(&kraft)],
+            0,
+            &[
+                "__cluster_metadata-0",
+                "__consumer_offsets-49",
+                "batch2.work.notification.SHR_PROD.persistence-0",
+                "subscription.matching.SHR_PROD.persistence-0",
+                "TestTopicPatient-0  HW 3",
+            ],
+        ));
+        screens.push(screen("check-data-dir", &["check", s(&kraft)], 0, &["__cluster_metadata-0"]));
+        replace.push((real.display().to_string(), "$REAL"));
+    }
+    let stale: Vec<String> = screens
+        .iter()
+        .filter_map(|sc| {
+            let text = check_and_render(sc, dir, &replace);
+            compare(sc.name, &text)
+        })
+        .collect();
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+}
+
+#[test]
+fn every_help_fits_and_its_examples_are_whole_commands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cmd = replica_lab::cli::command();
+    let mut names = vec![String::new()];
+    names.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| s.get_name().to_string()));
+    let mut transcript = String::new();
+    for name in &names {
+        let mut args: Vec<&str> = Vec::new();
+        if !name.is_empty() {
+            args.push(name);
+        }
+        args.push("--help");
+        for &width in WIDTHS {
+            let (plain, code) = run(tmp.path(), &args, width, false);
+            let (coloured, _) = run(tmp.path(), &args, width, true);
+            let what = format!("klog {} at {width}", args.join(" "));
+            assert_eq!(code, 0, "{what}");
+            assert!(coloured.contains("\x1b["), "{what}: no colour with --color always");
+            assert_eq!(strip(&coloured), plain, "{what}: colour changes the layout");
+            for line in coloured.lines() {
+                assert_whole_escapes(line, &what);
+            }
+            // clap lays help out to at most 100 columns.
+            let limit = if width == 0 { 100 } else { width.min(100) };
+            for line in plain.lines() {
+                assert!(line.chars().count() <= limit, "{what}: a line wider than {limit}: {line:?}");
+            }
+            // Each example is a command line, or a shell continuation of the one above.
+            let examples = plain.split("Examples:\n").nth(1).expect("examples").split("\n\n").next().unwrap();
+            let mut continued = false;
+            for line in examples.lines() {
+                let l = line.trim_start();
+                assert!(
+                    continued || l.starts_with("klog ") || l == "klog" || l.starts_with("printf "),
+                    "{what}: an example split in the middle of a command: {line:?}"
+                );
+                continued = l.ends_with(" \\") || l.ends_with("&&") || l.ends_with('|');
+            }
+            assert!(!continued, "{what}: the last example line continues");
+            let shown = if width == 0 { "0 (no limit)".to_string() } else { width.to_string() };
+            transcript.push_str(&format!("=== $ klog {} at COLUMNS={shown}\n{plain}", args.join(" ")));
+        }
+    }
+    if let Some(stale) = compare("help", &transcript) {
+        panic!("{stale}");
+    }
+}
