@@ -98,7 +98,11 @@ fn check_and_render(screen: &Screen, dir: &Path, replace: &[(String, &str)]) -> 
             replaced = (replaced.0.replace(from.as_str(), to), replaced.1.replace(from.as_str(), to));
         }
         let shown = if width == 0 { "0 (no limit)".to_string() } else { width.to_string() };
-        transcript.push_str(&format!("=== $ klog {} at COLUMNS={shown}\n{}", args.join(" "), replaced.0));
+        let mut command = args.join(" ");
+        for (from, to) in replace {
+            command = command.replace(from.as_str(), to);
+        }
+        transcript.push_str(&format!("=== $ klog {command} at COLUMNS={shown}\n{}", replaced.0));
         transcript.push_str(&format!("=== in colour\n{}", replaced.1));
     }
     transcript
