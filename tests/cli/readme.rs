@@ -73,3 +73,34 @@ fn the_readme_session_loses_an_acked_record_under_hw_and_none_under_kip279() {
     assert!(stdout.contains("acked lost 1"), "{stdout}");
     assert!(stdout.contains("the logs agree"), "{stdout}");
 }
+
+/// The `recover --explain` example runs as written (its lab in a temp dir instead of
+/// `/tmp/lab`) and prints every line the README shows after the `…`.
+#[test]
+fn the_readme_explain_example_prints_what_the_readme_shows() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let blocks = blocks(&readme, "### The lines that ran: `recover --explain`");
+    let (_, body) = blocks.iter().find(|(lang, _)| lang == "console").expect("a console block");
+    let (commands, shown_lines): (Vec<&str>, Vec<&str>) = body.lines().partition(|l| l.starts_with("$ "));
+    let tmp = tempfile::tempdir().unwrap();
+    let lab = tmp.path().join("lab");
+    let script: String = commands
+        .iter()
+        .map(|c| c.trim_start_matches("$ ").replace("/tmp/lab", &lab.display().to_string()) + "\n")
+        .collect();
+    let bin = assert_cmd::cargo::cargo_bin("klog");
+    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("set -euo pipefail\n{script}"))
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for line in shown_lines.iter().filter(|l| **l != "…") {
+        assert!(printed.lines().any(|p| p.trim_end() == line.trim_end()), "README line not printed: {line}\n--- printed:\n{printed}");
+    }
+}
