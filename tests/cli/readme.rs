@@ -74,33 +74,120 @@ fn the_readme_session_loses_an_acked_record_under_hw_and_none_under_kip279() {
     assert!(stdout.contains("the logs agree"), "{stdout}");
 }
 
-/// The `recover --explain` example runs as written (its lab in a temp dir instead of
-/// `/tmp/lab`) and prints every line the README shows after the `…`.
+/// Every `console` block of the README runs as written: its leading `$` lines are commands, run
+/// in order in a temp dir (`/tmp/lab` there too), and every later line but `…`/`...` gaps is
+/// printed by them (at 100 columns, no colour).
 #[test]
-fn the_readme_explain_example_prints_what_the_readme_shows() {
+fn every_console_block_of_the_readme_runs_as_written() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let blocks = blocks(&readme, "### The lines that ran: `recover --explain`");
-    let (_, body) = blocks.iter().find(|(lang, _)| lang == "console").expect("a console block");
-    let (commands, shown_lines): (Vec<&str>, Vec<&str>) = body.lines().partition(|l| l.starts_with("$ "));
-    let tmp = tempfile::tempdir().unwrap();
-    let lab = tmp.path().join("lab");
-    let script: String = commands
-        .iter()
-        .map(|c| c.trim_start_matches("$ ").replace("/tmp/lab", &lab.display().to_string()) + "\n")
-        .collect();
     let bin = assert_cmd::cargo::cargo_bin("klog");
     let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!("set -euo pipefail\n{script}"))
-        .env("PATH", path)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
+    let mut ran = 0;
+    let mut all = Vec::new();
+    let mut lines = readme.lines();
+    while let Some(line) = lines.next() {
+        if let Some(lang) = line.strip_prefix("```") {
+            let body: Vec<&str> = lines.by_ref().take_while(|l| !l.starts_with("```")).collect();
+            all.push((lang.to_string(), body.join("\n")));
+        }
+    }
+    for (_, body) in all.iter().filter(|(lang, _)| lang == "console") {
+        let lines: Vec<&str> = body.lines().collect();
+        let commands: Vec<&str> = lines.iter().take_while(|l| l.starts_with("$ ")).copied().collect();
+        let shown: Vec<&str> =
+            lines[commands.len()..].iter().copied().filter(|l| !matches!(l.trim(), "" | "…" | "...")).collect();
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("docs")).unwrap();
+        let lab = tmp.path().join("lab");
+        let script: String = commands
+            .iter()
+            .map(|c| c.trim_start_matches("$ ").replace("/tmp/lab", &lab.display().to_string()) + "\n")
+            .collect();
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -euo pipefail\n{script}"))
+            .current_dir(tmp.path())
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "100")
+            .output()
+            .unwrap();
+        let printed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "README block failed:\n{body}\n--- printed:\n{printed}");
+        for line in shown {
+            assert!(
+                printed.lines().any(|p| p.trim_end() == line.trim_end()),
+                "README line not printed: {line:?}\n--- block:\n{body}\n--- printed:\n{printed}"
+            );
+        }
+        ran += 1;
+    }
+    assert!(ran >= 4, "the README's console blocks were not found ({ran})");
+}
+
+/// The code block right after the first line of the README that contains `marker`.
+fn block_after(readme: &str, marker: &str) -> String {
+    let at = readme.find(marker).unwrap_or_else(|| panic!("the README has {marker:?}"));
+    let rest = &readme[at..];
+    let open = rest.find("```").expect("a block follows");
+    let body = &rest[open..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    body[..body.find("```").expect("the block closes")].to_string()
+}
+
+/// The explore section's table and its one emitted script are what `klog explore` prints and
+/// writes now, and the script's shown output is what `bash hw.sh` prints (`$LAB` where the
+/// report names the script's temp dir; `…` where the README leaves the picture out).
+#[test]
+fn the_readme_explore_table_script_and_script_output_are_what_klog_makes() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let klog = assert_cmd::cargo::cargo_bin("klog");
+    let table = block_after(&readme, "`klog explore` (2 replicas, at most 3 elections");
+    let out = std::process::Command::new(&klog).arg("explore").env("NO_COLOR", "1").output().unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    for line in table.lines().filter(|l| !l.starts_with("time:") && l.trim() != "…") {
+        assert!(printed.lines().any(|p| p == line), "README explore line not printed: {line:?}\n{printed}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let script_path = tmp.path().join("hw.sh");
+    let out = std::process::Command::new(&klog)
+        .args(["explore", "--mode", "hw", "--script"])
+        .arg(&script_path)
         .output()
         .unwrap();
-    let printed = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for line in shown_lines.iter().filter(|l| **l != "…") {
-        assert!(printed.lines().any(|p| p.trim_end() == line.trim_end()), "README line not printed: {line}\n--- printed:\n{printed}");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = std::fs::read_to_string(&script_path).unwrap();
+    assert_eq!(block_after(&readme, "`klog explore --mode hw --script hw.sh` writes:"), script);
+    let shown = block_after(&readme, "`bash hw.sh` (klog on `PATH`) echoes each step and ends with:");
+    let path = format!("{}:{}", klog.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let out = std::process::Command::new("bash")
+        .arg(&script_path)
+        .env("PATH", path)
+        .env("TMPDIR", tmp.path())
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let printed = format!("{}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+    // The report names the script's `mktemp -d` dir: shown as `$LAB`.
+    let lab_prefix = format!("{}/tmp.", tmp.path().display());
+    let printed: Vec<String> = printed
+        .lines()
+        .map(|l| {
+            let mut l = l.to_string();
+            while let Some(at) = l.find(&lab_prefix) {
+                let rest = &l[at + lab_prefix.len()..];
+                let end = at + lab_prefix.len() + rest.find('/').unwrap_or(rest.len());
+                l = format!("{}$LAB{}", &l[..at], &l[end..]);
+            }
+            l
+        })
+        .collect();
+    for line in shown.lines().filter(|l| l.trim() != "…") {
+        assert!(
+            printed.iter().any(|p| p.trim_end() == line.trim_end()),
+            "README line not printed by bash hw.sh: {line:?}\n{}",
+            printed.join("\n")
+        );
     }
 }
