@@ -22,6 +22,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -32,6 +34,7 @@ import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -55,6 +58,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * create BOOTSTRAP TOPIC BROKERS [KEY=VALUE...]
  *     one partition on BROKERS (comma-separated node ids, the first the preferred leader),
  *     with the given topic configs: {"created": TOPIC}
+ * alter BOOTSTRAP TOPIC KEY=VALUE...
+ *     Admin.incrementalAlterConfigs (SET) on the topic: {"altered": TOPIC}
  * describe BOOTSTRAP TOPIC
  *     partition 0 as the controller's metadata tells it: {"leader","leader_epoch","replicas",
  *     "isr","elr","last_known_elr"}; the epoch comes from a Metadata request to the first
@@ -104,6 +109,7 @@ public final class Cluster {
         switch (args[0]) {
             case "produce" -> produce(bootstrap, topic, args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
             case "create" -> create(bootstrap, topic, args[3], Arrays.copyOfRange(args, 4, args.length));
+            case "alter" -> alter(bootstrap, topic, Arrays.copyOfRange(args, 3, args.length));
             case "describe" -> System.out.println(describe(bootstrap, topic));
             case "elect" -> elect(bootstrap, topic, args[3]);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
@@ -177,6 +183,19 @@ public final class Cluster {
         admin(bootstrap).createTopics(List.of(t)).all().get(20, TimeUnit.SECONDS);
         ObjectNode o = JSON.createObjectNode();
         o.put("created", topic);
+        System.out.println(o);
+    }
+
+    private static void alter(String bootstrap, String topic, String[] configs) throws Exception {
+        List<AlterConfigOp> ops = new ArrayList<>();
+        for (String kv : configs) {
+            int eq = kv.indexOf('=');
+            ops.add(new AlterConfigOp(new ConfigEntry(kv.substring(0, eq), kv.substring(eq + 1)), AlterConfigOp.OpType.SET));
+        }
+        ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        admin(bootstrap).incrementalAlterConfigs(Map.of(r, ops)).all().get(20, TimeUnit.SECONDS);
+        ObjectNode o = JSON.createObjectNode();
+        o.put("altered", topic);
         System.out.println(o);
     }
 
