@@ -20,8 +20,14 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The JVM flags of every node: small heaps and the client compiler (two shared cores).
-const JAVA_OPTS: [&str; 6] =
-    ["-Xmx384m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Djava.awt.headless=true"];
+const JAVA_OPTS: [&str; 6] = [
+    "-Xmx384m",
+    "-Xms64m",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-XX:-UsePerfData",
+    "-Djava.awt.headless=true",
+];
 
 /// The line a node logs once it has started (one per incarnation).
 const STARTED: &str = "Transition from STARTING to STARTED";
@@ -34,6 +40,8 @@ pub struct Cluster {
     nodes: [Option<Child>; 4],
     /// How many [`STARTED`] lines each node's log held when it was last started.
     seen: [usize; 4],
+    /// Which nodes are stopped with SIGSTOP.
+    paused: [bool; 4],
     kc: Option<Kc>,
 }
 
@@ -53,7 +61,10 @@ pub fn classpath() -> Option<String> {
     match cp.filter(|_| target.join("classes/klog/oracle/Cluster.class").is_file()) {
         Some(cp) => Some(format!("{}:{}", target.join("classes").display(), cp.trim())),
         None => {
-            missing_input("the Kafka oracle's classpath (kafka-oracle/target)", "mvn -q -B -f kafka-oracle/pom.xml package");
+            missing_input(
+                "the Kafka oracle's classpath (kafka-oracle/target)",
+                "mvn -q -B -f kafka-oracle/pom.xml package",
+            );
             None
         }
     }
@@ -85,7 +96,16 @@ impl Cluster {
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         let ports = free_ports();
         let bootstrap = (1..4).map(|n| format!("127.0.0.1:{}", ports[n])).collect::<Vec<_>>().join(",");
-        let mut c = Cluster { dir, classpath, ports, bootstrap, nodes: [None, None, None, None], seen: [0; 4], kc: None };
+        let mut c = Cluster {
+            dir,
+            classpath,
+            ports,
+            bootstrap,
+            nodes: [None, None, None, None],
+            seen: [0; 4],
+            paused: [false; 4],
+            kc: None,
+        };
         let mut formats = Vec::new();
         for n in 0..4 {
             std::fs::write(c.properties(n), c.properties_text(n)).unwrap();
@@ -102,7 +122,11 @@ impl Cluster {
         }
         for (n, mut f) in formats.into_iter().enumerate() {
             let status = f.wait().unwrap();
-            assert!(status.success(), "StorageTool format failed for node {n}: {}", c.log_tail(&format!("format{n}"), 5));
+            assert!(
+                status.success(),
+                "StorageTool format failed for node {n}: {}",
+                c.log_tail(&format!("format{n}"), 5)
+            );
         }
         c.start_node(0);
         std::thread::sleep(Duration::from_secs(1));
@@ -176,6 +200,8 @@ impl Cluster {
                 // The recovery point (what a flush made durable) reaches its checkpoint within
                 // 1 s instead of 60 s: the power-loss sequences cut back to it.
                 "log.flush.offset.checkpoint.interval.ms=1000".into(),
+                // ... from 1 s after a (re)start, not 30 s (an internal setting, for tests).
+                "log.initial.task.delay.ms=1000".into(),
             ]);
         }
         lines.join("\n") + "\n"
@@ -226,7 +252,11 @@ impl Cluster {
             if let Some(status) = child.try_wait().unwrap() {
                 panic!("node {n} died while starting ({status}): {}", self.log_tail(&format!("node{n}"), 8));
             }
-            assert!(Instant::now() < end, "node {n} did not start within 90 s: {}", self.log_tail(&format!("node{n}"), 8));
+            assert!(
+                Instant::now() < end,
+                "node {n} did not start within 90 s: {}",
+                self.log_tail(&format!("node{n}"), 8)
+            );
             std::thread::sleep(Duration::from_millis(300));
         }
     }
@@ -252,15 +282,18 @@ impl Cluster {
             if let Some(mut c) = self.nodes[n].take() {
                 let _ = c.wait();
             }
+            self.paused[n] = false;
         }
     }
 
-    pub fn pause(&self, n: usize) {
+    pub fn pause(&mut self, n: usize) {
         signal(self.nodes[n].as_ref().expect("node running"), libc::SIGSTOP);
+        self.paused[n] = true;
     }
 
-    pub fn resume(&self, n: usize) {
+    pub fn resume(&mut self, n: usize) {
         signal(self.nodes[n].as_ref().expect("node running"), libc::SIGCONT);
+        self.paused[n] = false;
     }
 
     /// A controlled shutdown: SIGTERM (Kafka's shutdown hook moves leadership away and closes
@@ -282,10 +315,11 @@ impl Cluster {
         clean
     }
 
-    /// A consistent copy of node `n`'s data dir: paused while copied if it is running.
-    pub fn copy(&self, n: usize, dest: &Path) {
+    /// A consistent copy of node `n`'s data dir: paused while copied if it is running (and
+    /// left as it was: a paused node stays paused).
+    pub fn copy(&mut self, n: usize, dest: &Path) {
         let _ = std::fs::remove_dir_all(dest);
-        if self.alive(n) {
+        if self.alive(n) && !self.paused[n] {
             self.pause(n);
             copy_dir(&self.data_dir(n), dest);
             self.resume(n);
@@ -347,7 +381,9 @@ impl Cluster {
         let end = Instant::now() + Duration::from_secs(secs);
         loop {
             let d = self.describe(topic);
-            if d.get("leader").is_some() && cond(&d) {
+            // The leader the epoch came with must be the one Admin named: two brokers' caches
+            // that have heard of the same election.
+            if d.get("leader").is_some() && d["leader"] == d["metadata_leader"] && cond(&d) {
                 return Ok(d);
             }
             if Instant::now() >= end {
@@ -373,7 +409,10 @@ impl Cluster {
         let log = self.log_text(0);
         let elr = log
             .lines()
-            .find_map(|l| l.find("eligible.leader.replicas.version to ").map(|i| l[i..].split_whitespace().take(3).collect::<Vec<_>>().join(" ")))
+            .find_map(|l| {
+                l.find("eligible.leader.replicas.version to ")
+                    .map(|i| l[i..].split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            })
             .unwrap_or_else(|| "eligible.leader.replicas.version not logged".into());
         format!("Kafka {} (KRaft, controller 0, brokers 1-3), {elr}", crate::oracle::KAFKA_VERSION)
     }

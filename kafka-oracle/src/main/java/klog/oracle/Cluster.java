@@ -62,8 +62,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *     Admin.incrementalAlterConfigs (SET) on the topic: {"altered": TOPIC}
  * describe BOOTSTRAP TOPIC
  *     partition 0 as the controller's metadata tells it: {"leader","leader_epoch","replicas",
- *     "isr","elr","last_known_elr"}; the epoch comes from a Metadata request to the first
- *     broker of BOOTSTRAP that answers (Admin's describe leaves it out)
+ *     "isr","elr","last_known_elr","metadata_leader"}; the epoch comes from a Metadata request
+ *     to the first broker of BOOTSTRAP that answers (Admin's describe leaves it out), and
+ *     metadata_leader is the leader that answer names (when it differs from "leader", the two
+ *     brokers asked had not yet heard of the same election)
  * elect BOOTSTRAP TOPIC preferred|unclean
  *     Admin.electLeaders for partition 0: {"elected": true} or {"error": ...}
  * serve
@@ -204,7 +206,9 @@ public final class Cluster {
         TopicPartitionInfo p = d.partitions().get(0);
         ObjectNode o = JSON.createObjectNode();
         o.put("leader", p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id());
-        o.put("leader_epoch", leaderEpoch(bootstrap, topic));
+        int[] fromMetadata = leaderEpoch(bootstrap, topic);
+        o.put("leader_epoch", fromMetadata[1]);
+        o.put("metadata_leader", fromMetadata[0]);
         ids(o.putArray("replicas"), p.replicas());
         ids(o.putArray("isr"), p.isr());
         ids(o.putArray("elr"), p.elr());
@@ -216,8 +220,11 @@ public final class Cluster {
         if (nodes != null) nodes.forEach(n -> a.add(n.id()));
     }
 
-    /** The leader epoch of partition 0 from a Metadata request (v12) to the first broker that answers. */
-    private static int leaderEpoch(String bootstrap, String topic) throws Exception {
+    /**
+     * The leader and leader epoch of partition 0 from a Metadata request (v12) to the first broker
+     * that answers: {leader, epoch}.
+     */
+    private static int[] leaderEpoch(String bootstrap, String topic) throws Exception {
         Exception last = null;
         for (String hostPort : bootstrap.split(",")) {
             int colon = hostPort.lastIndexOf(':');
@@ -243,10 +250,10 @@ public final class Cluster {
                 MetadataResponse r = MetadataResponse.parse(new ByteBufferAccessor(rb), version);
                 for (MetadataResponse.TopicMetadata tm : r.topicMetadata()) {
                     for (MetadataResponse.PartitionMetadata pm : tm.partitionMetadata()) {
-                        if (pm.partition() == 0) return pm.leaderEpoch.orElse(-1);
+                        if (pm.partition() == 0) return new int[] {pm.leaderId.orElse(-1), pm.leaderEpoch.orElse(-1)};
                     }
                 }
-                return -1;
+                return new int[] {-1, -1};
             } catch (Exception e) {
                 last = e;
             }
