@@ -5,6 +5,9 @@ answer.
   real_old_client.py produce BOOTSTRAP TOPIC PREFIX FROM COUNT
       COUNT sends of one record each (value PREFIX-i), acks=all, retries=0, each awaited:
       {"value","outcome":"acked"|"failed"|"unknown","offset","error"} ("unknown": a timeout)
+  real_old_client.py create BOOTSTRAP TOPIC BROKERS [KEY=VALUE...]
+      one partition on BROKERS (comma-separated ids, the first the preferred leader), with the
+      topic configs: {"created": TOPIC}
   real_old_client.py describe BOOTSTRAP TOPIC
       partition 0 as the broker's metadata tells it: {"leader","replicas","isr"}
 """
@@ -13,6 +16,7 @@ import json
 import sys
 
 from kafka import KafkaAdminClient, KafkaProducer
+from kafka.admin import NewTopic
 from kafka.errors import KafkaTimeoutError
 
 
@@ -34,6 +38,18 @@ def produce(bootstrap, topic, prefix, start, count):
     p.close(timeout=1)
 
 
+def create(bootstrap, topic, brokers, configs):
+    a = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000)
+    try:
+        t = NewTopic(topic, num_partitions=-1, replication_factor=-1,
+                     replica_assignments={0: [int(b) for b in brokers.split(",")]},
+                     topic_configs=dict(kv.split("=", 1) for kv in configs))
+        a.create_topics([t])
+        print(json.dumps({"created": topic}))
+    finally:
+        a.close()
+
+
 def describe(bootstrap, topic):
     a = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=4000)
     try:
@@ -48,6 +64,8 @@ if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "produce":
         produce(args[0], args[1], args[2], int(args[3]), int(args[4]))
+    elif cmd == "create":
+        create(args[0], args[1], args[2], args[3:])
     elif cmd == "describe":
         describe(args[0], args[1])
     else:
