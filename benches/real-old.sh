@@ -201,6 +201,49 @@ seq_kip101_2() {
     snap broker2 "$W/final"
 }
 
+# KIP-279's scenario: a-0, a-1 on both; 2 dies; a-2..a-5 acknowledged by 1 alone; 1 dies; 2 is
+# elected (unclean) and takes b-2, b-3; 2 dies; 1 is elected (unclean) and takes a-6; 2 restarts
+# as its follower. 0.11-1.1 (KIP-101's offset-only answer: epoch 1 ends at 6, above 2's log end 4)
+# keep b-2, b-3 beside the leader's a-2, a-3 (divergence); from 2.0 (KIP-279) 2 truncates to 2.
+seq_kip279() {
+    $PY produce "$BOOT" t a 0 2 | tee "$W/acks.jsonl"
+    sleep 1
+    local c3
+    c3=$(wc -l <"$W/logs/broker3.log")
+    kill9 broker2
+    wait_log broker3 "deleted brokers: 2" 30 "$c3" || exit 1
+    wait_for '2 not in d["isr"]' 30 || exit 1
+    $PY produce "$BOOT" t a 2 4 | tee -a "$W/acks.jsonl"
+    c3=$(wc -l <"$W/logs/broker3.log")
+    kill9 broker1
+    echo "waiting for broker 1's ZooKeeper session to expire"
+    wait_log broker3 "deleted brokers: 1" 40 "$c3" || exit 1
+    local m
+    m=$(wc -l <"$W/logs/broker2.log")
+    start broker2 kafka.Kafka "$W/broker2.properties"
+    wait_log broker2 "started \\(kafka.server.KafkaServer\\)" 60 "$m" || exit 1
+    d=$(wait_for 'd["leader"]==2' 60) || exit 1
+    echo "controller's choice: $d"
+    $PY produce "$BOOT" t b 2 2 | tee -a "$W/acks.jsonl"
+    c3=$(wc -l <"$W/logs/broker3.log")
+    kill9 broker2
+    cp -a "$W/data2" "$W/before"
+    wait_log broker3 "deleted brokers: 2" 30 "$c3" || exit 1
+    m=$(wc -l <"$W/logs/broker1.log")
+    start broker1 kafka.Kafka "$W/broker1.properties"
+    wait_log broker1 "started \\(kafka.server.KafkaServer\\)" 60 "$m" || exit 1
+    d=$(wait_for 'd["leader"]==1' 60) || exit 1
+    echo "controller's choice: $d"
+    $PY produce "$BOOT" t a 6 1 | tee -a "$W/acks.jsonl"
+    snap broker1 "$W/leader"
+    F=2 mark=$(wc -l <"$W/logs/broker2.log")
+    start broker2 kafka.Kafka "$W/broker2.properties"
+    wait_for '2 in d["isr"]' 60 || exit 1
+    sleep 1
+    snap broker2 "$W/after"
+    snap broker1 "$W/final"
+}
+
 SEQ=${SEQ:-kip101-1}
 "seq_${SEQ//-/_}"
 echo
