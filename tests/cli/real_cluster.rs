@@ -30,6 +30,15 @@ use std::path::{Path, PathBuf};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+/// A line on stderr that test output capture does not hide: CI's log shows each sequence, how
+/// often its shaping worked and the total time even when the test passes.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// How often a sequence may retry its shaping.
 const ATTEMPTS: usize = 3;
 
@@ -558,9 +567,9 @@ fn kill_all(c: &mut Cluster, seq: &mut Seq) -> Result<(), String> {
     produce_all(c, seq, "k", 0, 5)?;
     c.kill(&[1, 2, 3]);
     let mut marks = [0; 4];
-    for n in 1..4 {
+    for (n, mark) in marks.iter_mut().enumerate().skip(1) {
         c.copy(n, &seq.path(&format!("f{n}")));
-        marks[n] = c.log_mark(n);
+        *mark = c.log_mark(n);
     }
     for n in 1..4 {
         c.start_node(n);
@@ -793,13 +802,13 @@ fn power_loss_all(c: &mut Cluster, seq: &mut Seq) -> Result<(), String> {
     produce_all(c, seq, "p", 3, 3)?;
     c.kill(&[1, 2, 3]);
     let mut marks = [0; 4];
-    for n in 1..4 {
+    for (n, mark) in marks.iter_mut().enumerate().skip(1) {
         power_cut(c, seq, n, &format!("raw{n}"), &format!("f{n}"))?;
         let (leo, _) = log_end(&seq.path(&format!("f{n}")), &seq.topic);
         if leo != 3 {
             return Err(format!("broker {n}'s copy was cut to {leo}, not to its flushed 3"));
         }
-        marks[n] = c.log_mark(n);
+        *mark = c.log_mark(n);
     }
     for n in 1..4 {
         c.start_node(n);
@@ -947,7 +956,7 @@ fn real_broker_failovers_truncate_where_klog_predicts() {
     let Some(mut c) = Cluster::start() else { return };
     let work = tempfile::Builder::new().prefix("klog-real.").tempdir().unwrap();
     let keep = std::env::var_os("KLOG_REAL_KEEP").is_some();
-    println!("{} up in {:.0} s", c.describe_release(), started.elapsed().as_secs_f64());
+    say!("{} up in {:.0} s", c.describe_release(), started.elapsed().as_secs_f64());
     let mut rows = Vec::new();
     for sq in SEQUENCES.iter().filter(|s| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == s.name))) {
         let t0 = Instant::now();
@@ -980,19 +989,19 @@ fn real_broker_failovers_truncate_where_klog_predicts() {
             c.heal();
             match shaped {
                 Err(why) => {
-                    println!("  {} attempt {}: not shaped: {why}", sq.name, row.attempts);
+                    say!("  {} attempt {}: not shaped: {why}", sq.name, row.attempts);
                     whys.push(why);
                 }
                 Ok(()) => {
                     row.shaped = true;
                     let o = judge(&seq);
-                    println!("  {} ({}): {}", sq.name, seq.topic, seq.notes.join("; "));
+                    say!("  {} ({}): {}", sq.name, seq.topic, seq.notes.join("; "));
                     for v in &o.verdicts {
                         let agree = v.differences.is_empty();
                         row.compared += 1;
                         row.agreed += agree as usize;
                         row.acked_class_agreed += (v.klog_acked_lost == v.producer_acked_lost) as usize;
-                        println!(
+                        say!(
                             "    broker {}: {} cut klog {} / broker {} (lines {:?}, log end {}), removed {:?}, lost {:?}; acked lost: producer {:?}, klog's class {:?}",
                             v.follower,
                             if agree { "AGREE" } else { "DIFFER" },
@@ -1009,7 +1018,7 @@ fn real_broker_failovers_truncate_where_klog_predicts() {
                             row.problems.push(format!("{} broker {}: klog differs: {d}", seq.topic, v.follower));
                         }
                     }
-                    println!("    acked records gone from the final leader: {:?}", o.acked_gone);
+                    say!("    acked records gone from the final leader: {:?}", o.acked_gone);
                     if o.verdicts.is_empty() {
                         row.problems.push(format!("{}: no broker was restarted as a follower", seq.topic));
                     }
@@ -1023,20 +1032,24 @@ fn real_broker_failovers_truncate_where_klog_predicts() {
             row.problems.push(format!("{}: never shaped in {ATTEMPTS} attempts: {whys:?}", sq.name));
         }
         row.seconds = t0.elapsed().as_secs();
-        println!("  {}: {} s", sq.name, row.seconds);
+        say!("  {}: {} s", sq.name, row.seconds);
         rows.push(row);
     }
     if keep {
-        println!("copies kept in {}", work.keep().display());
+        say!("copies kept in {}", work.keep().display());
     }
     drop(c);
     let total = started.elapsed().as_secs();
-    println!(
+    say!(
         "\n{:<18} {:>7} {:>12} {:>18} {:>5}  shape",
-        "sequence", "shaped", "klog agreed", "acked class agreed", "secs"
+        "sequence",
+        "shaped",
+        "klog agreed",
+        "acked class agreed",
+        "secs"
     );
     for r in &rows {
-        println!(
+        say!(
             "{:<18} {:>7} {:>12} {:>18} {:>5}  {}",
             r.name,
             format!("{} of {}", r.shaped as usize, r.attempts),
@@ -1047,7 +1060,7 @@ fn real_broker_failovers_truncate_where_klog_predicts() {
         );
     }
     let (agreed, compared): (usize, usize) = rows.iter().fold((0, 0), |(a, m), r| (a + r.agreed, m + r.compared));
-    println!("klog agreed {agreed} of {compared}; {} sequences; total {total} s (limit 900 s)", rows.len());
+    say!("klog agreed {agreed} of {compared}; {} sequences; total {total} s (limit 900 s)", rows.len());
     let problems: Vec<&String> = rows.iter().flat_map(|r| &r.problems).collect();
     assert!(
         problems.is_empty(),
