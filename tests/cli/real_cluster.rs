@@ -21,6 +21,10 @@
 //! is "unknown". klog's own `acked_lost` class rests on the HW checkpoints (written every 5 s)
 //! and is printed beside the verdict, not in it: a follower killed within 5 s of an ack holds a
 //! checkpoint below it (README, "Real failovers on a real cluster").
+//!
+//! `KLOG_REAL_ONLY=clean,zombie` runs only those sequences; `KLOG_REAL_KEEP=1` keeps the cluster's
+//! dir (logs, data dirs) and the copies, and says where. Without the Kafka oracle's classpath the
+//! test skips, and under `KLOG_CI` it fails.
 
 use crate::cluster::Cluster;
 use crate::common::{klog, s};
