@@ -5,6 +5,7 @@
 #   KAFKA=0.11.0.3 SCALA=2.11 SEQ=kip101-2 bash benches/real-old.sh
 #   KAFKA=2.0.1 SCALA=2.12 ZK=3.4.9 ...   (2.0-2.3: pin the ZooKeeper client, see the pom)
 #   REAL_KEEP=DIR                                       keep the cluster, copies and logs
+#   KAFKA=all bash benches/real-old.sh                  every release and sequence (~15 min)
 # The last line, RESULT ..., says whether klog's mode for the release's era (hw before 0.11,
 # kip101 before 2.0, kip279 after) predicted the cut, the removed records and the divergence.
 # Needs: java 17, Maven (the broker jars: kafka-oracle/old/pom.xml resolves kafka_2.11 0.10.2.2,
@@ -25,6 +26,37 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+# KAFKA=all: every release of the README's table, each sequence, one run each, then the table.
+if [[ ${KAFKA:-} == all ]]; then
+    T0=$(date +%s)
+    results=()
+    for spec in 0.10.2.2:2.11: 0.11.0.3:2.11: 1.1.1:2.12: 2.0.1:2.12:3.4.9 2.8.2:2.13: 3.9.1:2.13:; do
+        IFS=: read -r k sc zk <<<"$spec"
+        for sq in kip101-1 kip101-2 kip279; do
+            out=$(KAFKA=$k SCALA=$sc ZK=$zk SEQ=$sq REAL_KEEP= bash "$0" 2>&1)
+            r=$(grep -h '^RESULT' <<<"$out") || r="RESULT release=$k sequence=$sq FAILED: $(grep -v '^\[20' <<<"$out" | tail -2 | tr '\n' ' ')"
+            echo "$r"
+            results+=("$r")
+        done
+    done
+    echo
+    printf '%s\n' "${results[@]}" | python3 -c '
+import collections, re, sys
+rows = collections.OrderedDict()
+for l in sys.stdin:
+    d = dict(re.findall(r"(\w+)=(\[[^]]*\]|\S+)", l))
+    r = rows.setdefault(d["release"], [0, 0, []])
+    r[1] += 1
+    if "klog_agreed" in d:
+        r[0] += d["klog_agreed"] == "1"
+        r[2].append("%s: cut %s, diverged %s, acked gone %s" % (d["sequence"], d["broker_cut"], d["diverged"], d["acked_gone"]))
+    else:
+        r[2].append(d["sequence"] + ": did not run")
+for k, (a, m, notes) in rows.items():
+    print("%-9s klog agreed %d of %d   %s" % (k, a, m, "; ".join(notes)))'
+    echo "total $(($(date +%s) - T0)) s"
+    exit 0
+fi
 KAFKA=${KAFKA:-0.10.2.2}
 SCALA=${SCALA:-2.11}
 cargo build --release --quiet || exit 2
