@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod capture;
+mod cluster;
 mod common;
 mod corruption;
 mod crash;
@@ -33,6 +34,7 @@ mod picture;
 mod ranges;
 mod readme;
 mod real;
+mod real_cluster;
 mod scale;
 mod scenarios;
 mod screens;

@@ -22,6 +22,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -32,6 +34,7 @@ import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -55,10 +58,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * create BOOTSTRAP TOPIC BROKERS [KEY=VALUE...]
  *     one partition on BROKERS (comma-separated node ids, the first the preferred leader),
  *     with the given topic configs: {"created": TOPIC}
+ * alter BOOTSTRAP TOPIC KEY=VALUE...
+ *     Admin.incrementalAlterConfigs (SET) on the topic: {"altered": TOPIC}
  * describe BOOTSTRAP TOPIC
  *     partition 0 as the controller's metadata tells it: {"leader","leader_epoch","replicas",
- *     "isr","elr","last_known_elr"}; the epoch comes from a Metadata request to the first
- *     broker of BOOTSTRAP that answers (Admin's describe leaves it out)
+ *     "isr","elr","last_known_elr","metadata_leader"}; the epoch comes from a Metadata request
+ *     to the first broker of BOOTSTRAP that answers (Admin's describe leaves it out), and
+ *     metadata_leader is the leader that answer names (when it differs from "leader", the two
+ *     brokers asked had not yet heard of the same election)
  * elect BOOTSTRAP TOPIC preferred|unclean
  *     Admin.electLeaders for partition 0: {"elected": true} or {"error": ...}
  * serve
@@ -104,6 +111,7 @@ public final class Cluster {
         switch (args[0]) {
             case "produce" -> produce(bootstrap, topic, args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
             case "create" -> create(bootstrap, topic, args[3], Arrays.copyOfRange(args, 4, args.length));
+            case "alter" -> alter(bootstrap, topic, Arrays.copyOfRange(args, 3, args.length));
             case "describe" -> System.out.println(describe(bootstrap, topic));
             case "elect" -> elect(bootstrap, topic, args[3]);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
@@ -180,12 +188,27 @@ public final class Cluster {
         System.out.println(o);
     }
 
+    private static void alter(String bootstrap, String topic, String[] configs) throws Exception {
+        List<AlterConfigOp> ops = new ArrayList<>();
+        for (String kv : configs) {
+            int eq = kv.indexOf('=');
+            ops.add(new AlterConfigOp(new ConfigEntry(kv.substring(0, eq), kv.substring(eq + 1)), AlterConfigOp.OpType.SET));
+        }
+        ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        admin(bootstrap).incrementalAlterConfigs(Map.of(r, ops)).all().get(20, TimeUnit.SECONDS);
+        ObjectNode o = JSON.createObjectNode();
+        o.put("altered", topic);
+        System.out.println(o);
+    }
+
     private static ObjectNode describe(String bootstrap, String topic) throws Exception {
         TopicDescription d = admin(bootstrap).describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
         TopicPartitionInfo p = d.partitions().get(0);
         ObjectNode o = JSON.createObjectNode();
         o.put("leader", p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id());
-        o.put("leader_epoch", leaderEpoch(bootstrap, topic));
+        int[] fromMetadata = leaderEpoch(bootstrap, topic);
+        o.put("leader_epoch", fromMetadata[1]);
+        o.put("metadata_leader", fromMetadata[0]);
         ids(o.putArray("replicas"), p.replicas());
         ids(o.putArray("isr"), p.isr());
         ids(o.putArray("elr"), p.elr());
@@ -197,8 +220,11 @@ public final class Cluster {
         if (nodes != null) nodes.forEach(n -> a.add(n.id()));
     }
 
-    /** The leader epoch of partition 0 from a Metadata request (v12) to the first broker that answers. */
-    private static int leaderEpoch(String bootstrap, String topic) throws Exception {
+    /**
+     * The leader and leader epoch of partition 0 from a Metadata request (v12) to the first broker
+     * that answers: {leader, epoch}.
+     */
+    private static int[] leaderEpoch(String bootstrap, String topic) throws Exception {
         Exception last = null;
         for (String hostPort : bootstrap.split(",")) {
             int colon = hostPort.lastIndexOf(':');
@@ -224,10 +250,10 @@ public final class Cluster {
                 MetadataResponse r = MetadataResponse.parse(new ByteBufferAccessor(rb), version);
                 for (MetadataResponse.TopicMetadata tm : r.topicMetadata()) {
                     for (MetadataResponse.PartitionMetadata pm : tm.partitionMetadata()) {
-                        if (pm.partition() == 0) return pm.leaderEpoch.orElse(-1);
+                        if (pm.partition() == 0) return new int[] {pm.leaderId.orElse(-1), pm.leaderEpoch.orElse(-1)};
                     }
                 }
-                return -1;
+                return new int[] {-1, -1};
             } catch (Exception e) {
                 last = e;
             }
