@@ -21,12 +21,28 @@ pub const KAFKA_VERSION: &str = "4.4.0";
 fn build_once(root: &Path) {
     static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     BUILT.get_or_init(|| {
-        if root.join("classpath.txt").is_file() {
+        if root.join("classpath.txt").is_file() && !sources_newer_than(root) {
             return;
         }
         let pom = Path::new(env!("CARGO_MANIFEST_DIR")).join("kafka-oracle/pom.xml");
         let _ = Command::new("mvn").args(["-q", "-B", "-f"]).arg(&pom).args(["package", "-DskipTests"]).output();
     });
+}
+
+/// Whether a source of the oracle (its pom or a Java file) changed after the last build: a
+/// stale build would run old probes against new tests.
+fn sources_newer_than(root: &Path) -> bool {
+    // The compiled classes are what a build renews (Maven leaves an unchanged classpath.txt).
+    let classes = std::fs::read_dir(root.join("classes/klog/oracle"));
+    let built =
+        classes.ok().and_then(|d| d.flatten().filter_map(|e| e.metadata().and_then(|m| m.modified()).ok()).min());
+    let Some(built) = built else { return true };
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("kafka-oracle");
+    let mut files = vec![src.join("pom.xml")];
+    if let Ok(dir) = std::fs::read_dir(src.join("src/main/java/klog/oracle")) {
+        files.extend(dir.flatten().map(|e| e.path()));
+    }
+    files.iter().any(|f| std::fs::metadata(f).and_then(|m| m.modified()).is_ok_and(|m| m > built))
 }
 
 /// The `java` command line that runs the oracle, if it has been built.

@@ -191,3 +191,32 @@ fn the_readme_explore_table_script_and_script_output_are_what_klog_makes() {
         );
     }
 }
+
+/// The explore section's example commands run as written (a lab path under a temp dir instead
+/// of `/tmp`): each exits 0 (no violation within its bounds) or 1 (one found), never 2.
+#[test]
+fn the_readme_explore_examples_run_as_written() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let examples = block_after(&readme, "shortest one, and hands it back as a shell script");
+    let tmp = tempfile::tempdir().unwrap();
+    let klog = assert_cmd::cargo::cargo_bin("klog");
+    let path = format!("{}:{}", klog.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let mut ran = 0;
+    for line in examples.lines().filter(|l| l.starts_with("klog ")) {
+        let command = line.split('#').next().unwrap().trim().replace("/tmp/", &format!("{}/", tmp.path().display()));
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&command)
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "README example failed: {command}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 5, "the README's explore examples were not found");
+}
