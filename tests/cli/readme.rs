@@ -220,3 +220,63 @@ fn the_readme_explore_examples_run_as_written() {
     }
     assert!(ran >= 5, "the README's explore examples were not found");
 }
+
+/// The explore benchmark block: its measured times are the run's, but every count in it (states,
+/// transitions, violations, shortest, depth) is what `klog explore` computes now for the same
+/// arguments (read from `benches/explore.sh`); the deep run's counts are those the README's prose
+/// states, and are not rerun here (a debug build takes minutes on them).
+#[test]
+fn the_readme_explore_benchmark_counts_are_what_klog_computes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let bench = std::fs::read_to_string(root.join("benches/explore.sh")).unwrap();
+    let start = readme.find("```\nklog explore benchmark on").expect("the README's explore benchmark block") + 4;
+    let block = &readme[start..start + readme[start..].find("```").expect("the block closes")];
+    let field = |row: &str, name: &str| -> String {
+        let words: Vec<&str> = row.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == name).unwrap_or_else(|| panic!("{name} in {row}"));
+        words[at + 1].to_string()
+    };
+    let mut checked = 0;
+    for line in bench.lines().filter(|l| l.starts_with("run ")) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (name, args) = (words[1], &words[4..]);
+        let row = block
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name} not in the README's block"));
+        let states: u64 = field(row, "states").parse().unwrap();
+        if states > 1_000_000 {
+            // Minutes in a debug build: held to the count the README's prose states instead.
+            let shown = states
+                .to_string()
+                .as_bytes()
+                .rchunks(3)
+                .rev()
+                .map(|c| std::str::from_utf8(c).unwrap())
+                .collect::<Vec<_>>()
+                .join(",");
+            assert!(readme.contains(&format!("({shown}")), "{name}: the prose does not state {shown} states");
+            continue;
+        }
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("klog"))
+            .arg("explore")
+            .args(args)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("explore JSON");
+        let run = &v["runs"][0];
+        assert_eq!(field(row, "states"), run["states"].to_string(), "{name}: {row}");
+        assert_eq!(field(row, "transitions"), run["transitions"].to_string(), "{name}: {row}");
+        assert_eq!(field(row, "violations"), run["violations"].to_string(), "{name}: {row}");
+        assert_eq!(field(row, "depth"), run["depth"].to_string(), "{name}: {row}");
+        let shortest = run["shortest"].as_u64().map_or("-".to_string(), |s| s.to_string());
+        assert_eq!(field(row, "shortest"), shortest, "{name}: {row}");
+        checked += 1;
+    }
+    assert!(checked >= 9, "{checked} rows checked");
+    let deep = block.lines().find(|l| l.starts_with("kip279-3r-4-2-deep")).expect("the deep row");
+    assert_eq!((field(deep, "states"), field(deep, "transitions")), ("1636387".into(), "7771072".into()));
+    assert!(readme.contains("1,636,387 canonical states and 7,771,072 transitions"));
+}
