@@ -280,3 +280,34 @@ fn the_readme_explore_benchmark_counts_are_what_klog_computes() {
     assert_eq!((field(deep, "states"), field(deep, "transitions")), ("1636387".into(), "7771072".into()));
     assert!(readme.contains("1,636,387 canonical states and 7,771,072 transitions"));
 }
+
+/// The README's first block and its Install block run as written, with the built binary for
+/// `cargo run -- …` and a temp dir for the system paths (`cargo install --path .` itself builds
+/// the same binary in release mode and is left to the user).
+#[test]
+fn the_readme_set_up_and_install_commands_run() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let klog = assert_cmd::cargo::cargo_bin("klog");
+    let tmp = tempfile::tempdir().unwrap();
+    let first = block_after(&readme, "# klog");
+    assert!(first.contains("cargo run --release -q -- demo") && first.contains("cargo test"), "{first}");
+    let demo = std::process::Command::new(&klog).arg("demo").output().unwrap();
+    assert!(demo.status.success() && String::from_utf8_lossy(&demo.stdout).contains("KIP-101"));
+    let install = block_after(&readme, "## Install");
+    let path = format!("{}:{}", klog.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let mut ran = 0;
+    for line in install.lines().filter(|l| l.starts_with("klog ")) {
+        let command = line
+            .split(" #")
+            .next()
+            .unwrap()
+            .replace("/usr/local/share/man/man1", &tmp.path().join("man1").display().to_string())
+            .replace("/etc/bash_completion.d/klog", &tmp.path().join("klog.bash").display().to_string());
+        let out = std::process::Command::new("bash").arg("-c").arg(&command).env("PATH", &path).output().unwrap();
+        assert!(out.status.success(), "{command}: {}", String::from_utf8_lossy(&out.stderr));
+        ran += 1;
+    }
+    assert_eq!(ran, 2);
+    assert!(tmp.path().join("man1/klog-recover.1").is_file());
+    assert!(std::fs::read_to_string(tmp.path().join("klog.bash")).unwrap().contains("klog"));
+}
