@@ -515,7 +515,8 @@ pub fn write_text_after(
         lines.push(p.bad(l.trim_end()));
     }
     // Legend: only what is on the picture.
-    let mut legend = vec!["│ batch".to_string()];
+    // `e2` means two things: a cell's batch epoch, and after a role the epoch a replica runs at.
+    let mut legend = vec!["eN: a batch's epoch; after a role, the replica's".to_string(), "│ batch".to_string()];
     if pic.joins_batches_in(start, stop) {
         legend.push("┆ same batch".into());
     }

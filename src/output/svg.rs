@@ -50,7 +50,10 @@ fn band(leader_epoch: i32) -> String {
 
 /// The legend line: only what is on the picture.
 fn legend_of(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> String {
-    let mut legend = vec!["e = leader epoch", "▲ mark before the offset (LS log start, RP recovery point)"];
+    let mut legend = vec![
+        "eN = a batch's leader epoch (after a role: the epoch the replica runs at)",
+        "▲ mark before the offset (LS log start, RP recovery point)",
+    ];
     if pic.joins_batches_in(start, stop) {
         legend.push("dashed = same batch");
     }
