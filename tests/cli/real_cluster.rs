@@ -396,19 +396,21 @@ fn clean(c: &mut Cluster, seq: &mut Seq) -> Result<(), String> {
     copy_final_leader(c, seq)
 }
 
+/// Every restarted broker kept its whole log.
+fn no_truncation(o: &Outcome) -> Vec<String> {
+    o.verdicts
+        .iter()
+        .filter(|v| v.broker_cut != v.log_end_before)
+        .map(|v| format!("broker {} truncated to {} below its log end {}", v.follower, v.broker_cut, v.log_end_before))
+        .collect()
+}
+
 fn expect_nothing_lost(_: &Seq, o: &Outcome) -> Vec<String> {
     let mut bad = Vec::new();
     if !o.acked_gone.is_empty() {
         bad.push(format!("acked records gone: {:?}", o.acked_gone));
     }
-    for v in &o.verdicts {
-        if v.broker_cut != v.log_end_before {
-            bad.push(format!(
-                "broker {} truncated to {} below its log end {}",
-                v.follower, v.broker_cut, v.log_end_before
-            ));
-        }
-    }
+    bad.extend(no_truncation(o));
     bad
 }
 
@@ -847,14 +849,7 @@ fn power_loss_all(c: &mut Cluster, seq: &mut Seq) -> Result<(), String> {
 fn expect_power_loss_all(seq: &Seq, o: &Outcome) -> Vec<String> {
     let gone: &[&str] = &["p-3", "p-4", "p-5"];
     let mut bad = expect_cut(seq, o, &[], gone);
-    for v in &o.verdicts {
-        if v.broker_cut != v.log_end_before {
-            bad.push(format!(
-                "broker {} truncated to {} below its log end {}",
-                v.follower, v.broker_cut, v.log_end_before
-            ));
-        }
-    }
+    bad.extend(no_truncation(o));
     bad
 }
 
