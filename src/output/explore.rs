@@ -21,17 +21,27 @@ fn records_text(line: &ReplicaLine) -> String {
     line.records.iter().map(|(o, e, v)| format!("{o}:({e},{v})")).collect::<Vec<_>>().join(" ")
 }
 
-/// replicas/epochs/records, then the options that relax a rule.
+/// replicas/epochs/records.
 fn bounds(run: &ExploreRun) -> String {
     let c = &run.config;
-    let mut text = format!("{}/{}/{}", c.replicas, c.max_epochs, c.max_records);
+    format!("{}/{}/{}", c.replicas, c.max_epochs, c.max_records)
+}
+
+/// The release whose rules ran, then the options that change a rule (on their own line: as
+/// a column they would push the table past 80 columns).
+fn rules(run: &ExploreRun) -> String {
+    let c = &run.config;
+    let mut text = format!("{} Kafka {}", c.mode().name(), c.rules.release);
     for (on, name) in
         [(c.unclean, "unclean"), (!c.fencing, "no-fencing"), (c.power_loss, "power-loss"), (c.stale_hw, "stale-hw")]
     {
         if on {
-            text.push(' ');
+            text.push_str(", ");
             text.push_str(name);
         }
+    }
+    if c.min_isr > 1 {
+        text.push_str(&format!(", min.insync.replicas {}", c.min_isr));
     }
     text
 }
@@ -81,6 +91,8 @@ pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, ti
     }
     t.write(out)?;
     writeln!(out, "bounds: replicas/epochs/records; depth: actions searched, of the bound").at("<stdout>", "write")?;
+    let rules: Vec<String> = report.runs.iter().map(rules).collect();
+    writeln!(out, "rules: {}", rules.join("; ")).at("<stdout>", "write")?;
     // The timings on a line of their own: they change from run to run, and as columns they
     // would push the table past 80 columns.
     if timing {
