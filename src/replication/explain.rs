@@ -425,24 +425,11 @@ fn simple(title: &'static str, source: String, lines: Vec<(usize, &'static str, 
     }
 }
 
-/// What one fetch round did, as [`super::fetch::fetch_round`] reports it.
-pub struct FetchFacts {
-    pub fetch_offset: i64,
-    pub truncated: Option<(i64, i64)>,
-    pub returned_high_watermark: i64,
-    pub leader_high_watermark: i64,
-    pub batches: u64,
-    pub bytes: u64,
-    pub follower_log_end_offset: i64,
-    pub follower_high_watermark: i64,
-    pub stuck: bool,
-}
-
 /// One fetch round ([`super::fetch::fetch_round`], Kafka `Partition.fetchRecords`,
 /// `ReplicaFetcherThread.processPartitionData`): the order that makes the follower's HW lag.
-pub fn explain_fetch(f: &FetchFacts) -> Explanation {
+pub fn explain_fetch(f: &super::fetch::FetchRound) -> Explanation {
     let ran = |v: String| Some(v);
-    let copied = !f.stuck;
+    let copied = f.stuck.is_none();
     simple(
         "fetch",
         "one fetch round: the leader answers with the HW it read before recording the fetch \
@@ -458,8 +445,8 @@ pub fn explain_fetch(f: &FetchFacts) -> Explanation {
                 "leader: hw = min(ISR's LEO), never back",
                 ran(format!("{} -> {}", f.returned_high_watermark, f.leader_high_watermark)),
             ),
-            (1, "leader: whole batches from the offset", ran(format!("{} batch(es)", f.batches))),
-            (0, "if a batch starts below leo: stop (stuck)", f.stuck.then(String::new)),
+            (1, "leader: whole batches from the offset", ran(format!("{} batch(es)", f.batches_copied))),
+            (0, "if a batch starts below leo: stop (stuck)", f.stuck.as_ref().map(|_| String::new())),
             (0, "append(r.batches)  # bytes unchanged", copied.then(|| format!("LEO {}", f.follower_log_end_offset))),
             (
                 0,
@@ -644,16 +631,18 @@ mod tests {
     /// carries the HW read before the fetch was recorded, so the follower's HW lags.
     #[test]
     fn a_fetch_round_shows_the_hw_it_returned_before_moving_it() {
-        let e = explain_fetch(&FetchFacts {
+        let e = explain_fetch(&crate::replication::fetch::FetchRound {
             fetch_offset: 2,
             truncated: None,
+            batches_copied: 0,
+            records_copied: 0,
+            bytes_copied: 0,
             returned_high_watermark: 0,
+            leader_log_end_offset: 2,
             leader_high_watermark: 2,
-            batches: 0,
-            bytes: 0,
             follower_log_end_offset: 2,
             follower_high_watermark: 0,
-            stuck: false,
+            stuck: None,
         });
         let ran = e.ran_lines();
         assert!(ran.contains(&"leader: hw = min(ISR's LEO), never back ◀ 0 -> 2".to_string()), "{ran:#?}");

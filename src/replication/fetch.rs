@@ -37,17 +37,7 @@ pub struct FetchRound {
 impl FetchRound {
     /// The round as it ran, line by line (`demo --explain`, the capture's code panel).
     pub fn explanation(&self) -> super::explain::Explanation {
-        super::explain::explain_fetch(&super::explain::FetchFacts {
-            fetch_offset: self.fetch_offset,
-            truncated: self.truncated,
-            returned_high_watermark: self.returned_high_watermark,
-            leader_high_watermark: self.leader_high_watermark,
-            batches: self.batches_copied,
-            bytes: self.bytes_copied,
-            follower_log_end_offset: self.follower_log_end_offset,
-            follower_high_watermark: self.follower_high_watermark,
-            stuck: self.stuck.is_some(),
-        })
+        super::explain::explain_fetch(self)
     }
 }
 
