@@ -1,6 +1,7 @@
 //! Integration tests through the real `klog` binary, one module per area.
 
 mod bad_input;
+mod browser;
 mod capture;
 mod cluster;
 mod common;
