@@ -61,6 +61,8 @@ pub struct SearchStats {
     pub capped: bool,
     /// Stopped because an allocation for the search failed (an address-space limit).
     pub out_of_memory: bool,
+    /// Stopped at the deadline given to [`search_from`] (then `capped` too).
+    pub timed_out: bool,
     pub seconds: f64,
 }
 
@@ -105,9 +107,24 @@ pub fn search(
     max_states: u64,
     accept: &dyn Fn(&State, &Violation) -> bool,
 ) -> SearchOutcome {
+    search_from(cfg, State::initial(cfg.replicas), threads, max_states, None, accept)
+}
+
+/// [`search`] from `initial` instead of [`State::initial`] (`klog lab`: from the state its
+/// history reached), stopping at `deadline` if it comes first (counted as a cap: the
+/// outcome is then not exhaustive). `cfg`'s bounds count from zero, not from `initial`: a
+/// state that has issued 2 epochs explores `max_epochs − 2` more elections.
+pub fn search_from(
+    cfg: &Config,
+    initial: State,
+    threads: usize,
+    max_states: u64,
+    deadline: Option<Instant>,
+    accept: &dyn Fn(&State, &Violation) -> bool,
+) -> SearchOutcome {
+    assert_eq!(initial.n(), cfg.replicas, "the configuration models the state's replicas");
     let started = Instant::now();
     let keep_rp = cfg.power_loss;
-    let initial = State::initial(cfg.replicas);
     let mut visited: Visited = HashSet::default();
     visited.insert(fingerprint(&initial, keep_rp));
     // parent index and action of every discovered state (index 0: the initial state)
@@ -123,6 +140,7 @@ pub fn search(
         closed: false,
         capped: false,
         out_of_memory: false,
+        timed_out: false,
         seconds: 0.0,
     };
     let mut first: Option<(u32, Action, Violation)> = None;
@@ -166,6 +184,11 @@ pub fn search(
                 }
             }
             if visited.len() as u64 >= max_states || stats.out_of_memory {
+                stats.capped = true;
+                break;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                stats.timed_out = true;
                 stats.capped = true;
                 break;
             }
@@ -313,6 +336,43 @@ mod tests {
         let out = search(&cfg(TruncationMode::Hw, 2, 3, 3, 16), 2, u64::MAX, &|_, _| true);
         let ce = out.counterexample.expect("hw loses an acked record");
         assert!(ce.actions.iter().any(|a| matches!(a, Action::Crash { .. })), "{ce:?}");
+    }
+
+    /// From KIP-101 scenario 1's state after the follower a (HW 1, m2 unacked in its view)
+    /// restarted under hw rules (truncated to its HW 1), the shortest acked loss is one
+    /// action away: a, still in the ISR, is elected without m2 — shorter than from the start.
+    #[test]
+    fn a_search_from_a_later_state_finds_the_shorter_way_from_there() {
+        let c = cfg(TruncationMode::Hw, 2, 3, 3, 10);
+        let mut s = State::initial(2);
+        for a in [
+            Action::Elect { replica: 1, leader_epoch: 0, isr: 0b11, unclean: false },
+            Action::Append { replica: 1, value: 1 },
+            Action::Fetch { leader: 1, follower: 0 },
+            Action::Fetch { leader: 1, follower: 0 },
+            Action::Append { replica: 1, value: 2 },
+            Action::Fetch { leader: 1, follower: 0 },
+            Action::Fetch { leader: 1, follower: 0 },
+            Action::Crash { replica: 0, power_loss: false, hw: None },
+            Action::Recover { follower: 0, leader: 1 },
+        ] {
+            let (next, v) = s.apply(&c, a);
+            assert_eq!(v, None, "{a:?}");
+            s = next;
+        }
+        let from_here = search_from(&c, s, 1, u64::MAX, None, &|_, v| matches!(v, Violation::AckedLoss { .. }));
+        let ce = from_here.counterexample.expect("a lacks m2 and may be elected");
+        assert_eq!(ce.actions, vec![Action::Elect { replica: 0, leader_epoch: 1, isr: 0b11, unclean: false }]);
+        assert!(matches!(ce.violation, Violation::AckedLoss { value: 2, offset: 1, leader: 0, .. }), "{ce:?}");
+        let from_start = search(&c, 1, u64::MAX, &|_, v| matches!(v, Violation::AckedLoss { .. }));
+        assert!(from_start.counterexample.unwrap().actions.len() > ce.actions.len());
+    }
+
+    #[test]
+    fn a_deadline_stops_the_search_and_says_so() {
+        let c = cfg(TruncationMode::Kip279, 2, 3, 3, 16);
+        let out = search_from(&c, State::initial(2), 1, u64::MAX, Some(Instant::now()), &|_, _| true);
+        assert!(out.stats.timed_out && out.stats.capped && !out.stats.exhaustive, "{:?}", out.stats);
     }
 
     #[test]
