@@ -5,7 +5,7 @@
 
 use replica_lab::cli::{
     AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs, DumpFormat,
-    ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, Outcome, RecoverArgs, Target,
+    ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs, Target,
 };
 use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
 use replica_lab::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
@@ -57,6 +57,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Text<'_
         Command::Generate(a) => generate(&a, settings, env, text),
         Command::Explore(a) => explore(&a, settings, env, text),
         Command::Demo(a) => demo(&a, settings, env, text),
+        Command::Lab(a) => lab(&a, settings, env, text),
     }
 }
 
@@ -281,6 +282,12 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
         writeln!(text, "\nkept {}", root.display()).at("<stdout>", "write")?;
     }
     result?;
+    Ok(Outcome::Success)
+}
+
+fn lab(a: &LabArgs, _: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let opts = replica_lab::lab::LabOptions { dir: a.dir.clone(), port: a.port, temp_dir: env.temp_dir.clone() };
+    replica_lab::lab::run(&opts, text)?;
     Ok(Outcome::Success)
 }
 

@@ -168,6 +168,18 @@ pub enum Command {
     /// recover report that shows the violation. Exit 0 when no violation was found within the
     /// bounds, 1 when one was.
     Explore(ExploreArgs),
+    /// Serve a page on 127.0.0.1 where you act on real replica dirs by clicking, and see the
+    /// picture and the code that ran after each action.
+    ///
+    /// Append, one fetch round, crash (clean or power loss), restart, flush, elect (the next
+    /// epoch, with an ISR) and recover a follower (hw, kip101 or kip279): each click runs one
+    /// klog command on replicas a, b (and c) in the lab dir, and the page shows the replicas'
+    /// picture (`klog draw`), the code panel of the procedure that ran and klog's output. Go back
+    /// to any frame and act there to fork (the steps before are replayed into a fresh dir); ask
+    /// the explorer for the shortest way to lose an acknowledged write from the current state;
+    /// copy the history as a klog script. Prints the URL (with a per-run token every request
+    /// needs) and opens nothing; listens on 127.0.0.1 only. Ctrl-C stops it; the lab dir stays.
+    Lab(LabArgs),
     /// Write the man pages or a shell completion script (for packagers and shells).
     #[command(subcommand)]
     Generate(GenerateCommand),
@@ -328,6 +340,16 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             force: a.force,
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct LabArgs {
+    /// The lab dir: an empty or absent directory klog makes (default: a new temp dir, printed).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The port on 127.0.0.1 (0: a random free one).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub port: u16,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -814,6 +836,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
             "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30",
         ],
+        "lab" => &["klog lab", "klog lab --dir /tmp/lab --port 8080"],
         "generate" => &["klog generate man /usr/local/share/man/man1", "klog generate completions bash > klog.bash"],
         _ => &[],
     }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod explore;
 pub mod format;
 pub mod generate;
+pub mod lab;
 pub mod log;
 pub mod output;
 pub mod partition_registration;

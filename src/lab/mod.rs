@@ -1,0 +1,347 @@
+//! `klog lab`: one page on 127.0.0.1 where a learner acts on real replica dirs by clicking and
+//! sees, after each action, the replicas' picture, the code that ran and klog's output; goes
+//! back to any frame and forks from it; asks the explorer for the shortest way to lose an
+//! acknowledged write from there; and copies the history as a klog script.
+//!
+//! A front end like `cli.rs`: [`session`] runs klog's commands and renders their reports with
+//! the output layer, [`server`] checks and routes the requests (tiny_http: one small,
+//! synchronous server; each request is handled on its own short-lived thread, so one slow
+//! client never holds the loop). The page (HTML, CSS and JS) is embedded; nothing comes from
+//! the network.
+
+pub mod server;
+pub mod session;
+
+use crate::error::{Error, IoContext, Result};
+use crate::explore::model::{Action, Config, Violation, MAX_EPOCHS, MAX_RECORDS};
+use crate::explore::search::search_from;
+use crate::replication::release::Rules;
+use serde_json::{json, Value};
+use server::{error_reply, json_reply, parse, Facts, Reply};
+use session::{Session, Step};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The page, embedded.
+const PAGE: &str = include_str!("page.html");
+
+/// Requests handled at once; more get 503.
+const IN_FLIGHT_MAX: usize = 8;
+/// The explorer's caps: wall time, distinct states (about 200 bytes each at the frontier).
+pub const EXPLORE_SECONDS: u64 = 10;
+pub const EXPLORE_STATES_MAX: u64 = 300_000;
+/// Epochs, records and actions the explorer may add to the current state.
+const EXPLORE_MORE_EPOCHS: usize = 2;
+const EXPLORE_MORE_RECORDS: usize = 2;
+const EXPLORE_DEPTH: u32 = 10;
+
+pub struct LabOptions {
+    /// The lab dir (empty or absent); `None`: a new one under `temp_dir`.
+    pub dir: Option<PathBuf>,
+    pub port: u16,
+    pub temp_dir: PathBuf,
+}
+
+/// The explorer's last run and whether one is running.
+#[derive(Default)]
+pub struct Explorer {
+    pub running: bool,
+    /// (branch, frame, mode) it ran for, and what it found.
+    pub result: Option<((usize, usize, String), Value)>,
+}
+
+pub struct Lab {
+    pub session: Session,
+    pub explorer: Arc<Mutex<Explorer>>,
+}
+
+/// 128 random bits from the OS, as hex.
+fn token() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+        .at("/dev/urandom", "read")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The lab dir: refused if it exists and is not an empty dir, or sits in a Kafka log dir.
+fn lab_dir(opts: &LabOptions) -> Result<PathBuf> {
+    let dir = opts.dir.clone().unwrap_or_else(|| {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        opts.temp_dir.join(format!("klog-lab-{}-{nanos}", std::process::id()))
+    });
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::layout(&dir, "is not a directory; --dir takes an empty or absent directory for the lab"));
+    }
+    if dir.exists() && std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, "list", e))?.next().is_some() {
+        return Err(Error::layout(&dir, "directory exists and is not empty; the lab needs an empty one"));
+    }
+    for ancestor in dir.ancestors().skip(1) {
+        if let Some(file) = crate::durable::output::kafka_dir_evidence(ancestor) {
+            return Err(Error::layout(
+                &dir,
+                format!(
+                    "is inside a Kafka log dir ({} holds {file}); the lab's replicas go elsewhere",
+                    ancestor.display()
+                ),
+            ));
+        }
+    }
+    Ok(dir)
+}
+
+/// Serve the lab until the process is stopped (Ctrl-C). Prints the URL and the lab dir.
+pub fn run(opts: &LabOptions, out: &mut dyn Write) -> Result<()> {
+    let root = lab_dir(opts)?;
+    let token = token()?;
+    let server = tiny_http::Server::http(("127.0.0.1", opts.port))
+        .map_err(|e| Error::Usage(format!("lab: cannot listen on 127.0.0.1:{}: {e}", opts.port)))?;
+    let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(opts.port);
+    crate::durable::create_dir(&root)?;
+    let session = Session::new(&root, 2)?;
+    // The lab dir stays whatever happens next: nothing to undo.
+    crate::durable::journal::finish();
+    writeln!(out, "klog lab: http://127.0.0.1:{port}/?token={token}").at("<stdout>", "write")?;
+    writeln!(out, "lab dir: {}", root.display()).at("<stdout>", "write")?;
+    writeln!(out, "open the URL in a browser; Ctrl-C stops the lab (the lab dir stays)").at("<stdout>", "write")?;
+    out.flush().at("<stdout>", "write")?;
+    let shared = Arc::new(Mutex::new(Lab { session, explorer: Arc::default() }));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let token = Arc::new(token);
+    loop {
+        let request = match server.recv() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("klog: warning: lab: {e}");
+                continue;
+            }
+        };
+        if in_flight.fetch_add(1, Ordering::SeqCst) >= IN_FLIGHT_MAX {
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+            let _ = respond(request, error_reply(503, "busy"));
+            continue;
+        }
+        let (shared, token, in_flight) = (shared.clone(), token.clone(), in_flight.clone());
+        std::thread::spawn(move || {
+            handle(request, &shared, port, &token);
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+}
+
+fn header<'a>(r: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
+    r.headers().iter().find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name)).map(|h| h.value.as_str())
+}
+
+fn respond(request: tiny_http::Request, reply: Reply) -> std::io::Result<()> {
+    let mut response = tiny_http::Response::from_string(reply.body).with_status_code(reply.status);
+    let headers = [
+        ("Content-Type", reply.content_type),
+        ("Cache-Control", "no-store"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Content-Type-Options", "nosniff"),
+        (
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; \
+             connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        ),
+    ];
+    for (k, v) in headers {
+        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
+            response.add_header(h);
+        }
+    }
+    request.respond(response)
+}
+
+fn handle(mut request: tiny_http::Request, shared: &server::Shared, port: u16, token: &str) {
+    let method = request.method().as_str().to_string();
+    let url = request.url().to_string();
+    let facts = Facts {
+        method: &method,
+        url: &url,
+        host: header(&request, "host"),
+        origin: header(&request, "origin"),
+        token_header: header(&request, server::TOKEN_HEADER),
+        content_type: header(&request, "content-type"),
+        content_length: header(&request, "content-length").map(|v| v.trim().parse().unwrap_or(usize::MAX)),
+    };
+    let reply = match server::check(&facts, port, token) {
+        Err(refusal) => error_reply(refusal.status, &refusal.reason),
+        Ok(path) => {
+            let path = path.to_string();
+            let declared = facts.content_length.unwrap_or(0);
+            let body = if method == "POST" {
+                match server::read_body(request.as_reader(), declared) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let _ = respond(request, error_reply(400, &format!("reading the body: {e}")));
+                        return;
+                    }
+                }
+            } else {
+                Vec::new()
+            };
+            route(&method, &path, &body, shared)
+        }
+    };
+    let _ = respond(request, reply);
+}
+
+fn route(method: &str, path: &str, body: &[u8], shared: &server::Shared) -> Reply {
+    let mut lab = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let result: std::result::Result<(), Reply> = match (method, path) {
+        ("GET", "/") => return Reply { status: 200, body: PAGE.to_string(), content_type: "text/html; charset=utf-8" },
+        ("GET", "/api/state") => Ok(()),
+        ("POST", "/api/act") => parse::<server::ActBody>(body).and_then(|b| {
+            let step = server::step_of(&b, &lab.session).map_err(|e| error_reply(400, &e))?;
+            lab.session.act(step).map_err(|e| error_reply(409, &e.to_string()))
+        }),
+        ("POST", "/api/goto") => parse::<server::GotoBody>(body)
+            .and_then(|b| lab.session.goto(b.branch, b.frame).map_err(|e| error_reply(400, &e))),
+        ("POST", "/api/reset") => parse::<server::ResetBody>(body).and_then(|b| {
+            if !(2..=3).contains(&b.replicas) {
+                return Err(error_reply(400, "replicas: 2 or 3"));
+            }
+            lab.session.reset(b.replicas).map_err(|e| error_reply(409, &e.to_string()))
+        }),
+        ("POST", "/api/explore") => parse::<server::ExploreBody>(body).and_then(|b| start_explorer(&lab, &b.mode)),
+        (_, "/" | "/api/state" | "/api/act" | "/api/goto" | "/api/reset" | "/api/explore") => {
+            Err(error_reply(405, "wrong method for this path"))
+        }
+        _ => Err(error_reply(404, "no such path")),
+    };
+    match result {
+        Ok(()) => json_reply(200, state_json(&lab)),
+        Err(reply) => reply,
+    }
+}
+
+/// Start the explorer from the viewed frame's model state, in the background.
+fn start_explorer(lab: &Lab, mode_name: &str) -> std::result::Result<(), Reply> {
+    let mode = server::mode_of(mode_name).map_err(|e| error_reply(400, &e))?;
+    let (b, f) = lab.session.view;
+    let key = (b, f, mode.name().to_string());
+    let state = match &lab.session.frame().model {
+        Ok(s) => *s,
+        Err(why) => {
+            let mut ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
+            ex.result = Some((key, json!({ "fits": false, "why": why })));
+            return Ok(());
+        }
+    };
+    let mut ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
+    if ex.running {
+        return Err(error_reply(409, "the explorer is already running"));
+    }
+    ex.running = true;
+    ex.result = None;
+    drop(ex);
+    let replicas = lab.session.replicas;
+    let slot = lab.explorer.clone();
+    std::thread::spawn(move || {
+        let rules = Rules::of_mode(mode);
+        let cfg = Config {
+            max_epochs: (state.epochs_issued as usize + EXPLORE_MORE_EPOCHS).min(MAX_EPOCHS) as u8,
+            max_records: (state.appended as usize + EXPLORE_MORE_RECORDS).min(MAX_RECORDS) as u8,
+            max_depth: EXPLORE_DEPTH,
+            ..Config::clean_at(rules, replicas, 0, 0, 0)
+        };
+        let deadline = Instant::now() + Duration::from_secs(EXPLORE_SECONDS);
+        let out = search_from(&cfg, state, 1, EXPLORE_STATES_MAX, Some(deadline), &|_, v| {
+            matches!(v, Violation::AckedLoss { .. })
+        });
+        let steps: Vec<String> = out.counterexample.as_ref().map_or(Vec::new(), |ce| {
+            ce.actions.iter().map(|a: &Action| Step { action: *a, rules }.command(replicas)).collect()
+        });
+        let s = &out.stats;
+        let result = json!({
+            "fits": true,
+            "mode": mode.name(),
+            "found": out.counterexample.is_some(),
+            "steps": steps,
+            "violation": out.counterexample.as_ref().map(|ce| session::violation_text(&ce.violation)),
+            "states": s.states,
+            "seconds": (s.seconds * 1000.0).round() / 1000.0,
+            "exhaustive": s.exhaustive,
+            "capped": s.capped,
+            "timed_out": s.timed_out,
+            "bounds": format!(
+                "clean elections, fencing; up to {} epochs and {} records in all, {} more actions",
+                cfg.max_epochs, cfg.max_records, cfg.max_depth
+            ),
+        });
+        let mut ex = slot.lock().unwrap_or_else(|e| e.into_inner());
+        ex.running = false;
+        ex.result = Some((key, result));
+    });
+    Ok(())
+}
+
+fn acked_json(a: &[session::Acked]) -> Value {
+    a.iter().map(|x| json!({ "offset": x.offset, "value": x.value })).collect()
+}
+
+/// Everything the page shows.
+pub fn state_json(lab: &Lab) -> Value {
+    let s = &lab.session;
+    let (b, f) = s.view;
+    let frame = s.frame();
+    let branches: Vec<Value> = s
+        .branches
+        .iter()
+        .enumerate()
+        .map(|(i, br)| {
+            json!({
+                "branch": i,
+                "parent": br.parent.map(|(pb, pf)| json!({ "branch": pb, "frame": pf })),
+                "frames": br.frames.iter().enumerate().map(|(k, fr)| json!({
+                    "frame": k,
+                    "command": fr.command,
+                    "lost": fr.lost.len(),
+                    "violation": fr.model_violation.is_some(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
+    let explorer = json!({
+        "running": ex.running,
+        "result": ex.result.as_ref().map(|((rb, rf, mode), v)| json!({
+            "branch": rb, "frame": rf, "mode": mode, "current": *rb == b && *rf == f, "outcome": v,
+        })),
+    });
+    json!({
+        "replicas": s.replicas,
+        "dir": s.root.display().to_string(),
+        "branch_dir": s.branches[b].dir.display().to_string(),
+        "view": { "branch": b, "frame": f, "last": s.branches[b].frames.len() - 1 },
+        "branches": branches,
+        "frame": {
+            "command": frame.command,
+            "output": frame.output,
+            "picture": frame.picture,
+            "recovery_picture": frame.recovery_picture,
+            "code": frame.code,
+            "no_code": frame.no_code,
+            "model": match &frame.model {
+                Ok(m) => json!({ "fits": true, "epochs_issued": m.epochs_issued, "appended": m.appended,
+                                 "isr": (0..s.replicas as u8).filter(|i| m.isr & (1 << i) != 0)
+                                        .map(|i| session::letter(i).to_string()).collect::<Vec<_>>() }),
+                Err(why) => json!({ "fits": false, "why": why }),
+            },
+            "model_violation": frame.model_violation,
+            "acked": acked_json(&frame.acked),
+            "lost": acked_json(&frame.lost),
+            "leader": frame.leader.map(|(l, e)| json!({ "replica": l.to_string(), "leader_epoch": e })),
+            "roles": frame.roles.iter().enumerate().map(|(i, (role, e))| json!({
+                "replica": session::letter(i as u8).to_string(), "role": role, "leader_epoch": e,
+            })).collect::<Vec<_>>(),
+        },
+        "script": s.script(),
+        "explorer": explorer,
+    })
+}

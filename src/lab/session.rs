@@ -1,0 +1,553 @@
+//! The lab's state: branches of histories of [`Action`]s on real replica dirs, one frame per
+//! action (what the page shows after it), and the explorer's model kept in step.
+//!
+//! Each action is run as exactly the command line [`script::command`] prints for it, parsed by
+//! klog's clap definitions ([`crate::cli::parse_from`]) and handed to the same command
+//! functions with the same conversions as `klog` itself; the reports are rendered by the
+//! output layer (text, picture, code panel). The same action is applied to an
+//! [`explore::model::State`], so the explorer can start from where the history is. A branch
+//! lives in its own dir `<lab>/<n>/` (replicas `a`, `b`, `c`); going back to a frame and acting
+//! there forks: the action prefix is replayed into a fresh branch dir (klog's commands are
+//! deterministic with fixed timestamps), then the new action runs.
+
+use crate::cli::{self, Command};
+use crate::commands::{self, draw::DrawRequest, recover::RecoverReport};
+use crate::error::{Error, Result};
+use crate::explore::model::{Action, Config, State, Violation, MAX_EPOCHS, MAX_RECORDS, MAX_REPLICAS};
+use crate::explore::script;
+use crate::output::picture::Picture;
+use crate::output::{explain, report, svg, text, Settings};
+use crate::replication::explain::{explain_fetch, Explanation};
+use crate::replication::release::Rules;
+use crate::replication::truncation::TruncationMode;
+use std::path::{Path, PathBuf};
+
+/// Most actions in one branch (a lab, not a load test).
+pub const MAX_STEPS: usize = 64;
+/// Most records appended in one branch (every one is drawn).
+pub const MAX_LAB_RECORDS: usize = 16;
+/// Most branches a lab makes (each is a dir of small replicas).
+pub const MAX_BRANCHES: usize = 64;
+/// Offsets drawn.
+const DRAWN_OFFSETS: i64 = 20;
+
+/// One step of a history: the action and the rules its command runs by (the mode of a
+/// `recover --leader`; an election's epoch entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub action: Action,
+    pub rules: Rules,
+}
+
+impl Step {
+    /// The model configuration this step's command line and model transition use.
+    pub fn config(&self, replicas: usize) -> Config {
+        lab_config(self.rules, replicas)
+    }
+
+    /// The command line, with replicas as `"$LAB/x"`.
+    pub fn command(&self, replicas: usize) -> String {
+        script::command(&self.config(replicas), &self.action)
+    }
+}
+
+/// The model configuration of the lab: every action the lab offers is one the model knows;
+/// bounds at the model's most (whether a step fits is checked against them).
+pub fn lab_config(rules: Rules, replicas: usize) -> Config {
+    Config {
+        replicas,
+        rules,
+        max_epochs: MAX_EPOCHS as u8,
+        max_records: MAX_RECORDS as u8,
+        max_depth: u32::MAX,
+        unclean: true,
+        fencing: true,
+        power_loss: true,
+        stale_hw: false,
+        min_isr: 1,
+    }
+}
+
+/// An acknowledged record: below a running leader's HW at some frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Acked {
+    pub offset: i64,
+    pub value: String,
+}
+
+/// What the page shows of one frame.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// The command line that made it (`"$LAB/x"` for replicas); the creates for frame 0.
+    pub command: String,
+    /// What klog printed.
+    pub output: String,
+    /// The replicas as `klog draw` pictures them (inline SVG).
+    pub picture: String,
+    /// A follower recovery's before/after picture with each record's fate (inline SVG).
+    pub recovery_picture: Option<String>,
+    /// The code panels of the procedures that ran (HTML), or why there is none.
+    pub code: Vec<String>,
+    pub no_code: Option<String>,
+    /// The model after this frame, or why the history left it.
+    pub model: std::result::Result<State, String>,
+    /// The model's invariant this step broke, in words.
+    pub model_violation: Option<String>,
+    /// Every record acknowledged so far (on disk: below a running leader's HW).
+    pub acked: Vec<Acked>,
+    /// The acknowledged records the current leader does not hold at their offset.
+    pub lost: Vec<Acked>,
+    /// The current leader (letter) and its epoch.
+    pub leader: Option<(char, i32)>,
+    /// Each replica's role (leader, follower, crashed, ...) and the epoch it works in.
+    pub roles: Vec<(&'static str, Option<i32>)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Branch {
+    pub dir: PathBuf,
+    /// Where it forked from: (branch, frame).
+    pub parent: Option<(usize, usize)>,
+    pub steps: Vec<Step>,
+    /// `frames[0]` after the creates, `frames[i]` after `steps[i - 1]`.
+    pub frames: Vec<Frame>,
+}
+
+pub struct Session {
+    pub root: PathBuf,
+    pub replicas: usize,
+    pub branches: Vec<Branch>,
+    /// What the page views: (branch, frame).
+    pub view: (usize, usize),
+}
+
+/// The letter of replica `i`.
+pub fn letter(i: u8) -> char {
+    script::replica_name(i)
+}
+
+/// A replica by its letter, among `replicas`.
+pub fn replica_index(name: &str, replicas: usize) -> std::result::Result<u8, String> {
+    match name.as_bytes() {
+        [c @ b'a'..=b'c'] if ((c - b'a') as usize) < replicas => Ok(c - b'a'),
+        _ => Err(format!(
+            "replica {:?}: expected one of {}",
+            name.chars().take(8).collect::<String>(),
+            (0..replicas as u8).map(|i| letter(i).to_string()).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// The words of a command line [`script::command`] printed, with `"$LAB/x"` as `lab/x`: plain
+/// words separated by single spaces; the only quoted words are replica dirs.
+pub fn argv(line: &str, lab: &Path) -> Result<Vec<std::ffi::OsString>> {
+    let mut out = Vec::new();
+    for word in line.split(' ').filter(|w| !w.is_empty()) {
+        if let Some(rest) = word.strip_prefix("\"$LAB/").and_then(|r| r.strip_suffix('"')) {
+            replica_index(rest, MAX_REPLICAS).map_err(Error::Usage)?;
+            out.push(lab.join(rest).into_os_string());
+        } else if word.contains(['"', '$', '\'', '\\', '#']) {
+            return Err(Error::Usage(format!("lab: not a command line the lab runs: {line}")));
+        } else {
+            out.push(word.into());
+        }
+    }
+    Ok(out)
+}
+
+/// The settings the lab renders text with: no colour, no wrapping, no progress.
+fn settings() -> Settings {
+    Settings { color: false, width: None, progress: false, truecolor: false }
+}
+
+/// What running one command gave.
+struct Ran {
+    output: String,
+    code: Vec<Explanation>,
+    recovery: Option<String>,
+}
+
+/// Run one command line in `lab`: parsed by klog's clap definitions, then the command with
+/// the conversions `klog` uses, the report rendered as `klog` prints it. A failed command
+/// changes nothing on disk (the undo journal, as in `main`).
+fn run_line(line: &str, lab: &Path) -> Result<Ran> {
+    let mut words = vec![std::ffi::OsString::from("klog")];
+    words.extend(argv(line.strip_prefix("klog ").unwrap_or(line), lab)?);
+    let parsed = cli::parse_from(words).map_err(|e| Error::Usage(cli::clap_error_line(&e)))?;
+    crate::durable::journal::begin();
+    let result = run_command(parsed.command);
+    match &result {
+        Ok(_) => crate::durable::journal::finish(),
+        Err(_) => {
+            for failure in crate::durable::journal::rollback() {
+                eprintln!("klog: warning: {failure}");
+            }
+        }
+    }
+    result
+}
+
+fn run_command(command: Command) -> Result<Ran> {
+    let s = settings();
+    let mut out: Vec<u8> = Vec::new();
+    let mut code = Vec::new();
+    let mut recovery = None;
+    match command {
+        Command::Create(a) => {
+            let paths = commands::create::run(&(&a).into())?;
+            text::created(&mut out, &paths)?;
+        }
+        Command::Elect(a) => {
+            let r = commands::elect::run(&(&a).into())?;
+            text::elected(&mut out, &r, &s)?;
+            code.push(r.explanation());
+        }
+        Command::Append(a) => {
+            let req = a.request(&mut std::io::empty(), commands::now_ms())?;
+            let r = commands::append::run(req, &mut commands::NoProgress)?;
+            text::appended(&mut out, &a.target.dir.display().to_string(), &r, &s)?;
+            code.push(r.explanation());
+        }
+        Command::Fetch(a) => {
+            let r = commands::fetch::run(&(&a).into())?;
+            text::fetch_rounds(&mut out, &r, &a.follower.display().to_string(), &s)?;
+            code.extend(r.rounds.iter().map(explain_fetch));
+        }
+        Command::Flush(t) => {
+            let r = commands::flush::run(&t.dir, t.partition.as_deref())?;
+            text::flushed(&mut out, &t.dir.display().to_string(), &r, &s)?;
+        }
+        Command::Crash(a) => {
+            let r = crate::crash::crash(&a.target.dir, a.target.partition.as_deref(), &(&a).into())?;
+            text::crashed(&mut out, &r, &s)?;
+        }
+        Command::Recover(a) => match commands::recover::run(&(&a).into())? {
+            RecoverReport::Local(r) => report::local_text(&mut out, &r, &s)?,
+            RecoverReport::Follower(r) => {
+                report::follower_text(&mut out, &r, &s)?;
+                let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
+                let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
+                let leader_records = commands::draw::records_in(leader_dir, None, from, end)?;
+                let pic = Picture::of_recovery(
+                    &r,
+                    &commands::draw::short_name(leader_dir),
+                    &commands::draw::short_name(&a.dir),
+                    Some(&leader_records),
+                );
+                recovery = Some(svg::render(&pic, false));
+                code.push(r.explanation());
+            }
+        },
+        _ => return Err(Error::Usage("lab: not a command the lab runs".into())),
+    }
+    Ok(Ran { output: String::from_utf8_lossy(&out).into_owned(), code, recovery })
+}
+
+/// The replicas' picture and the acked/lost verdict, read from the dirs.
+struct Look {
+    picture: String,
+    acked: Vec<Acked>,
+    lost: Vec<Acked>,
+    leader: Option<(char, i32)>,
+    roles: Vec<(&'static str, Option<i32>)>,
+}
+
+fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
+    let dirs: Vec<PathBuf> = (0..replicas as u8).map(|i| dir.join(letter(i).to_string())).collect();
+    let report =
+        commands::draw::run(&DrawRequest { dirs: &dirs, partition: None, from: Some(0), limit: DRAWN_OFFSETS })?;
+    let picture = svg::render(&Picture::of_draw(&report), false);
+    let value = |r: &commands::draw::DrawnRecord| r.value.as_deref().map(|v| String::from_utf8_lossy(v).into_owned());
+    let mut acked = acked_before.to_vec();
+    for r in report.replicas.iter().filter(|r| r.role == "leader") {
+        for rec in r.records.iter().filter(|rec| rec.offset < r.high_watermark) {
+            let a = Acked { offset: rec.offset, value: value(rec).unwrap_or_default() };
+            if !acked.contains(&a) {
+                acked.push(a);
+            }
+        }
+    }
+    acked.sort_by(|x, y| (x.offset, &x.value).cmp(&(y.offset, &y.value)));
+    let leader = report
+        .replicas
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.role == "leader")
+        .max_by_key(|(_, r)| r.leader_epoch)
+        .map(|(i, r)| (i, r.leader_epoch.unwrap_or(-1)));
+    let lost = match leader {
+        Some((i, _)) => {
+            let records = &report.replicas[i].records;
+            acked
+                .iter()
+                .filter(|a| {
+                    records.iter().find(|r| r.offset == a.offset).and_then(value).as_deref() != Some(a.value.as_str())
+                })
+                .cloned()
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let roles = report.replicas.iter().map(|r| (r.role, r.leader_epoch)).collect();
+    Ok(Look { picture, acked, lost, leader: leader.map(|(i, e)| (letter(i as u8), e)), roles })
+}
+
+/// A model violation in words.
+pub fn violation_text(v: &Violation) -> String {
+    match *v {
+        Violation::AckedLoss { value, offset, leader, leader_epoch, found } => format!(
+            "acked {} (offset {offset}) is missing from {}'s log when it leads at epoch {leader_epoch}{}",
+            script::value_name(value),
+            letter(leader),
+            found.map_or(String::new(), |r| format!(" (it holds {} there)", script::value_name(r.value)))
+        ),
+        Violation::Divergence { offset, a, b, rec_a, rec_b } => format!(
+            "{} and {} hold different records at offset {offset} below both HWs ({} e{}, {} e{})",
+            letter(a),
+            letter(b),
+            script::value_name(rec_a.value),
+            rec_a.leader_epoch,
+            script::value_name(rec_b.value),
+            rec_b.leader_epoch
+        ),
+    }
+}
+
+/// The model's next state after `step`, or why the step leaves it.
+fn model_step(
+    model: &std::result::Result<State, String>,
+    step: &Step,
+    index: usize,
+    replicas: usize,
+) -> (std::result::Result<State, String>, Option<String>) {
+    let state = match model {
+        Ok(s) => s,
+        Err(why) => return (Err(why.clone()), None),
+    };
+    let cfg = step.config(replicas);
+    let mut offered = Vec::new();
+    state.successors(&cfg, &mut offered);
+    let fits = offered.contains(&step.action)
+        || match step.action {
+            // A power cut with nothing unflushed is a clean crash.
+            Action::Crash { replica, power_loss: true, hw } => {
+                offered.contains(&Action::Crash { replica, power_loss: false, hw })
+            }
+            _ => false,
+        };
+    if !fits {
+        let why = match step.action {
+            Action::Append { .. } if state.appended as usize >= MAX_RECORDS => {
+                format!("the explorer's model holds at most {MAX_RECORDS} records")
+            }
+            Action::Elect { .. } if state.epochs_issued as usize >= MAX_EPOCHS => {
+                format!("the explorer's model issues at most {MAX_EPOCHS} epochs")
+            }
+            _ => "it is not an action the explorer's controller takes in that state (a leader that is not \
+                  the latest, a replica outside the ISR, a crashed or not-yet-told replica, ...)"
+                .to_string(),
+        };
+        return (Err(format!("step {} ({}) does not fit: {why}", index + 1, step.command(replicas))), None);
+    }
+    let (next, violation) = state.apply(&cfg, step.action);
+    (Ok(next), violation.as_ref().map(violation_text))
+}
+
+/// What an action needs that it lacks before it runs (the lab's own bounds).
+fn check_bounds(branch: &Branch, upto: usize, action: &Action) -> Result<()> {
+    if upto >= MAX_STEPS {
+        return Err(Error::Usage(format!("lab: a branch holds at most {MAX_STEPS} steps")));
+    }
+    let appended = branch.steps[..upto].iter().filter(|s| matches!(s.action, Action::Append { .. })).count();
+    if matches!(action, Action::Append { .. }) && appended >= MAX_LAB_RECORDS {
+        return Err(Error::Usage(format!("lab: a branch appends at most {MAX_LAB_RECORDS} records")));
+    }
+    Ok(())
+}
+
+impl Session {
+    /// A new lab in `root` (empty or absent; made here) with `replicas` replicas.
+    pub fn new(root: &Path, replicas: usize) -> Result<Session> {
+        let mut s = Session { root: root.to_path_buf(), replicas, branches: Vec::new(), view: (0, 0) };
+        s.start_branch(None, &[])?;
+        Ok(s)
+    }
+
+    /// Start over with `replicas` replicas in a new branch.
+    pub fn reset(&mut self, replicas: usize) -> Result<()> {
+        self.replicas = replicas;
+        self.start_branch(None, &[])
+    }
+
+    fn creates(&self) -> Vec<String> {
+        (0..self.replicas as u8)
+            .map(|i| format!("klog create \"$LAB/{}\" --replica-id {}", letter(i), script::replica_id(i)))
+            .collect()
+    }
+
+    /// A new branch dir replaying `steps`; it becomes the view at its last frame.
+    fn start_branch(&mut self, parent: Option<(usize, usize)>, steps: &[Step]) -> Result<()> {
+        if self.branches.len() >= MAX_BRANCHES {
+            return Err(Error::Usage(format!("lab: at most {MAX_BRANCHES} branches; restart klog lab")));
+        }
+        let dir = self.root.join((self.branches.len() + 1).to_string());
+        let mut output = String::new();
+        for line in self.creates() {
+            output.push_str(&format!("$ {line}\n{}", run_line(&line, &dir)?.output));
+        }
+        let Look { picture, acked, lost, leader, roles } = look(&dir, self.replicas, &[])?;
+        let first = Frame {
+            command: self.creates().join("\n"),
+            output: output.replace(&dir.display().to_string(), "$LAB"),
+            picture,
+            recovery_picture: None,
+            code: Vec::new(),
+            no_code: Some("create writes empty replica dirs: no replication procedure runs".into()),
+            model: Ok(State::initial(self.replicas)),
+            model_violation: None,
+            acked,
+            lost,
+            leader,
+            roles,
+        };
+        self.branches.push(Branch { dir, parent, steps: Vec::new(), frames: vec![first] });
+        let b = self.branches.len() - 1;
+        for step in steps {
+            self.push_step(b, *step)?;
+        }
+        self.view = (b, self.branches[b].frames.len() - 1);
+        Ok(())
+    }
+
+    /// Run `step` at the end of branch `b`.
+    fn push_step(&mut self, b: usize, step: Step) -> Result<()> {
+        let replicas = self.replicas;
+        let branch = &self.branches[b];
+        check_bounds(branch, branch.steps.len(), &step.action)?;
+        let line = step.command(replicas);
+        let ran = run_line(&line, &branch.dir)?;
+        let last = branch.frames.last().expect("a branch has its first frame");
+        let (model, model_violation) = model_step(&last.model, &step, branch.steps.len(), replicas);
+        let Look { picture, acked, lost, leader, roles } = look(&branch.dir, replicas, &last.acked)?;
+        let no_code = ran.code.is_empty().then(|| match step.action {
+            Action::Crash { .. } => "a crash runs no procedure: the volatile state is gone (and with --power-loss \
+                                     what only the page cache held)"
+                .to_string(),
+            Action::Restart { .. } => "restart: local recovery (scan from the recovery point; see the output)".into(),
+            _ => "no procedure to show".into(),
+        });
+        let frame = Frame {
+            output: ran.output.replace(&branch.dir.display().to_string(), "$LAB"),
+            command: line,
+            picture,
+            recovery_picture: ran.recovery,
+            code: ran.code.iter().map(explain::write_html).collect(),
+            no_code,
+            model,
+            model_violation,
+            acked,
+            lost,
+            leader,
+            roles,
+        };
+        let branch = &mut self.branches[b];
+        branch.steps.push(step);
+        branch.frames.push(frame);
+        Ok(())
+    }
+
+    /// Run `step` after the viewed frame: at a branch's end it extends the branch, elsewhere
+    /// it forks (the prefix replayed into a new branch dir).
+    pub fn act(&mut self, step: Step) -> Result<()> {
+        let (b, f) = self.view;
+        let branch = &self.branches[b];
+        check_bounds(branch, f, &step.action)?;
+        if f + 1 == branch.frames.len() {
+            self.push_step(b, step)?;
+            self.view = (b, f + 1);
+            return Ok(());
+        }
+        let mut steps = branch.steps[..f].to_vec();
+        steps.push(step);
+        self.start_branch(Some((b, f)), &steps)
+    }
+
+    /// View frame `f` of branch `b`.
+    pub fn goto(&mut self, b: usize, f: usize) -> std::result::Result<(), String> {
+        let branch = self.branches.get(b).ok_or_else(|| format!("no branch {}", b + 1))?;
+        if f >= branch.frames.len() {
+            return Err(format!("branch {} has frames 0 to {}", b + 1, branch.frames.len() - 1));
+        }
+        self.view = (b, f);
+        Ok(())
+    }
+
+    pub fn frame(&self) -> &Frame {
+        &self.branches[self.view.0].frames[self.view.1]
+    }
+
+    /// The steps up to the viewed frame.
+    pub fn steps(&self) -> &[Step] {
+        &self.branches[self.view.0].steps[..self.view.1]
+    }
+
+    /// The history up to the viewed frame as a bash script running the same commands.
+    pub fn script(&self) -> String {
+        let (b, f) = self.view;
+        let mut s = String::from("#!/usr/bin/env bash\n");
+        s.push_str(&format!(
+            "# klog lab: branch {}, frame {f} ({} steps). Needs klog on PATH.\n# Run: bash lab.sh DIR \
+             (an empty or absent dir): the replicas are DIR/a, DIR/b{}.\n",
+            b + 1,
+            f,
+            if self.replicas > 2 { ", DIR/c" } else { "" }
+        ));
+        s.push_str("set -euo pipefail\nLAB=${1:?usage: bash lab.sh DIR}\n");
+        for line in self.creates() {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        for step in self.steps() {
+            s.push_str(&step.command(self.replicas));
+            s.push('\n');
+        }
+        let frame = self.frame();
+        if frame.lost.is_empty() {
+            s.push_str("# verdict: no acknowledged record lost\n");
+        } else {
+            let lost: Vec<String> = frame.lost.iter().map(|a| format!("{} (offset {})", a.value, a.offset)).collect();
+            let leader = frame.leader.map_or(String::new(), |(l, e)| format!(" by {l}, leader at epoch {e}"));
+            s.push_str(&format!("# verdict: acknowledged {} lost{leader}\n", lost.join(", ")));
+        }
+        s
+    }
+}
+
+/// The rules a step runs by: a recover's mode; elections and the rest at the newest rules
+/// (the epoch entry at election, Kafka >= 2.1).
+pub fn rules_for(mode: Option<TruncationMode>) -> Rules {
+    Rules::of_mode(mode.unwrap_or(TruncationMode::Kip279))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_takes_the_lab_dirs_and_refuses_other_shell_words() {
+        let lab = Path::new("/l/1");
+        let words = argv("fetch --leader \"$LAB/b\" \"$LAB/a\"", lab).unwrap();
+        assert_eq!(words, vec!["fetch", "--leader", "/l/1/b", "/l/1/a"]);
+        assert!(argv("crash \"$LAB/../x\"", lab).is_err());
+        assert!(argv("crash $HOME", lab).is_err());
+        assert!(argv("crash \"$LAB/d\"", lab).is_err());
+    }
+
+    #[test]
+    fn replica_letters_are_bounded_by_the_lab() {
+        assert_eq!(replica_index("b", 2), Ok(1));
+        assert!(replica_index("c", 2).is_err());
+        assert!(replica_index("../a", 3).is_err());
+        assert!(replica_index("", 3).is_err());
+    }
+}
