@@ -516,7 +516,7 @@ impl Session {
             s.push_str("# verdict: no acknowledged record lost\n");
         } else {
             let lost: Vec<String> = frame.lost.iter().map(|a| format!("{} (offset {})", a.value, a.offset)).collect();
-            let leader = frame.leader.map_or(String::new(), |(l, e)| format!(" by {l}, leader at epoch {e}"));
+            let leader = frame.leader.map_or(String::new(), |(l, e)| format!(": {l} leads at epoch {e} without it"));
             s.push_str(&format!("# verdict: acknowledged {} lost{leader}\n", lost.join(", ")));
         }
         s

@@ -23,6 +23,7 @@ mod hostile_writes;
 mod internal_records;
 mod internal_topics;
 mod kill;
+mod lab;
 mod log_trust;
 #[allow(dead_code)]
 mod oracle;

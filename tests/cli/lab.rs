@@ -1,0 +1,278 @@
+//! `klog lab`: the server started as a user starts it (`--dir D --port 0`), its URL read from
+//! stdout, and raw HTTP requests over std's TcpStream: the refusals (token, Host, Origin,
+//! method, size, JSON), nothing written outside D, and (in Chromium) KIP-101 scenario 1 played
+//! by clicking, whose copied script, run through the CLI, leaves the same dirs.
+
+use crate::common::*;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A running `klog lab`, stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+    token: String,
+    url: String,
+}
+
+impl Server {
+    fn start(dir: &Path, tmp: &Path) -> Server {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("klog"))
+            .args(["lab", "--dir", s(dir), "--port", "0"])
+            .env("TMPDIR", tmp)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("klog lab starts");
+        let mut first = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut first).unwrap();
+        let url = first.trim().strip_prefix("klog lab: ").unwrap_or_else(|| panic!("no URL: {first:?}")).to_string();
+        let rest = url.strip_prefix("http://127.0.0.1:").expect("bound to 127.0.0.1");
+        let (port, token) = rest.split_once("/?token=").expect("the URL carries the token");
+        Server { port: port.parse().unwrap(), token: token.to_string(), url: url.clone(), child }
+    }
+
+    /// One raw request; (status, body).
+    fn raw(&self, request: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+        let text = String::from_utf8_lossy(&reply).into_owned();
+        let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("no status: {text:?}"));
+        let body = text.split_once("\r\n\r\n").map_or(String::new(), |(_, b)| b.to_string());
+        (status, body)
+    }
+
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    fn get(&self, path: &str, extra: &str) -> (u16, String) {
+        self.raw(&format!("GET {path} HTTP/1.1\r\nHost: {}\r\n{extra}Connection: close\r\n\r\n", self.host()))
+    }
+
+    fn post(&self, path: &str, content_type: &str, body: &str, extra: &str) -> (u16, String) {
+        self.raw(&format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nX-Klog-Token: {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
+            self.host(),
+            self.token,
+            body.len()
+        ))
+    }
+
+    fn act(&self, body: &str) -> serde_json::Value {
+        let (status, reply) = self.post("/api/act", "application/json", body, "");
+        assert_eq!(status, 200, "{body}: {reply}");
+        serde_json::from_str(&reply).unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_lab_refuses_requests_without_the_token_from_other_hosts_or_origins_and_bad_bodies() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let token = server.token.clone();
+    let with_token = format!("X-Klog-Token: {token}\r\n");
+
+    // The page with its token; the API with the token in a header.
+    let (status, page) = server.get(&format!("/?token={token}"), "");
+    assert_eq!(status, 200);
+    assert!(page.contains("<title>klog lab</title>") && !page.contains("http://") && !page.contains("https://"));
+    assert_eq!(server.get("/api/state", &with_token).0, 200);
+
+    let before = tree(&dir);
+    // No token, a wrong one, the token only in the URL for the API.
+    assert_eq!(server.get("/", "").0, 403);
+    assert_eq!(server.get("/?token=00000000000000000000000000000000", "").0, 403);
+    assert_eq!(server.get("/api/state", "").0, 403);
+    assert_eq!(server.get(&format!("/api/state?token={token}"), "").0, 403);
+    assert_eq!(server.get("/api/state", "X-Klog-Token: 00000000000000000000000000000000\r\n").0, 403);
+    // DNS rebinding: another Host; a cross-site page: another Origin.
+    let rebinding = format!(
+        "GET /api/state HTTP/1.1\r\nHost: evil.example:{}\r\n{with_token}Connection: close\r\n\r\n",
+        server.port
+    );
+    assert_eq!(server.raw(&rebinding).0, 403);
+    let no_host = format!("GET /api/state HTTP/1.0\r\n{with_token}\r\n");
+    assert_eq!(server.raw(&no_host).0, 403);
+    let act = r#"{"kind":"elect","replica":"b","isr":["a"]}"#;
+    assert_eq!(server.post("/api/act", "application/json", act, "Origin: http://evil.example\r\n").0, 403);
+    assert_eq!(
+        server.post("/api/act", "application/json", act, &format!("Origin: http://localhost:{}\r\n", server.port + 1)).0,
+        403
+    );
+    // Changes only by POST with JSON, bounded.
+    assert_eq!(server.get("/api/act", &with_token).0, 405);
+    assert_eq!(server.post("/api/act", "text/plain", act, "").0, 415);
+    assert_eq!(server.post("/api/act", "application/x-www-form-urlencoded", act, "").0, 415);
+    let big = format!("{{\"kind\":\"append\",\"replica\":\"{}\"}}", "b".repeat(17 * 1024));
+    assert_eq!(server.post("/api/act", "application/json", &big, "").0, 413);
+    assert_eq!(server.post("/api/act", "application/json", "{\"kind\":", "").0, 400);
+    assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"crash","replica":"b","path":"/etc"}"#, "").0, 400);
+    assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"crash","replica":"../../x"}"#, "").0, 400);
+    assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"crash","replica":"c"}"#, "").0, 400);
+    assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"rm","replica":"a"}"#, "").0, 400);
+    assert_eq!(server.post("/api/goto", "application/json", r#"{"branch":7,"frame":0}"#, "").0, 400);
+    assert_eq!(server.post("/api/reset", "application/json", r#"{"replicas":9}"#, "").0, 400);
+    assert_eq!(server.get("/etc/passwd", &with_token).0, 404);
+    assert_eq!(tree(&dir), before, "a refused request changes nothing");
+
+    // A command klog refuses (append to a follower) is reported and changes nothing.
+    let (status, reply) = server.post("/api/act", "application/json", r#"{"kind":"append","replica":"a"}"#, "");
+    assert_eq!(status, 409, "{reply}");
+    assert_eq!(tree(&dir), before, "a failed command changes nothing");
+
+    // Accepted actions write only under D.
+    let state = server.act(act);
+    assert_eq!(state["frame"]["command"], "klog elect \"$LAB/b\" --epoch 0 --isr \"$LAB/a\"");
+    server.act(r#"{"kind":"append","replica":"b"}"#);
+    let state = server.act(r#"{"kind":"fetch","leader":"b","follower":"a"}"#);
+    assert!(state["frame"]["code"].as_array().unwrap()[0].as_str().unwrap().contains("fetch"), "{state}");
+    drop(server);
+    assert_eq!(listing(outside.path()), vec!["lab"], "nothing beside D");
+    assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
+    assert_eq!(listing(&dir), vec!["1"], "one branch dir");
+    assert_eq!(listing(&dir.join("1")), vec!["a", "b"]);
+}
+
+#[test]
+fn the_lab_takes_only_an_empty_or_absent_dir_outside_kafka_log_dirs() {
+    let lab = Lab::new();
+    let full = lab.path("full");
+    std::fs::create_dir_all(&full).unwrap();
+    std::fs::write(full.join("x"), b"x").unwrap();
+    let (_, err) = code(&["lab", "--dir", s(&full), "--port", "0"], 2);
+    assert!(err.contains("not empty") && err.contains(s(&full)), "{err}");
+    let replica = lab.create("a", 1, &[]);
+    let inside = replica.join("lab");
+    let (_, err) = code(&["lab", "--dir", s(&inside), "--port", "0"], 2);
+    assert!(err.contains("inside a Kafka log dir"), "{err}");
+    assert!(!inside.exists());
+}
+
+/// Every file under `dir` by its path below `dir`; `meta.properties`' first comment line (the
+/// wall-clock time `create` ran, as Java's Properties.store writes it) masked.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    tree(dir)
+        .into_iter()
+        .filter_map(|(p, bytes)| {
+            let mut bytes = bytes?;
+            if p.file_name().is_some_and(|n| n == "meta.properties") {
+                let text = String::from_utf8(bytes).unwrap();
+                let lines: Vec<&str> = text.split('\n').collect();
+                assert!(lines[0] == "#" && lines[1].starts_with('#'), "{text}");
+                bytes = format!("#\n#<date>\n{}", lines[2..].join("\n")).into_bytes();
+            }
+            Some((p.strip_prefix(dir).unwrap().to_path_buf(), bytes))
+        })
+        .collect()
+}
+
+/// Run a copied lab script with DIR = `dir` (its lab's own branch dir, moved aside first, so the
+/// directory ids klog derives from the path are the same) and compare every file.
+fn replay_matches(script: &str, dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let lab_copy = dir.with_extension("lab");
+    std::fs::rename(dir, &lab_copy).unwrap();
+    let file = dir.with_extension("sh");
+    std::fs::write(&file, script).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("klog");
+    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new("bash").arg(&file).arg(dir).env("PATH", path).env("NO_COLOR", "1").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (lab_files, cli_files) = (files(&lab_copy), files(dir));
+    assert_eq!(lab_files.keys().collect::<Vec<_>>(), cli_files.keys().collect::<Vec<_>>());
+    for (p, bytes) in &lab_files {
+        assert!(cli_files[p] == *bytes, "{} differs between the lab and its script", p.display());
+    }
+    assert!(lab_files.len() >= 20, "{} files", lab_files.len());
+    cli_files
+}
+
+/// The record at `offset` of replica `name` under `dir`, read by `klog dump`.
+fn value_at(dir: &Path, name: &str, offset: i64) -> Option<String> {
+    records(&dir.join(name)).into_iter().find(|(o, _, _)| *o == offset).map(|(_, _, v)| v)
+}
+
+#[test]
+fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_and_its_scripts_replay_it() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab");
+    let Some(seen) = crate::browser::run("lab.mjs", &[&server.url, s(&shots)]) else { return };
+    drop(server);
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    for f in seen["frames"].as_array().unwrap() {
+        assert_eq!(f["pictures"], 1, "every frame has the replicas' picture: {f}");
+        assert_eq!(f["page_wider_than_viewport"], false, "{f}");
+        let command = f["command"].as_str().unwrap();
+        if ["klog elect", "klog append", "klog fetch"].iter().any(|c| command.starts_with(c))
+            || command.contains("--leader") && command.starts_with("klog recover")
+        {
+            assert!(f["code_panels"].as_u64().unwrap() >= 1 && f["ran_lines"].as_u64().unwrap() >= 1, "{f}");
+        }
+        if command.starts_with("klog recover") && command.contains("--leader") {
+            assert_eq!(f["recovery_pictures"], 1, "{f}");
+        }
+    }
+    // Under hw: a restarts, truncates to its HW 1, and is elected without the acked m2.
+    assert_eq!(seen["crash"]["lost"], "", "{seen}");
+    assert_eq!(seen["electHw"]["lost"], "m2@1", "{seen}");
+    assert_eq!(seen["electHw"]["leader"], "a");
+    assert!(seen["electHw"]["model"].as_str().unwrap().contains("acked m2 (offset 1) is missing from a's log"), "{seen}");
+    assert_eq!(seen["lastHw"]["lost"], "m2@1");
+    // The explorer from the crash frame finds the way: recover under hw, then elect a.
+    assert_eq!(seen["explorer"]["found"], "true", "{seen}");
+    let steps: Vec<&str> = seen["explorer"]["steps"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(steps.first().is_some_and(|s| s.contains("klog recover $LAB/a --leader $LAB/b --mode hw")), "{steps:?}");
+    assert!(steps.last().is_some_and(|s| s.starts_with("klog elect $LAB/a")), "{steps:?}");
+    // Forked at the crash, under kip279: a keeps m2; nothing lost.
+    assert_eq!(seen["elect279"]["lost"], "", "{seen}");
+    assert_eq!(seen["last279"]["lost"], "", "{seen}");
+    assert_eq!(seen["last279"]["acked"], "m1@0,m2@1,m3@2", "{seen}");
+    assert_eq!(seen["branches"], serde_json::json!([13, 13]), "{seen}");
+    assert!(seen["last279"]["title"].as_str().unwrap().starts_with("Branch 2, frame 12"), "{seen}");
+
+    // Each copied script, run through the CLI, leaves byte-identical dirs and the same verdict.
+    let hw_script = seen["hw_script"]["text"].as_str().unwrap();
+    let kip279_script = seen["kip279_script"]["text"].as_str().unwrap();
+    assert!(hw_script.contains("--mode hw\n") && !hw_script.contains("kip279"), "{hw_script}");
+    assert!(kip279_script.contains("--mode kip279\n") && !kip279_script.contains("--mode hw"), "{kip279_script}");
+    assert!(hw_script.ends_with("# verdict: acknowledged m2 (offset 1) lost: a leads at epoch 1 without it\n"));
+    assert!(kip279_script.ends_with("# verdict: no acknowledged record lost\n"), "{kip279_script}");
+    let (hw_dir, kip279_dir) = (dir.join("1"), dir.join("2"));
+    assert_eq!(seen["kip279_dir"], s(&kip279_dir));
+    replay_matches(hw_script, &hw_dir);
+    replay_matches(kip279_script, &kip279_dir);
+    // The verdict, read back from the script's dirs with klog dump: under hw the leader a holds
+    // m3 where the acked m2 was; under kip279 it holds m2 there.
+    assert_eq!(value_at(&hw_dir, "a", 1).as_deref(), Some("m3"));
+    assert_eq!(value_at(&hw_dir, "b", 1).as_deref(), Some("m2"));
+    assert_eq!(value_at(&kip279_dir, "a", 1).as_deref(), Some("m2"));
+    assert_eq!(value_at(&kip279_dir, "a", 2).as_deref(), Some("m3"));
+    assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
+}
