@@ -61,6 +61,9 @@ _klog() {
             klog,history)
                 cmd="klog__subcmd__history"
                 ;;
+            klog,lab)
+                cmd="klog__subcmd__lab"
+                ;;
             klog,recover)
                 cmd="klog__subcmd__recover"
                 ;;
@@ -130,6 +133,9 @@ _klog() {
             klog__subcmd__help,history)
                 cmd="klog__subcmd__help__subcmd__history"
                 ;;
+            klog__subcmd__help,lab)
+                cmd="klog__subcmd__help__subcmd__lab"
+                ;;
             klog__subcmd__help,recover)
                 cmd="klog__subcmd__help__subcmd__recover"
                 ;;
@@ -149,7 +155,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version create elect append dump history check fetch flush stop crash recover diff draw demo explore generate help"
+            opts="-h -V --color --help --version create elect append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -705,7 +711,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="create elect append dump history check fetch flush stop crash recover diff draw demo explore generate help"
+            opts="create elect append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,6 +962,20 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__help__subcmd__lab)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__help__subcmd__recover)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -996,6 +1016,32 @@ _klog() {
                     return 0
                     ;;
                 --replica)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__lab)
+            opts="-h -V --dir --port --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --port)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

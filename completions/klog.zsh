@@ -291,6 +291,17 @@ all\:"All three, one after another"))' \
 '--version[Print version]' \
 && ret=0
 ;;
+(lab)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The lab dir\: an empty or absent directory klog makes (default\: a new temp dir, printed)]:DIR:_files' \
+'--port=[The port on 127.0.0.1 (0\: a random free one)]:N:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (generate)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
@@ -432,6 +443,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(lab)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (generate)
 _arguments "${_arguments_options[@]}" : \
 ":: :_klog__subcmd__help__subcmd__generate_commands" \
@@ -487,6 +502,7 @@ _klog_commands() {
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
+'lab:Serve a page on 127.0.0.1 where you act on real replica dirs by clicking, and see the picture and the code that ran after each action' \
 'generate:Write the man pages or a shell completion script (for packagers and shells)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -613,6 +629,7 @@ _klog__subcmd__help_commands() {
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
+'lab:Serve a page on 127.0.0.1 where you act on real replica dirs by clicking, and see the picture and the code that ran after each action' \
 'generate:Write the man pages or a shell completion script (for packagers and shells)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -706,6 +723,11 @@ _klog__subcmd__help__subcmd__history_commands() {
     local commands; commands=()
     _describe -t commands 'klog help history commands' commands "$@"
 }
+(( $+functions[_klog__subcmd__help__subcmd__lab_commands] )) ||
+_klog__subcmd__help__subcmd__lab_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help lab commands' commands "$@"
+}
 (( $+functions[_klog__subcmd__help__subcmd__recover_commands] )) ||
 _klog__subcmd__help__subcmd__recover_commands() {
     local commands; commands=()
@@ -720,6 +742,11 @@ _klog__subcmd__help__subcmd__stop_commands() {
 _klog__subcmd__history_commands() {
     local commands; commands=()
     _describe -t commands 'klog history commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__lab_commands] )) ||
+_klog__subcmd__lab_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog lab commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__recover_commands] )) ||
 _klog__subcmd__recover_commands() {

@@ -45,7 +45,8 @@ impl Server {
         let mut reply = Vec::new();
         let _ = stream.read_to_end(&mut reply);
         let text = String::from_utf8_lossy(&reply).into_owned();
-        let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("no status: {text:?}"));
+        let status =
+            text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("no status: {text:?}"));
         let body = text.split_once("\r\n\r\n").map_or(String::new(), |(_, b)| b.to_string());
         (status, body)
     }
@@ -103,6 +104,17 @@ fn the_lab_refuses_requests_without_the_token_from_other_hosts_or_origins_and_ba
     assert!(page.contains("<title>klog lab</title>") && !page.contains("http://") && !page.contains("https://"));
     assert_eq!(server.get("/api/state", &with_token).0, 200);
 
+    // A client that sends half a request, or half a body, and stalls holds nobody else up.
+    let mut stalled = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stalled.write_all(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1").unwrap();
+    let mut stalled_body = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let half = format!(
+        "POST /api/act HTTP/1.1\r\nHost: {}\r\n{with_token}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{",
+        server.host()
+    );
+    stalled_body.write_all(half.as_bytes()).unwrap();
+    assert_eq!(server.get("/api/state", &with_token).0, 200);
+
     let before = tree(&dir);
     // No token, a wrong one, the token only in the URL for the API.
     assert_eq!(server.get("/", "").0, 403);
@@ -121,7 +133,9 @@ fn the_lab_refuses_requests_without_the_token_from_other_hosts_or_origins_and_ba
     let act = r#"{"kind":"elect","replica":"b","isr":["a"]}"#;
     assert_eq!(server.post("/api/act", "application/json", act, "Origin: http://evil.example\r\n").0, 403);
     assert_eq!(
-        server.post("/api/act", "application/json", act, &format!("Origin: http://localhost:{}\r\n", server.port + 1)).0,
+        server
+            .post("/api/act", "application/json", act, &format!("Origin: http://localhost:{}\r\n", server.port + 1))
+            .0,
         403
     );
     // Changes only by POST with JSON, bounded.
@@ -131,7 +145,10 @@ fn the_lab_refuses_requests_without_the_token_from_other_hosts_or_origins_and_ba
     let big = format!("{{\"kind\":\"append\",\"replica\":\"{}\"}}", "b".repeat(17 * 1024));
     assert_eq!(server.post("/api/act", "application/json", &big, "").0, 413);
     assert_eq!(server.post("/api/act", "application/json", "{\"kind\":", "").0, 400);
-    assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"crash","replica":"b","path":"/etc"}"#, "").0, 400);
+    assert_eq!(
+        server.post("/api/act", "application/json", r#"{"kind":"crash","replica":"b","path":"/etc"}"#, "").0,
+        400
+    );
     assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"crash","replica":"../../x"}"#, "").0, 400);
     assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"crash","replica":"c"}"#, "").0, 400);
     assert_eq!(server.post("/api/act", "application/json", r#"{"kind":"rm","replica":"a"}"#, "").0, 400);
@@ -151,6 +168,7 @@ fn the_lab_refuses_requests_without_the_token_from_other_hosts_or_origins_and_ba
     server.act(r#"{"kind":"append","replica":"b"}"#);
     let state = server.act(r#"{"kind":"fetch","leader":"b","follower":"a"}"#);
     assert!(state["frame"]["code"].as_array().unwrap()[0].as_str().unwrap().contains("fetch"), "{state}");
+    drop((stalled, stalled_body));
     drop(server);
     assert_eq!(listing(outside.path()), vec!["lab"], "nothing beside D");
     assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
@@ -243,7 +261,10 @@ fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_a
     assert_eq!(seen["crash"]["lost"], "", "{seen}");
     assert_eq!(seen["electHw"]["lost"], "m2@1", "{seen}");
     assert_eq!(seen["electHw"]["leader"], "a");
-    assert!(seen["electHw"]["model"].as_str().unwrap().contains("acked m2 (offset 1) is missing from a's log"), "{seen}");
+    assert!(
+        seen["electHw"]["model"].as_str().unwrap().contains("acked m2 (offset 1) is missing from a's log"),
+        "{seen}"
+    );
     assert_eq!(seen["lastHw"]["lost"], "m2@1");
     // The explorer from the crash frame finds the way: recover under hw, then elect a.
     assert_eq!(seen["explorer"]["found"], "true", "{seen}");
