@@ -97,8 +97,17 @@ main(async () => {
       const token = new URLSearchParams(location.search).get('token');
       return (await fetch('/api/state', { headers: { 'X-Klog-Token': token } })).json();
     });
+    // A phone's width: the page reflows; no frame scrolls sideways.
+    await page.setViewportSize({ width: 400, height: 900 });
+    const narrow = [];
+    for (const f of [0, 8, 11, 12]) {
+      await page.click(`#branches button[data-branch="0"][data-frame="${f}"]`);
+      await page.waitForFunction((n) => document.getElementById('frame-title').textContent.includes(`frame ${n} `), f);
+      narrow.push(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth));
+      await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-400px-frame-${f}.png`, fullPage: true });
+    }
     return {
-      frames, crash, electHw, lastHw, elect279, last279, explorer, branches, errors,
+      narrow, frames, crash, electHw, lastHw, elect279, last279, explorer, branches, errors,
       hw_script: hwScript, kip279_script: kip279Script,
       branch_dirs: state.branches.length, kip279_dir: state.branch_dir, dir: state.dir,
     };

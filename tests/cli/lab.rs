@@ -244,6 +244,7 @@ fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_a
     let Some(seen) = crate::browser::run("lab.mjs", &[&server.url, s(&shots)]) else { return };
     drop(server);
     assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    assert_eq!(seen["narrow"], serde_json::json!([0, 0, 0, 0]), "at 400 px no frame is wider than the page");
     for f in seen["frames"].as_array().unwrap() {
         assert_eq!(f["pictures"], 1, "every frame has the replicas' picture: {f}");
         assert_eq!(f["page_wider_than_viewport"], false, "{f}");
