@@ -168,6 +168,26 @@ fn the_lab_refuses_requests_without_the_token_from_other_hosts_or_origins_and_ba
     server.act(r#"{"kind":"append","replica":"b"}"#);
     let state = server.act(r#"{"kind":"fetch","leader":"b","follower":"a"}"#);
     assert!(state["frame"]["code"].as_array().unwrap()[0].as_str().unwrap().contains("fetch"), "{state}");
+    // From a state the model holds, the explorer runs; a step outside the model (crashing a
+    // replica that is down: klog takes it, the explorer's controller never does) says so.
+    let (status, reply) = server.post("/api/explore", "application/json", r#"{"mode":"hw"}"#, "");
+    assert_eq!(status, 200, "{reply}");
+    server.act(r#"{"kind":"crash","replica":"a","power_loss":false}"#);
+    let state = server.act(r#"{"kind":"crash","replica":"a","power_loss":false}"#);
+    assert_eq!(state["frame"]["model"]["fits"], false, "{state}");
+    let why = state["frame"]["model"]["why"].as_str().unwrap();
+    assert!(why.starts_with("step 5 (klog crash \"$LAB/a\") does not fit"), "{why}");
+    let mut explorer = serde_json::Value::Null;
+    for _ in 0..200 {
+        let (_, reply) = server.post("/api/explore", "application/json", r#"{"mode":"kip279"}"#, "");
+        explorer = serde_json::from_str::<serde_json::Value>(&reply).unwrap()["explorer"].clone();
+        if explorer["result"]["current"] == true {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(explorer["result"]["outcome"]["fits"], false, "{explorer}");
+    assert_eq!(explorer["result"]["outcome"]["why"], why);
     drop((stalled, stalled_body));
     drop(server);
     assert_eq!(listing(outside.path()), vec!["lab"], "nothing beside D");
