@@ -300,6 +300,9 @@ fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_a
     assert!(seen["last279"]["title"].as_str().unwrap().starts_with("Branch 2, frame 12"), "{seen}");
 
     // Each copied script, run through the CLI, leaves byte-identical dirs and the same verdict.
+    // Read back from the clipboard the copy button wrote.
+    assert_eq!(seen["hw_script"]["from"], "clipboard", "{seen}");
+    assert_eq!(seen["kip279_script"]["from"], "clipboard", "{seen}");
     let hw_script = seen["hw_script"]["text"].as_str().unwrap();
     let kip279_script = seen["kip279_script"]["text"].as_str().unwrap();
     assert!(hw_script.contains("--mode hw\n") && !hw_script.contains("kip279"), "{hw_script}");
