@@ -149,9 +149,18 @@ pub struct CreateReport {
     pub added_to_existing: bool,
 }
 
-/// `java.util.Date.toString()` style for the meta.properties comment line (UTC).
+/// `java.util.Date.toString()` style for the meta.properties comment line (UTC): the time now,
+/// or `SOURCE_DATE_EPOCH` (seconds) when set, the reproducible-builds convention, so that two
+/// runs of one script leave byte-identical dirs.
 fn java_date_now() -> String {
-    let secs = crate::commands::now_ms().div_euclid(1000);
+    java_date(source_date_epoch().unwrap_or_else(|| crate::commands::now_ms().div_euclid(1000)))
+}
+
+fn source_date_epoch() -> Option<i64> {
+    std::env::var("SOURCE_DATE_EPOCH").ok()?.trim().parse::<i64>().ok().filter(|s| (0..=253_402_300_799).contains(s))
+}
+
+fn java_date(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (year, month, day) = crate::util::civil_from_days(days);
@@ -159,4 +168,16 @@ fn java_date_now() -> String {
     let mon =
         ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(month - 1) as usize];
     format!("{weekday} {mon} {day:02} {:02}:{:02}:{:02} UTC {year}", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod date_tests {
+    use super::java_date;
+
+    #[test]
+    fn the_date_line_is_java_util_date_to_string_in_utc() {
+        assert_eq!(java_date(0), "Thu Jan 01 00:00:00 UTC 1970");
+        assert_eq!(java_date(1_796_083_200), "Tue Dec 01 00:00:00 UTC 2026");
+        assert_eq!(java_date(253_402_300_799), "Fri Dec 31 23:59:59 UTC 9999");
+    }
 }

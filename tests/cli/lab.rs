@@ -25,6 +25,7 @@ impl Server {
             .args(["lab", "--dir", s(dir), "--port", "0"])
             .env("TMPDIR", tmp)
             .env("NO_COLOR", "1")
+            .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -211,22 +212,13 @@ fn the_lab_takes_only_an_empty_or_absent_dir_outside_kafka_log_dirs() {
     assert!(!inside.exists());
 }
 
-/// Every file under `dir` by its path below `dir`; `meta.properties`' first comment line (the
-/// wall-clock time `create` ran, as Java's Properties.store writes it) masked.
+/// `create`'s time in `meta.properties` (its Properties.store date line), the same in the lab
+/// and in the script's run.
+const SOURCE_DATE_EPOCH: &str = "1796083200";
+
+/// Every file under `dir` by its path below `dir`, byte for byte.
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    tree(dir)
-        .into_iter()
-        .filter_map(|(p, bytes)| {
-            let mut bytes = bytes?;
-            if p.file_name().is_some_and(|n| n == "meta.properties") {
-                let text = String::from_utf8(bytes).unwrap();
-                let lines: Vec<&str> = text.split('\n').collect();
-                assert!(lines[0] == "#" && lines[1].starts_with('#'), "{text}");
-                bytes = format!("#\n#<date>\n{}", lines[2..].join("\n")).into_bytes();
-            }
-            Some((p.strip_prefix(dir).unwrap().to_path_buf(), bytes))
-        })
-        .collect()
+    tree(dir).into_iter().filter_map(|(p, bytes)| Some((p.strip_prefix(dir).unwrap().to_path_buf(), bytes?))).collect()
 }
 
 /// Run a copied lab script with DIR = `dir` (its lab's own branch dir, moved aside first, so the
@@ -238,7 +230,14 @@ fn replay_matches(script: &str, dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     std::fs::write(&file, script).unwrap();
     let bin = assert_cmd::cargo::cargo_bin("klog");
     let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new("bash").arg(&file).arg(dir).env("PATH", path).env("NO_COLOR", "1").output().unwrap();
+    let out = Command::new("bash")
+        .arg(&file)
+        .arg(dir)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (lab_files, cli_files) = (files(&lab_copy), files(dir));
     assert_eq!(lab_files.keys().collect::<Vec<_>>(), cli_files.keys().collect::<Vec<_>>());
@@ -246,6 +245,8 @@ fn replay_matches(script: &str, dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         assert!(cli_files[p] == *bytes, "{} differs between the lab and its script", p.display());
     }
     assert!(lab_files.len() >= 20, "{} files", lab_files.len());
+    let meta = lab_files.iter().find(|(p, _)| p.ends_with("a/meta.properties")).expect("a's meta.properties").1;
+    assert!(String::from_utf8_lossy(meta).contains("#Tue Dec 01 00:00:00 UTC 2026\n"), "SOURCE_DATE_EPOCH unused");
     cli_files
 }
 
