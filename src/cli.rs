@@ -461,6 +461,11 @@ pub struct RecoverArgs {
     #[arg(long, value_name = "EPOCH", requires = "dry_run", requires = "leader",
           value_parser = ranged::<i32>(0, 2_147_483_647, "a leader epoch is a non-negative i32 in Kafka"))]
     pub leader_epoch: Option<i32>,
+    /// A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller's, or
+    /// that dir) to take each partition's leader, epoch, ISR and ELR from. Default: the
+    /// furthest-along one in LEADER's or DIR's log dir, if any.
+    #[arg(long, value_name = "DIR", requires = "leader")]
+    pub metadata: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -1174,6 +1179,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             context: i64::from(a.context),
             leader_epoch: a.leader_epoch,
             fencing: !a.no_fencing,
+            metadata: a.metadata.as_deref(),
         }
     }
 }
