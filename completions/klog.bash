@@ -1011,7 +1011,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --color --help --version"
+            opts="-h -V --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --metadata --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1038,6 +1038,10 @@ _klog() {
                     return 0
                     ;;
                 --leader-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -164,6 +164,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l kafka -d 'The Kafk
 complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset (needs --leader)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader-epoch -d 'With --dry-run on a broker\'s data dirs: the epoch the controller gave LEADER (from the cluster\'s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER\'s cache starts there. Default: the latest in LEADER\'s cache' -r
+complete -c klog -n "__fish_klog_using_subcommand recover" -l metadata -d 'A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller\'s, or that dir) to take each partition\'s leader, epoch, ISR and ELR from. Default: the furthest-along one in LEADER\'s or DIR\'s log dir, if any' -r -F
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -200,6 +200,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '--context=[Kept records shown before the first truncated or divergent offset (needs --leader)]:N:_default' \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--leader-epoch=[With --dry-run on a broker'\''s data dirs\: the epoch the controller gave LEADER (from the cluster'\''s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \
+'--metadata=[A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller'\''s, or that dir) to take each partition'\''s leader, epoch, ISR and ELR from. Default\: the furthest-along one in LEADER'\''s or DIR'\''s log dir, if any]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--dry-run[Print the same report and change nothing on disk]' \
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \

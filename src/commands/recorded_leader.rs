@@ -274,10 +274,8 @@ impl AssumedLeader {
             )
         });
         let mut s = match self.source {
-            LeaderEpochSource::Running => {
-                format!("the leader ({l}) runs at leader epoch {} by klog's state", self.leader_epoch)
-            }
-            LeaderEpochSource::Given => format!("the leader ({l}) leads at leader epoch {}, given with --leader-epoch", self.leader_epoch),
+            LeaderEpochSource::Running => "the epoch the leader runs at, from klog's state".to_string(),
+            LeaderEpochSource::Given => "given with --leader-epoch".to_string(),
             LeaderEpochSource::Metadata => {
                 format!("the leader ({l}) leads at epoch {} as the metadata last recorded: {}", self.leader_epoch, recorded.clone().unwrap_or_default())
             }

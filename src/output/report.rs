@@ -123,7 +123,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     if let Some(local) = &r.local {
         super::text::startup(out, &r.follower_dir, local, settings)?;
     }
-    out!(out, "  assumed:  leader epoch {}: {}", r.leader_epoch, r.assumed.sentence())?;
+    out!(out, "  assumed:  leader epoch {} ({})", r.leader_epoch, r.assumed.sentence())?;
     out!(out, "  leader:   {}", view_text(&r.leader_view))?;
     out!(out, "  follower: {}", view_text(&r.follower_view))?;
     for (i, t) in r.plan.round_trips.iter().enumerate() {
