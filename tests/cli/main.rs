@@ -36,6 +36,7 @@ mod ranges;
 mod readme;
 mod real;
 mod real_cluster;
+mod real_history;
 mod recorded_leader;
 mod scale;
 mod scenarios;
