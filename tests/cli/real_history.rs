@@ -232,7 +232,7 @@ fn check_history(controller: &Path, topic: &str, sh: &Shaped) -> (usize, usize, 
         for o in &sh.observations {
             states_all += 1;
             let d = described(&o.views[p as usize]);
-            let at = |t: i64| changes.iter().filter(|c| c["timestamp"].as_i64().unwrap() <= t).last().map(|c| state(c));
+            let at = |t: i64| changes.iter().rfind(|c| c["timestamp"].as_i64().unwrap() <= t).map(|c| state(c));
             if at(o.answered_ms).as_ref() == Some(&d) || at(o.asked_ms).as_ref() == Some(&d) {
                 states_ok += 1;
             } else {
