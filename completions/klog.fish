@@ -105,10 +105,13 @@ complete -c klog -n "__fish_klog_using_subcommand dump" -s h -l help -d 'Print h
 complete -c klog -n "__fish_klog_using_subcommand dump" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand history" -l partition -d 'Only this partition (`topic-N`)' -r
 complete -c klog -n "__fish_klog_using_subcommand history" -l replica -d 'A replica\'s log dir to set beside the timeline (repeat for several)' -r -F
+complete -c klog -n "__fish_klog_using_subcommand history" -l svg -d 'Also write the timelines as a self-contained SVG file' -r -F
 complete -c klog -n "__fish_klog_using_subcommand history" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand history" -l json -d 'Write JSON lines instead of text'
+complete -c klog -n "__fish_klog_using_subcommand history" -l picture -d 'Draw who led when instead of the table: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)'
+complete -c klog -n "__fish_klog_using_subcommand history" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand history" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand check" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r

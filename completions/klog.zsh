@@ -111,8 +111,11 @@ kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[Only this partition (\`topic-N\`)]:NAME:_default' \
 '*--replica=[A replica'\''s log dir to set beside the timeline (repeat for several)]:DIR:_files' \
+'(--json)--svg=[Also write the timelines as a self-contained SVG file]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--json[Write JSON lines instead of text]' \
+'(--json)--picture[Draw who led when instead of the table\: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)]' \
+'--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \

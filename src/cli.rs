@@ -707,6 +707,17 @@ pub struct HistoryArgs {
     /// Write JSON lines instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Draw who led when instead of the table: per partition, a column per change and a row
+    /// per replica (L leads, I in the ISR, E in the ELR).
+    #[arg(long, conflicts_with = "json")]
+    pub picture: bool,
+    /// Also write the timelines as a self-contained SVG file.
+    #[arg(long, value_name = "FILE", conflicts_with = "json")]
+    pub svg: Option<PathBuf>,
+    /// Replace an existing file at --svg FILE that is not klog's own SVG output (never inside a
+    /// Kafka log dir).
+    #[arg(long, requires = "svg")]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

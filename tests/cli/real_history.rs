@@ -385,6 +385,11 @@ fn real_cluster_history_dumps_and_restart_plans_agree_with_the_brokers() {
     let (e_ok, e_all, s_ok, s_all, p) = check_history(&controller, &seq.topic, &sh);
     problems.extend(p);
     say!("history: elections matched {e_ok} of {e_all}; described states matched {s_ok} of {s_all}");
+    let picture = klog()
+        .args(["history", "--picture", "--color", "never", "--partition", &format!("{}-0", seq.topic), s(&controller)])
+        .output()
+        .unwrap();
+    say!("{}", String::from_utf8_lossy(&picture.stdout));
 
     let (plans_ok, plans_all, p) = check_plans(&seq);
     problems.extend(p);

@@ -248,3 +248,61 @@ fn on_the_real_kraft_broker_the_plan_takes_the_controlled_shutdown_from_its_meta
     ]);
     assert_eq!(r["assumed"]["recorded"]["offset"], 4882);
 }
+
+/// `klog history --picture` / `--svg`: who led when as a timeline, on the scripted sequence of
+/// elections `history.rs` replays (1 leads; 3 leaves the ISR; 2 elected with 1 eligible; 3
+/// back; 3 elected; no leader).
+#[test]
+fn history_draws_who_led_when_in_the_terminal_and_as_svg() {
+    let lab = Lab::new();
+    let values = vec![
+        topic_record(),
+        partition_record(&[1, 2, 3], 1),
+        change(Some(&[1, 2]), None, None),
+        change(Some(&[2]), Some(2), Some(&[1])),
+        change(Some(&[2, 3]), None, Some(&[])),
+        change(None, Some(3), None),
+        change(None, Some(-1), None),
+    ];
+    let meta = metadata_log(&lab, "controller", &values);
+    let text = ok(&["history", s(&meta), "--picture"]);
+    let rows: Vec<&str> = text.lines().skip_while(|l| *l != "orders-0").collect();
+    assert_eq!(
+        rows,
+        [
+            "orders-0",
+            "  offset        1    2    3    4    5    6",
+            "  leader epoch  e0   e0   e1   e1   e2   e3",
+            "  broker 1      L0   L0   E    ·    ·    ·",
+            "  broker 2      I    I    L1   L1   I    I",
+            "  broker 3      I    ·    ·    I    L2   I",
+            "  no leader                              none",
+        ],
+        "{text}"
+    );
+    // Wrapped to a narrow terminal: the same cells in two blocks.
+    let narrow =
+        klog().env("COLUMNS", "40").args(["history", s(&meta), "--picture", "--color", "never"]).output().unwrap();
+    let narrow = String::from_utf8(narrow.stdout).unwrap();
+    let broker_2: Vec<&str> = narrow.lines().filter(|l| l.starts_with("  broker 2")).collect();
+    assert_eq!(broker_2, ["  broker 2      I    I    L1   L1", "  broker 2      I    I"], "{narrow}");
+
+    let out_dir = lab.path("out");
+    fs::create_dir_all(&out_dir).unwrap();
+    let file = out_dir.join("who.svg");
+    let text = ok(&["history", s(&meta), "--svg", s(&file)]);
+    assert!(text.contains("wrote "), "{text}");
+    let svg = fs::read_to_string(&file).unwrap();
+    assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<svg").count(), 1);
+    for want in ["orders-0", "L e0", "L e1", "L e2", "e3 none", "ELR", "ISR"] {
+        assert!(svg.contains(want), "{want}");
+    }
+    // Never inside a Kafka log dir; never over a file klog did not write.
+    let (_, err) = code(&["history", s(&meta), "--svg", s(&meta.join("x.svg"))], 2);
+    assert!(err.contains("never writes its output inside a Kafka log dir"), "{err}");
+    fs::write(out_dir.join("mine.svg"), "not klog's").unwrap();
+    let (_, err) = code(&["history", s(&meta), "--svg", s(&out_dir.join("mine.svg"))], 2);
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(fs::read_to_string(out_dir.join("mine.svg")).unwrap(), "not klog's");
+}
