@@ -1005,7 +1005,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__history)
-            opts="-h -V --partition --replica --json --color --help --version"
+            opts="-h -V --partition --replica --json --picture --svg --force --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1016,6 +1016,10 @@ _klog() {
                     return 0
                     ;;
                 --replica)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --svg)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1057,7 +1061,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --color --help --version"
+            opts="-h -V --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --metadata --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1084,6 +1088,10 @@ _klog() {
                     return 0
                     ;;
                 --leader-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -106,10 +106,13 @@ complete -c klog -n "__fish_klog_using_subcommand dump" -s h -l help -d 'Print h
 complete -c klog -n "__fish_klog_using_subcommand dump" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand history" -l partition -d 'Only this partition (`topic-N`)' -r
 complete -c klog -n "__fish_klog_using_subcommand history" -l replica -d 'A replica\'s log dir to set beside the timeline (repeat for several)' -r -F
+complete -c klog -n "__fish_klog_using_subcommand history" -l svg -d 'Also write the timelines as a self-contained SVG file' -r -F
 complete -c klog -n "__fish_klog_using_subcommand history" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand history" -l json -d 'Write JSON lines instead of text'
+complete -c klog -n "__fish_klog_using_subcommand history" -l picture -d 'Draw who led when instead of the table: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)'
+complete -c klog -n "__fish_klog_using_subcommand history" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand history" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand check" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
@@ -165,6 +168,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l kafka -d 'The Kafk
 complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset (needs --leader)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader-epoch -d 'With --dry-run on a broker\'s data dirs: the epoch the controller gave LEADER (from the cluster\'s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER\'s cache starts there. Default: the latest in LEADER\'s cache' -r
+complete -c klog -n "__fish_klog_using_subcommand recover" -l metadata -d 'A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller\'s, or that dir) to take each partition\'s leader, epoch, ISR and ELR from. Default: the furthest-along one in LEADER\'s or DIR\'s log dir, if any' -r -F
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -111,8 +111,11 @@ kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[Only this partition (\`topic-N\`)]:NAME:_default' \
 '*--replica=[A replica'\''s log dir to set beside the timeline (repeat for several)]:DIR:_files' \
+'(--json)--svg=[Also write the timelines as a self-contained SVG file]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--json[Write JSON lines instead of text]' \
+'(--json)--picture[Draw who led when instead of the table\: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)]' \
+'--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -200,6 +203,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '--context=[Kept records shown before the first truncated or divergent offset (needs --leader)]:N:_default' \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--leader-epoch=[With --dry-run on a broker'\''s data dirs\: the epoch the controller gave LEADER (from the cluster'\''s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \
+'--metadata=[A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller'\''s, or that dir) to take each partition'\''s leader, epoch, ISR and ELR from. Default\: the furthest-along one in LEADER'\''s or DIR'\''s log dir, if any]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--dry-run[Print the same report and change nothing on disk]' \
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \

@@ -80,14 +80,23 @@ fn append(a: &AppendArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>)
     Ok(Outcome::Success)
 }
 
-fn history(a: &HistoryArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+fn history(a: &HistoryArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if let Some(path) = &a.svg {
+        output_file::check_target("--svg", path, OutputKind::Svg, a.force)?;
+    }
     let req =
         commands::history::HistoryRequest { path: &a.path, partition: a.partition.as_deref(), replicas: &a.replica };
     let report = commands::history::run(&req)?;
     if a.json {
         output::history::history_json(text.raw(), &report)?;
+    } else if a.picture {
+        output::history_picture::write_text(text, &report, settings)?;
     } else {
         output::history::history_text(text, &report)?;
+    }
+    if let Some(path) = &a.svg {
+        output_file::write_all(&[(path, output::history_picture::render_svg(&report).as_bytes())])?;
+        writeln!(text, "wrote {}", path.display()).at("<stdout>", "write")?;
     }
     Ok(Outcome::Success)
 }

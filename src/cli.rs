@@ -483,6 +483,11 @@ pub struct RecoverArgs {
     #[arg(long, value_name = "EPOCH", requires = "dry_run", requires = "leader",
           value_parser = ranged::<i32>(0, 2_147_483_647, "a leader epoch is a non-negative i32 in Kafka"))]
     pub leader_epoch: Option<i32>,
+    /// A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller's, or
+    /// that dir) to take each partition's leader, epoch, ISR and ELR from. Default: the
+    /// furthest-along one in LEADER's or DIR's log dir, if any.
+    #[arg(long, value_name = "DIR", requires = "leader")]
+    pub metadata: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -724,6 +729,17 @@ pub struct HistoryArgs {
     /// Write JSON lines instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Draw who led when instead of the table: per partition, a column per change and a row
+    /// per replica (L leads, I in the ISR, E in the ELR).
+    #[arg(long, conflicts_with = "json")]
+    pub picture: bool,
+    /// Also write the timelines as a self-contained SVG file.
+    #[arg(long, value_name = "FILE", conflicts_with = "json")]
+    pub svg: Option<PathBuf>,
+    /// Replace an existing file at --svg FILE that is not klog's own SVG output (never inside a
+    /// Kafka log dir).
+    #[arg(long, requires = "svg")]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1197,6 +1213,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             context: i64::from(a.context),
             leader_epoch: a.leader_epoch,
             fencing: !a.no_fencing,
+            metadata: a.metadata.as_deref(),
         }
     }
 }

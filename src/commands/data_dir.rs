@@ -58,6 +58,8 @@ pub struct RestartPlan {
     pub leader_dir: String,
     pub follower_dir: String,
     pub rules: Rules,
+    /// The metadata log the plan took each partition's leader and epoch from, if any.
+    pub metadata: Option<(String, i64)>,
     pub partitions: Vec<PartitionOutcome<Box<FollowerRecoverReport>>>,
     /// Partitions only one side holds: (name, which side).
     pub one_side: Vec<(String, &'static str)>,
@@ -112,7 +114,9 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
     // the log dirs as a whole are made here once: they refuse every partition alike.
     crate::replica::check_log_dir_for_write(l)?;
     crate::replica::check_log_dir_for_write(f)?;
-    let read = LogDirsRead { dir: Some(&follower_files), leader: Some(&leader_files) };
+    // The metadata log is replayed once for every partition.
+    let metadata = super::recover::RecordedMetadata::find(l, f, req.metadata)?;
+    let read = LogDirsRead { dir: Some(&follower_files), leader: Some(&leader_files), metadata: Some(&metadata) };
     let partitions = parallel_map(
         &common,
         |name| {
@@ -130,6 +134,7 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
         leader_dir: l.display().to_string(),
         follower_dir: f.display().to_string(),
         rules: req.rules,
+        metadata: metadata.as_ref().map(|m| (m.metadata_dir.display().to_string(), m.log_end_offset)),
         partitions,
         one_side,
         warnings: crate::replica::same_node_id_warning(l, f).into_iter().collect(),

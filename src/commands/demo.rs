@@ -548,6 +548,7 @@ fn run_once(
                     context: 3,
                     leader_epoch: None,
                     fencing: true,
+                    metadata: None,
                 })?;
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));

@@ -176,8 +176,23 @@ fn replica_epochs(log_dir: &Path, partition: &str, changes: &[PartitionChange]) 
     }))
 }
 
-pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
-    let (dir, name) = metadata_dir(req.path)?;
+/// A metadata log replayed: where it is, its snapshot, what did not decode, and the replay.
+pub struct ReplayedMetadata {
+    /// The `__cluster_metadata-0` dir.
+    pub dir: PathBuf,
+    /// The snapshot replayed first, with its end offset.
+    pub snapshot: Option<(PathBuf, i64)>,
+    pub records_read: u64,
+    pub unreadable: Vec<Unreadable>,
+    /// The metadata log's end offset (the next offset it would write).
+    pub log_end_offset: i64,
+    pub replay: MetadataReplay,
+}
+
+/// Replay the KRaft metadata log at `path` (a log dir holding `__cluster_metadata-0`, or that
+/// dir): its latest snapshot, then its log from the snapshot's end offset.
+pub fn replay_metadata(path: &Path) -> Result<ReplayedMetadata> {
+    let (dir, name) = metadata_dir(path)?;
     let log_dir = dir.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut report = HistoryReport {
         metadata_dir: dir.clone(),
@@ -198,6 +213,26 @@ pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
         let bytes = seg.read_log()?;
         replay_batches(&bytes, from, MetadataPosition::Log, &mut replay, &mut report);
     }
+    Ok(ReplayedMetadata {
+        dir,
+        snapshot: report.snapshot,
+        records_read: report.records_read,
+        unreadable: report.unreadable,
+        log_end_offset: replica.log_end_offset().max(from),
+        replay,
+    })
+}
+
+pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
+    let m = replay_metadata(req.path)?;
+    let (dir, replay) = (m.dir, m.replay);
+    let mut report = HistoryReport {
+        metadata_dir: dir.clone(),
+        snapshot: m.snapshot,
+        records_read: m.records_read,
+        unreadable: m.unreadable,
+        partitions: Vec::new(),
+    };
     let mut names: Vec<String> = replay.changes.iter().map(|c| c.partition.clone()).collect();
     names.sort();
     names.dedup();

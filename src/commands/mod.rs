@@ -15,6 +15,7 @@ pub mod fetch;
 pub mod flush;
 pub mod history;
 pub mod pair;
+pub mod recorded_leader;
 pub mod recover;
 pub mod stop;
 pub mod summary;

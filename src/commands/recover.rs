@@ -37,6 +37,9 @@ pub struct RecoverRequest<'a> {
     /// explore --no-fencing` models): the follower takes any leader, neither FENCED_LEADER_EPOCH
     /// nor a running replica's refusal of a leader change that is not above its epoch.
     pub fencing: bool,
+    /// `--metadata DIR`: the KRaft metadata log to take the leader, epoch, ISR and ELR from
+    /// (else the one in the leader's or the follower's log dir, if any).
+    pub metadata: Option<&'a Path>,
 }
 
 #[derive(Debug)]
@@ -66,6 +69,8 @@ pub struct FollowerRecoverReport {
     pub rules: Rules,
     /// Where `leader_epoch` came from.
     pub leader_epoch_source: LeaderEpochSource,
+    /// The leadership assumed, with what the metadata recorded and the leader's cached epoch.
+    pub assumed: AssumedLeader,
     pub dry_run: bool,
     pub leader_dir: String,
     pub follower_dir: String,
@@ -117,6 +122,8 @@ pub fn run(req: &RecoverRequest<'_>) -> Result<RecoverReport> {
 pub struct LogDirsRead<'a> {
     pub dir: Option<&'a LogDirFiles>,
     pub leader: Option<&'a LogDirFiles>,
+    /// The metadata log, looked up once for every partition (`Some(None)`: there is none).
+    pub metadata: Option<&'a Option<RecordedMetadata>>,
 }
 
 /// [`run`] with the log dirs' files already read (used for dry runs; a real run reads under
@@ -128,37 +135,7 @@ pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<Recover
     }
 }
 
-/// Where the leader epoch a follower report assumes came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LeaderEpochSource {
-    /// klog's state: the leader runs at this epoch (`klog elect`).
-    Running,
-    /// A broker's data dir named the leader: the latest epoch in its leader-epoch-checkpoint.
-    LatestCached,
-    /// `--leader-epoch`, as the controller gave it.
-    Given,
-}
-
-impl LeaderEpochSource {
-    pub fn name(self) -> &'static str {
-        match self {
-            LeaderEpochSource::Running => "running",
-            LeaderEpochSource::LatestCached => "latest_cached",
-            LeaderEpochSource::Given => "given",
-        }
-    }
-
-    pub fn describe(self) -> &'static str {
-        match self {
-            LeaderEpochSource::Running => "the epoch the leader runs at, from klog's state",
-            LeaderEpochSource::LatestCached => {
-                "the latest epoch in the leader's leader-epoch-checkpoint: the dirs do not say which \
-                 epoch the controller gave it; name it with --leader-epoch"
-            }
-            LeaderEpochSource::Given => "given with --leader-epoch",
-        }
-    }
-}
+pub use super::recorded_leader::{AssumedLeader, LeaderEpochSource, RecordedMetadata};
 
 /// One decision procedure for the run and the dry run: the same checks and refusals (the dry
 /// run probes the lock the run takes), then the same start, whose writes the dry run skips.
@@ -237,17 +214,33 @@ fn as_follower(
     leader.ensure_distinct(&follower)?;
     leader.ensure_same_partition(&follower)?;
     let (cached_epoch, source) = leader_epoch_of(&leader)?;
-    let leader_epoch_source = if req.leader_epoch.is_some() { LeaderEpochSource::Given } else { source };
-    let leader_epoch = match req.leader_epoch {
-        Some(e) if e < cached_epoch => {
-            return Err(Error::state(
-                &leader.paths().log_dir,
-                format!("is at leader epoch {cached_epoch}, above --leader-epoch {e}"),
-            ))
+    if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {
+        return Err(Error::state(
+            &leader.paths().log_dir,
+            format!("is at leader epoch {cached_epoch}, above --leader-epoch {e}"),
+        ));
+    }
+    // The metadata is read for a broker's dir (klog's state is the truth of a leader klog runs),
+    // and whenever --metadata names it.
+    let looked_up;
+    let metadata = match read.metadata {
+        Some(m) => m.as_ref(),
+        None if source == LeaderEpochSource::Running && req.metadata.is_none() => None,
+        None => {
+            looked_up = RecordedMetadata::find(&leader.paths().log_dir, &follower.paths().log_dir, req.metadata)?;
+            looked_up.as_ref()
         }
-        Some(e) => e,
-        None => cached_epoch,
     };
+    let assumed = AssumedLeader::decide(
+        cached_epoch,
+        source,
+        req.leader_epoch,
+        leader.replica_id(),
+        follower.replica_id(),
+        metadata.and_then(|m| m.partition(&leader.paths().name())),
+        metadata.map(|m| m.metadata_dir.as_path()),
+    );
+    let (leader_epoch, leader_epoch_source) = (assumed.leader_epoch, assumed.source);
     let facts = follower_facts(&follower, &leader, false);
     follower::takes_leader_change(fencing, &facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
@@ -290,6 +283,7 @@ fn as_follower(
         mode: req.rules.truncation,
         rules: req.rules,
         leader_epoch_source,
+        assumed,
         dry_run: req.dry_run,
         leader_dir: leader.paths().log_dir.display().to_string(),
         follower_dir: shown_dir(&follower, req.partition),

@@ -7,7 +7,7 @@ use super::palette::Tone;
 use super::table::{right, Col, Grid};
 use super::{report, text, Settings};
 use crate::commands::data_dir::{DataDirCheck, DataDirDiff, RestartPlan};
-use crate::commands::recover::{DataDirRecovery, LoadedKind};
+use crate::commands::recover::{DataDirRecovery, LeaderEpochSource, LoadedKind};
 use crate::error::{IoContext, Result};
 use comfy_table::Cell;
 use serde_json::json;
@@ -148,11 +148,30 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     for w in &r.warnings {
         out!(out, "{}: {w}", p.warn("warning"))?;
     }
+    match &r.metadata {
+        Some((dir, end)) => out!(
+            out,
+            "assumed: each partition's leader, epoch, ISR and ELR as the metadata last recorded ({dir}, log end {end}); \
+             \"from\" says where each epoch came from"
+        )?,
+        None if r.partitions.iter().any(|p| {
+            p.outcome.as_ref().is_ok_and(|f| f.leader_epoch_source == LeaderEpochSource::LatestCached)
+        }) =>
+        {
+            out!(
+            out,
+            "assumed: no metadata: the leader leads every partition at its latest cached epoch \
+             (name a controller's dir with --metadata)"
+        )?
+        }
+        None => {}
+    }
     let mut t = Grid::new(
         settings,
         &[
             Col::Ident("partition"),
             Col::Keep("leader epoch"),
+            Col::Keep("from"),
             Col::Keep("LEO"),
             Col::Keep("cut to"),
             Col::Keep("removed"),
@@ -166,13 +185,31 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
             Ok(f) => {
                 let removed = f.offsets_removed();
                 let lost = f.counts.acked_and_lost();
-                let note = match f.first_divergent_offset {
-                    Some(o) => format!("diverges at {o}"),
-                    None => String::new(),
+                let mut notes: Vec<String> =
+                    f.first_divergent_offset.map(|o| format!("diverges at {o}")).into_iter().collect();
+                let a = &f.assumed;
+                if a.source == LeaderEpochSource::MetadataNextElection {
+                    notes.push(match a.other_leader() {
+                        Some(-1) | None => "metadata: no leader; L leads once elected".to_string(),
+                        Some(o) => format!("metadata: broker {o} leads, not L; L leads once elected"),
+                    });
+                } else if a.metadata_behind() {
+                    notes.push("metadata older than L's log".to_string());
+                }
+                let from = match (&a.recorded, a.source) {
+                    (Some(r), LeaderEpochSource::Metadata | LeaderEpochSource::MetadataNextElection) => {
+                        match r.offset() {
+                            Some(o) => format!("metadata @{o}"),
+                            None => "metadata snapshot".to_string(),
+                        }
+                    }
+                    _ => a.source.short().to_string(),
                 };
+                let note = notes.join("; ");
                 t.add(vec![
                     Cell::new(&part.partition),
                     right(f.leader_epoch),
+                    Cell::new(from),
                     right(f.follower_view.log_end_offset),
                     right(f.cut_offset),
                     right(removed),
@@ -181,7 +218,7 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
                     Cell::new(note),
                 ]);
             }
-            Err(why) => t.add(absent_row(&part.partition, 6, p.cell(format!("refused: {why}"), Tone::Warn))),
+            Err(why) => t.add(absent_row(&part.partition, 7, p.cell(format!("refused: {why}"), Tone::Warn))),
         }
     }
     if !t.is_empty() {
@@ -219,6 +256,7 @@ pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
             "kafka": r.rules.release.to_string(),
             "leader": r.leader_dir,
             "follower": r.follower_dir,
+            "metadata": r.metadata.as_ref().map(|(dir, end)| json!({"dir": dir, "log_end_offset": end})),
             "partitions": r.partitions.len(),
             "refused": r.refused_count(),
             "acked_lost": r.acked_lost(),

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod explore;
 pub mod fit;
 pub mod history;
+pub mod history_picture;
 pub mod internal_record;
 pub mod json;
 pub mod palette;

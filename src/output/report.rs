@@ -4,8 +4,9 @@ use super::palette::Tone;
 use super::table::{self, Col, Grid};
 use super::{display_bytes, Settings};
 use crate::commands::diff::DiffReport;
-use crate::commands::recover::{FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
+use crate::commands::recover::{AssumedLeader, FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
 use crate::error::{IoContext, Result};
+use crate::partition_registration::MetadataPosition;
 use crate::replication::diff::{DiffOutcome, OwnedRecord, RangeKind};
 use crate::replication::truncation::{ReplicaView, TruncationReason};
 use comfy_table::Cell;
@@ -122,7 +123,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     if let Some(local) = &r.local {
         super::text::startup(out, &r.follower_dir, local, settings)?;
     }
-    out!(out, "  assumed:  leader epoch {} ({})", r.leader_epoch, r.leader_epoch_source.describe())?;
+    out!(out, "  assumed:  leader epoch {} ({})", r.leader_epoch, r.assumed.sentence())?;
     out!(out, "  leader:   {}", view_text(&r.leader_view))?;
     out!(out, "  follower: {}", view_text(&r.follower_view))?;
     for (i, t) in r.plan.round_trips.iter().enumerate() {
@@ -294,6 +295,42 @@ pub fn diff_json_value(d: &DiffOutcome) -> Value {
     })
 }
 
+/// Which leader and epoch a follower report assumed, and what the metadata recorded.
+pub fn assumed_json(a: &AssumedLeader) -> Value {
+    let recorded = a.recorded.as_ref().map(|r| {
+        let g = &r.registration;
+        json!({
+            "metadata_dir": r.metadata_dir.display().to_string(),
+            "found": r.found.name(),
+            "offset": r.offset(),
+            "snapshot_end_offset": match r.position {
+                MetadataPosition::Snapshot { end_offset } => Some(end_offset),
+                MetadataPosition::Log(_) => None,
+            },
+            "timestamp": r.timestamp,
+            "leader": g.leader,
+            "leader_epoch": g.leader_epoch,
+            "partition_epoch": g.partition_epoch,
+            "replicas": g.replicas,
+            "isr": g.isr,
+            "elr": g.elr,
+            "last_known_elr": g.last_known_elr,
+            "leader_recovery_state": g.leader_recovery_state,
+        })
+    });
+    json!({
+        "source": a.source.name(),
+        "leader_id": a.leader_id,
+        "follower_id": a.follower_id,
+        "leader_epoch": a.leader_epoch,
+        "cached_epoch": a.cached_epoch,
+        "recorded": recorded,
+        "metadata_names_other_leader": a.other_leader(),
+        "metadata_silent": a.metadata_silent.as_ref().map(|d| d.display().to_string()),
+        "sentence": a.sentence(),
+    })
+}
+
 pub fn follower_json(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<()> {
     writeln!(out, "{}", follower_json_value(r)).at("<stdout>", "write")
 }
@@ -310,6 +347,7 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
         "follower": r.follower_dir,
         "leader_epoch": r.leader_epoch,
         "leader_epoch_source": r.leader_epoch_source.name(),
+        "assumed": assumed_json(&r.assumed),
         "local_recovery": r.local.as_ref().map(recovery_json),
         "leader_view": view_json(&r.leader_view),
         "follower_view": view_json(&r.follower_view),

@@ -195,6 +195,9 @@ impl Cluster {
                 "offsets.topic.replication.factor=1".into(),
                 "transaction.state.log.replication.factor=1".into(),
                 "transaction.state.log.min.isr=1".into(),
+                // Three partitions each (not 50): created quickly on first use (real_history.rs).
+                "offsets.topic.num.partitions=3".into(),
+                "transaction.state.log.num.partitions=3".into(),
                 "group.initial.rebalance.delay.ms=0".into(),
                 "num.partitions=1".into(),
                 // The recovery point (what a flush made durable) reaches its checkpoint within
@@ -376,11 +379,27 @@ impl Cluster {
         self.kc("describe", &[topic]).pop().unwrap_or(Value::Null)
     }
 
+    /// [`Cluster::describe`] of partition `p`.
+    pub fn describe_partition(&mut self, topic: &str, p: i32) -> Value {
+        self.kc("describe-partition", &[topic, &p.to_string()]).pop().unwrap_or(Value::Null)
+    }
+
     /// Poll [`Cluster::describe`] until `cond` holds (Ok) or `secs` pass (Err: the last view).
     pub fn wait_for(&mut self, topic: &str, secs: u64, cond: impl Fn(&Value) -> bool) -> Result<Value, Value> {
+        self.wait_for_partition(topic, 0, secs, cond)
+    }
+
+    /// [`Cluster::wait_for`] on partition `p`.
+    pub fn wait_for_partition(
+        &mut self,
+        topic: &str,
+        p: i32,
+        secs: u64,
+        cond: impl Fn(&Value) -> bool,
+    ) -> Result<Value, Value> {
         let end = Instant::now() + Duration::from_secs(secs);
         loop {
-            let d = self.describe(topic);
+            let d = if p == 0 { self.describe(topic) } else { self.describe_partition(topic, p) };
             // The leader the epoch came with must be the one Admin named: two brokers' caches
             // that have heard of the same election.
             if d.get("leader").is_some() && d["leader"] == d["metadata_leader"] && cond(&d) {

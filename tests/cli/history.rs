@@ -41,21 +41,21 @@ fn the_real_kraft_log_gives_every_partition_its_creation_and_changes() {
     assert_eq!(r["led_but_not_cached"], serde_json::json!([]));
 }
 
-fn int_array(v: &mut Vec<u8>, items: &[i32]) {
+pub(crate) fn int_array(v: &mut Vec<u8>, items: &[i32]) {
     v.push(items.len() as u8 + 1);
     for i in items {
         v.extend(i.to_be_bytes());
     }
 }
 
-const TOPIC_ID: [u8; 16] = [7; 16];
+pub(crate) const TOPIC_ID: [u8; 16] = [7; 16];
 
-fn topic_record() -> Vec<u8> {
+pub(crate) fn topic_record() -> Vec<u8> {
     [&[1u8, 2, 0, 7][..], b"orders", &TOPIC_ID, &[0]].concat()
 }
 
 /// PartitionRecord v0 of orders-0.
-fn partition_record(replicas: &[i32], leader: i32) -> Vec<u8> {
+pub(crate) fn partition_record(replicas: &[i32], leader: i32) -> Vec<u8> {
     let mut v = vec![1, 3, 0];
     v.extend(0i32.to_be_bytes());
     v.extend(TOPIC_ID);
@@ -71,7 +71,7 @@ fn partition_record(replicas: &[i32], leader: i32) -> Vec<u8> {
 }
 
 /// PartitionChangeRecord v2 of orders-0: ISR (tag 0), leader (tag 1), ELR (tag 6), each optional.
-fn change(isr: Option<&[i32]>, leader: Option<i32>, elr: Option<&[i32]>) -> Vec<u8> {
+pub(crate) fn change(isr: Option<&[i32]>, leader: Option<i32>, elr: Option<&[i32]>) -> Vec<u8> {
     let mut v = vec![1, 5, 2];
     v.extend(0i32.to_be_bytes());
     v.extend(TOPIC_ID);

@@ -37,6 +37,8 @@ mod ranges;
 mod readme;
 mod real;
 mod real_cluster;
+mod real_history;
+mod recorded_leader;
 mod scale;
 mod scenarios;
 mod screens;

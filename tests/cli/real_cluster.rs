@@ -47,34 +47,37 @@ macro_rules! say {
 const ATTEMPTS: usize = 3;
 
 /// A record in a copy: value and leader epoch by offset.
-type Records = BTreeMap<i64, (String, i64)>;
+pub(crate) type Records = BTreeMap<i64, (String, i64)>;
 
 /// One sequence's run on one topic.
-struct Seq {
-    dir: PathBuf,
-    topic: String,
+pub(crate) struct Seq {
+    pub(crate) dir: PathBuf,
+    pub(crate) topic: String,
     /// Every answer the producer got, in order.
-    acks: Vec<Value>,
-    restarts: Vec<Restart>,
-    final_leader: Option<PathBuf>,
+    pub(crate) acks: Vec<Value>,
+    pub(crate) restarts: Vec<Restart>,
+    pub(crate) final_leader: Option<PathBuf>,
     /// What the shaping did, for the output.
-    notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// What the brokers did during the shaping that the shape does not expect.
-    unexpected: Vec<String>,
+    pub(crate) unexpected: Vec<String>,
+    /// klog's prediction takes the leader epoch from the leader copy's metadata log (no
+    /// `--leader-epoch`): real_history.rs.
+    pub(crate) metadata_epochs: bool,
 }
 
 /// A broker restarted as a follower, with the copies klog predicts from.
-struct Restart {
-    follower: usize,
+pub(crate) struct Restart {
+    pub(crate) follower: usize,
     /// The follower's data dir before the restart (it was dead or paused).
-    before: PathBuf,
+    pub(crate) before: PathBuf,
     /// The leader's data dir at that moment (paused while copied).
-    leader: PathBuf,
-    leader_epoch: i64,
+    pub(crate) leader: PathBuf,
+    pub(crate) leader_epoch: i64,
     /// The follower's data dir after it caught up.
-    after: PathBuf,
+    pub(crate) after: PathBuf,
     /// The follower's own log lines from its restart on.
-    log: String,
+    pub(crate) log: String,
 }
 
 /// A sequence's shape: Ok once the failure took the intended form, Err(why) if it did not.
@@ -90,46 +93,46 @@ struct Sequence {
 }
 
 /// What the brokers did and what klog predicted, for one sequence.
-struct Outcome {
+pub(crate) struct Outcome {
     /// Acknowledged (offset, value) pairs not at their offset in the final leader.
-    acked_gone: Vec<(i64, String)>,
-    verdicts: Vec<Verdict>,
+    pub(crate) acked_gone: Vec<(i64, String)>,
+    pub(crate) verdicts: Vec<Verdict>,
 }
 
 /// klog's prediction for one restarted follower against the broker.
-struct Verdict {
-    follower: usize,
-    klog_cut: i64,
-    broker_cut: i64,
-    broker_lines: Vec<i64>,
-    log_end_before: i64,
+pub(crate) struct Verdict {
+    pub(crate) follower: usize,
+    pub(crate) klog_cut: i64,
+    pub(crate) broker_cut: i64,
+    pub(crate) broker_lines: Vec<i64>,
+    pub(crate) log_end_before: i64,
     /// Removed records, by offset (value).
-    broker_removed: BTreeMap<i64, String>,
+    pub(crate) broker_removed: BTreeMap<i64, String>,
     /// Removed records the final leader does not hold (the rest it gave back).
-    broker_lost: BTreeSet<i64>,
+    pub(crate) broker_lost: BTreeSet<i64>,
     /// Records the follower held after catching up that differ from the final leader.
-    diverged_after: Vec<i64>,
+    pub(crate) diverged_after: Vec<i64>,
     /// klog's `acked_lost` class, and the removed-and-lost records the producer was told were
     /// acknowledged: reported, not compared.
-    klog_acked_lost: Vec<i64>,
-    producer_acked_lost: Vec<i64>,
-    differences: Vec<String>,
+    pub(crate) klog_acked_lost: Vec<i64>,
+    pub(crate) producer_acked_lost: Vec<i64>,
+    pub(crate) differences: Vec<String>,
 }
 
 impl Seq {
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
 
     /// Send `count` records PREFIX-FROM.. one at a time; how many were acknowledged.
-    fn produce(&mut self, c: &mut Cluster, prefix: &str, from: usize, count: usize) -> usize {
+    pub(crate) fn produce(&mut self, c: &mut Cluster, prefix: &str, from: usize, count: usize) -> usize {
         let answers = c.kc("produce", &[&self.topic, prefix, &from.to_string(), &count.to_string()]);
         let acked = answers.iter().filter(|a| a["outcome"] == "acked").count();
         self.acks.extend(answers);
         acked
     }
 
-    fn outcome_of(&self, value: &str) -> String {
+    pub(crate) fn outcome_of(&self, value: &str) -> String {
         self.acks
             .iter()
             .find(|a| a["value"] == value)
@@ -137,12 +140,12 @@ impl Seq {
             .unwrap_or_default()
     }
 
-    fn note(&mut self, n: impl Into<String>) {
+    pub(crate) fn note(&mut self, n: impl Into<String>) {
         self.notes.push(n.into());
     }
 }
 
-fn records(dir: &Path, topic: &str) -> Records {
+pub(crate) fn records(dir: &Path, topic: &str) -> Records {
     let out = klog().args(["dump", "--json", "--partition", &format!("{topic}-0"), s(dir)]).output().unwrap();
     assert!(out.status.success(), "klog dump {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout)
@@ -159,7 +162,7 @@ fn records(dir: &Path, topic: &str) -> Records {
         .collect()
 }
 
-fn log_end(dir: &Path, topic: &str) -> (i64, i64) {
+pub(crate) fn log_end(dir: &Path, topic: &str) -> (i64, i64) {
     let out =
         klog().args(["dump", "--json", "--limit", "0", "--partition", &format!("{topic}-0"), s(dir)]).output().unwrap();
     let v: Value = String::from_utf8_lossy(&out.stdout)
@@ -189,7 +192,8 @@ fn compare(seq: &Seq, r: &Restart, final_leader: &Records) -> Verdict {
     let out = klog()
         .args(["recover", "--dry-run", "--json", "--mode", "kip279", "--context", "1000000"])
         .args(["--partition", &format!("{topic}-0"), "--leader", s(&r.leader)])
-        .args(["--leader-epoch", &r.leader_epoch.to_string(), s(&r.before)])
+        .args(if seq.metadata_epochs { vec![] } else { vec!["--leader-epoch".to_string(), r.leader_epoch.to_string()] })
+        .arg(s(&r.before))
         .output()
         .unwrap();
     let mut differences = Vec::new();
@@ -278,7 +282,7 @@ fn compare(seq: &Seq, r: &Restart, final_leader: &Records) -> Verdict {
     }
 }
 
-fn judge(seq: &Seq) -> Outcome {
+pub(crate) fn judge(seq: &Seq) -> Outcome {
     let final_copy = seq.final_leader.as_ref().expect("a shaped sequence copies its final leader");
     let final_leader = records(final_copy, &seq.topic);
     let acked_gone = seq
@@ -294,15 +298,15 @@ fn judge(seq: &Seq) -> Outcome {
 // ----------------------------------------------------------------------------------------------
 // Shaping helpers.
 
-fn leader(d: &Value) -> i64 {
+pub(crate) fn leader(d: &Value) -> i64 {
     d["leader"].as_i64().unwrap_or(-2)
 }
 
-fn isr(d: &Value) -> Vec<i64> {
+pub(crate) fn isr(d: &Value) -> Vec<i64> {
     d["isr"].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default()
 }
 
-fn epoch(d: &Value) -> i64 {
+pub(crate) fn epoch(d: &Value) -> i64 {
     d["leader_epoch"].as_i64().unwrap_or(-1)
 }
 
@@ -320,7 +324,13 @@ fn create(c: &mut Cluster, seq: &Seq, brokers: &str, configs: &[&str]) -> Result
         .map_err(|d| format!("no leader {first} with a full ISR: {d}"))
 }
 
-fn produce_all(c: &mut Cluster, seq: &mut Seq, prefix: &str, from: usize, count: usize) -> Result<(), String> {
+pub(crate) fn produce_all(
+    c: &mut Cluster,
+    seq: &mut Seq,
+    prefix: &str,
+    from: usize,
+    count: usize,
+) -> Result<(), String> {
     let acked = seq.produce(c, prefix, from, count);
     if acked == count {
         Ok(())
@@ -331,7 +341,14 @@ fn produce_all(c: &mut Cluster, seq: &mut Seq, prefix: &str, from: usize, count:
 
 /// Restart follower `f` (dead), with the leader `l` copied first at epoch `e`; wait until it is in
 /// the ISR again, then copy it.
-fn restart_follower(c: &mut Cluster, seq: &mut Seq, f: usize, before: &str, l: usize, e: i64) -> Result<(), String> {
+pub(crate) fn restart_follower(
+    c: &mut Cluster,
+    seq: &mut Seq,
+    f: usize,
+    before: &str,
+    l: usize,
+    e: i64,
+) -> Result<(), String> {
     let leader_copy = seq.path(&format!("leader-for-{f}"));
     c.copy(l, &leader_copy);
     let mark = c.log_mark(f);
@@ -340,7 +357,7 @@ fn restart_follower(c: &mut Cluster, seq: &mut Seq, f: usize, before: &str, l: u
 }
 
 /// After follower `f` came back (restarted or resumed at `mark`): wait for the ISR, copy it.
-fn rejoin(
+pub(crate) fn rejoin(
     c: &mut Cluster,
     seq: &mut Seq,
     f: usize,
@@ -365,7 +382,7 @@ fn rejoin(
     Ok(())
 }
 
-fn copy_final_leader(c: &mut Cluster, seq: &mut Seq) -> Result<(), String> {
+pub(crate) fn copy_final_leader(c: &mut Cluster, seq: &mut Seq) -> Result<(), String> {
     let d = c.describe(&seq.topic);
     let l = leader(&d);
     if !(1..=3).contains(&l) {
@@ -995,6 +1012,7 @@ fn real_broker_failovers_truncate_where_klog_predicts() {
                 final_leader: None,
                 notes: vec![],
                 unexpected: vec![],
+                metadata_epochs: false,
             };
             let shaped = (sq.shape)(&mut c, &mut seq);
             c.heal();

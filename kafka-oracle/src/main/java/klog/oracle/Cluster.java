@@ -68,6 +68,23 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *     brokers asked had not yet heard of the same election)
  * elect BOOTSTRAP TOPIC preferred|unclean
  *     Admin.electLeaders for partition 0: {"elected": true} or {"error": ...}
+ * create-assigned BOOTSTRAP TOPIC ASSIGNMENT [KEY=VALUE...]
+ *     one partition per /-separated replica list of ASSIGNMENT (1,2,3/2,3,1: partition 0 on
+ *     1,2,3, partition 1 on 2,3,1), with the given topic configs: {"created": TOPIC}
+ * produce-partition BOOTSTRAP TOPIC PARTITION PREFIX FROM COUNT
+ *     as produce, to PARTITION
+ * describe-partition BOOTSTRAP TOPIC PARTITION
+ *     as describe, of PARTITION
+ * elect-partition BOOTSTRAP TOPIC PARTITION preferred|unclean
+ *     as elect, of PARTITION
+ * commit-offsets BOOTSTRAP GROUP TOPIC PARTITION OFFSET
+ *     Admin.alterConsumerGroupOffsets of GROUP (an offset commit to its coordinator):
+ *     {"committed": GROUP, "partition": the __consumer_offsets partition that holds the group
+ *     (Kafka's abs(hashCode) % partition count)}
+ * transaction BOOTSTRAP TOPIC PARTITION TRANSACTIONAL_ID PREFIX COUNT commit|abort
+ *     a transactional producer: initTransactions, COUNT sends (values PREFIX-i) to PARTITION in
+ *     one transaction, then commit or abort: {"transaction": ID, "outcome": "committed" |
+ *     "aborted", "partition": the __transaction_state partition of ID}
  * serve
  *     read commands (tab-separated, as above) from stdin, answer each, then print {"done":true}
  * </pre>
@@ -109,11 +126,17 @@ public final class Cluster {
         String bootstrap = args[1];
         String topic = args[2];
         switch (args[0]) {
-            case "produce" -> produce(bootstrap, topic, args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
+            case "produce" -> produce(bootstrap, topic, 0, args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));
             case "create" -> create(bootstrap, topic, args[3], Arrays.copyOfRange(args, 4, args.length));
             case "alter" -> alter(bootstrap, topic, Arrays.copyOfRange(args, 3, args.length));
-            case "describe" -> System.out.println(describe(bootstrap, topic));
-            case "elect" -> elect(bootstrap, topic, args[3]);
+            case "describe" -> System.out.println(describe(bootstrap, topic, 0));
+            case "elect" -> elect(bootstrap, topic, 0, args[3]);
+            case "create-assigned" -> createAssigned(bootstrap, topic, args[3], Arrays.copyOfRange(args, 4, args.length));
+            case "produce-partition" -> produce(bootstrap, topic, Integer.parseInt(args[3]), args[4], Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+            case "describe-partition" -> System.out.println(describe(bootstrap, topic, Integer.parseInt(args[3])));
+            case "elect-partition" -> elect(bootstrap, topic, Integer.parseInt(args[3]), args[4]);
+            case "commit-offsets" -> commitOffsets(bootstrap, topic, args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]));
+            case "transaction" -> transaction(bootstrap, topic, Integer.parseInt(args[3]), args[4], args[5], Integer.parseInt(args[6]), args[7]);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         System.out.flush();
@@ -150,14 +173,14 @@ public final class Cluster {
         });
     }
 
-    private static void produce(String bootstrap, String topic, String prefix, int from, int count) {
+    private static void produce(String bootstrap, String topic, int partition, String prefix, int from, int count) {
         KafkaProducer<String, String> producer = producer(bootstrap);
         for (int i = from; i < from + count; i++) {
             String value = prefix + "-" + i;
             ObjectNode o = JSON.createObjectNode();
             o.put("value", value);
             try {
-                RecordMetadata m = producer.send(new ProducerRecord<>(topic, 0, null, value)).get(6, TimeUnit.SECONDS);
+                RecordMetadata m = producer.send(new ProducerRecord<>(topic, partition, null, value)).get(6, TimeUnit.SECONDS);
                 o.put("outcome", "acked");
                 o.put("offset", m.offset());
             } catch (ExecutionException e) {
@@ -201,12 +224,12 @@ public final class Cluster {
         System.out.println(o);
     }
 
-    private static ObjectNode describe(String bootstrap, String topic) throws Exception {
+    private static ObjectNode describe(String bootstrap, String topic, int partition) throws Exception {
         TopicDescription d = admin(bootstrap).describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
-        TopicPartitionInfo p = d.partitions().get(0);
+        TopicPartitionInfo p = d.partitions().get(partition);
         ObjectNode o = JSON.createObjectNode();
         o.put("leader", p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id());
-        int[] fromMetadata = leaderEpoch(bootstrap, topic);
+        int[] fromMetadata = leaderEpoch(bootstrap, topic, partition);
         o.put("leader_epoch", fromMetadata[1]);
         o.put("metadata_leader", fromMetadata[0]);
         ids(o.putArray("replicas"), p.replicas());
@@ -221,10 +244,10 @@ public final class Cluster {
     }
 
     /**
-     * The leader and leader epoch of partition 0 from a Metadata request (v12) to the first broker
+     * The leader and leader epoch of a partition from a Metadata request (v12) to the first broker
      * that answers: {leader, epoch}.
      */
-    private static int[] leaderEpoch(String bootstrap, String topic) throws Exception {
+    private static int[] leaderEpoch(String bootstrap, String topic, int partition) throws Exception {
         Exception last = null;
         for (String hostPort : bootstrap.split(",")) {
             int colon = hostPort.lastIndexOf(':');
@@ -250,7 +273,7 @@ public final class Cluster {
                 MetadataResponse r = MetadataResponse.parse(new ByteBufferAccessor(rb), version);
                 for (MetadataResponse.TopicMetadata tm : r.topicMetadata()) {
                     for (MetadataResponse.PartitionMetadata pm : tm.partitionMetadata()) {
-                        if (pm.partition() == 0) return new int[] {pm.leaderId.orElse(-1), pm.leaderEpoch.orElse(-1)};
+                        if (pm.partition() == partition) return new int[] {pm.leaderId.orElse(-1), pm.leaderEpoch.orElse(-1)};
                     }
                 }
                 return new int[] {-1, -1};
@@ -261,16 +284,17 @@ public final class Cluster {
         throw new IllegalStateException("no broker of " + bootstrap + " answered a Metadata request", last);
     }
 
-    private static void elect(String bootstrap, String topic, String kind) throws Exception {
+    private static void elect(String bootstrap, String topic, int partition, String kind) throws Exception {
         ElectionType type = switch (kind) {
             case "preferred" -> ElectionType.PREFERRED;
             case "unclean" -> ElectionType.UNCLEAN;
             default -> throw new IllegalArgumentException("election type preferred|unclean, not " + kind);
         };
         ObjectNode o = JSON.createObjectNode();
+        TopicPartition tp = new TopicPartition(topic, partition);
         try {
-            var r = admin(bootstrap).electLeaders(type, Set.of(new TopicPartition(topic, 0))).partitions().get(20, TimeUnit.SECONDS);
-            var err = r.get(new TopicPartition(topic, 0));
+            var r = admin(bootstrap).electLeaders(type, Set.of(tp)).partitions().get(20, TimeUnit.SECONDS);
+            var err = r.get(tp);
             if (err != null && err.isPresent()) {
                 o.put("error", err.get().getClass().getSimpleName() + ": " + err.get().getMessage());
             } else {
@@ -279,6 +303,71 @@ public final class Cluster {
         } catch (ExecutionException e) {
             o.put("error", e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage());
         }
+        System.out.println(o);
+    }
+
+    private static void createAssigned(String bootstrap, String topic, String assignment, String[] configs) throws Exception {
+        Map<Integer, List<Integer>> parts = new HashMap<>();
+        String[] lists = assignment.split("/");
+        for (int i = 0; i < lists.length; i++) {
+            List<Integer> replicas = new ArrayList<>();
+            for (String b : lists[i].split(",")) replicas.add(Integer.parseInt(b));
+            parts.put(i, replicas);
+        }
+        Map<String, String> conf = new HashMap<>();
+        for (String kv : configs) {
+            int eq = kv.indexOf('=');
+            conf.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        admin(bootstrap).createTopics(List.of(new NewTopic(topic, parts).configs(conf))).all().get(20, TimeUnit.SECONDS);
+        ObjectNode o = JSON.createObjectNode();
+        o.put("created", topic);
+        System.out.println(o);
+    }
+
+    /** The partition of an internal topic that holds KEY: Kafka's abs(hashCode) % partitions. */
+    private static int internalPartition(String bootstrap, String internalTopic, String key) throws Exception {
+        TopicDescription d = admin(bootstrap).describeTopics(List.of(internalTopic)).allTopicNames().get(10, TimeUnit.SECONDS).get(internalTopic);
+        return org.apache.kafka.common.utils.Utils.abs(key.hashCode()) % d.partitions().size();
+    }
+
+    private static void commitOffsets(String bootstrap, String group, String topic, int partition, long offset) throws Exception {
+        var offsets = Map.of(new TopicPartition(topic, partition), new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset, "klog"));
+        admin(bootstrap).alterConsumerGroupOffsets(group, offsets).all().get(20, TimeUnit.SECONDS);
+        ObjectNode o = JSON.createObjectNode();
+        o.put("committed", group);
+        o.put("partition", internalPartition(bootstrap, "__consumer_offsets", group));
+        System.out.println(o);
+    }
+
+    private static void transaction(String bootstrap, String topic, int partition, String id, String prefix, int count, String end) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "20000");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        ObjectNode o = JSON.createObjectNode();
+        o.put("transaction", id);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(topic, partition, null, prefix + "-" + i)).get(20, TimeUnit.SECONDS);
+            }
+            if (end.equals("commit")) {
+                producer.commitTransaction();
+                o.put("outcome", "committed");
+            } else {
+                producer.abortTransaction();
+                o.put("outcome", "aborted");
+            }
+        }
+        o.put("partition", internalPartition(bootstrap, "__transaction_state", id));
         System.out.println(o);
     }
 }
