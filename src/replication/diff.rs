@@ -242,8 +242,87 @@ impl DiffOutcome {
 /// Compare two logs record by record over all offsets.
 pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
     let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
-    let mut ca = RecordCursor::new(a, start, i64::MAX)?;
-    let mut cb = RecordCursor::new(b, start, i64::MAX)?;
+    compare(a, b, start, i64::MAX, false)
+}
+
+/// [`diff_logs`] over the offsets `from <= offset < end` only.
+pub fn diff_range(a: &Log, b: &Log, from: i64, end: i64) -> Result<DiffOutcome> {
+    compare(a, b, from, end, false)
+}
+
+/// Where two logs first hold different records (`None`: identical up to the shorter log end),
+/// reading as little as that takes: batches byte-identical on both sides (what a follower's
+/// fetch copies) are skipped without decoding their records, and the record-by-record walk
+/// starts at the first batch that differs and stops at the first difference. The answer is
+/// [`diff_logs`]'s `first_divergent_offset`.
+pub fn first_divergence(a: &Log, b: &Log) -> Result<Option<i64>> {
+    let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
+    let (mut wa, mut wb) = (BatchWalk::new(a), BatchWalk::new(b));
+    let mut from = start;
+    // Only a prefix where both logs start at the same offset can be skipped batch by batch.
+    if a.first_offset() == b.first_offset() {
+        while let (Some(x), Some(y)) = (wa.next_batch()?, wb.next_batch()?) {
+            if wa.bytes(&x) != wb.bytes(&y) {
+                break;
+            }
+            from = x.next_offset;
+        }
+    }
+    let end = a.log_end_offset().min(b.log_end_offset());
+    if from >= end {
+        return Ok(None);
+    }
+    Ok(compare(a, b, from, end, true)?.first_divergent_offset)
+}
+
+/// One framed batch found by a [`BatchWalk`]: its byte range in its segment's file.
+struct WalkedBatch {
+    start: usize,
+    end: usize,
+    next_offset: i64,
+}
+
+/// The batches of a log in order, one segment mapped at a time, pages behind given back.
+struct BatchWalk {
+    segments: Vec<Segment>,
+    segment: usize,
+    bytes: Option<FileBytes>,
+    position: usize,
+    released: usize,
+}
+
+impl BatchWalk {
+    fn new(log: &Log) -> BatchWalk {
+        BatchWalk { segments: log.segments().to_vec(), segment: 0, bytes: None, position: 0, released: 0 }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<WalkedBatch>> {
+        while self.segment < self.segments.len() {
+            if self.bytes.is_none() {
+                self.bytes = Some(self.segments[self.segment].read_log()?);
+            }
+            let bytes = self.bytes.as_ref().expect("mapped");
+            bytes.release_before(self.position, &mut self.released);
+            if let Some(batch) = BatchIter::starting_at(bytes, self.position).next() {
+                let (start, end) = (self.position, self.position + batch.size_bytes());
+                self.position = end;
+                return Ok(Some(WalkedBatch { start, end, next_offset: batch.last_offset().saturating_add(1) }));
+            }
+            (self.segment, self.bytes, self.position, self.released) = (self.segment + 1, None, 0, 0);
+        }
+        Ok(None)
+    }
+
+    fn bytes(&self, b: &WalkedBatch) -> &[u8] {
+        self.bytes.as_deref().map_or(&[], |bytes| &bytes[b.start..b.end])
+    }
+}
+
+/// The record-by-record comparison over `from <= offset < end`; with `stop_at_first`, it ends at
+/// the first differing pair (the ranges then stop there too).
+fn compare(a: &Log, b: &Log, from: i64, end: i64, stop_at_first: bool) -> Result<DiffOutcome> {
+    let mut ca = RecordCursor::new(a, from, end)?;
+    let mut cb = RecordCursor::new(b, from, end)?;
     let mut ra = ca.next_record()?;
     let mut rb = cb.next_record()?;
     let mut out = DiffOutcome {
@@ -264,18 +343,30 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
             (None, None) => break,
             (Some(x), None) => {
                 push(&mut out, RangeKind::OnlyA, x.offset);
+                if stop_at_first {
+                    break;
+                }
                 ra = ca.next_record()?;
             }
             (None, Some(y)) => {
                 push(&mut out, RangeKind::OnlyB, y.offset);
+                if stop_at_first {
+                    break;
+                }
                 rb = cb.next_record()?;
             }
             (Some(x), Some(y)) if x.offset < y.offset => {
                 push(&mut out, RangeKind::OnlyA, x.offset);
+                if stop_at_first {
+                    break;
+                }
                 ra = ca.next_record()?;
             }
             (Some(x), Some(y)) if y.offset < x.offset => {
                 push(&mut out, RangeKind::OnlyB, y.offset);
+                if stop_at_first {
+                    break;
+                }
                 rb = cb.next_record()?;
             }
             (Some(x), Some(y)) => {
@@ -287,6 +378,9 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
                         out.first_divergent_offset = Some(x.offset);
                         out.first_difference = Some((x.clone(), y.clone()));
                     }
+                    if stop_at_first {
+                        break;
+                    }
                 }
                 ra = ca.next_record()?;
                 rb = cb.next_record()?;
@@ -297,7 +391,7 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
     // divergence too (a compacted side aside, the logs disagree on what exists).
     let a_end = a.log_end_offset();
     let b_end = b.log_end_offset();
-    let shorter = a_end.min(b_end);
+    let shorter = a_end.min(b_end).min(end);
     if out.first_divergent_offset.is_none() {
         out.first_divergent_offset = out
             .ranges
