@@ -184,6 +184,9 @@ pub struct PartitionView {
     /// Acknowledged records of other replicas that the current leader does not hold.
     pub acked_missing: Vec<AckedMissing>,
     pub no_clean_leader: Option<NoCleanLeader>,
+    /// When the leader is missing or lacks acknowledged records: indexes into `replicas` of
+    /// those that hold every other replica's acknowledged records (a clean leader is left).
+    pub clean_replicas: Vec<usize>,
     /// Replicas that could not be read: (broker index, why).
     pub unreadable: Vec<(usize, String)>,
     /// Facts worth knowing (a metadata leader not among the dirs, a replica the assignment
@@ -502,11 +505,20 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
         }
     }
-    let no_clean_leader = if (leader.is_none() || !acked_missing.is_empty()) && !replicas.is_empty() {
+    // When the leader is missing or lacks acked records: the replicas that lack none.
+    let mut clean_replicas = Vec::new();
+    if (leader.is_none() || !acked_missing.is_empty()) && !replicas.is_empty() {
+        for i in (0..replicas.len()).filter(|i| Some(*i) != leader) {
+            if losses(&replicas, i)?.is_empty() {
+                clean_replicas.push(i);
+            }
+        }
+    }
+    let no_clean_leader = if (leader.is_none() || !acked_missing.is_empty()) && clean_replicas.is_empty() && !replicas.is_empty() {
         let advice = preferred(&lines).expect("a replica");
         let advice = Candidate {
             replica: advice,
-            why: "klog's advice: the highest latest leader epoch, then the largest log end".into(),
+            why: "the highest latest leader epoch, then the largest log end".into(),
             loses: losses(&replicas, advice)?,
         };
         let (kafka, kafka_none) = match kafka_choice(&lines, registration.as_ref()) {
@@ -565,6 +577,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         registration,
         acked_missing,
         no_clean_leader,
+        clean_replicas,
         unreadable,
         notes,
     })
