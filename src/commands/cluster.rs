@@ -83,6 +83,8 @@ pub struct MetadataSource {
     pub records_read: u64,
     /// Metadata records that did not decode (they change nothing in the replay).
     pub unreadable_count: usize,
+    /// The `cluster.id` of that dir: the metadata speaks for that cluster's replicas only.
+    pub cluster_id: Option<String>,
 }
 
 /// Where the current leader of a partition came from.
@@ -187,6 +189,9 @@ pub struct PartitionView {
     /// When the leader is missing or lacks acknowledged records: indexes into `replicas` of
     /// those that hold every other replica's acknowledged records (a clean leader is left).
     pub clean_replicas: Vec<usize>,
+    /// Its replicas' brokers do not say they are one cluster (cluster ids differ or are
+    /// missing, a node id repeats): the replicas are listed, never compared.
+    pub not_one_cluster: bool,
     /// Replicas that could not be read: (broker index, why).
     pub unreadable: Vec<(usize, String)>,
     /// Facts worth knowing (a metadata leader not among the dirs, a replica the assignment
@@ -209,6 +214,8 @@ impl PartitionView {
     /// acked records.
     pub fn needs_attention(&self) -> bool {
         self.diverging().next().is_some()
+            || self.not_one_cluster
+            || (self.leader.is_none() && !self.replicas.is_empty())
             || !self.acked_missing.is_empty()
             || self.no_clean_leader.is_some()
             || !self.unreadable.is_empty()
@@ -287,6 +294,8 @@ fn identity_warnings(brokers: &[Broker]) -> Vec<String> {
 /// that made each, replayed from the dir whose metadata log ends last.
 struct Metadata {
     source: MetadataSource,
+    /// The `cluster.id` of the dir whose metadata log it is.
+    cluster_id: Option<String>,
     last: HashMap<String, (PartitionRegistration, MetadataPosition)>,
 }
 
@@ -320,12 +329,15 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
             };
         }
     }
+    let cluster_id = read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
     Some(Metadata {
+        cluster_id,
         source: MetadataSource {
             dir: dir.display().to_string(),
             log_end_offset,
             records_read: report.records_read,
             unreadable_count: report.unreadable.len(),
+            cluster_id: cluster_id.clone(),
         },
         last,
     })
@@ -471,7 +483,44 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             Err(e) => unreadable.push((b, refusal(&e))),
         }
     }
-    let recorded = cx.metadata.and_then(|m| m.last.get(name));
+    // Replicas of brokers that do not say they are one cluster (another cluster.id, none, a
+    // node id twice) are listed, never lined up: no leader, election or loss is invented.
+    let identities: BTreeSet<Option<&str>> =
+        lines.iter().map(|l| cx.brokers[l.broker].cluster_id.as_deref()).collect();
+    let node_ids: BTreeSet<Option<i32>> = lines.iter().map(|l| l.node_id).collect();
+    let not_one_cluster = lines.len() > 1
+        && (identities.len() > 1 || identities.contains(&None) || node_ids.len() < lines.len() || node_ids.contains(&None));
+    if not_one_cluster {
+        let each: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                let b = &cx.brokers[l.broker];
+                format!("{} ({})", b.dir, b.cluster_id.as_deref().unwrap_or("no cluster.id"))
+            })
+            .collect();
+        notes.push(format!(
+            "its replicas are not of one cluster ({}): listed, not compared",
+            each.join(", ")
+        ));
+        return Ok(PartitionView {
+            partition: name.to_string(),
+            replicas: lines,
+            leader: None,
+            leader_source: LeaderSource::Assumed,
+            registration: None,
+            acked_missing: Vec::new(),
+            no_clean_leader: None,
+            clean_replicas: Vec::new(),
+            not_one_cluster,
+            unreadable,
+            notes,
+        });
+    }
+    // The metadata speaks for its own cluster only.
+    let recorded = cx
+        .metadata
+        .filter(|m| lines.first().is_none_or(|l| cx.brokers[l.broker].cluster_id == m.cluster_id))
+        .and_then(|m| m.last.get(name));
     let registration = recorded.map(|(r, _)| r.clone());
     let (leader, leader_source) = match recorded {
         Some((reg, position)) => {
@@ -578,6 +627,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         acked_missing,
         no_clean_leader,
         clean_replicas,
+        not_one_cluster,
         unreadable,
         notes,
     })

@@ -40,10 +40,10 @@ fn ranges_text(ranges: &[OffsetRange]) -> String {
 /// `broker 1's offsets 5..9 (5 records, acked below its HW 10)`.
 fn missing_text(v: &ClusterView, p: &PartitionView, m: &AckedMissing) -> String {
     format!(
-        "{}'s {} acked record(s) at {} (below its HW {})",
+        "{}'s offsets {} ({} record(s) below its HW {})",
         who(v, p, m.holder),
-        m.record_count(),
         ranges_text(&m.ranges),
+        m.record_count(),
         m.high_watermark
     )
 }
@@ -71,6 +71,9 @@ fn verdict(p: &PartitionView) -> (String, Tone) {
     if !p.unreadable.is_empty() && p.replicas.is_empty() {
         return ("unreadable".into(), Tone::Bad);
     }
+    if p.not_one_cluster {
+        return ("NOT ONE CLUSTER".into(), Tone::Bad);
+    }
     if p.no_clean_leader.is_some() {
         return ("NO CLEAN LEADER".into(), Tone::Bad);
     }
@@ -96,7 +99,12 @@ fn verdict(p: &PartitionView) -> (String, Tone) {
     if p.replicas.iter().any(|r| matches!(r.restart, Some(Err(_)))) {
         parts.push("restart refused".into());
     }
-    if parts.is_empty() {
+    if p.leader.is_none() && !p.replicas.is_empty() {
+        parts.insert(0, "no leader".into());
+    }
+    if parts.is_empty() && p.replicas.len() == 1 {
+        ("one replica".into(), Tone::Good)
+    } else if parts.is_empty() {
         ("agree".into(), Tone::Good)
     } else {
         (parts.join(", "), Tone::Bad)
@@ -195,7 +203,11 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
             m.log_end_offset,
             m.records_read,
             if m.unreadable_count > 0 { format!(", {} unreadable", m.unreadable_count) } else { String::new() }
-        )?,
+        )
+        .and_then(|()| match (&m.cluster_id, v.one_cluster()) {
+            (Some(id), false) => out!(out, "  (for the replicas of cluster {id} only)"),
+            _ => Ok(()),
+        })?,
         None => out!(
             out,
             "leaders: no metadata log in any dir, so each is assumed: the highest latest leader epoch, then the largest log end"
@@ -227,13 +239,15 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
     }
     for part in &v.partitions {
         let Ok(p) = &part.outcome else { continue };
-        if !p.needs_attention() {
+        // A partition whose replicas are not of one cluster has nothing to line up (the
+        // warnings above say why; the JSON lists its replicas).
+        if !p.needs_attention() || p.not_one_cluster {
             continue;
         }
         out!(out, "\n{}: {}", pal.strong(&part.partition), leader_text(v, p))?;
         replicas_table(out, v, p, settings)?;
         for m in &p.acked_missing {
-            out!(out, "{} from the leader: {}", pal.bad("ACKED MISSING"), missing_text(v, p, m))?;
+            out!(out, "{} from the leader: {}", pal.bad("ACKED, MISSING"), missing_text(v, p, m))?;
         }
         if let Some(n) = &p.no_clean_leader {
             out!(out, "{}", pal.bad("no clean leader left:"))?;
@@ -351,6 +365,7 @@ fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
         "type": "cluster_partition",
         "partition": p.partition,
         "needs_attention": p.needs_attention(),
+        "not_one_cluster": p.not_one_cluster,
         "leader_node_id": leader.and_then(|l| l.node_id),
         "leader_dir": leader.map(|l| &v.brokers[l.broker].dir),
         "leader_source": source,
