@@ -331,7 +331,7 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
     }
     let cluster_id = read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
     Some(Metadata {
-        cluster_id,
+        cluster_id: cluster_id.clone(),
         source: MetadataSource {
             dir: dir.display().to_string(),
             log_end_offset,
