@@ -115,7 +115,9 @@ fn cluster(
 fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = std::iter::once(a.target.dir.clone()).chain(a.more.iter().cloned()).collect();
-        let rules = replica_lab::replication::release::Rules::of_mode(replica_lab::replication::truncation::TruncationMode::Kip279);
+        let rules = replica_lab::replication::release::Rules::of_mode(
+            replica_lab::replication::truncation::TruncationMode::Kip279,
+        );
         return cluster(dirs, a.target.partition.as_deref(), ClusterCommand::Check, rules, a.json, settings, text);
     }
     if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
@@ -240,7 +242,9 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = [a.a.clone(), a.b.clone()].into_iter().chain(a.more.iter().cloned()).collect();
-        let rules = replica_lab::replication::release::Rules::of_mode(replica_lab::replication::truncation::TruncationMode::Kip279);
+        let rules = replica_lab::replication::release::Rules::of_mode(
+            replica_lab::replication::truncation::TruncationMode::Kip279,
+        );
         return cluster(dirs, a.partition.as_deref(), ClusterCommand::Diff, rules, a.json, settings, text);
     }
     if a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b) {

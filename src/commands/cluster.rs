@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::log::names::{self, METADATA_TOPIC};
 use crate::partition_registration::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::replica::{list_partition_dirs, read_meta_properties, LogDirFiles, Replica};
-use crate::replication::diff::{diff_range, first_divergence, RangeKind};
+use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
 use crate::replication::release::Rules;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -220,7 +220,8 @@ impl PartitionView {
             || self.no_clean_leader.is_some()
             || !self.unreadable.is_empty()
             || self.replicas.iter().any(|r| {
-                !r.findings.is_empty() || matches!(&r.restart, Some(Err(_)) | Some(Ok(RestartOutcome { acked_lost_count: 1.., .. })))
+                !r.findings.is_empty()
+                    || matches!(&r.restart, Some(Err(_)) | Some(Ok(RestartOutcome { acked_lost_count: 1.., .. })))
             })
     }
 }
@@ -253,10 +254,8 @@ fn identity_warnings(brokers: &[Broker]) -> Vec<String> {
     let mut out = Vec::new();
     let ids: BTreeSet<&str> = brokers.iter().filter_map(|b| b.cluster_id.as_deref()).collect();
     if ids.len() > 1 {
-        let each: Vec<String> = brokers
-            .iter()
-            .map(|b| format!("{} {}", b.dir, b.cluster_id.as_deref().unwrap_or("(none)")))
-            .collect();
+        let each: Vec<String> =
+            brokers.iter().map(|b| format!("{} {}", b.dir, b.cluster_id.as_deref().unwrap_or("(none)"))).collect();
         out.push(format!(
             "the dirs are not one cluster: {} cluster ids ({}); replicas are lined up by name only",
             ids.len(),
@@ -329,7 +328,8 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
             };
         }
     }
-    let cluster_id = read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
+    let cluster_id =
+        read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
     Some(Metadata {
         cluster_id: cluster_id.clone(),
         source: MetadataSource {
@@ -347,9 +347,14 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
 /// the controller quorum's log, not a replica of a partition the brokers lead).
 fn union_names(per_dir: &[Vec<String>]) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    let mut all: Vec<String> =
-        per_dir.iter().flatten().filter(|n| *n != &format!("{METADATA_TOPIC}-0")).filter(|n| seen.insert(*n)).cloned().collect();
-    all.sort_by(|a, b| natural_key(a).cmp(&natural_key(b)));
+    let mut all: Vec<String> = per_dir
+        .iter()
+        .flatten()
+        .filter(|n| *n != &format!("{METADATA_TOPIC}-0"))
+        .filter(|n| seen.insert(*n))
+        .cloned()
+        .collect();
+    all.sort_by_cached_key(|a| natural_key(a));
     all
 }
 
@@ -394,11 +399,22 @@ fn acked_missing_from(
     Ok((!ranges.is_empty()).then_some(AckedMissing { holder: holder_index, high_watermark: hw, ranges }))
 }
 
+/// Where replicas `x` and `y` first differ: by batch headers when both were just verified
+/// clean by `check` (every batch CRC checked), else by bytes.
+fn divergence(replicas: &[Replica], verified: &[bool], x: usize, y: usize) -> Result<Option<i64>> {
+    let (a, b) = (replicas[x].log(), replicas[y].log());
+    if verified[x] && verified[y] {
+        first_divergence_crc_verified(a, b)
+    } else {
+        first_divergence(a, b)
+    }
+}
+
 /// What electing `candidate` loses: every other replica's acked records it does not hold.
-fn losses(replicas: &[Replica], candidate: usize) -> Result<Vec<AckedMissing>> {
+fn losses(replicas: &[Replica], verified: &[bool], candidate: usize) -> Result<Vec<AckedMissing>> {
     let mut out = Vec::new();
     for (i, r) in replicas.iter().enumerate().filter(|(i, _)| *i != candidate) {
-        let d = first_divergence(replicas[candidate].log(), r.log())?;
+        let d = divergence(replicas, verified, candidate, i)?;
         out.extend(acked_missing_from(&replicas[candidate], r, i, d)?);
     }
     Ok(out)
@@ -410,7 +426,12 @@ fn preferred(lines: &[ReplicaLine]) -> Option<usize> {
     (0..lines.len()).max_by(|&a, &b| {
         let key = |i: usize| {
             let l = &lines[i];
-            (l.latest_leader_epoch.unwrap_or(-1), l.log_end_offset, std::cmp::Reverse(l.node_id.unwrap_or(i32::MAX)), std::cmp::Reverse(i))
+            (
+                l.latest_leader_epoch.unwrap_or(-1),
+                l.log_end_offset,
+                std::cmp::Reverse(l.node_id.unwrap_or(i32::MAX)),
+                std::cmp::Reverse(i),
+            )
         };
         key(a).cmp(&key(b))
     })
@@ -440,7 +461,10 @@ fn kafka_choice(
         return Ok((i, format!("the last known leader (lastKnownElr {:?}): broker {id}", reg.last_known_elr)));
     }
     match reg.replicas.iter().find_map(|&id| live(id).map(|i| (id, i))) {
-        Some((id, i)) => Ok((i, format!("unclean election: the first live replica of the assignment {:?}: broker {id}", reg.replicas))),
+        Some((id, i)) => Ok((
+            i,
+            format!("unclean election: the first live replica of the assignment {:?}: broker {id}", reg.replicas),
+        )),
         None => Err(format!("none of the assignment {:?} is among the dirs", reg.replicas)),
     }
 }
@@ -483,13 +507,25 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             Err(e) => unreadable.push((b, refusal(&e))),
         }
     }
+    // `check`: each replica verified first (its own open: the check consumes it); a replica
+    // without findings has every batch CRC checked, so the lineup may compare its headers.
+    let mut verified = vec![false; replicas.len()];
+    if cx.req.command == ClusterCommand::Check {
+        for (i, line) in lines.iter_mut().enumerate() {
+            let report: CheckReport = check_replica(Replica::open_in(&cx.files[line.broker], name)?, &mut NoProgress)?;
+            verified[i] = report.is_clean();
+            line.findings = report.findings;
+        }
+    }
     // Replicas of brokers that do not say they are one cluster (another cluster.id, none, a
     // node id twice) are listed, never lined up: no leader, election or loss is invented.
-    let identities: BTreeSet<Option<&str>> =
-        lines.iter().map(|l| cx.brokers[l.broker].cluster_id.as_deref()).collect();
+    let identities: BTreeSet<Option<&str>> = lines.iter().map(|l| cx.brokers[l.broker].cluster_id.as_deref()).collect();
     let node_ids: BTreeSet<Option<i32>> = lines.iter().map(|l| l.node_id).collect();
     let not_one_cluster = lines.len() > 1
-        && (identities.len() > 1 || identities.contains(&None) || node_ids.len() < lines.len() || node_ids.contains(&None));
+        && (identities.len() > 1
+            || identities.contains(&None)
+            || node_ids.len() < lines.len()
+            || node_ids.contains(&None));
     if not_one_cluster {
         let each: Vec<String> = lines
             .iter()
@@ -498,10 +534,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                 format!("{} ({})", b.dir, b.cluster_id.as_deref().unwrap_or("no cluster.id"))
             })
             .collect();
-        notes.push(format!(
-            "its replicas are not of one cluster ({}): listed, not compared",
-            each.join(", ")
-        ));
+        notes.push(format!("its replicas are not of one cluster ({}): listed, not compared", each.join(", ")));
         return Ok(PartitionView {
             partition: name.to_string(),
             replicas: lines,
@@ -528,7 +561,8 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                 MetadataPosition::Log(o) => (Some(*o), None),
                 MetadataPosition::Snapshot { end_offset } => (None, Some(*end_offset)),
             };
-            let leader = (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
+            let leader =
+                (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
             if reg.leader == NO_LEADER {
                 notes.push(format!("the metadata records no leader (leader -1) at leader epoch {}", reg.leader_epoch));
             } else if leader.is_none() {
@@ -549,7 +583,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     let mut acked_missing = Vec::new();
     if let Some(l) = leader {
         for i in (0..replicas.len()).filter(|i| *i != l) {
-            let d = first_divergence(replicas[l].log(), replicas[i].log())?;
+            let d = divergence(&replicas, &verified, l, i)?;
             lines[i].first_divergent_offset = d;
             acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
         }
@@ -558,33 +592,29 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     let mut clean_replicas = Vec::new();
     if (leader.is_none() || !acked_missing.is_empty()) && !replicas.is_empty() {
         for i in (0..replicas.len()).filter(|i| Some(*i) != leader) {
-            if losses(&replicas, i)?.is_empty() {
+            if losses(&replicas, &verified, i)?.is_empty() {
                 clean_replicas.push(i);
             }
         }
     }
-    let no_clean_leader = if (leader.is_none() || !acked_missing.is_empty()) && clean_replicas.is_empty() && !replicas.is_empty() {
-        let advice = preferred(&lines).expect("a replica");
-        let advice = Candidate {
-            replica: advice,
-            why: "the highest latest leader epoch, then the largest log end".into(),
-            loses: losses(&replicas, advice)?,
+    let no_clean_leader =
+        if (leader.is_none() || !acked_missing.is_empty()) && clean_replicas.is_empty() && !replicas.is_empty() {
+            let advice = preferred(&lines).expect("a replica");
+            let advice = Candidate {
+                replica: advice,
+                why: "the highest latest leader epoch, then the largest log end".into(),
+                loses: losses(&replicas, &verified, advice)?,
+            };
+            let (kafka, kafka_none) = match kafka_choice(&lines, registration.as_ref()) {
+                Ok((i, why)) => (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None),
+                Err(why) => (None, Some(why)),
+            };
+            Some(NoCleanLeader { advice, kafka, kafka_none })
+        } else {
+            None
         };
-        let (kafka, kafka_none) = match kafka_choice(&lines, registration.as_ref()) {
-            Ok((i, why)) => (Some(Candidate { replica: i, why, loses: losses(&replicas, i)? }), None),
-            Err(why) => (None, Some(why)),
-        };
-        Some(NoCleanLeader { advice, kafka, kafka_none })
-    } else {
-        None
-    };
     match cx.req.command {
-        ClusterCommand::Check => {
-            for (line, r) in lines.iter_mut().zip(replicas) {
-                let report: CheckReport = check_replica(r, &mut NoProgress)?;
-                line.findings = report.findings;
-            }
-        }
+        ClusterCommand::Check => {}
         ClusterCommand::Recover => {
             if let Some(l) = leader {
                 let leader_dir = Path::new(&cx.brokers[lines[l].broker].dir).to_path_buf();
@@ -697,7 +727,10 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
     let cx = Context { req, brokers: &brokers, files: &files, metadata: metadata.as_ref(), holders: &holders };
     let mut partitions = parallel_map(
         &names,
-        |name| PartitionOutcome { partition: name.clone(), outcome: view_partition(&cx, name).map_err(|e| refusal(&e)) },
+        |name| PartitionOutcome {
+            partition: name.clone(),
+            outcome: view_partition(&cx, name).map_err(|e| refusal(&e)),
+        },
         progress,
     );
     partitions.sort_by_key(|p| p.outcome.as_ref().is_ok_and(|v| !v.needs_attention()));

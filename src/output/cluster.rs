@@ -31,7 +31,13 @@ fn ranges_text(ranges: &[OffsetRange]) -> String {
     let shown: Vec<String> = ranges
         .iter()
         .take(4)
-        .map(|r| if r.first_offset == r.last_offset { r.first_offset.to_string() } else { format!("{}..{}", r.first_offset, r.last_offset) })
+        .map(|r| {
+            if r.first_offset == r.last_offset {
+                r.first_offset.to_string()
+            } else {
+                format!("{}..{}", r.first_offset, r.last_offset)
+            }
+        })
         .collect();
     let more = if ranges.len() > 4 { format!(" and {} more range(s)", ranges.len() - 4) } else { String::new() };
     format!("{}{more}", shown.join(", "))
@@ -92,7 +98,8 @@ fn verdict(p: &PartitionView) -> (String, Tone) {
     if findings > 0 {
         parts.push(format!("{findings} finding(s)"));
     }
-    let lost: u64 = p.replicas.iter().filter_map(|r| r.restart.as_ref()?.as_ref().ok()).map(|r| r.acked_lost_count).sum();
+    let lost: u64 =
+        p.replicas.iter().filter_map(|r| r.restart.as_ref()?.as_ref().ok()).map(|r| r.acked_lost_count).sum();
     if lost > 0 {
         parts.push(format!("restart loses {lost} acked"));
     }
@@ -124,7 +131,8 @@ fn candidate_text(v: &ClusterView, p: &PartitionView, c: &Candidate) -> Vec<Stri
 
 fn replicas_table(out: &mut dyn Write, v: &ClusterView, p: &PartitionView, settings: &Settings) -> Result<()> {
     let pal = settings.palette();
-    let mut cols = vec![Col::Ident("replica"), Col::Keep("start"), Col::Keep("LEO"), Col::Keep("HW"), Col::Keep("epoch")];
+    let mut cols =
+        vec![Col::Ident("replica"), Col::Keep("start"), Col::Keep("LEO"), Col::Keep("HW"), Col::Keep("epoch")];
     cols.push(Col::Verdict("against the leader"));
     match v.command {
         ClusterCommand::Check => cols.push(Col::Keep("findings")),
@@ -215,7 +223,13 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
     }
     let mut t = Grid::new(
         settings,
-        &[Col::Ident("partition"), Col::Ident("leader"), Col::Keep("replicas"), Col::Keep("LEO"), Col::Verdict("verdict")],
+        &[
+            Col::Ident("partition"),
+            Col::Ident("leader"),
+            Col::Keep("replicas"),
+            Col::Keep("LEO"),
+            Col::Verdict("verdict"),
+        ],
     );
     for part in &v.partitions {
         match &part.outcome {
@@ -223,7 +237,13 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
                 let (text, tone) = verdict(p);
                 let leader = p.leader.map_or_else(|| "none".to_string(), |l| who(v, p, l));
                 let leo = p.leader.map_or_else(|| "-".to_string(), |l| p.replicas[l].log_end_offset.to_string());
-                t.add(vec![Cell::new(&part.partition), Cell::new(leader), right(p.replicas.len()), right(leo), pal.cell(text, tone)]);
+                t.add(vec![
+                    Cell::new(&part.partition),
+                    Cell::new(leader),
+                    right(p.replicas.len()),
+                    right(leo),
+                    pal.cell(text, tone),
+                ]);
             }
             Err(why) => t.add(vec![
                 Cell::new(&part.partition),
@@ -328,7 +348,9 @@ fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
             "metadata_offset": offset,
             "snapshot_end_offset": snapshot_end_offset,
         }),
-        LeaderSource::Assumed => json!({"from": "assumed", "rule": "highest latest leader epoch, then largest log end"}),
+        LeaderSource::Assumed => {
+            json!({"from": "assumed", "rule": "highest latest leader epoch, then largest log end"})
+        }
     };
     let replicas: Vec<Value> = p
         .replicas

@@ -256,13 +256,35 @@ pub fn diff_range(a: &Log, b: &Log, from: i64, end: i64) -> Result<DiffOutcome> 
 /// starts at the first batch that differs and stops at the first difference. The answer is
 /// [`diff_logs`]'s `first_divergent_offset`.
 pub fn first_divergence(a: &Log, b: &Log) -> Result<Option<i64>> {
+    first_divergence_with(a, b, false)
+}
+
+/// [`first_divergence`] of two logs whose every batch CRC was just verified (`klog check`): a
+/// v2 batch is taken as the same bytes on both sides when its 61-byte header is (base offset,
+/// size, leader epoch, CRC over everything after it, offsets, timestamps, producer, count), so
+/// only headers are read in the common prefix. Legacy (v0/v1) entries are compared whole.
+pub fn first_divergence_crc_verified(a: &Log, b: &Log) -> Result<Option<i64>> {
+    first_divergence_with(a, b, true)
+}
+
+/// `RECORD_BATCH_OVERHEAD`: the v2 batch header, CRC included.
+const V2_HEADER_BYTES: usize = 61;
+
+fn first_divergence_with(a: &Log, b: &Log, crc_verified: bool) -> Result<Option<i64>> {
     let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
     let (mut wa, mut wb) = (BatchWalk::new(a), BatchWalk::new(b));
     let mut from = start;
+    let same = |x: &[u8], y: &[u8]| {
+        if crc_verified && x.len() >= V2_HEADER_BYTES && x.get(16) == Some(&2) {
+            x[..V2_HEADER_BYTES] == y[..V2_HEADER_BYTES.min(y.len())]
+        } else {
+            x == y
+        }
+    };
     // Only a prefix where both logs start at the same offset can be skipped batch by batch.
     if a.first_offset() == b.first_offset() {
         while let (Some(x), Some(y)) = (wa.next_batch()?, wb.next_batch()?) {
-            if wa.bytes(&x) != wb.bytes(&y) {
+            if !same(wa.bytes(&x), wb.bytes(&y)) {
                 break;
             }
             from = x.next_offset;

@@ -36,7 +36,7 @@ fn partition<'a>(lines: &'a [serde_json::Value], name: &str) -> &'a serde_json::
     lines.iter().find(|v| v["type"] == "cluster_partition" && v["partition"] == name).expect("the partition's line")
 }
 
-fn replica_of<'a>(p: &'a serde_json::Value, node_id: i64) -> &'a serde_json::Value {
+fn replica_of(p: &serde_json::Value, node_id: i64) -> &serde_json::Value {
     p["replicas"].as_array().unwrap().iter().find(|r| r["node_id"] == node_id).expect("the replica")
 }
 
@@ -170,8 +170,11 @@ fn mixed_cluster_ids_are_warned_and_their_replicas_never_compared() {
     copy_dir(&b2, &other);
     let meta = other.join("meta.properties");
     let text = std::fs::read_to_string(&meta).unwrap();
-    let text: String =
-        text.lines().map(|l| if l.starts_with("cluster.id=") { "cluster.id=AnotherClusterAAAAAAAAA" } else { l }).collect::<Vec<_>>().join("\n");
+    let text: String = text
+        .lines()
+        .map(|l| if l.starts_with("cluster.id=") { "cluster.id=AnotherClusterAAAAAAAAA" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
     std::fs::write(&meta, text.replace("node.id=2", "node.id=9")).unwrap();
     let (out, _) = code(&["diff", s(&b1), s(&other), "--cluster"], 1);
     assert!(out.contains("not one cluster: 2 cluster ids"), "{out}");
@@ -193,7 +196,8 @@ fn the_real_broker_dirs_of_three_clusters_are_said_to_be_no_cluster() {
     let args: Vec<&str> = ["check"].into_iter().chain(dirs.iter().map(|d| s(d))).chain(["--json"]).collect();
     let (out, _) = code(&args, 1);
     let lines = json_lines(&out);
-    let warnings: Vec<&str> = lines.iter().filter(|v| v["type"] == "warning").filter_map(|v| v["what"].as_str()).collect();
+    let warnings: Vec<&str> =
+        lines.iter().filter(|v| v["type"] == "warning").filter_map(|v| v["what"].as_str()).collect();
     assert!(warnings.iter().any(|w| w.contains("not one cluster")), "{warnings:?}");
     assert!(warnings.iter().any(|w| w.contains("all say node id 0")), "{warnings:?}");
     let summary = lines.last().unwrap();
