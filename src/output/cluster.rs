@@ -267,7 +267,7 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
         out!(out, "\n{}: {}", pal.strong(&part.partition), leader_text(v, p))?;
         replicas_table(out, v, p, settings)?;
         for m in &p.acked_missing {
-            out!(out, "{} from the leader: {}", pal.bad("ACKED, MISSING"), missing_text(v, p, m))?;
+            out!(out, "{} {}", pal.bad("ACKED, NOT ON THE LEADER:"), missing_text(v, p, m))?;
         }
         if let Some(n) = &p.no_clean_leader {
             out!(out, "{}", pal.bad("no clean leader left:"))?;
