@@ -375,8 +375,13 @@ fn acked_missing_from(
     divergence: Option<i64>,
 ) -> Result<Option<AckedMissing>> {
     let Some(hw) = holder.high_watermark_line().map(|_| holder.high_watermark()) else { return Ok(None) };
-    // Below the first divergence (and the candidate's log end) both hold the same records.
-    let from = divergence.unwrap_or(i64::MAX).min(candidate.log_end_offset()).max(holder.log_start_offset());
+    // Below the first divergence (and the candidate's log end) both hold the same records;
+    // below either log start, records were deleted by retention, not lost.
+    let from = divergence
+        .unwrap_or(i64::MAX)
+        .min(candidate.log_end_offset())
+        .max(holder.log_start_offset())
+        .max(candidate.log_start_offset());
     if from >= hw.min(holder.log_end_offset()) {
         return Ok(None);
     }
@@ -401,17 +406,29 @@ fn acked_missing_from(
 
 /// Where replicas `x` and `y` first differ: by batch headers when both were just verified
 /// clean by `check` (every batch CRC checked), else by bytes.
-fn divergence(replicas: &[Replica], verified: &[bool], x: usize, y: usize) -> Result<Option<i64>> {
+fn divergence(replicas: &[Replica], verified: &Verified, x: usize, y: usize) -> Result<Option<i64>> {
     let (a, b) = (replicas[x].log(), replicas[y].log());
-    if verified[x] && verified[y] {
+    if let (Some(dx), Some(dy)) = (verified.digests[x], verified.digests[y]) {
+        if dx == dy {
+            return Ok(None);
+        }
+    }
+    if verified.clean[x] && verified.clean[y] {
         first_divergence_crc_verified(a, b)
     } else {
         first_divergence(a, b)
     }
 }
 
+/// What `check` learnt of each replica before the lineup: whether it verified without
+/// findings, and then its (log start, log end, batch-header digest).
+struct Verified {
+    clean: Vec<bool>,
+    digests: Vec<Option<(i64, i64, u64)>>,
+}
+
 /// What electing `candidate` loses: every other replica's acked records it does not hold.
-fn losses(replicas: &[Replica], verified: &[bool], candidate: usize) -> Result<Vec<AckedMissing>> {
+fn losses(replicas: &[Replica], verified: &Verified, candidate: usize) -> Result<Vec<AckedMissing>> {
     let mut out = Vec::new();
     for (i, r) in replicas.iter().enumerate().filter(|(i, _)| *i != candidate) {
         let d = divergence(replicas, verified, candidate, i)?;
@@ -510,13 +527,21 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     // `check`: each replica verified first (its own open: the check consumes it); a replica
     // without findings has every batch CRC checked, so the lineup may compare its headers.
     let mut verified = vec![false; replicas.len()];
+    // For a verified replica: (log start, log end, header digest); two equal ones hold the
+    // same batches, and their comparison reads nothing more.
+    let mut digests: Vec<Option<(i64, i64, u64)>> = vec![None; replicas.len()];
     if cx.req.command == ClusterCommand::Check {
         for (i, line) in lines.iter_mut().enumerate() {
             let report: CheckReport = check_replica(Replica::open_in(&cx.files[line.broker], name)?, &mut NoProgress)?;
             verified[i] = report.is_clean();
+            if verified[i] {
+                digests[i] =
+                    Some((replicas[i].log().first_offset().unwrap_or(-1), line.log_end_offset, report.header_digest));
+            }
             line.findings = report.findings;
         }
     }
+    let verified = Verified { clean: verified, digests };
     // Replicas of brokers that do not say they are one cluster (another cluster.id, none, a
     // node id twice) are listed, never lined up: no leader, election or loss is invented.
     let identities: BTreeSet<Option<&str>> = lines.iter().map(|l| cx.brokers[l.broker].cluster_id.as_deref()).collect();

@@ -253,8 +253,10 @@ pub fn diff_range(a: &Log, b: &Log, from: i64, end: i64) -> Result<DiffOutcome> 
 /// Where two logs first hold different records (`None`: identical up to the shorter log end),
 /// reading as little as that takes: batches byte-identical on both sides (what a follower's
 /// fetch copies) are skipped without decoding their records, and the record-by-record walk
-/// starts at the first batch that differs and stops at the first difference. The answer is
-/// [`diff_logs`]'s `first_divergent_offset`.
+/// starts at the first batch that differs and stops at the first difference. Unlike
+/// [`diff_logs`], offsets below the later of the two log starts are not compared (records below
+/// a replica's log start were deleted by retention, not lost); from there the answer is
+/// `diff_logs`'s `first_divergent_offset`. `None` too when either log is empty.
 pub fn first_divergence(a: &Log, b: &Log) -> Result<Option<i64>> {
     first_divergence_with(a, b, false)
 }
@@ -271,9 +273,9 @@ pub fn first_divergence_crc_verified(a: &Log, b: &Log) -> Result<Option<i64>> {
 const V2_HEADER_BYTES: usize = 61;
 
 fn first_divergence_with(a: &Log, b: &Log, crc_verified: bool) -> Result<Option<i64>> {
-    let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
+    let (Some(first_a), Some(first_b)) = (a.first_offset(), b.first_offset()) else { return Ok(None) };
     let (mut wa, mut wb) = (BatchWalk::new(a), BatchWalk::new(b));
-    let mut from = start;
+    let mut from = first_a.max(first_b);
     let same = |x: &[u8], y: &[u8]| {
         if crc_verified && x.len() >= V2_HEADER_BYTES && x.get(16) == Some(&2) {
             x[..V2_HEADER_BYTES] == y[..V2_HEADER_BYTES.min(y.len())]
@@ -281,14 +283,24 @@ fn first_divergence_with(a: &Log, b: &Log, crc_verified: bool) -> Result<Option<
             x == y
         }
     };
-    // Only a prefix where both logs start at the same offset can be skipped batch by batch.
-    if a.first_offset() == b.first_offset() {
-        while let (Some(x), Some(y)) = (wa.next_batch()?, wb.next_batch()?) {
-            if !same(wa.bytes(&x), wb.bytes(&y)) {
-                break;
-            }
-            from = x.next_offset;
+    // Batches wholly below the other log's start are not compared; from there, the prefix of
+    // identical batches is skipped batch by batch.
+    let (mut x, mut y) = (wa.next_batch()?, wb.next_batch()?);
+    while let (Some(bx), Some(by)) = (&x, &y) {
+        if bx.next_offset <= by.base_offset {
+            x = wa.next_batch()?;
+        } else if by.next_offset <= bx.base_offset {
+            y = wb.next_batch()?;
+        } else {
+            break;
         }
+    }
+    while let (Some(bx), Some(by)) = (&x, &y) {
+        if bx.base_offset != by.base_offset || !same(wa.bytes(bx), wb.bytes(by)) {
+            break;
+        }
+        from = from.max(bx.next_offset);
+        (x, y) = (wa.next_batch()?, wb.next_batch()?);
     }
     let end = a.log_end_offset().min(b.log_end_offset());
     if from >= end {
@@ -301,6 +313,7 @@ fn first_divergence_with(a: &Log, b: &Log, crc_verified: bool) -> Result<Option<
 struct WalkedBatch {
     start: usize,
     end: usize,
+    base_offset: i64,
     next_offset: i64,
 }
 
@@ -328,7 +341,8 @@ impl BatchWalk {
             if let Some(batch) = BatchIter::starting_at(bytes, self.position).next() {
                 let (start, end) = (self.position, self.position + batch.size_bytes());
                 self.position = end;
-                return Ok(Some(WalkedBatch { start, end, next_offset: batch.last_offset().saturating_add(1) }));
+                let (base_offset, next_offset) = (batch.base_offset(), batch.last_offset().saturating_add(1));
+                return Ok(Some(WalkedBatch { start, end, base_offset, next_offset }));
             }
             (self.segment, self.bytes, self.position, self.released) = (self.segment + 1, None, 0, 0);
         }
