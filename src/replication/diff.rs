@@ -447,3 +447,70 @@ fn compare(a: &Log, b: &Log, from: i64, end: i64, stop_at_first: bool) -> Result
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::{encode_batch, BatchSpec};
+    use crate::format::record::NewRecord;
+    use crate::log::LogConfig;
+    use std::path::Path;
+
+    /// A log in `dir` starting at `start`, holding one batch per `(epoch, values)`.
+    fn log_of(dir: &Path, start: i64, batches: &[(i32, &[&str])]) -> Log {
+        let mut log = Log::open(dir, LogConfig::default(), 0).unwrap();
+        if start > 0 {
+            log.truncate_fully_and_start_at(start).unwrap();
+        }
+        for (epoch, values) in batches {
+            let records: Vec<NewRecord> = values
+                .iter()
+                .map(|v| NewRecord { timestamp: 1, key: None, value: Some(v.as_bytes().to_vec()), headers: vec![] })
+                .collect();
+            let bytes = encode_batch(&BatchSpec::plain(log.log_end_offset(), *epoch), &records);
+            log.append_batch(BatchIter::new(&bytes).next().unwrap()).unwrap();
+        }
+        log.finish().unwrap();
+        log
+    }
+
+    fn both(a: &Log, b: &Log) -> (Option<i64>, Option<i64>) {
+        (first_divergence(a, b).unwrap(), first_divergence_crc_verified(a, b).unwrap())
+    }
+
+    #[test]
+    fn first_divergence_agrees_with_diff_logs_and_reads_identical_batches_as_one() {
+        let cases: &[(&[(i32, &[&str])], &[(i32, &[&str])])] = &[
+            // identical
+            (&[(0, &["a", "b"]), (0, &["c"])], &[(0, &["a", "b"]), (0, &["c"])]),
+            // another record inside the second batch
+            (&[(0, &["a", "b"]), (0, &["c", "d"])], &[(0, &["a", "b"]), (0, &["c", "x"])]),
+            // the same records in other batches: no divergence
+            (&[(0, &["a", "b", "c"])], &[(0, &["a"]), (0, &["b", "c"])]),
+            // one log shorter: no divergence up to its end
+            (&[(0, &["a", "b"]), (1, &["c"])], &[(0, &["a", "b"])]),
+            // another epoch from offset 2
+            (&[(0, &["a", "b"]), (1, &["c"])], &[(0, &["a", "b"]), (2, &["c"])]),
+        ];
+        for (i, (x, y)) in cases.iter().enumerate() {
+            let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+            let (a, b) = (log_of(da.path(), 0, x), log_of(db.path(), 0, y));
+            let expected = diff_logs(&a, &b).unwrap().first_divergent_offset;
+            assert_eq!(both(&a, &b), (expected, expected), "case {i}");
+        }
+    }
+
+    #[test]
+    fn first_divergence_compares_from_the_later_log_start() {
+        let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let a = log_of(da.path(), 0, &[(0, &["a", "b"]), (0, &["c"]), (1, &["d"])]);
+        let b = log_of(db.path(), 2, &[(0, &["c"]), (1, &["d"])]);
+        // diff_logs counts offsets 0-1 (below b's start) as a difference; the records below a
+        // log start were deleted, not lost.
+        assert_eq!(diff_logs(&a, &b).unwrap().first_divergent_offset, Some(0));
+        assert_eq!(both(&a, &b), (None, None));
+        let dc = tempfile::tempdir().unwrap();
+        let c = log_of(dc.path(), 2, &[(0, &["c"]), (2, &["x"])]);
+        assert_eq!(both(&a, &c), (Some(3), Some(3)));
+    }
+}
