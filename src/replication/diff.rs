@@ -457,7 +457,7 @@ mod tests {
     use std::path::Path;
 
     /// A log in `dir` starting at `start`, holding one batch per `(epoch, values)`.
-    fn log_of(dir: &Path, start: i64, batches: &[(i32, &[&str])]) -> Log {
+    fn log_of(dir: &Path, start: i64, batches: Batches) -> Log {
         let mut log = Log::open(dir, LogConfig::default(), 0).unwrap();
         if start > 0 {
             log.truncate_fully_and_start_at(start).unwrap();
@@ -474,13 +474,16 @@ mod tests {
         log
     }
 
+    /// A log's batches: `(leader epoch, record values)` each.
+    type Batches<'a> = &'a [(i32, &'a [&'a str])];
+
     fn both(a: &Log, b: &Log) -> (Option<i64>, Option<i64>) {
         (first_divergence(a, b).unwrap(), first_divergence_crc_verified(a, b).unwrap())
     }
 
     #[test]
     fn first_divergence_agrees_with_diff_logs_and_reads_identical_batches_as_one() {
-        let cases: &[(&[(i32, &[&str])], &[(i32, &[&str])])] = &[
+        let cases: &[(Batches, Batches)] = &[
             // identical
             (&[(0, &["a", "b"]), (0, &["c"])], &[(0, &["a", "b"]), (0, &["c"])]),
             // another record inside the second batch
