@@ -19,7 +19,7 @@ use super::{parallel_map, NoProgress, ProgressSink};
 use crate::error::{Error, Result};
 use crate::log::names::{self, METADATA_TOPIC};
 use crate::partition_registration::{MetadataPosition, PartitionRegistration, NO_LEADER};
-use crate::replica::{list_partition_dirs, read_meta_properties, LogDirFiles, Replica};
+use crate::replica::{list_partition_dirs, looks_like_partition_dir, read_meta_properties, LogDirFiles, Replica};
 use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
 use crate::replication::release::Rules;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -718,6 +718,13 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
     for d in req.dirs {
         if !d.is_dir() {
             return Err(Error::layout(d, "is not a directory (a broker's data dir is expected)"));
+        }
+        if looks_like_partition_dir(d) {
+            let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            return Err(Error::layout(
+                d,
+                format!("is a partition dir: the cluster view takes brokers' data dirs (add --partition {name} for one partition)"),
+            ));
         }
         let meta = read_meta_properties(&d.join(names::META_PROPERTIES)).unwrap_or_default();
         let node_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.trim().parse().ok());

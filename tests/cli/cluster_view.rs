@@ -157,6 +157,8 @@ fn a_cluster_view_refuses_one_dir_and_a_partition_path() {
     assert!(err.contains("not a path"), "{err}");
     let (_, err) = code(&["check", s(&b1), s(&b1)], 2);
     assert!(err.contains("named twice"), "{err}");
+    let (_, err) = code(&["check", s(&b1.join("t-0")), s(&b2.join("t-0"))], 2);
+    assert!(err.contains("is a partition dir") && err.contains("--partition t-0"), "{err}");
     // --cluster with two dirs is the cluster view, not the pairwise diff.
     let (out, _) = code(&["diff", "--cluster", s(&b1), s(&b3), "--json"], 1);
     assert_eq!(json_lines(&out).last().unwrap()["brokers"], 2);
