@@ -189,6 +189,8 @@ pub struct PartitionView {
     /// When the leader is missing or lacks acknowledged records: indexes into `replicas` of
     /// those that hold every other replica's acknowledged records (a clean leader is left).
     pub clean_replicas: Vec<usize>,
+    /// With no leader among the dirs but a clean replica left: the replica Kafka would elect.
+    pub kafka_would_elect: Option<Candidate>,
     /// Its replicas' brokers do not say they are one cluster (cluster ids differ or are
     /// missing, a node id repeats): the replicas are listed, never compared.
     pub not_one_cluster: bool,
@@ -454,9 +456,9 @@ fn preferred(lines: &[ReplicaLine]) -> Option<usize> {
     })
 }
 
-/// Which replica Kafka would elect with no clean leader: with the metadata, an ELR member
-/// (KIP-966), else the last known leader (`lastKnownElr`), else the first live replica of the
-/// assignment (unclean leader election); without it, the assignment is unknown and the brokers'
+/// Which replica Kafka would elect with no leader or no clean one: with the metadata, the first
+/// live ISR member (a clean election), else an ELR member (KIP-966), else the last known leader
+/// (`lastKnownElr`), else the first live replica of the assignment (unclean leader election); without it, the assignment is unknown and the brokers'
 /// node-id order stands in for it (stated).
 fn kafka_choice(
     lines: &[ReplicaLine],
@@ -471,6 +473,9 @@ fn kafka_choice(
             (i, format!("unclean election: the first live replica; no metadata, so the assignment is assumed in node-id order (broker {id} first)"))
         }).ok_or_else(|| "no replica has a node id".to_string());
     };
+    if let Some((id, i)) = reg.isr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
+        return Ok((i, format!("the first live member of the ISR {:?}: broker {id}", reg.isr)));
+    }
     if let Some((id, i)) = reg.elr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
         return Ok((i, format!("an eligible leader replica (ELR {:?}): broker {id}", reg.elr)));
     }
@@ -569,6 +574,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             acked_missing: Vec::new(),
             no_clean_leader: None,
             clean_replicas: Vec::new(),
+            kafka_would_elect: None,
             not_one_cluster,
             unreadable,
             notes,
@@ -622,6 +628,12 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             }
         }
     }
+    let kafka_would_elect = match kafka_choice(&lines, registration.as_ref()) {
+        Ok((i, why)) if leader.is_none() && !clean_replicas.is_empty() => {
+            Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? })
+        }
+        _ => None,
+    };
     let no_clean_leader =
         if (leader.is_none() || !acked_missing.is_empty()) && clean_replicas.is_empty() && !replicas.is_empty() {
             let advice = preferred(&lines).expect("a replica");
@@ -682,6 +694,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         acked_missing,
         no_clean_leader,
         clean_replicas,
+        kafka_would_elect,
         not_one_cluster,
         unreadable,
         notes,
@@ -823,6 +836,8 @@ mod tests {
         reg.elr = vec![9, 2];
         assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 1);
         assert_eq!(kafka_choice(&lines, None).unwrap().0, 0);
+        reg.isr = vec![8, 3];
+        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 2, "the ISR first");
         reg = PartitionRegistration { replicas: vec![7], ..Default::default() };
         assert!(kafka_choice(&lines, Some(&reg)).is_err());
     }

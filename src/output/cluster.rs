@@ -287,6 +287,11 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
         if p.no_clean_leader.is_none() && !p.clean_replicas.is_empty() {
             let clean: Vec<String> = p.clean_replicas.iter().map(|&i| who(v, p, i)).collect();
             out!(out, "a clean leader is left: {} hold(s) every replica's acknowledged records", clean.join(", "))?;
+            if let Some(k) = &p.kafka_would_elect {
+                for (i, l) in candidate_text(v, p, k).into_iter().enumerate() {
+                    out!(out, "{}{l}", if i == 0 { "  Kafka would elect " } else { "    " })?;
+                }
+            }
         }
         for (i, r) in p.replicas.iter().enumerate() {
             if let Some(Err(why)) = &r.restart {
@@ -408,6 +413,7 @@ fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
             "kafka": n.kafka.as_ref().map(|k| candidate_json(v, p, k)),
             "kafka_none": n.kafka_none,
         })),
+        "kafka_would_elect": p.kafka_would_elect.as_ref().map(|k| candidate_json(v, p, k)),
         "clean_replicas": p.clean_replicas.iter().map(|&i| json!({
             "node_id": p.replicas[i].node_id,
             "dir": v.brokers[p.replicas[i].broker].dir,

@@ -245,6 +245,9 @@ fn the_leader_comes_from_the_metadata_log_when_a_dir_holds_one() {
     // Both copies hold every record: a clean leader is left, and no loss is invented.
     assert!(p["no_clean_leader"].is_null(), "{p}");
     assert_eq!(p["clean_replicas"].as_array().unwrap().len(), 2, "{p}");
+    // Kafka would elect the ISR's broker 1 when it returns, losing nothing.
+    assert_eq!(p["kafka_would_elect"]["node_id"], 1, "{p}");
+    assert_eq!(p["kafka_would_elect"]["loses_records"], 0, "{p}");
     let summary = lines.last().unwrap();
     assert_eq!(summary["leaders_from"], "metadata");
     assert!(summary["metadata_dir"].as_str().is_some_and(|d| d.ends_with("k1") || d.ends_with("k2")));
