@@ -223,7 +223,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__check)
-            opts="-h -V --partition --json --color --help --version"
+            opts="-h -V --partition --cluster --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -367,7 +367,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__diff)
-            opts="-h -V --partition --json --color --help --version"
+            opts="-h -V --cluster --partition --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1061,7 +1061,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --metadata --color --help --version"
+            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --metadata --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

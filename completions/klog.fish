@@ -119,6 +119,7 @@ complete -c klog -n "__fish_klog_using_subcommand check" -l partition -d 'The pa
 complete -c klog -n "__fish_klog_using_subcommand check" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand check" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand check" -l json -d 'Write findings as JSON lines'
 complete -c klog -n "__fish_klog_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand check" -s V -l version -d 'Print version'
@@ -172,6 +173,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l metadata -d 'A KRa
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand recover" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l dry-run -d 'Print the same report and change nothing on disk'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l catch-up -d 'Then fetch until caught up and report what arrived and whether the logs agree'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l json -d 'Write the report as one JSON document'
@@ -183,6 +185,7 @@ complete -c klog -n "__fish_klog_using_subcommand diff" -l partition -d 'The par
 complete -c klog -n "__fish_klog_using_subcommand diff" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand diff" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l json -d 'Write the comparison as one JSON document'
 complete -c klog -n "__fish_klog_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand diff" -s V -l version -d 'Print version'

@@ -127,12 +127,14 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--json[Write findings as JSON lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+'*::more -- More brokers'\'' data dirs\: with them (or --cluster) the cluster view, every partition'\''s replicas lined up across the brokers (see --cluster):_files' \
 && ret=0
 ;;
 (fetch)
@@ -205,6 +207,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '--leader-epoch=[With --dry-run on a broker'\''s data dirs\: the epoch the controller gave LEADER (from the cluster'\''s metadata). A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \
 '--metadata=[A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller'\''s, or that dir) to take each partition'\''s leader, epoch, ISR and ELR from. Default\: the furthest-along one in LEADER'\''s or DIR'\''s log dir, if any]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--dry-run[Print the same report and change nothing on disk]' \
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
 '--json[Write the report as one JSON document]' \
@@ -215,12 +218,14 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '-V[Print version]' \
 '--version[Print version]' \
 ':dir -- The replica to recover (the follower with --leader):_files' \
+'*::more -- More brokers'\'' data dirs\: with them (or --cluster) and --dry-run, the cluster view with each follower'\''s restart against its partition'\''s current leader (see --cluster):_files' \
 && ret=0
 ;;
 (diff)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--json[Write the comparison as one JSON document]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -228,6 +233,7 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 ':a -- First replica:_files' \
 ':b -- Second replica:_files' \
+'*::more -- More brokers'\'' data dirs\: with a third DIR (or --cluster) the cluster view instead of the pairwise comparison (see --cluster):_files' \
 && ret=0
 ;;
 (draw)

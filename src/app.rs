@@ -7,6 +7,7 @@ use replica_lab::cli::{
     AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs, DumpFormat,
     ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs, Target,
 };
+use replica_lab::commands::cluster::{ClusterCommand, ClusterRequest};
 use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
 use replica_lab::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
 use replica_lab::durable::output::{self as output_file, OutputKind};
@@ -101,7 +102,34 @@ fn history(a: &HistoryArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
     Ok(Outcome::Success)
 }
 
+/// The cluster view of `check`, `diff` or `recover --dry-run` over several brokers' dirs.
+fn cluster(
+    dirs: Vec<std::path::PathBuf>,
+    partition: Option<&str>,
+    command: ClusterCommand,
+    rules: replica_lab::replication::release::Rules,
+    json_out: bool,
+    settings: &Settings,
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
+    let req = ClusterRequest { dirs: &dirs, partition, command, rules };
+    let view = commands::cluster::run(&req, &mut *progress(settings, command.name(), "partitions"))?;
+    if json_out {
+        output::cluster::json(text.raw(), &view)?;
+    } else {
+        output::cluster::text(text, &view, settings)?;
+    }
+    Ok(Outcome::findings_if(view.attention_count() > 0))
+}
+
 fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if a.cluster.cluster || !a.more.is_empty() {
+        let dirs = std::iter::once(a.target.dir.clone()).chain(a.more.iter().cloned()).collect();
+        let rules = replica_lab::replication::release::Rules::of_mode(
+            replica_lab::replication::truncation::TruncationMode::Kip279,
+        );
+        return cluster(dirs, a.target.partition.as_deref(), ClusterCommand::Check, rules, a.json, settings, text);
+    }
     if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
         let report = data_dir::check_data_dir(&a.target.dir, &mut *progress(settings, "check", "partitions"))?;
         if a.json {
@@ -150,6 +178,15 @@ fn crash(a: &CrashArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
 }
 
 fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if a.cluster.cluster || !a.more.is_empty() {
+        if !a.dry_run {
+            return Err(replica_lab::error::Error::Usage(
+                "recover over several brokers' dirs is a dry run only: add --dry-run".into(),
+            ));
+        }
+        let dirs = std::iter::once(a.dir.clone()).chain(a.more.iter().cloned()).collect();
+        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, a.rules(), a.json, settings, text);
+    }
     let req: RecoverRequest<'_> = a.into();
     let data_dir_form =
         a.partition.is_none() && (a.dry_run || a.leader.is_none()) && data_dir::holds_several_partitions(&a.dir);
@@ -213,6 +250,13 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 }
 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if a.cluster.cluster || !a.more.is_empty() {
+        let dirs = [a.a.clone(), a.b.clone()].into_iter().chain(a.more.iter().cloned()).collect();
+        let rules = replica_lab::replication::release::Rules::of_mode(
+            replica_lab::replication::truncation::TruncationMode::Kip279,
+        );
+        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Diff, rules, a.json, settings, text);
+    }
     if a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b) {
         let report = data_dir::diff_data_dirs(&a.a, &a.b, &mut *progress(settings, "diff", "partitions"))?;
         if a.json {

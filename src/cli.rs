@@ -440,6 +440,12 @@ pub struct RecoverArgs {
     /// The replica to recover (the follower with --leader).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
+    /// More brokers' data dirs: with them (or --cluster) and --dry-run, the cluster view with
+    /// each follower's restart against its partition's current leader (see --cluster).
+    #[arg(value_name = "MORE", conflicts_with = "leader")]
+    pub more: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterFlag,
     /// Restart DIR as a follower of this leader and truncate it by --mode.
     #[arg(long, value_name = "LEADER")]
     pub leader: Option<PathBuf>,
@@ -529,6 +535,12 @@ pub struct DiffArgs {
     /// Second replica.
     #[arg(value_name = "B")]
     pub b: PathBuf,
+    /// More brokers' data dirs: with a third DIR (or --cluster) the cluster view instead of the
+    /// pairwise comparison (see --cluster).
+    #[arg(value_name = "DIR")]
+    pub more: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterFlag,
     /// The partition dir to use when the log dirs hold several.
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
@@ -715,6 +727,20 @@ pub enum DumpFormat {
     Kafka,
 }
 
+/// `--cluster`: the DIRs are the data dirs of a cluster's brokers.
+#[derive(Debug, Args)]
+pub struct ClusterFlag {
+    /// Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two:
+    /// per partition, every replica found is lined up against the current leader (from
+    /// `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the
+    /// highest latest leader epoch, then the largest log end), with where each diverges, the
+    /// acknowledged records (below a replica's checkpointed HW) the leader does not hold, and
+    /// when no clean leader is left klog's advice and the replica Kafka would elect, each with
+    /// what it loses. Implied by more DIRs than the command's usual form takes. Never writes.
+    #[arg(long)]
+    pub cluster: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
     /// A log dir holding `__cluster_metadata-0`, or that partition dir.
@@ -746,6 +772,12 @@ pub struct HistoryArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub target: Target,
+    /// More brokers' data dirs: with them (or --cluster) the cluster view, every partition's
+    /// replicas lined up across the brokers (see --cluster).
+    #[arg(value_name = "DIR")]
+    pub more: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterFlag,
     /// Write findings as JSON lines.
     #[arg(long)]
     pub json: bool,

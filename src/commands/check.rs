@@ -27,6 +27,8 @@ pub struct CheckReport {
     pub batch_count: u64,
     pub record_count: u64,
     pub bytes_checked: u64,
+    /// [`LogVerification::header_digest`].
+    pub header_digest: u64,
 }
 
 impl CheckReport {
@@ -42,7 +44,7 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
 /// Check a replica opened read-only.
 pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
     let v = verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
-    let LogVerification { findings, notes, segment_count, batch_count, record_count, bytes_checked } = v;
+    let LogVerification { findings, notes, segment_count, batch_count, record_count, bytes_checked, header_digest } = v;
     Ok(CheckReport {
         summary: summarize(&replica),
         high_watermark_listed: replica.high_watermark_line().is_some(),
@@ -52,6 +54,7 @@ pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Resul
         batch_count,
         record_count,
         bytes_checked,
+        header_digest,
     })
 }
 

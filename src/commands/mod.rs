@@ -3,6 +3,7 @@
 
 pub mod append;
 pub mod check;
+pub mod cluster;
 pub mod create;
 pub mod data_dir;
 pub mod demo;

@@ -3,6 +3,7 @@
 //! command line or the environment either: `main` resolves [`Settings`] once.
 
 pub mod capture;
+pub mod cluster;
 pub mod data_dir;
 pub mod demo;
 pub mod dump_log;

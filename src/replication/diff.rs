@@ -242,8 +242,123 @@ impl DiffOutcome {
 /// Compare two logs record by record over all offsets.
 pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
     let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
-    let mut ca = RecordCursor::new(a, start, i64::MAX)?;
-    let mut cb = RecordCursor::new(b, start, i64::MAX)?;
+    compare(a, b, start, i64::MAX, false)
+}
+
+/// [`diff_logs`] over the offsets `from <= offset < end` only.
+pub fn diff_range(a: &Log, b: &Log, from: i64, end: i64) -> Result<DiffOutcome> {
+    compare(a, b, from, end, false)
+}
+
+/// Where two logs first hold different records (`None`: identical up to the shorter log end),
+/// reading as little as that takes: batches byte-identical on both sides (what a follower's
+/// fetch copies) are skipped without decoding their records, and the record-by-record walk
+/// starts at the first batch that differs and stops at the first difference. Unlike
+/// [`diff_logs`], offsets below the later of the two log starts are not compared (records below
+/// a replica's log start were deleted by retention, not lost); from there the answer is
+/// `diff_logs`'s `first_divergent_offset`. `None` too when either log is empty.
+pub fn first_divergence(a: &Log, b: &Log) -> Result<Option<i64>> {
+    first_divergence_with(a, b, false)
+}
+
+/// [`first_divergence`] of two logs whose every batch CRC was just verified (`klog check`): a
+/// v2 batch is taken as the same bytes on both sides when its 61-byte header is (base offset,
+/// size, leader epoch, CRC over everything after it, offsets, timestamps, producer, count), so
+/// only headers are read in the common prefix. Legacy (v0/v1) entries are compared whole.
+pub fn first_divergence_crc_verified(a: &Log, b: &Log) -> Result<Option<i64>> {
+    first_divergence_with(a, b, true)
+}
+
+/// `RECORD_BATCH_OVERHEAD`: the v2 batch header, CRC included.
+const V2_HEADER_BYTES: usize = 61;
+
+fn first_divergence_with(a: &Log, b: &Log, crc_verified: bool) -> Result<Option<i64>> {
+    let (Some(first_a), Some(first_b)) = (a.first_offset(), b.first_offset()) else { return Ok(None) };
+    let (mut wa, mut wb) = (BatchWalk::new(a), BatchWalk::new(b));
+    let mut from = first_a.max(first_b);
+    let same = |x: &[u8], y: &[u8]| {
+        if crc_verified && x.len() >= V2_HEADER_BYTES && x.get(16) == Some(&2) {
+            x[..V2_HEADER_BYTES] == y[..V2_HEADER_BYTES.min(y.len())]
+        } else {
+            x == y
+        }
+    };
+    // Batches wholly below the other log's start are not compared; from there, the prefix of
+    // identical batches is skipped batch by batch.
+    let (mut x, mut y) = (wa.next_batch()?, wb.next_batch()?);
+    while let (Some(bx), Some(by)) = (&x, &y) {
+        if bx.next_offset <= by.base_offset {
+            x = wa.next_batch()?;
+        } else if by.next_offset <= bx.base_offset {
+            y = wb.next_batch()?;
+        } else {
+            break;
+        }
+    }
+    while let (Some(bx), Some(by)) = (&x, &y) {
+        if bx.base_offset != by.base_offset || !same(wa.bytes(bx), wb.bytes(by)) {
+            break;
+        }
+        from = from.max(bx.next_offset);
+        (x, y) = (wa.next_batch()?, wb.next_batch()?);
+    }
+    let end = a.log_end_offset().min(b.log_end_offset());
+    if from >= end {
+        return Ok(None);
+    }
+    Ok(compare(a, b, from, end, true)?.first_divergent_offset)
+}
+
+/// One framed batch found by a [`BatchWalk`]: its byte range in its segment's file.
+struct WalkedBatch {
+    start: usize,
+    end: usize,
+    base_offset: i64,
+    next_offset: i64,
+}
+
+/// The batches of a log in order, one segment mapped at a time, pages behind given back.
+struct BatchWalk {
+    segments: Vec<Segment>,
+    segment: usize,
+    bytes: Option<FileBytes>,
+    position: usize,
+    released: usize,
+}
+
+impl BatchWalk {
+    fn new(log: &Log) -> BatchWalk {
+        BatchWalk { segments: log.segments().to_vec(), segment: 0, bytes: None, position: 0, released: 0 }
+    }
+
+    fn next_batch(&mut self) -> Result<Option<WalkedBatch>> {
+        while self.segment < self.segments.len() {
+            if self.bytes.is_none() {
+                self.bytes = Some(self.segments[self.segment].read_log()?);
+            }
+            let bytes = self.bytes.as_ref().expect("mapped");
+            bytes.release_before(self.position, &mut self.released);
+            if let Some(batch) = BatchIter::starting_at(bytes, self.position).next() {
+                let (start, end) = (self.position, self.position + batch.size_bytes());
+                self.position = end;
+                let (base_offset, next_offset) = (batch.base_offset(), batch.last_offset().saturating_add(1));
+                return Ok(Some(WalkedBatch { start, end, base_offset, next_offset }));
+            }
+            (self.segment, self.bytes, self.position, self.released) = (self.segment + 1, None, 0, 0);
+        }
+        Ok(None)
+    }
+
+    fn bytes(&self, b: &WalkedBatch) -> &[u8] {
+        self.bytes.as_deref().map_or(&[], |bytes| &bytes[b.start..b.end])
+    }
+}
+
+/// The record-by-record comparison over `from <= offset < end`; with `stop_at_first`, it ends at
+/// the first differing pair (the ranges then stop there too).
+fn compare(a: &Log, b: &Log, from: i64, end: i64, stop_at_first: bool) -> Result<DiffOutcome> {
+    let mut ca = RecordCursor::new(a, from, end)?;
+    let mut cb = RecordCursor::new(b, from, end)?;
     let mut ra = ca.next_record()?;
     let mut rb = cb.next_record()?;
     let mut out = DiffOutcome {
@@ -264,18 +379,30 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
             (None, None) => break,
             (Some(x), None) => {
                 push(&mut out, RangeKind::OnlyA, x.offset);
+                if stop_at_first {
+                    break;
+                }
                 ra = ca.next_record()?;
             }
             (None, Some(y)) => {
                 push(&mut out, RangeKind::OnlyB, y.offset);
+                if stop_at_first {
+                    break;
+                }
                 rb = cb.next_record()?;
             }
             (Some(x), Some(y)) if x.offset < y.offset => {
                 push(&mut out, RangeKind::OnlyA, x.offset);
+                if stop_at_first {
+                    break;
+                }
                 ra = ca.next_record()?;
             }
             (Some(x), Some(y)) if y.offset < x.offset => {
                 push(&mut out, RangeKind::OnlyB, y.offset);
+                if stop_at_first {
+                    break;
+                }
                 rb = cb.next_record()?;
             }
             (Some(x), Some(y)) => {
@@ -287,6 +414,9 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
                         out.first_divergent_offset = Some(x.offset);
                         out.first_difference = Some((x.clone(), y.clone()));
                     }
+                    if stop_at_first {
+                        break;
+                    }
                 }
                 ra = ca.next_record()?;
                 rb = cb.next_record()?;
@@ -297,7 +427,7 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
     // divergence too (a compacted side aside, the logs disagree on what exists).
     let a_end = a.log_end_offset();
     let b_end = b.log_end_offset();
-    let shorter = a_end.min(b_end);
+    let shorter = a_end.min(b_end).min(end);
     if out.first_divergent_offset.is_none() {
         out.first_divergent_offset = out
             .ranges
@@ -316,4 +446,74 @@ pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::{encode_batch, BatchSpec};
+    use crate::format::record::NewRecord;
+    use crate::log::LogConfig;
+    use std::path::Path;
+
+    /// A log in `dir` starting at `start`, holding one batch per `(epoch, values)`.
+    fn log_of(dir: &Path, start: i64, batches: Batches) -> Log {
+        let mut log = Log::open(dir, LogConfig::default(), 0).unwrap();
+        if start > 0 {
+            log.truncate_fully_and_start_at(start).unwrap();
+        }
+        for (epoch, values) in batches {
+            let records: Vec<NewRecord> = values
+                .iter()
+                .map(|v| NewRecord { timestamp: 1, key: None, value: Some(v.as_bytes().to_vec()), headers: vec![] })
+                .collect();
+            let bytes = encode_batch(&BatchSpec::plain(log.log_end_offset(), *epoch), &records);
+            log.append_batch(BatchIter::new(&bytes).next().unwrap()).unwrap();
+        }
+        log.finish().unwrap();
+        log
+    }
+
+    /// A log's batches: `(leader epoch, record values)` each.
+    type Batches<'a> = &'a [(i32, &'a [&'a str])];
+
+    fn both(a: &Log, b: &Log) -> (Option<i64>, Option<i64>) {
+        (first_divergence(a, b).unwrap(), first_divergence_crc_verified(a, b).unwrap())
+    }
+
+    #[test]
+    fn first_divergence_agrees_with_diff_logs_and_reads_identical_batches_as_one() {
+        let cases: &[(Batches, Batches)] = &[
+            // identical
+            (&[(0, &["a", "b"]), (0, &["c"])], &[(0, &["a", "b"]), (0, &["c"])]),
+            // another record inside the second batch
+            (&[(0, &["a", "b"]), (0, &["c", "d"])], &[(0, &["a", "b"]), (0, &["c", "x"])]),
+            // the same records in other batches: no divergence
+            (&[(0, &["a", "b", "c"])], &[(0, &["a"]), (0, &["b", "c"])]),
+            // one log shorter: no divergence up to its end
+            (&[(0, &["a", "b"]), (1, &["c"])], &[(0, &["a", "b"])]),
+            // another epoch from offset 2
+            (&[(0, &["a", "b"]), (1, &["c"])], &[(0, &["a", "b"]), (2, &["c"])]),
+        ];
+        for (i, (x, y)) in cases.iter().enumerate() {
+            let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+            let (a, b) = (log_of(da.path(), 0, x), log_of(db.path(), 0, y));
+            let expected = diff_logs(&a, &b).unwrap().first_divergent_offset;
+            assert_eq!(both(&a, &b), (expected, expected), "case {i}");
+        }
+    }
+
+    #[test]
+    fn first_divergence_compares_from_the_later_log_start() {
+        let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let a = log_of(da.path(), 0, &[(0, &["a", "b"]), (0, &["c"]), (1, &["d"])]);
+        let b = log_of(db.path(), 2, &[(0, &["c"]), (1, &["d"])]);
+        // diff_logs counts offsets 0-1 (below b's start) as a difference; the records below a
+        // log start were deleted, not lost.
+        assert_eq!(diff_logs(&a, &b).unwrap().first_divergent_offset, Some(0));
+        assert_eq!(both(&a, &b), (None, None));
+        let dc = tempfile::tempdir().unwrap();
+        let c = log_of(dc.path(), 2, &[(0, &["c"]), (2, &["x"])]);
+        assert_eq!(both(&a, &c), (Some(3), Some(3)));
+    }
 }

@@ -4,6 +4,7 @@ mod bad_input;
 mod browser;
 mod capture;
 mod cluster;
+mod cluster_view;
 mod common;
 mod corruption;
 mod crash;

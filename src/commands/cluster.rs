@@ -1,0 +1,852 @@
+//! One view across a cluster: `check`, `diff` and `recover --dry-run` given the data dirs of
+//! several brokers (copies of a whole cluster). Per partition, every replica found across the
+//! dirs is lined up against the current leader — the leader the KRaft metadata last recorded
+//! when a `__cluster_metadata-0` is in any of the dirs, else an assumed one (highest latest
+//! leader epoch, then largest log end, stated as assumed) — and the view says which replicas
+//! diverge and where, which acknowledged records (below a replica's checkpointed high
+//! watermark) the leader does not hold, and, when no clean leader is left, klog's advice and the
+//! replica Kafka would elect, each with what it loses.
+//!
+//! Partitions are worked on in parallel ([`super::parallel_map`]); each replica's log is
+//! streamed ([`first_divergence`], [`diff_range`]: one batch decoded at a time), so memory is a
+//! few segments' pages per worker whatever the logs' sizes. A partition that cannot be read is a
+//! finding of that partition, never the end of the run. Never writes.
+
+use super::check::{check_replica, CheckReport};
+use super::data_dir::PartitionOutcome;
+use super::recover::{self, LogDirsRead, RecoverReport, RecoverRequest};
+use super::{parallel_map, NoProgress, ProgressSink};
+use crate::error::{Error, Result};
+use crate::log::names::{self, METADATA_TOPIC};
+use crate::partition_registration::{MetadataPosition, PartitionRegistration, NO_LEADER};
+use crate::replica::{list_partition_dirs, looks_like_partition_dir, read_meta_properties, LogDirFiles, Replica};
+use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
+use crate::replication::release::Rules;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Which command asked for the view: what it adds to each replica's line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterCommand {
+    /// `check`: each replica verified as `klog check` does (its findings).
+    Check,
+    /// `diff`: the line-up alone.
+    Diff,
+    /// `recover --dry-run`: each follower's restart against the current leader (where it would
+    /// be cut, how many acked records the cut loses), as `recover --dry-run --leader` plans it.
+    Recover,
+}
+
+impl ClusterCommand {
+    pub fn name(self) -> &'static str {
+        match self {
+            ClusterCommand::Check => "check",
+            ClusterCommand::Diff => "diff",
+            ClusterCommand::Recover => "recover --dry-run",
+        }
+    }
+}
+
+pub struct ClusterRequest<'a> {
+    /// The brokers' data dirs (log dirs), at least two.
+    pub dirs: &'a [PathBuf],
+    /// Only this partition (a name such as `orders-3`, never a path).
+    pub partition: Option<&'a str>,
+    pub command: ClusterCommand,
+    /// The follower rules of `recover --dry-run` (ignored by the other commands).
+    pub rules: Rules,
+}
+
+/// One broker's data dir.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broker {
+    pub dir: String,
+    /// `node.id` (KRaft) or `broker.id` (ZooKeeper) of its `meta.properties`.
+    pub node_id: Option<i32>,
+    pub cluster_id: Option<String>,
+    pub partition_count: usize,
+}
+
+impl Broker {
+    /// `broker 2` or, without a node id, the dir.
+    pub fn label(&self) -> String {
+        self.node_id.map_or_else(|| self.dir.clone(), |id| format!("broker {id}"))
+    }
+}
+
+/// The metadata log the leaders were taken from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataSource {
+    /// The log dir holding the `__cluster_metadata-0` replayed (the one with the largest end).
+    pub dir: String,
+    pub log_end_offset: i64,
+    pub records_read: u64,
+    /// Metadata records that did not decode (they change nothing in the replay).
+    pub unreadable_count: usize,
+    /// The `cluster.id` of that dir: the metadata speaks for that cluster's replicas only.
+    pub cluster_id: Option<String>,
+}
+
+/// Where the current leader of a partition came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeaderSource {
+    /// The metadata's last record about the partition, at this offset (`None`: its snapshot).
+    Metadata { offset: Option<i64>, snapshot_end_offset: Option<i64> },
+    /// No metadata about it: the replica with the highest latest leader epoch, then the
+    /// largest log end (then the lowest node id) is assumed to lead.
+    Assumed,
+}
+
+/// A range of offsets `first..=last` holding `record_count` records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffsetRange {
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub record_count: u64,
+}
+
+/// Acknowledged records of one replica that a candidate leader does not hold (absent, or
+/// another record at the offset).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AckedMissing {
+    /// Index into [`PartitionView::replicas`] of the replica that holds them.
+    pub holder: usize,
+    /// The holder's checkpointed high watermark: its records below it were acknowledged.
+    pub high_watermark: i64,
+    pub ranges: Vec<OffsetRange>,
+}
+
+impl AckedMissing {
+    pub fn record_count(&self) -> u64 {
+        self.ranges.iter().map(|r| r.record_count).sum()
+    }
+}
+
+/// What `recover --dry-run --leader` plans for a follower against the current leader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestartOutcome {
+    pub cut_offset: i64,
+    pub truncated_count: u64,
+    pub acked_lost_count: u64,
+}
+
+/// One replica of a partition, as found in one broker's dir.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaLine {
+    /// Index into [`ClusterView::brokers`].
+    pub broker: usize,
+    pub node_id: Option<i32>,
+    pub log_start_offset: i64,
+    pub log_end_offset: i64,
+    /// The checkpointed high watermark (`None` when the checkpoint does not list the partition).
+    pub high_watermark: Option<i64>,
+    pub latest_leader_epoch: Option<i32>,
+    /// Against the current leader: the first offset where they hold different records (`None`:
+    /// identical up to the shorter log end; always `None` for the leader itself).
+    pub first_divergent_offset: Option<i64>,
+    /// `check`: the verifier's findings.
+    pub findings: Vec<super::check::Finding>,
+    /// `recover --dry-run`: the follower's restart against the leader (or why it has none).
+    pub restart: Option<std::result::Result<RestartOutcome, String>>,
+}
+
+/// A candidate leader when no clean one is left, and what electing it loses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// Index into [`PartitionView::replicas`].
+    pub replica: usize,
+    /// Why this replica: the rule applied.
+    pub why: String,
+    /// Acknowledged records of the other replicas it does not hold.
+    pub loses: Vec<AckedMissing>,
+}
+
+/// When the current leader is missing or misses acknowledged records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoCleanLeader {
+    /// klog's advice: the highest latest leader epoch, then the largest log end.
+    pub advice: Candidate,
+    /// The replica Kafka would elect (`None`: none of its candidates is among the dirs).
+    pub kafka: Option<Candidate>,
+    /// Why Kafka has no candidate here, when `kafka` is `None`.
+    pub kafka_none: Option<String>,
+}
+
+/// One partition lined up across the brokers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionView {
+    pub partition: String,
+    /// Every replica found, in the brokers' order.
+    pub replicas: Vec<ReplicaLine>,
+    /// Index into `replicas` of the current leader (`None`: no leader among the dirs).
+    pub leader: Option<usize>,
+    pub leader_source: LeaderSource,
+    /// What the metadata last recorded (leader, epoch, ISR, ELR, assignment).
+    pub registration: Option<PartitionRegistration>,
+    /// Acknowledged records of other replicas that the current leader does not hold.
+    pub acked_missing: Vec<AckedMissing>,
+    pub no_clean_leader: Option<NoCleanLeader>,
+    /// When the leader is missing or lacks acknowledged records: indexes into `replicas` of
+    /// those that hold every other replica's acknowledged records (a clean leader is left).
+    pub clean_replicas: Vec<usize>,
+    /// With no leader among the dirs but a clean replica left: the replica Kafka would elect.
+    pub kafka_would_elect: Option<Candidate>,
+    /// Its replicas' brokers do not say they are one cluster (cluster ids differ or are
+    /// missing, a node id repeats): the replicas are listed, never compared.
+    pub not_one_cluster: bool,
+    /// Replicas that could not be read: (broker index, why).
+    pub unreadable: Vec<(usize, String)>,
+    /// Facts worth knowing (a metadata leader not among the dirs, a replica the assignment
+    /// does not name).
+    pub notes: Vec<String>,
+}
+
+impl PartitionView {
+    /// Replicas diverging from the leader.
+    pub fn diverging(&self) -> impl Iterator<Item = &ReplicaLine> {
+        self.replicas.iter().filter(|r| r.first_divergent_offset.is_some())
+    }
+
+    pub fn acked_missing_count(&self) -> u64 {
+        self.acked_missing.iter().map(AckedMissing::record_count).sum()
+    }
+
+    /// Anything an operator must look at: divergence, acked records missing from the leader,
+    /// no clean leader, an unreadable replica, a replica with findings or a restart losing
+    /// acked records.
+    pub fn needs_attention(&self) -> bool {
+        self.diverging().next().is_some()
+            || self.not_one_cluster
+            || (self.leader.is_none() && !self.replicas.is_empty())
+            || !self.acked_missing.is_empty()
+            || self.no_clean_leader.is_some()
+            || !self.unreadable.is_empty()
+            || self.replicas.iter().any(|r| {
+                !r.findings.is_empty()
+                    || matches!(&r.restart, Some(Err(_)) | Some(Ok(RestartOutcome { acked_lost_count: 1.., .. })))
+            })
+    }
+}
+
+#[derive(Debug)]
+pub struct ClusterView {
+    pub command: ClusterCommand,
+    pub brokers: Vec<Broker>,
+    pub metadata: Option<MetadataSource>,
+    /// Partitions needing attention first, then the others; each group in natural order.
+    pub partitions: Vec<PartitionOutcome<PartitionView>>,
+    /// Why the dirs may not be one cluster: mixed or missing cluster ids, duplicate node ids.
+    pub warnings: Vec<String>,
+}
+
+impl ClusterView {
+    /// Whether the dirs say they are one cluster (no warning about their identities).
+    pub fn one_cluster(&self) -> bool {
+        self.warnings.is_empty()
+    }
+
+    pub fn attention_count(&self) -> usize {
+        self.partitions.iter().filter(|p| p.outcome.as_ref().map_or(true, PartitionView::needs_attention)).count()
+    }
+}
+
+/// The warnings about the brokers' identities: cluster ids that differ or that only some
+/// record, node ids that repeat or are missing.
+fn identity_warnings(brokers: &[Broker]) -> Vec<String> {
+    let mut out = Vec::new();
+    let ids: BTreeSet<&str> = brokers.iter().filter_map(|b| b.cluster_id.as_deref()).collect();
+    if ids.len() > 1 {
+        let each: Vec<String> =
+            brokers.iter().map(|b| format!("{} {}", b.dir, b.cluster_id.as_deref().unwrap_or("(none)"))).collect();
+        out.push(format!(
+            "the dirs are not one cluster: {} cluster ids ({}); replicas are lined up by name only",
+            ids.len(),
+            each.join(", ")
+        ));
+    } else if let Some(id) = ids.first() {
+        let without: Vec<&str> = brokers.iter().filter(|b| b.cluster_id.is_none()).map(|b| b.dir.as_str()).collect();
+        if !without.is_empty() {
+            out.push(format!(
+                "{} record{} no cluster.id but the others record {id}: nothing says they are one cluster",
+                without.join(", "),
+                if without.len() == 1 { "s" } else { "" }
+            ));
+        }
+    }
+    let mut by_id: BTreeMap<i32, Vec<&str>> = BTreeMap::new();
+    for b in brokers {
+        if let Some(id) = b.node_id {
+            by_id.entry(id).or_default().push(&b.dir);
+        }
+    }
+    for (id, dirs) in by_id.iter().filter(|(_, d)| d.len() > 1) {
+        out.push(format!(
+            "{} all say node id {id}: not brokers of one cluster (or copies of one broker); told apart by dir",
+            dirs.join(", ")
+        ));
+    }
+    for b in brokers.iter().filter(|b| b.node_id.is_none()) {
+        out.push(format!("{} has no node id in meta.properties: named by its dir", b.dir));
+    }
+    out
+}
+
+/// The per-partition registrations the metadata last recorded, with the offset of the record
+/// that made each, replayed from the dir whose metadata log ends last.
+struct Metadata {
+    source: MetadataSource,
+    /// The `cluster.id` of the dir whose metadata log it is.
+    cluster_id: Option<String>,
+    last: HashMap<String, (PartitionRegistration, MetadataPosition)>,
+}
+
+fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadata> {
+    let mut best: Option<(&PathBuf, i64)> = None;
+    for d in dirs {
+        let part = d.join(format!("{METADATA_TOPIC}-0"));
+        if !part.is_dir() {
+            continue;
+        }
+        let end = Replica::open(d, Some(&format!("{METADATA_TOPIC}-0"))).map(|r| r.log_end_offset()).unwrap_or(-1);
+        if best.is_none_or(|(_, e)| end > e) {
+            best = Some((d, end));
+        }
+    }
+    let (dir, log_end_offset) = best?;
+    let req = super::history::HistoryRequest { path: dir, partition: None, replicas: &[] };
+    let report = match super::history::run(&req) {
+        Ok(r) => r,
+        Err(e) => {
+            warnings.push(format!("the metadata log in {} does not replay ({e}): leaders are assumed", dir.display()));
+            return None;
+        }
+    };
+    let mut last = HashMap::new();
+    for p in report.partitions {
+        if let Some(c) = p.changes.last() {
+            match &c.after {
+                Some(reg) => last.insert(p.partition.clone(), (reg.clone(), c.position)),
+                None => last.remove(&p.partition),
+            };
+        }
+    }
+    let cluster_id =
+        read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
+    Some(Metadata {
+        cluster_id: cluster_id.clone(),
+        source: MetadataSource {
+            dir: dir.display().to_string(),
+            log_end_offset,
+            records_read: report.records_read,
+            unreadable_count: report.unreadable.len(),
+            cluster_id: cluster_id.clone(),
+        },
+        last,
+    })
+}
+
+/// Partition names of the dirs, their union in natural order (the metadata log excluded: it is
+/// the controller quorum's log, not a replica of a partition the brokers lead).
+fn union_names(per_dir: &[Vec<String>]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut all: Vec<String> = per_dir
+        .iter()
+        .flatten()
+        .filter(|n| *n != &format!("{METADATA_TOPIC}-0"))
+        .filter(|n| seen.insert(*n))
+        .cloned()
+        .collect();
+    all.sort_by_cached_key(|a| natural_key(a));
+    all
+}
+
+/// `topic-N` ordered by topic, then partition number.
+fn natural_key(name: &str) -> (String, i64) {
+    match names::parse_topic_partition(name) {
+        Some((topic, n)) => (topic, i64::from(n)),
+        None => (name.to_string(), -1),
+    }
+}
+
+/// Acknowledged records of `holder` (below its checkpointed HW) that `candidate` does not hold,
+/// by offset ranges; `divergence` is their first divergent offset (already known).
+fn acked_missing_from(
+    candidate: &Replica,
+    holder: &Replica,
+    holder_index: usize,
+    divergence: Option<i64>,
+) -> Result<Option<AckedMissing>> {
+    let Some(hw) = holder.high_watermark_line().map(|_| holder.high_watermark()) else { return Ok(None) };
+    // Below the first divergence (and the candidate's log end) both hold the same records;
+    // below either log start, records were deleted by retention, not lost.
+    let from = divergence
+        .unwrap_or(i64::MAX)
+        .min(candidate.log_end_offset())
+        .max(holder.log_start_offset())
+        .max(candidate.log_start_offset());
+    if from >= hw.min(holder.log_end_offset()) {
+        return Ok(None);
+    }
+    let d = diff_range(candidate.log(), holder.log(), from, hw)?;
+    let ranges: Vec<OffsetRange> = d
+        .ranges
+        .iter()
+        .filter(|r| matches!(r.kind, RangeKind::Differ | RangeKind::OnlyB))
+        .map(|r| OffsetRange { first_offset: r.first_offset, last_offset: r.last_offset, record_count: r.record_count })
+        .fold(Vec::new(), |mut acc: Vec<OffsetRange>, r| {
+            match acc.last_mut() {
+                Some(l) if l.last_offset + 1 == r.first_offset => {
+                    l.last_offset = r.last_offset;
+                    l.record_count += r.record_count;
+                }
+                _ => acc.push(r),
+            }
+            acc
+        });
+    Ok((!ranges.is_empty()).then_some(AckedMissing { holder: holder_index, high_watermark: hw, ranges }))
+}
+
+/// Where replicas `x` and `y` first differ: by batch headers when both were just verified
+/// clean by `check` (every batch CRC checked), else by bytes.
+fn divergence(replicas: &[Replica], verified: &Verified, x: usize, y: usize) -> Result<Option<i64>> {
+    let (a, b) = (replicas[x].log(), replicas[y].log());
+    if let (Some(dx), Some(dy)) = (verified.digests[x], verified.digests[y]) {
+        if dx == dy {
+            return Ok(None);
+        }
+    }
+    if verified.clean[x] && verified.clean[y] {
+        first_divergence_crc_verified(a, b)
+    } else {
+        first_divergence(a, b)
+    }
+}
+
+/// What `check` learnt of each replica before the lineup: whether it verified without
+/// findings, and then its (log start, log end, batch-header digest).
+struct Verified {
+    clean: Vec<bool>,
+    digests: Vec<Option<(i64, i64, u64)>>,
+}
+
+/// What electing `candidate` loses: every other replica's acked records it does not hold.
+fn losses(replicas: &[Replica], verified: &Verified, candidate: usize) -> Result<Vec<AckedMissing>> {
+    let mut out = Vec::new();
+    for (i, r) in replicas.iter().enumerate().filter(|(i, _)| *i != candidate) {
+        let d = divergence(replicas, verified, candidate, i)?;
+        out.extend(acked_missing_from(&replicas[candidate], r, i, d)?);
+    }
+    Ok(out)
+}
+
+/// klog's order of preference: highest latest leader epoch, then largest log end, then the
+/// lowest node id (then the first dir).
+fn preferred(lines: &[ReplicaLine]) -> Option<usize> {
+    (0..lines.len()).max_by(|&a, &b| {
+        let key = |i: usize| {
+            let l = &lines[i];
+            (
+                l.latest_leader_epoch.unwrap_or(-1),
+                l.log_end_offset,
+                std::cmp::Reverse(l.node_id.unwrap_or(i32::MAX)),
+                std::cmp::Reverse(i),
+            )
+        };
+        key(a).cmp(&key(b))
+    })
+}
+
+/// Which replica Kafka would elect with no leader or no clean one: with the metadata, the first
+/// live ISR member (a clean election), else an ELR member (KIP-966), else the last known leader
+/// (`lastKnownElr`), else the first live replica of the assignment (unclean leader election); without it, the assignment is unknown and the brokers'
+/// node-id order stands in for it (stated).
+fn kafka_choice(
+    lines: &[ReplicaLine],
+    registration: Option<&PartitionRegistration>,
+) -> std::result::Result<(usize, String), String> {
+    let live = |id: i32| lines.iter().position(|l| l.node_id == Some(id));
+    let Some(reg) = registration else {
+        let mut ids: Vec<(i32, usize)> =
+            lines.iter().enumerate().filter_map(|(i, l)| l.node_id.map(|id| (id, i))).collect();
+        ids.sort();
+        return ids.first().map(|&(id, i)| {
+            (i, format!("unclean election: the first live replica; no metadata, so the assignment is assumed in node-id order (broker {id} first)"))
+        }).ok_or_else(|| "no replica has a node id".to_string());
+    };
+    if let Some((id, i)) = reg.isr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
+        return Ok((i, format!("the first live member of the ISR {:?}: broker {id}", reg.isr)));
+    }
+    if let Some((id, i)) = reg.elr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
+        return Ok((i, format!("an eligible leader replica (ELR {:?}): broker {id}", reg.elr)));
+    }
+    if let Some((id, i)) = reg.last_known_elr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
+        return Ok((i, format!("the last known leader (lastKnownElr {:?}): broker {id}", reg.last_known_elr)));
+    }
+    match reg.replicas.iter().find_map(|&id| live(id).map(|i| (id, i))) {
+        Some((id, i)) => Ok((
+            i,
+            format!("unclean election: the first live replica of the assignment {:?}: broker {id}", reg.replicas),
+        )),
+        None => Err(format!("none of the assignment {:?} is among the dirs", reg.replicas)),
+    }
+}
+
+struct Context<'a> {
+    req: &'a ClusterRequest<'a>,
+    brokers: &'a [Broker],
+    files: &'a [LogDirFiles],
+    metadata: Option<&'a Metadata>,
+    /// Which brokers hold each partition.
+    holders: &'a HashMap<String, Vec<usize>>,
+}
+
+fn refusal(e: &Error) -> String {
+    e.to_string()
+}
+
+/// One partition lined up across the brokers holding it.
+fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
+    let mut replicas: Vec<Replica> = Vec::new();
+    let mut lines: Vec<ReplicaLine> = Vec::new();
+    let mut unreadable = Vec::new();
+    let mut notes = Vec::new();
+    for &b in cx.holders.get(name).map_or(&[][..], Vec::as_slice) {
+        match Replica::open_in(&cx.files[b], name) {
+            Ok(r) => {
+                lines.push(ReplicaLine {
+                    broker: b,
+                    node_id: cx.brokers[b].node_id,
+                    log_start_offset: r.log_start_offset(),
+                    log_end_offset: r.log_end_offset(),
+                    high_watermark: r.high_watermark_line().map(|_| r.high_watermark()),
+                    latest_leader_epoch: r.log().epoch_cache().latest_epoch(),
+                    first_divergent_offset: None,
+                    findings: Vec::new(),
+                    restart: None,
+                });
+                replicas.push(r);
+            }
+            Err(e) => unreadable.push((b, refusal(&e))),
+        }
+    }
+    // `check`: each replica verified first (its own open: the check consumes it); a replica
+    // without findings has every batch CRC checked, so the lineup may compare its headers.
+    let mut verified = vec![false; replicas.len()];
+    // For a verified replica: (log start, log end, header digest); two equal ones hold the
+    // same batches, and their comparison reads nothing more.
+    let mut digests: Vec<Option<(i64, i64, u64)>> = vec![None; replicas.len()];
+    if cx.req.command == ClusterCommand::Check {
+        for (i, line) in lines.iter_mut().enumerate() {
+            let report: CheckReport = check_replica(Replica::open_in(&cx.files[line.broker], name)?, &mut NoProgress)?;
+            verified[i] = report.is_clean();
+            if verified[i] {
+                digests[i] =
+                    Some((replicas[i].log().first_offset().unwrap_or(-1), line.log_end_offset, report.header_digest));
+            }
+            line.findings = report.findings;
+        }
+    }
+    let verified = Verified { clean: verified, digests };
+    // Replicas of brokers that do not say they are one cluster (another cluster.id, none, a
+    // node id twice) are listed, never lined up: no leader, election or loss is invented.
+    let identities: BTreeSet<Option<&str>> = lines.iter().map(|l| cx.brokers[l.broker].cluster_id.as_deref()).collect();
+    let node_ids: BTreeSet<Option<i32>> = lines.iter().map(|l| l.node_id).collect();
+    let not_one_cluster = lines.len() > 1
+        && (identities.len() > 1
+            || identities.contains(&None)
+            || node_ids.len() < lines.len()
+            || node_ids.contains(&None));
+    if not_one_cluster {
+        let each: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                let b = &cx.brokers[l.broker];
+                format!("{} ({})", b.dir, b.cluster_id.as_deref().unwrap_or("no cluster.id"))
+            })
+            .collect();
+        notes.push(format!("its replicas are not of one cluster ({}): listed, not compared", each.join(", ")));
+        return Ok(PartitionView {
+            partition: name.to_string(),
+            replicas: lines,
+            leader: None,
+            leader_source: LeaderSource::Assumed,
+            registration: None,
+            acked_missing: Vec::new(),
+            no_clean_leader: None,
+            clean_replicas: Vec::new(),
+            kafka_would_elect: None,
+            not_one_cluster,
+            unreadable,
+            notes,
+        });
+    }
+    // The metadata speaks for its own cluster only.
+    let recorded = cx
+        .metadata
+        .filter(|m| lines.first().is_none_or(|l| cx.brokers[l.broker].cluster_id == m.cluster_id))
+        .and_then(|m| m.last.get(name));
+    let registration = recorded.map(|(r, _)| r.clone());
+    let (leader, leader_source) = match recorded {
+        Some((reg, position)) => {
+            let (offset, snapshot_end_offset) = match position {
+                MetadataPosition::Log(o) => (Some(*o), None),
+                MetadataPosition::Snapshot { end_offset } => (None, Some(*end_offset)),
+            };
+            let leader =
+                (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
+            if reg.leader == NO_LEADER {
+                notes.push(format!("the metadata records no leader (leader -1) at leader epoch {}", reg.leader_epoch));
+            } else if leader.is_none() {
+                notes.push(format!(
+                    "the metadata's leader, broker {}, is not among the dirs (or its replica does not read)",
+                    reg.leader
+                ));
+            }
+            for l in &lines {
+                if let Some(id) = l.node_id.filter(|id| !reg.replicas.contains(id)) {
+                    notes.push(format!("broker {id} holds a replica the assignment {:?} does not name", reg.replicas));
+                }
+            }
+            (leader, LeaderSource::Metadata { offset, snapshot_end_offset })
+        }
+        None => (preferred(&lines), LeaderSource::Assumed),
+    };
+    let mut acked_missing = Vec::new();
+    if let Some(l) = leader {
+        for i in (0..replicas.len()).filter(|i| *i != l) {
+            let d = divergence(&replicas, &verified, l, i)?;
+            lines[i].first_divergent_offset = d;
+            acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
+        }
+    }
+    // When the leader is missing or lacks acked records: the replicas that lack none.
+    let mut clean_replicas = Vec::new();
+    if (leader.is_none() || !acked_missing.is_empty()) && !replicas.is_empty() {
+        for i in (0..replicas.len()).filter(|i| Some(*i) != leader) {
+            if losses(&replicas, &verified, i)?.is_empty() {
+                clean_replicas.push(i);
+            }
+        }
+    }
+    let kafka_would_elect = match kafka_choice(&lines, registration.as_ref()) {
+        Ok((i, why)) if leader.is_none() && !clean_replicas.is_empty() => {
+            Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? })
+        }
+        _ => None,
+    };
+    let no_clean_leader =
+        if (leader.is_none() || !acked_missing.is_empty()) && clean_replicas.is_empty() && !replicas.is_empty() {
+            let advice = preferred(&lines).expect("a replica");
+            let advice = Candidate {
+                replica: advice,
+                why: "the highest latest leader epoch, then the largest log end".into(),
+                loses: losses(&replicas, &verified, advice)?,
+            };
+            let (kafka, kafka_none) = match kafka_choice(&lines, registration.as_ref()) {
+                Ok((i, why)) => (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None),
+                Err(why) => (None, Some(why)),
+            };
+            Some(NoCleanLeader { advice, kafka, kafka_none })
+        } else {
+            None
+        };
+    match cx.req.command {
+        ClusterCommand::Check => {}
+        ClusterCommand::Recover => {
+            if let Some(l) = leader {
+                let leader_dir = Path::new(&cx.brokers[lines[l].broker].dir).to_path_buf();
+                let leader_epoch = registration.as_ref().map(|r| r.leader_epoch).filter(|e| *e >= 0);
+                for i in (0..lines.len()).filter(|i| *i != l) {
+                    let b = lines[i].broker;
+                    let follower_dir = Path::new(&cx.brokers[b].dir).to_path_buf();
+                    let one = RecoverRequest {
+                        dir: &follower_dir,
+                        partition: Some(name),
+                        leader: Some(&leader_dir),
+                        rules: cx.req.rules,
+                        dry_run: true,
+                        catch_up: false,
+                        context: 0,
+                        leader_epoch,
+                        fencing: true,
+                        metadata: None,
+                    };
+                    // The epoch comes from this view's own replay of the metadata (above): the
+                    // dry run does not look the metadata up again for every follower.
+                    let no_metadata = None;
+                    let read = LogDirsRead {
+                        dir: Some(&cx.files[b]),
+                        leader: Some(&cx.files[lines[l].broker]),
+                        metadata: Some(&no_metadata),
+                    };
+                    lines[i].restart = Some(match recover::run_in(&one, read) {
+                        Ok(RecoverReport::Follower(r)) => Ok(RestartOutcome {
+                            cut_offset: r.cut_offset,
+                            truncated_count: (lines[i].log_end_offset - r.cut_offset).max(0) as u64,
+                            acked_lost_count: r.counts.acked_and_lost(),
+                        }),
+                        Ok(RecoverReport::Local(_)) => Err("no leader".into()),
+                        Err(e) => Err(refusal(&e)),
+                    });
+                }
+            }
+        }
+        ClusterCommand::Diff => {}
+    }
+    Ok(PartitionView {
+        partition: name.to_string(),
+        replicas: lines,
+        leader,
+        leader_source,
+        registration,
+        acked_missing,
+        no_clean_leader,
+        clean_replicas,
+        kafka_would_elect,
+        not_one_cluster,
+        unreadable,
+        notes,
+    })
+}
+
+/// The cluster view of `req.dirs`.
+pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<ClusterView> {
+    if req.dirs.len() < 2 {
+        let one = req.dirs.first().map_or_else(|| "no dir".to_string(), |d| d.display().to_string());
+        return Err(Error::Usage(format!(
+            "a cluster view needs the data dirs of at least two brokers, and got one ({one}): name each broker's dir"
+        )));
+    }
+    if let Some(p) = req.partition {
+        if Path::new(p).file_name().is_none_or(|n| n != p) || names::parse_topic_partition(p).is_none() {
+            return Err(Error::Usage(format!("--partition {p:?} is a partition name (topic-N), not a path")));
+        }
+    }
+    for (i, a) in req.dirs.iter().enumerate() {
+        for b in &req.dirs[i + 1..] {
+            let same = match (a.canonicalize(), b.canonicalize()) {
+                (Ok(x), Ok(y)) => x == y,
+                _ => a == b,
+            };
+            if same {
+                return Err(Error::layout(b, format!("is named twice (also as {}): one dir per broker", a.display())));
+            }
+        }
+    }
+    let mut brokers = Vec::new();
+    let mut files = Vec::new();
+    let mut per_dir = Vec::new();
+    for d in req.dirs {
+        if !d.is_dir() {
+            return Err(Error::layout(d, "is not a directory (a broker's data dir is expected)"));
+        }
+        if looks_like_partition_dir(d) {
+            let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            return Err(Error::layout(
+                d,
+                format!("is a partition dir: the cluster view takes brokers' data dirs (add --partition {name} for one partition)"),
+            ));
+        }
+        let meta = read_meta_properties(&d.join(names::META_PROPERTIES)).unwrap_or_default();
+        let node_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.trim().parse().ok());
+        let mut partitions: Vec<String> = list_partition_dirs(d)?
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        if let Some(p) = req.partition {
+            partitions.retain(|n| n == p);
+        }
+        brokers.push(Broker {
+            dir: d.display().to_string(),
+            node_id,
+            cluster_id: meta.get("cluster.id").cloned(),
+            partition_count: partitions.len(),
+        });
+        files.push(LogDirFiles::read_tolerant(d)?);
+        per_dir.push(partitions);
+    }
+    let mut warnings = identity_warnings(&brokers);
+    let metadata = read_metadata(req.dirs, &mut warnings);
+    let names = union_names(&per_dir);
+    if let (Some(p), true) = (req.partition, names.is_empty()) {
+        return Err(Error::layout(&req.dirs[0], format!("no dir holds partition {p}")));
+    }
+    let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
+    for (b, parts) in per_dir.iter().enumerate() {
+        for n in parts {
+            holders.entry(n.clone()).or_default().push(b);
+        }
+    }
+    let cx = Context { req, brokers: &brokers, files: &files, metadata: metadata.as_ref(), holders: &holders };
+    let mut partitions = parallel_map(
+        &names,
+        |name| PartitionOutcome {
+            partition: name.clone(),
+            outcome: view_partition(&cx, name).map_err(|e| refusal(&e)),
+        },
+        progress,
+    );
+    partitions.sort_by_key(|p| p.outcome.as_ref().is_ok_and(|v| !v.needs_attention()));
+    Ok(ClusterView { command: req.command, brokers, metadata: metadata.map(|m| m.source), partitions, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn broker(dir: &str, node_id: Option<i32>, cluster_id: Option<&str>) -> Broker {
+        Broker { dir: dir.into(), node_id, cluster_id: cluster_id.map(Into::into), partition_count: 1 }
+    }
+
+    fn line(node_id: i32, epoch: i32, leo: i64) -> ReplicaLine {
+        ReplicaLine {
+            broker: 0,
+            node_id: Some(node_id),
+            log_start_offset: 0,
+            log_end_offset: leo,
+            high_watermark: None,
+            latest_leader_epoch: Some(epoch),
+            first_divergent_offset: None,
+            findings: Vec::new(),
+            restart: None,
+        }
+    }
+
+    #[test]
+    fn one_cluster_has_no_identity_warning() {
+        let b = [broker("a", Some(1), Some("c")), broker("b", Some(2), Some("c"))];
+        assert!(identity_warnings(&b).is_empty());
+    }
+
+    #[test]
+    fn mixed_cluster_ids_and_repeated_node_ids_are_warned() {
+        let b = [broker("a", Some(0), None), broker("b", Some(0), None), broker("k", Some(1), Some("x"))];
+        let w = identity_warnings(&b);
+        assert!(w.iter().any(|w| w.contains("a, b record no cluster.id")), "{w:?}");
+        assert!(w.iter().any(|w| w.contains("a, b all say node id 0")), "{w:?}");
+        let b = [broker("a", Some(0), Some("x")), broker("b", Some(1), Some("y"))];
+        assert!(identity_warnings(&b)[0].contains("not one cluster: 2 cluster ids"));
+    }
+
+    #[test]
+    fn advice_prefers_the_highest_epoch_then_the_largest_log_end() {
+        assert_eq!(preferred(&[line(1, 3, 10), line(2, 4, 5), line(3, 4, 7)]), Some(2));
+        assert_eq!(preferred(&[line(1, 4, 7), line(2, 4, 7)]), Some(0));
+    }
+
+    #[test]
+    fn kafka_elects_from_the_elr_then_the_last_known_leader_then_the_assignment() {
+        let lines = [line(1, 3, 10), line(2, 4, 5), line(3, 4, 7)];
+        let mut reg = PartitionRegistration { replicas: vec![3, 2, 1], leader: NO_LEADER, ..Default::default() };
+        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 2);
+        reg.last_known_elr = vec![1];
+        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 0);
+        reg.elr = vec![9, 2];
+        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 1);
+        assert_eq!(kafka_choice(&lines, None).unwrap().0, 0);
+        reg.isr = vec![8, 3];
+        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 2, "the ISR first");
+        reg = PartitionRegistration { replicas: vec![7], ..Default::default() };
+        assert!(kafka_choice(&lines, Some(&reg)).is_err());
+    }
+}
