@@ -144,6 +144,10 @@ pub struct ReplicaLine {
     /// Against the current leader: the first offset where they hold different records (`None`:
     /// identical up to the shorter log end; always `None` for the leader itself).
     pub first_divergent_offset: Option<i64>,
+    /// Against the current leader: the offsets this replica holds that the leader does not hold
+    /// (from its first divergence, or from the leader's log end when it is longer), which a
+    /// restart as the leader's follower truncates; `None` when the leader holds them all.
+    pub leader_lacks: Option<(i64, i64)>,
     /// `check`: the verifier's findings.
     pub findings: Vec<super::check::Finding>,
     /// `recover --dry-run`: the follower's restart against the leader (or why it has none).
@@ -216,6 +220,7 @@ impl PartitionView {
     /// acked records.
     pub fn needs_attention(&self) -> bool {
         self.diverging().next().is_some()
+            || self.replicas.iter().any(|r| r.leader_lacks.is_some())
             || self.not_one_cluster
             || (self.leader.is_none() && !self.replicas.is_empty())
             || !self.acked_missing.is_empty()
@@ -521,6 +526,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                     high_watermark: r.high_watermark_line().map(|_| r.high_watermark()),
                     latest_leader_epoch: r.log().epoch_cache().latest_epoch(),
                     first_divergent_offset: None,
+                    leader_lacks: None,
                     findings: Vec::new(),
                     restart: None,
                 });
@@ -616,6 +622,8 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         for i in (0..replicas.len()).filter(|i| *i != l) {
             let d = divergence(&replicas, &verified, l, i)?;
             lines[i].first_divergent_offset = d;
+            let from = d.unwrap_or(lines[l].log_end_offset).max(lines[i].log_start_offset);
+            lines[i].leader_lacks = (from < lines[i].log_end_offset).then(|| (from, lines[i].log_end_offset - 1));
             acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
         }
     }
@@ -807,6 +815,7 @@ mod tests {
             high_watermark: None,
             latest_leader_epoch: Some(epoch),
             first_divergent_offset: None,
+            leader_lacks: None,
             findings: Vec::new(),
             restart: None,
         }

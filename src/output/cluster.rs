@@ -88,6 +88,10 @@ fn verdict(p: &PartitionView) -> (String, Tone) {
     if diverging > 0 {
         parts.push(format!("{diverging} diverge"));
     }
+    let ahead = p.replicas.iter().filter(|r| r.first_divergent_offset.is_none() && r.leader_lacks.is_some()).count();
+    if ahead > 0 {
+        parts.push(format!("{ahead} ahead of the leader"));
+    }
     if p.acked_missing_count() > 0 {
         parts.push(format!("{} acked missing", p.acked_missing_count()));
     }
@@ -146,7 +150,10 @@ fn replicas_table(out: &mut dyn Write, v: &ClusterView, p: &PartitionView, setti
             (Some(l), _) if l == i => pal.cell("leader", Tone::Good),
             (None, _) => Cell::new("-"),
             (_, Some(d)) => pal.cell(format!("diverges at {d}"), Tone::Bad),
-            (_, None) => pal.cell("agrees", Tone::Good),
+            (_, None) => match r.leader_lacks {
+                Some((from, _)) => pal.cell(format!("ahead from {from}"), Tone::Bad),
+                None => pal.cell("agrees", Tone::Good),
+            },
         };
         let mut row = vec![
             Cell::new(name),
@@ -371,6 +378,7 @@ fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
                 "high_watermark": r.high_watermark,
                 "latest_leader_epoch": r.latest_leader_epoch,
                 "first_divergent_offset": r.first_divergent_offset,
+                "leader_lacks": r.leader_lacks.map(|(first, last)| json!({"first_offset": first, "last_offset": last})),
             });
             if v.command == ClusterCommand::Check {
                 o["findings"] = r.findings.iter().map(finding_json).collect();

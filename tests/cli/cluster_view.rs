@@ -252,3 +252,30 @@ fn the_leader_comes_from_the_metadata_log_when_a_dir_holds_one() {
     assert_eq!(summary["leaders_from"], "metadata");
     assert!(summary["metadata_dir"].as_str().is_some_and(|d| d.ends_with("k1") || d.ends_with("k2")));
 }
+
+/// A replica longer than the leader (the leader was elected without its last record): the
+/// records past the leader's log end are not a divergence, but the leader lacks them and the
+/// replica's restart truncates them, so the view names them.
+#[test]
+fn a_replica_ahead_of_the_leader_is_named_with_the_offsets_the_leader_lacks() {
+    let lab = Lab::new();
+    let (b1, b2) = (lab.path("b1"), lab.path("b2"));
+    ok(&["create", s(&b1), "--topic", "t", "--replica-id", "1"]);
+    ok(&["create", s(&b2), "--topic", "t", "--replica-id", "2"]);
+    ok(&["elect", s(&b1), "--isr", s(&b2)]);
+    ok(&["append", s(&b1), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&b1), s(&b2), "--rounds", "3"]);
+    ok(&["append", s(&b1), "m2", "m3", "--timestamp", "2000"]);
+    ok(&["elect", s(&b2), "--epoch", "1"]);
+    let (out, _) = code(&["diff", "--cluster", s(&b1), s(&b2), "--json"], 1);
+    let lines = json_lines(&out);
+    let t0 = partition(&lines, "t-0");
+    assert_eq!(t0["leader_node_id"], 2, "the highest latest epoch: {t0}");
+    let ahead = replica_of(t0, 1);
+    assert_eq!(ahead["first_divergent_offset"], serde_json::Value::Null, "{ahead}");
+    assert_eq!(ahead["leader_lacks"], serde_json::json!({"first_offset": 1, "last_offset": 2}), "{ahead}");
+    assert_eq!(replica_of(t0, 2)["leader_lacks"], serde_json::Value::Null);
+    assert_eq!(t0["needs_attention"], true);
+    let (text, _) = code(&["diff", "--cluster", s(&b1), s(&b2)], 1);
+    assert!(text.contains("ahead from 1") && text.contains("1 ahead of the leader"), "{text}");
+}

@@ -249,6 +249,87 @@ fn check_history(controller: &Path, topic: &str, sh: &Shaped) -> (usize, usize, 
 
 /// The restart plans on the copies taken before each follower came back: one partition and the
 /// data-dir plan, with no --leader-epoch; (agreeing, compared; problems).
+/// The cluster view (`klog recover --dry-run D1 D2 D3 --json`) over the copies taken at the
+/// unclean election — the two dead brokers' dirs and the new leader's — against what the brokers
+/// then did: the leader it names is the controller's (from the metadata), each follower's first
+/// offset the leader lacks and planned cut is where the broker truncated, the records it says the
+/// leader lacks are exactly those the broker lost, and every acknowledged record it reports
+/// missing from the leader is among them. Returns (followers agreed, followers, problems).
+fn check_cluster_view(seq: &Seq, o: &crate::real_cluster::Outcome) -> (usize, usize, Vec<String>) {
+    let mut problems = Vec::new();
+    let at_election: Vec<(&crate::real_cluster::Restart, &crate::real_cluster::Verdict)> =
+        seq.restarts.iter().zip(&o.verdicts).filter(|(r, _)| r.before.to_string_lossy().ends_with("-dead")).collect();
+    let Some((first, _)) = at_election.first() else {
+        return (0, 0, vec!["no follower restarted after the unclean election".into()]);
+    };
+    let mut dirs: Vec<&Path> = at_election.iter().map(|(r, _)| r.before.as_path()).collect();
+    dirs.push(first.leader.as_path());
+    let partition = format!("{}-0", seq.topic);
+    let out = klog()
+        .args(["recover", "--dry-run", "--json", "--partition", &partition])
+        .args(dirs.iter().map(|d| s(d)))
+        .output()
+        .unwrap();
+    let lines = json_lines(&String::from_utf8_lossy(&out.stdout));
+    let Some(view) = lines.iter().find(|v| v["type"] == "cluster_partition" && v["partition"] == partition.as_str())
+    else {
+        return (
+            0,
+            at_election.len(),
+            vec![format!("cluster view: no line for {partition}: {}", String::from_utf8_lossy(&out.stderr))],
+        );
+    };
+    if view["leader_node_id"] != 3 || view["leader_source"]["from"] != "metadata" {
+        problems.push(format!(
+            "cluster view: leader {} from {}, the controller elected 3 (in the metadata)",
+            view["leader_node_id"], view["leader_source"]
+        ));
+    }
+    let mut agreed = 0;
+    for (r, v) in &at_election {
+        let Some(line) =
+            view["replicas"].as_array().and_then(|rs| rs.iter().find(|x| x["node_id"] == r.follower as i64))
+        else {
+            problems.push(format!("cluster view: broker {} not lined up", r.follower));
+            continue;
+        };
+        let lacked: std::collections::BTreeSet<i64> = match &line["leader_lacks"] {
+            Value::Null => Default::default(),
+            r => (r["first_offset"].as_i64().unwrap()..=r["last_offset"].as_i64().unwrap()).collect(),
+        };
+        let cut = line["restart"]["cut_offset"].as_i64();
+        let acked_missing: Vec<i64> = view["acked_missing_from_leader"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["holder_node_id"] == r.follower as i64)
+            .flat_map(|m| m["ranges"].as_array().cloned().unwrap_or_default())
+            .flat_map(|x| x["first_offset"].as_i64().unwrap()..=x["last_offset"].as_i64().unwrap())
+            .collect();
+        let mut wrong = Vec::new();
+        if lacked != v.broker_lost {
+            wrong.push(format!("the leader lacks {lacked:?}, the broker lost {:?}", v.broker_lost));
+        }
+        if cut != Some(v.broker_cut) {
+            wrong.push(format!("planned cut {cut:?}, the broker cut at {}", v.broker_cut));
+        }
+        if let Some(o) = acked_missing.iter().find(|o| !v.broker_lost.contains(o)) {
+            wrong.push(format!("acked offset {o} reported missing from the leader, which the broker did not lose"));
+        }
+        say!(
+            "  cluster view, broker {}: leader lacks {lacked:?} (broker lost {:?}), cut {cut:?} (broker {}), acked and missing by its HW checkpoint {acked_missing:?}",
+            r.follower,
+            v.broker_lost,
+            v.broker_cut
+        );
+        if wrong.is_empty() {
+            agreed += 1;
+        }
+        problems.extend(wrong.into_iter().map(|w| format!("cluster view, broker {}: {w}", r.follower)));
+    }
+    (agreed, at_election.len(), problems)
+}
+
 fn check_plans(seq: &Seq) -> (usize, usize, Vec<String>) {
     let mut problems = Vec::new();
     let mut ok = 0;
@@ -414,6 +495,14 @@ fn real_cluster_history_dumps_and_restart_plans_agree_with_the_brokers() {
     say!("restart plans from the metadata: {plans_ok} of {plans_all} named the controller's leader and epoch; truncation agreed {agreed} of {}", o.verdicts.len());
     if o.verdicts.len() != 3 {
         problems.push(format!("{} followers came back, expected 3", o.verdicts.len()));
+    }
+    let (view_ok, view_all, p) = check_cluster_view(&seq, &o);
+    problems.extend(p);
+    say!(
+        "cluster view at the unclean election: {view_ok} of {view_all} followers' lost records and cuts named exactly"
+    );
+    if view_all != 2 {
+        problems.push(format!("the cluster view saw {view_all} followers at the unclean election, expected 2"));
     }
     // The unclean election lost what 1 alone held (a-9, a-10) and what 1 and 2 held (a-8).
     let lost: Vec<&str> = o.acked_gone.iter().map(|(_, v)| v.as_str()).collect();
