@@ -47,7 +47,14 @@ fn draw_shows_where_kip101_scenario_1_diverged_under_hw_without_colour() {
     let a_at = lines.iter().position(|l| l.starts_with("a leader e1")).unwrap();
     let b_at = lines.iter().position(|l| l.starts_with("b follower e1")).unwrap();
     let offset_1 = column(a, "e1 m3");
-    for at in [a_at, b_at] {
+    // B's m2 was acknowledged (below B's HW 2) and the new leader A does not hold it: flagged.
+    let fate = lines[b_at + 1];
+    assert!(fate.trim_start().starts_with("fate"), "{out}");
+    assert_eq!(column(fate, "ACK-LOST"), column(b, "e0 m2"), "{out}");
+    assert!(!out.contains("refetch"), "{out}");
+    // The epoch caches beside the rows: A's has the epoch-1 entry at offset 1.
+    assert!(out.contains("cache        (0, 0) (1, 1)") || out.contains("(0, 0) (1, 1)"), "{out}");
+    for at in [a_at, b_at + 1] {
         let marks = lines[at + 1];
         assert!(marks.trim_start().starts_with("HW 2 LEO 2"), "{marks}");
         assert_eq!(column(marks, "↑HW,LEO"), offset_1 + 8, "the mark sits after offset 1:\n{out}");
@@ -63,15 +70,23 @@ fn draw_windows_a_long_log_around_the_divergence_and_never_draws_thousands_of_ce
     ok(&["append", s(&a), "--count", "3000", "--value-size", "4", "--records-per-batch", "100"]);
     let out = ok(&["draw", s(&a)]);
     assert!(out.lines().count() < 12, "{out}");
-    assert!(out.contains('…') && out.contains("┆"), "elision and batch joins expected:\n{out}");
+    assert!(out.contains('…') && out.contains("╰─"), "elision and batch brackets expected:\n{out}");
     assert!(out.contains("HW 3000 LEO 3000"), "{out}");
     let shown = ok(&["draw", s(&a), "--from", "1495", "--limit", "10"]);
     let header = shown.lines().next().unwrap();
     assert!(header.contains("1495") && header.contains("1500") && !header.contains("1494"), "{shown}");
-    // A batch boundary at 1500: `│` before it, `┆` inside the batch.
-    let row = line_starting(&shown, "a leader e1");
+    // Every record is committed (HW 3000): solid borders. A batch boundary at 1500: the
+    // bracket of 1495..1499 ends under 1499; 1500, alone in view, has none.
+    let lines: Vec<&str> = shown.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("a leader e1")).unwrap();
+    let row = lines[at];
     assert_eq!(row.chars().nth(column(header, "1500") - 1), Some('│'), "{shown}");
-    assert_eq!(row.chars().nth(column(header, "1499") - 1), Some('┆'), "{shown}");
+    assert_eq!(row.chars().nth(column(header, "1499") - 1), Some('│'), "{shown}");
+    assert!(!row.contains('┊'), "{shown}");
+    let bracket = lines[at + 1];
+    assert_eq!(bracket.chars().nth(column(header, "1495")), Some('╰'), "{shown}");
+    assert_eq!(bracket.chars().nth(column(header, "1499") + 7), Some('╯'), "{shown}");
+    assert!(bracket.chars().count() <= column(header, "1500"), "{shown}");
 }
 
 /// Tags balance and the document is one `<svg>` element: a small well-formedness check.
