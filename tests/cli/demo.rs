@@ -18,12 +18,41 @@ fn the_default_demo_shows_m2_acked_and_lost_under_hw_and_kept_under_kip101() {
 
 #[test]
 fn the_watch_demo_shows_the_followers_hw_one_round_trip_behind() {
-    let out = ok(&["demo", "watch"]);
+    let out = ok(&["demo", "watch", "--mode", "hw"]);
     let rounds: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("round 1: fetch at")).collect();
-    assert_eq!(rounds.len(), 3, "{out}");
+    // Three single rounds, then B's catch-up after its restart.
+    assert_eq!(rounds.len(), 4, "{out}");
     assert!(rounds[0].contains("leader LEO 2 HW 0; follower LEO 2 HW 0"), "{}", rounds[0]);
     assert!(rounds[1].contains("leader LEO 2 HW 2; follower LEO 2 HW 0"), "{}", rounds[1]);
     assert!(rounds[2].contains("leader LEO 2 HW 2; follower LEO 2 HW 2"), "{}", rounds[2]);
+}
+
+/// Watch goes on through the failover at the scene's epochs: B (epoch 1) fails with m3 never
+/// acknowledged, A takes over at epoch 2 and takes m4, and B restarts as A's follower — trimming
+/// to its stale HW under hw, asking A where its epoch 1 ends under kip101 and kip279. Each mode
+/// ends with the same logs and no acknowledged loss; the contrast says so.
+#[test]
+fn the_watch_demo_tells_the_failover_and_the_restart_under_each_mode() {
+    let out = ok(&["demo", "watch", "--mode", "all"]);
+    for m in ["hw", "kip101", "kip279"] {
+        assert!(out.contains(&format!("$ klog recover $LAB/b --leader $LAB/a --mode {m}")), "{m}:\n{out}");
+    }
+    assert_eq!(out.matches("$ klog elect $LAB/a --epoch 2").count(), 3, "{out}");
+    assert_eq!(out.matches("$ klog crash $LAB/b").count(), 3, "{out}");
+    let runs: Vec<&str> = out.split("== Watch").skip(1).collect();
+    assert_eq!(runs.len(), 3, "{out}");
+    assert!(runs[0].contains("the follower truncates to its own high watermark"), "{}", runs[0]);
+    for run in &runs[1..] {
+        assert!(run.contains("round trip 1:") && run.contains("epoch 1"), "{run}");
+    }
+    for run in &runs {
+        assert!(run.contains("truncation point 2: LEO 3 -> 2"), "{run}");
+    }
+    let contrast = out.split("what each truncation mode did").nth(1).expect("a contrast table");
+    for m in ["hw", "kip101", "kip279"] {
+        let row = contrast.lines().find(|l| l.trim_start().starts_with(&format!("{m} ("))).expect("a row");
+        assert!(row.contains("0:(1,m1) 1:(1,m2) 2:(2,m4)") && row.contains("none") && row.contains("logs agree"), "{row}");
+    }
 }
 
 #[test]
