@@ -38,6 +38,8 @@ pub struct DemoPrinter<'o> {
     input_ended: bool,
     /// The legend items the pictures so far have explained (each is explained once).
     legend_shown: Vec<String>,
+    /// The answer to the last question asked (`None`: unanswered) and whether it was right.
+    last_answer: Option<(Option<String>, bool)>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -87,7 +89,14 @@ impl<'o> DemoPrinter<'o> {
             explain: false,
             input_ended: false,
             legend_shown: Vec::new(),
+            last_answer: None,
         }
+    }
+
+    /// The answer given to the question just asked (for `--predict --capture`, which records
+    /// it in the page): the line typed (`None` when unanswered) and whether it was right.
+    pub fn take_answer(&mut self) -> Option<(Option<String>, bool)> {
+        self.last_answer.take()
     }
 
     /// Show the lab at `lab` as `$LAB` (the capture renders each step on its own).
@@ -196,6 +205,7 @@ impl<'o> DemoPrinter<'o> {
                 }
             }
         }
+        self.last_answer = Some((answered.clone(), answered.as_deref().is_some_and(|a| q.is_right(a))));
         match answered {
             None => {
                 self.input_ended = true;
@@ -353,6 +363,8 @@ impl<'o> DemoPrinter<'o> {
                 self.legend_shown = legend;
                 written
             }
+            // Questions are asked only with `--predict` (a capture alone asks them in the page).
+            DemoEvent::Question(_) if self.answers.is_none() => Ok(()),
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
         }

@@ -168,6 +168,14 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
         if elided_before && row.cells.iter().any(|c| c.record.offset < start) {
             let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(start) - 14, y + 25);
         }
+        if row.cells.is_empty() {
+            let _ = writeln!(
+                s,
+                "<text x=\"{}\" y=\"{}\" class=\"s empty\">(empty log: no records yet)</text>",
+                x_of(start) + 4,
+                y + 25
+            );
+        }
         for o in start..stop {
             let Some(c) = row.cells.iter().find(|c| c.record.offset == o) else {
                 continue;
