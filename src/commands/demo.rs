@@ -457,7 +457,6 @@ fn run_once(
                     min_insync_replicas: 1,
                 })?;
                 sink(DemoEvent::Created(replica))?;
-                continue;
             }
             Step::Elect { replica, epoch, isr } => {
                 let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();

@@ -40,6 +40,8 @@ pub struct DemoPrinter<'o> {
     legend_shown: Vec<String>,
     /// The answer to the last question asked (`None`: unanswered) and whether it was right.
     last_answer: Option<(Option<String>, bool)>,
+    /// The step was a `create`: its (empty) picture is left to the capture.
+    created: bool,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -90,6 +92,7 @@ impl<'o> DemoPrinter<'o> {
             input_ended: false,
             legend_shown: Vec::new(),
             last_answer: None,
+            created: false,
         }
     }
 
@@ -322,7 +325,11 @@ impl<'o> DemoPrinter<'o> {
                 self.pause()?;
                 writeln!(self.out, "\n{} {}", p.dim("$"), p.strong(&cmd)).at("<stdout>", "write")
             }
-            DemoEvent::Created(_) => Ok(()),
+            DemoEvent::Created(_) => {
+                self.created = true;
+                Ok(())
+            }
+            DemoEvent::State(..) if std::mem::take(&mut self.created) => Ok(()),
             DemoEvent::Elected(r) => {
                 self.indented(|o| text::elected(o, r, &s))?;
                 self.code(&r.explanation())

@@ -206,3 +206,169 @@ fn capture_keeps_the_story_and_the_last_narration_and_one_key_is_one_frame() {
     let html = std::fs::read_to_string(&all).unwrap();
     assert_eq!(html.matches("<p class=\"story\">").count(), 3, "one story per mode's run");
 }
+
+/// Every scenario under every mode, each frame as Chromium shows it at 400 px (a phone) and
+/// 1280 px: the cells carry their offset, epoch, commitment and fate; no frame is wider than
+/// the page; every frame is narrated; Watch's fetch frames show the code that ran; KIP-101
+/// scenario 1's election under hw flags the acknowledged m2 that the new leader lacks (and not
+/// under kip101); the slider's keys step one frame; a question is asked and scored in the page.
+/// Screenshots of the chapter frames and the flagged ones: target/browser-shots/capture/.
+#[test]
+fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_flags_acked_loss() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = ["watch", "kip101-1", "kip101-2", "kip279"]
+        .iter()
+        .map(|sc| {
+            let file = tmp.path().join(format!("{sc}.html"));
+            ok(&["demo", sc, "--mode", "all", "--capture", s(&file)]);
+            file
+        })
+        .collect();
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/capture");
+    let mut args: Vec<&str> = vec![s(&shots), "400"];
+    args.extend(files.iter().map(|f| s(f)));
+    let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
+    let runs = seen["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    let fates = [
+        "none",
+        "kept",
+        "truncated-refetchable",
+        "truncated-lost",
+        "acked-lost",
+        "diverged",
+        "acked-truncated",
+    ];
+    for run in runs {
+        let name = run["file"].as_str().unwrap();
+        let frames = run["frames"].as_array().unwrap();
+        assert_eq!(frames.len() as u64, run["count"].as_u64().unwrap(), "{name}");
+        // Chapter marks: each mode's run, and the contrast.
+        let ticks = run["chapters"]["ticks"].as_array().unwrap();
+        assert!(ticks.len() >= 7, "{name}: {ticks:?}");
+        for m in ["hw run", "kip101 run", "kip279 run", "contrast"] {
+            assert!(ticks.iter().any(|t| t[1] == m), "{name}: no chapter {m}: {ticks:?}");
+        }
+        let mut cells = 0;
+        for f in frames {
+            let at = format!("{name} frame {}", f["step"]);
+            assert!(
+                f["scroll_width"].as_u64() <= f["client_width"].as_u64()
+                    && f["frame_scroll_width"].as_u64() <= f["frame_client_width"].as_u64(),
+                "{at} is wider than a 400 px page: {f}"
+            );
+            let narration = f["narration"].as_array().unwrap();
+            assert!(narration.iter().any(|n| n.as_str().is_some_and(|t| t.len() > 10)), "{at} has no narration");
+            for c in f["cells"].as_array().unwrap() {
+                cells += 1;
+                assert!(c["offset"].as_str().unwrap().parse::<i64>().is_ok(), "{at}: {c}");
+                assert!(c["epoch"].as_str().unwrap().parse::<i32>().is_ok(), "{at}: {c}");
+                let committed = c["committed"].as_str().unwrap();
+                assert!(committed == "true" || committed == "false", "{at}: {c}");
+                // RaftScope's convention: not yet committed is dashed, committed is solid.
+                let dashed = c["dashed"].as_str().unwrap_or("none") != "none";
+                assert_eq!(dashed, committed == "false", "{at}: {c}");
+                let fate = c["fate"].as_str().unwrap();
+                assert!(fates.contains(&fate), "{at}: {c}");
+                // An acknowledged record is never called refetchable.
+                assert!(!(fate == "truncated-refetchable" && committed == "true"), "{at}: {c}");
+            }
+            let command = f["command"].as_str().unwrap();
+            if command.starts_with("$ klog create") {
+                assert!(f["empty_rows"].as_u64() >= Some(1) && !f["output"].as_str().unwrap().is_empty(), "{at}: {f}");
+            }
+            if command.starts_with("$ klog fetch") {
+                let panels = f["panels"].as_array().unwrap();
+                // One panel per round that ran (a stuck fetch stops early).
+                let rounds = f["output"].as_str().unwrap().lines().filter(|l| l.trim_start().starts_with("round ")).count();
+                assert!(rounds >= 1, "{at}: {f}");
+                assert_eq!(panels.len(), rounds, "{at}: a code panel per round: {f}");
+                for p in panels {
+                    let ran: Vec<&str> = p.as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+                    for line in
+                        ["r = leader.fetch(offset=leo)", "leader: returned_hw = hw", "leader: hw = min(ISR's LEO)"]
+                    {
+                        assert!(ran.iter().any(|l| l.trim_start().starts_with(line)), "{at}: {line} not run: {ran:?}");
+                    }
+                }
+            }
+        }
+        assert!(cells > 50, "{name}: {cells} cells");
+    }
+    // KIP-101 scenario 1: the election of A at epoch 1 leaves B's acknowledged m2 out of the new
+    // leader under hw: flagged in that frame; under kip101 A kept m2 and nothing is flagged.
+    let k1 = runs.iter().find(|r| r["file"] == "kip101-1").unwrap();
+    let election = |mode: &str| {
+        k1["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["mode"] == mode && f["command"].as_str().unwrap().starts_with("$ klog elect $LAB/a --epoch 1"))
+            .unwrap_or_else(|| panic!("no election of A under {mode}"))
+            .clone()
+    };
+    let hw = election("hw");
+    let flagged: Vec<&serde_json::Value> =
+        hw["cells"].as_array().unwrap().iter().filter(|c| c["fate"] == "acked-lost").collect();
+    assert_eq!(flagged.len(), 1, "{hw}");
+    assert_eq!((flagged[0]["offset"].as_str(), flagged[0]["epoch"].as_str()), (Some("1"), Some("0")), "{hw}");
+    assert_eq!(flagged[0]["flag"], "acked", "{hw}");
+    assert!(flagged[0]["row"].as_str().unwrap().starts_with("b "), "{hw}");
+    let kip101 = election("kip101");
+    assert!(kip101["cells"].as_array().unwrap().iter().all(|c| c["fate"] == "none"), "{kip101}");
+    // A's truncation of m2 under hw is flagged in its frame too (acknowledged, truncated).
+    let cut = k1["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["mode"] == "hw" && f["command"].as_str().unwrap().starts_with("$ klog recover $LAB/a"))
+        .unwrap();
+    assert!(cut["cells"].as_array().unwrap().iter().any(|c| c["fate"] == "acked-truncated" && c["offset"] == "1"));
+    // Watch: every fetch frame under every mode has its code panel (checked above), and the
+    // story goes through the failover.
+    let watch = runs.iter().find(|r| r["file"] == "watch").unwrap();
+    let commands: Vec<&str> =
+        watch["frames"].as_array().unwrap().iter().map(|f| f["command"].as_str().unwrap()).collect();
+    assert_eq!(commands.iter().filter(|c| c.starts_with("$ klog fetch")).count(), 4 * 3, "{commands:?}");
+    assert_eq!(commands.iter().filter(|c| c.starts_with("$ klog recover $LAB/b --leader $LAB/a")).count(), 3);
+    // One key press is one frame, with the slider focused or not.
+    let i = &seen["interaction"];
+    assert_eq!(i["keys"], serde_json::json!(["4 / 40", "5 / 40", "4 / 40"]), "{i}");
+    // A question in the page: a blank answer is asked again; the truth is judged right and the
+    // score counts it; typing does not step the frame.
+    let q = &i["quiz"];
+    assert!(q["step"].as_u64().unwrap() > 0, "{q}");
+    assert_eq!(q["veiled_before"].as_u64(), Some(2), "the outcome is veiled until revealed: {q}");
+    assert!(q["hint_on_blank"].as_str().unwrap().contains("answer with a number"), "{q}");
+    assert_eq!(q["verdict_hidden_on_blank"], true, "{q}");
+    assert_eq!(q["pos_while_typing"].as_str(), Some(&*format!("{} / 40", q["step"])), "{q}");
+    assert!(q["verdict"].as_str().unwrap().starts_with("right: the truth is"), "{q}");
+    assert_eq!(q["why_hidden"], false, "{q}");
+    assert!(q["score"].as_str().unwrap().starts_with("predicted 1 of "), "{q}");
+    assert!(shots.read_dir().unwrap().count() > 20, "screenshots in {}", shots.display());
+}
+
+/// `--predict --capture`: the learner's terminal answers are recorded beside the page's
+/// questions (and without `--predict` the page still asks them, with nothing recorded).
+#[test]
+fn predict_with_capture_records_the_answers_and_a_capture_alone_asks_in_the_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let with = tmp.path().join("with.html");
+    let mut cmd = klog();
+    cmd.args(["demo", "kip101-1", "--mode", "hw", "--predict", "--capture", s(&with)]).write_stdin("1\n7\n1\nyes\n");
+    let out = String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap();
+    assert!(out.contains("you predicted"), "{out}");
+    let html = std::fs::read_to_string(&with).unwrap();
+    // A's HW after the first fetch (1: right), after the second (1: 7 is wrong), A's LEO after
+    // its recovery under hw (1: right), whether m2 survives on A (no: yes is wrong).
+    assert_eq!(html.matches("class=\"given\" data-answer=\"1\" data-right=\"true\"").count(), 2, "{html}");
+    assert_eq!(html.matches("class=\"given\" data-answer=\"7\" data-right=\"false\"").count(), 1, "{html}");
+    assert_eq!(html.matches("class=\"given\" data-answer=\"yes\" data-right=\"false\"").count(), 1, "{html}");
+    assert!(html.contains("not answered in the terminal"), "the input ended before the last questions");
+    let alone = tmp.path().join("alone.html");
+    ok(&["demo", "kip101-1", "--mode", "hw", "--capture", s(&alone)]);
+    let page = std::fs::read_to_string(&alone).unwrap();
+    assert_eq!(page.matches("<div class=\"quiz\"").count(), html.matches("<div class=\"quiz\"").count());
+    assert!(!page.contains("class=\"given\""));
+    assert_ne!(page, html, "--predict --capture writes the answers, --capture alone does not");
+}
