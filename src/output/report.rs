@@ -202,7 +202,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             let leader = match &row.leader {
                 None => p.cell("nothing", Tone::Dim),
                 Some(l) if l.same_batch(&row.follower) => p.cell("same", Tone::Dim),
-                Some(l) => Cell::new(format!("{} (epoch {})", record_text(l), l.leader_epoch)),
+                Some(l) => Cell::new(format!("{} (e{})", record_text(l), l.leader_epoch)),
             };
             t.add(vec![
                 table::right(row.follower.offset),

@@ -133,3 +133,43 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
         assert_eq!(b.len(), 22);
     }
 }
+
+/// The terminal demo at 80 columns, every scenario under every mode (with the code panels):
+/// no line is wider, no fate is elided and no phrase is cut — the only `…` are the picture's
+/// elision marks, standing alone — and every fate under a picture is a whole word.
+#[test]
+fn the_terminal_demo_at_80_columns_elides_no_fate_and_cuts_no_phrase_in_any_scenario() {
+    let fates = ["kept", "refetch", "lost", "ACK-LOST", "DIVERGED", "ACK-CUT"];
+    for sc in ["watch", "kip101-1", "kip101-2", "kip279"] {
+        for explain in [false, true] {
+            let mut cmd = klog();
+            cmd.env("COLUMNS", "80").env("NO_COLOR", "1").args(["demo", sc, "--mode", "all"]);
+            if explain {
+                cmd.arg("--explain");
+            }
+            let out = String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap();
+            assert!(out.contains("what each truncation mode did"), "{sc}: {out}");
+            for line in out.lines() {
+                assert!(line.chars().count() <= 80, "{sc}: wider than 80 columns:\n{line}");
+                let chars: Vec<char> = line.chars().collect();
+                for (i, c) in chars.iter().enumerate() {
+                    if *c == '…' {
+                        let alone = (i == 0 || chars[i - 1] == ' ') && chars.get(i + 1).is_none_or(|n| *n == ' ');
+                        assert!(alone, "{sc}: a cut phrase or value:\n{line}");
+                    }
+                }
+                if line.trim_start().starts_with("fate ") {
+                    for word in line.split_whitespace().skip(1) {
+                        assert!(fates.contains(&word), "{sc}: fate {word:?} is not whole:\n{line}");
+                    }
+                }
+            }
+            // The recovery tables' fates are whole too.
+            for phrase in ["truncated, refetchable", "DIVERGED (acked, lost from leader)", "truncated, lost"] {
+                for line in out.lines().filter(|l| l.contains(&phrase[..8])) {
+                    assert!(!line.contains('…'), "{sc}: {line}");
+                }
+            }
+        }
+    }
+}
