@@ -19,6 +19,9 @@ use crate::commands::draw::short_name;
 use crate::error::Result;
 use std::path::{Path, PathBuf};
 
+/// The learner's terminal answer to a question (`None`: not answered) and whether it was right.
+pub type Answer = (Option<String>, bool);
+
 #[derive(Default, Clone)]
 struct Frame {
     heading: String,
@@ -34,7 +37,7 @@ struct Frame {
     /// What the step did, in a sentence, when the scenario says nothing before it.
     note: String,
     /// The questions asked about this step, with the learner's terminal answer if any.
-    quizzes: Vec<(Prediction, Option<(Option<String>, bool)>)>,
+    quizzes: Vec<(Prediction, Option<Answer>)>,
     /// The run's mode, for the chapter marks.
     mode: String,
 }
@@ -71,7 +74,7 @@ impl Capture {
     }
 
     /// The learner's answer to the question just recorded (`--predict --capture`).
-    pub fn answered(&mut self, answer: Option<(Option<String>, bool)>) {
+    pub fn answered(&mut self, answer: Option<Answer>) {
         if let Some(q) = self.frames.last_mut().and_then(|f| f.quizzes.last_mut()) {
             q.1 = answer;
         }
@@ -256,9 +259,11 @@ impl Capture {
         for (i, f) in frames.iter().enumerate() {
             let n = i + 1;
             let word = f.command.split_whitespace().nth(2).unwrap_or("");
-            let who = f.command.split_whitespace().nth(3).map_or(String::new(), |d| {
-                d.rsplit('/').next().unwrap_or(d).to_uppercase()
-            });
+            let who = f
+                .command
+                .split_whitespace()
+                .nth(3)
+                .map_or(String::new(), |d| d.rsplit('/').next().unwrap_or(d).to_uppercase());
             if !f.story.is_empty() {
                 elections = 0;
                 marks.push((n, if f.mode.is_empty() { "start".into() } else { format!("{} run", f.mode) }));
@@ -346,7 +351,8 @@ impl Capture {
         }
         let count = frames.len();
         let chapters = Capture::chapters(&all, !self.contrast.is_empty());
-        let ticks: String = chapters.iter().map(|(n, l)| format!("<option value=\"{n}\" label=\"{}\"></option>", escape(l))).collect();
+        let ticks: String =
+            chapters.iter().map(|(n, l)| format!("<option value=\"{n}\" label=\"{}\"></option>", escape(l))).collect();
         let links: String = chapters
             .iter()
             .map(|(n, l)| format!("<button class=\"chapter\" data-step=\"{n}\">{}</button>", escape(l)))
@@ -375,7 +381,7 @@ impl Capture {
 
 /// One question in the page: an input, a reveal button, the verdict and why; the learner's
 /// terminal answer when `--predict` recorded one.
-fn quiz_html(q: &Prediction, given: Option<&(Option<String>, bool)>) -> String {
+fn quiz_html(q: &Prediction, given: Option<&Answer>) -> String {
     let kind = match q.kind {
         AnswerKind::Offset => "number",
         AnswerKind::YesNo => "yesno",

@@ -416,7 +416,8 @@ impl Picture {
 
     /// Whether committed (solid) and not yet committed (dashed) cells are in `[start, stop)`.
     pub fn commitment_in(&self, start: i64, stop: i64) -> (bool, bool) {
-        let shown = || self.rows.iter().flat_map(|r| r.cells.iter()).filter(|c| (start..stop).contains(&c.record.offset));
+        let shown =
+            || self.rows.iter().flat_map(|r| r.cells.iter()).filter(|c| (start..stop).contains(&c.record.offset));
         (shown().any(|c| c.committed), shown().any(|c| !c.committed))
     }
 

@@ -230,15 +230,8 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
     let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
     let runs = seen["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
-    let fates = [
-        "none",
-        "kept",
-        "truncated-refetchable",
-        "truncated-lost",
-        "acked-lost",
-        "diverged",
-        "acked-truncated",
-    ];
+    let fates =
+        ["none", "kept", "truncated-refetchable", "truncated-lost", "acked-lost", "diverged", "acked-truncated"];
     for run in runs {
         let name = run["file"].as_str().unwrap();
         let frames = run["frames"].as_array().unwrap();
@@ -280,7 +273,8 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
             if command.starts_with("$ klog fetch") {
                 let panels = f["panels"].as_array().unwrap();
                 // One panel per round that ran (a stuck fetch stops early).
-                let rounds = f["output"].as_str().unwrap().lines().filter(|l| l.trim_start().starts_with("round ")).count();
+                let rounds =
+                    f["output"].as_str().unwrap().lines().filter(|l| l.trim_start().starts_with("round ")).count();
                 assert!(rounds >= 1, "{at}: {f}");
                 assert_eq!(panels.len(), rounds, "{at}: a code panel per round: {f}");
                 for p in panels {

@@ -51,7 +51,10 @@ fn the_watch_demo_tells_the_failover_and_the_restart_under_each_mode() {
     let contrast = out.split("what each truncation mode did").nth(1).expect("a contrast table");
     for m in ["hw", "kip101", "kip279"] {
         let row = contrast.lines().find(|l| l.trim_start().starts_with(&format!("{m} ("))).expect("a row");
-        assert!(row.contains("0:(1,m1) 1:(1,m2) 2:(2,m4)") && row.contains("none") && row.contains("logs agree"), "{row}");
+        assert!(
+            row.contains("0:(1,m1) 1:(1,m2) 2:(2,m4)") && row.contains("none") && row.contains("logs agree"),
+            "{row}"
+        );
     }
 }
 
