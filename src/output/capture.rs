@@ -40,6 +40,8 @@ struct Frame {
     quizzes: Vec<(Prediction, Option<Answer>)>,
     /// The run's mode, for the chapter marks.
     mode: String,
+    /// Acknowledged records this step lost or left only on the leader (flagged in its picture).
+    alerts: Vec<String>,
 }
 
 /// Collects frames from the demo's events; [`Capture::html`] writes the page.
@@ -53,6 +55,8 @@ pub struct Capture {
     frames: Vec<Frame>,
     contrast: String,
     mode: String,
+    /// The alerts of the run so far: each is raised in the frame where it happens, once.
+    alerted: Vec<String>,
 }
 
 /// The settings the frames' text is rendered with: no colour, a fixed width.
@@ -70,6 +74,16 @@ impl Capture {
             frames: Vec::new(),
             contrast: String::new(),
             mode: String::new(),
+            alerted: Vec::new(),
+        }
+    }
+
+    /// Raise the picture's acknowledged-record alerts not raised before in this run.
+    fn alert(&mut self, pic: &Picture) {
+        let fresh: Vec<String> = pic.acked_alerts().into_iter().filter(|a| !self.alerted.contains(a)).collect();
+        self.alerted.extend(fresh.iter().cloned());
+        if let Some(f) = self.frames.last_mut() {
+            f.alerts.extend(fresh);
         }
     }
 
@@ -104,6 +118,7 @@ impl Capture {
                 self.flush_narration();
                 self.pending_story = sc.story.to_string();
                 self.mode = mode.map_or(String::new(), |m| m.name().to_string());
+                self.alerted.clear();
                 self.heading = match mode {
                     Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
                     None => sc.title.to_string(),
@@ -133,17 +148,20 @@ impl Capture {
                 }
             }
             DemoEvent::State(_, drawn) => {
-                let svg = render(&Picture::of_draw(drawn), false);
-                if let Some(f) = self.frames.last_mut() {
-                    if f.picture.is_empty() {
-                        f.picture = svg;
+                if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
+                    let pic = Picture::of_draw(drawn);
+                    self.alert(&pic);
+                    if let Some(f) = self.frames.last_mut() {
+                        f.picture = render(&pic, false);
                     }
                 }
             }
             DemoEvent::Recovered(r, leader_records) => {
                 let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let svg = render(&Picture::of_recovery(r, &l, &f, Some(leader_records)), false);
+                let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                self.alert(&pic);
+                let svg = render(&pic, false);
                 let panel = explain::write_html(&r.explanation());
                 let who = short_name(Path::new(&r.follower_dir)).to_uppercase();
                 self.note(format!(
@@ -315,7 +333,9 @@ impl Capture {
                 } else {
                     format!("<p class=\"say note\">{}</p>", escape(&f.note))
                 };
-                let say = story + &said(&f.say) + &note;
+                let alerts: String =
+                    f.alerts.iter().map(|a| format!("<p class=\"alert\">⚠ {}</p>", escape(a))).collect();
+                let say = story + &said(&f.say) + &note + &alerts;
                 let after = said(&f.after);
                 let explain = if f.explain.is_empty() { String::new() } else { f.explain.clone() };
                 let quiz: String = f.quizzes.iter().map(|(q, given)| quiz_html(q, given.as_ref())).collect();
@@ -479,6 +499,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere}\
 table.contrast{border-collapse:collapse;font-size:13px;max-width:100%}\
 .contrast td,.contrast th{border:1px solid #999;padding:4px 8px;text-align:left;overflow-wrap:anywhere}\
 .contrast code{white-space:normal}\
+.alert{color:#b00;font-weight:bold;border-left:4px solid #b00;padding-left:6px;margin:4px 0}\
 .good{color:#006b3c}.bad{color:#b00;font-weight:bold}";
 
 const SCRIPT: &str = "(function(){var f=document.querySelectorAll('.frame'),s=document.getElementById('slider'),\

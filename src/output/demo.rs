@@ -42,6 +42,8 @@ pub struct DemoPrinter<'o> {
     last_answer: Option<(Option<String>, bool)>,
     /// The step was a `create`: its (empty) picture is left to the capture.
     created: bool,
+    /// The acknowledged-record alerts of the run so far (each is printed once, where it happens).
+    alerted: Vec<String>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -93,6 +95,7 @@ impl<'o> DemoPrinter<'o> {
             legend_shown: Vec::new(),
             last_answer: None,
             created: false,
+            alerted: Vec::new(),
         }
     }
 
@@ -243,6 +246,23 @@ impl<'o> DemoPrinter<'o> {
         Ok(())
     }
 
+    /// The picture's acknowledged-record alerts not printed before in this run.
+    fn alerts(&mut self, pic: &Picture) -> Result<()> {
+        let p = self.settings.palette();
+        for a in pic.acked_alerts() {
+            if self.alerted.contains(&a) {
+                continue;
+            }
+            let width = self.settings.indented(6).width.unwrap_or(super::fit::FALLBACK_WIDTH - 6);
+            for (i, line) in super::fit::wrap_line(&format!("! {a}"), width).iter().enumerate() {
+                let line = if i == 0 { line.clone() } else { format!("  {line}") };
+                writeln!(self.out, "    {}", p.bad(&line)).at("<stdout>", "write")?;
+            }
+            self.alerted.push(a);
+        }
+        Ok(())
+    }
+
     fn state(&mut self, states: &[ReplicaState]) -> Result<()> {
         let p = self.settings.palette();
         for s in states {
@@ -318,6 +338,7 @@ impl<'o> DemoPrinter<'o> {
                 writeln!(self.out, "{}", sc.story).at("<stdout>", "write")?;
                 writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
                 self.lab = Some(lab);
+                self.alerted.clear();
                 Ok(())
             }
             DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
@@ -359,6 +380,7 @@ impl<'o> DemoPrinter<'o> {
                         picture::write_text_after(o, &pic, &ps, &mut legend)
                     })?;
                     self.legend_shown = legend;
+                    self.alerts(&pic)?;
                 }
                 self.indented(|o| report::catch_up_text(o, r, &s))
             }
@@ -368,7 +390,8 @@ impl<'o> DemoPrinter<'o> {
                 let mut legend = std::mem::take(&mut self.legend_shown);
                 let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
                 self.legend_shown = legend;
-                written
+                written?;
+                self.alerts(&pic)
             }
             // Questions are asked only with `--predict` (a capture alone asks them in the page).
             DemoEvent::Question(_) if self.answers.is_none() => Ok(()),

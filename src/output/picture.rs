@@ -414,6 +414,31 @@ impl Picture {
         })
     }
 
+    /// One sentence per acknowledged record the picture flags (lost, or truncated so that only
+    /// the leader holds it), for the text beside the picture: `m2 (offset 1, epoch 0) on b: ...`.
+    pub fn acked_alerts(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .flat_map(|r| r.cells.iter().map(move |c| (r, c)))
+            .filter_map(|(r, c)| {
+                let f = c.fate.filter(|f| f.is_acked())?;
+                let what = format!(
+                    "{} (offset {}, epoch {})",
+                    value_text(&c.record, 16),
+                    c.record.offset,
+                    c.record.leader_epoch
+                );
+                Some(match f {
+                    Fate::AckedCut => format!(
+                        "{what} was acknowledged and is truncated from {}: only the leader holds it now",
+                        r.name
+                    ),
+                    _ => format!("{what} on {} was acknowledged, and the leader does not hold it: lost", r.name),
+                })
+            })
+            .collect()
+    }
+
     /// Whether committed (solid) and not yet committed (dashed) cells are in `[start, stop)`.
     pub fn commitment_in(&self, start: i64, stop: i64) -> (bool, bool) {
         let shown =

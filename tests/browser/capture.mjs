@@ -39,7 +39,7 @@ async function frames(page, file, width, shots) {
         step: +fr.dataset.step,
         mode: fr.dataset.mode,
         command: fr.querySelector('.cmd')?.textContent ?? '',
-        narration: [...fr.querySelectorAll('.story, .say')].map((p) => p.textContent),
+        narration: [...fr.querySelectorAll('.story, .say, .alert')].map((p) => p.textContent),
         cells: [...fr.querySelectorAll('g.cell')].map((g) => ({
           row: g.dataset.row,
           offset: g.dataset.offset,

@@ -308,8 +308,14 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
     assert_eq!((flagged[0]["offset"].as_str(), flagged[0]["epoch"].as_str()), (Some("1"), Some("0")), "{hw}");
     assert_eq!(flagged[0]["flag"], "acked", "{hw}");
     assert!(flagged[0]["row"].as_str().unwrap().starts_with("b "), "{hw}");
+    let said = |f: &serde_json::Value| f["narration"].to_string();
+    assert!(
+        said(&hw).contains("m2 (offset 1, epoch 0) on b was acknowledged, and the leader does not hold it"),
+        "{hw}"
+    );
     let kip101 = election("kip101");
     assert!(kip101["cells"].as_array().unwrap().iter().all(|c| c["fate"] == "none"), "{kip101}");
+    assert!(!said(&kip101).contains("acknowledged"), "{kip101}");
     // A's truncation of m2 under hw is flagged in its frame too (acknowledged, truncated).
     let cut = k1["frames"]
         .as_array()
