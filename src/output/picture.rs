@@ -398,6 +398,11 @@ impl Picture {
         (start, start + cells)
     }
 
+    /// Whether a truncation cut is marked in `[start, stop]` (then the legend explains `✂`).
+    pub fn cut_in(&self, start: i64, stop: i64) -> bool {
+        self.rows.iter().any(|r| r.marks.iter().any(|(m, o)| *m == Mark::Cut && (start..=stop).contains(o)))
+    }
+
     pub fn has_fates(&self) -> bool {
         self.rows.iter().any(|r| r.cells.iter().any(|c| c.fate.is_some()))
     }
@@ -712,6 +717,9 @@ pub fn write_text_after(
     }
     legend.push("cache: (epoch, start offset) pairs".into());
     legend.push("↑ mark before the offset (LS log start, RP recovery point)".into());
+    if pic.cut_in(start, stop) {
+        legend.push("✂ cut: where the truncation cuts the log".into());
+    }
     if elided_before || elided_after {
         legend.push("… more offsets".into());
     }
@@ -862,6 +870,60 @@ mod tests {
             write_text(&mut out, &pic, &settings()).unwrap();
         }
         assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
+    }
+
+    /// Committed cells (below the leader's HW, or below a HW of a row holding the same batch)
+    /// get a solid border, the rest a dashed one; an acknowledged record the leader lacks is
+    /// flagged ACK-LOST; the legend names exactly the marks drawn.
+    #[test]
+    fn commitment_borders_flags_and_a_legend_of_only_what_is_drawn() {
+        let leader = replica("a", vec![rec(0, 1, "m1", 0, 0), rec(1, 1, "m2", 1, 2), rec(2, 1, "m3", 1, 2)], 1);
+        let mut follower = replica("b", vec![rec(0, 1, "m1", 0, 0), rec(1, 0, "x", 1, 1)], 0);
+        follower.role = "follower";
+        let pic = Picture::of_draw(&DrawReport {
+            replicas: vec![leader, follower.clone()],
+            from: 0,
+            end: 3,
+            focus: 0,
+            warnings: vec![],
+        });
+        let committed: Vec<Vec<bool>> =
+            pic.rows.iter().map(|r| r.cells.iter().map(|c| c.committed).collect()).collect();
+        assert_eq!(committed, vec![vec![true, false, false], vec![true, false]]);
+        assert!(pic.rows.iter().all(|r| r.cells.iter().all(|c| c.fate.is_none())));
+        let mut out = Vec::new();
+        write_text(&mut out, &pic, &settings()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let row = text.lines().find(|l| l.starts_with("a leader")).unwrap();
+        assert!(row.contains("│e1 m1   ┊e1 m2   ┊e1 m3   ┊"), "{text}");
+        for item in ["│ committed", "┊ not yet committed", "╰─╯ one batch", "cache:", "✗ replicas differ"] {
+            assert!(text.contains(item), "{item} missing:\n{text}");
+        }
+        for item in ["✂", "ACK-LOST", "… more offsets"] {
+            assert!(!text.contains(item), "{item} not drawn but in the legend:\n{text}");
+        }
+        // The follower's x at offset 1 was acknowledged (its own HW 2 passed it) and the
+        // leader holds another record there: flagged, and said under the picture.
+        follower.high_watermark = 2;
+        let leader = replica("a", vec![rec(0, 1, "m1", 0, 0), rec(1, 1, "m2", 1, 1)], 1);
+        let pic = Picture::of_draw(&DrawReport {
+            replicas: vec![leader, follower],
+            from: 0,
+            end: 2,
+            focus: 0,
+            warnings: vec![],
+        });
+        let fates: Vec<Option<Fate>> = pic.rows[1].cells.iter().map(|c| c.fate).collect();
+        assert_eq!(fates, vec![None, Some(Fate::AckedLost)]);
+        assert_eq!(
+            pic.acked_alerts(),
+            vec!["x (offset 1, epoch 0) on b was acknowledged, and the leader does not hold it: lost"]
+        );
+        let mut out = Vec::new();
+        write_text(&mut out, &pic, &settings()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("ACK-LOST = acked, and the leader does not hold it: lost"), "{text}");
+        assert!(!text.contains("╰─╯") && text.contains("┊e1 m2"), "{text}");
     }
 
     #[test]

@@ -61,6 +61,12 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
     if pic.joins_batches_in(start, stop) {
         legend.push("bracket = one batch".into());
     }
+    if pic.cut_in(start, stop) {
+        legend.push("✂cut = where the truncation cuts the log".into());
+    }
+    if pic.fates_present().iter().any(|f| f.is_acked()) {
+        legend.push("red outline ! = an acknowledged record lost or left only on the leader".into());
+    }
     legend.push("cache = the epoch cache's (epoch, start offset) pairs".into());
     if elided {
         legend.push("… more offsets".into());
