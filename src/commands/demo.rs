@@ -417,6 +417,24 @@ fn recover_predictions(follower: &str, leader: &str, r: &FollowerRecoverReport) 
     out
 }
 
+/// After a restart against the new leader: has the run lost an acknowledged write so far (an
+/// acknowledged record the leader does not hold, as the recoveries' reports class them)?
+fn loss_prediction(follower: &str, leader: &str, acked_lost: &[Entry]) -> Prediction {
+    let (f, l) = (follower.to_uppercase(), leader.to_uppercase());
+    let reason = if acked_lost.is_empty() {
+        format!("every record acknowledged so far is in the leader {l}'s log")
+    } else {
+        let lost: Vec<String> = acked_lost.iter().map(|e| format!("{} (offset {})", e.value, e.offset)).collect();
+        format!("{} was acknowledged and the leader {l} does not hold it: lost", lost.join(", "))
+    };
+    Prediction {
+        question: format!("once {f} has restarted, has this run lost an acknowledged write? [y/n]"),
+        kind: AnswerKind::YesNo,
+        truth: if acked_lost.is_empty() { "no" } else { "yes" }.into(),
+        reason,
+    }
+}
+
 /// Run one scenario in one mode under `root` (which must be empty or absent). With `predict`,
 /// questions are asked; with `setup_asked` the steps before the first recovery (the same in
 /// every mode, already asked in an earlier mode's run) are not asked again.
@@ -580,6 +598,7 @@ fn run_once(
                     for q in recover_predictions(follower, leader, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
+                    sink(DemoEvent::Question(&loss_prediction(follower, leader, &acked_lost)))?;
                 }
                 let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
                 let leader_records = draw::records_in(&path(leader), None, from, end)?;
