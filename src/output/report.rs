@@ -81,6 +81,7 @@ fn class_cell(settings: &Settings, row: &RecordRow) -> Cell {
         RecordClass::Kept => p.cell("kept", Tone::Good),
         RecordClass::Diverged if row.acked => p.cell("DIVERGED (acked, lost from leader)", Tone::Bad),
         RecordClass::Diverged => p.cell("DIVERGED", Tone::Bad),
+        RecordClass::TruncatedRefetchable if row.acked => p.cell("truncated, refetchable (acked)", Tone::Bad),
         RecordClass::TruncatedRefetchable => p.cell("truncated, refetchable", Tone::Warn),
         RecordClass::TruncatedLost => p.cell("truncated, lost", Tone::Warn),
         RecordClass::AckedLost => p.cell("ACKED LOST", Tone::Bad),

@@ -14,6 +14,11 @@ fn the_default_demo_shows_m2_acked_and_lost_under_hw_and_kept_under_kip101() {
     // The narration is the commands a user would type.
     assert!(out.contains("$ klog recover $LAB/a --leader $LAB/b --mode hw"), "{out}");
     assert!(out.contains("DIVERGED (acked, lost from leader)"));
+    // A's hw truncation removes the acknowledged m2 (B still has it): never a plain refetch.
+    let a_recovery = out.split("$ klog recover $LAB/a --leader $LAB/b --mode hw").nth(1).unwrap();
+    let a_recovery = a_recovery.split("\n$ klog ").next().unwrap();
+    assert!(a_recovery.contains("truncated, refetchable (acked)") && a_recovery.contains("ACK-CUT"), "{a_recovery}");
+    assert!(!a_recovery.contains("refetch "), "{a_recovery}");
 }
 
 #[test]
