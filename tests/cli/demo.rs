@@ -110,12 +110,17 @@ fn run_script(name: &str, lab: &Path, modes: &str) {
 fn every_demo_script_runs_and_ends_in_the_stated_state() {
     let lab = Lab::new();
     let l = |n: &str| lab.path(n);
-    run_script("watch.sh", &l("watch"), "");
-    let a = replica(&l("watch").join("a"));
-    assert_eq!((a["log_end_offset"].as_i64(), a["high_watermark"].as_i64()), (Some(2), Some(2)));
+    run_script("watch.sh", &l("watch"), "hw kip101 kip279");
+    let m = |s: &str| s.to_string();
+    for mode in ["hw", "kip101", "kip279"] {
+        let both = vec![(0, 1, m("m1")), (1, 1, m("m2")), (2, 2, m("m4"))];
+        assert_eq!(records(&l("watch").join(mode).join("a")), both, "{mode}");
+        assert_eq!(records(&l("watch").join(mode).join("b")), both, "{mode}");
+        let b = replica(&l("watch").join(mode).join("b"));
+        assert_eq!((b["log_end_offset"].as_i64(), b["high_watermark"].as_i64()), (Some(3), Some(3)), "{mode}");
+    }
 
     run_script("kip101-1.sh", &l("s1"), "hw kip101 kip279");
-    let m = |s: &str| s.to_string();
     assert_eq!(records(&l("s1").join("hw/a")), vec![(0, 0, m("m1")), (1, 1, m("m3"))]);
     assert_eq!(records(&l("s1").join("hw/b")), vec![(0, 0, m("m1")), (1, 0, m("m2"))]);
     for mode in ["kip101", "kip279"] {
