@@ -304,7 +304,9 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
         output_file::check_target("--capture", path, OutputKind::Html, a.force)?;
     }
     let (root, temp) = a.lab(&env.temp_dir);
-    let req = a.request(&root)?;
+    let mut req = a.request(&root)?;
+    // A capture asks the questions in its page, with or without `--predict`.
+    req.predict |= a.capture.is_some();
     let mut printer =
         replica_lab::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain).explain(a.explain);
     if a.predict {
@@ -315,10 +317,15 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     }
     let mut capture = a.capture.as_ref().map(|_| replica_lab::output::capture::Capture::new(root.clone()));
     let result = commands::demo::run(&req, &mut |e| {
+        let asked = matches!(e, commands::demo::DemoEvent::Question(_));
         if let Some(c) = capture.as_mut() {
             c.event(e.clone())?;
         }
-        printer.event(e)
+        printer.event(e)?;
+        if let (true, Some(c)) = (asked, capture.as_mut()) {
+            c.answered(printer.take_answer());
+        }
+        Ok(())
     })
     .and_then(|_| printer.finish());
     drop(printer);

@@ -58,7 +58,7 @@ pub struct Scenario {
     pub name: &'static str,
     pub title: &'static str,
     pub story: &'static str,
-    /// Whether the truncation mode matters (the watch walk-through has no recovery).
+    /// Whether the truncation mode matters (every built-in scenario has a recovery).
     pub uses_mode: bool,
     pub steps: Vec<Step>,
 }
@@ -70,10 +70,11 @@ pub fn scenario(name: &str) -> Option<Scenario> {
     Some(match name {
         "watch" => Scenario {
             name: "watch",
-            title: "Watch: the follower's high watermark lags one fetch round trip",
+            title: "Watch: the follower's high watermark lags one round trip; then the leader fails",
             story: "B leads at epoch 1 with A in the ISR. B takes two records; A copies them at once but \
-                    learns they are committed only two fetches later.",
-            uses_mode: false,
+                    learns they are committed only two fetches later. Then B takes m3 and fails before A copies \
+                    it: A takes over at epoch 2, and B comes back as A's follower.",
+            uses_mode: true,
             steps: vec![
                 Create { replica: "a", id: 1 },
                 Create { replica: "b", id: 2 },
@@ -90,6 +91,16 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Say("Round 3: A fetches again."),
                 Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
                 Say("Only now does A learn HW 2 - one round trip behind the leader."),
+                Say("B takes m3 and fails before A fetches it: m3 is above every HW, never acknowledged."),
+                Append { replica: "b", values: &["m3"], timestamp: 2000, flush: false },
+                Crash { replica: "b", power_loss: false },
+                Say("A takes over: it is elected at epoch 2, which B never saw, and takes m4 at offset 2."),
+                Elect { replica: "a", epoch: 2, isr: &[] },
+                Append { replica: "a", values: &["m4"], timestamp: 3000, flush: false },
+                Say("B restarts as a follower of A: under hw it trims to its own HW; under kip101 and kip279 it \
+                     asks A where its epoch 1 ends (its epoch cache's latest entry) and truncates there."),
+                Recover { follower: "b", leader: "a" },
+                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
             ],
         },
         "kip101-1" => Scenario {
@@ -406,6 +417,24 @@ fn recover_predictions(follower: &str, leader: &str, r: &FollowerRecoverReport) 
     out
 }
 
+/// After a restart against the new leader: has the run lost an acknowledged write so far (an
+/// acknowledged record the leader does not hold, as the recoveries' reports class them)?
+fn loss_prediction(follower: &str, leader: &str, acked_lost: &[Entry]) -> Prediction {
+    let (f, l) = (follower.to_uppercase(), leader.to_uppercase());
+    let reason = if acked_lost.is_empty() {
+        format!("every record acknowledged so far is in the leader {l}'s log")
+    } else {
+        let lost: Vec<String> = acked_lost.iter().map(|e| format!("{} (offset {})", e.value, e.offset)).collect();
+        format!("{} was acknowledged and the leader {l} does not hold it: lost", lost.join(", "))
+    };
+    Prediction {
+        question: format!("once {f} has restarted, has this run lost an acknowledged write? [y/n]"),
+        kind: AnswerKind::YesNo,
+        truth: if acked_lost.is_empty() { "no" } else { "yes" }.into(),
+        reason,
+    }
+}
+
 /// Run one scenario in one mode under `root` (which must be empty or absent). With `predict`,
 /// questions are asked; with `setup_asked` the steps before the first recovery (the same in
 /// every mode, already asked in an earlier mode's run) are not asked again.
@@ -446,7 +475,6 @@ fn run_once(
                     min_insync_replicas: 1,
                 })?;
                 sink(DemoEvent::Created(replica))?;
-                continue;
             }
             Step::Elect { replica, epoch, isr } => {
                 let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
@@ -571,6 +599,7 @@ fn run_once(
                     for q in recover_predictions(follower, leader, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
+                    sink(DemoEvent::Question(&loss_prediction(follower, leader, &acked_lost)))?;
                 }
                 let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
                 let leader_records = draw::records_in(&path(leader), None, from, end)?;

@@ -71,6 +71,8 @@ pub struct DrawnReplica {
     pub recovery_point: i64,
     pub log_end_offset: i64,
     pub records: Vec<DrawnRecord>,
+    /// Its leader-epoch cache as (epoch, start offset) pairs.
+    pub epochs: Vec<(i32, i64)>,
 }
 
 #[derive(Debug, Clone)]
@@ -111,6 +113,7 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
         recovery_point: r.recovery_point(),
         log_end_offset: leo,
         records,
+        epochs: r.log().epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect(),
     })
 }
 

@@ -1,19 +1,26 @@
 //! `demo --capture FILE.html`: the run as one self-contained HTML filmstrip. One frame per
-//! step — the narration before it, the command as typed, its key output (the demo's own text,
-//! without colour) and the picture after it (inline SVG; for a recovery, the follower before
-//! and after with each record's fate, beside the `--explain` panel) — then a last frame with the
-//! per-mode contrast table. Frames are stepped with ←/→ or a slider and addressable as
-//! `FILE.html#step=N`. Everything is inline (CSS, SVG, a little script): no network, no
-//! fonts, no wall-clock time, so the same run gives the same bytes.
+//! step — the narration before it (the scenario's own, else a sentence of what the step did),
+//! the command as typed, its key output (the demo's own text, without colour) and the picture
+//! after it (inline SVG; for a recovery, the follower before and after with each record's fate)
+//! beside the code panel of what ran (every fetch round, election, append and recovery) — then a
+//! last frame with the per-mode contrast table. Frames are stepped with ←/→, a slider with
+//! chapter marks, or the chapter links, and addressable as `FILE.html#step=N`. The demo's
+//! `--predict` questions are asked in the page (answer, reveal, why, score; the step's output
+//! stays veiled until its questions are revealed), and with `--predict` the learner's terminal
+//! answers are recorded beside them. Everything is inline (CSS, SVG, a little script): no
+//! network, no fonts, no wall-clock time, so the same run gives the same bytes.
 
 use super::demo::{entries_text, DemoPrinter};
 use super::picture::Picture;
 use super::svg::{escape, render};
 use super::{explain, Settings};
-use crate::commands::demo::{DemoEvent, ModeOutcome, Scenario};
+use crate::commands::demo::{AnswerKind, DemoEvent, ModeOutcome, Prediction, Scenario};
 use crate::commands::draw::short_name;
 use crate::error::Result;
 use std::path::{Path, PathBuf};
+
+/// The learner's terminal answer to a question (`None`: not answered) and whether it was right.
+pub type Answer = (Option<String>, bool);
 
 #[derive(Default, Clone)]
 struct Frame {
@@ -27,6 +34,14 @@ struct Frame {
     output: String,
     picture: String,
     explain: String,
+    /// What the step did, in a sentence, when the scenario says nothing before it.
+    note: String,
+    /// The questions asked about this step, with the learner's terminal answer if any.
+    quizzes: Vec<(Prediction, Option<Answer>)>,
+    /// The run's mode, for the chapter marks.
+    mode: String,
+    /// Acknowledged records this step lost or left only on the leader (flagged in its picture).
+    alerts: Vec<String>,
 }
 
 /// Collects frames from the demo's events; [`Capture::html`] writes the page.
@@ -39,6 +54,9 @@ pub struct Capture {
     pending_story: String,
     frames: Vec<Frame>,
     contrast: String,
+    mode: String,
+    /// The alerts of the run so far: each is raised in the frame where it happens, once.
+    alerted: Vec<String>,
 }
 
 /// The settings the frames' text is rendered with: no colour, a fixed width.
@@ -55,6 +73,33 @@ impl Capture {
             pending_story: String::new(),
             frames: Vec::new(),
             contrast: String::new(),
+            mode: String::new(),
+            alerted: Vec::new(),
+        }
+    }
+
+    /// Raise the picture's acknowledged-record alerts not raised before in this run.
+    fn alert(&mut self, pic: &Picture) {
+        let fresh: Vec<String> = pic.acked_alerts().into_iter().filter(|a| !self.alerted.contains(a)).collect();
+        self.alerted.extend(fresh.iter().cloned());
+        if let Some(f) = self.frames.last_mut() {
+            f.alerts.extend(fresh);
+        }
+    }
+
+    /// The learner's answer to the question just recorded (`--predict --capture`).
+    pub fn answered(&mut self, answer: Option<Answer>) {
+        if let Some(q) = self.frames.last_mut().and_then(|f| f.quizzes.last_mut()) {
+            q.1 = answer;
+        }
+    }
+
+    /// A sentence for the current frame when the scenario said nothing before its step.
+    fn note(&mut self, text: String) {
+        if let Some(f) = self.frames.last_mut() {
+            if f.say.is_empty() && f.note.is_empty() {
+                f.note = text;
+            }
         }
     }
 
@@ -72,6 +117,8 @@ impl Capture {
                 self.title = format!("klog demo {}", sc.name);
                 self.flush_narration();
                 self.pending_story = sc.story.to_string();
+                self.mode = mode.map_or(String::new(), |m| m.name().to_string());
+                self.alerted.clear();
                 self.heading = match mode {
                     Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
                     None => sc.title.to_string(),
@@ -83,45 +130,122 @@ impl Capture {
                 story: std::mem::take(&mut self.pending_story),
                 say: std::mem::take(&mut self.pending_say),
                 command: format!("$ {cmd}"),
+                mode: self.mode.clone(),
                 ..Frame::default()
             }),
-            DemoEvent::Created(_) | DemoEvent::Question(_) => {}
-            DemoEvent::State(_, drawn) => {
-                let svg = render(&Picture::of_draw(drawn), false);
+            DemoEvent::Question(q) => {
                 if let Some(f) = self.frames.last_mut() {
-                    if f.picture.is_empty() {
-                        f.picture = svg;
+                    f.quizzes.push((q.clone(), None));
+                }
+            }
+            DemoEvent::Created(name) => {
+                let r = name.to_uppercase();
+                self.note(format!(
+                    "{r}'s replica dir is created: an empty log (LEO 0, HW 0) and an empty epoch cache."
+                ));
+                if let Some(f) = self.frames.last_mut() {
+                    f.output = format!("created $LAB/{name}: an empty log, no leader epoch yet\n");
+                }
+            }
+            DemoEvent::State(_, drawn) => {
+                if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
+                    let pic = Picture::of_draw(drawn);
+                    self.alert(&pic);
+                    if let Some(f) = self.frames.last_mut() {
+                        f.picture = render(&pic, false);
                     }
                 }
             }
             DemoEvent::Recovered(r, leader_records) => {
                 let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let svg = render(&Picture::of_recovery(r, &l, &f, Some(leader_records)), false);
+                let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                self.alert(&pic);
+                let svg = render(&pic, false);
                 let panel = explain::write_html(&r.explanation());
+                let who = short_name(Path::new(&r.follower_dir)).to_uppercase();
+                self.note(format!(
+                    "{who} restarts as a follower of {} under {}: its log is cut at {} (LEO {} -> {}).",
+                    l.to_uppercase(),
+                    r.mode.name(),
+                    r.cut_offset,
+                    r.follower_view.log_end_offset,
+                    r.follower_log_end_offset_after
+                ));
                 if let Some(frame) = self.frames.last_mut() {
                     frame.output.push_str(&text);
                     frame.picture = svg;
                     frame.explain = panel;
                 }
             }
-            DemoEvent::Elected(r) => self.with_panel(DemoEvent::Elected(r), explain::write_html(&r.explanation()))?,
+            DemoEvent::Elected(r) => {
+                let who = short_name(Path::new(&r.replica)).to_uppercase();
+                self.note(format!(
+                    "{who} becomes the leader at epoch {}{}; its HW is the lowest LEO of its ISR, {}.",
+                    r.leader_epoch,
+                    match r.epoch_entry {
+                        Some((e, o)) => format!(" and writes the epoch-cache entry ({e}, {o})"),
+                        None => ", its epoch-cache entry waiting for its first append".to_string(),
+                    },
+                    r.high_watermark
+                ));
+                self.with_panel(DemoEvent::Elected(r), explain::write_html(&r.explanation()))?
+            }
             DemoEvent::Appended(n, r) => {
+                let first = r.batches.first().map_or(r.log_end_offset, |b| b.0);
+                self.note(format!(
+                    "{} appends {} record(s) at offset {first}, stamped with epoch {}: not committed until the ISR \
+                     has them (HW {} -> {}).",
+                    n.to_uppercase(),
+                    r.records,
+                    r.leader_epoch,
+                    r.high_watermark_before,
+                    r.high_watermark
+                ));
                 self.with_panel(DemoEvent::Appended(n, r), explain::write_html(&r.explanation()))?
             }
             DemoEvent::Fetched(n, r) => {
-                let panel = r.rounds.last().map(|round| explain::write_html(&round.explanation())).unwrap_or_default();
+                if let Some(last) = r.rounds.last() {
+                    self.note(format!(
+                        "{} fetches ({} round{}): its LEO is {}, and its HW {} is what the last response carried.",
+                        n.to_uppercase(),
+                        r.rounds.len(),
+                        if r.rounds.len() == 1 { "" } else { "s" },
+                        last.follower_log_end_offset,
+                        last.follower_high_watermark
+                    ));
+                }
+                // Every round's code panel: the follower's fetch loop with the HW the leader
+                // piggybacks, and the leader's HW update.
+                let panel: String = r
+                    .rounds
+                    .iter()
+                    .enumerate()
+                    .map(|(i, round)| {
+                        format!(
+                            "<div class=\"round\" data-round=\"{}\">{}{}</div>",
+                            i + 1,
+                            if r.rounds.len() > 1 { format!("<h3>round {}</h3>", i + 1) } else { String::new() },
+                            explain::write_html(&round.explanation())
+                        )
+                    })
+                    .collect();
                 self.with_panel(DemoEvent::Fetched(n, r), panel)?
+            }
+            DemoEvent::Crashed(r) => {
+                let who = short_name(Path::new(&r.dir)).to_uppercase();
+                self.note(format!(
+                    "{who} crashes: its volatile state is gone; what it wrote stays on disk up to LEO {}.",
+                    r.log_end_offset_before
+                ));
+                let text = self.text_of(DemoEvent::Crashed(r))?;
+                if let Some(f) = self.frames.last_mut() {
+                    f.output.push_str(&text);
+                }
             }
             DemoEvent::Contrast(sc, outcomes) => {
                 self.flush_narration();
                 self.contrast = contrast_html(sc, outcomes)
-            }
-            e => {
-                let text = self.text_of(e)?;
-                if let Some(f) = self.frames.last_mut() {
-                    f.output.push_str(&text);
-                }
             }
         }
         Ok(())
@@ -145,12 +269,53 @@ impl Capture {
         }
     }
 
+    /// The chapter marks: (frame number, label) at each run's start and at each crash,
+    /// election after the first, recovery, and the contrast.
+    fn chapters(frames: &[Frame], contrast: bool) -> Vec<(usize, String)> {
+        let mut marks: Vec<(usize, String)> = Vec::new();
+        let mut elections = 0;
+        for (i, f) in frames.iter().enumerate() {
+            let n = i + 1;
+            let word = f.command.split_whitespace().nth(2).unwrap_or("");
+            let who = f
+                .command
+                .split_whitespace()
+                .nth(3)
+                .map_or(String::new(), |d| d.rsplit('/').next().unwrap_or(d).to_uppercase());
+            if !f.story.is_empty() {
+                elections = 0;
+                marks.push((n, if f.mode.is_empty() { "start".into() } else { format!("{} run", f.mode) }));
+                continue;
+            }
+            let label = match word {
+                "crash" => Some(format!("{who} fails")),
+                "elect" => {
+                    elections += 1;
+                    (elections > 1).then(|| format!("{who} elected"))
+                }
+                "recover" => Some(format!("{who} recovers")),
+                _ => None,
+            };
+            if word == "elect" && elections == 0 {
+                elections = 1;
+            }
+            if let Some(l) = label {
+                marks.push((n, l));
+            }
+        }
+        if contrast {
+            marks.push((frames.len() + 1, "contrast".into()));
+        }
+        marks
+    }
+
     /// The whole page.
     pub fn html(&self) -> String {
         let mut all = self.frames.clone();
         if let Some(last) = all.last_mut() {
             last.after.extend(self.pending_say.iter().cloned());
         }
+        let quizzes: usize = all.iter().map(|f| f.quizzes.len()).sum();
         let mut frames: Vec<String> = all
             .iter()
             .enumerate()
@@ -163,41 +328,113 @@ impl Capture {
                 } else {
                     format!("<p class=\"story\">{}</p>", escape(&f.story))
                 };
-                let say = story + &said(&f.say);
+                let note = if f.note.is_empty() {
+                    String::new()
+                } else {
+                    format!("<p class=\"say note\">{}</p>", escape(&f.note))
+                };
+                let alerts: String =
+                    f.alerts.iter().map(|a| format!("<p class=\"alert\">⚠ {}</p>", escape(a))).collect();
+                let say = story + &said(&f.say) + &note + &alerts;
                 let after = said(&f.after);
                 let explain = if f.explain.is_empty() { String::new() } else { f.explain.clone() };
+                let quiz: String = f.quizzes.iter().map(|(q, given)| quiz_html(q, given.as_ref())).collect();
+                // A step with questions not answered in the terminal keeps its outcome veiled
+                // until they are revealed.
+                let veiled = f.quizzes.iter().any(|(_, given)| given.is_none());
+                let veil = if veiled { " veiled" } else { "" };
+                let out = if f.output.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!("<pre class=\"out{veil}\">{}</pre>", escape(f.output.trim_end()))
+                };
                 format!(
-                    "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\"><h2>{heading}</h2>{say}\
-                     <pre class=\"cmd\">{cmd}</pre><div class=\"row\"><div class=\"pic\">{pic}</div>{explain}</div>\
-                     <pre class=\"out\">{out}</pre>{after}</section>\n",
+                    "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"{mode}\"><h2>{heading}</h2>{say}\
+                     <pre class=\"cmd\">{cmd}</pre>{quiz}<div class=\"row{veil}\"><div class=\"pic\">{pic}</div>{explain}</div>\
+                     {out}{after}</section>\n",
                     n = i + 1,
+                    mode = escape(&f.mode),
                     heading = escape(&f.heading),
                     cmd = escape(&f.command),
                     pic = f.picture,
-                    out = escape(f.output.trim_end()),
                 )
             })
             .collect();
         if !self.contrast.is_empty() {
             let n = frames.len() + 1;
             frames.push(format!(
-                "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\"><h2>What each truncation mode did</h2>{}</section>\n",
+                "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"\"><h2>What each truncation mode did</h2>\
+                 <p class=\"say note\">The same steps under each truncation mode, side by side: what each replica kept, \
+                 which acknowledged records were lost, and whether the logs agree.</p>{}</section>\n",
                 self.contrast
             ));
         }
         let count = frames.len();
+        let chapters = Capture::chapters(&all, !self.contrast.is_empty());
+        let ticks: String =
+            chapters.iter().map(|(n, l)| format!("<option value=\"{n}\" label=\"{}\"></option>", escape(l))).collect();
+        let links: String = chapters
+            .iter()
+            .map(|(n, l)| format!("<button class=\"chapter\" data-step=\"{n}\">{}</button>", escape(l)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let score = if quizzes == 0 {
+            String::new()
+        } else {
+            format!(" <span id=\"score\" data-total=\"{quizzes}\">predicted 0 of {quizzes}</span>")
+        };
         format!(
             "<!DOCTYPE html>\n{marker}\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n\
              <meta name=\"viewport\" content=\"width=device-width\">\n<style>{STYLE}</style></head>\n<body>\n\
              <header><h1>{title}</h1><div class=\"controls\"><button id=\"prev\" title=\"previous (←)\">←</button>\
-             <input id=\"slider\" type=\"range\" min=\"1\" max=\"{count}\" value=\"1\" aria-label=\"step\">\
-             <button id=\"next\" title=\"next (→)\">→</button> <span id=\"pos\">1 / {count}</span></div></header>\n\
+             <input id=\"slider\" type=\"range\" min=\"1\" max=\"{count}\" value=\"1\" aria-label=\"step\" list=\"chapter-marks\">\
+             <datalist id=\"chapter-marks\">{ticks}</datalist>\
+             <button id=\"next\" title=\"next (→)\">→</button> <span id=\"pos\">1 / {count}</span>{score}</div>\
+             <nav class=\"chapters\">{links}</nav></header>\n\
              <main>\n{frames}</main>\n<script>{SCRIPT}</script>\n</body></html>\n",
             title = escape(&self.title),
             frames = frames.concat(),
             marker = crate::durable::output::OutputKind::Html.marker(),
         )
     }
+}
+
+/// One question in the page: an input, a reveal button, the verdict and why; the learner's
+/// terminal answer when `--predict` recorded one.
+fn quiz_html(q: &Prediction, given: Option<&Answer>) -> String {
+    let kind = match q.kind {
+        AnswerKind::Offset => "number",
+        AnswerKind::YesNo => "yesno",
+    };
+    let hint = match q.kind {
+        AnswerKind::Offset => "a number",
+        AnswerKind::YesNo => "yes or no",
+    };
+    let recorded = match given {
+        None => String::new(),
+        Some((Some(a), right)) => format!(
+            "<p class=\"given\" data-answer=\"{}\" data-right=\"{right}\">your answer in the terminal: <b>{}</b> — {}</p>",
+            escape(a),
+            escape(a),
+            if *right { "right" } else { "wrong" }
+        ),
+        Some((None, _)) => {
+            "<p class=\"given\" data-answer=\"\" data-right=\"false\">not answered in the terminal</p>".to_string()
+        }
+    };
+    let revealed = given.is_some();
+    format!(
+        "<div class=\"quiz\" data-kind=\"{kind}\" data-truth=\"{truth}\"{done}><p class=\"q\">predict: {question}</p>{recorded}\
+         <div class=\"ask\"><input class=\"answer\" aria-label=\"your answer ({hint})\" placeholder=\"{hint}\" \
+         autocomplete=\"off\"> <button class=\"reveal\">reveal</button> <button class=\"skip\">show me</button></div>\
+         <p class=\"verdict\"{hidden}>{verdict}</p><p class=\"why\"{hidden}>why: {why}</p></div>",
+        truth = escape(&q.truth),
+        done = if revealed { " data-revealed=\"recorded\"" } else { "" },
+        question = escape(&q.question),
+        hidden = if revealed { "" } else { " hidden" },
+        verdict = if revealed { format!("the truth: <b>{}</b>", escape(&q.truth)) } else { String::new() },
+        why = escape(&q.reason),
+    )
 }
 
 fn contrast_html(sc: &Scenario, outcomes: &[ModeOutcome]) -> String {
@@ -239,31 +476,62 @@ fn contrast_html(sc: &Scenario, outcomes: &[ModeOutcome]) -> String {
     s
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:0;color:#111;background:#fff}\
-header{position:sticky;top:0;background:#f4f4f4;border-bottom:1px solid #ccc;padding:6px 14px}\
-h1{font-size:18px;margin:4px 0}h2{font-size:15px;margin:6px 0}\
-.controls{display:flex;align-items:center;gap:8px}#slider{width:50%}\
+const STYLE: &str = "body{font-family:sans-serif;margin:0;color:#111;background:#fff;overflow-wrap:anywhere}\
+header{position:sticky;top:0;z-index:1;background:#f4f4f4;border-bottom:1px solid #ccc;padding:6px 14px}\
+h1{font-size:18px;margin:4px 0}h2{font-size:15px;margin:6px 0}h3{font-size:12px;margin:6px 0 0}\
+.controls{display:flex;flex-wrap:wrap;align-items:center;gap:8px}#slider{flex:1 1 120px;min-width:0}\
+.chapters{font-size:12px;margin-top:4px;display:flex;flex-wrap:wrap;gap:4px 10px}\
+.chapters button{font-size:12px;padding:1px 6px;border:1px solid #99b;background:#fff;color:#224}\
+.chapters button.here{font-weight:bold;border-color:#224;background:#dde}\
 button{font-size:16px;padding:2px 12px}main{padding:8px 14px}\
 .frame{display:none}.frame.on{display:block}\
 .say{color:#7a5200;margin:4px 0}.story{margin:4px 0;max-width:80ch}\
 .pic svg{max-width:100%;height:auto}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
-.row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.pic{flex:none}.explain{flex:0 1 auto}\
-.out{font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px;overflow-x:auto}\
+pre{white-space:pre-wrap;overflow-wrap:anywhere}\
+.row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.pic{flex:0 1 auto;min-width:0;max-width:100%}\
+.explain{flex:1 1 300px;min-width:0}\
+.out{font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px}\
 .explain pre{font-size:12px;margin:4px 0;padding:6px;border:1px solid #ccc;background:#fffbe8}\
 .explain b{background:#ffe08a}.explain .src,.explain .note{font-size:12px;color:#444;max-width:60ch}\
-table.contrast{border-collapse:collapse;font-size:13px}\
-.contrast td,.contrast th{border:1px solid #999;padding:4px 8px;text-align:left}\
+.quiz{border:2px solid #c90;background:#fff8e6;padding:6px 10px;margin:8px 0;max-width:80ch}\
+.quiz .q{font-weight:bold;margin:2px 0}.quiz input{width:8em;font-size:15px}.quiz .hint{color:#a40}\
+.veiled{display:none}\
+table.contrast{border-collapse:collapse;font-size:13px;max-width:100%}\
+.contrast td,.contrast th{border:1px solid #999;padding:4px 8px;text-align:left;overflow-wrap:anywhere}\
+.contrast code{white-space:normal}\
+.alert{color:#b00;font-weight:bold;border-left:4px solid #b00;padding-left:6px;margin:4px 0}\
 .good{color:#006b3c}.bad{color:#b00;font-weight:bold}";
 
 const SCRIPT: &str = "(function(){var f=document.querySelectorAll('.frame'),s=document.getElementById('slider'),\
-p=document.getElementById('pos'),n=f.length,cur=0;\
+p=document.getElementById('pos'),n=f.length,cur=0,ch=document.querySelectorAll('.chapter');\
 function show(i,push){i=Math.max(1,Math.min(n,i|0||1));cur=i;\
 for(var k=0;k<n;k++)f[k].classList.toggle('on',k===i-1);s.value=i;p.textContent=i+' / '+n;\
+var h=null;for(var c=0;c<ch.length;c++){ch[c].classList.remove('here');if(+ch[c].dataset.step<=i)h=ch[c];}\
+if(h)h.classList.add('here');\
 if(push&&history.replaceState)history.replaceState(null,'','#step='+i);}\
 function fromHash(){var m=/step=(\\d+)/.exec(location.hash);show(m?+m[1]:1,false);}\
 document.getElementById('prev').onclick=function(){show(cur-1,true)};\
 document.getElementById('next').onclick=function(){show(cur+1,true)};\
 s.oninput=function(){show(+s.value,true)};\
-document.addEventListener('keydown',function(e){if(e.target===s)return;if(e.key==='ArrowLeft')show(cur-1,true);\
-else if(e.key==='ArrowRight')show(cur+1,true);});\
-window.addEventListener('hashchange',fromHash);fromHash();})();";
+document.addEventListener('keydown',function(e){if(e.target===s)return;if(e.target.tagName==='INPUT')return;\
+if(e.key==='ArrowLeft')show(cur-1,true);else if(e.key==='ArrowRight')show(cur+1,true);});\
+window.addEventListener('hashchange',fromHash);\
+ch.forEach(function(c){c.onclick=function(){show(+c.dataset.step,true)};});\
+var sc=document.getElementById('score'),right=0,done=0,tot=sc?+sc.dataset.total:0;\
+function tally(){if(sc)sc.textContent='predicted '+right+' of '+tot+(done<tot?' ('+(tot-done)+' not answered)':'');}\
+function judge(q,a){a=a.trim().toLowerCase();if(q.dataset.kind==='number')\
+return /^-?\\d+$/.test(a)?String(parseInt(a,10))===q.dataset.truth:null;\
+if(/^(y|yes)$/.test(a))return q.dataset.truth==='yes';if(/^(n|no)$/.test(a))return q.dataset.truth==='no';return null;}\
+function unveil(fr){if(fr.querySelector('.quiz:not([data-revealed])'))return;\
+fr.querySelectorAll('.veiled').forEach(function(v){v.classList.remove('veiled')});}\
+function reveal(q,ok,answered){q.dataset.revealed=answered?(ok?'right':'wrong'):'shown';done++;if(ok)right++;\
+var v=q.querySelector('.verdict');v.hidden=false;v.textContent=(answered?(ok?'right: ':'wrong: '):'')+'the truth is '+q.dataset.truth;\
+q.querySelector('.why').hidden=false;q.querySelector('.ask').hidden=true;tally();unveil(q.closest('.frame'));}\
+document.querySelectorAll('.quiz').forEach(function(q){if(q.dataset.revealed){var g=q.querySelector('.given');\
+done++;if(g&&g.dataset.right==='true')right++;return;}\
+var i=q.querySelector('input'),h=document.createElement('span');h.className='hint';q.querySelector('.ask').appendChild(h);\
+function go(){var ok=judge(q,i.value);if(ok===null){h.textContent=' '+(q.dataset.kind==='number'?'answer with a number':'answer yes or no')+', please';return;}\
+reveal(q,ok,true);}\
+q.querySelector('.reveal').onclick=go;i.onkeydown=function(e){if(e.key==='Enter')go();};\
+q.querySelector('.skip').onclick=function(){reveal(q,false,false);};});\
+tally();fromHash();})();";

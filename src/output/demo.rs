@@ -38,6 +38,12 @@ pub struct DemoPrinter<'o> {
     input_ended: bool,
     /// The legend items the pictures so far have explained (each is explained once).
     legend_shown: Vec<String>,
+    /// The answer to the last question asked (`None`: unanswered) and whether it was right.
+    last_answer: Option<(Option<String>, bool)>,
+    /// The step was a `create`: its (empty) picture is left to the capture.
+    created: bool,
+    /// The acknowledged-record alerts of the run so far (each is printed once, where it happens).
+    alerted: Vec<String>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -87,7 +93,16 @@ impl<'o> DemoPrinter<'o> {
             explain: false,
             input_ended: false,
             legend_shown: Vec::new(),
+            last_answer: None,
+            created: false,
+            alerted: Vec::new(),
         }
+    }
+
+    /// The answer given to the question just asked (for `--predict --capture`, which records
+    /// it in the page): the line typed (`None` when unanswered) and whether it was right.
+    pub fn take_answer(&mut self) -> Option<(Option<String>, bool)> {
+        self.last_answer.take()
     }
 
     /// Show the lab at `lab` as `$LAB` (the capture renders each step on its own).
@@ -196,6 +211,7 @@ impl<'o> DemoPrinter<'o> {
                 }
             }
         }
+        self.last_answer = Some((answered.clone(), answered.as_deref().is_some_and(|a| q.is_right(a))));
         match answered {
             None => {
                 self.input_ended = true;
@@ -226,6 +242,23 @@ impl<'o> DemoPrinter<'o> {
         let width = self.settings.indented(4).width.unwrap_or(usize::MAX);
         for line in text.lines().flat_map(|l| super::fit::wrap_line(l, width)) {
             writeln!(self.out, "    {line}").at("<stdout>", "write")?;
+        }
+        Ok(())
+    }
+
+    /// The picture's acknowledged-record alerts not printed before in this run.
+    fn alerts(&mut self, pic: &Picture) -> Result<()> {
+        let p = self.settings.palette();
+        for a in pic.acked_alerts() {
+            if self.alerted.contains(&a) {
+                continue;
+            }
+            let width = self.settings.indented(6).width.unwrap_or(super::fit::FALLBACK_WIDTH - 6);
+            for (i, line) in super::fit::wrap_line(&format!("! {a}"), width).iter().enumerate() {
+                let line = if i == 0 { line.clone() } else { format!("  {line}") };
+                writeln!(self.out, "    {}", p.bad(&line)).at("<stdout>", "write")?;
+            }
+            self.alerted.push(a);
         }
         Ok(())
     }
@@ -305,6 +338,7 @@ impl<'o> DemoPrinter<'o> {
                 writeln!(self.out, "{}", sc.story).at("<stdout>", "write")?;
                 writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
                 self.lab = Some(lab);
+                self.alerted.clear();
                 Ok(())
             }
             DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
@@ -312,7 +346,11 @@ impl<'o> DemoPrinter<'o> {
                 self.pause()?;
                 writeln!(self.out, "\n{} {}", p.dim("$"), p.strong(&cmd)).at("<stdout>", "write")
             }
-            DemoEvent::Created(_) => Ok(()),
+            DemoEvent::Created(_) => {
+                self.created = true;
+                Ok(())
+            }
+            DemoEvent::State(..) if std::mem::take(&mut self.created) => Ok(()),
             DemoEvent::Elected(r) => {
                 self.indented(|o| text::elected(o, r, &s))?;
                 self.code(&r.explanation())
@@ -342,6 +380,7 @@ impl<'o> DemoPrinter<'o> {
                         picture::write_text_after(o, &pic, &ps, &mut legend)
                     })?;
                     self.legend_shown = legend;
+                    self.alerts(&pic)?;
                 }
                 self.indented(|o| report::catch_up_text(o, r, &s))
             }
@@ -351,8 +390,11 @@ impl<'o> DemoPrinter<'o> {
                 let mut legend = std::mem::take(&mut self.legend_shown);
                 let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
                 self.legend_shown = legend;
-                written
+                written?;
+                self.alerts(&pic)
             }
+            // Questions are asked only with `--predict` (a capture alone asks them in the page).
+            DemoEvent::Question(_) if self.answers.is_none() => Ok(()),
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
         }

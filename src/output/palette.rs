@@ -76,6 +76,14 @@ pub fn epoch_hex(leader_epoch: i32) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
+/// An epoch's fill in the SVG: its colour mixed with white, light enough for black text in grey
+/// print (the same hue as its text colour).
+pub fn epoch_tint_hex(leader_epoch: i32) -> String {
+    let (r, g, b) = epoch_rgb(leader_epoch);
+    let mix = |c: u8| (u16::from(c) * 2 / 5 + 255 * 3 / 5) as u8;
+    format!("#{:02x}{:02x}{:02x}", mix(r), mix(g), mix(b))
+}
+
 /// WCAG 2 relative luminance of an sRGB colour.
 fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
     let lin = |c: u8| {

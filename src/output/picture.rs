@@ -24,6 +24,9 @@ pub enum Fate {
     Lost,
     AckedLost,
     Diverged,
+    /// Acknowledged (below a HW) and truncated: refetchable only while the leader that holds it
+    /// lives, so never labelled `refetch` (KIP-101's window of loss).
+    AckedCut,
 }
 
 impl Fate {
@@ -37,6 +40,31 @@ impl Fate {
         }
     }
 
+    /// A recovery row's fate: its class, with an acknowledged refetchable record flagged.
+    pub fn of_row(class: RecordClass, acked: bool) -> Fate {
+        match Fate::from_class(class) {
+            Fate::Refetchable if acked => Fate::AckedCut,
+            f => f,
+        }
+    }
+
+    /// The `data-fate` of an SVG cell.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::Refetchable => "truncated-refetchable",
+            Fate::Lost => "truncated-lost",
+            Fate::AckedLost => "acked-lost",
+            Fate::Diverged => "diverged",
+            Fate::AckedCut => "acked-truncated",
+        }
+    }
+
+    /// Whether the record was acknowledged and is gone (or left only on a leader).
+    pub fn is_acked(self) -> bool {
+        matches!(self, Fate::AckedLost | Fate::AckedCut)
+    }
+
     /// At most 8 characters: it is printed inside the cell's column.
     pub fn label(self) -> &'static str {
         match self {
@@ -45,6 +73,7 @@ impl Fate {
             Fate::Lost => "lost",
             Fate::AckedLost => "ACK-LOST",
             Fate::Diverged => "DIVERGED",
+            Fate::AckedCut => "ACK-CUT",
         }
     }
 
@@ -54,13 +83,14 @@ impl Fate {
             Fate::Kept => "kept",
             Fate::Refetchable => "truncated, refetchable",
             Fate::Lost => "truncated, lost",
-            Fate::AckedLost => "ACKED LOST",
+            Fate::AckedLost => "acked, and the leader does not hold it: lost",
             Fate::Diverged => "DIVERGED",
+            Fate::AckedCut => "acked, truncated: only the leader holds it now",
         }
     }
 
     pub fn is_bad(self) -> bool {
-        matches!(self, Fate::AckedLost | Fate::Diverged)
+        matches!(self, Fate::AckedLost | Fate::Diverged | Fate::AckedCut)
     }
 }
 
@@ -90,6 +120,15 @@ impl Mark {
 pub struct PicCell {
     pub record: DrawnRecord,
     pub fate: Option<Fate>,
+    /// Committed: below the HW of a replica that holds this very batch at this offset (the
+    /// leader's HW, when the rows agree with it). Drawn with a solid border, else dashed.
+    pub committed: bool,
+}
+
+impl PicCell {
+    fn new(record: DrawnRecord, fate: Option<Fate>) -> PicCell {
+        PicCell { record, fate, committed: false }
+    }
 }
 
 /// One replica's row.
@@ -101,9 +140,16 @@ pub struct Row {
     pub detail: String,
     pub cells: Vec<PicCell>,
     pub marks: Vec<(Mark, i64)>,
+    /// The replica's epoch cache: (epoch, start offset) pairs, drawn beside the row.
+    pub epochs: Vec<(i32, i64)>,
 }
 
 impl Row {
+    /// Its HW mark, if it has one.
+    pub fn high_watermark(&self) -> Option<i64> {
+        self.marks.iter().find(|(m, _)| *m == Mark::HighWatermark).map(|(_, o)| *o)
+    }
+
     fn cell_at(&self, offset: i64) -> Option<&PicCell> {
         self.cells.iter().find(|c| c.record.offset == offset)
     }
@@ -181,6 +227,35 @@ fn differing_offsets(rows: &[&Row], from: i64, end: i64) -> Vec<i64> {
     offsets
 }
 
+/// Mark each cell committed when some row's HW passed it and that row holds the same batch at
+/// its offset (for a leader's row, its own HW; for a follower's, the leader's or its own).
+fn mark_commitment(rows: &mut [Row]) {
+    let verdicts: Vec<Vec<bool>> = rows
+        .iter()
+        .map(|r| {
+            r.cells
+                .iter()
+                .map(|c| {
+                    rows.iter().any(|s| {
+                        s.high_watermark().is_some_and(|hw| c.record.offset < hw)
+                            && s.cell_at(c.record.offset).is_some_and(|d| d.record.same_batch(&c.record))
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    for (r, v) in rows.iter_mut().zip(verdicts) {
+        for (c, committed) in r.cells.iter_mut().zip(v) {
+            c.committed = committed;
+        }
+    }
+}
+
+/// The epoch cache as (epoch, start offset) pairs.
+pub fn epoch_pairs(cache: &crate::log::epoch_cache::EpochCache) -> Vec<(i32, i64)> {
+    cache.entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect()
+}
+
 fn replica_marks(r: &DrawnReplica) -> Vec<(Mark, i64)> {
     vec![
         (Mark::LogStart, r.log_start_offset),
@@ -206,10 +281,29 @@ impl Picture {
             .map(|r| Row {
                 name: r.name.clone(),
                 detail: replica_detail(r),
-                cells: r.records.iter().map(|rec| PicCell { record: rec.clone(), fate: None }).collect(),
+                cells: r.records.iter().map(|rec| PicCell::new(rec.clone(), None)).collect(),
                 marks: replica_marks(r),
+                epochs: r.epochs.clone(),
             })
             .collect();
+        let mut rows = rows;
+        mark_commitment(&mut rows);
+        // An acknowledged record the leader does not hold is lost: flag it where it is seen
+        // (the election that leaves it out of the new leader).
+        if let Some(li) = report.replicas.iter().position(|r| r.role == "leader") {
+            let leader_start = report.replicas[li].log_start_offset;
+            let leader = rows[li].clone();
+            for (i, row) in rows.iter_mut().enumerate() {
+                if i == li {
+                    continue;
+                }
+                for c in row.cells.iter_mut().filter(|c| c.committed && c.record.offset >= leader_start) {
+                    if !leader.cell_at(c.record.offset).is_some_and(|l| l.record.same_batch(&c.record)) {
+                        c.fate = Some(Fate::AckedLost);
+                    }
+                }
+            }
+        }
         let refs: Vec<&Row> = rows.iter().collect();
         let differs = differing_offsets(&refs, report.from, report.end);
         let lowest = report.replicas.iter().map(|r| r.log_start_offset).min().unwrap_or(0);
@@ -229,35 +323,36 @@ impl Picture {
         leader_records: Option<&[DrawnRecord]>,
     ) -> Picture {
         let leader_cells: Vec<PicCell> = match leader_records {
-            Some(records) => records.iter().map(|rec| PicCell { record: rec.clone(), fate: None }).collect(),
+            Some(records) => records.iter().map(|rec| PicCell::new(rec.clone(), None)).collect(),
             None => r
                 .rows
                 .iter()
                 .filter_map(|row| row.leader.as_ref())
-                .map(|l| PicCell { record: DrawnRecord::from_owned(l), fate: None })
+                .map(|l| PicCell::new(DrawnRecord::from_owned(l), None))
                 .collect(),
         };
         let before: Vec<PicCell> = r
             .rows
             .iter()
-            .map(|row| PicCell {
-                record: DrawnRecord::from_owned(&row.follower),
-                fate: Some(Fate::from_class(row.class)),
-            })
+            .map(|row| PicCell::new(DrawnRecord::from_owned(&row.follower), Some(Fate::of_row(row.class, row.acked))))
             .collect();
         let after: Vec<PicCell> = before
             .iter()
             .filter(|c| matches!(c.fate, Some(Fate::Kept | Fate::Diverged)))
-            .map(|c| PicCell { record: c.record.clone(), fate: None })
+            .map(|c| PicCell::new(c.record.clone(), None))
             .collect();
+        let after_end = r.follower_log_end_offset_after;
+        let after_epochs: Vec<(i32, i64)> =
+            epoch_pairs(&r.follower_view.epochs).into_iter().filter(|(_, start)| *start < after_end).collect();
         let fv = &r.follower_view;
         let lv = &r.leader_view;
-        let rows = vec![
+        let mut rows = vec![
             Row {
                 name: leader_name.to_string(),
                 detail: format!("leader e{}", r.leader_epoch),
                 cells: leader_cells,
                 marks: vec![(Mark::HighWatermark, lv.high_watermark), (Mark::LogEnd, lv.log_end_offset)],
+                epochs: epoch_pairs(&lv.epochs),
             },
             Row {
                 name: follower_name.to_string(),
@@ -268,6 +363,7 @@ impl Picture {
                     (Mark::LogEnd, fv.log_end_offset),
                     (Mark::Cut, r.cut_offset),
                 ],
+                epochs: epoch_pairs(&fv.epochs),
             },
             Row {
                 name: follower_name.to_string(),
@@ -277,8 +373,10 @@ impl Picture {
                     (Mark::HighWatermark, r.follower_high_watermark_after),
                     (Mark::LogEnd, r.follower_log_end_offset_after),
                 ],
+                epochs: after_epochs,
             },
         ];
+        mark_commitment(&mut rows);
         let (from, end) =
             if leader_records.is_some() { recovery_window(r, RECOVERY_CELLS) } else { recovery_window(r, 0) };
         // Differences between the leader and the follower as it is left.
@@ -300,6 +398,11 @@ impl Picture {
         (start, start + cells)
     }
 
+    /// Whether a truncation cut is marked in `[start, stop]` (then the legend explains `✂`).
+    pub fn cut_in(&self, start: i64, stop: i64) -> bool {
+        self.rows.iter().any(|r| r.marks.iter().any(|(m, o)| *m == Mark::Cut && (start..=stop).contains(o)))
+    }
+
     pub fn has_fates(&self) -> bool {
         self.rows.iter().any(|r| r.cells.iter().any(|c| c.fate.is_some()))
     }
@@ -316,6 +419,38 @@ impl Picture {
         })
     }
 
+    /// One sentence per acknowledged record the picture flags (lost, or truncated so that only
+    /// the leader holds it), for the text beside the picture: `m2 (offset 1, epoch 0) on b: ...`.
+    pub fn acked_alerts(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .flat_map(|r| r.cells.iter().map(move |c| (r, c)))
+            .filter_map(|(r, c)| {
+                let f = c.fate.filter(|f| f.is_acked())?;
+                let what = format!(
+                    "{} (offset {}, epoch {})",
+                    value_text(&c.record, 16),
+                    c.record.offset,
+                    c.record.leader_epoch
+                );
+                Some(match f {
+                    Fate::AckedCut => format!(
+                        "{what} was acknowledged and is truncated from {}: only the leader holds it now",
+                        r.name
+                    ),
+                    _ => format!("{what} on {} was acknowledged, and the leader does not hold it: lost", r.name),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether committed (solid) and not yet committed (dashed) cells are in `[start, stop)`.
+    pub fn commitment_in(&self, start: i64, stop: i64) -> (bool, bool) {
+        let shown =
+            || self.rows.iter().flat_map(|r| r.cells.iter()).filter(|c| (start..stop).contains(&c.record.offset));
+        (shown().any(|c| c.committed), shown().any(|c| !c.committed))
+    }
+
     /// The fates present, in the order of [`Fate`], for the legend.
     pub fn fates_present(&self) -> Vec<Fate> {
         let mut f: Vec<Fate> = self.rows.iter().flat_map(|r| r.cells.iter().filter_map(|c| c.fate)).collect();
@@ -323,6 +458,37 @@ impl Picture {
         f.dedup();
         f
     }
+}
+
+/// A cell's left border on a terminal: solid when committed, dashed when not yet.
+fn border(c: &PicCell) -> char {
+    if c.committed {
+        '│'
+    } else {
+        '┊'
+    }
+}
+
+/// The runs of two or more cells of one batch side by side in `[start, stop)`, as first and
+/// last offsets (the one grouping both renderers bracket).
+pub fn batch_runs(row: &Row, start: i64, stop: i64) -> Vec<(i64, i64)> {
+    let mut runs = Vec::new();
+    let cells: Vec<&PicCell> = row.cells.iter().filter(|c| (start..stop).contains(&c.record.offset)).collect();
+    let mut i = 0;
+    while i < cells.len() {
+        let mut j = i;
+        while j + 1 < cells.len()
+            && cells[j + 1].record.offset == cells[j].record.offset + 1
+            && cells[j + 1].record.same_batch(&cells[i].record)
+        {
+            j += 1;
+        }
+        if j > i {
+            runs.push((cells[i].record.offset, cells[j].record.offset));
+        }
+        i = j + 1;
+    }
+    runs
 }
 
 /// Each cell's column width on a terminal: a separator and 8 characters.
@@ -440,18 +606,19 @@ pub fn write_text_after(
     lines.push(header.trim_end().to_string());
     for row in &pic.rows {
         let mut line = format!("{}{}", row_label(row, label_w), lead);
-        let mut previous: Option<&DrawnRecord> = None;
+        // Each cell's left border says whether it is committed: `│` solid, `┊` dashed (RaftScope's
+        // convention); the right edge after a cell takes that cell's border.
+        let mut previous: Option<&PicCell> = None;
         for o in start..stop {
             match row.cell_at(o) {
                 Some(c) => {
-                    let joined = previous.is_some_and(|prev| prev.same_batch(&c.record) && prev.offset + 1 == o);
-                    line.push(if joined { '┆' } else { '│' });
+                    line.push(border(c));
                     line.push_str(&p.epoch_block(c.record.leader_epoch, &cell_text(&c.record, CELL - 1)));
-                    previous = Some(&c.record);
+                    previous = Some(c);
                 }
                 None => {
-                    if previous.take().is_some() {
-                        line.push('│');
+                    if let Some(prev) = previous.take() {
+                        line.push(border(prev));
                         line.push_str(&" ".repeat(CELL - 1));
                     } else {
                         line.push_str(&" ".repeat(CELL));
@@ -459,14 +626,28 @@ pub fn write_text_after(
                 }
             }
         }
-        if previous.is_some() {
-            line.push('│');
+        if let Some(prev) = previous {
+            line.push(border(prev));
         }
         let holds_later = row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > stop);
         if elided_after && holds_later {
             line.push_str(" …");
         }
         lines.push(line.trim_end().to_string());
+        // Batches of more than one record in view: a bracket under their cells.
+        let runs = batch_runs(row, start, stop);
+        if !runs.is_empty() {
+            let mut l: Vec<char> = " ".repeat(col_of(stop) + 1).chars().collect();
+            for (a, b) in &runs {
+                let (x0, x1) = (col_of(*a) + 1, col_of(*b) + CELL - 1);
+                l[x0] = '╰';
+                for ch in l.iter_mut().take(x1).skip(x0 + 1) {
+                    *ch = '─';
+                }
+                l[x1] = '╯';
+            }
+            lines.push(l.into_iter().collect::<String>().trim_end().to_string());
+        }
         // Fates.
         if row.cells.iter().any(|c| c.fate.is_some()) {
             let mut l = fixed("  fate", label_w) + "  ";
@@ -504,6 +685,13 @@ pub fn write_text_after(
         if placed.is_empty() {
             lines.push(numbers.trim_end().to_string());
         }
+        // The epoch cache, each pair in its epoch's colour.
+        let pairs = if row.epochs.is_empty() {
+            "(empty)".to_string()
+        } else {
+            row.epochs.iter().map(|(e, o)| p.epoch(*e, &format!("({e}, {o})"))).collect::<Vec<_>>().join(" ")
+        };
+        lines.push(format!("{}  {pairs}", fixed("  cache", label_w)));
     }
     // The offsets where the replicas hold different records.
     if let Some(first) = pic.differs.first() {
@@ -516,11 +704,22 @@ pub fn write_text_after(
     }
     // Legend: only what is on the picture.
     // `e2` means two things: a cell's batch epoch, and after a role the epoch a replica runs at.
-    let mut legend = vec!["eN: a batch's epoch; after a role, the replica's".to_string(), "│ batch".to_string()];
-    if pic.joins_batches_in(start, stop) {
-        legend.push("┆ same batch".into());
+    let mut legend = vec!["eN: a batch's epoch; after a role, the replica's".to_string()];
+    let (solid, dashed) = pic.commitment_in(start, stop);
+    if solid {
+        legend.push("│ committed (below a HW)".into());
     }
+    if dashed {
+        legend.push("┊ not yet committed".into());
+    }
+    if pic.joins_batches_in(start, stop) {
+        legend.push("╰─╯ one batch".into());
+    }
+    legend.push("cache: (epoch, start offset) pairs".into());
     legend.push("↑ mark before the offset (LS log start, RP recovery point)".into());
+    if pic.cut_in(start, stop) {
+        legend.push("✂ cut: where the truncation cuts the log".into());
+    }
     if elided_before || elided_after {
         legend.push("… more offsets".into());
     }
@@ -580,6 +779,7 @@ mod tests {
             recovery_point: 0,
             log_end_offset: leo,
             records,
+            epochs: vec![(1, 0)],
         }
     }
 
@@ -670,6 +870,60 @@ mod tests {
             write_text(&mut out, &pic, &settings()).unwrap();
         }
         assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
+    }
+
+    /// Committed cells (below the leader's HW, or below a HW of a row holding the same batch)
+    /// get a solid border, the rest a dashed one; an acknowledged record the leader lacks is
+    /// flagged ACK-LOST; the legend names exactly the marks drawn.
+    #[test]
+    fn commitment_borders_flags_and_a_legend_of_only_what_is_drawn() {
+        let leader = replica("a", vec![rec(0, 1, "m1", 0, 0), rec(1, 1, "m2", 1, 2), rec(2, 1, "m3", 1, 2)], 1);
+        let mut follower = replica("b", vec![rec(0, 1, "m1", 0, 0), rec(1, 0, "x", 1, 1)], 0);
+        follower.role = "follower";
+        let pic = Picture::of_draw(&DrawReport {
+            replicas: vec![leader, follower.clone()],
+            from: 0,
+            end: 3,
+            focus: 0,
+            warnings: vec![],
+        });
+        let committed: Vec<Vec<bool>> =
+            pic.rows.iter().map(|r| r.cells.iter().map(|c| c.committed).collect()).collect();
+        assert_eq!(committed, vec![vec![true, false, false], vec![true, false]]);
+        assert!(pic.rows.iter().all(|r| r.cells.iter().all(|c| c.fate.is_none())));
+        let mut out = Vec::new();
+        write_text(&mut out, &pic, &settings()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let row = text.lines().find(|l| l.starts_with("a leader")).unwrap();
+        assert!(row.contains("│e1 m1   ┊e1 m2   ┊e1 m3   ┊"), "{text}");
+        for item in ["│ committed", "┊ not yet committed", "╰─╯ one batch", "cache:", "✗ replicas differ"] {
+            assert!(text.contains(item), "{item} missing:\n{text}");
+        }
+        for item in ["✂", "ACK-LOST", "… more offsets"] {
+            assert!(!text.contains(item), "{item} not drawn but in the legend:\n{text}");
+        }
+        // The follower's x at offset 1 was acknowledged (its own HW 2 passed it) and the
+        // leader holds another record there: flagged, and said under the picture.
+        follower.high_watermark = 2;
+        let leader = replica("a", vec![rec(0, 1, "m1", 0, 0), rec(1, 1, "m2", 1, 1)], 1);
+        let pic = Picture::of_draw(&DrawReport {
+            replicas: vec![leader, follower],
+            from: 0,
+            end: 2,
+            focus: 0,
+            warnings: vec![],
+        });
+        let fates: Vec<Option<Fate>> = pic.rows[1].cells.iter().map(|c| c.fate).collect();
+        assert_eq!(fates, vec![None, Some(Fate::AckedLost)]);
+        assert_eq!(
+            pic.acked_alerts(),
+            vec!["x (offset 1, epoch 0) on b was acknowledged, and the leader does not hold it: lost"]
+        );
+        let mut out = Vec::new();
+        write_text(&mut out, &pic, &settings()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("ACK-LOST = acked, and the leader does not hold it: lost"), "{text}");
+        assert!(!text.contains("╰─╯") && text.contains("┊e1 m2"), "{text}");
     }
 
     #[test]

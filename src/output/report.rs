@@ -82,6 +82,7 @@ fn class_cell(settings: &Settings, row: &RecordRow) -> Cell {
         RecordClass::Kept => p.cell("kept", Tone::Good),
         RecordClass::Diverged if row.acked => p.cell("DIVERGED (acked, lost from leader)", Tone::Bad),
         RecordClass::Diverged => p.cell("DIVERGED", Tone::Bad),
+        RecordClass::TruncatedRefetchable if row.acked => p.cell("truncated, refetchable (acked)", Tone::Bad),
         RecordClass::TruncatedRefetchable => p.cell("truncated, refetchable", Tone::Warn),
         RecordClass::TruncatedLost => p.cell("truncated, lost", Tone::Warn),
         RecordClass::AckedLost => p.cell("ACKED LOST", Tone::Bad),
@@ -203,7 +204,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             let leader = match &row.leader {
                 None => p.cell("nothing", Tone::Dim),
                 Some(l) if l.same_batch(&row.follower) => p.cell("same", Tone::Dim),
-                Some(l) => Cell::new(format!("{} (epoch {})", record_text(l), l.leader_epoch)),
+                Some(l) => Cell::new(format!("{} (e{})", record_text(l), l.leader_epoch)),
             };
             t.add(vec![
                 table::right(row.follower.offset),

@@ -4,8 +4,8 @@
 //! and value as text and every mark a word or symbol, and the epoch fills are light tints of the
 //! Okabe–Ito colours with a full-colour band, so a black-and-white print still reads.
 
-use super::palette::epoch_rgb;
-use super::picture::{Fate, Mark, Picture};
+use super::palette::{epoch_hex, epoch_tint_hex};
+use super::picture::{batch_runs, Mark, Picture};
 use std::fmt::Write as _;
 
 /// Cells drawn at most: an SVG is for sharing, so it stays one screen wide.
@@ -37,33 +37,64 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// An epoch's fill: its colour mixed with white, light enough for black text in grey print.
 fn tint(leader_epoch: i32) -> String {
-    let (r, g, b) = epoch_rgb(leader_epoch);
-    let mix = |c: u8| (u16::from(c) * 2 / 5 + 255 * 3 / 5) as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(r), mix(g), mix(b))
+    epoch_tint_hex(leader_epoch)
 }
 
 fn band(leader_epoch: i32) -> String {
-    super::palette::epoch_hex(leader_epoch)
+    epoch_hex(leader_epoch)
 }
 
-/// The legend line: only what is on the picture.
-fn legend_of(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> String {
-    let mut legend = vec![
-        "eN = a batch's leader epoch (after a role: the epoch the replica runs at)",
-        "▲ mark before the offset (LS log start, RP recovery point)",
+/// The legend's items: only what is on the picture.
+pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> Vec<String> {
+    let mut legend: Vec<String> = vec![
+        "eN = a batch's epoch (after a role: the replica's epoch)".into(),
+        "▲ mark before the offset (LS log start, RP recovery point)".into(),
     ];
+    let (solid, dashed) = pic.commitment_in(start, stop);
+    if solid {
+        legend.push("solid border = committed (below a HW)".into());
+    }
+    if dashed {
+        legend.push("dashed border = not yet committed".into());
+    }
     if pic.joins_batches_in(start, stop) {
-        legend.push("dashed = same batch");
+        legend.push("bracket = one batch".into());
     }
+    if pic.cut_in(start, stop) {
+        legend.push("✂cut = where the truncation cuts the log".into());
+    }
+    if pic.fates_present().iter().any(|f| f.is_acked()) {
+        legend.push("red outline ! = an acknowledged record lost or left only on the leader".into());
+    }
+    legend.push("cache = the epoch cache's (epoch, start offset) pairs".into());
     if elided {
-        legend.push("… more offsets");
+        legend.push("… more offsets".into());
     }
-    if pic.fates_present().contains(&Fate::AckedLost) {
-        legend.push("ACK-LOST = acked and lost");
+    if !pic.differs.is_empty() {
+        legend.push("✗ replicas differ".into());
     }
-    legend.join("   ")
+    for f in pic.fates_present() {
+        if f.label() != f.meaning() {
+            legend.push(format!("{} = {}", f.label(), f.meaning()));
+        }
+    }
+    legend
+}
+
+/// Legend items laid on lines of at most `chars` characters.
+fn legend_lines(items: &[String], chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for item in items {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 3 + item.chars().count() <= chars => {
+                l.push_str("   ");
+                l.push_str(item);
+            }
+            _ => lines.push(item.clone()),
+        }
+    }
+    lines
 }
 
 /// The picture as an SVG document (standalone: with the XML declaration) or as an element to
@@ -75,14 +106,18 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     let x_of = |o: i64| LABEL_W + PAD + 16 + (o - start) * CELL_W;
     // Rows: cells, fates (when any), marks.
     let fate_h = if pic.has_fates() { 18 } else { 0 };
-    let row_h = CELL_H + fate_h + 42;
+    // A batch bracket under the cells.
+    let bracket_h = 8;
+    let row_h = CELL_H + bracket_h + fate_h + 42;
     let top = 30;
     let diff_h = if pic.differs.is_empty() { 0 } else { 24 };
-    // Wide enough for the marks past the last cell and for the legend line.
-    let legend = legend_of(pic, (start, stop), elided_before || elided_after);
-    let legend_w = PAD * 2 + legend.chars().count() as i64 * 15 / 2;
-    let width = (x_of(stop) + 70 + PAD).max(legend_w);
-    let height = top + row_h * pic.rows.len() as i64 + diff_h + 28;
+    // Wide enough for the marks past the last cell; the legend wraps to that width.
+    let items = legend_items(pic, (start, stop), elided_before || elided_after);
+    let longest = items.iter().map(|i| i.chars().count() as i64).max().unwrap_or(0);
+    let width = (x_of(stop) + 70 + PAD).max(PAD * 2 + longest * 15 / 2);
+    let legend_chars = ((width - 2 * PAD) * 2 / 15).max(20) as usize;
+    let legend = legend_lines(&items, legend_chars);
+    let height = top + row_h * pic.rows.len() as i64 + diff_h + 16 + 16 * legend.len() as i64;
     let mut s = String::new();
     if standalone {
         s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -99,7 +134,8 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     }
     s.push_str(
         "<style>.c{stroke:#333;stroke-width:1}.j{stroke:#333;stroke-width:1;stroke-dasharray:2 3}\
-         .b{stroke:#000;stroke-width:2.5}.m{fill:#000}.d{fill:none;stroke:#c00;stroke-width:2.5;stroke-dasharray:5 3}\
+         .u{stroke:#333;stroke-width:1.5;stroke-dasharray:4 3}.k{fill:none;stroke:#555;stroke-width:1.5}\
+         .flag{fill:none;stroke:#c00;stroke-width:3}.m{fill:#000}.d{fill:none;stroke:#c00;stroke-width:2}\
          .x{fill:#c00;font-weight:bold}.l{font-weight:bold}.s{fill:#444}.bad{fill:#c00;font-weight:bold}</style>\n",
     );
     // A text alternative for screen readers and text-only viewers.
@@ -122,23 +158,52 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
             escape(&row.detail)
         );
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
+        // The epoch cache beside the row: (epoch, start offset) pairs in their epochs' colours.
+        let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" font-size=\"11\" class=\"cache\">cache", y + 48);
+        if row.epochs.is_empty() {
+            s.push_str(" (empty)");
+        }
+        for (e, o) in &row.epochs {
+            let _ = write!(
+                s,
+                " <tspan fill=\"{}\" font-weight=\"bold\" data-epoch=\"{e}\" data-start=\"{o}\">({e}, {o})</tspan>",
+                band(*e)
+            );
+        }
+        s.push_str("</text>\n");
         if elided_before && row.cells.iter().any(|c| c.record.offset < start) {
             let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(start) - 14, y + 25);
         }
-        let mut previous: Option<&crate::commands::draw::DrawnRecord> = None;
+        if row.cells.is_empty() {
+            let _ = writeln!(
+                s,
+                "<text x=\"{}\" y=\"{}\" class=\"s empty\">(empty log: no records yet)</text>",
+                x_of(start) + 4,
+                y + 25
+            );
+        }
         for o in start..stop {
             let Some(c) = row.cells.iter().find(|c| c.record.offset == o) else {
-                previous = None;
                 continue;
             };
             let r = &c.record;
             let x = x_of(o);
+            let fate = c.fate.map_or("none", |f| f.slug());
+            let flag = if c.fate.is_some_and(|f| f.is_acked()) { " data-flag=\"acked\"" } else { "" };
             let _ = writeln!(
                 s,
-                "<rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{}\" class=\"c\"/>\
-                 <rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"6\" fill=\"{}\"/>\
+                "<g class=\"cell\" data-row=\"{}\" data-offset=\"{o}\" data-epoch=\"{}\" data-committed=\"{}\" \
+                 data-fate=\"{fate}\"{flag}><rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{}\" \
+                 class=\"{}\"/><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"6\" fill=\"{}\"/>\
                  <text x=\"{}\" y=\"{}\">e{}</text><text x=\"{}\" y=\"{}\" class=\"l\">{}</text>",
+                escape(&format!("{} {}", row.name, row.detail)),
+                r.leader_epoch,
+                c.committed,
                 tint(r.leader_epoch),
+                if c.committed { "c" } else { "u" },
+                x + 1,
+                y + 1,
+                CELL_W - 2,
                 band(r.leader_epoch),
                 x + 4,
                 y + 19,
@@ -147,31 +212,42 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
                 y + 34,
                 escape(&super::picture::value_text(r, 8))
             );
-            let joined = previous.is_some_and(|p| p.same_batch(r) && p.offset + 1 == o);
-            let _ = writeln!(
-                s,
-                "<line x1=\"{x}\" y1=\"{y}\" x2=\"{x}\" y2=\"{}\" class=\"{}\"/>",
-                y + CELL_H,
-                if joined { "j" } else { "b" }
-            );
             if let Some(f) = c.fate {
-                let _ = writeln!(
+                if f.is_acked() {
+                    let _ = write!(
+                        s,
+                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"flag\"/>\
+                         <text x=\"{}\" y=\"{}\" class=\"bad\">!</text>",
+                        x + 2,
+                        y + 2,
+                        CELL_W - 4,
+                        CELL_H - 4,
+                        x + CELL_W - 12,
+                        y + 19
+                    );
+                }
+                let _ = write!(
                     s,
                     "<text x=\"{}\" y=\"{}\" class=\"{}\">{}</text>",
                     x + 3,
-                    y + CELL_H + 14,
+                    y + CELL_H + bracket_h + 14,
                     if f.is_bad() { "bad" } else { "s" },
                     escape(f.label())
                 );
             }
-            previous = Some(r);
+            s.push_str("</g>\n");
+        }
+        // Batches of more than one record in view: a bracket under their cells.
+        for (a, b) in batch_runs(row, start, stop) {
+            let (x0, x1, by) = (x_of(a) + 3, x_of(b) + CELL_W - 3, y + CELL_H + 2);
+            let _ = writeln!(s, "<path d=\"M{x0} {by} v4 H{x1} v-4\" class=\"k\" data-batch=\"{a}-{b}\"/>");
         }
         if elided_after && row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > stop) {
             let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(stop) + 6, y + 25);
         }
         // Marks: a triangle on the cell edge and the words under it.
         let at = row.marks_between(start, stop);
-        let my = y + CELL_H + fate_h;
+        let my = y + CELL_H + bracket_h + fate_h;
         for (k, (o, ms)) in at.iter().enumerate() {
             let x = x_of(*o);
             let words = ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",");
@@ -214,7 +290,15 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
             let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"x\">✗</text>", x_of(*o) + CELL_W / 2 - 4, y + 12);
         }
     }
-    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", height - 10, escape(&legend));
+    let legend_top = height - 16 * legend.len() as i64 + 2;
+    for (i, l) in legend.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{PAD}\" y=\"{}\" class=\"s legend\">{}</text>",
+            legend_top + 16 * i as i64,
+            escape(l)
+        );
+    }
     s.push_str("</svg>\n");
     s
 }

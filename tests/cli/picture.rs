@@ -47,7 +47,14 @@ fn draw_shows_where_kip101_scenario_1_diverged_under_hw_without_colour() {
     let a_at = lines.iter().position(|l| l.starts_with("a leader e1")).unwrap();
     let b_at = lines.iter().position(|l| l.starts_with("b follower e1")).unwrap();
     let offset_1 = column(a, "e1 m3");
-    for at in [a_at, b_at] {
+    // B's m2 was acknowledged (below B's HW 2) and the new leader A does not hold it: flagged.
+    let fate = lines[b_at + 1];
+    assert!(fate.trim_start().starts_with("fate"), "{out}");
+    assert_eq!(column(fate, "ACK-LOST"), column(b, "e0 m2"), "{out}");
+    assert!(!out.contains("refetch"), "{out}");
+    // The epoch caches beside the rows: A's has the epoch-1 entry at offset 1.
+    assert!(out.contains("cache        (0, 0) (1, 1)") || out.contains("(0, 0) (1, 1)"), "{out}");
+    for at in [a_at, b_at + 1] {
         let marks = lines[at + 1];
         assert!(marks.trim_start().starts_with("HW 2 LEO 2"), "{marks}");
         assert_eq!(column(marks, "↑HW,LEO"), offset_1 + 8, "the mark sits after offset 1:\n{out}");
@@ -63,15 +70,23 @@ fn draw_windows_a_long_log_around_the_divergence_and_never_draws_thousands_of_ce
     ok(&["append", s(&a), "--count", "3000", "--value-size", "4", "--records-per-batch", "100"]);
     let out = ok(&["draw", s(&a)]);
     assert!(out.lines().count() < 12, "{out}");
-    assert!(out.contains('…') && out.contains("┆"), "elision and batch joins expected:\n{out}");
+    assert!(out.contains('…') && out.contains("╰─"), "elision and batch brackets expected:\n{out}");
     assert!(out.contains("HW 3000 LEO 3000"), "{out}");
     let shown = ok(&["draw", s(&a), "--from", "1495", "--limit", "10"]);
     let header = shown.lines().next().unwrap();
     assert!(header.contains("1495") && header.contains("1500") && !header.contains("1494"), "{shown}");
-    // A batch boundary at 1500: `│` before it, `┆` inside the batch.
-    let row = line_starting(&shown, "a leader e1");
+    // Every record is committed (HW 3000): solid borders. A batch boundary at 1500: the
+    // bracket of 1495..1499 ends under 1499; 1500, alone in view, has none.
+    let lines: Vec<&str> = shown.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("a leader e1")).unwrap();
+    let row = lines[at];
     assert_eq!(row.chars().nth(column(header, "1500") - 1), Some('│'), "{shown}");
-    assert_eq!(row.chars().nth(column(header, "1499") - 1), Some('┆'), "{shown}");
+    assert_eq!(row.chars().nth(column(header, "1499") - 1), Some('│'), "{shown}");
+    assert!(!row.contains('┊'), "{shown}");
+    let bracket = lines[at + 1];
+    assert_eq!(bracket.chars().nth(column(header, "1495")), Some('╰'), "{shown}");
+    assert_eq!(bracket.chars().nth(column(header, "1499") + 7), Some('╯'), "{shown}");
+    assert!(bracket.chars().count() <= column(header, "1500"), "{shown}");
 }
 
 /// Tags balance and the document is one `<svg>` element: a small well-formedness check.
@@ -427,12 +442,14 @@ fn explain_notes_before_2_8_that_from_kafka_2_8_the_answer_comes_as_the_fetchs_d
 }
 
 /// The truths of `klog demo kip101-1 --predict` (hw, then kip101), worked out by hand from
-/// the spec: A's HW after fetch ×3 and ×2; A's LEO after recovering under hw (its HW 1) and
-/// whether m2 survives (no); B's LEO after recovering against A (its HW 2); then under kip101
-/// (the same fetches are not asked again) A keeps m2 (B answers LEO 2), B keeps both records
-/// (A answers 2, the start of epoch 1), and B's last fetch brings m3 and HW 3.
-const TRUTHS: [&str; 9] = ["1", "1", "1", "n", "2", "2", "y", "2", "3"];
-const WRONG: [&str; 9] = ["7", "0", "2", "yes", "1", "1", "no", "0", "2"];
+/// the spec: A's HW after fetch ×3 and ×2; A's LEO after recovering under hw (its HW 1), whether
+/// m2 survives (no) and whether an acknowledged write is lost yet (no: B still has m2); B's LEO
+/// after recovering against A (its HW 2) and the loss (yes: m2, acknowledged, is not on A); then
+/// under kip101 (the same fetches are not asked again) A keeps m2 (B answers LEO 2), nothing is
+/// lost, B keeps both records (A answers 2, the start of epoch 1), nothing is lost, and B's last
+/// fetch brings m3 and HW 3.
+const TRUTHS: [&str; 13] = ["1", "1", "1", "n", "n", "2", "y", "2", "y", "n", "2", "n", "3"];
+const WRONG: [&str; 13] = ["7", "0", "2", "yes", "yes", "1", "no", "1", "no", "yes", "0", "yes", "2"];
 
 fn predict(input: &str) -> String {
     let out = klog().args(["demo", "kip101-1", "--predict"]).write_stdin(input).assert().success();
@@ -442,9 +459,17 @@ fn predict(input: &str) -> String {
 #[test]
 fn predict_with_the_right_answers_scores_all_of_them() {
     let out = predict(&(TRUTHS.join("\n") + "\n"));
-    assert_eq!(out.matches("predict:").count(), 9, "{out}");
-    assert_eq!(out.matches("  right:").count(), 9, "{out}");
-    assert!(out.contains("you predicted 9 of 9"), "{out}");
+    assert_eq!(out.matches("predict:").count(), 13, "{out}");
+    assert_eq!(out.matches("  right:").count(), 13, "{out}");
+    assert!(out.contains("you predicted 13 of 13"), "{out}");
+    // After the failover under hw the run has lost the acknowledged m2.
+    assert!(
+        out.contains(
+            "predict: once B has restarted, has this run lost an acknowledged write? [y/n] y\n  right: yes\n  why: m2 \
+         (offset 1) was acknowledged and the leader A does not hold it: lost"
+        ),
+        "{out}"
+    );
     assert!(out.contains(
         "predict: A restarts as a follower of B under hw: at which offset will A's log end? 1\n  right: 1\n  why: hw \
          truncates to the follower's own HW, 1, which lagged the leader's (2) by a fetch round trip"
@@ -455,20 +480,23 @@ fn predict_with_the_right_answers_scores_all_of_them() {
 #[test]
 fn predict_with_wrong_answers_scores_none_and_shows_every_truth() {
     let out = predict(&(WRONG.join("\n") + "\n"));
-    assert_eq!(out.matches("  wrong: the truth:").count(), 9, "{out}");
-    assert!(out.contains("you predicted 0 of 9"), "{out}");
+    assert_eq!(out.matches("  wrong: the truth:").count(), 13, "{out}");
+    assert!(out.contains("you predicted 0 of 13"), "{out}");
     let truths: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("  wrong: the truth: ")).collect();
-    assert_eq!(truths, ["1", "1", "1", "no", "2", "2", "yes", "2", "3"]);
+    assert_eq!(truths, ["1", "1", "1", "no", "no", "2", "yes", "2", "yes", "no", "2", "no", "3"]);
 }
 
 #[test]
 fn predict_with_stdin_closed_reveals_every_answer_and_finishes() {
     let out = predict("");
-    assert_eq!(out.matches("(no answer) the truth:").count(), 9, "{out}");
-    assert!(out.contains("you predicted 0 of 9 (9 not answered)"), "{out}");
+    assert_eq!(out.matches("(no answer) the truth:").count(), 13, "{out}");
+    assert!(out.contains("you predicted 0 of 13 (13 not answered)"), "{out}");
     // Running out part way: the rest are revealed unanswered, and the score counts them.
     let out = predict("1\n1\n");
-    assert!(out.contains("you predicted 2 of 9 (7 not answered)") && out.matches("(no answer)").count() == 7, "{out}");
+    assert!(
+        out.contains("you predicted 2 of 13 (11 not answered)") && out.matches("(no answer)").count() == 11,
+        "{out}"
+    );
 }
 
 /// A blank line or an answer of the wrong kind is asked again; `--mode all` asks the set-up
@@ -477,7 +505,7 @@ fn predict_with_stdin_closed_reveals_every_answer_and_finishes() {
 fn predict_asks_again_for_an_answer_it_cannot_read_and_asks_the_set_up_once() {
     let out = predict(&(["", "maybe"].iter().chain(TRUTHS.iter()).copied().collect::<Vec<_>>().join("\n") + "\n"));
     assert_eq!(out.matches("answer with a number, please:").count(), 2, "{out}");
-    assert!(out.contains("you predicted 9 of 9"), "{out}");
+    assert!(out.contains("you predicted 13 of 13"), "{out}");
     let all = klog().args(["demo", "kip101-1", "--mode", "all", "--predict"]).write_stdin("").assert().success();
     let all = String::from_utf8(all.get_output().stdout.clone()).unwrap();
     let setup = "predict: A fetches from B (3 rounds)";
@@ -499,11 +527,12 @@ fn demo_shows_the_picture_after_each_step_and_plain_keeps_the_one_line_view() {
 /// comes before the narration that gives its answer away (#22: the quiz was given away).
 #[test]
 fn watch_asks_each_question_before_the_narration_that_answers_it() {
-    let out = klog().args(["demo", "watch", "--predict"]).write_stdin("0\n0\n2\n").assert().success();
+    let out = klog().args(["demo", "watch", "--mode", "hw", "--predict"]).write_stdin("0\n0\n2\n").assert().success();
     let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let at = |needle: &str| out.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {out}"));
     let questions: Vec<usize> = out.match_indices("predict:").map(|(i, _)| i).collect();
-    assert_eq!(questions.len(), 2, "{out}");
+    // Rounds 2 and 3 of the HW lag, then B's restart and catch-up after the failover.
+    assert!(questions.len() >= 4, "{out}");
     assert!(questions[0] < at("answered with the HW it read first (0)"), "{out}");
     assert!(questions[1] < at("Only now does A learn HW 2"), "{out}");
 }
@@ -524,11 +553,15 @@ fn step_pauses_before_each_step_until_the_input_ends() {
 /// returned, each election and append; the capture has the same panel on those frames.
 #[test]
 fn demo_explain_shows_the_code_of_every_fetch_election_and_append() {
-    let out = ok(&["demo", "watch", "--explain"]);
-    let fetches = out.matches("\n$ klog fetch ").count();
-    assert_eq!(out.matches("explain: fetch").count(), fetches, "{out}");
-    assert_eq!(out.matches("explain: elect").count(), 1, "{out}");
-    assert_eq!(out.matches("explain: append").count(), 1, "{out}");
+    let out = ok(&["demo", "watch", "--mode", "hw", "--explain"]);
+    // One panel per fetch round (a fetch of three rounds has three).
+    let rounds = out.lines().filter(|l| l.trim_start().starts_with("round ") && l.contains(": fetch at")).count();
+    assert_eq!(out.matches("explain: fetch").count(), rounds, "{out}");
+    assert!(rounds > out.matches("\n$ klog fetch ").count(), "{out}");
+    // B's election at epoch 1, A's at epoch 2; B's m1 m2 and m3, A's m4; B's restart.
+    assert_eq!(out.matches("explain: elect").count(), 2, "{out}");
+    assert_eq!(out.matches("explain: append").count(), 3, "{out}");
+    assert_eq!(out.matches("explain: hw").count(), 1, "{out}");
     assert!(out.contains("leader: hw = min(ISR's LEO), never back           ◀ 0 -> 2"), "{out}");
     let plain = ok(&["demo", "watch"]);
     assert!(!plain.contains("explain:"), "only with --explain");
@@ -537,5 +570,10 @@ fn demo_explain_shows_the_code_of_every_fetch_election_and_append() {
     ok(&["demo", "watch", "--capture", s(&file)]);
     let html = std::fs::read_to_string(&file).unwrap();
     let fetch_frames = html.split("<section class=\"frame\"").filter(|f| f.contains("$ klog fetch")).count();
-    assert_eq!(html.matches("<div class=\"src\">fetch").count(), fetch_frames, "a code panel on every fetch frame");
+    let with_panel = html
+        .split("<section class=\"frame\"")
+        .filter(|f| f.contains("$ klog fetch") && f.contains("<div class=\"src\">fetch"))
+        .count();
+    assert_eq!(with_panel, fetch_frames, "a code panel on every fetch frame");
+    assert!(fetch_frames >= 8, "{fetch_frames}");
 }

@@ -67,7 +67,10 @@ fn the_largest_values_in_range_are_accepted() {
 }
 
 #[test]
-fn demo_refuses_a_mode_for_the_scenario_without_truncation() {
-    let (_, stderr) = code(&["demo", "watch", "--mode", "all"], 2);
-    assert!(stderr.contains("the watch scenario has no truncation step"), "{stderr}");
+fn demo_takes_a_mode_for_every_scenario_watch_included_and_refuses_an_unknown_one() {
+    // Watch goes on through a restart (#22), so a mode applies to it too.
+    let out = ok(&["demo", "watch", "--mode", "kip101"]);
+    assert!(out.contains("$ klog recover $LAB/b --leader $LAB/a --mode kip101"), "{out}");
+    let (_, stderr) = code(&["demo", "watch", "--mode", "hw2"], 2);
+    assert!(stderr.contains("hw2"), "{stderr}");
 }

@@ -1,0 +1,137 @@
+// A capture's every frame as Chromium shows it: each frame's cells (their data attributes), its
+// narration, its code panels, whether it is wider than the page; the slider's keys; a question
+// answered in the page. Prints one JSON object; tests/cli/capture.rs judges it.
+// Usage: node capture.mjs SHOTS_DIR WIDTH FILE.html...
+import { browser } from './lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+async function shot(page, path) {
+  // Through CDP: page.screenshot waits on fonts that never settle in this headless build.
+  const cdp = await page.context().newCDPSession(page);
+  const r = await cdp.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
+  writeFileSync(path, Buffer.from(r.data, 'base64'));
+  await cdp.detach();
+}
+
+async function frames(page, file, width, shots) {
+  const name = basename(file, '.html');
+  await page.setViewportSize({ width, height: 900 });
+  await page.goto(pathToFileURL(file).href + '#step=1');
+  const count = await page.evaluate(() => document.querySelectorAll('section.frame').length);
+  const chapters = await page.evaluate(() => ({
+    ticks: [...document.querySelectorAll('#chapter-marks option')].map((o) => [+o.value, o.label]),
+    buttons: [...document.querySelectorAll('button.chapter')].map((b) => [+b.dataset.step, b.textContent]),
+  }));
+  const out = [];
+  for (let i = 1; i <= count; i++) {
+    await page.evaluate((i) => { location.hash = '#step=' + i; }, i);
+    await page.waitForFunction((i) => document.querySelector('section.frame.on')?.dataset.step === String(i), i);
+    // Reveal the frame's questions ("show me") so its outcome is in view.
+    await page.evaluate(() => document.querySelectorAll('section.frame.on .quiz .skip').forEach((b) => {
+      if (!b.closest('.ask').hidden) b.click();
+    }));
+    const f = await page.evaluate(() => {
+      const fr = document.querySelector('section.frame.on');
+      const de = document.documentElement;
+      return {
+        step: +fr.dataset.step,
+        mode: fr.dataset.mode,
+        command: fr.querySelector('.cmd')?.textContent ?? '',
+        narration: [...fr.querySelectorAll('.story, .say, .alert')].map((p) => p.textContent),
+        cells: [...fr.querySelectorAll('g.cell')].map((g) => ({
+          row: g.dataset.row,
+          offset: g.dataset.offset,
+          epoch: g.dataset.epoch,
+          committed: g.dataset.committed,
+          fate: g.dataset.fate,
+          flag: g.dataset.flag ?? null,
+          dashed: getComputedStyle(g.querySelector('rect')).strokeDasharray,
+        })),
+        empty_rows: fr.querySelectorAll('svg text.empty').length,
+        output: fr.querySelector('pre.out')?.textContent ?? '',
+        panels: [...fr.querySelectorAll('.explain')].map((e) => [...e.querySelectorAll('b')].map((b) => b.textContent)),
+        quizzes: fr.querySelectorAll('.quiz').length,
+        veiled: fr.querySelectorAll('.veiled').length,
+        scroll_width: de.scrollWidth,
+        client_width: de.clientWidth,
+        frame_scroll_width: fr.scrollWidth,
+        frame_client_width: fr.clientWidth,
+      };
+    });
+    const flagged = f.cells.some((c) => c.fate === 'acked-lost' || c.fate === 'acked-truncated');
+    if (shots && (i === 1 || flagged || chapters.ticks.some(([n]) => n === i))) {
+      await shot(page, join(shots, `${name}-${width}-${String(i).padStart(2, '0')}.png`));
+    }
+    out.push(f);
+  }
+  return { file: name, width, count, chapters, frames: out };
+}
+
+/** One arrow key is one frame, with the slider focused and without; a question answered in
+ * the page: a blank answer is asked again, a number is judged and the score moves. */
+async function interact(page, file) {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(pathToFileURL(file).href + '#step=3');
+  const pos = () => page.evaluate(() => document.getElementById('pos').textContent);
+  const keys = [];
+  await page.focus('#slider');
+  await page.keyboard.press('ArrowRight');
+  keys.push(await pos());
+  await page.evaluate(() => document.activeElement.blur());
+  await page.keyboard.press('ArrowRight');
+  keys.push(await pos());
+  await page.keyboard.press('ArrowLeft');
+  keys.push(await pos());
+  // The first frame with a number question.
+  const step = await page.evaluate(() => {
+    const q = document.querySelector('.quiz[data-kind="number"]:not([data-revealed])');
+    return q ? +q.closest('section.frame').dataset.step : 0;
+  });
+  const quiz = { step };
+  if (step) {
+    await page.evaluate((i) => { location.hash = '#step=' + i; }, step);
+    await page.waitForFunction((i) => document.querySelector('section.frame.on')?.dataset.step === String(i), step);
+    const q = 'section.frame.on .quiz[data-kind="number"]';
+    quiz.truth = await page.evaluate((q) => document.querySelector(q).dataset.truth, q);
+    quiz.veiled_before = await page.evaluate(() => document.querySelectorAll('section.frame.on .veiled').length);
+    await page.click(`${q} .reveal`);
+    quiz.hint_on_blank = await page.evaluate((q) => document.querySelector(q + ' .hint').textContent, q);
+    quiz.verdict_hidden_on_blank = await page.evaluate((q) => document.querySelector(q + ' .verdict').hidden, q);
+    await page.fill(`${q} input`, quiz.truth);
+    await page.keyboard.press('ArrowRight'); // typing in the answer never steps the frame
+    quiz.pos_while_typing = await pos();
+    await page.click(`${q} .reveal`);
+    quiz.verdict = await page.evaluate((q) => document.querySelector(q + ' .verdict').textContent, q);
+    quiz.why = await page.evaluate((q) => document.querySelector(q + ' .why').textContent, q);
+    quiz.why_hidden = await page.evaluate((q) => document.querySelector(q + ' .why').hidden, q);
+    quiz.score = await page.evaluate(() => document.getElementById('score').textContent);
+  }
+  return { keys, quiz };
+}
+
+// Like lib.mjs's main, but the exit waits until the (large) JSON is written to the pipe.
+async function mainFlushed(body) {
+  try {
+    const out = await body();
+    process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0));
+  } catch (e) {
+    process.stderr.write(`${e && e.stack ? e.stack : e}\n`, () => process.exit(1));
+  }
+}
+
+mainFlushed(async () => {
+  const [shots, width, ...files] = process.argv.slice(2);
+  mkdirSync(shots, { recursive: true });
+  const b = await browser();
+  try {
+    const page = await b.newPage();
+    const runs = [];
+    for (const f of files) runs.push(await frames(page, f, Number(width), shots));
+    const interaction = await interact(page, files[0]);
+    return { runs, interaction };
+  } finally {
+    await b.close();
+  }
+});
