@@ -24,8 +24,8 @@ export async function browser() {
 export async function main(body) {
   try {
     const out = await body();
-    process.stdout.write(JSON.stringify(out) + '\n');
-    process.exit(0);
+    // Exit once the whole answer is written: a pipe takes 64 KiB at a time.
+    process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0));
   } catch (e) {
     process.stderr.write(`${e && e.stack ? e.stack : e}\n`);
     process.exit(1);
