@@ -93,9 +93,14 @@ where
         slots: (0..SLOTS).map(|_| Mutex::new(R::default())).collect(),
     };
     let mut items = items.peekable();
+    let Some(first) = items.next() else { return Ok(()) };
     if items.peek().is_none() {
-        return Ok(());
+        // One item (a small segment): nothing to share, so no helper thread to start.
+        let mut slot = R::default();
+        work(&first, &mut slot)?;
+        return consume(&first, &mut slot);
     }
+    let mut items = std::iter::once(first).chain(items);
     std::thread::scope(|scope| {
         scope.spawn(|| loop {
             let (seq, item) = {
