@@ -451,6 +451,38 @@ impl Picture {
         (shown().any(|c| c.committed), shown().any(|c| !c.committed))
     }
 
+    /// What the legend of the window `[start, stop)` explains, in its order: only what is
+    /// drawn there (both renderers word these marks their own way).
+    pub fn legend(&self, start: i64, stop: i64, elided: bool) -> Vec<LegendItem> {
+        let mut items = vec![LegendItem::Epochs];
+        let (solid, dashed) = self.commitment_in(start, stop);
+        if solid {
+            items.push(LegendItem::Committed);
+        }
+        if dashed {
+            items.push(LegendItem::NotCommitted);
+        }
+        if self.joins_batches_in(start, stop) {
+            items.push(LegendItem::Batch);
+        }
+        if self.cut_in(start, stop) {
+            items.push(LegendItem::Cut);
+        }
+        if self.fates_present().iter().any(|f| f.is_acked()) {
+            items.push(LegendItem::AckedFlag);
+        }
+        items.push(LegendItem::Cache);
+        items.push(LegendItem::Marks);
+        if elided {
+            items.push(LegendItem::Elided);
+        }
+        if !self.differs.is_empty() {
+            items.push(LegendItem::Differs);
+        }
+        items.extend(self.fates_present().into_iter().filter(|f| f.label() != f.meaning()).map(LegendItem::Fate));
+        items
+    }
+
     /// The fates present, in the order of [`Fate`], for the legend.
     pub fn fates_present(&self) -> Vec<Fate> {
         let mut f: Vec<Fate> = self.rows.iter().flat_map(|r| r.cells.iter().filter_map(|c| c.fate)).collect();
@@ -458,6 +490,28 @@ impl Picture {
         f.dedup();
         f
     }
+}
+
+/// A mark a picture's legend explains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LegendItem {
+    /// `eN` in a cell (the batch's epoch) and after a role (the replica's).
+    Epochs,
+    Committed,
+    NotCommitted,
+    /// Cells of one batch joined.
+    Batch,
+    Cut,
+    /// An acknowledged record lost or left only on the leader, outlined.
+    AckedFlag,
+    /// The epoch cache's pairs beside a row.
+    Cache,
+    /// The log start and recovery point marks.
+    Marks,
+    Elided,
+    Differs,
+    /// A fate whose label is not its meaning.
+    Fate(Fate),
 }
 
 /// A cell's left border on a terminal: solid when committed, dashed when not yet.
@@ -704,33 +758,27 @@ pub fn write_text_after(
     }
     // Legend: only what is on the picture.
     // `e2` means two things: a cell's batch epoch, and after a role the epoch a replica runs at.
-    let mut legend = vec!["eN: a batch's epoch; after a role, the replica's".to_string()];
-    let (solid, dashed) = pic.commitment_in(start, stop);
-    if solid {
-        legend.push("│ committed (below a HW)".into());
-    }
-    if dashed {
-        legend.push("┊ not yet committed".into());
-    }
-    if pic.joins_batches_in(start, stop) {
-        legend.push("╰─╯ one batch".into());
-    }
-    legend.push("cache: (epoch, start offset) pairs".into());
-    legend.push("↑ mark before the offset (LS log start, RP recovery point)".into());
-    if pic.cut_in(start, stop) {
-        legend.push("✂ cut: where the truncation cuts the log".into());
-    }
-    if elided_before || elided_after {
-        legend.push("… more offsets".into());
-    }
-    if !pic.differs.is_empty() {
-        legend.push("✗ replicas differ".into());
-    }
-    for f in pic.fates_present() {
-        if f.label() != f.meaning() {
-            legend.push(format!("{} = {}", f.label(), f.meaning()));
-        }
-    }
+    let legend: Vec<String> = pic
+        .legend(start, stop, elided_before || elided_after)
+        .into_iter()
+        .filter_map(|item| {
+            Some(match item {
+                LegendItem::Epochs => "eN: a batch's epoch; after a role, the replica's".to_string(),
+                LegendItem::Committed => "│ committed (below a HW)".into(),
+                LegendItem::NotCommitted => "┊ not yet committed".into(),
+                LegendItem::Batch => "╰─╯ one batch".into(),
+                LegendItem::Cut => "✂ cut: where the truncation cuts the log".into(),
+                // The terminal says it in words under the picture (a `!` line).
+                LegendItem::AckedFlag => return None,
+                LegendItem::Cache => "cache: (epoch, start offset) pairs".into(),
+                LegendItem::Marks => "↑ mark before the offset (LS log start, RP recovery point)".into(),
+                LegendItem::Elided => "… more offsets".into(),
+                LegendItem::Differs => "✗ replicas differ".into(),
+                LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
+            })
+        })
+        .collect();
+    let mut legend = legend;
     legend.retain(|item| !shown.contains(item));
     shown.extend(legend.iter().cloned());
     let mut legend_line = String::new();

@@ -5,7 +5,7 @@
 //! Okabe–Ito colours with a full-colour band, so a black-and-white print still reads.
 
 use super::palette::{epoch_hex, epoch_tint_hex};
-use super::picture::{batch_runs, Mark, Picture};
+use super::picture::{batch_runs, LegendItem, Mark, Picture};
 use std::fmt::Write as _;
 
 /// Cells drawn at most: an SVG is for sharing, so it stays one screen wide.
@@ -45,41 +45,24 @@ fn band(leader_epoch: i32) -> String {
     epoch_hex(leader_epoch)
 }
 
-/// The legend's items: only what is on the picture.
+/// The legend's items: only what is on the picture ([`Picture::legend`]), in the SVG's words.
 pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> Vec<String> {
-    let mut legend: Vec<String> = vec![
-        "eN = a batch's epoch (after a role: the replica's epoch)".into(),
-        "▲ mark before the offset (LS log start, RP recovery point)".into(),
-    ];
-    let (solid, dashed) = pic.commitment_in(start, stop);
-    if solid {
-        legend.push("solid border = committed (below a HW)".into());
-    }
-    if dashed {
-        legend.push("dashed border = not yet committed".into());
-    }
-    if pic.joins_batches_in(start, stop) {
-        legend.push("bracket = one batch".into());
-    }
-    if pic.cut_in(start, stop) {
-        legend.push("✂cut = where the truncation cuts the log".into());
-    }
-    if pic.fates_present().iter().any(|f| f.is_acked()) {
-        legend.push("red outline ! = an acknowledged record lost or left only on the leader".into());
-    }
-    legend.push("cache = the epoch cache's (epoch, start offset) pairs".into());
-    if elided {
-        legend.push("… more offsets".into());
-    }
-    if !pic.differs.is_empty() {
-        legend.push("✗ replicas differ".into());
-    }
-    for f in pic.fates_present() {
-        if f.label() != f.meaning() {
-            legend.push(format!("{} = {}", f.label(), f.meaning()));
-        }
-    }
-    legend
+    pic.legend(start, stop, elided)
+        .into_iter()
+        .map(|item| match item {
+            LegendItem::Epochs => "eN = a batch's epoch (after a role: the replica's epoch)".to_string(),
+            LegendItem::Committed => "solid border = committed (below a HW)".into(),
+            LegendItem::NotCommitted => "dashed border = not yet committed".into(),
+            LegendItem::Batch => "bracket = one batch".into(),
+            LegendItem::Cut => "✂cut = where the truncation cuts the log".into(),
+            LegendItem::AckedFlag => "red outline ! = an acknowledged record lost or left only on the leader".into(),
+            LegendItem::Cache => "cache = the epoch cache's (epoch, start offset) pairs".into(),
+            LegendItem::Marks => "▲ mark before the offset (LS log start, RP recovery point)".into(),
+            LegendItem::Elided => "… more offsets".into(),
+            LegendItem::Differs => "✗ replicas differ".into(),
+            LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
+        })
+        .collect()
 }
 
 /// Legend items laid on lines of at most `chars` characters.
