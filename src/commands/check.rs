@@ -20,20 +20,13 @@ pub struct CheckReport {
     /// Whether the log dir's HW checkpoint lists the partition (a KRaft metadata log, say, is
     /// not listed: its HW is not checkpointed there, and the summary's 0 means "none").
     pub high_watermark_listed: bool,
-    pub findings: Vec<Finding>,
-    /// Facts worth knowing that are not corruption (unclean shutdown, empty epoch cache...).
-    pub notes: Vec<String>,
-    pub segment_count: usize,
-    pub batch_count: u64,
-    pub record_count: u64,
-    pub bytes_checked: u64,
-    /// [`LogVerification::header_digest`].
-    pub header_digest: u64,
+    /// The verifier's findings, notes and counts.
+    pub verification: LogVerification,
 }
 
 impl CheckReport {
     pub fn is_clean(&self) -> bool {
-        self.findings.is_empty()
+        self.verification.findings.is_empty()
     }
 }
 
@@ -43,18 +36,12 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
 
 /// Check a replica opened read-only.
 pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
-    let v = verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
-    let LogVerification { findings, notes, segment_count, batch_count, record_count, bytes_checked, header_digest } = v;
+    let verification =
+        verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
     Ok(CheckReport {
         summary: summarize(&replica),
         high_watermark_listed: replica.high_watermark_line().is_some(),
-        findings,
-        notes,
-        segment_count,
-        batch_count,
-        record_count,
-        bytes_checked,
-        header_digest,
+        verification,
     })
 }
 

@@ -546,10 +546,13 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             let report: CheckReport = check_replica(Replica::open_in(&cx.files[line.broker], name)?, &mut NoProgress)?;
             verified[i] = report.is_clean();
             if verified[i] {
-                digests[i] =
-                    Some((replicas[i].log().first_offset().unwrap_or(-1), line.log_end_offset, report.header_digest));
+                digests[i] = Some((
+                    replicas[i].log().first_offset().unwrap_or(-1),
+                    line.log_end_offset,
+                    report.verification.header_digest,
+                ));
             }
-            line.findings = report.findings;
+            line.findings = report.verification.findings;
         }
     }
     let verified = Verified { clean: verified, digests };

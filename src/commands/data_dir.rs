@@ -259,10 +259,10 @@ impl DataDirCheck {
         for p in &self.partitions {
             match &p.outcome {
                 Ok(c) => {
-                    t.segment_count += c.segment_count;
-                    t.record_count += c.record_count;
-                    t.bytes_checked += c.bytes_checked;
-                    t.finding_count += c.findings.len();
+                    t.segment_count += c.verification.segment_count;
+                    t.record_count += c.verification.record_count;
+                    t.bytes_checked += c.verification.bytes_checked;
+                    t.finding_count += c.verification.findings.len();
                     t.partitions_with_findings += usize::from(!c.is_clean());
                 }
                 Err(_) => t.partitions_with_findings += 1,
@@ -386,7 +386,7 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
     // Problems of the log dir's own files are reported once, not once per partition.
     for p in &mut partitions {
         if let Ok(r) = &mut p.outcome {
-            r.findings.retain(|f| {
+            r.verification.findings.retain(|f| {
                 // A file that did not read at all (no position, no offset) is the dir's problem;
                 // a checkpoint value wrong for this partition stays with it.
                 let dir_level = log_dir_files.contains(&f.path) && files.problems.iter().any(|p| p.path == f.path);
@@ -395,7 +395,7 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
                 }
                 !dir_level
             });
-            r.notes.retain(|n| !n.starts_with("not shut down cleanly"));
+            r.verification.notes.retain(|n| !n.starts_with("not shut down cleanly"));
         }
     }
     let clean_marker = dir.join(names::CLEAN_SHUTDOWN_MARKER).exists();

@@ -47,12 +47,12 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
                 let verdict = if c.is_clean() {
                     p.cell("clean", Tone::Good)
                 } else {
-                    p.cell(format!("{} finding(s)", c.findings.len()), Tone::Bad)
+                    p.cell(format!("{} finding(s)", c.verification.findings.len()), Tone::Bad)
                 };
                 t.add(vec![
                     Cell::new(&part.partition),
-                    right(c.segment_count),
-                    right(c.record_count),
+                    right(c.verification.segment_count),
+                    right(c.verification.record_count),
                     right(c.summary.log_end_offset),
                     // As `dump` shows it: `-` when the HW checkpoint does not list it.
                     if c.high_watermark_listed { right(c.summary.high_watermark) } else { right("-") },
@@ -67,7 +67,7 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     }
     for part in &r.partitions {
         if let Ok(c) = &part.outcome {
-            for f in &c.findings {
+            for f in &c.verification.findings {
                 out!(out, "{}", text::finding(&p, f))?;
             }
         }
@@ -108,12 +108,12 @@ pub fn check_json(out: &mut dyn Write, r: &DataDirCheck) -> Result<()> {
                 "clean": c.is_clean(),
                 "log_end_offset": c.summary.log_end_offset,
                 "high_watermark": c.summary.high_watermark,
-                "segments": c.segment_count,
-                "batches": c.batch_count,
-                "records": c.record_count,
-                "bytes": c.bytes_checked,
-                "findings": c.findings.iter().map(finding_json).collect::<Vec<_>>(),
-                "notes": c.notes,
+                "segments": c.verification.segment_count,
+                "batches": c.verification.batch_count,
+                "records": c.verification.record_count,
+                "bytes": c.verification.bytes_checked,
+                "findings": c.verification.findings.iter().map(finding_json).collect::<Vec<_>>(),
+                "notes": c.verification.notes,
             }),
             Err(why) => json!({"type": "partition_check", "partition": part.partition, "clean": false, "error": why}),
         };

@@ -445,10 +445,10 @@ pub fn finding_json(f: &crate::commands::check::Finding) -> Value {
 
 pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {
     line(out, &replica_json(&r.summary))?;
-    for f in &r.findings {
+    for f in &r.verification.findings {
         line(out, &finding_json(f))?;
     }
-    for n in &r.notes {
+    for n in &r.verification.notes {
         line(out, &json!({"type": "note", "what": n}))?;
     }
     line(
@@ -456,11 +456,11 @@ pub fn check_report(out: &mut dyn Write, r: &CheckReport) -> Result<()> {
         &json!({
             "type": "summary",
             "clean": r.is_clean(),
-            "findings": r.findings.len(),
-            "segments": r.segment_count,
-            "batches": r.batch_count,
-            "records": r.record_count,
-            "bytes": r.bytes_checked,
+            "findings": r.verification.findings.len(),
+            "segments": r.verification.segment_count,
+            "batches": r.verification.batch_count,
+            "records": r.verification.record_count,
+            "bytes": r.verification.bytes_checked,
         }),
     )
 }

@@ -192,20 +192,21 @@ pub fn finding(p: &super::palette::Palette, f: &crate::commands::check::Finding)
 pub fn check(out: &mut dyn Write, r: &CheckReport, settings: &Settings) -> Result<()> {
     let p = settings.palette();
     table::summary_lines(out, &r.summary, settings)?;
-    for f in &r.findings {
+    for f in &r.verification.findings {
         out!(out, "{}", finding(&p, f))?;
     }
-    for n in &r.notes {
+    for n in &r.verification.notes {
         out!(out, "{} {n}", p.warn("note"))?;
     }
-    let verdict = if r.is_clean() { p.good("clean") } else { p.bad(&format!("{} finding(s)", r.findings.len())) };
+    let verdict =
+        if r.is_clean() { p.good("clean") } else { p.bad(&format!("{} finding(s)", r.verification.findings.len())) };
     out!(
         out,
         "checked {} segment(s), {} batch(es), {} record(s), {} bytes: {verdict}",
-        r.segment_count,
-        r.batch_count,
-        r.record_count,
-        r.bytes_checked
+        r.verification.segment_count,
+        r.verification.batch_count,
+        r.verification.record_count,
+        r.verification.bytes_checked
     )
 }
 
