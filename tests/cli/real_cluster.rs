@@ -120,6 +120,21 @@ pub(crate) struct Verdict {
 }
 
 impl Seq {
+    /// A sequence about to be shaped on `topic`, its copies under `dir`; `metadata_epochs`: klog
+    /// takes the leader's epoch from the metadata instead of being given it.
+    pub(crate) fn new(dir: PathBuf, topic: String, metadata_epochs: bool) -> Seq {
+        Seq {
+            dir,
+            topic,
+            acks: vec![],
+            restarts: vec![],
+            final_leader: None,
+            notes: vec![],
+            unexpected: vec![],
+            metadata_epochs,
+        }
+    }
+
     pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
@@ -1004,16 +1019,7 @@ fn real_broker_failovers_truncate_where_klog_predicts() {
             let topic = format!("{}-{}", sq.name, row.attempts);
             let dir = work.path().join(&topic);
             std::fs::create_dir_all(&dir).unwrap();
-            let mut seq = Seq {
-                dir,
-                topic,
-                acks: vec![],
-                restarts: vec![],
-                final_leader: None,
-                notes: vec![],
-                unexpected: vec![],
-                metadata_epochs: false,
-            };
+            let mut seq = Seq::new(dir, topic, false);
             let shaped = (sq.shape)(&mut c, &mut seq);
             c.heal();
             match shaped {

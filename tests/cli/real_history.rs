@@ -426,16 +426,7 @@ fn real_cluster_history_dumps_and_restart_plans_agree_with_the_brokers() {
         let topic = format!("truth-{attempt}");
         let dir = work.path().join(&topic);
         std::fs::create_dir_all(&dir).unwrap();
-        let mut seq = Seq {
-            dir,
-            topic,
-            acks: vec![],
-            restarts: vec![],
-            final_leader: None,
-            notes: vec![],
-            unexpected: vec![],
-            metadata_epochs: true,
-        };
+        let mut seq = Seq::new(dir, topic, true);
         let shaped = shape(&mut c, &mut seq);
         c.heal();
         match shaped {
