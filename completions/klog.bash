@@ -16,6 +16,9 @@ _klog() {
             ",$1")
                 cmd="klog"
                 ;;
+            klog,alter-isr)
+                cmd="klog__subcmd__alter__subcmd__isr"
+                ;;
             klog,append)
                 cmd="klog__subcmd__append"
                 ;;
@@ -88,6 +91,9 @@ _klog() {
             klog__subcmd__generate__subcmd__help,man)
                 cmd="klog__subcmd__generate__subcmd__help__subcmd__man"
                 ;;
+            klog__subcmd__help,alter-isr)
+                cmd="klog__subcmd__help__subcmd__alter__subcmd__isr"
+                ;;
             klog__subcmd__help,append)
                 cmd="klog__subcmd__help__subcmd__append"
                 ;;
@@ -155,12 +161,38 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version create elect append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
+            opts="-h -V --color --help --version create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__alter__subcmd__isr)
+            opts="-h -V --partition --isr --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --isr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -491,7 +523,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__explore)
-            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --max-states --script --force --json --no-timing --color --help --version"
+            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --elr --max-states --script --force --json --no-timing --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -522,6 +554,10 @@ _klog() {
                     return 0
                     ;;
                 --min-isr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --elr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -711,8 +747,22 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="create elect append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
+            opts="create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__help__subcmd__alter__subcmd__isr)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -63,6 +63,18 @@ first-append\:"Kafka 0.11-2.0\: the entry appears with the first batch appended 
 ':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
 && ret=0
 ;;
+(alter-isr)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'*--isr=[The followers of the new ISR (their log dirs); the leader is always in it, and none leaves it alone]:DIR:_files' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
 (append)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
@@ -284,7 +296,8 @@ all\:"All three, one after another"))' \
 '--max-epochs=[Most elections in a history (epochs 0 .. E-1)]:E:_default' \
 '--max-records=[Most records appended in a history]:R:_default' \
 '--max-depth=[Most actions in a history (the depth of the search)]:D:_default' \
-'--min-isr=[The topic'\''s min.insync.replicas\: a leader appends only with an ISR that large, itself included, and its HW waits while the ISR is smaller (modelled with Kafka 3.7 to 3.9'\''s rules, and 4.0'\''s with Eligible Leader Replicas off\: use with --kafka 3.9.1 or 4.0.0)]:N:_default' \
+'--min-isr=[The topic'\''s min.insync.replicas\: a leader appends only with an ISR that large, itself included, and its HW waits while the ISR is smaller (from Kafka 3.7; on 4.x the KRaft controller also fills Eligible Leader Replicas below it)]:N:_default' \
+'--elr=[Kafka 4.x\: Eligible Leader Replicas (KIP-966) on or off. Default\: as a new cluster of the release has them (off on 4.0, on from 4.1)]:on|off:_default' \
 '--max-states=[Stop a search after this many distinct states (it then says so). Default\: 25,000,000, or as many as the memory this process may use holds (about 256 bytes a state); a cap above that is refused before the search]:N:_default' \
 '--script=[Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
@@ -401,6 +414,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(alter-isr)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (append)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -499,6 +516,7 @@ _klog_commands() {
     local commands; commands=(
 'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
 'elect:Make a replica the leader at a new leader epoch' \
+'alter-isr:Change a running leader'\''s ISR without a new epoch (AlterPartition)' \
 'append:Append records as one producer request to a leader (acks=all)' \
 'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
 'history:Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed\: replayed from a KRaft metadata log' \
@@ -517,6 +535,11 @@ _klog_commands() {
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__alter-isr_commands] )) ||
+_klog__subcmd__alter-isr_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog alter-isr commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__append_commands] )) ||
 _klog__subcmd__append_commands() {
@@ -626,6 +649,7 @@ _klog__subcmd__help_commands() {
     local commands; commands=(
 'create:Create an empty replica dir\: a Kafka log dir holding one partition' \
 'elect:Make a replica the leader at a new leader epoch' \
+'alter-isr:Change a running leader'\''s ISR without a new epoch (AlterPartition)' \
 'append:Append records as one producer request to a leader (acks=all)' \
 'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
 'history:Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed\: replayed from a KRaft metadata log' \
@@ -644,6 +668,11 @@ _klog__subcmd__help_commands() {
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog help commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__alter-isr_commands] )) ||
+_klog__subcmd__help__subcmd__alter-isr_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help alter-isr commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__help__subcmd__append_commands] )) ||
 _klog__subcmd__help__subcmd__append_commands() {

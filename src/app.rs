@@ -4,8 +4,9 @@
 //! reads the command line or the environment: `main` passes what it resolved.
 
 use replica_lab::cli::{
-    AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs, DumpFormat,
-    ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs, Target,
+    AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
+    DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
+    Target,
 };
 use replica_lab::commands::cluster::{ClusterCommand, ClusterRequest};
 use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
@@ -44,6 +45,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Text<'_
     match command {
         Command::Create(a) => create(&a, settings, env, text),
         Command::Elect(a) => elect(&a, settings, env, text),
+        Command::AlterIsr(a) => alter_isr(&a, settings, env, text),
         Command::Append(a) => append(&a, settings, env, text),
         Command::Dump(a) => dump(&a, settings, env, text),
         Command::History(a) => history(&a, settings, env, text),
@@ -71,6 +73,12 @@ fn create(a: &CreateArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Res
 fn elect(a: &ElectArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let report = commands::elect::run(&a.into())?;
     text::elected(text, &report, settings)?;
+    Ok(Outcome::Success)
+}
+
+fn alter_isr(a: &AlterIsrArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::alter_isr::run(&a.into())?;
+    text::isr_altered(text, &report, settings)?;
     Ok(Outcome::Success)
 }
 

@@ -60,6 +60,13 @@ pub enum Command {
     /// with the first append. ISR members other than the leader hold the high watermark where it
     /// is until they fetch.
     Elect(ElectArgs),
+    /// Change a running leader's ISR without a new epoch (AlterPartition).
+    ///
+    /// Kafka's leader shrinks its ISR when a follower falls behind for replica.lag.time.max.ms
+    /// and expands it when one catches up; the controller records the change (on Kafka 4.x,
+    /// filling or clearing Eligible Leader Replicas), and the leader recomputes its HW over the
+    /// new ISR. `klog explore` emits this for Kafka 4.x histories.
+    AlterIsr(AlterIsrArgs),
     /// Append records as one producer request to a leader (acks=all).
     ///
     /// Each batch is stamped with the leader's current epoch; segments roll at segment.bytes;
@@ -284,11 +291,15 @@ pub struct ExploreArgs {
     #[arg(long)]
     pub stale_hw: bool,
     /// The topic's min.insync.replicas: a leader appends only with an ISR that large, itself
-    /// included, and its HW waits while the ISR is smaller (modelled with Kafka 3.7 to 3.9's
-    /// rules, and 4.0's with Eligible Leader Replicas off: use with --kafka 3.9.1 or 4.0.0).
+    /// included, and its HW waits while the ISR is smaller (from Kafka 3.7; on 4.x the KRaft
+    /// controller also fills Eligible Leader Replicas below it).
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = ranged::<u8>(1, 3, "the explorer models at most 3 replicas"))]
     pub min_isr: u8,
+    /// Kafka 4.x: Eligible Leader Replicas (KIP-966) on or off. Default: as a new cluster of the
+    /// release has them (off on 4.0, on from 4.1).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub elr: Option<bool>,
     /// Stop a search after this many distinct states (it then says so). Default: 25,000,000,
     /// or as many as the memory this process may use holds (about 256 bytes a state); a cap
     /// above that is refused before the search.
@@ -334,6 +345,7 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             power_loss: a.power_loss,
             stale_hw: a.stale_hw,
             min_isr: a.min_isr,
+            elr: a.elr,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_states: a.max_states,
             script: a.script.as_deref(),
@@ -622,6 +634,26 @@ pub struct ElectArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct AlterIsrArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// The followers of the new ISR (their log dirs); the leader is always in it, and none
+    /// leaves it alone.
+    #[arg(long, num_args = 1.., value_name = "DIR")]
+    pub isr: Vec<PathBuf>,
+}
+
+impl<'a> From<&'a AlterIsrArgs> for commands::alter_isr::AlterIsrRequest<'a> {
+    fn from(a: &'a AlterIsrArgs) -> Self {
+        commands::alter_isr::AlterIsrRequest {
+            dir: &a.target.dir,
+            partition: a.target.partition.as_deref(),
+            isr: &a.isr,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
 pub struct AppendArgs {
     #[command(flatten)]
     pub target: Target,
@@ -841,6 +873,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog create /tmp/b --topic orders --partition 3 --segment-bytes 1048576",
         ],
         "elect" => &["klog elect /tmp/b --isr /tmp/a /tmp/c", "klog elect /tmp/a --epoch 5 --epoch-entry first-append"],
+        "alter-isr" => &["klog alter-isr /tmp/a --isr /tmp/b", "klog alter-isr /tmp/a"],
         "append" => &[
             "klog append /tmp/b m1 m2 --key user-7 --header trace=abc",
             "klog append /tmp/b --count 1000000 --value-size 100 --flush",
@@ -1231,6 +1264,14 @@ impl RecoverArgs {
 /// `--kafka RELEASE`.
 fn parse_release(text: &str) -> Result<Release, String> {
     Release::parse(text)
+}
+
+fn parse_on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{}' is neither on nor off", text.chars().take(20).collect::<String>())),
+    }
 }
 
 impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {

@@ -3,10 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
-use crate::replica::{IsrMember, Replica};
+use crate::replica::Replica;
 use crate::replication::election::{next_leader_epoch, ElectionRefusal};
 use crate::replication::leader;
-use std::fs;
 use std::path::PathBuf;
 
 /// When the new leader's epoch cache gets the new epoch's entry.
@@ -56,26 +55,12 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let mut replica = Replica::open_for_write(req.dir, req.partition)?;
     // The ISR members: replicas of the same partition, each distinct from the leader and from
     // each other. Epochs they have seen count too: an election never reissues one.
-    let mut isr: Vec<IsrMember> = Vec::new();
+    let (isr, members_largest) = super::isr::members(&replica, req.isr, req.partition)?;
     let mut largest = replica.largest_known_epoch();
     let mut largest_from = None;
-    for dir in req.isr {
-        let member =
-            Replica::open(dir, Some(&replica.paths().name())).or_else(|_| Replica::open(dir, req.partition))?;
-        replica.ensure_same_partition(&member)?;
-        if fs::canonicalize(&member.paths().log_dir).ok() == fs::canonicalize(&replica.paths().log_dir).ok() {
-            continue; // the leader is always in its ISR
-        }
-        replica.ensure_distinct(&member)?;
-        let id = member.identity();
-        if member.largest_known_epoch() > largest {
-            largest = member.largest_known_epoch();
-            largest_from = Some(member.paths().log_dir.display().to_string());
-        }
-        if !isr.iter().any(|m| m.id == id) {
-            let dir = fs::canonicalize(&member.paths().log_dir).unwrap_or_else(|_| member.paths().log_dir.clone());
-            isr.push(IsrMember { id, dir, replica_id: member.replica_id() });
-        }
+    if let Some((e, dir)) = members_largest.filter(|(e, _)| largest.is_none_or(|l| *e > l)) {
+        largest = Some(e);
+        largest_from = Some(dir);
     }
     let seen_by = |l: i32| match &largest_from {
         Some(m) => format!("the largest leader epoch {m} has seen ({l})"),

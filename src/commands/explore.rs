@@ -5,7 +5,7 @@
 
 use crate::durable::{self, output::OutputKind};
 use crate::error::{Error, Result};
-use crate::explore::model::{Action, Config, State, Violation, MAX_EPOCHS, MAX_RECORDS};
+use crate::explore::model::{Action, Config, Controller, State, Violation, MAX_EPOCHS, MAX_RECORDS};
 use crate::explore::script::{self, replica_name, value_name};
 use crate::explore::search::{search, SearchStats};
 use crate::explore::witness::{find_witness, Witness};
@@ -83,6 +83,8 @@ pub struct ExploreRequest<'a> {
     pub stale_hw: bool,
     /// The topic's min.insync.replicas ([`crate::explore::model::Config::min_isr`]).
     pub min_isr: u8,
+    /// Kafka 4.x: Eligible Leader Replicas on or off (`None`: as the release has them).
+    pub elr: Option<bool>,
     /// Worker threads (at least 1).
     pub threads: usize,
     /// The state cap; `None`: [`DEFAULT_MAX_STATES`] or what memory holds, whichever is less.
@@ -111,6 +113,9 @@ pub struct ReplicaLine {
 #[derive(Debug, Clone)]
 pub struct NarratedStep {
     pub command: String,
+    /// What the KRaft controller did with it: a comment with its record, and the `klog elect`
+    /// or `klog alter-isr` that replays its choice.
+    pub then: Vec<String>,
     pub replicas: Vec<ReplicaLine>,
 }
 
@@ -185,18 +190,20 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
             req.min_isr, req.replicas
         )));
     }
-    if req.min_isr > 1 {
-        for rules in &req.runs {
-            let release = rules.release;
-            if !rules.hw_waits_for_min_isr || rules.elr == crate::replication::release::Elr::Default {
-                return Err(Error::Usage(format!(
-                    "--min-isr {} is modelled with Kafka 3.7 to 4.0's rules (the HW waits below min.insync.replicas, \
-                     KAFKA-15583; Eligible Leader Replicas off, as 4.0 has them unless enabled: from 4.1 new \
-                     clusters elect from them and the lab does not model them), and Kafka {release} is outside \
-                     them: add --kafka 3.9.1 or --kafka 4.0.0",
-                    req.min_isr
-                )));
-            }
+    for rules in &req.runs {
+        let release = rules.release;
+        if req.min_isr > 1 && !rules.hw_waits_for_min_isr {
+            return Err(Error::Usage(format!(
+                "--min-isr {} is modelled from Kafka 3.7 (the HW waits below min.insync.replicas, KAFKA-15583; \
+                 before, it advanced with a smaller ISR), and Kafka {release} is older: add --kafka 3.7.0 or newer",
+                req.min_isr
+            )));
+        }
+        if req.elr.is_some() && Controller::of(rules, None) == Controller::Free {
+            return Err(Error::Usage(format!(
+                "--elr is a Kafka 4.x setting (KIP-966 with the KRaft controller), and Kafka {release} is older: \
+                 add --kafka 4.0.0 or newer"
+            )));
         }
     }
     if let Some(path) = req.script {
@@ -225,6 +232,7 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             power_loss: req.power_loss,
             stale_hw: req.stale_hw,
             min_isr: req.min_isr,
+            controller: Controller::of(&rules, req.elr),
         };
         let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
@@ -322,8 +330,10 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let mut state = State::initial(config.replicas);
     let mut steps = Vec::new();
     for a in actions {
-        state = state.apply(config, *a).0;
-        steps.push(NarratedStep { command: script::command(config, a), replicas: replica_lines(&state) });
+        let after = state.apply(config, *a).0;
+        let then = script::controller_lines(config, &state, &after, a);
+        state = after;
+        steps.push(NarratedStep { command: script::command(config, a), then, replicas: replica_lines(&state) });
     }
     let (kind, description) = describe(&violation);
     let power_loss = actions.iter().any(|a| matches!(a, Action::Crash { power_loss: true, .. }));
@@ -331,7 +341,7 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let script = witness.as_ref().map(|w| {
         let title = vec![
             format!(
-                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}{}",
+                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}{}{}",
                 script::rules_flag(&config.rules),
                 config.replicas,
                 config.max_epochs,
@@ -342,6 +352,12 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
                 if config.power_loss { " --power-loss" } else { "" },
                 if config.stale_hw { " --stale-hw" } else { "" },
                 if config.min_isr > 1 { format!(" --min-isr {}", config.min_isr) } else { String::new() },
+                match config.controller {
+                    Controller::Kraft { elr } if Controller::of(&config.rules, None) != config.controller => {
+                        format!(" --elr {}", if elr { "on" } else { "off" })
+                    }
+                    _ => String::new(),
+                },
             ),
             format!("A shortest counterexample ({} actions): {description}.", actions.len()),
         ];
@@ -356,8 +372,10 @@ fn witness_report(config: &Config, state: &State, w: &Witness) -> WitnessReport 
     let mut s = *state;
     let mut extra_steps = Vec::new();
     for a in &w.actions {
-        s = s.apply(&relaxed, *a).0;
-        extra_steps.push(NarratedStep { command: script::command(config, a), replicas: replica_lines(&s) });
+        let after = s.apply(&relaxed, *a).0;
+        let then = script::controller_lines(config, &s, &after, a);
+        s = after;
+        extra_steps.push(NarratedStep { command: script::command(config, a), then, replicas: replica_lines(&s) });
     }
     WitnessReport {
         extra_steps,
@@ -388,6 +406,7 @@ mod tests {
             power_loss: false,
             stale_hw: false,
             min_isr: 1,
+            elr: None,
             threads: 2,
             max_states: None,
             script: None,

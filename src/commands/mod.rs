@@ -1,6 +1,7 @@
 //! One module per subcommand: arguments in, plain data out. Commands never print; the
 //! renderers in [`crate::output`] turn their reports (or event streams) into text or JSON.
 
+pub mod alter_isr;
 pub mod append;
 pub mod check;
 pub mod cluster;
@@ -15,6 +16,7 @@ pub mod explore;
 pub mod fetch;
 pub mod flush;
 pub mod history;
+pub mod isr;
 pub mod pair;
 pub mod recorded_leader;
 pub mod recover;

@@ -19,7 +19,23 @@
 //! The visited set keeps only the fingerprint (hash compaction): two different canonical forms
 //! share one with probability about n²/2¹²⁹ — below 10⁻²² for 10⁸ states.
 
-use super::model::{State, MAX_RECORDS, MAX_REPLICAS};
+use super::model::{Config, Controller, State, MAX_RECORDS, MAX_REPLICAS};
+
+/// What the canonical form may leave out or rename, for one search's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Canon {
+    /// Keep the recovery point (only a power-loss crash reads it).
+    pub keep_recovery_point: bool,
+    /// Merge states that differ by the replicas' names. Not with the KRaft controller: it
+    /// elects the first valid replica of the assignment a, b, c, so names matter there.
+    pub rename_replicas: bool,
+}
+
+impl Canon {
+    pub fn of(cfg: &Config) -> Canon {
+        Canon { keep_recovery_point: cfg.power_loss, rename_replicas: cfg.controller == Controller::Free }
+    }
+}
 use crate::replica::Role;
 
 /// Room for the largest encoding (3 replicas, 8 records, 9 epoch entries each).
@@ -74,6 +90,8 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, 
     buf.push(state.appended);
     buf.push(remap_mask(state.isr));
     buf.push(state.latest_leader.map_or(0xff, |l| rank[l as usize]));
+    buf.push(remap_mask(state.elr));
+    buf.push(remap_mask(state.last_known_elr));
     for &old in &order[..n] {
         let node = &state.nodes[old as usize];
         buf.push(node.log_len);
@@ -145,8 +163,13 @@ fn node_key(state: &State, i: usize, keep_recovery_point: bool) -> u64 {
 }
 
 /// The smallest encoding over the replica permutations that order the replicas' keys.
-fn best_encoding(state: &State, keep_recovery_point: bool, best: &mut Buf, cur: &mut Buf) {
+fn best_encoding(state: &State, canon: Canon, best: &mut Buf, cur: &mut Buf) {
+    let keep_recovery_point = canon.keep_recovery_point;
     let n = state.n();
+    if !canon.rename_replicas {
+        encode(state, &[0, 1, 2], keep_recovery_point, best);
+        return;
+    }
     let mut keys = [0u64; MAX_REPLICAS];
     for (i, k) in keys.iter_mut().enumerate().take(n) {
         *k = node_key(state, i, keep_recovery_point);
@@ -165,18 +188,18 @@ fn best_encoding(state: &State, keep_recovery_point: bool, best: &mut Buf, cur: 
 }
 
 /// The canonical encoding: the smallest over replica permutations (see [`best_encoding`]).
-pub fn canonical_bytes(state: &State, keep_recovery_point: bool) -> Vec<u8> {
+pub fn canonical_bytes(state: &State, canon: Canon) -> Vec<u8> {
     let mut best = Buf { bytes: [0; BUF_BYTES], len: 0 };
     let mut cur = Buf { bytes: [0; BUF_BYTES], len: 0 };
-    best_encoding(state, keep_recovery_point, &mut best, &mut cur);
+    best_encoding(state, canon, &mut best, &mut cur);
     best.as_slice().to_vec()
 }
 
 /// The 128-bit fingerprint of the canonical form.
-pub fn fingerprint(state: &State, keep_recovery_point: bool) -> u128 {
+pub fn fingerprint(state: &State, canon: Canon) -> u128 {
     let mut best = Buf { bytes: [0; BUF_BYTES], len: 0 };
     let mut cur = Buf { bytes: [0; BUF_BYTES], len: 0 };
-    best_encoding(state, keep_recovery_point, &mut best, &mut cur);
+    best_encoding(state, canon, &mut best, &mut cur);
     hash128(best.as_slice())
 }
 
@@ -203,6 +226,9 @@ fn hash128(bytes: &[u8]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const FREE: Canon = Canon { keep_recovery_point: false, rename_replicas: true };
+    const POWER: Canon = Canon { keep_recovery_point: true, rename_replicas: true };
     use crate::explore::model::{Action, Config};
     use crate::replication::truncation::TruncationMode;
 
@@ -218,6 +244,7 @@ mod tests {
             power_loss: false,
             stale_hw: false,
             min_isr: 1,
+            controller: super::super::model::Controller::Free,
         }
     }
 
@@ -228,9 +255,9 @@ mod tests {
         let (a, _) = s.apply(&c, Action::Elect { replica: 0, leader_epoch: 0, isr: 0b011, unclean: false });
         let (b, _) = s.apply(&c, Action::Elect { replica: 2, leader_epoch: 0, isr: 0b110, unclean: false });
         let (d, _) = s.apply(&c, Action::Elect { replica: 2, leader_epoch: 0, isr: 0b100, unclean: false });
-        assert_eq!(fingerprint(&a, false), fingerprint(&b, false));
-        assert_ne!(fingerprint(&a, false), fingerprint(&d, false), "a different ISR size is a different state");
-        assert_eq!(canonical_bytes(&a, false), canonical_bytes(&b, false));
+        assert_eq!(fingerprint(&a, FREE), fingerprint(&b, FREE));
+        assert_ne!(fingerprint(&a, FREE), fingerprint(&d, FREE), "a different ISR size is a different state");
+        assert_eq!(canonical_bytes(&a, FREE), canonical_bytes(&b, FREE));
     }
 
     #[test]
@@ -242,10 +269,10 @@ mod tests {
         let (y, _) = s.apply(&c, Action::Append { replica: 0, value: 1 });
         x.nodes[0].log[0].value = 5;
         x.acked[0].1 = 5;
-        assert_eq!(fingerprint(&x, false), fingerprint(&y, false));
+        assert_eq!(fingerprint(&x, FREE), fingerprint(&y, FREE));
         let mut z = y;
         z.nodes[0].log[0].leader_epoch = 1;
-        assert_ne!(fingerprint(&z, false), fingerprint(&y, false));
+        assert_ne!(fingerprint(&z, FREE), fingerprint(&y, FREE));
     }
 
     /// `state` with replica `i` renamed `perm[i]` everywhere.
@@ -267,8 +294,24 @@ mod tests {
             out.nodes[perm[i] as usize] = node;
         }
         out.isr = mask(state.isr);
+        out.elr = mask(state.elr);
+        out.last_known_elr = mask(state.last_known_elr);
         out.latest_leader = state.latest_leader.map(|l| perm[l as usize]);
         out
+    }
+
+    /// The KRaft controller elects the first valid replica of the assignment: a state and its
+    /// renaming have different futures, so they are kept apart.
+    #[test]
+    fn with_the_kraft_controller_replica_names_are_kept() {
+        use crate::explore::model::Action;
+        let c = Config { controller: Controller::Kraft { elr: true }, ..cfg() };
+        let (s, _) =
+            State::initial(2).apply(&c, Action::Elect { replica: 0, leader_epoch: 0, isr: 0b11, unclean: false });
+        let (s, _) = s.apply(&c, Action::Crash { replica: 1, power_loss: false, hw: None });
+        let r = relabel(&s, [1, 0, 2]);
+        assert_ne!(fingerprint(&r, Canon::of(&c)), fingerprint(&s, Canon::of(&c)));
+        assert_eq!(fingerprint(&r, FREE), fingerprint(&s, FREE));
     }
 
     #[test]
@@ -288,11 +331,11 @@ mod tests {
                     break;
                 }
                 s = s.apply(&c, actions[pick(actions.len())]).0;
-                let f = fingerprint(&s, true);
+                let f = fingerprint(&s, POWER);
                 for perm in [[0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
                     let r = relabel(&s, perm);
-                    assert_eq!(fingerprint(&r, true), f, "{perm:?}: {s:?}");
-                    assert_eq!(canonical_bytes(&r, true), canonical_bytes(&s, true));
+                    assert_eq!(fingerprint(&r, POWER), f, "{perm:?}: {s:?}");
+                    assert_eq!(canonical_bytes(&r, POWER), canonical_bytes(&s, POWER));
                 }
             }
         }

@@ -23,6 +23,7 @@ use crate::replication::fencing::{fetch_allowed, FollowerFacts};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::follower;
 use crate::replication::high_watermark;
+use crate::replication::partition_change::{self, Partition};
 use crate::replication::release::Rules;
 use crate::replication::storage::{self, Copied, Running, Storage};
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
@@ -57,6 +58,35 @@ pub struct Config {
     /// The topic's min.insync.replicas: a leader appends only with an ISR that large (itself
     /// included), and its HW waits while the ISR is smaller (Kafka 3.7).
     pub min_isr: u8,
+    /// Who elects: the explorer freely, or Kafka 4.x's KRaft controller.
+    pub controller: Controller,
+}
+
+/// Who decides elections and ISR changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Controller {
+    /// The explorer: any live ISR member with any subset of the ISR that holds it (and, with
+    /// `unclean`, any live replica alone); the ISR changes only at elections. The lab's and
+    /// the pre-4.0 releases' model.
+    Free,
+    /// Kafka 4.x's KRaft controller ([`partition_change`]): a crash fences the broker (it leaves
+    /// the ISR, and a leader is replaced by the first valid replica of the assignment a, b, c);
+    /// a restart registers after an unclean shutdown and unfences; the leader shrinks and
+    /// expands the ISR (AlterPartition); `unclean` adds `Admin.electLeaders(UNCLEAN)` for a
+    /// partition with no leader. `elr`: Eligible Leader Replicas on.
+    Kraft { elr: bool },
+}
+
+impl Controller {
+    /// The controller of a release: KRaft from 4.0 (ZooKeeper is gone), ELR as the release
+    /// sets it for a new cluster unless `elr` says otherwise.
+    pub fn of(rules: &Rules, elr: Option<bool>) -> Controller {
+        use crate::replication::release::{Elr, Release};
+        if rules.release < Release::new(4, 0, 0) {
+            return Controller::Free;
+        }
+        Controller::Kraft { elr: elr.unwrap_or(rules.elr == Elr::Default) }
+    }
 }
 
 impl Config {
@@ -79,6 +109,7 @@ impl Config {
             power_loss: false,
             stale_hw: false,
             min_isr: 1,
+            controller: Controller::of(&rules, None),
         }
     }
 
@@ -86,6 +117,16 @@ impl Config {
     pub fn mode(&self) -> TruncationMode {
         self.rules.truncation
     }
+
+    /// Eligible Leader Replicas on (KRaft controller only).
+    pub fn elr(&self) -> bool {
+        matches!(self.controller, Controller::Kraft { elr: true })
+    }
+}
+
+/// The partition-change settings of a KRaft run.
+fn settings(cfg: &Config, elr: bool) -> partition_change::Settings {
+    partition_change::Settings { elr, min_isr: cfg.min_isr as usize }
 }
 
 /// One record of a log: the epoch it is stamped with and its value (1 = the first appended).
@@ -267,6 +308,10 @@ pub enum Action {
     Restart { replica: u8 },
     /// `klog recover F --leader L --mode M`.
     Recover { follower: u8, leader: u8 },
+    /// `klog alter-isr L --isr …`: the leader's AlterPartition, accepted by the KRaft
+    /// controller (a shrink of a member not caught up, or an expansion by one caught up); `isr`
+    /// is the new ISR as a mask, the leader included.
+    AlterIsr { leader: u8, isr: u8 },
 }
 
 /// A broken invariant.
@@ -299,8 +344,12 @@ pub struct State {
     pub appended: u8,
     /// The ISR of the latest election (all replicas before the first).
     pub isr: u8,
-    /// The leader of the latest epoch.
+    /// The leader of the latest epoch (with the KRaft controller, `None` while the partition
+    /// has no leader).
     pub latest_leader: Option<u8>,
+    /// The KRaft controller's eligible leader replicas and last known leader, as masks.
+    pub elr: u8,
+    pub last_known_elr: u8,
     /// Records acked so far: (offset, value), sorted.
     pub acked: [(u8, u8); MAX_RECORDS],
     pub acked_len: u8,
@@ -321,6 +370,8 @@ impl State {
             appended: 0,
             isr: (1u8 << replicas) - 1,
             latest_leader: None,
+            elr: 0,
+            last_known_elr: 0,
             acked: [(0, 0); MAX_RECORDS],
             acked_len: 0,
         }
@@ -398,9 +449,32 @@ impl State {
         out.clear();
         let n = self.n();
         let live = |i: usize| self.nodes[i].is_running();
+        let epochs_left = (self.epochs_issued as usize) < cfg.max_epochs as usize;
+        if let Controller::Kraft { elr } = cfg.controller {
+            // The topic's creation, then only the admin's unclean election: every other election
+            // is the controller's, part of a crash or a restart.
+            if self.epochs_issued == 0 {
+                out.push(Action::Elect { replica: 0, leader_epoch: 0, isr: (1u8 << n) - 1, unclean: false });
+                return;
+            }
+            if cfg.unclean && epochs_left {
+                let set = settings(cfg, elr);
+                if let Some(r) = partition_change::elect_unclean(n, &self.partition(), &set, self.active())
+                    .and_then(|o| o.partition.leader)
+                {
+                    let isr = self.isr_after_unclean(cfg, elr);
+                    out.push(Action::Elect {
+                        replica: r as u8,
+                        leader_epoch: self.epochs_issued as i8,
+                        isr,
+                        unclean: true,
+                    });
+                }
+            }
+        }
         // elect: a new epoch; clean elections pick a live ISR member and any subset of the ISR
         // that holds it; unclean ones a live replica outside the ISR, alone in its ISR.
-        if (self.epochs_issued as usize) < cfg.max_epochs as usize {
+        if cfg.controller == Controller::Free && epochs_left {
             let leader_epoch = self.epochs_issued as i8;
             for r in 0..n {
                 if !live(r) {
@@ -437,8 +511,15 @@ impl State {
                 }
             }
         }
+        if let Controller::Kraft { elr } = cfg.controller {
+            self.alter_isr_successors(cfg, elr, out);
+        }
         for r in 0..n {
             let node = &self.nodes[r];
+            // With the KRaft controller a crash or restart may elect: not past the epoch bound.
+            if !epochs_left && self.controller_would_elect(cfg, r) {
+                continue;
+            }
             if node.is_running() {
                 let stale = (cfg.stale_hw && node.hw_checkpoint != node.high_watermark).then_some(node.hw_checkpoint);
                 out.push(Action::Crash { replica: r as u8, power_loss: false, hw: stale });
@@ -470,6 +551,20 @@ impl State {
         let mut s = *self;
         let mut violation = None;
         match action {
+            Action::Elect { replica, leader_epoch, isr, .. } if cfg.controller != Controller::Free => {
+                // The topic's creation or the admin's unclean election, as the controller records it.
+                let p = if s.epochs_issued == 0 {
+                    Partition::created(s.n())
+                } else {
+                    let set = settings(cfg, cfg.elr());
+                    partition_change::elect_unclean(s.n(), &s.partition(), &set, s.active())
+                        .expect("offered only for a partition with no leader")
+                        .partition
+                };
+                debug_assert_eq!((p.leader, p.isr as u8), (Some(replica as usize), isr));
+                debug_assert_eq!(leader_epoch as u8, s.epochs_issued);
+                violation = s.controller_change(cfg, p);
+            }
             Action::Elect { replica, leader_epoch, isr, .. } => {
                 let r = replica as usize;
                 // `commands/elect.rs`: the epoch must be above every epoch the leader and the
@@ -489,21 +584,7 @@ impl State {
                 s.isr = isr;
                 s.latest_leader = Some(replica);
                 s.note_acked();
-                // Invariant 1: the new leader holds every record acked so far.
-                let node = &s.nodes[r];
-                for &(offset, value) in s.acked() {
-                    let found = node.records().get(offset as usize).copied();
-                    if found.map(|x| x.value) != Some(value) {
-                        violation = Some(Violation::AckedLoss {
-                            value,
-                            offset,
-                            leader: replica,
-                            leader_epoch: epoch as i8,
-                            found,
-                        });
-                        break;
-                    }
-                }
+                violation = s.acked_loss_at_election(r, epoch as i8);
             }
             Action::Append { replica, value } => {
                 let r = replica as usize;
@@ -528,6 +609,16 @@ impl State {
                     // Cut back to the recovery point; the checkpoints (HW, epochs) are durable.
                     node.log_len = node.log_len.min(node.recovery_point);
                 }
+                if let Controller::Kraft { elr } = cfg.controller {
+                    let out = partition_change::fenced(
+                        s.n(),
+                        &s.partition(),
+                        &settings(cfg, elr),
+                        replica as usize,
+                        s.active(),
+                    );
+                    violation = s.controller_change(cfg, out.partition);
+                }
             }
             Action::CheckpointHw { replica } => {
                 let node = &mut s.nodes[replica as usize];
@@ -537,15 +628,161 @@ impl State {
                 let node = &mut s.nodes[replica as usize];
                 node.recovery_point = node.log_len;
             }
-            Action::Restart { replica } => s.nodes[replica as usize].start(),
+            Action::Restart { replica } => {
+                s.nodes[replica as usize].start();
+                if let Controller::Kraft { elr } = cfg.controller {
+                    let p = s.registered_and_unfenced(cfg, elr, replica as usize);
+                    violation = s.controller_change(cfg, p);
+                }
+            }
+            Action::AlterIsr { isr, .. } => {
+                let set = settings(cfg, cfg.elr());
+                let out = partition_change::alter_isr(s.n(), &s.partition(), &set, isr as u32, s.active());
+                violation = s.controller_change(cfg, out.partition);
+            }
             Action::Recover { follower, leader } => {
+                let restarted = !s.nodes[follower as usize].is_running();
                 s.recover(cfg, follower as usize, leader as usize);
+                // A broker back from a crash registers (an unclean shutdown) and is unfenced.
+                if let (Controller::Kraft { elr }, true) = (cfg.controller, restarted) {
+                    let p = s.registered_and_unfenced(cfg, elr, follower as usize);
+                    violation = s.controller_change(cfg, p);
+                }
             }
         }
         if violation.is_none() {
             violation = s.divergence();
         }
         (s, violation)
+    }
+
+    /// Invariant 1 at an election of `r` at `leader_epoch`: it holds every record acked so far.
+    fn acked_loss_at_election(&self, r: usize, leader_epoch: i8) -> Option<Violation> {
+        let node = &self.nodes[r];
+        self.acked().iter().find_map(|&(offset, value)| {
+            let found = node.records().get(offset as usize).copied();
+            (found.map(|x| x.value) != Some(value)).then_some(Violation::AckedLoss {
+                value,
+                offset,
+                leader: r as u8,
+                leader_epoch,
+                found,
+            })
+        })
+    }
+
+    /// The KRaft controller's record of the partition.
+    pub fn partition(&self) -> Partition {
+        Partition {
+            leader: self.latest_leader.map(usize::from),
+            isr: self.isr as u32,
+            elr: self.elr as u32,
+            last_known_elr: self.last_known_elr as u32,
+        }
+    }
+
+    /// The running replicas (the controller's active, unfenced brokers), as a mask.
+    fn active(&self) -> u32 {
+        (0..self.n()).filter(|&i| self.nodes[i].is_running()).fold(0, |m, i| m | 1 << i)
+    }
+
+    /// A restart with the KRaft controller: `r` registers after an unclean shutdown (no model
+    /// crash is clean), then is unfenced.
+    fn registered_and_unfenced(&self, cfg: &Config, elr: bool, r: usize) -> Partition {
+        let set = settings(cfg, elr);
+        let others = self.active() & !(1 << r);
+        let p = partition_change::registered_after_unclean_shutdown(self.n(), &self.partition(), &set, r, others);
+        partition_change::unfenced(self.n(), &p, &set, r, others).partition
+    }
+
+    /// The ISR an admin's unclean election leaves: the new leader alone.
+    fn isr_after_unclean(&self, cfg: &Config, elr: bool) -> u8 {
+        let set = settings(cfg, elr);
+        partition_change::elect_unclean(self.n(), &self.partition(), &set, self.active())
+            .map_or(0, |o| o.partition.isr as u8)
+    }
+
+    /// Whether crashing (or restarting) `r` makes the KRaft controller elect a leader.
+    fn controller_would_elect(&self, cfg: &Config, r: usize) -> bool {
+        let Controller::Kraft { elr } = cfg.controller else { return false };
+        let before = self.partition();
+        let after = if self.nodes[r].is_running() {
+            partition_change::fenced(self.n(), &before, &settings(cfg, elr), r, self.active() & !(1 << r)).partition
+        } else {
+            let mut started = *self;
+            started.nodes[r].vol = Some(Volatile::started());
+            started.registered_and_unfenced(cfg, elr, r)
+        };
+        after.leader.is_some_and(|l| before.leader != Some(l))
+    }
+
+    /// What the leader's AlterPartition may ask (Kafka `Partition.maybeShrinkIsr`,
+    /// `maybeExpandIsr`): drop an ISR member that is not caught up (its last fetch short of the
+    /// leader's log end, `Replica.isCaughtUp`), or add a running follower of this leader at its
+    /// epoch whose fetch reached the HW and the start of the leader's epoch
+    /// (`Partition.isFollowerInSync`).
+    fn alter_isr_successors(&self, cfg: &Config, elr: bool, out: &mut Vec<Action>) {
+        let _ = (cfg, elr);
+        let Some(l) = self.latest_leader.map(usize::from) else { return };
+        let node = &self.nodes[l];
+        let Some(v) = node.vol.filter(|v| v.role == Role::Leader) else { return };
+        let leo = node.log_len as i8;
+        let epoch_start = node.epochs[..node.epochs_len as usize]
+            .iter()
+            .find(|&&(e, _)| e == v.leader_epoch)
+            .map_or(node.log_len, |&(_, o)| o) as i8;
+        for m in 0..self.n() {
+            if m == l {
+                continue;
+            }
+            let fetched = v.fetch_offsets[m];
+            if self.isr & bit(m) != 0 {
+                if fetched != leo {
+                    out.push(Action::AlterIsr { leader: l as u8, isr: self.isr & !bit(m) });
+                }
+            } else {
+                let follows = self.nodes[m].vol.is_some_and(|f| {
+                    f.role == Role::Follower && f.leader == Some(l as u8) && f.leader_epoch == v.leader_epoch
+                });
+                if follows && fetched >= 0 && fetched >= node.high_watermark as i8 && fetched >= epoch_start {
+                    out.push(Action::AlterIsr { leader: l as u8, isr: self.isr | bit(m) });
+                }
+            }
+        }
+    }
+
+    /// Apply the KRaft controller's new record `p`: a newly elected leader starts leading at the
+    /// next epoch with the new ISR (invariant 1 checked); a leader kept learns its new ISR
+    /// (`leader::alter_isr`, its HW recomputed).
+    fn controller_change(&mut self, cfg: &Config, p: Partition) -> Option<Violation> {
+        let before = self.partition();
+        self.elr = p.elr as u8;
+        self.last_known_elr = p.last_known_elr as u8;
+        self.isr = p.isr as u8;
+        self.latest_leader = p.leader.map(|l| l as u8);
+        let mut violation = None;
+        match p.leader {
+            Some(r) if before.leader != Some(r) => {
+                let epoch = self.epochs_issued as i32;
+                self.nodes[r].start();
+                leader::become_leader(
+                    &mut self.slot(r, cfg),
+                    epoch,
+                    vec![p.isr as u8],
+                    cfg.rules.epoch_entry_on_election,
+                )
+                .expect("the lab's storage does not fail");
+                self.epochs_issued += 1;
+                self.note_acked();
+                violation = self.acked_loss_at_election(r, epoch as i8);
+            }
+            Some(r) if before.isr != p.isr && self.nodes[r].leader_epoch().is_some() => {
+                leader::alter_isr(&mut self.slot(r, cfg), vec![p.isr as u8]).expect("the lab's storage does not fail");
+                self.note_acked();
+            }
+            _ => {}
+        }
+        violation
     }
 
     /// Replica `r` as [`Storage`].
@@ -779,6 +1016,12 @@ impl Storage for Slot<'_> {
         });
         self.node.largest_seen = self.node.largest_seen.max(leader_epoch as i8);
     }
+    fn set_isr(&mut self, isr: Vec<u8>) {
+        let mask = isr.into_iter().fold(0, |m, i| m | i) & !bit(self.id as usize);
+        if let Some(v) = self.node.vol.as_mut() {
+            v.isr = mask;
+        }
+    }
     fn set_follower(&mut self, leader: u8, leader_epoch: i32) {
         if self.node.vol.is_some() {
             self.node.vol = Some(Volatile {
@@ -858,6 +1101,7 @@ mod tests {
             power_loss: false,
             stale_hw: false,
             min_isr: 1,
+            controller: Controller::Free,
         }
     }
 
@@ -1043,5 +1287,84 @@ mod tests {
         );
         assert_eq!(s.nodes[0].high_watermark, 0, "the HW waits below min.insync.replicas");
         assert!(s.acked().is_empty());
+    }
+
+    fn kraft(elr: bool, min_isr: u8) -> Config {
+        Config { controller: Controller::Kraft { elr }, min_isr, ..cfg(TruncationMode::Kip279) }
+    }
+
+    /// Kafka 4.4 (`ReplicationControlManager.handleBrokerFenced`, `PartitionChangeBuilder`): a
+    /// crashed leader is replaced at once by the first live ISR member; it comes back out of the
+    /// ISR, and the leader adds it again only once it has caught up (`Partition.isFollowerInSync`).
+    #[test]
+    fn the_kraft_controller_elects_on_a_crash_and_the_leader_expands_the_isr_when_caught_up() {
+        use Action::*;
+        let c = kraft(true, 1);
+        let mut next = Vec::new();
+        State::initial(2).successors(&c, &mut next);
+        assert_eq!(
+            next,
+            vec![Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false }],
+            "the topic's creation"
+        );
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false }, Append { replica: A, value: 1 }],
+        );
+        s.successors(&c, &mut next);
+        assert!(next.contains(&AlterIsr { leader: A, isr: 0b01 }), "b has not fetched m1: {next:?}");
+        let (s, v) = run(s, &c, &[Crash { replica: A, power_loss: false, hw: None }]);
+        assert_eq!((s.latest_leader, s.isr, s.elr, v), (Some(B), 0b10, 0, None), "b leads at once");
+        assert_eq!(s.nodes[1].leader_epoch(), Some(1));
+        let (s, _) = run(s, &c, &[Recover { follower: A, leader: B }]);
+        assert_eq!(s.isr, 0b10, "a is back out of the ISR");
+        s.successors(&c, &mut next);
+        assert!(!next.iter().any(|a| matches!(a, AlterIsr { .. })), "a has not fetched yet: {next:?}");
+        let (s, _) = run(s, &c, &[Fetch { leader: B, follower: A }]);
+        s.successors(&c, &mut next);
+        assert!(next.contains(&AlterIsr { leader: B, isr: 0b11 }), "{next:?}");
+    }
+
+    /// KIP-966 with min ISR 2: the last ISR member is the last known leader; when it comes back
+    /// from a power loss that cost it an acked record, nothing stops its election.
+    #[test]
+    fn with_elr_the_last_known_leader_leads_again_after_its_power_loss() {
+        use Action::*;
+        let c = Config { power_loss: true, ..kraft(true, 2) };
+        let (s, v) = run(
+            State::initial(2),
+            &c,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+                Append { replica: A, value: 1 },
+                Fetch { leader: A, follower: B },
+                Fetch { leader: A, follower: B },
+                Crash { replica: A, power_loss: false, hw: None },
+            ],
+        );
+        assert_eq!((s.latest_leader, s.isr, s.elr, v), (Some(B), 0b10, 0b01, None), "a waits in the ELR");
+        let (s, _) = run(s, &c, &[Restart { replica: A }]);
+        assert_eq!(s.elr, 0, "an unclean shutdown takes a out of the ELR");
+        let (s, _) = run(s, &c, &[Crash { replica: B, power_loss: true, hw: None }]);
+        assert_eq!((s.latest_leader, s.isr, s.elr, s.last_known_elr), (None, 0, 0b10, 0b10));
+        let (s, v) = run(s, &c, &[Restart { replica: B }]);
+        assert_eq!(s.latest_leader, Some(B), "the last known leader");
+        assert!(matches!(v, Some(Violation::AckedLoss { value: 1, leader: B, .. })), "{v:?}");
+        // Without ELR the ISR [b] stays and b is elected as its member: the same loss.
+        let c = Config { power_loss: true, ..kraft(false, 2) };
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+                Append { replica: A, value: 1 },
+                Fetch { leader: A, follower: B },
+                Fetch { leader: A, follower: B },
+                Crash { replica: A, power_loss: false, hw: None },
+                Crash { replica: B, power_loss: true, hw: None },
+            ],
+        );
+        assert_eq!((s.latest_leader, s.isr, s.elr), (None, 0b10, 0));
     }
 }

@@ -2,7 +2,7 @@
 //! script (`set -euo pipefail`, replicas in a temp dir, the commands, then the `recover` whose
 //! report shows the violation). Pure text; nothing is run here.
 
-use super::model::{Action, Config};
+use super::model::{Action, Config, Controller, State};
 use super::witness::Witness;
 use crate::replication::release::Rules;
 
@@ -70,7 +70,71 @@ pub fn command(cfg: &Config, action: &Action) -> String {
         Action::Recover { follower, leader } => {
             format!("klog recover {} --leader {} {}{fencing}", dir(follower), dir(leader), rules_flag(&cfg.rules))
         }
+        Action::AlterIsr { leader, isr } => format!("klog alter-isr {}{}", dir(leader), isr_flag(cfg, leader, isr)),
     }
+}
+
+/// ` --isr x y` for the members of `isr` other than `leader` (nothing for the leader alone).
+fn isr_flag(cfg: &Config, leader: u8, isr: u8) -> String {
+    let members: Vec<String> =
+        (0..cfg.replicas as u8).filter(|&i| i != leader && isr & (1 << i) != 0).map(dir).collect();
+    if members.is_empty() {
+        String::new()
+    } else {
+        format!(" --isr {}", members.join(" "))
+    }
+}
+
+fn names(cfg: &Config, mask: u8) -> String {
+    let v: Vec<String> =
+        (0..cfg.replicas as u8).filter(|&i| mask & (1 << i) != 0).map(|i| replica_name(i).to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// What the KRaft controller did with `action` (`before` → `after`), as lines after its command:
+/// a comment with the partition's record, then `klog elect` for a leader it elected on a crash
+/// or a restart, or `klog alter-isr` for a leader that learns a smaller ISR. Nothing with the
+/// free controller.
+pub fn controller_lines(cfg: &Config, before: &State, after: &State, action: &Action) -> Vec<String> {
+    if cfg.controller == Controller::Free {
+        return Vec::new();
+    }
+    let event = match *action {
+        Action::Elect { unclean: false, .. } => "the topic is created".to_string(),
+        Action::Elect { .. } => "Admin.electLeaders(UNCLEAN)".to_string(),
+        Action::Crash { replica, .. } => format!("{} is fenced", replica_name(replica)),
+        Action::Restart { replica } => {
+            format!("{} registers after an unclean shutdown and is unfenced", replica_name(replica))
+        }
+        Action::AlterIsr { .. } => "AlterPartition accepted".to_string(),
+        _ => return Vec::new(),
+    };
+    let leader = after.latest_leader.map_or("none".to_string(), |l| replica_name(l).to_string());
+    let mut lines = vec![format!(
+        "# the controller: {event}; leader {leader}, ISR {}, ELR {}, last known leader {}",
+        names(cfg, after.isr),
+        names(cfg, after.elr),
+        names(cfg, after.last_known_elr)
+    )];
+    if !matches!(action, Action::Crash { .. } | Action::Restart { .. }) {
+        return lines;
+    }
+    match after.latest_leader {
+        Some(l) if before.latest_leader != Some(l) => {
+            let elect = Action::Elect {
+                replica: l,
+                leader_epoch: after.epochs_issued as i8 - 1,
+                isr: after.isr,
+                unclean: false,
+            };
+            lines.push(command(cfg, &elect));
+        }
+        Some(l) if before.isr != after.isr && after.nodes[l as usize].leader_epoch().is_some() => {
+            lines.push(command(cfg, &Action::AlterIsr { leader: l, isr: after.isr }));
+        }
+        _ => {}
+    }
+    lines
 }
 
 /// The showing recovery's command line (all records in the report's table).
@@ -104,14 +168,19 @@ pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[Stri
     for i in 0..cfg.replicas as u8 {
         s.push_str(&format!("step klog create {} --replica-id {}{min_isr}\n", dir(i), replica_id(i)));
     }
+    let relaxed = Config { max_records: cfg.max_records + 1, max_epochs: cfg.max_epochs + 1, ..*cfg };
+    let mut state = State::initial(cfg.replicas);
     for a in actions.iter().chain(&witness.actions) {
-        let c = command(cfg, a);
-        // A comment is a step of the broker's that no klog command takes.
-        if c.starts_with('#') {
-            s.push_str(&format!("{c}\n"));
-        } else {
-            s.push_str(&format!("step {c}\n"));
+        let after = state.apply(&relaxed, *a).0;
+        for c in std::iter::once(command(cfg, a)).chain(controller_lines(cfg, &state, &after, a)) {
+            // A comment is a step of the broker's (or the controller's) that no klog command takes.
+            if c.starts_with('#') {
+                s.push_str(&format!("{c}\n"));
+            } else {
+                s.push_str(&format!("step {c}\n"));
+            }
         }
+        state = after;
     }
     s.push_str(&format!("echo '$ {}' >&2\n", witness_command(cfg, witness).replace('"', "")));
     s.push_str(&format!("{} ${{KLOG_EXPLORE_JSON:+--json}}\n", witness_command(cfg, witness)));

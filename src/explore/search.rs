@@ -8,7 +8,7 @@
 //! ([`super::canon`]); each discovered state keeps only its parent's index and the action that
 //! reached it (8 bytes), and only the current and next levels are kept as whole states.
 
-use super::canon::fingerprint;
+use super::canon::{fingerprint, Canon};
 use super::model::{Action, Config, State, Violation};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -124,7 +124,7 @@ pub fn search_from(
 ) -> SearchOutcome {
     assert_eq!(initial.n(), cfg.replicas, "the configuration models the state's replicas");
     let started = Instant::now();
-    let keep_rp = cfg.power_loss;
+    let keep_rp = Canon::of(cfg);
     let mut visited: Visited = HashSet::default();
     visited.insert(fingerprint(&initial, keep_rp));
     // parent index and action of every discovered state (index 0: the initial state)
@@ -222,7 +222,7 @@ fn expand(
     batch: &[(u32, State)],
     visited: &Visited,
     threads: usize,
-    keep_rp: bool,
+    keep_rp: Canon,
 ) -> Vec<(Vec<Found>, u64)> {
     let slice = batch.len().div_ceil(threads).max(1);
     let work = |part: &[(u32, State)]| {

@@ -248,6 +248,8 @@ fn start_explorer(lab: &Lab, mode_name: &str) -> std::result::Result<(), Reply> 
             max_epochs: (state.epochs_issued as usize + EXPLORE_MORE_EPOCHS).min(MAX_EPOCHS) as u8,
             max_records: (state.appended as usize + EXPLORE_MORE_RECORDS).min(MAX_RECORDS) as u8,
             max_depth: EXPLORE_DEPTH,
+            // The lab's elections are the user's: the explorer goes on from them the same way.
+            controller: crate::explore::model::Controller::Free,
             ..Config::clean_at(rules, replicas, 0, 0, 0)
         };
         let deadline = Instant::now() + Duration::from_secs(EXPLORE_SECONDS);

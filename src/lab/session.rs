@@ -65,6 +65,8 @@ pub fn lab_config(rules: Rules, replicas: usize) -> Config {
         power_loss: true,
         stale_hw: false,
         min_isr: 1,
+        // The page's user elects: any live ISR member, at any time.
+        controller: crate::explore::model::Controller::Free,
     }
 }
 

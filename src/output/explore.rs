@@ -144,6 +144,14 @@ fn step(out: &mut dyn Write, n: usize, s: &NarratedStep, settings: &Settings) ->
     } else {
         writeln!(out, "  {n:>2}. $ {shown}")?;
     }
+    for line in &s.then {
+        let line = line.replace('"', "");
+        if line.starts_with('#') {
+            writeln!(out, "      {}", p.dim(&line))?;
+        } else {
+            writeln!(out, "      $ {line}")?;
+        }
+    }
     for r in &s.replicas {
         let role = match r.role {
             "leader" => p.good(r.role),
@@ -222,6 +230,7 @@ fn counterexample(
 fn step_json(s: &NarratedStep) -> Value {
     json!({
         "command": s.command,
+        "then": s.then,
         "replicas": s.replicas.iter().map(|r| json!({
             "name": r.name.to_string(),
             "role": r.role,

@@ -2,6 +2,7 @@
 
 use super::table;
 use super::Settings;
+use crate::commands::alter_isr::AlterIsrReport;
 use crate::commands::append::AppendReport;
 use crate::commands::check::CheckReport;
 use crate::commands::elect::ElectReport;
@@ -153,6 +154,25 @@ pub fn elected(out: &mut dyn Write, r: &ElectReport, settings: &Settings) -> Res
         p.epoch(r.leader_epoch, &r.leader_epoch.to_string()),
         r.log_end_offset,
         r.high_watermark
+    )
+}
+
+pub fn isr_altered(out: &mut dyn Write, r: &AlterIsrReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    let isr = |m: &[String]| if m.is_empty() { "leader only".to_string() } else { m.join(", ") };
+    let hw = if r.high_watermark == r.high_watermark_before {
+        format!("HW {}", r.high_watermark)
+    } else {
+        format!("HW {} -> {}", r.high_watermark_before, r.high_watermark)
+    };
+    out!(
+        out,
+        "{} is {} at epoch {}; ISR: {} -> {}; {hw}",
+        r.replica,
+        p.good("leader"),
+        p.epoch(r.leader_epoch, &r.leader_epoch.to_string()),
+        isr(&r.previous_isr),
+        isr(&r.isr)
     )
 }
 

@@ -489,6 +489,14 @@ impl Replica {
         }
     }
 
+    /// As a leader, take `isr` (without itself) as its ISR, keeping its epoch and the follower
+    /// fetch offsets it recorded. Does nothing unless running as leader; does not save.
+    pub fn set_isr(&mut self, isr: Vec<IsrMember>) {
+        if let Some(s) = self.state.as_mut().filter(|s| s.role == Role::Leader) {
+            s.isr = isr;
+        }
+    }
+
     /// Become a follower of `leader` (its identity) at `leader_epoch`: the ISR and the
     /// follower fetch offsets a leader keeps are cleared. Does nothing when the replica is not
     /// running; does not save.

@@ -33,6 +33,17 @@ pub fn become_leader<S: Storage>(
     Ok(entry)
 }
 
+/// A running leader's ISR changes to `isr` (its AlterPartition accepted, or the controller's
+/// record of a fenced member: Kafka `Partition.maybeShrinkIsr` / `maybeExpandIsr`, then
+/// `maybeIncrementLeaderHW`): saved, then the HW recomputed over the new ISR. Returns the HW.
+pub fn alter_isr<S: Storage>(replica: &mut S, isr: Vec<S::Member>) -> Result<i64> {
+    replica.set_isr(isr);
+    replica.save()?;
+    let hw = leader_high_watermark(replica);
+    replica.set_high_watermark(hw)?;
+    Ok(hw)
+}
+
 /// A leader's epoch cache while it leads at `leader_epoch` with log end `leo`, when the epoch it
 /// is known to lead at (its running state, else its latest cached epoch) is `known_epoch`: from
 /// 2.1 a leader stamps a newer epoch at its log end when it takes over (`Partition.makeLeader`);

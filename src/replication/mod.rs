@@ -14,6 +14,7 @@ pub mod follower;
 pub mod high_watermark;
 pub mod leader;
 pub mod on_disk;
+pub mod partition_change;
 pub mod release;
 pub mod storage;
 pub mod truncation;

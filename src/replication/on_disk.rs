@@ -75,6 +75,9 @@ impl Storage for Replica {
     fn set_leader(&mut self, leader_epoch: i32, isr: Vec<IsrMember>) {
         Replica::set_leader(self, leader_epoch, isr)
     }
+    fn set_isr(&mut self, isr: Vec<IsrMember>) {
+        Replica::set_isr(self, isr)
+    }
     fn set_follower(&mut self, leader: String, leader_epoch: i32) {
         Replica::set_follower(self, leader, leader_epoch)
     }

@@ -70,6 +70,9 @@ pub trait Storage {
     /// Run as leader at `leader_epoch` with `isr` (fetch offsets reset).
     fn set_leader(&mut self, leader_epoch: i32, isr: Vec<Self::Member>);
     /// Run as `leader`'s follower at `leader_epoch` (ISR and fetch offsets cleared).
+    /// As a leader, take `isr` (the leader itself not in it) as its ISR; keeps its epoch and
+    /// the fetch offsets it recorded.
+    fn set_isr(&mut self, isr: Vec<Self::Member>);
     fn set_follower(&mut self, leader: Self::Id, leader_epoch: i32);
     fn record_follower_fetch(&mut self, follower: Self::Id, fetch_offset: i64);
     /// Make the running state durable (the on-disk replica's state file).

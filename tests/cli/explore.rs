@@ -6,8 +6,8 @@
 
 use crate::common::{klog, s, Lab};
 use replica_lab::commands::explore::{self as cmd, ExploreRequest};
-use replica_lab::explore::model::{Action, Config, State};
-use replica_lab::explore::script::{replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS};
+use replica_lab::explore::model::{Action, Config, Controller, State};
+use replica_lab::explore::script::{controller_lines, replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS};
 use replica_lab::replica::Replica;
 use replica_lab::replication::diff::RecordCursor;
 use replica_lab::replication::truncation::TruncationMode;
@@ -33,6 +33,10 @@ fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
         power_loss: c.power_loss,
         stale_hw: c.stale_hw,
         min_isr: c.min_isr,
+        elr: match c.controller {
+            Controller::Kraft { elr } => Some(elr),
+            Controller::Free => None,
+        },
         threads: 2,
         max_states: Some(cmd::DEFAULT_MAX_STATES),
         script: script.map(|p| Box::leak(p.to_path_buf().into_boxed_path()) as &Path),
@@ -58,7 +62,35 @@ fn finding_configs() -> Vec<(&'static str, Config)> {
             "3.9.1 with min.insync.replicas 2 still loses an acked record to a power loss",
             Config { power_loss: true, min_isr: 2, ..Config::clean_at(rules("3.9.1"), 2, 2, 1, 8) },
         ),
+        (
+            "4.4 without ELR, min ISR 2: the last ISR member leads again after its power loss",
+            Config { power_loss: true, min_isr: 2, ..kraft(false, 2, 3, 1, 8) },
+        ),
+        (
+            "4.4 with ELR, min ISR 2: the last known leader leads again after its power loss",
+            Config { power_loss: true, min_isr: 2, ..kraft(true, 2, 3, 1, 8) },
+        ),
+        ("4.4 with ELR, an admin's unclean election", Config { unclean: true, ..kraft(true, 2, 2, 1, 6) }),
     ]
+}
+
+/// Kafka 4.4's rules with the KRaft controller, Eligible Leader Replicas on or off.
+fn kraft(elr: bool, replicas: usize, epochs: u8, records: u8, depth: u32) -> Config {
+    Config {
+        controller: Controller::Kraft { elr },
+        ..Config::clean_at(rules("4.4.0"), replicas, epochs, records, depth)
+    }
+}
+
+/// A command line the script prints, as arguments: `"$LAB/x"` becomes replica x's dir.
+fn line_args(line: &str, dir: &dyn Fn(u8) -> String) -> Vec<String> {
+    line.split_whitespace()
+        .skip(1)
+        .map(|w| match w.strip_prefix("\"$LAB/").and_then(|r| r.strip_suffix('"')) {
+            Some(name) => dir(name.as_bytes()[0] - b'a'),
+            None => w.to_string(),
+        })
+        .collect()
 }
 
 /// The command line of one lab action for a replica dir in `lab`.
@@ -105,6 +137,16 @@ fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
             let mut v = vec!["recover".into(), dir(follower), "--leader".into(), dir(leader)];
             v.extend(rules_flag(&c.rules).split(' ').map(String::from));
             v
+        }
+        Action::AlterIsr { leader, isr } => {
+            let mut v = vec!["alter-isr".into(), dir(leader)];
+            let members: Vec<String> =
+                (0..c.replicas as u8).filter(|&i| i != leader && isr & (1 << i) != 0).map(dir).collect();
+            if !members.is_empty() {
+                v.push("--isr".into());
+                v.extend(members);
+            }
+            return v;
         }
     };
     if !c.fencing {
@@ -172,18 +214,23 @@ fn replay(c: &Config, actions: &[Action], what: &str) {
     for (n, a) in actions.iter().enumerate() {
         state.successors(&relaxed, &mut enabled);
         assert!(enabled.contains(a), "{what}: step {n} {a:?} is not a lab action");
-        state = state.apply(&relaxed, *a).0;
-        let argv = args(c, a, &dir);
-        if argv.is_empty() {
-            continue;
+        let after = state.apply(&relaxed, *a).0;
+        // The command, then what the KRaft controller's choice makes the script run.
+        let mut lines = vec![args(c, a, &dir)];
+        for l in controller_lines(c, &state, &after, a).iter().filter(|l| !l.starts_with('#')) {
+            lines.push(line_args(l, &dir));
         }
-        let out = klog().args(&argv).output().expect("klog runs");
-        assert!(
-            out.status.code() == Some(0),
-            "{what}: step {n} `klog {}` failed: {}",
-            argv.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        state = after;
+        let argv = lines.last().unwrap().clone();
+        for argv in lines.iter().filter(|v| !v.is_empty()) {
+            let out = klog().args(argv).output().expect("klog runs");
+            assert!(
+                out.status.code() == Some(0),
+                "{what}: step {n} `klog {}` failed: {}",
+                argv.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         for (i, d) in dirs.iter().enumerate() {
             assert_eq!(
                 on_disk(d),
@@ -281,7 +328,11 @@ fn random_walks_through_the_lab_do_on_disk_what_they_do_in_memory() {
         Config { stale_hw: true, power_loss: true, ..config(TruncationMode::Hw, 2, 4, 4, 0) },
         Config { stale_hw: true, ..config(TruncationMode::Kip101, 3, 4, 3, 0) },
         Config { min_isr: 2, power_loss: true, unclean: true, ..Config::clean_at(rules("3.9.1"), 3, 4, 3, 0) },
+        Config { min_isr: 2, power_loss: true, unclean: true, ..kraft(true, 3, 5, 4, 0) },
+        Config { min_isr: 2, power_loss: true, unclean: true, ..kraft(false, 3, 5, 4, 0) },
+        Config { power_loss: true, ..kraft(true, 2, 5, 4, 0) },
     ];
+    let mut isr_changes = 0;
     for (k, c) in configs.iter().enumerate() {
         for w in 0..2 {
             let mut state = State::initial(c.replicas);
@@ -297,9 +348,11 @@ fn random_walks_through_the_lab_do_on_disk_what_they_do_in_memory() {
                 state = state.apply(c, a).0;
                 actions.push(a);
             }
+            isr_changes += actions.iter().filter(|a| matches!(a, Action::AlterIsr { .. })).count();
             replay(c, &actions, &format!("walk {w} of config {k} ({:?})", c.mode()));
         }
     }
+    assert!(isr_changes >= 3, "the KRaft walks change the ISR: {isr_changes}");
 }
 
 #[test]

@@ -1,0 +1,34 @@
+//! The ISR members a leader is given by their dirs (`elect --isr`, `alter-isr --isr`): each a
+//! replica of the leader's partition, distinct from the leader and from each other.
+
+use crate::error::Result;
+use crate::replica::{IsrMember, Replica};
+use std::fs;
+use std::path::PathBuf;
+
+/// The largest leader epoch an ISR member has seen, and the dir that saw it.
+pub type LargestSeen = Option<(i32, String)>;
+
+/// The members named by `dirs` (the leader's own dir and repeats dropped), and the largest leader
+/// epoch any of them has seen.
+pub fn members(leader: &Replica, dirs: &[PathBuf], partition: Option<&str>) -> Result<(Vec<IsrMember>, LargestSeen)> {
+    let mut isr: Vec<IsrMember> = Vec::new();
+    let mut largest: LargestSeen = None;
+    for dir in dirs {
+        let member = Replica::open(dir, Some(&leader.paths().name())).or_else(|_| Replica::open(dir, partition))?;
+        leader.ensure_same_partition(&member)?;
+        if fs::canonicalize(&member.paths().log_dir).ok() == fs::canonicalize(&leader.paths().log_dir).ok() {
+            continue; // the leader is always in its ISR
+        }
+        leader.ensure_distinct(&member)?;
+        if let Some(e) = member.largest_known_epoch().filter(|&e| largest.as_ref().is_none_or(|(l, _)| e > *l)) {
+            largest = Some((e, member.paths().log_dir.display().to_string()));
+        }
+        let id = member.identity();
+        if !isr.iter().any(|m| m.id == id) {
+            let dir = fs::canonicalize(&member.paths().log_dir).unwrap_or_else(|_| member.paths().log_dir.clone());
+            isr.push(IsrMember { id, dir, replica_id: member.replica_id() });
+        }
+    }
+    Ok((isr, largest))
+}
