@@ -8,6 +8,7 @@ use super::table::{self, Col, Grid};
 use super::Settings;
 use crate::commands::explore::{CounterexampleReport, ExploreReport, ExploreRun, NarratedStep, ReplicaLine};
 use crate::error::{IoContext, Result};
+use crate::explore::model::Controller;
 use crate::replication::classify::RecordClass;
 use comfy_table::Cell;
 use serde_json::{json, Value};
@@ -32,6 +33,9 @@ fn bounds(run: &ExploreRun) -> String {
 fn rules(run: &ExploreRun) -> String {
     let c = &run.config;
     let mut text = format!("{} Kafka {}", c.mode().name(), c.rules.release);
+    if let Controller::Kraft { elr } = c.controller {
+        text.push_str(if elr { " (KRaft, ELR on)" } else { " (KRaft, ELR off)" });
+    }
     for (on, name) in
         [(c.unclean, "unclean"), (!c.fencing, "no-fencing"), (c.power_loss, "power-loss"), (c.stale_hw, "stale-hw")]
     {
@@ -259,6 +263,12 @@ pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
                 "fencing": c.fencing,
                 "power_loss": c.power_loss,
                 "stale_hw": c.stale_hw,
+                "min_isr": c.min_isr,
+                "kafka": c.rules.release.to_string(),
+                "controller": match c.controller {
+                    Controller::Free => json!("free"),
+                    Controller::Kraft { elr } => json!({ "kraft": { "elr": elr } }),
+                },
                 "states": s.states,
                 "transitions": s.transitions,
                 "violations": s.violations,

@@ -119,8 +119,12 @@ fn min_insync_replicas_refuses_appends_and_holds_the_hw_below_it() {
     // The ISR shrinks to the leader alone: its HW stays at 1 though its LEO is 2.
     ok(&["elect", s(&a), "--epoch", "2"]);
     assert_eq!((replica(&a)["high_watermark"].as_i64(), replica(&a)["log_end_offset"].as_i64()), (Some(1), Some(2)));
-    let (_, err) = code(&["explore", "--mode", "kip279", "--min-isr", "2"], 2);
-    assert!(err.contains("--kafka 3.9.1"), "{err}");
+    let (_, err) = code(&["explore", "--mode", "kip101", "--min-isr", "2"], 2);
+    assert!(err.contains("--kafka 3.7.0"), "{err}");
+    let (_, err) = code(&["explore", "--kafka", "3.9.1", "--elr", "on"], 2);
+    assert!(err.contains("--kafka 4.0.0"), "{err}");
+    let (_, err) = code(&["explore", "--kafka", "4.1.0", "--elr", "yes"], 2);
+    assert!(err.contains("neither on nor off"), "{err}");
     let (_, err) = code(&["explore", "--kafka", "3.9.1", "--min-isr", "3"], 2);
     assert!(err.contains("--replicas"), "{err}");
 }

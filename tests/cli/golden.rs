@@ -60,6 +60,7 @@ const SESSION: &[Step] = &[
     step("elect-again", &["elect", "b"], 0),
     step("append-diverging", &["append", "b", "x1", "--timestamp", TS], 0),
     step("diff-diverged", &["diff", "a", "b"], 1),
+    step("alter-isr", &["alter-isr", "b", "--isr", "a"], 0),
     step("draw", &["draw", "a", "b"], 0),
     step("explore", &["explore", "--mode", "hw", "--max-records", "1", "--no-timing"], 1),
     step("demo", &["demo", "--dir", "lab1"], 0),
