@@ -428,6 +428,11 @@ impl State {
     /// command's fencing check (`may_fetch`) passes.
     fn may_fetch(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let Some(le) = self.nodes[l].leader_epoch() else { return false };
+        // With the KRaft controller a crashed broker comes back by registering (restart or
+        // recover), not by `klog fetch` starting it.
+        if cfg.controller != Controller::Free && !self.nodes[f].is_running() {
+            return false;
+        }
         if fetch_allowed(cfg.fencing, &self.facts(f, l), le as i32).is_err() {
             return false;
         }

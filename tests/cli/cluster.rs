@@ -91,6 +91,12 @@ impl Cluster {
     /// Format the four nodes with Kafka's StorageTool, start them and wait until the three
     /// brokers have started; then the producer/admin helper.
     pub fn start() -> Option<Cluster> {
+        Cluster::start_with(&[])
+    }
+
+    /// [`Cluster::start`] with feature levels set at format time (`--feature name=level`, e.g.
+    /// `eligible.leader.replicas.version=0` for a cluster without Eligible Leader Replicas).
+    pub fn start_with(features: &[&str]) -> Option<Cluster> {
         let classpath = classpath()?;
         let dir = tempfile::Builder::new().prefix("klog-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
@@ -114,6 +120,7 @@ impl Cluster {
                 .java()
                 .args(["kafka.tools.StorageTool", "format", "-t", "MkU3OEVBNTcwNTJENDM2Qk", "-c"])
                 .arg(c.properties(n))
+                .args(features.iter().flat_map(|f| ["--feature", f]))
                 .stdout(log.try_clone().unwrap())
                 .stderr(log)
                 .spawn()

@@ -38,6 +38,7 @@ mod ranges;
 mod readme;
 mod real;
 mod real_cluster;
+mod real_explore;
 mod real_history;
 mod recorded_leader;
 mod scale;

@@ -810,7 +810,7 @@ fn expect_min_isr_refused(seq: &Seq, o: &Outcome) -> Vec<String> {
 /// in place (`klog crash --power-loss`: what only the page cache held is gone), and copied as
 /// `cut` for klog; klog's own note that the replica crashed (`klog-state.json`) stays in that
 /// copy and leaves the broker's dir, which holds only Kafka's files again.
-fn power_cut(c: &mut Cluster, seq: &Seq, n: usize, raw: &str, cut: &str) -> Result<(), String> {
+pub(crate) fn power_cut(c: &mut Cluster, seq: &Seq, n: usize, raw: &str, cut: &str) -> Result<(), String> {
     c.copy(n, &seq.path(raw));
     let out = klog()
         .args(["crash", "--power-loss", "--partition", &format!("{}-0", seq.topic), s(&c.data_dir(n))])
