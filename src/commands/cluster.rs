@@ -21,6 +21,7 @@ use crate::log::names::{self, METADATA_TOPIC};
 use crate::partition_registration::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, read_meta_properties, LogDirFiles, Replica};
 use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
+use crate::replication::partition_change::{self, Chosen, Election, Partition};
 use crate::replication::release::Rules;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -461,10 +462,11 @@ fn preferred(lines: &[ReplicaLine]) -> Option<usize> {
     })
 }
 
-/// Which replica Kafka would elect with no leader or no clean one: with the metadata, the first
-/// live ISR member (a clean election), else an ELR member (KIP-966), else the last known leader
-/// (`lastKnownElr`), else the first live replica of the assignment (unclean leader election); without it, the assignment is unknown and the brokers'
-/// node-id order stands in for it (stated).
+/// Which replica Kafka would elect with no leader or no clean one: with the metadata, the KRaft
+/// controller's election on the partition as it last recorded it ([`partition_change::choose`]:
+/// the first live ISR member of the assignment, else an ELR member, else the last known leader,
+/// else an unclean election of the first live replica), the dirs found being the live brokers;
+/// without it, the assignment is unknown and the brokers' node-id order stands in for it (stated).
 fn kafka_choice(
     lines: &[ReplicaLine],
     registration: Option<&PartitionRegistration>,
@@ -478,22 +480,41 @@ fn kafka_choice(
             (i, format!("unclean election: the first live replica; no metadata, so the assignment is assumed in node-id order (broker {id} first)"))
         }).ok_or_else(|| "no replica has a node id".to_string());
     };
-    if let Some((id, i)) = reg.isr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
-        return Ok((i, format!("the first live member of the ISR {:?}: broker {id}", reg.isr)));
-    }
-    if let Some((id, i)) = reg.elr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
-        return Ok((i, format!("an eligible leader replica (ELR {:?}): broker {id}", reg.elr)));
-    }
-    if let Some((id, i)) = reg.last_known_elr.iter().find_map(|&id| live(id).map(|i| (id, i))) {
-        return Ok((i, format!("the last known leader (lastKnownElr {:?}): broker {id}", reg.last_known_elr)));
-    }
-    match reg.replicas.iter().find_map(|&id| live(id).map(|i| (id, i))) {
-        Some((id, i)) => Ok((
-            i,
-            format!("unclean election: the first live replica of the assignment {:?}: broker {id}", reg.replicas),
-        )),
-        None => Err(format!("none of the assignment {:?} is among the dirs", reg.replicas)),
-    }
+    let assignment: Vec<i32> = reg.replicas.iter().copied().take(32).collect();
+    let set = |ids: &[i32]| {
+        assignment.iter().enumerate().filter(|(_, id)| ids.contains(id)).fold(0u32, |m, (pos, _)| m | 1 << pos)
+    };
+    let p = Partition {
+        leader: assignment.iter().position(|&id| id == reg.leader),
+        isr: set(&reg.isr),
+        elr: set(&reg.elr),
+        last_known_elr: set(&reg.last_known_elr),
+    };
+    let alive =
+        assignment.iter().enumerate().filter(|(_, &id)| live(id).is_some()).fold(0u32, |m, (pos, _)| m | 1 << pos);
+    // ELR and the last known leader are recorded only when the feature is on.
+    let elr_on = !reg.elr.is_empty() || !reg.last_known_elr.is_empty();
+    let (chosen, how) = partition_change::choose(assignment.len(), &p, elr_on, alive, Election::Unclean);
+    let Some(pos) = chosen else {
+        return Err(format!("none of the assignment {:?} is among the dirs", reg.replicas));
+    };
+    let id = assignment[pos];
+    let why = match how {
+        Chosen::Kept => format!("the recorded leader, broker {id}"),
+        Chosen::Isr => {
+            format!("the first live ISR member {:?} in assignment order {:?}: broker {id}", reg.isr, reg.replicas)
+        }
+        Chosen::Elr => {
+            format!("the ISR is empty: the first live eligible leader replica (ELR {:?}): broker {id}", reg.elr)
+        }
+        Chosen::LastKnownLeader => {
+            format!("ISR and ELR empty: the last known leader (lastKnownElr {:?}): broker {id}", reg.last_known_elr)
+        }
+        Chosen::Unclean | Chosen::None => {
+            format!("unclean election: the first live replica of the assignment {:?}: broker {id}", reg.replicas)
+        }
+    };
+    Ok((live(id).expect("a live replica"), why))
 }
 
 struct Context<'a> {

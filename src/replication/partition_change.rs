@@ -118,24 +118,8 @@ fn build(replicas: usize, p: &Partition, s: &Settings, c: &Change) -> Outcome {
             target_elr = (target_elr | p.isr) & !target_isr & !c.unclean_shutdown;
         }
     }
-    // electAnyLeader
-    let valid = |r: usize, isr: Set, elr: Set| (has(isr, r) || (isr == 0 && has(elr, r))) && has(c.acceptable, r);
-    let (result, unclean, chosen) = if p.leader.is_some_and(|l| valid(l, target_isr, target_elr)) {
-        (p.leader, false, Chosen::Kept)
-    } else if let Some(r) = (0..replicas).find(|&r| valid(r, target_isr, target_elr)) {
-        (Some(r), false, if has(target_isr, r) { Chosen::Isr } else { Chosen::Elr })
-    } else if s.elr
-        && target_elr == 0
-        && target_isr == 0
-        && p.last_known_elr.count_ones() == 1
-        && has(c.acceptable, first(p.last_known_elr).unwrap_or(0))
-    {
-        (first(p.last_known_elr), true, Chosen::LastKnownLeader)
-    } else if let Some(r) = (c.election == Election::Unclean).then(|| first(c.acceptable & all)).flatten() {
-        (Some(r), true, Chosen::Unclean)
-    } else {
-        (None, false, Chosen::None)
-    };
+    let (result, unclean, chosen) =
+        elect_any(replicas, p.leader, target_isr, target_elr, p.last_known_elr, s.elr, c.acceptable & all, c.election);
     // tryElection
     let leader_changed = result != p.leader;
     let mut isr_set = None;
@@ -170,6 +154,58 @@ fn build(replicas: usize, p: &Partition, s: &Settings, c: &Change) -> Outcome {
         }
     }
     Outcome { partition: Partition { leader: result, isr, elr: target_elr, last_known_elr }, chosen }
+}
+
+/// `PartitionChangeBuilder.electAnyLeader` over the target ISR and ELR: the current leader if
+/// still valid; else the first valid replica of the assignment (an ISR member, or an ELR member
+/// when the ISR is empty); else, with ELR on and both empty, the last known leader if it is the
+/// only one and acceptable; else, for an unclean election, the first acceptable replica. Returns
+/// the leader, whether the election was unclean, and how it was chosen.
+#[allow(clippy::too_many_arguments)]
+fn elect_any(
+    replicas: usize,
+    leader: Option<usize>,
+    isr: Set,
+    elr: Set,
+    last_known_elr: Set,
+    elr_on: bool,
+    acceptable: Set,
+    election: Election,
+) -> (Option<usize>, bool, Chosen) {
+    let valid = |r: usize| (has(isr, r) || (isr == 0 && has(elr, r))) && has(acceptable, r);
+    if let Some(l) = leader.filter(|&l| valid(l)) {
+        return (Some(l), false, Chosen::Kept);
+    }
+    if let Some(r) = (0..replicas).find(|&r| valid(r)) {
+        return (Some(r), false, if has(isr, r) { Chosen::Isr } else { Chosen::Elr });
+    }
+    if elr_on && elr == 0 && isr == 0 && last_known_elr.count_ones() == 1 {
+        let r = first(last_known_elr).unwrap_or(0);
+        if has(acceptable, r) {
+            return (Some(r), true, Chosen::LastKnownLeader);
+        }
+    }
+    if election == Election::Unclean {
+        if let Some(r) = first(acceptable) {
+            return (Some(r), true, Chosen::Unclean);
+        }
+    }
+    (None, false, Chosen::None)
+}
+
+/// Whom the controller elects for the partition as it stands, with the replicas in `acceptable`
+/// alive (the cluster view's "Kafka's choice"): [`elect_any`] on its ISR and ELR.
+pub fn choose(
+    replicas: usize,
+    p: &Partition,
+    elr_on: bool,
+    acceptable: Set,
+    election: Election,
+) -> (Option<usize>, Chosen) {
+    let all: Set = (1 << replicas) - 1;
+    let (leader, _, chosen) =
+        elect_any(replicas, p.leader, p.isr, p.elr, p.last_known_elr, elr_on, acceptable & all, election);
+    (leader, chosen)
 }
 
 /// `handleBrokerFenced(r)` (a broker that stopped heartbeating: a crash): for a partition with
