@@ -2,8 +2,8 @@
 # klog explore's benchmark: builds --release, runs the issue's acceptance searches and the deep
 # 3-replica run, and prints each one's table row (states, transitions, violations, shortest
 # counterexample, seconds, states per second), peak memory, and pass/fail against the targets:
-# the exhaustive kip279 2-replica 3/3/3 run under 60 s (depth 16), the shortest hw
-# counterexample under 1 s. Every emitted script is run under bash with the built klog on PATH.
+# the exhaustive kip279 2-replica 3/3/3 run and every Kafka 4.4 (KRaft, ELR on and off, min
+# ISR 1 and 2) run under 60 s, the shortest hw counterexample under 1 s. Every emitted script is run under bash with the built klog on PATH.
 # Run from anywhere:  bash benches/explore.sh
 #   EXPLORE_DEEP_DEPTH=D   depth of the 3-replica 4-epoch 2-record run (default 40: until closed)
 #   EXPLORE_QUICK=1        skip the deep run
@@ -46,10 +46,14 @@ name, wall, rss, target, verdict = sys.argv[2:]
 for r in doc["runs"]:
     bounds = f'{r["replicas"]}/{r["max_epochs"]}/{r["max_records"]}/{r["max_depth"]}'
     opts = ",".join(k for k in ("unclean", "power_loss", "stale_hw") if r.get(k)) + ("" if r["fencing"] else ",no-fencing")
+    if r.get("min_isr", 1) > 1:
+        opts += f',min-isr={r["min_isr"]}'
+    if isinstance(r.get("controller"), dict):
+        opts += ",elr" if r["controller"]["kraft"]["elr"] else ",no-elr"
     reach = "closed" if r["closed"] else ("exhaustive" if r["exhaustive"] else "stopped")
     ce = r["counterexample"]
     what = f'{ce["kind"]} in {ce["length"]}' if ce else "-"
-    print(f'{name:<22} {r["mode"]:<7} {bounds:<10} {opts.strip(","):<12} depth {r["depth"]:>2} {reach:<10} '
+    print(f'{name:<22} {r["mode"]:<7} {bounds:<10} {opts.strip(","):<28} depth {r["depth"]:>2} {reach:<10} '
           f'states {r["states"]:>9} transitions {r["transitions"]:>10} violations {r["violations"]:>3} '
           f'shortest {r["shortest"] if r["shortest"] is not None else "-":>2} {what:<16} '
           f'{r["seconds"]:>7.2f}s {r["states_per_second"]:>9.0f}/s  wall {wall}s (target {target}) rss {rss} MiB  {verdict}')
@@ -64,10 +68,23 @@ run kip279-2.0.1    -   none  --kafka 2.0.1
 run kip279-2r-3-3-16 60 none  --mode kip279 --replicas 2 --max-epochs 3 --max-records 3 --max-depth 16
 run kip279-3r-2-2-10 -  none  --mode kip279 --replicas 3 --max-epochs 2 --max-records 2 --max-depth 10
 run kip279-unclean  -   found --mode kip279 --unclean
-run kip279-nofence  -   none  --mode kip279 --no-fencing --replicas 3
 run kip279-power    -   found --mode kip279 --power-loss
 run kip279-stale-hw -   none  --mode kip279 --stale-hw
+run nofence-2.0.1   -   none  --kafka 2.0.1 --no-fencing --replicas 3
+run nofence-3.9.1   -   none  --kafka 3.9.1 --no-fencing --replicas 3
+run 4.4-elr-min2        60 none  --kafka 4.4.0 --elr on --min-isr 2 --replicas 3
+run 4.4-noelr-min2      60 none  --kafka 4.4.0 --elr off --min-isr 2 --replicas 3
+run 4.4-elr-power       60 found --kafka 4.4.0 --elr on --power-loss --replicas 3
+run 4.4-noelr-power     60 found --kafka 4.4.0 --elr off --power-loss --replicas 3
+run 4.4-elr-min2-power  60 found --kafka 4.4.0 --elr on --min-isr 2 --power-loss --replicas 3
+run 4.4-noelr-min2-power 60 found --kafka 4.4.0 --elr off --min-isr 2 --power-loss --replicas 3
+run 4.4-elr-unclean     60 found --kafka 4.4.0 --elr on --unclean --replicas 3
+run 4.4-noelr-unclean   60 found --kafka 4.4.0 --elr off --unclean --replicas 3
+run 4.4-elr-min2-unclean 60 found --kafka 4.4.0 --elr on --min-isr 2 --unclean --replicas 3
+run 4.4-noelr-min2-uncl 60 found --kafka 4.4.0 --elr off --min-isr 2 --unclean --replicas 3
 if [ -z "${EXPLORE_QUICK:-}" ]; then
   run kip279-3r-4-2-deep - none --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 \
+    --max-depth "${EXPLORE_DEEP_DEPTH:-40}"
+  run 3.9.1-3r-4-2-deep  - none --kafka 3.9.1 --replicas 3 --max-epochs 4 --max-records 2 \
     --max-depth "${EXPLORE_DEEP_DEPTH:-40}"
 fi

@@ -276,9 +276,20 @@ fn the_readme_explore_benchmark_counts_are_what_klog_computes() {
         checked += 1;
     }
     assert!(checked >= 9, "{checked} rows checked");
-    let deep = block.lines().find(|l| l.starts_with("kip279-3r-4-2-deep")).expect("the deep row");
+    let deep = block.lines().find(|l| l.starts_with("3.9.1-3r-4-2-deep")).expect("the 3.9.1 deep row");
     assert_eq!((field(deep, "states"), field(deep, "transitions")), ("1636387".into(), "7771072".into()));
-    assert!(readme.contains("1,636,387 canonical states and 7,771,072 transitions"));
+    assert!(readme.contains("(1,636,387 states and 7,771,072 transitions"));
+    let deep = block.lines().find(|l| l.starts_with("kip279-3r-4-2-deep")).expect("the 4.4 deep row");
+    assert!(readme.contains(&format!(
+        "after {} canonical states",
+        field(deep, "states")
+            .as_bytes()
+            .rchunks(3)
+            .rev()
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect::<Vec<_>>()
+            .join(",")
+    )));
 }
 
 /// The README's first block and its Install block run as written, with the built binary for
