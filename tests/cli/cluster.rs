@@ -43,7 +43,13 @@ pub struct Cluster {
     /// Which nodes are stopped with SIGSTOP.
     paused: [bool; 4],
     kc: Option<Kc>,
+    /// One cluster at a time in this test process: on two cores, clusters side by side slow each
+    /// other past the sequences' timeouts. Held until the cluster is dropped (nodes first).
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// Whose turn it is to run a cluster.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// `klog.oracle.Cluster serve`: one command line in, JSON lines out, then `{"done":true}`.
 struct Kc {
@@ -98,6 +104,8 @@ impl Cluster {
     /// `eligible.leader.replicas.version=0` for a cluster without Eligible Leader Replicas).
     pub fn start_with(features: &[&str]) -> Option<Cluster> {
         let classpath = classpath()?;
+        // A test that failed while holding the turn poisons it; the next may still run.
+        let turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::Builder::new().prefix("klog-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         let ports = free_ports();
@@ -111,6 +119,7 @@ impl Cluster {
             seen: [0; 4],
             paused: [false; 4],
             kc: None,
+            _turn: turn,
         };
         let mut formats = Vec::new();
         for n in 0..4 {
