@@ -23,6 +23,7 @@ use crate::replication::fencing::{fetch_allowed, FollowerFacts};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::follower;
 use crate::replication::high_watermark;
+use crate::replication::isr;
 use crate::replication::partition_change::{self, Partition};
 use crate::replication::release::Rules;
 use crate::replication::storage::{self, Copied, Running, Storage};
@@ -516,8 +517,8 @@ impl State {
                 }
             }
         }
-        if let Controller::Kraft { elr } = cfg.controller {
-            self.alter_isr_successors(cfg, elr, out);
+        if cfg.controller != Controller::Free {
+            self.alter_isr_successors(out);
         }
         for r in 0..n {
             let node = &self.nodes[r];
@@ -726,30 +727,28 @@ impl State {
     /// leader's log end, `Replica.isCaughtUp`), or add a running follower of this leader at its
     /// epoch whose fetch reached the HW and the start of the leader's epoch
     /// (`Partition.isFollowerInSync`).
-    fn alter_isr_successors(&self, cfg: &Config, elr: bool, out: &mut Vec<Action>) {
-        let _ = (cfg, elr);
+    fn alter_isr_successors(&self, out: &mut Vec<Action>) {
         let Some(l) = self.latest_leader.map(usize::from) else { return };
         let node = &self.nodes[l];
         let Some(v) = node.vol.filter(|v| v.role == Role::Leader) else { return };
-        let leo = node.log_len as i8;
         let epoch_start = node.epochs[..node.epochs_len as usize]
             .iter()
             .find(|&&(e, _)| e == v.leader_epoch)
-            .map_or(node.log_len, |&(_, o)| o) as i8;
+            .map_or(node.log_len, |&(_, o)| o) as i64;
         for m in 0..self.n() {
             if m == l {
                 continue;
             }
-            let fetched = v.fetch_offsets[m];
+            let fetched = (v.fetch_offsets[m] >= 0).then_some(v.fetch_offsets[m] as i64);
             if self.isr & bit(m) != 0 {
-                if fetched != leo {
+                if isr::may_shrink(fetched, node.log_end_offset()) {
                     out.push(Action::AlterIsr { leader: l as u8, isr: self.isr & !bit(m) });
                 }
             } else {
                 let follows = self.nodes[m].vol.is_some_and(|f| {
                     f.role == Role::Follower && f.leader == Some(l as u8) && f.leader_epoch == v.leader_epoch
                 });
-                if follows && fetched >= 0 && fetched >= node.high_watermark as i8 && fetched >= epoch_start {
+                if follows && isr::may_expand(fetched, node.high_watermark as i64, epoch_start) {
                     out.push(Action::AlterIsr { leader: l as u8, isr: self.isr | bit(m) });
                 }
             }

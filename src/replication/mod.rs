@@ -12,6 +12,7 @@ pub mod fencing;
 pub mod fetch;
 pub mod follower;
 pub mod high_watermark;
+pub mod isr;
 pub mod leader;
 pub mod on_disk;
 pub mod partition_change;
