@@ -1335,18 +1335,16 @@ mod tests {
     #[test]
     fn with_elr_the_last_known_leader_leads_again_after_its_power_loss() {
         use Action::*;
+        // m1 acked on both, then a dies.
+        let acked_then_a_dies = [
+            Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+            Append { replica: A, value: 1 },
+            Fetch { leader: A, follower: B },
+            Fetch { leader: A, follower: B },
+            Crash { replica: A, power_loss: false, hw: None },
+        ];
         let c = Config { power_loss: true, ..kraft(true, 2) };
-        let (s, v) = run(
-            State::initial(2),
-            &c,
-            &[
-                Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
-                Append { replica: A, value: 1 },
-                Fetch { leader: A, follower: B },
-                Fetch { leader: A, follower: B },
-                Crash { replica: A, power_loss: false, hw: None },
-            ],
-        );
+        let (s, v) = run(State::initial(2), &c, &acked_then_a_dies);
         assert_eq!((s.latest_leader, s.isr, s.elr, v), (Some(B), 0b10, 0b01, None), "a waits in the ELR");
         let (s, _) = run(s, &c, &[Restart { replica: A }]);
         assert_eq!(s.elr, 0, "an unclean shutdown takes a out of the ELR");
@@ -1357,18 +1355,8 @@ mod tests {
         assert!(matches!(v, Some(Violation::AckedLoss { value: 1, leader: B, .. })), "{v:?}");
         // Without ELR the ISR [b] stays and b is elected as its member: the same loss.
         let c = Config { power_loss: true, ..kraft(false, 2) };
-        let (s, _) = run(
-            State::initial(2),
-            &c,
-            &[
-                Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
-                Append { replica: A, value: 1 },
-                Fetch { leader: A, follower: B },
-                Fetch { leader: A, follower: B },
-                Crash { replica: A, power_loss: false, hw: None },
-                Crash { replica: B, power_loss: true, hw: None },
-            ],
-        );
+        let (s, _) = run(State::initial(2), &c, &acked_then_a_dies);
+        let (s, _) = run(s, &c, &[Crash { replica: B, power_loss: true, hw: None }]);
         assert_eq!((s.latest_leader, s.isr, s.elr), (None, 0b10, 0));
     }
 }
