@@ -240,7 +240,7 @@ complete -c klog -n "__fish_klog_using_subcommand explore" -l script -d 'Write e
 complete -c klog -n "__fish_klog_using_subcommand explore" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c klog -n "__fish_klog_using_subcommand explore" -l unclean -d 'Elections may also pick a live replica outside the ISR'
+complete -c klog -n "__fish_klog_using_subcommand explore" -l unclean -d 'Elections may also pick a live replica outside the ISR (on Kafka 4.x: the admin\'s unclean election, for a partition with no leader)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-fencing -d 'Replicas are not fenced by the epochs they have seen (Kafka before KIP-320\'s FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A running replica still ignores a leader change not above its epoch, as every release does'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l power-loss -d 'Crashes may also drop unflushed bytes; flush becomes an action'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l stale-hw -d 'A crash leaves the HW last checkpointed, not the live one: a broker writes replication-offset-checkpoint every 5 s, and the checkpoint becomes an action (the scripts use `crash --hw N`)'

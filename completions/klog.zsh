@@ -301,7 +301,7 @@ all\:"All three, one after another"))' \
 '--max-states=[Stop a search after this many distinct states (it then says so). Default\: 25,000,000, or as many as the memory this process may use holds (about 256 bytes a state); a cap above that is refused before the search]:N:_default' \
 '--script=[Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--unclean[Elections may also pick a live replica outside the ISR]' \
+'--unclean[Elections may also pick a live replica outside the ISR (on Kafka 4.x\: the admin'\''s unclean election, for a partition with no leader)]' \
 '--no-fencing[Replicas are not fenced by the epochs they have seen (Kafka before KIP-320'\''s FENCED_LEADER_EPOCH; the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`). A running replica still ignores a leader change not above its epoch, as every release does]' \
 '--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
 '--stale-hw[A crash leaves the HW last checkpointed, not the live one\: a broker writes replication-offset-checkpoint every 5 s, and the checkpoint becomes an action (the scripts use \`crash --hw N\`)]' \

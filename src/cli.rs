@@ -274,7 +274,8 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_DEPTH, value_name = "D",
           value_parser = ranged::<u32>(1, 64, "deeper than 64 actions is beyond any machine here"))]
     pub max_depth: u32,
-    /// Elections may also pick a live replica outside the ISR.
+    /// Elections may also pick a live replica outside the ISR (on Kafka 4.x: the admin's
+    /// unclean election, for a partition with no leader).
     #[arg(long)]
     pub unclean: bool,
     /// Replicas are not fenced by the epochs they have seen (Kafka before KIP-320's
@@ -915,7 +916,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         "explore" => &[
             "klog explore",
             "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
-            "klog explore --mode kip279 --replicas 3 --max-epochs 4 --max-records 2 --max-depth 30",
+            "klog explore --kafka 4.4 --elr off --min-isr 2 --power-loss --replicas 3",
         ],
         "lab" => &["klog lab", "klog lab --dir /tmp/lab --port 8080"],
         "generate" => &["klog generate man /usr/local/share/man/man1", "klog generate completions bash > klog.bash"],
