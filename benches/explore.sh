@@ -70,8 +70,8 @@ run kip279-3r-2-2-10 -  none  --mode kip279 --replicas 3 --max-epochs 2 --max-re
 run kip279-unclean  -   found --mode kip279 --unclean
 run kip279-power    -   found --mode kip279 --power-loss
 run kip279-stale-hw -   none  --mode kip279 --stale-hw
-run nofence-2.0.1   -   none  --kafka 2.0.1 --no-fencing --replicas 3
-run nofence-3.9.1   -   none  --kafka 3.9.1 --no-fencing --replicas 3
+run nofence-2.0.1   -   found --kafka 2.0.1 --no-fencing --replicas 3
+run nofence-3.9.1   -   found --kafka 3.9.1 --no-fencing --replicas 3
 run 4.4-elr-min2        60 none  --kafka 4.4.0 --elr on --min-isr 2 --replicas 3
 run 4.4-noelr-min2      60 none  --kafka 4.4.0 --elr off --min-isr 2 --replicas 3
 run 4.4-elr-power       60 found --kafka 4.4.0 --elr on --power-loss --replicas 3

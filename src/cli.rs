@@ -280,7 +280,9 @@ pub struct ExploreArgs {
     pub unclean: bool,
     /// Replicas are not fenced by the epochs they have seen (Kafka before KIP-320's
     /// FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A
-    /// running replica still ignores a leader change not above its epoch, as every release does.
+    /// running replica still ignores a leader change not above its epoch, as every release does;
+    /// an election may reach a follower before its leader, which answers from its older state
+    /// (the stale receiver; scripts use `recover --leader-epoch`).
     #[arg(long)]
     pub no_fencing: bool,
     /// Crashes may also drop unflushed bytes; flush becomes an action.
@@ -496,10 +498,13 @@ pub struct RecoverArgs {
     /// not above its epoch, as every release does.
     #[arg(long, requires = "leader")]
     pub no_fencing: bool,
-    /// With --dry-run on a broker's data dirs: the epoch the controller gave LEADER (from the
-    /// cluster's metadata). A leader stamps its epoch at its log end when it takes over, so one
-    /// above the latest in LEADER's cache starts there. Default: the latest in LEADER's cache.
-    #[arg(long, value_name = "EPOCH", requires = "dry_run", requires = "leader",
+    /// The epoch the controller gave LEADER. On a broker's data dirs (from the cluster's
+    /// metadata): a leader stamps its epoch at its log end when it takes over, so one above the
+    /// latest in LEADER's cache starts there. On a klog leader running at a lower epoch: DIR was
+    /// told first and asks LEADER before it has taken the epoch — refused from KIP-320 (Kafka 2.1,
+    /// UNKNOWN_LEADER_EPOCH), answered from LEADER's log as it is with --no-fencing (the stale
+    /// receiver). Default: the latest in LEADER's cache.
+    #[arg(long, value_name = "EPOCH", requires = "leader",
           value_parser = ranged::<i32>(0, 2_147_483_647, "a leader epoch is a non-negative i32 in Kafka"))]
     pub leader_epoch: Option<i32>,
     /// A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller's, or

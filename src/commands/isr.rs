@@ -2,7 +2,8 @@
 //! replica of the leader's partition, distinct from the leader and from each other.
 
 use crate::error::Result;
-use crate::replica::{IsrMember, Replica};
+use crate::replica::{IsrMember, Replica, Role};
+use crate::replication::election;
 use std::fs;
 use std::path::PathBuf;
 
@@ -10,8 +11,14 @@ use std::path::PathBuf;
 pub type LargestSeen = Option<(i32, String)>;
 
 /// The members named by `dirs` (the leader's own dir and repeats dropped), and the largest leader
-/// epoch any of them has seen.
-pub fn members(leader: &Replica, dirs: &[PathBuf], partition: Option<&str>) -> Result<(Vec<IsrMember>, LargestSeen)> {
+/// epoch any of them has seen that counts against the `requested` epoch
+/// ([`election::counted_epoch`]: a member told of this very election first does not count).
+pub fn members(
+    leader: &Replica,
+    dirs: &[PathBuf],
+    partition: Option<&str>,
+    requested: Option<i32>,
+) -> Result<(Vec<IsrMember>, LargestSeen)> {
     let mut isr: Vec<IsrMember> = Vec::new();
     let mut largest: LargestSeen = None;
     for dir in dirs {
@@ -21,7 +28,12 @@ pub fn members(leader: &Replica, dirs: &[PathBuf], partition: Option<&str>) -> R
             continue; // the leader is always in its ISR
         }
         leader.ensure_distinct(&member)?;
-        if let Some(e) = member.largest_known_epoch().filter(|&e| largest.as_ref().is_none_or(|(l, _)| e > *l)) {
+        let follows_at = member
+            .state()
+            .filter(|s| s.role == Role::Follower && s.leader.as_deref() == Some(leader.identity().as_str()))
+            .map(|s| s.leader_epoch);
+        let counted = election::counted_epoch(member.largest_known_epoch(), follows_at, requested);
+        if let Some(e) = counted.filter(|&e| largest.as_ref().is_none_or(|(l, _)| e > *l)) {
             largest = Some((e, member.paths().log_dir.display().to_string()));
         }
         let id = member.identity();

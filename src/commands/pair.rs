@@ -87,5 +87,14 @@ pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
                 role.name()
             ),
         ),
+        Fenced::LeaderBehind { running, told } => Error::state(
+            &leader.paths().log_dir,
+            format!(
+                "leads at epoch {running}, not yet at --leader-epoch {told}: from KIP-320 (Kafka 2.1) it answers \
+                 UNKNOWN_LEADER_EPOCH and {} retries once it has taken it (--no-fencing: before KIP-320, it answers \
+                 from the log it has)",
+                follower.paths().log_dir.display()
+            ),
+        ),
     }
 }

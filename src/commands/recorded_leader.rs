@@ -275,6 +275,9 @@ impl AssumedLeader {
         });
         let mut s = match self.source {
             LeaderEpochSource::Running => "the epoch the leader runs at, from klog's state".to_string(),
+            LeaderEpochSource::Given if self.leader_epoch > self.cached_epoch => {
+                format!("given with --leader-epoch, above epoch {} the leader is at", self.cached_epoch)
+            }
             LeaderEpochSource::Given => "given with --leader-epoch".to_string(),
             LeaderEpochSource::Metadata => {
                 format!("the leader ({l}) leads at epoch {} as the metadata last recorded: {}", self.leader_epoch, recorded.clone().unwrap_or_default())

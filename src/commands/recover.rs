@@ -15,7 +15,7 @@ use crate::replication::diff::{self, DiffOutcome, OwnedRecord};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::release::Rules;
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
-use crate::replication::{follower, leader};
+use crate::replication::{fencing, follower, leader};
 use std::path::Path;
 
 /// Rows of the record table kept in a report (the counts cover everything).
@@ -243,6 +243,12 @@ fn as_follower(
     let (leader_epoch, leader_epoch_source) = (assumed.leader_epoch, assumed.source);
     let facts = follower_facts(&follower, &leader, false);
     follower::takes_leader_change(fencing, &facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
+    // Told before a running leader took the epoch: it answers from the log it has, if at all.
+    let told_first = source == LeaderEpochSource::Running && leader_epoch > cached_epoch;
+    if told_first {
+        fencing::told_before_the_leader(fencing, cached_epoch, leader_epoch)
+            .map_err(|why| fenced(&leader, &follower, &why))?;
+    }
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     let f_leo = follower.log_end_offset();
@@ -252,7 +258,7 @@ fn as_follower(
         leader.log().epoch_cache(),
         leader.log_end_offset(),
         leader_epoch,
-        cached_epoch,
+        if told_first { leader_epoch } else { cached_epoch },
         &req.rules,
     );
     let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark())

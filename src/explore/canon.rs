@@ -92,6 +92,14 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, 
     buf.push(state.latest_leader.map_or(0xff, |l| rank[l as usize]));
     buf.push(remap_mask(state.elr));
     buf.push(remap_mask(state.last_known_elr));
+    match state.announced {
+        None => buf.push(0xff),
+        Some((l, e, isr)) => {
+            buf.push(rank[l as usize]);
+            buf.push(e as u8);
+            buf.push(remap_mask(isr));
+        }
+    }
     for &old in &order[..n] {
         let node = &state.nodes[old as usize];
         buf.push(node.log_len);
@@ -296,6 +304,7 @@ mod tests {
         out.isr = mask(state.isr);
         out.elr = mask(state.elr);
         out.last_known_elr = mask(state.last_known_elr);
+        out.announced = state.announced.map(|(l, e, isr)| (perm[l as usize], e, mask(isr)));
         out.latest_leader = state.latest_leader.map(|l| perm[l as usize]);
         out
     }

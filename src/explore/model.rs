@@ -18,8 +18,8 @@ use crate::error::Result;
 use crate::log::epoch_cache::{EpochCache, EpochEntry};
 use crate::replica::Role;
 use crate::replication::classify::{self, RecordClass};
-use crate::replication::election::next_leader_epoch;
-use crate::replication::fencing::{fetch_allowed, FollowerFacts};
+use crate::replication::election::{counted_epoch, next_leader_epoch, ElectionRefusal};
+use crate::replication::fencing::{self, fetch_allowed, FollowerFacts};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::follower;
 use crate::replication::high_watermark;
@@ -309,6 +309,14 @@ pub enum Action {
     Restart { replica: u8 },
     /// `klog recover F --leader L --mode M`.
     Recover { follower: u8, leader: u8 },
+    /// The controller elects `replica` at `leader_epoch` with `isr`, but its LeaderAndIsr has
+    /// not reached the new leader yet (only with `--no-fencing`: the stale receiver before
+    /// KIP-320). A comment in scripts; the later `Elect` of the same is its delivery.
+    Announce { replica: u8, leader_epoch: i8, isr: u8 },
+    /// `klog recover F --leader L --leader-epoch E --no-fencing`: F was told of the announced
+    /// election first and truncates against L as L is now — a leader at an older epoch, which
+    /// answers from the log it has (Kafka 2.0.1's `Partition.lastOffsetForLeaderEpoch`).
+    RecoverAhead { follower: u8, leader: u8, leader_epoch: i8 },
     /// `klog alter-isr L --isr …`: the leader's AlterPartition, accepted by the KRaft
     /// controller (a shrink of a member not caught up, or an expansion by one caught up); `isr`
     /// is the new ISR as a mask, the leader included.
@@ -351,6 +359,8 @@ pub struct State {
     /// The KRaft controller's eligible leader replicas and last known leader, as masks.
     pub elr: u8,
     pub last_known_elr: u8,
+    /// An election whose LeaderAndIsr has not reached its leader yet: (leader, epoch, ISR).
+    pub announced: Option<(u8, i8, u8)>,
     /// Records acked so far: (offset, value), sorted.
     pub acked: [(u8, u8); MAX_RECORDS],
     pub acked_len: u8,
@@ -373,6 +383,7 @@ impl State {
             latest_leader: None,
             elr: 0,
             last_known_elr: 0,
+            announced: None,
             acked: [(0, 0); MAX_RECORDS],
             acked_len: 0,
         }
@@ -450,6 +461,45 @@ impl State {
         self.may_be_told(f, l) && follower::takes_leader_change(cfg.fencing, &self.facts(f, l), le as i32).is_ok()
     }
 
+    /// The epoch `klog elect` gives `replica` for `leader_epoch` with `isr` (`commands/elect.rs`):
+    /// above every epoch the leader and the ISR members have seen, except that a member told of
+    /// this very election first does not count ([`counted_epoch`]). Refused when a member saw it
+    /// otherwise (told first, then crashed and restarted: its seen epoch stays, its following
+    /// goes).
+    fn election_epoch(&self, replica: u8, leader_epoch: i8, isr: u8) -> std::result::Result<i32, ElectionRefusal> {
+        let largest = (0..self.n())
+            .filter(|&i| (isr | bit(replica as usize)) & bit(i) != 0)
+            .filter_map(|i| {
+                let node = &self.nodes[i];
+                let seen = (node.largest_seen >= 0).then_some(node.largest_seen as i32);
+                let follows = node
+                    .vol
+                    .filter(|v| v.role == Role::Follower && v.leader == Some(replica) && i != replica as usize)
+                    .map(|v| v.leader_epoch as i32);
+                counted_epoch(seen, follows, Some(leader_epoch as i32))
+            })
+            .max();
+        next_leader_epoch(Some(leader_epoch as i32), largest)
+    }
+
+    /// Whether `klog recover f --leader l --leader-epoch E --no-fencing` is one the lab runs, `l`
+    /// having been announced at E: `l` runs as a leader at an older epoch (a replica that is not a
+    /// leader answers NOT_LEADER_FOR_PARTITION), fencing lets it answer
+    /// ([`fencing::told_before_the_leader`]), and `f` takes the change.
+    fn may_recover_ahead(&self, cfg: &Config, f: usize, l: usize) -> bool {
+        let (Some((_, told, _)), Some(running)) = (self.announced, self.nodes[l].leader_epoch()) else {
+            return false;
+        };
+        let facts = self.facts(f, l);
+        let follows_ahead = self.nodes[f]
+            .vol
+            .is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == told);
+        running < told
+            && !follows_ahead
+            && fencing::told_before_the_leader(cfg.fencing, running as i32, told as i32).is_ok()
+            && follower::takes_leader_change(cfg.fencing, &facts, told as i32).is_ok()
+    }
+
     /// Every action the lab may take next, in a fixed order.
     pub fn successors(&self, cfg: &Config, out: &mut Vec<Action>) {
         out.clear();
@@ -480,7 +530,17 @@ impl State {
         }
         // elect: a new epoch; clean elections pick a live ISR member and any subset of the ISR
         // that holds it; unclean ones a live replica outside the ISR, alone in its ISR.
-        if cfg.controller == Controller::Free && epochs_left {
+        if let Some((l, e, isr)) = self.announced {
+            // Only its delivery, to a live leader, and followers told before it.
+            if live(l as usize) && self.election_epoch(l, e, isr).is_ok() {
+                out.push(Action::Elect { replica: l, leader_epoch: e, isr, unclean: false });
+            }
+            for f in 0..n {
+                if f != l as usize && self.may_recover_ahead(cfg, f, l as usize) {
+                    out.push(Action::RecoverAhead { follower: f as u8, leader: l, leader_epoch: e });
+                }
+            }
+        } else if cfg.controller == Controller::Free && epochs_left {
             let leader_epoch = self.epochs_issued as i8;
             for r in 0..n {
                 if !live(r) {
@@ -492,6 +552,9 @@ impl State {
                     let mut sub = others;
                     loop {
                         out.push(Action::Elect { replica: r as u8, leader_epoch, isr: sub | bit(r), unclean: false });
+                        if !cfg.fencing {
+                            out.push(Action::Announce { replica: r as u8, leader_epoch, isr: sub | bit(r) });
+                        }
                         if sub == 0 {
                             break;
                         }
@@ -575,18 +638,16 @@ impl State {
                 let r = replica as usize;
                 // `commands/elect.rs`: the epoch must be above every epoch the leader and the
                 // ISR members have seen (it is: the explorer's one counter issues it).
-                let largest = (0..s.n())
-                    .filter(|&i| isr & bit(i) != 0)
-                    .map(|i| s.nodes[i].largest_seen)
-                    .max()
-                    .filter(|e| *e >= 0)
-                    .map(|e| e as i32);
-                let epoch = next_leader_epoch(Some(leader_epoch as i32), largest)
+                let epoch = s
+                    .election_epoch(replica, leader_epoch, isr)
                     .expect("the explorer issues epochs above every one seen");
                 s.nodes[r].start();
                 leader::become_leader(&mut s.slot(r, cfg), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
                     .expect("the lab's storage does not fail");
-                s.epochs_issued += 1;
+                // The delivery of an announced election issues no new epoch.
+                if s.announced.take().is_none() {
+                    s.epochs_issued += 1;
+                }
                 s.isr = isr;
                 s.latest_leader = Some(replica);
                 s.note_acked();
@@ -640,6 +701,16 @@ impl State {
                     let p = s.registered_and_unfenced(cfg, elr, replica as usize);
                     violation = s.controller_change(cfg, p);
                 }
+            }
+            Action::Announce { replica, leader_epoch, isr } => {
+                debug_assert_eq!(leader_epoch as u8, s.epochs_issued);
+                s.announced = Some((replica, leader_epoch, isr));
+                s.epochs_issued += 1;
+                s.isr = isr;
+                s.latest_leader = Some(replica);
+            }
+            Action::RecoverAhead { follower, leader, leader_epoch } => {
+                s.recover_at(cfg, follower as usize, leader as usize, leader_epoch);
             }
             Action::AlterIsr { isr, .. } => {
                 let set = settings(cfg, cfg.elr());
@@ -812,6 +883,12 @@ impl State {
     /// Returns the plan and the HW the report judges acks by.
     fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
         let leader_epoch = self.nodes[l].leader_epoch().expect("recover against a leader");
+        self.recover_at(cfg, f, l, leader_epoch)
+    }
+
+    /// [`State::recover`] with `f` told that `l` leads at `leader_epoch`, which `l` (leading at
+    /// an older epoch) may not have taken yet: `l` answers from the log and cache it has.
+    fn recover_at(&mut self, cfg: &Config, f: usize, l: usize, leader_epoch: i8) -> (TruncationPlan, i64) {
         let facts = self.facts(f, l);
         self.nodes[f].start();
         let fnode = &self.nodes[f];
@@ -1358,5 +1435,49 @@ mod tests {
         let (s, _) = run(State::initial(2), &c, &acked_then_a_dies);
         let (s, _) = run(s, &c, &[Crash { replica: B, power_loss: true, hw: None }]);
         assert_eq!((s.latest_leader, s.isr, s.elr), (None, 0b10, 0));
+    }
+
+    /// Kafka's `Kip320.tla` (BecomeFollowerTruncateKip279): before KIP-320 a follower told of a
+    /// new epoch before its leader truncates against the leader's older state, which the leader
+    /// then truncates itself. 2.0.1's `Partition.lastOffsetForLeaderEpoch` answers while it is
+    /// any leader; from 2.1 the request carries the epoch and is refused (UNKNOWN_LEADER_EPOCH).
+    #[test]
+    fn a_follower_told_before_its_leader_diverges_without_kip_320() {
+        use Action::*;
+        const C: u8 = 2;
+        let rules = crate::replication::release::Release::parse("2.0.1").unwrap().rules();
+        let c = Config { fencing: false, ..Config::clean_at(rules, 3, 3, 2, 12) };
+        let (s, v) = run(
+            State::initial(3),
+            &c,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b111, unclean: false },
+                Elect { replica: B, leader_epoch: 1, isr: 0b111, unclean: false },
+                Announce { replica: A, leader_epoch: 2, isr: 0b001 },
+                Append { replica: A, value: 1 },
+                Fetch { leader: A, follower: C },
+                RecoverAhead { follower: C, leader: A, leader_epoch: 2 },
+                Recover { follower: A, leader: B },
+                Elect { replica: A, leader_epoch: 2, isr: 0b001, unclean: false },
+                Append { replica: A, value: 2 },
+                Fetch { leader: A, follower: C },
+            ],
+        );
+        assert_eq!(s.nodes[2].records()[0].value, 1, "c kept the zombie's m1");
+        assert_eq!(s.nodes[0].records()[0].value, 2, "a truncated it and wrote m2");
+        assert!(matches!(v, Some(Violation::Divergence { offset: 0, .. })), "{v:?}");
+        // With fencing the announcement is not offered at all, nor a follower told first.
+        let fenced = Config { fencing: true, ..c };
+        let (s, _) = run(
+            State::initial(3),
+            &fenced,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b111, unclean: false },
+                Elect { replica: B, leader_epoch: 1, isr: 0b111, unclean: false },
+            ],
+        );
+        let mut next = Vec::new();
+        s.successors(&fenced, &mut next);
+        assert!(!next.iter().any(|a| matches!(a, Announce { .. } | RecoverAhead { .. })), "{next:?}");
     }
 }

@@ -71,6 +71,18 @@ pub fn command(cfg: &Config, action: &Action) -> String {
             format!("klog recover {} --leader {} {}{fencing}", dir(follower), dir(leader), rules_flag(&cfg.rules))
         }
         Action::AlterIsr { leader, isr } => format!("klog alter-isr {}{}", dir(leader), isr_flag(cfg, leader, isr)),
+        Action::Announce { replica, leader_epoch, isr } => format!(
+            "# the controller elects {} at epoch {leader_epoch} (ISR {}); its LeaderAndIsr has not reached {} yet",
+            replica_name(replica),
+            names(cfg, isr),
+            replica_name(replica)
+        ),
+        Action::RecoverAhead { follower, leader, leader_epoch } => format!(
+            "klog recover {} --leader {} --leader-epoch {leader_epoch} {}{fencing}",
+            dir(follower),
+            dir(leader),
+            rules_flag(&cfg.rules)
+        ),
     }
 }
 

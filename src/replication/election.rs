@@ -25,9 +25,33 @@ pub fn next_leader_epoch(requested: Option<i32>, largest_seen: Option<i32>) -> R
     }
 }
 
+/// The epoch an ISR member has seen that counts against the new leader's `requested` epoch: its
+/// largest seen — unless it already follows this very leader at exactly `requested`, having been
+/// told of this election before the leader (the controller sends its LeaderAndIsr to every
+/// replica at once, and they arrive in any order). Pure.
+pub fn counted_epoch(
+    largest_seen: Option<i32>,
+    follows_new_leader_at: Option<i32>,
+    requested: Option<i32>,
+) -> Option<i32> {
+    match (largest_seen, follows_new_leader_at, requested) {
+        (Some(seen), Some(at), Some(r)) if seen == r && at == r => None,
+        _ => largest_seen,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_member_told_of_this_election_first_does_not_block_it() {
+        assert_eq!(counted_epoch(Some(2), Some(2), Some(2)), None);
+        assert_eq!(counted_epoch(Some(2), Some(1), Some(2)), Some(2), "it follows the leader at another epoch");
+        assert_eq!(counted_epoch(Some(2), None, Some(2)), Some(2), "it follows another leader");
+        assert_eq!(counted_epoch(Some(3), Some(3), Some(2)), Some(3));
+        assert_eq!(counted_epoch(Some(2), Some(2), None), Some(2), "no epoch asked: one above every epoch seen");
+    }
 
     #[test]
     fn an_election_picks_one_above_the_largest_epoch_seen_and_never_reissues_one() {

@@ -23,6 +23,9 @@ pub enum Fenced {
     StaleLeader { leader_epoch: i32, seen: i32 },
     /// A running replica ignores a leader change whose epoch is not above its current one.
     NotAboveCurrent { role: Role, current: i32, leader_epoch: i32 },
+    /// The follower was told of the leader's epoch before the leader took it
+    /// (UNKNOWN_LEADER_EPOCH, from KIP-320: the follower retries until it has).
+    LeaderBehind { running: i32, told: i32 },
 }
 
 /// May the replica become (or stay) the follower of a leader at `leader_epoch`? (`recover
@@ -79,6 +82,19 @@ pub fn fetch_allowed(fencing: bool, f: &FollowerFacts, leader_epoch: i32) -> Res
 
 /// FENCED_LEADER_EPOCH alone (what every command between a leader and another replica checks
 /// first): the leader's epoch is below one the other has seen. Nothing with `fencing` false.
+/// A follower told that the leader leads at `told` while the leader still runs at `running` (the
+/// controller's LeaderAndIsr reached the follower first). From KIP-320 (2.1) its
+/// OffsetsForLeaderEpoch carries `told` and the leader answers UNKNOWN_LEADER_EPOCH until it has
+/// taken it; before, a leader answers from the log it has, whatever epoch it leads at
+/// (`Partition.lastOffsetForLeaderEpoch`, 2.0.1: only a replica that is not a leader at all
+/// answers NOT_LEADER_FOR_PARTITION). The stale receiver of Kafka's `Kip320.tla`.
+pub fn told_before_the_leader(fencing: bool, running: i32, told: i32) -> Result<(), Fenced> {
+    if fencing && told > running {
+        return Err(Fenced::LeaderBehind { running, told });
+    }
+    Ok(())
+}
+
 pub fn leader_not_stale(fencing: bool, largest_seen: Option<i32>, leader_epoch: i32) -> Result<(), Fenced> {
     match largest_seen.filter(|e| fencing && *e > leader_epoch) {
         Some(seen) => Err(Fenced::StaleLeader { leader_epoch, seen }),
@@ -92,6 +108,16 @@ mod tests {
 
     fn facts(largest_seen: Option<i32>, running: Option<(Role, i32)>, follows: bool, empty: bool) -> FollowerFacts {
         FollowerFacts { largest_seen, running, follows_this_leader: follows, empty }
+    }
+
+    /// KIP-320 (2.1): OffsetsForLeaderEpoch carries the follower's current epoch; a leader
+    /// behind it answers UNKNOWN_LEADER_EPOCH. 2.0.1's `Partition.lastOffsetForLeaderEpoch`
+    /// answers any request while it is a leader.
+    #[test]
+    fn a_follower_told_first_waits_for_its_leader_only_from_kip_320() {
+        assert_eq!(told_before_the_leader(true, 1, 2), Err(Fenced::LeaderBehind { running: 1, told: 2 }));
+        assert_eq!(told_before_the_leader(false, 1, 2), Ok(()));
+        assert_eq!(told_before_the_leader(true, 2, 2), Ok(()));
     }
 
     #[test]

@@ -83,6 +83,36 @@ fn a_running_follower_re_told_its_leader_keeps_its_log_on_0_10_2_and_truncates_o
     assert!(new.contains("OffsetsForLeaderEpoch(epoch 0)") && new.contains("LEO 2 -> 2"), "{new}");
 }
 
+/// The stale receiver (Kafka's `Kip320.tla`): `c` is told that `a` leads at epoch 2 before `a`
+/// is. From KIP-320 (2.1) `a` answers UNKNOWN_LEADER_EPOCH and nothing changes; before it (and
+/// with `--no-fencing`) `a`, a zombie leader at 0, answers from its log and `c` keeps the
+/// zombie's m1; `a`, told of `b` at 1, cuts m1, then takes epoch 2 — `elect` accepts the epoch
+/// `c` already saw for this very election — writes m2, and `c` fetches on, diverged below both HWs.
+#[test]
+fn a_follower_told_before_its_leader_keeps_the_zombies_record_without_kip_320() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    let c = lab.create("c", 3, &[]);
+    let first = ["--epoch-entry", "first-append"];
+    ok(&[&["elect", s(&a), "--epoch", "0", "--isr", s(&b), s(&c)][..], &first].concat());
+    ok(&[&["elect", s(&b), "--epoch", "1", "--isr", s(&a), s(&c)][..], &first].concat());
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
+    let ahead = ["recover", s(&c), "--leader", s(&a), "--leader-epoch", "2", "--kafka", "2.0.1"];
+    let (_, err) = code(&ahead, 2);
+    assert!(err.contains("UNKNOWN_LEADER_EPOCH") && err.contains("not yet at --leader-epoch 2"), "{err}");
+    let told = ok(&[&ahead[..], &["--no-fencing"]].concat());
+    assert!(told.contains("kept 1"), "c keeps m1, which a answers it holds: {told}");
+    ok(&["recover", s(&a), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing"]);
+    ok(&[&["elect", s(&a), "--epoch", "2"][..], &first].concat());
+    ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
+    let (out, _) = code(&["diff", s(&a), s(&c)], 1);
+    assert!(out.contains("0"), "a and c differ at offset 0: {out}");
+    assert_eq!(replica(&c)["high_watermark"].as_i64(), Some(1), "below c's HW");
+}
+
 /// The report names the rules it ran and the leader epoch it assumed, and where that came from.
 #[test]
 fn the_report_names_the_release_and_where_its_leader_epoch_came_from() {
