@@ -1111,7 +1111,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --metadata --color --help --version"
+            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -282,7 +282,7 @@ pub struct ExploreArgs {
     /// FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A
     /// running replica still ignores a leader change not above its epoch, as every release does;
     /// an election may reach a follower before its leader, which answers from its older state
-    /// (the stale receiver; scripts use `recover --leader-epoch`).
+    /// (the stale receiver; scripts use `recover --leader-epoch E --told-first`).
     #[arg(long)]
     pub no_fencing: bool,
     /// Crashes may also drop unflushed bytes; flush becomes an action.
@@ -451,6 +451,7 @@ pub enum ModeArg {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("epoch_use").args(["dry_run", "told_first"]).multiple(true)))]
 pub struct RecoverArgs {
     /// The replica to recover (the follower with --leader).
     #[arg(value_name = "DIR")]
@@ -498,15 +499,18 @@ pub struct RecoverArgs {
     /// not above its epoch, as every release does.
     #[arg(long, requires = "leader")]
     pub no_fencing: bool,
-    /// The epoch the controller gave LEADER. On a broker's data dirs (from the cluster's
-    /// metadata): a leader stamps its epoch at its log end when it takes over, so one above the
-    /// latest in LEADER's cache starts there. On a klog leader running at a lower epoch: DIR was
-    /// told first and asks LEADER before it has taken the epoch — refused from KIP-320 (Kafka 2.1,
-    /// UNKNOWN_LEADER_EPOCH), answered from LEADER's log as it is with --no-fencing (the stale
-    /// receiver). Default: the latest in LEADER's cache.
-    #[arg(long, value_name = "EPOCH", requires = "leader",
+    /// With --dry-run (e.g. on a broker's data dirs, from the cluster's metadata): the epoch the
+    /// controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one
+    /// above the latest in LEADER's cache starts there. Default: the latest in LEADER's cache.
+    #[arg(long, value_name = "EPOCH", requires = "leader", requires = "epoch_use",
           value_parser = ranged::<i32>(0, 2_147_483_647, "a leader epoch is a non-negative i32 in Kafka"))]
     pub leader_epoch: Option<i32>,
+    /// DIR was told that LEADER leads at --leader-epoch before LEADER was (a leader still running
+    /// at a lower epoch): refused from KIP-320 (Kafka 2.1: UNKNOWN_LEADER_EPOCH until LEADER has
+    /// taken it); with --no-fencing LEADER answers from the log it has and is left as it is (the
+    /// stale receiver before KIP-320).
+    #[arg(long, requires = "leader_epoch")]
+    pub told_first: bool,
     /// A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller's, or
     /// that dir) to take each partition's leader, epoch, ISR and ELR from. Default: the
     /// furthest-along one in LEADER's or DIR's log dir, if any.
@@ -1291,6 +1295,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             catch_up: a.catch_up,
             context: i64::from(a.context),
             leader_epoch: a.leader_epoch,
+            told_first: a.told_first,
             fencing: !a.no_fencing,
             metadata: a.metadata.as_deref(),
         }

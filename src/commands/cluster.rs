@@ -700,6 +700,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                         catch_up: false,
                         context: 0,
                         leader_epoch,
+                        told_first: false,
                         fencing: true,
                         metadata: None,
                     };

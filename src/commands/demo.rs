@@ -575,6 +575,7 @@ fn run_once(
                     catch_up: false,
                     context: 3,
                     leader_epoch: None,
+                    told_first: false,
                     fencing: true,
                     metadata: None,
                 })?;

@@ -33,6 +33,9 @@ pub struct RecoverRequest<'a> {
     pub context: i64,
     /// A dry run's leader epoch as the controller gave it (else the latest in the leader's cache).
     pub leader_epoch: Option<i32>,
+    /// The follower heard of `leader_epoch` before the leader, which still runs at a lower epoch
+    /// (`--told-first`).
+    pub told_first: bool,
     /// Check leader epochs. False is `recover --no-fencing` (Kafka before KIP-320, what `klog
     /// explore --no-fencing` models): the follower takes any leader, neither FENCED_LEADER_EPOCH
     /// nor a running replica's refusal of a leader change that is not above its epoch.
@@ -244,8 +247,22 @@ fn as_follower(
     let facts = follower_facts(&follower, &leader, false);
     follower::takes_leader_change(fencing, &facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
     // Told before a running leader took the epoch: it answers from the log it has, if at all.
-    let told_first = source == LeaderEpochSource::Running && leader_epoch > cached_epoch;
+    let told_first = req.told_first;
     if told_first {
+        if source != LeaderEpochSource::Running || leader_epoch <= cached_epoch {
+            return Err(Error::state(
+                &leader.paths().log_dir,
+                format!(
+                    "--told-first: {} (it must run as a leader below --leader-epoch {leader_epoch}; a replica that \
+                     is not a leader answers NOT_LEADER_FOR_PARTITION)",
+                    if source == LeaderEpochSource::Running {
+                        format!("already leads at epoch {cached_epoch}")
+                    } else {
+                        "is not running as a leader".to_string()
+                    }
+                ),
+            ));
+        }
         fencing::told_before_the_leader(fencing, cached_epoch, leader_epoch)
             .map_err(|why| fenced(&leader, &follower, &why))?;
     }

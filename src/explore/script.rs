@@ -78,7 +78,7 @@ pub fn command(cfg: &Config, action: &Action) -> String {
             replica_name(replica)
         ),
         Action::RecoverAhead { follower, leader, leader_epoch } => format!(
-            "klog recover {} --leader {} --leader-epoch {leader_epoch} {}{fencing}",
+            "klog recover {} --leader {} --leader-epoch {leader_epoch} --told-first {}{fencing}",
             dir(follower),
             dir(leader),
             rules_flag(&cfg.rules)

@@ -99,7 +99,7 @@ fn a_follower_told_before_its_leader_keeps_the_zombies_record_without_kip_320() 
     ok(&[&["elect", s(&b), "--epoch", "1", "--isr", s(&a), s(&c)][..], &first].concat());
     ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
     ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
-    let ahead = ["recover", s(&c), "--leader", s(&a), "--leader-epoch", "2", "--kafka", "2.0.1"];
+    let ahead = ["recover", s(&c), "--leader", s(&a), "--leader-epoch", "2", "--told-first", "--kafka", "2.0.1"];
     let (_, err) = code(&ahead, 2);
     assert!(err.contains("UNKNOWN_LEADER_EPOCH") && err.contains("not yet at --leader-epoch 2"), "{err}");
     let told = ok(&[&ahead[..], &["--no-fencing"]].concat());

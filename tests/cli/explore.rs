@@ -146,7 +146,7 @@ fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
         Action::Announce { .. } => return Vec::new(),
         Action::RecoverAhead { follower, leader, leader_epoch } => {
             let mut v = vec!["recover".into(), dir(follower), "--leader".into(), dir(leader), "--leader-epoch".into()];
-            v.push(leader_epoch.to_string());
+            v.extend([leader_epoch.to_string(), "--told-first".into()]);
             v.extend(rules_flag(&c.rules).split(' ').map(String::from));
             v
         }
