@@ -515,10 +515,9 @@ impl State {
             }
             if cfg.unclean && epochs_left {
                 let set = settings(cfg, elr);
-                if let Some(r) = partition_change::elect_unclean(n, &self.partition(), &set, self.active())
-                    .and_then(|o| o.partition.leader)
-                {
-                    let isr = self.isr_after_unclean(cfg, elr);
+                let elected = partition_change::elect_unclean(n, &self.partition(), &set, self.active())
+                    .and_then(|o| Some((o.partition.leader?, o.partition.isr as u8)));
+                if let Some((r, isr)) = elected {
                     out.push(Action::Elect {
                         replica: r as u8,
                         leader_epoch: self.epochs_issued as i8,
@@ -770,13 +769,6 @@ impl State {
         let others = self.active() & !(1 << r);
         let p = partition_change::registered_after_unclean_shutdown(self.n(), &self.partition(), &set, r, others);
         partition_change::unfenced(self.n(), &p, &set, r, others).partition
-    }
-
-    /// The ISR an admin's unclean election leaves: the new leader alone.
-    fn isr_after_unclean(&self, cfg: &Config, elr: bool) -> u8 {
-        let set = settings(cfg, elr);
-        partition_change::elect_unclean(self.n(), &self.partition(), &set, self.active())
-            .map_or(0, |o| o.partition.isr as u8)
     }
 
     /// Whether crashing (or restarting) `r` makes the KRaft controller elect a leader.
@@ -1041,6 +1033,13 @@ pub struct Slot<'a> {
     min_isr: u8,
 }
 
+impl Slot<'_> {
+    /// An ISR given as masks, as the leader keeps it: every member but itself.
+    fn followers(&self, isr: Vec<u8>) -> u8 {
+        isr.into_iter().fold(0, |m, i| m | i) & !bit(self.id as usize)
+    }
+}
+
 impl Storage for Slot<'_> {
     type Id = u8;
     /// An election's whole ISR as a bit mask (the leader's own bit is dropped).
@@ -1087,7 +1086,7 @@ impl Storage for Slot<'_> {
         self.min_isr as usize
     }
     fn set_leader(&mut self, leader_epoch: i32, isr: Vec<u8>) {
-        let mask = isr.into_iter().fold(0, |m, i| m | i) & !bit(self.id as usize);
+        let mask = self.followers(isr);
         self.node.vol = Some(Volatile {
             role: Role::Leader,
             leader_epoch: leader_epoch as i8,
@@ -1098,7 +1097,7 @@ impl Storage for Slot<'_> {
         self.node.largest_seen = self.node.largest_seen.max(leader_epoch as i8);
     }
     fn set_isr(&mut self, isr: Vec<u8>) {
-        let mask = isr.into_iter().fold(0, |m, i| m | i) & !bit(self.id as usize);
+        let mask = self.followers(isr);
         if let Some(v) = self.node.vol.as_mut() {
             v.isr = mask;
         }

@@ -42,9 +42,7 @@ pub fn command(cfg: &Config, action: &Action) -> String {
     let fencing = if cfg.fencing { "" } else { " --no-fencing" };
     match *action {
         Action::Elect { replica, leader_epoch, isr, .. } => {
-            let members: Vec<String> =
-                (0..cfg.replicas as u8).filter(|&i| i != replica && isr & (1 << i) != 0).map(dir).collect();
-            let isr = if members.is_empty() { String::new() } else { format!(" --isr {}", members.join(" ")) };
+            let isr = isr_flag(cfg, replica, isr);
             // Before 2.1 a new leader's epoch entry comes with its first append.
             let entry = if cfg.rules.epoch_entry_on_election { "" } else { " --epoch-entry first-append" };
             format!("klog elect {} --epoch {leader_epoch}{isr}{entry}", dir(replica))
@@ -86,10 +84,14 @@ pub fn command(cfg: &Config, action: &Action) -> String {
     }
 }
 
+/// The members of `isr` other than `leader`, in replica order.
+pub fn followers(cfg: &Config, leader: u8, isr: u8) -> impl Iterator<Item = u8> {
+    (0..cfg.replicas as u8).filter(move |&i| i != leader && isr & (1 << i) != 0)
+}
+
 /// ` --isr x y` for the members of `isr` other than `leader` (nothing for the leader alone).
 fn isr_flag(cfg: &Config, leader: u8, isr: u8) -> String {
-    let members: Vec<String> =
-        (0..cfg.replicas as u8).filter(|&i| i != leader && isr & (1 << i) != 0).map(dir).collect();
+    let members: Vec<String> = followers(cfg, leader, isr).map(dir).collect();
     if members.is_empty() {
         String::new()
     } else {

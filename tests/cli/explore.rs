@@ -7,7 +7,9 @@
 use crate::common::{klog, s, Lab};
 use replica_lab::commands::explore::{self as cmd, ExploreRequest};
 use replica_lab::explore::model::{Action, Config, Controller, State};
-use replica_lab::explore::script::{controller_lines, replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS};
+use replica_lab::explore::script::{
+    controller_lines, followers, replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS,
+};
 use replica_lab::replica::Replica;
 use replica_lab::replication::diff::RecordCursor;
 use replica_lab::replication::truncation::TruncationMode;
@@ -97,17 +99,22 @@ fn line_args(line: &str, dir: &dyn Fn(u8) -> String) -> Vec<String> {
         .collect()
 }
 
+/// `--isr DIR…` for the members of `isr` other than `leader` (nothing for the leader alone).
+fn isr_args(c: &Config, leader: u8, isr: u8, dir: &dyn Fn(u8) -> String) -> Vec<String> {
+    let members: Vec<String> = followers(c, leader, isr).map(dir).collect();
+    if members.is_empty() {
+        members
+    } else {
+        std::iter::once("--isr".to_string()).chain(members).collect()
+    }
+}
+
 /// The command line of one lab action for a replica dir in `lab`.
 fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
     let mut v: Vec<String> = match *a {
         Action::Elect { replica, leader_epoch, isr, .. } => {
             let mut v = vec!["elect".into(), dir(replica), "--epoch".into(), leader_epoch.to_string()];
-            let members: Vec<String> =
-                (0..c.replicas as u8).filter(|&i| i != replica && isr & (1 << i) != 0).map(dir).collect();
-            if !members.is_empty() {
-                v.push("--isr".into());
-                v.extend(members);
-            }
+            v.extend(isr_args(c, replica, isr, dir));
             if !c.rules.epoch_entry_on_election {
                 v.extend(["--epoch-entry".into(), "first-append".into()]);
             }
@@ -152,12 +159,7 @@ fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
         }
         Action::AlterIsr { leader, isr } => {
             let mut v = vec!["alter-isr".into(), dir(leader)];
-            let members: Vec<String> =
-                (0..c.replicas as u8).filter(|&i| i != leader && isr & (1 << i) != 0).map(dir).collect();
-            if !members.is_empty() {
-                v.push("--isr".into());
-                v.extend(members);
-            }
+            v.extend(isr_args(c, leader, isr, dir));
             return v;
         }
     };
