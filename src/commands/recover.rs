@@ -7,6 +7,7 @@ use super::fetch::{fetch_rounds, FetchReport, FetchRequest};
 use super::pair::{fenced, follower_facts};
 use crate::durable;
 use crate::error::{Error, Result};
+use crate::log::checkpoint;
 use crate::log::names::{self, LogKind};
 use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
@@ -428,14 +429,21 @@ fn kafka_refuses(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::state(path, format!("a Kafka 4.4 broker refuses to start on this log dir: {why}"))
 }
 
+/// The words [`kafka_offline`] says it with.
+const OFFLINE_WORDS: &str = "a Kafka 4.4 broker takes this log dir offline and loads none of it";
+
 fn kafka_offline(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::state(path, format!("a Kafka 4.4 broker takes this log dir offline and loads none of it: {why}"))
+    Error::state(path, format!("{OFFLINE_WORDS}: {why}"))
 }
 
-/// A checkpoint entry whose field is not a number (`Integer.parseInt`/`Long.parseLong` throw),
-/// as klog's checkpoint reader words it.
-fn is_number_error(what: &str) -> bool {
-    what.contains("expected a number")
+fn is_offline(e: &Error) -> bool {
+    e.to_string().contains(OFFLINE_WORDS)
+}
+
+/// Whether Kafka's checkpoint reader throws something other than an `IOException` for this
+/// error (`NumberFormatException`, `IllegalArgumentException`): no failure channel sees it.
+fn escapes_failure_channel(what: &str) -> bool {
+    checkpoint::kafka_read_failure(what) != checkpoint::KafkaReadFailure::Io
 }
 
 /// The subdirectories `LogManager.loadLogs` opens, in natural order, with the metadata log
@@ -491,23 +499,29 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
     let mut lock = if dry_run { None } else { Some(DirLock::acquire(dir)?) };
     let files = LogDirFiles::read_tolerant(dir)?;
     let mut notes = Vec::new();
+    // A log dir the failure channel took offline: Kafka's `loadLogs` still loads every log
+    // (an exception that escapes one makes the broker refuse to start, which wins).
+    let mut offline: Option<Error> = None;
     for problem in &files.problems {
         let name = problem.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         match name.as_str() {
-            // A number that does not parse throws `NumberFormatException` out of the entry
-            // formatter: `loadLogs` catches it, warns and loads with the checkpoint reset.
+            // A number that does not parse (`NumberFormatException` out of the entry formatter)
+            // or a negative count (`IllegalArgumentException` from `new ArrayList<>(count)`):
+            // `loadLogs` catches it, warns and loads with the checkpoint reset.
             names::RECOVERY_POINT_OFFSET_CHECKPOINT | names::LOG_START_OFFSET_CHECKPOINT
-                if is_number_error(&problem.what) =>
+                if escapes_failure_channel(&problem.what) =>
             {
                 notes.push(format!(
-                    "{} holds a number that does not parse; Kafka resets it (every value 0) and loads",
-                    problem.path.display()
+                    "{} holds a number or count Kafka's reader throws on ({}); Kafka resets it (every value 0) and loads",
+                    problem.path.display(),
+                    problem.what
                 ))
             }
             // Any other malformation is an `IOException` in `CheckpointFile.read`: the failure
             // channel marks the log dir offline (and `loadLogs` goes on, on a dir not served).
+            // The load goes on (with the checkpoint reset) and a refusal found later wins.
             names::RECOVERY_POINT_OFFSET_CHECKPOINT | names::LOG_START_OFFSET_CHECKPOINT => {
-                return Err(kafka_offline(&problem.path, &problem.what));
+                offline.get_or_insert_with(|| kafka_offline(&problem.path, &problem.what));
             }
             // Not read by the loader: the replica manager reads it later.
             names::REPLICATION_OFFSET_CHECKPOINT => notes.push(format!(
@@ -550,10 +564,19 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
     let open = |name: &str, kind: LoadedKind| -> Result<(Log, LoadInputs)> {
         let (config, inputs) = plan(name, kind);
         let log = Log::open(&dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
-            // A number that does not parse escapes `loadLogs` (`NumberFormatException`); any
-            // other malformation goes through the failure channel (`IOException`).
+            // A number that does not parse (`NumberFormatException`), a negative count or a
+            // negative entry (`IllegalArgumentException`) escapes `loadLogs`; any other
+            // malformation goes through the failure channel (`IOException`). The metadata log
+            // has a failure channel of its own that nothing reads: `KafkaRaftLog.createLog`
+            // throws its `KafkaStorageException` and the broker does not start.
             Error::Malformed { ref path, ref what, .. }
-                if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) && is_number_error(what) =>
+                if path.ends_with(names::LEADER_EPOCH_CHECKPOINT)
+                    && (escapes_failure_channel(what) || kind == LoadedKind::Metadata) =>
+            {
+                kafka_refuses(path, &e)
+            }
+            Error::Corrupt { ref path, .. }
+                if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) && kind == LoadedKind::Metadata =>
             {
                 kafka_refuses(path, &e)
             }
@@ -576,7 +599,21 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
         },
         progress,
     );
-    let forecast: Vec<LoadedLog> = forecast.into_iter().collect::<Result<_>>()?;
+    let mut logs_forecast = Vec::with_capacity(forecast.len());
+    for f in forecast {
+        match f {
+            Ok(l) => logs_forecast.push(l),
+            // `KafkaStorageException` from one log's load: the dir goes offline, the others load.
+            Err(e) if is_offline(&e) => {
+                offline.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(e) = offline {
+        return Err(e);
+    }
+    let forecast = logs_forecast;
     if dry_run {
         return Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs: forecast, notes });
     }

@@ -113,16 +113,19 @@ impl BatchHeader {
     pub fn last_offset(&self) -> i64 {
         self.base_offset.wrapping_add(self.last_offset_delta as i64)
     }
-    /// lastSequence = baseSequence + lastOffsetDelta, wrapping to 0 past Int32.MAX; −1 if none.
+    /// lastSequence as `DefaultRecordBatch.lastSequence` computes it: −1 when baseSequence is
+    /// −1 (`NO_SEQUENCE`), else `incrementSequence(baseSequence, lastOffsetDelta)` in Java's
+    /// int arithmetic (past Int32.MAX it wraps to 0; any other value, negative included, is
+    /// taken as it is).
     pub fn last_sequence(&self) -> i32 {
-        if self.base_sequence < 0 {
+        let (sequence, increment) = (self.base_sequence, self.last_offset_delta);
+        if sequence == -1 {
             return -1;
         }
-        let s = self.base_sequence as i64 + self.last_offset_delta as i64;
-        if s > i32::MAX as i64 {
-            (s - i32::MAX as i64 - 1) as i32
+        if sequence > i32::MAX.wrapping_sub(increment) {
+            increment.wrapping_sub(i32::MAX.wrapping_sub(sequence)).wrapping_sub(1)
         } else {
-            s as i32
+            sequence.wrapping_add(increment)
         }
     }
 }
@@ -211,28 +214,23 @@ impl<'a> RawBatch<'a> {
 
     /// Kafka's `ensureValid`: size and CRC. Records are not parsed.
     pub fn verify(&self) -> Result<(), BatchDefect> {
-        let magic = self.magic();
-        if magic >= 2 {
-            if self.bytes.len() < RECORD_BATCH_OVERHEAD {
-                return Err(BatchDefect {
-                    what: format!(
-                        "record batch is only {} bytes, expected at least {RECORD_BATCH_OVERHEAD}",
-                        self.bytes.len()
-                    ),
-                });
-            }
-        } else if magic < 0 {
-            return Err(BatchDefect { what: format!("unknown magic value {magic}") });
+        if self.magic() >= 2 && self.bytes.len() < RECORD_BATCH_OVERHEAD {
+            return Err(BatchDefect {
+                what: format!(
+                    "record batch is only {} bytes, expected at least {RECORD_BATCH_OVERHEAD}",
+                    self.bytes.len()
+                ),
+            });
         }
+        // No magic check: `FileLogInputStream` reads any magic from 2 up as a v2 batch
+        // (`DefaultRecordBatch.ensureValid`: size and CRC-32C) and any below 2 as a legacy
+        // entry (`LegacyRecord.ensureValid`: CRC-32); the magic byte is outside the v2 CRC.
         let stored = self.stored_crc();
         let computed = self.computed_crc().unwrap_or(0);
         if stored != computed {
             return Err(BatchDefect {
                 what: format!("CRC mismatch: stored {stored:#010x} but computed {computed:#010x}"),
             });
-        }
-        if magic > 2 {
-            return Err(BatchDefect { what: format!("unknown magic value {magic} (expected 0, 1 or 2)") });
         }
         Ok(())
     }
@@ -251,6 +249,44 @@ impl<'a> RawBatch<'a> {
             .ok()
             .and_then(|d| d.decode().ok().and_then(|r| r.first().map(|r| r.offset)))
             .unwrap_or_else(|| self.base_offset())
+    }
+
+    /// The base offset as Kafka's `FileChannelRecordBatch.baseOffset()` finds it, or the
+    /// exception it throws (`Class: message`). v2 (any magic from 2 up): the header's field. A
+    /// legacy entry (any magic below 2) is iterated (`AbstractLegacyRecordBatch.baseOffset`,
+    /// `iterator().next().offset()`): plain, its offset field; a compressed wrapper is
+    /// decompressed, and an unknown codec, a wrapper of another magic, zstd or inner bytes
+    /// that do not decode throw.
+    pub fn kafka_base_offset(&self) -> Result<i64, String> {
+        let magic = self.magic();
+        if magic >= 2 {
+            return Ok(self.base_offset());
+        }
+        let code = self.bytes.get(17).map_or(0, |a| a & ATTR_COMPRESSION_MASK);
+        match code {
+            0 => Ok(self.offset_field()),
+            5..=7 => Err(format!("java.lang.IllegalArgumentException: Unknown compression type id: {code}")),
+            _ if magic != 0 && magic != 1 => Err(format!(
+                "org.apache.kafka.common.InvalidRecordException: Invalid wrapper magic found in legacy deep record \
+                 iterator {magic}"
+            )),
+            4 => Err(format!(
+                "org.apache.kafka.common.InvalidRecordException: Invalid wrapper compressionType found in legacy deep \
+                 record iterator {magic}"
+            )),
+            _ => match self
+                .records()
+                .map_err(|e| e.what)
+                .and_then(|d| d.decode().map(|r| r.first().map(|r| r.offset)).map_err(|e| e.what))
+            {
+                Ok(first) => first.ok_or_else(|| {
+                    "org.apache.kafka.common.InvalidRecordException: Found invalid compressed record set with no \
+                     inner records"
+                        .to_string()
+                }),
+                Err(what) => Err(format!("org.apache.kafka.common.KafkaException: {what}")),
+            },
+        }
     }
 
     /// The codec named by the attributes: v2 bits 0–2 of the batch attributes, legacy bits 0–2
@@ -284,7 +320,8 @@ impl<'a> RawBatch<'a> {
     /// position counts from the start of the records area (v2) or of the entry (legacy).
     pub fn records(&self) -> Result<DecodedRecords<'a>, RecordError> {
         let magic = self.magic();
-        if !(0..=2).contains(&magic) {
+        // Any magic from 2 up is read as v2, as Kafka's `FileLogInputStream` does.
+        if magic < 0 {
             return Err(RecordError {
                 position: 16,
                 what: format!("unknown magic value {magic} (expected 0, 1 or 2)"),

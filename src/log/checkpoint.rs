@@ -97,8 +97,62 @@ impl<'p, R: BufRead> Lines<'p, R> {
     }
 }
 
-/// Read checkpoint lines from `reader`, calling `each` with every entry of exactly `fields`
-/// whitespace-separated tokens; returns the entry count.
+/// Marks in a checkpoint error's text naming the exception Kafka's reader throws where it is
+/// not an `IOException` (which `CheckpointFileWithFailureHandler` turns into an offline log
+/// dir): `Integer.parseInt`/`Long.parseLong` in an entry (`NumberFormatException`), and a
+/// negative entry count (`new ArrayList<>(count)`, `IllegalArgumentException`) or a negative
+/// epoch entry (`LeaderEpochFileCache.assign`, `IllegalArgumentException`).
+pub const NUMBER_FORMAT_MARK: &str = "expected a number";
+pub const ILLEGAL_ARGUMENT_MARK: &str = "IllegalArgumentException";
+
+/// The Java exception behind a checkpoint read error, as Kafka's reader throws it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KafkaReadFailure {
+    /// An `IOException` (version, count or line malformed, count mismatch, not UTF-8).
+    Io,
+    /// A `NumberFormatException` from an entry's number.
+    NumberFormat,
+    /// An `IllegalArgumentException` (negative count, negative epoch entry).
+    IllegalArgument,
+}
+
+/// Which exception Kafka's reader throws for the checkpoint error `what` (its message).
+pub fn kafka_read_failure(what: &str) -> KafkaReadFailure {
+    if what.contains(ILLEGAL_ARGUMENT_MARK) {
+        KafkaReadFailure::IllegalArgument
+    } else if what.contains(NUMBER_FORMAT_MARK) {
+        KafkaReadFailure::NumberFormat
+    } else {
+        KafkaReadFailure::Io
+    }
+}
+
+/// Java's `Pattern.compile("\\s+").split(line)`: runs of ` \t\n\x0B\f\r` separate tokens; a
+/// line starting with one gives an empty first token; trailing empty tokens are dropped.
+fn java_whitespace_split<'a>(text: &'a str, each: &mut dyn FnMut(&'a str)) {
+    let is_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r');
+    let body = text.trim_end_matches(is_space);
+    if body.is_empty() {
+        // `"".split` is `[""]`; a line of spaces only is `[]`.
+        if text.is_empty() {
+            each("");
+        }
+        return;
+    }
+    let mut rest = body;
+    if rest.starts_with(is_space) {
+        each("");
+        rest = rest.trim_start_matches(is_space);
+    }
+    for t in rest.split(is_space).filter(|t| !t.is_empty()) {
+        each(t);
+    }
+}
+
+/// Read checkpoint lines from `reader` as Kafka's `CheckpointReadBuffer` does, calling `each`
+/// with every entry of exactly `fields` tokens; returns the entry count. The version and the
+/// count are `Integer.parseInt` of the whole line (no trimming); a negative count is
+/// `IllegalArgumentException`; an entry is the line split as Java's `\\s+` splits it.
 fn read_entries<R: BufRead>(
     path: &Path,
     reader: R,
@@ -108,10 +162,8 @@ fn read_entries<R: BufRead>(
     assert!((1..=3).contains(&fields), "checkpoint entries have 1 to 3 fields");
     let mut lines = Lines::new(path, reader);
     let Some((first, _, _)) = lines.next_line()? else { return Ok(0) };
-    let version: i32 = first
-        .trim()
-        .parse()
-        .map_err(|_| Error::malformed(path, 1, format!("expected a version number, found {first:?}")))?;
+    let version: i32 =
+        first.parse().map_err(|_| Error::malformed(path, 1, format!("expected a version number, found {first:?}")))?;
     if version != CHECKPOINT_VERSION {
         return Err(Error::malformed(
             path,
@@ -120,21 +172,26 @@ fn read_entries<R: BufRead>(
         ));
     }
     let Some((second, _, _)) = lines.next_line()? else { return Ok(0) };
-    let count: usize = second
-        .trim()
-        .parse()
-        .map_err(|_| Error::malformed(path, 2, format!("expected an entry count, found {second:?}")))?;
+    let count: i32 =
+        second.parse().map_err(|_| Error::malformed(path, 2, format!("expected an entry count, found {second:?}")))?;
+    if count < 0 {
+        return Err(Error::malformed(
+            path,
+            2,
+            format!("negative entry count {count} (Kafka's reader throws {ILLEGAL_ARGUMENT_MARK}: Illegal Capacity)"),
+        ));
+    }
     let mut found = 0usize;
     while let Some((text, line, position)) = lines.next_line()? {
         // At most three fields: the tokens of a line go into an array, never a growing list.
         let mut tokens = [""; 3];
         let mut token_count = 0;
-        for t in text.split_whitespace() {
+        java_whitespace_split(text, &mut |t| {
             if let Some(slot) = tokens.get_mut(token_count) {
                 *slot = t;
             }
             token_count += 1;
-        }
+        });
         if token_count != fields {
             return Err(Error::malformed(
                 path,
@@ -145,7 +202,7 @@ fn read_entries<R: BufRead>(
         each(EntryLine { tokens: &tokens[..fields], line, position })?;
         found += 1;
     }
-    if found != count {
+    if found != count as usize {
         return Err(Error::malformed(path, 2, format!("entry count says {count} but {found} entries follow")));
     }
     Ok(found)
@@ -195,7 +252,7 @@ pub fn render_checkpoint(entries: &[String]) -> String {
 }
 
 fn parse_number<T: std::str::FromStr>(path: &Path, line: usize, token: &str, what: &str) -> Result<T> {
-    token.parse().map_err(|_| Error::malformed(path, line, format!("{what}: expected a number, found {token:?}")))
+    token.parse().map_err(|_| Error::malformed(path, line, format!("{what}: {NUMBER_FORMAT_MARK}, found {token:?}")))
 }
 
 /// One line of a log-dir offset checkpoint: `<topic> <partition> <offset>`.
@@ -213,10 +270,10 @@ pub struct OffsetEntry {
 /// Read `replication-offset-checkpoint`, `recovery-point-offset-checkpoint` or
 /// `log-start-offset-checkpoint`, entry by entry (bounded pieces, one pass).
 pub fn read_offset_entries(path: &Path, each: &mut dyn FnMut(OffsetEntry) -> Result<()>) -> Result<usize> {
+    // Kafka's reader takes any topic (`new TopicPartition(parts[0], ...)`): an entry whose topic
+    // is no valid name matches no partition dir. Nothing here joins it to a path.
     read_checkpoint_entries(path, 3, &mut |e| {
-        // A topic is a name by Kafka's rules, never a path: klog joins it to the log dir.
         let topic = e.tokens[0];
-        names::validate_topic(topic).map_err(|why| Error::malformed(path, e.line, format!("{why}: {topic:?}")))?;
         each(OffsetEntry {
             topic: topic.to_string(),
             partition: parse_number(path, e.line, e.tokens[1], "partition")?,
@@ -232,6 +289,9 @@ pub fn read_offset_entries(path: &Path, each: &mut dyn FnMut(OffsetEntry) -> Res
 pub fn read_offset_checkpoint(path: &Path) -> Result<Vec<OffsetEntry>> {
     let mut out = Vec::new();
     read_offset_entries(path, &mut |e| {
+        // A topic is a name by Kafka's rules, never a path: klog may join it to the log dir.
+        names::validate_topic(&e.topic)
+            .map_err(|why| Error::malformed(path, e.line, format!("{why}: {:?}", e.topic)))?;
         out.push(e);
         Ok(())
     })?;
@@ -300,12 +360,18 @@ pub fn read_epoch_checkpoint_lines(path: &Path) -> Result<Vec<((i32, i64), LineP
     read_checkpoint_entries(path, 2, &mut |e| {
         let epoch: i32 = parse_number(path, e.line, e.tokens[0], "leader epoch")?;
         let start: i64 = parse_number(path, e.line, e.tokens[1], "start offset")?;
-        if epoch < 0 || start < 0 {
-            return Err(Error::malformed(path, e.line, format!("negative epoch entry {epoch} {start}")));
-        }
         out.push(((epoch, start), (e.line, e.position)));
         Ok(())
     })?;
+    // Only a file that reads whole is given to the cache, whose `assign` throws on a negative
+    // entry (a count that does not match is the reader's `IOException` first).
+    if let Some(((epoch, start), (line, _))) = out.iter().find(|((e, s), _)| *e < 0 || *s < 0) {
+        return Err(Error::malformed(
+            path,
+            *line,
+            format!("negative epoch entry {epoch} {start} (Kafka's epoch cache throws {ILLEGAL_ARGUMENT_MARK})"),
+        ));
+    }
     Ok(out)
 }
 

@@ -269,7 +269,10 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     while i < targets.len() {
         let target = targets[i].clone();
         // A piece of a split has its indexes (written with it, as `splitOverflowedSegment` does).
-        let missing_index = target.range.is_none() && !target.segment.index_path().exists();
+        // A swap's offset index is there by the time segments load: its own `.index.swap`,
+        // or the one Kafka's `readNextOffset` on the swap created (empty) before the rename.
+        let missing_index =
+            target.range.is_none() && !target.segment.is_swap() && !target.segment.index_path().exists();
         if !missing_index || rebuilt.contains(&target.base_offset) {
             if !dry_run && target.range.is_none() && !target.segment.time_index_path().exists() {
                 // Kafka creates a missing time index empty rather than rebuilding it; its name
@@ -366,7 +369,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             };
             after.push((t.base_offset, size));
         }
-        if let Some(t) = targets.last() {
+        if let Some(t) = targets.last().filter(|_| recover) {
             log.log_end_offset = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
                 Some((_, o)) => {
                     // What the run leaves: the `.log` cut to its valid bytes, the rebuilt index.
@@ -375,7 +378,11 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
                     let kept = file.get(from as usize..(from + o.valid_bytes) as usize).unwrap_or(&[]);
                     let index =
                         scanned_index.iter().rev().find(|(b, _)| *b == t.base_offset).map_or(&[][..], |x| &x.1[..]);
+                    // Valid bytes can still make the search throw (a legacy wrapper whose
+                    // CRC holds over a codec that does not decode): as the run's
+                    // `read_next_offset` does, on the same bytes.
                     next_offset_from_index(t.base_offset, index, kept)
+                        .map_err(|thrown| next_offset_refusal(&t.segment, &thrown))?
                 }
                 None if t.range.is_none() => read_next_offset(&t.segment)?,
                 None => next_offset_of(t)?,
@@ -383,7 +390,15 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         }
         let deleted = report.deleted_segments.clone();
         log.segments.retain(|s| !deleted.contains(&s.base_offset));
-        if targets.is_empty() || log.log_end_offset < log_start_offset {
+        if !recover {
+            // A `-delete` log is opened with `RecoveryOffsets(0, 0)`: its log ends at 0, its
+            // segments stay as they are (an empty one at 0 when it has none).
+            log.log_end_offset = 0;
+            if targets.is_empty() {
+                after = vec![(0, 0)];
+                log.segments = vec![Segment::new(&log.dir, 0)];
+            }
+        } else if targets.is_empty() || log.log_end_offset < log_start_offset {
             // `deleteSegmentsIfLogStartGreaterThanLogEnd`, then an empty segment at the log start.
             if !targets.is_empty() {
                 report.deleted_segments.extend(after.iter().map(|(b, _)| *b));
@@ -403,12 +418,18 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         return Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset));
     }
     log.reload(log_start_offset)?;
-    if let Some(last) = log.segments.last() {
+    if !recover {
+        // A `-delete` log ends at 0 (`RecoveryOffsets(0, 0)`), whatever its segments hold.
+        if log.segments.is_empty() {
+            log.create_segment(0)?;
+        }
+        log.log_end_offset = 0;
+    } else if let Some(last) = log.segments.last() {
         // The log ends where Kafka reads that its last segment ends (`readNextOffset`, after
         // the scan if there was one), which the dry run computes on the same bytes.
         log.log_end_offset = read_next_offset(last)?;
     }
-    if !log.segments.is_empty() && log.log_end_offset < log_start_offset {
+    if recover && !log.segments.is_empty() && log.log_end_offset < log_start_offset {
         let all: Vec<i64> = log.segments.iter().map(|s| s.base_offset).collect();
         report.deleted_segments.extend(all);
         log.truncate_fully_and_start_at(log_start_offset)?;
@@ -421,6 +442,11 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     // Producer snapshots past the new log end describe state that no longer exists
     // (`LogLoader.load` deletes them before it rebuilds producer state).
     super::delete_snapshots_above(&log.dir, leo)?;
+    // `LeaderEpochCheckpointFile` creates the checkpoint, empty, when it is missing.
+    let cache_path = log.dir.join(super::names::LEADER_EPOCH_CHECKPOINT);
+    if std::fs::symlink_metadata(&cache_path).is_err() {
+        durable::write_atomic(&cache_path, b"")?;
+    }
     let changed_end = if recover { log.epoch_cache.truncate_from_end(leo) } else { log.epoch_cache.clear() };
     let changed_start = log.epoch_cache.truncate_from_start(log_start_offset);
     if changed_end || changed_start || log.epoch_cache.entries() != cache_before.as_slice() {
@@ -476,21 +502,46 @@ fn producer_rebuild(log: &Log, segments: &[(i64, u64)], log_start_offset: i64, c
 /// offset index's last entry (the index trusted as it is, zero tail included), look the
 /// position up, find the first batch ending at or after that offset, and take the next offset
 /// of the last batch that frames after it (no CRC or offset check). Base offset when nothing is
-/// found.
+/// found. Where Kafka's reader throws on the way (a frame whose size is below the minimum
+/// record overhead, a legacy wrapper whose base offset cannot be read), nothing catches it on
+/// this path: the error says the broker refuses to start, and why.
 fn read_next_offset(seg: &Segment) -> Result<i64> {
     let index = seg.read_index()?;
     let bytes = seg.read_log()?;
-    Ok(next_offset_from_index(seg.base_offset, index.as_deref().unwrap_or(&[]), &bytes))
+    next_offset_from_index(seg.base_offset, index.as_deref().unwrap_or(&[]), &bytes)
+        .map_err(|thrown| next_offset_refusal(seg, &thrown))
+}
+
+/// The refusal when `readNextOffset` throws: nothing in `LogLoader` catches it.
+fn next_offset_refusal(seg: &Segment, thrown: &Thrown) -> crate::error::Error {
+    crate::error::Error::state(
+        seg.log_path(),
+        format!(
+            "at position {}: a Kafka 4.4 broker refuses to start on this log dir: LogSegment.readNextOffset throws \
+             {} (nothing in LogLoader catches it)",
+            thrown.position, thrown.exception
+        ),
+    )
+}
+
+/// What Kafka's reader throws while reading a segment's next offset: the exception and the
+/// byte position of the batch frame it threw on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thrown {
+    pub position: u64,
+    pub exception: String,
 }
 
 /// [`read_next_offset`] on given bytes: the segment's `.log` and `.index`.
-fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> i64 {
-    let entries: Vec<(i64, u64)> = index
+fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> std::result::Result<i64, Thrown> {
+    let entries: Vec<(i64, i64)> = index
         .chunks_exact(8)
         .map(|c| {
             let relative = i32::from_be_bytes([c[0], c[1], c[2], c[3]]);
-            let position = u32::from_be_bytes([c[4], c[5], c[6], c[7]]);
-            (base + i64::from(relative), u64::from(position))
+            // `physical` is an int: a negative one is read as it is, and `translateOffset`
+            // takes `max(position, 0)`.
+            let position = i32::from_be_bytes([c[4], c[5], c[6], c[7]]);
+            (base + i64::from(relative), i64::from(position))
         })
         .collect();
     let target = entries.last().map_or(base, |e| e.0);
@@ -511,28 +562,43 @@ fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> i64 {
             }
         }
         entries[lo].1
-    };
+    }
+    .max(0) as u64;
     if position as usize > bytes.len() {
-        return base;
+        return Ok(base);
+    }
+    // Every frame from the looked-up position to the end is read (by the search, then by
+    // `lastBatch`): a size below the minimum overhead there throws.
+    let mut frames = BatchIter::starting_at(bytes, position as usize);
+    frames.by_ref().for_each(drop);
+    if let Some(ScanStop::BadSize { position, size }) = frames.stop() {
+        return Err(Thrown {
+            position: *position,
+            exception: format!(
+                "org.apache.kafka.common.errors.CorruptRecordException: Found record size {size} smaller than \
+                 minimum record overhead (14)"
+            ),
+        });
     }
     // `FileRecords.searchForOffsetFromPosition` (4.x): compare base offsets, and look at a
     // batch's last offset only for the batch before the first base above the target, or at the end.
     let mut previous: Option<(u64, i64)> = None;
     let mut found = None;
     for b in BatchIter::starting_at(bytes, position as usize) {
-        if b.base_offset() == target {
+        let base_offset = b.kafka_base_offset().map_err(|exception| Thrown { position: b.position, exception })?;
+        if base_offset == target {
             found = Some(b.position);
             break;
         }
-        if b.base_offset() > target {
+        if base_offset > target {
             found = Some(previous.filter(|p| p.1 >= target).map_or(b.position, |p| p.0));
             break;
         }
         previous = Some((b.position, b.last_offset()));
     }
     let found = found.or_else(|| previous.filter(|p| p.1 >= target).map(|p| p.0));
-    let Some(start) = found else { return base };
-    BatchIter::starting_at(bytes, start as usize).last().map_or(base, |b| b.next_offset())
+    let Some(start) = found else { return Ok(base) };
+    Ok(BatchIter::starting_at(bytes, start as usize).last().map_or(base, |b| b.next_offset()))
 }
 
 /// The next offset after the last batch of a target the loader did not scan (as
@@ -895,12 +961,17 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
             continue;
         };
         let swap = Segment::swap(&dir, base);
+        // `LogSegment.open(.., ".swap")` then `readNextOffset`: the swap's own index, or an
+        // empty one that this very read creates.
         let bytes = swap.read_log()?;
-        let next = BatchIter::new(&bytes).last().map_or(base, |b| b.last_offset().saturating_add(1));
+        let index = swap.read_index()?;
+        let next = next_offset_from_index(base, index.as_deref().unwrap_or(&[]), &bytes)
+            .map_err(|thrown| next_offset_refusal(&swap, &thrown))?;
         low = low.min(base);
         high = high.max(next);
         log_swaps.push(swap);
     }
+    let swap_bases: Vec<i64> = log_swaps.iter().map(|s| s.base_offset).collect();
     if remove.is_empty() && swaps.is_empty() {
         return Ok(());
     }
@@ -911,12 +982,31 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         .map(|(_, p)| p)
         .collect();
     if dry_run {
-        log.segments.retain(|s| s.base_offset < low || s.base_offset >= high);
+        // The rename puts each swap in place of the segment of its base, covered or not.
+        log.segments.retain(|s| (s.base_offset < low || s.base_offset >= high) && !swap_bases.contains(&s.base_offset));
         log.segments.extend(log_swaps);
         log.segments.sort_by_key(|s| s.base_offset);
     } else {
         for path in remove.iter().chain(covered.iter()) {
             durable::remove_file(path)?;
+        }
+        for swap in &log_swaps {
+            // The index Kafka's `readNextOffset` created for the swap (a zero-filled one there;
+            // an empty one reads the same), renamed into place with it below.
+            if std::fs::symlink_metadata(swap.index_path()).is_err() {
+                durable::write_atomic(&swap.index_path(), b"")?;
+            }
+        }
+        // Every swap file, the indexes made above included, as Kafka's third pass renames them.
+        let mut swaps: Vec<(String, std::path::PathBuf)> =
+            swaps.iter().map(|(n, p)| (n.to_string(), (*p).clone())).collect();
+        for swap in &log_swaps {
+            let path = swap.index_path();
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+                if !swaps.iter().any(|(n, _)| n == name) {
+                    swaps.push((name.to_string(), path.clone()));
+                }
+            }
         }
         for (name, path) in &swaps {
             let target = dir.join(name.strip_suffix(segment::SWAP_SUFFIX).unwrap_or(name));

@@ -92,6 +92,10 @@ impl Segment {
     pub fn swap(dir: &Path, base_offset: i64) -> Self {
         Segment { base_offset, dir: dir.to_path_buf(), suffix: SWAP_SUFFIX }
     }
+    /// Whether this is the segment of an interrupted swap (its files end in `.swap`).
+    pub fn is_swap(&self) -> bool {
+        !self.suffix.is_empty()
+    }
     fn path(&self, kind: &str) -> PathBuf {
         let p = names::build_segment_path(&self.dir, self.base_offset, kind);
         if self.suffix.is_empty() {

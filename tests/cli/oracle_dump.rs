@@ -26,14 +26,14 @@ const CODECS: [&str; 5] = ["none", "gzip", "snappy", "lz4", "zstd"];
 /// One row of the documented list: `kind` is `dump` or `check`; `kafka_error`, when not `-`,
 /// limits the row to cases where Kafka's tool threw an exception whose `Class: message` holds
 /// it (klog's stdout must then still begin with everything Kafka printed before it threw).
-struct Listed {
-    kind: String,
-    pattern: String,
-    kafka_error: Option<String>,
-    reason: String,
+pub(crate) struct Listed {
+    pub kind: String,
+    pub pattern: String,
+    pub kafka_error: Option<String>,
+    pub reason: String,
 }
 
-fn listed_differences() -> Vec<Listed> {
+pub(crate) fn listed_differences() -> Vec<Listed> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/dump-differences.tsv");
     let text = fs::read_to_string(&path).expect("tests/oracle/dump-differences.tsv");
     text.lines()
@@ -50,7 +50,7 @@ fn listed_differences() -> Vec<Listed> {
 }
 
 /// `*` matches any run of characters (slashes included).
-fn glob(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob(pattern: &str, name: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
     if parts.len() == 1 {
         return pattern == name;
@@ -72,7 +72,7 @@ fn glob(pattern: &str, name: &str) -> bool {
 /// The decoder flag `DumpLogSegments` needs to print a file's data records as klog does: klog
 /// picks the decoder by name (KRaft snapshots and `__cluster_metadata`, `__consumer_offsets`,
 /// `__transaction_state` partitions); Kafka's tool is told.
-fn decoder_flag(file: &Path) -> Option<&'static str> {
+pub(crate) fn decoder_flag(file: &Path) -> Option<&'static str> {
     if file.extension().is_some_and(|e| e == "checkpoint") {
         return Some("--cluster-metadata-decoder");
     }
@@ -473,7 +473,7 @@ fn make_corpus(lab: &Lab) -> PathBuf {
 
 /// Kafka's verdict on one `.log` from its dump: the positions of batches it prints with
 /// `isvalid: false`, and where the "invalid bytes at the end" start.
-fn kafka_invalid_positions(stdout: &str, log_len: u64) -> BTreeSet<u64> {
+pub(crate) fn kafka_invalid_positions(stdout: &str, log_len: u64) -> BTreeSet<u64> {
     let mut out = BTreeSet::new();
     for line in stdout.lines() {
         if line.ends_with(" isvalid: false") {
@@ -488,7 +488,7 @@ fn kafka_invalid_positions(stdout: &str, log_len: u64) -> BTreeSet<u64> {
 }
 
 /// The position on a batch line of Kafka's dump.
-fn batch_position(line: &str) -> Option<u64> {
+pub(crate) fn batch_position(line: &str) -> Option<u64> {
     if line.starts_with('|') || !line.contains(" isvalid: ") {
         return None;
     }
@@ -681,7 +681,7 @@ fn klog_dump_kafka_format_and_check_agree_with_kafka_dump_log_segments() {
 }
 
 /// The first differing line of stdout or stderr, for the failure message.
-fn describe(name: &str, klog_code: i32, out: &str, err: &str, k: &Dumped) -> String {
+pub(crate) fn describe(name: &str, klog_code: i32, out: &str, err: &str, k: &Dumped) -> String {
     let first_diff = |a: &str, b: &str| {
         let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
         (0..a.len().max(b.len()))

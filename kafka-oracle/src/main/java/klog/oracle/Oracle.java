@@ -74,6 +74,12 @@ import org.apache.kafka.tools.DumpLogSegments;
  * rebuild-batch MANIFEST
  *                       one rebuild per manifest line (DIR, then overrides, tab-separated),
  *                       one JSON line each, as rebuild prints
+ * serve                 the oracle as a server: one JSON request per stdin line
+ *                       ({"id":..,"op":"load"|"rebuild"|"dump"|"meta","dir":..,"overrides":[..],
+ *                       "args":[..],"node_id":..}), one JSON answer per stdout line, in order,
+ *                       carrying the request's id; a case that throws, or runs past
+ *                       {@link #CASE_TIMEOUT_SECONDS}, is an answer ("server_error"), never the
+ *                       end of the server. Ends when stdin closes.
  * </pre>
  */
 public final class Oracle {
@@ -142,6 +148,7 @@ public final class Oracle {
                     out.flush();
                 }
             }
+            case "serve" -> serve(out);
             default -> {
                 System.err.println("oracle: unknown subcommand " + args[0]);
                 System.exit(2);
@@ -149,6 +156,101 @@ public final class Oracle {
         }
         out.flush();
         System.exit(0);
+    }
+
+    /** How long one served case may run before its answer is a time-out. */
+    static final int CASE_TIMEOUT_SECONDS = 60;
+
+    /**
+     * Serve requests from stdin until it closes. Each case runs on a worker thread so that a
+     * case that hangs is answered as a time-out (the worker is abandoned, a new one started);
+     * stdout and stderr are put back after every case, whatever it did to them.
+     */
+    private static void serve(PrintStream out) throws IOException {
+        // A tool that would end the JVM (DumpLogSegments on bad arguments) ends its case instead.
+        org.apache.kafka.common.utils.internals.Exit.setExitProcedure((code, message) -> {
+            throw new IllegalStateException("exit " + code + (message == null ? "" : ": " + message));
+        });
+        org.apache.kafka.common.utils.internals.Exit.setHaltProcedure((code, message) -> {
+            throw new IllegalStateException("halt " + code + (message == null ? "" : ": " + message));
+        });
+        System.setErr(QUIET);
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        java.util.concurrent.ExecutorService worker = java.util.concurrent.Executors.newSingleThreadExecutor(daemon());
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) continue;
+            com.fasterxml.jackson.databind.JsonNode request = null;
+            String answer;
+            try {
+                request = JSON.readTree(line);
+                final com.fasterxml.jackson.databind.JsonNode r = request;
+                java.util.concurrent.Future<String> f = worker.submit(() -> serveCase(r));
+                try {
+                    answer = f.get(CASE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException t) {
+                    f.cancel(true);
+                    worker.shutdownNow();
+                    worker = java.util.concurrent.Executors.newSingleThreadExecutor(daemon());
+                    answer = serverError(request, "timeout after " + CASE_TIMEOUT_SECONDS + " s");
+                } catch (java.util.concurrent.ExecutionException e) {
+                    Throwable cause = e.getCause() == null ? e : e.getCause();
+                    answer = serverError(request, cause.getClass().getName() + ": " + cause.getMessage());
+                }
+            } catch (Throwable t) {
+                answer = serverError(request, t.getClass().getName() + ": " + t.getMessage());
+            }
+            // Between cases Kafka's threads may still log (a loader pool winding down): that
+            // goes nowhere, never into the server's answers or the test's output.
+            System.setOut(out);
+            System.setErr(QUIET);
+            out.println(answer);
+            out.flush();
+        }
+        worker.shutdownNow();
+    }
+
+    private static final PrintStream QUIET = new PrintStream(java.io.OutputStream.nullOutputStream());
+
+    private static java.util.concurrent.ThreadFactory daemon() {
+        return r -> {
+            Thread t = new Thread(r, "oracle-case");
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static String serverError(com.fasterxml.jackson.databind.JsonNode request, String why) {
+        ObjectNode o = JSON.createObjectNode();
+        if (request != null && request.has("id")) o.set("id", request.get("id")); else o.putNull("id");
+        o.put("server_error", why);
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (IOException e) {
+            return "{\"id\":null,\"server_error\":\"unprintable\"}";
+        }
+    }
+
+    /** One served request: the same work as the batch subcommands, the id carried back. */
+    private static String serveCase(com.fasterxml.jackson.databind.JsonNode r) throws Exception {
+        String op = r.path("op").asText();
+        List<String> overrides = new ArrayList<>();
+        r.path("overrides").forEach(v -> overrides.add(v.asText()));
+        String body = switch (op) {
+            case "load" -> load(new File(r.path("dir").asText()), overrides, false);
+            case "rebuild" -> load(new File(r.path("dir").asText()), overrides, true);
+            case "meta" -> meta(new File(r.path("dir").asText()), r.path("node_id").asInt());
+            case "dump" -> {
+                List<String> args = new ArrayList<>();
+                r.path("args").forEach(v -> args.add(v.asText()));
+                yield dumpCase(0, args.toArray(new String[0]));
+            }
+            default -> throw new IllegalArgumentException("unknown op '" + op + "'");
+        };
+        ObjectNode o = (ObjectNode) JSON.readTree(body);
+        o.set("id", r.get("id"));
+        return JSON.writeValueAsString(o);
     }
 
     /** Run DumpLogSegments.main with stdout and stderr captured. */
@@ -242,6 +344,10 @@ public final class Oracle {
         o.put("outcome", outcome);
         if (error == null) o.putNull("error"); else o.put("error", error);
         o.set("logs", logs);
+        // The tree as the load left it, before the shutdown below writes its own files
+        // (snapshots at the log end, trimmed indexes, the marker): what a start-up leaves.
+        o.set("files_loaded", listPartitionFiles(dir));
+        o.set("epoch_checkpoints_loaded", epochCheckpoints(dir));
         if (manager != null) {
             try {
                 manager.shutdown();
@@ -249,7 +355,11 @@ public final class Oracle {
                 // The dir is a copy; a failed shutdown changes nothing reported above.
             }
         }
-        scheduler.runQueued();
+        try {
+            scheduler.runQueued();
+        } catch (Throwable ignored) {
+            // Deferred deletions on a dir the load took offline: nothing reported above changes.
+        }
         c.restore();
         ObjectNode removed = JSON.createObjectNode();
         Map<String, Long> after = logBytes(dir);
@@ -387,6 +497,24 @@ public final class Oracle {
             bytes.put(p.getName(), sum);
         }
         return bytes;
+    }
+
+    /** Each partition dir's leader-epoch-checkpoint text (null where there is none). */
+    private static ObjectNode epochCheckpoints(File dir) {
+        ObjectNode all = JSON.createObjectNode();
+        File[] partitions = dir.listFiles(File::isDirectory);
+        if (partitions == null) return all;
+        Arrays.sort(partitions);
+        for (File p : partitions) {
+            File f = new File(p, "leader-epoch-checkpoint");
+            try {
+                if (f.isFile()) all.put(p.getName(), Files.readString(f.toPath(), StandardCharsets.ISO_8859_1));
+                else all.putNull(p.getName());
+            } catch (IOException e) {
+                all.put(p.getName(), "<unreadable: " + e.getMessage() + ">");
+            }
+        }
+        return all;
     }
 
     /** Every file of every partition dir, with its size, as Kafka left them. */
