@@ -432,6 +432,10 @@ fn kafka_refuses(path: &Path, why: impl std::fmt::Display) -> Error {
 /// The words [`kafka_offline`] says it with.
 const OFFLINE_WORDS: &str = "a Kafka 4.4 broker takes this log dir offline and loads none of it";
 
+/// Said with [`OFFLINE_WORDS`] when the order Kafka loads partitions in decides between an
+/// offline log dir and a broker that does not start.
+pub const OR_REFUSES: &str = "or refuses to start, depending on the order it loads partitions in";
+
 fn kafka_offline(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::state(path, format!("{OFFLINE_WORDS}: {why}"))
 }
@@ -599,18 +603,65 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
         },
         progress,
     );
+    // The log dir as a whole went offline (a log-dir checkpoint) before any log loads.
+    let offline_from_start = offline.is_some();
     let mut logs_forecast = Vec::with_capacity(forecast.len());
-    for f in forecast {
+    // The log that took the dir offline (an epoch checkpoint), and the logs whose load deletes
+    // segments (`removeAndDeleteSegmentsAsync`: on an offline dir, `LocalLog.deleteSegmentFiles`
+    // throws "already offline", a `KafkaStorageException` with no `IOException` in it, which
+    // escapes `loadLogs`).
+    let mut offline_log: Option<String> = None;
+    let mut deleting: Vec<String> = Vec::new();
+    // A KRaft broker opens its metadata log (`KafkaRaftManager`) before its `LogManager` loads
+    // the others: the metadata log's refusal comes first.
+    let mut forecast = forecast;
+    if let Some(i) = to_load.iter().position(|(_, k)| *k == LoadedKind::Metadata) {
+        if forecast[i].is_err() {
+            return Err(forecast.swap_remove(i).expect_err("checked above"));
+        }
+    }
+    for (f, (name, _)) in forecast.into_iter().zip(&to_load) {
         match f {
-            Ok(l) => logs_forecast.push(l),
+            Ok(l) => {
+                if !l.recovery.deleted_segments.is_empty() {
+                    deleting.push(l.dir_name.clone());
+                }
+                logs_forecast.push(l)
+            }
             // `KafkaStorageException` from one log's load: the dir goes offline, the others load.
             Err(e) if is_offline(&e) => {
+                if offline.is_none() {
+                    offline_log = Some(name.clone());
+                }
                 offline.get_or_insert(e);
             }
             Err(e) => return Err(e),
         }
     }
     if let Some(e) = offline {
+        if let Some(first) = deleting.first() {
+            if offline_from_start {
+                return Err(kafka_refuses(
+                    dir,
+                    format!(
+                        "the log dir is offline ({e}), and recovering {first} deletes segments: \
+                         LocalLog.deleteSegmentFiles throws KafkaStorageException (the log dir is already offline)"
+                    ),
+                ));
+            }
+            // Kafka loads a dir's partitions in the order `File.listFiles` gives them, on
+            // `num.recovery.threads.per.data.dir` threads: which comes first is not fixed.
+            return Err(Error::state(
+                dir,
+                format!(
+                    "{OFFLINE_WORDS}, {OR_REFUSES}: {e}; recovering {first} deletes segments, and if the broker loads it \
+                     after {} (partition dirs load in the order the file system lists them, on several threads), \
+                     LocalLog.deleteSegmentFiles throws KafkaStorageException (the log dir is already offline) and \
+                     the broker does not start",
+                    offline_log.as_deref().unwrap_or("the log that failed")
+                ),
+            ));
+        }
         return Err(e);
     }
     let forecast = logs_forecast;

@@ -20,6 +20,7 @@
 
 use super::epoch_cache::EpochEntry;
 use super::index::{IndexBuilder, TIME_ENTRY_BYTES};
+use super::producer_state::{LoadEvent, SnapshotOp};
 use super::segment::{self, Segment};
 use super::Log;
 use crate::durable;
@@ -81,6 +82,8 @@ pub struct RecoveryReport {
     pub bytes_removed: u64,
     /// The producer-state rebuild that follows the load.
     pub producer_state: ProducerRebuild,
+    /// What the load does to the producer snapshots, in order (`ProducerStateManager`).
+    pub snapshot_ops: Vec<super::producer_state::SnapshotOp>,
 }
 
 /// What `UnifiedLog.rebuildProducerState` reads after the load: the snapshot it starts from
@@ -178,11 +181,13 @@ struct SegmentScan {
 /// Kafka's pieces for an overflowed segment (`splitOverflowedSegment`, `appendFromFile`): a
 /// new piece starts at a batch's base offset and takes the following batches while their
 /// last offset stays within [0, Int32.MAX] of that base. `None` when some batch fits no piece
-/// (its last offset is below its own base, or a piece would start at a negative offset), where
-/// Kafka's split throws.
+/// (its last offset is below its own base, or a piece would start at a negative offset), or
+/// when bytes that frame no whole batch follow the last one (the split's
+/// `batchesFrom(position).iterator().next()` finds nothing there), where Kafka's split throws.
 fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
     let mut pieces: Vec<SplitPiece> = Vec::new();
-    for batch in BatchIter::new(bytes) {
+    let mut iter = BatchIter::new(bytes);
+    for batch in iter.by_ref() {
         let end = batch.position + batch.size_bytes() as u64;
         match pieces.last_mut() {
             Some(p) if super::index::offset_fits_segment(p.base_offset, batch.last_offset()) => p.end = end,
@@ -196,7 +201,7 @@ fn split_pieces(bytes: &[u8]) -> Option<Vec<SplitPiece>> {
             }
         }
     }
-    Some(pieces)
+    matches!(iter.stop(), Some(ScanStop::End)).then_some(pieces)
 }
 
 /// What the loader is told about one log (`LogManager.loadLog`'s arguments).
@@ -257,8 +262,24 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     for seg in &log.segments {
         bytes_before += seg.log_size()?;
     }
+    // The producer snapshots the load reads, deletes and writes are decided on the bytes the
+    // load starts from, which only a dry run still has when it needs them: the run takes the
+    // list from a dry run of its own, and applies it at the end.
+    let snapshot_plan = if dry_run {
+        None
+    } else {
+        let mut probe = Log::open(&log.dir, log.config, log_start_offset)?;
+        Some(load_log(&mut probe, inputs, true)?.snapshot_ops)
+    };
+    let snapshots_before = read_snapshot_files(&log.dir)?;
     finish_interrupted_swaps(log, log_start_offset, dry_run)?;
     let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
+    // Every segment the load sees (those it deletes too), what recovery kept of each, and
+    // the order of events: the producer-state steps replay over them.
+    let mut sim_targets: std::collections::BTreeMap<i64, ScanTarget> =
+        targets.iter().map(|t| (t.base_offset, t.clone())).collect();
+    let mut sim_recovered: std::collections::BTreeMap<i64, (usize, Vec<u8>)> = Default::default();
+    let mut events: Vec<LoadEvent> = Vec::new();
     // Sizes after recovery of the scanned targets, by base offset (for the dry run's view).
     let mut scanned: Vec<(i64, SegmentRecovery)> = Vec::new();
     let mut scanned_index: Vec<(i64, Vec<u8>)> = Vec::new();
@@ -286,6 +307,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         if let Decision::Split(pieces) = &scan.decision {
             report.segments.push(scan.outcome.clone());
             split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
+            sim_targets.extend(targets.iter().map(|t| (t.base_offset, t.clone())));
             // `retryOnOffsetOverflow` loads the segment files again from the start.
             i = 0;
             continue;
@@ -306,6 +328,11 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         report.cut.extend(scan.cut.iter().cloned());
         scanned.push((target.base_offset, scan.outcome.clone()));
         scanned_index.push((target.base_offset, scan.builder.pending_offset_entries.clone()));
+        events.push(LoadEvent::Recover(target.base_offset));
+        sim_recovered.insert(
+            target.base_offset,
+            (scan.outcome.valid_bytes as usize, scan.builder.pending_offset_entries.clone()),
+        );
         if !dry_run {
             apply_scan(&target.segment, &scan)?;
         }
@@ -330,6 +357,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         if let Decision::Split(pieces) = &scan.decision {
             report.segments.push(scan.outcome.clone());
             let low = split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
+            sim_targets.extend(targets.iter().map(|t| (t.base_offset, t.clone())));
             // Load again (`retryOnOffsetOverflow`): the pieces take the old segment's place, in
             // base-offset order, and are recovered in turn.
             if let Some(low) = low {
@@ -341,8 +369,12 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         let truncated = outcome.truncated_bytes > 0;
         scanned.push((target.base_offset, outcome.clone()));
         scanned_index.push((target.base_offset, scan.builder.pending_offset_entries.clone()));
+        events.push(LoadEvent::Recover(target.base_offset));
+        sim_recovered
+            .insert(target.base_offset, (outcome.valid_bytes as usize, scan.builder.pending_offset_entries.clone()));
         report.segments.push(outcome);
         if truncated {
+            events.push(LoadEvent::DeleteAfter(target.base_offset));
             // Later segments go first, so that a death before the cut leaves the invalid batch
             // in place for the next recovery to find.
             cut_later_targets(&mut targets, i, dry_run, &mut report)?;
@@ -403,6 +435,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             if !targets.is_empty() {
                 report.deleted_segments.extend(after.iter().map(|(b, _)| *b));
                 log.epoch_cache.clear();
+                events.push(LoadEvent::DeleteAllAndStartAt(log_start_offset));
             }
             after = vec![(log_start_offset, 0)];
             log.log_end_offset = log_start_offset;
@@ -415,7 +448,18 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             log.epoch_cache.clear();
         }
         log.epoch_cache.truncate_from_start(log_start_offset);
-        return Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset));
+        let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
+        let facts_in = SnapshotInputs {
+            targets: &sim_targets,
+            recovered: sim_recovered,
+            events,
+            log_start_checkpoint: log_start_offset,
+            log_start_after: report.log_start_offset_after,
+            log_end_offset: report.log_end_offset_after,
+            clean_shutdown,
+        };
+        report.snapshot_ops = producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
+        return Ok(report);
     }
     log.reload(log_start_offset)?;
     if !recover {
@@ -439,9 +483,20 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         log.log_end_offset = log_start_offset;
     }
     let leo = log.log_end_offset;
-    // Producer snapshots past the new log end describe state that no longer exists
-    // (`LogLoader.load` deletes them before it rebuilds producer state).
-    super::delete_snapshots_above(&log.dir, leo)?;
+    // The producer snapshots, as the dry run decided: deleted (those above the new log end,
+    // strays, corrupt ones, those of deleted segments) and written (`rebuildProducerState`).
+    let snapshot_ops = snapshot_plan.unwrap_or_default();
+    for op in &snapshot_ops {
+        match op {
+            SnapshotOp::Delete(name) => {
+                let path = log.dir.join(name);
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    durable::remove_file(&path)?;
+                }
+            }
+            SnapshotOp::Write(name, bytes) => durable::write_atomic(&log.dir.join(name), bytes)?,
+        }
+    }
     // `LeaderEpochCheckpointFile` creates the checkpoint, empty, when it is missing.
     let cache_path = log.dir.join(super::names::LEADER_EPOCH_CHECKPOINT);
     if std::fs::symlink_metadata(&cache_path).is_err() {
@@ -456,7 +511,90 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     for seg in &log.segments {
         after.push((seg.base_offset, seg.log_size()?));
     }
-    Ok(finish_report(report, log, &cache_before, after, bytes_before, log_start_offset))
+    let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
+    report.snapshot_ops = snapshot_ops;
+    Ok(report)
+}
+
+/// The most bytes of one producer snapshot a load reads (about 350,000 producers).
+const SNAPSHOT_READ_BYTES_MAX: u64 = 16 << 20;
+
+/// The partition dir's producer snapshots (regular files named `*.snapshot`) and their bytes.
+fn read_snapshot_files(dir: &std::path::Path) -> Result<std::collections::BTreeMap<String, Vec<u8>>> {
+    let mut out = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
+        if name.ends_with(super::names::SNAPSHOT_SUFFIX) && crate::regular_file::is_regular(&entry.path()) {
+            // A snapshot is small (46 bytes a producer): one past the cap is read up to it, and
+            // its CRC then fails, as it would for Kafka (which reads it whole).
+            use std::io::Read;
+            let file = std::fs::File::open(entry.path()).at(entry.path(), "open")?;
+            let mut bytes = Vec::new();
+            file.take(SNAPSHOT_READ_BYTES_MAX).read_to_end(&mut bytes).at(entry.path(), "read")?;
+            out.insert(name, bytes);
+        }
+    }
+    Ok(out)
+}
+
+/// What the producer-state steps of a load are replayed over.
+struct SnapshotInputs<'a> {
+    targets: &'a std::collections::BTreeMap<i64, ScanTarget>,
+    recovered: std::collections::BTreeMap<i64, (usize, Vec<u8>)>,
+    events: Vec<LoadEvent>,
+    log_start_checkpoint: i64,
+    log_start_after: i64,
+    log_end_offset: i64,
+    clean_shutdown: bool,
+}
+
+/// Replay the load's producer-state steps ([`super::producer_state::simulate`]): the snapshot
+/// deletes and writes, or the refusal when Kafka's readers throw on the way.
+fn producer_snapshot_ops(
+    dir: &std::path::Path,
+    before: std::collections::BTreeMap<String, Vec<u8>>,
+    mut inputs: SnapshotInputs<'_>,
+) -> Result<Vec<SnapshotOp>> {
+    use super::producer_state::{simulate, LoadFacts, SegmentBytes, SnapshotFiles};
+    let mut owned = Vec::new();
+    for t in inputs.targets.values() {
+        let bytes = t.segment.read_log()?;
+        let index = if t.range.is_none() { t.segment.read_index()? } else { None };
+        owned.push((t.base_offset, t.range, bytes, index));
+    }
+    let segments = owned
+        .iter()
+        .map(|(base, range, bytes, index)| {
+            let (from, to) = range.map_or((0, bytes.len()), |(a, b)| (a as usize, b as usize));
+            SegmentBytes {
+                base_offset: *base,
+                original: bytes.get(from..to.min(bytes.len())).unwrap_or(&[]),
+                original_index: index.as_deref().unwrap_or(&[]),
+                recovered: inputs.recovered.remove(base),
+            }
+        })
+        .collect();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let facts = LoadFacts {
+        segments,
+        events: inputs.events,
+        log_start_checkpoint: inputs.log_start_checkpoint,
+        log_start_after: inputs.log_start_after,
+        log_end_offset: inputs.log_end_offset,
+        clean_shutdown: inputs.clean_shutdown,
+        now_ms,
+    };
+    simulate(SnapshotFiles::new(before), &facts).map(|f| f.ops).map_err(|thrown| {
+        crate::error::Error::state(
+            dir,
+            format!(
+                "at position {} of a segment: a Kafka 4.4 broker refuses to start on this log dir: the producer-state \
+                 rebuild throws {} (nothing in LogLoader catches it)",
+                thrown.position, thrown.exception
+            ),
+        )
+    })
 }
 
 /// Fill in what the load leaves: offsets, segments, epochs, bytes removed and the
@@ -532,8 +670,10 @@ pub struct Thrown {
     pub exception: String,
 }
 
-/// [`read_next_offset`] on given bytes: the segment's `.log` and `.index`.
-fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> std::result::Result<i64, Thrown> {
+/// `OffsetIndex.lookup(target)` as `LogSegment.translateOffset` uses it: the position of the
+/// largest entry at or below `target` (binary search on the entries as they are, zero tail
+/// included), `max(position, 0)`; 0 when none is.
+pub(crate) fn index_lookup(base: i64, index: &[u8], target: i64) -> u64 {
     let entries: Vec<(i64, i64)> = index
         .chunks_exact(8)
         .map(|c| {
@@ -544,26 +684,69 @@ fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> std::result:
             (base + i64::from(relative), i64::from(position))
         })
         .collect();
-    let target = entries.last().map_or(base, |e| e.0);
-    // `largestLowerBoundSlotFor`: binary search on the entries as they are.
-    let position = if entries.is_empty() || entries[0].0 > target {
-        0
-    } else {
-        let (mut lo, mut hi) = (0usize, entries.len() - 1);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            match entries[mid].0.cmp(&target) {
-                std::cmp::Ordering::Greater => hi = mid - 1,
-                std::cmp::Ordering::Less => lo = mid,
-                std::cmp::Ordering::Equal => {
-                    lo = mid;
-                    break;
-                }
+    // `largestLowerBoundSlotFor`.
+    if entries.is_empty() || entries[0].0 > target {
+        return 0;
+    }
+    let (mut lo, mut hi) = (0usize, entries.len() - 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        match entries[mid].0.cmp(&target) {
+            std::cmp::Ordering::Greater => hi = mid - 1,
+            std::cmp::Ordering::Less => lo = mid,
+            std::cmp::Ordering::Equal => {
+                lo = mid;
+                break;
             }
         }
-        entries[lo].1
     }
-    .max(0) as u64;
+    entries[lo].1.max(0) as u64
+}
+
+/// The offset of the index's last entry (`OffsetIndex.lastOffset`), the base when empty.
+fn index_last_offset(base: i64, index: &[u8]) -> i64 {
+    index.chunks_exact(8).last().map_or(base, |c| base + i64::from(i32::from_be_bytes([c[0], c[1], c[2], c[3]])))
+}
+
+fn bad_size(position: u64, size: i32) -> Thrown {
+    Thrown {
+        position,
+        exception: format!(
+            "org.apache.kafka.common.errors.CorruptRecordException: Found record size {size} smaller than minimum \
+             record overhead (14)"
+        ),
+    }
+}
+
+/// `FileRecords.searchForOffsetFromPosition(target, start)` (4.x): compare base offsets, and
+/// look at a batch's last offset only for the batch before the first base above the target,
+/// or at the end. The position of the batch found, if any; what Kafka throws on the way.
+pub(crate) fn search_for_offset(bytes: &[u8], target: i64, start: u64) -> std::result::Result<Option<u64>, Thrown> {
+    if start as usize > bytes.len() {
+        return Ok(None);
+    }
+    let mut previous: Option<(u64, i64)> = None;
+    let mut iter = BatchIter::starting_at(bytes, start as usize);
+    for b in iter.by_ref() {
+        let base_offset = b.kafka_base_offset().map_err(|exception| Thrown { position: b.position, exception })?;
+        if base_offset == target {
+            return Ok(Some(b.position));
+        }
+        if base_offset > target {
+            return Ok(Some(previous.filter(|p| p.1 >= target).map_or(b.position, |p| p.0)));
+        }
+        previous = Some((b.position, b.last_offset()));
+    }
+    if let Some(ScanStop::BadSize { position, size }) = iter.stop() {
+        return Err(bad_size(*position, *size));
+    }
+    Ok(previous.filter(|p| p.1 >= target).map(|p| p.0))
+}
+
+/// [`read_next_offset`] on given bytes: the segment's `.log` and `.index`.
+fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> std::result::Result<i64, Thrown> {
+    let target = index_last_offset(base, index);
+    let position = index_lookup(base, index, target);
     if position as usize > bytes.len() {
         return Ok(base);
     }
@@ -572,32 +755,9 @@ fn next_offset_from_index(base: i64, index: &[u8], bytes: &[u8]) -> std::result:
     let mut frames = BatchIter::starting_at(bytes, position as usize);
     frames.by_ref().for_each(drop);
     if let Some(ScanStop::BadSize { position, size }) = frames.stop() {
-        return Err(Thrown {
-            position: *position,
-            exception: format!(
-                "org.apache.kafka.common.errors.CorruptRecordException: Found record size {size} smaller than \
-                 minimum record overhead (14)"
-            ),
-        });
+        return Err(bad_size(*position, *size));
     }
-    // `FileRecords.searchForOffsetFromPosition` (4.x): compare base offsets, and look at a
-    // batch's last offset only for the batch before the first base above the target, or at the end.
-    let mut previous: Option<(u64, i64)> = None;
-    let mut found = None;
-    for b in BatchIter::starting_at(bytes, position as usize) {
-        let base_offset = b.kafka_base_offset().map_err(|exception| Thrown { position: b.position, exception })?;
-        if base_offset == target {
-            found = Some(b.position);
-            break;
-        }
-        if base_offset > target {
-            found = Some(previous.filter(|p| p.1 >= target).map_or(b.position, |p| p.0));
-            break;
-        }
-        previous = Some((b.position, b.last_offset()));
-    }
-    let found = found.or_else(|| previous.filter(|p| p.1 >= target).map(|p| p.0));
-    let Some(start) = found else { return Ok(base) };
+    let Some(start) = search_for_offset(bytes, target, position)? else { return Ok(base) };
     Ok(BatchIter::starting_at(bytes, start as usize).last().map_or(base, |b| b.next_offset()))
 }
 
@@ -806,8 +966,9 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
                 return Err(crate::error::Error::state(
                     target.segment.log_path(),
                     format!(
-                        "at position {}: {why}; Kafka's split of the segment fails (IllegalArgumentException \
-                         or IllegalStateException), so a Kafka 4.4 broker refuses to start on this log dir",
+                        "at position {}: {why}; Kafka's split of the segment fails (IllegalArgumentException, \
+                         IllegalStateException, or NoSuchElementException where bytes that frame no batch follow), \
+                         so a Kafka 4.4 broker refuses to start on this log dir",
                         batch.position
                     ),
                 ));
@@ -986,6 +1147,19 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         log.segments.retain(|s| (s.base_offset < low || s.base_offset >= high) && !swap_bases.contains(&s.base_offset));
         log.segments.extend(log_swaps);
         log.segments.sort_by_key(|s| s.base_offset);
+        // An index swapped alone (no `.log.swap` of its base) replaces the segment's index.
+        for (name, _) in &swaps {
+            let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
+            let (index, time_index) =
+                (stem.ends_with(super::names::INDEX_SUFFIX), stem.ends_with(super::names::TIME_INDEX_SUFFIX));
+            let Some(base) = super::names::parse_file_offset(stem) else { continue };
+            if swap_bases.contains(&base) || !(index || time_index) {
+                continue;
+            }
+            for s in log.segments.iter_mut().filter(|s| s.base_offset == base) {
+                *s = s.clone().with_swapped_indexes(index, time_index);
+            }
+        }
     } else {
         for path in remove.iter().chain(covered.iter()) {
             durable::remove_file(path)?;

@@ -78,6 +78,10 @@ pub struct Segment {
     /// `""`, or [`SWAP_SUFFIX`] for the files of an interrupted compaction that a dry run of
     /// the loader reads in place of the segments they will replace.
     suffix: &'static str,
+    /// The offset (time) index is read from its `.swap` file: an interrupted swap of that
+    /// index alone, which the load renames into place (a dry run reads it where it is).
+    index_swapped: bool,
+    time_index_swapped: bool,
 }
 
 /// The suffix of a compacted segment's files before the cleaner renames them into place.
@@ -85,12 +89,24 @@ pub const SWAP_SUFFIX: &str = ".swap";
 
 impl Segment {
     pub fn new(dir: &Path, base_offset: i64) -> Self {
-        Segment { base_offset, dir: dir.to_path_buf(), suffix: "" }
+        Segment { base_offset, dir: dir.to_path_buf(), suffix: "", index_swapped: false, time_index_swapped: false }
+    }
+    /// This segment with its offset index and/or time index read from their `.swap` files.
+    pub fn with_swapped_indexes(mut self, index: bool, time_index: bool) -> Self {
+        self.index_swapped |= index;
+        self.time_index_swapped |= time_index;
+        self
     }
     /// The segment an interrupted swap will become: its `.log.swap`, `.index.swap` and
     /// `.timeindex.swap` files.
     pub fn swap(dir: &Path, base_offset: i64) -> Self {
-        Segment { base_offset, dir: dir.to_path_buf(), suffix: SWAP_SUFFIX }
+        Segment {
+            base_offset,
+            dir: dir.to_path_buf(),
+            suffix: SWAP_SUFFIX,
+            index_swapped: false,
+            time_index_swapped: false,
+        }
     }
     /// Whether this is the segment of an interrupted swap (its files end in `.swap`).
     pub fn is_swap(&self) -> bool {
@@ -98,6 +114,13 @@ impl Segment {
     }
     fn path(&self, kind: &str) -> PathBuf {
         let p = names::build_segment_path(&self.dir, self.base_offset, kind);
+        let swapped =
+            (kind == INDEX_SUFFIX && self.index_swapped) || (kind == TIME_INDEX_SUFFIX && self.time_index_swapped);
+        if swapped && self.suffix.is_empty() {
+            let mut s = p.into_os_string();
+            s.push(SWAP_SUFFIX);
+            return PathBuf::from(s);
+        }
         if self.suffix.is_empty() {
             p
         } else {

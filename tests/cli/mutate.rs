@@ -165,8 +165,9 @@ pub fn apply(dir: &Path, m: &Mutation) {
             let _ = fs::remove_file(p(file));
         }
         Mutation::Rename { from, to } => {
+            // A rename onto a non-empty dir (or a file onto a dir) fails: then nothing changes.
             if p(from).exists() && p(to).parent().is_some_and(Path::is_dir) {
-                fs::rename(p(from), p(to)).unwrap();
+                let _ = fs::rename(p(from), p(to));
             }
         }
         Mutation::Copy { from, to } => {
@@ -607,6 +608,9 @@ fn name_mutation(rng: &mut Rng, f: &Files) -> Option<Mutation> {
         }
         2 => {
             // A segment's base offset moved: inside its predecessor, or up.
+            if f.logs.is_empty() {
+                return None;
+            }
             let file = rng.pick(&f.logs).clone();
             let (part, name) = file.rsplit_once('/')?;
             let base: i64 = name.strip_suffix(".log")?.parse().ok()?;

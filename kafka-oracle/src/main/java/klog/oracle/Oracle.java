@@ -292,53 +292,57 @@ public final class Oracle {
         List<UnifiedLog> loaded = new ArrayList<>();
         ArrayNode logs = JSON.createArrayNode();
         long started = System.nanoTime();
-        try {
-            LogConfig defaults = new LogConfig(Map.of("file.delete.delay.ms", "0"));
-            Map<String, LogConfig> topicConfigs = topicConfigs(defaults, overrides);
-            manager = new LogManager(
-                    List.of(dir.getAbsoluteFile()), List.of(), resource -> new Properties(), defaults,
-                    new CleanerConfig(false), 1, Long.MAX_VALUE, 60_000L, 60_000L, 300_000L, 900_000,
-                    new ProducerStateManagerConfig(86_400_000, false), 600_000, scheduler,
-                    new BrokerTopicStats(false), failures, time, false, 30_000L,
-                    (cfg, dirs, all, channel, t) -> null);
-            if (!manager.liveLogDirs().isEmpty()) {
-                manager.loadLogs(defaults, topicConfigs, log -> {
-                    synchronized (loaded) {
-                        loaded.add(log);
-                    }
-                    return false;
-                });
+        // A KRaft broker opens its metadata log (SharedServer, KafkaRaftManager) before its
+        // LogManager loads the other logs: a metadata log that throws stops it first.
+        ObjectNode metadataLog = null;
+        File metadata = new File(dir, "__cluster_metadata-0");
+        if (metadata.isDirectory()) {
+            try {
+                Map<String, Object> props = new HashMap<>();
+                MetadataLogConfig config = new MetadataLogConfig(new AbstractConfig(MetadataLogConfig.CONFIG_DEF, props));
+                KafkaRaftLog raftLog = KafkaRaftLog.createLog(new TopicPartition("__cluster_metadata", 0),
+                        org.apache.kafka.common.Uuid.METADATA_TOPIC_ID, metadata, time, scheduler, config, 1);
+                scheduler.runQueued();
+                Field f = KafkaRaftLog.class.getDeclaredField("log");
+                f.setAccessible(true);
+                metadataLog = describe((UnifiedLog) f.get(raftLog), "metadata");
+                raftLog.close();
+            } catch (Throwable t) {
+                outcome = "refused";
+                error = t.getClass().getName() + ": " + t.getMessage();
             }
-            scheduler.runQueued();
-            o.put("load_ms", (System.nanoTime() - started) / 1_000_000);
-            for (UnifiedLog log : loaded) logs.add(describe(log, "log"));
-            if (failures.hasOfflineLogDir(dir.getAbsolutePath())) {
-                outcome = "offline";
-                error = c.lastError();
-            }
-        } catch (Throwable t) {
-            outcome = "refused";
-            Throwable cause = t;
-            while (cause.getCause() != null && cause.getMessage() == null) cause = cause.getCause();
-            error = cause.getClass().getName() + ": " + cause.getMessage();
         }
         if (outcome.equals("loaded")) {
-            File metadata = new File(dir, "__cluster_metadata-0");
-            if (metadata.isDirectory()) {
-                try {
-                    Map<String, Object> props = new HashMap<>();
-                    MetadataLogConfig config = new MetadataLogConfig(new AbstractConfig(MetadataLogConfig.CONFIG_DEF, props));
-                    KafkaRaftLog raftLog = KafkaRaftLog.createLog(new TopicPartition("__cluster_metadata", 0),
-                            org.apache.kafka.common.Uuid.METADATA_TOPIC_ID, metadata, time, scheduler, config, 1);
-                    scheduler.runQueued();
-                    Field f = KafkaRaftLog.class.getDeclaredField("log");
-                    f.setAccessible(true);
-                    logs.add(describe((UnifiedLog) f.get(raftLog), "metadata"));
-                    raftLog.close();
-                } catch (Throwable t) {
-                    outcome = "refused";
-                    error = t.getClass().getName() + ": " + t.getMessage();
+            try {
+                LogConfig defaults = new LogConfig(Map.of("file.delete.delay.ms", "0"));
+                Map<String, LogConfig> topicConfigs = topicConfigs(defaults, overrides);
+                manager = new LogManager(
+                        List.of(dir.getAbsoluteFile()), List.of(), resource -> new Properties(), defaults,
+                        new CleanerConfig(false), 1, Long.MAX_VALUE, 60_000L, 60_000L, 300_000L, 900_000,
+                        new ProducerStateManagerConfig(86_400_000, false), 600_000, scheduler,
+                        new BrokerTopicStats(false), failures, time, false, 30_000L,
+                        (cfg, dirs, all, channel, t) -> null);
+                if (!manager.liveLogDirs().isEmpty()) {
+                    manager.loadLogs(defaults, topicConfigs, log -> {
+                        synchronized (loaded) {
+                            loaded.add(log);
+                        }
+                        return false;
+                    });
                 }
+                scheduler.runQueued();
+                o.put("load_ms", (System.nanoTime() - started) / 1_000_000);
+                for (UnifiedLog log : loaded) logs.add(describe(log, "log"));
+                if (metadataLog != null) logs.add(metadataLog);
+                if (failures.hasOfflineLogDir(dir.getAbsolutePath())) {
+                    outcome = "offline";
+                    error = c.lastError();
+                }
+            } catch (Throwable t) {
+                outcome = "refused";
+                Throwable cause = t;
+                while (cause.getCause() != null && cause.getMessage() == null) cause = cause.getCause();
+                error = cause.getClass().getName() + ": " + cause.getMessage();
             }
         }
         o.put("outcome", outcome);

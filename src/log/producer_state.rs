@@ -1,0 +1,646 @@
+//! Producer state at a broker's start-up: the producer snapshots (`<offset>.snapshot`) Kafka
+//! 4.4's load reads, deletes and writes, and the producer entries the written ones hold
+//! (`ProducerStateManager`, `UnifiedLog.rebuildProducerState`, `LogLoader.recoverSegment`,
+//! `LogSegment.updateProducerState`, `ProducerAppendInfo`, `ProducerStateEntry`).
+//!
+//! A load drives several managers: the log's own (made before the load, from the snapshots
+//! then on disk), and a fresh one for each segment recovery. Each keeps its own view of the
+//! snapshot files; all act on the same files, which [`SnapshotFiles`] holds in memory while the
+//! load is decided. [`simulate`] replays the load's events over them and returns what the load
+//! deletes and writes, in order; the real run applies that list. Nothing here touches a file.
+//!
+//! Where Kafka's readers throw on the way (a frame below the minimum size, a legacy wrapper
+//! that does not decode, a snapshot name that is no number, a non-transactional batch inside a
+//! producer's open transaction), the result is the exception: nothing in the loader catches it.
+
+use super::recovery::Thrown;
+use crate::format::batch::{BatchIter, RawBatch, ScanStop};
+use crate::format::producer_snapshot::{self, ProducerEntry};
+use std::collections::{BTreeMap, VecDeque};
+
+/// `producer.id.expiration.ms`'s default: a producer idle this long is dropped when a snapshot
+/// is loaded.
+pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
+
+/// The batches `ProducerStateEntry` keeps (`NUM_BATCHES_TO_RETAIN`).
+const BATCHES_RETAINED: usize = 5;
+
+/// A change the load makes to the snapshot files, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotOp {
+    Delete(String),
+    Write(String, Vec<u8>),
+}
+
+/// The partition dir's snapshot files (regular files named `*.snapshot`) as the load goes.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotFiles {
+    files: BTreeMap<String, Vec<u8>>,
+    pub ops: Vec<SnapshotOp>,
+}
+
+impl SnapshotFiles {
+    /// The files as they are before the load.
+    pub fn new(files: BTreeMap<String, Vec<u8>>) -> SnapshotFiles {
+        SnapshotFiles { files, ops: Vec::new() }
+    }
+
+    /// `ProducerStateManager.listSnapshotFiles`: offset and name of each, by offset (a name
+    /// whose prefix is no number throws, as `offsetFromFile` does).
+    fn list(&self) -> Result<BTreeMap<i64, String>, Thrown> {
+        let mut out = BTreeMap::new();
+        for name in self.files.keys() {
+            out.insert(offset_from_file(name)?, name.clone());
+        }
+        Ok(out)
+    }
+
+    fn delete(&mut self, name: &str) {
+        if self.files.remove(name).is_some() {
+            self.ops.push(SnapshotOp::Delete(name.to_string()));
+        }
+    }
+
+    /// `writeSnapshot`: `CREATE, WRITE` without truncation, so a longer file keeps its tail.
+    fn write(&mut self, offset: i64, bytes: Vec<u8>) {
+        let name = format!("{offset:020}{}", super::names::SNAPSHOT_SUFFIX);
+        let mut content = bytes;
+        if let Some(old) = self.files.get(&name) {
+            if old.len() > content.len() {
+                content.extend_from_slice(&old[content.len()..]);
+            }
+        }
+        self.files.insert(name.clone(), content.clone());
+        self.ops.push(SnapshotOp::Write(name, content));
+    }
+
+    /// Names of the files left, by name.
+    pub fn names(&self) -> Vec<String> {
+        self.files.keys().cloned().collect()
+    }
+}
+
+/// `LogFileUtils.offsetFromFile`: the name up to its first `.`, as a long.
+fn offset_from_file(name: &str) -> Result<i64, Thrown> {
+    let prefix = &name[..name.find('.').unwrap_or(name.len())];
+    prefix.parse().map_err(|_| Thrown {
+        position: 0,
+        exception: format!("java.lang.NumberFormatException: For input string: \"{prefix}\" (snapshot file {name})"),
+    })
+}
+
+/// One batch's metadata, as a producer entry keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BatchMetadata {
+    last_sequence: i32,
+    last_offset: i64,
+    offset_delta: i32,
+    timestamp: i64,
+}
+
+/// One producer's state (`ProducerStateEntry`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    producer_epoch: i16,
+    coordinator_epoch: i32,
+    last_timestamp: i64,
+    current_txn_first_offset: Option<i64>,
+    batches: VecDeque<BatchMetadata>,
+}
+
+impl Entry {
+    fn empty() -> Entry {
+        Entry {
+            producer_epoch: -1,
+            coordinator_epoch: -1,
+            last_timestamp: -1,
+            current_txn_first_offset: None,
+            batches: VecDeque::new(),
+        }
+    }
+
+    fn maybe_update_producer_epoch(&mut self, epoch: i16) {
+        if self.producer_epoch != epoch {
+            self.batches.clear();
+            self.producer_epoch = epoch;
+        }
+    }
+
+    fn add_batch_metadata(&mut self, b: BatchMetadata) {
+        if self.batches.len() == BATCHES_RETAINED {
+            self.batches.pop_front();
+        }
+        self.batches.push_back(b);
+    }
+
+    /// `ProducerStateEntry.update(nextEntry)`.
+    fn update(&mut self, next: &Entry) {
+        self.maybe_update_producer_epoch(next.producer_epoch);
+        for b in &next.batches {
+            self.add_batch_metadata(*b);
+        }
+        self.coordinator_epoch = next.coordinator_epoch;
+        self.current_txn_first_offset = next.current_txn_first_offset;
+        self.last_timestamp = next.last_timestamp;
+    }
+
+    fn to_snapshot(&self, producer_id: i64) -> ProducerEntry {
+        let last = self.batches.back();
+        ProducerEntry {
+            producer_id,
+            producer_epoch: self.producer_epoch,
+            last_sequence: last.map_or(-1, |b| b.last_sequence),
+            last_offset: last.map_or(-1, |b| b.last_offset),
+            offset_delta: last.map_or(0, |b| b.offset_delta),
+            timestamp: self.last_timestamp,
+            coordinator_epoch: self.coordinator_epoch,
+            current_txn_first_offset: self.current_txn_first_offset.unwrap_or(-1),
+        }
+    }
+
+    fn from_snapshot(e: &ProducerEntry) -> Entry {
+        let mut batches = VecDeque::new();
+        if e.last_offset >= 0 {
+            batches.push_back(BatchMetadata {
+                last_sequence: e.last_sequence,
+                last_offset: e.last_offset,
+                offset_delta: e.offset_delta,
+                timestamp: e.timestamp,
+            });
+        }
+        Entry {
+            producer_epoch: e.producer_epoch,
+            coordinator_epoch: e.coordinator_epoch,
+            last_timestamp: e.timestamp,
+            current_txn_first_offset: (e.current_txn_first_offset >= 0).then_some(e.current_txn_first_offset),
+            batches,
+        }
+    }
+}
+
+/// The producers of a manager, in the order Java's `HashMap<Long, _>` iterates them (its
+/// buckets by `Long.hashCode` spread, then insertion order), which is the order a snapshot
+/// lists them in.
+#[derive(Debug, Clone, Default)]
+struct Producers {
+    entries: BTreeMap<i64, (u64, Entry)>,
+    inserted: u64,
+    /// The table's capacity: it grows past 3/4 full and never shrinks (`clear` keeps it).
+    capacity: u64,
+}
+
+impl Producers {
+    fn get_mut(&mut self, id: i64) -> Option<&mut Entry> {
+        self.entries.get_mut(&id).map(|(_, e)| e)
+    }
+    fn insert(&mut self, id: i64, e: Entry) {
+        if let Some(slot) = self.entries.get_mut(&id) {
+            slot.1 = e;
+            return;
+        }
+        self.inserted += 1;
+        self.entries.insert(id, (self.inserted, e));
+        if self.capacity == 0 {
+            self.capacity = 16;
+        }
+        while self.entries.len() as u64 > self.capacity * 3 / 4 {
+            self.capacity *= 2;
+        }
+    }
+    fn clear(&mut self) {
+        self.entries.clear();
+    }
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+    fn snapshot(&self) -> Vec<ProducerEntry> {
+        let capacity = self.capacity.max(16);
+        let bucket = |id: i64| {
+            let h = (id ^ ((id as u64) >> 32) as i64) as i32;
+            ((h ^ ((h as u32) >> 16) as i32) as u32 as u64) & (capacity - 1)
+        };
+        let mut all: Vec<(u64, u64, i64, &Entry)> =
+            self.entries.iter().map(|(id, (order, e))| (bucket(*id), *order, *id, e)).collect();
+        all.sort_by_key(|(b, order, _, _)| (*b, *order));
+        all.into_iter().map(|(_, _, id, e)| e.to_snapshot(id)).collect()
+    }
+}
+
+/// One `ProducerStateManager`: its view of the snapshot files, its producers and offsets.
+struct Manager {
+    snapshots: BTreeMap<i64, String>,
+    producers: Producers,
+    last_map_offset: i64,
+    last_snap_offset: i64,
+    now_ms: i64,
+}
+
+impl Manager {
+    fn new(files: &SnapshotFiles, now_ms: i64) -> Result<Manager, Thrown> {
+        Ok(Manager {
+            snapshots: files.list()?,
+            producers: Producers::default(),
+            last_map_offset: 0,
+            last_snap_offset: 0,
+            now_ms,
+        })
+    }
+
+    fn remove_and_delete(&mut self, files: &mut SnapshotFiles, offset: i64) {
+        if let Some(name) = self.snapshots.remove(&offset) {
+            files.delete(&name);
+        }
+    }
+
+    fn latest_snapshot_offset(&self) -> Option<i64> {
+        self.snapshots.keys().next_back().copied()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.producers.is_empty()
+    }
+
+    /// `truncateAndReload(logStartOffset, logEndOffset)`.
+    fn truncate_and_reload(&mut self, files: &mut SnapshotFiles, log_start: i64, log_end: i64) {
+        let out_of_range: Vec<i64> =
+            self.snapshots.keys().copied().filter(|o| *o > log_end || *o <= log_start).collect();
+        for o in out_of_range {
+            self.remove_and_delete(files, o);
+        }
+        if log_end != self.last_map_offset {
+            self.producers.clear();
+            self.load_from_snapshot(files, log_start);
+        } else {
+            // `onLogStartOffsetIncremented`
+            if self.last_map_offset < log_start {
+                self.last_map_offset = log_start;
+            }
+            self.last_snap_offset = self.latest_snapshot_offset().unwrap_or(log_start);
+        }
+    }
+
+    /// `loadFromSnapshot`: the latest snapshot that reads (a corrupt one is deleted and the
+    /// next tried), its unexpired producers loaded.
+    fn load_from_snapshot(&mut self, files: &mut SnapshotFiles, log_start: i64) {
+        while let Some((&offset, name)) = self.snapshots.iter().next_back() {
+            let decoded = files.files.get(name).map(|b| producer_snapshot::decode(b));
+            match decoded {
+                Some(Ok(s)) if s.crc_valid() => {
+                    for e in &s.entries {
+                        let entry = Entry::from_snapshot(e);
+                        let expired = entry.current_txn_first_offset.is_none()
+                            && self.now_ms.saturating_sub(entry.last_timestamp) >= PRODUCER_ID_EXPIRATION_MS;
+                        if !expired {
+                            self.producers.insert(e.producer_id, entry);
+                        }
+                    }
+                    self.last_snap_offset = offset;
+                    self.last_map_offset = offset;
+                    return;
+                }
+                _ => self.remove_and_delete(files, offset),
+            }
+        }
+        self.last_snap_offset = log_start;
+        self.last_map_offset = log_start;
+    }
+
+    /// `takeSnapshot`: at the map's end offset, when past the last snapshot's.
+    fn take_snapshot(&mut self, files: &mut SnapshotFiles) {
+        if self.last_map_offset > self.last_snap_offset {
+            let bytes = producer_snapshot::encode(&self.producers.snapshot());
+            files.write(self.last_map_offset, bytes);
+            let name = format!("{:020}{}", self.last_map_offset, super::names::SNAPSHOT_SUFFIX);
+            self.snapshots.insert(self.last_map_offset, name);
+            self.last_snap_offset = self.last_map_offset;
+        }
+    }
+
+    /// `removeStraySnapshots(segmentBaseOffsets)`: relist, keep the snapshots at segment bases
+    /// and the latest stray one if it is above every base.
+    fn remove_stray_snapshots(&mut self, files: &mut SnapshotFiles, bases: &[i64]) -> Result<(), Thrown> {
+        let mut snapshots = files.list()?;
+        let max_base = bases.iter().max().copied();
+        let mut latest_stray: Option<i64> = None;
+        let offsets: Vec<i64> = snapshots.keys().copied().collect();
+        for o in offsets {
+            if bases.contains(&o) {
+                continue;
+            }
+            if let Some(prev) = latest_stray {
+                if let Some(name) = snapshots.remove(&prev) {
+                    files.delete(&name);
+                }
+            }
+            latest_stray = Some(o);
+        }
+        if let (Some(stray), Some(max)) = (latest_stray, max_base) {
+            if stray < max {
+                if let Some(name) = snapshots.remove(&stray) {
+                    files.delete(&name);
+                }
+            }
+        }
+        self.snapshots = snapshots;
+        Ok(())
+    }
+
+    /// `truncateFullyAndStartAt(offset)`.
+    fn truncate_fully_and_start_at(&mut self, files: &mut SnapshotFiles, offset: i64) {
+        self.producers.clear();
+        let all: Vec<i64> = self.snapshots.keys().copied().collect();
+        for o in all {
+            self.remove_and_delete(files, o);
+        }
+        self.last_snap_offset = 0;
+        self.last_map_offset = offset;
+    }
+
+    /// `removeAndMarkSnapshotForDeletion(offset)`: only a snapshot this manager knows.
+    fn mark_for_deletion(&mut self, files: &mut SnapshotFiles, offset: i64) {
+        self.remove_and_delete(files, offset);
+    }
+
+    /// One batch's effect (`LogSegment.updateProducerState` without the map end, or one batch
+    /// of `loadProducersFromRecords`).
+    fn apply_batch(&mut self, batch: &RawBatch<'_>) -> Result<(), Thrown> {
+        let Some(h) = batch.header() else { return Ok(()) };
+        if h.producer_id < 0 {
+            return Ok(());
+        }
+        let thrown = |exception: String| Thrown { position: batch.position, exception };
+        let current = self.producers.get_mut(h.producer_id).cloned().unwrap_or_else(Entry::empty);
+        let mut updated = Entry { batches: VecDeque::new(), ..current };
+        if h.is_control() {
+            let records = batch
+                .records()
+                .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {}", e.what)))?;
+            let decoded = records
+                .decode()
+                .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {}", e.what)))?;
+            let Some(first) = decoded.first() else { return Ok(()) };
+            let marker = crate::format::control::decode(first.key, first.value)
+                .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {e}")))?;
+            let crate::format::control::ControlRecord::EndTxn { coordinator_epoch, .. } = marker else {
+                return Err(thrown(format!(
+                    "java.lang.IllegalArgumentException: Invalid control record type for end transaction marker {}",
+                    marker.type_name()
+                )));
+            };
+            updated.maybe_update_producer_epoch(h.producer_epoch);
+            updated.coordinator_epoch = coordinator_epoch;
+            updated.current_txn_first_offset = None;
+            updated.last_timestamp = first.timestamp;
+        } else {
+            let first_offset = h.base_offset;
+            let last_offset = h.last_offset();
+            updated.maybe_update_producer_epoch(h.producer_epoch);
+            updated.add_batch_metadata(BatchMetadata {
+                last_sequence: h.last_sequence(),
+                last_offset,
+                offset_delta: last_offset.wrapping_sub(first_offset) as i32,
+                timestamp: h.max_timestamp,
+            });
+            updated.last_timestamp = h.max_timestamp;
+            match (updated.current_txn_first_offset, h.is_transactional()) {
+                (Some(_), false) => {
+                    return Err(thrown(format!(
+                        "org.apache.kafka.common.errors.InvalidTxnStateException: Expected transactional write from \
+                         producer {} at offset {first_offset}",
+                        h.producer_id
+                    )))
+                }
+                (None, true) => updated.current_txn_first_offset = Some(first_offset),
+                _ => {}
+            }
+        }
+        match self.producers.get_mut(h.producer_id) {
+            Some(e) => e.update(&updated),
+            None => self.producers.insert(h.producer_id, updated),
+        }
+        Ok(())
+    }
+}
+
+/// One segment of the log as the load sees it: the bytes it starts with, and, once recovered,
+/// how many of them recovery kept and the offset index it rebuilt.
+pub struct SegmentBytes<'a> {
+    pub base_offset: i64,
+    pub original: &'a [u8],
+    pub original_index: &'a [u8],
+    pub recovered: Option<(usize, Vec<u8>)>,
+}
+
+impl SegmentBytes<'_> {
+    fn bytes(&self, recovered: bool) -> &[u8] {
+        match (&self.recovered, recovered) {
+            (Some((valid, _)), true) => &self.original[..(*valid).min(self.original.len())],
+            _ => self.original,
+        }
+    }
+    fn index(&self, recovered: bool) -> &[u8] {
+        match (&self.recovered, recovered) {
+            (Some((_, index)), true) => index,
+            _ => self.original_index,
+        }
+    }
+}
+
+/// What happened to the segments during the load, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadEvent {
+    /// `recoverSegment` of the segment based at this offset (pass 1 for a missing index, or
+    /// `recoverLog`).
+    Recover(i64),
+    /// `recoverLog` cut the segment based at this offset: every later segment is deleted with
+    /// its snapshot.
+    DeleteAfter(i64),
+    /// The log ends below the log start: every segment goes, the state starts at this offset.
+    DeleteAllAndStartAt(i64),
+}
+
+/// The load's inputs and decisions, for [`simulate`].
+pub struct LoadFacts<'a> {
+    /// Every segment the load saw, by base offset (those it deletes included).
+    pub segments: Vec<SegmentBytes<'a>>,
+    pub events: Vec<LoadEvent>,
+    pub log_start_checkpoint: i64,
+    /// `max(log-start checkpoint, first segment's base)` after the load.
+    pub log_start_after: i64,
+    pub log_end_offset: i64,
+    pub clean_shutdown: bool,
+    pub now_ms: i64,
+}
+
+/// Replay a load's producer-state steps over `files`; returns the files with every delete and
+/// write the load makes, in order, or what Kafka throws on the way.
+pub fn simulate(mut files: SnapshotFiles, facts: &LoadFacts<'_>) -> Result<SnapshotFiles, Thrown> {
+    // The log's own manager is made before the load, from the files then on disk.
+    let mut main = Manager::new(&files, facts.now_ms)?;
+    let mut recovered = vec![false; facts.segments.len()];
+    let mut alive = vec![true; facts.segments.len()];
+    let index_of = |base: i64| facts.segments.iter().position(|s| s.base_offset == base);
+    for event in &facts.events {
+        match *event {
+            LoadEvent::Recover(base) => {
+                let Some(i) = index_of(base) else { continue };
+                let mut m = Manager::new(&files, facts.now_ms)?;
+                let before: Vec<usize> = (0..i)
+                    .filter(|j| alive[*j] && facts.segments[*j].base_offset < facts.segments[i].base_offset)
+                    .collect();
+                rebuild(
+                    &mut m,
+                    &mut files,
+                    facts,
+                    &before,
+                    &recovered,
+                    facts.log_start_checkpoint,
+                    facts.segments[i].base_offset,
+                    false,
+                )?;
+                // `LogSegment.recover`: every valid batch, v2 ones updating producers, each
+                // moving the map's end past it.
+                recovered[i] = true;
+                let seg = &facts.segments[i];
+                for b in BatchIter::new(seg.bytes(true)) {
+                    if b.magic() >= 2 {
+                        m.apply_batch(&b)?;
+                        m.last_map_offset = b.last_offset().wrapping_add(1);
+                    }
+                }
+                m.take_snapshot(&mut files);
+            }
+            LoadEvent::DeleteAfter(base) => {
+                let Some(i) = index_of(base) else { continue };
+                for (a, seg) in alive.iter_mut().zip(&facts.segments).skip(i + 1) {
+                    if *a {
+                        *a = false;
+                        main.mark_for_deletion(&mut files, seg.base_offset);
+                    }
+                }
+            }
+            LoadEvent::DeleteAllAndStartAt(offset) => {
+                for (j, a) in alive.iter_mut().enumerate() {
+                    if *a {
+                        *a = false;
+                        main.mark_for_deletion(&mut files, facts.segments[j].base_offset);
+                    }
+                }
+                main.truncate_fully_and_start_at(&mut files, offset);
+            }
+        }
+    }
+    let live: Vec<usize> = (0..facts.segments.len()).filter(|j| alive[*j]).collect();
+    let bases: Vec<i64> = if live.is_empty() {
+        vec![facts.log_start_after]
+    } else {
+        live.iter().map(|j| facts.segments[*j].base_offset).collect()
+    };
+    main.remove_stray_snapshots(&mut files, &bases)?;
+    rebuild(
+        &mut main,
+        &mut files,
+        facts,
+        &live,
+        &recovered,
+        facts.log_start_after,
+        facts.log_end_offset,
+        facts.clean_shutdown,
+    )?;
+    Ok(files)
+}
+
+/// `UnifiedLog.rebuildProducerState(manager, segments, logStartOffset, lastOffset, clean)` over
+/// the segments `segs` (indexes into `facts.segments`, by base offset).
+#[allow(clippy::too_many_arguments)]
+fn rebuild(
+    m: &mut Manager,
+    files: &mut SnapshotFiles,
+    facts: &LoadFacts<'_>,
+    segs: &[usize],
+    recovered: &[bool],
+    log_start: i64,
+    last_offset: i64,
+    clean: bool,
+) -> Result<(), Thrown> {
+    let mut to_snapshot: Vec<i64> = Vec::new();
+    if let Some(&last) = segs.last() {
+        if segs.len() >= 2 {
+            to_snapshot.push(facts.segments[segs[segs.len() - 2]].base_offset);
+        }
+        to_snapshot.push(facts.segments[last].base_offset);
+    }
+    to_snapshot.push(last_offset);
+    if m.latest_snapshot_offset().is_none() && clean {
+        // Empty snapshots at the last two segments' bases and the log end: no scan.
+        for o in to_snapshot {
+            m.last_map_offset = o;
+            m.take_snapshot(files);
+        }
+        return Ok(());
+    }
+    let empty_before = m.is_empty() && m.last_map_offset >= last_offset;
+    m.truncate_and_reload(files, log_start, last_offset);
+    if last_offset > m.last_map_offset && !empty_before {
+        let from = m.last_map_offset;
+        // `LogSegments.values(from, lastOffset)`: from the segment holding `from` (or the first)
+        // to those starting below `lastOffset`.
+        let floor = segs.iter().rposition(|j| facts.segments[*j].base_offset <= from).unwrap_or(0);
+        let floor_of_last = segs.iter().rposition(|j| facts.segments[*j].base_offset <= last_offset);
+        for (k, &j) in segs.iter().enumerate().skip(floor) {
+            let seg = &facts.segments[j];
+            if seg.base_offset >= last_offset {
+                break;
+            }
+            let start = seg.base_offset.max(m.last_map_offset).max(log_start);
+            m.last_map_offset = start;
+            if to_snapshot.contains(&seg.base_offset) {
+                m.take_snapshot(files);
+            }
+            let (bytes, index) = (seg.bytes(recovered[j]), seg.index(recovered[j]));
+            let max_position = if floor_of_last == Some(k) {
+                match search_from_index(seg.base_offset, index, bytes, last_offset)? {
+                    Some(p) => p,
+                    None => bytes.len() as u64,
+                }
+            } else {
+                bytes.len() as u64
+            };
+            let Some(start_position) = search_from_index(seg.base_offset, index, bytes, start)? else { continue };
+            if max_position < start_position {
+                return Err(Thrown {
+                    position: start_position,
+                    exception: format!(
+                        "java.lang.IllegalArgumentException: Invalid size: {} (a read ending before it starts)",
+                        max_position as i64 - start_position as i64
+                    ),
+                });
+            }
+            let slice = &bytes[start_position as usize..(max_position as usize).min(bytes.len())];
+            let mut iter = BatchIter::new(slice);
+            for b in iter.by_ref() {
+                let moved = RawBatch { position: b.position + start_position, ..b };
+                m.apply_batch(&moved)?;
+            }
+            if let Some(ScanStop::BadSize { position, size }) = iter.stop() {
+                return Err(Thrown {
+                    position: position + start_position,
+                    exception: format!(
+                        "org.apache.kafka.common.errors.CorruptRecordException: Found record size {size} smaller than \
+                         minimum record overhead (14)"
+                    ),
+                });
+            }
+        }
+    }
+    m.last_map_offset = last_offset;
+    m.take_snapshot(files);
+    Ok(())
+}
+
+/// `LogSegment.translateOffset(offset)`: the index's lower bound for the offset, then the
+/// search from there; the position of the batch holding it, if any.
+fn search_from_index(base: i64, index: &[u8], bytes: &[u8], target: i64) -> Result<Option<u64>, Thrown> {
+    let start = super::recovery::index_lookup(base, index, target);
+    super::recovery::search_for_offset(bytes, target, start)
+}
