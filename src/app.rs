@@ -29,7 +29,7 @@ fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box
 
 /// Run one command, writing its results to `out`.
 pub fn run(command: Command, settings: &Settings, env: &Env, out: &mut dyn Write) -> Result<Outcome> {
-    let mut fit = Fit::new(&mut *out, settings.width);
+    let mut fit = Fit::new(&mut *out, settings.width, settings.color);
     let outcome = run_into(command, settings, env, &mut fit)?;
     fit.flush().at("<stdout>", "write")?;
     Ok(outcome)

@@ -119,16 +119,29 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
     }
 }
 
-/// A writer that wraps every line to `width` (or passes bytes through when `None`).
+/// A writer that makes every line safe for a terminal and wraps it to `width` (no wrapping
+/// when `None`). Safe: each character a terminal would act on is escaped by the one rule,
+/// [`crate::escape::terminal_line`], keeping only klog's own colour codes and only when
+/// colour is on; so text from a file or an argument that a renderer missed still never
+/// reaches the terminal raw.
 pub struct Fit<W: Write> {
     inner: W,
     width: Option<usize>,
+    colour: bool,
     line: Vec<u8>,
 }
 
+/// True for a byte that may start something [`crate::escape::needs_escape`] escapes: an
+/// ASCII control other than `\n`, DEL, or a UTF-8 lead byte of U+0080..U+07FF (C1) or of
+/// U+2000..U+2FFF (separators, bidi formatting). Lines without one pass through untouched.
+fn suspect(b: u8) -> bool {
+    (b < 0x20 && b != b'\n') || b == 0x7f || b == 0xc2 || b == 0xe2
+}
+
 impl<W: Write> Fit<W> {
-    pub fn new(inner: W, width: Option<usize>) -> Self {
-        Fit { inner, width, line: Vec::new() }
+    /// `colour`: whether klog's own colour codes (SGR) may pass; every other escape is shown.
+    pub fn new(inner: W, width: Option<usize>, colour: bool) -> Self {
+        Fit { inner, width, colour, line: Vec::new() }
     }
 
     /// The writer underneath, for output that must not be wrapped (JSON, Kafka's lines).
@@ -139,7 +152,8 @@ impl<W: Write> Fit<W> {
     fn emit(&mut self, newline: bool) -> io::Result<()> {
         let width = self.width.unwrap_or(usize::MAX);
         let text = String::from_utf8_lossy(&self.line);
-        let lines = wrap_line(&text, width);
+        let text = crate::escape::terminal_line(&text, self.colour);
+        let lines = if self.width.is_none() { vec![text.into_owned()] } else { wrap_line(&text, width) };
         let n = lines.len();
         for (i, l) in lines.into_iter().enumerate() {
             self.inner.write_all(l.as_bytes())?;
@@ -154,8 +168,11 @@ impl<W: Write> Fit<W> {
 
 impl<W: Write> Write for Fit<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.width.is_none() {
-            return self.inner.write(buf);
+        // Unwrapped text with nothing suspect passes straight through (a dump table of
+        // millions of rows costs one scan of its bytes).
+        if self.width.is_none() && self.line.is_empty() && !buf.iter().copied().any(suspect) {
+            self.inner.write_all(buf)?;
+            return Ok(buf.len());
         }
         let mut rest = buf;
         while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
@@ -227,16 +244,43 @@ mod tests {
     }
 
     #[test]
+    fn the_writer_escapes_what_a_terminal_would_act_on_and_keeps_only_its_own_colours() {
+        for width in [None, Some(40)] {
+            for colour in [false, true] {
+                let mut out = Vec::new();
+                let mut f = Fit::new(&mut out, width, colour);
+                // a C1 CSI split across two writes, a title-setting OSC, a screen clear
+                f.write_all(b"name \xc2").unwrap();
+                f.write_all(b"\x9bm").unwrap();
+                write!(f, " \u{1b}]0;pwned\u{7} \u{1b}[2J\r\n\u{1b}[31mred\u{1b}[39m\tend").unwrap();
+                f.flush().unwrap();
+                let text = String::from_utf8(out).unwrap();
+                let colour_codes =
+                    if colour { text.replace("\u{1b}[31m", "").replace("\u{1b}[39m", "") } else { text.clone() };
+                assert!(
+                    colour_codes.chars().all(|c| c == '\n' || !crate::escape::needs_escape(c)),
+                    "{width:?} {colour}: {text:?}"
+                );
+                assert!(
+                    text.replace("\n  ", " ").starts_with("name \\u{9b}m \\u{1b}]0;pwned\\u{7} \\u{1b}[2J\\r\n"),
+                    "{text:?}"
+                );
+                assert!(text.ends_with("red\u{1b}[39m\\tend") == colour, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn the_writer_wraps_complete_lines_and_passes_through_without_a_width() {
         let mut out = Vec::new();
-        let mut f = Fit::new(&mut out, Some(40));
+        let mut f = Fit::new(&mut out, Some(40), false);
         write!(f, "{}\nshort", ["abcd"; 12].join(" ")).unwrap();
         f.flush().unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.lines().all(|l| l.len() <= 40), "{text}");
         assert!(text.ends_with("\nshort"));
         let mut out = Vec::new();
-        let mut f = Fit::new(&mut out, None);
+        let mut f = Fit::new(&mut out, None, false);
         let long = "y ".repeat(100);
         f.write_all(long.as_bytes()).unwrap();
         assert_eq!(out, long.as_bytes());

@@ -12,6 +12,7 @@ mod data_dir;
 mod demo;
 mod dry_run;
 mod eras;
+mod escapes;
 mod explore;
 mod fixtures;
 mod formats;
