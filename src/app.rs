@@ -246,7 +246,7 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
     }
     let report = commands::draw::run(&a.into())?;
     for w in &report.warnings {
-        eprintln!("klog: warning: {w}");
+        eprintln!("klog: warning: {}", replica_lab::escape::text(&w.to_string()));
     }
     let pic = Picture::of_draw(&report);
     picture::write_text(text, &pic, settings)?;

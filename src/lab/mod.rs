@@ -149,7 +149,7 @@ pub fn run(opts: &LabOptions, out: &mut dyn Write) -> Result<()> {
         let request = match server.recv() {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("klog: warning: lab: {e}");
+                eprintln!("klog: warning: lab: {}", crate::escape::text(&e.to_string()));
                 continue;
             }
         };

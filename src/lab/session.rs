@@ -182,7 +182,7 @@ fn run_line(line: &str, lab: &Path) -> Result<Ran> {
         Ok(_) => crate::durable::journal::finish(),
         Err(_) => {
             for failure in crate::durable::journal::rollback() {
-                eprintln!("klog: warning: {failure}");
+                eprintln!("klog: warning: {}", crate::escape::text(&failure.to_string()));
             }
         }
     }
@@ -411,7 +411,10 @@ impl Session {
                 std::io::ErrorKind::NotFound => Ok(()),
                 _ => Err(e),
             }) {
-                eprintln!("klog: warning: lab: {}: could not remove a refused branch: {e}", dir.display());
+                eprintln!(
+                    "klog: warning: lab: {}",
+                    crate::escape::text(&format!("{}: could not remove a refused branch: {e}", dir.display()))
+                );
             }
         }
         made
