@@ -131,11 +131,19 @@ pub struct Fit<W: Write> {
     line: Vec<u8>,
 }
 
-/// True for a byte that may start something [`crate::escape::needs_escape`] escapes: an
-/// ASCII control other than `\n`, DEL, or a UTF-8 lead byte of U+0080..U+07FF (C1) or of
-/// U+2000..U+2FFF (separators, bidi formatting). Lines without one pass through untouched.
-fn suspect(b: u8) -> bool {
-    (b < 0x20 && b != b'\n') || b == 0x7f || b == 0xc2 || b == 0xe2
+/// Whether `buf` may hold something [`crate::escape::needs_escape`] escapes: an ASCII control
+/// other than `\n`, DEL, a C1 control (`C2 80`..`C2 9F`), or a character of U+2000..U+207F
+/// (`E2 80`, `E2 81`: the separators and bidi formatting), or ends in the first byte of one.
+/// Lines without one pass through untouched (table borders, `·`, `…` stay on the fast path
+/// except `…`, which shares its first two bytes with them).
+fn suspect(buf: &[u8]) -> bool {
+    buf.iter().enumerate().any(|(i, &b)| match b {
+        b'\n' => false,
+        0..=0x1f | 0x7f => true,
+        0xc2 => buf.get(i + 1).is_none_or(|n| (0x80..=0x9f).contains(n)),
+        0xe2 => buf.get(i + 1).is_none_or(|n| matches!(n, 0x80 | 0x81)),
+        _ => false,
+    })
 }
 
 impl<W: Write> Fit<W> {
@@ -170,7 +178,7 @@ impl<W: Write> Write for Fit<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         // Unwrapped text with nothing suspect passes straight through (a dump table of
         // millions of rows costs one scan of its bytes).
-        if self.width.is_none() && self.line.is_empty() && !buf.iter().copied().any(suspect) {
+        if self.width.is_none() && self.line.is_empty() && !suspect(buf) {
             self.inner.write_all(buf)?;
             return Ok(buf.len());
         }
