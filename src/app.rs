@@ -29,7 +29,7 @@ fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box
 
 /// Run one command, writing its results to `out`.
 pub fn run(command: Command, settings: &Settings, env: &Env, out: &mut dyn Write) -> Result<Outcome> {
-    let mut fit = Fit::new(&mut *out, settings.width);
+    let mut fit = Fit::new(&mut *out, settings.width, settings.color);
     let outcome = run_into(command, settings, env, &mut fit)?;
     fit.flush().at("<stdout>", "write")?;
     Ok(outcome)
@@ -246,7 +246,7 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
     }
     let report = commands::draw::run(&a.into())?;
     for w in &report.warnings {
-        eprintln!("klog: warning: {w}");
+        eprintln!("klog: warning: {}", replica_lab::escape::text(&w.to_string()));
     }
     let pic = Picture::of_draw(&report);
     picture::write_text(text, &pic, settings)?;

@@ -1162,7 +1162,7 @@ pub fn exit_code(result: &Result<Outcome>) -> u8 {
 /// A refusal of clap's on one line, in klog's form (`main` puts `klog: error: ` before it):
 /// what is wrong, the possible values and clap's tip if it has them, and where to read more.
 pub fn clap_error_line(e: &clap::Error) -> String {
-    let text = e.render().to_string();
+    let text = echoed_args_escaped(e).unwrap_or_else(|| e.render().to_string());
     let mut parts: Vec<String> = Vec::new();
     if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         // Bare `klog` or `klog generate`: clap prints the help; one line says what is missing.
@@ -1184,6 +1184,42 @@ pub fn clap_error_line(e: &clap::Error) -> String {
         }
     }
     parts.join("; ")
+}
+
+/// `e` rendered with the argument or value it echoes escaped and shortened by the one rule
+/// ([`crate::escape::shortened`]), or `None` when they need neither: clap would print them
+/// raw (its one-line form ended at a newline inside a value: `--topic=$'a\nb'` read
+/// `invalid value 'a`).
+fn echoed_args_escaped(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    let echoed = |kind| matches!(kind, ContextKind::InvalidValue | ContextKind::InvalidArg);
+    let changes = e.context().any(
+        |(kind, value)| matches!(value, ContextValue::String(v) if echoed(kind) && crate::escape::shortened(v).0 != *v),
+    );
+    if !changes {
+        return None;
+    }
+    // clap's error is not `Clone`: the same kind and context, the values escaped, and the
+    // value parser's reason (its source) put back after the first line.
+    let mut escaped = clap::Error::new(e.kind());
+    for (kind, value) in e.context() {
+        let value = match value {
+            ContextValue::String(v) if echoed(kind) => {
+                let (shown, cut) = crate::escape::shortened(v);
+                ContextValue::String(match cut {
+                    None => shown,
+                    Some(count) => format!("{shown} ({count} characters)"),
+                })
+            }
+            other => other.clone(),
+        };
+        escaped.insert(kind, value);
+    }
+    let text = escaped.render().to_string();
+    Some(match std::error::Error::source(e) {
+        Some(why) => text.replacen('\n', &format!(": {why}\n"), 1),
+        None => text,
+    })
 }
 
 /// The exit code of a command line clap refused (2), or of `--help`/`--version` (0).

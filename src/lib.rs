@@ -12,6 +12,7 @@ pub mod commands;
 pub mod crash;
 pub mod durable;
 pub mod error;
+pub mod escape;
 pub mod explore;
 pub mod format;
 pub mod generate;

@@ -6,6 +6,7 @@ mod app;
 
 use replica_lab::cli::{self, Env};
 use replica_lab::error::IoContext;
+use replica_lab::escape;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -13,14 +14,14 @@ fn main() -> ExitCode {
     // The hidden fault seam of the crash tests (`replica_lab::durable`): kill, fail or power-cut
     // the Nth durable step. Read here, before anything else runs, so the seam counts every step.
     if let Err(e) = std::env::var("KLOG_FAULT").map_or(Ok(()), |spec| replica_lab::durable::install_faults(&spec)) {
-        eprintln!("klog: error: KLOG_FAULT: {e}");
+        eprintln!("klog: error: KLOG_FAULT: {}", escape::text(&e.to_string()));
         return ExitCode::from(2);
     }
     let env = Env::read();
     let cli = match cli::parse_in(std::env::args_os(), &env) {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            eprintln!("klog: error: {}", cli::clap_error_line(&e));
+            eprintln!("klog: error: {}", escape::text(&cli::clap_error_line(&e)));
             return ExitCode::from(cli::clap_exit_code(&e));
         }
         Err(e) => {
@@ -38,9 +39,10 @@ fn main() -> ExitCode {
     match &result {
         Err(e) if !e.is_broken_pipe() => {
             let _ = out.flush();
-            eprintln!("klog: error: {e}");
+            // One line, whatever the error echoes (a name read from a file, an argument).
+            eprintln!("klog: error: {}", escape::text(&e.to_string()));
             for failure in replica_lab::durable::journal::rollback() {
-                eprintln!("klog: warning: {failure}");
+                eprintln!("klog: warning: {}", escape::text(&failure.to_string()));
             }
         }
         _ => replica_lab::durable::journal::finish(),

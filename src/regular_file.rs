@@ -45,10 +45,25 @@ pub fn is_regular(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
+/// What a symlink loop is called in a message: a name that holds something, but no file.
+pub const SYMLINK_LOOP: &str = "a symlink loop";
+
+/// Whether a failed `stat` means the name is a loop of symlinks (`ELOOP`): something is there
+/// that is not a regular file (Java's `File.isFile` is false for it, as for a FIFO), so it is
+/// a finding like a FIFO, not an I/O error that stops the command.
+fn is_loop(e: &std::io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
 /// What is at `path` when it is there but is not a regular file (`None` for a regular file,
-/// a missing name or a stat that fails). Never opens the path.
+/// a missing name or a stat that fails otherwise); a symlink loop is [`SYMLINK_LOOP`]. Never
+/// opens the path.
 pub fn not_regular_kind(path: &Path) -> Option<&'static str> {
-    std::fs::metadata(path).ok().and_then(|m| kind_of(&m))
+    match std::fs::metadata(path) {
+        Ok(m) => kind_of(&m),
+        Err(e) if is_loop(&e) => Some(SYMLINK_LOOP),
+        Err(_) => None,
+    }
 }
 
 /// Open `path` for reading. `Ok(None)` when nothing is at the name; [`Error::NotRegular`] when
@@ -61,6 +76,7 @@ pub fn open_regular(path: &Path) -> Result<Option<(File, Metadata)>> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if is_loop(&e) => return Err(Error::not_regular(path, SYMLINK_LOOP)),
         Err(e) => return Err(Error::io(path, "stat", e)),
     }
     let file = match OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path) {

@@ -752,7 +752,10 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
     }
     if let Some(p) = req.partition {
         if Path::new(p).file_name().is_none_or(|n| n != p) || names::parse_topic_partition(p).is_none() {
-            return Err(Error::Usage(format!("--partition {p:?} is a partition name (topic-N), not a path")));
+            return Err(Error::Usage(format!(
+                "--partition {} is a partition name (topic-N), not a path",
+                crate::escape::arg(p)
+            )));
         }
     }
     for (i, a) in req.dirs.iter().enumerate() {

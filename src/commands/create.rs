@@ -35,8 +35,8 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         || req.topic == ".."
     {
         return Err(Error::Usage(format!(
-            "invalid topic name {:?}: Kafka allows 1-249 characters of [a-zA-Z0-9._-]",
-            req.topic
+            "invalid topic name {}: Kafka allows 1-249 characters of [a-zA-Z0-9._-]",
+            crate::escape::arg(req.topic)
         )));
     }
     if req.partition < 0 {

@@ -279,8 +279,10 @@ impl DataDirCheck {
 /// What Kafka itself refuses in `meta.properties` (Kafka 4.4's `MetaProperties.Builder` and
 /// `build`, compared by `tests/cli/oracle_meta.rs`): a version that is not 0 or 1 (a missing one
 /// is 0); for version 1 a missing or non-integer `node.id` and a missing `cluster.id`; for version
-/// 0 a `broker.id` that is present but not an integer; a `directory.id` that is not a `Uuid`.
-/// Cluster ids that are not UUIDs are accepted, as Kafka accepts them.
+/// 0 a `broker.id` that is present but not an integer, and a missing one (which `build` takes
+/// but `KafkaRaftServer` refuses to start on: "node ID not found"); a `directory.id` that is not
+/// a `Uuid`. Cluster ids that are not UUIDs are accepted, as Kafka accepts them; a version 0
+/// file without a cluster.id is an era's (before 0.10.1), not a finding.
 fn meta_properties_findings(path: &Path) -> Vec<crate::log::verify::Finding> {
     use crate::replica::read_meta_properties;
     // A key's finding is about the whole file (position 0): properties keys have no one place.
@@ -294,7 +296,8 @@ fn meta_properties_findings(path: &Path) -> Vec<crate::log::verify::Finding> {
             )
         }
     };
-    if meta.is_empty() {
+    if meta.is_empty() && std::fs::symlink_metadata(path).is_err() {
+        // No meta.properties: a partial copy, said as a note.
         return Vec::new();
     }
     let version = meta.get("version").map_or("0", String::as_str);
@@ -307,7 +310,19 @@ fn meta_properties_findings(path: &Path) -> Vec<crate::log::verify::Finding> {
         _ => {}
     };
     match version.trim().parse::<i32>() {
-        Ok(0) => int_key("broker.id", false, &mut out),
+        Ok(0) => {
+            int_key("broker.id", false, &mut out);
+            // Kafka 4.4's KafkaRaftServer refuses to start on a log dir whose meta.properties
+            // gives no node id ("Error: node ID not found in <dir>"; a version 0 file gives it
+            // as broker.id, which every ZooKeeper-era broker wrote).
+            if !meta.contains_key("broker.id") {
+                let cluster = if meta.contains_key("cluster.id") { "" } else { " (nor a cluster.id)" };
+                out.push(finding(format!(
+                    "no broker.id (or version 1 node.id){cluster}: Kafka 4.4 refuses to start on this log dir \
+                     (\"node ID not found\")"
+                )));
+            }
+        }
         Ok(1) => {
             int_key("node.id", true, &mut out);
             if !meta.contains_key("cluster.id") {

@@ -620,8 +620,13 @@ fn run_once(
 /// Run the demo: one scenario in one or more modes, then the contrast.
 pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<()>) -> Result<Vec<ModeOutcome>> {
     let name = req.scenario.unwrap_or("kip101-1");
-    let sc = scenario(name)
-        .ok_or_else(|| Error::Usage(format!("unknown scenario {name:?} (scenarios: {})", SCENARIO_NAMES.join(", "))))?;
+    let sc = scenario(name).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown scenario {} (scenarios: {})",
+            crate::escape::arg(name),
+            SCENARIO_NAMES.join(", ")
+        ))
+    })?;
     let modes: Vec<Option<TruncationMode>> = if !sc.uses_mode {
         vec![None]
     } else if req.all_modes {

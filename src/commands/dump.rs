@@ -490,13 +490,11 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         }
         return Ok(());
     }
-    // A checkpoint that does not read is shown as a problem; the overview goes on without it.
+    // A log-dir file that does not read (a checkpoint, `meta.properties` — a FIFO or a symlink
+    // loop there too —, klog's state) is shown as a problem; the overview goes on without it.
     let (hw, rp) = (&files.high_watermarks, &files.recovery_points);
-    for file in [names::REPLICATION_OFFSET_CHECKPOINT, names::RECOVERY_POINT_OFFSET_CHECKPOINT] {
-        let path = req.path.join(file);
-        for p in files.problems.iter().filter(|p| p.path == path) {
-            sink(DumpEvent::Problem { path: &path, position: p.position, line: p.line, what: &p.what })?;
-        }
+    for p in &files.problems {
+        sink(DumpEvent::Problem { path: &p.path, position: p.position, line: p.line, what: &p.what })?;
     }
     let find = |entries: &crate::replica::OffsetCheckpoint, name: &str| entries.get(name).map(|v| v.offset);
     let clean_shutdown = files.clean_shutdown();

@@ -207,7 +207,16 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
         }
     }
     if let Some(path) = req.script {
-        // Refuse before searching, not after: every script this run may write.
+        // Refuse before searching, not after: every script this run may write. A directory is
+        // refused as itself, whatever the modes: under several modes the per-mode names
+        // (`D-hw`, `D-kip101`) would otherwise land beside it after the whole search.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Err(Error::Usage(format!(
+                "--script {}: is a directory, not a file (name the script file, e.g. {})",
+                path.display(),
+                path.join("explore.sh").display()
+            )));
+        }
         for rules in &req.runs {
             let target = script_path(path, rules, req.runs.len() > 1);
             durable::output::check_target("--script", &target, OutputKind::Script, req.force)?;

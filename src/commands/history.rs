@@ -238,7 +238,10 @@ pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
     names.dedup();
     if let Some(p) = req.partition {
         if !names.iter().any(|n| n == p) {
-            return Err(Error::layout(&dir, format!("the metadata log never mentions partition {p}")));
+            return Err(Error::layout(
+                &dir,
+                format!("the metadata log never mentions partition {}", crate::escape::arg(p)),
+            ));
         }
         names.retain(|n| n == p);
     }

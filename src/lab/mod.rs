@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use server::{error_reply, json_reply, parse, Facts, Reply};
 use session::{Session, Step};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -67,12 +67,45 @@ fn token() -> Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The lab dir: refused if it exists and is not an empty dir, or sits in a Kafka log dir.
+/// `dir` with every symlink and `..` resolved: the canonical path of its nearest existing
+/// ancestor, and the absent components after it. A dangling symlink (or a component that
+/// cannot be resolved) is refused: where the lab would write must be known before it is checked.
+fn resolve(dir: &Path) -> Result<PathBuf> {
+    let mut absent: Vec<std::ffi::OsString> = Vec::new();
+    let mut at = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir().map_err(|e| Error::io(dir, "resolve", e))?.join(dir)
+    };
+    loop {
+        match at.canonicalize() {
+            Ok(real) => return Ok(absent.iter().rev().fold(real, |p, name| p.join(name))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && std::fs::symlink_metadata(&at).is_err() => {
+                let (Some(name), Some(parent)) = (at.file_name(), at.parent()) else {
+                    return Err(Error::layout(dir, "cannot be resolved to a directory path"));
+                };
+                absent.push(name.to_os_string());
+                at = parent.to_path_buf();
+            }
+            Err(e) => {
+                return Err(Error::layout(
+                    dir,
+                    format!("cannot be resolved ({} is a dangling symlink or unreadable: {e})", at.display()),
+                ))
+            }
+        }
+    }
+}
+
+/// The lab dir, resolved (symlinks followed) before it is checked: refused if it exists and is
+/// not an empty dir, or sits in a Kafka log dir — a symlink into a partition dir is the
+/// partition dir.
 fn lab_dir(opts: &LabOptions) -> Result<PathBuf> {
-    let dir = opts.dir.clone().unwrap_or_else(|| {
+    let named = opts.dir.clone().unwrap_or_else(|| {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         opts.temp_dir.join(format!("klog-lab-{}-{nanos}", std::process::id()))
     });
+    let dir = resolve(&named)?;
     if dir.exists() && !dir.is_dir() {
         return Err(Error::layout(&dir, "is not a directory; --dir takes an empty or absent directory for the lab"));
     }
@@ -84,8 +117,9 @@ fn lab_dir(opts: &LabOptions) -> Result<PathBuf> {
             return Err(Error::layout(
                 &dir,
                 format!(
-                    "is inside a Kafka log dir ({} holds {file}); the lab's replicas go elsewhere",
-                    ancestor.display()
+                    "is inside a Kafka log dir ({} holds {file}){}; the lab's replicas go elsewhere",
+                    ancestor.display(),
+                    if dir == named { String::new() } else { format!(", where {} leads", named.display()) }
                 ),
             ));
         }
@@ -115,7 +149,7 @@ pub fn run(opts: &LabOptions, out: &mut dyn Write) -> Result<()> {
         let request = match server.recv() {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("klog: warning: lab: {e}");
+                eprintln!("klog: warning: lab: {}", crate::escape::text(&e.to_string()));
                 continue;
             }
         };

@@ -182,7 +182,7 @@ fn run_line(line: &str, lab: &Path) -> Result<Ran> {
         Ok(_) => crate::durable::journal::finish(),
         Err(_) => {
             for failure in crate::durable::journal::rollback() {
-                eprintln!("klog: warning: {failure}");
+                eprintln!("klog: warning: {}", crate::escape::text(&failure.to_string()));
             }
         }
     }
@@ -377,8 +377,12 @@ impl Session {
 
     /// Start over with `replicas` replicas in a new branch.
     pub fn reset(&mut self, replicas: usize) -> Result<()> {
-        self.replicas = replicas;
-        self.start_branch(None, &[])
+        let was = std::mem::replace(&mut self.replicas, replicas);
+        let made = self.start_branch(None, &[]);
+        if made.is_err() {
+            self.replicas = was;
+        }
+        made
     }
 
     fn creates(&self) -> Vec<String> {
@@ -387,12 +391,37 @@ impl Session {
             .collect()
     }
 
-    /// A new branch dir replaying `steps`; it becomes the view at its last frame.
+    /// A new branch dir replaying `steps`; it becomes the view at its last frame. If any step
+    /// is refused the branch is not made: no branch entry, no branch dir (so refusals never
+    /// use up [`MAX_BRANCHES`]).
     fn start_branch(&mut self, parent: Option<(usize, usize)>, steps: &[Step]) -> Result<()> {
         if self.branches.len() >= MAX_BRANCHES {
             return Err(Error::Usage(format!("lab: at most {MAX_BRANCHES} branches; restart klog lab")));
         }
-        let dir = self.root.join((self.branches.len() + 1).to_string());
+        let count = self.branches.len();
+        let dir = self.root.join((count + 1).to_string());
+        if std::fs::symlink_metadata(&dir).is_ok() {
+            return Err(Error::layout(&dir, "exists already; the lab makes each branch dir itself"));
+        }
+        let made = self.make_branch(&dir, parent, steps);
+        if made.is_err() {
+            self.branches.truncate(count);
+            // The dir this call made (it was absent above), and only it: the lab's own scratch.
+            if let Err(e) = std::fs::remove_dir_all(&dir).or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(e),
+            }) {
+                eprintln!(
+                    "klog: warning: lab: {}",
+                    crate::escape::text(&format!("{}: could not remove a refused branch: {e}", dir.display()))
+                );
+            }
+        }
+        made
+    }
+
+    fn make_branch(&mut self, dir: &Path, parent: Option<(usize, usize)>, steps: &[Step]) -> Result<()> {
+        let dir = dir.to_path_buf();
         let mut output = String::new();
         for line in self.creates() {
             output.push_str(&format!("$ {line}\n{}", run_line(&line, &dir)?.output));

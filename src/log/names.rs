@@ -67,7 +67,10 @@ pub fn parse_partition_name(name: &str) -> Result<(String, i32), String> {
         return Err(format!("not a partition name ({expected})"));
     };
     if partition.is_empty() || partition.len() > 10 || !partition.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("not a partition name: {partition:?} is not a partition number ({expected})"));
+        return Err(format!(
+            "not a partition name: {} is not a partition number ({expected})",
+            crate::escape::arg(partition)
+        ));
     }
     let number: i32 =
         partition.parse().map_err(|_| format!("not a partition name: partition {partition} is above 2147483647"))?;

@@ -119,16 +119,37 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
     }
 }
 
-/// A writer that wraps every line to `width` (or passes bytes through when `None`).
+/// A writer that makes every line safe for a terminal and wraps it to `width` (no wrapping
+/// when `None`). Safe: each character a terminal would act on is escaped by the one rule,
+/// [`crate::escape::terminal_line`], keeping only klog's own colour codes and only when
+/// colour is on; so text from a file or an argument that a renderer missed still never
+/// reaches the terminal raw.
 pub struct Fit<W: Write> {
     inner: W,
     width: Option<usize>,
+    colour: bool,
     line: Vec<u8>,
 }
 
+/// Whether `buf` may hold something [`crate::escape::needs_escape`] escapes: an ASCII control
+/// other than `\n`, DEL, a C1 control (`C2 80`..`C2 9F`), or a character of U+2000..U+207F
+/// (`E2 80`, `E2 81`: the separators and bidi formatting), or ends in the first byte of one.
+/// Lines without one pass through untouched (table borders, `·`, `…` stay on the fast path
+/// except `…`, which shares its first two bytes with them).
+fn suspect(buf: &[u8]) -> bool {
+    buf.iter().enumerate().any(|(i, &b)| match b {
+        b'\n' => false,
+        0..=0x1f | 0x7f => true,
+        0xc2 => buf.get(i + 1).is_none_or(|n| (0x80..=0x9f).contains(n)),
+        0xe2 => buf.get(i + 1).is_none_or(|n| matches!(n, 0x80 | 0x81)),
+        _ => false,
+    })
+}
+
 impl<W: Write> Fit<W> {
-    pub fn new(inner: W, width: Option<usize>) -> Self {
-        Fit { inner, width, line: Vec::new() }
+    /// `colour`: whether klog's own colour codes (SGR) may pass; every other escape is shown.
+    pub fn new(inner: W, width: Option<usize>, colour: bool) -> Self {
+        Fit { inner, width, colour, line: Vec::new() }
     }
 
     /// The writer underneath, for output that must not be wrapped (JSON, Kafka's lines).
@@ -139,7 +160,8 @@ impl<W: Write> Fit<W> {
     fn emit(&mut self, newline: bool) -> io::Result<()> {
         let width = self.width.unwrap_or(usize::MAX);
         let text = String::from_utf8_lossy(&self.line);
-        let lines = wrap_line(&text, width);
+        let text = crate::escape::terminal_line(&text, self.colour);
+        let lines = if self.width.is_none() { vec![text.into_owned()] } else { wrap_line(&text, width) };
         let n = lines.len();
         for (i, l) in lines.into_iter().enumerate() {
             self.inner.write_all(l.as_bytes())?;
@@ -154,8 +176,11 @@ impl<W: Write> Fit<W> {
 
 impl<W: Write> Write for Fit<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.width.is_none() {
-            return self.inner.write(buf);
+        // Unwrapped text with nothing suspect passes straight through (a dump table of
+        // millions of rows costs one scan of its bytes).
+        if self.width.is_none() && self.line.is_empty() && !suspect(buf) {
+            self.inner.write_all(buf)?;
+            return Ok(buf.len());
         }
         let mut rest = buf;
         while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
@@ -227,16 +252,43 @@ mod tests {
     }
 
     #[test]
+    fn the_writer_escapes_what_a_terminal_would_act_on_and_keeps_only_its_own_colours() {
+        for width in [None, Some(40)] {
+            for colour in [false, true] {
+                let mut out = Vec::new();
+                let mut f = Fit::new(&mut out, width, colour);
+                // a C1 CSI split across two writes, a title-setting OSC, a screen clear
+                f.write_all(b"name \xc2").unwrap();
+                f.write_all(b"\x9bm").unwrap();
+                write!(f, " \u{1b}]0;pwned\u{7} \u{1b}[2J\r\n\u{1b}[31mred\u{1b}[39m\tend").unwrap();
+                f.flush().unwrap();
+                let text = String::from_utf8(out).unwrap();
+                let colour_codes =
+                    if colour { text.replace("\u{1b}[31m", "").replace("\u{1b}[39m", "") } else { text.clone() };
+                assert!(
+                    colour_codes.chars().all(|c| c == '\n' || !crate::escape::needs_escape(c)),
+                    "{width:?} {colour}: {text:?}"
+                );
+                assert!(
+                    text.replace("\n  ", " ").starts_with("name \\u{9b}m \\u{1b}]0;pwned\\u{7} \\u{1b}[2J\\r\n"),
+                    "{text:?}"
+                );
+                assert!(text.ends_with("red\u{1b}[39m\\tend") == colour, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn the_writer_wraps_complete_lines_and_passes_through_without_a_width() {
         let mut out = Vec::new();
-        let mut f = Fit::new(&mut out, Some(40));
+        let mut f = Fit::new(&mut out, Some(40), false);
         write!(f, "{}\nshort", ["abcd"; 12].join(" ")).unwrap();
         f.flush().unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.lines().all(|l| l.len() <= 40), "{text}");
         assert!(text.ends_with("\nshort"));
         let mut out = Vec::new();
-        let mut f = Fit::new(&mut out, None);
+        let mut f = Fit::new(&mut out, None, false);
         let long = "y ".repeat(100);
         f.write_all(long.as_bytes()).unwrap();
         assert_eq!(out, long.as_bytes());

@@ -5,6 +5,7 @@
 
 use crate::commands::history::{HistoryReport, ReplicaEpochs};
 use crate::error::{IoContext, Result};
+use crate::escape;
 use crate::output::iso_timestamp;
 use crate::partition_registration::{MetadataPosition, PartitionChange};
 use serde_json::json;
@@ -45,7 +46,7 @@ fn replica_line(r: &ReplicaEpochs) -> String {
     let stamped: Vec<String> = r.stamped.iter().map(|(e, n)| format!("{e}:{n}")).collect();
     let mut line = format!(
         "  replica {id} ({}): epoch cache [{}], batch stamps [{}]",
-        r.log_dir.display(),
+        escape::text(&r.log_dir.display().to_string()),
         cache.join(" "),
         stamped.join(" ")
     );
@@ -61,22 +62,21 @@ fn replica_line(r: &ReplicaEpochs) -> String {
 /// The timeline as text: aligned columns per partition.
 pub fn history_text(out: &mut dyn Write, report: &HistoryReport) -> Result<()> {
     let w = |out: &mut dyn Write, s: &str| writeln!(out, "{s}").at("<stdout>", "write");
-    let snapshot = report
-        .snapshot
-        .as_ref()
-        .map_or(String::new(), |(p, o)| format!(", snapshot {} (end offset {o}) first", p.display()));
+    let snapshot = report.snapshot.as_ref().map_or(String::new(), |(p, o)| {
+        format!(", snapshot {} (end offset {o}) first", escape::text(&p.display().to_string()))
+    });
     w(
         out,
         &format!(
             "metadata {}{snapshot}: {} records read, {} unreadable, {} partitions",
-            report.metadata_dir.display(),
+            escape::text(&report.metadata_dir.display().to_string()),
             report.records_read,
             report.unreadable.len(),
             report.partitions.len()
         ),
     )?;
     for u in &report.unreadable {
-        w(out, &format!("  unreadable record at {}: {}", position(u.position), u.what))?;
+        w(out, &format!("  unreadable record at {}: {}", position(u.position), escape::text(&u.what)))?;
     }
     let header: Vec<String> =
         ["offset", "timestamp", "record", "leader", "epoch", "isr", "elr", "last elr", "replicas", "changed"]
@@ -85,7 +85,7 @@ pub fn history_text(out: &mut dyn Write, report: &HistoryReport) -> Result<()> {
             .collect();
     for p in &report.partitions {
         w(out, "")?;
-        w(out, &p.partition)?;
+        w(out, &escape::text(&p.partition))?;
         let rows: Vec<Vec<String>> =
             std::iter::once(header.clone()).chain(p.changes.iter().map(change_cells)).collect();
         let widths: Vec<usize> =

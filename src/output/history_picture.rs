@@ -6,10 +6,11 @@
 //! how many came before.
 
 use super::palette::epoch_rgb;
-use super::svg::escape;
+use super::svg::escape as svg_escape;
 use super::Settings;
 use crate::commands::history::{HistoryReport, PartitionHistory};
 use crate::error::{IoContext, Result};
+use crate::escape;
 use crate::partition_registration::{MetadataPosition, NO_LEADER};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -111,11 +112,11 @@ pub fn write_text(out: &mut dyn Write, report: &HistoryReport, settings: &Settin
     let w = |out: &mut dyn Write, s: &str| writeln!(out, "{s}").at("<stdout>", "write");
     let p = settings.palette();
     w(out, &format!("who led when: {LEGEND}"))?;
-    w(out, &format!("metadata {}", report.metadata_dir.display()))?;
+    w(out, &format!("metadata {}", escape::text(&report.metadata_dir.display().to_string())))?;
     let label_w = 14;
     for t in report.partitions.iter().map(Timeline::of) {
         w(out, "")?;
-        w(out, &p.strong(&t.partition))?;
+        w(out, &p.strong(&escape::text(&t.partition)))?;
         let cell_w = t.columns.iter().map(|c| c.position.chars().count()).max().unwrap_or(1).max(4) + 1;
         let per_line = settings.width.map_or(usize::MAX, |wd| (wd.saturating_sub(label_w + 2) / cell_w).max(1));
         for (k, chunk) in t.columns.chunks(per_line.max(1)).enumerate() {
@@ -189,10 +190,10 @@ pub fn render_svg(report: &HistoryReport) -> String {
         s,
         "<title>who led when: {} partition(s) from {}</title>",
         report.partitions.len(),
-        escape(&report.metadata_dir.display().to_string())
+        svg_escape(&report.metadata_dir.display().to_string())
     );
     let _ = writeln!(s, "<rect width=\"{width}\" height=\"{height}\" fill=\"#fff\"/>");
-    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">{}</text>", PAD + 12, escape(LEGEND));
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">{}</text>", PAD + 12, svg_escape(LEGEND));
     if report.partitions.len() > SVG_PARTITIONS {
         let _ = writeln!(
             s,
@@ -209,14 +210,14 @@ pub fn render_svg(report: &HistoryReport) -> String {
         } else {
             t.partition.clone()
         };
-        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" font-weight=\"bold\">{}</text>", y + 16, escape(&title));
+        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" font-weight=\"bold\">{}</text>", y + 16, svg_escape(&title));
         y += CELL_H;
         let x0 = PAD + LABEL_W;
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">offset</text>", y + 16);
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">leader epoch</text>", y + CELL_H + 16);
         for (j, c) in t.columns[skipped..].iter().enumerate() {
             let x = x0 + j * CELL_W;
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{}</text>", x + 4, y + 16, escape(&c.position));
+            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{}</text>", x + 4, y + 16, svg_escape(&c.position));
             let epoch = match (c.epoch, c.leader) {
                 (Some(e), Some(NO_LEADER)) => format!("e{e} none"),
                 (Some(e), _) => format!("e{e}"),
@@ -244,7 +245,7 @@ pub fn render_svg(report: &HistoryReport) -> String {
                     CELL_H - 2,
                     x + 6,
                     y + 16,
-                    escape(&label)
+                    svg_escape(&label)
                 );
             }
             y += CELL_H;

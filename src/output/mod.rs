@@ -49,15 +49,17 @@ impl Settings {
     }
 }
 
-/// Show bytes for people: printable UTF-8 text as is, anything else (binary, or text with
-/// control characters, like the keys of `__consumer_offsets`) as hex, so a table shows binary
-/// keys and values the same way.
+/// Show bytes for people: printable UTF-8 text as is, anything else (binary, or text with a
+/// character of [`crate::escape::needs_escape`], like the keys of `__consumer_offsets`) as
+/// hex, so a table shows binary keys and values the same way and no value reaches a terminal raw.
 pub fn display_bytes(bytes: Option<&[u8]>, max_chars: usize) -> String {
     let Some(bytes) = bytes else { return "null".to_string() };
     // Only what is shown is formatted: a 40 MB value costs what a short one does.
     let (text, total_chars) = match std::str::from_utf8(bytes) {
         Ok("") => return "\"\"".to_string(),
-        Ok(s) if !s.chars().any(char::is_control) => (s.chars().take(max_chars).collect::<String>(), s.chars().count()),
+        Ok(s) if !s.chars().any(crate::escape::needs_escape) => {
+            (s.chars().take(max_chars).collect::<String>(), s.chars().count())
+        }
         _ => {
             let shown = bytes.iter().take(max_chars / 2 + 1).map(|b| format!("{b:02x}")).collect::<String>();
             (format!("0x{shown}"), 2 + 2 * bytes.len())

@@ -16,18 +16,18 @@ const CELL_H: i64 = 40;
 const LABEL_W: i64 = 150;
 const PAD: i64 = 12;
 
-/// Escape text for XML 1.0: markup characters as entities, and characters XML forbids (C0
-/// controls other than tab and newline, U+FFFE, U+FFFF) replaced.
+/// Escape text for XML 1.0: first klog's one rule for text from outside ([`crate::escape::lines`]:
+/// controls and bidi formatting as visible `\u{1b}` escapes, newlines kept), then markup
+/// characters as entities and the non-characters XML forbids (U+FFFE, U+FFFF) replaced.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::escape::lines(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push('?'),
             // XML 1.0 `Char` excludes U+FFFE and U+FFFF: a document holding them is not
             // well-formed, and browsers refuse to show it.
             '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
@@ -293,8 +293,8 @@ mod tests {
     #[test]
     fn text_is_escaped_for_xml() {
         assert_eq!(escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
-        assert_eq!(escape("\u{fffe}x\u{ffff}\u{1}\r"), "\u{fffd}x\u{fffd}??");
-        assert_eq!(escape("\u{1}x"), "?x");
+        assert_eq!(escape("\u{fffe}x\u{ffff}\u{1}\r"), "\u{fffd}x\u{fffd}\\u{1}\\r");
+        assert_eq!(escape("\u{1}x\n\u{1b}]0;t"), "\\u{1}x\n\\u{1b}]0;t");
     }
 
     #[test]

@@ -103,7 +103,8 @@ pub fn list_partition_dirs(log_dir: &Path) -> Result<Vec<PathBuf>> {
 pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
     // A partition is a name, never a path (`../B/demo-0` must not reach another log dir).
     if let Some(want) = partition {
-        names::parse_partition_name(want).map_err(|why| Error::Usage(format!("--partition {want:?}: {why}")))?;
+        names::parse_partition_name(want)
+            .map_err(|why| Error::Usage(format!("--partition {}: {why}", crate::escape::arg(want))))?;
     }
     let meta = fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::layout(path, "no such file or directory"),

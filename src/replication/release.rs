@@ -30,8 +30,8 @@ impl Release {
     /// The newest release klog's rules are read from (and the default).
     pub const NEWEST: Release = Release::new(4, 4, 0);
 
-    /// Parse `X.Y[.Z]` (or `0.A.B[.C]`); a release outside [`Release::OLDEST`] ..= the 4.x line is
-    /// refused with the reason.
+    /// Parse `X.Y[.Z]` (or `0.A.B[.C]`); a release outside [`Release::OLDEST`] ..=
+    /// [`Release::NEWEST`] is refused with the reason.
     pub fn parse(text: &str) -> Result<Release, String> {
         let parts: Vec<&str> = text.split('.').collect();
         let mut n = Vec::with_capacity(4);
@@ -53,8 +53,13 @@ impl Release {
         if r < Release::OLDEST {
             return Err(format!("Kafka {r} has no replication to model (it came with 0.8.0)"));
         }
-        if r.parts[0] > Release::NEWEST.parts[0] {
-            return Err(format!("Kafka {r} is newer than the rules klog knows (the newest is {})", Release::NEWEST));
+        // Above the newest release whose rules klog has read, any rule may have changed: a
+        // 4.9 that does not exist must not run as 4.4's rules under another name.
+        if r > Release::NEWEST {
+            return Err(format!(
+                "Kafka {r} is newer than the rules klog knows (the newest release whose rules klog has read is {})",
+                Release::NEWEST
+            ));
         }
         Ok(r)
     }
@@ -257,6 +262,13 @@ mod tests {
         assert!(Release::parse("0.7.0").unwrap_err().contains("no replication"));
         assert!(Release::parse("0.11").is_err(), "the 0.x line has four parts");
         assert!(Release::parse("5.0").unwrap_err().contains("newer"));
+        // above the newest release read, in any part: refused, naming the newest
+        for above in ["4.4.1", "4.5", "4.9", "4.99.0", "4.10", "9.0.0"] {
+            let e = Release::parse(above).unwrap_err();
+            assert!(e.contains("newer than the rules klog knows") && e.contains("4.4.0"), "{above}: {e}");
+        }
+        assert_eq!(Release::parse("4.4").unwrap(), Release::NEWEST);
+        assert_eq!(Release::parse("4.4.0").unwrap(), Release::NEWEST);
         assert!(Release::parse("2").is_err());
         assert!(Release::parse("2.x").is_err());
         assert!(Release::parse("2.8.2.1").is_err());

@@ -158,3 +158,26 @@ fn min_insync_replicas_refuses_appends_and_holds_the_hw_below_it() {
     let (_, err) = code(&["explore", "--kafka", "3.9.1", "--min-isr", "3"], 2);
     assert!(err.contains("--replicas"), "{err}");
 }
+
+#[test]
+fn releases_above_the_newest_whose_rules_klog_read_are_refused_naming_it() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    ok(&["elect", s(&a)]);
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    let b = lab.create("b", 2, &[]);
+    let before = (snapshot(&a), snapshot(&b));
+    for release in ["4.4.1", "4.5", "4.9", "4.99.0", "5.0"] {
+        let started = std::time::Instant::now();
+        let (out, err) = code(&["explore", &format!("--kafka={release}")], 2);
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{release}: refused before any search");
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains("newer than the rules klog knows") && err.contains("4.4.0"), "{release}: {err}");
+        let (_, err) = code(&["recover", s(&b), "--leader", s(&a), "--kafka", release], 2);
+        assert!(err.contains("newer than the rules klog knows") && err.contains("4.4.0"), "{release}: {err}");
+    }
+    assert_eq!((snapshot(&a), snapshot(&b)), before, "a refused --kafka writes nothing");
+    // the newest itself runs, and says so
+    let out = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "4.4", "--dry-run", "--json"]);
+    assert_eq!(json_lines(&out).iter().find(|l| l["kafka"].is_string()).unwrap()["kafka"], "4.4.0");
+}

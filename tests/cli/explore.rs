@@ -4,7 +4,7 @@
 //! script is run under bash and must end with a `recover` report showing the same violation.
 //! Random walks through the lab's actions are replayed the same way.
 
-use crate::common::{klog, s, Lab};
+use crate::common::{code, klog, s, Lab};
 use replica_lab::commands::explore::{self as cmd, ExploreRequest};
 use replica_lab::explore::model::{Action, Config, Controller, State};
 use replica_lab::explore::script::{
@@ -404,4 +404,32 @@ fn explore_refuses_bounds_it_cannot_model() {
     assert!(err.contains("--replicas"), "{err}");
     let (_, err) = crate::common::code(&["explore", "--max-records", "8"], 2);
     assert!(err.contains("--max-records"), "{err}");
+}
+
+#[test]
+fn a_directory_as_the_script_target_is_refused_at_once_in_every_form() {
+    let lab = Lab::new();
+    let d = lab.path("scripts");
+    std::fs::create_dir(&d).unwrap();
+    let link = lab.path("link");
+    std::os::unix::fs::symlink(&d, &link).unwrap();
+    let with_slash = format!("{}/", s(&d));
+    for target in [s(&d), with_slash.as_str(), s(&link)] {
+        for modes in [vec![], vec!["--mode", "hw"], vec!["--mode", "kip101"], vec!["--kafka", "2.0.1"]] {
+            let started = std::time::Instant::now();
+            let mut args = vec!["explore", "--script", target];
+            args.extend(&modes);
+            let (out, err) = code(&args, 2);
+            assert!(started.elapsed() < std::time::Duration::from_secs(5), "{args:?}: refused before any search");
+            assert!(out.is_empty(), "{out}");
+            assert!(err.contains("is a directory, not a file") && err.lines().count() == 1, "{args:?}: {err}");
+        }
+    }
+    let mut beside: Vec<String> = std::fs::read_dir(lab.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["link", "scripts"], "no D-hw, D-kip101 beside it");
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
 }

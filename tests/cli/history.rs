@@ -179,5 +179,5 @@ fn a_scripted_sequence_of_elections_comes_out_exactly_with_kafkas_epochs() {
     let (_, err) = code(&["history", s(&b2)], 2);
     assert!(err.contains("no KRaft metadata log (__cluster_metadata-0) here"), "{err}");
     let (_, err) = code(&["history", s(&meta), "--partition", "orders-9"], 2);
-    assert!(err.contains("never mentions partition orders-9"), "{err}");
+    assert!(err.contains("never mentions partition \"orders-9\""), "{err}");
 }

@@ -112,9 +112,12 @@ enum Kind {
     /// A character device node made with mknod (1, 3), where the system lets us.
     CharDevice,
     Dir,
+    /// A symlink to itself: `stat` fails with ELOOP (Java's `File.isFile` is false).
+    SymlinkLoop,
 }
 
-const KINDS: [Kind; 6] = [Kind::Fifo, Kind::Socket, Kind::DevNull, Kind::DevZero, Kind::CharDevice, Kind::Dir];
+const KINDS: [Kind; 7] =
+    [Kind::Fifo, Kind::Socket, Kind::DevNull, Kind::DevZero, Kind::CharDevice, Kind::Dir, Kind::SymlinkLoop];
 
 /// Replace whatever is at `path` with `kind`; false when this system cannot make it.
 fn plant(path: &Path, kind: Kind) -> bool {
@@ -138,6 +141,7 @@ fn plant(path: &Path, kind: Kind) -> bool {
             }
         }
         Kind::Dir => fs::create_dir(path).unwrap(),
+        Kind::SymlinkLoop => std::os::unix::fs::symlink(path.file_name().unwrap(), path).unwrap(),
     }
     true
 }
@@ -333,7 +337,7 @@ fn non_regular_files_in_copies_of_real_broker_dirs_are_findings_or_refusals() {
         "zk-broker-2020/first_topic-0/00000000000000000011.snapshot",
     ];
     let mut ran = 0;
-    for kind in [Kind::Fifo, Kind::Socket, Kind::DevZero, Kind::Dir] {
+    for kind in [Kind::Fifo, Kind::Socket, Kind::DevZero, Kind::Dir, Kind::SymlinkLoop] {
         for place in places {
             let lab = lab_with(&[("zk-broker-2020", &zk)]);
             assert!(plant(&lab.path().join(place), kind));
@@ -366,13 +370,32 @@ fn non_regular_files_in_copies_of_real_broker_dirs_are_findings_or_refusals() {
         assert_case(lab.path(), &case(quorum, &["check", "kraft", p[0], p[1]], 0, Says::Nothing, ""));
         ran += 2;
     }
-    // The data-dir check reads meta.properties once for the whole dir: a finding of the dir.
-    let lab = lab_with(&[("zk-broker-2020", &zk)]);
-    assert!(plant(&lab.path().join("zk-broker-2020/meta.properties"), Kind::Fifo));
-    let r = run(lab.path(), &["check", "zk-broker-2020"]);
-    assert_eq!(r.code, 1, "{}{}", r.out, r.err);
-    assert!(r.out.contains("zk-broker-2020/meta.properties"), "{}", r.out);
-    assert!(ran >= 4 * 9 * 3);
+    // The data-dir check reads meta.properties once for the whole dir: a finding of the dir;
+    // the data-dir dump shows it as a problem line and goes on (a symlink loop as a FIFO).
+    for kind in [Kind::Fifo, Kind::SymlinkLoop] {
+        let lab = lab_with(&[("zk-broker-2020", &zk)]);
+        let meta = "zk-broker-2020/meta.properties";
+        assert!(plant(&lab.path().join(meta), kind));
+        let r = run(lab.path(), &["check", "zk-broker-2020"]);
+        assert_eq!(r.code, 1, "{kind:?}: {}{}", r.out, r.err);
+        assert!(r.out.contains(&format!("finding {meta}")), "{kind:?}: {}", r.out);
+        let r = run(lab.path(), &["dump", "zk-broker-2020"]);
+        assert_eq!(r.code, 0, "{kind:?}: {}{}", r.out, r.err);
+        assert!(r.out.starts_with(&format!("problem {meta} (position 0): is a")), "{kind:?}: {}", r.out);
+        assert!(r.out.contains("first_topic-0"), "{kind:?}: the dump goes on: {}", r.out);
+        assert_case(
+            lab.path(),
+            &case(format!("{kind:?} {meta}"), &["dump", "zk-broker-2020", "--json"], 0, Says::Problem, meta),
+        );
+        // a name like a segment's that is no file: a finding of the data-dir check
+        let lab = lab_with(&[("zk-broker-2020", &zk)]);
+        let segment = "zk-broker-2020/first_topic-0/00000000000000000099.log";
+        assert!(plant(&lab.path().join(segment), kind));
+        let r = run(lab.path(), &["check", "zk-broker-2020"]);
+        assert_eq!(r.code, 1, "{kind:?}: {}{}", r.out, r.err);
+        assert!(r.out.contains(&format!("finding {segment} at position 0: is a")), "{kind:?}: {}", r.out);
+    }
+    assert!(ran >= 5 * 9 * 3);
 }
 
 #[test]
@@ -570,4 +593,38 @@ fn findings_carry_their_place_and_a_gap_between_segments_is_a_note_unless_the_to
     let f = json_lines(&r.out).into_iter().find(|v| v["type"] == "finding" && v["path"] == rp).unwrap();
     assert_eq!((f["line"].as_u64(), f["position"].as_u64()), (Some(3), Some(4)), "{f}");
     assert_case(lab.path(), &case("short line", &["dump", "k", "--json"], 0, Says::Problem, rp));
+}
+
+#[test]
+fn a_meta_properties_without_a_node_id_is_a_finding_as_kafka_refuses_to_start_on_it() {
+    let template = tempfile::tempdir().unwrap();
+    let d = template.path().join("d");
+    ok(&["create", s(&d), "--topic", "t", "--partitions", "2", "--replica-id", "1"]);
+    let meta = "d/meta.properties";
+    // Kafka 4.4's KafkaRaftServer: "Error: node ID not found in <dir>" for each of these
+    for (label, text) in [
+        ("version 0, no broker.id or cluster.id", "version=0\n"),
+        ("no version, no keys", ""),
+        ("version 0 with node.id only (read as broker.id in version 0)", "version=0\nnode.id=1\n"),
+        ("a comment only", "# written by hand\n"),
+    ] {
+        let lab = lab_with(&[("d", &d)]);
+        fs::write(lab.path().join(meta), text).unwrap();
+        assert_case(lab.path(), &case(label, &["check", "d", "--json"], 1, Says::Finding, meta));
+        let r = run(lab.path(), &["check", "d"]);
+        assert_eq!(r.code, 1, "{label}: {}{}", r.out, r.err);
+        assert!(r.out.contains(&format!("finding {meta} at position 0: no broker.id")), "{label}: {}", r.out);
+        assert!(r.out.contains("Kafka 4.4 refuses to start on this log dir (\"node ID not found\")"), "{}", r.out);
+        assert_eq!(r.out.contains("(nor a cluster.id)"), !text.contains("cluster.id"), "{}", r.out);
+    }
+    // a ZooKeeper-era file with its broker.id and no cluster.id (before 0.10.1) is not one
+    let lab = lab_with(&[("d", &d)]);
+    fs::write(lab.path().join(meta), "version=0\nbroker.id=1\n").unwrap();
+    assert_case(lab.path(), &case("zk era", &["check", "d"], 0, Says::Nothing, ""));
+    // no meta.properties at all is a partial copy, not a finding
+    let lab = lab_with(&[("d", &d)]);
+    fs::remove_file(lab.path().join(meta)).unwrap();
+    let r = run(lab.path(), &["check", "d"]);
+    assert_eq!(r.code, 0, "{}{}", r.out, r.err);
+    assert!(!r.out.contains("finding"), "{}", r.out);
 }

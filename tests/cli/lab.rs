@@ -322,3 +322,65 @@ fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_a
     assert_eq!(value_at(&kip279_dir, "a", 2).as_deref(), Some("m3"));
     assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
 }
+
+#[test]
+fn a_symlink_into_a_kafka_partition_dir_is_refused_as_the_partition_dir_is() {
+    let lab = Lab::new();
+    let replica = lab.create("a", 1, &[]);
+    let partition = replica.join("demo-0");
+    // an empty dir inside the partition dir, reached through a symlink outside it; and a
+    // symlink to the partition dir itself, with the lab dir to be made under it
+    let empty = partition.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let link = lab.path("link");
+    std::os::unix::fs::symlink(&empty, &link).unwrap();
+    let to_partition = lab.path("to-partition");
+    std::os::unix::fs::symlink(&partition, &to_partition).unwrap();
+    let dangling = lab.path("dangling");
+    std::os::unix::fs::symlink(lab.path("nowhere"), &dangling).unwrap();
+    let before = tree(&replica);
+    for dir in [link.clone(), to_partition.join("lab"), link.join("deeper/lab")] {
+        let (out, err) = code(&["lab", "--dir", s(&dir), "--port", "0"], 2);
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains("inside a Kafka log dir") && err.contains(s(&partition)), "{err}");
+        assert!(err.contains(&format!("where {} leads", s(&dir))), "{err}");
+    }
+    let (_, err) = code(&["lab", "--dir", s(&dangling), "--port", "0"], 2);
+    assert!(err.contains("dangling symlink"), "{err}");
+    assert!(!lab.path("nowhere").exists());
+    assert_eq!(tree(&replica), before, "nothing written inside the partition dir");
+}
+
+#[test]
+fn a_refused_fork_leaves_no_branch_and_never_uses_up_the_branch_cap() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    server.act(r#"{"kind":"elect","replica":"b","isr":["a"]}"#);
+    server.act(r#"{"kind":"append","replica":"b"}"#);
+    // back to frame 1 (b leads, nothing appended): a fork whose action klog refuses
+    let goto = |frame: usize| {
+        let body = format!(r#"{{"branch":0,"frame":{frame}}}"#);
+        let (status, reply) = server.post("/api/goto", "application/json", &body, "");
+        assert_eq!(status, 200, "{reply}");
+    };
+    let state = |server: &Server| {
+        let (status, reply) = server.get("/api/state", &format!("X-Klog-Token: {}\r\n", server.token));
+        assert_eq!(status, 200, "{reply}");
+        serde_json::from_str::<serde_json::Value>(&reply).unwrap()
+    };
+    goto(1);
+    let before = tree(&dir);
+    let branches = state(&server)["branches"].clone();
+    for _ in 0..70 {
+        let (status, reply) = server.post("/api/act", "application/json", r#"{"kind":"append","replica":"a"}"#, "");
+        assert_eq!(status, 409, "{reply}");
+    }
+    assert_eq!(tree(&dir), before, "a refused fork leaves no branch dir");
+    assert_eq!(listing(&dir), vec!["1"]);
+    assert_eq!(state(&server)["branches"], branches, "nor a branch entry");
+    // a fork klog takes is still made, as the second branch
+    let forked = server.act(r#"{"kind":"crash","replica":"a","power_loss":false}"#);
+    assert_eq!(listing(&dir), vec!["1", "2"], "{forked}");
+}

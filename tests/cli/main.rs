@@ -13,6 +13,7 @@ mod demo;
 mod difffuzz;
 mod dry_run;
 mod eras;
+mod escapes;
 mod explore;
 mod fixtures;
 mod formats;

@@ -1,6 +1,8 @@
 //! `meta.properties` as Kafka reads it: for each variant (every era's keys, every syntax
 //! `java.util.Properties` accepts, and what Kafka refuses), `klog check DATA_DIR` has a finding
-//! on the file exactly when Kafka 4.4.0's `MetaProperties.Builder(props).build()` refuses it.
+//! on the file exactly when Kafka 4.4.0's `MetaProperties.Builder(props).build()` refuses it, or
+//! builds one without a node id, on which `KafkaRaftServer` refuses to start ("node ID not
+//! found").
 
 use crate::common::*;
 use crate::oracle::{meta_batch, report_agreement};
@@ -65,7 +67,12 @@ fn klog_check_flags_meta_properties_exactly_where_kafka_refuses_it() {
         let flagged = json_lines(&String::from_utf8_lossy(&out.stdout))
             .iter()
             .any(|v| v["type"] == "finding" && v["path"].as_str().is_some_and(|f| f.ends_with("meta.properties")));
-        let refused = !k["meta_error"].is_null();
+        // Kafka refuses the file (`MetaProperties.Builder.build`), or starts on none that gives
+        // no node id (`KafkaRaftServer`: "Error: node ID not found in <dir>").
+        let no_node_id = k["meta_properties"]
+            .as_object()
+            .is_some_and(|m| !m.contains_key("node.id") && !m.contains_key("broker.id"));
+        let refused = !k["meta_error"].is_null() || no_node_id;
         if flagged == refused {
             agree += 1;
         } else {
