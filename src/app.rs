@@ -213,6 +213,25 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
         }
         return Ok(Outcome::Success);
     }
+    if data_dir_form && a.dry_run {
+        use commands::recover::StartForecast;
+        let forecast = commands::recover::forecast_data_dir(&a.dir, &mut *progress(settings, "recover", "partitions"))?;
+        return match (forecast, a.json) {
+            (StartForecast::Loads(load), true) => {
+                output::data_dir::forecast_json(text.raw(), &load).map(|()| Outcome::Success)
+            }
+            (StartForecast::Loads(load), false) => {
+                output::data_dir::forecast_text(text, &load, settings).map(|()| Outcome::Success)
+            }
+            // The broker would not start: a finding of the forecast, exit 1.
+            (StartForecast::Refuses(r), true) => {
+                output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
+            }
+            (StartForecast::Refuses(r), false) => {
+                output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
+            }
+        };
+    }
     if data_dir_form {
         let load =
             commands::recover::recover_data_dir(&a.dir, a.dry_run, &mut *progress(settings, "recover", "partitions"))?;
@@ -223,7 +242,32 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
         }
         return Ok(Outcome::Success);
     }
-    match (commands::recover::run(&req)?, a.json) {
+    let report = match commands::recover::run(&req) {
+        // A one-partition start-up the broker does not survive: the forecast of the whole
+        // log dir's start-up says so, and what to do (exit 1).
+        Err(e) if a.dry_run && a.leader.is_none() && commands::recover::is_refusal(&e) => {
+            use commands::recover::StartForecast;
+            let log_dir = if replica_lab::replica::looks_like_partition_dir(&a.dir) {
+                a.dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf)
+            } else {
+                a.dir.clone()
+            };
+            return match commands::recover::forecast_data_dir(
+                &log_dir,
+                &mut *progress(settings, "recover", "partitions"),
+            ) {
+                Ok(StartForecast::Refuses(r)) if a.json => {
+                    output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
+                }
+                Ok(StartForecast::Refuses(r)) => {
+                    output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
+                }
+                _ => Err(e),
+            };
+        }
+        r => r?,
+    };
+    match (report, a.json) {
         (RecoverReport::Local(r), false) => report::local_text(text, &r, settings)?,
         (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
         (RecoverReport::Follower(r), false) => {

@@ -424,9 +424,12 @@ impl DataDirRecovery {
     }
 }
 
+/// The words every refusal of a start-up says (here and in `log/recovery.rs`).
+pub const REFUSES_WORDS: &str = "a Kafka 4.4 broker refuses to start on this log dir";
+
 /// Kafka's verdict when its loader cannot go on: the message klog refuses with.
 fn kafka_refuses(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::state(path, format!("a Kafka 4.4 broker refuses to start on this log dir: {why}"))
+    Error::state(path, format!("{REFUSES_WORDS}: {why}"))
 }
 
 /// The words [`kafka_offline`] says it with.
@@ -489,8 +492,70 @@ fn logs_to_load(dir: &Path) -> Result<Vec<(String, LoadedKind)>> {
     Ok(out.into_iter().map(|(_, _, name, kind)| (name, kind)).collect())
 }
 
+/// A start-up a Kafka 4.4 broker does not survive: where and why (the exception its loader
+/// throws), and what an operator can do about it, when klog has a way it can check.
+#[derive(Debug)]
+pub struct StartRefusal {
+    pub dir: String,
+    /// The file and what Kafka throws there (klog's error, position included).
+    pub refusal: Error,
+    pub advice: Option<Advice>,
+}
+
+/// A change to the dir after which the broker starts, with the start-up it then makes: klog's
+/// forecast of that very start-up, made by the same code as every forecast (which the
+/// generated comparisons judge against Kafka's loader).
+#[derive(Debug)]
+pub enum Advice {
+    /// Remove `.kafka_cleanshutdown`: the broker then recovers every log from its recovery
+    /// point and cuts what does not read, instead of reading the log end from the index.
+    RemoveCleanShutdownMarker { marker: String, then: DataDirRecovery },
+}
+
+/// `recover --dry-run DATA_DIR`: the start-up's forecast, or the refusal and its advice.
+#[derive(Debug)]
+pub enum StartForecast {
+    Loads(DataDirRecovery),
+    Refuses(StartRefusal),
+}
+
+/// Whether `e` says that a Kafka broker refuses to start (rather than that klog cannot go on).
+pub fn is_refusal(e: &Error) -> bool {
+    e.to_string().contains("refuses to start")
+}
+
+/// Forecast a broker's start-up over the log dir `dir` (nothing written). Where the broker
+/// would not start, say why, and whether removing the clean-shutdown marker lets it start
+/// (when the refusal comes from reading an unrecovered log's end), with that start-up.
+pub fn forecast_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> Result<StartForecast> {
+    let refusal = match load_data_dir(dir, true, false, progress) {
+        Ok(load) => return Ok(StartForecast::Loads(load)),
+        Err(e) if is_refusal(&e) => e,
+        Err(e) => return Err(e),
+    };
+    let marker = dir.join(names::CLEAN_SHUTDOWN_MARKER);
+    let advice = if marker.exists() && refusal.to_string().contains("readNextOffset") {
+        load_data_dir(dir, true, true, progress)
+            .ok()
+            .map(|then| Advice::RemoveCleanShutdownMarker { marker: marker.display().to_string(), then })
+    } else {
+        None
+    };
+    Ok(StartForecast::Refuses(StartRefusal { dir: dir.display().to_string(), refusal, advice }))
+}
+
 /// Run (or, with `dry_run`, forecast) a broker's start-up over the log dir `dir`.
 pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::ProgressSink) -> Result<DataDirRecovery> {
+    load_data_dir(dir, dry_run, false, progress)
+}
+
+/// [`recover_data_dir`]; with `without_marker`, as if `.kafka_cleanshutdown` were not there.
+fn load_data_dir(
+    dir: &Path,
+    dry_run: bool,
+    without_marker: bool,
+    progress: &mut dyn super::ProgressSink,
+) -> Result<DataDirRecovery> {
     use crate::replica::{log_dir_kind, DirLock, LogDirFiles, LogDirKind};
     if log_dir_kind(dir) == LogDirKind::Partial {
         return Err(Error::layout(
@@ -549,7 +614,7 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
         ));
     }
     let to_load = logs_to_load(dir)?;
-    let clean = files.clean_shutdown();
+    let clean = files.clean_shutdown() && !without_marker;
     let plan = |name: &str, kind: LoadedKind| -> (LogConfig, LoadInputs) {
         let key = names::parse_log_dir_name(name).map(|(t, p, _)| format!("{t}-{p}")).unwrap_or_default();
         let inputs = match kind {

@@ -7,7 +7,7 @@ use super::palette::Tone;
 use super::table::{right, Col, Grid};
 use super::{report, text, Settings};
 use crate::commands::data_dir::{DataDirCheck, DataDirDiff, RestartPlan};
-use crate::commands::recover::{DataDirRecovery, LeaderEpochSource, LoadedKind};
+use crate::commands::recover::{Advice, DataDirRecovery, LeaderEpochSource, LoadedKind, StartRefusal};
 use crate::error::{IoContext, Result};
 use comfy_table::Cell;
 use serde_json::json;
@@ -319,6 +319,56 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
         r.logs_cut_count(),
         r.bytes_removed()
     )
+}
+
+/// A start-up the broker does not survive, and what to do about it.
+pub fn refusal_text(out: &mut dyn Write, r: &StartRefusal, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    out!(out, "broker start-up load of {}: DRY RUN: nothing changed", r.dir)?;
+    out!(out, "{}: {}", p.bad("the broker does not start"), r.refusal)?;
+    match &r.advice {
+        Some(Advice::RemoveCleanShutdownMarker { marker, then }) => {
+            out!(
+                out,
+                "what to do: on a copy first, remove {marker}: Kafka then recovers every log from its recovery point \
+                 instead of reading the log end from the index, and starts, as below ({} log(s) cut, {} bytes removed)",
+                then.logs_cut_count(),
+                then.bytes_removed()
+            )?;
+            forecast_text(out, then, settings)
+        }
+        None => out!(
+            out,
+            "what to do: keep this dir as it is (a copy is what to experiment on); klog has no change it can check \
+             that makes this broker start"
+        ),
+    }
+}
+
+pub fn refusal_json(out: &mut dyn Write, r: &StartRefusal) -> Result<()> {
+    let advice = match &r.advice {
+        Some(Advice::RemoveCleanShutdownMarker { marker, then }) => json!({
+            "remove": marker,
+            "then_bytes_removed": then.bytes_removed(),
+            "then_logs_cut": then.logs_cut_count(),
+        }),
+        None => serde_json::Value::Null,
+    };
+    line(
+        out,
+        &json!({"type": "refusal", "dir": r.dir, "outcome": "refused", "dry_run": true, "error": r.refusal.to_string(),
+                "advice": advice}),
+    )?;
+    if let Some(Advice::RemoveCleanShutdownMarker { then, .. }) = &r.advice {
+        for l in &then.logs {
+            line(
+                out,
+                &json!({"type": "advice_recovery", "partition": l.dir_name, "kind": l.kind.name(),
+                        "recovery": report::recovery_json(&l.recovery)}),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 pub fn forecast_json(out: &mut dyn Write, r: &DataDirRecovery) -> Result<()> {

@@ -600,9 +600,11 @@ pub struct Kept {
 /// Kafka's verdict as kept beside a case: what the comparison reads, not the log lines.
 pub fn verdict(kafka: &Value) -> Value {
     let v = kafka_view(kafka);
+    // Kafka names the file it threw on by its temp path: keep the words before it.
+    let error = kafka["error"].as_str().map(|e| e.split(" in file /").next().unwrap_or(e).to_string());
     serde_json::json!({
         "outcome": v.outcome,
-        "error": kafka["error"],
+        "error": error,
         "logs": v.logs.iter().map(|(k, (s, e, c))| (k.clone(), serde_json::json!([s, e, c]))).collect::<serde_json::Map<_, _>>(),
     })
 }
@@ -740,6 +742,15 @@ fn kept_cases_agree_with_kafka() {
     let cases: Vec<Case> = kept.iter().map(|(_, k)| k.case.clone()).collect();
     let judged = judge(&mut server, &seeds, &cases, &root.path().join("judge"));
     let mut failures = Vec::new();
+    // KLOG_BLESS_KEPT=1 writes Kafka's live verdict into each kept case (a new case is written
+    // with `"kafka": {}`): read the diff before committing it.
+    if std::env::var_os("KLOG_BLESS_KEPT").is_some() {
+        for ((path, k), j) in kept.iter().zip(&judged) {
+            let blessed =
+                Kept { name: k.name.clone(), case: k.case.clone(), kafka: verdict(&j.kafka), note: k.note.clone() };
+            std::fs::write(path, serde_json::to_string_pretty(&blessed).unwrap() + "\n").unwrap();
+        }
+    }
     for ((path, k), j) in kept.iter().zip(&judged) {
         if verdict(&j.kafka) != k.kafka {
             failures.push(format!(
@@ -1079,4 +1090,58 @@ fn generated_dump_check_and_rebuild_cases_agree_with_kafka() {
     failures.extend(checks.iter().filter_map(|c| (*c).clone()).take(10));
     failures.extend(rebuilds.iter().filter_map(|r| r.clone()).take(10));
     assert!(failures.is_empty(), "disagreements (first ten of each kind):\n{}", failures.join("\n"));
+}
+
+/// Class 1 through the binary: the forecast of a start-up the broker does not survive says
+/// so (exit 1), names what Kafka throws and where, and gives advice whose start-up is klog's
+/// forecast of the dir with the advice applied (which `kept_cases_agree_with_kafka` judges
+/// against Kafka's loader as `class1-advice-remove-the-marker`); the run refuses, exit 2, and
+/// changes nothing.
+#[test]
+fn a_forecast_of_a_start_the_broker_does_not_survive_exits_1_with_checked_advice() {
+    let root = tempfile::tempdir().unwrap();
+    let seeds = make_seeds(&root.path().join("seeds"));
+    let kept: Kept = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/found/class1-clean-start-zeroed-tail.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let dir = root.path().join("broker");
+    build(&seeds, &kept.case, &dir);
+    let bin = assert_cmd::cargo::cargo_bin("klog");
+    let before = crate::common::tree(&dir);
+    let out = Command::new(&bin).args(["recover", "--dry-run"]).arg(&dir).arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = crate::common::json_lines(&String::from_utf8_lossy(&out.stdout));
+    let refusal = &lines[0];
+    assert_eq!(refusal["type"], "refusal");
+    let error = refusal["error"].as_str().unwrap();
+    assert!(error.contains("00000000000000000012.log: at position 316"), "{error}");
+    assert!(error.contains("CorruptRecordException: Found record size 0"), "{error}");
+    let marker = dir.join(".kafka_cleanshutdown");
+    assert_eq!(refusal["advice"]["remove"], marker.to_str().unwrap());
+    assert_eq!(refusal["advice"]["then_bytes_removed"], 40);
+    // The advice's start-up is the forecast of the dir with the advice applied.
+    let applied = root.path().join("applied");
+    mutate::copy_tree(&dir, &applied);
+    std::fs::remove_file(applied.join(".kafka_cleanshutdown")).unwrap();
+    let then = Command::new(&bin).args(["recover", "--dry-run"]).arg(&applied).arg("--json").output().unwrap();
+    assert_eq!(then.status.code(), Some(0));
+    let summary = crate::common::json_lines(&String::from_utf8_lossy(&then.stdout))
+        .into_iter()
+        .find(|l| l["type"] == "summary")
+        .unwrap();
+    assert_eq!(summary["bytes_removed"], 40);
+    // In words, at 80 columns.
+    let text = Command::new(&bin).args(["recover", "--dry-run"]).arg(&dir).env("NO_COLOR", "1").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("the broker does not start"), "{text}");
+    assert!(text.contains(&format!("remove {}", marker.display())), "{text}");
+    // The run refuses and changes nothing.
+    let run = Command::new(&bin).arg("recover").arg(&dir).output().unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("refuses to start"));
+    assert!(crate::common::tree(&dir) == before, "a refused run changed the dir");
 }
