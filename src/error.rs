@@ -60,6 +60,20 @@ impl Error {
         Error::State { path: path.as_ref().to_path_buf(), what: what.into() }
     }
 
+    /// The path the error names, if any.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Error::Io { path, .. }
+            | Error::Corrupt { path, .. }
+            | Error::Malformed { path, .. }
+            | Error::Layout { path, .. }
+            | Error::State { path, .. }
+            | Error::NotRegular { path, .. }
+            | Error::Locked { path } => Some(path),
+            Error::Usage(_) => None,
+        }
+    }
+
     /// The process exit code for this error: always 2 (1 is reserved for findings).
     pub fn exit_code(&self) -> i32 {
         2

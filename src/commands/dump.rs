@@ -580,25 +580,28 @@ fn batch_events(
         return Ok(());
     }
     match batch.records() {
-        Ok(decoded) => match decoded.decode() {
-            Ok(records) => {
-                for r in records.iter().filter(|r| r.offset >= from) {
-                    if *budget == 0 {
-                        return Ok(());
-                    }
-                    match decoder.filter(|_| !row.is_control) {
-                        Some(d) => emit(DumpEvent::Decoded(&row, r, &d.decode(r.key, r.value)))?,
-                        None => {
-                            let control = row.is_control.then(|| read_control(r.key, r.value));
-                            emit(DumpEvent::Record(&row, r, control.as_ref()))?;
-                        }
-                    }
-                    *budget -= 1;
+        Ok(decoded) => {
+            // The records that decode come out before the one that does not, as Kafka's
+            // iterator hands them out before it throws.
+            let (records, error) = decoded.decode_prefix();
+            for r in records.iter().filter(|r| r.offset >= from) {
+                if *budget == 0 {
+                    return Ok(());
                 }
-                Ok(())
+                match decoder.filter(|_| !row.is_control) {
+                    Some(d) => emit(DumpEvent::Decoded(&row, r, &d.decode(r.key, r.value)))?,
+                    None => {
+                        let control = row.is_control.then(|| read_control(r.key, r.value));
+                        emit(DumpEvent::Record(&row, r, control.as_ref()))?;
+                    }
+                }
+                *budget -= 1;
             }
-            Err(e) => emit(DumpEvent::Undecodable(&row, &e.to_string())),
-        },
+            match error {
+                Some(e) => emit(DumpEvent::Undecodable(&row, &e.to_string())),
+                None => Ok(()),
+            }
+        }
         Err(e) => emit(DumpEvent::Undecodable(&row, &e.to_string())),
     }
 }

@@ -688,7 +688,7 @@ fn load_data_dir(
     for (f, (name, _)) in forecast.into_iter().zip(&to_load) {
         match f {
             Ok(l) => {
-                if !l.recovery.deleted_segments.is_empty() {
+                if !l.recovery.deleted_segments.is_empty() || l.recovery.segments_split > 0 {
                     deleting.push(l.dir_name.clone());
                 }
                 logs_forecast.push(l)
@@ -709,8 +709,9 @@ fn load_data_dir(
                 return Err(kafka_refuses(
                     dir,
                     format!(
-                        "the log dir is offline ({e}), and recovering {first} deletes segments: \
-                         LocalLog.deleteSegmentFiles throws KafkaStorageException (the log dir is already offline)"
+                        "the log dir is offline ({e}), and recovering {first} deletes segments (a cut or a \
+                         split): LocalLog.deleteSegmentFiles throws KafkaStorageException (the log dir is already \
+                         offline)"
                     ),
                 ));
             }

@@ -137,6 +137,10 @@ pub struct RawBatch<'a> {
     pub position: u64,
     /// All bytes of the batch, `LOG_OVERHEAD + size field` long.
     pub bytes: &'a [u8],
+    /// The bytes from the batch's start to the end of what was read with it: Kafka reads a
+    /// v2 header's 61 bytes from the file even where the frame is shorter
+    /// (`DefaultFileChannelRecordBatch.loadBatchHeader`).
+    pub following: &'a [u8],
 }
 
 /// Why a batch fails `ensureValid`.
@@ -155,7 +159,7 @@ impl<'a> RawBatch<'a> {
     /// The v2 header, if this is a v2 batch with at least a whole header.
     pub fn header(&self) -> Option<BatchHeader> {
         if self.magic() >= 2 {
-            BatchHeader::decode(self.bytes)
+            BatchHeader::decode(if self.bytes.len() >= RECORD_BATCH_OVERHEAD { self.bytes } else { self.following })
         } else {
             None
         }
@@ -328,6 +332,10 @@ impl<'a> RawBatch<'a> {
             });
         }
         match self.header() {
+            // A frame shorter than its header: Kafka's record iterator reads past it and throws.
+            Some(_) if self.bytes.len() < RECORD_BATCH_OVERHEAD => {
+                Err(RecordError { position: 0, what: "record batch shorter than its header".into() })
+            }
             Some(h) => {
                 let area = &self.bytes[RECORD_BATCH_OVERHEAD..];
                 let payload: Cow<'a, [u8]> =
@@ -400,6 +408,24 @@ impl DecodedRecords<'_> {
         match &self.form {
             Form::V2 { header, .. } => Some(header),
             Form::Legacy { .. } => None,
+        }
+    }
+
+    /// [`DecodedRecords::decode`], keeping the v2 records that decode before the first error
+    /// (a legacy entry decodes whole or not at all).
+    pub fn decode_prefix(&self) -> (Vec<Record<'_>>, Option<RecordError>) {
+        match &self.form {
+            Form::V2 { header: h, payload } => record::decode_records_prefix(
+                payload,
+                h.records_count,
+                h.base_offset,
+                h.base_timestamp,
+                h.is_log_append_time().then_some(h.max_timestamp),
+            ),
+            Form::Legacy { .. } => match self.decode() {
+                Ok(r) => (r, None),
+                Err(e) => (Vec::new(), Some(e)),
+            },
         }
     }
 
@@ -500,7 +526,11 @@ impl<'a> Iterator for BatchIter<'a> {
             self.stop = Some(ScanStop::Partial { position: self.pos as u64, len: remaining as u64 });
             return None;
         }
-        let batch = RawBatch { position: self.pos as u64, bytes: &self.bytes[self.pos..self.pos + total] };
+        let batch = RawBatch {
+            position: self.pos as u64,
+            bytes: &self.bytes[self.pos..self.pos + total],
+            following: &self.bytes[self.pos..],
+        };
         self.pos += total;
         Some(batch)
     }
@@ -729,7 +759,7 @@ mod tests {
             &[40, 0, 10, 0, 8, 1, 2, 3, 4, 6, 5, 6, 7, 2, 6, 8, 9, 10, 4, 11, 12],
         ]
         .concat();
-        let b = RawBatch { position: 0, bytes: &bytes };
+        let b = RawBatch { position: 0, bytes: &bytes, following: &bytes };
         assert_eq!(b.stored_crc(), 0x5479_61FD);
         assert!(b.verify().is_ok());
     }

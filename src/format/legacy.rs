@@ -288,7 +288,7 @@ pub(crate) mod tests {
         let m = decode_message(&v1).unwrap();
         assert_eq!((m.offset, m.magic, m.timestamp), (8, 1, 1_600_000_000_000));
         assert_eq!((m.key, m.value), (None, Some(&b""[..])));
-        let b = RawBatch { position: 0, bytes: &v1 };
+        let b = RawBatch { position: 0, bytes: &v1, following: &v1 };
         b.verify().unwrap();
         let recs = b.records().unwrap();
         let recs = recs.decode().unwrap();
@@ -302,7 +302,7 @@ pub(crate) mod tests {
             let inner: Vec<Vec<u8>> =
                 (0..3).map(|i| entry(i, 1, 0, 1000 + i, Some(b"k"), Some(format!("v{i}").as_bytes()))).collect();
             let w = wrapper(12, 1, codec, 1002, &inner);
-            let b = RawBatch { position: 0, bytes: &w };
+            let b = RawBatch { position: 0, bytes: &w, following: &w };
             b.verify().unwrap();
             assert_eq!(b.last_offset(), 12);
             assert_eq!(b.first_offset(), 10, "{codec:?}");
@@ -326,7 +326,7 @@ pub(crate) mod tests {
         w[17] |= 0x08;
         let crc = crc32fast::hash(&w[16..]);
         w[12..16].copy_from_slice(&crc.to_be_bytes());
-        let b = RawBatch { position: 0, bytes: &w };
+        let b = RawBatch { position: 0, bytes: &w, following: &w };
         let recs = b.records().unwrap();
         let ts: Vec<_> = recs.decode().unwrap().iter().map(|r| r.timestamp).collect();
         assert_eq!(ts, vec![99, 99]);
@@ -336,7 +336,7 @@ pub(crate) mod tests {
     fn v1_wrapper_offset_zero_means_base_zero() {
         let inner = vec![entry(0, 1, 0, 5, None, Some(b"a")), entry(1, 1, 0, 6, None, Some(b"b"))];
         let w = wrapper(0, 1, Compression::Snappy, 6, &inner);
-        let b = RawBatch { position: 0, bytes: &w };
+        let b = RawBatch { position: 0, bytes: &w, following: &w };
         let offsets: Vec<_> = b.records().unwrap().decode().unwrap().iter().map(|r| r.offset).collect();
         assert_eq!(offsets, vec![0, 1]);
     }
@@ -350,7 +350,7 @@ pub(crate) mod tests {
         // FLG BD at 4..6; HC at 6 is xxh32(magic+descriptor)>>8 in the broken form.
         frame[6] = (twox_hash::XxHash32::oneshot(0, &frame[0..6]) >> 8) as u8;
         let w = entry(41, 0, Compression::Lz4.code(), 0, None, Some(&frame));
-        let b = RawBatch { position: 0, bytes: &w };
+        let b = RawBatch { position: 0, bytes: &w, following: &w };
         let recs = b.records().unwrap();
         let recs = recs.decode().unwrap();
         assert_eq!(recs.iter().map(|r| r.offset).collect::<Vec<_>>(), vec![40, 41]);
@@ -363,23 +363,23 @@ pub(crate) mod tests {
         let inner = vec![entry(0, 1, 0, 5, None, Some(b"a")), entry(5, 1, 0, 6, None, Some(b"b"))];
         // wrapper offset below the last relative offset
         let w = wrapper(3, 1, Compression::Gzip, 6, &inner);
-        let e = RawBatch { position: 0, bytes: &w }.records().unwrap().decode().unwrap_err();
+        let e = RawBatch { position: 0, bytes: &w, following: &w }.records().unwrap().decode().unwrap_err();
         assert!(e.what.contains("below the last inner"), "{e}");
         // nested compression
         let nested = wrapper(0, 1, Compression::Gzip, 0, &[entry(0, 1, 0, 0, None, Some(b"x"))]);
         let w = wrapper(1, 1, Compression::Gzip, 0, &[nested]);
-        let e = RawBatch { position: 0, bytes: &w }.records().unwrap().decode().unwrap_err();
+        let e = RawBatch { position: 0, bytes: &w, following: &w }.records().unwrap().decode().unwrap_err();
         assert!(e.what.contains("nested"), "{e}");
         // zstd is not a legacy codec
         let w = entry(0, 1, 4, 0, None, Some(b"junk"));
-        let e = RawBatch { position: 0, bytes: &w }.records().err().unwrap();
+        let e = RawBatch { position: 0, bytes: &w, following: &w }.records().err().unwrap();
         assert!(e.what.contains("zstd"), "{e}");
         // corrupt compressed stream
         let w = entry(0, 1, 1, 0, None, Some(b"\x1f\x8bnot really gzip"));
-        assert!(RawBatch { position: 0, bytes: &w }.records().is_err());
+        assert!(RawBatch { position: 0, bytes: &w, following: &w }.records().is_err());
         // a null wrapper value
         let w = entry(0, 1, 2, 0, None, None);
-        assert!(RawBatch { position: 0, bytes: &w }.records().is_err());
+        assert!(RawBatch { position: 0, bytes: &w, following: &w }.records().is_err());
     }
 
     #[test]

@@ -218,8 +218,23 @@ pub fn decode_records<'a>(
     base_timestamp: i64,
     log_append_time: Option<i64>,
 ) -> Result<Vec<Record<'a>>, RecordError> {
+    match decode_records_prefix(bytes, count, base_offset, base_timestamp, log_append_time) {
+        (records, None) => Ok(records),
+        (_, Some(e)) => Err(e),
+    }
+}
+
+/// [`decode_records`], keeping the records that decode before the first error, as Kafka's
+/// record iterator hands them out one by one before it throws.
+pub fn decode_records_prefix<'a>(
+    bytes: &'a [u8],
+    count: i32,
+    base_offset: i64,
+    base_timestamp: i64,
+    log_append_time: Option<i64>,
+) -> (Vec<Record<'a>>, Option<RecordError>) {
     if count < 0 {
-        return Err(err(0, format!("negative record count {count}")));
+        return (Vec::new(), Some(err(0, format!("negative record count {count}"))));
     }
     let mut cur = Cursor::new(bytes);
     // Each record takes at least 7 bytes, so a count larger than that is a lie; do not
@@ -227,20 +242,25 @@ pub fn decode_records<'a>(
     let mut records = Vec::with_capacity((count as usize).min(bytes.len() / 7 + 1));
     for i in 0..count {
         if cur.remaining() == 0 {
-            return Err(err(
+            let e = err(
                 cur.position(),
                 format!("incorrect declared batch size: {count} records declared, data ends after {i}"),
-            ));
+            );
+            return (records, Some(e));
         }
-        records.push(decode_record(&mut cur, base_offset, base_timestamp, log_append_time)?);
+        match decode_record(&mut cur, base_offset, base_timestamp, log_append_time) {
+            Ok(r) => records.push(r),
+            Err(e) => return (records, Some(e)),
+        }
     }
     if cur.remaining() != 0 {
-        return Err(err(
+        let e = err(
             cur.position(),
             format!("incorrect declared batch size: {} bytes left after {count} records", cur.remaining()),
-        ));
+        );
+        return (records, Some(e));
     }
-    Ok(records)
+    (records, None)
 }
 
 /// What a producer hands over for one record.

@@ -94,11 +94,21 @@ impl Log {
     /// Open the partition dir `dir`. `log_start_offset` is used as the LEO of a log without
     /// segments. Nothing is written.
     pub fn open(dir: &Path, config: LogConfig, log_start_offset: i64) -> Result<Log> {
+        Log::open_reading_epochs(dir, config, log_start_offset, true)
+    }
+
+    /// [`Log::open`] for a reader of a log whose `leader-epoch-checkpoint` does not read (it
+    /// reports that itself): the epoch cache starts empty and everything else is read.
+    pub fn open_without_epoch_checkpoint(dir: &Path, config: LogConfig, log_start_offset: i64) -> Result<Log> {
+        Log::open_reading_epochs(dir, config, log_start_offset, false)
+    }
+
+    fn open_reading_epochs(dir: &Path, config: LogConfig, log_start_offset: i64, read_epochs: bool) -> Result<Log> {
         let (segments, not_regular) = segment::list_segments(dir)?;
         let cache_path = dir.join(names::LEADER_EPOCH_CHECKPOINT);
         // An epoch checkpoint that is not a file is reported (see `not_regular_files`) and read
         // as absent, as a missing one is.
-        let entries = if not_regular.iter().any(|n| n.path == cache_path) {
+        let entries = if !read_epochs || not_regular.iter().any(|n| n.path == cache_path) {
             Vec::new()
         } else {
             checkpoint::read_epoch_checkpoint(&cache_path)?

@@ -449,8 +449,11 @@ impl SegmentBytes<'_> {
 /// What happened to the segments during the load, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LoadEvent {
-    /// `recoverSegment` of the segment based at this offset (pass 1 for a missing index, or
-    /// `recoverLog`).
+    /// `recoverSegment` of the segment based at this offset, in `loadSegmentFiles` (a missing
+    /// index: only the segments below it are loaded yet).
+    RecoverWhileLoading(i64),
+    /// `recoverSegment` of the segment based at this offset, in `recoverLog` (every segment
+    /// is loaded).
     Recover(i64),
     /// `recoverLog` cut the segment based at this offset: every later segment is deleted with
     /// its snapshot.
@@ -482,22 +485,16 @@ pub fn simulate(mut files: SnapshotFiles, facts: &LoadFacts<'_>) -> Result<Snaps
     let index_of = |base: i64| facts.segments.iter().position(|s| s.base_offset == base);
     for event in &facts.events {
         match *event {
-            LoadEvent::Recover(base) => {
+            LoadEvent::RecoverWhileLoading(base) | LoadEvent::Recover(base) => {
                 let Some(i) = index_of(base) else { continue };
                 let mut m = Manager::new(&files, facts.now_ms)?;
-                let before: Vec<usize> = (0..i)
-                    .filter(|j| alive[*j] && facts.segments[*j].base_offset < facts.segments[i].base_offset)
+                // The log's segments as `recoverSegment` sees them: those loaded so far (the
+                // floor segment of its offset may lie past the range the rebuild reads).
+                let loaded: Vec<usize> = (0..facts.segments.len())
+                    .filter(|j| alive[*j])
+                    .filter(|j| matches!(event, LoadEvent::Recover(_)) || facts.segments[*j].base_offset < base)
                     .collect();
-                rebuild(
-                    &mut m,
-                    &mut files,
-                    facts,
-                    &before,
-                    &recovered,
-                    facts.log_start_checkpoint,
-                    facts.segments[i].base_offset,
-                    false,
-                )?;
+                rebuild(&mut m, &mut files, facts, &loaded, &recovered, facts.log_start_checkpoint, base, false)?;
                 // `LogSegment.recover`: every valid batch, v2 ones updating producers, each
                 // moving the map's end past it.
                 recovered[i] = true;

@@ -84,6 +84,8 @@ pub struct RecoveryReport {
     pub producer_state: ProducerRebuild,
     /// What the load does to the producer snapshots, in order (`ProducerStateManager`).
     pub snapshot_ops: Vec<super::producer_state::SnapshotOp>,
+    /// Segments split for offset overflow (`splitOverflowedSegment`, which deletes the old one).
+    pub segments_split: usize,
 }
 
 /// What `UnifiedLog.rebuildProducerState` reads after the load: the snapshot it starts from
@@ -448,6 +450,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             log.epoch_cache.clear();
         }
         log.epoch_cache.truncate_from_start(log_start_offset);
+        report.segments_split = splits;
         let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
         let facts_in = SnapshotInputs {
             targets: &sim_targets,
@@ -511,6 +514,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     for seg in &log.segments {
         after.push((seg.base_offset, seg.log_size()?));
     }
+    report.segments_split = splits;
     let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
     report.snapshot_ops = snapshot_ops;
     Ok(report)

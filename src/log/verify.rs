@@ -488,7 +488,9 @@ enum Records {
 
 fn judge(batch: &RawBatch<'_>) -> Verdict {
     let (base, last) = (batch.first_offset(), batch.last_offset());
-    let known_magic = (0..=2).contains(&batch.magic());
+    // Kafka's `FileLogInputStream` reads any magic from 2 up as a v2 batch (the magic byte is
+    // outside the v2 CRC): such a batch is judged as v2, and a note says what its magic is.
+    let known_magic = batch.magic() >= 0;
     if !known_magic {
         return Verdict { first_offset: base, known_magic, defect: None, records: Records::NotRead };
     }
@@ -572,8 +574,9 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
     // The checkpoint as written must already be strictly increasing (it is replayed on load).
     // One that is not a regular file is already a finding (from the load), with no entries.
     let epoch_regular = !log.not_regular_files().iter().any(|n| n.path == epoch_path);
+    // One that does not read is a finding of the load (`load_problems`), with no entries.
     let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<checkpoint::LinePlace>) = if epoch_regular {
-        checkpoint::read_epoch_checkpoint_lines(&epoch_path)?.into_iter().unzip()
+        checkpoint::read_epoch_checkpoint_lines(&epoch_path).unwrap_or_default().into_iter().unzip()
     } else {
         (Vec::new(), Vec::new())
     };
@@ -642,6 +645,14 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
                 progress(bytes_before_segment + batch.position, total_bytes);
                 let (base, last) = (verdict.first_offset, batch.last_offset());
                 let magic = batch.magic();
+                if magic > 2 && verdict.defect.is_none() {
+                    notes.push(format!(
+                        "{} position {}: magic {magic}, which Kafka reads as v2 (the byte is outside the CRC, so a \
+                         bit flip there goes unnoticed): it keeps and serves this batch",
+                        path.display(),
+                        batch.position
+                    ));
+                }
                 if !verdict.known_magic {
                     c.add(
                         &path,

@@ -201,8 +201,19 @@ impl Replica {
         let hw = hw_entry.map_or(0, |v| v.offset);
         let recovery_point = rp_entry.map_or(0, |v| v.offset);
         let meta = &files.meta;
-        let log = Log::open(&paths.partition_dir, config, log_start_checkpoint)?;
         let mut problems = files.problems.clone();
+        let log = match Log::open(&paths.partition_dir, config, log_start_checkpoint) {
+            Ok(log) => log,
+            // A reader reports an epoch checkpoint that does not read, and reads the rest.
+            Err(e @ (crate::error::Error::Malformed { .. } | crate::error::Error::Corrupt { .. }))
+                if strictness == Strictness::Tolerate
+                    && e.path().is_some_and(|p| p.ends_with(names::LEADER_EPOCH_CHECKPOINT)) =>
+            {
+                problems.extend(LoadProblem::from_error(&e));
+                Log::open_without_epoch_checkpoint(&paths.partition_dir, config, log_start_checkpoint)?
+            }
+            Err(e) => return Err(e),
+        };
         for n in log.not_regular_files() {
             // A writer acts on no partition holding a name it cannot read or write as Kafka
             // would (a FIFO named like a segment would make it wait for ever).
