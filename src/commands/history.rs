@@ -73,7 +73,19 @@ fn metadata_dir(path: &Path) -> Result<(PathBuf, String)> {
         |p: &Path| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{METADATA_TOPIC}-")));
     let dir = if is_metadata(path) { path.to_path_buf() } else { path.join(format!("{METADATA_TOPIC}-0")) };
     if !dir.is_dir() {
-        return Err(Error::layout(path, format!("no KRaft metadata log ({METADATA_TOPIC}-0) here")));
+        // A ZooKeeper-mode broker (meta.properties version 0, broker.id, no node.id): its
+        // controller kept partition state in ZooKeeper, which a data dir never holds.
+        let meta = crate::replica::read_meta_properties(&path.join("meta.properties")).unwrap_or_default();
+        let zk = meta.get("version").is_some_and(|v| v == "0") && meta.contains_key("broker.id");
+        let why = if zk {
+            format!(
+                "no KRaft metadata log ({METADATA_TOPIC}-0) here: a ZooKeeper-mode broker's dir \
+                 (meta.properties version 0), whose controller kept the partitions' history in ZooKeeper"
+            )
+        } else {
+            format!("no KRaft metadata log ({METADATA_TOPIC}-0) here")
+        };
+        return Err(Error::layout(path, why));
     }
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok((dir, name))
