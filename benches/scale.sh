@@ -7,6 +7,8 @@
 # sizes: a linear command takes about 10x for 10x the partitions (pass if <= 15x), a
 # quadratic one about 100x. Beside each row, what a user would otherwise run on the same tree
 # (`cp -a` of the tree for create, `find | xargs cat` of every file for the readers).
+# Then the views over KRaft data dirs of 10,000 / 30,000 / 100,000 partitions (history, the
+# cluster view, the restart plan), beside decoding their metadata log.
 # Run from anywhere:  bash benches/scale.sh   (bench.sh runs it as section 9)
 #   BENCH_DIR=DIR    scratch dir (default: a new dir under /var/tmp, removed at the end)
 #   BENCH_QUICK=1    sizes / 10 (for trying the harness; the targets are for the full run)
@@ -65,7 +67,7 @@ all() { for v in "$@"; do [ "$v" = pass ] || { echo FAIL; return; }; done; echo 
 # ran RC: the command did not fail (exit 0 or 1: 1 is "found what it looks for")
 ran() { if [ "$1" -le 1 ]; then echo pass; else echo FAIL; fi; }
 # baseline_read DIR: seconds to read every file of DIR with find and cat
-baseline_read() { "$M" sh -c "find '$1' -type f -print0 | xargs -0 cat" | cut -d' ' -f1; }
+baseline_read() { "$M" sh -c 'find "$@" -type f -print0 | xargs -0 cat' sh "$@" | cut -d' ' -f1; }
 file_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 
 echo "[9] scale: $SMALL / $LARGE partitions, $ABSENT absent partitions (scratch $S)" >&2
@@ -164,6 +166,61 @@ read -r secs rss r w rc < <("$M" "$K" dump "$S/long")
 out_bytes=$("$K" dump "$S/long" 2>&1 | wc -c)
 row "dump with a 100 MB checkpoint line" "${secs} s, $(mib "$rss"), $(mb "$r") read, $out_bytes bytes of output" \
   "<= 1 s, < 10 kB out" "$(all "$(ran "$rc")" "$(within "$secs" 1)" "$(within "$out_bytes" 10000)")"
+
+# The views over a KRaft data dir: `history` (the metadata log replayed, grouped by partition),
+# the cluster view (`check D1 D2 --cluster`) and the restart plan (`recover --dry-run D1 D2
+# D3`), at VIEW_SIZES partitions. Each dir: topic t with N partitions (`klog create`, klog's
+# state removed: brokers' dirs), and in D1 a `__cluster_metadata-0` log written by
+# examples/kraft_dir.rs (a TopicRecord, N PartitionRecords, 2N PartitionChangeRecords). One
+# row per view: seconds at each size and microseconds per partition (flat when linear; a
+# quadratic replay or grouping grows it 10x from 10,000 to 100,000: pass at <= 20x the time for
+# 10x the partitions, as the file system's own per-file cost grows too — find+cat of the same
+# files takes ~14x on a small machine — while a quadratic view takes ~100x), beside decoding the same
+# metadata log (`dump --format kafka`) and, when the Kafka oracle's classpath is at
+# ORACLE_CP (default kafka-oracle/target), Kafka's DumpLogSegments --cluster-metadata-decoder.
+cargo build --release --quiet --example kraft_dir
+GEN=$PWD/target/release/examples/kraft_dir
+if [ -n "${BENCH_QUICK:-}" ]; then VIEW_SIZES=(1000 3000 10000); else VIEW_SIZES=(10000 30000 100000); fi
+ORACLE_CP=${ORACLE_CP:-$PWD/kafka-oracle/target}
+echo "[9] scale: views over KRaft data dirs of ${VIEW_SIZES[*]} partitions" >&2
+kraft_dirs() { # n: three brokers' dirs under $S/K$n, the metadata log in d1
+  local n=$1 r
+  for r in 1 2 3; do "$K" create "$S/K$n/d$r" --topic t --partitions "$n" --replica-id "$r" >/dev/null; done
+  "$K" create "$S/K$n/d1" --topic __cluster_metadata --replica-id 1 >/dev/null
+  "$GEN" "$S/K$n/d1/__cluster_metadata-0/00000000000000000000.log" "$n"
+  rm -f "$S/K$n"/d*/klog-state.json
+}
+declare -A VIEW
+for n in "${VIEW_SIZES[@]}"; do
+  kraft_dirs "$n"
+  d=$S/K$n
+  read -r VIEW[history$n] _ _ _ VIEW[history_rc$n] < <("$M" "$K" history "$d/d1")
+  read -r VIEW[cluster$n] _ _ _ VIEW[cluster_rc$n] < <("$M" "$K" check "$d/d1" "$d/d2" --cluster)
+  read -r VIEW[plan$n] _ _ _ VIEW[plan_rc$n] < <("$M" "$K" recover --dry-run "$d/d1" "$d/d2" "$d/d3")
+  read -r VIEW[decode$n] _ _ _ _ < <("$M" "$K" dump "$d/d1/__cluster_metadata-0" --format kafka)
+  VIEW[kafka$n]=n/a
+  if [ -f "$ORACLE_CP/classpath.txt" ] && command -v java >/dev/null; then
+    read -r VIEW[kafka$n] _ _ _ _ < <("$M" java -Xmx1G -cp "$ORACLE_CP/classes:$(cat "$ORACLE_CP/classpath.txt")" \
+      org.apache.kafka.tools.DumpLogSegments --cluster-metadata-decoder \
+      --files "$d/d1/__cluster_metadata-0/00000000000000000000.log")
+  fi
+  VIEW[cat2_$n]=$(baseline_read "$d/d1" "$d/d2"); VIEW[cat3_$n]=$(baseline_read "$d/d1" "$d/d2" "$d/d3")
+  rm -rf "$d"
+done
+us() { awk -v s="$1" -v n="$2" 'BEGIN { printf "%.0f", s * 1e6 / n }'; }
+view_row() { # label key target_seconds baseline_text
+  local label=$1 key=$2 target=$3 baseline=$4 a=${VIEW_SIZES[0]} b=${VIEW_SIZES[1]} c=${VIEW_SIZES[2]}
+  row "$label, $a / $b / $c partitions" \
+    "${VIEW[$key$a]} / ${VIEW[$key$b]} / ${VIEW[$key$c]} s; $(us "${VIEW[$key$a]}" "$a") / $(us "${VIEW[$key$b]}" "$b") / $(us "${VIEW[$key$c]}" "$c") µs a partition; $(ratio "${VIEW[$key$c]}" "${VIEW[$key$a]}")x the time of $a ($baseline)" \
+    "<= $target s at $c, <= 20x" \
+    "$(all "$(ran "${VIEW[${key}_rc$a]}")" "$(ran "${VIEW[${key}_rc$b]}")" "$(ran "${VIEW[${key}_rc$c]}")" \
+      "$(within "${VIEW[$key$c]}" "$target")" "$(within "$(ratio "${VIEW[$key$c]}" "${VIEW[$key$a]}")" 20)")"
+}
+decoding="decoding the metadata log, dump --format kafka: ${VIEW[decode${VIEW_SIZES[0]}]} / ${VIEW[decode${VIEW_SIZES[1]}]} / ${VIEW[decode${VIEW_SIZES[2]}]} s; Kafka's DumpLogSegments: ${VIEW[kafka${VIEW_SIZES[0]}]} / ${VIEW[kafka${VIEW_SIZES[1]}]} / ${VIEW[kafka${VIEW_SIZES[2]}]} s"
+view_row "history DIR" history 5 "$decoding"
+cat_of() { echo "find+cat of every file of the $1 dirs: ${VIEW[$2${VIEW_SIZES[0]}]} / ${VIEW[$2${VIEW_SIZES[1]}]} / ${VIEW[$2${VIEW_SIZES[2]}]} s"; }
+view_row "cluster view (check D1 D2 --cluster)" cluster 60 "$(cat_of 2 cat2_)"
+view_row "restart plan (recover --dry-run D1 D2 D3)" plan 120 "$(cat_of 3 cat3_)"
 
 if [ -z "${SCALE_ROWS:-}" ]; then
   echo

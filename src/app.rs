@@ -101,7 +101,7 @@ fn history(a: &HistoryArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
     } else if a.picture {
         output::history_picture::write_text(text, &report, settings)?;
     } else {
-        output::history::history_text(text, &report)?;
+        output::history::history_text(text, &report, settings)?;
     }
     if let Some(path) = &a.svg {
         output_file::write_all(&[(path, output::history_picture::render_svg(&report).as_bytes())])?;

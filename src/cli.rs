@@ -259,19 +259,19 @@ pub struct ExploreArgs {
     #[arg(long, value_name = "RELEASE", conflicts_with = "mode", value_parser = parse_release)]
     pub kafka: Option<Release>,
     /// Number of replicas (2 or 3).
-    #[arg(long, default_value_t = commands::explore::DEFAULT_REPLICAS as u8, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = commands::explore::DEFAULT_REPLICAS as u8, value_name = "N",
           value_parser = ranged::<u8>(2, 3, "the explorer models 2 or 3 replicas"))]
     pub replicas: u8,
     /// Most elections in a history (epochs 0 .. E-1).
-    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_EPOCHS, value_name = "E",
+    #[arg(allow_negative_numbers = true, long, default_value_t = commands::explore::DEFAULT_MAX_EPOCHS, value_name = "E",
           value_parser = ranged::<u8>(1, crate::explore::model::MAX_EPOCHS as i128, "a state holds at most 8 epochs"))]
     pub max_epochs: u8,
     /// Most records appended in a history.
-    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_RECORDS, value_name = "R",
+    #[arg(allow_negative_numbers = true, long, default_value_t = commands::explore::DEFAULT_MAX_RECORDS, value_name = "R",
           value_parser = ranged::<u8>(1, crate::explore::model::MAX_RECORDS as i128 - 1, "a log holds at most 7 records here"))]
     pub max_records: u8,
     /// Most actions in a history (the depth of the search).
-    #[arg(long, default_value_t = commands::explore::DEFAULT_MAX_DEPTH, value_name = "D",
+    #[arg(allow_negative_numbers = true, long, default_value_t = commands::explore::DEFAULT_MAX_DEPTH, value_name = "D",
           value_parser = ranged::<u32>(1, 64, "deeper than 64 actions is beyond any machine here"))]
     pub max_depth: u32,
     /// Elections may also pick a live replica outside the ISR (on Kafka 4.x: the admin's
@@ -296,7 +296,7 @@ pub struct ExploreArgs {
     /// The topic's min.insync.replicas: a leader appends only with an ISR that large, itself
     /// included, and its HW waits while the ISR is smaller (from Kafka 3.7; on 4.x the KRaft
     /// controller also fills Eligible Leader Replicas below it).
-    #[arg(long, default_value_t = 1, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = 1, value_name = "N",
           value_parser = ranged::<u8>(1, 3, "the explorer models at most 3 replicas"))]
     pub min_isr: u8,
     /// Kafka 4.x: Eligible Leader Replicas (KIP-966) on or off. Default: as a new cluster of the
@@ -306,7 +306,7 @@ pub struct ExploreArgs {
     /// Stop a search after this many distinct states (it then says so). Default: 25,000,000,
     /// or as many as the memory this process may use holds (about 256 bytes a state); a cap
     /// above that is refused before the search.
-    #[arg(long, value_name = "N", value_parser = ranged::<u64>(1, I64_MAX, "a count"))]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = ranged::<u64>(1, I64_MAX, "a count"))]
     pub max_states: Option<u64>,
     /// Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several
     /// modes).
@@ -388,14 +388,14 @@ pub struct FetchArgs {
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
     /// Number of fetch rounds (1 to 1,000,000).
-    #[arg(long, default_value_t = 1, value_name = "N", conflicts_with = "until_caught_up",
+    #[arg(allow_negative_numbers = true, long, default_value_t = 1, value_name = "N", conflicts_with = "until_caught_up",
           value_parser = ranged::<u64>(1, MAX_ROUNDS, "a fetch runs at least one round; more than a million is a mistake"))]
     pub rounds: u64,
     /// Fetch until nothing is copied and both high watermarks are equal.
     #[arg(long)]
     pub until_caught_up: bool,
     /// Most bytes one round returns (at least one whole batch is always returned).
-    #[arg(long, default_value_t = crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES, value_name = "B",
+    #[arg(allow_negative_numbers = true, long, default_value_t = crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES, value_name = "B",
           value_parser = ranged::<u64>(0, I32_MAX, "Kafka's fetch max bytes is an i32"))]
     pub max_bytes: u64,
     /// fsync the follower after each round (moves its recovery point).
@@ -418,11 +418,11 @@ pub struct CrashArgs {
     #[arg(long)]
     pub power_loss: bool,
     /// Cut N bytes off the end of the active segment (a torn write).
-    #[arg(long, value_name = "N", value_parser = ranged::<u64>(1, I32_MAX, "a segment's size is an i32 in Kafka"))]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = ranged::<u64>(1, I32_MAX, "a segment's size is an i32 in Kafka"))]
     pub torn_bytes: Option<u64>,
     /// Flip (xor 0xff) the byte at POSITION of the active segment; without POSITION, a byte of
     /// a batch chosen with --seed.
-    #[arg(long, value_name = "POSITION", num_args = 0..=1,
+    #[arg(allow_negative_numbers = true, long, value_name = "POSITION", num_args = 0..=1,
           value_parser = ranged::<u64>(0, I32_MAX, "a position in a segment is an i32 in Kafka"))]
     pub flip_byte: Option<Option<u64>>,
     /// Seed for the random choice of --flip-byte (needs --flip-byte without POSITION).
@@ -480,7 +480,7 @@ pub struct RecoverArgs {
     #[arg(long, requires = "leader", conflicts_with = "dry_run")]
     pub catch_up: bool,
     /// Kept records shown before the first truncated or divergent offset (needs --leader).
-    #[arg(long, default_value_t = 3, value_name = "N", requires = "leader",
+    #[arg(allow_negative_numbers = true, long, default_value_t = 3, value_name = "N", requires = "leader",
           value_parser = ranged::<u32>(0, MAX_CONTEXT, "more context than that is a dump: use klog dump --from"))]
     pub context: u32,
     /// Write the report as one JSON document.
@@ -502,7 +502,7 @@ pub struct RecoverArgs {
     /// With --dry-run (e.g. on a broker's data dirs, from the cluster's metadata): the epoch the
     /// controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one
     /// above the latest in LEADER's cache starts there. Default: the latest in LEADER's cache.
-    #[arg(long, value_name = "EPOCH", requires = "leader", requires = "epoch_use",
+    #[arg(allow_negative_numbers = true, long, value_name = "EPOCH", requires = "leader", requires = "epoch_use",
           value_parser = ranged::<i32>(0, 2_147_483_647, "a leader epoch is a non-negative i32 in Kafka"))]
     pub leader_epoch: Option<i32>,
     /// DIR was told that LEADER leads at --leader-epoch before LEADER was (a leader still running
@@ -527,11 +527,11 @@ pub struct DrawArgs {
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
     /// First offset to draw (default: a little before the first divergence, else the lowest HW).
-    #[arg(long, value_name = "OFFSET",
+    #[arg(allow_negative_numbers = true, long, value_name = "OFFSET",
           value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
     pub from: Option<i64>,
     /// Offsets to draw (the terminal shows as many of them as fit).
-    #[arg(long, default_value_t = commands::draw::DEFAULT_LIMIT, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = commands::draw::DEFAULT_LIMIT, value_name = "N",
           value_parser = ranged::<i64>(1, 1000, "a picture of more than 1000 cells is a dump: use klog dump"))]
     pub limit: i64,
     /// Also write the picture as a self-contained SVG file.
@@ -585,7 +585,7 @@ pub struct CreateArgs {
           value_parser = ranged::<i32>(0, I32_MAX, "a partition number is a non-negative i32 in Kafka"))]
     pub partition: i32,
     /// How many partitions to create: --partition, --partition + 1, ... (a broker's data dir).
-    #[arg(long, default_value_t = 1, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = 1, value_name = "N",
           value_parser = ranged::<i32>(1, 100_000, "more partitions than that in one log dir is not a lab"))]
     pub partitions: i32,
     /// Replica (broker) id, written to meta.properties as node.id [default: 0; when adding to
@@ -594,27 +594,27 @@ pub struct CreateArgs {
           value_parser = ranged::<i32>(0, I32_MAX, "a broker id is a non-negative i32 in Kafka"))]
     pub replica_id: Option<i32>,
     /// segment.bytes: roll to a new segment when the active one would exceed this.
-    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_BYTES, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = crate::log::DEFAULT_SEGMENT_BYTES, value_name = "N",
           value_parser = ranged::<u64>(14, I32_MAX, "Kafka's segment.bytes is an i32, at least 14 (LegacyRecord.RECORD_OVERHEAD_V0)"))]
     pub segment_bytes: u64,
     /// index.interval.bytes: bytes between offset-index entries.
-    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_INTERVAL_BYTES, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = crate::log::DEFAULT_INDEX_INTERVAL_BYTES, value_name = "N",
           value_parser = ranged::<u64>(0, I32_MAX, "Kafka's index.interval.bytes is a non-negative i32"))]
     pub index_interval_bytes: u64,
     /// segment.index.bytes: the most bytes the offset or time index of a segment may hold; the
     /// segment rolls when either is full.
-    #[arg(long, default_value_t = crate::log::DEFAULT_INDEX_BYTES_MAX, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = crate::log::DEFAULT_INDEX_BYTES_MAX, value_name = "N",
           value_parser = ranged::<u64>(24, I32_MAX, "Kafka's segment.index.bytes is an i32; klog needs room for two 12-byte time-index entries"))]
     pub segment_index_bytes: u64,
     /// segment.ms: roll when a batch's max timestamp is more than this many ms past the
     /// segment's first batch.
-    #[arg(long, default_value_t = crate::log::DEFAULT_SEGMENT_MS, value_name = "MS",
+    #[arg(allow_negative_numbers = true, long, default_value_t = crate::log::DEFAULT_SEGMENT_MS, value_name = "MS",
           value_parser = ranged::<u64>(1, I64_MAX, "Kafka's segment.ms is an i64, at least 1"))]
     pub segment_ms: u64,
     /// min.insync.replicas: `append` (acks=all) refuses while the leader's ISR, itself
     /// included, is smaller (NOT_ENOUGH_REPLICAS), and the HW does not advance then (Kafka 3.7,
     /// KAFKA-15583).
-    #[arg(long, default_value_t = 1, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, default_value_t = 1, value_name = "N",
           value_parser = ranged::<u32>(1, 1000, "min.insync.replicas counts replicas, at least 1"))]
     pub min_insync_replicas: u32,
 }
@@ -680,16 +680,16 @@ pub struct AppendArgs {
     #[arg(long, conflicts_with = "values")]
     pub stdin: bool,
     /// Generate this many records (with --value-size).
-    #[arg(long, value_name = "N", requires = "value_size", conflicts_with_all = ["values", "stdin"],
+    #[arg(allow_negative_numbers = true, long, value_name = "N", requires = "value_size", conflicts_with_all = ["values", "stdin"],
           value_parser = ranged::<u64>(1, I64_MAX, "offsets are i64 in Kafka"))]
     pub count: Option<u64>,
     /// Size in bytes of each generated value.
-    #[arg(long, value_name = "B", requires = "count",
+    #[arg(allow_negative_numbers = true, long, value_name = "B", requires = "count",
           value_parser = ranged::<usize>(0, MAX_VALUE_BYTES as i128, "the largest value one record in a batch of i32 size can hold"))]
     pub value_size: Option<usize>,
     /// Records per batch (default: all given values in one batch; for --count, as many as
     /// fit in 1 MiB).
-    #[arg(long, value_name = "N",
+    #[arg(allow_negative_numbers = true, long, value_name = "N",
           value_parser = ranged::<u64>(1, I32_MAX, "a batch's record count is an i32 in Kafka"))]
     pub records_per_batch: Option<u64>,
     /// Timestamp of every record in ms since the epoch (default: now).
@@ -751,7 +751,7 @@ pub struct DumpArgs {
           value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
     pub from: Option<i64>,
     /// Show at most N records (N batches with --batches).
-    #[arg(long, value_name = "N", value_parser = ranged::<u64>(0, I64_MAX, "offsets are i64 in Kafka"))]
+    #[arg(allow_negative_numbers = true, long, value_name = "N", value_parser = ranged::<u64>(0, I64_MAX, "offsets are i64 in Kafka"))]
     pub limit: Option<u64>,
     /// One row per batch instead of one per record.
     #[arg(long)]
@@ -1173,7 +1173,9 @@ pub fn clap_error_line(e: &clap::Error) -> String {
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         if let Some(what) = line.strip_prefix("error: ") {
             parts.push(what.to_string());
-        } else if let Some(last) = parts.last_mut().filter(|l| l.contains("provided:") && line.starts_with('<')) {
+        } else if let Some(last) =
+            parts.last_mut().filter(|l| l.contains("provided:") && (line.starts_with('<') || line.starts_with("--")))
+        {
             // The arguments a `…were not provided:` line lists.
             last.push_str(if last.ends_with(':') { " " } else { ", " });
             last.push_str(line);
@@ -1181,6 +1183,18 @@ pub fn clap_error_line(e: &clap::Error) -> String {
             parts.push(line.to_string());
         } else if let Some(usage) = line.strip_prefix("Usage: ") {
             parts.push(format!("usage: {usage}"));
+        }
+    }
+    // `klog fetch d3 d2`: a second dir where the leader was meant; clap only sees an extra one.
+    if e.kind() == clap::error::ErrorKind::UnknownArgument {
+        let extra = e.get(clap::error::ContextKind::InvalidArg).map(|v| v.to_string()).unwrap_or_default();
+        let usage = text.lines().find_map(|l| l.trim().strip_prefix("Usage: ")).unwrap_or("");
+        if !extra.starts_with('-') && usage.contains("] --leader <") {
+            let command = usage.split(" [").next().unwrap_or("klog");
+            parts.insert(
+                1,
+                format!("{command} takes one dir besides the leader's, which --leader names (is --leader missing?)"),
+            );
         }
     }
     parts.join("; ")

@@ -362,18 +362,11 @@ fn union_names(per_dir: &[Vec<String>]) -> Vec<String> {
         .filter(|n| seen.insert(*n))
         .cloned()
         .collect();
-    all.sort_by_cached_key(|a| natural_key(a));
+    all.sort_by_cached_key(|a| names::natural_key(a));
     all
 }
 
 /// `topic-N` ordered by topic, then partition number.
-fn natural_key(name: &str) -> (String, i64) {
-    match names::parse_topic_partition(name) {
-        Some((topic, n)) => (topic, i64::from(n)),
-        None => (name.to_string(), -1),
-    }
-}
-
 /// Acknowledged records of `holder` (below its checkpointed HW) that `candidate` does not hold,
 /// by offset ranges; `divergence` is their first divergent offset (already known).
 fn acked_missing_from(

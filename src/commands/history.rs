@@ -8,11 +8,11 @@
 use crate::error::{Error, Result};
 use crate::format::batch::BatchIter;
 use crate::format::metadata;
-use crate::log::names::METADATA_TOPIC;
+use crate::log::names::{natural_key, METADATA_TOPIC};
 use crate::log::verify::StampedEpochs;
 use crate::partition_registration::{MetadataPosition, MetadataReplay, PartitionChange, NO_LEADER};
 use crate::replica::Replica;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 pub struct HistoryRequest<'a> {
@@ -73,7 +73,19 @@ fn metadata_dir(path: &Path) -> Result<(PathBuf, String)> {
         |p: &Path| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{METADATA_TOPIC}-")));
     let dir = if is_metadata(path) { path.to_path_buf() } else { path.join(format!("{METADATA_TOPIC}-0")) };
     if !dir.is_dir() {
-        return Err(Error::layout(path, format!("no KRaft metadata log ({METADATA_TOPIC}-0) here")));
+        // A ZooKeeper-mode broker (meta.properties version 0, broker.id, no node.id): its
+        // controller kept partition state in ZooKeeper, which a data dir never holds.
+        let meta = crate::replica::read_meta_properties(&path.join("meta.properties")).unwrap_or_default();
+        let zk = meta.get("version").is_some_and(|v| v == "0") && meta.contains_key("broker.id");
+        let why = if zk {
+            format!(
+                "no KRaft metadata log ({METADATA_TOPIC}-0) here: a ZooKeeper-mode broker's dir \
+                 (meta.properties version 0), whose controller kept the partitions' history in ZooKeeper"
+            )
+        } else {
+            format!("no KRaft metadata log ({METADATA_TOPIC}-0) here")
+        };
+        return Err(Error::layout(path, why));
     }
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok((dir, name))
@@ -233,21 +245,24 @@ pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
         unreadable: m.unreadable,
         partitions: Vec::new(),
     };
-    let mut names: Vec<String> = replay.changes.iter().map(|c| c.partition.clone()).collect();
-    names.sort();
-    names.dedup();
+    // One pass over the changes, grouped by partition (each change moved once: the work is
+    // linear in the records replayed, whatever the number of partitions).
+    let mut by_partition: HashMap<String, Vec<PartitionChange>> = HashMap::new();
+    for c in replay.changes {
+        by_partition.entry(c.partition.clone()).or_default().push(c);
+    }
     if let Some(p) = req.partition {
-        if !names.iter().any(|n| n == p) {
+        if !by_partition.contains_key(p) {
             return Err(Error::layout(
                 &dir,
                 format!("the metadata log never mentions partition {}", crate::escape::arg(p)),
             ));
         }
-        names.retain(|n| n == p);
+        by_partition.retain(|n, _| n == p);
     }
-    for partition in names {
-        let changes: Vec<PartitionChange> =
-            replay.changes.iter().filter(|c| c.partition == partition).cloned().collect();
+    let mut grouped: Vec<(String, Vec<PartitionChange>)> = by_partition.into_iter().collect();
+    grouped.sort_by_cached_key(|(name, _)| natural_key(name));
+    for (partition, changes) in grouped {
         let mut replicas = Vec::new();
         for r in req.replicas {
             replicas.extend(replica_epochs(r, &partition, &changes)?);

@@ -202,6 +202,24 @@ fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
     ))
 }
 
+/// `recover F --leader L` where F is the running leader and L one of its followers: the roles
+/// look swapped. Electing L (the usual hint) would make a second leader.
+fn swapped_roles(leader: &Replica, follower: &Replica) -> Option<Error> {
+    let (f, l) = (follower.will_run_as(), leader.will_run_as());
+    (f.role == Role::Leader && l.role != Role::Leader).then(|| {
+        let (fd, ld) = (follower.paths().log_dir.display(), leader.paths().log_dir.display());
+        Error::state(
+            &leader.paths().log_dir,
+            format!(
+                "is not a leader (it is {}), but {fd} leads at epoch {}: the roles look swapped; \
+                 the follower's restart is `klog recover {ld} --leader {fd}`",
+                crate::commands::role_phrase(leader),
+                f.leader_epoch
+            ),
+        )
+    })
+}
+
 fn as_follower(
     req: &RecoverRequest<'_>,
     leader_path: &Path,
@@ -217,7 +235,8 @@ fn as_follower(
     };
     leader.ensure_distinct(&follower)?;
     leader.ensure_same_partition(&follower)?;
-    let (cached_epoch, source) = leader_epoch_of(&leader)?;
+    let (cached_epoch, source) =
+        leader_epoch_of(&leader).map_err(|e| swapped_roles(&leader, &follower).unwrap_or(e))?;
     if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {
         return Err(Error::state(
             &leader.paths().log_dir,

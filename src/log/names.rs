@@ -83,6 +83,16 @@ pub fn parse_topic_partition(name: &str) -> Option<(String, i32)> {
     parse_partition_name(name).ok()
 }
 
+/// The key that orders partition names naturally: by topic, then by partition number (`t-2`
+/// before `t-10`); a name that is not a partition's sorts by itself, before its topic's
+/// partitions.
+pub fn natural_key(name: &str) -> (String, i64) {
+    match parse_topic_partition(name) {
+        Some((topic, n)) => (topic, i64::from(n)),
+        None => (name.to_string(), -1),
+    }
+}
+
 /// What a directory in a log dir is to Kafka's `LogManager.loadLogs`
 /// (`LocalLog.parseTopicPartitionName`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

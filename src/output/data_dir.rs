@@ -4,7 +4,7 @@
 
 use super::json::{finding_json, line};
 use super::palette::Tone;
-use super::table::{right, Col, Grid};
+use super::table::{right, right_in, Col, Grid};
 use super::{report, text, Settings};
 use crate::commands::data_dir::{DataDirCheck, DataDirDiff, RestartPlan};
 use crate::commands::recover::{Advice, DataDirRecovery, LeaderEpochSource, LoadedKind, StartRefusal};
@@ -139,7 +139,8 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     let p = settings.palette();
     out!(
         out,
-        "restart plan: {} as a follower of {} under {} ({}), DRY RUN: nothing changed",
+        "{}: {} as a follower of {} under {} ({}), DRY RUN: nothing changed",
+        p.strong("restart plan"),
         r.follower_dir,
         r.leader_dir,
         r.rules.truncation.name(),
@@ -152,7 +153,7 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
         Some((dir, end)) => out!(
             out,
             "assumed: each partition's leader, epoch, ISR and ELR as the metadata last recorded ({dir}, log end {end}); \
-             \"from\" says where each epoch came from"
+             each leader epoch is followed by where it came from (@N: the metadata record at offset N)"
         )?,
         None if r.partitions.iter().any(|p| {
             p.outcome.as_ref().is_ok_and(|f| f.leader_epoch_source == LeaderEpochSource::LatestCached)
@@ -171,7 +172,6 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
         &[
             Col::Ident("partition"),
             Col::Keep("leader epoch"),
-            Col::Keep("from"),
             Col::Keep("LEO"),
             Col::Keep("cut to"),
             Col::Keep("removed"),
@@ -196,11 +196,13 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
                 } else if a.metadata_behind() {
                     notes.push("metadata older than L's log".to_string());
                 }
+                // The epoch and where it came from in one cell: the partition's name keeps the
+                // room to stay on one line at 80 columns.
                 let from = match (&a.recorded, a.source) {
                     (Some(r), LeaderEpochSource::Metadata | LeaderEpochSource::MetadataNextElection) => {
                         match r.offset() {
-                            Some(o) => format!("metadata @{o}"),
-                            None => "metadata snapshot".to_string(),
+                            Some(o) => format!("@{o}"),
+                            None => "snapshot".to_string(),
                         }
                     }
                     _ => a.source.short().to_string(),
@@ -208,17 +210,16 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
                 let note = notes.join("; ");
                 t.add(vec![
                     Cell::new(&part.partition),
-                    right(f.leader_epoch),
-                    Cell::new(from),
+                    right(format!("{} {from}", f.leader_epoch)),
                     right(f.follower_view.log_end_offset),
                     right(f.cut_offset),
                     right(removed),
-                    if lost > 0 { p.cell(lost, Tone::Bad) } else { right(lost) },
-                    if f.counts.diverged > 0 { p.cell(f.counts.diverged, Tone::Bad) } else { right(0) },
+                    if lost > 0 { right_in(&p, lost, Tone::Bad) } else { right(lost) },
+                    if f.counts.diverged > 0 { right_in(&p, f.counts.diverged, Tone::Bad) } else { right(0) },
                     Cell::new(note),
                 ]);
             }
-            Err(why) => t.add(absent_row(&part.partition, 7, p.cell(format!("refused: {why}"), Tone::Warn))),
+            Err(why) => t.add(absent_row(&part.partition, 6, p.cell(format!("refused: {why}"), Tone::Warn))),
         }
     }
     if !t.is_empty() {
@@ -304,7 +305,7 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
             right(rec.segments.len()),
             right(rec.log_end_offset_before),
             right(rec.log_end_offset_after),
-            if removed > 0 { p.cell(removed, Tone::Bad) } else { right(0) },
+            if removed > 0 { right_in(&p, removed, Tone::Bad) } else { right(0) },
             right(rec.producer_state.scan_bytes),
             Cell::new(notes.join("; ")),
         ]);

@@ -7,7 +7,11 @@ use crate::commands::history::{HistoryReport, ReplicaEpochs};
 use crate::error::{IoContext, Result};
 use crate::escape;
 use crate::output::iso_timestamp;
-use crate::partition_registration::{MetadataPosition, PartitionChange};
+use crate::output::palette::{Palette, Tone};
+use crate::output::table::{right, Col, Grid};
+use crate::output::Settings;
+use crate::partition_registration::{MetadataPosition, PartitionChange, NO_LEADER};
+use comfy_table::{Cell, CellAlignment};
 use serde_json::json;
 use std::io::Write;
 
@@ -23,31 +27,66 @@ fn position(p: MetadataPosition) -> String {
     }
 }
 
-fn change_cells(c: &PartitionChange) -> Vec<String> {
-    let mut cells = vec![position(c.position), iso_timestamp(c.timestamp), c.record.to_string()];
-    match &c.after {
-        Some(r) => cells.extend([
-            r.leader.to_string(),
-            r.leader_epoch.to_string(),
-            list(&r.isr),
-            list(&r.elr),
-            list(&r.last_known_elr),
-            list(&r.replicas),
-        ]),
-        None => cells.extend(std::iter::repeat_n("-".to_string(), 6)),
+/// A broker id where `-1` means none (`LeaderAndIsr.NO_LEADER`).
+fn leader(id: i32) -> String {
+    if id == NO_LEADER {
+        "none".to_string()
+    } else {
+        id.to_string()
     }
-    cells.push(c.changed.join(","));
+}
+
+/// What a change did, in a word (the JSON keeps Kafka's record name).
+fn what(c: &PartitionChange) -> &'static str {
+    match c.record {
+        "PartitionRecord" => "created",
+        "PartitionChangeRecord" => "changed",
+        "ClearElrRecord" => "ELR cleared",
+        "RemoveTopicRecord" => "removed",
+        other => other,
+    }
+}
+
+/// One change's cells: a value this change altered is marked `*`. ELR and last known ELR
+/// are left out (`with_elr` false) when no change of the partition ever held one.
+fn change_cells(c: &PartitionChange, with_elr: bool, p: &Palette) -> Vec<Cell> {
+    let mark = |field: &str, text: String| {
+        if c.changed.contains(&field) && c.record != "PartitionRecord" {
+            p.cell(format!("{text}*"), Tone::Strong)
+        } else {
+            Cell::new(text)
+        }
+    };
+    let mut cells = vec![right(position(c.position)), Cell::new(iso_timestamp(c.timestamp)), Cell::new(what(c))];
+    match &c.after {
+        Some(r) => {
+            cells.extend([
+                mark("leader", leader(r.leader)).set_alignment(CellAlignment::Right),
+                mark("leader_epoch", r.leader_epoch.to_string()).set_alignment(CellAlignment::Right),
+                mark("isr", list(&r.isr)),
+            ]);
+            if with_elr {
+                cells.extend([mark("elr", list(&r.elr)), mark("last_known_elr", list(&r.last_known_elr))]);
+            }
+            cells.push(mark("replicas", list(&r.replicas)));
+        }
+        None => cells.extend(std::iter::repeat_n(right("-"), if with_elr { 6 } else { 4 })),
+    }
     cells
+}
+
+/// An epoch cache in the one notation of klog's text: `(leader-epoch start-offset)` entries.
+pub fn epoch_entries(entries: impl IntoIterator<Item = (i32, i64)>) -> String {
+    entries.into_iter().map(|(e, o)| format!("({e} {o})")).collect::<Vec<_>>().join(" ")
 }
 
 fn replica_line(r: &ReplicaEpochs) -> String {
     let id = r.replica_id.map_or("?".to_string(), |i| i.to_string());
-    let cache: Vec<String> = r.cache.iter().map(|(e, o)| format!("{e}@{o}")).collect();
     let stamped: Vec<String> = r.stamped.iter().map(|(e, n)| format!("{e}:{n}")).collect();
     let mut line = format!(
         "  replica {id} ({}): epoch cache [{}], batch stamps [{}]",
         escape::text(&r.log_dir.display().to_string()),
-        cache.join(" "),
+        epoch_entries(r.cache.iter().copied()),
         stamped.join(" ")
     );
     if !r.never_granted.is_empty() {
@@ -59,47 +98,59 @@ fn replica_line(r: &ReplicaEpochs) -> String {
     line
 }
 
-/// The timeline as text: aligned columns per partition.
-pub fn history_text(out: &mut dyn Write, report: &HistoryReport) -> Result<()> {
+/// The timeline as text: a table per partition, laid out to the width.
+pub fn history_text(out: &mut dyn Write, report: &HistoryReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
     let w = |out: &mut dyn Write, s: &str| writeln!(out, "{s}").at("<stdout>", "write");
     let snapshot = report.snapshot.as_ref().map_or(String::new(), |(p, o)| {
         format!(", snapshot {} (end offset {o}) first", escape::text(&p.display().to_string()))
     });
+    let count = report.partitions.len();
     w(
         out,
         &format!(
-            "metadata {}{snapshot}: {} records read, {} unreadable, {} partitions",
+            "metadata {}{snapshot}: {} records read, {} unreadable, {count} partition{}",
             escape::text(&report.metadata_dir.display().to_string()),
             report.records_read,
             report.unreadable.len(),
-            report.partitions.len()
+            if count == 1 { "" } else { "s" }
         ),
     )?;
     for u in &report.unreadable {
         w(out, &format!("  unreadable record at {}: {}", position(u.position), escape::text(&u.what)))?;
     }
-    let header: Vec<String> =
-        ["offset", "timestamp", "record", "leader", "epoch", "isr", "elr", "last elr", "replicas", "changed"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-    for p in &report.partitions {
+    if !report.partitions.is_empty() {
+        w(out, "(* marks what a change altered; ELR columns only where a partition had one)")?;
+    }
+    if report.partitions.iter().any(|p| !p.replicas.is_empty()) {
+        w(out, "epoch cache: (leader-epoch start-offset); batch stamps: leader-epoch:records")?;
+    }
+    for part in &report.partitions {
         w(out, "")?;
-        w(out, &escape::text(&p.partition))?;
-        let rows: Vec<Vec<String>> =
-            std::iter::once(header.clone()).chain(p.changes.iter().map(change_cells)).collect();
-        let widths: Vec<usize> =
-            (0..header.len()).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-        for r in &rows {
-            let cells: Vec<String> = r
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (c, wd))| if i == r.len() - 1 { c.clone() } else { format!("{c:<wd$}") })
-                .collect();
-            w(out, format!("  {}", cells.join("  ")).trim_end())?;
+        w(out, &p.strong(&escape::text(&part.partition)))?;
+        let with_elr = part
+            .changes
+            .iter()
+            .filter_map(|c| c.after.as_ref())
+            .any(|r| !r.elr.is_empty() || !r.last_known_elr.is_empty());
+        let mut cols = vec![
+            Col::Keep("offset"),
+            Col::Keep("timestamp"),
+            Col::Keep("record"),
+            Col::Keep("leader"),
+            Col::Keep("epoch"),
+        ];
+        cols.push(Col::Flex("isr"));
+        if with_elr {
+            cols.extend([Col::Flex("elr"), Col::Flex("last elr")]);
         }
-        for r in &p.replicas {
+        cols.push(Col::Flex("replicas"));
+        let mut grid = Grid::new(settings, &cols);
+        for c in &part.changes {
+            grid.add(change_cells(c, with_elr, &p));
+        }
+        grid.write(out)?;
+        for r in &part.replicas {
             w(out, &replica_line(r))?;
         }
     }

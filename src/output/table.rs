@@ -8,10 +8,10 @@ use crate::commands::dump::{BatchRow, DumpEvent};
 use crate::commands::summary::ReplicaSummary;
 use crate::error::{IoContext, Result};
 use crate::format::control::ControlRecord;
-use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
 use crate::log::verify::{EpochAgreement, EpochRow};
 use comfy_table::{presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Row, Table, Width};
+use std::collections::BTreeSet;
 use std::io::Write;
 
 const CHUNK_ROWS: usize = 5000;
@@ -159,6 +159,15 @@ impl Grid {
 
     pub fn is_empty(&self) -> bool {
         self.table.is_empty()
+    }
+
+    /// Whether laying the table out to the width cuts a value (or moves a note under it).
+    pub fn cuts(&self) -> bool {
+        self.column_widths().iter().enumerate().any(|(i, f)| match (self.cols[i], f) {
+            (Col::Flex(_) | Col::Note(_), Fitted::Shown(w)) => *w < self.widths[i] + PADDING,
+            (_, Fitted::Below) => true,
+            _ => false,
+        })
     }
 
     pub fn write(&mut self, out: &mut dyn Write) -> Result<()> {
@@ -386,6 +395,21 @@ pub struct DumpTable<'o> {
     listed: Vec<String>,
     /// The log dir's own counts (partitions on disk, only in the checkpoints), shown or not.
     totals: Option<(u64, u64)>,
+    /// Record rows held until the chunk is laid out (see [`DumpTable::record_grid`]).
+    records: Vec<RecordRow>,
+    /// Whether the hint to `--format kafka` / `--json` was given (once a dump).
+    hinted: bool,
+}
+
+/// A record's row, held so that the chunk's layout can give its values the width.
+struct RecordRow {
+    offset: i64,
+    epoch: Cell,
+    timestamp: i64,
+    key: Cell,
+    value: Cell,
+    headers: String,
+    crc_ok: bool,
 }
 
 impl<'o> DumpTable<'o> {
@@ -401,10 +425,87 @@ impl<'o> DumpTable<'o> {
             overview: None,
             listed: Vec::new(),
             totals: None,
+            records: Vec::new(),
+            hinted: false,
         }
     }
 
+    /// The record rows held as one table. Laid out to a width that would cut the keys or
+    /// values, the fixed columns give them room first: the timestamps show the time of day
+    /// under a header naming their one date, and a crc column of nothing but `ok` becomes one
+    /// line under the table. Whatever is still cut, a line says where to read it whole.
+    fn record_grid(&mut self) -> Option<(Vec<String>, Grid, Vec<String>)> {
+        if self.records.is_empty() {
+            return None;
+        }
+        let rows = std::mem::take(&mut self.records);
+        let p = self.settings.palette();
+        let build = |time_only: Option<&str>, with_crc: bool| {
+            let mut cols = vec![
+                Col::Keep("offset"),
+                Col::Keep("epoch"),
+                Col::Keep(if time_only.is_some() { "time of day" } else { "timestamp" }),
+                Col::Flex("key"),
+                Col::Flex("value"),
+                Col::Flex("headers"),
+            ];
+            if with_crc {
+                cols.push(Col::Keep("crc"));
+            }
+            let mut grid = Grid::new(&self.settings, &cols);
+            for r in &rows {
+                let iso = iso_timestamp(r.timestamp);
+                let shown = if time_only.is_some() { iso[11..].to_string() } else { iso };
+                let mut cells = vec![
+                    right(r.offset),
+                    r.epoch.clone(),
+                    right(shown),
+                    r.key.clone(),
+                    r.value.clone(),
+                    Cell::new(&r.headers),
+                ];
+                if with_crc {
+                    cells.push(if r.crc_ok { p.cell("ok", Tone::Good) } else { p.cell("BAD", Tone::Bad) });
+                }
+                grid.add(cells);
+            }
+            grid
+        };
+        let full = build(None, true);
+        if !full.cuts() {
+            return Some((Vec::new(), full, Vec::new()));
+        }
+        // One date for every row (a timestamp that is no date, such as -1, keeps the full form).
+        let dates: BTreeSet<String> = rows
+            .iter()
+            .map(|r| iso_timestamp(r.timestamp))
+            .map(|iso| if iso.len() == 24 && iso.as_bytes()[10] == b'T' { iso[..10].to_string() } else { iso })
+            .collect();
+        let date = (dates.len() == 1).then(|| dates.first().cloned()).flatten().filter(|d| d.len() == 10);
+        let all_ok = rows.iter().all(|r| r.crc_ok);
+        let grid = build(date.as_deref(), !all_ok);
+        let before = date.map(|d| format!("records of {d} (UTC)")).into_iter().collect();
+        let mut lines = Vec::new();
+        if all_ok {
+            lines.push(format!("crc {} for every record above", p.good("ok")));
+        }
+        if grid.cuts() && !self.hinted {
+            self.hinted = true;
+            lines.push("values cut to fit: `--format kafka` or `--json` shows every one whole".to_string());
+        }
+        Some((before, grid, lines))
+    }
+
     fn flush_table(&mut self) -> Result<()> {
+        if let Some((before, mut grid, lines)) = self.record_grid() {
+            for line in before {
+                writeln!(self.out, "{line}").at("<stdout>", "write")?;
+            }
+            grid.write(self.out)?;
+            for line in lines {
+                writeln!(self.out, "{line}").at("<stdout>", "write")?;
+            }
+        }
         if let Some(mut t) = self.table.take() {
             t.write(self.out)?;
         }
@@ -426,17 +527,6 @@ impl<'o> DumpTable<'o> {
     fn crc_cell(&self, b: &BatchRow) -> Cell {
         let p = self.settings.palette();
         if b.crc_valid {
-            p.cell("ok", Tone::Good)
-        } else {
-            p.cell("BAD", Tone::Bad)
-        }
-    }
-
-    /// A record's CRC: its batch's, and for a legacy message also its own CRC-32.
-    fn record_crc_cell(&self, b: &BatchRow, r: &Record<'_>) -> Cell {
-        let p = self.settings.palette();
-        let valid = b.crc_valid && r.legacy.is_none_or(|l| l.crc_valid);
-        if valid {
             p.cell("ok", Tone::Good)
         } else {
             p.cell("BAD", Tone::Bad)
@@ -542,27 +632,24 @@ impl<'o> DumpTable<'o> {
                     },
                     RecordMeaning::Data => (bytes_cell(r.key), bytes_cell(r.value)),
                 };
-                let cells = vec![
-                    right(r.offset),
-                    epoch_cell(&p, b.partition_leader_epoch),
-                    right(iso_timestamp(r.timestamp)),
+                let crc_ok = b.crc_valid && r.legacy.is_none_or(|l| l.crc_valid);
+                if self.table.is_some() {
+                    self.flush_table()?;
+                }
+                self.records.push(RecordRow {
+                    offset: r.offset,
+                    epoch: epoch_cell(&p, b.partition_leader_epoch),
+                    timestamp: r.timestamp,
                     key,
                     value,
-                    Cell::new(headers),
-                    self.record_crc_cell(b, r),
-                ];
-                self.row(
-                    &[
-                        Col::Keep("offset"),
-                        Col::Keep("epoch"),
-                        Col::Keep("timestamp"),
-                        Col::Flex("key"),
-                        Col::Flex("value"),
-                        Col::Flex("headers"),
-                        Col::Keep("crc"),
-                    ],
-                    cells,
-                )
+                    headers,
+                    crc_ok,
+                });
+                self.items_shown += 1;
+                if self.records.len() >= CHUNK_ROWS {
+                    self.flush_table()?;
+                }
+                Ok(())
             }
             DumpEvent::Undecodable(b, why) => {
                 self.flush_table()?;

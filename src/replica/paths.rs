@@ -99,6 +99,19 @@ pub fn list_partition_dirs(log_dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The directories directly under `path` that are brokers' log dirs (a `meta.properties`, or a
+/// partition dir in them), in name order: what an operator meant by a folder of copies.
+fn broker_dirs_under(path: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(path) else { return Vec::new() };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|d| d.is_dir())
+        .filter(|d| d.join("meta.properties").is_file() || list_partition_dirs(d).is_ok_and(|p| !p.is_empty()))
+        .collect();
+    out.sort();
+    out
+}
+
 /// Resolve a command-line path (log dir or partition dir) to a replica's paths.
 pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
     // A partition is a name, never a path (`../B/demo-0` must not reach another log dir).
@@ -158,11 +171,24 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
             None => match dirs.len() {
                 1 => (path.to_path_buf(), dirs[0].clone()),
                 0 => {
+                    let brokers = broker_dirs_under(path);
+                    if !brokers.is_empty() {
+                        let shown: Vec<String> = brokers.iter().map(|b| b.display().to_string()).collect();
+                        return Err(Error::layout(
+                            path,
+                            format!(
+                                "not a Kafka log dir itself, but it holds {} broker dir(s): name them \
+                                 (`klog check {}` reads them as one cluster)",
+                                brokers.len(),
+                                shown.iter().take(10).cloned().collect::<Vec<_>>().join(" ")
+                            ),
+                        ));
+                    }
                     return Err(Error::layout(
                         path,
                         "not a Kafka log dir: no <topic>-<partition> directory holding Kafka files in it \
                          (create one with `klog create`)",
-                    ))
+                    ));
                 }
                 n => {
                     return Err(Error::layout(

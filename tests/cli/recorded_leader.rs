@@ -153,7 +153,7 @@ fn another_leader_in_the_metadata_is_said_plainly_in_the_plan_and_the_data_dir_l
     let text = ok(&["recover", s(&f), "--leader", s(&l), "--dry-run"]);
     assert!(text.contains("as the metadata last recorded") && text.contains("log end 3"), "{text}");
     let line0 = text.lines().find(|l| l.contains(" orders-0 ")).unwrap();
-    assert!(line0.contains("metadata @2") && line0.contains("broker 3 leads, not L"), "{line0}");
+    assert!(line0.contains(" @2 ") && line0.contains("broker 3 leads, not L"), "{line0}");
     let line1 = text.lines().find(|l| l.contains(" orders-1 ")).unwrap();
     assert!(line1.contains("cached"), "{line1}");
     let lines = json_lines(&ok(&["recover", s(&f), "--leader", s(&l), "--dry-run", "--json"]));

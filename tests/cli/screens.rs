@@ -214,6 +214,37 @@ fn every_screen_fits_keeps_its_names_and_verdicts_whole_and_matches_its_golden_f
             ],
         ));
         screens.push(screen("check-data-dir", &["check", s(&kraft)], 0, &["__cluster_metadata-0"]));
+        // The values an operator came to read: each record's type whole, however narrow.
+        screens.push(screen(
+            "dump-internal-records",
+            &["dump", s(&kraft.join("__consumer_offsets-6")), "--limit", "4"],
+            0,
+            &["GroupMetadataKey", "OffsetCommitValue", "crc"],
+        ));
+        screens.push(screen(
+            "history",
+            &["history", s(&kraft), "--partition", "__consumer_offsets-6", "--replica", s(&kraft)],
+            0,
+            &["__consumer_offsets-6", "none*", "1 partition", "[(0 0)]"],
+        ));
+        // The restart plan over two brokers' copies: one line a partition.
+        let (k1, k2) = (dir.join("k1"), dir.join("k2"));
+        crate::common::copy_dir(&kraft, &k1);
+        crate::common::copy_dir(&kraft, &k2);
+        let meta = std::fs::read_to_string(k2.join("meta.properties")).unwrap();
+        let meta = meta.replace("node.id=1", "node.id=2");
+        let meta: String = meta
+            .lines()
+            .map(|l| if l.starts_with("directory.id=") { "directory.id=AAAAAAAAAAAAAAAAAAAAAA" } else { l })
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(k2.join("meta.properties"), meta + "\n").unwrap();
+        screens.push(screen(
+            "recover-data-dir",
+            &["recover", "--dry-run", "--leader", "k1", "k2"],
+            0,
+            &["__consumer_offsets-49", "__cluster_metadata-0", "2 @4925"],
+        ));
         replace.push((real.display().to_string(), "$REAL"));
     }
     let stale: Vec<String> = screens

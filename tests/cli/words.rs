@@ -248,3 +248,65 @@ fn one_epoch_is_one_colour_in_text_and_picture_in_256_colours_unless_colorterm_s
     assert!(dump.contains("38;2;31;143;191m"), "{dump:?}");
     assert!(draw.contains("\x1b[48;2;31;143;191;"), "{draw:?}");
 }
+
+/// A hint at 80 columns (the width an operator's terminal has): stderr of a refused command.
+fn refusal_at_80(args: &[&str]) -> String {
+    let out = crate::common::klog().env("COLUMNS", "80").args(args).assert().code(2).get_output().stderr.clone();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn recover_with_the_roles_swapped_names_the_real_leader_instead_of_suggesting_an_election() {
+    let lab = Lab::new();
+    let (a, b) = (lab.create("a", 1, &[]), lab.create("b", 2, &[]));
+    ok(&["elect", s(&a), "--isr", s(&b)]);
+    ok(&["append", s(&a), "m1"]);
+    // `recover a --leader b`: a leads, b follows.
+    for dry in [true, false] {
+        let mut args = vec!["recover", s(&a), "--leader", s(&b)];
+        if dry {
+            args.push("--dry-run");
+        }
+        let err = refusal_at_80(&args);
+        assert!(err.contains(&format!("but {} leads at epoch 0: the roles look swapped", s(&a))), "{err}");
+        assert!(err.contains(&format!("`klog recover {} --leader {}`", s(&b), s(&a))), "{err}");
+        assert!(!err.contains("klog elect"), "{err}");
+    }
+}
+
+#[test]
+fn a_missing_leader_flag_is_named() {
+    let lab = Lab::new();
+    let (a, b) = (lab.create("a", 1, &[]), lab.create("b", 2, &[]));
+    let err = refusal_at_80(&["recover", s(&a), "--mode", "hw"]);
+    assert!(err.contains("were not provided: --leader <LEADER>;"), "{err}");
+    let err = refusal_at_80(&["fetch", s(&a), s(&b)]);
+    assert!(
+        err.contains("klog fetch takes one dir besides the leader's, which --leader names (is --leader missing?)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_negative_number_is_refused_with_what_the_flag_takes() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let err = refusal_at_80(&["dump", s(&a), "--limit", "-1"]);
+    assert!(err.contains("invalid value '-1' for '--limit <N>': must be between 0 and"), "{err}");
+    assert!(!err.contains("-- -1"), "{err}");
+    let err = refusal_at_80(&["fetch", "--leader", s(&a), s(&a), "--rounds", "-2"]);
+    assert!(err.contains("'--rounds <N>': must be between 1 and"), "{err}");
+}
+
+#[test]
+fn history_on_a_zookeeper_broker_and_check_on_a_folder_of_brokers_say_what_they_are() {
+    let Some(real) = kafka_real() else { return };
+    let err = refusal_at_80(&["history", s(&real.join("zk-broker-2021"))]);
+    assert!(err.contains("a ZooKeeper-mode broker's dir (meta.properties version 0)"), "{err}");
+    let lab = Lab::new();
+    let (a, b) = (lab.create("brokers/a", 1, &[]), lab.create("brokers/b", 2, &[]));
+    let err = refusal_at_80(&["check", s(&lab.path("brokers"))]);
+    assert!(err.contains("not a Kafka log dir itself, but it holds 2 broker dir(s)"), "{err}");
+    assert!(err.contains(&format!("`klog check {} {}` reads them as one cluster", s(&a), s(&b))), "{err}");
+    assert!(!err.contains("klog create"), "{err}");
+}
