@@ -455,6 +455,10 @@ pub enum LoadEvent {
     /// `recoverSegment` of the segment based at this offset, in `recoverLog` (every segment
     /// is loaded).
     Recover(i64),
+    /// `recoverSegment` of the segment based at `base` threw `LogSegmentOffsetOverflowException`
+    /// after its producer-state rebuild: the segment is split (`splitOverflowedSegment`) and
+    /// the old one's snapshot deleted.
+    Split { base: i64, while_loading: bool },
     /// `recoverLog` cut the segment based at this offset: every later segment is deleted with
     /// its snapshot.
     DeleteAfter(i64),
@@ -477,9 +481,17 @@ pub struct LoadFacts<'a> {
 
 /// Replay a load's producer-state steps over `files`; returns the files with every delete and
 /// write the load makes, in order, or what Kafka throws on the way.
-pub fn simulate(mut files: SnapshotFiles, facts: &LoadFacts<'_>) -> Result<SnapshotFiles, Thrown> {
-    // The log's own manager is made before the load, from the files then on disk.
+pub fn simulate(
+    mut files: SnapshotFiles,
+    swap_deleted: &[String],
+    facts: &LoadFacts<'_>,
+) -> Result<SnapshotFiles, Thrown> {
+    // The log's own manager is made before the load, from the files then on disk; the swap
+    // handling then deletes the files named inside a swapped range.
     let mut main = Manager::new(&files, facts.now_ms)?;
+    for name in swap_deleted {
+        files.delete(name);
+    }
     let mut recovered = vec![false; facts.segments.len()];
     let mut alive = vec![true; facts.segments.len()];
     let index_of = |base: i64| facts.segments.iter().position(|s| s.base_offset == base);
@@ -506,6 +518,14 @@ pub fn simulate(mut files: SnapshotFiles, facts: &LoadFacts<'_>) -> Result<Snaps
                     }
                 }
                 m.take_snapshot(&mut files);
+            }
+            LoadEvent::Split { base, while_loading } => {
+                let mut m = Manager::new(&files, facts.now_ms)?;
+                let loaded: Vec<usize> = (0..facts.segments.len())
+                    .filter(|j| alive[*j] && (!while_loading || facts.segments[*j].base_offset < base))
+                    .collect();
+                rebuild(&mut m, &mut files, facts, &loaded, &recovered, facts.log_start_checkpoint, base, false)?;
+                main.mark_for_deletion(&mut files, base);
             }
             LoadEvent::DeleteAfter(base) => {
                 let Some(i) = index_of(base) else { continue };

@@ -274,7 +274,10 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         Some(load_log(&mut probe, inputs, true)?.snapshot_ops)
     };
     let snapshots_before = read_snapshot_files(&log.dir)?;
-    finish_interrupted_swaps(log, log_start_offset, dry_run)?;
+    // The snapshots a swap's second pass deletes (every file named inside the swapped range)
+    // are gone before the segments load; the log's producer-state manager, made before, still
+    // lists them.
+    let swap_deleted = finish_interrupted_swaps(log, log_start_offset, dry_run)?;
     let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
     // Every segment the load sees (those it deletes too), what recovery kept of each, and
     // the order of events: the producer-state steps replay over them.
@@ -308,6 +311,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         let scan = scan_segment(log, &target)?;
         if let Decision::Split(pieces) = &scan.decision {
             report.segments.push(scan.outcome.clone());
+            events.push(LoadEvent::Split { base: target.base_offset, while_loading: true });
             split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
             sim_targets.extend(targets.iter().map(|t| (t.base_offset, t.clone())));
             // `retryOnOffsetOverflow` loads the segment files again from the start.
@@ -342,7 +346,9 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         i += 1;
     }
     // Pass 2, `recoverLog` after an unclean stop: from the segment holding the recovery point.
-    let first_to_scan = if clean_shutdown || !recover {
+    // `segments.values(recoveryPoint, Long.MAX_VALUE)`: nothing when the recovery point is
+    // `Long.MAX_VALUE` itself (an empty range).
+    let first_to_scan = if clean_shutdown || !recover || recovery_point == i64::MAX {
         usize::MAX
     } else {
         targets.partition_point(|t| t.base_offset <= recovery_point).saturating_sub(1)
@@ -351,13 +357,16 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     while i < targets.len() {
         let target = targets[i].clone();
         if rebuilt.contains(&target.base_offset) {
-            // Recovered in pass 1: a second scan finds the valid prefix that one left.
+            // Recovered in pass 1: a second scan finds the valid prefix that one left (but
+            // Kafka's `recoverSegment` runs again, with its producer-state steps).
+            events.push(LoadEvent::Recover(target.base_offset));
             i += 1;
             continue;
         }
         let scan = scan_segment(log, &target)?;
         if let Decision::Split(pieces) = &scan.decision {
             report.segments.push(scan.outcome.clone());
+            events.push(LoadEvent::Split { base: target.base_offset, while_loading: false });
             let low = split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
             sim_targets.extend(targets.iter().map(|t| (t.base_offset, t.clone())));
             // Load again (`retryOnOffsetOverflow`): the pieces take the old segment's place, in
@@ -453,6 +462,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         report.segments_split = splits;
         let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
         let facts_in = SnapshotInputs {
+            swap_deleted,
             targets: &sim_targets,
             recovered: sim_recovered,
             events,
@@ -544,6 +554,8 @@ fn read_snapshot_files(dir: &std::path::Path) -> Result<std::collections::BTreeM
 
 /// What the producer-state steps of a load are replayed over.
 struct SnapshotInputs<'a> {
+    /// Files the swap handling deleted before the segments loaded.
+    swap_deleted: Vec<String>,
     targets: &'a std::collections::BTreeMap<i64, ScanTarget>,
     recovered: std::collections::BTreeMap<i64, (usize, Vec<u8>)>,
     events: Vec<LoadEvent>,
@@ -589,7 +601,7 @@ fn producer_snapshot_ops(
         clean_shutdown: inputs.clean_shutdown,
         now_ms,
     };
-    simulate(SnapshotFiles::new(before), &facts).map(|f| f.ops).map_err(|thrown| {
+    simulate(SnapshotFiles::new(before), &inputs.swap_deleted, &facts).map(|f| f.ops).map_err(|thrown| {
         crate::error::Error::state(
             dir,
             format!(
@@ -1080,7 +1092,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
 /// other file whose name starts with an offset in that span is removed, and every valid `.swap`
 /// file is renamed without its suffix. A dry run changes no file: its log reads the swap
 /// segments in place of the ones they replace.
-fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool) -> Result<()> {
+fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool) -> Result<Vec<String>> {
     const DELETED: &str = ".deleted";
     const CLEANED: &str = ".cleaned";
     const SNAPSHOT_DELETED: &str = ".checkpoint.deleted";
@@ -1094,7 +1106,7 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
     }
     // The common case, nothing a cleaner left: no file is stat'ed.
     if !files.iter().any(|(n, _)| n.ends_with(DELETED) || n.ends_with(CLEANED) || n.ends_with(segment::SWAP_SUFFIX)) {
-        return Ok(());
+        return Ok(Vec::new());
     }
     // Kafka's loader looks at regular files only (`File.isFile`).
     files.retain(|(_, p)| crate::regular_file::is_regular(p));
@@ -1138,7 +1150,7 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
     }
     let swap_bases: Vec<i64> = log_swaps.iter().map(|s| s.base_offset).collect();
     if remove.is_empty() && swaps.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let covered: Vec<&std::path::PathBuf> = files
         .iter()
@@ -1194,7 +1206,12 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         log.segments = segment::list_segments(&dir)?.0;
     }
     (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
-    Ok(())
+    let deleted_names = remove
+        .iter()
+        .chain(covered.iter())
+        .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string))
+        .collect();
+    Ok(deleted_names)
 }
 
 #[cfg(test)]

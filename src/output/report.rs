@@ -72,6 +72,11 @@ pub fn recovery_json(r: &crate::log::recovery::RecoveryReport) -> Value {
             "snapshot_offset": r.producer_state.snapshot_offset,
             "scan_from_offset": r.producer_state.scan_from_offset,
             "scan_bytes": r.producer_state.scan_bytes,
+            // What the load does to the producer snapshots, in order.
+            "snapshots": r.snapshot_ops.iter().map(|op| match op {
+                crate::log::producer_state::SnapshotOp::Delete(name) => json!({"delete": name}),
+                crate::log::producer_state::SnapshotOp::Write(name, bytes) => json!({"write": name, "bytes": bytes.len()}),
+            }).collect::<Vec<_>>(),
         },
     })
 }

@@ -601,7 +601,10 @@ pub struct Kept {
 pub fn verdict(kafka: &Value) -> Value {
     let v = kafka_view(kafka);
     // Kafka names the file it threw on by its temp path: keep the words before it.
-    let error = kafka["error"].as_str().map(|e| e.split(" in file /").next().unwrap_or(e).to_string());
+    let error = kafka["error"].as_str().map(|e| {
+        let words = e.split(" in file /").next().unwrap_or(e).split(' ');
+        words.map(|w| if w.contains("klog-difffuzz-") { "<dir>" } else { w }).collect::<Vec<_>>().join(" ")
+    });
     serde_json::json!({
         "outcome": v.outcome,
         "error": error,
