@@ -592,6 +592,10 @@ fn load_data_dir(
     let mut offline: Option<Error> = None;
     for problem in &files.problems {
         let name = problem.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if problem.what.contains(crate::replica::MATCHES_NO_PARTITION) {
+            notes.push(format!("{}: {}", problem.path.display(), problem.what));
+            continue;
+        }
         match name.as_str() {
             // A number that does not parse (`NumberFormatException` out of the entry formatter)
             // or a negative count (`IllegalArgumentException` from `new ArrayList<>(count)`):

@@ -271,7 +271,8 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         None
     } else {
         let mut probe = Log::open(&log.dir, log.config, log_start_offset)?;
-        Some(load_log(&mut probe, inputs, true)?.snapshot_ops)
+        let forecast = load_log(&mut probe, inputs, true)?;
+        Some((forecast.snapshot_ops, forecast.producer_state))
     };
     let snapshots_before = read_snapshot_files(&log.dir)?;
     // The snapshots a swap's second pass deletes (every file named inside the swapped range)
@@ -498,7 +499,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     let leo = log.log_end_offset;
     // The producer snapshots, as the dry run decided: deleted (those above the new log end,
     // strays, corrupt ones, those of deleted segments) and written (`rebuildProducerState`).
-    let snapshot_ops = snapshot_plan.unwrap_or_default();
+    let (snapshot_ops, producer_state) = snapshot_plan.unwrap_or_default();
     for op in &snapshot_ops {
         match op {
             SnapshotOp::Delete(name) => {
@@ -527,6 +528,8 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     report.segments_split = splits;
     let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
     report.snapshot_ops = snapshot_ops;
+    // What the producer-state rebuild reads, as the load started (the run has written since).
+    report.producer_state = producer_state;
     Ok(report)
 }
 

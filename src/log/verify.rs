@@ -566,6 +566,7 @@ impl StampMismatch {
 pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, u64)) -> Result<LogVerification> {
     let total_bytes: u64 = log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
     let mut bytes_before_segment;
+    let unclean_stop = marks.unclean_stop;
     let mut c = Findings(marks.load_problems);
     let mut notes = Vec::new();
     let mut report_counts = (0u64, 0u64, 0u64);
@@ -753,8 +754,16 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
     let leo = log.log_end_offset();
     // Producer snapshots past the log end describe state that no longer exists; Kafka's
     // loader deletes them (`LogLoader.load`, `ProducerStateManager.truncateAndReload`).
+    // After an unclean stop that is expected (a load snapshots at the log end; the bytes up to
+    // it need not have reached the disk): a note. After a clean one it is a finding.
     for (path, offset) in snapshot_files(log.dir())? {
-        if offset > leo {
+        if offset > leo && unclean_stop {
+            notes.push(format!(
+                "{}: producer snapshot at offset {offset} is above the log end offset {leo} (the log lost unflushed \
+                 bytes; Kafka's loader deletes the snapshot)",
+                path.display()
+            ));
+        } else if offset > leo {
             c.add(
                 &path,
                 0,

@@ -44,12 +44,26 @@ pub struct OffsetCheckpoint {
     by_name: std::collections::HashMap<String, CheckpointValue>,
     /// `(topic, partition)` of every entry, in file order.
     entries: Vec<(String, i32)>,
+    /// Entries whose topic is no valid name (a path, say): Kafka reads them and they match no
+    /// partition dir; a reader reports them.
+    invalid_topics: Vec<LoadProblem>,
 }
+
+/// Said by every problem [`OffsetCheckpoint`] reports for an entry whose topic is no name.
+pub const MATCHES_NO_PARTITION: &str = "Kafka reads the entry and it matches no partition dir";
 
 impl OffsetCheckpoint {
     fn read(path: &Path) -> Result<OffsetCheckpoint> {
         let mut out = OffsetCheckpoint::default();
         checkpoint::read_offset_entries(path, &mut |e: OffsetEntry| {
+            if let Err(why) = crate::log::names::validate_topic(&e.topic) {
+                out.invalid_topics.push(LoadProblem {
+                    path: path.to_path_buf(),
+                    position: e.position,
+                    line: Some(e.line),
+                    what: format!("line {}: {why}: {} ({MATCHES_NO_PARTITION})", e.line, crate::escape::arg(&e.topic)),
+                });
+            }
             // A later line for the same partition wins, as in Kafka's map of the file.
             out.by_name.insert(
                 format!("{}-{}", e.topic, e.partition),
@@ -158,6 +172,9 @@ impl LogDirFiles {
         let log_start_offsets = offsets(names::LOG_START_OFFSET_CHECKPOINT)?;
         let high_watermarks = offsets(names::REPLICATION_OFFSET_CHECKPOINT)?;
         let recovery_points = offsets(names::RECOVERY_POINT_OFFSET_CHECKPOINT)?;
+        for c in [&log_start_offsets, &high_watermarks, &recovery_points] {
+            problems.extend(c.invalid_topics.iter().cloned());
+        }
         let meta = tolerated(read_meta_properties(&log_dir.join(META_PROPERTIES)), strictness, &mut problems)?
             .unwrap_or_default();
         Ok(LogDirFiles {

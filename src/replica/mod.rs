@@ -34,7 +34,7 @@ pub use identity::{ensure_distinct_log_dirs, same_node_id_warning};
 pub use lock::DirLock;
 pub use log_dir::{
     check_log_dir_for_write, open_log_dir_for_write, write_log_dir_files, CheckpointValue, LoadProblem, LogDirFiles,
-    LogDirWrite, OffsetCheckpoint,
+    LogDirWrite, OffsetCheckpoint, MATCHES_NO_PARTITION,
 };
 pub use meta_properties::{read_meta_properties, write_new_log_dir};
 pub use new_partitions::NewPartitions;

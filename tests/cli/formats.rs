@@ -566,24 +566,28 @@ fn a_truncated_legacy_message_is_a_finding_with_path_and_position() {
 }
 
 #[test]
-fn an_unknown_magic_value_is_a_finding_not_a_panic() {
+fn a_magic_above_2_is_read_as_v2_and_a_negative_one_is_a_finding() {
     let lab = Lab::new();
     let rec = NewRecord { timestamp: 1, key: None, value: Some(b"v".to_vec()), headers: vec![] };
     let first = encode_batch(&BatchSpec::plain(0, 0), std::slice::from_ref(&rec));
     let mut odd = encode_batch(&BatchSpec::plain(1, 0), &[rec]);
-    odd[16] = 7; // magic
+    // The magic byte is outside the v2 CRC, and Kafka's `FileLogInputStream` reads any magic
+    // from 2 up as v2 (issue 29 class 2, judged by Kafka's loader in tests/oracle/found): the
+    // batch is valid, and a note says what its magic is.
+    odd[16] = 7;
     let d = replica_with_log(&lab, "magic", &[first.clone(), odd].concat());
-    let (out, _) = code(&["check", s(&d), "--json"], 1);
-    let findings: Vec<Value> = json_lines(&out).into_iter().filter(|v| v["type"] == "finding").collect();
+    let (out, _) = code(&["check", s(&d), "--json"], 0);
+    let lines = json_lines(&out);
+    assert!(!lines.iter().any(|v| v["type"] == "finding"), "{lines:?}");
     assert!(
-        findings.iter().any(|f| f["position"] == first.len() as i64
-            && f["path"] == s(&segment(&d))
-            && f["what"].as_str().unwrap().contains("unknown magic value 7")),
-        "{findings:?}"
+        lines
+            .iter()
+            .any(|v| v["type"] == "note" && v["what"].as_str().unwrap().contains("magic 7, which Kafka reads as v2")),
+        "{lines:?}"
     );
     let dump = json_lines(&ok(&["dump", s(&d), "--json"]));
-    assert!(dump.iter().any(|v| v["type"] == "undecodable" && v["error"].as_str().unwrap().contains("magic")));
-    // a negative magic as well
+    assert!(!dump.iter().any(|v| v["type"] == "undecodable"), "{dump:?}");
+    // A negative magic is a legacy entry to Kafka, and this one's CRC-32 does not hold.
     let mut neg = fs::read(segment(&d)).unwrap();
     neg[first.len() + 16] = 0xfe;
     fs::write(segment(&d), &neg).unwrap();
