@@ -488,7 +488,12 @@ pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::Pro
         ));
     }
     // Validate everything before writing anything; the dry run takes every step but the lock.
-    let mut lock = if dry_run { None } else { Some(DirLock::acquire(dir)?) };
+    let mut lock = if dry_run {
+        DirLock::probe_for_dry_run(dir)?;
+        None
+    } else {
+        Some(DirLock::acquire(dir)?)
+    };
     let files = LogDirFiles::read_tolerant(dir)?;
     let mut notes = Vec::new();
     for problem in &files.problems {

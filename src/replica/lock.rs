@@ -22,8 +22,17 @@ pub struct DirLock {
 }
 
 impl DirLock {
-    /// Take the lock on `log_dir/.lock`, refusing (not waiting) if another process holds it.
+    /// Take the lock on `log_dir/.lock` to write into the dir, refusing (not waiting) if
+    /// another process holds it, and first refusing a dir klog did not make unless the user
+    /// consented (then every change under it is backed up first): every write takes this door.
     pub fn acquire(log_dir: &Path) -> Result<DirLock> {
+        super::consent::require(log_dir)?;
+        DirLock::acquire_to_restore(log_dir)
+    }
+
+    /// Take the lock without the consent gate: only for `klog restore`, which puts back what a
+    /// consented command changed.
+    pub fn acquire_to_restore(log_dir: &Path) -> Result<DirLock> {
         let path = log_dir.join(LOCK_FILE);
         // Never through a symlink (a dangling one would create a file outside the dir), never
         // waiting on a FIFO, never locking a device.
@@ -36,7 +45,7 @@ impl DirLock {
             Err(_) => true,
         };
         if created {
-            durable::note_created(&path);
+            durable::note_created(&path)?;
         }
         let file = fs::OpenOptions::new()
             .create(true)
@@ -101,6 +110,24 @@ impl DirLock {
             return Err(Error::Locked { path: log_dir.to_path_buf() });
         }
         Ok(())
+    }
+
+    /// How a dry run treats the lock: it never takes it and never writes, so a lock another
+    /// process holds (a running broker) does not refuse it; it is noted for stderr instead, as
+    /// the files may change while the dry run reads them. Any other refusal of [`DirLock::probe`]
+    /// (a `.lock` that is a symlink or not a file) refuses the dry run as it would the run.
+    pub fn probe_for_dry_run(log_dir: &Path) -> Result<()> {
+        match DirLock::probe(log_dir) {
+            Err(Error::Locked { path }) => {
+                crate::notice::warn(format!(
+                    "{}: locked by another process (a running broker?): this dry run reads it without the lock, \
+                     so its files may change under it",
+                    path.display()
+                ));
+                Ok(())
+            }
+            other => other,
+        }
     }
 
     /// The command is about to write: the lock file stays.
