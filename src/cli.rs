@@ -24,15 +24,7 @@ pub struct Cli {
     pub color: ColorChoice,
 
     /// Let a command write into a log dir klog did not make (a broker's: no klog-state.json),
-    /// saving first every file it changes in a backup beside the dir.
-    ///
-    /// Without it such a write is refused (exit 2) and nothing changes: dry-run instead where
-    /// the command has --dry-run, or work on a copy (`cp -a DIR COPY`) and pass this flag for
-    /// the copy. With it, every file the command changes, removes or creates in the dir is
-    /// first saved in `DIR.klog-backup-N` (outside the log dir, written durably, named on
-    /// stderr), and `klog restore DIR.klog-backup-N` puts back every byte and removes what the
-    /// command made (klog-state.json, .lock, new index files). klog's own labs (made by
-    /// `klog create`) need no flag.
+    /// saving every file it changes first in DIR.klog-backup-N (see `klog restore`).
     #[arg(long, global = true)]
     pub allow_broker_dir_writes: bool,
 
@@ -942,10 +934,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog recover /tmp/a --leader /tmp/b --mode hw --dry-run",
             "klog recover /tmp/a --leader /tmp/b --mode kip279 --catch-up --json",
         ],
-        "restore" => &[
-            "cp -a /var/lib/kafka /copies/b1 && klog crash /copies/b1 --allow-broker-dir-writes",
-            "klog restore /copies/b1.klog-backup-1",
-        ],
+        "restore" => &["klog crash /copies/b1 --allow-broker-dir-writes", "klog restore /copies/b1.klog-backup-1"],
         "diff" => &["klog diff /tmp/a /tmp/b", "klog diff /tmp/a /tmp/b --json"],
         "demo" => &[
             "klog demo",

@@ -162,7 +162,7 @@ mod tests {
     #[ignore = "run in a child process by a_lock_held_by_another_process_refuses_acquire_and_probe"]
     fn holds_the_lock_in_a_child_process() {
         let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
-        let _lock = DirLock::acquire(Path::new(&dir)).expect("the child takes the lock");
+        let _lock = DirLock::acquire_to_restore(Path::new(&dir)).expect("the child takes the lock");
         println!("{HELD}");
         let mut rest = String::new();
         while std::io::stdin().read_line(&mut rest).is_ok_and(|n| n > 0) {}
@@ -183,14 +183,14 @@ mod tests {
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         assert!(lines.any(|l| l.unwrap().contains(HELD)), "the child never took the lock");
 
-        assert!(matches!(DirLock::acquire(dir), Err(Error::Locked { path }) if path == dir));
+        assert!(matches!(DirLock::acquire_to_restore(dir), Err(Error::Locked { path }) if path == dir));
         assert!(matches!(DirLock::probe(dir), Err(Error::Locked { .. })));
         assert!(dir.join(LOCK_FILE).exists(), "a refused acquire leaves the holder's file alone");
 
         drop(child.stdin.take());
         assert!(child.wait().unwrap().success());
         DirLock::probe(dir).expect("free once the holder exits");
-        let _lock = DirLock::acquire(dir).expect("free once the holder exits");
+        let _lock = DirLock::acquire_to_restore(dir).expect("free once the holder exits");
     }
 
     #[test]
@@ -201,18 +201,18 @@ mod tests {
         DirLock::probe(dir).unwrap();
         assert!(!path.exists(), "a probe creates nothing");
 
-        let lock = DirLock::acquire(dir).unwrap();
+        let lock = DirLock::acquire_to_restore(dir).unwrap();
         assert!(path.is_file());
         drop(lock);
         assert!(!path.exists(), "a command that wrote nothing leaves no lock file");
 
-        let mut lock = DirLock::acquire(dir).unwrap();
+        let mut lock = DirLock::acquire_to_restore(dir).unwrap();
         lock.keep();
         drop(lock);
         assert!(path.is_file(), "a command that wrote leaves the lock file, as a broker does");
 
         // A lock file that was there already is never removed.
-        drop(DirLock::acquire(dir).unwrap());
+        drop(DirLock::acquire_to_restore(dir).unwrap());
         assert!(path.is_file());
     }
 
@@ -223,7 +223,7 @@ mod tests {
         fs::create_dir(&dir).unwrap();
         let target = tmp.path().join("outside");
         std::os::unix::fs::symlink(&target, dir.join(LOCK_FILE)).unwrap();
-        for refusal in [DirLock::acquire(&dir).map(|_| ()), DirLock::probe(&dir)] {
+        for refusal in [DirLock::acquire_to_restore(&dir).map(|_| ()), DirLock::probe(&dir)] {
             let Err(Error::Layout { what, .. }) = refusal else { panic!("followed the symlink") };
             assert!(what.starts_with("is a symlink"), "{what}");
         }
@@ -231,7 +231,7 @@ mod tests {
 
         fs::remove_file(dir.join(LOCK_FILE)).unwrap();
         fs::create_dir(dir.join(LOCK_FILE)).unwrap();
-        assert!(matches!(DirLock::acquire(&dir), Err(Error::NotRegular { .. })));
+        assert!(matches!(DirLock::acquire_to_restore(&dir), Err(Error::NotRegular { .. })));
         assert!(matches!(DirLock::probe(&dir), Err(Error::NotRegular { .. })));
     }
 }
