@@ -51,9 +51,11 @@ fn main() -> ExitCode {
         }
         _ => {
             replica_lab::durable::journal::finish();
+            // Two lines, so that it fits 80 columns where the paths are short; the command to
+            // undo it stays whole on its own line, to copy.
             for (log_dir, backup) in replica_lab::durable::backup::made() {
                 eprintln!(
-                    "klog: saved what this command changed in {} first: `klog restore {}` puts {} back",
+                    "klog: saved what this command changed in {} first:\n  `klog restore {}` puts {} back",
                     backup.display(),
                     backup.display(),
                     log_dir.display()
