@@ -70,6 +70,9 @@ _klog() {
             klog,recover)
                 cmd="klog__subcmd__recover"
                 ;;
+            klog,restore)
+                cmd="klog__subcmd__restore"
+                ;;
             klog,stop)
                 cmd="klog__subcmd__stop"
                 ;;
@@ -145,6 +148,9 @@ _klog() {
             klog__subcmd__help,recover)
                 cmd="klog__subcmd__help__subcmd__recover"
                 ;;
+            klog__subcmd__help,restore)
+                cmd="klog__subcmd__help__subcmd__restore"
+                ;;
             klog__subcmd__help,stop)
                 cmd="klog__subcmd__help__subcmd__stop"
                 ;;
@@ -161,7 +167,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --help --version create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
+            opts="-h -V --color --allow-broker-dir-writes --help --version create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -179,7 +185,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__alter__subcmd__isr)
-            opts="-h -V --partition --isr --color --help --version"
+            opts="-h -V --partition --isr --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -205,7 +211,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__append)
-            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --compression --color --help --version"
+            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --compression --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,7 +261,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__check)
-            opts="-h -V --partition --cluster --json --color --help --version"
+            opts="-h -V --partition --cluster --json --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -277,7 +283,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__crash)
-            opts="-h -V --partition --power-loss --torn-bytes --flip-byte --seed --hw --drop-epoch-checkpoint --drop-index --color --help --version"
+            opts="-h -V --partition --power-loss --torn-bytes --flip-byte --seed --hw --drop-epoch-checkpoint --drop-index --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -315,7 +321,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__create)
-            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --min-insync-replicas --color --help --version"
+            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --min-insync-replicas --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -369,7 +375,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__demo)
-            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --help --version watch kip101-1 kip101-2 kip279"
+            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --allow-broker-dir-writes --help --version watch kip101-1 kip101-2 kip279"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -399,7 +405,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__diff)
-            opts="-h -V --cluster --partition --json --color --help --version"
+            opts="-h -V --cluster --partition --json --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -421,7 +427,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__draw)
-            opts="-h -V --partition --from --limit --svg --force --color --help --version"
+            opts="-h -V --partition --from --limit --svg --force --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -455,7 +461,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__dump)
-            opts="-h -V --partition --epochs --json --format --from --limit --batches --color --help --version"
+            opts="-h -V --partition --epochs --json --format --from --limit --batches --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,7 +495,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__elect)
-            opts="-h -V --partition --epoch --isr --epoch-entry --color --help --version"
+            opts="-h -V --partition --epoch --isr --epoch-entry --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -523,7 +529,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__explore)
-            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --elr --max-states --script --force --json --no-timing --color --help --version"
+            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --elr --max-states --script --force --json --no-timing --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -581,7 +587,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__fetch)
-            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --json --color --help --version"
+            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --json --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -615,7 +621,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__flush)
-            opts="-h -V --partition --color --help --version"
+            opts="-h -V --partition --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -637,7 +643,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__generate)
-            opts="-h -V --color --help --version man completions help"
+            opts="-h -V --color --allow-broker-dir-writes --help --version man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -655,7 +661,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__generate__subcmd__completions)
-            opts="-h -V --color --help --version bash elvish fish powershell zsh"
+            opts="-h -V --color --allow-broker-dir-writes --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -729,7 +735,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__generate__subcmd__man)
-            opts="-h -V --color --help --version"
+            opts="-h -V --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -747,7 +753,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help"
+            opts="create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1040,6 +1046,20 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__help__subcmd__stop)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1055,7 +1075,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__history)
-            opts="-h -V --partition --replica --json --picture --svg --force --color --help --version"
+            opts="-h -V --partition --replica --json --picture --svg --force --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1085,7 +1105,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__lab)
-            opts="-h -V --dir --port --color --help --version"
+            opts="-h -V --dir --port --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1111,7 +1131,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --help --version"
+            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1156,8 +1176,26 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__restore)
+            opts="-h -V --color --allow-broker-dir-writes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__stop)
-            opts="-h -V --partition --color --help --version"
+            opts="-h -V --partition --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

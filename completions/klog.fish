@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_klog_global_optspecs
-    string join \n color= h/help V/version
+    string join \n color= allow-broker-dir-writes h/help V/version
 end
 
 function __fish_klog_needs_command
@@ -27,6 +27,7 @@ end
 complete -c klog -n "__fish_klog_needs_command" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_needs_command" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_needs_command" -s h -l help -d 'Print help'
 complete -c klog -n "__fish_klog_needs_command" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_needs_command" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
@@ -41,6 +42,7 @@ complete -c klog -n "__fish_klog_needs_command" -f -a "flush" -d 'fsync a replic
 complete -c klog -n "__fish_klog_needs_command" -f -a "stop" -d 'Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`'
 complete -c klog -n "__fish_klog_needs_command" -f -a "crash" -d 'Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip, stale high watermark, lost files'
 complete -c klog -n "__fish_klog_needs_command" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
+complete -c klog -n "__fish_klog_needs_command" -f -a "restore" -d 'Put back a log dir as it was before a command written with --allow-broker-dir-writes'
 complete -c klog -n "__fish_klog_needs_command" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
 complete -c klog -n "__fish_klog_needs_command" -f -a "draw" -d 'Draw replicas as rows of cells aligned by offset, RaftScope-style'
 complete -c klog -n "__fish_klog_needs_command" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
@@ -60,6 +62,7 @@ complete -c klog -n "__fish_klog_using_subcommand create" -l min-insync-replicas
 complete -c klog -n "__fish_klog_using_subcommand create" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand create" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand create" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand elect" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
@@ -70,6 +73,7 @@ first-append\t'Kafka 0.11-2.0: the entry appears with the first batch appended i
 complete -c klog -n "__fish_klog_using_subcommand elect" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand elect" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand elect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand elect" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
@@ -77,6 +81,7 @@ complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l isr -d 'The foll
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand append" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
@@ -96,6 +101,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand append" -l stdin -d 'Read record values from standard input, one per line'
 complete -c klog -n "__fish_klog_using_subcommand append" -l flush -d 'fsync the data and move the recovery point to the log end'
+complete -c klog -n "__fish_klog_using_subcommand append" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand append" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand append" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l partition -d 'The partition dir to use when the log dir holds several' -r
@@ -110,6 +116,7 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand dump" -l epochs -d 'Show the epoch cache (epoch, start, end, records) checked against the batch stamps'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l json -d 'Write JSON lines instead of a table (the same as `--format json`)'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l batches -d 'One row per batch instead of one per record'
+complete -c klog -n "__fish_klog_using_subcommand dump" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand dump" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand history" -l partition -d 'Only this partition (`topic-N`)' -r
@@ -121,6 +128,7 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand history" -l json -d 'Write JSON lines instead of text'
 complete -c klog -n "__fish_klog_using_subcommand history" -l picture -d 'Draw who led when instead of the table: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)'
 complete -c klog -n "__fish_klog_using_subcommand history" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
+complete -c klog -n "__fish_klog_using_subcommand history" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand history" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand check" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
@@ -129,6 +137,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand check" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand check" -l json -d 'Write findings as JSON lines'
+complete -c klog -n "__fish_klog_using_subcommand check" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand check" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l leader -d 'The leader\'s log dir' -r -F
@@ -142,18 +151,21 @@ complete -c klog -n "__fish_klog_using_subcommand fetch" -l until-caught-up -d '
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l flush -d 'fsync the follower after each round (moves its recovery point)'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l no-fencing -d 'No FENCED_LEADER_EPOCH check (Kafka before KIP-320): fetch from the leader followed even when the follower has seen a larger epoch'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l json -d 'Write one JSON object per round'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand flush" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
 complete -c klog -n "__fish_klog_using_subcommand flush" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand flush" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand flush" -s h -l help -d 'Print help'
 complete -c klog -n "__fish_klog_using_subcommand flush" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand stop" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
 complete -c klog -n "__fish_klog_using_subcommand stop" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand stop" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand stop" -s h -l help -d 'Print help'
 complete -c klog -n "__fish_klog_using_subcommand stop" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand crash" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
@@ -167,6 +179,7 @@ never\t''"
 complete -c klog -n "__fish_klog_using_subcommand crash" -l power-loss -d 'Cut every segment back to the recovery point: what only the page cache held is gone'
 complete -c klog -n "__fish_klog_using_subcommand crash" -l drop-epoch-checkpoint -d 'Remove leader-epoch-checkpoint'
 complete -c klog -n "__fish_klog_using_subcommand crash" -l drop-index -d 'Remove the active segment\'s .index and .timeindex'
+complete -c klog -n "__fish_klog_using_subcommand crash" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand crash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand crash" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader -d 'Restart DIR as a follower of this leader and truncate it by --mode' -r -F
@@ -188,14 +201,22 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l json -d 'Write the
 complete -c klog -n "__fish_klog_using_subcommand recover" -l explain -d 'Also print the mode\'s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader, and one partition: not with a data dir\'s restart plan)'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l no-fencing -d 'No FENCED_LEADER_EPOCH check (Kafka before KIP-320): follow the leader even when its epoch is below one this replica has seen. A running replica still ignores a leader change not above its epoch, as every release does'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l told-first -d 'DIR was told that LEADER leads at --leader-epoch before LEADER was (a leader still running at a lower epoch): refused from KIP-320 (Kafka 2.1: UNKNOWN_LEADER_EPOCH until LEADER has taken it); with --no-fencing LEADER answers from the log it has and is left as it is (the stale receiver before KIP-320)'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand recover" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand restore" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand restore" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
+complete -c klog -n "__fish_klog_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand diff" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand diff" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l json -d 'Write the comparison as one JSON document'
+complete -c klog -n "__fish_klog_using_subcommand diff" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand draw" -l partition -d 'The partition dir to use when the log dirs hold several' -r
@@ -206,6 +227,7 @@ complete -c klog -n "__fish_klog_using_subcommand draw" -l color -d 'When to col
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand draw" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
+complete -c klog -n "__fish_klog_using_subcommand draw" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand draw" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand draw" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l mode -d 'Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279 for the kip279 scenario)' -r -f -a "hw\t''
@@ -223,6 +245,7 @@ complete -c klog -n "__fish_klog_using_subcommand demo" -l step -d 'Pause before
 complete -c klog -n "__fish_klog_using_subcommand demo" -l explain -d 'After each step, the procedure that ran (election, append, fetch round, recovery), in klog\'s words, with the lines that ran marked and the values they saw'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l force -d 'Replace an existing file at --capture FILE that is not klog\'s own filmstrip output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l plain -d 'Show each replica as one `offset:(epoch,value)` line instead of the picture'
+complete -c klog -n "__fish_klog_using_subcommand demo" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand demo" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l mode -d 'Truncation mode(s) to explore, each by the rules of its era\'s last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest)' -r -f -a "hw\t''
@@ -248,6 +271,7 @@ complete -c klog -n "__fish_klog_using_subcommand explore" -l stale-hw -d 'A cra
 complete -c klog -n "__fish_klog_using_subcommand explore" -l force -d 'Replace an existing file at --script FILE that is not klog\'s own script output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l json -d 'Write everything as one JSON document'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-timing -d 'Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)'
+complete -c klog -n "__fish_klog_using_subcommand explore" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand explore" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand lab" -l dir -d 'The lab dir: an empty or absent directory klog makes (default: a new temp dir, printed)' -r -F
@@ -255,11 +279,13 @@ complete -c klog -n "__fish_klog_using_subcommand lab" -l port -d 'The port on 1
 complete -c klog -n "__fish_klog_using_subcommand lab" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand lab" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand lab" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand lab" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s h -l help -d 'Print help'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
@@ -268,34 +294,37 @@ complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s h -l help -d 'Print help'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s h -l help -d 'Print help'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "completions" -d 'Print the completion script for SHELL'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "alter-isr" -d 'Change a running leader\'s ISR without a new epoch (AlterPartition)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "append" -d 'Append records as one producer request to a leader (acks=all)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "dump" -d 'Show a replica\'s batches and records, its epoch cache, or any single Kafka file'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "history" -d 'Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed: replayed from a KRaft metadata log'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "check" -d 'Verify a replica the way Kafka\'s loader and kafka-dump-log do'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "fetch" -d 'Follower fetch rounds from a leader, with the high-watermark piggyback lag'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "flush" -d 'fsync a replica\'s log and move its recovery point to the log end'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "stop" -d 'Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "crash" -d 'Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip, stale high watermark, lost files'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "draw" -d 'Draw replicas as rows of cells aligned by offset, RaftScope-style'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "explore" -d 'Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "lab" -d 'Serve a page on 127.0.0.1 where you act on real replica dirs by clicking, and see the picture and the code that ran after each action'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers and shells)'
-complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover diff draw demo explore lab generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "alter-isr" -d 'Change a running leader\'s ISR without a new epoch (AlterPartition)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "append" -d 'Append records as one producer request to a leader (acks=all)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "dump" -d 'Show a replica\'s batches and records, its epoch cache, or any single Kafka file'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "history" -d 'Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed: replayed from a KRaft metadata log'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "check" -d 'Verify a replica the way Kafka\'s loader and kafka-dump-log do'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "fetch" -d 'Follower fetch rounds from a leader, with the high-watermark piggyback lag'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "flush" -d 'fsync a replica\'s log and move its recovery point to the log end'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "stop" -d 'Shut a replica down cleanly: flush, write the checkpoints and `.kafka_cleanshutdown`'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "crash" -d 'Stop a replica uncleanly, optionally with damage: power loss, torn write, bit flip, stale high watermark, lost files'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "recover" -d 'Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "restore" -d 'Put back a log dir as it was before a command written with --allow-broker-dir-writes'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "diff" -d 'Compare two replicas offset by offset (epoch, timestamp, key, value, headers)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "draw" -d 'Draw replicas as rows of cells aligned by offset, RaftScope-style'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "demo" -d 'Run a built-in scenario on temp dirs, narrating each step as the command you would type'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "explore" -d 'Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "lab" -d 'Serve a page on 127.0.0.1 where you act on real replica dirs by clicking, and see the picture and the code that ran after each action'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "generate" -d 'Write the man pages or a shell completion script (for packagers and shells)'
+complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "completions" -d 'Print the completion script for SHELL'

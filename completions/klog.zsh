@@ -16,6 +16,7 @@ _klog() {
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -41,6 +42,7 @@ _arguments "${_arguments_options[@]}" : \
 '--segment-ms=[segment.ms\: roll when a batch'\''s max timestamp is more than this many ms past the segment'\''s first batch]:MS:_default' \
 '--min-insync-replicas=[min.insync.replicas\: \`append\` (acks=all) refuses while the leader'\''s ISR, itself included, is smaller (NOT_ENOUGH_REPLICAS), and the HW does not advance then (Kafka 3.7, KAFKA-15583)]:N:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -56,6 +58,7 @@ _arguments "${_arguments_options[@]}" : \
 '--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.1\: the epoch cache gets (epoch, LEO) at election"
 first-append\:"Kafka 0.11-2.0\: the entry appears with the first batch appended in the epoch"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -68,6 +71,7 @@ _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '*--isr=[The followers of the new ISR (their log dirs); the leader is always in it, and none leaves it alone]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -92,6 +96,7 @@ zstd\:""))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '()--stdin[Read record values from standard input, one per line]' \
 '--flush[fsync the data and move the recovery point to the log end]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -112,6 +117,7 @@ kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
 '--epochs[Show the epoch cache (epoch, start, end, records) checked against the batch stamps]' \
 '(--format)--json[Write JSON lines instead of a table (the same as \`--format json\`)]' \
 '--batches[One row per batch instead of one per record]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -128,6 +134,7 @@ _arguments "${_arguments_options[@]}" : \
 '--json[Write JSON lines instead of text]' \
 '(--json)--picture[Draw who led when instead of the table\: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)]' \
 '--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -141,6 +148,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--json[Write findings as JSON lines]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -160,6 +168,7 @@ _arguments "${_arguments_options[@]}" : \
 '--flush[fsync the follower after each round (moves its recovery point)]' \
 '--no-fencing[No FENCED_LEADER_EPOCH check (Kafka before KIP-320)\: fetch from the leader followed even when the follower has seen a larger epoch]' \
 '--json[Write one JSON object per round]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -171,6 +180,7 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -182,6 +192,7 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -200,6 +211,7 @@ _arguments "${_arguments_options[@]}" : \
 '--power-loss[Cut every segment back to the recovery point\: what only the page cache held is gone]' \
 '--drop-epoch-checkpoint[Remove leader-epoch-checkpoint]' \
 '--drop-index[Remove the active segment'\''s .index and .timeindex]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -226,6 +238,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '(--json)--explain[Also print the mode'\''s follower truncation procedure as pseudo-code, with the lines that ran in this recovery marked and the values they saw (needs --leader, and one partition\: not with a data dir'\''s restart plan)]' \
 '--no-fencing[No FENCED_LEADER_EPOCH check (Kafka before KIP-320)\: follow the leader even when its epoch is below one this replica has seen. A running replica still ignores a leader change not above its epoch, as every release does]' \
 '--told-first[DIR was told that LEADER leads at --leader-epoch before LEADER was (a leader still running at a lower epoch)\: refused from KIP-320 (Kafka 2.1\: UNKNOWN_LEADER_EPOCH until LEADER has taken it); with --no-fencing LEADER answers from the log it has and is left as it is (the stale receiver before KIP-320)]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -234,12 +247,24 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '*::more -- More brokers'\'' data dirs\: with them (or --cluster) and --dry-run, the cluster view with each follower'\''s restart against its partition'\''s current leader (see --cluster):_files' \
 && ret=0
 ;;
+(restore)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':backup -- A backup dir a command wrote (`<log dir>.klog-backup-N`):_files' \
+&& ret=0
+;;
 (diff)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--json[Write the comparison as one JSON document]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -257,6 +282,7 @@ _arguments "${_arguments_options[@]}" : \
 '--svg=[Also write the picture as a self-contained SVG file]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -279,6 +305,7 @@ all\:"All three, one after another"))' \
 '--explain[After each step, the procedure that ran (election, append, fetch round, recovery), in klog'\''s words, with the lines that ran marked and the values they saw]' \
 '--force[Replace an existing file at --capture FILE that is not klog'\''s own filmstrip output (never inside a Kafka log dir)]' \
 '--plain[Show each replica as one \`offset\:(epoch,value)\` line instead of the picture]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -309,6 +336,7 @@ all\:"All three, one after another"))' \
 '--force[Replace an existing file at --script FILE that is not klog'\''s own script output (never inside a Kafka log dir)]' \
 '--json[Write everything as one JSON document]' \
 '--no-timing[Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -320,6 +348,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dir=[The lab dir\: an empty or absent directory klog makes (default\: a new temp dir, printed)]:DIR:_files' \
 '--port=[The port on 127.0.0.1 (0\: a random free one)]:N:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -329,6 +358,7 @@ _arguments "${_arguments_options[@]}" : \
 (generate)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -346,6 +376,7 @@ _arguments "${_arguments_options[@]}" : \
             (man)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -356,6 +387,7 @@ _arguments "${_arguments_options[@]}" : \
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
@@ -455,6 +487,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(restore)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (diff)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -527,6 +563,7 @@ _klog_commands() {
 'stop:Shut a replica down cleanly\: flush, write the checkpoints and \`.kafka_cleanshutdown\`' \
 'crash:Stop a replica uncleanly, optionally with damage\: power loss, torn write, bit flip, stale high watermark, lost files' \
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
+'restore:Put back a log dir as it was before a command written with --allow-broker-dir-writes' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
@@ -660,6 +697,7 @@ _klog__subcmd__help_commands() {
 'stop:Shut a replica down cleanly\: flush, write the checkpoints and \`.kafka_cleanshutdown\`' \
 'crash:Stop a replica uncleanly, optionally with damage\: power loss, torn write, bit flip, stale high watermark, lost files' \
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
+'restore:Put back a log dir as it was before a command written with --allow-broker-dir-writes' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
@@ -773,6 +811,11 @@ _klog__subcmd__help__subcmd__recover_commands() {
     local commands; commands=()
     _describe -t commands 'klog help recover commands' commands "$@"
 }
+(( $+functions[_klog__subcmd__help__subcmd__restore_commands] )) ||
+_klog__subcmd__help__subcmd__restore_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help restore commands' commands "$@"
+}
 (( $+functions[_klog__subcmd__help__subcmd__stop_commands] )) ||
 _klog__subcmd__help__subcmd__stop_commands() {
     local commands; commands=()
@@ -792,6 +835,11 @@ _klog__subcmd__lab_commands() {
 _klog__subcmd__recover_commands() {
     local commands; commands=()
     _describe -t commands 'klog recover commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__restore_commands] )) ||
+_klog__subcmd__restore_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog restore commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__stop_commands] )) ||
 _klog__subcmd__stop_commands() {

@@ -6,7 +6,7 @@
 use replica_lab::cli::{
     AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
     DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
-    Target,
+    RestoreArgs, Target,
 };
 use replica_lab::commands::cluster::{ClusterCommand, ClusterRequest};
 use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
@@ -30,7 +30,8 @@ fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box
 /// Run one command, writing its results to `out`.
 pub fn run(command: Command, settings: &Settings, env: &Env, out: &mut dyn Write) -> Result<Outcome> {
     let mut fit = Fit::new(&mut *out, settings.width, settings.color);
-    let outcome = run_into(command, settings, env, &mut fit)?;
+    let hint = write_hint(&command);
+    let outcome = run_into(command, settings, env, &mut fit).map_err(|e| e.with_write_hint(hint))?;
     fit.flush().at("<stdout>", "write")?;
     Ok(outcome)
 }
@@ -38,6 +39,23 @@ pub fn run(command: Command, settings: &Settings, env: &Env, out: &mut dyn Write
 /// The wrapping writer text goes through; `raw()` reaches the writer under it for JSON and
 /// Kafka's dump-log lines.
 type Text<'t, 'w> = Fit<&'t mut (dyn Write + 'w)>;
+
+/// What `command` would change in a log dir klog did not make, and its safe form, for the
+/// refusal (`Error::NotKlogMade`).
+fn write_hint(command: &Command) -> &'static str {
+    match command {
+        Command::Create(_) => "create would add partition dirs to it and rewrite its checkpoints (no dry run: work on a copy)",
+        Command::Elect(_) => "elect would start the partition (local recovery after an unclean stop, removing .kafka_cleanshutdown) and write its leader epoch into leader-epoch-checkpoint, the checkpoints, klog-state.json and .lock (no dry run: work on a copy)",
+        Command::AlterIsr(_) => "alter-isr would start the partition (removing .kafka_cleanshutdown) and write its ISR into klog-state.json and .lock (no dry run: work on a copy)",
+        Command::Append(_) => "append would start the partition (removing .kafka_cleanshutdown), append to its active segment and indexes, and rewrite its checkpoints, klog-state.json and .lock (no dry run: work on a copy)",
+        Command::Fetch(_) => "fetch would start both partitions (removing .kafka_cleanshutdown), append the leader's batches to the follower's segments and rewrite both dirs' checkpoints, klog-state.json and .lock (no dry run: work on a copy)",
+        Command::Flush(_) => "flush would start the partition (removing .kafka_cleanshutdown; local recovery after an unclean stop) and rewrite its recovery point, klog-state.json and .lock (no dry run: work on a copy)",
+        Command::Stop(_) => "stop would start and close every partition it names (local recovery after an unclean stop, rebuilt indexes), rewrite the checkpoints and write .kafka_cleanshutdown, klog-state.json and .lock (no dry run: work on a copy)",
+        Command::Crash(_) => "crash would remove .kafka_cleanshutdown, apply the damage asked for to the partition's files and write klog-state.json and .lock (no dry run: work on a copy)",
+        Command::Recover(_) => "recover would run local recovery (cutting segments at the first invalid batch, rebuilding indexes), truncate the partition to the leader with --leader, and rewrite its checkpoints, klog-state.json and .lock; `--dry-run` shows all of it and writes nothing",
+        _ => "this command would write into it",
+    }
+}
 
 /// The route table: one line per command, each to its plumbing below (request from the
 /// arguments, command, renderer, outcome).
@@ -55,6 +73,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Text<'_
         Command::Stop(a) => stop(&a, settings, env, text),
         Command::Crash(a) => crash(&a, settings, env, text),
         Command::Recover(a) => recover(&a, settings, env, text),
+        Command::Restore(a) => restore(&a, settings, env, text),
         Command::Draw(a) => draw(&a, settings, env, text),
         Command::Diff(a) => diff(&a, settings, env, text),
         Command::Generate(a) => generate(&a, settings, env, text),
@@ -281,6 +300,12 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
         }
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
     }
+    Ok(Outcome::Success)
+}
+
+fn restore(a: &RestoreArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::restore::run(&a.backup)?;
+    text::restored(text, &report, settings)?;
     Ok(Outcome::Success)
 }
 

@@ -23,6 +23,11 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
+    /// Let a command write into a log dir klog did not make (a broker's: no klog-state.json),
+    /// saving every file it changes first in DIR.klog-backup-N (see `klog restore`).
+    #[arg(long, global = true)]
+    pub allow_broker_dir_writes: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -132,6 +137,13 @@ pub enum Command {
     /// the cut (see `klog draw`). `--explain` adds the mode's truncation procedure with the
     /// lines that ran marked. The leader dir is never modified.
     Recover(RecoverArgs),
+    /// Put back a log dir as it was before a command written with --allow-broker-dir-writes.
+    ///
+    /// BACKUP is the `DIR.klog-backup-N` that command named: every file it changed gets its
+    /// bytes and length back, renames are undone, and every file or dir it created is removed
+    /// (klog-state.json, .lock, rebuilt indexes). Undo several commands newest backup first.
+    /// Refuses while another process (a broker) holds the dir's lock. The backup is kept.
+    Restore(RestoreArgs),
     /// Compare two replicas offset by offset (epoch, timestamp, key, value, headers).
     ///
     /// Prints the ranges where they agree, differ, or only one side has records, the first
@@ -190,6 +202,13 @@ pub enum Command {
     /// Write the man pages or a shell completion script (for packagers and shells).
     #[command(subcommand)]
     Generate(GenerateCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// A backup dir a command wrote (`<log dir>.klog-backup-N`).
+    #[arg(value_name = "BACKUP")]
+    pub backup: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]
@@ -915,6 +934,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog recover /tmp/a --leader /tmp/b --mode hw --dry-run",
             "klog recover /tmp/a --leader /tmp/b --mode kip279 --catch-up --json",
         ],
+        "restore" => &["klog crash /copies/b1 --allow-broker-dir-writes", "klog restore /copies/b1.klog-backup-1"],
         "diff" => &["klog diff /tmp/a /tmp/b", "klog diff /tmp/a /tmp/b --json"],
         "demo" => &[
             "klog demo",

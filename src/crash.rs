@@ -68,6 +68,20 @@ pub struct CrashReport {
     pub recovery_point: i64,
     pub log_end_offset_before: i64,
     pub damage: Vec<Damage>,
+    /// `.kafka_cleanshutdown` was there and the crash removed it.
+    pub marker_removed: bool,
+    /// Every partition of the log dir (a crash stops the whole broker), in dir order.
+    pub partitions: Vec<CrashedPartition>,
+}
+
+/// What the crash left of one partition of the dir: it was running (its volatile state is
+/// gone) or already stopped, and the offsets the next start's recovery starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrashedPartition {
+    pub name: String,
+    pub was_running: bool,
+    pub log_end_offset: i64,
+    pub recovery_point: i64,
 }
 
 /// Offsets of the batches overlapping the byte range [from, to) of a segment.
@@ -115,6 +129,17 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
             names.len()
         )));
     }
+    let marker_removed = w.replicas.iter().any(|r| r.clean_shutdown());
+    let partitions = w
+        .replicas
+        .iter()
+        .map(|r| CrashedPartition {
+            name: r.paths().name(),
+            was_running: r.is_running(),
+            log_end_offset: r.log_end_offset(),
+            recovery_point: r.recovery_point(),
+        })
+        .collect();
     let mut replica = w.replicas.swap_remove(w.targets[0]);
     let mut rest = std::mem::take(&mut w.replicas);
     let segments = replica.log().segments().to_vec();
@@ -179,6 +204,8 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         recovery_point: replica.recovery_point(),
         log_end_offset_before: leo,
         damage: Vec::new(),
+        marker_removed,
+        partitions,
     };
     w.lock.keep();
     forget_volatile_states(std::iter::once(&mut replica).chain(rest.iter_mut()))?;

@@ -10,6 +10,7 @@
 //! [`sync_path`] when a flush is asked for, and the recovery point records how far that went.
 //! Read-only opens and maps are not steps and do not come through here.
 
+pub mod backup;
 mod fault;
 pub mod journal;
 pub mod output;
@@ -93,14 +94,14 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
 
 /// Rename `from` over `to`; one step. The directory is not fsynced.
 pub fn rename(from: &Path, to: &Path) -> Result<()> {
-    journal::before_rename(from, to);
+    journal::before_rename(from, to)?;
     step(Op::Rename, from, Some(to), || fs::rename(from, to)).at(to, "rename")
 }
 
 /// A file the process is about to create outside these functions (the lock file): a failed
 /// command removes it again.
-pub fn note_created(path: &Path) {
-    journal::before_grow(path);
+pub fn note_created(path: &Path) -> Result<()> {
+    journal::before_grow(path)
 }
 
 /// Refuse a directory where a temp name klog writes (`<file>.tmp`) is taken by something that
@@ -132,20 +133,20 @@ pub fn check_temp_names(dir: &Path) -> Result<()> {
 /// Create `path` empty (truncating it if present) and open it for writing; the name is not
 /// yet durable: fsync the directory before relying on it.
 pub fn create_file(path: &Path) -> Result<File> {
-    journal::before_replace(path);
+    journal::before_replace(path)?;
     let create = || OpenOptions::new().write(true).create(true).truncate(true).custom_flags(WRITE_FLAGS).open(path);
     regular(step(Op::Create, path, None, create).at(path, "create")?, path)
 }
 
 /// Append `bytes` to `file`, opened by [`create_for_append`]; not fsynced.
 pub fn append(file: &mut File, path: &Path, bytes: &[u8]) -> Result<()> {
-    journal::before_grow(path);
+    journal::before_grow(path)?;
     write_step(file, path, bytes).at(path, "append")
 }
 
 /// Overwrite `bytes` at byte `position` of the existing file `path`, then fsync it.
 pub fn write_at(path: &Path, position: u64, bytes: &[u8]) -> Result<()> {
-    journal::before_overwrite(path, position, position.saturating_add(bytes.len() as u64));
+    journal::before_overwrite(path, position, position.saturating_add(bytes.len() as u64))?;
     let file = OpenOptions::new().write(true).custom_flags(WRITE_FLAGS).open(path).at(path, "open for writing")?;
     let mut file = regular(file, path)?;
     file.seek(SeekFrom::Start(position)).at(path, "seek")?;
@@ -182,7 +183,7 @@ pub fn sync_parent_dir(path: &Path) -> Result<()> {
 /// Opening an existing file is not a step.
 pub fn create_for_append(path: &Path) -> Result<File> {
     let open = || OpenOptions::new().create(true).append(true).custom_flags(WRITE_FLAGS).open(path);
-    journal::before_grow(path);
+    journal::before_grow(path)?;
     if fs::symlink_metadata(path).is_ok() {
         return regular(open().at(path, "open for append")?, path);
     }
@@ -195,14 +196,14 @@ pub fn create_for_append(path: &Path) -> Result<File> {
 pub fn truncate_file(path: &Path, len: u64) -> Result<()> {
     let file = OpenOptions::new().write(true).custom_flags(WRITE_FLAGS).open(path).at(path, "open for truncation")?;
     let file = regular(file, path)?;
-    journal::before_overwrite(path, len, file.metadata().map_or(u64::MAX, |m| m.len()));
+    journal::before_overwrite(path, len, file.metadata().map_or(u64::MAX, |m| m.len()))?;
     step(Op::Truncate, path, None, || file.set_len(len)).at(path, "truncate")?;
     sync_file(&file, path)
 }
 
 /// Remove a file (if present) and make the removal durable. Returns whether it was there.
 pub fn remove_file(path: &Path) -> Result<bool> {
-    journal::before_replace(path);
+    journal::before_replace(path)?;
     match step(Op::Remove, path, None, || fs::remove_file(path)) {
         Ok(()) => {
             sync_parent_dir(path)?;
@@ -216,7 +217,7 @@ pub fn remove_file(path: &Path) -> Result<bool> {
 /// Create one directory whose name is not yet durable: for a command that makes many at once
 /// and then syncs the file system ([`sync_file_system`]) instead of each parent.
 pub fn create_dir_unsynced(dir: &Path) -> Result<()> {
-    journal::before_create_dir(dir);
+    journal::before_create_dir(dir)?;
     step(Op::CreateDir, dir, None, || fs::create_dir(dir)).at(dir, "create directory")
 }
 
@@ -239,7 +240,23 @@ pub fn sync_file_system(path: &Path) -> Result<()> {
 
 /// Create a directory (and parents) and make its name durable.
 pub fn create_dir(dir: &Path) -> Result<()> {
-    journal::before_create_dir(dir);
+    journal::before_create_dir(dir)?;
     step(Op::CreateDir, dir, None, || fs::create_dir_all(dir)).at(dir, "create directory")?;
+    sync_parent_dir(dir)
+}
+
+/// Remove a directory and everything under it, durably (a restore removing a directory a
+/// command made). Files go through [`remove_file`]; each emptied directory is one remove step.
+pub fn remove_tree(dir: &Path) -> Result<()> {
+    for entry in fs::read_dir(dir).at(dir, "list directory")? {
+        let path = entry.at(dir, "list directory")?.path();
+        if fs::symlink_metadata(&path).at(&path, "stat")?.is_dir() {
+            remove_tree(&path)?;
+        } else {
+            remove_file(&path)?;
+        }
+    }
+    journal::before_remove_dir(dir);
+    step(Op::Remove, dir, None, || fs::remove_dir(dir)).at(dir, "remove directory")?;
     sync_parent_dir(dir)
 }

@@ -31,6 +31,10 @@ pub enum Error {
     NotRegular { path: PathBuf, kind: &'static str },
     /// Another process holds the directory's lock.
     Locked { path: PathBuf },
+    /// A command would write into a log dir klog did not make (a broker's) without consent.
+    /// `command` says what that command changes there, and its safe form (added by the
+    /// dispatcher, which knows the command).
+    NotKlogMade { path: PathBuf, command: Option<&'static str> },
     /// Bad command-line usage not caught by the argument parser.
     Usage(String),
 }
@@ -69,7 +73,8 @@ impl Error {
             | Error::Layout { path, .. }
             | Error::State { path, .. }
             | Error::NotRegular { path, .. }
-            | Error::Locked { path } => Some(path),
+            | Error::Locked { path }
+            | Error::NotKlogMade { path, .. } => Some(path),
             Error::Usage(_) => None,
         }
     }
@@ -77,6 +82,14 @@ impl Error {
     /// The process exit code for this error: always 2 (1 is reserved for findings).
     pub fn exit_code(&self) -> i32 {
         2
+    }
+
+    /// A refusal to write into a dir klog did not make, told what `command` would change there.
+    pub fn with_write_hint(self, command: &'static str) -> Error {
+        match self {
+            Error::NotKlogMade { path, command: None } => Error::NotKlogMade { path, command: Some(command) },
+            e => e,
+        }
     }
 
     /// True when the error is a closed pipe on stdout, which counts as success.
@@ -108,6 +121,20 @@ impl fmt::Display for Error {
                 "{}: locked by another process (another klog command or a broker is writing here)",
                 path.display()
             ),
+            Error::NotKlogMade { path, command } => {
+                let d = path.display();
+                write!(f, "{d}: a log dir klog did not make (no klog-state.json: a broker's dir), and ")?;
+                match command {
+                    Some(what) => write!(f, "{what}")?,
+                    None => write!(f, "this command would write into it")?,
+                }
+                write!(
+                    f,
+                    "; nothing was changed. To change it, work on a copy: `cp -a {d} COPY`, then the same command \
+                     on COPY with --allow-broker-dir-writes (every file it changes is saved first in \
+                     COPY.klog-backup-N, and `klog restore COPY.klog-backup-N` puts it back)"
+                )
+            }
             Error::Usage(what) => f.write_str(what),
         }
     }

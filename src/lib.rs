@@ -18,6 +18,7 @@ pub mod format;
 pub mod generate;
 pub mod lab;
 pub mod log;
+pub mod notice;
 pub mod output;
 pub mod partition_registration;
 pub mod regular_file;

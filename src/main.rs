@@ -30,22 +30,40 @@ fn main() -> ExitCode {
         }
     };
     let settings = cli::settings(&cli, &env);
+    if cli.allow_broker_dir_writes {
+        replica_lab::replica::allow_broker_dir_writes();
+    }
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // A command that fails changes nothing: the undo journal records what each durable step
     // changes, and puts it back on failure.
     replica_lab::durable::journal::begin();
     let result = app::run(cli.command, &settings, &env, &mut out)
         .and_then(|outcome| out.flush().at("<stdout>", "write").map(|()| outcome));
+    let _ = out.flush();
+    for note in replica_lab::notice::take() {
+        eprintln!("klog: warning: {note}");
+    }
     match &result {
         Err(e) if !e.is_broken_pipe() => {
-            let _ = out.flush();
             // One line, whatever the error echoes (a name read from a file, an argument).
             eprintln!("klog: error: {}", escape::text(&e.to_string()));
             for failure in replica_lab::durable::journal::rollback() {
                 eprintln!("klog: warning: {}", escape::text(&failure.to_string()));
             }
         }
-        _ => replica_lab::durable::journal::finish(),
+        _ => {
+            replica_lab::durable::journal::finish();
+            // Two lines, so that it fits 80 columns where the paths are short; the command to
+            // undo it stays whole on its own line, to copy.
+            for (log_dir, backup) in replica_lab::durable::backup::made() {
+                eprintln!(
+                    "klog: saved what this command changed in {} first:\n  `klog restore {}` puts {} back",
+                    backup.display(),
+                    backup.display(),
+                    log_dir.display()
+                );
+            }
+        }
     }
     ExitCode::from(cli::exit_code(&result))
 }

@@ -751,6 +751,12 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
             )));
         }
     }
+    if req.command == ClusterCommand::Recover {
+        // A dry run never takes a lock: a broker running on a dir is said once, not refused.
+        for d in req.dirs {
+            crate::replica::DirLock::probe_for_dry_run(d)?;
+        }
+    }
     for (i, a) in req.dirs.iter().enumerate() {
         for b in &req.dirs[i + 1..] {
             let same = match (a.canonicalize(), b.canonicalize()) {

@@ -99,7 +99,9 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
     let added = if existing {
         // Adding partitions to a log dir klog made: validate everything, lock, read everything
         // the write needs, then write.
-        if !req.dir.join(names::KLOG_STATE).is_file() || !req.dir.join(names::META_PROPERTIES).is_file() {
+        // A Kafka log dir klog did not make (no klog-state.json) is refused by the lock's
+        // consent gate below, unless the user consented.
+        if !req.dir.join(names::META_PROPERTIES).is_file() {
             return Err(Error::layout(
                 req.dir,
                 "directory exists and is not empty, and is not a log dir klog made (no klog-state.json and \

@@ -20,6 +20,7 @@ pub mod isr;
 pub mod pair;
 pub mod recorded_leader;
 pub mod recover;
+pub mod restore;
 pub mod stop;
 pub mod summary;
 

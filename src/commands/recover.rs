@@ -584,7 +584,12 @@ fn load_data_dir(
         ));
     }
     // Validate everything before writing anything; the dry run takes every step but the lock.
-    let mut lock = if dry_run { None } else { Some(DirLock::acquire(dir)?) };
+    let mut lock = if dry_run {
+        DirLock::probe_for_dry_run(dir)?;
+        None
+    } else {
+        Some(DirLock::acquire(dir)?)
+    };
     let files = LogDirFiles::read_tolerant(dir)?;
     let mut notes = Vec::new();
     // A log dir the failure channel took offline: Kafka's `loadLogs` still loads every log

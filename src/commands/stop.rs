@@ -23,6 +23,21 @@ pub struct StopReport {
     pub marker_written: bool,
     /// Partitions of the dir still open or unflushed, which keep the marker away.
     pub not_closed: Vec<String>,
+    /// Each partition this stop closed, in dir order: what its start found and where it ends.
+    pub closed: Vec<StoppedPartition>,
+}
+
+/// One partition a stop closed.
+#[derive(Debug, Clone)]
+pub struct StoppedPartition {
+    pub name: String,
+    pub log_end_offset: i64,
+    pub high_watermark: i64,
+    pub recovery_point: i64,
+    /// The start before the close ran local recovery (an unclean stop before): `.log` bytes it
+    /// cut, and whether it rebuilt anything; `None` when the partition was running or stopped
+    /// cleanly.
+    pub recovered_bytes_removed: Option<u64>,
 }
 
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
@@ -41,11 +56,13 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
             startup: None,
             marker_written: marker.exists(),
             not_closed: Vec::new(),
+            closed: Vec::new(),
         });
     }
     w.lock.keep();
     let mut startup = None;
     let mut stopped = Vec::new();
+    let mut closed = Vec::new();
     // As Kafka's LogManager.shutdown: close and flush every log, then write each checkpoint
     // once for all of them, then the marker (one write per file, not one per partition).
     for &i in &to_stop {
@@ -54,6 +71,7 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
     for &i in &to_stop {
         let replica = &mut w.replicas[i];
         let report = replica.start()?;
+        let recovered_bytes_removed = report.as_ref().filter(|r| !r.clean_shutdown).map(|r| r.bytes_removed);
         if i == first {
             startup = report;
         }
@@ -62,6 +80,13 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         replica.forget_volatile_state();
         replica.save_state()?;
         stopped.push(replica.paths().name());
+        closed.push(StoppedPartition {
+            name: replica.paths().name(),
+            log_end_offset: replica.log_end_offset(),
+            high_watermark: replica.high_watermark(),
+            recovery_point: replica.recovery_point(),
+            recovered_bytes_removed,
+        });
     }
     let mut closing: Vec<&mut crate::replica::Replica> =
         w.replicas.iter_mut().filter(|r| r.defer_log_dir_writes()).collect();
@@ -81,5 +106,6 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
         startup,
         marker_written: not_closed.is_empty(),
         not_closed,
+        closed,
     })
 }

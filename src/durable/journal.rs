@@ -42,6 +42,8 @@ enum Before {
     RenamedTo(PathBuf),
     /// Something the journal cannot put back (a large file removed, the budget spent).
     Lost(String),
+    /// An empty directory that existed and was removed: undone by making it again.
+    Dir,
 }
 
 #[derive(Default)]
@@ -120,6 +122,10 @@ fn undo(path: &Path, before: &Before) -> Result<(), String> {
             Err(_) => Ok(()),
         },
         Before::Lost(why) => Err(why.clone()),
+        Before::Dir => match fs::symlink_metadata(path) {
+            Ok(_) => Ok(()),
+            Err(_) => fs::create_dir(path).map_err(|e| e.to_string()),
+        },
     }
 }
 
@@ -202,37 +208,56 @@ impl Journal {
 }
 
 /// `path` is about to be created, appended to, or made a directory: remember what it held.
-pub(crate) fn before_grow(path: &Path) {
+/// Fails (and the change must not run) when a guarded log dir's backup cannot save it.
+pub(crate) fn before_grow(path: &Path) -> crate::error::Result<()> {
+    super::backup::before_grow(path)?;
     with(|j| {
         j.touch(path);
     });
+    Ok(())
 }
 
 /// `path` (a file) is about to be replaced (created over, renamed over) or removed.
-pub(crate) fn before_replace(path: &Path) {
+pub(crate) fn before_replace(path: &Path) -> crate::error::Result<()> {
+    super::backup::before_replace(path)?;
     with(|j| j.before_replace(path));
+    Ok(())
 }
 
 /// `from` is about to be renamed over `to`.
-pub(crate) fn before_rename(from: &Path, to: &Path) {
+pub(crate) fn before_rename(from: &Path, to: &Path) -> crate::error::Result<()> {
+    super::backup::before_rename(from, to)?;
     with(|j| {
         j.touch(from);
         j.before_replace(to);
         j.records.push((from.to_path_buf(), Before::RenamedTo(to.to_path_buf())));
     });
+    Ok(())
 }
 
 /// Bytes `[from, to)` of `path` are about to be overwritten or cut.
-pub(crate) fn before_overwrite(path: &Path, from: u64, to: u64) {
+pub(crate) fn before_overwrite(path: &Path, from: u64, to: u64) -> crate::error::Result<()> {
+    super::backup::before_overwrite(path, from, to)?;
     with(|j| {
         if let Some(i) = j.touch(path) {
             j.save(i, path, from, to);
         }
     });
+    Ok(())
+}
+
+/// The empty directory `dir` is about to be removed (a restore removing what a command made).
+pub(crate) fn before_remove_dir(dir: &Path) {
+    with(|j| {
+        if j.seen.insert(dir.to_path_buf()) {
+            j.records.push((dir.to_path_buf(), Before::Dir));
+        }
+    });
 }
 
 /// `dir` and any missing parents are about to be made: remember the topmost missing one.
-pub(crate) fn before_create_dir(dir: &Path) {
+pub(crate) fn before_create_dir(dir: &Path) -> crate::error::Result<()> {
+    super::backup::before_create_dir(dir)?;
     with(|j| {
         let mut topmost = None;
         let mut d = Some(dir);
@@ -247,6 +272,7 @@ pub(crate) fn before_create_dir(dir: &Path) {
             j.touch(p);
         }
     });
+    Ok(())
 }
 
 #[cfg(test)]

@@ -325,7 +325,25 @@ pub fn stopped(
             r.log_end_offset,
             r.high_watermark
         ),
-        (false, n) => out!(out, "{dir}: stopped {n} partitions cleanly ({marker})"),
+        (false, n) => {
+            out!(out, "{dir}: stopped {n} partitions cleanly ({marker})")?;
+            for c in &r.closed {
+                let recovered = match c.recovered_bytes_removed {
+                    Some(0) => "; local recovery first, nothing cut".to_string(),
+                    Some(b) => format!("; local recovery first cut {b} bytes"),
+                    None => String::new(),
+                };
+                out!(
+                    out,
+                    "  {}: closed and flushed; LEO {}, HW {}, recovery point {}{recovered}",
+                    c.name,
+                    c.log_end_offset,
+                    c.high_watermark,
+                    c.recovery_point
+                )?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -368,6 +386,44 @@ pub fn crashed(out: &mut dyn Write, r: &crate::crash::CrashReport, settings: &Se
             Damage::HighWatermark { before, after } => out!(out, "  HW checkpoint: {before} -> {after}")?,
             Damage::DroppedFile { path } => out!(out, "  removed {path}")?,
         }
+    }
+    // A crash of a whole broker's dir: what it did to each partition.
+    if r.partitions.len() > 1 {
+        if r.marker_removed {
+            out!(
+                out,
+                "  removed .kafka_cleanshutdown: the next start recovers every partition from its recovery point"
+            )?;
+        }
+        for c in &r.partitions {
+            let state = if c.was_running { "was running: volatile state lost" } else { "was stopped: unchanged" };
+            out!(out, "  {}: {state}; LEO {}, recovery point {}", c.name, c.log_end_offset, c.recovery_point)?;
+        }
+    }
+    Ok(())
+}
+
+/// `klog restore`: what was put back, one line per file.
+pub fn restored(out: &mut dyn Write, r: &crate::durable::backup::RestoreReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    let dir = r.log_dir.display();
+    out!(
+        out,
+        "{dir}: {} from {} ({} files given back their bytes, {} made by the command removed, {} renames undone)",
+        p.good("restored"),
+        r.backup_dir.display(),
+        r.restored.len(),
+        r.removed.len(),
+        r.renamed_back.len()
+    )?;
+    for f in &r.restored {
+        out!(out, "  restored {f}")?;
+    }
+    for f in &r.renamed_back {
+        out!(out, "  renamed back {f}")?;
+    }
+    for f in &r.removed {
+        out!(out, "  removed {f}")?;
     }
     Ok(())
 }

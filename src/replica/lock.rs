@@ -22,8 +22,17 @@ pub struct DirLock {
 }
 
 impl DirLock {
-    /// Take the lock on `log_dir/.lock`, refusing (not waiting) if another process holds it.
+    /// Take the lock on `log_dir/.lock` to write into the dir, refusing (not waiting) if
+    /// another process holds it, and first refusing a dir klog did not make unless the user
+    /// consented (then every change under it is backed up first): every write takes this door.
     pub fn acquire(log_dir: &Path) -> Result<DirLock> {
+        super::consent::require(log_dir)?;
+        DirLock::acquire_to_restore(log_dir)
+    }
+
+    /// Take the lock without the consent gate: only for `klog restore`, which puts back what a
+    /// consented command changed.
+    pub fn acquire_to_restore(log_dir: &Path) -> Result<DirLock> {
         let path = log_dir.join(LOCK_FILE);
         // Never through a symlink (a dangling one would create a file outside the dir), never
         // waiting on a FIFO, never locking a device.
@@ -36,7 +45,7 @@ impl DirLock {
             Err(_) => true,
         };
         if created {
-            durable::note_created(&path);
+            durable::note_created(&path)?;
         }
         let file = fs::OpenOptions::new()
             .create(true)
@@ -103,6 +112,24 @@ impl DirLock {
         Ok(())
     }
 
+    /// How a dry run treats the lock: it never takes it and never writes, so a lock another
+    /// process holds (a running broker) does not refuse it; it is noted for stderr instead, as
+    /// the files may change while the dry run reads them. Any other refusal of [`DirLock::probe`]
+    /// (a `.lock` that is a symlink or not a file) refuses the dry run as it would the run.
+    pub fn probe_for_dry_run(log_dir: &Path) -> Result<()> {
+        match DirLock::probe(log_dir) {
+            Err(Error::Locked { path }) => {
+                crate::notice::warn(format!(
+                    "{}: locked by another process (a running broker?): this dry run reads it without the lock, \
+                     so its files may change under it",
+                    path.display()
+                ));
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
     /// The command is about to write: the lock file stays.
     pub fn keep(&mut self) {
         self.kept = true;
@@ -135,7 +162,7 @@ mod tests {
     #[ignore = "run in a child process by a_lock_held_by_another_process_refuses_acquire_and_probe"]
     fn holds_the_lock_in_a_child_process() {
         let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
-        let _lock = DirLock::acquire(Path::new(&dir)).expect("the child takes the lock");
+        let _lock = DirLock::acquire_to_restore(Path::new(&dir)).expect("the child takes the lock");
         println!("{HELD}");
         let mut rest = String::new();
         while std::io::stdin().read_line(&mut rest).is_ok_and(|n| n > 0) {}
@@ -156,14 +183,14 @@ mod tests {
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         assert!(lines.any(|l| l.unwrap().contains(HELD)), "the child never took the lock");
 
-        assert!(matches!(DirLock::acquire(dir), Err(Error::Locked { path }) if path == dir));
+        assert!(matches!(DirLock::acquire_to_restore(dir), Err(Error::Locked { path }) if path == dir));
         assert!(matches!(DirLock::probe(dir), Err(Error::Locked { .. })));
         assert!(dir.join(LOCK_FILE).exists(), "a refused acquire leaves the holder's file alone");
 
         drop(child.stdin.take());
         assert!(child.wait().unwrap().success());
         DirLock::probe(dir).expect("free once the holder exits");
-        let _lock = DirLock::acquire(dir).expect("free once the holder exits");
+        let _lock = DirLock::acquire_to_restore(dir).expect("free once the holder exits");
     }
 
     #[test]
@@ -174,18 +201,18 @@ mod tests {
         DirLock::probe(dir).unwrap();
         assert!(!path.exists(), "a probe creates nothing");
 
-        let lock = DirLock::acquire(dir).unwrap();
+        let lock = DirLock::acquire_to_restore(dir).unwrap();
         assert!(path.is_file());
         drop(lock);
         assert!(!path.exists(), "a command that wrote nothing leaves no lock file");
 
-        let mut lock = DirLock::acquire(dir).unwrap();
+        let mut lock = DirLock::acquire_to_restore(dir).unwrap();
         lock.keep();
         drop(lock);
         assert!(path.is_file(), "a command that wrote leaves the lock file, as a broker does");
 
         // A lock file that was there already is never removed.
-        drop(DirLock::acquire(dir).unwrap());
+        drop(DirLock::acquire_to_restore(dir).unwrap());
         assert!(path.is_file());
     }
 
@@ -196,7 +223,7 @@ mod tests {
         fs::create_dir(&dir).unwrap();
         let target = tmp.path().join("outside");
         std::os::unix::fs::symlink(&target, dir.join(LOCK_FILE)).unwrap();
-        for refusal in [DirLock::acquire(&dir).map(|_| ()), DirLock::probe(&dir)] {
+        for refusal in [DirLock::acquire_to_restore(&dir).map(|_| ()), DirLock::probe(&dir)] {
             let Err(Error::Layout { what, .. }) = refusal else { panic!("followed the symlink") };
             assert!(what.starts_with("is a symlink"), "{what}");
         }
@@ -204,7 +231,7 @@ mod tests {
 
         fs::remove_file(dir.join(LOCK_FILE)).unwrap();
         fs::create_dir(dir.join(LOCK_FILE)).unwrap();
-        assert!(matches!(DirLock::acquire(&dir), Err(Error::NotRegular { .. })));
+        assert!(matches!(DirLock::acquire_to_restore(&dir), Err(Error::NotRegular { .. })));
         assert!(matches!(DirLock::probe(&dir), Err(Error::NotRegular { .. })));
     }
 }

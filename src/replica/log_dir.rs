@@ -220,18 +220,24 @@ pub(super) enum Strictness {
     Tolerate,
 }
 
-/// The checks of a write open that concern the log dir as a whole, refusing as the write
-/// would: a partial copy, a temp name taken by something klog cannot replace, a `.lock` that is
-/// not a plain file or that another process holds (probed, never taken or created).
+/// The checks a dry run makes of the log dir as a whole, refusing as the write would: a
+/// partial copy, a temp name taken by something klog cannot replace, a `.lock` that is not a
+/// plain file (probed, never taken or created). A lock another process holds does not refuse a
+/// dry run (it never takes it): it is noted for stderr ([`DirLock::probe_for_dry_run`]).
 pub fn check_log_dir_for_write(log_dir: &Path) -> Result<()> {
+    check_log_dir_layout(log_dir)?;
+    DirLock::probe_for_dry_run(log_dir)
+}
+
+/// The layout checks of a write open of `log_dir`, lock aside.
+pub(super) fn check_log_dir_layout(log_dir: &Path) -> Result<()> {
     if log_dir_kind(log_dir) == LogDirKind::Partial {
         return Err(Error::layout(
             log_dir,
             "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
         ));
     }
-    durable::check_temp_names(log_dir)?;
-    DirLock::probe(log_dir)
+    durable::check_temp_names(log_dir)
 }
 
 /// Every partition of one log dir opened for writing under its one lock, for the commands that

@@ -17,6 +17,7 @@
 //! ([`Replica::marks`], [`Replica::role`], ...). Its fields are private: every change of its
 //! state goes through a method here, and no other module reads them.
 
+mod consent;
 mod identity;
 mod lock;
 mod log_dir;
@@ -30,6 +31,7 @@ mod topic_config;
 #[cfg(test)]
 mod test_support;
 
+pub use consent::{allow_broker_dir_writes, made_by_klog};
 pub use identity::{ensure_distinct_log_dirs, same_node_id_warning};
 pub use lock::DirLock;
 pub use log_dir::{
@@ -149,7 +151,11 @@ impl Replica {
     /// The one open of a replica a command will write (`take_lock`) or forecast writing: the
     /// log dir's checks, then the partition's, then a load that refuses any file it cannot read.
     fn open_paths_checked(paths: ReplicaPaths, take_lock: bool) -> Result<Replica> {
-        check_log_dir_for_write(&paths.log_dir)?;
+        if take_lock {
+            log_dir::check_log_dir_layout(&paths.log_dir)?;
+        } else {
+            check_log_dir_for_write(&paths.log_dir)?;
+        }
         refuse_symlinked_partition_dir(&paths)?;
         durable::check_temp_names(&paths.partition_dir)?;
         let lock = if take_lock { Some(DirLock::acquire(&paths.log_dir)?) } else { None };

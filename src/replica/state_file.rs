@@ -86,6 +86,10 @@ pub(super) struct PartitionEntry {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct KlogStateFile {
     pub(super) version: u32,
+    /// Written into a log dir klog did not make (a broker's), with the user's consent: the dir
+    /// stays one klog did not make, and every later write there needs consent again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) adopted: bool,
     pub(super) partitions: BTreeMap<String, PartitionEntry>,
 }
 
@@ -102,6 +106,7 @@ impl KlogStateFile {
     /// Write the whole file atomically (version 1, pretty JSON, a final newline).
     pub(super) fn write(&mut self, path: &Path) -> Result<()> {
         self.version = 1;
+        self.adopted |= path.parent().is_some_and(super::consent::adopted);
         let mut text = serde_json::to_string_pretty(self).expect("state serializes");
         text.push('\n');
         durable::write_atomic(path, text.as_bytes())

@@ -196,11 +196,24 @@ const CASES: &[Case] = &[
     (&["dump", "@zk-broker-2021", "--partition", "TestTopic-0", "--json"], 0, ""),
     (&["dump", "@kraft-broker-2026"], 0, ""),
     (&["check", "@zk-broker-2021"], 0, "checked 53 partition(s)"),
-    (&["flush", "@zk-broker-2021"], 2, "--partition"),
-    (&["append", "@zk-broker-2021", "--partition", "TestTopic-0", "x"], 2, "only a leader appends"),
-    (&["crash", "@zk-broker-2021", "--torn-bytes", "3"], 2, "--partition"),
+    // Without consent every write into a broker copy is refused by the consent gate first...
+    (&["append", "@zk-broker-2021", "--partition", "TestTopic-0", "x"], 2, "a log dir klog did not make"),
+    (&["elect", "@kraft-broker-2026", "--partition", "__consumer_offsets-0"], 2, "a log dir klog did not make"),
+    (&["recover", "@zk-broker-2020"], 2, "a log dir klog did not make"),
+    // ...and with it, each request is still refused for its own reason, leaving no backup.
+    (&["--allow-broker-dir-writes", "flush", "@zk-broker-2021"], 2, "--partition"),
+    (
+        &["--allow-broker-dir-writes", "append", "@zk-broker-2021", "--partition", "TestTopic-0", "x"],
+        2,
+        "only a leader appends",
+    ),
+    (&["--allow-broker-dir-writes", "crash", "@zk-broker-2021", "--torn-bytes", "3"], 2, "--partition"),
     (&["recover", "@zk-broker-2021", "--partition", "TestTopic-0", "--dry-run"], 0, ""),
-    (&["fetch", "--leader", "@zk-broker-2021", "@e", "--partition", "TestTopic-0"], 2, "no partition TestTopic-0"),
+    (
+        &["--allow-broker-dir-writes", "fetch", "--leader", "@zk-broker-2021", "@e", "--partition", "TestTopic-0"],
+        2,
+        "no partition TestTopic-0",
+    ),
     (
         &["diff", "@zk-broker-2020", "@kraft-broker-2026", "--partition", "__consumer_offsets-0"],
         0,

@@ -293,8 +293,10 @@ pub fn klog_forecast(dir: &Path) -> View {
     }
 }
 
-/// klog's start-up on `dir`, and the tree it leaves.
+/// klog's start-up on `dir`, and the tree it leaves. The cases are copies of broker dirs too:
+/// the run has the consent `--allow-broker-dir-writes` gives (its backup lands beside the copy).
 pub fn klog_run(dir: &Path) -> View {
+    replica_lab::replica::allow_broker_dir_writes();
     match recover_data_dir(dir, false, &mut NoProgress) {
         Ok(r) => {
             let mut v = klog_view(&r);

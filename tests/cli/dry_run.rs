@@ -223,14 +223,20 @@ fn damage(rng: &mut Rng, dir: &Path) -> String {
 }
 
 /// Run `recover ARGS --dry-run` and `recover ARGS` on the same tree: the dry run must leave every
-/// byte as it was, and both must give one answer.
-fn dry_then_run(root: &Path, recover: &[String], case: &str) -> Option<serde_json::Value> {
+/// byte as it was, and both must give one answer. On a broker's dir (`consent`: no klog state)
+/// the run is given `--allow-broker-dir-writes`, as a dry run needs no consent; the backup the
+/// run saves beside the dir is made after the dry run's tree comparison.
+fn dry_then_run(root: &Path, recover: &[String], consent: bool, case: &str) -> Option<serde_json::Value> {
     let before = tree(root);
     let mut dry = recover.to_vec();
     dry.push("--dry-run".into());
     let dry_out = run(&dry);
     assert!(tree(root) == before, "{case}: the dry run changed the tree");
-    let real_out = run(recover);
+    let mut real = recover.to_vec();
+    if consent {
+        real.insert(0, "--allow-broker-dir-writes".into());
+    }
+    let real_out = run(&real);
     assert_same_answer(&dry_out, &real_out, case);
     (real_out.code == 0).then(|| json_lines(&real_out.stdout).remove(0))
 }
@@ -261,6 +267,8 @@ fn single_partition_cases(seed: u64, histories: u64, variants: u64) -> (usize, u
             // Mostly a replica that is not the leader: the one a restart truncates.
             let x = if rng.chance(75) { (leader + 1 + rng.below(2) as usize) % 3 } else { leader };
             let what = damage(&mut rng, &names[x]);
+            // The damage that removes klog's state leaves a broker's dir: its run needs consent.
+            let consent = !names[x].join("klog-state.json").exists();
             let mut recover = args(&["recover", "--json"]);
             if rng.chance(30) {
                 recover.push(p(&names[x]));
@@ -275,7 +283,7 @@ fn single_partition_cases(seed: u64, histories: u64, variants: u64) -> (usize, u
                 }
             }
             let case = format!("seed {seed} history {h} variant {v}: damage {what}; {}", recover.join(" "));
-            if let Some(report) = dry_then_run(&root, &recover, &case) {
+            if let Some(report) = dry_then_run(&root, &recover, consent, &case) {
                 ran += 1;
                 cutting += usize::from(cuts_something(&report));
             }

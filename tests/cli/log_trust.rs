@@ -103,7 +103,7 @@ fn stopping_a_copy_of_a_broker_written_partition_keeps_its_time_index_in_order()
     let lab = Lab::new();
     let copy = lab.path("zk-broker-2021");
     copy_tree(&real.join("zk-broker-2021"), &copy);
-    ok(&["stop", s(&copy), "--partition", "__consumer_offsets-2"]);
+    ok(&["--allow-broker-dir-writes", "stop", s(&copy), "--partition", "__consumer_offsets-2"]);
     let out = klog().args(["check", s(&copy), "--partition", "__consumer_offsets-2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 }

@@ -6,6 +6,7 @@ mod capture;
 mod cluster;
 mod cluster_view;
 mod common;
+mod consent;
 mod corruption;
 mod crash;
 mod data_dir;

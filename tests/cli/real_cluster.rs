@@ -809,15 +809,22 @@ fn expect_min_isr_refused(seq: &Seq, o: &Outcome) -> Vec<String> {
 /// Power loss at broker `n` (dead): its data dir is kept as `raw`, cut back to its recovery point
 /// in place (`klog crash --power-loss`: what only the page cache held is gone), and copied as
 /// `cut` for klog; klog's own note that the replica crashed (`klog-state.json`) stays in that
-/// copy and leaves the broker's dir, which holds only Kafka's files again.
+/// copy and leaves the broker's dir, which holds only Kafka's files again. The broker's dir is
+/// not klog's, so the cut needs `--allow-broker-dir-writes`; the backup it saves beside the dir
+/// is removed (`raw` is this test's record of the dir before the cut).
 pub(crate) fn power_cut(c: &mut Cluster, seq: &Seq, n: usize, raw: &str, cut: &str) -> Result<(), String> {
     c.copy(n, &seq.path(raw));
     let out = klog()
-        .args(["crash", "--power-loss", "--partition", &format!("{}-0", seq.topic), s(&c.data_dir(n))])
+        .args(["--allow-broker-dir-writes", "crash", "--power-loss", "--partition", &format!("{}-0", seq.topic)])
+        .arg(c.data_dir(n))
         .output()
         .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
-        return Err(format!("klog crash --power-loss on broker {n}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(format!("klog crash --power-loss on broker {n}: {}", stderr.trim()));
+    }
+    for backup in stderr.lines().filter_map(|l| l.split("`klog restore ").nth(1)).filter_map(|r| r.split('`').next()) {
+        std::fs::remove_dir_all(backup).map_err(|e| format!("broker {n}: removing the backup {backup}: {e}"))?;
     }
     c.copy(n, &seq.path(cut));
     let _ = std::fs::remove_file(c.data_dir(n).join("klog-state.json"));

@@ -84,13 +84,22 @@ fn refused_commands_on_a_broker_copy_leave_it_byte_identical() {
     let lab = Lab::new();
     let Some(broker) = broker_copy(&lab, "zk-broker-2021") else { return };
     let before = tree(&broker);
+    let around = tree(lab.dir.path());
     for args in [
         vec!["append", s(&broker), "--partition", "TestTopic-0", "x"],
         vec!["fetch", "--leader", s(&broker), s(&broker), "--partition", "TestTopic-0"],
         vec!["crash", s(&broker), "--torn-bytes", "3"],
     ] {
-        code(&args, 2);
+        // Without consent the consent gate refuses; with it, the request's own fault does, and
+        // neither leaves a byte changed in the copy or a backup beside it.
+        let (_, err) = code(&args, 2);
+        assert!(err.contains("a log dir klog did not make"), "{args:?}: {err}");
         assert_eq!(tree(&broker), before, "{args:?} changed the broker copy");
+        let consented: Vec<&str> = std::iter::once("--allow-broker-dir-writes").chain(args.iter().copied()).collect();
+        let (_, err) = code(&consented, 2);
+        assert!(!err.contains("a log dir klog did not make"), "{args:?}: {err}");
+        assert_eq!(tree(&broker), before, "{consented:?} changed the broker copy");
+        assert_eq!(tree(lab.dir.path()), around, "{consented:?} left something beside the copy");
     }
     // Read-only commands and dry runs never write either.
     for args in [
@@ -109,16 +118,16 @@ fn stop_of_one_partition_of_a_broker_dir_does_not_write_the_dir_wide_marker() {
     let Some(broker) = broker_copy(&lab, "zk-broker-2021") else { return };
     let marker = broker.join(".kafka_cleanshutdown");
     let _ = fs::remove_file(&marker);
-    let out = ok(&["stop", s(&broker), "--partition", "TestTopic-0"]);
+    let out = ok(&["--allow-broker-dir-writes", "stop", s(&broker), "--partition", "TestTopic-0"]);
     assert!(out.contains("no .kafka_cleanshutdown"), "{out}");
     assert!(!marker.exists(), "the other partitions were never closed: a broker must still recover them");
     // Stopping the whole dir closes every partition, and only then is the marker written.
-    let out = ok(&["stop", s(&broker)]);
+    let out = ok(&["--allow-broker-dir-writes", "stop", s(&broker)]);
     assert!(out.contains(".kafka_cleanshutdown written"), "{out}");
     assert!(marker.exists());
     ok(&["check", s(&broker), "--partition", "TestTopic-0"]);
     // Any command that writes removes the marker first (KAFKA-10471).
-    ok(&["elect", s(&broker), "--partition", "TestTopic-0"]);
+    ok(&["--allow-broker-dir-writes", "elect", s(&broker), "--partition", "TestTopic-0"]);
     assert!(!marker.exists());
 }
 

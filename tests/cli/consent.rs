@@ -1,0 +1,228 @@
+//! Consent for writes to a log dir klog did not make (a broker's dir, no klog-state.json), on
+//! copies of the three real broker dirs: every mutating command refuses without
+//! --allow-broker-dir-writes and changes no byte; with it, `klog restore` of the backups it
+//! names brings back every byte and file list. Dry runs work against a broker's live lock.
+
+use crate::common::{copy_dir, kafka_real, klog, tree};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const P: &str = "__consumer_offsets-2";
+const BROKERS: [&str; 3] = ["zk-broker-2020", "zk-broker-2021", "kraft-broker-2026"];
+
+/// Every file and dir under `dir`, by path relative to it, with its bytes.
+fn rel_tree(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    tree(dir).into_iter().map(|(p, b)| (p.strip_prefix(dir).unwrap().to_path_buf(), b)).collect()
+}
+
+/// The names in `parent` (to see that no backup or stray file appeared beside the dirs).
+fn names(parent: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(parent).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// Each mutating command form, on the follower copy `d` (and the leader copy `l`).
+fn forms(d: &str, l: &str) -> Vec<Vec<String>> {
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    vec![
+        v(&["create", d, "--topic", "klog-added"]),
+        v(&["elect", d, "--partition", P]),
+        v(&["alter-isr", d, "--partition", P]),
+        v(&["append", d, "--partition", P, "m1"]),
+        v(&["fetch", "--leader", l, d, "--partition", P]),
+        v(&["flush", d, "--partition", P]),
+        v(&["stop", d]),
+        v(&["stop", d, "--partition", P]),
+        v(&["crash", d]),
+        v(&["crash", d, "--partition", P, "--hw", "0"]),
+        v(&["recover", d, "--partition", P]),
+        v(&["recover", d]),
+        v(&["recover", d, "--leader", l, "--partition", P]),
+    ]
+}
+
+/// Copies of a broker dir (`d`) and another (`l`, a leader) in a temp dir.
+fn copies(real: &Path, broker: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, l) = (tmp.path().join("d"), tmp.path().join("l"));
+    copy_dir(&real.join(broker), &d);
+    let other = BROKERS.iter().find(|b| **b != broker).unwrap();
+    copy_dir(&real.join(other), &l);
+    (tmp, d, l)
+}
+
+#[test]
+fn every_mutating_command_refuses_a_broker_dir_without_consent_and_changes_no_byte() {
+    let Some(real) = kafka_real() else { return };
+    for broker in BROKERS {
+        let (tmp, d, l) = copies(&real, broker);
+        let (before_d, before_l, listing) = (rel_tree(&d), rel_tree(&l), names(tmp.path()));
+        for args in forms(d.to_str().unwrap(), l.to_str().unwrap()) {
+            let out = klog().args(&args).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{broker} {args:?}: {stderr}");
+            assert!(stderr.contains("a log dir klog did not make"), "{broker} {args:?}: {stderr}");
+            assert!(stderr.contains("--allow-broker-dir-writes") && stderr.contains("cp -a"), "{stderr}");
+            assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+            assert!(rel_tree(&d) == before_d, "{broker} {args:?} changed the follower copy");
+            assert!(rel_tree(&l) == before_l, "{broker} {args:?} changed the leader copy");
+            assert_eq!(names(tmp.path()), listing, "{broker} {args:?} left something beside the dirs");
+        }
+    }
+}
+
+/// The backup dirs a run's stderr names, in the order named.
+fn backups_named(stderr: &str) -> Vec<PathBuf> {
+    stderr
+        .lines()
+        .filter_map(|l| l.split("`klog restore ").nth(1))
+        .map(|rest| PathBuf::from(rest.split('`').next().unwrap()))
+        .collect()
+}
+
+#[test]
+fn with_consent_every_command_is_undone_byte_for_byte_by_klog_restore() {
+    let Some(real) = kafka_real() else { return };
+    for broker in BROKERS {
+        let (tmp, d, l) = copies(&real, broker);
+        let (before_d, before_l, listing) = (rel_tree(&d), rel_tree(&l), names(tmp.path()));
+        let mut ran = 0;
+        for args in forms(d.to_str().unwrap(), l.to_str().unwrap()) {
+            let out = klog().arg("--allow-broker-dir-writes").args(&args).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            let backups = backups_named(&stderr);
+            if out.status.success() {
+                ran += 1;
+                // A command that changed something names its backups (one with nothing to do,
+                // a stop of a cleanly stopped dir, may name one holding only its lock file).
+                let changed = rel_tree(&d) != before_d || rel_tree(&l) != before_l;
+                assert!(!changed || !backups.is_empty(), "{broker} {args:?}: {stderr}");
+            } else {
+                assert!(backups.is_empty(), "{broker} {args:?} failed and still named a backup: {stderr}");
+            }
+            for b in &backups {
+                assert!(b.parent() == Some(tmp.path()), "{b:?}: a backup lands beside the log dir, never in it");
+                let out = klog().arg("restore").arg(b).output().unwrap();
+                assert!(out.status.success(), "restore {b:?}: {}", String::from_utf8_lossy(&out.stderr));
+                std::fs::remove_dir_all(b).unwrap();
+            }
+            assert!(rel_tree(&d) == before_d, "{broker} {args:?}: the follower copy is not back byte for byte");
+            assert!(rel_tree(&l) == before_l, "{broker} {args:?}: the leader copy is not back byte for byte");
+            assert_eq!(names(tmp.path()), listing, "{broker} {args:?}");
+        }
+        assert!(ran >= 9, "{broker}: only {ran} forms ran with consent");
+    }
+}
+
+#[test]
+fn a_chain_of_consented_commands_is_undone_newest_backup_first_and_each_needs_consent_again() {
+    let Some(real) = kafka_real() else { return };
+    let (tmp, d, _l) = copies(&real, "zk-broker-2021");
+    let before = rel_tree(&d);
+    let ds = d.to_str().unwrap();
+    let mut backups = Vec::new();
+    for args in [vec!["elect", ds, "--partition", P], vec!["append", ds, "--partition", P, "a", "b"], vec!["stop", ds]]
+    {
+        let out = klog().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: klog's state file there does not make the dir klog's");
+        let out = klog().arg("--allow-broker-dir-writes").args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        backups.extend(backups_named(&stderr));
+    }
+    assert_eq!(backups.len(), 3, "{backups:?}");
+    assert_eq!(backups[2], tmp.path().join("d.klog-backup-3"));
+    for b in backups.iter().rev() {
+        klog().arg("restore").arg(b).assert().success();
+    }
+    assert!(rel_tree(&d) == before, "the chain is not undone byte for byte");
+}
+
+#[test]
+fn crash_and_stop_of_a_whole_broker_dir_say_what_they_did_per_partition() {
+    let Some(real) = kafka_real() else { return };
+    let (_tmp, d, _l) = copies(&real, "zk-broker-2020");
+    let partitions = std::fs::read_dir(&d).unwrap().filter(|e| e.as_ref().unwrap().path().is_dir()).count();
+    assert_eq!(partitions, 54);
+    // Started each time, so that every partition runs: the stop closes each, the crash loses
+    // each one's volatile state.
+    klog().args(["--allow-broker-dir-writes", "recover"]).arg(&d).assert().success();
+    let out = klog().args(["--allow-broker-dir-writes", "stop"]).arg(&d).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("stopped 54 partitions cleanly (.kafka_cleanshutdown written)"), "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.contains(": closed and flushed; LEO ")).count(), 54, "{stdout}");
+    klog().args(["--allow-broker-dir-writes", "recover"]).arg(&d).assert().success();
+    let out = klog().args(["--allow-broker-dir-writes", "crash"]).arg(&d).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let lost = stdout.lines().filter(|l| l.contains(": was running: volatile state lost; LEO ")).count();
+    assert_eq!(lost, 54, "{stdout}");
+}
+
+#[test]
+fn a_klog_lab_needs_no_consent() {
+    let lab = crate::common::Lab::new();
+    let a = lab.create("a", 1, &[]);
+    klog().arg("elect").arg(&a).assert().success();
+    let out = klog().arg("append").arg(&a).arg("x").assert().success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("klog restore"), "no backup in a lab");
+}
+
+/// A process holding a log dir's lock; killed when dropped.
+struct Holder(std::process::Child);
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Hold `dir/.lock` as a broker does (a POSIX record lock), until the returned holder drops.
+fn hold_lock(dir: &Path) -> Option<Holder> {
+    use std::io::BufRead;
+    let script = "import fcntl,sys,time\nf=open(sys.argv[1],'a')\nfcntl.lockf(f,fcntl.LOCK_EX)\nprint('held',flush=True)\ntime.sleep(600)";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(dir.join(".lock"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).ok()?;
+    let holder = Holder(child);
+    (line.trim() == "held").then_some(holder)
+}
+
+#[test]
+fn every_dry_run_form_works_against_a_live_brokers_lock_and_says_so_once() {
+    let Some(real) = kafka_real() else { return };
+    let (_tmp, d, l) = copies(&real, "zk-broker-2021");
+    let Some(_broker) = hold_lock(&d) else {
+        crate::common::missing_input("python3 with fcntl", "install python3");
+        return;
+    };
+    let before = rel_tree(&d);
+    let (ds, ls) = (d.to_str().unwrap(), l.to_str().unwrap());
+    for args in [
+        vec!["recover", ds, "--partition", P, "--dry-run"],
+        vec!["recover", ds, "--dry-run"],
+        vec!["recover", ds, "--leader", ls, "--partition", P, "--dry-run"],
+        vec!["recover", ds, "--leader", ls, "--dry-run"],
+        vec!["recover", ls, ds, "--partition", P, "--dry-run"],
+    ] {
+        let out = klog().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // The cluster view exits 1 when a partition needs attention.
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {stderr}");
+        let warned = stderr.lines().filter(|l| l.contains("locked by another process (a running broker?)")).count();
+        assert_eq!(warned, 1, "{args:?}: {stderr}");
+        assert!(rel_tree(&d) == before, "{args:?} wrote");
+    }
+    // The run itself, even with consent, refuses while the broker holds the lock.
+    let out = klog().args(["--allow-broker-dir-writes", "recover", ds, "--partition", P]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("locked by another process"));
+    assert!(rel_tree(&d) == before);
+}
