@@ -125,9 +125,10 @@ impl<'a> Cursor<'a> {
     pub fn read_nullable_bytes(&mut self, what: &str) -> Result<Option<&'a [u8]>, RecordError> {
         let at = self.pos;
         let len = self.read_varint(what)?;
+        // Kafka's `DefaultRecord.readFrom` takes any negative length as null, not only -1.
+        let _ = at;
         match len {
-            -1 => Ok(None),
-            n if n < 0 => Err(err(at, format!("{what}: negative length {n}"))),
+            n if n < 0 => Ok(None),
             n => self.read_slice(n as usize, what).map(Some),
         }
     }

@@ -84,7 +84,7 @@ fn replica_line(r: &ReplicaEpochs) -> String {
     let id = r.replica_id.map_or("?".to_string(), |i| i.to_string());
     let stamped: Vec<String> = r.stamped.iter().map(|(e, n)| format!("{e}:{n}")).collect();
     let mut line = format!(
-        "  replica {id} ({}): epoch cache [{}], batch stamps [{}]",
+        "  replica {id} ({}):\n    epoch cache [{}], batch stamps [{}]",
         escape::text(&r.log_dir.display().to_string()),
         epoch_entries(r.cache.iter().copied()),
         stamped.join(" ")

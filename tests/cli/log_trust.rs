@@ -169,7 +169,13 @@ fn an_uninterrupted_recovery_of_a_lost_page_keeps_the_batches_before_it_and_no_s
     ok(&["crash", s(&r)]);
     ok(&["recover", s(&r)]);
     assert_eq!(offsets(&r), (0..50).collect::<Vec<_>>());
-    assert_eq!(snapshots(&r), vec!["00000000000000000030.snapshot".to_string()], "snapshots above 50 are gone");
+    // Snapshots above 50 are gone; the load's producer-state rebuild snapshots its log end
+    // (`rebuildProducerState`, judged against Kafka's loader in tests/oracle/found).
+    assert_eq!(
+        snapshots(&r),
+        vec!["00000000000000000030.snapshot".to_string(), "00000000000000000050.snapshot".to_string()],
+        "snapshots above 50 are gone"
+    );
     let (code, out) = check(&r);
     assert_eq!(code, 0, "{out}");
 }
@@ -276,14 +282,12 @@ fn an_overflow_before_a_segments_last_batch_refuses_the_start_as_kafka_does() {
     set_base_offset(&partition(&r).join("00000000000000000006.log"), 0, 6 + (1 << 32));
     ok(&["crash", s(&r)]);
     let before = tree(&r);
-    for dry in [true, false] {
-        let mut args = vec!["recover", s(&r)];
-        if dry {
-            args.push("--dry-run");
-        }
-        let (_, err) = code(&args, 2);
-        assert!(err.contains("refuses to start") && err.contains("00000000000000000006.log"), "{err}");
-    }
+    // The forecast of a start-up the broker does not survive is a finding (exit 1, on stdout);
+    // the run refuses (exit 2).
+    let (out, _) = code(&["recover", s(&r), "--dry-run"], 1);
+    assert!(out.contains("refuses to start") && out.contains("00000000000000000006.log"), "{out}");
+    let (_, err) = code(&["recover", s(&r)], 2);
+    assert!(err.contains("refuses to start") && err.contains("00000000000000000006.log"), "{err}");
     assert_eq!(tree(&r), before, "a refused recovery changes nothing");
 }
 

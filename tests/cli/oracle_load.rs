@@ -583,6 +583,12 @@ fn outcome_of(out: &std::process::Output) -> String {
     if out.status.success() {
         return "loaded".into();
     }
+    // A forecast of a start-up the broker does not survive is a finding (exit 1), not an error.
+    if out.status.code() == Some(1)
+        && json_lines(&String::from_utf8_lossy(&out.stdout)).first().is_some_and(|l| l["type"] == "refusal")
+    {
+        return "refused".into();
+    }
     let err = String::from_utf8_lossy(&out.stderr);
     if err.contains("refuses to start") {
         "refused".into()
