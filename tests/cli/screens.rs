@@ -234,8 +234,8 @@ fn every_screen_fits_keeps_its_names_and_verdicts_whole_and_matches_its_golden_f
         ));
         // The restart plan over two brokers' copies: one line a partition.
         let (k1, k2) = (dir.join("k1"), dir.join("k2"));
-        crate::common::copy_dir(&kraft, &k1);
-        crate::common::copy_dir(&kraft, &k2);
+        crate::common::copy_dir(kraft, &k1);
+        crate::common::copy_dir(kraft, &k2);
         let meta = std::fs::read_to_string(k2.join("meta.properties")).unwrap();
         let meta = meta.replace("node.id=1", "node.id=2");
         let meta: String = meta
