@@ -994,7 +994,9 @@ fn judge_dumps(
         // A row keyed `stdout:TEXT` matches what Kafka's tool printed where it did not throw.
         // A row keyed `stdout:TEXT` matches what Kafka's tool printed (thrown or not);
         // `klog:TEXT`, what klog printed on stderr.
-        let generated_row = generated_listed.iter().find(|l| {
+        let guard_holds =
+            |l: &(String, bool, String)| !l.1 || k.error.is_none() || stdout.starts_with(k.stdout.as_str());
+        let generated_row = generated_listed.iter().filter(|l| guard_holds(l)).find(|l| {
             if let Some(text) = l.0.strip_prefix("stdout:") {
                 k.stdout.contains(text) || k.stderr.contains(text)
             } else if let Some(text) = l.0.strip_prefix("klog:") {
