@@ -17,9 +17,6 @@ pub use crate::log::verify::Finding;
 #[derive(Debug)]
 pub struct CheckReport {
     pub summary: ReplicaSummary,
-    /// Whether the log dir's HW checkpoint lists the partition (a KRaft metadata log, say, is
-    /// not listed: its HW is not checkpointed there, and the summary's 0 means "none").
-    pub high_watermark_listed: bool,
     /// The verifier's findings, notes and counts.
     pub verification: LogVerification,
 }
@@ -38,11 +35,7 @@ pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink)
 pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
     let verification =
         verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
-    Ok(CheckReport {
-        summary: summarize(&replica),
-        high_watermark_listed: replica.high_watermark_line().is_some(),
-        verification,
-    })
+    Ok(CheckReport { summary: summarize(&replica), verification })
 }
 
 /// What the verifier needs of the replica beyond its log.

@@ -390,6 +390,18 @@ pub struct LoadedLog {
     pub dir_name: String,
     pub kind: LoadedKind,
     pub recovery: RecoveryReport,
+    /// The partition's entry in the log dir's HW checkpoint (the loader does not read it; the
+    /// partition's HW is clamped to the log end when it is served).
+    pub checkpointed_high_watermark: Option<i64>,
+}
+
+impl LoadedLog {
+    /// The checkpointed HW above the log end the load leaves: records acknowledged at
+    /// offsets from the log end up to it are not on disk. (log end, HW).
+    pub fn acknowledged_missing(&self) -> Option<(i64, i64)> {
+        let end = self.recovery.log_end_offset_after;
+        self.checkpointed_high_watermark.filter(|hw| *hw > end).map(|hw| (end, hw))
+    }
 }
 
 /// How a broker's start-up opens a log dir's subdirectory.
@@ -658,6 +670,10 @@ fn load_data_dir(
         };
         (files.log_config(&key), inputs)
     };
+    let checkpointed_hw = |name: &str, kind: LoadedKind| match kind {
+        LoadedKind::Log(LogKind::Current) => files.high_watermark(name),
+        _ => None,
+    };
     let open = |name: &str, kind: LoadedKind| -> Result<(Log, LoadInputs)> {
         let (config, inputs) = plan(name, kind);
         let log = Log::open(&dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
@@ -692,7 +708,8 @@ fn load_data_dir(
         |(name, kind)| -> Result<LoadedLog> {
             let (mut log, inputs) = open(name, *kind)?;
             let recovery = load_log(&mut log, &inputs, true)?;
-            Ok(LoadedLog { dir_name: name.clone(), kind: *kind, recovery })
+            let checkpointed_high_watermark = checkpointed_hw(name, *kind);
+            Ok(LoadedLog { dir_name: name.clone(), kind: *kind, recovery, checkpointed_high_watermark })
         },
         progress,
     );
@@ -771,7 +788,8 @@ fn load_data_dir(
     for (name, kind) in &to_load {
         let (mut log, inputs) = open(name, *kind)?;
         let recovery = load_log(&mut log, &inputs, false)?;
-        logs.push(LoadedLog { dir_name: name.clone(), kind: *kind, recovery });
+        let checkpointed_high_watermark = checkpointed_hw(name, *kind);
+        logs.push(LoadedLog { dir_name: name.clone(), kind: *kind, recovery, checkpointed_high_watermark });
     }
     write_checkpoints_after_load(dir, &files, &logs, clean, hw_readable)?;
     Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs, notes })

@@ -17,7 +17,9 @@ pub struct ReplicaSummary {
     pub leader_epoch: Option<i32>,
     pub log_start_offset: i64,
     pub log_end_offset: i64,
-    pub high_watermark: i64,
+    /// `None`: the HW checkpoint does not list the partition (the metadata log's HW is the
+    /// Raft quorum's and never is).
+    pub high_watermark: Option<i64>,
     pub recovery_point: i64,
     pub clean_shutdown: bool,
     pub segment_count: usize,
@@ -35,7 +37,7 @@ pub fn summarize(replica: &Replica) -> ReplicaSummary {
         leader_epoch: current_leader_epoch(replica),
         log_start_offset: replica.log_start_offset(),
         log_end_offset: replica.log_end_offset(),
-        high_watermark: replica.high_watermark(),
+        high_watermark: replica.checkpointed_high_watermark(),
         recovery_point: replica.recovery_point(),
         clean_shutdown: replica.clean_shutdown(),
         segment_count: replica.log().segments().len(),
@@ -68,7 +70,7 @@ mod tests {
         let s = summarize(&Replica::open(&log_dir, None).unwrap());
         assert_eq!((s.topic.as_str(), s.partition, s.replica_id), ("orders", 3, Some(7)));
         assert_eq!(s.log_dir, log_dir);
-        assert_eq!((s.log_start_offset, s.log_end_offset, s.high_watermark, s.recovery_point), (0, 0, 0, 0));
+        assert_eq!((s.log_start_offset, s.log_end_offset, s.high_watermark, s.recovery_point), (0, 0, Some(0), 0));
         assert_eq!((s.segment_count, s.size_bytes, s.leader_epoch), (1, 0, None));
         // A new replica runs as a follower of no leader yet.
         assert_eq!(s.role, "follower");

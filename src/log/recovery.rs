@@ -113,6 +113,14 @@ impl RecoveryReport {
     pub fn bytes_cut(&self) -> u64 {
         self.cut.iter().map(|c| c.size_bytes).sum()
     }
+
+    /// After a clean shutdown the loader recovers nothing and takes the log end from the last
+    /// batch on disk: where that is above the last batch klog verified, Kafka loads and serves
+    /// the bytes between as they are. (first offset served unverified, the log end served).
+    pub fn served_unverified(&self) -> Option<(i64, i64)> {
+        (self.clean_shutdown && self.log_end_offset_after > self.log_end_offset_before)
+            .then_some((self.log_end_offset_before, self.log_end_offset_after))
+    }
 }
 
 /// Rebuild `seg`'s offset and time indexes from `log_bytes` (whole batches only), writing

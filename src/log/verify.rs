@@ -804,7 +804,12 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
             &hw.path,
             hw.line,
             Some(hw.value),
-            format!("high watermark {} is above the log end offset {leo}", hw.value),
+            format!(
+                "high watermark {} is above the log end offset {leo}: acknowledged records at offsets {leo} to {} are \
+                 not on disk",
+                hw.value,
+                hw.value - 1
+            ),
         );
     }
     // Offsets are never negative; a broker writes no such checkpoint (its loader would clamp
@@ -1110,7 +1115,10 @@ mod tests {
             (hw.path.clone(), hw.line, hw.position, hw.offset),
             (dir.path().join("replication-offset-checkpoint"), Some(3), 4, Some(9))
         );
-        assert_eq!(hw.what, "high watermark 9 is above the log end offset 6");
+        assert_eq!(
+            hw.what,
+            "high watermark 9 is above the log end offset 6: acknowledged records at offsets 6 to 8 are not on disk"
+        );
         assert_eq!(v.findings[1].what, "recovery point -1 is negative: no offset is");
         assert_eq!(v.findings.len(), 2);
         assert_eq!(v.notes.len(), 1);

@@ -184,7 +184,11 @@ impl Capture {
                     "{who} becomes the leader at epoch {}{}; its HW is the lowest LEO of its ISR, {}.",
                     r.leader_epoch,
                     match r.epoch_entry {
-                        Some((e, o)) => format!(" and writes the epoch-cache entry ({e}, {o})"),
+                        Some((e, o)) => format!(
+                            " and writes the epoch-cache entry {} {}",
+                            super::epoch_cache::entry(e, o),
+                            super::epoch_cache::KEY
+                        ),
                         None => ", its epoch-cache entry waiting for its first append".to_string(),
                     },
                     r.high_watermark

@@ -55,7 +55,7 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
                     right(c.verification.record_count),
                     right(c.summary.log_end_offset),
                     // As `dump` shows it: `-` when the HW checkpoint does not list it.
-                    if c.high_watermark_listed { right(c.summary.high_watermark) } else { right("-") },
+                    right(super::or_dash(c.summary.high_watermark)),
                     verdict,
                 ]);
             }
@@ -300,6 +300,12 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
         if !rec.deleted_segments.is_empty() {
             notes.push(format!("{} segment(s) deleted", rec.deleted_segments.len()));
         }
+        if let Some((end, hw)) = l.acknowledged_missing() {
+            notes.push(format!("HW {hw} > LEO {end}"));
+        }
+        if let Some((from, end)) = rec.served_unverified() {
+            notes.push(format!("serves {from}-{} unchecked", end - 1));
+        }
         t.add(vec![
             Cell::new(&l.dir_name),
             right(rec.segments.len()),
@@ -312,6 +318,22 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
     }
     if !t.is_empty() {
         t.write(out)?;
+    }
+    for l in &r.logs {
+        if let Some((end, hw)) = l.acknowledged_missing() {
+            out!(
+                out,
+                "{} {}: the checkpointed high watermark {hw} is above the log end {end}: acknowledged records at \
+                 offsets {end} to {} are not on disk (Kafka clamps the HW to {end} when it serves the partition)",
+                p.bad("note"),
+                crate::escape::text(&l.dir_name),
+                hw - 1
+            )?;
+        }
+        if let Some((from, end)) = l.recovery.served_unverified() {
+            let name = crate::escape::text(&l.dir_name);
+            out!(out, "{} {name}: {}", p.bad("note"), super::text::served_unverified_text(from, end))?;
+        }
     }
     out!(
         out,
@@ -381,6 +403,8 @@ pub fn forecast_json(out: &mut dyn Write, r: &DataDirRecovery) -> Result<()> {
             "dry_run": r.dry_run,
             "was_running": false,
             "recovery": report::recovery_json(&l.recovery),
+            "checkpointed_high_watermark": l.checkpointed_high_watermark,
+            "acknowledged_missing": l.acknowledged_missing().map(|(end, hw)| json!({"from": end, "to": hw - 1})),
         });
         line(out, &v)?;
     }

@@ -75,18 +75,13 @@ fn change_cells(c: &PartitionChange, with_elr: bool, p: &Palette) -> Vec<Cell> {
     cells
 }
 
-/// An epoch cache in the one notation of klog's text: `(leader-epoch start-offset)` entries.
-pub fn epoch_entries(entries: impl IntoIterator<Item = (i32, i64)>) -> String {
-    entries.into_iter().map(|(e, o)| format!("({e} {o})")).collect::<Vec<_>>().join(" ")
-}
-
 fn replica_line(r: &ReplicaEpochs) -> String {
     let id = r.replica_id.map_or("?".to_string(), |i| i.to_string());
     let stamped: Vec<String> = r.stamped.iter().map(|(e, n)| format!("{e}:{n}")).collect();
     let mut line = format!(
-        "  replica {id} ({}):\n    epoch cache [{}], batch stamps [{}]",
+        "  replica {id} ({}):\n    epoch cache {}, batch stamps [{}]",
         escape::text(&r.log_dir.display().to_string()),
-        epoch_entries(r.cache.iter().copied()),
+        super::epoch_cache::entries(r.cache.iter().copied()),
         stamped.join(" ")
     );
     if !r.never_granted.is_empty() {
@@ -123,7 +118,7 @@ pub fn history_text(out: &mut dyn Write, report: &HistoryReport, settings: &Sett
         w(out, "(* marks what a change altered; ELR columns only where a partition had one)")?;
     }
     if report.partitions.iter().any(|p| !p.replicas.is_empty()) {
-        w(out, "epoch cache: (leader-epoch start-offset); batch stamps: leader-epoch:records")?;
+        w(out, &format!("epoch cache: {}; batch stamps: leader-epoch:records", super::epoch_cache::KEY))?;
     }
     for part in &report.partitions {
         w(out, "")?;

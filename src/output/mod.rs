@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod data_dir;
 pub mod demo;
 pub mod dump_log;
+pub mod epoch_cache;
 pub mod explain;
 pub mod explore;
 pub mod fit;
@@ -115,4 +116,9 @@ mod tests {
         assert_eq!(display_bytes(None, 40), "null");
         assert_eq!(display_bytes(Some(b"abcdef"), 4), "abc…");
     }
+}
+
+/// A number the files may not hold: `-` when absent (an HW the checkpoint does not list).
+pub fn or_dash(v: Option<i64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| v.to_string())
 }

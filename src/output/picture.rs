@@ -740,11 +740,14 @@ pub fn write_text_after(
             lines.push(numbers.trim_end().to_string());
         }
         // The epoch cache, each pair in its epoch's colour.
-        let pairs = if row.epochs.is_empty() {
-            "(empty)".to_string()
-        } else {
-            row.epochs.iter().map(|(e, o)| p.epoch(*e, &format!("({e}, {o})"))).collect::<Vec<_>>().join(" ")
-        };
+        let pairs = format!(
+            "[{}]",
+            row.epochs
+                .iter()
+                .map(|(e, o)| p.epoch(*e, &super::epoch_cache::entry(*e, *o)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         lines.push(format!("{}  {pairs}", fixed("  cache", label_w)));
     }
     // The offsets where the replicas hold different records.
@@ -770,7 +773,7 @@ pub fn write_text_after(
                 LegendItem::Cut => "✂ cut: where the truncation cuts the log".into(),
                 // The terminal says it in words under the picture (a `!` line).
                 LegendItem::AckedFlag => return None,
-                LegendItem::Cache => "cache: (epoch, start offset) pairs".into(),
+                LegendItem::Cache => format!("cache: the epoch cache, entries {}", super::epoch_cache::KEY),
                 LegendItem::Marks => "↑ mark before the offset (LS log start, RP recovery point)".into(),
                 LegendItem::Elided => "… more offsets".into(),
                 LegendItem::Differs => "✗ replicas differ".into(),

@@ -2,7 +2,7 @@
 
 use super::palette::Tone;
 use super::table::{self, Col, Grid};
-use super::{display_bytes, Settings};
+use super::{display_bytes, epoch_cache, Settings};
 use crate::commands::diff::DiffReport;
 use crate::commands::recover::{AssumedLeader, FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
 use crate::error::{IoContext, Result};
@@ -50,6 +50,7 @@ pub fn recovery_json(r: &crate::log::recovery::RecoveryReport) -> Value {
         "recovery_point_before": r.recovery_point_before,
         "log_end_offset_before": r.log_end_offset_before,
         "log_end_offset_after": r.log_end_offset_after,
+        "served_unverified": r.served_unverified().map(|(from, end)| json!({"from": from, "to": end - 1})),
         "bytes_cut": r.bytes_cut(),
         "segments": r.segments.iter().map(|s| json!({
             "base_offset": s.base_offset, "valid_batches": s.batches_valid, "valid_bytes": s.valid_bytes,
@@ -102,15 +103,17 @@ fn record_text(r: &OwnedRecord) -> String {
 
 fn view_text(v: &ReplicaView) -> String {
     let entries = v.epochs.entries();
-    let show = |e: &crate::log::epoch_cache::EpochEntry| format!("({} {})", e.leader_epoch, e.start_offset);
-    let epochs = if entries.len() <= 8 {
-        entries.iter().map(show).collect::<Vec<_>>().join(" ")
-    } else {
-        let head: Vec<String> = entries[..3].iter().map(show).collect();
-        let tail: Vec<String> = entries[entries.len() - 3..].iter().map(show).collect();
-        format!("{} ... {} more ... {}", head.join(" "), entries.len() - 6, tail.join(" "))
+    let pairs = |es: &[crate::log::epoch_cache::EpochEntry]| {
+        es.iter().map(|e| (e.leader_epoch, e.start_offset)).collect::<Vec<_>>()
     };
-    format!("LEO {} HW {} epochs [{}]", v.log_end_offset, v.high_watermark, epochs)
+    let cache = if entries.len() <= 8 {
+        epoch_cache::entries(pairs(entries))
+    } else {
+        let head = epoch_cache::entries(pairs(&entries[..3]));
+        let tail = epoch_cache::entries(pairs(&entries[entries.len() - 3..]));
+        format!("{} ... {} more ... {}", head.trim_end_matches(']'), entries.len() - 6, tail.trim_start_matches('['))
+    };
+    format!("LEO {} HW {} epoch cache {cache}", v.log_end_offset, v.high_watermark)
 }
 
 pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &Settings) -> Result<()> {
@@ -132,6 +135,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     out!(out, "  assumed:  leader epoch {} ({})", r.leader_epoch, r.assumed.sentence())?;
     out!(out, "  leader:   {}", view_text(&r.leader_view))?;
     out!(out, "  follower: {}", view_text(&r.follower_view))?;
+    out!(out, "            (epoch cache entries: {})", epoch_cache::KEY)?;
     for (i, t) in r.plan.round_trips.iter().enumerate() {
         let answer = match t.answered_epoch {
             Some(e) if t.answered_end_offset < 0 => format!("epoch {e}, offset UNDEFINED"),
@@ -403,8 +407,8 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
 
 pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Result<()> {
     let p = settings.palette();
-    out!(out, "A {} (LEO {}, HW {})", r.a.log_dir.display(), r.a.log_end_offset, r.a.high_watermark)?;
-    out!(out, "B {} (LEO {}, HW {})", r.b.log_dir.display(), r.b.log_end_offset, r.b.high_watermark)?;
+    out!(out, "A {} (LEO {}, HW {})", r.a.log_dir.display(), r.a.log_end_offset, super::or_dash(r.a.high_watermark))?;
+    out!(out, "B {} (LEO {}, HW {})", r.b.log_dir.display(), r.b.log_end_offset, super::or_dash(r.b.high_watermark))?;
     for w in &r.warnings {
         out!(out, "{}: {w}", p.warn("warning"))?;
     }

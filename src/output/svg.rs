@@ -56,7 +56,7 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
             LegendItem::Batch => "bracket = one batch".into(),
             LegendItem::Cut => "✂cut = where the truncation cuts the log".into(),
             LegendItem::AckedFlag => "red outline ! = an acknowledged record lost or left only on the leader".into(),
-            LegendItem::Cache => "cache = the epoch cache's (epoch, start offset) pairs".into(),
+            LegendItem::Cache => format!("cache = the epoch cache's entries {}", super::epoch_cache::KEY),
             LegendItem::Marks => "▲ mark before the offset (LS log start, RP recovery point)".into(),
             LegendItem::Elided => "… more offsets".into(),
             LegendItem::Differs => "✗ replicas differ".into(),
@@ -143,17 +143,19 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
         // The epoch cache beside the row: (epoch, start offset) pairs in their epochs' colours.
         let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" font-size=\"11\" class=\"cache\">cache", y + 48);
-        if row.epochs.is_empty() {
-            s.push_str(" (empty)");
-        }
-        for (e, o) in &row.epochs {
+        s.push_str(" [");
+        for (i, (e, o)) in row.epochs.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
             let _ = write!(
                 s,
-                " <tspan fill=\"{}\" font-weight=\"bold\" data-epoch=\"{e}\" data-start=\"{o}\">({e}, {o})</tspan>",
-                band(*e)
+                "<tspan fill=\"{}\" font-weight=\"bold\" data-epoch=\"{e}\" data-start=\"{o}\">{}</tspan>",
+                band(*e),
+                super::epoch_cache::entry(*e, *o)
             );
         }
-        s.push_str("</text>\n");
+        s.push_str("]</text>\n");
         if elided_before && row.cells.iter().any(|c| c.record.offset < start) {
             let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(start) - 14, y + 25);
         }

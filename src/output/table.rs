@@ -332,7 +332,7 @@ pub fn summary_lines(out: &mut dyn Write, s: &ReplicaSummary, settings: &Setting
         s.partition,
         s.log_dir.display(),
         s.log_end_offset,
-        s.high_watermark,
+        super::or_dash(s.high_watermark),
         s.recovery_point,
         s.log_start_offset,
         s.segment_count,

@@ -110,11 +110,13 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
     for d in &r.deleted_segments {
         out!(out, "  {} segment {d}", p.bad("deleted"))?;
     }
-    for e in &r.epochs_added {
-        out!(out, "  epoch cache: added ({} {})", e.leader_epoch, e.start_offset)?;
+    let key = |i: usize| if i == 0 { format!(" {}", super::epoch_cache::KEY) } else { String::new() };
+    for (i, e) in r.epochs_added.iter().enumerate() {
+        out!(out, "  epoch cache: added {}{}", super::epoch_cache::entry(e.leader_epoch, e.start_offset), key(i))?;
     }
-    for e in &r.epochs_removed {
-        out!(out, "  epoch cache: removed ({} {})", e.leader_epoch, e.start_offset)?;
+    for (i, e) in r.epochs_removed.iter().enumerate() {
+        let k = key(i + r.epochs_added.len());
+        out!(out, "  epoch cache: removed {}{k}", super::epoch_cache::entry(e.leader_epoch, e.start_offset))?;
     }
     // The LEO before counts valid batches only; a torn batch at the end also held offsets the
     // crash reported (its header names them), so the LEO the crash left counts them too.
@@ -133,6 +135,19 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
             n => format!(" ({n} offsets gone)"),
         },
         r.bytes_cut()
+    )?;
+    if let Some((from, end)) = r.served_unverified() {
+        out!(out, "  {}", served_unverified_text(from, end))?;
+    }
+    Ok(())
+}
+
+/// What a clean shutdown over damaged bytes means: Kafka serves them.
+pub fn served_unverified_text(from: i64, end: i64) -> String {
+    format!(
+        "clean shutdown: Kafka does not recover this log; it takes the log end {end} from the last batch and \
+         loads and serves offsets {from} to {} as they are, though they fail klog's check",
+        end - 1
     )
 }
 
@@ -142,7 +157,7 @@ pub fn elected(out: &mut dyn Write, r: &ElectReport, settings: &Settings) -> Res
     }
     let p = settings.palette();
     let entry = match r.epoch_entry {
-        Some((e, o)) => format!("epoch cache +({e} {o})"),
+        Some((e, o)) => format!("epoch cache gains {} {}", super::epoch_cache::entry(e, o), super::epoch_cache::KEY),
         None => "epoch cache entry deferred to the first append".into(),
     };
     let isr = if r.isr.is_empty() { "leader only".to_string() } else { r.isr.join(", ") };

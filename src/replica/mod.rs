@@ -90,6 +90,8 @@ pub struct Replica {
     /// The 1-based line and byte position of this partition's entries in the HW and
     /// recovery-point checkpoints as read (for findings that must say where), if it has them.
     high_watermark_line: Option<(usize, u64)>,
+    /// The HW checkpoint entry was written since the open.
+    high_watermark_written: bool,
     recovery_point_line: Option<(usize, u64)>,
     /// Held for the life of a write open.
     lock: Option<DirLock>,
@@ -250,6 +252,7 @@ impl Replica {
             kind: files.kind,
             problems,
             high_watermark_line: hw_entry.map(|v| (v.line, v.position)),
+            high_watermark_written: false,
             recovery_point_line: rp_entry.map(|v| (v.line, v.position)),
             lock,
         })
@@ -470,6 +473,12 @@ impl Replica {
         &self.problems
     }
 
+    /// The HW as the log dir holds it: `None` when the HW checkpoint does not list the
+    /// partition (the metadata log's never is: its HW is the Raft quorum's, kept in memory).
+    pub fn checkpointed_high_watermark(&self) -> Option<i64> {
+        (self.high_watermark_line.is_some() || self.high_watermark_written).then_some(self.high_watermark)
+    }
+
     /// The 1-based line and byte position of this partition's entry in the HW checkpoint as
     /// read, if it has one (for findings that must say where).
     pub fn high_watermark_line(&self) -> Option<(usize, u64)> {
@@ -582,6 +591,7 @@ impl Replica {
     /// [`Replica::set_high_watermark`]; a dry run changes the value in memory only.
     fn write_high_watermark(&mut self, hw: i64, dry_run: bool) -> Result<()> {
         self.high_watermark = hw;
+        self.high_watermark_written = true;
         self.write_offset_checkpoint(names::REPLICATION_OFFSET_CHECKPOINT, hw, dry_run)
     }
 

@@ -18,6 +18,20 @@ fn check_and_dump_show_no_made_up_numbers_for_what_is_not_on_disk_or_not_checkpo
     let dump = ok(&["dump", s(&kraft)]);
     let row = lines_with(&dump, "__cluster_metadata-0")[0].to_string();
     assert_eq!(row.split_whitespace().nth(4), Some("-"), "{row}");
+    // The partition's own view says the same, in text and JSON, as the overview's JSON does.
+    for args in [&["dump", "--limit", "0"][..], &["check"][..]] {
+        let mut a = args.to_vec();
+        a.extend(["--partition", "__cluster_metadata-0", s(&kraft)]);
+        let text = ok(&a);
+        assert!(text.lines().next().unwrap().contains("  HW -  "), "{args:?}: {text}");
+        a.push("--json");
+        let first = crate::common::json_lines(&ok(&a)).remove(0);
+        assert!(first["high_watermark"].is_null(), "{args:?}: {first}");
+    }
+    let overview = crate::common::json_lines(&ok(&["dump", s(&kraft), "--json"]));
+    let meta =
+        overview.iter().find(|v| v["partition"] == "__cluster_metadata-0" || v["name"] == "__cluster_metadata-0");
+    assert!(meta.is_some_and(|v| v["high_watermark"].is_null()), "{overview:?}");
     // Partitions only the checkpoints list are not rows of zeros: they are listed under the
     // table with what the checkpoints say.
     assert!(dump.contains("5 partition(s) only in the checkpoints, not on disk (deleted or moved):"), "{dump}");
