@@ -91,6 +91,11 @@ pub fn iso_timestamp(ms: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
 }
 
+/// A number the files may not hold: `-` when absent (an HW the checkpoint does not list).
+pub fn or_dash(v: Option<i64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,9 +121,4 @@ mod tests {
         assert_eq!(display_bytes(None, 40), "null");
         assert_eq!(display_bytes(Some(b"abcdef"), 4), "abc…");
     }
-}
-
-/// A number the files may not hold: `-` when absent (an HW the checkpoint does not list).
-pub fn or_dash(v: Option<i64>) -> String {
-    v.map_or_else(|| "-".to_string(), |v| v.to_string())
 }
