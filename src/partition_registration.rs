@@ -4,7 +4,8 @@
 //! `PartitionChangeRecord` as `PartitionRegistration.merge` does (a change that names a leader,
 //! even the same one, bumps the leader epoch; every change bumps the partition epoch; a null
 //! list keeps the old one). `TopicRecord` names topics, `RemoveTopicRecord` drops them,
-//! `ClearElrRecord` empties ELR and last known ELR; records inside a metadata transaction that
+//! `ClearElrRecord` empties ELR and last known ELR; `ConfigRecord` sets (or, with a null value,
+//! deletes) a topic's or the cluster's dynamic config; records inside a metadata transaction that
 //! ends with `AbortTransactionRecord` are undone (`MetadataBatchLoader`). Pure: records in, a
 //! timeline out; no I/O, no printing.
 
@@ -122,16 +123,33 @@ pub struct PartitionChange {
 
 type Topics = HashMap<[u8; 16], String>;
 type Partitions = BTreeMap<([u8; 16], i32), PartitionRegistration>;
+/// Dynamic configs by (`ConfigResource.Type` code, resource name): name → value.
+type Configs = BTreeMap<(i8, String), BTreeMap<String, String>>;
+
+/// `ConfigResource.Type.TOPIC`.
+const TOPIC_RESOURCE: i8 = 2;
+/// `ConfigResource.Type.BROKER` (the empty name is the cluster-wide default).
+const BROKER_RESOURCE: i8 = 4;
+
+/// Where a topic's effective config value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// A `ConfigRecord` for the topic.
+    Topic,
+    /// A `ConfigRecord` for the cluster-wide broker default (resource name "").
+    ClusterDefault,
+}
 
 /// The replay state saved when a metadata transaction begins: topics, partitions, changes count.
 #[derive(Debug, Clone)]
-struct Saved(Topics, Partitions, usize);
+struct Saved(Topics, Partitions, Configs, usize);
 
 /// The replay: topics by id, partitions by (topic id, partition), and every change in order.
 #[derive(Debug, Clone, Default)]
 pub struct MetadataReplay {
     topics: Topics,
     partitions: Partitions,
+    configs: Configs,
     pub changes: Vec<PartitionChange>,
     /// The state before an open metadata transaction, restored if it aborts.
     transaction: Option<Box<Saved>>,
@@ -170,6 +188,16 @@ impl MetadataReplay {
             Some(t) => format!("{t}-{partition}"),
             None => format!("{}-{partition}", crate::util::base64_url(topic_id)),
         }
+    }
+
+    /// A topic's dynamic config value as the metadata sets it: the topic's own, else the
+    /// cluster-wide default (`None`: neither is set; the broker's static config, which no log
+    /// holds, or Kafka's default applies).
+    pub fn topic_config(&self, topic: &str, key: &str) -> Option<(&str, ConfigSource)> {
+        let get = |t: i8, name: &str| self.configs.get(&(t, name.to_string())).and_then(|c| c.get(key));
+        get(TOPIC_RESOURCE, topic)
+            .map(|v| (v.as_str(), ConfigSource::Topic))
+            .or_else(|| get(BROKER_RESOURCE, "").map(|v| (v.as_str(), ConfigSource::ClusterDefault)))
     }
 
     /// The registrations now, by partition name.
@@ -258,16 +286,39 @@ impl MetadataReplay {
                 }
                 self.topics.remove(&id);
             }
+            "ConfigRecord" => {
+                let text = |name: &str| match find(f, name) {
+                    Some(Value::Str(s)) => Some(String::from_utf8_lossy(s).into_owned()),
+                    _ => None,
+                };
+                let (Some(resource), Some(name)) = (text("resourceName"), text("name")) else { return };
+                let key = (int(f, "resourceType", -1) as i8, resource);
+                match text("value") {
+                    Some(v) => {
+                        self.configs.entry(key).or_default().insert(name, v);
+                    }
+                    None => {
+                        if let Some(c) = self.configs.get_mut(&key) {
+                            c.remove(&name);
+                        }
+                    }
+                }
+            }
             "BeginTransactionRecord" => {
-                self.transaction =
-                    Some(Box::new(Saved(self.topics.clone(), self.partitions.clone(), self.changes.len())));
+                self.transaction = Some(Box::new(Saved(
+                    self.topics.clone(),
+                    self.partitions.clone(),
+                    self.configs.clone(),
+                    self.changes.len(),
+                )));
             }
             "EndTransactionRecord" => self.transaction = None,
             "AbortTransactionRecord" => {
                 if let Some(t) = self.transaction.take() {
-                    let Saved(topics, partitions, len) = *t;
+                    let Saved(topics, partitions, configs, len) = *t;
                     self.topics = topics;
                     self.partitions = partitions;
+                    self.configs = configs;
                     self.changes.truncate(len);
                 }
             }
@@ -392,5 +443,35 @@ mod tests {
         assert_eq!(kinds, ["PartitionRecord", "RemoveTopicRecord"]);
         assert!(r.changes[1].after.is_none());
         assert!(r.partitions().is_empty());
+    }
+
+    /// ConfigRecord v0: resource type, resource name, name, nullable value.
+    fn config(resource_type: i8, resource: &str, name: &str, value: Option<&str>) -> Vec<u8> {
+        let mut v = vec![1, 4, 0, resource_type as u8];
+        for text in [resource, name] {
+            uvarint(&mut v, text.len() + 1);
+            v.extend(text.as_bytes());
+        }
+        match value {
+            Some(t) => {
+                uvarint(&mut v, t.len() + 1);
+                v.extend(t.as_bytes());
+            }
+            None => v.push(0),
+        }
+        v.push(0);
+        v
+    }
+
+    #[test]
+    fn a_topic_config_comes_from_its_own_record_else_the_cluster_default_and_a_null_deletes_it() {
+        let key = "unclean.leader.election.enable";
+        let r = replay(&[config(4, "", key, Some("true")), config(2, "orders", key, Some("false"))]);
+        assert_eq!(r.topic_config("orders", key), Some(("false", ConfigSource::Topic)));
+        assert_eq!(r.topic_config("other", key), Some(("true", ConfigSource::ClusterDefault)));
+        let r = replay(&[config(2, "orders", key, Some("true")), config(2, "orders", key, None)]);
+        assert_eq!(r.topic_config("orders", key), None);
+        // A per-broker config (resource name "1") is not the cluster default.
+        assert_eq!(replay(&[config(4, "1", key, Some("true"))]).topic_config("orders", key), None);
     }
 }

@@ -93,6 +93,10 @@ pub struct MetadataSource {
 pub enum LeaderSource {
     /// The metadata's last record about the partition, at this offset (`None`: its snapshot).
     Metadata { offset: Option<i64>, snapshot_end_offset: Option<i64> },
+    /// No metadata about it, and every replica is in a lab klog made: klog's state says which
+    /// runs as the leader, at which epoch (`None`: none does; a crashed or stopped replica
+    /// leads nothing).
+    KlogState { leader_epoch: Option<i32> },
     /// No metadata about it: the replica with the highest latest leader epoch, then the
     /// largest log end (then the lowest node id) is assumed to lead.
     Assumed,
@@ -304,6 +308,8 @@ struct Metadata {
     /// The `cluster.id` of the dir whose metadata log it is.
     cluster_id: Option<String>,
     last: HashMap<String, (PartitionRegistration, MetadataPosition)>,
+    /// The replay, for the topics' dynamic configs.
+    replay: crate::partition_registration::MetadataReplay,
 }
 
 fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadata> {
@@ -319,22 +325,20 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
         }
     }
     let (dir, log_end_offset) = best?;
-    let req = super::history::HistoryRequest { path: dir, partition: None, replicas: &[] };
-    let report = match super::history::run(&req) {
+    let mut report = match super::history::replay_metadata(dir) {
         Ok(r) => r,
         Err(e) => {
             warnings.push(format!("the metadata log in {} does not replay ({e}): leaders are assumed", dir.display()));
             return None;
         }
     };
+    // Each partition's last change, in one pass over the changes.
     let mut last = HashMap::new();
-    for p in report.partitions {
-        if let Some(c) = p.changes.last() {
-            match &c.after {
-                Some(reg) => last.insert(p.partition.clone(), (reg.clone(), c.position)),
-                None => last.remove(&p.partition),
-            };
-        }
+    for c in std::mem::take(&mut report.replay.changes) {
+        match c.after {
+            Some(reg) => last.insert(c.partition, (reg, c.position)),
+            None => last.remove(&c.partition),
+        };
     }
     let cluster_id =
         read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
@@ -348,6 +352,7 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
             cluster_id: cluster_id.clone(),
         },
         last,
+        replay: report.replay,
     })
 }
 
@@ -455,14 +460,51 @@ fn preferred(lines: &[ReplicaLine]) -> Option<usize> {
     })
 }
 
+/// What the controller is allowed for one partition, from the metadata: whether the topic may
+/// elect an out-of-sync replica (`unclean.leader.election.enable`, default false), where that
+/// came from, and the topic's `min.insync.replicas`.
+#[derive(Debug, Clone, Default)]
+struct TopicSettings {
+    unclean: bool,
+    /// "the topic's config", "the cluster default", or Kafka's default.
+    unclean_from: &'static str,
+    min_isr: usize,
+}
+
+impl TopicSettings {
+    fn of(replay: Option<&crate::partition_registration::MetadataReplay>, topic: &str) -> TopicSettings {
+        use crate::partition_registration::ConfigSource;
+        let from = |s: ConfigSource| match s {
+            ConfigSource::Topic => "the topic's config",
+            ConfigSource::ClusterDefault => "the cluster-wide default",
+        };
+        let unclean = replay.and_then(|r| r.topic_config(topic, "unclean.leader.election.enable"));
+        let min_isr = replay
+            .and_then(|r| r.topic_config(topic, "min.insync.replicas"))
+            .and_then(|(v, _)| v.trim().parse::<usize>().ok())
+            .unwrap_or(1);
+        TopicSettings {
+            unclean: unclean.is_some_and(|(v, _)| v.trim().eq_ignore_ascii_case("true")),
+            unclean_from: unclean.map_or("Kafka's default", |(_, s)| from(s)),
+            min_isr,
+        }
+    }
+}
+
 /// Which replica Kafka would elect with no leader or no clean one: with the metadata, the KRaft
-/// controller's election on the partition as it last recorded it ([`partition_change::choose`]:
-/// the first live ISR member of the assignment, else an ELR member, else the last known leader,
-/// else an unclean election of the first live replica), the dirs found being the live brokers;
-/// without it, the assignment is unknown and the brokers' node-id order stands in for it (stated).
+/// controller (4.4) as the brokers of the dirs found come back. Each registers; one whose dir
+/// shows an unclean shutdown (no `.kafka_cleanshutdown`) leaves the ISR and the ELR as it does
+/// (`registered_after_unclean_shutdown`), all before any is unfenced; then the election ([`partition_change::choose`]): the
+/// first live ISR member of the assignment, else an ELR member, else the last known leader, and
+/// an out-of-sync replica only where `unclean.leader.election.enable` is true (else the
+/// partition stays offline: `Err`, naming what an admin's unclean election would pick). Without
+/// metadata the assignment and the config are unknown: the brokers' node-id order stands in for
+/// the assignment (stated).
 fn kafka_choice(
     lines: &[ReplicaLine],
     registration: Option<&PartitionRegistration>,
+    topic: &TopicSettings,
+    unclean_shutdown: &[i32],
 ) -> std::result::Result<(usize, String), String> {
     let live = |id: i32| lines.iter().position(|l| l.node_id == Some(id));
     let Some(reg) = registration else {
@@ -470,14 +512,14 @@ fn kafka_choice(
             lines.iter().enumerate().filter_map(|(i, l)| l.node_id.map(|id| (id, i))).collect();
         ids.sort();
         return ids.first().map(|&(id, i)| {
-            (i, format!("unclean election: the first live replica; no metadata, so the assignment is assumed in node-id order (broker {id} first)"))
+            (i, format!("an unclean election, only if unclean.leader.election.enable is true, which these dirs cannot say (by Kafka's default the partition stays offline): the first live replica, the assignment assumed in node-id order (broker {id} first)"))
         }).ok_or_else(|| "no replica has a node id".to_string());
     };
     let assignment: Vec<i32> = reg.replicas.iter().copied().take(32).collect();
     let set = |ids: &[i32]| {
         assignment.iter().enumerate().filter(|(_, id)| ids.contains(id)).fold(0u32, |m, (pos, _)| m | 1 << pos)
     };
-    let p = Partition {
+    let mut p = Partition {
         leader: assignment.iter().position(|&id| id == reg.leader),
         isr: set(&reg.isr),
         elr: set(&reg.elr),
@@ -487,25 +529,60 @@ fn kafka_choice(
         assignment.iter().enumerate().filter(|(_, &id)| live(id).is_some()).fold(0u32, |m, (pos, _)| m | 1 << pos);
     // ELR and the last known leader are recorded only when the feature is on.
     let elr_on = !reg.elr.is_empty() || !reg.last_known_elr.is_empty();
-    let (chosen, how) = partition_change::choose(assignment.len(), &p, elr_on, alive, Election::Unclean);
+    let settings = partition_change::Settings { elr: elr_on, min_isr: topic.min_isr };
+    let mut left = Vec::new();
+    for (pos, id) in assignment.iter().enumerate() {
+        if alive & (1 << pos) != 0 && unclean_shutdown.contains(id) {
+            let before = p;
+            // Every broker registers before any is unfenced (the dirs are of stopped brokers):
+            // no one is acceptable yet, so the registration elects no one.
+            p = partition_change::registered_after_unclean_shutdown(assignment.len(), &p, &settings, pos, 0);
+            if (before.isr | before.elr) & (1 << pos) != 0 && (p.isr | p.elr) & (1 << pos) == 0 {
+                left.push(*id);
+            }
+        }
+    }
+    let left = match left.as_slice() {
+        [] => String::new(),
+        ids => format!(
+            " (broker{} {ids:?} shut down uncleanly, so each leaves the ISR and ELR as it registers again)",
+            if ids.len() == 1 { "" } else { "s" }
+        ),
+    };
+    let election = if topic.unclean { Election::Unclean } else { Election::Online };
+    let (chosen, how) = partition_change::choose(assignment.len(), &p, elr_on, alive, election);
     let Some(pos) = chosen else {
-        return Err(format!("none of the assignment {:?} is among the dirs", reg.replicas));
+        if alive == 0 {
+            return Err(format!("none of the assignment {:?} is among the dirs", reg.replicas));
+        }
+        let first = assignment[alive.trailing_zeros() as usize];
+        return Err(format!(
+            "none: no live ISR or ELR member{left}, and unclean.leader.election.enable is false ({}), so the \
+             partition stays offline; an admin's unclean election (kafka-leader-election --election-type unclean) \
+             would elect broker {first}, the first live replica of the assignment {:?}",
+            topic.unclean_from, reg.replicas
+        ));
     };
     let id = assignment[pos];
     let why = match how {
         Chosen::Kept => format!("the recorded leader, broker {id}"),
         Chosen::Isr => {
-            format!("the first live ISR member {:?} in assignment order {:?}: broker {id}", reg.isr, reg.replicas)
+            format!("the first live ISR member {:?} in assignment order {:?}: broker {id}{left}", reg.isr, reg.replicas)
         }
         Chosen::Elr => {
-            format!("the ISR is empty: the first live eligible leader replica (ELR {:?}): broker {id}", reg.elr)
+            format!("the ISR is empty: the first live eligible leader replica (ELR {:?}): broker {id}{left}", reg.elr)
         }
         Chosen::LastKnownLeader => {
-            format!("ISR and ELR empty: the last known leader (lastKnownElr {:?}): broker {id}", reg.last_known_elr)
+            format!(
+                "ISR and ELR empty: the last known leader (lastKnownElr {:?}): broker {id}{left}",
+                reg.last_known_elr
+            )
         }
-        Chosen::Unclean | Chosen::None => {
-            format!("unclean election: the first live replica of the assignment {:?}: broker {id}", reg.replicas)
-        }
+        Chosen::Unclean | Chosen::None => format!(
+            "unclean election (unclean.leader.election.enable is true by {}): the first live replica of the \
+             assignment {:?}: broker {id}{left}",
+            topic.unclean_from, reg.replicas
+        ),
     };
     Ok((live(id).expect("a live replica"), why))
 }
@@ -632,6 +709,24 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             }
             (leader, LeaderSource::Metadata { offset, snapshot_end_offset })
         }
+        // klog's own labs: the replica klog's state runs as leader (the latest epoch, if two
+        // think they lead), before any guess from the logs.
+        None if !replicas.is_empty()
+            && lines.iter().all(|l| crate::replica::made_by_klog(Path::new(&cx.brokers[l.broker].dir))) =>
+        {
+            let leading = (0..replicas.len())
+                .filter_map(|i| {
+                    replicas[i]
+                        .state()
+                        .filter(|s| s.role == crate::replica::Role::Leader)
+                        .map(|s| (s.leader_epoch, std::cmp::Reverse(i)))
+                })
+                .max();
+            match leading {
+                Some((e, std::cmp::Reverse(i))) => (Some(i), LeaderSource::KlogState { leader_epoch: Some(e) }),
+                None => (None, LeaderSource::KlogState { leader_epoch: None }),
+            }
+        }
         None => (preferred(&lines), LeaderSource::Assumed),
     };
     let mut acked_missing = Vec::new();
@@ -653,7 +748,13 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             }
         }
     }
-    let kafka_would_elect = match kafka_choice(&lines, registration.as_ref()) {
+    // What the controller may do, and which brokers come back after an unclean shutdown.
+    let metadata = cx.metadata.filter(|_| recorded.is_some());
+    let topic = TopicSettings::of(metadata.map(|m| &m.replay), name.rsplit_once('-').map_or(name, |(t, _)| t));
+    let unclean_shutdown: Vec<i32> =
+        lines.iter().filter(|l| !cx.files[l.broker].clean_shutdown()).filter_map(|l| l.node_id).collect();
+    let choice = kafka_choice(&lines, registration.as_ref(), &topic, &unclean_shutdown);
+    let kafka_would_elect = match choice.clone() {
         Ok((i, why)) if leader.is_none() && !clean_replicas.is_empty() => {
             Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? })
         }
@@ -667,7 +768,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                 why: "the highest latest leader epoch, then the largest log end".into(),
                 loses: losses(&replicas, &verified, advice)?,
             };
-            let (kafka, kafka_none) = match kafka_choice(&lines, registration.as_ref()) {
+            let (kafka, kafka_none) = match choice {
                 Ok((i, why)) => (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None),
                 Err(why) => (None, Some(why)),
             };
@@ -873,16 +974,32 @@ mod tests {
     #[test]
     fn kafka_elects_from_the_elr_then_the_last_known_leader_then_the_assignment() {
         let lines = [line(1, 3, 10), line(2, 4, 5), line(3, 4, 7)];
+        let unclean = TopicSettings { unclean: true, unclean_from: "the topic's config", min_isr: 1 };
+        let choice = |reg: &PartitionRegistration, t: &TopicSettings, crashed: &[i32]| {
+            kafka_choice(&lines, Some(reg), t, crashed).map(|(i, _)| i)
+        };
         let mut reg = PartitionRegistration { replicas: vec![3, 2, 1], leader: NO_LEADER, ..Default::default() };
-        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 2);
+        assert_eq!(choice(&reg, &unclean, &[]), Ok(2));
+        // unclean.leader.election.enable false (Kafka's default): offline, naming the admin's pick.
+        let e = choice(&reg, &TopicSettings::default(), &[]).unwrap_err();
+        assert!(e.contains("stays offline") && e.contains("would elect broker 3"), "{e}");
         reg.last_known_elr = vec![1];
-        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 0);
+        assert_eq!(choice(&reg, &TopicSettings::default(), &[]), Ok(0));
         reg.elr = vec![9, 2];
-        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 1);
-        assert_eq!(kafka_choice(&lines, None).unwrap().0, 0);
+        assert_eq!(choice(&reg, &TopicSettings::default(), &[]), Ok(1));
+        // An ELR member whose dir shows an unclean shutdown leaves the ELR as it registers: the
+        // last known leader is next; without one the partition stays offline.
+        let (i, why) = kafka_choice(&lines, Some(&reg), &TopicSettings::default(), &[2]).unwrap();
+        assert_eq!(i, 0);
+        assert!(why.contains("broker [2] shut down uncleanly") && why.contains("last known leader"), "{why}");
+        let no_last = PartitionRegistration { last_known_elr: vec![], ..reg.clone() };
+        let e = choice(&no_last, &TopicSettings::default(), &[2]).unwrap_err();
+        assert!(e.contains("broker [2] shut down uncleanly") && e.contains("stays offline"), "{e}");
+        assert_eq!(choice(&no_last, &unclean, &[2]), Ok(2), "unclean: the first live replica of [3, 2, 1]");
+        assert_eq!(kafka_choice(&lines, None, &TopicSettings::default(), &[]).unwrap().0, 0);
         reg.isr = vec![8, 3];
-        assert_eq!(kafka_choice(&lines, Some(&reg)).unwrap().0, 2, "the ISR first");
+        assert_eq!(choice(&reg, &TopicSettings::default(), &[]), Ok(2), "the ISR first");
         reg = PartitionRegistration { replicas: vec![7], ..Default::default() };
-        assert!(kafka_choice(&lines, Some(&reg)).is_err());
+        assert!(choice(&reg, &unclean, &[]).is_err());
     }
 }

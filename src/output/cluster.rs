@@ -65,6 +65,10 @@ fn leader_text(v: &ClusterView, p: &PartitionView) -> String {
             let elr = if reg.elr.is_empty() { String::new() } else { format!(", ELR {:?}", reg.elr) };
             format!("from the {at}: leader {} epoch {}, ISR {:?}{elr}", reg.leader, reg.leader_epoch, reg.isr)
         }
+        (LeaderSource::KlogState { leader_epoch: Some(e) }, _) => {
+            format!("from klog's state: it runs as leader at epoch {e}")
+        }
+        (LeaderSource::KlogState { leader_epoch: None }, _) => "klog's state: none runs as leader".into(),
         _ => "assumed: highest latest leader epoch, then largest log end".into(),
     };
     match p.leader {
@@ -225,7 +229,8 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
         })?,
         None => out!(
             out,
-            "leaders: no metadata log in any dir, so each is assumed: the highest latest leader epoch, then the largest log end"
+            "leaders: no metadata log in any dir: the replica klog's state runs as leader (in klog's labs), else \
+             the highest latest leader epoch, then the largest log end"
         )?,
     }
     let mut t = Grid::new(
@@ -360,6 +365,7 @@ fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
             "metadata_offset": offset,
             "snapshot_end_offset": snapshot_end_offset,
         }),
+        LeaderSource::KlogState { leader_epoch } => json!({"from": "klog_state", "leader_epoch": leader_epoch}),
         LeaderSource::Assumed => {
             json!({"from": "assumed", "rule": "highest latest leader epoch, then largest log end"})
         }

@@ -79,7 +79,9 @@ fn the_json_names_the_leader_the_divergence_the_acked_loss_and_both_choices() {
     let lines = json_lines(&out);
     let t1 = partition(&lines, "t-1");
     assert_eq!(t1["leader_node_id"], 3, "{t1}");
-    assert_eq!(t1["leader_source"]["from"], "assumed");
+    // klog's labs: the leader is the replica klog's state runs as leader.
+    assert_eq!(t1["leader_source"]["from"], "klog_state");
+    assert_eq!(t1["leader_source"]["leader_epoch"], 2);
     assert_eq!(replica_of(t1, 1)["first_divergent_offset"], 2);
     assert_eq!(replica_of(t1, 2)["first_divergent_offset"], 2);
     assert_eq!(replica_of(t1, 3)["leader"], true);
@@ -278,4 +280,31 @@ fn a_replica_ahead_of_the_leader_is_named_with_the_offsets_the_leader_lacks() {
     assert_eq!(t0["needs_attention"], true);
     let (text, _) = code(&["diff", "--cluster", s(&b1), s(&b2)], 1);
     assert!(text.contains("ahead from 1") && text.contains("1 ahead of the leader"), "{text}");
+}
+
+/// Issue 34, point 11: in klog's own labs the cluster view takes the leader from klog's state,
+/// never a crashed replica that holds the most (it would then advise `klog elect` on it).
+#[test]
+fn in_klogs_labs_the_leader_is_the_replica_klogs_state_runs_as_leader_not_a_crashed_one() {
+    let lab = Lab::new();
+    let d: Vec<_> =
+        (1..=3).map(|i| lab.create(&format!("d{i}"), i, &["--topic", "orders", "--partitions", "2"])).collect();
+    let p = ["--partition", "orders-1"];
+    ok(&[&["elect", s(&d[0])][..], &p, &["--isr", s(&d[1]), "--isr", s(&d[2])]].concat());
+    ok(&[&["append", s(&d[0])][..], &p, &["a", "b"]].concat());
+    for f in &d[1..] {
+        ok(&[&["fetch", "--leader", s(&d[0]), s(f)][..], &p, &["--rounds", "2"]].concat());
+    }
+    ok(&["crash", s(&d[0])]);
+    ok(&[&["elect", s(&d[1])][..], &p, &["--isr", s(&d[2])]].concat());
+    // Exit 1: orders-0 has no leader, which needs a look.
+    let (out, _) = code(&["recover", "--dry-run", s(&d[0]), s(&d[1]), s(&d[2])], 1);
+    let row = out.lines().find(|l| l.trim_start().starts_with("orders-1 ")).unwrap();
+    assert!(row.contains("broker 2") && row.contains("agree"), "{out}");
+    let json = json_lines(&code(&["recover", "--dry-run", s(&d[0]), s(&d[1]), s(&d[2]), "--json"], 1).0);
+    let o1 = partition(&json, "orders-1");
+    assert_eq!((o1["leader_node_id"].as_i64(), o1["leader_source"]["from"].as_str()), (Some(2), Some("klog_state")));
+    assert!(!out.contains("is not a leader (it is crashed)"), "{out}");
+    // orders-0 never had a leader: none is invented.
+    assert!(out.contains("orders-0: no leader among the dirs (klog's state: none runs as leader)"), "{out}");
 }
