@@ -34,6 +34,11 @@ pub enum Damage {
         size_after: u64,
         lost: Option<(i64, i64)>,
     },
+    /// A power loss that found nothing unflushed (an empty log, or one flushed to its end): a
+    /// crash like any other, said so (a script that power-cuts every replica goes on).
+    NothingUnflushed {
+        log_end_offset: i64,
+    },
     /// A segment above the recovery point vanished whole.
     SegmentLost {
         segment_base_offset: i64,
@@ -156,9 +161,6 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
             &replica.paths().partition_dir,
             "the active segment is empty: --torn-bytes and --flip-byte need data to damage",
         ));
-    }
-    if opts.power_loss && leo == replica.log_start_offset() {
-        return Err(Error::state(&replica.paths().partition_dir, "the log is empty: --power-loss has nothing to lose"));
     }
     if let Some(n) = opts.torn_bytes {
         if n == 0 || n > active_size {
@@ -309,6 +311,9 @@ fn power_loss(replica: &Replica, segments: &[Segment], report: &mut CrashReport)
         }
         _ => i64::MAX,
     });
+    if damage.is_empty() {
+        damage.push(Damage::NothingUnflushed { log_end_offset: replica.log_end_offset() });
+    }
     report.damage.extend(damage);
     Ok(())
 }

@@ -385,6 +385,10 @@ pub fn crashed(out: &mut dyn Write, r: &crate::crash::CrashReport, settings: &Se
                 "  power loss: segment {segment_base_offset} cut from {size_before} to {size_after} bytes; unflushed {} lost",
                 offsets(lost)
             )?,
+            Damage::NothingUnflushed { log_end_offset } => out!(
+                out,
+                "  power loss: nothing unflushed (flushed up to the log end, offset {log_end_offset}): nothing lost"
+            )?,
             Damage::SegmentLost { segment_base_offset, size_bytes } => {
                 out!(out, "  power loss: segment {segment_base_offset} ({size_bytes} bytes) never flushed, gone")?
             }

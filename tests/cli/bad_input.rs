@@ -144,7 +144,6 @@ const CASES: &[Case] = &[
     (&["elect", "@l", "--isr", "@other"], 2, "holds partition"),
     (&["elect", "@l", "--isr", "@missing"], 2, "no such file or directory"),
     (&["crash", "@e", "--torn-bytes", "3"], 2, "active segment is empty"),
-    (&["crash", "@e", "--power-loss"], 2, "nothing to lose"),
     (&["crash", "@l", "--torn-bytes", "0"], 2, "torn-bytes"),
     (&["crash", "@l", "--torn-bytes", "100000"], 2, "torn-bytes"),
     (&["crash", "@l", "--flip-byte", "100000"], 2, "flip-byte"),

@@ -161,7 +161,6 @@ fn crash_options_on_bad_targets_are_refused_without_change() {
     let before = snapshot(&empty);
     code(&["crash", s(&empty), "--torn-bytes", "1"], 2);
     code(&["crash", s(&empty), "--flip-byte", "0"], 2);
-    code(&["crash", s(&empty), "--power-loss"], 2);
     assert_eq!(snapshot(&empty), before);
     let b = three_batches(&lab);
     let before = snapshot(&b);
@@ -170,4 +169,22 @@ fn crash_options_on_bad_targets_are_refused_without_change() {
     code(&["crash", s(&b), "--torn-bytes", "100000"], 2);
     code(&["crash", s(&b), "--flip-byte"], 2);
     assert_eq!(snapshot(&b), before);
+}
+
+/// Issue 34, point 15: a power cut of a replica with nothing unflushed (an empty log, or one
+/// flushed to its end) is a crash like any other, said so, exit 0: a script that power-cuts
+/// every replica goes on.
+#[test]
+fn a_power_loss_with_nothing_unflushed_is_a_crash_that_loses_nothing() {
+    let lab = Lab::new();
+    let e = lab.create("e", 0, &[]);
+    let out = ok(&["crash", s(&e), "--power-loss"]);
+    assert!(out.contains("e: crashed"), "{out}");
+    assert!(out.contains("power loss: nothing unflushed (flushed up to the log end, offset 0): nothing lost"), "{out}");
+    let f = lab.create("f", 1, &[]);
+    ok(&["elect", s(&f)]);
+    ok(&["append", s(&f), "x0", "--flush"]);
+    let out = ok(&["crash", s(&f), "--power-loss"]);
+    assert!(out.contains("offset 1): nothing lost"), "{out}");
+    assert_eq!(values(&f), ["x0"]);
 }
