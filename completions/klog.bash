@@ -587,7 +587,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__fetch)
-            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --json --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --mode --kafka --json --explain --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -606,6 +606,14 @@ _klog() {
                     return 0
                     ;;
                 --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "hw kip101 kip279" -- "${cur}"))
+                    return 0
+                    ;;
+                --kafka)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

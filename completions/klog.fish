@@ -144,6 +144,10 @@ complete -c klog -n "__fish_klog_using_subcommand fetch" -l leader -d 'The leade
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l rounds -d 'Number of fetch rounds (1 to 1,000,000)' -r
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l max-bytes -d 'Most bytes one round returns (at least one whole batch is always returned)' -r
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l mode -d 'Which Kafka era\'s follower rules to apply (needs --leader): the rules of the era\'s last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279' -r -f -a "hw\t'Kafka <= 0.10.2: truncate to the follower\'s own high watermark'
+kip101\t'Kafka 0.11-1.1 (KIP-101): OffsetsForLeaderEpoch v0, offset-only answer'
+kip279\t'Kafka >= 2.0 (KIP-279): (epoch, end offset) answers until the epochs agree'"
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l kafka -d 'The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)' -r
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -151,6 +155,7 @@ complete -c klog -n "__fish_klog_using_subcommand fetch" -l until-caught-up -d '
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l flush -d 'fsync the follower after each round (moves its recovery point)'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l no-fencing -d 'No FENCED_LEADER_EPOCH check (Kafka before KIP-320): fetch from the leader followed even when the follower has seen a larger epoch'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l json -d 'Write one JSON object per round'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l explain -d 'Also print each round\'s fetch procedure as pseudo-code, with the lines that ran marked and the values they saw'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -s V -l version -d 'Print version'
@@ -183,7 +188,7 @@ complete -c klog -n "__fish_klog_using_subcommand crash" -l allow-broker-dir-wri
 complete -c klog -n "__fish_klog_using_subcommand crash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand crash" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader -d 'Restart DIR as a follower of this leader and truncate it by --mode' -r -F
-complete -c klog -n "__fish_klog_using_subcommand recover" -l mode -d 'Which Kafka era\'s follower truncation to apply (needs --leader): the rules of the era\'s last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279' -r -f -a "hw\t'Kafka <= 0.10.2: truncate to the follower\'s own high watermark'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l mode -d 'Which Kafka era\'s follower rules to apply (needs --leader): the rules of the era\'s last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279' -r -f -a "hw\t'Kafka <= 0.10.2: truncate to the follower\'s own high watermark'
 kip101\t'Kafka 0.11-1.1 (KIP-101): OffsetsForLeaderEpoch v0, offset-only answer'
 kip279\t'Kafka >= 2.0 (KIP-279): (epoch, end offset) answers until the epochs agree'"
 complete -c klog -n "__fish_klog_using_subcommand recover" -l kafka -d 'The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)' -r

@@ -163,11 +163,16 @@ _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '(--until-caught-up)--rounds=[Number of fetch rounds (1 to 1,000,000)]:N:_default' \
 '--max-bytes=[Most bytes one round returns (at least one whole batch is always returned)]:B:_default' \
+'--mode=[Which Kafka era'\''s follower rules to apply (needs --leader)\: the rules of the era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest). Default\: kip279]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
+kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
+kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
+'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--until-caught-up[Fetch until nothing is copied and both high watermarks are equal]' \
 '--flush[fsync the follower after each round (moves its recovery point)]' \
 '--no-fencing[No FENCED_LEADER_EPOCH check (Kafka before KIP-320)\: fetch from the leader followed even when the follower has seen a larger epoch]' \
 '--json[Write one JSON object per round]' \
+'(--json)--explain[Also print each round'\''s fetch procedure as pseudo-code, with the lines that ran marked and the values they saw]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -222,7 +227,7 @@ _arguments "${_arguments_options[@]}" : \
 (recover)
 _arguments "${_arguments_options[@]}" : \
 '--leader=[Restart DIR as a follower of this leader and truncate it by --mode]:LEADER:_files' \
-'--mode=[Which Kafka era'\''s follower truncation to apply (needs --leader)\: the rules of the era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest). Default\: kip279]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
+'--mode=[Which Kafka era'\''s follower rules to apply (needs --leader)\: the rules of the era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest). Default\: kip279]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
 kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
 kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
 '(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE:_default' \

@@ -19,10 +19,10 @@ for mode in $MODES_CHOSEN; do
   # B leads at epoch 0 with A in the ISR (acks=all).
   run elect "$B" --epoch 0 --isr "$A" $(entry "$mode")
   run append "$B" m1 --timestamp 1000
-  run fetch --leader "$B" "$A" --rounds 3
+  run fetch --leader "$B" "$A" --rounds 3 --mode "$mode"
   # m2 is committed on B after A's second fetch, but A's HW stays at 1 (one round trip behind).
   run append "$B" m2 --timestamp 2000
-  run fetch --leader "$B" "$A" --rounds 2
+  run fetch --leader "$B" "$A" --rounds 2 --mode "$mode"
   # A restarts and rejoins as a follower of B.
   run crash "$A"
   run recover "$A" --leader "$B" --mode "$mode"

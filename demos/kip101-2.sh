@@ -17,10 +17,10 @@ for mode in $MODES_CHOSEN; do
   run create "$B" --replica-id 2
   run elect "$A" --epoch 0 --isr "$B" $(entry "$mode")
   run append "$A" m1 --timestamp 1000 --flush
-  run fetch --leader "$A" "$B" --rounds 3 --flush
+  run fetch --leader "$A" "$B" --rounds 3 --flush --mode "$mode"
   run append "$A" m2 --timestamp 2000 --flush
   # B copies m2 and learns HW 1 then 2, but never flushes m2.
-  run fetch --leader "$A" "$B" --rounds 2
+  run fetch --leader "$A" "$B" --rounds 2 --mode "$mode"
   # Power fails on both: only flushed bytes survive.
   run crash "$A" --power-loss
   run crash "$B" --power-loss

@@ -20,9 +20,9 @@ for mode in $MODES_CHOSEN; do
   run elect "$B" --epoch 1 --isr "$A" $(entry "$mode")
   run append "$B" m1 m2 --timestamp 1000
   # Each fetch prints the leader's and the follower's LEO and HW.
-  run fetch --leader "$B" "$A"
-  run fetch --leader "$B" "$A"
-  run fetch --leader "$B" "$A"
+  run fetch --leader "$B" "$A" --mode "$mode"
+  run fetch --leader "$B" "$A" --mode "$mode"
+  run fetch --leader "$B" "$A" --mode "$mode"
   # B takes m3 and fails before A fetches it.
   run append "$B" m3 --timestamp 2000
   run crash "$B"

@@ -182,6 +182,12 @@ fn fetch(a: &FetchArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
         json::fetch_rounds(text.raw(), &report)?;
     } else {
         text::fetch_rounds(text, &report, &a.follower.display().to_string(), settings)?;
+        if a.explain {
+            for (i, round) in report.rounds.iter().enumerate() {
+                writeln!(text.raw(), "\nround {}:", i + 1).at("<stdout>", "write")?;
+                replica_lab::output::explain::write_text(text.raw(), &round.explanation(), settings)?;
+            }
+        }
     }
     Ok(Outcome::findings_if(report.stuck()))
 }

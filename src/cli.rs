@@ -111,8 +111,12 @@ pub enum Command {
     /// Each round: the leader reads its HW, records the follower's fetch offset and recomputes
     /// its HW over the ISR, returns whole batches from the one holding the fetch offset plus the
     /// HW it read first; the follower appends the bytes unchanged and sets its HW to
-    /// min(returned HW, own LEO). One line per round shows the one-round-trip lag. Exit 1 when
-    /// the fetch is stuck (a returned batch starts below the follower's log end).
+    /// min(returned HW, own LEO). One line per round shows the one-round-trip lag. From Kafka
+    /// 2.8 (the default; see --mode, --kafka) the follower also sends its latest epoch, and the
+    /// leader first answers a diverging epoch or OFFSET_OUT_OF_RANGE where it must: nothing is
+    /// read or recorded, and the follower truncates on the answer. Exit 1 when the fetch is
+    /// stuck (a returned batch starts below the follower's log end, or an OFFSET_OUT_OF_RANGE
+    /// leaves nothing to cut).
     Fetch(FetchArgs),
     /// fsync a replica's log and move its recovery point to the log end.
     Flush(Target),
@@ -424,9 +428,18 @@ pub struct FetchArgs {
     /// when the follower has seen a larger epoch.
     #[arg(long)]
     pub no_fencing: bool,
+    // From Kafka 2.8 (the default) each fetch sends the follower's latest epoch, and the
+    // leader answers a diverging epoch or OFFSET_OUT_OF_RANGE that the follower truncates on;
+    // before 2.8 it sends none.
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// Write one JSON object per round.
     #[arg(long)]
     pub json: bool,
+    /// Also print each round's fetch procedure as pseudo-code, with the lines that ran marked
+    /// and the values they saw.
+    #[arg(long, conflicts_with = "json")]
+    pub explain: bool,
 }
 
 #[derive(Debug, Args)]
@@ -469,6 +482,20 @@ pub enum ModeArg {
     Kip279,
 }
 
+/// `--mode` / `--kafka`: the release whose follower rules a command runs (`recover --leader`,
+/// `fetch`). Both need `--leader`, which `fetch` always has.
+#[derive(Debug, Args)]
+pub struct ReleaseArgs {
+    /// Which Kafka era's follower rules to apply (needs --leader): the rules of the era's last
+    /// release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279.
+    #[arg(long, value_enum, ignore_case = true, requires = "leader")]
+    pub mode: Option<ModeArg>,
+    /// The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line),
+    /// e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode).
+    #[arg(long, value_name = "RELEASE", requires = "leader", conflicts_with = "mode", value_parser = parse_release)]
+    pub kafka: Option<Release>,
+}
+
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("epoch_use").args(["dry_run", "told_first"]).multiple(true)))]
 pub struct RecoverArgs {
@@ -484,14 +511,8 @@ pub struct RecoverArgs {
     /// Restart DIR as a follower of this leader and truncate it by --mode.
     #[arg(long, value_name = "LEADER")]
     pub leader: Option<PathBuf>,
-    /// Which Kafka era's follower truncation to apply (needs --leader): the rules of the era's
-    /// last release (hw: 0.10.2.2, kip101: 1.1.1, kip279: the newest). Default: kip279.
-    #[arg(long, value_enum, ignore_case = true, requires = "leader")]
-    pub mode: Option<ModeArg>,
-    /// The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line),
-    /// e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode).
-    #[arg(long, value_name = "RELEASE", requires = "leader", conflicts_with = "mode", value_parser = parse_release)]
-    pub kafka: Option<Release>,
+    #[command(flatten)]
+    pub release: ReleaseArgs,
     /// Print the same report and change nothing on disk.
     #[arg(long)]
     pub dry_run: bool,
@@ -921,6 +942,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         "fetch" => &[
             "klog fetch --leader /tmp/b /tmp/a --rounds 3",
             "klog fetch --leader /tmp/b /tmp/a --until-caught-up --flush",
+            "klog fetch --leader /tmp/b /tmp/a --rounds 2 --kafka 2.7.2 --explain",
         ],
         "flush" => &["klog flush /tmp/b", "klog flush /var/lib/kafka --partition orders-3"],
         "stop" => &["klog stop /tmp/b", "klog stop /var/lib/kafka --partition orders-3"],
@@ -962,7 +984,11 @@ pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
         }
         "check" => &[(0, "clean"), (1, "findings"), ERROR],
         "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
-        "fetch" => &[(0, "success"), (1, "stuck: a returned batch starts below the follower's log end"), ERROR],
+        "fetch" => &[
+            (0, "success"),
+            (1, "stuck: a batch below the follower's LEO, or nothing to cut on OUT_OF_RANGE"),
+            ERROR,
+        ],
         "explore" => &[(0, "no violation within the bounds"), (1, "a violation was found"), ERROR],
         _ => &[(0, "success"), ERROR],
     }
@@ -1326,11 +1352,12 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
             max_bytes: a.max_bytes,
             flush: a.flush,
             fencing: !a.no_fencing,
+            rules: a.release.rules(),
         }
     }
 }
 
-impl RecoverArgs {
+impl ReleaseArgs {
     /// The rules `--kafka` names, or the last release of `--mode`'s era (kip279 by default):
     /// the one place the default is applied.
     pub fn rules(&self) -> Rules {
@@ -1338,6 +1365,13 @@ impl RecoverArgs {
             Some(release) => release.rules(),
             None => Rules::of_mode(self.mode.unwrap_or(ModeArg::Kip279).into()),
         }
+    }
+}
+
+impl RecoverArgs {
+    /// [`ReleaseArgs::rules`].
+    pub fn rules(&self) -> Rules {
+        self.release.rules()
     }
 }
 

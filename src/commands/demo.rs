@@ -523,8 +523,14 @@ fn run_once(
                 sink(DemoEvent::Appended(replica, &report))?;
             }
             Step::Fetch { leader, follower, rounds, flush } => {
+                // The mode's fetch path: kip279 is fetch's default (2.8 and later); an older era
+                // is named, or the command shown would run the newer fetch.
+                let era = match recover_mode {
+                    TruncationMode::Kip279 => String::new(),
+                    m => format!(" --mode {}", m.name()),
+                };
                 sink(DemoEvent::Command(format!(
-                    "klog fetch --leader {} {} --rounds {rounds}{}",
+                    "klog fetch --leader {} {} --rounds {rounds}{}{era}",
                     shown(leader),
                     shown(follower),
                     if *flush { " --flush" } else { "" }
@@ -542,6 +548,7 @@ fn run_once(
                     max_bytes: DEFAULT_FETCH_MAX_BYTES,
                     flush: *flush,
                     fencing: true,
+                    rules,
                 })?;
                 if ask {
                     if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {

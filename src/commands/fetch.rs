@@ -12,6 +12,7 @@ use crate::log::recovery::RecoveryReport;
 use crate::replica::{Replica, Role};
 use crate::replication::fencing::{fetch_allowed, leader_not_stale, FetchRefusal};
 use crate::replication::fetch::{fetch_round, FetchRound};
+use crate::replication::release::Rules;
 use std::path::Path;
 
 /// Rounds `--until-caught-up` gives up after (a leader that keeps being appended to).
@@ -29,6 +30,9 @@ pub struct FetchRequest<'a> {
     /// before KIP-320, what `klog explore --no-fencing` models): a follower fetches from the
     /// leader it follows even when it has seen a larger epoch.
     pub fencing: bool,
+    /// The release whose fetch path runs: from 2.8 (`truncation_on_fetch`) the round sends the
+    /// last fetched epoch and the leader may answer a diverging epoch or OFFSET_OUT_OF_RANGE.
+    pub rules: Rules,
 }
 
 #[derive(Debug)]
@@ -41,8 +45,10 @@ pub struct FetchReport {
 }
 
 impl FetchReport {
+    /// The last round cannot be followed by one that does better: a batch below the follower's
+    /// LEO (out-of-order offsets), or an OFFSET_OUT_OF_RANGE the follower could do nothing with.
     pub fn stuck(&self) -> bool {
-        self.rounds.last().is_some_and(|r| r.stuck.is_some())
+        self.rounds.last().is_some_and(|r| r.stuck.is_some() || r.no_progress())
     }
 
     /// Records copied over all the rounds.
@@ -152,7 +158,9 @@ fn empty_once_started(replica: &Replica) -> Result<bool> {
 }
 
 /// The rounds themselves, on two started replicas: `rounds` of them, or until the follower has
-/// caught up (nothing copied, both HWs equal), stopping early when the fetcher is stuck.
+/// caught up (a fetch answered with nothing to copy, both HWs equal), stopping early when the
+/// fetcher is stuck. A round answered with a diverging epoch or OFFSET_OUT_OF_RANGE copies
+/// nothing and is never the caught-up one: the follower fetches again from where it cut.
 pub fn fetch_rounds(
     leader: &mut Replica,
     follower: &mut Replica,
@@ -162,9 +170,10 @@ pub fn fetch_rounds(
     let limit = if req.until_caught_up { MAX_ROUNDS } else { req.rounds };
     let mut caught_up = false;
     for _ in 0..limit {
-        let round = fetch_round(leader, follower, req.max_bytes, req.flush)?;
-        let stuck = round.stuck.is_some();
-        caught_up = round.batches_copied == 0
+        let round = fetch_round(&req.rules, leader, follower, req.max_bytes, req.flush)?;
+        let stuck = round.stuck.is_some() || round.no_progress();
+        caught_up = round.recorded()
+            && round.batches_copied == 0
             && round.follower_log_end_offset == round.leader_log_end_offset
             && round.follower_high_watermark == round.leader_high_watermark;
         rounds.push(round);

@@ -375,6 +375,7 @@ fn as_follower(
                 max_bytes: DEFAULT_FETCH_MAX_BYTES,
                 flush: false,
                 fencing: req.fencing,
+                rules: req.rules,
             },
         )?;
         report.after_catch_up = Some(diff::diff_logs(leader.log(), follower.log())?);

@@ -858,7 +858,7 @@ impl State {
     }
 
     /// `klog fetch --leader l f`: the command starts both replicas, then runs
-    /// [`replication::fetch::fetch_round`].
+    /// [`replication::fetch::fetch_round`] by [`fetch_rules`].
     fn fetch_round(&mut self, cfg: &Config, l: usize, f: usize) {
         self.nodes[l].start();
         self.nodes[f].start();
@@ -866,8 +866,14 @@ impl State {
         let (ln, fnode) = if l < f { (&mut lo[l], &mut hi[0]) } else { (&mut hi[0], &mut lo[f]) };
         let mut leader = Slot { id: l as u8, node: ln, min_isr: cfg.min_isr };
         let mut follower = Slot { id: f as u8, node: fnode, min_isr: cfg.min_isr };
-        replication::fetch::fetch_round(&mut leader, &mut follower, DEFAULT_FETCH_MAX_BYTES, false)
-            .expect("the lab's storage does not fail");
+        replication::fetch::fetch_round(
+            &fetch_rules(&cfg.rules),
+            &mut leader,
+            &mut follower,
+            DEFAULT_FETCH_MAX_BYTES,
+            false,
+        )
+        .expect("the lab's storage does not fail");
     }
 
     /// `commands/recover.rs::as_follower` without `--catch-up`: local recovery, the plan (by
@@ -1163,6 +1169,14 @@ impl Storage for Slot<'_> {
         let end = (to.max(0) as usize).min(self.node.log_len as usize);
         Ok(LabRecords { recs: self.node.records(), next: from.max(0) as usize, end })
     }
+}
+
+/// The rules the explorer's fetch runs by: the explored release's, but always the fetch before
+/// Kafka 2.8 (no last fetched epoch, no diverging-epoch or OFFSET_OUT_OF_RANGE answer). The
+/// explorer's counts, findings and the README's benchmarks were made with that fetch; its
+/// scripts name a release that runs it ([`super::script::command`]), so they replay exactly.
+pub fn fetch_rules(rules: &Rules) -> Rules {
+    Rules { truncation_on_fetch: false, ..*rules }
 }
 
 #[cfg(test)]

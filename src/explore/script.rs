@@ -37,6 +37,17 @@ pub fn rules_flag(rules: &Rules) -> String {
     }
 }
 
+/// The flag naming the explorer's fetch ([`super::model::fetch_rules`]): the mode's for an era
+/// before 2.8, else 2.7.2's, the last release whose fetch sends no epoch (a fetch round reads
+/// no other rule that changed after it).
+pub fn fetch_flag(rules: &Rules) -> String {
+    if rules.truncation_on_fetch {
+        "--kafka 2.7.2".to_string()
+    } else {
+        rules_flag(rules)
+    }
+}
+
 /// The command line of one action, with replicas as `"$LAB/x"`.
 pub fn command(cfg: &Config, action: &Action) -> String {
     let fencing = if cfg.fencing { "" } else { " --no-fencing" };
@@ -50,7 +61,9 @@ pub fn command(cfg: &Config, action: &Action) -> String {
         Action::Append { replica, value } => {
             format!("klog append {} {} --timestamp {TIMESTAMP_MS}", dir(replica), value_name(value))
         }
-        Action::Fetch { leader, follower } => format!("klog fetch --leader {} {}{fencing}", dir(leader), dir(follower)),
+        Action::Fetch { leader, follower } => {
+            format!("klog fetch --leader {} {}{fencing} {}", dir(leader), dir(follower), fetch_flag(&cfg.rules))
+        }
         Action::Crash { replica, power_loss, hw } => format!(
             "klog crash {}{}{}",
             dir(replica),

@@ -488,15 +488,54 @@ pub fn fetch_rounds(out: &mut dyn Write, r: &crate::commands::fetch::FetchReport
                 "records": round.records_copied,
                 "bytes": round.bytes_copied,
                 "returned_high_watermark": round.returned_high_watermark,
+                "leader_log_start_offset": round.leader_log_start_offset,
                 "leader_log_end_offset": round.leader_log_end_offset,
                 "leader_high_watermark": round.leader_high_watermark,
                 "follower_log_end_offset": round.follower_log_end_offset,
                 "follower_high_watermark": round.follower_high_watermark,
                 "stuck": round.stuck.as_ref().map(|s| json!({"batch_base_offset": s.batch_base_offset, "batch_last_offset": s.batch_last_offset})),
+                "kafka": round.rules.release.to_string(),
+                "truncation_on_fetch": round.rules.truncation_on_fetch,
+                "last_fetched_epoch": round.last_fetched_epoch,
+                "leader_epoch_end": round.leader_epoch_end.map(|e| json!({"leader_epoch": e.leader_epoch, "end_offset": e.end_offset})),
+                "answer": fetch_answer_json(&round.answer),
+                "answer_truncation": round.answer_truncation.map(|t| fetch_truncation_json(&t)),
+                "no_progress": round.no_progress(),
             }),
         )?;
     }
     Ok(())
+}
+
+/// A fetch round's answer: `{"type": "records" | "diverging" | "offset_out_of_range", ...}`.
+fn fetch_answer_json(a: &crate::replication::fetch::FetchAnswer) -> Value {
+    use crate::replication::fetch::FetchAnswer;
+    match *a {
+        FetchAnswer::Records => json!({"type": "records"}),
+        FetchAnswer::Diverging { leader_epoch, end_offset } => {
+            json!({"type": "diverging", "leader_epoch": leader_epoch, "end_offset": end_offset})
+        }
+        FetchAnswer::OffsetOutOfRange(why) => json!({"type": "offset_out_of_range", "cause": why.name()}),
+    }
+}
+
+/// What the follower did on a diverging or out-of-range answer.
+fn fetch_truncation_json(t: &crate::replication::fetch::AnswerTruncation) -> Value {
+    use crate::replication::fetch::AnswerTruncation;
+    match *t {
+        AnswerTruncation::Diverging { offset, reason, follower_epoch_end, complete } => json!({
+            "type": "diverging_epoch",
+            "offset": offset,
+            "reason": reason.describe(),
+            "follower_epoch_end": follower_epoch_end.map(|e| json!({"leader_epoch": e.leader_epoch, "end_offset": e.end_offset})),
+            "complete": complete,
+        }),
+        AnswerTruncation::ToLeaderEnd { offset } => json!({"type": "to_leader_log_end", "offset": offset}),
+        AnswerTruncation::RestartAtLeaderStart { offset } => {
+            json!({"type": "restart_at_leader_log_start", "offset": offset})
+        }
+        AnswerTruncation::Kept => json!({"type": "kept"}),
+    }
 }
 
 #[cfg(test)]

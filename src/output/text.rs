@@ -259,6 +259,10 @@ pub fn fetch_rounds(
         startup(out, follower, s, settings)?;
     }
     for (i, round) in r.rounds.iter().enumerate() {
+        if round.answer_truncation.is_some() {
+            fetch_answer_round(out, i + 1, round, settings)?;
+            continue;
+        }
         if let Some((from, to)) = round.truncated {
             out!(
                 out,
@@ -299,6 +303,69 @@ pub fn fetch_rounds(
         out!(out, "{}", p.good("caught up"))?;
     }
     Ok(())
+}
+
+/// A 2.8+ round the leader answered with a diverging epoch or OFFSET_OUT_OF_RANGE: what was
+/// sent, the answer, and the follower's cut.
+fn fetch_answer_round(
+    out: &mut dyn Write,
+    n: usize,
+    round: &crate::replication::fetch::FetchRound,
+    settings: &Settings,
+) -> Result<()> {
+    use crate::replication::fetch::{AnswerTruncation, FetchAnswer};
+    let p = settings.palette();
+    let sent = match round.last_fetched_epoch {
+        Some(e) => format!("fetch at {} with last fetched epoch {e}", round.fetch_offset),
+        None => format!("fetch at {} with no last fetched epoch", round.fetch_offset),
+    };
+    let answer = match round.answer {
+        FetchAnswer::Diverging { leader_epoch, end_offset } => {
+            format!("diverging epoch {leader_epoch} ending at {end_offset}")
+        }
+        FetchAnswer::OffsetOutOfRange(why) => format!("OFFSET_OUT_OF_RANGE ({})", why.describe()),
+        FetchAnswer::Records => "records".to_string(),
+    };
+    let cut = match (round.answer_truncation, round.truncated) {
+        (Some(AnswerTruncation::Diverging { reason, follower_epoch_end, complete, offset }), _) => {
+            let own = follower_epoch_end
+                .filter(|o| !o.is_undefined())
+                .map_or(String::new(), |o| format!("its own epoch {} ends at {}; ", o.leader_epoch, o.end_offset));
+            let how = match reason {
+                crate::replication::truncation::TruncationReason::FollowerEpochEnd => {
+                    format!("it lacks the leader's epoch: cut to the end of its own, {offset}")
+                }
+                _ => format!("cut to {offset}"),
+            };
+            let next = if complete { "" } else { "; the next fetch goes on with its new latest epoch" };
+            format!("{own}{how}{next}")
+        }
+        (Some(AnswerTruncation::ToLeaderEnd { offset }), _) => {
+            format!("the leader's LEO {offset} is below its own: cut to it")
+        }
+        (Some(AnswerTruncation::RestartAtLeaderStart { offset }), _) => {
+            format!("the leader's log starts at {offset}, past its LEO: emptied, starts there")
+        }
+        (Some(AnswerTruncation::Kept), _) => format!(
+            "the leader's LEO {} is not below its own: nothing cut, and the next fetch asks the same: {}",
+            round.leader_log_end_offset,
+            p.bad("NO PROGRESS")
+        ),
+        (None, _) => String::new(),
+    };
+    let truncated = match round.truncated {
+        Some((from, to)) => format!("; {} {from} to {to}", p.warn("truncated")),
+        None => String::new(),
+    };
+    out!(
+        out,
+        "round {n}: {sent}: leader answered {answer} (nothing read or recorded, its HW {} unchanged); follower: {cut}{truncated}; leader LEO {} HW {}; follower LEO {} HW {}",
+        round.leader_high_watermark,
+        round.leader_log_end_offset,
+        p.strong(&round.leader_high_watermark.to_string()),
+        round.follower_log_end_offset,
+        p.strong(&round.follower_high_watermark.to_string())
+    )
 }
 
 pub fn flushed(

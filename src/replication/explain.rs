@@ -427,14 +427,20 @@ fn simple(title: &'static str, source: String, lines: Vec<(usize, &'static str, 
 
 /// One fetch round ([`super::fetch::fetch_round`], Kafka `Partition.fetchRecords`,
 /// `ReplicaFetcherThread.processPartitionData`): the order that makes the follower's HW lag.
+/// From 2.8 the round runs the fetch-response truncation path ([`explain_fetch_on_epoch`]).
 pub fn explain_fetch(f: &super::fetch::FetchRound) -> Explanation {
+    if f.rules.truncation_on_fetch {
+        return explain_fetch_on_epoch(f);
+    }
     let ran = |v: String| Some(v);
     let copied = f.stuck.is_none();
     simple(
         "fetch",
-        "one fetch round: the leader answers with the HW it read before recording the fetch \
-         (Partition.fetchRecords, ReplicaFetcherThread.processPartitionData)"
-            .into(),
+        format!(
+            "Kafka {} (before 2.8): one fetch round, no last fetched epoch; the leader answers with the HW it \
+             read before recording the fetch (Partition.fetchRecords, ReplicaFetcherThread.processPartitionData)",
+            f.rules.release
+        ),
         vec![
             (0, "if leo > leader.leo: truncate_to(leader.leo)", f.truncated.map(|(a, b)| format!("{a} -> {b}"))),
             (0, "r = leader.fetch(offset=leo)", ran(format!("offset {}", f.fetch_offset))),
@@ -459,6 +465,171 @@ pub fn explain_fetch(f: &super::fetch::FetchRound) -> Explanation {
                 }),
             ),
         ],
+    )
+}
+
+/// A 2.8+ fetch round (KAFKA-10554): the last fetched epoch, the leader's check before it
+/// reads or records (`Partition.readRecords`), and the follower's answer to a diverging epoch
+/// (`truncateOnFetchResponse`) or OFFSET_OUT_OF_RANGE (`fetchOffsetAndTruncate`). Marks the
+/// lines the round ran, from what [`super::fetch::fetch_round`] recorded.
+fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
+    use super::fetch::{AnswerTruncation as T, FetchAnswer as A, OutOfRange};
+    let yn = |b: bool| if b { "yes".to_string() } else { "no".to_string() };
+    let e = f.last_fetched_epoch;
+    let oor = match f.answer {
+        A::OffsetOutOfRange(why) => Some(why),
+        _ => None,
+    };
+    let diverging = match f.answer {
+        A::Diverging { leader_epoch, end_offset } => Some((leader_epoch, end_offset)),
+        _ => None,
+    };
+    let records = f.answer == A::Records;
+    let copied = records && f.stuck.is_none();
+    let cut = f.answer_truncation;
+    // The leader's checks, each evaluated only while none before it answered.
+    let unknown = oor == Some(OutOfRange::UnknownEpoch);
+    let below_with_epoch = e.is_some() && oor == Some(OutOfRange::BelowLogStart);
+    let epoch_checks_passed = e.is_some() && !unknown && !below_with_epoch && diverging.is_none();
+    let read_check = e.is_none() || epoch_checks_passed;
+    let read_oor = read_check && oor.is_some();
+    let mut lines: Vec<(usize, &'static str, Option<String>)> = vec![
+        (0, "e = latest_epoch()  # none: empty cache", Some(e.map_or("none".into(), |e| format!("e = {e}")))),
+        (
+            0,
+            "r = leader.fetch(offset=leo)  # last_fetched_epoch=e",
+            Some(format!("offset {}, epoch {}", f.fetch_offset, e.map_or("none".into(), |e| e.to_string()))),
+        ),
+        (1, "leader: returned_hw = hw", oor.is_none().then(|| f.leader_high_watermark.to_string())),
+        (
+            1,
+            "leader: if e: (le, lend) = its end_offset_for(e)",
+            f.leader_epoch_end.map(|l| format!("({}, {})", l.leader_epoch, offset_text(l.end_offset))),
+        ),
+        (2, "leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE", e.map(|_| yn(unknown))),
+        (
+            2,
+            "leader: elif offset < log_start: OFFSET_OUT_OF_RANGE",
+            (e.is_some() && !unknown)
+                .then(|| format!("{} ({} vs {})", yn(below_with_epoch), f.fetch_offset, f.leader_log_start_offset)),
+        ),
+        (
+            2,
+            "leader: elif le < e or lend < offset: diverging (le, lend)",
+            (e.is_some() && !unknown && !below_with_epoch).then(|| match diverging {
+                Some((le, lend)) => format!("yes: ({le}, {lend})"),
+                None => "no".into(),
+            }),
+        ),
+        (
+            1,
+            "leader: if offset outside [log_start, leo]: OFFSET_OUT_OF_RANGE",
+            read_check.then(|| {
+                format!(
+                    "{} ({} vs [{}, {}])",
+                    yn(read_oor),
+                    f.fetch_offset,
+                    f.leader_log_start_offset,
+                    f.leader_log_end_offset
+                )
+            }),
+        ),
+        (1, "leader: record the fetch offset", records.then(|| f.fetch_offset.to_string())),
+        (
+            1,
+            "leader: hw = min(ISR's LEO), never back",
+            records.then(|| format!("{} -> {}", f.returned_high_watermark, f.leader_high_watermark)),
+        ),
+        (1, "leader: whole batches from the offset", records.then(|| format!("{} batch(es)", f.batches_copied))),
+        (0, "if OFFSET_OUT_OF_RANGE:", Some(oor.map_or("no".into(), |w| format!("yes: {}", w.describe())))),
+        (
+            1,
+            "if leader.leo < leo: truncate_to(leader.leo)",
+            oor.map(|_| match cut {
+                Some(T::ToLeaderEnd { offset }) => format!("yes ({offset} < {})", f.fetch_offset),
+                _ => "no".into(),
+            }),
+        ),
+        (
+            1,
+            "elif leader.log_start > leo: restart_at(leader.log_start)",
+            match cut {
+                Some(T::RestartAtLeaderStart { offset }) => Some(format!("yes: start = {offset}")),
+                Some(T::Kept) => Some("no".into()),
+                _ => None,
+            },
+        ),
+        (
+            1,
+            "else: keep the log; the next fetch asks the same",
+            (cut == Some(T::Kept)).then(|| format!("leader LEO {} >= {}", f.leader_log_end_offset, f.fetch_offset)),
+        ),
+        (0, "elif diverging:", oor.is_none().then(|| yn(diverging.is_some()))),
+    ];
+    if !f.rules.diverging_response_skips_high_watermark {
+        lines.push((
+            1,
+            "hw = min(r.returned_hw, leo)  # before 3.4.1 (KAFKA-14704)",
+            diverging.map(|_| {
+                let hw = f.returned_high_watermark.min(f.fetch_offset);
+                format!("min({}, {}) = {hw}", f.returned_high_watermark, f.fetch_offset)
+            }),
+        ));
+    }
+    let (own, to) = match cut {
+        Some(T::Diverging { follower_epoch_end, offset, .. }) => (Some(follower_epoch_end), offset),
+        _ => (None, -1),
+    };
+    let le = diverging.map_or(-1, |d| d.0);
+    let lend = diverging.map_or(-1, |d| d.1);
+    let placed = |o: &Option<crate::log::epoch_cache::EpochEndOffset>| o.filter(|o| !o.is_undefined());
+    let own_undefined = own.as_ref().is_some_and(|o| placed(o).is_none());
+    let own_other = own.as_ref().and_then(placed).is_some_and(|o| o.leader_epoch != le);
+    let own_same = own.as_ref().and_then(placed).filter(|o| o.leader_epoch == le);
+    lines.extend([
+        (
+            1,
+            "(fe, fend) = own end_offset_for(le)",
+            own.map(|o| o.map_or("none".into(), |o| format!("({}, {})", o.leader_epoch, offset_text(o.end_offset)))),
+        ),
+        (
+            1,
+            "if fe is UNDEFINED: truncate_to(min(lend, leo))",
+            own_undefined.then(|| format!("min({lend}, {}) = {to}", f.fetch_offset)),
+        ),
+        (
+            1,
+            "elif fe != le: truncate_to(fend); fetch again with the new epoch",
+            own_other.then(|| format!("fend = {to}")),
+        ),
+        (
+            1,
+            "else: truncate_to(min(fend, lend, leo))",
+            own_same.map(|o| format!("min({}, {lend}, {}) = {to}", o.end_offset, f.fetch_offset)),
+        ),
+        (0, "else:", records.then(String::new)),
+        (1, "if a batch starts below leo: stop (stuck)", f.stuck.as_ref().map(|_| String::new())),
+        (1, "append(r.batches)  # bytes unchanged", copied.then(|| format!("LEO {}", f.follower_log_end_offset))),
+        (
+            1,
+            "hw = min(r.returned_hw, leo)",
+            copied.then(|| {
+                format!(
+                    "min({}, {}) = {}",
+                    f.returned_high_watermark, f.follower_log_end_offset, f.follower_high_watermark
+                )
+            }),
+        ),
+    ]);
+    simple(
+        "fetch",
+        format!(
+            "Kafka {} (2.8 and later): one fetch with the last fetched epoch (KAFKA-10554: Partition.readRecords, \
+             ReplicaManager.updateFollowerFetchState, AbstractFetcherThread.truncateOnFetchResponse and \
+             handleOutOfRangeError)",
+            f.rules.release
+        ),
+        lines,
     )
 }
 
@@ -518,7 +689,9 @@ pub fn explain_append(a: &AppendFacts) -> Explanation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::epoch_cache::EpochEndOffset;
     use crate::log::epoch_cache::{EpochCache, EpochEntry};
+    use crate::replication::fetch::{AnswerTruncation, FetchAnswer, FetchRound, FetchRound as Fr, OutOfRange};
     use crate::replication::release::Release;
     use crate::replication::truncation::{plan, plan_truncation};
 
@@ -631,23 +804,90 @@ mod tests {
     /// carries the HW read before the fetch was recorded, so the follower's HW lags.
     #[test]
     fn a_fetch_round_shows_the_hw_it_returned_before_moving_it() {
-        let e = explain_fetch(&crate::replication::fetch::FetchRound {
+        for release in ["2.7.2", "4.4.0"] {
+            let e = explain_fetch(&round(release, FetchAnswer::Records, None, None));
+            let ran = e.ran_lines();
+            assert!(ran.contains(&"leader: hw = min(ISR's LEO), never back ◀ 0 -> 2".to_string()), "{ran:#?}");
+            assert!(ran.contains(&"hw = min(r.returned_hw, leo) ◀ min(0, 2) = 0".to_string()), "{ran:#?}");
+            assert!(!ran.iter().any(|l| l.starts_with("if leo > leader.leo")), "no truncation ran: {ran:#?}");
+            assert!(e.source.starts_with(&format!("Kafka {release} (")), "{}", e.source);
+        }
+    }
+
+    fn round(
+        release: &str,
+        answer: FetchAnswer,
+        last_fetched_epoch: Option<i32>,
+        answer_truncation: Option<AnswerTruncation>,
+    ) -> FetchRound {
+        FetchRound {
+            rules: Release::parse(release).unwrap().rules(),
             fetch_offset: 2,
+            last_fetched_epoch,
+            leader_epoch_end: None,
+            answer,
+            answer_truncation,
             truncated: None,
             batches_copied: 0,
             records_copied: 0,
             bytes_copied: 0,
             returned_high_watermark: 0,
+            leader_log_start_offset: 0,
             leader_log_end_offset: 2,
             leader_high_watermark: 2,
             follower_log_end_offset: 2,
             follower_high_watermark: 0,
             stuck: None,
-        });
-        let ran = e.ran_lines();
-        assert!(ran.contains(&"leader: hw = min(ISR's LEO), never back ◀ 0 -> 2".to_string()), "{ran:#?}");
-        assert!(ran.contains(&"hw = min(r.returned_hw, leo) ◀ min(0, 2) = 0".to_string()), "{ran:#?}");
-        assert!(!ran.iter().any(|l| l.starts_with("if leo > leader.leo")), "no truncation ran: {ran:#?}");
+        }
+    }
+
+    /// Partition.readRecords then truncateOnFetchResponse: a diverging round marks the leader's
+    /// diverging line and the follower's KIP-279 step, and never the record or append lines.
+    #[test]
+    fn a_diverging_fetch_marks_the_check_and_the_cut_but_not_the_read() {
+        let mut r = round(
+            "4.4.0",
+            FetchAnswer::Diverging { leader_epoch: 1, end_offset: 21 },
+            Some(2),
+            Some(AnswerTruncation::Diverging {
+                offset: 11,
+                reason: TruncationReason::MinOfBothEnds,
+                follower_epoch_end: Some(EpochEndOffset { leader_epoch: 1, end_offset: 11 }),
+                complete: true,
+            }),
+        );
+        r.fetch_offset = 16;
+        r.leader_epoch_end = Some(EpochEndOffset { leader_epoch: 1, end_offset: 21 });
+        let ran = explain_fetch(&r).ran_lines();
+        assert!(ran.iter().any(|l| l.ends_with("diverging (le, lend) ◀ yes: (1, 21)")), "{ran:#?}");
+        assert!(
+            ran.contains(&"else: truncate_to(min(fend, lend, leo)) ◀ min(11, 21, 16) = 11".to_string()),
+            "{ran:#?}"
+        );
+        for not in ["leader: record the fetch offset", "leader: hw = min", "append(", "hw = min(r.returned_hw, leo) ◀"]
+        {
+            assert!(!ran.iter().any(|l| l.starts_with(not)), "{not} must not run: {ran:#?}");
+        }
+        // Before KAFKA-14704 the empty response still moved the follower's HW.
+        let before = explain_fetch(&Fr { rules: Release::parse("3.4.0").unwrap().rules(), ..r }).ran_lines();
+        assert!(before.iter().any(|l| l.starts_with("hw = min(r.returned_hw, leo)  # before 3.4.1")), "{before:#?}");
+    }
+
+    /// fetchOffsetAndTruncate: a leader LEO at or above the follower's keeps the log, and the
+    /// round says the next fetch asks the same.
+    #[test]
+    fn an_out_of_range_fetch_marks_the_unknown_epoch_and_the_kept_log() {
+        let r = round(
+            "2.8.0",
+            FetchAnswer::OffsetOutOfRange(OutOfRange::UnknownEpoch),
+            Some(5),
+            Some(AnswerTruncation::Kept),
+        );
+        let ran = explain_fetch(&r).ran_lines();
+        assert!(ran.contains(&"leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE ◀ yes".to_string()), "{ran:#?}");
+        assert!(ran.iter().any(|l| l.starts_with("else: keep the log; the next fetch asks the same ◀")), "{ran:#?}");
+        assert!(!ran.iter().any(|l| l.starts_with("leader: returned_hw")), "an error carries no HW: {ran:#?}");
+        assert!(!ran.iter().any(|l| l.starts_with("elif diverging")), "{ran:#?}");
     }
 
     #[test]

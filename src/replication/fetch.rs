@@ -5,9 +5,22 @@
 //! (b) records the follower's fetch offset and recomputes its HW over the ISR, (c) returns whole
 //! batches from the one holding the fetch offset plus the HW read in (a); the follower (d)
 //! appends the bytes unchanged and sets its HW to min(returned HW, own LEO).
+//!
+//! From Kafka 2.8 (KAFKA-10554, [`Rules::truncation_on_fetch`]) the follower also sends its
+//! latest cached epoch as `lastFetchedEpoch`, and the leader checks it before (a)–(c)
+//! (`Partition.readRecords`): an epoch it cannot place is OFFSET_OUT_OF_RANGE, an epoch that
+//! ends below the fetch offset on the leader is a diverging epoch (epoch, end offset). Either
+//! answer reads nothing and records nothing (`ReplicaManager.updateFollowerFetchState` skips
+//! it), so the leader's HW stays where it is; the follower then truncates
+//! (`AbstractFetcherThread.truncateOnFetchResponse` by the KIP-279 step in
+//! [`super::truncation`], or `handleOutOfRangeError` → `fetchOffsetAndTruncate`) and the next
+//! round fetches from its new LEO. Before 2.8 a round sends no epoch and runs as it always did.
 
+use super::release::Rules;
 use super::storage::{Chunk, Storage};
+use super::truncation::{truncation_on_diverging_epoch, TruncationReason};
 use crate::error::Result;
+use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH};
 use crate::replica::Role;
 use crate::replication::high_watermark;
 
@@ -15,17 +28,89 @@ use crate::replication::high_watermark;
 /// one whole batch is always returned.
 pub const DEFAULT_FETCH_MAX_BYTES: u64 = 1 << 20;
 
+/// What the leader answered one fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FetchAnswer {
+    /// Whole batches from the fetch offset (none when the follower is at the leader's LEO).
+    Records,
+    /// 2.8+: the leader's largest epoch at or below the last fetched epoch, and where it ends
+    /// on the leader, which is below the fetch offset or names a smaller epoch
+    /// (`Partition.readRecords`). Nothing was read.
+    Diverging { leader_epoch: i32, end_offset: i64 },
+    /// OFFSET_OUT_OF_RANGE. Nothing was read.
+    OffsetOutOfRange(OutOfRange),
+}
+
+/// Why a leader answered OFFSET_OUT_OF_RANGE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutOfRange {
+    /// 2.8+: it cannot place the last fetched epoch (its `endOffsetFor` is UNDEFINED).
+    UnknownEpoch,
+    /// The fetch offset is below its log start.
+    BelowLogStart,
+    /// The fetch offset is past its LEO (`UnifiedLog.read`).
+    PastLogEnd,
+}
+
+impl OutOfRange {
+    pub fn describe(self) -> &'static str {
+        match self {
+            OutOfRange::UnknownEpoch => "the leader cannot place the last fetched epoch",
+            OutOfRange::BelowLogStart => "the fetch offset is below the leader's log start",
+            OutOfRange::PastLogEnd => "the fetch offset is past the leader's log end",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutOfRange::UnknownEpoch => "unknown_epoch",
+            OutOfRange::BelowLogStart => "below_log_start",
+            OutOfRange::PastLogEnd => "past_log_end",
+        }
+    }
+}
+
+/// What the follower did with a 2.8+ diverging-epoch or OFFSET_OUT_OF_RANGE answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerTruncation {
+    /// `truncateOnFetchResponse` → `getOffsetTruncationState` (the KIP-279 step): `offset` is
+    /// where the rule cuts; `complete` false means the follower lacked the answered epoch and
+    /// the next fetch goes on with its new latest epoch.
+    Diverging { offset: i64, reason: TruncationReason, follower_epoch_end: Option<EpochEndOffset>, complete: bool },
+    /// `fetchOffsetAndTruncate`: the leader's LEO is below the follower's: cut to it.
+    ToLeaderEnd { offset: i64 },
+    /// `fetchOffsetAndTruncate`: the leader's log start is above the follower's LEO: the log is
+    /// emptied and starts there (`truncateFullyAndStartAt`).
+    RestartAtLeaderStart { offset: i64 },
+    /// `fetchOffsetAndTruncate`: nothing to cut; the follower fetches again at its LEO with its
+    /// latest epoch, which gets the same answer while the leader's log is as it is.
+    Kept,
+}
+
 /// What one round did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchRound {
+    /// The rules the round ran by.
+    pub rules: Rules,
     pub fetch_offset: i64,
-    /// Follower truncated to the leader's LEO first (its LEO was above it): (from, to).
+    /// 2.8+: the `lastFetchedEpoch` sent (the follower's latest cached epoch); `None`: none
+    /// was sent (before 2.8, or the follower's cache is empty).
+    pub last_fetched_epoch: Option<i32>,
+    /// 2.8+: the leader's `endOffsetFor(last_fetched_epoch)`, when one was sent.
+    pub leader_epoch_end: Option<EpochEndOffset>,
+    pub answer: FetchAnswer,
+    /// 2.8+: how the follower handled a diverging or out-of-range answer.
+    pub answer_truncation: Option<AnswerTruncation>,
+    /// The follower's log was cut: (LEO before, LEO after). Before 2.8: truncated to the
+    /// leader's LEO first (its LEO was above it); 2.8+: by [`FetchRound::answer_truncation`].
     pub truncated: Option<(i64, i64)>,
     pub batches_copied: u64,
     pub records_copied: u64,
     pub bytes_copied: u64,
-    /// HW the leader read before recording this fetch (what the response carries).
+    /// HW the leader read before recording this fetch (what the response carries); −1 for an
+    /// OFFSET_OUT_OF_RANGE answer, which carries none.
     pub returned_high_watermark: i64,
+    pub leader_log_start_offset: i64,
     pub leader_log_end_offset: i64,
     pub leader_high_watermark: i64,
     pub follower_log_end_offset: i64,
@@ -35,9 +120,23 @@ pub struct FetchRound {
 }
 
 impl FetchRound {
-    /// The round as it ran, line by line (`demo --explain`, the capture's code panel).
+    /// The round as it ran, line by line (`fetch --explain`, `demo --explain`, the capture's
+    /// code panel).
     pub fn explanation(&self) -> super::explain::Explanation {
         super::explain::explain_fetch(self)
+    }
+
+    /// Whether the leader recorded this fetch (it answered with records).
+    pub fn recorded(&self) -> bool {
+        self.answer == FetchAnswer::Records
+    }
+
+    /// An OFFSET_OUT_OF_RANGE answer the follower could do nothing with: the next round asks
+    /// the same and gets the same answer (Kafka's fetcher loops on it until the leader's log
+    /// changes).
+    pub fn no_progress(&self) -> bool {
+        matches!(self.answer, FetchAnswer::OffsetOutOfRange(_))
+            && self.answer_truncation == Some(AnswerTruncation::Kept)
     }
 }
 
@@ -46,6 +145,49 @@ pub struct StuckFetch {
     pub batch_base_offset: i64,
     pub batch_last_offset: i64,
     pub follower_log_end_offset: i64,
+}
+
+/// What the leader knows when it checks a fetch.
+#[derive(Debug, Clone)]
+pub struct LeaderLog<'a> {
+    pub epochs: &'a EpochCache,
+    pub log_start_offset: i64,
+    pub log_end_offset: i64,
+}
+
+/// The leader's check of a follower's fetch before it reads or records anything
+/// (`Partition.readRecords` 2.8.0 – 4.4, then `UnifiedLog.read`): with a last fetched epoch,
+/// an epoch it cannot place or a fetch offset below its log start is OFFSET_OUT_OF_RANGE, and
+/// an epoch whose end on the leader (or whose floor epoch) is below the fetch offset is a
+/// diverging epoch; without one, an offset outside [log start, LEO] is OFFSET_OUT_OF_RANGE.
+/// Returns the answer and the leader's `endOffsetFor` when it looked one up.
+pub fn leader_fetch_answer(
+    leader: &LeaderLog<'_>,
+    fetch_offset: i64,
+    last_fetched_epoch: Option<i32>,
+) -> (FetchAnswer, Option<EpochEndOffset>) {
+    let mut lookup = None;
+    if let Some(fetch_epoch) = last_fetched_epoch {
+        let end = leader.epochs.end_offset_for(fetch_epoch, leader.log_end_offset);
+        lookup = Some(end);
+        if end.is_undefined() || end.leader_epoch == UNDEFINED_EPOCH {
+            return (FetchAnswer::OffsetOutOfRange(OutOfRange::UnknownEpoch), lookup);
+        }
+        // Below the log start fails whether or not the epochs diverge.
+        if fetch_offset < leader.log_start_offset {
+            return (FetchAnswer::OffsetOutOfRange(OutOfRange::BelowLogStart), lookup);
+        }
+        if end.leader_epoch < fetch_epoch || end.end_offset < fetch_offset {
+            return (FetchAnswer::Diverging { leader_epoch: end.leader_epoch, end_offset: end.end_offset }, lookup);
+        }
+    }
+    if fetch_offset < leader.log_start_offset {
+        return (FetchAnswer::OffsetOutOfRange(OutOfRange::BelowLogStart), lookup);
+    }
+    if fetch_offset > leader.log_end_offset {
+        return (FetchAnswer::OffsetOutOfRange(OutOfRange::PastLogEnd), lookup);
+    }
+    (FetchAnswer::Records, lookup)
 }
 
 /// The leader's HW after recording fetch offsets: min LEO over the ISR, never backwards.
@@ -63,9 +205,15 @@ pub fn leader_high_watermark<S: Storage>(leader: &S) -> i64 {
     high_watermark::leader_high_watermark(leader.log_end_offset(), leader.high_watermark(), isr)
 }
 
-/// Run one round. Both replicas are started; `leader` is a leader and `follower` its follower at
-/// its epoch (or empty): the caller checked it ([`super::fencing::may_fetch`]).
-pub fn fetch_round<S: Storage>(leader: &mut S, follower: &mut S, max_bytes: u64, flush: bool) -> Result<FetchRound> {
+/// Run one round by `rules`. Both replicas are started; `leader` is a leader and `follower` its
+/// follower at its epoch (or empty): the caller checked it ([`super::fencing::may_fetch`]).
+pub fn fetch_round<S: Storage>(
+    rules: &Rules,
+    leader: &mut S,
+    follower: &mut S,
+    max_bytes: u64,
+    flush: bool,
+) -> Result<FetchRound> {
     let leader_epoch = leader.running().map_or(-1, |r| r.leader_epoch);
     let leader_id = leader.id();
     // The follower now follows this leader (it was its follower at this epoch already, or an
@@ -79,15 +227,113 @@ pub fn fetch_round<S: Storage>(leader: &mut S, follower: &mut S, max_bytes: u64,
         follower.save()?;
     }
     follower.note_epoch_seen(leader_epoch)?;
-    let mut truncated = None;
-    let leader_leo = leader.log_end_offset();
-    if follower.log_end_offset() > leader_leo {
-        // OffsetOutOfRange: the follower's log end is past the leader's.
+    let mut round = FetchRound {
+        rules: *rules,
+        fetch_offset: follower.log_end_offset(),
+        last_fetched_epoch: None,
+        leader_epoch_end: None,
+        answer: FetchAnswer::Records,
+        answer_truncation: None,
+        truncated: None,
+        batches_copied: 0,
+        records_copied: 0,
+        bytes_copied: 0,
+        returned_high_watermark: leader.high_watermark(),
+        leader_log_start_offset: leader.log_start_offset(),
+        leader_log_end_offset: leader.log_end_offset(),
+        leader_high_watermark: leader.high_watermark(),
+        follower_log_end_offset: follower.log_end_offset(),
+        follower_high_watermark: follower.high_watermark(),
+        stuck: None,
+    };
+    if rules.truncation_on_fetch {
+        // `ReplicaFetcherThread.latestEpoch`: the follower's latest cached epoch, if any.
+        round.last_fetched_epoch = follower.epochs().latest_epoch();
+        let epochs = leader.epochs();
+        let log = LeaderLog {
+            epochs: &epochs,
+            log_start_offset: leader.log_start_offset(),
+            log_end_offset: leader.log_end_offset(),
+        };
+        let (answer, lookup) = leader_fetch_answer(&log, round.fetch_offset, round.last_fetched_epoch);
+        round.answer = answer;
+        round.leader_epoch_end = lookup;
+        if answer != FetchAnswer::Records {
+            // Nothing read, nothing recorded: the leader's state and HW stay as they are.
+            truncate_on_answer(rules, leader, follower, &mut round)?;
+            return Ok(round);
+        }
+    } else if follower.log_end_offset() > leader.log_end_offset() {
+        // Before 2.8 (as klog has always run it): OffsetOutOfRange, the follower's log end is
+        // past the leader's; it truncates to the leader's LEO and fetches in the same round.
         let before = follower.log_end_offset();
-        let after = follower.truncate_to(leader_leo)?;
-        truncated = Some((before, after));
+        let after = follower.truncate_to(leader.log_end_offset())?;
+        round.truncated = Some((before, after));
+        round.fetch_offset = follower.log_end_offset();
     }
-    let fetch_offset = follower.log_end_offset();
+    read_and_append(leader, follower, &mut round, max_bytes, flush)?;
+    Ok(round)
+}
+
+/// The follower's side of a diverging or out-of-range answer (2.8+): the response's HW where
+/// the release still processes it, then the cut. Nothing is appended.
+fn truncate_on_answer<S: Storage>(rules: &Rules, leader: &S, follower: &mut S, round: &mut FetchRound) -> Result<()> {
+    let leo = follower.log_end_offset();
+    let cut = match round.answer {
+        FetchAnswer::Records => unreachable!("a records answer is read, not truncated on"),
+        FetchAnswer::Diverging { leader_epoch, end_offset } => {
+            if !rules.diverging_response_skips_high_watermark {
+                // Before KAFKA-14704 `processPartitionData` ran on the empty records first.
+                let hw = high_watermark::follower_high_watermark(round.returned_high_watermark, leo);
+                if hw != follower.high_watermark() {
+                    follower.set_high_watermark(hw)?;
+                }
+            }
+            let diverging = EpochEndOffset { leader_epoch, end_offset };
+            let (offset, reason, complete, follower_epoch_end) =
+                truncation_on_diverging_epoch(diverging, &follower.epochs(), leo, follower.high_watermark());
+            AnswerTruncation::Diverging { offset, reason, follower_epoch_end, complete }
+        }
+        FetchAnswer::OffsetOutOfRange(_) => {
+            // An error response carries no HW.
+            round.returned_high_watermark = -1;
+            let (leader_leo, leader_start) = (leader.log_end_offset(), leader.log_start_offset());
+            if leader_leo < leo {
+                AnswerTruncation::ToLeaderEnd { offset: leader_leo }
+            } else if leader_start > leo {
+                AnswerTruncation::RestartAtLeaderStart { offset: leader_start }
+            } else {
+                AnswerTruncation::Kept
+            }
+        }
+    };
+    match cut {
+        AnswerTruncation::Diverging { offset, .. } | AnswerTruncation::ToLeaderEnd { offset } if offset < leo => {
+            let after = follower.truncate_to(offset)?;
+            round.truncated = Some((leo, after));
+        }
+        AnswerTruncation::RestartAtLeaderStart { offset } => {
+            follower.restart_at(offset)?;
+            round.truncated = Some((leo, offset));
+        }
+        _ => {}
+    }
+    follower.save()?;
+    round.answer_truncation = Some(cut);
+    round.follower_log_end_offset = follower.log_end_offset();
+    round.follower_high_watermark = follower.high_watermark();
+    Ok(())
+}
+
+/// (a) – (d): the leader records the fetch and reads; the follower appends.
+fn read_and_append<S: Storage>(
+    leader: &mut S,
+    follower: &mut S,
+    round: &mut FetchRound,
+    max_bytes: u64,
+    flush: bool,
+) -> Result<()> {
+    let fetch_offset = round.fetch_offset;
     // (a) the HW the response will carry
     let returned_hw = leader.high_watermark();
     // (b) record the follower's fetch offset, recompute the leader's HW
@@ -99,19 +345,11 @@ pub fn fetch_round<S: Storage>(leader: &mut S, follower: &mut S, max_bytes: u64,
     leader.save()?;
     // (c) whole batches from the one holding the fetch offset
     let chunk = leader.read_from(fetch_offset, max_bytes)?;
-    let mut round = FetchRound {
-        fetch_offset,
-        truncated,
-        batches_copied: 0,
-        records_copied: 0,
-        bytes_copied: 0,
-        returned_high_watermark: returned_hw,
-        leader_log_end_offset: leader.log_end_offset(),
-        leader_high_watermark: leader.high_watermark(),
-        follower_log_end_offset: follower.log_end_offset(),
-        follower_high_watermark: follower.high_watermark(),
-        stuck: None,
-    };
+    round.returned_high_watermark = returned_hw;
+    round.leader_log_end_offset = leader.log_end_offset();
+    round.leader_high_watermark = leader.high_watermark();
+    round.follower_log_end_offset = follower.log_end_offset();
+    round.follower_high_watermark = follower.high_watermark();
     if let Some((base, last)) = chunk.first_batch() {
         if base < fetch_offset {
             // Kafka's follower refuses out-of-order offsets; the fetcher is stuck.
@@ -121,7 +359,7 @@ pub fn fetch_round<S: Storage>(leader: &mut S, follower: &mut S, max_bytes: u64,
                 follower_log_end_offset: fetch_offset,
             });
             follower.save()?;
-            return Ok(round);
+            return Ok(());
         }
     }
     // (d) the follower appends the bytes unchanged
@@ -139,5 +377,66 @@ pub fn fetch_round<S: Storage>(leader: &mut S, follower: &mut S, max_bytes: u64,
     follower.save()?;
     round.follower_log_end_offset = follower.log_end_offset();
     round.follower_high_watermark = follower.high_watermark();
-    Ok(round)
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::epoch_cache::EpochEntry;
+
+    fn cache(pairs: &[(i32, i64)]) -> EpochCache {
+        EpochCache::from_entries(pairs.iter().map(|&(e, o)| EpochEntry { leader_epoch: e, start_offset: o }))
+    }
+
+    fn answer(pairs: &[(i32, i64)], start: i64, leo: i64, offset: i64, epoch: Option<i32>) -> FetchAnswer {
+        let epochs = cache(pairs);
+        let log = LeaderLog { epochs: &epochs, log_start_offset: start, log_end_offset: leo };
+        leader_fetch_answer(&log, offset, epoch).0
+    }
+
+    /// Partition.readRecords: the leader has the last fetched epoch up to the fetch offset.
+    #[test]
+    fn a_follower_on_the_leaders_history_gets_records() {
+        assert_eq!(answer(&[(0, 0), (2, 5)], 0, 9, 9, Some(2)), FetchAnswer::Records);
+        assert_eq!(answer(&[(0, 0), (2, 5)], 0, 9, 5, Some(0)), FetchAnswer::Records, "epoch 0 ends at 5");
+        assert_eq!(answer(&[(0, 0), (2, 5)], 0, 9, 3, Some(0)), FetchAnswer::Records);
+        assert_eq!(answer(&[(0, 0)], 0, 4, 0, None), FetchAnswer::Records, "an empty follower sends no epoch");
+    }
+
+    /// `epochEndOffset.leaderEpoch < fetchEpoch || epochEndOffset.endOffset < fetchOffset`.
+    #[test]
+    fn an_epoch_that_ends_below_the_fetch_offset_or_is_unknown_below_the_latest_diverges() {
+        // KIP-279's shape: the follower wrote epoch 2 at 11..16; the leader went from 1 to 3 at 21.
+        assert_eq!(
+            answer(&[(1, 0), (3, 21)], 0, 22, 16, Some(2)),
+            FetchAnswer::Diverging { leader_epoch: 1, end_offset: 21 },
+            "the leader's floor epoch 1 is smaller than 2, even though it ends past 16"
+        );
+        // Same epoch, but it ends on the leader before the follower's LEO.
+        assert_eq!(
+            answer(&[(0, 0), (2, 5)], 0, 9, 7, Some(0)),
+            FetchAnswer::Diverging { leader_epoch: 0, end_offset: 5 }
+        );
+        // The latest epoch ends at the leader's LEO.
+        assert_eq!(answer(&[(0, 0)], 0, 4, 6, Some(0)), FetchAnswer::Diverging { leader_epoch: 0, end_offset: 4 });
+        // Below the leader's first epoch: (requested epoch, first start offset).
+        assert_eq!(answer(&[(3, 10)], 0, 12, 11, Some(1)), FetchAnswer::Diverging { leader_epoch: 1, end_offset: 10 });
+    }
+
+    /// `endOffset == UNDEFINED_EPOCH_OFFSET` → OffsetOutOfRangeException, before any read; the
+    /// log-start check comes next, whatever the epochs; without an epoch, `UnifiedLog.read`.
+    #[test]
+    fn an_epoch_the_leader_cannot_place_or_an_offset_outside_its_log_is_out_of_range() {
+        let oor = FetchAnswer::OffsetOutOfRange;
+        assert_eq!(answer(&[(0, 0), (2, 4)], 0, 6, 8, Some(5)), oor(OutOfRange::UnknownEpoch), "above its latest");
+        assert_eq!(answer(&[], 0, 6, 3, Some(0)), oor(OutOfRange::UnknownEpoch), "an empty cache places nothing");
+        assert_eq!(answer(&[(0, 0)], 5, 9, 3, Some(0)), oor(OutOfRange::BelowLogStart));
+        assert_eq!(answer(&[(0, 0)], 5, 9, 3, None), oor(OutOfRange::BelowLogStart));
+        assert_eq!(answer(&[(0, 0)], 0, 4, 6, None), oor(OutOfRange::PastLogEnd));
+        let epochs = cache(&[(0, 0), (2, 4)]);
+        let log = LeaderLog { epochs: &epochs, log_start_offset: 0, log_end_offset: 6 };
+        let (_, lookup) = leader_fetch_answer(&log, 8, Some(5));
+        assert_eq!(lookup, Some(EpochEndOffset::UNDEFINED), "the lookup is reported with the answer");
+    }
 }

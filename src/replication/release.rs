@@ -164,6 +164,11 @@ pub struct Rules {
     /// end offset is OFFSET_OUT_OF_RANGE, handled by `fetchOffsetAndTruncate` (truncate to the
     /// leader's LEO when below the follower's).
     pub truncation_on_fetch: bool,
+    /// KAFKA-14704 (3.4.1, 3.5.0): a fetch response carrying a diverging epoch is not processed
+    /// as data (`AbstractFetcherThread.processFetchRequest`): the follower's HW waits for the
+    /// next fetch. Before it (2.8.0 – 3.4.0) `processPartitionData` ran on the empty records and
+    /// set the HW to min(the response's HW, the LEO before the cut).
+    pub diverging_response_skips_high_watermark: bool,
     /// KIP-320 (2.1.0): fetch and OffsetsForLeaderEpoch carry the current leader epoch and a
     /// stale one is refused (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
     pub fetch_fencing: bool,
@@ -195,6 +200,7 @@ impl Rules {
             epoch_entry_on_election: at(2, 1, 0),
             below_first_epoch: if at(2, 1, 0) { BelowFirstEpoch::FirstStartOffset } else { BelowFirstEpoch::Undefined },
             truncation_on_fetch: at(2, 8, 0),
+            diverging_response_skips_high_watermark: r.has_fix(&[Release::new(3, 4, 1)]),
             fetch_fencing: at(2, 1, 0),
             same_leader_new_epoch: if at(2, 1, 0) {
                 SameLeaderNewEpoch::Truncates
@@ -341,6 +347,15 @@ mod tests {
         assert_eq!(rules("3.9.1").elr, Elr::Absent);
         assert_eq!(rules("4.0.0").elr, Elr::OptIn);
         assert_eq!(rules("4.1.0").elr, Elr::Default);
+    }
+
+    /// AbstractFetcherThread.processFetchRequest: `isDivergingEpoch` skips processPartitionData
+    /// from 3.4.1 (and 3.5.0); 3.4.0 and 3.3.2 still process the empty records.
+    #[test]
+    fn kafka_14704_is_in_3_4_1_and_3_5() {
+        for (text, fixed) in [("2.8.2", false), ("3.3.2", false), ("3.4.0", false), ("3.4.1", true), ("3.5.0", true)] {
+            assert_eq!(rules(text).diverging_response_skips_high_watermark, fixed, "{text}");
+        }
     }
 
     #[test]

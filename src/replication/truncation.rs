@@ -361,6 +361,22 @@ fn kip279_step(
     }
 }
 
+/// Where a follower cuts on one (epoch, end offset) answer: from 2.8 the fetch response's
+/// diverging epoch (`AbstractFetcherThread.truncateOnFetchResponse` →
+/// `getOffsetTruncationState`, the same step as one KIP-279 round trip). Returns the offset
+/// (0 ≤ it ≤ `log_end_offset`), why, whether the truncation is complete (false: the next fetch
+/// goes on with the new latest epoch), and the follower's own lookup if it made one.
+pub fn truncation_on_diverging_epoch(
+    diverging: EpochEndOffset,
+    follower_epochs: &EpochCache,
+    log_end_offset: i64,
+    high_watermark: i64,
+) -> (i64, TruncationReason, bool, Option<EpochEndOffset>) {
+    let leo = log_end_offset.max(0);
+    let (to, reason, done, own) = kip279_step(diverging, follower_epochs, leo, high_watermark);
+    (to.clamp(0, leo), reason, done, own)
+}
+
 /// KIP-279 (≥ 2.0): ask with the latest epoch until a round is done. From 2.8 each answer comes
 /// in the fetch response (`Partition.readRecords`): no diverging epoch when the leader has the
 /// last fetched epoch up to the fetch offset, OFFSET_OUT_OF_RANGE when it cannot place it.

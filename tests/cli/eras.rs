@@ -107,7 +107,9 @@ fn a_follower_told_before_its_leader_keeps_the_zombies_record_without_kip_320() 
     ok(&["recover", s(&a), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing"]);
     ok(&[&["elect", s(&a), "--epoch", "2"][..], &first].concat());
     ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
-    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
+    // 2.0.1's fetch sends no epoch: c appends a's m2 after its own m1. (From 2.8 the leader
+    // would answer a diverging epoch (0, 0) and c would cut m1: see fetch_path.rs.)
+    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing", "--kafka", "2.0.1"]);
     let (out, _) = code(&["diff", s(&a), s(&c)], 1);
     assert!(out.contains("0"), "a and c differ at offset 0: {out}");
     assert_eq!(replica(&c)["high_watermark"].as_i64(), Some(1), "below c's HW");

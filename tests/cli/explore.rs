@@ -8,7 +8,7 @@ use crate::common::{code, klog, s, Lab};
 use replica_lab::commands::explore::{self as cmd, ExploreRequest};
 use replica_lab::explore::model::{Action, Config, Controller, State};
 use replica_lab::explore::script::{
-    controller_lines, followers, replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS,
+    controller_lines, fetch_flag, followers, replica_id, replica_name, rules_flag, value_name, TIMESTAMP_MS,
 };
 use replica_lab::replica::Replica;
 use replica_lab::replication::diff::RecordCursor;
@@ -129,7 +129,11 @@ fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
                 TIMESTAMP_MS.to_string(),
             ]
         }
-        Action::Fetch { leader, follower } => vec!["fetch".into(), "--leader".into(), dir(leader), dir(follower)],
+        Action::Fetch { leader, follower } => {
+            let mut v = vec!["fetch".into(), "--leader".into(), dir(leader), dir(follower)];
+            v.extend(fetch_flag(&c.rules).split(' ').map(String::from));
+            v
+        }
         Action::Crash { replica, power_loss, hw } => {
             let mut v = vec!["crash".into(), dir(replica)];
             if power_loss {

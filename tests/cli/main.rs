@@ -16,6 +16,7 @@ mod dry_run;
 mod eras;
 mod escapes;
 mod explore;
+mod fetch_path;
 mod fixtures;
 mod formats;
 mod generated;

@@ -55,10 +55,19 @@ fn append(dir: &Path, values: &[&str], timestamp: i64, flush: bool) {
 
 /// `fetch --rounds N [--flush] --json`: the exit code and one object per round.
 fn fetch(leader: &Path, follower: &Path, rounds: u32, flush: bool) -> (i32, Vec<Value>) {
+    fetch_as(None, leader, follower, rounds, flush)
+}
+
+/// [`fetch`] with `--mode M`: the fetch path of the mode's era (before 2.8, no last fetched
+/// epoch, for hw and kip101).
+fn fetch_as(mode: Option<&str>, leader: &Path, follower: &Path, rounds: u32, flush: bool) -> (i32, Vec<Value>) {
     let n = rounds.to_string();
     let mut args = vec!["fetch", "--leader", s(leader), s(follower), "--rounds", &n, "--json"];
     if flush {
         args.push("--flush");
+    }
+    if let Some(m) = mode {
+        args.extend(["--mode", m]);
     }
     let (c, out, err) = run(&args);
     assert!(c == 0 || c == 1, "fetch exit {c}: {err}");
@@ -66,7 +75,11 @@ fn fetch(leader: &Path, follower: &Path, rounds: u32, flush: bool) -> (i32, Vec<
 }
 
 fn fetch_ok(leader: &Path, follower: &Path, rounds: u32) -> Vec<Value> {
-    let (c, rounds) = fetch(leader, follower, rounds, false);
+    fetch_ok_as(None, leader, follower, rounds)
+}
+
+fn fetch_ok_as(mode: Option<&str>, leader: &Path, follower: &Path, rounds: u32) -> Vec<Value> {
+    let (c, rounds) = fetch_as(mode, leader, follower, rounds, false);
     assert_eq!(c, 0, "fetch was not expected to get stuck: {rounds:?}");
     rounds
 }
@@ -155,7 +168,7 @@ fn s1(mode: &str) {
     append(&a, &["m3"], 3000, false);
     let second = recover(&b, &a, mode, &[]);
     assert_eq!(second["truncation_offset"], 2, "B keeps m2 in every mode");
-    fetch_ok(&a, &b, 3);
+    fetch_ok_as(Some(mode), &a, &b, 3);
     let (dc, d) = diff(&a, &b);
     if mode == "hw" {
         let m2 = row(&second, 1);
@@ -214,7 +227,7 @@ fn s2(mode: &str) {
     assert_eq!(m2["follower"]["value"], "m2");
     assert_eq!(m2["leader"]["value"], "m3");
     assert_eq!(m2["acked"], true, "A's HW checkpoint was 2");
-    fetch_ok(&b, &a, 3);
+    fetch_ok_as(Some(mode), &b, &a, 3);
     let (dc, d) = diff(&a, &b);
     let b_log = log(&[(0, 0, "m1"), (1, 1, "m3")]);
     assert_eq!(records(&b), b_log);
@@ -320,7 +333,7 @@ fn s3(mode: &str) {
             assert_eq!(report["summary"]["diverged"], 5);
             assert_eq!(report["summary"]["first_divergent_offset"], 11);
             let before = records(&b);
-            let (c, rounds) = fetch(&a, &b, 3, false);
+            let (c, rounds) = fetch_as(Some(mode), &a, &b, 3, false);
             assert_eq!(c, 1, "the fetch at 16 gets batch 11..=20 and is stuck: {rounds:?}");
             let stuck = rounds.last().expect("a round");
             assert_eq!(stuck["fetch_offset"], 16);
@@ -353,7 +366,7 @@ fn s3(mode: &str) {
             assert_eq!(report["summary"]["truncated_lost"], 5);
             assert_eq!(report["summary"]["diverged"], 0);
             assert_eq!(leo(&b), 11);
-            fetch_ok(&a, &b, 3);
+            fetch_ok_as(Some(mode), &a, &b, 3);
             assert_eq!(records(&a), s3_leader_log());
             assert_eq!(records(&b), s3_leader_log());
             let (dc, d) = diff(&a, &b);
