@@ -7,6 +7,10 @@
 //! stdin and stdout piped. Dropping the [`Cluster`] kills every process group it started
 //! (paused ones are continued first) and removes the temp dir, whatever the test did.
 //!
+//! Other KRaft releases (`Cluster::start_release`, for `real_walks.rs`) run their brokers and
+//! controller from their own classpath (`kafka-oracle/kraft/pom.xml`); the client stays the
+//! oracle's.
+//!
 //! This module judges nothing: it starts, stops, pauses and copies brokers and passes the
 //! brokers' answers on. The sequences and the comparison with klog are in `real_cluster.rs`.
 
