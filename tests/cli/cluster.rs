@@ -7,6 +7,10 @@
 //! stdin and stdout piped. Dropping the [`Cluster`] kills every process group it started
 //! (paused ones are continued first) and removes the temp dir, whatever the test did.
 //!
+//! Other KRaft releases (`Cluster::start_release`, for `real_walks.rs`) run their brokers and
+//! controller from their own classpath (`kafka-oracle/kraft/pom.xml`); the client stays the
+//! oracle's.
+//!
 //! This module judges nothing: it starts, stops, pauses and copies brokers and passes the
 //! brokers' answers on. The sequences and the comparison with klog are in `real_cluster.rs`.
 
@@ -34,7 +38,14 @@ const STARTED: &str = "Transition from STARTING to STARTED";
 
 pub struct Cluster {
     pub dir: tempfile::TempDir,
+    /// The brokers' and the controller's classpath (the release's own).
     classpath: String,
+    /// The producer/admin helper's classpath (the oracle's: Kafka 4.4's Java client).
+    client_classpath: String,
+    /// The Kafka release the nodes run.
+    pub release: String,
+    /// Broker properties added to every broker's (`key=value`).
+    extra: Vec<String>,
     ports: [u16; 4],
     pub bootstrap: String,
     nodes: [Option<Child>; 4],
@@ -76,6 +87,26 @@ pub fn classpath() -> Option<String> {
     }
 }
 
+/// The broker classpath of a KRaft `release` other than the oracle's, resolved by
+/// `kafka-oracle/kraft/pom.xml` (its `kafka_2.13` and runtime dependencies); the oracle's own
+/// for the oracle's release.
+pub fn release_classpath(release: &str) -> Option<String> {
+    if release == crate::oracle::KAFKA_VERSION {
+        return classpath();
+    }
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("kafka-oracle/kraft/target/classpath-{release}.txt"));
+    match std::fs::read_to_string(&file) {
+        Ok(cp) => Some(cp.trim().to_string()),
+        Err(_) => {
+            missing_input(
+                &format!("Kafka {release}'s broker classpath ({})", file.display()),
+                &format!("mvn -q -B -f kafka-oracle/kraft/pom.xml -Dkafka={release} package"),
+            );
+            None
+        }
+    }
+}
+
 fn free_ports() -> [u16; 4] {
     let listeners: Vec<_> = (0..4).map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port")).collect();
     let mut ports = [0; 4];
@@ -103,7 +134,14 @@ impl Cluster {
     /// [`Cluster::start`] with feature levels set at format time (`--feature name=level`, e.g.
     /// `eligible.leader.replicas.version=0` for a cluster without Eligible Leader Replicas).
     pub fn start_with(features: &[&str]) -> Option<Cluster> {
-        let classpath = classpath()?;
+        Cluster::start_release(crate::oracle::KAFKA_VERSION, features, &[])
+    }
+
+    /// [`Cluster::start_with`] on `release`'s brokers and controller (the client stays the
+    /// oracle's), with `extra` broker properties.
+    pub fn start_release(release: &str, features: &[&str], extra: &[&str]) -> Option<Cluster> {
+        let client_classpath = classpath()?;
+        let classpath = release_classpath(release)?;
         // A test that failed while holding the turn poisons it; the next may still run.
         let turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::Builder::new().prefix("klog-cluster.").tempdir().unwrap();
@@ -113,6 +151,9 @@ impl Cluster {
         let mut c = Cluster {
             dir,
             classpath,
+            client_classpath,
+            release: release.to_string(),
+            extra: extra.iter().map(|e| e.to_string()).collect(),
             ports,
             bootstrap,
             nodes: [None, None, None, None],
@@ -152,8 +193,13 @@ impl Cluster {
         for n in 1..4 {
             c.wait_started(n);
         }
-        let mut child = c
-            .java_with(&["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
+        let mut child = Command::new("java");
+        child
+            .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"])
+            .arg("-cp")
+            .arg(&c.client_classpath)
+            .stdin(Stdio::null());
+        let mut child = child
             .args(["klog.oracle.Cluster", "serve"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -222,6 +268,7 @@ impl Cluster {
                 // ... from 1 s after a (re)start, not 30 s (an internal setting, for tests).
                 "log.initial.task.delay.ms=1000".into(),
             ]);
+            lines.extend(self.extra.iter().cloned());
         }
         lines.join("\n") + "\n"
     }
@@ -449,7 +496,7 @@ impl Cluster {
                     .map(|i| l[i..].split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             })
             .unwrap_or_else(|| "eligible.leader.replicas.version not logged".into());
-        format!("Kafka {} (KRaft, controller 0, brokers 1-3), {elr}", crate::oracle::KAFKA_VERSION)
+        format!("Kafka {} (KRaft, controller 0, brokers 1-3), {elr}", self.release)
     }
 }
 

@@ -46,6 +46,7 @@ mod real;
 mod real_cluster;
 mod real_explore;
 mod real_history;
+mod real_walks;
 mod recorded_leader;
 mod scale;
 mod scenarios;

@@ -1,0 +1,975 @@
+//! Seeded random walks of the explorer's transitions on real KRaft brokers, in lockstep with the
+//! explorer's model (issue #34): `real_explore.rs`'s fixed sequences generalized.
+//!
+//! A walk is drawn from a seed: after the topic's creation (on brokers 1 and 2, the model's
+//! replicas 0 and 1), each step is one the model enables and the brokers can do — produce one
+//! record with acks=all, kill -9, power loss (kill -9, then `klog crash --power-loss` on the
+//! stopped dir), controlled shutdown (SIGTERM: the model's flush then crash), pause (SIGSTOP: the
+//! controller fences the silent broker, the model's crash), resume (SIGCONT, the model's restart),
+//! restart, and the admin's unclean election when the model offers one. Each step is done to the
+//! brokers and applied to the model ([`State::apply`]); the model then settles as brokers do on
+//! their own (followers follow and fetch, the leader expands its ISR). After each step the
+//! brokers must show, within 30 s and still 1.5 s later, the controller record the model predicts
+//! (leader, leader epoch, ISR, ELR, last known leader), and then, within 20 s, each replica's log
+//! (offset, leader epoch, value) and high watermark (`klog dump --json` on a copy of its dir; the
+//! HW checkpoint is written every 500 ms here). A produce must be acknowledged exactly when the
+//! model acks the record. The walk ends by bringing every broker back (resume, restart), and the
+//! acknowledged records the final leader lacks must be the ones the model's final leader lacks.
+//!
+//! Releases: Kafka 4.4.0 (the oracle's classpath) with ELR on and off, 4.1.2 (ELR on by
+//! default), 4.0.2 (off by default) and 3.9.1 in KRaft mode (no ELR; modelled by the 4.x
+//! controller with ELR off), each from its own classpath (`kafka-oracle/kraft/pom.xml`); the
+//! client is 4.4's. Kafka numbers leader epochs differently from the model (an epoch for each
+//! time the partition is left without a leader): the model's are renumbered ([`Run::epochs`]). With ELR on, controlled shutdown and pause are not drawn: the model's
+//! restart is a registration after an unclean shutdown (it leaves the ELR), which neither a clean
+//! shutdown nor a resumed broker is. Preferred elections are not drawn: the model's KRaft
+//! controller has no preferred election.
+//!
+//! `cargo test` runs a fixed-seed subset (`walks_agree_on_real_kraft_brokers`). The long run is
+//! `scripts/real-walks` (the ignored test `long_run`, set by `KLOG_WALKS_*`): per release walks,
+//! steps and `N of M` agreement, and with `KLOG_WALKS_MINIMIZE=1` each disagreeing walk is cut to
+//! the shortest walk that still disagrees and written as a named case (tests/real-walks/*.json),
+//! which `kept_cases_replay` replays. Needs the Kafka oracle's classpath and each release's;
+//! fails under `KLOG_CI` without them.
+
+use crate::cluster::Cluster;
+use crate::real_cluster::{isr, leader, power_cut, records, Seq};
+use replica_lab::explore::model::{Action, Config, Controller, State, Violation, MAX_RECORDS};
+use replica_lab::replication::release::Release;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// One step of a walk, on broker `n` (1 or 2: the model's replica n − 1). The topic's creation
+/// is every walk's first step and is not listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    Produce,
+    Kill(usize),
+    PowerLoss(usize),
+    Shutdown(usize),
+    Pause(usize),
+    Resume(usize),
+    Restart(usize),
+    Unclean,
+}
+
+impl Step {
+    fn text(self) -> String {
+        match self {
+            Step::Produce => "produce".into(),
+            Step::Kill(n) => format!("kill {n}"),
+            Step::PowerLoss(n) => format!("power-loss {n}"),
+            Step::Shutdown(n) => format!("shutdown {n}"),
+            Step::Pause(n) => format!("pause {n}"),
+            Step::Resume(n) => format!("resume {n}"),
+            Step::Restart(n) => format!("restart {n}"),
+            Step::Unclean => "unclean".into(),
+        }
+    }
+
+    fn parse(text: &str) -> Option<Step> {
+        let mut words = text.split(' ');
+        let verb = words.next()?;
+        let n = words.next().and_then(|w| w.parse::<usize>().ok()).filter(|n| (1..=2).contains(n));
+        Some(match (verb, n) {
+            ("produce", None) => Step::Produce,
+            ("unclean", None) => Step::Unclean,
+            ("kill", Some(n)) => Step::Kill(n),
+            ("power-loss", Some(n)) => Step::PowerLoss(n),
+            ("shutdown", Some(n)) => Step::Shutdown(n),
+            ("pause", Some(n)) => Step::Pause(n),
+            ("resume", Some(n)) => Step::Resume(n),
+            ("restart", Some(n)) => Step::Restart(n),
+            _ => return None,
+        })
+    }
+}
+
+/// A release and cluster setting the walks run on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target {
+    pub(crate) release: &'static str,
+    pub(crate) elr: bool,
+}
+
+impl Target {
+    /// The releases the walks run on, with the ELR setting of a new cluster of each (4.4.0 also
+    /// without it).
+    pub(crate) const ALL: [Target; 5] = [
+        Target { release: "4.4.0", elr: true },
+        Target { release: "4.4.0", elr: false },
+        Target { release: "4.1.2", elr: true },
+        Target { release: "4.0.2", elr: false },
+        Target { release: "3.9.1", elr: false },
+    ];
+
+    fn name(self) -> String {
+        format!("{} ELR {}", self.release, if self.elr { "on" } else { "off" })
+    }
+
+    fn features(self) -> Vec<String> {
+        let default_on = Release::parse(self.release).is_ok_and(|r| r >= Release::new(4, 1, 0));
+        match (self.elr, default_on) {
+            (true, false) => vec!["eligible.leader.replicas.version=1".into()],
+            (false, true) => vec!["eligible.leader.replicas.version=0".into()],
+            _ => vec![],
+        }
+    }
+
+    /// Broker settings of the walks: the HW checkpoint every 500 ms (the logs and HW on disk are
+    /// compared after each step).
+    const EXTRA: [&'static str; 1] = ["replica.high.watermark.checkpoint.interval.ms=500"];
+
+    pub(crate) fn start(self) -> Option<Cluster> {
+        let features = self.features();
+        let features: Vec<&str> = features.iter().map(String::as_str).collect();
+        Cluster::start_release(self.release, &features, &Target::EXTRA)
+    }
+
+    /// The model of the release: its rules, and the KRaft controller (3.9.1's too, which has no
+    /// ELR: in KRaft mode it decides as 4.x's with ELR off).
+    fn config(self, min_isr: u8) -> Config {
+        let rules = Release::parse(self.release).expect("a release klog knows").rules();
+        Config {
+            power_loss: true,
+            unclean: true,
+            min_isr,
+            controller: Controller::Kraft { elr: self.elr },
+            ..Config::clean_at(rules, 2, 8, MAX_RECORDS as u8, 64)
+        }
+    }
+}
+
+/// splitmix64: a walk's choices from its seed, the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The controller record as broker ids: (leader or −1, leader epoch or −1 without a leader,
+/// ISR, ELR, last known ELR), sorted.
+type Record = (i64, i64, Vec<i64>, Vec<i64>, Vec<i64>);
+
+fn ids(mask: u8) -> Vec<i64> {
+    (0..2).filter(|i| mask & (1 << i) != 0).map(|i| i + 1).collect()
+}
+
+/// The record the model predicts, its leader epoch as Kafka numbers it (`epochs`, see
+/// [`Run::epochs`]).
+fn predicted(s: &State, epochs: &[i64]) -> Record {
+    let epoch = s.latest_leader.and_then(|l| s.nodes[l as usize].leader_epoch()).map_or(-1, |e| kafka_epoch(epochs, e));
+    (s.latest_leader.map_or(-1, |l| l as i64 + 1), epoch, ids(s.isr), ids(s.elr), ids(s.last_known_elr))
+}
+
+fn seen(d: &Value) -> Record {
+    let list = |k: &str| {
+        let mut v: Vec<i64> = d[k].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default();
+        v.sort();
+        v
+    };
+    let mut i = isr(d);
+    i.sort();
+    let l = leader(d);
+    let epoch = if l >= 0 { d["leader_epoch"].as_i64().unwrap_or(-2) } else { -1 };
+    (l, epoch, i, list("elr"), list("last_known_elr"))
+}
+
+fn kafka_epoch(epochs: &[i64], model_epoch: i8) -> i64 {
+    epochs.get(model_epoch as usize).copied().unwrap_or(-2)
+}
+
+/// Whether the model enables `a` now.
+fn enabled(cfg: &Config, s: &State, pick: impl Fn(&Action) -> bool) -> Option<Action> {
+    let mut out = Vec::new();
+    s.successors(cfg, &mut out);
+    out.into_iter().find(|a| pick(a))
+}
+
+/// Apply `pick`'s first enabled action; `None` when none is enabled.
+fn apply_first(cfg: &Config, s: &mut State, pick: impl Fn(&Action) -> bool) -> Option<(Action, Option<Violation>)> {
+    let a = enabled(cfg, s, pick)?;
+    let (next, v) = s.apply(cfg, a);
+    *s = next;
+    Some((a, v))
+}
+
+/// What brokers do on their own: a replica learns the current leader and follows it
+/// (truncating as its release does), followers fetch, the leader adds caught-up followers to
+/// the ISR — until nothing changes (`real_explore.rs`'s).
+fn settle(cfg: &Config, s: &mut State, violations: &mut Vec<Violation>) {
+    for _ in 0..12 {
+        let before = *s;
+        let Some(l) = s.latest_leader else { return };
+        for f in 0..s.n() as u8 {
+            if f == l || !s.nodes[f as usize].is_running() {
+                continue;
+            }
+            let follows = s.nodes[f as usize]
+                .vol
+                .is_some_and(|v| v.leader == Some(l) && Some(v.leader_epoch) == s.nodes[l as usize].leader_epoch());
+            if !follows {
+                if let Some((_, v)) = apply_first(cfg, s, |a| *a == Action::Recover { follower: f, leader: l }) {
+                    violations.extend(v);
+                }
+            }
+            if let Some((_, v)) = apply_first(cfg, s, |a| *a == Action::Fetch { leader: l, follower: f }) {
+                violations.extend(v);
+            }
+        }
+        let isr = s.isr;
+        if let Some((_, v)) =
+            apply_first(cfg, s, |a| matches!(*a, Action::AlterIsr { isr: new, .. } if new & isr == isr && new != isr))
+        {
+            violations.extend(v);
+        }
+        if *s == before {
+            return;
+        }
+    }
+}
+
+/// How a broker is down, in the harness's own bookkeeping (the model knows only "not running").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Down {
+    Up,
+    Stopped,
+    Paused,
+}
+
+/// Draw the next step of a walk: one the model enables and the brokers can do.
+fn draw(t: Target, cfg: &Config, s: &State, down: &[Down; 2], produced: usize, rng: &mut Rng) -> Option<Step> {
+    let mut options: Vec<(Step, u64)> = Vec::new();
+    let crash = |r: u8, power_loss: bool| {
+        enabled(cfg, s, |a| *a == Action::Crash { replica: r, power_loss, hw: None }).is_some()
+    };
+    if s.latest_leader.is_some() && produced < MAX_RECORDS {
+        options.push((Step::Produce, 4));
+    }
+    let paused = down.contains(&Down::Paused);
+    for n in 1..=2 {
+        let r = (n - 1) as u8;
+        match down[n - 1] {
+            Down::Up if crash(r, false) => {
+                options.push((Step::Kill(n), 2));
+                if crash(r, true) {
+                    options.push((Step::PowerLoss(n), 2));
+                }
+                if !t.elr {
+                    options.push((Step::Shutdown(n), 1));
+                    if !paused {
+                        options.push((Step::Pause(n), 1));
+                    }
+                }
+            }
+            Down::Up => {}
+            Down::Stopped => {
+                if enabled(cfg, s, |a| *a == Action::Restart { replica: r }).is_some() {
+                    options.push((Step::Restart(n), 3));
+                }
+            }
+            Down::Paused => {
+                if enabled(cfg, s, |a| *a == Action::Restart { replica: r }).is_some() {
+                    options.push((Step::Resume(n), 3));
+                }
+            }
+        }
+    }
+    if enabled(cfg, s, |a| matches!(a, Action::Elect { unclean: true, .. })).is_some() {
+        options.push((Step::Unclean, 3));
+    }
+    let total: u64 = options.iter().map(|o| o.1).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut at = rng.below(total);
+    for (step, w) in options {
+        if at < w {
+            return Some(step);
+        }
+        at -= w;
+    }
+    unreachable!()
+}
+
+/// A walk: its settings and steps (the creation first, not listed).
+#[derive(Debug, Clone)]
+pub(crate) struct Walk {
+    pub(crate) target: Target,
+    pub(crate) seed: u64,
+    pub(crate) min_isr: u8,
+    pub(crate) steps: Vec<Step>,
+}
+
+impl Walk {
+    /// The walk of `seed`: min ISR 1 or 2, `length` steps drawn as the model goes (a step the
+    /// model would not take is never drawn).
+    pub(crate) fn draw(target: Target, seed: u64, length: usize) -> Walk {
+        let mut rng = Rng(seed);
+        let min_isr = 1 + rng.below(2) as u8;
+        let cfg = target.config(min_isr);
+        let mut s = State::initial(2);
+        let mut violations = Vec::new();
+        apply_first(&cfg, &mut s, |a| matches!(a, Action::Elect { unclean: false, .. }));
+        settle(&cfg, &mut s, &mut violations);
+        let mut down = [Down::Up; 2];
+        let mut produced = 0;
+        let mut steps = Vec::new();
+        while steps.len() < length {
+            let Some(step) = draw(target, &cfg, &s, &down, produced, &mut rng) else { break };
+            if model_apply(&cfg, &mut s, &mut down, step, &mut violations).is_err() {
+                break;
+            }
+            if step == Step::Produce {
+                produced += 1;
+            }
+            steps.push(step);
+        }
+        Walk { target, seed, min_isr, steps }
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        json!({
+            "release": self.target.release,
+            "elr": self.target.elr,
+            "seed": self.seed,
+            "min_isr": self.min_isr,
+            "steps": self.steps.iter().map(|s| s.text()).collect::<Vec<_>>(),
+        })
+    }
+
+    pub(crate) fn from_json(v: &Value) -> Result<Walk, String> {
+        let release = v["release"].as_str().ok_or("no release")?;
+        let elr = v["elr"].as_bool().ok_or("no elr")?;
+        let target = Target::ALL
+            .into_iter()
+            .find(|t| t.release == release && t.elr == elr)
+            .ok_or_else(|| format!("no walks on {release} ELR {elr}"))?;
+        let steps = v["steps"]
+            .as_array()
+            .ok_or("no steps")?
+            .iter()
+            .map(|s| s.as_str().and_then(Step::parse).ok_or_else(|| format!("a step that is not one: {s}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Walk {
+            target,
+            seed: v["seed"].as_u64().ok_or("no seed")?,
+            min_isr: v["min_isr"].as_u64().filter(|m| (1..=2).contains(m)).ok_or("no min_isr")? as u8,
+            steps,
+        })
+    }
+}
+
+/// Apply one walk step to the model alone: `Err` when the model does not enable it.
+fn model_apply(
+    cfg: &Config,
+    s: &mut State,
+    down: &mut [Down; 2],
+    step: Step,
+    violations: &mut Vec<Violation>,
+) -> Result<(), String> {
+    let r = |n: usize| (n - 1) as u8;
+    let mut one = |s: &mut State, pick: &dyn Fn(&Action) -> bool, what: &str| -> Result<(), String> {
+        let (_, v) = apply_first(cfg, s, pick).ok_or_else(|| format!("the model has no {what} here"))?;
+        violations.extend(v);
+        Ok(())
+    };
+    match step {
+        Step::Produce => {
+            // A leader that may not append (min ISR) appends nothing: the broker refuses too.
+            if let Some(l) = s.latest_leader {
+                let _ = one(s, &|a| matches!(*a, Action::Append { replica, .. } if replica == l), "append");
+            }
+        }
+        Step::Kill(n) | Step::Pause(n) => {
+            one(s, &|a| *a == Action::Crash { replica: r(n), power_loss: false, hw: None }, "crash")?;
+            down[n - 1] = if matches!(step, Step::Pause(_)) { Down::Paused } else { Down::Stopped };
+        }
+        Step::PowerLoss(n) => {
+            one(s, &|a| *a == Action::Crash { replica: r(n), power_loss: true, hw: None }, "power loss")?;
+            down[n - 1] = Down::Stopped;
+        }
+        Step::Shutdown(n) => {
+            // Kafka flushes every log when it shuts down cleanly.
+            let _ = one(s, &|a| *a == Action::Flush { replica: r(n) }, "flush");
+            one(s, &|a| *a == Action::Crash { replica: r(n), power_loss: false, hw: None }, "crash")?;
+            down[n - 1] = Down::Stopped;
+        }
+        Step::Restart(n) | Step::Resume(n) => {
+            let want = if matches!(step, Step::Resume(_)) { Down::Paused } else { Down::Stopped };
+            if down[n - 1] != want {
+                return Err(format!("broker {n} is not {want:?}"));
+            }
+            one(s, &|a| *a == Action::Restart { replica: r(n) }, "restart")?;
+            down[n - 1] = Down::Up;
+        }
+        Step::Unclean => one(s, &|a| matches!(a, Action::Elect { unclean: true, .. }), "unclean election")?,
+    }
+    settle(cfg, s, violations);
+    Ok(())
+}
+
+/// One walk's run on a cluster.
+struct Run<'a> {
+    c: &'a mut Cluster,
+    seq: Seq,
+    cfg: Config,
+    model: State,
+    down: [Down; 2],
+    violations: Vec<Violation>,
+    /// The producer's value of each model record (model value k is `values[k − 1]`).
+    values: Vec<String>,
+    produced: usize,
+    /// Kafka's leader epoch of each model epoch. Kafka's controller issues an epoch when a
+    /// partition loses its leader (leader −1 at the next epoch) and another when it gets one
+    /// back; the model issues one per leader only. Its epoch e is Kafka's e + (the times the
+    /// partition was left without a leader before e was issued).
+    epochs: Vec<i64>,
+    leaderless: i64,
+    /// The first disagreement: (step index, 0 = the creation; what).
+    differ: Option<(usize, String)>,
+    notes: Vec<String>,
+    /// Steps the model did not enable when replayed (a minimizer's candidate).
+    skipped: usize,
+}
+
+/// A walk's outcome.
+pub(crate) struct Outcome {
+    pub(crate) steps_done: usize,
+    /// The first disagreement: step index (0 = the creation, k = the k-th listed step, the
+    /// final verdict after the last) and what differed.
+    pub(crate) differ: Option<(usize, String)>,
+    pub(crate) notes: Vec<String>,
+}
+
+impl Run<'_> {
+    fn problem(&mut self, at: usize, what: String) {
+        self.notes.push(format!("DIFFER: {what}"));
+        if self.differ.is_none() {
+            self.differ = Some((at, what));
+        }
+    }
+
+    /// The brokers' record, logs and HWs against the model's, after step `at`.
+    fn compare(&mut self, at: usize, what: &str) {
+        let want = predicted(&self.model, &self.epochs);
+        let topic = self.seq.topic.clone();
+        let got = match self.c.wait_for(&topic, 30, |d| seen(d) == want) {
+            Ok(_) => {
+                sleep(Duration::from_millis(1500));
+                seen(&self.c.describe(&topic))
+            }
+            Err(d) => seen(&d),
+        };
+        self.notes.push(format!("{what}: model {want:?} brokers {got:?}"));
+        if got != want {
+            self.problem(
+                at,
+                format!("after {what}: the model predicts (leader, epoch, ISR, ELR, LKE) {want:?}, the brokers show {got:?}"),
+            );
+            return;
+        }
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let diffs = self.log_differences(at);
+            if diffs.is_empty() {
+                return;
+            }
+            if Instant::now() >= end {
+                for d in diffs {
+                    self.problem(at, format!("after {what}: {d}"));
+                }
+                return;
+            }
+            sleep(Duration::from_millis(700));
+        }
+    }
+
+    /// Each replica's log (offset, leader epoch, value) and HW on disk against the model's.
+    fn log_differences(&mut self, at: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for n in 1..=2 {
+            let copy = self.seq.path(&format!("step{at}-b{n}"));
+            self.c.copy(n, &copy);
+            let held = records(&copy, &self.seq.topic);
+            let (_, hw) = crate::real_cluster::log_end(&copy, &self.seq.topic);
+            let _ = std::fs::remove_dir_all(&copy);
+            let node = &self.model.nodes[n - 1];
+            let model_log: Vec<(String, i64)> = node
+                .records()
+                .iter()
+                .map(|r| {
+                    let v = self.values.get(r.value as usize - 1).cloned().unwrap_or_else(|| format!("?{}", r.value));
+                    (v, kafka_epoch(&self.epochs, r.leader_epoch))
+                })
+                .collect();
+            let broker_log: Vec<(String, i64)> = held.values().cloned().collect();
+            let contiguous = held.keys().copied().eq(0..held.len() as i64);
+            if broker_log != model_log || !contiguous {
+                out.push(format!("broker {n}'s log is {held:?}, the model's {model_log:?}"));
+            }
+            if hw != i64::from(node.high_watermark) {
+                out.push(format!("broker {n}'s HW is {hw}, the model's {}", node.high_watermark));
+            }
+        }
+        out
+    }
+
+    fn step(&mut self, at: usize, step: Step) {
+        let mut model = self.model;
+        let mut down = self.down;
+        let mut violations = Vec::new();
+        if let Err(e) = model_apply(&self.cfg, &mut model, &mut down, step, &mut violations) {
+            // A minimizer's candidate: the step no longer fits the walk.
+            self.notes.push(format!("{}: skipped ({e})", step.text()));
+            self.skipped += 1;
+            return;
+        }
+        let before_appended = self.model.appended;
+        match step {
+            Step::Produce => {
+                let k = self.produced;
+                self.produced += 1;
+                self.seq.produce(self.c, "x", k, 1);
+                let value = format!("x-{k}");
+                let outcome = self.seq.outcome_of(&value);
+                let appended = model.appended > before_appended;
+                if appended {
+                    self.values.push(value.clone());
+                }
+                let model_acked = appended && model.acked().iter().any(|&(_, v)| v == model.appended);
+                self.notes.push(format!("{value}: producer {outcome}, model acked {model_acked}"));
+                if model_acked != (outcome == "acked") {
+                    self.problem(at, format!("{value}: the producer says {outcome}, the model acked = {model_acked}"));
+                }
+            }
+            Step::Kill(n) => self.c.kill(&[n]),
+            Step::PowerLoss(n) => {
+                self.c.kill(&[n]);
+                let (raw, cut) = (format!("raw{at}"), format!("cut{at}"));
+                if let Err(e) = power_cut(self.c, &self.seq, n, &raw, &cut) {
+                    self.problem(at, e);
+                }
+                let _ = std::fs::remove_dir_all(self.seq.path(&raw));
+                let _ = std::fs::remove_dir_all(self.seq.path(&cut));
+            }
+            Step::Shutdown(n) => {
+                if !self.c.shutdown(n) {
+                    self.notes.push(format!("broker {n} did not shut down within 60 s (killed)"));
+                }
+            }
+            Step::Pause(n) => self.c.pause(n),
+            Step::Resume(n) => self.c.resume(n),
+            Step::Restart(n) => self.c.restart(n),
+            Step::Unclean => {
+                let answer = self.c.kc("elect", &[&self.seq.topic, "unclean"]);
+                self.notes.push(format!("electLeaders(UNCLEAN): {answer:?}"));
+            }
+        }
+        self.follow_epochs(&model);
+        self.model = model;
+        self.down = down;
+        self.violations.extend(violations);
+        self.compare(at, &step.text());
+    }
+
+    /// Number the epochs `next` issued as Kafka does (see [`Run::epochs`]).
+    fn follow_epochs(&mut self, next: &State) {
+        if self.model.latest_leader.is_some() && next.latest_leader.is_none() {
+            self.leaderless += 1;
+        }
+        for e in self.epochs.len()..next.epochs_issued as usize {
+            self.epochs.push(e as i64 + self.leaderless);
+        }
+    }
+
+    /// Bring every broker back (resume, restart), as steps of the walk.
+    fn heal(&mut self, at: &mut usize) {
+        for n in 1..=2 {
+            let step = match self.down[n - 1] {
+                Down::Up => continue,
+                Down::Paused => Step::Resume(n),
+                Down::Stopped => Step::Restart(n),
+            };
+            *at += 1;
+            self.notes.push(format!("heal: {}", step.text()));
+            self.step(*at, step);
+        }
+    }
+
+    /// The acknowledged records the final leader lacks, by the brokers and by the model.
+    fn verdict(&mut self, at: usize) {
+        let l = self.model.latest_leader;
+        let model_lost: Vec<String> = match l {
+            Some(l) => {
+                let node = &self.model.nodes[l as usize];
+                self.model
+                    .acked()
+                    .iter()
+                    .filter(|&&(offset, value)| node.records().get(offset as usize).map(|r| r.value) != Some(value))
+                    .map(|&(_, value)| self.values[value as usize - 1].clone())
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let d = self.c.describe(&self.seq.topic);
+        let bl = leader(&d);
+        if l.is_none() || !(1..=2).contains(&bl) {
+            self.notes.push(format!("no leader at the end (model {l:?}, brokers {bl})"));
+            return;
+        }
+        let copy = self.seq.path("final-leader");
+        self.c.copy(bl as usize, &copy);
+        let held = records(&copy, &self.seq.topic);
+        let _ = std::fs::remove_dir_all(&copy);
+        let broker_lost: Vec<String> = self
+            .seq
+            .acks
+            .iter()
+            .filter(|a| a["outcome"] == "acked")
+            .filter(|a| {
+                let at_offset = a["offset"].as_i64().and_then(|o| held.get(&o));
+                at_offset.is_none_or(|(v, _)| a["value"].as_str() != Some(v))
+            })
+            .filter_map(|a| a["value"].as_str().map(String::from))
+            .collect();
+        self.notes.push(format!("acked and lost: brokers {broker_lost:?}, model {model_lost:?}"));
+        if broker_lost != model_lost {
+            self.problem(
+                at,
+                format!("the brokers lost {broker_lost:?} of the acked records, the model {model_lost:?}"),
+            );
+        }
+    }
+}
+
+/// Run `walk` on `c` (on a fresh topic named `name` under `work`).
+pub(crate) fn run_walk(c: &mut Cluster, walk: &Walk, name: &str, work: &Path) -> Outcome {
+    let dir = work.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut run = Run {
+        c,
+        seq: Seq::new(dir.clone(), name.to_string(), false),
+        cfg: walk.target.config(walk.min_isr),
+        model: State::initial(2),
+        down: [Down::Up; 2],
+        violations: Vec::new(),
+        values: Vec::new(),
+        produced: 0,
+        epochs: Vec::new(),
+        leaderless: 0,
+        differ: None,
+        notes: Vec::new(),
+        skipped: 0,
+    };
+    let min_isr = format!("min.insync.replicas={}", walk.min_isr);
+    let answer = run.c.kc("create", &[name, "1,2", &min_isr]);
+    if answer.first().is_none_or(|a| a.get("created").is_none()) {
+        run.problem(0, format!("create failed: {answer:?}"));
+    }
+    let mut created = run.model;
+    apply_first(&run.cfg, &mut created, |a| matches!(a, Action::Elect { unclean: false, .. }));
+    settle(&run.cfg, &mut created, &mut run.violations);
+    run.follow_epochs(&created);
+    run.model = created;
+    run.compare(0, "create");
+    let mut at = 0;
+    for &step in &walk.steps {
+        if run.differ.is_some() {
+            break;
+        }
+        at += 1;
+        run.step(at, step);
+    }
+    if run.differ.is_none() {
+        run.heal(&mut at);
+    }
+    if run.differ.is_none() {
+        run.verdict(at + 1);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let steps_done = at - run.skipped.min(at);
+    // Leave the cluster whole for the next walk, whatever happened.
+    run.c.heal();
+    Outcome { steps_done, differ: run.differ, notes: run.notes }
+}
+
+/// A walk's topic name: release, ELR, seed (and a suffix per minimizer attempt).
+fn topic(walk: &Walk, suffix: &str) -> String {
+    format!(
+        "w{}-{}-s{}{suffix}",
+        walk.target.release.replace('.', ""),
+        if walk.target.elr { "elr" } else { "noelr" },
+        walk.seed
+    )
+}
+
+/// The tally of a release's walks.
+#[derive(Default)]
+pub(crate) struct Tally {
+    pub(crate) walks: usize,
+    pub(crate) agree: usize,
+    pub(crate) steps: usize,
+    pub(crate) secs: f64,
+    pub(crate) differ: Vec<String>,
+}
+
+/// Run `count` walks of `length` steps from seeds `seed`, `seed + 1`, ... on `target`;
+/// with `minimize`, each disagreement is cut down and written to `kept`.
+pub(crate) fn run_walks(
+    target: Target,
+    seed: u64,
+    count: usize,
+    length: usize,
+    minimize: Option<&Path>,
+) -> Option<Tally> {
+    let started = Instant::now();
+    let mut c = target.start()?;
+    say!("{} up in {:.0} s", c.describe_release(), started.elapsed().as_secs_f64());
+    let work = tempfile::Builder::new().prefix("klog-real-walks.").tempdir().unwrap();
+    let mut tally = Tally::default();
+    for i in 0..count as u64 {
+        let walk = Walk::draw(target, seed + i, length);
+        let t0 = Instant::now();
+        let out = run_walk(&mut c, &walk, &topic(&walk, ""), work.path());
+        let secs = t0.elapsed().as_secs_f64();
+        tally.walks += 1;
+        tally.steps += out.steps_done;
+        tally.secs += secs;
+        let steps: Vec<String> = walk.steps.iter().map(|s| s.text()).collect();
+        say!(
+            "  {} seed {} min ISR {} ({} steps, {secs:.0} s): {}",
+            target.name(),
+            walk.seed,
+            walk.min_isr,
+            walk.steps.len(),
+            if out.differ.is_none() { "AGREE" } else { "DIFFER" }
+        );
+        say!("    steps: {}", steps.join(", "));
+        match out.differ {
+            None => tally.agree += 1,
+            Some((at, what)) => {
+                for n in &out.notes {
+                    say!("    {n}");
+                }
+                let mut line = format!("seed {} at step {at}: {what}", walk.seed);
+                if let Some(kept) = minimize {
+                    let (short, why) = minimize_on(&mut c, &walk, at, work.path());
+                    let name = keep_case(kept, &short, &why);
+                    line.push_str(&format!(" (kept as {name}, {} steps)", short.steps.len()));
+                }
+                tally.differ.push(line);
+            }
+        }
+    }
+    say!(
+        "{}: {} of {} walks agree, {} steps, {:.0} s per walk",
+        target.name(),
+        tally.agree,
+        tally.walks,
+        tally.steps,
+        tally.secs / tally.walks.max(1) as f64
+    );
+    Some(tally)
+}
+
+/// The shortest walk found that still disagrees: the steps after the disagreement (at step
+/// `at`) go, then each step in turn, last first, is dropped and the shorter walk re-run by
+/// `disagrees` (on the brokers; a step the shorter walk's model no longer enables is skipped
+/// when run); a drop that still disagrees is kept. Returns the walk and what its last
+/// disagreeing run said.
+fn minimize_walk(walk: &Walk, at: usize, mut disagrees: impl FnMut(&Walk) -> Option<String>) -> (Walk, String) {
+    let mut best = Walk { steps: walk.steps[..at.min(walk.steps.len())].to_vec(), ..walk.clone() };
+    let mut why = disagrees(&best);
+    let mut i = best.steps.len();
+    while i > 0 {
+        i -= 1;
+        let mut candidate = best.clone();
+        candidate.steps.remove(i);
+        if let Some(what) = disagrees(&candidate) {
+            say!("    minimizer: without step {} ({}) it still disagrees: {what}", i + 1, best.steps[i].text());
+            best = candidate;
+            why = Some(what);
+        }
+    }
+    (best, why.unwrap_or_else(|| "agreed when re-run (timing)".into()))
+}
+
+/// [`minimize_walk`] on the brokers.
+fn minimize_on(c: &mut Cluster, walk: &Walk, at: usize, work: &Path) -> (Walk, String) {
+    let mut attempt = 0;
+    minimize_walk(walk, at, |w| {
+        attempt += 1;
+        run_walk(c, w, &topic(w, &format!("-m{attempt}")), work).differ.map(|d| d.1)
+    })
+}
+
+/// Write a kept case: tests/real-walks/<release>-<elr>-s<seed>.json.
+fn keep_case(dir: &Path, walk: &Walk, why: &str) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let name = format!("{}-{}-s{}", walk.target.release, if walk.target.elr { "elr" } else { "noelr" }, walk.seed);
+    let mut v = walk.to_json();
+    v["name"] = json!(name);
+    v["brokers_and_model"] = json!(why);
+    let text = serde_json::to_string_pretty(&v).unwrap() + "\n";
+    std::fs::write(dir.join(format!("{name}.json")), text).unwrap();
+    name
+}
+
+fn kept_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-walks")
+}
+
+/// The long run (`scripts/real-walks`): `KLOG_WALKS_RELEASE` (a release, or `all`),
+/// `KLOG_WALKS_ELR` (`on`/`off`; both where the walks run both), `KLOG_WALKS_N` walks of
+/// `KLOG_WALKS_STEPS` steps from seed `KLOG_WALKS_SEED`; `KLOG_WALKS_MINIMIZE=1` keeps each
+/// disagreement, minimized, in tests/real-walks; `KLOG_WALKS_TABLE=FILE` appends a README table
+/// row per release to FILE.
+#[test]
+#[ignore = "the long run: scripts/real-walks"]
+fn long_run() {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let num = |k: &str, default: u64| var(k).map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{k}={v}")));
+    let release = var("KLOG_WALKS_RELEASE").unwrap_or_else(|| "all".into());
+    let elr = var("KLOG_WALKS_ELR");
+    let targets: Vec<Target> = Target::ALL
+        .into_iter()
+        .filter(|t| release == "all" || t.release == release)
+        .filter(|t| elr.as_deref().is_none_or(|e| (e == "on") == t.elr))
+        .collect();
+    assert!(!targets.is_empty(), "no walks on {release} (ELR {elr:?}): {:?}", Target::ALL.map(Target::name));
+    let (count, length, seed) =
+        (num("KLOG_WALKS_N", 20) as usize, num("KLOG_WALKS_STEPS", 15) as usize, num("KLOG_WALKS_SEED", 1));
+    let kept = var("KLOG_WALKS_MINIMIZE").map(|_| kept_dir());
+    let mut rows = Vec::new();
+    let mut differ = 0;
+    for t in targets {
+        let Some(tally) = run_walks(t, seed, count, length, kept.as_deref()) else { return };
+        for d in &tally.differ {
+            say!("{}: {d}", t.name());
+        }
+        differ += tally.differ.len();
+        rows.push(format!(
+            "| {} (KRaft) | ELR {} | {} | {} | {} of {} | {:.0} s | seeds {seed}..{} |",
+            t.release,
+            if t.elr { "on" } else { "off" },
+            tally.walks,
+            tally.steps,
+            tally.agree,
+            tally.walks,
+            tally.secs / tally.walks.max(1) as f64,
+            seed + count as u64 - 1
+        ));
+    }
+    for r in &rows {
+        say!("{r}");
+    }
+    if let Some(table) = var("KLOG_WALKS_TABLE") {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&table).unwrap();
+        for r in &rows {
+            writeln!(f, "{r}").unwrap();
+        }
+    }
+    assert_eq!(differ, 0, "{differ} walks disagree (above)");
+}
+
+#[test]
+fn walk_steps_round_trip_and_draws_are_fixed_by_the_seed() {
+    for t in Target::ALL {
+        for seed in 0..40 {
+            let a = Walk::draw(t, seed, 15);
+            let b = Walk::draw(t, seed, 15);
+            assert_eq!(a.steps, b.steps, "{} seed {seed}", t.name());
+            assert!(a.steps.len() >= 10, "{} seed {seed}: a walk of {} steps: {:?}", t.name(), a.steps.len(), a.steps);
+            let back = Walk::from_json(&a.to_json()).unwrap();
+            assert_eq!((back.steps, back.min_isr, back.seed), (a.steps.clone(), a.min_isr, a.seed));
+            if t.elr {
+                assert!(!a.steps.iter().any(|s| matches!(s, Step::Shutdown(_) | Step::Pause(_))), "{:?}", a.steps);
+            }
+        }
+    }
+    assert_eq!(Step::parse("kill 3"), None);
+    assert_eq!(Step::parse("produce 1"), None);
+    assert_eq!(Step::parse("power-loss 2"), Some(Step::PowerLoss(2)));
+}
+
+#[test]
+fn the_minimizer_keeps_only_the_steps_the_disagreement_needs() {
+    // A stand-in for the brokers: the walk "disagrees" when broker 1 is killed and later
+    // restarted after a produce. The minimizer must keep exactly those three steps.
+    let walk = Walk::draw(Target::ALL[1], 7, 15);
+    let steps = vec![
+        Step::Produce,
+        Step::Kill(2),
+        Step::Restart(2),
+        Step::Kill(1),
+        Step::Produce,
+        Step::Pause(2),
+        Step::Resume(2),
+        Step::Restart(1),
+        Step::Produce,
+        Step::Kill(2),
+    ];
+    let walk = Walk { steps, ..walk };
+    let needs = |w: &Walk| {
+        let k = w.steps.iter().position(|s| *s == Step::Kill(1))?;
+        let p = k + w.steps[k..].iter().position(|s| *s == Step::Produce)?;
+        w.steps[p..].contains(&Step::Restart(1)).then(|| "differs".to_string())
+    };
+    let mut runs = 0;
+    let (short, why) = minimize_walk(&walk, 8, |w| {
+        runs += 1;
+        needs(w)
+    });
+    assert_eq!(short.steps, vec![Step::Kill(1), Step::Produce, Step::Restart(1)]);
+    assert_eq!(why, "differs");
+    assert_eq!(runs, 9, "one run of the cut walk, then one per step dropped");
+    // A walk that agrees when re-run is kept whole, and says so.
+    let (same, why) = minimize_walk(&walk, 3, |_| None);
+    assert_eq!((same.steps.len(), why.as_str()), (3, "agreed when re-run (timing)"));
+}
+
+/// The fixed-seed subset `cargo test` runs: (target, first seed, walks, steps). One short walk
+/// per release (a cluster start is 15-35 s, a step about 5 s), about 5 minutes in all; the long
+/// run is `scripts/real-walks`.
+const SUBSET: [(Target, u64, usize, usize); 5] = [
+    (Target::ALL[0], 3, 1, 10),
+    (Target::ALL[1], 3, 1, 10),
+    (Target::ALL[2], 4, 1, 8),
+    (Target::ALL[3], 4, 1, 8),
+    (Target::ALL[4], 5, 1, 8),
+];
+
+#[test]
+fn walks_agree_on_real_kraft_brokers() {
+    let started = Instant::now();
+    let mut problems = Vec::new();
+    for (target, seed, count, length) in SUBSET {
+        let t0 = Instant::now();
+        let Some(tally) = run_walks(target, seed, count, length, None) else { return };
+        say!("{}: {} of {} agree in {:.0} s", target.name(), tally.agree, tally.walks, t0.elapsed().as_secs_f64());
+        problems.extend(tally.differ.into_iter().map(|d| format!("{}: {d}", target.name())));
+    }
+    say!("real walks: {} disagreements; {:.0} s", problems.len(), started.elapsed().as_secs_f64());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
