@@ -63,6 +63,8 @@ pub struct RestartPlan {
     pub partitions: Vec<PartitionOutcome<Box<FollowerRecoverReport>>>,
     /// Partitions only one side holds: (name, which side).
     pub one_side: Vec<(String, &'static str)>,
+    /// Partitions both hold that the plan leaves out, with why (the KRaft metadata log).
+    pub left_out: Vec<(String, &'static str)>,
     /// What may make the two dirs not what they seem (one node id, no cluster.id).
     pub warnings: Vec<String>,
 }
@@ -107,7 +109,14 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
     }
     crate::replica::ensure_distinct_log_dirs(l, f)?;
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
-    let (common, one_side) = pair_names(&ln, &fnames, "leader", "follower");
+    let (mut common, one_side) = pair_names(&ln, &fnames, "leader", "follower");
+    let metadata_log = format!("{}-0", crate::log::names::METADATA_TOPIC);
+    let left_out: Vec<(String, &'static str)> = common
+        .iter()
+        .filter(|n| **n == metadata_log)
+        .map(|n| (n.clone(), super::recover::METADATA_LOG_LEFT_OUT))
+        .collect();
+    common.retain(|n| *n != metadata_log);
     // Each side's log-dir files are read once, not once per partition.
     let (leader_files, follower_files) = (LogDirFiles::read_tolerant(l)?, LogDirFiles::read_tolerant(f)?);
     // Each partition's dry run is that of `recover --leader L F --partition P`, whose checks of
@@ -137,6 +146,7 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
         metadata: metadata.as_ref().map(|m| (m.metadata_dir.display().to_string(), m.log_end_offset)),
         partitions,
         one_side,
+        left_out,
         warnings: crate::replica::same_node_id_warning(l, f).into_iter().collect(),
     })
 }

@@ -141,6 +141,12 @@ pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<Recover
 
 pub use super::recorded_leader::{AssumedLeader, LeaderEpochSource, RecordedMetadata};
 
+/// Why a restart against a leader never plans the KRaft metadata log.
+pub const METADATA_LOG_LEFT_OUT: &str = "the KRaft metadata log is a Raft log (KIP-595): its replicas follow the \
+     quorum's leader by the quorum's own epochs (quorum-state, voters) and truncate by Raft's rules, not a partition \
+     leader's ISR and HW; klog does not model them, so it plans no restart of it (its local recovery is \
+     `klog recover DIR --partition __cluster_metadata-0`)";
+
 /// One decision procedure for the run and the dry run: the same checks and refusals (the dry
 /// run probes the lock the run takes), then the same start, whose writes the dry run skips.
 fn local(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<LocalRecoverReport> {
@@ -235,6 +241,9 @@ fn as_follower(
     };
     leader.ensure_distinct(&follower)?;
     leader.ensure_same_partition(&follower)?;
+    if leader.paths().topic == crate::log::names::METADATA_TOPIC {
+        return Err(Error::state(&follower.paths().partition_dir, METADATA_LOG_LEFT_OUT));
+    }
     let (cached_epoch, source) =
         leader_epoch_of(&leader).map_err(|e| swapped_roles(&leader, &follower).unwrap_or(e))?;
     if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {

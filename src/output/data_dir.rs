@@ -228,6 +228,9 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     for (name, side) in &r.one_side {
         out!(out, "{} {name}: only the {side} holds it", p.warn("note"))?;
     }
+    for (name, why) in &r.left_out {
+        out!(out, "{} {name}: left out: {why}", p.warn("note"))?;
+    }
     out!(
         out,
         "summary: {} partition(s) planned, {} refused; {} acked record(s) would be lost",
@@ -263,6 +266,7 @@ pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
             "acked_lost": r.acked_lost(),
             "only_leader": r.only_on("leader"),
             "only_follower": r.only_on("follower"),
+            "left_out": r.left_out.iter().map(|(n, why)| json!({"partition": n, "why": why})).collect::<Vec<_>>(),
             "warnings": r.warnings,
         }),
     )

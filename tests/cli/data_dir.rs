@@ -269,3 +269,38 @@ fn the_whole_dir_forecast_names_missing_acknowledged_records_and_damaged_bytes_k
         "{check}"
     );
 }
+
+/// Issue 34, point 8: the restart plan leaves the KRaft metadata log out and says why (a Raft
+/// log follows the quorum, not a partition leader's ISR and HW); `recover --leader` on it
+/// alone refuses with the same reason.
+#[test]
+fn the_restart_plan_leaves_the_metadata_log_out_and_says_why() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let (l, f) = (lab.path("l"), lab.path("f"));
+    copy_dir(&real.join("kraft-broker-2026"), &l);
+    copy_dir(&real.join("kraft-broker-2026"), &f);
+    // Another broker of the same cluster: its own node and directory ids.
+    let meta = f.join("meta.properties");
+    let text: String = std::fs::read_to_string(&meta)
+        .unwrap()
+        .lines()
+        .map(|line| match line.split_once('=') {
+            Some(("node.id", _)) => "node.id=7".to_string(),
+            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA".to_string(),
+            _ => line.to_string(),
+        })
+        .map(|l| l + "\n")
+        .collect();
+    std::fs::write(&meta, text).unwrap();
+    let out = ok(&["recover", s(&f), "--leader", s(&l), "--dry-run"]);
+    assert!(!out.lines().any(|l| l.trim_start().starts_with("__cluster_metadata-0 ")), "planned: {out}");
+    assert!(
+        out.contains("note __cluster_metadata-0: left out: the KRaft metadata log is a Raft log (KIP-595)"),
+        "{out}"
+    );
+    let summary = json_lines(&ok(&["recover", s(&f), "--leader", s(&l), "--dry-run", "--json"])).pop().unwrap();
+    assert_eq!(summary["left_out"][0]["partition"], "__cluster_metadata-0", "{summary}");
+    let (_, err) = code(&["recover", s(&f), "--leader", s(&l), "--dry-run", "--partition", "__cluster_metadata-0"], 2);
+    assert!(err.contains("is a Raft log (KIP-595)"), "{err}");
+}
