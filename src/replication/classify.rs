@@ -46,12 +46,24 @@ pub enum AtLeader {
 }
 
 /// Whether the follower's record at `offset` was acknowledged: a leader's HW covered *that
-/// record* while it led. The follower's own HW (before truncation) came from the leader it
-/// copied the record from, so it covers the record; the current leader's HW covers it only when
-/// the leader holds the same batch there — a different record below the leader's HW was never
-/// this one.
-pub fn acked(offset: i64, follower_high_watermark: i64, leader_high_watermark: i64, at_leader: AtLeader) -> bool {
-    offset < follower_high_watermark || (at_leader == AtLeader::SameBatch && offset < leader_high_watermark)
+/// record* while it led. The current leader's HW covers it only when the leader holds the same
+/// batch there — a different record below the leader's HW was never this one. The follower's
+/// own HW (before truncation) came from the last leader it fetched from: it proves the record
+/// only when that leader held it too. That is certain when the follower has seen no epoch after
+/// the record's own (`hw_from_its_writer`: its HW came from the leader that wrote the record,
+/// or it was that leader), or when the current leader holds nothing else there; a follower that
+/// went on to fetch from a later epoch's leader holding another record at that offset may have
+/// had its HW from that leader's record (a stale follower of KIP-101's era, a receiver told late
+/// before KIP-320): not proven, not counted.
+pub fn acked(
+    offset: i64,
+    follower_high_watermark: i64,
+    leader_high_watermark: i64,
+    at_leader: AtLeader,
+    hw_from_its_writer: bool,
+) -> bool {
+    let by_own_hw = offset < follower_high_watermark && (hw_from_its_writer || at_leader != AtLeader::Different);
+    by_own_hw || (at_leader == AtLeader::SameBatch && offset < leader_high_watermark)
 }
 
 /// The class of the follower record at `offset` when the follower cuts its log at `cut_offset`;
@@ -146,6 +158,10 @@ pub fn classify_window<S: Storage>(
     let mut at = leader_records.next().transpose()?;
     let mut w =
         Window { rows: Vec::new(), rows_omitted: 0, counts: ClassCounts::default(), first_divergent_offset: None };
+    // The latest epoch the follower has seen (a fetch, an election, a batch it holds): its HW
+    // came from a leader at that epoch or before.
+    let cache = follower.epochs();
+    let seen = follower.largest_seen().max(cache.latest_epoch());
     for record in follower.records(from, follower.log_end_offset())? {
         let record = record?;
         while at.as_ref().is_some_and(|l| l.offset() < record.offset()) {
@@ -157,7 +173,9 @@ pub fn classify_window<S: Storage>(
             Some(l) if l.same_batch(&record) => AtLeader::SameBatch,
             Some(_) => AtLeader::Different,
         };
-        let acked = acked(record.offset(), follower_hw, leader.high_watermark(), there);
+        let written_at = cache.epoch_for_offset(record.offset());
+        let hw_from_its_writer = seen <= written_at;
+        let acked = acked(record.offset(), follower_hw, leader.high_watermark(), there, hw_from_its_writer);
         let class = classify(record.offset(), there, cut, acked, restart_at);
         w.counts.add(class, acked);
         if class == RecordClass::Diverged {
@@ -190,10 +208,14 @@ mod tests {
 
     #[test]
     fn acked_means_a_leaders_hw_covered_that_very_record() {
-        assert!(acked(1, 2, 0, AtLeader::Different), "below the follower's own HW");
-        assert!(acked(1, 0, 2, AtLeader::SameBatch), "below the leader's HW, and the leader holds it");
-        assert!(!acked(1, 0, 2, AtLeader::Different), "the leader's HW covered a different record");
-        assert!(!acked(1, 0, 2, AtLeader::Nothing));
-        assert!(!acked(2, 2, 2, AtLeader::SameBatch));
+        assert!(acked(1, 2, 0, AtLeader::Different, true), "below the follower's HW from the record's writer");
+        assert!(acked(1, 0, 2, AtLeader::SameBatch, false), "below the leader's HW, and the leader holds it");
+        assert!(!acked(1, 0, 2, AtLeader::Different, true), "the leader's HW covered a different record");
+        assert!(!acked(1, 0, 2, AtLeader::Nothing, true));
+        assert!(!acked(2, 2, 2, AtLeader::SameBatch, true));
+        // The follower saw a later epoch whose leader holds another record there: its HW may
+        // have come from that record.
+        assert!(!acked(1, 2, 0, AtLeader::Different, false), "not proven");
+        assert!(acked(1, 2, 0, AtLeader::Nothing, false), "no other record there: its HW covered this one");
     }
 }
