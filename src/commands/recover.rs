@@ -96,6 +96,11 @@ pub struct FollowerRecoverReport {
     pub catch_up: Option<FetchReport>,
     /// Comparison of the two logs after catching up.
     pub after_catch_up: Option<DiffOutcome>,
+    /// The follower's HW is a broker's checkpoint (written every
+    /// `replica.high.watermark.checkpoint.interval.ms`, 5 s by default), which lags the HW the
+    /// broker had: records above it may have been acknowledged. False in klog's labs, whose HW
+    /// checkpoint is written at every change.
+    pub high_watermark_checkpoint_lags: bool,
 }
 
 impl FollowerRecoverReport {
@@ -354,6 +359,7 @@ fn as_follower(
         first_divergent_offset: classified.first_divergent_offset,
         catch_up: None,
         after_catch_up: None,
+        high_watermark_checkpoint_lags: !crate::replica::made_by_klog(&follower.paths().log_dir),
     };
     if req.dry_run {
         return Ok(report);

@@ -253,6 +253,16 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             c.below_leader_start
         )?;
     }
+    if c.truncated_lost > 0 && r.high_watermark_checkpoint_lags {
+        out!(
+            out,
+            "  {}: \"truncated lost\" counts records above the follower's checkpointed HW {}; a broker writes that \
+             checkpoint every replica.high.watermark.checkpoint.interval.ms (5 s by default), so its HW may have \
+             been higher and some of them acknowledged: the dirs cannot tell (the producer's acks can)",
+            p.warn("note"),
+            r.follower_view.high_watermark
+        )?;
+    }
     Ok(())
 }
 
@@ -389,6 +399,7 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
             "kept": c.kept,
             "truncated_refetchable": c.truncated_refetchable,
             "truncated_lost": c.truncated_lost,
+            "high_watermark_checkpoint_lags": r.high_watermark_checkpoint_lags,
             "below_leader_start": c.below_leader_start,
             "acked_lost": c.acked_and_lost(),
             "diverged": c.diverged,

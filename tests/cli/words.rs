@@ -324,3 +324,28 @@ fn history_on_a_zookeeper_broker_and_check_on_a_folder_of_brokers_say_what_they_
     assert!(err.contains(&format!("`klog check {} {}` reads them as one cluster", s(&a), s(&b))), "{err}");
     assert!(!err.contains("klog create"), "{err}");
 }
+
+/// Issue 34, point 16: on a broker's dir the HW checkpoint lags the broker's HW (written every
+/// 5 s): "truncated lost" records above it may have been acknowledged, and the report says so;
+/// in klog's labs (HW written at every change) it does not.
+#[test]
+fn a_restart_report_on_a_brokers_dir_says_the_hw_checkpoint_may_lag() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    ok(&["elect", s(&b), "--isr", s(&a)]);
+    ok(&["append", s(&b), "x"]);
+    ok(&["fetch", "--leader", s(&b), s(&a)]);
+    ok(&["append", s(&b), "y"]);
+    ok(&["crash", s(&b)]);
+    ok(&["elect", s(&a)]);
+    let note = "a broker writes that checkpoint every replica.high.watermark.checkpoint.interval.ms";
+    let labs = ok(&["recover", s(&b), "--leader", s(&a), "--dry-run"]);
+    assert!(labs.contains("truncated lost 1") && !labs.contains(note), "{labs}");
+    // The same dir as a broker's (no klog state): the note, and the JSON flag.
+    std::fs::remove_file(b.join("klog-state.json")).unwrap();
+    let broker = ok(&["recover", s(&b), "--leader", s(&a), "--dry-run"]);
+    assert!(broker.contains(note) && broker.contains("the dirs cannot tell"), "{broker}");
+    let json = crate::common::json_lines(&ok(&["recover", s(&b), "--leader", s(&a), "--dry-run", "--json"]));
+    assert!(json.iter().any(|v| v["summary"]["high_watermark_checkpoint_lags"] == true), "{json:?}");
+}
