@@ -55,8 +55,8 @@ _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--epoch=[The new leader epoch (default\: one above the largest epoch the replica knows)]:E:_default' \
 '*--isr=[Followers in the ISR (their log dirs); the leader is always in it]:DIR:_files' \
-'--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.1\: the epoch cache gets (epoch, LEO) at election"
-first-append\:"Kafka 0.11-2.0\: the entry appears with the first batch appended in the epoch"))' \
+'--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.0.1\: the epoch cache gets (epoch, LEO) at election"
+first-append\:"Kafka 0.11-2.0.0\: the entry appears with the first batch appended in the epoch"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

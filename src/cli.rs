@@ -60,8 +60,8 @@ pub enum Command {
     Create(CreateArgs),
     /// Make a replica the leader at a new leader epoch.
     ///
-    /// As Kafka >= 2.1 (KAFKA-7415) the new leader assigns (epoch, LEO) in its epoch cache at
-    /// once; `--epoch-entry first-append` reproduces Kafka 0.11-2.0, where the entry appears
+    /// As Kafka >= 2.0.1 (KAFKA-7415) the new leader assigns (epoch, LEO) in its epoch cache at
+    /// once; `--epoch-entry first-append` reproduces Kafka 0.11-2.0.0, where the entry appears
     /// with the first append. ISR members other than the leader hold the high watermark where it
     /// is until they fetch.
     Elect(ElectArgs),
@@ -640,9 +640,9 @@ pub struct CreateArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EpochEntryArg {
-    /// Kafka >= 2.1: the epoch cache gets (epoch, LEO) at election.
+    /// Kafka >= 2.0.1: the epoch cache gets (epoch, LEO) at election.
     OnElection,
-    /// Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch.
+    /// Kafka 0.11-2.0.0: the entry appears with the first batch appended in the epoch.
     FirstAppend,
 }
 

@@ -43,7 +43,7 @@ pub fn command(cfg: &Config, action: &Action) -> String {
     match *action {
         Action::Elect { replica, leader_epoch, isr, .. } => {
             let isr = isr_flag(cfg, replica, isr);
-            // Before 2.1 a new leader's epoch entry comes with its first append.
+            // Up to 2.0.0 a new leader's epoch entry comes with its first append (KAFKA-7415).
             let entry = if cfg.rules.epoch_entry_on_election { "" } else { " --epoch-entry first-append" };
             format!("klog elect {} --epoch {leader_epoch}{isr}{entry}", dir(replica))
         }

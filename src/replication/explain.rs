@@ -4,7 +4,7 @@
 //! [`TruncationPlan`]'s round trips and the two replicas' views, never from a log directory.
 //! Rendering is `output::explain`'s job.
 
-use super::release::{BelowFirstEpoch, Rules};
+use super::release::{BelowFirstEpoch, Rules, SameLeaderNewEpoch};
 use super::truncation::{ReplicaView, RoundTrip, TruncationMode, TruncationPlan, TruncationReason};
 
 /// One line of pseudo-code.
@@ -103,11 +103,21 @@ fn procedure(rules: &Rules) -> Vec<Line> {
                 ("if_empty", 1, "if epoch_cache is empty:"),
                 ("empty_hw", 2, "truncate_to(hw); stop"),
                 ("e", 1, "e = latest_epoch()"),
-                ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e)"),
             ];
-            if rules.below_first_epoch == BelowFirstEpoch::Undefined {
-                v.push(("l_below", 2, "leader: if e < its first epoch: UNDEFINED"));
+            if rules.fetch_fencing {
+                v.extend([
+                    ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e, current_epoch)"),
+                    ("l_fenced", 2, "leader: if current_epoch != its epoch: FENCED / UNKNOWN_EPOCH"),
+                ]);
+            } else {
+                v.push(("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e)  # unfenced"));
             }
+            v.push(match rules.below_first_epoch {
+                BelowFirstEpoch::Undefined => ("l_below", 2, "leader: if e < its first epoch: UNDEFINED"),
+                BelowFirstEpoch::FirstStartOffset => {
+                    ("l_below", 2, "leader: if e < its first epoch: (e, its first start)")
+                }
+            });
             v.extend([
                 ("if_undefined", 1, "if lend == UNDEFINED:"),
                 ("hw", 2, "truncate_to(hw); stop"),
@@ -173,10 +183,13 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
             m.mark("hw", Some(format!("hw = {hw}")));
             (
                 format!("Kafka {release} (before 0.11): ReplicaManager.makeFollowers truncates to the high watermark"),
-                vec![
+                vec![if rules.same_leader_new_epoch == SameLeaderNewEpoch::Truncates {
+                    "A running follower told of a new epoch by the same leader truncates to its HW again \
+                     (before 0.8.2 every LeaderAndIsr restarts the fetcher; KAFKA-1188 stopped it)."
+                } else {
                     "A running follower told of a new epoch by the same leader does not truncate again \
-                 (Partition.makeFollower returns false for the same leader).",
-                ],
+                     (Partition.makeFollower returns false for the same leader, from 0.8.2)."
+                }],
             )
         }
         TruncationMode::Kip101 => {
@@ -286,9 +299,16 @@ fn kip279_round(
     m.mark("e", Some(tag(n, format!("e = {}", t.requested_epoch))));
     let le = t.answered_epoch.unwrap_or(-1);
     m.mark("ask", Some(tag(n, format!("({le}, {})", offset_text(t.answered_end_offset)))));
-    let below_first = leader.epochs.earliest().is_some_and(|f| t.requested_epoch < f.leader_epoch);
-    if rules.below_first_epoch == BelowFirstEpoch::Undefined && below_first {
-        m.mark("l_below", Some(tag(n, format!("first = {}", leader.epochs.earliest().map_or(-1, |f| f.leader_epoch)))));
+    if rules.fetch_fencing {
+        m.mark("l_fenced", Some(tag(n, "no".into())));
+    }
+    let first = leader.epochs.earliest();
+    if let Some(f) = first.filter(|f| t.requested_epoch >= 0 && t.requested_epoch < f.leader_epoch) {
+        let seen = match rules.below_first_epoch {
+            BelowFirstEpoch::Undefined => format!("first = {}", f.leader_epoch),
+            BelowFirstEpoch::FirstStartOffset => format!("first = ({}, {})", f.leader_epoch, f.start_offset),
+        };
+        m.mark("l_below", Some(tag(n, seen)));
     }
     m.mark("if_undefined", Some(tag(n, if t.answered_end_offset < 0 { "yes" } else { "no" }.into())));
     if t.answered_end_offset < 0 {
@@ -475,12 +495,14 @@ pub struct ElectionFacts {
 pub fn explain_election(e: &ElectionFacts) -> Explanation {
     simple(
         "elect",
-        "becoming the leader (Partition.makeLeader); the epoch entry at election is Kafka 2.1's (KAFKA-7415)".into(),
+        "becoming the leader (Partition.makeLeader); the epoch entry at election is Kafka 2.0.1's and later's \
+         (KAFKA-7415)"
+            .into(),
         vec![
             (0, "role = leader at epoch", Some(format!("{}", e.leader_epoch))),
             (0, "isr = the members named", Some(format!("{} follower(s)", e.isr))),
             (0, "save the epoch: durable before it stamps", Some(String::new())),
-            (0, "if kafka >= 2.1: cache.assign(epoch, leo)", e.epoch_entry.map(|(ep, o)| format!("({ep}, {o})"))),
+            (0, "if kafka >= 2.0.1: cache.assign(epoch, leo)", e.epoch_entry.map(|(ep, o)| format!("({ep}, {o})"))),
             (0, "else: the entry waits for the first append", e.epoch_entry.is_none().then(String::new)),
             (0, "hw = min(ISR's LEO), never back", Some(format!("{}", e.high_watermark))),
         ],

@@ -115,20 +115,23 @@ impl fmt::Display for Release {
 /// What a leader answers to OffsetsForLeaderEpoch for an epoch below its first cached one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BelowFirstEpoch {
-    /// UNDEFINED (the follower falls back to its HW): 0.11 – 2.0.
+    /// UNDEFINED (the follower falls back to its HW): 0.11 – 2.0.0.
     Undefined,
-    /// (the requested epoch, the first cached start offset): 2.1 →.
+    /// (the requested epoch, the first cached start offset): 2.0.1 → (KAFKA-7415's rewrite of
+    /// `LeaderEpochFileCache`).
     FirstStartOffset,
 }
 
 /// When a running follower told of a new leader epoch by the *same* leader truncates again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SameLeaderNewEpoch {
-    /// Never: `Partition.makeFollower` returns false for the same leader (≤ 1.1).
+    /// Never: `Partition.makeFollower` returns false for the same leader (0.8.2 – 2.0.0,
+    /// KAFKA-1188).
     Ignored,
-    /// Only when the epoch jumps by more than one (2.0.x).
+    /// Only when the epoch jumps by more than one (2.0.1).
     WhenEpochSkips,
-    /// Always (2.1 →).
+    /// Always: 0.8.0 – 0.8.1 (every LeaderAndIsr truncates to the HW and restarts the fetcher)
+    /// and 2.1 → (`makeFollower` compares the epoch).
     Truncates,
 }
 
@@ -154,10 +157,10 @@ pub struct Rules {
     /// follower with an empty cache). Before it, `LeaderEpochFileCache.endOffsetFor` answered
     /// its LEO when its own cache was empty too (−1 == latestEpoch).
     pub undefined_epoch_answered_undefined: bool,
-    /// KAFKA-7415 (2.1.0): a new leader writes (epoch, LEO) into its cache at election
-    /// (`Partition.makeLeader`); before it the entry came with the first append.
+    /// KAFKA-7415 (2.0.1, then 2.1.0 →): a new leader writes (epoch, LEO) into its cache at
+    /// election (`Partition.makeLeader`); before it the entry came with the first append.
     pub epoch_entry_on_election: bool,
-    /// `LeaderEpochFileCache.endOffsetFor` for an epoch below the first cached (2.0.0 vs 2.1.0).
+    /// `LeaderEpochFileCache.endOffsetFor` for an epoch below the first cached (2.0.0 vs 2.0.1).
     pub below_first_epoch: BelowFirstEpoch,
     /// KAFKA-10554 (2.8.0): the follower fetches with its last fetched epoch and the leader
     /// answers a diverging epoch in the fetch response (`Partition.readRecords`); an undefined
@@ -167,8 +170,8 @@ pub struct Rules {
     /// KIP-320 (2.1.0): fetch and OffsetsForLeaderEpoch carry the current leader epoch and a
     /// stale one is refused (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
     pub fetch_fencing: bool,
-    /// `Partition.makeFollower` at each tag: 0.10.2.2 and 1.1.1 compare the leader only, 2.0.1
-    /// also lets epoch + 1 through, 2.1.0 compares the epoch.
+    /// `Partition.makeFollower` at each tag: 0.8.0 and 0.8.1.1 always truncate again, 0.8.2.0 to
+    /// 2.0.0 compare the leader only, 2.0.1 also lets epoch + 1 through, 2.1.0 compares the epoch.
     pub same_leader_new_epoch: SameLeaderNewEpoch,
     /// KAFKA-15583 (3.7.0): the HW does not advance while the ISR is below min.insync.replicas.
     pub hw_waits_for_min_isr: bool,
@@ -192,13 +195,13 @@ impl Rules {
             release,
             truncation,
             undefined_epoch_answered_undefined: kafka_6857,
-            epoch_entry_on_election: at(2, 1, 0),
-            below_first_epoch: if at(2, 1, 0) { BelowFirstEpoch::FirstStartOffset } else { BelowFirstEpoch::Undefined },
+            epoch_entry_on_election: at(2, 0, 1),
+            below_first_epoch: if at(2, 0, 1) { BelowFirstEpoch::FirstStartOffset } else { BelowFirstEpoch::Undefined },
             truncation_on_fetch: at(2, 8, 0),
             fetch_fencing: at(2, 1, 0),
-            same_leader_new_epoch: if at(2, 1, 0) {
+            same_leader_new_epoch: if at(2, 1, 0) || r < Release::zero(8, 2, 0) {
                 SameLeaderNewEpoch::Truncates
-            } else if at(2, 0, 0) {
+            } else if at(2, 0, 1) {
                 SameLeaderNewEpoch::WhenEpochSkips
             } else {
                 SameLeaderNewEpoch::Ignored
@@ -307,24 +310,44 @@ mod tests {
         }
     }
 
-    /// Partition.makeLeader assigns the epoch at election from 2.1.0 (KAFKA-7415); endOffsetFor
-    /// answers (requested, first start) below the first epoch from 2.1.0; KIP-320 fencing 2.1.0.
+    /// core/src/main/scala/kafka/cluster/Partition.scala (2.0.1): `makeLeader` runs
+    /// `epochCache.assign(leaderEpoch, leaderEpochStartOffset)` at election (KAFKA-7415), which
+    /// 2.0.0's `makeLeader` does not; core/src/main/scala/kafka/server/epoch/
+    /// LeaderEpochFileCache.scala (2.0.1): `endOffsetFor` answers `(requestedEpoch,
+    /// subsequentEpochs.head.startOffset)` below the first epoch, where 2.0.0 answers UNDEFINED.
     #[test]
-    fn the_2_1_rules_start_at_2_1() {
-        let r20 = rules("2.0.1");
-        let r21 = rules("2.1.0");
-        assert!(!r20.epoch_entry_on_election && r21.epoch_entry_on_election);
-        assert_eq!(r20.below_first_epoch, BelowFirstEpoch::Undefined);
-        assert_eq!(r21.below_first_epoch, BelowFirstEpoch::FirstStartOffset);
-        assert!(!r20.fetch_fencing && r21.fetch_fencing);
+    fn kafka_7415_ships_in_2_0_1() {
+        let r200 = rules("2.0.0");
+        let r201 = rules("2.0.1");
+        assert!(!r200.epoch_entry_on_election && r201.epoch_entry_on_election);
+        assert!(rules("2.1.0").epoch_entry_on_election && rules("4.4.0").epoch_entry_on_election);
         assert!(!rules("1.1.1").epoch_entry_on_election);
+        assert_eq!(r200.below_first_epoch, BelowFirstEpoch::Undefined);
+        assert_eq!(r201.below_first_epoch, BelowFirstEpoch::FirstStartOffset);
+        assert_eq!(rules("2.1.0").below_first_epoch, BelowFirstEpoch::FirstStartOffset);
     }
 
-    /// Partition.makeFollower: 0.10.2.2/1.1.1 `leaderReplicaIdOpt.get == newLeaderBrokerId` →
-    /// false; 2.0.1 also `leaderEpoch == oldLeaderEpoch + 1`; 2.1.0 `leaderEpoch == oldLeaderEpoch`.
+    /// KIP-320 (core/src/main/scala/kafka/cluster/Partition.scala, 2.1.0: `checkCurrentLeaderEpoch`
+    /// → FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH): 2.0.1's `Partition` has no such check.
+    #[test]
+    fn kip_320_fencing_starts_at_2_1() {
+        assert!(!rules("2.0.1").fetch_fencing && rules("2.1.0").fetch_fencing);
+    }
+
+    /// core/src/main/scala/kafka/cluster/Partition.scala, `makeFollower`: 0.8.0 returns true for
+    /// any newer epoch (and truncates to the HW itself), 0.8.1.1 always returns true (and
+    /// ReplicaManager.makeFollowers truncates every partition of the request); 0.8.2.0 (KAFKA-1188),
+    /// 0.10.2.2, 1.1.1 and 2.0.0 `leaderReplicaIdOpt.get == newLeaderBrokerId` → false; 2.0.1
+    /// `leaderEpoch == oldLeaderEpoch || leaderEpoch == oldLeaderEpoch + 1` → false; 2.1.0
+    /// `leaderEpoch == oldLeaderEpoch` → false.
     #[test]
     fn a_running_follower_refollows_the_same_leader_by_the_releases_rule() {
+        assert!(rules("0.8.0").refollows(true, 3, 4));
+        assert!(rules("0.8.1.1").refollows(true, 3, 4));
+        assert!(!rules("0.8.2.0").refollows(true, 3, 4));
         assert!(!rules("0.10.2.2").refollows(true, 3, 4));
+        assert!(!rules("2.0.0").refollows(true, 3, 4));
+        assert!(!rules("2.0.0").refollows(true, 3, 9), "2.0.0 compares the leader only");
         assert!(!rules("1.1.1").refollows(true, 3, 9));
         assert!(rules("1.1.1").refollows(false, 3, 4));
         assert!(!rules("2.0.1").refollows(true, 3, 4));

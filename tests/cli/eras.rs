@@ -181,3 +181,123 @@ fn releases_above_the_newest_whose_rules_klog_read_are_refused_naming_it() {
     let out = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "4.4", "--dry-run", "--json"]);
     assert_eq!(json_lines(&out).iter().find(|l| l["kafka"].is_string()).unwrap()["kafka"], "4.4.0");
 }
+
+/// A follower `b` holding m0, m1 at epoch 0 (HW 2), and a leader `c` elected at epoch 1 with an
+/// empty log that then wrote n0, n1: c's epoch cache starts at epoch 1, above b's latest.
+fn follower_below_the_leaders_first_epoch(lab: &Lab) -> (std::path::PathBuf, std::path::PathBuf) {
+    let b = lab.create("b", 2, &[]);
+    let c = lab.create("c", 3, &[]);
+    ok(&["elect", s(&b), "--epoch", "0"]);
+    ok(&["append", s(&b), "m0", "m1", "--records-per-batch", "1", "--timestamp", "1000"]);
+    ok(&["stop", s(&b)]);
+    ok(&["elect", s(&c), "--epoch", "1"]);
+    ok(&["append", s(&c), "n0", "n1", "--timestamp", "1000"]);
+    (b, c)
+}
+
+/// LeaderEpochFileCache.endOffsetFor (core/src/main/scala/kafka/server/epoch/
+/// LeaderEpochFileCache.scala): at 2.0.0 an epoch below the first cached is UNDEFINED, and the
+/// follower falls back to its HW (nothing removed, the logs stay diverged); at 2.0.1 (KAFKA-7415)
+/// it is (the requested epoch, the first entry's start offset), and the follower cuts both records.
+#[test]
+fn an_epoch_below_the_leaders_first_cuts_nothing_on_2_0_0_and_two_records_on_2_0_1() {
+    let lab = Lab::new();
+    let (b, c) = follower_below_the_leaders_first_epoch(&lab);
+    let before = (snapshot(&b), snapshot(&c));
+    let old = ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "2.0.0", "--dry-run"]);
+    assert!(old.contains("OffsetsForLeaderEpoch(epoch 0) -> epoch -1, offset UNDEFINED"), "{old}");
+    assert!(old.contains("LEO 2 -> 2, HW 2 -> 2, nothing removed"), "{old}");
+    for release in ["2.0.1", "2.1.1"] {
+        let new = ok(&["recover", s(&b), "--leader", s(&c), "--kafka", release, "--dry-run"]);
+        assert!(new.contains("OffsetsForLeaderEpoch(epoch 0) -> epoch 0, end offset 0"), "{release}: {new}");
+        assert!(new.contains("LEO 2 -> 0, HW 2 -> 0, 2 offsets removed"), "{release}: {new}");
+    }
+    assert_eq!((snapshot(&b), snapshot(&c)), before, "dry runs change nothing");
+    ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "2.0.1"]);
+    assert_eq!(replica(&b)["log_end_offset"].as_i64(), Some(0));
+}
+
+/// The procedure `--explain` prints is each release's own: 2.0.0's leader answers UNDEFINED
+/// below its first epoch, 2.0.1's answers from its first entry, and 2.1's request carries the
+/// follower's current leader epoch (KIP-320); the election text names 2.0.1 for KAFKA-7415.
+#[test]
+fn explain_shows_each_of_2_0_0_2_0_1_and_2_1_1_its_own_lines() {
+    let lab = Lab::new();
+    let (b, c) = follower_below_the_leaders_first_epoch(&lab);
+    let explain =
+        |release: &str| ok(&["recover", s(&b), "--leader", s(&c), "--kafka", release, "--dry-run", "--explain"]);
+    let procedure = |out: &str| -> Vec<String> {
+        out.lines().skip_while(|l| !l.starts_with("explain:")).map(|l| l.trim_end().to_string()).collect()
+    };
+    let v200 = procedure(&explain("2.0.0"));
+    let v201 = procedure(&explain("2.0.1"));
+    let v211 = procedure(&explain("2.1.1"));
+    let has = |lines: &[String], text: &str| lines.iter().any(|l| l.contains(text));
+    assert!(has(&v200, "leader: if e < its first epoch: UNDEFINED") && has(&v200, "◀ first = 1"), "{v200:#?}");
+    assert!(has(&v200, "truncate_to(hw); stop") && has(&v200, "◀ hw = 2"), "{v200:#?}");
+    assert!(!has(&v200, "its first start"), "{v200:#?}");
+    assert!(has(&v201, "leader: if e < its first epoch: (e, its first start)"), "{v201:#?}");
+    assert!(has(&v201, "◀ first = (1, 0)") && has(&v201, "◀ min(2, 0, 2) = 0"), "{v201:#?}");
+    assert!(has(&v201, "offsets_for_leader_epoch(e)  # unfenced") && !has(&v201, "UNKNOWN_EPOCH"), "{v201:#?}");
+    assert!(has(&v211, "offsets_for_leader_epoch(e, current_epoch)"), "{v211:#?}");
+    assert!(has(&v211, "leader: if current_epoch != its epoch: FENCED / UNKNOWN_EPOCH"), "{v211:#?}");
+    assert!(v200[0].contains("Kafka 2.0.0") && v201[0].contains("Kafka 2.0.1") && v211[0].contains("Kafka 2.1.1"));
+    assert_ne!(v200, v201);
+    assert_ne!(v201, v211);
+}
+
+/// Partition.makeFollower (core/src/main/scala/kafka/cluster/Partition.scala) for a running
+/// follower whose leader is re-elected two epochs on: 0.8.0 and 0.8.1.1 always truncate again
+/// (to the HW), 0.8.2.0 (KAFKA-1188) and 2.0.0 compare the leader only and keep fetching, 2.0.1
+/// refollows because the epoch skips one, 2.1.0 refollows.
+#[test]
+fn a_running_follower_re_told_its_leader_two_epochs_on_refollows_by_its_release() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    ok(&["elect", s(&a), "--epoch", "0", "--isr", s(&b)]);
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2"]);
+    ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b)]);
+    // b holds m1, m2 with HW 1; a is re-elected at epoch 2.
+    ok(&["elect", s(&a), "--epoch", "2", "--isr", s(&b)]);
+    let run = |release: &str| ok(&["recover", s(&b), "--leader", s(&a), "--kafka", release, "--dry-run"]);
+    for release in ["0.8.0", "0.8.1.1"] {
+        let out = run(release);
+        assert!(!out.contains("does not restart the fetcher") && out.contains("LEO 2 -> 1"), "{release}: {out}");
+    }
+    for release in ["0.8.2.0", "0.10.2.2", "1.1.1", "2.0.0"] {
+        let out = run(release);
+        assert!(out.contains("does not restart the fetcher") && out.contains("LEO 2 -> 2"), "{release}: {out}");
+    }
+    for release in ["2.0.1", "2.1.0"] {
+        let out = run(release);
+        assert!(
+            !out.contains("does not restart the fetcher") && out.contains("OffsetsForLeaderEpoch"),
+            "{release}: {out}"
+        );
+    }
+}
+
+/// KAFKA-7415 shipped in 2.0.1: the explorer's scripts for 2.0.1 elect with the entry at
+/// election (no `--epoch-entry first-append`), and 2.0.0's still pass it.
+#[test]
+fn explorer_scripts_for_2_0_1_take_the_epoch_entry_at_election() {
+    let lab = Lab::new();
+    let script = |release: &str| {
+        let path = lab.path(&format!("s-{release}.sh"));
+        let args = ["explore", "--kafka", release, "--no-fencing", "--replicas", "3", "--max-epochs", "3"];
+        let (_, _) = code(&[&args[..], &["--max-records", "2", "--max-depth", "10", "--script", s(&path)]].concat(), 1);
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let v201 = script("2.0.1");
+    let elects: Vec<&str> = v201.lines().filter(|l| l.contains("klog elect")).collect();
+    assert!(!elects.is_empty(), "{v201}");
+    assert!(!v201.contains("--epoch-entry first-append"), "{v201}");
+    let v200 = script("2.0.0");
+    assert!(
+        v200.lines().filter(|l| l.contains("klog elect")).all(|l| l.contains("--epoch-entry first-append")),
+        "{v200}"
+    );
+}
