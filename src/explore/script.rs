@@ -134,6 +134,10 @@ pub fn controller_lines(cfg: &Config, before: &State, after: &State, action: &Ac
         return lines;
     }
     match after.latest_leader {
+        // A fenced last known leader (Kafka 4.0.x) is recorded, not started: nothing to run.
+        Some(l) if before.latest_leader != Some(l) && !after.nodes[l as usize].is_running() => {
+            lines.push(format!("# {} is down: no broker leads until it registers again", replica_name(l)));
+        }
         Some(l) if before.latest_leader != Some(l) => {
             let elect = Action::Elect {
                 replica: l,

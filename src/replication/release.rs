@@ -177,6 +177,9 @@ pub struct Rules {
     pub hw_waits_for_min_isr: bool,
     /// KIP-966: 4.0 opt-in, 4.1 default for new clusters.
     pub elr: Elr,
+    /// KAFKA-19522 (4.1.0; not in 4.0.0 - 4.0.2): the KRaft controller elects the last known
+    /// leader only if it is alive (`PartitionChangeBuilder.canElectLastKnownLeader`).
+    pub last_known_leader_must_be_alive: bool,
 }
 
 impl Rules {
@@ -214,6 +217,7 @@ impl Rules {
             } else {
                 Elr::Absent
             },
+            last_known_leader_must_be_alive: at(4, 1, 0),
         }
     }
 
@@ -364,6 +368,18 @@ mod tests {
         assert_eq!(rules("3.9.1").elr, Elr::Absent);
         assert_eq!(rules("4.0.0").elr, Elr::OptIn);
         assert_eq!(rules("4.1.0").elr, Elr::Default);
+    }
+
+    /// org/apache/kafka/controller/PartitionChangeBuilder.class in the kafka-metadata jars:
+    /// `canElectLastKnownLeader` returns false for a last known leader that is not alive from
+    /// 4.1.0 (also 4.1.1, 4.1.2, 4.2.0, 4.3.0, 4.4.0); 4.0.0, 4.0.1 and 4.0.2 return true on both
+    /// branches of the `isAcceptableLeader` test (KAFKA-19522 was not back-ported to 4.0.x).
+    #[test]
+    fn kafka_19522_starts_at_4_1_0() {
+        for (text, checked) in [("3.9.1", false), ("4.0.0", false), ("4.0.2", false), ("4.1.0", true), ("4.4.0", true)]
+        {
+            assert_eq!(rules(text).last_known_leader_must_be_alive, checked, "{text}");
+        }
     }
 
     #[test]

@@ -301,3 +301,22 @@ fn explorer_scripts_for_2_0_1_take_the_epoch_entry_at_election() {
         "{v200}"
     );
 }
+
+/// KAFKA-19522 (PartitionChangeBuilder.canElectLastKnownLeader, kafka-metadata 4.1.0; 4.0.0 -
+/// 4.0.2 elect a fenced last known leader too): the same bounds explore other states on 4.0.0's
+/// controller than on 4.1.0's, and the run names the release it used.
+#[test]
+fn the_last_known_leader_alive_check_changes_the_4_0_controllers_states() {
+    let states = |release: &str| {
+        let args = ["explore", "--kafka", release, "--elr", "on", "--min-isr", "2", "--replicas", "2", "--json"];
+        let out = json_lines(&ok(&args));
+        let run = &out[0]["runs"][0];
+        assert_eq!(run["kafka"], release, "{run}");
+        assert_eq!(run["violations"], 0, "{run}");
+        run["states"].as_u64().unwrap()
+    };
+    let (v400, v402, v410, v440) = (states("4.0.0"), states("4.0.2"), states("4.1.0"), states("4.4.0"));
+    assert_eq!(v400, v402, "4.0.x all lack the check");
+    assert_eq!(v410, v440, "4.1.0 on all have it");
+    assert_ne!(v400, v410, "the check is a rule of its own");
+}
