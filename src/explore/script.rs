@@ -33,7 +33,7 @@ pub fn rules_flag(rules: &Rules) -> String {
     if *rules == Rules::of_mode(rules.truncation) {
         format!("--mode {}", rules.truncation.name())
     } else {
-        format!("--kafka {}", rules.release)
+        format!("--kafka {}", rules.kafka_arg())
     }
 }
 

@@ -32,7 +32,7 @@ fn bounds(run: &ExploreRun) -> String {
 /// a column they would push the table past 80 columns).
 fn rules(run: &ExploreRun) -> String {
     let c = &run.config;
-    let mut text = format!("{} Kafka {}", c.mode().name(), c.rules.release);
+    let mut text = format!("{} {}", c.mode().name(), c.rules.describe_release());
     if let Controller::Kraft { elr } = c.controller {
         text.push_str(if elr { " (KRaft, ELR on)" } else { " (KRaft, ELR off)" });
     }

@@ -104,7 +104,7 @@ fn procedure(rules: &Rules) -> Vec<Line> {
                 ("empty_hw", 2, "truncate_to(hw); stop"),
                 ("e", 1, "e = latest_epoch()"),
             ];
-            if rules.fetch_fencing {
+            if rules.offsets_for_leader_epoch_fencing {
                 v.extend([
                     ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e, current_epoch)"),
                     ("l_fenced", 2, "leader: if current_epoch != its epoch: FENCED / UNKNOWN_EPOCH"),
@@ -171,7 +171,9 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
             .collect(),
     };
     let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
-    let release = rules.release;
+    let release = rules.describe_release();
+    let release = release.trim_start_matches("Kafka ");
+    let on_old_ibp = rules.ibp.is_some();
     if plan.reason == TruncationReason::KeepsFetching {
         m.mark("become", Some("the same leader: the fetcher goes on".into()));
         let source = format!("Kafka {release}: Partition.makeFollower returns false for this leader change");
@@ -182,7 +184,10 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
         TruncationMode::Hw => {
             m.mark("hw", Some(format!("hw = {hw}")));
             (
-                format!("Kafka {release} (before 0.11): ReplicaManager.makeFollowers truncates to the high watermark"),
+                format!(
+                    "Kafka {release} ({}): ReplicaManager.makeFollowers truncates to the high watermark",
+                    if on_old_ibp { "IBP below 0.11.0-IV2: no OffsetsForLeaderEpoch" } else { "before 0.11" }
+                ),
                 vec![if rules.same_leader_new_epoch == SameLeaderNewEpoch::Truncates {
                     "A running follower told of a new epoch by the same leader truncates to its HW again \
                      (before 0.8.2 every LeaderAndIsr restarts the fetcher; KAFKA-1188 stopped it)."
@@ -198,9 +203,21 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
             }
             (
                 format!(
-                    "Kafka {release} (0.11 - 1.1, KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0"
+                    "Kafka {release} ({}): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0",
+                    if on_old_ibp {
+                        "IBP below 2.0-IV0: KIP-101's v0 answers, no epoch"
+                    } else {
+                        "0.11 - 1.1, KIP-101"
+                    }
                 ),
-                vec![],
+                if on_old_ibp {
+                    vec![
+                        "An IBP below 2.0-IV0 sends OffsetsForLeaderEpoch v0: the answer has no epoch, and \
+                         AbstractFetcherThread truncates to min(answer, leo) (ReplicaFetcherThread, 2.8.2).",
+                    ]
+                } else {
+                    vec![]
+                },
             )
         }
         TruncationMode::Kip279 => {
@@ -232,11 +249,25 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
                 )
             } else {
                 (
-                    format!("Kafka {release} (2.0 - 2.7, KIP-279): AbstractFetcherThread.getOffsetTruncationState"),
-                    vec![
-                        "From Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
-                         fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request.",
-                    ],
+                    format!(
+                        "Kafka {release} ({}): AbstractFetcherThread.getOffsetTruncationState",
+                        if on_old_ibp { "IBP below 2.7-IV1: KIP-279's requests" } else { "2.0 - 2.7, KIP-279" }
+                    ),
+                    {
+                        let mut notes = vec![
+                            "From Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
+                             fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request, \
+                             once the IBP is 2.7-IV1 or later (isTruncationOnFetchSupported).",
+                        ];
+                        if !rules.offsets_for_leader_epoch_fencing {
+                            notes.push(
+                                "KIP-320 fencing needs Kafka 2.1 on IBP 2.1-IV1 or later (OffsetsForLeaderEpoch \
+                                 v2, Fetch v10 from 2.1-IV2): here the leader answers any follower, whatever \
+                                 epoch it runs at.",
+                            );
+                        }
+                        notes
+                    },
                 )
             }
         }
@@ -299,7 +330,7 @@ fn kip279_round(
     m.mark("e", Some(tag(n, format!("e = {}", t.requested_epoch))));
     let le = t.answered_epoch.unwrap_or(-1);
     m.mark("ask", Some(tag(n, format!("({le}, {})", offset_text(t.answered_end_offset)))));
-    if rules.fetch_fencing {
+    if rules.offsets_for_leader_epoch_fencing {
         m.mark("l_fenced", Some(tag(n, "no".into())));
     }
     let first = leader.epochs.earliest();

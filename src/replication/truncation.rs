@@ -274,6 +274,11 @@ fn kip101_answer(rules: &Rules, leader: &ReplicaView, requested_epoch: i32) -> i
             UNDEFINED_EPOCH_OFFSET
         };
     }
+    // A 2.x leader answers v0 (a cluster on an IBP below 2.0-IV0) from its own `endOffsetFor`,
+    // without the epoch (KafkaApis.handleOffsetForLeaderEpochRequest, 2.8.2).
+    if rules.release >= super::release::Release::new(2, 0, 0) {
+        return kip279_answer(rules, leader, requested_epoch).end_offset;
+    }
     leader.epochs.end_offset_for_v0_11(requested_epoch, leader.log_end_offset)
 }
 

@@ -99,10 +99,17 @@ fn a_follower_told_before_its_leader_keeps_the_zombies_record_without_kip_320() 
     ok(&[&["elect", s(&b), "--epoch", "1", "--isr", s(&a), s(&c)][..], &first].concat());
     ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
     ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
-    let ahead = ["recover", s(&c), "--leader", s(&a), "--leader-epoch", "2", "--told-first", "--kafka", "2.0.1"];
-    let (_, err) = code(&ahead, 2);
-    assert!(err.contains("UNKNOWN_LEADER_EPOCH") && err.contains("not yet at --leader-epoch 2"), "{err}");
-    let told = ok(&[&ahead[..], &["--no-fencing"]].concat());
+    let ahead = ["recover", s(&c), "--leader", s(&a), "--leader-epoch", "2", "--told-first", "--kafka"];
+    for fenced in ["2.1.0", "2.8.2", "2.8.2,ibp=2.1-IV1"] {
+        let (_, err) = code(&[&ahead[..], &[fenced]].concat(), 2);
+        assert!(err.contains("UNKNOWN_LEADER_EPOCH") && err.contains("not yet at --leader-epoch 2"), "{fenced}: {err}");
+    }
+    // 2.0.1 has no KIP-320, and neither has 2.8.2 on IBP 2.1-IV0: a dry run goes ahead unfenced.
+    for unfenced in ["2.0.1", "2.8.2,ibp=2.1-IV0"] {
+        let dry = ok(&[&ahead[..], &[unfenced, "--dry-run"]].concat());
+        assert!(dry.contains("kept 1"), "{unfenced}: {dry}");
+    }
+    let told = ok(&[&ahead[..], &["2.0.1", "--no-fencing"]].concat());
     assert!(told.contains("kept 1"), "c keeps m1, which a answers it holds: {told}");
     ok(&["recover", s(&a), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing"]);
     ok(&[&["elect", s(&a), "--epoch", "2"][..], &first].concat());
@@ -319,4 +326,59 @@ fn the_last_known_leader_alive_check_changes_the_4_0_controllers_states() {
     assert_eq!(v400, v402, "4.0.x all lack the check");
     assert_eq!(v410, v440, "4.1.0 on all have it");
     assert_ne!(v400, v410, "the check is a rule of its own");
+}
+
+/// `--kafka X,ibp=Y`: a release on an older inter.broker.protocol.version runs the follower
+/// rules that IBP allows (ReplicaFetcherThread, 2.8.2: `isTruncationOnFetchSupported` from
+/// 2.7-IV1, OffsetsForLeaderEpoch v2 with the current leader epoch from 2.1-IV1, v1 with the
+/// answer's epoch from 2.0-IV0, any OffsetsForLeaderEpoch from 0.11.0-IV2), while the leader's
+/// own rules stay the release's.
+#[test]
+fn an_older_inter_broker_protocol_runs_the_follower_rules_it_allows() {
+    let lab = Lab::new();
+    let (b, c) = follower_below_the_leaders_first_epoch(&lab);
+    let before = (snapshot(&b), snapshot(&c));
+    let recover = |kafka: &str, extra: &[&str]| {
+        ok(&[&["recover", s(&b), "--leader", s(&c), "--kafka", kafka, "--dry-run"][..], extra].concat())
+    };
+    let own = recover("2.8.2", &["--explain"]);
+    assert!(own.contains("mode kip279 (Kafka 2.8.2)") && own.contains("r = leader.fetch(leo, last_epoch=e)"), "{own}");
+    let old = recover("2.8.2,ibp=2.0", &["--explain"]);
+    assert!(old.contains("mode kip279 (Kafka 2.8.2 on IBP 2.0-IV1)"), "{old}");
+    assert!(old.contains("IBP below 2.7-IV1") && old.contains("offsets_for_leader_epoch(e)  # unfenced"), "{old}");
+    assert!(old.contains("KIP-320 fencing needs Kafka 2.1 on IBP 2.1-IV1 or later"), "{old}");
+    assert!(!old.contains("leader.fetch(leo, last_epoch=e)"), "{old}");
+    let v0 = recover("2.8.2,ibp=1.1", &[]);
+    assert!(v0.contains("mode kip101 (Kafka 2.8.2 on IBP 1.1-IV0)") && v0.contains("LEO 2 -> 0"), "{v0}");
+    let hw = recover("2.8.2,ibp=0.10.2", &[]);
+    assert!(hw.contains("mode hw (Kafka 2.8.2 on IBP 0.10.2-IV0)") && hw.contains("nothing removed"), "{hw}");
+    let ibp = |kafka: &str| json_lines(&recover(kafka, &["--json"]))[0]["inter_broker_protocol"].clone();
+    assert_eq!(ibp("2.8.2,ibp=2.0"), "2.0-IV1");
+    assert_eq!(ibp("2.8.2"), "2.8-IV1");
+    assert!(ibp("4.4.0").is_null());
+    for (bad, why) in [
+        ("2.8.2,ibp=2.9", "not an inter.broker.protocol.version"),
+        ("2.0.1,ibp=2.8", "does not know inter.broker.protocol.version 2.8-IV1"),
+        ("4.1.0,ibp=3.9", "has no inter.broker.protocol.version"),
+        ("2.8.2,ibp", "only ',ibp=IBP' may follow"),
+    ] {
+        let (out, err) = code(&["recover", s(&b), "--leader", s(&c), "--kafka", bad], 2);
+        assert!(out.is_empty() && err.contains(why) && err.lines().count() == 1, "{bad}: {err}");
+    }
+    assert_eq!((snapshot(&b), snapshot(&c)), before, "dry runs and refusals change nothing");
+}
+
+/// KIP-320 needs IBP 2.1-IV2 (Fetch v10): `explore --kafka 2.8.2,ibp=2.0` is unfenced without
+/// `--no-fencing` and finds the stale receiver; its script names the same rules, and replays.
+#[test]
+fn explore_on_an_older_ibp_is_unfenced_and_its_script_names_the_ibp() {
+    let lab = Lab::new();
+    let path = lab.path("s.sh");
+    let args = ["explore", "--kafka", "2.8.2,ibp=2.0", "--replicas", "3", "--max-epochs", "3", "--max-records", "2"];
+    let (out, _) = code(&[&args[..], &["--max-depth", "10", "--script", s(&path)]].concat(), 1);
+    assert!(out.contains("rules: kip279 Kafka 2.8.2 on IBP 2.0-IV1, no-fencing"), "{out}");
+    let script = std::fs::read_to_string(&path).unwrap();
+    let recovers: Vec<&str> = script.lines().filter(|l| l.contains("klog recover")).collect();
+    assert!(!recovers.is_empty(), "{script}");
+    assert!(recovers.iter().all(|l| l.contains("--kafka 2.8.2,ibp=2.0-IV1 --no-fencing")), "{recovers:#?}");
 }
