@@ -66,6 +66,10 @@ fn procedure(rules: &Rules) -> Vec<Line> {
             } else {
                 v.push(("l_latest", 1, "leader: if e == its latest epoch (-1 if its cache is empty): its LEO"));
             }
+            if rules.below_first_epoch == BelowFirstEpoch::FirstStartOffset {
+                // A 2.0.1+ leader answering v0 (an IBP below 2.0-IV0) from its own endOffsetFor.
+                v.push(("l_below", 1, "leader: elif e < its first epoch: its first start"));
+            }
             v.extend([
                 ("l_next", 1, "leader: elif first <= e < latest: next epoch start"),
                 ("l_else", 1, "leader: else: UNDEFINED"),
@@ -202,14 +206,16 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
                 kip101_round(&mut m, rules, t, leader, hw);
             }
             (
-                format!(
-                    "Kafka {release} ({}): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0",
-                    if on_old_ibp {
-                        "IBP below 2.0-IV0: KIP-101's v0 answers, no epoch"
-                    } else {
-                        "0.11 - 1.1, KIP-101"
-                    }
-                ),
+                if on_old_ibp {
+                    format!(
+                        "Kafka {release} (IBP below 2.0-IV0): AbstractFetcherThread.getOffsetTruncationState on \
+                         OffsetsForLeaderEpoch v0 answers, which carry no epoch"
+                    )
+                } else {
+                    format!(
+                        "Kafka {release} (0.11 - 1.1, KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0"
+                    )
+                },
                 if on_old_ibp {
                     vec![
                         "An IBP below 2.0-IV0 sends OffsetsForLeaderEpoch v0: the answer has no epoch, and \
@@ -300,6 +306,8 @@ fn kip101_round(m: &mut Marker, rules: &Rules, t: &RoundTrip, leader: &ReplicaVi
         m.mark("l_undefined_epoch", None);
     } else if latest.unwrap_or(-1) == e {
         m.mark("l_latest", Some(format!("LEO = {}", leader.log_end_offset)));
+    } else if rules.below_first_epoch == BelowFirstEpoch::FirstStartOffset && first.is_some_and(|f| e < f) {
+        m.mark("l_below", Some(format!("first start = {}", t.answered_end_offset)));
     } else if first.is_some_and(|f| f <= e) && latest.is_some_and(|l| e < l) {
         m.mark("l_next", Some(format!("next start = {}", t.answered_end_offset)));
     } else {

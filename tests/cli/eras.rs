@@ -348,8 +348,12 @@ fn an_older_inter_broker_protocol_runs_the_follower_rules_it_allows() {
     assert!(old.contains("IBP below 2.7-IV1") && old.contains("offsets_for_leader_epoch(e)  # unfenced"), "{old}");
     assert!(old.contains("KIP-320 fencing needs Kafka 2.1 on IBP 2.1-IV1 or later"), "{old}");
     assert!(!old.contains("leader.fetch(leo, last_epoch=e)"), "{old}");
-    let v0 = recover("2.8.2,ibp=1.1", &[]);
+    let v0 = recover("2.8.2,ibp=1.1", &["--explain"]);
     assert!(v0.contains("mode kip101 (Kafka 2.8.2 on IBP 1.1-IV0)") && v0.contains("LEO 2 -> 0"), "{v0}");
+    // 2.8.2's leader answers v0 from its own endOffsetFor: below its first epoch, that epoch's start.
+    let below = v0.lines().find(|l| l.contains("leader: elif e < its first epoch: its first start"));
+    assert!(below.is_some_and(|l| l.contains("◀ first start = 0")), "{v0}");
+    assert!(!recover("1.1.1", &["--explain"]).contains("its first start"), "0.11 - 1.1 leaders answer UNDEFINED there");
     let hw = recover("2.8.2,ibp=0.10.2", &[]);
     assert!(hw.contains("mode hw (Kafka 2.8.2 on IBP 0.10.2-IV0)") && hw.contains("nothing removed"), "{hw}");
     let ibp = |kafka: &str| json_lines(&recover(kafka, &["--json"]))[0]["inter_broker_protocol"].clone();
