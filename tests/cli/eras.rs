@@ -3,6 +3,7 @@
 //! restarts there; acknowledged means a leader's HW covered that very record).
 
 use crate::common::*;
+use serde_json::json;
 use std::path::Path;
 
 /// What Kafka's `deleteRecords` (or retention) leaves behind on a stopped leader: its log start
@@ -385,4 +386,10 @@ fn explore_on_an_older_ibp_is_unfenced_and_its_script_names_the_ibp() {
     let recovers: Vec<&str> = script.lines().filter(|l| l.contains("klog recover")).collect();
     assert!(!recovers.is_empty(), "{script}");
     assert!(recovers.iter().all(|l| l.contains("--kafka 2.8.2,ibp=2.0-IV1 --no-fencing")), "{recovers:#?}");
+    let run = |kafka: &str| {
+        json_lines(&ok(&["explore", "--kafka", kafka, "--max-depth", "4", "--json"]))[0]["runs"][0].clone()
+    };
+    let (old, own) = (run("2.8.2,ibp=2.0"), run("2.8.2"));
+    assert_eq!((&old["inter_broker_protocol"], &old["fencing"]), (&json!("2.0-IV1"), &json!(false)), "{old}");
+    assert_eq!((&own["inter_broker_protocol"], &own["fencing"]), (&json!("2.8-IV1"), &json!(true)), "{own}");
 }
