@@ -68,8 +68,8 @@ complete -c klog -n "__fish_klog_using_subcommand create" -s V -l version -d 'Pr
 complete -c klog -n "__fish_klog_using_subcommand elect" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
 complete -c klog -n "__fish_klog_using_subcommand elect" -l epoch -d 'The new leader epoch (default: one above the largest epoch the replica knows)' -r
 complete -c klog -n "__fish_klog_using_subcommand elect" -l isr -d 'Followers in the ISR (their log dirs); the leader is always in it' -r -F
-complete -c klog -n "__fish_klog_using_subcommand elect" -l epoch-entry -d 'When the epoch cache gets the new epoch\'s entry' -r -f -a "on-election\t'Kafka >= 2.1: the epoch cache gets (epoch, LEO) at election'
-first-append\t'Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch'"
+complete -c klog -n "__fish_klog_using_subcommand elect" -l epoch-entry -d 'When the epoch cache gets the new epoch\'s entry' -r -f -a "on-election\t'Kafka >= 2.0.1: the epoch cache gets (epoch, LEO) at election'
+first-append\t'Kafka 0.11-2.0.0: the entry appears with the first batch appended in the epoch'"
 complete -c klog -n "__fish_klog_using_subcommand elect" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

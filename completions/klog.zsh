@@ -55,8 +55,8 @@ _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--epoch=[The new leader epoch (default\: one above the largest epoch the replica knows)]:E:_default' \
 '*--isr=[Followers in the ISR (their log dirs); the leader is always in it]:DIR:_files' \
-'--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.1\: the epoch cache gets (epoch, LEO) at election"
-first-append\:"Kafka 0.11-2.0\: the entry appears with the first batch appended in the epoch"))' \
+'--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.0.1\: the epoch cache gets (epoch, LEO) at election"
+first-append\:"Kafka 0.11-2.0.0\: the entry appears with the first batch appended in the epoch"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -230,7 +230,7 @@ _arguments "${_arguments_options[@]}" : \
 '--mode=[Which Kafka era'\''s follower rules to apply (needs --leader)\: the rules of the era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest). Default\: kip279]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
 kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
 kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
-'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE:_default' \
+'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE[,ibp=IBP]:_default' \
 '--context=[Kept records shown before the first truncated or divergent offset (needs --leader)]:N:_default' \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--leader-epoch=[With --dry-run (e.g. on a broker'\''s data dirs, from the cluster'\''s metadata)\: the epoch the controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \
@@ -324,7 +324,7 @@ _arguments "${_arguments_options[@]}" : \
 kip101\:""
 kip279\:""
 all\:"All three, one after another"))' \
-'(--mode)--kafka=[Explore one Kafka release'\''s rules instead, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line)]:RELEASE:_default' \
+'(--mode)--kafka=[Explore one Kafka release'\''s rules instead, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line)]:RELEASE[,ibp=IBP]:_default' \
 '--replicas=[Number of replicas (2 or 3)]:N:_default' \
 '--max-epochs=[Most elections in a history (epochs 0 .. E-1)]:E:_default' \
 '--max-records=[Most records appended in a history]:R:_default' \

@@ -8,7 +8,7 @@
 use crate::commands;
 use crate::error::{Error, Result};
 use crate::output::{fit, Settings};
-use crate::replication::release::{Release, Rules};
+use crate::replication::release::Rules;
 use crate::replication::truncation::TruncationMode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -60,8 +60,8 @@ pub enum Command {
     Create(CreateArgs),
     /// Make a replica the leader at a new leader epoch.
     ///
-    /// As Kafka >= 2.1 (KAFKA-7415) the new leader assigns (epoch, LEO) in its epoch cache at
-    /// once; `--epoch-entry first-append` reproduces Kafka 0.11-2.0, where the entry appears
+    /// As Kafka >= 2.0.1 (KAFKA-7415) the new leader assigns (epoch, LEO) in its epoch cache at
+    /// once; `--epoch-entry first-append` reproduces Kafka 0.11-2.0.0, where the entry appears
     /// with the first append. ISR members other than the leader hold the high watermark where it
     /// is until they fetch.
     Elect(ElectArgs),
@@ -279,8 +279,13 @@ pub struct ExploreArgs {
     #[arg(long, value_enum, ignore_case = true, default_value_t = DemoMode::All)]
     pub mode: DemoMode,
     /// Explore one Kafka release's rules instead, X.Y[.Z] (0.A.B[.C] on the 0.x line).
-    #[arg(long, value_name = "RELEASE", conflicts_with = "mode", value_parser = parse_release)]
-    pub kafka: Option<Release>,
+    ///
+    /// `X.Y.Z,ibp=IBP` runs the release on an older inter.broker.protocol.version (a line such
+    /// as 2.0, or an IV such as 2.7-IV1): below 2.7-IV1 no truncation on fetch, below 2.1-IV2 no
+    /// KIP-320 fencing, below 2.0-IV0 OffsetsForLeaderEpoch v0 (KIP-101), below 0.11.0-IV2 the
+    /// HW. Releases before 2.1, or on an IBP below 2.1-IV2, are unfenced as if --no-fencing.
+    #[arg(long, value_name = "RELEASE[,ibp=IBP]", conflicts_with = "mode", value_parser = parse_kafka)]
+    pub kafka: Option<Rules>,
     /// Number of replicas (2 or 3).
     #[arg(allow_negative_numbers = true, long, default_value_t = commands::explore::DEFAULT_REPLICAS as u8, value_name = "N",
           value_parser = ranged::<u8>(2, 3, "the explorer models 2 or 3 replicas"))]
@@ -357,7 +362,7 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             DemoMode::All => TruncationMode::ALL.to_vec(),
         };
         let runs = match a.kafka {
-            Some(release) => vec![release.rules()],
+            Some(rules) => vec![rules],
             None => modes.into_iter().map(Rules::of_mode).collect(),
         };
         commands::explore::ExploreRequest {
@@ -367,7 +372,8 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             max_records: a.max_records,
             max_depth: a.max_depth,
             unclean: a.unclean,
-            fencing: !a.no_fencing,
+            // KIP-320 only where the release and its IBP have it (Fetch v10, IBP 2.1-IV2).
+            fencing: !a.no_fencing && a.kafka.is_none_or(|r| r.fetch_fencing),
             power_loss: a.power_loss,
             stale_hw: a.stale_hw,
             min_isr: a.min_isr,
@@ -492,8 +498,14 @@ pub struct ReleaseArgs {
     pub mode: Option<ModeArg>,
     /// The Kafka release whose follower rules to apply, X.Y[.Z] (0.A.B[.C] on the 0.x line),
     /// e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode).
-    #[arg(long, value_name = "RELEASE", requires = "leader", conflicts_with = "mode", value_parser = parse_release)]
-    pub kafka: Option<Release>,
+    ///
+    /// `X.Y.Z,ibp=IBP` runs the release on an older inter.broker.protocol.version (a line such
+    /// as 2.0, or an IV such as 2.7-IV1), as a cluster does mid-upgrade: below 2.7-IV1 no
+    /// truncation on fetch (OffsetsForLeaderEpoch instead), below 2.1-IV1 no KIP-320 fencing,
+    /// below 2.0-IV0 OffsetsForLeaderEpoch v0 (KIP-101's truncation), below 0.11.0-IV2 the HW.
+    /// Releases before 2.1, or on an IBP below 2.1-IV1, are unfenced as if --no-fencing.
+    #[arg(long, value_name = "RELEASE[,ibp=IBP]", requires = "leader", conflicts_with = "mode", value_parser = parse_kafka)]
+    pub kafka: Option<Rules>,
 }
 
 #[derive(Debug, Args)]
@@ -661,9 +673,9 @@ pub struct CreateArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EpochEntryArg {
-    /// Kafka >= 2.1: the epoch cache gets (epoch, LEO) at election.
+    /// Kafka >= 2.0.1: the epoch cache gets (epoch, LEO) at election.
     OnElection,
-    /// Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch.
+    /// Kafka 0.11-2.0.0: the entry appears with the first batch appended in the epoch.
     FirstAppend,
 }
 
@@ -1349,7 +1361,8 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
             until_caught_up: a.until_caught_up,
             max_bytes: a.max_bytes,
             flush: a.flush,
-            fencing: !a.no_fencing,
+            // A release before KIP-320 (or on an IBP below it) fetches unfenced, as recover runs.
+            fencing: !a.no_fencing && a.release.kafka.is_none_or(|r| r.fetch_fencing),
             rules: a.release.rules(),
         }
     }
@@ -1360,7 +1373,7 @@ impl ReleaseArgs {
     /// the one place the default is applied.
     pub fn rules(&self) -> Rules {
         match self.kafka {
-            Some(release) => release.rules(),
+            Some(rules) => rules,
             None => Rules::of_mode(self.mode.unwrap_or(ModeArg::Kip279).into()),
         }
     }
@@ -1373,9 +1386,9 @@ impl RecoverArgs {
     }
 }
 
-/// `--kafka RELEASE`.
-fn parse_release(text: &str) -> Result<Release, String> {
-    Release::parse(text)
+/// `--kafka RELEASE[,ibp=IBP]`.
+fn parse_kafka(text: &str) -> Result<Rules, String> {
+    crate::replication::release::parse_kafka(text)
 }
 
 fn parse_on_off(text: &str) -> Result<bool, String> {
@@ -1398,7 +1411,9 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             context: i64::from(a.context),
             leader_epoch: a.leader_epoch,
             told_first: a.told_first,
-            fencing: !a.no_fencing,
+            // KIP-320 only where the release and its IBP have it (OffsetsForLeaderEpoch v2, IBP
+            // 2.1-IV1); the --mode stand-ins keep the check unless --no-fencing.
+            fencing: !a.no_fencing && a.release.kafka.is_none_or(|r| r.offsets_for_leader_epoch_fencing),
             metadata: a.metadata.as_deref(),
         }
     }

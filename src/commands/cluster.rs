@@ -529,7 +529,8 @@ fn kafka_choice(
         assignment.iter().enumerate().filter(|(_, &id)| live(id).is_some()).fold(0u32, |m, (pos, _)| m | 1 << pos);
     // ELR and the last known leader are recorded only when the feature is on.
     let elr_on = !reg.elr.is_empty() || !reg.last_known_elr.is_empty();
-    let settings = partition_change::Settings { elr: elr_on, min_isr: topic.min_isr };
+    let settings =
+        partition_change::Settings { elr: elr_on, min_isr: topic.min_isr, last_known_leader_must_be_alive: true };
     let mut left = Vec::new();
     for (pos, id) in assignment.iter().enumerate() {
         if alive & (1 << pos) != 0 && unclean_shutdown.contains(id) {

@@ -479,7 +479,7 @@ fn run_once(
             Step::Elect { replica, epoch, isr } => {
                 let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
                 let isr_flag = if isr.is_empty() { String::new() } else { format!(" --isr{isr_text}") };
-                // The run's release: before 2.1 a new leader's epoch entry comes with its first append.
+                // The run's release: up to 2.0.0 a new leader's epoch entry comes with its first append.
                 let (epoch_entry, entry_flag) = if rules.epoch_entry_on_election {
                     (EpochEntryMode::OnElection, "")
                 } else {

@@ -184,7 +184,7 @@ pub enum FileKind {
 /// What Kafka's `DumpLogSegments.dumpTimeIndex` (4.4) reports about one time-index entry. It
 /// looks the entry's offset up in the segment's `.index`, walks the batches from there to the
 /// first whose last offset reaches it, and calls the entry "not found" unless that batch ends
-/// exactly at it (so a Kafka 2.x entry, which names the record holding the max timestamp, is
+/// exactly at it (so an entry of a Kafka 3.6 or earlier leader, which names the record holding the max timestamp, is
 /// "not found" to the 4.x tool); for a batch that ends at it, it compares the records' max
 /// timestamp with the entry's, and the entry's timestamp with the previous entry's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

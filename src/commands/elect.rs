@@ -11,9 +11,9 @@ use std::path::PathBuf;
 /// When the new leader's epoch cache gets the new epoch's entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EpochEntryMode {
-    /// Kafka >= 2.1 (KAFKA-7415): (epoch, LEO) at election.
+    /// Kafka >= 2.0.1 (KAFKA-7415): (epoch, LEO) at election.
     OnElection,
-    /// Kafka 0.11-2.0: the entry appears with the first batch appended in the epoch.
+    /// Kafka 0.11-2.0.0: the entry appears with the first batch appended in the epoch.
     FirstAppend,
 }
 

@@ -127,7 +127,11 @@ impl Config {
 
 /// The partition-change settings of a KRaft run.
 fn settings(cfg: &Config, elr: bool) -> partition_change::Settings {
-    partition_change::Settings { elr, min_isr: cfg.min_isr as usize }
+    partition_change::Settings {
+        elr,
+        min_isr: cfg.min_isr as usize,
+        last_known_leader_must_be_alive: cfg.rules.last_known_leader_must_be_alive,
+    }
 }
 
 /// One record of a log: the epoch it is stamped with and its value (1 = the first appended).
@@ -829,6 +833,11 @@ impl State {
         self.latest_leader = p.leader.map(|l| l as u8);
         let mut violation = None;
         match p.leader {
+            // Kafka 4.0.x (KAFKA-19522) may elect a fenced last known leader: the controller
+            // records it, issuing the epoch, but no broker leads until it registers again.
+            Some(r) if before.leader != Some(r) && !self.nodes[r].is_running() => {
+                self.epochs_issued += 1;
+            }
             Some(r) if before.leader != Some(r) => {
                 let epoch = self.epochs_issued as i32;
                 self.nodes[r].start();

@@ -33,7 +33,7 @@ pub fn rules_flag(rules: &Rules) -> String {
     if *rules == Rules::of_mode(rules.truncation) {
         format!("--mode {}", rules.truncation.name())
     } else {
-        format!("--kafka {}", rules.release)
+        format!("--kafka {}", rules.kafka_arg())
     }
 }
 
@@ -54,7 +54,7 @@ pub fn command(cfg: &Config, action: &Action) -> String {
     match *action {
         Action::Elect { replica, leader_epoch, isr, .. } => {
             let isr = isr_flag(cfg, replica, isr);
-            // Before 2.1 a new leader's epoch entry comes with its first append.
+            // Up to 2.0.0 a new leader's epoch entry comes with its first append (KAFKA-7415).
             let entry = if cfg.rules.epoch_entry_on_election { "" } else { " --epoch-entry first-append" };
             format!("klog elect {} --epoch {leader_epoch}{isr}{entry}", dir(replica))
         }
@@ -147,6 +147,10 @@ pub fn controller_lines(cfg: &Config, before: &State, after: &State, action: &Ac
         return lines;
     }
     match after.latest_leader {
+        // A fenced last known leader (Kafka 4.0.x) is recorded, not started: nothing to run.
+        Some(l) if before.latest_leader != Some(l) && !after.nodes[l as usize].is_running() => {
+            lines.push(format!("# {} is down: no broker leads until it registers again", replica_name(l)));
+        }
         Some(l) if before.latest_leader != Some(l) => {
             let elect = Action::Elect {
                 replica: l,

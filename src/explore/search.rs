@@ -316,9 +316,9 @@ mod tests {
         assert_eq!(appends, 3, "one write in each of three epochs: {ce:?}");
     }
 
-    /// With the entry at election (2.1 →) and OffsetsForLeaderEpoch v0 answers, the same hole
+    /// With the entry at election (2.0.1 →) and OffsetsForLeaderEpoch v0 answers, the same hole
     /// needs only two writes; no release combines the two, so this is the model's own check
-    /// that the epoch-entry rule is what moves it (the "depends on the 2.1 rule").
+    /// that the epoch-entry rule is what moves it (the "depends on the 2.1 rule", which is KAFKA-7415, shipped in 2.0.1).
     #[test]
     fn the_epoch_entry_rule_decides_how_short_kip101s_divergence_is() {
         let mut rules = crate::replication::release::Rules::of_mode(TruncationMode::Kip101);

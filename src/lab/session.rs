@@ -555,7 +555,7 @@ impl Session {
 }
 
 /// The rules a step runs by: a recover's mode; elections and the rest at the newest rules
-/// (the epoch entry at election, Kafka >= 2.1).
+/// (the epoch entry at election, Kafka >= 2.0.1).
 pub fn rules_for(mode: Option<TruncationMode>) -> Rules {
     Rules::of_mode(mode.unwrap_or(TruncationMode::Kip279))
 }

@@ -3,8 +3,10 @@
 //!
 //! Entries are big-endian: offset index `relativeOffset i32 | position i32` (8 bytes), time
 //! index `timestamp i64 | relativeOffset i32` (12 bytes). A file's entry count is its length
-//! divided by the entry size, as Kafka trusts it. [`IndexBuilder`] applies Kafka 4.0's
-//! per-batch rule (KAFKA-806): an entry (batch lastOffset, batch start) whenever more than
+//! divided by the entry size, as Kafka trusts it. [`IndexBuilder`] applies the per-batch rule
+//! of Kafka 4.0.1 and later (KAFKA-806: `LogSegment.append(long, MemoryRecords)` walks the
+//! batches; 4.0.0's `append(long, long, long, MemoryRecords)` still indexed once per append, as
+//! the release jars show): an entry (batch lastOffset, batch start) whenever more than
 //! `index.interval.bytes` were written since the last entry; the first batch of a segment is
 //! never indexed. klog never preallocates: index files are always trimmed to their entries.
 
@@ -225,9 +227,11 @@ pub enum OffsetEntryCheck {
 /// How one time-index entry (T, O) compares with the log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimeEntryCheck {
-    /// Kafka 3+ form: O is the last offset of a batch whose max timestamp is T.
+    /// The form of Kafka 3.7 and later (and of every release's recovery and follower append):
+    /// O is the last offset of a batch whose max timestamp is T.
     MatchesBatch,
-    /// Kafka 2.x form: O is the record inside the batch that holds the max timestamp T.
+    /// The form of a leader's append on Kafka 3.6 and earlier (`LogValidator`
+    /// `offsetOfMaxTimestamp`, 3.6.2): O is the record inside the batch that holds T.
     MatchesRecord,
     /// The batch holding O has another max timestamp.
     TimestampMismatch {

@@ -183,7 +183,7 @@ impl Log {
     }
 
     /// The last time-index entry of `seg` if the batch holding its offset has its timestamp
-    /// (the Kafka 3+ batch form or the Kafka 2.x record form). A writer resumes from it
+    /// (the batch form of Kafka 3.7 and later or the record form of 3.6 and earlier). A writer resumes from it
     /// whether or not the offset index has entries: `TimeIndex.maybeAppend` only appends a
     /// timestamp larger than the last entry's, so a resumed writer must know that entry.
     fn validated_last_time_entry(&self, seg: &Segment, log_bytes: &[u8]) -> Result<Option<index::TimestampOffset>> {

@@ -225,7 +225,7 @@ impl<'a> IndexJoin<'a> {
             } else if batch.last_offset() == t.offset {
                 TimeEntryCheck::MatchesBatch
             } else {
-                // The Kafka 2.x form: the offset of the record holding the max timestamp.
+                // The form of a leader's append up to Kafka 3.6: the record holding the max timestamp.
                 let record_timestamp = batch.records().ok().and_then(|d| {
                     d.decode().ok().and_then(|rs| rs.iter().find(|r| r.offset == t.offset).map(|r| r.timestamp))
                 });

@@ -11,8 +11,9 @@
 //! they are, as Kafka writes them). A file Kafka's tool does not read (a checkpoint,
 //! `partition.metadata`) gets its `Dumping` line and `Ignoring unknown file` on stderr. What Kafka
 //! sends to stderr after all files (index mismatches, time-index errors, non-consecutive offsets)
-//! goes to stderr here too, in Kafka's words and order, judged by Kafka 4.4's rules (a Kafka 2.x
-//! time-index entry, naming the record with the max timestamp, is "not found" to it).
+//! goes to stderr here too, in Kafka's words and order, judged by Kafka 4.4's rules (a time-index entry a
+//! Kafka 3.6 or earlier leader wrote, naming the record with the max timestamp, is "not found" to
+//! it).
 //! `tests/cli/oracle_dump.rs` compares every line with `DumpLogSegments` itself. Where klog
 //! deliberately differs (the list the test reads, `tests/oracle/dump-differences.tsv`): where
 //! Kafka's tool stops with an exception (a batch whose records do not decode, an index entry

@@ -32,7 +32,7 @@ fn bounds(run: &ExploreRun) -> String {
 /// a column they would push the table past 80 columns).
 fn rules(run: &ExploreRun) -> String {
     let c = &run.config;
-    let mut text = format!("{} Kafka {}", c.mode().name(), c.rules.release);
+    let mut text = format!("{} {}", c.mode().name(), c.rules.describe_release());
     if let Controller::Kraft { elr } = c.controller {
         text.push_str(if elr { " (KRaft, ELR on)" } else { " (KRaft, ELR off)" });
     }
@@ -253,7 +253,7 @@ pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
         .map(|run| {
             let c = &run.config;
             let s = &run.stats;
-            json!({
+            let mut v = json!({
                 "mode": c.mode().name(),
                 "replicas": c.replicas,
                 "max_epochs": c.max_epochs,
@@ -300,7 +300,10 @@ pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
                     "script": ce.script,
                     "script_path": ce.script_path.as_ref().map(|p| p.display().to_string()),
                 })),
-            })
+            });
+            // Beside `kafka` (one json! call this long reaches the macro's recursion limit).
+            v["inter_broker_protocol"] = json!(c.rules.effective_ibp().map(|i| i.name()));
+            v
         })
         .collect();
     let v = json!({"type": "explore", "violation_found": report.found_violation(), "runs": runs});

@@ -362,6 +362,7 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
         "type": "recover",
         "mode": r.mode.name(),
         "kafka": r.rules.release.to_string(),
+        "inter_broker_protocol": r.rules.effective_ibp().map(|i| i.name()),
         "dry_run": r.dry_run,
         "leader": r.leader_dir,
         "follower": r.follower_dir,

@@ -718,7 +718,7 @@ impl<'o> DumpTable<'o> {
                 let verdict = match check {
                     TimeEntryCheck::MatchesBatch => p.cell("ok (batch last offset)", Tone::Good),
                     TimeEntryCheck::MatchesRecord => {
-                        p.cell("ok (record with the max timestamp, Kafka 2.x form)", Tone::Good)
+                        p.cell("ok (record with the max timestamp, Kafka <= 3.6 form)", Tone::Good)
                     }
                     TimeEntryCheck::NoLog => p.cell("no .log beside the index", Tone::Warn),
                     TimeEntryCheck::TimestampMismatch { log_timestamp } => p.cell(

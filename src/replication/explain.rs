@@ -4,7 +4,7 @@
 //! [`TruncationPlan`]'s round trips and the two replicas' views, never from a log directory.
 //! Rendering is `output::explain`'s job.
 
-use super::release::{BelowFirstEpoch, Rules};
+use super::release::{BelowFirstEpoch, Rules, SameLeaderNewEpoch};
 use super::truncation::{ReplicaView, RoundTrip, TruncationMode, TruncationPlan, TruncationReason};
 
 /// One line of pseudo-code.
@@ -66,6 +66,10 @@ fn procedure(rules: &Rules) -> Vec<Line> {
             } else {
                 v.push(("l_latest", 1, "leader: if e == its latest epoch (-1 if its cache is empty): its LEO"));
             }
+            if rules.below_first_epoch == BelowFirstEpoch::FirstStartOffset {
+                // A 2.0.1+ leader answering v0 (an IBP below 2.0-IV0) from its own endOffsetFor.
+                v.push(("l_below", 1, "leader: elif e < its first epoch: its first start"));
+            }
             v.extend([
                 ("l_next", 1, "leader: elif first <= e < latest: next epoch start"),
                 ("l_else", 1, "leader: else: UNDEFINED"),
@@ -103,11 +107,21 @@ fn procedure(rules: &Rules) -> Vec<Line> {
                 ("if_empty", 1, "if epoch_cache is empty:"),
                 ("empty_hw", 2, "truncate_to(hw); stop"),
                 ("e", 1, "e = latest_epoch()"),
-                ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e)"),
             ];
-            if rules.below_first_epoch == BelowFirstEpoch::Undefined {
-                v.push(("l_below", 2, "leader: if e < its first epoch: UNDEFINED"));
+            if rules.offsets_for_leader_epoch_fencing {
+                v.extend([
+                    ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e, current_epoch)"),
+                    ("l_fenced", 2, "leader: if current_epoch != its epoch: FENCED / UNKNOWN_EPOCH"),
+                ]);
+            } else {
+                v.push(("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e)  # unfenced"));
             }
+            v.push(match rules.below_first_epoch {
+                BelowFirstEpoch::Undefined => ("l_below", 2, "leader: if e < its first epoch: UNDEFINED"),
+                BelowFirstEpoch::FirstStartOffset => {
+                    ("l_below", 2, "leader: if e < its first epoch: (e, its first start)")
+                }
+            });
             v.extend([
                 ("if_undefined", 1, "if lend == UNDEFINED:"),
                 ("hw", 2, "truncate_to(hw); stop"),
@@ -161,7 +175,9 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
             .collect(),
     };
     let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
-    let release = rules.release;
+    let release = rules.describe_release();
+    let release = release.trim_start_matches("Kafka ");
+    let on_old_ibp = rules.ibp.is_some();
     if plan.reason == TruncationReason::KeepsFetching {
         m.mark("become", Some("the same leader: the fetcher goes on".into()));
         let source = format!("Kafka {release}: Partition.makeFollower returns false for this leader change");
@@ -172,11 +188,17 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
         TruncationMode::Hw => {
             m.mark("hw", Some(format!("hw = {hw}")));
             (
-                format!("Kafka {release} (before 0.11): ReplicaManager.makeFollowers truncates to the high watermark"),
-                vec![
+                format!(
+                    "Kafka {release} ({}): ReplicaManager.makeFollowers truncates to the high watermark",
+                    if on_old_ibp { "IBP below 0.11.0-IV2: no OffsetsForLeaderEpoch" } else { "before 0.11" }
+                ),
+                vec![if rules.same_leader_new_epoch == SameLeaderNewEpoch::Truncates {
+                    "A running follower told of a new epoch by the same leader truncates to its HW again \
+                     (before 0.8.2 every LeaderAndIsr restarts the fetcher; KAFKA-1188 stopped it)."
+                } else {
                     "A running follower told of a new epoch by the same leader does not truncate again \
-                 (Partition.makeFollower returns false for the same leader).",
-                ],
+                     (Partition.makeFollower returns false for the same leader, from 0.8.2)."
+                }],
             )
         }
         TruncationMode::Kip101 => {
@@ -184,10 +206,24 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
                 kip101_round(&mut m, rules, t, leader, hw);
             }
             (
-                format!(
-                    "Kafka {release} (0.11 - 1.1, KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0"
-                ),
-                vec![],
+                if on_old_ibp {
+                    format!(
+                        "Kafka {release} (IBP below 2.0-IV0): AbstractFetcherThread.getOffsetTruncationState on \
+                         OffsetsForLeaderEpoch v0 answers, which carry no epoch"
+                    )
+                } else {
+                    format!(
+                        "Kafka {release} (0.11 - 1.1, KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0"
+                    )
+                },
+                if on_old_ibp {
+                    vec![
+                        "An IBP below 2.0-IV0 sends OffsetsForLeaderEpoch v0: the answer has no epoch, and \
+                         AbstractFetcherThread truncates to min(answer, leo) (ReplicaFetcherThread, 2.8.2).",
+                    ]
+                } else {
+                    vec![]
+                },
             )
         }
         TruncationMode::Kip279 => {
@@ -219,11 +255,25 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
                 )
             } else {
                 (
-                    format!("Kafka {release} (2.0 - 2.7, KIP-279): AbstractFetcherThread.getOffsetTruncationState"),
-                    vec![
-                        "From Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
-                         fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request.",
-                    ],
+                    format!(
+                        "Kafka {release} ({}): AbstractFetcherThread.getOffsetTruncationState",
+                        if on_old_ibp { "IBP below 2.7-IV1: KIP-279's requests" } else { "2.0 - 2.7, KIP-279" }
+                    ),
+                    {
+                        let mut notes = vec![
+                            "From Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
+                             fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request, \
+                             once the IBP is 2.7-IV1 or later (isTruncationOnFetchSupported).",
+                        ];
+                        if !rules.offsets_for_leader_epoch_fencing {
+                            notes.push(
+                                "KIP-320 fencing needs Kafka 2.1 on IBP 2.1-IV1 or later (OffsetsForLeaderEpoch \
+                                 v2, Fetch v10 from 2.1-IV2): here the leader answers any follower, whatever \
+                                 epoch it runs at.",
+                            );
+                        }
+                        notes
+                    },
                 )
             }
         }
@@ -256,6 +306,8 @@ fn kip101_round(m: &mut Marker, rules: &Rules, t: &RoundTrip, leader: &ReplicaVi
         m.mark("l_undefined_epoch", None);
     } else if latest.unwrap_or(-1) == e {
         m.mark("l_latest", Some(format!("LEO = {}", leader.log_end_offset)));
+    } else if rules.below_first_epoch == BelowFirstEpoch::FirstStartOffset && first.is_some_and(|f| e < f) {
+        m.mark("l_below", Some(format!("first start = {}", t.answered_end_offset)));
     } else if first.is_some_and(|f| f <= e) && latest.is_some_and(|l| e < l) {
         m.mark("l_next", Some(format!("next start = {}", t.answered_end_offset)));
     } else {
@@ -286,9 +338,16 @@ fn kip279_round(
     m.mark("e", Some(tag(n, format!("e = {}", t.requested_epoch))));
     let le = t.answered_epoch.unwrap_or(-1);
     m.mark("ask", Some(tag(n, format!("({le}, {})", offset_text(t.answered_end_offset)))));
-    let below_first = leader.epochs.earliest().is_some_and(|f| t.requested_epoch < f.leader_epoch);
-    if rules.below_first_epoch == BelowFirstEpoch::Undefined && below_first {
-        m.mark("l_below", Some(tag(n, format!("first = {}", leader.epochs.earliest().map_or(-1, |f| f.leader_epoch)))));
+    if rules.offsets_for_leader_epoch_fencing {
+        m.mark("l_fenced", Some(tag(n, "no".into())));
+    }
+    let first = leader.epochs.earliest();
+    if let Some(f) = first.filter(|f| t.requested_epoch >= 0 && t.requested_epoch < f.leader_epoch) {
+        let seen = match rules.below_first_epoch {
+            BelowFirstEpoch::Undefined => format!("first = {}", f.leader_epoch),
+            BelowFirstEpoch::FirstStartOffset => format!("first = ({}, {})", f.leader_epoch, f.start_offset),
+        };
+        m.mark("l_below", Some(tag(n, seen)));
     }
     m.mark("if_undefined", Some(tag(n, if t.answered_end_offset < 0 { "yes" } else { "no" }.into())));
     if t.answered_end_offset < 0 {
@@ -646,12 +705,14 @@ pub struct ElectionFacts {
 pub fn explain_election(e: &ElectionFacts) -> Explanation {
     simple(
         "elect",
-        "becoming the leader (Partition.makeLeader); the epoch entry at election is Kafka 2.1's (KAFKA-7415)".into(),
+        "becoming the leader (Partition.makeLeader); the epoch entry at election is Kafka 2.0.1's and later's \
+         (KAFKA-7415)"
+            .into(),
         vec![
             (0, "role = leader at epoch", Some(format!("{}", e.leader_epoch))),
             (0, "isr = the members named", Some(format!("{} follower(s)", e.isr))),
             (0, "save the epoch: durable before it stamps", Some(String::new())),
-            (0, "if kafka >= 2.1: cache.assign(epoch, leo)", e.epoch_entry.map(|(ep, o)| format!("({ep}, {o})"))),
+            (0, "if kafka >= 2.0.1: cache.assign(epoch, leo)", e.epoch_entry.map(|(ep, o)| format!("({ep}, {o})"))),
             (0, "else: the entry waits for the first append", e.epoch_entry.is_none().then(String::new)),
             (0, "hw = min(ISR's LEO), never back", Some(format!("{}", e.high_watermark))),
         ],

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::log::epoch_cache::EpochCache;
 
 /// Run `replica` (started) as leader at `leader_epoch` with `isr` (the leader itself not in it).
-/// The epoch is durable before anything is stamped with it. From Kafka 2.1 (KAFKA-7415,
+/// The epoch is durable before anything is stamped with it. From Kafka 2.0.1 (KAFKA-7415,
 /// `entry_on_election`) the new epoch gets its cache entry at the log end now; before, with the
 /// first batch appended in it. With the leader alone in its ISR the HW follows the LEO at once;
 /// ISR members that have not fetched since the election hold it where it is. Returns the entry
@@ -46,8 +46,8 @@ pub fn alter_isr<S: Storage>(replica: &mut S, isr: Vec<S::Member>) -> Result<i64
 
 /// A leader's epoch cache while it leads at `leader_epoch` with log end `leo`, when the epoch it
 /// is known to lead at (its running state, else its latest cached epoch) is `known_epoch`: from
-/// 2.1 a leader stamps a newer epoch at its log end when it takes over (`Partition.makeLeader`);
-/// before 2.1 the entry waits for the first append.
+/// 2.0.1 a leader stamps a newer epoch at its log end when it takes over (`Partition.makeLeader`);
+/// before (up to 2.0.0) the entry waits for the first append.
 pub fn epochs_when_leading(
     cache: &EpochCache,
     leo: i64,
@@ -68,13 +68,16 @@ mod tests {
     use crate::log::epoch_cache::EpochEntry;
     use crate::replication::release::Release;
 
-    /// Partition.makeLeader, 2.1.0 (KAFKA-7415): `leaderEpochCache.assign(leaderEpoch, LEO)`;
-    /// 2.0.1 assigns it on the first append (`UnifiedLog.appendAsLeader`).
+    /// core/src/main/scala/kafka/cluster/Partition.scala, `makeLeader`, 2.0.1 and 2.1.0
+    /// (KAFKA-7415): `epochCache.assign(leaderEpoch, leaderEpochStartOffset)`; 2.0.0 assigns it
+    /// on the first append (`Log.appendAsLeader`).
     #[test]
-    fn a_leader_leading_at_a_new_epoch_starts_it_at_its_log_end_from_2_1() {
+    fn a_leader_leading_at_a_new_epoch_starts_it_at_its_log_end_from_2_0_1() {
         let cache = EpochCache::from_entries([EpochEntry { leader_epoch: 0, start_offset: 0 }]);
+        let r201 = Release::parse("2.0.1").unwrap().rules();
+        assert_eq!(epochs_when_leading(&cache, 5, 3, 0, &r201).latest_epoch(), Some(3));
         let r21 = Release::parse("2.1.0").unwrap().rules();
-        let r20 = Release::parse("2.0.1").unwrap().rules();
+        let r20 = Release::parse("2.0.0").unwrap().rules();
         let stamped = epochs_when_leading(&cache, 5, 3, 0, &r21);
         assert_eq!(stamped.latest(), Some(EpochEntry { leader_epoch: 3, start_offset: 5 }));
         assert_eq!(epochs_when_leading(&cache, 5, 3, 0, &r20).latest_epoch(), Some(0));

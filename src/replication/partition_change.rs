@@ -2,8 +2,9 @@
 //! registers again after an unclean shutdown or is unfenced, after the leader's AlterPartition
 //! shrinks or expands the ISR, and after an admin's unclean election — with Eligible Leader
 //! Replicas (KIP-966) on or off. Read from Kafka 4.4.0's `PartitionChangeBuilder.build()` (the
-//! decompiled release jar; 3.9.0's source has the same steps except that its
-//! `canElectLastKnownLeader` did not check that the last known leader is alive) and
+//! decompiled release jar; 3.9.0's source and the 4.0.0 - 4.0.2 jars have the same steps except
+//! that their `canElectLastKnownLeader` does not refuse a last known leader that is not alive,
+//! KAFKA-19522, fixed in 4.1.0: [`Settings::last_known_leader_must_be_alive`]) and
 //! `ReplicationControlManager` (`handleBrokerFenced`, `handleBrokerShutdown`,
 //! `handleBrokerUnfenced`, `generateLeaderAndIsrUpdates`).
 //!
@@ -54,6 +55,10 @@ pub struct Settings {
     pub elr: bool,
     /// The topic's min.insync.replicas.
     pub min_isr: usize,
+    /// `canElectLastKnownLeader` refuses a last known leader that `isAcceptableLeader` does not
+    /// accept (KAFKA-19522, 4.1.0 →). In 4.0.0 - 4.0.2 the test is inverted around a log line
+    /// and the method returns true either way, so a fenced last known leader is elected.
+    pub last_known_leader_must_be_alive: bool,
 }
 
 /// `PartitionChangeBuilder.Election`.
@@ -119,7 +124,7 @@ fn build(replicas: usize, p: &Partition, s: &Settings, c: &Change) -> Outcome {
         }
     }
     let (result, unclean, chosen) =
-        elect_any(replicas, p.leader, target_isr, target_elr, p.last_known_elr, s.elr, c.acceptable & all, c.election);
+        elect_any(replicas, p.leader, target_isr, target_elr, p.last_known_elr, s, c.acceptable & all, c.election);
     // tryElection
     let leader_changed = result != p.leader;
     let mut isr_set = None;
@@ -168,10 +173,11 @@ fn elect_any(
     isr: Set,
     elr: Set,
     last_known_elr: Set,
-    elr_on: bool,
+    s: &Settings,
     acceptable: Set,
     election: Election,
 ) -> (Option<usize>, bool, Chosen) {
+    let elr_on = s.elr;
     let valid = |r: usize| (has(isr, r) || (isr == 0 && has(elr, r))) && has(acceptable, r);
     if let Some(l) = leader.filter(|&l| valid(l)) {
         return (Some(l), false, Chosen::Kept);
@@ -181,7 +187,7 @@ fn elect_any(
     }
     if elr_on && elr == 0 && isr == 0 && last_known_elr.count_ones() == 1 {
         let r = first(last_known_elr).unwrap_or(0);
-        if has(acceptable, r) {
+        if has(acceptable, r) || !s.last_known_leader_must_be_alive {
             return (Some(r), true, Chosen::LastKnownLeader);
         }
     }
@@ -203,8 +209,10 @@ pub fn choose(
     election: Election,
 ) -> (Option<usize>, Chosen) {
     let all: Set = (1 << replicas) - 1;
+    // The cluster view judges by the newest controller's rules.
+    let s = Settings { elr: elr_on, min_isr: 1, last_known_leader_must_be_alive: true };
     let (leader, _, chosen) =
-        elect_any(replicas, p.leader, p.isr, p.elr, p.last_known_elr, elr_on, acceptable & all, election);
+        elect_any(replicas, p.leader, p.isr, p.elr, p.last_known_elr, &s, acceptable & all, election);
     (leader, chosen)
 }
 
@@ -279,9 +287,9 @@ pub fn elect_unclean(replicas: usize, p: &Partition, s: &Settings, active: Set) 
 mod tests {
     use super::*;
 
-    const ELR2: Settings = Settings { elr: true, min_isr: 2 };
-    const NO_ELR: Settings = Settings { elr: false, min_isr: 1 };
-    const ELR1: Settings = Settings { elr: true, min_isr: 1 };
+    const ELR2: Settings = Settings { elr: true, min_isr: 2, last_known_leader_must_be_alive: true };
+    const NO_ELR: Settings = Settings { elr: false, min_isr: 1, last_known_leader_must_be_alive: true };
+    const ELR1: Settings = Settings { elr: true, min_isr: 1, last_known_leader_must_be_alive: true };
     const ALL: Set = 0b111;
 
     /// The real 4.4 brokers' `min-isr-elr` sequence (tests/cli/real_cluster.rs): RF 3, min ISR
@@ -354,6 +362,25 @@ mod tests {
         assert_eq!(u.partition.leader, None, "1 is not the last known leader");
         let u = unfenced(2, &r, &ELR1, 0, 0b010);
         assert_eq!((u.partition.leader, u.chosen), (Some(0), Chosen::LastKnownLeader));
+    }
+
+    /// org/apache/kafka/controller/PartitionChangeBuilder.class, `canElectLastKnownLeader`
+    /// (kafka-metadata jars, `javap -c -p`): 4.1.0 - 4.4.0 return false after "last known leader
+    /// is not alive" when `isAcceptableLeader.test(lastKnownElr[0])` fails; 4.0.0 - 4.0.2 branch
+    /// on the test the other way round and return true on both paths (KAFKA-19522). With ISR
+    /// and ELR empty and the last known leader (position 0) fenced, 1 coming back elects no one
+    /// on 4.1, and the fenced last known leader on 4.0.
+    #[test]
+    fn a_fenced_last_known_leader_is_elected_on_4_0_only() {
+        let p = Partition { leader: None, isr: 0, elr: 0, last_known_elr: 0b001 };
+        let v41 = unfenced(2, &p, &ELR1, 1, 0);
+        assert_eq!((v41.partition.leader, v41.chosen), (None, Chosen::None));
+        let v40 = Settings { last_known_leader_must_be_alive: false, ..ELR1 };
+        let u = unfenced(2, &p, &v40, 1, 0);
+        assert_eq!((u.partition.leader, u.chosen), (Some(0), Chosen::LastKnownLeader));
+        assert_eq!(u.partition.isr, 0b001, "the last known leader becomes the ISR");
+        // Alive, both elect it.
+        assert_eq!(unfenced(2, &p, &ELR1, 0, 0b010).partition.leader, Some(0));
     }
 
     /// AlterPartition: a shrink below min ISR puts the removed member in the ELR; an expansion

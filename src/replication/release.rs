@@ -112,23 +112,183 @@ impl fmt::Display for Release {
     }
 }
 
+/// `inter.broker.protocol.version` (IBP) values in Kafka's order: `ApiVersion.allVersions`
+/// (core/src/main/scala/kafka/api/ApiVersion.scala, 2.8.2) and `MetadataVersion`
+/// (server-common/src/main/java/org/apache/kafka/server/common/MetadataVersion.java, 3.9) up to
+/// 3.9-IV0; Kafka 4 has no IBP (KRaft's metadata.version starts at 3.3-IV3).
+const IBP_NAMES: &[&str] = &[
+    "0.8.0",
+    "0.8.1",
+    "0.8.2",
+    "0.9.0",
+    "0.10.0-IV0",
+    "0.10.0-IV1",
+    "0.10.1-IV0",
+    "0.10.1-IV1",
+    "0.10.1-IV2",
+    "0.10.2-IV0",
+    "0.11.0-IV0",
+    "0.11.0-IV1",
+    "0.11.0-IV2",
+    "1.0-IV0",
+    "1.1-IV0",
+    "2.0-IV0",
+    "2.0-IV1",
+    "2.1-IV0",
+    "2.1-IV1",
+    "2.1-IV2",
+    "2.2-IV0",
+    "2.2-IV1",
+    "2.3-IV0",
+    "2.3-IV1",
+    "2.4-IV0",
+    "2.4-IV1",
+    "2.5-IV0",
+    "2.6-IV0",
+    "2.7-IV0",
+    "2.7-IV1",
+    "2.7-IV2",
+    "2.8-IV0",
+    "2.8-IV1",
+    "3.0-IV0",
+    "3.0-IV1",
+    "3.1-IV0",
+    "3.2-IV0",
+    "3.3-IV0",
+    "3.3-IV1",
+    "3.3-IV2",
+    "3.3-IV3",
+    "3.4-IV0",
+    "3.5-IV0",
+    "3.5-IV1",
+    "3.5-IV2",
+    "3.6-IV0",
+    "3.6-IV1",
+    "3.6-IV2",
+    "3.7-IV0",
+    "3.7-IV1",
+    "3.7-IV2",
+    "3.7-IV3",
+    "3.7-IV4",
+    "3.8-IV0",
+    "3.9-IV0",
+];
+
+/// An `inter.broker.protocol.version`: which request versions a broker sends its peers, and so
+/// which of its release's replication rules run (a 2.8 cluster mid-upgrade from 2.0 runs on
+/// IBP 2.0 until the second rolling restart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ibp(u8);
+
+impl Ibp {
+    /// `0.11.0-IV2`: OffsetsForLeaderEpoch at all (`isOffsetForLeaderEpochSupported`; below
+    /// it the follower truncates to its HW).
+    pub const KAFKA_0_11_0_IV2: Ibp = Ibp::named("0.11.0-IV2");
+    /// `2.0-IV0`: OffsetsForLeaderEpoch v1, whose answer carries the epoch (KIP-279).
+    pub const KAFKA_2_0_IV0: Ibp = Ibp::named("2.0-IV0");
+    /// `2.1-IV1`: OffsetsForLeaderEpoch v2 carries the current leader epoch (KIP-320).
+    pub const KAFKA_2_1_IV1: Ibp = Ibp::named("2.1-IV1");
+    /// `2.1-IV2`: Fetch v10 carries it too (KIP-320).
+    pub const KAFKA_2_1_IV2: Ibp = Ibp::named("2.1-IV2");
+    /// `2.7-IV1`: Fetch v12 carries the last fetched epoch (`isTruncationOnFetchSupported`).
+    pub const KAFKA_2_7_IV1: Ibp = Ibp::named("2.7-IV1");
+
+    const fn named(name: &str) -> Ibp {
+        let mut i = 0;
+        while i < IBP_NAMES.len() {
+            if const_eq(IBP_NAMES[i], name) {
+                return Ibp(i as u8);
+            }
+            i += 1;
+        }
+        panic!("not an IBP name");
+    }
+
+    /// Kafka's own parse (`ApiVersion.apply`): the first three dot-separated parts on the 0.x
+    /// line, two after it, name either an IV (`2.7-IV1`) or a line (`2.7`, `2.7.2`: the
+    /// line's last IV).
+    pub fn parse(text: &str) -> Result<Ibp, String> {
+        let parts = if text.starts_with("0.") { 3 } else { 2 };
+        let key: Vec<&str> = text.split('.').take(parts).collect();
+        let key = key.join(".");
+        if let Some(i) = IBP_NAMES.iter().position(|n| *n == key) {
+            return Ok(Ibp(i as u8));
+        }
+        match IBP_NAMES.iter().rposition(|n| n.split('-').next() == Some(key.as_str())) {
+            Some(i) => Ok(Ibp(i as u8)),
+            None => Err(format!(
+                "'{text}' is not an inter.broker.protocol.version (expected a line such as 2.0 or 0.11.0, or an IV \
+                 such as 2.7-IV1, from 0.8.0 to 3.9-IV0)"
+            )),
+        }
+    }
+
+    /// The IBP a release runs by default: its own line's last IV (for 4.x: none, every rule on).
+    pub fn of_release(release: Release) -> Option<Ibp> {
+        let p = release.parts;
+        let line = if p[0] == 0 { format!("0.{}.{}", p[1], p[2]) } else { format!("{}.{}", p[0], p[1]) };
+        if p[0] >= 4 {
+            return None;
+        }
+        Ibp::parse(&line).ok()
+    }
+
+    pub fn name(self) -> &'static str {
+        IBP_NAMES[self.0 as usize]
+    }
+}
+
+const fn const_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `--kafka RELEASE[,ibp=IBP]`: the release, and the IBP its brokers run if not their own.
+pub fn parse_kafka(text: &str) -> Result<Rules, String> {
+    let (release_text, ibp_text) = match text.split_once(',') {
+        None => (text, None),
+        Some((r, rest)) => match rest.strip_prefix("ibp=") {
+            Some(i) => (r, Some(i)),
+            None => return Err(format!("'{text}': after the release only ',ibp=IBP' may follow (e.g. 2.8.2,ibp=2.0)")),
+        },
+    };
+    let release = Release::parse(release_text)?;
+    match ibp_text {
+        None => Ok(Rules::of(release)),
+        Some(i) => Rules::with_ibp(release, Ibp::parse(i)?),
+    }
+}
+
 /// What a leader answers to OffsetsForLeaderEpoch for an epoch below its first cached one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BelowFirstEpoch {
-    /// UNDEFINED (the follower falls back to its HW): 0.11 – 2.0.
+    /// UNDEFINED (the follower falls back to its HW): 0.11 – 2.0.0.
     Undefined,
-    /// (the requested epoch, the first cached start offset): 2.1 →.
+    /// (the requested epoch, the first cached start offset): 2.0.1 → (KAFKA-7415's rewrite of
+    /// `LeaderEpochFileCache`).
     FirstStartOffset,
 }
 
 /// When a running follower told of a new leader epoch by the *same* leader truncates again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SameLeaderNewEpoch {
-    /// Never: `Partition.makeFollower` returns false for the same leader (≤ 1.1).
+    /// Never: `Partition.makeFollower` returns false for the same leader (0.8.2 – 2.0.0,
+    /// KAFKA-1188).
     Ignored,
-    /// Only when the epoch jumps by more than one (2.0.x).
+    /// Only when the epoch jumps by more than one (2.0.1).
     WhenEpochSkips,
-    /// Always (2.1 →).
+    /// Always: 0.8.0 – 0.8.1 (every LeaderAndIsr truncates to the HW and restarts the fetcher)
+    /// and 2.1 → (`makeFollower` compares the epoch).
     Truncates,
 }
 
@@ -146,6 +306,9 @@ pub enum Elr {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
     pub release: Release,
+    /// The `inter.broker.protocol.version` given with `--kafka X,ibp=Y`; `None`: the release's
+    /// own ([`Ibp::of_release`]).
+    pub ibp: Option<Ibp>,
     /// hw < 0.11 (`ReplicaManager.makeFollowers` truncates to the HW, 0.10.2.2); kip101 0.11 –
     /// 1.1 (`ReplicaFetcherThread.maybeTruncate`, OffsetsForLeaderEpoch v0, 1.1.1); kip279 2.0 →
     /// (`AbstractFetcherThread.getOffsetTruncationState`, 2.0.0).
@@ -154,10 +317,10 @@ pub struct Rules {
     /// follower with an empty cache). Before it, `LeaderEpochFileCache.endOffsetFor` answered
     /// its LEO when its own cache was empty too (−1 == latestEpoch).
     pub undefined_epoch_answered_undefined: bool,
-    /// KAFKA-7415 (2.1.0): a new leader writes (epoch, LEO) into its cache at election
-    /// (`Partition.makeLeader`); before it the entry came with the first append.
+    /// KAFKA-7415 (2.0.1, then 2.1.0 →): a new leader writes (epoch, LEO) into its cache at
+    /// election (`Partition.makeLeader`); before it the entry came with the first append.
     pub epoch_entry_on_election: bool,
-    /// `LeaderEpochFileCache.endOffsetFor` for an epoch below the first cached (2.0.0 vs 2.1.0).
+    /// `LeaderEpochFileCache.endOffsetFor` for an epoch below the first cached (2.0.0 vs 2.0.1).
     pub below_first_epoch: BelowFirstEpoch,
     /// KAFKA-10554 (2.8.0): the follower fetches with its last fetched epoch and the leader
     /// answers a diverging epoch in the fetch response (`Partition.readRecords`); an undefined
@@ -169,25 +332,65 @@ pub struct Rules {
     /// next fetch. Before it (2.8.0 – 3.4.0) `processPartitionData` ran on the empty records and
     /// set the HW to min(the response's HW, the LEO before the cut).
     pub diverging_response_skips_high_watermark: bool,
-    /// KIP-320 (2.1.0): fetch and OffsetsForLeaderEpoch carry the current leader epoch and a
-    /// stale one is refused (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
+    /// KIP-320 (2.1.0, on IBP 2.1-IV2 or later: Fetch v10): fetch carries the current leader
+    /// epoch and a stale one is refused (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
     pub fetch_fencing: bool,
-    /// `Partition.makeFollower` at each tag: 0.10.2.2 and 1.1.1 compare the leader only, 2.0.1
-    /// also lets epoch + 1 through, 2.1.0 compares the epoch.
+    /// KIP-320 for OffsetsForLeaderEpoch (2.1.0, on IBP 2.1-IV1 or later: v2): the truncation
+    /// request carries the follower's current leader epoch, and a leader not yet at it answers
+    /// UNKNOWN_LEADER_EPOCH.
+    pub offsets_for_leader_epoch_fencing: bool,
+    /// `Partition.makeFollower` at each tag: 0.8.0 and 0.8.1.1 always truncate again, 0.8.2.0 to
+    /// 2.0.0 compare the leader only, 2.0.1 also lets epoch + 1 through, 2.1.0 compares the epoch.
     pub same_leader_new_epoch: SameLeaderNewEpoch,
     /// KAFKA-15583 (3.7.0): the HW does not advance while the ISR is below min.insync.replicas.
     pub hw_waits_for_min_isr: bool,
     /// KIP-966: 4.0 opt-in, 4.1 default for new clusters.
     pub elr: Elr,
+    /// KAFKA-19522 (4.1.0; not in 4.0.0 - 4.0.2): the KRaft controller elects the last known
+    /// leader only if it is alive (`PartitionChangeBuilder.canElectLastKnownLeader`).
+    pub last_known_leader_must_be_alive: bool,
 }
 
 impl Rules {
     pub fn of(release: Release) -> Rules {
+        Rules::build(release, None)
+    }
+
+    /// The rules of `release` run on inter.broker.protocol.version `ibp`; refused when the
+    /// release has no such setting (4.x) or does not know that version (one above its own).
+    pub fn with_ibp(release: Release, ibp: Ibp) -> Result<Rules, String> {
+        match Ibp::of_release(release) {
+            None => Err(format!(
+                "Kafka {release} has no inter.broker.protocol.version (KRaft's metadata.version, at least \
+                 3.3-IV3, has every rule klog models): drop ',ibp={}'",
+                ibp.name()
+            )),
+            Some(own) if ibp > own => Err(format!(
+                "Kafka {release} does not know inter.broker.protocol.version {} (its newest is {})",
+                ibp.name(),
+                own.name()
+            )),
+            // The release's own IBP is no change: the rules are the release's.
+            Some(own) if ibp == own => Ok(Rules::build(release, None)),
+            Some(_) => Ok(Rules::build(release, Some(ibp))),
+        }
+    }
+
+    /// The IBP the rules run on: the one given, else the release's own (`None` on 4.x).
+    pub fn effective_ibp(&self) -> Option<Ibp> {
+        self.ibp.or_else(|| Ibp::of_release(self.release))
+    }
+
+    fn build(release: Release, ibp: Option<Ibp>) -> Rules {
         let r = release;
         let at = |major, minor, patch| r >= Release::new(major, minor, patch);
-        let truncation = if r < Release::zero(11, 0, 0) {
+        // The request versions the follower sends (ReplicaFetcherThread, 2.8.2;
+        // MetadataVersion, 3.9): None is 4.x, where every one is on.
+        let effective = ibp.or_else(|| Ibp::of_release(r));
+        let ibp_at = |v: Ibp| effective.is_none_or(|i| i >= v);
+        let truncation = if r < Release::zero(11, 0, 0) || !ibp_at(Ibp::KAFKA_0_11_0_IV2) {
             TruncationMode::Hw
-        } else if !at(2, 0, 0) {
+        } else if !at(2, 0, 0) || !ibp_at(Ibp::KAFKA_2_0_IV0) {
             TruncationMode::Kip101
         } else {
             TruncationMode::Kip279
@@ -195,16 +398,18 @@ impl Rules {
         let kafka_6857 = r.has_fix(&[Release::zero(11, 0, 3), Release::new(1, 0, 2), Release::new(1, 1, 1)]);
         Rules {
             release,
+            ibp,
             truncation,
             undefined_epoch_answered_undefined: kafka_6857,
-            epoch_entry_on_election: at(2, 1, 0),
-            below_first_epoch: if at(2, 1, 0) { BelowFirstEpoch::FirstStartOffset } else { BelowFirstEpoch::Undefined },
-            truncation_on_fetch: at(2, 8, 0),
+            epoch_entry_on_election: at(2, 0, 1),
+            below_first_epoch: if at(2, 0, 1) { BelowFirstEpoch::FirstStartOffset } else { BelowFirstEpoch::Undefined },
+            truncation_on_fetch: at(2, 8, 0) && ibp_at(Ibp::KAFKA_2_7_IV1),
             diverging_response_skips_high_watermark: r.has_fix(&[Release::new(3, 4, 1)]),
-            fetch_fencing: at(2, 1, 0),
-            same_leader_new_epoch: if at(2, 1, 0) {
+            fetch_fencing: at(2, 1, 0) && ibp_at(Ibp::KAFKA_2_1_IV2),
+            offsets_for_leader_epoch_fencing: at(2, 1, 0) && ibp_at(Ibp::KAFKA_2_1_IV1),
+            same_leader_new_epoch: if at(2, 1, 0) || r < Release::zero(8, 2, 0) {
                 SameLeaderNewEpoch::Truncates
-            } else if at(2, 0, 0) {
+            } else if at(2, 0, 1) {
                 SameLeaderNewEpoch::WhenEpochSkips
             } else {
                 SameLeaderNewEpoch::Ignored
@@ -217,6 +422,7 @@ impl Rules {
             } else {
                 Elr::Absent
             },
+            last_known_leader_must_be_alive: at(4, 1, 0),
         }
     }
 
@@ -238,14 +444,25 @@ impl Rules {
         }
     }
 
-    /// "Kafka 1.1.1" — what reports print beside the mode.
+    /// "Kafka 1.1.1" (with "on IBP 2.0-IV1" when one was given) — what reports print beside the mode.
     pub fn describe_release(&self) -> String {
-        format!("Kafka {}", self.release)
+        match self.ibp {
+            Some(i) => format!("Kafka {} on IBP {}", self.release, i.name()),
+            None => format!("Kafka {}", self.release),
+        }
+    }
+
+    /// The `--kafka` value that names these rules: `2.8.2`, or `2.8.2,ibp=2.0-IV1`.
+    pub fn kafka_arg(&self) -> String {
+        match self.ibp {
+            Some(i) => format!("{},ibp={}", self.release, i.name()),
+            None => self.release.to_string(),
+        }
     }
 
     /// "Kafka 1.1.1 (kip101)".
     pub fn describe(&self) -> String {
-        format!("Kafka {} ({})", self.release, self.truncation.name())
+        format!("{} ({})", self.describe_release(), self.truncation.name())
     }
 }
 
@@ -313,24 +530,44 @@ mod tests {
         }
     }
 
-    /// Partition.makeLeader assigns the epoch at election from 2.1.0 (KAFKA-7415); endOffsetFor
-    /// answers (requested, first start) below the first epoch from 2.1.0; KIP-320 fencing 2.1.0.
+    /// core/src/main/scala/kafka/cluster/Partition.scala (2.0.1): `makeLeader` runs
+    /// `epochCache.assign(leaderEpoch, leaderEpochStartOffset)` at election (KAFKA-7415), which
+    /// 2.0.0's `makeLeader` does not; core/src/main/scala/kafka/server/epoch/
+    /// LeaderEpochFileCache.scala (2.0.1): `endOffsetFor` answers `(requestedEpoch,
+    /// subsequentEpochs.head.startOffset)` below the first epoch, where 2.0.0 answers UNDEFINED.
     #[test]
-    fn the_2_1_rules_start_at_2_1() {
-        let r20 = rules("2.0.1");
-        let r21 = rules("2.1.0");
-        assert!(!r20.epoch_entry_on_election && r21.epoch_entry_on_election);
-        assert_eq!(r20.below_first_epoch, BelowFirstEpoch::Undefined);
-        assert_eq!(r21.below_first_epoch, BelowFirstEpoch::FirstStartOffset);
-        assert!(!r20.fetch_fencing && r21.fetch_fencing);
+    fn kafka_7415_ships_in_2_0_1() {
+        let r200 = rules("2.0.0");
+        let r201 = rules("2.0.1");
+        assert!(!r200.epoch_entry_on_election && r201.epoch_entry_on_election);
+        assert!(rules("2.1.0").epoch_entry_on_election && rules("4.4.0").epoch_entry_on_election);
         assert!(!rules("1.1.1").epoch_entry_on_election);
+        assert_eq!(r200.below_first_epoch, BelowFirstEpoch::Undefined);
+        assert_eq!(r201.below_first_epoch, BelowFirstEpoch::FirstStartOffset);
+        assert_eq!(rules("2.1.0").below_first_epoch, BelowFirstEpoch::FirstStartOffset);
     }
 
-    /// Partition.makeFollower: 0.10.2.2/1.1.1 `leaderReplicaIdOpt.get == newLeaderBrokerId` →
-    /// false; 2.0.1 also `leaderEpoch == oldLeaderEpoch + 1`; 2.1.0 `leaderEpoch == oldLeaderEpoch`.
+    /// KIP-320 (core/src/main/scala/kafka/cluster/Partition.scala, 2.1.0: `checkCurrentLeaderEpoch`
+    /// → FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH): 2.0.1's `Partition` has no such check.
+    #[test]
+    fn kip_320_fencing_starts_at_2_1() {
+        assert!(!rules("2.0.1").fetch_fencing && rules("2.1.0").fetch_fencing);
+    }
+
+    /// core/src/main/scala/kafka/cluster/Partition.scala, `makeFollower`: 0.8.0 returns true for
+    /// any newer epoch (and truncates to the HW itself), 0.8.1.1 always returns true (and
+    /// ReplicaManager.makeFollowers truncates every partition of the request); 0.8.2.0 (KAFKA-1188),
+    /// 0.10.2.2, 1.1.1 and 2.0.0 `leaderReplicaIdOpt.get == newLeaderBrokerId` → false; 2.0.1
+    /// `leaderEpoch == oldLeaderEpoch || leaderEpoch == oldLeaderEpoch + 1` → false; 2.1.0
+    /// `leaderEpoch == oldLeaderEpoch` → false.
     #[test]
     fn a_running_follower_refollows_the_same_leader_by_the_releases_rule() {
+        assert!(rules("0.8.0").refollows(true, 3, 4));
+        assert!(rules("0.8.1.1").refollows(true, 3, 4));
+        assert!(!rules("0.8.2.0").refollows(true, 3, 4));
         assert!(!rules("0.10.2.2").refollows(true, 3, 4));
+        assert!(!rules("2.0.0").refollows(true, 3, 4));
+        assert!(!rules("2.0.0").refollows(true, 3, 9), "2.0.0 compares the leader only");
         assert!(!rules("1.1.1").refollows(true, 3, 9));
         assert!(rules("1.1.1").refollows(false, 3, 4));
         assert!(!rules("2.0.1").refollows(true, 3, 4));
@@ -356,6 +593,74 @@ mod tests {
         for (text, fixed) in [("2.8.2", false), ("3.3.2", false), ("3.4.0", false), ("3.4.1", true), ("3.5.0", true)] {
             assert_eq!(rules(text).diverging_response_skips_high_watermark, fixed, "{text}");
         }
+    }
+
+    /// org/apache/kafka/controller/PartitionChangeBuilder.class in the kafka-metadata jars:
+    /// `canElectLastKnownLeader` returns false for a last known leader that is not alive from
+    /// 4.1.0 (also 4.1.1, 4.1.2, 4.2.0, 4.3.0, 4.4.0); 4.0.0, 4.0.1 and 4.0.2 return true on both
+    /// branches of the `isAcceptableLeader` test (KAFKA-19522 was not back-ported to 4.0.x).
+    #[test]
+    fn kafka_19522_starts_at_4_1_0() {
+        for (text, checked) in [("3.9.1", false), ("4.0.0", false), ("4.0.2", false), ("4.1.0", true), ("4.4.0", true)]
+        {
+            assert_eq!(rules(text).last_known_leader_must_be_alive, checked, "{text}");
+        }
+    }
+
+    /// core/src/main/scala/kafka/api/ApiVersion.scala (2.8.2): `ApiVersion.apply` keys on the
+    /// first three parts on the 0.x line and two after it; a line names its last IV.
+    #[test]
+    fn ibps_parse_as_kafkas_api_version_does() {
+        assert_eq!(Ibp::parse("2.0").unwrap().name(), "2.0-IV1");
+        assert_eq!(Ibp::parse("2.0.1").unwrap().name(), "2.0-IV1");
+        assert_eq!(Ibp::parse("2.7-IV1").unwrap(), Ibp::KAFKA_2_7_IV1);
+        assert_eq!(Ibp::parse("0.11.0").unwrap().name(), "0.11.0-IV2");
+        assert_eq!(Ibp::parse("0.10.2").unwrap().name(), "0.10.2-IV0");
+        assert_eq!(Ibp::parse("0.8.2").unwrap().name(), "0.8.2");
+        assert_eq!(Ibp::parse("3.9").unwrap().name(), "3.9-IV0");
+        assert!(Ibp::parse("2.7") > Ibp::parse("2.7-IV1"));
+        for bad in ["2.9", "2.7-IV9", "x", "", "0.11", "4.0"] {
+            assert!(Ibp::parse(bad).unwrap_err().contains("not an inter.broker.protocol.version"), "{bad}");
+        }
+        assert_eq!(Ibp::of_release(Release::new(2, 8, 2)).unwrap().name(), "2.8-IV1");
+        assert_eq!(Ibp::of_release(Release::zero(11, 0, 3)).unwrap().name(), "0.11.0-IV2");
+        assert_eq!(Ibp::of_release(Release::new(4, 0, 0)), None);
+    }
+
+    /// core/src/main/scala/kafka/server/ReplicaFetcherThread.scala (2.8.2) and server-common/
+    /// src/main/java/org/apache/kafka/server/common/MetadataVersion.java (3.9):
+    /// `isOffsetForLeaderEpochSupported` ≥ 0.11.0-IV2, `offsetForLeaderEpochRequestVersion` 1 from
+    /// 2.0-IV0 and 2 (current leader epoch) from 2.1-IV1, `fetchRequestVersion` 10 from 2.1-IV2,
+    /// `isTruncationOnFetchSupported` ≥ 2.7-IV1; AbstractFetcherThread.getOffsetTruncationState
+    /// (2.8.2) truncates to min(answer, LEO) when the answer has no epoch (v0).
+    #[test]
+    fn the_ibp_decides_which_of_the_releases_rules_run() {
+        let at = |release: &str, ibp: &str| parse_kafka(&format!("{release},ibp={ibp}")).unwrap();
+        let own = rules("2.8.2");
+        assert_eq!(own, at("2.8.2", "2.8"), "the release's own IBP is its default");
+        assert!(own.truncation_on_fetch && own.fetch_fencing && own.offsets_for_leader_epoch_fencing);
+        let r = at("2.8.2", "2.7-IV0");
+        assert!(!r.truncation_on_fetch && r.fetch_fencing && r.truncation == TruncationMode::Kip279);
+        assert!(at("2.8.2", "2.7-IV1").truncation_on_fetch);
+        let r = at("2.8.2", "2.1-IV1");
+        assert!(r.offsets_for_leader_epoch_fencing && !r.fetch_fencing);
+        let r = at("2.8.2", "2.0");
+        assert!(!r.offsets_for_leader_epoch_fencing && !r.fetch_fencing && r.truncation == TruncationMode::Kip279);
+        assert_eq!(at("2.8.2", "1.1").truncation, TruncationMode::Kip101);
+        assert_eq!(at("2.8.2", "0.11.0-IV2").truncation, TruncationMode::Kip101);
+        assert_eq!(at("2.8.2", "0.11.0-IV1").truncation, TruncationMode::Hw);
+        assert_eq!(at("1.1.1", "0.10.2").truncation, TruncationMode::Hw);
+        // The leader's own rules do not move with the IBP.
+        let r = at("2.8.2", "0.10.2");
+        assert!(r.epoch_entry_on_election && r.below_first_epoch == BelowFirstEpoch::FirstStartOffset);
+        assert_eq!(r.describe(), "Kafka 2.8.2 on IBP 0.10.2-IV0 (hw)");
+        assert_eq!(r.kafka_arg(), "2.8.2,ibp=0.10.2-IV0");
+        assert_eq!(parse_kafka(&r.kafka_arg()).unwrap(), r);
+        assert!(parse_kafka("2.0.1,ibp=2.1").unwrap_err().contains("does not know"));
+        assert!(parse_kafka("4.0.0,ibp=3.9").unwrap_err().contains("no inter.broker.protocol.version"));
+        assert!(parse_kafka("2.8.2,ibp=").is_err());
+        assert!(parse_kafka("2.8.2,mode=hw").unwrap_err().contains(",ibp=IBP"));
+        assert!(parse_kafka("2.8.2,ibp=2.0,ibp=2.1").is_err());
     }
 
     #[test]

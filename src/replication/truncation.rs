@@ -274,10 +274,15 @@ fn kip101_answer(rules: &Rules, leader: &ReplicaView, requested_epoch: i32) -> i
             UNDEFINED_EPOCH_OFFSET
         };
     }
+    // A 2.x leader answers v0 (a cluster on an IBP below 2.0-IV0) from its own `endOffsetFor`,
+    // without the epoch (KafkaApis.handleOffsetForLeaderEpochRequest, 2.8.2).
+    if rules.release >= super::release::Release::new(2, 0, 0) {
+        return kip279_answer(rules, leader, requested_epoch).end_offset;
+    }
     leader.epochs.end_offset_for_v0_11(requested_epoch, leader.log_end_offset)
 }
 
-/// The leader's OffsetsForLeaderEpoch v1+ answer (2.0 →): `endOffsetFor` at 2.1.0, and at 2.0.x
+/// The leader's OffsetsForLeaderEpoch v1+ answer (2.0 →): `endOffsetFor` at 2.0.1, and at 2.0.0
 /// UNDEFINED for an epoch below the first cached.
 fn kip279_answer(rules: &Rules, leader: &ReplicaView, requested_epoch: i32) -> EpochEndOffset {
     let below_first = leader.epochs.earliest().is_some_and(|f| requested_epoch < f.leader_epoch);
@@ -561,16 +566,19 @@ mod tests {
         assert_eq!(plan_at("1.1.0", &leader_behind, &follower).truncation_offset, 6, "min(answer, LEO)");
     }
 
-    /// LeaderEpochFileCache.endOffsetFor at 2.0.0: `requestedEpoch < epochs.head.epoch` →
-    /// UNDEFINED (→ HW); at 2.1.0: (requested, first start offset).
+    /// core/src/main/scala/kafka/server/epoch/LeaderEpochFileCache.scala, `endOffsetFor`: at
+    /// 2.0.0 `requestedEpoch < epochs.head.epoch` → UNDEFINED (→ HW); at 2.0.1 (KAFKA-7415's
+    /// rewrite) and 2.1.0: `(requestedEpoch, subsequentEpochs.head.startOffset)`.
     #[test]
-    fn an_epoch_below_the_leaders_first_is_undefined_on_2_0_and_answered_from_2_1() {
+    fn an_epoch_below_the_leaders_first_is_undefined_on_2_0_0_and_answered_from_2_0_1() {
         let leader = view(&[(3, 10), (5, 20)], 30, 30);
         let follower = view(&[(1, 0)], 15, 4);
-        let v20 = plan_at("2.0.1", &leader, &follower);
-        assert_eq!((v20.truncation_offset, v20.reason), (4, TruncationReason::UndefinedAnswerHighWatermark));
-        let v21 = plan_at("2.1.0", &leader, &follower);
-        assert_eq!((v21.truncation_offset, v21.reason), (10, TruncationReason::MinOfBothEnds));
+        let v200 = plan_at("2.0.0", &leader, &follower);
+        assert_eq!((v200.truncation_offset, v200.reason), (4, TruncationReason::UndefinedAnswerHighWatermark));
+        for release in ["2.0.1", "2.1.0"] {
+            let p = plan_at(release, &leader, &follower);
+            assert_eq!((p.truncation_offset, p.reason), (10, TruncationReason::MinOfBothEnds), "{release}");
+        }
     }
 
     /// Partition.readRecords (2.8.0 → 3.8.0): an undefined end offset for the last fetched epoch
@@ -918,7 +926,7 @@ mod tests {
     }
 
     // ---- Public scenarios of replication-model.md, at the moment of each recovery. ----
-    // Epoch caches include the entry a new leader assigns at its LEO when elected (Kafka ≥ 2.1).
+    // Epoch caches include the entry a new leader assigns at its LEO when elected (Kafka ≥ 2.0.1).
 
     /// S1, first recovery (A against B). B leader at epoch 0 → B's cache (0,0). m1 at 0, A
     /// fetches ×3 (HW_A = HW_B = 1); m2 at 1, A fetches ×2: A's LEO 2 but HW_A still 1, HW_B = 2.

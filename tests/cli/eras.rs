@@ -3,6 +3,7 @@
 //! restarts there; acknowledged means a leader's HW covered that very record).
 
 use crate::common::*;
+use serde_json::json;
 use std::path::Path;
 
 /// What Kafka's `deleteRecords` (or retention) leaves behind on a stopped leader: its log start
@@ -99,10 +100,17 @@ fn a_follower_told_before_its_leader_keeps_the_zombies_record_without_kip_320() 
     ok(&[&["elect", s(&b), "--epoch", "1", "--isr", s(&a), s(&c)][..], &first].concat());
     ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
     ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
-    let ahead = ["recover", s(&c), "--leader", s(&a), "--leader-epoch", "2", "--told-first", "--kafka", "2.0.1"];
-    let (_, err) = code(&ahead, 2);
-    assert!(err.contains("UNKNOWN_LEADER_EPOCH") && err.contains("not yet at --leader-epoch 2"), "{err}");
-    let told = ok(&[&ahead[..], &["--no-fencing"]].concat());
+    let ahead = ["recover", s(&c), "--leader", s(&a), "--leader-epoch", "2", "--told-first", "--kafka"];
+    for fenced in ["2.1.0", "2.8.2", "2.8.2,ibp=2.1-IV1"] {
+        let (_, err) = code(&[&ahead[..], &[fenced]].concat(), 2);
+        assert!(err.contains("UNKNOWN_LEADER_EPOCH") && err.contains("not yet at --leader-epoch 2"), "{fenced}: {err}");
+    }
+    // 2.0.1 has no KIP-320, and neither has 2.8.2 on IBP 2.1-IV0: a dry run goes ahead unfenced.
+    for unfenced in ["2.0.1", "2.8.2,ibp=2.1-IV0"] {
+        let dry = ok(&[&ahead[..], &[unfenced, "--dry-run"]].concat());
+        assert!(dry.contains("kept 1"), "{unfenced}: {dry}");
+    }
+    let told = ok(&[&ahead[..], &["2.0.1", "--no-fencing"]].concat());
     assert!(told.contains("kept 1"), "c keeps m1, which a answers it holds: {told}");
     ok(&["recover", s(&a), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing"]);
     ok(&[&["elect", s(&a), "--epoch", "2"][..], &first].concat());
@@ -182,4 +190,208 @@ fn releases_above_the_newest_whose_rules_klog_read_are_refused_naming_it() {
     // the newest itself runs, and says so
     let out = ok(&["recover", s(&b), "--leader", s(&a), "--kafka", "4.4", "--dry-run", "--json"]);
     assert_eq!(json_lines(&out).iter().find(|l| l["kafka"].is_string()).unwrap()["kafka"], "4.4.0");
+}
+
+/// A follower `b` holding m0, m1 at epoch 0 (HW 2), and a leader `c` elected at epoch 1 with an
+/// empty log that then wrote n0, n1: c's epoch cache starts at epoch 1, above b's latest.
+fn follower_below_the_leaders_first_epoch(lab: &Lab) -> (std::path::PathBuf, std::path::PathBuf) {
+    let b = lab.create("b", 2, &[]);
+    let c = lab.create("c", 3, &[]);
+    ok(&["elect", s(&b), "--epoch", "0"]);
+    ok(&["append", s(&b), "m0", "m1", "--records-per-batch", "1", "--timestamp", "1000"]);
+    ok(&["stop", s(&b)]);
+    ok(&["elect", s(&c), "--epoch", "1"]);
+    ok(&["append", s(&c), "n0", "n1", "--timestamp", "1000"]);
+    (b, c)
+}
+
+/// LeaderEpochFileCache.endOffsetFor (core/src/main/scala/kafka/server/epoch/
+/// LeaderEpochFileCache.scala): at 2.0.0 an epoch below the first cached is UNDEFINED, and the
+/// follower falls back to its HW (nothing removed, the logs stay diverged); at 2.0.1 (KAFKA-7415)
+/// it is (the requested epoch, the first entry's start offset), and the follower cuts both records.
+#[test]
+fn an_epoch_below_the_leaders_first_cuts_nothing_on_2_0_0_and_two_records_on_2_0_1() {
+    let lab = Lab::new();
+    let (b, c) = follower_below_the_leaders_first_epoch(&lab);
+    let before = (snapshot(&b), snapshot(&c));
+    let old = ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "2.0.0", "--dry-run"]);
+    assert!(old.contains("OffsetsForLeaderEpoch(epoch 0) -> epoch -1, offset UNDEFINED"), "{old}");
+    assert!(old.contains("LEO 2 -> 2, HW 2 -> 2, nothing removed"), "{old}");
+    for release in ["2.0.1", "2.1.1"] {
+        let new = ok(&["recover", s(&b), "--leader", s(&c), "--kafka", release, "--dry-run"]);
+        assert!(new.contains("OffsetsForLeaderEpoch(epoch 0) -> epoch 0, end offset 0"), "{release}: {new}");
+        assert!(new.contains("LEO 2 -> 0, HW 2 -> 0, 2 offsets removed"), "{release}: {new}");
+    }
+    assert_eq!((snapshot(&b), snapshot(&c)), before, "dry runs change nothing");
+    ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "2.0.1"]);
+    assert_eq!(replica(&b)["log_end_offset"].as_i64(), Some(0));
+}
+
+/// The procedure `--explain` prints is each release's own: 2.0.0's leader answers UNDEFINED
+/// below its first epoch, 2.0.1's answers from its first entry, and 2.1's request carries the
+/// follower's current leader epoch (KIP-320); the election text names 2.0.1 for KAFKA-7415.
+#[test]
+fn explain_shows_each_of_2_0_0_2_0_1_and_2_1_1_its_own_lines() {
+    let lab = Lab::new();
+    let (b, c) = follower_below_the_leaders_first_epoch(&lab);
+    let explain =
+        |release: &str| ok(&["recover", s(&b), "--leader", s(&c), "--kafka", release, "--dry-run", "--explain"]);
+    let procedure = |out: &str| -> Vec<String> {
+        out.lines().skip_while(|l| !l.starts_with("explain:")).map(|l| l.trim_end().to_string()).collect()
+    };
+    let v200 = procedure(&explain("2.0.0"));
+    let v201 = procedure(&explain("2.0.1"));
+    let v211 = procedure(&explain("2.1.1"));
+    let has = |lines: &[String], text: &str| lines.iter().any(|l| l.contains(text));
+    assert!(has(&v200, "leader: if e < its first epoch: UNDEFINED") && has(&v200, "◀ first = 1"), "{v200:#?}");
+    assert!(has(&v200, "truncate_to(hw); stop") && has(&v200, "◀ hw = 2"), "{v200:#?}");
+    assert!(!has(&v200, "its first start"), "{v200:#?}");
+    assert!(has(&v201, "leader: if e < its first epoch: (e, its first start)"), "{v201:#?}");
+    assert!(has(&v201, "◀ first = (1, 0)") && has(&v201, "◀ min(2, 0, 2) = 0"), "{v201:#?}");
+    assert!(has(&v201, "offsets_for_leader_epoch(e)  # unfenced") && !has(&v201, "UNKNOWN_EPOCH"), "{v201:#?}");
+    assert!(has(&v211, "offsets_for_leader_epoch(e, current_epoch)"), "{v211:#?}");
+    assert!(has(&v211, "leader: if current_epoch != its epoch: FENCED / UNKNOWN_EPOCH"), "{v211:#?}");
+    assert!(v200[0].contains("Kafka 2.0.0") && v201[0].contains("Kafka 2.0.1") && v211[0].contains("Kafka 2.1.1"));
+    assert_ne!(v200, v201);
+    assert_ne!(v201, v211);
+}
+
+/// Partition.makeFollower (core/src/main/scala/kafka/cluster/Partition.scala) for a running
+/// follower whose leader is re-elected two epochs on: 0.8.0 and 0.8.1.1 always truncate again
+/// (to the HW), 0.8.2.0 (KAFKA-1188) and 2.0.0 compare the leader only and keep fetching, 2.0.1
+/// refollows because the epoch skips one, 2.1.0 refollows.
+#[test]
+fn a_running_follower_re_told_its_leader_two_epochs_on_refollows_by_its_release() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    ok(&["elect", s(&a), "--epoch", "0", "--isr", s(&b)]);
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2"]);
+    ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b)]);
+    // b holds m1, m2 with HW 1; a is re-elected at epoch 2.
+    ok(&["elect", s(&a), "--epoch", "2", "--isr", s(&b)]);
+    let run = |release: &str| ok(&["recover", s(&b), "--leader", s(&a), "--kafka", release, "--dry-run"]);
+    for release in ["0.8.0", "0.8.1.1"] {
+        let out = run(release);
+        assert!(!out.contains("does not restart the fetcher") && out.contains("LEO 2 -> 1"), "{release}: {out}");
+    }
+    for release in ["0.8.2.0", "0.10.2.2", "1.1.1", "2.0.0"] {
+        let out = run(release);
+        assert!(out.contains("does not restart the fetcher") && out.contains("LEO 2 -> 2"), "{release}: {out}");
+    }
+    for release in ["2.0.1", "2.1.0"] {
+        let out = run(release);
+        assert!(
+            !out.contains("does not restart the fetcher") && out.contains("OffsetsForLeaderEpoch"),
+            "{release}: {out}"
+        );
+    }
+}
+
+/// KAFKA-7415 shipped in 2.0.1: the explorer's scripts for 2.0.1 elect with the entry at
+/// election (no `--epoch-entry first-append`), and 2.0.0's still pass it.
+#[test]
+fn explorer_scripts_for_2_0_1_take_the_epoch_entry_at_election() {
+    let lab = Lab::new();
+    let script = |release: &str| {
+        let path = lab.path(&format!("s-{release}.sh"));
+        let args = ["explore", "--kafka", release, "--no-fencing", "--replicas", "3", "--max-epochs", "3"];
+        let (_, _) = code(&[&args[..], &["--max-records", "2", "--max-depth", "10", "--script", s(&path)]].concat(), 1);
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let v201 = script("2.0.1");
+    let elects: Vec<&str> = v201.lines().filter(|l| l.contains("klog elect")).collect();
+    assert!(!elects.is_empty(), "{v201}");
+    assert!(!v201.contains("--epoch-entry first-append"), "{v201}");
+    let v200 = script("2.0.0");
+    assert!(
+        v200.lines().filter(|l| l.contains("klog elect")).all(|l| l.contains("--epoch-entry first-append")),
+        "{v200}"
+    );
+}
+
+/// KAFKA-19522 (PartitionChangeBuilder.canElectLastKnownLeader, kafka-metadata 4.1.0; 4.0.0 -
+/// 4.0.2 elect a fenced last known leader too): the same bounds explore other states on 4.0.0's
+/// controller than on 4.1.0's, and the run names the release it used.
+#[test]
+fn the_last_known_leader_alive_check_changes_the_4_0_controllers_states() {
+    let states = |release: &str| {
+        let args = ["explore", "--kafka", release, "--elr", "on", "--min-isr", "2", "--replicas", "2", "--json"];
+        let out = json_lines(&ok(&args));
+        let run = &out[0]["runs"][0];
+        assert_eq!(run["kafka"], release, "{run}");
+        assert_eq!(run["violations"], 0, "{run}");
+        run["states"].as_u64().unwrap()
+    };
+    let (v400, v402, v410, v440) = (states("4.0.0"), states("4.0.2"), states("4.1.0"), states("4.4.0"));
+    assert_eq!(v400, v402, "4.0.x all lack the check");
+    assert_eq!(v410, v440, "4.1.0 on all have it");
+    assert_ne!(v400, v410, "the check is a rule of its own");
+}
+
+/// `--kafka X,ibp=Y`: a release on an older inter.broker.protocol.version runs the follower
+/// rules that IBP allows (ReplicaFetcherThread, 2.8.2: `isTruncationOnFetchSupported` from
+/// 2.7-IV1, OffsetsForLeaderEpoch v2 with the current leader epoch from 2.1-IV1, v1 with the
+/// answer's epoch from 2.0-IV0, any OffsetsForLeaderEpoch from 0.11.0-IV2), while the leader's
+/// own rules stay the release's.
+#[test]
+fn an_older_inter_broker_protocol_runs_the_follower_rules_it_allows() {
+    let lab = Lab::new();
+    let (b, c) = follower_below_the_leaders_first_epoch(&lab);
+    let before = (snapshot(&b), snapshot(&c));
+    let recover = |kafka: &str, extra: &[&str]| {
+        ok(&[&["recover", s(&b), "--leader", s(&c), "--kafka", kafka, "--dry-run"][..], extra].concat())
+    };
+    let own = recover("2.8.2", &["--explain"]);
+    assert!(own.contains("mode kip279 (Kafka 2.8.2)") && own.contains("r = leader.fetch(leo, last_epoch=e)"), "{own}");
+    let old = recover("2.8.2,ibp=2.0", &["--explain"]);
+    assert!(old.contains("mode kip279 (Kafka 2.8.2 on IBP 2.0-IV1)"), "{old}");
+    assert!(old.contains("IBP below 2.7-IV1") && old.contains("offsets_for_leader_epoch(e)  # unfenced"), "{old}");
+    assert!(old.contains("KIP-320 fencing needs Kafka 2.1 on IBP 2.1-IV1 or later"), "{old}");
+    assert!(!old.contains("leader.fetch(leo, last_epoch=e)"), "{old}");
+    let v0 = recover("2.8.2,ibp=1.1", &["--explain"]);
+    assert!(v0.contains("mode kip101 (Kafka 2.8.2 on IBP 1.1-IV0)") && v0.contains("LEO 2 -> 0"), "{v0}");
+    // 2.8.2's leader answers v0 from its own endOffsetFor: below its first epoch, that epoch's start.
+    let below = v0.lines().find(|l| l.contains("leader: elif e < its first epoch: its first start"));
+    assert!(below.is_some_and(|l| l.contains("◀ first start = 0")), "{v0}");
+    assert!(!recover("1.1.1", &["--explain"]).contains("its first start"), "0.11 - 1.1 leaders answer UNDEFINED there");
+    let hw = recover("2.8.2,ibp=0.10.2", &[]);
+    assert!(hw.contains("mode hw (Kafka 2.8.2 on IBP 0.10.2-IV0)") && hw.contains("nothing removed"), "{hw}");
+    let ibp = |kafka: &str| json_lines(&recover(kafka, &["--json"]))[0]["inter_broker_protocol"].clone();
+    assert_eq!(ibp("2.8.2,ibp=2.0"), "2.0-IV1");
+    assert_eq!(ibp("2.8.2"), "2.8-IV1");
+    assert!(ibp("4.4.0").is_null());
+    for (bad, why) in [
+        ("2.8.2,ibp=2.9", "not an inter.broker.protocol.version"),
+        ("2.0.1,ibp=2.8", "does not know inter.broker.protocol.version 2.8-IV1"),
+        ("4.1.0,ibp=3.9", "has no inter.broker.protocol.version"),
+        ("2.8.2,ibp", "only ',ibp=IBP' may follow"),
+    ] {
+        let (out, err) = code(&["recover", s(&b), "--leader", s(&c), "--kafka", bad], 2);
+        assert!(out.is_empty() && err.contains(why) && err.lines().count() == 1, "{bad}: {err}");
+    }
+    assert_eq!((snapshot(&b), snapshot(&c)), before, "dry runs and refusals change nothing");
+}
+
+/// KIP-320 needs IBP 2.1-IV2 (Fetch v10): `explore --kafka 2.8.2,ibp=2.0` is unfenced without
+/// `--no-fencing` and finds the stale receiver; its script names the same rules, and replays.
+#[test]
+fn explore_on_an_older_ibp_is_unfenced_and_its_script_names_the_ibp() {
+    let lab = Lab::new();
+    let path = lab.path("s.sh");
+    let args = ["explore", "--kafka", "2.8.2,ibp=2.0", "--replicas", "3", "--max-epochs", "3", "--max-records", "2"];
+    let (out, _) = code(&[&args[..], &["--max-depth", "10", "--script", s(&path)]].concat(), 1);
+    assert!(out.contains("rules: kip279 Kafka 2.8.2 on IBP 2.0-IV1, no-fencing"), "{out}");
+    let script = std::fs::read_to_string(&path).unwrap();
+    let recovers: Vec<&str> = script.lines().filter(|l| l.contains("klog recover")).collect();
+    assert!(!recovers.is_empty(), "{script}");
+    assert!(recovers.iter().all(|l| l.contains("--kafka 2.8.2,ibp=2.0-IV1 --no-fencing")), "{recovers:#?}");
+    let run = |kafka: &str| {
+        json_lines(&ok(&["explore", "--kafka", kafka, "--max-depth", "4", "--json"]))[0]["runs"][0].clone()
+    };
+    let (old, own) = (run("2.8.2,ibp=2.0"), run("2.8.2"));
+    assert_eq!((&old["inter_broker_protocol"], &old["fencing"]), (&json!("2.0-IV1"), &json!(false)), "{old}");
+    assert_eq!((&own["inter_broker_protocol"], &own["fencing"]), (&json!("2.8-IV1"), &json!(true)), "{own}");
 }
