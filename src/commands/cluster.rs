@@ -638,8 +638,10 @@ fn kafka_choice(
     let left = match left.as_slice() {
         [] => String::new(),
         ids => format!(
-            " (broker{} {ids:?} shut down uncleanly, so each leaves the ISR and ELR as it registers again)",
-            if ids.len() == 1 { "" } else { "s" }
+            " (broker{} {} shut down uncleanly, so {} leaves the ISR and ELR as it registers again)",
+            if ids.len() == 1 { "" } else { "s" },
+            ids.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+            if ids.len() == 1 { "it" } else { "each" },
         ),
     };
     let election = if topic.unclean { Election::Unclean } else { Election::Online };
@@ -1144,10 +1146,13 @@ mod tests {
         // last known leader is next; without one the partition stays offline.
         let (i, why) = kafka_choice(&lines, Some(&reg), &TopicSettings::default(), &[2]).unwrap();
         assert_eq!(i, 0);
-        assert!(why.contains("broker [2] shut down uncleanly") && why.contains("last known leader"), "{why}");
+        assert!(
+            why.contains("broker 2 shut down uncleanly, so it leaves") && why.contains("last known leader"),
+            "{why}"
+        );
         let no_last = PartitionRegistration { last_known_elr: vec![], ..reg.clone() };
         let e = choice(&no_last, &TopicSettings::default(), &[2]).unwrap_err();
-        assert!(e.contains("broker [2] shut down uncleanly") && e.contains("stays offline"), "{e}");
+        assert!(e.contains("broker 2 shut down uncleanly") && e.contains("stays offline"), "{e}");
         assert_eq!(choice(&no_last, &unclean, &[2]), Ok(2), "unclean: the first live replica of [3, 2, 1]");
         assert_eq!(kafka_choice(&lines, None, &TopicSettings::default(), &[]).unwrap().0, 0);
         reg.isr = vec![8, 3];
