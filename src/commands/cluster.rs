@@ -200,6 +200,12 @@ pub struct PartitionView {
     pub clean_replicas: Vec<usize>,
     /// With no leader among the dirs but a clean replica left: the replica Kafka would elect.
     pub kafka_would_elect: Option<Candidate>,
+    /// With no leader among the dirs but a clean replica left: why Kafka elects none of them
+    /// (the partition stays offline), when it does not.
+    pub kafka_none: Option<String>,
+    /// The metadata's leader is among the dirs and lacks acknowledged records: the election
+    /// that made it, which already happened.
+    pub elected: Option<Elected>,
     /// Its replicas' brokers do not say they are one cluster (cluster ids differ or are
     /// missing, a node id repeats): the replicas are listed, never compared.
     pub not_one_cluster: bool,
@@ -301,6 +307,74 @@ fn identity_warnings(brokers: &[Broker]) -> Vec<String> {
     out
 }
 
+/// The metadata record that named a partition's current leader (a new leader or a new leader
+/// epoch), with the registration before it.
+#[derive(Debug, Clone)]
+struct LeaderElection {
+    position: MetadataPosition,
+    before: Option<PartitionRegistration>,
+    after: PartitionRegistration,
+}
+
+impl LeaderElection {
+    /// What the record says of the election: how the leader was chosen, and whether it was
+    /// unclean (neither in the ISR, nor an ELR member with the ISR empty, nor the last known
+    /// leader).
+    fn elected(&self) -> Elected {
+        let id = self.after.leader;
+        let (offset, snapshot_end_offset) = match self.position {
+            MetadataPosition::Log(o) => (Some(o), None),
+            MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
+        };
+        let (how, unclean) = match &self.before {
+            None => ("as the topic was created".to_string(), false),
+            Some(b) if b.leader == id => (format!("again, at a new leader epoch (ISR {:?})", b.isr), false),
+            Some(b) if b.isr.contains(&id) => (format!("from the ISR {:?}", b.isr), false),
+            Some(b) if b.isr.is_empty() && b.elr.contains(&id) => {
+                (format!("from the ELR {:?}, the ISR being empty", b.elr), false)
+            }
+            Some(b) if b.isr.is_empty() && b.elr.is_empty() && b.last_known_elr == [id] => {
+                (format!("as the last known leader (lastKnownElr {:?}), ISR and ELR empty", b.last_known_elr), false)
+            }
+            Some(b) => (
+                format!(
+                    "an unclean election: broker {id} was in neither the ISR {:?} nor the ELR {:?} before",
+                    b.isr, b.elr
+                ),
+                true,
+            ),
+        };
+        Elected { node_id: id, leader_epoch: self.after.leader_epoch, offset, snapshot_end_offset, how, unclean }
+    }
+}
+
+/// The election that made the metadata's current leader, when that leader lacks acknowledged
+/// records of another replica: Kafka already made it (the view says where, not a forecast).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elected {
+    pub node_id: i32,
+    pub leader_epoch: i32,
+    /// The metadata offset of the record that elected it (`None`: in the snapshot ending at
+    /// `snapshot_end_offset`).
+    pub offset: Option<i64>,
+    pub snapshot_end_offset: Option<i64>,
+    /// How the controller chose it ("from the ISR [1, 2]", "an unclean election: ...").
+    pub how: String,
+    /// Neither in the ISR, nor an ELR member with the ISR empty, nor the last known leader.
+    pub unclean: bool,
+}
+
+impl Elected {
+    /// `metadata offset 96` or `the metadata snapshot ending at 120`.
+    pub fn at(&self) -> String {
+        match (self.offset, self.snapshot_end_offset) {
+            (Some(o), _) => format!("metadata offset {o}"),
+            (None, Some(e)) => format!("the metadata snapshot ending at {e}"),
+            (None, None) => "the metadata".into(),
+        }
+    }
+}
+
 /// The per-partition registrations the metadata last recorded, with the offset of the record
 /// that made each, replayed from the dir whose metadata log ends last.
 struct Metadata {
@@ -308,6 +382,9 @@ struct Metadata {
     /// The `cluster.id` of the dir whose metadata log it is.
     cluster_id: Option<String>,
     last: HashMap<String, (PartitionRegistration, MetadataPosition)>,
+    /// Each partition's last election: the record that named its current leader, and the
+    /// registration before it.
+    elections: HashMap<String, LeaderElection>,
     /// The replay, for the topics' dynamic configs.
     replay: crate::partition_registration::MetadataReplay,
 }
@@ -332,12 +409,27 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
             return None;
         }
     };
-    // Each partition's last change, in one pass over the changes.
-    let mut last = HashMap::new();
+    // Each partition's last change and last election, in one pass over the changes.
+    let mut last: HashMap<String, (PartitionRegistration, MetadataPosition)> = HashMap::new();
+    let mut elections = HashMap::new();
     for c in std::mem::take(&mut report.replay.changes) {
         match c.after {
-            Some(reg) => last.insert(c.partition, (reg, c.position)),
-            None => last.remove(&c.partition),
+            Some(reg) => {
+                let before = last.get(&c.partition).map(|(r, _)| r);
+                if reg.leader != NO_LEADER
+                    && before.is_none_or(|b| b.leader != reg.leader || b.leader_epoch != reg.leader_epoch)
+                {
+                    elections.insert(
+                        c.partition.clone(),
+                        LeaderElection { position: c.position, before: before.cloned(), after: reg.clone() },
+                    );
+                }
+                last.insert(c.partition, (reg, c.position))
+            }
+            None => {
+                elections.remove(&c.partition);
+                last.remove(&c.partition)
+            }
         };
     }
     let cluster_id =
@@ -352,6 +444,7 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
             cluster_id: cluster_id.clone(),
         },
         last,
+        elections,
         replay: report.replay,
     })
 }
@@ -546,8 +639,10 @@ fn kafka_choice(
     let left = match left.as_slice() {
         [] => String::new(),
         ids => format!(
-            " (broker{} {ids:?} shut down uncleanly, so each leaves the ISR and ELR as it registers again)",
-            if ids.len() == 1 { "" } else { "s" }
+            " (broker{} {} shut down uncleanly, so {} leaves the ISR and ELR as it registers again)",
+            if ids.len() == 1 { "" } else { "s" },
+            ids.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+            if ids.len() == 1 { "it" } else { "each" },
         ),
     };
     let election = if topic.unclean { Election::Unclean } else { Election::Online };
@@ -565,6 +660,23 @@ fn kafka_choice(
         ));
     };
     let id = assignment[pos];
+    // With unclean elections allowed, a replica that the controller would elect unclean by
+    // itself takes the lead if it is unfenced before the chosen one registers.
+    let first_back = match (topic.unclean, how) {
+        (true, Chosen::Isr | Chosen::Elr | Chosen::LastKnownLeader) => (0..assignment.len())
+            .filter(|&r| r != pos && alive & (1 << r) != 0)
+            .find(|&r| {
+                partition_change::choose(assignment.len(), &p, elr_on, 1 << r, election) == (Some(r), Chosen::Unclean)
+            })
+            .map(|r| {
+                format!(
+                    "; but if broker {} comes back before broker {id}, the controller elects it at once (an unclean \
+                     election, unclean.leader.election.enable being true by {})",
+                    assignment[r], topic.unclean_from
+                )
+            }),
+        _ => None,
+    };
     let why = match how {
         Chosen::Kept => format!("the recorded leader, broker {id}"),
         Chosen::Isr => {
@@ -585,7 +697,7 @@ fn kafka_choice(
             topic.unclean_from, reg.replicas
         ),
     };
-    Ok((live(id).expect("a live replica"), why))
+    Ok((live(id).expect("a live replica"), why + first_back.as_deref().unwrap_or("")))
 }
 
 struct Context<'a> {
@@ -676,6 +788,8 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             no_clean_leader: None,
             clean_replicas: Vec::new(),
             kafka_would_elect: None,
+            kafka_none: None,
+            elected: None,
             not_one_cluster,
             unreadable,
             notes,
@@ -687,6 +801,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         .filter(|m| lines.first().is_none_or(|l| cx.brokers[l.broker].cluster_id == m.cluster_id))
         .and_then(|m| m.last.get(name));
     let registration = recorded.map(|(r, _)| r.clone());
+    let election = recorded.and_then(|_| cx.metadata?.elections.get(name));
     let (leader, leader_source) = match recorded {
         Some((reg, position)) => {
             let (offset, snapshot_end_offset) = match position {
@@ -697,6 +812,29 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                 (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
             if reg.leader == NO_LEADER {
                 notes.push(format!("the metadata records no leader (leader -1) at leader epoch {}", reg.leader_epoch));
+                // Replicas the controller may elect whose dirs are not here: what they hold is
+                // unseen, and Kafka's choice below counts them as not coming back.
+                let mut absent: Vec<i32> = Vec::new();
+                for id in reg.isr.iter().chain(&reg.elr).chain(&reg.last_known_elr) {
+                    if !absent.contains(id) && !lines.iter().any(|l| l.node_id == Some(*id)) {
+                        absent.push(*id);
+                    }
+                }
+                if !absent.is_empty() {
+                    let named: Vec<String> = absent.iter().map(i32::to_string).collect();
+                    notes.push(format!(
+                        "broker{} {} (ISR {:?}, ELR {:?}, last known leader {:?}) {} not among the dirs: records \
+                         only {} holds are not seen here, and Kafka's choice takes {} as not coming back",
+                        if absent.len() == 1 { "" } else { "s" },
+                        named.join(", "),
+                        reg.isr,
+                        reg.elr,
+                        reg.last_known_elr,
+                        if absent.len() == 1 { "is" } else { "are" },
+                        if absent.len() == 1 { "it" } else { "they" },
+                        if absent.len() == 1 { "it" } else { "them" },
+                    ));
+                }
             } else if leader.is_none() {
                 notes.push(format!(
                     "the metadata's leader, broker {}, is not among the dirs (or its replica does not read)",
@@ -755,9 +893,18 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     let unclean_shutdown: Vec<i32> =
         lines.iter().filter(|l| !cx.files[l.broker].clean_shutdown()).filter_map(|l| l.node_id).collect();
     let choice = kafka_choice(&lines, registration.as_ref(), &topic, &unclean_shutdown);
-    let kafka_would_elect = match choice.clone() {
+    let (kafka_would_elect, kafka_none) = match choice.clone() {
         Ok((i, why)) if leader.is_none() && !clean_replicas.is_empty() => {
-            Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? })
+            (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None)
+        }
+        Err(why) if leader.is_none() && !clean_replicas.is_empty() => (None, Some(why)),
+        _ => (None, None),
+    };
+    // The metadata's leader lacks acknowledged records: the election that lost them happened
+    // (its record is in the metadata); the view says so instead of forecasting it.
+    let elected = match (leader, election) {
+        (Some(l), Some(e)) if !acked_missing.is_empty() && lines[l].node_id == Some(e.after.leader) => {
+            Some(e.elected())
         }
         _ => None,
     };
@@ -769,9 +916,15 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                 why: "the highest latest leader epoch, then the largest log end".into(),
                 loses: losses(&replicas, &verified, advice)?,
             };
-            let (kafka, kafka_none) = match choice {
-                Ok((i, why)) => (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None),
-                Err(why) => (None, Some(why)),
+            let (kafka, kafka_none) = match (&elected, leader, choice) {
+                (Some(e), Some(l), _) => {
+                    let why = format!("at {}, leader epoch {}: {}", e.at(), e.leader_epoch, e.how);
+                    (Some(Candidate { replica: l, why, loses: losses(&replicas, &verified, l)? }), None)
+                }
+                (_, _, Ok((i, why))) => {
+                    (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None)
+                }
+                (_, _, Err(why)) => (None, Some(why)),
             };
             Some(NoCleanLeader { advice, kafka, kafka_none })
         } else {
@@ -831,6 +984,8 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         no_clean_leader,
         clean_replicas,
         kafka_would_elect,
+        kafka_none,
+        elected,
         not_one_cluster,
         unreadable,
         notes,
@@ -992,15 +1147,71 @@ mod tests {
         // last known leader is next; without one the partition stays offline.
         let (i, why) = kafka_choice(&lines, Some(&reg), &TopicSettings::default(), &[2]).unwrap();
         assert_eq!(i, 0);
-        assert!(why.contains("broker [2] shut down uncleanly") && why.contains("last known leader"), "{why}");
+        assert!(
+            why.contains("broker 2 shut down uncleanly, so it leaves") && why.contains("last known leader"),
+            "{why}"
+        );
         let no_last = PartitionRegistration { last_known_elr: vec![], ..reg.clone() };
         let e = choice(&no_last, &TopicSettings::default(), &[2]).unwrap_err();
-        assert!(e.contains("broker [2] shut down uncleanly") && e.contains("stays offline"), "{e}");
+        assert!(e.contains("broker 2 shut down uncleanly") && e.contains("stays offline"), "{e}");
         assert_eq!(choice(&no_last, &unclean, &[2]), Ok(2), "unclean: the first live replica of [3, 2, 1]");
         assert_eq!(kafka_choice(&lines, None, &TopicSettings::default(), &[]).unwrap().0, 0);
         reg.isr = vec![8, 3];
         assert_eq!(choice(&reg, &TopicSettings::default(), &[]), Ok(2), "the ISR first");
         reg = PartitionRegistration { replicas: vec![7], ..Default::default() };
         assert!(choice(&reg, &unclean, &[]).is_err());
+    }
+
+    /// The real brokers' sequence `b` (tests/cli/real_choice.rs): with unclean elections on, the
+    /// last known leader is the choice only if it is back first; another replica unfenced before
+    /// it is elected at once.
+    #[test]
+    fn with_unclean_elections_on_the_choice_says_who_wins_by_coming_back_first() {
+        let lines = [line(1, 0, 6), line(2, 0, 3)];
+        let unclean = TopicSettings { unclean: true, unclean_from: "the topic's config", min_isr: 1 };
+        let reg = PartitionRegistration {
+            replicas: vec![1, 2],
+            leader: NO_LEADER,
+            elr: vec![1],
+            last_known_elr: vec![1],
+            ..Default::default()
+        };
+        let (i, why) = kafka_choice(&lines, Some(&reg), &unclean, &[1, 2]).unwrap();
+        assert_eq!(i, 0, "{why}");
+        assert!(why.contains("last known leader") && why.contains("if broker 2 comes back before broker 1"), "{why}");
+        let (_, why) = kafka_choice(&lines, Some(&reg), &TopicSettings::default(), &[1, 2]).unwrap();
+        assert!(!why.contains("comes back before"), "no race without unclean elections: {why}");
+        // Broker 1's dir lost: broker 2 is elected unclean.
+        let (i, why) = kafka_choice(&lines[1..], Some(&reg), &unclean, &[2]).unwrap();
+        assert_eq!(i, 0);
+        assert!(why.starts_with("unclean election"), "{why}");
+    }
+
+    #[test]
+    fn an_election_record_says_how_its_leader_was_chosen() {
+        let before = PartitionRegistration {
+            replicas: vec![1, 2],
+            leader: NO_LEADER,
+            leader_epoch: 1,
+            elr: vec![1],
+            last_known_elr: vec![1],
+            ..Default::default()
+        };
+        let after = PartitionRegistration { leader: 2, leader_epoch: 2, isr: vec![2], elr: vec![], ..before.clone() };
+        let e = LeaderElection { position: MetadataPosition::Log(96), before: Some(before.clone()), after };
+        let elected = e.elected();
+        assert_eq!((elected.node_id, elected.leader_epoch, elected.offset, elected.unclean), (2, 2, Some(96), true));
+        assert_eq!(elected.at(), "metadata offset 96");
+        assert!(elected.how.contains("neither the ISR [] nor the ELR [1]"), "{}", elected.how);
+        let from_elr = PartitionRegistration { leader: 1, leader_epoch: 2, isr: vec![1], ..before.clone() };
+        let e = LeaderElection { position: MetadataPosition::Log(97), before: Some(before.clone()), after: from_elr };
+        assert!(!e.elected().unclean && e.elected().how.contains("from the ELR [1]"));
+        let isr = PartitionRegistration { isr: vec![1, 2], elr: vec![], last_known_elr: vec![], ..before };
+        let e = LeaderElection {
+            position: MetadataPosition::Snapshot { end_offset: 120 },
+            before: Some(isr.clone()),
+            after: PartitionRegistration { leader: 2, leader_epoch: 2, ..isr },
+        };
+        assert!(!e.elected().unclean && e.elected().at() == "the metadata snapshot ending at 120");
     }
 }

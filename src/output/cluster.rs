@@ -281,6 +281,16 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
         for m in &p.acked_missing {
             out!(out, "{} {}", pal.bad("ACKED, NOT ON THE LEADER:"), missing_text(v, p, m))?;
         }
+        if let (Some(e), None) = (&p.elected, &p.no_clean_leader) {
+            out!(
+                out,
+                "Kafka already elected broker {} at {} (leader epoch {}): {}",
+                e.node_id,
+                e.at(),
+                e.leader_epoch,
+                e.how
+            )?;
+        }
         if let Some(n) = &p.no_clean_leader {
             out!(out, "{}", pal.bad("no clean leader left:"))?;
             for (i, l) in candidate_text(v, p, &n.advice).into_iter().enumerate() {
@@ -288,8 +298,10 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
             }
             match (&n.kafka, &n.kafka_none) {
                 (Some(k), _) => {
+                    // An election the metadata already records is said as done, not forecast.
+                    let verb = if p.elected.is_some() { "  Kafka already elected " } else { "  Kafka would elect " };
                     for (i, l) in candidate_text(v, p, k).into_iter().enumerate() {
-                        out!(out, "{}{l}", if i == 0 { "  Kafka would elect " } else { "    " })?;
+                        out!(out, "{}{l}", if i == 0 { verb } else { "    " })?;
                     }
                 }
                 (None, Some(why)) => out!(out, "  Kafka would elect no replica here: {why}")?,
@@ -303,6 +315,9 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
                 for (i, l) in candidate_text(v, p, k).into_iter().enumerate() {
                     out!(out, "{}{l}", if i == 0 { "  Kafka would elect " } else { "    " })?;
                 }
+            }
+            if let Some(why) = &p.kafka_none {
+                out!(out, "  Kafka would elect no replica here: {why}")?;
             }
         }
         for (i, r) in p.replicas.iter().enumerate() {
@@ -355,6 +370,41 @@ fn candidate_json(v: &ClusterView, p: &PartitionView, c: &Candidate) -> Value {
         "loses_records": c.loses.iter().map(AckedMissing::record_count).sum::<u64>(),
         "loses": c.loses.iter().map(|m| missing_json(v, p, m)).collect::<Vec<_>>(),
     })
+}
+
+/// Kafka's choice in one object, wherever the view found it: `node_id` (null: none, the partition
+/// stays offline), `why`, and `elected` when the metadata already records the election (its
+/// offset, leader epoch, whether it was unclean). Null when no election is in question.
+fn kafka_choice_json(v: &ClusterView, p: &PartitionView) -> Value {
+    let elected = p.elected.as_ref().map(|e| {
+        json!({
+            "node_id": e.node_id,
+            "leader_epoch": e.leader_epoch,
+            "metadata_offset": e.offset,
+            "snapshot_end_offset": e.snapshot_end_offset,
+            "how": e.how,
+            "unclean": e.unclean,
+        })
+    });
+    let (k, none) = match &p.no_clean_leader {
+        Some(n) => (n.kafka.as_ref(), n.kafka_none.as_deref()),
+        None => (p.kafka_would_elect.as_ref(), p.kafka_none.as_deref()),
+    };
+    match (k, none, &elected) {
+        (Some(k), _, _) => json!({
+            "node_id": p.replicas[k.replica].node_id,
+            "dir": v.brokers[p.replicas[k.replica].broker].dir,
+            "why": k.why,
+            "elected": elected,
+        }),
+        (None, Some(why), _) => json!({"node_id": null, "why": why, "elected": elected}),
+        (None, None, Some(_)) => json!({
+            "node_id": p.elected.as_ref().map(|e| e.node_id),
+            "why": p.elected.as_ref().map(|e| format!("already elected at {}: {}", e.at(), e.how)),
+            "elected": elected,
+        }),
+        (None, None, None) => Value::Null,
+    }
 }
 
 fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
@@ -428,6 +478,8 @@ fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
             "kafka_none": n.kafka_none,
         })),
         "kafka_would_elect": p.kafka_would_elect.as_ref().map(|k| candidate_json(v, p, k)),
+        "kafka_none": p.kafka_none,
+        "kafka_choice": kafka_choice_json(v, p),
         "clean_replicas": p.clean_replicas.iter().map(|&i| json!({
             "node_id": p.replicas[i].node_id,
             "dir": v.brokers[p.replicas[i].broker].dir,

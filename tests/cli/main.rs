@@ -43,6 +43,7 @@ mod picture;
 mod ranges;
 mod readme;
 mod real;
+mod real_choice;
 mod real_cluster;
 mod real_explore;
 mod real_history;
