@@ -85,6 +85,9 @@ pub struct Replica {
     largest_leader_epoch_recorded: Option<i32>,
     /// What the log dir says about itself.
     kind: LogDirKind,
+    /// The log dir's `klog-state.json` was written into a broker's dir with the user's consent
+    /// (`adopted`): what it holds only adds to what the broker's files and metadata say.
+    adopted: bool,
     /// Files that could not be read in a read-only open (empty for a write open).
     problems: Vec<LoadProblem>,
     /// The 1-based line and byte position of this partition's entries in the HW and
@@ -250,6 +253,7 @@ impl Replica {
             largest_leader_epoch_recorded: entry.largest_leader_epoch,
             defer_log_dir_writes: false,
             kind: files.kind,
+            adopted: files.state.adopted,
             problems,
             high_watermark_line: hw_entry.map(|v| (v.line, v.position)),
             high_watermark_written: false,
@@ -359,10 +363,13 @@ impl Replica {
     /// A broker's data dir that klog has never written its state into (the operator names the
     /// leader of its partitions).
     pub fn is_broker_dir(&self) -> bool {
-        self.kind == LogDirKind::Kafka
-            && self.state.is_none()
-            && self.topic_config.is_none()
-            && self.largest_leader_epoch_recorded.is_none()
+        // A broker's dir klog wrote into with consent stays a broker's: its metadata decides,
+        // klog's state (a crash's "crashed", an epoch it noted) only adds what that cannot say.
+        self.kind == LogDirKind::Kafka && self.adopted
+            || self.kind == LogDirKind::Kafka
+                && self.state.is_none()
+                && self.topic_config.is_none()
+                && self.largest_leader_epoch_recorded.is_none()
     }
 
     /// A running replica whose active segment ends in a partial batch (or a partial index

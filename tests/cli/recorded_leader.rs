@@ -308,3 +308,37 @@ fn history_draws_who_led_when_in_the_terminal_and_as_svg() {
     assert!(err.contains("--force"), "{err}");
     assert_eq!(fs::read_to_string(out_dir.join("mine.svg")).unwrap(), "not klog's");
 }
+
+/// Issue 34, point 15: on a broker's dir the metadata decides. A crash klog ran there with
+/// consent leaves its `klog-state.json` ("crashed"); the restart plan against that dir as the
+/// leader still takes the leader and epoch from the metadata, as it does without the file.
+#[test]
+fn klogs_state_in_a_brokers_dir_does_not_outrank_its_metadata() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let (l, f) = (lab.path("l"), lab.path("f"));
+    copy_dir(&real.join("kraft-broker-2026"), &l);
+    copy_dir(&real.join("kraft-broker-2026"), &f);
+    let meta = f.join("meta.properties");
+    let text: String = fs::read_to_string(&meta)
+        .unwrap()
+        .lines()
+        .map(|line| match line.split_once('=') {
+            Some(("node.id", _)) => "node.id=7\n".to_string(),
+            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA\n".to_string(),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    fs::write(&meta, text).unwrap();
+    let args = ["recover", s(&f), "--leader", s(&l), "--dry-run", "--partition", "__consumer_offsets-6"];
+    let before = ok(&args);
+    ok(&["crash", s(&l), "--allow-broker-dir-writes"]);
+    assert!(l.join("klog-state.json").exists());
+    let after = ok(&args);
+    assert!(after.contains("the metadata last recorded no leader at epoch 1"), "{after}");
+    let head = |t: &str| t.lines().take(3).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(head(&after)[2], head(&before)[2], "the same assumption from the metadata");
+    // The cluster view plans every follower's restart as before.
+    let (view, _) = code(&["recover", "--dry-run", s(&l), s(&f)], 1);
+    assert!(!view.contains("is not a leader (it is crashed)"), "{view}");
+}
