@@ -73,16 +73,26 @@ pub struct RecordedMetadata {
     /// Where the metadata log ends (how far along this copy of it is).
     pub log_end_offset: i64,
     last: HashMap<String, (MetadataPosition, i64, PartitionRegistration)>,
+    /// Per partition, the (leader, leader epoch) terms whose every registration had the leader
+    /// alone in the ISR, with the topic's min.insync.replicas at 1: the leader's HW followed its
+    /// log end, so each record it appended in that term was committed as it was appended.
+    lone_terms: HashMap<String, Vec<(i32, i32)>>,
 }
 
 impl RecordedMetadata {
     /// Replay the metadata log at `path` (a log dir holding `__cluster_metadata-0`, or that dir).
     pub fn read(path: &Path, found: MetadataFound) -> Result<RecordedMetadata> {
-        let m = replay_metadata(path)?;
+        let mut m = replay_metadata(path)?;
         let mut last = HashMap::new();
-        for c in m.replay.changes {
+        // (partition, leader, epoch) → the leader was alone in the ISR in every registration.
+        let mut terms: HashMap<(String, i32, i32), bool> = HashMap::new();
+        for c in std::mem::take(&mut m.replay.changes) {
             match c.after {
                 Some(reg) => {
+                    if reg.leader >= 0 {
+                        let alone = reg.isr == [reg.leader];
+                        *terms.entry((c.partition.clone(), reg.leader, reg.leader_epoch)).or_insert(true) &= alone;
+                    }
                     last.insert(c.partition, (c.position, c.timestamp, reg));
                 }
                 // A removed topic's partition has no leader to assume.
@@ -91,7 +101,35 @@ impl RecordedMetadata {
                 }
             }
         }
-        Ok(RecordedMetadata { metadata_dir: m.dir, found, log_end_offset: m.log_end_offset, last })
+        // min.insync.replicas as the metadata sets it; Kafka's default 1 where it sets none (a
+        // broker's static setting is not in the dirs).
+        let min_isr_one = |partition: &str| {
+            let topic = partition.rsplit_once('-').map_or(partition, |(t, _)| t);
+            m.replay.topic_config(topic, "min.insync.replicas").is_none_or(|(v, _)| v.trim() == "1")
+        };
+        let mut lone_terms: HashMap<String, Vec<(i32, i32)>> = HashMap::new();
+        for ((partition, leader, epoch), alone) in terms {
+            if alone && min_isr_one(&partition) {
+                lone_terms.entry(partition).or_default().push((leader, epoch));
+            }
+        }
+        Ok(RecordedMetadata { metadata_dir: m.dir, found, log_end_offset: m.log_end_offset, last, lone_terms })
+    }
+
+    /// The leader epochs in which the metadata shows broker `leader` leading `partition` alone
+    /// in the ISR throughout, with min.insync.replicas 1 (the topic's, or Kafka's default where
+    /// the metadata sets none): every record it appended at those epochs was committed.
+    pub fn lone_leader_epochs(&self, partition: &str, leader: i32) -> Vec<i32> {
+        let mut epochs: Vec<i32> = self
+            .lone_terms
+            .get(partition)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter(|(l, _)| *l == leader)
+            .map(|(_, e)| *e)
+            .collect();
+        epochs.sort_unstable();
+        epochs
     }
 
     /// The metadata log `--metadata` names, else the one in the leader's or the follower's log

@@ -101,6 +101,9 @@ pub struct FollowerRecoverReport {
     /// broker had: records above it may have been acknowledged. False in klog's labs, whose HW
     /// checkpoint is written at every change.
     pub high_watermark_checkpoint_lags: bool,
+    /// Epochs of the follower's records the metadata proves committed: it led them alone in
+    /// the ISR at min.insync.replicas 1, so its HW followed its log end.
+    pub committed_by_metadata: Vec<i32>,
 }
 
 impl FollowerRecoverReport {
@@ -329,7 +332,24 @@ fn as_follower(
         None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
     };
     let window = (interesting - req.context).max(follower.log_start_offset()).min(f_leo);
-    let classified = classify::classify_window(&follower, &leader, window, cut_offset, f_hw, restart, MAX_ROWS)?;
+    // What the metadata proves committed: epochs the follower led alone in the ISR.
+    let cached: Vec<i32> = follower.log().epoch_cache().entries().iter().map(|e| e.leader_epoch).collect();
+    let committed_by_metadata: Vec<i32> = match (metadata, follower.replica_id()) {
+        (Some(m), Some(id)) => {
+            m.lone_leader_epochs(&follower.paths().name(), id).into_iter().filter(|e| cached.contains(e)).collect()
+        }
+        _ => Vec::new(),
+    };
+    let classified = classify::classify_window(
+        &follower,
+        &leader,
+        window,
+        cut_offset,
+        f_hw,
+        restart,
+        MAX_ROWS,
+        &committed_by_metadata,
+    )?;
     let rows: Vec<RecordRow> = classified
         .rows
         .into_iter()
@@ -360,6 +380,7 @@ fn as_follower(
         catch_up: None,
         after_catch_up: None,
         high_watermark_checkpoint_lags: !crate::replica::made_by_klog(&follower.paths().log_dir),
+        committed_by_metadata,
     };
     if req.dry_run {
         return Ok(report);

@@ -976,6 +976,7 @@ impl State {
             f_hw,
             plan.restart_at_leader_start,
             MAX_RECORDS,
+            &[],
         )
         .expect("the lab's storage does not fail");
         let row = window.rows.into_iter().find(|r| r.follower.offset == offset as i64)?;

@@ -253,6 +253,16 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             c.below_leader_start
         )?;
     }
+    if !r.committed_by_metadata.is_empty() {
+        out!(
+            out,
+            "  {}: the metadata shows the follower leading epoch(s) {:?} alone in the ISR with min.insync.replicas 1 \
+             (the topic's, or Kafka's default: a broker's static setting is not in the dirs): its HW followed its log \
+             end, so its records of those epochs were committed as appended, whatever its HW checkpoint says",
+            p.warn("note"),
+            r.committed_by_metadata
+        )?;
+    }
     if c.truncated_lost > 0 && r.high_watermark_checkpoint_lags {
         out!(
             out,
@@ -401,6 +411,7 @@ pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
             "truncated_refetchable": c.truncated_refetchable,
             "truncated_lost": c.truncated_lost,
             "high_watermark_checkpoint_lags": r.high_watermark_checkpoint_lags,
+            "committed_by_metadata": r.committed_by_metadata,
             "below_leader_start": c.below_leader_start,
             "acked_lost": c.acked_and_lost(),
             "diverged": c.diverged,

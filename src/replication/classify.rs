@@ -144,7 +144,11 @@ pub struct Window<R> {
 }
 
 /// Classify the follower's records in `from .. its log end` (the cut and the HWs as they were
-/// before the cut). Written once for `recover` and the explorer.
+/// before the cut). `committed_epochs`: epochs whose every record the follower holds is known
+/// committed from elsewhere (the metadata shows it leading them alone in the ISR at
+/// min.insync.replicas 1, so its HW followed its log end). Written once for `recover` and the
+/// explorer.
+#[allow(clippy::too_many_arguments)]
 pub fn classify_window<S: Storage>(
     follower: &S,
     leader: &S,
@@ -153,6 +157,7 @@ pub fn classify_window<S: Storage>(
     follower_hw: i64,
     restart_at: Option<i64>,
     max_rows: usize,
+    committed_epochs: &[i32],
 ) -> Result<Window<S::Record>> {
     let mut leader_records = leader.records(from, leader.log_end_offset())?;
     let mut at = leader_records.next().transpose()?;
@@ -175,7 +180,8 @@ pub fn classify_window<S: Storage>(
         };
         let written_at = cache.epoch_for_offset(record.offset());
         let hw_from_its_writer = seen <= written_at;
-        let acked = acked(record.offset(), follower_hw, leader.high_watermark(), there, hw_from_its_writer);
+        let acked = acked(record.offset(), follower_hw, leader.high_watermark(), there, hw_from_its_writer)
+            || written_at.is_some_and(|e| committed_epochs.contains(&e));
         let class = classify(record.offset(), there, cut, acked, restart_at);
         w.counts.add(class, acked);
         if class == RecordClass::Diverged {

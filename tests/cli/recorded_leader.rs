@@ -342,3 +342,45 @@ fn klogs_state_in_a_brokers_dir_does_not_outrank_its_metadata() {
     let (view, _) = code(&["recover", "--dry-run", s(&l), s(&f)], 1);
     assert!(!view.contains("is not a leader (it is crashed)"), "{view}");
 }
+
+/// Issue 34, point 16: what the metadata proves committed counts as acknowledged. The real
+/// KRaft broker led `__consumer_offsets-6` at epoch 0 alone in its ISR (min.insync.replicas
+/// 1): its HW followed its log end, so its records there were committed however low its HW
+/// checkpoint (and the leader's) now reads.
+#[test]
+fn records_the_metadata_proves_committed_count_as_acknowledged() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let (l, f) = (lab.path("l"), lab.path("f"));
+    copy_dir(&real.join("kraft-broker-2026"), &f);
+    copy_dir(&real.join("kraft-broker-2026"), &l);
+    let meta = l.join("meta.properties");
+    let text: String = fs::read_to_string(&meta)
+        .unwrap()
+        .lines()
+        .map(|line| match line.split_once('=') {
+            Some(("node.id", _)) => "node.id=7\n".to_string(),
+            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA\n".to_string(),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    fs::write(&meta, text).unwrap();
+    // Both HW checkpoints say nothing was committed.
+    for d in [&f, &l] {
+        let hw = d.join("replication-offset-checkpoint");
+        let text =
+            fs::read_to_string(&hw).unwrap().replace("\n__consumer_offsets 6 13\n", "\n__consumer_offsets 6 0\n");
+        fs::write(&hw, text).unwrap();
+    }
+    let args =
+        ["recover", s(&f), "--leader", s(&l), "--dry-run", "--partition", "__consumer_offsets-6", "--context", "100"];
+    let text = ok(&args);
+    assert!(text.contains("the metadata shows the follower leading epoch(s) [0] alone in the ISR"), "{text}");
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let report = json_lines(&ok(&json_args)).remove(0);
+    assert_eq!(report["summary"]["committed_by_metadata"], json!([0]));
+    let records = report["records"].as_array().unwrap();
+    assert_eq!(records.len(), 13);
+    assert!(records.iter().all(|r| r["acked"] == true), "{records:?}");
+}
