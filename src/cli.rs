@@ -984,11 +984,9 @@ pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
         }
         "check" => &[(0, "clean"), (1, "findings"), ERROR],
         "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
-        "fetch" => &[
-            (0, "success"),
-            (1, "stuck: a batch below the follower's LEO, or nothing to cut on OUT_OF_RANGE"),
-            ERROR,
-        ],
+        "fetch" => {
+            &[(0, "success"), (1, "stuck: a batch below the follower's LEO, or nothing to cut on OUT_OF_RANGE"), ERROR]
+        }
         "explore" => &[(0, "no violation within the bounds"), (1, "a violation was found"), ERROR],
         _ => &[(0, "success"), ERROR],
     }
