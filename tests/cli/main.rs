@@ -55,3 +55,4 @@ mod storage;
 mod terminal;
 mod trust;
 mod words;
+mod zk_cluster;
