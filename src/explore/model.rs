@@ -28,6 +28,7 @@ use crate::replication::partition_change::{self, Partition};
 use crate::replication::release::Rules;
 use crate::replication::storage::{self, Copied, Running, Storage};
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::zk_controller;
 use crate::replication::{self, leader};
 
 /// Most replicas a search models.
@@ -76,6 +77,15 @@ pub enum Controller {
     /// expands the ISR (AlterPartition); `unclean` adds `Admin.electLeaders(UNCLEAN)` for a
     /// partition with no leader. `elr`: Eligible Leader Replicas on.
     Kraft { elr: bool },
+    /// The ZooKeeper-mode controller (Kafka 0.10 – 3.9, [`zk_controller`]): a crash fails the
+    /// broker (a leader is replaced by the first live ISR member; the replica leaves the ISR
+    /// unless it is the last member; with `unclean` — the topic's
+    /// `unclean.leader.election.enable` — a live replica out of the ISR leads when no member
+    /// can); a restart elects for a partition without a leader. Every change it writes issues a
+    /// new leader epoch, a leader kept included; the leader expands the ISR (no new epoch). Not
+    /// chosen by [`Controller::of`] (the explorer keeps the free controller before 4.0): the
+    /// real-broker walks set it.
+    Zk,
 }
 
 impl Controller {
@@ -123,6 +133,13 @@ impl Config {
     pub fn elr(&self) -> bool {
         matches!(self.controller, Controller::Kraft { elr: true })
     }
+}
+
+/// The ZooKeeper controller's settings: the topic's unclean elections, and the release's
+/// treatment of the last ISR member (1.1 on keeps it).
+fn zk_settings(cfg: &Config) -> zk_controller::Settings {
+    use crate::replication::release::Release;
+    zk_controller::Settings { unclean: cfg.unclean, keeps_last_isr: cfg.rules.release >= Release::new(1, 1, 0) }
 }
 
 /// The partition-change settings of a KRaft run.
@@ -510,9 +527,13 @@ impl State {
         let n = self.n();
         let live = |i: usize| self.nodes[i].is_running();
         let epochs_left = (self.epochs_issued as usize) < cfg.max_epochs as usize;
+        // The topic's creation, then (KRaft) only the admin's unclean election: every other
+        // election is the controller's, part of a crash or a restart.
+        if cfg.controller == Controller::Zk && self.epochs_issued == 0 {
+            out.push(Action::Elect { replica: 0, leader_epoch: 0, isr: (1u8 << n) - 1, unclean: false });
+            return;
+        }
         if let Controller::Kraft { elr } = cfg.controller {
-            // The topic's creation, then only the admin's unclean election: every other election
-            // is the controller's, part of a crash or a restart.
             if self.epochs_issued == 0 {
                 out.push(Action::Elect { replica: 0, leader_epoch: 0, isr: (1u8 << n) - 1, unclean: false });
                 return;
@@ -689,6 +710,11 @@ impl State {
                     );
                     violation = s.controller_change(cfg, out.partition);
                 }
+                if cfg.controller == Controller::Zk {
+                    let ch =
+                        zk_controller::broker_failed(&s.partition(), &zk_settings(cfg), replica as usize, s.active());
+                    violation = s.zk_change(cfg, ch);
+                }
             }
             Action::CheckpointHw { replica } => {
                 let node = &mut s.nodes[replica as usize];
@@ -704,6 +730,9 @@ impl State {
                     let p = s.registered_and_unfenced(cfg, elr, replica as usize);
                     violation = s.controller_change(cfg, p);
                 }
+                if cfg.controller == Controller::Zk {
+                    violation = s.zk_started(cfg, replica as usize);
+                }
             }
             Action::Announce { replica, leader_epoch, isr } => {
                 debug_assert_eq!(leader_epoch as u8, s.epochs_issued);
@@ -714,6 +743,11 @@ impl State {
             }
             Action::RecoverAhead { follower, leader, leader_epoch } => {
                 s.recover_at(cfg, follower as usize, leader as usize, leader_epoch);
+            }
+            Action::AlterIsr { isr, .. } if cfg.controller == Controller::Zk => {
+                // The leader's own change: written as asked, at the same epoch.
+                let p = Partition { isr: isr as u32, ..s.partition() };
+                violation = s.controller_change(cfg, p);
             }
             Action::AlterIsr { isr, .. } => {
                 let set = settings(cfg, cfg.elr());
@@ -727,6 +761,9 @@ impl State {
                 if let (Controller::Kraft { elr }, true) = (cfg.controller, restarted) {
                     let p = s.registered_and_unfenced(cfg, elr, follower as usize);
                     violation = s.controller_change(cfg, p);
+                }
+                if cfg.controller == Controller::Zk && restarted {
+                    violation = s.zk_started(cfg, follower as usize);
                 }
             }
         }
@@ -775,8 +812,18 @@ impl State {
         partition_change::unfenced(self.n(), &p, &set, r, others).partition
     }
 
-    /// Whether crashing (or restarting) `r` makes the KRaft controller elect a leader.
+    /// Whether crashing (or restarting) `r` makes the KRaft controller elect a leader, or the
+    /// ZooKeeper controller issue a leader epoch.
     fn controller_would_elect(&self, cfg: &Config, r: usize) -> bool {
+        if cfg.controller == Controller::Zk {
+            let set = zk_settings(cfg);
+            let ch = if self.nodes[r].is_running() {
+                zk_controller::broker_failed(&self.partition(), &set, r, self.active())
+            } else {
+                zk_controller::broker_started(&self.partition(), &set, r, self.active())
+            };
+            return ch.bumped;
+        }
         let Controller::Kraft { elr } = cfg.controller else { return false };
         let before = self.partition();
         let after = if self.nodes[r].is_running() {
@@ -859,6 +906,37 @@ impl State {
             _ => {}
         }
         violation
+    }
+
+    /// Apply the ZooKeeper controller's change: a new leader starts leading at the next epoch
+    /// ([`State::controller_change`]); a leader kept at a new epoch takes it as Kafka's
+    /// `Partition.makeLeader` does (from 2.1 an epoch entry at its log end, its HW recomputed
+    /// over the new ISR).
+    fn zk_change(&mut self, cfg: &Config, ch: zk_controller::Change) -> Option<Violation> {
+        let p = ch.partition;
+        match p.leader {
+            Some(r) if ch.bumped && self.latest_leader == Some(r as u8) && self.nodes[r].leader_epoch().is_some() => {
+                self.isr = p.isr as u8;
+                let epoch = self.epochs_issued as i32;
+                leader::become_leader(
+                    &mut self.slot(r, cfg),
+                    epoch,
+                    vec![p.isr as u8],
+                    cfg.rules.epoch_entry_on_election,
+                )
+                .expect("the lab's storage does not fail");
+                self.epochs_issued += 1;
+                self.note_acked();
+                self.acked_loss_at_election(r, epoch as i8)
+            }
+            _ => self.controller_change(cfg, p),
+        }
+    }
+
+    /// Replica `r` starts with the ZooKeeper controller (`onBrokerStartup`).
+    fn zk_started(&mut self, cfg: &Config, r: usize) -> Option<Violation> {
+        let ch = zk_controller::broker_started(&self.partition(), &zk_settings(cfg), r, self.active());
+        self.zk_change(cfg, ch)
     }
 
     /// Replica `r` as [`Storage`].
@@ -1428,6 +1506,48 @@ mod tests {
         let (s, _) = run(s, &c, &[Fetch { leader: B, follower: A }]);
         s.successors(&c, &mut next);
         assert!(next.contains(&AlterIsr { leader: B, isr: 0b11 }), "{next:?}");
+    }
+
+    fn zk(release: &str, unclean: bool) -> Config {
+        let rules = crate::replication::release::Release::parse(release).unwrap().rules();
+        Config { controller: Controller::Zk, unclean, ..Config::clean_at(rules, 2, 8, 4, 16) }
+    }
+
+    /// Kafka 2.8.2 in ZooKeeper mode (`ReplicaStateMachine.doRemoveReplicasFromIsr`,
+    /// `Election.leaderForOffline`, `KafkaController.onBrokerStartup`, `Partition.makeLeader`): a
+    /// crashed follower leaves the ISR at a new leader epoch, which the leader kept takes (its
+    /// next record carries it); the last ISR member's crash leaves no leader, and its restart
+    /// elects it again; with unclean elections the other replica is elected instead.
+    #[test]
+    fn the_zookeeper_controller_bumps_the_epoch_for_an_isr_change_and_elects_on_a_restart() {
+        use Action::*;
+        let c = zk("2.8.2", false);
+        let mut next = Vec::new();
+        State::initial(2).successors(&c, &mut next);
+        assert_eq!(next, vec![Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false }]);
+        let (s, _) = run(
+            State::initial(2),
+            &c,
+            &[
+                Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+                Crash { replica: B, power_loss: false, hw: None },
+            ],
+        );
+        assert_eq!((s.latest_leader, s.isr, s.epochs_issued), (Some(A), 0b01, 2), "b leaves the ISR at epoch 1");
+        assert_eq!(s.nodes[0].leader_epoch(), Some(1), "a leads on at epoch 1");
+        let (s, _) = run(s, &c, &[Append { replica: A, value: 1 }]);
+        assert_eq!(s.nodes[0].records()[0].leader_epoch, 1);
+        assert_eq!(s.nodes[0].high_watermark, 1, "a alone in the ISR acks m1");
+        let (gone, _) = run(s, &c, &[Crash { replica: A, power_loss: false, hw: None }]);
+        assert_eq!((gone.latest_leader, gone.isr), (None, 0b01), "no leader; a stays the ISR");
+        let (back, _) = run(gone, &c, &[Restart { replica: B }]);
+        assert_eq!((back.latest_leader, back.isr), (None, 0b01), "b is out of the ISR: no clean election");
+        let (back, _) = run(back, &c, &[Restart { replica: A }]);
+        assert_eq!((back.latest_leader, back.isr, back.nodes[0].leader_epoch()), (Some(A), 0b01, Some(2)));
+        let unclean = zk("2.8.2", true);
+        let (s, v) = run(gone, &unclean, &[Restart { replica: B }]);
+        assert_eq!((s.latest_leader, s.isr), (Some(B), 0b10), "b is elected uncleanly at its restart");
+        assert!(matches!(v, Some(Violation::AckedLoss { value: 1, .. })), "m1 was acked: {v:?}");
     }
 
     /// KIP-966 with min ISR 2: the last ISR member is the last known leader; when it comes back

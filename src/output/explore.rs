@@ -268,6 +268,7 @@ pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
                 "controller": match c.controller {
                     Controller::Free => json!("free"),
                     Controller::Kraft { elr } => json!({ "kraft": { "elr": elr } }),
+                    Controller::Zk => json!("zookeeper"),
                 },
                 "states": s.states,
                 "transitions": s.transitions,

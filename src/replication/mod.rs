@@ -19,3 +19,4 @@ pub mod partition_change;
 pub mod release;
 pub mod storage;
 pub mod truncation;
+pub mod zk_controller;

@@ -60,7 +60,7 @@ pub struct Cluster {
 }
 
 /// Whose turn it is to run a cluster.
-static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// `klog.oracle.Cluster serve`: one command line in, JSON lines out, then `{"done":true}`.
 struct Kc {

@@ -37,7 +37,7 @@ fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
         min_isr: c.min_isr,
         elr: match c.controller {
             Controller::Kraft { elr } => Some(elr),
-            Controller::Free => None,
+            Controller::Free | Controller::Zk => None,
         },
         threads: 2,
         max_states: Some(cmd::DEFAULT_MAX_STATES),

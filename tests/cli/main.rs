@@ -56,3 +56,4 @@ mod storage;
 mod terminal;
 mod trust;
 mod words;
+mod zk_cluster;

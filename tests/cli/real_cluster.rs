@@ -812,7 +812,13 @@ fn expect_min_isr_refused(seq: &Seq, o: &Outcome) -> Vec<String> {
 /// copy and leaves the broker's dir, which holds only Kafka's files again. The broker's dir is
 /// not klog's, so the cut needs `--allow-broker-dir-writes`; the backup it saves beside the dir
 /// is removed (`raw` is this test's record of the dir before the cut).
-pub(crate) fn power_cut(c: &mut Cluster, seq: &Seq, n: usize, raw: &str, cut: &str) -> Result<(), String> {
+pub(crate) fn power_cut(
+    c: &mut dyn crate::zk_cluster::Brokers,
+    seq: &Seq,
+    n: usize,
+    raw: &str,
+    cut: &str,
+) -> Result<(), String> {
     c.copy(n, &seq.path(raw));
     let out = klog()
         .args(["--allow-broker-dir-writes", "crash", "--power-loss", "--partition", &format!("{}-0", seq.topic)])
