@@ -185,7 +185,9 @@ pub(crate) fn log_end(dir: &Path, topic: &str) -> (i64, i64) {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find(|v| v["type"] == "replica")
         .unwrap_or_else(|| panic!("klog dump {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr)));
-    (v["log_end_offset"].as_i64().unwrap(), v["high_watermark"].as_i64().unwrap())
+    // A partition the broker has not yet written into its HW checkpoint has no HW on disk
+    // (`null`); Kafka loads it at 0.
+    (v["log_end_offset"].as_i64().unwrap(), v["high_watermark"].as_i64().unwrap_or(0))
 }
 
 /// The offsets of the broker's "Truncating to offset N" (UnifiedLog) and "Truncating TOPIC-0 to
