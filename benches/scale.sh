@@ -13,6 +13,7 @@
 #   BENCH_DIR=DIR    scratch dir (default: a new dir under /var/tmp, removed at the end)
 #   BENCH_QUICK=1    sizes / 10 (for trying the harness; the targets are for the full run)
 #   SCALE_ROWS=FILE  also append each row as "figure|measured|target|result" (for bench.sh)
+#   SCALE_ONLY=views only the views over KRaft data dirs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -70,6 +71,8 @@ ran() { if [ "$1" -le 1 ]; then echo pass; else echo FAIL; fi; }
 baseline_read() { "$M" sh -c 'find "$@" -type f -print0 | xargs -0 cat' sh "$@" | cut -d' ' -f1; }
 file_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 
+# SCALE_ONLY=views skips to the views (section [9] views only).
+if [ "${SCALE_ONLY:-}" != views ]; then
 echo "[9] scale: $SMALL / $LARGE partitions, $ABSENT absent partitions (scratch $S)" >&2
 
 # create --partitions N: every log-dir file written once (bytes written ~ the tree's bytes).
@@ -166,6 +169,8 @@ read -r secs rss r w rc < <("$M" "$K" dump "$S/long")
 out_bytes=$("$K" dump "$S/long" 2>&1 | wc -c)
 row "dump with a 100 MB checkpoint line" "${secs} s, $(mib "$rss"), $(mb "$r") read, $out_bytes bytes of output" \
   "<= 1 s, < 10 kB out" "$(all "$(ran "$rc")" "$(within "$secs" 1)" "$(within "$out_bytes" 10000)")"
+
+fi
 
 # The views over a KRaft data dir: `history` (the metadata log replayed, grouped by partition),
 # the cluster view (`check D1 D2 --cluster`) and the restart plan (`recover --dry-run D1 D2
