@@ -1050,12 +1050,8 @@ fn the_minimizer_keeps_only_the_steps_the_disagreement_needs() {
 /// per release (a cluster start is 15-35 s, a step about 5 s), about 4 minutes in all; the long
 /// run is `scripts/real-walks`. 4.4.0 with ELR off is left to the long run: its model (the 4.x
 /// controller without ELR) is the one 4.0.2 and 3.9.1 walk here.
-const SUBSET: [(Target, u64, usize, usize); 4] = [
-    (Target::ALL[0], 3, 1, 7),
-    (Target::ALL[2], 4, 1, 8),
-    (Target::ALL[3], 4, 1, 8),
-    (Target::ALL[4], 5, 1, 8),
-];
+const SUBSET: [(Target, u64, usize, usize); 4] =
+    [(Target::ALL[0], 3, 1, 7), (Target::ALL[2], 4, 1, 8), (Target::ALL[3], 4, 1, 8), (Target::ALL[4], 5, 1, 8)];
 
 #[test]
 fn walks_agree_on_real_kraft_brokers() {
