@@ -206,3 +206,23 @@ pub fn legacy_message(
     out.extend_from_slice(&body);
     out
 }
+
+/// Copies of the real KRaft broker (node 1) as leader and, renamed node 2, as follower: its
+/// metadata log's last record of each partition is the controlled shutdown (no leader).
+pub fn real_kraft_pair(lab: &Lab, real: &Path) -> (PathBuf, PathBuf) {
+    let (l, f) = (lab.path("l"), lab.path("f"));
+    copy_dir(&real.join("kraft-broker-2026"), &l);
+    copy_dir(&real.join("kraft-broker-2026"), &f);
+    let props = std::fs::read_to_string(f.join("meta.properties")).unwrap();
+    let props: String = props
+        .lines()
+        .map(|line| match line.split_once('=') {
+            Some(("node.id", _)) => "node.id=2".to_string(),
+            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA".to_string(),
+            _ => line.to_string(),
+        })
+        .map(|line| line + "\n")
+        .collect();
+    std::fs::write(f.join("meta.properties"), props).unwrap();
+    (l, f)
+}

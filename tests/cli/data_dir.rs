@@ -277,22 +277,8 @@ fn the_whole_dir_forecast_names_missing_acknowledged_records_and_damaged_bytes_k
 fn the_restart_plan_leaves_the_metadata_log_out_and_says_why() {
     let Some(real) = kafka_real() else { return };
     let lab = Lab::new();
-    let (l, f) = (lab.path("l"), lab.path("f"));
-    copy_dir(&real.join("kraft-broker-2026"), &l);
-    copy_dir(&real.join("kraft-broker-2026"), &f);
     // Another broker of the same cluster: its own node and directory ids.
-    let meta = f.join("meta.properties");
-    let text: String = std::fs::read_to_string(&meta)
-        .unwrap()
-        .lines()
-        .map(|line| match line.split_once('=') {
-            Some(("node.id", _)) => "node.id=7".to_string(),
-            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA".to_string(),
-            _ => line.to_string(),
-        })
-        .map(|l| l + "\n")
-        .collect();
-    std::fs::write(&meta, text).unwrap();
+    let (l, f) = real_kraft_pair(&lab, &real);
     let out = ok(&["recover", s(&f), "--leader", s(&l), "--dry-run"]);
     assert!(!out.lines().any(|l| l.trim_start().starts_with("__cluster_metadata-0 ")), "planned: {out}");
     assert!(

@@ -11,7 +11,7 @@ use replica_lab::format::batch::{encode_batch, BatchSpec};
 use replica_lab::format::record::NewRecord;
 use serde_json::{json, Value};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A metadata log dir (`klog create --topic __cluster_metadata`) holding `values` as one batch
 /// from offset 0.
@@ -167,31 +167,11 @@ fn another_leader_in_the_metadata_is_said_plainly_in_the_plan_and_the_data_dir_l
     assert_eq!(summary["metadata"]["log_end_offset"], 3);
 }
 
-/// Copies of the real KRaft broker (node 1) as leader and, renamed node 2, as follower: its
-/// metadata log's last record of each partition is the controlled shutdown (no leader).
-fn real_pair(lab: &Lab, real: &Path) -> (PathBuf, PathBuf) {
-    let (l, f) = (lab.path("l"), lab.path("f"));
-    copy_dir(&real.join("kraft-broker-2026"), &l);
-    copy_dir(&real.join("kraft-broker-2026"), &f);
-    let props = fs::read_to_string(f.join("meta.properties")).unwrap();
-    let props: String = props
-        .lines()
-        .map(|line| match line.split_once('=') {
-            Some(("node.id", _)) => "node.id=2".to_string(),
-            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA".to_string(),
-            _ => line.to_string(),
-        })
-        .map(|line| line + "\n")
-        .collect();
-    fs::write(f.join("meta.properties"), props).unwrap();
-    (l, f)
-}
-
 #[test]
 fn on_the_real_kraft_broker_the_plan_takes_the_controlled_shutdown_from_its_metadata() {
     let Some(real) = kafka_real() else { return };
     let lab = Lab::new();
-    let (l, f) = real_pair(&lab, &real);
+    let (l, f) = real_kraft_pair(&lab, &real);
     let r = plan(&["recover", s(&f), "--leader", s(&l), "--partition", "__consumer_offsets-6", "--dry-run", "--json"]);
     let rec = &r["assumed"]["recorded"];
     // As `klog history` reads it: offset 4882, no leader, epoch 1, ISR [1].
@@ -316,20 +296,7 @@ fn history_draws_who_led_when_in_the_terminal_and_as_svg() {
 fn klogs_state_in_a_brokers_dir_does_not_outrank_its_metadata() {
     let Some(real) = kafka_real() else { return };
     let lab = Lab::new();
-    let (l, f) = (lab.path("l"), lab.path("f"));
-    copy_dir(&real.join("kraft-broker-2026"), &l);
-    copy_dir(&real.join("kraft-broker-2026"), &f);
-    let meta = f.join("meta.properties");
-    let text: String = fs::read_to_string(&meta)
-        .unwrap()
-        .lines()
-        .map(|line| match line.split_once('=') {
-            Some(("node.id", _)) => "node.id=7\n".to_string(),
-            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA\n".to_string(),
-            _ => format!("{line}\n"),
-        })
-        .collect();
-    fs::write(&meta, text).unwrap();
+    let (l, f) = real_kraft_pair(&lab, &real);
     let args = ["recover", s(&f), "--leader", s(&l), "--dry-run", "--partition", "__consumer_offsets-6"];
     let before = ok(&args);
     ok(&["crash", s(&l), "--allow-broker-dir-writes"]);
@@ -351,20 +318,8 @@ fn klogs_state_in_a_brokers_dir_does_not_outrank_its_metadata() {
 fn records_the_metadata_proves_committed_count_as_acknowledged() {
     let Some(real) = kafka_real() else { return };
     let lab = Lab::new();
-    let (l, f) = (lab.path("l"), lab.path("f"));
-    copy_dir(&real.join("kraft-broker-2026"), &f);
-    copy_dir(&real.join("kraft-broker-2026"), &l);
-    let meta = l.join("meta.properties");
-    let text: String = fs::read_to_string(&meta)
-        .unwrap()
-        .lines()
-        .map(|line| match line.split_once('=') {
-            Some(("node.id", _)) => "node.id=7\n".to_string(),
-            Some(("directory.id", _)) => "directory.id=AAAAAAAAAAAAAAAAAAAAAA\n".to_string(),
-            _ => format!("{line}\n"),
-        })
-        .collect();
-    fs::write(&meta, text).unwrap();
+    // The follower is the broker that led (node 1); the leader another broker of its cluster.
+    let (f, l) = real_kraft_pair(&lab, &real);
     // Both HW checkpoints say nothing was committed.
     for d in [&f, &l] {
         let hw = d.join("replication-offset-checkpoint");
