@@ -49,9 +49,13 @@ pub struct LabOptions {
 #[derive(Default)]
 pub struct Explorer {
     pub running: bool,
-    /// (branch, frame, mode) it ran for, and what it found.
-    pub result: Option<((usize, usize, String), Value)>,
+    /// (branch, frame, mode) it ran for, what it found, and the steps of its counterexample
+    /// (replayed by `/api/replay` as they are, rules included).
+    pub result: Option<ExplorerResult>,
 }
+
+/// The explorer's answer: (branch, frame, mode) it ran for, what it found, its steps.
+pub type ExplorerResult = ((usize, usize, String), Value, Vec<Step>);
 
 pub struct Lab {
     pub session: Session,
@@ -243,15 +247,33 @@ fn route(method: &str, path: &str, body: &[u8], shared: &server::Shared) -> Repl
             lab.session.reset(b.replicas).map_err(|e| error_reply(409, &e.to_string()))
         }),
         ("POST", "/api/explore") => parse::<server::ExploreBody>(body).and_then(|b| start_explorer(&lab, &b.mode)),
-        (_, "/" | "/api/state" | "/api/act" | "/api/goto" | "/api/reset" | "/api/explore") => {
-            Err(error_reply(405, "wrong method for this path"))
-        }
+        ("POST", "/api/preset") => parse::<server::EmptyBody>(body)
+            .and_then(|_| lab.session.preset_watch().map_err(|e| error_reply(409, &e.to_string()))),
+        ("POST", "/api/eras") => parse::<server::EmptyBody>(body)
+            .and_then(|_| lab.session.fork_eras().map_err(|e| error_reply(409, &e.to_string()))),
+        ("POST", "/api/replay") => parse::<server::EmptyBody>(body).and_then(|_| replay_explorer(&mut lab)),
+        (
+            _,
+            "/" | "/api/state" | "/api/act" | "/api/goto" | "/api/reset" | "/api/explore" | "/api/preset" | "/api/eras"
+            | "/api/replay",
+        ) => Err(error_reply(405, "wrong method for this path")),
         _ => Err(error_reply(404, "no such path")),
     };
     match result {
         Ok(()) => json_reply(200, state_json(&lab)),
         Err(reply) => reply,
     }
+}
+
+/// Replay the explorer's counterexample from the frame it was found for, in a new branch.
+fn replay_explorer(lab: &mut Lab) -> std::result::Result<(), Reply> {
+    let ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
+    let ((b, f, _), _, steps) = match &ex.result {
+        Some(r) if !ex.running && !r.2.is_empty() => r.clone(),
+        _ => return Err(error_reply(409, "no counterexample to replay: ask the explorer first")),
+    };
+    drop(ex);
+    lab.session.replay((b, f), &steps).map_err(|e| error_reply(409, &e.to_string()))
 }
 
 /// Start the explorer from the viewed frame's model state, in the background.
@@ -263,7 +285,7 @@ fn start_explorer(lab: &Lab, mode_name: &str) -> std::result::Result<(), Reply> 
         Ok(s) => *s,
         Err(why) => {
             let mut ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
-            ex.result = Some((key, json!({ "fits": false, "why": why })));
+            ex.result = Some((key, json!({ "fits": false, "why": why }), Vec::new()));
             return Ok(());
         }
     };
@@ -290,9 +312,11 @@ fn start_explorer(lab: &Lab, mode_name: &str) -> std::result::Result<(), Reply> 
         let out = search_from(&cfg, state, 1, EXPLORE_STATES_MAX, Some(deadline), &|_, v| {
             matches!(v, Violation::AckedLoss { .. })
         });
-        let steps: Vec<String> = out.counterexample.as_ref().map_or(Vec::new(), |ce| {
-            ce.actions.iter().map(|a: &Action| Step { action: *a, rules }.command(replicas)).collect()
-        });
+        let found: Vec<Step> = out
+            .counterexample
+            .as_ref()
+            .map_or(Vec::new(), |ce| ce.actions.iter().map(|a: &Action| Step::new(*a, rules)).collect());
+        let steps: Vec<String> = found.iter().map(|s| s.command(replicas)).collect();
         let s = &out.stats;
         let result = json!({
             "fits": true,
@@ -312,9 +336,51 @@ fn start_explorer(lab: &Lab, mode_name: &str) -> std::result::Result<(), Reply> 
         });
         let mut ex = slot.lock().unwrap_or_else(|e| e.into_inner());
         ex.running = false;
-        ex.result = Some((key, result));
+        ex.result = Some((key, result, found));
     });
     Ok(())
+}
+
+fn roles_json(roles: &[session::Mark]) -> Value {
+    roles
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            json!({
+                "replica": session::letter(i as u8).to_string(), "role": m.role, "leader_epoch": m.leader_epoch,
+                "high_watermark": m.high_watermark, "log_end_offset": m.log_end_offset,
+            })
+        })
+        .collect()
+}
+
+/// The three eras' branches at their last frames, side by side.
+fn compare_json(s: &Session, c: &session::Compare) -> Value {
+    let columns: Vec<Value> = c
+        .branches
+        .iter()
+        .map(|&(era, b)| {
+            let br = &s.branches[b];
+            let f = br.frames.len() - 1;
+            let frame = &br.frames[f];
+            let recovers: Vec<&str> = br
+                .steps
+                .iter()
+                .zip(&br.frames[1..])
+                .filter(|(st, _)| matches!(st.action, Action::Recover { .. }))
+                .map(|(_, fr)| fr.command.as_str())
+                .collect();
+            json!({
+                "era": era.name(), "branch": b, "frame": f, "command": frame.command,
+                "recovers": recovers, "picture": frame.picture,
+                "acked": acked_json(&frame.acked), "lost": acked_json(&frame.lost),
+                "leader": frame.leader.map(|(l, e)| json!({ "replica": l.to_string(), "leader_epoch": e })),
+                "roles": roles_json(&frame.roles),
+                "script": s.script_of(b, f),
+            })
+        })
+        .collect();
+    json!({ "branch": c.at.0, "frame": c.at.1, "columns": columns })
 }
 
 fn acked_json(a: &[session::Acked]) -> Value {
@@ -334,6 +400,7 @@ pub fn state_json(lab: &Lab) -> Value {
             json!({
                 "branch": i,
                 "parent": br.parent.map(|(pb, pf)| json!({ "branch": pb, "frame": pf })),
+                "era": br.era.map(|e| e.name()),
                 "frames": br.frames.iter().enumerate().map(|(k, fr)| json!({
                     "frame": k,
                     "command": fr.command,
@@ -346,7 +413,7 @@ pub fn state_json(lab: &Lab) -> Value {
     let ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
     let explorer = json!({
         "running": ex.running,
-        "result": ex.result.as_ref().map(|((rb, rf, mode), v)| json!({
+        "result": ex.result.as_ref().map(|((rb, rf, mode), v, _)| json!({
             "branch": rb, "frame": rf, "mode": mode, "current": *rb == b && *rf == f, "outcome": v,
         })),
     });
@@ -373,10 +440,11 @@ pub fn state_json(lab: &Lab) -> Value {
             "acked": acked_json(&frame.acked),
             "lost": acked_json(&frame.lost),
             "leader": frame.leader.map(|(l, e)| json!({ "replica": l.to_string(), "leader_epoch": e })),
-            "roles": frame.roles.iter().enumerate().map(|(i, (role, e))| json!({
-                "replica": session::letter(i as u8).to_string(), "role": role, "leader_epoch": e,
-            })).collect::<Vec<_>>(),
+            "roles": roles_json(&frame.roles),
+            "hint": frame.hint,
         },
+        "next_epoch": s.next_epoch(),
+        "compare": s.compare.as_ref().map(|c| compare_json(s, c)),
         "script": s.script(),
         "explorer": explorer,
     })

@@ -134,6 +134,11 @@ pub struct ExploreBody {
     pub mode: String,
 }
 
+/// The body of a POST with nothing to say (`/api/preset`, `/api/eras`, `/api/replay`): `{}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmptyBody {}
+
 /// A truncation mode by name.
 pub fn mode_of(name: &str) -> Result<TruncationMode, String> {
     TruncationMode::from_name(name)
@@ -149,7 +154,7 @@ pub fn step_of(body: &ActBody, session: &Session) -> Result<Step, String> {
     let model = session.frame().model.as_ref().ok();
     let action = match body.kind.as_str() {
         "append" => {
-            let appended = session.steps().iter().filter(|s| matches!(s.action, Action::Append { .. })).count();
+            let appended = session.appended();
             let value = u8::try_from(appended + 1).map_err(|_| "too many records".to_string())?;
             Action::Append { replica: one(&body.replica, "replica")?, value }
         }
@@ -174,8 +179,7 @@ pub fn step_of(body: &ActBody, session: &Session) -> Result<Step, String> {
             for m in members {
                 isr |= 1 << replica_index(m, n)?;
             }
-            let elections = session.steps().iter().filter(|s| matches!(s.action, Action::Elect { .. })).count();
-            let leader_epoch = i8::try_from(elections).map_err(|_| "too many elections".to_string())?;
+            let leader_epoch = i8::try_from(session.next_epoch()).map_err(|_| "too many elections".to_string())?;
             let unclean = model.is_some_and(|s| s.isr & (1 << replica) == 0);
             Action::Elect { replica, leader_epoch, isr, unclean }
         }
@@ -198,7 +202,7 @@ pub fn step_of(body: &ActBody, session: &Session) -> Result<Step, String> {
         (Some(_), _) => return Err("mode goes with recover only".into()),
         (None, _) => None,
     };
-    Ok(Step { action, rules: rules_for(mode) })
+    Ok(Step::new(action, rules_for(mode)))
 }
 
 /// A JSON response.

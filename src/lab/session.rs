@@ -37,17 +37,58 @@ const DRAWN_OFFSETS: i64 = 20;
 pub struct Step {
     pub action: Action,
     pub rules: Rules,
+    /// An append's records, written as one batch by one command (`append b m1 m2`): the
+    /// action's value and the ones after it. 1 for every other step.
+    pub records: u8,
 }
 
 impl Step {
+    pub fn new(action: Action, rules: Rules) -> Step {
+        Step { action, rules, records: 1 }
+    }
+
     /// The model configuration this step's command line and model transition use.
     pub fn config(&self, replicas: usize) -> Config {
         lab_config(self.rules, replicas)
     }
 
+    /// The model's actions this step is: one, or one append per record of a batch.
+    pub fn model_actions(&self) -> impl Iterator<Item = Action> + '_ {
+        (0..self.records.max(1)).map(move |k| match self.action {
+            Action::Append { replica, value } => Action::Append { replica, value: value + k },
+            a => a,
+        })
+    }
+
+    /// Records this step appends.
+    pub fn appended(&self) -> usize {
+        if matches!(self.action, Action::Append { .. }) {
+            self.records.max(1) as usize
+        } else {
+            0
+        }
+    }
+
     /// The command line, with replicas as `"$LAB/x"`.
     pub fn command(&self, replicas: usize) -> String {
-        script::command(&self.config(replicas), &self.action)
+        match self.action {
+            Action::Append { replica, .. } if self.records > 1 => {
+                let values: Vec<String> = self
+                    .model_actions()
+                    .filter_map(|a| match a {
+                        Action::Append { value, .. } => Some(script::value_name(value)),
+                        _ => None,
+                    })
+                    .collect();
+                format!(
+                    "klog append \"$LAB/{}\" {} --timestamp {}",
+                    letter(replica),
+                    values.join(" "),
+                    script::TIMESTAMP_MS
+                )
+            }
+            _ => script::command(&self.config(replicas), &self.action),
+        }
     }
 }
 
@@ -101,8 +142,20 @@ pub struct Frame {
     pub lost: Vec<Acked>,
     /// The current leader (letter) and its epoch.
     pub leader: Option<(char, i32)>,
-    /// Each replica's role (leader, follower, crashed, ...) and the epoch it works in.
-    pub roles: Vec<(&'static str, Option<i32>)>,
+    /// Each replica's role, epoch and marks.
+    pub roles: Vec<Mark>,
+    /// What to watch for from here (a preset's last frame).
+    pub hint: Option<String>,
+}
+
+/// One replica as a frame shows it: its role (leader, follower, crashed, ...), the epoch it
+/// works in, its HW and its LEO.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    pub role: &'static str,
+    pub leader_epoch: Option<i32>,
+    pub high_watermark: i64,
+    pub log_end_offset: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -113,7 +166,23 @@ pub struct Branch {
     pub steps: Vec<Step>,
     /// `frames[0]` after the creates, `frames[i]` after `steps[i - 1]`.
     pub frames: Vec<Frame>,
+    /// The epoch of its first election (the model's epochs issued before it): 0, or 1 for the
+    /// Watch preset, whose leader starts at epoch 1 as the Watch does.
+    pub first_epoch: u8,
+    /// The era every recover of this branch runs under, when it was forked for a comparison.
+    pub era: Option<TruncationMode>,
 }
+
+/// Three branches forked from one frame, one per era, shown side by side.
+#[derive(Debug, Clone)]
+pub struct Compare {
+    /// The frame compared: (branch, frame).
+    pub at: (usize, usize),
+    pub branches: Vec<(TruncationMode, usize)>,
+}
+
+/// The eras a comparison forks into, oldest first.
+pub const ERAS: [TruncationMode; 3] = [TruncationMode::Hw, TruncationMode::Kip101, TruncationMode::Kip279];
 
 pub struct Session {
     pub root: PathBuf,
@@ -121,6 +190,8 @@ pub struct Session {
     pub branches: Vec<Branch>,
     /// What the page views: (branch, frame).
     pub view: (usize, usize),
+    /// The latest three-era comparison.
+    pub compare: Option<Compare>,
 }
 
 /// The letter of replica `i`.
@@ -251,7 +322,7 @@ struct Look {
     acked: Vec<Acked>,
     lost: Vec<Acked>,
     leader: Option<(char, i32)>,
-    roles: Vec<(&'static str, Option<i32>)>,
+    roles: Vec<Mark>,
 }
 
 fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
@@ -290,7 +361,16 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
         }
         None => Vec::new(),
     };
-    let roles = report.replicas.iter().map(|r| (r.role, r.leader_epoch)).collect();
+    let roles = report
+        .replicas
+        .iter()
+        .map(|r| Mark {
+            role: r.role,
+            leader_epoch: r.leader_epoch,
+            high_watermark: r.high_watermark,
+            log_end_offset: r.log_end_offset,
+        })
+        .collect();
     Ok(Look { picture, acked, lost, leader: leader.map(|(i, e)| (letter(i as u8), e)), roles })
 }
 
@@ -322,67 +402,122 @@ fn model_step(
     index: usize,
     replicas: usize,
 ) -> (std::result::Result<State, String>, Option<String>) {
-    let state = match model {
-        Ok(s) => s,
+    let mut state = match model {
+        Ok(s) => *s,
         Err(why) => return (Err(why.clone()), None),
     };
     let cfg = step.config(replicas);
     let mut offered = Vec::new();
-    state.successors(&cfg, &mut offered);
-    let fits = offered.contains(&step.action)
-        || match step.action {
-            // A power cut with nothing unflushed is a clean crash.
-            Action::Crash { replica, power_loss: true, hw } => {
-                offered.contains(&Action::Crash { replica, power_loss: false, hw })
-            }
-            _ => false,
-        };
-    if !fits {
-        let why = match step.action {
-            Action::Append { .. } if state.appended as usize >= MAX_RECORDS => {
-                format!("the explorer's model holds at most {MAX_RECORDS} records")
-            }
-            Action::Elect { .. } if state.epochs_issued as usize >= MAX_EPOCHS => {
-                format!("the explorer's model issues at most {MAX_EPOCHS} epochs")
-            }
-            _ => "it is not an action the explorer's controller takes in that state (a leader that is not \
-                  the latest, a replica outside the ISR, a crashed or not-yet-told replica, ...)"
-                .to_string(),
-        };
-        return (Err(format!("step {} ({}) does not fit: {why}", index + 1, step.command(replicas))), None);
+    let mut broke = None;
+    for action in step.model_actions() {
+        state.successors(&cfg, &mut offered);
+        let fits = offered.contains(&action)
+            || match action {
+                // A power cut with nothing unflushed is a clean crash.
+                Action::Crash { replica, power_loss: true, hw } => {
+                    offered.contains(&Action::Crash { replica, power_loss: false, hw })
+                }
+                _ => false,
+            };
+        if !fits {
+            let why = match action {
+                Action::Append { .. } if state.appended as usize >= MAX_RECORDS => {
+                    format!("the explorer's model holds at most {MAX_RECORDS} records")
+                }
+                Action::Elect { .. } if state.epochs_issued as usize >= MAX_EPOCHS => {
+                    format!("the explorer's model issues at most {MAX_EPOCHS} epochs")
+                }
+                _ => "it is not an action the explorer's controller takes in that state (a leader that is not \
+                      the latest, a replica outside the ISR, a crashed or not-yet-told replica, ...)"
+                    .to_string(),
+            };
+            return (Err(format!("step {} ({}) does not fit: {why}", index + 1, step.command(replicas))), None);
+        }
+        let (next, violation) = state.apply(&cfg, action);
+        state = next;
+        broke = broke.or(violation);
     }
-    let (next, violation) = state.apply(&cfg, step.action);
-    (Ok(next), violation.as_ref().map(violation_text))
+    (Ok(state), broke.as_ref().map(violation_text))
 }
 
-/// What an action needs that it lacks before it runs (the lab's own bounds).
-fn check_bounds(branch: &Branch, upto: usize, action: &Action) -> Result<()> {
+/// What a step needs that it lacks before it runs (the lab's own bounds).
+fn check_bounds(branch: &Branch, upto: usize, step: &Step) -> Result<()> {
     if upto >= MAX_STEPS {
         return Err(Error::Usage(format!("lab: a branch holds at most {MAX_STEPS} steps")));
     }
-    let appended = branch.steps[..upto].iter().filter(|s| matches!(s.action, Action::Append { .. })).count();
-    if matches!(action, Action::Append { .. }) && appended >= MAX_LAB_RECORDS {
+    let appended: usize = branch.steps[..upto].iter().map(Step::appended).sum();
+    if step.appended() > 0 && appended + step.appended() > MAX_LAB_RECORDS {
         return Err(Error::Usage(format!("lab: a branch appends at most {MAX_LAB_RECORDS} records")));
     }
     Ok(())
 }
 
+/// The Watch preset's replicas, a (id 1) and b (id 2), by index.
+const WATCH_A: u8 = 0;
+const WATCH_B: u8 = 1;
+
+/// The Watch's first steps, as the Watch runs them: b elected at epoch 1 with a in its ISR,
+/// m1 m2 appended to b in one batch, two fetch rounds b -> a.
+pub fn watch_steps() -> Vec<Step> {
+    let rules = rules_for(None);
+    let fetch = Step::new(Action::Fetch { leader: WATCH_B, follower: WATCH_A }, rules);
+    vec![
+        Step::new(Action::Elect { replica: WATCH_B, leader_epoch: 1, isr: 0b11, unclean: false }, rules),
+        Step { records: 2, ..Step::new(Action::Append { replica: WATCH_B, value: 1 }, rules) },
+        fetch,
+        fetch,
+    ]
+}
+
+/// The line the preset stops on, read from the frame it stops at: what a's and b's HWs are,
+/// what is acknowledged, and what to do next.
+fn watch_hint(frame: &Frame) -> String {
+    let (a, b) = (&frame.roles[WATCH_A as usize], &frame.roles[WATCH_B as usize]);
+    let acked: Vec<&str> = frame.acked.iter().map(|x| x.value.as_str()).collect();
+    let acked = match acked.as_slice() {
+        [] => "nothing is".to_string(),
+        [one] => format!("{one} is"),
+        [rest @ .., last] => format!("{} and {last} are", rest.join(", ")),
+    };
+    format!(
+        "Watch for this: a's HW is {} while b's is {}: {acked} acknowledged, but a (LEO {}) does not know it \
+         yet. Crash a, recover it from b under an era, crash b, elect a; then compare the eras side by side.",
+        a.high_watermark, b.high_watermark, a.log_end_offset
+    )
+}
+
 impl Session {
     /// A new lab in `root` (empty or absent; made here) with `replicas` replicas.
     pub fn new(root: &Path, replicas: usize) -> Result<Session> {
-        let mut s = Session { root: root.to_path_buf(), replicas, branches: Vec::new(), view: (0, 0) };
-        s.start_branch(None, &[])?;
+        let mut s = Session { root: root.to_path_buf(), replicas, branches: Vec::new(), view: (0, 0), compare: None };
+        s.start_branch(None, 0, None, &[])?;
         Ok(s)
     }
 
     /// Start over with `replicas` replicas in a new branch.
     pub fn reset(&mut self, replicas: usize) -> Result<()> {
         let was = std::mem::replace(&mut self.replicas, replicas);
-        let made = self.start_branch(None, &[]);
-        if made.is_err() {
-            self.replicas = was;
+        let made = self.start_branch(None, 0, None, &[]);
+        match made {
+            Ok(()) => self.compare = None,
+            Err(_) => self.replicas = was,
         }
         made
+    }
+
+    /// Start over with the Watch's scene: a and b, b elected at epoch 1, m1 m2, two fetch
+    /// rounds; the view stops there, on a line of what to watch for.
+    pub fn preset_watch(&mut self) -> Result<()> {
+        let was = std::mem::replace(&mut self.replicas, 2);
+        if let Err(e) = self.start_branch(None, 1, None, &watch_steps()) {
+            self.replicas = was;
+            return Err(e);
+        }
+        let b = self.branches.len() - 1;
+        let frame = self.branches[b].frames.last_mut().expect("a branch has its first frame");
+        frame.hint = Some(watch_hint(frame));
+        self.compare = None;
+        Ok(())
     }
 
     fn creates(&self) -> Vec<String> {
@@ -394,7 +529,13 @@ impl Session {
     /// A new branch dir replaying `steps`; it becomes the view at its last frame. If any step
     /// is refused the branch is not made: no branch entry, no branch dir (so refusals never
     /// use up [`MAX_BRANCHES`]).
-    fn start_branch(&mut self, parent: Option<(usize, usize)>, steps: &[Step]) -> Result<()> {
+    fn start_branch(
+        &mut self,
+        parent: Option<(usize, usize)>,
+        first_epoch: u8,
+        era: Option<TruncationMode>,
+        steps: &[Step],
+    ) -> Result<()> {
         if self.branches.len() >= MAX_BRANCHES {
             return Err(Error::Usage(format!("lab: at most {MAX_BRANCHES} branches; restart klog lab")));
         }
@@ -403,7 +544,11 @@ impl Session {
         if std::fs::symlink_metadata(&dir).is_ok() {
             return Err(Error::layout(&dir, "exists already; the lab makes each branch dir itself"));
         }
-        let made = self.make_branch(&dir, parent, steps);
+        let made = self.make_branch(
+            &dir,
+            Branch { dir: dir.clone(), parent, steps: Vec::new(), frames: Vec::new(), first_epoch, era },
+            steps,
+        );
         if made.is_err() {
             self.branches.truncate(count);
             // The dir this call made (it was absent above), and only it: the lab's own scratch.
@@ -420,28 +565,30 @@ impl Session {
         made
     }
 
-    fn make_branch(&mut self, dir: &Path, parent: Option<(usize, usize)>, steps: &[Step]) -> Result<()> {
-        let dir = dir.to_path_buf();
+    fn make_branch(&mut self, dir: &Path, mut branch: Branch, steps: &[Step]) -> Result<()> {
         let mut output = String::new();
         for line in self.creates() {
-            output.push_str(&format!("$ {line}\n{}", run_line(&line, &dir)?.output));
+            output.push_str(&format!("$ {line}\n{}", run_line(&line, dir)?.output));
         }
-        let Look { picture, acked, lost, leader, roles } = look(&dir, self.replicas, &[])?;
-        let first = Frame {
+        let Look { picture, acked, lost, leader, roles } = look(dir, self.replicas, &[])?;
+        // Epochs below the first are issued before the history starts: no replica saw them.
+        let model = State { epochs_issued: branch.first_epoch, ..State::initial(self.replicas) };
+        branch.frames.push(Frame {
             command: self.creates().join("\n"),
             output: output.replace(&dir.display().to_string(), "$LAB"),
             picture,
             recovery_picture: None,
             code: Vec::new(),
             no_code: Some("create writes empty replica dirs: no replication procedure runs".into()),
-            model: Ok(State::initial(self.replicas)),
+            model: Ok(model),
             model_violation: None,
             acked,
             lost,
             leader,
             roles,
-        };
-        self.branches.push(Branch { dir, parent, steps: Vec::new(), frames: vec![first] });
+            hint: None,
+        });
+        self.branches.push(branch);
         let b = self.branches.len() - 1;
         for step in steps {
             self.push_step(b, *step)?;
@@ -454,7 +601,7 @@ impl Session {
     fn push_step(&mut self, b: usize, step: Step) -> Result<()> {
         let replicas = self.replicas;
         let branch = &self.branches[b];
-        check_bounds(branch, branch.steps.len(), &step.action)?;
+        check_bounds(branch, branch.steps.len(), &step)?;
         let line = step.command(replicas);
         let ran = run_line(&line, &branch.dir)?;
         let last = branch.frames.last().expect("a branch has its first frame");
@@ -480,6 +627,7 @@ impl Session {
             lost,
             leader,
             roles,
+            hint: None,
         };
         let branch = &mut self.branches[b];
         branch.steps.push(step);
@@ -492,7 +640,7 @@ impl Session {
     pub fn act(&mut self, step: Step) -> Result<()> {
         let (b, f) = self.view;
         let branch = &self.branches[b];
-        check_bounds(branch, f, &step.action)?;
+        check_bounds(branch, f, &step)?;
         if f + 1 == branch.frames.len() {
             self.push_step(b, step)?;
             self.view = (b, f + 1);
@@ -500,7 +648,60 @@ impl Session {
         }
         let mut steps = branch.steps[..f].to_vec();
         steps.push(step);
-        self.start_branch(Some((b, f)), &steps)
+        let (first_epoch, era) = (branch.first_epoch, branch.era);
+        self.start_branch(Some((b, f)), first_epoch, era, &steps)
+    }
+
+    /// Fork the viewed frame's history three times, every `recover --leader` of it run under
+    /// hw, kip101 and kip279 in turn; the view stays where it was and the three are compared.
+    /// Refused (nothing made) when no step up to the frame depends on the era, or when the
+    /// branch cap leaves no room for three.
+    pub fn fork_eras(&mut self) -> Result<()> {
+        let (b, f) = self.view;
+        let branch = &self.branches[b];
+        if !branch.steps[..f].iter().any(|s| matches!(s.action, Action::Recover { .. })) {
+            return Err(Error::Usage(
+                "lab: nothing up to this frame depends on the era: no follower has been recovered from a leader \
+                 yet (recover runs the era's truncation)"
+                    .into(),
+            ));
+        }
+        if self.branches.len() + ERAS.len() > MAX_BRANCHES {
+            return Err(Error::Usage(format!("lab: at most {MAX_BRANCHES} branches; restart klog lab")));
+        }
+        let first_epoch = branch.first_epoch;
+        let prefix = branch.steps[..f].to_vec();
+        let mut made = Vec::new();
+        for era in ERAS {
+            let steps: Vec<Step> = prefix
+                .iter()
+                .map(|s| match s.action {
+                    Action::Recover { .. } => Step { rules: rules_for(Some(era)), ..*s },
+                    _ => *s,
+                })
+                .collect();
+            if let Err(e) = self.start_branch(Some((b, f)), first_epoch, Some(era), &steps) {
+                self.view = (b, f);
+                return Err(e);
+            }
+            made.push((era, self.branches.len() - 1));
+        }
+        self.view = (b, f);
+        self.compare = Some(Compare { at: (b, f), branches: made });
+        Ok(())
+    }
+
+    /// Fork frame `at` and run `extra` after it (the explorer's counterexample), in one new
+    /// branch, viewed at its end. Refused as a whole if any step is refused.
+    pub fn replay(&mut self, at: (usize, usize), extra: &[Step]) -> Result<()> {
+        let branch = self.branches.get(at.0).ok_or_else(|| Error::Usage(format!("lab: no branch {}", at.0 + 1)))?;
+        if at.1 >= branch.frames.len() {
+            return Err(Error::Usage(format!("lab: branch {} has no frame {}", at.0 + 1, at.1)));
+        }
+        let mut steps = branch.steps[..at.1].to_vec();
+        steps.extend_from_slice(extra);
+        let (first_epoch, era) = (branch.first_epoch, branch.era);
+        self.start_branch(Some(at), first_epoch, era, &steps)
     }
 
     /// View frame `f` of branch `b`.
@@ -522,9 +723,25 @@ impl Session {
         &self.branches[self.view.0].steps[..self.view.1]
     }
 
+    /// The epoch the next election from the viewed frame takes.
+    pub fn next_epoch(&self) -> usize {
+        let elections = self.steps().iter().filter(|s| matches!(s.action, Action::Elect { .. })).count();
+        self.branches[self.view.0].first_epoch as usize + elections
+    }
+
+    /// Records appended up to the viewed frame.
+    pub fn appended(&self) -> usize {
+        self.steps().iter().map(Step::appended).sum()
+    }
+
     /// The history up to the viewed frame as a bash script running the same commands.
     pub fn script(&self) -> String {
-        let (b, f) = self.view;
+        self.script_of(self.view.0, self.view.1)
+    }
+
+    /// The history of branch `b` up to frame `f` as a bash script.
+    pub fn script_of(&self, b: usize, f: usize) -> String {
+        let branch = &self.branches[b];
         let mut s = String::from("#!/usr/bin/env bash\n");
         s.push_str(&format!(
             "# klog lab: branch {}, frame {f} ({} steps). Needs klog on PATH.\n# Run: bash lab.sh DIR \
@@ -538,11 +755,11 @@ impl Session {
             s.push_str(&line);
             s.push('\n');
         }
-        for step in self.steps() {
+        for step in &branch.steps[..f] {
             s.push_str(&step.command(self.replicas));
             s.push('\n');
         }
-        let frame = self.frame();
+        let frame = &branch.frames[f];
         if frame.lost.is_empty() {
             s.push_str("# verdict: no acknowledged record lost\n");
         } else {

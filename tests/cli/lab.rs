@@ -384,3 +384,114 @@ fn a_refused_fork_leaves_no_branch_and_never_uses_up_the_branch_cap() {
     let forked = server.act(r#"{"kind":"crash","replica":"a","power_loss":false}"#);
     assert_eq!(listing(&dir), vec!["1", "2"], "{forked}");
 }
+
+#[test]
+fn the_watch_preset_the_quiz_the_three_eras_side_by_side_and_the_explorer_replay_play_by_clicks_and_their_scripts_replay_them(
+) {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab-watch");
+    let Some(seen) = crate::browser::run("lab-watch.mjs", &[&server.url, s(&shots)]) else { return };
+    drop(server);
+    eprintln!("screenshots: {}", shots.display());
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+
+    // The preset stops after the second fetch round: a's HW 0 (LEO 2) while b's is 2, and says so.
+    let preset = &seen["presetState"];
+    let script = preset["script"].as_str().unwrap();
+    let commands: Vec<&str> = script.lines().filter(|l| l.starts_with("klog ")).collect();
+    assert_eq!(
+        commands,
+        [
+            "klog create \"$LAB/a\" --replica-id 1",
+            "klog create \"$LAB/b\" --replica-id 2",
+            "klog elect \"$LAB/b\" --epoch 1 --isr \"$LAB/a\"",
+            "klog append \"$LAB/b\" m1 m2 --timestamp 1000",
+            "klog fetch --leader \"$LAB/b\" \"$LAB/a\" --kafka 2.7.2",
+            "klog fetch --leader \"$LAB/b\" \"$LAB/a\" --kafka 2.7.2",
+        ],
+        "{script}"
+    );
+    let marks: Vec<(i64, i64)> = preset["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["log_end_offset"].as_i64().unwrap(), r["high_watermark"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(marks, [(2, 0), (2, 2)], "a: LEO 2 HW 0; b: LEO 2 HW 2");
+    assert_eq!(preset["next_epoch"], 2);
+    let hint = seen["preset"]["hint"].as_str().unwrap();
+    assert!(hint.contains("a's HW is 0 while b's is 2: m1 and m2 are acknowledged"), "{hint}");
+    assert_eq!(seen["preset"]["acked"], "m1@0,m2@1");
+    assert_eq!(seen["preset"]["pictures"], 1);
+
+    // The quiz asks with the frame before on the page, and shows the result only once answered.
+    let quiz = seen["quiz"].as_array().unwrap();
+    assert_eq!(quiz.len(), 2);
+    for q in quiz {
+        let (before, asked, after) = (&q["before"], &q["asked"], &q["after"]);
+        assert_eq!(asked["quiz_shown"], true, "{q}");
+        for key in ["title", "command", "output", "picture", "lost", "acked"] {
+            assert_eq!(asked[key], before[key], "{key} changed before the answer: {q}");
+        }
+        assert_ne!(after["title"], before["title"], "{q}");
+        assert_eq!(after["quiz_shown"], false);
+        // The question's visible text holds no number but its offsets to choose from.
+        let question = asked["question"].as_str().unwrap();
+        assert!(!question.chars().any(|c| c.is_ascii_digit()), "{question}");
+    }
+    assert!(quiz[0]["asked"]["question"].as_str().unwrap().contains("Which HW will its checkpoint hold"));
+    assert_eq!(quiz[0]["result"], serde_json::json!({ "answer": "0", "chosen": "0", "right": true }));
+    assert!(quiz[1]["asked"]["question"].as_str().unwrap().contains("Where will its log end"));
+    assert_eq!(quiz[1]["result"], serde_json::json!({ "answer": "0", "chosen": "2", "right": false }));
+    assert!(quiz[1]["after"]["result"].as_str().unwrap().starts_with("Not quite (you said 2): a's log ends at 0"));
+
+    // The Watch's ending under hw: a elected without m1 m2.
+    assert_eq!(seen["elect"]["lost"], "m1@0,m2@1", "{seen}");
+    assert_eq!(seen["restart"]["lost"], "m1@0,m2@1");
+
+    // Side by side: hw loses m1 and m2; kip101 and kip279 keep them; one row at 1280 px.
+    let compare = seen["compare"].as_array().unwrap();
+    let eras: Vec<(&str, &str)> =
+        compare.iter().map(|c| (c["era"].as_str().unwrap(), c["lost"].as_str().unwrap())).collect();
+    assert_eq!(eras, [("hw", "m1@0,m2@1"), ("kip101", ""), ("kip279", "")]);
+    assert!(compare.iter().all(|c| c["pictures"] == 1 && c["top"] == compare[0]["top"]), "{compare:?}");
+    for (era, c) in seen["eraScripts"].as_object().unwrap() {
+        let script = c["script"].as_str().unwrap();
+        assert_eq!(script.matches(&format!("--mode {era}\n")).count(), 2, "{script}");
+        assert!(script.ends_with(if era == "hw" {
+            "# verdict: acknowledged m1 (offset 0), m2 (offset 1) lost: a leads at epoch 2 without it\n"
+        } else {
+            "# verdict: no acknowledged record lost\n"
+        }));
+        let branch_dir = dir.join((c["branch"].as_u64().unwrap() + 1).to_string());
+        let replayed = replay_matches(script, &branch_dir);
+        let a_values: Vec<String> = records(&branch_dir.join("a")).into_iter().map(|(_, _, v)| v).collect();
+        assert_eq!(a_values, if era == "hw" { vec!["m3"] } else { vec!["m1", "m2", "m3"] }, "{era}");
+        assert!(!replayed.is_empty());
+    }
+
+    // The explorer from the preset's frame, replayed by one click into a new branch.
+    assert_eq!(seen["explorer"]["found"], "true", "{seen}");
+    let steps = seen["explorer"]["steps"].as_array().unwrap();
+    assert!(steps.last().unwrap().as_str().unwrap().starts_with("klog elect $LAB/a"), "{steps:?}");
+    assert_eq!(seen["replayed"]["lost"], "m1@0,m2@1", "{seen}");
+    let replay_script = seen["replay"]["script"].as_str().unwrap();
+    for step in steps {
+        let step = step.as_str().unwrap();
+        assert!(replay_script.replace('"', "").contains(&format!("{step}\n")), "{step} not in {replay_script}");
+    }
+    assert!(replay_script.ends_with("lost: a leads at epoch 2 without it\n"), "{replay_script}");
+    replay_matches(replay_script, Path::new(seen["replay"]["branch_dir"].as_str().unwrap()));
+
+    // 400 px: the picture above the buttons, no text under 12 px, nothing wider than the page.
+    for n in seen["narrow"].as_array().unwrap() {
+        assert_eq!(n["small"], serde_json::json!([]), "{n}");
+        assert_eq!(n["overflow"], 0, "{n}");
+        assert!(n["picture_top"].as_i64() < n["actions_top"].as_i64(), "{n}");
+        assert!(n["picture_top"].as_i64() < n["preset_top"].as_i64(), "{n}");
+    }
+    assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
+}
