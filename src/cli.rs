@@ -199,8 +199,11 @@ pub enum Command {
     /// klog command on replicas a, b (and c) in the lab dir, and the page shows the replicas'
     /// picture (`klog draw`), the code panel of the procedure that ran and klog's output. Go back
     /// to any frame and act there to fork (the steps before are replayed into a fresh dir); ask
-    /// the explorer for the shortest way to lose an acknowledged write from the current state;
-    /// copy the history as a klog script. Prints the URL (with a per-run token every request
+    /// the explorer for the shortest way to lose an acknowledged write from the current state
+    /// and replay its answer by one click; copy the history as a klog script. A Watch preset
+    /// builds the Watch's scene and stops where the follower's HW lags; "this frame under hw |
+    /// kip101 | kip279" replays the history under each era side by side; "quiz me" asks before
+    /// each click's result is shown. Prints the URL (with a per-run token every request
     /// needs) and opens nothing; listens on 127.0.0.1 only. Ctrl-C stops it; the lab dir stays.
     Lab(LabArgs),
     /// Write the man pages or a shell completion script (for packagers and shells).

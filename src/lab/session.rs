@@ -792,6 +792,33 @@ mod tests {
     }
 
     #[test]
+    fn the_watch_preset_runs_the_watchs_first_commands_and_a_batch_is_one_append_of_the_model_per_record() {
+        let lines: Vec<String> = watch_steps().iter().map(|s| s.command(2)).collect();
+        assert_eq!(
+            lines,
+            [
+                "klog elect \"$LAB/b\" --epoch 1 --isr \"$LAB/a\"",
+                "klog append \"$LAB/b\" m1 m2 --timestamp 1000",
+                "klog fetch --leader \"$LAB/b\" \"$LAB/a\" --kafka 2.7.2",
+                "klog fetch --leader \"$LAB/b\" \"$LAB/a\" --kafka 2.7.2",
+            ]
+        );
+        let batch = watch_steps()[1];
+        assert_eq!(batch.appended(), 2);
+        let values: Vec<Action> = batch.model_actions().collect();
+        assert_eq!(values, [Action::Append { replica: 1, value: 1 }, Action::Append { replica: 1, value: 2 }]);
+        // The model, started with epoch 0 issued before the history, takes the whole preset.
+        let mut model = Ok(State { epochs_issued: 1, ..State::initial(2) });
+        for (i, step) in watch_steps().iter().enumerate() {
+            let (next, violation) = model_step(&model, step, i, 2);
+            assert!(next.is_ok() && violation.is_none(), "step {i}: {next:?}");
+            model = next;
+        }
+        let state = model.unwrap();
+        assert_eq!((state.epochs_issued, state.appended), (2, 2));
+    }
+
+    #[test]
     fn replica_letters_are_bounded_by_the_lab() {
         assert_eq!(replica_index("b", 2), Ok(1));
         assert!(replica_index("c", 2).is_err());

@@ -495,3 +495,41 @@ fn the_watch_preset_the_quiz_the_three_eras_side_by_side_and_the_explorer_replay
     }
     assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
 }
+
+#[test]
+fn the_era_fork_and_the_replay_are_refused_when_they_have_nothing_to_do_and_write_nothing() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let (status, reply) = server.post("/api/preset", "application/json", "{}", "");
+    assert_eq!(status, 200, "{reply}");
+    let state: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(state["view"], serde_json::json!({ "branch": 1, "frame": 4, "last": 4 }));
+    assert!(state["frame"]["hint"].as_str().unwrap().starts_with("Watch for this: a's HW is 0 while b's is 2"));
+    assert_eq!(state["next_epoch"], 2);
+    let before = tree(&dir);
+    // No recover yet: every era would run the same commands.
+    let (status, reply) = server.post("/api/eras", "application/json", "{}", "");
+    assert_eq!(status, 409, "{reply}");
+    assert!(reply.contains("nothing up to this frame depends on the era"), "{reply}");
+    // No explorer answer to replay; a body with something in it is not the empty one.
+    assert_eq!(server.post("/api/replay", "application/json", "{}", "").0, 409);
+    assert_eq!(server.post("/api/preset", "application/json", r#"{"steps":[]}"#, "").0, 400);
+    assert_eq!(server.get("/api/eras", &format!("X-Klog-Token: {}\r\n", server.token)).0, 405);
+    assert_eq!(tree(&dir), before, "a refusal writes nothing");
+    // After a recover, three branches, one per era, the view kept.
+    server.act(r#"{"kind":"crash","replica":"a","power_loss":false}"#);
+    server.act(r#"{"kind":"recover","follower":"a","leader":"b","mode":"kip101"}"#);
+    let (status, reply) = server.post("/api/eras", "application/json", "{}", "");
+    assert_eq!(status, 200, "{reply}");
+    let state: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(state["view"]["frame"], 6);
+    let columns = state["compare"]["columns"].as_array().unwrap();
+    let leo_of_a: Vec<(&str, i64)> = columns
+        .iter()
+        .map(|c| (c["era"].as_str().unwrap(), c["roles"][0]["log_end_offset"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(leo_of_a, [("hw", 0), ("kip101", 2), ("kip279", 2)], "hw cuts a to its own HW 0");
+    assert_eq!(listing(&dir), vec!["1", "2", "3", "4", "5"]);
+}
