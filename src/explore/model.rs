@@ -727,7 +727,19 @@ impl State {
             Action::Restart { replica } => {
                 s.nodes[replica as usize].start();
                 if let Controller::Kraft { elr } = cfg.controller {
-                    let p = s.registered_and_unfenced(cfg, elr, replica as usize);
+                    let r = replica as usize;
+                    if s.latest_leader == Some(replica) {
+                        // The leader on record is not running: 4.0.x's controller elected it
+                        // fenced (KAFKA-19522). Its registration after the unclean shutdown takes
+                        // it out of the ISR, leaving no leader; unfenced, it is elected again —
+                        // two records, as Kafka 4.0.2's brokers show (tests/real-walks).
+                        let set = settings(cfg, elr);
+                        let others = s.active() & !(1 << r);
+                        let registered =
+                            partition_change::registered_after_unclean_shutdown(s.n(), &s.partition(), &set, r, others);
+                        s.controller_change(cfg, registered);
+                    }
+                    let p = s.registered_and_unfenced(cfg, elr, r);
                     violation = s.controller_change(cfg, p);
                 }
                 if cfg.controller == Controller::Zk {
