@@ -227,6 +227,7 @@ impl Producers {
 }
 
 /// One `ProducerStateManager`: its view of the snapshot files, its producers and offsets.
+#[derive(Clone)]
 struct Manager {
     snapshots: BTreeMap<i64, String>,
     producers: Producers,
@@ -362,12 +363,14 @@ impl Manager {
     }
 
     /// One batch's effect (`LogSegment.updateProducerState` without the map end, or one batch
-    /// of `loadProducersFromRecords`).
-    fn apply_batch(&mut self, batch: &RawBatch<'_>) -> Result<(), Thrown> {
-        let Some(h) = batch.header() else { return Ok(()) };
+    /// of `loadProducersFromRecords`), with origin REPLICATION (nothing fenced); the
+    /// transaction a marker ended, when it held data (`ProducerAppendInfo.appendEndTxnMarker`).
+    fn apply_batch(&mut self, batch: &RawBatch<'_>) -> Result<Option<CompletedTxn>, Thrown> {
+        let Some(h) = batch.header() else { return Ok(None) };
         if h.producer_id < 0 {
-            return Ok(());
+            return Ok(None);
         }
+        let mut completed = None;
         let thrown = |exception: String| Thrown { position: batch.position, exception };
         let current = self.producers.get_mut(h.producer_id).cloned().unwrap_or_else(Entry::empty);
         let mut updated = Entry { batches: VecDeque::new(), ..current };
@@ -378,15 +381,21 @@ impl Manager {
             let decoded = records
                 .decode()
                 .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {}", e.what)))?;
-            let Some(first) = decoded.first() else { return Ok(()) };
+            let Some(first) = decoded.first() else { return Ok(None) };
             let marker = crate::format::control::decode(first.key, first.value)
                 .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {e}")))?;
-            let crate::format::control::ControlRecord::EndTxn { coordinator_epoch, .. } = marker else {
+            let crate::format::control::ControlRecord::EndTxn { coordinator_epoch, commit, .. } = marker else {
                 return Err(thrown(format!(
                     "java.lang.IllegalArgumentException: Invalid control record type for end transaction marker {}",
                     marker.type_name()
                 )));
             };
+            completed = updated.current_txn_first_offset.map(|first_offset| CompletedTxn {
+                producer_id: h.producer_id,
+                first_offset,
+                last_offset: h.base_offset,
+                is_aborted: !commit,
+            });
             updated.maybe_update_producer_epoch(h.producer_epoch);
             updated.coordinator_epoch = coordinator_epoch;
             updated.current_txn_first_offset = None;
@@ -418,7 +427,119 @@ impl Manager {
             Some(e) => e.update(&updated),
             None => self.producers.insert(h.producer_id, updated),
         }
-        Ok(())
+        Ok(completed)
+    }
+}
+
+/// A transaction that a COMMIT or ABORT marker ended (`CompletedTxn`): its producer, its first
+/// data offset, the marker's offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompletedTxn {
+    pub producer_id: i64,
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub is_aborted: bool,
+}
+
+/// A `ProducerStateManager` fed batches in log order, as a broker's recovery feeds it
+/// (`LogSegment.updateProducerState`): the producer table, the open transactions
+/// (`ongoingTxns`, by first offset) and, for each ended one, the last stable offset Kafka
+/// writes beside it in the transaction index.
+#[derive(Clone)]
+pub struct ProducerReplay {
+    manager: Manager,
+    /// Open transactions: first offset -> producer id.
+    ongoing: BTreeMap<i64, i64>,
+}
+
+impl Default for ProducerReplay {
+    fn default() -> Self {
+        ProducerReplay::new()
+    }
+}
+
+impl ProducerReplay {
+    /// No producer known, the map's end at 0.
+    pub fn new() -> ProducerReplay {
+        let manager = Manager {
+            snapshots: BTreeMap::new(),
+            producers: Producers::default(),
+            last_map_offset: 0,
+            last_snap_offset: 0,
+            now_ms: 0,
+        };
+        ProducerReplay { manager, ongoing: BTreeMap::new() }
+    }
+
+    /// The state a snapshot taken at `offset` holds (`loadFromSnapshot` without expiry: every
+    /// entry, each open transaction put back in `ongoingTxns`, as `loadProducerEntry` does).
+    pub fn from_snapshot(entries: &[ProducerEntry], offset: i64) -> ProducerReplay {
+        let mut r = ProducerReplay::new();
+        for e in entries {
+            let entry = Entry::from_snapshot(e);
+            if let Some(first) = entry.current_txn_first_offset {
+                r.ongoing.insert(first, e.producer_id);
+            }
+            r.manager.producers.insert(e.producer_id, entry);
+        }
+        r.manager.last_map_offset = offset;
+        r
+    }
+
+    /// Start the map at `offset` (the log start, for a replay of the whole log).
+    pub fn start_at(&mut self, offset: i64) {
+        self.manager.last_map_offset = offset;
+    }
+
+    /// The offset after the last batch applied (`mapEndOffset`).
+    pub fn map_end_offset(&self) -> i64 {
+        self.manager.last_map_offset
+    }
+
+    /// Apply one batch; for a marker that ended a transaction with data, that transaction and
+    /// the last stable offset Kafka computes for it before completing it
+    /// (`ProducerStateManager.lastStableOffset(completedTxn)`: the first offset of the earliest
+    /// other producer's open transaction, else the marker's offset + 1).
+    pub fn apply(&mut self, batch: &RawBatch<'_>) -> Result<Option<(CompletedTxn, i64)>, Thrown> {
+        let before = batch.header().and_then(|h| {
+            (h.producer_id >= 0)
+                .then(|| self.manager.producers.get_mut(h.producer_id).and_then(|e| e.current_txn_first_offset))
+        });
+        let completed = self.manager.apply_batch(batch)?;
+        if let Some(h) = batch.header() {
+            if h.producer_id >= 0 && !h.is_control() && h.is_transactional() && before.flatten().is_none() {
+                // `startedTransactions`: a transactional batch opening the producer's transaction.
+                self.ongoing.insert(h.base_offset, h.producer_id);
+            }
+        }
+        self.manager.last_map_offset = batch.last_offset().wrapping_add(1);
+        Ok(completed.map(|c| {
+            let lso = self
+                .ongoing
+                .iter()
+                .find(|(_, pid)| **pid != c.producer_id)
+                .map_or(c.last_offset + 1, |(first, _)| *first);
+            self.ongoing.remove(&c.first_offset);
+            (c, lso)
+        }))
+    }
+
+    /// `firstUnstableOffset`: the first offset of the earliest open transaction.
+    pub fn first_unstable_offset(&self) -> Option<i64> {
+        self.ongoing.keys().next().copied()
+    }
+
+    /// The open transactions: (first offset, producer id), by first offset.
+    pub fn open_transactions(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.ongoing.iter().map(|(o, p)| (*o, *p))
+    }
+
+    /// The producer table as a snapshot taken now would hold it, by producer id.
+    pub fn producers(&self) -> Vec<ProducerEntry> {
+        let mut all: Vec<ProducerEntry> =
+            self.manager.producers.entries.iter().map(|(id, (_, e))| e.to_snapshot(*id)).collect();
+        all.sort_by_key(|e| e.producer_id);
+        all
     }
 }
 
@@ -513,7 +634,7 @@ pub fn simulate(
                 let seg = &facts.segments[i];
                 for b in BatchIter::new(seg.bytes(true)) {
                     if b.magic() >= 2 {
-                        m.apply_batch(&b)?;
+                        let _ended = m.apply_batch(&b)?;
                         m.last_map_offset = b.last_offset().wrapping_add(1);
                     }
                 }
@@ -637,7 +758,7 @@ fn rebuild(
             let mut iter = BatchIter::new(slice);
             for b in iter.by_ref() {
                 let moved = RawBatch { position: b.position + start_position, ..b };
-                m.apply_batch(&moved)?;
+                let _ended = m.apply_batch(&moved)?;
             }
             if let Some(ScanStop::BadSize { position, size }) = iter.stop() {
                 return Err(Thrown {
