@@ -37,12 +37,29 @@ pub enum SnapshotOp {
 pub struct SnapshotFiles {
     files: BTreeMap<String, Vec<u8>>,
     pub ops: Vec<SnapshotOp>,
+    /// Where the load's last producer-state rebuild (the log's own manager's) started: the
+    /// state a running broker's manager then replays the log onto.
+    pub rebuild_start: Option<RebuildStart>,
+}
+
+/// The state the log's own `ProducerStateManager` holds when its rebuild starts replaying,
+/// after `truncateAndReload` (the snapshot it loaded, expired producers dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebuildStart {
+    /// The offset the replay starts from.
+    pub from_offset: i64,
+    pub producers: Vec<ProducerEntry>,
+    /// Whether the state came from a snapshot at `from_offset` (else the rebuild starts empty).
+    pub from_snapshot: bool,
+    /// False when the rebuild reads nothing: after a clean shutdown with no snapshot Kafka
+    /// writes empty snapshots and starts with no producers.
+    pub replays: bool,
 }
 
 impl SnapshotFiles {
     /// The files as they are before the load.
     pub fn new(files: BTreeMap<String, Vec<u8>>) -> SnapshotFiles {
-        SnapshotFiles { files, ops: Vec::new() }
+        SnapshotFiles { files, ops: Vec::new(), rebuild_start: None }
     }
 
     /// `ProducerStateManager.listSnapshotFiles`: offset and name of each, by offset (a name
@@ -450,6 +467,9 @@ pub struct ProducerReplay {
     manager: Manager,
     /// Open transactions: first offset -> producer id.
     ongoing: BTreeMap<i64, i64>,
+    /// Transactions ended while replaying: first offset -> the marker's offset
+    /// (`unreplicatedTxns`: they hold the first unstable offset until the HW passes the marker).
+    unreplicated: BTreeMap<i64, i64>,
 }
 
 impl Default for ProducerReplay {
@@ -468,7 +488,7 @@ impl ProducerReplay {
             last_snap_offset: 0,
             now_ms: 0,
         };
-        ProducerReplay { manager, ongoing: BTreeMap::new() }
+        ProducerReplay { manager, ongoing: BTreeMap::new(), unreplicated: BTreeMap::new() }
     }
 
     /// The state a snapshot taken at `offset` holds (`loadFromSnapshot` without expiry: every
@@ -520,13 +540,17 @@ impl ProducerReplay {
                 .find(|(_, pid)| **pid != c.producer_id)
                 .map_or(c.last_offset + 1, |(first, _)| *first);
             self.ongoing.remove(&c.first_offset);
+            self.unreplicated.insert(c.first_offset, c.last_offset);
             (c, lso)
         }))
     }
 
-    /// `firstUnstableOffset`: the first offset of the earliest open transaction.
-    pub fn first_unstable_offset(&self) -> Option<i64> {
-        self.ongoing.keys().next().copied()
+    /// `firstUnstableOffset` once the HW is `high_watermark` (`onHighWatermarkUpdated` drops
+    /// the ended transactions whose marker is below it): the first offset of the earliest open
+    /// transaction or of an ended one whose marker the HW does not cover yet.
+    pub fn first_unstable_offset(&self, high_watermark: i64) -> Option<i64> {
+        let ended = self.unreplicated.iter().find(|(_, last)| **last >= high_watermark).map(|(first, _)| *first);
+        self.ongoing.keys().next().copied().into_iter().chain(ended).min()
     }
 
     /// The open transactions: (first offset, producer id), by first offset.
@@ -675,7 +699,7 @@ pub fn simulate(
         live.iter().map(|j| facts.segments[*j].base_offset).collect()
     };
     main.remove_stray_snapshots(&mut files, &bases)?;
-    rebuild(
+    files.rebuild_start = Some(rebuild(
         &mut main,
         &mut files,
         facts,
@@ -684,7 +708,7 @@ pub fn simulate(
         facts.log_start_after,
         facts.log_end_offset,
         facts.clean_shutdown,
-    )?;
+    )?);
     Ok(files)
 }
 
@@ -700,7 +724,7 @@ fn rebuild(
     log_start: i64,
     last_offset: i64,
     clean: bool,
-) -> Result<(), Thrown> {
+) -> Result<RebuildStart, Thrown> {
     let mut to_snapshot: Vec<i64> = Vec::new();
     if let Some(&last) = segs.last() {
         if segs.len() >= 2 {
@@ -715,10 +739,21 @@ fn rebuild(
             m.last_map_offset = o;
             m.take_snapshot(files);
         }
-        return Ok(());
+        return Ok(RebuildStart {
+            from_offset: last_offset,
+            producers: Vec::new(),
+            from_snapshot: false,
+            replays: false,
+        });
     }
     let empty_before = m.is_empty() && m.last_map_offset >= last_offset;
     m.truncate_and_reload(files, log_start, last_offset);
+    let start = RebuildStart {
+        from_offset: m.last_map_offset,
+        producers: m.producers.snapshot(),
+        from_snapshot: m.latest_snapshot_offset() == Some(m.last_map_offset),
+        replays: !empty_before,
+    };
     if last_offset > m.last_map_offset && !empty_before {
         let from = m.last_map_offset;
         // `LogSegments.values(from, lastOffset)`: from the segment holding `from` (or the first)
@@ -773,7 +808,7 @@ fn rebuild(
     }
     m.last_map_offset = last_offset;
     m.take_snapshot(files);
-    Ok(())
+    Ok(start)
 }
 
 /// `LogSegment.translateOffset(offset)`: the index's lower bound for the offset, then the

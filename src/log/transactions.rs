@@ -44,10 +44,12 @@ pub struct SnapshotView {
     pub path: PathBuf,
     pub offset: i64,
     pub producers: Vec<ProducerEntry>,
+    /// False for a snapshot the broker's load writes (it rebuilt the table from the log).
+    pub on_disk: bool,
 }
 
 /// A partition's transactions.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Transactions {
     pub log_start_offset: i64,
     pub log_end_offset: i64,
@@ -59,25 +61,31 @@ pub struct Transactions {
     /// by first offset; the same as `open` unless the snapshot disagrees with the log.
     pub broker_open: Vec<OpenTransaction>,
     pub committed: u64,
+    /// The broker's replay, for its first unstable offset at a given HW.
+    broker: ProducerReplay,
     /// The aborted transactions Kafka indexes, with the segment (base offset) holding each marker.
     pub aborted: Vec<(i64, AbortedTxn)>,
     /// The snapshot the broker's view starts from.
     pub snapshot: Option<SnapshotView>,
+    /// Whether the broker replays batches onto it (not after a clean shutdown with no snapshot).
+    pub broker_replays: bool,
     /// Where the log or its files disagree with Kafka's rules.
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
 }
 
 impl Transactions {
-    /// `firstUnstableOffset` as a broker loading the dir computes it.
-    pub fn first_unstable_offset(&self) -> Option<i64> {
-        self.broker_open.iter().map(|t| t.first_offset).min()
+    /// `firstUnstableOffset` as a broker that loaded the dir computes it once its HW is
+    /// `high_watermark`: its earliest open transaction, or a transaction its load saw end
+    /// whose marker the HW does not cover yet.
+    pub fn first_unstable_offset(&self, high_watermark: i64) -> Option<i64> {
+        self.broker.first_unstable_offset(high_watermark)
     }
 
     /// The LSO for a high watermark: the first unstable offset, bounded by the HW
-    /// (`UnifiedLog.updateHighWatermarkMetadata` → `maybeIncrementFirstUnstableOffset`).
+    /// (`UnifiedLog.lastStableOffset`).
     pub fn last_stable_offset(&self, high_watermark: i64) -> i64 {
-        self.first_unstable_offset().map_or(high_watermark, |f| f.min(high_watermark))
+        self.first_unstable_offset(high_watermark).map_or(high_watermark, |f| f.min(high_watermark))
     }
 }
 
@@ -172,23 +180,27 @@ fn snapshot_files(dir: &Path) -> Result<BTreeMap<i64, PathBuf>> {
 }
 
 /// Replay the log's batches and read its producer snapshots and transaction indexes.
-pub fn read_transactions(log: &Log, log_start_offset: i64) -> Result<Transactions> {
+/// `load_ops` are the deletes and writes a broker's load of the dir makes to the snapshot files
+/// ([`super::recovery::RecoveryReport::snapshot_ops`]); `None` for a replica that is running
+/// (no load: the files on disk are what it has).
+pub fn read_transactions(
+    log: &Log,
+    log_start_offset: i64,
+    load: Option<&super::producer_state::RebuildStart>,
+) -> Result<Transactions> {
     use crate::error::IoContext;
     let leo = log.log_end_offset();
     let mut findings = Vec::new();
     let mut notes = Vec::new();
-    // The snapshot a broker loads: the latest at or below the log end that decodes with a
-    // valid CRC (`loadFromSnapshot` deletes the others on its way down).
-    let mut snapshot: Option<SnapshotView> = None;
-    for (offset, path) in snapshot_files(log.dir())?.into_iter().rev() {
-        if offset > leo {
-            continue;
-        }
+    // Every snapshot on disk is compared with the log at its offset.
+    let mut on_disk: Vec<SnapshotView> = Vec::new();
+    for (offset, path) in snapshot_files(log.dir())? {
         let bytes = std::fs::read(&path).at(&path, "read")?;
         match producer_snapshot::decode(&bytes) {
             Ok(s) if s.crc_valid() => {
-                snapshot = Some(SnapshotView { path, offset, producers: s.entries });
-                break;
+                if offset <= leo && offset >= log_start_offset {
+                    on_disk.push(SnapshotView { path: path.clone(), offset, producers: s.entries, on_disk: true });
+                }
             }
             Ok(_) => notes
                 .push(format!("{}: CRC does not match; a broker deletes it and reads an older one", path.display())),
@@ -200,18 +212,34 @@ pub fn read_transactions(log: &Log, log_start_offset: i64) -> Result<Transaction
             )),
         }
     }
+    // The state a broker's producer-state manager replays the log onto: where the load's last
+    // rebuild started, or, for a running replica, its latest snapshot at or below the log end.
+    let (snapshot, replays) = match load {
+        Some(start) => {
+            let view = start.from_snapshot.then(|| SnapshotView {
+                path: log.dir().join(format!("{:020}{}", start.from_offset, names::SNAPSHOT_SUFFIX)),
+                offset: start.from_offset,
+                producers: start.producers.clone(),
+                on_disk: on_disk.iter().any(|d| d.offset == start.from_offset),
+            });
+            (view, start.replays)
+        }
+        None => (on_disk.last().cloned(), true),
+    };
     let mut whole = Tracker::default();
     whole.replay.start_at(log_start_offset);
-    let mut broker = match &snapshot {
-        Some(s) if s.offset >= log_start_offset => Tracker::from_snapshot(&s.producers, s.offset),
-        _ => {
+    let mut broker = match (&snapshot, load) {
+        (Some(s), _) => Tracker::from_snapshot(&s.producers, s.offset),
+        (None, Some(start)) => Tracker::from_snapshot(&start.producers, start.from_offset),
+        (None, None) => {
             let mut t = Tracker::default();
             t.replay.start_at(log_start_offset);
             t
         }
     };
-    let broker_from = broker.replay.map_end_offset();
-    let mut at_snapshot: Option<Vec<ProducerEntry>> = None;
+    let broker_from = if replays { broker.replay.map_end_offset() } else { i64::MAX };
+    // The log's table at each on-disk snapshot's offset, in offset order.
+    let mut at_offsets: Vec<Vec<ProducerEntry>> = Vec::new();
     let mut committed = 0;
     let mut aborted = Vec::new();
     let mut whole_stopped = false;
@@ -223,10 +251,9 @@ pub fn read_transactions(log: &Log, log_start_offset: i64) -> Result<Transaction
             if batch.magic() < 2 || batch.last_offset() < log_start_offset {
                 continue;
             }
-            if let Some(s) = &snapshot {
-                if at_snapshot.is_none() && batch.last_offset() >= s.offset {
-                    at_snapshot = Some(whole.replay.producers());
-                }
+            while let Some(s) = on_disk.get(at_offsets.len()).filter(|s| batch.last_offset() >= s.offset) {
+                let _ = s;
+                at_offsets.push(whole.replay.producers());
             }
             if !whole_stopped {
                 match whole.apply(&batch) {
@@ -259,20 +286,55 @@ pub fn read_transactions(log: &Log, log_start_offset: i64) -> Result<Transaction
             }
         }
     }
-    if let Some(s) = &snapshot {
-        let from_log = at_snapshot.unwrap_or_else(|| whole.replay.producers());
-        compare_snapshot(s, &from_log, log_start_offset, &mut findings, &mut notes);
+    while at_offsets.len() < on_disk.len() {
+        at_offsets.push(whole.replay.producers());
+    }
+    for (s, from_log) in on_disk.iter().zip(&at_offsets) {
+        compare_snapshot(s, from_log, log_start_offset, &mut findings, &mut notes);
     }
     check_txn_indexes(log, &aborted, &mut findings)?;
+    let open = whole.open_by_first_offset();
+    // The broker's open transactions, with the log's account of their batches where the log
+    // holds the same one (a snapshot keeps only the first offset).
+    let broker_open: Vec<OpenTransaction> = broker
+        .open_by_first_offset()
+        .into_iter()
+        .map(|b| {
+            let same = open.iter().find(|o| o.producer_id == b.producer_id && o.first_offset == b.first_offset);
+            match same {
+                Some(o) if b.batches == 0 => o.clone(),
+                _ => b,
+            }
+        })
+        .collect();
+    // After a clean shutdown with no snapshot Kafka scans nothing: the log's open
+    // transactions are forgotten.
+    if !replays {
+        for o in open.iter().filter(|o| !broker_open.iter().any(|b| b.first_offset == o.first_offset)) {
+            findings.push(Finding::new(
+                log.dir(),
+                0,
+                Some(o.first_offset),
+                format!(
+                    "the log holds producer {}'s transaction open from offset {}, but a broker loading this dir \
+                     (shut down cleanly, no producer snapshot at or below the log end) starts with no producers \
+                     and scans nothing: read_committed consumers read its records before it ends",
+                    o.producer_id, o.first_offset
+                ),
+            ));
+        }
+    }
     Ok(Transactions {
         log_start_offset,
         log_end_offset: leo,
         producers: whole.replay.producers(),
-        open: whole.open_by_first_offset(),
-        broker_open: broker.open_by_first_offset(),
+        open,
+        broker_open,
+        broker: broker.replay,
         committed,
         aborted,
         snapshot,
+        broker_replays: replays,
         findings,
         notes,
     })
@@ -501,7 +563,7 @@ mod tests {
     fn an_open_transaction_holds_the_lso_at_its_first_offset_below_the_high_watermark() {
         let dir = tempfile::tempdir().unwrap();
         let log = log_of(dir.path(), &[plain(0, "p"), data(7, 1, 0, &["a", "b"]), plain(3, "q")]);
-        let t = read_transactions(&log, 0).unwrap();
+        let t = read_transactions(&log, 0, None).unwrap();
         assert_eq!(t.open.len(), 1);
         let o = &t.open[0];
         assert_eq!((o.producer_id, o.first_offset, o.last_offset, o.batches, o.records), (7, 1, 2, 1, 2));
@@ -527,7 +589,7 @@ mod tests {
             marker(8, 7, false),
         ];
         let log = log_of(dir.path(), &batches);
-        let t = read_transactions(&log, 0).unwrap();
+        let t = read_transactions(&log, 0, None).unwrap();
         assert_eq!(t.committed, 1);
         let aborted: Vec<(i64, i64, i64, i64)> = t
             .aborted
@@ -544,10 +606,10 @@ mod tests {
         let index: Vec<u8> = t.aborted.iter().flat_map(|(_, a)| a.encode()).collect();
         let path = dir.path().join("00000000000000000000.txnindex");
         std::fs::write(&path, &index).unwrap();
-        assert!(read_transactions(&log, 0).unwrap().findings.is_empty());
+        assert!(read_transactions(&log, 0, None).unwrap().findings.is_empty());
         let extra = AbortedTxn { producer_id: 9, first_offset: 5, last_offset: 5, last_stable_offset: 5, version: 0 };
         std::fs::write(&path, [index.clone(), extra.encode().to_vec()].concat()).unwrap();
-        let f = read_transactions(&log, 0).unwrap().findings;
+        let f = read_transactions(&log, 0, None).unwrap().findings;
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].position, 68);
         assert!(f[0].what.contains("matches no ABORT marker"), "{}", f[0].what);
@@ -570,7 +632,7 @@ mod tests {
         };
         let path = dir.path().join("00000000000000000003.snapshot");
         std::fs::write(&path, producer_snapshot::encode(&[stale])).unwrap();
-        let t = read_transactions(&log, 0).unwrap();
+        let t = read_transactions(&log, 0, None).unwrap();
         assert!(t.open.is_empty());
         assert_eq!(t.broker_open.iter().map(|o| o.first_offset).collect::<Vec<_>>(), vec![0]);
         assert_eq!(t.last_stable_offset(4), 0);
@@ -580,7 +642,7 @@ mod tests {
         // The snapshot a broker would write agrees: no finding, the LSO follows the HW.
         let log_table = t.producers.clone();
         std::fs::write(&path, producer_snapshot::encode(&log_table)).unwrap();
-        let t = read_transactions(&log, 0).unwrap();
+        let t = read_transactions(&log, 0, None).unwrap();
         assert!(t.findings.is_empty(), "{:?}", t.findings);
         assert_eq!(t.last_stable_offset(4), 4);
     }
@@ -593,7 +655,7 @@ mod tests {
             &[rec("x", 5)],
         );
         let log = log_of(dir.path(), &[data(7, 0, 0, &["a", "b"]), idem]);
-        let t = read_transactions(&log, 0).unwrap();
+        let t = read_transactions(&log, 0, None).unwrap();
         assert_eq!(t.findings.len(), 1);
         assert!(t.findings[0].what.contains("InvalidTxnStateException"), "{}", t.findings[0].what);
         assert_eq!(t.findings[0].offset, Some(2));
