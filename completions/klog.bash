@@ -76,6 +76,9 @@ _klog() {
             klog,stop)
                 cmd="klog__subcmd__stop"
                 ;;
+            klog,txn)
+                cmd="klog__subcmd__txn"
+                ;;
             klog__subcmd__generate,completions)
                 cmd="klog__subcmd__generate__subcmd__completions"
                 ;;
@@ -154,6 +157,9 @@ _klog() {
             klog__subcmd__help,stop)
                 cmd="klog__subcmd__help__subcmd__stop"
                 ;;
+            klog__subcmd__help,txn)
+                cmd="klog__subcmd__help__subcmd__txn"
+                ;;
             klog__subcmd__help__subcmd__generate,completions)
                 cmd="klog__subcmd__help__subcmd__generate__subcmd__completions"
                 ;;
@@ -167,7 +173,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --allow-broker-dir-writes --help --version create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help"
+            opts="-h -V --color --allow-broker-dir-writes --help --version create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -761,7 +767,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="create elect alter-isr append dump history check fetch flush stop crash recover restore diff draw demo explore lab generate help"
+            opts="create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1082,6 +1088,20 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__help__subcmd__txn)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__history)
             opts="-h -V --partition --replica --json --picture --svg --force --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1204,6 +1224,28 @@ _klog() {
             ;;
         klog__subcmd__stop)
             opts="-h -V --partition --color --allow-broker-dir-writes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__txn)
+            opts="-h -V --partition --json --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

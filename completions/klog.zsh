@@ -157,6 +157,19 @@ _arguments "${_arguments_options[@]}" : \
 '*::more -- More brokers'\'' data dirs\: with them (or --cluster) the cluster view, every partition'\''s replicas lined up across the brokers (see --cluster):_files' \
 && ret=0
 ;;
+(txn)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--json[Write the report as one JSON object]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
 (fetch)
 _arguments "${_arguments_options[@]}" : \
 '--leader=[The leader'\''s log dir]:DIR:_files' \
@@ -472,6 +485,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(txn)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (fetch)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -563,6 +580,7 @@ _klog_commands() {
 'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
 'history:Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed\: replayed from a KRaft metadata log' \
 'check:Verify a replica the way Kafka'\''s loader and kafka-dump-log do' \
+'txn:What holds a partition'\''s last stable offset (LSO)\: its open transactions' \
 'fetch:Follower fetch rounds from a leader, with the high-watermark piggyback lag' \
 'flush:fsync a replica'\''s log and move its recovery point to the log end' \
 'stop:Shut a replica down cleanly\: flush, write the checkpoints and \`.kafka_cleanshutdown\`' \
@@ -697,6 +715,7 @@ _klog__subcmd__help_commands() {
 'dump:Show a replica'\''s batches and records, its epoch cache, or any single Kafka file' \
 'history:Who led each partition, at which leader epoch, with which ISR and ELR, and when that changed\: replayed from a KRaft metadata log' \
 'check:Verify a replica the way Kafka'\''s loader and kafka-dump-log do' \
+'txn:What holds a partition'\''s last stable offset (LSO)\: its open transactions' \
 'fetch:Follower fetch rounds from a leader, with the high-watermark piggyback lag' \
 'flush:fsync a replica'\''s log and move its recovery point to the log end' \
 'stop:Shut a replica down cleanly\: flush, write the checkpoints and \`.kafka_cleanshutdown\`' \
@@ -826,6 +845,11 @@ _klog__subcmd__help__subcmd__stop_commands() {
     local commands; commands=()
     _describe -t commands 'klog help stop commands' commands "$@"
 }
+(( $+functions[_klog__subcmd__help__subcmd__txn_commands] )) ||
+_klog__subcmd__help__subcmd__txn_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help txn commands' commands "$@"
+}
 (( $+functions[_klog__subcmd__history_commands] )) ||
 _klog__subcmd__history_commands() {
     local commands; commands=()
@@ -850,6 +874,11 @@ _klog__subcmd__restore_commands() {
 _klog__subcmd__stop_commands() {
     local commands; commands=()
     _describe -t commands 'klog stop commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__txn_commands] )) ||
+_klog__subcmd__txn_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog txn commands' commands "$@"
 }
 
 if [ "$funcstack[1]" = "_klog" ]; then

@@ -6,7 +6,7 @@
 use replica_lab::cli::{
     AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
     DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
-    RestoreArgs, Target,
+    RestoreArgs, Target, TxnArgs,
 };
 use replica_lab::commands::cluster::{ClusterCommand, ClusterRequest};
 use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
@@ -68,6 +68,7 @@ fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Text<'_
         Command::Dump(a) => dump(&a, settings, env, text),
         Command::History(a) => history(&a, settings, env, text),
         Command::Check(a) => check(&a, settings, env, text),
+        Command::Txn(a) => txn(&a, settings, text),
         Command::Fetch(a) => fetch(&a, settings, env, text),
         Command::Flush(a) => flush(&a, settings, env, text),
         Command::Stop(a) => stop(&a, settings, env, text),
@@ -172,6 +173,16 @@ fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
         json::check_report(text.raw(), &report)?;
     } else {
         text::check(text, &report, settings)?;
+    }
+    Ok(Outcome::findings_if(!report.is_clean()))
+}
+
+fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let report = commands::txn::run(&a.target.dir, a.target.partition.as_deref())?;
+    if a.json {
+        output::transactions::json(text.raw(), &report)?;
+    } else {
+        output::transactions::text(text, &report, settings)?;
     }
     Ok(Outcome::findings_if(!report.is_clean()))
 }

@@ -106,6 +106,18 @@ pub enum Command {
     /// order and timestamps, the epoch cache against the batch stamps, and HW <= LEO. Exit 0
     /// clean, 1 findings, 2 error. Never writes.
     Check(CheckArgs),
+    /// What holds a partition's last stable offset (LSO): its open transactions.
+    ///
+    /// Replays the log's batches as Kafka's producer-state code does and forecasts the load a
+    /// broker would run on the dir (which producer snapshot it starts from). Shows the LSO (the
+    /// first offset of the earliest open transaction, bounded by the HW) and how many offsets
+    /// read_committed consumers cannot see, each open transaction (producer id and epoch,
+    /// offsets, batches, timestamps) with the kafka-transactions.sh abort line for it, the
+    /// aborted transactions, and findings: a producer snapshot that disagrees with the log (an
+    /// open transaction only the snapshot holds is the snapshot-only hang), `.txnindex` entries
+    /// missing, extra or wrong against the ABORT markers, a batch where Kafka's rebuild throws.
+    /// Exit 0 clean, 1 findings, 2 error. Never writes.
+    Txn(TxnArgs),
     /// Follower fetch rounds from a leader, with the high-watermark piggyback lag.
     ///
     /// Each round: the leader reads its HW, records the follower's fetch offset and recomputes
@@ -880,6 +892,15 @@ pub struct CheckArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct TxnArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// Write the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
 // ---- Ranges: every number is checked against Kafka's own limits before a command runs. ----
 
 const I32_MAX: i128 = i32::MAX as i128;
@@ -950,6 +971,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog dump /tmp/b/demo-0/00000000000000000000.index",
         ],
         "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
+        "txn" => &["klog txn /copies/b1 --partition orders-3", "klog txn /copies/b1/orders-3 --json"],
         "history" => &[
             "klog history /var/lib/kafka",
             "klog history /copies/b1 --partition orders-3 --replica /copies/b1 --replica /copies/b2 --json",
@@ -997,7 +1019,7 @@ pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
         "klog" => {
             &[(0, "success"), (1, "findings (check), divergence (diff), a stuck fetch, a violation (explore)"), ERROR]
         }
-        "check" => &[(0, "clean"), (1, "findings"), ERROR],
+        "check" | "txn" => &[(0, "clean"), (1, "findings"), ERROR],
         "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
         "fetch" => {
             &[(0, "success"), (1, "stuck: a batch below the follower's LEO, or nothing to cut on OUT_OF_RANGE"), ERROR]

@@ -23,6 +23,7 @@ pub mod recover;
 pub mod restore;
 pub mod stop;
 pub mod summary;
+pub mod txn;
 
 use crate::replica::Replica;
 

@@ -110,6 +110,15 @@ impl fmt::Display for ControlError {
     }
 }
 
+/// The key and value of an end-transaction marker (`EndTransactionMarker`, version 0): key
+/// `version int16 (0) | type int16` (0 ABORT, 1 COMMIT), value `version int16 (0) |
+/// coordinatorEpoch int32`.
+pub fn end_txn_marker(commit: bool, coordinator_epoch: i32) -> (Vec<u8>, Vec<u8>) {
+    let key = [0i16.to_be_bytes(), (commit as i16).to_be_bytes()].concat();
+    let value = [&0i16.to_be_bytes()[..], &coordinator_epoch.to_be_bytes()].concat();
+    (key, value)
+}
+
 /// Read the type id of a control record key (`ControlRecordType.parseTypeId`).
 pub fn decode_type_id(key: Option<&[u8]>) -> Result<i16, ControlError> {
     let key = key.ok_or_else(|| ControlError { field: "key", position: 0, what: "null key".into() })?;

@@ -37,12 +37,29 @@ pub enum SnapshotOp {
 pub struct SnapshotFiles {
     files: BTreeMap<String, Vec<u8>>,
     pub ops: Vec<SnapshotOp>,
+    /// Where the load's last producer-state rebuild (the log's own manager's) started: the
+    /// state a running broker's manager then replays the log onto.
+    pub rebuild_start: Option<RebuildStart>,
+}
+
+/// The state the log's own `ProducerStateManager` holds when its rebuild starts replaying,
+/// after `truncateAndReload` (the snapshot it loaded, expired producers dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebuildStart {
+    /// The offset the replay starts from.
+    pub from_offset: i64,
+    pub producers: Vec<ProducerEntry>,
+    /// Whether the state came from a snapshot at `from_offset` (else the rebuild starts empty).
+    pub from_snapshot: bool,
+    /// False when the rebuild reads nothing: after a clean shutdown with no snapshot Kafka
+    /// writes empty snapshots and starts with no producers.
+    pub replays: bool,
 }
 
 impl SnapshotFiles {
     /// The files as they are before the load.
     pub fn new(files: BTreeMap<String, Vec<u8>>) -> SnapshotFiles {
-        SnapshotFiles { files, ops: Vec::new() }
+        SnapshotFiles { files, ops: Vec::new(), rebuild_start: None }
     }
 
     /// `ProducerStateManager.listSnapshotFiles`: offset and name of each, by offset (a name
@@ -227,6 +244,7 @@ impl Producers {
 }
 
 /// One `ProducerStateManager`: its view of the snapshot files, its producers and offsets.
+#[derive(Clone)]
 struct Manager {
     snapshots: BTreeMap<i64, String>,
     producers: Producers,
@@ -362,12 +380,14 @@ impl Manager {
     }
 
     /// One batch's effect (`LogSegment.updateProducerState` without the map end, or one batch
-    /// of `loadProducersFromRecords`).
-    fn apply_batch(&mut self, batch: &RawBatch<'_>) -> Result<(), Thrown> {
-        let Some(h) = batch.header() else { return Ok(()) };
+    /// of `loadProducersFromRecords`), with origin REPLICATION (nothing fenced); the
+    /// transaction a marker ended, when it held data (`ProducerAppendInfo.appendEndTxnMarker`).
+    fn apply_batch(&mut self, batch: &RawBatch<'_>) -> Result<Option<CompletedTxn>, Thrown> {
+        let Some(h) = batch.header() else { return Ok(None) };
         if h.producer_id < 0 {
-            return Ok(());
+            return Ok(None);
         }
+        let mut completed = None;
         let thrown = |exception: String| Thrown { position: batch.position, exception };
         let current = self.producers.get_mut(h.producer_id).cloned().unwrap_or_else(Entry::empty);
         let mut updated = Entry { batches: VecDeque::new(), ..current };
@@ -378,15 +398,21 @@ impl Manager {
             let decoded = records
                 .decode()
                 .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {}", e.what)))?;
-            let Some(first) = decoded.first() else { return Ok(()) };
+            let Some(first) = decoded.first() else { return Ok(None) };
             let marker = crate::format::control::decode(first.key, first.value)
                 .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {e}")))?;
-            let crate::format::control::ControlRecord::EndTxn { coordinator_epoch, .. } = marker else {
+            let crate::format::control::ControlRecord::EndTxn { coordinator_epoch, commit, .. } = marker else {
                 return Err(thrown(format!(
                     "java.lang.IllegalArgumentException: Invalid control record type for end transaction marker {}",
                     marker.type_name()
                 )));
             };
+            completed = updated.current_txn_first_offset.map(|first_offset| CompletedTxn {
+                producer_id: h.producer_id,
+                first_offset,
+                last_offset: h.base_offset,
+                is_aborted: !commit,
+            });
             updated.maybe_update_producer_epoch(h.producer_epoch);
             updated.coordinator_epoch = coordinator_epoch;
             updated.current_txn_first_offset = None;
@@ -418,7 +444,126 @@ impl Manager {
             Some(e) => e.update(&updated),
             None => self.producers.insert(h.producer_id, updated),
         }
-        Ok(())
+        Ok(completed)
+    }
+}
+
+/// A transaction that a COMMIT or ABORT marker ended (`CompletedTxn`): its producer, its first
+/// data offset, the marker's offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompletedTxn {
+    pub producer_id: i64,
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub is_aborted: bool,
+}
+
+/// A `ProducerStateManager` fed batches in log order, as a broker's recovery feeds it
+/// (`LogSegment.updateProducerState`): the producer table, the open transactions
+/// (`ongoingTxns`, by first offset) and, for each ended one, the last stable offset Kafka
+/// writes beside it in the transaction index.
+#[derive(Clone)]
+pub struct ProducerReplay {
+    manager: Manager,
+    /// Open transactions: first offset -> producer id.
+    ongoing: BTreeMap<i64, i64>,
+    /// Transactions ended while replaying: first offset -> the marker's offset
+    /// (`unreplicatedTxns`: they hold the first unstable offset until the HW passes the marker).
+    unreplicated: BTreeMap<i64, i64>,
+}
+
+impl Default for ProducerReplay {
+    fn default() -> Self {
+        ProducerReplay::new()
+    }
+}
+
+impl ProducerReplay {
+    /// No producer known, the map's end at 0.
+    pub fn new() -> ProducerReplay {
+        let manager = Manager {
+            snapshots: BTreeMap::new(),
+            producers: Producers::default(),
+            last_map_offset: 0,
+            last_snap_offset: 0,
+            now_ms: 0,
+        };
+        ProducerReplay { manager, ongoing: BTreeMap::new(), unreplicated: BTreeMap::new() }
+    }
+
+    /// The state a snapshot taken at `offset` holds (`loadFromSnapshot` without expiry: every
+    /// entry, each open transaction put back in `ongoingTxns`, as `loadProducerEntry` does).
+    pub fn from_snapshot(entries: &[ProducerEntry], offset: i64) -> ProducerReplay {
+        let mut r = ProducerReplay::new();
+        for e in entries {
+            let entry = Entry::from_snapshot(e);
+            if let Some(first) = entry.current_txn_first_offset {
+                r.ongoing.insert(first, e.producer_id);
+            }
+            r.manager.producers.insert(e.producer_id, entry);
+        }
+        r.manager.last_map_offset = offset;
+        r
+    }
+
+    /// Start the map at `offset` (the log start, for a replay of the whole log).
+    pub fn start_at(&mut self, offset: i64) {
+        self.manager.last_map_offset = offset;
+    }
+
+    /// The offset after the last batch applied (`mapEndOffset`).
+    pub fn map_end_offset(&self) -> i64 {
+        self.manager.last_map_offset
+    }
+
+    /// Apply one batch; for a marker that ended a transaction with data, that transaction and
+    /// the last stable offset Kafka computes for it before completing it
+    /// (`ProducerStateManager.lastStableOffset(completedTxn)`: the first offset of the earliest
+    /// other producer's open transaction, else the marker's offset + 1).
+    pub fn apply(&mut self, batch: &RawBatch<'_>) -> Result<Option<(CompletedTxn, i64)>, Thrown> {
+        let before = batch.header().and_then(|h| {
+            (h.producer_id >= 0)
+                .then(|| self.manager.producers.get_mut(h.producer_id).and_then(|e| e.current_txn_first_offset))
+        });
+        let completed = self.manager.apply_batch(batch)?;
+        if let Some(h) = batch.header() {
+            if h.producer_id >= 0 && !h.is_control() && h.is_transactional() && before.flatten().is_none() {
+                // `startedTransactions`: a transactional batch opening the producer's transaction.
+                self.ongoing.insert(h.base_offset, h.producer_id);
+            }
+        }
+        self.manager.last_map_offset = batch.last_offset().wrapping_add(1);
+        Ok(completed.map(|c| {
+            let lso = self
+                .ongoing
+                .iter()
+                .find(|(_, pid)| **pid != c.producer_id)
+                .map_or(c.last_offset + 1, |(first, _)| *first);
+            self.ongoing.remove(&c.first_offset);
+            self.unreplicated.insert(c.first_offset, c.last_offset);
+            (c, lso)
+        }))
+    }
+
+    /// `firstUnstableOffset` once the HW is `high_watermark` (`onHighWatermarkUpdated` drops
+    /// the ended transactions whose marker is below it): the first offset of the earliest open
+    /// transaction or of an ended one whose marker the HW does not cover yet.
+    pub fn first_unstable_offset(&self, high_watermark: i64) -> Option<i64> {
+        let ended = self.unreplicated.iter().find(|(_, last)| **last >= high_watermark).map(|(first, _)| *first);
+        self.ongoing.keys().next().copied().into_iter().chain(ended).min()
+    }
+
+    /// The open transactions: (first offset, producer id), by first offset.
+    pub fn open_transactions(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.ongoing.iter().map(|(o, p)| (*o, *p))
+    }
+
+    /// The producer table as a snapshot taken now would hold it, by producer id.
+    pub fn producers(&self) -> Vec<ProducerEntry> {
+        let mut all: Vec<ProducerEntry> =
+            self.manager.producers.entries.iter().map(|(id, (_, e))| e.to_snapshot(*id)).collect();
+        all.sort_by_key(|e| e.producer_id);
+        all
     }
 }
 
@@ -513,7 +658,7 @@ pub fn simulate(
                 let seg = &facts.segments[i];
                 for b in BatchIter::new(seg.bytes(true)) {
                     if b.magic() >= 2 {
-                        m.apply_batch(&b)?;
+                        let _ended = m.apply_batch(&b)?;
                         m.last_map_offset = b.last_offset().wrapping_add(1);
                     }
                 }
@@ -554,7 +699,7 @@ pub fn simulate(
         live.iter().map(|j| facts.segments[*j].base_offset).collect()
     };
     main.remove_stray_snapshots(&mut files, &bases)?;
-    rebuild(
+    files.rebuild_start = Some(rebuild(
         &mut main,
         &mut files,
         facts,
@@ -563,7 +708,7 @@ pub fn simulate(
         facts.log_start_after,
         facts.log_end_offset,
         facts.clean_shutdown,
-    )?;
+    )?);
     Ok(files)
 }
 
@@ -579,7 +724,7 @@ fn rebuild(
     log_start: i64,
     last_offset: i64,
     clean: bool,
-) -> Result<(), Thrown> {
+) -> Result<RebuildStart, Thrown> {
     let mut to_snapshot: Vec<i64> = Vec::new();
     if let Some(&last) = segs.last() {
         if segs.len() >= 2 {
@@ -594,10 +739,21 @@ fn rebuild(
             m.last_map_offset = o;
             m.take_snapshot(files);
         }
-        return Ok(());
+        return Ok(RebuildStart {
+            from_offset: last_offset,
+            producers: Vec::new(),
+            from_snapshot: false,
+            replays: false,
+        });
     }
     let empty_before = m.is_empty() && m.last_map_offset >= last_offset;
     m.truncate_and_reload(files, log_start, last_offset);
+    let start = RebuildStart {
+        from_offset: m.last_map_offset,
+        producers: m.producers.snapshot(),
+        from_snapshot: m.latest_snapshot_offset() == Some(m.last_map_offset),
+        replays: !empty_before,
+    };
     if last_offset > m.last_map_offset && !empty_before {
         let from = m.last_map_offset;
         // `LogSegments.values(from, lastOffset)`: from the segment holding `from` (or the first)
@@ -637,7 +793,7 @@ fn rebuild(
             let mut iter = BatchIter::new(slice);
             for b in iter.by_ref() {
                 let moved = RawBatch { position: b.position + start_position, ..b };
-                m.apply_batch(&moved)?;
+                let _ended = m.apply_batch(&moved)?;
             }
             if let Some(ScanStop::BadSize { position, size }) = iter.stop() {
                 return Err(Thrown {
@@ -652,7 +808,7 @@ fn rebuild(
     }
     m.last_map_offset = last_offset;
     m.take_snapshot(files);
-    Ok(())
+    Ok(start)
 }
 
 /// `LogSegment.translateOffset(offset)`: the index's lower bound for the offset, then the

@@ -84,6 +84,10 @@ pub struct RecoveryReport {
     pub producer_state: ProducerRebuild,
     /// What the load does to the producer snapshots, in order (`ProducerStateManager`).
     pub snapshot_ops: Vec<super::producer_state::SnapshotOp>,
+    /// The state the log's producer-state manager starts its last rebuild from (what a
+    /// broker's manager holds before replaying the rest of the log); `None` when the load
+    /// did not get that far or was not simulated.
+    pub producer_rebuild_start: Option<super::producer_state::RebuildStart>,
     /// Segments split for offset overflow (`splitOverflowedSegment`, which deletes the old one).
     pub segments_split: usize,
 }
@@ -480,7 +484,8 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             log_end_offset: report.log_end_offset_after,
             clean_shutdown,
         };
-        report.snapshot_ops = producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
+        (report.snapshot_ops, report.producer_rebuild_start) =
+            producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
         return Ok(report);
     }
     log.reload(log_start_offset)?;
@@ -582,7 +587,7 @@ fn producer_snapshot_ops(
     dir: &std::path::Path,
     before: std::collections::BTreeMap<String, Vec<u8>>,
     mut inputs: SnapshotInputs<'_>,
-) -> Result<Vec<SnapshotOp>> {
+) -> Result<(Vec<SnapshotOp>, Option<super::producer_state::RebuildStart>)> {
     use super::producer_state::{simulate, LoadFacts, SegmentBytes, SnapshotFiles};
     let mut owned = Vec::new();
     for t in inputs.targets.values() {
@@ -612,16 +617,18 @@ fn producer_snapshot_ops(
         clean_shutdown: inputs.clean_shutdown,
         now_ms,
     };
-    simulate(SnapshotFiles::new(before), &inputs.swap_deleted, &facts).map(|f| f.ops).map_err(|thrown| {
-        crate::error::Error::state(
-            dir,
-            format!(
+    simulate(SnapshotFiles::new(before), &inputs.swap_deleted, &facts).map(|f| (f.ops, f.rebuild_start)).map_err(
+        |thrown| {
+            crate::error::Error::state(
+                dir,
+                format!(
                 "at position {} of a segment: a Kafka 4.4 broker refuses to start on this log dir: the producer-state \
                  rebuild throws {} (nothing in LogLoader catches it)",
                 thrown.position, thrown.exception
             ),
-        )
-    })
+            )
+        },
+    )
 }
 
 /// Fill in what the load leaves: offsets, segments, epochs, bytes removed and the

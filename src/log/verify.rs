@@ -605,6 +605,11 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
     let mut stamped_epochs = std::collections::BTreeSet::new();
     let segments = log.segments();
     let mut previous_segment_end: Option<i64> = None;
+    // After an unclean stop Kafka recovers every segment from the one holding the recovery
+    // point (`LogLoader.recoverLog`: `segments.values(recoveryPoint, Long.MAX_VALUE)`), and
+    // recovering a segment rebuilds its indexes: what is wrong in them then costs nothing.
+    let recovery_point = marks.recovery_point.value;
+    let first_recovered = segments.iter().rposition(|s| s.base_offset <= recovery_point).unwrap_or(0);
     for (si, seg) in segments.iter().enumerate() {
         let path = seg.log_path();
         let bytes = seg.read_log()?;
@@ -626,7 +631,8 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
             }
         }
         let mut segment_end = seg.base_offset;
-        let indexes = SegmentIndexes::read(seg, &mut c)?;
+        let mut index_findings = Findings(Vec::new());
+        let indexes = SegmentIndexes::read(seg, &mut index_findings)?;
         let mut join = IndexJoin::new(&bytes, &indexes.offsets, &indexes.times);
         let mut iter = BatchIter::new(&bytes);
         let mut first = true;
@@ -741,7 +747,7 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
             _ => {}
         }
         let (offset_checks, time_checks) = join.finish();
-        c.0.extend(index_entry_findings(
+        index_findings.0.extend(index_entry_findings(
             &indexes.index_path,
             &indexes.time_path,
             &indexes.offsets,
@@ -749,6 +755,42 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
             &indexes.times,
             &time_checks,
         ));
+        let rebuilt = unclean_stop && si >= first_recovered;
+        for (path, (entries, zeros)) in [&indexes.index_path, &indexes.time_path].into_iter().zip(indexes.zero_tails) {
+            let here: Vec<&Finding> = index_findings.0.iter().filter(|f| &f.path == path).collect();
+            let zero_entries = match (zeros, entries) {
+                (0, _) => None,
+                (z, n) if z == n => Some(format!("all {n} of its entries are zeros")),
+                (z, n) => Some(format!("the last {z} of its {n} entries are zeros")),
+            };
+            let preallocated = zero_entries.as_ref().map_or(String::new(), |z| {
+                format!(
+                    "; {z}: an index preallocated for an active segment and never trimmed (its broker did not close \
+                     the segment)"
+                )
+            });
+            if rebuilt && !here.is_empty() {
+                let more = match here.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                };
+                notes.push(format!(
+                    "{}: {}{more}{preallocated}. Kafka rebuilds this segment's indexes when it loads the dir: it was \
+                     not shut down cleanly and the segment is at or past the recovery point {recovery_point}",
+                    path.display(),
+                    here[0].what,
+                ));
+            } else if let Some(z) = zero_entries.filter(|_| !here.is_empty()) {
+                notes.push(format!(
+                    "{}: {z}, an index preallocated for an active segment and never trimmed: Kafka trims it when it \
+                     closes the segment, and after a clean shutdown loads it as it is",
+                    path.display(),
+                ));
+            }
+        }
+        if !rebuilt {
+            c.0.extend(index_findings.0);
+        }
     }
     StampMismatch::flush(mismatch.take(), &mut c);
     let leo = log.log_end_offset();
@@ -865,6 +907,17 @@ struct SegmentIndexes {
     time_path: PathBuf,
     offsets: Vec<OffsetPosition>,
     times: Vec<TimestampOffset>,
+    /// Per file (offset index, time index): its whole entries and how many of the last ones
+    /// are all zero bytes (Kafka preallocates an active segment's index and trims it when the
+    /// segment is closed).
+    zero_tails: [(usize, usize); 2],
+}
+
+/// A file's whole `entry`-byte entries, and how many of the last ones are all zeros.
+fn zero_tail(bytes: &[u8], entry: usize) -> (usize, usize) {
+    let whole = bytes.len() / entry;
+    let nonzero_end = bytes[..whole * entry].iter().rposition(|b| *b != 0).map_or(0, |p| p / entry + 1);
+    (whole, whole - nonzero_end)
 }
 
 impl SegmentIndexes {
@@ -872,18 +925,21 @@ impl SegmentIndexes {
         let index_path = seg.index_path();
         let time_path = seg.time_index_path();
         let mut offsets = Vec::new();
+        let mut zero_tails = [(0, 0); 2];
         if let Some(bytes) = seg.read_index()? {
+            zero_tails[0] = zero_tail(&bytes, OFFSET_ENTRY_BYTES);
             let read = read_offset_index(&bytes, seg.base_offset);
             c.0.extend(index_structure_findings(&index_path, &read, OFFSET_ENTRY_BYTES, offset_disorder, |e| e.offset));
             offsets = read.entries;
         }
         let mut times = Vec::new();
         if let Some(bytes) = seg.read_time_index()? {
+            zero_tails[1] = zero_tail(&bytes, TIME_ENTRY_BYTES);
             let read = read_time_index(&bytes, seg.base_offset);
             c.0.extend(index_structure_findings(&time_path, &read, TIME_ENTRY_BYTES, time_disorder, |e| e.offset));
             times = read.entries;
         }
-        Ok(SegmentIndexes { index_path, time_path, offsets, times })
+        Ok(SegmentIndexes { index_path, time_path, offsets, times, zero_tails })
     }
 }
 
@@ -976,6 +1032,20 @@ mod tests {
 
     fn offset_bytes(entries: &[(i32, u32)]) -> Vec<u8> {
         entries.iter().flat_map(|(r, p)| r.to_be_bytes().into_iter().chain(p.to_be_bytes())).collect()
+    }
+
+    #[test]
+    fn a_zero_tail_counts_the_whole_entries_after_the_last_nonzero_byte() {
+        assert_eq!(zero_tail(&[], 8), (0, 0));
+        assert_eq!(zero_tail(&[0; 24], 8), (3, 3));
+        let mut b = offset_bytes(&[(2, 0), (5, 4100)]);
+        assert_eq!(zero_tail(&b, 8), (2, 0));
+        b.resize(8 * 6 + 3, 0);
+        assert_eq!(zero_tail(&b, 8), (6, 4), "a partial last entry is not an entry");
+        // A zero relative offset inside a nonzero entry keeps that entry.
+        let mut t = vec![0u8; 12 * 3];
+        t[7] = 1;
+        assert_eq!(zero_tail(&t, 12), (3, 2));
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod report;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod transactions;
 
 use palette::Palette;
 

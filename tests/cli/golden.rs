@@ -47,6 +47,7 @@ const SESSION: &[Step] = &[
     step("dump-empty-checkpoint", &["dump", "empty/leader-epoch-checkpoint"], 0),
     step("dump-kafka", &["dump", "b", "--format", "kafka"], 0),
     step("check", &["check", "b"], 0),
+    step("txn", &["txn", "b"], 0),
     step("diff", &["diff", "a", "b"], 0),
     step("flush", &["flush", "a"], 0),
     step("append-more", &["append", "b", "m3", "m4", "m5", "--records-per-batch", "1", "--timestamp", TS], 0),

@@ -54,6 +54,7 @@ mod scenarios;
 mod screens;
 mod storage;
 mod terminal;
+mod transactions;
 mod trust;
 mod words;
 mod zk_cluster;

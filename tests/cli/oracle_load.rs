@@ -820,3 +820,56 @@ fn the_forecast_the_run_and_kafkas_loader_agree_on_every_generated_data_dir() {
         panic!("{} case(s) disagree:\n{}", failures.len(), failures.join("\n"));
     }
 }
+
+/// A killed broker leaves its active segment's indexes preallocated (zero-filled past the last
+/// entry). `check` notes them where Kafka's loader rebuilds them (no clean shutdown: the
+/// segment is recovered) and reports them where Kafka loads them as they are (clean shutdown);
+/// Kafka's loader judges both.
+#[test]
+fn a_preallocated_index_is_a_note_where_kafka_rebuilds_it_and_a_finding_where_it_keeps_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let made = tmp.path().join("made");
+    let made_s = made.to_str().unwrap();
+    must(&["create", made_s, "--replica-id", "1"]);
+    must(&["elect", made_s, "--epoch", "0"]);
+    must(&["append", made_s, "x", "y", "z", "--timestamp", "1000"]);
+    must(&["append", made_s, "w", "--timestamp", "2000"]);
+    // A broker's dir: no klog state, no lock; its active segment's index preallocated.
+    std::fs::remove_file(made.join("klog-state.json")).unwrap();
+    let index = seg_path(&made.join("demo-0"), 0, ".index");
+    let preallocated = 8 * 10_000;
+    edit(&index, |b| b.resize(preallocated, 0));
+    let (killed, clean) = (tmp.path().join("killed"), tmp.path().join("clean"));
+    for d in [&killed, &clean] {
+        copy_writable(&made, d);
+    }
+    std::fs::write(clean.join(".kafka_cleanshutdown"), b"").unwrap();
+
+    let out = run_klog(&["check", killed.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("all 10000 of its entries are zeros")
+            && text.contains("Kafka rebuilds this segment's indexes when it loads the dir"),
+        "{text}"
+    );
+    let out = run_klog(&["check", clean.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("finding") && text.contains("after a clean shutdown loads it as it is"), "{text}");
+
+    let cases: Vec<LoadCase> = [&killed, &clean]
+        .into_iter()
+        .map(|d| {
+            let copy = d.with_extension("kafka");
+            copy_writable(d, &copy);
+            LoadCase { dir: copy, overrides: Vec::new() }
+        })
+        .collect();
+    let Some(loaded) = load_batch(tmp.path(), &cases) else { return };
+    let index_size = |v: &Value| v["files"]["demo-0"]["00000000000000000000.index"].as_u64();
+    // Rebuilt (four records in two small batches: no entry) after the kill; kept as it was after
+    // the clean shutdown.
+    assert_eq!(index_size(&loaded[0]), Some(0), "{}", loaded[0]);
+    assert_eq!(index_size(&loaded[1]), Some(preallocated as u64), "{}", loaded[1]);
+}

@@ -449,6 +449,41 @@ public final class Oracle {
         }
         l.set("epochs", epochs);
         l.put("producers", log.producerStateManager().activeProducers().size());
+        // The producer table and the first unstable offset the load leaves (what holds the LSO).
+        ArrayNode table = JSON.createArrayNode();
+        java.util.TreeMap<Long, org.apache.kafka.storage.internals.log.ProducerStateEntry> byId =
+            new java.util.TreeMap<>(log.producerStateManager().activeProducers());
+        for (Map.Entry<Long, org.apache.kafka.storage.internals.log.ProducerStateEntry> e : byId.entrySet()) {
+            org.apache.kafka.storage.internals.log.ProducerStateEntry p = e.getValue();
+            ObjectNode n = JSON.createObjectNode();
+            n.put("producer_id", e.getKey());
+            n.put("producer_epoch", p.producerEpoch());
+            int lastSeq = -1;
+            for (org.apache.kafka.storage.internals.log.BatchMetadata b : p.batchMetadata()) lastSeq = b.lastSeq();
+            n.put("last_sequence", lastSeq);
+            n.put("last_offset", p.lastDataOffset());
+            n.put("coordinator_epoch", p.coordinatorEpoch());
+            if (p.currentTxnFirstOffset().isPresent()) n.put("current_txn_first_offset", p.currentTxnFirstOffset().getAsLong());
+            else n.putNull("current_txn_first_offset");
+            table.add(n);
+        }
+        l.set("producer_table", table);
+        // The HW a broker gives the log from its checkpoint (Partition.createLogIfNotExists),
+        // which moves the first unstable offset past transactions whose markers it covers.
+        File hwFile = new File(log.dir().getParentFile(), "replication-offset-checkpoint");
+        if (hwFile.isFile()) {
+            for (String line : Files.readAllLines(hwFile.toPath(), StandardCharsets.UTF_8)) {
+                String[] f = line.trim().split(" ");
+                if (f.length == 3 && (f[0] + "-" + f[1]).equals(log.dir().getName())) {
+                    log.updateHighWatermark(Long.parseLong(f[2]));
+                }
+            }
+        }
+        l.put("high_watermark", log.highWatermark());
+        l.put("last_stable_offset", log.lastStableOffset());
+        Optional<Long> unstable = log.firstUnstableOffset();
+        if (unstable.isPresent()) l.put("first_unstable_offset", unstable.get());
+        else l.putNull("first_unstable_offset");
         if (log.latestProducerSnapshotOffset().isPresent()) {
             l.put("latest_snapshot_offset", log.latestProducerSnapshotOffset().getAsLong());
         } else {

@@ -1,0 +1,663 @@
+//! What holds the last stable offset (LSO): a partition log's transactions as Kafka's
+//! producer-state code sees them (`ProducerStateManager`, `ProducerAppendInfo`,
+//! `LogSegment.updateProducerState`, `UnifiedLog.updateHighWatermarkMetadata`).
+//!
+//! The log is replayed from its start with a fresh producer table, batch by batch, as a
+//! broker's recovery replays it: that is what the log proves. A broker that loads the dir
+//! starts instead from the latest producer snapshot and replays only what follows it, so a
+//! snapshot that disagrees with the log (an open transaction the log closed: the
+//! "snapshot-only hang") is what the broker believes. Both views are returned; the LSO is the
+//! broker's: the first offset of its earliest open transaction, bounded by the high watermark.
+//! Each ABORT marker that ended a transaction with data yields the transaction-index entry
+//! Kafka writes in the marker's segment (`AbortedTxn` with the LSO of that moment); the
+//! segment's `.txnindex` is checked against them. Nothing here prints or writes.
+
+use super::names;
+use super::producer_state::{CompletedTxn, ProducerReplay};
+use super::verify::Finding;
+use super::Log;
+use crate::error::Result;
+use crate::format::batch::BatchIter;
+use crate::format::producer_snapshot::{self, ProducerEntry};
+use crate::format::txn_index::{self, AbortedTxn};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One open transaction: a producer's transactional batches with no marker after them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenTransaction {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub batches: u64,
+    pub records: u64,
+    /// The first and last batch's max timestamp (ms); `None` when the transaction began before
+    /// what the replay read (it came from a snapshot).
+    pub first_timestamp: Option<i64>,
+    pub last_timestamp: Option<i64>,
+}
+
+/// The producer snapshot a broker would load, and what it believes from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotView {
+    pub path: PathBuf,
+    pub offset: i64,
+    pub producers: Vec<ProducerEntry>,
+    /// False for a snapshot the broker's load writes (it rebuilt the table from the log).
+    pub on_disk: bool,
+}
+
+/// A partition's transactions.
+#[derive(Clone)]
+pub struct Transactions {
+    pub log_start_offset: i64,
+    pub log_end_offset: i64,
+    /// The producer table the whole log makes, by producer id.
+    pub producers: Vec<ProducerEntry>,
+    /// Open transactions by the log, by first offset.
+    pub open: Vec<OpenTransaction>,
+    /// Open transactions a broker loading the dir holds (snapshot, then the batches after it),
+    /// by first offset; the same as `open` unless the snapshot disagrees with the log.
+    pub broker_open: Vec<OpenTransaction>,
+    pub committed: u64,
+    /// The broker's replay, for its first unstable offset at a given HW.
+    broker: ProducerReplay,
+    /// The aborted transactions Kafka indexes, with the segment (base offset) holding each marker.
+    pub aborted: Vec<(i64, AbortedTxn)>,
+    /// The snapshot the broker's view starts from.
+    pub snapshot: Option<SnapshotView>,
+    /// Whether the broker replays batches onto it (not after a clean shutdown with no snapshot).
+    pub broker_replays: bool,
+    /// Where the log or its files disagree with Kafka's rules.
+    pub findings: Vec<Finding>,
+    pub notes: Vec<String>,
+}
+
+impl Transactions {
+    /// `firstUnstableOffset` as a broker that loaded the dir computes it once its HW is
+    /// `high_watermark`: its earliest open transaction, or a transaction its load saw end
+    /// whose marker the HW does not cover yet.
+    pub fn first_unstable_offset(&self, high_watermark: i64) -> Option<i64> {
+        self.broker.first_unstable_offset(high_watermark)
+    }
+
+    /// The LSO for a high watermark: the first unstable offset, bounded by the HW
+    /// (`UnifiedLog.lastStableOffset`).
+    pub fn last_stable_offset(&self, high_watermark: i64) -> i64 {
+        self.first_unstable_offset(high_watermark).map_or(high_watermark, |f| f.min(high_watermark))
+    }
+}
+
+/// Open transactions with their batches, beside a [`ProducerReplay`].
+#[derive(Default, Clone)]
+struct Tracker {
+    replay: ProducerReplay,
+    /// Open transactions by producer id.
+    open: BTreeMap<i64, OpenTransaction>,
+}
+
+impl Tracker {
+    fn from_snapshot(entries: &[ProducerEntry], offset: i64) -> Tracker {
+        let replay = ProducerReplay::from_snapshot(entries, offset);
+        let open = entries
+            .iter()
+            .filter(|e| e.current_txn_first_offset >= 0)
+            .map(|e| {
+                let t = OpenTransaction {
+                    producer_id: e.producer_id,
+                    producer_epoch: e.producer_epoch,
+                    first_offset: e.current_txn_first_offset,
+                    last_offset: e.last_offset,
+                    batches: 0,
+                    records: 0,
+                    first_timestamp: None,
+                    last_timestamp: Some(e.timestamp),
+                };
+                (e.producer_id, t)
+            })
+            .collect();
+        Tracker { replay, open }
+    }
+
+    fn open_by_first_offset(&self) -> Vec<OpenTransaction> {
+        let mut v: Vec<OpenTransaction> = self.open.values().cloned().collect();
+        v.sort_by_key(|t| t.first_offset);
+        v
+    }
+
+    /// Apply a batch; the transaction it ended, with its LSO, if any. Kafka's exception as a
+    /// string when its rebuild would throw here.
+    fn apply(
+        &mut self,
+        batch: &crate::format::batch::RawBatch<'_>,
+    ) -> std::result::Result<Option<(CompletedTxn, i64)>, String> {
+        let ended = self.replay.apply(batch).map_err(|t| t.exception)?;
+        let Some(h) = batch.header() else { return Ok(ended) };
+        if h.producer_id < 0 {
+            return Ok(ended);
+        }
+        if let Some((c, _)) = &ended {
+            self.open.remove(&c.producer_id);
+        } else if h.is_control() {
+            // A marker with no data before it ends nothing (no `CompletedTxn`).
+            self.open.remove(&h.producer_id);
+        } else if h.is_transactional() {
+            let t = self.open.entry(h.producer_id).or_insert_with(|| OpenTransaction {
+                producer_id: h.producer_id,
+                producer_epoch: h.producer_epoch,
+                first_offset: h.base_offset,
+                last_offset: h.last_offset(),
+                batches: 0,
+                records: 0,
+                first_timestamp: Some(h.max_timestamp),
+                last_timestamp: None,
+            });
+            t.producer_epoch = h.producer_epoch;
+            t.last_offset = h.last_offset();
+            t.batches += 1;
+            t.records += h.records_count.max(0) as u64;
+            t.last_timestamp = Some(h.max_timestamp);
+        }
+        Ok(ended)
+    }
+}
+
+/// The `<offset>.snapshot` files of a partition dir, by offset.
+fn snapshot_files(dir: &Path) -> Result<BTreeMap<i64, PathBuf>> {
+    use crate::error::IoContext;
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
+        let entry = entry.at(dir, "list directory")?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(offset) = name.strip_suffix(names::SNAPSHOT_SUFFIX).and_then(|n| n.parse::<i64>().ok()) {
+            if entry.file_type().at(entry.path(), "stat")?.is_file() {
+                out.insert(offset, entry.path());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Replay the log's batches and read its producer snapshots and transaction indexes.
+/// `load_ops` are the deletes and writes a broker's load of the dir makes to the snapshot files
+/// ([`super::recovery::RecoveryReport::snapshot_ops`]); `None` for a replica that is running
+/// (no load: the files on disk are what it has).
+pub fn read_transactions(
+    log: &Log,
+    log_start_offset: i64,
+    load: Option<&super::producer_state::RebuildStart>,
+) -> Result<Transactions> {
+    use crate::error::IoContext;
+    let leo = log.log_end_offset();
+    let mut findings = Vec::new();
+    let mut notes = Vec::new();
+    // Every snapshot on disk is compared with the log at its offset.
+    let mut on_disk: Vec<SnapshotView> = Vec::new();
+    for (offset, path) in snapshot_files(log.dir())? {
+        let bytes = std::fs::read(&path).at(&path, "read")?;
+        match producer_snapshot::decode(&bytes) {
+            Ok(s) if s.crc_valid() => {
+                if offset <= leo && offset >= log_start_offset {
+                    on_disk.push(SnapshotView { path: path.clone(), offset, producers: s.entries, on_disk: true });
+                }
+            }
+            Ok(_) => notes
+                .push(format!("{}: CRC does not match; a broker deletes it and reads an older one", path.display())),
+            Err(e) => notes.push(format!(
+                "{} at position {}: {}; a broker deletes it and reads an older one",
+                path.display(),
+                e.position,
+                e.what
+            )),
+        }
+    }
+    // The state a broker's producer-state manager replays the log onto: where the load's last
+    // rebuild started, or, for a running replica, its latest snapshot at or below the log end.
+    let (snapshot, replays) = match load {
+        Some(start) => {
+            let view = start.from_snapshot.then(|| SnapshotView {
+                path: log.dir().join(format!("{:020}{}", start.from_offset, names::SNAPSHOT_SUFFIX)),
+                offset: start.from_offset,
+                producers: start.producers.clone(),
+                on_disk: on_disk.iter().any(|d| d.offset == start.from_offset),
+            });
+            (view, start.replays)
+        }
+        None => (on_disk.last().cloned(), true),
+    };
+    let mut whole = Tracker::default();
+    whole.replay.start_at(log_start_offset);
+    let mut broker = match (&snapshot, load) {
+        (Some(s), _) => Tracker::from_snapshot(&s.producers, s.offset),
+        (None, Some(start)) => Tracker::from_snapshot(&start.producers, start.from_offset),
+        (None, None) => {
+            let mut t = Tracker::default();
+            t.replay.start_at(log_start_offset);
+            t
+        }
+    };
+    let broker_from = if replays { broker.replay.map_end_offset() } else { i64::MAX };
+    // The log's table at each on-disk snapshot's offset, in offset order.
+    let mut at_offsets: Vec<Vec<ProducerEntry>> = Vec::new();
+    let mut committed = 0;
+    let mut aborted = Vec::new();
+    let mut whole_stopped = false;
+    let mut broker_stopped = false;
+    for seg in log.segments() {
+        let bytes = seg.read_log()?;
+        let path = seg.log_path();
+        for batch in BatchIter::new(&bytes) {
+            if batch.magic() < 2 || batch.last_offset() < log_start_offset {
+                continue;
+            }
+            while let Some(s) = on_disk.get(at_offsets.len()).filter(|s| batch.last_offset() >= s.offset) {
+                let _ = s;
+                at_offsets.push(whole.replay.producers());
+            }
+            if !whole_stopped {
+                match whole.apply(&batch) {
+                    Ok(Some((c, lso))) if c.is_aborted => aborted.push((
+                        seg.base_offset,
+                        AbortedTxn {
+                            version: 0,
+                            producer_id: c.producer_id,
+                            first_offset: c.first_offset,
+                            last_offset: c.last_offset,
+                            last_stable_offset: lso,
+                        },
+                    )),
+                    Ok(Some(_)) => committed += 1,
+                    Ok(None) => {}
+                    Err(e) => {
+                        findings.push(Finding::new(
+                            &path,
+                            batch.position,
+                            Some(batch.base_offset()),
+                            format!("Kafka's producer-state rebuild throws here: {e}"),
+                        ));
+                        whole_stopped = true;
+                    }
+                }
+            }
+            if !broker_stopped && batch.last_offset() >= broker_from {
+                // The same exception is the whole replay's finding already, when it is one.
+                broker_stopped = broker.apply(&batch).is_err();
+            }
+        }
+    }
+    while at_offsets.len() < on_disk.len() {
+        at_offsets.push(whole.replay.producers());
+    }
+    for (s, from_log) in on_disk.iter().zip(&at_offsets) {
+        compare_snapshot(s, from_log, log_start_offset, &mut findings, &mut notes);
+    }
+    check_txn_indexes(log, &aborted, &mut findings)?;
+    let open = whole.open_by_first_offset();
+    // The broker's open transactions, with the log's account of their batches where the log
+    // holds the same one (a snapshot keeps only the first offset).
+    let broker_open: Vec<OpenTransaction> = broker
+        .open_by_first_offset()
+        .into_iter()
+        .map(|b| {
+            let same = open.iter().find(|o| o.producer_id == b.producer_id && o.first_offset == b.first_offset);
+            match same {
+                Some(o) if b.batches == 0 => o.clone(),
+                _ => b,
+            }
+        })
+        .collect();
+    // After a clean shutdown with no snapshot Kafka scans nothing: the log's open
+    // transactions are forgotten.
+    if !replays {
+        for o in open.iter().filter(|o| !broker_open.iter().any(|b| b.first_offset == o.first_offset)) {
+            findings.push(Finding::new(
+                log.dir(),
+                0,
+                Some(o.first_offset),
+                format!(
+                    "the log holds producer {}'s transaction open from offset {}, but a broker loading this dir \
+                     (shut down cleanly, no producer snapshot at or below the log end) starts with no producers \
+                     and scans nothing: read_committed consumers read its records before it ends",
+                    o.producer_id, o.first_offset
+                ),
+            ));
+        }
+    }
+    Ok(Transactions {
+        log_start_offset,
+        log_end_offset: leo,
+        producers: whole.replay.producers(),
+        open,
+        broker_open,
+        broker: broker.replay,
+        committed,
+        aborted,
+        snapshot,
+        broker_replays: replays,
+        findings,
+        notes,
+    })
+}
+
+/// The snapshot against the table the log makes at the snapshot's offset.
+fn compare_snapshot(
+    s: &SnapshotView,
+    from_log: &[ProducerEntry],
+    log_start_offset: i64,
+    findings: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+) {
+    let by_id: BTreeMap<i64, &ProducerEntry> = from_log.iter().map(|e| (e.producer_id, e)).collect();
+    for (i, e) in s.producers.iter().enumerate() {
+        let position = (producer_snapshot::HEADER_BYTES + i * producer_snapshot::ENTRY_BYTES) as u64;
+        let Some(log) = by_id.get(&e.producer_id) else {
+            if log_start_offset > 0 {
+                notes.push(format!(
+                    "{}: producer {} is not in the log from its start {log_start_offset} (its batches may be older)",
+                    s.path.display(),
+                    e.producer_id
+                ));
+            } else if e.current_txn_first_offset >= 0 {
+                findings.push(Finding::new(
+                    &s.path,
+                    position,
+                    Some(e.current_txn_first_offset),
+                    format!(
+                        "producer {} has a transaction open from offset {} here, but the log holds no batch of it: a \
+                         broker loading this snapshot holds the LSO at {} until the coordinator ends it \
+                         (the snapshot-only hang; Kafka rebuilds the table from the log when the snapshot is gone)",
+                        e.producer_id, e.current_txn_first_offset, e.current_txn_first_offset
+                    ),
+                ));
+            } else {
+                findings.push(Finding::new(
+                    &s.path,
+                    position,
+                    None,
+                    format!("producer {} is here but the log holds no batch of it", e.producer_id),
+                ));
+            }
+            continue;
+        };
+        if *log == e {
+            continue;
+        }
+        let (snap_open, log_open) = (e.current_txn_first_offset, log.current_txn_first_offset);
+        let what = if snap_open >= 0 && log_open < 0 {
+            format!(
+                "producer {} has a transaction open from offset {snap_open} here, but the log ended it before offset \
+                 {}: a broker loading this snapshot holds the LSO at {snap_open} (the snapshot-only hang; remove the \
+                 snapshot and Kafka rebuilds the table from the log)",
+                e.producer_id, s.offset
+            )
+        } else if snap_open < 0 && log_open >= 0 {
+            format!(
+                "producer {} has no open transaction here, but the log has one open from offset {log_open}: a broker \
+                 loading this snapshot lets read_committed consumers read it before it ends",
+                e.producer_id
+            )
+        } else {
+            format!(
+                "producer {} differs from the log: snapshot (epoch {}, last sequence {}, last offset {}, coordinator \
+                 epoch {}, open from {}) / log (epoch {}, last sequence {}, last offset {}, coordinator epoch {}, open \
+                 from {})",
+                e.producer_id,
+                e.producer_epoch,
+                e.last_sequence,
+                e.last_offset,
+                e.coordinator_epoch,
+                snap_open,
+                log.producer_epoch,
+                log.last_sequence,
+                log.last_offset,
+                log.coordinator_epoch,
+                log_open
+            )
+        };
+        findings.push(Finding::new(&s.path, position, Some(e.last_offset), what));
+    }
+    let in_snapshot: std::collections::BTreeSet<i64> = s.producers.iter().map(|e| e.producer_id).collect();
+    for e in from_log.iter().filter(|e| !in_snapshot.contains(&e.producer_id)) {
+        if e.current_txn_first_offset >= 0 {
+            findings.push(Finding::new(
+                &s.path,
+                0,
+                Some(e.current_txn_first_offset),
+                format!(
+                    "producer {} is missing here, but the log has its transaction open from offset {}: a broker \
+                     loading this snapshot lets read_committed consumers read it before it ends",
+                    e.producer_id, e.current_txn_first_offset
+                ),
+            ));
+        } else {
+            notes.push(format!(
+                "{}: producer {} is in the log but not here (expired: a broker drops producers idle longer than \
+                 producer.id.expiration.ms)",
+                s.path.display(),
+                e.producer_id
+            ));
+        }
+    }
+}
+
+/// Each segment's `.txnindex` against the aborted transactions whose markers it holds.
+fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn)], findings: &mut Vec<Finding>) -> Result<()> {
+    use crate::error::IoContext;
+    for seg in log.segments() {
+        let path = log.dir().join(format!("{:020}{}", seg.base_offset, names::TXN_INDEX_SUFFIX));
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e).at(&path, "read"),
+        };
+        let (entries, tail) = txn_index::decode_entries(&bytes);
+        let expected: Vec<&AbortedTxn> =
+            aborted.iter().filter(|(base, _)| *base == seg.base_offset).map(|(_, a)| a).collect();
+        for (i, want) in expected.iter().enumerate() {
+            let position = (i * txn_index::ENTRY_BYTES) as u64;
+            match entries.get(i) {
+                Some(got) if got == *want => {}
+                Some(got) => findings.push(Finding::new(
+                    &path,
+                    position,
+                    Some(got.first_offset),
+                    format!(
+                        "entry {i} is (producer {}, first {}, last {}, LSO {}) but the log's ABORT marker at offset {} \
+                         makes (producer {}, first {}, last {}, LSO {})",
+                        got.producer_id,
+                        got.first_offset,
+                        got.last_offset,
+                        got.last_stable_offset,
+                        want.last_offset,
+                        want.producer_id,
+                        want.first_offset,
+                        want.last_offset,
+                        want.last_stable_offset
+                    ),
+                )),
+                None => findings.push(Finding::new(
+                    &path,
+                    position,
+                    Some(want.first_offset),
+                    format!(
+                        "no entry for the transaction of producer {} (offsets {} to {}) the ABORT marker at offset {} \
+                         ended: read_committed consumers would read its records",
+                        want.producer_id, want.first_offset, want.last_offset, want.last_offset
+                    ),
+                )),
+            }
+        }
+        for (i, extra) in entries.iter().enumerate().skip(expected.len()) {
+            findings.push(Finding::new(
+                &path,
+                (i * txn_index::ENTRY_BYTES) as u64,
+                Some(extra.first_offset),
+                format!(
+                    "entry {i} (producer {}, offsets {} to {}) matches no ABORT marker in this segment: \
+                     read_committed consumers would skip those records",
+                    extra.producer_id, extra.first_offset, extra.last_offset
+                ),
+            ));
+        }
+        if tail > 0 {
+            findings.push(Finding::new(
+                &path,
+                (entries.len() * txn_index::ENTRY_BYTES) as u64,
+                None,
+                format!("{tail} trailing bytes do not hold a whole {}-byte entry", txn_index::ENTRY_BYTES),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::{encode_batch, BatchSpec};
+    use crate::format::record::NewRecord;
+
+    fn rec(v: &str, timestamp: i64) -> NewRecord {
+        NewRecord { timestamp, key: None, value: Some(v.as_bytes().to_vec()), headers: vec![] }
+    }
+
+    /// Transactional data from `producer` (epoch 1) at `offset`, one record per value.
+    fn data(producer: i64, offset: i64, sequence: i32, values: &[&str]) -> Vec<u8> {
+        let spec = BatchSpec {
+            producer_id: producer,
+            producer_epoch: 1,
+            base_sequence: sequence,
+            is_transactional: true,
+            ..BatchSpec::plain(offset, 0)
+        };
+        let records: Vec<NewRecord> = values.iter().map(|v| rec(v, 1000 + offset)).collect();
+        encode_batch(&spec, &records)
+    }
+
+    fn marker(producer: i64, offset: i64, commit: bool) -> Vec<u8> {
+        let (key, value) = crate::format::control::end_txn_marker(commit, 3);
+        let spec = BatchSpec {
+            producer_id: producer,
+            producer_epoch: 1,
+            is_transactional: true,
+            is_control: true,
+            ..BatchSpec::plain(offset, 0)
+        };
+        encode_batch(
+            &spec,
+            &[NewRecord { timestamp: 1000 + offset, key: Some(key), value: Some(value), headers: vec![] }],
+        )
+    }
+
+    fn plain(offset: i64, v: &str) -> Vec<u8> {
+        encode_batch(&BatchSpec::plain(offset, 0), &[rec(v, 1000 + offset)])
+    }
+
+    fn log_of(dir: &Path, batches: &[Vec<u8>]) -> Log {
+        std::fs::write(dir.join("00000000000000000000.log"), batches.concat()).unwrap();
+        Log::open(dir, crate::log::LogConfig::default(), 0).unwrap()
+    }
+
+    #[test]
+    fn an_open_transaction_holds_the_lso_at_its_first_offset_below_the_high_watermark() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = log_of(dir.path(), &[plain(0, "p"), data(7, 1, 0, &["a", "b"]), plain(3, "q")]);
+        let t = read_transactions(&log, 0, None).unwrap();
+        assert_eq!(t.open.len(), 1);
+        let o = &t.open[0];
+        assert_eq!((o.producer_id, o.first_offset, o.last_offset, o.batches, o.records), (7, 1, 2, 1, 2));
+        assert_eq!(t.broker_open, t.open);
+        assert_eq!(t.last_stable_offset(4), 1);
+        assert_eq!(t.last_stable_offset(1), 1);
+        assert_eq!(t.last_stable_offset(0), 0, "bounded by the HW");
+        assert!(t.findings.is_empty(), "{:?}", t.findings);
+        assert_eq!(t.producers.len(), 1);
+        assert_eq!(t.producers[0].current_txn_first_offset, 1);
+    }
+
+    #[test]
+    fn an_abort_is_indexed_with_the_first_offset_of_another_producers_open_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let batches = [
+            data(7, 0, 0, &["a", "b"]),
+            data(8, 2, 0, &["c"]),
+            marker(7, 3, true),
+            marker(8, 4, false),
+            data(9, 5, 0, &["d"]),
+            data(8, 6, 1, &["e"]),
+            marker(8, 7, false),
+        ];
+        let log = log_of(dir.path(), &batches);
+        let t = read_transactions(&log, 0, None).unwrap();
+        assert_eq!(t.committed, 1);
+        let aborted: Vec<(i64, i64, i64, i64)> = t
+            .aborted
+            .iter()
+            .map(|(_, a)| (a.producer_id, a.first_offset, a.last_offset, a.last_stable_offset))
+            .collect();
+        // The first abort: no other open transaction, LSO = marker + 1; the second: 9's at 5.
+        assert_eq!(aborted, vec![(8, 2, 4, 5), (8, 6, 7, 5)]);
+        assert_eq!(t.open.iter().map(|o| (o.producer_id, o.first_offset)).collect::<Vec<_>>(), vec![(9, 5)]);
+        // No .txnindex: both entries are missing.
+        assert_eq!(t.findings.len(), 2, "{:?}", t.findings);
+        assert!(t.findings[0].what.contains("no entry for the transaction of producer 8 (offsets 2 to 4)"));
+        // With Kafka's entries, nothing is wrong; an extra entry is.
+        let index: Vec<u8> = t.aborted.iter().flat_map(|(_, a)| a.encode()).collect();
+        let path = dir.path().join("00000000000000000000.txnindex");
+        std::fs::write(&path, &index).unwrap();
+        assert!(read_transactions(&log, 0, None).unwrap().findings.is_empty());
+        let extra = AbortedTxn { producer_id: 9, first_offset: 5, last_offset: 5, last_stable_offset: 5, version: 0 };
+        std::fs::write(&path, [index.clone(), extra.encode().to_vec()].concat()).unwrap();
+        let f = read_transactions(&log, 0, None).unwrap().findings;
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].position, 68);
+        assert!(f[0].what.contains("matches no ABORT marker"), "{}", f[0].what);
+    }
+
+    #[test]
+    fn a_snapshot_that_keeps_a_committed_transaction_open_holds_the_brokers_lso() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = log_of(dir.path(), &[data(7, 0, 0, &["a", "b"]), marker(7, 2, true), plain(3, "q")]);
+        // The state at offset 2, before the marker: producer 7 open from 0, written as at 3.
+        let stale = ProducerEntry {
+            producer_id: 7,
+            producer_epoch: 1,
+            last_sequence: 1,
+            last_offset: 1,
+            offset_delta: 1,
+            timestamp: 1000,
+            coordinator_epoch: -1,
+            current_txn_first_offset: 0,
+        };
+        let path = dir.path().join("00000000000000000003.snapshot");
+        std::fs::write(&path, producer_snapshot::encode(&[stale])).unwrap();
+        let t = read_transactions(&log, 0, None).unwrap();
+        assert!(t.open.is_empty());
+        assert_eq!(t.broker_open.iter().map(|o| o.first_offset).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(t.last_stable_offset(4), 0);
+        assert_eq!(t.findings.len(), 1, "{:?}", t.findings);
+        assert!(t.findings[0].what.contains("the snapshot-only hang"), "{}", t.findings[0].what);
+        assert_eq!(t.findings[0].position, producer_snapshot::HEADER_BYTES as u64);
+        // The snapshot a broker would write agrees: no finding, the LSO follows the HW.
+        let log_table = t.producers.clone();
+        std::fs::write(&path, producer_snapshot::encode(&log_table)).unwrap();
+        let t = read_transactions(&log, 0, None).unwrap();
+        assert!(t.findings.is_empty(), "{:?}", t.findings);
+        assert_eq!(t.last_stable_offset(4), 4);
+    }
+
+    #[test]
+    fn a_non_transactional_write_inside_an_open_transaction_is_where_kafkas_rebuild_throws() {
+        let dir = tempfile::tempdir().unwrap();
+        let idem = encode_batch(
+            &BatchSpec { producer_id: 7, producer_epoch: 1, base_sequence: 2, ..BatchSpec::plain(2, 0) },
+            &[rec("x", 5)],
+        );
+        let log = log_of(dir.path(), &[data(7, 0, 0, &["a", "b"]), idem]);
+        let t = read_transactions(&log, 0, None).unwrap();
+        assert_eq!(t.findings.len(), 1);
+        assert!(t.findings[0].what.contains("InvalidTxnStateException"), "{}", t.findings[0].what);
+        assert_eq!(t.findings[0].offset, Some(2));
+    }
+}
