@@ -732,3 +732,42 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
     }
     Ok(outcomes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(offset: i64, leader_epoch: i32, value: &str) -> Entry {
+        Entry { offset, leader_epoch, value: value.into() }
+    }
+
+    fn state(role: &'static str, high_watermark: i64, entries: Vec<Entry>) -> ReplicaState {
+        ReplicaState { name: "x", role, log_end_offset: entries.len() as i64, high_watermark, entries }
+    }
+
+    /// A record is acknowledged once a leader's HW covers it; it is lost when the leader's log
+    /// does not hold that very record (another value or epoch at its offset counts as missing).
+    #[test]
+    fn acknowledged_records_are_those_below_a_leaders_hw_and_lost_when_the_leader_lacks_them() {
+        let mut acked = Vec::new();
+        let log = vec![e(0, 1, "m1"), e(1, 1, "m2")];
+        note_acked(&mut acked, &[state("follower", 2, log.clone()), state("leader", 0, log.clone())]);
+        assert!(acked.is_empty(), "a follower's HW acknowledges nothing; the leader's is 0");
+        note_acked(&mut acked, &[state("leader", 2, log.clone())]);
+        note_acked(&mut acked, &[state("leader", 2, log.clone())]);
+        assert_eq!(acked, log, "each record once");
+        assert!(lost_from(&acked, &log).is_empty());
+        assert_eq!(lost_from(&acked, &[e(0, 2, "m4")]), log);
+        assert_eq!(lost_from(&acked, &[e(0, 1, "m1"), e(1, 2, "m2")]), vec![e(1, 1, "m2")]);
+    }
+
+    /// The Watch's steps 1-3 are the lab preset's (two one-round fetches), then A crashes with
+    /// the HW checkpoint left at 0.
+    #[test]
+    fn the_watch_has_two_one_round_fetches_then_crashes_a_with_hw_0() {
+        let sc = scenario("watch").unwrap();
+        let fetches = sc.steps.iter().filter(|s| matches!(s, Step::Fetch { rounds: 1, .. })).count();
+        assert_eq!(fetches, 2);
+        assert!(sc.steps.iter().any(|s| matches!(s, Step::Crash { replica: "a", hw: Some(0), .. })));
+    }
+}

@@ -81,13 +81,21 @@ pub fn contrast_verdict(outcomes: &[ModeOutcome]) -> String {
     let name = |o: &ModeOutcome| o.mode.map_or("-".to_string(), |m| m.name().to_string());
     let mut parts = Vec::new();
     let mut kept: Vec<String> = Vec::new();
+    // Modes that lost the same records are named together.
+    let mut lost_by: Vec<(Vec<String>, Vec<String>)> = Vec::new();
     for o in outcomes {
         if o.acked_lost.is_empty() {
             kept.push(name(o));
-        } else {
-            let lost: Vec<String> = o.acked_lost.iter().map(|e| e.value.clone()).collect();
-            parts.push(format!("{} lost the acknowledged {}", name(o), and_list(&lost)));
+            continue;
         }
+        let lost: Vec<String> = o.acked_lost.iter().map(|e| e.value.clone()).collect();
+        match lost_by.iter_mut().find(|(l, _)| *l == lost) {
+            Some((_, modes)) => modes.push(name(o)),
+            None => lost_by.push((lost, vec![name(o)])),
+        }
+    }
+    for (lost, modes) in &lost_by {
+        parts.push(format!("{} lost the acknowledged {}", and_list(modes), and_list(lost)));
     }
     if !kept.is_empty() {
         parts.push(format!("{} lost no acknowledged write", and_list(&kept)));
@@ -472,5 +480,46 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replication::truncation::TruncationMode;
+
+    fn outcome(mode: TruncationMode, lost: &[&str], diverged: bool) -> ModeOutcome {
+        ModeOutcome {
+            mode: Some(mode),
+            finals: Vec::new(),
+            acked_lost: lost
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Entry { offset: i as i64, leader_epoch: 1, value: v.to_string() })
+                .collect(),
+            first_divergent_offset: diverged.then_some(0),
+        }
+    }
+
+    #[test]
+    fn the_verdict_names_modes_that_lost_the_same_records_together() {
+        let watch = [
+            outcome(TruncationMode::Hw, &["m1", "m2"], false),
+            outcome(TruncationMode::Kip101, &[], false),
+            outcome(TruncationMode::Kip279, &[], false),
+        ];
+        assert_eq!(
+            contrast_verdict(&watch),
+            "In short: hw lost the acknowledged m1 and m2; kip101 and kip279 lost no acknowledged write."
+        );
+        let all_lose = [
+            outcome(TruncationMode::Hw, &["m2"], true),
+            outcome(TruncationMode::Kip101, &["m2"], false),
+            outcome(TruncationMode::Kip279, &["m2"], false),
+        ];
+        assert_eq!(
+            contrast_verdict(&all_lose),
+            "In short: hw, kip101 and kip279 lost the acknowledged m2; hw left the logs diverged."
+        );
     }
 }
