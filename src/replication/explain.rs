@@ -442,11 +442,11 @@ pub fn one_sentence(
         }
         (TruncationReason::OwnHighWatermark, _) => {
             let other = if leader.high_watermark != hw {
-                format!(" ({l}'s is {}, and {f} never asks it)", leader.high_watermark)
+                format!(" ({l}'s is {}; {f} never asks it)", leader.high_watermark)
             } else {
                 format!(" ({f} never asks {l})")
             };
-            format!("{mode}: {f} truncates to its own HW, {hw}, the value its HW checkpoint kept{other}")
+            format!("{mode}: {f} truncates to its own HW, {hw}, from its HW checkpoint{other}")
         }
         (TruncationReason::NoEpochCacheHighWatermark, _) => {
             format!("{mode}: {f} has no epoch to ask {l} about (its epoch cache is empty), so it falls back to its own HW, {hw}")
@@ -864,7 +864,7 @@ mod tests {
         let hw = plan_truncation(TruncationMode::Hw, &leader, &follower);
         assert_eq!(
             one_sentence(&hw, &leader, &follower, ("B", "A"), None),
-            "hw: A truncates to its own HW, 1, the value its HW checkpoint kept (B's is 2, and A never asks it)"
+            "hw: A truncates to its own HW, 1, from its HW checkpoint (B's is 2; A never asks it)"
         );
         let kip101 = plan_truncation(TruncationMode::Kip101, &leader, &follower);
         let why = one_sentence(&kip101, &leader, &follower, ("B", "A"), None);

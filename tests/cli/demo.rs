@@ -105,7 +105,7 @@ fn watch_predict_asks_the_seeds_first_question_and_each_era_gives_its_own_cause(
     );
     assert!(!out.contains("lagged") && !out.contains("by a fetch round trip"), "{out}");
     let runs: Vec<&str> = out.split("\n== Watch").skip(1).collect();
-    assert!(runs[0].contains("why: hw: A truncates to its own HW, 0, the value its HW checkpoint kept (B's is 2"));
+    assert!(runs[0].contains("why: hw: A truncates to its own HW, 0, from its HW checkpoint (B's is 2"));
     assert!(runs[0].contains("why: m1 is at or above A's own HW 0, and A cuts its log at that HW: it is truncated"));
     assert!(runs[0].contains("why: m1 (offset 0), m2 (offset 1) were acknowledged and the leader A does not hold them"));
     for run in &runs[1..] {

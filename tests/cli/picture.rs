@@ -475,7 +475,7 @@ fn predict_with_the_right_answers_scores_all_of_them() {
     );
     assert!(out.contains(
         "predict: A restarts as a follower of B under hw: at which offset will A's log end? 1\n  right: 1\n  why: hw: \
-         A truncates to its own HW, 1, the value its HW checkpoint kept (B's is 2, and A never asks it)"
+         A truncates to its own HW, 1, from its HW checkpoint (B's is 2; A never asks it)"
     ), "{out}");
     assert!(out.contains("predict: will m2 (offset 1) survive on A? [y/n] n\n"), "{out}");
 }
