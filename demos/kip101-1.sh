@@ -34,4 +34,6 @@ for mode in $MODES_CHOSEN; do
   run recover "$B" --leader "$A" --mode "$mode" --catch-up
   # diff exits 1 when the replicas diverged: that is the point of the hw run.
   run diff "$A" "$B" || true
+  # The two replicas as the demo leaves them.
+  run draw "$A" "$B"
 done

@@ -28,4 +28,6 @@ for mode in $MODES_CHOSEN; do
   run append "$B" m3 --timestamp 3000
   run recover "$A" --leader "$B" --mode "$mode" --catch-up
   run diff "$A" "$B" || true
+  # The two replicas as the demo leaves them.
+  run draw "$A" "$B"
 done

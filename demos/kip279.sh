@@ -29,4 +29,6 @@ for mode in $MODES_CHOSEN; do
   # Under kip101 this fetch is stuck (exit 1): A's batch 11-20 starts below B's LEO 16.
   run fetch --leader "$A" "$B" --rounds 3 --mode "$mode" || true
   run diff "$A" "$B" || true
+  # The two replicas as the demo leaves them.
+  run draw "$A" "$B"
 done

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Watch: the follower's high watermark lags the leader's by one fetch round trip; then the
-# leader fails, the follower takes over, and the old leader restarts as its follower.
+# Watch: the follower's high watermark lags the leader's by one fetch round trip; the follower
+# crashes with that stale HW and restarts; then the leader fails and the follower takes over.
 #
-# B leads at epoch 1 with A in the ISR and takes two records. Expected: after fetch 1 A has
-# LEO 2 and HW 0; after fetch 2 B's HW is 2 but A's is still 0; after fetch 3 A's HW is 2.
-# Then B takes m3 and fails before A fetches it (m3 is never acknowledged); A is elected at
-# epoch 2 and takes m4 at offset 2; B restarts as A's follower: under hw it trims to its own
-# HW 2, under kip101 and kip279 it asks A where its epoch 1 ends (2). Every mode ends with
-# both logs 0:(1,m1) 1:(1,m2) 2:(2,m4) and no acknowledged write lost.
+# B leads at epoch 1 with A in the ISR and takes m1 and m2. Expected: after fetch 1 A has LEO 2
+# and HW 0; after fetch 2 B's HW is 2 (m1 and m2 are acknowledged) but A's is still 0. A crashes
+# now, its HW checkpoint saying 0 (`crash --hw N` leaves any value there: at restart a HW can be
+# arbitrarily stale), and restarts as B's follower: under hw it cuts its log at its own HW 0
+# (ACK-CUT m1 m2: only B holds them); under kip101 and kip279 it asks B where epoch 1 ends (2)
+# and keeps them. B fails; A is elected at epoch 2 and takes m4; B restarts as A's follower.
+# Under hw both logs end 0:(2,m4): m1 and m2 were acknowledged and are lost (ACK-LOST). Under
+# kip101 and kip279 both end 0:(1,m1) 1:(1,m2) 2:(2,m4), nothing lost.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 modes "hw kip101"
@@ -22,15 +24,16 @@ for mode in $MODES_CHOSEN; do
   # Each fetch prints the leader's and the follower's LEO and HW.
   run fetch --leader "$B" "$A" --mode "$mode"
   run fetch --leader "$B" "$A" --mode "$mode"
-  run fetch --leader "$B" "$A" --mode "$mode"
-  # B takes m3 and fails before A fetches it.
-  run append "$B" m3 --timestamp 2000
+  # A's HW is 0 while B's is 2. A crashes before a third fetch would tell it HW 2.
+  run crash "$A" --hw 0
+  run recover "$A" --leader "$B" --mode "$mode"
+  # B fails before A fetches again; A takes over at epoch 2 and takes m4.
   run crash "$B"
-  # A takes over at epoch 2 and takes m4.
   run elect "$A" --epoch 2 $(entry "$mode")
-  run append "$A" m4 --timestamp 3000
+  run append "$A" m4 --timestamp 2000
   # B restarts as a follower of A and catches up.
   run recover "$B" --leader "$A" --mode "$mode" --catch-up
   run dump "$B" --epochs
   run diff "$A" "$B"
+  run draw "$A" "$B"
 done

@@ -194,9 +194,18 @@ fn fetch(a: &FetchArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
     } else {
         text::fetch_rounds(text, &report, &a.follower.display().to_string(), settings)?;
         if a.explain {
+            // A round that ran the same lines with the same values as the one before is one line.
+            let mut before = None;
             for (i, round) in report.rounds.iter().enumerate() {
-                writeln!(text.raw(), "\nround {}:", i + 1).at("<stdout>", "write")?;
-                replica_lab::output::explain::write_text(text.raw(), &round.explanation(), settings)?;
+                let e = round.explanation();
+                if before.as_ref() == Some(&e) {
+                    writeln!(text.raw(), "\nround {}: the same lines and values as round {i}", i + 1)
+                        .at("<stdout>", "write")?;
+                } else {
+                    writeln!(text.raw(), "\nround {}:", i + 1).at("<stdout>", "write")?;
+                    replica_lab::output::explain::write_text(text.raw(), &e, settings)?;
+                }
+                before = Some(e);
             }
         }
     }

@@ -178,7 +178,8 @@ pub enum Command {
     Draw(DrawArgs),
     /// Run a built-in scenario on temp dirs, narrating each step as the command you would type.
     ///
-    /// Scenarios: watch (the follower's HW lag, then the leader fails and restarts), kip101-1 (KIP-101 scenario 1: HW truncation loses
+    /// Scenarios: watch (the follower's HW lags a round trip; it restarts with that HW, then the
+    /// leader fails: hw loses the acked m1 m2, an epoch keeps them), kip101-1 (KIP-101 scenario 1: HW truncation loses
     /// an acked record), kip101-2 (KIP-101 scenario 2: divergence after two hard failures),
     /// kip279 (fast leader failover). With no scenario: kip101-1 under hw and under kip101, then
     /// the contrast. Each step shows the replicas' picture (`klog draw`; `--plain` for one line

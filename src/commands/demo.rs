@@ -4,7 +4,6 @@
 //! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
 
 use super::append::{AppendReport, AppendRequest, Values};
-use super::crash_step;
 use super::draw::{self, DrawReport, DrawnRecord};
 use super::elect::{ElectReport, ElectRequest};
 use super::fetch::{FetchReport, FetchRequest};
@@ -14,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::replica::Replica;
 use crate::replication::diff::{diff_logs, RecordCursor};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
-use crate::replication::truncation::TruncationMode;
+use crate::replication::truncation::{TruncationMode, TruncationReason};
 use std::path::{Path, PathBuf};
 
 /// One step of a scenario, on replicas named by a single letter.
@@ -45,6 +44,8 @@ pub enum Step {
     Crash {
         replica: &'static str,
         power_loss: bool,
+        /// `crash --hw N`: the value left in the HW checkpoint.
+        hw: Option<i64>,
     },
     /// Restart `follower` against `leader` with the run's truncation mode.
     Recover {
@@ -70,35 +71,41 @@ pub fn scenario(name: &str) -> Option<Scenario> {
     Some(match name {
         "watch" => Scenario {
             name: "watch",
-            title: "Watch: the follower's high watermark lags one round trip; then the leader fails",
-            story: "B leads at epoch 1 with A in the ISR. B takes two records; A copies them at once but \
-                    learns they are committed only two fetches later. Then B takes m3 and fails before A copies \
-                    it: A takes over at epoch 2, and B comes back as A's follower.",
+            title: "Watch: the follower's HW lags one round trip; it restarts, then the leader fails",
+            story: "B leads at epoch 1 with A in the ISR. B takes m1 and m2; A copies them in its first fetch but \
+                    learns they are committed one round trip later, in its third. A crashes before that third \
+                    fetch, with HW 0 in its checkpoint, and restarts as B's follower; then B fails and A takes \
+                    over at epoch 2. Under hw, A cuts m1 and m2 at its stale HW and they are lost; the epoch \
+                    lookup of kip101 and kip279 keeps them.",
             uses_mode: true,
             steps: vec![
                 Create { replica: "a", id: 1 },
                 Create { replica: "b", id: 2 },
                 Elect { replica: "b", epoch: 1, isr: &["a"] },
                 Append { replica: "b", values: &["m1", "m2"], timestamp: 1000, flush: false },
-                // Each round is announced before it runs and explained after, so that `--predict`
+                // Each fetch is announced before it runs and explained after, so that `--predict`
                 // asks before the answer is told.
-                Say("Round 1: A fetches from its log end, offset 0."),
+                Say("Fetch 1: A fetches from its log end, offset 0."),
                 Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
-                Say("Both records were copied: A's LEO is 2, but the response carried the HW B read before the fetch, 0."),
-                Say("Round 2: A fetches from offset 2."),
+                Say("A copied both records (LEO 2), but the response carried the HW B read before it recorded \
+                     A's fetch: 0."),
+                Say("Fetch 2: A fetches from offset 2."),
                 Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
-                Say("B recorded A's fetch offset 2 and moved its HW to 2, but answered with the HW it read first (0)."),
-                Say("Round 3: A fetches again."),
-                Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
-                Say("Only now does A learn HW 2 - one round trip behind the leader."),
-                Say("B takes m3 and fails before A fetches it: m3 is above every HW, never acknowledged."),
-                Append { replica: "b", values: &["m3"], timestamp: 2000, flush: false },
-                Crash { replica: "b", power_loss: false },
-                Say("A takes over: it is elected at epoch 2, which B never saw, and takes m4 at offset 2."),
+                Say("B recorded A's fetch offset 2 and moved its HW to 2: m1 and m2 are acknowledged. It answered \
+                     with the HW it read first, 0: A learns HW 2 only in a third fetch, one round trip behind B."),
+                Say("A's HW is 0 while B's is 2. A crashes now, before that third fetch: its HW checkpoint says 0 \
+                     (at restart a HW can be arbitrarily stale; `crash --hw N` leaves any value there)."),
+                Crash { replica: "a", power_loss: false, hw: Some(0) },
+                Say("A restarts as B's follower. Under hw it cuts its log at its own HW, 0: m1 and m2 go, to be \
+                     fetched again. Under kip101 and kip279 it asks B where its epoch 1 ends (2) and keeps them."),
+                Recover { follower: "a", leader: "b" },
+                Say("B fails before A fetches again; A is elected at epoch 2 and takes m4."),
+                Crash { replica: "b", power_loss: false, hw: None },
                 Elect { replica: "a", epoch: 2, isr: &[] },
-                Append { replica: "a", values: &["m4"], timestamp: 3000, flush: false },
-                Say("B restarts as a follower of A: under hw it trims to its own HW; under kip101 and kip279 it \
-                     asks A where its epoch 1 ends (its epoch cache's latest entry) and truncates there."),
+                Append { replica: "a", values: &["m4"], timestamp: 2000, flush: false },
+                Say("B restarts as A's follower and fetches. Under hw A's log no longer holds m1 and m2: they \
+                     were acknowledged and are lost. Under kip101 and kip279 both logs end 0:(1,m1) 1:(1,m2) \
+                     2:(2,m4)."),
                 Recover { follower: "b", leader: "a" },
                 Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
             ],
@@ -118,10 +125,10 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Append { replica: "b", values: &["m2"], timestamp: 2000, flush: false },
                 Fetch { leader: "b", follower: "a", rounds: 2, flush: false },
                 Say("m2 is committed on B (HW 2); A still believes HW 1. Now A restarts."),
-                Crash { replica: "a", power_loss: false },
+                Crash { replica: "a", power_loss: false, hw: None },
                 Recover { follower: "a", leader: "b" },
                 Say("B dies before A fetches again; A is elected leader at epoch 1 and takes m3."),
-                Crash { replica: "b", power_loss: false },
+                Crash { replica: "b", power_loss: false, hw: None },
                 Elect { replica: "a", epoch: 1, isr: &[] },
                 Append { replica: "a", values: &["m3"], timestamp: 3000, flush: false },
                 Say("B comes back as a follower of A."),
@@ -144,8 +151,8 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Append { replica: "a", values: &["m2"], timestamp: 2000, flush: true },
                 Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
                 Say("Power fails on both replicas: B's unflushed m2 is gone, A's flushed m2 survives."),
-                Crash { replica: "a", power_loss: true },
-                Crash { replica: "b", power_loss: true },
+                Crash { replica: "a", power_loss: true, hw: None },
+                Crash { replica: "b", power_loss: true, hw: None },
                 Elect { replica: "b", epoch: 1, isr: &[] },
                 Append { replica: "b", values: &["m3"], timestamp: 3000, flush: false },
                 Say("A comes back as a follower of B."),
@@ -212,7 +219,8 @@ pub struct ReplicaState {
 pub struct ModeOutcome {
     pub mode: Option<TruncationMode>,
     pub finals: Vec<ReplicaState>,
-    /// Values reported acked-lost by the recoveries of the run, with their offsets.
+    /// The acknowledged records (covered by a leader's HW at some step) that the final leader's
+    /// log does not hold, with their offsets.
     pub acked_lost: Vec<Entry>,
     pub first_divergent_offset: Option<i64>,
 }
@@ -349,7 +357,10 @@ fn fetch_prediction(
     report: &FetchReport,
 ) -> Option<Prediction> {
     let last = report.rounds.last()?;
-    if hws_before == (last.leader_high_watermark, last.follower_high_watermark) {
+    let copied: u64 = report.rounds.iter().map(|r| r.records_copied).sum();
+    // The seed's first observation: records copied, and the HW left below them.
+    let copied_uncommitted = copied > 0 && last.follower_high_watermark < last.follower_log_end_offset;
+    if hws_before == (last.leader_high_watermark, last.follower_high_watermark) && !copied_uncommitted {
         return None;
     }
     let (l, f) = (leader.to_uppercase(), follower.to_uppercase());
@@ -361,6 +372,13 @@ fn fetch_prediction(
             stuck.batch_last_offset,
             stuck.follower_log_end_offset,
             last.follower_high_watermark
+        )
+    } else if copied_uncommitted && last.leader_high_watermark == last.follower_high_watermark {
+        format!(
+            "{f} copied {copied} record(s) (its LEO is {}), but {l}'s HW is still {}: {l} moves it only when a \
+             fetch reports {f}'s new offset, and each response carries the HW {l} read before recording the \
+             fetch, so {f}'s HW stays {}",
+            last.follower_log_end_offset, last.leader_high_watermark, last.follower_high_watermark
         )
     } else if last.follower_high_watermark < last.leader_high_watermark {
         format!(
@@ -386,10 +404,17 @@ fn fetch_prediction(
 }
 
 /// The questions of a recovery: where the follower's log will end, and whether its first record
-/// at or above its own HW survives.
+/// at or above its own HW survives. Each reason gives the era's own cause: its own HW under hw,
+/// the leader's epoch lookup under kip101 and kip279 (which never look at the HW).
 fn recover_predictions(follower: &str, leader: &str, r: &FollowerRecoverReport) -> Vec<Prediction> {
     let (f, l) = (follower.to_uppercase(), leader.to_uppercase());
-    let reason = crate::replication::explain::one_sentence(&r.plan, &r.leader_view, &r.follower_view);
+    let reason = crate::replication::explain::one_sentence(
+        &r.plan,
+        &r.leader_view,
+        &r.follower_view,
+        (&l, &f),
+        r.first_divergent_offset,
+    );
     let mut out = vec![Prediction {
         question: format!(
             "{f} restarts as a follower of {l} under {}: at which offset will {f}'s log end?",
@@ -397,35 +422,83 @@ fn recover_predictions(follower: &str, leader: &str, r: &FollowerRecoverReport) 
         ),
         kind: AnswerKind::Offset,
         truth: r.follower_log_end_offset_after.to_string(),
-        reason: reason.clone(),
+        reason,
     }];
     if let Some(row) = r.rows.iter().find(|row| row.follower.offset >= r.follower_view.high_watermark) {
         let value = String::from_utf8_lossy(row.follower.value.as_deref().unwrap_or_default()).into_owned();
-        let survives = matches!(row.class, super::recover::RecordClass::Kept | super::recover::RecordClass::Diverged);
+        let diverged = matches!(row.class, super::recover::RecordClass::Diverged);
+        let survives = matches!(row.class, super::recover::RecordClass::Kept) || diverged;
+        let fate = if survives { "kept" } else { "truncated" };
+        let hw = r.follower_view.high_watermark;
+        let why = match r.plan.reason {
+            TruncationReason::OwnHighWatermark
+            | TruncationReason::NoEpochCacheHighWatermark
+            | TruncationReason::UndefinedAnswerHighWatermark => {
+                format!("{value} is at or above {f}'s own HW {hw}, and {f} cuts its log at that HW: it is {fate}")
+            }
+            _ => format!(
+                "{f} does not cut at its HW: {l}'s answer puts the cut at {}, so {value} (offset {}) is {fate}",
+                r.cut_offset, row.follower.offset
+            ),
+        };
+        let divergence = if diverged {
+            let other = row.leader.as_ref().map_or(String::new(), |o| {
+                format!(
+                    " {} (epoch {})",
+                    String::from_utf8_lossy(o.value.as_deref().unwrap_or_default()),
+                    o.leader_epoch
+                )
+            });
+            format!(
+                "; but {l} holds{other} at offset {}: the logs diverge there{}",
+                row.follower.offset,
+                match r.mode {
+                    TruncationMode::Kip101 => ", the divergence KIP-279 fixed",
+                    TruncationMode::Hw => ", the divergence KIP-101 fixed",
+                    TruncationMode::Kip279 => "",
+                }
+            )
+        } else {
+            String::new()
+        };
         out.push(Prediction {
             question: format!("will {value} (offset {}) survive on {f}? [y/n]", row.follower.offset),
             kind: AnswerKind::YesNo,
             truth: if survives { "yes" } else { "no" }.into(),
-            reason: format!(
-                "{value} is at or above {f}'s HW {}; the cut is at {}, so it is {}",
-                r.follower_view.high_watermark,
-                r.cut_offset,
-                if survives { "kept" } else { "truncated" }
-            ),
+            reason: format!("{why}{divergence}"),
         });
     }
     out
 }
 
+/// The acknowledged records (`acked`: every record a leader's HW has covered so far in the run)
+/// that the leader's log `leader` does not hold: lost, whatever becomes of the other copies.
+fn lost_from(acked: &[Entry], leader: &[Entry]) -> Vec<Entry> {
+    acked.iter().filter(|a| !leader.contains(a)).cloned().collect()
+}
+
+/// Add to `acked` every record below a leader's HW in `states` (a producer with acks=all was
+/// answered for it).
+fn note_acked(acked: &mut Vec<Entry>, states: &[ReplicaState]) {
+    for s in states.iter().filter(|s| s.role == "leader") {
+        for e in s.entries.iter().filter(|e| e.offset < s.high_watermark) {
+            if !acked.contains(e) {
+                acked.push(e.clone());
+            }
+        }
+    }
+}
+
 /// After a restart against the new leader: has the run lost an acknowledged write so far (an
-/// acknowledged record the leader does not hold, as the recoveries' reports class them)?
+/// acknowledged record the leader's log does not hold)?
 fn loss_prediction(follower: &str, leader: &str, acked_lost: &[Entry]) -> Prediction {
     let (f, l) = (follower.to_uppercase(), leader.to_uppercase());
     let reason = if acked_lost.is_empty() {
         format!("every record acknowledged so far is in the leader {l}'s log")
     } else {
         let lost: Vec<String> = acked_lost.iter().map(|e| format!("{} (offset {})", e.value, e.offset)).collect();
-        format!("{} was acknowledged and the leader {l} does not hold it: lost", lost.join(", "))
+        let (verb, pronoun) = if lost.len() == 1 { ("was", "it") } else { ("were", "them") };
+        format!("{} {verb} acknowledged and the leader {l} does not hold {pronoun}: lost", lost.join(", "))
     };
     Prediction {
         question: format!("once {f} has restarted, has this run lost an acknowledged write? [y/n]"),
@@ -451,7 +524,7 @@ fn run_once(
     sink(DemoEvent::Scenario(sc, mode))?;
     let path = |r: &str| root.join(r);
     let shown = |r: &str| format!("$LAB/{r}");
-    let mut acked_lost = Vec::new();
+    let mut acked: Vec<Entry> = Vec::new();
     let recover_mode = mode.unwrap_or(TruncationMode::Kip279);
     let rules = crate::replication::release::Rules::of_mode(recover_mode);
     for step in &sc.steps {
@@ -557,13 +630,18 @@ fn run_once(
                 }
                 sink(DemoEvent::Fetched(follower, &report))?;
             }
-            Step::Crash { replica, power_loss } => {
+            Step::Crash { replica, power_loss, hw } => {
                 sink(DemoEvent::Command(format!(
-                    "klog crash {}{}",
+                    "klog crash {}{}{}",
                     shown(replica),
-                    if *power_loss { " --power-loss" } else { "" }
+                    if *power_loss { " --power-loss" } else { "" },
+                    hw.map_or(String::new(), |n| format!(" --hw {n}"))
                 )))?;
-                let report = crash_step(&path(replica), *power_loss)?;
+                let report = crate::crash::crash(
+                    &path(replica),
+                    None,
+                    &crate::crash::CrashOptions { power_loss: *power_loss, high_watermark: *hw, ..Default::default() },
+                )?;
                 sink(DemoEvent::Crashed(&report))?;
             }
             Step::Recover { follower, leader } => {
@@ -589,25 +667,14 @@ fn run_once(
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));
                 };
-                for row in &report.rows {
-                    let lost = matches!(row.class, super::recover::RecordClass::AckedLost)
-                        || (matches!(row.class, super::recover::RecordClass::Diverged) && row.acked);
-                    if lost {
-                        acked_lost.push(Entry {
-                            offset: row.follower.offset,
-                            leader_epoch: row.follower.leader_epoch,
-                            value: String::from_utf8_lossy(row.follower.value.as_deref().unwrap_or_default())
-                                .into_owned(),
-                        });
-                    }
-                }
                 // From the first recovery on, each mode's steps differ: ask them all.
                 ask = predict;
                 if ask {
                     for q in recover_predictions(follower, leader, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
-                    sink(DemoEvent::Question(&loss_prediction(follower, leader, &acked_lost)))?;
+                    let held = state_of(root, leader)?.map(|s| s.entries).unwrap_or_default();
+                    sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
                 let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
                 let leader_records = draw::records_in(&path(leader), None, from, end)?;
@@ -615,9 +682,13 @@ fn run_once(
             }
         }
         let now = states(root)?;
+        note_acked(&mut acked, &now);
         sink(DemoEvent::State(&now, &drawing(root)?))?;
     }
     let finals = states(root)?;
+    // What the run lost: every acknowledged record the final leader does not hold.
+    let held = finals.iter().find(|s| s.role == "leader").map(|s| s.entries.clone()).unwrap_or_default();
+    let acked_lost = lost_from(&acked, &held);
     let a = Replica::open(&path("a"), None)?;
     let b = Replica::open(&path("b"), None)?;
     let diff = diff_logs(a.log(), b.log())?;
@@ -660,4 +731,43 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
         sink(DemoEvent::Contrast(&sc, &outcomes))?;
     }
     Ok(outcomes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(offset: i64, leader_epoch: i32, value: &str) -> Entry {
+        Entry { offset, leader_epoch, value: value.into() }
+    }
+
+    fn state(role: &'static str, high_watermark: i64, entries: Vec<Entry>) -> ReplicaState {
+        ReplicaState { name: "x", role, log_end_offset: entries.len() as i64, high_watermark, entries }
+    }
+
+    /// A record is acknowledged once a leader's HW covers it; it is lost when the leader's log
+    /// does not hold that very record (another value or epoch at its offset counts as missing).
+    #[test]
+    fn acknowledged_records_are_those_below_a_leaders_hw_and_lost_when_the_leader_lacks_them() {
+        let mut acked = Vec::new();
+        let log = vec![e(0, 1, "m1"), e(1, 1, "m2")];
+        note_acked(&mut acked, &[state("follower", 2, log.clone()), state("leader", 0, log.clone())]);
+        assert!(acked.is_empty(), "a follower's HW acknowledges nothing; the leader's is 0");
+        note_acked(&mut acked, &[state("leader", 2, log.clone())]);
+        note_acked(&mut acked, &[state("leader", 2, log.clone())]);
+        assert_eq!(acked, log, "each record once");
+        assert!(lost_from(&acked, &log).is_empty());
+        assert_eq!(lost_from(&acked, &[e(0, 2, "m4")]), log);
+        assert_eq!(lost_from(&acked, &[e(0, 1, "m1"), e(1, 2, "m2")]), vec![e(1, 1, "m2")]);
+    }
+
+    /// The Watch's steps 1-3 are the lab preset's (two one-round fetches), then A crashes with
+    /// the HW checkpoint left at 0.
+    #[test]
+    fn the_watch_has_two_one_round_fetches_then_crashes_a_with_hw_0() {
+        let sc = scenario("watch").unwrap();
+        let fetches = sc.steps.iter().filter(|s| matches!(s, Step::Fetch { rounds: 1, .. })).count();
+        assert_eq!(fetches, 2);
+        assert!(sc.steps.iter().any(|s| matches!(s, Step::Crash { replica: "a", hw: Some(0), .. })));
+    }
 }

@@ -44,6 +44,8 @@ pub struct DemoPrinter<'o> {
     created: bool,
     /// The acknowledged-record alerts of the run so far (each is printed once, where it happens).
     alerted: Vec<String>,
+    /// The last command shown (a fetch of `--rounds 1` is a "Fetch N" of the narration).
+    last_command: String,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -73,6 +75,47 @@ pub fn entries_text(entries: &[Entry]) -> String {
     parts.join(" ")
 }
 
+/// The contrast in one sentence: which modes lost acknowledged writes (and which), which kept
+/// every one, and where logs were left diverged.
+pub fn contrast_verdict(outcomes: &[ModeOutcome]) -> String {
+    let name = |o: &ModeOutcome| o.mode.map_or("-".to_string(), |m| m.name().to_string());
+    let mut parts = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
+    // Modes that lost the same records are named together.
+    let mut lost_by: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for o in outcomes {
+        if o.acked_lost.is_empty() {
+            kept.push(name(o));
+            continue;
+        }
+        let lost: Vec<String> = o.acked_lost.iter().map(|e| e.value.clone()).collect();
+        match lost_by.iter_mut().find(|(l, _)| *l == lost) {
+            Some((_, modes)) => modes.push(name(o)),
+            None => lost_by.push((lost, vec![name(o)])),
+        }
+    }
+    for (lost, modes) in &lost_by {
+        parts.push(format!("{} lost the acknowledged {}", and_list(modes), and_list(lost)));
+    }
+    if !kept.is_empty() {
+        parts.push(format!("{} lost no acknowledged write", and_list(&kept)));
+    }
+    let diverged: Vec<String> = outcomes.iter().filter(|o| o.first_divergent_offset.is_some()).map(name).collect();
+    if !diverged.is_empty() {
+        parts.push(format!("{} left the logs diverged", and_list(&diverged)));
+    }
+    format!("In short: {}.", parts.join("; "))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 /// How often a question is asked when the answer is blank or not of its kind.
 const MAX_ATTEMPTS: usize = 3;
 
@@ -96,6 +139,7 @@ impl<'o> DemoPrinter<'o> {
             last_answer: None,
             created: false,
             alerted: Vec::new(),
+            last_command: String::new(),
         }
     }
 
@@ -319,7 +363,8 @@ impl<'o> DemoPrinter<'o> {
             let mode = o.mode.map_or("-".to_string(), |m| format!("{} ({})", m.name(), m.kafka_versions()));
             t.add(vec![Cell::new(mode), Cell::new(log_of("a")), Cell::new(log_of("b")), lost, diverged]);
         }
-        t.write(self.out)
+        t.write(self.out)?;
+        writeln!(self.out, "{}", contrast_verdict(outcomes)).at("<stdout>", "write")
     }
 
     pub fn event(&mut self, e: DemoEvent<'_>) -> Result<()> {
@@ -336,6 +381,18 @@ impl<'o> DemoPrinter<'o> {
                 writeln!(self.out, "\n{}", p.strong(&format!("== {}{mode_text} ==", sc.title)))
                     .at("<stdout>", "write")?;
                 writeln!(self.out, "{}", sc.story).at("<stdout>", "write")?;
+                if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
+                    // Kafka <= 0.10.2 wrote no leader epoch in a batch and kept no epoch cache.
+                    writeln!(
+                        self.out,
+                        "{}",
+                        p.dim(
+                            "hw: the eN epochs and epoch caches below are drawn for comparison; this era \
+                             had neither and ignores them"
+                        )
+                    )
+                    .at("<stdout>", "write")?;
+                }
                 writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
                 self.lab = Some(lab);
                 self.alerted.clear();
@@ -344,6 +401,7 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
             DemoEvent::Command(cmd) => {
                 self.pause()?;
+                self.last_command.clone_from(&cmd);
                 writeln!(self.out, "\n{} {}", p.dim("$"), p.strong(&cmd)).at("<stdout>", "write")
             }
             DemoEvent::Created(_) => {
@@ -360,9 +418,33 @@ impl<'o> DemoPrinter<'o> {
                 self.code(&r.explanation())
             }
             DemoEvent::Fetched(name, r) => {
-                self.indented(|o| text::fetch_rounds(o, r, name, &s))?;
-                for round in &r.rounds {
-                    self.code(&round.explanation())?;
+                if r.rounds.len() == 1 && self.last_command.contains(" --rounds 1") {
+                    // A fetch of one round is the narration's "Fetch N": no "round 1:" under it.
+                    let mut buf = Vec::new();
+                    text::fetch_rounds(&mut buf, r, name, &s)?;
+                    let text = String::from_utf8_lossy(&buf).into_owned();
+                    self.indented(|o| {
+                        for line in text.lines() {
+                            writeln!(o, "{}", line.strip_prefix("round 1: ").unwrap_or(line))
+                                .at("<stdout>", "write")?;
+                        }
+                        Ok(())
+                    })?;
+                } else {
+                    self.indented(|o| text::fetch_rounds(o, r, name, &s))?;
+                }
+                // A round that ran the same lines with the same values as the one before is
+                // said in one line, not drawn again.
+                let mut before: Option<crate::replication::explain::Explanation> = None;
+                for (i, round) in r.rounds.iter().enumerate() {
+                    let e = round.explanation();
+                    if self.explain && before.as_ref() == Some(&e) {
+                        let same = format!("explain: fetch round {}: the same lines and values as round {i}", i + 1);
+                        self.indented(|o| writeln!(o, "{}", p.dim(&same)).at("<stdout>", "write"))?;
+                    } else {
+                        self.code(&e)?;
+                    }
+                    before = Some(e);
                 }
                 Ok(())
             }
@@ -398,5 +480,46 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replication::truncation::TruncationMode;
+
+    fn outcome(mode: TruncationMode, lost: &[&str], diverged: bool) -> ModeOutcome {
+        ModeOutcome {
+            mode: Some(mode),
+            finals: Vec::new(),
+            acked_lost: lost
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Entry { offset: i as i64, leader_epoch: 1, value: v.to_string() })
+                .collect(),
+            first_divergent_offset: diverged.then_some(0),
+        }
+    }
+
+    #[test]
+    fn the_verdict_names_modes_that_lost_the_same_records_together() {
+        let watch = [
+            outcome(TruncationMode::Hw, &["m1", "m2"], false),
+            outcome(TruncationMode::Kip101, &[], false),
+            outcome(TruncationMode::Kip279, &[], false),
+        ];
+        assert_eq!(
+            contrast_verdict(&watch),
+            "In short: hw lost the acknowledged m1 and m2; kip101 and kip279 lost no acknowledged write."
+        );
+        let all_lose = [
+            outcome(TruncationMode::Hw, &["m2"], true),
+            outcome(TruncationMode::Kip101, &["m2"], false),
+            outcome(TruncationMode::Kip279, &["m2"], false),
+        ];
+        assert_eq!(
+            contrast_verdict(&all_lose),
+            "In short: hw, kip101 and kip279 lost the acknowledged m2; hw left the logs diverged."
+        );
     }
 }

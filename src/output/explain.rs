@@ -28,8 +28,21 @@ pub fn line_text(code: &str, depth: usize, ran: bool, values: &[String]) -> Stri
 pub fn write_text(out: &mut dyn Write, e: &Explanation, settings: &Settings) -> Result<()> {
     let p = settings.palette();
     writeln!(out, "{} {} — {}", p.strong("explain:"), p.strong(e.title), e.source).at("<stdout>", "write")?;
+    let width = settings.width.unwrap_or(usize::MAX);
     for l in &e.lines {
         let text = line_text(l.code, l.depth, l.ran, &l.values);
+        // A line too wide for the terminal keeps its code whole and puts `◀ values` on the next
+        // line, in the value column, rather than letting the values wrap under the code.
+        if l.ran && !l.values.is_empty() && 2 + text.chars().count() > width {
+            let code = format!("{}{}", "    ".repeat(l.depth), l.code);
+            writeln!(out, "  {}", p.strong(&code)).at("<stdout>", "write")?;
+            let values = l.values.join("; ");
+            // In the value column, or as far right as the values still fit.
+            let pad = CODE_WIDTH.min(width.saturating_sub(4 + values.chars().count()));
+            let value = format!("{}◀ {values}", " ".repeat(pad));
+            writeln!(out, "  {}", p.strong(&value)).at("<stdout>", "write")?;
+            continue;
+        }
         let shown = if l.ran { p.strong(&text) } else { p.dim(&text) };
         writeln!(out, "  {shown}").at("<stdout>", "write")?;
     }

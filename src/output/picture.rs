@@ -331,16 +331,34 @@ impl Picture {
                 .map(|l| PicCell::new(DrawnRecord::from_owned(l), None))
                 .collect(),
         };
-        let before: Vec<PicCell> = r
+        // An acknowledged record the follower keeps but the leader does not hold (another record
+        // there, or none) is lost all the same: flagged ACK-LOST, as the next picture flags it.
+        let leader_start = r.leader_view.log_start_offset;
+        let before: Vec<PicCell> =
+            r.rows
+                .iter()
+                .map(|row| {
+                    let held = row.leader.as_ref().is_some_and(|l| {
+                        DrawnRecord::from_owned(l).same_batch(&DrawnRecord::from_owned(&row.follower))
+                    });
+                    let fate = match Fate::of_row(row.class, row.acked) {
+                        Fate::Kept | Fate::Diverged if row.acked && !held && row.follower.offset >= leader_start => {
+                            Fate::AckedLost
+                        }
+                        f => f,
+                    };
+                    PicCell::new(DrawnRecord::from_owned(&row.follower), Some(fate))
+                })
+                .collect();
+        let after: Vec<PicCell> = r
             .rows
             .iter()
-            .map(|row| PicCell::new(DrawnRecord::from_owned(&row.follower), Some(Fate::of_row(row.class, row.acked))))
+            .zip(&before)
+            .filter(|(row, _)| matches!(row.class, RecordClass::Kept | RecordClass::Diverged))
+            .map(|(_, c)| PicCell::new(c.record.clone(), None))
             .collect();
-        let after: Vec<PicCell> = before
-            .iter()
-            .filter(|c| matches!(c.fate, Some(Fate::Kept | Fate::Diverged)))
-            .map(|c| PicCell::new(c.record.clone(), None))
-            .collect();
+        // The cut is drawn only where the truncation removes something.
+        let cuts = r.cut_offset < r.follower_view.log_end_offset;
         let after_end = r.follower_log_end_offset_after;
         let after_epochs: Vec<(i32, i64)> =
             epoch_pairs(&r.follower_view.epochs).into_iter().filter(|(_, start)| *start < after_end).collect();
@@ -358,11 +376,14 @@ impl Picture {
                 name: follower_name.to_string(),
                 detail: "before".into(),
                 cells: before,
-                marks: vec![
+                marks: [
                     (Mark::HighWatermark, fv.high_watermark),
                     (Mark::LogEnd, fv.log_end_offset),
                     (Mark::Cut, r.cut_offset),
-                ],
+                ]
+                .into_iter()
+                .filter(|(m, _)| *m != Mark::Cut || cuts)
+                .collect(),
                 epochs: epoch_pairs(&fv.epochs),
             },
             Row {

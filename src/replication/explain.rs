@@ -415,37 +415,49 @@ fn fetch_round(m: &mut Marker, n: usize, t: &RoundTrip, leader: &ReplicaView, ta
     }
 }
 
-/// Why the follower ends where it does, in one sentence with the values (what `demo
-/// --predict` shows after each recovery question).
-pub fn one_sentence(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaView) -> String {
+/// Why the follower `f` ends where it does against the leader `l`, in one sentence with the
+/// values (what `demo --predict` shows after each recovery question). Each era's cause is its
+/// own: hw cuts at the follower's own HW and asks nothing; kip101 and kip279 cut where the
+/// leader's epoch lookup says, and never look at the HW (except as a fallback when the lookup
+/// has no answer). `diverges_at`: the first offset where the kept log holds another record than
+/// the leader's, named as the divergence the next era fixed.
+pub fn one_sentence(
+    plan: &TruncationPlan,
+    leader: &ReplicaView,
+    follower: &ReplicaView,
+    (l, f): (&str, &str),
+    diverges_at: Option<i64>,
+) -> String {
     let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
     let mode = plan.mode.name();
     let to = plan.truncation_offset;
-    let lag = if leader.high_watermark > hw {
-        format!(", which lagged the leader's ({}) by a fetch round trip", leader.high_watermark)
-    } else {
-        String::new()
-    };
-    match (plan.reason, plan.round_trips.last()) {
+    let ignores_hw = format!("; {f}'s own HW ({hw}) plays no part");
+    let mut sentence = match (plan.reason, plan.round_trips.last()) {
         (TruncationReason::OutOfRangeLeaderEnd, Some(t)) => format!(
-            "{mode}: the leader cannot place epoch {} (OFFSET_OUT_OF_RANGE), so the follower truncates to the \
-             leader's log end, {to}",
+            "{mode}: {l} cannot place {f}'s epoch {} (OFFSET_OUT_OF_RANGE), so {f} truncates to {l}'s log end, {to}",
             t.requested_epoch
         ),
         (TruncationReason::OutOfRangeKept | TruncationReason::NotDiverging, _) => {
-            format!("{mode}: {}; the follower keeps its log to {to}", plan.reason.describe())
+            format!("{mode}: {}; {f} keeps its log to {to}{ignores_hw}", plan.reason.describe())
         }
-        (TruncationReason::OwnHighWatermark, _) => format!("{mode} truncates to the follower's own HW, {hw}{lag}"),
+        (TruncationReason::OwnHighWatermark, _) => {
+            let other = if leader.high_watermark != hw {
+                format!(" ({l}'s is {}; {f} never asks it)", leader.high_watermark)
+            } else {
+                format!(" ({f} never asks {l})")
+            };
+            format!("{mode}: {f} truncates to its own HW, {hw}, from its HW checkpoint{other}")
+        }
         (TruncationReason::NoEpochCacheHighWatermark, _) => {
-            format!("{mode}: the follower has no epoch to ask about, so it truncates to its own HW, {hw}{lag}")
+            format!("{mode}: {f} has no epoch to ask {l} about (its epoch cache is empty), so it falls back to its own HW, {hw}")
         }
         (TruncationReason::UndefinedAnswerHighWatermark, Some(t)) => format!(
-            "{mode}: the leader has no end offset for epoch {} (UNDEFINED), so the follower falls back to its HW, {hw}",
+            "{mode}: {l} has no end offset for {f}'s epoch {} (UNDEFINED), so {f} falls back to its own HW, {hw}",
             t.requested_epoch
         ),
         (_, Some(t)) if plan.mode == TruncationMode::Kip101 => format!(
-            "{mode}: the follower asks for the end of its latest epoch {}; the leader answers {}, and the follower \
-             truncates to min({}, its LEO {}) = {to}",
+            "{mode}: {f} asks {l} where its latest epoch {} ends; {l} answers {}, and {f} truncates to min({}, its \
+             LEO {}) = {to}{ignores_hw}",
             t.requested_epoch, t.answered_end_offset, t.answered_end_offset, t.follower_log_end_offset
         ),
         (_, Some(t)) => {
@@ -453,16 +465,27 @@ pub fn one_sentence(plan: &TruncationPlan, leader: &ReplicaView, follower: &Repl
             let le = t.answered_epoch.unwrap_or(-1);
             let own = t
                 .follower_epoch_end
-                .map_or(String::new(), |o| format!("; its own end for epoch {le} is {}", o.end_offset));
+                .map_or(String::new(), |o| format!("; {f}'s own end for epoch {le} is {}", o.end_offset));
             let asked = if rounds > 1 { format!("in round {rounds} ") } else { String::new() };
             format!(
-                "{mode}: {asked}the follower asks about its latest epoch {}; the leader answers epoch {le} ending at \
-                 {}{own}, so it truncates to {to}",
+                "{mode}: {asked}{f} asks {l} about its latest epoch {}; {l} answers epoch {le} ending at {}{own}, so \
+                 {f} truncates to {to}{ignores_hw}",
                 t.requested_epoch, t.answered_end_offset
             )
         }
         (_, None) => format!("{mode}: {}", plan.reason.describe()),
+    };
+    if let Some(d) = diverges_at {
+        let fixed = match plan.mode {
+            TruncationMode::Hw => " (KIP-101 fixed it: the epoch lookup cuts below the first different record)",
+            TruncationMode::Kip101 => {
+                " (KIP-279 fixed it: the leader answers with its epoch too, and the follower asks again)"
+            }
+            TruncationMode::Kip279 => "",
+        };
+        sentence.push_str(&format!("; but {l} holds another record at offset {d}: the logs diverge there{fixed}"));
     }
+    sentence
 }
 
 /// The lines of a procedure that is not an era's truncation, each with what it saw (`None`:
@@ -840,11 +863,15 @@ mod tests {
         let follower = view(&[(0, 0)], 2, 1);
         let hw = plan_truncation(TruncationMode::Hw, &leader, &follower);
         assert_eq!(
-            one_sentence(&hw, &leader, &follower),
-            "hw truncates to the follower's own HW, 1, which lagged the leader's (2) by a fetch round trip"
+            one_sentence(&hw, &leader, &follower, ("B", "A"), None),
+            "hw: A truncates to its own HW, 1, from its HW checkpoint (B's is 2; A never asks it)"
         );
         let kip101 = plan_truncation(TruncationMode::Kip101, &leader, &follower);
-        assert!(one_sentence(&kip101, &leader, &follower).ends_with("min(2, its LEO 2) = 2"));
+        let why = one_sentence(&kip101, &leader, &follower, ("B", "A"), None);
+        assert!(why.ends_with("min(2, its LEO 2) = 2; A's own HW (1) plays no part"), "{why}");
+        assert!(!why.contains("divergence"), "{why}");
+        let diverging = one_sentence(&kip101, &leader, &follower, ("B", "A"), Some(1));
+        assert!(diverging.ends_with("the logs diverge there (KIP-279 fixed it: the leader answers with its epoch too, and the follower asks again)"), "{diverging}");
     }
 
     #[test]

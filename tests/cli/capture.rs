@@ -329,7 +329,7 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
     let watch = runs.iter().find(|r| r["file"] == "watch").unwrap();
     let commands: Vec<&str> =
         watch["frames"].as_array().unwrap().iter().map(|f| f["command"].as_str().unwrap()).collect();
-    assert_eq!(commands.iter().filter(|c| c.starts_with("$ klog fetch")).count(), 4 * 3, "{commands:?}");
+    assert_eq!(commands.iter().filter(|c| c.starts_with("$ klog fetch")).count(), 3 * 3, "{commands:?}");
     assert_eq!(commands.iter().filter(|c| c.starts_with("$ klog recover $LAB/b --leader $LAB/a")).count(), 3);
     // One key press is one frame, with the slider focused or not.
     let i = &seen["interaction"];

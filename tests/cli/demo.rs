@@ -24,42 +24,148 @@ fn the_default_demo_shows_m2_acked_and_lost_under_hw_and_kept_under_kip101() {
 #[test]
 fn the_watch_demo_shows_the_followers_hw_one_round_trip_behind() {
     let out = ok(&["demo", "watch", "--mode", "hw"]);
-    let rounds: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("round 1: fetch at")).collect();
-    // Three single rounds, then B's catch-up after its restart.
-    assert_eq!(rounds.len(), 4, "{out}");
-    assert!(rounds[0].contains("leader LEO 2 HW 0; follower LEO 2 HW 0"), "{}", rounds[0]);
-    assert!(rounds[1].contains("leader LEO 2 HW 2; follower LEO 2 HW 0"), "{}", rounds[1]);
-    assert!(rounds[2].contains("leader LEO 2 HW 2; follower LEO 2 HW 2"), "{}", rounds[2]);
+    // Fetches 1 and 2 are one round each: shown without a "round 1:" under "# Fetch 2".
+    let fetches: Vec<&str> = out.lines().filter(|l| l.trim_start().starts_with("fetch at")).collect();
+    assert_eq!(fetches.len(), 2, "{out}");
+    assert!(fetches[0].contains("fetch at 0: copied 1 batch(es), 2 record(s)"), "{}", fetches[0]);
+    assert!(fetches[0].contains("leader LEO 2 HW 0; follower LEO 2 HW 0"), "{}", fetches[0]);
+    assert!(fetches[1].contains("leader LEO 2 HW 2; follower LEO 2 HW 0"), "{}", fetches[1]);
+    let before_crash = out.split("$ klog crash $LAB/a").next().unwrap();
+    assert!(!before_crash.contains("round 1:"), "{before_crash}");
+    assert!(before_crash.contains("# Fetch 2: A fetches from offset 2."), "{before_crash}");
+    // One clock: "one round trip", never "two fetches".
+    assert!(!out.contains("two fetches") && out.contains("one round trip"), "{out}");
 }
 
-/// Watch goes on through the failover at the scene's epochs: B (epoch 1) fails with m3 never
-/// acknowledged, A takes over at epoch 2 and takes m4, and B restarts as A's follower — trimming
-/// to its stale HW under hw, asking A where its epoch 1 ends under kip101 and kip279. Each mode
-/// ends with the same logs and no acknowledged loss; the contrast says so.
+/// The scene's bug (#30): A crashes while its HW lags (0, while B's is 2 with m1 and m2
+/// acknowledged) and restarts as B's follower; B fails and A leads at epoch 2. Under hw A cuts
+/// m1 and m2 at its own HW (ACK-CUT), and once B is gone they are lost (ACK-LOST); under kip101
+/// and kip279 A asks B where epoch 1 ends and keeps them. The contrast says so.
 #[test]
-fn the_watch_demo_tells_the_failover_and_the_restart_under_each_mode() {
+fn the_watch_demo_ends_in_the_seeds_loss_under_hw_and_keeps_m1_m2_under_the_epoch_eras() {
     let out = ok(&["demo", "watch", "--mode", "all"]);
     for m in ["hw", "kip101", "kip279"] {
+        assert!(out.contains(&format!("$ klog recover $LAB/a --leader $LAB/b --mode {m}")), "{m}:\n{out}");
         assert!(out.contains(&format!("$ klog recover $LAB/b --leader $LAB/a --mode {m}")), "{m}:\n{out}");
     }
+    // The stale HW at restart is shown as the command that leaves it.
+    assert_eq!(out.matches("$ klog crash $LAB/a --hw 0").count(), 3, "{out}");
     assert_eq!(out.matches("$ klog elect $LAB/a --epoch 2").count(), 3, "{out}");
-    assert_eq!(out.matches("$ klog crash $LAB/b").count(), 3, "{out}");
-    let runs: Vec<&str> = out.split("== Watch").skip(1).collect();
+    let runs: Vec<&str> = out.split("\n== Watch").skip(1).collect();
     assert_eq!(runs.len(), 3, "{out}");
-    assert!(runs[0].contains("the follower truncates to its own high watermark"), "{}", runs[0]);
+    let step = |run: &str, cmd: &str| -> String {
+        let after = run.split(cmd).nth(1).unwrap_or_else(|| panic!("{cmd} in {run}"));
+        after.split("\n$ klog ").next().unwrap().to_string()
+    };
+    // hw: A's restart cuts the acknowledged m1 and m2 (B still holds them) ...
+    let a_hw = step(runs[0], "$ klog recover $LAB/a --leader $LAB/b --mode hw");
+    assert!(a_hw.contains("truncation point 0: LEO 2 -> 0"), "{a_hw}");
+    assert_eq!(a_hw.matches("truncated, refetchable (acked)").count(), 2, "{a_hw}");
+    assert!(a_hw.contains("ACK-CUT  ACK-CUT"), "{a_hw}");
+    // ... and the election of A, which does not hold them, loses them.
+    let elect_hw = step(runs[0], "$ klog elect $LAB/a --epoch 2");
+    assert!(elect_hw.contains("ACK-LOST ACK-LOST"), "{elect_hw}");
+    assert!(elect_hw.contains("m1 (offset 0, epoch 1) on b was acknowledged, and the leader does not"), "{elect_hw}");
     for run in &runs[1..] {
-        assert!(run.contains("round trip 1:") && run.contains("epoch 1"), "{run}");
-    }
-    for run in &runs {
-        assert!(run.contains("truncation point 2: LEO 3 -> 2"), "{run}");
+        let a = run.split("$ klog recover $LAB/a").nth(1).unwrap().split("\n$ klog ").next().unwrap();
+        assert!(a.contains("truncation point 2: LEO 2 -> 2, HW 0 -> 0, nothing removed"), "{a}");
+        assert!(!run.contains("ACK-CUT") && !run.contains("ACK-LOST"), "{run}");
     }
     let contrast = out.split("what each truncation mode did").nth(1).expect("a contrast table");
-    for m in ["hw", "kip101", "kip279"] {
-        let row = contrast.lines().find(|l| l.trim_start().starts_with(&format!("{m} ("))).expect("a row");
+    let row = |m: &str| contrast.lines().find(|l| l.trim_start().starts_with(&format!("{m} ("))).expect("a row");
+    assert!(row("hw").contains("0:(2,m4)") && row("hw").contains("m1 (offset 0), m2 (offset 1)"), "{contrast}");
+    for m in ["kip101", "kip279"] {
+        assert!(row(m).contains("0:(1,m1)") && row(m).contains("none") && row(m).contains("logs agree"), "{contrast}");
+    }
+    assert!(contrast.contains("hw lost the acknowledged m1 and m2; kip101 and kip279 lost no acknowledged write"));
+    // The replica dirs agree with the contrast.
+    let lab = Lab::new();
+    let dir = lab.path("w");
+    ok(&["demo", "watch", "--mode", "all", "--dir", s(&dir)]);
+    let m = |v: &str| v.to_string();
+    assert_eq!(records(&dir.join("hw/a")), vec![(0, 2, m("m4"))]);
+    assert_eq!(records(&dir.join("hw/b")), vec![(0, 2, m("m4"))]);
+    for mode in ["kip101", "kip279"] {
+        let both = vec![(0, 1, m("m1")), (1, 1, m("m2")), (2, 2, m("m4"))];
+        assert_eq!(records(&dir.join(mode).join("a")), both, "{mode}");
+        assert_eq!(records(&dir.join(mode).join("b")), both, "{mode}");
+    }
+}
+
+/// The seed's first question, and each era's own cause in the reasons: hw cuts at A's own HW
+/// (never "lagged the leader's"); kip101 and kip279 cite the epoch lookup and say the HW plays
+/// no part.
+#[test]
+fn watch_predict_asks_the_seeds_first_question_and_each_era_gives_its_own_cause() {
+    let out = klog().args(["demo", "watch", "--mode", "all", "--predict"]).write_stdin("0\n").assert().success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        out.contains("predict: A fetches from B (1 round): what will A's HW be after it? 0\n  right: 0\n  why: A copied 2 record(s) (its LEO is 2), but B's HW is still 0"),
+        "{out}"
+    );
+    assert!(!out.contains("lagged") && !out.contains("by a fetch round trip"), "{out}");
+    let runs: Vec<&str> = out.split("\n== Watch").skip(1).collect();
+    assert!(runs[0].contains("why: hw: A truncates to its own HW, 0, from its HW checkpoint (B's is 2"));
+    assert!(runs[0].contains("why: m1 is at or above A's own HW 0, and A cuts its log at that HW: it is truncated"));
+    assert!(runs[0].contains("why: m1 (offset 0), m2 (offset 1) were acknowledged and the leader A does not hold them"));
+    for run in &runs[1..] {
+        assert!(run.contains("A's own HW (0) plays no part"), "{run}");
         assert!(
-            row.contains("0:(1,m1) 1:(1,m2) 2:(2,m4)") && row.contains("none") && row.contains("logs agree"),
-            "{row}"
+            run.contains("why: A does not cut at its HW: B's answer puts the cut at 2, so m1 (offset 0) is kept"),
+            "{run}"
         );
+        assert!(!run.contains("at or above A's own HW"), "{run}");
+    }
+    // kip279's scenario under kip101 keeps b11 where A holds a11: named as what KIP-279 fixed.
+    let k = klog().args(["demo", "kip279", "--mode", "kip101", "--predict"]).write_stdin("").assert().success();
+    let k = String::from_utf8(k.get_output().stdout.clone()).unwrap();
+    assert!(
+        k.contains("but A holds a11 (epoch 1) at offset 11: the logs diverge there, the divergence KIP-279 fixed"),
+        "{k}"
+    );
+}
+
+/// Pictures say one thing per record: no cut is drawn where nothing is cut, and an acknowledged
+/// record the new leader does not hold is ACK-LOST in the recovery picture as in the next one.
+#[test]
+fn watch_pictures_draw_no_cut_where_nothing_is_cut_and_one_fate_per_record() {
+    let out = ok(&["demo", "watch", "--mode", "all"]);
+    let runs: Vec<&str> = out.split("\n== Watch").skip(1).collect();
+    for run in &runs[1..] {
+        // Both restarts under kip101 and kip279 remove nothing.
+        for cmd in ["$ klog recover $LAB/a", "$ klog recover $LAB/b"] {
+            let rec = run.split(cmd).nth(1).unwrap().split("\n$ klog ").next().unwrap();
+            assert!(rec.contains("nothing removed") && !rec.contains('✂'), "{rec}");
+        }
+    }
+    let b_hw = runs[0].split("$ klog recover $LAB/b").nth(1).unwrap().split("\n$ klog ").next().unwrap();
+    let fates: Vec<&str> = b_hw.lines().filter(|l| l.trim_start().starts_with("fate ")).collect();
+    assert_eq!(fates.len(), 2, "the recovery picture and the state after: {b_hw}");
+    for f in fates {
+        assert!(f.contains("ACK-LOST ACK-LOST") && !f.contains("DIVERGED"), "{b_hw}");
+    }
+    // hw runs say the epochs they draw are not the era's.
+    assert_eq!(out.matches("drawn for comparison; this era had neither and ignores them").count(), 1, "{out}");
+}
+
+/// `--explain` at 80 columns: no value wraps under the code (it moves whole to its own line),
+/// and a round that repeats the one before is one line, not a third identical panel.
+#[test]
+fn explain_values_never_wrap_at_80_columns_and_repeated_rounds_are_one_line() {
+    for sc in ["watch", "kip101-1", "kip101-2", "kip279"] {
+        let run = |cols: &str| {
+            let mut cmd = klog();
+            cmd.env("COLUMNS", cols).env("NO_COLOR", "1").args(["demo", sc, "--mode", "all", "--explain"]);
+            String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
+        };
+        let values = |out: &str| -> Vec<String> {
+            out.lines().filter_map(|l| l.split_once("◀ ").map(|(_, v)| v.trim().to_string())).collect()
+        };
+        let (narrow, wide) = (run("80"), run("300"));
+        assert_eq!(values(&narrow), values(&wide), "{sc}: a value wraps at 80 columns:\n{narrow}");
+        if sc == "watch" {
+            assert!(narrow.contains("explain: fetch round 3: the same lines and values as round 2"), "{narrow}");
+        }
     }
 }
 
@@ -85,6 +191,7 @@ fn demo_in_a_given_dir_keeps_the_replicas_and_refuses_a_non_empty_dir() {
     code(&["demo", "nope"], 2);
 }
 
+/// Run a demo script; each mode's run ends with `klog draw` of the two replicas.
 fn run_script(name: &str, lab: &Path, modes: &str) {
     let klog = assert_cmd::cargo::cargo_bin("klog");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos").join(name);
@@ -104,6 +211,12 @@ fn run_script(name: &str, lab: &Path, modes: &str) {
     );
     let text = std::fs::read_to_string(&script).unwrap();
     assert!(text.contains("set -euo pipefail"), "{name} runs under set -euo pipefail");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for mode in modes.split_whitespace() {
+        let run = stdout.split(&format!("truncation mode: {mode} ")).nth(1).unwrap_or_else(|| panic!("{stdout}"));
+        let last = run.split("\n$ klog ").last().unwrap();
+        assert!(last.starts_with("draw ") && last.contains("offset ") && last.contains("cache "), "{name}: {last}");
+    }
 }
 
 #[test]
@@ -112,7 +225,11 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
     let l = |n: &str| lab.path(n);
     run_script("watch.sh", &l("watch"), "hw kip101 kip279");
     let m = |s: &str| s.to_string();
-    for mode in ["hw", "kip101", "kip279"] {
+    // hw: A cut m1 m2 at its stale HW 0, then led without them: lost on both.
+    for r in ["a", "b"] {
+        assert_eq!(records(&l("watch").join("hw").join(r)), vec![(0, 2, m("m4"))], "{r}");
+    }
+    for mode in ["kip101", "kip279"] {
         let both = vec![(0, 1, m("m1")), (1, 1, m("m2")), (2, 2, m("m4"))];
         assert_eq!(records(&l("watch").join(mode).join("a")), both, "{mode}");
         assert_eq!(records(&l("watch").join(mode).join("b")), both, "{mode}");

@@ -163,6 +163,10 @@ fn fetch_explain_marks_the_2_8_lines_the_round_ran() {
         assert!(ran(second, yes), "{yes} did not run in round 2: {second}");
     }
     assert!(second.contains("◀ offset 11, epoch 1"), "{second}");
+    // A round that repeats the one before (caught up, nothing to copy) is one line.
+    let out = ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "3", "--explain"]);
+    assert!(out.contains("\nround 3: the same lines and values as round 2\n"), "{out}");
+    assert_eq!(out.matches("explain: fetch").count(), 2, "rounds 1 and 2 differ (the HW): {out}");
     // Before 2.8 the explanation is the fetch without an epoch.
     let (_lab, a, b) = diverged_lab();
     let (old, _) = code(&["fetch", "--leader", s(&a), s(&b), "--kafka", "2.7.2", "--explain"], 1);
