@@ -217,7 +217,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__append)
-            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --compression --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --compression --producer-id --producer-epoch --sequence --transactional --end-txn --coordinator-epoch --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,6 +253,26 @@ _klog() {
                     ;;
                 --compression)
                     COMPREPLY=($(compgen -W "none gzip snappy lz4 zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --producer-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --producer-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sequence)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --end-txn)
+                    COMPREPLY=($(compgen -W "commit abort" -- "${cur}"))
+                    return 0
+                    ;;
+                --coordinator-epoch)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -97,11 +97,18 @@ gzip\t''
 snappy\t'Snappy in snappy-java\'s xerial framing, as Kafka writes it'
 lz4\t'Kafka\'s LZ4 frame'
 zstd\t''"
+complete -c klog -n "__fish_klog_using_subcommand append" -l producer-id -d 'Write the batches as this idempotent producer (its producer id; default: none, -1)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l producer-epoch -d 'The producer\'s epoch (default 0)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l sequence -d 'The first batch\'s base sequence (default: the one the producer\'s state expects next)' -r
+complete -c klog -n "__fish_klog_using_subcommand append" -l end-txn -d 'Instead of records, append the marker a transaction coordinator writes to end the producer\'s transaction; an ABORT also gets its aborted-index (.txnindex) entry' -r -f -a "commit\t''
+abort\t''"
+complete -c klog -n "__fish_klog_using_subcommand append" -l coordinator-epoch -d 'The coordinator epoch the marker carries (default 0)' -r
 complete -c klog -n "__fish_klog_using_subcommand append" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand append" -l stdin -d 'Read record values from standard input, one per line'
 complete -c klog -n "__fish_klog_using_subcommand append" -l flush -d 'fsync the data and move the recovery point to the log end'
+complete -c klog -n "__fish_klog_using_subcommand append" -l transactional -d 'Write the batches inside the producer\'s transaction (the first one opens it)'
 complete -c klog -n "__fish_klog_using_subcommand append" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand append" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand append" -s V -l version -d 'Print version'

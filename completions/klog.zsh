@@ -93,9 +93,15 @@ gzip\:""
 snappy\:"Snappy in snappy-java'\''s xerial framing, as Kafka writes it"
 lz4\:"Kafka'\''s LZ4 frame"
 zstd\:""))' \
+'--producer-id=[Write the batches as this idempotent producer (its producer id; default\: none, -1)]:ID:_default' \
+'--producer-epoch=[The producer'\''s epoch (default 0)]:E:_default' \
+'--sequence=[The first batch'\''s base sequence (default\: the one the producer'\''s state expects next)]:N:_default' \
+'(--stdin --count --transactional --sequence)--end-txn=[Instead of records, append the marker a transaction coordinator writes to end the producer'\''s transaction; an ABORT also gets its aborted-index (.txnindex) entry]:END:(commit abort)' \
+'--coordinator-epoch=[The coordinator epoch the marker carries (default 0)]:E:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '()--stdin[Read record values from standard input, one per line]' \
 '--flush[fsync the data and move the recovery point to the log end]' \
+'--transactional[Write the batches inside the producer'\''s transaction (the first one opens it)]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

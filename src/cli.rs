@@ -770,6 +770,36 @@ pub struct AppendArgs {
     /// Compress each batch's records with this codec (Kafka's framing for each).
     #[arg(long, value_enum, default_value_t = CompressionArg::None)]
     pub compression: CompressionArg,
+    /// Write the batches as this idempotent producer (its producer id; default: none, -1).
+    #[arg(long, value_name = "ID", allow_negative_numbers = true,
+          value_parser = ranged::<i64>(0, I64_MAX, "producer ids are non-negative i64 in Kafka"))]
+    pub producer_id: Option<i64>,
+    /// The producer's epoch (default 0).
+    #[arg(long, value_name = "E", allow_negative_numbers = true, requires = "producer_id",
+          value_parser = ranged::<i16>(0, i16::MAX as i128, "a producer epoch is a non-negative i16 in Kafka"))]
+    pub producer_epoch: Option<i16>,
+    /// The first batch's base sequence (default: the one the producer's state expects next).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, requires = "producer_id",
+          value_parser = ranged::<i32>(0, I32_MAX, "a sequence is a non-negative i32 in Kafka"))]
+    pub sequence: Option<i32>,
+    /// Write the batches inside the producer's transaction (the first one opens it).
+    #[arg(long, requires = "producer_id")]
+    pub transactional: bool,
+    /// Instead of records, append the marker a transaction coordinator writes to end the
+    /// producer's transaction; an ABORT also gets its aborted-index (.txnindex) entry.
+    #[arg(long, value_enum, value_name = "END", requires = "producer_id",
+          conflicts_with_all = ["values", "stdin", "count", "transactional", "sequence"])]
+    pub end_txn: Option<EndTxnArg>,
+    /// The coordinator epoch the marker carries (default 0).
+    #[arg(long, value_name = "E", allow_negative_numbers = true, requires = "end_txn",
+          value_parser = ranged::<i32>(0, I32_MAX, "a coordinator epoch is a non-negative i32 in Kafka"))]
+    pub coordinator_epoch: Option<i32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EndTxnArg {
+    Commit,
+    Abort,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -965,6 +995,8 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog append /tmp/b m1 m2 --key user-7 --header trace=abc",
             "klog append /tmp/b --count 1000000 --value-size 100 --flush",
             "printf 'x\\ny\\n' | klog append /tmp/b --stdin",
+            "klog append /tmp/b t1 t2 --producer-id 7 --transactional",
+            "klog append /tmp/b --producer-id 7 --end-txn abort --coordinator-epoch 3",
         ],
         "dump" => &[
             "klog dump /tmp/b --epochs",
@@ -1511,6 +1543,13 @@ impl AppendArgs {
             timestamp: self.timestamp.unwrap_or(now_ms),
             flush: self.flush,
             compression: self.compression.into(),
+            producer: self.producer_id.map(|id| commands::append::Producer {
+                id,
+                epoch: self.producer_epoch.unwrap_or(0),
+                sequence: self.sequence,
+                transactional: self.transactional,
+                end_txn: self.end_txn.map(|e| (e == EndTxnArg::Commit, self.coordinator_epoch.unwrap_or(0))),
+            }),
         })
     }
 }

@@ -2,7 +2,7 @@
 //! operation 2; Kafka `UnifiedLog.appendAsLeader`).
 
 use crate::commands::ProgressSink;
-use crate::error::{Error, Result};
+use crate::error::{Error, IoContext, Result};
 use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
 use crate::format::compression::Compression;
 use crate::format::record::RecordRef;
@@ -16,6 +16,20 @@ pub enum Values {
     Generated { count: u64, value_size: usize },
 }
 
+/// Whose batches these are: an idempotent or transactional producer (`None`: plain batches,
+/// producer id -1, as a producer without idempotence writes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Producer {
+    pub id: i64,
+    pub epoch: i16,
+    /// The first batch's base sequence; `None`: the one the producer's state expects next.
+    pub sequence: Option<i32>,
+    pub transactional: bool,
+    /// Instead of records, the transaction marker a coordinator writes (`WriteTxnMarkers`):
+    /// COMMIT (true) or ABORT, with the coordinator's epoch.
+    pub end_txn: Option<(bool, i32)>,
+}
+
 pub struct AppendRequest<'a> {
     pub dir: &'a Path,
     pub partition: Option<&'a str>,
@@ -26,6 +40,7 @@ pub struct AppendRequest<'a> {
     pub timestamp: i64,
     pub flush: bool,
     pub compression: Compression,
+    pub producer: Option<Producer>,
 }
 
 impl AppendReport {
@@ -59,6 +74,11 @@ pub struct AppendReport {
     pub flushed: bool,
     pub segments_rolled: usize,
     pub startup: Option<RecoveryReport>,
+    /// The producer the batches carry, with the first batch's base sequence.
+    pub producer: Option<(Producer, i32)>,
+    /// A marker appended: COMMIT (true) or ABORT, and the transaction it ended with the
+    /// aborted-index entry written for it (`None` when it ended a transaction without data).
+    pub marker: Option<(bool, Option<crate::log::producer_state::CompletedTxn>, Option<i64>)>,
 }
 
 /// Parse `K=V` (or `K` for a null value).
@@ -81,8 +101,12 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         Values::Given(v) => v.len() as u64,
         Values::Generated { count, .. } => *count,
     };
-    if total == 0 {
+    let marker = req.producer.and_then(|p| p.end_txn);
+    if total == 0 && marker.is_none() {
         return Err(Error::Usage("nothing to append: give VALUEs, --stdin or --count".into()));
+    }
+    if total > 0 && marker.is_some() {
+        return Err(Error::Usage("--end-txn appends a marker, not records: give no VALUE".into()));
     }
     let mut replica = Replica::open_for_write(req.dir, req.partition)?;
     let state = replica.will_run_as();
@@ -127,6 +151,39 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         )));
     }
     let startup = replica.start()?;
+    // The producer's state at the log end: its next sequence, and what Kafka refuses.
+    let producer = match req.producer {
+        None => None,
+        Some(p) => {
+            let state = replica.log().producer_state_at(replica.log_end_offset())?;
+            let known = state.producers().into_iter().find(|e| e.producer_id == p.id);
+            let open = known.as_ref().is_some_and(|e| e.current_txn_first_offset >= 0);
+            if open && !p.transactional && p.end_txn.is_none() {
+                return Err(Error::state(
+                    &replica.paths().log_dir,
+                    format!(
+                        "producer {} has a transaction open: Kafka refuses a non-transactional write from it \
+                         (InvalidTxnStateException; pass --transactional, or end it with --end-txn)",
+                        p.id
+                    ),
+                ));
+            }
+            if let Some(e) = known.as_ref().filter(|e| p.epoch < e.producer_epoch) {
+                return Err(Error::state(
+                    &replica.paths().log_dir,
+                    format!(
+                        "producer {} is at epoch {}: Kafka fences epoch {} (InvalidProducerEpochException)",
+                        p.id, e.producer_epoch, p.epoch
+                    ),
+                ));
+            }
+            let next = known.filter(|e| e.producer_epoch == p.epoch).map_or(0, |e| e.last_sequence.wrapping_add(1));
+            Some((p, p.sequence.unwrap_or(next), state))
+        }
+    };
+    if let (Some((commit, coordinator_epoch)), Some((p, _, state))) = (marker, producer.as_ref()) {
+        return append_marker(replica, *p, commit, coordinator_epoch, state.clone(), req.timestamp, startup);
+    }
     let per_batch = req.records_per_batch.unwrap_or(match &req.values {
         Values::Given(_) => total,
         Values::Generated { value_size, .. } => {
@@ -147,7 +204,10 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         flushed: req.flush,
         segments_rolled: 0,
         startup,
+        producer: producer.as_ref().map(|(p, seq, _)| (*p, *seq)),
+        marker: None,
     };
+    let producer_fields = producer.as_ref().map(|(p, seq, _)| (p.id, p.epoch, *seq, p.transactional));
     // One thread encodes batches while this one writes them: the two overlap, so a large
     // `--count` costs about max(encode, write) instead of their sum.
     let headers: Vec<(&[u8], Option<&[u8]>)> = req.headers.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect();
@@ -160,7 +220,18 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     let (key, timestamp) = (req.key.as_deref(), req.timestamp);
     let written: Result<()> = std::thread::scope(|scope| {
         scope.spawn(move || {
-            let spec = |base| BatchSpec { compression, ..BatchSpec::plain(base, epoch) };
+            let spec = |base: i64| match producer_fields {
+                None => BatchSpec { compression, ..BatchSpec::plain(base, epoch) },
+                Some((id, producer_epoch, sequence, transactional)) => BatchSpec {
+                    compression,
+                    producer_id: id,
+                    producer_epoch,
+                    // Sequences wrap at Int32.MAX, as Kafka's do.
+                    base_sequence: sequence.wrapping_add((base - first_offset) as i32) & i32::MAX,
+                    is_transactional: transactional,
+                    ..BatchSpec::plain(base, epoch)
+                },
+            };
             let mut encoder = BatchEncoder::new(spec(first_offset), GENERATED_BATCH_BYTES + 4096);
             let template = match values {
                 Values::Generated { value_size, .. } => generated_template(*value_size),
@@ -224,6 +295,84 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     report.epoch_entry =
         latest_entry.filter(|e| Some(*e) != latest_entry_before).map(|e| (e.leader_epoch, e.start_offset));
     Ok(report)
+}
+
+/// Append one COMMIT or ABORT marker for `p`, as a coordinator's `WriteTxnMarkers` does, and
+/// for an ABORT that ended a transaction with data the aborted-index entry Kafka writes in the
+/// marker's segment (`LogSegment.updateTxnIndex`, with the LSO of that moment).
+fn append_marker(
+    mut replica: Replica,
+    p: Producer,
+    commit: bool,
+    coordinator_epoch: i32,
+    mut state: crate::log::producer_state::ProducerReplay,
+    timestamp: i64,
+    startup: Option<RecoveryReport>,
+) -> Result<AppendReport> {
+    use crate::format::record::NewRecord;
+    let leader_epoch = replica.will_run_as().leader_epoch;
+    let base = replica.log_end_offset();
+    let high_watermark_before = replica.high_watermark();
+    let latest_entry_before = replica.log().epoch_cache().latest();
+    let (key, value) = crate::format::control::end_txn_marker(commit, coordinator_epoch);
+    let spec = BatchSpec {
+        producer_id: p.id,
+        producer_epoch: p.epoch,
+        is_transactional: true,
+        is_control: true,
+        ..BatchSpec::plain(base, leader_epoch)
+    };
+    let bytes = crate::format::batch::encode_batch(
+        &spec,
+        &[NewRecord { timestamp, key: Some(key), value: Some(value), headers: Vec::new() }],
+    );
+    let batch = BatchIter::new(&bytes).next().expect("an encoded batch frames");
+    let ended = state.apply(&batch).map_err(|t| {
+        Error::state(&replica.paths().log_dir, format!("Kafka's producer state refuses this marker: {}", t.exception))
+    })?;
+    let segments_before = replica.log().segments().len();
+    replica.log_mut().append_batch(batch)?;
+    replica.finish_writes()?;
+    let mut lso = None;
+    if let Some((c, last_stable)) = ended.filter(|(c, _)| c.is_aborted) {
+        let log = replica.log();
+        let seg = &log.segments()[log.segment_for(base).unwrap_or(log.segments().len() - 1)];
+        let path =
+            crate::log::names::build_segment_path(log.dir(), seg.base_offset, crate::log::names::TXN_INDEX_SUFFIX);
+        let mut index = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e).at(&path, "read"),
+        };
+        let entry = crate::format::txn_index::AbortedTxn {
+            version: 0,
+            producer_id: c.producer_id,
+            first_offset: c.first_offset,
+            last_offset: c.last_offset,
+            last_stable_offset: last_stable,
+        };
+        index.extend_from_slice(&entry.encode());
+        crate::durable::write_atomic(&path, &index)?;
+        lso = Some(last_stable);
+    }
+    let hw = crate::replication::fetch::leader_high_watermark(&replica);
+    replica.set_high_watermark(hw)?;
+    let latest_entry = replica.log().epoch_cache().latest();
+    Ok(AppendReport {
+        leader_epoch,
+        batches: vec![(base, base)],
+        records: 1,
+        bytes: bytes.len() as u64,
+        log_end_offset: replica.log_end_offset(),
+        high_watermark: replica.high_watermark(),
+        high_watermark_before,
+        epoch_entry: latest_entry.filter(|e| Some(*e) != latest_entry_before).map(|e| (e.leader_epoch, e.start_offset)),
+        flushed: false,
+        segments_rolled: replica.log().segments().len().saturating_sub(segments_before),
+        startup,
+        producer: Some((p, -1)),
+        marker: Some((commit, ended.map(|(c, _)| c), lso)),
+    })
 }
 
 /// The filler of generated values.

@@ -590,6 +590,7 @@ fn run_once(
                         timestamp: *timestamp,
                         flush: *flush,
                         compression: crate::format::compression::Compression::None,
+                        producer: None,
                     },
                     &mut crate::commands::NoProgress,
                 )?;

@@ -467,19 +467,71 @@ impl Log {
         self.write_pending_index_entries()?;
         self.writer = None;
         let base = self.log_end_offset;
-        // `ProducerStateManager.takeSnapshot` on roll: klog writes no producer ids, so the
-        // snapshot is the empty one Kafka writes for such a log. It is written first: its
-        // directory fsync must not make the new segment's name durable before the old
-        // segment's bytes are (a snapshot above the log end is deleted by recovery).
+        // `ProducerStateManager.takeSnapshot` on roll. It is written first: its directory fsync
+        // must not make the new segment's name durable before the old segment's bytes are (a
+        // snapshot above the log end is deleted by recovery).
         self.write_producer_snapshot(base)?;
         self.create_segment_files(base)
     }
 
-    /// Write `<offset>.snapshot` holding no producer (what Kafka writes for a log without
-    /// idempotent or transactional producers).
+    /// Write `<offset>.snapshot`: the producer table at `offset`, as Kafka's manager holds it
+    /// then (empty for a log without idempotent or transactional producers).
     fn write_producer_snapshot(&self, offset: i64) -> Result<()> {
         let path = names::build_segment_path(&self.dir, offset, names::SNAPSHOT_SUFFIX);
-        durable::write_atomic(&path, &crate::format::producer_snapshot::encode(&[]))
+        durable::write_atomic(&path, &self.producer_snapshot_at(offset)?)
+    }
+
+    /// The producer table at `offset` in snapshot form: the latest readable snapshot at or
+    /// below it (else an empty table at the first segment's base), then the batches up to it,
+    /// as `ProducerStateManager` keeps it between snapshots.
+    pub fn producer_snapshot_at(&self, offset: i64) -> Result<Vec<u8>> {
+        Ok(self.producer_state_at(offset)?.snapshot_bytes())
+    }
+
+    /// The producer state at `offset` (see [`Log::producer_snapshot_at`]).
+    pub fn producer_state_at(&self, offset: i64) -> Result<producer_state::ProducerReplay> {
+        use producer_state::ProducerReplay;
+        let mut offsets = snapshot_offsets(&self.dir);
+        offsets.sort_unstable();
+        let mut replay = None;
+        for o in offsets.into_iter().rev().filter(|o| *o <= offset) {
+            let path = names::build_segment_path(&self.dir, o, names::SNAPSHOT_SUFFIX);
+            let Ok(bytes) = std::fs::read(&path) else { continue };
+            if let Ok(s) = crate::format::producer_snapshot::decode(&bytes) {
+                if s.crc_valid() {
+                    replay = Some(ProducerReplay::from_snapshot(&s.entries, o));
+                    break;
+                }
+            }
+        }
+        let mut replay = replay.unwrap_or_else(|| {
+            let mut r = ProducerReplay::new();
+            r.start_at(self.segments.first().map_or(0, |s| s.base_offset));
+            r
+        });
+        let from = replay.map_end_offset();
+        if from < offset {
+            let mut thrown = None;
+            self.for_each_batch_from(from, |seg, b| {
+                if b.base_offset() >= offset {
+                    return Ok(false);
+                }
+                if b.magic() >= 2 && b.last_offset() >= from {
+                    if let Err(t) = replay.apply(&b) {
+                        thrown = Some((seg.log_path(), t));
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            })?;
+            if let Some((path, t)) = thrown {
+                return Err(Error::state(
+                    path,
+                    format!("at position {}: the producer state cannot be rebuilt: {}", t.position, t.exception),
+                ));
+            }
+        }
+        Ok(replay)
     }
 
     /// Write buffered index entries; the data stays unflushed (as Kafka's appends).

@@ -558,6 +558,12 @@ impl ProducerReplay {
         self.ongoing.iter().map(|(o, p)| (*o, *p))
     }
 
+    /// The snapshot file Kafka would write now (`takeSnapshot`: its producers in its map's
+    /// iteration order).
+    pub fn snapshot_bytes(&self) -> Vec<u8> {
+        producer_snapshot::encode(&self.manager.producers.snapshot())
+    }
+
     /// The producer table as a snapshot taken now would hold it, by producer id.
     pub fn producers(&self) -> Vec<ProducerEntry> {
         let mut all: Vec<ProducerEntry> =

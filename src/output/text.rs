@@ -198,10 +198,39 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
     let p = settings.palette();
     let first = r.batches.first().map_or(0, |b| b.0);
     let last = r.batches.last().map_or(0, |b| b.1);
+    if let (Some((commit, ended, lso)), Some((producer, _))) = (&r.marker, &r.producer) {
+        let what = if *commit { "a COMMIT" } else { "an ABORT" };
+        let ended = match (ended, lso) {
+            (Some(t), Some(lso)) => format!(
+                "ended its transaction from offset {}; aborted-index entry (offsets {} to {}, LSO {lso})",
+                t.first_offset, t.first_offset, t.last_offset
+            ),
+            (Some(t), None) => format!("ended its transaction from offset {}", t.first_offset),
+            (None, _) => "no transaction with data was open: it ends nothing".to_string(),
+        };
+        return out!(
+            out,
+            "appended {what} marker for producer {} epoch {} at offset {first} (epoch {}): {ended}; LEO {}, HW {}",
+            producer.id,
+            producer.epoch,
+            p.epoch(r.leader_epoch, &r.leader_epoch.to_string()),
+            r.log_end_offset,
+            r.high_watermark
+        );
+    }
     let offsets = if first == last { format!("offset {first}") } else { format!("offsets {first} to {last}") };
+    let by = match &r.producer {
+        Some((producer, sequence)) => format!(
+            " as producer {} epoch {}{} from sequence {sequence}",
+            producer.id,
+            producer.epoch,
+            if producer.transactional { " in its transaction" } else { "" }
+        ),
+        None => String::new(),
+    };
     out!(
         out,
-        "appended {} record(s) at {offsets} in {} batch(es) of epoch {} ({} bytes){}{}; LEO {}, HW {}",
+        "appended {} record(s) at {offsets} in {} batch(es) of epoch {}{by} ({} bytes){}{}; LEO {}, HW {}",
         r.records,
         r.batches.len(),
         p.epoch(r.leader_epoch, &r.leader_epoch.to_string()),

@@ -29,9 +29,11 @@ fn open_line(t: &OpenTransaction) -> String {
     } else {
         format!("{} batch(es), {} record(s)", t.batches, t.records)
     };
+    let iso = super::iso_timestamp;
     let when = match (t.first_timestamp, t.last_timestamp) {
-        (Some(a), Some(b)) => format!(", timestamps {a} to {b} ({} ms)", b - a),
-        (None, Some(b)) => format!(", last timestamp {b}"),
+        (Some(a), Some(b)) if a == b => format!(", written at {}", iso(a)),
+        (Some(a), Some(b)) => format!(", written {} to {} ({} ms)", iso(a), iso(b), b - a),
+        (None, Some(b)) => format!(", last written at {}", iso(b)),
         _ => String::new(),
     };
     format!(
