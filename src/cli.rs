@@ -994,9 +994,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         "append" => &[
             "klog append /tmp/b m1 m2 --key user-7 --header trace=abc",
             "klog append /tmp/b --count 1000000 --value-size 100 --flush",
-            "printf 'x\\ny\\n' | klog append /tmp/b --stdin",
-            "klog append /tmp/b t1 t2 --producer-id 7 --transactional",
-            "klog append /tmp/b --producer-id 7 --end-txn abort --coordinator-epoch 3",
+            "klog append /tmp/b t1 t2 --producer-id 7 --transactional && klog append /tmp/b --producer-id 7 --end-txn abort",
         ],
         "dump" => &[
             "klog dump /tmp/b --epochs",
