@@ -14,6 +14,7 @@
 #   BENCH_QUICK=1    sizes / 10 (for trying the harness; the targets are for the full run)
 #   SCALE_ROWS=FILE  also append each row as "figure|measured|target|result" (for bench.sh)
 #   SCALE_ONLY=views only the views over KRaft data dirs
+#   SCALE_ONLY=partitions only the data dirs of 1,000 / 10,000 partitions (no views)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -136,6 +137,7 @@ reader() { # label args... (with @ for the data dir size)
 }
 reader "dump DATA_DIR" dump "$S/L@"
 reader "check DATA_DIR" check "$S/L@"
+reader "txn DATA_DIR" txn "$S/L@"
 reader "recover --dry-run DATA_DIR" recover --dry-run "$S/L@"
 reader "restart plan (recover --dry-run F --leader L)" recover --dry-run "$S/F@" --leader "$S/L@"
 reader "diff DATA_DIR_A DATA_DIR_B" diff "$S/F@" "$S/L@"
@@ -171,6 +173,7 @@ row "dump with a 100 MB checkpoint line" "${secs} s, $(mib "$rss"), $(mb "$r") r
   "<= 1 s, < 10 kB out" "$(all "$(ran "$rc")" "$(within "$secs" 1)" "$(within "$out_bytes" 10000)")"
 
 fi
+[ "${SCALE_ONLY:-}" != partitions ] || exit 0
 
 # The views over a KRaft data dir: `history` (the metadata log replayed, grouped by partition),
 # the cluster view (`check D1 D2 --cluster`) and the restart plan (`recover --dry-run D1 D2

@@ -178,6 +178,15 @@ fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
 }
 
 fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
+        let report = commands::txn::run_data_dir(&a.target.dir, &mut *progress(settings, "txn", "partitions"))?;
+        if a.json {
+            output::transactions::data_dir_json(text.raw(), &report)?;
+        } else {
+            output::transactions::data_dir_text(text, &report, settings)?;
+        }
+        return Ok(Outcome::findings_if(!report.is_clean()));
+    }
     let report = commands::txn::run(&a.target.dir, a.target.partition.as_deref())?;
     if a.json {
         output::transactions::json(text.raw(), &report)?;

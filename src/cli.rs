@@ -116,6 +116,8 @@ pub enum Command {
     /// aborted transactions, and findings: a producer snapshot that disagrees with the log (an
     /// open transaction only the snapshot holds is the snapshot-only hang), `.txnindex` entries
     /// missing, extra or wrong against the ABORT markers, a batch where Kafka's rebuild throws.
+    /// On a log dir holding several partitions (a broker's data dir) and no --partition: one row
+    /// per partition that holds consumers back, has findings or does not read, on both cores.
     /// Exit 0 clean, 1 findings, 2 error. Never writes.
     Txn(TxnArgs),
     /// Follower fetch rounds from a leader, with the high-watermark piggyback lag.
@@ -1002,7 +1004,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog dump /tmp/b/demo-0/00000000000000000000.index",
         ],
         "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
-        "txn" => &["klog txn /copies/b1 --partition orders-3", "klog txn /copies/b1/orders-3 --json"],
+        "txn" => &["klog txn /copies/b1", "klog txn /copies/b1 --partition orders-3 --json"],
         "history" => &[
             "klog history /var/lib/kafka",
             "klog history /copies/b1 --partition orders-3 --replica /copies/b1 --replica /copies/b2 --json",

@@ -28,7 +28,37 @@ impl TxnReport {
 }
 
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<TxnReport> {
-    let mut replica = Replica::open(dir, partition)?;
+    report(Replica::open(dir, partition)?)
+}
+
+/// Every partition of a log dir (a broker's data dir), on both cores.
+pub struct DataDirTxn {
+    pub dir: String,
+    /// By partition name, in natural order: the report, or why the partition could not be read.
+    pub partitions: Vec<(String, std::result::Result<TxnReport, String>)>,
+}
+
+impl DataDirTxn {
+    pub fn is_clean(&self) -> bool {
+        self.partitions.iter().all(|(_, r)| r.as_ref().is_ok_and(TxnReport::is_clean))
+    }
+}
+
+pub fn run_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> Result<DataDirTxn> {
+    let files = crate::replica::LogDirFiles::read_tolerant(dir)?;
+    let names: Vec<String> = crate::replica::list_partition_dirs(dir)?
+        .iter()
+        .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    let reports = super::parallel_map(
+        &names,
+        |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
+        progress,
+    );
+    Ok(DataDirTxn { dir: dir.display().to_string(), partitions: names.into_iter().zip(reports).collect() })
+}
+
+fn report(mut replica: Replica) -> Result<TxnReport> {
     let summary = summarize(&replica);
     let load = replica.preview_start()?;
     let start = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref());

@@ -240,3 +240,108 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
     };
     line(out, &wire)
 }
+
+/// `klog txn DATA_DIR`: one row per partition that holds read_committed consumers back, has
+/// findings or could not be read, then each such partition's open transactions.
+pub fn data_dir_text(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn, settings: &Settings) -> Result<()> {
+    use super::palette::Tone;
+    use super::table::{right, Col, Grid};
+    use comfy_table::Cell;
+    let p = settings.palette();
+    let listed: Vec<&(String, std::result::Result<TxnReport, String>)> = r
+        .partitions
+        .iter()
+        .filter(|(_, rep)| match rep {
+            Ok(t) => {
+                t.last_stable_offset() < t.high_watermark || !t.is_clean() || !t.transactions.broker_open.is_empty()
+            }
+            Err(_) => true,
+        })
+        .collect();
+    if !listed.is_empty() {
+        let mut t = Grid::new(
+            settings,
+            &[
+                Col::Ident("partition"),
+                Col::Keep("LSO"),
+                Col::Keep("HW"),
+                Col::Keep("LEO"),
+                Col::Keep("held back"),
+                Col::Keep("open"),
+                Col::Verdict("verdict"),
+            ],
+        );
+        for (name, rep) in &listed {
+            match rep {
+                Ok(r) => t.add(vec![
+                    Cell::new(name),
+                    right(r.last_stable_offset()),
+                    right(r.high_watermark),
+                    right(r.transactions.log_end_offset),
+                    right((r.high_watermark - r.last_stable_offset()).max(0)),
+                    right(r.transactions.broker_open.len()),
+                    if r.is_clean() {
+                        p.cell("clean", Tone::Good)
+                    } else {
+                        p.cell(format!("{} finding(s)", r.transactions.findings.len()), Tone::Bad)
+                    },
+                ]),
+                Err(e) => t.add(vec![
+                    Cell::new(name),
+                    right("-"),
+                    right("-"),
+                    right("-"),
+                    right("-"),
+                    right("-"),
+                    p.cell(format!("unreadable: {e}"), Tone::Bad),
+                ]),
+            }
+        }
+        t.write(out)?;
+    }
+    for (name, rep) in &listed {
+        let Ok(t) = rep else { continue };
+        for o in &t.transactions.broker_open {
+            out!(out, "{name}: {} {}", p.warn("open"), open_line(o))?;
+            out!(out, "  {}", abort_command(&t.summary.topic, t.summary.partition, o.first_offset))?;
+        }
+        for f in &t.transactions.findings {
+            out!(out, "{}", super::text::finding(&p, f))?;
+        }
+    }
+    let held = r
+        .partitions
+        .iter()
+        .filter(|(_, t)| t.as_ref().is_ok_and(|t| t.last_stable_offset() < t.high_watermark))
+        .count();
+    let findings: usize =
+        r.partitions.iter().filter_map(|(_, t)| t.as_ref().ok()).map(|t| t.transactions.findings.len()).sum();
+    let unreadable = r.partitions.iter().filter(|(_, t)| t.is_err()).count();
+    let verdict = if r.is_clean() { p.good("clean") } else { p.bad(&format!("{findings} finding(s)")) };
+    out!(
+        out,
+        "{}: {} partition(s), {held} holding read_committed consumers back, {unreadable} unreadable: {verdict}",
+        r.dir,
+        r.partitions.len()
+    )
+}
+
+/// `klog txn DATA_DIR --json`: each partition's object (as the one-partition form), then a
+/// summary line.
+pub fn data_dir_json(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn) -> Result<()> {
+    for (name, rep) in &r.partitions {
+        match rep {
+            Ok(t) => json(out, t)?,
+            Err(e) => line(out, &serde_json::json!({"type": "unreadable", "partition": name, "error": e}))?,
+        }
+    }
+    #[derive(Serialize)]
+    struct Summary<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        dir: &'a str,
+        partitions: usize,
+        clean: bool,
+    }
+    line(out, &Summary { kind: "summary", dir: &r.dir, partitions: r.partitions.len(), clean: r.is_clean() })
+}

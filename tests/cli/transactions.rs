@@ -391,3 +391,33 @@ fn what_klog_append_writes_for_producers_kafka_reads_and_rebuilds_the_same() {
     assert!(aborted_entries >= 3, "{aborted_entries} aborted-index entries in the corpus");
     assert!(answers.iter().flatten().any(|a| !a.0.is_empty()), "no history leaves a transaction open");
 }
+
+/// A broker's whole data dir: one row per partition that holds read_committed consumers back
+/// (or has findings), its open transactions with their abort lines, and a verdict line.
+#[test]
+fn a_data_dir_lists_the_partitions_whose_lso_is_held_and_their_open_transactions() {
+    let lab = Lab::new();
+    let d = lab.path("b");
+    ok(&["create", s(&d), "--replica-id", "2", "--topic", "orders", "--partitions", "3"]);
+    for p in ["orders-0", "orders-1", "orders-2"] {
+        ok(&["elect", s(&d), "--partition", p]);
+    }
+    ok(&["append", s(&d), "--partition", "orders-1", "a", "b"]);
+    ok(&["append", s(&d), "--partition", "orders-1", "t", "--producer-id", "9", "--transactional"]);
+    ok(&["append", s(&d), "--partition", "orders-1", "c"]);
+    ok(&["append", s(&d), "--partition", "orders-2", "x", "--producer-id", "5", "--transactional"]);
+    ok(&["append", s(&d), "--partition", "orders-2", "--producer-id", "5", "--end-txn", "commit"]);
+    let out = ok(&["txn", s(&d)]);
+    let row = out.lines().find(|l| l.trim_start().starts_with("orders-1 ")).unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells, ["orders-1", "2", "4", "4", "2", "1", "clean"], "{out}");
+    assert!(!out.contains("orders-0 ") && !out.contains("orders-2 "), "only the held partition is listed: {out}");
+    assert!(out.contains("abort --topic orders --partition 1 --start-offset 2"), "{out}");
+    assert!(out.contains("3 partition(s), 1 holding read_committed consumers back, 0 unreadable: clean"), "{out}");
+    let lines = json_lines(&ok(&["txn", s(&d), "--json"]));
+    assert_eq!(lines.len(), 4, "three partitions and a summary");
+    let lsos: Vec<i64> = lines[..3].iter().map(|l| l["last_stable_offset"].as_i64().unwrap()).collect();
+    assert_eq!(lsos, [0, 2, 2]);
+    assert_eq!(lines[2]["committed"], 1);
+    assert_eq!(lines[3]["type"], "summary");
+}
