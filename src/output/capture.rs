@@ -42,6 +42,9 @@ struct Frame {
     mode: String,
     /// Acknowledged records this step lost or left only on the leader (flagged in its picture).
     alerts: Vec<String>,
+    /// The replicas as they were before the step (the previous step's state), drawn beside its
+    /// questions so the learner reasons on the picture without stepping back a frame.
+    before: String,
 }
 
 /// Collects frames from the demo's events; [`Capture::html`] writes the page.
@@ -57,6 +60,8 @@ pub struct Capture {
     mode: String,
     /// The alerts of the run so far: each is raised in the frame where it happens, once.
     alerted: Vec<String>,
+    /// The picture of the run's state after its last step (empty before the first).
+    last_state: String,
 }
 
 /// The settings the frames' text is rendered with: no colour, a fixed width.
@@ -75,6 +80,7 @@ impl Capture {
             contrast: String::new(),
             mode: String::new(),
             alerted: Vec::new(),
+            last_state: String::new(),
         }
     }
 
@@ -119,6 +125,7 @@ impl Capture {
                 self.pending_story = sc.story.to_string();
                 self.mode = mode.map_or(String::new(), |m| m.name().to_string());
                 self.alerted.clear();
+                self.last_state.clear();
                 self.heading = match mode {
                     Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
                     None => sc.title.to_string(),
@@ -131,6 +138,7 @@ impl Capture {
                 say: std::mem::take(&mut self.pending_say),
                 command: format!("$ {cmd}"),
                 mode: self.mode.clone(),
+                before: self.last_state.clone(),
                 ..Frame::default()
             }),
             DemoEvent::Question(q) => {
@@ -148,11 +156,12 @@ impl Capture {
                 }
             }
             DemoEvent::State(_, drawn) => {
+                let pic = Picture::of_draw(drawn);
+                self.last_state = render(&pic, false);
                 if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
-                    let pic = Picture::of_draw(drawn);
                     self.alert(&pic);
                     if let Some(f) = self.frames.last_mut() {
-                        f.picture = render(&pic, false);
+                        f.picture = self.last_state.clone();
                     }
                 }
             }
@@ -320,50 +329,7 @@ impl Capture {
             last.after.extend(self.pending_say.iter().cloned());
         }
         let quizzes: usize = all.iter().map(|f| f.quizzes.len()).sum();
-        let mut frames: Vec<String> = all
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let said = |lines: &[String]| -> String {
-                    lines.iter().map(|s| format!("<p class=\"say\"># {}</p>", escape(s))).collect()
-                };
-                let story = if f.story.is_empty() {
-                    String::new()
-                } else {
-                    format!("<p class=\"story\">{}</p>", escape(&f.story))
-                };
-                let note = if f.note.is_empty() {
-                    String::new()
-                } else {
-                    format!("<p class=\"say note\">{}</p>", escape(&f.note))
-                };
-                let alerts: String =
-                    f.alerts.iter().map(|a| format!("<p class=\"alert\">⚠ {}</p>", escape(a))).collect();
-                let say = story + &said(&f.say) + &note + &alerts;
-                let after = said(&f.after);
-                let explain = if f.explain.is_empty() { String::new() } else { f.explain.clone() };
-                let quiz: String = f.quizzes.iter().map(|(q, given)| quiz_html(q, given.as_ref())).collect();
-                // A step with questions not answered in the terminal keeps its outcome veiled
-                // until they are revealed.
-                let veiled = f.quizzes.iter().any(|(_, given)| given.is_none());
-                let veil = if veiled { " veiled" } else { "" };
-                let out = if f.output.trim().is_empty() {
-                    String::new()
-                } else {
-                    format!("<pre class=\"out{veil}\">{}</pre>", escape(f.output.trim_end()))
-                };
-                format!(
-                    "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"{mode}\"><h2>{heading}</h2>{say}\
-                     <pre class=\"cmd\">{cmd}</pre>{quiz}<div class=\"row{veil}\"><div class=\"pic\">{pic}</div>{explain}</div>\
-                     {out}{after}</section>\n",
-                    n = i + 1,
-                    mode = escape(&f.mode),
-                    heading = escape(&f.heading),
-                    cmd = escape(&f.command),
-                    pic = f.picture,
-                )
-            })
-            .collect();
+        let mut frames: Vec<String> = all.iter().enumerate().map(|(i, f)| frame_html(i + 1, f)).collect();
         if !self.contrast.is_empty() {
             let n = frames.len() + 1;
             frames.push(format!(
@@ -401,6 +367,57 @@ impl Capture {
             marker = crate::durable::output::OutputKind::Html.marker(),
         )
     }
+}
+
+/// One frame. Above the question only what is known before the step runs: the heading, the
+/// scenario's story and narration, the command, and (beside the questions) the picture before
+/// it. Everything the step's outcome generated — the sentence of what it did, the alerts, the
+/// picture after it, the code that ran, its output and the narration after it — is one block,
+/// veiled while a question on the frame is unanswered.
+fn frame_html(n: usize, f: &Frame) -> String {
+    let said = |lines: &[String]| -> String {
+        lines.iter().map(|s| format!("<p class=\"say\"># {}</p>", escape(s))).collect()
+    };
+    let story = if f.story.is_empty() { String::new() } else { format!("<p class=\"story\">{}</p>", escape(&f.story)) };
+    let note = if f.note.is_empty() { String::new() } else { format!("<p class=\"say note\">{}</p>", escape(&f.note)) };
+    let alerts: String = f.alerts.iter().map(|a| format!("<p class=\"alert\">⚠ {}</p>", escape(a))).collect();
+    let quiz: String = f.quizzes.iter().map(|(q, given)| quiz_html(q, given.as_ref())).collect();
+    let ask = if quiz.is_empty() {
+        String::new()
+    } else {
+        let before = if f.before.is_empty() {
+            String::new()
+        } else {
+            format!("<figure class=\"pic before\"><figcaption>before this step</figcaption>{}</figure>", f.before)
+        };
+        format!("<div class=\"asking\"><div class=\"quizzes\">{quiz}</div>{before}</div>")
+    };
+    // A step with questions not answered in the terminal keeps its outcome veiled until they
+    // are revealed.
+    let veiled = f.quizzes.iter().any(|(_, given)| given.is_none());
+    let out = if f.output.trim().is_empty() {
+        String::new()
+    } else {
+        format!("<pre class=\"out\">{}</pre>", escape(f.output.trim_end()))
+    };
+    let after = if f.picture.is_empty() || f.quizzes.is_empty() {
+        String::new()
+    } else {
+        "<p class=\"caption\">after this step</p>".to_string()
+    };
+    format!(
+        "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"{mode}\"><h2>{heading}</h2>{story}{say}\
+         <pre class=\"cmd\">{cmd}</pre>{ask}<div class=\"outcome{veil}\">{note}{alerts}{after}<div class=\"row\">\
+         <div class=\"pic\">{pic}</div>{explain}</div>{out}{then}</div></section>\n",
+        mode = escape(&f.mode),
+        heading = escape(&f.heading),
+        say = said(&f.say),
+        cmd = escape(&f.command),
+        veil = if veiled { " veiled" } else { "" },
+        pic = f.picture,
+        explain = f.explain,
+        then = said(&f.after),
+    )
 }
 
 /// One question in the page: an input, a reveal button, the verdict and why; the learner's
@@ -490,7 +507,10 @@ h1{font-size:18px;margin:4px 0}h2{font-size:15px;margin:6px 0}h3{font-size:12px;
 button{font-size:16px;padding:2px 12px}main{padding:8px 14px}\
 .frame{display:none}.frame.on{display:block}\
 .say{color:#7a5200;margin:4px 0}.story{margin:4px 0;max-width:80ch}\
-.pic svg{max-width:100%;height:auto}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
+.pic{overflow-x:auto}.pic svg{display:block;max-width:none}\
+.asking{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:flex-start}.quizzes{flex:1 1 280px;min-width:0}\
+figure.before{margin:8px 0;flex:0 1 auto;min-width:0;max-width:100%}\
+figcaption,.caption{font-size:12px;color:#444;font-style:italic;margin:2px 0}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
 pre{white-space:pre-wrap;overflow-wrap:anywhere}\
 .row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.pic{flex:0 1 auto;min-width:0;max-width:100%}\
 .explain{flex:1 1 300px;min-width:0}\
@@ -517,8 +537,11 @@ function fromHash(){var m=/step=(\\d+)/.exec(location.hash);show(m?+m[1]:1,false
 document.getElementById('prev').onclick=function(){show(cur-1,true)};\
 document.getElementById('next').onclick=function(){show(cur+1,true)};\
 s.oninput=function(){show(+s.value,true)};\
-document.addEventListener('keydown',function(e){if(e.target===s)return;if(e.target.tagName==='INPUT')return;\
-if(e.key==='ArrowLeft')show(cur-1,true);else if(e.key==='ArrowRight')show(cur+1,true);});\
+document.addEventListener('keydown',function(e){var t=e.target,k=e.key;if(e.altKey||e.ctrlKey||e.metaKey)return;\
+if(t===s&&/^(Arrow|Home$|End$|Page)/.test(k))return;if(t!==s&&t.tagName==='INPUT')return;\
+if(t.tagName==='BUTTON'&&(k===' '||k==='Enter'))return;\
+if(k==='ArrowLeft'||(k===' '&&e.shiftKey))show(cur-1,true);else if(k==='ArrowRight'||k===' ')show(cur+1,true);\
+else if(k==='Home')show(1,true);else if(k==='End')show(n,true);else return;e.preventDefault();});\
 window.addEventListener('hashchange',fromHash);\
 ch.forEach(function(c){c.onclick=function(){show(+c.dataset.step,true)};});\
 var sc=document.getElementById('score'),right=0,done=0,tot=sc?+sc.dataset.total:0;\

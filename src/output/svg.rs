@@ -47,7 +47,8 @@ fn band(leader_epoch: i32) -> String {
 
 /// The legend's items: only what is on the picture ([`Picture::legend`]), in the SVG's words.
 pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> Vec<String> {
-    pic.legend(start, stop, elided)
+    let mut items: Vec<String> = pic
+        .legend(start, stop, elided)
         .into_iter()
         .map(|item| match item {
             LegendItem::Epochs => "eN = a batch's epoch (after a role: the replica's epoch)".to_string(),
@@ -57,12 +58,22 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
             LegendItem::Cut => "✂cut = where the truncation cuts the log".into(),
             LegendItem::AckedFlag => "red outline ! = an acknowledged record lost or left only on the leader".into(),
             LegendItem::Cache => format!("cache = the epoch cache's entries {}", super::epoch_cache::KEY),
-            LegendItem::Marks => "▲ mark before the offset (LS log start, RP recovery point)".into(),
+            LegendItem::Marks => "▲ mark before the offset: LS log start, RP recovery point".into(),
             LegendItem::Elided => "… more offsets".into(),
             LegendItem::Differs => "✗ replicas differ".into(),
             LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
         })
-        .collect()
+        .collect();
+    // The two marks on every row, in words: a learner meets HW and LEO before any definition.
+    let at = items.iter().position(|i| i.starts_with("cache")).unwrap_or(items.len());
+    items.splice(
+        at..at,
+        [
+            "HW = high watermark: the offsets below it are committed (acknowledged)".to_string(),
+            "LEO = log end offset: the next offset the log will write".to_string(),
+        ],
+    );
+    items
 }
 
 /// Legend items laid on lines of at most `chars` characters.
@@ -142,7 +153,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
         );
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
         // The epoch cache beside the row: (epoch, start offset) pairs in their epochs' colours.
-        let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" font-size=\"11\" class=\"cache\">cache", y + 48);
+        let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"cache\">cache", y + 48);
         s.push_str(" [");
         for (i, (e, o)) in row.epochs.iter().enumerate() {
             if i > 0 {

@@ -199,8 +199,8 @@ fn capture_keeps_the_story_and_the_last_narration_and_one_key_is_one_frame() {
     ok(&["demo", "watch", "--mode", "hw", "--capture", s(&watch)]);
     let html = std::fs::read_to_string(&watch).unwrap();
     assert_eq!(html.matches("<p class=\"story\">B leads at epoch 1").count(), 1, "{html}");
-    assert!(html.contains("if(e.target===s)return;"), "the page's arrow keys leave the slider alone");
-    assert!(html.contains("if(e.target.tagName==='INPUT')return;"), "typing an answer does not step");
+    assert!(html.contains("if(t===s&&/^(Arrow|Home$|End$|Page)/.test(k))return;"), "the slider keeps its own keys");
+    assert!(html.contains("if(t!==s&&t.tagName==='INPUT')return;"), "typing an answer does not step");
     let all = tmp.path().join("all.html");
     ok(&["demo", "kip101-1", "--mode", "all", "--capture", s(&all)]);
     let html = std::fs::read_to_string(&all).unwrap();
@@ -225,9 +225,22 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
         })
         .collect();
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/capture");
-    let mut args: Vec<&str> = vec![s(&shots), "400"];
-    args.extend(files.iter().map(|f| s(f)));
-    let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
+    for width in [400, 1280] {
+        let w = width.to_string();
+        let mut args: Vec<&str> = vec![s(&shots), &w];
+        args.extend(files.iter().map(|f| s(f)));
+        let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
+        judge_every_frame(&seen, width);
+    }
+    let kept = |w: &str| {
+        shots.read_dir().unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(w)).count()
+    };
+    assert!(kept("-400-") > 20 && kept("-1280-") > 20, "screenshots in {}", shots.display());
+    eprintln!("screenshots at 400 and 1280 px: {}", shots.display());
+}
+
+/// The judgement of one width's pass over every frame.
+fn judge_every_frame(seen: &serde_json::Value, width: u64) {
     let runs = seen["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
     let fates =
@@ -244,7 +257,12 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
         }
         let mut cells = 0;
         for f in frames {
-            let at = format!("{name} frame {}", f["step"]);
+            let at = format!("{name} at {width} px, frame {}", f["step"]);
+            // The pictures are never shrunk: their text is drawn at 12 px or more (a picture
+            // wider than the page scrolls in its own box).
+            if let Some(px) = f["min_svg_text_px"].as_f64() {
+                assert!(px >= 11.9, "{at}: SVG text drawn at {px} px");
+            }
             assert!(
                 f["scroll_width"].as_u64() <= f["client_width"].as_u64()
                     && f["frame_scroll_width"].as_u64() <= f["frame_client_width"].as_u64(),
@@ -333,19 +351,20 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
     assert_eq!(commands.iter().filter(|c| c.starts_with("$ klog recover $LAB/b --leader $LAB/a")).count(), 3);
     // One key press is one frame, with the slider focused or not.
     let i = &seen["interaction"];
-    assert_eq!(i["keys"], serde_json::json!(["4 / 40", "5 / 40", "4 / 40"]), "{i}");
+    let keys = ["4", "5", "4", "40", "1", "2", "3", "2", "3", "40"].map(|k| format!("{k} / 40"));
+    assert_eq!(i["keys"], serde_json::json!(keys), "arrows, End, Home, Space, Space, Shift+Space, slider: {i}");
     // A question in the page: a blank answer is asked again; the truth is judged right and the
     // score counts it; typing does not step the frame.
     let q = &i["quiz"];
     assert!(q["step"].as_u64().unwrap() > 0, "{q}");
-    assert_eq!(q["veiled_before"].as_u64(), Some(2), "the outcome is veiled until revealed: {q}");
+    assert_eq!(q["veiled_before"].as_u64(), Some(1), "the outcome is veiled until revealed: {q}");
     assert!(q["hint_on_blank"].as_str().unwrap().contains("answer with a number"), "{q}");
     assert_eq!(q["verdict_hidden_on_blank"], true, "{q}");
     assert_eq!(q["pos_while_typing"].as_str(), Some(&*format!("{} / 40", q["step"])), "{q}");
     assert!(q["verdict"].as_str().unwrap().starts_with("right: the truth is"), "{q}");
     assert_eq!(q["why_hidden"], false, "{q}");
     assert!(q["score"].as_str().unwrap().starts_with("predicted 1 of "), "{q}");
-    assert!(shots.read_dir().unwrap().count() > 20, "screenshots in {}", shots.display());
+    assert_eq!((q["veiled_after"].as_u64(), &q["outcome_shown"]), (Some(0), &true.into()), "revealed: {q}");
 }
 
 /// `--predict --capture`: the learner's terminal answers are recorded beside the page's
@@ -371,4 +390,118 @@ fn predict_with_capture_records_the_answers_and_a_capture_alone_asks_in_the_page
     assert_eq!(page.matches("<div class=\"quiz\"").count(), html.matches("<div class=\"quiz\"").count());
     assert!(!page.contains("class=\"given\""));
     assert_ne!(page, html, "--predict --capture writes the answers, --capture alone does not");
+}
+
+/// The change phrases that state a number as an outcome ("cut at 1", "LEO 2 -> 1").
+fn states_outcome(text: &str, truth: &str) -> Option<String> {
+    let words: Vec<&str> =
+        text.split(|c: char| c.is_whitespace() || ",.;:()".contains(c)).filter(|w| !w.is_empty()).collect();
+    let phrases = [
+        &["->"][..],
+        &["→"],
+        &["cut", "at"],
+        &["truncated", "to"],
+        &["truncates", "to"],
+        &["end", "at"],
+        &["ends", "at"],
+    ];
+    for (i, w) in words.iter().enumerate() {
+        if *w != truth {
+            continue;
+        }
+        for p in phrases {
+            if i >= p.len() && words[i - p.len()..i].iter().zip(p).all(|(a, b)| a.eq_ignore_ascii_case(b)) {
+                return Some(words[i.saturating_sub(4)..=i].join(" "));
+            }
+        }
+    }
+    None
+}
+
+/// Every question frame of every capture (each scenario under each mode, and its default), as
+/// Chromium shows it before a question is revealed: above and beside its questions it shows only
+/// the heading, the scenario's story and narration, the command and the picture before the
+/// step (the previous step's own state); nothing the step generated is visible — not its
+/// sentence of what it did, its alerts, its picture, its code panel or output, nor the
+/// narration after it — and no visible text states the answer as an outcome.
+#[test]
+fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for sc in ["watch", "kip101-1", "kip101-2", "kip279"] {
+        for mode in ["all", "hw", "kip101", "kip279", ""] {
+            let file = tmp.path().join(format!("{sc}-{}.html", if mode.is_empty() { "default" } else { mode }));
+            let mut args = vec!["demo", sc, "--capture", s(&file)];
+            if !mode.is_empty() {
+                args.extend(["--mode", mode]);
+            }
+            ok(&args);
+            files.push(file);
+        }
+    }
+    let mut args = vec!["--asked"];
+    args.extend(files.iter().map(|f| s(f)));
+    let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
+    let runs = seen["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), files.len());
+    let (mut frames, mut questions) = (0, 0);
+    for run in runs {
+        let name = run["file"].as_str().unwrap();
+        for f in run["frames"].as_array().unwrap() {
+            frames += 1;
+            let at = format!("{name} frame {} ({})", f["step"], f["command"]);
+            // What is visible: only the parts known before the step.
+            let parts = f["parts"].as_array().unwrap();
+            let mut visible = String::new();
+            for p in parts {
+                let class = p[0].as_str().unwrap();
+                assert!(
+                    ["h2", "story", "say", "cmd", "quizzes", "pic before"].contains(&class),
+                    "{at}: {class} is visible before the reveal: {f}"
+                );
+                visible.push_str(p[1].as_str().unwrap());
+                visible.push('\n');
+            }
+            assert!(parts.iter().any(|p| p[0] == "pic before"), "{at}: no picture before the step beside the question");
+            assert_eq!(f["outcome_shown"], false, "{at}: the outcome is not veiled: {f}");
+            assert_eq!(f["visible_cells_outside_before"].as_u64(), Some(0), "{at}: {f}");
+            assert!(f["before_svg_text_px"].as_f64().unwrap() >= 11.9, "{at}: the picture's text is too small: {f}");
+            // The picture beside the question is the state the previous step left (a recovery's
+            // own picture shows its before and after, so it is not compared).
+            let before = f["before_cells"].as_array().unwrap();
+            assert!(!before.is_empty(), "{at}: {f}");
+            if !f["prev_command"].as_str().unwrap().starts_with("$ klog recover") {
+                assert_eq!(before, f["prev_cells"].as_array().unwrap(), "{at}: not the state before the step");
+            }
+            // None of the outcome's own lines is visible.
+            for line in f["outcome_texts"].as_array().unwrap() {
+                let line = line.as_str().unwrap().trim();
+                if line.chars().count() >= 12 {
+                    assert!(!visible.contains(line), "{at}: the outcome's {line:?} is visible above the question");
+                }
+            }
+            for q in f["questions"].as_array().unwrap() {
+                questions += 1;
+                assert_eq!((&q["verdict_shown"], &q["why_shown"]), (&false.into(), &false.into()), "{at}: {q}");
+                let why = q["why"].as_str().unwrap().trim_start_matches("why:").trim();
+                assert!(!visible.contains(why), "{at}: the why is visible: {why}");
+                if q["kind"] == "number" {
+                    let truth = q["truth"].as_str().unwrap();
+                    if let Some(p) = states_outcome(&visible, truth) {
+                        panic!("{at}: \"{p}\" states the answer to {} above it:\n{visible}", q["question"]);
+                    }
+                }
+            }
+        }
+    }
+    assert!(frames >= 60 && questions >= 120, "{frames} question frames, {questions} questions");
+    eprintln!("checked {frames} question frames ({questions} questions) in {} captures", runs.len());
+}
+
+#[test]
+fn an_outcome_phrase_is_found_and_a_before_state_is_not() {
+    assert_eq!(states_outcome("its log is cut at 1 (LEO 2 -> 1).", "1").as_deref(), Some("log is cut at 1"));
+    assert_eq!(states_outcome("A restarts: LEO 2 -> 1", "1").as_deref(), Some("restarts LEO 2 -> 1"));
+    assert_eq!(states_outcome("A still believes HW 1. Now A restarts.", "1"), None);
+    assert_eq!(states_outcome("its log ends at 11", "1"), None);
 }
