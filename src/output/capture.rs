@@ -524,7 +524,8 @@ table.contrast{border-collapse:collapse;font-size:13px;max-width:100%}\
 .contrast td,.contrast th{border:1px solid #999;padding:4px 8px;text-align:left;overflow-wrap:anywhere}\
 .contrast code{white-space:normal}\
 .alert{color:#b00;font-weight:bold;border-left:4px solid #b00;padding-left:6px;margin:4px 0}\
-.good{color:#006b3c}.bad{color:#b00;font-weight:bold}";
+.good{color:#006b3c}.bad{color:#b00;font-weight:bold}\
+@media (max-width:480px){main{padding:8px 4px}header{padding:6px 4px}}";
 
 const SCRIPT: &str = "(function(){var f=document.querySelectorAll('.frame'),s=document.getElementById('slider'),\
 p=document.getElementById('pos'),n=f.length,cur=0,ch=document.querySelectorAll('.chapter');\

@@ -15,6 +15,9 @@ const CELL_W: i64 = 64;
 const CELL_H: i64 = 40;
 const LABEL_W: i64 = 150;
 const PAD: i64 = 12;
+/// The narrowest picture: the legend wraps to the cells' width, so a picture of two or three
+/// offsets fits a phone's page (400 px) with its text at its own 12 px.
+const MIN_WIDTH: i64 = 360;
 
 /// Escape text for XML 1.0: first klog's one rule for text from outside ([`crate::escape::lines`]:
 /// controls and bidi formatting as visible `\u{1b}` escapes, newlines kept), then markup
@@ -76,7 +79,8 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
     items
 }
 
-/// Legend items laid on lines of at most `chars` characters.
+/// Legend items laid on lines of at most `chars` characters: short items share a line, a long
+/// one wraps at its spaces with its further lines indented.
 fn legend_lines(items: &[String], chars: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for item in items {
@@ -85,7 +89,18 @@ fn legend_lines(items: &[String], chars: usize) -> Vec<String> {
                 l.push_str("   ");
                 l.push_str(item);
             }
-            _ => lines.push(item.clone()),
+            _ => {
+                let mut line = String::new();
+                for word in item.split(' ') {
+                    if !line.trim().is_empty() && line.chars().count() + 1 + word.chars().count() > chars {
+                        lines.push(std::mem::replace(&mut line, "  ".to_string()));
+                    } else if !line.trim().is_empty() {
+                        line.push(' ');
+                    }
+                    line.push_str(word);
+                }
+                lines.push(line);
+            }
         }
     }
     lines
@@ -107,9 +122,8 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     let diff_h = if pic.differs.is_empty() { 0 } else { 24 };
     // Wide enough for the marks past the last cell; the legend wraps to that width.
     let items = legend_items(pic, (start, stop), elided_before || elided_after);
-    let longest = items.iter().map(|i| i.chars().count() as i64).max().unwrap_or(0);
-    let width = (x_of(stop) + 70 + PAD).max(PAD * 2 + longest * 15 / 2);
-    let legend_chars = ((width - 2 * PAD) * 2 / 15).max(20) as usize;
+    let width = (x_of(stop) + 70 + PAD).max(MIN_WIDTH);
+    let legend_chars = ((width - 2 * PAD) * 2 / 15) as usize;
     let legend = legend_lines(&items, legend_chars);
     let height = top + row_h * pic.rows.len() as i64 + diff_h + 16 + 16 * legend.len() as i64;
     let mut s = String::new();
@@ -308,6 +322,15 @@ mod tests {
         assert_eq!(escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
         assert_eq!(escape("\u{fffe}x\u{ffff}\u{1}\r"), "\u{fffd}x\u{fffd}\\u{1}\\r");
         assert_eq!(escape("\u{1}x\n\u{1b}]0;t"), "\\u{1}x\n\\u{1b}]0;t");
+    }
+
+    #[test]
+    fn a_long_legend_item_wraps_at_its_spaces_and_short_ones_share_a_line() {
+        let items = ["a b".to_string(), "cc dd".to_string(), "one two three four five".to_string()];
+        assert_eq!(legend_lines(&items, 12), ["a b   cc dd", "one two", "  three four", "  five"]);
+        for l in legend_lines(&items, 12) {
+            assert!(l.chars().count() <= 12, "{l}");
+        }
     }
 
     #[test]

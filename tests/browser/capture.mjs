@@ -32,6 +32,7 @@ async function frames(page, file, width, shots) {
     await page.waitForFunction((i) => document.querySelector('section.frame.on')?.dataset.step === String(i), i);
     // Before the reveal: what a question frame shows above and beside its questions.
     const asked = await page.evaluate(askedNow);
+    if (shots && asked) await shot(page, join(shots, `${name}-${width}-${String(i).padStart(2, '0')}-asked.png`));
     // Reveal the frame's questions ("show me") so its outcome is in view.
     await page.evaluate(() => document.querySelectorAll('section.frame.on .quiz .skip').forEach((b) => {
       if (!b.closest('.ask').hidden) b.click();
@@ -62,6 +63,9 @@ async function frames(page, file, width, shots) {
         client_width: de.clientWidth,
         frame_scroll_width: fr.scrollWidth,
         frame_client_width: fr.clientWidth,
+        // Each picture in view: its own width and whether it scrolls in its box.
+        pictures: [...fr.querySelectorAll('.pic')].filter((p) => p.checkVisibility() && p.querySelector('svg'))
+          .map((p) => [p.querySelector('svg').width.baseVal.value, p.scrollWidth > p.clientWidth]),
         // The smallest SVG text as drawn on the screen: its font size times the picture's scale.
         min_svg_text_px: Math.min(...[...fr.querySelectorAll('svg text')].filter((x) => x.checkVisibility())
           .map((x) => parseFloat(getComputedStyle(x).fontSize) * x.getScreenCTM().a)),

@@ -256,12 +256,21 @@ fn judge_every_frame(seen: &serde_json::Value, width: u64) {
             assert!(ticks.iter().any(|t| t[1] == m), "{name}: no chapter {m}: {ticks:?}");
         }
         let mut cells = 0;
+        let (mut pictures, mut narrow) = (0, 0);
         for f in frames {
             let at = format!("{name} at {width} px, frame {}", f["step"]);
             // The pictures are never shrunk: their text is drawn at 12 px or more (a picture
             // wider than the page scrolls in its own box).
             if let Some(px) = f["min_svg_text_px"].as_f64() {
                 assert!(px >= 11.9, "{at}: SVG text drawn at {px} px");
+            }
+            // A picture as wide as the page's column or less does not scroll (at 400 px the
+            // column is 392 px; the narrowest picture, two offsets, is 388 px).
+            for p in f["pictures"].as_array().unwrap() {
+                let (w, scrolls) = (p[0].as_f64().unwrap(), p[1].as_bool().unwrap());
+                pictures += 1;
+                narrow += usize::from(w <= 390.0);
+                assert!(!(scrolls && w <= 390.0), "{at}: a {w} px picture scrolls");
             }
             assert!(
                 f["scroll_width"].as_u64() <= f["client_width"].as_u64()
@@ -306,6 +315,7 @@ fn judge_every_frame(seen: &serde_json::Value, width: u64) {
             }
         }
         assert!(cells > 50, "{name}: {cells} cells");
+        assert!(pictures > frames.len() && narrow > 0, "{name}: {narrow} of {pictures} pictures fit 390 px");
     }
     // KIP-101 scenario 1: the election of A at epoch 1 leaves B's acknowledged m2 out of the new
     // leader under hw: flagged in that frame; under kip101 A kept m2 and nothing is flagged.
