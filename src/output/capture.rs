@@ -1,14 +1,17 @@
 //! `demo --capture FILE.html`: the run as one self-contained HTML filmstrip. One frame per
-//! step — the narration before it (the scenario's own, else a sentence of what the step did),
-//! the command as typed, its key output (the demo's own text, without colour) and the picture
+//! step — the scenario's narration before it, the command as typed, then what the step did: a
+//! sentence of it (when the scenario says nothing before the step), its alerts, the picture
 //! after it (inline SVG; for a recovery, the follower before and after with each record's fate)
-//! beside the code panel of what ran (every fetch round, election, append and recovery) — then a
-//! last frame with the per-mode contrast table. Frames are stepped with ←/→, a slider with
-//! chapter marks, or the chapter links, and addressable as `FILE.html#step=N`. The demo's
-//! `--predict` questions are asked in the page (answer, reveal, why, score; the step's output
-//! stays veiled until its questions are revealed), and with `--predict` the learner's terminal
-//! answers are recorded beside them. Everything is inline (CSS, SVG, a little script): no
-//! network, no fonts, no wall-clock time, so the same run gives the same bytes.
+//! beside the code panel of what ran (every fetch round, election, append and recovery), its
+//! key output (the demo's own text, without colour) and the narration after it — then a last
+//! frame with the per-mode contrast table. Frames are stepped with ←/→, Space, Home/End, a
+//! slider with chapter marks, or the chapter links, and addressable as `FILE.html#step=N`.
+//! The demo's `--predict` questions are asked in the page (answer, reveal, why, score) beside
+//! the picture of the replicas before the step; everything the step produced is one block,
+//! veiled until its questions are revealed, so nothing above a question is generated from its
+//! outcome. With `--predict` the learner's terminal answers are recorded beside them.
+//! Everything is inline (CSS, SVG, a little script): no network, no fonts, no wall-clock time,
+//! so the same run gives the same bytes.
 
 use super::demo::{entries_text, DemoPrinter};
 use super::picture::Picture;
