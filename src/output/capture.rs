@@ -232,20 +232,29 @@ impl Capture {
                     ));
                 }
                 // Every round's code panel: the follower's fetch loop with the HW the leader
-                // piggybacks, and the leader's HW update.
-                let panel: String = r
-                    .rounds
-                    .iter()
-                    .enumerate()
-                    .map(|(i, round)| {
-                        format!(
-                            "<div class=\"round\" data-round=\"{}\">{}{}</div>",
+                // piggybacks, and the leader's HW update; a round that ran the same lines with
+                // the same values as the one before is said in one line, not drawn again.
+                let many = r.rounds.len() > 1;
+                let mut before: Option<crate::replication::explain::Explanation> = None;
+                let mut panel = String::new();
+                for (i, round) in r.rounds.iter().enumerate() {
+                    let e = round.explanation();
+                    let head = if many { format!("<h3>round {}</h3>", i + 1) } else { String::new() };
+                    if before.as_ref() == Some(&e) {
+                        panel.push_str(&format!(
+                            "<div class=\"round same\" data-round=\"{}\">{head}<p class=\"same\">the same lines and \
+                             values as round {i}</p></div>",
+                            i + 1
+                        ));
+                    } else {
+                        panel.push_str(&format!(
+                            "<div class=\"round\" data-round=\"{}\">{head}{}</div>",
                             i + 1,
-                            if r.rounds.len() > 1 { format!("<h3>round {}</h3>", i + 1) } else { String::new() },
-                            explain::write_html(&round.explanation())
-                        )
-                    })
-                    .collect();
+                            explain::write_html(&e)
+                        ));
+                    }
+                    before = Some(e);
+                }
                 self.with_panel(DemoEvent::Fetched(n, r), panel)?
             }
             DemoEvent::Crashed(r) => {
@@ -519,7 +528,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere}\
 .explain{flex:1 1 300px;min-width:0}\
 .out{font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px}\
 .explain pre{font-size:12px;margin:4px 0;padding:6px;border:1px solid #ccc;background:#fffbe8}\
-.explain b{background:#ffe08a}.explain .src,.explain .note{font-size:12px;color:#444;max-width:60ch}\
+.explain b{background:#ffe08a}.same{font-size:12px;color:#444;font-style:italic;margin:2px 0}.explain .src,.explain .note{font-size:12px;color:#444;max-width:60ch}\
 .quiz{border:2px solid #c90;background:#fff8e6;padding:6px 10px;margin:8px 0;max-width:80ch}\
 .quiz .q{font-weight:bold;margin:2px 0}.quiz input{width:8em;font-size:15px}.quiz .hint{color:#a40}\
 .veiled{display:none}\

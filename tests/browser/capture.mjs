@@ -57,6 +57,7 @@ async function frames(page, file, width, shots) {
         empty_rows: fr.querySelectorAll('svg text.empty').length,
         output: fr.querySelector('pre.out')?.textContent ?? '',
         panels: [...fr.querySelectorAll('.explain')].map((e) => [...e.querySelectorAll('b')].map((b) => b.textContent)),
+        same_rounds: fr.querySelectorAll('.round.same').length,
         quizzes: fr.querySelectorAll('.quiz').length,
         veiled: fr.querySelectorAll('.veiled').length,
         scroll_width: de.scrollWidth,
