@@ -58,6 +58,9 @@ async function frames(page, file, width, shots) {
         output: fr.querySelector('pre.out')?.textContent ?? '',
         panels: [...fr.querySelectorAll('.explain')].map((e) => [...e.querySelectorAll('b')].map((b) => b.textContent)),
         same_rounds: fr.querySelectorAll('.round.same').length,
+        // The contrast frame's table as shown: one row of cell texts per mode.
+        contrast: [...fr.querySelectorAll('table.contrast tr')].slice(1)
+          .map((tr) => [...tr.cells].map((c) => c.innerText.trim())),
         quizzes: fr.querySelectorAll('.quiz').length,
         veiled: fr.querySelectorAll('.veiled').length,
         scroll_width: de.scrollWidth,

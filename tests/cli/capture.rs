@@ -231,12 +231,47 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
         args.extend(files.iter().map(|f| s(f)));
         let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
         judge_every_frame(&seen, width);
+        judge_contrast(&seen);
     }
     let kept = |w: &str| {
         shots.read_dir().unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(w)).count()
     };
     assert!(kept("-400-") > 20 && kept("-1280-") > 20, "screenshots in {}", shots.display());
     eprintln!("screenshots at 400 and 1280 px: {}", shots.display());
+}
+
+/// Scenarios whose contrast differs by era: (acked and lost, diverged) under hw, kip101, kip279.
+const ERA_CONTRASTS: &[(&str, [(&str, &str); 3])] =
+    &[("kip101-1", [("m2 (offset 1)", "at offset 1"), ("none", "no, logs agree"), ("none", "no, logs agree")])];
+
+/// The contrast frame of each scenario, as Chromium shows it, says per era what the terminal's
+/// contrast says (acknowledged records lost, divergence), and [`ERA_CONTRASTS`] differ by era
+/// as they should.
+fn judge_contrast(seen: &serde_json::Value) {
+    for run in seen["runs"].as_array().unwrap() {
+        let name = run["file"].as_str().unwrap();
+        let last = run["frames"].as_array().unwrap().last().unwrap();
+        let rows: Vec<Vec<String>> = last["contrast"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect())
+            .collect();
+        assert_eq!(rows.len(), 3, "{name}: a contrast row per era: {rows:?}");
+        let terminal = ok(&["demo", name, "--mode", "all", "--color", "never"]);
+        let table = terminal.split_once("what each truncation mode did").unwrap().1;
+        for (row, era) in rows.iter().zip(["hw", "kip101", "kip279"]) {
+            assert!(row[0].starts_with(&format!("{era} (")), "{name}: {row:?}");
+            let line = table.lines().find(|l| l.trim_start().starts_with(&format!("{era} ("))).unwrap();
+            for cell in [&row[3], &row[4]] {
+                assert!(line.contains(cell.as_str()), "{name} {era}: the page says {cell:?}, the terminal {line:?}");
+            }
+        }
+        if let Some((_, expected)) = ERA_CONTRASTS.iter().find(|(sc, _)| *sc == name) {
+            let verdicts: Vec<(&str, &str)> = rows.iter().map(|r| (r[3].as_str(), r[4].as_str())).collect();
+            assert_eq!(verdicts, expected, "{name}: what each era lost and whether the logs agree");
+        }
+    }
 }
 
 /// The judgement of one width's pass over every frame.
