@@ -67,6 +67,10 @@ pub struct Capture {
     last_state: String,
 }
 
+/// Said at the start of an hw run, whose pictures still draw epochs.
+const HW_EPOCHS: &str = " Under hw the eN epochs and the epoch caches in the pictures are drawn for comparison \
+                         only: Kafka <= 0.10.2 had neither, and its recovery ignores them.";
+
 /// The settings the frames' text is rendered with: no colour, a fixed width.
 const TEXT: Settings = Settings { color: false, width: Some(96), progress: false, truecolor: false };
 
@@ -126,10 +130,21 @@ impl Capture {
                 self.title = format!("klog demo {}", sc.name);
                 self.flush_narration();
                 self.pending_story = sc.story.to_string();
+                if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
+                    // Kafka <= 0.10.2 stamped no leader epoch in a batch and kept no epoch cache:
+                    // the pictures draw them only to compare the eras.
+                    self.pending_story.push_str(HW_EPOCHS);
+                }
                 self.mode = mode.map_or(String::new(), |m| m.name().to_string());
                 self.alerted.clear();
                 self.last_state.clear();
                 self.heading = match mode {
+                    Some(m @ crate::replication::truncation::TruncationMode::Hw) => format!(
+                        "{} — mode {} ({}; its epochs drawn for comparison only)",
+                        sc.title,
+                        m.name(),
+                        m.kafka_versions()
+                    ),
                     Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
                     None => sc.title.to_string(),
                 };

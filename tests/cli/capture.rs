@@ -205,6 +205,16 @@ fn capture_keeps_the_story_and_the_last_narration_and_one_key_is_one_frame() {
     ok(&["demo", "kip101-1", "--mode", "all", "--capture", s(&all)]);
     let html = std::fs::read_to_string(&all).unwrap();
     assert_eq!(html.matches("<p class=\"story\">").count(), 3, "one story per mode's run");
+    // hw runs say that the epochs they draw are for comparison only: in the run's story and
+    // in every hw frame's heading; kip101 and kip279 runs do not.
+    let stories: Vec<&str> =
+        html.split("<p class=\"story\">").skip(1).map(|s| s.split("</p>").next().unwrap()).collect();
+    let comparison = "drawn for comparison only: Kafka &lt;= 0.10.2 had neither";
+    assert_eq!(stories.iter().map(|s| s.contains(comparison)).collect::<Vec<_>>(), [true, false, false], "{stories:?}");
+    let frames: Vec<&str> = html.split("<section class=\"frame\"").skip(1).collect();
+    let hw = frames.iter().filter(|f| f.contains("data-mode=\"hw\"")).count();
+    assert_eq!(hw, 14, "hw frames");
+    assert_eq!(html.matches("mode hw (Kafka &lt;= 0.10.2; its epochs drawn for comparison only)</h2>").count(), hw);
 }
 
 /// Every scenario under every mode, each frame as Chromium shows it at 400 px (a phone) and
