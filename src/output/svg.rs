@@ -83,13 +83,16 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
 /// one wraps at its spaces with its further lines indented.
 fn legend_lines(items: &[String], chars: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
+    // After an item that wrapped, the next starts its own line.
+    let mut wrapped = false;
     for item in items {
         match lines.last_mut() {
-            Some(l) if l.chars().count() + 3 + item.chars().count() <= chars => {
+            Some(l) if !wrapped && l.chars().count() + 3 + item.chars().count() <= chars => {
                 l.push_str("   ");
                 l.push_str(item);
             }
             _ => {
+                let first = lines.len();
                 let mut line = String::new();
                 for word in item.split(' ') {
                     if !line.trim().is_empty() && line.chars().count() + 1 + word.chars().count() > chars {
@@ -100,6 +103,7 @@ fn legend_lines(items: &[String], chars: usize) -> Vec<String> {
                     line.push_str(word);
                 }
                 lines.push(line);
+                wrapped = lines.len() > first + 1;
             }
         }
     }
@@ -304,7 +308,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     for (i, l) in legend.iter().enumerate() {
         let _ = writeln!(
             s,
-            "<text x=\"{PAD}\" y=\"{}\" class=\"s legend\">{}</text>",
+            "<text x=\"{PAD}\" y=\"{}\" class=\"s legend\" xml:space=\"preserve\">{}</text>",
             legend_top + 16 * i as i64,
             escape(l)
         );
@@ -326,8 +330,8 @@ mod tests {
 
     #[test]
     fn a_long_legend_item_wraps_at_its_spaces_and_short_ones_share_a_line() {
-        let items = ["a b".to_string(), "cc dd".to_string(), "one two three four five".to_string()];
-        assert_eq!(legend_lines(&items, 12), ["a b   cc dd", "one two", "  three four", "  five"]);
+        let items = ["a b", "cc dd", "one two three four five", "x"].map(String::from);
+        assert_eq!(legend_lines(&items, 12), ["a b   cc dd", "one two", "  three four", "  five", "x"]);
         for l in legend_lines(&items, 12) {
             assert!(l.chars().count() <= 12, "{l}");
         }
