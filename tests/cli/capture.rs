@@ -491,6 +491,39 @@ fn states_outcome(text: &str, truth: &str) -> Option<String> {
     None
 }
 
+/// The sentence of the scenario's narration that tells the answer to `question` (of `truth`),
+/// if one does: a number beside a word of change (cut, truncates, ends, keeps, ->), a record
+/// asked about beside a word of its fate, a loss beside "acknowledged". Epoch, fetch and round
+/// numbers are not answers.
+fn narration_tells(narration: &str, question: &str, kind: &str, truth: &str) -> Option<String> {
+    // ("end" alone is the noun of "log end"; "ends" is the verb.)
+    let change = ["cut", "cuts", "truncate", "truncates", "truncated", "trim", "trims", "ends", "->", "→"];
+    let fate = ["go", "goes", "gone", "lost", "lose", "loses", "keep", "keeps", "kept", "survive", "survives", "cut"];
+    let record = question.strip_prefix("predict: will ").and_then(|q| q.split_whitespace().next());
+    for sentence in narration.split(['.', ';', '\n']) {
+        let words: Vec<&str> =
+            sentence.split(|c: char| c.is_whitespace() || ",:()".contains(c)).filter(|w| !w.is_empty()).collect();
+        let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.to_lowercase().as_str()));
+        let tells = match (kind, record) {
+            ("number", _) => {
+                has(&change)
+                    && words.iter().enumerate().any(|(i, w)| {
+                        *w == truth && (i == 0 || !["epoch", "Fetch", "Round", "round"].contains(&words[i - 1]))
+                    })
+            }
+            (_, Some(r)) if question.contains(" survive on ") => words.contains(&r) && has(&fate),
+            _ if question.contains("lost an acknowledged write") => {
+                words.contains(&"acknowledged") && has(&["lost", "lose", "loses", "keeps", "kept"])
+            }
+            _ => false,
+        };
+        if tells {
+            return Some(sentence.trim().to_string());
+        }
+    }
+    None
+}
+
 /// Every question frame of every capture (each scenario under each mode, and its default), as
 /// Chromium shows it before a question is revealed: above and beside its questions it shows only
 /// the heading, the scenario's story and narration, the command and the picture before the
@@ -525,7 +558,7 @@ fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode
             let at = format!("{name} frame {} ({})", f["step"], f["command"]);
             // What is visible: only the parts known before the step.
             let parts = f["parts"].as_array().unwrap();
-            let mut visible = String::new();
+            let (mut visible, mut narration) = (String::new(), String::new());
             for p in parts {
                 let class = p[0].as_str().unwrap();
                 assert!(
@@ -534,6 +567,10 @@ fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode
                 );
                 visible.push_str(p[1].as_str().unwrap());
                 visible.push('\n');
+                if class == "story" || class == "say" {
+                    narration.push_str(p[1].as_str().unwrap());
+                    narration.push('\n');
+                }
             }
             assert!(parts.iter().any(|p| p[0] == "pic before"), "{at}: no picture before the step beside the question");
             assert_eq!(f["outcome_shown"], false, "{at}: the outcome is not veiled: {f}");
@@ -558,8 +595,12 @@ fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode
                 assert_eq!((&q["verdict_shown"], &q["why_shown"]), (&false.into(), &false.into()), "{at}: {q}");
                 let why = q["why"].as_str().unwrap().trim_start_matches("why:").trim();
                 assert!(!visible.contains(why), "{at}: the why is visible: {why}");
+                let (question, kind, truth) =
+                    (q["question"].as_str().unwrap(), q["kind"].as_str().unwrap(), q["truth"].as_str().unwrap());
+                if let Some(told) = narration_tells(&narration, question, kind, truth) {
+                    panic!("{at}: the narration above {question:?} tells its answer ({truth}): {told:?}");
+                }
                 if q["kind"] == "number" {
-                    let truth = q["truth"].as_str().unwrap();
                     if let Some(p) = states_outcome(&visible, truth) {
                         panic!("{at}: \"{p}\" states the answer to {} above it:\n{visible}", q["question"]);
                     }
@@ -569,6 +610,29 @@ fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode
     }
     assert!(frames >= 60 && questions >= 120, "{frames} question frames, {questions} questions");
     eprintln!("checked {frames} question frames ({questions} questions) in {} captures", runs.len());
+}
+
+#[test]
+fn narration_that_tells_an_answer_is_found_and_a_setup_is_not() {
+    let cut = "A restarts as B's follower. Under hw it cuts its log at its own HW, 0: m1 and m2 go, to be fetched \
+               again. Under kip101 and kip279 it asks B where its epoch 1 ends (2) and keeps them.";
+    let end = "predict: A restarts as a follower of B under hw: at which offset will A's log end?";
+    assert!(narration_tells(cut, end, "number", "0").unwrap().contains("cuts its log"));
+    assert!(narration_tells(cut, end, "number", "2").unwrap().contains("ends (2)"));
+    let m1 = "predict: will m1 (offset 0) survive on A? [y/n]";
+    assert!(narration_tells(cut, m1, "yesno", "no").is_some());
+    let loss = "predict: once B has restarted, has this run lost an acknowledged write? [y/n]";
+    assert!(narration_tells("Under hw m1 and m2 were acknowledged and are lost.", loss, "yesno", "yes").is_some());
+    // Setups and states before the step tell nothing.
+    assert_eq!(
+        narration_tells("m2 is committed on B (HW 2); A still believes HW 1. Now A restarts.", end, "number", "1"),
+        None
+    );
+    assert_eq!(narration_tells("B comes back as a follower of A.", end, "number", "2"), None);
+    let rule = "under hw it trims to its own HW; under kip101 it asks A where its epoch 1 ends and truncates there";
+    assert_eq!(narration_tells(rule, end, "number", "1"), None);
+    assert_eq!(narration_tells("Fetch 1: A fetches from its log end, offset 0.", end, "number", "1"), None);
+    assert_eq!(narration_tells("B takes m3 and fails before A fetches it.", m1, "yesno", "no"), None);
 }
 
 #[test]
