@@ -34,6 +34,11 @@ fn capture_writes_one_self_contained_file_under_300_kb_with_a_frame_per_step() {
     assert!(html.contains("$ klog recover $LAB/a --leader $LAB/b --mode hw"));
     assert!(html.contains("truncate_to(hw)") && html.contains("◀ hw = 1"));
     assert!(html.contains("What each truncation mode did") && html.contains("<table class=\"contrast\">"));
+    // Every picture's legend says what HW and LEO are.
+    let pictures = html.matches("<svg ").count();
+    assert!(pictures > FRAMES, "{pictures} pictures (the question frames draw the state before the step too)");
+    assert_eq!(html.matches("HW = high watermark:").count(), pictures);
+    assert_eq!(html.matches("LEO = log end offset:").count(), pictures);
     // No wall clock and no lab path: two runs give the same bytes.
     let other = tmp.path().join("again");
     std::fs::create_dir(&other).unwrap();
