@@ -256,8 +256,13 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
 }
 
 /// Scenarios whose contrast differs by era: (acked and lost, diverged) under hw, kip101, kip279.
-const ERA_CONTRASTS: &[(&str, [(&str, &str); 3])] =
-    &[("kip101-1", [("m2 (offset 1)", "at offset 1"), ("none", "no, logs agree"), ("none", "no, logs agree")])];
+const ERA_CONTRASTS: &[(&str, [(&str, &str); 3])] = &[
+    ("kip101-1", [("m2 (offset 1)", "at offset 1"), ("none", "no, logs agree"), ("none", "no, logs agree")]),
+    (
+        "watch",
+        [("m1 (offset 0), m2 (offset 1)", "no, logs agree"), ("none", "no, logs agree"), ("none", "no, logs agree")],
+    ),
+];
 
 /// The contrast frame of each scenario, as Chromium shows it, says per era what the terminal's
 /// contrast says (acknowledged records lost, divergence), and [`ERA_CONTRASTS`] differ by era
