@@ -96,18 +96,19 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Say("A's HW is 0 while B's is 2. A crashes now, before that third fetch: its HW checkpoint says 0 \
                      (at restart a HW can be arbitrarily stale; `crash --hw N` leaves any value there)."),
                 Crash { replica: "a", power_loss: false, hw: Some(0) },
-                Say("A restarts as B's follower. Under hw it cuts its log at its own HW, 0: m1 and m2 go, to be \
-                     fetched again. Under kip101 and kip279 it asks B where its epoch 1 ends (2) and keeps them."),
+                Say("A restarts as B's follower."),
                 Recover { follower: "a", leader: "b" },
+                Say("Under hw A cut its log at its own HW, 0: m1 and m2 went, to be fetched again. Under kip101 \
+                     and kip279 it asked B where its epoch 1 ends (2) and kept them."),
                 Say("B fails before A fetches again; A is elected at epoch 2 and takes m4."),
                 Crash { replica: "b", power_loss: false, hw: None },
                 Elect { replica: "a", epoch: 2, isr: &[] },
                 Append { replica: "a", values: &["m4"], timestamp: 2000, flush: false },
-                Say("B restarts as A's follower and fetches. Under hw A's log no longer holds m1 and m2: they \
-                     were acknowledged and are lost. Under kip101 and kip279 both logs end 0:(1,m1) 1:(1,m2) \
-                     2:(2,m4)."),
+                Say("B restarts as A's follower and fetches."),
                 Recover { follower: "b", leader: "a" },
                 Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+                Say("Under hw A's log no longer held m1 and m2: they were acknowledged and are lost. Under kip101 \
+                     and kip279 both logs end 0:(1,m1) 1:(1,m2) 2:(2,m4)."),
             ],
         },
         "kip101-1" => Scenario {

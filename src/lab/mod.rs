@@ -175,7 +175,10 @@ fn header<'a>(r: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
 }
 
 fn respond(request: tiny_http::Request, reply: Reply) -> std::io::Result<()> {
-    let mut response = tiny_http::Response::from_string(reply.body).with_status_code(reply.status);
+    // The whole body is in memory: always a Content-Length, never chunked (tiny_http chunks a
+    // body over 32 KiB for HTTP/1.1 clients; a state with several pictures passes that).
+    let mut response =
+        tiny_http::Response::from_string(reply.body).with_status_code(reply.status).with_chunked_threshold(usize::MAX);
     let headers = [
         ("Content-Type", reply.content_type),
         ("Cache-Control", "no-store"),

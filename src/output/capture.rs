@@ -1,14 +1,17 @@
 //! `demo --capture FILE.html`: the run as one self-contained HTML filmstrip. One frame per
-//! step — the narration before it (the scenario's own, else a sentence of what the step did),
-//! the command as typed, its key output (the demo's own text, without colour) and the picture
+//! step — the scenario's narration before it, the command as typed, then what the step did: a
+//! sentence of it (when the scenario says nothing before the step), its alerts, the picture
 //! after it (inline SVG; for a recovery, the follower before and after with each record's fate)
-//! beside the code panel of what ran (every fetch round, election, append and recovery) — then a
-//! last frame with the per-mode contrast table. Frames are stepped with ←/→, a slider with
-//! chapter marks, or the chapter links, and addressable as `FILE.html#step=N`. The demo's
-//! `--predict` questions are asked in the page (answer, reveal, why, score; the step's output
-//! stays veiled until its questions are revealed), and with `--predict` the learner's terminal
-//! answers are recorded beside them. Everything is inline (CSS, SVG, a little script): no
-//! network, no fonts, no wall-clock time, so the same run gives the same bytes.
+//! beside the code panel of what ran (every fetch round, election, append and recovery), its
+//! key output (the demo's own text, without colour) and the narration after it — then a last
+//! frame with the per-mode contrast table. Frames are stepped with ←/→, Space, Home/End, a
+//! slider with chapter marks, or the chapter links, and addressable as `FILE.html#step=N`.
+//! The demo's `--predict` questions are asked in the page (answer, reveal, why, score) beside
+//! the picture of the replicas before the step; everything the step produced is one block,
+//! veiled until its questions are revealed, so nothing above a question is generated from its
+//! outcome. With `--predict` the learner's terminal answers are recorded beside them.
+//! Everything is inline (CSS, SVG, a little script): no network, no fonts, no wall-clock time,
+//! so the same run gives the same bytes.
 
 use super::demo::{entries_text, DemoPrinter};
 use super::picture::Picture;
@@ -42,6 +45,9 @@ struct Frame {
     mode: String,
     /// Acknowledged records this step lost or left only on the leader (flagged in its picture).
     alerts: Vec<String>,
+    /// The replicas as they were before the step (the previous step's state), drawn beside its
+    /// questions so the learner reasons on the picture without stepping back a frame.
+    before: String,
 }
 
 /// Collects frames from the demo's events; [`Capture::html`] writes the page.
@@ -57,7 +63,13 @@ pub struct Capture {
     mode: String,
     /// The alerts of the run so far: each is raised in the frame where it happens, once.
     alerted: Vec<String>,
+    /// The picture of the run's state after its last step (empty before the first).
+    last_state: String,
 }
+
+/// Said at the start of an hw run, whose pictures still draw epochs.
+const HW_EPOCHS: &str = " Under hw the eN epochs and the epoch caches in the pictures are drawn for comparison \
+                         only: Kafka <= 0.10.2 had neither, and its recovery ignores them.";
 
 /// The settings the frames' text is rendered with: no colour, a fixed width.
 const TEXT: Settings = Settings { color: false, width: Some(96), progress: false, truecolor: false };
@@ -75,6 +87,7 @@ impl Capture {
             contrast: String::new(),
             mode: String::new(),
             alerted: Vec::new(),
+            last_state: String::new(),
         }
     }
 
@@ -117,9 +130,21 @@ impl Capture {
                 self.title = format!("klog demo {}", sc.name);
                 self.flush_narration();
                 self.pending_story = sc.story.to_string();
+                if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
+                    // Kafka <= 0.10.2 stamped no leader epoch in a batch and kept no epoch cache:
+                    // the pictures draw them only to compare the eras.
+                    self.pending_story.push_str(HW_EPOCHS);
+                }
                 self.mode = mode.map_or(String::new(), |m| m.name().to_string());
                 self.alerted.clear();
+                self.last_state.clear();
                 self.heading = match mode {
+                    Some(m @ crate::replication::truncation::TruncationMode::Hw) => format!(
+                        "{} — mode {} ({}; its epochs drawn for comparison only)",
+                        sc.title,
+                        m.name(),
+                        m.kafka_versions()
+                    ),
                     Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
                     None => sc.title.to_string(),
                 };
@@ -131,6 +156,7 @@ impl Capture {
                 say: std::mem::take(&mut self.pending_say),
                 command: format!("$ {cmd}"),
                 mode: self.mode.clone(),
+                before: self.last_state.clone(),
                 ..Frame::default()
             }),
             DemoEvent::Question(q) => {
@@ -148,11 +174,12 @@ impl Capture {
                 }
             }
             DemoEvent::State(_, drawn) => {
+                let pic = Picture::of_draw(drawn);
+                self.last_state = render(&pic, false);
                 if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
-                    let pic = Picture::of_draw(drawn);
                     self.alert(&pic);
                     if let Some(f) = self.frames.last_mut() {
-                        f.picture = render(&pic, false);
+                        f.picture = self.last_state.clone();
                     }
                 }
             }
@@ -220,20 +247,29 @@ impl Capture {
                     ));
                 }
                 // Every round's code panel: the follower's fetch loop with the HW the leader
-                // piggybacks, and the leader's HW update.
-                let panel: String = r
-                    .rounds
-                    .iter()
-                    .enumerate()
-                    .map(|(i, round)| {
-                        format!(
-                            "<div class=\"round\" data-round=\"{}\">{}{}</div>",
+                // piggybacks, and the leader's HW update; a round that ran the same lines with
+                // the same values as the one before is said in one line, not drawn again.
+                let many = r.rounds.len() > 1;
+                let mut before: Option<crate::replication::explain::Explanation> = None;
+                let mut panel = String::new();
+                for (i, round) in r.rounds.iter().enumerate() {
+                    let e = round.explanation();
+                    let head = if many { format!("<h3>round {}</h3>", i + 1) } else { String::new() };
+                    if before.as_ref() == Some(&e) {
+                        panel.push_str(&format!(
+                            "<div class=\"round same\" data-round=\"{}\">{head}<p class=\"same\">the same lines and \
+                             values as round {i}</p></div>",
+                            i + 1
+                        ));
+                    } else {
+                        panel.push_str(&format!(
+                            "<div class=\"round\" data-round=\"{}\">{head}{}</div>",
                             i + 1,
-                            if r.rounds.len() > 1 { format!("<h3>round {}</h3>", i + 1) } else { String::new() },
-                            explain::write_html(&round.explanation())
-                        )
-                    })
-                    .collect();
+                            explain::write_html(&e)
+                        ));
+                    }
+                    before = Some(e);
+                }
                 self.with_panel(DemoEvent::Fetched(n, r), panel)?
             }
             DemoEvent::Crashed(r) => {
@@ -320,50 +356,7 @@ impl Capture {
             last.after.extend(self.pending_say.iter().cloned());
         }
         let quizzes: usize = all.iter().map(|f| f.quizzes.len()).sum();
-        let mut frames: Vec<String> = all
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let said = |lines: &[String]| -> String {
-                    lines.iter().map(|s| format!("<p class=\"say\"># {}</p>", escape(s))).collect()
-                };
-                let story = if f.story.is_empty() {
-                    String::new()
-                } else {
-                    format!("<p class=\"story\">{}</p>", escape(&f.story))
-                };
-                let note = if f.note.is_empty() {
-                    String::new()
-                } else {
-                    format!("<p class=\"say note\">{}</p>", escape(&f.note))
-                };
-                let alerts: String =
-                    f.alerts.iter().map(|a| format!("<p class=\"alert\">⚠ {}</p>", escape(a))).collect();
-                let say = story + &said(&f.say) + &note + &alerts;
-                let after = said(&f.after);
-                let explain = if f.explain.is_empty() { String::new() } else { f.explain.clone() };
-                let quiz: String = f.quizzes.iter().map(|(q, given)| quiz_html(q, given.as_ref())).collect();
-                // A step with questions not answered in the terminal keeps its outcome veiled
-                // until they are revealed.
-                let veiled = f.quizzes.iter().any(|(_, given)| given.is_none());
-                let veil = if veiled { " veiled" } else { "" };
-                let out = if f.output.trim().is_empty() {
-                    String::new()
-                } else {
-                    format!("<pre class=\"out{veil}\">{}</pre>", escape(f.output.trim_end()))
-                };
-                format!(
-                    "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"{mode}\"><h2>{heading}</h2>{say}\
-                     <pre class=\"cmd\">{cmd}</pre>{quiz}<div class=\"row{veil}\"><div class=\"pic\">{pic}</div>{explain}</div>\
-                     {out}{after}</section>\n",
-                    n = i + 1,
-                    mode = escape(&f.mode),
-                    heading = escape(&f.heading),
-                    cmd = escape(&f.command),
-                    pic = f.picture,
-                )
-            })
-            .collect();
+        let mut frames: Vec<String> = all.iter().enumerate().map(|(i, f)| frame_html(i + 1, f)).collect();
         if !self.contrast.is_empty() {
             let n = frames.len() + 1;
             frames.push(format!(
@@ -401,6 +394,57 @@ impl Capture {
             marker = crate::durable::output::OutputKind::Html.marker(),
         )
     }
+}
+
+/// One frame. Above the question only what is known before the step runs: the heading, the
+/// scenario's story and narration, the command, and (beside the questions) the picture before
+/// it. Everything the step's outcome generated — the sentence of what it did, the alerts, the
+/// picture after it, the code that ran, its output and the narration after it — is one block,
+/// veiled while a question on the frame is unanswered.
+fn frame_html(n: usize, f: &Frame) -> String {
+    let said = |lines: &[String]| -> String {
+        lines.iter().map(|s| format!("<p class=\"say\"># {}</p>", escape(s))).collect()
+    };
+    let story = if f.story.is_empty() { String::new() } else { format!("<p class=\"story\">{}</p>", escape(&f.story)) };
+    let note = if f.note.is_empty() { String::new() } else { format!("<p class=\"say note\">{}</p>", escape(&f.note)) };
+    let alerts: String = f.alerts.iter().map(|a| format!("<p class=\"alert\">⚠ {}</p>", escape(a))).collect();
+    let quiz: String = f.quizzes.iter().map(|(q, given)| quiz_html(q, given.as_ref())).collect();
+    let ask = if quiz.is_empty() {
+        String::new()
+    } else {
+        let before = if f.before.is_empty() {
+            String::new()
+        } else {
+            format!("<figure class=\"pic before\"><figcaption>before this step</figcaption>{}</figure>", f.before)
+        };
+        format!("<div class=\"asking\"><div class=\"quizzes\">{quiz}</div>{before}</div>")
+    };
+    // A step with questions not answered in the terminal keeps its outcome veiled until they
+    // are revealed.
+    let veiled = f.quizzes.iter().any(|(_, given)| given.is_none());
+    let out = if f.output.trim().is_empty() {
+        String::new()
+    } else {
+        format!("<pre class=\"out\">{}</pre>", escape(f.output.trim_end()))
+    };
+    let after = if f.picture.is_empty() || f.quizzes.is_empty() {
+        String::new()
+    } else {
+        "<p class=\"caption\">after this step</p>".to_string()
+    };
+    format!(
+        "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"{mode}\"><h2>{heading}</h2>{story}{say}\
+         <pre class=\"cmd\">{cmd}</pre>{ask}<div class=\"outcome{veil}\">{note}{alerts}{after}<div class=\"row\">\
+         <div class=\"pic\">{pic}</div>{explain}</div>{out}{then}</div></section>\n",
+        mode = escape(&f.mode),
+        heading = escape(&f.heading),
+        say = said(&f.say),
+        cmd = escape(&f.command),
+        veil = if veiled { " veiled" } else { "" },
+        pic = f.picture,
+        explain = f.explain,
+        then = said(&f.after),
+    )
 }
 
 /// One question in the page: an input, a reveal button, the verdict and why; the learner's
@@ -490,13 +534,16 @@ h1{font-size:18px;margin:4px 0}h2{font-size:15px;margin:6px 0}h3{font-size:12px;
 button{font-size:16px;padding:2px 12px}main{padding:8px 14px}\
 .frame{display:none}.frame.on{display:block}\
 .say{color:#7a5200;margin:4px 0}.story{margin:4px 0;max-width:80ch}\
-.pic svg{max-width:100%;height:auto}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
+.pic{overflow-x:auto}.pic svg{display:block;max-width:none}\
+.asking{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:flex-start}.quizzes{flex:1 1 280px;min-width:0}\
+figure.before{margin:8px 0;flex:0 1 auto;min-width:0;max-width:100%}\
+figcaption,.caption{font-size:12px;color:#444;font-style:italic;margin:2px 0}.cmd{font-weight:bold;background:#eef;padding:4px 8px;margin:6px 0}\
 pre{white-space:pre-wrap;overflow-wrap:anywhere}\
 .row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.pic{flex:0 1 auto;min-width:0;max-width:100%}\
 .explain{flex:1 1 300px;min-width:0}\
 .out{font-size:12px;background:#fafafa;border:1px solid #ddd;padding:6px}\
 .explain pre{font-size:12px;margin:4px 0;padding:6px;border:1px solid #ccc;background:#fffbe8}\
-.explain b{background:#ffe08a}.explain .src,.explain .note{font-size:12px;color:#444;max-width:60ch}\
+.explain b{background:#ffe08a}.same{font-size:12px;color:#444;font-style:italic;margin:2px 0}.explain .src,.explain .note{font-size:12px;color:#444;max-width:60ch}\
 .quiz{border:2px solid #c90;background:#fff8e6;padding:6px 10px;margin:8px 0;max-width:80ch}\
 .quiz .q{font-weight:bold;margin:2px 0}.quiz input{width:8em;font-size:15px}.quiz .hint{color:#a40}\
 .veiled{display:none}\
@@ -504,7 +551,8 @@ table.contrast{border-collapse:collapse;font-size:13px;max-width:100%}\
 .contrast td,.contrast th{border:1px solid #999;padding:4px 8px;text-align:left;overflow-wrap:anywhere}\
 .contrast code{white-space:normal}\
 .alert{color:#b00;font-weight:bold;border-left:4px solid #b00;padding-left:6px;margin:4px 0}\
-.good{color:#006b3c}.bad{color:#b00;font-weight:bold}";
+.good{color:#006b3c}.bad{color:#b00;font-weight:bold}\
+@media (max-width:480px){main{padding:8px 4px}header{padding:6px 4px}}";
 
 const SCRIPT: &str = "(function(){var f=document.querySelectorAll('.frame'),s=document.getElementById('slider'),\
 p=document.getElementById('pos'),n=f.length,cur=0,ch=document.querySelectorAll('.chapter');\
@@ -517,8 +565,11 @@ function fromHash(){var m=/step=(\\d+)/.exec(location.hash);show(m?+m[1]:1,false
 document.getElementById('prev').onclick=function(){show(cur-1,true)};\
 document.getElementById('next').onclick=function(){show(cur+1,true)};\
 s.oninput=function(){show(+s.value,true)};\
-document.addEventListener('keydown',function(e){if(e.target===s)return;if(e.target.tagName==='INPUT')return;\
-if(e.key==='ArrowLeft')show(cur-1,true);else if(e.key==='ArrowRight')show(cur+1,true);});\
+document.addEventListener('keydown',function(e){var t=e.target,k=e.key;if(e.altKey||e.ctrlKey||e.metaKey)return;\
+if(t===s&&/^(Arrow|Home$|End$|Page)/.test(k))return;if(t!==s&&t.tagName==='INPUT')return;\
+if(t.tagName==='BUTTON'&&(k===' '||k==='Enter'))return;\
+if(k==='ArrowLeft'||(k===' '&&e.shiftKey))show(cur-1,true);else if(k==='ArrowRight'||k===' ')show(cur+1,true);\
+else if(k==='Home')show(1,true);else if(k==='End')show(n,true);else return;e.preventDefault();});\
 window.addEventListener('hashchange',fromHash);\
 ch.forEach(function(c){c.onclick=function(){show(+c.dataset.step,true)};});\
 var sc=document.getElementById('score'),right=0,done=0,tot=sc?+sc.dataset.total:0;\

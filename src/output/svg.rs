@@ -15,6 +15,9 @@ const CELL_W: i64 = 64;
 const CELL_H: i64 = 40;
 const LABEL_W: i64 = 150;
 const PAD: i64 = 12;
+/// The narrowest picture: the legend wraps to the cells' width, so a picture of two or three
+/// offsets fits a phone's page (400 px) with its text at its own 12 px.
+const MIN_WIDTH: i64 = 360;
 
 /// Escape text for XML 1.0: first klog's one rule for text from outside ([`crate::escape::lines`]:
 /// controls and bidi formatting as visible `\u{1b}` escapes, newlines kept), then markup
@@ -47,7 +50,8 @@ fn band(leader_epoch: i32) -> String {
 
 /// The legend's items: only what is on the picture ([`Picture::legend`]), in the SVG's words.
 pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> Vec<String> {
-    pic.legend(start, stop, elided)
+    let mut items: Vec<String> = pic
+        .legend(start, stop, elided)
         .into_iter()
         .map(|item| match item {
             LegendItem::Epochs => "eN = a batch's epoch (after a role: the replica's epoch)".to_string(),
@@ -57,24 +61,50 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
             LegendItem::Cut => "✂cut = where the truncation cuts the log".into(),
             LegendItem::AckedFlag => "red outline ! = an acknowledged record lost or left only on the leader".into(),
             LegendItem::Cache => format!("cache = the epoch cache's entries {}", super::epoch_cache::KEY),
-            LegendItem::Marks => "▲ mark before the offset (LS log start, RP recovery point)".into(),
+            LegendItem::Marks => "▲ mark before the offset: LS log start, RP recovery point".into(),
             LegendItem::Elided => "… more offsets".into(),
             LegendItem::Differs => "✗ replicas differ".into(),
             LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
         })
-        .collect()
+        .collect();
+    // The two marks on every row, in words: a learner meets HW and LEO before any definition.
+    let at = items.iter().position(|i| i.starts_with("cache")).unwrap_or(items.len());
+    items.splice(
+        at..at,
+        [
+            "HW = high watermark: the offsets below it are committed (acknowledged)".to_string(),
+            "LEO = log end offset: the next offset the log will write".to_string(),
+        ],
+    );
+    items
 }
 
-/// Legend items laid on lines of at most `chars` characters.
+/// Legend items laid on lines of at most `chars` characters: short items share a line, a long
+/// one wraps at its spaces with its further lines indented.
 fn legend_lines(items: &[String], chars: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
+    // After an item that wrapped, the next starts its own line.
+    let mut wrapped = false;
     for item in items {
         match lines.last_mut() {
-            Some(l) if l.chars().count() + 3 + item.chars().count() <= chars => {
+            Some(l) if !wrapped && l.chars().count() + 3 + item.chars().count() <= chars => {
                 l.push_str("   ");
                 l.push_str(item);
             }
-            _ => lines.push(item.clone()),
+            _ => {
+                let first = lines.len();
+                let mut line = String::new();
+                for word in item.split(' ') {
+                    if !line.trim().is_empty() && line.chars().count() + 1 + word.chars().count() > chars {
+                        lines.push(std::mem::replace(&mut line, "  ".to_string()));
+                    } else if !line.trim().is_empty() {
+                        line.push(' ');
+                    }
+                    line.push_str(word);
+                }
+                lines.push(line);
+                wrapped = lines.len() > first + 1;
+            }
         }
     }
     lines
@@ -96,9 +126,8 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     let diff_h = if pic.differs.is_empty() { 0 } else { 24 };
     // Wide enough for the marks past the last cell; the legend wraps to that width.
     let items = legend_items(pic, (start, stop), elided_before || elided_after);
-    let longest = items.iter().map(|i| i.chars().count() as i64).max().unwrap_or(0);
-    let width = (x_of(stop) + 70 + PAD).max(PAD * 2 + longest * 15 / 2);
-    let legend_chars = ((width - 2 * PAD) * 2 / 15).max(20) as usize;
+    let width = (x_of(stop) + 70 + PAD).max(MIN_WIDTH);
+    let legend_chars = ((width - 2 * PAD) * 2 / 15) as usize;
     let legend = legend_lines(&items, legend_chars);
     let height = top + row_h * pic.rows.len() as i64 + diff_h + 16 + 16 * legend.len() as i64;
     let mut s = String::new();
@@ -142,7 +171,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
         );
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
         // The epoch cache beside the row: (epoch, start offset) pairs in their epochs' colours.
-        let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" font-size=\"11\" class=\"cache\">cache", y + 48);
+        let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"cache\">cache", y + 48);
         s.push_str(" [");
         for (i, (e, o)) in row.epochs.iter().enumerate() {
             if i > 0 {
@@ -279,7 +308,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     for (i, l) in legend.iter().enumerate() {
         let _ = writeln!(
             s,
-            "<text x=\"{PAD}\" y=\"{}\" class=\"s legend\">{}</text>",
+            "<text x=\"{PAD}\" y=\"{}\" class=\"s legend\" xml:space=\"preserve\">{}</text>",
             legend_top + 16 * i as i64,
             escape(l)
         );
@@ -297,6 +326,15 @@ mod tests {
         assert_eq!(escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&apos;");
         assert_eq!(escape("\u{fffe}x\u{ffff}\u{1}\r"), "\u{fffd}x\u{fffd}\\u{1}\\r");
         assert_eq!(escape("\u{1}x\n\u{1b}]0;t"), "\\u{1}x\n\\u{1b}]0;t");
+    }
+
+    #[test]
+    fn a_long_legend_item_wraps_at_its_spaces_and_short_ones_share_a_line() {
+        let items = ["a b", "cc dd", "one two three four five", "x"].map(String::from);
+        assert_eq!(legend_lines(&items, 12), ["a b   cc dd", "one two", "  three four", "  five", "x"]);
+        for l in legend_lines(&items, 12) {
+            assert!(l.chars().count() <= 12, "{l}");
+        }
     }
 
     #[test]

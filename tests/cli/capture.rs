@@ -34,6 +34,11 @@ fn capture_writes_one_self_contained_file_under_300_kb_with_a_frame_per_step() {
     assert!(html.contains("$ klog recover $LAB/a --leader $LAB/b --mode hw"));
     assert!(html.contains("truncate_to(hw)") && html.contains("◀ hw = 1"));
     assert!(html.contains("What each truncation mode did") && html.contains("<table class=\"contrast\">"));
+    // Every picture's legend says what HW and LEO are.
+    let pictures = html.matches("<svg ").count();
+    assert!(pictures > FRAMES, "{pictures} pictures (the question frames draw the state before the step too)");
+    assert_eq!(html.matches("HW = high watermark:").count(), pictures);
+    assert_eq!(html.matches("LEO = log end offset:").count(), pictures);
     // No wall clock and no lab path: two runs give the same bytes.
     let other = tmp.path().join("again");
     std::fs::create_dir(&other).unwrap();
@@ -199,12 +204,22 @@ fn capture_keeps_the_story_and_the_last_narration_and_one_key_is_one_frame() {
     ok(&["demo", "watch", "--mode", "hw", "--capture", s(&watch)]);
     let html = std::fs::read_to_string(&watch).unwrap();
     assert_eq!(html.matches("<p class=\"story\">B leads at epoch 1").count(), 1, "{html}");
-    assert!(html.contains("if(e.target===s)return;"), "the page's arrow keys leave the slider alone");
-    assert!(html.contains("if(e.target.tagName==='INPUT')return;"), "typing an answer does not step");
+    assert!(html.contains("if(t===s&&/^(Arrow|Home$|End$|Page)/.test(k))return;"), "the slider keeps its own keys");
+    assert!(html.contains("if(t!==s&&t.tagName==='INPUT')return;"), "typing an answer does not step");
     let all = tmp.path().join("all.html");
     ok(&["demo", "kip101-1", "--mode", "all", "--capture", s(&all)]);
     let html = std::fs::read_to_string(&all).unwrap();
     assert_eq!(html.matches("<p class=\"story\">").count(), 3, "one story per mode's run");
+    // hw runs say that the epochs they draw are for comparison only: in the run's story and
+    // in every hw frame's heading; kip101 and kip279 runs do not.
+    let stories: Vec<&str> =
+        html.split("<p class=\"story\">").skip(1).map(|s| s.split("</p>").next().unwrap()).collect();
+    let comparison = "drawn for comparison only: Kafka &lt;= 0.10.2 had neither";
+    assert_eq!(stories.iter().map(|s| s.contains(comparison)).collect::<Vec<_>>(), [true, false, false], "{stories:?}");
+    let frames: Vec<&str> = html.split("<section class=\"frame\"").skip(1).collect();
+    let hw = frames.iter().filter(|f| f.contains("data-mode=\"hw\"")).count();
+    assert_eq!(hw, 14, "hw frames");
+    assert_eq!(html.matches("mode hw (Kafka &lt;= 0.10.2; its epochs drawn for comparison only)</h2>").count(), hw);
 }
 
 /// Every scenario under every mode, each frame as Chromium shows it at 400 px (a phone) and
@@ -225,9 +240,62 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
         })
         .collect();
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/capture");
-    let mut args: Vec<&str> = vec![s(&shots), "400"];
-    args.extend(files.iter().map(|f| s(f)));
-    let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
+    for width in [400, 1280] {
+        let w = width.to_string();
+        let mut args: Vec<&str> = vec![s(&shots), &w];
+        args.extend(files.iter().map(|f| s(f)));
+        let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
+        judge_every_frame(&seen, width);
+        judge_contrast(&seen);
+    }
+    let kept = |w: &str| {
+        shots.read_dir().unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(w)).count()
+    };
+    assert!(kept("-400-") > 20 && kept("-1280-") > 20, "screenshots in {}", shots.display());
+    eprintln!("screenshots at 400 and 1280 px: {}", shots.display());
+}
+
+/// Scenarios whose contrast differs by era: (acked and lost, diverged) under hw, kip101, kip279.
+const ERA_CONTRASTS: &[(&str, [(&str, &str); 3])] = &[
+    ("kip101-1", [("m2 (offset 1)", "at offset 1"), ("none", "no, logs agree"), ("none", "no, logs agree")]),
+    (
+        "watch",
+        [("m1 (offset 0), m2 (offset 1)", "no, logs agree"), ("none", "no, logs agree"), ("none", "no, logs agree")],
+    ),
+];
+
+/// The contrast frame of each scenario, as Chromium shows it, says per era what the terminal's
+/// contrast says (acknowledged records lost, divergence), and [`ERA_CONTRASTS`] differ by era
+/// as they should.
+fn judge_contrast(seen: &serde_json::Value) {
+    for run in seen["runs"].as_array().unwrap() {
+        let name = run["file"].as_str().unwrap();
+        let last = run["frames"].as_array().unwrap().last().unwrap();
+        let rows: Vec<Vec<String>> = last["contrast"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect())
+            .collect();
+        assert_eq!(rows.len(), 3, "{name}: a contrast row per era: {rows:?}");
+        let terminal = ok(&["demo", name, "--mode", "all", "--color", "never"]);
+        let table = terminal.split_once("what each truncation mode did").unwrap().1;
+        for (row, era) in rows.iter().zip(["hw", "kip101", "kip279"]) {
+            assert!(row[0].starts_with(&format!("{era} (")), "{name}: {row:?}");
+            let line = table.lines().find(|l| l.trim_start().starts_with(&format!("{era} ("))).unwrap();
+            for cell in [&row[3], &row[4]] {
+                assert!(line.contains(cell.as_str()), "{name} {era}: the page says {cell:?}, the terminal {line:?}");
+            }
+        }
+        if let Some((_, expected)) = ERA_CONTRASTS.iter().find(|(sc, _)| *sc == name) {
+            let verdicts: Vec<(&str, &str)> = rows.iter().map(|r| (r[3].as_str(), r[4].as_str())).collect();
+            assert_eq!(verdicts, expected, "{name}: what each era lost and whether the logs agree");
+        }
+    }
+}
+
+/// The judgement of one width's pass over every frame.
+fn judge_every_frame(seen: &serde_json::Value, width: u64) {
     let runs = seen["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
     let fates =
@@ -243,8 +311,22 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
             assert!(ticks.iter().any(|t| t[1] == m), "{name}: no chapter {m}: {ticks:?}");
         }
         let mut cells = 0;
+        let (mut pictures, mut narrow, mut same_rounds) = (0, 0, 0);
         for f in frames {
-            let at = format!("{name} frame {}", f["step"]);
+            let at = format!("{name} at {width} px, frame {}", f["step"]);
+            // The pictures are never shrunk: their text is drawn at 12 px or more (a picture
+            // wider than the page scrolls in its own box).
+            if let Some(px) = f["min_svg_text_px"].as_f64() {
+                assert!(px >= 11.9, "{at}: SVG text drawn at {px} px");
+            }
+            // A picture as wide as the page's column or less does not scroll (at 400 px the
+            // column is 392 px; the narrowest picture, two offsets, is 388 px).
+            for p in f["pictures"].as_array().unwrap() {
+                let (w, scrolls) = (p[0].as_f64().unwrap(), p[1].as_bool().unwrap());
+                pictures += 1;
+                narrow += usize::from(w <= 390.0);
+                assert!(!(scrolls && w <= 390.0), "{at}: a {w} px picture scrolls");
+            }
             assert!(
                 f["scroll_width"].as_u64() <= f["client_width"].as_u64()
                     && f["frame_scroll_width"].as_u64() <= f["frame_client_width"].as_u64(),
@@ -272,18 +354,14 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
             }
             if command.starts_with("$ klog fetch") {
                 let panels = f["panels"].as_array().unwrap();
-                // One panel per round that ran (a stuck fetch stops early).
-                // (a round that truncates first says so on a line of its own: rounds are counted
-                // by number).
-                let rounds = f["output"]
-                    .as_str()
-                    .unwrap()
-                    .lines()
-                    .filter_map(|l| l.trim_start().strip_prefix("round ")?.split(':').next())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .len();
+                // One panel per round that ran (a stuck fetch stops early), or a line saying
+                // it ran the same lines with the same values as the round before.
+                let rounds = f["output"].as_str().unwrap().lines().filter(|l| is_round(l)).count();
                 assert!(rounds >= 1, "{at}: {f}");
-                assert_eq!(panels.len(), rounds, "{at}: a code panel per round: {f}");
+                let same = f["same_rounds"].as_u64().unwrap() as usize;
+                assert!(!panels.is_empty(), "{at}: {f}");
+                assert_eq!(panels.len() + same, rounds, "{at}: a code panel per round: {f}");
+                same_rounds += same;
                 for p in panels {
                     let ran: Vec<&str> = p.as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
                     for line in
@@ -295,6 +373,11 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
             }
         }
         assert!(cells > 50, "{name}: {cells} cells");
+        assert!(pictures > frames.len() && narrow > 0, "{name}: {narrow} of {pictures} pictures fit 390 px");
+        // Watch and KIP-101 scenario 1 end with B fetching three rounds, caught up after one.
+        if name == "watch" || name == "kip101-1" {
+            assert!(same_rounds > 0, "{name}: no repeated round said in one line");
+        }
     }
     // KIP-101 scenario 1: the election of A at epoch 1 leaves B's acknowledged m2 out of the new
     // leader under hw: flagged in that frame; under kip101 A kept m2 and nothing is flagged.
@@ -340,19 +423,20 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
     assert_eq!(commands.iter().filter(|c| c.starts_with("$ klog recover $LAB/b --leader $LAB/a")).count(), 3);
     // One key press is one frame, with the slider focused or not.
     let i = &seen["interaction"];
-    assert_eq!(i["keys"], serde_json::json!(["4 / 40", "5 / 40", "4 / 40"]), "{i}");
+    let keys = ["4", "5", "4", "40", "1", "2", "3", "2", "3", "40"].map(|k| format!("{k} / 40"));
+    assert_eq!(i["keys"], serde_json::json!(keys), "arrows, End, Home, Space, Space, Shift+Space, slider: {i}");
     // A question in the page: a blank answer is asked again; the truth is judged right and the
     // score counts it; typing does not step the frame.
     let q = &i["quiz"];
     assert!(q["step"].as_u64().unwrap() > 0, "{q}");
-    assert_eq!(q["veiled_before"].as_u64(), Some(2), "the outcome is veiled until revealed: {q}");
+    assert_eq!(q["veiled_before"].as_u64(), Some(1), "the outcome is veiled until revealed: {q}");
     assert!(q["hint_on_blank"].as_str().unwrap().contains("answer with a number"), "{q}");
     assert_eq!(q["verdict_hidden_on_blank"], true, "{q}");
     assert_eq!(q["pos_while_typing"].as_str(), Some(&*format!("{} / 40", q["step"])), "{q}");
     assert!(q["verdict"].as_str().unwrap().starts_with("right: the truth is"), "{q}");
     assert_eq!(q["why_hidden"], false, "{q}");
     assert!(q["score"].as_str().unwrap().starts_with("predicted 1 of "), "{q}");
-    assert!(shots.read_dir().unwrap().count() > 20, "screenshots in {}", shots.display());
+    assert_eq!((q["veiled_after"].as_u64(), &q["outcome_shown"]), (Some(0), &true.into()), "revealed: {q}");
 }
 
 /// `--predict --capture`: the learner's terminal answers are recorded beside the page's
@@ -378,4 +462,193 @@ fn predict_with_capture_records_the_answers_and_a_capture_alone_asks_in_the_page
     assert_eq!(page.matches("<div class=\"quiz\"").count(), html.matches("<div class=\"quiz\"").count());
     assert!(!page.contains("class=\"given\""));
     assert_ne!(page, html, "--predict --capture writes the answers, --capture alone does not");
+}
+
+/// A line of a fetch's output that reports one round (`round 2: fetch at 1: ...`, or without
+/// the prefix for a fetch of one round).
+fn is_round(line: &str) -> bool {
+    let l = line.trim_start();
+    let l = match l.strip_prefix("round ") {
+        Some(rest) => rest.split_once(": ").map_or(rest, |(_, r)| r),
+        None => l,
+    };
+    l.starts_with("fetch at ")
+}
+
+/// The change phrases that state a number as an outcome ("cut at 1", "LEO 2 -> 1").
+fn states_outcome(text: &str, truth: &str) -> Option<String> {
+    let words: Vec<&str> =
+        text.split(|c: char| c.is_whitespace() || ",.;:()".contains(c)).filter(|w| !w.is_empty()).collect();
+    let phrases = [
+        &["->"][..],
+        &["→"],
+        &["cut", "at"],
+        &["truncated", "to"],
+        &["truncates", "to"],
+        &["end", "at"],
+        &["ends", "at"],
+    ];
+    for (i, w) in words.iter().enumerate() {
+        if *w != truth {
+            continue;
+        }
+        for p in phrases {
+            if i >= p.len() && words[i - p.len()..i].iter().zip(p).all(|(a, b)| a.eq_ignore_ascii_case(b)) {
+                return Some(words[i.saturating_sub(4)..=i].join(" "));
+            }
+        }
+    }
+    None
+}
+
+/// The sentence of the scenario's narration that tells the answer to `question` (of `truth`),
+/// if one does: a number beside a word of change (cut, truncates, ends, keeps, ->), a record
+/// asked about beside a word of its fate, a loss beside "acknowledged". Epoch, fetch and round
+/// numbers are not answers.
+fn narration_tells(narration: &str, question: &str, kind: &str, truth: &str) -> Option<String> {
+    // ("end" alone is the noun of "log end"; "ends" is the verb.)
+    let change = ["cut", "cuts", "truncate", "truncates", "truncated", "trim", "trims", "ends", "->", "→"];
+    let fate = ["go", "goes", "gone", "lost", "lose", "loses", "keep", "keeps", "kept", "survive", "survives", "cut"];
+    let record = question.strip_prefix("predict: will ").and_then(|q| q.split_whitespace().next());
+    for sentence in narration.split(['.', ';', '\n']) {
+        let words: Vec<&str> =
+            sentence.split(|c: char| c.is_whitespace() || ",:()".contains(c)).filter(|w| !w.is_empty()).collect();
+        let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.to_lowercase().as_str()));
+        let tells = match (kind, record) {
+            ("number", _) => {
+                has(&change)
+                    && words.iter().enumerate().any(|(i, w)| {
+                        *w == truth && (i == 0 || !["epoch", "Fetch", "Round", "round"].contains(&words[i - 1]))
+                    })
+            }
+            (_, Some(r)) if question.contains(" survive on ") => words.contains(&r) && has(&fate),
+            _ if question.contains("lost an acknowledged write") => {
+                words.contains(&"acknowledged") && has(&["lost", "lose", "loses", "keeps", "kept"])
+            }
+            _ => false,
+        };
+        if tells {
+            return Some(sentence.trim().to_string());
+        }
+    }
+    None
+}
+
+/// Every question frame of every capture (each scenario under each mode, and its default), as
+/// Chromium shows it before a question is revealed: above and beside its questions it shows only
+/// the heading, the scenario's story and narration, the command and the picture before the
+/// step (the previous step's own state); nothing the step generated is visible — not its
+/// sentence of what it did, its alerts, its picture, its code panel or output, nor the
+/// narration after it — and no visible text states the answer as an outcome.
+#[test]
+fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for sc in ["watch", "kip101-1", "kip101-2", "kip279"] {
+        for mode in ["all", "hw", "kip101", "kip279", ""] {
+            let file = tmp.path().join(format!("{sc}-{}.html", if mode.is_empty() { "default" } else { mode }));
+            let mut args = vec!["demo", sc, "--capture", s(&file)];
+            if !mode.is_empty() {
+                args.extend(["--mode", mode]);
+            }
+            ok(&args);
+            files.push(file);
+        }
+    }
+    let mut args = vec!["--asked"];
+    args.extend(files.iter().map(|f| s(f)));
+    let Some(seen) = crate::browser::run("capture.mjs", &args) else { return };
+    let runs = seen["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), files.len());
+    let (mut frames, mut questions) = (0, 0);
+    for run in runs {
+        let name = run["file"].as_str().unwrap();
+        for f in run["frames"].as_array().unwrap() {
+            frames += 1;
+            let at = format!("{name} frame {} ({})", f["step"], f["command"]);
+            // What is visible: only the parts known before the step.
+            let parts = f["parts"].as_array().unwrap();
+            let (mut visible, mut narration) = (String::new(), String::new());
+            for p in parts {
+                let class = p[0].as_str().unwrap();
+                assert!(
+                    ["h2", "story", "say", "cmd", "quizzes", "pic before"].contains(&class),
+                    "{at}: {class} is visible before the reveal: {f}"
+                );
+                visible.push_str(p[1].as_str().unwrap());
+                visible.push('\n');
+                if class == "story" || class == "say" {
+                    narration.push_str(p[1].as_str().unwrap());
+                    narration.push('\n');
+                }
+            }
+            assert!(parts.iter().any(|p| p[0] == "pic before"), "{at}: no picture before the step beside the question");
+            assert_eq!(f["outcome_shown"], false, "{at}: the outcome is not veiled: {f}");
+            assert_eq!(f["visible_cells_outside_before"].as_u64(), Some(0), "{at}: {f}");
+            assert!(f["before_svg_text_px"].as_f64().unwrap() >= 11.9, "{at}: the picture's text is too small: {f}");
+            // The picture beside the question is the state the previous step left (a recovery's
+            // own picture shows its before and after, so it is not compared).
+            let before = f["before_cells"].as_array().unwrap();
+            assert!(!before.is_empty(), "{at}: {f}");
+            if !f["prev_command"].as_str().unwrap().starts_with("$ klog recover") {
+                assert_eq!(before, f["prev_cells"].as_array().unwrap(), "{at}: not the state before the step");
+            }
+            // None of the outcome's own lines is visible.
+            for line in f["outcome_texts"].as_array().unwrap() {
+                let line = line.as_str().unwrap().trim();
+                if line.chars().count() >= 12 {
+                    assert!(!visible.contains(line), "{at}: the outcome's {line:?} is visible above the question");
+                }
+            }
+            for q in f["questions"].as_array().unwrap() {
+                questions += 1;
+                assert_eq!((&q["verdict_shown"], &q["why_shown"]), (&false.into(), &false.into()), "{at}: {q}");
+                let why = q["why"].as_str().unwrap().trim_start_matches("why:").trim();
+                assert!(!visible.contains(why), "{at}: the why is visible: {why}");
+                let (question, kind, truth) =
+                    (q["question"].as_str().unwrap(), q["kind"].as_str().unwrap(), q["truth"].as_str().unwrap());
+                if let Some(told) = narration_tells(&narration, question, kind, truth) {
+                    panic!("{at}: the narration above {question:?} tells its answer ({truth}): {told:?}");
+                }
+                if q["kind"] == "number" {
+                    if let Some(p) = states_outcome(&visible, truth) {
+                        panic!("{at}: \"{p}\" states the answer to {} above it:\n{visible}", q["question"]);
+                    }
+                }
+            }
+        }
+    }
+    assert!(frames >= 60 && questions >= 120, "{frames} question frames, {questions} questions");
+    eprintln!("checked {frames} question frames ({questions} questions) in {} captures", runs.len());
+}
+
+#[test]
+fn narration_that_tells_an_answer_is_found_and_a_setup_is_not() {
+    let cut = "A restarts as B's follower. Under hw it cuts its log at its own HW, 0: m1 and m2 go, to be fetched \
+               again. Under kip101 and kip279 it asks B where its epoch 1 ends (2) and keeps them.";
+    let end = "predict: A restarts as a follower of B under hw: at which offset will A's log end?";
+    assert!(narration_tells(cut, end, "number", "0").unwrap().contains("cuts its log"));
+    assert!(narration_tells(cut, end, "number", "2").unwrap().contains("ends (2)"));
+    let m1 = "predict: will m1 (offset 0) survive on A? [y/n]";
+    assert!(narration_tells(cut, m1, "yesno", "no").is_some());
+    let loss = "predict: once B has restarted, has this run lost an acknowledged write? [y/n]";
+    assert!(narration_tells("Under hw m1 and m2 were acknowledged and are lost.", loss, "yesno", "yes").is_some());
+    // Setups and states before the step tell nothing.
+    assert_eq!(
+        narration_tells("m2 is committed on B (HW 2); A still believes HW 1. Now A restarts.", end, "number", "1"),
+        None
+    );
+    assert_eq!(narration_tells("B comes back as a follower of A.", end, "number", "2"), None);
+    let rule = "under hw it trims to its own HW; under kip101 it asks A where its epoch 1 ends and truncates there";
+    assert_eq!(narration_tells(rule, end, "number", "1"), None);
+    assert_eq!(narration_tells("Fetch 1: A fetches from its log end, offset 0.", end, "number", "1"), None);
+    assert_eq!(narration_tells("B takes m3 and fails before A fetches it.", m1, "yesno", "no"), None);
+}
+
+#[test]
+fn an_outcome_phrase_is_found_and_a_before_state_is_not() {
+    assert_eq!(states_outcome("its log is cut at 1 (LEO 2 -> 1).", "1").as_deref(), Some("log is cut at 1"));
+    assert_eq!(states_outcome("A restarts: LEO 2 -> 1", "1").as_deref(), Some("restarts LEO 2 -> 1"));
+    assert_eq!(states_outcome("A still believes HW 1. Now A restarts.", "1"), None);
+    assert_eq!(states_outcome("its log ends at 11", "1"), None);
 }
