@@ -309,23 +309,20 @@ fn append_marker(
     timestamp: i64,
     startup: Option<RecoveryReport>,
 ) -> Result<AppendReport> {
-    use crate::format::record::NewRecord;
     let leader_epoch = replica.will_run_as().leader_epoch;
     let base = replica.log_end_offset();
     let high_watermark_before = replica.high_watermark();
     let latest_entry_before = replica.log().epoch_cache().latest();
-    let (key, value) = crate::format::control::end_txn_marker(commit, coordinator_epoch);
-    let spec = BatchSpec {
+    let bytes = crate::format::control::EndTxnBatch {
         producer_id: p.id,
         producer_epoch: p.epoch,
-        is_transactional: true,
-        is_control: true,
-        ..BatchSpec::plain(base, leader_epoch)
-    };
-    let bytes = crate::format::batch::encode_batch(
-        &spec,
-        &[NewRecord { timestamp, key: Some(key), value: Some(value), headers: Vec::new() }],
-    );
+        base_offset: base,
+        leader_epoch,
+        commit,
+        coordinator_epoch,
+        timestamp,
+    }
+    .encode();
     let batch = BatchIter::new(&bytes).next().expect("an encoded batch frames");
     let ended = state.apply(&batch).map_err(|t| {
         Error::state(&replica.paths().log_dir, format!("Kafka's producer state refuses this marker: {}", t.exception))

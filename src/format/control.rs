@@ -119,6 +119,41 @@ pub fn end_txn_marker(commit: bool, coordinator_epoch: i32) -> (Vec<u8>, Vec<u8>
     (key, value)
 }
 
+/// The batch a transaction coordinator's `WriteTxnMarkers` makes a leader append: one
+/// end-transaction marker in a transactional control batch of the producer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndTxnBatch {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_offset: i64,
+    /// The partition leader epoch the batch is stamped with.
+    pub leader_epoch: i32,
+    pub commit: bool,
+    pub coordinator_epoch: i32,
+    pub timestamp: i64,
+}
+
+impl EndTxnBatch {
+    pub fn encode(&self) -> Vec<u8> {
+        use super::batch::{encode_batch, BatchSpec};
+        let (key, value) = end_txn_marker(self.commit, self.coordinator_epoch);
+        let spec = BatchSpec {
+            producer_id: self.producer_id,
+            producer_epoch: self.producer_epoch,
+            is_transactional: true,
+            is_control: true,
+            ..BatchSpec::plain(self.base_offset, self.leader_epoch)
+        };
+        let record = super::record::NewRecord {
+            timestamp: self.timestamp,
+            key: Some(key),
+            value: Some(value),
+            headers: Vec::new(),
+        };
+        encode_batch(&spec, &[record])
+    }
+}
+
 /// Read the type id of a control record key (`ControlRecordType.parseTypeId`).
 pub fn decode_type_id(key: Option<&[u8]>) -> Result<i16, ControlError> {
     let key = key.ok_or_else(|| ControlError { field: "key", position: 0, what: "null key".into() })?;

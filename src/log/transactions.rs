@@ -536,18 +536,16 @@ mod tests {
     }
 
     fn marker(producer: i64, offset: i64, commit: bool) -> Vec<u8> {
-        let (key, value) = crate::format::control::end_txn_marker(commit, 3);
-        let spec = BatchSpec {
+        let m = crate::format::control::EndTxnBatch {
             producer_id: producer,
             producer_epoch: 1,
-            is_transactional: true,
-            is_control: true,
-            ..BatchSpec::plain(offset, 0)
+            base_offset: offset,
+            leader_epoch: 0,
+            commit,
+            coordinator_epoch: 3,
+            timestamp: 1000 + offset,
         };
-        encode_batch(
-            &spec,
-            &[NewRecord { timestamp: 1000 + offset, key: Some(key), value: Some(value), headers: vec![] }],
-        )
+        m.encode()
     }
 
     fn plain(offset: i64, v: &str) -> Vec<u8> {

@@ -37,15 +37,16 @@ fn data(producer: i64, offset: i64, sequence: i32, values: usize, transactional:
 }
 
 fn marker(producer: i64, offset: i64, commit: bool, t: i64) -> Vec<u8> {
-    let (key, value) = replica_lab::format::control::end_txn_marker(commit, 5);
-    let spec = BatchSpec {
+    let m = replica_lab::format::control::EndTxnBatch {
         producer_id: producer,
         producer_epoch: 0,
-        is_transactional: true,
-        is_control: true,
-        ..BatchSpec::plain(offset, 0)
+        base_offset: offset,
+        leader_epoch: 0,
+        commit,
+        coordinator_epoch: 5,
+        timestamp: t,
     };
-    encode_batch(&spec, &[NewRecord { timestamp: t, key: Some(key), value: Some(value), headers: vec![] }])
+    m.encode()
 }
 
 fn plain(offset: i64, t: i64) -> Vec<u8> {
