@@ -85,6 +85,11 @@ pub fn recovery_json(r: &crate::log::recovery::RecoveryReport) -> Value {
 fn class_cell(settings: &Settings, row: &RecordRow) -> Cell {
     let p = settings.palette();
     match row.class {
+        // Kept by the cut past what the leader holds, but acknowledged: the leader has lost it
+        // (the pictures' ACK-LOST), and the next fetch cuts it from the follower too.
+        RecordClass::Kept if row.acked && row.leader.is_none() => {
+            p.cell("kept, not on leader (acked, lost)", Tone::Bad)
+        }
         RecordClass::Kept => p.cell("kept", Tone::Good),
         RecordClass::Diverged if row.acked => p.cell("DIVERGED (acked, lost from leader)", Tone::Bad),
         RecordClass::Diverged => p.cell("DIVERGED", Tone::Bad),
