@@ -4,6 +4,7 @@
 
 use super::summary::{summarize, ReplicaSummary};
 use crate::error::Result;
+use crate::log::transaction_coordinator::{read_coordinator_log, verdict, Verdict};
 use crate::log::transactions::{read_transactions, Transactions};
 use crate::replica::Replica;
 use std::path::Path;
@@ -15,6 +16,9 @@ pub struct TxnReport {
     /// Whether a broker would load the dir first (it is not a running klog replica).
     pub loads: bool,
     pub transactions: Transactions,
+    /// For each of the broker's open transactions, what the coordinator's log says of it, when
+    /// `__transaction_state` partitions were read beside it (the data-dir form).
+    pub coordinator: Vec<Verdict>,
 }
 
 impl TxnReport {
@@ -34,6 +38,10 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<TxnReport> {
 /// Every partition of a log dir (a broker's data dir), on both cores.
 pub struct DataDirTxn {
     pub dir: String,
+    /// The `__transaction_state` partitions read (their names), and the transactional.ids
+    /// their records hold; none read when the dir holds no such partition.
+    pub coordinator_logs: Vec<String>,
+    pub transactional_ids: usize,
     /// By partition name, in natural order: the report, or why the partition could not be read.
     pub partitions: Vec<(String, std::result::Result<TxnReport, String>)>,
 }
@@ -50,18 +58,48 @@ pub fn run_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> Resul
         .iter()
         .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    let reports = super::parallel_map(
+    let mut reports = super::parallel_map(
         &names,
         |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
         progress,
     );
-    Ok(DataDirTxn { dir: dir.display().to_string(), partitions: names.into_iter().zip(reports).collect() })
+    // The transaction coordinator's logs among the partitions: find-hanging's rule on each
+    // open transaction.
+    let coordinator_logs: Vec<String> =
+        names.iter().filter(|n| n.starts_with(TRANSACTION_STATE_PREFIX)).cloned().collect();
+    let mut txns = std::collections::BTreeMap::new();
+    for name in &coordinator_logs {
+        let replica = Replica::open_in(&files, name)?;
+        txns.extend(read_coordinator_log(replica.log(), name)?.0);
+    }
+    if !coordinator_logs.is_empty() {
+        for r in reports.iter_mut().flatten() {
+            let (topic, partition) = (r.summary.topic.clone(), r.summary.partition);
+            r.coordinator =
+                r.transactions.broker_open.iter().map(|o| verdict(&txns, o.producer_id, &topic, partition)).collect();
+        }
+    }
+    Ok(DataDirTxn {
+        dir: dir.display().to_string(),
+        coordinator_logs,
+        transactional_ids: txns.len(),
+        partitions: names.into_iter().zip(reports).collect(),
+    })
 }
+
+/// The transaction coordinator's topic.
+const TRANSACTION_STATE_PREFIX: &str = "__transaction_state-";
 
 fn report(mut replica: Replica) -> Result<TxnReport> {
     let summary = summarize(&replica);
     let load = replica.preview_start()?;
     let start = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref());
     let transactions = read_transactions(replica.log(), replica.log_start_offset(), start)?;
-    Ok(TxnReport { summary, high_watermark: replica.high_watermark(), loads: load.is_some(), transactions })
+    Ok(TxnReport {
+        summary,
+        high_watermark: replica.high_watermark(),
+        loads: load.is_some(),
+        transactions,
+        coordinator: Vec::new(),
+    })
 }

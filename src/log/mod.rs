@@ -14,6 +14,7 @@ pub mod names;
 pub mod producer_state;
 pub mod recovery;
 pub mod segment;
+pub mod transaction_coordinator;
 pub mod transactions;
 pub mod verify;
 

@@ -4,6 +4,7 @@ use super::json::{finding_json, line, replica_json};
 use super::{table, Settings};
 use crate::commands::txn::TxnReport;
 use crate::error::{IoContext, Result};
+use crate::log::transaction_coordinator::Verdict;
 use crate::log::transactions::OpenTransaction;
 use serde::Serialize;
 use std::io::Write;
@@ -136,6 +137,19 @@ struct OpenWire<'a> {
     last_timestamp: Option<i64>,
     in_log: bool,
     abort_command: &'a str,
+    /// What the `__transaction_state` records read beside it say: `expected` (its
+    /// transactional.id lists this partition), `not_listed` or `no_transactional_id` (hanging),
+    /// absent when none were read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coordinator: Option<CoordinatorWire<'a>>,
+}
+
+#[derive(Serialize)]
+struct CoordinatorWire<'a> {
+    verdict: &'static str,
+    hanging: bool,
+    transactional_id: Option<&'a str>,
+    state: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -186,7 +200,8 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
         .broker_open
         .iter()
         .zip(&commands)
-        .map(|(o, c)| OpenWire {
+        .enumerate()
+        .map(|(i, (o, c))| OpenWire {
             producer_id: o.producer_id,
             producer_epoch: o.producer_epoch,
             first_offset: o.first_offset,
@@ -197,6 +212,26 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
             last_timestamp: o.last_timestamp,
             in_log: t.open.iter().any(|l| l.producer_id == o.producer_id && l.first_offset == o.first_offset),
             abort_command: c,
+            coordinator: r.coordinator.get(i).map(|v| match v {
+                Verdict::Expected(t) => CoordinatorWire {
+                    verdict: "expected",
+                    hanging: false,
+                    transactional_id: Some(&t.transactional_id),
+                    state: Some(&t.state),
+                },
+                Verdict::NotListed(t) => CoordinatorWire {
+                    verdict: "not_listed",
+                    hanging: true,
+                    transactional_id: Some(&t.transactional_id),
+                    state: Some(&t.state),
+                },
+                Verdict::NoTransactionalId => CoordinatorWire {
+                    verdict: "no_transactional_id",
+                    hanging: true,
+                    transactional_id: None,
+                    state: None,
+                },
+            }),
         })
         .collect();
     let wire = TxnWire {
@@ -301,9 +336,41 @@ pub fn data_dir_text(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn, 
     }
     for (name, rep) in &listed {
         let Ok(t) = rep else { continue };
-        for o in &t.transactions.broker_open {
+        for (i, o) in t.transactions.broker_open.iter().enumerate() {
             out!(out, "{name}: {} {}", p.warn("open"), open_line(o))?;
-            out!(out, "  {}", abort_command(&t.summary.topic, t.summary.partition, o.first_offset))?;
+            let abort = abort_command(&t.summary.topic, t.summary.partition, o.first_offset);
+            match t.coordinator.get(i) {
+                Some(Verdict::Expected(c)) => out!(
+                    out,
+                    "  the coordinator expects it: transactional.id {} is {} at producer epoch {} with this partition \
+                     ({}, offset {}); it writes the marker on commit, abort or its {} ms timeout",
+                    c.transactional_id,
+                    c.state,
+                    c.producer_epoch,
+                    c.log,
+                    c.offset,
+                    c.timeout_ms
+                )?,
+                Some(Verdict::NotListed(c)) => out!(
+                    out,
+                    "  {}: transactional.id {} is {} and does not list this partition ({}, offset {}): no marker \
+                     will come; abort it:\n  {abort}",
+                    p.bad("HANGING"),
+                    c.transactional_id,
+                    c.state,
+                    c.log,
+                    c.offset
+                )?,
+                Some(Verdict::NoTransactionalId) => out!(
+                    out,
+                    "  {}: no transactional.id in the {} __transaction_state partition(s) here has producer id {} \
+                     (hanging if they are all of them: find-hanging asks every coordinator); abort it:\n  {abort}",
+                    p.bad("HANGING?"),
+                    r.coordinator_logs.len(),
+                    o.producer_id
+                )?,
+                None => out!(out, "  {abort}")?,
+            }
         }
         for f in &t.transactions.findings {
             out!(out, "{}", super::text::finding(&p, f))?;
@@ -317,6 +384,14 @@ pub fn data_dir_text(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn, 
     let findings: usize =
         r.partitions.iter().filter_map(|(_, t)| t.as_ref().ok()).map(|t| t.transactions.findings.len()).sum();
     let unreadable = r.partitions.iter().filter(|(_, t)| t.is_err()).count();
+    if !r.coordinator_logs.is_empty() {
+        out!(
+            out,
+            "transaction coordinator: {} transactional.id(s) in {} __transaction_state partition(s) here",
+            r.transactional_ids,
+            r.coordinator_logs.len()
+        )?;
+    }
     let verdict = if r.is_clean() { p.good("clean") } else { p.bad(&format!("{findings} finding(s)")) };
     out!(
         out,

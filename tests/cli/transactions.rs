@@ -422,3 +422,73 @@ fn a_data_dir_lists_the_partitions_whose_lso_is_held_and_their_open_transactions
     assert_eq!(lines[2]["committed"], 1);
     assert_eq!(lines[3]["type"], "summary");
 }
+
+/// One `__transaction_state` record, version 0 (`TransactionLogKey` / `TransactionLogValue`):
+/// transactional.id, producer id, status id (1 Ongoing, 4 CompleteCommit) and the partitions.
+fn coordinator_record(id: &str, producer: i64, status: i8, partitions: &[(&str, i32)], t: i64) -> NewRecord {
+    let string = |s: &str| [&(s.len() as i16).to_be_bytes()[..], s.as_bytes()].concat();
+    let key = [&0i16.to_be_bytes()[..], &string(id)].concat();
+    let mut value = Vec::new();
+    value.extend(0i16.to_be_bytes());
+    value.extend(producer.to_be_bytes());
+    value.extend(0i16.to_be_bytes());
+    value.extend(60_000i32.to_be_bytes());
+    value.push(status as u8);
+    value.extend((partitions.len() as i32).to_be_bytes());
+    for (topic, p) in partitions {
+        value.extend(string(topic));
+        value.extend(1i32.to_be_bytes());
+        value.extend(p.to_be_bytes());
+    }
+    value.extend(t.to_be_bytes());
+    value.extend(t.to_be_bytes());
+    NewRecord { timestamp: t, key: Some(key), value: Some(value), headers: vec![] }
+}
+
+/// With the coordinator's log in the same data dir, find-hanging's rule: an open transaction
+/// whose transactional.id lists the partition is expected to end; one whose id does not list it
+/// (its transaction completed) or whose producer id no id has is hanging.
+#[test]
+fn the_coordinators_log_beside_the_partitions_tells_an_expected_transaction_from_a_hanging_one() {
+    let lab = Lab::new();
+    let d = lab.path("b");
+    let t = now_ms();
+    ok(&["create", s(&d), "--replica-id", "1", "--topic", "orders"]);
+    ok(&["create", s(&d), "--replica-id", "1", "--topic", "__transaction_state"]);
+    ok(&["elect", s(&d), "--partition", "orders-0"]);
+    for (producer, v) in [(9, "a"), (10, "b"), (11, "c")] {
+        let id = producer.to_string();
+        ok(&["append", s(&d), "--partition", "orders-0", v, "--producer-id", &id, "--transactional"]);
+    }
+    let records = [
+        coordinator_record("app-a", 9, 1, &[("orders", 0)], t),
+        coordinator_record("app-b", 10, 4, &[], t),
+        coordinator_record("app-c", 12, 1, &[("orders", 0)], t),
+    ];
+    let log = encode_batch(&BatchSpec::plain(0, 0), &records);
+    std::fs::write(d.join("__transaction_state-0/00000000000000000000.log"), log).unwrap();
+    std::fs::remove_file(d.join("klog-state.json")).unwrap();
+    let out = ok(&["txn", s(&d)]);
+    assert!(out.contains("the coordinator expects it: transactional.id app-a is Ongoing"), "{out}");
+    assert!(
+        out.contains("HANGING: transactional.id app-b is CompleteCommit and does not list this partition"),
+        "{out}"
+    );
+    assert!(
+        out.contains("HANGING?: no transactional.id in the 1 __transaction_state partition(s) here has producer id 11"),
+        "{out}"
+    );
+    assert!(
+        out.contains("transaction coordinator: 3 transactional.id(s) in 1 __transaction_state partition(s) here"),
+        "{out}"
+    );
+    let lines = json_lines(&ok(&["txn", s(&d), "--json"]));
+    let orders = lines.iter().find(|l| l["replica"]["topic"] == "orders").unwrap();
+    let verdicts: Vec<(&str, bool)> = orders["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["coordinator"]["verdict"].as_str().unwrap(), o["coordinator"]["hanging"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(verdicts, [("expected", false), ("not_listed", true), ("no_transactional_id", true)]);
+}

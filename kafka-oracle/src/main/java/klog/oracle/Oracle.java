@@ -471,13 +471,19 @@ public final class Oracle {
         // The HW a broker gives the log from its checkpoint (Partition.createLogIfNotExists),
         // which moves the first unstable offset past transactions whose markers it covers.
         File hwFile = new File(log.dir().getParentFile(), "replication-offset-checkpoint");
-        if (hwFile.isFile()) {
-            for (String line : Files.readAllLines(hwFile.toPath(), StandardCharsets.UTF_8)) {
-                String[] f = line.trim().split(" ");
-                if (f.length == 3 && (f[0] + "-" + f[1]).equals(log.dir().getName())) {
-                    log.updateHighWatermark(Long.parseLong(f[2]));
+        // The probe's own reading (LogManager never reads this file): whatever does not read as
+        // a valid entry is skipped, never an exception of the load.
+        try {
+            if (hwFile.isFile()) {
+                for (String line : Files.readAllLines(hwFile.toPath(), StandardCharsets.UTF_8)) {
+                    String[] f = line.trim().split(" ");
+                    if (f.length == 3 && (f[0] + "-" + f[1]).equals(log.dir().getName())) {
+                        log.updateHighWatermark(Long.parseLong(f[2]));
+                    }
                 }
             }
+        } catch (Exception e) {
+            // unreadable or not a number: no HW from it
         }
         l.put("high_watermark", log.highWatermark());
         l.put("last_stable_offset", log.lastStableOffset());
