@@ -21,7 +21,7 @@ use crate::format::batch::BatchIter;
 use crate::format::producer_snapshot::{self, ProducerEntry};
 use crate::format::txn_index::{self, AbortedTxn};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One open transaction: a producer's transactional batches with no marker after them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,22 +163,6 @@ impl Tracker {
     }
 }
 
-/// The `<offset>.snapshot` files of a partition dir, by offset.
-fn snapshot_files(dir: &Path) -> Result<BTreeMap<i64, PathBuf>> {
-    use crate::error::IoContext;
-    let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
-        let entry = entry.at(dir, "list directory")?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if let Some(offset) = name.strip_suffix(names::SNAPSHOT_SUFFIX).and_then(|n| n.parse::<i64>().ok()) {
-            if entry.file_type().at(entry.path(), "stat")?.is_file() {
-                out.insert(offset, entry.path());
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// Replay the log's batches and read its producer snapshots and transaction indexes.
 /// `load_ops` are the deletes and writes a broker's load of the dir makes to the snapshot files
 /// ([`super::recovery::RecoveryReport::snapshot_ops`]); `None` for a replica that is running
@@ -194,7 +178,8 @@ pub fn read_transactions(
     let mut notes = Vec::new();
     // Every snapshot on disk is compared with the log at its offset.
     let mut on_disk: Vec<SnapshotView> = Vec::new();
-    for (offset, path) in snapshot_files(log.dir())? {
+    // Regular files only (a directory of that name is not a snapshot Kafka reads).
+    for (path, offset) in super::verify::snapshot_files(log.dir())?.into_iter().filter(|(p, _)| p.is_file()) {
         let bytes = std::fs::read(&path).at(&path, "read")?;
         match producer_snapshot::decode(&bytes) {
             Ok(s) if s.crc_valid() => {
@@ -517,6 +502,7 @@ mod tests {
     use super::*;
     use crate::format::batch::{encode_batch, BatchSpec};
     use crate::format::record::NewRecord;
+    use std::path::Path;
 
     fn rec(v: &str, timestamp: i64) -> NewRecord {
         NewRecord { timestamp, key: None, value: Some(v.as_bytes().to_vec()), headers: vec![] }

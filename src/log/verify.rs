@@ -886,7 +886,7 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
 }
 
 /// The `<offset>.snapshot` files of a partition dir.
-fn snapshot_files(dir: &Path) -> Result<Vec<(PathBuf, i64)>> {
+pub(super) fn snapshot_files(dir: &Path) -> Result<Vec<(PathBuf, i64)>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
         let entry = entry.at(dir, "list directory")?;
