@@ -1265,13 +1265,21 @@ _klog() {
             return 0
             ;;
         klog__subcmd__txn)
-            opts="-h -V --partition --json --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --json --format --max-transaction-timeout --color --allow-broker-dir-writes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json kafka" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-transaction-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

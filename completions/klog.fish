@@ -148,11 +148,15 @@ complete -c klog -n "__fish_klog_using_subcommand check" -l json -d 'Write findi
 complete -c klog -n "__fish_klog_using_subcommand check" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand check" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand txn" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand txn" -l partition -d 'The partition dir to use when a log dir holds several (e.g. `orders-3`); with several data dirs, that partition in each' -r
+complete -c klog -n "__fish_klog_using_subcommand txn" -l format -d 'Output form: `table`, `json`, or `kafka` (the tables `kafka-transactions.sh describe-producers` prints for each partition, then `find-hanging`\'s for the open transactions the coordinator\'s log among the dirs does not expect)' -r -f -a "table\t'Text for people'
+json\t'One JSON object per partition (and a summary line for a data dir)'
+kafka\t'The tables kafka-transactions.sh prints, for scripts written against it'"
+complete -c klog -n "__fish_klog_using_subcommand txn" -l max-transaction-timeout -d 'With `--format kafka`: find-hanging\'s `--max-transaction-timeout`, in minutes (an open transaction whose last write is younger is not listed)' -r
 complete -c klog -n "__fish_klog_using_subcommand txn" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c klog -n "__fish_klog_using_subcommand txn" -l json -d 'Write the report as one JSON object'
+complete -c klog -n "__fish_klog_using_subcommand txn" -l json -d 'Write JSON instead of text (the same as `--format json`)'
 complete -c klog -n "__fish_klog_using_subcommand txn" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand txn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand txn" -s V -l version -d 'Print version'

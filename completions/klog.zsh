@@ -165,15 +165,19 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (txn)
 _arguments "${_arguments_options[@]}" : \
-'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--partition=[The partition dir to use when a log dir holds several (e.g. \`orders-3\`); with several data dirs, that partition in each]:NAME:_default' \
+'--format=[Output form\: \`table\`, \`json\`, or \`kafka\` (the tables \`kafka-transactions.sh describe-producers\` prints for each partition, then \`find-hanging\`'\''s for the open transactions the coordinator'\''s log among the dirs does not expect)]:FORM:((table\:"Text for people"
+json\:"One JSON object per partition (and a summary line for a data dir)"
+kafka\:"The tables kafka-transactions.sh prints, for scripts written against it"))' \
+'--max-transaction-timeout=[With \`--format kafka\`\: find-hanging'\''s \`--max-transaction-timeout\`, in minutes (an open transaction whose last write is younger is not listed)]:MINUTES:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--json[Write the report as one JSON object]' \
+'(--format)--json[Write JSON instead of text (the same as \`--format json\`)]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+'*::dirs -- A Kafka log dir holding one partition, a partition dir (`<topic>-<partition>`), or one or more brokers'\'' data dirs:_files' \
 && ret=0
 ;;
 (fetch)

@@ -6,7 +6,7 @@
 use replica_lab::cli::{
     AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
     DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
-    RestoreArgs, Target, TxnArgs,
+    RestoreArgs, Target, TxnArgs, TxnFormat,
 };
 use replica_lab::commands::cluster::{ClusterCommand, ClusterRequest};
 use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
@@ -17,6 +17,7 @@ use replica_lab::output::picture::{self, Picture};
 use replica_lab::output::{self, fit::Fit};
 use replica_lab::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 /// Progress on stderr when it is a terminal, else nowhere.
 fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box<dyn ProgressSink> {
@@ -178,20 +179,28 @@ fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
 }
 
 fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
-        let report = commands::txn::run_data_dir(&a.target.dir, &mut *progress(settings, "txn", "partitions"))?;
-        if a.json {
-            output::transactions::data_dir_json(text.raw(), &report)?;
-        } else {
-            output::transactions::data_dir_text(text, &report, settings)?;
+    let form = a.format();
+    let partition = a.partition.as_deref();
+    if a.dirs.len() > 1 || (partition.is_none() && data_dir::holds_several_partitions(&a.dirs[0])) {
+        let dirs: Vec<&Path> = a.dirs.iter().map(PathBuf::as_path).collect();
+        let report = commands::txn::run_data_dirs(&dirs, partition, &mut *progress(settings, "txn", "partitions"))?;
+        match form {
+            TxnFormat::Json => output::transactions::data_dir_json(text.raw(), &report)?,
+            TxnFormat::Table => output::transactions::data_dir_text(text, &report, settings)?,
+            TxnFormat::Kafka => output::kafka_transactions::data_dirs(
+                text.raw(),
+                &report,
+                commands::now_ms(),
+                a.max_transaction_timeout,
+            )?,
         }
         return Ok(Outcome::findings_if(!report.is_clean()));
     }
-    let report = commands::txn::run(&a.target.dir, a.target.partition.as_deref())?;
-    if a.json {
-        output::transactions::json(text.raw(), &report)?;
-    } else {
-        output::transactions::text(text, &report, settings)?;
+    let report = commands::txn::run(&a.dirs[0], partition)?;
+    match form {
+        TxnFormat::Json => output::transactions::json(text.raw(), &report)?,
+        TxnFormat::Table => output::transactions::text(text, &report, settings)?,
+        TxnFormat::Kafka => output::kafka_transactions::describe_producers(text.raw(), &report)?,
     }
     Ok(Outcome::findings_if(!report.is_clean()))
 }

@@ -118,7 +118,11 @@ pub enum Command {
     /// missing, extra or wrong against the ABORT markers, a batch where Kafka's rebuild throws.
     /// On a log dir holding several partitions (a broker's data dir) and no --partition: one row
     /// per partition that holds consumers back, has findings or does not read, on both cores.
-    /// Exit 0 clean, 1 findings, 2 error. Never writes.
+    /// Several brokers' data dirs are read together: the `__transaction_state` partitions among
+    /// them (each from its furthest-along replica) tell, by find-hanging's rule, whether the
+    /// coordinator still expects each open transaction. `--format kafka` prints the tables
+    /// kafka-transactions.sh prints (describe-producers, find-hanging). Exit 0 clean,
+    /// 1 findings, 2 error. Never writes.
     Txn(TxnArgs),
     /// Follower fetch rounds from a leader, with the high-watermark piggyback lag.
     ///
@@ -927,11 +931,44 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct TxnArgs {
-    #[command(flatten)]
-    pub target: Target,
-    /// Write the report as one JSON object.
-    #[arg(long)]
+    /// A Kafka log dir holding one partition, a partition dir (`<topic>-<partition>`), or one or
+    /// more brokers' data dirs.
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The partition dir to use when a log dir holds several (e.g. `orders-3`); with several
+    /// data dirs, that partition in each.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Write JSON instead of text (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Output form: `table`, `json`, or `kafka` (the tables `kafka-transactions.sh
+    /// describe-producers` prints for each partition, then `find-hanging`'s for the open
+    /// transactions the coordinator's log among the dirs does not expect).
+    #[arg(long, value_enum, value_name = "FORM")]
+    pub format: Option<TxnFormat>,
+    /// With `--format kafka`: find-hanging's `--max-transaction-timeout`, in minutes (an open
+    /// transaction whose last write is younger is not listed).
+    #[arg(long, value_name = "MINUTES", default_value_t = 15, requires = "format",
+          value_parser = ranged::<u32>(0, I32_MAX, "find-hanging reads it as a Java int"))]
+    pub max_transaction_timeout: u32,
+}
+
+/// How `txn` writes what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TxnFormat {
+    /// Text for people.
+    Table,
+    /// One JSON object per partition (and a summary line for a data dir).
+    Json,
+    /// The tables kafka-transactions.sh prints, for scripts written against it.
+    Kafka,
+}
+
+impl TxnArgs {
+    pub fn format(&self) -> TxnFormat {
+        self.format.unwrap_or(if self.json { TxnFormat::Json } else { TxnFormat::Table })
+    }
 }
 
 // ---- Ranges: every number is checked against Kafka's own limits before a command runs. ----
@@ -1004,7 +1041,11 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog dump /tmp/b/demo-0/00000000000000000000.index",
         ],
         "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
-        "txn" => &["klog txn /copies/b1", "klog txn /copies/b1 --partition orders-3 --json"],
+        "txn" => &[
+            "klog txn /copies/b1",
+            "klog txn /copies/b1 --partition orders-3 --json",
+            "klog txn /copies/b1 /copies/b2 /copies/b3 --format kafka",
+        ],
         "history" => &[
             "klog history /var/lib/kafka",
             "klog history /copies/b1 --partition orders-3 --replica /copies/b1 --replica /copies/b2 --json",

@@ -4,6 +4,7 @@
 
 use super::summary::{summarize, ReplicaSummary};
 use crate::error::Result;
+use crate::format::producer_snapshot::ProducerEntry;
 use crate::log::transaction_coordinator::{read_coordinator_log, verdict, Verdict};
 use crate::log::transactions::{read_transactions, Transactions};
 use crate::replica::Replica;
@@ -35,13 +36,9 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<TxnReport> {
     report(Replica::open(dir, partition)?)
 }
 
-/// Every partition of a log dir (a broker's data dir), on both cores.
+/// Every partition of a log dir (a broker's data dir).
 pub struct DataDirTxn {
     pub dir: String,
-    /// The `__transaction_state` partitions read (their names), and the transactional.ids
-    /// their records hold; none read when the dir holds no such partition.
-    pub coordinator_logs: Vec<String>,
-    pub transactional_ids: usize,
     /// By partition name, in natural order: the report, or why the partition could not be read.
     pub partitions: Vec<(String, std::result::Result<TxnReport, String>)>,
 }
@@ -52,39 +49,73 @@ impl DataDirTxn {
     }
 }
 
-pub fn run_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> Result<DataDirTxn> {
-    let files = crate::replica::LogDirFiles::read_tolerant(dir)?;
-    let names: Vec<String> = crate::replica::list_partition_dirs(dir)?
-        .iter()
-        .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .collect();
-    let mut reports = super::parallel_map(
-        &names,
-        |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
-        progress,
-    );
-    // The transaction coordinator's logs among the partitions: find-hanging's rule on each
-    // open transaction.
-    let coordinator_logs: Vec<String> =
-        names.iter().filter(|n| n.starts_with(TRANSACTION_STATE_PREFIX)).cloned().collect();
-    let mut txns = std::collections::BTreeMap::new();
-    for name in &coordinator_logs {
-        let replica = Replica::open_in(&files, name)?;
-        txns.extend(read_coordinator_log(replica.log(), name)?.0);
+/// One or several brokers' data dirs read together: the transaction coordinator's
+/// `__transaction_state` partitions found among them all judge every open transaction.
+pub struct DataDirsTxn {
+    pub dirs: Vec<DataDirTxn>,
+    /// The `__transaction_state` partitions read, each with the dir its furthest-along replica
+    /// (largest log end offset) came from; none when no dir holds one.
+    pub coordinator_logs: Vec<(String, String)>,
+    /// How many transactional.ids their records hold.
+    pub transactional_ids: usize,
+}
+
+impl DataDirsTxn {
+    pub fn is_clean(&self) -> bool {
+        self.dirs.iter().all(DataDirTxn::is_clean)
     }
+}
+
+/// `klog txn DATA_DIR...`: every partition of each dir (or only `only` in each), on both cores;
+/// then find-hanging's rule on each open transaction from the coordinator's logs among the dirs.
+pub fn run_data_dirs(
+    dirs: &[&Path],
+    only: Option<&str>,
+    progress: &mut dyn super::ProgressSink,
+) -> Result<DataDirsTxn> {
+    let mut read = Vec::new();
+    // The coordinator's partitions: by name, the furthest-along replica among the dirs.
+    let mut furthest: std::collections::BTreeMap<String, (i64, usize)> = std::collections::BTreeMap::new();
+    for (d, dir) in dirs.iter().enumerate() {
+        let files = crate::replica::LogDirFiles::read_tolerant(dir)?;
+        let names: Vec<String> = crate::replica::list_partition_dirs(dir)?
+            .iter()
+            .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        for name in names.iter().filter(|n| n.starts_with(TRANSACTION_STATE_PREFIX)) {
+            let end = Replica::open_in(&files, name)?.log().log_end_offset();
+            let best = furthest.entry(name.clone()).or_insert((end, d));
+            if end > best.0 {
+                *best = (end, d);
+            }
+        }
+        let shown: Vec<String> = names.into_iter().filter(|n| only.is_none_or(|o| o == n)).collect();
+        let reports = super::parallel_map(
+            &shown,
+            |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
+            progress,
+        );
+        read.push((
+            files,
+            DataDirTxn { dir: dir.display().to_string(), partitions: shown.into_iter().zip(reports).collect() },
+        ));
+    }
+    let mut txns = std::collections::BTreeMap::new();
+    let mut coordinator_logs = Vec::new();
+    for (name, (_, d)) in &furthest {
+        let replica = Replica::open_in(&read[*d].0, name)?;
+        txns.extend(read_coordinator_log(replica.log(), name)?.0);
+        coordinator_logs.push((name.clone(), read[*d].1.dir.clone()));
+    }
+    let mut out: Vec<DataDirTxn> = read.into_iter().map(|(_, t)| t).collect();
     if !coordinator_logs.is_empty() {
-        for r in reports.iter_mut().flatten() {
+        for r in out.iter_mut().flat_map(|d| d.partitions.iter_mut()).filter_map(|(_, r)| r.as_mut().ok()) {
             let (topic, partition) = (r.summary.topic.clone(), r.summary.partition);
             r.coordinator =
                 r.transactions.broker_open.iter().map(|o| verdict(&txns, o.producer_id, &topic, partition)).collect();
         }
     }
-    Ok(DataDirTxn {
-        dir: dir.display().to_string(),
-        coordinator_logs,
-        transactional_ids: txns.len(),
-        partitions: names.into_iter().zip(reports).collect(),
-    })
+    Ok(DataDirsTxn { dirs: out, coordinator_logs, transactional_ids: txns.len() })
 }
 
 /// The transaction coordinator's topic.
@@ -102,4 +133,87 @@ fn report(mut replica: Replica) -> Result<TxnReport> {
         transactions,
         coordinator: Vec::new(),
     })
+}
+
+/// An open transaction find-hanging lists.
+pub struct Hanging {
+    pub topic: String,
+    pub partition: i32,
+    /// The producer's entry on the replica with its latest write.
+    pub entry: ProducerEntry,
+}
+
+impl DataDirsTxn {
+    /// find-hanging's rows (`TransactionsCommand` 3.9): candidates (an open transaction whose
+    /// last write is more than `max_timeout_ms` old), one per partition and producer, that the
+    /// coordinator's log does not expect; in the order of a Java `HashMap<Long, _>` by producer
+    /// id, as the tool groups them.
+    pub fn hanging(&self, now_ms: i64, max_timeout_ms: i64) -> Vec<Hanging> {
+        let r = self;
+        let mut found: Vec<Hanging> = Vec::new();
+        for t in r.dirs.iter().flat_map(|d| d.partitions.iter()).filter_map(|(_, t)| t.as_ref().ok()) {
+            let producers = t.transactions.broker_producers();
+            for (open, verdict) in t.transactions.broker_open.iter().zip(&t.coordinator) {
+                if matches!(verdict, Verdict::Expected(_)) {
+                    continue;
+                }
+                let Some(entry) = producers.iter().find(|e| e.producer_id == open.producer_id) else { continue };
+                if now_ms - entry.timestamp <= max_timeout_ms {
+                    continue;
+                }
+                let (topic, partition) = (&t.summary.topic, t.summary.partition);
+                match found
+                    .iter_mut()
+                    .find(|h| &h.topic == topic && h.partition == partition && h.entry.producer_id == entry.producer_id)
+                {
+                    Some(h) if h.entry.timestamp < entry.timestamp => h.entry = *entry,
+                    Some(_) => {}
+                    None => found.push(Hanging { topic: topic.clone(), partition, entry: *entry }),
+                }
+            }
+        }
+        let order = java_long_map_order(found.iter().map(|h| h.entry.producer_id));
+        let mut groups: Vec<Vec<Hanging>> = order.iter().map(|_| Vec::new()).collect();
+        for h in found {
+            let g = order.iter().position(|id| *id == h.entry.producer_id).expect("every id is in the order");
+            groups[g].push(h);
+        }
+        groups.into_iter().flatten().collect()
+    }
+}
+
+/// The distinct keys of a `HashMap<Long, _>` filled in this order, in the order it iterates
+/// them: by bucket (`Long.hashCode`, spread, masked by a capacity that doubles past 3/4 full
+/// from 16), then by insertion within a bucket.
+fn java_long_map_order(ids: impl Iterator<Item = i64>) -> Vec<i64> {
+    let mut keys: Vec<i64> = Vec::new();
+    for id in ids {
+        if !keys.contains(&id) {
+            keys.push(id);
+        }
+    }
+    let mut capacity: u64 = 16;
+    while keys.len() as u64 > capacity * 3 / 4 {
+        capacity *= 2;
+    }
+    let bucket = |id: i64| {
+        let h = (id ^ ((id as u64) >> 32) as i64) as i32;
+        ((h ^ ((h as u32) >> 16) as i32) as u32 as u64) & (capacity - 1)
+    };
+    let mut ordered: Vec<(u64, usize, i64)> = keys.iter().enumerate().map(|(i, id)| (bucket(*id), i, *id)).collect();
+    ordered.sort();
+    ordered.into_iter().map(|(_, _, id)| id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_keys_iterate_by_bucket_then_insertion() {
+        // 17 and 1 share bucket 1 at capacity 16; 2 is bucket 2; 16 is bucket 0.
+        assert_eq!(java_long_map_order([2, 17, 1, 16, 17].into_iter()), vec![16, 17, 1, 2]);
+        // -1's hash is 0 (the high and low words cancel), so it comes first.
+        assert_eq!(java_long_map_order([5, -1].into_iter()), vec![-1, 5]);
+    }
 }

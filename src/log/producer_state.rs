@@ -564,6 +564,12 @@ impl ProducerReplay {
         producer_snapshot::encode(&self.manager.producers.snapshot())
     }
 
+    /// The producer table in the order the broker's map iterates it (its `activeProducers`,
+    /// which DescribeProducers answers with).
+    pub fn producers_in_map_order(&self) -> Vec<ProducerEntry> {
+        self.manager.producers.snapshot()
+    }
+
     /// The producer table as a snapshot taken now would hold it, by producer id.
     pub fn producers(&self) -> Vec<ProducerEntry> {
         let mut all: Vec<ProducerEntry> =

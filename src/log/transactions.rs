@@ -82,6 +82,12 @@ impl Transactions {
         self.broker.first_unstable_offset(high_watermark)
     }
 
+    /// The producer table of a broker that loaded the dir, in its map's order (what
+    /// `kafka-transactions.sh describe-producers` lists).
+    pub fn broker_producers(&self) -> Vec<ProducerEntry> {
+        self.broker.producers_in_map_order()
+    }
+
     /// The LSO for a high watermark: the first unstable offset, bounded by the HW
     /// (`UnifiedLog.lastStableOffset`).
     pub fn last_stable_offset(&self, high_watermark: i64) -> i64 {

@@ -15,6 +15,7 @@ pub mod history;
 pub mod history_picture;
 pub mod internal_record;
 pub mod json;
+pub mod kafka_transactions;
 pub mod palette;
 pub mod picture;
 pub mod progress;

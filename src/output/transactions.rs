@@ -2,7 +2,7 @@
 
 use super::json::{finding_json, line, replica_json};
 use super::{table, Settings};
-use crate::commands::txn::TxnReport;
+use crate::commands::txn::{DataDirTxn, DataDirsTxn, TxnReport};
 use crate::error::{IoContext, Result};
 use crate::log::transaction_coordinator::Verdict;
 use crate::log::transactions::OpenTransaction;
@@ -278,7 +278,28 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
 
 /// `klog txn DATA_DIR`: one row per partition that holds read_committed consumers back, has
 /// findings or could not be read, then each such partition's open transactions.
-pub fn data_dir_text(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn, settings: &Settings) -> Result<()> {
+/// `klog txn DATA_DIR...`: each dir's table and open transactions, then the coordinator's logs
+/// read.
+pub fn data_dir_text(out: &mut dyn Write, r: &DataDirsTxn, settings: &Settings) -> Result<()> {
+    for d in &r.dirs {
+        one_data_dir_text(out, d, r.coordinator_logs.len(), settings)?;
+    }
+    if !r.coordinator_logs.is_empty() {
+        let mut from: Vec<&str> = r.coordinator_logs.iter().map(|(_, d)| d.as_str()).collect();
+        from.dedup();
+        out!(
+            out,
+            "transaction coordinator: {} transactional.id(s) in {} __transaction_state partition(s) (the furthest-along \
+             replica of each, from {})",
+            r.transactional_ids,
+            r.coordinator_logs.len(),
+            from.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usize, settings: &Settings) -> Result<()> {
     use super::palette::Tone;
     use super::table::{right, Col, Grid};
     use comfy_table::Cell;
@@ -363,10 +384,10 @@ pub fn data_dir_text(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn, 
                 )?,
                 Some(Verdict::NoTransactionalId) => out!(
                     out,
-                    "  {}: no transactional.id in the {} __transaction_state partition(s) here has producer id {} \
+                    "  {}: no transactional.id in the {} __transaction_state partition(s) read has producer id {} \
                      (hanging if they are all of them: find-hanging asks every coordinator); abort it:\n  {abort}",
                     p.bad("HANGING?"),
-                    r.coordinator_logs.len(),
+                    coordinator_logs,
                     o.producer_id
                 )?,
                 None => out!(out, "  {abort}")?,
@@ -384,14 +405,6 @@ pub fn data_dir_text(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn, 
     let findings: usize =
         r.partitions.iter().filter_map(|(_, t)| t.as_ref().ok()).map(|t| t.transactions.findings.len()).sum();
     let unreadable = r.partitions.iter().filter(|(_, t)| t.is_err()).count();
-    if !r.coordinator_logs.is_empty() {
-        out!(
-            out,
-            "transaction coordinator: {} transactional.id(s) in {} __transaction_state partition(s) here",
-            r.transactional_ids,
-            r.coordinator_logs.len()
-        )?;
-    }
     let verdict = if r.is_clean() { p.good("clean") } else { p.bad(&format!("{findings} finding(s)")) };
     out!(
         out,
@@ -403,7 +416,14 @@ pub fn data_dir_text(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn, 
 
 /// `klog txn DATA_DIR --json`: each partition's object (as the one-partition form), then a
 /// summary line.
-pub fn data_dir_json(out: &mut dyn Write, r: &crate::commands::txn::DataDirTxn) -> Result<()> {
+pub fn data_dir_json(out: &mut dyn Write, r: &DataDirsTxn) -> Result<()> {
+    for d in &r.dirs {
+        one_data_dir_json(out, d)?;
+    }
+    Ok(())
+}
+
+fn one_data_dir_json(out: &mut dyn Write, r: &DataDirTxn) -> Result<()> {
     for (name, rep) in &r.partitions {
         match rep {
             Ok(t) => json(out, t)?,

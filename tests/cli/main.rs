@@ -47,6 +47,7 @@ mod real_choice;
 mod real_cluster;
 mod real_explore;
 mod real_history;
+mod real_transactions;
 mod real_walks;
 mod recorded_leader;
 mod scale;

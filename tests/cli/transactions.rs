@@ -119,16 +119,85 @@ fn an_open_transaction_holds_the_lso_and_a_stale_snapshot_is_the_snapshot_only_h
     assert!(out.contains("starts with no producers and scans nothing"), "{out}");
 }
 
+/// The three real broker data dirs, every partition: `klog txn DATA_DIR --json` against Kafka's
+/// load of a copy (`LogManager.loadLogs`, its producer table, first unstable offset and LSO at
+/// the checkpointed HW), partition by partition.
 #[test]
-fn the_real_broker_dirs_hold_no_open_transaction() {
+fn klog_txn_on_the_real_broker_dirs_agrees_with_kafkas_producer_state() {
     let Some(real) = kafka_real() else { return };
-    for (dir, partition) in [("zk-broker-2020", "first_topic-0"), ("zk-broker-2021", "subhash-0")] {
-        let d = real.join(dir);
-        let j: Value = serde_json::from_str(ok(&["txn", s(&d), "--partition", partition, "--json"]).trim()).unwrap();
-        assert_eq!(j["open"], serde_json::json!([]), "{dir}: {j}");
-        assert_eq!(j["last_stable_offset"], j["high_watermark"], "{dir}: {j}");
-        assert_eq!(j["clean"], true, "{dir}: {j}");
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = ["zk-broker-2020", "zk-broker-2021", "kraft-broker-2026"];
+    let copies: Vec<LoadCase> = dirs
+        .iter()
+        .map(|d| {
+            let copy = tmp.path().join(d);
+            copy_dir(&real.join(d), &copy);
+            LoadCase { dir: copy, overrides: Vec::new() }
+        })
+        .collect();
+    let Some(loaded) = load_batch(tmp.path(), &copies) else { return };
+    let (mut agree, mut total, mut producers) = (0, 0, 0);
+    let mut differences = Vec::new();
+    for (d, kafka) in dirs.iter().zip(&loaded) {
+        assert_eq!(kafka["outcome"], "loaded", "{d}: {kafka}");
+        let out = klog().args(["txn", s(&real.join(d)), "--json"]).output().unwrap();
+        assert!(out.status.code().is_some_and(|c| c < 2), "{d}: {}", String::from_utf8_lossy(&out.stderr));
+        let ours: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|j: &Value| j["type"] == "transactions")
+            .collect();
+        for log in kafka["logs"].as_array().unwrap().iter().filter(|l| l["kind"] == "log") {
+            let name = log["dir"].as_str().unwrap();
+            let Some(mine) = ours
+                .iter()
+                .find(|j| format!("{}-{}", j["replica"]["topic"].as_str().unwrap(), j["replica"]["partition"]) == name)
+            else {
+                differences.push(format!("{d}/{name}: Kafka loads it, klog has no report"));
+                continue;
+            };
+            total += 1;
+            let table = |rows: &Value, offset: &str| -> Vec<(i64, i64, i64, Option<i64>)> {
+                let mut v: Vec<_> = rows
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| {
+                        (
+                            p["producer_id"].as_i64().unwrap(),
+                            p["producer_epoch"].as_i64().unwrap(),
+                            p["last_sequence"].as_i64().unwrap(),
+                            p[offset].as_i64(),
+                        )
+                    })
+                    .collect();
+                v.sort();
+                v
+            };
+            let m = (
+                table(&mine["producers"], "current_txn_first_offset"),
+                mine["first_unstable_offset"].as_i64(),
+                mine["last_stable_offset"].as_i64(),
+                mine["high_watermark"].as_i64(),
+            );
+            let k = (
+                table(&log["producer_table"], "current_txn_first_offset"),
+                log["first_unstable_offset"].as_i64(),
+                log["last_stable_offset"].as_i64(),
+                log["high_watermark"].as_i64(),
+            );
+            producers += k.0.len();
+            if m == k {
+                agree += 1;
+            } else {
+                differences.push(format!("{d}/{name}: klog {m:?} / Kafka {k:?}"));
+            }
+        }
     }
+    report_agreement("txn on the real broker dirs (partitions)", agree, total);
+    eprintln!("real broker dirs: {producers} producer(s) in Kafka's tables");
+    assert!(differences.is_empty(), "{} of {total} disagree:\n{}", differences.len(), differences.join("\n"));
+    assert!(total >= 150, "only {total} partitions compared");
 }
 
 /// xorshift64*, seeded: the corpus is the same on every run.
@@ -475,11 +544,11 @@ fn the_coordinators_log_beside_the_partitions_tells_an_expected_transaction_from
         "{out}"
     );
     assert!(
-        out.contains("HANGING?: no transactional.id in the 1 __transaction_state partition(s) here has producer id 11"),
+        out.contains("HANGING?: no transactional.id in the 1 __transaction_state partition(s) read has producer id 11"),
         "{out}"
     );
     assert!(
-        out.contains("transaction coordinator: 3 transactional.id(s) in 1 __transaction_state partition(s) here"),
+        out.contains("transaction coordinator: 3 transactional.id(s) in 1 __transaction_state partition(s)"),
         "{out}"
     );
     let lines = json_lines(&ok(&["txn", s(&d), "--json"]));
@@ -491,4 +560,98 @@ fn the_coordinators_log_beside_the_partitions_tells_an_expected_transaction_from
         .map(|o| (o["coordinator"]["verdict"].as_str().unwrap(), o["coordinator"]["hanging"].as_bool().unwrap()))
         .collect();
     assert_eq!(verdicts, [("expected", false), ("not_listed", true), ("no_transactional_id", true)]);
+}
+
+/// Several brokers' data dirs: the coordinator's partition on one broker judges the open
+/// transactions on another; of two replicas of it, the furthest along is read. `--format kafka`
+/// prints describe-producers' and find-hanging's tables as the tool does.
+#[test]
+fn several_data_dirs_join_the_coordinators_log_and_the_kafka_form_prints_the_tools_tables() {
+    let lab = Lab::new();
+    let (b, c, stale) = (lab.path("b"), lab.path("c"), lab.path("stale"));
+    let t = 1_700_000_000_000i64;
+    ok(&["create", s(&b), "--replica-id", "1", "--topic", "orders"]);
+    ok(&["create", s(&b), "--replica-id", "1", "--topic", "other"]);
+    ok(&["elect", s(&b), "--partition", "orders-0"]);
+    let ts = t.to_string();
+    for (producer, v) in [(9, "a"), (10, "b"), (11, "c")] {
+        let id = producer.to_string();
+        ok(&[
+            "append",
+            s(&b),
+            "--partition",
+            "orders-0",
+            v,
+            "--producer-id",
+            &id,
+            "--transactional",
+            "--timestamp",
+            &ts,
+        ]);
+    }
+    ok(&[
+        "append",
+        s(&b),
+        "--partition",
+        "orders-0",
+        "--producer-id",
+        "9",
+        "--end-txn",
+        "commit",
+        "--coordinator-epoch",
+        "3",
+    ]);
+    ok(&["append", s(&b), "--partition", "orders-0", "d", "--producer-id", "9", "--transactional", "--timestamp", &ts]);
+    std::fs::remove_file(b.join("klog-state.json")).unwrap();
+    // The coordinator's partition on broker c; an older replica of it (one record) on "stale".
+    let records = [
+        coordinator_record("app-a", 9, 1, &[("orders", 0)], t),
+        coordinator_record("app-b", 10, 4, &[], t),
+        coordinator_record("app-c", 12, 1, &[("orders", 0)], t),
+    ];
+    for (dir, n) in [(&c, 3), (&stale, 1)] {
+        ok(&["create", s(dir), "--replica-id", "2", "--topic", "__transaction_state"]);
+        ok(&["create", s(dir), "--replica-id", "2", "--topic", "unrelated"]);
+        let log = encode_batch(&BatchSpec::plain(0, 0), &records[..n]);
+        std::fs::write(dir.join("__transaction_state-0/00000000000000000000.log"), log).unwrap();
+        std::fs::remove_file(dir.join("klog-state.json")).unwrap();
+    }
+    let out = ok(&["txn", s(&stale), s(&b), s(&c)]);
+    assert!(out.contains("the coordinator expects it: transactional.id app-a is Ongoing"), "{out}");
+    assert!(out.contains("HANGING: transactional.id app-b is CompleteCommit"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "transaction coordinator: 3 transactional.id(s) in 1 __transaction_state partition(s) (the furthest-along \
+             replica of each, from {})",
+            c.display()
+        )),
+        "{out}"
+    );
+    // describe-producers for one partition: the broker's table in its map's order (9, 10, 11:
+    // buckets 9, 10, 11), each cell padded to its column and followed by a tab.
+    let table = ok(&["txn", s(&b), "--partition", "orders-0", "--format", "kafka"]);
+    let expected = [
+        "ProducerId\tProducerEpoch\tLatestCoordinatorEpoch\tLastSequence\tLastTimestamp\tCurrentTransactionStartOffset\t",
+        "9         \t0            \t3                     \t1           \t1700000000000\t4                            \t",
+        "10        \t0            \t-1                    \t0           \t1700000000000\t1                            \t",
+        "11        \t0            \t-1                    \t0           \t1700000000000\t2                            \t",
+    ];
+    assert_eq!(table, expected.join("\n") + "\n");
+    // find-hanging across the dirs: 10 (its transactional.id lists no partition) and 11 (no
+    // transactional.id has it), not 9 (app-a's transaction lists orders-0).
+    let out = ok(&["txn", s(&b), s(&c), "--format", "kafka", "--max-transaction-timeout", "0"]);
+    let hanging = out.split("# find-hanging --max-transaction-timeout 0\n").nth(1).expect(&out);
+    let rows: Vec<Vec<&str>> =
+        hanging.lines().skip(1).map(|l| l.split('\t').map(str::trim).take(7).collect()).collect();
+    assert_eq!(
+        rows,
+        [
+            ["orders", "0", "10", "0", "-1", "1", "1700000000000"],
+            ["orders", "0", "11", "0", "-1", "2", "1700000000000"]
+        ]
+    );
+    assert!(hanging.starts_with("Topic \tPartition\tProducerId\t"), "{hanging}");
+    // Without the coordinator's partition among the dirs there is no find-hanging table.
+    let out = ok(&["txn", s(&b), "--format", "kafka"]);
+    assert!(out.ends_with("# find-hanging: no __transaction_state partition among the dirs\n"), "{out}");
 }

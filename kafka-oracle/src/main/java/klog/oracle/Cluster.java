@@ -137,6 +137,7 @@ public final class Cluster {
             case "elect-partition" -> elect(bootstrap, topic, Integer.parseInt(args[3]), args[4]);
             case "commit-offsets" -> commitOffsets(bootstrap, topic, args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]));
             case "transaction" -> transaction(bootstrap, topic, Integer.parseInt(args[3]), args[4], args[5], Integer.parseInt(args[6]), args[7]);
+            case "offsets" -> offsets(bootstrap, topic, Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         System.out.flush();
@@ -353,6 +354,23 @@ public final class Cluster {
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         ObjectNode o = JSON.createObjectNode();
         o.put("transaction", id);
+        if (end.startsWith("open:")) {
+            // A producer that dies mid-transaction: its records are written, then it is closed
+            // at once (a forced close does not abort), its transaction left to the coordinator's
+            // timeout (the number after "open:", in ms).
+            p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, end.substring(5));
+            KafkaProducer<String, String> producer = new KafkaProducer<>(p);
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(topic, partition, null, prefix + "-" + i)).get(20, TimeUnit.SECONDS);
+            }
+            producer.close(java.time.Duration.ZERO);
+            o.put("outcome", "open");
+            o.put("partition", internalPartition(bootstrap, "__transaction_state", id));
+            System.out.println(o);
+            return;
+        }
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             producer.initTransactions();
             producer.beginTransaction();
@@ -368,6 +386,20 @@ public final class Cluster {
             }
         }
         o.put("partition", internalPartition(bootstrap, "__transaction_state", id));
+        System.out.println(o);
+    }
+
+    /** The partition's high watermark (latest, read_uncommitted) and last stable offset (latest, read_committed) as its leader answers ListOffsets. */
+    private static void offsets(String bootstrap, String topic, int partition) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        ObjectNode o = JSON.createObjectNode();
+        for (var level : List.of(org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED, org.apache.kafka.common.IsolationLevel.READ_COMMITTED)) {
+            var result = admin(bootstrap)
+                .listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()), new org.apache.kafka.clients.admin.ListOffsetsOptions(level))
+                .partitionResult(tp)
+                .get(20, TimeUnit.SECONDS);
+            o.put(level == org.apache.kafka.common.IsolationLevel.READ_COMMITTED ? "lso" : "hw", result.offset());
+        }
         System.out.println(o);
     }
 }
