@@ -450,3 +450,30 @@ fn every_relative_link_of_the_readme_and_the_guides_resolves() {
     }
     assert!(checked >= 20, "only {checked} links found in README.md and docs/*.md");
 }
+
+/// No `sh` block of README.md or docs/*.md goes unrun: each is the README's first block, its
+/// Install block, a block of the 30-second session, or the explore guide's examples or emitted
+/// script, which the tests above run (`console` blocks are all run, whatever file holds them).
+#[test]
+fn every_sh_block_of_the_readme_and_the_guides_is_run_by_a_test() {
+    let readme = readme_text();
+    let mut run: Vec<String> = vec![block_after(&readme, "# klog"), block_after(&readme, "## Install")];
+    run.extend(blocks(&readme, "## A 30-second session").into_iter().filter(|(l, _)| l == "sh").map(|(_, b)| b));
+    for marker in
+        ["shortest one, and hands it back as a shell script", "`klog explore --mode hw --script hw.sh` writes:"]
+    {
+        let (_, guide) = document_with(marker);
+        run.push(block_after(&guide, marker));
+    }
+    let mut seen = 0;
+    for (name, text) in documents() {
+        for (_, body) in fenced_blocks(&text).into_iter().filter(|(lang, _)| lang == "sh") {
+            assert!(
+                run.iter().any(|r| r.trim_end() == body.trim_end()),
+                "{name}: an sh block no test runs (make it a console block, or run it in tests/cli/readme.rs):\n{body}"
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, run.len(), "every block the tests run is an sh block");
+}
