@@ -26,7 +26,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-# KAFKA=all: every release of the README's table, each sequence, one run each, then the table.
+# KAFKA=all: every release of the table in docs/checked-against-kafka.md, each sequence, one run each, then the table.
 if [[ ${KAFKA:-} == all ]]; then
     T0=$(date +%s)
     results=()

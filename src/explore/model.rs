@@ -1273,7 +1273,7 @@ impl Storage for Slot<'_> {
 
 /// The rules the explorer's fetch runs by: the explored release's, but always the fetch before
 /// Kafka 2.8 (no last fetched epoch, no diverging-epoch or OFFSET_OUT_OF_RANGE answer). The
-/// explorer's counts, findings and the README's benchmarks were made with that fetch; its
+/// explorer's counts, findings and benchmarks (docs/explore.md) were made with that fetch; its
 /// scripts name a release that runs it ([`super::script::command`]), so they replay exactly.
 pub fn fetch_rules(rules: &Rules) -> Rules {
     Rules { truncation_on_fetch: false, ..*rules }

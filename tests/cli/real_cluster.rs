@@ -20,7 +20,7 @@
 //! The producer sends one record per request, `acks=all`, no idempotence, no retries; a timeout
 //! is "unknown". klog's own `acked_lost` class rests on the HW checkpoints (written every 5 s)
 //! and is printed beside the verdict, not in it: a follower killed within 5 s of an ack holds a
-//! checkpoint below it (README, "Real failovers on a real cluster").
+//! checkpoint below it (docs/checked-against-kafka.md, "Real failovers on a real cluster").
 //!
 //! `KLOG_REAL_ONLY=clean,zombie` runs only those sequences; `KLOG_REAL_KEEP=1` keeps the cluster's
 //! dir (logs, data dirs) and the copies, and says where. Without the Kafka oracle's classpath the

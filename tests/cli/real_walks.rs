@@ -1106,8 +1106,8 @@ fn kept_dir() -> PathBuf {
 /// The long run (`scripts/real-walks`): `KLOG_WALKS_RELEASE` (a release, or `all`),
 /// `KLOG_WALKS_ELR` (`on`/`off`; both where the walks run both), `KLOG_WALKS_N` walks of
 /// `KLOG_WALKS_STEPS` steps from seed `KLOG_WALKS_SEED`; `KLOG_WALKS_MINIMIZE=1` keeps each
-/// disagreement, minimized, in tests/real-walks; `KLOG_WALKS_TABLE=FILE` appends a README table
-/// row per release to FILE.
+/// disagreement, minimized, in tests/real-walks; `KLOG_WALKS_TABLE=FILE` appends a table
+/// row per release to FILE (for the one in docs/checked-against-kafka.md).
 #[test]
 #[ignore = "the long run: scripts/real-walks"]
 fn long_run() {
