@@ -7,9 +7,11 @@
 //!   before and after: the LSO stays at the open transaction while the HW moves on;
 //! - `timeout`: the same death with a 6 s transaction timeout: the coordinator aborts it and the
 //!   LSO reaches the HW by itself;
-//! - `hang`: KAFKA-9144's shape, made as its reports describe: a transactional batch the
+//! - `hang`: KAFKA-9144's shape, made as its reports describe: transactional batches the
 //!   coordinator never saw, written by `klog append --allow-broker-dir-writes` into the stopped
-//!   broker's only replica of the partition (an hour old), then the broker restarted.
+//!   broker's only replica of the partition (an hour old), then the broker restarted: one as a
+//!   producer id no coordinator handed out, one as the producer of a transactional.id whose
+//!   transaction ended (find-hanging's two rules).
 //!
 //! Asserted: `klog txn --format kafka` on the leader's copy prints describe-producers' table
 //! byte for byte for each partition; klog's find-hanging rows across the three copies are the
@@ -143,8 +145,16 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
         .unwrap_or_else(|(hw, lso)| panic!("timeout-0: the coordinator did not abort (HW {hw}, LSO {lso})"));
     say!("timeout-0: the coordinator's timeout aborted it, LSO {lso} = HW {hw}");
 
-    // hang: broker 3, the partition's only replica, stopped; klog writes a transactional batch
-    // as a producer the coordinator never saw, an hour old; 3 restarted; plain records after.
+    // hang: broker 3, the partition's only replica, stopped; klog writes two transactional
+    // batches, an hour old: as a producer no coordinator handed out, and as the producer of
+    // transactional.id "ended" (its id and epoch now; its transaction lists no partition);
+    // 3 restarted; plain records after.
+    let described = tool(&bootstrap, &["describe-producers", "--topic", "open", "--partition", "0"]);
+    let ended: Vec<String> = described
+        .lines()
+        .map(|l| l.split('\t').map(|f| f.trim().to_string()).collect::<Vec<_>>())
+        .find(|r| r.len() > 5 && r[5] == "None")
+        .unwrap_or_else(|| panic!("no ended producer on open-0:\n{described}"));
     plain(&mut c, "hang", "h", 2);
     assert!(c.shutdown(3), "broker 3 did not shut down cleanly");
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
@@ -157,6 +167,13 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
     let appended = klog()
         .args(["append", s(&data3), "--partition", "hang-0", "--allow-broker-dir-writes"])
         .args(["--producer-id", HANGING_PRODUCER, "--transactional", "--timestamp", &hour_ago, "x1", "x2"])
+        .output()
+        .unwrap();
+    assert!(appended.status.success(), "klog append: {}", String::from_utf8_lossy(&appended.stderr));
+    let appended = klog()
+        .args(["append", s(&data3), "--partition", "hang-0", "--allow-broker-dir-writes"])
+        .args(["--producer-id", &ended[0], "--producer-epoch", &ended[1], "--transactional"])
+        .args(["--timestamp", &hour_ago, "y1"])
         .output()
         .unwrap();
     assert!(appended.status.success(), "klog append: {}", String::from_utf8_lossy(&appended.stderr));
@@ -197,8 +214,9 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
     let ours = hanging_rows(klog_text(&args).split("# find-hanging").nth(1).expect("a find-hanging table"));
     assert_eq!(ours, theirs, "find-hanging: klog's rows (left) are not Kafka's (right)");
     assert!(
-        theirs.iter().any(|r| r[0] == "hang" && r[2] == HANGING_PRODUCER),
-        "find-hanging does not list the hanging transaction: {theirs:?}"
+        theirs.iter().any(|r| r[0] == "hang" && r[2] == HANGING_PRODUCER)
+            && theirs.iter().any(|r| r[0] == "hang" && r[2] == ended[0]),
+        "find-hanging does not list both hanging transactions: {theirs:?}"
     );
     assert!(
         !theirs.iter().any(|r| r[0] == "open"),
@@ -231,14 +249,20 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
             assert!(open.is_empty() && lso == hw, "timeout-0 still open: {r}");
             continue;
         }
-        assert_eq!(open.len(), 1, "{topic}-0: {r}");
+        assert_eq!(open.len(), if *topic == "hang" { 2 } else { 1 }, "{topic}-0: {r}");
         assert!(lso < hw, "{topic}-0 LSO {lso} does not stop below HW {hw}");
-        let line = open[0]["abort_command"].as_str().unwrap();
-        let line = line.strip_prefix("kafka-transactions.sh --bootstrap-server HOST:9092 ").expect("the abort line");
-        tool(&bootstrap, &line.split(' ').collect::<Vec<_>>());
-        let (hw2, lso2) = wait_lso_at_hw(&mut c, topic, 20)
-            .unwrap_or_else(|(hw, lso)| panic!("{topic}-0: klog's abort line ({line}) left LSO {lso} below HW {hw}"));
-        say!("{topic}-0: LSO {lso} held back {} offset(s); `{line}` moved it to {lso2} = HW {hw2}", hw - lso);
+        let mut lines = Vec::new();
+        for o in open {
+            let line = o["abort_command"].as_str().unwrap();
+            let line =
+                line.strip_prefix("kafka-transactions.sh --bootstrap-server HOST:9092 ").expect("the abort line");
+            tool(&bootstrap, &line.split(' ').collect::<Vec<_>>());
+            lines.push(line.to_string());
+        }
+        let (hw2, lso2) = wait_lso_at_hw(&mut c, topic, 20).unwrap_or_else(|(hw, lso)| {
+            panic!("{topic}-0: klog's abort lines ({lines:?}) left LSO {lso} below HW {hw}")
+        });
+        say!("{topic}-0: LSO {lso} held back {} offset(s); {lines:?} moved it to {lso2} = HW {hw2}", hw - lso);
     }
     say!("real transactions: {:.0} s", started.elapsed().as_secs_f64());
 }
