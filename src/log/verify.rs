@@ -563,19 +563,124 @@ impl StampMismatch {
 /// in chunks). Every batch's records are decoded, so corrupt compressed streams, truncated
 /// legacy messages and unknown magic values are findings with their file and byte position.
 /// Fails only when a file cannot be read. `progress` gets `(bytes done, bytes total)`.
-pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, u64)) -> Result<LogVerification> {
+pub fn verify_log(log: &Log, mut marks: ReplicaMarks, progress: &mut dyn FnMut(u64, u64)) -> Result<LogVerification> {
     let total_bytes: u64 = log.segments().iter().filter_map(|s| s.log_size().ok()).sum();
-    let mut bytes_before_segment;
-    let unclean_stop = marks.unclean_stop;
-    let mut c = Findings(marks.load_problems);
+    let mut c = Findings(std::mem::take(&mut marks.load_problems));
     let mut notes = Vec::new();
-    let mut report_counts = (0u64, 0u64, 0u64);
-    let cache = log.epoch_cache();
+    epoch_checkpoint_order(log, &mut c);
+    let mut walk = Walk::default();
+    let segments = log.segments();
+    let mut previous_segment_end: Option<i64> = None;
+    // After an unclean stop Kafka recovers every segment from the one holding the recovery
+    // point (`LogLoader.recoverLog`: `segments.values(recoveryPoint, Long.MAX_VALUE)`), and
+    // recovering a segment rebuilds its indexes: what is wrong in them then costs nothing.
+    let recovery_point = marks.recovery_point.value;
+    let first_recovered = segments.iter().rposition(|s| s.base_offset <= recovery_point).unwrap_or(0);
+    for (si, seg) in segments.iter().enumerate() {
+        if let Some(end) = previous_segment_end.filter(|e| seg.base_offset > *e) {
+            offset_gap(&seg.log_path(), seg.base_offset, end, marks.known_not_compacted, &mut c, &mut notes);
+        }
+        let place = SegmentPlace {
+            path: &seg.log_path(),
+            base_offset: seg.base_offset,
+            next_base_offset: segments.get(si + 1).map(|s| s.base_offset),
+        };
+        let rebuilt_from = (marks.unclean_stop && si >= first_recovered).then_some(recovery_point);
+        let mut report = |done: u64| progress(done, total_bytes);
+        let end =
+            verify_segment(seg, &place, log.epoch_cache(), rebuilt_from, &mut walk, &mut c, &mut notes, &mut report)?;
+        previous_segment_end = Some(end);
+    }
+    StampMismatch::flush(walk.mismatch.take(), &mut c);
+    let leo = log.log_end_offset();
+    snapshot_findings(log, leo, marks.unclean_stop, &mut c, &mut notes)?;
+    epoch_cache_notes(log.epoch_cache(), leo, &walk, &mut notes);
+    checkpoint_findings(&marks, leo, log.tail_is_clean(), &mut c, &mut notes);
+    Ok(LogVerification {
+        findings: c.0,
+        notes,
+        segment_count: segments.len(),
+        batch_count: walk.batches,
+        record_count: walk.records,
+        bytes_checked: walk.bytes,
+        header_digest: std::hash::Hasher::finish(&walk.header_digest),
+    })
+}
+
+/// One segment: its batches walked in order (judged on both cores in chunks) and joined with
+/// its indexes; its index findings, or notes when Kafka rebuilds its indexes on load
+/// (`rebuilt_from`). Returns the offset after its last batch.
+#[allow(clippy::too_many_arguments)]
+fn verify_segment(
+    seg: &Segment,
+    place: &SegmentPlace<'_>,
+    cache: &EpochCache,
+    rebuilt_from: Option<i64>,
+    walk: &mut Walk,
+    c: &mut Findings,
+    notes: &mut Vec<String>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<i64> {
+    let path = place.path;
+    let bytes = seg.read_log()?;
+    let bytes_before_segment = walk.bytes;
+    walk.bytes += bytes.len() as u64;
+    let mut segment_end = seg.base_offset;
+    let mut index_findings = Findings(Vec::new());
+    let indexes = SegmentIndexes::read(seg, &mut index_findings)?;
+    let mut join = IndexJoin::new(&bytes, &indexes.offsets, &indexes.times);
+    let mut iter = BatchIter::new(&bytes);
+    let mut first = true;
+    let mut released = 0;
+    // The batches in chunks whose CRCs and records are judged on both cores, then walked in
+    // order for what depends on the batches before.
+    let work = |&(start, end): &(usize, usize), verdicts: &mut Vec<Verdict>| -> Result<()> {
+        verdicts.clear();
+        verdicts.extend(BatchIter::starting_at(&bytes[..end], start).map(|b| judge(&b)));
+        Ok(())
+    };
+    crate::work_share::in_order(iter.chunks(JUDGE_CHUNK_BYTES), &work, |&(start, end), verdicts| {
+        for (batch, verdict) in BatchIter::starting_at(&bytes[..end], start).zip(verdicts.drain(..)) {
+            bytes.release_before(batch.position as usize, &mut released);
+            progress(bytes_before_segment + batch.position);
+            walk.on_batch(place, &batch, verdict, first, cache, c, notes);
+            first = false;
+            join.on_batch(&batch);
+            segment_end = segment_end.max(batch.next_offset());
+        }
+        Ok(())
+    })?;
+    match iter.stop() {
+        Some(ScanStop::Partial { position, len }) => {
+            c.add(path, *position, None, format!("{len} trailing bytes do not hold a whole batch (torn write)"))
+        }
+        Some(ScanStop::BadSize { position, size }) => {
+            c.add(path, *position, None, format!("batch size field is {size}, expected at least 14"))
+        }
+        _ => {}
+    }
+    let (offset_checks, time_checks) = join.finish();
+    index_findings.0.extend(index_entry_findings(
+        &indexes.index_path,
+        &indexes.time_path,
+        &indexes.offsets,
+        &offset_checks,
+        &indexes.times,
+        &time_checks,
+    ));
+    index_notes(&indexes, &index_findings, rebuilt_from, notes);
+    if rebuilt_from.is_none() {
+        c.0.extend(index_findings.0);
+    }
+    Ok(segment_end)
+}
+
+/// The leader-epoch checkpoint as written must already be strictly increasing (it is replayed
+/// on load). One that is not a regular file, or does not read, is already a finding of the
+/// load (`load_problems`), with no entries.
+fn epoch_checkpoint_order(log: &Log, c: &mut Findings) {
     let epoch_path = log.dir().join(names::LEADER_EPOCH_CHECKPOINT);
-    // The checkpoint as written must already be strictly increasing (it is replayed on load).
-    // One that is not a regular file is already a finding (from the load), with no entries.
     let epoch_regular = !log.not_regular_files().iter().any(|n| n.path == epoch_path);
-    // One that does not read is a finding of the load (`load_problems`), with no entries.
     let (raw, epoch_lines): (Vec<(i32, i64)>, Vec<checkpoint::LinePlace>) = if epoch_regular {
         checkpoint::read_epoch_checkpoint_lines(&epoch_path).unwrap_or_default().into_iter().unzip()
     } else {
@@ -599,205 +704,200 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
             );
         }
     }
-    let mut previous_last: Option<i64> = None;
-    let mut header_digest = std::hash::DefaultHasher::new();
-    let mut mismatch: Option<StampMismatch> = None;
-    let mut stamped_epochs = std::collections::BTreeSet::new();
-    let segments = log.segments();
-    let mut previous_segment_end: Option<i64> = None;
-    // After an unclean stop Kafka recovers every segment from the one holding the recovery
-    // point (`LogLoader.recoverLog`: `segments.values(recoveryPoint, Long.MAX_VALUE)`), and
-    // recovering a segment rebuilds its indexes: what is wrong in them then costs nothing.
-    let recovery_point = marks.recovery_point.value;
-    let first_recovered = segments.iter().rposition(|s| s.base_offset <= recovery_point).unwrap_or(0);
-    for (si, seg) in segments.iter().enumerate() {
-        let path = seg.log_path();
-        let bytes = seg.read_log()?;
-        bytes_before_segment = report_counts.2;
-        report_counts.2 += bytes.len() as u64;
-        if let Some(end) = previous_segment_end.filter(|e| seg.base_offset > *e) {
-            let what = format!(
-                "segment starts at offset {} but the previous segment ends at {end}: offsets {end} to {} are missing",
-                seg.base_offset,
-                seg.base_offset - 1
+}
+
+/// A segment that starts past where the previous one ends: a finding on a topic known not to
+/// be compacted, else a note.
+fn offset_gap(
+    path: &Path,
+    base_offset: i64,
+    end: i64,
+    known_not_compacted: bool,
+    c: &mut Findings,
+    notes: &mut Vec<String>,
+) {
+    let what = format!(
+        "segment starts at offset {base_offset} but the previous segment ends at {end}: offsets {end} to {} are missing",
+        base_offset - 1
+    );
+    // The log cleaner leaves such holes in a compacted topic and Kafka never flags them; a
+    // topic known not to be compacted (one klog made: klog never compacts) gets one only from
+    // a split of an overflowed segment or a recovery that died.
+    if known_not_compacted {
+        c.add(path, 0, Some(base_offset), what);
+    } else {
+        notes.push(format!("{}: {what} (compaction leaves such gaps)", path.display()));
+    }
+}
+
+/// Where a batch sits: its segment's file and base offset, and the next segment's base.
+struct SegmentPlace<'p> {
+    path: &'p Path,
+    base_offset: i64,
+    next_base_offset: Option<i64>,
+}
+
+/// What the walk over the batches carries from one batch to the next.
+#[derive(Default)]
+struct Walk {
+    previous_last: Option<i64>,
+    header_digest: std::hash::DefaultHasher,
+    mismatch: Option<StampMismatch>,
+    stamped_epochs: std::collections::BTreeSet<i32>,
+    batches: u64,
+    records: u64,
+    bytes: u64,
+}
+
+impl Walk {
+    /// One batch, in log order, with its verdict from the parallel judging.
+    #[allow(clippy::too_many_arguments)]
+    fn on_batch(
+        &mut self,
+        place: &SegmentPlace<'_>,
+        batch: &RawBatch<'_>,
+        verdict: Verdict,
+        first_in_segment: bool,
+        cache: &EpochCache,
+        c: &mut Findings,
+        notes: &mut Vec<String>,
+    ) {
+        let path = place.path;
+        std::hash::Hasher::write(&mut self.header_digest, &batch.bytes[..batch.bytes.len().min(61)]);
+        self.batches += 1;
+        let (base, last) = (verdict.first_offset, batch.last_offset());
+        let magic = batch.magic();
+        if magic > 2 && verdict.defect.is_none() {
+            notes.push(format!(
+                "{} position {}: magic {magic}, which Kafka reads as v2 (the byte is outside the CRC, so a bit flip \
+                 there goes unnoticed): it keeps and serves this batch",
+                path.display(),
+                batch.position
+            ));
+        }
+        if !verdict.known_magic {
+            c.add(
+                path,
+                batch.position,
+                Some(base),
+                format!("unknown magic value {magic} (expected 0, 1 or 2): the batch cannot be read"),
             );
-            // The log cleaner leaves such holes in a compacted topic and Kafka never flags
-            // them; a topic known not to be compacted (one klog made: klog never compacts)
-            // gets one only from a split of an overflowed segment or a recovery that died.
-            if marks.known_not_compacted {
-                c.add(&path, 0, Some(seg.base_offset), what);
-            } else {
-                notes.push(format!("{}: {what} (compaction leaves such gaps)", path.display()));
-            }
+        } else if let Some(d) = verdict.defect {
+            c.add(path, batch.position, Some(base), format!("invalid batch: {}", d.what));
         }
-        let mut segment_end = seg.base_offset;
-        let mut index_findings = Findings(Vec::new());
-        let indexes = SegmentIndexes::read(seg, &mut index_findings)?;
-        let mut join = IndexJoin::new(&bytes, &indexes.offsets, &indexes.times);
-        let mut iter = BatchIter::new(&bytes);
-        let mut first = true;
-        let mut released = 0;
-        // The batches in chunks whose CRCs and records are judged on both cores, then walked
-        // in order for what depends on the batches before.
-        let work = |&(start, end): &(usize, usize), verdicts: &mut Vec<Verdict>| -> Result<()> {
-            verdicts.clear();
-            verdicts.extend(BatchIter::starting_at(&bytes[..end], start).map(|b| judge(&b)));
-            Ok(())
-        };
-        crate::work_share::in_order(iter.chunks(JUDGE_CHUNK_BYTES), &work, |&(start, end), verdicts| {
-            for (batch, verdict) in BatchIter::starting_at(&bytes[..end], start).zip(verdicts.drain(..)) {
-                bytes.release_before(batch.position as usize, &mut released);
-                std::hash::Hasher::write(&mut header_digest, &batch.bytes[..batch.bytes.len().min(61)]);
-                report_counts.0 += 1;
-                progress(bytes_before_segment + batch.position, total_bytes);
-                let (base, last) = (verdict.first_offset, batch.last_offset());
-                let magic = batch.magic();
-                if magic > 2 && verdict.defect.is_none() {
-                    notes.push(format!(
-                        "{} position {}: magic {magic}, which Kafka reads as v2 (the byte is outside the CRC, so a \
-                         bit flip there goes unnoticed): it keeps and serves this batch",
-                        path.display(),
-                        batch.position
-                    ));
-                }
-                if !verdict.known_magic {
+        for rule in batch_rules(place.base_offset, base, last, self.previous_last) {
+            // A batch below the segment's base after the first one also goes backwards: say it
+            // once.
+            if matches!(rule, BatchRule::BelowSegmentBase { .. }) && !first_in_segment {
+                continue;
+            }
+            c.add(path, batch.position, Some(base), rule.describe(place.base_offset));
+        }
+        self.previous_last = Some(last.max(self.previous_last.unwrap_or(i64::MIN)));
+        if let Some(next) = place.next_base_offset.filter(|n| last >= *n) {
+            c.add(
+                path,
+                batch.position,
+                Some(base),
+                format!("batch ends at offset {last}, inside the next segment (base {next})"),
+            );
+        }
+        match verdict.records {
+            Records::NotRead => {}
+            Records::Decoded { count, out_of_order } => {
+                self.records += count;
+                if let Some(offset) = out_of_order {
                     c.add(
-                        &path,
+                        path,
                         batch.position,
-                        Some(base),
-                        format!("unknown magic value {magic} (expected 0, 1 or 2): the batch cannot be read"),
-                    );
-                } else if let Some(d) = verdict.defect {
-                    c.add(&path, batch.position, Some(base), format!("invalid batch: {}", d.what));
-                }
-                for rule in batch_rules(seg.base_offset, base, last, previous_last) {
-                    // A batch below the segment's base after the first one also goes backwards:
-                    // say it once.
-                    if matches!(rule, BatchRule::BelowSegmentBase { .. }) && !first {
-                        continue;
-                    }
-                    c.add(&path, batch.position, Some(base), rule.describe(seg.base_offset));
-                }
-                first = false;
-                previous_last = Some(last.max(previous_last.unwrap_or(i64::MIN)));
-                if si + 1 < segments.len() && last >= segments[si + 1].base_offset {
-                    c.add(
-                        &path,
-                        batch.position,
-                        Some(base),
-                        format!(
-                            "batch ends at offset {last}, inside the next segment (base {})",
-                            segments[si + 1].base_offset
-                        ),
+                        Some(offset),
+                        format!("record offset {offset} is out of order or outside its batch {base} to {last}"),
                     );
                 }
-                match verdict.records {
-                    Records::NotRead => {}
-                    Records::Decoded { count, out_of_order } => {
-                        report_counts.1 += count;
-                        if let Some(offset) = out_of_order {
-                            c.add(
-                                &path,
-                                batch.position,
-                                Some(offset),
-                                format!("record offset {offset} is out of order or outside its batch {base} to {last}"),
-                            );
-                        }
-                    }
-                    Records::Undecodable(e) => {
-                        c.add(&path, batch.position, Some(base), format!("records do not decode: {e}"))
-                    }
-                }
-                let stamp = batch.partition_leader_epoch();
-                if batch.magic() >= 2 && stamp >= 0 && !cache.is_empty() {
-                    stamped_epochs.insert(stamp);
-                    let cached = cache.epoch_for_offset(base);
-                    if cached != Some(stamp) {
-                        match &mut mismatch {
-                            Some(m) if m.stamp == stamp && m.cached == cached => m.last = last,
-                            _ => {
-                                StampMismatch::flush(mismatch.take(), &mut c);
-                                mismatch = Some(StampMismatch {
-                                    stamp,
-                                    cached,
-                                    first: base,
-                                    last,
-                                    path: path.clone(),
-                                    position: batch.position,
-                                });
-                            }
-                        }
-                    } else {
-                        StampMismatch::flush(mismatch.take(), &mut c);
-                    }
-                }
-                join.on_batch(&batch);
-                segment_end = segment_end.max(batch.next_offset());
             }
-            Ok(())
-        })?;
-        previous_segment_end = Some(segment_end);
-        match iter.stop() {
-            Some(ScanStop::Partial { position, len }) => {
-                c.add(&path, *position, None, format!("{len} trailing bytes do not hold a whole batch (torn write)"))
-            }
-            Some(ScanStop::BadSize { position, size }) => {
-                c.add(&path, *position, None, format!("batch size field is {size}, expected at least 14"))
-            }
-            _ => {}
+            Records::Undecodable(e) => c.add(path, batch.position, Some(base), format!("records do not decode: {e}")),
         }
-        let (offset_checks, time_checks) = join.finish();
-        index_findings.0.extend(index_entry_findings(
-            &indexes.index_path,
-            &indexes.time_path,
-            &indexes.offsets,
-            &offset_checks,
-            &indexes.times,
-            &time_checks,
-        ));
-        let rebuilt = unclean_stop && si >= first_recovered;
-        for (path, (entries, zeros)) in [&indexes.index_path, &indexes.time_path].into_iter().zip(indexes.zero_tails) {
-            let here: Vec<&Finding> = index_findings.0.iter().filter(|f| &f.path == path).collect();
-            let zero_entries = match (zeros, entries) {
-                (0, _) => None,
-                (z, n) if z == n => Some(format!("all {n} of its entries are zeros")),
-                (z, n) => Some(format!("the last {z} of its {n} entries are zeros")),
-            };
-            let preallocated = zero_entries.as_ref().map_or(String::new(), |z| {
-                format!(
-                    "; {z}: an index preallocated for an active segment and never trimmed (its broker did not close \
-                     the segment)"
-                )
-            });
-            if rebuilt && !here.is_empty() {
-                let more = match here.len() {
-                    1 => String::new(),
-                    n => format!(" and {} more", n - 1),
-                };
-                notes.push(format!(
-                    "{}: {}{more}{preallocated}. Kafka rebuilds this segment's indexes when it loads the dir: it was \
-                     not shut down cleanly and the segment is at or past the recovery point {recovery_point}",
-                    path.display(),
-                    here[0].what,
-                ));
-            } else if let Some(z) = zero_entries.filter(|_| !here.is_empty()) {
-                notes.push(format!(
-                    "{}: {z}, an index preallocated for an active segment and never trimmed: Kafka trims it when it \
-                     closes the segment, and after a clean shutdown loads it as it is",
-                    path.display(),
-                ));
-            }
+        self.stamp(path, batch, base, last, cache, c);
+    }
+
+    /// The batch's leader-epoch stamp against the epoch cache: runs of disagreeing batches are
+    /// one finding each.
+    fn stamp(&mut self, path: &Path, batch: &RawBatch<'_>, base: i64, last: i64, cache: &EpochCache, c: &mut Findings) {
+        let stamp = batch.partition_leader_epoch();
+        if batch.magic() < 2 || stamp < 0 || cache.is_empty() {
+            return;
         }
-        if !rebuilt {
-            c.0.extend(index_findings.0);
+        self.stamped_epochs.insert(stamp);
+        let cached = cache.epoch_for_offset(base);
+        if cached == Some(stamp) {
+            StampMismatch::flush(self.mismatch.take(), c);
+            return;
+        }
+        match &mut self.mismatch {
+            Some(m) if m.stamp == stamp && m.cached == cached => m.last = last,
+            _ => {
+                StampMismatch::flush(self.mismatch.take(), c);
+                self.mismatch = Some(StampMismatch {
+                    stamp,
+                    cached,
+                    first: base,
+                    last,
+                    path: path.to_path_buf(),
+                    position: batch.position,
+                });
+            }
         }
     }
-    StampMismatch::flush(mismatch.take(), &mut c);
-    let leo = log.log_end_offset();
-    // Producer snapshots past the log end describe state that no longer exists; Kafka's
-    // loader deletes them (`LogLoader.load`, `ProducerStateManager.truncateAndReload`).
-    // After an unclean stop that is expected (a load snapshots at the log end; the bytes up to
-    // it need not have reached the disk): a note. After a clean one it is a finding.
+}
+
+/// Notes on a segment's index findings: all of them when Kafka rebuilds the segment's indexes
+/// on load (`rebuilt_from`: the recovery point of an unclean stop), or a zero-filled tail
+/// (preallocated, never trimmed) that a clean load keeps as it is.
+fn index_notes(
+    indexes: &SegmentIndexes,
+    index_findings: &Findings,
+    rebuilt_from: Option<i64>,
+    notes: &mut Vec<String>,
+) {
+    for (path, (entries, zeros)) in [&indexes.index_path, &indexes.time_path].into_iter().zip(indexes.zero_tails) {
+        let here: Vec<&Finding> = index_findings.0.iter().filter(|f| &f.path == path).collect();
+        let zero_entries = match (zeros, entries) {
+            (0, _) => None,
+            (z, n) if z == n => Some(format!("all {n} of its entries are zeros")),
+            (z, n) => Some(format!("the last {z} of its {n} entries are zeros")),
+        };
+        let preallocated = zero_entries.as_ref().map_or(String::new(), |z| {
+            format!(
+                "; {z}: an index preallocated for an active segment and never trimmed (its broker did not close the \
+                 segment)"
+            )
+        });
+        if let Some(recovery_point) = rebuilt_from.filter(|_| !here.is_empty()) {
+            let more = match here.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            notes.push(format!(
+                "{}: {}{more}{preallocated}. Kafka rebuilds this segment's indexes when it loads the dir: it was not \
+                 shut down cleanly and the segment is at or past the recovery point {recovery_point}",
+                path.display(),
+                here[0].what,
+            ));
+        } else if let Some(z) = zero_entries.filter(|_| !here.is_empty()) {
+            notes.push(format!(
+                "{}: {z}, an index preallocated for an active segment and never trimmed: Kafka trims it when it \
+                 closes the segment, and after a clean shutdown loads it as it is",
+                path.display(),
+            ));
+        }
+    }
+}
+
+/// Producer snapshots past the log end describe state that no longer exists; Kafka's loader
+/// deletes them (`LogLoader.load`, `ProducerStateManager.truncateAndReload`). After an unclean
+/// stop that is expected (a load snapshots at the log end; the bytes up to it need not have
+/// reached the disk): a note. After a clean one it is a finding.
+fn snapshot_findings(log: &Log, leo: i64, unclean_stop: bool, c: &mut Findings, notes: &mut Vec<String>) -> Result<()> {
     for (path, offset) in snapshot_files(log.dir())? {
         if offset > leo && unclean_stop {
             notes.push(format!(
@@ -814,7 +914,12 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
             );
         }
     }
-    if cache.is_empty() && report_counts.0 > 0 {
+    Ok(())
+}
+
+/// The epoch cache against the log: empty, entries past the log end, epochs no batch carries.
+fn epoch_cache_notes(cache: &EpochCache, leo: i64, walk: &Walk, notes: &mut Vec<String>) {
+    if cache.is_empty() && walk.batches > 0 {
         notes.push("the epoch cache is empty: Kafka rebuilds it only for segments it recovers".into());
     }
     for e in cache.entries() {
@@ -823,17 +928,24 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
                 "epoch cache entry ({} {}) starts past the log end {leo}; Kafka drops it on load",
                 e.leader_epoch, e.start_offset
             ));
-        } else if e.start_offset < leo && !stamped_epochs.contains(&e.leader_epoch) && !stamped_epochs.is_empty() {
+        } else if e.start_offset < leo
+            && !walk.stamped_epochs.contains(&e.leader_epoch)
+            && !walk.stamped_epochs.is_empty()
+        {
             notes.push(format!(
                 "epoch {} (from offset {}) has no batch stamped with it (compacted away or never written)",
                 e.leader_epoch, e.start_offset
             ));
         }
     }
+}
+
+/// The high watermark and recovery point checkpoints against the log end.
+fn checkpoint_findings(marks: &ReplicaMarks, leo: i64, tail_is_clean: bool, c: &mut Findings, notes: &mut Vec<String>) {
     let (hw, rp) = (&marks.high_watermark, &marks.recovery_point);
     // The LEO counts valid batches only. When bytes past it are damaged (reported above),
     // checkpoints above it are a consequence of that damage, not data gone missing.
-    let tail_damaged = !log.tail_is_clean();
+    let tail_damaged = !tail_is_clean;
     if tail_damaged && (hw.value > leo || rp.value > leo) {
         notes.push(format!(
             "the high watermark ({}) or recovery point ({}) is above the log end offset {leo} of the valid \
@@ -874,15 +986,6 @@ pub fn verify_log(log: &Log, marks: ReplicaMarks, progress: &mut dyn FnMut(u64, 
             "not shut down cleanly: a broker (or any mutating klog command) would run local recovery first".into(),
         );
     }
-    Ok(LogVerification {
-        findings: c.0,
-        notes,
-        segment_count: segments.len(),
-        batch_count: report_counts.0,
-        record_count: report_counts.1,
-        bytes_checked: report_counts.2,
-        header_digest: std::hash::Hasher::finish(&header_digest),
-    })
 }
 
 /// The `<offset>.snapshot` files of a partition dir.
