@@ -17,7 +17,7 @@
 //! acknowledged records the final leader lacks must be the ones the model's final leader lacks.
 //!
 //! ZooKeeper mode (`Target::ZK`: 3.9.1, 2.8.2, 2.1.1, 2.0.1, 2.0.0, 1.1.1, 0.11.0.3, 0.10.2.2;
-//! `zk_cluster.rs`) runs the same walks against the model's ZooKeeper controller
+//! `zk_brokers.rs`) runs the same walks against the model's ZooKeeper controller
 //! ([`Controller::Zk`]): the controller's record is its ZooKeeper znode (leader, leader epoch,
 //! ISR; no ELR to compare), the topic's `unclean.leader.election.enable` is drawn per walk (the
 //! controller then elects uncleanly on its own; no admin election is drawn), and every change
@@ -61,9 +61,9 @@
 //! replays (it says so when there is none). Needs the Kafka oracle's classpath and each
 //! release's (and kafka-python for ZooKeeper mode); fails under `KLOG_CI` without them.
 
-use crate::cluster::Cluster;
-use crate::real_cluster::{isr, leader, power_cut, records, Seq};
-use crate::zk_cluster::{Brokers, ZkCluster};
+use crate::kraft_brokers::Cluster;
+use crate::real_failovers::{isr, leader, power_cut, records, Seq};
+use crate::zk_brokers::{Brokers, ZkCluster};
 use replica_lab::explore::model::{Action, Config, Controller, State, Violation, MAX_RECORDS};
 use replica_lab::replication::release::{BelowFirstEpoch, Release, Rules, SameLeaderNewEpoch};
 use serde_json::{json, Value};
@@ -129,7 +129,7 @@ impl Step {
 pub(crate) struct Target {
     pub(crate) release: &'static str,
     pub(crate) elr: bool,
-    /// ZooKeeper mode (`zk_cluster.rs`, the model's [`Controller::Zk`]); KRaft otherwise.
+    /// ZooKeeper mode (`zk_brokers.rs`, the model's [`Controller::Zk`]); KRaft otherwise.
     pub(crate) zk: bool,
 }
 
@@ -742,7 +742,7 @@ impl Run<'_> {
             let copy = self.seq.path(&format!("step{at}-b{n}"));
             self.c.copy(n, &copy);
             let held = records(&copy, &self.seq.topic);
-            let (_, hw) = crate::real_cluster::log_end(&copy, &self.seq.topic);
+            let (_, hw) = crate::real_failovers::log_end(&copy, &self.seq.topic);
             let _ = std::fs::remove_dir_all(&copy);
             let node = &self.model.nodes[n - 1];
             let model_log: Vec<(String, i64)> = node

@@ -226,3 +226,19 @@ pub fn real_kraft_pair(lab: &Lab, real: &Path) -> (PathBuf, PathBuf) {
     std::fs::write(f.join("meta.properties"), props).unwrap();
     (l, f)
 }
+
+/// A replica `b` with two epochs and a segment roll: 400-byte segments, an index entry every
+/// 100 bytes, records with a key, headers (one null) and timestamps.
+pub fn two_epoch_replica(lab: &Lab) -> PathBuf {
+    let b = lab.create("b", 2, &["--segment-bytes", "400", "--index-interval-bytes", "100"]);
+    ok(&["elect", s(&b), "--epoch", "3"]);
+    ok(&["append", s(&b), "m0", "m1", "--key", "k", "--header", "h=v", "--header", "nullh", "--timestamp", "1000"]);
+    for i in 2..6 {
+        ok(&["append", s(&b), &format!("m{i}"), "--timestamp", &format!("{}", 1000 + i)]);
+    }
+    ok(&["elect", s(&b)]);
+    for i in 6..12 {
+        ok(&["append", s(&b), &format!("m{i}"), "--timestamp", &format!("{}", 2000 + i)]);
+    }
+    b
+}
