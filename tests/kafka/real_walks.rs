@@ -53,7 +53,7 @@
 //! model (`search_rule_walks`, ignored) over every walk of up to 9 steps (min ISR 1 and 2,
 //! unclean on and off) finds none on 2.0.0.
 //!
-//! `cargo test` runs a fixed-seed subset (`walks_agree_on_real_kraft_brokers`,
+//! `cargo test --test kafka` runs a fixed-seed subset (`walks_agree_on_real_kraft_brokers`,
 //! `walks_agree_on_real_zookeeper_brokers`). The long run is `scripts/real-walks` (the ignored
 //! test `long_run`, set by `KLOG_WALKS_*`): per release walks, steps and `N of M` agreement, and
 //! with `KLOG_WALKS_MINIMIZE=1` each disagreeing walk is cut to the shortest walk that still
@@ -1232,7 +1232,7 @@ fn the_minimizer_keeps_only_the_steps_the_disagreement_needs() {
     assert_eq!((same.steps.len(), why.as_str()), (3, "agreed when re-run (timing)"));
 }
 
-/// The fixed-seed subset `cargo test` runs: (target, first seed, walks, steps). One short walk
+/// The fixed-seed subset `cargo test --test kafka` runs: (target, first seed, walks, steps). One short walk
 /// per release (a cluster start is 15-35 s, a step about 5 s), about 4 minutes in all; the long
 /// run is `scripts/real-walks`. 4.4.0 with ELR off is left to the long run: its model (the 4.x
 /// controller without ELR) is the one 4.0.2 and 3.9.1 walk here.
