@@ -1,7 +1,7 @@
 // A capture's every frame as Chromium shows it: each frame's cells (their data attributes), its
 // narration, its code panels, whether it is wider than the page; the slider's keys; a question
 // answered in the page; what each question frame shows before its reveal. Prints one JSON
-// object; tests/cli/capture.rs judges it.
+// object; tests/browser/capture.rs judges it.
 // Usage: node capture.mjs SHOTS_DIR WIDTH FILE.html...   (every frame, screenshots, keys)
 //        node capture.mjs --asked FILE.html...            (the question frames only)
 import { browser } from './lib.mjs';

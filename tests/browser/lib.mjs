@@ -1,5 +1,5 @@
 // Shared by the browser tests: Debian's Chromium driven by playwright-core, nothing downloaded.
-// Each test script is run by tests/cli/browser.rs as `node tests/browser/<name>.mjs ARGS...`;
+// Each test script is run by tests/browser/main.rs (cargo test --test browser) as `node tests/browser/<name>.mjs ARGS...`;
 // it prints one JSON object on stdout (what the page showed) and the Rust test judges it.
 import { chromium } from 'playwright-core';
 

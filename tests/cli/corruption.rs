@@ -21,7 +21,7 @@
 //! change the seed and the count to explore further. A failure prints the case's seed, file and
 //! damage, the command that failed, and how to run that case alone.
 
-use super::common::{json_lines, klog, ok, s, snapshot, Lab};
+use super::common::{json_lines, klog, ok, ran, s, snapshot, Lab, Ran};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -223,14 +223,9 @@ struct Run {
 }
 
 fn run(args: &[&str]) -> Run {
-    let out = klog().args(args).timeout(COMMAND_TIMEOUT).output().expect("run klog");
-    Run {
-        args: args.join(" "),
-        // A kill by the timeout has no exit code.
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    // A kill by the timeout has no exit code: -1.
+    let Ran { code, stdout, stderr } = ran(klog().args(args).timeout(COMMAND_TIMEOUT));
+    Run { args: args.join(" "), code, stdout, stderr }
 }
 
 /// Build a replica the cases start from: segments of at most 400 bytes (three of them),

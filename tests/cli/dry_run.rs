@@ -31,22 +31,6 @@ impl Rng {
     }
 }
 
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[String]) -> Out {
-    let o = klog().args(args).output().expect("klog runs");
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
 fn args(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|p| p.to_string()).collect()
 }
@@ -67,7 +51,7 @@ fn without_dry_run(stdout: &str) -> Vec<serde_json::Value> {
 }
 
 /// The dry run's and the run's answers are one answer.
-fn assert_same_answer(dry: &Out, real: &Out, case: &str) {
+fn assert_same_answer(dry: &Ran, real: &Ran, case: &str) {
     assert_eq!(
         dry.code,
         real.code,

@@ -57,17 +57,11 @@ fn controls(bytes: &[u8]) -> Vec<String> {
         .collect()
 }
 
-fn run(args: &[&str]) -> (i32, Vec<u8>, Vec<u8>) {
-    let o = klog().args(args).output().unwrap();
-    (o.status.code().unwrap_or(-1), o.stdout, o.stderr)
-}
-
 fn assert_clean(args: &[&str], want_code: i32) -> (String, String) {
-    let (c, out, err) = run(args);
-    let (o, e) = (String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned());
-    assert_eq!(c, want_code, "{args:?}\nstdout: {o:?}\nstderr: {e:?}");
-    assert!(controls(&out).is_empty(), "{args:?}: stdout carries {:?}: {o:?}", controls(&out));
-    assert!(controls(&err).is_empty(), "{args:?}: stderr carries {:?}: {e:?}", controls(&err));
+    let Ran { code, stdout: o, stderr: e } = run(args);
+    assert_eq!(code, want_code, "{args:?}\nstdout: {o:?}\nstderr: {e:?}");
+    assert!(controls(o.as_bytes()).is_empty(), "{args:?}: stdout carries {:?}: {o:?}", controls(o.as_bytes()));
+    assert!(controls(e.as_bytes()).is_empty(), "{args:?}: stderr carries {:?}: {e:?}", controls(e.as_bytes()));
     (o, e)
 }
 

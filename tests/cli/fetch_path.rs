@@ -31,14 +31,10 @@ fn append(dir: &Path, values: &[&str]) {
 fn fetch(leader: &Path, follower: &Path, extra: &[&str]) -> (i32, Vec<Value>) {
     let mut args = vec!["fetch", "--leader", s(leader), s(follower), "--json"];
     args.extend_from_slice(extra);
-    let out = klog().args(&args).output().unwrap();
-    let c = out.status.code().unwrap();
-    assert!(c == 0 || c == 1, "fetch exit {c}: {}", String::from_utf8_lossy(&out.stderr));
-    let rounds = json_lines(&String::from_utf8(out.stdout).unwrap())
-        .into_iter()
-        .filter(|v| v["type"] == "fetch_round")
-        .collect();
-    (c, rounds)
+    let r = run(&args);
+    assert!(r.code == 0 || r.code == 1, "fetch exit {}: {}", r.code, r.stderr);
+    let rounds = json_lines(&r.stdout).into_iter().filter(|v| v["type"] == "fetch_round").collect();
+    (r.code, rounds)
 }
 
 fn hw(dir: &Path) -> i64 {

@@ -359,45 +359,6 @@ fn every_codec_round_trips_through_append_dump_and_check() {
     }
 }
 
-/// kafka-python's record reader (`kafka.record`) over a klog-written segment.
-const KAFKA_PYTHON_READER: &str = r#"
-import sys
-from kafka.record import MemoryRecords
-data = open(sys.argv[1], "rb").read()
-records = MemoryRecords(data)
-while records.has_next():
-    batch = records.next_batch()
-    batch.validate_crc() or sys.exit("bad crc at offset %d" % batch.base_offset)
-    for r in batch:
-        print("%d %d %s %s" % (r.offset, batch.compression_type, r.key.decode(), r.value.decode()))
-"#;
-
-#[test]
-fn kafka_python_reads_klog_compressed_segments() {
-    if !python_module("kafka") {
-        return;
-    }
-    let lab = Lab::new();
-    for (code, codec) in CODECS.iter().enumerate() {
-        let code = code + 1;
-        let module = ["gzip", "snappy", "lz4.frame", "zstandard"][code - 1];
-        if !python_module(module) {
-            continue;
-        }
-        let d = leader(&lab, codec);
-        let values: Vec<String> = (0..20).map(|i| format!("v{i}-{}", "y".repeat(i * 7))).collect();
-        let mut args = vec!["append", s(&d), "--compression", codec, "--key", "kk", "--records-per-batch", "7"];
-        args.extend(values.iter().map(String::as_str));
-        ok(&args);
-        let out =
-            std::process::Command::new("python3").args(["-c", KAFKA_PYTHON_READER, s(&segment(&d))]).output().unwrap();
-        assert!(out.status.success(), "{codec}: {}", String::from_utf8_lossy(&out.stderr));
-        let got: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
-        let want: Vec<String> = values.iter().enumerate().map(|(i, v)| format!("{i} {code} kk {v}")).collect();
-        assert_eq!(got, want, "{codec}");
-    }
-}
-
 // ------------------------------------------------------------------------------------------
 // Damage: findings with path and position, exit 1, never a panic.
 

@@ -106,12 +106,9 @@ fn resolve(args: &[&str], root: &Path) -> Vec<String> {
 
 /// Run klog with `KLOG_FAULT` set: (exit code, stdout, stderr).
 fn run_with_fault(args: &[String], spec: &str) -> (i32, String, String) {
-    let out = klog().args(args).env("KLOG_FAULT", spec).output().expect("run klog");
-    (
-        out.status.code().expect("an exit code, not a signal"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = ran(klog().args(args).env("KLOG_FAULT", spec));
+    assert_ne!(r.code, -1, "an exit code, not a signal: {}", r.stderr);
+    (r.code, r.stdout, r.stderr)
 }
 
 /// One traced step: its op and its path(s) relative to the scenario's root.

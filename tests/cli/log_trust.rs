@@ -31,8 +31,8 @@ fn append_bytes(path: &Path, bytes: &[u8]) {
 
 /// `klog check` exit code and stdout.
 fn check(dir: &Path) -> (i32, String) {
-    let out = klog().args(["check", s(dir)]).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+    let r = run(&["check", s(dir)]);
+    (r.code, r.stdout)
 }
 
 #[test]

@@ -9,16 +9,6 @@ use std::path::{Path, PathBuf};
 
 const MODES: [&str; 3] = ["hw", "kip101", "kip279"];
 
-/// Run klog with `args` whatever its exit: (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = klog().args(args).output().expect("run klog");
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// An expected log: (offset, epoch, value).
 fn log(entries: &[(i64, i64, &str)]) -> Vec<(i64, i64, String)> {
     entries.iter().map(|(o, e, v)| (*o, *e, v.to_string())).collect()
@@ -69,7 +59,7 @@ fn fetch_as(mode: Option<&str>, leader: &Path, follower: &Path, rounds: u32, flu
     if let Some(m) = mode {
         args.extend(["--mode", m]);
     }
-    let (c, out, err) = run(&args);
+    let Ran { code: c, stdout: out, stderr: err } = run(&args);
     assert!(c == 0 || c == 1, "fetch exit {c}: {err}");
     (c, json_lines(&out).into_iter().filter(|v| v["type"] == "fetch_round").collect())
 }
@@ -110,7 +100,7 @@ fn class_at(report: &Value, offset: i64) -> &str {
 
 /// `diff A B --json`: exit code and document.
 fn diff(a: &Path, b: &Path) -> (i32, Value) {
-    let (c, out, err) = run(&["diff", s(a), s(b), "--json"]);
+    let Ran { code: c, stdout: out, stderr: err } = run(&["diff", s(a), s(b), "--json"]);
     assert!(c == 0 || c == 1, "diff exit {c}: {err}");
     (c, serde_json::from_str(&out).expect("diff JSON"))
 }
@@ -526,7 +516,7 @@ fn leader_epoch_is_the_controllers_epoch_stamped_at_the_leaders_log_end() {
 /// Run `args`, expect exit 2 and every byte under the lab unchanged; return stderr.
 fn refused(lab: &Lab, args: &[&str]) -> String {
     let before = snapshot(lab.dir.path());
-    let (c, out, err) = run(args);
+    let Ran { code: c, stdout: out, stderr: err } = run(args);
     assert_eq!(c, 2, "{args:?}: expected exit 2, got {c}\nstdout: {out}\nstderr: {err}");
     assert!(snapshot(lab.dir.path()) == before, "{args:?} changed a dir");
     err
@@ -763,7 +753,7 @@ fn truncation_cuts_at_a_batch_boundary_so_a_batch_straddling_the_target_goes_who
     assert_eq!(counts(&report), (3, 4, 0, 0, 0, 0));
     assert_eq!(records(&b), log(&[(0, 0, "x0"), (1, 0, "x1"), (2, 0, "x2")]));
     assert_eq!((leo(&b), hw(&b)), (3, 3), "the HW is clamped to the new LEO");
-    assert_eq!(run(&["check", s(&b)]).0, 0);
+    assert_eq!(run(&["check", s(&b)]).code, 0);
     fetch_ok(&a, &b, 3);
     assert_eq!(records(&b), records(&a));
 }

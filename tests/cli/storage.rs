@@ -15,22 +15,6 @@ fn segment_logs(b: &std::path::Path) -> Vec<String> {
     logs
 }
 
-/// A replica with two epochs and a segment roll: 400-byte segments, an index entry every
-/// 100 bytes.
-fn two_epoch_replica(lab: &Lab) -> std::path::PathBuf {
-    let b = lab.create("b", 2, &["--segment-bytes", "400", "--index-interval-bytes", "100"]);
-    ok(&["elect", s(&b), "--epoch", "3"]);
-    ok(&["append", s(&b), "m0", "m1", "--key", "k", "--header", "h=v", "--header", "nullh", "--timestamp", "1000"]);
-    for i in 2..6 {
-        ok(&["append", s(&b), &format!("m{i}"), "--timestamp", &format!("{}", 1000 + i)]);
-    }
-    ok(&["elect", s(&b)]);
-    for i in 6..12 {
-        ok(&["append", s(&b), &format!("m{i}"), "--timestamp", &format!("{}", 2000 + i)]);
-    }
-    b
-}
-
 #[test]
 fn dump_json_reads_back_everything_appended_across_epochs_and_segments() {
     let lab = Lab::new();
@@ -350,55 +334,6 @@ fn a_segment_rolls_when_its_time_index_is_full() {
     assert_eq!(fs::metadata(b.join("demo-0/00000000000000000000.timeindex")).unwrap().len(), 24);
     ok(&["check", s(&b)]);
     code(&["create", s(&lab.path("tiny")), "--segment-index-bytes", "8"], 2);
-}
-
-/// An independent reader: kafka-python's record-batch code reads every segment klog wrote
-/// (CRC, offsets, leader epochs, timestamps, keys, values, null values, headers).
-const KAFKA_PYTHON_DUMP: &str = r#"
-import sys, json
-from kafka.record import MemoryRecords
-for path in sys.argv[1:]:
-    records = MemoryRecords(open(path, "rb").read())
-    while records.has_next():
-        batch = records.next_batch()
-        if not batch.validate_crc():
-            sys.exit("bad crc at offset %d" % batch.base_offset)
-        for r in batch:
-            print(json.dumps([r.offset, batch.leader_epoch,
-                              r.timestamp, None if r.key is None else r.key.decode(),
-                              None if r.value is None else r.value.decode(),
-                              [[k, None if v is None else v.decode()] for k, v in r.headers]]))
-"#;
-
-#[test]
-fn kafka_python_reads_every_segment_klog_writes() {
-    if !python_module("kafka") {
-        return;
-    }
-    let lab = Lab::new();
-    let b = two_epoch_replica(&lab);
-    let mut logs: Vec<_> = fs::read_dir(b.join("demo-0"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    logs.sort();
-    let out = std::process::Command::new("python3").arg("-c").arg(KAFKA_PYTHON_DUMP).args(&logs).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let theirs: Vec<serde_json::Value> = json_lines(&String::from_utf8(out.stdout).unwrap());
-    let ours: Vec<_> =
-        json_lines(&ok(&["dump", s(&b), "--json"])).into_iter().filter(|v| v["type"] == "record").collect();
-    assert_eq!(theirs.len(), ours.len());
-    for (t, o) in theirs.iter().zip(&ours) {
-        assert_eq!(t[0], o["offset"]);
-        assert_eq!(t[1], o["leader_epoch"]);
-        assert_eq!(t[2], o["timestamp"]);
-        assert_eq!(t[3], o["key"]);
-        assert_eq!(t[4], o["value"]);
-        let headers: Vec<serde_json::Value> =
-            o["headers"].as_array().unwrap().iter().map(|h| serde_json::json!([h["key"], h["value"]])).collect();
-        assert_eq!(t[5], serde_json::Value::Array(headers));
-    }
 }
 
 #[test]

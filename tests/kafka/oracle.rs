@@ -16,7 +16,7 @@ use std::process::Command;
 pub const KAFKA_VERSION: &str = "4.4.0";
 
 /// Build the oracle once per test run if it is not built and Maven is here (`.ci/run` builds it
-/// first; this makes a plain `cargo test` on a machine with Java and Maven run the comparisons
+/// first; this makes `cargo test --test kafka` on a machine with Java and Maven run the comparisons
 /// too). A failed build leaves it missing, which the caller reports.
 fn build_once(root: &Path) {
     static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();

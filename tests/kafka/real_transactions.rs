@@ -1,4 +1,4 @@
-//! What holds the LSO, judged by real brokers: a Kafka 4.4.0 KRaft cluster (`cluster.rs`) with
+//! What holds the LSO, judged by real brokers: a Kafka 4.4.0 KRaft cluster (`kraft_brokers.rs`) with
 //! three transactional shapes, and `klog txn` on copies of the brokers' data dirs held against
 //! what `kafka-transactions.sh` (Kafka's own `TransactionsCommand`, run from the oracle's
 //! classpath) and the brokers' ListOffsets answer:
@@ -19,9 +19,9 @@
 //! expects is a candidate too and must not be listed); klog's LSO and HW are the brokers'; the
 //! abort line klog prints, run against the cluster, unsticks each stuck LSO.
 
-use crate::cluster::{classpath, Cluster};
-use crate::common::{klog, s};
-use crate::real_cluster::leader;
+use crate::common::{json_lines, ok, run, s};
+use crate::kraft_brokers::{classpath, Cluster};
+use crate::real_failovers::leader;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -70,16 +70,11 @@ fn offsets(c: &mut Cluster, topic: &str) -> (i64, i64) {
     }
 }
 
-fn klog_json(args: &[&str]) -> Vec<Value> {
-    let out = klog().args(args).output().unwrap();
-    assert!(out.status.code().is_some_and(|c| c < 2), "klog {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-fn klog_text(args: &[&str]) -> String {
-    let out = klog().args(args).output().unwrap();
-    assert!(out.status.code().is_some_and(|c| c < 2), "klog {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+/// klog's standard output for `args`, which must exit 0 (clean) or 1 (findings).
+fn klog_out(args: &[&str]) -> String {
+    let r = run(args);
+    assert!((0..2).contains(&r.code), "klog {args:?}: {}", r.stderr);
+    r.stdout
 }
 
 /// find-hanging's rows without the duration column (minutes since the last write, which the
@@ -161,22 +156,16 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
     let hour_ago = (now_ms - 3_600_000).to_string();
     let data3 = c.data_dir(3);
     // A stopped broker restarts as a follower: klog writes as the leader it was, one epoch on.
-    let elected =
-        klog().args(["elect", s(&data3), "--partition", "hang-0", "--allow-broker-dir-writes"]).output().unwrap();
-    assert!(elected.status.success(), "klog elect: {}", String::from_utf8_lossy(&elected.stderr));
-    let appended = klog()
-        .args(["append", s(&data3), "--partition", "hang-0", "--allow-broker-dir-writes"])
-        .args(["--producer-id", HANGING_PRODUCER, "--transactional", "--timestamp", &hour_ago, "x1", "x2"])
-        .output()
-        .unwrap();
-    assert!(appended.status.success(), "klog append: {}", String::from_utf8_lossy(&appended.stderr));
-    let appended = klog()
-        .args(["append", s(&data3), "--partition", "hang-0", "--allow-broker-dir-writes"])
-        .args(["--producer-id", &ended[0], "--producer-epoch", &ended[1], "--transactional"])
-        .args(["--timestamp", &hour_ago, "y1"])
-        .output()
-        .unwrap();
-    assert!(appended.status.success(), "klog append: {}", String::from_utf8_lossy(&appended.stderr));
+    ok(&["elect", s(&data3), "--partition", "hang-0", "--allow-broker-dir-writes"]);
+    let at = ["--partition", "hang-0", "--allow-broker-dir-writes", "--timestamp", &hour_ago];
+    ok(&[&["append", s(&data3)][..], &at, &["--producer-id", HANGING_PRODUCER, "--transactional", "x1", "x2"]]
+        .concat());
+    ok(&[
+        &["append", s(&data3)][..],
+        &at,
+        &["--producer-id", &ended[0], "--producer-epoch", &ended[1], "--transactional", "y1"],
+    ]
+    .concat());
     c.start_node(3);
     c.wait_started(3);
     c.wait_for("hang", 30, |d| leader(d) == 3).unwrap_or_else(|d| panic!("hang: 3 not leader again: {d}"));
@@ -194,7 +183,7 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
     // describe-producers, byte for byte, from the leader's copy.
     for ((topic, _), l) in TOPICS.iter().zip(&leaders) {
         let theirs = tool(&bootstrap, &["describe-producers", "--topic", topic, "--partition", "0"]);
-        let ours = klog_text(&["txn", s(&copy[l - 1]), "--partition", &format!("{topic}-0"), "--format", "kafka"]);
+        let ours = klog_out(&["txn", s(&copy[l - 1]), "--partition", &format!("{topic}-0"), "--format", "kafka"]);
         assert_eq!(ours, theirs, "{topic}-0: klog's describe-producers (left) is not Kafka's (right)");
         say!("{topic}-0 describe-producers agrees:\n{theirs}");
     }
@@ -211,7 +200,7 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
     let mut args = vec!["txn"];
     args.extend(&dirs);
     args.extend(["--format", "kafka", "--max-transaction-timeout", "0"]);
-    let ours = hanging_rows(klog_text(&args).split("# find-hanging").nth(1).expect("a find-hanging table"));
+    let ours = hanging_rows(klog_out(&args).split("# find-hanging").nth(1).expect("a find-hanging table"));
     assert_eq!(ours, theirs, "find-hanging: klog's rows (left) are not Kafka's (right)");
     assert!(
         theirs.iter().any(|r| r[0] == "hang" && r[2] == HANGING_PRODUCER)
@@ -228,7 +217,7 @@ fn klog_txn_finds_what_real_brokers_hold_open_and_its_abort_line_unsticks_the_ls
     let mut args = vec!["txn"];
     args.extend(&dirs);
     args.push("--json");
-    let reports = klog_json(&args);
+    let reports = json_lines(&klog_out(&args));
     for ((topic, _), l) in TOPICS.iter().zip(&leaders) {
         let r = reports
             .iter()

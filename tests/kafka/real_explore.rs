@@ -16,9 +16,9 @@
 //! must lose nothing there either). Needs the Kafka oracle's classpath; fails under `KLOG_CI`
 //! without it.
 
-use crate::cluster::Cluster;
 use crate::common::klog;
-use crate::real_cluster::{isr, leader, log_end, power_cut, records, Seq};
+use crate::kraft_brokers::Cluster;
+use crate::real_failovers::{isr, leader, log_end, power_cut, records, Seq};
 use replica_lab::explore::model::{Action, Config, Controller, State, Violation};
 use replica_lab::replication::release::Release;
 use serde_json::Value;

@@ -18,8 +18,8 @@
 //! This module judges nothing. [`Brokers`] is what a walk needs of a cluster, KRaft
 //! ([`Cluster`]) or ZooKeeper ([`ZkCluster`]).
 
-use crate::cluster::Cluster;
 use crate::common::{copy_dir, missing_input};
+use crate::kraft_brokers::Cluster;
 use serde_json::{json, Value};
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
@@ -169,7 +169,7 @@ impl ZkCluster {
         if !kafka_python() {
             return None;
         }
-        let turn = crate::cluster::TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let turn = crate::kraft_brokers::TURN.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::Builder::new().prefix("klog-zk-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         std::fs::create_dir_all(dir.path().join("zk")).unwrap();

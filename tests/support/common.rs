@@ -22,9 +22,34 @@ pub fn ok(args: &[&str]) -> String {
 
 /// Run klog with `args`, assert exit `code`, return (stdout, stderr).
 pub fn code(args: &[&str], code: i32) -> (String, String) {
-    let a = klog().args(args).assert().code(code);
-    let o = a.get_output();
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    let r = run(args);
+    assert_eq!(r.code, code, "klog {args:?}\nstdout: {}\nstderr: {}", r.stdout, r.stderr);
+    (r.stdout, r.stderr)
+}
+
+/// What one run of a command did, whatever its exit.
+#[derive(Debug)]
+pub struct Ran {
+    /// The exit code; -1 when a signal ended it (a timeout's kill, a crash).
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run `cmd` (klog with its arguments, environment or timeout set) to its end whatever its
+/// exit: the one place the tests run the binary without asserting how it exits.
+pub fn ran(cmd: &mut Command) -> Ran {
+    let o = cmd.output().expect("klog runs");
+    Ran {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// Run klog with `args` whatever its exit.
+pub fn run<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Ran {
+    ran(klog().args(args))
 }
 
 /// Parse JSON lines.
@@ -134,6 +159,29 @@ pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
     out
 }
 
+/// Whether the long searches run in full: under `KLOG_CI` (`.ci/run`) or `KLOG_EXHAUSTIVE=1`.
+/// Elsewhere (plain `cargo test`, the edit-compile-test loop) a test that fails a command at
+/// every one of hundreds of durable steps runs a fixed sample of them instead: [`sample`].
+pub fn exhaustive() -> bool {
+    std::env::var_os("KLOG_CI").is_some() || std::env::var_os("KLOG_EXHAUSTIVE").is_some_and(|v| v == "1")
+}
+
+/// The steps 1..=`steps` a test fails a command at: all of them when [`exhaustive`] or when
+/// there are at most 60; otherwise the first 20, the last 20 (where a command writes and
+/// renames its output) and every 20th between, the same on every run.
+pub fn sample(steps: usize) -> Vec<usize> {
+    if exhaustive() || steps <= 60 {
+        return (1..=steps).collect();
+    }
+    (1..=steps).filter(|&n| n <= 20 || n > steps - 20 || n % 20 == 0).collect()
+}
+
+/// Seeds 1..=`full` of a seeded random search when [`exhaustive`], else the first `fast` of
+/// them: the fast tier replays the same first histories on every run, CI all of them.
+pub fn seeds(full: u64, fast: u64) -> std::ops::RangeInclusive<u64> {
+    1..=if exhaustive() { full } else { fast.min(full) }
+}
+
 /// The broker-written log dirs, if present.
 pub fn kafka_real() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kafka-real");
@@ -225,4 +273,20 @@ pub fn real_kraft_pair(lab: &Lab, real: &Path) -> (PathBuf, PathBuf) {
         .collect();
     std::fs::write(f.join("meta.properties"), props).unwrap();
     (l, f)
+}
+
+/// A replica `b` with two epochs and a segment roll: 400-byte segments, an index entry every
+/// 100 bytes, records with a key, headers (one null) and timestamps.
+pub fn two_epoch_replica(lab: &Lab) -> PathBuf {
+    let b = lab.create("b", 2, &["--segment-bytes", "400", "--index-interval-bytes", "100"]);
+    ok(&["elect", s(&b), "--epoch", "3"]);
+    ok(&["append", s(&b), "m0", "m1", "--key", "k", "--header", "h=v", "--header", "nullh", "--timestamp", "1000"]);
+    for i in 2..6 {
+        ok(&["append", s(&b), &format!("m{i}"), "--timestamp", &format!("{}", 1000 + i)]);
+    }
+    ok(&["elect", s(&b)]);
+    for i in 6..12 {
+        ok(&["append", s(&b), &format!("m{i}"), "--timestamp", &format!("{}", 2000 + i)]);
+    }
+    b
 }

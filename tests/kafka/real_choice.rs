@@ -1,5 +1,5 @@
 //! The cluster view's "Kafka's choice" held against real Kafka 4.4.0 KRaft controllers (issue
-//! #34, points 9, 10 and 16). One cluster (`cluster.rs`, ELR on: 4.4's default for a new
+//! #34, points 9, 10 and 16). One cluster (`kraft_brokers.rs`, ELR on: 4.4's default for a new
 //! cluster), each sequence on its own topic of replicas [1, 2] (broker 3 holds none of them; its
 //! dir carries the controller's latest metadata while 1 and 2 are dead). At the decision point
 //! the stopped brokers' dirs are copied (a running one paused while copied), `klog check --json`
@@ -25,9 +25,9 @@
 //! Without the Kafka oracle's classpath the test skips (under `KLOG_CI` it fails).
 //! `KLOG_REAL_KEEP=1` keeps the copies and says where.
 
-use crate::cluster::Cluster;
 use crate::common::{klog, s};
-use crate::real_cluster::{isr, leader};
+use crate::kraft_brokers::Cluster;
+use crate::real_failovers::{isr, leader};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::thread::sleep;

@@ -1,5 +1,5 @@
 //! Who led when, on real brokers: one scripted sequence on a Kafka 4.4.0 KRaft cluster
-//! (`cluster.rs`: controller 0, brokers 1-3), then klog on copies of its dirs:
+//! (`kraft_brokers.rs`: controller 0, brokers 1-3), then klog on copies of its dirs:
 //! - `klog history` on the controller's metadata log lists exactly the elections the test
 //!   performed, and each state the admin client's `describe` reported after a step (leader,
 //!   epoch, ISR, ELR) is the state the history holds at that moment;
@@ -9,7 +9,7 @@
 //!   the `__transaction_state` partition holding its transactional id;
 //! - the restart plan (`recover --dry-run --leader L F`, no `--leader-epoch`: the epoch from the
 //!   metadata log in L's copy) names the leader the controller chose at the epoch it chose, the
-//!   data-dir plan agrees, and its prediction matches what each broker then did (real_cluster.rs's
+//!   data-dir plan agrees, and its prediction matches what each broker then did (real_failovers.rs's
 //!   `compare`: the offset it truncated to, the records it removed and lost).
 //!
 //! The sequence, on a topic of two partitions (0 on brokers 1,2,3; 1 on 2,3,1; min ISR 1):
@@ -20,9 +20,9 @@
 //! Retried on a new topic when a timing-dependent step does not take its shape. Skips without
 //! the Kafka oracle's classpath; fails under `KLOG_CI`.
 
-use crate::cluster::Cluster;
 use crate::common::{json_lines, klog, s};
-use crate::real_cluster::{epoch, isr, judge, leader, produce_all, rejoin, Seq};
+use crate::kraft_brokers::Cluster;
+use crate::real_failovers::{epoch, isr, judge, leader, produce_all, rejoin, Seq};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::thread::sleep;
@@ -179,7 +179,7 @@ fn shape(c: &mut Cluster, seq: &mut Seq) -> Result<Shaped, String> {
     rejoin(c, seq, 2, "f2-dead", leader_copy.clone(), epoch(&d), m2)?;
     rejoin(c, seq, 1, "f1-dead", leader_copy, epoch(&d), m1)?;
     observe(c, &topic, "2 and 1 restarted: followers of 3", &mut obs);
-    crate::real_cluster::copy_final_leader(c, seq)?;
+    crate::real_failovers::copy_final_leader(c, seq)?;
     Ok(Shaped { observations: obs, elections, offsets_partition, transaction_partition })
 }
 
@@ -255,9 +255,9 @@ fn check_history(controller: &Path, topic: &str, sh: &Shaped) -> (usize, usize, 
 /// offset the leader lacks and planned cut is where the broker truncated, the records it says the
 /// leader lacks are exactly those the broker lost, and every acknowledged record it reports
 /// missing from the leader is among them. Returns (followers agreed, followers, problems).
-fn check_cluster_view(seq: &Seq, o: &crate::real_cluster::Outcome) -> (usize, usize, Vec<String>) {
+fn check_cluster_view(seq: &Seq, o: &crate::real_failovers::Outcome) -> (usize, usize, Vec<String>) {
     let mut problems = Vec::new();
-    let at_election: Vec<(&crate::real_cluster::Restart, &crate::real_cluster::Verdict)> =
+    let at_election: Vec<(&crate::real_failovers::Restart, &crate::real_failovers::Verdict)> =
         seq.restarts.iter().zip(&o.verdicts).filter(|(r, _)| r.before.to_string_lossy().ends_with("-dead")).collect();
     let Some((first, _)) = at_election.first() else {
         return (0, 0, vec!["no follower restarted after the unclean election".into()]);

@@ -17,7 +17,7 @@
 //! acknowledged records the final leader lacks must be the ones the model's final leader lacks.
 //!
 //! ZooKeeper mode (`Target::ZK`: 3.9.1, 2.8.2, 2.1.1, 2.0.1, 2.0.0, 1.1.1, 0.11.0.3, 0.10.2.2;
-//! `zk_cluster.rs`) runs the same walks against the model's ZooKeeper controller
+//! `zk_brokers.rs`) runs the same walks against the model's ZooKeeper controller
 //! ([`Controller::Zk`]): the controller's record is its ZooKeeper znode (leader, leader epoch,
 //! ISR; no ELR to compare), the topic's `unclean.leader.election.enable` is drawn per walk (the
 //! controller then elects uncleanly on its own; no admin election is drawn), and every change
@@ -53,7 +53,7 @@
 //! model (`search_rule_walks`, ignored) over every walk of up to 9 steps (min ISR 1 and 2,
 //! unclean on and off) finds none on 2.0.0.
 //!
-//! `cargo test` runs a fixed-seed subset (`walks_agree_on_real_kraft_brokers`,
+//! `cargo test --test kafka` runs a fixed-seed subset (`walks_agree_on_real_kraft_brokers`,
 //! `walks_agree_on_real_zookeeper_brokers`). The long run is `scripts/real-walks` (the ignored
 //! test `long_run`, set by `KLOG_WALKS_*`): per release walks, steps and `N of M` agreement, and
 //! with `KLOG_WALKS_MINIMIZE=1` each disagreeing walk is cut to the shortest walk that still
@@ -61,9 +61,9 @@
 //! replays (it says so when there is none). Needs the Kafka oracle's classpath and each
 //! release's (and kafka-python for ZooKeeper mode); fails under `KLOG_CI` without them.
 
-use crate::cluster::Cluster;
-use crate::real_cluster::{isr, leader, power_cut, records, Seq};
-use crate::zk_cluster::{Brokers, ZkCluster};
+use crate::kraft_brokers::Cluster;
+use crate::real_failovers::{isr, leader, power_cut, records, Seq};
+use crate::zk_brokers::{Brokers, ZkCluster};
 use replica_lab::explore::model::{Action, Config, Controller, State, Violation, MAX_RECORDS};
 use replica_lab::replication::release::{BelowFirstEpoch, Release, Rules, SameLeaderNewEpoch};
 use serde_json::{json, Value};
@@ -129,7 +129,7 @@ impl Step {
 pub(crate) struct Target {
     pub(crate) release: &'static str,
     pub(crate) elr: bool,
-    /// ZooKeeper mode (`zk_cluster.rs`, the model's [`Controller::Zk`]); KRaft otherwise.
+    /// ZooKeeper mode (`zk_brokers.rs`, the model's [`Controller::Zk`]); KRaft otherwise.
     pub(crate) zk: bool,
 }
 
@@ -742,7 +742,7 @@ impl Run<'_> {
             let copy = self.seq.path(&format!("step{at}-b{n}"));
             self.c.copy(n, &copy);
             let held = records(&copy, &self.seq.topic);
-            let (_, hw) = crate::real_cluster::log_end(&copy, &self.seq.topic);
+            let (_, hw) = crate::real_failovers::log_end(&copy, &self.seq.topic);
             let _ = std::fs::remove_dir_all(&copy);
             let node = &self.model.nodes[n - 1];
             let model_log: Vec<(String, i64)> = node
@@ -1232,7 +1232,7 @@ fn the_minimizer_keeps_only_the_steps_the_disagreement_needs() {
     assert_eq!((same.steps.len(), why.as_str()), (3, "agreed when re-run (timing)"));
 }
 
-/// The fixed-seed subset `cargo test` runs: (target, first seed, walks, steps). One short walk
+/// The fixed-seed subset `cargo test --test kafka` runs: (target, first seed, walks, steps). One short walk
 /// per release (a cluster start is 15-35 s, a step about 5 s), about 4 minutes in all; the long
 /// run is `scripts/real-walks`. 4.4.0 with ELR off is left to the long run: its model (the 4.x
 /// controller without ELR) is the one 4.0.2 and 3.9.1 walk here.

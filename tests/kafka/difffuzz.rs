@@ -8,10 +8,11 @@
 //! written as a named case; the cases kept in `tests/oracle/found/` replay in every run and
 //! must agree with Kafka's live verdict and with the verdict saved beside them.
 //!
-//! `cargo test` runs a fixed-seed batch; `scripts/difffuzz --minutes N --seed S` runs the same
+//! `cargo test --test kafka` runs a fixed-seed batch; `scripts/difffuzz --minutes N --seed S` runs the same
 //! judge for as long as asked (the ignored test [`long_run`]), printing cases per second and
 //! `N of M agree`, and writes the shrunk disagreements under `target/difffuzz/`.
 
+use crate::common::ok;
 use crate::mutate::{self, Mutation, Rng};
 use crate::oracle_server::{Ask, OracleServer};
 use replica_lab::commands::recover::{recover_data_dir, DataDirRecovery, LoadedKind};
@@ -36,12 +37,6 @@ pub struct Case {
     pub mutations: Vec<Mutation>,
 }
 
-fn run_klog(args: &[&str]) {
-    let bin = assert_cmd::cargo::cargo_bin("klog");
-    let out = Command::new(bin).args(args).env("NO_COLOR", "1").output().expect("klog runs");
-    assert!(out.status.success(), "klog {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
 /// The seeds, made under `root`: klog labs by the commands below (every timestamp fixed, so a
 /// kept case replays to the same bytes), the fixtures, and the real broker dirs cut down to
 /// the partitions that hold records plus two empty ones (the metadata log kept).
@@ -51,47 +46,47 @@ pub fn make_seeds(root: &Path) -> Vec<Seed> {
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let base = root.join("base");
     let b = s(&base);
-    run_klog(&["create", &b, "--partitions", "3", "--segment-bytes", "400", "--index-interval-bytes", "100"]);
-    run_klog(&["elect", &b, "--partition", "demo-0"]);
+    ok(&["create", &b, "--partitions", "3", "--segment-bytes", "400", "--index-interval-bytes", "100"]);
+    ok(&["elect", &b, "--partition", "demo-0"]);
     for i in 0..4 {
         let (x, y, z) = (format!("a{i}"), format!("b{i}"), format!("c{i}"));
-        run_klog(&["append", &b, "--partition", "demo-0", &x, &y, &z, "--timestamp", &format!("{}", 1000 + i)]);
+        ok(&["append", &b, "--partition", "demo-0", &x, &y, &z, "--timestamp", &format!("{}", 1000 + i)]);
     }
-    run_klog(&["elect", &b, "--partition", "demo-0", "--epoch", "3"]);
+    ok(&["elect", &b, "--partition", "demo-0", "--epoch", "3"]);
     for i in 0..4 {
         let (x, y) = (format!("x{i}"), format!("y{i}"));
-        run_klog(&["append", &b, "--partition", "demo-0", &x, &y, "--timestamp", "2000"]);
+        ok(&["append", &b, "--partition", "demo-0", &x, &y, "--timestamp", "2000"]);
     }
-    run_klog(&["elect", &b, "--partition", "demo-1"]);
-    run_klog(&["append", &b, "--partition", "demo-1", "p", "q", "r", "--timestamp", "3000"]);
-    run_klog(&["append", &b, "--partition", "demo-1", "s", "--timestamp", "3001"]);
+    ok(&["elect", &b, "--partition", "demo-1"]);
+    ok(&["append", &b, "--partition", "demo-1", "p", "q", "r", "--timestamp", "3000"]);
+    ok(&["append", &b, "--partition", "demo-1", "s", "--timestamp", "3001"]);
     let variant = |name: &str, f: &dyn Fn(&str)| {
         let d = root.join(name);
         mutate::copy_tree(&base, &d);
         f(&s(&d));
         d
     };
-    seeds.push(Seed { name: "stopped".into(), dir: variant("stopped", &|d| run_klog(&["stop", d])) });
+    seeds.push(Seed { name: "stopped".into(), dir: variant("stopped", &|d| drop(ok(&["stop", d]))) });
     seeds.push(Seed {
         name: "crashed".into(),
-        dir: variant("crashed", &|d| run_klog(&["crash", d, "--partition", "demo-0"])),
+        dir: variant("crashed", &|d| drop(ok(&["crash", d, "--partition", "demo-0"]))),
     });
     seeds.push(Seed {
         name: "flushed".into(),
         dir: variant("flushed", &|d| {
-            run_klog(&["flush", d, "--partition", "demo-0"]);
-            run_klog(&["append", d, "--partition", "demo-0", "late1", "late2", "--timestamp", "4000"]);
-            run_klog(&["append", d, "--partition", "demo-0", "late3", "--timestamp", "4001"]);
-            run_klog(&["crash", d, "--partition", "demo-0"]);
+            ok(&["flush", d, "--partition", "demo-0"]);
+            ok(&["append", d, "--partition", "demo-0", "late1", "late2", "--timestamp", "4000"]);
+            ok(&["append", d, "--partition", "demo-0", "late3", "--timestamp", "4001"]);
+            ok(&["crash", d, "--partition", "demo-0"]);
         }),
     });
     let codecs = root.join("codecs");
     let c = s(&codecs);
-    run_klog(&["create", &c, "--segment-bytes", "700", "--index-interval-bytes", "150"]);
-    run_klog(&["elect", &c]);
+    ok(&["create", &c, "--segment-bytes", "700", "--index-interval-bytes", "150"]);
+    ok(&["elect", &c]);
     for (i, codec) in ["none", "gzip", "snappy", "lz4", "zstd", "none"].iter().enumerate() {
         let ts = format!("{}", 5000 + i);
-        run_klog(&[
+        ok(&[
             "append",
             &c,
             "--key",
@@ -110,9 +105,9 @@ pub fn make_seeds(root: &Path) -> Vec<Seed> {
             &ts,
         ]);
     }
-    run_klog(&["elect", &c, "--epoch", "2"]);
-    run_klog(&["append", &c, "late", "--timestamp", "6000"]);
-    run_klog(&["stop", &c]);
+    ok(&["elect", &c, "--epoch", "2"]);
+    ok(&["append", &c, "late", "--timestamp", "6000"]);
+    ok(&["stop", &c]);
     seeds.push(Seed { name: "codecs".into(), dir: codecs });
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     for f in ["multi-epoch", "torn-tail", "bad-crc", "missing-index", "diverged/a"] {
@@ -804,7 +799,7 @@ fn kept_cases_agree_with_kafka() {
     assert!(failures.is_empty(), "{} kept case(s) disagree:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// The fixed-seed batch of `cargo test`: generated load cases judged by Kafka, every
+/// The fixed-seed batch of `cargo test --test kafka`: generated load cases judged by Kafka, every
 /// disagreement shrunk and printed (as the long run writes it).
 #[test]
 fn generated_load_cases_agree_with_kafka() {
@@ -1162,7 +1157,7 @@ fn judge_rebuilds(
     out
 }
 
-/// The fixed-seed dump, check and rebuild batch of `cargo test`: generated dirs, one file of
+/// The fixed-seed dump, check and rebuild batch of `cargo test --test kafka`: generated dirs, one file of
 /// each dumped by klog and by Kafka's tool, `.log` files checked, and dirs with their derived
 /// files deleted rebuilt by both.
 #[test]

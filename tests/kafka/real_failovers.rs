@@ -1,5 +1,5 @@
 //! Real failovers on real brokers: scripted failure sequences on a Kafka 4.4.0 KRaft cluster
-//! (`cluster.rs`), and klog's prediction of each restarted broker's truncation held against what
+//! (`kraft_brokers.rs`), and klog's prediction of each restarted broker's truncation held against what
 //! the broker did, record by record.
 //!
 //! One cluster serves every sequence, each on a fresh topic (a topic's partition, its leader
@@ -26,8 +26,8 @@
 //! dir (logs, data dirs) and the copies, and says where. Without the Kafka oracle's classpath the
 //! test skips, and under `KLOG_CI` it fails.
 
-use crate::cluster::Cluster;
 use crate::common::{klog, s};
+use crate::kraft_brokers::Cluster;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -815,7 +815,7 @@ fn expect_min_isr_refused(seq: &Seq, o: &Outcome) -> Vec<String> {
 /// not klog's, so the cut needs `--allow-broker-dir-writes`; the backup it saves beside the dir
 /// is removed (`raw` is this test's record of the dir before the cut).
 pub(crate) fn power_cut(
-    c: &mut dyn crate::zk_cluster::Brokers,
+    c: &mut dyn crate::zk_brokers::Brokers,
     seq: &Seq,
     n: usize,
     raw: &str,

@@ -1,4 +1,4 @@
-//! A real Kafka cluster for the real-broker sequences (`real_cluster.rs`): one KRaft controller
+//! A real Kafka cluster for the real-broker sequences (`real_failovers.rs`): one KRaft controller
 //! (node 0) and three brokers (nodes 1-3) on 127.0.0.1, each its own JVM, process group and data
 //! dir under one temp dir, started with `java` from kafka-oracle's Maven classpath (nothing is
 //! downloaded at test time). The settings are `kafka-oracle/cluster.sh`'s (the script a user
@@ -12,7 +12,7 @@
 //! oracle's.
 //!
 //! This module judges nothing: it starts, stops, pauses and copies brokers and passes the
-//! brokers' answers on. The sequences and the comparison with klog are in `real_cluster.rs`.
+//! brokers' answers on. The sequences and the comparison with klog are in `real_failovers.rs`.
 
 use crate::common::{copy_dir, missing_input};
 use serde_json::Value;

@@ -1,0 +1,228 @@
+//! `klog lab` in Chromium: KIP-101 scenario 1, the Watch preset, the quiz, the three eras side
+//! by side and the explorer replay played by clicking (lab.mjs, lab-watch.mjs), and the copied
+//! scripts, run through the CLI, leave the same dirs byte for byte. The server's refusals are
+//! judged in the fast tier (tests/cli/lab.rs).
+
+use crate::common::*;
+use crate::lab_server::{listing, Server, SOURCE_DATE_EPOCH};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Every file under `dir` by its path below `dir`, byte for byte.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    tree(dir).into_iter().filter_map(|(p, bytes)| Some((p.strip_prefix(dir).unwrap().to_path_buf(), bytes?))).collect()
+}
+
+/// Run a copied lab script with DIR = `dir` (its lab's own branch dir, moved aside first, so the
+/// directory ids klog derives from the path are the same) and compare every file.
+fn replay_matches(script: &str, dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let lab_copy = dir.with_extension("lab");
+    std::fs::rename(dir, &lab_copy).unwrap();
+    let file = dir.with_extension("sh");
+    std::fs::write(&file, script).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("klog");
+    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new("bash")
+        .arg(&file)
+        .arg(dir)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (lab_files, cli_files) = (files(&lab_copy), files(dir));
+    assert_eq!(lab_files.keys().collect::<Vec<_>>(), cli_files.keys().collect::<Vec<_>>());
+    for (p, bytes) in &lab_files {
+        assert!(cli_files[p] == *bytes, "{} differs between the lab and its script", p.display());
+    }
+    assert!(lab_files.len() >= 20, "{} files", lab_files.len());
+    let meta = lab_files.iter().find(|(p, _)| p.ends_with("a/meta.properties")).expect("a's meta.properties").1;
+    assert!(String::from_utf8_lossy(meta).contains("#Tue Dec 01 00:00:00 UTC 2026\n"), "SOURCE_DATE_EPOCH unused");
+    cli_files
+}
+
+/// The record at `offset` of replica `name` under `dir`, read by `klog dump`.
+fn value_at(dir: &Path, name: &str, offset: i64) -> Option<String> {
+    records(&dir.join(name)).into_iter().find(|(o, _, _)| *o == offset).map(|(_, _, v)| v)
+}
+
+#[test]
+fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_and_its_scripts_replay_it() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab");
+    let Some(seen) = crate::harness::run("lab.mjs", &[&server.url, s(&shots)]) else { return };
+    drop(server);
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    assert_eq!(seen["narrow"], serde_json::json!([0, 0, 0, 0]), "at 400 px no frame is wider than the page");
+    for f in seen["frames"].as_array().unwrap() {
+        assert_eq!(f["pictures"], 1, "every frame has the replicas' picture: {f}");
+        assert_eq!(f["page_wider_than_viewport"], false, "{f}");
+        let command = f["command"].as_str().unwrap();
+        if ["klog elect", "klog append", "klog fetch"].iter().any(|c| command.starts_with(c))
+            || command.contains("--leader") && command.starts_with("klog recover")
+        {
+            assert!(f["code_panels"].as_u64().unwrap() >= 1 && f["ran_lines"].as_u64().unwrap() >= 1, "{f}");
+        }
+        if command.starts_with("klog recover") && command.contains("--leader") {
+            assert_eq!(f["recovery_pictures"], 1, "{f}");
+        }
+    }
+    // Under hw: a restarts, truncates to its HW 1, and is elected without the acked m2.
+    assert_eq!(seen["crash"]["lost"], "", "{seen}");
+    assert_eq!(seen["electHw"]["lost"], "m2@1", "{seen}");
+    assert_eq!(seen["electHw"]["leader"], "a");
+    assert!(
+        seen["electHw"]["model"].as_str().unwrap().contains("acked m2 (offset 1) is missing from a's log"),
+        "{seen}"
+    );
+    assert_eq!(seen["lastHw"]["lost"], "m2@1");
+    // The explorer from the crash frame finds the way: recover under hw, then elect a.
+    assert_eq!(seen["explorer"]["found"], "true", "{seen}");
+    let steps: Vec<&str> = seen["explorer"]["steps"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(steps.first().is_some_and(|s| s.contains("klog recover $LAB/a --leader $LAB/b --mode hw")), "{steps:?}");
+    assert!(steps.last().is_some_and(|s| s.starts_with("klog elect $LAB/a")), "{steps:?}");
+    // Forked at the crash, under kip279: a keeps m2; nothing lost.
+    assert_eq!(seen["elect279"]["lost"], "", "{seen}");
+    assert_eq!(seen["last279"]["lost"], "", "{seen}");
+    assert_eq!(seen["last279"]["acked"], "m1@0,m2@1,m3@2", "{seen}");
+    assert_eq!(seen["branches"], serde_json::json!([13, 13]), "{seen}");
+    assert!(seen["last279"]["title"].as_str().unwrap().starts_with("Branch 2, frame 12"), "{seen}");
+
+    // Each copied script, run through the CLI, leaves byte-identical dirs and the same verdict.
+    // Read back from the clipboard the copy button wrote.
+    assert_eq!(seen["hw_script"]["from"], "clipboard", "{seen}");
+    assert_eq!(seen["kip279_script"]["from"], "clipboard", "{seen}");
+    let hw_script = seen["hw_script"]["text"].as_str().unwrap();
+    let kip279_script = seen["kip279_script"]["text"].as_str().unwrap();
+    assert!(hw_script.contains("--mode hw\n") && !hw_script.contains("kip279"), "{hw_script}");
+    assert!(kip279_script.contains("--mode kip279\n") && !kip279_script.contains("--mode hw"), "{kip279_script}");
+    assert!(hw_script.ends_with("# verdict: acknowledged m2 (offset 1) lost: a leads at epoch 1 without it\n"));
+    assert!(kip279_script.ends_with("# verdict: no acknowledged record lost\n"), "{kip279_script}");
+    let (hw_dir, kip279_dir) = (dir.join("1"), dir.join("2"));
+    assert_eq!(seen["kip279_dir"], s(&kip279_dir));
+    replay_matches(hw_script, &hw_dir);
+    replay_matches(kip279_script, &kip279_dir);
+    // The verdict, read back from the script's dirs with klog dump: under hw the leader a holds
+    // m3 where the acked m2 was; under kip279 it holds m2 there.
+    assert_eq!(value_at(&hw_dir, "a", 1).as_deref(), Some("m3"));
+    assert_eq!(value_at(&hw_dir, "b", 1).as_deref(), Some("m2"));
+    assert_eq!(value_at(&kip279_dir, "a", 1).as_deref(), Some("m2"));
+    assert_eq!(value_at(&kip279_dir, "a", 2).as_deref(), Some("m3"));
+    assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
+}
+
+#[test]
+fn the_watch_preset_the_quiz_the_three_eras_side_by_side_and_the_explorer_replay_play_by_clicks_and_their_scripts_replay_them(
+) {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab-watch");
+    let Some(seen) = crate::harness::run("lab-watch.mjs", &[&server.url, s(&shots)]) else { return };
+    drop(server);
+    eprintln!("screenshots: {}", shots.display());
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+
+    // The preset stops after the second fetch round: a's HW 0 (LEO 2) while b's is 2, and says so.
+    let preset = &seen["presetState"];
+    let script = preset["script"].as_str().unwrap();
+    let commands: Vec<&str> = script.lines().filter(|l| l.starts_with("klog ")).collect();
+    assert_eq!(
+        commands,
+        [
+            "klog create \"$LAB/a\" --replica-id 1",
+            "klog create \"$LAB/b\" --replica-id 2",
+            "klog elect \"$LAB/b\" --epoch 1 --isr \"$LAB/a\"",
+            "klog append \"$LAB/b\" m1 m2 --timestamp 1000",
+            "klog fetch --leader \"$LAB/b\" \"$LAB/a\" --kafka 2.7.2",
+            "klog fetch --leader \"$LAB/b\" \"$LAB/a\" --kafka 2.7.2",
+        ],
+        "{script}"
+    );
+    let marks: Vec<(i64, i64)> = preset["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["log_end_offset"].as_i64().unwrap(), r["high_watermark"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(marks, [(2, 0), (2, 2)], "a: LEO 2 HW 0; b: LEO 2 HW 2");
+    assert_eq!(preset["next_epoch"], 2);
+    let hint = seen["preset"]["hint"].as_str().unwrap();
+    assert!(hint.contains("a's HW is 0 while b's is 2: m1 and m2 are acknowledged"), "{hint}");
+    assert_eq!(seen["preset"]["acked"], "m1@0,m2@1");
+    assert_eq!(seen["preset"]["pictures"], 1);
+
+    // The quiz asks with the frame before on the page, and shows the result only once answered.
+    let quiz = seen["quiz"].as_array().unwrap();
+    assert_eq!(quiz.len(), 2);
+    for q in quiz {
+        let (before, asked, after) = (&q["before"], &q["asked"], &q["after"]);
+        assert_eq!(asked["quiz_shown"], true, "{q}");
+        for key in ["title", "command", "output", "picture", "lost", "acked"] {
+            assert_eq!(asked[key], before[key], "{key} changed before the answer: {q}");
+        }
+        assert_ne!(after["title"], before["title"], "{q}");
+        assert_eq!(after["quiz_shown"], false);
+        // The question's visible text holds no number but its offsets to choose from.
+        let question = asked["question"].as_str().unwrap();
+        assert!(!question.chars().any(|c| c.is_ascii_digit()), "{question}");
+    }
+    assert!(quiz[0]["asked"]["question"].as_str().unwrap().contains("Which HW will its checkpoint hold"));
+    assert_eq!(quiz[0]["result"], serde_json::json!({ "answer": "0", "chosen": "0", "right": true }));
+    assert!(quiz[1]["asked"]["question"].as_str().unwrap().contains("Where will its log end"));
+    assert_eq!(quiz[1]["result"], serde_json::json!({ "answer": "0", "chosen": "2", "right": false }));
+    assert!(quiz[1]["after"]["result"].as_str().unwrap().starts_with("Not quite (you said 2): a's log ends at 0"));
+
+    // The Watch's ending under hw: a elected without m1 m2.
+    assert_eq!(seen["elect"]["lost"], "m1@0,m2@1", "{seen}");
+    assert_eq!(seen["restart"]["lost"], "m1@0,m2@1");
+
+    // Side by side: hw loses m1 and m2; kip101 and kip279 keep them; one row at 1280 px.
+    let compare = seen["compare"].as_array().unwrap();
+    let eras: Vec<(&str, &str)> =
+        compare.iter().map(|c| (c["era"].as_str().unwrap(), c["lost"].as_str().unwrap())).collect();
+    assert_eq!(eras, [("hw", "m1@0,m2@1"), ("kip101", ""), ("kip279", "")]);
+    assert!(compare.iter().all(|c| c["pictures"] == 1 && c["top"] == compare[0]["top"]), "{compare:?}");
+    for (era, c) in seen["eraScripts"].as_object().unwrap() {
+        let script = c["script"].as_str().unwrap();
+        assert_eq!(script.matches(&format!("--mode {era}\n")).count(), 2, "{script}");
+        assert!(script.ends_with(if era == "hw" {
+            "# verdict: acknowledged m1 (offset 0), m2 (offset 1) lost: a leads at epoch 2 without it\n"
+        } else {
+            "# verdict: no acknowledged record lost\n"
+        }));
+        let branch_dir = dir.join((c["branch"].as_u64().unwrap() + 1).to_string());
+        let replayed = replay_matches(script, &branch_dir);
+        let a_values: Vec<String> = records(&branch_dir.join("a")).into_iter().map(|(_, _, v)| v).collect();
+        assert_eq!(a_values, if era == "hw" { vec!["m3"] } else { vec!["m1", "m2", "m3"] }, "{era}");
+        assert!(!replayed.is_empty());
+    }
+
+    // The explorer from the preset's frame, replayed by one click into a new branch.
+    assert_eq!(seen["explorer"]["found"], "true", "{seen}");
+    let steps = seen["explorer"]["steps"].as_array().unwrap();
+    assert!(steps.last().unwrap().as_str().unwrap().starts_with("klog elect $LAB/a"), "{steps:?}");
+    assert_eq!(seen["replayed"]["lost"], "m1@0,m2@1", "{seen}");
+    let replay_script = seen["replay"]["script"].as_str().unwrap();
+    for step in steps {
+        let step = step.as_str().unwrap();
+        assert!(replay_script.replace('"', "").contains(&format!("{step}\n")), "{step} not in {replay_script}");
+    }
+    assert!(replay_script.ends_with("lost: a leads at epoch 2 without it\n"), "{replay_script}");
+    replay_matches(replay_script, Path::new(seen["replay"]["branch_dir"].as_str().unwrap()));
+
+    // 400 px: the picture above the buttons, no text under 12 px, nothing wider than the page.
+    for n in seen["narrow"].as_array().unwrap() {
+        assert_eq!(n["small"], serde_json::json!([]), "{n}");
+        assert_eq!(n["overflow"], 0, "{n}");
+        assert!(n["picture_top"].as_i64() < n["actions_top"].as_i64(), "{n}");
+        assert!(n["picture_top"].as_i64() < n["preset_top"].as_i64(), "{n}");
+    }
+    assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
+}
