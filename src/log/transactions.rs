@@ -235,7 +235,11 @@ pub fn read_transactions(
     let mut aborted = Vec::new();
     let mut whole_stopped = false;
     let mut broker_stopped = false;
-    for seg in log.segments() {
+    // The segments holding the log's offsets up to its end: a load that computes the end below
+    // a segment's base (a torn last batch, found by `readNextOffset`) leaves that segment's
+    // batches out of the log, and out of the producer-state rebuild
+    // (`segments.values(mapEndOffset, logEndOffset)`).
+    for seg in log.segments().iter().filter(|s| s.base_offset < leo) {
         let bytes = seg.read_log()?;
         let path = seg.log_path();
         for batch in BatchIter::new(&bytes) {

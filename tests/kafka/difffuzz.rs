@@ -109,6 +109,30 @@ pub fn make_seeds(root: &Path) -> Vec<Seed> {
     ok(&["append", &c, "late", "--timestamp", "6000"]);
     ok(&["stop", &c]);
     seeds.push(Seed { name: "codecs".into(), dir: codecs });
+    // Producers: idempotent and transactional batches, COMMIT and ABORT markers (with their
+    // .txnindex entries), transactions left open, small segments whose rolls write producer
+    // snapshots; stopped cleanly.
+    let txn = root.join("txn");
+    let t = s(&txn);
+    ok(&["create", &t, "--segment-bytes", "500", "--index-interval-bytes", "120"]);
+    ok(&["elect", &t]);
+    let steps: [&[&str]; 9] = [
+        &["a1", "a2", "--producer-id", "7", "--transactional"],
+        &["p1", "--producer-id", "8"],
+        &["b1", "--producer-id", "9", "--transactional"],
+        &["--producer-id", "7", "--end-txn", "commit", "--coordinator-epoch", "2"],
+        &["x1", "x2"],
+        &["--producer-id", "9", "--end-txn", "abort", "--coordinator-epoch", "1"],
+        &["c1", "--producer-id", "7", "--producer-epoch", "1", "--transactional"],
+        &["p2", "p3", "--producer-id", "8"],
+        &["d1", "--producer-id", "10", "--transactional"],
+    ];
+    for (i, step) in steps.iter().enumerate() {
+        let ts = format!("{}", 7000 + i);
+        ok(&[&["append", &t, "--timestamp", &ts][..], step].concat());
+    }
+    ok(&["stop", &t]);
+    seeds.push(Seed { name: "txn".into(), dir: txn });
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     for f in ["multi-epoch", "torn-tail", "bad-crc", "missing-index", "diverged/a"] {
         let d = root.join(f.replace('/', "-"));
@@ -214,6 +238,36 @@ pub struct View {
     pub tree: Option<BTreeMap<String, PartitionTree>>,
     /// The error text behind an outcome other than `loaded` (not compared: shown).
     pub error: Option<String>,
+    /// Per partition, what holds its LSO after the load (forecast and Kafka only).
+    pub txn: Option<BTreeMap<String, TxnView>>,
+}
+
+/// A loaded partition's producer state: its open transactions (producer id, first offset), and
+/// its first unstable offset and LSO at the checkpointed HW (`None` when Kafka's
+/// `OffsetCheckpointFile` does not read the checkpoint: its broker takes the dir offline when
+/// the partition starts, so no HW is compared); or why klog cannot read it.
+pub type TxnView = Result<(Vec<(i64, i64)>, Option<(Option<i64>, i64)>), String>;
+
+/// `klog txn`'s answer for every partition of `dir` (as a library call).
+fn klog_txn(dir: &Path) -> BTreeMap<String, TxnView> {
+    let mut out = BTreeMap::new();
+    match replica_lab::commands::txn::run_data_dirs(&[dir], None, &mut NoProgress) {
+        Ok(r) => {
+            for (name, rep) in r.dirs.into_iter().flat_map(|d| d.partitions) {
+                let view = rep.map(|t| {
+                    let mut open: Vec<(i64, i64)> =
+                        t.transactions.broker_open.iter().map(|o| (o.producer_id, o.first_offset)).collect();
+                    open.sort();
+                    (open, Some((t.transactions.first_unstable_offset(t.high_watermark), t.last_stable_offset())))
+                });
+                out.insert(name, view);
+            }
+        }
+        Err(e) => {
+            out.insert("*".into(), Err(e.to_string()));
+        }
+    }
+    out
 }
 
 fn outcome_of_error(e: &replica_lab::error::Error) -> String {
@@ -283,7 +337,7 @@ fn epoch_entries(bytes: &[u8]) -> Vec<(i64, i64)> {
 /// klog's forecast of a start-up on `dir` (nothing written).
 pub fn klog_forecast(dir: &Path) -> View {
     match recover_data_dir(dir, true, &mut NoProgress) {
-        Ok(r) => klog_view(&r),
+        Ok(r) => View { txn: Some(klog_txn(dir)), ..klog_view(&r) },
         Err(e) => View { outcome: outcome_of_error(&e), error: Some(e.to_string()), ..Default::default() },
     }
 }
@@ -327,6 +381,20 @@ pub fn kafka_view(o: &Value) -> View {
             (l["log_start_offset"].as_i64().unwrap(), l["log_end_offset"].as_i64().unwrap(), epochs),
         );
     }
+    let mut txn = BTreeMap::new();
+    for l in o["logs"].as_array().into_iter().flatten().filter(|l| l["kind"] == "log") {
+        let Some(table) = l["producer_table"].as_array() else { continue };
+        let mut open: Vec<(i64, i64)> = table
+            .iter()
+            .filter_map(|p| Some((p["producer_id"].as_i64()?, p["current_txn_first_offset"].as_i64()?)))
+            .collect();
+        open.sort();
+        let marks = (l["high_watermark_read"] != false)
+            .then(|| (l["first_unstable_offset"].as_i64(), l["last_stable_offset"].as_i64().unwrap_or(-1)));
+        let view = (open, marks);
+        txn.insert(l["dir"].as_str().unwrap().to_string(), Ok(view));
+    }
+    v.txn = Some(txn);
     let mut tree = BTreeMap::new();
     for (dir, files) in o["files_loaded"].as_object().into_iter().flatten() {
         let mut segs = Vec::new();
@@ -389,6 +457,24 @@ pub fn differences(klog: &View, kafka: &View) -> Vec<String> {
     for (k, segs) in &klog.segments {
         if !kafka.segments.contains_key(k) && !segs.is_empty() {
             out.push(format!("segments: {k}: klog {segs:?} / Kafka none"));
+        }
+    }
+    if let (Some(a), Some(b)) = (&klog.txn, &kafka.txn) {
+        if let Some(Err(e)) = a.get("*") {
+            out.push(format!("txn: klog cannot read the dir: {e}"));
+        }
+        for (k, theirs) in b {
+            let Some(mine) = a.get(k) else { continue };
+            let same = match (mine, theirs) {
+                (Ok((a, Some(m))), Ok((b, Some(t)))) => a == b && m == t,
+                (Ok((a, _)), Ok((b, _))) => a == b,
+                _ => false,
+            };
+            if !same {
+                out.push(format!(
+                    "txn: {k}: (open transactions, first unstable offset, LSO) klog {mine:?} / Kafka {theirs:?}"
+                ));
+            }
         }
     }
     if let (Some(a), Some(b)) = (&klog.tree, &kafka.tree) {

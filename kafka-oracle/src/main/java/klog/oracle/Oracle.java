@@ -471,20 +471,21 @@ public final class Oracle {
         // The HW a broker gives the log from its checkpoint (Partition.createLogIfNotExists),
         // which moves the first unstable offset past transactions whose markers it covers.
         File hwFile = new File(log.dir().getParentFile(), "replication-offset-checkpoint");
-        // The probe's own reading (LogManager never reads this file): whatever does not read as
-        // a valid entry is skipped, never an exception of the load.
-        try {
-            if (hwFile.isFile()) {
-                for (String line : Files.readAllLines(hwFile.toPath(), StandardCharsets.UTF_8)) {
-                    String[] f = line.trim().split(" ");
-                    if (f.length == 3 && (f[0] + "-" + f[1]).equals(log.dir().getName())) {
-                        log.updateHighWatermark(Long.parseLong(f[2]));
-                    }
-                }
+        // Read by Kafka's own OffsetCheckpointFile, as ReplicaManager reads it when the
+        // partition starts: a file it does not read takes the log dir offline there, so no HW
+        // comes from it (high_watermark_read false).
+        boolean hwRead = true;
+        if (hwFile.isFile()) {
+            try {
+                var checkpoint = new org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile(
+                    hwFile, new org.apache.kafka.storage.internals.log.LogDirFailureChannel(1));
+                Long hw = checkpoint.read().get(log.topicPartition());
+                if (hw != null) log.updateHighWatermark(hw);
+            } catch (Exception e) {
+                hwRead = false;
             }
-        } catch (Exception e) {
-            // unreadable or not a number: no HW from it
         }
+        l.put("high_watermark_read", hwRead);
         l.put("high_watermark", log.highWatermark());
         l.put("last_stable_offset", log.lastStableOffset());
         Optional<Long> unstable = log.firstUnstableOffset();
