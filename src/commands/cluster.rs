@@ -17,11 +17,12 @@ use super::data_dir::PartitionOutcome;
 use super::recover::{self, LogDirsRead, RecoverReport, RecoverRequest};
 use super::{parallel_map, NoProgress, ProgressSink};
 use crate::error::{Error, Result};
+use crate::kraft::partition_change::{self, Chosen, Election, Partition};
+use crate::kraft::recorded::{LastRegistration, LeaderElection, MetadataFound, RecordedMetadata};
+use crate::kraft::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::log::names::{self, METADATA_TOPIC};
-use crate::partition_registration::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, read_meta_properties, LogDirFiles, Replica};
 use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
-use crate::replication::partition_change::{self, Chosen, Election, Partition};
 use crate::replication::release::Rules;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -307,45 +308,34 @@ fn identity_warnings(brokers: &[Broker]) -> Vec<String> {
     out
 }
 
-/// The metadata record that named a partition's current leader (a new leader or a new leader
-/// epoch), with the registration before it.
-#[derive(Debug, Clone)]
-struct LeaderElection {
-    position: MetadataPosition,
-    before: Option<PartitionRegistration>,
-    after: PartitionRegistration,
-}
-
-impl LeaderElection {
-    /// What the record says of the election: how the leader was chosen, and whether it was
-    /// unclean (neither in the ISR, nor an ELR member with the ISR empty, nor the last known
-    /// leader).
-    fn elected(&self) -> Elected {
-        let id = self.after.leader;
-        let (offset, snapshot_end_offset) = match self.position {
-            MetadataPosition::Log(o) => (Some(o), None),
-            MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
-        };
-        let (how, unclean) = match &self.before {
-            None => ("as the topic was created".to_string(), false),
-            Some(b) if b.leader == id => (format!("again, at a new leader epoch (ISR {:?})", b.isr), false),
-            Some(b) if b.isr.contains(&id) => (format!("from the ISR {:?}", b.isr), false),
-            Some(b) if b.isr.is_empty() && b.elr.contains(&id) => {
-                (format!("from the ELR {:?}, the ISR being empty", b.elr), false)
-            }
-            Some(b) if b.isr.is_empty() && b.elr.is_empty() && b.last_known_elr == [id] => {
-                (format!("as the last known leader (lastKnownElr {:?}), ISR and ELR empty", b.last_known_elr), false)
-            }
-            Some(b) => (
-                format!(
-                    "an unclean election: broker {id} was in neither the ISR {:?} nor the ELR {:?} before",
-                    b.isr, b.elr
-                ),
-                true,
+/// What the record that elected a partition's current leader says of the election: how the
+/// leader was chosen, and whether it was unclean (neither in the ISR, nor an ELR member with
+/// the ISR empty, nor the last known leader).
+fn elected(e: &LeaderElection) -> Elected {
+    let id = e.after.leader;
+    let (offset, snapshot_end_offset) = match e.position {
+        MetadataPosition::Log(o) => (Some(o), None),
+        MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
+    };
+    let (how, unclean) = match &e.before {
+        None => ("as the topic was created".to_string(), false),
+        Some(b) if b.leader == id => (format!("again, at a new leader epoch (ISR {:?})", b.isr), false),
+        Some(b) if b.isr.contains(&id) => (format!("from the ISR {:?}", b.isr), false),
+        Some(b) if b.isr.is_empty() && b.elr.contains(&id) => {
+            (format!("from the ELR {:?}, the ISR being empty", b.elr), false)
+        }
+        Some(b) if b.isr.is_empty() && b.elr.is_empty() && b.last_known_elr == [id] => {
+            (format!("as the last known leader (lastKnownElr {:?}), ISR and ELR empty", b.last_known_elr), false)
+        }
+        Some(b) => (
+            format!(
+                "an unclean election: broker {id} was in neither the ISR {:?} nor the ELR {:?} before",
+                b.isr, b.elr
             ),
-        };
-        Elected { node_id: id, leader_epoch: self.after.leader_epoch, offset, snapshot_end_offset, how, unclean }
-    }
+            true,
+        ),
+    };
+    Elected { node_id: id, leader_epoch: e.after.leader_epoch, offset, snapshot_end_offset, how, unclean }
 }
 
 /// The election that made the metadata's current leader, when that leader lacks acknowledged
@@ -375,77 +365,37 @@ impl Elected {
     }
 }
 
-/// The per-partition registrations the metadata last recorded, with the offset of the record
-/// that made each, replayed from the dir whose metadata log ends last.
+/// The metadata the view takes its leaders from: the furthest-along metadata log among the
+/// dirs ([`RecordedMetadata::furthest_along`]), with where it was read.
 struct Metadata {
     source: MetadataSource,
     /// The `cluster.id` of the dir whose metadata log it is.
     cluster_id: Option<String>,
-    last: HashMap<String, (PartitionRegistration, MetadataPosition)>,
-    /// Each partition's last election: the record that named its current leader, and the
-    /// registration before it.
-    elections: HashMap<String, LeaderElection>,
-    /// The replay, for the topics' dynamic configs.
-    replay: crate::partition_registration::MetadataReplay,
+    recorded: RecordedMetadata,
 }
 
 fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadata> {
-    let mut best: Option<(&PathBuf, i64)> = None;
-    for d in dirs {
-        let part = d.join(format!("{METADATA_TOPIC}-0"));
-        if !part.is_dir() {
-            continue;
-        }
-        let end = Replica::open(d, Some(&format!("{METADATA_TOPIC}-0"))).map(|r| r.log_end_offset()).unwrap_or(-1);
-        if best.is_none_or(|(_, e)| end > e) {
-            best = Some((d, end));
-        }
-    }
-    let (dir, log_end_offset) = best?;
-    let mut report = match super::history::replay_metadata(dir) {
-        Ok(r) => r,
+    let tagged = dirs.iter().map(|d| (d.as_path(), MetadataFound::DataDir));
+    let (i, recorded) = match RecordedMetadata::furthest_along(tagged) {
+        Ok(found) => found?,
         Err(e) => {
-            warnings.push(format!("the metadata log in {} does not replay ({e}): leaders are assumed", dir.display()));
+            warnings.push(format!("the metadata log does not replay ({e}): leaders are assumed"));
             return None;
         }
     };
-    // Each partition's last change and last election, in one pass over the changes.
-    let mut last: HashMap<String, (PartitionRegistration, MetadataPosition)> = HashMap::new();
-    let mut elections = HashMap::new();
-    for c in std::mem::take(&mut report.replay.changes) {
-        match c.after {
-            Some(reg) => {
-                let before = last.get(&c.partition).map(|(r, _)| r);
-                if reg.leader != NO_LEADER
-                    && before.is_none_or(|b| b.leader != reg.leader || b.leader_epoch != reg.leader_epoch)
-                {
-                    elections.insert(
-                        c.partition.clone(),
-                        LeaderElection { position: c.position, before: before.cloned(), after: reg.clone() },
-                    );
-                }
-                last.insert(c.partition, (reg, c.position))
-            }
-            None => {
-                elections.remove(&c.partition);
-                last.remove(&c.partition)
-            }
-        };
-    }
+    let dir = &dirs[i];
     let cluster_id =
         read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
     Some(Metadata {
         cluster_id: cluster_id.clone(),
         source: MetadataSource {
             dir: dir.display().to_string(),
-            log_end_offset,
-            records_read: report.records_read,
-            unreadable_count: report.unreadable.len(),
-            cluster_id: cluster_id.clone(),
+            log_end_offset: recorded.log_end_offset,
+            records_read: recorded.records_read,
+            unreadable_count: recorded.unreadable_count,
+            cluster_id,
         },
-        last,
-        elections,
-        replay: report.replay,
+        recorded,
     })
 }
 
@@ -565,14 +515,14 @@ struct TopicSettings {
 }
 
 impl TopicSettings {
-    fn of(replay: Option<&crate::partition_registration::MetadataReplay>, topic: &str) -> TopicSettings {
-        use crate::partition_registration::ConfigSource;
+    fn of(recorded: Option<&RecordedMetadata>, topic: &str) -> TopicSettings {
+        use crate::kraft::replay::ConfigSource;
         let from = |s: ConfigSource| match s {
             ConfigSource::Topic => "the topic's config",
             ConfigSource::ClusterDefault => "the cluster-wide default",
         };
-        let unclean = replay.and_then(|r| r.topic_config(topic, "unclean.leader.election.enable"));
-        let min_isr = replay
+        let unclean = recorded.and_then(|r| r.topic_config(topic, "unclean.leader.election.enable"));
+        let min_isr = recorded
             .and_then(|r| r.topic_config(topic, "min.insync.replicas"))
             .and_then(|(v, _)| v.trim().parse::<usize>().ok())
             .unwrap_or(1);
@@ -799,11 +749,11 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     let recorded = cx
         .metadata
         .filter(|m| lines.first().is_none_or(|l| cx.brokers[l.broker].cluster_id == m.cluster_id))
-        .and_then(|m| m.last.get(name));
-    let registration = recorded.map(|(r, _)| r.clone());
-    let election = recorded.and_then(|_| cx.metadata?.elections.get(name));
+        .and_then(|m| m.recorded.last(name));
+    let registration = recorded.map(|r| r.registration.clone());
+    let election = recorded.and_then(|_| cx.metadata?.recorded.election(name));
     let (leader, leader_source) = match recorded {
-        Some((reg, position)) => {
+        Some(LastRegistration { registration: reg, position, .. }) => {
             let (offset, snapshot_end_offset) = match position {
                 MetadataPosition::Log(o) => (Some(*o), None),
                 MetadataPosition::Snapshot { end_offset } => (None, Some(*end_offset)),
@@ -889,7 +839,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     }
     // What the controller may do, and which brokers come back after an unclean shutdown.
     let metadata = cx.metadata.filter(|_| recorded.is_some());
-    let topic = TopicSettings::of(metadata.map(|m| &m.replay), name.rsplit_once('-').map_or(name, |(t, _)| t));
+    let topic = TopicSettings::of(metadata.map(|m| &m.recorded), name.rsplit_once('-').map_or(name, |(t, _)| t));
     let unclean_shutdown: Vec<i32> =
         lines.iter().filter(|l| !cx.files[l.broker].clean_shutdown()).filter_map(|l| l.node_id).collect();
     let choice = kafka_choice(&lines, registration.as_ref(), &topic, &unclean_shutdown);
@@ -903,9 +853,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     // The metadata's leader lacks acknowledged records: the election that lost them happened
     // (its record is in the metadata); the view says so instead of forecasting it.
     let elected = match (leader, election) {
-        (Some(l), Some(e)) if !acked_missing.is_empty() && lines[l].node_id == Some(e.after.leader) => {
-            Some(e.elected())
-        }
+        (Some(l), Some(e)) if !acked_missing.is_empty() && lines[l].node_id == Some(e.after.leader) => Some(elected(e)),
         _ => None,
     };
     let no_clean_leader =
@@ -1199,19 +1147,19 @@ mod tests {
         };
         let after = PartitionRegistration { leader: 2, leader_epoch: 2, isr: vec![2], elr: vec![], ..before.clone() };
         let e = LeaderElection { position: MetadataPosition::Log(96), before: Some(before.clone()), after };
-        let elected = e.elected();
-        assert_eq!((elected.node_id, elected.leader_epoch, elected.offset, elected.unclean), (2, 2, Some(96), true));
-        assert_eq!(elected.at(), "metadata offset 96");
-        assert!(elected.how.contains("neither the ISR [] nor the ELR [1]"), "{}", elected.how);
+        let made = elected(&e);
+        assert_eq!((made.node_id, made.leader_epoch, made.offset, made.unclean), (2, 2, Some(96), true));
+        assert_eq!(made.at(), "metadata offset 96");
+        assert!(made.how.contains("neither the ISR [] nor the ELR [1]"), "{}", made.how);
         let from_elr = PartitionRegistration { leader: 1, leader_epoch: 2, isr: vec![1], ..before.clone() };
         let e = LeaderElection { position: MetadataPosition::Log(97), before: Some(before.clone()), after: from_elr };
-        assert!(!e.elected().unclean && e.elected().how.contains("from the ELR [1]"));
+        assert!(!elected(&e).unclean && elected(&e).how.contains("from the ELR [1]"));
         let isr = PartitionRegistration { isr: vec![1, 2], elr: vec![], last_known_elr: vec![], ..before };
         let e = LeaderElection {
             position: MetadataPosition::Snapshot { end_offset: 120 },
             before: Some(isr.clone()),
             after: PartitionRegistration { leader: 2, leader_epoch: 2, ..isr },
         };
-        assert!(!e.elected().unclean && e.elected().at() == "the metadata snapshot ending at 120");
+        assert!(!elected(&e).unclean && elected(&e).at() == "the metadata snapshot ending at 120");
     }
 }

@@ -18,7 +18,6 @@ pub mod flush;
 pub mod history;
 pub mod isr;
 pub mod pair;
-pub mod recorded_leader;
 pub mod recover;
 pub mod restore;
 pub mod stop;

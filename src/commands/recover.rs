@@ -147,7 +147,7 @@ pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<Recover
     }
 }
 
-pub use super::recorded_leader::{AssumedLeader, LeaderEpochSource, RecordedMetadata};
+pub use crate::kraft::{AssumedLeader, LeaderEpochSource, RecordedMetadata};
 
 /// Why a restart against a leader never plans the KRaft metadata log.
 pub const METADATA_LOG_LEFT_OUT: &str = "the KRaft metadata log is a Raft log (KIP-595): its replicas follow the \

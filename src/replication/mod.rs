@@ -15,7 +15,6 @@ pub mod high_watermark;
 pub mod isr;
 pub mod leader;
 pub mod on_disk;
-pub mod partition_change;
 pub mod release;
 pub mod storage;
 pub mod truncation;
