@@ -5,7 +5,7 @@
 //! klog's clap definitions ([`crate::cli::parse_from`]) and run by klog's own dispatcher
 //! ([`crate::app`]), as `klog` itself runs it; the lab adds only its front end (the recovery
 //! picture as SVG, the code panels of the procedures that ran). The same action is applied to an
-//! [`explore::model::State`], so the explorer can start from where the history is. A branch
+//! [`crate::explore::model::State`], so the explorer can start from where the history is. A branch
 //! lives in its own dir `<lab>/<n>/` (replicas `a`, `b`, `c`); going back to a frame and acting
 //! there forks: the action prefix is replayed into a fresh branch dir (klog's commands are
 //! deterministic with fixed timestamps), then the new action runs.
