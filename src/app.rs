@@ -350,49 +350,8 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
     let req: RecoverRequest<'_> = a.into();
     let data_dir_form =
         a.partition.is_none() && (a.dry_run || a.leader.is_none()) && data_dir::holds_several_partitions(&a.dir);
-    if data_dir_form && a.leader.is_some() {
-        if a.explain {
-            return Err(crate::error::Error::Usage(format!(
-                "--explain shows the truncation procedure of one partition, and {} holds several: add --partition NAME",
-                a.dir.display()
-            )));
-        }
-        let plan = data_dir::restart_plan(&req, &mut *progress(settings, "recover", "partitions"))?;
-        if a.json {
-            output::data_dir::plan_json(text.raw(), &plan)?;
-        } else {
-            output::data_dir::plan_text(text, &plan, settings)?;
-        }
-        return Ok(Outcome::Success);
-    }
-    if data_dir_form && a.dry_run {
-        use commands::recover::StartForecast;
-        let forecast = commands::recover::forecast_data_dir(&a.dir, &mut *progress(settings, "recover", "partitions"))?;
-        return match (forecast, a.json) {
-            (StartForecast::Loads(load), true) => {
-                output::data_dir::forecast_json(text.raw(), &load).map(|()| Outcome::Success)
-            }
-            (StartForecast::Loads(load), false) => {
-                output::data_dir::forecast_text(text, &load, settings).map(|()| Outcome::Success)
-            }
-            // The broker would not start: a finding of the forecast, exit 1.
-            (StartForecast::Refuses(r), true) => {
-                output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
-            }
-            (StartForecast::Refuses(r), false) => {
-                output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
-            }
-        };
-    }
     if data_dir_form {
-        let load =
-            commands::recover::recover_data_dir(&a.dir, a.dry_run, &mut *progress(settings, "recover", "partitions"))?;
-        if a.json {
-            output::data_dir::forecast_json(text.raw(), &load)?;
-        } else {
-            output::data_dir::forecast_text(text, &load, settings)?;
-        }
-        return Ok(Outcome::Success);
+        return recover_data_dir(a, &req, settings, text);
     }
     let report = match commands::recover::run(&req) {
         // A one-partition start-up the broker does not survive: the forecast of the whole
@@ -438,6 +397,58 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
             report::catch_up_text(text, &r, settings)?;
         }
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
+    }
+    Ok(Outcome::Success)
+}
+
+/// `recover` of a whole broker's dir: the restart plan of every partition against a leader's
+/// dir, the forecast of the broker's start-up (`--dry-run`), or the start-up itself.
+fn recover_data_dir(
+    a: &RecoverArgs,
+    req: &RecoverRequest<'_>,
+    settings: &Settings,
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
+    if a.leader.is_some() {
+        if a.explain {
+            return Err(crate::error::Error::Usage(format!(
+                "--explain shows the truncation procedure of one partition, and {} holds several: add --partition NAME",
+                a.dir.display()
+            )));
+        }
+        let plan = data_dir::restart_plan(req, &mut *progress(settings, "recover", "partitions"))?;
+        if a.json {
+            output::data_dir::plan_json(text.raw(), &plan)?;
+        } else {
+            output::data_dir::plan_text(text, &plan, settings)?;
+        }
+        return Ok(Outcome::Success);
+    }
+    if a.dry_run {
+        use commands::recover::StartForecast;
+        let forecast = commands::recover::forecast_data_dir(&a.dir, &mut *progress(settings, "recover", "partitions"))?;
+        return match (forecast, a.json) {
+            (StartForecast::Loads(load), true) => {
+                output::data_dir::forecast_json(text.raw(), &load).map(|()| Outcome::Success)
+            }
+            (StartForecast::Loads(load), false) => {
+                output::data_dir::forecast_text(text, &load, settings).map(|()| Outcome::Success)
+            }
+            // The broker would not start: a finding of the forecast, exit 1.
+            (StartForecast::Refuses(r), true) => {
+                output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
+            }
+            (StartForecast::Refuses(r), false) => {
+                output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
+            }
+        };
+    }
+    let load =
+        commands::recover::recover_data_dir(&a.dir, a.dry_run, &mut *progress(settings, "recover", "partitions"))?;
+    if a.json {
+        output::data_dir::forecast_json(text.raw(), &load)?;
+    } else {
+        output::data_dir::forecast_text(text, &load, settings)?;
     }
     Ok(Outcome::Success)
 }

@@ -663,12 +663,12 @@ fn refusal(e: &Error) -> String {
     e.to_string()
 }
 
-/// One partition lined up across the brokers holding it.
-fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
+/// Each holder's replica of `name` opened, with its line; the brokers whose replica does not
+/// open, with why.
+fn open_replicas(cx: &Context<'_>, name: &str) -> (Vec<Replica>, Vec<ReplicaLine>, Vec<(usize, String)>) {
     let mut replicas: Vec<Replica> = Vec::new();
     let mut lines: Vec<ReplicaLine> = Vec::new();
     let mut unreadable = Vec::new();
-    let mut notes = Vec::new();
     for &b in cx.holders.get(name).map_or(&[][..], Vec::as_slice) {
         match Replica::open_in(&cx.files[b], name) {
             Ok(r) => {
@@ -689,8 +689,13 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             Err(e) => unreadable.push((b, refusal(&e))),
         }
     }
-    // `check`: each replica verified first (its own open: the check consumes it); a replica
-    // without findings has every batch CRC checked, so the lineup may compare its headers.
+    (replicas, lines, unreadable)
+}
+
+/// `check`: each replica verified first (its own open: the check consumes it), its findings on
+/// its line; a replica without findings has every batch CRC checked, so the lineup may compare
+/// its headers. Other commands verify nothing.
+fn verify_replicas(cx: &Context<'_>, name: &str, replicas: &[Replica], lines: &mut [ReplicaLine]) -> Result<Verified> {
     let mut verified = vec![false; replicas.len()];
     // For a verified replica: (log start, log end, header digest); two equal ones hold the
     // same batches, and their comparison reads nothing more.
@@ -709,17 +714,121 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             line.findings = report.verification.findings;
         }
     }
-    let verified = Verified { clean: verified, digests };
-    // Replicas of brokers that do not say they are one cluster (another cluster.id, none, a
-    // node id twice) are listed, never lined up: no leader, election or loss is invented.
+    Ok(Verified { clean: verified, digests })
+}
+
+/// The metadata's leader of a partition among `lines` (`None`: it records none, or its broker
+/// is not among the dirs), with the notes that say what the dirs lack of what it recorded.
+fn metadata_leader(
+    reg: &PartitionRegistration,
+    position: MetadataPosition,
+    lines: &[ReplicaLine],
+    notes: &mut Vec<String>,
+) -> (Option<usize>, LeaderSource) {
+    let (offset, snapshot_end_offset) = match position {
+        MetadataPosition::Log(o) => (Some(o), None),
+        MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
+    };
+    let leader = (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
+    if reg.leader == NO_LEADER {
+        notes.push(format!("the metadata records no leader (leader -1) at leader epoch {}", reg.leader_epoch));
+        // Replicas the controller may elect whose dirs are not here: what they hold is
+        // unseen, and Kafka's choice counts them as not coming back.
+        let mut absent: Vec<i32> = Vec::new();
+        for id in reg.isr.iter().chain(&reg.elr).chain(&reg.last_known_elr) {
+            if !absent.contains(id) && !lines.iter().any(|l| l.node_id == Some(*id)) {
+                absent.push(*id);
+            }
+        }
+        if !absent.is_empty() {
+            let named: Vec<String> = absent.iter().map(i32::to_string).collect();
+            notes.push(format!(
+                "broker{} {} (ISR {:?}, ELR {:?}, last known leader {:?}) {} not among the dirs: records \
+                 only {} holds are not seen here, and Kafka's choice takes {} as not coming back",
+                if absent.len() == 1 { "" } else { "s" },
+                named.join(", "),
+                reg.isr,
+                reg.elr,
+                reg.last_known_elr,
+                if absent.len() == 1 { "is" } else { "are" },
+                if absent.len() == 1 { "it" } else { "they" },
+                if absent.len() == 1 { "it" } else { "them" },
+            ));
+        }
+    } else if leader.is_none() {
+        notes.push(format!(
+            "the metadata's leader, broker {}, is not among the dirs (or its replica does not read)",
+            reg.leader
+        ));
+    }
+    for l in lines {
+        if let Some(id) = l.node_id.filter(|id| !reg.replicas.contains(id)) {
+            notes.push(format!("broker {id} holds a replica the assignment {:?} does not name", reg.replicas));
+        }
+    }
+    (leader, LeaderSource::Metadata { offset, snapshot_end_offset })
+}
+
+/// `recover --dry-run`: each follower's restart against `leader` at the metadata's epoch, as
+/// `recover --dry-run --leader` plans it, on its line.
+fn plan_restarts(
+    cx: &Context<'_>,
+    name: &str,
+    leader: usize,
+    registration: Option<&PartitionRegistration>,
+    lines: &mut [ReplicaLine],
+) {
+    let l = leader;
+    let leader_dir = Path::new(&cx.brokers[lines[l].broker].dir).to_path_buf();
+    let leader_epoch = registration.map(|r| r.leader_epoch).filter(|e| *e >= 0);
+    for i in (0..lines.len()).filter(|i| *i != l) {
+        let b = lines[i].broker;
+        let follower_dir = Path::new(&cx.brokers[b].dir).to_path_buf();
+        let one = RecoverRequest {
+            dir: &follower_dir,
+            partition: Some(name),
+            leader: Some(&leader_dir),
+            rules: cx.req.rules,
+            dry_run: true,
+            catch_up: false,
+            context: 0,
+            leader_epoch,
+            told_first: false,
+            fencing: true,
+            metadata: None,
+        };
+        // The epoch comes from this view's own replay of the metadata: the dry run does not
+        // look the metadata up again for every follower.
+        let no_metadata = None;
+        let read = LogDirsRead {
+            dir: Some(&cx.files[b]),
+            leader: Some(&cx.files[lines[l].broker]),
+            metadata: Some(&no_metadata),
+        };
+        lines[i].restart = Some(match recover::run_in(&one, read) {
+            Ok(RecoverReport::Follower(r)) => Ok(RestartOutcome {
+                cut_offset: r.cut_offset,
+                truncated_count: (lines[i].log_end_offset - r.cut_offset).max(0) as u64,
+                acked_lost_count: r.counts.acked_and_lost(),
+            }),
+            Ok(RecoverReport::Local(_)) => Err("no leader".into()),
+            Err(e) => Err(refusal(&e)),
+        });
+    }
+}
+
+/// Replicas of brokers that do not say they are one cluster (another cluster.id, none, a node
+/// id twice) are listed, never lined up: no leader, election or loss is invented. The note that
+/// says so, when they are not.
+fn not_one_cluster(cx: &Context<'_>, lines: &[ReplicaLine]) -> Option<String> {
     let identities: BTreeSet<Option<&str>> = lines.iter().map(|l| cx.brokers[l.broker].cluster_id.as_deref()).collect();
     let node_ids: BTreeSet<Option<i32>> = lines.iter().map(|l| l.node_id).collect();
-    let not_one_cluster = lines.len() > 1
+    let not_one = lines.len() > 1
         && (identities.len() > 1
             || identities.contains(&None)
             || node_ids.len() < lines.len()
             || node_ids.contains(&None));
-    if not_one_cluster {
+    not_one.then(|| {
         let each: Vec<String> = lines
             .iter()
             .map(|l| {
@@ -727,7 +836,81 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                 format!("{} ({})", b.dir, b.cluster_id.as_deref().unwrap_or("no cluster.id"))
             })
             .collect();
-        notes.push(format!("its replicas are not of one cluster ({}): listed, not compared", each.join(", ")));
+        format!("its replicas are not of one cluster ({}): listed, not compared", each.join(", "))
+    })
+}
+
+/// In klog's own labs: the replica klog's state runs as leader (the latest epoch, if two think
+/// they lead), before any guess from the logs.
+fn klog_state_leader(replicas: &[Replica]) -> (Option<usize>, LeaderSource) {
+    let leading = (0..replicas.len())
+        .filter_map(|i| {
+            replicas[i]
+                .state()
+                .filter(|s| s.role == crate::replica::Role::Leader)
+                .map(|s| (s.leader_epoch, std::cmp::Reverse(i)))
+        })
+        .max();
+    match leading {
+        Some((e, std::cmp::Reverse(i))) => (Some(i), LeaderSource::KlogState { leader_epoch: Some(e) }),
+        None => (None, LeaderSource::KlogState { leader_epoch: None }),
+    }
+}
+
+/// Every replica lined up against the leader `l`: where it diverges, what it holds that the
+/// leader lacks (on its line), and the acknowledged records the leader does not hold.
+fn line_up(
+    replicas: &[Replica],
+    verified: &Verified,
+    l: usize,
+    lines: &mut [ReplicaLine],
+) -> Result<Vec<AckedMissing>> {
+    let mut acked_missing = Vec::new();
+    for i in (0..replicas.len()).filter(|i| *i != l) {
+        let d = divergence(replicas, verified, l, i)?;
+        lines[i].first_divergent_offset = d;
+        let from = d.unwrap_or(lines[l].log_end_offset).max(lines[i].log_start_offset);
+        lines[i].leader_lacks = (from < lines[i].log_end_offset).then(|| (from, lines[i].log_end_offset - 1));
+        acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
+    }
+    Ok(acked_missing)
+}
+
+/// No clean leader is left: klog's advice, and Kafka's choice — the election the metadata
+/// already recorded when its leader lacks acknowledged records, else the controller's forecast
+/// (`choice`) — each with what it loses.
+fn no_clean_leader(
+    replicas: &[Replica],
+    verified: &Verified,
+    lines: &[ReplicaLine],
+    leader: Option<usize>,
+    elected: Option<&Elected>,
+    choice: std::result::Result<(usize, String), String>,
+) -> Result<NoCleanLeader> {
+    let advice = preferred(lines).expect("a replica");
+    let advice = Candidate {
+        replica: advice,
+        why: "the highest latest leader epoch, then the largest log end".into(),
+        loses: losses(replicas, verified, advice)?,
+    };
+    let (kafka, kafka_none) = match (elected, leader, choice) {
+        (Some(e), Some(l), _) => {
+            let why = format!("at {}, leader epoch {}: {}", e.at(), e.leader_epoch, e.how);
+            (Some(Candidate { replica: l, why, loses: losses(replicas, verified, l)? }), None)
+        }
+        (_, _, Ok((i, why))) => (Some(Candidate { replica: i, why, loses: losses(replicas, verified, i)? }), None),
+        (_, _, Err(why)) => (None, Some(why)),
+    };
+    Ok(NoCleanLeader { advice, kafka, kafka_none })
+}
+
+/// One partition lined up across the brokers holding it.
+fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
+    let (replicas, mut lines, unreadable) = open_replicas(cx, name);
+    let mut notes = Vec::new();
+    let verified = verify_replicas(cx, name, &replicas, &mut lines)?;
+    if let Some(note) = not_one_cluster(cx, &lines) {
+        notes.push(note);
         return Ok(PartitionView {
             partition: name.to_string(),
             replicas: lines,
@@ -740,7 +923,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             kafka_would_elect: None,
             kafka_none: None,
             elected: None,
-            not_one_cluster,
+            not_one_cluster: true,
             unreadable,
             notes,
         });
@@ -754,80 +937,21 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     let election = recorded.and_then(|_| cx.metadata?.recorded.election(name));
     let (leader, leader_source) = match recorded {
         Some(LastRegistration { registration: reg, position, .. }) => {
-            let (offset, snapshot_end_offset) = match position {
-                MetadataPosition::Log(o) => (Some(*o), None),
-                MetadataPosition::Snapshot { end_offset } => (None, Some(*end_offset)),
-            };
-            let leader =
-                (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
-            if reg.leader == NO_LEADER {
-                notes.push(format!("the metadata records no leader (leader -1) at leader epoch {}", reg.leader_epoch));
-                // Replicas the controller may elect whose dirs are not here: what they hold is
-                // unseen, and Kafka's choice below counts them as not coming back.
-                let mut absent: Vec<i32> = Vec::new();
-                for id in reg.isr.iter().chain(&reg.elr).chain(&reg.last_known_elr) {
-                    if !absent.contains(id) && !lines.iter().any(|l| l.node_id == Some(*id)) {
-                        absent.push(*id);
-                    }
-                }
-                if !absent.is_empty() {
-                    let named: Vec<String> = absent.iter().map(i32::to_string).collect();
-                    notes.push(format!(
-                        "broker{} {} (ISR {:?}, ELR {:?}, last known leader {:?}) {} not among the dirs: records \
-                         only {} holds are not seen here, and Kafka's choice takes {} as not coming back",
-                        if absent.len() == 1 { "" } else { "s" },
-                        named.join(", "),
-                        reg.isr,
-                        reg.elr,
-                        reg.last_known_elr,
-                        if absent.len() == 1 { "is" } else { "are" },
-                        if absent.len() == 1 { "it" } else { "they" },
-                        if absent.len() == 1 { "it" } else { "them" },
-                    ));
-                }
-            } else if leader.is_none() {
-                notes.push(format!(
-                    "the metadata's leader, broker {}, is not among the dirs (or its replica does not read)",
-                    reg.leader
-                ));
-            }
-            for l in &lines {
-                if let Some(id) = l.node_id.filter(|id| !reg.replicas.contains(id)) {
-                    notes.push(format!("broker {id} holds a replica the assignment {:?} does not name", reg.replicas));
-                }
-            }
-            (leader, LeaderSource::Metadata { offset, snapshot_end_offset })
+            metadata_leader(reg, *position, &lines, &mut notes)
         }
         // klog's own labs: the replica klog's state runs as leader (the latest epoch, if two
         // think they lead), before any guess from the logs.
         None if !replicas.is_empty()
             && lines.iter().all(|l| crate::replica::made_by_klog(Path::new(&cx.brokers[l.broker].dir))) =>
         {
-            let leading = (0..replicas.len())
-                .filter_map(|i| {
-                    replicas[i]
-                        .state()
-                        .filter(|s| s.role == crate::replica::Role::Leader)
-                        .map(|s| (s.leader_epoch, std::cmp::Reverse(i)))
-                })
-                .max();
-            match leading {
-                Some((e, std::cmp::Reverse(i))) => (Some(i), LeaderSource::KlogState { leader_epoch: Some(e) }),
-                None => (None, LeaderSource::KlogState { leader_epoch: None }),
-            }
+            klog_state_leader(&replicas)
         }
         None => (preferred(&lines), LeaderSource::Assumed),
     };
-    let mut acked_missing = Vec::new();
-    if let Some(l) = leader {
-        for i in (0..replicas.len()).filter(|i| *i != l) {
-            let d = divergence(&replicas, &verified, l, i)?;
-            lines[i].first_divergent_offset = d;
-            let from = d.unwrap_or(lines[l].log_end_offset).max(lines[i].log_start_offset);
-            lines[i].leader_lacks = (from < lines[i].log_end_offset).then(|| (from, lines[i].log_end_offset - 1));
-            acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
-        }
-    }
+    let acked_missing = match leader {
+        Some(l) => line_up(&replicas, &verified, l, &mut lines)?,
+        None => Vec::new(),
+    };
     // When the leader is missing or lacks acked records: the replicas that lack none.
     let mut clean_replicas = Vec::new();
     if (leader.is_none() || !acked_missing.is_empty()) && !replicas.is_empty() {
@@ -858,23 +982,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     };
     let no_clean_leader =
         if (leader.is_none() || !acked_missing.is_empty()) && clean_replicas.is_empty() && !replicas.is_empty() {
-            let advice = preferred(&lines).expect("a replica");
-            let advice = Candidate {
-                replica: advice,
-                why: "the highest latest leader epoch, then the largest log end".into(),
-                loses: losses(&replicas, &verified, advice)?,
-            };
-            let (kafka, kafka_none) = match (&elected, leader, choice) {
-                (Some(e), Some(l), _) => {
-                    let why = format!("at {}, leader epoch {}: {}", e.at(), e.leader_epoch, e.how);
-                    (Some(Candidate { replica: l, why, loses: losses(&replicas, &verified, l)? }), None)
-                }
-                (_, _, Ok((i, why))) => {
-                    (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None)
-                }
-                (_, _, Err(why)) => (None, Some(why)),
-            };
-            Some(NoCleanLeader { advice, kafka, kafka_none })
+            Some(no_clean_leader(&replicas, &verified, &lines, leader, elected.as_ref(), choice)?)
         } else {
             None
         };
@@ -882,42 +990,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         ClusterCommand::Check => {}
         ClusterCommand::Recover => {
             if let Some(l) = leader {
-                let leader_dir = Path::new(&cx.brokers[lines[l].broker].dir).to_path_buf();
-                let leader_epoch = registration.as_ref().map(|r| r.leader_epoch).filter(|e| *e >= 0);
-                for i in (0..lines.len()).filter(|i| *i != l) {
-                    let b = lines[i].broker;
-                    let follower_dir = Path::new(&cx.brokers[b].dir).to_path_buf();
-                    let one = RecoverRequest {
-                        dir: &follower_dir,
-                        partition: Some(name),
-                        leader: Some(&leader_dir),
-                        rules: cx.req.rules,
-                        dry_run: true,
-                        catch_up: false,
-                        context: 0,
-                        leader_epoch,
-                        told_first: false,
-                        fencing: true,
-                        metadata: None,
-                    };
-                    // The epoch comes from this view's own replay of the metadata (above): the
-                    // dry run does not look the metadata up again for every follower.
-                    let no_metadata = None;
-                    let read = LogDirsRead {
-                        dir: Some(&cx.files[b]),
-                        leader: Some(&cx.files[lines[l].broker]),
-                        metadata: Some(&no_metadata),
-                    };
-                    lines[i].restart = Some(match recover::run_in(&one, read) {
-                        Ok(RecoverReport::Follower(r)) => Ok(RestartOutcome {
-                            cut_offset: r.cut_offset,
-                            truncated_count: (lines[i].log_end_offset - r.cut_offset).max(0) as u64,
-                            acked_lost_count: r.counts.acked_and_lost(),
-                        }),
-                        Ok(RecoverReport::Local(_)) => Err("no leader".into()),
-                        Err(e) => Err(refusal(&e)),
-                    });
-                }
+                plan_restarts(cx, name, l, registration.as_ref(), &mut lines);
             }
         }
         ClusterCommand::Diff => {}
@@ -934,7 +1007,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         kafka_would_elect,
         kafka_none,
         elected,
-        not_one_cluster,
+        not_one_cluster: false,
         unreadable,
         notes,
     })

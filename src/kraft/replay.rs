@@ -10,7 +10,7 @@
 use super::registration::PartitionRegistration;
 use super::registration::{int, uuid};
 use crate::format::metadata::MetadataRecord;
-use crate::format::schema::{find, Value};
+use crate::format::schema::{find, Field, Value};
 use std::collections::{BTreeMap, HashMap};
 
 /// Where a metadata record was read.
@@ -136,6 +136,70 @@ impl MetadataReplay {
         self.changes.push(PartitionChange { partition, position, timestamp, record, after: Some(after), changed });
     }
 
+    /// `ClearElrRecord`: ELR and last known ELR emptied, for one topic or all.
+    fn clear_elr(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
+        let f = &r.fields;
+        let topic = match find(f, "topicName") {
+            Some(Value::Str(s)) if !s.is_empty() => Some(String::from_utf8_lossy(s).into_owned()),
+            _ => None,
+        };
+        let keys: Vec<([u8; 16], i32)> = self
+            .partitions
+            .iter()
+            .filter(|((t, _), p)| {
+                (!p.elr.is_empty() || !p.last_known_elr.is_empty())
+                    && topic.as_ref().is_none_or(|name| self.topics.get(t) == Some(name))
+            })
+            .map(|(k, _)| *k)
+            .collect();
+        for key in keys {
+            let mut after = self.partitions[&key].clone();
+            after.elr.clear();
+            after.last_known_elr.clear();
+            self.record_change(key, after, r.name(), position, timestamp);
+        }
+    }
+
+    /// `RemoveTopicRecord`: each of the topic's partitions ends its timeline.
+    fn remove_topic(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
+        let f = &r.fields;
+        let Some(id) = uuid(f, "topicId") else { return };
+        let keys: Vec<([u8; 16], i32)> = self.partitions.keys().filter(|(t, _)| *t == id).copied().collect();
+        for key in keys {
+            let partition = self.name(&key.0, key.1);
+            self.partitions.remove(&key);
+            self.changes.push(PartitionChange {
+                partition,
+                position,
+                timestamp,
+                record: r.name(),
+                after: None,
+                changed: vec!["removed"],
+            });
+        }
+        self.topics.remove(&id);
+    }
+
+    /// `ConfigRecord`: a dynamic config set, or deleted by a null value.
+    fn set_config(&mut self, f: &[Field<'_>]) {
+        let text = |name: &str| match find(f, name) {
+            Some(Value::Str(s)) => Some(String::from_utf8_lossy(s).into_owned()),
+            _ => None,
+        };
+        let (Some(resource), Some(name)) = (text("resourceName"), text("name")) else { return };
+        let key = (int(f, "resourceType", -1) as i8, resource);
+        match text("value") {
+            Some(v) => {
+                self.configs.entry(key).or_default().insert(name, v);
+            }
+            None => {
+                if let Some(c) = self.configs.get_mut(&key) {
+                    c.remove(&name);
+                }
+            }
+        }
+    }
+
     /// Apply one metadata record.
     pub fn apply(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
         let f = &r.fields;
@@ -165,62 +229,9 @@ impl MetadataReplay {
                 let after = before.merge(f);
                 self.record_change(key, after, r.name(), position, timestamp);
             }
-            "ClearElrRecord" => {
-                let topic = match find(f, "topicName") {
-                    Some(Value::Str(s)) if !s.is_empty() => Some(String::from_utf8_lossy(s).into_owned()),
-                    _ => None,
-                };
-                let keys: Vec<([u8; 16], i32)> = self
-                    .partitions
-                    .iter()
-                    .filter(|((t, _), p)| {
-                        (!p.elr.is_empty() || !p.last_known_elr.is_empty())
-                            && topic.as_ref().is_none_or(|name| self.topics.get(t) == Some(name))
-                    })
-                    .map(|(k, _)| *k)
-                    .collect();
-                for key in keys {
-                    let mut after = self.partitions[&key].clone();
-                    after.elr.clear();
-                    after.last_known_elr.clear();
-                    self.record_change(key, after, r.name(), position, timestamp);
-                }
-            }
-            "RemoveTopicRecord" => {
-                let Some(id) = uuid(f, "topicId") else { return };
-                let keys: Vec<([u8; 16], i32)> = self.partitions.keys().filter(|(t, _)| *t == id).copied().collect();
-                for key in keys {
-                    let partition = self.name(&key.0, key.1);
-                    self.partitions.remove(&key);
-                    self.changes.push(PartitionChange {
-                        partition,
-                        position,
-                        timestamp,
-                        record: r.name(),
-                        after: None,
-                        changed: vec!["removed"],
-                    });
-                }
-                self.topics.remove(&id);
-            }
-            "ConfigRecord" => {
-                let text = |name: &str| match find(f, name) {
-                    Some(Value::Str(s)) => Some(String::from_utf8_lossy(s).into_owned()),
-                    _ => None,
-                };
-                let (Some(resource), Some(name)) = (text("resourceName"), text("name")) else { return };
-                let key = (int(f, "resourceType", -1) as i8, resource);
-                match text("value") {
-                    Some(v) => {
-                        self.configs.entry(key).or_default().insert(name, v);
-                    }
-                    None => {
-                        if let Some(c) = self.configs.get_mut(&key) {
-                            c.remove(&name);
-                        }
-                    }
-                }
-            }
+            "ClearElrRecord" => self.clear_elr(position, timestamp, r),
+            "RemoveTopicRecord" => self.remove_topic(position, timestamp, r),
+            "ConfigRecord" => self.set_config(f),
             "BeginTransactionRecord" => {
                 self.transaction = Some(Box::new(Saved(
                     self.topics.clone(),
