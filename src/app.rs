@@ -1,23 +1,97 @@
-//! The binary's dispatch: each subcommand's request (built in `cli.rs`) goes to its command,
-//! and the report to its renderer. Text goes through [`Fit`] so that every line fits the
-//! width resolved in `main`; JSON and Kafka's dump-log lines are never wrapped. Nothing here
-//! reads the command line or the environment: `main` passes what it resolved.
+//! The one dispatcher: each subcommand's request (built in `cli.rs`) goes to its command, and
+//! the report to its renderer, whichever front end asked — `main` for the terminal, the lab
+//! ([`crate::lab`]) for each action a learner clicks. A command runs as one transaction
+//! ([`transaction`]: the undo journal puts back what a failed command changed). Text goes
+//! through [`Fit`] so that every line fits the width resolved in `main`; JSON and Kafka's
+//! dump-log lines are never wrapped. What differs between front ends is a [`Front`]: the
+//! terminal writes a follower recovery's picture as text, the lab draws it and shows the code
+//! of the procedures that ran. Nothing here reads the command line or the environment: the
+//! caller passes what it resolved.
 
-use replica_lab::cli::{
-    AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
+use crate::cli::{
+    self, AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
     DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
     RestoreArgs, Target, TxnArgs, TxnFormat,
 };
-use replica_lab::commands::cluster::{ClusterCommand, ClusterRequest};
-use replica_lab::commands::recover::{RecoverReport, RecoverRequest};
-use replica_lab::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
-use replica_lab::durable::output::{self as output_file, OutputKind};
-use replica_lab::error::{IoContext, Result};
-use replica_lab::output::picture::{self, Picture};
-use replica_lab::output::{self, fit::Fit};
-use replica_lab::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
+use crate::commands::cluster::{ClusterCommand, ClusterRequest};
+use crate::commands::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
+use crate::commands::{self, data_dir, dump::DumpEvent, NoProgress, ProgressSink};
+use crate::durable::output::{self as output_file, OutputKind};
+use crate::error::{IoContext, Result};
+use crate::output::picture::{self, Picture};
+use crate::output::{self, fit::Fit};
+use crate::output::{dump_log::DumpLog, json, progress::Progress, report, svg, table::DumpTable, text, Settings};
+use crate::replication::explain::{explain_fetch, Explanation};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+/// What a front end adds to the terminal's rendering of a command's report.
+pub trait Front {
+    /// After a follower recovery's report: its picture, the follower before and after the cut
+    /// against the leader's records (`names`: leader, follower), and with `--explain` the
+    /// procedure with the lines that ran.
+    fn recovery_picture(
+        &mut self,
+        out: &mut dyn Write,
+        r: &FollowerRecoverReport,
+        picture: &Picture,
+        names: &(String, String),
+        explain: bool,
+        settings: &Settings,
+    ) -> Result<()>;
+
+    /// Whether it shows the code of the procedures that ran (each costs a replay to explain).
+    fn shows_code(&self) -> bool {
+        false
+    }
+
+    /// The procedures a command ran, with the lines that ran ([`Front::shows_code`]).
+    fn code(&mut self, _explanation: Explanation) {}
+}
+
+/// The terminal: `klog` itself.
+pub struct Terminal;
+
+impl Front for Terminal {
+    fn recovery_picture(
+        &mut self,
+        out: &mut dyn Write,
+        r: &FollowerRecoverReport,
+        pic: &Picture,
+        (leader, follower): &(String, String),
+        explain: bool,
+        settings: &Settings,
+    ) -> Result<()> {
+        writeln!(
+            out,
+            "\n{}",
+            settings.palette().dim(&format!("{follower} before and after the cut, against the leader {leader}:"))
+        )
+        .at("<stdout>", "write")?;
+        picture::write_text(out, pic, settings)?;
+        if explain {
+            writeln!(out).at("<stdout>", "write")?;
+            crate::output::explain::write_text(out, &r.explanation(), settings)?;
+        }
+        Ok(())
+    }
+}
+
+/// Run `f` as one command's transaction: the undo journal records what each durable step
+/// changes and, when `f` fails (a broken pipe is not a failure), puts it back. Returns `f`'s
+/// result and what could not be put back, for the caller to warn of.
+pub fn transaction<T>(f: impl FnOnce() -> Result<T>) -> (Result<T>, Vec<String>) {
+    crate::durable::journal::begin();
+    let result = f();
+    let failures = match &result {
+        Err(e) if !e.is_broken_pipe() => crate::durable::journal::rollback(),
+        _ => {
+            crate::durable::journal::finish();
+            Vec::new()
+        }
+    };
+    (result, failures)
+}
 
 /// Progress on stderr when it is a terminal, else nowhere.
 fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box<dyn ProgressSink> {
@@ -28,11 +102,22 @@ fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box
     }
 }
 
-/// Run one command, writing its results to `out`.
+/// Run one command for the terminal, writing its results to `out`.
 pub fn run(command: Command, settings: &Settings, env: &Env, out: &mut dyn Write) -> Result<Outcome> {
+    run_for(command, settings, env, out, &mut Terminal)
+}
+
+/// Run one command for `front`, writing its results to `out`.
+pub fn run_for(
+    command: Command,
+    settings: &Settings,
+    env: &Env,
+    out: &mut dyn Write,
+    front: &mut dyn Front,
+) -> Result<Outcome> {
     let mut fit = Fit::new(&mut *out, settings.width, settings.color);
     let hint = write_hint(&command);
-    let outcome = run_into(command, settings, env, &mut fit).map_err(|e| e.with_write_hint(hint))?;
+    let outcome = run_into(command, settings, env, front, &mut fit).map_err(|e| e.with_write_hint(hint))?;
     fit.flush().at("<stdout>", "write")?;
     Ok(outcome)
 }
@@ -60,21 +145,27 @@ fn write_hint(command: &Command) -> &'static str {
 
 /// The route table: one line per command, each to its plumbing below (request from the
 /// arguments, command, renderer, outcome).
-fn run_into(command: Command, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+fn run_into(
+    command: Command,
+    settings: &Settings,
+    env: &Env,
+    front: &mut dyn Front,
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
     match command {
         Command::Create(a) => create(&a, settings, env, text),
-        Command::Elect(a) => elect(&a, settings, env, text),
+        Command::Elect(a) => elect(&a, settings, front, text),
         Command::AlterIsr(a) => alter_isr(&a, settings, env, text),
-        Command::Append(a) => append(&a, settings, env, text),
+        Command::Append(a) => append(&a, settings, front, text),
         Command::Dump(a) => dump(&a, settings, env, text),
         Command::History(a) => history(&a, settings, env, text),
         Command::Check(a) => check(&a, settings, env, text),
         Command::Txn(a) => txn(&a, settings, text),
-        Command::Fetch(a) => fetch(&a, settings, env, text),
+        Command::Fetch(a) => fetch(&a, settings, front, text),
         Command::Flush(a) => flush(&a, settings, env, text),
         Command::Stop(a) => stop(&a, settings, env, text),
         Command::Crash(a) => crash(&a, settings, env, text),
-        Command::Recover(a) => recover(&a, settings, env, text),
+        Command::Recover(a) => recover(&a, settings, front, text),
         Command::Restore(a) => restore(&a, settings, env, text),
         Command::Draw(a) => draw(&a, settings, env, text),
         Command::Diff(a) => diff(&a, settings, env, text),
@@ -91,9 +182,12 @@ fn create(a: &CreateArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Res
     Ok(Outcome::Success)
 }
 
-fn elect(a: &ElectArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+fn elect(a: &ElectArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let report = commands::elect::run(&a.into())?;
     text::elected(text, &report, settings)?;
+    if front.shows_code() {
+        front.code(report.explanation());
+    }
     Ok(Outcome::Success)
 }
 
@@ -103,10 +197,13 @@ fn alter_isr(a: &AlterIsrArgs, settings: &Settings, _: &Env, text: &mut Text<'_,
     Ok(Outcome::Success)
 }
 
-fn append(a: &AppendArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+fn append(a: &AppendArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let req = a.request(&mut io::stdin().lock(), commands::now_ms())?;
     let report = commands::append::run(req, &mut *progress(settings, "append", "records"))?;
     text::appended(text, &a.target.dir.display().to_string(), &report, settings)?;
+    if front.shows_code() {
+        front.code(report.explanation());
+    }
     Ok(Outcome::Success)
 }
 
@@ -136,7 +233,7 @@ fn cluster(
     dirs: Vec<std::path::PathBuf>,
     partition: Option<&str>,
     command: ClusterCommand,
-    rules: replica_lab::replication::release::Rules,
+    rules: crate::replication::release::Rules,
     json_out: bool,
     settings: &Settings,
     text: &mut Text<'_, '_>,
@@ -154,9 +251,7 @@ fn cluster(
 fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = std::iter::once(a.target.dir.clone()).chain(a.more.iter().cloned()).collect();
-        let rules = replica_lab::replication::release::Rules::of_mode(
-            replica_lab::replication::truncation::TruncationMode::Kip279,
-        );
+        let rules = cli::rules_of(None);
         return cluster(dirs, a.target.partition.as_deref(), ClusterCommand::Check, rules, a.json, settings, text);
     }
     if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
@@ -205,8 +300,11 @@ fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outc
     Ok(Outcome::findings_if(!report.is_clean()))
 }
 
-fn fetch(a: &FetchArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+fn fetch(a: &FetchArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let report = commands::fetch::run(&a.into())?;
+    if front.shows_code() {
+        report.rounds.iter().for_each(|round| front.code(explain_fetch(round)));
+    }
     if a.json {
         json::fetch_rounds(text.raw(), &report)?;
     } else {
@@ -221,7 +319,7 @@ fn fetch(a: &FetchArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
                         .at("<stdout>", "write")?;
                 } else {
                     writeln!(text.raw(), "\nround {}:", i + 1).at("<stdout>", "write")?;
-                    replica_lab::output::explain::write_text(text.raw(), &e, settings)?;
+                    crate::output::explain::write_text(text.raw(), &e, settings)?;
                 }
                 before = Some(e);
             }
@@ -243,15 +341,15 @@ fn stop(t: &Target, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Re
 }
 
 fn crash(a: &CrashArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let report = replica_lab::crash::crash(&a.target.dir, a.target.partition.as_deref(), &a.into())?;
+    let report = crate::crash::crash(&a.target.dir, a.target.partition.as_deref(), &a.into())?;
     text::crashed(text, &report, settings)?;
     Ok(Outcome::Success)
 }
 
-fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         if !a.dry_run {
-            return Err(replica_lab::error::Error::Usage(
+            return Err(crate::error::Error::Usage(
                 "recover over several brokers' dirs is a dry run only: add --dry-run".into(),
             ));
         }
@@ -261,56 +359,15 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
     let req: RecoverRequest<'_> = a.into();
     let data_dir_form =
         a.partition.is_none() && (a.dry_run || a.leader.is_none()) && data_dir::holds_several_partitions(&a.dir);
-    if data_dir_form && a.leader.is_some() {
-        if a.explain {
-            return Err(replica_lab::error::Error::Usage(format!(
-                "--explain shows the truncation procedure of one partition, and {} holds several: add --partition NAME",
-                a.dir.display()
-            )));
-        }
-        let plan = data_dir::restart_plan(&req, &mut *progress(settings, "recover", "partitions"))?;
-        if a.json {
-            output::data_dir::plan_json(text.raw(), &plan)?;
-        } else {
-            output::data_dir::plan_text(text, &plan, settings)?;
-        }
-        return Ok(Outcome::Success);
-    }
-    if data_dir_form && a.dry_run {
-        use commands::recover::StartForecast;
-        let forecast = commands::recover::forecast_data_dir(&a.dir, &mut *progress(settings, "recover", "partitions"))?;
-        return match (forecast, a.json) {
-            (StartForecast::Loads(load), true) => {
-                output::data_dir::forecast_json(text.raw(), &load).map(|()| Outcome::Success)
-            }
-            (StartForecast::Loads(load), false) => {
-                output::data_dir::forecast_text(text, &load, settings).map(|()| Outcome::Success)
-            }
-            // The broker would not start: a finding of the forecast, exit 1.
-            (StartForecast::Refuses(r), true) => {
-                output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
-            }
-            (StartForecast::Refuses(r), false) => {
-                output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
-            }
-        };
-    }
     if data_dir_form {
-        let load =
-            commands::recover::recover_data_dir(&a.dir, a.dry_run, &mut *progress(settings, "recover", "partitions"))?;
-        if a.json {
-            output::data_dir::forecast_json(text.raw(), &load)?;
-        } else {
-            output::data_dir::forecast_text(text, &load, settings)?;
-        }
-        return Ok(Outcome::Success);
+        return recover_data_dir(a, &req, settings, text);
     }
     let report = match commands::recover::run(&req) {
         // A one-partition start-up the broker does not survive: the forecast of the whole
         // log dir's start-up says so, and what to do (exit 1).
         Err(e) if a.dry_run && a.leader.is_none() && commands::recover::is_refusal(&e) => {
             use commands::recover::StartForecast;
-            let log_dir = if replica_lab::replica::looks_like_partition_dir(&a.dir) {
+            let log_dir = if crate::replica::looks_like_partition_dir(&a.dir) {
                 a.dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf)
             } else {
                 a.dir.clone()
@@ -335,14 +392,72 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
         (RecoverReport::Local(r), true) => report::local_json(text.raw(), &r)?,
         (RecoverReport::Follower(r), false) => {
             report::follower_text(text, &r, settings)?;
+            // The leader's records in the picture's window, read again: the report holds the
+            // follower's.
             let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
             let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
             let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
             let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
-            recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
+            let pic = Picture::of_recovery(&r, &names.0, &names.1, Some(&leader_records));
+            front.recovery_picture(text, &r, &pic, &names, a.explain, settings)?;
+            if front.shows_code() {
+                front.code(r.explanation());
+            }
             report::catch_up_text(text, &r, settings)?;
         }
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
+    }
+    Ok(Outcome::Success)
+}
+
+/// `recover` of a whole broker's dir: the restart plan of every partition against a leader's
+/// dir, the forecast of the broker's start-up (`--dry-run`), or the start-up itself.
+fn recover_data_dir(
+    a: &RecoverArgs,
+    req: &RecoverRequest<'_>,
+    settings: &Settings,
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
+    if a.leader.is_some() {
+        if a.explain {
+            return Err(crate::error::Error::Usage(format!(
+                "--explain shows the truncation procedure of one partition, and {} holds several: add --partition NAME",
+                a.dir.display()
+            )));
+        }
+        let plan = data_dir::restart_plan(req, &mut *progress(settings, "recover", "partitions"))?;
+        if a.json {
+            output::data_dir::plan_json(text.raw(), &plan)?;
+        } else {
+            output::data_dir::plan_text(text, &plan, settings)?;
+        }
+        return Ok(Outcome::Success);
+    }
+    if a.dry_run {
+        use commands::recover::StartForecast;
+        let forecast = commands::recover::forecast_data_dir(&a.dir, &mut *progress(settings, "recover", "partitions"))?;
+        return match (forecast, a.json) {
+            (StartForecast::Loads(load), true) => {
+                output::data_dir::forecast_json(text.raw(), &load).map(|()| Outcome::Success)
+            }
+            (StartForecast::Loads(load), false) => {
+                output::data_dir::forecast_text(text, &load, settings).map(|()| Outcome::Success)
+            }
+            // The broker would not start: a finding of the forecast, exit 1.
+            (StartForecast::Refuses(r), true) => {
+                output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
+            }
+            (StartForecast::Refuses(r), false) => {
+                output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
+            }
+        };
+    }
+    let load =
+        commands::recover::recover_data_dir(&a.dir, a.dry_run, &mut *progress(settings, "recover", "partitions"))?;
+    if a.json {
+        output::data_dir::forecast_json(text.raw(), &load)?;
+    } else {
+        output::data_dir::forecast_text(text, &load, settings)?;
     }
     Ok(Outcome::Success)
 }
@@ -359,7 +474,7 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
     }
     let report = commands::draw::run(&a.into())?;
     for w in &report.warnings {
-        eprintln!("klog: warning: {}", replica_lab::escape::text(&w.to_string()));
+        eprintln!("klog: warning: {}", crate::escape::text(&w.to_string()));
     }
     let pic = Picture::of_draw(&report);
     picture::write_text(text, &pic, settings)?;
@@ -373,9 +488,7 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = [a.a.clone(), a.b.clone()].into_iter().chain(a.more.iter().cloned()).collect();
-        let rules = replica_lab::replication::release::Rules::of_mode(
-            replica_lab::replication::truncation::TruncationMode::Kip279,
-        );
+        let rules = cli::rules_of(None);
         return cluster(dirs, a.partition.as_deref(), ClusterCommand::Diff, rules, a.json, settings, text);
     }
     if a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b) {
@@ -399,11 +512,11 @@ fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 fn generate(g: &GenerateCommand, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     match g {
         GenerateCommand::Man { dir } => {
-            for name in replica_lab::generate::write_man_pages(dir)? {
+            for name in crate::generate::write_man_pages(dir)? {
                 writeln!(text.raw(), "{}", dir.join(name).display()).at("<stdout>", "write")?;
             }
         }
-        GenerateCommand::Completions { shell } => replica_lab::generate::write_completions(*shell, text.raw())?,
+        GenerateCommand::Completions { shell } => crate::generate::write_completions(*shell, text.raw())?,
     }
     Ok(Outcome::Success)
 }
@@ -429,14 +542,14 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     // A capture asks the questions in its page, with or without `--predict`.
     req.predict |= a.capture.is_some();
     let mut printer =
-        replica_lab::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain).explain(a.explain);
+        crate::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain).explain(a.explain);
     if a.predict {
         printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
     }
     if a.step {
         printer = printer.pauses_from(Box::new(io::stdin().lock()));
     }
-    let mut capture = a.capture.as_ref().map(|_| replica_lab::output::capture::Capture::new(root.clone()));
+    let mut capture = a.capture.as_ref().map(|_| crate::output::capture::Capture::new(root.clone()));
     let result = commands::demo::run(&req, &mut |e| {
         let asked = matches!(e, commands::demo::DemoEvent::Question(_));
         if let Some(c) = capture.as_mut() {
@@ -467,33 +580,9 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
 }
 
 fn lab(a: &LabArgs, _: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let opts = replica_lab::lab::LabOptions { dir: a.dir.clone(), port: a.port, temp_dir: env.temp_dir.clone() };
-    replica_lab::lab::run(&opts, text)?;
+    let opts = crate::lab::LabOptions { dir: a.dir.clone(), port: a.port, temp_dir: env.temp_dir.clone() };
+    crate::lab::run(&opts, text)?;
     Ok(Outcome::Success)
-}
-
-/// After a follower recovery's report: the picture of the follower before and after, and with
-/// `--explain` the procedure with the lines that ran.
-pub fn recovery_picture(
-    out: &mut dyn Write,
-    r: &replica_lab::commands::recover::FollowerRecoverReport,
-    (leader, follower): &(String, String),
-    leader_records: &[replica_lab::commands::draw::DrawnRecord],
-    explain: bool,
-    settings: &Settings,
-) -> Result<()> {
-    writeln!(
-        out,
-        "\n{}",
-        settings.palette().dim(&format!("{follower} before and after the cut, against the leader {leader}:"))
-    )
-    .at("<stdout>", "write")?;
-    picture::write_text(out, &Picture::of_recovery(r, leader, follower, Some(leader_records)), settings)?;
-    if explain {
-        writeln!(out).at("<stdout>", "write")?;
-        replica_lab::output::explain::write_text(out, &r.explanation(), settings)?;
-    }
-    Ok(())
 }
 
 fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
@@ -537,7 +626,7 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
             // Batches rendered on both cores too: the state Kafka's tool keeps from record to
             // record (non-consecutive offsets) comes with each chunk.
             let render: &commands::dump::Render =
-                &|e: DumpEvent<'_>, buf: &mut Vec<u8>| replica_lab::output::dump_log::render(buf, e);
+                &|e: DumpEvent<'_>, buf: &mut Vec<u8>| crate::output::dump_log::render(buf, e);
             let req = commands::dump::DumpRequest { render: Some(render), ..req };
             let mut err = io::stderr().lock();
             let mut d = DumpLog::new(text.raw(), &mut err);

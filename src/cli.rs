@@ -1467,13 +1467,21 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
     }
 }
 
+/// The era a command runs by when neither `--kafka` nor `--mode` names one.
+pub const DEFAULT_MODE: TruncationMode = TruncationMode::Kip279;
+
+/// The rules of the last release of `mode`'s era, or of [`DEFAULT_MODE`]'s: the one place the
+/// default is applied (the terminal's commands and the lab's alike).
+pub fn rules_of(mode: Option<TruncationMode>) -> Rules {
+    Rules::of_mode(mode.unwrap_or(DEFAULT_MODE))
+}
+
 impl ReleaseArgs {
-    /// The rules `--kafka` names, or the last release of `--mode`'s era (kip279 by default):
-    /// the one place the default is applied.
+    /// The rules `--kafka` names, or the last release of `--mode`'s era ([`rules_of`]).
     pub fn rules(&self) -> Rules {
         match self.kafka {
             Some(rules) => rules,
-            None => Rules::of_mode(self.mode.unwrap_or(ModeArg::Kip279).into()),
+            None => rules_of(self.mode.map(Into::into)),
         }
     }
 }

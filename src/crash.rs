@@ -1,4 +1,4 @@
-//! Crash simulation (replication-model.md, operation 4): an unclean stop plus optional damage.
+//! Crash simulation ([the model](crate::replication), operation 4): an unclean stop plus optional damage.
 //!
 //! Every crash throws away the volatile state and leaves no clean-shutdown marker. Damage
 //! options model what a power cut or a bad disk leaves behind. All options are validated

@@ -1,9 +1,8 @@
 //! klog's entry point: parse the command line, read the environment once, resolve the output
-//! settings, run the command (`app`), and map its outcome to an exit code (0 ok, 1 findings,
-//! 2 error).
+//! settings, run the command through the library's one dispatcher ([`replica_lab::app`]), and
+//! map its outcome to an exit code (0 ok, 1 findings, 2 error).
 
-mod app;
-
+use replica_lab::app;
 use replica_lab::cli::{self, Env};
 use replica_lab::error::IoContext;
 use replica_lab::escape;
@@ -36,9 +35,10 @@ fn main() -> ExitCode {
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // A command that fails changes nothing: the undo journal records what each durable step
     // changes, and puts it back on failure.
-    replica_lab::durable::journal::begin();
-    let result = app::run(cli.command, &settings, &env, &mut out)
-        .and_then(|outcome| out.flush().at("<stdout>", "write").map(|()| outcome));
+    let (result, undo_failures) = app::transaction(|| {
+        app::run(cli.command, &settings, &env, &mut out)
+            .and_then(|outcome| out.flush().at("<stdout>", "write").map(|()| outcome))
+    });
     let _ = out.flush();
     for note in replica_lab::notice::take() {
         eprintln!("klog: warning: {note}");
@@ -47,12 +47,11 @@ fn main() -> ExitCode {
         Err(e) if !e.is_broken_pipe() => {
             // One line, whatever the error echoes (a name read from a file, an argument).
             eprintln!("klog: error: {}", escape::text(&e.to_string()));
-            for failure in replica_lab::durable::journal::rollback() {
-                eprintln!("klog: warning: {}", escape::text(&failure.to_string()));
+            for failure in undo_failures {
+                eprintln!("klog: warning: {}", escape::text(&failure));
             }
         }
         _ => {
-            replica_lab::durable::journal::finish();
             // Two lines, so that it fits 80 columns where the paths are short; the command to
             // undo it stays whole on its own line, to copy.
             for (log_dir, backup) in replica_lab::durable::backup::made() {

@@ -1,4 +1,4 @@
-//! `klog append`: one producer request (acks=all) to a leader (replication-model.md,
+//! `klog append`: one producer request (acks=all) to a leader ([the model](crate::replication),
 //! operation 2; Kafka `UnifiedLog.appendAsLeader`).
 
 use crate::commands::ProgressSink;

@@ -17,11 +17,12 @@ use super::data_dir::PartitionOutcome;
 use super::recover::{self, LogDirsRead, RecoverReport, RecoverRequest};
 use super::{parallel_map, NoProgress, ProgressSink};
 use crate::error::{Error, Result};
+use crate::kraft::partition_change::{self, Chosen, Election, Partition};
+use crate::kraft::recorded::{LastRegistration, LeaderElection, MetadataFound, RecordedMetadata};
+use crate::kraft::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::log::names::{self, METADATA_TOPIC};
-use crate::partition_registration::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, read_meta_properties, LogDirFiles, Replica};
 use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
-use crate::replication::partition_change::{self, Chosen, Election, Partition};
 use crate::replication::release::Rules;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -307,45 +308,34 @@ fn identity_warnings(brokers: &[Broker]) -> Vec<String> {
     out
 }
 
-/// The metadata record that named a partition's current leader (a new leader or a new leader
-/// epoch), with the registration before it.
-#[derive(Debug, Clone)]
-struct LeaderElection {
-    position: MetadataPosition,
-    before: Option<PartitionRegistration>,
-    after: PartitionRegistration,
-}
-
-impl LeaderElection {
-    /// What the record says of the election: how the leader was chosen, and whether it was
-    /// unclean (neither in the ISR, nor an ELR member with the ISR empty, nor the last known
-    /// leader).
-    fn elected(&self) -> Elected {
-        let id = self.after.leader;
-        let (offset, snapshot_end_offset) = match self.position {
-            MetadataPosition::Log(o) => (Some(o), None),
-            MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
-        };
-        let (how, unclean) = match &self.before {
-            None => ("as the topic was created".to_string(), false),
-            Some(b) if b.leader == id => (format!("again, at a new leader epoch (ISR {:?})", b.isr), false),
-            Some(b) if b.isr.contains(&id) => (format!("from the ISR {:?}", b.isr), false),
-            Some(b) if b.isr.is_empty() && b.elr.contains(&id) => {
-                (format!("from the ELR {:?}, the ISR being empty", b.elr), false)
-            }
-            Some(b) if b.isr.is_empty() && b.elr.is_empty() && b.last_known_elr == [id] => {
-                (format!("as the last known leader (lastKnownElr {:?}), ISR and ELR empty", b.last_known_elr), false)
-            }
-            Some(b) => (
-                format!(
-                    "an unclean election: broker {id} was in neither the ISR {:?} nor the ELR {:?} before",
-                    b.isr, b.elr
-                ),
-                true,
+/// What the record that elected a partition's current leader says of the election: how the
+/// leader was chosen, and whether it was unclean (neither in the ISR, nor an ELR member with
+/// the ISR empty, nor the last known leader).
+fn elected(e: &LeaderElection) -> Elected {
+    let id = e.after.leader;
+    let (offset, snapshot_end_offset) = match e.position {
+        MetadataPosition::Log(o) => (Some(o), None),
+        MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
+    };
+    let (how, unclean) = match &e.before {
+        None => ("as the topic was created".to_string(), false),
+        Some(b) if b.leader == id => (format!("again, at a new leader epoch (ISR {:?})", b.isr), false),
+        Some(b) if b.isr.contains(&id) => (format!("from the ISR {:?}", b.isr), false),
+        Some(b) if b.isr.is_empty() && b.elr.contains(&id) => {
+            (format!("from the ELR {:?}, the ISR being empty", b.elr), false)
+        }
+        Some(b) if b.isr.is_empty() && b.elr.is_empty() && b.last_known_elr == [id] => {
+            (format!("as the last known leader (lastKnownElr {:?}), ISR and ELR empty", b.last_known_elr), false)
+        }
+        Some(b) => (
+            format!(
+                "an unclean election: broker {id} was in neither the ISR {:?} nor the ELR {:?} before",
+                b.isr, b.elr
             ),
-        };
-        Elected { node_id: id, leader_epoch: self.after.leader_epoch, offset, snapshot_end_offset, how, unclean }
-    }
+            true,
+        ),
+    };
+    Elected { node_id: id, leader_epoch: e.after.leader_epoch, offset, snapshot_end_offset, how, unclean }
 }
 
 /// The election that made the metadata's current leader, when that leader lacks acknowledged
@@ -375,77 +365,37 @@ impl Elected {
     }
 }
 
-/// The per-partition registrations the metadata last recorded, with the offset of the record
-/// that made each, replayed from the dir whose metadata log ends last.
+/// The metadata the view takes its leaders from: the furthest-along metadata log among the
+/// dirs ([`RecordedMetadata::furthest_along`]), with where it was read.
 struct Metadata {
     source: MetadataSource,
     /// The `cluster.id` of the dir whose metadata log it is.
     cluster_id: Option<String>,
-    last: HashMap<String, (PartitionRegistration, MetadataPosition)>,
-    /// Each partition's last election: the record that named its current leader, and the
-    /// registration before it.
-    elections: HashMap<String, LeaderElection>,
-    /// The replay, for the topics' dynamic configs.
-    replay: crate::partition_registration::MetadataReplay,
+    recorded: RecordedMetadata,
 }
 
 fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadata> {
-    let mut best: Option<(&PathBuf, i64)> = None;
-    for d in dirs {
-        let part = d.join(format!("{METADATA_TOPIC}-0"));
-        if !part.is_dir() {
-            continue;
-        }
-        let end = Replica::open(d, Some(&format!("{METADATA_TOPIC}-0"))).map(|r| r.log_end_offset()).unwrap_or(-1);
-        if best.is_none_or(|(_, e)| end > e) {
-            best = Some((d, end));
-        }
-    }
-    let (dir, log_end_offset) = best?;
-    let mut report = match super::history::replay_metadata(dir) {
-        Ok(r) => r,
+    let tagged = dirs.iter().map(|d| (d.as_path(), MetadataFound::DataDir));
+    let (i, recorded) = match RecordedMetadata::furthest_along(tagged) {
+        Ok(found) => found?,
         Err(e) => {
-            warnings.push(format!("the metadata log in {} does not replay ({e}): leaders are assumed", dir.display()));
+            warnings.push(format!("the metadata log does not replay ({e}): leaders are assumed"));
             return None;
         }
     };
-    // Each partition's last change and last election, in one pass over the changes.
-    let mut last: HashMap<String, (PartitionRegistration, MetadataPosition)> = HashMap::new();
-    let mut elections = HashMap::new();
-    for c in std::mem::take(&mut report.replay.changes) {
-        match c.after {
-            Some(reg) => {
-                let before = last.get(&c.partition).map(|(r, _)| r);
-                if reg.leader != NO_LEADER
-                    && before.is_none_or(|b| b.leader != reg.leader || b.leader_epoch != reg.leader_epoch)
-                {
-                    elections.insert(
-                        c.partition.clone(),
-                        LeaderElection { position: c.position, before: before.cloned(), after: reg.clone() },
-                    );
-                }
-                last.insert(c.partition, (reg, c.position))
-            }
-            None => {
-                elections.remove(&c.partition);
-                last.remove(&c.partition)
-            }
-        };
-    }
+    let dir = &dirs[i];
     let cluster_id =
         read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
     Some(Metadata {
         cluster_id: cluster_id.clone(),
         source: MetadataSource {
             dir: dir.display().to_string(),
-            log_end_offset,
-            records_read: report.records_read,
-            unreadable_count: report.unreadable.len(),
-            cluster_id: cluster_id.clone(),
+            log_end_offset: recorded.log_end_offset,
+            records_read: recorded.records_read,
+            unreadable_count: recorded.unreadable_count,
+            cluster_id,
         },
-        last,
-        elections,
-        replay: report.replay,
+        recorded,
     })
 }
 
@@ -565,14 +515,14 @@ struct TopicSettings {
 }
 
 impl TopicSettings {
-    fn of(replay: Option<&crate::partition_registration::MetadataReplay>, topic: &str) -> TopicSettings {
-        use crate::partition_registration::ConfigSource;
+    fn of(recorded: Option<&RecordedMetadata>, topic: &str) -> TopicSettings {
+        use crate::kraft::replay::ConfigSource;
         let from = |s: ConfigSource| match s {
             ConfigSource::Topic => "the topic's config",
             ConfigSource::ClusterDefault => "the cluster-wide default",
         };
-        let unclean = replay.and_then(|r| r.topic_config(topic, "unclean.leader.election.enable"));
-        let min_isr = replay
+        let unclean = recorded.and_then(|r| r.topic_config(topic, "unclean.leader.election.enable"));
+        let min_isr = recorded
             .and_then(|r| r.topic_config(topic, "min.insync.replicas"))
             .and_then(|(v, _)| v.trim().parse::<usize>().ok())
             .unwrap_or(1);
@@ -713,12 +663,12 @@ fn refusal(e: &Error) -> String {
     e.to_string()
 }
 
-/// One partition lined up across the brokers holding it.
-fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
+/// Each holder's replica of `name` opened, with its line; the brokers whose replica does not
+/// open, with why.
+fn open_replicas(cx: &Context<'_>, name: &str) -> (Vec<Replica>, Vec<ReplicaLine>, Vec<(usize, String)>) {
     let mut replicas: Vec<Replica> = Vec::new();
     let mut lines: Vec<ReplicaLine> = Vec::new();
     let mut unreadable = Vec::new();
-    let mut notes = Vec::new();
     for &b in cx.holders.get(name).map_or(&[][..], Vec::as_slice) {
         match Replica::open_in(&cx.files[b], name) {
             Ok(r) => {
@@ -739,8 +689,13 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             Err(e) => unreadable.push((b, refusal(&e))),
         }
     }
-    // `check`: each replica verified first (its own open: the check consumes it); a replica
-    // without findings has every batch CRC checked, so the lineup may compare its headers.
+    (replicas, lines, unreadable)
+}
+
+/// `check`: each replica verified first (its own open: the check consumes it), its findings on
+/// its line; a replica without findings has every batch CRC checked, so the lineup may compare
+/// its headers. Other commands verify nothing.
+fn verify_replicas(cx: &Context<'_>, name: &str, replicas: &[Replica], lines: &mut [ReplicaLine]) -> Result<Verified> {
     let mut verified = vec![false; replicas.len()];
     // For a verified replica: (log start, log end, header digest); two equal ones hold the
     // same batches, and their comparison reads nothing more.
@@ -759,17 +714,121 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             line.findings = report.verification.findings;
         }
     }
-    let verified = Verified { clean: verified, digests };
-    // Replicas of brokers that do not say they are one cluster (another cluster.id, none, a
-    // node id twice) are listed, never lined up: no leader, election or loss is invented.
+    Ok(Verified { clean: verified, digests })
+}
+
+/// The metadata's leader of a partition among `lines` (`None`: it records none, or its broker
+/// is not among the dirs), with the notes that say what the dirs lack of what it recorded.
+fn metadata_leader(
+    reg: &PartitionRegistration,
+    position: MetadataPosition,
+    lines: &[ReplicaLine],
+    notes: &mut Vec<String>,
+) -> (Option<usize>, LeaderSource) {
+    let (offset, snapshot_end_offset) = match position {
+        MetadataPosition::Log(o) => (Some(o), None),
+        MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
+    };
+    let leader = (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
+    if reg.leader == NO_LEADER {
+        notes.push(format!("the metadata records no leader (leader -1) at leader epoch {}", reg.leader_epoch));
+        // Replicas the controller may elect whose dirs are not here: what they hold is
+        // unseen, and Kafka's choice counts them as not coming back.
+        let mut absent: Vec<i32> = Vec::new();
+        for id in reg.isr.iter().chain(&reg.elr).chain(&reg.last_known_elr) {
+            if !absent.contains(id) && !lines.iter().any(|l| l.node_id == Some(*id)) {
+                absent.push(*id);
+            }
+        }
+        if !absent.is_empty() {
+            let named: Vec<String> = absent.iter().map(i32::to_string).collect();
+            notes.push(format!(
+                "broker{} {} (ISR {:?}, ELR {:?}, last known leader {:?}) {} not among the dirs: records \
+                 only {} holds are not seen here, and Kafka's choice takes {} as not coming back",
+                if absent.len() == 1 { "" } else { "s" },
+                named.join(", "),
+                reg.isr,
+                reg.elr,
+                reg.last_known_elr,
+                if absent.len() == 1 { "is" } else { "are" },
+                if absent.len() == 1 { "it" } else { "they" },
+                if absent.len() == 1 { "it" } else { "them" },
+            ));
+        }
+    } else if leader.is_none() {
+        notes.push(format!(
+            "the metadata's leader, broker {}, is not among the dirs (or its replica does not read)",
+            reg.leader
+        ));
+    }
+    for l in lines {
+        if let Some(id) = l.node_id.filter(|id| !reg.replicas.contains(id)) {
+            notes.push(format!("broker {id} holds a replica the assignment {:?} does not name", reg.replicas));
+        }
+    }
+    (leader, LeaderSource::Metadata { offset, snapshot_end_offset })
+}
+
+/// `recover --dry-run`: each follower's restart against `leader` at the metadata's epoch, as
+/// `recover --dry-run --leader` plans it, on its line.
+fn plan_restarts(
+    cx: &Context<'_>,
+    name: &str,
+    leader: usize,
+    registration: Option<&PartitionRegistration>,
+    lines: &mut [ReplicaLine],
+) {
+    let l = leader;
+    let leader_dir = Path::new(&cx.brokers[lines[l].broker].dir).to_path_buf();
+    let leader_epoch = registration.map(|r| r.leader_epoch).filter(|e| *e >= 0);
+    for i in (0..lines.len()).filter(|i| *i != l) {
+        let b = lines[i].broker;
+        let follower_dir = Path::new(&cx.brokers[b].dir).to_path_buf();
+        let one = RecoverRequest {
+            dir: &follower_dir,
+            partition: Some(name),
+            leader: Some(&leader_dir),
+            rules: cx.req.rules,
+            dry_run: true,
+            catch_up: false,
+            context: 0,
+            leader_epoch,
+            told_first: false,
+            fencing: true,
+            metadata: None,
+        };
+        // The epoch comes from this view's own replay of the metadata: the dry run does not
+        // look the metadata up again for every follower.
+        let no_metadata = None;
+        let read = LogDirsRead {
+            dir: Some(&cx.files[b]),
+            leader: Some(&cx.files[lines[l].broker]),
+            metadata: Some(&no_metadata),
+        };
+        lines[i].restart = Some(match recover::run_in(&one, read) {
+            Ok(RecoverReport::Follower(r)) => Ok(RestartOutcome {
+                cut_offset: r.cut_offset,
+                truncated_count: (lines[i].log_end_offset - r.cut_offset).max(0) as u64,
+                acked_lost_count: r.counts.acked_and_lost(),
+            }),
+            Ok(RecoverReport::Local(_)) => Err("no leader".into()),
+            Err(e) => Err(refusal(&e)),
+        });
+    }
+}
+
+/// Replicas of brokers that do not say they are one cluster (another cluster.id, none, a node
+/// id twice) are listed, never lined up: no leader, election or loss is invented. The note that
+/// says so, when they are not.
+fn not_one_cluster(cx: &Context<'_>, lines: &[ReplicaLine]) -> Option<String> {
     let identities: BTreeSet<Option<&str>> = lines.iter().map(|l| cx.brokers[l.broker].cluster_id.as_deref()).collect();
     let node_ids: BTreeSet<Option<i32>> = lines.iter().map(|l| l.node_id).collect();
-    let not_one_cluster = lines.len() > 1
+    let not_one = lines.len() > 1
         && (identities.len() > 1
             || identities.contains(&None)
             || node_ids.len() < lines.len()
             || node_ids.contains(&None));
-    if not_one_cluster {
+    not_one.then(|| {
         let each: Vec<String> = lines
             .iter()
             .map(|l| {
@@ -777,7 +836,81 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
                 format!("{} ({})", b.dir, b.cluster_id.as_deref().unwrap_or("no cluster.id"))
             })
             .collect();
-        notes.push(format!("its replicas are not of one cluster ({}): listed, not compared", each.join(", ")));
+        format!("its replicas are not of one cluster ({}): listed, not compared", each.join(", "))
+    })
+}
+
+/// In klog's own labs: the replica klog's state runs as leader (the latest epoch, if two think
+/// they lead), before any guess from the logs.
+fn klog_state_leader(replicas: &[Replica]) -> (Option<usize>, LeaderSource) {
+    let leading = (0..replicas.len())
+        .filter_map(|i| {
+            replicas[i]
+                .state()
+                .filter(|s| s.role == crate::replica::Role::Leader)
+                .map(|s| (s.leader_epoch, std::cmp::Reverse(i)))
+        })
+        .max();
+    match leading {
+        Some((e, std::cmp::Reverse(i))) => (Some(i), LeaderSource::KlogState { leader_epoch: Some(e) }),
+        None => (None, LeaderSource::KlogState { leader_epoch: None }),
+    }
+}
+
+/// Every replica lined up against the leader `l`: where it diverges, what it holds that the
+/// leader lacks (on its line), and the acknowledged records the leader does not hold.
+fn line_up(
+    replicas: &[Replica],
+    verified: &Verified,
+    l: usize,
+    lines: &mut [ReplicaLine],
+) -> Result<Vec<AckedMissing>> {
+    let mut acked_missing = Vec::new();
+    for i in (0..replicas.len()).filter(|i| *i != l) {
+        let d = divergence(replicas, verified, l, i)?;
+        lines[i].first_divergent_offset = d;
+        let from = d.unwrap_or(lines[l].log_end_offset).max(lines[i].log_start_offset);
+        lines[i].leader_lacks = (from < lines[i].log_end_offset).then(|| (from, lines[i].log_end_offset - 1));
+        acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
+    }
+    Ok(acked_missing)
+}
+
+/// No clean leader is left: klog's advice, and Kafka's choice — the election the metadata
+/// already recorded when its leader lacks acknowledged records, else the controller's forecast
+/// (`choice`) — each with what it loses.
+fn no_clean_leader(
+    replicas: &[Replica],
+    verified: &Verified,
+    lines: &[ReplicaLine],
+    leader: Option<usize>,
+    elected: Option<&Elected>,
+    choice: std::result::Result<(usize, String), String>,
+) -> Result<NoCleanLeader> {
+    let advice = preferred(lines).expect("a replica");
+    let advice = Candidate {
+        replica: advice,
+        why: "the highest latest leader epoch, then the largest log end".into(),
+        loses: losses(replicas, verified, advice)?,
+    };
+    let (kafka, kafka_none) = match (elected, leader, choice) {
+        (Some(e), Some(l), _) => {
+            let why = format!("at {}, leader epoch {}: {}", e.at(), e.leader_epoch, e.how);
+            (Some(Candidate { replica: l, why, loses: losses(replicas, verified, l)? }), None)
+        }
+        (_, _, Ok((i, why))) => (Some(Candidate { replica: i, why, loses: losses(replicas, verified, i)? }), None),
+        (_, _, Err(why)) => (None, Some(why)),
+    };
+    Ok(NoCleanLeader { advice, kafka, kafka_none })
+}
+
+/// One partition lined up across the brokers holding it.
+fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
+    let (replicas, mut lines, unreadable) = open_replicas(cx, name);
+    let mut notes = Vec::new();
+    let verified = verify_replicas(cx, name, &replicas, &mut lines)?;
+    if let Some(note) = not_one_cluster(cx, &lines) {
+        notes.push(note);
         return Ok(PartitionView {
             partition: name.to_string(),
             replicas: lines,
@@ -790,7 +923,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             kafka_would_elect: None,
             kafka_none: None,
             elected: None,
-            not_one_cluster,
+            not_one_cluster: true,
             unreadable,
             notes,
         });
@@ -799,85 +932,26 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     let recorded = cx
         .metadata
         .filter(|m| lines.first().is_none_or(|l| cx.brokers[l.broker].cluster_id == m.cluster_id))
-        .and_then(|m| m.last.get(name));
-    let registration = recorded.map(|(r, _)| r.clone());
-    let election = recorded.and_then(|_| cx.metadata?.elections.get(name));
+        .and_then(|m| m.recorded.last(name));
+    let registration = recorded.map(|r| r.registration.clone());
+    let election = recorded.and_then(|_| cx.metadata?.recorded.election(name));
     let (leader, leader_source) = match recorded {
-        Some((reg, position)) => {
-            let (offset, snapshot_end_offset) = match position {
-                MetadataPosition::Log(o) => (Some(*o), None),
-                MetadataPosition::Snapshot { end_offset } => (None, Some(*end_offset)),
-            };
-            let leader =
-                (reg.leader != NO_LEADER).then(|| lines.iter().position(|l| l.node_id == Some(reg.leader))).flatten();
-            if reg.leader == NO_LEADER {
-                notes.push(format!("the metadata records no leader (leader -1) at leader epoch {}", reg.leader_epoch));
-                // Replicas the controller may elect whose dirs are not here: what they hold is
-                // unseen, and Kafka's choice below counts them as not coming back.
-                let mut absent: Vec<i32> = Vec::new();
-                for id in reg.isr.iter().chain(&reg.elr).chain(&reg.last_known_elr) {
-                    if !absent.contains(id) && !lines.iter().any(|l| l.node_id == Some(*id)) {
-                        absent.push(*id);
-                    }
-                }
-                if !absent.is_empty() {
-                    let named: Vec<String> = absent.iter().map(i32::to_string).collect();
-                    notes.push(format!(
-                        "broker{} {} (ISR {:?}, ELR {:?}, last known leader {:?}) {} not among the dirs: records \
-                         only {} holds are not seen here, and Kafka's choice takes {} as not coming back",
-                        if absent.len() == 1 { "" } else { "s" },
-                        named.join(", "),
-                        reg.isr,
-                        reg.elr,
-                        reg.last_known_elr,
-                        if absent.len() == 1 { "is" } else { "are" },
-                        if absent.len() == 1 { "it" } else { "they" },
-                        if absent.len() == 1 { "it" } else { "them" },
-                    ));
-                }
-            } else if leader.is_none() {
-                notes.push(format!(
-                    "the metadata's leader, broker {}, is not among the dirs (or its replica does not read)",
-                    reg.leader
-                ));
-            }
-            for l in &lines {
-                if let Some(id) = l.node_id.filter(|id| !reg.replicas.contains(id)) {
-                    notes.push(format!("broker {id} holds a replica the assignment {:?} does not name", reg.replicas));
-                }
-            }
-            (leader, LeaderSource::Metadata { offset, snapshot_end_offset })
+        Some(LastRegistration { registration: reg, position, .. }) => {
+            metadata_leader(reg, *position, &lines, &mut notes)
         }
         // klog's own labs: the replica klog's state runs as leader (the latest epoch, if two
         // think they lead), before any guess from the logs.
         None if !replicas.is_empty()
             && lines.iter().all(|l| crate::replica::made_by_klog(Path::new(&cx.brokers[l.broker].dir))) =>
         {
-            let leading = (0..replicas.len())
-                .filter_map(|i| {
-                    replicas[i]
-                        .state()
-                        .filter(|s| s.role == crate::replica::Role::Leader)
-                        .map(|s| (s.leader_epoch, std::cmp::Reverse(i)))
-                })
-                .max();
-            match leading {
-                Some((e, std::cmp::Reverse(i))) => (Some(i), LeaderSource::KlogState { leader_epoch: Some(e) }),
-                None => (None, LeaderSource::KlogState { leader_epoch: None }),
-            }
+            klog_state_leader(&replicas)
         }
         None => (preferred(&lines), LeaderSource::Assumed),
     };
-    let mut acked_missing = Vec::new();
-    if let Some(l) = leader {
-        for i in (0..replicas.len()).filter(|i| *i != l) {
-            let d = divergence(&replicas, &verified, l, i)?;
-            lines[i].first_divergent_offset = d;
-            let from = d.unwrap_or(lines[l].log_end_offset).max(lines[i].log_start_offset);
-            lines[i].leader_lacks = (from < lines[i].log_end_offset).then(|| (from, lines[i].log_end_offset - 1));
-            acked_missing.extend(acked_missing_from(&replicas[l], &replicas[i], i, d)?);
-        }
-    }
+    let acked_missing = match leader {
+        Some(l) => line_up(&replicas, &verified, l, &mut lines)?,
+        None => Vec::new(),
+    };
     // When the leader is missing or lacks acked records: the replicas that lack none.
     let mut clean_replicas = Vec::new();
     if (leader.is_none() || !acked_missing.is_empty()) && !replicas.is_empty() {
@@ -889,7 +963,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     }
     // What the controller may do, and which brokers come back after an unclean shutdown.
     let metadata = cx.metadata.filter(|_| recorded.is_some());
-    let topic = TopicSettings::of(metadata.map(|m| &m.replay), name.rsplit_once('-').map_or(name, |(t, _)| t));
+    let topic = TopicSettings::of(metadata.map(|m| &m.recorded), name.rsplit_once('-').map_or(name, |(t, _)| t));
     let unclean_shutdown: Vec<i32> =
         lines.iter().filter(|l| !cx.files[l.broker].clean_shutdown()).filter_map(|l| l.node_id).collect();
     let choice = kafka_choice(&lines, registration.as_ref(), &topic, &unclean_shutdown);
@@ -903,30 +977,12 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     // The metadata's leader lacks acknowledged records: the election that lost them happened
     // (its record is in the metadata); the view says so instead of forecasting it.
     let elected = match (leader, election) {
-        (Some(l), Some(e)) if !acked_missing.is_empty() && lines[l].node_id == Some(e.after.leader) => {
-            Some(e.elected())
-        }
+        (Some(l), Some(e)) if !acked_missing.is_empty() && lines[l].node_id == Some(e.after.leader) => Some(elected(e)),
         _ => None,
     };
     let no_clean_leader =
         if (leader.is_none() || !acked_missing.is_empty()) && clean_replicas.is_empty() && !replicas.is_empty() {
-            let advice = preferred(&lines).expect("a replica");
-            let advice = Candidate {
-                replica: advice,
-                why: "the highest latest leader epoch, then the largest log end".into(),
-                loses: losses(&replicas, &verified, advice)?,
-            };
-            let (kafka, kafka_none) = match (&elected, leader, choice) {
-                (Some(e), Some(l), _) => {
-                    let why = format!("at {}, leader epoch {}: {}", e.at(), e.leader_epoch, e.how);
-                    (Some(Candidate { replica: l, why, loses: losses(&replicas, &verified, l)? }), None)
-                }
-                (_, _, Ok((i, why))) => {
-                    (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None)
-                }
-                (_, _, Err(why)) => (None, Some(why)),
-            };
-            Some(NoCleanLeader { advice, kafka, kafka_none })
+            Some(no_clean_leader(&replicas, &verified, &lines, leader, elected.as_ref(), choice)?)
         } else {
             None
         };
@@ -934,42 +990,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         ClusterCommand::Check => {}
         ClusterCommand::Recover => {
             if let Some(l) = leader {
-                let leader_dir = Path::new(&cx.brokers[lines[l].broker].dir).to_path_buf();
-                let leader_epoch = registration.as_ref().map(|r| r.leader_epoch).filter(|e| *e >= 0);
-                for i in (0..lines.len()).filter(|i| *i != l) {
-                    let b = lines[i].broker;
-                    let follower_dir = Path::new(&cx.brokers[b].dir).to_path_buf();
-                    let one = RecoverRequest {
-                        dir: &follower_dir,
-                        partition: Some(name),
-                        leader: Some(&leader_dir),
-                        rules: cx.req.rules,
-                        dry_run: true,
-                        catch_up: false,
-                        context: 0,
-                        leader_epoch,
-                        told_first: false,
-                        fencing: true,
-                        metadata: None,
-                    };
-                    // The epoch comes from this view's own replay of the metadata (above): the
-                    // dry run does not look the metadata up again for every follower.
-                    let no_metadata = None;
-                    let read = LogDirsRead {
-                        dir: Some(&cx.files[b]),
-                        leader: Some(&cx.files[lines[l].broker]),
-                        metadata: Some(&no_metadata),
-                    };
-                    lines[i].restart = Some(match recover::run_in(&one, read) {
-                        Ok(RecoverReport::Follower(r)) => Ok(RestartOutcome {
-                            cut_offset: r.cut_offset,
-                            truncated_count: (lines[i].log_end_offset - r.cut_offset).max(0) as u64,
-                            acked_lost_count: r.counts.acked_and_lost(),
-                        }),
-                        Ok(RecoverReport::Local(_)) => Err("no leader".into()),
-                        Err(e) => Err(refusal(&e)),
-                    });
-                }
+                plan_restarts(cx, name, l, registration.as_ref(), &mut lines);
             }
         }
         ClusterCommand::Diff => {}
@@ -986,7 +1007,7 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         kafka_would_elect,
         kafka_none,
         elected,
-        not_one_cluster,
+        not_one_cluster: false,
         unreadable,
         notes,
     })
@@ -1199,19 +1220,19 @@ mod tests {
         };
         let after = PartitionRegistration { leader: 2, leader_epoch: 2, isr: vec![2], elr: vec![], ..before.clone() };
         let e = LeaderElection { position: MetadataPosition::Log(96), before: Some(before.clone()), after };
-        let elected = e.elected();
-        assert_eq!((elected.node_id, elected.leader_epoch, elected.offset, elected.unclean), (2, 2, Some(96), true));
-        assert_eq!(elected.at(), "metadata offset 96");
-        assert!(elected.how.contains("neither the ISR [] nor the ELR [1]"), "{}", elected.how);
+        let made = elected(&e);
+        assert_eq!((made.node_id, made.leader_epoch, made.offset, made.unclean), (2, 2, Some(96), true));
+        assert_eq!(made.at(), "metadata offset 96");
+        assert!(made.how.contains("neither the ISR [] nor the ELR [1]"), "{}", made.how);
         let from_elr = PartitionRegistration { leader: 1, leader_epoch: 2, isr: vec![1], ..before.clone() };
         let e = LeaderElection { position: MetadataPosition::Log(97), before: Some(before.clone()), after: from_elr };
-        assert!(!e.elected().unclean && e.elected().how.contains("from the ELR [1]"));
+        assert!(!elected(&e).unclean && elected(&e).how.contains("from the ELR [1]"));
         let isr = PartitionRegistration { isr: vec![1, 2], elr: vec![], last_known_elr: vec![], ..before };
         let e = LeaderElection {
             position: MetadataPosition::Snapshot { end_offset: 120 },
             before: Some(isr.clone()),
             after: PartitionRegistration { leader: 2, leader_epoch: 2, ..isr },
         };
-        assert!(!e.elected().unclean && e.elected().at() == "the metadata snapshot ending at 120");
+        assert!(!elected(&e).unclean && elected(&e).at() == "the metadata snapshot ending at 120");
     }
 }

@@ -124,7 +124,7 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
     crate::replica::check_log_dir_for_write(l)?;
     crate::replica::check_log_dir_for_write(f)?;
     // The metadata log is replayed once for every partition.
-    let metadata = super::recover::RecordedMetadata::find(l, f, req.metadata)?;
+    let metadata = crate::kraft::RecordedMetadata::find(l, f, req.metadata)?;
     let read = LogDirsRead { dir: Some(&follower_files), leader: Some(&leader_files), metadata: Some(&metadata) };
     let partitions = parallel_map(
         &common,

@@ -1,4 +1,4 @@
-//! `klog demo`: the built-in scenarios of replication-model.md, run step by step on real replica
+//! `klog demo`: the built-in scenarios of [the model](crate::replication), run step by step on real replica
 //! dirs through the same command functions the CLI uses. Each step is emitted as the command a
 //! person would type plus its report; after each step the state of every replica; at the end,
 //! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
@@ -349,7 +349,7 @@ fn drawing(root: &Path) -> Result<DrawReport> {
 }
 
 /// `F's HW` after a fetch, with why it is there: the HW a response carries was read before the
-/// leader recorded the fetch (replication-model.md, operation 3), so the follower lags.
+/// leader recorded the fetch ([the model](crate::replication), operation 3), so the follower lags.
 fn fetch_prediction(
     leader: &str,
     follower: &str,

@@ -695,14 +695,6 @@ fn dump_batches(
     }
 }
 
-/// The name of a KRaft snapshot file: `<20-digit end offset>-<10-digit epoch>.checkpoint`.
-pub(crate) fn parse_kraft_snapshot_name(name: &str) -> Option<(i64, i32)> {
-    let stem = name.strip_suffix(".checkpoint")?;
-    let (offset, epoch) = stem.split_once('-')?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    (digits(offset) && digits(epoch)).then(|| Some((offset.parse().ok()?, epoch.parse().ok()?))).flatten()
-}
-
 const OFFSET_CHECKPOINTS: [&str; 4] = [
     names::REPLICATION_OFFSET_CHECKPOINT,
     names::RECOVERY_POINT_OFFSET_CHECKPOINT,
@@ -736,7 +728,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         return dump_batches(path, base, &bytes, 0, from, req.batches_only, &mut budget, req.render, sink);
     }
     if name.ends_with(".checkpoint") && !OFFSET_CHECKPOINTS.contains(&name) {
-        let parsed = parse_kraft_snapshot_name(name);
+        let parsed = names::parse_kraft_snapshot_name(name);
         if parsed.is_none() && name != "bootstrap.checkpoint" {
             return Err(Error::layout(path, "not a KRaft snapshot name (<offset>-<epoch>.checkpoint)"));
         }

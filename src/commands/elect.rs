@@ -1,4 +1,4 @@
-//! `klog elect`: a replica becomes leader (replication-model.md, operation 1;
+//! `klog elect`: a replica becomes leader ([the model](crate::replication), operation 1;
 //! Kafka `Partition.makeLeader`).
 
 use crate::error::{Error, Result};

@@ -1,5 +1,5 @@
 //! `klog fetch --leader L F`: follower fetch rounds with the HW piggyback lag
-//! (replication-model.md, operation 3).
+//! ([the model](crate::replication), operation 3).
 //!
 //! Both replicas are opened for writing, validated, and only then started and fetched: a
 //! refused fetch changes nothing. A leader is never fetched into; a replica that holds data

@@ -1,5 +1,7 @@
-//! One module per subcommand: arguments in, plain data out. Commands never print; the
-//! renderers in [`crate::output`] turn their reports (or event streams) into text or JSON.
+//! One module per subcommand: arguments in, plain data out — plus the multi-partition forms
+//! that several subcommands share ([`data_dir`]: a whole broker's dir, [`cluster`]: several
+//! brokers' dirs). Commands never print; the renderers in [`crate::output`] turn their reports
+//! (or event streams) into text or JSON, and [`crate::app`] routes each subcommand to both.
 
 pub mod alter_isr;
 pub mod append;
@@ -18,7 +20,6 @@ pub mod flush;
 pub mod history;
 pub mod isr;
 pub mod pair;
-pub mod recorded_leader;
 pub mod recover;
 pub mod restore;
 pub mod stop;

@@ -1,7 +1,8 @@
 //! `klog recover`: local log recovery of one replica, or — with `--leader` — restarting a
 //! replica as a follower: local recovery, fencing, truncation by the chosen Kafka era's rule,
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
-//! (replication-model.md, operation 6, "What the report calls things").
+//! ([the model](crate::replication), operation 6; what the report calls things is
+//! [`crate::replication::classify`]).
 
 use super::fetch::{fetch_rounds, FetchReport, FetchRequest};
 use super::pair::{fenced, follower_facts};
@@ -147,7 +148,7 @@ pub fn run_in(req: &RecoverRequest<'_>, read: LogDirsRead<'_>) -> Result<Recover
     }
 }
 
-pub use super::recorded_leader::{AssumedLeader, LeaderEpochSource, RecordedMetadata};
+pub use crate::kraft::{AssumedLeader, LeaderEpochSource, RecordedMetadata};
 
 /// Why a restart against a leader never plans the KRaft metadata log.
 pub const METADATA_LOG_LEFT_OUT: &str = "the KRaft metadata log is a Raft log (KIP-595): its replicas follow the \
@@ -200,7 +201,7 @@ fn shown_dir(r: &Replica, partition: Option<&str>) -> String {
 
 /// The leader epoch of `leader` as `recover --leader` sees it (run and dry run alike): a running
 /// leader's epoch; for a broker's data dir without klog's state, the operator names the leader,
-/// and its epoch is the latest in its cache (replication-model.md, Fencing); the run then
+/// and its epoch is the latest in its cache ([`crate::replication::fencing`]); the run then
 /// starts it as that leader.
 fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
     let state = leader.will_run_as();

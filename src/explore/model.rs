@@ -15,6 +15,7 @@
 //! [`MAX_EPOCHS`] so that a state is a small `Copy` value.
 
 use crate::error::Result;
+use crate::kraft::partition_change::{self, Partition};
 use crate::log::epoch_cache::{EpochCache, EpochEntry};
 use crate::replica::Role;
 use crate::replication::classify::{self, RecordClass};
@@ -24,7 +25,6 @@ use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::follower;
 use crate::replication::high_watermark;
 use crate::replication::isr;
-use crate::replication::partition_change::{self, Partition};
 use crate::replication::release::Rules;
 use crate::replication::storage::{self, Copied, Running, Storage};
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};

@@ -2,22 +2,23 @@
 //! action (what the page shows after it), and the explorer's model kept in step.
 //!
 //! Each action is run as exactly the command line [`script::command`] prints for it, parsed by
-//! klog's clap definitions ([`crate::cli::parse_from`]) and handed to the same command
-//! functions with the same conversions as `klog` itself; the reports are rendered by the
-//! output layer (text, picture, code panel). The same action is applied to an
-//! [`explore::model::State`], so the explorer can start from where the history is. A branch
+//! klog's clap definitions ([`crate::cli::parse_from`]) and run by klog's own dispatcher
+//! ([`crate::app`]), as `klog` itself runs it; the lab adds only its front end (the recovery
+//! picture as SVG, the code panels of the procedures that ran). The same action is applied to an
+//! [`crate::explore::model::State`], so the explorer can start from where the history is. A branch
 //! lives in its own dir `<lab>/<n>/` (replicas `a`, `b`, `c`); going back to a frame and acting
 //! there forks: the action prefix is replayed into a fresh branch dir (klog's commands are
 //! deterministic with fixed timestamps), then the new action runs.
 
-use crate::cli::{self, Command};
-use crate::commands::{self, draw::DrawRequest, recover::RecoverReport};
+use crate::app::{self, Front};
+use crate::cli::{self, Command, Env};
+use crate::commands::{self, draw::DrawRequest, recover::FollowerRecoverReport};
 use crate::error::{Error, Result};
 use crate::explore::model::{Action, Config, State, Violation, MAX_EPOCHS, MAX_RECORDS, MAX_REPLICAS};
 use crate::explore::script;
 use crate::output::picture::Picture;
-use crate::output::{explain, report, svg, text, Settings};
-use crate::replication::explain::{explain_fetch, Explanation};
+use crate::output::{explain, svg, Settings};
+use crate::replication::explain::Explanation;
 use crate::replication::release::Rules;
 use crate::replication::truncation::TruncationMode;
 use std::path::{Path, PathBuf};
@@ -234,86 +235,83 @@ fn settings() -> Settings {
 }
 
 /// What running one command gave.
+#[derive(Default)]
 struct Ran {
     output: String,
     code: Vec<Explanation>,
     recovery: Option<String>,
 }
 
-/// Run one command line in `lab`: parsed by klog's clap definitions, then the command with
-/// the conversions `klog` uses, the report rendered as `klog` prints it. A failed command
-/// changes nothing on disk (the undo journal, as in `main`).
+/// The lab as a front end of the dispatcher: it draws a follower recovery's picture as SVG
+/// beside the output instead of as text in it, and keeps the code of the procedures that ran.
+impl Front for Ran {
+    fn recovery_picture(
+        &mut self,
+        _: &mut dyn std::io::Write,
+        _: &FollowerRecoverReport,
+        picture: &Picture,
+        _: &(String, String),
+        _: bool,
+        _: &Settings,
+    ) -> Result<()> {
+        self.recovery = Some(svg::render(picture, false));
+        Ok(())
+    }
+
+    fn shows_code(&self) -> bool {
+        true
+    }
+
+    fn code(&mut self, explanation: Explanation) {
+        self.code.push(explanation);
+    }
+}
+
+/// The environment the lab's commands run in: no terminal, no colour; nothing is read from
+/// the process's environment (the lab's commands never take it).
+fn env(lab: &Path) -> Env {
+    Env {
+        stdout_tty: false,
+        stderr_tty: false,
+        stdin_tty: false,
+        no_color: true,
+        truecolor: false,
+        columns: None,
+        terminal_width: None,
+        temp_dir: lab.to_path_buf(),
+    }
+}
+
+/// Run one command line in `lab`: parsed by klog's clap definitions and run by klog's own
+/// dispatcher ([`app::run_for`]) as one transaction, as `main` runs it: the report rendered as
+/// `klog` prints it, a failed command changing nothing on disk.
 fn run_line(line: &str, lab: &Path) -> Result<Ran> {
     let mut words = vec![std::ffi::OsString::from("klog")];
     words.extend(argv(line.strip_prefix("klog ").unwrap_or(line), lab)?);
     let parsed = cli::parse_from(words).map_err(|e| Error::Usage(cli::clap_error_line(&e)))?;
-    crate::durable::journal::begin();
-    let result = run_command(parsed.command);
-    match &result {
-        Ok(_) => crate::durable::journal::finish(),
-        Err(_) => {
-            for failure in crate::durable::journal::rollback() {
-                eprintln!("klog: warning: {}", crate::escape::text(&failure.to_string()));
-            }
-        }
+    let lab_runs = matches!(
+        parsed.command,
+        Command::Create(_)
+            | Command::Elect(_)
+            | Command::Append(_)
+            | Command::Fetch(_)
+            | Command::Flush(_)
+            | Command::Crash(_)
+            | Command::Recover(_)
+    );
+    if !lab_runs {
+        return Err(Error::Usage("lab: not a command the lab runs".into()));
     }
-    result
-}
-
-fn run_command(command: Command) -> Result<Ran> {
-    let s = settings();
+    let mut ran = Ran::default();
     let mut out: Vec<u8> = Vec::new();
-    let mut code = Vec::new();
-    let mut recovery = None;
-    match command {
-        Command::Create(a) => {
-            let paths = commands::create::run(&(&a).into())?;
-            text::created(&mut out, &paths)?;
-        }
-        Command::Elect(a) => {
-            let r = commands::elect::run(&(&a).into())?;
-            text::elected(&mut out, &r, &s)?;
-            code.push(r.explanation());
-        }
-        Command::Append(a) => {
-            let req = a.request(&mut std::io::empty(), commands::now_ms())?;
-            let r = commands::append::run(req, &mut commands::NoProgress)?;
-            text::appended(&mut out, &a.target.dir.display().to_string(), &r, &s)?;
-            code.push(r.explanation());
-        }
-        Command::Fetch(a) => {
-            let r = commands::fetch::run(&(&a).into())?;
-            text::fetch_rounds(&mut out, &r, &a.follower.display().to_string(), &s)?;
-            code.extend(r.rounds.iter().map(explain_fetch));
-        }
-        Command::Flush(t) => {
-            let r = commands::flush::run(&t.dir, t.partition.as_deref())?;
-            text::flushed(&mut out, &t.dir.display().to_string(), &r, &s)?;
-        }
-        Command::Crash(a) => {
-            let r = crate::crash::crash(&a.target.dir, a.target.partition.as_deref(), &(&a).into())?;
-            text::crashed(&mut out, &r, &s)?;
-        }
-        Command::Recover(a) => match commands::recover::run(&(&a).into())? {
-            RecoverReport::Local(r) => report::local_text(&mut out, &r, &s)?,
-            RecoverReport::Follower(r) => {
-                report::follower_text(&mut out, &r, &s)?;
-                let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-                let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
-                let leader_records = commands::draw::records_in(leader_dir, None, from, end)?;
-                let pic = Picture::of_recovery(
-                    &r,
-                    &commands::draw::short_name(leader_dir),
-                    &commands::draw::short_name(&a.dir),
-                    Some(&leader_records),
-                );
-                recovery = Some(svg::render(&pic, false));
-                code.push(r.explanation());
-            }
-        },
-        _ => return Err(Error::Usage("lab: not a command the lab runs".into())),
+    let (result, undo_failures) =
+        app::transaction(|| app::run_for(parsed.command, &settings(), &env(lab), &mut out, &mut ran));
+    for failure in undo_failures {
+        eprintln!("klog: warning: {}", crate::escape::text(&failure));
     }
-    Ok(Ran { output: String::from_utf8_lossy(&out).into_owned(), code, recovery })
+    result?;
+    ran.output = String::from_utf8_lossy(&out).into_owned();
+    Ok(ran)
 }
 
 /// The replicas' picture and the acked/lost verdict, read from the dirs.
@@ -771,10 +769,10 @@ impl Session {
     }
 }
 
-/// The rules a step runs by: a recover's mode; elections and the rest at the newest rules
-/// (the epoch entry at election, Kafka >= 2.0.1).
+/// The rules a step runs by: a recover's mode; elections and the rest at the default era's
+/// rules ([`cli::rules_of`]: the epoch entry at election, Kafka >= 2.0.1).
 pub fn rules_for(mode: Option<TruncationMode>) -> Rules {
-    Rules::of_mode(mode.unwrap_or(TruncationMode::Kip279))
+    cli::rules_of(mode)
 }
 
 #[cfg(test)]

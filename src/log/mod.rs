@@ -458,7 +458,7 @@ impl Log {
 
     /// The active segment becomes inactive and a new one starts at the LEO. The old segment
     /// gets its final time-index entry. Nothing is fsynced: by the pinned model
-    /// (replication-model.md) appended bytes are flushed only by `--flush` / `klog flush`, so
+    /// ([the model](crate::replication)) appended bytes are flushed only by `--flush` / `klog flush`, so
     /// the recovery point does not move on a roll (Kafka's own roll schedules an asynchronous
     /// flush that would move it later).
     pub fn roll(&mut self) -> Result<()> {

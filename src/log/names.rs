@@ -83,6 +83,15 @@ pub fn parse_topic_partition(name: &str) -> Option<(String, i32)> {
     parse_partition_name(name).ok()
 }
 
+/// The name of a KRaft snapshot file: `<20-digit end offset>-<10-digit epoch>.checkpoint`
+/// (`Snapshots.parse`): its end offset and epoch.
+pub fn parse_kraft_snapshot_name(name: &str) -> Option<(i64, i32)> {
+    let stem = name.strip_suffix(".checkpoint")?;
+    let (offset, epoch) = stem.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(offset) && digits(epoch)).then(|| Some((offset.parse().ok()?, epoch.parse().ok()?))).flatten()
+}
+
 /// The key that orders partition names naturally: by topic, then by partition number (`t-2`
 /// before `t-10`); a name that is not a partition's sorts by itself, before its topic's
 /// partitions.

@@ -6,11 +6,11 @@
 use crate::commands::history::{HistoryReport, ReplicaEpochs};
 use crate::error::{IoContext, Result};
 use crate::escape;
+use crate::kraft::{MetadataPosition, PartitionChange, NO_LEADER};
 use crate::output::iso_timestamp;
 use crate::output::palette::{Palette, Tone};
 use crate::output::table::{right, Col, Grid};
 use crate::output::Settings;
-use crate::partition_registration::{MetadataPosition, PartitionChange, NO_LEADER};
 use comfy_table::{Cell, CellAlignment};
 use serde_json::json;
 use std::io::Write;

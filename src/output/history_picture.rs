@@ -11,7 +11,7 @@ use super::Settings;
 use crate::commands::history::{HistoryReport, PartitionHistory};
 use crate::error::{IoContext, Result};
 use crate::escape;
-use crate::partition_registration::{MetadataPosition, NO_LEADER};
+use crate::kraft::{MetadataPosition, NO_LEADER};
 use std::fmt::Write as _;
 use std::io::Write;
 

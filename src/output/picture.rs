@@ -15,8 +15,8 @@ use crate::commands::recover::{FollowerRecoverReport, RecordClass};
 use crate::error::{IoContext, Result};
 use std::io::Write;
 
-/// What became of a follower's record in a recovery (replication-model.md, "What the report
-/// calls things").
+/// What became of a follower's record in a recovery ([`classify`](crate::replication::classify), what the report
+/// calls things).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fate {
     Kept,

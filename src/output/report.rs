@@ -6,7 +6,7 @@ use super::{display_bytes, epoch_cache, Settings};
 use crate::commands::diff::DiffReport;
 use crate::commands::recover::{AssumedLeader, FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
 use crate::error::{IoContext, Result};
-use crate::partition_registration::MetadataPosition;
+use crate::kraft::MetadataPosition;
 use crate::replication::diff::{DiffOutcome, OwnedRecord, RangeKind};
 use crate::replication::truncation::{ReplicaView, TruncationReason};
 use comfy_table::Cell;

@@ -75,7 +75,7 @@ impl VolatileState {
 pub(super) struct PartitionEntry {
     pub(super) config: Option<TopicConfig>,
     /// The largest leader epoch this replica has ever seen (led, followed or found in a batch).
-    /// Durable: no crash removes it, so no election reuses an epoch (replication-model.md,
+    /// Durable: no crash removes it, so no election reuses an epoch ([the model](crate::replication),
     /// operation 1; in Kafka the controller owns this number).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) largest_leader_epoch: Option<i32>,

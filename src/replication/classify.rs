@@ -1,4 +1,4 @@
-//! What becomes of each follower record when it restarts as a follower (replication-model.md,
+//! What becomes of each follower record when it restarts as a follower ([the model](crate::replication),
 //! "What the report calls things"). Pure: the record's offset, whether the leader holds the same
 //! batch there, the cut and the two HWs in; its class out.
 

@@ -1,4 +1,4 @@
-//! Leader election's one number: the new leader epoch (replication-model.md, operation 1).
+//! Leader election's one number: the new leader epoch ([the model](crate::replication), operation 1).
 //! In Kafka the controller owns it and never reissues one; klog has no controller, so the rule
 //! is applied to what the new leader and the ISR members it names have seen. Pure.
 

@@ -1,5 +1,5 @@
 //! The follower truncation procedure of each Kafka era as short pseudo-code in klog's own
-//! words (written from replication-model.md, "Truncation modes"), and which of its lines ran in
+//! words (written from the truncation modes of [`super::truncation`]), and which of its lines ran in
 //! one recovery with the values they saw. Pure: the lines that ran are derived from a
 //! [`TruncationPlan`]'s round trips and the two replicas' views, never from a log directory.
 //! Rendering is `output::explain`'s job.
@@ -834,7 +834,7 @@ mod tests {
     #[test]
     fn an_undefined_answer_marks_the_leaders_else_rule_and_the_high_watermark_fallback() {
         // The follower's latest epoch 5 is above everything the leader has: UNDEFINED in both
-        // protocols (replication-model.md, kip101 and kip279).
+        // protocols (the kip101 and kip279 modes of replication/truncation.rs).
         let leader = view(&[(0, 0), (2, 4)], 6, 5);
         let follower = view(&[(0, 0), (5, 3)], 8, 2);
         let kip101 = explain(&plan_truncation(TruncationMode::Kip101, &leader, &follower), &leader, &follower);

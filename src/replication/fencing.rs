@@ -1,4 +1,4 @@
-//! Who may follow whom (replication-model.md, operation 3 and Fencing; Kafka's
+//! Who may follow whom ([the model](crate::replication), operation 3, and fencing; Kafka's
 //! NOT_LEADER / FENCED_LEADER_EPOCH errors and `Partition.makeFollower`). Pure: the facts about
 //! the two replicas in, a decision out; the commands phrase the refusal.
 

@@ -1,4 +1,4 @@
-//! One follower fetch round (replication-model.md, operation 3; Kafka `Partition.fetchRecords`,
+//! One follower fetch round ([the model](crate::replication), operation 3; Kafka `Partition.fetchRecords`,
 //! `ReplicaFetcherThread.processPartitionData`).
 //!
 //! The order is what makes the follower's HW lag one round trip: the leader (a) reads its HW,

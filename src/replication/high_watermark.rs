@@ -1,4 +1,4 @@
-//! The high-watermark rules (replication-model.md, operations 1–3; Kafka `Partition
+//! The high-watermark rules ([the model](crate::replication), operations 1–3; Kafka `Partition
 //! .maybeIncrementLeaderHW`, `ReplicaFetcherThread.processPartitionData`,
 //! `UnifiedLog.truncateTo`). Pure: offsets in, offset out.
 

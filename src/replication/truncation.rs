@@ -2,7 +2,7 @@
 //! decide where the follower cuts its log, the way each Kafka era did it. This module owns the
 //! *decision* only: it is pure (no I/O, no printing) and never touches a log directory; applying
 //! the plan (cutting segments at a batch boundary, rewriting checkpoints) and reporting it is the
-//! caller's job. The three modes follow `replication-model.md` ("Truncation modes"), which pins
+//! caller's job. The three modes are those of [the model](crate::replication) (operation 6), which pins
 //! the rules, and `kafka-format.md` §4 and §6: **hw** is Kafka ≤ 0.10.2
 //! (`ReplicaManager.makeFollowers` truncating to the high watermark), **kip101** is KIP-101 /
 //! Kafka 0.11–1.1 (`ReplicaFetcherThread.maybeTruncate` with an OffsetsForLeaderEpoch v0 answer,
@@ -925,7 +925,7 @@ mod tests {
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 
-    // ---- Public scenarios of replication-model.md, at the moment of each recovery. ----
+    // ---- The public scenarios (`klog demo`'s), at the moment of each recovery. ----
     // Epoch caches include the entry a new leader assigns at its LEO when elected (Kafka ≥ 2.0.1).
 
     /// S1, first recovery (A against B). B leader at epoch 0 → B's cache (0,0). m1 at 0, A

@@ -16,9 +16,9 @@
 //! topic's `unclean.leader.election.enable` is.
 //!
 //! Pure: replicas are positions in the assignment, sets of them bit masks (as in
-//! [`partition_change`](super::partition_change)).
+//! [`partition_change`](crate::kraft::partition_change)).
 
-use super::partition_change::{Partition, Set};
+use crate::kraft::partition_change::{Partition, Set};
 
 /// The topic's and the release's settings that change the outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,173 +1,12 @@
-//! The leader a restart plan assumes, from the truth when there is one: the leader, leader
-//! epoch, ISR and ELR the KRaft metadata log (`__cluster_metadata-0`) last recorded for the
-//! partition, replayed as `klog history` replays it ([`super::history::replay_metadata`]). The
-//! metadata log is the one `--metadata DIR` names, else the furthest-along of the leader's and
-//! the follower's log dirs (each broker keeps a replica of it); without one, the old assumption
-//! holds and is stated: the leader leads at the latest epoch in its cache. Never writes.
+//! The leadership a restart plan assumes, from the truth when there is one: the leader, leader
+//! epoch, ISR and ELR the KRaft metadata log last recorded for the partition
+//! ([`super::recorded`]); without one, the old assumption holds and is stated: the leader leads
+//! at the latest epoch in its cache. `--leader-epoch` outranks both; klog's own state of a
+//! running leader outranks the metadata. Pure: the facts in, a decision and its sentence out.
 
-use super::history::replay_metadata;
-use crate::error::Result;
-use crate::log::names::METADATA_TOPIC;
-use crate::partition_registration::{MetadataPosition, PartitionRegistration, NO_LEADER};
-use std::collections::HashMap;
+use super::recorded::RecordedLeadership;
+use super::registration::NO_LEADER;
 use std::path::{Path, PathBuf};
-
-/// Where the metadata log came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetadataFound {
-    /// `--metadata DIR`.
-    Given,
-    /// In the leader's log dir.
-    LeaderDir,
-    /// In the follower's log dir.
-    FollowerDir,
-}
-
-impl MetadataFound {
-    pub fn name(self) -> &'static str {
-        match self {
-            MetadataFound::Given => "given",
-            MetadataFound::LeaderDir => "leader_dir",
-            MetadataFound::FollowerDir => "follower_dir",
-        }
-    }
-}
-
-/// What the metadata last recorded about one partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordedLeadership {
-    /// The `__cluster_metadata-0` dir it was read from.
-    pub metadata_dir: PathBuf,
-    pub found: MetadataFound,
-    /// Where the partition's last change is (a log offset, or the snapshot it came from).
-    pub position: MetadataPosition,
-    /// The controller's clock when it wrote that change.
-    pub timestamp: i64,
-    pub registration: PartitionRegistration,
-}
-
-impl RecordedLeadership {
-    /// `offset N` / `snapshot ending at offset N`, in `DIR`.
-    pub fn whereabouts(&self) -> String {
-        let at = match self.position {
-            MetadataPosition::Log(o) => format!("offset {o}"),
-            MetadataPosition::Snapshot { end_offset } => format!("snapshot ending at offset {end_offset}"),
-        };
-        format!("metadata {at} in {}", self.metadata_dir.display())
-    }
-
-    /// The metadata log offset of the change (`None` for a snapshot's record).
-    pub fn offset(&self) -> Option<i64> {
-        match self.position {
-            MetadataPosition::Log(o) => Some(o),
-            MetadataPosition::Snapshot { .. } => None,
-        }
-    }
-}
-
-/// A replayed metadata log, reduced to each partition's last recorded registration.
-#[derive(Debug, Clone)]
-pub struct RecordedMetadata {
-    pub metadata_dir: PathBuf,
-    pub found: MetadataFound,
-    /// Where the metadata log ends (how far along this copy of it is).
-    pub log_end_offset: i64,
-    last: HashMap<String, (MetadataPosition, i64, PartitionRegistration)>,
-    /// Per partition, the (leader, leader epoch) terms whose every registration had the leader
-    /// alone in the ISR, with the topic's min.insync.replicas at 1: the leader's HW followed its
-    /// log end, so each record it appended in that term was committed as it was appended.
-    lone_terms: HashMap<String, Vec<(i32, i32)>>,
-}
-
-impl RecordedMetadata {
-    /// Replay the metadata log at `path` (a log dir holding `__cluster_metadata-0`, or that dir).
-    pub fn read(path: &Path, found: MetadataFound) -> Result<RecordedMetadata> {
-        let mut m = replay_metadata(path)?;
-        let mut last = HashMap::new();
-        // (partition, leader, epoch) → the leader was alone in the ISR in every registration.
-        let mut terms: HashMap<(String, i32, i32), bool> = HashMap::new();
-        for c in std::mem::take(&mut m.replay.changes) {
-            match c.after {
-                Some(reg) => {
-                    if reg.leader >= 0 {
-                        let alone = reg.isr == [reg.leader];
-                        *terms.entry((c.partition.clone(), reg.leader, reg.leader_epoch)).or_insert(true) &= alone;
-                    }
-                    last.insert(c.partition, (c.position, c.timestamp, reg));
-                }
-                // A removed topic's partition has no leader to assume.
-                None => {
-                    last.remove(&c.partition);
-                }
-            }
-        }
-        // min.insync.replicas as the metadata sets it; Kafka's default 1 where it sets none (a
-        // broker's static setting is not in the dirs).
-        let min_isr_one = |partition: &str| {
-            let topic = partition.rsplit_once('-').map_or(partition, |(t, _)| t);
-            m.replay.topic_config(topic, "min.insync.replicas").is_none_or(|(v, _)| v.trim() == "1")
-        };
-        let mut lone_terms: HashMap<String, Vec<(i32, i32)>> = HashMap::new();
-        for ((partition, leader, epoch), alone) in terms {
-            if alone && min_isr_one(&partition) {
-                lone_terms.entry(partition).or_default().push((leader, epoch));
-            }
-        }
-        Ok(RecordedMetadata { metadata_dir: m.dir, found, log_end_offset: m.log_end_offset, last, lone_terms })
-    }
-
-    /// The leader epochs in which the metadata shows broker `leader` leading `partition` alone
-    /// in the ISR throughout, with min.insync.replicas 1 (the topic's, or Kafka's default where
-    /// the metadata sets none): every record it appended at those epochs was committed.
-    pub fn lone_leader_epochs(&self, partition: &str, leader: i32) -> Vec<i32> {
-        let mut epochs: Vec<i32> = self
-            .lone_terms
-            .get(partition)
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .filter(|(l, _)| *l == leader)
-            .map(|(_, e)| *e)
-            .collect();
-        epochs.sort_unstable();
-        epochs
-    }
-
-    /// The metadata log `--metadata` names, else the one in the leader's or the follower's log
-    /// dir that reaches further (the leader's on a tie); `None` when neither holds one.
-    pub fn find(leader_log_dir: &Path, follower_log_dir: &Path, given: Option<&Path>) -> Result<Option<Self>> {
-        if let Some(dir) = given {
-            return Self::read(dir, MetadataFound::Given).map(Some);
-        }
-        let has = |d: &Path| d.join(format!("{METADATA_TOPIC}-0")).is_dir();
-        let mut best: Option<RecordedMetadata> = None;
-        for (dir, found) in [(leader_log_dir, MetadataFound::LeaderDir), (follower_log_dir, MetadataFound::FollowerDir)]
-        {
-            if has(dir) {
-                let m = Self::read(dir, found)?;
-                if best.as_ref().is_none_or(|b| m.log_end_offset > b.log_end_offset) {
-                    best = Some(m);
-                }
-            }
-        }
-        Ok(best)
-    }
-
-    /// What the metadata last recorded about `partition` (`None` if it never mentions it, or
-    /// the topic was removed).
-    pub fn partition(&self, partition: &str) -> Option<RecordedLeadership> {
-        self.last.get(partition).map(|(position, timestamp, registration)| RecordedLeadership {
-            metadata_dir: self.metadata_dir.clone(),
-            found: self.found,
-            position: *position,
-            timestamp: *timestamp,
-            registration: registration.clone(),
-        })
-    }
-
-    pub fn partition_count(&self) -> usize {
-        self.last.len()
-    }
-}
 
 /// Where the leader epoch (and leader) a follower report assumes came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -375,6 +214,7 @@ impl AssumedLeader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kraft::{MetadataFound, MetadataPosition, PartitionRegistration};
 
     fn recorded(leader: i32, epoch: i32, isr: &[i32]) -> RecordedLeadership {
         RecordedLeadership {

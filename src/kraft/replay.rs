@@ -1,100 +1,17 @@
-//! What the KRaft controller recorded about each partition, replayed from the metadata log:
-//! Kafka's `PartitionRegistration` (replicas, ISR, ELR, last known ELR, leader, leader epoch,
-//! partition epoch, leader recovery state), built from a `PartitionRecord` and advanced by each
-//! `PartitionChangeRecord` as `PartitionRegistration.merge` does (a change that names a leader,
-//! even the same one, bumps the leader epoch; every change bumps the partition epoch; a null
-//! list keeps the old one). `TopicRecord` names topics, `RemoveTopicRecord` drops them,
-//! `ClearElrRecord` empties ELR and last known ELR; `ConfigRecord` sets (or, with a null value,
-//! deletes) a topic's or the cluster's dynamic config; records inside a metadata transaction that
-//! ends with `AbortTransactionRecord` are undone (`MetadataBatchLoader`). Pure: records in, a
-//! timeline out; no I/O, no printing.
+//! The metadata replay: the KRaft metadata records applied in order, as the broker's
+//! `MetadataLoader` / `MetadataDelta` apply them to the image. `TopicRecord` names topics,
+//! `RemoveTopicRecord` drops them, `PartitionRecord` creates a [`PartitionRegistration`] and each
+//! `PartitionChangeRecord` advances it ([`PartitionRegistration::merge`]), `ClearElrRecord` empties
+//! ELR and last known ELR; `ConfigRecord` sets (or, with a null value, deletes) a topic's or the
+//! cluster's dynamic config; records inside a metadata transaction that ends with
+//! `AbortTransactionRecord` are undone (`MetadataBatchLoader`). Every partition change is kept,
+//! in order, as a timeline. Pure: records in, a timeline out; no I/O, no printing.
 
+use super::registration::PartitionRegistration;
+use super::registration::{int, uuid};
 use crate::format::metadata::MetadataRecord;
 use crate::format::schema::{find, Field, Value};
 use std::collections::{BTreeMap, HashMap};
-
-/// `LeaderAndIsr.NO_LEADER`.
-pub const NO_LEADER: i32 = -1;
-/// `PartitionRegistration.NO_LEADER_CHANGE`.
-const NO_LEADER_CHANGE: i32 = -2;
-
-/// One partition as the controller last recorded it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct PartitionRegistration {
-    pub replicas: Vec<i32>,
-    pub isr: Vec<i32>,
-    pub removing_replicas: Vec<i32>,
-    pub adding_replicas: Vec<i32>,
-    pub elr: Vec<i32>,
-    pub last_known_elr: Vec<i32>,
-    pub leader: i32,
-    pub leader_epoch: i32,
-    pub partition_epoch: i32,
-    /// 0 recovered (or elected from the ISR), 1 recovering after an unclean election.
-    pub leader_recovery_state: i8,
-}
-
-fn int(fields: &[Field<'_>], name: &str, default: i64) -> i64 {
-    match find(fields, name) {
-        Some(Value::Int(i)) => *i,
-        _ => default,
-    }
-}
-
-/// A list of broker ids; `None` when the field is absent or null ("no change").
-fn ids(fields: &[Field<'_>], name: &str) -> Option<Vec<i32>> {
-    match find(fields, name) {
-        Some(Value::Array(items)) => {
-            Some(items.iter().filter_map(|v| if let Value::Int(i) = v { Some(*i as i32) } else { None }).collect())
-        }
-        _ => None,
-    }
-}
-
-fn uuid(fields: &[Field<'_>], name: &str) -> Option<[u8; 16]> {
-    match find(fields, name) {
-        Some(Value::Uuid(u)) => Some(*u),
-        _ => None,
-    }
-}
-
-impl PartitionRegistration {
-    /// From a `PartitionRecord`'s fields.
-    pub fn from_partition_record(fields: &[Field<'_>]) -> PartitionRegistration {
-        PartitionRegistration {
-            replicas: ids(fields, "replicas").unwrap_or_default(),
-            isr: ids(fields, "isr").unwrap_or_default(),
-            removing_replicas: ids(fields, "removingReplicas").unwrap_or_default(),
-            adding_replicas: ids(fields, "addingReplicas").unwrap_or_default(),
-            elr: ids(fields, "eligibleLeaderReplicas").unwrap_or_default(),
-            last_known_elr: ids(fields, "lastKnownElr").unwrap_or_default(),
-            leader: int(fields, "leader", -1) as i32,
-            leader_epoch: int(fields, "leaderEpoch", -1) as i32,
-            partition_epoch: int(fields, "partitionEpoch", -1) as i32,
-            leader_recovery_state: int(fields, "leaderRecoveryState", 0) as i8,
-        }
-    }
-
-    /// `PartitionRegistration.merge(PartitionChangeRecord)`.
-    pub fn merge(&self, change: &[Field<'_>]) -> PartitionRegistration {
-        let leader = int(change, "leader", NO_LEADER_CHANGE.into()) as i32;
-        let (leader, leader_epoch) =
-            if leader == NO_LEADER_CHANGE { (self.leader, self.leader_epoch) } else { (leader, self.leader_epoch + 1) };
-        let recovery = int(change, "leaderRecoveryState", -1) as i8;
-        PartitionRegistration {
-            replicas: ids(change, "replicas").unwrap_or_else(|| self.replicas.clone()),
-            isr: ids(change, "isr").unwrap_or_else(|| self.isr.clone()),
-            removing_replicas: ids(change, "removingReplicas").unwrap_or_else(|| self.removing_replicas.clone()),
-            adding_replicas: ids(change, "addingReplicas").unwrap_or_else(|| self.adding_replicas.clone()),
-            elr: ids(change, "eligibleLeaderReplicas").unwrap_or_else(|| self.elr.clone()),
-            last_known_elr: ids(change, "lastKnownElr").unwrap_or_else(|| self.last_known_elr.clone()),
-            leader,
-            leader_epoch,
-            partition_epoch: self.partition_epoch + 1,
-            leader_recovery_state: if recovery == -1 { self.leader_recovery_state } else { recovery },
-        }
-    }
-}
 
 /// Where a metadata record was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,6 +136,70 @@ impl MetadataReplay {
         self.changes.push(PartitionChange { partition, position, timestamp, record, after: Some(after), changed });
     }
 
+    /// `ClearElrRecord`: ELR and last known ELR emptied, for one topic or all.
+    fn clear_elr(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
+        let f = &r.fields;
+        let topic = match find(f, "topicName") {
+            Some(Value::Str(s)) if !s.is_empty() => Some(String::from_utf8_lossy(s).into_owned()),
+            _ => None,
+        };
+        let keys: Vec<([u8; 16], i32)> = self
+            .partitions
+            .iter()
+            .filter(|((t, _), p)| {
+                (!p.elr.is_empty() || !p.last_known_elr.is_empty())
+                    && topic.as_ref().is_none_or(|name| self.topics.get(t) == Some(name))
+            })
+            .map(|(k, _)| *k)
+            .collect();
+        for key in keys {
+            let mut after = self.partitions[&key].clone();
+            after.elr.clear();
+            after.last_known_elr.clear();
+            self.record_change(key, after, r.name(), position, timestamp);
+        }
+    }
+
+    /// `RemoveTopicRecord`: each of the topic's partitions ends its timeline.
+    fn remove_topic(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
+        let f = &r.fields;
+        let Some(id) = uuid(f, "topicId") else { return };
+        let keys: Vec<([u8; 16], i32)> = self.partitions.keys().filter(|(t, _)| *t == id).copied().collect();
+        for key in keys {
+            let partition = self.name(&key.0, key.1);
+            self.partitions.remove(&key);
+            self.changes.push(PartitionChange {
+                partition,
+                position,
+                timestamp,
+                record: r.name(),
+                after: None,
+                changed: vec!["removed"],
+            });
+        }
+        self.topics.remove(&id);
+    }
+
+    /// `ConfigRecord`: a dynamic config set, or deleted by a null value.
+    fn set_config(&mut self, f: &[Field<'_>]) {
+        let text = |name: &str| match find(f, name) {
+            Some(Value::Str(s)) => Some(String::from_utf8_lossy(s).into_owned()),
+            _ => None,
+        };
+        let (Some(resource), Some(name)) = (text("resourceName"), text("name")) else { return };
+        let key = (int(f, "resourceType", -1) as i8, resource);
+        match text("value") {
+            Some(v) => {
+                self.configs.entry(key).or_default().insert(name, v);
+            }
+            None => {
+                if let Some(c) = self.configs.get_mut(&key) {
+                    c.remove(&name);
+                }
+            }
+        }
+    }
+
     /// Apply one metadata record.
     pub fn apply(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
         let f = &r.fields;
@@ -248,62 +229,9 @@ impl MetadataReplay {
                 let after = before.merge(f);
                 self.record_change(key, after, r.name(), position, timestamp);
             }
-            "ClearElrRecord" => {
-                let topic = match find(f, "topicName") {
-                    Some(Value::Str(s)) if !s.is_empty() => Some(String::from_utf8_lossy(s).into_owned()),
-                    _ => None,
-                };
-                let keys: Vec<([u8; 16], i32)> = self
-                    .partitions
-                    .iter()
-                    .filter(|((t, _), p)| {
-                        (!p.elr.is_empty() || !p.last_known_elr.is_empty())
-                            && topic.as_ref().is_none_or(|name| self.topics.get(t) == Some(name))
-                    })
-                    .map(|(k, _)| *k)
-                    .collect();
-                for key in keys {
-                    let mut after = self.partitions[&key].clone();
-                    after.elr.clear();
-                    after.last_known_elr.clear();
-                    self.record_change(key, after, r.name(), position, timestamp);
-                }
-            }
-            "RemoveTopicRecord" => {
-                let Some(id) = uuid(f, "topicId") else { return };
-                let keys: Vec<([u8; 16], i32)> = self.partitions.keys().filter(|(t, _)| *t == id).copied().collect();
-                for key in keys {
-                    let partition = self.name(&key.0, key.1);
-                    self.partitions.remove(&key);
-                    self.changes.push(PartitionChange {
-                        partition,
-                        position,
-                        timestamp,
-                        record: r.name(),
-                        after: None,
-                        changed: vec!["removed"],
-                    });
-                }
-                self.topics.remove(&id);
-            }
-            "ConfigRecord" => {
-                let text = |name: &str| match find(f, name) {
-                    Some(Value::Str(s)) => Some(String::from_utf8_lossy(s).into_owned()),
-                    _ => None,
-                };
-                let (Some(resource), Some(name)) = (text("resourceName"), text("name")) else { return };
-                let key = (int(f, "resourceType", -1) as i8, resource);
-                match text("value") {
-                    Some(v) => {
-                        self.configs.entry(key).or_default().insert(name, v);
-                    }
-                    None => {
-                        if let Some(c) = self.configs.get_mut(&key) {
-                            c.remove(&name);
-                        }
-                    }
-                }
-            }
+            "ClearElrRecord" => self.clear_elr(position, timestamp, r),
+            "RemoveTopicRecord" => self.remove_topic(position, timestamp, r),
+            "ConfigRecord" => self.set_config(f),
             "BeginTransactionRecord" => {
                 self.transaction = Some(Box::new(Saved(
                     self.topics.clone(),
@@ -328,7 +256,7 @@ impl MetadataReplay {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::format::metadata::decode;
 
@@ -336,7 +264,7 @@ mod tests {
         out.push(v as u8); // small values only
     }
 
-    fn topic_record(name: &str, id: u8) -> Vec<u8> {
+    pub(crate) fn topic_record(name: &str, id: u8) -> Vec<u8> {
         let mut v = vec![1, 2, 0];
         uvarint(&mut v, name.len() + 1);
         v.extend(name.as_bytes());
@@ -353,7 +281,14 @@ mod tests {
     }
 
     /// PartitionRecord v0: replicas, isr, leader, leader epoch, partition epoch.
-    fn partition_record(id: u8, partition: i32, replicas: &[i32], isr: &[i32], leader: i32, epoch: i32) -> Vec<u8> {
+    pub(crate) fn partition_record(
+        id: u8,
+        partition: i32,
+        replicas: &[i32],
+        isr: &[i32],
+        leader: i32,
+        epoch: i32,
+    ) -> Vec<u8> {
         let mut v = vec![1, 3, 0];
         v.extend(partition.to_be_bytes());
         v.extend([id; 16]);
@@ -369,7 +304,7 @@ mod tests {
     }
 
     /// PartitionChangeRecord v0 with an optional ISR (tag 0) and leader (tag 1).
-    fn change(id: u8, partition: i32, isr: Option<&[i32]>, leader: Option<i32>) -> Vec<u8> {
+    pub(crate) fn change(id: u8, partition: i32, isr: Option<&[i32]>, leader: Option<i32>) -> Vec<u8> {
         let mut v = vec![1, 5, 0];
         v.extend(partition.to_be_bytes());
         v.extend([id; 16]);
