@@ -1183,7 +1183,7 @@ mod tests {
         assert!(choice(&reg, &unclean, &[]).is_err());
     }
 
-    /// The real brokers' sequence `b` (tests/cli/real_choice.rs): with unclean elections on, the
+    /// The real brokers' sequence `b` (tests/kafka/real_choice.rs): with unclean elections on, the
     /// last known leader is the choice only if it is back first; another replica unfenced before
     /// it is elected at once.
     #[test]

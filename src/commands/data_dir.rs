@@ -287,7 +287,7 @@ impl DataDirCheck {
 }
 
 /// What Kafka itself refuses in `meta.properties` (Kafka 4.4's `MetaProperties.Builder` and
-/// `build`, compared by `tests/cli/oracle_meta.rs`): a version that is not 0 or 1 (a missing one
+/// `build`, compared by `tests/kafka/oracle_meta.rs`): a version that is not 0 or 1 (a missing one
 /// is 0); for version 1 a missing or non-integer `node.id` and a missing `cluster.id`; for version
 /// 0 a `broker.id` that is present but not an integer, and a missing one (which `build` takes
 /// but `KafkaRaftServer` refuses to start on: "node ID not found"); a `directory.id` that is not

@@ -292,7 +292,7 @@ mod tests {
     const ELR1: Settings = Settings { elr: true, min_isr: 1, last_known_leader_must_be_alive: true };
     const ALL: Set = 0b111;
 
-    /// The real 4.4 brokers' `min-isr-elr` sequence (tests/cli/real_cluster.rs): RF 3, min ISR
+    /// The real 4.4 brokers' `min-isr-elr` sequence (tests/kafka/real_failovers.rs): RF 3, min ISR
     /// 2; 3 dies, 2 dies, 1 dies; 2 registers (not elected, ELR [1]); 1 registers and is
     /// elected as the last known leader. Positions 0, 1, 2 are brokers 1, 2, 3.
     #[test]

@@ -1,7 +1,7 @@
 //! Local log recovery, as a broker does at start-up (Kafka 4.4 `LogLoader.load`,
 //! `recoverLog`, `LogSegment.recover`, `LogSegment.readNextOffset`,
 //! `LocalLog.splitOverflowedSegment`; kafka-format.md §5), checked against Kafka's own loader by
-//! tests/cli/oracle_load.rs.
+//! tests/kafka/oracle_load.rs.
 //!
 //! A segment without `.index` is recovered on its own first (a cut there deletes nothing else).
 //! After an unclean stop every segment from the one holding the recovery point onward is

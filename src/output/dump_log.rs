@@ -14,7 +14,7 @@
 //! goes to stderr here too, in Kafka's words and order, judged by Kafka 4.4's rules (a time-index entry a
 //! Kafka 3.6 or earlier leader wrote, naming the record with the max timestamp, is "not found" to
 //! it).
-//! `tests/cli/oracle_dump.rs` compares every line with `DumpLogSegments` itself. Where klog
+//! `tests/kafka/oracle_dump.rs` compares every line with `DumpLogSegments` itself. Where klog
 //! deliberately differs (the list the test reads, `tests/oracle/dump-differences.tsv`): where
 //! Kafka's tool stops with an exception (a batch whose records do not decode, an index entry
 //! pointing past the log), klog names the problem on stderr and the dump goes on.
