@@ -1,5 +1,7 @@
-//! Helpers shared by the integration tests: run the real binary in temp dirs, parse JSON
-//! lines, snapshot a directory's bytes.
+//! Helpers shared by every test tier (tests/cli, tests/kafka, tests/browser, each including
+//! this file as `mod common` with `#[path]`): run the real binary in temp dirs, whatever its
+//! exit ([`run`], [`ran`]), parse JSON lines, snapshot a directory's bytes, and say once when an
+//! outside input is missing ([`missing_input`]: skip locally, fail under `KLOG_CI`).
 
 use assert_cmd::Command;
 use std::collections::BTreeMap;
