@@ -22,6 +22,7 @@ pub mod recorded_leader;
 pub mod recover;
 pub mod restore;
 pub mod stop;
+pub mod stuck_lso;
 pub mod summary;
 pub mod txn;
 
