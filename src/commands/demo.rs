@@ -428,10 +428,22 @@ fn state_of(root: &Path, name: &'static str, shown: TxnShown) -> Result<Option<R
     let mut cursor = RecordCursor::new(r.log(), r.log_start_offset(), r.log_end_offset())?;
     let mut entries = Vec::new();
     while let Some(rec) = cursor.next_record()? {
+        // A transaction marker is named by its type, not by its control record's bytes.
+        let marker = txn.as_ref().and_then(|v: &super::stuck_lso::TxnView| {
+            v.batches.iter().find(|b| (b.base_offset..=b.last_offset).contains(&rec.offset)).and_then(|b| {
+                match b.kind {
+                    super::stuck_lso::TxnKind::Marker { commit } => Some(if commit { "COMMIT" } else { "ABORT" }),
+                    _ => None,
+                }
+            })
+        });
         entries.push(Entry {
             offset: rec.offset,
             leader_epoch: rec.leader_epoch,
-            value: String::from_utf8_lossy(rec.value.as_deref().unwrap_or_default()).into_owned(),
+            value: match marker {
+                Some(m) => m.to_string(),
+                None => String::from_utf8_lossy(rec.value.as_deref().unwrap_or_default()).into_owned(),
+            },
         });
     }
     Ok(Some(ReplicaState {
@@ -1005,6 +1017,59 @@ mod tests {
         assert!(lost_from(&acked, &log).is_empty());
         assert_eq!(lost_from(&acked, &[e(0, 2, "m4")]), log);
         assert_eq!(lost_from(&acked, &[e(0, 1, "m1"), e(1, 2, "m2")]), vec![e(1, 1, "m2")]);
+    }
+
+    /// stuck-lso, run for real: every `klog txn` step's questions take their truths from the
+    /// report that follows them (the LSO, and the offsets held back while it is below the HW);
+    /// the LSO is drawn only on those steps' states; the admin abort is resolved from the report
+    /// as `kafka-transactions.sh abort --start-offset` resolves it (the producer with no
+    /// coordinator epoch gets 0) and its marker leaves the LSO at the HW.
+    #[test]
+    fn stuck_lso_questions_and_the_admin_abort_come_from_klog_txns_reports() {
+        let tmp = tempfile::tempdir().unwrap();
+        let req = DemoRequest {
+            scenario: Some("stuck-lso"),
+            mode: None,
+            all_modes: false,
+            dir: &tmp.path().join("lab"),
+            predict: true,
+        };
+        let mut questions: Vec<Prediction> = Vec::new();
+        let mut checked = Vec::new();
+        let mut aborts = Vec::new();
+        let mut after_txn = false;
+        let mut lso_drawn = Vec::new();
+        run(&req, &mut |e| {
+            match e {
+                DemoEvent::Question(q) => questions.push(q.clone()),
+                DemoEvent::Txn(_, r) => {
+                    let (lso, hw) = (r.last_stable_offset(), r.high_watermark);
+                    let truths: Vec<String> = questions.drain(..).map(|q| q.truth).collect();
+                    let expected =
+                        if lso < hw { vec![lso.to_string(), (hw - lso).to_string()] } else { vec![lso.to_string()] };
+                    assert_eq!(truths, expected);
+                    checked.push((lso, hw));
+                    after_txn = true;
+                }
+                DemoEvent::AdminAbort(a) => aborts.push(a.clone()),
+                DemoEvent::State(states, _) => {
+                    let drawn = states.iter().any(|s| s.txn.as_ref().is_some_and(|v| v.last_stable_offset.is_some()));
+                    lso_drawn.push((drawn, std::mem::take(&mut after_txn)));
+                }
+                _ => {}
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(questions.is_empty(), "no question outside a klog txn step: {questions:?}");
+        assert_eq!(checked, vec![(2, 7), (2, 7), (8, 8), (8, 11), (12, 12)]);
+        assert!(lso_drawn.iter().all(|(drawn, txn)| drawn == txn), "{lso_drawn:?}");
+        assert_eq!(aborts.len(), 1);
+        let a = &aborts[0];
+        assert_eq!(
+            (a.start_offset, a.producer_id, a.producer_epoch, a.described_coordinator_epoch, a.coordinator_epoch),
+            (8, 2000, 0, -1, 0)
+        );
     }
 
     /// The Watch's steps 1-3 are the lab preset's (two one-round fetches), then A crashes with

@@ -332,9 +332,12 @@ impl<'o> DemoPrinter<'o> {
     fn state(&mut self, states: &[ReplicaState]) -> Result<()> {
         let p = self.settings.palette();
         for s in states {
+            // After a `klog txn` step (stuck-lso), its LSO too.
+            let lso =
+                s.txn.as_ref().and_then(|v| v.last_stable_offset).map_or(String::new(), |o| format!("LSO {o:<3} "));
             writeln!(
                 self.out,
-                "    {} {:<8} LEO {:<3} HW {:<3} | {}",
+                "    {} {:<8} LEO {:<3} HW {:<3} {lso}| {}",
                 p.strong(s.name),
                 s.role,
                 s.log_end_offset,

@@ -431,6 +431,11 @@ fn the_stuck_lso_demo_holds_the_lso_at_each_open_transaction_until_its_abort() {
     let b: serde_json::Value = serde_json::from_str(&ok(&["txn", s(&dir.join("run/b")), "--json"])).unwrap();
     assert_eq!((b["last_stable_offset"].as_i64(), b["high_watermark"].as_i64()), (Some(8), Some(11)));
     assert_eq!(records(&dir.join("run/a")), records(&dir.join("run/b")));
+    // `--plain`: one line a replica, the LSO beside the HW after each `klog txn`, a marker named.
+    let plain = ok(&["demo", "stuck-lso", "--plain"]);
+    assert!(plain.contains("a leader   LEO 12  HW 12  LSO 12  | 0-11:(1,o1..ABORT)"), "{plain}");
+    assert!(plain.contains("b follower LEO 12  HW 11  LSO 8   | 0-11:(1,o1..ABORT)"), "{plain}");
+    assert!(!plain.contains("\\u{0}"), "{plain}");
     // It has no truncation step: --mode is refused, naming why.
     let (_, err) = code(&["demo", "stuck-lso", "--mode", "hw"], 2);
     assert!(err.contains("no truncation step"), "{err}");
