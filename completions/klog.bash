@@ -401,7 +401,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__demo)
-            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --allow-broker-dir-writes --help --version watch kip101-1 kip101-2 kip279"
+            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --allow-broker-dir-writes --help --version watch kip101-1 kip101-2 kip279 stuck-lso"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -253,7 +253,11 @@ pub enum GenerateCommand {
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// watch, kip101-1, kip101-2 or kip279 (default: kip101-1).
+    /// watch, kip101-1, kip101-2, kip279 or stuck-lso (default: kip101-1).
+    ///
+    /// stuck-lso is about transactions, not truncation: a producer dies mid-transaction and the
+    /// coordinator's timeout aborts it, then a hanging transaction (KAFKA-9144) is aborted as
+    /// `kafka-transactions.sh abort` does; both in one run, so it takes no --mode.
     #[arg(value_name = "SCENARIO", value_parser = clap::builder::PossibleValuesParser::new(commands::demo::SCENARIO_NAMES))]
     pub scenario: Option<String>,
     /// Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279
@@ -1622,7 +1626,7 @@ impl DemoArgs {
         if self.mode.is_some() && !commands::demo::scenario(scenario).is_some_and(|s| s.uses_mode) {
             return Err(Error::Usage(format!(
                 "--mode: the {scenario} scenario has no truncation step, so no mode applies \
-                 (modes apply to kip101-1, kip101-2 and kip279)"
+                 (modes apply to watch, kip101-1, kip101-2 and kip279)"
             )));
         }
         let (mode, all_modes) = match self.mode {

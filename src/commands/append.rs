@@ -2,7 +2,7 @@
 //! operation 2; Kafka `UnifiedLog.appendAsLeader`).
 
 use crate::commands::ProgressSink;
-use crate::error::{Error, IoContext, Result};
+use crate::error::{Error, Result};
 use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
 use crate::format::compression::Compression;
 use crate::format::record::RecordRef;
@@ -332,24 +332,7 @@ fn append_marker(
     replica.finish_writes()?;
     let mut lso = None;
     if let Some((c, last_stable)) = ended.filter(|(c, _)| c.is_aborted) {
-        let log = replica.log();
-        let seg = &log.segments()[log.segment_for(base).unwrap_or(log.segments().len() - 1)];
-        let path =
-            crate::log::names::build_segment_path(log.dir(), seg.base_offset, crate::log::names::TXN_INDEX_SUFFIX);
-        let mut index = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e).at(&path, "read"),
-        };
-        let entry = crate::format::txn_index::AbortedTxn {
-            version: 0,
-            producer_id: c.producer_id,
-            first_offset: c.first_offset,
-            last_offset: c.last_offset,
-            last_stable_offset: last_stable,
-        };
-        index.extend_from_slice(&entry.encode());
-        crate::durable::write_atomic(&path, &index)?;
+        replica.log().write_aborted_txn(&c, last_stable)?;
         lso = Some(last_stable);
     }
     let hw = crate::replication::fetch::leader_high_watermark(&replica);

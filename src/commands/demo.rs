@@ -52,6 +52,35 @@ pub enum Step {
         follower: &'static str,
         leader: &'static str,
     },
+    /// `append --producer-id ID --producer-epoch E --transactional`: a transactional producer's
+    /// batch (its sequence the one its state expects next).
+    TxnAppend {
+        replica: &'static str,
+        values: &'static [&'static str],
+        producer_id: i64,
+        producer_epoch: i16,
+        timestamp: i64,
+    },
+    /// `append --end-txn`: the marker a transaction coordinator writes (`WriteTxnMarkers`).
+    EndTxn {
+        replica: &'static str,
+        producer_id: i64,
+        producer_epoch: i16,
+        coordinator_epoch: i32,
+        commit: bool,
+        timestamp: i64,
+    },
+    /// `kafka-transactions.sh abort --start-offset N` for the transaction holding the LSO, as
+    /// the broker carries it out: the ABORT marker with the producer's epoch and coordinator
+    /// epoch (0 when it has none), written by `append --end-txn abort`.
+    AdminAbort {
+        replica: &'static str,
+        timestamp: i64,
+    },
+    /// `klog txn`: the replica's LSO, HW and open transactions.
+    Txn {
+        replica: &'static str,
+    },
 }
 
 /// A built-in scenario.
@@ -64,7 +93,7 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-pub const SCENARIO_NAMES: [&str; 4] = ["watch", "kip101-1", "kip101-2", "kip279"];
+pub const SCENARIO_NAMES: [&str; 5] = ["watch", "kip101-1", "kip101-2", "kip279", "stuck-lso"];
 
 pub fn scenario(name: &str) -> Option<Scenario> {
     use Step::*;
@@ -193,6 +222,66 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
             ],
         },
+        "stuck-lso" => Scenario {
+            name: "stuck-lso",
+            title: "Stuck LSO: a producer dies mid-transaction, and a transaction the coordinator never saw",
+            story: "A leads at epoch 1 with B in the ISR. A transactional producer writes two records and dies \
+                    before it commits; other producers keep writing, and the HW moves on while the last stable \
+                    offset (LSO) stays at the open transaction's first offset, so read_committed consumers stop \
+                    there. The coordinator's transaction timeout aborts it. Then the hanging shape (KAFKA-9144): a \
+                    transactional batch the coordinator never saw holds the LSO, no timeout ever ends it, and the \
+                    fix is the kafka-transactions.sh abort line klog txn prints, carried out as the broker does.",
+            uses_mode: false,
+            steps: vec![
+                Create { replica: "a", id: 1 },
+                Create { replica: "b", id: 2 },
+                Elect { replica: "a", epoch: 1, isr: &["b"] },
+                Append { replica: "a", values: &["o1", "o2"], timestamp: 1000, flush: false },
+                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+                Say("Producer 1000 (transactional.id payments, epoch 0) begins a transaction and writes t1 and t2."),
+                TxnAppend {
+                    replica: "a",
+                    values: &["t1", "t2"],
+                    producer_id: 1000,
+                    producer_epoch: 0,
+                    timestamp: 2000,
+                },
+                Say("Its process is killed before it commits. Other producers keep writing, and B keeps fetching."),
+                Append { replica: "a", values: &["o3", "o4", "o5"], timestamp: 3000, flush: false },
+                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+                Say("A read_committed consumer has stalled. Ask klog where A's LSO is."),
+                Txn { replica: "a" },
+                Say("transaction.timeout.ms passes (60 s by default): the coordinator bumps producer 1000's epoch to \
+                     1, fencing the dead process, and writes an ABORT marker with its coordinator epoch (3 here: \
+                     the epoch of its __transaction_state partition's leader)."),
+                EndTxn {
+                    replica: "a",
+                    producer_id: 1000,
+                    producer_epoch: 1,
+                    coordinator_epoch: 3,
+                    commit: false,
+                    timestamp: 63000,
+                },
+                Say("The marker is on A, not yet on B."),
+                Txn { replica: "a" },
+                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+                Txn { replica: "a" },
+                Say("The hanging shape (KAFKA-9144): producer 2000's transactional batch reaches A although the \
+                     coordinator never saw the transaction, or had already ended and forgotten it (a produce request \
+                     delayed past its abort, the case KIP-890 defends against)."),
+                TxnAppend { replica: "a", values: &["h1"], producer_id: 2000, producer_epoch: 0, timestamp: 64000 },
+                Append { replica: "a", values: &["o6", "o7"], timestamp: 65000, flush: false },
+                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+                Txn { replica: "a" },
+                Say("transaction.timeout.ms passes, and passes again: the coordinator has no ongoing transaction for \
+                     producer 2000, so it never writes a marker and the LSO never moves (restarting the broker does \
+                     not help: it rebuilds the same producer state). kafka-transactions.sh find-hanging lists it; \
+                     the fix is the abort line klog txn printed."),
+                AdminAbort { replica: "a", timestamp: 66000 },
+                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+                Txn { replica: "a" },
+            ],
+        },
         _ => return None,
     })
 }
@@ -213,6 +302,9 @@ pub struct ReplicaState {
     pub log_end_offset: i64,
     pub high_watermark: i64,
     pub entries: Vec<Entry>,
+    /// Its transactional batches and markers (and after a `klog txn` step its LSO), in a
+    /// scenario with transactions; `None` elsewhere.
+    pub txn: Option<super::stuck_lso::TxnView>,
 }
 
 /// The outcome of one run of a scenario in one mode.
@@ -238,6 +330,10 @@ pub enum DemoEvent<'a> {
     Crashed(&'a crate::crash::CrashReport),
     /// A recovery, with the leader's records over the picture's window.
     Recovered(&'a FollowerRecoverReport, &'a [DrawnRecord]),
+    /// `klog txn` on the named replica.
+    Txn(&'a str, &'a super::txn::TxnReport),
+    /// The admin abort the next marker carries out (`kafka-transactions.sh abort`).
+    AdminAbort(&'a super::stuck_lso::AbortSpec),
     Created(&'a str),
     /// Every replica after a step: the `offset:(epoch,value)` view and the picture's data.
     State(&'a [ReplicaState], &'a DrawReport),
@@ -302,19 +398,52 @@ pub struct DemoRequest<'a> {
     pub predict: bool,
 }
 
-fn state_of(root: &Path, name: &'static str) -> Result<Option<ReplicaState>> {
+/// What a state view shows of transactions: nothing, the batches' places, or those and the LSO
+/// (on the picture of a `klog txn` step only: elsewhere it would answer that step's question).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TxnShown {
+    None,
+    Batches,
+    WithLso,
+}
+
+fn state_of(root: &Path, name: &'static str, shown: TxnShown) -> Result<Option<ReplicaState>> {
     let dir = root.join(name);
     if !dir.exists() {
         return Ok(None);
     }
+    let txn = match shown {
+        TxnShown::None => None,
+        _ => {
+            let report = super::txn::run(&dir, None)?;
+            super::stuck_lso::txn_view(&dir, &report)?.map(|mut v| {
+                if shown == TxnShown::WithLso {
+                    v.last_stable_offset = Some(report.last_stable_offset());
+                }
+                v
+            })
+        }
+    };
     let r = Replica::open(&dir, None)?;
     let mut cursor = RecordCursor::new(r.log(), r.log_start_offset(), r.log_end_offset())?;
     let mut entries = Vec::new();
     while let Some(rec) = cursor.next_record()? {
+        // A transaction marker is named by its type, not by its control record's bytes.
+        let marker = txn.as_ref().and_then(|v: &super::stuck_lso::TxnView| {
+            v.batches.iter().find(|b| (b.base_offset..=b.last_offset).contains(&rec.offset)).and_then(|b| {
+                match b.kind {
+                    super::stuck_lso::TxnKind::Marker { commit } => Some(if commit { "COMMIT" } else { "ABORT" }),
+                    _ => None,
+                }
+            })
+        });
         entries.push(Entry {
             offset: rec.offset,
             leader_epoch: rec.leader_epoch,
-            value: String::from_utf8_lossy(rec.value.as_deref().unwrap_or_default()).into_owned(),
+            value: match marker {
+                Some(m) => m.to_string(),
+                None => String::from_utf8_lossy(rec.value.as_deref().unwrap_or_default()).into_owned(),
+            },
         });
     }
     Ok(Some(ReplicaState {
@@ -323,16 +452,17 @@ fn state_of(root: &Path, name: &'static str) -> Result<Option<ReplicaState>> {
         log_end_offset: r.log_end_offset(),
         high_watermark: r.high_watermark(),
         entries,
+        txn,
     }))
 }
 
-fn states(root: &Path) -> Result<Vec<ReplicaState>> {
-    ["a", "b"].into_iter().filter_map(|n| state_of(root, n).transpose()).collect::<Result<Vec<_>>>()
+fn states(root: &Path, shown: TxnShown) -> Result<Vec<ReplicaState>> {
+    ["a", "b"].into_iter().filter_map(|n| state_of(root, n, shown).transpose()).collect::<Result<Vec<_>>>()
 }
 
-/// The picture's data for every replica of the lab: the whole (small) logs, focused on the
-/// first divergence or the lowest HW.
-fn drawing(root: &Path) -> Result<DrawReport> {
+/// The picture's data for every replica of the lab: the whole (small) logs, focused on
+/// `focus`, else the first divergence or the lowest HW.
+fn drawing(root: &Path, focus: Option<i64>) -> Result<DrawReport> {
     let opened: Vec<(&str, Replica)> = ["a", "b"]
         .into_iter()
         .filter(|n| root.join(n).exists())
@@ -342,7 +472,8 @@ fn drawing(root: &Path) -> Result<DrawReport> {
     let start = refs.iter().map(|r| r.log_start_offset()).min().unwrap_or(0);
     let end = refs.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
     // Focus where the story is (the first divergence, else the lowest HW), not at the start.
-    let (_, _, focus) = draw::window(&refs, None, 1);
+    let (_, _, default_focus) = draw::window(&refs, None, 1);
+    let focus = focus.unwrap_or(default_focus);
     let replicas =
         opened.iter().map(|(n, r)| draw::draw_replica(n.to_string(), r, start, end)).collect::<Result<Vec<_>>>()?;
     Ok(DrawReport { replicas, from: start, end: end.max(start + 1), focus, warnings: Vec::new() })
@@ -528,6 +659,7 @@ fn run_once(
     let mut acked: Vec<Entry> = Vec::new();
     let recover_mode = mode.unwrap_or(TruncationMode::Kip279);
     let rules = crate::replication::release::Rules::of_mode(recover_mode);
+    let with_txns = sc.steps.iter().any(|s| matches!(s, Step::TxnAppend { .. }));
     for step in &sc.steps {
         match step {
             Step::Say(text) => {
@@ -625,7 +757,8 @@ fn run_once(
                     fencing: true,
                     rules,
                 })?;
-                if ask {
+                // A scene about transactions asks about the LSO, not each fetch's HW lag.
+                if ask && !with_txns {
                     if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
@@ -675,19 +808,102 @@ fn run_once(
                     for q in recover_predictions(follower, leader, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
-                    let held = state_of(root, leader)?.map(|s| s.entries).unwrap_or_default();
+                    let held = state_of(root, leader, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
                     sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
                 let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
                 let leader_records = draw::records_in(&path(leader), None, from, end)?;
                 sink(DemoEvent::Recovered(&report, &leader_records))?;
             }
+            Step::TxnAppend { replica, values, producer_id, producer_epoch, timestamp } => {
+                sink(DemoEvent::Command(format!(
+                    "klog append {} {} --timestamp {timestamp} --producer-id {producer_id} --producer-epoch \
+                     {producer_epoch} --transactional",
+                    shown(replica),
+                    values.join(" "),
+                )))?;
+                let producer = super::append::Producer {
+                    id: *producer_id,
+                    epoch: *producer_epoch,
+                    sequence: None,
+                    transactional: true,
+                    end_txn: None,
+                };
+                let report = append_as(&path(replica), values, *timestamp, Some(producer))?;
+                sink(DemoEvent::Appended(replica, &report))?;
+            }
+            Step::EndTxn { replica, producer_id, producer_epoch, coordinator_epoch, commit, timestamp } => {
+                sink(DemoEvent::Command(end_txn_command(
+                    &shown(replica),
+                    *producer_id,
+                    *producer_epoch,
+                    *coordinator_epoch,
+                    *commit,
+                    *timestamp,
+                )))?;
+                let producer = super::append::Producer {
+                    id: *producer_id,
+                    epoch: *producer_epoch,
+                    sequence: None,
+                    transactional: false,
+                    end_txn: Some((*commit, *coordinator_epoch)),
+                };
+                let report = append_as(&path(replica), &[], *timestamp, Some(producer))?;
+                sink(DemoEvent::Appended(replica, &report))?;
+            }
+            Step::AdminAbort { replica, timestamp } => {
+                let txn = super::txn::run(&path(replica), None)?;
+                let spec = super::stuck_lso::abort_spec(&txn).ok_or_else(|| {
+                    Error::Usage(format!("demo: {replica} has no open transaction for the admin abort"))
+                })?;
+                sink(DemoEvent::AdminAbort(&spec))?;
+                sink(DemoEvent::Command(end_txn_command(
+                    &shown(replica),
+                    spec.producer_id,
+                    spec.producer_epoch,
+                    spec.coordinator_epoch,
+                    false,
+                    *timestamp,
+                )))?;
+                let producer = super::append::Producer {
+                    id: spec.producer_id,
+                    epoch: spec.producer_epoch,
+                    sequence: None,
+                    transactional: false,
+                    end_txn: Some((false, spec.coordinator_epoch)),
+                };
+                let report = append_as(&path(replica), &[], *timestamp, Some(producer))?;
+                sink(DemoEvent::Appended(replica, &report))?;
+            }
+            Step::Txn { replica } => {
+                sink(DemoEvent::Command(format!("klog txn {}", shown(replica))))?;
+                let report = super::txn::run(&path(replica), None)?;
+                if ask {
+                    for q in super::stuck_lso::lso_predictions(replica, &report) {
+                        sink(DemoEvent::Question(&q))?;
+                    }
+                }
+                sink(DemoEvent::Txn(replica, &report))?;
+            }
         }
-        let now = states(root)?;
+        let shown = match step {
+            _ if !with_txns => TxnShown::None,
+            Step::Txn { .. } => TxnShown::WithLso,
+            _ => TxnShown::Batches,
+        };
+        let now = states(root, shown)?;
         note_acked(&mut acked, &now);
-        sink(DemoEvent::State(&now, &drawing(root)?))?;
+        // A scene with transactions keeps the earliest open one in view (what holds the LSO).
+        let open_at = now
+            .iter()
+            .filter_map(|s| s.txn.as_ref())
+            .flat_map(|v| v.batches.iter())
+            .filter(|b| b.kind == super::stuck_lso::TxnKind::Open)
+            .map(|b| b.base_offset)
+            .min();
+        sink(DemoEvent::State(&now, &drawing(root, open_at)?))?;
     }
-    let finals = states(root)?;
+    let finals = states(root, if with_txns { TxnShown::WithLso } else { TxnShown::None })?;
     // What the run lost: every acknowledged record the final leader does not hold.
     let held = finals.iter().find(|s| s.role == "leader").map(|s| s.entries.clone()).unwrap_or_default();
     let acked_lost = lost_from(&acked, &held);
@@ -695,6 +911,46 @@ fn run_once(
     let b = Replica::open(&path("b"), None)?;
     let diff = diff_logs(a.log(), b.log())?;
     Ok(ModeOutcome { mode, finals, acked_lost, first_divergent_offset: diff.first_divergent_offset })
+}
+
+/// `klog append DIR --producer-id ID --producer-epoch E --end-txn commit|abort --coordinator-epoch C`.
+fn end_txn_command(
+    dir: &str,
+    producer_id: i64,
+    producer_epoch: i16,
+    coordinator_epoch: i32,
+    commit: bool,
+    timestamp: i64,
+) -> String {
+    format!(
+        "klog append {dir} --timestamp {timestamp} --producer-id {producer_id} --producer-epoch {producer_epoch} \
+         --end-txn {} --coordinator-epoch {coordinator_epoch}",
+        if commit { "commit" } else { "abort" }
+    )
+}
+
+/// One `append` of `values` (none: a marker) as `producer`.
+fn append_as(
+    dir: &Path,
+    values: &[&str],
+    timestamp: i64,
+    producer: Option<super::append::Producer>,
+) -> Result<AppendReport> {
+    super::append::run(
+        AppendRequest {
+            dir,
+            partition: None,
+            values: Values::Given(values.iter().map(|v| v.as_bytes().to_vec()).collect()),
+            key: None,
+            headers: Vec::new(),
+            records_per_batch: None,
+            timestamp,
+            flush: false,
+            compression: crate::format::compression::Compression::None,
+            producer,
+        },
+        &mut crate::commands::NoProgress,
+    )
 }
 
 /// Run the demo: one scenario in one or more modes, then the contrast.
@@ -744,7 +1000,7 @@ mod tests {
     }
 
     fn state(role: &'static str, high_watermark: i64, entries: Vec<Entry>) -> ReplicaState {
-        ReplicaState { name: "x", role, log_end_offset: entries.len() as i64, high_watermark, entries }
+        ReplicaState { name: "x", role, log_end_offset: entries.len() as i64, high_watermark, entries, txn: None }
     }
 
     /// A record is acknowledged once a leader's HW covers it; it is lost when the leader's log
@@ -761,6 +1017,59 @@ mod tests {
         assert!(lost_from(&acked, &log).is_empty());
         assert_eq!(lost_from(&acked, &[e(0, 2, "m4")]), log);
         assert_eq!(lost_from(&acked, &[e(0, 1, "m1"), e(1, 2, "m2")]), vec![e(1, 1, "m2")]);
+    }
+
+    /// stuck-lso, run for real: every `klog txn` step's questions take their truths from the
+    /// report that follows them (the LSO, and the offsets held back while it is below the HW);
+    /// the LSO is drawn only on those steps' states; the admin abort is resolved from the report
+    /// as `kafka-transactions.sh abort --start-offset` resolves it (the producer with no
+    /// coordinator epoch gets 0) and its marker leaves the LSO at the HW.
+    #[test]
+    fn stuck_lso_questions_and_the_admin_abort_come_from_klog_txns_reports() {
+        let tmp = tempfile::tempdir().unwrap();
+        let req = DemoRequest {
+            scenario: Some("stuck-lso"),
+            mode: None,
+            all_modes: false,
+            dir: &tmp.path().join("lab"),
+            predict: true,
+        };
+        let mut questions: Vec<Prediction> = Vec::new();
+        let mut checked = Vec::new();
+        let mut aborts = Vec::new();
+        let mut after_txn = false;
+        let mut lso_drawn = Vec::new();
+        run(&req, &mut |e| {
+            match e {
+                DemoEvent::Question(q) => questions.push(q.clone()),
+                DemoEvent::Txn(_, r) => {
+                    let (lso, hw) = (r.last_stable_offset(), r.high_watermark);
+                    let truths: Vec<String> = questions.drain(..).map(|q| q.truth).collect();
+                    let expected =
+                        if lso < hw { vec![lso.to_string(), (hw - lso).to_string()] } else { vec![lso.to_string()] };
+                    assert_eq!(truths, expected);
+                    checked.push((lso, hw));
+                    after_txn = true;
+                }
+                DemoEvent::AdminAbort(a) => aborts.push(a.clone()),
+                DemoEvent::State(states, _) => {
+                    let drawn = states.iter().any(|s| s.txn.as_ref().is_some_and(|v| v.last_stable_offset.is_some()));
+                    lso_drawn.push((drawn, std::mem::take(&mut after_txn)));
+                }
+                _ => {}
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(questions.is_empty(), "no question outside a klog txn step: {questions:?}");
+        assert_eq!(checked, vec![(2, 7), (2, 7), (8, 8), (8, 11), (12, 12)]);
+        assert!(lso_drawn.iter().all(|(drawn, txn)| drawn == txn), "{lso_drawn:?}");
+        assert_eq!(aborts.len(), 1);
+        let a = &aborts[0];
+        assert_eq!(
+            (a.start_offset, a.producer_id, a.producer_epoch, a.described_coordinator_epoch, a.coordinator_epoch),
+            (8, 2000, 0, -1, 0)
+        );
     }
 
     /// The Watch's steps 1-3 are the lab preset's (two one-round fetches), then A crashes with

@@ -23,6 +23,7 @@ pub mod pair;
 pub mod recover;
 pub mod restore;
 pub mod stop;
+pub mod stuck_lso;
 pub mod summary;
 pub mod txn;
 

@@ -482,6 +482,30 @@ impl Log {
         durable::write_atomic(&path, &self.producer_snapshot_at(offset)?)
     }
 
+    /// Add the aborted-index entry of a transaction an ABORT marker ended to the `.txnindex` of
+    /// the segment holding the marker (`LogSegment.updateTxnIndex`), with the last stable offset
+    /// Kafka computed for it. Leader and follower appends both write it, as Kafka's do.
+    pub fn write_aborted_txn(&self, c: &producer_state::CompletedTxn, last_stable_offset: i64) -> Result<()> {
+        let Some(i) = self.segment_for(c.last_offset) else {
+            return Err(Error::state(&self.dir, format!("no segment holds the marker at offset {}", c.last_offset)));
+        };
+        let path = names::build_segment_path(&self.dir, self.segments[i].base_offset, names::TXN_INDEX_SUFFIX);
+        let mut index = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e).at(&path, "read"),
+        };
+        let entry = crate::format::txn_index::AbortedTxn {
+            version: 0,
+            producer_id: c.producer_id,
+            first_offset: c.first_offset,
+            last_offset: c.last_offset,
+            last_stable_offset,
+        };
+        index.extend_from_slice(&entry.encode());
+        durable::write_atomic(&path, &index)
+    }
+
     /// The producer table at `offset` in snapshot form: the latest readable snapshot at or
     /// below it (else an empty table at the first segment's base), then the batches up to it,
     /// as `ProducerStateManager` keeps it between snapshots.

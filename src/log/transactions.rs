@@ -243,10 +243,11 @@ pub fn read_transactions(
         let bytes = seg.read_log()?;
         let path = seg.log_path();
         for batch in BatchIter::new(&bytes) {
-            // Past the log end a load computes (its recovery cut an invalid batch and what
-            // follows; a dry run leaves the bytes) nothing is in the log.
+            // At or past the log end a load computes (its recovery cut an invalid batch and what
+            // follows; a dry run leaves the bytes) a batch is not in the log. (A later batch may
+            // be: a batch whose base offset field was damaged stays where it is.)
             if batch.base_offset() >= leo {
-                break;
+                continue;
             }
             if batch.magic() < 2 || batch.last_offset() < log_start_offset {
                 continue;

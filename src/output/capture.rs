@@ -173,8 +173,9 @@ impl Capture {
                     f.output = format!("created $LAB/{name}: an empty log, no leader epoch yet\n");
                 }
             }
-            DemoEvent::State(_, drawn) => {
-                let pic = Picture::of_draw(drawn);
+            DemoEvent::State(states, drawn) => {
+                let mut pic = Picture::of_draw(drawn);
+                super::txn_picture::overlay(&mut pic, states);
                 self.last_state = render(&pic, false);
                 if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
                     self.alert(&pic);
@@ -283,6 +284,27 @@ impl Capture {
                     f.output.push_str(&text);
                 }
             }
+            DemoEvent::Txn(name, r) => {
+                let (lso, hw) = (r.last_stable_offset(), r.high_watermark);
+                self.note(if lso < hw {
+                    format!(
+                        "klog txn: {}'s LSO is {lso} and its HW {hw}: read_committed consumers cannot read {} \
+                         offset(s) below the HW.",
+                        name.to_uppercase(),
+                        hw - lso
+                    )
+                } else {
+                    format!(
+                        "klog txn: {}'s LSO is its HW, {hw}: read_committed consumers read up to it.",
+                        name.to_uppercase()
+                    )
+                });
+                let text = self.text_of(DemoEvent::Txn(name, r))?;
+                if let Some(f) = self.frames.last_mut() {
+                    f.output.push_str(&text);
+                }
+            }
+            DemoEvent::AdminAbort(a) => self.pending_say.push(super::demo::admin_abort_text(a)),
             DemoEvent::Contrast(sc, outcomes) => {
                 self.flush_narration();
                 self.contrast = contrast_html(sc, outcomes)
@@ -334,6 +356,9 @@ impl Capture {
                     (elections > 1).then(|| format!("{who} elected"))
                 }
                 "recover" => Some(format!("{who} recovers")),
+                // stuck-lso: where a transaction begins and where a marker ends one.
+                "append" if f.command.contains(" --transactional") => Some("txn begins".to_string()),
+                "append" if f.command.contains(" --end-txn ") => Some("txn ends".to_string()),
                 _ => None,
             };
             if word == "elect" && elections == 0 {

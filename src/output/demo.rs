@@ -116,6 +116,28 @@ fn and_list(items: &[String]) -> String {
     }
 }
 
+/// The admin abort in words: the line an operator runs, and the marker the broker writes for
+/// it (`TransactionsCommand`'s `buildAbortSpec`, then `WriteTxnMarkers`).
+pub fn admin_abort_text(a: &crate::commands::stuck_lso::AbortSpec) -> String {
+    let coordinator = if a.described_coordinator_epoch < 0 {
+        format!(
+            "coordinator epoch {} (no marker was ever written for it), so the tool sends 0",
+            a.described_coordinator_epoch
+        )
+    } else {
+        format!("coordinator epoch {}", a.coordinator_epoch)
+    };
+    format!(
+        "The operator runs: {} — DescribeProducers finds producer {} at epoch {} with the transaction starting at \
+         {}, {coordinator}; the broker writes the ABORT marker with them, as the coordinator would. In this lab \
+         klog writes it:",
+        super::transactions::abort_command(&a.topic, a.partition, a.start_offset),
+        a.producer_id,
+        a.producer_epoch,
+        a.start_offset
+    )
+}
+
 /// How often a question is asked when the answer is blank or not of its kind.
 const MAX_ATTEMPTS: usize = 3;
 
@@ -310,9 +332,12 @@ impl<'o> DemoPrinter<'o> {
     fn state(&mut self, states: &[ReplicaState]) -> Result<()> {
         let p = self.settings.palette();
         for s in states {
+            // After a `klog txn` step (stuck-lso), its LSO too.
+            let lso =
+                s.txn.as_ref().and_then(|v| v.last_stable_offset).map_or(String::new(), |o| format!("LSO {o:<3} "));
             writeln!(
                 self.out,
-                "    {} {:<8} LEO {:<3} HW {:<3} | {}",
+                "    {} {:<8} LEO {:<3} HW {:<3} {lso}| {}",
                 p.strong(s.name),
                 s.role,
                 s.log_end_offset,
@@ -467,8 +492,9 @@ impl<'o> DemoPrinter<'o> {
                 self.indented(|o| report::catch_up_text(o, r, &s))
             }
             DemoEvent::State(states, _) if self.plain => self.state(states),
-            DemoEvent::State(_, drawn) => {
-                let pic = Picture::of_draw(drawn);
+            DemoEvent::State(states, drawn) => {
+                let mut pic = Picture::of_draw(drawn);
+                super::txn_picture::overlay(&mut pic, states);
                 let mut legend = std::mem::take(&mut self.legend_shown);
                 let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
                 self.legend_shown = legend;
@@ -479,6 +505,10 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Question(_) if self.answers.is_none() => Ok(()),
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
+            DemoEvent::Txn(_, r) => self.indented(|o| super::transactions::text(o, r, &s)),
+            DemoEvent::AdminAbort(a) => {
+                writeln!(self.out, "\n{}", p.warn(&format!("# {}", admin_abort_text(a)))).at("<stdout>", "write")
+            }
         }
     }
 }

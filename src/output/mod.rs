@@ -24,6 +24,7 @@ pub mod svg;
 pub mod table;
 pub mod text;
 pub mod transactions;
+pub mod txn_picture;
 
 use palette::Palette;
 

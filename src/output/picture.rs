@@ -98,6 +98,8 @@ impl Fate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Mark {
     LogStart,
+    /// The last stable offset (`klog txn`'s, in `demo stuck-lso`): `read_committed` stops here.
+    LastStable,
     HighWatermark,
     RecoveryPoint,
     LogEnd,
@@ -108,6 +110,7 @@ impl Mark {
     pub fn label(self) -> &'static str {
         match self {
             Mark::LogStart => "LS",
+            Mark::LastStable => "LSO",
             Mark::HighWatermark => "HW",
             Mark::RecoveryPoint => "RP",
             Mark::LogEnd => "LEO",
@@ -123,11 +126,14 @@ pub struct PicCell {
     /// Committed: below the HW of a replica that holds this very batch at this offset (the
     /// leader's HW, when the rows agree with it). Drawn with a solid border, else dashed.
     pub committed: bool,
+    /// Its batch's place in a transaction, when the picture shows transactions
+    /// ([`super::txn_picture`]).
+    pub txn: Option<crate::commands::stuck_lso::TxnKind>,
 }
 
 impl PicCell {
     fn new(record: DrawnRecord, fate: Option<Fate>) -> PicCell {
-        PicCell { record, fate, committed: false }
+        PicCell { record, fate, committed: false, txn: None }
     }
 }
 
@@ -177,7 +183,7 @@ impl Row {
         marks.sort();
         marks
             .iter()
-            .filter(|(m, _)| matches!(m, Mark::HighWatermark | Mark::LogEnd))
+            .filter(|(m, _)| matches!(m, Mark::LastStable | Mark::HighWatermark | Mark::LogEnd))
             .map(|(m, o)| format!("{} {o}", m.label()))
             .collect::<Vec<_>>()
             .join(" ")
@@ -492,6 +498,9 @@ impl Picture {
         if self.fates_present().iter().any(|f| f.is_acked()) {
             items.push(LegendItem::AckedFlag);
         }
+        if super::txn_picture::shows_transactions(self) {
+            items.push(LegendItem::Transactions);
+        }
         items.push(LegendItem::Cache);
         items.push(LegendItem::Marks);
         if elided {
@@ -533,6 +542,8 @@ pub enum LegendItem {
     Differs,
     /// A fate whose label is not its meaning.
     Fate(Fate),
+    /// Transactions: open ones shaded, aborted and committed batches, markers, the LSO.
+    Transactions,
 }
 
 /// A cell's left border on a terminal: solid when committed, dashed when not yet.
@@ -740,6 +751,9 @@ pub fn write_text_after(
             }
             lines.push(l.trim_end().to_string());
         }
+        if let Some(l) = super::txn_picture::text_line(row, start, stop, label_w, CELL, &p) {
+            lines.push(l);
+        }
         // Marks: an arrow on the left edge of the cell at the mark's offset; every number in
         // the label column.
         let at = row.marks_between(start, stop);
@@ -799,6 +813,7 @@ pub fn write_text_after(
                 LegendItem::Elided => "… more offsets".into(),
                 LegendItem::Differs => "✗ replicas differ".into(),
                 LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
+                LegendItem::Transactions => super::txn_picture::TEXT_LEGEND.to_string(),
             })
         })
         .collect();

@@ -65,6 +65,7 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
             LegendItem::Elided => "… more offsets".into(),
             LegendItem::Differs => "✗ replicas differ".into(),
             LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
+            LegendItem::Transactions => super::txn_picture::SVG_LEGEND.to_string(),
         })
         .collect();
     // The two marks on every row, in words: a learner meets HW and LEO before any definition.
@@ -226,6 +227,7 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
                 y + 34,
                 escape(&super::picture::value_text(r, 8))
             );
+            s.push_str(&super::txn_picture::svg_cell(c, x, y, CELL_W, CELL_H));
             if let Some(f) = c.fate {
                 if f.is_acked() {
                     let _ = write!(

@@ -130,8 +130,19 @@ impl Storage for Replica {
     }
     fn append_fetched(&mut self, chunk: &Batches) -> Result<Copied> {
         let mut copied = Copied::default();
+        // A follower's append updates its producer state and writes the aborted-index entry of
+        // each transaction an ABORT marker it copies ends, as the leader's did
+        // (`UnifiedLog.append` for replication too). Only a chunk with a marker replays it.
+        let marker = BatchIter::new(&chunk.0).any(|b| b.header().is_some_and(|h| h.is_control() && h.producer_id >= 0));
+        let mut producers = if marker { Some(self.log().producer_state_at(self.log_end_offset())?) } else { None };
         for batch in BatchIter::new(&chunk.0) {
             self.log_mut().append_batch(batch)?;
+            // A batch Kafka's producer state would refuse ends the replay (no entry guessed).
+            match producers.as_mut().map(|p| p.apply(&batch)) {
+                Some(Ok(Some((c, last_stable)))) if c.is_aborted => self.log().write_aborted_txn(&c, last_stable)?,
+                Some(Err(_)) => producers = None,
+                _ => {}
+            }
             copied.batches += 1;
             copied.records += batch.header().map_or(1, |h| h.records_count.max(0) as u64);
             copied.bytes += batch.size_bytes() as u64;

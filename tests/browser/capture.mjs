@@ -53,7 +53,10 @@ async function frames(page, file, width, shots) {
           fate: g.dataset.fate,
           flag: g.dataset.flag ?? null,
           dashed: getComputedStyle(g.querySelector('rect')).strokeDasharray,
+          txn: g.querySelector('.txn')?.dataset.txn ?? null,
         })),
+        // Each picture's text alternative (its rows' marks: LSO, HW, LEO).
+        titles: [...fr.querySelectorAll('.outcome .pic svg title')].map((t) => t.textContent),
         empty_rows: fr.querySelectorAll('svg text.empty').length,
         output: fr.querySelector('pre.out')?.textContent ?? '',
         panels: [...fr.querySelectorAll('.explain')].map((e) => [...e.querySelectorAll('b')].map((b) => b.textContent)),
@@ -151,6 +154,8 @@ async function askedIn(page, file) {
  * the page: a blank answer is asked again, a number is judged and the score moves. */
 async function interact(page, file) {
   await page.setViewportSize({ width: 1280, height: 900 });
+  // A fresh document: the frames pass may have revealed this very file's questions.
+  await page.goto('about:blank');
   await page.goto(pathToFileURL(file).href + '#step=3');
   const pos = () => page.evaluate(() => document.getElementById('pos').textContent);
   const keys = [];

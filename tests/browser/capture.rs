@@ -462,6 +462,10 @@ fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode
             files.push(file);
         }
     }
+    // stuck-lso has no modes: its LSO questions, the picture before each without the LSO mark.
+    let file = tmp.path().join("stuck-lso-default.html");
+    ok(&["demo", "stuck-lso", "--capture", s(&file)]);
+    files.push(file);
     let mut args = vec!["--asked"];
     args.extend(files.iter().map(|f| s(f)));
     let Some(seen) = crate::harness::run("capture.mjs", &args) else { return };
@@ -558,4 +562,103 @@ fn an_outcome_phrase_is_found_and_a_before_state_is_not() {
     assert_eq!(states_outcome("A restarts: LEO 2 -> 1", "1").as_deref(), Some("restarts LEO 2 -> 1"));
     assert_eq!(states_outcome("A still believes HW 1. Now A restarts.", "1"), None);
     assert_eq!(states_outcome("its log ends at 11", "1"), None);
+}
+
+/// `demo stuck-lso --capture`: every frame in Chromium at 400 and 1280 px fits the page and is
+/// narrated; the open transaction's cells are hatched and labelled OPEN, then aborted once its
+/// marker is written; the LSO mark (in each picture's text alternative) is on the `klog txn`
+/// frames only, where it says what the report says; the admin abort's frame names the
+/// kafka-transactions.sh line; a question is answered in the page after its outcome was veiled.
+#[test]
+fn the_stuck_lso_capture_plays_in_chromium_with_open_transactions_marked_and_the_lso_beside_the_hw() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("stuck-lso.html");
+    ok(&["demo", "stuck-lso", "--capture", s(&file)]);
+    let html = std::fs::read_to_string(&file).unwrap();
+    assert!(html.contains("class=\"txn-open\"") && html.contains("data-txn=\"open\""));
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/capture");
+    for width in [400, 1280] {
+        let w = width.to_string();
+        let Some(seen) = crate::harness::run("capture.mjs", &[s(&shots), &w, s(&file)]) else { return };
+        let run = &seen["runs"][0];
+        let frames = run["frames"].as_array().unwrap();
+        let count = frames.len();
+        assert_eq!(count as u64, run["count"].as_u64().unwrap());
+        let ticks: Vec<&str> =
+            run["chapters"]["ticks"].as_array().unwrap().iter().map(|t| t[1].as_str().unwrap()).collect();
+        assert_eq!(ticks, ["start", "txn begins", "txn ends", "txn begins", "txn ends"], "{ticks:?}");
+        let mut txn_frames = Vec::new();
+        for f in frames {
+            let at = format!("stuck-lso at {width} px, frame {}", f["step"]);
+            assert!(
+                f["scroll_width"].as_u64() <= f["client_width"].as_u64()
+                    && f["frame_scroll_width"].as_u64() <= f["frame_client_width"].as_u64(),
+                "{at} is wider than the page: {f}"
+            );
+            if let Some(px) = f["min_svg_text_px"].as_f64() {
+                assert!(px >= 11.9, "{at}: SVG text drawn at {px} px");
+            }
+            let narration = f["narration"].as_array().unwrap();
+            assert!(narration.iter().any(|n| n.as_str().is_some_and(|t| t.len() > 10)), "{at} has no narration");
+            for c in f["cells"].as_array().unwrap() {
+                let dashed = c["dashed"].as_str().unwrap_or("none") != "none";
+                assert_eq!(dashed, c["committed"] == "false", "{at}: {c}");
+            }
+            let command = f["command"].as_str().unwrap();
+            let titles = f["titles"].to_string();
+            if command.starts_with("$ klog txn") {
+                txn_frames.push(f.clone());
+                let output = f["output"].as_str().unwrap();
+                let line = output.lines().find(|l| l.trim_start().starts_with("LSO ")).expect(output);
+                let w: Vec<&str> = line.split_whitespace().collect();
+                let marks = format!("a leader e1 (LSO {} HW {}", w[1], w[3].trim_end_matches(':'));
+                assert!(titles.contains(&marks), "{at}: the picture's marks are not the report's {line:?}: {titles}");
+            } else {
+                assert!(!titles.contains("LSO"), "{at}: the LSO is drawn outside a klog txn frame: {titles}");
+            }
+        }
+        assert_eq!(txn_frames.len(), 5);
+        // The frame's own picture (a question frame also holds the picture before it).
+        let cells_of = |f: &serde_json::Value, txn: &str| -> Vec<i64> {
+            let mut offsets: Vec<i64> = f["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["txn"] == txn && c["row"].as_str().unwrap().starts_with("a "))
+                .map(|c| c["offset"].as_str().unwrap().parse().unwrap())
+                .collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            offsets
+        };
+        assert_eq!(cells_of(&txn_frames[0], "open"), [2, 3], "{}", txn_frames[0]);
+        assert_eq!(cells_of(&txn_frames[1], "aborted"), [2, 3], "{}", txn_frames[1]);
+        assert_eq!(cells_of(&txn_frames[1], "marker"), [7], "{}", txn_frames[1]);
+        assert_eq!(cells_of(&txn_frames[3], "open"), [8], "{}", txn_frames[3]);
+        assert!(cells_of(&txn_frames[4], "open").is_empty(), "{}", txn_frames[4]);
+        let abort = frames
+            .iter()
+            .find(|f| {
+                f["command"]
+                    .as_str()
+                    .unwrap()
+                    .contains("--producer-id 2000 --producer-epoch 0 --end-txn abort --coordinator-epoch 0")
+            })
+            .expect("the admin abort's frame");
+        assert!(
+            abort["narration"].to_string().contains("abort --topic demo --partition 0 --start-offset 8"),
+            "{abort}"
+        );
+        let i = &seen["interaction"];
+        let keys: Vec<String> =
+            [4, 5, 4, count, 1, 2, 3, 2, 3, count].iter().map(|k| format!("{k} / {count}")).collect();
+        assert_eq!(i["keys"], serde_json::json!(keys), "{i}");
+        let q = &i["quiz"];
+        assert_eq!(q["veiled_before"].as_u64(), Some(1), "the outcome is veiled until revealed: {q}");
+        assert!(q["verdict"].as_str().unwrap().starts_with("right: the truth is"), "{q}");
+        assert!(q["score"].as_str().unwrap().starts_with("predicted 1 of 8"), "{q}");
+        // The first klog txn frame asks the LSO and the held-back count: with one answered the
+        // report (which prints both) stays veiled.
+        assert_eq!((q["veiled_after"].as_u64(), &q["outcome_shown"]), (Some(1), &false.into()), "one left: {q}");
+    }
 }

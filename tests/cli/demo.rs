@@ -219,6 +219,22 @@ fn run_script(name: &str, lab: &Path, modes: &str) {
     }
 }
 
+/// Run a demo script that has no truncation modes; its stdout.
+fn run_script_plain(name: &str, lab: &Path) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos").join(name);
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .env("KLOG", assert_cmd::cargo::cargo_bin("klog"))
+        .env("LAB", lab)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("bash");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{name}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read_to_string(&script).unwrap().contains("set -euo pipefail"), "{name}");
+    stdout
+}
+
 #[test]
 fn every_demo_script_runs_and_ends_in_the_stated_state() {
     let lab = Lab::new();
@@ -252,6 +268,17 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
     for mode in ["kip101", "kip279"] {
         assert_eq!(records(&l("s2").join(mode).join("a")), vec![(0, 0, m("m1")), (1, 1, m("m3"))]);
     }
+
+    // stuck-lso has no truncation modes: it ends with `klog txn`, LSO back at the HW, both
+    // transactions aborted (the second from the abort line klog txn printed).
+    let out = run_script_plain("stuck-lso.sh", &l("lso"));
+    let last = out.split("\n$ klog ").last().unwrap();
+    assert!(last.starts_with("txn ") && last.contains("LSO 12  HW 12"), "{last}");
+    assert!(out.contains("# kafka-transactions.sh abort --start-offset 8: producer 2000 epoch 0, coordinator epoch 0"));
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["txn", s(&l("lso").join("stuck-lso/a")), "--json"])).unwrap();
+    assert_eq!(json["aborted"].as_array().unwrap().len(), 2, "{json}");
+    assert!(json["open"].as_array().unwrap().is_empty(), "{json}");
 
     run_script("kip279.sh", &l("s3"), "hw kip101 kip279");
     let b101 = records(&l("s3").join("kip101/b"));
@@ -302,4 +329,134 @@ fn the_terminal_demo_at_80_columns_elides_no_fate_and_cuts_no_phrase_in_any_scen
             }
         }
     }
+}
+
+/// The report blocks of a demo's output, by the command that printed them: (command, its
+/// lines until the next command).
+fn blocks(out: &str) -> Vec<(String, String)> {
+    out.split("\n$ ")
+        .skip(1)
+        .map(|b| {
+            let (cmd, rest) = b.split_once('\n').unwrap_or((b, ""));
+            (cmd.to_string(), rest.to_string())
+        })
+        .collect()
+}
+
+/// `LSO x  HW y` from a `klog txn` report.
+fn lso_hw(report: &str) -> (i64, i64) {
+    let line = report.lines().find(|l| l.trim_start().starts_with("LSO ")).expect(report);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    (words[1].parse().unwrap(), words[3].trim_end_matches(':').parse().unwrap())
+}
+
+/// stuck-lso: the LSO stays at the open transaction's first offset while the HW moves on; the
+/// coordinator's ABORT (with its coordinator epoch) moves it to the HW only once the HW passes
+/// the marker; the hanging transaction holds it until the admin abort, whose marker carries the
+/// producer's epoch and coordinator epoch 0. Every LSO and held-back count the questions give
+/// as truth is the one the `klog txn` report under them prints.
+#[test]
+fn the_stuck_lso_demo_holds_the_lso_at_each_open_transaction_until_its_abort() {
+    let lab = Lab::new();
+    let dir = lab.path("lso");
+    let mut cmd = klog();
+    cmd.env("NO_COLOR", "1").args(["demo", "stuck-lso", "--predict", "--dir", s(&dir)]).write_stdin("");
+    let out = String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap();
+    let txns: Vec<(String, String)> = blocks(&out).into_iter().filter(|(c, _)| c.starts_with("klog txn ")).collect();
+    let seen: Vec<(i64, i64)> = txns.iter().map(|(_, r)| lso_hw(r)).collect();
+    assert_eq!(seen, vec![(2, 7), (2, 7), (8, 8), (8, 11), (12, 12)], "{out}");
+    let mut asked = 0;
+    for (_, report) in &txns {
+        let (lso, hw) = lso_hw(report);
+        let truths: Vec<&str> =
+            report.lines().filter_map(|l| l.trim_start().strip_prefix("(no answer) the truth: ")).collect();
+        let expected = if lso < hw { vec![lso.to_string(), (hw - lso).to_string()] } else { vec![lso.to_string()] };
+        assert_eq!(truths, expected, "{report}");
+        assert!(report.contains(&format!("predict: A's HW is {hw}: what is A's last stable offset (LSO)?")));
+        asked += truths.len();
+    }
+    assert_eq!(asked, 8, "only the LSO questions are asked in this scene: {out}");
+    assert!(!out.contains("what will B's HW be"), "{out}");
+    // The open transaction's records are marked in the picture, and the LSO only after `klog txn`.
+    let first = &txns[0].1;
+    assert!(first.contains("OPEN     OPEN") && first.contains("↑LSO"), "{first}");
+    let fetch = blocks(&out).into_iter().find(|(c, _)| c.starts_with("klog fetch")).unwrap().1;
+    assert!(!fetch.contains("LSO"), "{fetch}");
+    // The admin abort: the kafka-transactions.sh line, resolved as the tool does.
+    assert!(
+        out.contains(
+            "kafka-transactions.sh --bootstrap-server HOST:9092 abort --topic demo --partition 0 --start-offset 8 — \
+             DescribeProducers finds producer 2000 at epoch 0"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "$ klog append $LAB/a --timestamp 66000 --producer-id 2000 --producer-epoch 0 --end-txn abort \
+                      --coordinator-epoch 0"
+        ),
+        "{out}"
+    );
+    // What the lab holds: both transactions aborted and indexed, each marker's coordinator
+    // epoch in the producer table, the LSO at the HW.
+    let json: serde_json::Value = serde_json::from_str(&ok(&["txn", s(&dir.join("run/a")), "--json"])).unwrap();
+    assert_eq!((json["last_stable_offset"].as_i64(), json["high_watermark"].as_i64()), (Some(12), Some(12)));
+    let aborted: Vec<(i64, i64, i64)> = json["aborted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["producer_id"].as_i64().unwrap(),
+                a["first_offset"].as_i64().unwrap(),
+                a["last_offset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(aborted, vec![(1000, 2, 7), (2000, 8, 11)]);
+    let producers: Vec<(i64, i64, i64)> = json["producers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["producer_id"].as_i64().unwrap(),
+                p["producer_epoch"].as_i64().unwrap(),
+                p["coordinator_epoch"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(producers, vec![(1000, 1, 3), (2000, 0, 0)]);
+    // B has the same log, and its own LSO at its HW 11: the second marker is not below it yet.
+    let b: serde_json::Value = serde_json::from_str(&ok(&["txn", s(&dir.join("run/b")), "--json"])).unwrap();
+    assert_eq!((b["last_stable_offset"].as_i64(), b["high_watermark"].as_i64()), (Some(8), Some(11)));
+    assert_eq!(records(&dir.join("run/a")), records(&dir.join("run/b")));
+    // `--plain`: one line a replica, the LSO beside the HW after each `klog txn`, a marker named.
+    let plain = ok(&["demo", "stuck-lso", "--plain"]);
+    assert!(plain.contains("a leader   LEO 12  HW 12  LSO 12  | 0-11:(1,o1..ABORT)"), "{plain}");
+    assert!(plain.contains("b follower LEO 12  HW 11  LSO 8   | 0-11:(1,o1..ABORT)"), "{plain}");
+    assert!(!plain.contains("\\u{0}"), "{plain}");
+    // It has no truncation step: --mode is refused, naming why.
+    let (_, err) = code(&["demo", "stuck-lso", "--mode", "hw"], 2);
+    assert!(err.contains("no truncation step"), "{err}");
+}
+
+/// stuck-lso at 80 columns: no line is wider, and every word of a picture's `txn` line is a
+/// whole label.
+#[test]
+fn the_stuck_lso_demo_fits_80_columns_with_whole_transaction_labels() {
+    let mut cmd = klog();
+    cmd.env("COLUMNS", "80").env("NO_COLOR", "1").args(["demo", "stuck-lso", "--explain"]);
+    let out = String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap();
+    let mut labelled = 0;
+    for line in out.lines() {
+        assert!(line.chars().count() <= 80, "wider than 80 columns:\n{line}");
+        if let Some(rest) = line.trim_start().strip_prefix("txn ") {
+            for word in rest.split_whitespace() {
+                assert!(["OPEN", "aborted", "committd", "marker"].contains(&word), "{word:?}:\n{line}");
+                labelled += 1;
+            }
+        }
+    }
+    assert!(labelled > 20, "{out}");
 }

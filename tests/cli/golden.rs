@@ -71,6 +71,7 @@ const SESSION: &[Step] = &[
     step("demo", &["demo", "--dir", "lab1"], 0),
     step("demo-watch", &["demo", "watch", "--dir", "lab2"], 0),
     step("demo-kip279-all", &["demo", "kip279", "--mode", "all", "--dir", "lab3"], 0),
+    step("demo-stuck-lso", &["demo", "stuck-lso", "--dir", "lab4"], 0),
 ];
 
 fn golden_dir() -> PathBuf {

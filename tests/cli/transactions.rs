@@ -253,4 +253,47 @@ fn several_data_dirs_join_the_coordinators_log_and_the_kafka_form_prints_the_too
     // Without the coordinator's partition among the dirs there is no find-hanging table.
     let out = ok(&["txn", s(&b), "--format", "kafka"]);
     assert!(out.ends_with("# find-hanging: no __transaction_state partition among the dirs\n"), "{out}");
+
+/// A follower that fetches an ABORT marker writes the aborted-index entry Kafka's follower
+/// append writes (it was missing: `klog txn` on the follower found "no entry for the
+/// transaction ... read_committed consumers would read its records"), byte for byte the
+/// leader's, in a fetch of one batch at a time and in one of the whole log.
+#[test]
+fn a_follower_copying_an_abort_marker_writes_the_leaders_aborted_index_entry() {
+    let lab = Lab::new();
+    let (a, b, c) = (lab.path("a"), lab.path("b"), lab.path("c"));
+    ok(&["create", s(&a), "--replica-id", "1"]);
+    ok(&["create", s(&b), "--replica-id", "2"]);
+    ok(&["create", s(&c), "--replica-id", "3"]);
+    ok(&["elect", s(&a), "--isr", s(&b), s(&c)]);
+    ok(&["append", s(&a), "t1", "t2", "--producer-id", "7", "--transactional"]);
+    ok(&["append", s(&a), "o1"]);
+    ok(&["append", s(&a), "u1", "--producer-id", "8", "--transactional"]);
+    // B copies the first transaction's batch, then the marker alone.
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2"]);
+    ok(&["append", s(&a), "--producer-id", "7", "--end-txn", "abort", "--coordinator-epoch", "4"]);
+    ok(&["append", s(&a), "--producer-id", "8", "--end-txn", "abort"]);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2"]);
+    // C copies the whole log in one round.
+    ok(&["fetch", "--leader", s(&a), s(&c), "--rounds", "2"]);
+    let index = |d: &Path| std::fs::read(d.join("demo-0/00000000000000000000.txnindex")).unwrap_or_default();
+    assert_eq!(index(&a).len(), 2 * 34, "two aborted-index entries on the leader");
+    assert_eq!(index(&b), index(&a));
+    assert_eq!(index(&c), index(&a));
+    for d in [&a, &b, &c] {
+        let json: Value = serde_json::from_str(&ok(&["txn", s(d), "--json"])).unwrap();
+        assert_eq!(json["clean"], true, "{json}");
+        let aborted: Vec<(i64, i64, i64, i64)> = json["aborted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                let n = |k: &str| x[k].as_i64().unwrap();
+                (n("producer_id"), n("first_offset"), n("last_offset"), n("last_stable_offset"))
+            })
+            .collect();
+        // Producer 7's marker at 4: producer 8's transaction (from 3) is still open, so the LSO
+        // Kafka indexes beside it is 3; producer 8's at 5, nothing else open: 6.
+        assert_eq!(aborted, vec![(7, 0, 4, 3), (8, 3, 5, 6)], "{}", d.display());
+    }
 }
