@@ -20,6 +20,7 @@ pub mod lab;
 pub mod log;
 pub mod notice;
 pub mod output;
+pub mod parallel;
 pub mod partition_registration;
 pub mod regular_file;
 pub mod replica;

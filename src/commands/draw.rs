@@ -7,7 +7,7 @@
 
 use super::recover::FollowerRecoverReport;
 use crate::error::{Error, Result};
-use crate::replica::Replica;
+use crate::replica::{Replica, ReplicaRole};
 use crate::replication::diff::{OwnedRecord, RecordCursor};
 use std::path::{Path, PathBuf};
 
@@ -63,7 +63,7 @@ impl DrawnRecord {
 #[derive(Debug, Clone)]
 pub struct DrawnReplica {
     pub name: String,
-    pub role: &'static str,
+    pub role: ReplicaRole,
     /// The leader epoch it works in (its volatile one when running, else its cache's latest).
     pub leader_epoch: Option<i32>,
     pub log_start_offset: i64,
@@ -106,8 +106,8 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
     }
     Ok(DrawnReplica {
         name,
-        role: super::role_name(r),
-        leader_epoch: super::current_leader_epoch(r),
+        role: ReplicaRole::of(r),
+        leader_epoch: crate::replica::current_leader_epoch(r),
         log_start_offset: r.log_start_offset(),
         high_watermark: r.high_watermark(),
         recovery_point: r.recovery_point(),
@@ -181,7 +181,7 @@ pub fn run(req: &DrawRequest<'_>) -> Result<DrawReport> {
     let mut warnings = Vec::new();
     let mut opened = vec![];
     for d in &req.dirs[1..] {
-        let (r, w) = super::pair::open_compared(&first, d, req.partition, &d.display().to_string())?;
+        let (r, w) = crate::replica::open_compared(&first, d, req.partition, &d.display().to_string())?;
         warnings.extend(w);
         opened.push(r);
     }

@@ -6,12 +6,12 @@
 //! fetches only as L's follower at L's current epoch (it became one through `recover --leader`);
 //! an empty replica's first fetch makes it L's follower.
 
-use super::pair::{fenced, follower_facts};
 use crate::error::{Error, Result};
 use crate::log::recovery::RecoveryReport;
-use crate::replica::{Replica, Role};
+use crate::replica::{Replica, ReplicaRole, Role};
 use crate::replication::fencing::{fetch_allowed, leader_not_stale, FetchRefusal};
 use crate::replication::fetch::{fetch_round, FetchRound};
+use crate::replication::on_disk::{fenced, follower_facts};
 use crate::replication::release::Rules;
 use std::path::Path;
 
@@ -88,13 +88,13 @@ pub fn open_pair_for_write_fenced(
         let why = if f.will_run_as().role == Role::Leader {
             format!(
                 "is not a leader (it is {}), but {} is: the arguments look swapped; try `--leader {} {}`",
-                crate::commands::role_phrase(&l),
+                ReplicaRole::of(&l).phrase(),
                 other.display(),
                 other.display(),
                 leader.display()
             )
         } else {
-            format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_phrase(&l))
+            format!("is not a leader (it is {}); make it one with `klog elect`", ReplicaRole::of(&l).phrase())
         };
         return Err(Error::state(&l.paths().log_dir, why));
     }

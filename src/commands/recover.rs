@@ -4,16 +4,16 @@
 //! (replication-model.md, operation 6, "What the report calls things").
 
 use super::fetch::{fetch_rounds, FetchReport, FetchRequest};
-use super::pair::{fenced, follower_facts};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::log::checkpoint;
 use crate::log::names::{self, LogKind};
 use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
-use crate::replica::{LogDirFiles, Replica, Role};
+use crate::replica::{LogDirFiles, Replica, ReplicaRole, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
+use crate::replication::on_disk::{fenced, follower_facts};
 use crate::replication::release::Rules;
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
 use crate::replication::{fencing, follower, leader};
@@ -212,7 +212,7 @@ fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
     }
     Err(Error::state(
         &leader.paths().log_dir,
-        format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_phrase(leader)),
+        format!("is not a leader (it is {}); make it one with `klog elect`", ReplicaRole::of(leader).phrase()),
     ))
 }
 
@@ -227,7 +227,7 @@ fn swapped_roles(leader: &Replica, follower: &Replica) -> Option<Error> {
             format!(
                 "is not a leader (it is {}), but {fd} leads at epoch {}: the roles look swapped; \
                  the follower's restart is `klog recover {ld} --leader {fd}`",
-                crate::commands::role_phrase(leader),
+                ReplicaRole::of(leader).phrase(),
                 f.leader_epoch
             ),
         )
@@ -595,7 +595,7 @@ pub fn is_refusal(e: &Error) -> bool {
 /// Forecast a broker's start-up over the log dir `dir` (nothing written). Where the broker
 /// would not start, say why, and whether removing the clean-shutdown marker lets it start
 /// (when the refusal comes from reading an unrecovered log's end), with that start-up.
-pub fn forecast_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> Result<StartForecast> {
+pub fn forecast_data_dir(dir: &Path, progress: &mut dyn crate::parallel::ProgressSink) -> Result<StartForecast> {
     let refusal = match load_data_dir(dir, true, false, progress) {
         Ok(load) => return Ok(StartForecast::Loads(load)),
         Err(e) if is_refusal(&e) => e,
@@ -613,7 +613,11 @@ pub fn forecast_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> 
 }
 
 /// Run (or, with `dry_run`, forecast) a broker's start-up over the log dir `dir`.
-pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::ProgressSink) -> Result<DataDirRecovery> {
+pub fn recover_data_dir(
+    dir: &Path,
+    dry_run: bool,
+    progress: &mut dyn crate::parallel::ProgressSink,
+) -> Result<DataDirRecovery> {
     load_data_dir(dir, dry_run, false, progress)
 }
 
@@ -622,7 +626,7 @@ fn load_data_dir(
     dir: &Path,
     dry_run: bool,
     without_marker: bool,
-    progress: &mut dyn super::ProgressSink,
+    progress: &mut dyn crate::parallel::ProgressSink,
 ) -> Result<DataDirRecovery> {
     use crate::replica::{log_dir_kind, DirLock, LogDirFiles, LogDirKind};
     if log_dir_kind(dir) == LogDirKind::Partial {
@@ -740,7 +744,7 @@ fn load_data_dir(
         Ok((log, inputs))
     };
     // The forecast of every log: the dry run's answer, and the run's check before it writes.
-    let forecast = super::parallel_map(
+    let forecast = crate::parallel::parallel_map(
         &to_load,
         |(name, kind)| -> Result<LoadedLog> {
             let (mut log, inputs) = open(name, *kind)?;

@@ -2,11 +2,11 @@
 //! forecasts the load a broker would run on it (the producer snapshots it deletes and
 //! writes), and hands the log to [`crate::log::transactions`]. Never writes.
 
-use super::summary::{summarize, ReplicaSummary};
 use crate::error::Result;
 use crate::log::transaction_coordinator::{read_coordinator_log, verdict, Verdict};
 use crate::log::transactions::{read_transactions, Transactions};
 use crate::replica::Replica;
+use crate::replica::{summarize, ReplicaSummary};
 use std::path::Path;
 
 pub struct TxnReport {
@@ -52,13 +52,13 @@ impl DataDirTxn {
     }
 }
 
-pub fn run_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> Result<DataDirTxn> {
+pub fn run_data_dir(dir: &Path, progress: &mut dyn crate::parallel::ProgressSink) -> Result<DataDirTxn> {
     let files = crate::replica::LogDirFiles::read_tolerant(dir)?;
     let names: Vec<String> = crate::replica::list_partition_dirs(dir)?
         .iter()
         .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    let mut reports = super::parallel_map(
+    let mut reports = crate::parallel::parallel_map(
         &names,
         |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
         progress,

@@ -419,7 +419,7 @@ impl State {
     }
 
     /// What the fencing rules look at in follower `f` with respect to leader `l`
-    /// (`commands::pair::follower_facts`); `empty` is judged once started, as the fetch command
+    /// (`replication::on_disk::follower_facts`); `empty` is judged once started, as the fetch command
     /// does for a crashed replica.
     fn facts(&self, f: usize, l: usize) -> FollowerFacts {
         let node = &self.nodes[f];

@@ -290,7 +290,7 @@ impl Picture {
         mark_commitment(&mut rows);
         // An acknowledged record the leader does not hold is lost: flag it where it is seen
         // (the election that leaves it out of the new leader).
-        if let Some(li) = report.replicas.iter().position(|r| r.role == "leader") {
+        if let Some(li) = report.replicas.iter().position(|r| r.role == crate::replica::ReplicaRole::Leader) {
             let leader_start = report.replicas[li].log_start_offset;
             let leader = rows[li].clone();
             for (i, row) in rows.iter_mut().enumerate() {
@@ -844,7 +844,7 @@ mod tests {
         let leo = records.last().map_or(0, |r| r.offset + 1);
         DrawnReplica {
             name: name.into(),
-            role: "leader",
+            role: crate::replica::ReplicaRole::Leader,
             leader_epoch: Some(1),
             log_start_offset: 0,
             high_watermark: hw,
@@ -951,7 +951,7 @@ mod tests {
     fn commitment_borders_flags_and_a_legend_of_only_what_is_drawn() {
         let leader = replica("a", vec![rec(0, 1, "m1", 0, 0), rec(1, 1, "m2", 1, 2), rec(2, 1, "m3", 1, 2)], 1);
         let mut follower = replica("b", vec![rec(0, 1, "m1", 0, 0), rec(1, 0, "x", 1, 1)], 0);
-        follower.role = "follower";
+        follower.role = crate::replica::ReplicaRole::Follower;
         let pic = Picture::of_draw(&DrawReport {
             replicas: vec![leader, follower.clone()],
             from: 0,
