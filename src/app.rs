@@ -327,7 +327,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
         (RecoverReport::Follower(r), false) => {
             report::follower_text(text, &r, settings)?;
             let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-            let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
+            let (from, end) = commands::recover::recovery_window(&r, commands::recover::RECOVERY_CELLS);
             let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
             let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
             recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;

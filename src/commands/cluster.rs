@@ -7,7 +7,7 @@
 //! watermark) the leader does not hold, and, when no clean leader is left, klog's advice and the
 //! replica Kafka would elect, each with what it loses.
 //!
-//! Partitions are worked on in parallel ([`super::parallel_map`]); each replica's log is
+//! Partitions are worked on in parallel ([`crate::parallel::parallel_map`]); each replica's log is
 //! streamed ([`first_divergence`], [`diff_range`]: one batch decoded at a time), so memory is a
 //! few segments' pages per worker whatever the logs' sizes. A partition that cannot be read is a
 //! finding of that partition, never the end of the run. Never writes.

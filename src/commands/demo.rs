@@ -5,10 +5,9 @@
 
 use super::append::{AppendReport, AppendRequest, Values};
 use super::draw::{self, DrawReport, DrawnRecord};
-use super::elect::{ElectReport, ElectRequest};
+use super::elect::{ElectReport, ElectRequest, EpochEntryMode};
 use super::fetch::{FetchReport, FetchRequest};
-use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
-use crate::commands::elect::EpochEntryMode;
+use super::recover::{self, FollowerRecoverReport, RecoverReport, RecoverRequest};
 use crate::error::{Error, Result};
 use crate::replica::{Replica, ReplicaRole};
 use crate::replication::diff::{diff_logs, RecordCursor};
@@ -678,7 +677,7 @@ fn run_once(
                     let held = state_of(root, leader)?.map(|s| s.entries).unwrap_or_default();
                     sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
-                let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
+                let (from, end) = recover::recovery_window(&report, recover::RECOVERY_CELLS);
                 let leader_records = draw::records_in(&path(leader), None, from, end)?;
                 sink(DemoEvent::Recovered(&report, &leader_records))?;
             }

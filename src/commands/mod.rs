@@ -16,7 +16,6 @@ pub mod explore;
 pub mod fetch;
 pub mod flush;
 pub mod history;
-pub mod isr;
 pub mod recorded_leader;
 pub mod recover;
 pub mod restore;

@@ -3,7 +3,6 @@
 //! and a record-by-record account of what was kept, truncated, lost and left diverged
 //! (replication-model.md, operation 6, "What the report calls things").
 
-use super::fetch::{fetch_rounds, FetchReport, FetchRequest};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::log::checkpoint;
@@ -12,11 +11,12 @@ use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
 use crate::replica::{LogDirFiles, Replica, ReplicaRole, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord};
-use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
+use crate::replication::fencing;
+use crate::replication::fetch::{fetch_rounds, FetchReport, Rounds, DEFAULT_FETCH_MAX_BYTES};
+use crate::replication::follower::{self, Restart};
 use crate::replication::on_disk::{fenced, follower_facts};
 use crate::replication::release::Rules;
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
-use crate::replication::{fencing, follower, leader};
 use std::path::Path;
 
 /// Rows of the record table kept in a report (the counts cover everything).
@@ -117,6 +117,19 @@ impl FollowerRecoverReport {
     pub fn explanation(&self) -> crate::replication::explain::Explanation {
         crate::replication::explain::explain(&self.plan, &self.leader_view, &self.follower_view)
     }
+}
+
+/// Offsets a recovery's picture covers at most (the terminal shows as many as fit).
+pub const RECOVERY_CELLS: i64 = 24;
+
+/// The window of offsets a recovery's picture covers: from the report's first row (or the cut)
+/// to the follower's LEO, and on along the leader's log when it is longer, up to `cells`
+/// offsets in all.
+pub fn recovery_window(r: &FollowerRecoverReport, cells: i64) -> (i64, i64) {
+    let from = r.rows.first().map_or(r.cut_offset, |row| row.follower.offset).min(r.cut_offset);
+    let follower_end = r.follower_view.log_end_offset.max(from.saturating_add(1));
+    let leader_end = r.leader_view.log_end_offset.min(from.saturating_add(cells));
+    (from, follower_end.max(leader_end))
 }
 
 pub enum RecoverReport {
@@ -242,16 +255,7 @@ fn as_follower(
 ) -> Result<FollowerRecoverReport> {
     // Open, validate and fence before anything is written: the run and the dry run take the
     // same checks and refusals (the dry run probes the locks the run takes).
-    let leader = open_checked(leader_path, req.partition, req.dry_run, read.leader)?;
-    let mut follower = match open_checked(req.dir, Some(&leader.paths().name()), req.dry_run, read.dir) {
-        Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run, None)?,
-        other => other?,
-    };
-    leader.ensure_distinct(&follower)?;
-    leader.ensure_same_partition(&follower)?;
-    if leader.paths().topic == crate::log::names::METADATA_TOPIC {
-        return Err(Error::state(&follower.paths().partition_dir, METADATA_LOG_LEFT_OUT));
-    }
+    let (leader, mut follower) = open_restart_pair(req, leader_path, read)?;
     let (cached_epoch, source) =
         leader_epoch_of(&leader).map_err(|e| swapped_roles(&leader, &follower).unwrap_or(e))?;
     if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {
@@ -280,51 +284,105 @@ fn as_follower(
         metadata.and_then(|m| m.partition(&leader.paths().name())),
         metadata.map(|m| m.metadata_dir.as_path()),
     );
-    let (leader_epoch, leader_epoch_source) = (assumed.leader_epoch, assumed.source);
+    let leader_epoch = assumed.leader_epoch;
     let facts = follower_facts(&follower, &leader, false);
     follower::takes_leader_change(fencing, &facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
-    // Told before a running leader took the epoch: it answers from the log it has, if at all.
-    let told_first = req.told_first;
-    if told_first {
-        if source != LeaderEpochSource::Running || leader_epoch <= cached_epoch {
-            return Err(Error::state(
-                &leader.paths().log_dir,
-                format!(
-                    "--told-first: {} (it must run as a leader below --leader-epoch {leader_epoch}; a replica that \
-                     is not a leader answers NOT_LEADER_FOR_PARTITION)",
-                    if source == LeaderEpochSource::Running {
-                        format!("already leads at epoch {cached_epoch}")
-                    } else {
-                        "is not running as a leader".to_string()
-                    }
-                ),
-            ));
-        }
-        fencing::told_before_the_leader(fencing, cached_epoch, leader_epoch)
-            .map_err(|why| fenced(&leader, &follower, &why))?;
+    if req.told_first {
+        told_first_allowed(&leader, &follower, fencing, source, cached_epoch, leader_epoch)?;
     }
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
-    let f_leo = follower.log_end_offset();
-    let f_hw = follower.high_watermark().min(f_leo);
-    // The leader's cache as it leads at that epoch, though its file may not hold the entry yet.
-    let leader_epochs = leader::epochs_when_leading(
-        leader.log().epoch_cache(),
-        leader.log_end_offset(),
-        leader_epoch,
-        if told_first { leader_epoch } else { cached_epoch },
-        &req.rules,
-    );
-    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark())
-        .with_log_start(leader.log_start_offset());
-    let follower_view = ReplicaView::new(follower.log().epoch_cache().clone(), f_leo, f_hw);
-    let plan = follower::become_follower(&req.rules, fencing, &facts, leader_epoch, &leader_view, &follower_view)
+    // The leader's cache as it leads at that epoch, though its file may not hold the entry yet;
+    // told first, it answers from the cache it has.
+    let known_epoch = if req.told_first { leader_epoch } else { cached_epoch };
+    let restart = follower::plan_restart(&req.rules, fencing, &facts, &leader, leader_epoch, known_epoch, &follower)
         .map_err(|why| fenced(&leader, &follower, &why))?;
+    let committed = committed_by_metadata(metadata, &follower);
+    let mut report = report_restart(req, &leader, &follower, restart, assumed, local, committed)?;
+    if !req.dry_run {
+        carry_out(req, leader, follower, &mut report)?;
+    }
+    Ok(report)
+}
+
+/// The leader `recover --leader` names and the replica it restarts, opened (for writing, or
+/// with every check of that open for the dry run) and checked to be two replicas of one
+/// partition that is not the KRaft metadata log. Nothing is written.
+fn open_restart_pair(
+    req: &RecoverRequest<'_>,
+    leader_path: &Path,
+    read: LogDirsRead<'_>,
+) -> Result<(Replica, Replica)> {
+    let leader = open_checked(leader_path, req.partition, req.dry_run, read.leader)?;
+    let follower = match open_checked(req.dir, Some(&leader.paths().name()), req.dry_run, read.dir) {
+        Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run, None)?,
+        other => other?,
+    };
+    leader.ensure_distinct(&follower)?;
+    leader.ensure_same_partition(&follower)?;
+    if leader.paths().topic == crate::log::names::METADATA_TOPIC {
+        return Err(Error::state(&follower.paths().partition_dir, METADATA_LOG_LEFT_OUT));
+    }
+    Ok((leader, follower))
+}
+
+/// `--told-first`: the follower is told of `leader_epoch` before a running leader took it, so
+/// the leader answers from the log it has, if at all (it must run as a leader below that epoch,
+/// and fencing must let it answer).
+fn told_first_allowed(
+    leader: &Replica,
+    follower: &Replica,
+    fencing: bool,
+    source: LeaderEpochSource,
+    cached_epoch: i32,
+    leader_epoch: i32,
+) -> Result<()> {
+    if source != LeaderEpochSource::Running || leader_epoch <= cached_epoch {
+        return Err(Error::state(
+            &leader.paths().log_dir,
+            format!(
+                "--told-first: {} (it must run as a leader below --leader-epoch {leader_epoch}; a replica that \
+                 is not a leader answers NOT_LEADER_FOR_PARTITION)",
+                if source == LeaderEpochSource::Running {
+                    format!("already leads at epoch {cached_epoch}")
+                } else {
+                    "is not running as a leader".to_string()
+                }
+            ),
+        ));
+    }
+    fencing::told_before_the_leader(fencing, cached_epoch, leader_epoch).map_err(|why| fenced(leader, follower, &why))
+}
+
+/// What the metadata proves committed: epochs of the follower's cache it led alone in the ISR.
+fn committed_by_metadata(metadata: Option<&RecordedMetadata>, follower: &Replica) -> Vec<i32> {
+    let cached: Vec<i32> = follower.log().epoch_cache().entries().iter().map(|e| e.leader_epoch).collect();
+    match (metadata, follower.replica_id()) {
+        (Some(m), Some(id)) => {
+            m.lone_leader_epochs(&follower.paths().name(), id).into_iter().filter(|e| cached.contains(e)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The report of a planned restart, before anything is cut: where the cut falls, and the
+/// follower's records from a window before the first interesting offset, each classified.
+fn report_restart(
+    req: &RecoverRequest<'_>,
+    leader: &Replica,
+    follower: &Replica,
+    restart: Restart,
+    assumed: AssumedLeader,
+    local: Option<RecoveryReport>,
+    committed_by_metadata: Vec<i32>,
+) -> Result<FollowerRecoverReport> {
+    let Restart { leader_view, follower_view, plan } = restart;
+    let (f_leo, f_hw) = (follower_view.log_end_offset, follower_view.high_watermark);
     // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
     // run asks the log the same question the real truncation does.
     let cut_offset = follower.log().cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
-    let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
+    let divergence = first_epoch_divergence(follower, leader, f_leo.min(leader.log_end_offset()));
     let restart = plan.restart_at_leader_start;
     let interesting = match restart {
         // Every record goes: show them from the start.
@@ -332,17 +390,9 @@ fn as_follower(
         None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
     };
     let window = (interesting - req.context).max(follower.log_start_offset()).min(f_leo);
-    // What the metadata proves committed: epochs the follower led alone in the ISR.
-    let cached: Vec<i32> = follower.log().epoch_cache().entries().iter().map(|e| e.leader_epoch).collect();
-    let committed_by_metadata: Vec<i32> = match (metadata, follower.replica_id()) {
-        (Some(m), Some(id)) => {
-            m.lone_leader_epochs(&follower.paths().name(), id).into_iter().filter(|e| cached.contains(e)).collect()
-        }
-        _ => Vec::new(),
-    };
     let classified = classify::classify_window(
-        &follower,
-        &leader,
+        follower,
+        leader,
         window,
         cut_offset,
         f_hw,
@@ -355,15 +405,15 @@ fn as_follower(
         .into_iter()
         .map(|c| RecordRow { follower: c.follower, leader: c.leader, class: c.class, acked: c.acked })
         .collect();
-    let kept_below_window = window - follower.log_start_offset();
-    let mut report = FollowerRecoverReport {
+    let (leader_epoch, leader_epoch_source) = (assumed.leader_epoch, assumed.source);
+    Ok(FollowerRecoverReport {
         mode: req.rules.truncation,
         rules: req.rules,
         leader_epoch_source,
         assumed,
         dry_run: req.dry_run,
         leader_dir: leader.paths().log_dir.display().to_string(),
-        follower_dir: shown_dir(&follower, req.partition),
+        follower_dir: shown_dir(follower, req.partition),
         leader_epoch,
         local,
         leader_view,
@@ -374,50 +424,45 @@ fn as_follower(
         follower_high_watermark_after: restart.unwrap_or(f_hw.min(cut_offset)),
         rows,
         rows_omitted: classified.rows_omitted,
-        kept_below_window,
+        kept_below_window: window - follower.log_start_offset(),
         counts: classified.counts,
         first_divergent_offset: classified.first_divergent_offset,
         catch_up: None,
         after_catch_up: None,
         high_watermark_checkpoint_lags: !crate::replica::made_by_klog(&follower.paths().log_dir),
         committed_by_metadata,
-    };
-    if req.dry_run {
-        return Ok(report);
-    }
-    let mut leader = leader;
+    })
+}
+
+/// The run, once the report is made: the leader started (a broker's dir named the leader
+/// becomes one, with the ISR it has), the restart carried out
+/// ([`follower::restart_as_follower`]), and with `--catch-up` fetch rounds until the follower
+/// has caught up.
+fn carry_out(
+    req: &RecoverRequest<'_>,
+    mut leader: Replica,
+    mut follower: Replica,
+    report: &mut FollowerRecoverReport,
+) -> Result<()> {
     let named_leader = leader.will_run_as().role != Role::Leader;
     leader.start()?;
-    if named_leader {
-        // A broker's dir the operator named the leader runs as leader at its latest epoch.
-        let isr = leader.state().map(|s| s.isr.clone()).unwrap_or_default();
-        leader.set_leader(leader_epoch, isr);
-        leader.note_epoch_seen(leader_epoch)?;
-        leader.save_state()?;
-    }
-    follower::follow(&mut follower, &report.plan, leader.identity(), leader_epoch)?;
+    let isr = named_leader.then(|| leader.state().map(|s| s.isr.clone()).unwrap_or_default());
+    follower::restart_as_follower(&mut leader, &mut follower, &report.plan, report.leader_epoch, isr)?;
     report.follower_log_end_offset_after = follower.log_end_offset();
     report.follower_high_watermark_after = follower.high_watermark();
     if req.catch_up {
-        let (rounds, caught_up) = fetch_rounds(
+        let rounds = fetch_rounds(
+            &req.rules,
             &mut leader,
             &mut follower,
-            &FetchRequest {
-                leader: leader_path,
-                follower: req.dir,
-                partition: None,
-                rounds: 1,
-                until_caught_up: true,
-                max_bytes: DEFAULT_FETCH_MAX_BYTES,
-                flush: false,
-                fencing: req.fencing,
-                rules: req.rules,
-            },
+            Rounds::UntilCaughtUp,
+            DEFAULT_FETCH_MAX_BYTES,
+            false,
         )?;
         report.after_catch_up = Some(diff::diff_logs(leader.log(), follower.log())?);
-        report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
+        report.catch_up = Some(rounds);
     }
-    Ok(report)
+    Ok(())
 }
 
 /// One log a broker's start-up opens, and what loading it did (or would do).

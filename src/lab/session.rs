@@ -299,7 +299,7 @@ fn run_command(command: Command) -> Result<Ran> {
             RecoverReport::Follower(r) => {
                 report::follower_text(&mut out, &r, &s)?;
                 let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-                let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
+                let (from, end) = commands::recover::recovery_window(&r, commands::recover::RECOVERY_CELLS);
                 let leader_records = commands::draw::records_in(leader_dir, None, from, end)?;
                 let pic = Picture::of_recovery(
                     &r,

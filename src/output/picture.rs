@@ -10,8 +10,8 @@
 
 use super::fit::visible_width;
 use super::Settings;
-use crate::commands::draw::{recovery_window, DrawReport, DrawnRecord, DrawnReplica, RECOVERY_CELLS};
-use crate::commands::recover::{FollowerRecoverReport, RecordClass};
+use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica};
+use crate::commands::recover::{recovery_window, FollowerRecoverReport, RecordClass, RECOVERY_CELLS};
 use crate::error::{IoContext, Result};
 use std::io::Write;
 
