@@ -673,7 +673,7 @@ fn load_data_dir(
     without_marker: bool,
     progress: &mut dyn crate::parallel::ProgressSink,
 ) -> Result<DataDirRecovery> {
-    use crate::replica::{log_dir_kind, DirLock, LogDirFiles, LogDirKind};
+    use crate::replica::{log_dir_kind, DirLock, LogDirKind};
     if log_dir_kind(dir) == LogDirKind::Partial {
         return Err(Error::layout(
             dir,
@@ -689,6 +689,35 @@ fn load_data_dir(
         Some(DirLock::acquire(dir)?)
     };
     let files = LogDirFiles::read_tolerant(dir)?;
+    let (notes, offline) = triage_problems(&files)?;
+    let hw_readable = !files.problems.iter().any(|p| p.path.ends_with(names::REPLICATION_OFFSET_CHECKPOINT));
+    refuse_running(dir, &files)?;
+    let to_load = logs_to_load(dir)?;
+    let clean = files.clean_shutdown() && !without_marker;
+    let loader = Loader { dir, files: &files, clean };
+    // The forecast of every log: the dry run's answer, and the run's check before it writes.
+    let forecast = crate::parallel::parallel_map(&to_load, |(name, kind)| loader.load(name, *kind, true), progress);
+    let forecast = settle_forecast(dir, &to_load, forecast, offline)?;
+    if dry_run {
+        return Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs: forecast, notes });
+    }
+    if let Some(lock) = lock.as_mut() {
+        lock.keep();
+    }
+    // The marker goes before anything else is written (KAFKA-10471).
+    durable::remove_file(&dir.join(names::CLEAN_SHUTDOWN_MARKER))?;
+    let mut logs = Vec::with_capacity(to_load.len());
+    for (name, kind) in &to_load {
+        logs.push(loader.load(name, *kind, false)?);
+    }
+    write_checkpoints_after_load(dir, &files, &logs, clean, hw_readable)?;
+    Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs, notes })
+}
+
+/// The log dir's own files that did not read, as Kafka's `loadLogs` takes them: notes for what
+/// it ignores or resets, the log dir taken offline (the failure channel) for an `IOException`,
+/// and an error for anything else.
+fn triage_problems(files: &LogDirFiles) -> Result<(Vec<String>, Option<Error>)> {
     let mut notes = Vec::new();
     // A log dir the failure channel took offline: Kafka's `loadLogs` still loads every log
     // (an exception that escapes one makes the broker refuse to start, which wins).
@@ -727,7 +756,11 @@ fn load_data_dir(
             _ => return Err(Error::state(&problem.path, problem.what.clone())),
         }
     }
-    let hw_readable = !files.problems.iter().any(|p| p.path.ends_with(names::REPLICATION_OFFSET_CHECKPOINT));
+    Ok((notes, offline))
+}
+
+/// A start-up load is for a stopped broker: refuse when klog's state says partitions run.
+fn refuse_running(dir: &Path, files: &LogDirFiles) -> Result<()> {
     let running = files.running_partitions();
     if let Some(first) = running.first() {
         return Err(Error::state(
@@ -739,30 +772,46 @@ fn load_data_dir(
             ),
         ));
     }
-    let to_load = logs_to_load(dir)?;
-    let clean = files.clean_shutdown() && !without_marker;
-    let plan = |name: &str, kind: LoadedKind| -> (LogConfig, LoadInputs) {
+    Ok(())
+}
+
+/// How the start-up opens each log of one log dir: its config and load inputs from the dir's
+/// checkpoints, as `LogManager.loadLogs` reads them.
+struct Loader<'a> {
+    dir: &'a Path,
+    files: &'a LogDirFiles,
+    /// Loaded as after a clean shutdown (the marker there, and not left out).
+    clean: bool,
+}
+
+impl Loader<'_> {
+    fn plan(&self, name: &str, kind: LoadedKind) -> (LogConfig, LoadInputs) {
         let key = names::parse_log_dir_name(name).map(|(t, p, _)| format!("{t}-{p}")).unwrap_or_default();
         let inputs = match kind {
             LoadedKind::Metadata => {
                 LoadInputs { recovery_point: 0, log_start_offset_checkpoint: 0, clean_shutdown: false, recover: true }
             }
             LoadedKind::Log(k) => LoadInputs {
-                recovery_point: files.recovery_point(&key),
-                log_start_offset_checkpoint: files.log_start_offset(&key),
-                clean_shutdown: clean,
+                recovery_point: self.files.recovery_point(&key),
+                log_start_offset_checkpoint: self.files.log_start_offset(&key),
+                clean_shutdown: self.clean,
                 recover: k != LogKind::Delete,
             },
         };
-        (files.log_config(&key), inputs)
-    };
-    let checkpointed_hw = |name: &str, kind: LoadedKind| match kind {
-        LoadedKind::Log(LogKind::Current) => files.high_watermark(name),
-        _ => None,
-    };
-    let open = |name: &str, kind: LoadedKind| -> Result<(Log, LoadInputs)> {
-        let (config, inputs) = plan(name, kind);
-        let log = Log::open(&dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
+        (self.files.log_config(&key), inputs)
+    }
+
+    fn checkpointed_hw(&self, name: &str, kind: LoadedKind) -> Option<i64> {
+        match kind {
+            LoadedKind::Log(LogKind::Current) => self.files.high_watermark(name),
+            _ => None,
+        }
+    }
+
+    /// Open one log as the start-up does; a malformed epoch checkpoint fails as Kafka fails.
+    fn open(&self, name: &str, kind: LoadedKind) -> Result<(Log, LoadInputs)> {
+        let (config, inputs) = self.plan(name, kind);
+        let log = Log::open(&self.dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
             // A number that does not parse (`NumberFormatException`), a negative count or a
             // negative entry (`IllegalArgumentException`) escapes `loadLogs`; any other
             // malformation goes through the failure channel (`IOException`). The metadata log
@@ -787,18 +836,26 @@ fn load_data_dir(
             e => e,
         })?;
         Ok((log, inputs))
-    };
-    // The forecast of every log: the dry run's answer, and the run's check before it writes.
-    let forecast = crate::parallel::parallel_map(
-        &to_load,
-        |(name, kind)| -> Result<LoadedLog> {
-            let (mut log, inputs) = open(name, *kind)?;
-            let recovery = load_log(&mut log, &inputs, true)?;
-            let checkpointed_high_watermark = checkpointed_hw(name, *kind);
-            Ok(LoadedLog { dir_name: name.clone(), kind: *kind, recovery, checkpointed_high_watermark })
-        },
-        progress,
-    );
+    }
+
+    /// Load one log (`forecast`: on the in-memory view, nothing written).
+    fn load(&self, name: &str, kind: LoadedKind, forecast: bool) -> Result<LoadedLog> {
+        let (mut log, inputs) = self.open(name, kind)?;
+        let recovery = load_log(&mut log, &inputs, forecast)?;
+        let checkpointed_high_watermark = self.checkpointed_hw(name, kind);
+        Ok(LoadedLog { dir_name: name.to_string(), kind, recovery, checkpointed_high_watermark })
+    }
+}
+
+/// The forecast of every log, judged as a whole the way Kafka's start-up goes: the metadata
+/// log's refusal first, then a dir taken offline (which loads none of it) or a broker that does
+/// not start (a load that deletes segments on an offline dir). The logs, when it starts.
+fn settle_forecast(
+    dir: &Path,
+    to_load: &[(String, LoadedKind)],
+    forecast: Vec<Result<LoadedLog>>,
+    mut offline: Option<Error>,
+) -> Result<Vec<LoadedLog>> {
     // The log dir as a whole went offline (a log-dir checkpoint) before any log loads.
     let offline_from_start = offline.is_some();
     let mut logs_forecast = Vec::with_capacity(forecast.len());
@@ -816,7 +873,7 @@ fn load_data_dir(
             return Err(forecast.swap_remove(i).expect_err("checked above"));
         }
     }
-    for (f, (name, _)) in forecast.into_iter().zip(&to_load) {
+    for (f, (name, _)) in forecast.into_iter().zip(to_load) {
         match f {
             Ok(l) => {
                 if !l.recovery.deleted_segments.is_empty() || l.recovery.segments_split > 0 {
@@ -861,24 +918,7 @@ fn load_data_dir(
         }
         return Err(e);
     }
-    let forecast = logs_forecast;
-    if dry_run {
-        return Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs: forecast, notes });
-    }
-    if let Some(lock) = lock.as_mut() {
-        lock.keep();
-    }
-    // The marker goes before anything else is written (KAFKA-10471).
-    durable::remove_file(&dir.join(names::CLEAN_SHUTDOWN_MARKER))?;
-    let mut logs = Vec::with_capacity(to_load.len());
-    for (name, kind) in &to_load {
-        let (mut log, inputs) = open(name, *kind)?;
-        let recovery = load_log(&mut log, &inputs, false)?;
-        let checkpointed_high_watermark = checkpointed_hw(name, *kind);
-        logs.push(LoadedLog { dir_name: name.clone(), kind: *kind, recovery, checkpointed_high_watermark });
-    }
-    write_checkpoints_after_load(dir, &files, &logs, clean, hw_readable)?;
-    Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs, notes })
+    Ok(logs_forecast)
 }
 
 /// After the load, as the broker's checkpoint tasks do: the recovery point and log start of
