@@ -5,11 +5,12 @@
 //!
 //! The restart itself is written once for `recover --leader` and the explorer, over
 //! [`Storage`]: [`plan_restart`] (the two views, then the plan) and [`restart_as_follower`]
-//! (a leader not yet running as one becomes leader, then the follower follows). Between the
-//! two, `recover` reads the records the cut removes, and its dry run stops there.
+//! (a leader not yet running as one takes the leadership klog assumes for it, then the
+//! follower follows). Between the two, `recover` reads the records the cut removes, and its
+//! dry run stops there.
 
 use super::fencing::{may_become_follower, Fenced, FollowerFacts};
-use super::leader::{become_leader, epochs_when_leading};
+use super::leader::{assume_leadership, epochs_when_leading};
 use super::release::Rules;
 use super::storage::Storage;
 use super::truncation::{plan, ReplicaView, TruncationPlan, TruncationReason};
@@ -91,11 +92,10 @@ pub fn plan_restart<L: Storage, F: Storage>(
     Ok(Restart { leader_view, follower_view, plan })
 }
 
-/// Carry out a restart's `plan` on `leader` and `follower` (both started): a leader not running as one
-/// yet — a broker's dir the operator named the leader, `named_leader` holding its ISR — has
-/// seen `leader_epoch` and becomes leader at it ([`become_leader`], its cache file left as it
-/// is: `recover` never wrote the entry the plan reads from [`epochs_when_leading`]); then the
-/// follower follows ([`follow`]). Returns the follower's new log end.
+/// Carry out a restart's `plan` on `leader` and `follower` (both started): a leader not running
+/// as one yet — a broker's dir the operator named the leader, `named_leader` holding its ISR —
+/// takes the leadership klog assumes for it ([`assume_leadership`]); then the follower follows
+/// ([`follow`]). Returns the follower's new log end.
 pub fn restart_as_follower<L: Storage, F: Storage<Id = L::Id>>(
     leader: &mut L,
     follower: &mut F,
@@ -104,8 +104,7 @@ pub fn restart_as_follower<L: Storage, F: Storage<Id = L::Id>>(
     named_leader: Option<Vec<L::Member>>,
 ) -> Result<i64> {
     if let Some(isr) = named_leader {
-        leader.note_epoch_seen(leader_epoch)?;
-        become_leader(leader, leader_epoch, isr, false)?;
+        assume_leadership(leader, leader_epoch, isr)?;
     }
     follow(follower, plan, leader.id(), leader_epoch)
 }
