@@ -27,6 +27,7 @@ pub mod lab;
 pub mod log;
 pub mod notice;
 pub mod output;
+pub mod parallel;
 pub mod regular_file;
 pub mod replica;
 pub mod replication;

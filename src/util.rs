@@ -1,4 +1,5 @@
-//! Small pure helpers that do not deserve a dependency: base64 and a stable 128-bit hash.
+//! Small helpers that do not deserve a dependency: base64, a stable 128-bit hash, and the
+//! clock in milliseconds.
 
 const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -121,6 +122,11 @@ pub fn derived_uuid(seed: &str) -> String {
         }
         bytes[0] = bytes[0].wrapping_add(1);
     }
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 #[cfg(test)]

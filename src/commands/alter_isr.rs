@@ -4,9 +4,9 @@
 //! `Partition.maybeShrinkIsr` / `maybeExpandIsr`, then `maybeIncrementLeaderHW`). The HW is
 //! recomputed over the new ISR ([`leader::alter_isr`]).
 
-use super::isr;
 use crate::error::{Error, Result};
 use crate::replica::{Replica, Role};
+use crate::replication::isr_members;
 use crate::replication::leader;
 use std::path::PathBuf;
 
@@ -35,7 +35,7 @@ pub fn run(req: &AlterIsrRequest<'_>) -> Result<AlterIsrReport> {
             "is not running as a leader: only a leader changes its ISR (elect it first)".to_string(),
         ));
     };
-    let (members, _) = isr::members(&replica, req.isr, req.partition, None)?;
+    let (members, _) = isr_members::members(&replica, req.isr, req.partition, None)?;
     let names = |m: &[crate::replica::IsrMember]| m.iter().map(|m| m.dir.display().to_string()).collect();
     let previous_isr = names(&state.isr);
     let isr = names(&members);

@@ -1,12 +1,12 @@
 //! `klog append`: one producer request (acks=all) to a leader ([the model](crate::replication),
 //! operation 2; Kafka `UnifiedLog.appendAsLeader`).
 
-use crate::commands::ProgressSink;
 use crate::error::{Error, Result};
 use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
 use crate::format::compression::Compression;
 use crate::format::record::RecordRef;
 use crate::log::recovery::RecoveryReport;
+use crate::parallel::ProgressSink;
 use crate::replica::{Replica, Role};
 use std::path::Path;
 

@@ -1,63 +1,12 @@
-//! `klog check`: verify a replica as Kafka's loader and `kafka-dump-log` would. The verifying
-//! is [`crate::log::verify::verify_log`] (shared with `dump` and recovery); this command opens
-//! the replica read-only, hands the verifier the replica's marks, and adds the summary.
-//! Findings are data; the command fails (exit 2) only when it cannot read. Never writes.
+//! `klog check`: verify a replica as Kafka's loader and `kafka-dump-log` would. Opens the
+//! replica read-only and asks [`crate::replica::check_replica`] (the verifier with the
+//! replica's marks, and its summary). Never writes.
 
-use super::summary::{summarize, ReplicaSummary};
-use crate::commands::ProgressSink;
 use crate::error::Result;
-use crate::log::names;
-use crate::log::verify::{self, CheckpointMark, LogVerification, ReplicaMarks};
-use crate::replica::Replica;
+use crate::parallel::ProgressSink;
+use crate::replica::{check_replica, CheckReport, Replica};
 use std::path::Path;
-
-/// Something wrong, with the file and byte position where it is (the verifier's findings).
-pub use crate::log::verify::Finding;
-
-#[derive(Debug)]
-pub struct CheckReport {
-    pub summary: ReplicaSummary,
-    /// The verifier's findings, notes and counts.
-    pub verification: LogVerification,
-}
-
-impl CheckReport {
-    pub fn is_clean(&self) -> bool {
-        self.verification.findings.is_empty()
-    }
-}
 
 pub fn run(dir: &Path, partition: Option<&str>, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
     check_replica(Replica::open(dir, partition)?, progress)
-}
-
-/// Check a replica opened read-only.
-pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
-    let verification =
-        verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
-    Ok(CheckReport { summary: summarize(&replica), verification })
-}
-
-/// What the verifier needs of the replica beyond its log.
-fn marks(replica: &Replica) -> ReplicaMarks {
-    let load_problems = replica
-        .problems()
-        .iter()
-        .map(|p| Finding::new(&p.path, p.position, None, p.what.clone()).on_line(p.line))
-        .collect();
-    ReplicaMarks {
-        high_watermark: CheckpointMark {
-            value: replica.high_watermark(),
-            path: replica.paths().log_dir_file(names::REPLICATION_OFFSET_CHECKPOINT),
-            line: replica.high_watermark_line(),
-        },
-        recovery_point: CheckpointMark {
-            value: replica.recovery_point(),
-            path: replica.paths().log_dir_file(names::RECOVERY_POINT_OFFSET_CHECKPOINT),
-            line: replica.recovery_point_line(),
-        },
-        load_problems,
-        known_not_compacted: replica.topic_config().is_some(),
-        unclean_stop: !replica.clean_shutdown() && !replica.is_running(),
-    }
 }

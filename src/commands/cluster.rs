@@ -7,20 +7,20 @@
 //! watermark) the leader does not hold, and, when no clean leader is left, klog's advice and the
 //! replica Kafka would elect, each with what it loses.
 //!
-//! Partitions are worked on in parallel ([`super::parallel_map`]); each replica's log is
+//! Partitions are worked on in parallel ([`crate::parallel::parallel_map`]); each replica's log is
 //! streamed ([`first_divergence`], [`diff_range`]: one batch decoded at a time), so memory is a
 //! few segments' pages per worker whatever the logs' sizes. A partition that cannot be read is a
 //! finding of that partition, never the end of the run. Never writes.
 
-use super::check::{check_replica, CheckReport};
 use super::data_dir::PartitionOutcome;
 use super::recover::{self, LogDirsRead, RecoverReport, RecoverRequest};
-use super::{parallel_map, NoProgress, ProgressSink};
 use crate::error::{Error, Result};
 use crate::kraft::partition_change::{self, Chosen, Election, Partition};
 use crate::kraft::recorded::{LastRegistration, LeaderElection, MetadataFound, RecordedMetadata};
 use crate::kraft::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::log::names::{self, METADATA_TOPIC};
+use crate::parallel::{parallel_map, NoProgress, ProgressSink};
+use crate::replica::{check_replica, CheckReport};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, read_meta_properties, LogDirFiles, Replica};
 use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
 use crate::replication::release::Rules;
@@ -155,7 +155,7 @@ pub struct ReplicaLine {
     /// restart as the leader's follower truncates; `None` when the leader holds them all.
     pub leader_lacks: Option<(i64, i64)>,
     /// `check`: the verifier's findings.
-    pub findings: Vec<super::check::Finding>,
+    pub findings: Vec<crate::replica::Finding>,
     /// `recover --dry-run`: the follower's restart against the leader (or why it has none).
     pub restart: Option<std::result::Result<RestartOutcome, String>>,
 }

@@ -155,7 +155,7 @@ pub struct CreateReport {
 /// or `SOURCE_DATE_EPOCH` (seconds) when set, the reproducible-builds convention, so that two
 /// runs of one script leave byte-identical dirs.
 fn java_date_now() -> String {
-    java_date(source_date_epoch().unwrap_or_else(|| crate::commands::now_ms().div_euclid(1000)))
+    java_date(source_date_epoch().unwrap_or_else(|| crate::util::now_ms().div_euclid(1000)))
 }
 
 fn source_date_epoch() -> Option<i64> {

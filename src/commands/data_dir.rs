@@ -5,10 +5,10 @@
 //! code, so a data-dir plan never disagrees with a per-partition run), spread over the cores,
 //! in a stable order. Never writes.
 
-use super::parallel_map;
 use super::recover::{self, FollowerRecoverReport, LogDirsRead, RecoverReport, RecoverRequest};
-use super::ProgressSink;
 use crate::error::{Error, Result};
+use crate::parallel::parallel_map;
+use crate::parallel::ProgressSink;
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, LogDirFiles, Replica};
 use crate::replication::diff::{diff_logs, DiffOutcome};
 use crate::replication::release::Rules;
@@ -210,7 +210,7 @@ pub fn diff_data_dirs(a: &Path, b: &Path, progress: &mut dyn ProgressSink) -> Re
             let pair = Replica::open_in(&files_a, name).and_then(|ra| Ok((ra, Replica::open_in(&files_b, name)?)));
             let outcome = match pair {
                 Ok((ra, rb)) => {
-                    let warnings = super::pair::pair_warnings(&ra, &rb);
+                    let warnings = crate::replica::pair_warnings(&ra, &rb);
                     let (a_log_end_offset, b_log_end_offset) = (ra.log_end_offset(), rb.log_end_offset());
                     diff_logs(ra.log(), rb.log())
                         .map(|diff| (PartitionDiff { diff, a_log_end_offset, b_log_end_offset }, warnings))
@@ -244,7 +244,7 @@ pub struct DataDirCheck {
     pub dir: String,
     /// Partitions with findings (or that could not be read) first, then the clean ones; each
     /// group in natural order.
-    pub partitions: Vec<PartitionOutcome<super::check::CheckReport>>,
+    pub partitions: Vec<PartitionOutcome<crate::replica::CheckReport>>,
     /// Findings about the log dir's own files (checkpoints, `meta.properties`, klog's state).
     pub dir_findings: Vec<crate::log::verify::Finding>,
     /// Facts that are not corruption: partitions the checkpoints list but that are not on disk
@@ -402,7 +402,7 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
         &names_on_disk,
         |name| {
             let outcome = Replica::open_in(&files, name)
-                .and_then(|r| super::check::check_replica(r, &mut super::NoProgress))
+                .and_then(|r| crate::replica::check_replica(r, &mut crate::parallel::NoProgress))
                 .map_err(|e| refusal(&e));
             PartitionOutcome { partition: name.clone(), outcome }
         },

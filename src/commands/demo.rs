@@ -5,12 +5,11 @@
 
 use super::append::{AppendReport, AppendRequest, Values};
 use super::draw::{self, DrawReport, DrawnRecord};
-use super::elect::{ElectReport, ElectRequest};
+use super::elect::{ElectReport, ElectRequest, EpochEntryMode};
 use super::fetch::{FetchReport, FetchRequest};
-use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
-use crate::commands::elect::EpochEntryMode;
+use super::recover::{self, FollowerRecoverReport, RecoverReport, RecoverRequest};
 use crate::error::{Error, Result};
-use crate::replica::Replica;
+use crate::replica::{Replica, ReplicaRole};
 use crate::replication::diff::{diff_logs, RecordCursor};
 use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
 use crate::replication::truncation::{TruncationMode, TruncationReason};
@@ -298,7 +297,7 @@ pub struct Entry {
 #[derive(Debug, Clone)]
 pub struct ReplicaState {
     pub name: &'static str,
-    pub role: &'static str,
+    pub role: ReplicaRole,
     pub log_end_offset: i64,
     pub high_watermark: i64,
     pub entries: Vec<Entry>,
@@ -448,7 +447,7 @@ fn state_of(root: &Path, name: &'static str, shown: TxnShown) -> Result<Option<R
     }
     Ok(Some(ReplicaState {
         name,
-        role: super::role_name(&r),
+        role: ReplicaRole::of(&r),
         log_end_offset: r.log_end_offset(),
         high_watermark: r.high_watermark(),
         entries,
@@ -612,7 +611,7 @@ fn lost_from(acked: &[Entry], leader: &[Entry]) -> Vec<Entry> {
 /// Add to `acked` every record below a leader's HW in `states` (a producer with acks=all was
 /// answered for it).
 fn note_acked(acked: &mut Vec<Entry>, states: &[ReplicaState]) {
-    for s in states.iter().filter(|s| s.role == "leader") {
+    for s in states.iter().filter(|s| s.role == ReplicaRole::Leader) {
         for e in s.entries.iter().filter(|e| e.offset < s.high_watermark) {
             if !acked.contains(e) {
                 acked.push(e.clone());
@@ -725,7 +724,7 @@ fn run_once(
                         compression: crate::format::compression::Compression::None,
                         producer: None,
                     },
-                    &mut crate::commands::NoProgress,
+                    &mut crate::parallel::NoProgress,
                 )?;
                 sink(DemoEvent::Appended(replica, &report))?;
             }
@@ -811,7 +810,7 @@ fn run_once(
                     let held = state_of(root, leader, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
                     sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
-                let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
+                let (from, end) = recover::recovery_window(&report, recover::RECOVERY_CELLS);
                 let leader_records = draw::records_in(&path(leader), None, from, end)?;
                 sink(DemoEvent::Recovered(&report, &leader_records))?;
             }
@@ -905,7 +904,7 @@ fn run_once(
     }
     let finals = states(root, if with_txns { TxnShown::WithLso } else { TxnShown::None })?;
     // What the run lost: every acknowledged record the final leader does not hold.
-    let held = finals.iter().find(|s| s.role == "leader").map(|s| s.entries.clone()).unwrap_or_default();
+    let held = finals.iter().find(|s| s.role == ReplicaRole::Leader).map(|s| s.entries.clone()).unwrap_or_default();
     let acked_lost = lost_from(&acked, &held);
     let a = Replica::open(&path("a"), None)?;
     let b = Replica::open(&path("b"), None)?;
@@ -999,7 +998,7 @@ mod tests {
         Entry { offset, leader_epoch, value: value.into() }
     }
 
-    fn state(role: &'static str, high_watermark: i64, entries: Vec<Entry>) -> ReplicaState {
+    fn state(role: ReplicaRole, high_watermark: i64, entries: Vec<Entry>) -> ReplicaState {
         ReplicaState { name: "x", role, log_end_offset: entries.len() as i64, high_watermark, entries, txn: None }
     }
 
@@ -1009,10 +1008,13 @@ mod tests {
     fn acknowledged_records_are_those_below_a_leaders_hw_and_lost_when_the_leader_lacks_them() {
         let mut acked = Vec::new();
         let log = vec![e(0, 1, "m1"), e(1, 1, "m2")];
-        note_acked(&mut acked, &[state("follower", 2, log.clone()), state("leader", 0, log.clone())]);
+        note_acked(
+            &mut acked,
+            &[state(ReplicaRole::Follower, 2, log.clone()), state(ReplicaRole::Leader, 0, log.clone())],
+        );
         assert!(acked.is_empty(), "a follower's HW acknowledges nothing; the leader's is 0");
-        note_acked(&mut acked, &[state("leader", 2, log.clone())]);
-        note_acked(&mut acked, &[state("leader", 2, log.clone())]);
+        note_acked(&mut acked, &[state(ReplicaRole::Leader, 2, log.clone())]);
+        note_acked(&mut acked, &[state(ReplicaRole::Leader, 2, log.clone())]);
         assert_eq!(acked, log, "each record once");
         assert!(lost_from(&acked, &log).is_empty());
         assert_eq!(lost_from(&acked, &[e(0, 2, "m4")]), log);

@@ -1,9 +1,9 @@
 //! `klog diff A B`: two replicas compared offset by offset. Never writes.
 
-use super::pair::open_compared;
-use super::summary::{summarize, ReplicaSummary};
 use crate::error::Result;
+use crate::replica::open_compared;
 use crate::replica::Replica;
+use crate::replica::{summarize, ReplicaSummary};
 use crate::replication::diff::{diff_logs, DiffOutcome};
 use std::path::Path;
 

@@ -5,9 +5,8 @@
 //! lowest HW — so a long log never becomes thousands of cells. Laying out and drawing the
 //! picture is `output::picture`'s job.
 
-use super::recover::FollowerRecoverReport;
 use crate::error::{Error, Result};
-use crate::replica::Replica;
+use crate::replica::{Replica, ReplicaRole};
 use crate::replication::diff::{OwnedRecord, RecordCursor};
 use std::path::{Path, PathBuf};
 
@@ -63,7 +62,7 @@ impl DrawnRecord {
 #[derive(Debug, Clone)]
 pub struct DrawnReplica {
     pub name: String,
-    pub role: &'static str,
+    pub role: ReplicaRole,
     /// The leader epoch it works in (its volatile one when running, else its cache's latest).
     pub leader_epoch: Option<i32>,
     pub log_start_offset: i64,
@@ -106,8 +105,8 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
     }
     Ok(DrawnReplica {
         name,
-        role: super::role_name(r),
-        leader_epoch: super::current_leader_epoch(r),
+        role: ReplicaRole::of(r),
+        leader_epoch: crate::replica::current_leader_epoch(r),
         log_start_offset: r.log_start_offset(),
         high_watermark: r.high_watermark(),
         recovery_point: r.recovery_point(),
@@ -115,19 +114,6 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
         records,
         epochs: r.log().epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect(),
     })
-}
-
-/// Offsets a recovery's picture covers at most (the terminal shows as many as fit).
-pub const RECOVERY_CELLS: i64 = 24;
-
-/// The window of offsets a recovery's picture covers: from the report's first row (or the cut)
-/// to the follower's LEO, and on along the leader's log when it is longer, up to `cells`
-/// offsets in all.
-pub fn recovery_window(r: &FollowerRecoverReport, cells: i64) -> (i64, i64) {
-    let from = r.rows.first().map_or(r.cut_offset, |row| row.follower.offset).min(r.cut_offset);
-    let follower_end = r.follower_view.log_end_offset.max(from.saturating_add(1));
-    let leader_end = r.leader_view.log_end_offset.min(from.saturating_add(cells));
-    (from, follower_end.max(leader_end))
 }
 
 /// The records of `dir` in `[from, end)`, read only (for the leader's row of a recovery's
@@ -181,7 +167,7 @@ pub fn run(req: &DrawRequest<'_>) -> Result<DrawReport> {
     let mut warnings = Vec::new();
     let mut opened = vec![];
     for d in &req.dirs[1..] {
-        let (r, w) = super::pair::open_compared(&first, d, req.partition, &d.display().to_string())?;
+        let (r, w) = crate::replica::open_compared(&first, d, req.partition, &d.display().to_string())?;
         warnings.extend(w);
         opened.push(r);
     }

@@ -4,7 +4,6 @@
 //! as a stream of events for a renderer (table, JSON lines, or kafka-dump-log lines).
 //! Streaming keeps memory constant whatever the log size. Never writes.
 
-use super::summary::{summarize, ReplicaSummary};
 use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::compression::Compression;
@@ -21,6 +20,7 @@ use crate::log::names;
 use crate::log::segment::{map_file, FileBytes, Segment};
 use crate::log::verify::{self, epoch_rows, EpochRow, StampedEpochs};
 use crate::replica::{list_partition_dirs, read_quorum_state, LogDirFiles, QuorumState, Replica, QUORUM_STATE};
+use crate::replica::{summarize, ReplicaSummary};
 use std::path::Path;
 
 /// The batch fields every renderer needs.

@@ -9,7 +9,7 @@ use crate::explore::model::{Action, Config, Controller, State, Violation, MAX_EP
 use crate::explore::script::{self, replica_name, value_name};
 use crate::explore::search::{search, SearchStats};
 use crate::explore::witness::{find_witness, Witness};
-use crate::replica::Role;
+use crate::replica::{ReplicaRole, Role};
 use crate::replication::classify::RecordClass;
 use crate::replication::release::Rules;
 use std::path::{Path, PathBuf};
@@ -100,8 +100,8 @@ pub struct ExploreRequest<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplicaLine {
     pub name: char,
-    /// leader, follower or crashed.
-    pub role: &'static str,
+    /// Leader, follower or crashed.
+    pub role: ReplicaRole,
     pub leader_epoch: Option<i32>,
     pub log_end_offset: i64,
     pub high_watermark: i64,
@@ -286,9 +286,9 @@ pub fn replica_lines(state: &State) -> Vec<ReplicaLine> {
             ReplicaLine {
                 name: replica_name(i as u8),
                 role: match node.vol {
-                    None => "crashed",
-                    Some(v) if v.role == Role::Leader => "leader",
-                    Some(_) => "follower",
+                    None => ReplicaRole::Crashed,
+                    Some(v) if v.role == Role::Leader => ReplicaRole::Leader,
+                    Some(_) => ReplicaRole::Follower,
                 },
                 leader_epoch: node.vol.filter(|v| v.leader_epoch >= 0).map(|v| v.leader_epoch as i32),
                 log_end_offset: node.log_end_offset(),

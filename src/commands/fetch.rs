@@ -1,22 +1,18 @@
 //! `klog fetch --leader L F`: follower fetch rounds with the HW piggyback lag
-//! ([the model](crate::replication), operation 3).
+//! ([`crate::replication::fetch`]).
 //!
 //! Both replicas are opened for writing, validated, and only then started and fetched: a
 //! refused fetch changes nothing. A leader is never fetched into; a replica that holds data
 //! fetches only as L's follower at L's current epoch (it became one through `recover --leader`);
 //! an empty replica's first fetch makes it L's follower.
 
-use super::pair::{fenced, follower_facts};
 use crate::error::{Error, Result};
-use crate::log::recovery::RecoveryReport;
-use crate::replica::{Replica, Role};
+use crate::replica::{Replica, ReplicaRole, Role};
 use crate::replication::fencing::{fetch_allowed, leader_not_stale, FetchRefusal};
-use crate::replication::fetch::{fetch_round, FetchRound};
+use crate::replication::fetch::{fetch_rounds, Rounds};
+use crate::replication::on_disk::{fenced, follower_facts};
 use crate::replication::release::Rules;
 use std::path::Path;
-
-/// Rounds `--until-caught-up` gives up after (a leader that keeps being appended to).
-pub const MAX_ROUNDS: u64 = 100_000;
 
 pub struct FetchRequest<'a> {
     pub leader: &'a Path,
@@ -35,27 +31,8 @@ pub struct FetchRequest<'a> {
     pub rules: Rules,
 }
 
-#[derive(Debug)]
-pub struct FetchReport {
-    pub rounds: Vec<FetchRound>,
-    /// Repair of the leader's tail after a writer died mid-write, if it was needed.
-    pub leader_startup: Option<RecoveryReport>,
-    pub follower_startup: Option<RecoveryReport>,
-    pub caught_up: bool,
-}
-
-impl FetchReport {
-    /// The last round cannot be followed by one that does better: a batch below the follower's
-    /// LEO (out-of-order offsets), or an OFFSET_OUT_OF_RANGE the follower could do nothing with.
-    pub fn stuck(&self) -> bool {
-        self.rounds.last().is_some_and(|r| r.stuck.is_some() || r.no_progress())
-    }
-
-    /// Records copied over all the rounds.
-    pub fn records_copied(&self) -> u64 {
-        self.rounds.iter().map(|r| r.records_copied).sum()
-    }
-}
+/// `klog fetch`'s report: the rounds, with the start-ups that came before them.
+pub use crate::replication::fetch::FetchReport;
 
 /// Open a leader and another replica of its partition for writing, and check what every
 /// command between the two needs: distinct replicas of one partition of one cluster, the leader
@@ -88,13 +65,13 @@ pub fn open_pair_for_write_fenced(
         let why = if f.will_run_as().role == Role::Leader {
             format!(
                 "is not a leader (it is {}), but {} is: the arguments look swapped; try `--leader {} {}`",
-                crate::commands::role_phrase(&l),
+                ReplicaRole::of(&l).phrase(),
                 other.display(),
                 other.display(),
                 leader.display()
             )
         } else {
-            format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_phrase(&l))
+            format!("is not a leader (it is {}); make it one with `klog elect`", ReplicaRole::of(&l).phrase())
         };
         return Err(Error::state(&l.paths().log_dir, why));
     }
@@ -142,8 +119,9 @@ pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
     }
     let leader_startup = leader.start()?;
     let follower_startup = follower.start()?;
-    let (rounds, caught_up) = fetch_rounds(&mut leader, &mut follower, req)?;
-    Ok(FetchReport { rounds, leader_startup, follower_startup, caught_up })
+    let rounds = if req.until_caught_up { Rounds::UntilCaughtUp } else { Rounds::Count(req.rounds) };
+    let report = fetch_rounds(&req.rules, &mut leader, &mut follower, rounds, req.max_bytes, req.flush)?;
+    Ok(FetchReport { leader_startup, follower_startup, ..report })
 }
 
 /// Whether `replica` holds no batch and no epoch once started: a crashed replica is judged by
@@ -155,31 +133,4 @@ fn empty_once_started(replica: &Replica) -> Result<bool> {
     let mut view = Replica::open(&replica.paths().partition_dir, None)?;
     view.preview_start()?;
     Ok(view.is_empty())
-}
-
-/// The rounds themselves, on two started replicas: `rounds` of them, or until the follower has
-/// caught up (a fetch answered with nothing to copy, both HWs equal), stopping early when the
-/// fetcher is stuck. A round answered with a diverging epoch or OFFSET_OUT_OF_RANGE copies
-/// nothing and is never the caught-up one: the follower fetches again from where it cut.
-pub fn fetch_rounds(
-    leader: &mut Replica,
-    follower: &mut Replica,
-    req: &FetchRequest<'_>,
-) -> Result<(Vec<FetchRound>, bool)> {
-    let mut rounds = Vec::new();
-    let limit = if req.until_caught_up { MAX_ROUNDS } else { req.rounds };
-    let mut caught_up = false;
-    for _ in 0..limit {
-        let round = fetch_round(&req.rules, leader, follower, req.max_bytes, req.flush)?;
-        let stuck = round.stuck.is_some() || round.no_progress();
-        caught_up = round.recorded()
-            && round.batches_copied == 0
-            && round.follower_log_end_offset == round.leader_log_end_offset
-            && round.follower_high_watermark == round.leader_high_watermark;
-        rounds.push(round);
-        if stuck || (req.until_caught_up && caught_up) {
-            break;
-        }
-    }
-    Ok((rounds, caught_up))
 }

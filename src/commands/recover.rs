@@ -4,20 +4,20 @@
 //! ([the model](crate::replication), operation 6; what the report calls things is
 //! [`crate::replication::classify`]).
 
-use super::fetch::{fetch_rounds, FetchReport, FetchRequest};
-use super::pair::{fenced, follower_facts};
 use crate::durable;
 use crate::error::{Error, Result};
 use crate::log::checkpoint;
 use crate::log::names::{self, LogKind};
 use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
-use crate::replica::{LogDirFiles, Replica, Role};
+use crate::replica::{LogDirFiles, Replica, ReplicaRole, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord};
-use crate::replication::fetch::DEFAULT_FETCH_MAX_BYTES;
+use crate::replication::fencing;
+use crate::replication::fetch::{fetch_rounds, FetchReport, Rounds, DEFAULT_FETCH_MAX_BYTES};
+use crate::replication::follower::{self, Restart};
+use crate::replication::on_disk::{fenced, follower_facts};
 use crate::replication::release::Rules;
 use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
-use crate::replication::{fencing, follower, leader};
 use std::path::Path;
 
 /// Rows of the record table kept in a report (the counts cover everything).
@@ -120,6 +120,19 @@ impl FollowerRecoverReport {
     }
 }
 
+/// Offsets a recovery's picture covers at most (the terminal shows as many as fit).
+pub const RECOVERY_CELLS: i64 = 24;
+
+/// The window of offsets a recovery's picture covers: from the report's first row (or the cut)
+/// to the follower's LEO, and on along the leader's log when it is longer, up to `cells`
+/// offsets in all.
+pub fn recovery_window(r: &FollowerRecoverReport, cells: i64) -> (i64, i64) {
+    let from = r.rows.first().map_or(r.cut_offset, |row| row.follower.offset).min(r.cut_offset);
+    let follower_end = r.follower_view.log_end_offset.max(from.saturating_add(1));
+    let leader_end = r.leader_view.log_end_offset.min(from.saturating_add(cells));
+    (from, follower_end.max(leader_end))
+}
+
 pub enum RecoverReport {
     Local(Box<LocalRecoverReport>),
     Follower(Box<FollowerRecoverReport>),
@@ -213,7 +226,7 @@ fn leader_epoch_of(leader: &Replica) -> Result<(i32, LeaderEpochSource)> {
     }
     Err(Error::state(
         &leader.paths().log_dir,
-        format!("is not a leader (it is {}); make it one with `klog elect`", crate::commands::role_phrase(leader)),
+        format!("is not a leader (it is {}); make it one with `klog elect`", ReplicaRole::of(leader).phrase()),
     ))
 }
 
@@ -228,7 +241,7 @@ fn swapped_roles(leader: &Replica, follower: &Replica) -> Option<Error> {
             format!(
                 "is not a leader (it is {}), but {fd} leads at epoch {}: the roles look swapped; \
                  the follower's restart is `klog recover {ld} --leader {fd}`",
-                crate::commands::role_phrase(leader),
+                ReplicaRole::of(leader).phrase(),
                 f.leader_epoch
             ),
         )
@@ -243,16 +256,7 @@ fn as_follower(
 ) -> Result<FollowerRecoverReport> {
     // Open, validate and fence before anything is written: the run and the dry run take the
     // same checks and refusals (the dry run probes the locks the run takes).
-    let leader = open_checked(leader_path, req.partition, req.dry_run, read.leader)?;
-    let mut follower = match open_checked(req.dir, Some(&leader.paths().name()), req.dry_run, read.dir) {
-        Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run, None)?,
-        other => other?,
-    };
-    leader.ensure_distinct(&follower)?;
-    leader.ensure_same_partition(&follower)?;
-    if leader.paths().topic == crate::log::names::METADATA_TOPIC {
-        return Err(Error::state(&follower.paths().partition_dir, METADATA_LOG_LEFT_OUT));
-    }
+    let (leader, mut follower) = open_restart_pair(req, leader_path, read)?;
     let (cached_epoch, source) =
         leader_epoch_of(&leader).map_err(|e| swapped_roles(&leader, &follower).unwrap_or(e))?;
     if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {
@@ -281,51 +285,105 @@ fn as_follower(
         metadata.and_then(|m| m.partition(&leader.paths().name())),
         metadata.map(|m| m.metadata_dir.as_path()),
     );
-    let (leader_epoch, leader_epoch_source) = (assumed.leader_epoch, assumed.source);
+    let leader_epoch = assumed.leader_epoch;
     let facts = follower_facts(&follower, &leader, false);
     follower::takes_leader_change(fencing, &facts, leader_epoch).map_err(|why| fenced(&leader, &follower, &why))?;
-    // Told before a running leader took the epoch: it answers from the log it has, if at all.
-    let told_first = req.told_first;
-    if told_first {
-        if source != LeaderEpochSource::Running || leader_epoch <= cached_epoch {
-            return Err(Error::state(
-                &leader.paths().log_dir,
-                format!(
-                    "--told-first: {} (it must run as a leader below --leader-epoch {leader_epoch}; a replica that \
-                     is not a leader answers NOT_LEADER_FOR_PARTITION)",
-                    if source == LeaderEpochSource::Running {
-                        format!("already leads at epoch {cached_epoch}")
-                    } else {
-                        "is not running as a leader".to_string()
-                    }
-                ),
-            ));
-        }
-        fencing::told_before_the_leader(fencing, cached_epoch, leader_epoch)
-            .map_err(|why| fenced(&leader, &follower, &why))?;
+    if req.told_first {
+        told_first_allowed(&leader, &follower, fencing, source, cached_epoch, leader_epoch)?;
     }
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
-    let f_leo = follower.log_end_offset();
-    let f_hw = follower.high_watermark().min(f_leo);
-    // The leader's cache as it leads at that epoch, though its file may not hold the entry yet.
-    let leader_epochs = leader::epochs_when_leading(
-        leader.log().epoch_cache(),
-        leader.log_end_offset(),
-        leader_epoch,
-        if told_first { leader_epoch } else { cached_epoch },
-        &req.rules,
-    );
-    let leader_view = ReplicaView::new(leader_epochs, leader.log_end_offset(), leader.high_watermark())
-        .with_log_start(leader.log_start_offset());
-    let follower_view = ReplicaView::new(follower.log().epoch_cache().clone(), f_leo, f_hw);
-    let plan = follower::become_follower(&req.rules, fencing, &facts, leader_epoch, &leader_view, &follower_view)
+    // The leader's cache as it leads at that epoch, though its file may not hold the entry yet;
+    // told first, it answers from the cache it has.
+    let known_epoch = if req.told_first { leader_epoch } else { cached_epoch };
+    let restart = follower::plan_restart(&req.rules, fencing, &facts, &leader, leader_epoch, known_epoch, &follower)
         .map_err(|why| fenced(&leader, &follower, &why))?;
+    let committed = committed_by_metadata(metadata, &follower);
+    let mut report = report_restart(req, &leader, &follower, restart, assumed, local, committed)?;
+    if !req.dry_run {
+        carry_out(req, leader, follower, &mut report)?;
+    }
+    Ok(report)
+}
+
+/// The leader `recover --leader` names and the replica it restarts, opened (for writing, or
+/// with every check of that open for the dry run) and checked to be two replicas of one
+/// partition that is not the KRaft metadata log. Nothing is written.
+fn open_restart_pair(
+    req: &RecoverRequest<'_>,
+    leader_path: &Path,
+    read: LogDirsRead<'_>,
+) -> Result<(Replica, Replica)> {
+    let leader = open_checked(leader_path, req.partition, req.dry_run, read.leader)?;
+    let follower = match open_checked(req.dir, Some(&leader.paths().name()), req.dry_run, read.dir) {
+        Err(Error::Layout { .. }) if req.partition.is_none() => open_checked(req.dir, None, req.dry_run, None)?,
+        other => other?,
+    };
+    leader.ensure_distinct(&follower)?;
+    leader.ensure_same_partition(&follower)?;
+    if leader.paths().topic == crate::log::names::METADATA_TOPIC {
+        return Err(Error::state(&follower.paths().partition_dir, METADATA_LOG_LEFT_OUT));
+    }
+    Ok((leader, follower))
+}
+
+/// `--told-first`: the follower is told of `leader_epoch` before a running leader took it, so
+/// the leader answers from the log it has, if at all (it must run as a leader below that epoch,
+/// and fencing must let it answer).
+fn told_first_allowed(
+    leader: &Replica,
+    follower: &Replica,
+    fencing: bool,
+    source: LeaderEpochSource,
+    cached_epoch: i32,
+    leader_epoch: i32,
+) -> Result<()> {
+    if source != LeaderEpochSource::Running || leader_epoch <= cached_epoch {
+        return Err(Error::state(
+            &leader.paths().log_dir,
+            format!(
+                "--told-first: {} (it must run as a leader below --leader-epoch {leader_epoch}; a replica that \
+                 is not a leader answers NOT_LEADER_FOR_PARTITION)",
+                if source == LeaderEpochSource::Running {
+                    format!("already leads at epoch {cached_epoch}")
+                } else {
+                    "is not running as a leader".to_string()
+                }
+            ),
+        ));
+    }
+    fencing::told_before_the_leader(fencing, cached_epoch, leader_epoch).map_err(|why| fenced(leader, follower, &why))
+}
+
+/// What the metadata proves committed: epochs of the follower's cache it led alone in the ISR.
+fn committed_by_metadata(metadata: Option<&RecordedMetadata>, follower: &Replica) -> Vec<i32> {
+    let cached: Vec<i32> = follower.log().epoch_cache().entries().iter().map(|e| e.leader_epoch).collect();
+    match (metadata, follower.replica_id()) {
+        (Some(m), Some(id)) => {
+            m.lone_leader_epochs(&follower.paths().name(), id).into_iter().filter(|e| cached.contains(e)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The report of a planned restart, before anything is cut: where the cut falls, and the
+/// follower's records from a window before the first interesting offset, each classified.
+fn report_restart(
+    req: &RecoverRequest<'_>,
+    leader: &Replica,
+    follower: &Replica,
+    restart: Restart,
+    assumed: AssumedLeader,
+    local: Option<RecoveryReport>,
+    committed_by_metadata: Vec<i32>,
+) -> Result<FollowerRecoverReport> {
+    let Restart { leader_view, follower_view, plan } = restart;
+    let (f_leo, f_hw) = (follower_view.log_end_offset, follower_view.high_watermark);
     // Truncation cuts at a batch boundary: a batch straddling the target goes whole. The dry
     // run asks the log the same question the real truncation does.
     let cut_offset = follower.log().cut_offset_for(plan.truncation_offset)?.min(f_leo);
     // Classify the follower's records from a window before the first interesting offset.
-    let divergence = first_epoch_divergence(&follower, &leader, f_leo.min(leader.log_end_offset()));
+    let divergence = first_epoch_divergence(follower, leader, f_leo.min(leader.log_end_offset()));
     let restart = plan.restart_at_leader_start;
     let interesting = match restart {
         // Every record goes: show them from the start.
@@ -333,17 +391,9 @@ fn as_follower(
         None => divergence.map_or(cut_offset, |d| d.min(cut_offset)),
     };
     let window = (interesting - req.context).max(follower.log_start_offset()).min(f_leo);
-    // What the metadata proves committed: epochs the follower led alone in the ISR.
-    let cached: Vec<i32> = follower.log().epoch_cache().entries().iter().map(|e| e.leader_epoch).collect();
-    let committed_by_metadata: Vec<i32> = match (metadata, follower.replica_id()) {
-        (Some(m), Some(id)) => {
-            m.lone_leader_epochs(&follower.paths().name(), id).into_iter().filter(|e| cached.contains(e)).collect()
-        }
-        _ => Vec::new(),
-    };
     let classified = classify::classify_window(
-        &follower,
-        &leader,
+        follower,
+        leader,
         window,
         cut_offset,
         f_hw,
@@ -356,15 +406,15 @@ fn as_follower(
         .into_iter()
         .map(|c| RecordRow { follower: c.follower, leader: c.leader, class: c.class, acked: c.acked })
         .collect();
-    let kept_below_window = window - follower.log_start_offset();
-    let mut report = FollowerRecoverReport {
+    let (leader_epoch, leader_epoch_source) = (assumed.leader_epoch, assumed.source);
+    Ok(FollowerRecoverReport {
         mode: req.rules.truncation,
         rules: req.rules,
         leader_epoch_source,
         assumed,
         dry_run: req.dry_run,
         leader_dir: leader.paths().log_dir.display().to_string(),
-        follower_dir: shown_dir(&follower, req.partition),
+        follower_dir: shown_dir(follower, req.partition),
         leader_epoch,
         local,
         leader_view,
@@ -375,50 +425,45 @@ fn as_follower(
         follower_high_watermark_after: restart.unwrap_or(f_hw.min(cut_offset)),
         rows,
         rows_omitted: classified.rows_omitted,
-        kept_below_window,
+        kept_below_window: window - follower.log_start_offset(),
         counts: classified.counts,
         first_divergent_offset: classified.first_divergent_offset,
         catch_up: None,
         after_catch_up: None,
         high_watermark_checkpoint_lags: !crate::replica::made_by_klog(&follower.paths().log_dir),
         committed_by_metadata,
-    };
-    if req.dry_run {
-        return Ok(report);
-    }
-    let mut leader = leader;
+    })
+}
+
+/// The run, once the report is made: the leader started (a broker's dir named the leader
+/// becomes one, with the ISR it has), the restart carried out
+/// ([`follower::restart_as_follower`]), and with `--catch-up` fetch rounds until the follower
+/// has caught up.
+fn carry_out(
+    req: &RecoverRequest<'_>,
+    mut leader: Replica,
+    mut follower: Replica,
+    report: &mut FollowerRecoverReport,
+) -> Result<()> {
     let named_leader = leader.will_run_as().role != Role::Leader;
     leader.start()?;
-    if named_leader {
-        // A broker's dir the operator named the leader runs as leader at its latest epoch.
-        let isr = leader.state().map(|s| s.isr.clone()).unwrap_or_default();
-        leader.set_leader(leader_epoch, isr);
-        leader.note_epoch_seen(leader_epoch)?;
-        leader.save_state()?;
-    }
-    follower::follow(&mut follower, &report.plan, leader.identity(), leader_epoch)?;
+    let isr = named_leader.then(|| leader.state().map(|s| s.isr.clone()).unwrap_or_default());
+    follower::restart_as_follower(&mut leader, &mut follower, &report.plan, report.leader_epoch, isr)?;
     report.follower_log_end_offset_after = follower.log_end_offset();
     report.follower_high_watermark_after = follower.high_watermark();
     if req.catch_up {
-        let (rounds, caught_up) = fetch_rounds(
+        let rounds = fetch_rounds(
+            &req.rules,
             &mut leader,
             &mut follower,
-            &FetchRequest {
-                leader: leader_path,
-                follower: req.dir,
-                partition: None,
-                rounds: 1,
-                until_caught_up: true,
-                max_bytes: DEFAULT_FETCH_MAX_BYTES,
-                flush: false,
-                fencing: req.fencing,
-                rules: req.rules,
-            },
+            Rounds::UntilCaughtUp,
+            DEFAULT_FETCH_MAX_BYTES,
+            false,
         )?;
         report.after_catch_up = Some(diff::diff_logs(leader.log(), follower.log())?);
-        report.catch_up = Some(FetchReport { rounds, leader_startup: None, follower_startup: None, caught_up });
+        report.catch_up = Some(rounds);
     }
-    Ok(report)
+    Ok(())
 }
 
 /// One log a broker's start-up opens, and what loading it did (or would do).
@@ -596,7 +641,7 @@ pub fn is_refusal(e: &Error) -> bool {
 /// Forecast a broker's start-up over the log dir `dir` (nothing written). Where the broker
 /// would not start, say why, and whether removing the clean-shutdown marker lets it start
 /// (when the refusal comes from reading an unrecovered log's end), with that start-up.
-pub fn forecast_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> Result<StartForecast> {
+pub fn forecast_data_dir(dir: &Path, progress: &mut dyn crate::parallel::ProgressSink) -> Result<StartForecast> {
     let refusal = match load_data_dir(dir, true, false, progress) {
         Ok(load) => return Ok(StartForecast::Loads(load)),
         Err(e) if is_refusal(&e) => e,
@@ -614,7 +659,11 @@ pub fn forecast_data_dir(dir: &Path, progress: &mut dyn super::ProgressSink) -> 
 }
 
 /// Run (or, with `dry_run`, forecast) a broker's start-up over the log dir `dir`.
-pub fn recover_data_dir(dir: &Path, dry_run: bool, progress: &mut dyn super::ProgressSink) -> Result<DataDirRecovery> {
+pub fn recover_data_dir(
+    dir: &Path,
+    dry_run: bool,
+    progress: &mut dyn crate::parallel::ProgressSink,
+) -> Result<DataDirRecovery> {
     load_data_dir(dir, dry_run, false, progress)
 }
 
@@ -623,9 +672,9 @@ fn load_data_dir(
     dir: &Path,
     dry_run: bool,
     without_marker: bool,
-    progress: &mut dyn super::ProgressSink,
+    progress: &mut dyn crate::parallel::ProgressSink,
 ) -> Result<DataDirRecovery> {
-    use crate::replica::{log_dir_kind, DirLock, LogDirFiles, LogDirKind};
+    use crate::replica::{log_dir_kind, DirLock, LogDirKind};
     if log_dir_kind(dir) == LogDirKind::Partial {
         return Err(Error::layout(
             dir,
@@ -641,6 +690,35 @@ fn load_data_dir(
         Some(DirLock::acquire(dir)?)
     };
     let files = LogDirFiles::read_tolerant(dir)?;
+    let (notes, offline) = triage_problems(&files)?;
+    let hw_readable = !files.problems.iter().any(|p| p.path.ends_with(names::REPLICATION_OFFSET_CHECKPOINT));
+    refuse_running(dir, &files)?;
+    let to_load = logs_to_load(dir)?;
+    let clean = files.clean_shutdown() && !without_marker;
+    let loader = Loader { dir, files: &files, clean };
+    // The forecast of every log: the dry run's answer, and the run's check before it writes.
+    let forecast = crate::parallel::parallel_map(&to_load, |(name, kind)| loader.load(name, *kind, true), progress);
+    let forecast = settle_forecast(dir, &to_load, forecast, offline)?;
+    if dry_run {
+        return Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs: forecast, notes });
+    }
+    if let Some(lock) = lock.as_mut() {
+        lock.keep();
+    }
+    // The marker goes before anything else is written (KAFKA-10471).
+    durable::remove_file(&dir.join(names::CLEAN_SHUTDOWN_MARKER))?;
+    let mut logs = Vec::with_capacity(to_load.len());
+    for (name, kind) in &to_load {
+        logs.push(loader.load(name, *kind, false)?);
+    }
+    write_checkpoints_after_load(dir, &files, &logs, clean, hw_readable)?;
+    Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs, notes })
+}
+
+/// The log dir's own files that did not read, as Kafka's `loadLogs` takes them: notes for what
+/// it ignores or resets, the log dir taken offline (the failure channel) for an `IOException`,
+/// and an error for anything else.
+fn triage_problems(files: &LogDirFiles) -> Result<(Vec<String>, Option<Error>)> {
     let mut notes = Vec::new();
     // A log dir the failure channel took offline: Kafka's `loadLogs` still loads every log
     // (an exception that escapes one makes the broker refuse to start, which wins).
@@ -679,7 +757,11 @@ fn load_data_dir(
             _ => return Err(Error::state(&problem.path, problem.what.clone())),
         }
     }
-    let hw_readable = !files.problems.iter().any(|p| p.path.ends_with(names::REPLICATION_OFFSET_CHECKPOINT));
+    Ok((notes, offline))
+}
+
+/// A start-up load is for a stopped broker: refuse when klog's state says partitions run.
+fn refuse_running(dir: &Path, files: &LogDirFiles) -> Result<()> {
     let running = files.running_partitions();
     if let Some(first) = running.first() {
         return Err(Error::state(
@@ -691,30 +773,46 @@ fn load_data_dir(
             ),
         ));
     }
-    let to_load = logs_to_load(dir)?;
-    let clean = files.clean_shutdown() && !without_marker;
-    let plan = |name: &str, kind: LoadedKind| -> (LogConfig, LoadInputs) {
+    Ok(())
+}
+
+/// How the start-up opens each log of one log dir: its config and load inputs from the dir's
+/// checkpoints, as `LogManager.loadLogs` reads them.
+struct Loader<'a> {
+    dir: &'a Path,
+    files: &'a LogDirFiles,
+    /// Loaded as after a clean shutdown (the marker there, and not left out).
+    clean: bool,
+}
+
+impl Loader<'_> {
+    fn plan(&self, name: &str, kind: LoadedKind) -> (LogConfig, LoadInputs) {
         let key = names::parse_log_dir_name(name).map(|(t, p, _)| format!("{t}-{p}")).unwrap_or_default();
         let inputs = match kind {
             LoadedKind::Metadata => {
                 LoadInputs { recovery_point: 0, log_start_offset_checkpoint: 0, clean_shutdown: false, recover: true }
             }
             LoadedKind::Log(k) => LoadInputs {
-                recovery_point: files.recovery_point(&key),
-                log_start_offset_checkpoint: files.log_start_offset(&key),
-                clean_shutdown: clean,
+                recovery_point: self.files.recovery_point(&key),
+                log_start_offset_checkpoint: self.files.log_start_offset(&key),
+                clean_shutdown: self.clean,
                 recover: k != LogKind::Delete,
             },
         };
-        (files.log_config(&key), inputs)
-    };
-    let checkpointed_hw = |name: &str, kind: LoadedKind| match kind {
-        LoadedKind::Log(LogKind::Current) => files.high_watermark(name),
-        _ => None,
-    };
-    let open = |name: &str, kind: LoadedKind| -> Result<(Log, LoadInputs)> {
-        let (config, inputs) = plan(name, kind);
-        let log = Log::open(&dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
+        (self.files.log_config(&key), inputs)
+    }
+
+    fn checkpointed_hw(&self, name: &str, kind: LoadedKind) -> Option<i64> {
+        match kind {
+            LoadedKind::Log(LogKind::Current) => self.files.high_watermark(name),
+            _ => None,
+        }
+    }
+
+    /// Open one log as the start-up does; a malformed epoch checkpoint fails as Kafka fails.
+    fn open(&self, name: &str, kind: LoadedKind) -> Result<(Log, LoadInputs)> {
+        let (config, inputs) = self.plan(name, kind);
+        let log = Log::open(&self.dir.join(name), config, inputs.log_start_offset_checkpoint).map_err(|e| match e {
             // A number that does not parse (`NumberFormatException`), a negative count or a
             // negative entry (`IllegalArgumentException`) escapes `loadLogs`; any other
             // malformation goes through the failure channel (`IOException`). The metadata log
@@ -739,18 +837,26 @@ fn load_data_dir(
             e => e,
         })?;
         Ok((log, inputs))
-    };
-    // The forecast of every log: the dry run's answer, and the run's check before it writes.
-    let forecast = super::parallel_map(
-        &to_load,
-        |(name, kind)| -> Result<LoadedLog> {
-            let (mut log, inputs) = open(name, *kind)?;
-            let recovery = load_log(&mut log, &inputs, true)?;
-            let checkpointed_high_watermark = checkpointed_hw(name, *kind);
-            Ok(LoadedLog { dir_name: name.clone(), kind: *kind, recovery, checkpointed_high_watermark })
-        },
-        progress,
-    );
+    }
+
+    /// Load one log (`forecast`: on the in-memory view, nothing written).
+    fn load(&self, name: &str, kind: LoadedKind, forecast: bool) -> Result<LoadedLog> {
+        let (mut log, inputs) = self.open(name, kind)?;
+        let recovery = load_log(&mut log, &inputs, forecast)?;
+        let checkpointed_high_watermark = self.checkpointed_hw(name, kind);
+        Ok(LoadedLog { dir_name: name.to_string(), kind, recovery, checkpointed_high_watermark })
+    }
+}
+
+/// The forecast of every log, judged as a whole the way Kafka's start-up goes: the metadata
+/// log's refusal first, then a dir taken offline (which loads none of it) or a broker that does
+/// not start (a load that deletes segments on an offline dir). The logs, when it starts.
+fn settle_forecast(
+    dir: &Path,
+    to_load: &[(String, LoadedKind)],
+    forecast: Vec<Result<LoadedLog>>,
+    mut offline: Option<Error>,
+) -> Result<Vec<LoadedLog>> {
     // The log dir as a whole went offline (a log-dir checkpoint) before any log loads.
     let offline_from_start = offline.is_some();
     let mut logs_forecast = Vec::with_capacity(forecast.len());
@@ -768,7 +874,7 @@ fn load_data_dir(
             return Err(forecast.swap_remove(i).expect_err("checked above"));
         }
     }
-    for (f, (name, _)) in forecast.into_iter().zip(&to_load) {
+    for (f, (name, _)) in forecast.into_iter().zip(to_load) {
         match f {
             Ok(l) => {
                 if !l.recovery.deleted_segments.is_empty() || l.recovery.segments_split > 0 {
@@ -813,24 +919,7 @@ fn load_data_dir(
         }
         return Err(e);
     }
-    let forecast = logs_forecast;
-    if dry_run {
-        return Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs: forecast, notes });
-    }
-    if let Some(lock) = lock.as_mut() {
-        lock.keep();
-    }
-    // The marker goes before anything else is written (KAFKA-10471).
-    durable::remove_file(&dir.join(names::CLEAN_SHUTDOWN_MARKER))?;
-    let mut logs = Vec::with_capacity(to_load.len());
-    for (name, kind) in &to_load {
-        let (mut log, inputs) = open(name, *kind)?;
-        let recovery = load_log(&mut log, &inputs, false)?;
-        let checkpointed_high_watermark = checkpointed_hw(name, *kind);
-        logs.push(LoadedLog { dir_name: name.clone(), kind: *kind, recovery, checkpointed_high_watermark });
-    }
-    write_checkpoints_after_load(dir, &files, &logs, clean, hw_readable)?;
-    Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs, notes })
+    Ok(logs_forecast)
 }
 
 /// After the load, as the broker's checkpoint tasks do: the recovery point and log start of

@@ -2,12 +2,12 @@
 //! forecasts the load a broker would run on it (the producer snapshots it deletes and
 //! writes), and hands the log to [`crate::log::transactions`]. Never writes.
 
-use super::summary::{summarize, ReplicaSummary};
 use crate::error::Result;
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::log::transaction_coordinator::{read_coordinator_log, verdict, Verdict};
 use crate::log::transactions::{read_transactions, Transactions};
 use crate::replica::Replica;
+use crate::replica::{summarize, ReplicaSummary};
 use std::path::Path;
 
 pub struct TxnReport {
@@ -71,7 +71,7 @@ impl DataDirsTxn {
 pub fn run_data_dirs(
     dirs: &[&Path],
     only: Option<&str>,
-    progress: &mut dyn super::ProgressSink,
+    progress: &mut dyn crate::parallel::ProgressSink,
 ) -> Result<DataDirsTxn> {
     let mut read = Vec::new();
     // The coordinator's partitions: by name, the furthest-along replica among the dirs.
@@ -90,7 +90,7 @@ pub fn run_data_dirs(
             }
         }
         let shown: Vec<String> = names.into_iter().filter(|n| only.is_none_or(|o| o == n)).collect();
-        let reports = super::parallel_map(
+        let reports = crate::parallel::parallel_map(
             &shown,
             |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
             progress,

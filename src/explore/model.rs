@@ -1,9 +1,9 @@
 //! The in-memory lab: replicas of one partition as small values, and the actions of `klog explore`
 //! (each one klog command) applied to them by the very procedures the commands run. Each node is
 //! a [`Storage`] ([`Slot`]), so becoming a leader ([`leader::become_leader`]), one fetch round
-//! ([`replication::fetch::fetch_round`]), becoming a follower ([`follower::become_follower`],
-//! [`follower::follow`]) and classifying a window ([`classify::classify_window`]) are the code
-//! `elect`, `fetch` and `recover` run on disk, on the rules of the configured release
+//! ([`replication::fetch::fetch_round`]), restarting as a follower ([`follower::plan_restart`],
+//! [`follower::restart_as_follower`]) and classifying a window ([`classify::classify_window`])
+//! are the code `elect`, `fetch` and `recover` run on disk, on the rules of the configured release
 //! ([`Rules`]). What is the lab's own: local recovery of a crashed node (`Replica::start` on a
 //! value), the controller's choices (who may be elected, which leader change a replica may be
 //! told: [`State::successors`]) and the invariants.
@@ -27,7 +27,7 @@ use crate::replication::high_watermark;
 use crate::replication::isr;
 use crate::replication::release::Rules;
 use crate::replication::storage::{self, Copied, Running, Storage};
-use crate::replication::truncation::{ReplicaView, TruncationMode, TruncationPlan};
+use crate::replication::truncation::{TruncationMode, TruncationPlan};
 use crate::replication::zk_controller;
 use crate::replication::{self, leader};
 
@@ -303,10 +303,6 @@ impl Node {
         self.high_watermark = (self.high_watermark as i64).clamp(0, leo) as u8;
         self.vol = Some(Volatile::started());
     }
-
-    fn view(&self) -> ReplicaView {
-        ReplicaView::new(self.epoch_cache(), self.log_end_offset(), self.high_watermark as i64)
-    }
 }
 
 /// One klog command of a history.
@@ -419,7 +415,7 @@ impl State {
     }
 
     /// What the fencing rules look at in follower `f` with respect to leader `l`
-    /// (`commands::pair::follower_facts`); `empty` is judged once started, as the fetch command
+    /// (`replication::on_disk::follower_facts`); `empty` is judged once started, as the fetch command
     /// does for a crashed replica.
     fn facts(&self, f: usize, l: usize) -> FollowerFacts {
         let node = &self.nodes[f];
@@ -956,15 +952,19 @@ impl State {
         Slot { id: r as u8, node: &mut self.nodes[r], min_isr: cfg.min_isr }
     }
 
+    /// Replicas `l` and `f` (distinct) as [`Storage`], both at once.
+    fn slot_pair(&mut self, cfg: &Config, l: usize, f: usize) -> (Slot<'_>, Slot<'_>) {
+        let (lo, hi) = self.nodes.split_at_mut(l.max(f));
+        let (ln, fnode) = if l < f { (&mut lo[l], &mut hi[0]) } else { (&mut hi[0], &mut lo[f]) };
+        (Slot { id: l as u8, node: ln, min_isr: cfg.min_isr }, Slot { id: f as u8, node: fnode, min_isr: cfg.min_isr })
+    }
+
     /// `klog fetch --leader l f`: the command starts both replicas, then runs
     /// [`replication::fetch::fetch_round`] by [`fetch_rules`].
     fn fetch_round(&mut self, cfg: &Config, l: usize, f: usize) {
         self.nodes[l].start();
         self.nodes[f].start();
-        let (lo, hi) = self.nodes.split_at_mut(l.max(f));
-        let (ln, fnode) = if l < f { (&mut lo[l], &mut hi[0]) } else { (&mut hi[0], &mut lo[f]) };
-        let mut leader = Slot { id: l as u8, node: ln, min_isr: cfg.min_isr };
-        let mut follower = Slot { id: f as u8, node: fnode, min_isr: cfg.min_isr };
+        let (mut leader, mut follower) = self.slot_pair(cfg, l, f);
         replication::fetch::fetch_round(
             &fetch_rules(&cfg.rules),
             &mut leader,
@@ -975,8 +975,8 @@ impl State {
         .expect("the lab's storage does not fail");
     }
 
-    /// `commands/recover.rs::as_follower` without `--catch-up`: local recovery, the plan (by
-    /// [`follower::become_follower`], as the command), then [`follower::follow`].
+    /// `klog recover f --leader l` without `--catch-up`: local recovery, then the restart
+    /// the command runs ([`follower::plan_restart`], [`follower::restart_as_follower`]).
     /// Returns the plan and the HW the report judges acks by.
     fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
         let leader_epoch = self.nodes[l].leader_epoch().expect("recover against a leader");
@@ -988,22 +988,16 @@ impl State {
     fn recover_at(&mut self, cfg: &Config, f: usize, l: usize, leader_epoch: i8) -> (TruncationPlan, i64) {
         let facts = self.facts(f, l);
         self.nodes[f].start();
-        let fnode = &self.nodes[f];
-        let f_leo = fnode.log_end_offset();
-        let f_hw = (fnode.high_watermark as i64).min(f_leo);
-        let follower_view = ReplicaView::new(fnode.epoch_cache(), f_leo, f_hw);
-        let plan = follower::become_follower(
-            &cfg.rules,
-            cfg.fencing,
-            &facts,
-            leader_epoch as i32,
-            &self.nodes[l].view(),
-            &follower_view,
-        )
-        .expect("the explorer recovers only where the follower takes the change");
-        follower::follow(&mut self.slot(f, cfg), &plan, l as u8, leader_epoch as i32)
+        let leader_epoch = leader_epoch as i32;
+        let (mut leader, mut follower) = self.slot_pair(cfg, l, f);
+        // The leader runs at `leader_epoch` or, told first, answers from what it has: its view
+        // is its own cache either way.
+        let restart =
+            follower::plan_restart(&cfg.rules, cfg.fencing, &facts, &leader, leader_epoch, leader_epoch, &follower)
+                .expect("the explorer recovers only where the follower takes the change");
+        follower::restart_as_follower(&mut leader, &mut follower, &restart.plan, leader_epoch, None)
             .expect("the lab's storage does not fail");
-        (plan, f_hw)
+        (restart.plan, restart.follower_view.high_watermark)
     }
 
     /// Records below a running leader's HW are acked (acks=all).

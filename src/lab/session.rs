@@ -330,7 +330,7 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
     let picture = svg::render(&Picture::of_draw(&report), false);
     let value = |r: &commands::draw::DrawnRecord| r.value.as_deref().map(|v| String::from_utf8_lossy(v).into_owned());
     let mut acked = acked_before.to_vec();
-    for r in report.replicas.iter().filter(|r| r.role == "leader") {
+    for r in report.replicas.iter().filter(|r| r.role == crate::replica::ReplicaRole::Leader) {
         for rec in r.records.iter().filter(|rec| rec.offset < r.high_watermark) {
             let a = Acked { offset: rec.offset, value: value(rec).unwrap_or_default() };
             if !acked.contains(&a) {
@@ -343,7 +343,7 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
         .replicas
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.role == "leader")
+        .filter(|(_, r)| r.role == crate::replica::ReplicaRole::Leader)
         .max_by_key(|(_, r)| r.leader_epoch)
         .map(|(i, r)| (i, r.leader_epoch.unwrap_or(-1)));
     let lost = match leader {
@@ -363,7 +363,7 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
         .replicas
         .iter()
         .map(|r| Mark {
-            role: r.role,
+            role: r.role.name(),
             leader_epoch: r.leader_epoch,
             high_watermark: r.high_watermark,
             log_end_offset: r.log_end_offset,

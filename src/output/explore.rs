@@ -157,10 +157,10 @@ fn step(out: &mut dyn Write, n: usize, s: &NarratedStep, settings: &Settings) ->
         }
     }
     for r in &s.replicas {
-        let role = match r.role {
-            "leader" => p.good(r.role),
-            "crashed" => p.bad(r.role),
-            _ => r.role.to_string(),
+        let role = match r.role.name() {
+            "leader" => p.good(r.role.name()),
+            "crashed" => p.bad(r.role.name()),
+            _ => r.role.name().to_string(),
         };
         let epoch = r.leader_epoch.map_or(String::new(), |e| format!(" @{e}"));
         writeln!(
@@ -237,7 +237,7 @@ fn step_json(s: &NarratedStep) -> Value {
         "then": s.then,
         "replicas": s.replicas.iter().map(|r| json!({
             "name": r.name.to_string(),
-            "role": r.role,
+            "role": r.role.name(),
             "leader_epoch": r.leader_epoch,
             "log_end_offset": r.log_end_offset,
             "high_watermark": r.high_watermark,

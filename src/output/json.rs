@@ -2,15 +2,15 @@
 //! Keys and values that are not UTF-8 go out as base64 with an `*_encoding` field; null and
 //! empty stay apart (`null` vs `""`).
 
-use crate::commands::check::CheckReport;
 use crate::commands::dump::ControlRead;
 use crate::commands::dump::{BatchRow, DumpEvent, PartitionSummary};
-use crate::commands::summary::ReplicaSummary;
 use crate::error::{IoContext, Result};
 use crate::format::control::ControlRecord;
 use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
 use crate::log::verify::{EpochAgreement, EpochRow};
+use crate::replica::CheckReport;
+use crate::replica::ReplicaSummary;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -223,7 +223,7 @@ pub fn replica_json(s: &ReplicaSummary) -> Value {
         "partition": s.partition,
         "log_dir": s.log_dir.display().to_string(),
         "replica_id": s.replica_id,
-        "role": s.role,
+        "role": s.role.name(),
         "leader_epoch": s.leader_epoch,
         "log_start_offset": s.log_start_offset,
         "log_end_offset": s.log_end_offset,
@@ -439,7 +439,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
 
 /// `check --json`: the replica line, one line per finding and note, then a summary line.
 /// A `finding` object.
-pub fn finding_json(f: &crate::commands::check::Finding) -> Value {
+pub fn finding_json(f: &crate::replica::Finding) -> Value {
     json!({"type": "finding", "path": f.path.display().to_string(), "position": f.position, "line": f.line, "offset": f.offset, "what": f.what, "expected": f.expected, "found": f.found})
 }
 

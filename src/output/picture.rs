@@ -10,8 +10,8 @@
 
 use super::fit::visible_width;
 use super::Settings;
-use crate::commands::draw::{recovery_window, DrawReport, DrawnRecord, DrawnReplica, RECOVERY_CELLS};
-use crate::commands::recover::{FollowerRecoverReport, RecordClass};
+use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica};
+use crate::commands::recover::{recovery_window, FollowerRecoverReport, RecordClass, RECOVERY_CELLS};
 use crate::error::{IoContext, Result};
 use std::io::Write;
 
@@ -296,7 +296,7 @@ impl Picture {
         mark_commitment(&mut rows);
         // An acknowledged record the leader does not hold is lost: flag it where it is seen
         // (the election that leaves it out of the new leader).
-        if let Some(li) = report.replicas.iter().position(|r| r.role == "leader") {
+        if let Some(li) = report.replicas.iter().position(|r| r.role == crate::replica::ReplicaRole::Leader) {
             let leader_start = report.replicas[li].log_start_offset;
             let leader = rows[li].clone();
             for (i, row) in rows.iter_mut().enumerate() {
@@ -859,7 +859,7 @@ mod tests {
         let leo = records.last().map_or(0, |r| r.offset + 1);
         DrawnReplica {
             name: name.into(),
-            role: "leader",
+            role: crate::replica::ReplicaRole::Leader,
             leader_epoch: Some(1),
             log_start_offset: 0,
             high_watermark: hw,
@@ -966,7 +966,7 @@ mod tests {
     fn commitment_borders_flags_and_a_legend_of_only_what_is_drawn() {
         let leader = replica("a", vec![rec(0, 1, "m1", 0, 0), rec(1, 1, "m2", 1, 2), rec(2, 1, "m3", 1, 2)], 1);
         let mut follower = replica("b", vec![rec(0, 1, "m1", 0, 0), rec(1, 0, "x", 1, 1)], 0);
-        follower.role = "follower";
+        follower.role = crate::replica::ReplicaRole::Follower;
         let pic = Picture::of_draw(&DrawReport {
             replicas: vec![leader, follower.clone()],
             from: 0,

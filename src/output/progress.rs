@@ -2,7 +2,7 @@
 //! Commands report `(done, total)` through [`ProgressSink`] (defined on the command side); this renderer rate-limits the
 //! updates and clears its line when the work ends, so stdout stays results only.
 
-pub use crate::commands::{NoProgress, ProgressSink};
+pub use crate::parallel::{NoProgress, ProgressSink};
 use std::io::Write;
 use std::time::{Duration, Instant};
 

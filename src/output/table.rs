@@ -5,11 +5,11 @@ use super::palette::{Palette, Tone};
 use super::{display_bytes, iso_timestamp, Settings};
 use crate::commands::dump::ControlRead;
 use crate::commands::dump::{BatchRow, DumpEvent};
-use crate::commands::summary::ReplicaSummary;
 use crate::error::{IoContext, Result};
 use crate::format::control::ControlRecord;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
 use crate::log::verify::{EpochAgreement, EpochRow};
+use crate::replica::ReplicaSummary;
 use comfy_table::{presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Row, Table, Width};
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -319,10 +319,10 @@ pub fn epoch_cell(p: &Palette, leader_epoch: i32) -> Cell {
 pub fn summary_lines(out: &mut dyn Write, s: &ReplicaSummary, settings: &Settings) -> Result<()> {
     let p = settings.palette();
     let epoch = s.leader_epoch.map_or("-".to_string(), |e| p.epoch(e, &e.to_string()));
-    let role = match s.role {
-        "leader" => p.good(s.role),
-        "crashed" => p.bad(s.role),
-        _ => p.strong(s.role),
+    let role = match s.role.name() {
+        "leader" => p.good(s.role.name()),
+        "crashed" => p.bad(s.role.name()),
+        _ => p.strong(s.role.name()),
     };
     writeln!(
         out,

@@ -4,10 +4,10 @@ use super::table;
 use super::Settings;
 use crate::commands::alter_isr::AlterIsrReport;
 use crate::commands::append::AppendReport;
-use crate::commands::check::CheckReport;
 use crate::commands::elect::ElectReport;
 use crate::error::{IoContext, Result};
 use crate::log::recovery::RecoveryReport;
+use crate::replica::CheckReport;
 use crate::replica::ReplicaPaths;
 use std::io::Write;
 
@@ -243,7 +243,7 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
 }
 
 /// One finding as a line: `finding <path> at position <p> (offset <o>): <what>`.
-pub fn finding(p: &super::palette::Palette, f: &crate::commands::check::Finding) -> String {
+pub fn finding(p: &super::palette::Palette, f: &crate::replica::Finding) -> String {
     let place: Vec<String> =
         f.line.map(|l| format!("line {l}")).into_iter().chain(f.offset.map(|o| format!("offset {o}"))).collect();
     let at = match place.is_empty() {

@@ -157,7 +157,7 @@ mod tests {
         let records: Vec<DrawnRecord> = ["o1", "t1", "o2"].iter().enumerate().map(|(i, v)| rec(i as i64, v)).collect();
         let a = DrawnReplica {
             name: "a".into(),
-            role: "leader",
+            role: crate::replica::ReplicaRole::Leader,
             leader_epoch: Some(1),
             log_start_offset: 0,
             high_watermark: 3,
@@ -172,7 +172,7 @@ mod tests {
     fn state(lso: Option<i64>) -> ReplicaState {
         ReplicaState {
             name: "a",
-            role: "leader",
+            role: crate::replica::ReplicaRole::Leader,
             log_end_offset: 3,
             high_watermark: 3,
             entries: Vec::new(),

@@ -17,20 +17,24 @@
 //! ([`Replica::marks`], [`Replica::role`], ...). Its fields are private: every change of its
 //! state goes through a method here, and no other module reads them.
 
+mod check;
 mod consent;
 mod identity;
 mod lock;
 mod log_dir;
 mod meta_properties;
 mod new_partitions;
+mod pair;
 mod paths;
 mod quorum_state;
 mod state_file;
+mod summary;
 mod topic_config;
 
 #[cfg(test)]
 mod test_support;
 
+pub use check::{check_replica, CheckReport, Finding};
 pub use consent::{allow_broker_dir_writes, made_by_klog};
 pub use identity::{ensure_distinct_log_dirs, same_node_id_warning};
 pub use lock::DirLock;
@@ -40,6 +44,7 @@ pub use log_dir::{
 };
 pub use meta_properties::{read_meta_properties, write_new_log_dir};
 pub use new_partitions::NewPartitions;
+pub use pair::{open_compared, pair_warnings};
 pub use paths::{
     list_partition_dirs, log_dir_kind, looks_like_partition_dir, resolve, resolve_all, LogDirKind, ReplicaPaths,
 };
@@ -47,6 +52,7 @@ pub use quorum_state::{read_quorum_state, QuorumState, QuorumVoter, QUORUM_STATE
 pub use state_file::{
     forget_volatile_states, mark_started, parse_state_file, IsrMember, KlogStateFile, Role, VolatileState,
 };
+pub use summary::{current_leader_epoch, summarize, ReplicaRole, ReplicaSummary};
 pub use topic_config::TopicConfig;
 
 use crate::durable;

@@ -507,6 +507,15 @@ fn simple(title: &'static str, source: String, lines: Vec<(usize, &'static str, 
     }
 }
 
+impl super::fetch::FetchRound {
+    /// The round as it ran, line by line (`fetch --explain`, `demo --explain`, the capture's
+    /// code panel). Here rather than beside the round, so that `fetch` never imports its
+    /// explanation.
+    pub fn explanation(&self) -> Explanation {
+        explain_fetch(self)
+    }
+}
+
 /// One fetch round ([`super::fetch::fetch_round`], Kafka `Partition.fetchRecords`,
 /// `ReplicaFetcherThread.processPartitionData`): the order that makes the follower's HW lag.
 /// From 2.8 the round runs the fetch-response truncation path ([`explain_fetch_on_epoch`]).

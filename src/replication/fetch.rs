@@ -21,6 +21,7 @@ use super::storage::{Chunk, Storage};
 use super::truncation::{truncation_on_diverging_epoch, TruncationReason};
 use crate::error::Result;
 use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH};
+use crate::log::recovery::RecoveryReport;
 use crate::replica::Role;
 use crate::replication::high_watermark;
 
@@ -120,12 +121,6 @@ pub struct FetchRound {
 }
 
 impl FetchRound {
-    /// The round as it ran, line by line (`fetch --explain`, `demo --explain`, the capture's
-    /// code panel).
-    pub fn explanation(&self) -> super::explain::Explanation {
-        super::explain::explain_fetch(self)
-    }
-
     /// Whether the leader recorded this fetch (it answered with records).
     pub fn recorded(&self) -> bool {
         self.answer == FetchAnswer::Records
@@ -378,6 +373,77 @@ fn read_and_append<S: Storage>(
     round.follower_log_end_offset = follower.log_end_offset();
     round.follower_high_watermark = follower.high_watermark();
     Ok(())
+}
+
+/// Rounds [`Rounds::UntilCaughtUp`] gives up after (a leader that keeps being appended to).
+pub const MAX_ROUNDS: u64 = 100_000;
+
+/// How many rounds [`fetch_rounds`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounds {
+    /// This many, fewer when the fetcher is stuck.
+    Count(u64),
+    /// Until the follower has caught up (at most [`MAX_ROUNDS`]), or the fetcher is stuck.
+    UntilCaughtUp,
+}
+
+/// Fetch rounds between a leader and its follower: `klog fetch`'s report, and what
+/// `recover --catch-up` runs after the restart.
+#[derive(Debug)]
+pub struct FetchReport {
+    pub rounds: Vec<FetchRound>,
+    /// Repair of the leader's tail after a writer died mid-write, if it was needed.
+    pub leader_startup: Option<RecoveryReport>,
+    pub follower_startup: Option<RecoveryReport>,
+    pub caught_up: bool,
+}
+
+impl FetchReport {
+    /// The last round cannot be followed by one that does better: a batch below the follower's
+    /// LEO (out-of-order offsets), or an OFFSET_OUT_OF_RANGE the follower could do nothing with.
+    pub fn stuck(&self) -> bool {
+        self.rounds.last().is_some_and(|r| r.stuck.is_some() || r.no_progress())
+    }
+
+    /// Records copied over all the rounds.
+    pub fn records_copied(&self) -> u64 {
+        self.rounds.iter().map(|r| r.records_copied).sum()
+    }
+}
+
+/// Fetch rounds on two started replicas, `leader` a leader and `follower` its follower at its
+/// epoch (or empty), by `rules`: as many as `rounds` says, stopping early when the fetcher is
+/// stuck. The follower has caught up after a fetch answered with nothing to copy, both HWs
+/// equal; a round answered with a diverging epoch or OFFSET_OUT_OF_RANGE copies nothing and is
+/// never the caught-up one: the follower fetches again from where it cut. Nothing is started
+/// here, so the report's start-ups are `None`.
+pub fn fetch_rounds<S: Storage>(
+    rules: &Rules,
+    leader: &mut S,
+    follower: &mut S,
+    rounds: Rounds,
+    max_bytes: u64,
+    flush: bool,
+) -> Result<FetchReport> {
+    let (limit, until_caught_up) = match rounds {
+        Rounds::Count(n) => (n, false),
+        Rounds::UntilCaughtUp => (MAX_ROUNDS, true),
+    };
+    let mut ran = Vec::new();
+    let mut caught_up = false;
+    for _ in 0..limit {
+        let round = fetch_round(rules, leader, follower, max_bytes, flush)?;
+        let stuck = round.stuck.is_some() || round.no_progress();
+        caught_up = round.recorded()
+            && round.batches_copied == 0
+            && round.follower_log_end_offset == round.leader_log_end_offset
+            && round.follower_high_watermark == round.leader_high_watermark;
+        ran.push(round);
+        if stuck || (until_caught_up && caught_up) {
+            break;
+        }
+    }
+    Ok(FetchReport { rounds: ran, leader_startup: None, follower_startup: None, caught_up })
 }
 
 #[cfg(test)]

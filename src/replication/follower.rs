@@ -1,9 +1,16 @@
 //! Becoming a follower: the decision `recover --leader` and the explorer both take when a replica
 //! is told that a leader leads at an epoch — whether it takes the change (fencing), whether its
 //! release restarts the fetcher and truncates (`Partition.makeFollower`), and where it cuts
-//! ([`super::truncation`]). Pure: facts and views in, a plan or a refusal out.
+//! ([`super::truncation`]). The decision is pure: facts and views in, a plan or a refusal out.
+//!
+//! The restart itself is written once for `recover --leader` and the explorer, over
+//! [`Storage`]: [`plan_restart`] (the two views, then the plan) and [`restart_as_follower`]
+//! (a leader not yet running as one takes the leadership klog assumes for it, then the
+//! follower follows). Between the two, `recover` reads the records the cut removes, and its
+//! dry run stops there.
 
 use super::fencing::{may_become_follower, Fenced, FollowerFacts};
+use super::leader::{assume_leadership, epochs_when_leading};
 use super::release::Rules;
 use super::storage::Storage;
 use super::truncation::{plan, ReplicaView, TruncationPlan, TruncationReason};
@@ -49,6 +56,57 @@ pub fn follow<S: Storage>(replica: &mut S, plan: &TruncationPlan, leader: S::Id,
     replica.set_follower(leader, leader_epoch);
     replica.save()?;
     Ok(replica.log_end_offset())
+}
+
+/// What a follower's restart against a leader planned from: the two replicas as the plan saw
+/// them, and the plan.
+#[derive(Debug, Clone)]
+pub struct Restart {
+    pub leader_view: ReplicaView,
+    pub follower_view: ReplicaView,
+    pub plan: TruncationPlan,
+}
+
+/// Plan the restart of `follower` (started: its local recovery done) as `leader`'s follower,
+/// told that `leader` leads at `leader_epoch`: `leader`'s view as it leads at that epoch (from
+/// 2.0.1 an epoch above `known_epoch`, the one it is known to lead at, has its entry at the log
+/// end: [`epochs_when_leading`]), the follower's view (its HW no higher than its log end), and
+/// [`become_follower`]'s plan. Nothing is written.
+pub fn plan_restart<L: Storage, F: Storage>(
+    rules: &Rules,
+    fencing: bool,
+    facts: &FollowerFacts,
+    leader: &L,
+    leader_epoch: i32,
+    known_epoch: i32,
+    follower: &F,
+) -> Result<Restart, Fenced> {
+    let leader_log_end_offset = leader.log_end_offset();
+    let leader_epochs = epochs_when_leading(&leader.epochs(), leader_log_end_offset, leader_epoch, known_epoch, rules);
+    let leader_view = ReplicaView::new(leader_epochs, leader_log_end_offset, leader.high_watermark())
+        .with_log_start(leader.log_start_offset());
+    let log_end_offset = follower.log_end_offset();
+    let follower_view =
+        ReplicaView::new(follower.epochs(), log_end_offset, follower.high_watermark().min(log_end_offset));
+    let plan = become_follower(rules, fencing, facts, leader_epoch, &leader_view, &follower_view)?;
+    Ok(Restart { leader_view, follower_view, plan })
+}
+
+/// Carry out a restart's `plan` on `leader` and `follower` (both started): a leader not running
+/// as one yet — a broker's dir the operator named the leader, `named_leader` holding its ISR —
+/// takes the leadership klog assumes for it ([`assume_leadership`]); then the follower follows
+/// ([`follow`]). Returns the follower's new log end.
+pub fn restart_as_follower<L: Storage, F: Storage<Id = L::Id>>(
+    leader: &mut L,
+    follower: &mut F,
+    plan: &TruncationPlan,
+    leader_epoch: i32,
+    named_leader: Option<Vec<L::Member>>,
+) -> Result<i64> {
+    if let Some(isr) = named_leader {
+        assume_leadership(leader, leader_epoch, isr)?;
+    }
+    follow(follower, plan, leader.id(), leader_epoch)
 }
 
 /// The fencing part of [`become_follower`], which a command checks before it writes anything.

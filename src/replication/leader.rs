@@ -33,6 +33,18 @@ pub fn become_leader<S: Storage>(
     Ok(entry)
 }
 
+/// A replica the operator names the leader (`recover --leader` with a broker's dir, whose
+/// leadership klog assumes) runs as leader at `leader_epoch` with `isr`, the epoch seen and
+/// saved. Unlike [`become_leader`], its epoch cache and HW stay as the broker left them: Kafka's
+/// `makeLeader` would stamp the epoch and move the HW over an ISR klog does not know, and
+/// `recover` has never claimed either for a broker's dir (the plan reads the stamped entry
+/// through [`epochs_when_leading`] without writing it).
+pub fn assume_leadership<S: Storage>(replica: &mut S, leader_epoch: i32, isr: Vec<S::Member>) -> Result<()> {
+    replica.set_leader(leader_epoch, isr);
+    replica.note_epoch_seen(leader_epoch)?;
+    replica.save()
+}
+
 /// A running leader's ISR changes to `isr` (its AlterPartition accepted, or the controller's
 /// record of a fenced member: Kafka `Partition.maybeShrinkIsr` / `maybeExpandIsr`, then
 /// `maybeIncrementLeaderHW`): saved, then the HW recomputed over the new ISR. Returns the HW.

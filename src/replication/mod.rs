@@ -35,6 +35,7 @@ pub mod fetch;
 pub mod follower;
 pub mod high_watermark;
 pub mod isr;
+pub mod isr_members;
 pub mod leader;
 pub mod on_disk;
 pub mod release;

@@ -1,13 +1,16 @@
 //! The on-disk replica as [`Storage`]: the replication procedures run on a Kafka log dir through
-//! these few calls into `replica/` and `log/`.
+//! these few calls into `replica/` and `log/`. Also what the fencing rules look at in an on-disk
+//! follower ([`follower_facts`]) and a fencing refusal's wording ([`fenced`]), which `fetch` and
+//! `recover` share.
 
 use super::diff::{OwnedRecord, RecordCursor};
+use super::fencing::{Fenced, FollowerFacts};
 use super::high_watermark;
 use super::storage::{Chunk, Copied, Record, Running, Storage};
 use crate::error::{Error, Result};
 use crate::format::batch::BatchIter;
 use crate::log::epoch_cache::EpochCache;
-use crate::replica::{IsrMember, Replica};
+use crate::replica::{IsrMember, Replica, Role};
 
 /// Whole batches as the leader's log holds them, verified.
 pub struct Batches(Vec<u8>);
@@ -155,5 +158,47 @@ impl Storage for Replica {
     }
     fn records(&self, from: i64, to: i64) -> Result<Records> {
         RecordCursor::new(self.log(), from, to).map(Records)
+    }
+}
+
+/// What the fencing rules look at in `follower`, with respect to `leader`.
+pub fn follower_facts(follower: &Replica, leader: &Replica, empty: bool) -> FollowerFacts {
+    let state = follower.state();
+    FollowerFacts {
+        largest_seen: follower.largest_known_epoch(),
+        running: state.map(|s| (s.role, s.leader_epoch)),
+        follows_this_leader: state
+            .is_some_and(|s| s.role == Role::Follower && s.leader.as_deref() == Some(leader.identity().as_str())),
+        empty,
+    }
+}
+
+/// A fencing refusal as an error naming the replica it concerns.
+pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
+    match why {
+        Fenced::StaleLeader { leader_epoch, seen } => Error::state(
+            &leader.paths().log_dir,
+            format!(
+                "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
+                follower.paths().log_dir.display()
+            ),
+        ),
+        Fenced::NotAboveCurrent { role, current, leader_epoch } => Error::state(
+            &follower.paths().log_dir,
+            format!(
+                "is running as {} at leader epoch {current}: a leader change to epoch {leader_epoch} is not above it, \
+                 so a broker would ignore it (stop or crash it first to restart it as a follower)",
+                role.name()
+            ),
+        ),
+        Fenced::LeaderBehind { running, told } => Error::state(
+            &leader.paths().log_dir,
+            format!(
+                "leads at epoch {running}, not yet at --leader-epoch {told}: from KIP-320 (Kafka 2.1) it answers \
+                 UNKNOWN_LEADER_EPOCH and {} retries once it has taken it (--no-fencing: before KIP-320, it answers \
+                 from the log it has)",
+                follower.paths().log_dir.display()
+            ),
+        ),
     }
 }

@@ -3,7 +3,6 @@
 //! user-facing modes (`--mode hw|kip101|kip279`) stand for the last release of their era.
 //! Pure: a version in, a table of rules out.
 
-use super::truncation::TruncationMode;
 use std::fmt;
 
 /// A Kafka release as Kafka numbers it: `0.11.0.3` on the 0.x line (four parts), `2.8.2` after
@@ -463,6 +462,47 @@ impl Rules {
     /// "Kafka 1.1.1 (kip101)".
     pub fn describe(&self) -> String {
         format!("{} ({})", self.describe_release(), self.truncation.name())
+    }
+}
+
+/// Which Kafka era's follower truncation to apply (the procedures are
+/// [`super::truncation`]'s; kept here, with the rules that choose one, so that the rules never
+/// import the planner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruncationMode {
+    /// Kafka ≤ 0.10.2: truncate to the follower's own high watermark.
+    Hw,
+    /// Kafka 0.11–1.1 (KIP-101): one OffsetsForLeaderEpoch v0 round trip, offset-only answer.
+    Kip101,
+    /// Kafka ≥ 2.0 (KIP-279): (epoch, end offset) answers, asking again until the epochs agree.
+    Kip279,
+}
+
+impl TruncationMode {
+    /// Every mode, oldest first.
+    pub const ALL: [TruncationMode; 3] = [TruncationMode::Hw, TruncationMode::Kip101, TruncationMode::Kip279];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            TruncationMode::Hw => "hw",
+            TruncationMode::Kip101 => "kip101",
+            TruncationMode::Kip279 => "kip279",
+        }
+    }
+
+    /// The inverse of [`TruncationMode::name`].
+    pub fn from_name(name: &str) -> Option<TruncationMode> {
+        TruncationMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The Kafka versions whose followers behave this way.
+    pub fn kafka_versions(self) -> &'static str {
+        match self {
+            TruncationMode::Hw => "Kafka <= 0.10.2",
+            TruncationMode::Kip101 => "Kafka 0.11-1.1",
+            TruncationMode::Kip279 => "Kafka >= 2.0",
+        }
     }
 }
 

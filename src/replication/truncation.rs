@@ -14,44 +14,8 @@
 use super::release::{BelowFirstEpoch, Rules};
 use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET};
 
-/// Which Kafka era's follower truncation to apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TruncationMode {
-    /// Kafka ≤ 0.10.2: truncate to the follower's own high watermark.
-    Hw,
-    /// Kafka 0.11–1.1 (KIP-101): one OffsetsForLeaderEpoch v0 round trip, offset-only answer.
-    Kip101,
-    /// Kafka ≥ 2.0 (KIP-279): (epoch, end offset) answers, asking again until the epochs agree.
-    Kip279,
-}
-
-impl TruncationMode {
-    /// Every mode, oldest first.
-    pub const ALL: [TruncationMode; 3] = [TruncationMode::Hw, TruncationMode::Kip101, TruncationMode::Kip279];
-
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            TruncationMode::Hw => "hw",
-            TruncationMode::Kip101 => "kip101",
-            TruncationMode::Kip279 => "kip279",
-        }
-    }
-
-    /// The inverse of [`TruncationMode::name`].
-    pub fn from_name(name: &str) -> Option<TruncationMode> {
-        TruncationMode::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// The Kafka versions whose followers behave this way.
-    pub fn kafka_versions(self) -> &'static str {
-        match self {
-            TruncationMode::Hw => "Kafka <= 0.10.2",
-            TruncationMode::Kip101 => "Kafka 0.11-1.1",
-            TruncationMode::Kip279 => "Kafka >= 2.0",
-        }
-    }
-}
+/// The truncation procedure of each era, named with the release rules that choose it.
+pub use super::release::TruncationMode;
 
 /// What the planner knows of one replica.
 #[derive(Debug, Clone)]

@@ -226,3 +226,46 @@ fn every_dry_run_form_works_against_a_live_brokers_lock_and_says_so_once() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("locked by another process"));
     assert!(rel_tree(&d) == before);
 }
+
+/// `recover F --leader L` with L a broker's dir: L takes the leadership klog assumes for it
+/// (`replication::leader::assume_leadership`), its HW checkpoint and epoch cache as the broker
+/// left them; with `--catch-up` the follower's first fetch carries that HW, and the second the
+/// HW the follower's fetch moved.
+#[test]
+fn a_named_broker_leader_keeps_its_hw_and_epoch_cache_until_its_follower_fetches() {
+    let Some(real) = kafka_real() else { return };
+    const TP: &str = "first_topic-2";
+    let run = |extra: &[&str]| {
+        let tmp = tempfile::tempdir().unwrap();
+        let (d, l) = (tmp.path().join("d"), tmp.path().join("l"));
+        copy_dir(&real.join("zk-broker-2020"), &d);
+        copy_dir(&real.join("zk-broker-2020"), &l);
+        // Another broker of the same cluster, and a leader whose checkpointed HW lags its LEO 18.
+        let meta = std::fs::read_to_string(d.join("meta.properties")).unwrap();
+        std::fs::write(d.join("meta.properties"), meta.replace("broker.id=0", "broker.id=1")).unwrap();
+        let hw = std::fs::read_to_string(l.join("replication-offset-checkpoint")).unwrap();
+        assert!(hw.contains("\nfirst_topic 2 18\n"), "{hw}");
+        std::fs::write(
+            l.join("replication-offset-checkpoint"),
+            hw.replace("\nfirst_topic 2 18\n", "\nfirst_topic 2 10\n"),
+        )
+        .unwrap();
+        let cache = std::fs::read(l.join(TP).join("leader-epoch-checkpoint")).unwrap();
+        let out = klog()
+            .args(["--allow-broker-dir-writes", "recover", d.to_str().unwrap(), "--leader", l.to_str().unwrap()])
+            .args(["--partition", TP])
+            .args(extra)
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let hw_after = std::fs::read_to_string(l.join("replication-offset-checkpoint")).unwrap();
+        assert_eq!(std::fs::read(l.join(TP).join("leader-epoch-checkpoint")).unwrap(), cache, "{stdout}");
+        (stdout, hw_after.lines().any(|line| line == "first_topic 2 10"))
+    };
+    let (stdout, kept) = run(&[]);
+    assert!(kept, "the named leader's HW stays 10: {stdout}");
+    assert!(stdout.contains("leader:   LEO 18 HW 10"), "{stdout}");
+    let (stdout, _) = run(&["--catch-up"]);
+    assert!(stdout.contains("round 1: fetch at 18") && stdout.contains("(response carried HW 10)"), "{stdout}");
+    assert!(stdout.contains("round 2: fetch at 18") && stdout.contains("(response carried HW 18)"), "{stdout}");
+}

@@ -253,6 +253,7 @@ fn several_data_dirs_join_the_coordinators_log_and_the_kafka_form_prints_the_too
     // Without the coordinator's partition among the dirs there is no find-hanging table.
     let out = ok(&["txn", s(&b), "--format", "kafka"]);
     assert!(out.ends_with("# find-hanging: no __transaction_state partition among the dirs\n"), "{out}");
+}
 
 /// A follower that fetches an ABORT marker writes the aborted-index entry Kafka's follower
 /// append writes (it was missing: `klog txn` on the follower found "no entry for the
@@ -276,7 +277,7 @@ fn a_follower_copying_an_abort_marker_writes_the_leaders_aborted_index_entry() {
     ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "2"]);
     // C copies the whole log in one round.
     ok(&["fetch", "--leader", s(&a), s(&c), "--rounds", "2"]);
-    let index = |d: &Path| std::fs::read(d.join("demo-0/00000000000000000000.txnindex")).unwrap_or_default();
+    let index = |d: &std::path::Path| std::fs::read(d.join("demo-0/00000000000000000000.txnindex")).unwrap_or_default();
     assert_eq!(index(&a).len(), 2 * 34, "two aborted-index entries on the leader");
     assert_eq!(index(&b), index(&a));
     assert_eq!(index(&c), index(&a));

@@ -1,9 +1,10 @@
 //! The ISR members a leader is given by their dirs (`elect --isr`, `alter-isr --isr`): each a
-//! replica of the leader's partition, distinct from the leader and from each other.
+//! replica of the leader's partition, distinct from the leader and from each other, and the
+//! largest leader epoch they have seen that an election must go above. Reads only.
 
+use super::election;
 use crate::error::Result;
 use crate::replica::{IsrMember, Replica, Role};
-use crate::replication::election;
 use std::fs;
 use std::path::PathBuf;
 
