@@ -6,16 +6,10 @@ use crate::commands::alter_isr::AlterIsrReport;
 use crate::commands::append::AppendReport;
 use crate::commands::check::CheckReport;
 use crate::commands::elect::ElectReport;
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use crate::log::recovery::RecoveryReport;
 use crate::replica::ReplicaPaths;
 use std::io::Write;
-
-macro_rules! out {
-    ($out:expr, $($arg:tt)*) => {
-        writeln!($out, $($arg)*).at("<stdout>", "write")
-    };
-}
 
 pub fn created(out: &mut dyn Write, r: &crate::commands::create::CreateReport) -> Result<()> {
     let verb = if r.added_to_existing { "added to" } else { "created" };
