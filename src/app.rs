@@ -327,10 +327,9 @@ fn recover(a: &RecoverArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
         (RecoverReport::Follower(r), false) => {
             report::follower_text(text, &r, settings)?;
             let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-            let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
-            let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
+            let drawing = commands::draw::draw_recovery(&r, leader_dir, a.partition.as_deref())?;
             let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
-            recovery_picture(text, &r, &names, &leader_records, a.explain, settings)?;
+            recovery_picture(text, &r, &names, &drawing, a.explain, settings)?;
             report::catch_up_text(text, &r, settings)?;
         }
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
@@ -469,7 +468,7 @@ pub fn recovery_picture(
     out: &mut dyn Write,
     r: &replica_lab::commands::recover::FollowerRecoverReport,
     (leader, follower): &(String, String),
-    leader_records: &[replica_lab::commands::draw::DrawnRecord],
+    drawing: &replica_lab::commands::draw::RecoveryDrawing,
     explain: bool,
     settings: &Settings,
 ) -> Result<()> {
@@ -479,7 +478,7 @@ pub fn recovery_picture(
         settings.palette().dim(&format!("{follower} before and after the cut, against the leader {leader}:"))
     )
     .at("<stdout>", "write")?;
-    picture::write_text(out, &Picture::of_recovery(r, leader, follower, Some(leader_records)), settings)?;
+    picture::write_text(out, &Picture::of_recovery(r, leader, follower, drawing), settings)?;
     if explain {
         writeln!(out).at("<stdout>", "write")?;
         replica_lab::output::explain::write_text(out, &r.explanation(), settings)?;

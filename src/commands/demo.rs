@@ -4,7 +4,7 @@
 //! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
 
 use super::append::{AppendReport, AppendRequest, Values};
-use super::draw::{self, DrawReport, DrawnRecord};
+use super::draw::{self, DrawReport};
 use super::elect::{ElectReport, ElectRequest};
 use super::fetch::{FetchReport, FetchRequest};
 use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
@@ -237,7 +237,7 @@ pub enum DemoEvent<'a> {
     Fetched(&'a str, &'a FetchReport),
     Crashed(&'a crate::crash::CrashReport),
     /// A recovery, with the leader's records over the picture's window.
-    Recovered(&'a FollowerRecoverReport, &'a [DrawnRecord]),
+    Recovered(&'a FollowerRecoverReport, &'a draw::RecoveryDrawing),
     Created(&'a str),
     /// Every replica after a step: the `offset:(epoch,value)` view and the picture's data.
     State(&'a [ReplicaState], &'a DrawReport),
@@ -678,9 +678,8 @@ fn run_once(
                     let held = state_of(root, leader)?.map(|s| s.entries).unwrap_or_default();
                     sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
-                let (from, end) = draw::recovery_window(&report, draw::RECOVERY_CELLS);
-                let leader_records = draw::records_in(&path(leader), None, from, end)?;
-                sink(DemoEvent::Recovered(&report, &leader_records))?;
+                let drawing = draw::draw_recovery(&report, &path(leader), None)?;
+                sink(DemoEvent::Recovered(&report, &drawing))?;
             }
         }
         let now = states(root)?;

@@ -120,6 +120,26 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
 /// Offsets a recovery's picture covers at most (the terminal shows as many as fit).
 pub const RECOVERY_CELLS: i64 = 24;
 
+/// What a recovery's picture shows, chosen here once (as [`DrawReport`] carries `draw`'s
+/// window): offsets `from <= offset < end`, the offset it is about, and the leader's records
+/// over the window. Renderers draw it as it is; they never choose a window of their own.
+#[derive(Debug, Clone)]
+pub struct RecoveryDrawing {
+    pub from: i64,
+    pub end: i64,
+    /// The first divergent offset, else the cut.
+    pub focus: i64,
+    pub leader_records: Vec<DrawnRecord>,
+}
+
+/// Choose a recovery's window ([`recovery_window`] with [`RECOVERY_CELLS`]) and read the
+/// leader's records over it from `leader_dir`.
+pub fn draw_recovery(r: &FollowerRecoverReport, leader_dir: &Path, partition: Option<&str>) -> Result<RecoveryDrawing> {
+    let (from, end) = recovery_window(r, RECOVERY_CELLS);
+    let leader_records = records_in(leader_dir, partition, from, end)?;
+    Ok(RecoveryDrawing { from, end, focus: r.first_divergent_offset.unwrap_or(r.cut_offset), leader_records })
+}
+
 /// The window of offsets a recovery's picture covers: from the report's first row (or the cut)
 /// to the follower's LEO, and on along the leader's log when it is longer, up to `cells`
 /// offsets in all.

@@ -299,13 +299,12 @@ fn run_command(command: Command) -> Result<Ran> {
             RecoverReport::Follower(r) => {
                 report::follower_text(&mut out, &r, &s)?;
                 let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-                let (from, end) = commands::draw::recovery_window(&r, commands::draw::RECOVERY_CELLS);
-                let leader_records = commands::draw::records_in(leader_dir, None, from, end)?;
+                let drawing = commands::draw::draw_recovery(&r, leader_dir, None)?;
                 let pic = Picture::of_recovery(
                     &r,
                     &commands::draw::short_name(leader_dir),
                     &commands::draw::short_name(&a.dir),
-                    Some(&leader_records),
+                    &drawing,
                 );
                 recovery = Some(svg::render(&pic, false));
                 code.push(r.explanation());
