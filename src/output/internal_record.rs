@@ -12,7 +12,7 @@ use crate::commands::dump::InternalRecord;
 use crate::format::coordinator::{CoordinatorRead, CoordinatorRecord};
 use crate::format::metadata::MetadataRecord;
 use crate::format::schema::{Field, Value};
-use crate::output::dump_log::java_utf8;
+use crate::output::java_utf8::java_utf8;
 use serde::Serialize;
 use std::fmt::Write as _;
 

@@ -22,6 +22,7 @@ pub mod fit;
 pub mod history;
 pub mod history_picture;
 pub mod internal_record;
+pub mod java_utf8;
 pub mod json;
 pub mod palette;
 pub mod picture;
