@@ -395,10 +395,9 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
             // The leader's records in the picture's window, read again: the report holds the
             // follower's.
             let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-            let (from, end) = commands::recover::recovery_window(&r, commands::recover::RECOVERY_CELLS);
-            let leader_records = commands::draw::records_in(leader_dir, a.partition.as_deref(), from, end)?;
+            let drawing = commands::draw::draw_recovery(&r, leader_dir, a.partition.as_deref())?;
             let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
-            let pic = Picture::of_recovery(&r, &names.0, &names.1, Some(&leader_records));
+            let pic = Picture::of_recovery(&r, &names.0, &names.1, &drawing);
             front.recovery_picture(text, &r, &pic, &names, a.explain, settings)?;
             if front.shows_code() {
                 front.code(r.explanation());

@@ -4,10 +4,10 @@
 //! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
 
 use super::append::{AppendReport, AppendRequest, Values};
-use super::draw::{self, DrawReport, DrawnRecord};
+use super::draw::{self, DrawReport};
 use super::elect::{ElectReport, ElectRequest, EpochEntryMode};
 use super::fetch::{FetchReport, FetchRequest};
-use super::recover::{self, FollowerRecoverReport, RecoverReport, RecoverRequest};
+use super::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
 use crate::error::{Error, Result};
 use crate::replica::{Replica, ReplicaRole};
 use crate::replication::diff::{diff_logs, RecordCursor};
@@ -328,7 +328,7 @@ pub enum DemoEvent<'a> {
     Fetched(&'a str, &'a FetchReport),
     Crashed(&'a crate::crash::CrashReport),
     /// A recovery, with the leader's records over the picture's window.
-    Recovered(&'a FollowerRecoverReport, &'a [DrawnRecord]),
+    Recovered(&'a FollowerRecoverReport, &'a draw::RecoveryDrawing),
     /// `klog txn` on the named replica.
     Txn(&'a str, &'a super::txn::TxnReport),
     /// The admin abort the next marker carries out (`kafka-transactions.sh abort`).
@@ -810,9 +810,8 @@ fn run_once(
                     let held = state_of(root, leader, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
                     sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
-                let (from, end) = recover::recovery_window(&report, recover::RECOVERY_CELLS);
-                let leader_records = draw::records_in(&path(leader), None, from, end)?;
-                sink(DemoEvent::Recovered(&report, &leader_records))?;
+                let drawing = draw::draw_recovery(&report, &path(leader), None)?;
+                sink(DemoEvent::Recovered(&report, &drawing))?;
             }
             Step::TxnAppend { replica, values, producer_id, producer_epoch, timestamp } => {
                 sink(DemoEvent::Command(format!(

@@ -5,6 +5,7 @@
 //! lowest HW — so a long log never becomes thousands of cells. Laying out and drawing the
 //! picture is `output::picture`'s job.
 
+use super::recover::{recovery_window, FollowerRecoverReport, RECOVERY_CELLS};
 use crate::error::{Error, Result};
 use crate::replica::{Replica, ReplicaRole};
 use crate::replication::diff::{OwnedRecord, RecordCursor};
@@ -114,6 +115,26 @@ pub fn draw_replica(name: String, r: &Replica, from: i64, end: i64) -> Result<Dr
         records,
         epochs: r.log().epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect(),
     })
+}
+
+/// What a recovery's picture shows, chosen here once (as [`DrawReport`] carries `draw`'s
+/// window): offsets `from <= offset < end`, the offset it is about, and the leader's records
+/// over the window. Renderers draw it as it is; they never choose a window of their own.
+#[derive(Debug, Clone)]
+pub struct RecoveryDrawing {
+    pub from: i64,
+    pub end: i64,
+    /// The first divergent offset, else the cut.
+    pub focus: i64,
+    pub leader_records: Vec<DrawnRecord>,
+}
+
+/// Choose a recovery's window ([`recovery_window`] with [`RECOVERY_CELLS`]) and read the
+/// leader's records over it from `leader_dir`.
+pub fn draw_recovery(r: &FollowerRecoverReport, leader_dir: &Path, partition: Option<&str>) -> Result<RecoveryDrawing> {
+    let (from, end) = recovery_window(r, RECOVERY_CELLS);
+    let leader_records = records_in(leader_dir, partition, from, end)?;
+    Ok(RecoveryDrawing { from, end, focus: r.first_divergent_offset.unwrap_or(r.cut_offset), leader_records })
 }
 
 /// The records of `dir` in `[from, end)`, read only (for the leader's row of a recovery's

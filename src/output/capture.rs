@@ -187,7 +187,7 @@ impl Capture {
             DemoEvent::Recovered(r, leader_records) => {
                 let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                let pic = Picture::of_recovery(r, &l, &f, leader_records);
                 self.alert(&pic);
                 let svg = render(&pic, false);
                 let panel = explain::write_html(&r.explanation());

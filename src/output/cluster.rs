@@ -4,23 +4,18 @@
 //! lacks, and with no clean leader klog's advice and Kafka's choice with what each loses);
 //! JSON as one object per line.
 
-use super::json::{finding_json, line};
+use super::json::{finding_wire, line, FindingWire};
 use super::palette::Tone;
 use super::table::{right, Col, Grid};
 use super::{text as plain, Settings};
 use crate::commands::cluster::{
     AckedMissing, Candidate, ClusterCommand, ClusterView, LeaderSource, OffsetRange, PartitionView, ReplicaLine,
 };
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use comfy_table::Cell;
-use serde_json::{json, Value};
+use serde::Serialize;
+use std::borrow::Cow;
 use std::io::Write;
-
-macro_rules! out {
-    ($out:expr, $($arg:tt)*) => {
-        writeln!($out, $($arg)*).at("<stdout>", "write")
-    };
-}
 
 /// `broker 2` (or the dir) of a replica of `p`.
 fn who(v: &ClusterView, p: &PartitionView, replica: usize) -> String {
@@ -346,183 +341,374 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
     out!(out, "\n{} partition(s) over {} brokers: {verdict}", v.partitions.len(), v.brokers.len())
 }
 
-fn range_json(r: &OffsetRange) -> Value {
-    json!({"first_offset": r.first_offset, "last_offset": r.last_offset, "records": r.record_count})
+#[derive(Serialize)]
+struct RangeWire {
+    first_offset: i64,
+    last_offset: i64,
+    records: u64,
 }
 
-fn missing_json(v: &ClusterView, p: &PartitionView, m: &AckedMissing) -> Value {
+fn range_wire(r: &OffsetRange) -> RangeWire {
+    RangeWire { first_offset: r.first_offset, last_offset: r.last_offset, records: r.record_count }
+}
+
+/// Acknowledged records a replica holds and the leader lacks.
+#[derive(Serialize)]
+struct MissingWire<'a> {
+    high_watermark: i64,
+    holder_dir: &'a str,
+    holder_node_id: Option<i32>,
+    ranges: Vec<RangeWire>,
+    records: u64,
+}
+
+fn missing_wire<'a>(v: &'a ClusterView, p: &'a PartitionView, m: &'a AckedMissing) -> MissingWire<'a> {
     let r = &p.replicas[m.holder];
-    json!({
-        "holder_node_id": r.node_id,
-        "holder_dir": v.brokers[r.broker].dir,
-        "high_watermark": m.high_watermark,
-        "records": m.record_count(),
-        "ranges": m.ranges.iter().map(range_json).collect::<Vec<_>>(),
-    })
+    MissingWire {
+        high_watermark: m.high_watermark,
+        holder_dir: &v.brokers[r.broker].dir,
+        holder_node_id: r.node_id,
+        ranges: m.ranges.iter().map(range_wire).collect(),
+        records: m.record_count(),
+    }
 }
 
-fn candidate_json(v: &ClusterView, p: &PartitionView, c: &Candidate) -> Value {
+#[derive(Serialize)]
+struct CandidateWire<'a> {
+    dir: &'a str,
+    loses: Vec<MissingWire<'a>>,
+    loses_records: u64,
+    node_id: Option<i32>,
+    why: &'a str,
+}
+
+fn candidate_wire<'a>(v: &'a ClusterView, p: &'a PartitionView, c: &'a Candidate) -> CandidateWire<'a> {
     let r = &p.replicas[c.replica];
-    json!({
-        "node_id": r.node_id,
-        "dir": v.brokers[r.broker].dir,
-        "why": c.why,
-        "loses_records": c.loses.iter().map(AckedMissing::record_count).sum::<u64>(),
-        "loses": c.loses.iter().map(|m| missing_json(v, p, m)).collect::<Vec<_>>(),
-    })
+    CandidateWire {
+        dir: &v.brokers[r.broker].dir,
+        loses: c.loses.iter().map(|m| missing_wire(v, p, m)).collect(),
+        loses_records: c.loses.iter().map(AckedMissing::record_count).sum::<u64>(),
+        node_id: r.node_id,
+        why: &c.why,
+    }
+}
+
+#[derive(Serialize)]
+struct ElectedWire<'a> {
+    how: &'a str,
+    leader_epoch: i32,
+    metadata_offset: Option<i64>,
+    node_id: i32,
+    snapshot_end_offset: Option<i64>,
+    unclean: bool,
 }
 
 /// Kafka's choice in one object, wherever the view found it: `node_id` (null: none, the partition
 /// stays offline), `why`, and `elected` when the metadata already records the election (its
 /// offset, leader epoch, whether it was unclean). Null when no election is in question.
-fn kafka_choice_json(v: &ClusterView, p: &PartitionView) -> Value {
-    let elected = p.elected.as_ref().map(|e| {
-        json!({
-            "node_id": e.node_id,
-            "leader_epoch": e.leader_epoch,
-            "metadata_offset": e.offset,
-            "snapshot_end_offset": e.snapshot_end_offset,
-            "how": e.how,
-            "unclean": e.unclean,
-        })
+#[derive(Serialize)]
+struct KafkaChoiceWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dir: Option<&'a str>,
+    elected: Option<ElectedWire<'a>>,
+    node_id: Option<i32>,
+    why: Option<Cow<'a, str>>,
+}
+
+fn kafka_choice_wire<'a>(v: &'a ClusterView, p: &'a PartitionView) -> Option<KafkaChoiceWire<'a>> {
+    let elected = p.elected.as_ref().map(|e| ElectedWire {
+        how: &e.how,
+        leader_epoch: e.leader_epoch,
+        metadata_offset: e.offset,
+        node_id: e.node_id,
+        snapshot_end_offset: e.snapshot_end_offset,
+        unclean: e.unclean,
     });
     let (k, none) = match &p.no_clean_leader {
         Some(n) => (n.kafka.as_ref(), n.kafka_none.as_deref()),
         None => (p.kafka_would_elect.as_ref(), p.kafka_none.as_deref()),
     };
-    match (k, none, &elected) {
-        (Some(k), _, _) => json!({
-            "node_id": p.replicas[k.replica].node_id,
-            "dir": v.brokers[p.replicas[k.replica].broker].dir,
-            "why": k.why,
-            "elected": elected,
+    match (k, none, &p.elected) {
+        (Some(k), _, _) => Some(KafkaChoiceWire {
+            dir: Some(&v.brokers[p.replicas[k.replica].broker].dir),
+            elected,
+            node_id: p.replicas[k.replica].node_id,
+            why: Some(Cow::Borrowed(&k.why)),
         }),
-        (None, Some(why), _) => json!({"node_id": null, "why": why, "elected": elected}),
-        (None, None, Some(_)) => json!({
-            "node_id": p.elected.as_ref().map(|e| e.node_id),
-            "why": p.elected.as_ref().map(|e| format!("already elected at {}: {}", e.at(), e.how)),
-            "elected": elected,
+        (None, Some(why), _) => {
+            Some(KafkaChoiceWire { dir: None, elected, node_id: None, why: Some(Cow::Borrowed(why)) })
+        }
+        (None, None, Some(e)) => Some(KafkaChoiceWire {
+            dir: None,
+            elected,
+            node_id: Some(e.node_id),
+            why: Some(Cow::Owned(format!("already elected at {}: {}", e.at(), e.how))),
         }),
-        (None, None, None) => Value::Null,
+        (None, None, None) => None,
     }
 }
 
-fn partition_json(v: &ClusterView, p: &PartitionView) -> Value {
+/// Where the partition's leader comes from: `metadata`, `klog_state` or `assumed`.
+#[derive(Serialize)]
+struct LeaderSourceWire {
+    from: &'static str,
+    /// `null` when klog's state names no running leader; absent for other sources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader_epoch: Option<Option<i32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata_offset: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_end_offset: Option<Option<i64>>,
+}
+
+#[derive(Serialize)]
+struct LeaderLacksWire {
+    first_offset: i64,
+    last_offset: i64,
+}
+
+/// A restart's forecast for one replica, or why there is none.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum RestartWire<'a> {
+    Planned { acked_lost: u64, cut_offset: i64, truncated: u64 },
+    Refused { error: &'a str },
+}
+
+#[derive(Serialize)]
+struct ReplicaWire<'a> {
+    dir: &'a str,
+    /// Only in `check`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    findings: Option<Vec<FindingWire<'a>>>,
+    first_divergent_offset: Option<i64>,
+    high_watermark: Option<i64>,
+    latest_leader_epoch: Option<i32>,
+    leader: bool,
+    leader_lacks: Option<LeaderLacksWire>,
+    log_end_offset: i64,
+    log_start_offset: i64,
+    node_id: Option<i32>,
+    /// Only in `recover`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    restart: Option<RestartWire<'a>>,
+}
+
+#[derive(Serialize)]
+struct RegistrationWire<'a> {
+    elr: &'a [i32],
+    isr: &'a [i32],
+    last_known_elr: &'a [i32],
+    leader: i32,
+    leader_epoch: i32,
+    leader_recovery_state: i8,
+    partition_epoch: i32,
+    replicas: &'a [i32],
+}
+
+#[derive(Serialize)]
+struct NoCleanLeaderWire<'a> {
+    advice: CandidateWire<'a>,
+    kafka: Option<CandidateWire<'a>>,
+    kafka_none: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct DirNodeWire<'a> {
+    dir: &'a str,
+    node_id: Option<i32>,
+}
+
+#[derive(Serialize)]
+struct DirErrorWire<'a> {
+    dir: &'a str,
+    error: &'a str,
+}
+
+#[derive(Serialize)]
+struct PartitionWire<'a> {
+    acked_missing_from_leader: Vec<MissingWire<'a>>,
+    clean_replicas: Vec<DirNodeWire<'a>>,
+    kafka_choice: Option<KafkaChoiceWire<'a>>,
+    kafka_none: Option<&'a str>,
+    kafka_would_elect: Option<CandidateWire<'a>>,
+    leader_dir: Option<&'a str>,
+    leader_node_id: Option<i32>,
+    leader_source: LeaderSourceWire,
+    metadata: Option<RegistrationWire<'a>>,
+    needs_attention: bool,
+    no_clean_leader: Option<NoCleanLeaderWire<'a>>,
+    not_one_cluster: bool,
+    notes: &'a [String],
+    partition: &'a str,
+    replicas: Vec<ReplicaWire<'a>>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    unreadable: Vec<DirErrorWire<'a>>,
+}
+
+fn partition_wire<'a>(v: &'a ClusterView, p: &'a PartitionView) -> PartitionWire<'a> {
     let leader = p.leader.map(|l| &p.replicas[l]);
-    let source = match &p.leader_source {
-        LeaderSource::Metadata { offset, snapshot_end_offset } => json!({
-            "from": "metadata",
-            "metadata_offset": offset,
-            "snapshot_end_offset": snapshot_end_offset,
-        }),
-        LeaderSource::KlogState { leader_epoch } => json!({"from": "klog_state", "leader_epoch": leader_epoch}),
-        LeaderSource::Assumed => {
-            json!({"from": "assumed", "rule": "highest latest leader epoch, then largest log end"})
+    let no_source =
+        LeaderSourceWire { from: "", leader_epoch: None, metadata_offset: None, rule: None, snapshot_end_offset: None };
+    let leader_source = match &p.leader_source {
+        LeaderSource::Metadata { offset, snapshot_end_offset } => LeaderSourceWire {
+            from: "metadata",
+            metadata_offset: Some(*offset),
+            snapshot_end_offset: Some(*snapshot_end_offset),
+            ..no_source
+        },
+        LeaderSource::KlogState { leader_epoch } => {
+            LeaderSourceWire { from: "klog_state", leader_epoch: Some(*leader_epoch), ..no_source }
         }
+        LeaderSource::Assumed => LeaderSourceWire {
+            from: "assumed",
+            rule: Some("highest latest leader epoch, then largest log end"),
+            ..no_source
+        },
     };
-    let replicas: Vec<Value> = p
+    let replicas = p
         .replicas
         .iter()
         .enumerate()
-        .map(|(i, r)| {
-            let mut o = json!({
-                "node_id": r.node_id,
-                "dir": v.brokers[r.broker].dir,
-                "leader": p.leader == Some(i),
-                "log_start_offset": r.log_start_offset,
-                "log_end_offset": r.log_end_offset,
-                "high_watermark": r.high_watermark,
-                "latest_leader_epoch": r.latest_leader_epoch,
-                "first_divergent_offset": r.first_divergent_offset,
-                "leader_lacks": r.leader_lacks.map(|(first, last)| json!({"first_offset": first, "last_offset": last})),
-            });
-            if v.command == ClusterCommand::Check {
-                o["findings"] = r.findings.iter().map(finding_json).collect();
-            }
-            if let Some(restart) = &r.restart {
-                o["restart"] = match restart {
-                    Ok(x) => json!({
-                        "cut_offset": x.cut_offset,
-                        "truncated": x.truncated_count,
-                        "acked_lost": x.acked_lost_count,
-                    }),
-                    Err(why) => json!({"error": why}),
-                };
-            }
-            o
+        .map(|(i, r)| ReplicaWire {
+            dir: &v.brokers[r.broker].dir,
+            findings: (v.command == ClusterCommand::Check).then(|| r.findings.iter().map(finding_wire).collect()),
+            first_divergent_offset: r.first_divergent_offset,
+            high_watermark: r.high_watermark,
+            latest_leader_epoch: r.latest_leader_epoch,
+            leader: p.leader == Some(i),
+            leader_lacks: r
+                .leader_lacks
+                .map(|(first_offset, last_offset)| LeaderLacksWire { first_offset, last_offset }),
+            log_end_offset: r.log_end_offset,
+            log_start_offset: r.log_start_offset,
+            node_id: r.node_id,
+            restart: r.restart.as_ref().map(|restart| match restart {
+                Ok(x) => RestartWire::Planned {
+                    acked_lost: x.acked_lost_count,
+                    cut_offset: x.cut_offset,
+                    truncated: x.truncated_count,
+                },
+                Err(why) => RestartWire::Refused { error: why },
+            }),
         })
         .collect();
-    json!({
-        "type": "cluster_partition",
-        "partition": p.partition,
-        "needs_attention": p.needs_attention(),
-        "not_one_cluster": p.not_one_cluster,
-        "leader_node_id": leader.and_then(|l| l.node_id),
-        "leader_dir": leader.map(|l| &v.brokers[l.broker].dir),
-        "leader_source": source,
-        "metadata": p.registration.as_ref().map(|r| json!({
-            "leader": r.leader,
-            "leader_epoch": r.leader_epoch,
-            "partition_epoch": r.partition_epoch,
-            "replicas": r.replicas,
-            "isr": r.isr,
-            "elr": r.elr,
-            "last_known_elr": r.last_known_elr,
-            "leader_recovery_state": r.leader_recovery_state,
-        })),
-        "replicas": replicas,
-        "acked_missing_from_leader": p.acked_missing.iter().map(|m| missing_json(v, p, m)).collect::<Vec<_>>(),
-        "no_clean_leader": p.no_clean_leader.as_ref().map(|n| json!({
-            "advice": candidate_json(v, p, &n.advice),
-            "kafka": n.kafka.as_ref().map(|k| candidate_json(v, p, k)),
-            "kafka_none": n.kafka_none,
-        })),
-        "kafka_would_elect": p.kafka_would_elect.as_ref().map(|k| candidate_json(v, p, k)),
-        "kafka_none": p.kafka_none,
-        "kafka_choice": kafka_choice_json(v, p),
-        "clean_replicas": p.clean_replicas.iter().map(|&i| json!({
-            "node_id": p.replicas[i].node_id,
-            "dir": v.brokers[p.replicas[i].broker].dir,
-        })).collect::<Vec<_>>(),
-        "unreadable": p.unreadable.iter().map(|(b, why)| json!({"dir": v.brokers[*b].dir, "error": why})).collect::<Vec<_>>(),
-        "notes": p.notes,
-    })
+    PartitionWire {
+        acked_missing_from_leader: p.acked_missing.iter().map(|m| missing_wire(v, p, m)).collect(),
+        clean_replicas: p
+            .clean_replicas
+            .iter()
+            .map(|&i| DirNodeWire { dir: &v.brokers[p.replicas[i].broker].dir, node_id: p.replicas[i].node_id })
+            .collect(),
+        kafka_choice: kafka_choice_wire(v, p),
+        kafka_none: p.kafka_none.as_deref(),
+        kafka_would_elect: p.kafka_would_elect.as_ref().map(|k| candidate_wire(v, p, k)),
+        leader_dir: leader.map(|l| v.brokers[l.broker].dir.as_str()),
+        leader_node_id: leader.and_then(|l| l.node_id),
+        leader_source,
+        metadata: p.registration.as_ref().map(|r| RegistrationWire {
+            elr: &r.elr,
+            isr: &r.isr,
+            last_known_elr: &r.last_known_elr,
+            leader: r.leader,
+            leader_epoch: r.leader_epoch,
+            leader_recovery_state: r.leader_recovery_state,
+            partition_epoch: r.partition_epoch,
+            replicas: &r.replicas,
+        }),
+        needs_attention: p.needs_attention(),
+        no_clean_leader: p.no_clean_leader.as_ref().map(|n| NoCleanLeaderWire {
+            advice: candidate_wire(v, p, &n.advice),
+            kafka: n.kafka.as_ref().map(|k| candidate_wire(v, p, k)),
+            kafka_none: n.kafka_none.as_deref(),
+        }),
+        not_one_cluster: p.not_one_cluster,
+        notes: &p.notes,
+        partition: &p.partition,
+        replicas,
+        kind: "cluster_partition",
+        unreadable: p.unreadable.iter().map(|(b, why)| DirErrorWire { dir: &v.brokers[*b].dir, error: why }).collect(),
+    }
+}
+
+#[derive(Serialize)]
+struct BrokerWire<'a> {
+    cluster_id: Option<&'a str>,
+    dir: &'a str,
+    node_id: Option<i32>,
+    partitions: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct WarningWire<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    what: &'a str,
+}
+
+#[derive(Serialize)]
+struct PartitionErrorWire<'a> {
+    error: &'a str,
+    partition: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct SummaryWire<'a> {
+    brokers: usize,
+    command: &'static str,
+    leaders_from: &'static str,
+    metadata_dir: Option<&'a str>,
+    metadata_log_end_offset: Option<i64>,
+    one_cluster: bool,
+    partitions: usize,
+    partitions_needing_attention: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 pub fn json(out: &mut dyn Write, v: &ClusterView) -> Result<()> {
     for b in &v.brokers {
         line(
             out,
-            &json!({
-                "type": "broker",
-                "dir": b.dir,
-                "node_id": b.node_id,
-                "cluster_id": b.cluster_id,
-                "partitions": b.partition_count,
-            }),
+            &BrokerWire {
+                cluster_id: b.cluster_id.as_deref(),
+                dir: &b.dir,
+                node_id: b.node_id,
+                partitions: b.partition_count,
+                kind: "broker",
+            },
         )?;
     }
     for w in &v.warnings {
-        line(out, &json!({"type": "warning", "what": w}))?;
+        line(out, &WarningWire { kind: "warning", what: w })?;
     }
     for part in &v.partitions {
         match &part.outcome {
-            Ok(p) => line(out, &partition_json(v, p))?,
-            Err(why) => line(out, &json!({"type": "cluster_partition", "partition": part.partition, "error": why}))?,
+            Ok(p) => line(out, &partition_wire(v, p))?,
+            Err(why) => {
+                line(out, &PartitionErrorWire { error: why, partition: &part.partition, kind: "cluster_partition" })?
+            }
         }
     }
     line(
         out,
-        &json!({
-            "type": "summary",
-            "command": v.command.name(),
-            "brokers": v.brokers.len(),
-            "one_cluster": v.one_cluster(),
-            "leaders_from": v.metadata.as_ref().map_or("assumed", |_| "metadata"),
-            "metadata_dir": v.metadata.as_ref().map(|m| &m.dir),
-            "metadata_log_end_offset": v.metadata.as_ref().map(|m| m.log_end_offset),
-            "partitions": v.partitions.len(),
-            "partitions_needing_attention": v.attention_count(),
-        }),
+        &SummaryWire {
+            brokers: v.brokers.len(),
+            command: v.command.name(),
+            leaders_from: v.metadata.as_ref().map_or("assumed", |_| "metadata"),
+            metadata_dir: v.metadata.as_ref().map(|m| m.dir.as_str()),
+            metadata_log_end_offset: v.metadata.as_ref().map(|m| m.log_end_offset),
+            one_cluster: v.one_cluster(),
+            partitions: v.partitions.len(),
+            partitions_needing_attention: v.attention_count(),
+            kind: "summary",
+        },
     )
 }

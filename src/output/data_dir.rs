@@ -2,22 +2,16 @@
 //! partition of a broker's log dir): one table row per partition, then what needs a closer
 //! look, then totals; JSON as one object per partition and one summary object.
 
-use super::json::{finding_json, line};
+use super::json::{finding_wire, line, FindingWire, NoteWire};
 use super::palette::Tone;
 use super::table::{right, right_in, Col, Grid};
 use super::{report, text, Settings};
 use crate::commands::data_dir::{DataDirCheck, DataDirDiff, RestartPlan};
 use crate::commands::recover::{Advice, DataDirRecovery, LeaderEpochSource, LoadedKind, StartRefusal};
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use comfy_table::Cell;
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
-
-macro_rules! out {
-    ($out:expr, $($arg:tt)*) => {
-        writeln!($out, $($arg)*).at("<stdout>", "write")
-    };
-}
 
 /// A row for a partition without an answer: its name, `-` in each number column, and why.
 fn absent_row(partition: &str, numbers: usize, why: Cell) -> Vec<Cell> {
@@ -96,42 +90,90 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     )
 }
 
+#[derive(Serialize)]
+struct PartitionCheckWire<'a> {
+    batches: u64,
+    bytes: u64,
+    clean: bool,
+    findings: Vec<FindingWire<'a>>,
+    high_watermark: Option<i64>,
+    log_end_offset: i64,
+    notes: &'a [String],
+    partition: &'a str,
+    records: u64,
+    segments: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A partition that could not be read: `{"partition": ..., "error": ...}` under its document's type.
+#[derive(Serialize)]
+struct PartitionErrorWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clean: Option<bool>,
+    error: &'a str,
+    partition: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct CheckSummaryWire<'a> {
+    clean: bool,
+    dir: &'a str,
+    dir_findings: usize,
+    partitions: usize,
+    partitions_with_findings: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
 pub fn check_json(out: &mut dyn Write, r: &DataDirCheck) -> Result<()> {
     for f in &r.dir_findings {
-        line(out, &finding_json(f))?;
+        line(out, &finding_wire(f))?;
     }
     for part in &r.partitions {
-        let v = match &part.outcome {
-            Ok(c) => json!({
-                "type": "partition_check",
-                "partition": part.partition,
-                "clean": c.is_clean(),
-                "log_end_offset": c.summary.log_end_offset,
-                "high_watermark": c.summary.high_watermark,
-                "segments": c.verification.segment_count,
-                "batches": c.verification.batch_count,
-                "records": c.verification.record_count,
-                "bytes": c.verification.bytes_checked,
-                "findings": c.verification.findings.iter().map(finding_json).collect::<Vec<_>>(),
-                "notes": c.verification.notes,
-            }),
-            Err(why) => json!({"type": "partition_check", "partition": part.partition, "clean": false, "error": why}),
-        };
-        line(out, &v)?;
+        match &part.outcome {
+            Ok(c) => line(
+                out,
+                &PartitionCheckWire {
+                    batches: c.verification.batch_count,
+                    bytes: c.verification.bytes_checked,
+                    clean: c.is_clean(),
+                    findings: c.verification.findings.iter().map(finding_wire).collect(),
+                    high_watermark: c.summary.high_watermark,
+                    log_end_offset: c.summary.log_end_offset,
+                    notes: &c.verification.notes,
+                    partition: &part.partition,
+                    records: c.verification.record_count,
+                    segments: c.verification.segment_count,
+                    kind: "partition_check",
+                },
+            )?,
+            Err(why) => line(
+                out,
+                &PartitionErrorWire {
+                    clean: Some(false),
+                    error: why,
+                    partition: &part.partition,
+                    kind: "partition_check",
+                },
+            )?,
+        }
     }
     for n in &r.notes {
-        line(out, &json!({"type": "note", "what": n}))?;
+        line(out, &NoteWire::new(n))?;
     }
     line(
         out,
-        &json!({
-            "type": "summary",
-            "dir": r.dir,
-            "clean": r.is_clean(),
-            "partitions": r.partitions.len(),
-            "partitions_with_findings": r.totals().partitions_with_findings,
-            "dir_findings": r.dir_findings.len(),
-        }),
+        &CheckSummaryWire {
+            clean: r.is_clean(),
+            dir: &r.dir,
+            dir_findings: r.dir_findings.len(),
+            partitions: r.partitions.len(),
+            partitions_with_findings: r.totals().partitions_with_findings,
+            kind: "summary",
+        },
     )
 }
 
@@ -240,35 +282,72 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     )
 }
 
+#[derive(Serialize)]
+struct RefusedWire<'a> {
+    partition: &'a str,
+    refused: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct MetadataLogWire<'a> {
+    dir: &'a str,
+    log_end_offset: i64,
+}
+
+#[derive(Serialize)]
+struct LeftOutWire<'a> {
+    partition: &'a str,
+    why: &'a str,
+}
+
+#[derive(Serialize)]
+struct PlanSummaryWire<'a> {
+    acked_lost: u64,
+    follower: &'a str,
+    kafka: String,
+    leader: &'a str,
+    left_out: Vec<LeftOutWire<'a>>,
+    metadata: Option<MetadataLogWire<'a>>,
+    mode: &'static str,
+    only_follower: Vec<&'a str>,
+    only_leader: Vec<&'a str>,
+    partitions: usize,
+    refused: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    warnings: &'a [String],
+}
+
 pub fn plan_json(out: &mut dyn Write, r: &RestartPlan) -> Result<()> {
     for part in &r.partitions {
-        let v = match &part.outcome {
+        match &part.outcome {
             Ok(f) => {
-                let mut v = report::follower_json_value(f);
-                v["partition"] = json!(part.partition);
-                v
+                let mut doc = report::recover_doc(f);
+                doc.partition = Some(&part.partition);
+                line(out, &doc)?
             }
-            Err(why) => json!({"type": "recover", "partition": part.partition, "refused": why}),
-        };
-        line(out, &v)?;
+            Err(why) => line(out, &RefusedWire { partition: &part.partition, refused: why, kind: "recover" })?,
+        }
     }
     line(
         out,
-        &json!({
-            "type": "summary",
-            "mode": r.rules.truncation.name(),
-            "kafka": r.rules.release.to_string(),
-            "leader": r.leader_dir,
-            "follower": r.follower_dir,
-            "metadata": r.metadata.as_ref().map(|(dir, end)| json!({"dir": dir, "log_end_offset": end})),
-            "partitions": r.partitions.len(),
-            "refused": r.refused_count(),
-            "acked_lost": r.acked_lost(),
-            "only_leader": r.only_on("leader"),
-            "only_follower": r.only_on("follower"),
-            "left_out": r.left_out.iter().map(|(n, why)| json!({"partition": n, "why": why})).collect::<Vec<_>>(),
-            "warnings": r.warnings,
-        }),
+        &PlanSummaryWire {
+            acked_lost: r.acked_lost(),
+            follower: &r.follower_dir,
+            kafka: r.rules.release.to_string(),
+            leader: &r.leader_dir,
+            left_out: r.left_out.iter().map(|(partition, why)| LeftOutWire { partition, why }).collect(),
+            metadata: r.metadata.as_ref().map(|(dir, end)| MetadataLogWire { dir, log_end_offset: *end }),
+            mode: r.rules.truncation.name(),
+            only_follower: r.only_on("follower"),
+            only_leader: r.only_on("leader"),
+            partitions: r.partitions.len(),
+            refused: r.refused_count(),
+            kind: "summary",
+            warnings: &r.warnings,
+        },
     )
 }
 
@@ -372,50 +451,120 @@ pub fn refusal_text(out: &mut dyn Write, r: &StartRefusal, settings: &Settings) 
     }
 }
 
+#[derive(Serialize)]
+struct AdviceWire<'a> {
+    remove: &'a str,
+    then_bytes_removed: u64,
+    then_logs_cut: usize,
+}
+
+#[derive(Serialize)]
+struct RefusalWire<'a> {
+    advice: Option<AdviceWire<'a>>,
+    dir: &'a str,
+    dry_run: bool,
+    error: String,
+    outcome: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct AdviceRecoveryWire<'a> {
+    kind: &'static str,
+    partition: &'a str,
+    recovery: report::RecoveryWire<'a>,
+    #[serde(rename = "type")]
+    doc: &'static str,
+}
+
 pub fn refusal_json(out: &mut dyn Write, r: &StartRefusal) -> Result<()> {
-    let advice = match &r.advice {
-        Some(Advice::RemoveCleanShutdownMarker { marker, then }) => json!({
-            "remove": marker,
-            "then_bytes_removed": then.bytes_removed(),
-            "then_logs_cut": then.logs_cut_count(),
-        }),
-        None => serde_json::Value::Null,
-    };
+    let advice = r.advice.as_ref().map(|Advice::RemoveCleanShutdownMarker { marker, then }| AdviceWire {
+        remove: marker,
+        then_bytes_removed: then.bytes_removed(),
+        then_logs_cut: then.logs_cut_count(),
+    });
     line(
         out,
-        &json!({"type": "refusal", "dir": r.dir, "outcome": "refused", "dry_run": true, "error": r.refusal.to_string(),
-                "advice": advice}),
+        &RefusalWire {
+            advice,
+            dir: &r.dir,
+            dry_run: true,
+            error: r.refusal.to_string(),
+            outcome: "refused",
+            kind: "refusal",
+        },
     )?;
     if let Some(Advice::RemoveCleanShutdownMarker { then, .. }) = &r.advice {
         for l in &then.logs {
             line(
                 out,
-                &json!({"type": "advice_recovery", "partition": l.dir_name, "kind": l.kind.name(),
-                        "recovery": report::recovery_json(&l.recovery)}),
+                &AdviceRecoveryWire {
+                    kind: l.kind.name(),
+                    partition: &l.dir_name,
+                    recovery: report::recovery_wire(&l.recovery),
+                    doc: "advice_recovery",
+                },
             )?;
         }
     }
     Ok(())
 }
 
+#[derive(Serialize)]
+struct ForecastLogWire<'a> {
+    acknowledged_missing: Option<report::FromTo>,
+    checkpointed_high_watermark: Option<i64>,
+    dry_run: bool,
+    kind: &'static str,
+    partition: &'a str,
+    recovery: report::RecoveryWire<'a>,
+    #[serde(rename = "type")]
+    doc: &'static str,
+    was_running: bool,
+}
+
+#[derive(Serialize)]
+struct ForecastSummaryWire<'a> {
+    bytes_cut: u64,
+    bytes_removed: u64,
+    dir: &'a str,
+    dry_run: bool,
+    notes: &'a [String],
+    outcome: &'static str,
+    partitions: usize,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
 pub fn forecast_json(out: &mut dyn Write, r: &DataDirRecovery) -> Result<()> {
     for l in &r.logs {
-        let v = json!({
-            "type": "local_recovery",
-            "partition": l.dir_name,
-            "kind": l.kind.name(),
-            "dry_run": r.dry_run,
-            "was_running": false,
-            "recovery": report::recovery_json(&l.recovery),
-            "checkpointed_high_watermark": l.checkpointed_high_watermark,
-            "acknowledged_missing": l.acknowledged_missing().map(|(end, hw)| json!({"from": end, "to": hw - 1})),
-        });
-        line(out, &v)?;
+        line(
+            out,
+            &ForecastLogWire {
+                acknowledged_missing: l.acknowledged_missing().map(|(from, hw)| report::FromTo { from, to: hw - 1 }),
+                checkpointed_high_watermark: l.checkpointed_high_watermark,
+                dry_run: r.dry_run,
+                kind: l.kind.name(),
+                partition: &l.dir_name,
+                recovery: report::recovery_wire(&l.recovery),
+                doc: "local_recovery",
+                was_running: false,
+            },
+        )?;
     }
     line(
         out,
-        &json!({"type": "summary", "dir": r.dir, "outcome": "loaded", "dry_run": r.dry_run, "partitions": r.logs.len(),
-                "bytes_cut": r.bytes_cut(), "bytes_removed": r.bytes_removed(), "notes": r.notes}),
+        &ForecastSummaryWire {
+            bytes_cut: r.bytes_cut(),
+            bytes_removed: r.bytes_removed(),
+            dir: &r.dir,
+            dry_run: r.dry_run,
+            notes: &r.notes,
+            outcome: "loaded",
+            partitions: r.logs.len(),
+            kind: "summary",
+        },
     )
 }
 
@@ -471,23 +620,43 @@ pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> R
     )
 }
 
+#[derive(Serialize)]
+struct OnlyInWire<'a> {
+    only_in: &'a str,
+    partition: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct DiffSummaryWire<'a> {
+    a: &'a str,
+    b: &'a str,
+    differs: bool,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    warnings: &'a [String],
+}
+
 pub fn diff_json(out: &mut dyn Write, r: &DataDirDiff) -> Result<()> {
     for part in &r.partitions {
-        let v = match &part.outcome {
+        match &part.outcome {
             Ok(d) => {
-                let mut v = report::diff_json_value(d);
-                v["type"] = json!("partition_diff");
-                v["a_log_end_offset"] = json!(d.a_log_end_offset);
-                v["b_log_end_offset"] = json!(d.b_log_end_offset);
-                v["partition"] = json!(part.partition);
-                v
+                let mut doc = report::diff_wire(d);
+                doc.a_log_end_offset = Some(d.a_log_end_offset);
+                doc.b_log_end_offset = Some(d.b_log_end_offset);
+                doc.partition = Some(&part.partition);
+                doc.kind = Some("partition_diff");
+                line(out, &doc)?
             }
-            Err(why) => json!({"type": "partition_diff", "partition": part.partition, "error": why}),
-        };
-        line(out, &v)?;
+            Err(why) => line(
+                out,
+                &PartitionErrorWire { clean: None, error: why, partition: &part.partition, kind: "partition_diff" },
+            )?,
+        }
     }
     for (name, side) in &r.one_side {
-        line(out, &json!({"type": "partition_diff", "partition": name, "only_in": side}))?;
+        line(out, &OnlyInWire { only_in: side, partition: name, kind: "partition_diff" })?;
     }
-    line(out, &json!({"type": "summary", "a": r.a, "b": r.b, "differs": r.differs(), "warnings": r.warnings}))
+    line(out, &DiffSummaryWire { a: &r.a, b: &r.b, differs: r.differs(), kind: "summary", warnings: &r.warnings })
 }

@@ -479,7 +479,7 @@ impl<'o> DemoPrinter<'o> {
                 self.code(&r.explanation())?;
                 if !self.plain {
                     let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                    let pic = Picture::of_recovery(r, &l, &f, Some(leader_records));
+                    let pic = Picture::of_recovery(r, &l, &f, leader_records);
                     let mut legend = std::mem::take(&mut self.legend_shown);
                     self.indented(|o| {
                         writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))

@@ -3,6 +3,7 @@
 //! narrated as `klog demo` narrates (each command, every replica's log after it), the `recover`
 //! that shows it, and where its script went; or the same as one JSON document.
 
+use super::json::{line, Shown};
 use super::palette::Tone;
 use super::table::{self, Col, Grid};
 use super::Settings;
@@ -11,7 +12,7 @@ use crate::error::{IoContext, Result};
 use crate::explore::model::Controller;
 use crate::replication::classify::RecordClass;
 use comfy_table::Cell;
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::io::Write;
 
 /// `offset:(epoch,value)` in the spec's notation.
@@ -231,82 +232,196 @@ fn counterexample(
     Ok(())
 }
 
-fn step_json(s: &NarratedStep) -> Value {
-    json!({
-        "command": s.command,
-        "then": s.then,
-        "replicas": s.replicas.iter().map(|r| json!({
-            "name": r.name.to_string(),
-            "role": r.role.name(),
-            "leader_epoch": r.leader_epoch,
-            "log_end_offset": r.log_end_offset,
-            "high_watermark": r.high_watermark,
-            "records": r.records.iter().map(|(o, e, v)| json!({"offset": o, "leader_epoch": e, "value": v})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    })
+#[derive(Serialize)]
+struct RecordWire<'a> {
+    leader_epoch: i32,
+    offset: i64,
+    value: &'a str,
 }
 
+#[derive(Serialize)]
+struct ReplicaWire<'a> {
+    high_watermark: i64,
+    leader_epoch: Option<i32>,
+    log_end_offset: i64,
+    name: String,
+    records: Vec<RecordWire<'a>>,
+    role: &'static str,
+}
+
+/// One step of a counterexample: the command, every replica's log after it, what followed.
+#[derive(Serialize)]
+struct StepWire<'a> {
+    command: &'a str,
+    replicas: Vec<ReplicaWire<'a>>,
+    then: &'a [String],
+}
+
+fn step_wire(s: &NarratedStep) -> StepWire<'_> {
+    StepWire {
+        command: &s.command,
+        replicas: s
+            .replicas
+            .iter()
+            .map(|r| ReplicaWire {
+                high_watermark: r.high_watermark,
+                leader_epoch: r.leader_epoch,
+                log_end_offset: r.log_end_offset,
+                name: r.name.to_string(),
+                records: r
+                    .records
+                    .iter()
+                    .map(|(offset, leader_epoch, value)| RecordWire {
+                        leader_epoch: *leader_epoch,
+                        offset: *offset,
+                        value,
+                    })
+                    .collect(),
+                role: r.role.name(),
+            })
+            .collect(),
+        then: &s.then,
+    }
+}
+
+#[derive(Serialize)]
+struct WitnessWire<'a> {
+    acked: bool,
+    class: &'static str,
+    command: &'a str,
+    extra_steps: Vec<StepWire<'a>>,
+    follower: String,
+    leader: String,
+    offset: i64,
+    value: &'a str,
+}
+
+#[derive(Serialize)]
+struct CounterexampleWire<'a> {
+    description: &'a str,
+    kind: &'static str,
+    length: usize,
+    power_loss: bool,
+    script: Option<&'a str>,
+    script_path: Option<Shown<'a>>,
+    steps: Vec<StepWire<'a>>,
+    witness: Option<WitnessWire<'a>>,
+}
+
+#[derive(Serialize)]
+struct KraftWire {
+    elr: bool,
+}
+
+/// Who elects: `"free"`, `"zookeeper"`, or `{"kraft": {"elr": true}}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ControllerWire {
+    Named(&'static str),
+    Kraft { kraft: KraftWire },
+}
+
+#[derive(Serialize)]
+struct RunWire<'a> {
+    capped: bool,
+    closed: bool,
+    controller: ControllerWire,
+    counterexample: Option<CounterexampleWire<'a>>,
+    depth: u32,
+    exhaustive: bool,
+    fencing: bool,
+    inter_broker_protocol: Option<&'static str>,
+    kafka: String,
+    max_depth: u32,
+    max_epochs: u8,
+    max_records: u8,
+    min_isr: u8,
+    mode: &'static str,
+    out_of_memory: bool,
+    power_loss: bool,
+    replicas: usize,
+    seconds: f64,
+    shortest: Option<u32>,
+    stale_hw: bool,
+    state_cap: u64,
+    states: u64,
+    states_per_second: f64,
+    transitions: u64,
+    unclean: bool,
+    violations: u64,
+}
+
+#[derive(Serialize)]
+struct ExploreWire<'a> {
+    runs: Vec<RunWire<'a>>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    violation_found: bool,
+}
+
+fn counterexample_wire(ce: &CounterexampleReport) -> CounterexampleWire<'_> {
+    CounterexampleWire {
+        description: &ce.description,
+        kind: ce.kind,
+        length: ce.steps.len(),
+        power_loss: ce.power_loss,
+        script: ce.script.as_deref(),
+        script_path: ce.script_path.as_deref().map(Shown),
+        steps: ce.steps.iter().map(step_wire).collect(),
+        witness: ce.witness.as_ref().map(|w| WitnessWire {
+            acked: w.acked,
+            class: w.class.name(),
+            command: &w.command,
+            extra_steps: w.extra_steps.iter().map(step_wire).collect(),
+            follower: w.follower.to_string(),
+            leader: w.leader.to_string(),
+            offset: w.offset,
+            value: &w.value,
+        }),
+    }
+}
+
+/// `explore --json`: one document with every run and each counterexample's steps and script.
 pub fn json(out: &mut dyn Write, report: &ExploreReport) -> Result<()> {
-    let runs: Vec<Value> = report
+    let runs = report
         .runs
         .iter()
         .map(|run| {
             let c = &run.config;
             let s = &run.stats;
-            let mut v = json!({
-                "mode": c.mode().name(),
-                "replicas": c.replicas,
-                "max_epochs": c.max_epochs,
-                "max_records": c.max_records,
-                "max_depth": c.max_depth,
-                "unclean": c.unclean,
-                "fencing": c.fencing,
-                "power_loss": c.power_loss,
-                "stale_hw": c.stale_hw,
-                "min_isr": c.min_isr,
-                "kafka": c.rules.release.to_string(),
-                "controller": match c.controller {
-                    Controller::Free => json!("free"),
-                    Controller::Kraft { elr } => json!({ "kraft": { "elr": elr } }),
-                    Controller::Zk => json!("zookeeper"),
+            RunWire {
+                capped: s.capped,
+                closed: s.closed,
+                controller: match c.controller {
+                    Controller::Free => ControllerWire::Named("free"),
+                    Controller::Kraft { elr } => ControllerWire::Kraft { kraft: KraftWire { elr } },
+                    Controller::Zk => ControllerWire::Named("zookeeper"),
                 },
-                "states": s.states,
-                "transitions": s.transitions,
-                "violations": s.violations,
-                "shortest": s.shortest,
-                "depth": s.depth,
-                "exhaustive": s.exhaustive,
-                "closed": s.closed,
-                "capped": s.capped,
-                "state_cap": run.state_cap,
-                "out_of_memory": s.out_of_memory,
-                "seconds": s.seconds,
-                "states_per_second": s.states_per_second(),
-                "counterexample": run.counterexample.as_ref().map(|ce| json!({
-                    "kind": ce.kind,
-                    "description": ce.description,
-                    "length": ce.steps.len(),
-                    "power_loss": ce.power_loss,
-                    "steps": ce.steps.iter().map(step_json).collect::<Vec<_>>(),
-                    "witness": ce.witness.as_ref().map(|w| json!({
-                        "extra_steps": w.extra_steps.iter().map(step_json).collect::<Vec<_>>(),
-                        "command": w.command,
-                        "follower": w.follower.to_string(),
-                        "leader": w.leader.to_string(),
-                        "offset": w.offset,
-                        "value": w.value,
-                        "class": w.class.name(),
-                        "acked": w.acked,
-                    })),
-                    "script": ce.script,
-                    "script_path": ce.script_path.as_ref().map(|p| p.display().to_string()),
-                })),
-            });
-            // Beside `kafka` (one json! call this long reaches the macro's recursion limit).
-            v["inter_broker_protocol"] = json!(c.rules.effective_ibp().map(|i| i.name()));
-            v
+                counterexample: run.counterexample.as_ref().map(counterexample_wire),
+                depth: s.depth,
+                exhaustive: s.exhaustive,
+                fencing: c.fencing,
+                inter_broker_protocol: c.rules.effective_ibp().map(|i| i.name()),
+                kafka: c.rules.release.to_string(),
+                max_depth: c.max_depth,
+                max_epochs: c.max_epochs,
+                max_records: c.max_records,
+                min_isr: c.min_isr,
+                mode: c.mode().name(),
+                out_of_memory: s.out_of_memory,
+                power_loss: c.power_loss,
+                replicas: c.replicas,
+                seconds: s.seconds,
+                shortest: s.shortest,
+                stale_hw: c.stale_hw,
+                state_cap: run.state_cap,
+                states: s.states,
+                states_per_second: s.states_per_second(),
+                transitions: s.transitions,
+                unclean: c.unclean,
+                violations: s.violations,
+            }
         })
         .collect();
-    let v = json!({"type": "explore", "violation_found": report.found_violation(), "runs": runs});
-    writeln!(out, "{v}").at("<stdout>", "write")
+    line(out, &ExploreWire { runs, kind: "explore", violation_found: report.found_violation() })
 }

@@ -8,11 +8,12 @@ use crate::error::{IoContext, Result};
 use crate::escape;
 use crate::kraft::{MetadataPosition, PartitionChange, NO_LEADER};
 use crate::output::iso_timestamp;
+use crate::output::json::{line, EpochStart, Shown};
 use crate::output::palette::{Palette, Tone};
 use crate::output::table::{right, Col, Grid};
 use crate::output::Settings;
 use comfy_table::{Cell, CellAlignment};
-use serde_json::json;
+use serde::Serialize;
 use std::io::Write;
 
 fn list(ids: &[i32]) -> String {
@@ -152,74 +153,153 @@ pub fn history_text(out: &mut dyn Write, report: &HistoryReport, settings: &Sett
     Ok(())
 }
 
-fn position_json(p: MetadataPosition) -> serde_json::Value {
+/// `{"offset": N}` or `{"snapshot_end_offset": N}`: where in the metadata a record is.
+fn position_parts(p: MetadataPosition) -> (Option<i64>, Option<i64>) {
     match p {
-        MetadataPosition::Log(o) => json!({"offset": o}),
-        MetadataPosition::Snapshot { end_offset } => json!({"snapshot_end_offset": end_offset}),
+        MetadataPosition::Log(o) => (Some(o), None),
+        MetadataPosition::Snapshot { end_offset } => (None, Some(end_offset)),
     }
+}
+
+#[derive(Serialize)]
+struct SnapshotWire<'a> {
+    end_offset: i64,
+    path: Shown<'a>,
+}
+
+#[derive(Serialize)]
+struct HistoryWire<'a> {
+    metadata_dir: Shown<'a>,
+    partitions: usize,
+    records_read: u64,
+    snapshot: Option<SnapshotWire<'a>>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct UnreadableWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_end_offset: Option<i64>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    what: &'a str,
+}
+
+/// One change the metadata recorded; the registration's fields after it when it has one.
+#[derive(Serialize)]
+struct ChangeWire<'a> {
+    changed: &'a [&'static str],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elr: Option<&'a [i32]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    isr: Option<&'a [i32]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_known_elr: Option<&'a [i32]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader_epoch: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader_recovery_state: Option<i8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<i64>,
+    partition: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partition_epoch: Option<i32>,
+    record: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replicas: Option<&'a [i32]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot_end_offset: Option<i64>,
+    timestamp: i64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct StampWire {
+    leader_epoch: i32,
+    records: u64,
+}
+
+#[derive(Serialize)]
+struct ReplicaEpochsWire<'a> {
+    batch_stamps: Vec<StampWire>,
+    epoch_cache: Vec<EpochStart>,
+    led_but_not_cached: &'a [i32],
+    log_dir: Shown<'a>,
+    never_granted: &'a [i32],
+    partition: &'a str,
+    replica_id: Option<i32>,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 /// The timeline as JSON lines.
 pub fn history_json(out: &mut dyn Write, report: &HistoryReport) -> Result<()> {
-    let line = |out: &mut dyn Write, v: serde_json::Value| crate::output::json::line(out, &v);
     line(
         out,
-        json!({
-            "type": "history",
-            "metadata_dir": report.metadata_dir.display().to_string(),
-            "snapshot": report.snapshot.as_ref().map(|(p, o)| json!({"path": p.display().to_string(), "end_offset": o})),
-            "records_read": report.records_read,
-            "partitions": report.partitions.len(),
-        }),
+        &HistoryWire {
+            metadata_dir: Shown(&report.metadata_dir),
+            partitions: report.partitions.len(),
+            records_read: report.records_read,
+            snapshot: report.snapshot.as_ref().map(|(p, o)| SnapshotWire { end_offset: *o, path: Shown(p) }),
+            kind: "history",
+        },
     )?;
     for u in &report.unreadable {
-        let mut v = json!({"type": "unreadable_metadata_record", "what": u.what});
-        v.as_object_mut().unwrap().extend(position_json(u.position).as_object().cloned().unwrap_or_default());
-        line(out, v)?;
+        let (offset, snapshot_end_offset) = position_parts(u.position);
+        line(out, &UnreadableWire { offset, snapshot_end_offset, kind: "unreadable_metadata_record", what: &u.what })?;
     }
     for p in &report.partitions {
         for c in &p.changes {
-            let mut v = json!({
-                "type": "partition_change",
-                "partition": p.partition,
-                "timestamp": c.timestamp,
-                "record": c.record,
-                "changed": c.changed,
-            });
-            let o = v.as_object_mut().unwrap();
-            o.extend(position_json(c.position).as_object().cloned().unwrap_or_default());
-            if let Some(r) = &c.after {
-                o.extend(
-                    json!({
-                        "leader": r.leader,
-                        "leader_epoch": r.leader_epoch,
-                        "partition_epoch": r.partition_epoch,
-                        "isr": r.isr,
-                        "elr": r.elr,
-                        "last_known_elr": r.last_known_elr,
-                        "replicas": r.replicas,
-                        "leader_recovery_state": r.leader_recovery_state,
-                    })
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-                );
-            }
-            line(out, v)?;
+            let (offset, snapshot_end_offset) = position_parts(c.position);
+            let r = c.after.as_ref();
+            line(
+                out,
+                &ChangeWire {
+                    changed: &c.changed,
+                    elr: r.map(|r| &r.elr[..]),
+                    isr: r.map(|r| &r.isr[..]),
+                    last_known_elr: r.map(|r| &r.last_known_elr[..]),
+                    leader: r.map(|r| r.leader),
+                    leader_epoch: r.map(|r| r.leader_epoch),
+                    leader_recovery_state: r.map(|r| r.leader_recovery_state),
+                    offset,
+                    partition: &p.partition,
+                    partition_epoch: r.map(|r| r.partition_epoch),
+                    record: c.record,
+                    replicas: r.map(|r| &r.replicas[..]),
+                    snapshot_end_offset,
+                    timestamp: c.timestamp,
+                    kind: "partition_change",
+                },
+            )?;
         }
         for r in &p.replicas {
             line(
                 out,
-                json!({
-                    "type": "replica_epochs",
-                    "partition": p.partition,
-                    "log_dir": r.log_dir.display().to_string(),
-                    "replica_id": r.replica_id,
-                    "epoch_cache": r.cache.iter().map(|(e, o)| json!({"leader_epoch": e, "start_offset": o})).collect::<Vec<_>>(),
-                    "batch_stamps": r.stamped.iter().map(|(e, n)| json!({"leader_epoch": e, "records": n})).collect::<Vec<_>>(),
-                    "never_granted": r.never_granted,
-                    "led_but_not_cached": r.led_but_not_cached,
-                }),
+                &ReplicaEpochsWire {
+                    batch_stamps: r
+                        .stamped
+                        .iter()
+                        .map(|&(leader_epoch, records)| StampWire { leader_epoch, records })
+                        .collect(),
+                    epoch_cache: r
+                        .cache
+                        .iter()
+                        .map(|&(leader_epoch, start_offset)| EpochStart { leader_epoch, start_offset })
+                        .collect(),
+                    led_but_not_cached: &r.led_but_not_cached,
+                    log_dir: Shown(&r.log_dir),
+                    never_granted: &r.never_granted,
+                    partition: &p.partition,
+                    replica_id: r.replica_id,
+                    kind: "replica_epochs",
+                },
             )?;
         }
     }

@@ -12,7 +12,8 @@ use crate::commands::dump::InternalRecord;
 use crate::format::coordinator::{CoordinatorRead, CoordinatorRecord};
 use crate::format::metadata::MetadataRecord;
 use crate::format::schema::{Field, Value};
-use crate::output::dump_log::java_utf8;
+use crate::output::java_utf8::java_utf8;
+use serde::Serialize;
 use std::fmt::Write as _;
 
 /// A string as Jackson writes it.
@@ -228,43 +229,105 @@ pub fn table_cells(record: &InternalRecord<'_>) -> (Option<String>, String, bool
     }
 }
 
+/// Why a decoded record's part did not decode: `{"error": ..., "part": ..., "position": ...}`.
+#[derive(Serialize)]
+pub struct DecodeErrorWire<'a> {
+    error: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<usize>,
+}
+
+/// A coordinator record's value: its schema's name and version, and Kafka's JSON of it.
+#[derive(Serialize)]
+pub struct CoordinatorValueWire<'a> {
+    data: serde_json::Value,
+    name: &'a str,
+    version: i16,
+}
+
+/// The `decoded` object of `dump --json` (fields in the order the lines have always had).
+/// `data` and `key` hold Kafka's own JSON of the record, parsed.
+#[derive(Serialize)]
+pub struct DecodedWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_key: Option<i16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<DecodeErrorWire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<serde_json::Value>,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record_type: Option<i16>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    type_name: Option<String>,
+    /// `null` for a tombstone (a coordinator record with no value); absent when not a coordinator record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<Option<CoordinatorValueWire<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<i16>,
+}
+
 /// The decoded record for `dump --json`: Kafka's JSON parsed into a value, with the record's
 /// name, or the error with its byte position.
-pub fn json_value(record: &InternalRecord<'_>) -> serde_json::Value {
-    use serde_json::json;
+pub fn decoded_wire<'a>(record: &'a InternalRecord<'a>) -> DecodedWire<'a> {
     let parse = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap_or(serde_json::Value::Null);
-    let error = |part: &str, e: &crate::format::schema::SchemaError| json!({"part": part, "position": e.position, "error": e.what});
+    let fields_json = |fields: &[Field<'_>]| {
+        let mut s = String::new();
+        push_fields(&mut s, fields);
+        parse(s)
+    };
+    let error = |part: &'a str, e: &'a crate::format::schema::SchemaError| DecodeErrorWire {
+        error: &e.what,
+        part: Some(part),
+        position: Some(e.position),
+    };
+    let empty = DecodedWire {
+        api_key: None,
+        data: None,
+        error: None,
+        key: None,
+        kind: "coordinator",
+        name: None,
+        record_type: None,
+        type_name: None,
+        value: None,
+        version: None,
+    };
     match record {
-        InternalRecord::Metadata(Ok(r)) => json!({
-            "kind": "metadata",
-            "name": r.name(),
-            "type": r.type_name(),
-            "api_key": r.api_key(),
-            "version": r.version,
-            "data": parse({ let mut s = String::new(); push_fields(&mut s, &r.fields); s }),
-        }),
-        InternalRecord::Metadata(Err(e)) => json!({"kind": "metadata", "error": error("value", e)}),
-        InternalRecord::Coordinator(CoordinatorRead::Decoded(r)) => {
-            let mut key = String::new();
-            push_fields(&mut key, &r.key);
-            let value = r.value.as_ref().map(|v| {
-                let mut s = String::new();
-                push_fields(&mut s, &v.fields);
-                json!({"name": v.schema.name, "version": v.version, "data": parse(s)})
-            });
-            json!({
-                "kind": "coordinator",
-                "record_type": r.record_type(),
-                "name": r.key_schema.name,
-                "key": parse(key),
-                "value": value,
-            })
-        }
-        InternalRecord::Coordinator(CoordinatorRead::UnknownType(t)) => {
-            json!({"kind": "coordinator", "record_type": t, "error": {"error": "unknown record type"}})
-        }
+        InternalRecord::Metadata(Ok(r)) => DecodedWire {
+            api_key: Some(r.api_key()),
+            data: Some(fields_json(&r.fields)),
+            kind: "metadata",
+            name: Some(r.name()),
+            type_name: Some(r.type_name()),
+            version: Some(r.version),
+            ..empty
+        },
+        InternalRecord::Metadata(Err(e)) => DecodedWire { error: Some(error("value", e)), kind: "metadata", ..empty },
+        InternalRecord::Coordinator(CoordinatorRead::Decoded(r)) => DecodedWire {
+            key: Some(fields_json(&r.key)),
+            name: Some(r.key_schema.name),
+            record_type: Some(r.record_type()),
+            value: Some(r.value.as_ref().map(|v| CoordinatorValueWire {
+                data: fields_json(&v.fields),
+                name: v.schema.name,
+                version: v.version,
+            })),
+            ..empty
+        },
+        InternalRecord::Coordinator(CoordinatorRead::UnknownType(t)) => DecodedWire {
+            error: Some(DecodeErrorWire { error: "unknown record type", part: None, position: None }),
+            record_type: Some(*t),
+            ..empty
+        },
         InternalRecord::Coordinator(CoordinatorRead::Invalid { part, error: e }) => {
-            json!({"kind": "coordinator", "error": error(part, e)})
+            DecodedWire { error: Some(error(part, e)), ..empty }
         }
     }
 }

@@ -2,6 +2,14 @@
 //! Nothing here decides what is true about a log; it only shows it. Nothing here reads the
 //! command line or the environment either: `main` resolves [`Settings`] once.
 
+/// `out!(w, "format", args)`: one line into `w`, a failed write an error naming `<stdout>`.
+/// Defined before the modules so that every renderer below uses this one.
+macro_rules! out {
+    ($out:expr, $($arg:tt)*) => {
+        $crate::error::IoContext::at(writeln!($out, $($arg)*), "<stdout>", "write")
+    };
+}
+
 pub mod capture;
 pub mod cluster;
 pub mod data_dir;
@@ -14,6 +22,7 @@ pub mod fit;
 pub mod history;
 pub mod history_picture;
 pub mod internal_record;
+pub mod java_utf8;
 pub mod json;
 pub mod kafka_transactions;
 pub mod palette;

@@ -10,8 +10,8 @@
 
 use super::fit::visible_width;
 use super::Settings;
-use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica};
-use crate::commands::recover::{recovery_window, FollowerRecoverReport, RecordClass, RECOVERY_CELLS};
+use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica, RecoveryDrawing};
+use crate::commands::recover::{FollowerRecoverReport, RecordClass};
 use crate::error::{IoContext, Result};
 use std::io::Write;
 
@@ -319,24 +319,16 @@ impl Picture {
         Picture { rows, from: report.from, end, focus: report.focus, differs, lowest, highest }
     }
 
-    /// The picture of `recover --leader`: the leader's records (`leader_records` when the caller
-    /// read them for [`recovery_window`], else those the report holds at the follower's
-    /// offsets), the follower before (each cell's fate, the cut marked) and after.
+    /// The picture of `recover --leader` over the window `drawing` chose: the leader's records
+    /// read for it, the follower before (each cell's fate, the cut marked) and after.
     pub fn of_recovery(
         r: &FollowerRecoverReport,
         leader_name: &str,
         follower_name: &str,
-        leader_records: Option<&[DrawnRecord]>,
+        drawing: &RecoveryDrawing,
     ) -> Picture {
-        let leader_cells: Vec<PicCell> = match leader_records {
-            Some(records) => records.iter().map(|rec| PicCell::new(rec.clone(), None)).collect(),
-            None => r
-                .rows
-                .iter()
-                .filter_map(|row| row.leader.as_ref())
-                .map(|l| PicCell::new(DrawnRecord::from_owned(l), None))
-                .collect(),
-        };
+        let leader_cells: Vec<PicCell> =
+            drawing.leader_records.iter().map(|rec| PicCell::new(rec.clone(), None)).collect();
         // An acknowledged record the follower keeps but the leader does not hold (another record
         // there, or none) is lost all the same: flagged ACK-LOST, as the next picture flags it.
         let leader_start = r.leader_view.log_start_offset;
@@ -404,11 +396,9 @@ impl Picture {
             },
         ];
         mark_commitment(&mut rows);
-        let (from, end) =
-            if leader_records.is_some() { recovery_window(r, RECOVERY_CELLS) } else { recovery_window(r, 0) };
+        let RecoveryDrawing { from, end, focus, .. } = *drawing;
         // Differences between the leader and the follower as it is left.
         let differs = differing_offsets(&[&rows[0], &rows[2]], from, end);
-        let focus = r.first_divergent_offset.unwrap_or(r.cut_offset);
         Picture { rows, from, end, focus, differs, lowest: from, highest: end.max(lv.log_end_offset) }
     }
 

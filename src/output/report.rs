@@ -1,23 +1,19 @@
 //! Renderers of the recover and diff reports: text (a table of records) and one JSON document.
 
+use super::json::{line, replica_wire, EpochStart, ReplicaWire, Shown};
 use super::palette::Tone;
 use super::table::{self, Col, Grid};
 use super::{display_bytes, epoch_cache, Settings};
 use crate::commands::diff::DiffReport;
 use crate::commands::recover::{AssumedLeader, FollowerRecoverReport, LocalRecoverReport, RecordClass, RecordRow};
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use crate::kraft::MetadataPosition;
 use crate::replication::diff::{DiffOutcome, OwnedRecord, RangeKind};
 use crate::replication::truncation::{ReplicaView, TruncationReason};
 use comfy_table::Cell;
-use serde_json::{json, Value};
+use serde::Serialize;
+use std::borrow::Cow;
 use std::io::Write;
-
-macro_rules! out {
-    ($out:expr, $($arg:tt)*) => {
-        writeln!($out, $($arg)*).at("<stdout>", "write")
-    };
-}
 
 pub fn local_text(out: &mut dyn Write, r: &LocalRecoverReport, settings: &Settings) -> Result<()> {
     let dry = if r.dry_run { "dry run: nothing changed" } else { "" };
@@ -33,53 +29,176 @@ pub fn local_text(out: &mut dyn Write, r: &LocalRecoverReport, settings: &Settin
     }
 }
 
-pub fn local_json(out: &mut dyn Write, r: &LocalRecoverReport) -> Result<()> {
-    let v = json!({
-        "type": "local_recovery",
-        "dir": r.dir,
-        "dry_run": r.dry_run,
-        "was_running": r.was_running,
-        "recovery": r.recovery.as_ref().map(recovery_json),
-    });
-    writeln!(out, "{v}").at("<stdout>", "write")
+/// `recover --json` of a local recovery: one `local_recovery` document.
+#[derive(Serialize)]
+struct LocalRecoveryDoc<'a> {
+    dir: &'a str,
+    dry_run: bool,
+    recovery: Option<RecoveryWire<'a>>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    was_running: bool,
 }
 
-pub fn recovery_json(r: &crate::log::recovery::RecoveryReport) -> Value {
-    json!({
-        "clean_shutdown": r.clean_shutdown,
-        "recovery_point_before": r.recovery_point_before,
-        "log_end_offset_before": r.log_end_offset_before,
-        "log_end_offset_after": r.log_end_offset_after,
-        "served_unverified": r.served_unverified().map(|(from, end)| json!({"from": from, "to": end - 1})),
-        "bytes_cut": r.bytes_cut(),
-        "segments": r.segments.iter().map(|s| json!({
-            "base_offset": s.base_offset, "valid_batches": s.batches_valid, "valid_bytes": s.valid_bytes,
-            "truncated_bytes": s.truncated_bytes,
-            "invalid_at": s.invalid_at.as_ref().map(|(p, w)| json!({"position": p, "why": w})),
-            "index_entries": s.index_entries, "time_index_entries": s.time_index_entries,
-        })).collect::<Vec<_>>(),
-        "cut": r.cut.iter().map(|c| json!({
-            "segment": c.segment_base_offset, "position": c.position, "bytes": c.size_bytes,
-            "base_offset": c.base_offset, "last_offset": c.last_offset, "leader_epoch": c.partition_leader_epoch,
-        })).collect::<Vec<_>>(),
-        "deleted_segments": r.deleted_segments,
-        "epochs_added": r.epochs_added.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
-        "epochs_removed": r.epochs_removed.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
-        "log_start_offset_after": r.log_start_offset_after,
-        "segments_after": r.segments_after.iter().map(|(b, size)| json!({"base_offset": b, "size": size})).collect::<Vec<_>>(),
-        "epochs_after": r.epochs_after.iter().map(|e| json!([e.leader_epoch, e.start_offset])).collect::<Vec<_>>(),
-        "bytes_removed": r.bytes_removed,
-        "producer_state": {
-            "snapshot_offset": r.producer_state.snapshot_offset,
-            "scan_from_offset": r.producer_state.scan_from_offset,
-            "scan_bytes": r.producer_state.scan_bytes,
-            // What the load does to the producer snapshots, in order.
-            "snapshots": r.snapshot_ops.iter().map(|op| match op {
-                crate::log::producer_state::SnapshotOp::Delete(name) => json!({"delete": name}),
-                crate::log::producer_state::SnapshotOp::Write(name, bytes) => json!({"write": name, "bytes": bytes.len()}),
-            }).collect::<Vec<_>>(),
+pub fn local_json(out: &mut dyn Write, r: &LocalRecoverReport) -> Result<()> {
+    let doc = LocalRecoveryDoc {
+        dir: &r.dir,
+        dry_run: r.dry_run,
+        recovery: r.recovery.as_ref().map(recovery_wire),
+        kind: "local_recovery",
+        was_running: r.was_running,
+    };
+    line(out, &doc)
+}
+
+/// A range of offsets, both ends included: `{"from": 5, "to": 9}`.
+#[derive(Serialize)]
+pub(super) struct FromTo {
+    pub from: i64,
+    pub to: i64,
+}
+
+#[derive(Serialize)]
+struct InvalidAtWire<'a> {
+    position: u64,
+    why: &'a str,
+}
+
+#[derive(Serialize)]
+struct SegmentRecoveryWire<'a> {
+    base_offset: i64,
+    index_entries: u64,
+    invalid_at: Option<InvalidAtWire<'a>>,
+    time_index_entries: u64,
+    truncated_bytes: u64,
+    valid_batches: u64,
+    valid_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct CutWire {
+    base_offset: Option<i64>,
+    bytes: u64,
+    last_offset: Option<i64>,
+    leader_epoch: Option<i32>,
+    position: u64,
+    segment: i64,
+}
+
+#[derive(Serialize)]
+struct SegmentSizeWire {
+    base_offset: i64,
+    size: u64,
+}
+
+/// What the load does to one producer snapshot: `{"delete": NAME}` or `{"bytes": N, "write": NAME}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SnapshotOpWire<'a> {
+    Delete { delete: &'a str },
+    Write { bytes: usize, write: &'a str },
+}
+
+#[derive(Serialize)]
+struct ProducerStateWire<'a> {
+    scan_bytes: u64,
+    scan_from_offset: i64,
+    snapshot_offset: Option<i64>,
+    /// What the load does to the producer snapshots, in order.
+    snapshots: Vec<SnapshotOpWire<'a>>,
+}
+
+/// A local recovery (`RecoveryReport`). Nested as `recovery` in other documents; on its own
+/// line (`fetch --json`) it carries `type` and `replica` too.
+#[derive(Serialize)]
+pub(super) struct RecoveryWire<'a> {
+    bytes_cut: u64,
+    bytes_removed: u64,
+    clean_shutdown: bool,
+    cut: Vec<CutWire>,
+    deleted_segments: &'a [i64],
+    epochs_added: Vec<(i32, i64)>,
+    epochs_after: Vec<(i32, i64)>,
+    epochs_removed: Vec<(i32, i64)>,
+    log_end_offset_after: i64,
+    log_end_offset_before: i64,
+    log_start_offset_after: i64,
+    producer_state: ProducerStateWire<'a>,
+    recovery_point_before: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica: Option<&'static str>,
+    segments: Vec<SegmentRecoveryWire<'a>>,
+    segments_after: Vec<SegmentSizeWire>,
+    served_unverified: Option<FromTo>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+}
+
+fn epoch_pairs(entries: &[crate::log::epoch_cache::EpochEntry]) -> Vec<(i32, i64)> {
+    entries.iter().map(|e| (e.leader_epoch, e.start_offset)).collect()
+}
+
+pub(super) fn recovery_wire(r: &crate::log::recovery::RecoveryReport) -> RecoveryWire<'_> {
+    use crate::log::producer_state::SnapshotOp;
+    RecoveryWire {
+        bytes_cut: r.bytes_cut(),
+        bytes_removed: r.bytes_removed,
+        clean_shutdown: r.clean_shutdown,
+        cut: r
+            .cut
+            .iter()
+            .map(|c| CutWire {
+                base_offset: c.base_offset,
+                bytes: c.size_bytes,
+                last_offset: c.last_offset,
+                leader_epoch: c.partition_leader_epoch,
+                position: c.position,
+                segment: c.segment_base_offset,
+            })
+            .collect(),
+        deleted_segments: &r.deleted_segments,
+        epochs_added: epoch_pairs(&r.epochs_added),
+        epochs_after: epoch_pairs(&r.epochs_after),
+        epochs_removed: epoch_pairs(&r.epochs_removed),
+        log_end_offset_after: r.log_end_offset_after,
+        log_end_offset_before: r.log_end_offset_before,
+        log_start_offset_after: r.log_start_offset_after,
+        producer_state: ProducerStateWire {
+            scan_bytes: r.producer_state.scan_bytes,
+            scan_from_offset: r.producer_state.scan_from_offset,
+            snapshot_offset: r.producer_state.snapshot_offset,
+            snapshots: r
+                .snapshot_ops
+                .iter()
+                .map(|op| match op {
+                    SnapshotOp::Delete(name) => SnapshotOpWire::Delete { delete: name },
+                    SnapshotOp::Write(name, bytes) => SnapshotOpWire::Write { bytes: bytes.len(), write: name },
+                })
+                .collect(),
         },
-    })
+        recovery_point_before: r.recovery_point_before,
+        replica: None,
+        segments: r
+            .segments
+            .iter()
+            .map(|s| SegmentRecoveryWire {
+                base_offset: s.base_offset,
+                index_entries: s.index_entries,
+                invalid_at: s.invalid_at.as_ref().map(|(position, why)| InvalidAtWire { position: *position, why }),
+                time_index_entries: s.time_index_entries,
+                truncated_bytes: s.truncated_bytes,
+                valid_batches: s.batches_valid,
+                valid_bytes: s.valid_bytes,
+            })
+            .collect(),
+        segments_after: r
+            .segments_after
+            .iter()
+            .map(|&(base_offset, size)| SegmentSizeWire { base_offset, size })
+            .collect(),
+        served_unverified: r.served_unverified().map(|(from, end)| FromTo { from, to: end - 1 }),
+        kind: None,
+    }
 }
 
 fn class_cell(settings: &Settings, row: &RecordRow) -> Cell {
@@ -298,139 +417,353 @@ pub fn catch_up_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     Ok(())
 }
 
-fn owned_json(r: &OwnedRecord) -> Value {
+#[derive(Serialize)]
+struct OwnedRecordWire<'a> {
+    batch_base_offset: i64,
+    batch_crc: u32,
+    batch_last_offset: i64,
+    key: Option<Cow<'a, str>>,
+    key_encoding: Option<&'static str>,
+    leader_epoch: i32,
+    offset: i64,
+    timestamp: i64,
+    value: Option<Cow<'a, str>>,
+    value_encoding: Option<&'static str>,
+}
+
+fn owned_wire(r: &OwnedRecord) -> OwnedRecordWire<'_> {
     let (key, key_encoding) = super::json::encode_bytes(r.key.as_deref());
     let (value, value_encoding) = super::json::encode_bytes(r.value.as_deref());
-    json!({
-        "offset": r.offset, "leader_epoch": r.leader_epoch, "timestamp": r.timestamp,
-        "key": key, "key_encoding": key_encoding, "value": value, "value_encoding": value_encoding,
-        "batch_base_offset": r.batch_base_offset, "batch_last_offset": r.batch_last_offset, "batch_crc": r.batch_crc,
-    })
+    OwnedRecordWire {
+        batch_base_offset: r.batch_base_offset,
+        batch_crc: r.batch_crc,
+        batch_last_offset: r.batch_last_offset,
+        key,
+        key_encoding,
+        leader_epoch: r.leader_epoch,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        value,
+        value_encoding,
+    }
 }
 
-fn view_json(v: &ReplicaView) -> Value {
-    json!({
-        "log_start_offset": v.log_start_offset,
-        "log_end_offset": v.log_end_offset,
-        "high_watermark": v.high_watermark,
-        "epochs": v.epochs.entries().iter().map(|e| json!({"leader_epoch": e.leader_epoch, "start_offset": e.start_offset})).collect::<Vec<_>>(),
-    })
+#[derive(Serialize)]
+struct ViewWire {
+    epochs: Vec<EpochStart>,
+    high_watermark: i64,
+    log_end_offset: i64,
+    log_start_offset: i64,
 }
 
-pub fn diff_json_value(d: &DiffOutcome) -> Value {
-    json!({
-        "first_divergent_offset": d.first_divergent_offset,
-        "identical": d.identical_up_to_shorter(),
-        "ranges": d.ranges.iter().map(|r| json!({"kind": r.kind.name(), "first_offset": r.first_offset, "last_offset": r.last_offset, "records": r.record_count})).collect::<Vec<_>>(),
-        "undecodable": d.undecodable.iter().map(|(side, u)| json!({
-            "side": if *side == crate::replication::diff::Side::A { "a" } else { "b" },
-            "path": u.path.display().to_string(), "position": u.position,
-            "base_offset": u.base_offset, "last_offset": u.last_offset, "error": u.error,
-        })).collect::<Vec<_>>(),
-    })
+fn view_wire(v: &ReplicaView) -> ViewWire {
+    ViewWire {
+        epochs: v
+            .epochs
+            .entries()
+            .iter()
+            .map(|e| EpochStart { leader_epoch: e.leader_epoch, start_offset: e.start_offset })
+            .collect(),
+        high_watermark: v.high_watermark,
+        log_end_offset: v.log_end_offset,
+        log_start_offset: v.log_start_offset,
+    }
+}
+
+#[derive(Serialize)]
+struct RangeWire {
+    first_offset: i64,
+    kind: &'static str,
+    last_offset: i64,
+    records: u64,
+}
+
+#[derive(Serialize)]
+struct UndecodableWire<'a> {
+    base_offset: i64,
+    error: &'a str,
+    last_offset: i64,
+    path: Shown<'a>,
+    position: u64,
+    side: &'static str,
+}
+
+/// Two logs compared (`DiffOutcome`): nested as `after_catch_up`, or a document of its own
+/// (`diff`, or `partition_diff` in the data-dir form) with the fields that name the sides.
+#[derive(Serialize)]
+pub(super) struct DiffWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a: Option<ReplicaWire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a_log_end_offset: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub b: Option<ReplicaWire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub b_log_end_offset: Option<i64>,
+    first_divergent_offset: Option<i64>,
+    identical: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<&'a str>,
+    ranges: Vec<RangeWire>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    undecodable: Vec<UndecodableWire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<&'a [String]>,
+}
+
+pub(super) fn diff_wire(d: &DiffOutcome) -> DiffWire<'_> {
+    DiffWire {
+        a: None,
+        a_log_end_offset: None,
+        b: None,
+        b_log_end_offset: None,
+        first_divergent_offset: d.first_divergent_offset,
+        identical: d.identical_up_to_shorter(),
+        partition: None,
+        ranges: d
+            .ranges
+            .iter()
+            .map(|r| RangeWire {
+                first_offset: r.first_offset,
+                kind: r.kind.name(),
+                last_offset: r.last_offset,
+                records: r.record_count,
+            })
+            .collect(),
+        kind: None,
+        undecodable: d
+            .undecodable
+            .iter()
+            .map(|(side, u)| UndecodableWire {
+                base_offset: u.base_offset,
+                error: &u.error,
+                last_offset: u.last_offset,
+                path: Shown(&u.path),
+                position: u.position,
+                side: if *side == crate::replication::diff::Side::A { "a" } else { "b" },
+            })
+            .collect(),
+        warnings: None,
+    }
+}
+
+#[derive(Serialize)]
+struct RecordedWire<'a> {
+    elr: &'a [i32],
+    found: &'static str,
+    isr: &'a [i32],
+    last_known_elr: &'a [i32],
+    leader: i32,
+    leader_epoch: i32,
+    leader_recovery_state: i8,
+    metadata_dir: Shown<'a>,
+    offset: Option<i64>,
+    partition_epoch: i32,
+    replicas: &'a [i32],
+    snapshot_end_offset: Option<i64>,
+    timestamp: i64,
 }
 
 /// Which leader and epoch a follower report assumed, and what the metadata recorded.
-pub fn assumed_json(a: &AssumedLeader) -> Value {
+#[derive(Serialize)]
+pub(super) struct AssumedWire<'a> {
+    cached_epoch: i32,
+    follower_id: Option<i32>,
+    leader_epoch: i32,
+    leader_id: Option<i32>,
+    metadata_names_other_leader: Option<i32>,
+    metadata_silent: Option<Shown<'a>>,
+    recorded: Option<RecordedWire<'a>>,
+    sentence: String,
+    source: &'static str,
+}
+
+pub(super) fn assumed_wire(a: &AssumedLeader) -> AssumedWire<'_> {
     let recorded = a.recorded.as_ref().map(|r| {
         let g = &r.registration;
-        json!({
-            "metadata_dir": r.metadata_dir.display().to_string(),
-            "found": r.found.name(),
-            "offset": r.offset(),
-            "snapshot_end_offset": match r.position {
+        RecordedWire {
+            elr: &g.elr,
+            found: r.found.name(),
+            isr: &g.isr,
+            last_known_elr: &g.last_known_elr,
+            leader: g.leader,
+            leader_epoch: g.leader_epoch,
+            leader_recovery_state: g.leader_recovery_state,
+            metadata_dir: Shown(&r.metadata_dir),
+            offset: r.offset(),
+            partition_epoch: g.partition_epoch,
+            replicas: &g.replicas,
+            snapshot_end_offset: match r.position {
                 MetadataPosition::Snapshot { end_offset } => Some(end_offset),
                 MetadataPosition::Log(_) => None,
             },
-            "timestamp": r.timestamp,
-            "leader": g.leader,
-            "leader_epoch": g.leader_epoch,
-            "partition_epoch": g.partition_epoch,
-            "replicas": g.replicas,
-            "isr": g.isr,
-            "elr": g.elr,
-            "last_known_elr": g.last_known_elr,
-            "leader_recovery_state": g.leader_recovery_state,
-        })
+            timestamp: r.timestamp,
+        }
     });
-    json!({
-        "source": a.source.name(),
-        "leader_id": a.leader_id,
-        "follower_id": a.follower_id,
-        "leader_epoch": a.leader_epoch,
-        "cached_epoch": a.cached_epoch,
-        "recorded": recorded,
-        "metadata_names_other_leader": a.other_leader(),
-        "metadata_silent": a.metadata_silent.as_ref().map(|d| d.display().to_string()),
-        "sentence": a.sentence(),
-    })
+    AssumedWire {
+        cached_epoch: a.cached_epoch,
+        follower_id: a.follower_id,
+        leader_epoch: a.leader_epoch,
+        leader_id: a.leader_id,
+        metadata_names_other_leader: a.other_leader(),
+        metadata_silent: a.metadata_silent.as_deref().map(Shown),
+        recorded,
+        sentence: a.sentence(),
+        source: a.source.name(),
+    }
 }
 
 pub fn follower_json(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<()> {
-    writeln!(out, "{}", follower_json_value(r)).at("<stdout>", "write")
+    line(out, &recover_doc(r))
 }
 
-/// The `recover` document of one follower.
-pub fn follower_json_value(r: &FollowerRecoverReport) -> Value {
+#[derive(Serialize)]
+struct RoundTripWire {
+    answered_end_offset: i64,
+    answered_epoch: Option<i32>,
+    done: bool,
+    in_fetch_response: bool,
+    reason: String,
+    requested_epoch: i32,
+    truncate_to: i64,
+}
+
+#[derive(Serialize)]
+struct RecordRowWire<'a> {
+    acked: bool,
+    class: &'static str,
+    follower: OwnedRecordWire<'a>,
+    leader: Option<OwnedRecordWire<'a>>,
+    offset: i64,
+}
+
+#[derive(Serialize)]
+struct RecoverSummaryWire<'a> {
+    acked_lost: u64,
+    below_leader_start: u64,
+    committed_by_metadata: &'a [i32],
+    diverged: u64,
+    diverged_acked: u64,
+    first_divergent_offset: Option<i64>,
+    high_watermark_checkpoint_lags: bool,
+    kept: u64,
+    truncated_lost: u64,
+    truncated_refetchable: u64,
+}
+
+#[derive(Serialize)]
+struct CatchUpWire {
+    caught_up: bool,
+    records_copied: u64,
+    rounds: usize,
+    stuck: bool,
+}
+
+/// The `recover` document of one follower (in the data-dir form, with its `partition`).
+#[derive(Serialize)]
+pub(super) struct RecoverDoc<'a> {
+    after_catch_up: Option<DiffWire<'a>>,
+    assumed: AssumedWire<'a>,
+    catch_up: Option<CatchUpWire>,
+    cut_offset: i64,
+    dry_run: bool,
+    follower: &'a str,
+    follower_high_watermark_after: i64,
+    follower_log_end_offset_after: i64,
+    follower_view: ViewWire,
+    inter_broker_protocol: Option<&'static str>,
+    kafka: String,
+    kept_below_window: i64,
+    leader: &'a str,
+    leader_epoch: i32,
+    leader_epoch_source: &'static str,
+    leader_view: ViewWire,
+    local_recovery: Option<RecoveryWire<'a>>,
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<&'a str>,
+    reason: String,
+    records: Vec<RecordRowWire<'a>>,
+    records_omitted: u64,
+    restart_at_leader_start: Option<i64>,
+    round_trips: Vec<RoundTripWire>,
+    summary: RecoverSummaryWire<'a>,
+    truncation_offset: i64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+pub(super) fn recover_doc(r: &FollowerRecoverReport) -> RecoverDoc<'_> {
     let c = &r.counts;
-    json!({
-        "type": "recover",
-        "mode": r.mode.name(),
-        "kafka": r.rules.release.to_string(),
-        "inter_broker_protocol": r.rules.effective_ibp().map(|i| i.name()),
-        "dry_run": r.dry_run,
-        "leader": r.leader_dir,
-        "follower": r.follower_dir,
-        "leader_epoch": r.leader_epoch,
-        "leader_epoch_source": r.leader_epoch_source.name(),
-        "assumed": assumed_json(&r.assumed),
-        "local_recovery": r.local.as_ref().map(recovery_json),
-        "leader_view": view_json(&r.leader_view),
-        "follower_view": view_json(&r.follower_view),
-        "round_trips": r.plan.round_trips.iter().map(|t| json!({
-            "requested_epoch": t.requested_epoch,
-            "answered_epoch": t.answered_epoch,
-            "answered_end_offset": t.answered_end_offset,
-            "truncate_to": t.truncate_to,
-            "reason": format!("{:?}", t.reason),
-            "done": t.done,
-            "in_fetch_response": t.in_fetch_response,
-        })).collect::<Vec<_>>(),
-        "truncation_offset": r.plan.truncation_offset,
-        "restart_at_leader_start": r.plan.restart_at_leader_start,
-        "reason": format!("{:?}", r.plan.reason),
-        "cut_offset": r.cut_offset,
-        "follower_log_end_offset_after": r.follower_log_end_offset_after,
-        "follower_high_watermark_after": r.follower_high_watermark_after,
-        "records": r.rows.iter().map(|row| json!({
-            "offset": row.follower.offset,
-            "class": row.class.name(),
-            "acked": row.acked,
-            "follower": owned_json(&row.follower),
-            "leader": row.leader.as_ref().map(owned_json),
-        })).collect::<Vec<_>>(),
-        "records_omitted": r.rows_omitted,
-        "kept_below_window": r.kept_below_window,
-        "summary": {
-            "kept": c.kept,
-            "truncated_refetchable": c.truncated_refetchable,
-            "truncated_lost": c.truncated_lost,
-            "high_watermark_checkpoint_lags": r.high_watermark_checkpoint_lags,
-            "committed_by_metadata": r.committed_by_metadata,
-            "below_leader_start": c.below_leader_start,
-            "acked_lost": c.acked_and_lost(),
-            "diverged": c.diverged,
-            "diverged_acked": c.diverged_acked,
-            "first_divergent_offset": r.first_divergent_offset,
+    RecoverDoc {
+        after_catch_up: r.after_catch_up.as_ref().map(diff_wire),
+        assumed: assumed_wire(&r.assumed),
+        catch_up: r.catch_up.as_ref().map(|f| CatchUpWire {
+            caught_up: f.caught_up,
+            records_copied: f.records_copied(),
+            rounds: f.rounds.len(),
+            stuck: f.stuck(),
+        }),
+        cut_offset: r.cut_offset,
+        dry_run: r.dry_run,
+        follower: &r.follower_dir,
+        follower_high_watermark_after: r.follower_high_watermark_after,
+        follower_log_end_offset_after: r.follower_log_end_offset_after,
+        follower_view: view_wire(&r.follower_view),
+        inter_broker_protocol: r.rules.effective_ibp().map(|i| i.name()),
+        kafka: r.rules.release.to_string(),
+        kept_below_window: r.kept_below_window,
+        leader: &r.leader_dir,
+        leader_epoch: r.leader_epoch,
+        leader_epoch_source: r.leader_epoch_source.name(),
+        leader_view: view_wire(&r.leader_view),
+        local_recovery: r.local.as_ref().map(recovery_wire),
+        mode: r.mode.name(),
+        partition: None,
+        reason: format!("{:?}", r.plan.reason),
+        records: r
+            .rows
+            .iter()
+            .map(|row| RecordRowWire {
+                acked: row.acked,
+                class: row.class.name(),
+                follower: owned_wire(&row.follower),
+                leader: row.leader.as_ref().map(owned_wire),
+                offset: row.follower.offset,
+            })
+            .collect(),
+        records_omitted: r.rows_omitted,
+        restart_at_leader_start: r.plan.restart_at_leader_start,
+        round_trips: r
+            .plan
+            .round_trips
+            .iter()
+            .map(|t| RoundTripWire {
+                answered_end_offset: t.answered_end_offset,
+                answered_epoch: t.answered_epoch,
+                done: t.done,
+                in_fetch_response: t.in_fetch_response,
+                reason: format!("{:?}", t.reason),
+                requested_epoch: t.requested_epoch,
+                truncate_to: t.truncate_to,
+            })
+            .collect(),
+        summary: RecoverSummaryWire {
+            acked_lost: c.acked_and_lost(),
+            below_leader_start: c.below_leader_start,
+            committed_by_metadata: &r.committed_by_metadata,
+            diverged: c.diverged,
+            diverged_acked: c.diverged_acked,
+            first_divergent_offset: r.first_divergent_offset,
+            high_watermark_checkpoint_lags: r.high_watermark_checkpoint_lags,
+            kept: c.kept,
+            truncated_lost: c.truncated_lost,
+            truncated_refetchable: c.truncated_refetchable,
         },
-        "catch_up": r.catch_up.as_ref().map(|f| json!({
-            "rounds": f.rounds.len(),
-            "caught_up": f.caught_up,
-            "stuck": f.stuck(),
-            "records_copied": f.records_copied(),
-        })),
-        "after_catch_up": r.after_catch_up.as_ref().map(diff_json_value),
-    })
+        truncation_offset: r.plan.truncation_offset,
+        kind: "recover",
+    }
 }
 
 pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Result<()> {
@@ -500,10 +833,10 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
 }
 
 pub fn diff_json(out: &mut dyn Write, r: &DiffReport) -> Result<()> {
-    let mut v = diff_json_value(&r.outcome);
-    v["type"] = json!("diff");
-    v["a"] = super::json::replica_json(&r.a);
-    v["b"] = super::json::replica_json(&r.b);
-    v["warnings"] = json!(r.warnings);
-    writeln!(out, "{v}").at("<stdout>", "write")
+    let mut doc = diff_wire(&r.outcome);
+    doc.a = Some(replica_wire(&r.a));
+    doc.b = Some(replica_wire(&r.b));
+    doc.kind = Some("diff");
+    doc.warnings = Some(&r.warnings);
+    line(out, &doc)
 }

@@ -4,12 +4,15 @@
 use super::palette::{Palette, Tone};
 use super::{display_bytes, iso_timestamp, Settings};
 use crate::commands::dump::ControlRead;
-use crate::commands::dump::{BatchRow, DumpEvent};
+use crate::commands::dump::{BatchRow, DumpEvent, PartitionSummary};
 use crate::error::{IoContext, Result};
 use crate::format::control::ControlRecord;
+use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot};
+use crate::format::record::Record;
+use crate::format::txn_index::AbortedTxn;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
 use crate::log::verify::{EpochAgreement, EpochRow};
-use crate::replica::ReplicaSummary;
+use crate::replica::{QuorumState, ReplicaSummary};
 use comfy_table::{presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Row, Table, Width};
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -533,9 +536,10 @@ impl<'o> DumpTable<'o> {
         }
     }
 
-    pub fn event(&mut self, event: DumpEvent<'_>) -> Result<()> {
-        let p = self.settings.palette();
-        match &event {
+    /// What to say if nothing is shown about the subject an event opens, and which events
+    /// count as something shown outside the tables.
+    fn note_subject(&mut self, event: &DumpEvent<'_>) {
+        match event {
             DumpEvent::Replica(s) => {
                 let what = if self.batches_only { "batches" } else { "records" };
                 self.if_nothing = Some(format!(
@@ -556,6 +560,17 @@ impl<'o> DumpTable<'o> {
             }
             _ => {}
         }
+    }
+
+    /// A line between tables: the table so far is written first.
+    fn line_between(&mut self, line: String) -> Result<()> {
+        self.flush_table()?;
+        out!(self.out, "{line}")
+    }
+
+    pub fn event(&mut self, event: DumpEvent<'_>) -> Result<()> {
+        self.note_subject(&event);
+        let p = self.settings.palette();
         match event {
             DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
@@ -564,290 +579,51 @@ impl<'o> DumpTable<'o> {
                 self.out.write_all(&chunk.bytes).at("<stdout>", "write")
             }
             DumpEvent::Problem { path, position, line, what } => {
-                self.flush_table()?;
                 let line = line.map(|l| format!("line {l}, ")).unwrap_or_default();
-                writeln!(self.out, "{} {} ({line}position {position}): {what}", p.bad("problem"), path.display())
-                    .at("<stdout>", "write")
-            }
-            DumpEvent::Segment { path, .. } => {
-                self.flush_table()?;
-                writeln!(self.out, "{} {}", p.strong("segment"), path.display()).at("<stdout>", "write")
-            }
-            DumpEvent::Batch(b) if self.batches_only => {
-                let offsets = if b.base_offset == b.last_offset {
-                    b.base_offset.to_string()
-                } else {
-                    format!("{} to {}", b.base_offset, b.last_offset)
-                };
-                let cells = vec![
-                    right(offsets),
-                    epoch_cell(&p, b.partition_leader_epoch),
-                    right(b.record_count),
-                    right(b.position),
-                    right(b.size_bytes),
-                    right(iso_timestamp(b.max_timestamp)),
-                    Cell::new(b.compression),
-                    Cell::new(flags(b)),
-                    Cell::new(producer(b)),
-                    self.crc_cell(b),
-                ];
-                self.row(
-                    &[
-                        Col::Keep("offsets"),
-                        Col::Keep("epoch"),
-                        Col::Keep("recs"),
-                        Col::Keep("pos"),
-                        Col::Keep("bytes"),
-                        Col::Keep("max timestamp"),
-                        Col::Flex("codec"),
-                        Col::Flex("flags"),
-                        Col::Flex("producer"),
-                        Col::Keep("crc"),
-                    ],
-                    cells,
-                )
-            }
-            DumpEvent::Batch(_) => Ok(()),
-            DumpEvent::Record(b, r, _) | DumpEvent::Decoded(b, r, _) => {
-                let control = match &event {
-                    DumpEvent::Record(_, _, Some(c)) => RecordMeaning::Control(c),
-                    DumpEvent::Decoded(_, _, d) => RecordMeaning::Internal(d),
-                    _ => RecordMeaning::Data,
-                };
-                let headers = r
-                    .headers
-                    .iter()
-                    .map(|h| format!("{}={}", display_bytes(Some(h.key), 16), display_bytes(h.value, 16)))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let bytes_cell = |bytes: Option<&[u8]>| match bytes {
-                    None => p.cell("null", Tone::Dim),
-                    v => Cell::new(display_bytes(v, VALUE_CHARS)),
-                };
-                let (key, value) = match control {
-                    RecordMeaning::Control(c) => (p.cell("control", Tone::Dim), Cell::new(control_text(c))),
-                    RecordMeaning::Internal(d) => match crate::output::internal_record::table_cells(d) {
-                        (key, value, true) => (key.map_or_else(|| bytes_cell(r.key), Cell::new), Cell::new(value)),
-                        (_, value, false) => (bytes_cell(r.key), p.cell(value, Tone::Bad)),
-                    },
-                    RecordMeaning::Data => (bytes_cell(r.key), bytes_cell(r.value)),
-                };
-                let crc_ok = b.crc_valid && r.legacy.is_none_or(|l| l.crc_valid);
-                if self.table.is_some() {
-                    self.flush_table()?;
-                }
-                self.records.push(RecordRow {
-                    offset: r.offset,
-                    epoch: epoch_cell(&p, b.partition_leader_epoch),
-                    timestamp: r.timestamp,
-                    key,
-                    value,
-                    headers,
-                    crc_ok,
-                });
-                self.items_shown += 1;
-                if self.records.len() >= CHUNK_ROWS {
-                    self.flush_table()?;
-                }
-                Ok(())
-            }
-            DumpEvent::Undecodable(b, why) => {
-                self.flush_table()?;
-                writeln!(
-                    self.out,
-                    "{} batch {} to {} at position {}: {why}",
-                    p.bad("undecodable"),
-                    b.base_offset,
-                    b.last_offset,
-                    b.position
-                )
-                .at("<stdout>", "write")
-            }
-            DumpEvent::Trailing { path, position, len, what } => {
-                self.flush_table()?;
-                writeln!(
-                    self.out,
-                    "{} {len} bytes at position {position} of {}: {what}",
-                    p.bad("trailing"),
+                self.line_between(format!(
+                    "{} {} ({line}position {position}): {what}",
+                    p.bad("problem"),
                     path.display()
-                )
-                .at("<stdout>", "write")
+                ))
             }
+            DumpEvent::Segment { path, .. } => self.line_between(format!("{} {}", p.strong("segment"), path.display())),
+            DumpEvent::Batch(b) if self.batches_only => self.batch_row(b),
+            DumpEvent::Batch(_) => Ok(()),
+            DumpEvent::Record(b, r, control) => {
+                self.record_row(b, r, control.map_or(RecordMeaning::Data, RecordMeaning::Control))
+            }
+            DumpEvent::Decoded(b, r, decoded) => self.record_row(b, r, RecordMeaning::Internal(decoded)),
+            DumpEvent::Undecodable(b, why) => self.line_between(format!(
+                "{} batch {} to {} at position {}: {why}",
+                p.bad("undecodable"),
+                b.base_offset,
+                b.last_offset,
+                b.position
+            )),
+            DumpEvent::Trailing { path, position, len, what } => self.line_between(format!(
+                "{} {len} bytes at position {position} of {}: {what}",
+                p.bad("trailing"),
+                path.display()
+            )),
             DumpEvent::File { .. } => Ok(()),
-            DumpEvent::QuorumState(q) => {
-                self.flush_table()?;
-                let voters = q.current_voters.as_ref().map_or(String::new(), |v| {
-                    let ids: Vec<String> = v.iter().map(|v| v.voter_id.to_string()).collect();
-                    format!("  voters [{}]", ids.join(","))
-                });
-                writeln!(
-                    self.out,
-                    "{} leader {}  leader epoch {}  voted for {}  applied offset {}{voters}  (data_version {})",
-                    p.strong("quorum-state"),
-                    q.leader_id,
-                    q.leader_epoch,
-                    q.voted_id,
-                    q.applied_offset,
-                    q.data_version
-                )
-                .at("<stdout>", "write")
-            }
-            DumpEvent::IndexEntry { offset, position, check } => {
-                let verdict = match check {
-                    OffsetEntryCheck::Matches => p.cell("ok", Tone::Good),
-                    OffsetEntryCheck::NoLog => p.cell("no .log beside the index", Tone::Warn),
-                    OffsetEntryCheck::Mismatch { log_offset, batch_start } => p.cell(
-                        format!(
-                            "MISMATCH: {}",
-                            match (log_offset, batch_start) {
-                                (Some(o), true) => format!("the batch at this position ends at offset {o}"),
-                                (Some(o), false) =>
-                                    format!("not a batch start (bytes there frame as a batch ending at {o})"),
-                                (None, _) => "no batch at this position".to_string(),
-                            }
-                        ),
-                        Tone::Bad,
-                    ),
-                };
-                self.row(
-                    &[Col::Keep("offset"), Col::Keep("position"), Col::Verdict("log")],
-                    vec![right(offset), right(position), verdict],
-                )
-            }
-            DumpEvent::TimeIndexEntry { timestamp, offset, check, .. } => {
-                let verdict = match check {
-                    TimeEntryCheck::MatchesBatch => p.cell("ok (batch last offset)", Tone::Good),
-                    TimeEntryCheck::MatchesRecord => {
-                        p.cell("ok (record with the max timestamp, Kafka <= 3.6 form)", Tone::Good)
-                    }
-                    TimeEntryCheck::NoLog => p.cell("no .log beside the index", Tone::Warn),
-                    TimeEntryCheck::TimestampMismatch { log_timestamp } => p.cell(
-                        format!("MISMATCH: the log has max timestamp {} there", iso_timestamp(log_timestamp)),
-                        Tone::Bad,
-                    ),
-                    TimeEntryCheck::OutOfOrder { previous_timestamp } => p.cell(
-                        format!("OUT OF ORDER: not above the previous entry's {}", iso_timestamp(previous_timestamp)),
-                        Tone::Bad,
-                    ),
-                    TimeEntryCheck::NotFound { found_log_offset: Some(o) } => {
-                        p.cell(format!("NOT FOUND: no batch holds it (next batch ends at {o})"), Tone::Bad)
-                    }
-                    TimeEntryCheck::NotFound { found_log_offset: None } => {
-                        p.cell("NOT FOUND: past the log end", Tone::Bad)
-                    }
-                };
-                self.row(
-                    &[Col::Keep("timestamp"), Col::Keep("offset"), Col::Verdict("log")],
-                    vec![right(iso_timestamp(timestamp)), right(offset), verdict],
-                )
-            }
-            DumpEvent::TxnIndexEntry(t) => self.row(
-                &[
-                    Col::Keep("version"),
-                    Col::Keep("producer id"),
-                    Col::Keep("first offset"),
-                    Col::Keep("last offset"),
-                    Col::Keep("last stable offset"),
-                ],
-                vec![
-                    right(t.version),
-                    right(t.producer_id),
-                    right(t.first_offset),
-                    right(t.last_offset),
-                    right(t.last_stable_offset),
-                ],
+            DumpEvent::QuorumState(q) => self.line_between(quorum_state_line(&p, q)),
+            DumpEvent::IndexEntry { offset, position, check } => self.row(
+                &[Col::Keep("offset"), Col::Keep("position"), Col::Verdict("log")],
+                vec![right(offset), right(position), offset_check_cell(&p, check)],
             ),
-            DumpEvent::ProducerSnapshot(s) => {
-                let crc = if s.crc_valid() {
-                    p.good("ok")
-                } else {
-                    p.bad(&format!("BAD (computed {:#010x})", s.computed_crc))
-                };
-                writeln!(
-                    self.out,
-                    "{} version {}  crc {:#010x} {crc}  {} producer(s)",
-                    p.strong("producer snapshot"),
-                    s.version,
-                    s.crc,
-                    s.entries.len()
-                )
-                .at("<stdout>", "write")
-            }
-            DumpEvent::ProducerEntry(e) => self.row(
-                // Nine fields in seven columns (sequences first..last, offset with its delta),
-                // the transactional ones last and flexible, so the table fits 80 columns.
-                &[
-                    Col::Keep("producer id"),
-                    Col::Keep("epoch"),
-                    Col::Keep("seqs"),
-                    Col::Keep("last offset (delta)"),
-                    Col::Keep("timestamp"),
-                    Col::Flex("coordinator epoch"),
-                    Col::Flex("txn first offset"),
-                ],
-                vec![
-                    right(e.producer_id),
-                    right(e.producer_epoch),
-                    right(format!("{}..{}", e.first_sequence(), e.last_sequence)),
-                    right(format!("{} ({})", e.last_offset, e.offset_delta)),
-                    right(iso_timestamp(e.timestamp)),
-                    right(e.coordinator_epoch),
-                    right(if e.current_txn_first_offset >= 0 {
-                        e.current_txn_first_offset.to_string()
-                    } else {
-                        "-".into()
-                    }),
-                ],
+            DumpEvent::TimeIndexEntry { timestamp, offset, check, .. } => self.row(
+                &[Col::Keep("timestamp"), Col::Keep("offset"), Col::Verdict("log")],
+                vec![right(iso_timestamp(timestamp)), right(offset), time_check_cell(&p, check)],
             ),
+            DumpEvent::TxnIndexEntry(t) => self.aborted_txn_row(t),
+            // Written as it comes: its entries' table follows.
+            DumpEvent::ProducerSnapshot(s) => out!(self.out, "{}", producer_snapshot_line(&p, s)),
+            DumpEvent::ProducerEntry(e) => self.producer_entry_row(e),
             DumpEvent::PartitionSummary(s) if !s.on_disk => {
-                // Only the checkpoints name it: it has no log to show, so it is listed under
-                // the table with what the checkpoints say, not as a row of made-up zeros.
-                let opt = |what: &str, v: Option<i64>| v.map(|v| format!("  {what} {v}")).unwrap_or_default();
-                self.listed.push(format!(
-                    "  {}{}{}",
-                    s.name,
-                    opt("HW", s.high_watermark),
-                    opt("recovery point", s.recovery_point)
-                ));
+                self.list_only_in_checkpoints(s);
                 Ok(())
             }
-            DumpEvent::PartitionSummary(s) => {
-                let t = self.overview.get_or_insert((0, 0, 0));
-                *t = (t.0 + 1, t.1 + s.segment_count as u64, t.2 + s.size_bytes);
-                let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
-                // A partition that does not read has no LEO or leader epoch to show.
-                let read = s.error.is_none();
-                let num = |v: u64| right(if read { v.to_string() } else { "-".into() });
-                self.row(
-                    // Topic names run to 249 characters: the notes give way first, then the
-                    // name wraps; it is never elided.
-                    &[
-                        Col::Ident("partition"),
-                        Col::Keep("segs"),
-                        Col::Keep("bytes"),
-                        Col::Keep("LEO"),
-                        Col::Keep("HW"),
-                        Col::Keep("recovery point"),
-                        Col::Keep("epoch"),
-                        Col::Keep("clean stop"),
-                        Col::Note("note"),
-                    ],
-                    vec![
-                        Cell::new(&s.name),
-                        num(s.segment_count as u64),
-                        num(s.size_bytes),
-                        right(if read { s.log_end_offset.to_string() } else { "-".into() }),
-                        right(opt(s.high_watermark)),
-                        right(opt(s.recovery_point)),
-                        s.latest_leader_epoch.map_or_else(|| right("-"), |e| epoch_cell(&p, e)),
-                        Cell::new(if s.clean_shutdown { "yes" } else { "no" }),
-                        match &s.error {
-                            Some(e) => p.cell(e, Tone::Bad),
-                            None => Cell::new(""),
-                        },
-                    ],
-                )
-            }
+            DumpEvent::PartitionSummary(s) => self.partition_row(s),
             DumpEvent::LogDirTotals { on_disk_count, only_in_checkpoints_count } => {
                 self.totals = Some((on_disk_count as u64, only_in_checkpoints_count as u64));
                 Ok(())
@@ -861,6 +637,185 @@ impl<'o> DumpTable<'o> {
                 vec![Cell::new(topic), right(partition), right(offset)],
             ),
         }
+    }
+
+    /// `dump --batches`: one row per batch.
+    fn batch_row(&mut self, b: &BatchRow) -> Result<()> {
+        let p = self.settings.palette();
+        let offsets = if b.base_offset == b.last_offset {
+            b.base_offset.to_string()
+        } else {
+            format!("{} to {}", b.base_offset, b.last_offset)
+        };
+        let cells = vec![
+            right(offsets),
+            epoch_cell(&p, b.partition_leader_epoch),
+            right(b.record_count),
+            right(b.position),
+            right(b.size_bytes),
+            right(iso_timestamp(b.max_timestamp)),
+            Cell::new(b.compression),
+            Cell::new(flags(b)),
+            Cell::new(producer(b)),
+            self.crc_cell(b),
+        ];
+        self.row(
+            &[
+                Col::Keep("offsets"),
+                Col::Keep("epoch"),
+                Col::Keep("recs"),
+                Col::Keep("pos"),
+                Col::Keep("bytes"),
+                Col::Keep("max timestamp"),
+                Col::Flex("codec"),
+                Col::Flex("flags"),
+                Col::Flex("producer"),
+                Col::Keep("crc"),
+            ],
+            cells,
+        )
+    }
+
+    /// One record, held until its chunk is laid out ([`DumpTable::record_grid`]).
+    fn record_row(&mut self, b: &BatchRow, r: &Record<'_>, meaning: RecordMeaning<'_>) -> Result<()> {
+        let p = self.settings.palette();
+        let headers = r
+            .headers
+            .iter()
+            .map(|h| format!("{}={}", display_bytes(Some(h.key), 16), display_bytes(h.value, 16)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let bytes_cell = |bytes: Option<&[u8]>| match bytes {
+            None => p.cell("null", Tone::Dim),
+            v => Cell::new(display_bytes(v, VALUE_CHARS)),
+        };
+        let (key, value) = match meaning {
+            RecordMeaning::Control(c) => (p.cell("control", Tone::Dim), Cell::new(control_text(c))),
+            RecordMeaning::Internal(d) => match crate::output::internal_record::table_cells(d) {
+                (key, value, true) => (key.map_or_else(|| bytes_cell(r.key), Cell::new), Cell::new(value)),
+                (_, value, false) => (bytes_cell(r.key), p.cell(value, Tone::Bad)),
+            },
+            RecordMeaning::Data => (bytes_cell(r.key), bytes_cell(r.value)),
+        };
+        let crc_ok = b.crc_valid && r.legacy.is_none_or(|l| l.crc_valid);
+        if self.table.is_some() {
+            self.flush_table()?;
+        }
+        self.records.push(RecordRow {
+            offset: r.offset,
+            epoch: epoch_cell(&p, b.partition_leader_epoch),
+            timestamp: r.timestamp,
+            key,
+            value,
+            headers,
+            crc_ok,
+        });
+        self.items_shown += 1;
+        if self.records.len() >= CHUNK_ROWS {
+            self.flush_table()?;
+        }
+        Ok(())
+    }
+
+    /// A `.txnindex` entry: one aborted transaction.
+    fn aborted_txn_row(&mut self, t: &AbortedTxn) -> Result<()> {
+        self.row(
+            &[
+                Col::Keep("version"),
+                Col::Keep("producer id"),
+                Col::Keep("first offset"),
+                Col::Keep("last offset"),
+                Col::Keep("last stable offset"),
+            ],
+            vec![
+                right(t.version),
+                right(t.producer_id),
+                right(t.first_offset),
+                right(t.last_offset),
+                right(t.last_stable_offset),
+            ],
+        )
+    }
+
+    fn producer_entry_row(&mut self, e: &ProducerEntry) -> Result<()> {
+        self.row(
+            // Nine fields in seven columns (sequences first..last, offset with its delta),
+            // the transactional ones last and flexible, so the table fits 80 columns.
+            &[
+                Col::Keep("producer id"),
+                Col::Keep("epoch"),
+                Col::Keep("seqs"),
+                Col::Keep("last offset (delta)"),
+                Col::Keep("timestamp"),
+                Col::Flex("coordinator epoch"),
+                Col::Flex("txn first offset"),
+            ],
+            vec![
+                right(e.producer_id),
+                right(e.producer_epoch),
+                right(format!("{}..{}", e.first_sequence(), e.last_sequence)),
+                right(format!("{} ({})", e.last_offset, e.offset_delta)),
+                right(iso_timestamp(e.timestamp)),
+                right(e.coordinator_epoch),
+                right(if e.current_txn_first_offset >= 0 {
+                    e.current_txn_first_offset.to_string()
+                } else {
+                    "-".into()
+                }),
+            ],
+        )
+    }
+
+    /// A partition only the checkpoints name: it has no log to show, so it is listed under the
+    /// table with what the checkpoints say, not as a row of made-up zeros.
+    fn list_only_in_checkpoints(&mut self, s: &PartitionSummary) {
+        let opt = |what: &str, v: Option<i64>| v.map(|v| format!("  {what} {v}")).unwrap_or_default();
+        self.listed.push(format!(
+            "  {}{}{}",
+            s.name,
+            opt("HW", s.high_watermark),
+            opt("recovery point", s.recovery_point)
+        ));
+    }
+
+    /// A log-dir overview's row for a partition on disk.
+    fn partition_row(&mut self, s: &PartitionSummary) -> Result<()> {
+        let p = self.settings.palette();
+        let t = self.overview.get_or_insert((0, 0, 0));
+        *t = (t.0 + 1, t.1 + s.segment_count as u64, t.2 + s.size_bytes);
+        let opt = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
+        // A partition that does not read has no LEO or leader epoch to show.
+        let read = s.error.is_none();
+        let num = |v: u64| right(if read { v.to_string() } else { "-".into() });
+        self.row(
+            // Topic names run to 249 characters: the notes give way first, then the
+            // name wraps; it is never elided.
+            &[
+                Col::Ident("partition"),
+                Col::Keep("segs"),
+                Col::Keep("bytes"),
+                Col::Keep("LEO"),
+                Col::Keep("HW"),
+                Col::Keep("recovery point"),
+                Col::Keep("epoch"),
+                Col::Keep("clean stop"),
+                Col::Note("note"),
+            ],
+            vec![
+                Cell::new(&s.name),
+                num(s.segment_count as u64),
+                num(s.size_bytes),
+                right(if read { s.log_end_offset.to_string() } else { "-".into() }),
+                right(opt(s.high_watermark)),
+                right(opt(s.recovery_point)),
+                s.latest_leader_epoch.map_or_else(|| right("-"), |e| epoch_cell(&p, e)),
+                Cell::new(if s.clean_shutdown { "yes" } else { "no" }),
+                match &s.error {
+                    Some(e) => p.cell(e, Tone::Bad),
+                    None => Cell::new(""),
+                },
+            ],
+        )
     }
 
     pub fn finish(mut self) -> Result<()> {
@@ -954,6 +909,74 @@ fn flags(b: &BatchRow) -> String {
         f.push("idempotent");
     }
     f.join(",")
+}
+
+/// What a `quorum-state` file says, on one line.
+fn quorum_state_line(p: &Palette, q: &QuorumState) -> String {
+    let voters = q.current_voters.as_ref().map_or(String::new(), |v| {
+        let ids: Vec<String> = v.iter().map(|v| v.voter_id.to_string()).collect();
+        format!("  voters [{}]", ids.join(","))
+    });
+    format!(
+        "{} leader {}  leader epoch {}  voted for {}  applied offset {}{voters}  (data_version {})",
+        p.strong("quorum-state"),
+        q.leader_id,
+        q.leader_epoch,
+        q.voted_id,
+        q.applied_offset,
+        q.data_version
+    )
+}
+
+/// A producer snapshot's header line, before its entries.
+fn producer_snapshot_line(p: &Palette, s: &ProducerSnapshot) -> String {
+    let crc = if s.crc_valid() { p.good("ok") } else { p.bad(&format!("BAD (computed {:#010x})", s.computed_crc)) };
+    format!(
+        "{} version {}  crc {:#010x} {crc}  {} producer(s)",
+        p.strong("producer snapshot"),
+        s.version,
+        s.crc,
+        s.entries.len()
+    )
+}
+
+/// What the log holds where an offset index entry points.
+fn offset_check_cell(p: &Palette, check: OffsetEntryCheck) -> Cell {
+    match check {
+        OffsetEntryCheck::Matches => p.cell("ok", Tone::Good),
+        OffsetEntryCheck::NoLog => p.cell("no .log beside the index", Tone::Warn),
+        OffsetEntryCheck::Mismatch { log_offset, batch_start } => p.cell(
+            format!(
+                "MISMATCH: {}",
+                match (log_offset, batch_start) {
+                    (Some(o), true) => format!("the batch at this position ends at offset {o}"),
+                    (Some(o), false) => format!("not a batch start (bytes there frame as a batch ending at {o})"),
+                    (None, _) => "no batch at this position".to_string(),
+                }
+            ),
+            Tone::Bad,
+        ),
+    }
+}
+
+/// What the log holds at a time index entry's offset and timestamp.
+fn time_check_cell(p: &Palette, check: TimeEntryCheck) -> Cell {
+    match check {
+        TimeEntryCheck::MatchesBatch => p.cell("ok (batch last offset)", Tone::Good),
+        TimeEntryCheck::MatchesRecord => p.cell("ok (record with the max timestamp, Kafka <= 3.6 form)", Tone::Good),
+        TimeEntryCheck::NoLog => p.cell("no .log beside the index", Tone::Warn),
+        TimeEntryCheck::TimestampMismatch { log_timestamp } => {
+            p.cell(format!("MISMATCH: the log has max timestamp {} there", iso_timestamp(log_timestamp)), Tone::Bad)
+        }
+        TimeEntryCheck::OutOfOrder { previous_timestamp } => p.cell(
+            format!("OUT OF ORDER: not above the previous entry's {}", iso_timestamp(previous_timestamp)),
+            Tone::Bad,
+        ),
+        TimeEntryCheck::NotFound { found_log_offset: Some(o) } => {
+            p.cell(format!("NOT FOUND: no batch holds it (next batch ends at {o})"), Tone::Bad)
+        }
+        TimeEntryCheck::NotFound { found_log_offset: None } => p.cell("NOT FOUND: past the log end", Tone::Bad),
+    }
 }
 
 /// What the value cell of a record row shows.

@@ -5,17 +5,11 @@ use super::Settings;
 use crate::commands::alter_isr::AlterIsrReport;
 use crate::commands::append::AppendReport;
 use crate::commands::elect::ElectReport;
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use crate::log::recovery::RecoveryReport;
 use crate::replica::CheckReport;
 use crate::replica::ReplicaPaths;
 use std::io::Write;
-
-macro_rules! out {
-    ($out:expr, $($arg:tt)*) => {
-        writeln!($out, $($arg)*).at("<stdout>", "write")
-    };
-}
 
 pub fn created(out: &mut dyn Write, r: &crate::commands::create::CreateReport) -> Result<()> {
     let verb = if r.added_to_existing { "added to" } else { "created" };

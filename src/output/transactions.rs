@@ -1,19 +1,13 @@
 //! `klog txn`'s forms: the text report and one JSON object (serialize-only wire structs).
 
-use super::json::{finding_json, line, replica_json};
+use super::json::{finding_wire, line, replica_wire, FindingWire, ReplicaWire};
 use super::{table, Settings};
 use crate::commands::txn::{DataDirTxn, DataDirsTxn, TxnReport};
-use crate::error::{IoContext, Result};
+use crate::error::Result;
 use crate::log::transaction_coordinator::Verdict;
 use crate::log::transactions::OpenTransaction;
 use serde::Serialize;
 use std::io::Write;
-
-macro_rules! out {
-    ($out:expr, $($arg:tt)*) => {
-        writeln!($out, $($arg)*).at("<stdout>", "write")
-    };
-}
 
 /// The `kafka-transactions.sh` line that aborts an open transaction by its first offset
 /// (KIP-664: the tool finds the producer with DescribeProducers).
@@ -176,7 +170,7 @@ struct ProducerWire {
 struct TxnWire<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    replica: serde_json::Value,
+    replica: ReplicaWire<'a>,
     last_stable_offset: i64,
     first_unstable_offset: Option<i64>,
     high_watermark: i64,
@@ -187,7 +181,7 @@ struct TxnWire<'a> {
     committed: u64,
     aborted: Vec<AbortedWire>,
     producers: Vec<ProducerWire>,
-    findings: Vec<serde_json::Value>,
+    findings: Vec<FindingWire<'a>>,
     notes: &'a [String],
     clean: bool,
 }
@@ -236,7 +230,7 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
         .collect();
     let wire = TxnWire {
         kind: "transactions",
-        replica: replica_json(&r.summary),
+        replica: replica_wire(&r.summary),
         last_stable_offset: r.last_stable_offset(),
         first_unstable_offset: t.first_unstable_offset(r.high_watermark),
         high_watermark: r.high_watermark,
@@ -269,7 +263,7 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
                 last_timestamp: e.timestamp,
             })
             .collect(),
-        findings: t.findings.iter().map(finding_json).collect(),
+        findings: t.findings.iter().map(finding_wire).collect(),
         notes: &t.notes,
         clean: r.is_clean(),
     };
@@ -424,10 +418,17 @@ pub fn data_dir_json(out: &mut dyn Write, r: &DataDirsTxn) -> Result<()> {
 }
 
 fn one_data_dir_json(out: &mut dyn Write, r: &DataDirTxn) -> Result<()> {
+    #[derive(Serialize)]
+    struct Unreadable<'a> {
+        error: &'a str,
+        partition: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    }
     for (name, rep) in &r.partitions {
         match rep {
             Ok(t) => json(out, t)?,
-            Err(e) => line(out, &serde_json::json!({"type": "unreadable", "partition": name, "error": e}))?,
+            Err(e) => line(out, &Unreadable { error: e, partition: name, kind: "unreadable" })?,
         }
     }
     #[derive(Serialize)]

@@ -806,3 +806,55 @@ fn dump_format_kafka_rendered_on_both_cores_equals_the_sequential_dump_byte_for_
     assert!(steps.contains(&"  54 is followed by 61001"), "{parallel_err}");
     assert!(parallel_err.contains(&format!("the batch at position {undecodable} ")), "{parallel_err}");
 }
+
+/// Every JSON document klog prints opens with `"schema":1` (`output::json::SCHEMA`): the
+/// hand-written record lines of `dump --json` as much as the serde ones, the one-document
+/// forms (`recover`, `diff`, `explore`) and the data-dir and cluster forms.
+#[test]
+fn every_json_document_opens_with_the_schema_version() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &["--segment-bytes", "300"]);
+    ok(&["elect", s(&b), "--isr", s(&a)]);
+    ok(&["append", s(&b), "m1", "m2", "--key", "k", "--header", "h=v"]);
+    // `explore` may write its counterexample's script where it runs: in the lab.
+    let explore = klog()
+        .current_dir(lab.dir.path())
+        .args(["explore", "--mode", "hw", "--max-records", "1", "--no-timing", "--json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let mut outputs = vec![
+        ok(&["fetch", "--leader", s(&b), s(&a), "--rounds", "1", "--json"]),
+        ok(&["dump", s(&b), "--json"]),
+        ok(&["dump", s(&b), "--json", "--batches"]),
+        ok(&["dump", s(&b), "--json", "--epochs"]),
+        ok(&["dump", s(&b.join("demo-0/leader-epoch-checkpoint")), "--json"]),
+        ok(&["check", s(&b), "--json"]),
+        ok(&["txn", s(&b), "--json"]),
+        ok(&["diff", s(&a), s(&b), "--json"]),
+        ok(&["recover", s(&a), "--leader", s(&b), "--dry-run", "--json"]),
+        String::from_utf8(explore).unwrap(),
+    ];
+    if let Some(real) = kafka_real() {
+        let (zk, kraft) = (real.join("zk-broker-2020"), real.join("kraft-broker-2026"));
+        outputs.push(ok(&["dump", s(&kraft.join("__cluster_metadata-0")), "--json", "--limit", "3"]));
+        outputs.push(ok(&["check", s(&zk), "--json"]));
+        outputs.push(ok(&["recover", "--dry-run", s(&zk), "--json"]));
+        outputs.push(ok(&["history", s(&kraft), "--json"]));
+        outputs.push(code(&["check", s(&zk), s(&real.join("zk-broker-2021")), s(&kraft), "--json"], 1).0);
+    }
+    let mut documents = 0;
+    for text in &outputs {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            assert!(line.starts_with("{\"schema\":1,\""), "a document without the schema first: {line}");
+            let v: Value = serde_json::from_str(line).expect("a JSON line");
+            assert_eq!(v["schema"], 1);
+            assert!(v["type"].is_string(), "{line}");
+            documents += 1;
+        }
+    }
+    assert!(documents > outputs.len(), "{documents} documents");
+}
