@@ -395,7 +395,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
             // The leader's records in the picture's window, read again: the report holds the
             // follower's.
             let leader_dir = a.leader.as_deref().unwrap_or(&a.dir);
-            let drawing = commands::draw::draw_recovery(&r, leader_dir, a.partition.as_deref())?;
+            let drawing = commands::draw::draw_recovery(r.picture_window(), leader_dir, a.partition.as_deref())?;
             let names = (commands::draw::short_name(leader_dir), commands::draw::short_name(&a.dir));
             let pic = Picture::of_recovery(&r, &names.0, &names.1, &drawing);
             front.recovery_picture(text, &r, &pic, &names, a.explain, settings)?;

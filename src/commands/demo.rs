@@ -810,7 +810,7 @@ fn run_once(
                     let held = state_of(root, leader, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
                     sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
-                let drawing = draw::draw_recovery(&report, &path(leader), None)?;
+                let drawing = draw::draw_recovery(report.picture_window(), &path(leader), None)?;
                 sink(DemoEvent::Recovered(&report, &drawing))?;
             }
             Step::TxnAppend { replica, values, producer_id, producer_epoch, timestamp } => {
@@ -877,7 +877,7 @@ fn run_once(
                 sink(DemoEvent::Command(format!("klog txn {}", shown(replica))))?;
                 let report = super::txn::run(&path(replica), None)?;
                 if ask {
-                    for q in super::stuck_lso::lso_predictions(replica, &report) {
+                    for q in lso_predictions(replica, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
                 }
@@ -987,6 +987,51 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
         sink(DemoEvent::Contrast(&sc, &outcomes))?;
     }
     Ok(outcomes)
+}
+
+/// The questions of a `klog txn` step on `replica`: its LSO at its HW, and while that is below
+/// the HW how many offsets `read_committed` consumers cannot read. Truths and reasons come from
+/// the report.
+fn lso_predictions(replica: &str, report: &super::txn::TxnReport) -> Vec<Prediction> {
+    let r = replica.to_uppercase();
+    let (lso, hw) = (report.last_stable_offset(), report.high_watermark);
+    let t = &report.transactions;
+    let reason = match t.broker_open.first() {
+        Some(o) if o.first_offset == lso => format!(
+            "producer {}'s transaction is open from offset {} (no marker has ended it): the LSO is the first offset \
+             of the earliest open transaction, bounded by the HW {hw}",
+            o.producer_id, o.first_offset
+        ),
+        _ if lso < hw => format!(
+            "the marker that ended the transaction starting at {lso} is not below the HW {hw} yet: until the \
+             followers have it, Kafka keeps that transaction unstable (ProducerStateManager's unreplicated \
+             transactions), so the LSO stays at {lso}"
+        ),
+        _ => format!("no transaction is open or waiting for its marker to replicate: the LSO is the HW, {hw}"),
+    };
+    let mut out = vec![Prediction {
+        question: format!("{r}'s HW is {hw}: what is {r}'s last stable offset (LSO)?"),
+        kind: AnswerKind::Offset,
+        truth: lso.to_string(),
+        reason,
+    }];
+    if lso < hw {
+        out.push(Prediction {
+            question: format!(
+                "how many offsets below {r}'s HW can a read_committed consumer not read yet (its fetch stops at the \
+                 LSO)?"
+            ),
+            kind: AnswerKind::Offset,
+            truth: (hw - lso).to_string(),
+            reason: format!(
+                "read_committed fetches stop at the LSO {lso} while the HW is {hw}: offsets {lso} to {} ({} of them) \
+                 are held back, whichever producer wrote them",
+                hw - 1,
+                hw - lso
+            ),
+        });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 //! lowest HW — so a long log never becomes thousands of cells. Laying out and drawing the
 //! picture is `output::picture`'s job.
 
-use super::recover::{recovery_window, FollowerRecoverReport, RECOVERY_CELLS};
 use crate::error::{Error, Result};
 use crate::replica::{Replica, ReplicaRole};
 use crate::replication::diff::{OwnedRecord, RecordCursor};
@@ -129,12 +128,16 @@ pub struct RecoveryDrawing {
     pub leader_records: Vec<DrawnRecord>,
 }
 
-/// Choose a recovery's window ([`recovery_window`] with [`RECOVERY_CELLS`]) and read the
-/// leader's records over it from `leader_dir`.
-pub fn draw_recovery(r: &FollowerRecoverReport, leader_dir: &Path, partition: Option<&str>) -> Result<RecoveryDrawing> {
-    let (from, end) = recovery_window(r, RECOVERY_CELLS);
+/// A recovery's picture over the window its report chose
+/// ([`FollowerRecoverReport::picture_window`](super::recover::FollowerRecoverReport::picture_window)),
+/// with the leader's records over it read from `leader_dir`.
+pub fn draw_recovery(
+    (from, end, focus): (i64, i64, i64),
+    leader_dir: &Path,
+    partition: Option<&str>,
+) -> Result<RecoveryDrawing> {
     let leader_records = records_in(leader_dir, partition, from, end)?;
-    Ok(RecoveryDrawing { from, end, focus: r.first_divergent_offset.unwrap_or(r.cut_offset), leader_records })
+    Ok(RecoveryDrawing { from, end, focus, leader_records })
 }
 
 /// The records of `dir` in `[from, end)`, read only (for the leader's row of a recovery's

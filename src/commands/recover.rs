@@ -123,6 +123,15 @@ impl FollowerRecoverReport {
 /// Offsets a recovery's picture covers at most (the terminal shows as many as fit).
 pub const RECOVERY_CELLS: i64 = 24;
 
+impl FollowerRecoverReport {
+    /// The window its picture shows ([`recovery_window`] with [`RECOVERY_CELLS`]) and the offset
+    /// it is about (the first divergent offset, else the cut): `(from, end, focus)`.
+    pub fn picture_window(&self) -> (i64, i64, i64) {
+        let (from, end) = recovery_window(self, RECOVERY_CELLS);
+        (from, end, self.first_divergent_offset.unwrap_or(self.cut_offset))
+    }
+}
+
 /// The window of offsets a recovery's picture covers: from the report's first row (or the cut)
 /// to the follower's LEO, and on along the leader's log when it is longer, up to `cells`
 /// offsets in all.
