@@ -47,8 +47,9 @@ impl ReplicaRole {
 }
 
 impl std::fmt::Display for ReplicaRole {
+    /// The name, padded as a `&str` would be (`{:<8}` lines up the roles).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
