@@ -21,7 +21,6 @@ pub mod history;
 pub mod recover;
 pub mod restore;
 pub mod stop;
-pub mod stuck_lso;
 pub mod txn;
 
 // Named here for the dispatchers (`app.rs`, the lab), which reach them through `commands`.

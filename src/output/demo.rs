@@ -118,7 +118,7 @@ fn and_list(items: &[String]) -> String {
 
 /// The admin abort in words: the line an operator runs, and the marker the broker writes for
 /// it (`TransactionsCommand`'s `buildAbortSpec`, then `WriteTxnMarkers`).
-pub fn admin_abort_text(a: &crate::commands::stuck_lso::AbortSpec) -> String {
+pub fn admin_abort_text(a: &crate::commands::demo::stuck_lso::AbortSpec) -> String {
     let coordinator = if a.described_coordinator_epoch < 0 {
         format!(
             "coordinator epoch {} (no marker was ever written for it), so the tool sends 0",

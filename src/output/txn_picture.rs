@@ -6,8 +6,8 @@
 
 use super::palette::Palette;
 use super::picture::{Mark, PicCell, Picture, Row};
+use crate::commands::demo::stuck_lso::TxnKind;
 use crate::commands::demo::ReplicaState;
-use crate::commands::stuck_lso::TxnKind;
 
 /// The terminal legend's item.
 pub const TEXT_LEGEND: &str = "txn: OPEN = in a transaction no marker has ended (read_committed stops at its first \
@@ -139,8 +139,8 @@ pub fn svg_cell(c: &PicCell, x: i64, y: i64, w: i64, h: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::demo::stuck_lso::{TxnBatch, TxnView};
     use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica};
-    use crate::commands::stuck_lso::{TxnBatch, TxnView};
 
     fn rec(offset: i64, value: &str) -> DrawnRecord {
         DrawnRecord {

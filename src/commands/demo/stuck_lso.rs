@@ -5,7 +5,7 @@
 //! `buildAbortSpec` resolves it. Never prints; never writes (the abort's marker is written by
 //! `append`, as the demo's step runs it).
 
-use super::txn::TxnReport;
+use crate::commands::txn::TxnReport;
 use crate::error::Result;
 use crate::format::batch::BatchIter;
 use crate::replica::Replica;

@@ -3,6 +3,8 @@
 //! person would type plus its report; after each step the state of every replica; at the end,
 //! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
 
+pub mod stuck_lso;
+
 use super::append::{AppendReport, AppendRequest, Values};
 use super::draw::{self, DrawReport};
 use super::elect::{ElectReport, ElectRequest, EpochEntryMode};
@@ -303,7 +305,7 @@ pub struct ReplicaState {
     pub entries: Vec<Entry>,
     /// Its transactional batches and markers (and after a `klog txn` step its LSO), in a
     /// scenario with transactions; `None` elsewhere.
-    pub txn: Option<super::stuck_lso::TxnView>,
+    pub txn: Option<stuck_lso::TxnView>,
 }
 
 /// The outcome of one run of a scenario in one mode.
@@ -332,7 +334,7 @@ pub enum DemoEvent<'a> {
     /// `klog txn` on the named replica.
     Txn(&'a str, &'a super::txn::TxnReport),
     /// The admin abort the next marker carries out (`kafka-transactions.sh abort`).
-    AdminAbort(&'a super::stuck_lso::AbortSpec),
+    AdminAbort(&'a stuck_lso::AbortSpec),
     Created(&'a str),
     /// Every replica after a step: the `offset:(epoch,value)` view and the picture's data.
     State(&'a [ReplicaState], &'a DrawReport),
@@ -415,7 +417,7 @@ fn state_of(root: &Path, name: &'static str, shown: TxnShown) -> Result<Option<R
         TxnShown::None => None,
         _ => {
             let report = super::txn::run(&dir, None)?;
-            super::stuck_lso::txn_view(&dir, &report)?.map(|mut v| {
+            stuck_lso::txn_view(&dir, &report)?.map(|mut v| {
                 if shown == TxnShown::WithLso {
                     v.last_stable_offset = Some(report.last_stable_offset());
                 }
@@ -428,10 +430,10 @@ fn state_of(root: &Path, name: &'static str, shown: TxnShown) -> Result<Option<R
     let mut entries = Vec::new();
     while let Some(rec) = cursor.next_record()? {
         // A transaction marker is named by its type, not by its control record's bytes.
-        let marker = txn.as_ref().and_then(|v: &super::stuck_lso::TxnView| {
+        let marker = txn.as_ref().and_then(|v: &stuck_lso::TxnView| {
             v.batches.iter().find(|b| (b.base_offset..=b.last_offset).contains(&rec.offset)).and_then(|b| {
                 match b.kind {
-                    super::stuck_lso::TxnKind::Marker { commit } => Some(if commit { "COMMIT" } else { "ABORT" }),
+                    stuck_lso::TxnKind::Marker { commit } => Some(if commit { "COMMIT" } else { "ABORT" }),
                     _ => None,
                 }
             })
@@ -851,7 +853,7 @@ fn run_once(
             }
             Step::AdminAbort { replica, timestamp } => {
                 let txn = super::txn::run(&path(replica), None)?;
-                let spec = super::stuck_lso::abort_spec(&txn).ok_or_else(|| {
+                let spec = stuck_lso::abort_spec(&txn).ok_or_else(|| {
                     Error::Usage(format!("demo: {replica} has no open transaction for the admin abort"))
                 })?;
                 sink(DemoEvent::AdminAbort(&spec))?;
@@ -896,7 +898,7 @@ fn run_once(
             .iter()
             .filter_map(|s| s.txn.as_ref())
             .flat_map(|v| v.batches.iter())
-            .filter(|b| b.kind == super::stuck_lso::TxnKind::Open)
+            .filter(|b| b.kind == stuck_lso::TxnKind::Open)
             .map(|b| b.base_offset)
             .min();
         sink(DemoEvent::State(&now, &drawing(root, open_at)?))?;
