@@ -859,7 +859,8 @@ impl Loader<'_> {
 
 /// The forecast of every log, judged as a whole the way Kafka's start-up goes: the metadata
 /// log's refusal first, then a dir taken offline (which loads none of it) or a broker that does
-/// not start (a load that deletes segments on an offline dir). The logs, when it starts.
+/// not start (a log opened on an offline dir with a first unstable offset). The logs, when it
+/// starts.
 fn settle_forecast(
     dir: &Path,
     to_load: &[(String, LoadedKind)],
@@ -869,12 +870,14 @@ fn settle_forecast(
     // The log dir as a whole went offline (a log-dir checkpoint) before any log loads.
     let offline_from_start = offline.is_some();
     let mut logs_forecast = Vec::with_capacity(forecast.len());
-    // The log that took the dir offline (an epoch checkpoint), and the logs whose load deletes
-    // segments (`removeAndDeleteSegmentsAsync`: on an offline dir, `LocalLog.deleteSegmentFiles`
-    // throws "already offline", a `KafkaStorageException` with no `IOException` in it, which
-    // escapes `loadLogs`).
+    // The log that took the dir offline (an epoch checkpoint), and the logs loaded with a first
+    // unstable offset: `UnifiedLog`'s constructor reads the log there
+    // (`maybeIncrementFirstUnstableOffset`) through `LocalLog.maybeHandleIOException`, which on
+    // an offline dir throws "already offline", a `KafkaStorageException` with no `IOException`
+    // in it, which escapes `loadLogs`. (The segment and snapshot deletions a load schedules
+    // throw the same, but on the scheduler's thread, which catches every exception.)
     let mut offline_log: Option<String> = None;
-    let mut deleting: Vec<String> = Vec::new();
+    let mut unstable: Vec<String> = Vec::new();
     // A KRaft broker opens its metadata log (`KafkaRaftManager`) before its `LogManager` loads
     // the others: the metadata log's refusal comes first.
     let mut forecast = forecast;
@@ -886,8 +889,8 @@ fn settle_forecast(
     for (f, (name, _)) in forecast.into_iter().zip(to_load) {
         match f {
             Ok(l) => {
-                if !l.recovery.deleted_segments.is_empty() || l.recovery.segments_split > 0 {
-                    deleting.push(l.dir_name.clone());
+                if l.recovery.first_unstable_at_open.is_some() {
+                    unstable.push(l.dir_name.clone());
                 }
                 logs_forecast.push(l)
             }
@@ -902,13 +905,14 @@ fn settle_forecast(
         }
     }
     if let Some(e) = offline {
-        if let Some(first) = deleting.first() {
+        if let Some(first) = unstable.first() {
             if offline_from_start {
                 return Err(kafka_refuses(
                     dir,
                     format!(
-                        "the log dir is offline ({e}), and recovering {first} deletes segments (a cut or a \
-                         split): LocalLog.deleteSegmentFiles throws KafkaStorageException (the log dir is already \
+                        "the log dir is offline ({e}), and {first} loads with a transaction its producer state \
+                         holds open: opening it reads the log at its first unstable offset, and \
+                         LocalLog.maybeHandleIOException throws KafkaStorageException (the log dir is already \
                          offline)"
                     ),
                 ));
@@ -918,10 +922,11 @@ fn settle_forecast(
             return Err(Error::state(
                 dir,
                 format!(
-                    "{OFFLINE_WORDS}, {OR_REFUSES}: {e}; recovering {first} deletes segments, and if the broker loads it \
-                     after {} (partition dirs load in the order the file system lists them, on several threads), \
-                     LocalLog.deleteSegmentFiles throws KafkaStorageException (the log dir is already offline) and \
-                     the broker does not start",
+                    "{OFFLINE_WORDS}, {OR_REFUSES}: {e}; {first} loads with a transaction its producer state holds \
+                     open, and if the broker loads it after {} (partition dirs load in the order the file system \
+                     lists them, on several threads), opening it reads the log at its first unstable offset, \
+                     LocalLog.maybeHandleIOException throws KafkaStorageException (the log dir is already offline) \
+                     and the broker does not start",
                     offline_log.as_deref().unwrap_or("the log that failed")
                 ),
             ));

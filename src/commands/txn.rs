@@ -125,7 +125,10 @@ fn report(mut replica: Replica) -> Result<TxnReport> {
     let summary = summarize(&replica);
     let load = replica.preview_start()?;
     let start = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref());
-    let transactions = read_transactions(replica.log(), replica.log_start_offset(), start)?;
+    let mut transactions = read_transactions(replica.log(), replica.log_start_offset(), start)?;
+    if let Some(load) = &load {
+        transactions.unstable_reported = load.unstable_reported.clone();
+    }
     Ok(TxnReport {
         summary,
         high_watermark: replica.high_watermark(),

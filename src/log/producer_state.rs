@@ -40,6 +40,20 @@ pub struct SnapshotFiles {
     /// Where the load's last producer-state rebuild (the log's own manager's) started: the
     /// state a running broker's manager then replays the log onto.
     pub rebuild_start: Option<RebuildStart>,
+    /// The first unstable offset the log's manager holds when `UnifiedLog` opens the loaded log
+    /// (its HW still at the local log start): an open transaction, or one its rebuild saw end
+    /// above that. `UnifiedLog`'s constructor then reads the log at it
+    /// (`maybeIncrementFirstUnstableOffset`), through the log dir's failure handling.
+    pub first_unstable_at_open: Option<i64>,
+    /// What that read throws, if it does (a frame below the minimum size, a legacy wrapper
+    /// that does not decode, in the batches it searches): nothing in the load catches it.
+    /// The segment (base offset) it throws in, and the exception.
+    pub thrown_at_open: Option<(i64, Thrown)>,
+    /// Each transaction's first offset the log's manager holds after the load (open ones and
+    /// those its rebuild saw end), as `UnifiedLog` reports it once it is the first unstable
+    /// offset: the base offset of the batch the read at it lands on (or the log end), which
+    /// a damaged offset index moves.
+    pub unstable_reported: BTreeMap<i64, i64>,
 }
 
 /// The state the log's own `ProducerStateManager` holds when its rebuild starts replaying,
@@ -59,7 +73,14 @@ pub struct RebuildStart {
 impl SnapshotFiles {
     /// The files as they are before the load.
     pub fn new(files: BTreeMap<String, Vec<u8>>) -> SnapshotFiles {
-        SnapshotFiles { files, ops: Vec::new(), rebuild_start: None }
+        SnapshotFiles {
+            files,
+            ops: Vec::new(),
+            rebuild_start: None,
+            first_unstable_at_open: None,
+            thrown_at_open: None,
+            unstable_reported: BTreeMap::new(),
+        }
     }
 
     /// `ProducerStateManager.listSnapshotFiles`: offset and name of each, by offset (a name
@@ -248,6 +269,11 @@ impl Producers {
 struct Manager {
     snapshots: BTreeMap<i64, String>,
     producers: Producers,
+    /// Open transactions: first offset -> producer id (`ongoingTxns`).
+    ongoing: BTreeMap<i64, i64>,
+    /// Transactions ended while replaying: first offset -> the marker's offset
+    /// (`unreplicatedTxns`: they hold the first unstable offset until the HW passes the marker).
+    unreplicated: BTreeMap<i64, i64>,
     last_map_offset: i64,
     last_snap_offset: i64,
     now_ms: i64,
@@ -255,13 +281,43 @@ struct Manager {
 
 impl Manager {
     fn new(files: &SnapshotFiles, now_ms: i64) -> Result<Manager, Thrown> {
-        Ok(Manager {
-            snapshots: files.list()?,
+        Ok(Manager { snapshots: files.list()?, ..Manager::empty(now_ms) })
+    }
+
+    fn empty(now_ms: i64) -> Manager {
+        Manager {
+            snapshots: BTreeMap::new(),
             producers: Producers::default(),
+            ongoing: BTreeMap::new(),
+            unreplicated: BTreeMap::new(),
             last_map_offset: 0,
             last_snap_offset: 0,
             now_ms,
-        })
+        }
+    }
+
+    /// No producer, no transaction (`producers.clear()` with `ongoingTxns` and
+    /// `unreplicatedTxns`).
+    fn clear(&mut self) {
+        self.producers.clear();
+        self.ongoing.clear();
+        self.unreplicated.clear();
+    }
+
+    /// A loaded entry (`loadProducerEntry`): its open transaction goes back in `ongoingTxns`.
+    fn load_entry(&mut self, producer_id: i64, entry: Entry) {
+        if let Some(first) = entry.current_txn_first_offset {
+            self.ongoing.insert(first, producer_id);
+        }
+        self.producers.insert(producer_id, entry);
+    }
+
+    /// `firstUnstableOffset` once the HW is `high_watermark` (`onHighWatermarkUpdated` drops
+    /// the ended transactions whose marker is below it): the first offset of the earliest open
+    /// transaction or of an ended one whose marker the HW does not cover yet.
+    fn first_unstable_offset(&self, high_watermark: i64) -> Option<i64> {
+        let ended = self.unreplicated.iter().find(|(_, last)| **last >= high_watermark).map(|(first, _)| *first);
+        self.ongoing.keys().next().copied().into_iter().chain(ended).min()
     }
 
     fn remove_and_delete(&mut self, files: &mut SnapshotFiles, offset: i64) {
@@ -286,7 +342,7 @@ impl Manager {
             self.remove_and_delete(files, o);
         }
         if log_end != self.last_map_offset {
-            self.producers.clear();
+            self.clear();
             self.load_from_snapshot(files, log_start);
         } else {
             // `onLogStartOffsetIncremented`
@@ -309,7 +365,7 @@ impl Manager {
                         let expired = entry.current_txn_first_offset.is_none()
                             && self.now_ms.saturating_sub(entry.last_timestamp) >= PRODUCER_ID_EXPIRATION_MS;
                         if !expired {
-                            self.producers.insert(e.producer_id, entry);
+                            self.load_entry(e.producer_id, entry);
                         }
                     }
                     self.last_snap_offset = offset;
@@ -365,7 +421,7 @@ impl Manager {
 
     /// `truncateFullyAndStartAt(offset)`.
     fn truncate_fully_and_start_at(&mut self, files: &mut SnapshotFiles, offset: i64) {
-        self.producers.clear();
+        self.clear();
         let all: Vec<i64> = self.snapshots.keys().copied().collect();
         for o in all {
             self.remove_and_delete(files, o);
@@ -392,21 +448,7 @@ impl Manager {
         let current = self.producers.get_mut(h.producer_id).cloned().unwrap_or_else(Entry::empty);
         let mut updated = Entry { batches: VecDeque::new(), ..current };
         if h.is_control() {
-            let records = batch
-                .records()
-                .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {}", e.what)))?;
-            let decoded = records
-                .decode()
-                .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {}", e.what)))?;
-            let Some(first) = decoded.first() else { return Ok(None) };
-            let marker = crate::format::control::decode(first.key, first.value)
-                .map_err(|e| thrown(format!("org.apache.kafka.common.InvalidRecordException: {e}")))?;
-            let crate::format::control::ControlRecord::EndTxn { coordinator_epoch, commit, .. } = marker else {
-                return Err(thrown(format!(
-                    "java.lang.IllegalArgumentException: Invalid control record type for end transaction marker {}",
-                    marker.type_name()
-                )));
-            };
+            let Some((coordinator_epoch, commit, timestamp)) = end_txn_marker(batch)? else { return Ok(None) };
             completed = updated.current_txn_first_offset.map(|first_offset| CompletedTxn {
                 producer_id: h.producer_id,
                 first_offset,
@@ -416,7 +458,7 @@ impl Manager {
             updated.maybe_update_producer_epoch(h.producer_epoch);
             updated.coordinator_epoch = coordinator_epoch;
             updated.current_txn_first_offset = None;
-            updated.last_timestamp = first.timestamp;
+            updated.last_timestamp = timestamp;
         } else {
             let first_offset = h.base_offset;
             let last_offset = h.last_offset();
@@ -436,9 +478,25 @@ impl Manager {
                         h.producer_id
                     )))
                 }
-                (None, true) => updated.current_txn_first_offset = Some(first_offset),
+                (None, true) => {
+                    // `startedTransactions`: this batch opens the producer's transaction.
+                    updated.current_txn_first_offset = Some(first_offset);
+                    self.ongoing.insert(first_offset, h.producer_id);
+                }
                 _ => {}
             }
+        }
+        if let Some(c) = &completed {
+            // `completeTxn`: the transaction is found by its first offset alone (two producers'
+            // transactions starting at one offset share an entry, the later one's).
+            if self.ongoing.remove(&c.first_offset).is_none() {
+                return Err(thrown(format!(
+                    "java.lang.IllegalArgumentException: Attempted to complete transaction CompletedTxn[producerId={}, \
+                     firstOffset={}, lastOffset={}, isAborted={}] which was not started",
+                    c.producer_id, c.first_offset, c.last_offset, c.is_aborted
+                )));
+            }
+            self.unreplicated.insert(c.first_offset, c.last_offset);
         }
         match self.producers.get_mut(h.producer_id) {
             Some(e) => e.update(&updated),
@@ -446,6 +504,54 @@ impl Manager {
         }
         Ok(completed)
     }
+}
+
+/// A control batch's end-transaction marker as `ProducerAppendInfo.appendEndTxnMarker` reads it
+/// (its first record): coordinator epoch, whether it commits, the record's timestamp; `None`
+/// for a batch without records. What Kafka throws where the record does not read.
+fn end_txn_marker(batch: &RawBatch<'_>) -> Result<Option<(i32, bool, i64)>, Thrown> {
+    let thrown = |exception: String| Thrown { position: batch.position, exception };
+    let invalid = |what: &dyn std::fmt::Display| thrown(format!("{INVALID_RECORD}: {what}"));
+    let records = batch.records().map_err(|e| invalid(&e.what))?;
+    // `iterator().hasNext()`, then one `next()`: the first record only. The declared count is
+    // held against the bytes left only when it is 1 (`RecordIterator.next` checks as it reads
+    // the last declared record); an empty batch ends nothing.
+    let (decoded, error) = records.decode_prefix();
+    let count = records.header().map_or(1, |h| h.records_count);
+    let first = match (decoded.first(), error) {
+        (Some(_), Some(e)) if count == 1 => return Err(invalid(&e.what)),
+        (Some(first), _) => first,
+        (None, Some(e)) => return Err(invalid(&e.what)),
+        (None, None) => return Ok(None),
+    };
+    let marker = crate::format::control::decode(first.key, first.value).map_err(|e| invalid(&e))?;
+    let crate::format::control::ControlRecord::EndTxn { coordinator_epoch, commit, .. } = marker else {
+        return Err(thrown(format!(
+            "java.lang.IllegalArgumentException: Invalid control record type for end transaction marker {}",
+            marker.type_name()
+        )));
+    };
+    Ok(Some((coordinator_epoch, commit, first.timestamp)))
+}
+
+const INVALID_RECORD: &str = "org.apache.kafka.common.InvalidRecordException";
+
+/// What `LogSegment.recover` catches around each batch (`CorruptRecordException`,
+/// `InvalidRecordException`): the segment is cut after the batch that threw (its bytes were
+/// counted valid before its producer state was updated).
+pub fn recovery_catches(t: &Thrown) -> bool {
+    t.exception.starts_with(INVALID_RECORD)
+        || t.exception.starts_with("org.apache.kafka.common.errors.CorruptRecordException")
+}
+
+/// Whether a valid v2 batch throws when `LogSegment.recover` updates the producer state with it
+/// in a way recovery catches: a producer's control batch whose marker record does not read.
+pub fn recovery_cuts_after(batch: &RawBatch<'_>) -> Option<Thrown> {
+    let h = batch.header()?;
+    if batch.magic() < 2 || h.producer_id < 0 || !h.is_control() {
+        return None;
+    }
+    end_txn_marker(batch).err().filter(recovery_catches)
 }
 
 /// A transaction that a COMMIT or ABORT marker ended (`CompletedTxn`): its producer, its first
@@ -465,11 +571,6 @@ pub struct CompletedTxn {
 #[derive(Clone)]
 pub struct ProducerReplay {
     manager: Manager,
-    /// Open transactions: first offset -> producer id.
-    ongoing: BTreeMap<i64, i64>,
-    /// Transactions ended while replaying: first offset -> the marker's offset
-    /// (`unreplicatedTxns`: they hold the first unstable offset until the HW passes the marker).
-    unreplicated: BTreeMap<i64, i64>,
 }
 
 impl Default for ProducerReplay {
@@ -481,14 +582,7 @@ impl Default for ProducerReplay {
 impl ProducerReplay {
     /// No producer known, the map's end at 0.
     pub fn new() -> ProducerReplay {
-        let manager = Manager {
-            snapshots: BTreeMap::new(),
-            producers: Producers::default(),
-            last_map_offset: 0,
-            last_snap_offset: 0,
-            now_ms: 0,
-        };
-        ProducerReplay { manager, ongoing: BTreeMap::new(), unreplicated: BTreeMap::new() }
+        ProducerReplay { manager: Manager::empty(0) }
     }
 
     /// The state a snapshot taken at `offset` holds (`loadFromSnapshot` without expiry: every
@@ -496,11 +590,7 @@ impl ProducerReplay {
     pub fn from_snapshot(entries: &[ProducerEntry], offset: i64) -> ProducerReplay {
         let mut r = ProducerReplay::new();
         for e in entries {
-            let entry = Entry::from_snapshot(e);
-            if let Some(first) = entry.current_txn_first_offset {
-                r.ongoing.insert(first, e.producer_id);
-            }
-            r.manager.producers.insert(e.producer_id, entry);
+            r.manager.load_entry(e.producer_id, Entry::from_snapshot(e));
         }
         r.manager.last_map_offset = offset;
         r
@@ -521,26 +611,16 @@ impl ProducerReplay {
     /// (`ProducerStateManager.lastStableOffset(completedTxn)`: the first offset of the earliest
     /// other producer's open transaction, else the marker's offset + 1).
     pub fn apply(&mut self, batch: &RawBatch<'_>) -> Result<Option<(CompletedTxn, i64)>, Thrown> {
-        let before = batch.header().and_then(|h| {
-            (h.producer_id >= 0)
-                .then(|| self.manager.producers.get_mut(h.producer_id).and_then(|e| e.current_txn_first_offset))
-        });
         let completed = self.manager.apply_batch(batch)?;
-        if let Some(h) = batch.header() {
-            if h.producer_id >= 0 && !h.is_control() && h.is_transactional() && before.flatten().is_none() {
-                // `startedTransactions`: a transactional batch opening the producer's transaction.
-                self.ongoing.insert(h.base_offset, h.producer_id);
-            }
-        }
         self.manager.last_map_offset = batch.last_offset().wrapping_add(1);
+        // `findNextIncompleteTxn`: the earliest open transaction of another producer.
         Ok(completed.map(|c| {
             let lso = self
+                .manager
                 .ongoing
                 .iter()
                 .find(|(_, pid)| **pid != c.producer_id)
                 .map_or(c.last_offset + 1, |(first, _)| *first);
-            self.ongoing.remove(&c.first_offset);
-            self.unreplicated.insert(c.first_offset, c.last_offset);
             (c, lso)
         }))
     }
@@ -549,13 +629,12 @@ impl ProducerReplay {
     /// the ended transactions whose marker is below it): the first offset of the earliest open
     /// transaction or of an ended one whose marker the HW does not cover yet.
     pub fn first_unstable_offset(&self, high_watermark: i64) -> Option<i64> {
-        let ended = self.unreplicated.iter().find(|(_, last)| **last >= high_watermark).map(|(first, _)| *first);
-        self.ongoing.keys().next().copied().into_iter().chain(ended).min()
+        self.manager.first_unstable_offset(high_watermark)
     }
 
     /// The open transactions: (first offset, producer id), by first offset.
     pub fn open_transactions(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
-        self.ongoing.iter().map(|(o, p)| (*o, *p))
+        self.manager.ongoing.iter().map(|(o, p)| (*o, *p))
     }
 
     /// The snapshot file Kafka would write now (`takeSnapshot`: its producers in its map's
@@ -670,8 +749,12 @@ pub fn simulate(
                 let seg = &facts.segments[i];
                 for b in BatchIter::new(seg.bytes(true)) {
                     if b.magic() >= 2 {
-                        let _ended = m.apply_batch(&b)?;
-                        m.last_map_offset = b.last_offset().wrapping_add(1);
+                        match m.apply_batch(&b) {
+                            Ok(_ended) => m.last_map_offset = b.last_offset().wrapping_add(1),
+                            // Caught by the recovery loop, which stops there.
+                            Err(t) if recovery_catches(&t) => break,
+                            Err(t) => return Err(t),
+                        }
                     }
                 }
                 m.take_snapshot(&mut files);
@@ -721,6 +804,17 @@ pub fn simulate(
         facts.log_end_offset,
         facts.clean_shutdown,
     )?);
+    files.first_unstable_at_open = main.first_unstable_offset(facts.log_start_after);
+    if let Some(offset) = files.first_unstable_at_open {
+        files.thrown_at_open = read_at_open(facts, &live, &recovered, offset.max(facts.log_start_after)).err();
+    }
+    if files.thrown_at_open.is_none() {
+        for &first in main.ongoing.keys().chain(main.unreplicated.keys()) {
+            if let Ok(at) = read_at_open(facts, &live, &recovered, first.max(facts.log_start_after)) {
+                files.unstable_reported.insert(first, at);
+            }
+        }
+    }
     Ok(files)
 }
 
@@ -821,6 +915,35 @@ fn rebuild(
     m.last_map_offset = last_offset;
     m.take_snapshot(files);
     Ok(start)
+}
+
+/// `UnifiedLog` turns the first unstable offset into offset metadata whenever it is offset-only
+/// (when the log opens, at each HW update: `maybeIncrementFirstUnstableOffset`,
+/// `LocalLog.read(offset, 1)`): below the log end, the segment holding it translates the
+/// offset (`LogSegment.translateOffset`: the offset index's lower bound, then the search), then
+/// each later one until a batch is found. The offset the metadata then carries (the found
+/// batch's base offset; the offset itself past the log end, caught as out of range; the log end
+/// when no batch is found), or what the search throws, in which segment.
+fn read_at_open(facts: &LoadFacts<'_>, live: &[usize], recovered: &[bool], offset: i64) -> Result<i64, (i64, Thrown)> {
+    if offset >= facts.log_end_offset {
+        return Ok(offset);
+    }
+    let Some(floor) = live.iter().rposition(|j| facts.segments[*j].base_offset <= offset) else { return Ok(offset) };
+    for &j in &live[floor..] {
+        let seg = &facts.segments[j];
+        let (bytes, index) = (seg.bytes(recovered[j]), seg.index(recovered[j]));
+        let found = search_from_index(seg.base_offset, index, bytes, offset).map_err(|t| (seg.base_offset, t))?;
+        if let Some(position) = found {
+            let batch = BatchIter::starting_at(bytes, position as usize).next();
+            let base = batch
+                .map(|b| b.kafka_base_offset().map_err(|exception| (seg.base_offset, Thrown { position, exception })));
+            return match base {
+                Some(b) => b,
+                None => Ok(offset),
+            };
+        }
+    }
+    Ok(facts.log_end_offset)
 }
 
 /// `LogSegment.translateOffset(offset)`: the index's lower bound for the offset, then the

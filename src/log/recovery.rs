@@ -88,6 +88,13 @@ pub struct RecoveryReport {
     /// broker's manager holds before replaying the rest of the log); `None` when the load
     /// did not get that far or was not simulated.
     pub producer_rebuild_start: Option<super::producer_state::RebuildStart>,
+    /// The first unstable offset of the loaded log when `UnifiedLog` opens it (see
+    /// [`super::producer_state::SnapshotFiles::first_unstable_at_open`]).
+    pub first_unstable_at_open: Option<i64>,
+    /// What `UnifiedLog` reports for each of its transactions' first offsets once it is the
+    /// first unstable offset (see
+    /// [`super::producer_state::SnapshotFiles::unstable_reported`]).
+    pub unstable_reported: std::collections::BTreeMap<i64, i64>,
     /// Segments split for offset overflow (`splitOverflowedSegment`, which deletes the old one).
     pub segments_split: usize,
 }
@@ -347,7 +354,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         report.cut.extend(scan.cut.iter().cloned());
         scanned.push((target.base_offset, scan.outcome.clone()));
         scanned_index.push((target.base_offset, scan.builder.pending_offset_entries.clone()));
-        events.push(LoadEvent::Recover(target.base_offset));
+        events.push(LoadEvent::RecoverWhileLoading(target.base_offset));
         sim_recovered.insert(
             target.base_offset,
             (scan.outcome.valid_bytes as usize, scan.builder.pending_offset_entries.clone()),
@@ -484,8 +491,10 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             log_end_offset: report.log_end_offset_after,
             clean_shutdown,
         };
-        (report.snapshot_ops, report.producer_rebuild_start) =
-            producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
+        let files = producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
+        report.first_unstable_at_open = files.first_unstable_at_open;
+        report.unstable_reported = files.unstable_reported;
+        (report.snapshot_ops, report.producer_rebuild_start) = (files.ops, files.rebuild_start);
         return Ok(report);
     }
     log.reload(log_start_offset)?;
@@ -587,7 +596,7 @@ fn producer_snapshot_ops(
     dir: &std::path::Path,
     before: std::collections::BTreeMap<String, Vec<u8>>,
     mut inputs: SnapshotInputs<'_>,
-) -> Result<(Vec<SnapshotOp>, Option<super::producer_state::RebuildStart>)> {
+) -> Result<super::producer_state::SnapshotFiles> {
     use super::producer_state::{simulate, LoadFacts, SegmentBytes, SnapshotFiles};
     let mut owned = Vec::new();
     for t in inputs.targets.values() {
@@ -617,18 +626,29 @@ fn producer_snapshot_ops(
         clean_shutdown: inputs.clean_shutdown,
         now_ms,
     };
-    simulate(SnapshotFiles::new(before), &inputs.swap_deleted, &facts).map(|f| (f.ops, f.rebuild_start)).map_err(
-        |thrown| {
-            crate::error::Error::state(
-                dir,
-                format!(
+    let files = simulate(SnapshotFiles::new(before), &inputs.swap_deleted, &facts).map_err(|thrown| {
+        crate::error::Error::state(
+            dir,
+            format!(
                 "at position {} of a segment: a Kafka 4.4 broker refuses to start on this log dir: the producer-state \
                  rebuild throws {} (nothing in LogLoader catches it)",
                 thrown.position, thrown.exception
             ),
-            )
-        },
-    )
+        )
+    })?;
+    if let (Some((base, thrown)), Some(offset)) = (&files.thrown_at_open, files.first_unstable_at_open) {
+        let segment = dir.join(format!("{base:020}{}", super::names::LOG_SUFFIX));
+        return Err(crate::error::Error::state(
+            &segment,
+            format!(
+                "at position {}: a Kafka 4.4 broker refuses to start on this log dir: opening the loaded \
+                 log reads it at its first unstable offset {offset} (UnifiedLog.maybeIncrementFirstUnstableOffset) \
+                 and throws {} (nothing in the load catches it)",
+                thrown.position, thrown.exception
+            ),
+        ));
+    }
+    Ok(files)
 }
 
 /// Fill in what the load leaves: offsets, segments, epochs, bytes removed and the
@@ -1045,6 +1065,21 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
         out.batches_valid += 1;
         out.valid_bytes = batch.position + batch.size_bytes() as u64;
         out.end_offset = batch.next_offset();
+        // `updateProducerState` comes last: an end-transaction marker whose record does not read
+        // throws what the loop catches, after the batch was counted valid.
+        if let Some(t) = super::producer_state::recovery_cuts_after(&batch) {
+            if (out.valid_bytes as usize) < bytes.len() {
+                out.invalid_at = Some((
+                    out.valid_bytes,
+                    format!(
+                        "the batch before it is a transaction marker whose record does not read ({}): \
+                         LogSegment.recover stops there",
+                        t.exception
+                    ),
+                ));
+            }
+            break;
+        }
     }
     if out.invalid_at.is_none() {
         match iter.stop() {

@@ -72,6 +72,10 @@ pub struct Transactions {
     /// Where the log or its files disagree with Kafka's rules.
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
+    /// After a load: the offset a broker reports for each transaction's first offset once it
+    /// is the first unstable offset (the batch the read at it lands on; a damaged offset index
+    /// moves it). Empty: each is reported as it is.
+    pub unstable_reported: BTreeMap<i64, i64>,
 }
 
 impl Transactions {
@@ -79,7 +83,8 @@ impl Transactions {
     /// `high_watermark`: its earliest open transaction, or a transaction its load saw end
     /// whose marker the HW does not cover yet.
     pub fn first_unstable_offset(&self, high_watermark: i64) -> Option<i64> {
-        self.broker.first_unstable_offset(high_watermark)
+        let first = self.broker.first_unstable_offset(high_watermark)?;
+        Some(self.unstable_reported.get(&first).copied().unwrap_or(first))
     }
 
     /// The producer table of a broker that loaded the dir, in its map's order (what
@@ -338,6 +343,7 @@ pub fn read_transactions(
         broker_replays: replays,
         findings,
         notes,
+        unstable_reported: BTreeMap::new(),
     })
 }
 

@@ -935,7 +935,12 @@ fn long_run() {
         .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/difffuzz"), PathBuf::from);
     let Some(mut server) = OracleServer::start() else { panic!("the long run needs the Kafka oracle") };
     let root = scratch_root();
-    let seeds = make_seeds(&root.path().join("seeds"));
+    let mut seeds = make_seeds(&root.path().join("seeds"));
+    // KLOG_DIFFFUZZ_ONLY=txn: cases of the named seeds only (comma-separated).
+    if let Some(only) = std::env::var("KLOG_DIFFFUZZ_ONLY").ok().filter(|o| !o.is_empty()) {
+        seeds.retain(|s| only.split(',').any(|o| o == s.name));
+        assert!(!seeds.is_empty(), "KLOG_DIFFFUZZ_ONLY={only}: no seed of that name");
+    }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(minutes * 60.0);
     let started = std::time::Instant::now();
     let c = campaign(&mut server, &seeds, seed, u64::MAX, Some(deadline), Some(&out));

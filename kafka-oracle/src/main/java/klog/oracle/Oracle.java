@@ -339,6 +339,11 @@ public final class Oracle {
                     error = c.lastError();
                 }
             } catch (Throwable t) {
+                if (System.getenv("KLOG_ORACLE_TRACE") != null) {
+                    java.io.StringWriter w = new java.io.StringWriter();
+                    t.printStackTrace(new java.io.PrintWriter(w));
+                    o.put("trace", w.toString());
+                }
                 outcome = "refused";
                 Throwable cause = t;
                 while (cause.getCause() != null && cause.getMessage() == null) cause = cause.getCause();
@@ -348,6 +353,10 @@ public final class Oracle {
         o.put("outcome", outcome);
         if (error == null) o.putNull("error"); else o.put("error", error);
         o.set("logs", logs);
+        ArrayNode taskErrors = JSON.createArrayNode();
+        scheduler.taskErrors.forEach(taskErrors::add);
+        o.set("scheduled_task_errors", taskErrors);
+        if (System.getenv("KLOG_ORACLE_TRACE") != null) o.put("log", c.err.toString(StandardCharsets.UTF_8));
         // The tree as the load left it, before the shutdown below writes its own files
         // (snapshots at the log end, trimmed indexes, the marker): what a start-up leaves.
         o.set("files_loaded", listPartitionFiles(dir));
@@ -616,6 +625,8 @@ public final class Oracle {
      */
     private static final class QueuedScheduler implements Scheduler {
         private final List<Runnable> once = new ArrayList<>();
+        /** What the tasks run so far threw, in order. */
+        final List<String> taskErrors = new ArrayList<>();
 
         @Override public void startup() {}
         @Override public void shutdown() {}
@@ -634,7 +645,16 @@ public final class Oracle {
                     if (once.isEmpty()) return;
                     next = once.remove(0);
                 }
-                next.run();
+                // KafkaScheduler runs each task inside a catch of every Throwable (it logs
+                // "Uncaught exception in scheduled task"): a task's exception (an async delete
+                // on a dir already offline) never reaches the load, nor stops the broker.
+                try {
+                    next.run();
+                } catch (Throwable t) {
+                    synchronized (this) {
+                        taskErrors.add(t.getClass().getName() + ": " + t.getMessage());
+                    }
+                }
             }
         }
     }
