@@ -445,8 +445,15 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool)
     let picture = svg::render(&pic, false);
     let value = |r: &commands::draw::DrawnRecord| r.value.as_deref().map(|v| String::from_utf8_lossy(v).into_owned());
     let mut acked = acked_before.to_vec();
+    // A transaction marker is a control record the leader wrote, not a record a producer had
+    // acknowledged: it is not counted (nor its control bytes shown as a value).
+    let is_marker = |name: &str, offset: i64| {
+        txns.iter().filter(|(n, _, _)| n == name).flat_map(|(_, _, v)| &v.batches).any(|b| {
+            matches!(b.kind, stuck_lso::TxnKind::Marker { .. }) && (b.base_offset..=b.last_offset).contains(&offset)
+        })
+    };
     for r in report.replicas.iter().filter(|r| r.role == crate::replica::ReplicaRole::Leader) {
-        for rec in r.records.iter().filter(|rec| rec.offset < r.high_watermark) {
+        for rec in r.records.iter().filter(|rec| rec.offset < r.high_watermark && !is_marker(&r.name, rec.offset)) {
             let a = Acked { offset: rec.offset, value: value(rec).unwrap_or_default() };
             if !acked.contains(&a) {
                 acked.push(a);
@@ -1238,6 +1245,8 @@ mod tests {
         s.act(fetch(0, 1)).unwrap();
         assert_eq!((txn(&s).last_stable_offset, txn(&s).high_watermark), (8, 8));
         assert!(s.frame().picture.contains(">ABRT</text>"));
+        let acked: Vec<&str> = s.frame().acked.iter().map(|a| a.value.as_str()).collect();
+        assert_eq!(acked, ["o1", "o2", "t1", "t2", "o3", "o4", "o5"], "the marker at 7 is no acknowledged record");
         s.act_txn(TxnAct::Txn).unwrap();
         assert!(s.frame().output.contains("LSO 8  HW 8"), "{}", s.frame().output);
 
