@@ -220,7 +220,9 @@ pub enum Command {
     /// to any frame and act there to fork (the steps before are replayed into a fresh dir); ask
     /// the explorer for the shortest way to lose an acknowledged write from the current state
     /// and replay its answer by one click; copy the history as a klog script. A Watch preset
-    /// builds the Watch's scene and stops where the follower's HW lags; "this frame under hw |
+    /// builds the Watch's scene and stops where the follower's HW lags; a Stuck-LSO preset plays
+    /// `klog demo stuck-lso` up to the stuck LSO and offers the admin abort and the producer's
+    /// commit or abort, each frame saying what holds the LSO; "this frame under hw |
     /// kip101 | kip279" replays the history under each era side by side; "quiz me" asks before
     /// each click's result is shown. Prints the URL (with a per-run token every request
     /// needs) and opens nothing; listens on 127.0.0.1 only. Ctrl-C stops it; the lab dir stays.

@@ -239,7 +239,7 @@ fn route(method: &str, path: &str, body: &[u8], shared: &server::Shared) -> Repl
         ("GET", "/api/state") => Ok(()),
         ("POST", "/api/act") => parse::<server::ActBody>(body).and_then(|b| {
             let step = server::step_of(&b, &lab.session).map_err(|e| error_reply(400, &e))?;
-            lab.session.act(step).map_err(|e| error_reply(409, &e.to_string()))
+            lab.session.act(session::LabStep::Model(step)).map_err(|e| error_reply(409, &e.to_string()))
         }),
         ("POST", "/api/goto") => parse::<server::GotoBody>(body)
             .and_then(|b| lab.session.goto(b.branch, b.frame).map_err(|e| error_reply(400, &e))),
@@ -250,15 +250,25 @@ fn route(method: &str, path: &str, body: &[u8], shared: &server::Shared) -> Repl
             lab.session.reset(b.replicas).map_err(|e| error_reply(409, &e.to_string()))
         }),
         ("POST", "/api/explore") => parse::<server::ExploreBody>(body).and_then(|b| start_explorer(&lab, &b.mode)),
-        ("POST", "/api/preset") => parse::<server::EmptyBody>(body)
-            .and_then(|_| lab.session.preset_watch().map_err(|e| error_reply(409, &e.to_string()))),
+        ("POST", "/api/preset") => parse::<server::PresetBody>(body).and_then(|b| {
+            let made = match b.scene.as_deref() {
+                None | Some("watch") => lab.session.preset_watch(),
+                Some("stuck-lso") => lab.session.preset_stuck_lso(),
+                Some(_) => return Err(error_reply(400, "scene: watch or stuck-lso")),
+            };
+            made.map_err(|e| error_reply(409, &e.to_string()))
+        }),
+        ("POST", "/api/txn") => parse::<server::TxnBody>(body).and_then(|b| {
+            let act = server::txn_act_of(&b).map_err(|e| error_reply(400, &e))?;
+            lab.session.act_txn(act).map_err(|e| error_reply(409, &e.to_string()))
+        }),
         ("POST", "/api/eras") => parse::<server::EmptyBody>(body)
             .and_then(|_| lab.session.fork_eras().map_err(|e| error_reply(409, &e.to_string()))),
         ("POST", "/api/replay") => parse::<server::EmptyBody>(body).and_then(|_| replay_explorer(&mut lab)),
         (
             _,
             "/" | "/api/state" | "/api/act" | "/api/goto" | "/api/reset" | "/api/explore" | "/api/preset" | "/api/eras"
-            | "/api/replay",
+            | "/api/replay" | "/api/txn",
         ) => Err(error_reply(405, "wrong method for this path")),
         _ => Err(error_reply(404, "no such path")),
     };
@@ -370,7 +380,7 @@ fn compare_json(s: &Session, c: &session::Compare) -> Value {
                 .steps
                 .iter()
                 .zip(&br.frames[1..])
-                .filter(|(st, _)| matches!(st.action, Action::Recover { .. }))
+                .filter(|(st, _)| st.recovers())
                 .map(|(_, fr)| fr.command.as_str())
                 .collect();
             json!({
@@ -384,6 +394,23 @@ fn compare_json(s: &Session, c: &session::Compare) -> Value {
         })
         .collect();
     json!({ "branch": c.at.0, "frame": c.at.1, "columns": columns })
+}
+
+/// A frame's LSO, HW, what holds the LSO, and the open transaction holding it (with the line
+/// `kafka-transactions.sh abort` takes for it).
+fn txn_json(t: &session::TxnFrame) -> Value {
+    json!({
+        "replica": t.replica.to_string(),
+        "last_stable_offset": t.last_stable_offset,
+        "high_watermark": t.high_watermark,
+        "holder": t.holder,
+        "open": t.abort.as_ref().map(|a| json!({
+            "producer_id": a.producer_id,
+            "producer_epoch": a.producer_epoch,
+            "start_offset": a.start_offset,
+            "abort_command": crate::output::transactions::abort_command(&a.topic, a.partition, a.start_offset),
+        })),
+    })
 }
 
 fn acked_json(a: &[session::Acked]) -> Value {
@@ -404,6 +431,7 @@ pub fn state_json(lab: &Lab) -> Value {
                 "branch": i,
                 "parent": br.parent.map(|(pb, pf)| json!({ "branch": pb, "frame": pf })),
                 "era": br.era.map(|e| e.name()),
+                "transactions": br.transactions,
                 "frames": br.frames.iter().enumerate().map(|(k, fr)| json!({
                     "frame": k,
                     "command": fr.command,
@@ -445,6 +473,8 @@ pub fn state_json(lab: &Lab) -> Value {
             "leader": frame.leader.map(|(l, e)| json!({ "replica": l.to_string(), "leader_epoch": e })),
             "roles": roles_json(&frame.roles),
             "hint": frame.hint,
+            "note": frame.note,
+            "txn": frame.txn.as_ref().map(txn_json),
         },
         "next_epoch": s.next_epoch(),
         "compare": s.compare.as_ref().map(|c| compare_json(s, c)),

@@ -4,7 +4,7 @@
 //! its Host (no DNS rebinding) and, if it says where it comes from, come from this server's
 //! own origin. The checks are pure functions of the request's facts, tested here.
 
-use super::session::{replica_index, rules_for, Session, Step};
+use super::session::{replica_index, rules_for, Session, Step, TxnAct};
 use crate::explore::model::Action;
 use crate::replication::truncation::TruncationMode;
 use serde::Deserialize;
@@ -138,6 +138,37 @@ pub struct ExploreBody {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EmptyBody {}
+
+/// The body of a POST to `/api/preset`: `{}` for the Watch, `{"scene": "stuck-lso"}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetBody {
+    #[serde(default)]
+    pub scene: Option<String>,
+}
+
+/// The body of a POST to `/api/txn`: `txn`, `admin-abort`, `commit` or `abort`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TxnBody {
+    pub kind: String,
+}
+
+/// The stuck-lso step a `/api/txn` body asks for.
+pub fn txn_act_of(body: &TxnBody) -> Result<TxnAct, String> {
+    Ok(match body.kind.as_str() {
+        "txn" => TxnAct::Txn,
+        "admin-abort" => TxnAct::AdminAbort,
+        "commit" => TxnAct::ProducerEnds { commit: true },
+        "abort" => TxnAct::ProducerEnds { commit: false },
+        k => {
+            return Err(format!(
+                "kind {:?}: expected txn, admin-abort, commit or abort",
+                k.chars().take(16).collect::<String>()
+            ))
+        }
+    })
+}
 
 /// A truncation mode by name.
 pub fn mode_of(name: &str) -> Result<TruncationMode, String> {

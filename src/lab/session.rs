@@ -12,6 +12,7 @@
 
 use crate::app::{self, Front};
 use crate::cli::{self, Command, Env};
+use crate::commands::demo::stuck_lso::{self, AbortSpec, TxnView};
 use crate::commands::{self, draw::DrawRequest, recover::FollowerRecoverReport};
 use crate::error::{Error, Result};
 use crate::explore::model::{Action, Config, State, Violation, MAX_EPOCHS, MAX_RECORDS, MAX_REPLICAS};
@@ -93,6 +94,80 @@ impl Step {
     }
 }
 
+/// A step outside the explorer's model: a klog command line run as it is, with no model
+/// transition (the model has no producers and no transactions). The stuck-lso preset is made of
+/// them (the demo's own lines: transactional appends, the other producers' appends, fetches,
+/// `klog txn`), and so are the fixes the page offers there (the markers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineStep {
+    /// The command line, with replicas as `"$LAB/x"`.
+    pub line: String,
+    pub kind: LineKind,
+    /// What the scene says of it (the demo's narration before it; the admin abort resolved).
+    pub note: Option<String>,
+}
+
+/// What a [`LineStep`]'s command does, for the lab's bounds and words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Elect,
+    /// `append`: records of a producer, in a transaction or not.
+    Append {
+        records: u8,
+        transactional: bool,
+    },
+    Fetch,
+    /// `append --end-txn`: a COMMIT or ABORT marker.
+    Marker {
+        commit: bool,
+    },
+    /// `klog txn`: reads the log, changes nothing.
+    Txn,
+}
+
+/// One step of a branch: an action of the explorer's model, or a command line outside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LabStep {
+    Model(Step),
+    Line(LineStep),
+}
+
+impl LabStep {
+    /// The command line, with replicas as `"$LAB/x"`.
+    pub fn command(&self, replicas: usize) -> String {
+        match self {
+            LabStep::Model(s) => s.command(replicas),
+            LabStep::Line(l) => l.line.clone(),
+        }
+    }
+
+    /// Records this step appends (a marker is not a record a producer sent).
+    pub fn appended(&self) -> usize {
+        match self {
+            LabStep::Model(s) => s.appended(),
+            LabStep::Line(LineStep { kind: LineKind::Append { records, .. }, .. }) => *records as usize,
+            LabStep::Line(_) => 0,
+        }
+    }
+
+    /// Whether it elects a leader (the next election's epoch counts them).
+    pub fn elects(&self) -> bool {
+        match self {
+            LabStep::Model(s) => matches!(s.action, Action::Elect { .. }),
+            LabStep::Line(l) => l.kind == LineKind::Elect,
+        }
+    }
+
+    /// Whether it is a `recover --leader` (whose truncation depends on the era).
+    pub fn recovers(&self) -> bool {
+        matches!(self, LabStep::Model(Step { action: Action::Recover { .. }, .. }))
+    }
+}
+
+/// Why the explorer is off on a branch with transactions.
+pub const NO_MODEL_FOR_TRANSACTIONS: &str = "the explorer's model has no producers and no transactions: this \
+    branch's transactional steps run as klog command lines with no model transition, so the explorer is off here";
+
 /// The model configuration of the lab: every action the lab offers is one the model knows;
 /// bounds at the model's most (whether a step fits is checked against them).
 pub fn lab_config(rules: Rules, replicas: usize) -> Config {
@@ -147,6 +222,23 @@ pub struct Frame {
     pub roles: Vec<Mark>,
     /// What to watch for from here (a preset's last frame).
     pub hint: Option<String>,
+    /// What the scene says of the step that made it (a [`LineStep`]'s note).
+    pub note: Option<String>,
+    /// On a branch with transactions: the LSO and what holds it.
+    pub txn: Option<TxnFrame>,
+}
+
+/// What a frame of a branch with transactions shows of them, read from `klog txn`'s report on
+/// the leader (on `a` while none leads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxnFrame {
+    pub replica: char,
+    pub last_stable_offset: i64,
+    pub high_watermark: i64,
+    /// What holds the LSO, in words ([`stuck_lso::what_holds_the_lso`]).
+    pub holder: String,
+    /// The admin abort of the transaction holding the LSO, while one is open.
+    pub abort: Option<AbortSpec>,
 }
 
 /// One replica as a frame shows it: its role (leader, follower, crashed, ...), the epoch it
@@ -164,7 +256,7 @@ pub struct Branch {
     pub dir: PathBuf,
     /// Where it forked from: (branch, frame).
     pub parent: Option<(usize, usize)>,
-    pub steps: Vec<Step>,
+    pub steps: Vec<LabStep>,
     /// `frames[0]` after the creates, `frames[i]` after `steps[i - 1]`.
     pub frames: Vec<Frame>,
     /// The epoch of its first election (the model's epochs issued before it): 0, or 1 for the
@@ -172,6 +264,9 @@ pub struct Branch {
     pub first_epoch: u8,
     /// The era every recover of this branch runs under, when it was forked for a comparison.
     pub era: Option<TruncationMode>,
+    /// Whether it holds [`LineStep`]s (the stuck-lso scene): every frame then shows the
+    /// transactions and the LSO, and the explorer is off.
+    pub transactions: bool,
 }
 
 /// Three branches forked from one frame, one per era, shown side by side.
@@ -298,6 +393,7 @@ fn run_line(line: &str, lab: &Path) -> Result<Ran> {
             | Command::Flush(_)
             | Command::Crash(_)
             | Command::Recover(_)
+            | Command::Txn(_)
     );
     if !lab_runs {
         return Err(Error::Usage("lab: not a command the lab runs".into()));
@@ -321,17 +417,43 @@ struct Look {
     lost: Vec<Acked>,
     leader: Option<(char, i32)>,
     roles: Vec<Mark>,
+    txn: Option<TxnFrame>,
 }
 
-fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
+/// Each replica's `klog txn` report and the demo's view of its transactions (every batch's
+/// place and the LSO), by letter.
+fn txn_views(dirs: &[PathBuf]) -> Result<Vec<(String, commands::txn::TxnReport, TxnView)>> {
+    let mut out = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        let report = commands::txn::run(dir, None)?;
+        let mut view =
+            stuck_lso::txn_view(dir, &report)?.unwrap_or(TxnView { last_stable_offset: None, batches: Vec::new() });
+        view.last_stable_offset = Some(report.last_stable_offset());
+        out.push((letter(i as u8).to_string(), report, view));
+    }
+    Ok(out)
+}
+
+fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool) -> Result<Look> {
     let dirs: Vec<PathBuf> = (0..replicas as u8).map(|i| dir.join(letter(i).to_string())).collect();
     let report =
         commands::draw::run(&DrawRequest { dirs: &dirs, partition: None, from: Some(0), limit: DRAWN_OFFSETS })?;
-    let picture = svg::render(&Picture::of_draw(&report), false);
+    let mut pic = Picture::of_draw(&report);
+    let txns = if transactions { txn_views(&dirs)? } else { Vec::new() };
+    let views: Vec<(&str, &TxnView)> = txns.iter().map(|(name, _, view)| (name.as_str(), view)).collect();
+    crate::output::txn_picture::overlay_views(&mut pic, &views);
+    let picture = svg::render(&pic, false);
     let value = |r: &commands::draw::DrawnRecord| r.value.as_deref().map(|v| String::from_utf8_lossy(v).into_owned());
     let mut acked = acked_before.to_vec();
+    // A transaction marker is a control record the leader wrote, not a record a producer had
+    // acknowledged: it is not counted (nor its control bytes shown as a value).
+    let is_marker = |name: &str, offset: i64| {
+        txns.iter().filter(|(n, _, _)| n == name).flat_map(|(_, _, v)| &v.batches).any(|b| {
+            matches!(b.kind, stuck_lso::TxnKind::Marker { .. }) && (b.base_offset..=b.last_offset).contains(&offset)
+        })
+    };
     for r in report.replicas.iter().filter(|r| r.role == crate::replica::ReplicaRole::Leader) {
-        for rec in r.records.iter().filter(|rec| rec.offset < r.high_watermark) {
+        for rec in r.records.iter().filter(|rec| rec.offset < r.high_watermark && !is_marker(&r.name, rec.offset)) {
             let a = Acked { offset: rec.offset, value: value(rec).unwrap_or_default() };
             if !acked.contains(&a) {
                 acked.push(a);
@@ -369,7 +491,14 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked]) -> Result<Look> {
             log_end_offset: r.log_end_offset,
         })
         .collect();
-    Ok(Look { picture, acked, lost, leader: leader.map(|(i, e)| (letter(i as u8), e)), roles })
+    let txn = txns.get(leader.map_or(0, |(i, _)| i)).map(|(name, r, _)| TxnFrame {
+        replica: name.chars().next().unwrap_or('a'),
+        last_stable_offset: r.last_stable_offset(),
+        high_watermark: r.high_watermark,
+        holder: stuck_lso::what_holds_the_lso(r),
+        abort: stuck_lso::abort_spec(r),
+    });
+    Ok(Look { picture, acked, lost, leader: leader.map(|(i, e)| (letter(i as u8), e)), roles, txn })
 }
 
 /// A model violation in words.
@@ -396,13 +525,17 @@ pub fn violation_text(v: &Violation) -> String {
 /// The model's next state after `step`, or why the step leaves it.
 fn model_step(
     model: &std::result::Result<State, String>,
-    step: &Step,
+    step: &LabStep,
     index: usize,
     replicas: usize,
 ) -> (std::result::Result<State, String>, Option<String>) {
     let mut state = match model {
         Ok(s) => *s,
         Err(why) => return (Err(why.clone()), None),
+    };
+    let step = match step {
+        LabStep::Model(s) => s,
+        LabStep::Line(_) => return (Err(NO_MODEL_FOR_TRANSACTIONS.to_string()), None),
     };
     let cfg = step.config(replicas);
     let mut offered = Vec::new();
@@ -439,11 +572,11 @@ fn model_step(
 }
 
 /// What a step needs that it lacks before it runs (the lab's own bounds).
-fn check_bounds(branch: &Branch, upto: usize, step: &Step) -> Result<()> {
+fn check_bounds(branch: &Branch, upto: usize, step: &LabStep) -> Result<()> {
     if upto >= MAX_STEPS {
         return Err(Error::Usage(format!("lab: a branch holds at most {MAX_STEPS} steps")));
     }
-    let appended: usize = branch.steps[..upto].iter().map(Step::appended).sum();
+    let appended: usize = branch.steps[..upto].iter().map(LabStep::appended).sum();
     if step.appended() > 0 && appended + step.appended() > MAX_LAB_RECORDS {
         return Err(Error::Usage(format!("lab: a branch appends at most {MAX_LAB_RECORDS} records")));
     }
@@ -484,6 +617,76 @@ fn watch_hint(frame: &Frame) -> String {
     )
 }
 
+/// The stuck-lso scene's steps as `klog demo stuck-lso` runs them, up to and with its first
+/// `klog txn`: the demo's own command lines ([`commands::demo::command_line`]; the lab's creates
+/// are the demo's), each with the demo's narration before it as its note.
+pub fn stuck_lso_steps() -> Vec<LabStep> {
+    use commands::demo::Step as Demo;
+    let scene = commands::demo::scenario("stuck-lso").expect("stuck-lso is a built-in scenario");
+    let shown = |r: &str| format!("\"$LAB/{r}\"");
+    let mut steps = Vec::new();
+    let mut note: Option<String> = None;
+    for step in &scene.steps {
+        let kind = match step {
+            Demo::Say(text) => {
+                note = Some(text.to_string());
+                continue;
+            }
+            Demo::Create { .. } => continue,
+            Demo::Elect { .. } => LineKind::Elect,
+            Demo::Append { values, .. } => LineKind::Append { records: values.len() as u8, transactional: false },
+            Demo::TxnAppend { values, .. } => LineKind::Append { records: values.len() as u8, transactional: true },
+            Demo::Fetch { .. } => LineKind::Fetch,
+            Demo::Txn { .. } => LineKind::Txn,
+            // The scene's fixes are the page's to click, from the stuck frame on.
+            Demo::EndTxn { .. } | Demo::AdminAbort { .. } | Demo::Crash { .. } | Demo::Recover { .. } => break,
+        };
+        // The scene does not depend on the era: the demo runs it as of today's Kafka (kip279).
+        let line = commands::demo::command_line(step, TruncationMode::Kip279, &shown)
+            .expect("every step but Say and AdminAbort is one command line");
+        steps.push(LabStep::Line(LineStep { line, kind, note: note.take() }));
+        if kind == LineKind::Txn {
+            break;
+        }
+    }
+    steps
+}
+
+/// The line the stuck-lso preset stops on, read from its last frame: the LSO, the HW, what
+/// holds the LSO, and the fixes to try.
+fn stuck_lso_hint(frame: &Frame) -> String {
+    let Some(t) = &frame.txn else { return "no transaction state read at this frame".into() };
+    format!(
+        "Watch for this: {r}'s LSO is {lso} while its HW is {hw}, so read_committed consumers stop at {lso}. End the \
+         transaction that holds it (the admin abort, or its producer's commit or abort), then fetch {r} → {f} twice: \
+         the LSO moves only once {r}'s HW covers the marker.",
+        r = t.replica,
+        lso = t.last_stable_offset,
+        hw = t.high_watermark,
+        f = if t.replica == 'a' { 'b' } else { 'a' },
+    )
+}
+
+/// A step of the stuck-lso scene the page offers ([`Session::act_txn`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnAct {
+    /// `klog txn` on the leader.
+    Txn,
+    /// `kafka-transactions.sh abort --start-offset N` for the transaction holding the LSO, as
+    /// the broker carries it out ([`stuck_lso::abort_spec`]): its ABORT marker.
+    AdminAbort,
+    /// Its producer ends it: the COMMIT or ABORT marker its coordinator writes.
+    ProducerEnds { commit: bool },
+}
+
+/// The coordinator epoch of producer 1000's coordinator in the demo's story (the epoch of its
+/// `__transaction_state` partition's leader).
+const COORDINATOR_EPOCH: i32 = 3;
+/// The markers' timestamps: the producer's own end right after its records, the admin abort
+/// as the demo's (after transaction.timeout.ms has passed).
+const PRODUCER_END_TIMESTAMP_MS: i64 = 4000;
+const ADMIN_ABORT_TIMESTAMP_MS: i64 = 66000;
+
 impl Session {
     /// A new lab in `root` (empty or absent; made here) with `replicas` replicas.
     pub fn new(root: &Path, replicas: usize) -> Result<Session> {
@@ -506,16 +709,91 @@ impl Session {
     /// Start over with the Watch's scene: a and b, b elected at epoch 1, m1 m2, two fetch
     /// rounds; the view stops there, on a line of what to watch for.
     pub fn preset_watch(&mut self) -> Result<()> {
+        let steps: Vec<LabStep> = watch_steps().into_iter().map(LabStep::Model).collect();
+        self.preset(&steps, watch_hint)
+    }
+
+    /// Start over with the stuck-lso scene as `klog demo stuck-lso` plays it up to its first
+    /// `klog txn`: a leads at epoch 1, producer 1000's transaction t1 t2 left open by its death,
+    /// other producers' records moving the HW on; the view stops on the stuck LSO.
+    pub fn preset_stuck_lso(&mut self) -> Result<()> {
+        self.preset(&stuck_lso_steps(), stuck_lso_hint)
+    }
+
+    /// Start over with a and b and `steps` (whose leader starts at epoch 1), the view at the
+    /// end with `hint` read from the last frame.
+    fn preset(&mut self, steps: &[LabStep], hint: fn(&Frame) -> String) -> Result<()> {
         let was = std::mem::replace(&mut self.replicas, 2);
-        if let Err(e) = self.start_branch(None, 1, None, &watch_steps()) {
+        if let Err(e) = self.start_branch(None, 1, None, steps) {
             self.replicas = was;
             return Err(e);
         }
         let b = self.branches.len() - 1;
         let frame = self.branches[b].frames.last_mut().expect("a branch has its first frame");
-        frame.hint = Some(watch_hint(frame));
+        frame.hint = Some(hint(frame));
         self.compare = None;
         Ok(())
+    }
+
+    /// Run one of the stuck-lso scene's own steps after the viewed frame (which must show
+    /// transactions), on its leader: `klog txn`, or a marker ending the transaction that holds
+    /// the LSO. Forks as [`Session::act`] does.
+    pub fn act_txn(&mut self, act: TxnAct) -> Result<()> {
+        let t = self.frame().txn.as_ref().ok_or_else(|| {
+            Error::Usage("lab: this branch has no transactions; start the stuck-lso preset first".into())
+        })?;
+        let dir = format!("\"$LAB/{}\"", t.replica);
+        let open = || {
+            t.abort.as_ref().ok_or_else(|| {
+                Error::Usage(format!(
+                    "lab: no transaction is open on {} at this frame: nothing holds its LSO to end",
+                    t.replica
+                ))
+            })
+        };
+        let step = match act {
+            TxnAct::Txn => LineStep { line: format!("klog txn {dir}"), kind: LineKind::Txn, note: None },
+            TxnAct::AdminAbort => {
+                let spec = open()?;
+                LineStep {
+                    line: commands::demo::end_txn_command(
+                        &dir,
+                        spec.producer_id,
+                        spec.producer_epoch,
+                        spec.coordinator_epoch,
+                        false,
+                        ADMIN_ABORT_TIMESTAMP_MS,
+                    ),
+                    kind: LineKind::Marker { commit: false },
+                    note: Some(crate::output::demo::admin_abort_text(spec)),
+                }
+            }
+            TxnAct::ProducerEnds { commit } => {
+                let spec = open()?;
+                // The coordinator writes the marker with its own epoch, never below the one
+                // the producer's last marker carried (the broker refuses a lower one).
+                let coordinator_epoch = COORDINATOR_EPOCH.max(spec.described_coordinator_epoch);
+                let (verb, marker) = if commit { ("commits", "COMMIT") } else { ("aborts", "ABORT") };
+                LineStep {
+                    line: commands::demo::end_txn_command(
+                        &dir,
+                        spec.producer_id,
+                        spec.producer_epoch,
+                        coordinator_epoch,
+                        commit,
+                        PRODUCER_END_TIMESTAMP_MS,
+                    ),
+                    kind: LineKind::Marker { commit },
+                    note: Some(format!(
+                        "Producer {} (epoch {}) {verb} its transaction from offset {} (had it lived): its \
+                         transaction coordinator writes the {marker} marker with its coordinator epoch \
+                         {coordinator_epoch}.",
+                        spec.producer_id, spec.producer_epoch, spec.start_offset
+                    )),
+                }
+            }
+        };
+        self.act(LabStep::Line(step))
     }
 
     fn creates(&self) -> Vec<String> {
@@ -532,7 +810,7 @@ impl Session {
         parent: Option<(usize, usize)>,
         first_epoch: u8,
         era: Option<TruncationMode>,
-        steps: &[Step],
+        steps: &[LabStep],
     ) -> Result<()> {
         if self.branches.len() >= MAX_BRANCHES {
             return Err(Error::Usage(format!("lab: at most {MAX_BRANCHES} branches; restart klog lab")));
@@ -544,7 +822,15 @@ impl Session {
         }
         let made = self.make_branch(
             &dir,
-            Branch { dir: dir.clone(), parent, steps: Vec::new(), frames: Vec::new(), first_epoch, era },
+            Branch {
+                dir: dir.clone(),
+                parent,
+                steps: Vec::new(),
+                frames: Vec::new(),
+                first_epoch,
+                era,
+                transactions: steps.iter().any(|s| matches!(s, LabStep::Line(_))),
+            },
             steps,
         );
         if made.is_err() {
@@ -563,14 +849,17 @@ impl Session {
         made
     }
 
-    fn make_branch(&mut self, dir: &Path, mut branch: Branch, steps: &[Step]) -> Result<()> {
+    fn make_branch(&mut self, dir: &Path, mut branch: Branch, steps: &[LabStep]) -> Result<()> {
         let mut output = String::new();
         for line in self.creates() {
             output.push_str(&format!("$ {line}\n{}", run_line(&line, dir)?.output));
         }
-        let Look { picture, acked, lost, leader, roles } = look(dir, self.replicas, &[])?;
+        let Look { picture, acked, lost, leader, roles, txn } = look(dir, self.replicas, &[], branch.transactions)?;
         // Epochs below the first are issued before the history starts: no replica saw them.
-        let model = State { epochs_issued: branch.first_epoch, ..State::initial(self.replicas) };
+        let model = match branch.transactions {
+            true => Err(NO_MODEL_FOR_TRANSACTIONS.to_string()),
+            false => Ok(State { epochs_issued: branch.first_epoch, ..State::initial(self.replicas) }),
+        };
         branch.frames.push(Frame {
             command: self.creates().join("\n"),
             output: output.replace(&dir.display().to_string(), "$LAB"),
@@ -578,25 +867,27 @@ impl Session {
             recovery_picture: None,
             code: Vec::new(),
             no_code: Some("create writes empty replica dirs: no replication procedure runs".into()),
-            model: Ok(model),
+            model,
             model_violation: None,
             acked,
             lost,
             leader,
             roles,
             hint: None,
+            note: None,
+            txn,
         });
         self.branches.push(branch);
         let b = self.branches.len() - 1;
         for step in steps {
-            self.push_step(b, *step)?;
+            self.push_step(b, step.clone())?;
         }
         self.view = (b, self.branches[b].frames.len() - 1);
         Ok(())
     }
 
     /// Run `step` at the end of branch `b`.
-    fn push_step(&mut self, b: usize, step: Step) -> Result<()> {
+    fn push_step(&mut self, b: usize, step: LabStep) -> Result<()> {
         let replicas = self.replicas;
         let branch = &self.branches[b];
         check_bounds(branch, branch.steps.len(), &step)?;
@@ -604,14 +895,31 @@ impl Session {
         let ran = run_line(&line, &branch.dir)?;
         let last = branch.frames.last().expect("a branch has its first frame");
         let (model, model_violation) = model_step(&last.model, &step, branch.steps.len(), replicas);
-        let Look { picture, acked, lost, leader, roles } = look(&branch.dir, replicas, &last.acked)?;
-        let no_code = ran.code.is_empty().then(|| match step.action {
-            Action::Crash { .. } => "a crash runs no procedure: the volatile state is gone (and with --power-loss \
-                                     what only the page cache held)"
-                .to_string(),
-            Action::Restart { .. } => "restart: local recovery (scan from the recovery point; see the output)".into(),
+        let Look { picture, acked, lost, leader, roles, txn } =
+            look(&branch.dir, replicas, &last.acked, branch.transactions)?;
+        let no_code = ran.code.is_empty().then(|| match &step {
+            LabStep::Model(Step { action: Action::Crash { .. }, .. }) => {
+                "a crash runs no procedure: the volatile state is gone (and with --power-loss what only the page \
+                 cache held)"
+                    .to_string()
+            }
+            LabStep::Model(Step { action: Action::Restart { .. }, .. }) => {
+                "restart: local recovery (scan from the recovery point; see the output)".into()
+            }
+            LabStep::Line(LineStep { kind: LineKind::Txn, .. }) => {
+                "klog txn reads the log and the producer state a broker would load: it changes nothing".into()
+            }
+            LabStep::Line(LineStep { kind: LineKind::Marker { .. }, .. }) => {
+                "a marker is a control batch appended by the leader (WriteTxnMarkers): no replication procedure \
+                 runs"
+                    .into()
+            }
             _ => "no procedure to show".into(),
         });
+        let note = match &step {
+            LabStep::Line(l) => l.note.clone(),
+            LabStep::Model(_) => None,
+        };
         let frame = Frame {
             output: ran.output.replace(&branch.dir.display().to_string(), "$LAB"),
             command: line,
@@ -626,6 +934,8 @@ impl Session {
             leader,
             roles,
             hint: None,
+            note,
+            txn,
         };
         let branch = &mut self.branches[b];
         branch.steps.push(step);
@@ -635,7 +945,7 @@ impl Session {
 
     /// Run `step` after the viewed frame: at a branch's end it extends the branch, elsewhere
     /// it forks (the prefix replayed into a new branch dir).
-    pub fn act(&mut self, step: Step) -> Result<()> {
+    pub fn act(&mut self, step: LabStep) -> Result<()> {
         let (b, f) = self.view;
         let branch = &self.branches[b];
         check_bounds(branch, f, &step)?;
@@ -657,7 +967,7 @@ impl Session {
     pub fn fork_eras(&mut self) -> Result<()> {
         let (b, f) = self.view;
         let branch = &self.branches[b];
-        if !branch.steps[..f].iter().any(|s| matches!(s.action, Action::Recover { .. })) {
+        if !branch.steps[..f].iter().any(LabStep::recovers) {
             return Err(Error::Usage(
                 "lab: nothing up to this frame depends on the era: no follower has been recovered from a leader \
                  yet (recover runs the era's truncation)"
@@ -671,11 +981,11 @@ impl Session {
         let prefix = branch.steps[..f].to_vec();
         let mut made = Vec::new();
         for era in ERAS {
-            let steps: Vec<Step> = prefix
+            let steps: Vec<LabStep> = prefix
                 .iter()
-                .map(|s| match s.action {
-                    Action::Recover { .. } => Step { rules: rules_for(Some(era)), ..*s },
-                    _ => *s,
+                .map(|s| match s {
+                    LabStep::Model(m) if s.recovers() => LabStep::Model(Step { rules: rules_for(Some(era)), ..*m }),
+                    _ => s.clone(),
                 })
                 .collect();
             if let Err(e) = self.start_branch(Some((b, f)), first_epoch, Some(era), &steps) {
@@ -697,7 +1007,7 @@ impl Session {
             return Err(Error::Usage(format!("lab: branch {} has no frame {}", at.0 + 1, at.1)));
         }
         let mut steps = branch.steps[..at.1].to_vec();
-        steps.extend_from_slice(extra);
+        steps.extend(extra.iter().copied().map(LabStep::Model));
         let (first_epoch, era) = (branch.first_epoch, branch.era);
         self.start_branch(Some(at), first_epoch, era, &steps)
     }
@@ -717,19 +1027,19 @@ impl Session {
     }
 
     /// The steps up to the viewed frame.
-    pub fn steps(&self) -> &[Step] {
+    pub fn steps(&self) -> &[LabStep] {
         &self.branches[self.view.0].steps[..self.view.1]
     }
 
     /// The epoch the next election from the viewed frame takes.
     pub fn next_epoch(&self) -> usize {
-        let elections = self.steps().iter().filter(|s| matches!(s.action, Action::Elect { .. })).count();
+        let elections = self.steps().iter().filter(|s| s.elects()).count();
         self.branches[self.view.0].first_epoch as usize + elections
     }
 
     /// Records appended up to the viewed frame.
     pub fn appended(&self) -> usize {
-        self.steps().iter().map(Step::appended).sum()
+        self.steps().iter().map(LabStep::appended).sum()
     }
 
     /// The history up to the viewed frame as a bash script running the same commands.
@@ -807,13 +1117,148 @@ mod tests {
         assert_eq!(values, [Action::Append { replica: 1, value: 1 }, Action::Append { replica: 1, value: 2 }]);
         // The model, started with epoch 0 issued before the history, takes the whole preset.
         let mut model = Ok(State { epochs_issued: 1, ..State::initial(2) });
-        for (i, step) in watch_steps().iter().enumerate() {
-            let (next, violation) = model_step(&model, step, i, 2);
+        for (i, step) in watch_steps().into_iter().enumerate() {
+            let (next, violation) = model_step(&model, &LabStep::Model(step), i, 2);
             assert!(next.is_ok() && violation.is_none(), "step {i}: {next:?}");
             model = next;
         }
         let state = model.unwrap();
         assert_eq!((state.epochs_issued, state.appended), (2, 2));
+    }
+
+    /// The lines `klog demo stuck-lso` prints (its `$LAB/x` unquoted) up to its first `klog txn`.
+    fn demo_lines_to_first_txn() -> Vec<String> {
+        let tmp = tempfile::tempdir().unwrap();
+        let req = commands::demo::DemoRequest {
+            scenario: Some("stuck-lso"),
+            mode: None,
+            all_modes: false,
+            dir: &tmp.path().join("demo"),
+            predict: false,
+        };
+        let mut lines = Vec::new();
+        commands::demo::run(&req, &mut |e| {
+            if let commands::demo::DemoEvent::Command(line) = e {
+                lines.push(line);
+            }
+            Ok(())
+        })
+        .unwrap();
+        let first_txn = lines.iter().position(|l| l.starts_with("klog txn ")).unwrap();
+        lines.truncate(first_txn + 1);
+        lines
+    }
+
+    fn fetch(leader: u8, follower: u8) -> LabStep {
+        LabStep::Model(Step::new(Action::Fetch { leader, follower }, rules_for(None)))
+    }
+
+    fn txn(s: &Session) -> &TxnFrame {
+        s.frame().txn.as_ref().expect("a frame of the stuck-lso scene shows its transactions")
+    }
+
+    #[test]
+    fn the_stuck_lso_preset_runs_the_demos_own_lines_up_to_its_first_klog_txn() {
+        let ours: Vec<String> =
+            Session { root: PathBuf::new(), replicas: 2, branches: vec![], view: (0, 0), compare: None }
+                .creates()
+                .into_iter()
+                .chain(stuck_lso_steps().iter().map(|s| s.command(2)))
+                .map(|l| l.replace('"', ""))
+                .collect();
+        assert_eq!(ours, demo_lines_to_first_txn());
+        let steps = stuck_lso_steps();
+        assert_eq!(steps.iter().map(LabStep::appended).sum::<usize>(), 7, "o1 o2, t1 t2, o3 o4 o5");
+        assert!(steps.iter().all(|s| matches!(s, LabStep::Line(_))));
+        // The producer's death is the demo's narration, kept on the step after it.
+        let death = steps.iter().find_map(|s| match s {
+            LabStep::Line(l) if l.line.contains(" o3 o4 o5 ") => l.note.clone(),
+            _ => None,
+        });
+        assert!(death.is_some_and(|n| n.contains("killed before it commits")));
+    }
+
+    /// Every frame's LSO and HW are `klog txn`'s on the leader: the LSO follows the HW until t1
+    /// t2 are written, then stays at their first offset while the HW moves on; the explorer is
+    /// off on every frame, saying why.
+    #[test]
+    fn the_stuck_lso_presets_frames_hold_the_lso_at_the_open_transaction_while_the_hw_moves_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut s = Session::new(&tmp.path().join("lab"), 3).unwrap();
+        s.preset_stuck_lso().unwrap();
+        assert_eq!(s.replicas, 2);
+        let (b, last) = s.view;
+        assert!(s.branches[b].transactions);
+        // create, elect, o1 o2, fetch x2, t1 t2, o3 o4 o5, fetch x2, txn.
+        let expected = [(0, 0), (0, 0), (0, 0), (2, 2), (2, 2), (2, 2), (2, 7), (2, 7)];
+        assert_eq!(last + 1, expected.len());
+        for (f, &(lso, hw)) in expected.iter().enumerate() {
+            s.goto(b, f).unwrap();
+            let t = txn(&s);
+            assert_eq!((t.replica, t.last_stable_offset, t.high_watermark), ('a', lso, hw), "frame {f}");
+            assert_eq!(s.frame().model.as_ref().err().map(String::as_str), Some(NO_MODEL_FOR_TRANSACTIONS));
+            // The picture marks the LSO and shades t1 t2: on a once written, on b once fetched.
+            assert!(s.frame().picture.contains("LSO"), "frame {f}");
+            let open_cells = match f {
+                0..=3 => 0,
+                4 | 5 => 2,
+                _ => 4,
+            };
+            assert_eq!(s.frame().picture.matches("class=\"txn-open\"").count(), open_cells, "frame {f}");
+        }
+        let t = txn(&s);
+        assert!(t.holder.starts_with("producer 1000's transaction is open from offset 2"), "{}", t.holder);
+        let open = t.abort.as_ref().unwrap();
+        assert_eq!((open.producer_id, open.producer_epoch, open.start_offset), (1000, 0, 2));
+        // The last frame ran klog txn itself: its printed LSO is the frame's.
+        assert!(s.frame().output.contains("LSO 2  HW 7"), "{}", s.frame().output);
+        assert!(s.frame().hint.as_deref().is_some_and(|h| h.contains("a's LSO is 2 while its HW is 7")));
+    }
+
+    /// The admin abort writes the ABORT marker `kafka-transactions.sh abort` resolves to; the
+    /// LSO stays until the HW covers the marker, then is the HW. From the stuck frame again,
+    /// the producer's commit (a fork) does the same with a COMMIT marker.
+    #[test]
+    fn the_admin_abort_and_the_producers_commit_move_the_lso_to_the_hw_once_it_covers_the_marker() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut s = Session::new(&tmp.path().join("lab"), 2).unwrap();
+        assert!(s.act_txn(TxnAct::AdminAbort).is_err(), "no transactions on a plain branch");
+        s.preset_stuck_lso().unwrap();
+        let stuck = s.view;
+        s.act_txn(TxnAct::AdminAbort).unwrap();
+        assert_eq!(
+            s.frame().command,
+            "klog append \"$LAB/a\" --timestamp 66000 --producer-id 1000 --producer-epoch 0 --end-txn abort \
+             --coordinator-epoch 0"
+        );
+        assert!(s
+            .frame()
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("abort --topic") && n.contains("--start-offset 2")));
+        let t = txn(&s);
+        assert_eq!((t.last_stable_offset, t.high_watermark), (2, 7), "the marker at 7 is not below the HW yet");
+        assert!(t.abort.is_none() && t.holder.contains("not below the HW 7 yet"), "{}", t.holder);
+        assert!(s.act_txn(TxnAct::AdminAbort).is_err(), "nothing left open to abort");
+        s.act(fetch(0, 1)).unwrap();
+        assert_eq!((txn(&s).last_stable_offset, txn(&s).high_watermark), (2, 7));
+        s.act(fetch(0, 1)).unwrap();
+        assert_eq!((txn(&s).last_stable_offset, txn(&s).high_watermark), (8, 8));
+        assert!(s.frame().picture.contains(">ABRT</text>"));
+        let acked: Vec<&str> = s.frame().acked.iter().map(|a| a.value.as_str()).collect();
+        assert_eq!(acked, ["o1", "o2", "t1", "t2", "o3", "o4", "o5"], "the marker at 7 is no acknowledged record");
+        s.act_txn(TxnAct::Txn).unwrap();
+        assert!(s.frame().output.contains("LSO 8  HW 8"), "{}", s.frame().output);
+
+        s.goto(stuck.0, stuck.1).unwrap();
+        s.act_txn(TxnAct::ProducerEnds { commit: true }).unwrap();
+        assert_ne!(s.view.0, stuck.0, "acting on a frame left behind forks");
+        assert!(s.frame().command.ends_with("--producer-epoch 0 --end-txn commit --coordinator-epoch 3"));
+        s.act(fetch(0, 1)).unwrap();
+        s.act(fetch(0, 1)).unwrap();
+        assert_eq!((txn(&s).last_stable_offset, txn(&s).high_watermark), (8, 8));
+        assert!(s.frame().picture.contains(">CMTD</text>"));
+        assert!(s.script().contains("--end-txn commit"), "{}", s.script());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use super::palette::Palette;
 use super::picture::{Mark, PicCell, Picture, Row};
-use crate::commands::demo::stuck_lso::TxnKind;
+use crate::commands::demo::stuck_lso::{TxnKind, TxnView};
 use crate::commands::demo::ReplicaState;
 
 /// The terminal legend's item.
@@ -41,8 +41,14 @@ fn svg_word(kind: TxnKind) -> Option<&'static str> {
 /// Put the states' transactions on the picture's rows of the same name: each cell's place, and
 /// the LSO mark where the state carries one.
 pub fn overlay(pic: &mut Picture, states: &[ReplicaState]) {
+    let views: Vec<(&str, &TxnView)> = states.iter().filter_map(|s| Some((s.name, s.txn.as_ref()?))).collect();
+    overlay_views(pic, &views);
+}
+
+/// [`overlay`] from views by replica name (the lab's frames, which keep no demo state).
+pub fn overlay_views(pic: &mut Picture, views: &[(&str, &TxnView)]) {
     for row in pic.rows.iter_mut() {
-        let Some(view) = states.iter().find(|s| s.name == row.name).and_then(|s| s.txn.as_ref()) else {
+        let Some(&(_, view)) = views.iter().find(|(name, _)| *name == row.name) else {
             continue;
         };
         for c in row.cells.iter_mut() {
@@ -139,7 +145,7 @@ pub fn svg_cell(c: &PicCell, x: i64, y: i64, w: i64, h: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::demo::stuck_lso::{TxnBatch, TxnView};
+    use crate::commands::demo::stuck_lso::TxnBatch;
     use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica};
 
     fn rec(offset: i64, value: &str) -> DrawnRecord {

@@ -1,5 +1,6 @@
 //! `klog lab` in Chromium: KIP-101 scenario 1, the Watch preset, the quiz, the three eras side
-//! by side and the explorer replay played by clicking (lab.mjs, lab-watch.mjs), and the copied
+//! by side, the explorer replay and the stuck-lso scene's fixes played by clicking (lab.mjs,
+//! lab-watch.mjs, lab-lso.mjs), and the copied
 //! scripts, run through the CLI, leave the same dirs byte for byte. The server's refusals are
 //! judged in the fast tier (tests/cli/lab.rs).
 
@@ -224,5 +225,95 @@ fn the_watch_preset_the_quiz_the_three_eras_side_by_side_and_the_explorer_replay
         assert!(n["picture_top"].as_i64() < n["actions_top"].as_i64(), "{n}");
         assert!(n["picture_top"].as_i64() < n["preset_top"].as_i64(), "{n}");
     }
+    assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
+}
+
+/// The LSO and HW the page's LSO line shows on a frame `seen` by lab-lso.mjs.
+fn lso_hw(frame: &serde_json::Value) -> (i64, i64) {
+    let n = |k: &str| frame[k].as_str().and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{k}: {frame}"));
+    (n("lso"), n("hw"))
+}
+
+#[test]
+fn the_stuck_lso_preset_steps_through_its_frames_and_the_admin_abort_or_the_producers_commit_moves_the_lso_to_the_hw() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab-lso");
+    let Some(seen) = crate::harness::run("lab-lso.mjs", &[&server.url, s(&shots)]) else { return };
+    drop(server);
+    eprintln!("screenshots: {}", shots.display());
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+
+    // The preset runs `klog demo stuck-lso`'s own lines up to its first klog txn.
+    let demo = ok(&["demo", "stuck-lso", "--dir", s(&tmp.path().join("demo"))]);
+    let mut demo_lines: Vec<&str> = demo.lines().filter_map(|l| l.strip_prefix("$ ")).collect();
+    demo_lines.truncate(demo_lines.iter().position(|l| l.starts_with("klog txn ")).unwrap() + 1);
+    std::fs::remove_dir_all(tmp.path().join("demo")).unwrap();
+    let script = seen["presetScript"].as_str().unwrap().replace('"', "");
+    let lab_lines: Vec<&str> = script.lines().filter(|l| l.starts_with("klog ")).collect();
+    assert_eq!(lab_lines, demo_lines, "{script}");
+    assert_eq!(seen["presetState"]["replicas"], 2);
+    assert_eq!(seen["presetState"]["transactions"], true);
+
+    // Each frame: the LSO follows the HW until t1 t2 are written, then stays at 2 while the HW
+    // moves to 7; t1 t2 hatched OPEN on a, then on b; the LSO marked on the picture.
+    let frames = seen["frames"].as_array().unwrap();
+    let marks: Vec<(i64, i64)> = frames.iter().map(lso_hw).collect();
+    assert_eq!(marks, [(0, 0), (0, 0), (0, 0), (2, 2), (2, 2), (2, 2), (2, 7), (2, 7)]);
+    let open: Vec<u64> = frames.iter().map(|f| f["open_cells"].as_u64().unwrap()).collect();
+    assert_eq!(open, [0, 0, 0, 0, 2, 2, 4, 4]);
+    assert!(frames
+        .iter()
+        .all(|f| f["lso_visible"] == true && f["picture_lso"].as_array().is_some_and(|a| !a.is_empty())));
+    assert!(frames[4]["note"].as_str().unwrap().contains("begins a transaction and writes t1 and t2"));
+    assert!(frames[5]["note"].as_str().unwrap().contains("killed before it commits"));
+
+    // The stuck frame: what holds the LSO, the fixes offered, the explorer off and why.
+    let stuck = &seen["stuck"];
+    assert_eq!(stuck["open"], "1000");
+    let text = stuck["lso_text"].as_str().unwrap();
+    assert!(text.contains("LSO 2, HW 7"), "{text}");
+    assert!(text.contains("What holds the LSO: producer 1000's transaction is open from offset 2"), "{text}");
+    assert!(seen["preset"]["hint"].as_str().unwrap().contains("a's LSO is 2 while its HW is 7"));
+    let buttons: Vec<(&str, bool)> = stuck["txn_buttons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["kind"].as_str().unwrap(), b["disabled"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(buttons, [("txn", false), ("admin-abort", false), ("commit", false), ("abort", false)]);
+    assert_eq!(stuck["explore_disabled"], true);
+    assert!(stuck["explore_off"].as_str().unwrap().contains("no producers and no transactions"), "{stuck}");
+
+    // The admin abort: the marker kafka-transactions.sh abort resolves to; the LSO waits for the
+    // HW to cover it (two fetch rounds), then is the HW.
+    let abort = &seen["abort"];
+    assert_eq!(
+        abort["command"],
+        "klog append $LAB/a --timestamp 66000 --producer-id 1000 --producer-epoch 0 --end-txn abort --coordinator-epoch 0"
+    );
+    assert!(abort["note"].as_str().unwrap().contains("abort --topic demo --partition 0 --start-offset 2"), "{abort}");
+    assert_eq!((lso_hw(abort), lso_hw(&seen["fetch1"]), lso_hw(&seen["fetch2"])), ((2, 7), (2, 7), (8, 8)));
+    assert_eq!(abort["open"], "");
+    assert!(abort["txn_buttons"].as_array().unwrap().iter().skip(1).all(|b| b["disabled"] == true));
+    assert!(seen["fetch2"]["lso_text"].as_str().unwrap().contains("the LSO is the HW, 8"));
+    let abort_script = seen["abortScript"].as_str().unwrap();
+    assert!(abort_script.contains("--end-txn abort --coordinator-epoch 0\n"), "{abort_script}");
+    let abort_dir = PathBuf::from(seen["abortState"]["branch_dir"].as_str().unwrap());
+    replay_matches(abort_script, &abort_dir);
+    assert_eq!(value_at(&abort_dir, "a", 6).as_deref(), Some("o5"));
+
+    // From the stuck frame again: the producer commits, in a new branch forked there.
+    assert!(seen["commit"]["command"].as_str().unwrap().ends_with("--end-txn commit --coordinator-epoch 3"));
+    assert_eq!(lso_hw(&seen["committed"]), (8, 8));
+    let (b, f) = (&seen["presetState"]["view"]["branch"], &seen["presetState"]["view"]["frame"]);
+    assert_eq!(seen["commitState"]["parent"], serde_json::json!({ "branch": b, "frame": f }));
+
+    // 400 px: the LSO line above the picture, the picture above the buttons, nothing too wide.
+    let n = &seen["narrow"];
+    assert_eq!(n["overflow"], 0, "{n}");
+    assert!(n["lso_top"].as_i64() < n["picture_top"].as_i64() && n["picture_top"].as_i64() < n["actions_top"].as_i64());
     assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
 }

@@ -228,3 +228,33 @@ fn the_era_fork_and_the_replay_are_refused_when_they_have_nothing_to_do_and_writ
     assert_eq!(leo_of_a, [("hw", 0), ("kip101", 2), ("kip279", 2)], "hw cuts a to its own HW 0");
     assert_eq!(listing(&dir), vec!["1", "2", "3", "4", "5"]);
 }
+
+#[test]
+fn the_stuck_lso_preset_over_http_and_its_txn_steps_refused_where_they_have_nothing_to_end() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    // A plain branch has no transactions to end; an unknown kind or scene is a bad request.
+    let (status, reply) = server.post("/api/txn", "application/json", r#"{"kind":"admin-abort"}"#, "");
+    assert_eq!(status, 409, "{reply}");
+    assert!(reply.contains("start the stuck-lso preset"), "{reply}");
+    assert_eq!(server.post("/api/txn", "application/json", r#"{"kind":"rm"}"#, "").0, 400);
+    assert_eq!(server.post("/api/preset", "application/json", r#"{"scene":"kip101-1"}"#, "").0, 400);
+    assert_eq!(server.get("/api/txn", &format!("X-Klog-Token: {}\r\n", server.token)).0, 405);
+    let (status, reply) = server.post("/api/preset", "application/json", r#"{"scene":"stuck-lso"}"#, "");
+    assert_eq!(status, 200, "{reply}");
+    let state: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    let txn = &state["frame"]["txn"];
+    assert_eq!((&txn["last_stable_offset"], &txn["high_watermark"]), (&serde_json::json!(2), &serde_json::json!(7)));
+    assert_eq!(txn["open"]["producer_id"], 1000);
+    assert_eq!(state["frame"]["model"]["fits"], false);
+    // The admin abort ends the one open transaction; a second has nothing to end and writes nothing.
+    let (status, reply) = server.post("/api/txn", "application/json", r#"{"kind":"admin-abort"}"#, "");
+    assert_eq!(status, 200, "{reply}");
+    let before = tree(&dir);
+    let (status, reply) = server.post("/api/txn", "application/json", r#"{"kind":"commit"}"#, "");
+    assert_eq!(status, 409, "{reply}");
+    assert!(reply.contains("no transaction is open on a at this frame"), "{reply}");
+    assert_eq!(tree(&dir), before, "a refusal writes nothing");
+}

@@ -662,13 +662,15 @@ fn run_once(
     let rules = crate::replication::release::Rules::of_mode(recover_mode);
     let with_txns = sc.steps.iter().any(|s| matches!(s, Step::TxnAppend { .. }));
     for step in &sc.steps {
+        if let Some(line) = command_line(step, recover_mode, &shown) {
+            sink(DemoEvent::Command(line))?;
+        }
         match step {
             Step::Say(text) => {
                 sink(DemoEvent::Say(text))?;
                 continue;
             }
             Step::Create { replica, id } => {
-                sink(DemoEvent::Command(format!("klog create {} --replica-id {id}", shown(replica))))?;
                 super::create::run(&super::create::CreateRequest {
                     dir: &path(replica),
                     topic: "demo",
@@ -684,18 +686,12 @@ fn run_once(
                 sink(DemoEvent::Created(replica))?;
             }
             Step::Elect { replica, epoch, isr } => {
-                let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
-                let isr_flag = if isr.is_empty() { String::new() } else { format!(" --isr{isr_text}") };
                 // The run's release: up to 2.0.0 a new leader's epoch entry comes with its first append.
-                let (epoch_entry, entry_flag) = if rules.epoch_entry_on_election {
-                    (EpochEntryMode::OnElection, "")
+                let epoch_entry = if rules.epoch_entry_on_election {
+                    EpochEntryMode::OnElection
                 } else {
-                    (EpochEntryMode::FirstAppend, " --epoch-entry first-append")
+                    EpochEntryMode::FirstAppend
                 };
-                sink(DemoEvent::Command(format!(
-                    "klog elect {} --epoch {epoch}{isr_flag}{entry_flag}",
-                    shown(replica)
-                )))?;
                 let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| path(m)).collect();
                 let report = super::elect::run(&ElectRequest {
                     dir: &path(replica),
@@ -707,12 +703,6 @@ fn run_once(
                 sink(DemoEvent::Elected(&report))?;
             }
             Step::Append { replica, values, timestamp, flush } => {
-                sink(DemoEvent::Command(format!(
-                    "klog append {} {} --timestamp {timestamp}{}",
-                    shown(replica),
-                    values.join(" "),
-                    if *flush { " --flush" } else { "" }
-                )))?;
                 let report = super::append::run(
                     AppendRequest {
                         dir: &path(replica),
@@ -731,18 +721,6 @@ fn run_once(
                 sink(DemoEvent::Appended(replica, &report))?;
             }
             Step::Fetch { leader, follower, rounds, flush } => {
-                // The mode's fetch path: kip279 is fetch's default (2.8 and later); an older era
-                // is named, or the command shown would run the newer fetch.
-                let era = match recover_mode {
-                    TruncationMode::Kip279 => String::new(),
-                    m => format!(" --mode {}", m.name()),
-                };
-                sink(DemoEvent::Command(format!(
-                    "klog fetch --leader {} {} --rounds {rounds}{}{era}",
-                    shown(leader),
-                    shown(follower),
-                    if *flush { " --flush" } else { "" }
-                )))?;
                 let hws_before = (
                     Replica::open(&path(leader), None)?.high_watermark(),
                     Replica::open(&path(follower), None)?.high_watermark(),
@@ -767,12 +745,6 @@ fn run_once(
                 sink(DemoEvent::Fetched(follower, &report))?;
             }
             Step::Crash { replica, power_loss, hw } => {
-                sink(DemoEvent::Command(format!(
-                    "klog crash {}{}{}",
-                    shown(replica),
-                    if *power_loss { " --power-loss" } else { "" },
-                    hw.map_or(String::new(), |n| format!(" --hw {n}"))
-                )))?;
                 let report = crate::crash::crash(
                     &path(replica),
                     None,
@@ -781,12 +753,6 @@ fn run_once(
                 sink(DemoEvent::Crashed(&report))?;
             }
             Step::Recover { follower, leader } => {
-                sink(DemoEvent::Command(format!(
-                    "klog recover {} --leader {} --mode {}",
-                    shown(follower),
-                    shown(leader),
-                    recover_mode.name()
-                )))?;
                 let report = super::recover::run(&RecoverRequest {
                     dir: &path(follower),
                     partition: None,
@@ -816,12 +782,6 @@ fn run_once(
                 sink(DemoEvent::Recovered(&report, &drawing))?;
             }
             Step::TxnAppend { replica, values, producer_id, producer_epoch, timestamp } => {
-                sink(DemoEvent::Command(format!(
-                    "klog append {} {} --timestamp {timestamp} --producer-id {producer_id} --producer-epoch \
-                     {producer_epoch} --transactional",
-                    shown(replica),
-                    values.join(" "),
-                )))?;
                 let producer = super::append::Producer {
                     id: *producer_id,
                     epoch: *producer_epoch,
@@ -833,14 +793,6 @@ fn run_once(
                 sink(DemoEvent::Appended(replica, &report))?;
             }
             Step::EndTxn { replica, producer_id, producer_epoch, coordinator_epoch, commit, timestamp } => {
-                sink(DemoEvent::Command(end_txn_command(
-                    &shown(replica),
-                    *producer_id,
-                    *producer_epoch,
-                    *coordinator_epoch,
-                    *commit,
-                    *timestamp,
-                )))?;
                 let producer = super::append::Producer {
                     id: *producer_id,
                     epoch: *producer_epoch,
@@ -876,7 +828,6 @@ fn run_once(
                 sink(DemoEvent::Appended(replica, &report))?;
             }
             Step::Txn { replica } => {
-                sink(DemoEvent::Command(format!("klog txn {}", shown(replica))))?;
                 let report = super::txn::run(&path(replica), None)?;
                 if ask {
                     for q in lso_predictions(replica, &report) {
@@ -913,8 +864,67 @@ fn run_once(
     Ok(ModeOutcome { mode, finals, acked_lost, first_divergent_offset: diff.first_divergent_offset })
 }
 
+/// The command line `step` runs as, each replica shown as `shown` names it, in a run whose
+/// truncation mode is `recover_mode` (its elections' epoch entry, its fetch path, its recover);
+/// `None` for a step that is no one command: a `Say`, and an `AdminAbort`, whose marker is
+/// resolved from `klog txn` when it runs. The demo prints these lines; `klog lab`'s stuck-lso
+/// preset runs them.
+pub fn command_line(step: &Step, recover_mode: TruncationMode, shown: &dyn Fn(&str) -> String) -> Option<String> {
+    Some(match step {
+        Step::Say(_) | Step::AdminAbort { .. } => return None,
+        Step::Create { replica, id } => format!("klog create {} --replica-id {id}", shown(replica)),
+        Step::Elect { replica, epoch, isr } => {
+            let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
+            let isr_flag = if isr.is_empty() { String::new() } else { format!(" --isr{isr_text}") };
+            // The run's release: up to 2.0.0 a new leader's epoch entry comes with its first append.
+            let rules = crate::replication::release::Rules::of_mode(recover_mode);
+            let entry_flag = if rules.epoch_entry_on_election { "" } else { " --epoch-entry first-append" };
+            format!("klog elect {} --epoch {epoch}{isr_flag}{entry_flag}", shown(replica))
+        }
+        Step::Append { replica, values, timestamp, flush } => format!(
+            "klog append {} {} --timestamp {timestamp}{}",
+            shown(replica),
+            values.join(" "),
+            if *flush { " --flush" } else { "" }
+        ),
+        Step::Fetch { leader, follower, rounds, flush } => {
+            // The mode's fetch path: kip279 is fetch's default (2.8 and later); an older era
+            // is named, or the command shown would run the newer fetch.
+            let era = match recover_mode {
+                TruncationMode::Kip279 => String::new(),
+                m => format!(" --mode {}", m.name()),
+            };
+            format!(
+                "klog fetch --leader {} {} --rounds {rounds}{}{era}",
+                shown(leader),
+                shown(follower),
+                if *flush { " --flush" } else { "" }
+            )
+        }
+        Step::Crash { replica, power_loss, hw } => format!(
+            "klog crash {}{}{}",
+            shown(replica),
+            if *power_loss { " --power-loss" } else { "" },
+            hw.map_or(String::new(), |n| format!(" --hw {n}"))
+        ),
+        Step::Recover { follower, leader } => {
+            format!("klog recover {} --leader {} --mode {}", shown(follower), shown(leader), recover_mode.name())
+        }
+        Step::TxnAppend { replica, values, producer_id, producer_epoch, timestamp } => format!(
+            "klog append {} {} --timestamp {timestamp} --producer-id {producer_id} --producer-epoch \
+             {producer_epoch} --transactional",
+            shown(replica),
+            values.join(" "),
+        ),
+        Step::EndTxn { replica, producer_id, producer_epoch, coordinator_epoch, commit, timestamp } => {
+            end_txn_command(&shown(replica), *producer_id, *producer_epoch, *coordinator_epoch, *commit, *timestamp)
+        }
+        Step::Txn { replica } => format!("klog txn {}", shown(replica)),
+    })
+}
+
 /// `klog append DIR --producer-id ID --producer-epoch E --end-txn commit|abort --coordinator-epoch C`.
-fn end_txn_command(
+pub fn end_txn_command(
     dir: &str,
     producer_id: i64,
     producer_epoch: i16,
@@ -997,20 +1007,7 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
 fn lso_predictions(replica: &str, report: &super::txn::TxnReport) -> Vec<Prediction> {
     let r = replica.to_uppercase();
     let (lso, hw) = (report.last_stable_offset(), report.high_watermark);
-    let t = &report.transactions;
-    let reason = match t.broker_open.first() {
-        Some(o) if o.first_offset == lso => format!(
-            "producer {}'s transaction is open from offset {} (no marker has ended it): the LSO is the first offset \
-             of the earliest open transaction, bounded by the HW {hw}",
-            o.producer_id, o.first_offset
-        ),
-        _ if lso < hw => format!(
-            "the marker that ended the transaction starting at {lso} is not below the HW {hw} yet: until the \
-             followers have it, Kafka keeps that transaction unstable (ProducerStateManager's unreplicated \
-             transactions), so the LSO stays at {lso}"
-        ),
-        _ => format!("no transaction is open or waiting for its marker to replicate: the LSO is the HW, {hw}"),
-    };
+    let reason = stuck_lso::what_holds_the_lso(report);
     let mut out = vec![Prediction {
         question: format!("{r}'s HW is {hw}: what is {r}'s last stable offset (LSO)?"),
         kind: AnswerKind::Offset,

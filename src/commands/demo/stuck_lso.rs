@@ -2,8 +2,9 @@
 //! in a transaction, read from the batch headers beside `klog txn`'s report), the Predict
 //! questions of a `klog txn` step (answered from that report), and the admin abort of
 //! `kafka-transactions.sh abort --start-offset N` resolved the way `TransactionsCommand`'s
-//! `buildAbortSpec` resolves it. Never prints; never writes (the abort's marker is written by
-//! `append`, as the demo's step runs it).
+//! `buildAbortSpec` resolves it; and what holds the LSO, in words (the demo's answers and the
+//! lab's frames). Never prints; never writes (the abort's marker is written by `append`, as the
+//! demo's step runs it).
 
 use crate::commands::txn::TxnReport;
 use crate::error::Result;
@@ -85,6 +86,25 @@ pub fn txn_view(dir: &Path, report: &TxnReport) -> Result<Option<TxnView>> {
         return Ok(None);
     }
     Ok(Some(TxnView { last_stable_offset: None, batches }))
+}
+
+/// Why `report`'s LSO is where it is, in one sentence: the open transaction that holds it, a
+/// marker the HW does not cover yet, or nothing (the LSO is the HW).
+pub fn what_holds_the_lso(report: &TxnReport) -> String {
+    let (lso, hw) = (report.last_stable_offset(), report.high_watermark);
+    match report.transactions.broker_open.first() {
+        Some(o) if o.first_offset == lso => format!(
+            "producer {}'s transaction is open from offset {} (no marker has ended it): the LSO is the first offset \
+             of the earliest open transaction, bounded by the HW {hw}",
+            o.producer_id, o.first_offset
+        ),
+        _ if lso < hw => format!(
+            "the marker that ended the transaction starting at {lso} is not below the HW {hw} yet: until the \
+             followers have it, Kafka keeps that transaction unstable (ProducerStateManager's unreplicated \
+             transactions), so the LSO stays at {lso}"
+        ),
+        _ => format!("no transaction is open or waiting for its marker to replicate: the LSO is the HW, {hw}"),
+    }
 }
 
 /// What `kafka-transactions.sh abort --topic T --partition P --start-offset N` sends: the
