@@ -952,3 +952,76 @@ fn search_from_index(base: i64, index: &[u8], bytes: &[u8], target: i64) -> Resu
     let start = super::recovery::index_lookup(base, index, target);
     super::recovery::search_for_offset(bytes, target, start)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::batch::{encode_batch, BatchSpec};
+    use crate::format::control::EndTxnBatch;
+    use crate::format::record::NewRecord;
+
+    fn txn_data(producer: i64, offset: i64) -> Vec<u8> {
+        let spec = BatchSpec {
+            producer_id: producer,
+            producer_epoch: 0,
+            base_sequence: 0,
+            is_transactional: true,
+            ..BatchSpec::plain(offset, 0)
+        };
+        encode_batch(&spec, &[NewRecord { timestamp: 1, key: None, value: Some(b"v".to_vec()), headers: vec![] }])
+    }
+
+    fn marker(producer: i64, offset: i64, commit: bool) -> Vec<u8> {
+        let m = EndTxnBatch {
+            producer_id: producer,
+            producer_epoch: 0,
+            base_offset: offset,
+            leader_epoch: 0,
+            commit,
+            coordinator_epoch: 1,
+            timestamp: 2,
+        };
+        m.encode()
+    }
+
+    fn replay(log: &[u8]) -> (ProducerReplay, Result<(), Thrown>) {
+        let mut r = ProducerReplay::new();
+        for b in BatchIter::new(log) {
+            if let Err(t) = r.apply(&b) {
+                return (r, Err(t));
+            }
+        }
+        (r, Ok(()))
+    }
+
+    #[test]
+    fn two_transactions_starting_at_one_offset_share_an_entry_and_ending_the_second_throws() {
+        // Producer 9's batch claims offset 0, where producer 7's transaction starts.
+        let log = [txn_data(7, 0), txn_data(9, 0), marker(7, 2, true), marker(9, 3, false)].concat();
+        let (r, result) = replay(&log);
+        let thrown = result.expect_err("completeTxn finds no transaction at 0 for producer 9");
+        assert!(thrown.exception.contains("which was not started"), "{}", thrown.exception);
+        assert_eq!(r.open_transactions().count(), 0);
+    }
+
+    #[test]
+    fn a_marker_is_read_by_its_first_record_and_its_declared_count_checked_only_at_one() {
+        let mut m = marker(7, 1, true);
+        // recordsCount (bytes 57..61) above the one record the marker holds: Kafka reads the
+        // first record and stops.
+        m[57..61].copy_from_slice(&27i32.to_be_bytes());
+        let (r, result) = replay(&[txn_data(7, 0), m.clone()].concat());
+        assert!(result.is_ok());
+        assert_eq!(r.first_unstable_offset(0), Some(0), "ended, its marker above the HW of 0");
+        assert_eq!(r.first_unstable_offset(2), None);
+        // A count of 1 with a byte after the record: the first `next()` is the last declared
+        // one, and the check throws what a segment's recovery catches.
+        let mut long = marker(7, 1, true);
+        long.push(0);
+        let len = (long.len() - 12) as i32;
+        long[8..12].copy_from_slice(&len.to_be_bytes());
+        let b = BatchIter::new(&long).next().unwrap();
+        let thrown = recovery_cuts_after(&b).expect("recovery catches the marker that does not read");
+        assert!(thrown.exception.starts_with(INVALID_RECORD), "{}", thrown.exception);
+    }
+}
