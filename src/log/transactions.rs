@@ -237,7 +237,7 @@ pub fn read_transactions(
     // The log's table at each on-disk snapshot's offset, in offset order.
     let mut at_offsets: Vec<Vec<ProducerEntry>> = Vec::new();
     let mut committed = 0;
-    let mut aborted = Vec::new();
+    let mut aborted: Vec<(i64, AbortedTxn, Option<i64>)> = Vec::new();
     let mut whole_stopped = false;
     let mut broker_stopped = false;
     // The segments holding the log's offsets up to its end: a load that computes the end below
@@ -262,6 +262,22 @@ pub fn read_transactions(
                 at_offsets.push(whole.replay.producers());
             }
             if !whole_stopped {
+                // A transaction another producer opens after an ABORT that no other open one
+                // held: appended with the marker in one append (a follower's fetch), its first
+                // offset is the entry's LSO, which Kafka computes once the whole append is in.
+                let opens = batch.header().filter(|h| {
+                    h.producer_id >= 0
+                        && h.is_transactional()
+                        && !h.is_control()
+                        && !whole.open.contains_key(&h.producer_id)
+                });
+                if let Some(h) = opens {
+                    for (_, _, alt) in
+                        aborted.iter_mut().filter(|(_, a, alt)| alt.is_none() && a.producer_id != h.producer_id)
+                    {
+                        *alt = Some(h.base_offset);
+                    }
+                }
                 match whole.apply(&batch) {
                     Ok(Some((c, lso))) if c.is_aborted => aborted.push((
                         seg.base_offset,
@@ -272,6 +288,7 @@ pub fn read_transactions(
                             last_offset: c.last_offset,
                             last_stable_offset: lso,
                         },
+                        None,
                     )),
                     Ok(Some(_)) => committed += 1,
                     Ok(None) => {}
@@ -299,6 +316,7 @@ pub fn read_transactions(
         compare_snapshot(s, from_log, log_start_offset, &mut findings, &mut notes);
     }
     check_txn_indexes(log, &aborted, &mut findings)?;
+    let aborted: Vec<(i64, AbortedTxn)> = aborted.into_iter().map(|(base, a, _)| (base, a)).collect();
     let open = whole.open_by_first_offset();
     // The broker's open transactions, with the log's account of their batches where the log
     // holds the same one (a snapshot keeps only the first offset).
@@ -448,8 +466,11 @@ fn compare_snapshot(
     }
 }
 
-/// Each segment's `.txnindex` against the aborted transactions whose markers it holds.
-fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn)], findings: &mut Vec<Finding>) -> Result<()> {
+/// Each segment's `.txnindex` against the aborted transactions whose markers it holds. An
+/// entry's LSO may also be the first offset of the next transaction another producer opened
+/// (`alt`), when no other one was open at the marker: Kafka computes it after the whole append
+/// the marker came in, and a follower appends a whole fetch at once.
+fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn, Option<i64>)], findings: &mut Vec<Finding>) -> Result<()> {
     use crate::error::IoContext;
     for seg in log.segments() {
         let path = log.dir().join(format!("{:020}{}", seg.base_offset, names::TXN_INDEX_SUFFIX));
@@ -459,12 +480,17 @@ fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn)], findings: &mut Ve
             Err(e) => return Err(e).at(&path, "read"),
         };
         let (entries, tail) = txn_index::decode_entries(&bytes);
-        let expected: Vec<&AbortedTxn> =
-            aborted.iter().filter(|(base, _)| *base == seg.base_offset).map(|(_, a)| a).collect();
-        for (i, want) in expected.iter().enumerate() {
+        let expected: Vec<(&AbortedTxn, Option<i64>)> =
+            aborted.iter().filter(|(base, _, _)| *base == seg.base_offset).map(|(_, a, alt)| (a, *alt)).collect();
+        for (i, (want, alt)) in expected.iter().enumerate() {
             let position = (i * txn_index::ENTRY_BYTES) as u64;
+            let after_append = |got: &AbortedTxn| {
+                want.last_stable_offset == want.last_offset + 1
+                    && Some(got.last_stable_offset) == *alt
+                    && AbortedTxn { last_stable_offset: want.last_stable_offset, ..*got } == **want
+            };
             match entries.get(i) {
-                Some(got) if got == *want => {}
+                Some(got) if got == *want || after_append(got) => {}
                 Some(got) => findings.push(Finding::new(
                     &path,
                     position,
@@ -665,5 +691,20 @@ mod tests {
         assert_eq!(t.findings.len(), 1);
         assert!(t.findings[0].what.contains("InvalidTxnStateException"), "{}", t.findings[0].what);
         assert_eq!(t.findings[0].offset, Some(2));
+    }
+
+    #[test]
+    fn an_abort_indexed_after_its_whole_append_may_hold_a_later_transactions_first_offset() {
+        // Producer 7 aborts with no other transaction open (LSO 2 batch by batch); producer 9
+        // opens one at 3. A follower appending all of it in one fetch indexes LSO 3.
+        let batches = [data(7, 0, 0, &["a"]), marker(7, 1, false), plain(2, "p"), data(9, 3, 0, &["b"])];
+        for (lso, clean) in [(2, true), (3, true), (4, false), (1, false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let entry =
+                AbortedTxn { version: 0, producer_id: 7, first_offset: 0, last_offset: 1, last_stable_offset: lso };
+            std::fs::write(dir.path().join("00000000000000000000.txnindex"), entry.encode()).unwrap();
+            let t = read_transactions(&log_of(dir.path(), &batches), 0, None).unwrap();
+            assert_eq!(t.findings.is_empty(), clean, "LSO {lso}: {:?}", t.findings);
+        }
     }
 }

@@ -356,3 +356,38 @@ fn what_klog_append_writes_for_producers_kafka_reads_and_rebuilds_the_same() {
     assert!(aborted_entries >= 3, "{aborted_entries} aborted-index entries in the corpus");
     assert!(answers.iter().flatten().any(|a| !a.0.is_empty()), "no history leaves a transaction open");
 }
+
+/// A follower appends a whole fetch at once (`UnifiedLog.appendAsFollower`), and Kafka computes
+/// an aborted-index entry's LSO once the whole append is in: here producer 7 aborts with no
+/// other transaction open (LSO 2 batch by batch, as a leader's one-batch appends and recovery
+/// write it), and producer 9 opens one at 3 in the same fetch: Kafka's follower writes LSO 3.
+/// `klog txn` takes both as what Kafka writes, and nothing else.
+#[test]
+fn a_followers_whole_fetch_indexes_an_abort_with_the_lso_after_the_append_and_klog_txn_takes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = now_ms();
+    let log = [data(7, 0, 0, 1, true, t), marker(7, 1, false, t), plain(2, t), data(9, 3, 0, 1, true, t)].concat();
+    let batches = tmp.path().join("fetch.bin");
+    std::fs::write(&batches, &log).unwrap();
+    let follower = tmp.path().join("follower/demo-0");
+    std::fs::create_dir_all(&follower).unwrap();
+    let Some(mut oracle) = crate::oracle::oracle() else { return };
+    let out = oracle.args(["follower-append", s(&follower), s(&batches), "0"]).output().unwrap();
+    assert!(out.status.success(), "follower-append: {}", String::from_utf8_lossy(&out.stderr));
+    let written = std::fs::read(follower.join("00000000000000000000.txnindex")).unwrap();
+    let (entries, _) = replica_lab::format::txn_index::decode_entries(&written);
+    let lsos: Vec<(i64, i64, i64, i64)> =
+        entries.iter().map(|e| (e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset)).collect();
+    assert_eq!(lsos, vec![(7, 0, 1, 3)], "Kafka's follower indexes the abort with the LSO after its whole append");
+    let mut reports = Vec::new();
+    for (name, lso, clean) in [("after-append", 3, true), ("batch-by-batch", 2, true), ("wrong", 4, false)] {
+        let d = broker_dir(tmp.path(), name, &log, false);
+        let entry = replica_lab::format::txn_index::AbortedTxn { last_stable_offset: lso, ..entries[0] };
+        std::fs::write(d.join("demo-0/00000000000000000000.txnindex"), entry.encode()).unwrap();
+        let out = klog().args(["txn", s(&d)]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code() == Some(0), clean, "LSO {lso} in the index: {text}");
+        reports.push(text);
+    }
+    assert!(reports[2].contains("LSO 4"), "the wrong entry is named: {}", reports[2]);
+}

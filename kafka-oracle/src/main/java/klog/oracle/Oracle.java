@@ -63,6 +63,10 @@ import org.apache.kafka.tools.DumpLogSegments;
  *                       delete every partition's .index, .timeindex and .snapshot files and
  *                       the clean-shutdown marker, load, then shut down cleanly: Kafka
  *                       rebuilds them in place; one JSON line listing the partition files
+ * follower-append DIR BATCHES EPOCH
+ *                       a fresh log at DIR (a partition dir) given the batches of the file
+ *                       BATCHES in one UnifiedLog.appendAsFollower, as a follower appends a
+ *                       fetch; flushed and closed (its files are the answer)
  * meta DIR NODE_ID       read DIR/meta.properties with Kafka's MetaProperties (printing what
  *                       toProperties gives back), verify it as a starting KRaft broker does
  *                       (MetaPropertiesEnsemble.verify with that node id, DIR as the metadata
@@ -92,7 +96,7 @@ public final class Oracle {
         System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
         System.setProperty("org.slf4j.simpleLogger.showDateTime", "false");
         if (args.length == 0) {
-            System.err.println("usage: oracle dump|dump-batch|load|load-batch|rebuild|rebuild-batch|meta|meta-batch ...");
+            System.err.println("usage: oracle dump|dump-batch|load|load-batch|rebuild|rebuild-batch|follower-append|meta|meta-batch ...");
             System.exit(2);
         }
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -117,6 +121,7 @@ public final class Oracle {
                 }
             }
             case "rebuild" -> out.println(load(new File(rest[0]), Arrays.asList(rest).subList(1, rest.length), true));
+            case "follower-append" -> followerAppend(new File(rest[0]), Path.of(rest[1]), Integer.parseInt(rest[2]));
             case "rebuild-batch" -> {
                 for (String line : Files.readAllLines(Path.of(rest[0]), StandardCharsets.UTF_8)) {
                     if (line.isEmpty()) continue;
@@ -623,6 +628,30 @@ public final class Oracle {
      * file deletions, with file.delete.delay.ms=0) when asked, in order: the load is then
      * deterministic and its deletions have happened before the tree is listed.
      */
+    /**
+     * A follower's append of a whole fetch: a fresh log at {@code dir} (a partition dir), the
+     * batches of {@code batches} appended in one UnifiedLog.appendAsFollower at {@code epoch},
+     * flushed and closed; the files are what a test reads (the .txnindex LSOs are computed once
+     * the whole append is in).
+     */
+    static void followerAppend(File dir, Path batches, int epoch) throws Exception {
+        Captured c = new Captured();
+        try {
+            QueuedScheduler scheduler = new QueuedScheduler();
+            UnifiedLog log = UnifiedLog.create(dir, new LogConfig(Map.of()), 0L, 0L, scheduler,
+                    new BrokerTopicStats(false), Time.SYSTEM, 900_000,
+                    new ProducerStateManagerConfig(86_400_000, false), 600_000, new LogDirFailureChannel(1),
+                    true, Optional.empty());
+            log.appendAsFollower(org.apache.kafka.common.record.internal.MemoryRecords.readableRecords(
+                    java.nio.ByteBuffer.wrap(Files.readAllBytes(batches))), epoch);
+            log.flush(true);
+            log.close();
+            scheduler.runQueued();
+        } finally {
+            c.restore();
+        }
+    }
+
     private static final class QueuedScheduler implements Scheduler {
         private final List<Runnable> once = new ArrayList<>();
         /** What the tasks run so far threw, in order. */
