@@ -124,8 +124,8 @@ const TRANSACTION_STATE_PREFIX: &str = "__transaction_state-";
 fn report(mut replica: Replica) -> Result<TxnReport> {
     let summary = summarize(&replica);
     let load = replica.preview_start()?;
-    let start = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref());
-    let mut transactions = read_transactions(replica.log(), replica.log_start_offset(), start)?;
+    let state = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref().zip(r.producers_after_load.as_ref()));
+    let mut transactions = read_transactions(replica.log(), replica.log_start_offset(), state)?;
     if let Some(load) = &load {
         transactions.unstable_reported = load.unstable_reported.clone();
     }

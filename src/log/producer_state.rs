@@ -54,6 +54,10 @@ pub struct SnapshotFiles {
     /// offset: the base offset of the batch the read at it lands on (or the log end), which
     /// a damaged offset index moves.
     pub unstable_reported: BTreeMap<i64, i64>,
+    /// The log's manager once the load is done: the producer state a broker starts serving
+    /// with (what it read, and only that: its rebuild reads from the offset its snapshot ends
+    /// at, through the offset index, to the log end).
+    pub after_load: Option<ProducerReplay>,
 }
 
 /// The state the log's own `ProducerStateManager` holds when its rebuild starts replaying,
@@ -80,6 +84,7 @@ impl SnapshotFiles {
             first_unstable_at_open: None,
             thrown_at_open: None,
             unstable_reported: BTreeMap::new(),
+            after_load: None,
         }
     }
 
@@ -219,7 +224,7 @@ impl Entry {
 /// The producers of a manager, in the order Java's `HashMap<Long, _>` iterates them (its
 /// buckets by `Long.hashCode` spread, then insertion order), which is the order a snapshot
 /// lists them in.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Producers {
     entries: BTreeMap<i64, (u64, Entry)>,
     inserted: u64,
@@ -265,7 +270,7 @@ impl Producers {
 }
 
 /// One `ProducerStateManager`: its view of the snapshot files, its producers and offsets.
-#[derive(Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Manager {
     snapshots: BTreeMap<i64, String>,
     producers: Producers,
@@ -512,7 +517,14 @@ impl Manager {
 fn end_txn_marker(batch: &RawBatch<'_>) -> Result<Option<(i32, bool, i64)>, Thrown> {
     let thrown = |exception: String| Thrown { position: batch.position, exception };
     let invalid = |what: &dyn std::fmt::Display| thrown(format!("{INVALID_RECORD}: {what}"));
-    let records = batch.records().map_err(|e| invalid(&e.what))?;
+    // `batch.iterator()`: an unknown codec id is `CompressionType.forId`'s
+    // IllegalArgumentException, a stream that does not decompress a KafkaException; neither
+    // is what a segment's recovery catches.
+    let records = batch.records().map_err(|e| match e.what.strip_prefix("unknown compression codec ") {
+        Some(id) => thrown(format!("java.lang.IllegalArgumentException: Unknown compression type id: {id}")),
+        None if e.what.contains(" stream") => thrown(format!("org.apache.kafka.common.KafkaException: {}", e.what)),
+        None => invalid(&e.what),
+    })?;
     // `iterator().hasNext()`, then one `next()`: the first record only. The declared count is
     // held against the bytes left only when it is 1 (`RecordIterator.next` checks as it reads
     // the last declared record); an empty batch ends nothing.
@@ -568,7 +580,7 @@ pub struct CompletedTxn {
 /// (`LogSegment.updateProducerState`): the producer table, the open transactions
 /// (`ongoingTxns`, by first offset) and, for each ended one, the last stable offset Kafka
 /// writes beside it in the transaction index.
-#[derive(Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProducerReplay {
     manager: Manager,
 }
@@ -805,6 +817,7 @@ pub fn simulate(
         facts.clean_shutdown,
     )?);
     files.first_unstable_at_open = main.first_unstable_offset(facts.log_start_after);
+    files.after_load = Some(ProducerReplay { manager: main.clone() });
     if let Some(offset) = files.first_unstable_at_open {
         files.thrown_at_open = read_at_open(facts, &live, &recovered, offset.max(facts.log_start_after)).err();
     }

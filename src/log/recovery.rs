@@ -95,6 +95,9 @@ pub struct RecoveryReport {
     /// first unstable offset (see
     /// [`super::producer_state::SnapshotFiles::unstable_reported`]).
     pub unstable_reported: std::collections::BTreeMap<i64, i64>,
+    /// The producer state the load leaves (see
+    /// [`super::producer_state::SnapshotFiles::after_load`]).
+    pub producers_after_load: Option<super::producer_state::ProducerReplay>,
     /// Segments split for offset overflow (`splitOverflowedSegment`, which deletes the old one).
     pub segments_split: usize,
 }
@@ -494,6 +497,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         let files = producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
         report.first_unstable_at_open = files.first_unstable_at_open;
         report.unstable_reported = files.unstable_reported;
+        report.producers_after_load = files.after_load;
         (report.snapshot_ops, report.producer_rebuild_start) = (files.ops, files.rebuild_start);
         return Ok(report);
     }

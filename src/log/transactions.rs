@@ -110,7 +110,12 @@ struct Tracker {
 
 impl Tracker {
     fn from_snapshot(entries: &[ProducerEntry], offset: i64) -> Tracker {
-        let replay = ProducerReplay::from_snapshot(entries, offset);
+        Tracker::from_replay(ProducerReplay::from_snapshot(entries, offset))
+    }
+
+    /// A state replayed elsewhere; its open transactions from its producers' entries.
+    fn from_replay(replay: ProducerReplay) -> Tracker {
+        let entries = replay.producers();
         let open = entries
             .iter()
             .filter(|e| e.current_txn_first_offset >= 0)
@@ -175,13 +180,14 @@ impl Tracker {
 }
 
 /// Replay the log's batches and read its producer snapshots and transaction indexes.
-/// `load_ops` are the deletes and writes a broker's load of the dir makes to the snapshot files
-/// ([`super::recovery::RecoveryReport::snapshot_ops`]); `None` for a replica that is running
-/// (no load: the files on disk are what it has).
+/// `load` is what a broker's load of the dir does to its producer state: where its last rebuild
+/// started ([`super::recovery::RecoveryReport::producer_rebuild_start`]) and the state it ends
+/// with ([`super::recovery::RecoveryReport::producers_after_load`]); `None` for a replica that
+/// is running (no load: the files on disk are what it has, replayed from its latest snapshot).
 pub fn read_transactions(
     log: &Log,
     log_start_offset: i64,
-    load: Option<&super::producer_state::RebuildStart>,
+    load: Option<(&super::producer_state::RebuildStart, &ProducerReplay)>,
 ) -> Result<Transactions> {
     use crate::error::IoContext;
     let leo = log.log_end_offset();
@@ -211,7 +217,7 @@ pub fn read_transactions(
     // The state a broker's producer-state manager replays the log onto: where the load's last
     // rebuild started, or, for a running replica, its latest snapshot at or below the log end.
     let (snapshot, replays) = match load {
-        Some(start) => {
+        Some((start, _)) => {
             let view = start.from_snapshot.then(|| SnapshotView {
                 path: log.dir().join(format!("{:020}{}", start.from_offset, names::SNAPSHOT_SUFFIX)),
                 offset: start.from_offset,
@@ -224,16 +230,19 @@ pub fn read_transactions(
     };
     let mut whole = Tracker::default();
     whole.replay.start_at(log_start_offset);
+    // After a load, the broker holds what the load's rebuild read (from the offset its snapshot
+    // ends at, through the offset index, to the log end), which the log's batches need not
+    // say: its state is the load's.
     let mut broker = match (&snapshot, load) {
-        (Some(s), _) => Tracker::from_snapshot(&s.producers, s.offset),
-        (None, Some(start)) => Tracker::from_snapshot(&start.producers, start.from_offset),
+        (_, Some((_, after))) => Tracker::from_replay(after.clone()),
+        (Some(s), None) => Tracker::from_snapshot(&s.producers, s.offset),
         (None, None) => {
             let mut t = Tracker::default();
             t.replay.start_at(log_start_offset);
             t
         }
     };
-    let broker_from = if replays { broker.replay.map_end_offset() } else { i64::MAX };
+    let broker_from = if replays && load.is_none() { broker.replay.map_end_offset() } else { i64::MAX };
     // The log's table at each on-disk snapshot's offset, in offset order.
     let mut at_offsets: Vec<Vec<ProducerEntry>> = Vec::new();
     let mut committed = 0;
