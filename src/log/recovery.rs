@@ -742,11 +742,21 @@ pub(crate) fn index_lookup(base: i64, index: &[u8], target: i64) -> u64 {
             (base + i64::from(relative), i64::from(position))
         })
         .collect();
-    // `largestLowerBoundSlotFor`.
-    if entries.is_empty() || entries[0].0 > target {
+    // `largestLowerBoundSlotFor` (`indexSlotRangeFor`): the last `warmEntries` (8192 bytes'
+    // worth) are searched alone when the target is above the first of them, else the rest;
+    // with repeated offsets the range decides which entry answers.
+    if entries.is_empty() {
         return 0;
     }
-    let (mut lo, mut hi) = (0usize, entries.len() - 1);
+    const WARM_ENTRIES: usize = 8192 / 8;
+    let first_hot = entries.len().saturating_sub(1 + WARM_ENTRIES);
+    let (mut lo, mut hi) = if entries[first_hot].0 < target {
+        (first_hot, entries.len() - 1)
+    } else if entries[0].0 > target {
+        return 0;
+    } else {
+        (0, first_hot)
+    };
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         match entries[mid].0.cmp(&target) {
