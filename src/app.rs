@@ -462,7 +462,7 @@ fn recover_data_dir(
 }
 
 fn restore(a: &RestoreArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let report = commands::restore::run(&a.backup)?;
+    let report = commands::restore::run(&a.backup, a.log_dir.as_deref())?;
     text::restored(text, &report, settings)?;
     Ok(Outcome::Success)
 }

@@ -161,10 +161,14 @@ pub enum Command {
     Recover(RecoverArgs),
     /// Put back a log dir as it was before a command written with --allow-broker-dir-writes.
     ///
-    /// BACKUP is the `DIR.klog-backup-N` that command named: every file it changed gets its
-    /// bytes and length back, renames are undone, and every file or dir it created is removed
-    /// (klog-state.json, .lock, rebuilt indexes). Undo several commands newest backup first.
-    /// Refuses while another process (a broker) holds the dir's lock. The backup is kept.
+    /// BACKUP is the `DIR.klog-backup-N` that command named; the dir restored is the one beside
+    /// it (or LOG_DIR), never a path read from the backup. The whole backup is verified first
+    /// (a checksum on every manifest line, the length and checksum of every saved blob): a
+    /// damaged one is refused with nothing written. Then every file the command changed gets
+    /// its bytes and length back, renames are undone, and every file or dir it created is
+    /// removed (klog-state.json, rebuilt indexes); the `.lock` stays, as a broker leaves it.
+    /// Undo several commands newest backup first. Refuses while another process (a broker)
+    /// holds the dir's lock, and refuses a dir klog made. The backup is kept.
     Restore(RestoreArgs),
     /// Compare two replicas offset by offset (epoch, timestamp, key, value, headers).
     ///
@@ -237,6 +241,12 @@ pub struct RestoreArgs {
     /// A backup dir a command wrote (`<log dir>.klog-backup-N`).
     #[arg(value_name = "BACKUP")]
     pub backup: PathBuf,
+    /// The log dir to put back (default: the one BACKUP sits beside, `<log dir>` of its name).
+    ///
+    /// Never a path read from the backup: after moving a dir and its backup, the restore acts
+    /// on the dir beside the backup, whatever the backup says it was made of.
+    #[arg(value_name = "LOG_DIR")]
+    pub log_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

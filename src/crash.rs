@@ -209,7 +209,6 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         marker_removed,
         partitions,
     };
-    w.lock.keep();
     forget_volatile_states(std::iter::once(&mut replica).chain(rest.iter_mut()))?;
     if opts.power_loss {
         power_loss(&replica, &segments, &mut report)?;

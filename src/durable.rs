@@ -245,6 +245,20 @@ pub fn create_dir(dir: &Path) -> Result<()> {
     sync_parent_dir(dir)
 }
 
+/// Create the directory `dir` (its parent exists) only if nothing is at the name, and make its
+/// name durable: `Ok(false)` when the name was taken, so two processes never share it.
+pub fn create_new_dir(dir: &Path) -> Result<bool> {
+    journal::before_create_dir(dir)?;
+    match step(Op::CreateDir, dir, None, || fs::create_dir(dir)) {
+        Ok(()) => {
+            sync_parent_dir(dir)?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::io(dir, "create directory", e)),
+    }
+}
+
 /// Remove a directory and everything under it, durably (a restore removing a directory a
 /// command made). Files go through [`remove_file`]; each emptied directory is one remove step.
 pub fn remove_tree(dir: &Path) -> Result<()> {

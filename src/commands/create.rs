@@ -130,8 +130,7 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
                 return Err(Error::layout(&dir, "exists already: the log dir holds this partition"));
             }
         }
-        let mut lock = replica::DirLock::acquire(req.dir)?;
-        lock.keep();
+        let _lock = replica::DirLock::acquire(req.dir)?;
         plan.write()?
     } else {
         let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;

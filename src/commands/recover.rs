@@ -692,7 +692,7 @@ fn load_data_dir(
         ));
     }
     // Validate everything before writing anything; the dry run takes every step but the lock.
-    let mut lock = if dry_run {
+    let _lock = if dry_run {
         DirLock::probe_for_dry_run(dir)?;
         None
     } else {
@@ -710,9 +710,6 @@ fn load_data_dir(
     let forecast = settle_forecast(dir, &to_load, forecast, offline)?;
     if dry_run {
         return Ok(DataDirRecovery { dir: dir.display().to_string(), dry_run, logs: forecast, notes });
-    }
-    if let Some(lock) = lock.as_mut() {
-        lock.keep();
     }
     // The marker goes before anything else is written (KAFKA-10471).
     durable::remove_file(&dir.join(names::CLEAN_SHUTDOWN_MARKER))?;

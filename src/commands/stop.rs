@@ -59,7 +59,6 @@ pub fn run(dir: &Path, partition: Option<&str>) -> Result<StopReport> {
             closed: Vec::new(),
         });
     }
-    w.lock.keep();
     let mut startup = None;
     let mut stopped = Vec::new();
     let mut closed = Vec::new();

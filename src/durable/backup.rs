@@ -13,13 +13,22 @@
 //!   whole file replaced or removed: `bytes`, the original bytes at a position, in a blob file;
 //! - a rename: `renamed`, undone by renaming back (so a segment renamed whole is not copied).
 //!
-//! The backup dir is `<log dir>.klog-backup-<N>` (the smallest free N from 1), never inside the
-//! log dir. It holds `manifest` (JSON lines, the first naming the log dir; each record appended
-//! and fsynced before the change it covers) and `blobs/`. Its own files go through the durable
-//! functions (so the fault seam counts them, and a failed command's rollback removes the backup
-//! with the rest of what the command made); the backup hooks ignore them. A backup that fails
-//! to save refuses the change it covers. Restore undoes the records newest first, as the journal
-//! does, through the durable functions.
+//! The backup dir is `<log dir>.klog-backup-<N>` (the smallest free N from 1, made exclusively),
+//! never inside the log dir. It holds `manifest` and `blobs/`. The manifest is JSON lines, each
+//! led by the CRC-32C of its JSON (`<8 hex digits> <json>`), appended and fsynced before the
+//! change it covers; the first names the log dir it was made of, for the record only. Every
+//! blob's record carries its length and CRC-32C. Its own files go through the durable functions
+//! (so the fault seam counts them, and a failed command's rollback removes the backup with the
+//! rest of what the command made); the backup hooks ignore them. A backup that fails to save
+//! refuses the change it covers.
+//!
+//! A backup is input like any other file, and may have been moved, damaged or crafted. Restore
+//! acts on the log dir the backup sits beside (`<log dir>` of its own name) or one the user
+//! names, never on a path read from the manifest; it reads and verifies the whole backup first
+//! (every line's checksum, every blob's length and checksum, every path inside the dir and
+//! reached through no symlink) and changes nothing unless all of it holds; then it undoes the
+//! records newest first, as the journal does, through the durable functions, checking each
+//! blob's bytes again as it writes them.
 
 use super::{append, create_dir, create_for_append, remove_file, rename, sync_file, truncate_file, write_atomic};
 use crate::error::{Error, IoContext, Result};
@@ -35,19 +44,32 @@ use std::sync::Mutex;
 pub const MANIFEST: &str = "manifest";
 /// The suffix of a backup dir's name, before its counter.
 pub const BACKUP_SUFFIX: &str = ".klog-backup-";
+/// The manifest format: 2 checks every line and every blob (1, unchecked, is refused).
+const VERSION: u32 = 2;
+/// The most a manifest may hold: far above any command's records, so a larger one is not a
+/// backup klog wrote and is refused before it is read into memory.
+const MANIFEST_BYTES_MAX: u64 = 256 << 20;
+
+/// One manifest line: the CRC-32C of the JSON, in hex, a space, the JSON, a newline.
+fn encode_line(record: &Record) -> String {
+    let json = serde_json::to_string(record).expect("a record serializes");
+    format!("{:08x} {json}\n", crate::format::batch::crc32c(json.as_bytes()))
+}
 
 /// One line of the manifest.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(tag = "op", rename_all = "lowercase")]
 enum Record {
-    /// The first line: which log dir this backs up (absolute) and the format version.
+    /// The first line: which log dir this was made of (absolute; for the record, never acted
+    /// on) and the format version.
     Backup { version: u32, log_dir: String },
     /// `path` did not exist: the command made it.
     Absent { path: String },
     /// `path` was a regular file of `len` bytes.
     File { path: String, len: u64 },
-    /// The bytes at `position` of `path` before a change, kept in `blob`.
-    Bytes { path: String, position: u64, blob: String },
+    /// The bytes at `position` of `path` before a change, kept in `blob` (`len` bytes whose
+    /// CRC-32C is `crc32c`).
+    Bytes { path: String, position: u64, blob: String, len: u64, crc32c: u32 },
     /// `path` was renamed to `to`.
     Renamed { path: String, to: String },
 }
@@ -152,33 +174,30 @@ impl Guard {
         }
         let open = self.backup.as_mut().expect("opened");
         let path = open.dir.join(MANIFEST);
-        let mut line = serde_json::to_string(record).expect("a record serializes");
-        line.push('\n');
-        append(&mut open.manifest, &path, line.as_bytes())?;
+        append(&mut open.manifest, &path, encode_line(record).as_bytes())?;
         sync_file(&open.manifest, &path)
     }
 
     fn create(&self) -> Result<Open> {
         let mut n = 1u64;
+        // Made exclusively: a name another process took between the look and the make is
+        // skipped, so two backups never share a dir.
         let dir = loop {
             let mut name = self.log_dir.as_os_str().to_owned();
             name.push(format!("{BACKUP_SUFFIX}{n}"));
             let candidate = PathBuf::from(name);
-            if fs::symlink_metadata(&candidate).is_err() {
+            if fs::symlink_metadata(&candidate).is_err() && super::create_new_dir(&candidate)? {
                 break candidate;
             }
             n += 1;
         };
-        create_dir(&dir)?;
         create_dir(&dir.join("blobs"))?;
         let path = dir.join(MANIFEST);
         let mut manifest = create_for_append(&path)?;
         let log_dir = self.log_dir.to_str().ok_or_else(|| {
             Error::layout(&self.log_dir, "has a name that is not UTF-8: klog cannot back it up, and changes nothing")
         })?;
-        let mut line = serde_json::to_string(&Record::Backup { version: 1, log_dir: log_dir.to_string() })
-            .expect("a record serializes");
-        line.push('\n');
+        let line = encode_line(&Record::Backup { version: VERSION, log_dir: log_dir.to_string() });
         append(&mut manifest, &path, line.as_bytes())?;
         sync_file(&manifest, &path)?;
         Ok(Open { dir, manifest, blob_count: 0 })
@@ -230,7 +249,8 @@ impl Guard {
             open.blob_count += 1;
             let blob = format!("blobs/{:08}", open.blob_count);
             write_atomic(&open.dir.join(&blob), &bytes)?;
-            self.write(&Record::Bytes { path: name_of(path, relative)?, position: from, blob })?;
+            let (len, crc32c) = (bytes.len() as u64, crate::format::batch::crc32c(&bytes));
+            self.write(&Record::Bytes { path: name_of(path, relative)?, position: from, blob, len, crc32c })?;
         }
         if whole {
             self.seen.insert(relative.to_path_buf(), Seen::File { len, whole: true });
@@ -293,6 +313,9 @@ pub(crate) fn before_create_dir(dir: &Path) -> Result<()> {
 pub struct RestoreReport {
     pub backup_dir: PathBuf,
     pub log_dir: PathBuf,
+    /// The log dir the manifest says the backup was made of, when that is not `log_dir` (the
+    /// dir and its backup were moved): said, never acted on.
+    pub made_of: Option<PathBuf>,
     /// Files given back their bytes, by path relative to the log dir.
     pub restored: Vec<String>,
     /// Paths the command had made, removed.
@@ -301,11 +324,45 @@ pub struct RestoreReport {
     pub renamed_back: Vec<String>,
 }
 
-/// A backup's records read and checked: the log dir and every record after the header. A torn
-/// last line (a command killed while appending it) is dropped: the change it announced never
-/// ran. Every blob must be there, whole.
-pub fn read_backup(backup_dir: &Path) -> Result<(PathBuf, Vec<(usize, RecordView)>)> {
+/// A backup read whole and verified: nothing in it is acted on before all of it checks.
+#[derive(Debug, Clone)]
+pub struct Backup {
+    pub dir: PathBuf,
+    /// The log dir the manifest names (for the record: a restore acts on the dir beside the
+    /// backup, or one the user names).
+    pub made_of: PathBuf,
+    pub records: Vec<(usize, RecordView)>,
+}
+
+/// The log dir a backup dir sits beside: `<log dir>.klog-backup-<N>` names it. `None` when the
+/// backup's name is not of that form (the user then names the log dir).
+pub fn log_dir_beside(backup_dir: &Path) -> Option<PathBuf> {
+    let abs = absolute(backup_dir);
+    let name = abs.file_name()?.to_str()?;
+    let (stem, n) = name.rsplit_once(BACKUP_SUFFIX)?;
+    if stem.is_empty() || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(abs.with_file_name(stem))
+}
+
+/// A backup's records read and checked: every line's checksum, every blob there, a regular
+/// file (not a symlink) of its recorded length and checksum, every path relative and inside
+/// the dir. A torn last line (a command killed while appending it, so with no newline) is
+/// dropped: the change it announced never ran.
+pub fn read_backup(backup_dir: &Path) -> Result<Backup> {
     let path = backup_dir.join(MANIFEST);
+    if let Ok(m) = fs::symlink_metadata(&path) {
+        if m.file_type().is_symlink() {
+            return Err(Error::layout(&path, "is a symlink: a backup's manifest is a file of its own"));
+        }
+        if m.len() > MANIFEST_BYTES_MAX {
+            return Err(Error::layout(
+                &path,
+                format!("holds {} bytes, more than a klog backup's manifest ever does: not a klog backup", m.len()),
+            ));
+        }
+    }
     let bytes = crate::regular_file::read_regular(&path)?
         .ok_or_else(|| Error::layout(backup_dir, "is not a klog backup (no manifest)"))?;
     let mut lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
@@ -314,28 +371,34 @@ pub fn read_backup(backup_dir: &Path) -> Result<(PathBuf, Vec<(usize, RecordView
     }
     let mut records = Vec::new();
     let mut position = 0u64;
-    let mut log_dir = None;
+    let mut made_of = None;
     for (i, line) in lines.iter().enumerate() {
-        let record: Record = serde_json::from_slice(line).map_err(|e| {
-            Error::corrupt(&path, position, format!("backup manifest line {} is not a record: {e}", i + 1))
-        })?;
+        let record = decode_line(line, &path, position, i + 1)?;
         let view = match (i, record) {
-            (0, Record::Backup { version: 1, log_dir: d }) => {
-                log_dir = Some(PathBuf::from(d));
+            (0, Record::Backup { version: VERSION, log_dir: d }) => {
+                made_of = Some(PathBuf::from(d));
                 None
             }
-            (0, _) => return Err(Error::corrupt(&path, 0, "expected the backup header (version 1) on line 1")),
+            (0, Record::Backup { version, .. }) => {
+                return Err(Error::corrupt(
+                    &path,
+                    position,
+                    format!(
+                        "expected a backup of version {VERSION} but got version {version}: without checksums \
+                         klog cannot verify it, and restores only what it can verify"
+                    ),
+                ))
+            }
+            (0, _) => return Err(Error::corrupt(&path, 0, "expected the backup header on line 1")),
             (_, Record::Backup { .. }) => {
                 return Err(Error::corrupt(&path, position, format!("a second backup header on line {}", i + 1)))
             }
             (_, Record::Absent { path: p }) => Some(RecordView::Absent(safe(&p, &path, position)?)),
             (_, Record::File { path: p, len }) => Some(RecordView::File(safe(&p, &path, position)?, len)),
-            (_, Record::Bytes { path: p, position: at, blob }) => {
-                let blob_path = backup_dir.join(safe(&blob, &path, position)?);
-                if !blob_path.is_file() {
-                    return Err(Error::layout(&blob_path, "is missing: this backup cannot be restored whole"));
-                }
-                Some(RecordView::Bytes(safe(&p, &path, position)?, at, blob_path))
+            (_, Record::Bytes { path: p, position: at, blob, len, crc32c }) => {
+                let blob = Blob { path: backup_dir.join(safe(&blob, &path, position)?), len, crc32c };
+                blob.verify()?;
+                Some(RecordView::Bytes(safe(&p, &path, position)?, at, blob))
             }
             (_, Record::Renamed { path: p, to }) => {
                 Some(RecordView::Renamed(safe(&p, &path, position)?, safe(&to, &path, position)?))
@@ -346,8 +409,39 @@ pub fn read_backup(backup_dir: &Path) -> Result<(PathBuf, Vec<(usize, RecordView
         }
         position += line.len() as u64;
     }
-    let log_dir = log_dir.ok_or_else(|| Error::corrupt(&path, 0, "the backup manifest is empty"))?;
-    Ok((log_dir, records))
+    let made_of =
+        made_of.ok_or_else(|| Error::corrupt(&path, 0, "expected the backup header, but the manifest is empty"))?;
+    Ok(Backup { dir: backup_dir.to_path_buf(), made_of, records })
+}
+
+/// One manifest line (with its newline): its checksum checked, its JSON a record.
+fn decode_line(line: &[u8], manifest: &Path, position: u64, number: usize) -> Result<Record> {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let (crc, json) = match (body.get(..8), body.get(8), body.get(9..)) {
+        (Some(crc), Some(b' '), Some(json)) => (crc, json),
+        _ => {
+            return Err(Error::corrupt(
+                manifest,
+                position,
+                format!("expected line {number} to open with a checksum (8 hex digits and a space)"),
+            ))
+        }
+    };
+    let stored = std::str::from_utf8(crc).ok().and_then(|h| u32::from_str_radix(h, 16).ok()).ok_or_else(|| {
+        Error::corrupt(manifest, position, format!("expected line {number} to open with 8 hex digits"))
+    })?;
+    let computed = crate::format::batch::crc32c(json);
+    if stored != computed {
+        return Err(Error::corrupt(
+            manifest,
+            position,
+            format!(
+                "line {number}'s checksum: expected {computed:08x} but got {stored:08x} (the manifest was changed)"
+            ),
+        ));
+    }
+    serde_json::from_slice(json)
+        .map_err(|e| Error::corrupt(manifest, position, format!("line {number} is not a backup record: {e}")))
 }
 
 /// A relative path from a manifest, refused if it could leave the dir it is relative to.
@@ -359,20 +453,107 @@ fn safe(name: &str, manifest: &Path, position: u64) -> Result<PathBuf> {
     Ok(p)
 }
 
-/// One record of a backup, its paths relative to the log dir (a blob's is the backup's).
+/// A blob of a backup: where it is, and the length and CRC-32C its record gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blob {
+    pub path: PathBuf,
+    len: u64,
+    crc32c: u32,
+}
+
+impl Blob {
+    /// The blob's bytes, if they are what its record says: a regular file reached through no
+    /// symlink, of the recorded length and checksum.
+    fn read(&self) -> Result<Vec<u8>> {
+        match fs::symlink_metadata(&self.path) {
+            Err(_) => return Err(Error::layout(&self.path, "is missing: this backup cannot be restored whole")),
+            Ok(m) if !m.is_file() => {
+                return Err(Error::layout(&self.path, "is not a regular file: a backup's blobs are files of its own"))
+            }
+            Ok(m) if m.len() != self.len => {
+                return Err(Error::corrupt(
+                    &self.path,
+                    m.len().min(self.len),
+                    format!("expected {} bytes but the blob holds {}: it was cut or changed", self.len, m.len()),
+                ))
+            }
+            Ok(_) => {}
+        }
+        let bytes = crate::regular_file::read_regular(&self.path)?.unwrap_or_default();
+        let computed = crate::format::batch::crc32c(&bytes);
+        if bytes.len() as u64 != self.len || computed != self.crc32c {
+            return Err(Error::corrupt(
+                &self.path,
+                0,
+                format!(
+                    "expected checksum {:08x} over {} bytes but got {computed:08x} over {}: the blob was changed",
+                    self.crc32c,
+                    self.len,
+                    bytes.len()
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    fn verify(&self) -> Result<()> {
+        self.read().map(|_| ())
+    }
+}
+
+/// One record of a backup, its paths relative to the log dir.
 #[derive(Debug, Clone)]
 pub enum RecordView {
     Absent(PathBuf),
     File(PathBuf, u64),
-    Bytes(PathBuf, u64, PathBuf),
+    Bytes(PathBuf, u64, Blob),
     Renamed(PathBuf, PathBuf),
 }
 
-/// Undo a backup's records newest first under `log_dir`, through the durable functions.
-pub fn restore(backup_dir: &Path, log_dir: &Path, records: &[(usize, RecordView)]) -> Result<RestoreReport> {
+impl RecordView {
+    fn paths(&self) -> Vec<&Path> {
+        match self {
+            RecordView::Absent(p) | RecordView::File(p, _) | RecordView::Bytes(p, _, _) => vec![p],
+            RecordView::Renamed(from, to) => vec![from, to],
+        }
+    }
+}
+
+/// Refuse a record path that a restore into `log_dir` would reach through a symlink (which
+/// could lead out of the dir): every name from the log dir down to it must be a plain
+/// directory or file, or not there.
+fn check_reached_through_no_symlink(log_dir: &Path, rel: &Path) -> Result<()> {
+    let mut at = log_dir.to_path_buf();
+    for c in rel.components() {
+        at.push(c);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::layout(
+                    &at,
+                    "is a symlink: a restore never writes through one (it could lead out of the log dir)",
+                ))
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+/// Undo a backup's records newest first under `log_dir` (the dir the backup sits beside, or
+/// one the user named), through the durable functions. Every path is checked first.
+pub fn restore(backup: &Backup, log_dir: &Path) -> Result<RestoreReport> {
+    let records = &backup.records;
+    for (_, record) in records {
+        for rel in record.paths() {
+            check_reached_through_no_symlink(log_dir, rel)?;
+        }
+    }
+    let made_of = (absolute(&backup.made_of) != absolute(log_dir)).then(|| backup.made_of.clone());
     let mut report = RestoreReport {
-        backup_dir: backup_dir.to_path_buf(),
+        backup_dir: backup.dir.clone(),
         log_dir: log_dir.to_path_buf(),
+        made_of,
         restored: Vec::new(),
         removed: Vec::new(),
         renamed_back: Vec::new(),
@@ -402,7 +583,8 @@ pub fn restore(backup_dir: &Path, log_dir: &Path, records: &[(usize, RecordView)
             }
             RecordView::Bytes(rel, position, blob) => {
                 let path = log_dir.join(rel);
-                let bytes = fs::read(blob).at(blob, "read")?;
+                // Read and checked again: the bytes written are the ones verified.
+                let bytes = blob.read()?;
                 if fs::symlink_metadata(&path).is_err() {
                     super::create_file(&path)?;
                 }
@@ -458,6 +640,68 @@ mod tests {
         assert_eq!(absolute(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         let cwd = std::env::current_dir().unwrap();
         assert_eq!(absolute(Path::new("x/y")), cwd.join("x/y"));
+    }
+
+    #[test]
+    fn the_log_dir_restored_is_the_one_the_backup_sits_beside() {
+        assert_eq!(log_dir_beside(Path::new("/copies/b1.klog-backup-3")), Some(PathBuf::from("/copies/b1")));
+        assert_eq!(log_dir_beside(Path::new("/x/b.klog-backup-1/.")), Some(PathBuf::from("/x/b")));
+        for not_named in ["/copies/b1", "/copies/b1.klog-backup-", "/copies/.klog-backup-2", "/c/b.klog-backup-2x"] {
+            assert_eq!(log_dir_beside(Path::new(not_named)), None, "{not_named}");
+        }
+    }
+
+    #[test]
+    fn every_manifest_line_carries_a_checksum_that_is_checked() {
+        let m = Path::new("/b/manifest");
+        let record = Record::Absent { path: "p-0/00000000000000000000.index".into() };
+        let line = encode_line(&record);
+        assert_eq!(decode_line(line.as_bytes(), m, 0, 2).unwrap(), record);
+        // Any byte changed after the checksum, or in it, is refused.
+        for i in 0..line.len() - 1 {
+            let mut bad = line.clone().into_bytes();
+            bad[i] ^= 0x01;
+            assert!(decode_line(&bad, m, 0, 2).is_err(), "byte {i} flipped was accepted");
+        }
+        assert!(decode_line(b"{\"op\":\"absent\",\"path\":\"x\"}\n", m, 0, 2).is_err(), "a line with no checksum");
+    }
+
+    #[test]
+    fn a_blob_cut_emptied_changed_or_replaced_by_a_symlink_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("00000001");
+        let bytes = b"the original bytes of a checkpoint".to_vec();
+        fs::write(&path, &bytes).unwrap();
+        let blob = Blob { path: path.clone(), len: bytes.len() as u64, crc32c: crate::format::batch::crc32c(&bytes) };
+        assert_eq!(blob.read().unwrap(), bytes);
+        fs::write(&path, &bytes[..10]).unwrap();
+        assert!(matches!(blob.verify(), Err(Error::Corrupt { .. })), "cut short");
+        fs::write(&path, b"").unwrap();
+        assert!(matches!(blob.verify(), Err(Error::Corrupt { .. })), "emptied");
+        let mut changed = bytes.clone();
+        changed[3] ^= 0x20;
+        fs::write(&path, &changed).unwrap();
+        assert!(matches!(blob.verify(), Err(Error::Corrupt { .. })), "same length, other bytes");
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::write(&elsewhere, &bytes).unwrap();
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+        assert!(blob.verify().is_err(), "a symlink to the right bytes is not the backup's own file");
+        fs::remove_file(&path).unwrap();
+        assert!(blob.verify().is_err(), "missing");
+    }
+
+    #[test]
+    fn a_record_path_reached_through_a_symlink_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, outside) = (tmp.path().join("d"), tmp.path().join("outside"));
+        fs::create_dir_all(dir.join("p-0")).unwrap();
+        fs::create_dir(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("p-1")).unwrap();
+        check_reached_through_no_symlink(&dir, Path::new("p-0/x.index")).unwrap();
+        check_reached_through_no_symlink(&dir, Path::new("p-2/x.index")).unwrap();
+        assert!(check_reached_through_no_symlink(&dir, Path::new("p-1/x.index")).is_err());
+        assert!(check_reached_through_no_symlink(&dir, Path::new("p-1")).is_err());
     }
 
     #[test]

@@ -16,7 +16,10 @@
 //! Directories made by this process are removed with what they hold; directories that existed
 //! are never removed. The journal is not a crash log: a kill leaves the tree as the kill found
 //! it, and the recovery of Kafka's files is what repairs that. Rollback runs after the command
-//! has released its lock. Without [`begin`] (unit tests, library use), nothing is recorded.
+//! has let go of its lock, but while the lock is still held: a [`crate::replica::DirLock`]
+//! dropped while the journal records hands its file here ([`hold_lock`]), and [`finish`] or
+//! [`rollback`] closes it last. Without [`begin`] (unit tests, library use), nothing is
+//! recorded and a lock is released when dropped.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, OpenOptions};
@@ -58,6 +61,22 @@ struct Journal {
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static JOURNAL: Mutex<Option<Journal>> = Mutex::new(None);
+/// Log dir locks the command has let go of, still held: closing a `.lock` releases its POSIX
+/// lock, and a rollback's writes must still run under it.
+static HELD_LOCKS: Mutex<Vec<fs::File>> = Mutex::new(Vec::new());
+
+/// A log dir lock's file, which the command is done with: while the journal records, it stays
+/// open (the lock held) until [`finish`] or [`rollback`] has run; otherwise it closes now.
+pub(crate) fn hold_lock(file: fs::File) {
+    if ACTIVE.load(Ordering::Relaxed) {
+        HELD_LOCKS.lock().unwrap_or_else(|e| e.into_inner()).push(file);
+    }
+}
+
+/// The command's last write is done: release the locks it let go of.
+fn release_held_locks() {
+    HELD_LOCKS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
 
 /// Start recording (once per process, before the command runs).
 pub fn begin() {
@@ -69,13 +88,17 @@ pub fn begin() {
 pub fn finish() {
     ACTIVE.store(false, Ordering::Relaxed);
     *JOURNAL.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    release_held_locks();
 }
 
 /// The command failed: undo every recorded change, newest first. Returns what could not be
 /// undone, one line each (path first).
 pub fn rollback() -> Vec<String> {
     ACTIVE.store(false, Ordering::Relaxed);
-    let Some(journal) = JOURNAL.lock().unwrap_or_else(|e| e.into_inner()).take() else { return Vec::new() };
+    let Some(journal) = JOURNAL.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+        release_held_locks();
+        return Vec::new();
+    };
     let mut failures = Vec::new();
     let mut dirs = Vec::new();
     for (path, before) in journal.records.into_iter().rev() {
@@ -93,6 +116,7 @@ pub fn rollback() -> Vec<String> {
             let _ = d.sync_all();
         }
     }
+    release_held_locks();
     failures
 }
 

@@ -525,14 +525,18 @@ pub fn restored(out: &mut dyn Write, r: &crate::durable::backup::RestoreReport, 
         r.removed.len(),
         r.renamed_back.len()
     )?;
+    if let Some(made_of) = &r.made_of {
+        out!(out, "  (the backup was made of {}: the dir beside it was restored)", made_of.display())?;
+    }
+    // Names read from the backup's manifest: escaped, as any text from a file.
     for f in &r.restored {
-        out!(out, "  restored {f}")?;
+        out!(out, "  restored {}", crate::escape::text(f))?;
     }
     for f in &r.renamed_back {
-        out!(out, "  renamed back {f}")?;
+        out!(out, "  renamed back {}", crate::escape::text(f))?;
     }
     for f in &r.removed {
-        out!(out, "  removed {f}")?;
+        out!(out, "  removed {}", crate::escape::text(f))?;
     }
     Ok(())
 }

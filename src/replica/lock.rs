@@ -1,8 +1,15 @@
 //! The log dir's `.lock`: taken by every mutating command for the life of its write, probed
-//! (never taken or created) by a dry run, and left in place once a command has written, as a
-//! broker leaves it. klog never follows a `.lock` symlink and never waits for the lock.
+//! (never taken or created) by a dry run, and never removed, as a broker leaves it
+//! (`LogManager.lockLogDirs` creates it and nothing in Kafka deletes it). klog never follows a
+//! `.lock` symlink and never waits for the lock.
+//!
+//! Why it is never removed, even by a command that created it and then failed: a POSIX lock
+//! belongs to an inode, not a name. A process that removed its `.lock` would leave a second
+//! process holding the old inode while a third creates a new `.lock` and locks that: two
+//! writers at once. For the same reason a lock is held until the command's last write (the
+//! undo journal's rollback included: [`crate::durable::journal::hold_lock`]), and a lock taken
+//! on an inode that is no longer the one the name points at is refused.
 
-use crate::durable;
 use crate::error::{Error, IoContext, Result};
 use crate::log::names::LOCK_FILE;
 use crate::regular_file;
@@ -13,12 +20,9 @@ use std::path::{Path, PathBuf};
 /// The log dir's `.lock`, held the way a broker holds it: a POSIX record lock (`fcntl`), which
 /// is what Java's `FileChannel.tryLock` takes, so klog and a live broker see each other.
 pub struct DirLock {
-    file: File,
+    /// `None` once handed to the journal at drop.
+    file: Option<File>,
     path: PathBuf,
-    /// klog created the file; it is removed again if the command never wrote anything.
-    created: bool,
-    /// The command went on to write: the lock file stays, as a broker leaves it.
-    kept: bool,
 }
 
 impl DirLock {
@@ -36,17 +40,15 @@ impl DirLock {
         let path = log_dir.join(LOCK_FILE);
         // Never through a symlink (a dangling one would create a file outside the dir), never
         // waiting on a FIFO, never locking a device.
-        let created = match fs::symlink_metadata(&path) {
+        match fs::symlink_metadata(&path) {
             Ok(m) if m.file_type().is_symlink() => {
                 return Err(Error::layout(&path, "is a symlink: klog never follows a .lock symlink (remove it)"))
             }
             Ok(m) if !m.is_file() => return Err(Error::not_regular(&path, regular_file::kind_of(&m).unwrap_or("?"))),
-            Ok(_) => false,
-            Err(_) => true,
-        };
-        if created {
-            durable::note_created(&path)?;
+            _ => {}
         }
+        // Not a journaled or backed-up change: the `.lock` is never removed (see the module
+        // docs), so neither a failed command's rollback nor a restore takes it away.
         let file = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -58,7 +60,6 @@ impl DirLock {
         if let Some(kind) = regular_file::kind_of(&meta) {
             return Err(Error::not_regular(&path, kind));
         }
-        let mut lock = DirLock { file, path, created, kept: false };
         // SAFETY: `flock` is a plain C struct; every field is set below or zero.
         let mut fl: libc::flock = unsafe { std::mem::zeroed() };
         fl.l_type = libc::F_WRLCK as libc::c_short;
@@ -66,17 +67,25 @@ impl DirLock {
         fl.l_start = 0;
         fl.l_len = 0; // the whole file, as FileChannel.tryLock() locks 0..Long.MAX_VALUE
         use std::os::fd::AsRawFd;
-        // SAFETY: the fd is open for the life of `lock.file`; F_SETLK reads `fl` only.
-        let rc = unsafe { libc::fcntl(lock.file.as_raw_fd(), libc::F_SETLK, &fl) };
+        // SAFETY: the fd is open for the life of `file`; F_SETLK reads `fl` only.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &fl) };
         if rc != 0 {
             let e = std::io::Error::last_os_error();
-            lock.created = false; // someone else's file: never remove it
             return match e.raw_os_error() {
                 Some(libc::EACCES) | Some(libc::EAGAIN) => Err(Error::Locked { path: log_dir.to_path_buf() }),
-                _ => Err(Error::io(&lock.path, "lock", e)),
+                _ => Err(Error::io(&path, "lock", e)),
             };
         }
-        Ok(lock)
+        // The lock is on the inode opened above: if the name now points elsewhere (another
+        // program removed or replaced `.lock` meanwhile), a writer that opens it afresh would
+        // lock another inode, so this lock excludes nobody.
+        if !same_file(&meta, &path) {
+            return Err(Error::layout(
+                &path,
+                "was removed or replaced while klog took the lock: another program is changing this dir; try again",
+            ));
+        }
+        Ok(DirLock { file: Some(file), path })
     }
 
     /// Refuse as [`DirLock::acquire`] would, without taking the lock or creating the file: a
@@ -130,16 +139,24 @@ impl DirLock {
         }
     }
 
-    /// The command is about to write: the lock file stays.
-    pub fn keep(&mut self) {
-        self.kept = true;
+    /// The `.lock` this lock holds.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }
 
+/// Whether `path` names the inode `opened` describes.
+fn same_file(opened: &fs::Metadata, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::symlink_metadata(path).is_ok_and(|now| now.dev() == opened.dev() && now.ino() == opened.ino())
+}
+
 impl Drop for DirLock {
+    /// Closing the file releases the lock; while a command's undo journal is open, the file
+    /// goes to it instead, so that a rollback's writes still happen under the lock.
     fn drop(&mut self) {
-        if self.created && !self.kept {
-            let _ = fs::remove_file(&self.path);
+        if let Some(file) = self.file.take() {
+            crate::durable::journal::hold_lock(file);
         }
     }
 }
@@ -193,27 +210,41 @@ mod tests {
         let _lock = DirLock::acquire_to_restore(dir).expect("free once the holder exits");
     }
 
+    /// A `.lock` is never removed, by the command that created it least of all: a failed
+    /// command that removed it let two later writers lock two inodes at once (#46).
     #[test]
-    fn a_lock_klog_created_is_removed_unless_the_command_kept_it() {
+    fn a_lock_klog_created_stays_even_when_the_command_fails() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let path = dir.join(LOCK_FILE);
         DirLock::probe(dir).unwrap();
         assert!(!path.exists(), "a probe creates nothing");
 
-        let lock = DirLock::acquire_to_restore(dir).unwrap();
-        assert!(path.is_file());
-        drop(lock);
-        assert!(!path.exists(), "a command that wrote nothing leaves no lock file");
+        let (result, undo_failures) = crate::app::transaction(|| {
+            let _lock = DirLock::acquire_to_restore(dir)?;
+            assert!(path.is_file());
+            Err::<(), _>(Error::Usage("the command fails after taking the lock".into()))
+        });
+        assert!(result.is_err() && undo_failures.is_empty(), "{undo_failures:?}");
+        assert!(path.is_file(), "the failed command's rollback left the lock file, as a broker does");
 
-        let mut lock = DirLock::acquire_to_restore(dir).unwrap();
-        lock.keep();
-        drop(lock);
-        assert!(path.is_file(), "a command that wrote leaves the lock file, as a broker does");
-
-        // A lock file that was there already is never removed.
         drop(DirLock::acquire_to_restore(dir).unwrap());
-        assert!(path.is_file());
+        assert!(path.is_file(), "a lock file is never removed");
+    }
+
+    #[test]
+    fn a_lock_whose_name_now_points_at_another_file_is_not_the_same_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(LOCK_FILE);
+        // The open file keeps its inode alive, so the replacement cannot reuse its number.
+        let held = File::create(&path).unwrap();
+        let opened = held.metadata().unwrap();
+        assert!(same_file(&opened, &path));
+        fs::write(tmp.path().join("other"), b"").unwrap();
+        fs::rename(tmp.path().join("other"), &path).unwrap();
+        assert!(!same_file(&opened, &path), "another program replaced the name");
+        fs::remove_file(&path).unwrap();
+        assert!(!same_file(&opened, &path), "another program removed the name");
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub struct Replica {
     high_watermark_written: bool,
     recovery_point_line: Option<(usize, u64)>,
     /// Held for the life of a write open.
-    lock: Option<DirLock>,
+    _lock: Option<DirLock>,
     /// Set by a command that closes many partitions of one log dir (`stop`): the HW and
     /// recovery-point setters and [`Replica::save_state`] only update the replica, and
     /// [`write_log_dir_files`] writes each log-dir file once for all of them.
@@ -264,7 +264,7 @@ impl Replica {
             high_watermark_line: hw_entry.map(|v| (v.line, v.position)),
             high_watermark_written: false,
             recovery_point_line: rp_entry.map(|v| (v.line, v.position)),
-            lock,
+            _lock: lock,
         })
     }
 
@@ -294,9 +294,6 @@ impl Replica {
 
     /// [`Replica::start`] (`dry_run` false) or its forecast (true): one decision procedure.
     fn bring_up(&mut self, dry_run: bool) -> Result<Option<RecoveryReport>> {
-        if let Some(lock) = self.lock.as_mut().filter(|_| !dry_run) {
-            lock.keep();
-        }
         let marker = self.paths.log_dir_file(CLEAN_SHUTDOWN_MARKER);
         if self.state.is_some() {
             if !dry_run {

@@ -10,9 +10,15 @@ use std::path::{Path, PathBuf};
 const P: &str = "__consumer_offsets-2";
 const BROKERS: [&str; 3] = ["zk-broker-2020", "zk-broker-2021", "kraft-broker-2026"];
 
-/// Every file and dir under `dir`, by path relative to it, with its bytes.
+/// Every file and dir under `dir`, by path relative to it, with its bytes; but the log dir's
+/// empty `.lock`, which a command that took the lock leaves, as a broker does (a lock file
+/// removed by one command let two others lock two inodes at once).
 fn rel_tree(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
-    tree(dir).into_iter().map(|(p, b)| (p.strip_prefix(dir).unwrap().to_path_buf(), b)).collect()
+    tree(dir)
+        .into_iter()
+        .map(|(p, b)| (p.strip_prefix(dir).unwrap().to_path_buf(), b))
+        .filter(|(p, b)| !(p == Path::new(".lock") && b.as_deref().is_some_and(<[u8]>::is_empty)))
+        .collect()
 }
 
 /// The names in `parent` (to see that no backup or stray file appeared beside the dirs).
@@ -95,8 +101,7 @@ fn with_consent_every_command_is_undone_byte_for_byte_by_klog_restore() {
             let backups = backups_named(&stderr);
             if out.status.success() {
                 ran += 1;
-                // A command that changed something names its backups (one with nothing to do,
-                // a stop of a cleanly stopped dir, may name one holding only its lock file).
+                // A command that changed something names its backups.
                 let changed = rel_tree(&d) != before_d || rel_tree(&l) != before_l;
                 assert!(!changed || !backups.is_empty(), "{broker} {args:?}: {stderr}");
             } else {
@@ -268,4 +273,99 @@ fn a_named_broker_leader_keeps_its_hw_and_epoch_cache_until_its_follower_fetches
     let (stdout, _) = run(&["--catch-up"]);
     assert!(stdout.contains("round 1: fetch at 18") && stdout.contains("(response carried HW 10)"), "{stdout}");
     assert!(stdout.contains("round 2: fetch at 18") && stdout.contains("(response carried HW 18)"), "{stdout}");
+}
+
+/// A consented `elect` on a copy of a broker dir: the copy and the backup it made (which holds
+/// a blob: the epoch checkpoint's original bytes).
+fn elected_copy() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+    let real = kafka_real()?;
+    let (tmp, d, _l) = copies(&real, "zk-broker-2021");
+    klog().args(["--allow-broker-dir-writes", "elect"]).arg(&d).args(["--partition", P]).assert().success();
+    let backup = tmp.path().join("d.klog-backup-1");
+    assert!(std::fs::read_dir(backup.join("blobs")).unwrap().count() > 0, "the elect saved bytes");
+    Some((tmp, d, backup))
+}
+
+/// #46: a restore acts on the dir beside the backup, never on the path in its manifest: after
+/// moving a dir and its backup, another copy left at the old name is not touched.
+#[test]
+fn a_moved_backup_restores_the_dir_beside_it_and_never_the_path_in_its_manifest() {
+    let Some((tmp, d, backup)) = elected_copy() else { return };
+    let moved = tmp.path().join("moved");
+    std::fs::rename(&d, &moved).unwrap();
+    std::fs::rename(&backup, tmp.path().join("moved.klog-backup-1")).unwrap();
+    // Another copy, changed the same way, left at the old name.
+    copy_dir(&moved, &d);
+    let at_old_name = rel_tree(&d);
+    let out = klog().arg("restore").arg(tmp.path().join("moved.klog-backup-1")).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("the backup was made of"), "{stdout}");
+    assert!(rel_tree(&d) == at_old_name, "the copy at the manifest's path was changed");
+    let real = kafka_real().unwrap();
+    assert!(rel_tree(&moved) == rel_tree(&real.join("zk-broker-2021")), "the dir beside the backup is not back");
+}
+
+/// #46: a crafted backup beside a lab (a dir klog made, so never backed up) is refused, the
+/// lab untouched; a backup not named `<dir>.klog-backup-N` needs the dir named.
+#[test]
+fn a_crafted_backup_beside_a_lab_is_refused_and_writes_nothing() {
+    let Some((tmp, _d, backup)) = elected_copy() else { return };
+    let lab = crate::common::Lab::new();
+    let a = lab.create("a", 1, &[]);
+    klog().arg("elect").arg(&a).assert().success();
+    klog().arg("append").arg(&a).args(["m1", "m2"]).assert().success();
+    let before = rel_tree(&a);
+    let beside = a.with_file_name("a.klog-backup-1");
+    copy_dir(&backup, &beside);
+    let out = klog().arg("restore").arg(&beside).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("a dir klog made") && stderr.lines().count() == 1, "{stderr}");
+    assert!(rel_tree(&a) == before, "the lab was changed");
+    // Named explicitly, a lab is refused too.
+    klog().arg("restore").arg(&backup).arg(&a).assert().code(2);
+    assert!(rel_tree(&a) == before, "the lab was changed");
+    // A backup renamed to something else needs the log dir named.
+    let renamed = tmp.path().join("saved");
+    std::fs::rename(&backup, &renamed).unwrap();
+    let out = klog().arg("restore").arg(&renamed).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("klog restore BACKUP LOG_DIR"));
+    klog().arg("restore").arg(&renamed).arg(tmp.path().join("d")).assert().success();
+}
+
+/// #46: a damaged backup (a blob cut short, emptied or changed; a manifest line changed) is
+/// refused with one line naming the file and position, and nothing is written.
+#[test]
+fn a_damaged_backup_is_refused_with_nothing_written() {
+    let Some((_tmp, d, backup)) = elected_copy() else { return };
+    let after = rel_tree(&d);
+    let blob = std::fs::read_dir(backup.join("blobs")).unwrap().next().unwrap().unwrap().path();
+    let original = std::fs::read(&blob).unwrap();
+    let manifest = std::fs::read(backup.join("manifest")).unwrap();
+    let mut changed = original.clone();
+    changed[0] ^= 0x01;
+    let mut flipped_manifest = manifest.clone();
+    let at = manifest.iter().position(|b| *b == b'\n').unwrap() + 20;
+    flipped_manifest[at] ^= 0x02;
+    for (what, blob_bytes, manifest_bytes, names) in [
+        ("a blob cut short", &original[..original.len() / 2], &manifest[..], "blobs/"),
+        ("an emptied blob", &original[..0], &manifest[..], "blobs/"),
+        ("a blob changed", &changed[..], &manifest[..], "blobs/"),
+        ("a manifest line changed", &original[..], &flipped_manifest[..], "manifest"),
+    ] {
+        std::fs::write(&blob, blob_bytes).unwrap();
+        std::fs::write(backup.join("manifest"), manifest_bytes).unwrap();
+        let out = klog().arg("restore").arg(&backup).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(
+            stderr.contains(names) && stderr.contains("position") && stderr.lines().count() == 1,
+            "{what}: {stderr}"
+        );
+        assert!(rel_tree(&d) == after, "{what}: the restore wrote");
+    }
+    std::fs::write(&blob, &original).unwrap();
+    std::fs::write(backup.join("manifest"), &manifest).unwrap();
+    klog().arg("restore").arg(&backup).assert().success();
 }
