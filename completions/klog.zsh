@@ -284,6 +284,7 @@ _arguments "${_arguments_options[@]}" : \
 '-V[Print version]' \
 '--version[Print version]' \
 ':backup -- A backup dir a command wrote (`<log dir>.klog-backup-N`):_files' \
+'::log_dir -- The log dir to put back (default\: the one BACKUP sits beside, `<log dir>` of its name):_files' \
 && ret=0
 ;;
 (diff)

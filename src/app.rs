@@ -117,7 +117,23 @@ pub fn run_for(
 ) -> Result<Outcome> {
     let mut fit = Fit::new(&mut *out, settings.width, settings.color);
     let hint = write_hint(&command);
-    let outcome = run_into(command, settings, env, front, &mut fit).map_err(|e| e.with_write_hint(hint))?;
+    crate::log::map_guard::clear_changed();
+    let outcome = run_into(command, settings, env, front, &mut fit).map_err(|e| e.with_write_hint(hint));
+    // A file cut under a map while it was read (a live broker's): what was read past the cut
+    // was zeros, so whatever the command made of it, the answer is this error.
+    if let Some((path, mapped_bytes, now_bytes)) = crate::log::map_guard::take_changed() {
+        let _ = fit.flush();
+        return Err(crate::error::Error::corrupt(
+            &path,
+            now_bytes,
+            format!(
+                "the file changed while klog read it: another process (a running broker?) cut it from \
+                 {mapped_bytes} to {now_bytes} bytes; what klog printed past the cut is not the file's: \
+                 read a copy (cp -a), or stop the broker"
+            ),
+        ));
+    }
+    let outcome = outcome?;
     fit.flush().at("<stdout>", "write")?;
     Ok(outcome)
 }

@@ -98,6 +98,17 @@ struct Open {
 }
 
 static GUARDS: Mutex<Vec<Guard>> = Mutex::new(Vec::new());
+/// The log dirs whose lock this process has taken (absolute, lexically normal).
+static LOCKED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// This process took `log_dir`'s lock ([`crate::replica::DirLock`]): its backup may be made.
+pub(crate) fn note_locked(log_dir: &Path) {
+    let log_dir = absolute(log_dir);
+    let mut locked = LOCKED.lock().unwrap_or_else(|e| e.into_inner());
+    if !locked.contains(&log_dir) {
+        locked.push(log_dir);
+    }
+}
 
 thread_local! {
     /// Set while the backup writes its own files: their durable steps are not backed up.
@@ -179,6 +190,14 @@ impl Guard {
     }
 
     fn create(&self) -> Result<Open> {
+        // One writer at a time: the backup is made, and the change it covers runs, only under
+        // the log dir's lock.
+        if !LOCKED.lock().unwrap_or_else(|e| e.into_inner()).contains(&self.log_dir) {
+            return Err(Error::layout(
+                &self.log_dir,
+                "would be changed before klog took its lock (a klog bug): nothing was changed",
+            ));
+        }
         let mut n = 1u64;
         // Made exclusively: a name another process took between the look and the make is
         // skipped, so two backups never share a dir.

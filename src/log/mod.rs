@@ -10,6 +10,7 @@
 pub mod checkpoint;
 pub mod epoch_cache;
 pub mod index;
+pub mod map_guard;
 pub mod names;
 pub mod producer_state;
 pub mod recovery;

@@ -2,30 +2,48 @@
 //! memory maps of them.
 //!
 //! Reads go through memmap2 so that a multi-gigabyte segment is walked at memory speed with
-//! constant heap use. A mapping is only ever made of a file that no klog process is writing:
-//! writers hold the log dir's lock, and a reader that maps a file another program is cutting
-//! would see the kernel's SIGBUS, which is why read-only commands are documented as meant for
-//! copies of a live broker's data dir or stopped brokers.
+//! constant heap use. No klog process cuts a file another klog process has mapped (writers hold
+//! the log dir's lock), but a live broker may cut one a reader has mapped: every map is
+//! registered with [`super::map_guard`], whose SIGBUS handler reads the pages past the new end
+//! as zeros, and the command then ends with an error saying the file changed while read.
 
+use super::map_guard::Registration;
 use super::names::{self, INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX};
 use crate::error::{Error, IoContext, Result};
 use crate::regular_file;
 use memmap2::Mmap;
-use std::fs;
+use std::fs::{self, File};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
-/// Bytes of a file: a read-only map, or nothing for an empty or absent file.
+/// Bytes of a file: a read-only map guarded against the file being cut under it, the bytes
+/// read into memory (when no guard slot is free), or nothing for an empty or absent file.
 pub enum FileBytes {
-    Mapped(Mmap),
+    Mapped(GuardedMap),
+    Read(Vec<u8>),
     Empty,
+}
+
+/// A read-only map with its guard registration. Fields drop in order: the registration is
+/// cleared before the map is unmapped.
+pub struct GuardedMap {
+    registration: Registration,
+    map: Mmap,
+    file: File,
+}
+
+impl Drop for GuardedMap {
+    fn drop(&mut self) {
+        self.registration.finish(self.file.metadata().ok().map(|m| m.len()));
+    }
 }
 
 impl Deref for FileBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            FileBytes::Mapped(m) => m,
+            FileBytes::Mapped(m) => &m.map,
+            FileBytes::Read(v) => v,
             FileBytes::Empty => &[],
         }
     }
@@ -46,8 +64,9 @@ impl FileBytes {
             let end = position / 4096 * 4096;
             // SAFETY: the map is a read-only mapping of a file; MADV_DONTNEED only drops the
             // pages from this process's page tables and a later read faults them back in from
-            // the same file, so no slice handed out from this map ever sees different bytes.
-            let _ = unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end) };
+            // the same file (or, past a cut, from the guard's zero page), so no slice handed out
+            // from this map ever sees bytes the file did not hold.
+            let _ = unsafe { m.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end) };
             *released = end;
         }
     }
@@ -63,11 +82,18 @@ pub fn map_file(path: &Path) -> Result<Option<FileBytes>> {
     }
     // SAFETY: the map is read-only and private to this process. klog's writers hold the log
     // dir's lock while they change files, and every mutating path drops its maps before it
-    // truncates a file, so no klog process shrinks a file under a live map.
+    // truncates a file, so no klog process shrinks a file under a live map; another program
+    // (a broker) may, and the guard registered below turns the SIGBUS of a read past the cut
+    // into zeros and a "changed while read" error.
     let map = unsafe { Mmap::map(&file) }.at(path, "map")?;
+    let Some(registration) = Registration::claim(path, map.as_ptr(), map.len()) else {
+        // Every guard slot taken: read the bytes instead of mapping them unguarded.
+        drop(map);
+        return Ok(Some(FileBytes::Read(crate::regular_file::read_regular(path)?.unwrap_or_default())));
+    };
     // Scans read front to back: ask for aggressive read-ahead.
     let _ = map.advise(memmap2::Advice::Sequential);
-    Ok(Some(FileBytes::Mapped(map)))
+    Ok(Some(FileBytes::Mapped(GuardedMap { registration, map, file })))
 }
 
 /// A segment, named by its base offset, in a partition dir.

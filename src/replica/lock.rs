@@ -85,6 +85,7 @@ impl DirLock {
                 "was removed or replaced while klog took the lock: another program is changing this dir; try again",
             ));
         }
+        crate::durable::backup::note_locked(log_dir);
         Ok(DirLock { file: Some(file), path })
     }
 

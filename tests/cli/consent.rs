@@ -73,6 +73,8 @@ fn every_mutating_command_refuses_a_broker_dir_without_consent_and_changes_no_by
             assert!(stderr.contains("--allow-broker-dir-writes") && stderr.contains("cp -a"), "{stderr}");
             assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
             assert!(rel_tree(&d) == before_d, "{broker} {args:?} changed the follower copy");
+            // Consent is asked before the lock is taken: not even a lock file appears.
+            assert!(!d.join(".lock").exists() && !l.join(".lock").exists(), "{broker} {args:?} made a .lock");
             assert!(rel_tree(&l) == before_l, "{broker} {args:?} changed the leader copy");
             assert_eq!(names(tmp.path()), listing, "{broker} {args:?} left something beside the dirs");
         }
@@ -368,4 +370,66 @@ fn a_damaged_backup_is_refused_with_nothing_written() {
     std::fs::write(&blob, &original).unwrap();
     std::fs::write(backup.join("manifest"), &manifest).unwrap();
     klog().arg("restore").arg(&backup).assert().success();
+}
+
+/// #46: one writer at a time, always. Rounds of concurrent consented commands on a broker dir
+/// with no `.lock` yet, some of which refuse after taking the lock (an append before any
+/// election): the lock file stays, so no two of them ever hold "the lock" on two inodes, and
+/// restoring every backup they made, newest first, gives back the dir byte for byte. Before
+/// the fix, a refused command removed the lock file it made and 5–10% of rounds interleaved.
+#[test]
+fn concurrent_consented_writers_never_interleave_and_every_backup_restores_the_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = crate::txn_logs::now_ms();
+    let log: Vec<u8> = (0..20).flat_map(|i| crate::txn_logs::plain(i, t)).collect();
+    let original = crate::txn_logs::broker_dir(tmp.path(), "original", &log, true);
+    let rounds = if crate::common::exhaustive() { 60 } else { 12 };
+    let mut made = 0;
+    for round in 0..rounds {
+        let d = tmp.path().join(format!("d{round}"));
+        copy_dir(&original, &d);
+        let before = rel_tree(&d);
+        let ds = d.to_str().unwrap();
+        let forms: [&[&str]; 5] = [
+            &["append", ds, "--partition", "demo-0", "x"],
+            &["elect", ds, "--partition", "demo-0"],
+            &["append", ds, "--partition", "demo-0", "y"],
+            &["crash", ds, "--partition", "demo-0", "--hw", "0"],
+            &["stop", ds],
+        ];
+        let children: Vec<_> = forms
+            .iter()
+            .map(|args| {
+                std::process::Command::new(assert_cmd::cargo::cargo_bin("klog"))
+                    .env("NO_COLOR", "1")
+                    .arg("--allow-broker-dir-writes")
+                    .args(*args)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let mut backups = Vec::new();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(matches!(out.status.code(), Some(0 | 2)), "round {round}: {stderr}");
+            if out.status.success() {
+                backups.extend(backups_named(&stderr));
+            } else {
+                assert!(backups_named(&stderr).is_empty(), "round {round}: a failed command named a backup");
+            }
+        }
+        made += backups.len();
+        // Newest first: the counter in the name orders them.
+        backups.sort_by_key(|b| b.to_string_lossy().rsplit('-').next().unwrap().parse::<u32>().unwrap());
+        for b in backups.iter().rev() {
+            let out = klog().arg("restore").arg(b).output().unwrap();
+            assert!(out.status.success(), "round {round}: restore {b:?}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        assert!(rel_tree(&d) == before, "round {round}: the backups did not restore the dir: two writers interleaved");
+        assert!(d.join(".lock").is_file(), "round {round}: the lock file stays, as a broker leaves it");
+    }
+    assert!(made >= rounds, "only {made} backups in {rounds} rounds: the writers did not run");
 }
