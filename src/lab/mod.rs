@@ -4,11 +4,12 @@
 //! acknowledged write from there; and copies the history as a klog script.
 //!
 //! A front end like `cli.rs`: [`session`] runs klog's commands and renders their reports with
-//! the output layer, [`server`] checks and routes the requests (tiny_http: one small,
-//! synchronous server; each request is handled on its own short-lived thread, so one slow
-//! client never holds the loop). The page (HTML, CSS and JS) is embedded; nothing comes from
-//! the network.
+//! the output layer, [`server`] checks and routes the requests, and [`http`] speaks HTTP/1.1
+//! over std's listener: a fixed pool of workers behind a bounded queue, and a deadline on every
+//! connection, so clients that stall cannot hold the lab. The page (HTML, CSS and JS) is
+//! embedded; nothing comes from the network.
 
+pub mod http;
 pub mod server;
 pub mod session;
 
@@ -21,15 +22,12 @@ use server::{error_reply, json_reply, parse, Facts, Reply};
 use session::{Session, Step};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The page, embedded.
 const PAGE: &str = include_str!("page.html");
 
-/// Requests handled at once; more get 503.
-const IN_FLIGHT_MAX: usize = 8;
 /// The explorer's caps: wall time, distinct states (about 200 bytes each at the frontier).
 pub const EXPLORE_SECONDS: u64 = 10;
 pub const EXPLORE_STATES_MAX: u64 = 300_000;
@@ -135,9 +133,9 @@ fn lab_dir(opts: &LabOptions) -> Result<PathBuf> {
 pub fn run(opts: &LabOptions, out: &mut dyn Write) -> Result<()> {
     let root = lab_dir(opts)?;
     let token = token()?;
-    let server = tiny_http::Server::http(("127.0.0.1", opts.port))
+    let listener = std::net::TcpListener::bind(("127.0.0.1", opts.port))
         .map_err(|e| Error::Usage(format!("lab: cannot listen on 127.0.0.1:{}: {e}", opts.port)))?;
-    let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(opts.port);
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(opts.port);
     crate::durable::create_dir(&root)?;
     let session = Session::new(&root, 2)?;
     // The lab dir stays whatever happens next: nothing to undo.
@@ -147,40 +145,13 @@ pub fn run(opts: &LabOptions, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "open the URL in a browser; Ctrl-C stops the lab (the lab dir stays)").at("<stdout>", "write")?;
     out.flush().at("<stdout>", "write")?;
     let shared = Arc::new(Mutex::new(Lab { session, explorer: Arc::default() }));
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    let token = Arc::new(token);
-    loop {
-        let request = match server.recv() {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("klog: warning: lab: {}", crate::escape::text(&e.to_string()));
-                continue;
-            }
-        };
-        if in_flight.fetch_add(1, Ordering::SeqCst) >= IN_FLIGHT_MAX {
-            in_flight.fetch_sub(1, Ordering::SeqCst);
-            let _ = respond(request, error_reply(503, "busy"));
-            continue;
-        }
-        let (shared, token, in_flight) = (shared.clone(), token.clone(), in_flight.clone());
-        std::thread::spawn(move || {
-            handle(request, &shared, port, &token);
-            in_flight.fetch_sub(1, Ordering::SeqCst);
-        });
-    }
+    http::serve(listener, move |connection| handle(connection, &shared, port, &token));
+    Ok(())
 }
 
-fn header<'a>(r: &'a tiny_http::Request, name: &str) -> Option<&'a str> {
-    r.headers().iter().find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name)).map(|h| h.value.as_str())
-}
-
-fn respond(request: tiny_http::Request, reply: Reply) -> std::io::Result<()> {
-    // The whole body is in memory: always a Content-Length, never chunked (tiny_http chunks a
-    // body over 32 KiB for HTTP/1.1 clients; a state with several pictures passes that).
-    let mut response =
-        tiny_http::Response::from_string(reply.body).with_status_code(reply.status).with_chunked_threshold(usize::MAX);
+/// Send `reply` with the lab's security headers.
+fn respond(connection: http::Connection, reply: Reply) -> std::io::Result<()> {
     let headers = [
-        ("Content-Type", reply.content_type),
         ("Cache-Control", "no-store"),
         ("Referrer-Policy", "no-referrer"),
         ("X-Content-Type-Options", "nosniff"),
@@ -190,46 +161,55 @@ fn respond(request: tiny_http::Request, reply: Reply) -> std::io::Result<()> {
              connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
         ),
     ];
-    for (k, v) in headers {
-        if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()) {
-            response.add_header(h);
-        }
-    }
-    request.respond(response)
+    let reply = http::Reply {
+        status: reply.status,
+        content_type: reply.content_type,
+        headers: &headers,
+        body: reply.body.as_bytes(),
+    };
+    connection.respond(&reply)
 }
 
-fn handle(mut request: tiny_http::Request, shared: &server::Shared, port: u16, token: &str) {
-    let method = request.method().as_str().to_string();
-    let url = request.url().to_string();
+fn handle(mut connection: http::Connection, shared: &server::Shared, port: u16, token: &str) {
+    let head = match connection.read_head() {
+        Ok(h) => h,
+        Err(http::Unread { status: Some(status), reason }) => {
+            let _ = respond(connection, error_reply(status, &reason));
+            return;
+        }
+        Err(_) => return,
+    };
     let facts = Facts {
-        method: &method,
-        url: &url,
-        host: header(&request, "host"),
-        origin: header(&request, "origin"),
-        token_header: header(&request, server::TOKEN_HEADER),
-        content_type: header(&request, "content-type"),
-        content_length: header(&request, "content-length").map(|v| v.trim().parse().unwrap_or(usize::MAX)),
+        method: &head.method,
+        url: &head.url,
+        host: head.header("host"),
+        origin: head.header("origin"),
+        token_header: head.header(server::TOKEN_HEADER),
+        content_type: head.header("content-type"),
+        content_length: head.header("content-length").map(|v| v.trim().parse().unwrap_or(usize::MAX)),
     };
     let reply = match server::check(&facts, port, token) {
         Err(refusal) => error_reply(refusal.status, &refusal.reason),
         Ok(path) => {
             let path = path.to_string();
+            // `check` bounded the declared length.
             let declared = facts.content_length.unwrap_or(0);
-            let body = if method == "POST" {
-                match server::read_body(request.as_reader(), declared) {
+            let body = if head.method == "POST" {
+                match connection.read_body(declared) {
                     Ok(b) => b,
-                    Err(e) => {
-                        let _ = respond(request, error_reply(400, &format!("reading the body: {e}")));
+                    Err(http::Unread { status, reason }) => {
+                        let status = status.unwrap_or(400);
+                        let _ = respond(connection, error_reply(status, &format!("reading the body: {reason}")));
                         return;
                     }
                 }
             } else {
                 Vec::new()
             };
-            route(&method, &path, &body, shared)
+            route(&head.method, &path, &body, shared)
         }
     };
-    let _ = respond(request, reply);
+    let _ = respond(connection, reply);
 }
 
 fn route(method: &str, path: &str, body: &[u8], shared: &server::Shared) -> Reply {

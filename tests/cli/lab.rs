@@ -258,3 +258,47 @@ fn the_stuck_lso_preset_over_http_and_its_txn_steps_refused_where_they_have_noth
     assert!(reply.contains("no transaction is open on a at this frame"), "{reply}");
     assert_eq!(tree(&dir), before, "a refusal writes nothing");
 }
+
+/// #46: more clients than the lab has slots (workers and queue together) declare a body and
+/// never send it; the lab still answers a well-formed request within a few deadlines, and the
+/// stalled ones get 408 at their deadline. Before the fix eight such clients held every slot of
+/// the accept loop for good and every later request got 503.
+#[test]
+fn stalled_clients_beyond_every_slot_never_block_the_lab() {
+    use replica_lab::lab::http::{QUEUE_MAX, REQUEST_SECONDS, WORKERS};
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(&outside.path().join("lab"), tmp.path());
+    let head = format!(
+        "POST /api/goto HTTP/1.1\r\nHost: {}\r\nX-Klog-Token: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+        server.host(),
+        server.token
+    );
+    let stalled: Vec<TcpStream> = (0..WORKERS + QUEUE_MAX + 16)
+        .map(|_| {
+            let mut c = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            c.write_all(head.as_bytes()).unwrap();
+            c
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let with_token = format!("X-Klog-Token: {}\r\n", server.token);
+    let answered = loop {
+        let (status, _) = server.get("/api/state", &with_token);
+        if status == 200 {
+            break true;
+        }
+        assert_eq!(status, 503, "busy is the only other answer (after {:?})", started.elapsed());
+        if started.elapsed() > Duration::from_secs(REQUEST_SECONDS * 4) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(answered, "the lab did not answer within {} s of the stall", REQUEST_SECONDS * 4);
+    // A stalled client that got a worker was cut off at its deadline with 408.
+    let mut first = &stalled[0];
+    first.set_read_timeout(Some(Duration::from_secs(REQUEST_SECONDS * 4))).unwrap();
+    let mut reply = String::new();
+    let _ = std::io::Read::read_to_string(&mut first, &mut reply);
+    assert!(reply.starts_with("HTTP/1.1 408") || reply.starts_with("HTTP/1.1 503"), "{reply:?}");
+}
