@@ -173,7 +173,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --allow-broker-dir-writes --help --version create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff draw demo explore lab generate help"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -181,6 +181,10 @@ _klog() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -191,7 +195,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__alter__subcmd__isr)
-            opts="-h -V --partition --isr --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --isr --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -209,6 +213,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -217,7 +225,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__append)
-            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --compression --producer-id --producer-epoch --sequence --transactional --end-txn --coordinator-epoch --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --key --header --stdin --count --value-size --records-per-batch --timestamp --flush --compression --producer-id --producer-epoch --sequence --transactional --end-txn --coordinator-epoch --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -279,6 +287,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -287,7 +299,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__check)
-            opts="-h -V --partition --cluster --json --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --cluster --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,6 +313,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -309,7 +325,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__crash)
-            opts="-h -V --partition --power-loss --torn-bytes --flip-byte --seed --hw --drop-epoch-checkpoint --drop-index --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --power-loss --torn-bytes --flip-byte --seed --hw --drop-epoch-checkpoint --drop-index --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -339,6 +355,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -347,7 +367,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__create)
-            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --min-insync-replicas --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --min-insync-replicas --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -393,6 +413,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -401,7 +425,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__demo)
-            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --allow-broker-dir-writes --help --version watch kip101-1 kip101-2 kip279 stuck-lso"
+            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --allow-broker-dir-writes --width --help --version watch kip101-1 kip101-2 kip279 stuck-lso"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,6 +447,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -431,7 +459,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__diff)
-            opts="-h -V --cluster --partition --json --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --cluster --partition --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,6 +473,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -453,7 +485,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__draw)
-            opts="-h -V --partition --from --limit --svg --force --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --from --limit --svg --force --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -479,6 +511,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -487,7 +523,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__dump)
-            opts="-h -V --partition --epochs --json --format --from --limit --batches --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --epochs --json --format --from --limit --batches --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,6 +549,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -521,7 +561,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__elect)
-            opts="-h -V --partition --epoch --isr --epoch-entry --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --epoch --isr --epoch-entry --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -547,6 +587,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -555,7 +599,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__explore)
-            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --elr --max-states --script --force --json --no-timing --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --elr --max-states --script --force --json --no-timing --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -605,6 +649,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -613,7 +661,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__fetch)
-            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --mode --kafka --json --explain --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --mode --kafka --json --explain --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -647,6 +695,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -655,7 +707,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__flush)
-            opts="-h -V --partition --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -669,6 +721,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -677,7 +733,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__generate)
-            opts="-h -V --color --allow-broker-dir-writes --help --version man completions help"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -685,6 +741,10 @@ _klog() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -695,7 +755,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__generate__subcmd__completions)
-            opts="-h -V --color --allow-broker-dir-writes --help --version bash elvish fish powershell zsh"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +763,10 @@ _klog() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -769,7 +833,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__generate__subcmd__man)
-            opts="-h -V --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -777,6 +841,10 @@ _klog() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1123,7 +1191,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__history)
-            opts="-h -V --partition --replica --json --picture --svg --force --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --replica --json --picture --svg --force --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1145,6 +1213,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1153,7 +1225,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__lab)
-            opts="-h -V --dir --port --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --dir --port --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1171,6 +1243,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1179,7 +1255,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1217,6 +1293,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1225,7 +1305,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__restore)
-            opts="-h -V --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1233,6 +1313,10 @@ _klog() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1243,7 +1327,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__stop)
-            opts="-h -V --partition --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1257,6 +1341,10 @@ _klog() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1265,7 +1353,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__txn)
-            opts="-h -V --partition --json --format --max-transaction-timeout --color --allow-broker-dir-writes --help --version"
+            opts="-h -V --partition --json --format --max-transaction-timeout --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1285,6 +1373,10 @@ _klog() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
