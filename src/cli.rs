@@ -172,6 +172,17 @@ pub enum Command {
     /// divergent offset and each side's HW. Exit 0 identical up to the shorter log end, 1
     /// diverged. Never writes.
     Diff(DiffArgs),
+    /// Read tiered storage (KIP-405): each partition's remote segments.
+    ///
+    /// Reads the `__remote_log_metadata` partitions the data dirs hold (each from the dir whose
+    /// copy reaches the highest log end offset), decodes every record by name from Kafka 4.4's
+    /// schemas and folds them per partition as Kafka's RemoteLogMetadataCache does. Prints each
+    /// tiered partition's log start (log-start-offset-checkpoint: across both tiers) and local
+    /// log start (its first local segment) in each dir, and its remote segment table: id,
+    /// offsets, leader epochs, state, broker, size, times. `--remote-dir` sets Kafka's
+    /// LocalTieredStorage dir against the table. Exit 1 when the cache rejects an event, a
+    /// record does not decode, or the remote files disagree with the metadata. Never writes.
+    Remote(RemoteArgs),
     /// Draw replicas as rows of cells aligned by offset, RaftScope-style.
     ///
     /// Each cell shows a record's leader epoch (its number always; a colour per epoch from the
@@ -230,6 +241,22 @@ pub enum Command {
     /// Write the man pages or a shell completion script (for packagers and shells).
     #[command(subcommand)]
     Generate(GenerateCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct RemoteArgs {
+    /// Brokers' data dirs (log dirs holding `__remote_log_metadata-N` and the partitions).
+    #[arg(value_name = "DATA_DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// A LocalTieredStorage dir (its `rsm.config.dir`, or the `kafka-tiered-storage` dir in
+    /// it): each remote segment's files checked against the metadata (required files, the
+    /// log's batches, offsets and size, the leader-epoch checkpoint), files without metadata,
+    /// finished segments without files, copies started and never finished.
+    #[arg(long, value_name = "DIR")]
+    pub remote_dir: Option<PathBuf>,
+    /// JSON lines, one object per line with a `type`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

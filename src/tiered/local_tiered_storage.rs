@@ -113,7 +113,10 @@ pub fn storage_root(dir: &Path) -> Result<PathBuf> {
 }
 
 /// Check the LocalTieredStorage dir `dir` against the folded metadata of each partition.
-pub fn check_storage(dir: &Path, partitions: &BTreeMap<TopicIdPartition, PartitionRemoteMetadata>) -> Result<RemoteStorageCheck> {
+pub fn check_storage(
+    dir: &Path,
+    partitions: &BTreeMap<TopicIdPartition, PartitionRemoteMetadata>,
+) -> Result<RemoteStorageCheck> {
     let root = storage_root(dir)?;
     let mut check = RemoteStorageCheck { root: root.clone(), ..Default::default() };
     // Segments by (topic id, partition, segment id).
@@ -129,13 +132,21 @@ pub fn check_storage(dir: &Path, partitions: &BTreeMap<TopicIdPartition, Partiti
             continue;
         }
         let Some((_, partition, topic_id)) = parse_partition_dir(&name) else {
-            check.findings.push(RemoteFinding { path, kind: "unreadable", what: "not a <topic>-<partition>-<topic id> dir".into() });
+            check.findings.push(RemoteFinding {
+                path,
+                kind: "unreadable",
+                what: "not a <topic>-<partition>-<topic id> dir".into(),
+            });
             continue;
         };
         let mut sets: BTreeMap<[u8; 16], Fileset> = BTreeMap::new();
         for (file, fpath) in list(&path)? {
             let Some((start_offset, segment_id, suffix)) = parse_file_name(&file) else {
-                check.findings.push(RemoteFinding { path: fpath, kind: "unreadable", what: "not a remote segment file name".into() });
+                check.findings.push(RemoteFinding {
+                    path: fpath,
+                    kind: "unreadable",
+                    what: "not a remote segment file name".into(),
+                });
                 continue;
             };
             let set = sets.entry(segment_id).or_insert_with(|| Fileset {
@@ -211,7 +222,11 @@ fn check_fileset(set: &Fileset, meta: &SegmentMetadata, findings: &mut Vec<Remot
         }
     }
     if !missing.is_empty() {
-        findings.push(RemoteFinding { path: any.clone(), kind: "missing-file", what: format!("no {} file(s)", missing.join(" ")) });
+        findings.push(RemoteFinding {
+            path: any.clone(),
+            kind: "missing-file",
+            what: format!("no {} file(s)", missing.join(" ")),
+        });
     }
     if set.start_offset != meta.start_offset {
         findings.push(RemoteFinding {
@@ -223,21 +238,51 @@ fn check_fileset(set: &Fileset, meta: &SegmentMetadata, findings: &mut Vec<Remot
     if let Some(log) = set.files.get(".log") {
         match crate::regular_file::read_regular(log) {
             Ok(Some(bytes)) => check_log(log, &bytes, meta, findings),
-            Ok(None) => findings.push(RemoteFinding { path: log.clone(), kind: "unreadable", what: "not a regular file".into() }),
+            Ok(None) => findings.push(RemoteFinding {
+                path: log.clone(),
+                kind: "unreadable",
+                what: "not a regular file".into(),
+            }),
             Err(e) => findings.push(RemoteFinding { path: log.clone(), kind: "unreadable", what: e.to_string() }),
         }
     }
     if let Some(epochs) = set.files.get(".leader_epoch_checkpoint") {
         match crate::log::checkpoint::read_epoch_checkpoint(epochs) {
-            Ok(entries) if entries == meta.segment_leader_epochs => {}
+            Ok(entries)
+                if epochs_in_segment(&entries, meta.start_offset, meta.end_offset) == meta.segment_leader_epochs => {}
             Ok(entries) => findings.push(RemoteFinding {
                 path: epochs.clone(),
                 kind: "epochs-mismatch",
-                what: format!("checkpoint {:?}, metadata segmentLeaderEpochs {:?}", entries, meta.segment_leader_epochs),
+                what: format!(
+                    "checkpoint {:?} holds {:?} within offsets {}..{}, metadata segmentLeaderEpochs {:?}",
+                    entries,
+                    epochs_in_segment(&entries, meta.start_offset, meta.end_offset),
+                    meta.start_offset,
+                    meta.end_offset,
+                    meta.segment_leader_epochs
+                ),
             }),
             Err(e) => findings.push(RemoteFinding { path: epochs.clone(), kind: "unreadable", what: e.to_string() }),
         }
     }
+}
+
+/// The epochs of a segment's offsets `start..=end` from a leader-epoch checkpoint: the entry
+/// in force at `start` (its start offset raised to `start`), then every entry starting inside.
+/// A remote segment's `.leader_epoch_checkpoint` is the leader's epoch cache cut at the end
+/// of the segment, from the log's start (its first entry may be far below the segment, as on
+/// a real 4.4 cluster), while `segmentLeaderEpochs` holds only the segment's own.
+pub fn epochs_in_segment(entries: &[(i32, i64)], start: i64, end: i64) -> Vec<(i32, i64)> {
+    let mut out: Vec<(i32, i64)> = Vec::new();
+    for &(epoch, offset) in entries {
+        if offset <= start {
+            out.clear();
+            out.push((epoch, start));
+        } else if offset <= end {
+            out.push((epoch, offset));
+        }
+    }
+    out
 }
 
 fn check_log(path: &Path, bytes: &[u8], meta: &SegmentMetadata, findings: &mut Vec<RemoteFinding>) {
@@ -257,7 +302,11 @@ fn check_log(path: &Path, bytes: &[u8], meta: &SegmentMetadata, findings: &mut V
         last = Some(b.last_offset());
     }
     if let Some(stop) = iter.stop().filter(|s| !matches!(s, ScanStop::End)) {
-        findings.push(RemoteFinding { path: path.to_path_buf(), kind: "log-mismatch", what: format!("the batches stop early: {stop:?}") });
+        findings.push(RemoteFinding {
+            path: path.to_path_buf(),
+            kind: "log-mismatch",
+            what: format!("the batches stop early: {stop:?}"),
+        });
         return;
     }
     let mut differ = Vec::new();
@@ -280,8 +329,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_epochs_of_a_segment_are_the_checkpoint_entries_within_its_offsets() {
+        assert_eq!(epochs_in_segment(&[(0, 0)], 769, 795), vec![(0, 769)]);
+        assert_eq!(epochs_in_segment(&[(0, 0), (2, 700), (3, 780)], 769, 795), vec![(2, 769), (3, 780)]);
+        assert_eq!(epochs_in_segment(&[(0, 0), (3, 800)], 769, 795), vec![(0, 769)]);
+        assert_eq!(epochs_in_segment(&[(4, 800)], 769, 795), Vec::<(i32, i64)>::new());
+    }
+
+    #[test]
     fn file_and_dir_names_parse_as_local_tiered_storage_writes_them() {
-        let (o, id, s) = parse_file_name("00000000000000000852-iWnoEog3SsukvoiQmDe6OQ.leader_epoch_checkpoint").unwrap();
+        let (o, id, s) =
+            parse_file_name("00000000000000000852-iWnoEog3SsukvoiQmDe6OQ.leader_epoch_checkpoint").unwrap();
         assert_eq!((o, s), (852, ".leader_epoch_checkpoint"));
         assert_eq!(crate::util::base64_url(&id), "iWnoEog3SsukvoiQmDe6OQ");
         assert!(parse_file_name("00000000000000000852.log").is_none());

@@ -84,12 +84,8 @@ impl RemoteMetadataFold {
         match event {
             RemoteLogMetadataEvent::Segment(s) => self.add_copy_in_progress(at, s),
             RemoteLogMetadataEvent::Update(u) => {
-                let reject = |why: String| Rejection {
-                    at,
-                    partition: u.partition.clone(),
-                    segment_id: Some(u.segment_id),
-                    why,
-                };
+                let reject =
+                    |why: String| Rejection { at, partition: u.partition.clone(), segment_id: Some(u.segment_id), why };
                 let Some(p) = self.partitions.get_mut(&u.partition) else {
                     self.rejections.push(reject("an update of a partition with no remote segments".into()));
                     return;
@@ -191,9 +187,14 @@ mod tests {
     #[test]
     fn delete_finished_removes_the_segment() {
         let mut fold = RemoteMetadataFold::default();
-        for (o, b) in [records::segment_record(0), records::update_record(1, 1), records::update_record(2, 1), records::update_record(3, 1)]
-            .iter()
-            .enumerate()
+        for (o, b) in [
+            records::segment_record(0),
+            records::update_record(1, 1),
+            records::update_record(2, 1),
+            records::update_record(3, 1),
+        ]
+        .iter()
+        .enumerate()
         {
             fold.apply(at(o as i64), &event(b));
         }
