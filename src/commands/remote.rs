@@ -9,7 +9,7 @@ use crate::log::checkpoint::read_offset_checkpoint;
 use crate::log::names::{self, LOG_START_OFFSET_CHECKPOINT};
 use crate::tiered::local_tiered_storage::{check_storage, RemoteStorageCheck};
 use crate::tiered::metadata_topic::{read_remote_metadata, RemoteMetadataRead};
-use crate::tiered::remote_log_metadata::TopicIdPartition;
+use crate::tiered::remote_log_metadata::{RemoteLogSegmentState, SegmentMetadata, TopicIdPartition};
 use std::path::{Path, PathBuf};
 
 pub struct RemoteRequest<'a> {
@@ -37,6 +37,15 @@ pub struct TieredPartition {
     pub local: Vec<LocalSide>,
 }
 
+/// Offsets `first_missing_offset..local_log_start_offset` held by neither tier in one dir.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TierGap {
+    pub partition: TopicIdPartition,
+    pub data_dir: PathBuf,
+    pub first_missing_offset: i64,
+    pub local_log_start_offset: i64,
+}
+
 pub struct RemoteReport {
     pub metadata: RemoteMetadataRead,
     pub partitions: Vec<TieredPartition>,
@@ -49,7 +58,57 @@ impl RemoteReport {
     pub fn finding_count(&self) -> usize {
         self.metadata.fold.rejections.len()
             + self.metadata.unreadable.len()
+            + self.copies_not_finished().len()
+            + self.tier_gaps().len()
             + self.storage.as_ref().map_or(0, |s| s.findings.len())
+    }
+
+    /// Offsets in neither tier: in a dir whose local log starts above the next offset after
+    /// the last finished remote segment (or, with none, above the partition's log start),
+    /// those offsets are nowhere that dir's broker could serve them from as leader.
+    pub fn tier_gaps(&self) -> Vec<TierGap> {
+        let mut out = Vec::new();
+        for tp in &self.partitions {
+            let Some(p) = self.metadata.fold.partitions.get(&tp.partition) else { continue };
+            let remote_end = p
+                .segments
+                .values()
+                .filter(|s| s.state == RemoteLogSegmentState::CopySegmentFinished)
+                .map(|s| s.end_offset)
+                .max();
+            for side in &tp.local {
+                let Some(local_start) = side.local_log_start_offset else { continue };
+                let covered_below = match (remote_end, side.log_start_offset) {
+                    (Some(end), _) => end + 1,
+                    (None, Some(log_start)) => log_start,
+                    (None, None) => continue,
+                };
+                if local_start > covered_below {
+                    out.push(TierGap {
+                        partition: tp.partition.clone(),
+                        data_dir: side.data_dir.clone(),
+                        first_missing_offset: covered_below,
+                        local_log_start_offset: local_start,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Segments whose copy started and never finished: on a running cluster an upload under
+    /// way, on a stopped cluster's copy an orphan (the broker stopped mid-upload).
+    pub fn copies_not_finished(&self) -> Vec<&SegmentMetadata> {
+        let mut v: Vec<&SegmentMetadata> = self
+            .metadata
+            .fold
+            .partitions
+            .values()
+            .flat_map(|p| p.segments.values())
+            .filter(|s| s.state == RemoteLogSegmentState::CopySegmentStarted)
+            .collect();
+        v.sort_by_key(|s| (s.partition.clone(), s.start_offset, s.segment_id));
+        v
     }
 }
 

@@ -59,6 +59,32 @@ pub fn text(out: &mut dyn Write, r: &RemoteReport, settings: &Settings) -> Resul
             ),
         )?;
     }
+    for seg in r.copies_not_finished() {
+        w(
+            out,
+            &format!(
+                "  copy not finished: {} segment {} (offsets {}..{}) by broker {}: COPY_SEGMENT_STARTED only \
+                 (an upload under way on a running cluster, an orphan on a stopped one's copy)",
+                escape::text(&seg.partition.dir_name()),
+                seg.segment_id_text(),
+                seg.start_offset,
+                seg.end_offset,
+                seg.broker_id
+            ),
+        )?;
+    }
+    for g in r.tier_gaps() {
+        w(
+            out,
+            &format!(
+                "  gap between the tiers: {} in {}: offsets {}..{} are neither in a finished remote segment nor local",
+                escape::text(&g.partition.dir_name()),
+                escape::text(&g.data_dir.display().to_string()),
+                g.first_missing_offset,
+                g.local_log_start_offset - 1
+            ),
+        )?;
+    }
     for deleted in &m.fold.deleted_partitions {
         w(out, &format!("  {}: remote partition deletion finished", escape::text(&deleted.dir_name())))?;
     }
@@ -254,6 +280,43 @@ pub fn json(out: &mut dyn Write, r: &RemoteReport) -> Result<()> {
             path: None,
             segment_id: rej.segment_id.map(|s| base64_url(&s)),
             what: &rej.why,
+        };
+        line(out, &f)?;
+    }
+    for seg in r.copies_not_finished() {
+        let what = format!(
+            "{} offsets {}..{} by broker {}: COPY_SEGMENT_STARTED only",
+            seg.partition.dir_name(),
+            seg.start_offset,
+            seg.end_offset,
+            seg.broker_id
+        );
+        let f = FindingWire {
+            kind: "finding",
+            finding: "copy-not-finished",
+            metadata_partition: None,
+            offset: None,
+            path: None,
+            segment_id: Some(seg.segment_id_text()),
+            what: &what,
+        };
+        line(out, &f)?;
+    }
+    for g in r.tier_gaps() {
+        let what = format!(
+            "{} offsets {}..{} are neither in a finished remote segment nor local",
+            g.partition.dir_name(),
+            g.first_missing_offset,
+            g.local_log_start_offset - 1
+        );
+        let f = FindingWire {
+            kind: "finding",
+            finding: "tier-gap",
+            metadata_partition: None,
+            offset: None,
+            path: Some(Shown(&g.data_dir)),
+            segment_id: None,
+            what: &what,
         };
         line(out, &f)?;
     }

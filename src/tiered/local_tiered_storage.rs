@@ -51,7 +51,7 @@ pub struct Fileset {
 pub struct RemoteFinding {
     pub path: PathBuf,
     /// A short kind: `missing-file`, `files-without-metadata`, `metadata-without-files`,
-    /// `copy-not-finished`, `log-mismatch`, `epochs-mismatch`, `unreadable`.
+    /// `log-mismatch`, `epochs-mismatch`, `unreadable`.
     pub kind: &'static str,
     pub what: String,
 }
@@ -197,22 +197,9 @@ pub fn check_storage(
 /// The checks of one fileset against its metadata.
 fn check_fileset(set: &Fileset, meta: &SegmentMetadata, findings: &mut Vec<RemoteFinding>) {
     let any = set.files.values().next().cloned().unwrap_or_default();
-    if meta.state == RemoteLogSegmentState::CopySegmentStarted {
-        findings.push(RemoteFinding {
-            path: any.clone(),
-            kind: "copy-not-finished",
-            what: format!(
-                "segment {} (offsets {}..{}): COPY_SEGMENT_STARTED, never finished; {} file(s) written",
-                meta.segment_id_text(),
-                meta.start_offset,
-                meta.end_offset,
-                set.files.len()
-            ),
-        });
-        return;
-    }
     if meta.state != RemoteLogSegmentState::CopySegmentFinished {
-        // Deletion under way: files may be partly gone.
+        // A copy not finished (the metadata's own finding, `copy-not-finished`) or a deletion
+        // under way: files may be partly there.
         return;
     }
     let mut missing = Vec::new();

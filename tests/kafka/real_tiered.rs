@@ -143,7 +143,12 @@ fn klog_reads_a_real_tiered_cluster_as_kafka_folds_and_serves_it() {
     // klog's reading.
     let out = klog().arg("remote").arg("--json").args(&dirs).arg("--remote-dir").arg(&remote_copy).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "klog remote found something:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "klog remote found something:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lines = json_lines(&text);
     let of = |t: &str| lines.iter().filter(|l| l["type"] == t).cloned().collect::<Vec<_>>();
     let summary = of("summary").pop().expect("a summary");
@@ -187,7 +192,8 @@ fn klog_reads_a_real_tiered_cluster_as_kafka_folds_and_serves_it() {
     assert!(last_remote + 1 >= earliest_local, "a gap between the tiers: remote ends at {last_remote}, {last}");
     let leader_dir = Path::new(&dirs[0]);
     let local = of("local");
-    let leader_side = local.iter().find(|l| Path::new(l["data_dir"].as_str().unwrap()) == leader_dir).expect("t-0 in broker 1's dir");
+    let leader_side =
+        local.iter().find(|l| Path::new(l["data_dir"].as_str().unwrap()) == leader_dir).expect("t-0 in broker 1's dir");
     assert_eq!(leader_side["log_start_offset"].as_i64(), Some(earliest), "{leader_side}");
     assert_eq!(leader_side["local_log_start_offset"].as_i64(), Some(earliest_local), "{leader_side}");
 
