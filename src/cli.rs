@@ -1102,6 +1102,11 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         ],
         "restore" => &["klog crash /copies/b1 --allow-broker-dir-writes", "klog restore /copies/b1.klog-backup-1"],
         "diff" => &["klog diff /tmp/a /tmp/b", "klog diff /tmp/a /tmp/b --json"],
+        "remote" => &[
+            "klog remote /var/kafka/data",
+            "klog remote b1/data b2/data b3/data --remote-dir /var/kafka/tiered",
+            "klog remote b1/data --json",
+        ],
         "demo" => &[
             "klog demo",
             "klog demo kip101-1 --mode hw --predict",
@@ -1123,11 +1128,16 @@ pub fn examples(name: &str) -> &'static [&'static str] {
 pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
     const ERROR: (u8, &str) = (2, "error (one line on stderr; nothing on disk changed)");
     match name {
-        "klog" => {
-            &[(0, "success"), (1, "findings (check), divergence (diff), a stuck fetch, a violation (explore)"), ERROR]
-        }
+        "klog" => &[
+            (0, "success"),
+            (1, "findings (check), divergence (diff), a stuck fetch, a violation (explore)"),
+            ERROR,
+        ],
         "check" | "txn" => &[(0, "clean"), (1, "findings"), ERROR],
         "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
+        "remote" => {
+            &[(0, "no findings"), (1, "a rejected event, an unfinished copy, a gap or a remote file at odds"), ERROR]
+        }
         "fetch" => {
             &[(0, "success"), (1, "stuck: a batch below the follower's LEO, or nothing to cut on OUT_OF_RANGE"), ERROR]
         }
