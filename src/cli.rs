@@ -1128,11 +1128,9 @@ pub fn examples(name: &str) -> &'static [&'static str] {
 pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
     const ERROR: (u8, &str) = (2, "error (one line on stderr; nothing on disk changed)");
     match name {
-        "klog" => &[
-            (0, "success"),
-            (1, "findings (check), divergence (diff), a stuck fetch, a violation (explore)"),
-            ERROR,
-        ],
+        "klog" => {
+            &[(0, "success"), (1, "findings (check), divergence (diff), a stuck fetch, a violation (explore)"), ERROR]
+        }
         "check" | "txn" => &[(0, "clean"), (1, "findings"), ERROR],
         "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
         "remote" => {
