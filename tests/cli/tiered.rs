@@ -162,6 +162,15 @@ fn remote_folds_the_table_and_names_the_rejected_event_and_the_unfinished_copy()
     let summary = lines.iter().find(|l| l["type"] == "summary").unwrap();
     assert_eq!((summary["records_read"].as_u64(), summary["filesets_verified_count"].as_u64()), (Some(4), Some(1)));
 
+    // `dump` shows both starts too: the local one and the checkpoint's, across the tiers.
+    let header = ok(&["dump", s(&data.join("t-0"))]);
+    assert!(
+        header.contains("log start 3 (local; log-start-offset-checkpoint 0: the log start across tiers if tiered)"),
+        "{header}"
+    );
+    let dumped = json_lines(&ok(&["dump", "--json", s(&data.join("t-0"))]));
+    assert_eq!(dumped[0]["log_start_offset_checkpoint_below_local"], 0, "{dumped:?}");
+
     let (text, _) = code(&["remote", s(&data)], 1);
     assert!(
         text.contains("log start 0 (log-start-offset-checkpoint), local log start 3 (first local segment)"),

@@ -249,6 +249,13 @@ fn klog_reads_a_real_tiered_cluster_as_kafka_folds_and_serves_it() {
     assert_eq!(leader_side["log_start_offset"].as_i64(), Some(earliest), "{leader_side}");
     assert_eq!(leader_side["local_log_start_offset"].as_i64(), Some(earliest_local), "{leader_side}");
 
+    // `klog dump` of the leader's t-0 shows its local log start and, from the checkpoint, the
+    // log start the leader serves from.
+    let out = klog().args(["dump", "--json"]).arg(leader_dir.join("t-0")).output().unwrap();
+    let header = json_lines(&String::from_utf8_lossy(&out.stdout)).into_iter().next().expect("a replica line");
+    assert_eq!(header["log_start_offset"].as_i64(), Some(earliest_local), "{header}");
+    assert_eq!(header["log_start_offset_checkpoint_below_local"].as_i64(), Some(earliest), "{header}");
+
     // `klog dump` of each metadata partition names every record.
     let mut dumped = 0;
     for m in of(&lines, "metadata_partition") {
