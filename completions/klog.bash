@@ -70,6 +70,9 @@ _klog() {
             klog,recover)
                 cmd="klog__subcmd__recover"
                 ;;
+            klog,remote)
+                cmd="klog__subcmd__remote"
+                ;;
             klog,restore)
                 cmd="klog__subcmd__restore"
                 ;;
@@ -151,6 +154,9 @@ _klog() {
             klog__subcmd__help,recover)
                 cmd="klog__subcmd__help__subcmd__recover"
                 ;;
+            klog__subcmd__help,remote)
+                cmd="klog__subcmd__help__subcmd__remote"
+                ;;
             klog__subcmd__help,restore)
                 cmd="klog__subcmd__help__subcmd__restore"
                 ;;
@@ -173,7 +179,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --allow-broker-dir-writes --width --help --version create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff draw demo explore lab generate help"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff remote draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -855,7 +861,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff draw demo explore lab generate help"
+            opts="create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff remote draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1148,6 +1154,20 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__help__subcmd__remote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__help__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1286,6 +1306,32 @@ _klog() {
                     return 0
                     ;;
                 --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__remote)
+            opts="-h -V --remote-dir --json --color --allow-broker-dir-writes --width --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --remote-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -319,6 +319,20 @@ _arguments "${_arguments_options[@]}" : \
 '*::more -- More brokers'\'' data dirs\: with a third DIR (or --cluster) the cluster view instead of the pairwise comparison (see --cluster):_files' \
 && ret=0
 ;;
+(remote)
+_arguments "${_arguments_options[@]}" : \
+'--remote-dir=[A LocalTieredStorage dir (its \`rsm.config.dir\`, or the \`kafka-tiered-storage\` dir in it)\: each remote segment'\''s files checked against the metadata (required files, the log'\''s batches, offsets and size, the leader-epoch checkpoint), files without metadata, finished segments without files, copies started and never finished]:DIR:_files' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
+'--json[JSON lines, one object per line with a \`type\`]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::dirs -- Brokers'\'' data dirs (log dirs holding `__remote_log_metadata-N` and the partitions):_files' \
+&& ret=0
+;;
 (draw)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
@@ -551,6 +565,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(remote)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (draw)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -622,6 +640,7 @@ _klog_commands() {
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
 'restore:Put back a log dir as it was before a command written with --allow-broker-dir-writes' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
+'remote:Read tiered storage (KIP-405)\: each partition'\''s remote segments' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
@@ -757,6 +776,7 @@ _klog__subcmd__help_commands() {
 'recover:Local recovery of a replica, or (with --leader) restart it as a follower and truncate it the way a Kafka era did, with a record-by-record report' \
 'restore:Put back a log dir as it was before a command written with --allow-broker-dir-writes' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
+'remote:Read tiered storage (KIP-405)\: each partition'\''s remote segments' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
@@ -869,6 +889,11 @@ _klog__subcmd__help__subcmd__recover_commands() {
     local commands; commands=()
     _describe -t commands 'klog help recover commands' commands "$@"
 }
+(( $+functions[_klog__subcmd__help__subcmd__remote_commands] )) ||
+_klog__subcmd__help__subcmd__remote_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help remote commands' commands "$@"
+}
 (( $+functions[_klog__subcmd__help__subcmd__restore_commands] )) ||
 _klog__subcmd__help__subcmd__restore_commands() {
     local commands; commands=()
@@ -898,6 +923,11 @@ _klog__subcmd__lab_commands() {
 _klog__subcmd__recover_commands() {
     local commands; commands=()
     _describe -t commands 'klog recover commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__remote_commands] )) ||
+_klog__subcmd__remote_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog remote commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__restore_commands] )) ||
 _klog__subcmd__restore_commands() {

@@ -19,6 +19,8 @@ JARS = [
     ("group", "kafka-group-coordinator", "common/message/", lambda n: n.endswith(("Key.json", "Value.json"))),
     ("transaction", "kafka-transaction-coordinator", "common/message/", lambda n: n.startswith("TransactionLog")),
     ("consumer", "kafka-clients", "common/message/", lambda n: n.startswith("ConsumerProtocol")),
+    # The records of __remote_log_metadata (tiered storage, RemoteLogMetadataSerde).
+    ("remote", "kafka-storage", "message/", lambda n: n.startswith("Remote") and n.endswith("Record.json")),
 ]
 
 

@@ -11,7 +11,7 @@
 use crate::cli::{
     self, AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
     DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
-    RestoreArgs, Target, TxnArgs, TxnFormat,
+    RemoteArgs, RestoreArgs, Target, TxnArgs, TxnFormat,
 };
 use crate::commands::cluster::{ClusterCommand, ClusterRequest};
 use crate::commands::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
@@ -185,6 +185,7 @@ fn run_into(
         Command::Restore(a) => restore(&a, settings, env, text),
         Command::Draw(a) => draw(&a, settings, env, text),
         Command::Diff(a) => diff(&a, settings, env, text),
+        Command::Remote(a) => remote(&a, settings, env, text),
         Command::Generate(a) => generate(&a, settings, env, text),
         Command::Explore(a) => explore(&a, settings, env, text),
         Command::Demo(a) => demo(&a, settings, env, text),
@@ -475,6 +476,17 @@ fn recover_data_dir(
         output::data_dir::forecast_text(text, &load, settings)?;
     }
     Ok(Outcome::Success)
+}
+
+fn remote(a: &RemoteArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let req = commands::remote::RemoteRequest { dirs: &a.dirs, remote_dir: a.remote_dir.as_deref() };
+    let report = commands::remote::run(&req)?;
+    if a.json {
+        output::remote::json(text.raw(), &report)?;
+    } else {
+        output::remote::text(text, &report, settings)?;
+    }
+    Ok(Outcome::findings_if(report.finding_count() > 0))
 }
 
 fn restore(a: &RestoreArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {

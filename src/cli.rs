@@ -185,6 +185,17 @@ pub enum Command {
     /// divergent offset and each side's HW. Exit 0 identical up to the shorter log end, 1
     /// diverged. Never writes.
     Diff(DiffArgs),
+    /// Read tiered storage (KIP-405): each partition's remote segments.
+    ///
+    /// Reads the `__remote_log_metadata` partitions the data dirs hold (each from the dir whose
+    /// copy reaches the highest log end offset), decodes every record by name from Kafka 4.4's
+    /// schemas and folds them per partition as Kafka's RemoteLogMetadataCache does. Prints each
+    /// tiered partition's log start (log-start-offset-checkpoint: across both tiers) and local
+    /// log start (its first local segment) in each dir, and its remote segment table: id,
+    /// offsets, leader epochs, state, broker, size, times. `--remote-dir` sets Kafka's
+    /// LocalTieredStorage dir against the table. Exit 1 when the cache rejects an event, a
+    /// record does not decode, or the remote files disagree with the metadata. Never writes.
+    Remote(RemoteArgs),
     /// Draw replicas as rows of cells aligned by offset, RaftScope-style.
     ///
     /// Each cell shows a record's leader epoch (its number always; a colour per epoch from the
@@ -243,6 +254,22 @@ pub enum Command {
     /// Write the man pages or a shell completion script (for packagers and shells).
     #[command(subcommand)]
     Generate(GenerateCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct RemoteArgs {
+    /// Brokers' data dirs (log dirs holding `__remote_log_metadata-N` and the partitions).
+    #[arg(value_name = "DATA_DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// A LocalTieredStorage dir (its `rsm.config.dir`, or the `kafka-tiered-storage` dir in
+    /// it): each remote segment's files checked against the metadata (required files, the
+    /// log's batches, offsets and size, the leader-epoch checkpoint), files without metadata,
+    /// finished segments without files, copies started and never finished.
+    #[arg(long, value_name = "DIR")]
+    pub remote_dir: Option<PathBuf>,
+    /// JSON lines, one object per line with a `type`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1094,6 +1121,11 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         ],
         "restore" => &["klog crash /copies/b1 --allow-broker-dir-writes", "klog restore /copies/b1.klog-backup-1"],
         "diff" => &["klog diff /tmp/a /tmp/b", "klog diff /tmp/a /tmp/b --json"],
+        "remote" => &[
+            "klog remote /var/kafka/data",
+            "klog remote b1/data b2/data b3/data --remote-dir /var/kafka/tiered",
+            "klog remote b1/data --json",
+        ],
         "demo" => &[
             "klog demo",
             "klog demo kip101-1 --mode hw --predict",
@@ -1120,6 +1152,9 @@ pub fn exit_codes(name: &str) -> &'static [(u8, &'static str)] {
         }
         "check" | "txn" => &[(0, "clean"), (1, "findings"), ERROR],
         "diff" => &[(0, "identical up to the shorter log end"), (1, "diverged"), ERROR],
+        "remote" => {
+            &[(0, "no findings"), (1, "a rejected event, an unfinished copy, a gap or a remote file at odds"), ERROR]
+        }
         "fetch" => {
             &[(0, "success"), (1, "stuck: a batch below the follower's LEO, or nothing to cut on OUT_OF_RANGE"), ERROR]
         }

@@ -31,5 +31,6 @@ pub mod parallel;
 pub mod regular_file;
 pub mod replica;
 pub mod replication;
+pub mod tiered;
 pub mod util;
 pub mod work_share;

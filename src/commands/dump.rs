@@ -117,6 +117,8 @@ pub enum RecordDecoder {
     Metadata,
     /// `__consumer_offsets-*` or `__transaction_state-*` segments.
     Coordinator(Coordinator),
+    /// `__remote_log_metadata-*` segments (tiered storage: `RemoteLogMetadataSerde`).
+    RemoteLogMetadata,
 }
 
 impl RecordDecoder {
@@ -131,6 +133,7 @@ impl RecordDecoder {
             names::METADATA_TOPIC => Some(RecordDecoder::Metadata),
             "__consumer_offsets" => Some(RecordDecoder::Coordinator(Coordinator::Group)),
             "__transaction_state" => Some(RecordDecoder::Coordinator(Coordinator::Transaction)),
+            crate::tiered::remote_log_metadata::REMOTE_LOG_METADATA_TOPIC => Some(RecordDecoder::RemoteLogMetadata),
             _ => None,
         }
     }
@@ -144,6 +147,10 @@ impl RecordDecoder {
                     .kafka("Error while reading frame version")),
             }),
             RecordDecoder::Coordinator(c) => InternalRecord::Coordinator(coordinator::decode(c, key, value)),
+            RecordDecoder::RemoteLogMetadata => InternalRecord::RemoteLogMetadata(match value {
+                Some(v) => crate::tiered::remote_log_metadata::decode(v),
+                None => Err(SchemaError::new(0, "a remote log metadata record needs a value (it is null)")),
+            }),
         }
     }
 }
@@ -154,6 +161,8 @@ impl RecordDecoder {
 pub enum InternalRecord<'a> {
     Metadata(std::result::Result<MetadataRecord<'a>, SchemaError>),
     Coordinator(CoordinatorRead<'a>),
+    /// A record of `__remote_log_metadata`, by its schema (the same frame as a KRaft record).
+    RemoteLogMetadata(std::result::Result<MetadataRecord<'a>, SchemaError>),
 }
 
 /// Which kind of single file is being dumped (a `.log` is announced by a `Segment` event).

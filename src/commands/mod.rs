@@ -19,6 +19,7 @@ pub mod fetch;
 pub mod flush;
 pub mod history;
 pub mod recover;
+pub mod remote;
 pub mod restore;
 pub mod stop;
 pub mod txn;

@@ -46,6 +46,13 @@ pub fn type_name(name: &str) -> String {
 /// highest Kafka 4.4 knows is read as Kafka reads it, by the fields of the versions it knows;
 /// an error carries the message Kafka's serde gives (`MetadataParseException`).
 pub fn decode(value: &[u8]) -> Result<MetadataRecord<'_>, SchemaError> {
+    decode_in("metadata", value)
+}
+
+/// [`decode`] among the metadata-type messages of schema group `group`: `metadata` (KRaft's
+/// `MetadataRecordSerde`) or `remote` (`__remote_log_metadata`'s `RemoteLogMetadataSerde`, a
+/// `BytesApiMessageSerde` over the same frame).
+pub fn decode_in<'a>(group: &str, value: &'a [u8]) -> Result<MetadataRecord<'a>, SchemaError> {
     let mut r = Reader::new(value);
     let short = |r: &mut Reader<'_>, what: &str| -> Result<i16, SchemaError> {
         let start = r.position();
@@ -72,7 +79,7 @@ pub fn decode(value: &[u8]) -> Result<MetadataRecord<'_>, SchemaError> {
     let type_position = r.position();
     let api_key = short(&mut r, "type")?;
     let version = short(&mut r, "version")?;
-    let schema = schema::schemas().find("metadata", "metadata", api_key).ok_or_else(|| {
+    let schema = schema::schemas().find(group, "metadata", api_key).ok_or_else(|| {
         r.error(type_position, format!("unknown metadata record type {api_key}"))
             .kafka(format!("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}"))
     })?;

@@ -106,7 +106,7 @@ pub struct StructSchema {
 /// One message: a metadata record, a coordinator key or value, or a data message.
 #[derive(Debug, Clone)]
 pub struct MessageSchema {
-    /// `metadata`, `group`, `transaction` or `consumer`.
+    /// `metadata`, `group`, `transaction`, `consumer` or `remote` (`__remote_log_metadata`).
     pub group: &'static str,
     /// `metadata`, `key`, `value` or `data`.
     pub kind: &'static str,

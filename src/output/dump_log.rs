@@ -491,6 +491,11 @@ fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, control: O
 
 /// A data record of an internal topic, as Kafka's tool prints it with that topic's decoder.
 fn write_decoded_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, decoded: &InternalRecord<'_>) {
+    if matches!(decoded, InternalRecord::RemoteLogMetadata(_)) {
+        // Kafka's tool prints these with a decoder only when asked (`--remote-log-metadata-decoder`,
+        // Java's `toString`, not imitated): the line it prints without one.
+        return write_record_line(buf, b, r, None);
+    }
     write_record_head(buf, b, r);
     buf.extend_from_slice(internal_record::dump_log_suffix(decoded, r.offset).as_bytes());
     buf.push(b'\n');

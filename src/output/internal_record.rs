@@ -13,6 +13,7 @@ use crate::format::coordinator::{CoordinatorRead, CoordinatorRecord};
 use crate::format::metadata::MetadataRecord;
 use crate::format::schema::{Field, Value};
 use crate::output::java_utf8::java_utf8;
+use crate::tiered::remote_log_metadata::{RemoteLogSegmentState, RemotePartitionDeleteState};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -155,6 +156,10 @@ pub fn dump_log_suffix(record: &InternalRecord<'_>, offset: i64) -> String {
         InternalRecord::Coordinator(CoordinatorRead::Invalid { error, .. }) => {
             format!(" key: Error at offset {offset}, skipping. {}", error.kafka_message)
         }
+        // `kafka-dump-log.sh --remote-log-metadata-decoder` prints Java's `toString` of the
+        // record, which klog does not imitate: the dump-log view prints these records as the
+        // tool does without that decoder (`dump_log::write_decoded_line`), never through here.
+        InternalRecord::RemoteLogMetadata(_) => String::new(),
     }
 }
 
@@ -225,6 +230,23 @@ pub fn table_cells(record: &InternalRecord<'_>) -> (Option<String>, String, bool
         }
         InternalRecord::Coordinator(CoordinatorRead::Invalid { part, error }) => {
             (None, format!("coordinator record {part} undecodable {error}"), false)
+        }
+        InternalRecord::RemoteLogMetadata(Ok(r)) => {
+            let mut text = named(r.name(), &r.fields);
+            let state = |name| match crate::format::schema::find(&r.fields, name) {
+                Some(Value::Int(i)) => Some(*i),
+                _ => None,
+            };
+            if let Some(s) = state("remoteLogSegmentState").and_then(RemoteLogSegmentState::from_id) {
+                let _ = write!(text, " ({})", s.name());
+            }
+            if let Some(s) = state("remotePartitionDeleteState").and_then(RemotePartitionDeleteState::from_id) {
+                let _ = write!(text, " ({})", s.name());
+            }
+            (None, text, true)
+        }
+        InternalRecord::RemoteLogMetadata(Err(e)) => {
+            (None, format!("remote log metadata record undecodable {e}"), false)
         }
     }
 }
@@ -328,6 +350,17 @@ pub fn decoded_wire<'a>(record: &'a InternalRecord<'a>) -> DecodedWire<'a> {
         },
         InternalRecord::Coordinator(CoordinatorRead::Invalid { part, error: e }) => {
             DecodedWire { error: Some(error(part, e)), ..empty }
+        }
+        InternalRecord::RemoteLogMetadata(Ok(r)) => DecodedWire {
+            api_key: Some(r.api_key()),
+            data: Some(fields_json(&r.fields)),
+            kind: "remote_log_metadata",
+            name: Some(r.name()),
+            version: Some(r.version),
+            ..empty
+        },
+        InternalRecord::RemoteLogMetadata(Err(e)) => {
+            DecodedWire { error: Some(error("value", e)), kind: "remote_log_metadata", ..empty }
         }
     }
 }

@@ -353,6 +353,10 @@ pub struct ReplicaWire<'a> {
     log_dir: Shown<'a>,
     log_end_offset: i64,
     log_start_offset: i64,
+    /// The log-start-offset checkpoint's entry when below the first local segment (a tiered
+    /// partition's log start across tiers); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    log_start_offset_checkpoint_below_local: Option<i64>,
     partition: i32,
     recovery_point: i64,
     replica_id: Option<i32>,
@@ -371,6 +375,7 @@ pub fn replica_wire(s: &ReplicaSummary) -> ReplicaWire<'_> {
         log_dir: Shown(&s.log_dir),
         log_end_offset: s.log_end_offset,
         log_start_offset: s.log_start_offset,
+        log_start_offset_checkpoint_below_local: s.log_start_offset_checkpoint_below_local,
         partition: s.partition,
         recovery_point: s.recovery_point,
         replica_id: s.replica_id,

@@ -28,6 +28,7 @@ pub mod kafka_transactions;
 pub mod palette;
 pub mod picture;
 pub mod progress;
+pub mod remote;
 pub mod report;
 pub mod svg;
 pub mod table;

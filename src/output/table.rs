@@ -329,7 +329,7 @@ pub fn summary_lines(out: &mut dyn Write, s: &ReplicaSummary, settings: &Setting
     };
     writeln!(
         out,
-        "{} {}-{}  {}  role {role}  leader epoch {epoch}  LEO {}  HW {}  recovery point {}  log start {}  segments {}{}",
+        "{} {}-{}  {}  role {role}  leader epoch {epoch}  LEO {}  HW {}  recovery point {}  log start {}{}  segments {}{}",
         p.strong("replica"),
         s.topic,
         s.partition,
@@ -338,6 +338,9 @@ pub fn summary_lines(out: &mut dyn Write, s: &ReplicaSummary, settings: &Setting
         super::or_dash(s.high_watermark),
         s.recovery_point,
         s.log_start_offset,
+        s.log_start_offset_checkpoint_below_local.map_or(String::new(), |o| format!(
+            " (local; log-start-offset-checkpoint {o}: the log start across tiers if tiered)"
+        )),
         s.segment_count,
         if s.clean_shutdown { "  (clean shutdown marker)" } else { "" },
     )

@@ -77,6 +77,8 @@ pub struct Replica {
     /// The log-start-offset checkpoint's entry (0 when absent): what Kafka's loader compares
     /// the log end with.
     log_start_offset_checkpoint: i64,
+    /// Whether the log-start-offset checkpoint lists the partition at all.
+    log_start_offset_listed: bool,
     /// `.kafka_cleanshutdown` present in the log dir.
     clean_shutdown: bool,
     /// `node.id` / `broker.id` from `meta.properties`.
@@ -250,6 +252,7 @@ impl Replica {
             recovery_point,
             log_start_offset,
             log_start_offset_checkpoint: log_start_checkpoint,
+            log_start_offset_listed: files.log_start_offsets.get(&name).is_some(),
             clean_shutdown: files.clean_shutdown,
             replica_id,
             directory_id: meta.get("directory.id").cloned(),
@@ -446,6 +449,18 @@ impl Replica {
     /// the log end with.
     pub fn log_start_offset_checkpoint(&self) -> i64 {
         self.log_start_offset_checkpoint
+    }
+
+    /// The log-start-offset checkpoint's entry when it is below the first local segment's
+    /// base offset. Kafka 4.4 writes an entry for a log only when remote storage is enabled
+    /// for it or its log start is above its first segment's base (`LogManager.java:1073-1075`,
+    /// `checkpointLogStartOffsetsInDir`): such an entry is a tiered partition's log start
+    /// across both tiers (or, on a log without remote storage, a checkpoint written before the
+    /// last segments were deleted and not yet rewritten).
+    pub fn log_start_offset_below_local(&self) -> Option<i64> {
+        let first = self.log.first_offset()?;
+        (self.log_start_offset_listed && self.log_start_offset_checkpoint < first)
+            .then_some(self.log_start_offset_checkpoint)
     }
 
     /// `.kafka_cleanshutdown` was present in the log dir (false once started or crashed).

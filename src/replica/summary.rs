@@ -68,6 +68,9 @@ pub struct ReplicaSummary {
     pub role: ReplicaRole,
     pub leader_epoch: Option<i32>,
     pub log_start_offset: i64,
+    /// The log-start-offset checkpoint's entry when it is below the first local segment: a
+    /// tiered partition's log start across both tiers ([`Replica::log_start_offset_below_local`]).
+    pub log_start_offset_checkpoint_below_local: Option<i64>,
     pub log_end_offset: i64,
     /// `None`: the HW checkpoint does not list the partition (the metadata log's HW is the
     /// Raft quorum's and never is).
@@ -88,6 +91,7 @@ pub fn summarize(replica: &Replica) -> ReplicaSummary {
         role: ReplicaRole::of(replica),
         leader_epoch: current_leader_epoch(replica),
         log_start_offset: replica.log_start_offset(),
+        log_start_offset_checkpoint_below_local: replica.log_start_offset_below_local(),
         log_end_offset: replica.log_end_offset(),
         high_watermark: replica.checkpointed_high_watermark(),
         recovery_point: replica.recovery_point(),

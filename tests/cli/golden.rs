@@ -49,6 +49,8 @@ const SESSION: &[Step] = &[
     step("check", &["check", "b"], 0),
     step("txn", &["txn", "b"], 0),
     step("diff", &["diff", "a", "b"], 0),
+    // A klog replica dir holds no `__remote_log_metadata`: nothing tiered, said so.
+    step("remote", &["remote", "b"], 0),
     step("flush", &["flush", "a"], 0),
     step("append-more", &["append", "b", "m3", "m4", "m5", "--records-per-batch", "1", "--timestamp", TS], 0),
     step("crash", &["crash", "a", "--power-loss"], 0),

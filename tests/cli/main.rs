@@ -48,6 +48,7 @@ mod scenarios;
 mod screens;
 mod storage;
 mod terminal;
+mod tiered;
 mod transactions;
 mod trust;
 mod words;

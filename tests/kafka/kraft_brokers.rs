@@ -242,6 +242,9 @@ impl Cluster {
             lines.push(format!("listeners=CONTROLLER://127.0.0.1:{}", p[0]));
             // A broker that stops heartbeating is fenced (and leaves every ISR) after 4 s.
             lines.push("broker.session.timeout.ms=4000".into());
+            // The controller refuses `remote.storage.enable=true` topics unless it too has
+            // tiered storage enabled (real_tiered.rs).
+            lines.extend(self.extra.iter().filter(|e| e.starts_with("remote.log.storage.system.enable=")).cloned());
         } else {
             lines.extend([
                 "process.roles=broker".into(),

@@ -31,6 +31,7 @@ mod real_choice;
 mod real_explore;
 mod real_failovers;
 mod real_history;
+mod real_tiered;
 mod real_transactions;
 mod real_walks;
 mod zk_brokers;

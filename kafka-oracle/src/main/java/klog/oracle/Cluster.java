@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -85,6 +86,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *     a transactional producer: initTransactions, COUNT sends (values PREFIX-i) to PARTITION in
  *     one transaction, then commit or abort: {"transaction": ID, "outcome": "committed" |
  *     "aborted", "partition": the __transaction_state partition of ID}
+ * tiered-offsets BOOTSTRAP TOPIC PARTITION
+ *     Admin.listOffsets of PARTITION for OffsetSpec earliest, earliestLocal (ListOffsets
+ *     timestamp -4) and latest: {"earliest","earliest_local","latest"}
  * serve
  *     read commands (tab-separated, as above) from stdin, answer each, then print {"done":true}
  * </pre>
@@ -138,6 +142,7 @@ public final class Cluster {
             case "commit-offsets" -> commitOffsets(bootstrap, topic, args[3], Integer.parseInt(args[4]), Long.parseLong(args[5]));
             case "transaction" -> transaction(bootstrap, topic, Integer.parseInt(args[3]), args[4], args[5], Integer.parseInt(args[6]), args[7]);
             case "offsets" -> offsets(bootstrap, topic, Integer.parseInt(args[3]));
+            case "tiered-offsets" -> tieredOffsets(bootstrap, topic, Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
         System.out.flush();
@@ -399,6 +404,20 @@ public final class Cluster {
                 .partitionResult(tp)
                 .get(20, TimeUnit.SECONDS);
             o.put(level == org.apache.kafka.common.IsolationLevel.READ_COMMITTED ? "lso" : "hw", result.offset());
+        }
+        System.out.println(o);
+    }
+
+    private static void tieredOffsets(String bootstrap, String topic, int partition) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        ObjectNode o = JSON.createObjectNode();
+        Map<String, org.apache.kafka.clients.admin.OffsetSpec> specs = new LinkedHashMap<>();
+        specs.put("earliest", org.apache.kafka.clients.admin.OffsetSpec.earliest());
+        specs.put("earliest_local", org.apache.kafka.clients.admin.OffsetSpec.earliestLocal());
+        specs.put("latest", org.apache.kafka.clients.admin.OffsetSpec.latest());
+        for (var e : specs.entrySet()) {
+            var result = admin(bootstrap).listOffsets(Map.of(tp, e.getValue())).partitionResult(tp).get(20, TimeUnit.SECONDS);
+            o.put(e.getKey(), result.offset());
         }
         System.out.println(o);
     }

@@ -1,0 +1,212 @@
+//! `klog remote` and `klog dump` on tiered storage (KIP-405): a broker's dir holding
+//! `__remote_log_metadata-0` (records written here in Kafka 4.4's `RemoteLogMetadataSerde`
+//! frame) and a LocalTieredStorage dir beside it. The remote segment table, the events Kafka's
+//! cache rejects, an upload never finished, the remote files checked. (`tests/kafka/
+//! real_tiered.rs` reads a real tiered cluster and compares with Kafka's own fold.)
+
+use crate::common::*;
+use replica_lab::format::batch::{encode_batch, BatchSpec};
+use replica_lab::format::record::NewRecord;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const TOPIC_ID: [u8; 16] = [7; 16];
+const SEGMENT_A: [u8; 16] = [0xa; 16];
+const SEGMENT_B: [u8; 16] = [0xb; 16];
+
+fn uvarint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8 & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn segment_id(v: &mut Vec<u8>, id: [u8; 16]) {
+    uvarint(v, 2); // compact string "t"
+    v.push(b't');
+    v.extend(TOPIC_ID);
+    v.extend(0i32.to_be_bytes());
+    v.push(0);
+    v.extend(id);
+    v.push(0);
+}
+
+/// RemoteLogSegmentMetadataRecord v0 (frame 1, api key 0), COPY_SEGMENT_STARTED by broker 1.
+fn segment(id: [u8; 16], start: i64, end: i64, size_bytes: i32) -> Vec<u8> {
+    let mut v = vec![1, 0, 0];
+    segment_id(&mut v, id);
+    v.extend(start.to_be_bytes());
+    v.extend(end.to_be_bytes());
+    v.extend(1i32.to_be_bytes());
+    v.extend(1_700_000_000_000i64.to_be_bytes());
+    v.extend(1_700_000_000_500i64.to_be_bytes());
+    uvarint(&mut v, 2);
+    v.extend(0i32.to_be_bytes());
+    v.extend(start.to_be_bytes());
+    v.push(0);
+    v.extend(size_bytes.to_be_bytes());
+    v.push(0); // null custom metadata
+    v.push(0); // COPY_SEGMENT_STARTED
+    v.push(0);
+    v
+}
+
+/// RemoteLogSegmentMetadataUpdateRecord v0 (api key 1) to `state` by broker 1.
+fn update(id: [u8; 16], state: u8) -> Vec<u8> {
+    let mut v = vec![1, 1, 0];
+    segment_id(&mut v, id);
+    v.extend(1i32.to_be_bytes());
+    v.extend(1_700_000_001_000i64.to_be_bytes());
+    v.push(0);
+    v.push(state);
+    v.push(0);
+    v
+}
+
+/// The remote segment A's log: offsets 0..2 at leader epoch 0.
+fn remote_log() -> Vec<u8> {
+    let records: Vec<NewRecord> = (0..3)
+        .map(|i| NewRecord { timestamp: 1_000 + i, key: None, value: Some(vec![b'a' + i as u8]), headers: vec![] })
+        .collect();
+    encode_batch(&BatchSpec::plain(0, 0), &records)
+}
+
+/// A data dir whose `__remote_log_metadata-0` holds: segment A copied (offsets 0..2), segment B
+/// started and never finished (3..5), then an update of A the cache refuses (COPY_SEGMENT_FINISHED
+/// to DELETE_SEGMENT_FINISHED); `t-0` locally from offset 3. And the LocalTieredStorage dir with
+/// A's files.
+fn tiered(root: &Path) -> (PathBuf, PathBuf) {
+    let data = root.join("data1");
+    let meta = data.join("__remote_log_metadata-0");
+    fs::create_dir_all(&meta).unwrap();
+    let log = remote_log();
+    let values = [
+        segment(SEGMENT_A, 0, 2, log.len() as i32),
+        update(SEGMENT_A, 1),
+        segment(SEGMENT_B, 3, 5, 100),
+        update(SEGMENT_A, 3),
+    ];
+    let records: Vec<NewRecord> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| NewRecord { timestamp: 2_000 + i as i64, key: None, value: Some(v.clone()), headers: vec![] })
+        .collect();
+    fs::write(meta.join("00000000000000000000.log"), encode_batch(&BatchSpec::plain(0, 0), &records)).unwrap();
+    let local = data.join("t-0");
+    fs::create_dir_all(&local).unwrap();
+    fs::write(local.join("00000000000000000003.log"), b"").unwrap();
+    fs::write(data.join("log-start-offset-checkpoint"), "0\n1\nt 0 0\n").unwrap();
+
+    let remote = root.join("remote");
+    let tp = remote.join(format!("kafka-tiered-storage/t-0-{}", replica_lab::util::base64_url(&TOPIC_ID)));
+    fs::create_dir_all(&tp).unwrap();
+    let stem = format!("00000000000000000000-{}", replica_lab::util::base64_url(&SEGMENT_A));
+    fs::write(tp.join(format!("{stem}.log")), &log).unwrap();
+    for suffix in [".index", ".timeindex", ".snapshot"] {
+        fs::write(tp.join(format!("{stem}{suffix}")), b"").unwrap();
+    }
+    fs::write(tp.join(format!("{stem}.leader_epoch_checkpoint")), "0\n1\n0 0\n").unwrap();
+    (data, remote)
+}
+
+#[test]
+fn dump_names_every_remote_log_metadata_record_and_its_state() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, _) = tiered(tmp.path());
+    let dir = data.join("__remote_log_metadata-0");
+    let lines = json_lines(&ok(&["dump", "--json", s(&dir)]));
+    let names: Vec<&str> =
+        lines.iter().filter(|l| l["type"] == "record").map(|l| l["decoded"]["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "RemoteLogSegmentMetadataRecord",
+            "RemoteLogSegmentMetadataUpdateRecord",
+            "RemoteLogSegmentMetadataRecord",
+            "RemoteLogSegmentMetadataUpdateRecord"
+        ]
+    );
+    let first = lines.iter().find(|l| l["type"] == "record").unwrap();
+    assert_eq!(first["decoded"]["kind"], "remote_log_metadata");
+    assert_eq!(first["decoded"]["data"]["endOffset"], 2);
+    let table = ok(&["--width", "0", "dump", s(&dir)]);
+    assert!(table.contains("RemoteLogSegmentMetadataRecord remoteLogSegmentId={topicIdPartition={name=t"), "{table}");
+    assert!(table.contains("(COPY_SEGMENT_FINISHED)") && table.contains("(DELETE_SEGMENT_FINISHED)"), "{table}");
+}
+
+#[test]
+fn remote_folds_the_table_and_names_the_rejected_event_and_the_unfinished_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, remote) = tiered(tmp.path());
+    let (out, _) = code(&["remote", "--json", s(&data), "--remote-dir", s(&remote)], 1);
+    let lines = json_lines(&out);
+    let segments: Vec<_> = lines.iter().filter(|l| l["type"] == "remote_segment").collect();
+    assert_eq!(segments.len(), 2, "{lines:?}");
+    assert_eq!(
+        (segments[0]["start_offset"].as_i64(), segments[0]["state"].as_str()),
+        (Some(0), Some("COPY_SEGMENT_FINISHED"))
+    );
+    assert_eq!(
+        (segments[1]["start_offset"].as_i64(), segments[1]["state"].as_str()),
+        (Some(3), Some("COPY_SEGMENT_STARTED"))
+    );
+    let findings: Vec<&str> =
+        lines.iter().filter(|l| l["type"] == "finding").map(|l| l["finding"].as_str().unwrap()).collect();
+    assert_eq!(findings, ["rejected", "copy-not-finished"], "{lines:?}");
+    let rejected = lines.iter().find(|l| l["finding"] == "rejected").unwrap();
+    assert_eq!(rejected["offset"], 3);
+    assert_eq!(rejected["what"], "COPY_SEGMENT_FINISHED can not be transitioned to DELETE_SEGMENT_FINISHED");
+    let local = lines.iter().find(|l| l["type"] == "local").unwrap();
+    assert_eq!((local["log_start_offset"].as_i64(), local["local_log_start_offset"].as_i64()), (Some(0), Some(3)));
+    let summary = lines.iter().find(|l| l["type"] == "summary").unwrap();
+    assert_eq!((summary["records_read"].as_u64(), summary["filesets_verified_count"].as_u64()), (Some(4), Some(1)));
+
+    // `dump` shows both starts too: the local one and the checkpoint's, across the tiers.
+    let header = ok(&["dump", s(&data.join("t-0"))]);
+    assert!(
+        header.contains("log start 3 (local; log-start-offset-checkpoint 0: the log start across tiers if tiered)"),
+        "{header}"
+    );
+    let dumped = json_lines(&ok(&["dump", "--json", s(&data.join("t-0"))]));
+    assert_eq!(dumped[0]["log_start_offset_checkpoint_below_local"], 0, "{dumped:?}");
+
+    let (text, _) = code(&["remote", s(&data)], 1);
+    assert!(
+        text.contains("log start 0 (log-start-offset-checkpoint), local log start 3 (first local segment)"),
+        "{text}"
+    );
+    assert!(text.contains("copy not finished: t-0 segment"), "{text}");
+}
+
+#[test]
+fn remote_finds_a_damaged_remote_log_a_gap_and_files_without_metadata() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, remote) = tiered(tmp.path());
+    let tp = fs::read_dir(remote.join("kafka-tiered-storage")).unwrap().next().unwrap().unwrap().path();
+    let log = fs::read_dir(&tp).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().unwrap() == "log").unwrap();
+    let mut bytes = fs::read(&log).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    fs::write(&log, bytes).unwrap();
+    fs::write(tp.join(format!("00000000000000000009-{}.log", replica_lab::util::base64_url(&[0xc; 16]))), b"").unwrap();
+    // The local log now starts at 7: offsets 3..6 are in neither tier.
+    fs::rename(data.join("t-0/00000000000000000003.log"), data.join("t-0/00000000000000000007.log")).unwrap();
+    let (out, _) = code(&["remote", "--json", s(&data), "--remote-dir", s(&remote)], 1);
+    let lines = json_lines(&out);
+    let findings: Vec<&str> =
+        lines.iter().filter(|l| l["type"] == "finding").map(|l| l["finding"].as_str().unwrap()).collect();
+    for want in ["log-mismatch", "files-without-metadata", "tier-gap"] {
+        assert!(findings.contains(&want), "{want}: {lines:?}");
+    }
+    let gap = lines.iter().find(|l| l["finding"] == "tier-gap").unwrap();
+    assert_eq!(gap["what"], "t-0 offsets 3..6 are neither in a finished remote segment nor local");
+}
+
+#[test]
+fn a_remote_dir_not_in_local_tiered_storage_layout_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, _) = tiered(tmp.path());
+    let (_, err) = code(&["remote", s(&data), "--remote-dir", s(tmp.path())], 2);
+    assert!(err.contains(s(tmp.path())) && err.contains("no kafka-tiered-storage dir here"), "{err}");
+}
