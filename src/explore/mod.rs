@@ -8,6 +8,7 @@
 //! violation in its report and [`script`] the history as a runnable script. Nothing here does
 //! I/O or prints.
 
+mod acked_label;
 pub mod canon;
 pub mod model;
 pub mod script;

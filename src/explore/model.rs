@@ -1047,6 +1047,19 @@ impl State {
     /// its class, whether it counts as acked (below F's HW before truncation or L's HW), and
     /// the record; computed as the command does. `None` when `f` holds nothing there.
     pub fn recover_class(&self, cfg: &Config, f: usize, l: usize, offset: usize) -> Option<(RecordClass, bool, Rec)> {
+        self.recover_class_given(cfg, f, l, offset, &[])
+    }
+
+    /// [`State::recover_class`] where the metadata shows `f` leading `committed_epochs` alone in
+    /// the ISR (what `recover` reads from a KRaft metadata log).
+    pub fn recover_class_given(
+        &self,
+        cfg: &Config,
+        f: usize,
+        l: usize,
+        offset: usize,
+        committed_epochs: &[i32],
+    ) -> Option<(RecordClass, bool, Rec)> {
         let mut s = *self;
         let mut leader = s.nodes[l];
         let mut before = s.nodes[f];
@@ -1060,7 +1073,7 @@ impl State {
             f_hw,
             plan.restart_at_leader_start,
             MAX_RECORDS,
-            &[],
+            committed_epochs,
         )
         .expect("the lab's storage does not fail");
         let row = window.rows.into_iter().find(|r| r.follower.offset == offset as i64)?;

@@ -395,3 +395,44 @@ fn explore_on_an_older_ibp_is_unfenced_and_its_script_names_the_ibp() {
     assert_eq!((&old["inter_broker_protocol"], &old["fencing"]), (&json!("2.0-IV1"), &json!(false)), "{old}");
     assert_eq!((&own["inter_broker_protocol"], &own["fencing"]), (&json!("2.8-IV1"), &json!(true)), "{own}");
 }
+
+/// Issue 41, point 1. ReplicaFetcherThread.scala:143-148@2.0.1: a follower's HW is min(its
+/// LEO, the HW of the leader it fetched from), so it covers the record at an offset only where
+/// that leader held it. The stale receiver `c` holds the zombie's m1 at 0 below an HW of 1 that
+/// `a`'s m2 at epoch 2 gave it; `b`, elected at 3, holds nothing there. m1 was never
+/// acknowledged: its loss is not an acknowledged one.
+#[test]
+fn a_followers_hw_from_a_later_leader_does_not_prove_its_older_record_where_the_new_leader_holds_nothing() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    let c = lab.create("c", 3, &[]);
+    let first = ["--epoch-entry", "first-append"];
+    ok(&[&["elect", s(&a), "--epoch", "0", "--isr", s(&b), s(&c)][..], &first].concat());
+    ok(&[&["elect", s(&b), "--epoch", "1", "--isr", s(&a), s(&c)][..], &first].concat());
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
+    ok(&[
+        "recover",
+        s(&c),
+        "--leader",
+        s(&a),
+        "--leader-epoch",
+        "2",
+        "--told-first",
+        "--kafka",
+        "2.0.1",
+        "--no-fencing",
+    ]);
+    ok(&["recover", s(&a), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing"]);
+    ok(&[&["elect", s(&a), "--epoch", "2"][..], &first].concat());
+    ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing", "--kafka", "2.0.1"]);
+    assert_eq!(replica(&c)["high_watermark"].as_i64(), Some(1), "c's HW came from a's m2");
+    ok(&["elect", s(&b), "--epoch", "3"]);
+    let out = ok(&["recover", s(&c), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing", "--dry-run", "--json"]);
+    let r = &json_lines(&out)[0];
+    let m1 = r["records"].as_array().unwrap().iter().find(|x| x["offset"] == 0).unwrap_or_else(|| panic!("{r}"));
+    assert_eq!((m1["class"].as_str(), m1["acked"].as_bool()), (Some("truncated_lost"), Some(false)), "{m1}");
+    assert_eq!(r["summary"]["acked_lost"], 0, "{r}");
+}
