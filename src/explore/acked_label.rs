@@ -59,7 +59,7 @@ fn first_unproven_ack(cfg: &Config, cap: usize) -> Option<String> {
 }
 
 fn config(release: &str, fencing: bool) -> Config {
-    let rules = Release::parse(release).unwrap().rules();
+    let rules = Release::parse(release).unwrap().rules().with_unclean_leader_election(true);
     Config { unclean: true, fencing, controller: Controller::Free, ..Config::clean_at(rules, 3, 3, 2, 7) }
 }
 

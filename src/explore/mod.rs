@@ -11,6 +11,7 @@
 mod acked_label;
 pub mod canon;
 pub mod model;
+mod past_end;
 pub mod script;
 pub mod search;
 pub mod witness;

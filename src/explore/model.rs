@@ -683,7 +683,11 @@ impl State {
                 s.note_acked();
             }
             Action::Fetch { leader, follower } => {
-                s.fetch_round(cfg, leader as usize, follower as usize);
+                if s.fetch_round(cfg, leader as usize, follower as usize) {
+                    // The follower's broker exits (FatalExitError, 0.11.0 – 2.0.0 with unclean
+                    // election disabled): what a crash of it does, without damage.
+                    return s.apply(cfg, Action::Crash { replica: follower, power_loss: false, hw: None });
+                }
                 s.note_acked();
             }
             Action::Crash { replica, power_loss, hw } => {
@@ -961,7 +965,9 @@ impl State {
 
     /// `klog fetch --leader l f`: the command starts both replicas, then runs
     /// [`replication::fetch::fetch_round`] by [`fetch_rules`].
-    fn fetch_round(&mut self, cfg: &Config, l: usize, f: usize) {
+    /// One fetch round; true when the follower's broker stops instead
+    /// ([`crate::replication::release::Rules::past_leader_end_halts`]).
+    fn fetch_round(&mut self, cfg: &Config, l: usize, f: usize) -> bool {
         self.nodes[l].start();
         self.nodes[f].start();
         let (mut leader, mut follower) = self.slot_pair(cfg, l, f);
@@ -972,7 +978,8 @@ impl State {
             DEFAULT_FETCH_MAX_BYTES,
             false,
         )
-        .expect("the lab's storage does not fail");
+        .expect("the lab's storage does not fail")
+        .broker_stops
     }
 
     /// `klog recover f --leader l` without `--catch-up`: local recovery, then the restart

@@ -377,6 +377,23 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             c.below_leader_start
         )?;
     }
+    if broker_stops_at_first_fetch(r) {
+        out!(
+            out,
+            "  {}: its log still ends past the leader's ({} > {}): its first fetch is OFFSET_OUT_OF_RANGE and {} stops \
+             its broker (FatalExitError: unclean.leader.election.enable is false{}; KAFKA-7414, 2.0.1, truncates \
+             to the leader's LEO instead)",
+            p.bad("the broker stops"),
+            r.follower_log_end_offset_after,
+            r.leader_view.log_end_offset,
+            r.rules.describe_release(),
+            if r.rules.release >= crate::replication::release::Release::zero(11, 0, 0) {
+                ", Kafka's default from 0.11.0.0"
+            } else {
+                ""
+            }
+        )?;
+    }
     if !r.committed_by_metadata.is_empty() {
         out!(
             out,
@@ -640,10 +657,21 @@ struct RecordRowWire<'a> {
     offset: i64,
 }
 
+/// Before 2.8 (no truncation on fetch): the restarted follower still ends past the leader, so
+/// its first fetch is out of range, and its release stops the broker there
+/// ([`crate::replication::release::Rules::past_leader_end_halts`]).
+fn broker_stops_at_first_fetch(r: &FollowerRecoverReport) -> bool {
+    !r.rules.truncation_on_fetch
+        && r.rules.past_leader_end_halts()
+        && r.plan.restart_at_leader_start.is_none()
+        && r.follower_log_end_offset_after > r.leader_view.log_end_offset
+}
+
 #[derive(Serialize)]
 struct RecoverSummaryWire<'a> {
     acked_lost: u64,
     below_leader_start: u64,
+    broker_stops_at_first_fetch: bool,
     committed_by_metadata: &'a [i32],
     diverged: u64,
     diverged_acked: u64,
@@ -754,6 +782,7 @@ pub(super) fn recover_doc(r: &FollowerRecoverReport) -> RecoverDoc<'_> {
         summary: RecoverSummaryWire {
             acked_lost: c.acked_and_lost(),
             below_leader_start: c.below_leader_start,
+            broker_stops_at_first_fetch: broker_stops_at_first_fetch(r),
             committed_by_metadata: &r.committed_by_metadata,
             diverged: c.diverged,
             diverged_acked: c.diverged_acked,
