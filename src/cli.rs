@@ -311,8 +311,10 @@ pub struct ExploreArgs {
     /// `X.Y.Z,ibp=IBP` runs the release on an older inter.broker.protocol.version (a line such
     /// as 2.0, or an IV such as 2.7-IV1): below 2.7-IV1 no truncation on fetch, below 2.1-IV2 no
     /// KIP-320 fencing, below 2.0-IV0 OffsetsForLeaderEpoch v0 (KIP-101), below 0.11.0-IV2 the
-    /// HW. Releases before 2.1, or on an IBP below 2.1-IV2, are unfenced as if --no-fencing.
-    /// With --unclean, 0.11.0 to 2.0.0 run with unclean.leader.election.enable true.
+    /// HW. Releases before 2.1, or on an IBP below 2.1-IV2, are unfenced as if --no-fencing
+    /// (on 2.1-IV1 a follower told of an election before its leader is still answered
+    /// UNKNOWN_LEADER_EPOCH). With --unclean, 0.11.0 to 2.0.0 run with
+    /// unclean.leader.election.enable true.
     #[arg(long, value_name = "RELEASE[,ibp=IBP]", conflicts_with = "mode", value_parser = parse_kafka)]
     pub kafka: Option<Rules>,
     /// Number of replicas (2 or 3).

@@ -14,4 +14,5 @@ pub mod model;
 mod past_end;
 pub mod script;
 pub mod search;
+mod told_first;
 pub mod witness;

@@ -511,9 +511,13 @@ impl State {
         let follows_ahead = self.nodes[f]
             .vol
             .is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == told);
+        // OffsetsForLeaderEpoch v2 carries the follower's current epoch from IBP 2.1-IV1, one
+        // IV before Fetch v10 (2.1-IV2) fences fetches: there the stale leader answers
+        // UNKNOWN_LEADER_EPOCH however the fetches run (ReplicaFetcherThread.scala:77@2.1.0).
+        let fenced = cfg.fencing || (cfg.rules.offsets_for_leader_epoch_fencing && !cfg.rules.fetch_fencing);
         running < told
             && !follows_ahead
-            && fencing::told_before_the_leader(cfg.fencing, running as i32, told as i32).is_ok()
+            && fencing::told_before_the_leader(fenced, running as i32, told as i32).is_ok()
             && follower::takes_leader_change(cfg.fencing, &facts, told as i32).is_ok()
     }
 

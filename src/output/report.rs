@@ -527,8 +527,16 @@ pub(super) struct DiffWire<'a> {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<&'static str>,
     undecodable: Vec<UndecodableWire<'a>>,
+    unreadable_segments: Vec<UnreadableWire<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warnings: Option<&'a [String]>,
+}
+
+#[derive(Serialize)]
+struct UnreadableWire<'a> {
+    is: &'static str,
+    path: Shown<'a>,
+    side: &'static str,
 }
 
 pub(super) fn diff_wire(d: &DiffOutcome) -> DiffWire<'_> {
@@ -560,6 +568,15 @@ pub(super) fn diff_wire(d: &DiffOutcome) -> DiffWire<'_> {
                 last_offset: u.last_offset,
                 path: Shown(&u.path),
                 position: u.position,
+                side: if *side == crate::replication::diff::Side::A { "a" } else { "b" },
+            })
+            .collect(),
+        unreadable_segments: d
+            .unreadable_segments
+            .iter()
+            .map(|(side, n)| UnreadableWire {
+                is: n.kind,
+                path: Shown(&n.path),
                 side: if *side == crate::replication::diff::Side::A { "a" } else { "b" },
             })
             .collect(),
@@ -834,7 +851,20 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
             u.error
         )?;
     }
+    for (side, n) in &r.outcome.unreadable_segments {
+        let side = if *side == crate::replication::diff::Side::A { "A" } else { "B" };
+        out!(
+            out,
+            "{} in {side}: {} is {}: its records, if any, are not compared",
+            p.bad("unreadable segment"),
+            n.path.display(),
+            n.kind
+        )?;
+    }
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
+        (None, _) if !r.outcome.unreadable_segments.is_empty() => {
+            out!(out, "{}: a segment file is unreadable", p.bad("not known identical"))
+        }
         (Some(o), None) if r.diverges_at_undecodable_batch() => {
             out!(out, "{} at offset {o}: a batch there does not decode", p.bad("first divergence"))
         }
