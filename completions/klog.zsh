@@ -198,7 +198,7 @@ _arguments "${_arguments_options[@]}" : \
 '--mode=[Which Kafka era'\''s follower rules to apply (needs --leader)\: the rules of the era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest). Default\: kip279]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
 kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
 kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
-'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE[,ibp=IBP]:_default' \
+'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE[,ibp=IBP][,unclean=BOOL]:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--until-caught-up[Fetch until nothing is copied and both high watermarks are equal]' \
@@ -266,7 +266,7 @@ _arguments "${_arguments_options[@]}" : \
 '--mode=[Which Kafka era'\''s follower rules to apply (needs --leader)\: the rules of the era'\''s last release (hw\: 0.10.2.2, kip101\: 1.1.1, kip279\: the newest). Default\: kip279]:MODE:((hw\:"Kafka <= 0.10.2\: truncate to the follower'\''s own high watermark"
 kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer"
 kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
-'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE[,ibp=IBP]:_default' \
+'(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE[,ibp=IBP][,unclean=BOOL]:_default' \
 '--context=[Kept records shown before the first truncated or divergent offset (needs --leader)]:N:_default' \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--leader-epoch=[With --dry-run (e.g. on a broker'\''s data dirs, from the cluster'\''s metadata)\: the epoch the controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \

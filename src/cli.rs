@@ -357,7 +357,10 @@ pub struct ExploreArgs {
     /// `X.Y.Z,ibp=IBP` runs the release on an older inter.broker.protocol.version (a line such
     /// as 2.0, or an IV such as 2.7-IV1): below 2.7-IV1 no truncation on fetch, below 2.1-IV2 no
     /// KIP-320 fencing, below 2.0-IV0 OffsetsForLeaderEpoch v0 (KIP-101), below 0.11.0-IV2 the
-    /// HW. Releases before 2.1, or on an IBP below 2.1-IV2, are unfenced as if --no-fencing.
+    /// HW. Releases before 2.1, or on an IBP below 2.1-IV2, are unfenced as if --no-fencing
+    /// (on 2.1-IV1 a follower told of an election before its leader is still answered
+    /// UNKNOWN_LEADER_EPOCH). With --unclean, 0.11.0 to 2.0.0 run with
+    /// unclean.leader.election.enable true.
     #[arg(long, value_name = "RELEASE[,ibp=IBP]", conflicts_with = "mode", value_parser = parse_kafka)]
     pub kafka: Option<Rules>,
     /// Number of replicas (2 or 3).
@@ -578,7 +581,11 @@ pub struct ReleaseArgs {
     /// truncation on fetch (OffsetsForLeaderEpoch instead), below 2.1-IV1 no KIP-320 fencing,
     /// below 2.0-IV0 OffsetsForLeaderEpoch v0 (KIP-101's truncation), below 0.11.0-IV2 the HW.
     /// Releases before 2.1, or on an IBP below 2.1-IV1, are unfenced as if --no-fencing.
-    #[arg(long, value_name = "RELEASE[,ibp=IBP]", requires = "leader", conflicts_with = "mode", value_parser = parse_kafka)]
+    ///
+    /// `,unclean=true|false` sets the topic's unclean.leader.election.enable (default: the
+    /// release's, false from 0.11.0.0): with it false, 0.8.2 to 2.0.0 stop a follower's broker
+    /// whose log ends past the leader's instead of truncating it.
+    #[arg(long, value_name = "RELEASE[,ibp=IBP][,unclean=BOOL]", requires = "leader", conflicts_with = "mode", value_parser = parse_kafka)]
     pub kafka: Option<Rules>,
 }
 
@@ -1557,7 +1564,7 @@ impl RecoverArgs {
     }
 }
 
-/// `--kafka RELEASE[,ibp=IBP]`.
+/// `--kafka RELEASE[,ibp=IBP][,unclean=BOOL]`.
 fn parse_kafka(text: &str) -> Result<Rules, String> {
     crate::replication::release::parse_kafka(text)
 }

@@ -230,6 +230,10 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
     let max_states = state_cap(req.max_states, memory_limit_bytes())?;
     let mut runs = Vec::new();
     for &rules in &req.runs {
+        // `--unclean` is the topic's unclean.leader.election.enable: where the release's
+        // default (false) would stop a follower past the leader's end, it truncates instead.
+        let rules =
+            if req.unclean && rules.past_leader_end_halts() { rules.with_unclean_leader_election(true) } else { rules };
         let config = Config {
             replicas: req.replicas,
             rules,

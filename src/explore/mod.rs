@@ -8,8 +8,11 @@
 //! violation in its report and [`script`] the history as a runnable script. Nothing here does
 //! I/O or prints.
 
+mod acked_label;
 pub mod canon;
 pub mod model;
+mod past_end;
 pub mod script;
 pub mod search;
+mod told_first;
 pub mod witness;

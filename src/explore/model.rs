@@ -511,9 +511,13 @@ impl State {
         let follows_ahead = self.nodes[f]
             .vol
             .is_some_and(|v| v.role == Role::Follower && v.leader == Some(l as u8) && v.leader_epoch == told);
+        // OffsetsForLeaderEpoch v2 carries the follower's current epoch from IBP 2.1-IV1, one
+        // IV before Fetch v10 (2.1-IV2) fences fetches: there the stale leader answers
+        // UNKNOWN_LEADER_EPOCH however the fetches run (ReplicaFetcherThread.scala:77@2.1.0).
+        let fenced = cfg.fencing || (cfg.rules.offsets_for_leader_epoch_fencing && !cfg.rules.fetch_fencing);
         running < told
             && !follows_ahead
-            && fencing::told_before_the_leader(cfg.fencing, running as i32, told as i32).is_ok()
+            && fencing::told_before_the_leader(fenced, running as i32, told as i32).is_ok()
             && follower::takes_leader_change(cfg.fencing, &facts, told as i32).is_ok()
     }
 
@@ -683,7 +687,11 @@ impl State {
                 s.note_acked();
             }
             Action::Fetch { leader, follower } => {
-                s.fetch_round(cfg, leader as usize, follower as usize);
+                if s.fetch_round(cfg, leader as usize, follower as usize) {
+                    // The follower's broker exits (FatalExitError, 0.11.0 – 2.0.0 with unclean
+                    // election disabled): what a crash of it does, without damage.
+                    return s.apply(cfg, Action::Crash { replica: follower, power_loss: false, hw: None });
+                }
                 s.note_acked();
             }
             Action::Crash { replica, power_loss, hw } => {
@@ -961,7 +969,9 @@ impl State {
 
     /// `klog fetch --leader l f`: the command starts both replicas, then runs
     /// [`replication::fetch::fetch_round`] by [`fetch_rules`].
-    fn fetch_round(&mut self, cfg: &Config, l: usize, f: usize) {
+    /// One fetch round; true when the follower's broker stops instead
+    /// ([`crate::replication::release::Rules::past_leader_end_halts`]).
+    fn fetch_round(&mut self, cfg: &Config, l: usize, f: usize) -> bool {
         self.nodes[l].start();
         self.nodes[f].start();
         let (mut leader, mut follower) = self.slot_pair(cfg, l, f);
@@ -972,7 +982,8 @@ impl State {
             DEFAULT_FETCH_MAX_BYTES,
             false,
         )
-        .expect("the lab's storage does not fail");
+        .expect("the lab's storage does not fail")
+        .broker_stops
     }
 
     /// `klog recover f --leader l` without `--catch-up`: local recovery, then the restart
@@ -1047,6 +1058,19 @@ impl State {
     /// its class, whether it counts as acked (below F's HW before truncation or L's HW), and
     /// the record; computed as the command does. `None` when `f` holds nothing there.
     pub fn recover_class(&self, cfg: &Config, f: usize, l: usize, offset: usize) -> Option<(RecordClass, bool, Rec)> {
+        self.recover_class_given(cfg, f, l, offset, &[])
+    }
+
+    /// [`State::recover_class`] where the metadata shows `f` leading `committed_epochs` alone in
+    /// the ISR (what `recover` reads from a KRaft metadata log).
+    pub fn recover_class_given(
+        &self,
+        cfg: &Config,
+        f: usize,
+        l: usize,
+        offset: usize,
+        committed_epochs: &[i32],
+    ) -> Option<(RecordClass, bool, Rec)> {
         let mut s = *self;
         let mut leader = s.nodes[l];
         let mut before = s.nodes[f];
@@ -1060,7 +1084,7 @@ impl State {
             f_hw,
             plan.restart_at_leader_start,
             MAX_RECORDS,
-            &[],
+            committed_epochs,
         )
         .expect("the lab's storage does not fail");
         let row = window.rows.into_iter().find(|r| r.follower.offset == offset as i64)?;

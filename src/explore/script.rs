@@ -123,6 +123,22 @@ fn names(cfg: &Config, mask: u8) -> String {
 /// or a restart, or `klog alter-isr` for a leader that learns a smaller ISR. Nothing with the
 /// free controller.
 pub fn controller_lines(cfg: &Config, before: &State, after: &State, action: &Action) -> Vec<String> {
+    if let Action::Fetch { follower, .. } = *action {
+        // 0.11.0 – 2.0.0: the follower's broker exited (FatalExitError); klog's fetch says so
+        // and leaves it running, so the script stops it as the broker did.
+        if before.nodes[follower as usize].is_running() && !after.nodes[follower as usize].is_running() {
+            let crash = Action::Crash { replica: follower, power_loss: false, hw: None };
+            let mut lines = vec![
+                format!(
+                    "# {}'s broker stops: its log ends past the leader's and unclean.leader.election.enable is false",
+                    replica_name(follower)
+                ),
+                command(cfg, &crash),
+            ];
+            lines.extend(controller_lines(cfg, before, after, &crash));
+            return lines;
+        }
+    }
     if cfg.controller == Controller::Free {
         return Vec::new();
     }

@@ -580,6 +580,11 @@ pub fn diff_text(out: &mut dyn Write, r: &DataDirDiff, settings: &Settings) -> R
         let verdict = match &part.outcome {
             Ok(d) => match d.first_divergent_offset {
                 Some(o) => p.cell(format!("diverges at offset {o}"), Tone::Bad),
+                None if !d.unreadable_segments.is_empty() => {
+                    let (side, n) = &d.unreadable_segments[0];
+                    let side = if *side == crate::replication::diff::Side::A { "A" } else { "B" };
+                    p.cell(format!("unreadable segment in {side}: {} is {}", n.path.display(), n.kind), Tone::Bad)
+                }
                 None if d.identical_up_to_shorter() && d.a_log_end_offset == d.b_log_end_offset => {
                     p.cell(format!("identical (LEO {})", d.a_log_end_offset), Tone::Good)
                 }

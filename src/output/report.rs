@@ -377,12 +377,31 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             c.below_leader_start
         )?;
     }
+    if broker_stops_at_first_fetch(r) {
+        out!(
+            out,
+            "  {}: its log still ends past the leader's ({} > {}): its first fetch is OFFSET_OUT_OF_RANGE and {} stops \
+             its broker (FatalExitError: unclean.leader.election.enable is false{}; KAFKA-7414, 2.0.1, truncates \
+             to the leader's LEO instead)",
+            p.bad("the broker stops"),
+            r.follower_log_end_offset_after,
+            r.leader_view.log_end_offset,
+            r.rules.describe_release(),
+            if r.rules.release >= crate::replication::release::Release::zero(11, 0, 0) {
+                ", Kafka's default from 0.11.0.0"
+            } else {
+                ""
+            }
+        )?;
+    }
     if !r.committed_by_metadata.is_empty() {
         out!(
             out,
             "  {}: the metadata shows the follower leading epoch(s) {:?} alone in the ISR with min.insync.replicas 1 \
              (the topic's, or Kafka's default: a broker's static setting is not in the dirs): its HW followed its log \
-             end, so its records of those epochs were committed as appended, whatever its HW checkpoint says",
+             end, so its records of those epochs, and every record below them in its log, were committed as appended, \
+             whatever its HW checkpoint says (unless a replica outside the ISR caught up in that term and the leader \
+             stopped before the controller recorded it joining: Kafka's leader HW waits for such a replica)",
             p.warn("note"),
             r.committed_by_metadata
         )?;
@@ -508,8 +527,16 @@ pub(super) struct DiffWire<'a> {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<&'static str>,
     undecodable: Vec<UndecodableWire<'a>>,
+    unreadable_segments: Vec<UnreadableWire<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warnings: Option<&'a [String]>,
+}
+
+#[derive(Serialize)]
+struct UnreadableWire<'a> {
+    is: &'static str,
+    path: Shown<'a>,
+    side: &'static str,
 }
 
 pub(super) fn diff_wire(d: &DiffOutcome) -> DiffWire<'_> {
@@ -541,6 +568,15 @@ pub(super) fn diff_wire(d: &DiffOutcome) -> DiffWire<'_> {
                 last_offset: u.last_offset,
                 path: Shown(&u.path),
                 position: u.position,
+                side: if *side == crate::replication::diff::Side::A { "a" } else { "b" },
+            })
+            .collect(),
+        unreadable_segments: d
+            .unreadable_segments
+            .iter()
+            .map(|(side, n)| UnreadableWire {
+                is: n.kind,
+                path: Shown(&n.path),
                 side: if *side == crate::replication::diff::Side::A { "a" } else { "b" },
             })
             .collect(),
@@ -638,10 +674,21 @@ struct RecordRowWire<'a> {
     offset: i64,
 }
 
+/// Before 2.8 (no truncation on fetch): the restarted follower still ends past the leader, so
+/// its first fetch is out of range, and its release stops the broker there
+/// ([`crate::replication::release::Rules::past_leader_end_halts`]).
+fn broker_stops_at_first_fetch(r: &FollowerRecoverReport) -> bool {
+    !r.rules.truncation_on_fetch
+        && r.rules.past_leader_end_halts()
+        && r.plan.restart_at_leader_start.is_none()
+        && r.follower_log_end_offset_after > r.leader_view.log_end_offset
+}
+
 #[derive(Serialize)]
 struct RecoverSummaryWire<'a> {
     acked_lost: u64,
     below_leader_start: u64,
+    broker_stops_at_first_fetch: bool,
     committed_by_metadata: &'a [i32],
     diverged: u64,
     diverged_acked: u64,
@@ -752,6 +799,7 @@ pub(super) fn recover_doc(r: &FollowerRecoverReport) -> RecoverDoc<'_> {
         summary: RecoverSummaryWire {
             acked_lost: c.acked_and_lost(),
             below_leader_start: c.below_leader_start,
+            broker_stops_at_first_fetch: broker_stops_at_first_fetch(r),
             committed_by_metadata: &r.committed_by_metadata,
             diverged: c.diverged,
             diverged_acked: c.diverged_acked,
@@ -803,7 +851,20 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
             u.error
         )?;
     }
+    for (side, n) in &r.outcome.unreadable_segments {
+        let side = if *side == crate::replication::diff::Side::A { "A" } else { "B" };
+        out!(
+            out,
+            "{} in {side}: {} is {}: its records, if any, are not compared",
+            p.bad("unreadable segment"),
+            n.path.display(),
+            n.kind
+        )?;
+    }
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
+        (None, _) if !r.outcome.unreadable_segments.is_empty() => {
+            out!(out, "{}: a segment file is unreadable", p.bad("not known identical"))
+        }
         (Some(o), None) if r.diverges_at_undecodable_batch() => {
             out!(out, "{} at offset {o}: a batch there does not decode", p.bad("first divergence"))
         }

@@ -286,6 +286,25 @@ pub fn fetch_rounds(
             fetch_answer_round(out, i + 1, round, settings)?;
             continue;
         }
+        if round.broker_stops {
+            out!(
+                out,
+                "round {}: follower LEO {} is past the leader's LEO {}: OFFSET_OUT_OF_RANGE, and {} {} the follower's \
+                 broker (FatalExitError: unclean.leader.election.enable is false{}); nothing is cut (from 2.0.1, \
+                 KAFKA-7414, it truncates to the leader's LEO)",
+                i + 1,
+                round.fetch_offset,
+                round.leader_log_end_offset,
+                round.rules.describe_release(),
+                p.bad("STOPS"),
+                if round.rules.release >= crate::replication::release::Release::zero(11, 0, 0) {
+                    ", Kafka's default from 0.11.0.0"
+                } else {
+                    ""
+                }
+            )?;
+            continue;
+        }
         if let Some((from, to)) = round.truncated {
             out!(
                 out,

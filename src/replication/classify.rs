@@ -48,13 +48,14 @@ pub enum AtLeader {
 /// Whether the follower's record at `offset` was acknowledged: a leader's HW covered *that
 /// record* while it led. The current leader's HW covers it only when the leader holds the same
 /// batch there — a different record below the leader's HW was never this one. The follower's
-/// own HW (before truncation) came from the last leader it fetched from: it proves the record
-/// only when that leader held it too. That is certain when the follower has seen no epoch after
-/// the record's own (`hw_from_its_writer`: its HW came from the leader that wrote the record,
-/// or it was that leader), or when the current leader holds nothing else there; a follower that
-/// went on to fetch from a later epoch's leader holding another record at that offset may have
-/// had its HW from that leader's record (a stale follower of KIP-101's era, a receiver told late
-/// before KIP-320): not proven, not counted.
+/// own HW (before truncation) is min(its LEO, the HW of the last leader it fetched from)
+/// (`ReplicaFetcherThread.scala:143-148@2.0.1`): it proves the record only when that leader
+/// held it, which is certain when the follower has seen no epoch after the record's own
+/// (`hw_from_its_writer`: its HW came from the leader that wrote the record, or it was that
+/// leader). A follower that went on to a later epoch may have had its HW from a leader holding
+/// another record there — or, where the current leader holds nothing there, from a leader in
+/// between that did (the stale receiver before KIP-320): not proven, not counted. Records
+/// below a proven one are proven by [`acknowledged_prefix`].
 pub fn acked(
     offset: i64,
     follower_high_watermark: i64,
@@ -62,8 +63,32 @@ pub fn acked(
     at_leader: AtLeader,
     hw_from_its_writer: bool,
 ) -> bool {
-    let by_own_hw = offset < follower_high_watermark && (hw_from_its_writer || at_leader != AtLeader::Different);
+    let by_own_hw = offset < follower_high_watermark && hw_from_its_writer;
     by_own_hw || (at_leader == AtLeader::SameBatch && offset < leader_high_watermark)
+}
+
+/// The acknowledged prefix: the offset below which every record the follower holds is proven
+/// committed because a record above it is. A HW covers a prefix of the log of the leader that
+/// set it, so a committed record proves the records below it in *that leader's* log: the
+/// follower's own log only where the follower was that leader — an epoch the metadata shows it
+/// leading alone in the ISR at min.insync.replicas 1 (`committed_epochs`: each record committed
+/// as it was appended, its log below them its own). A record proven by the follower's HW
+/// proves nothing below it: the follower may hold there what that leader never held (KIP-101's
+/// divergence). 0 when nothing is proven.
+pub fn acknowledged_prefix(
+    cache: &crate::log::epoch_cache::EpochCache,
+    log_end_offset: i64,
+    committed_epochs: &[i32],
+) -> i64 {
+    cache
+        .ranges(log_end_offset)
+        .into_iter()
+        .filter(|(entry, end)| {
+            committed_epochs.contains(&entry.leader_epoch) && (*end).min(log_end_offset) > entry.start_offset
+        })
+        .map(|(_, end)| end.min(log_end_offset))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The class of the follower record at `offset` when the follower cuts its log at `cut_offset`;
@@ -167,6 +192,7 @@ pub fn classify_window<S: Storage>(
     // came from a leader at that epoch or before.
     let cache = follower.epochs();
     let seen = follower.largest_seen().max(cache.latest_epoch());
+    let prefix = acknowledged_prefix(&cache, follower.log_end_offset(), committed_epochs);
     for record in follower.records(from, follower.log_end_offset())? {
         let record = record?;
         while at.as_ref().is_some_and(|l| l.offset() < record.offset()) {
@@ -181,7 +207,8 @@ pub fn classify_window<S: Storage>(
         let written_at = cache.epoch_for_offset(record.offset());
         let hw_from_its_writer = seen <= written_at;
         let acked = acked(record.offset(), follower_hw, leader.high_watermark(), there, hw_from_its_writer)
-            || written_at.is_some_and(|e| committed_epochs.contains(&e));
+            || written_at.is_some_and(|e| committed_epochs.contains(&e))
+            || record.offset() < prefix;
         let class = classify(record.offset(), there, cut, acked, restart_at);
         w.counts.add(class, acked);
         if class == RecordClass::Diverged {
@@ -222,6 +249,31 @@ mod tests {
         // The follower saw a later epoch whose leader holds another record there: its HW may
         // have come from that record.
         assert!(!acked(1, 2, 0, AtLeader::Different, false), "not proven");
-        assert!(acked(1, 2, 0, AtLeader::Nothing, false), "no other record there: its HW covered this one");
+        // Nor where the current leader holds nothing there: a leader in between may have
+        // (ReplicaFetcherThread.scala:143-148@2.0.1: the HW is that leader's).
+        assert!(!acked(1, 2, 0, AtLeader::Nothing, false), "not proven");
+    }
+
+    fn cache(pairs: &[(i32, i64)]) -> crate::log::epoch_cache::EpochCache {
+        crate::log::epoch_cache::EpochCache::from_entries(
+            pairs.iter().map(|&(leader_epoch, start_offset)| crate::log::epoch_cache::EpochEntry {
+                leader_epoch,
+                start_offset,
+            }),
+        )
+    }
+
+    /// Issue 41, point 2: a record proven committed proves the records below it in the log of
+    /// the leader that committed it (Partition.scala:361-376@0.10.2.0, `maybeIncrementLeaderHW`:
+    /// one HW over the leader's log).
+    #[test]
+    fn a_record_proven_committed_proves_every_record_below_it() {
+        // b-0 b-1 at epoch 0, d-0 d-1 at epoch 1 (led alone): epoch 1 proven, so all four.
+        let c = cache(&[(0, 0), (1, 2)]);
+        assert_eq!(acknowledged_prefix(&c, 4, &[1]), 4);
+        assert_eq!(acknowledged_prefix(&c, 4, &[0]), 2, "epoch 0 proves only itself and below");
+        assert_eq!(acknowledged_prefix(&c, 4, &[]), 0);
+        // An epoch with no record left proves nothing.
+        assert_eq!(acknowledged_prefix(&cache(&[(0, 0), (1, 2), (2, 2)]), 2, &[1]), 0);
     }
 }

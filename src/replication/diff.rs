@@ -229,20 +229,29 @@ pub struct DiffOutcome {
     /// Batches either side could not decode: each is a difference (its records cannot be
     /// compared), reported with its file and byte position.
     pub undecodable: Vec<(Side, UndecodableBatch)>,
+    /// Names of segment files (`.log`) either side holds that are no regular file (a FIFO, a
+    /// symlink loop): records that may be there are not compared, so the logs are not known
+    /// identical (`check` reports the same names as findings).
+    pub unreadable_segments: Vec<(Side, crate::log::segment::NotRegular)>,
 }
 
 impl DiffOutcome {
     /// Identical up to the shorter log end (only-one-side tails are not divergence), with
-    /// every batch decoded.
+    /// every batch decoded and every segment file read.
     pub fn identical_up_to_shorter(&self) -> bool {
-        self.first_divergent_offset.is_none() && self.undecodable.is_empty()
+        self.first_divergent_offset.is_none() && self.undecodable.is_empty() && self.unreadable_segments.is_empty()
     }
 }
 
 /// Compare two logs record by record over all offsets.
 pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
     let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
-    compare(a, b, start, i64::MAX, false)
+    let mut out = compare(a, b, start, i64::MAX, false)?;
+    for (side, log) in [(Side::A, a), (Side::B, b)] {
+        let segments = log.not_regular_files().iter().filter(|n| n.path.extension().is_some_and(|e| e == "log"));
+        out.unreadable_segments.extend(segments.map(|n| (side, n.clone())));
+    }
+    Ok(out)
 }
 
 /// [`diff_logs`] over the offsets `from <= offset < end` only.
@@ -366,6 +375,7 @@ fn compare(a: &Log, b: &Log, from: i64, end: i64, stop_at_first: bool) -> Result
         first_divergent_offset: None,
         first_difference: None,
         undecodable: Vec::new(),
+        unreadable_segments: Vec::new(),
     };
     let push = |out: &mut DiffOutcome, kind: RangeKind, offset: i64| match out.ranges.last_mut() {
         Some(r) if r.kind == kind => {

@@ -136,6 +136,15 @@ fn procedure(rules: &Rules) -> Vec<Line> {
     };
     lines.push(("if_below_start", 0, "if leo < leader.log_start:"));
     lines.push(("restart", 1, "truncate_fully_and_start_at(leader.log_start)"));
+    if !rules.truncation_on_fetch {
+        // The first fetch: OFFSET_OUT_OF_RANGE when the log still ends past the leader's.
+        lines.push(("if_past_end", 0, "if leo > leader.leo:  # the first fetch: OFFSET_OUT_OF_RANGE"));
+        lines.push(if rules.past_leader_end_halts() {
+            ("past_end", 1, "stop the broker (FatalExitError)  # unclean election disabled")
+        } else {
+            ("past_end", 1, "truncate_to(leader.leo)")
+        });
+    }
     lines
 }
 
@@ -292,8 +301,33 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
     if let Some(start) = plan.restart_at_leader_start {
         m.mark("restart", Some(format!("start = {start}")));
     }
+    let mut notes = notes;
+    if !rules.truncation_on_fetch && plan.restart_at_leader_start.is_none() {
+        let past = plan.truncation_offset > leader.log_end_offset;
+        let cmp = if past { ">" } else { "<=" };
+        m.mark(
+            "if_past_end",
+            Some(format!(
+                "{} ({} {cmp} {})",
+                if past { "yes" } else { "no" },
+                plan.truncation_offset,
+                leader.log_end_offset
+            )),
+        );
+        if past {
+            m.mark("past_end", None);
+            if rules.past_leader_end_halts() {
+                notes.push(PAST_END_HALTS);
+            }
+        }
+    }
     Explanation { title: plan.mode.name(), source, lines: m.lines, notes }
 }
+
+/// Why a follower past the leader's end stops its broker (0.11.0.0 – 2.0.0 by default).
+const PAST_END_HALTS: &str = "Before 2.0.1 a follower whose log ends past the leader's stops its broker \
+     (ReplicaFetcherThread.handleOffsetOutOfRange: FatalExitError) when the topic's \
+     unclean.leader.election.enable is false, Kafka's default from 0.11.0.0; KAFKA-7414 (2.0.1) truncates instead.";
 
 /// Mark the kip101 lines its one round trip ran.
 fn kip101_round(m: &mut Marker, rules: &Rules, t: &RoundTrip, leader: &ReplicaView, hw: i64) {
@@ -523,8 +557,19 @@ pub fn explain_fetch(f: &super::fetch::FetchRound) -> Explanation {
     if f.rules.truncation_on_fetch {
         return explain_fetch_on_epoch(f);
     }
-    let ran = |v: String| Some(v);
-    let copied = f.stuck.is_none();
+    let halts = f.rules.past_leader_end_halts();
+    let ran = |v: String| (!f.broker_stops).then_some(v);
+    let copied = f.stuck.is_none() && !f.broker_stops;
+    let past_end = if halts {
+        "if leo > leader.leo: stop the broker (FatalExitError)  # unclean election disabled"
+    } else {
+        "if leo > leader.leo: truncate_to(leader.leo)"
+    };
+    let past_end_ran = if f.broker_stops {
+        Some(format!("{} > {}", f.fetch_offset, f.leader_log_end_offset))
+    } else {
+        f.truncated.map(|(a, b)| format!("{a} -> {b}"))
+    };
     simple(
         "fetch",
         format!(
@@ -533,7 +578,7 @@ pub fn explain_fetch(f: &super::fetch::FetchRound) -> Explanation {
             f.rules.release
         ),
         vec![
-            (0, "if leo > leader.leo: truncate_to(leader.leo)", f.truncated.map(|(a, b)| format!("{a} -> {b}"))),
+            (0, past_end, past_end_ran),
             (0, "r = leader.fetch(offset=leo)", ran(format!("offset {}", f.fetch_offset))),
             (1, "leader: returned_hw = hw", ran(format!("{}", f.returned_high_watermark))),
             (1, "leader: record the fetch offset", ran(format!("{}", f.fetch_offset))),
@@ -580,7 +625,11 @@ fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
     let cut = f.answer_truncation;
     // The leader's checks, each evaluated only while none before it answered.
     let unknown = oor == Some(OutOfRange::UnknownEpoch);
-    let below_with_epoch = e.is_some() && oor == Some(OutOfRange::BelowLogStart);
+    // 2.8.0 has no log-start check before the diverging one (KAFKA-12996 came in 2.8.1).
+    let start_first = f.rules.below_log_start_before_diverging;
+    let below_with_epoch = start_first && e.is_some() && oor == Some(OutOfRange::BelowLogStart);
+    // 2.8.0 records a diverging read too (KAFKA-13141 came in 2.8.1).
+    let recorded = records || (diverging.is_some() && !f.rules.diverging_answer_skips_fetch_state);
     let epoch_checks_passed = e.is_some() && !unknown && !below_with_epoch && diverging.is_none();
     let read_check = e.is_none() || epoch_checks_passed;
     let read_oor = read_check && oor.is_some();
@@ -601,7 +650,7 @@ fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
         (
             2,
             "leader: elif offset < log_start: OFFSET_OUT_OF_RANGE",
-            (e.is_some() && !unknown)
+            (start_first && e.is_some() && !unknown)
                 .then(|| format!("{} ({} vs {})", yn(below_with_epoch), f.fetch_offset, f.leader_log_start_offset)),
         ),
         (
@@ -625,11 +674,11 @@ fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
                 )
             }),
         ),
-        (1, "leader: record the fetch offset", records.then(|| f.fetch_offset.to_string())),
+        (1, "leader: record the fetch offset", recorded.then(|| f.fetch_offset.to_string())),
         (
             1,
             "leader: hw = min(ISR's LEO), never back",
-            records.then(|| format!("{} -> {}", f.returned_high_watermark, f.leader_high_watermark)),
+            recorded.then(|| format!("{} -> {}", f.returned_high_watermark, f.leader_high_watermark)),
         ),
         (1, "leader: whole batches from the offset", records.then(|| format!("{} batch(es)", f.batches_copied))),
         (0, "if OFFSET_OUT_OF_RANGE:", Some(oor.map_or("no".into(), |w| format!("yes: {}", w.describe())))),
@@ -857,6 +906,7 @@ mod tests {
                 "if answer == UNDEFINED: ◀ yes",
                 "truncate_to(hw) ◀ hw = 2",
                 "if leo < leader.log_start: ◀ no (2 >= 0)",
+                "if leo > leader.leo:  # the first fetch: OFFSET_OUT_OF_RANGE ◀ no (2 <= 6)",
             ]
         );
         let kip279 = explain(&plan_at("2.7.2", &leader, &follower), &leader, &follower);
@@ -935,6 +985,7 @@ mod tests {
             follower_log_end_offset: 2,
             follower_high_watermark: 0,
             stuck: None,
+            broker_stops: false,
         }
     }
 

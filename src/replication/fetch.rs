@@ -11,7 +11,8 @@
 //! (`Partition.readRecords`): an epoch it cannot place is OFFSET_OUT_OF_RANGE, an epoch that
 //! ends below the fetch offset on the leader is a diverging epoch (epoch, end offset). Either
 //! answer reads nothing and records nothing (`ReplicaManager.updateFollowerFetchState` skips
-//! it), so the leader's HW stays where it is; the follower then truncates
+//! it), so the leader's HW stays where it is — but 2.8.0 records a diverging read's fetch
+//! offset (KAFKA-13141 came in 2.8.1), and its HW may move on it; the follower then truncates
 //! (`AbstractFetcherThread.truncateOnFetchResponse` by the KIP-279 step in
 //! [`super::truncation`], or `handleOutOfRangeError` → `fetchOffsetAndTruncate`) and the next
 //! round fetches from its new LEO. Before 2.8 a round sends no epoch and runs as it always did.
@@ -118,6 +119,10 @@ pub struct FetchRound {
     pub follower_high_watermark: i64,
     /// The first returned batch starts below the follower's LEO: nothing appended.
     pub stuck: Option<StuckFetch>,
+    /// Before 2.8: the follower's log end was past the leader's (OFFSET_OUT_OF_RANGE) and its
+    /// release stops the broker there ([`Rules::past_leader_end_halts`]): nothing was cut,
+    /// read or recorded, and no later round runs.
+    pub broker_stops: bool,
 }
 
 impl FetchRound {
@@ -161,6 +166,17 @@ pub fn leader_fetch_answer(
     fetch_offset: i64,
     last_fetched_epoch: Option<i32>,
 ) -> (FetchAnswer, Option<EpochEndOffset>) {
+    leader_fetch_answer_by(leader, fetch_offset, last_fetched_epoch, true)
+}
+
+/// [`leader_fetch_answer`]; `log_start_first` false is 2.8.0 (before KAFKA-12996): a diverging
+/// epoch is answered even for a fetch offset below the log start.
+pub fn leader_fetch_answer_by(
+    leader: &LeaderLog<'_>,
+    fetch_offset: i64,
+    last_fetched_epoch: Option<i32>,
+    log_start_first: bool,
+) -> (FetchAnswer, Option<EpochEndOffset>) {
     let mut lookup = None;
     if let Some(fetch_epoch) = last_fetched_epoch {
         let end = leader.epochs.end_offset_for(fetch_epoch, leader.log_end_offset);
@@ -168,8 +184,8 @@ pub fn leader_fetch_answer(
         if end.is_undefined() || end.leader_epoch == UNDEFINED_EPOCH {
             return (FetchAnswer::OffsetOutOfRange(OutOfRange::UnknownEpoch), lookup);
         }
-        // Below the log start fails whether or not the epochs diverge.
-        if fetch_offset < leader.log_start_offset {
+        // Below the log start fails whether or not the epochs diverge (from 2.8.1).
+        if log_start_first && fetch_offset < leader.log_start_offset {
             return (FetchAnswer::OffsetOutOfRange(OutOfRange::BelowLogStart), lookup);
         }
         if end.leader_epoch < fetch_epoch || end.end_offset < fetch_offset {
@@ -240,6 +256,7 @@ pub fn fetch_round<S: Storage>(
         follower_log_end_offset: follower.log_end_offset(),
         follower_high_watermark: follower.high_watermark(),
         stuck: None,
+        broker_stops: false,
     };
     if rules.truncation_on_fetch {
         // `ReplicaFetcherThread.latestEpoch`: the follower's latest cached epoch, if any.
@@ -250,14 +267,39 @@ pub fn fetch_round<S: Storage>(
             log_start_offset: leader.log_start_offset(),
             log_end_offset: leader.log_end_offset(),
         };
-        let (answer, lookup) = leader_fetch_answer(&log, round.fetch_offset, round.last_fetched_epoch);
+        let (answer, lookup) = leader_fetch_answer_by(
+            &log,
+            round.fetch_offset,
+            round.last_fetched_epoch,
+            rules.below_log_start_before_diverging,
+        );
         round.answer = answer;
         round.leader_epoch_end = lookup;
+        if matches!(answer, FetchAnswer::Diverging { .. }) && !rules.diverging_answer_skips_fetch_state {
+            // 2.8.0 (before KAFKA-13141): the diverging read has no error, so the leader records
+            // the follower's fetch offset, and its HW may move on it.
+            leader.record_follower_fetch(follower.id(), round.fetch_offset);
+            let hw = leader_high_watermark(leader);
+            if hw != leader.high_watermark() {
+                leader.set_high_watermark(hw)?;
+            }
+            leader.save()?;
+            round.leader_high_watermark = leader.high_watermark();
+        }
         if answer != FetchAnswer::Records {
-            // Nothing read, nothing recorded: the leader's state and HW stay as they are.
+            // Nothing read, nothing recorded (but a 2.8.0 diverging answer, above): the leader's
+            // state and HW stay as they are.
             truncate_on_answer(rules, leader, follower, &mut round)?;
             return Ok(round);
         }
+    } else if follower.log_end_offset() > leader.log_end_offset() && rules.past_leader_end_halts() {
+        // ReplicaFetcherThread.scala:179-190@2.0.0: with unclean.leader.election.enable false
+        // the follower's broker exits (FatalExitError) instead of truncating.
+        round.answer = FetchAnswer::OffsetOutOfRange(OutOfRange::PastLogEnd);
+        round.returned_high_watermark = -1;
+        round.broker_stops = true;
+        follower.save()?;
+        return Ok(round);
     } else if follower.log_end_offset() > leader.log_end_offset() {
         // Before 2.8 (as klog has always run it): OffsetOutOfRange, the follower's log end is
         // past the leader's; it truncates to the leader's LEO and fetches in the same round.
@@ -433,7 +475,7 @@ pub fn fetch_rounds<S: Storage>(
     let mut caught_up = false;
     for _ in 0..limit {
         let round = fetch_round(rules, leader, follower, max_bytes, flush)?;
-        let stuck = round.stuck.is_some() || round.no_progress();
+        let stuck = round.stuck.is_some() || round.no_progress() || round.broker_stops;
         caught_up = round.recorded()
             && round.batches_copied == 0
             && round.follower_log_end_offset == round.leader_log_end_offset
@@ -453,6 +495,20 @@ mod tests {
 
     fn cache(pairs: &[(i32, i64)]) -> EpochCache {
         EpochCache::from_entries(pairs.iter().map(|&(e, o)| EpochEntry { leader_epoch: e, start_offset: o }))
+    }
+
+    /// Issue 41, point 4. Partition.scala:1111-1115@2.8.1 (KAFKA-12996): a fetch offset below
+    /// the log start is OFFSET_OUT_OF_RANGE before the diverging check; Partition.scala:1112
+    /// @2.8.0 answers the diverging epoch first.
+    #[test]
+    fn on_2_8_0_a_diverging_epoch_is_answered_below_the_log_start() {
+        let epochs = cache(&[(0, 0), (1, 2)]);
+        let log = LeaderLog { epochs: &epochs, log_start_offset: 4, log_end_offset: 10 };
+        let rules = |r: &str| crate::replication::release::Release::parse(r).unwrap().rules();
+        let at = |r: &str| leader_fetch_answer_by(&log, 3, Some(0), rules(r).below_log_start_before_diverging).0;
+        assert_eq!(at("2.8.0"), FetchAnswer::Diverging { leader_epoch: 0, end_offset: 2 });
+        assert_eq!(at("2.8.1"), FetchAnswer::OffsetOutOfRange(OutOfRange::BelowLogStart));
+        assert_eq!(at("4.4.0"), FetchAnswer::OffsetOutOfRange(OutOfRange::BelowLogStart));
     }
 
     fn answer(pairs: &[(i32, i64)], start: i64, leo: i64, offset: i64, epoch: Option<i32>) -> FetchAnswer {

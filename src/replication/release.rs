@@ -252,20 +252,40 @@ const fn const_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// `--kafka RELEASE[,ibp=IBP]`: the release, and the IBP its brokers run if not their own.
+/// `--kafka RELEASE[,ibp=IBP][,unclean=BOOL]`: the release, the IBP its brokers run if not
+/// their own, and the topic's `unclean.leader.election.enable` if not the release's default.
 pub fn parse_kafka(text: &str) -> Result<Rules, String> {
-    let (release_text, ibp_text) = match text.split_once(',') {
-        None => (text, None),
-        Some((r, rest)) => match rest.strip_prefix("ibp=") {
-            Some(i) => (r, Some(i)),
-            None => return Err(format!("'{text}': after the release only ',ibp=IBP' may follow (e.g. 2.8.2,ibp=2.0)")),
-        },
-    };
-    let release = Release::parse(release_text)?;
-    match ibp_text {
-        None => Ok(Rules::of(release)),
-        Some(i) => Rules::with_ibp(release, Ibp::parse(i)?),
+    let mut parts = text.split(',');
+    let release = Release::parse(parts.next().unwrap_or(""))?;
+    let (mut ibp, mut unclean) = (None, None);
+    for part in parts {
+        if let (Some(i), None) = (part.strip_prefix("ibp="), ibp) {
+            ibp = Some(Ibp::parse(i)?);
+        } else if let (Some(u), None) = (part.strip_prefix("unclean="), unclean) {
+            unclean = Some(match u {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    return Err(format!(
+                        "'{text}': unclean= takes true or false (the topic's unclean.leader.election.enable)"
+                    ))
+                }
+            });
+        } else {
+            return Err(format!(
+                "'{text}': after the release only ',ibp=IBP' and ',unclean=true|false' may follow, each once \
+                 (e.g. 2.8.2,ibp=2.0 or 1.1.1,unclean=true)"
+            ));
+        }
     }
+    let rules = match ibp {
+        None => Rules::of(release),
+        Some(i) => Rules::with_ibp(release, i)?,
+    };
+    Ok(match unclean {
+        Some(u) => rules.with_unclean_leader_election(u),
+        None => rules,
+    })
 }
 
 /// What a leader answers to OffsetsForLeaderEpoch for an epoch below its first cached one.
@@ -326,6 +346,14 @@ pub struct Rules {
     /// end offset is OFFSET_OUT_OF_RANGE, handled by `fetchOffsetAndTruncate` (truncate to the
     /// leader's LEO when below the follower's).
     pub truncation_on_fetch: bool,
+    /// KAFKA-12996 (2.8.1): a fetch offset below the leader's log start is OFFSET_OUT_OF_RANGE
+    /// even when the epochs diverge (Partition.scala:1111-1115@2.8.1). 2.8.0 answers the
+    /// diverging epoch first (Partition.scala:1112@2.8.0).
+    pub below_log_start_before_diverging: bool,
+    /// KAFKA-13141 (2.8.1): a leader answering a diverging epoch does not record the follower's
+    /// fetch offset (ReplicaManager.scala:1766-1769@2.8.1). 2.8.0 records it like any read
+    /// without error (ReplicaManager.scala:1761-1772@2.8.0), and its HW may move on it.
+    pub diverging_answer_skips_fetch_state: bool,
     /// KAFKA-14704 (3.4.1, 3.5.0): a fetch response carrying a diverging epoch is not processed
     /// as data (`AbstractFetcherThread.processFetchRequest`): the follower's HW waits for the
     /// next fetch. Before it (2.8.0 – 3.4.0) `processPartitionData` ran on the empty records and
@@ -343,6 +371,11 @@ pub struct Rules {
     pub same_leader_new_epoch: SameLeaderNewEpoch,
     /// KAFKA-15583 (3.7.0): the HW does not advance while the ISR is below min.insync.replicas.
     pub hw_waits_for_min_isr: bool,
+    /// The topic's `unclean.leader.election.enable`: the release's default (true before
+    /// 0.11.0.0, false from it: KafkaConfig.scala:132@0.10.2.2, :134@0.11.0.0) unless
+    /// `--kafka X,unclean=true|false` names it. It decides [`Rules::past_leader_end_halts`]
+    /// (and, in the explorer, is `--unclean`).
+    pub unclean_leader_election: bool,
     /// KIP-966: 4.0 opt-in, 4.1 default for new clusters.
     pub elr: Elr,
     /// KAFKA-19522 (4.1.0; not in 4.0.0 - 4.0.2): the KRaft controller elects the last known
@@ -404,6 +437,8 @@ impl Rules {
             below_first_epoch: if at(2, 0, 1) { BelowFirstEpoch::FirstStartOffset } else { BelowFirstEpoch::Undefined },
             truncation_on_fetch: at(2, 8, 0) && ibp_at(Ibp::KAFKA_2_7_IV1),
             diverging_response_skips_high_watermark: r.has_fix(&[Release::new(3, 4, 1)]),
+            below_log_start_before_diverging: at(2, 8, 1),
+            diverging_answer_skips_fetch_state: at(2, 8, 1),
             fetch_fencing: at(2, 1, 0) && ibp_at(Ibp::KAFKA_2_1_IV2),
             offsets_for_leader_epoch_fencing: at(2, 1, 0) && ibp_at(Ibp::KAFKA_2_1_IV1),
             same_leader_new_epoch: if at(2, 1, 0) || r < Release::zero(8, 2, 0) {
@@ -414,6 +449,7 @@ impl Rules {
                 SameLeaderNewEpoch::Ignored
             },
             hw_waits_for_min_isr: at(3, 7, 0),
+            unclean_leader_election: r < Release::zero(11, 0, 0),
             elr: if at(4, 1, 0) {
                 Elr::Default
             } else if at(4, 0, 0) {
@@ -443,20 +479,48 @@ impl Rules {
         }
     }
 
-    /// "Kafka 1.1.1" (with "on IBP 2.0-IV1" when one was given) — what reports print beside the mode.
-    pub fn describe_release(&self) -> String {
-        match self.ibp {
-            Some(i) => format!("Kafka {} on IBP {}", self.release, i.name()),
-            None => format!("Kafka {}", self.release),
-        }
+    /// Whether a follower whose log end is past the leader's (its fetch is OFFSET_OUT_OF_RANGE)
+    /// stops its broker instead of truncating to the leader's end: `handleOffsetOutOfRange`
+    /// throws FatalExitError when the topic's `unclean.leader.election.enable` is false
+    /// (ReplicaFetcherThread.scala:179-190@2.0.0; `Runtime.getRuntime.halt(1)` from 0.8.2.0,
+    /// `System.exit(1)` in 0.10.2). KAFKA-7414 removed the check in 2.0.1; it never came to
+    /// 0.11.0.x, 1.0.x or 1.1.x, whose last releases keep it.
+    pub fn past_leader_end_halts(&self) -> bool {
+        self.release >= Release::zero(8, 2, 0) && self.release < Release::new(2, 0, 1) && !self.unclean_leader_election
     }
 
-    /// The `--kafka` value that names these rules: `2.8.2`, or `2.8.2,ibp=2.0-IV1`.
+    /// These rules with the topic's `unclean.leader.election.enable` set.
+    pub fn with_unclean_leader_election(self, enabled: bool) -> Rules {
+        Rules { unclean_leader_election: enabled, ..self }
+    }
+
+    /// Whether `unclean.leader.election.enable` is the release's default.
+    fn unclean_is_default(&self) -> bool {
+        self.unclean_leader_election == Rules::of(self.release).unclean_leader_election
+    }
+
+    /// "Kafka 1.1.1" (with "on IBP 2.0-IV1" when one was given) — what reports print beside the mode.
+    pub fn describe_release(&self) -> String {
+        let mut d = match self.ibp {
+            Some(i) => format!("Kafka {} on IBP {}", self.release, i.name()),
+            None => format!("Kafka {}", self.release),
+        };
+        if !self.unclean_is_default() {
+            d.push_str(&format!(" with unclean.leader.election.enable={}", self.unclean_leader_election));
+        }
+        d
+    }
+
+    /// The `--kafka` value that names these rules: `2.8.2`, `2.8.2,ibp=2.0-IV1`, `1.1.1,unclean=true`.
     pub fn kafka_arg(&self) -> String {
-        match self.ibp {
+        let mut arg = match self.ibp {
             Some(i) => format!("{},ibp={}", self.release, i.name()),
             None => self.release.to_string(),
+        };
+        if !self.unclean_is_default() {
+            arg.push_str(&format!(",unclean={}", self.unclean_leader_election));
         }
+        arg
     }
 
     /// "Kafka 1.1.1 (kip101)".
@@ -616,6 +680,29 @@ mod tests {
         assert!(!rules("2.1.0").refollows(true, 3, 3));
     }
 
+    /// Issue 41, point 5. ReplicaFetcherThread.scala:179-190@2.0.0: `if (!...
+    /// uncleanLeaderElectionEnable) { fatal(...); throw new FatalExitError }` before truncating to
+    /// the leader's end; the same check at ReplicaFetcherThread.scala:155-160@0.11.0.0,
+    /// :157-161@1.0.2 and :168-172@1.1.1; gone at 2.0.1 (KAFKA-7414). KafkaConfig.scala:134@0.11.0.0
+    /// `UncleanLeaderElectionEnable = false` (:132@0.10.2.2: true).
+    #[test]
+    fn a_follower_past_the_leaders_end_stops_its_broker_from_0_11_0_to_2_0_0() {
+        for (text, halts) in [
+            ("0.8.1.1", false),
+            ("0.10.2.2", false),
+            ("0.11.0.0", true),
+            ("0.11.0.3", true),
+            ("1.0.2", true),
+            ("1.1.1", true),
+            ("2.0.0", true),
+            ("2.0.1", false),
+            ("2.1.0", false),
+            ("4.4.0", false),
+        ] {
+            assert_eq!(rules(text).past_leader_end_halts(), halts, "{text}");
+        }
+    }
+
     /// KAFKA-10554 (fetch-response truncation) is in 2.8.0; KAFKA-15583 in 3.7.0; KIP-966 4.0/4.1.
     #[test]
     fn the_later_rules_start_where_kafka_shipped_them() {
@@ -624,6 +711,21 @@ mod tests {
         assert_eq!(rules("3.9.1").elr, Elr::Absent);
         assert_eq!(rules("4.0.0").elr, Elr::OptIn);
         assert_eq!(rules("4.1.0").elr, Elr::Default);
+    }
+
+    /// Issue 41, point 4: 2.8.0 is not 2.8.1. KAFKA-12996 (Partition.scala:1111-1115@2.8.1, the
+    /// log-start check before the diverging one) and KAFKA-13141 (ReplicaManager.scala:1766-1769
+    /// @2.8.1, no fetch state on a diverging read) are both in 2.8.1 and 3.0.0, neither in 2.8.0.
+    #[test]
+    fn kafka_12996_and_13141_are_in_2_8_1_not_2_8_0() {
+        for (text, fixed) in [("2.8.0", false), ("2.8.1", true), ("2.8.2", true), ("3.0.0", true), ("4.4.0", true)] {
+            let r = rules(text);
+            assert_eq!(
+                (r.below_log_start_before_diverging, r.diverging_answer_skips_fetch_state),
+                (fixed, fixed),
+                "{text}"
+            );
+        }
     }
 
     /// AbstractFetcherThread.processFetchRequest: `isDivergingEpoch` skips processPartitionData
@@ -700,6 +802,12 @@ mod tests {
         assert!(parse_kafka("4.0.0,ibp=3.9").unwrap_err().contains("no inter.broker.protocol.version"));
         assert!(parse_kafka("2.8.2,ibp=").is_err());
         assert!(parse_kafka("2.8.2,mode=hw").unwrap_err().contains(",ibp=IBP"));
+        assert!(parse_kafka("1.1.1,unclean=yes").unwrap_err().contains("true or false"));
+        let r = parse_kafka("1.1.1,unclean=true").unwrap();
+        assert!(r.unclean_leader_election && !r.past_leader_end_halts());
+        assert_eq!((r.kafka_arg().as_str(), parse_kafka(&r.kafka_arg()).unwrap()), ("1.1.1,unclean=true", r));
+        assert_eq!(parse_kafka("1.1.1,unclean=false").unwrap(), rules("1.1.1"), "the release's default");
+        assert!(parse_kafka("0.10.2.2,unclean=false").unwrap().past_leader_end_halts());
         assert!(parse_kafka("2.8.2,ibp=2.0,ibp=2.1").is_err());
     }
 

@@ -367,7 +367,7 @@ fn an_older_inter_broker_protocol_runs_the_follower_rules_it_allows() {
         ("2.8.2,ibp=2.9", "not an inter.broker.protocol.version"),
         ("2.0.1,ibp=2.8", "does not know inter.broker.protocol.version 2.8-IV1"),
         ("4.1.0,ibp=3.9", "has no inter.broker.protocol.version"),
-        ("2.8.2,ibp", "only ',ibp=IBP' may follow"),
+        ("2.8.2,ibp", "only ',ibp=IBP' and ',unclean=true|false' may follow"),
     ] {
         let (out, err) = code(&["recover", s(&b), "--leader", s(&c), "--kafka", bad], 2);
         assert!(out.is_empty() && err.contains(why) && err.lines().count() == 1, "{bad}: {err}");
@@ -394,4 +394,98 @@ fn explore_on_an_older_ibp_is_unfenced_and_its_script_names_the_ibp() {
     let (old, own) = (run("2.8.2,ibp=2.0"), run("2.8.2"));
     assert_eq!((&old["inter_broker_protocol"], &old["fencing"]), (&json!("2.0-IV1"), &json!(false)), "{old}");
     assert_eq!((&own["inter_broker_protocol"], &own["fencing"]), (&json!("2.8-IV1"), &json!(true)), "{own}");
+}
+
+/// Issue 41, point 1. ReplicaFetcherThread.scala:143-148@2.0.1: a follower's HW is min(its
+/// LEO, the HW of the leader it fetched from), so it covers the record at an offset only where
+/// that leader held it. The stale receiver `c` holds the zombie's m1 at 0 below an HW of 1 that
+/// `a`'s m2 at epoch 2 gave it; `b`, elected at 3, holds nothing there. m1 was never
+/// acknowledged: its loss is not an acknowledged one.
+#[test]
+fn a_followers_hw_from_a_later_leader_does_not_prove_its_older_record_where_the_new_leader_holds_nothing() {
+    let lab = Lab::new();
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    let c = lab.create("c", 3, &[]);
+    let first = ["--epoch-entry", "first-append"];
+    ok(&[&["elect", s(&a), "--epoch", "0", "--isr", s(&b), s(&c)][..], &first].concat());
+    ok(&[&["elect", s(&b), "--epoch", "1", "--isr", s(&a), s(&c)][..], &first].concat());
+    ok(&["append", s(&a), "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing"]);
+    ok(&[
+        "recover",
+        s(&c),
+        "--leader",
+        s(&a),
+        "--leader-epoch",
+        "2",
+        "--told-first",
+        "--kafka",
+        "2.0.1",
+        "--no-fencing",
+    ]);
+    ok(&["recover", s(&a), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing"]);
+    ok(&[&["elect", s(&a), "--epoch", "2"][..], &first].concat());
+    ok(&["append", s(&a), "m2", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&c), "--no-fencing", "--kafka", "2.0.1"]);
+    assert_eq!(replica(&c)["high_watermark"].as_i64(), Some(1), "c's HW came from a's m2");
+    ok(&["elect", s(&b), "--epoch", "3"]);
+    let out = ok(&["recover", s(&c), "--leader", s(&b), "--kafka", "2.0.1", "--no-fencing", "--dry-run", "--json"]);
+    let r = &json_lines(&out)[0];
+    let m1 = r["records"].as_array().unwrap().iter().find(|x| x["offset"] == 0).unwrap_or_else(|| panic!("{r}"));
+    assert_eq!((m1["class"].as_str(), m1["acked"].as_bool()), (Some("truncated_lost"), Some(false)), "{m1}");
+    assert_eq!(r["summary"]["acked_lost"], 0, "{r}");
+}
+
+/// `b` holds m0 m1 below its HW 2; `c`, elected with an empty log, leads at epoch 1. On IBP
+/// 0.10.2 `b` restarts by truncating to its HW, so its log still ends past `c`'s.
+fn follower_past_an_empty_leader(lab: &Lab) -> (std::path::PathBuf, std::path::PathBuf) {
+    let a = lab.create("a", 1, &[]);
+    let b = lab.create("b", 2, &[]);
+    let c = lab.create("c", 3, &[]);
+    ok(&["elect", s(&a), "--epoch", "0", "--isr", s(&b)]);
+    ok(&["append", s(&a), "m0", "m1", "--timestamp", "1000"]);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--rounds", "3"]);
+    assert_eq!(replica(&b)["high_watermark"], 2);
+    ok(&["crash", s(&b)]);
+    ok(&["elect", s(&c), "--epoch", "1"]);
+    (b, c)
+}
+
+/// Issue 41, point 5. ReplicaFetcherThread.scala:179-190@2.0.0: a follower whose log ends past
+/// the leader's (OFFSET_OUT_OF_RANGE) stops its broker (FatalExitError) when the topic's
+/// unclean.leader.election.enable is false — Kafka's default from 0.11.0.0
+/// (KafkaConfig.scala:134@0.11.0.0) — instead of truncating; KAFKA-7414 removed it in 2.0.1.
+#[test]
+fn a_follower_past_the_leaders_end_stops_its_broker_on_0_11_to_2_0_0_and_truncates_from_2_0_1() {
+    let lab = Lab::new();
+    let (b, c) = follower_past_an_empty_leader(&lab);
+    // recover says it, and --explain marks the line.
+    let out = ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "2.0.0,ibp=0.10.2", "--dry-run"]);
+    assert!(out.contains("the broker stops") && out.contains("2 > 0") && out.contains("FatalExitError"), "{out}");
+    let json =
+        json_lines(&ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "1.1.1,ibp=0.10.2", "--dry-run", "--json"]));
+    assert_eq!(json[0]["summary"]["broker_stops_at_first_fetch"], true, "{}", json[0]);
+    let explain = ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "2.0.0,ibp=0.10.2", "--dry-run", "--explain"]);
+    assert!(explain.contains("stop the broker (FatalExitError)"), "{explain}");
+    for (release, stops) in [("2.0.1,ibp=0.10.2", false), ("0.10.2.2", false), ("1.1.1,ibp=0.10.2,unclean=true", false)]
+    {
+        let json = json_lines(&ok(&["recover", s(&b), "--leader", s(&c), "--kafka", release, "--dry-run", "--json"]));
+        assert_eq!(json[0]["summary"]["broker_stops_at_first_fetch"], stops, "{release}: {}", json[0]);
+    }
+    // The restart itself truncates to the HW (2); the first fetch stops the broker, cutting nothing.
+    ok(&["recover", s(&b), "--leader", s(&c), "--kafka", "1.1.1,ibp=0.10.2"]);
+    let out = ok(&["fetch", "--leader", s(&c), s(&b), "--kafka", "1.1.1", "--rounds", "3"]);
+    assert!(out.contains("round 1: follower LEO 2 is past the leader's LEO 0") && out.contains("STOPS"), "{out}");
+    assert!(!out.contains("round 2"), "no round after the broker stops: {out}");
+    assert_eq!(records(&b).len(), 2, "nothing is cut");
+    let json = json_lines(&ok(&["fetch", "--leader", s(&c), s(&b), "--kafka", "2.0.0", "--json"]));
+    assert_eq!((json[0]["broker_stops"].as_bool(), json[0]["truncated"].is_null()), (Some(true), true), "{}", json[0]);
+    assert_eq!(records(&b).len(), 2);
+    let explain = ok(&["fetch", "--leader", s(&c), s(&b), "--kafka", "2.0.0", "--explain"]);
+    assert!(explain.contains("stop the broker (FatalExitError)") && explain.contains("2 > 0"), "{explain}");
+    // 2.0.1 (KAFKA-7414), or unclean election enabled: the follower truncates to the leader's LEO.
+    let out = ok(&["fetch", "--leader", s(&c), s(&b), "--kafka", "1.1.1,unclean=true"]);
+    assert!(out.contains("follower LEO 2 is past the leader's LEO: truncated to 0"), "{out}");
+    assert!(records(&b).is_empty());
 }

@@ -312,3 +312,19 @@ fn fetch_takes_the_release_as_recover_does() {
     code(&["fetch", "--leader", s(&a), s(&b), "--json", "--explain"], 2);
     assert!((snapshot(&a), snapshot(&b)) == before, "a refused fetch changes nothing");
 }
+
+/// Issue 41, point 4. ReplicaManager.scala:1761-1772@2.8.0 records the follower's fetch offset
+/// for any read without an error, a diverging one included: A records B's fetch offset 16 and
+/// its HW moves from 11 to 16 over offsets where B holds b11-b15. KAFKA-13141
+/// (ReplicaManager.scala:1766-1769@2.8.1) skips it: the HW stays at 11.
+#[test]
+fn on_2_8_0_a_diverging_answer_still_records_the_followers_offset_and_moves_the_leaders_hw() {
+    for (release, leader_hw) in [("2.8.0", 16), ("2.8.1", 11)] {
+        let (_lab, a, b) = diverged_lab();
+        assert_eq!(hw(&a), 11);
+        let (_, rounds) = fetch(&a, &b, &["--kafka", release, "--rounds", "1"]);
+        assert_eq!(rounds[0]["answer"]["type"], "diverging", "{release}");
+        assert_eq!(rounds[0]["leader_high_watermark"], leader_hw, "{release}: {:?}", rounds[0]);
+        assert_eq!(hw(&a), leader_hw, "{release}: on disk too");
+    }
+}

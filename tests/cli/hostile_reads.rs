@@ -684,3 +684,33 @@ fn a_segment_cut_by_another_process_while_dump_reads_it_is_an_exit_code_never_a_
     }
     eprintln!("{rounds} rounds: exit codes {codes:?}, {changed} said the file changed while read");
 }
+
+/// Issue 41, point 10: a name like a segment's that is no regular file (a symlink loop, a
+/// FIFO) may hold records `diff` cannot read: it names it and exits 1 (not "identical"), as
+/// `check` reports it as a finding; in both the one-partition and the data-dir form.
+#[test]
+fn diff_names_an_unreadable_segment_file_and_does_not_call_the_logs_identical() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    for kind in [Kind::SymlinkLoop, Kind::Fifo] {
+        let lab = lab_with(&[("k", &k), ("k2", &k)]);
+        let segment = "k/demo-0/00000000000000000099.log";
+        assert!(plant(&lab.path().join(segment), kind));
+        let r = run(lab.path(), &["check", "k"]);
+        assert_eq!(r.code, 1, "{kind:?}: check: {}{}", r.out, r.err);
+        let r = run(lab.path(), &["diff", "k", "k2"]);
+        assert_eq!(r.code, 1, "{kind:?}: {}{}", r.out, r.err);
+        assert!(r.out.contains("unreadable segment in A") && r.out.contains("00000000000000000099.log"), "{}", r.out);
+        assert!(!r.out.contains("identical up to"), "{}", r.out);
+        let r = run(lab.path(), &["diff", "k2", "k", "--json"]);
+        assert_eq!(r.code, 1, "{kind:?}: {}{}", r.out, r.err);
+        assert!(r.out.contains("\"identical\":false") && r.out.contains("\"side\":\"b\""), "{}", r.out);
+    }
+    let Some(zk) = real(template.path(), "zk-broker-2020") else { return };
+    let lab = lab_with(&[("zk", &zk), ("zk2", &zk)]);
+    let segment = "zk/first_topic-0/00000000000000000099.log";
+    assert!(plant(&lab.path().join(segment), Kind::SymlinkLoop));
+    let r = run(lab.path(), &["diff", "zk", "zk2"]);
+    assert_eq!(r.code, 1, "{}{}", r.out, r.err);
+    assert!(r.out.contains("unreadable segment in A") && r.out.contains("00000000000000000099.log"), "{}", r.out);
+}

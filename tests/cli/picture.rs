@@ -422,7 +422,20 @@ fn explain_marks_the_lines_each_mode_ran_for_s1_s2_and_s3() {
             let mut args = vec!["recover", s(&follower), "--leader", s(&leader), "--dry-run", "--explain"];
             args.extend(flags);
             let out = ok(&args);
-            assert_eq!(ran_lines(&out), expected(scenario, variant), "{scenario} under {variant}:\n{out}");
+            let mut want = expected(scenario, variant);
+            if variant != "kip279" {
+                // Before 2.8 the first fetch checks the log end against the leader's.
+                let leader_leo: i64 = out
+                    .lines()
+                    .find_map(|l| l.trim_start().strip_prefix("leader:   LEO "))
+                    .and_then(|rest| rest.split(' ').next()?.parse().ok())
+                    .unwrap();
+                let cut: i64 = want.last().unwrap().split(['(', ' ']).find_map(|w| w.parse().ok()).unwrap();
+                want.push(format!(
+                    "if leo > leader.leo:  # the first fetch: OFFSET_OUT_OF_RANGE ◀ no ({cut} <= {leader_leo})"
+                ));
+            }
+            assert_eq!(ran_lines(&out), want, "{scenario} under {variant}:\n{out}");
             assert!(out.contains(&format!("explain: {source}")), "{out}");
         }
     }
