@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::format::producer_snapshot::ProducerEntry;
 use crate::log::transaction_coordinator::{read_coordinator_log, verdict, Verdict};
 use crate::log::transactions::{read_transactions, Transactions};
+use crate::log::verify::Finding;
 use crate::replica::Replica;
 use crate::replica::{summarize, ReplicaSummary};
 use std::path::Path;
@@ -126,6 +127,11 @@ fn report(mut replica: Replica) -> Result<TxnReport> {
     let load = replica.preview_start()?;
     let state = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref().zip(r.producers_after_load.as_ref()));
     let mut transactions = read_transactions(replica.log(), replica.log_start_offset(), state)?;
+    // What did not read (a checkpoint, `meta.properties`, a name Kafka reads that is not a
+    // regular file) is a finding on its path, as `check` reports it; the rest is read.
+    let problems =
+        replica.problems().iter().map(|p| Finding::new(&p.path, p.position, None, p.what.clone()).on_line(p.line));
+    transactions.findings.splice(0..0, problems);
     if let Some(load) = &load {
         transactions.unstable_reported = load.unstable_reported.clone();
     }

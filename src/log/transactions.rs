@@ -189,15 +189,18 @@ pub fn read_transactions(
     log_start_offset: i64,
     load: Option<(&super::producer_state::RebuildStart, &ProducerReplay)>,
 ) -> Result<Transactions> {
-    use crate::error::IoContext;
     let leo = log.log_end_offset();
     let mut findings = Vec::new();
     let mut notes = Vec::new();
     // Every snapshot on disk is compared with the log at its offset.
     let mut on_disk: Vec<SnapshotView> = Vec::new();
     // Regular files only (a directory of that name is not a snapshot Kafka reads).
-    for (path, offset) in super::verify::snapshot_files(log.dir())?.into_iter().filter(|(p, _)| p.is_file()) {
-        let bytes = std::fs::read(&path).at(&path, "read")?;
+    for (path, offset) in super::verify::snapshot_files(log.dir())? {
+        let bytes = match crate::regular_file::read_regular(&path) {
+            Ok(Some(b)) => b,
+            Ok(None) | Err(crate::error::Error::NotRegular { .. }) => continue,
+            Err(e) => return Err(e),
+        };
         match producer_snapshot::decode(&bytes) {
             Ok(s) if s.crc_valid() => {
                 if offset <= leo && offset >= log_start_offset {
@@ -480,13 +483,14 @@ fn compare_snapshot(
 /// (`alt`), when no other one was open at the marker: Kafka computes it after the whole append
 /// the marker came in, and a follower appends a whole fetch at once.
 fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn, Option<i64>)], findings: &mut Vec<Finding>) -> Result<()> {
-    use crate::error::IoContext;
     for seg in log.segments() {
         let path = log.dir().join(format!("{:020}{}", seg.base_offset, names::TXN_INDEX_SUFFIX));
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e).at(&path, "read"),
+        // Regular files only: a FIFO of that name would make a read wait for ever. What is not
+        // one is in `Log::not_regular_files` (the caller reports it) and reads as absent.
+        let bytes = match crate::regular_file::read_regular(&path) {
+            Ok(b) => b.unwrap_or_default(),
+            Err(crate::error::Error::NotRegular { .. }) => Vec::new(),
+            Err(e) => return Err(e),
         };
         let (entries, tail) = txn_index::decode_entries(&bytes);
         let expected: Vec<(&AbortedTxn, Option<i64>)> =

@@ -286,6 +286,46 @@ fn every_non_regular_kind_in_every_place_klog_reads_is_a_finding_or_a_refusal_ne
     assert!(ran >= 5 * 12 * 3, "only {ran} cases ran");
 }
 
+/// `klog txn` opens only regular files, as `check` does (issue 46, point 4): a FIFO named
+/// `<offset>.txnindex` once made it wait for a writer for ever. Every non-regular kind in every
+/// place it reads, in the single-partition and the data-dir form, is a finding on that path
+/// (exit 1), returned at once, and nothing changes.
+#[test]
+fn txn_opens_only_regular_files_every_non_regular_name_is_a_finding_never_a_hang() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    // A second partition: `txn k` is then the data-dir form.
+    ok(&["create", s(&k), "--replica-id", "1", "--topic", "other"]);
+    let mut ran = 0;
+    for kind in KINDS {
+        for place in KLOG_PLACES {
+            let lab = lab_with(&[("k", &k)]);
+            if !plant(&lab.path().join(place), kind) {
+                continue;
+            }
+            let forms: [&[&str]; 3] = [
+                &["txn", "k", "--json", "--partition", "demo-0"],
+                &["txn", "k/demo-0", "--json"],
+                &["txn", "k", "--json"],
+            ];
+            for args in forms {
+                let before = tree_of(lab.path());
+                let r = run(lab.path(), args);
+                let show = || format!("{kind:?} at {place}: klog {args:?} exit {}\n{}\n{}", r.code, r.out, r.err);
+                assert_eq!(r.code, 1, "{}", show());
+                let lines = json_lines(&r.out);
+                let named = lines.iter().flat_map(|l| l["findings"].as_array().cloned().unwrap_or_default()).any(|f| {
+                    f["path"] == place && f["position"].is_u64() && !f["what"].as_str().unwrap_or("").is_empty()
+                });
+                assert!(named, "no finding on {place}\n{}", show());
+                assert_eq!(tree_of(lab.path()), before, "{}", show());
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 5 * 12 * 3, "only {ran} cases ran");
+}
+
 #[test]
 fn every_command_that_reads_a_replica_returns_on_a_fifo_index_and_a_fifo_checkpoint() {
     let template = tempfile::tempdir().unwrap();
