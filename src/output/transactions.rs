@@ -75,7 +75,7 @@ pub fn text(out: &mut dyn Write, r: &TxnReport, settings: &Settings) -> Result<(
     }
     for o in &t.broker_open {
         out!(out, "{} {}", p.warn("open"), open_line(o))?;
-        if !t.open.iter().any(|l| l.producer_id == o.producer_id && l.first_offset == o.first_offset) {
+        if !t.log_holds(o) {
             out!(out, "  the log does not hold it open: only the producer snapshot does (see the finding)")?;
         }
         out!(
@@ -84,7 +84,7 @@ pub fn text(out: &mut dyn Write, r: &TxnReport, settings: &Settings) -> Result<(
             abort_command(&r.summary.topic, r.summary.partition, o.first_offset)
         )?;
     }
-    for o in t.open.iter().filter(|l| !t.broker_open.iter().any(|b| b.first_offset == l.first_offset)) {
+    for o in t.open.iter().filter(|l| !t.broker_holds_from(l.first_offset)) {
         out!(
             out,
             "{} {} (the log's; the snapshot the broker loads says it is not open)",
@@ -204,7 +204,7 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
             records: o.records,
             first_timestamp: o.first_timestamp,
             last_timestamp: o.last_timestamp,
-            in_log: t.open.iter().any(|l| l.producer_id == o.producer_id && l.first_offset == o.first_offset),
+            in_log: t.log_holds(o),
             abort_command: c,
             coordinator: r.coordinator.get(i).map(|v| match v {
                 Verdict::Expected(t) => CoordinatorWire {
