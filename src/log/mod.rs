@@ -11,6 +11,7 @@ pub mod checkpoint;
 pub mod epoch_cache;
 pub mod index;
 pub mod names;
+pub mod producer_checks;
 pub mod producer_state;
 pub mod recovery;
 pub mod segment;

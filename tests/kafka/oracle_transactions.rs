@@ -32,6 +32,9 @@ fn generated_log(rng: &mut Rng, t: i64) -> (Vec<u8>, Vec<i64>) {
     let mut next = 0i64;
     let mut sequence = [0i32; 3];
     let mut open = [false; 3];
+    // Each producer's markers carry coordinator epochs that never go back: a Kafka leader fences
+    // an older one (TRANSACTION_COORDINATOR_FENCED), and so does `klog append`.
+    let mut coordinator_epochs = [0u64; 3];
     for _ in 0..(6 + rng.below(10)) {
         bounds.push(next);
         let p = rng.below(3) as usize;
@@ -268,7 +271,8 @@ fn cli_history(root: &Path, name: &str, rng: &mut Rng) -> PathBuf {
             1 if !open[p] => ok(&["append", s(&d), &v, "--producer-id", &id]),
             2 => {
                 let end = if rng.below(2) == 0 { "commit" } else { "abort" };
-                let coordinator = rng.below(3).to_string();
+                coordinator_epochs[p] = coordinator_epochs[p].max(rng.below(3));
+                let coordinator = coordinator_epochs[p].to_string();
                 open[p] = false;
                 ok(&["append", s(&d), "--producer-id", &id, "--end-txn", end, "--coordinator-epoch", &coordinator])
             }
