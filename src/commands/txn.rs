@@ -35,7 +35,7 @@ impl TxnReport {
 }
 
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<TxnReport> {
-    report(Replica::open(dir, partition)?)
+    report(&|| Replica::open(dir, partition))
 }
 
 /// Every partition of a log dir (a broker's data dir).
@@ -94,7 +94,7 @@ pub fn run_data_dirs(
         let shown: Vec<String> = names.into_iter().filter(|n| only.is_none_or(|o| o == n)).collect();
         let reports = crate::parallel::parallel_map(
             &shown,
-            |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
+            |name| report(&|| Replica::open_in(&files, name)).map_err(|e| e.to_string()),
             progress,
         );
         read.push((
@@ -128,11 +128,26 @@ pub fn run_data_dirs(
 /// The transaction coordinator's topic.
 const TRANSACTION_STATE_PREFIX: &str = "__transaction_state-";
 
-fn report(mut replica: Replica) -> Result<TxnReport> {
+/// The report of the replica `open` opens (read-only). A log a broker cannot load is a finding
+/// (as `check` and `recover --dry-run` say it): the report is then of the files as they are,
+/// replayed from the latest producer snapshot as a running replica's, opened again (the
+/// forecast stopped part way).
+fn report(open: &dyn Fn() -> Result<Replica>) -> Result<TxnReport> {
+    let mut replica = open()?;
     let summary = summarize(&replica);
-    let load = replica.preview_start()?;
+    let (load, refusal) = match replica.preview_start() {
+        Ok(load) => (load, None),
+        Err(e) => match crate::replica::load_refusal(&e) {
+            Some(finding) => {
+                replica = open()?;
+                (None, Some(finding))
+            }
+            None => return Err(e),
+        },
+    };
     let state = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref().zip(r.producers_after_load.as_ref()));
     let mut transactions = read_transactions(replica.log(), replica.log_start_offset(), state)?;
+    transactions.findings.splice(0..0, refusal);
     // What did not read (a checkpoint, `meta.properties`, a name Kafka reads that is not a
     // regular file) is a finding on its path, as `check` reports it; the rest is read.
     let problems =
