@@ -5,8 +5,10 @@
 //!
 //! Escaped: C0 controls (U+0000..U+001F; `\n`, `\r`, `\t` by their short names), DEL (U+007F),
 //! the C1 controls (U+0080..U+009F; U+009B is the one-byte CSI of 8-bit terminals), the
-//! line and paragraph separators U+2028/U+2029, and the bidirectional formatting characters
-//! (U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) that reorder what a line seems to say.
+//! line and paragraph separators U+2028/U+2029, the bidirectional formatting characters
+//! (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) that reorder what a line seems to
+//! say, and the zero-width characters (U+200B..U+200D, U+2060, U+FEFF) that make two different
+//! names look the same.
 //! Each becomes Rust's `\u{1b}` notation, which is also what `{:?}` writes, so an error that
 //! already quoted its argument with `{:?}` reads the same. Everything else, backslashes
 //! included, is shown as it is.
@@ -20,10 +22,16 @@ use std::borrow::Cow;
 /// Characters of an echoed argument shown before it is cut (`…` and its full length follow).
 pub const ARG_CHARS_MAX: usize = 80;
 
-/// True for a character a terminal acts on (or that reorders a line) instead of showing it.
+/// True for a character a terminal acts on, that reorders a line, or that shows as nothing
+/// (so two different names would read the same) instead of showing it.
 pub fn needs_escape(c: char) -> bool {
     c.is_control() // C0, DEL and C1
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' // line and paragraph separators
+            | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' // bidi marks
+            | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}' // zero-width space, (non-)joiner, word joiner, BOM
+        )
 }
 
 fn push_escaped(out: &mut String, c: char) {
@@ -134,6 +142,9 @@ mod tests {
         assert_eq!(lines("a\nb\u{1b}"), "a\nb\\u{1b}");
         // the same notation as `{:?}`, without its quotes
         assert_eq!(format!("{:?}", "a\u{1b}\n"), format!("\"{}\"", text("a\u{1b}\n")));
+        for c in ['\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{feff}', '\u{061c}', '\u{202a}', '\u{2069}'] {
+            assert_eq!(text(&c.to_string()), format!("\\u{{{:x}}}", c as u32));
+        }
         for c in (0u32..0x110000).filter_map(char::from_u32) {
             let s = c.to_string();
             assert!(is_clean(&text(&s), false), "U+{:04X}", c as u32);

@@ -4,6 +4,7 @@ use super::json::{finding_wire, line, replica_wire, FindingWire, ReplicaWire};
 use super::{table, Settings};
 use crate::commands::txn::{DataDirTxn, DataDirsTxn, TxnReport};
 use crate::error::Result;
+use crate::escape;
 use crate::log::transaction_coordinator::Verdict;
 use crate::log::transactions::OpenTransaction;
 use serde::Serialize;
@@ -359,8 +360,8 @@ fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usiz
                     out,
                     "  the coordinator expects it: transactional.id {} is {} at producer epoch {} with this partition \
                      ({}, offset {}); it writes the marker on commit, abort or its {} ms timeout",
-                    c.transactional_id,
-                    c.state,
+                    escape::text(&c.transactional_id),
+                    escape::text(&c.state),
                     c.producer_epoch,
                     c.log,
                     c.offset,
@@ -371,8 +372,8 @@ fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usiz
                     "  {}: transactional.id {} is {} and does not list this partition ({}, offset {}): no marker \
                      will come; abort it:\n  {abort}",
                     p.bad("HANGING"),
-                    c.transactional_id,
-                    c.state,
+                    escape::text(&c.transactional_id),
+                    escape::text(&c.state),
                     c.log,
                     c.offset
                 )?,

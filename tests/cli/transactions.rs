@@ -93,7 +93,7 @@ fn a_data_dir_lists_the_partitions_whose_lso_is_held_and_their_open_transactions
 
 /// One `__transaction_state` record, version 0 (`TransactionLogKey` / `TransactionLogValue`):
 /// transactional.id, producer id, status id (1 Ongoing, 4 CompleteCommit) and the partitions.
-fn coordinator_record(id: &str, producer: i64, status: i8, partitions: &[(&str, i32)], t: i64) -> NewRecord {
+pub(crate) fn coordinator_record(id: &str, producer: i64, status: i8, partitions: &[(&str, i32)], t: i64) -> NewRecord {
     let string = |s: &str| [&(s.len() as i16).to_be_bytes()[..], s.as_bytes()].concat();
     let key = [&0i16.to_be_bytes()[..], &string(id)].concat();
     let mut value = Vec::new();
