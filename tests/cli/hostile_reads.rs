@@ -677,3 +677,56 @@ fn a_meta_properties_without_a_node_id_is_a_finding_as_kafka_refuses_to_start_on
     assert_eq!(r.code, 0, "{}{}", r.out, r.err);
     assert!(!r.out.contains("finding"), "{}", r.out);
 }
+
+/// A file no read can open: as root (whom file modes do not stop), a symlink to a procfs file
+/// that refuses reads to everyone (`/proc/sys/vm/drop_caches` is write-only); otherwise a file
+/// with no permission bits. Asserts the open fails.
+fn make_unreadable(path: &Path) {
+    let _ = fs::remove_file(path);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::symlink("/proc/sys/vm/drop_caches", path).unwrap();
+    } else {
+        fs::write(path, b"0\n0\n").unwrap();
+        fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0)).unwrap();
+    }
+    let e = fs::File::open(path).expect_err("the file must not open for reading");
+    assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied, "{e}");
+}
+
+/// An unreadable HW checkpoint or `meta.properties` is a finding for what it affects (every
+/// partition's HW, the broker's identity), not a refusal of the whole dir, in check, txn, dump
+/// and diff, each in its data-dir and single-partition form, as the README says (issue 46,
+/// point 8). Before, each refused the dir: "open failed: Permission denied", exit 2.
+#[test]
+fn an_unreadable_checkpoint_or_meta_properties_is_a_finding_not_a_refusal_of_the_dir() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    ok(&["create", s(&k), "--replica-id", "1", "--topic", "other"]);
+    ok(&["stop", s(&k)]);
+    for place in ["k/replication-offset-checkpoint", "k/meta.properties"] {
+        let lab = lab_with(&[("k", &k), ("f", &k)]);
+        make_unreadable(&lab.path().join(place));
+        let forms: [(&[&str], bool); 8] = [
+            (&["check", "k"], true),
+            (&["check", "k", "--partition", "demo-0"], true),
+            (&["txn", "k"], true),
+            (&["txn", "k", "--partition", "demo-0"], true),
+            (&["dump", "k"], true),
+            (&["dump", "k", "--partition", "demo-0"], true),
+            (&["diff", "k", "f"], false),
+            (&["diff", "k", "f", "--partition", "demo-0"], false),
+        ];
+        for (args, says) in forms {
+            let before = tree_of(lab.path());
+            let r = run(lab.path(), args);
+            let show = format!("{place}: klog {args:?} exit {}\n{}\n{}", r.code, r.out, r.err);
+            assert!(r.code == 0 || r.code == 1, "{show}");
+            assert!(r.err.is_empty(), "{show}");
+            if says {
+                assert!(r.out.contains(place) && r.out.contains("Permission denied"), "{show}");
+            }
+            assert_eq!(tree_of(lab.path()), before, "{show}");
+        }
+    }
+}
