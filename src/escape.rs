@@ -91,6 +91,43 @@ pub fn shortened(s: &str) -> (String, Option<usize>) {
     (format!("{}…", text(&head)), Some(count))
 }
 
+/// Characters of a path shown whole in an error line; a longer one keeps its first
+/// [`PATH_HEAD_CHARS`] and its file name (at most [`PATH_TAIL_CHARS`] of its end), with `…`
+/// where the middle was.
+pub const PATH_CHARS_MAX: usize = 160;
+pub const PATH_HEAD_CHARS: usize = 40;
+pub const PATH_TAIL_CHARS: usize = 100;
+
+/// `path` for an error line: whole when short, else its head, `…` and its file name.
+pub fn short_path(path: &str) -> Cow<'_, str> {
+    let count = path.chars().count();
+    if count <= PATH_CHARS_MAX {
+        return Cow::Borrowed(path);
+    }
+    let head: String = path.chars().take(PATH_HEAD_CHARS).collect();
+    let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
+    let name_count = name.chars().count();
+    let tail: String = name.chars().skip(name_count.saturating_sub(PATH_TAIL_CHARS)).collect();
+    let cut = if name_count > PATH_TAIL_CHARS { "…" } else { "" };
+    Cow::Owned(format!("{head}…/{cut}{tail}"))
+}
+
+/// An error message for one line: every long path in it cut in the middle ([`short_path`]):
+/// `path` (the one the error names, which may hold spaces) wherever it appears, then any other
+/// space-free word holding a `/` that is longer than [`PATH_CHARS_MAX`]. A 5,000-byte path
+/// gives a line of a few hundred characters that still names the file.
+pub fn cut_paths(message: &str, path: Option<&str>) -> String {
+    let message = match path.filter(|p| p.chars().count() > PATH_CHARS_MAX) {
+        Some(p) => message.replace(p, &short_path(p)),
+        None => message.to_string(),
+    };
+    message
+        .split(' ')
+        .map(|word| if word.contains('/') { short_path(word) } else { Cow::Borrowed(word) })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A line of terminal text with every character of [`needs_escape`] escaped except, when
 /// `keep_colour`, klog's own colour codes (SGR: `ESC [ digits and ; m`). `\n` is escaped too:
 /// the caller hands one line at a time.
@@ -161,6 +198,29 @@ mod tests {
         let at_cut = format!("{}\u{1b}[2Jyyyy", "x".repeat(ARG_CHARS_MAX - 1));
         assert!(is_clean(&arg(&at_cut), false));
         assert!(arg(&at_cut).ends_with("\\u{1b}…\" (87 characters)"), "{}", arg(&at_cut));
+    }
+
+    #[test]
+    fn long_paths_are_cut_in_the_middle_keeping_the_file_name() {
+        assert_eq!(short_path("/tmp/a/b.log"), "/tmp/a/b.log");
+        let long = format!("/tmp/{}/00000000000000000000.log", "d/".repeat(2500));
+        let shown = cut_paths(&format!("{long}: corrupt data at position 3: bad"), Some(&long));
+        assert!(shown.len() < 200, "{shown}");
+        assert!(
+            shown.starts_with("/tmp/d/d/") && shown.contains("…/00000000000000000000.log: corrupt data"),
+            "{shown}"
+        );
+        // A path with a space, named by the error, and another long word with a `/`.
+        let spaced = format!("/tmp/my dir/{}/x.log", "e".repeat(300));
+        let other = format!("/var/{}/y.log", "f".repeat(300));
+        let shown = cut_paths(&format!("{spaced}: see {other} too"), Some(&spaced));
+        assert!(
+            shown.chars().count() < 250 && shown.contains("…/x.log: see") && shown.contains("…/y.log too"),
+            "{shown}"
+        );
+        // A file name longer than the tail keeps its end.
+        let name = format!("/{}", "n".repeat(250));
+        assert!(short_path(&name).ends_with(&"n".repeat(PATH_TAIL_CHARS)));
     }
 
     #[test]

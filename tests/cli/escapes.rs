@@ -193,3 +193,23 @@ fn a_transactional_id_cannot_forge_a_line_or_hide_characters_in_txn_output() {
         assert!(!out.contains(c), "U+{:04X} raw in: {out}", c as u32);
     }
 }
+
+/// A 5,000-byte path gives a short error line that still names the file (issue 46, point 8):
+/// its middle is cut, its start and file name kept. Before, the line was 5,115 characters.
+#[test]
+fn a_long_path_is_cut_in_the_middle_of_an_error_line_keeping_the_file_name() {
+    let lab = Lab::new();
+    let deep = (0..25).fold(lab.path("root"), |p, i| p.join(format!("{i:02}{}", "d".repeat(198))));
+    for (args, name) in [
+        (vec!["dump".to_string(), s(&deep.join("00000000000000000007.log")).to_string()], "00000000000000000007.log"),
+        (vec!["check".to_string(), s(&deep.join("broker-dir")).to_string()], "broker-dir"),
+    ] {
+        assert!(args[1].len() > 5000);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (_, err) = code(&args, 2);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.chars().count() < 400, "{} characters: {err}", err.chars().count());
+        assert!(err.contains(&format!("…/{name}")), "{err}");
+        assert!(err.contains(s(&lab.path("root"))), "the start of the path is kept: {err}");
+    }
+}
