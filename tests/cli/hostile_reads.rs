@@ -688,7 +688,7 @@ fn make_unreadable(path: &Path) {
         std::os::unix::fs::symlink("/proc/sys/vm/drop_caches", path).unwrap();
     } else {
         fs::write(path, b"0\n0\n").unwrap();
-        fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0)).unwrap();
+        fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
     }
     let e = fs::File::open(path).expect_err("the file must not open for reading");
     assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied, "{e}");

@@ -32,9 +32,6 @@ fn generated_log(rng: &mut Rng, t: i64) -> (Vec<u8>, Vec<i64>) {
     let mut next = 0i64;
     let mut sequence = [0i32; 3];
     let mut open = [false; 3];
-    // Each producer's markers carry coordinator epochs that never go back: a Kafka leader fences
-    // an older one (TRANSACTION_COORDINATOR_FENCED), and so does `klog append`.
-    let mut coordinator_epochs = [0u64; 3];
     for _ in 0..(6 + rng.below(10)) {
         bounds.push(next);
         let p = rng.below(3) as usize;
@@ -259,6 +256,9 @@ fn cli_history(root: &Path, name: &str, rng: &mut Rng) -> PathBuf {
     ok(&["create", s(&d), "--replica-id", "1", "--segment-bytes", "400"]);
     ok(&["elect", s(&d)]);
     let mut open = [false; 3];
+    // Each producer's markers carry coordinator epochs that never go back: a Kafka leader fences
+    // an older one (TRANSACTION_COORDINATOR_FENCED), and so does `klog append`.
+    let mut coordinator_epochs = [0u64; 3];
     for step in 0..(6 + rng.below(10)) {
         let p = rng.below(3) as usize;
         let id = (7 + p).to_string();
