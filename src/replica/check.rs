@@ -33,9 +33,15 @@ pub fn check_replica(mut replica: Replica, progress: &mut dyn ProgressSink) -> R
     let mut verification =
         verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
     let summary = summarize(&replica);
-    // Other errors of the forecast are not the verifier's: what they meet it reported above.
-    if let Err(e) = replica.preview_start() {
-        verification.findings.extend(load_refusal(&e));
+    // A load refuses on damage the verifier reports, or where the producer-state rebuild
+    // replays producer batches: only then is the forecast run (a log of plain batches without
+    // findings loads; the forecast would double the work of checking a data dir). Other errors
+    // of the forecast are not the verifier's: what they meet it reported above.
+    let load_can_refuse = !verification.findings.is_empty() || verification.producer_batch_count > 0;
+    if load_can_refuse {
+        if let Err(e) = replica.preview_start() {
+            verification.findings.extend(load_refusal(&e));
+        }
     }
     Ok(CheckReport { summary, verification })
 }
