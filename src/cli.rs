@@ -1639,6 +1639,11 @@ impl AppendArgs {
     /// per line), and `now_ms` as the timestamp unless `--timestamp` is given.
     pub fn request(&self, stdin: &mut dyn std::io::Read, now_ms: i64) -> Result<commands::append::AppendRequest<'_>> {
         use crate::error::IoContext;
+        // clap's `requires` lets it through beside --producer-id; a marker's epoch on records
+        // would be ignored, so it is refused.
+        if self.coordinator_epoch.is_some() && self.end_txn.is_none() {
+            return Err(Error::Usage("--coordinator-epoch is the epoch a marker carries: it needs --end-txn".into()));
+        }
         let values = if let (Some(count), Some(value_size)) = (self.count, self.value_size) {
             commands::append::Values::Generated { count, value_size }
         } else if self.stdin {

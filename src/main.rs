@@ -45,8 +45,10 @@ fn main() -> ExitCode {
     }
     match &result {
         Err(e) if !e.is_broken_pipe() => {
-            // One line, whatever the error echoes (a name read from a file, an argument).
-            eprintln!("klog: error: {}", escape::text(&e.to_string()));
+            // One line, whatever the error echoes (a name read from a file, an argument), and
+            // of a sane length: long paths are cut in the middle, keeping the file name.
+            let path = e.path().map(|p| p.display().to_string());
+            eprintln!("klog: error: {}", escape::text(&escape::cut_paths(&e.to_string(), path.as_deref())));
             for failure in undo_failures {
                 eprintln!("klog: warning: {}", escape::text(&failure));
             }

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
 use crate::format::compression::Compression;
 use crate::format::record::RecordRef;
+use crate::log::producer_checks;
 use crate::log::recovery::RecoveryReport;
 use crate::parallel::ProgressSink;
 use crate::replica::{Replica, Role};
@@ -79,6 +80,8 @@ pub struct AppendReport {
     /// A marker appended: COMMIT (true) or ABORT, and the transaction it ended with the
     /// aborted-index entry written for it (`None` when it ended a transaction without data).
     pub marker: Option<(bool, Option<crate::log::producer_state::CompletedTxn>, Option<i64>)>,
+    /// A retry of the producer's batch at these offsets (first, last): nothing was written.
+    pub duplicate_of: Option<(i64, i64)>,
 }
 
 /// Parse `K=V` (or `K` for a null value).
@@ -151,45 +154,53 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         )));
     }
     let startup = replica.start()?;
-    // The producer's state at the log end: its next sequence, and what Kafka refuses.
-    let producer = match req.producer {
-        None => None,
-        Some(p) => {
-            let state = replica.log().producer_state_at(replica.log_end_offset())?;
-            let known = state.producers().into_iter().find(|e| e.producer_id == p.id);
-            let open = known.as_ref().is_some_and(|e| e.current_txn_first_offset >= 0);
-            if open && !p.transactional && p.end_txn.is_none() {
-                return Err(Error::state(
-                    &replica.paths().log_dir,
-                    format!(
-                        "producer {} has a transaction open: Kafka refuses a non-transactional write from it \
-                         (InvalidTxnStateException; pass --transactional, or end it with --end-txn)",
-                        p.id
-                    ),
-                ));
-            }
-            if let Some(e) = known.as_ref().filter(|e| p.epoch < e.producer_epoch) {
-                return Err(Error::state(
-                    &replica.paths().log_dir,
-                    format!(
-                        "producer {} is at epoch {}: Kafka fences epoch {} (InvalidProducerEpochException)",
-                        p.id, e.producer_epoch, p.epoch
-                    ),
-                ));
-            }
-            let next = known.filter(|e| e.producer_epoch == p.epoch).map_or(0, |e| e.last_sequence.wrapping_add(1));
-            Some((p, p.sequence.unwrap_or(next), state))
-        }
-    };
-    if let (Some((commit, coordinator_epoch)), Some((p, _, state))) = (marker, producer.as_ref()) {
-        return append_marker(replica, *p, commit, coordinator_epoch, state.clone(), req.timestamp, startup);
-    }
     let per_batch = req.records_per_batch.unwrap_or(match &req.values {
         Values::Given(_) => total,
         Values::Generated { value_size, .. } => {
             (GENERATED_BATCH_BYTES / (value_size + 24 + req.key.as_ref().map_or(0, |k| k.len()))).max(1) as u64
         }
     });
+    // The producer's state at the log end: its next sequence, and what Kafka's leader refuses
+    // or takes for a retry (see `crate::log::producer_checks`), before anything is written.
+    let producer = match req.producer {
+        None => None,
+        Some(p) => {
+            let state = replica.log().producer_state_at(replica.log_end_offset())?;
+            let known = state.producers().into_iter().find(|e| e.producer_id == p.id);
+            let next = known.filter(|e| e.producer_epoch == p.epoch).map_or(0, |e| e.last_sequence.wrapping_add(1));
+            let sequence = p.sequence.unwrap_or(next);
+            let refused = |r: producer_checks::Refusal| Error::state(&replica.paths().log_dir, r.to_string());
+            match marker {
+                Some((_, coordinator_epoch)) => {
+                    producer_checks::check_marker(&state, p.id, p.epoch, coordinator_epoch).map_err(refused)?;
+                }
+                None => {
+                    // The first batch decides (the later ones follow it in sequence).
+                    let first_count = i32::try_from(per_batch.min(total)).unwrap_or(i32::MAX);
+                    let first_sequence = sequence & i32::MAX;
+                    match producer_checks::check_data(
+                        &state,
+                        p.id,
+                        p.epoch,
+                        first_sequence,
+                        first_count,
+                        p.transactional,
+                    )
+                    .map_err(refused)?
+                    {
+                        producer_checks::DataVerdict::Append => {}
+                        producer_checks::DataVerdict::Duplicate(first, last) => {
+                            return Ok(duplicate_report(&replica, p, first_sequence, (first, last), startup))
+                        }
+                    }
+                }
+            }
+            Some((p, sequence, state))
+        }
+    };
+    if let (Some((commit, coordinator_epoch)), Some((p, _, state))) = (marker, producer.as_ref()) {
+        return append_marker(replica, *p, commit, coordinator_epoch, state.clone(), req.timestamp, startup);
+    }
     let segments_before = replica.log().segments().len();
     let latest_entry_before = replica.log().epoch_cache().latest();
     let mut report = AppendReport {
@@ -206,6 +217,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         startup,
         producer: producer.as_ref().map(|(p, seq, _)| (*p, *seq)),
         marker: None,
+        duplicate_of: None,
     };
     let producer_fields = producer.as_ref().map(|(p, seq, _)| (p.id, p.epoch, *seq, p.transactional));
     // One thread encodes batches while this one writes them: the two overlap, so a large
@@ -297,6 +309,33 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     Ok(report)
 }
 
+/// The answer to a retry of a batch the log holds: nothing written, the original batch's
+/// offsets (Kafka's leader answers them without an error: `UnifiedLog.java:1261-1269@4.4.0`).
+fn duplicate_report(
+    replica: &Replica,
+    p: Producer,
+    first_sequence: i32,
+    (first, last): (i64, i64),
+    startup: Option<RecoveryReport>,
+) -> AppendReport {
+    AppendReport {
+        leader_epoch: replica.will_run_as().leader_epoch,
+        batches: Vec::new(),
+        records: 0,
+        bytes: 0,
+        log_end_offset: replica.log_end_offset(),
+        high_watermark: replica.high_watermark(),
+        high_watermark_before: replica.high_watermark(),
+        epoch_entry: None,
+        flushed: false,
+        segments_rolled: 0,
+        startup,
+        producer: Some((p, first_sequence)),
+        marker: None,
+        duplicate_of: Some((first, last)),
+    }
+}
+
 /// Append one COMMIT or ABORT marker for `p`, as a coordinator's `WriteTxnMarkers` does, and
 /// for an ABORT that ended a transaction with data the aborted-index entry Kafka writes in the
 /// marker's segment (`LogSegment.updateTxnIndex`, with the LSO of that moment).
@@ -352,6 +391,7 @@ fn append_marker(
         startup,
         producer: Some((p, -1)),
         marker: Some((commit, ended.map(|(c, _)| c), lso)),
+        duplicate_of: None,
     })
 }
 

@@ -207,6 +207,7 @@ fn validate(req: &ExploreRequest<'_>) -> Result<()> {
         }
     }
     if let Some(path) = req.script {
+        durable::output::refuse_dash("--script", path)?;
         // Refuse before searching, not after: every script this run may write. A directory is
         // refused as itself, whatever the modes: under several modes the per-mode names
         // (`D-hw`, `D-kip101`) would otherwise land beside it after the whole search.

@@ -4,10 +4,12 @@
 
 use crate::error::Result;
 use crate::format::producer_snapshot::ProducerEntry;
-use crate::log::transaction_coordinator::{read_coordinator_log, verdict, Verdict};
+use crate::log::transaction_coordinator::{read_coordinator_log, verdict, ByProducer, Verdict};
 use crate::log::transactions::{read_transactions, Transactions};
+use crate::log::verify::Finding;
 use crate::replica::Replica;
 use crate::replica::{summarize, ReplicaSummary};
+use std::collections::HashMap;
 use std::path::Path;
 
 pub struct TxnReport {
@@ -33,7 +35,7 @@ impl TxnReport {
 }
 
 pub fn run(dir: &Path, partition: Option<&str>) -> Result<TxnReport> {
-    report(Replica::open(dir, partition)?)
+    report(&|| Replica::open(dir, partition))
 }
 
 /// Every partition of a log dir (a broker's data dir).
@@ -92,7 +94,7 @@ pub fn run_data_dirs(
         let shown: Vec<String> = names.into_iter().filter(|n| only.is_none_or(|o| o == n)).collect();
         let reports = crate::parallel::parallel_map(
             &shown,
-            |name| Replica::open_in(&files, name).and_then(report).map_err(|e| e.to_string()),
+            |name| report(&|| Replica::open_in(&files, name)).map_err(|e| e.to_string()),
             progress,
         );
         read.push((
@@ -109,10 +111,15 @@ pub fn run_data_dirs(
     }
     let mut out: Vec<DataDirTxn> = read.into_iter().map(|(_, t)| t).collect();
     if !coordinator_logs.is_empty() {
+        let by_producer = ByProducer::new(&txns);
         for r in out.iter_mut().flat_map(|d| d.partitions.iter_mut()).filter_map(|(_, r)| r.as_mut().ok()) {
             let (topic, partition) = (r.summary.topic.clone(), r.summary.partition);
-            r.coordinator =
-                r.transactions.broker_open.iter().map(|o| verdict(&txns, o.producer_id, &topic, partition)).collect();
+            r.coordinator = r
+                .transactions
+                .broker_open
+                .iter()
+                .map(|o| verdict(&by_producer, o.producer_id, &topic, partition))
+                .collect();
         }
     }
     Ok(DataDirsTxn { dirs: out, coordinator_logs, transactional_ids: txns.len() })
@@ -121,11 +128,31 @@ pub fn run_data_dirs(
 /// The transaction coordinator's topic.
 const TRANSACTION_STATE_PREFIX: &str = "__transaction_state-";
 
-fn report(mut replica: Replica) -> Result<TxnReport> {
+/// The report of the replica `open` opens (read-only). A log a broker cannot load is a finding
+/// (as `check` and `recover --dry-run` say it): the report is then of the files as they are,
+/// replayed from the latest producer snapshot as a running replica's, opened again (the
+/// forecast stopped part way).
+fn report(open: &dyn Fn() -> Result<Replica>) -> Result<TxnReport> {
+    let mut replica = open()?;
     let summary = summarize(&replica);
-    let load = replica.preview_start()?;
+    let (load, refusal) = match replica.preview_start() {
+        Ok(load) => (load, None),
+        Err(e) => match crate::replica::load_refusal(&e) {
+            Some(finding) => {
+                replica = open()?;
+                (None, Some(finding))
+            }
+            None => return Err(e),
+        },
+    };
     let state = load.as_ref().and_then(|r| r.producer_rebuild_start.as_ref().zip(r.producers_after_load.as_ref()));
     let mut transactions = read_transactions(replica.log(), replica.log_start_offset(), state)?;
+    transactions.findings.splice(0..0, refusal);
+    // What did not read (a checkpoint, `meta.properties`, a name Kafka reads that is not a
+    // regular file) is a finding on its path, as `check` reports it; the rest is read.
+    let problems =
+        replica.problems().iter().map(|p| Finding::new(&p.path, p.position, None, p.what.clone()).on_line(p.line));
+    transactions.findings.splice(0..0, problems);
     if let Some(load) = &load {
         transactions.unstable_reported = load.unstable_reported.clone();
     }
@@ -154,32 +181,35 @@ impl DataDirsTxn {
     pub fn hanging(&self, now_ms: i64, max_timeout_ms: i64) -> Vec<Hanging> {
         let r = self;
         let mut found: Vec<Hanging> = Vec::new();
+        // Where each (topic, partition, producer) is in `found`: hashed, so linear in the rows.
+        let mut at: HashMap<(&str, i32, i64), usize> = HashMap::new();
         for t in r.dirs.iter().flat_map(|d| d.partitions.iter()).filter_map(|(_, t)| t.as_ref().ok()) {
             let producers = t.transactions.broker_producers();
+            let by_id: HashMap<i64, &ProducerEntry> = producers.iter().map(|e| (e.producer_id, e)).collect();
             for (open, verdict) in t.transactions.broker_open.iter().zip(&t.coordinator) {
                 if matches!(verdict, Verdict::Expected(_)) {
                     continue;
                 }
-                let Some(entry) = producers.iter().find(|e| e.producer_id == open.producer_id) else { continue };
+                let Some(entry) = by_id.get(&open.producer_id).copied() else { continue };
                 if now_ms - entry.timestamp <= max_timeout_ms {
                     continue;
                 }
                 let (topic, partition) = (&t.summary.topic, t.summary.partition);
-                match found
-                    .iter_mut()
-                    .find(|h| &h.topic == topic && h.partition == partition && h.entry.producer_id == entry.producer_id)
-                {
+                match at.get(&(topic.as_str(), partition, entry.producer_id)).map(|i| &mut found[*i]) {
                     Some(h) if h.entry.timestamp < entry.timestamp => h.entry = *entry,
                     Some(_) => {}
-                    None => found.push(Hanging { topic: topic.clone(), partition, entry: *entry }),
+                    None => {
+                        at.insert((topic.as_str(), partition, entry.producer_id), found.len());
+                        found.push(Hanging { topic: topic.clone(), partition, entry: *entry });
+                    }
                 }
             }
         }
         let order = java_long_map_order(found.iter().map(|h| h.entry.producer_id));
+        let group_of: HashMap<i64, usize> = order.iter().enumerate().map(|(g, id)| (*id, g)).collect();
         let mut groups: Vec<Vec<Hanging>> = order.iter().map(|_| Vec::new()).collect();
         for h in found {
-            let g = order.iter().position(|id| *id == h.entry.producer_id).expect("every id is in the order");
-            groups[g].push(h);
+            groups[group_of[&h.entry.producer_id]].push(h);
         }
         groups.into_iter().flatten().collect()
     }
@@ -190,8 +220,9 @@ impl DataDirsTxn {
 /// from 16), then by insertion within a bucket.
 fn java_long_map_order(ids: impl Iterator<Item = i64>) -> Vec<i64> {
     let mut keys: Vec<i64> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for id in ids {
-        if !keys.contains(&id) {
+        if seen.insert(id) {
             keys.push(id);
         }
     }

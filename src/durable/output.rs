@@ -99,9 +99,22 @@ pub fn kafka_dir_evidence(dir: &Path) -> Option<String> {
     })
 }
 
+/// `-` is stdout by convention, but an output file flag writes beside the text stdout already
+/// carries: it is refused (a usage error) rather than written as a file named `-`.
+pub fn refuse_dash(flag: &str, path: &Path) -> Result<()> {
+    if path.as_os_str() == "-" {
+        return Err(Error::Usage(format!(
+            "{flag} -: stdout carries the command's text, so {flag} does not write there; name a file (klog writes \
+             no file named `-`)"
+        )));
+    }
+    Ok(())
+}
+
 /// Refuse `path` as an output of `kind` unless it is safe to write (module docs). Reads at most
 /// the first 4 KiB of an existing regular file; never opens anything else.
 pub fn check_target(flag: &str, path: &Path, kind: OutputKind, force: bool) -> Result<()> {
+    refuse_dash(flag, path)?;
     let refuse = |what: String| Err(Error::Usage(format!("{flag} {}: {what}", path.display())));
     if path.as_os_str().is_empty() || path.file_name().is_none() {
         return refuse("not a file name".into());

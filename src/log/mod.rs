@@ -12,6 +12,7 @@ pub mod epoch_cache;
 pub mod index;
 pub mod map_guard;
 pub mod names;
+pub mod producer_checks;
 pub mod producer_state;
 pub mod recovery;
 pub mod segment;

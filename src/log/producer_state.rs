@@ -132,6 +132,26 @@ fn offset_from_file(name: &str) -> Result<i64, Thrown> {
     })
 }
 
+/// `DefaultRecordBatch.decrementSequence`: a sequence `decrement` before `sequence`, wrapping
+/// below 0 to `Integer.MAX_VALUE` as sequences do.
+pub fn decrement_sequence(sequence: i32, decrement: i32) -> i32 {
+    if sequence < decrement {
+        i32::MAX - (decrement - sequence) + 1
+    } else {
+        sequence - decrement
+    }
+}
+
+/// `DefaultRecordBatch.incrementSequence`: a sequence `increment` after `sequence`, wrapping
+/// past `Integer.MAX_VALUE` to 0.
+pub fn increment_sequence(sequence: i32, increment: i32) -> i32 {
+    if sequence > i32::MAX - increment {
+        increment - (i32::MAX - sequence) - 1
+    } else {
+        sequence + increment
+    }
+}
+
 /// One batch's metadata, as a producer entry keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct BatchMetadata {
@@ -659,6 +679,31 @@ impl ProducerReplay {
     /// which DescribeProducers answers with).
     pub fn producers_in_map_order(&self) -> Vec<ProducerEntry> {
         self.manager.producers.snapshot()
+    }
+
+    /// The batch of `producer_id` a leader takes `(producer_epoch, first_sequence,
+    /// last_sequence)` for a retry of (`ProducerStateEntry.findDuplicateBatch`: the same epoch,
+    /// and one of the entry's retained batches, at most five, with the same first and last
+    /// sequence): its first and last offset.
+    pub fn duplicate_batch(
+        &self,
+        producer_id: i64,
+        producer_epoch: i16,
+        first_sequence: i32,
+        last_sequence: i32,
+    ) -> Option<(i64, i64)> {
+        let (_, entry) = self.manager.producers.entries.get(&producer_id)?;
+        if entry.producer_epoch != producer_epoch {
+            return None;
+        }
+        entry
+            .batches
+            .iter()
+            .find(|b| {
+                b.last_sequence == last_sequence
+                    && decrement_sequence(b.last_sequence, b.offset_delta) == first_sequence
+            })
+            .map(|b| (b.last_offset - i64::from(b.offset_delta), b.last_offset))
     }
 
     /// The producer table as a snapshot taken now would hold it, by producer id.

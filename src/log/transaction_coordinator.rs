@@ -130,9 +130,23 @@ pub enum Verdict {
     NoTransactionalId,
 }
 
+/// The coordinator's transactional.ids by producer id, each the first in transactional.id order
+/// that has it: built once, so judging every open transaction is linear in them.
+pub struct ByProducer<'a>(std::collections::HashMap<i64, &'a CoordinatorTxn>);
+
+impl<'a> ByProducer<'a> {
+    pub fn new(txns: &'a BTreeMap<String, CoordinatorTxn>) -> ByProducer<'a> {
+        let mut by = std::collections::HashMap::with_capacity(txns.len());
+        for t in txns.values() {
+            by.entry(t.producer_id).or_insert(t);
+        }
+        ByProducer(by)
+    }
+}
+
 /// find-hanging's rule over the coordinator state read from the dirs.
-pub fn verdict(txns: &BTreeMap<String, CoordinatorTxn>, producer_id: i64, topic: &str, partition: i32) -> Verdict {
-    match txns.values().find(|t| t.producer_id == producer_id) {
+pub fn verdict(txns: &ByProducer<'_>, producer_id: i64, topic: &str, partition: i32) -> Verdict {
+    match txns.0.get(&producer_id).copied() {
         None => Verdict::NoTransactionalId,
         Some(t) if t.partitions.iter().any(|(tp, p)| tp == topic && *p == partition) => Verdict::Expected(t.clone()),
         Some(t) => Verdict::NotListed(t.clone()),

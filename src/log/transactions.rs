@@ -93,11 +93,30 @@ impl Transactions {
         self.broker.producers_in_map_order()
     }
 
+    /// Whether the log (not only the broker's snapshot) holds `o` open: the same producer's
+    /// transaction from the same first offset. A binary search of `open` (by first offset).
+    pub fn log_holds(&self, o: &OpenTransaction) -> bool {
+        open_at(&self.open, o.first_offset).iter().any(|l| l.producer_id == o.producer_id)
+    }
+
+    /// Whether the broker holds a transaction open from `first_offset`. A binary search of
+    /// `broker_open` (by first offset).
+    pub fn broker_holds_from(&self, first_offset: i64) -> bool {
+        !open_at(&self.broker_open, first_offset).is_empty()
+    }
+
     /// The LSO for a high watermark: the first unstable offset, bounded by the HW
     /// (`UnifiedLog.lastStableOffset`).
     pub fn last_stable_offset(&self, high_watermark: i64) -> i64 {
         self.first_unstable_offset(high_watermark).map_or(high_watermark, |f| f.min(high_watermark))
     }
+}
+
+/// The transactions of `sorted` (ordered by first offset) that start at `first_offset`.
+fn open_at(sorted: &[OpenTransaction], first_offset: i64) -> &[OpenTransaction] {
+    let from = sorted.partition_point(|t| t.first_offset < first_offset);
+    let to = sorted.partition_point(|t| t.first_offset <= first_offset);
+    &sorted[from..to]
 }
 
 /// Open transactions with their batches, beside a [`ProducerReplay`].
@@ -189,15 +208,18 @@ pub fn read_transactions(
     log_start_offset: i64,
     load: Option<(&super::producer_state::RebuildStart, &ProducerReplay)>,
 ) -> Result<Transactions> {
-    use crate::error::IoContext;
     let leo = log.log_end_offset();
     let mut findings = Vec::new();
     let mut notes = Vec::new();
     // Every snapshot on disk is compared with the log at its offset.
     let mut on_disk: Vec<SnapshotView> = Vec::new();
     // Regular files only (a directory of that name is not a snapshot Kafka reads).
-    for (path, offset) in super::verify::snapshot_files(log.dir())?.into_iter().filter(|(p, _)| p.is_file()) {
-        let bytes = std::fs::read(&path).at(&path, "read")?;
+    for (path, offset) in super::verify::snapshot_files(log.dir())? {
+        let bytes = match crate::regular_file::read_regular(&path) {
+            Ok(Some(b)) => b,
+            Ok(None) | Err(crate::error::Error::NotRegular { .. }) => continue,
+            Err(e) => return Err(e),
+        };
         match producer_snapshot::decode(&bytes) {
             Ok(s) if s.crc_valid() => {
                 if offset <= leo && offset >= log_start_offset {
@@ -247,6 +269,8 @@ pub fn read_transactions(
     let mut at_offsets: Vec<Vec<ProducerEntry>> = Vec::new();
     let mut committed = 0;
     let mut aborted: Vec<(i64, AbortedTxn, Option<i64>)> = Vec::new();
+    // The entries of `aborted` whose `alt` is not known yet, by their producer.
+    let mut awaiting_alt: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
     let mut whole_stopped = false;
     let mut broker_stopped = false;
     // The segments holding the log's offsets up to its end: a load that computes the end below
@@ -281,24 +305,31 @@ pub fn read_transactions(
                         && !whole.open.contains_key(&h.producer_id)
                 });
                 if let Some(h) = opens {
-                    for (_, _, alt) in
-                        aborted.iter_mut().filter(|(_, a, alt)| alt.is_none() && a.producer_id != h.producer_id)
-                    {
-                        *alt = Some(h.base_offset);
+                    // Each entry waits in `awaiting_alt` until another producer opens one: drained
+                    // once, so the work is linear in the entries.
+                    let others: Vec<i64> =
+                        awaiting_alt.keys().copied().filter(|producer| *producer != h.producer_id).collect();
+                    for producer in others {
+                        for i in awaiting_alt.remove(&producer).unwrap_or_default() {
+                            aborted[i].2 = Some(h.base_offset);
+                        }
                     }
                 }
                 match whole.apply(&batch) {
-                    Ok(Some((c, lso))) if c.is_aborted => aborted.push((
-                        seg.base_offset,
-                        AbortedTxn {
-                            version: 0,
-                            producer_id: c.producer_id,
-                            first_offset: c.first_offset,
-                            last_offset: c.last_offset,
-                            last_stable_offset: lso,
-                        },
-                        None,
-                    )),
+                    Ok(Some((c, lso))) if c.is_aborted => {
+                        awaiting_alt.entry(c.producer_id).or_default().push(aborted.len());
+                        aborted.push((
+                            seg.base_offset,
+                            AbortedTxn {
+                                version: 0,
+                                producer_id: c.producer_id,
+                                first_offset: c.first_offset,
+                                last_offset: c.last_offset,
+                                last_stable_offset: lso,
+                            },
+                            None,
+                        ))
+                    }
                     Ok(Some(_)) => committed += 1,
                     Ok(None) => {}
                     Err(e) => {
@@ -333,7 +364,7 @@ pub fn read_transactions(
         .open_by_first_offset()
         .into_iter()
         .map(|b| {
-            let same = open.iter().find(|o| o.producer_id == b.producer_id && o.first_offset == b.first_offset);
+            let same = open_at(&open, b.first_offset).iter().find(|o| o.producer_id == b.producer_id);
             match same {
                 Some(o) if b.batches == 0 => o.clone(),
                 _ => b,
@@ -343,7 +374,7 @@ pub fn read_transactions(
     // After a clean shutdown with no snapshot Kafka scans nothing: the log's open
     // transactions are forgotten.
     if !replays {
-        for o in open.iter().filter(|o| !broker_open.iter().any(|b| b.first_offset == o.first_offset)) {
+        for o in open.iter().filter(|o| open_at(&broker_open, o.first_offset).is_empty()) {
             findings.push(Finding::new(
                 log.dir(),
                 0,
@@ -480,17 +511,22 @@ fn compare_snapshot(
 /// (`alt`), when no other one was open at the marker: Kafka computes it after the whole append
 /// the marker came in, and a follower appends a whole fetch at once.
 fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn, Option<i64>)], findings: &mut Vec<Finding>) -> Result<()> {
-    use crate::error::IoContext;
+    // The entries by the segment holding their marker, in log order.
+    let mut by_segment: BTreeMap<i64, Vec<(&AbortedTxn, Option<i64>)>> = BTreeMap::new();
+    for (base, a, alt) in aborted {
+        by_segment.entry(*base).or_default().push((a, *alt));
+    }
     for seg in log.segments() {
         let path = log.dir().join(format!("{:020}{}", seg.base_offset, names::TXN_INDEX_SUFFIX));
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e).at(&path, "read"),
+        // Regular files only: a FIFO of that name would make a read wait for ever. What is not
+        // one is in `Log::not_regular_files` (the caller reports it) and reads as absent.
+        let bytes = match crate::regular_file::read_regular(&path) {
+            Ok(b) => b.unwrap_or_default(),
+            Err(crate::error::Error::NotRegular { .. }) => Vec::new(),
+            Err(e) => return Err(e),
         };
         let (entries, tail) = txn_index::decode_entries(&bytes);
-        let expected: Vec<(&AbortedTxn, Option<i64>)> =
-            aborted.iter().filter(|(base, _, _)| *base == seg.base_offset).map(|(_, a, alt)| (a, *alt)).collect();
+        let expected = by_segment.remove(&seg.base_offset).unwrap_or_default();
         for (i, (want, alt)) in expected.iter().enumerate() {
             let position = (i * txn_index::ENTRY_BYTES) as u64;
             let after_append = |got: &AbortedTxn| {

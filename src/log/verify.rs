@@ -453,6 +453,9 @@ pub struct LogVerification {
     pub notes: Vec<String>,
     pub segment_count: usize,
     pub batch_count: u64,
+    /// Batches written by a producer (producer id set): what a broker's load replays into its
+    /// producer state.
+    pub producer_batch_count: u64,
     pub record_count: u64,
     pub bytes_checked: u64,
     /// A hash of every batch's first 61 bytes (a v2 header: offsets, size, leader epoch, and
@@ -601,6 +604,7 @@ pub fn verify_log(log: &Log, mut marks: ReplicaMarks, progress: &mut dyn FnMut(u
         notes,
         segment_count: segments.len(),
         batch_count: walk.batches,
+        producer_batch_count: walk.producer_batches,
         record_count: walk.records,
         bytes_checked: walk.bytes,
         header_digest: std::hash::Hasher::finish(&walk.header_digest),
@@ -745,6 +749,7 @@ struct Walk {
     mismatch: Option<StampMismatch>,
     stamped_epochs: std::collections::BTreeSet<i32>,
     batches: u64,
+    producer_batches: u64,
     records: u64,
     bytes: u64,
 }
@@ -765,6 +770,9 @@ impl Walk {
         let path = place.path;
         std::hash::Hasher::write(&mut self.header_digest, &batch.bytes[..batch.bytes.len().min(61)]);
         self.batches += 1;
+        if batch.magic() >= 2 && batch.header().is_some_and(|h| h.producer_id >= 0) {
+            self.producer_batches += 1;
+        }
         let (base, last) = (verdict.first_offset, batch.last_offset());
         let magic = batch.magic();
         if magic > 2 && verdict.defect.is_none() {

@@ -142,6 +142,9 @@ fn suspect(buf: &[u8]) -> bool {
         0..=0x1f | 0x7f => true,
         0xc2 => buf.get(i + 1).is_none_or(|n| (0x80..=0x9f).contains(n)),
         0xe2 => buf.get(i + 1).is_none_or(|n| matches!(n, 0x80 | 0x81)),
+        // U+061C (the Arabic letter mark) and U+FEFF (a zero-width no-break space)
+        0xd8 => buf.get(i + 1).is_none_or(|n| *n == 0x9c),
+        0xef => buf.get(i + 1).is_none_or(|n| *n == 0xbb),
         _ => false,
     })
 }

@@ -163,15 +163,17 @@ pub fn dump_log_suffix(record: &InternalRecord<'_>, offset: i64) -> String {
     }
 }
 
-/// A value for the table: strings as text, arrays in brackets, structs in braces.
+/// A value for the table: strings as text (escaped: a group id or topic name read from a record
+/// may hold a newline, which would make a line of its own in the cell), arrays in brackets,
+/// structs in braces.
 fn push_text(out: &mut String, v: &Value<'_>) {
     match v {
-        Value::Str(s) => out.push_str(&java_utf8(s)),
+        Value::Str(s) => out.push_str(&crate::escape::text(&java_utf8(s))),
         Value::Bytes(b) => {
             let _ = write!(out, "<{} bytes>", b.len());
         }
         Value::Uuid(u) => out.push_str(&crate::util::base64_url(u)),
-        Value::Text(t) => out.push_str(t),
+        Value::Text(t) => out.push_str(&crate::escape::text(t)),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -385,6 +387,13 @@ mod tests {
         ] {
             assert_eq!(java_double(x), java, "{x}");
         }
+    }
+
+    #[test]
+    fn a_string_from_a_record_is_escaped_in_a_table_cell() {
+        let mut s = String::new();
+        push_text(&mut s, &Value::Str(b"g\nklog: clean\xe2\x80\x8b"));
+        assert_eq!(s, "g\\nklog: clean\\u{200b}");
     }
 
     #[test]

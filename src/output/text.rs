@@ -212,6 +212,17 @@ pub fn appended(out: &mut dyn Write, dir: &str, r: &AppendReport, settings: &Set
             r.high_watermark
         );
     }
+    if let (Some((first, last)), Some((producer, sequence))) = (r.duplicate_of, &r.producer) {
+        return out!(
+            out,
+            "nothing written: producer {} epoch {} from sequence {sequence} is a retry of its batch at offsets {first} \
+             to {last} (Kafka's leader answers with that batch's offsets); LEO {}, HW {}",
+            producer.id,
+            producer.epoch,
+            r.log_end_offset,
+            r.high_watermark
+        );
+    }
     let offsets = if first == last { format!("offset {first}") } else { format!("offsets {first} to {last}") };
     let by = match &r.producer {
         Some((producer, sequence)) => format!(

@@ -4,6 +4,7 @@ use super::json::{finding_wire, line, replica_wire, FindingWire, ReplicaWire};
 use super::{table, Settings};
 use crate::commands::txn::{DataDirTxn, DataDirsTxn, TxnReport};
 use crate::error::Result;
+use crate::escape;
 use crate::log::transaction_coordinator::Verdict;
 use crate::log::transactions::OpenTransaction;
 use serde::Serialize;
@@ -75,7 +76,7 @@ pub fn text(out: &mut dyn Write, r: &TxnReport, settings: &Settings) -> Result<(
     }
     for o in &t.broker_open {
         out!(out, "{} {}", p.warn("open"), open_line(o))?;
-        if !t.open.iter().any(|l| l.producer_id == o.producer_id && l.first_offset == o.first_offset) {
+        if !t.log_holds(o) {
             out!(out, "  the log does not hold it open: only the producer snapshot does (see the finding)")?;
         }
         out!(
@@ -84,7 +85,7 @@ pub fn text(out: &mut dyn Write, r: &TxnReport, settings: &Settings) -> Result<(
             abort_command(&r.summary.topic, r.summary.partition, o.first_offset)
         )?;
     }
-    for o in t.open.iter().filter(|l| !t.broker_open.iter().any(|b| b.first_offset == l.first_offset)) {
+    for o in t.open.iter().filter(|l| !t.broker_holds_from(l.first_offset)) {
         out!(
             out,
             "{} {} (the log's; the snapshot the broker loads says it is not open)",
@@ -204,7 +205,7 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
             records: o.records,
             first_timestamp: o.first_timestamp,
             last_timestamp: o.last_timestamp,
-            in_log: t.open.iter().any(|l| l.producer_id == o.producer_id && l.first_offset == o.first_offset),
+            in_log: t.log_holds(o),
             abort_command: c,
             coordinator: r.coordinator.get(i).map(|v| match v {
                 Verdict::Expected(t) => CoordinatorWire {
@@ -359,8 +360,8 @@ fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usiz
                     out,
                     "  the coordinator expects it: transactional.id {} is {} at producer epoch {} with this partition \
                      ({}, offset {}); it writes the marker on commit, abort or its {} ms timeout",
-                    c.transactional_id,
-                    c.state,
+                    escape::text(&c.transactional_id),
+                    escape::text(&c.state),
                     c.producer_epoch,
                     c.log,
                     c.offset,
@@ -371,8 +372,8 @@ fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usiz
                     "  {}: transactional.id {} is {} and does not list this partition ({}, offset {}): no marker \
                      will come; abort it:\n  {abort}",
                     p.bad("HANGING"),
-                    c.transactional_id,
-                    c.state,
+                    escape::text(&c.transactional_id),
+                    escape::text(&c.state),
                     c.log,
                     c.offset
                 )?,

@@ -26,11 +26,47 @@ impl CheckReport {
     }
 }
 
-/// Check a replica opened read-only.
-pub fn check_replica(replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
-    let verification =
+/// Check a replica opened read-only: the verifier's findings on the files as they are, then
+/// the load a broker would run on them (forecast, nothing written): a log Kafka cannot load is
+/// a finding, as `txn` and `recover --dry-run` report it.
+pub fn check_replica(mut replica: Replica, progress: &mut dyn ProgressSink) -> Result<CheckReport> {
+    let mut verification =
         verify::verify_log(replica.log(), marks(&replica), &mut |done, total| progress.update(done, total))?;
-    Ok(CheckReport { summary: summarize(&replica), verification })
+    let summary = summarize(&replica);
+    // A load refuses on damage the verifier reports, or where the producer-state rebuild
+    // replays producer batches: only then is the forecast run (a log of plain batches without
+    // findings loads; the forecast would double the work of checking a data dir). Other errors
+    // of the forecast are not the verifier's: what they meet it reported above.
+    let load_can_refuse = !verification.findings.is_empty() || verification.producer_batch_count > 0;
+    if load_can_refuse {
+        if let Err(e) = replica.preview_start() {
+            verification.findings.extend(load_refusal(&e));
+        }
+    }
+    Ok(CheckReport { summary, verification })
+}
+
+/// Whether `e` says that a Kafka broker refuses to start (rather than that klog cannot go on).
+pub fn refuses_to_start(e: &crate::error::Error) -> bool {
+    e.to_string().contains("refuses to start")
+}
+
+/// The finding a load refusal is on the file it names (at the byte position it names, when it
+/// names one): one verdict for `check`, `txn` and `recover --dry-run` in every form.
+pub fn load_refusal(e: &crate::error::Error) -> Option<Finding> {
+    if !refuses_to_start(e) {
+        return None;
+    }
+    let path = e.path()?;
+    let text = e.to_string();
+    let what = text.strip_prefix(&format!("{}: ", path.display())).unwrap_or(&text).to_string();
+    let position = what
+        .split("at position ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    Some(Finding::new(path, position, None, what))
 }
 
 /// What the verifier needs of the replica beyond its log.

@@ -88,12 +88,13 @@ impl OffsetCheckpoint {
 
 impl LoadProblem {
     /// The problem an error of a read-only load stands for, if it is one a reader goes on
-    /// after (bad bytes, a bad line, a name that is not a regular file).
+    /// after (bad bytes, a bad line, a name that is not a regular file, a file that cannot be
+    /// opened or read: permission denied, an I/O error).
     pub fn from_error(e: &Error) -> Option<LoadProblem> {
         let (path, position, line) = match e {
             Error::Corrupt { path, position, .. } => (path, *position, None),
             Error::Malformed { path, line, .. } => (path, line_position(path, *line), Some(*line)),
-            Error::NotRegular { path, .. } => (path, 0, None),
+            Error::NotRegular { path, .. } | Error::Io { path, .. } => (path, 0, None),
             _ => return None,
         };
         // The message without its leading path: the problem carries the path as data.

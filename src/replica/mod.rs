@@ -34,7 +34,7 @@ mod topic_config;
 #[cfg(test)]
 mod test_support;
 
-pub use check::{check_replica, CheckReport, Finding};
+pub use check::{check_replica, load_refusal, refuses_to_start, CheckReport, Finding};
 pub use consent::{allow_broker_dir_writes, made_by_klog};
 pub use identity::{ensure_distinct_log_dirs, same_node_id_warning};
 pub use lock::DirLock;

@@ -155,3 +155,61 @@ fn an_error_echoes_a_hostile_argument_on_one_short_line() {
     assert!(err.contains("'1\\u{1b}[2J'"), "{err}");
     assert!(!lab.path("n").exists());
 }
+
+/// A transactional.id (from a `__transaction_state` record) holding a newline and a forged
+/// verdict, zero-width characters (U+200B, U+2060, U+FEFF) and bidi marks (U+061C, U+202E):
+/// `klog txn` shows each escaped on its own line (issue 46, point 8). Before, the newline was
+/// printed raw, so the record could write a verdict line of its own.
+#[test]
+fn a_transactional_id_cannot_forge_a_line_or_hide_characters_in_txn_output() {
+    use crate::transactions::coordinator_record;
+    let lab = Lab::new();
+    let d = lab.path("b");
+    let t = crate::txn_logs::now_ms();
+    ok(&["create", s(&d), "--replica-id", "1", "--topic", "orders"]);
+    ok(&["create", s(&d), "--replica-id", "1", "--topic", "__transaction_state"]);
+    ok(&["elect", s(&d), "--partition", "orders-0"]);
+    for producer in ["9", "10"] {
+        ok(&["append", s(&d), "--partition", "orders-0", "v", "--producer-id", producer, "--transactional"]);
+    }
+    let forged = "app\n  the coordinator expects it: all clear\u{200b}\u{feff}\u{61c}";
+    let hidden = "x\u{202e}y\u{2060}z";
+    let records = [coordinator_record(forged, 9, 1, &[("orders", 0)], t), coordinator_record(hidden, 10, 4, &[], t)];
+    let log = encode_batch(&BatchSpec::plain(0, 0), &records);
+    fs::write(d.join("__transaction_state-0/00000000000000000000.log"), log).unwrap();
+    fs::remove_file(d.join("klog-state.json")).unwrap();
+    let (out, err) = code(&["txn", s(&d)], 0);
+    assert!(err.is_empty(), "{err}");
+    assert!(
+        !out.lines().any(|l| l.trim_start().starts_with("the coordinator expects it: all clear")),
+        "a forged line: {out}"
+    );
+    assert!(
+        out.contains("transactional.id app\\n  the coordinator expects it: all clear\\u{200b}\\u{feff}\\u{61c} is"),
+        "{out}"
+    );
+    assert!(out.contains("transactional.id x\\u{202e}y\\u{2060}z is CompleteCommit"), "{out}");
+    for c in ['\u{200b}', '\u{2060}', '\u{feff}', '\u{61c}', '\u{202e}'] {
+        assert!(!out.contains(c), "U+{:04X} raw in: {out}", c as u32);
+    }
+}
+
+/// A 5,000-byte path gives a short error line that still names the file (issue 46, point 8):
+/// its middle is cut, its start and file name kept. Before, the line was 5,115 characters.
+#[test]
+fn a_long_path_is_cut_in_the_middle_of_an_error_line_keeping_the_file_name() {
+    let lab = Lab::new();
+    let deep = (0..25).fold(lab.path("root"), |p, i| p.join(format!("{i:02}{}", "d".repeat(198))));
+    for (args, name) in [
+        (vec!["dump".to_string(), s(&deep.join("00000000000000000007.log")).to_string()], "00000000000000000007.log"),
+        (vec!["check".to_string(), s(&deep.join("broker-dir")).to_string()], "broker-dir"),
+    ] {
+        assert!(args[1].len() > 5000);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (_, err) = code(&args, 2);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.chars().count() < 400, "{} characters: {err}", err.chars().count());
+        assert!(err.contains(&format!("…/{name}")), "{err}");
+        assert!(err.contains(s(&lab.path("root"))), "the start of the path is kept: {err}");
+    }
+}

@@ -290,6 +290,46 @@ fn every_non_regular_kind_in_every_place_klog_reads_is_a_finding_or_a_refusal_ne
     assert!(ran >= 5 * 12 * 3, "only {ran} cases ran");
 }
 
+/// `klog txn` opens only regular files, as `check` does (issue 46, point 4): a FIFO named
+/// `<offset>.txnindex` once made it wait for a writer for ever. Every non-regular kind in every
+/// place it reads, in the single-partition and the data-dir form, is a finding on that path
+/// (exit 1), returned at once, and nothing changes.
+#[test]
+fn txn_opens_only_regular_files_every_non_regular_name_is_a_finding_never_a_hang() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    // A second partition: `txn k` is then the data-dir form.
+    ok(&["create", s(&k), "--replica-id", "1", "--topic", "other"]);
+    let mut ran = 0;
+    for kind in KINDS {
+        for place in KLOG_PLACES {
+            let lab = lab_with(&[("k", &k)]);
+            if !plant(&lab.path().join(place), kind) {
+                continue;
+            }
+            let forms: [&[&str]; 3] = [
+                &["txn", "k", "--json", "--partition", "demo-0"],
+                &["txn", "k/demo-0", "--json"],
+                &["txn", "k", "--json"],
+            ];
+            for args in forms {
+                let before = tree_of(lab.path());
+                let r = run(lab.path(), args);
+                let show = || format!("{kind:?} at {place}: klog {args:?} exit {}\n{}\n{}", r.code, r.out, r.err);
+                assert_eq!(r.code, 1, "{}", show());
+                let lines = json_lines(&r.out);
+                let named = lines.iter().flat_map(|l| l["findings"].as_array().cloned().unwrap_or_default()).any(|f| {
+                    f["path"] == place && f["position"].is_u64() && !f["what"].as_str().unwrap_or("").is_empty()
+                });
+                assert!(named, "no finding on {place}\n{}", show());
+                assert_eq!(tree_of(lab.path()), before, "{}", show());
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 5 * 12 * 3, "only {ran} cases ran");
+}
+
 #[test]
 fn every_command_that_reads_a_replica_returns_on_a_fifo_index_and_a_fifo_checkpoint() {
     let template = tempfile::tempdir().unwrap();
@@ -713,4 +753,57 @@ fn diff_names_an_unreadable_segment_file_and_does_not_call_the_logs_identical() 
     let r = run(lab.path(), &["diff", "zk", "zk2"]);
     assert_eq!(r.code, 1, "{}{}", r.out, r.err);
     assert!(r.out.contains("unreadable segment in A") && r.out.contains("00000000000000000099.log"), "{}", r.out);
+}
+
+/// A file no read can open: as root (whom file modes do not stop), a symlink to a procfs file
+/// that refuses reads to everyone (`/proc/sys/vm/drop_caches` is write-only); otherwise a file
+/// with no permission bits. Asserts the open fails.
+fn make_unreadable(path: &Path) {
+    let _ = fs::remove_file(path);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::symlink("/proc/sys/vm/drop_caches", path).unwrap();
+    } else {
+        fs::write(path, b"0\n0\n").unwrap();
+        fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    }
+    let e = fs::File::open(path).expect_err("the file must not open for reading");
+    assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied, "{e}");
+}
+
+/// An unreadable HW checkpoint or `meta.properties` is a finding for what it affects (every
+/// partition's HW, the broker's identity), not a refusal of the whole dir, in check, txn, dump
+/// and diff, each in its data-dir and single-partition form, as the README says (issue 46,
+/// point 8). Before, each refused the dir: "open failed: Permission denied", exit 2.
+#[test]
+fn an_unreadable_checkpoint_or_meta_properties_is_a_finding_not_a_refusal_of_the_dir() {
+    let template = tempfile::tempdir().unwrap();
+    let k = klog_made(template.path());
+    ok(&["create", s(&k), "--replica-id", "1", "--topic", "other"]);
+    ok(&["stop", s(&k)]);
+    for place in ["k/replication-offset-checkpoint", "k/meta.properties"] {
+        let lab = lab_with(&[("k", &k), ("f", &k)]);
+        make_unreadable(&lab.path().join(place));
+        let forms: [(&[&str], bool); 8] = [
+            (&["check", "k"], true),
+            (&["check", "k", "--partition", "demo-0"], true),
+            (&["txn", "k"], true),
+            (&["txn", "k", "--partition", "demo-0"], true),
+            (&["dump", "k"], true),
+            (&["dump", "k", "--partition", "demo-0"], true),
+            (&["diff", "k", "f"], false),
+            (&["diff", "k", "f", "--partition", "demo-0"], false),
+        ];
+        for (args, says) in forms {
+            let before = tree_of(lab.path());
+            let r = run(lab.path(), args);
+            let show = format!("{place}: klog {args:?} exit {}\n{}\n{}", r.code, r.out, r.err);
+            assert!(r.code == 0 || r.code == 1, "{show}");
+            assert!(r.err.is_empty(), "{show}");
+            if says {
+                assert!(r.out.contains(place) && r.out.contains("Permission denied"), "{show}");
+            }
+            assert_eq!(tree_of(lab.path()), before, "{show}");
+        }
+    }
 }

@@ -590,3 +590,34 @@ fn an_svg_of_values_xml_forbids_is_well_formed_and_big_values_are_read_a_cell_at
         .unwrap();
     assert!(st.success(), "draw of 48 MB of values does not fit 256 MiB of address space");
 }
+
+/// `-` as an output file (`--svg -`, `--script -`, `--capture -`) is refused with a usage
+/// error naming the flag, before anything runs, and no file named `-` appears (issue 46, point
+/// 8: each once wrote a file named `-`). stdout carries the command's text, so these flags,
+/// which write beside it, do not take it.
+#[test]
+fn a_dash_output_file_is_refused_never_written_as_a_file_named_dash() {
+    let cwd = tempfile::tempdir().unwrap();
+    let k = cwd.path().join("k");
+    klog().args(["create", s(&k), "--replica-id", "1"]).assert().success();
+    let cases: [(&str, &[&str]); 5] = [
+        ("--svg", &["draw", "k", "--svg", "-"]),
+        ("--svg", &["history", "k", "--svg", "-"]),
+        ("--capture", &["demo", "kip101-1", "--capture", "-"]),
+        ("--script", &["explore", "--script", "-"]),
+        ("--script", &["explore", "--mode", "hw", "--script", "-"]),
+    ];
+    for (flag, args) in cases {
+        let out = klog().args(args).current_dir(cwd.path()).env("NO_COLOR", "1").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: refused before anything runs");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("{flag} -: ")), "{args:?}: {err}");
+        let names: Vec<String> = std::fs::read_dir(cwd.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["k"], "{args:?} left a file behind");
+    }
+}

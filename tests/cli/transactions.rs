@@ -93,7 +93,7 @@ fn a_data_dir_lists_the_partitions_whose_lso_is_held_and_their_open_transactions
 
 /// One `__transaction_state` record, version 0 (`TransactionLogKey` / `TransactionLogValue`):
 /// transactional.id, producer id, status id (1 Ongoing, 4 CompleteCommit) and the partitions.
-fn coordinator_record(id: &str, producer: i64, status: i8, partitions: &[(&str, i32)], t: i64) -> NewRecord {
+pub(crate) fn coordinator_record(id: &str, producer: i64, status: i8, partitions: &[(&str, i32)], t: i64) -> NewRecord {
     let string = |s: &str| [&(s.len() as i16).to_be_bytes()[..], s.as_bytes()].concat();
     let key = [&0i16.to_be_bytes()[..], &string(id)].concat();
     let mut value = Vec::new();
@@ -297,4 +297,113 @@ fn a_follower_copying_an_abort_marker_writes_the_leaders_aborted_index_entry() {
         // Kafka indexes beside it is 3; producer 8's at 5, nothing else open: 6.
         assert_eq!(aborted, vec![(7, 0, 4, 3), (8, 3, 5, 6)], "{}", d.display());
     }
+}
+
+/// A running leader `a` (demo-0) for the producer checks of `klog append`.
+fn leader(lab: &Lab) -> std::path::PathBuf {
+    let a = lab.path("a");
+    ok(&["create", s(&a), "--replica-id", "1"]);
+    ok(&["elect", s(&a)]);
+    a
+}
+
+/// `klog append` refused with Kafka's error name on one line, exit 2, and the dir unchanged.
+fn refused_as_kafka(dir: &std::path::Path, args: &[&str], error: &str) {
+    let before = tree(dir);
+    let (_, err) = code(&[&["append", s(dir)][..], args].concat(), 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("klog: error: ") && err.contains(&format!("{error}: ")), "{args:?}: {err}");
+    assert!(err.contains("nothing written"), "{err}");
+    assert_eq!(tree(dir), before, "{args:?} changed the dir");
+}
+
+/// A sequence that does not follow the producer's last one is refused as a Kafka leader refuses
+/// it: `ProducerAppendInfo.checkSequence` throws OutOfOrderSequenceException for a gap or a step
+/// back in the same epoch (`ProducerAppendInfo.java:179-189@4.4.0`) and for a new epoch that does
+/// not start at 0 (`ProducerAppendInfo.java:169-172@4.4.0`); the producer's response carries
+/// OUT_OF_ORDER_SEQUENCE_NUMBER. A producer the leader does not know starts anywhere.
+#[test]
+fn append_refuses_an_out_of_order_sequence_as_a_kafka_leader_does() {
+    let lab = Lab::new();
+    let a = leader(&lab);
+    ok(&["append", s(&a), "x", "y", "--producer-id", "7"]);
+    for args in [
+        &["z", "--producer-id", "7", "--sequence", "5"][..],
+        &["z", "--producer-id", "7", "--sequence", "1"],
+        &["z", "y", "--producer-id", "7", "--sequence", "1"],
+        &["z", "--producer-id", "7", "--producer-epoch", "1", "--sequence", "3"],
+    ] {
+        refused_as_kafka(&a, args, "OUT_OF_ORDER_SEQUENCE_NUMBER");
+    }
+    let out = ok(&["append", s(&a), "z", "--producer-id", "7", "--sequence", "2"]);
+    assert!(out.contains("at offset 2") && out.contains("from sequence 2"), "{out}");
+    ok(&["append", s(&a), "n", "--producer-id", "8", "--sequence", "41"]);
+    ok(&["append", s(&a), "e", "--producer-id", "7", "--producer-epoch", "1", "--sequence", "0"]);
+}
+
+/// A retry of one of the producer's last five batches (same epoch, same first and last
+/// sequence) is not written again: the leader finds it (`UnifiedLog.java:1415-1420@4.4.0`,
+/// `ProducerStateEntry.findDuplicateBatch`, `ProducerStateEntry.java:129-136@4.4.0`) and answers
+/// with the original batch's offsets and no error (`UnifiedLog.java:1261-1269@4.4.0`), so klog
+/// writes nothing and exits 0 naming those offsets.
+#[test]
+fn append_of_a_retried_batch_writes_nothing_and_answers_with_the_original_batchs_offsets() {
+    let lab = Lab::new();
+    let a = leader(&lab);
+    ok(&["append", s(&a), "x", "y", "--producer-id", "7"]);
+    ok(&["append", s(&a), "z", "--producer-id", "7"]);
+    let before = tree(&a);
+    let out = ok(&["append", s(&a), "x", "y", "--producer-id", "7", "--sequence", "0"]);
+    assert!(out.contains("nothing written") && out.contains("retry of its batch at offsets 0 to 1"), "{out}");
+    assert_eq!(tree(&a), before, "a duplicate was written");
+    assert_eq!(records(&a).len(), 3);
+    // Not the same range: out of order, not a duplicate.
+    refused_as_kafka(&a, &["x", "--producer-id", "7", "--sequence", "0"], "OUT_OF_ORDER_SEQUENCE_NUMBER");
+}
+
+/// An epoch older than the producer's last is fenced, for records and for markers:
+/// `ProducerAppendInfo.checkProducerEpoch` throws InvalidProducerEpochException
+/// (`ProducerAppendInfo.java:119-121,151@4.4.0`), INVALID_PRODUCER_EPOCH in the response.
+#[test]
+fn append_refuses_an_older_producer_epoch_as_a_kafka_leader_does() {
+    let lab = Lab::new();
+    let a = leader(&lab);
+    ok(&["append", s(&a), "x", "--producer-id", "7", "--producer-epoch", "3", "--transactional"]);
+    refused_as_kafka(
+        &a,
+        &["y", "--producer-id", "7", "--producer-epoch", "2", "--transactional"],
+        "INVALID_PRODUCER_EPOCH",
+    );
+    refused_as_kafka(
+        &a,
+        &["--producer-id", "7", "--producer-epoch", "2", "--end-txn", "abort"],
+        "INVALID_PRODUCER_EPOCH",
+    );
+    ok(&["append", s(&a), "--producer-id", "7", "--producer-epoch", "3", "--end-txn", "abort"]);
+}
+
+/// A marker whose coordinator epoch is older than the one the producer's last marker carried
+/// comes from a zombie coordinator: `ProducerAppendInfo.checkCoordinatorEpoch` throws
+/// TransactionCoordinatorFencedException (`ProducerAppendInfo.java:247-252@4.4.0`),
+/// TRANSACTION_COORDINATOR_FENCED. `--coordinator-epoch` without `--end-txn` is a usage error.
+#[test]
+fn a_marker_with_an_older_coordinator_epoch_is_fenced_and_coordinator_epoch_needs_end_txn() {
+    let lab = Lab::new();
+    let a = leader(&lab);
+    ok(&["append", s(&a), "x", "--producer-id", "7", "--transactional"]);
+    ok(&["append", s(&a), "--producer-id", "7", "--end-txn", "commit", "--coordinator-epoch", "4"]);
+    ok(&["append", s(&a), "y", "--producer-id", "7", "--transactional"]);
+    refused_as_kafka(
+        &a,
+        &["--producer-id", "7", "--end-txn", "abort", "--coordinator-epoch", "3"],
+        "TRANSACTION_COORDINATOR_FENCED",
+    );
+    ok(&["append", s(&a), "--producer-id", "7", "--end-txn", "abort", "--coordinator-epoch", "4"]);
+    let before = tree(&a);
+    for args in [&["z", "--producer-id", "7", "--coordinator-epoch", "5"][..], &["z", "--coordinator-epoch", "5"]] {
+        let (_, err) = code(&[&["append", s(&a)][..], args].concat(), 2);
+        assert!(err.contains("--coordinator-epoch") && err.contains("--end-txn"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert_eq!(tree(&a), before);
 }

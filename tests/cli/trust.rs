@@ -291,3 +291,78 @@ fn a_negative_high_watermark_in_the_checkpoint_is_a_finding_with_its_position() 
     let (out, _) = code(&["check", s(&b)], 1);
     assert!(out.contains("high watermark -5 is negative") && out.contains("at position 4"), "{out}");
 }
+
+/// A broker's dir (no klog state, not shut down cleanly) with partitions `orders-0` and
+/// `orders-1`: `orders-0` holds producer 7's transaction and its ABORT marker, whose attributes
+/// claim compression codec 7 (CRC fixed). A broker's recovery of the segment updates the
+/// producer state with the marker: `batch.iterator()` throws CompressionType.forId's
+/// IllegalArgumentException, which nothing in LogLoader catches, so Kafka 4.4 cannot load the
+/// log and the broker does not start (tests/oracle/found/found-a-marker-with-an-unknown-codec-
+/// is-not-caught-by-recovery.json is the oracle's verdict on the same bytes).
+fn unloadable_broker_dir(lab: &Lab) -> std::path::PathBuf {
+    use replica_lab::format::batch::crc32c;
+    let d = lab.path("b");
+    ok(&["create", s(&d), "--replica-id", "1", "--topic", "orders", "--partitions", "2"]);
+    ok(&["elect", s(&d), "--partition", "orders-0"]);
+    ok(&["append", s(&d), "--partition", "orders-0", "a1", "a2", "--producer-id", "7", "--transactional"]);
+    ok(&["append", s(&d), "--partition", "orders-0", "--producer-id", "7", "--end-txn", "abort"]);
+    ok(&["append", s(&d), "--partition", "orders-0", "x"]);
+    ok(&["crash", s(&d)]);
+    fs::remove_file(d.join("klog-state.json")).unwrap();
+    let path = d.join("orders-0/00000000000000000000.log");
+    let mut log = fs::read(&path).unwrap();
+    let mut position = 0;
+    let mut patched = 0;
+    while position + 23 <= log.len() {
+        let length = i32::from_be_bytes(log[position + 8..position + 12].try_into().unwrap()) as usize;
+        let attributes = u16::from_be_bytes([log[position + 21], log[position + 22]]);
+        if attributes & 0x20 != 0 {
+            log[position + 21..position + 23].copy_from_slice(&(attributes | 7).to_be_bytes());
+            let crc = crc32c(&log[position + 21..position + 12 + length]);
+            log[position + 17..position + 21].copy_from_slice(&crc.to_be_bytes());
+            patched += 1;
+        }
+        position += 12 + length;
+    }
+    assert_eq!(patched, 1);
+    fs::write(&path, log).unwrap();
+    d
+}
+
+/// One verdict per condition across forms (issue 46, point 6): a log Kafka cannot load is the
+/// same finding, exit 1, saying the broker refuses to start, in `txn`, `check` and `recover
+/// --dry-run`, each in its single-partition forms (`--partition`, the partition dir) and its
+/// data-dir form. Before, `txn` on the partition exited 2, its data-dir form called the
+/// partition unreadable, and `check` never said that the broker would not load it.
+#[test]
+fn a_log_kafka_cannot_load_is_the_same_finding_in_every_form_of_txn_check_and_recover() {
+    let lab = Lab::new();
+    let d = unloadable_broker_dir(&lab);
+    let part = d.join("orders-0");
+    let before = tree(&d);
+    for args in [
+        vec!["txn", s(&d), "--partition", "orders-0"],
+        vec!["txn", s(&part)],
+        vec!["txn", s(&d)],
+        vec!["check", s(&d), "--partition", "orders-0"],
+        vec!["check", s(&part)],
+        vec!["check", s(&d)],
+        vec!["recover", s(&d), "--partition", "orders-0", "--dry-run"],
+        vec!["recover", s(&d), "--dry-run"],
+    ] {
+        let (out, err) = code(&args, 1);
+        assert!(err.is_empty(), "{args:?}: {err}");
+        assert!(
+            out.contains("a Kafka 4.4 broker refuses to start on this log dir")
+                && out.contains("Unknown compression type id: 7"),
+            "{args:?}: {out}"
+        );
+        assert_eq!(tree(&d), before, "{args:?} changed the dir");
+    }
+    // The JSON forms carry it as a finding on the partition.
+    for args in [vec!["txn", s(&d), "--json"], vec!["check", s(&d), "--json"], vec!["txn", s(&part), "--json"]] {
+        let (out, _) = code(&args, 1);
+        assert!(out.contains("refuses to start"), "{args:?}: {out}");
+        assert!(!out.contains("\"unreadable\""), "{args:?}: {out}");
+    }
+}

@@ -256,6 +256,9 @@ fn cli_history(root: &Path, name: &str, rng: &mut Rng) -> PathBuf {
     ok(&["create", s(&d), "--replica-id", "1", "--segment-bytes", "400"]);
     ok(&["elect", s(&d)]);
     let mut open = [false; 3];
+    // Each producer's markers carry coordinator epochs that never go back: a Kafka leader fences
+    // an older one (TRANSACTION_COORDINATOR_FENCED), and so does `klog append`.
+    let mut coordinator_epochs = [0u64; 3];
     for step in 0..(6 + rng.below(10)) {
         let p = rng.below(3) as usize;
         let id = (7 + p).to_string();
@@ -268,7 +271,8 @@ fn cli_history(root: &Path, name: &str, rng: &mut Rng) -> PathBuf {
             1 if !open[p] => ok(&["append", s(&d), &v, "--producer-id", &id]),
             2 => {
                 let end = if rng.below(2) == 0 { "commit" } else { "abort" };
-                let coordinator = rng.below(3).to_string();
+                coordinator_epochs[p] = coordinator_epochs[p].max(rng.below(3));
+                let coordinator = coordinator_epochs[p].to_string();
                 open[p] = false;
                 ok(&["append", s(&d), "--producer-id", &id, "--end-txn", end, "--coordinator-epoch", &coordinator])
             }
