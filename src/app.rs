@@ -618,6 +618,21 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         }
         _ => {}
     };
+    if a.filter.count {
+        // `--count`: the records (batches with --batches) a full dump would show, counted.
+        let mut count = 0u64;
+        commands::dump::run(&req, &mut |e| {
+            track(&e);
+            match e {
+                DumpEvent::Batch(_) if a.batches => count += 1,
+                DumpEvent::Record(..) | DumpEvent::Decoded(..) if !a.batches => count += 1,
+                _ => {}
+            }
+            Ok(())
+        })?;
+        writeln!(text.raw(), "{count}").at("<stdout>", "write")?;
+        return Ok(Outcome::Success);
+    }
     let written = match a.format() {
         DumpFormat::Json => {
             // JSON lines are stateless: batches are rendered on both cores, in chunks.
