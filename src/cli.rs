@@ -882,7 +882,7 @@ pub struct DumpArgs {
 
 /// `dump`'s record filters: a record is shown when every one given holds.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Record filters")]
+#[command(next_help_heading = "Record filters and values")]
 pub struct DumpFilterArgs {
     /// Records with a timestamp at or after TIME (ISO-8601 such as 2026-12-07T03:00:00Z, or
     /// epoch ms). The dump starts where Kafka's ListOffsets by timestamp would: found with the
@@ -917,6 +917,31 @@ pub struct DumpFilterArgs {
     /// broker holding several partitions).
     #[arg(long, value_name = "NAME", conflicts_with = "partition")]
     pub topic: Option<String>,
+    /// Show record values as `text`, `hex` or `base64`, and name a value in Confluent's wire
+    /// format (magic byte 0, a 4-byte schema id) with its schema id.
+    #[arg(long, value_enum, value_name = "FORM", conflicts_with = "batches")]
+    pub value_format: Option<ValueFormatArg>,
+}
+
+/// `dump --value-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ValueFormatArg {
+    /// UTF-8 text where the value is (otherwise the output form's own way to show bytes).
+    Text,
+    /// Two lower-case hex digits a byte.
+    Hex,
+    /// Standard base64 with padding.
+    Base64,
+}
+
+impl From<ValueFormatArg> for crate::output::values::ValueFormat {
+    fn from(a: ValueFormatArg) -> Self {
+        match a {
+            ValueFormatArg::Text => crate::output::values::ValueFormat::Text,
+            ValueFormatArg::Hex => crate::output::values::ValueFormat::Hex,
+            ValueFormatArg::Base64 => crate::output::values::ValueFormat::Base64,
+        }
+    }
 }
 
 impl DumpFilterArgs {

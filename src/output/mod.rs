@@ -34,6 +34,7 @@ pub mod table;
 pub mod text;
 pub mod transactions;
 pub mod txn_picture;
+pub mod values;
 
 use palette::Palette;
 

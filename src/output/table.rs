@@ -402,6 +402,8 @@ pub struct DumpTable<'o> {
     records: Vec<RecordRow>,
     /// Whether the hint to `--format kafka` / `--json` was given (once a dump).
     hinted: bool,
+    /// `--value-format`: values shown so, Confluent schema ids named.
+    values: Option<super::values::ValueFormat>,
 }
 
 /// A record's row, held so that the chunk's layout can give its values the width.
@@ -430,7 +432,14 @@ impl<'o> DumpTable<'o> {
             totals: None,
             records: Vec::new(),
             hinted: false,
+            values: None,
         }
+    }
+
+    /// Show values as `--value-format` says.
+    pub fn with_values(mut self, values: Option<super::values::ValueFormat>) -> Self {
+        self.values = values;
+        self
     }
 
     /// The record rows held as one table. Laid out to a width that would cut the keys or
@@ -695,7 +704,10 @@ impl<'o> DumpTable<'o> {
                 (key, value, true) => (key.map_or_else(|| bytes_cell(r.key), Cell::new), Cell::new(value)),
                 (_, value, false) => (bytes_cell(r.key), p.cell(value, Tone::Bad)),
             },
-            RecordMeaning::Data => (bytes_cell(r.key), bytes_cell(r.value)),
+            RecordMeaning::Data => match (self.values, r.value) {
+                (Some(f), Some(v)) => (bytes_cell(r.key), Cell::new(super::values::table_text(v, f, VALUE_CHARS))),
+                _ => (bytes_cell(r.key), bytes_cell(r.value)),
+            },
         };
         let crc_ok = b.crc_valid && r.legacy.is_none_or(|l| l.crc_valid);
         if self.table.is_some() {

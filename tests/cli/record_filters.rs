@@ -254,3 +254,41 @@ fn bad_filter_values_exit_2_with_one_line_saying_what_was_expected() {
     assert!(stderr.contains("--topic needs a broker's log dir"), "{stderr}");
     assert_eq!(snapshot(&d), snapshot_before);
 }
+
+/// The bytes of a `dump --json` value, by its encoding.
+fn value_bytes(r: &Value) -> Option<Vec<u8>> {
+    let v = r["value"].as_str()?;
+    Some(match r["value_encoding"].as_str().unwrap() {
+        "utf8" => v.as_bytes().to_vec(),
+        "hex" => (0..v.len()).step_by(2).map(|i| u8::from_str_radix(&v[i..i + 2], 16).unwrap()).collect(),
+        other => panic!("unexpected encoding {other}"),
+    })
+}
+
+#[test]
+fn value_format_shows_values_as_hex_or_base64_and_names_a_confluent_schema_id() {
+    let lab = Lab::new();
+    let d = data_dir(&lab);
+    // A Confluent wire-format value: magic 0, schema id 7, payload "hello".
+    klog()
+        .args(["append", s(&d), "--partition", "other-0", "--stdin", "--key", "avro"])
+        .write_stdin(b"\x00\x00\x00\x00\x07hello\n".to_vec())
+        .assert()
+        .success();
+    let full = full_records(&d, &["other-0"]);
+    let hex = record_lines(&ok(&["dump", s(&d), "--topic", "other", "--json", "--value-format", "hex"]));
+    assert_eq!(hex.len(), full.len());
+    for (plain, shown) in full.iter().zip(&hex) {
+        assert_eq!(value_bytes(shown), value_bytes(plain), "{shown}");
+        assert_eq!(shown["value_encoding"], "hex");
+        let confluent = plain["key"] == "avro";
+        assert_eq!(shown["value_schema_id"].as_i64(), confluent.then_some(7), "{shown}");
+        assert_eq!(plain.get("value_schema_id"), None, "named only with --value-format");
+    }
+    let kafka = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--format", "kafka", "--value-format", "base64"]);
+    assert!(kafka.contains(" confluentSchemaId: 7 payload: AAAAAAdoZWxsbw==\n"), "{kafka}");
+    let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "text"]);
+    assert!(table.contains("Confluent wire format (schema id 7) hello"), "{table}");
+    let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "hex"]);
+    assert!(table.contains("Confluent wire format (schema id 7) 68656c6c6f"), "{table}");
+}
