@@ -453,15 +453,14 @@ fn dump_replica(
         return sink(DumpEvent::Epochs(&rows));
     }
     let from = req.from.unwrap_or(i64::MIN);
-    // `--since`: start at the first offset at or after the time, found with the time index.
-    let from = match req.filter.since {
-        Some(t) => from.max(dump_filter::seek_since(replica.log(), t)?.unwrap_or(replica.log_end_offset())),
-        None => from,
-    };
+    // `--since`: start at the first offset at or after the time, found with the time index
+    // (none: no record is that late, nothing to read).
+    let seek = req.filter.since.map(|t| dump_filter::seek_since(replica.log(), t)).transpose()?;
+    let from = seek.flatten().map_or(from, |o| from.max(o));
     let mut budget = req.limit.unwrap_or(u64::MAX);
     let first = replica.log().segment_for(from).unwrap_or(0);
     for seg in &replica.log().segments()[first..] {
-        if budget == 0 || req.filter.past_end(seg.base_offset) {
+        if budget == 0 || req.filter.past_end(seg.base_offset) || seek == Some(None) {
             break;
         }
         let start = if from != i64::MIN {

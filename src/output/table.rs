@@ -581,7 +581,11 @@ impl<'o> DumpTable<'o> {
         self.note_subject(&event);
         let p = self.settings.palette();
         match event {
-            DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
+            DumpEvent::Replica(s) => {
+                // The records of the replica before (`--topic` dumps several) go out first.
+                self.flush_table()?;
+                summary_lines(self.out, s, &self.settings)
+            }
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
             DumpEvent::Rendered(chunk) => {
                 self.flush_table()?;
