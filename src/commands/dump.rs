@@ -4,6 +4,7 @@
 //! as a stream of events for a renderer (table, JSON lines, or kafka-dump-log lines).
 //! Streaming keeps memory constant whatever the log size. Never writes.
 
+use super::dump_filter::{self, RecordFilter};
 use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::compression::Compression;
@@ -21,7 +22,6 @@ use crate::log::segment::{map_file, FileBytes, Segment};
 use crate::log::verify::{self, epoch_rows, EpochRow, StampedEpochs};
 use crate::replica::{list_partition_dirs, read_quorum_state, LogDirFiles, QuorumState, Replica, QUORUM_STATE};
 use crate::replica::{summarize, ReplicaSummary};
-use super::dump_filter::{self, RecordFilter};
 use std::path::Path;
 
 /// The batch fields every renderer needs.

@@ -76,7 +76,9 @@ impl RecordFilter {
             && self.key.as_deref().is_none_or(|k| r.key == Some(k))
             && self.key_regex.as_ref().is_none_or(|re| r.key.is_some_and(|k| re.is_match(k)))
             && self.headers.iter().all(|m| {
-                r.headers.iter().any(|h| h.key == m.name.as_slice() && m.value.as_deref().is_none_or(|v| h.value == Some(v)))
+                r.headers
+                    .iter()
+                    .any(|h| h.key == m.name.as_slice() && m.value.as_deref().is_none_or(|v| h.value == Some(v)))
             })
             && self.value_regex.as_ref().is_none_or(|re| r.value.is_some_and(|v| re.is_match(v)))
     }
@@ -93,7 +95,9 @@ pub fn parse_time(s: &str) -> std::result::Result<i64, String> {
     let bad = || {
         format!("'{s}': expected a time as ISO-8601 (2026-12-07T03:00:00Z, 2026-12-07T04:00:00+01:00, 2026-12-07) or epoch milliseconds")
     };
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) || s.starts_with('-') && s.len() > 1 && s[1..].bytes().all(|b| b.is_ascii_digit()) {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+        || s.starts_with('-') && s.len() > 1 && s[1..].bytes().all(|b| b.is_ascii_digit())
+    {
         return s.parse::<i64>().map_err(|_| bad());
     }
     let num = |t: &str| -> std::result::Result<i64, String> {
@@ -209,11 +213,12 @@ pub fn seek_since(log: &Log, target: i64) -> Result<Option<i64>> {
         };
         let log_bytes = seg.read_log()?;
         // An index position that does not land on a batch is not trusted: scan from the start.
-        let position = if BatchIter::starting_at(&log_bytes, position as usize).next().is_some_and(|b| b.position == position) {
-            position as usize
-        } else {
-            0
-        };
+        let position =
+            if BatchIter::starting_at(&log_bytes, position as usize).next().is_some_and(|b| b.position == position) {
+                position as usize
+            } else {
+                0
+            };
         for batch in BatchIter::starting_at(&log_bytes, position) {
             if batch.max_timestamp() < target {
                 continue;
@@ -283,7 +288,16 @@ mod tests {
 
     #[test]
     fn malformed_times_are_refused_with_what_is_expected() {
-        for bad in ["", "yesterday", "2026-13-01", "2025-02-29", "2026-12-07T25:00:00Z", "2026-12-07T03:00:00", "12:00", "2026-1-7"] {
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01",
+            "2025-02-29",
+            "2026-12-07T25:00:00Z",
+            "2026-12-07T03:00:00",
+            "12:00",
+            "2026-1-7",
+        ] {
             let e = parse_time(bad).unwrap_err();
             assert!(e.contains("expected a time as ISO-8601"), "{bad}: {e}");
         }

@@ -92,8 +92,14 @@ mod tests {
         assert_eq!(encode(&[0xff], ValueFormat::Text), (Cow::Owned::<str>("/w==".into()), "base64"));
         assert_eq!(encode(&[0, 0xab, 0x10], ValueFormat::Hex).0, "00ab10");
         assert_eq!(encode(b"hi", ValueFormat::Base64).0, "aGk=");
-        assert_eq!(table_text(&[0, 0, 0, 0, 7, 0x68, 0x69], ValueFormat::Text, 40), "Confluent wire format (schema id 7) hi");
-        assert_eq!(table_text(&[0, 0, 0, 0, 7, 0xca, 0xfe], ValueFormat::Hex, 40), "Confluent wire format (schema id 7) cafe");
+        assert_eq!(
+            table_text(&[0, 0, 0, 0, 7, 0x68, 0x69], ValueFormat::Text, 40),
+            "Confluent wire format (schema id 7) hi"
+        );
+        assert_eq!(
+            table_text(&[0, 0, 0, 0, 7, 0xca, 0xfe], ValueFormat::Hex, 40),
+            "Confluent wire format (schema id 7) cafe"
+        );
         assert_eq!(table_text(&[0xab; 30], ValueFormat::Hex, 10), format!("{}…", "ab".repeat(4) + "a"));
     }
 }

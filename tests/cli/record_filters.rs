@@ -90,9 +90,14 @@ fn cases() -> Vec<(Vec<String>, Keep)> {
         (vec!["--value-regex".into(), "\"n\":1[0-9]".into()], |r| {
             r["value"].as_str().is_some_and(|v| v.starts_with("{\"n\":1") && v.len() == 8)
         }),
-        (vec!["--since".into(), at(3), "--key-regex".into(), "k[0-2]".into(), "--value-regex".into(), "^v".into()], |r| {
-            ts(r) >= T0 + 3000 && ["k0", "k1", "k2"].contains(&r["key"].as_str().unwrap()) && r["value"].as_str().unwrap().starts_with('v')
-        }),
+        (
+            vec!["--since".into(), at(3), "--key-regex".into(), "k[0-2]".into(), "--value-regex".into(), "^v".into()],
+            |r| {
+                ts(r) >= T0 + 3000
+                    && ["k0", "k1", "k2"].contains(&r["key"].as_str().unwrap())
+                    && r["value"].as_str().unwrap().starts_with('v')
+            },
+        ),
     ]
 }
 
@@ -117,14 +122,11 @@ fn check_case(target: &[&str], full: &[Value], filter: &[String], keep: Keep) {
     let count = run_ok(with(&["--count"]));
     assert_eq!(count.trim(), expected.len().to_string(), "dump {target:?} {filter:?} --count");
     let kafka = run_ok(with(&["--format", "kafka"]));
-    let kafka_offsets: Vec<i64> = kafka
-        .lines()
-        .filter_map(|l| l.strip_prefix("| offset: ")?.split(' ').next()?.parse().ok())
-        .collect();
+    let kafka_offsets: Vec<i64> =
+        kafka.lines().filter_map(|l| l.strip_prefix("| offset: ")?.split(' ').next()?.parse().ok()).collect();
     assert_eq!(kafka_offsets, expected.iter().map(|r| offset(r)).collect::<Vec<_>>(), "{filter:?} --format kafka");
     let table = run_ok(with(&[]));
-    let table_offsets: Vec<i64> =
-        table.lines().filter_map(|l| l.split_whitespace().next()?.parse().ok()).collect();
+    let table_offsets: Vec<i64> = table.lines().filter_map(|l| l.split_whitespace().next()?.parse().ok()).collect();
     assert_eq!(table_offsets, expected.iter().map(|r| offset(r)).collect::<Vec<_>>(), "{filter:?} table\n{table}");
 }
 
@@ -132,7 +134,13 @@ fn check_case(target: &[&str], full: &[Value], filter: &[String], keep: Keep) {
 fn every_filter_on_a_multi_segment_log_shows_what_the_full_dump_filtered_here_shows() {
     let lab = Lab::new();
     let d = data_dir(&lab);
-    assert!(std::fs::read_dir(d.join("orders-1")).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "log")).count() >= 3);
+    assert!(
+        std::fs::read_dir(d.join("orders-1"))
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "log"))
+            .count()
+            >= 3
+    );
     for p in ["orders-0", "orders-1"] {
         let full = full_records(&d, &[p]);
         assert!(full.len() >= 20, "{p}: {}", full.len());
@@ -248,7 +256,11 @@ fn bad_filter_values_exit_2_with_one_line_saying_what_was_expected() {
         let (stdout, stderr) = code(&a, 2);
         assert!(stdout.is_empty(), "{args:?}: {stdout}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim().lines().filter(|l| l.starts_with("klog: error") || l.starts_with("error")).count(), 1, "{stderr}");
+        assert_eq!(
+            stderr.trim().lines().filter(|l| l.starts_with("klog: error") || l.starts_with("error")).count(),
+            1,
+            "{stderr}"
+        );
     }
     let (_, stderr) = code(&["dump", s(&d.join("orders-0")), "--topic", "orders"], 2);
     assert!(stderr.contains("--topic needs a broker's log dir"), "{stderr}");
@@ -285,7 +297,8 @@ fn value_format_shows_values_as_hex_or_base64_and_names_a_confluent_schema_id() 
         assert_eq!(shown["value_schema_id"].as_i64(), confluent.then_some(7), "{shown}");
         assert_eq!(plain.get("value_schema_id"), None, "named only with --value-format");
     }
-    let kafka = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--format", "kafka", "--value-format", "base64"]);
+    let kafka =
+        ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--format", "kafka", "--value-format", "base64"]);
     assert!(kafka.contains(" confluentSchemaId: 7 payload: AAAAAAdoZWxsbw==\n"), "{kafka}");
     let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "text"]);
     assert!(table.contains("Confluent wire format (schema id 7) hello"), "{table}");
