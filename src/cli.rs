@@ -1133,7 +1133,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         ],
         "dump" => &[
             "klog dump /tmp/b --epochs",
-            "klog dump /var/lib/kafka --topic orders --since 2026-12-07T03:00:00Z --key user-7",
+            "klog dump /data --topic orders --since 2026-12-07T03:00:00Z --key user-7",
             "klog dump /tmp/b/demo-0/00000000000000000000.index",
         ],
         "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
