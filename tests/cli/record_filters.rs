@@ -305,3 +305,55 @@ fn value_format_shows_values_as_hex_or_base64_and_names_a_confluent_schema_id() 
     let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "hex"]);
     assert!(table.contains("Confluent wire format (schema id 7) 68656c6c6f"), "{table}");
 }
+
+/// The time indexes a Kafka broker wrote: `--since T` (the seek from the time index) shows what
+/// a full dump filtered by timestamp shows, for T at, around and between the indexed timestamps.
+#[test]
+fn since_on_broker_written_time_indexes_equals_the_full_dump_filtered_by_time() {
+    let Some(real) = kafka_real() else { return };
+    let mut checked = 0;
+    for broker in ["kraft-broker-2026", "zk-broker-2020", "zk-broker-2021"] {
+        let dir = real.join(broker);
+        let mut partitions: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                std::fs::read_dir(p).is_ok_and(|mut files| {
+                    files.any(|f| {
+                        let f = f.unwrap().path();
+                        f.extension().is_some_and(|x| x == "timeindex") && std::fs::metadata(&f).unwrap().len() > 12
+                    })
+                })
+            })
+            .collect();
+        partitions.sort();
+        for p in partitions {
+            let full = record_lines(&ok(&["dump", s(&p), "--json"]));
+            let mut times: Vec<i64> = full.iter().map(ts).collect();
+            times.sort();
+            times.dedup();
+            let step = (times.len() / 6).max(1);
+            let mut targets: Vec<i64> = times.iter().step_by(step).flat_map(|t| [t - 1, *t, t + 1]).collect();
+            targets.extend([times[0] - 1000, times[times.len() - 1] + 1]);
+            for t in targets {
+                let since = record_lines(&ok(&["dump", s(&p), "--json", "--since", &t.to_string()]));
+                let expected: Vec<Value> = full.iter().filter(|r| ts(r) >= t).cloned().collect();
+                assert_eq!(since, expected, "{} --since {t}", p.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "broker-written time indexes checked: {checked}");
+}
+
+#[test]
+fn topic_on_a_broker_written_data_dir_dumps_each_of_its_partitions() {
+    let Some(real) = kafka_real() else { return };
+    let dir = real.join("zk-broker-2020");
+    let full = full_records(&dir, &["first_topic-0", "first_topic-1", "first_topic-2"]);
+    assert!(!full.is_empty());
+    let topic = record_lines(&ok(&["dump", s(&dir), "--topic", "first_topic", "--json"]));
+    assert_eq!(topic, full);
+    let count = ok(&["dump", s(&dir), "--topic", "first_topic", "--count"]);
+    assert_eq!(count.trim(), full.len().to_string());
+}
