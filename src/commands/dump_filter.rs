@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::format::batch::BatchIter;
 use crate::format::record::Record;
 use crate::log::index;
+use crate::log::verify;
 use crate::log::Log;
 
 /// One `--header NAME[=VALUE]`: a header named NAME (with that value, when given).
@@ -95,9 +96,9 @@ pub fn parse_time(s: &str) -> std::result::Result<i64, String> {
     let bad = || {
         format!("'{s}': expected a time as ISO-8601 (2026-12-07T03:00:00Z, 2026-12-07T04:00:00+01:00, 2026-12-07) or epoch milliseconds")
     };
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
-        || s.starts_with('-') && s.len() > 1 && s[1..].bytes().all(|b| b.is_ascii_digit())
-    {
+    // Epoch ms: digits, with an optional minus sign (before 1970).
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
         return s.parse::<i64>().map_err(|_| bad());
     }
     let num = |t: &str| -> std::result::Result<i64, String> {
@@ -201,12 +202,16 @@ pub fn seek_since(log: &Log, target: i64) -> Result<Option<i64>> {
     for (i, seg) in segments.iter().enumerate() {
         let time_index = seg.read_time_index()?;
         let time_index = time_index.as_deref().unwrap_or_default();
-        let indexed = index::last_time_entry(time_index, seg.base_offset);
-        // `segment.largestTimestamp >= target`, with an unindexed or last segment never skipped.
+        // `segment.largestTimestamp >= target`, from the last slot, with an unindexed or last
+        // segment never skipped (nor one whose last slot is the zero fill of an untrimmed index).
+        let slots = time_index.len() / index::TIME_ENTRY_BYTES;
+        let indexed =
+            index::last_time_entry(time_index, seg.base_offset).filter(|e| slots == 1 || e.offset != seg.base_offset);
         if i != last && indexed.is_some_and(|e| e.timestamp < target) {
             continue;
         }
-        let entry = time_index_lookup(time_index, seg.base_offset, target);
+        let entries = verify::read_time_index(time_index, seg.base_offset).entries;
+        let entry = time_index_lookup(&entries, seg.base_offset, target);
         let position = match seg.read_index()? {
             Some(offsets) => index::lookup_offset(&offsets, seg.base_offset, entry.max(seg.base_offset)).position,
             None => 0,
@@ -239,24 +244,10 @@ pub fn seek_since(log: &Log, target: i64) -> Result<Option<i64>> {
 }
 
 /// `TimeIndex.lookup`: the offset of the entry with the largest timestamp at or below `target`
-/// (binary search; timestamps increase in a valid index), or the base offset when none is.
-fn time_index_lookup(bytes: &[u8], base_offset: i64, target: i64) -> i64 {
-    let n = bytes.len() / index::TIME_ENTRY_BYTES;
-    let ts = |i: usize| index::time_entry_at(bytes, base_offset, i).map_or(i64::MAX, |e| e.timestamp);
-    let (mut lo, mut hi) = (0usize, n);
-    while lo < hi {
-        let m = lo + (hi - lo) / 2;
-        if ts(m) <= target {
-            lo = m + 1;
-        } else {
-            hi = m;
-        }
-    }
-    match lo.checked_sub(1).and_then(|i| index::time_entry_at(bytes, base_offset, i)) {
-        // A zero-filled slot of an untrimmed index (offset back at the base) is no entry.
-        Some(e) if lo == 1 || e.offset != base_offset => e.offset,
-        _ => base_offset,
-    }
+/// (timestamps increase in a valid index), or the base offset when none is.
+fn time_index_lookup(entries: &[index::TimestampOffset], base_offset: i64, target: i64) -> i64 {
+    let at = entries.partition_point(|e| e.timestamp <= target);
+    at.checked_sub(1).map_or(base_offset, |i| entries[i].offset)
 }
 
 /// An error for a `--topic` that names no partition in the dir.
@@ -339,14 +330,17 @@ mod tests {
     #[test]
     fn the_time_index_lookup_takes_the_last_entry_at_or_below_the_target() {
         let mut bytes = Vec::new();
-        for (ts, rel) in [(100i64, 3i32), (200, 7), (300, 12)] {
+        for (ts, rel) in [(100i64, 3i32), (200, 7), (300, 12), (0, 0), (0, 0)] {
             bytes.extend_from_slice(&ts.to_be_bytes());
             bytes.extend_from_slice(&rel.to_be_bytes());
         }
-        assert_eq!(time_index_lookup(&bytes, 1000, 50), 1000);
-        assert_eq!(time_index_lookup(&bytes, 1000, 100), 1003);
-        assert_eq!(time_index_lookup(&bytes, 1000, 250), 1007);
-        assert_eq!(time_index_lookup(&bytes, 1000, 999), 1012);
+        // The zero-filled tail of an untrimmed index is no entry.
+        let entries = verify::read_time_index(&bytes, 1000).entries;
+        assert_eq!(entries.len(), 3);
+        assert_eq!(time_index_lookup(&entries, 1000, 50), 1000);
+        assert_eq!(time_index_lookup(&entries, 1000, 100), 1003);
+        assert_eq!(time_index_lookup(&entries, 1000, 250), 1007);
+        assert_eq!(time_index_lookup(&entries, 1000, 999), 1012);
         assert_eq!(time_index_lookup(&[], 1000, 999), 1000);
     }
 }
