@@ -624,6 +624,7 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         commands::dump::run(&req, &mut |e| {
             track(&e);
             match e {
+                DumpEvent::PartitionSummary(_) => return Err(commands::dump_filter::needs_partition(&a.path)),
                 DumpEvent::Batch(_) if a.batches => count += 1,
                 DumpEvent::Record(..) | DumpEvent::Decoded(..) if !a.batches => count += 1,
                 _ => {}

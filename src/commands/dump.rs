@@ -497,6 +497,9 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
     // The log dir's own files are read once, not once per partition.
     let files = LogDirFiles::read_tolerant(req.path)?;
+    if req.log_dir_overview && (req.filter.selects_records() || req.filter.to.is_some()) {
+        return Err(dump_filter::needs_partition(req.path));
+    }
     if !req.log_dir_overview {
         for name in &names {
             dump_replica(req, req.path, Some(name), Some(&files), sink)?;

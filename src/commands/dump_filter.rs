@@ -250,6 +250,11 @@ fn time_index_lookup(entries: &[index::TimestampOffset], base_offset: i64, targe
     at.checked_sub(1).map_or(base_offset, |i| entries[i].offset)
 }
 
+/// Record filters (or `--count`) on a log dir holding several partitions, none named.
+pub fn needs_partition(dir: &std::path::Path) -> Error {
+    Error::layout(dir, "record filters need the partitions to read: name one with --partition, or a topic with --topic")
+}
+
 /// An error for a `--topic` that names no partition in the dir.
 pub fn no_such_topic(dir: &std::path::Path, topic: &str) -> Error {
     Error::layout(dir, format!("no partition dir of topic '{topic}' here (expected {topic}-<N>)"))

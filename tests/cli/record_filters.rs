@@ -246,6 +246,9 @@ fn bad_filter_values_exit_2_with_one_line_saying_what_was_expected() {
         (&["--key-regex", "("], "not a regular expression"),
         (&["--header", "=x"], "non-empty NAME"),
         (&["--topic", "nosuch"], "no partition dir of topic 'nosuch'"),
+        (&["--key", "k1"], "name one with --partition, or a topic with --topic"),
+        (&["--to", "5"], "name one with --partition, or a topic with --topic"),
+        (&["--count"], "name one with --partition, or a topic with --topic"),
         (&["--key", "k1", "--batches"], "cannot be used with"),
         (&["--count", "--limit", "3"], "cannot be used with"),
     ];
