@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_klog_global_optspecs
-    string join \n color= allow-broker-dir-writes h/help V/version
+    string join \n color= allow-broker-dir-writes width= h/help V/version
 end
 
 function __fish_klog_needs_command
@@ -27,8 +27,9 @@ end
 complete -c klog -n "__fish_klog_needs_command" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_needs_command" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_needs_command" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
-complete -c klog -n "__fish_klog_needs_command" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_needs_command" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_needs_command" -f -a "create" -d 'Create an empty replica dir: a Kafka log dir holding one partition'
 complete -c klog -n "__fish_klog_needs_command" -f -a "elect" -d 'Make a replica the leader at a new leader epoch'
@@ -63,6 +64,7 @@ complete -c klog -n "__fish_klog_using_subcommand create" -l min-insync-replicas
 complete -c klog -n "__fish_klog_using_subcommand create" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand create" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand create" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand create" -s V -l version -d 'Print version'
@@ -74,6 +76,7 @@ first-append\t'Kafka 0.11-2.0.0: the entry appears with the first batch appended
 complete -c klog -n "__fish_klog_using_subcommand elect" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand elect" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand elect" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand elect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand elect" -s V -l version -d 'Print version'
@@ -82,6 +85,7 @@ complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l isr -d 'The foll
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -s V -l version -d 'Print version'
@@ -106,6 +110,7 @@ complete -c klog -n "__fish_klog_using_subcommand append" -l coordinator-epoch -
 complete -c klog -n "__fish_klog_using_subcommand append" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand append" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand append" -l stdin -d 'Read record values from standard input, one per line'
 complete -c klog -n "__fish_klog_using_subcommand append" -l flush -d 'fsync the data and move the recovery point to the log end'
 complete -c klog -n "__fish_klog_using_subcommand append" -l transactional -d 'Write the batches inside the producer\'s transaction (the first one opens it)'
@@ -132,6 +137,7 @@ base64\t'Standard base64 with padding'"
 complete -c klog -n "__fish_klog_using_subcommand dump" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand dump" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand dump" -l epochs -d 'Show the epoch cache (epoch, start, end, records) checked against the batch stamps'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l json -d 'Write JSON lines instead of a table (the same as `--format json`)'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l batches -d 'One row per batch instead of one per record'
@@ -145,6 +151,7 @@ complete -c klog -n "__fish_klog_using_subcommand history" -l svg -d 'Also write
 complete -c klog -n "__fish_klog_using_subcommand history" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand history" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand history" -l json -d 'Write JSON lines instead of text'
 complete -c klog -n "__fish_klog_using_subcommand history" -l picture -d 'Draw who led when instead of the table: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)'
 complete -c klog -n "__fish_klog_using_subcommand history" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
@@ -155,6 +162,7 @@ complete -c klog -n "__fish_klog_using_subcommand check" -l partition -d 'The pa
 complete -c klog -n "__fish_klog_using_subcommand check" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand check" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand check" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand check" -l json -d 'Write findings as JSON lines'
 complete -c klog -n "__fish_klog_using_subcommand check" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
@@ -168,6 +176,7 @@ complete -c klog -n "__fish_klog_using_subcommand txn" -l max-transaction-timeou
 complete -c klog -n "__fish_klog_using_subcommand txn" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand txn" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand txn" -l json -d 'Write JSON instead of text (the same as `--format json`)'
 complete -c klog -n "__fish_klog_using_subcommand txn" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand txn" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -183,6 +192,7 @@ complete -c klog -n "__fish_klog_using_subcommand fetch" -l kafka -d 'The Kafka 
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l until-caught-up -d 'Fetch until nothing is copied and both high watermarks are equal'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l flush -d 'fsync the follower after each round (moves its recovery point)'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l no-fencing -d 'No FENCED_LEADER_EPOCH check (Kafka before KIP-320): fetch from the leader followed even when the follower has seen a larger epoch'
@@ -195,15 +205,17 @@ complete -c klog -n "__fish_klog_using_subcommand flush" -l partition -d 'The pa
 complete -c klog -n "__fish_klog_using_subcommand flush" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand flush" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand flush" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
-complete -c klog -n "__fish_klog_using_subcommand flush" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand flush" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand flush" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand stop" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
 complete -c klog -n "__fish_klog_using_subcommand stop" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand stop" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand stop" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
-complete -c klog -n "__fish_klog_using_subcommand stop" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand stop" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand stop" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand crash" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
 complete -c klog -n "__fish_klog_using_subcommand crash" -l torn-bytes -d 'Cut N bytes off the end of the active segment (a torn write)' -r
@@ -213,6 +225,7 @@ complete -c klog -n "__fish_klog_using_subcommand crash" -l hw -d 'Leave this va
 complete -c klog -n "__fish_klog_using_subcommand crash" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand crash" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand crash" -l power-loss -d 'Cut every segment back to the recovery point: what only the page cache held is gone'
 complete -c klog -n "__fish_klog_using_subcommand crash" -l drop-epoch-checkpoint -d 'Remove leader-epoch-checkpoint'
 complete -c klog -n "__fish_klog_using_subcommand crash" -l drop-index -d 'Remove the active segment\'s .index and .timeindex'
@@ -231,6 +244,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l metadata -d 'A KRa
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand recover" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l dry-run -d 'Print the same report and change nothing on disk'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l catch-up -d 'Then fetch until caught up and report what arrived and whether the logs agree'
@@ -244,6 +258,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -s V -l version -d 'P
 complete -c klog -n "__fish_klog_using_subcommand restore" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand restore" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand restore" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand restore" -s V -l version -d 'Print version'
@@ -251,6 +266,7 @@ complete -c klog -n "__fish_klog_using_subcommand diff" -l partition -d 'The par
 complete -c klog -n "__fish_klog_using_subcommand diff" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand diff" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand diff" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l json -d 'Write the comparison as one JSON document'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
@@ -263,6 +279,7 @@ complete -c klog -n "__fish_klog_using_subcommand draw" -l svg -d 'Also write th
 complete -c klog -n "__fish_klog_using_subcommand draw" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand draw" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand draw" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
 complete -c klog -n "__fish_klog_using_subcommand draw" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand draw" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -276,6 +293,7 @@ complete -c klog -n "__fish_klog_using_subcommand demo" -l capture -d 'Also writ
 complete -c klog -n "__fish_klog_using_subcommand demo" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand demo" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand demo" -l keep -d 'Keep the temp dir (its path is printed)'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l predict -d 'Stop before each step whose outcome the scenario is about, ask what will happen, read the answer from stdin, then show the truth and why; end with a score'
 complete -c klog -n "__fish_klog_using_subcommand demo" -l step -d 'Pause before each step until Enter (a line on stdin); at the end of input the rest runs without pausing. `--predict` already pauses at each question'
@@ -301,6 +319,7 @@ complete -c klog -n "__fish_klog_using_subcommand explore" -l script -d 'Write e
 complete -c klog -n "__fish_klog_using_subcommand explore" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand explore" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand explore" -l unclean -d 'Elections may also pick a live replica outside the ISR (on Kafka 4.x: the admin\'s unclean election, for a partition with no leader)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l no-fencing -d 'Replicas are not fenced by the epochs they have seen (Kafka before KIP-320\'s FENCED_LEADER_EPOCH; the scripts use `recover --no-fencing`, `fetch --no-fencing`). A running replica still ignores a leader change not above its epoch, as every release does; an election may reach a follower before its leader, which answers from its older state (the stale receiver; scripts use `recover --leader-epoch E --told-first`)'
 complete -c klog -n "__fish_klog_using_subcommand explore" -l power-loss -d 'Crashes may also drop unflushed bytes; flush becomes an action'
@@ -316,14 +335,16 @@ complete -c klog -n "__fish_klog_using_subcommand lab" -l port -d 'The port on 1
 complete -c klog -n "__fish_klog_using_subcommand lab" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand lab" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand lab" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand lab" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand lab" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
-complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
 complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_subcommand_from man completions help" -f -a "completions" -d 'Print the completion script for SHELL'
@@ -331,14 +352,16 @@ complete -c klog -n "__fish_klog_using_subcommand generate; and not __fish_seen_
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from man" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
-complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s h -l help -d 'Print help'
+complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from completions" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
 complete -c klog -n "__fish_klog_using_subcommand generate; and __fish_seen_subcommand_from help" -f -a "completions" -d 'Print the completion script for SHELL'

@@ -16,9 +16,10 @@ _klog() {
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ":: :_klog_commands" \
@@ -42,6 +43,7 @@ _arguments "${_arguments_options[@]}" : \
 '--segment-ms=[segment.ms\: roll when a batch'\''s max timestamp is more than this many ms past the segment'\''s first batch]:MS:_default' \
 '--min-insync-replicas=[min.insync.replicas\: \`append\` (acks=all) refuses while the leader'\''s ISR, itself included, is smaller (NOT_ENOUGH_REPLICAS), and the HW does not advance then (Kafka 3.7, KAFKA-15583)]:N:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -58,6 +60,7 @@ _arguments "${_arguments_options[@]}" : \
 '--epoch-entry=[When the epoch cache gets the new epoch'\''s entry]:EPOCH_ENTRY:((on-election\:"Kafka >= 2.0.1\: the epoch cache gets (epoch, LEO) at election"
 first-append\:"Kafka 0.11-2.0.0\: the entry appears with the first batch appended in the epoch"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -71,6 +74,7 @@ _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '*--isr=[The followers of the new ISR (their log dirs); the leader is always in it, and none leaves it alone]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -99,6 +103,7 @@ zstd\:""))' \
 '(--stdin --count --transactional --sequence)--end-txn=[Instead of records, append the marker a transaction coordinator writes to end the producer'\''s transaction; an ABORT also gets its aborted-index (.txnindex) entry]:END:(commit abort)' \
 '--coordinator-epoch=[The coordinator epoch the marker carries (default 0)]:E:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '()--stdin[Read record values from standard input, one per line]' \
 '--flush[fsync the data and move the recovery point to the log end]' \
 '--transactional[Write the batches inside the producer'\''s transaction (the first one opens it)]' \
@@ -131,6 +136,7 @@ kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
 hex\:"Two lower-case hex digits a byte"
 base64\:"Standard base64 with padding"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--epochs[Show the epoch cache (epoch, start, end, records) checked against the batch stamps]' \
 '(--format)--json[Write JSON lines instead of a table (the same as \`--format json\`)]' \
 '--batches[One row per batch instead of one per record]' \
@@ -149,6 +155,7 @@ _arguments "${_arguments_options[@]}" : \
 '*--replica=[A replica'\''s log dir to set beside the timeline (repeat for several)]:DIR:_files' \
 '(--json)--svg=[Also write the timelines as a self-contained SVG file]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--json[Write JSON lines instead of text]' \
 '(--json)--picture[Draw who led when instead of the table\: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)]' \
 '--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
@@ -164,6 +171,7 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--json[Write findings as JSON lines]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
@@ -183,6 +191,7 @@ json\:"One JSON object per partition (and a summary line for a data dir)"
 kafka\:"The tables kafka-transactions.sh prints, for scripts written against it"))' \
 '--max-transaction-timeout=[With \`--format kafka\`\: find-hanging'\''s \`--max-transaction-timeout\`, in minutes (an open transaction whose last write is younger is not listed)]:MINUTES:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '(--format)--json[Write JSON instead of text (the same as \`--format json\`)]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -203,6 +212,7 @@ kip101\:"Kafka 0.11-1.1 (KIP-101)\: OffsetsForLeaderEpoch v0, offset-only answer
 kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs agree"))' \
 '(--mode)--kafka=[The Kafka release whose follower rules to apply, X.Y\[.Z\] (0.A.B\[.C\] on the 0.x line), e.g. 0.11.0.3, 1.1.0, 2.0.1, 2.8.2 (needs --leader; instead of --mode)]:RELEASE[,ibp=IBP]:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--until-caught-up[Fetch until nothing is copied and both high watermarks are equal]' \
 '--flush[fsync the follower after each round (moves its recovery point)]' \
 '--no-fencing[No FENCED_LEADER_EPOCH check (Kafka before KIP-320)\: fetch from the leader followed even when the follower has seen a larger epoch]' \
@@ -220,9 +230,10 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
@@ -232,9 +243,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
@@ -248,6 +260,7 @@ _arguments "${_arguments_options[@]}" : \
 '--seed=[Seed for the random choice of --flip-byte (needs --flip-byte without POSITION)]:N:_default' \
 '--hw=[Leave this value in the HW checkpoint (a stale one, or any)]:N:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--power-loss[Cut every segment back to the recovery point\: what only the page cache held is gone]' \
 '--drop-epoch-checkpoint[Remove leader-epoch-checkpoint]' \
 '--drop-index[Remove the active segment'\''s .index and .timeindex]' \
@@ -271,6 +284,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '--leader-epoch=[With --dry-run (e.g. on a broker'\''s data dirs, from the cluster'\''s metadata)\: the epoch the controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \
 '--metadata=[A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller'\''s, or that dir) to take each partition'\''s leader, epoch, ISR and ELR from. Default\: the furthest-along one in LEADER'\''s or DIR'\''s log dir, if any]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--dry-run[Print the same report and change nothing on disk]' \
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
@@ -290,6 +304,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 (restore)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -303,6 +318,7 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
 '--json[Write the comparison as one JSON document]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
@@ -322,6 +338,7 @@ _arguments "${_arguments_options[@]}" : \
 '--limit=[Offsets to draw (the terminal shows as many of them as fit)]:N:_default' \
 '--svg=[Also write the picture as a self-contained SVG file]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -340,6 +357,7 @@ all\:"All three, one after another"))' \
 '--dir=[Run in this (empty or absent) directory instead of a temp dir]:DIR:_files' \
 '--capture=[Also write the run as one self-contained HTML filmstrip (one frame per step, stepped with the arrow keys or a slider; \`FILE#step=N\` opens frame N)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--keep[Keep the temp dir (its path is printed)]' \
 '--predict[Stop before each step whose outcome the scenario is about, ask what will happen, read the answer from stdin, then show the truth and why; end with a score]' \
 '(--predict)--step[Pause before each step until Enter (a line on stdin); at the end of input the rest runs without pausing. \`--predict\` already pauses at each question]' \
@@ -370,6 +388,7 @@ all\:"All three, one after another"))' \
 '--max-states=[Stop a search after this many distinct states (it then says so). Default\: 25,000,000, or as many as the memory this process may use holds (about 256 bytes a state); a cap above that is refused before the search]:N:_default' \
 '--script=[Write each counterexample as a runnable bash script to FILE (FILE-<mode>.ext for several modes)]:FILE:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--unclean[Elections may also pick a live replica outside the ISR (on Kafka 4.x\: the admin'\''s unclean election, for a partition with no leader)]' \
 '--no-fencing[Replicas are not fenced by the epochs they have seen (Kafka before KIP-320'\''s FENCED_LEADER_EPOCH; the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`). A running replica still ignores a leader change not above its epoch, as every release does; an election may reach a follower before its leader, which answers from its older state (the stale receiver; scripts use \`recover --leader-epoch E --told-first\`)]' \
 '--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
@@ -389,6 +408,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dir=[The lab dir\: an empty or absent directory klog makes (default\: a new temp dir, printed)]:DIR:_files' \
 '--port=[The port on 127.0.0.1 (0\: a random free one)]:N:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -399,9 +419,10 @@ _arguments "${_arguments_options[@]}" : \
 (generate)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ":: :_klog__subcmd__generate_commands" \
@@ -417,9 +438,10 @@ _arguments "${_arguments_options[@]}" : \
             (man)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ':dir:_files' \
@@ -428,9 +450,10 @@ _arguments "${_arguments_options[@]}" : \
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
 ':shell:(bash elvish fish powershell zsh)' \

@@ -556,8 +556,20 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     let mut req = a.request(&root)?;
     // A capture asks the questions in its page, with or without `--predict`.
     req.predict |= a.capture.is_some();
+    let hint = [
+        (!a.step && !a.predict).then_some("  --step     pause after each step (Enter goes on)"),
+        (temp && !a.keep).then_some("  --keep     keep the replica dirs (now a temp lab, removed at the end)"),
+        (!a.predict && a.capture.is_none()).then_some("  --predict  be asked before each answer is shown"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join("\n");
     let mut printer =
         crate::output::demo::DemoPrinter::new(text, *settings, root.clone()).plain(a.plain).explain(a.explain);
+    if !hint.is_empty() {
+        printer = printer.opening_hint(hint);
+    }
     if a.predict {
         printer = printer.answers_from(Box::new(io::stdin().lock()), !env.stdin_tty);
     }

@@ -28,6 +28,15 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub allow_broker_dir_writes: bool,
 
+    /// Lay text and tables out to N columns (0: no limit, each table row on one line).
+    ///
+    /// Default: the terminal's width, or `$COLUMNS` when set. Off a terminal (a pipe into
+    /// `less` or `head`, a file) tables are laid out to 80 columns, so that a pager never breaks
+    /// their rows into pieces, and other lines are left whole (they grep whole). JSON and
+    /// `--format kafka` lines are never wrapped.
+    #[arg(long, global = true, value_name = "N")]
+    pub width: Option<usize>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -1365,16 +1374,20 @@ pub fn settings(cli: &Cli, env: &Env) -> Settings {
         ColorChoice::Never => false,
         ColorChoice::Auto => env.stdout_tty && !env.no_color,
     };
-    let width = match (env.columns, env.stdout_tty) {
-        (Some(c), _) => Some(c),
-        (None, true) => Some(env.terminal_width.filter(|w| *w > 0).unwrap_or(fit::FALLBACK_WIDTH)),
-        (None, false) => None,
+    let width = match (cli.width, env.columns, env.stdout_tty) {
+        (Some(0), _, _) => None,
+        (Some(w), _, _) | (None, Some(w), _) => Some(w),
+        (None, None, true) => Some(env.terminal_width.filter(|w| *w > 0).unwrap_or(fit::FALLBACK_WIDTH)),
+        // Into a pipe or a file, prose lines stay whole (they grep whole) ...
+        (None, None, false) => None,
     }
     .map(|w| w.max(fit::MIN_WIDTH));
+    // ... and tables take a width a pager shows without breaking their rows.
+    let table_width = if cli.width == Some(0) { None } else { width.or(Some(fit::FALLBACK_WIDTH)) };
     // Progress goes to stderr only when stderr is a terminal that is not also showing stdout's
     // stream of results (a dump to the terminal is its own progress).
     let progress = env.stderr_tty && !(env.stdout_tty && matches!(cli.command, Command::Dump(_)));
-    Settings { color, width, progress, truecolor: env.truecolor }
+    Settings { color, width, table_width, progress, truecolor: env.truecolor }
 }
 
 // ---- Outcome and exit codes. ----
@@ -1797,14 +1810,22 @@ mod tests {
     }
 
     #[test]
-    fn width_is_the_terminals_with_a_fallback_for_zero_and_none_off_a_terminal() {
+    fn width_is_the_flags_else_columns_else_the_terminals_else_80_off_a_terminal() {
         let c = cli(&["check", "x"]);
         assert_eq!(settings(&c, &Env { terminal_width: Some(110), ..env(true) }).width, Some(110));
         assert_eq!(settings(&c, &Env { terminal_width: Some(0), ..env(true) }).width, Some(fit::FALLBACK_WIDTH));
         assert_eq!(settings(&c, &Env { terminal_width: None, ..env(true) }).width, Some(fit::FALLBACK_WIDTH));
         assert_eq!(settings(&c, &Env { terminal_width: Some(10), ..env(true) }).width, Some(fit::MIN_WIDTH));
+        // Into a pipe: prose unwrapped, tables at 80.
         assert_eq!(settings(&c, &env(false)).width, None);
+        assert_eq!(settings(&c, &env(false)).table_width, Some(fit::FALLBACK_WIDTH), "a piped table gets 80");
+        assert_eq!(settings(&c, &Env { columns: Some(72), ..env(false) }).table_width, Some(72));
         assert_eq!(settings(&c, &Env { columns: Some(72), ..env(false) }).width, Some(72));
+        // --width wins over both; 0 lays nothing out to a width.
+        let wide = cli(&["--width", "132", "check", "x"]);
+        assert_eq!(settings(&wide, &Env { columns: Some(72), ..env(true) }).width, Some(132));
+        assert_eq!(settings(&cli(&["check", "x", "--width", "0"]), &env(false)).width, None);
+        assert_eq!(settings(&cli(&["check", "x", "--width", "0"]), &env(false)).table_width, None);
     }
 
     #[test]

@@ -326,7 +326,7 @@ pub fn argv(line: &str, lab: &Path) -> Result<Vec<std::ffi::OsString>> {
 
 /// The settings the lab renders text with: no colour, no wrapping, no progress.
 fn settings() -> Settings {
-    Settings { color: false, width: None, progress: false, truecolor: false }
+    Settings { color: false, width: None, table_width: None, progress: false, truecolor: false }
 }
 
 /// What running one command gave.

@@ -72,7 +72,8 @@ const HW_EPOCHS: &str = " Under hw the eN epochs and the epoch caches in the pic
                          only: Kafka <= 0.10.2 had neither, and its recovery ignores them.";
 
 /// The settings the frames' text is rendered with: no colour, a fixed width.
-const TEXT: Settings = Settings { color: false, width: Some(96), progress: false, truecolor: false };
+const TEXT: Settings =
+    Settings { color: false, width: Some(96), table_width: Some(96), progress: false, truecolor: false };
 
 impl Capture {
     pub fn new(root: PathBuf) -> Capture {
@@ -305,6 +306,8 @@ impl Capture {
                 }
             }
             DemoEvent::AdminAbort(a) => self.pending_say.push(super::demo::admin_abort_text(a)),
+            // The page opens with its own title and steps.
+            DemoEvent::Opening(..) => {}
             DemoEvent::Contrast(sc, outcomes) => {
                 self.flush_narration();
                 self.contrast = contrast_html(sc, outcomes)

@@ -46,6 +46,8 @@ pub struct DemoPrinter<'o> {
     alerted: Vec<String>,
     /// The last command shown (a fetch of `--rounds 1` is a "Fetch N" of the narration).
     last_command: String,
+    /// The opening's last line: how to step or keep the dirs (the front knows its flags).
+    opening_hint: Option<String>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -162,7 +164,14 @@ impl<'o> DemoPrinter<'o> {
             created: false,
             alerted: Vec::new(),
             last_command: String::new(),
+            opening_hint: None,
         }
+    }
+
+    /// The line that ends the opening overview: how to step, keep the dirs, or be asked.
+    pub fn opening_hint(mut self, hint: String) -> Self {
+        self.opening_hint = Some(hint);
+        self
     }
 
     /// The answer given to the question just asked (for `--predict --capture`, which records
@@ -349,6 +358,30 @@ impl<'o> DemoPrinter<'o> {
         Ok(())
     }
 
+    /// One screen before the first step: what will run and how to go through it. It names
+    /// the eras, never what they keep or lose (a `--predict` run asks that later).
+    fn opening(&mut self, sc: &Scenario, modes: &[crate::replication::truncation::TruncationMode]) -> Result<()> {
+        let p = self.settings.palette();
+        let commands = sc.command_count();
+        let eras: Vec<String> = modes.iter().map(|m| format!("{} ({})", m.name(), m.kafka_versions())).collect();
+        let mut lines = vec![p.strong(&format!("klog demo {}: {}", sc.name, sc.title))];
+        lines.push(match eras.len() {
+            0 => format!("{commands} klog commands on real replica dirs, each shown as you would type it."),
+            1 => format!("{commands} klog commands on real replica dirs, the follower restarting as {} does.", eras[0]),
+            _ => format!(
+                "The same {commands} klog commands, played once per era on real replica dirs: {}; then the \
+                 eras side by side.",
+                eras.join(", then ")
+            ),
+        });
+        lines.push("After each step: what the command reported, and every replica's log as a picture.".into());
+        lines.extend(self.opening_hint.iter().flat_map(|h| h.lines()).map(|h| p.dim(h)));
+        for line in lines {
+            writeln!(self.out, "{line}").at("<stdout>", "write")?;
+        }
+        Ok(())
+    }
+
     fn contrast(&mut self, sc: &Scenario, outcomes: &[ModeOutcome]) -> Result<()> {
         let p = self.settings.palette();
         writeln!(self.out, "\n{}", p.strong(&format!("== {}: what each truncation mode did ==", sc.name)))
@@ -397,8 +430,14 @@ impl<'o> DemoPrinter<'o> {
         // Reports are shown indented: they are laid out to the width that is left (the picture
         // to 76 columns off a terminal too, so a piped demo still reads at 80).
         let s = self.settings.indented(4);
-        let ps = Settings { width: Some(s.width.unwrap_or(super::fit::FALLBACK_WIDTH - 4)), ..s };
+        let fallback = super::fit::FALLBACK_WIDTH - 4;
+        let ps = Settings {
+            width: Some(s.width.unwrap_or(fallback)),
+            table_width: Some(s.table_width.unwrap_or(fallback)),
+            ..s
+        };
         match e {
+            DemoEvent::Opening(sc, modes) => self.opening(sc, modes),
             DemoEvent::Scenario(sc, mode) => {
                 let lab = self.root.join(mode.map_or("run", |m| m.name()));
                 let mode_text =

@@ -44,8 +44,11 @@ use palette::Palette;
 pub struct Settings {
     pub color: bool,
     /// The width text output is laid out to; `None` off a terminal (no wrapping, so the
-    /// layout never depends on where the output goes).
+    /// layout never depends on where the output goes, and a line greps whole).
     pub width: Option<usize>,
+    /// The width tables are laid out to: `width`, or 80 off a terminal (a table wider than
+    /// the pager it is piped into would be broken into pieces); `None` with `--width 0`.
+    pub table_width: Option<usize>,
     /// Whether long work may show progress on stderr.
     pub progress: bool,
     /// Whether the terminal takes 24-bit colour (`COLORTERM`); else 256 colours.
@@ -59,7 +62,8 @@ impl Settings {
 
     /// The same settings for text shown `indent` columns in (the demo's indented reports).
     pub fn indented(&self, indent: usize) -> Settings {
-        Settings { width: self.width.map(|w| w.saturating_sub(indent).max(fit::MIN_WIDTH)), ..*self }
+        let narrower = |w: Option<usize>| w.map(|w| w.saturating_sub(indent).max(fit::MIN_WIDTH));
+        Settings { width: narrower(self.width), table_width: narrower(self.table_width), ..*self }
     }
 }
 

@@ -861,7 +861,7 @@ mod tests {
     }
 
     fn settings() -> Settings {
-        Settings { color: false, width: Some(80), progress: false, truecolor: false }
+        Settings { color: false, width: Some(80), table_width: Some(80), progress: false, truecolor: false }
     }
 
     #[test]

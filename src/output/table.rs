@@ -121,7 +121,7 @@ impl Grid {
             t.enforce_styling();
             t.style_text_only();
         }
-        match settings.width {
+        match settings.table_width {
             Some(w) => {
                 t.set_content_arrangement(ContentArrangement::Dynamic);
                 t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
@@ -141,7 +141,7 @@ impl Grid {
             widths: vec![0; cols.len()],
             words: vec![0; cols.len()],
             wrap: false,
-            width: settings.width,
+            width: settings.table_width,
         }
     }
 
@@ -1008,7 +1008,7 @@ mod tests {
     use crate::output::fit::{strip_escapes, visible_width};
 
     fn render(color: bool, width: Option<usize>) -> String {
-        let settings = Settings { color, width, progress: false, truecolor: false };
+        let settings = Settings { color, width, table_width: width, progress: false, truecolor: false };
         let p = settings.palette();
         let mut g = Grid::new(
             &settings,

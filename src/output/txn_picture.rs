@@ -201,7 +201,13 @@ mod tests {
         let mut pic = picture();
         overlay(&mut pic, &[state(Some(1))]);
         assert_eq!(pic.rows[0].marks_text(), "LSO 1 HW 3 LEO 3");
-        let settings = super::super::Settings { color: false, width: Some(80), progress: false, truecolor: false };
+        let settings = super::super::Settings {
+            color: false,
+            width: Some(80),
+            table_width: Some(80),
+            progress: false,
+            truecolor: false,
+        };
         let mut out = Vec::new();
         super::super::picture::write_text(&mut out, &pic, &settings).unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -210,7 +210,7 @@ fn judge_contrast(seen: &serde_json::Value) {
             .map(|r| r.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect())
             .collect();
         assert_eq!(rows.len(), 3, "{name}: a contrast row per era: {rows:?}");
-        let terminal = ok(&["demo", name, "--mode", "all", "--color", "never"]);
+        let terminal = ok(&["--width", "0", "demo", name, "--mode", "all", "--color", "never"]);
         let table = terminal.split_once("what each truncation mode did").unwrap().1;
         for (row, era) in rows.iter().zip(["hw", "kip101", "kip279"]) {
             assert!(row[0].starts_with(&format!("{era} (")), "{name}: {row:?}");

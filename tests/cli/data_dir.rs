@@ -214,8 +214,8 @@ fn the_whole_dir_forecast_names_missing_acknowledged_records_and_damaged_bytes_k
     for args in [&["elect", s(&a), "--partition", "demo-0"][..], &["append", s(&a), "--partition", "demo-0", "x"]] {
         ok(args);
     }
-    ok(&["append", s(&a), "--partition", "demo-0", "y"]);
-    ok(&["stop", s(&a)]);
+    ok(&["--width", "0", "append", s(&a), "--partition", "demo-0", "y"]);
+    ok(&["--width", "0", "stop", s(&a)]);
     // Flip a byte of the last batch's value: its CRC no longer matches.
     let seg = a.join("demo-0/00000000000000000000.log");
     let mut bytes = std::fs::read(&seg).unwrap();
@@ -223,7 +223,7 @@ fn the_whole_dir_forecast_names_missing_acknowledged_records_and_damaged_bytes_k
     bytes[at] ^= 0x40;
     std::fs::write(&seg, bytes).unwrap();
     let before = snapshot(&a);
-    let out = ok(&["recover", s(&a), "--dry-run"]);
+    let out = ok(&["--width", "0", "recover", s(&a), "--dry-run"]);
     assert!(
         out.contains(
             "note demo-0: clean shutdown: Kafka does not recover this log; it takes the log end 2 from the last batch \
@@ -234,9 +234,9 @@ fn the_whole_dir_forecast_names_missing_acknowledged_records_and_damaged_bytes_k
     let row = out.lines().find(|l| l.trim_start().starts_with("demo-0")).unwrap();
     assert!(row.contains("serves 1-1 unchecked"), "{row}");
     // The partition's own forecast says the same.
-    let one = ok(&["recover", s(&a), "--dry-run", "--partition", "demo-0"]);
+    let one = ok(&["--width", "0", "recover", s(&a), "--dry-run", "--partition", "demo-0"]);
     assert!(one.contains("loads and serves offsets 1 to 1 as they are"), "{one}");
-    let json = json_lines(&ok(&["recover", s(&a), "--dry-run", "--json"]));
+    let json = json_lines(&ok(&["--width", "0", "recover", s(&a), "--dry-run", "--json"]));
     let p0 = json.iter().find(|v| v["partition"] == "demo-0").unwrap();
     assert_eq!(p0["recovery"]["served_unverified"], serde_json::json!({"from": 1, "to": 1}));
     assert_eq!(before, snapshot(&a), "a dry run changes nothing");
@@ -250,7 +250,7 @@ fn the_whole_dir_forecast_names_missing_acknowledged_records_and_damaged_bytes_k
     let text =
         std::fs::read_to_string(&hw).unwrap().replace("\n__consumer_offsets 2 3\n", "\n__consumer_offsets 2 9\n");
     std::fs::write(&hw, text).unwrap();
-    let out = ok(&["recover", s(&d), "--dry-run"]);
+    let out = ok(&["--width", "0", "recover", s(&d), "--dry-run"]);
     assert!(
         out.contains(
             "note __consumer_offsets-2: the checkpointed high watermark 9 is above the log end 3: acknowledged records \
@@ -258,10 +258,10 @@ fn the_whole_dir_forecast_names_missing_acknowledged_records_and_damaged_bytes_k
         ),
         "{out}"
     );
-    let json = json_lines(&ok(&["recover", s(&d), "--dry-run", "--json"]));
+    let json = json_lines(&ok(&["--width", "0", "recover", s(&d), "--dry-run", "--json"]));
     let p2 = json.iter().find(|v| v["partition"] == "__consumer_offsets-2").unwrap();
     assert_eq!(p2["acknowledged_missing"], serde_json::json!({"from": 3, "to": 8}));
-    let (check, _) = code(&["check", s(&d)], 1);
+    let (check, _) = code(&["--width", "0", "check", s(&d)], 1);
     assert!(
         check.contains(
             "high watermark 9 is above the log end offset 3: acknowledged records at offsets 3 to 8 are not on disk"

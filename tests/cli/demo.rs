@@ -5,7 +5,7 @@ use std::path::Path;
 
 #[test]
 fn the_default_demo_shows_m2_acked_and_lost_under_hw_and_kept_under_kip101() {
-    let out = ok(&["demo"]);
+    let out = ok(&["--width", "0", "demo"]);
     let contrast = out.split("what each truncation mode did").nth(1).expect("a contrast table");
     let hw = contrast.lines().find(|l| l.trim_start().starts_with("hw (")).expect("hw row");
     let kip101 = contrast.lines().find(|l| l.trim_start().starts_with("kip101 (")).expect("kip101 row");
@@ -43,7 +43,7 @@ fn the_watch_demo_shows_the_followers_hw_one_round_trip_behind() {
 /// and kip279 A asks B where epoch 1 ends and keeps them. The contrast says so.
 #[test]
 fn the_watch_demo_ends_in_the_seeds_loss_under_hw_and_keeps_m1_m2_under_the_epoch_eras() {
-    let out = ok(&["demo", "watch", "--mode", "all"]);
+    let out = ok(&["--width", "0", "demo", "watch", "--mode", "all"]);
     for m in ["hw", "kip101", "kip279"] {
         assert!(out.contains(&format!("$ klog recover $LAB/a --leader $LAB/b --mode {m}")), "{m}:\n{out}");
         assert!(out.contains(&format!("$ klog recover $LAB/b --leader $LAB/a --mode {m}")), "{m}:\n{out}");
@@ -81,7 +81,7 @@ fn the_watch_demo_ends_in_the_seeds_loss_under_hw_and_keeps_m1_m2_under_the_epoc
     // The replica dirs agree with the contrast.
     let lab = Lab::new();
     let dir = lab.path("w");
-    ok(&["demo", "watch", "--mode", "all", "--dir", s(&dir)]);
+    ok(&["--width", "0", "demo", "watch", "--mode", "all", "--dir", s(&dir)]);
     let m = |v: &str| v.to_string();
     assert_eq!(records(&dir.join("hw/a")), vec![(0, 2, m("m4"))]);
     assert_eq!(records(&dir.join("hw/b")), vec![(0, 2, m("m4"))]);
@@ -171,7 +171,7 @@ fn explain_values_never_wrap_at_80_columns_and_repeated_rounds_are_one_line() {
 
 #[test]
 fn the_kip279_demo_contrasts_divergence_under_kip101_with_convergence_under_kip279() {
-    let out = ok(&["demo", "kip279", "--mode", "all"]);
+    let out = ok(&["--width", "0", "demo", "kip279", "--mode", "all"]);
     let contrast = out.split("what each truncation mode did").nth(1).unwrap();
     let row = |m: &str| contrast.lines().find(|l| l.trim_start().starts_with(&format!("{m} ("))).unwrap().to_string();
     assert!(row("kip101").contains("11-15:(2,b11..b15)") && row("kip101").contains("at offset 11"));

@@ -592,23 +592,23 @@ fn transaction_markers_and_producer_fields_are_shown() {
     ]
     .concat();
     let d = replica_with_log(&lab, "txn", &log);
-    code(&["check", s(&d)], 0);
-    let lines = json_lines(&ok(&["dump", s(&d), "--json"]));
+    code(&["--width", "0", "check", s(&d)], 0);
+    let lines = json_lines(&ok(&["--width", "0", "dump", s(&d), "--json"]));
     let controls: Vec<&Value> = lines.iter().filter_map(|v| v.get("control")).collect();
     assert_eq!(controls.len(), 2);
     assert_eq!(controls[0], &serde_json::json!({"type": "COMMIT", "coordinator_epoch": 9, "version": 0}));
     assert_eq!(controls[1]["type"], "ABORT");
-    let batches = json_lines(&ok(&["dump", s(&d), "--json", "--batches"]));
+    let batches = json_lines(&ok(&["--width", "0", "dump", s(&d), "--json", "--batches"]));
     let b0 = batches.iter().find(|v| v["type"] == "batch").unwrap();
     assert_eq!(
         (b0["producer_id"].as_i64(), b0["base_sequence"].as_i64(), b0["last_sequence"].as_i64()),
         (Some(4000), Some(7), Some(8))
     );
-    let table = ok(&["dump", s(&d), "--batches"]);
+    let table = ok(&["--width", "0", "dump", s(&d), "--batches"]);
     assert!(table.contains("pid 4000 epoch 2 seq 7..8") && table.contains("txn,control"), "{table}");
-    let table = ok(&["dump", s(&d)]);
+    let table = ok(&["--width", "0", "dump", s(&d)]);
     assert!(table.contains("COMMIT (coordinator epoch 9)") && table.contains("ABORT (coordinator epoch 9)"), "{table}");
-    let text = ok(&["dump", s(&d), "--format", "kafka"]);
+    let text = ok(&["--width", "0", "dump", s(&d), "--format", "kafka"]);
     line_kinds(&text);
     assert!(text.contains("| offset: 2 CreateTime: 10 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 9\n"), "{text}");
     assert!(text.contains(" endTxnMarker: ABORT coordinatorEpoch: 9\n"), "{text}");

@@ -95,7 +95,7 @@ fn metadata_value(api_key: u8, version: u8, body: &[u8]) -> Vec<u8> {
 fn a_cut_metadata_record_is_named_with_its_byte_position_and_the_dump_goes_on() {
     let lab = Lab::new();
     let d = lab.path("meta");
-    ok(&["create", s(&d), "--replica-id", "1", "--topic", "__cluster_metadata"]);
+    ok(&["--width", "0", "create", s(&d), "--replica-id", "1", "--topic", "__cluster_metadata"]);
     // TopicRecord v0: name "orders", topic id 1..16, no tagged fields
     let topic = metadata_value(2, 0, &[&[7][..], b"orders", &(1..=16).collect::<Vec<u8>>(), &[0]].concat());
     let cut = topic[..10].to_vec();
@@ -103,7 +103,7 @@ fn a_cut_metadata_record_is_named_with_its_byte_position_and_the_dump_goes_on() 
     let log = encode_batch(&BatchSpec::plain(0, 0), &[rec(topic), rec(cut), rec(vec![1, 99, 0])]);
     fs::write(d.join("__cluster_metadata-0/00000000000000000000.log"), log).unwrap();
 
-    let out = klog().args(["dump", s(&d)]).env("NO_COLOR", "1").output().unwrap();
+    let out = klog().args(["--width", "0", "dump", s(&d)]).env("NO_COLOR", "1").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("TopicRecord name=orders topicId=AQIDBAUGBwgJCgsMDQ4PEA"), "{table}");
@@ -114,7 +114,7 @@ fn a_cut_metadata_record_is_named_with_its_byte_position_and_the_dump_goes_on() 
     );
     assert!(table.contains("unknown metadata record type 99"), "{table}");
 
-    let lines = json_lines(&ok(&["dump", "--json", s(&d)]));
+    let lines = json_lines(&ok(&["--width", "0", "dump", "--json", s(&d)]));
     let errors: Vec<&serde_json::Value> = lines.iter().filter(|l| l["decoded"].get("error").is_some()).collect();
     assert_eq!(errors.len(), 2, "{lines:?}");
     assert_eq!(errors[0]["offset"], 1);
@@ -122,7 +122,7 @@ fn a_cut_metadata_record_is_named_with_its_byte_position_and_the_dump_goes_on() 
     assert_eq!(errors[0]["decoded"]["error"]["position"], 10);
     assert_eq!(errors[1]["decoded"]["error"]["position"], 1);
 
-    let kafka = ok(&["dump", "--format", "kafka", s(&d)]);
+    let kafka = ok(&["--width", "0", "dump", "--format", "kafka", s(&d)]);
     assert!(kafka.contains("payload: {\"type\":\"TOPIC_RECORD\",\"version\":0,\"data\":{\"name\":\"orders\",\"topicId\":\"AQIDBAUGBwgJCgsMDQ4PEA\"}}"), "{kafka}");
     assert!(
         kafka.contains("| offset: 1 ")
@@ -135,7 +135,7 @@ fn a_cut_metadata_record_is_named_with_its_byte_position_and_the_dump_goes_on() 
 fn transaction_state_records_show_the_status_by_name() {
     let lab = Lab::new();
     let d = lab.path("txn");
-    ok(&["create", s(&d), "--replica-id", "1", "--topic", "__transaction_state"]);
+    ok(&["--width", "0", "create", s(&d), "--replica-id", "1", "--topic", "__transaction_state"]);
     let string = |s: &str| [&(s.len() as i16).to_be_bytes()[..], s.as_bytes()].concat();
     let key = [&0i16.to_be_bytes()[..], &string("payments-tx")].concat();
     // TransactionLogValue v0: producer 4000, epoch 2, timeout 60 s, Ongoing, one partition
@@ -156,14 +156,14 @@ fn transaction_state_records_show_the_status_by_name() {
     let rec = NewRecord { timestamp: 5, key: Some(key), value: Some(value), headers: vec![] };
     fs::write(d.join("__transaction_state-0/00000000000000000000.log"), encode_batch(&BatchSpec::plain(0, 0), &[rec]))
         .unwrap();
-    let table = ok(&["dump", s(&d)]);
+    let table = ok(&["--width", "0", "dump", s(&d)]);
     assert!(table.contains("TransactionLogKey transactionalId=payments-tx"), "{table}");
     assert!(table.contains("transactionStatus=Ongoing"), "{table}");
-    let lines = json_lines(&ok(&["dump", "--json", s(&d)]));
+    let lines = json_lines(&ok(&["--width", "0", "dump", "--json", s(&d)]));
     let r = lines.iter().find(|l| l["type"] == "record").unwrap();
     assert_eq!(r["decoded"]["value"]["data"]["transactionStatus"], "Ongoing");
     assert_eq!(r["decoded"]["value"]["data"]["transactionPartitions"][0]["partitionIds"][0], 3);
-    let kafka = ok(&["dump", "--format", "kafka", s(&d)]);
+    let kafka = ok(&["--width", "0", "dump", "--format", "kafka", s(&d)]);
     assert!(kafka.contains(" key: {\"type\":\"0\",\"data\":{\"transactionalId\":\"payments-tx\"}} payload: {\"version\":\"0\",\"data\":{\"producerId\":4000,\"producerEpoch\":2,\"transactionTimeoutMs\":60000,\"transactionStatus\":\"Ongoing\""), "{kafka}");
 }
 

@@ -331,7 +331,7 @@ fn the_readme_explore_benchmark_counts_are_what_klog_computes() {
 }
 
 /// The README's first block and its Install block run as written, with the built binary for
-/// `cargo run -- …` and a temp dir for the system paths (`cargo install --path .` itself builds
+/// `cargo run -- …` and a temp dir for the system paths (`cargo install --locked --path .` itself builds
 /// the same binary in release mode and is left to the user).
 #[test]
 fn the_readme_set_up_and_install_commands_run() {
@@ -339,7 +339,9 @@ fn the_readme_set_up_and_install_commands_run() {
     let klog = assert_cmd::cargo::cargo_bin("klog");
     let tmp = tempfile::tempdir().unwrap();
     let first = block_after(&readme, "# klog");
-    assert!(first.contains("cargo run --release -q -- demo") && first.contains("cargo test"), "{first}");
+    // Cargo's progress shows while a first run builds (no -q), and the install keeps the lock.
+    assert!(first.contains("cargo run --release -- demo") && first.contains("cargo test"), "{first}");
+    assert!(readme.contains("cargo install --locked --path ."), "the install ignores Cargo.lock");
     let demo = std::process::Command::new(&klog).arg("demo").output().unwrap();
     assert!(demo.status.success() && String::from_utf8_lossy(&demo.stdout).contains("KIP-101"));
     let install = block_after(&readme, "## Install");

@@ -303,9 +303,9 @@ fn value_format_shows_values_as_hex_or_base64_and_names_a_confluent_schema_id() 
     let kafka =
         ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--format", "kafka", "--value-format", "base64"]);
     assert!(kafka.contains(" confluentSchemaId: 7 payload: AAAAAAdoZWxsbw==\n"), "{kafka}");
-    let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "text"]);
+    let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "text", "--width", "0"]);
     assert!(table.contains("Confluent wire format (schema id 7) hello"), "{table}");
-    let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "hex"]);
+    let table = ok(&["dump", s(&d), "--topic", "other", "--key", "avro", "--value-format", "hex", "--width", "0"]);
     assert!(table.contains("Confluent wire format (schema id 7) 68656c6c6f"), "{table}");
 }
 

@@ -146,17 +146,17 @@ fn another_leader_in_the_metadata_is_said_plainly_in_the_plan_and_the_data_dir_l
     }
     // The data-dir plan (two partitions, so the plan form): the line says where the epoch came
     // from and that another broker leads; orders-1 is not in the metadata: the cache's epoch.
-    ok(&["create", s(&lab.path("x")), "--topic", "orders", "--replica-id", "1"]);
+    ok(&["--width", "0", "create", s(&lab.path("x")), "--topic", "orders", "--replica-id", "1"]);
     for d in [&l, &f] {
         copy_dir(&lab.path("x/orders-0"), &d.join("orders-1"));
     }
-    let text = ok(&["recover", s(&f), "--leader", s(&l), "--dry-run"]);
+    let text = ok(&["--width", "0", "recover", s(&f), "--leader", s(&l), "--dry-run"]);
     assert!(text.contains("as the metadata last recorded") && text.contains("log end 3"), "{text}");
     let line0 = text.lines().find(|l| l.contains(" orders-0 ")).unwrap();
     assert!(line0.contains(" @2 ") && line0.contains("broker 3 leads, not L"), "{line0}");
     let line1 = text.lines().find(|l| l.contains(" orders-1 ")).unwrap();
     assert!(line1.contains("cached"), "{line1}");
-    let lines = json_lines(&ok(&["recover", s(&f), "--leader", s(&l), "--dry-run", "--json"]));
+    let lines = json_lines(&ok(&["--width", "0", "recover", s(&f), "--leader", s(&l), "--dry-run", "--json"]));
     let by: Vec<(&str, &str)> = lines
         .iter()
         .filter(|v| v["type"] == "recover")

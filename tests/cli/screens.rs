@@ -10,16 +10,21 @@ use crate::common::{kafka_real, s, Lab};
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-/// The widths each screen is laid out to; 0 is no limit (`COLUMNS=0`, off a terminal).
+/// The widths each screen is laid out to; 0 is no limit (`--width 0`: off a terminal without
+/// it, tables are laid out to 80 columns).
 const WIDTHS: &[usize] = &[80, 110, 0];
 
 /// Run klog in `dir` at `width` columns, coloured or not; stdout, exit code.
 fn run(dir: &Path, args: &[&str], width: usize, colour: bool) -> (String, i32) {
-    let out = Command::cargo_bin("klog")
-        .unwrap()
+    let mut klog = Command::cargo_bin("klog").unwrap();
+    if width == 0 {
+        klog.env_remove("COLUMNS").args(["--width", "0"]);
+    } else {
+        klog.env("COLUMNS", width.to_string());
+    }
+    let out = klog
         .current_dir(dir)
         .env_remove("NO_COLOR")
-        .env("COLUMNS", width.to_string())
         .arg("--color")
         .arg(if colour { "always" } else { "never" })
         .args(args)
@@ -97,12 +102,12 @@ fn check_and_render(screen: &Screen, dir: &Path, replace: &[(String, &str)]) -> 
         for (from, to) in replace {
             replaced = (replaced.0.replace(from.as_str(), to), replaced.1.replace(from.as_str(), to));
         }
-        let shown = if width == 0 { "0 (no limit)".to_string() } else { width.to_string() };
+        let shown = if width == 0 { "--width 0 (no limit)".to_string() } else { format!("COLUMNS={width}") };
         let mut command = args.join(" ");
         for (from, to) in replace {
             command = command.replace(from.as_str(), to);
         }
-        transcript.push_str(&format!("=== $ klog {command} at COLUMNS={shown}\n{}", replaced.0));
+        transcript.push_str(&format!("=== $ klog {command} at {shown}\n{}", replaced.0));
         transcript.push_str(&format!("=== in colour\n{}", replaced.1));
     }
     transcript
@@ -302,11 +307,42 @@ fn every_help_fits_and_its_examples_are_whole_commands() {
                 continued = l.ends_with(" \\") || l.ends_with("&&") || l.ends_with('|');
             }
             assert!(!continued, "{what}: the last example line continues");
-            let shown = if width == 0 { "0 (no limit)".to_string() } else { width.to_string() };
-            transcript.push_str(&format!("=== $ klog {} at COLUMNS={shown}\n{plain}", args.join(" ")));
+            let shown = if width == 0 { "--width 0 (no limit)".to_string() } else { format!("COLUMNS={width}") };
+            transcript.push_str(&format!("=== $ klog {} at {shown}\n{plain}", args.join(" ")));
         }
     }
     if let Some(stale) = compare("help", &transcript) {
         panic!("{stale}");
     }
+}
+
+/// #43: a table piped into a pager (stdout not a terminal, no `COLUMNS`) is laid out to 80
+/// columns, or to `$COLUMNS`, so `less` never breaks its rows; prose lines stay whole (they
+/// grep whole); `--width 0` lays nothing out.
+#[test]
+fn piped_tables_fit_80_columns_or_columns_and_width_0_lays_nothing_out() {
+    let Some(real) = kafka_real() else { return };
+    let dir = real.join("kraft-broker-2026");
+    let args = ["dump", s(&dir), "--partition", "__consumer_offsets-6", "--limit", "4"];
+    let run = |extra: &[&str], columns: Option<&str>| {
+        let mut c = Command::cargo_bin("klog").unwrap();
+        c.env("NO_COLOR", "1").env_remove("COLUMNS");
+        if let Some(columns) = columns {
+            c.env("COLUMNS", columns);
+        }
+        let out = c.args(extra).args(args).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let widest_rule = |out: &str| {
+        let rule = |l: &&str| !l.is_empty() && l.chars().all(|c| c == '─' || c == '═');
+        out.lines().filter(rule).map(|l| l.chars().count()).max().expect("a table")
+    };
+    let piped = run(&[], None);
+    assert!(widest_rule(&piped) <= 80, "{piped}");
+    assert!(piped.lines().any(|l| l.starts_with("replica ") && l.chars().count() > 80), "prose stays whole:\n{piped}");
+    let columns = run(&[], Some("100"));
+    assert!((81..=100).contains(&widest_rule(&columns)), "{columns}");
+    let unlimited = run(&["--width", "0"], None);
+    assert!(widest_rule(&unlimited) > 100, "{unlimited}");
 }

@@ -94,6 +94,13 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
+impl Scenario {
+    /// The klog commands one play of the scenario runs (its narration left out).
+    pub fn command_count(&self) -> usize {
+        self.steps.iter().filter(|s| !matches!(s, Step::Say(_))).count()
+    }
+}
+
 pub const SCENARIO_NAMES: [&str; 5] = ["watch", "kip101-1", "kip101-2", "kip279", "stuck-lso"];
 
 pub fn scenario(name: &str) -> Option<Scenario> {
@@ -322,6 +329,9 @@ pub struct ModeOutcome {
 /// What the demo emits, in order.
 #[derive(Clone)]
 pub enum DemoEvent<'a> {
+    /// Before anything runs: the scenario and the modes it will be played in (none for a
+    /// scenario without a recovery), for a one-screen overview that tells no outcome.
+    Opening(&'a Scenario, &'a [TruncationMode]),
     Scenario(&'a Scenario, Option<TruncationMode>),
     Say(&'a str),
     Command(String),
@@ -990,6 +1000,8 @@ pub fn run(req: &DemoRequest<'_>, sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<
     if req.dir.exists() && std::fs::read_dir(req.dir).map_err(|e| Error::io(req.dir, "list", e))?.next().is_some() {
         return Err(Error::layout(req.dir, "directory exists and is not empty; the demo needs an empty one"));
     }
+    let played: Vec<TruncationMode> = modes.iter().flatten().copied().collect();
+    sink(DemoEvent::Opening(&sc, &played))?;
     let mut outcomes = Vec::new();
     for (i, mode) in modes.iter().enumerate() {
         let root = req.dir.join(mode.map_or("run", |m| m.name()));
