@@ -5,7 +5,7 @@
 #   BENCH_DIR=DIR   scratch dir (default: a new dir under /var/tmp, removed at the end)
 #   BENCH_QUICK=1   smaller data (for trying the harness; the targets are for the full run)
 #   BENCH_ONLY="2 7" run only these sections (numbers as below; 8 is benches/kafka.sh, 9
-#                    benches/scale.sh)
+#                    benches/scale.sh, 10 dump --since against a full dump)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -33,7 +33,7 @@ row() { ROWS+=("$1|$2|$3|$4"); echo "  $1: $2 (target $3) $4" >&2; }
 verdict() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = (op == ">=") ? v >= t : v <= t; print ok ? "pass" : "FAIL" }'; }
 
 echo "scratch dir: $WORK" >&2
-ONLY=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9}
+ONLY=${BENCH_ONLY:-1 2 3 4 5 6 7 8 9 10}
 want() { [[ " $ONLY " == *" $1 "* ]]; }
 
 if want 1; then
@@ -203,6 +203,27 @@ if want 9; then
   : > "$WORK/scale-rows"
   BENCH_DIR=$WORK SCALE_ROWS=$WORK/scale-rows bash benches/scale.sh
   while IFS= read -r r; do ROWS+=("$r"); done < "$WORK/scale-rows"
+fi
+
+# 10. dump --since: where to start comes from the time index (Kafka's ListOffsets by timestamp),
+#     not from reading the log; against a full dump of the same 1 GiB log (8 segments of 128 MiB,
+#     16 appends of 64 MiB a minute apart, so --since the last minute is 1/16 of the records).
+if want 10; then
+echo "[10] dump --since vs full dump" >&2
+S=$WORK/since1g; $K create "$S" --segment-bytes 134217728 >/dev/null; $K elect "$S" >/dev/null
+T0=1796612400000
+for i in $(seq 0 15); do
+  $K append "$S" --count "$(scale 65536)" --value-size 1000 --timestamp $((T0 + i * 60000)) >/dev/null
+done
+cat "$S"/demo-0/*.log >/dev/null
+since=$((T0 + 15 * 60000)); after_all=$((T0 + 16 * 60000))
+t_full=$(best_of 3 sh -c "$K dump $S --json > /dev/null")
+t_since=$(best_of 3 sh -c "$K dump $S --json --since $since > /dev/null")
+t_seek=$(best_of 3 "$K" dump "$S" --count --since "$after_all")
+n_all=$("$K" dump "$S" --count); n_since=$("$K" dump "$S" --count --since "$since")
+speedup=$(awk -v a="$t_full" -v b="$t_since" 'BEGIN { printf "%.1f", a / b }')
+row "dump --json --since T (last $n_since of $n_all records, 1 GiB) vs full dump" "${t_since} s vs ${t_full} s (${speedup}x)" ">= 8x" "$(verdict "$speedup" 8 '>=')"
+row "dump --count --since after the last record (the seek alone, 1 GiB)" "${t_seek} s" "<= 0.05 s" "$(verdict "$t_seek" 0.05 '<=')"
 fi
 
 echo

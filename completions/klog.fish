@@ -124,6 +124,17 @@ json\t'JSON lines, one object per line with a `type`'
 kafka\t'The lines kafka-dump-log prints, for scripts written against it'"
 complete -c klog -n "__fish_klog_using_subcommand dump" -l from -d 'Start at the batch holding this offset' -r
 complete -c klog -n "__fish_klog_using_subcommand dump" -l limit -d 'Show at most N records (N batches with --batches)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l since -d 'Records with a timestamp at or after TIME (ISO-8601 such as 2026-12-07T03:00:00Z, or epoch ms). The dump starts where Kafka\'s ListOffsets by timestamp would: found with the time index, not by reading the log (with --batches: from the batch holding that record)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l until -d 'Records with a timestamp before TIME (same forms as --since; TIME itself excluded)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l to -d 'Stop after this offset (records at or below it; with --batches, batches starting at or below it)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l key -d 'Records whose key is exactly KEY (its UTF-8 bytes)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l key-regex -d 'Records whose key matches REGEX (Rust regex syntax over the key\'s bytes)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l header -d 'Records carrying a header NAME (with value VALUE when given); repeat to require several' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l value-regex -d 'Records whose value matches REGEX (Rust regex syntax over the value\'s bytes)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l topic -d 'Dump every partition of this topic in the log dir, one after another (the dir of a broker holding several partitions)' -r
+complete -c klog -n "__fish_klog_using_subcommand dump" -l value-format -d 'Show record values as `text`, `hex` or `base64`, and name a value in Confluent\'s wire format (magic byte 0, a 4-byte schema id) with its schema id' -r -f -a "text\t'UTF-8 text where the value is (otherwise the output form\'s own way to show bytes)'
+hex\t'Two lower-case hex digits a byte'
+base64\t'Standard base64 with padding'"
 complete -c klog -n "__fish_klog_using_subcommand dump" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -131,6 +142,7 @@ complete -c klog -n "__fish_klog_using_subcommand dump" -l width -d 'Lay text an
 complete -c klog -n "__fish_klog_using_subcommand dump" -l epochs -d 'Show the epoch cache (epoch, start, end, records) checked against the batch stamps'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l json -d 'Write JSON lines instead of a table (the same as `--format json`)'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l batches -d 'One row per batch instead of one per record'
+complete -c klog -n "__fish_klog_using_subcommand dump" -l count -d 'Print only the number of records shown (of batches with --batches)'
 complete -c klog -n "__fish_klog_using_subcommand dump" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand dump" -s V -l version -d 'Print version'

@@ -124,11 +124,23 @@ json\:"JSON lines, one object per line with a \`type\`"
 kafka\:"The lines kafka-dump-log prints, for scripts written against it"))' \
 '--from=[Start at the batch holding this offset]:OFFSET:_default' \
 '--limit=[Show at most N records (N batches with --batches)]:N:_default' \
+'--since=[Records with a timestamp at or after TIME (ISO-8601 such as 2026-12-07T03\:00\:00Z, or epoch ms). The dump starts where Kafka'\''s ListOffsets by timestamp would\: found with the time index, not by reading the log (with --batches\: from the batch holding that record)]:TIME:_default' \
+'(--batches)--until=[Records with a timestamp before TIME (same forms as --since; TIME itself excluded)]:TIME:_default' \
+'--to=[Stop after this offset (records at or below it; with --batches, batches starting at or below it)]:OFFSET:_default' \
+'(--batches)--key=[Records whose key is exactly KEY (its UTF-8 bytes)]:KEY:_default' \
+'(--batches)--key-regex=[Records whose key matches REGEX (Rust regex syntax over the key'\''s bytes)]:REGEX:_default' \
+'(--batches)*--header=[Records carrying a header NAME (with value VALUE when given); repeat to require several]:NAME[=VALUE]:_default' \
+'(--batches)--value-regex=[Records whose value matches REGEX (Rust regex syntax over the value'\''s bytes)]:REGEX:_default' \
+'(--partition)--topic=[Dump every partition of this topic in the log dir, one after another (the dir of a broker holding several partitions)]:NAME:_default' \
+'(--batches)--value-format=[Show record values as \`text\`, \`hex\` or \`base64\`, and name a value in Confluent'\''s wire format (magic byte 0, a 4-byte schema id) with its schema id]:FORM:((text\:"UTF-8 text where the value is (otherwise the output form'\''s own way to show bytes)"
+hex\:"Two lower-case hex digits a byte"
+base64\:"Standard base64 with padding"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--epochs[Show the epoch cache (epoch, start, end, records) checked against the batch stamps]' \
 '(--format)--json[Write JSON lines instead of a table (the same as \`--format json\`)]' \
 '--batches[One row per batch instead of one per record]' \
+'(--epochs --limit)--count[Print only the number of records shown (of batches with --batches)]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

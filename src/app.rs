@@ -642,19 +642,37 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         }
         _ => {}
     };
+    if a.filter.count {
+        // `--count`: the records (batches with --batches) a full dump would show, counted.
+        let mut count = 0u64;
+        commands::dump::run(&req, &mut |e| {
+            track(&e);
+            match e {
+                DumpEvent::PartitionSummary(_) => return Err(commands::dump_filter::needs_partition(&a.path)),
+                DumpEvent::Batch(_) if a.batches => count += 1,
+                DumpEvent::Record(..) | DumpEvent::Decoded(..) if !a.batches => count += 1,
+                _ => {}
+            }
+            Ok(())
+        })?;
+        writeln!(text.raw(), "{count}").at("<stdout>", "write")?;
+        return Ok(Outcome::Success);
+    }
+    let values = a.filter.value_format.map(Into::into);
     let written = match a.format() {
         DumpFormat::Json => {
             // JSON lines are stateless: batches are rendered on both cores, in chunks.
-            let render: &commands::dump::Render = &|e: DumpEvent<'_>, buf: &mut Vec<u8>| json::dump_event(buf, e);
+            let render: &commands::dump::Render =
+                &move |e: DumpEvent<'_>, buf: &mut Vec<u8>| json::dump_event_with(buf, e, values);
             let req = commands::dump::DumpRequest { render: Some(render), ..req };
             let out = text.raw();
             commands::dump::run(&req, &mut |e| {
                 track(&e);
-                json::dump_event(out, e)
+                json::dump_event_with(out, e, values)
             })
         }
         DumpFormat::Table => {
-            let mut t = DumpTable::new(text, *settings, a.batches);
+            let mut t = DumpTable::new(text, *settings, a.batches).with_values(values);
             commands::dump::run(&req, &mut |e| {
                 track(&e);
                 t.event(e)
@@ -665,10 +683,13 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
             // Batches rendered on both cores too: the state Kafka's tool keeps from record to
             // record (non-consecutive offsets) comes with each chunk.
             let render: &commands::dump::Render =
-                &|e: DumpEvent<'_>, buf: &mut Vec<u8>| crate::output::dump_log::render(buf, e);
+                &move |e: DumpEvent<'_>, buf: &mut Vec<u8>| crate::output::dump_log::render_with(buf, e, values);
             let req = commands::dump::DumpRequest { render: Some(render), ..req };
             let mut err = io::stderr().lock();
-            let mut d = DumpLog::new(text.raw(), &mut err);
+            let mut d = DumpLog::new(text.raw(), &mut err).with_values(values);
+            if a.filter.record_filter().selects_records() {
+                d = d.without_offset_gaps();
+            }
             commands::dump::run(&req, &mut |e| {
                 track(&e);
                 d.event(e)

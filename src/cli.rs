@@ -919,6 +919,86 @@ pub struct DumpArgs {
     /// One row per batch instead of one per record.
     #[arg(long)]
     pub batches: bool,
+    #[command(flatten)]
+    pub filter: DumpFilterArgs,
+}
+
+/// `dump`'s record filters: a record is shown when every one given holds.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Record filters and values")]
+pub struct DumpFilterArgs {
+    /// Records with a timestamp at or after TIME (ISO-8601 such as 2026-12-07T03:00:00Z, or
+    /// epoch ms). The dump starts where Kafka's ListOffsets by timestamp would: found with the
+    /// time index, not by reading the log (with --batches: from the batch holding that record).
+    #[arg(long, value_name = "TIME", value_parser = commands::dump_filter::parse_time, allow_negative_numbers = true)]
+    pub since: Option<i64>,
+    /// Records with a timestamp before TIME (same forms as --since; TIME itself excluded).
+    #[arg(long, value_name = "TIME", value_parser = commands::dump_filter::parse_time, allow_negative_numbers = true,
+          conflicts_with = "batches")]
+    pub until: Option<i64>,
+    /// Stop after this offset (records at or below it; with --batches, batches starting at or
+    /// below it).
+    #[arg(long, value_name = "OFFSET", allow_negative_numbers = true,
+          value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
+    pub to: Option<i64>,
+    /// Records whose key is exactly KEY (its UTF-8 bytes).
+    #[arg(long, value_name = "KEY", conflicts_with = "batches")]
+    pub key: Option<String>,
+    /// Records whose key matches REGEX (Rust regex syntax over the key's bytes).
+    #[arg(long, value_name = "REGEX", value_parser = commands::dump_filter::parse_regex, conflicts_with = "batches")]
+    pub key_regex: Option<regex::bytes::Regex>,
+    /// Records carrying a header NAME (with value VALUE when given); repeat to require several.
+    #[arg(long, value_name = "NAME[=VALUE]", conflicts_with = "batches")]
+    pub header: Vec<commands::dump_filter::HeaderMatch>,
+    /// Records whose value matches REGEX (Rust regex syntax over the value's bytes).
+    #[arg(long, value_name = "REGEX", value_parser = commands::dump_filter::parse_regex, conflicts_with = "batches")]
+    pub value_regex: Option<regex::bytes::Regex>,
+    /// Print only the number of records shown (of batches with --batches).
+    #[arg(long, conflicts_with_all = ["epochs", "limit"])]
+    pub count: bool,
+    /// Dump every partition of this topic in the log dir, one after another (the dir of a
+    /// broker holding several partitions).
+    #[arg(long, value_name = "NAME", conflicts_with = "partition")]
+    pub topic: Option<String>,
+    /// Show record values as `text`, `hex` or `base64`, and name a value in Confluent's wire
+    /// format (magic byte 0, a 4-byte schema id) with its schema id.
+    #[arg(long, value_enum, value_name = "FORM", conflicts_with = "batches")]
+    pub value_format: Option<ValueFormatArg>,
+}
+
+/// `dump --value-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ValueFormatArg {
+    /// UTF-8 text where the value is (otherwise the output form's own way to show bytes).
+    Text,
+    /// Two lower-case hex digits a byte.
+    Hex,
+    /// Standard base64 with padding.
+    Base64,
+}
+
+impl From<ValueFormatArg> for crate::output::values::ValueFormat {
+    fn from(a: ValueFormatArg) -> Self {
+        match a {
+            ValueFormatArg::Text => crate::output::values::ValueFormat::Text,
+            ValueFormatArg::Hex => crate::output::values::ValueFormat::Hex,
+            ValueFormatArg::Base64 => crate::output::values::ValueFormat::Base64,
+        }
+    }
+}
+
+impl DumpFilterArgs {
+    pub fn record_filter(&self) -> commands::dump_filter::RecordFilter {
+        commands::dump_filter::RecordFilter {
+            since: self.since,
+            until: self.until,
+            to: self.to,
+            key: self.key.as_ref().map(|k| k.as_bytes().to_vec()),
+            key_regex: self.key_regex.clone(),
+            headers: self.header.clone(),
+            value_regex: self.value_regex.clone(),
+        }
+    }
 }
 
 /// How `dump` writes what it reads.
@@ -1096,7 +1176,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
         ],
         "dump" => &[
             "klog dump /tmp/b --epochs",
-            "klog dump /var/lib/kafka --partition orders-3 --from 1000 --limit 10",
+            "klog dump /data --topic orders --since 2026-12-07T03:00:00Z --key user-7",
             "klog dump /tmp/b/demo-0/00000000000000000000.index",
         ],
         "check" => &["klog check /tmp/b", "klog check /var/lib/kafka --partition orders-3 --json"],
@@ -1609,6 +1689,8 @@ impl<'a> From<&'a DumpArgs> for commands::dump::DumpRequest<'a> {
             render: None,
             log_dir_overview: a.format() != DumpFormat::Kafka,
             dump_log_segments_files: a.format() == DumpFormat::Kafka,
+            filter: a.filter.record_filter(),
+            topic: a.filter.topic.as_deref(),
         }
     }
 }

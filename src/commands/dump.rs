@@ -4,6 +4,7 @@
 //! as a stream of events for a renderer (table, JSON lines, or kafka-dump-log lines).
 //! Streaming keeps memory constant whatever the log size. Never writes.
 
+use super::dump_filter::{self, RecordFilter};
 use crate::error::{Error, Result};
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::compression::Compression;
@@ -360,6 +361,10 @@ pub struct DumpRequest<'a> {
     /// a segment's batches are rendered in chunks on both cores and reach the sink in order as
     /// [`DumpEvent::Rendered`]; otherwise every event goes to the sink one by one.
     pub render: Option<&'a Render>,
+    /// Which records to show (`--since`, `--to`, `--key`, ...): none set shows every one.
+    pub filter: RecordFilter,
+    /// Dump every partition dir of this topic in the log dir, one after another.
+    pub topic: Option<&'a str>,
 }
 
 /// Turns one event into bytes appended to the buffer (a stateless renderer, such as JSON lines,
@@ -417,6 +422,9 @@ const RENDER_CHUNK_BYTES: usize = 1 << 20;
 type Sink<'s> = dyn FnMut(DumpEvent<'_>) -> Result<()> + 's;
 
 pub fn run(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
+    if let Some(topic) = req.topic {
+        return dump_topic(req, topic, sink);
+    }
     if req.path.is_file() {
         return dump_file(req, sink);
     }
@@ -454,13 +462,17 @@ fn dump_replica(
         return sink(DumpEvent::Epochs(&rows));
     }
     let from = req.from.unwrap_or(i64::MIN);
+    // `--since`: start at the first offset at or after the time, found with the time index
+    // (none: no record is that late, nothing to read).
+    let seek = req.filter.since.map(|t| dump_filter::seek_since(replica.log(), t)).transpose()?;
+    let from = seek.flatten().map_or(from, |o| from.max(o));
     let mut budget = req.limit.unwrap_or(u64::MAX);
     let first = replica.log().segment_for(from).unwrap_or(0);
     for seg in &replica.log().segments()[first..] {
-        if budget == 0 {
+        if budget == 0 || req.filter.past_end(seg.base_offset) || seek == Some(None) {
             break;
         }
-        let start = if req.from.is_some() {
+        let start = if from != i64::MIN {
             replica
                 .log()
                 .locate(from)?
@@ -479,6 +491,7 @@ fn dump_replica(
             start as usize,
             from,
             req.batches_only,
+            &req.filter,
             &mut budget,
             req.render,
             sink,
@@ -493,6 +506,9 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
         dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
     // The log dir's own files are read once, not once per partition.
     let files = LogDirFiles::read_tolerant(req.path)?;
+    if req.log_dir_overview && (req.filter.selects_records() || req.filter.to.is_some()) {
+        return Err(dump_filter::needs_partition(req.path));
+    }
     if !req.log_dir_overview {
         for name in &names {
             dump_replica(req, req.path, Some(name), Some(&files), sink)?;
@@ -579,12 +595,13 @@ fn batch_events(
     batch: &RawBatch<'_>,
     from: i64,
     batches_only: bool,
+    filter: &RecordFilter,
     budget: &mut u64,
     emit: &mut dyn FnMut(DumpEvent<'_>) -> Result<()>,
 ) -> Result<()> {
     let row = batch_row(segment_base_offset, batch);
-    emit(DumpEvent::Batch(&row))?;
     if batches_only {
+        emit(DumpEvent::Batch(&row))?;
         *budget = budget.saturating_sub(1);
         return Ok(());
     }
@@ -593,7 +610,13 @@ fn batch_events(
             // The records that decode come out before the one that does not, as Kafka's
             // iterator hands them out before it throws.
             let (records, error) = decoded.decode_prefix();
-            for r in records.iter().filter(|r| r.offset >= from) {
+            let shown = |r: &&Record<'_>| r.offset >= from && filter.matches(r);
+            // A batch none of whose records a filter shows is not shown either.
+            if error.is_none() && filter.selects_records() && !records.iter().any(|r| shown(&r)) {
+                return Ok(());
+            }
+            emit(DumpEvent::Batch(&row))?;
+            for r in records.iter().filter(shown) {
                 if *budget == 0 {
                     return Ok(());
                 }
@@ -611,7 +634,10 @@ fn batch_events(
                 None => Ok(()),
             }
         }
-        Err(e) => emit(DumpEvent::Undecodable(&row, &e.to_string())),
+        Err(e) => {
+            emit(DumpEvent::Batch(&row))?;
+            emit(DumpEvent::Undecodable(&row, &e.to_string()))
+        }
     }
 }
 
@@ -626,6 +652,7 @@ fn render_chunk(
     range: (usize, usize),
     from: i64,
     batches_only: bool,
+    filter: &RecordFilter,
     out: &mut RenderedChunk,
 ) -> Result<()> {
     out.bytes.clear();
@@ -637,7 +664,10 @@ fn render_chunk(
         if batch.last_offset() < from {
             continue;
         }
-        batch_events(segment_base_offset, decoder, &batch, from, batches_only, &mut unlimited, &mut |e| {
+        if filter.past_end(batch.base_offset()) {
+            break;
+        }
+        batch_events(segment_base_offset, decoder, &batch, from, batches_only, filter, &mut unlimited, &mut |e| {
             match &e {
                 DumpEvent::Record(_, r, _) | DumpEvent::Decoded(_, r, _) => out.records.observe(r.offset),
                 DumpEvent::Undecodable(b, why) => out.undecodable.push(((*b).clone(), why.to_string())),
@@ -658,6 +688,7 @@ fn dump_batches(
     start: usize,
     from: i64,
     batches_only: bool,
+    filter: &RecordFilter,
     budget: &mut u64,
     render: Option<&Render>,
     sink: &mut Sink<'_>,
@@ -669,7 +700,7 @@ fn dump_batches(
         Some(render) => {
             // Chunks of whole batches rendered on both cores, reaching the sink in order.
             let work = |&range: &(usize, usize), out: &mut RenderedChunk| {
-                render_chunk(render, segment_base_offset, decoder, bytes, range, from, batches_only, out)
+                render_chunk(render, segment_base_offset, decoder, bytes, range, from, batches_only, filter, out)
             };
             crate::work_share::in_order(iter.chunks(RENDER_CHUNK_BYTES), &work, |&(_, end), out| {
                 sink(DumpEvent::Rendered(out))?;
@@ -686,7 +717,10 @@ fn dump_batches(
                 if batch.last_offset() < from {
                     continue;
                 }
-                batch_events(segment_base_offset, decoder, &batch, from, batches_only, budget, sink)?;
+                if filter.past_end(batch.base_offset()) {
+                    break;
+                }
+                batch_events(segment_base_offset, decoder, &batch, from, batches_only, filter, budget, sink)?;
             }
         }
     }
@@ -734,7 +768,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         }
         sink(DumpEvent::Segment { path, base_offset: base })?;
         let bytes = seg.read_log()?;
-        return dump_batches(path, base, &bytes, 0, from, req.batches_only, &mut budget, req.render, sink);
+        return dump_batches(path, base, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink);
     }
     if name.ends_with(".checkpoint") && !OFFSET_CHECKPOINTS.contains(&name) {
         let parsed = names::parse_kraft_snapshot_name(name);
@@ -744,7 +778,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         let kind = FileKind::KraftSnapshot { end_offset: parsed.map(|p| p.0), epoch: parsed.map(|p| p.1) };
         sink(DumpEvent::File { path, kind })?;
         let bytes = read_whole(path)?;
-        return dump_batches(path, 0, &bytes, 0, from, req.batches_only, &mut budget, req.render, sink);
+        return dump_batches(path, 0, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink);
     }
     if let (Some(base), true) = (base, name.ends_with(names::INDEX_SUFFIX)) {
         let bytes = read_whole(path)?;
@@ -829,4 +863,25 @@ fn trailing_entry_bytes(path: &Path, bytes: &[u8], entry_bytes: usize, sink: &mu
     }
     let what = format!("length {} is not a multiple of the {entry_bytes}-byte entry size", bytes.len());
     sink(DumpEvent::Trailing { path, position: (bytes.len() - tail) as u64, len: tail as u64, what: &what })
+}
+
+/// `--topic`: every partition dir of the topic in the log dir, by partition number, each in full.
+fn dump_topic(req: &DumpRequest<'_>, topic: &str, sink: &mut Sink<'_>) -> Result<()> {
+    if !req.path.is_dir() || crate::replica::looks_like_partition_dir(req.path) {
+        return Err(Error::layout(req.path, "--topic needs a broker's log dir (the dir holding <topic>-<N> dirs)"));
+    }
+    let mut partitions: Vec<(i32, String)> = list_partition_dirs(req.path)?
+        .iter()
+        .filter_map(|d| d.file_name()?.to_str())
+        .filter_map(|n| names::parse_topic_partition(n).filter(|(t, _)| t == topic).map(|(_, p)| (p, n.to_string())))
+        .collect();
+    if partitions.is_empty() {
+        return Err(dump_filter::no_such_topic(req.path, topic));
+    }
+    partitions.sort();
+    let files = LogDirFiles::read_tolerant(req.path)?;
+    for (_, name) in &partitions {
+        dump_replica(req, req.path, Some(name), Some(&files), sink)?;
+    }
+    Ok(())
 }

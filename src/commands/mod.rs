@@ -13,6 +13,7 @@ pub mod demo;
 pub mod diff;
 pub mod draw;
 pub mod dump;
+pub mod dump_filter;
 pub mod elect;
 pub mod explore;
 pub mod fetch;

@@ -21,6 +21,7 @@
 //!
 //! The epoch view and the log-dir overview have no dump-log form: they are refused as usage errors.
 
+use super::values::{self, ValueFormat};
 use crate::commands::dump::{BatchRow, DumpEvent, FileKind};
 use crate::commands::dump::{ControlRead, InternalRecord};
 use crate::error::{Error, IoContext, Result};
@@ -46,6 +47,10 @@ pub struct DumpLog<'o> {
     time_not_found: Vec<(String, Vec<String>)>,
     non_consecutive: Vec<(String, Vec<String>)>,
     klog_notes: Vec<String>,
+    /// Report non-consecutive offsets (off when a record filter leaves gaps on purpose).
+    offset_gaps: bool,
+    /// `--value-format`: payloads shown so, Confluent schema ids named.
+    values: Option<ValueFormat>,
     /// The file being dumped and what is tracked per file.
     file: Option<FileState>,
     /// A line being built (reused from line to line).
@@ -84,9 +89,23 @@ impl<'o> DumpLog<'o> {
             time_not_found: Vec::new(),
             non_consecutive: Vec::new(),
             klog_notes: Vec::new(),
+            offset_gaps: true,
+            values: None,
             file: None,
             buf: Vec::new(),
         }
+    }
+
+    /// Leave out the "Non-consecutive offsets" report: the records shown were filtered.
+    pub fn without_offset_gaps(mut self) -> Self {
+        self.offset_gaps = false;
+        self
+    }
+
+    /// Show payloads as `--value-format` says.
+    pub fn with_values(mut self, values: Option<ValueFormat>) -> Self {
+        self.values = values;
+        self
     }
 
     fn line(&mut self, text: &str) -> Result<()> {
@@ -138,7 +157,9 @@ impl<'o> DumpLog<'o> {
         add(&mut self.time_not_found, lines.collect());
         let lines = std::iter::once(format!("Non-consecutive offsets in {abs}"))
             .chain(f.non_consecutive.iter().map(|(a, b)| format!("  {a} is followed by {b}")));
-        add(&mut self.non_consecutive, lines.collect());
+        if self.offset_gaps {
+            add(&mut self.non_consecutive, lines.collect());
+        }
     }
 
     pub fn event(&mut self, event: DumpEvent<'_>) -> Result<()> {
@@ -212,7 +233,7 @@ impl<'o> DumpLog<'o> {
                 self.buf.clear();
                 match event {
                     DumpEvent::Decoded(_, _, decoded) => write_decoded_line(&mut self.buf, b, r, decoded),
-                    DumpEvent::Record(_, _, control) => write_record_line(&mut self.buf, b, r, control),
+                    DumpEvent::Record(_, _, control) => write_record_line(&mut self.buf, b, r, control, self.values),
                     _ => {}
                 }
                 self.out.write_all(&self.buf).at("<stdout>", "write")
@@ -465,14 +486,20 @@ fn push_decoded(buf: &mut Vec<u8>, bytes: &[u8]) {
 /// A deep-iteration record line with keys and payloads (`--print-data-log`).
 pub fn record_line(b: &BatchRow, r: &Record<'_>, control: Option<&ControlRead>) -> String {
     let mut buf = Vec::new();
-    write_record_line(&mut buf, b, r, control);
+    write_record_line(&mut buf, b, r, control, None);
     buf.pop();
     String::from_utf8(buf).unwrap_or_default()
 }
 
 /// [`record_line`] and its line break, appended to `buf` (the hot path of the dump: no
 /// allocation for a record without headers).
-fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, control: Option<&ControlRead>) {
+fn write_record_line(
+    buf: &mut Vec<u8>,
+    b: &BatchRow,
+    r: &Record<'_>,
+    control: Option<&ControlRead>,
+    values: Option<ValueFormat>,
+) {
     write_record_head(buf, b, r);
     if let Some(c) = control {
         buf.extend_from_slice(control_suffix(c).as_bytes());
@@ -482,8 +509,16 @@ fn write_record_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, control: O
             push_decoded(buf, k);
         }
         if let Some(v) = r.value {
+            if let Some(id) = values.and_then(|_| values::confluent_schema_id(v)) {
+                buf.extend_from_slice(b" confluentSchemaId: ");
+                push_int(buf, id.into());
+            }
             buf.extend_from_slice(b" payload: ");
-            push_decoded(buf, v);
+            match values {
+                Some(ValueFormat::Hex) => buf.extend_from_slice(values::hex(v).as_bytes()),
+                Some(ValueFormat::Base64) => buf.extend_from_slice(crate::util::base64(v).as_bytes()),
+                _ => push_decoded(buf, v),
+            }
         }
     }
     buf.push(b'\n');
@@ -537,9 +572,14 @@ fn write_record_head(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>) {
 /// The kafka-dump-log lines of a segment's batch events, for [`crate::commands::dump::Render`]:
 /// batch and record lines; an undecodable batch is noted by [`DumpLog`] when the chunk arrives.
 pub fn render(buf: &mut Vec<u8>, event: DumpEvent<'_>) -> Result<()> {
+    render_with(buf, event, None)
+}
+
+/// [`render`], with payloads shown as `--value-format` says.
+pub fn render_with(buf: &mut Vec<u8>, event: DumpEvent<'_>, values: Option<ValueFormat>) -> Result<()> {
     match event {
         DumpEvent::Batch(b) => write_batch_line(buf, b),
-        DumpEvent::Record(b, r, control) => write_record_line(buf, b, r, control),
+        DumpEvent::Record(b, r, control) => write_record_line(buf, b, r, control, values),
         DumpEvent::Decoded(b, r, decoded) => write_decoded_line(buf, b, r, decoded),
         // The command renders only a segment's batch events in chunks.
         _ => {}

@@ -14,6 +14,7 @@
 //! document; adding a field keeps it. Nested objects carry no version of their own: the
 //! document's covers them.
 
+use super::values::{self, ValueFormat};
 use crate::commands::dump::ControlRead;
 use crate::commands::dump::{BatchRow, DumpEvent, PartitionSummary};
 use crate::error::{IoContext, Result};
@@ -101,6 +102,9 @@ struct RecordWire<'a> {
     value: Option<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     value_encoding: Option<&'static str>,
+    /// With `--value-format`: the schema id of a value in Confluent's wire format.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_schema_id: Option<i32>,
     headers: Vec<HeaderWire<'a>>,
     batch_base_offset: i64,
     crc_valid: bool,
@@ -237,6 +241,7 @@ fn record_wire<'a>(batch: &BatchRow, r: &'a Record<'a>, control: Option<&'a Cont
         key_encoding,
         value,
         value_encoding,
+        value_schema_id: None,
         headers: r
             .headers
             .iter()
@@ -714,6 +719,23 @@ pub fn line(out: &mut dyn Write, v: &impl Serialize) -> Result<()> {
     serde_json::to_writer(&mut *out, &Document { schema: SCHEMA, body: v })
         .map_err(|e| crate::error::Error::io("<stdout>", "write", e.into()))?;
     out.write_all(b"\n").at("<stdout>", "write")
+}
+
+/// Render one dump event as a JSON line, a record's value shown as `dump --value-format` says
+/// (`value_encoding` `utf8`, `hex` or `base64`, and `value_schema_id` for Confluent's wire format).
+pub fn dump_event_with(out: &mut dyn Write, event: DumpEvent<'_>, values: Option<ValueFormat>) -> Result<()> {
+    match (values, event) {
+        (Some(format), DumpEvent::Record(b, r, control)) => {
+            let mut wire = record_wire(b, r, control);
+            if let Some(v) = r.value {
+                let (value, encoding) = values::encode(v, format);
+                (wire.value, wire.value_encoding) = (Some(value), Some(encoding));
+                wire.value_schema_id = values::confluent_schema_id(v);
+            }
+            line(out, &wire)
+        }
+        (_, event) => dump_event(out, event),
+    }
 }
 
 /// Render one dump event as a JSON line.

@@ -35,6 +35,7 @@ pub mod table;
 pub mod text;
 pub mod transactions;
 pub mod txn_picture;
+pub mod values;
 
 use palette::Palette;
 

@@ -405,6 +405,8 @@ pub struct DumpTable<'o> {
     records: Vec<RecordRow>,
     /// Whether the hint to `--format kafka` / `--json` was given (once a dump).
     hinted: bool,
+    /// `--value-format`: values shown so, Confluent schema ids named.
+    values: Option<super::values::ValueFormat>,
 }
 
 /// A record's row, held so that the chunk's layout can give its values the width.
@@ -433,7 +435,14 @@ impl<'o> DumpTable<'o> {
             totals: None,
             records: Vec::new(),
             hinted: false,
+            values: None,
         }
+    }
+
+    /// Show values as `--value-format` says.
+    pub fn with_values(mut self, values: Option<super::values::ValueFormat>) -> Self {
+        self.values = values;
+        self
     }
 
     /// The record rows held as one table. Laid out to a width that would cut the keys or
@@ -575,7 +584,11 @@ impl<'o> DumpTable<'o> {
         self.note_subject(&event);
         let p = self.settings.palette();
         match event {
-            DumpEvent::Replica(s) => summary_lines(self.out, s, &self.settings),
+            DumpEvent::Replica(s) => {
+                // The records of the replica before (`--topic` dumps several) go out first.
+                self.flush_table()?;
+                summary_lines(self.out, s, &self.settings)
+            }
             DumpEvent::Epochs(rows) => epochs_table(self.out, rows, &self.settings),
             DumpEvent::Rendered(chunk) => {
                 self.flush_table()?;
@@ -698,7 +711,10 @@ impl<'o> DumpTable<'o> {
                 (key, value, true) => (key.map_or_else(|| bytes_cell(r.key), Cell::new), Cell::new(value)),
                 (_, value, false) => (bytes_cell(r.key), p.cell(value, Tone::Bad)),
             },
-            RecordMeaning::Data => (bytes_cell(r.key), bytes_cell(r.value)),
+            RecordMeaning::Data => match (self.values, r.value) {
+                (Some(f), Some(v)) => (bytes_cell(r.key), Cell::new(super::values::table_text(v, f, VALUE_CHARS))),
+                _ => (bytes_cell(r.key), bytes_cell(r.value)),
+            },
         };
         let crc_ok = b.crc_valid && r.legacy.is_none_or(|l| l.crc_valid);
         if self.table.is_some() {

@@ -42,6 +42,7 @@ mod picture;
 mod ranges;
 mod readme;
 mod real;
+mod record_filters;
 mod recorded_leader;
 mod scale;
 mod scenarios;
