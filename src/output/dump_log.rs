@@ -529,7 +529,7 @@ fn write_decoded_line(buf: &mut Vec<u8>, b: &BatchRow, r: &Record<'_>, decoded: 
     if matches!(decoded, InternalRecord::RemoteLogMetadata(_)) {
         // Kafka's tool prints these with a decoder only when asked (`--remote-log-metadata-decoder`,
         // Java's `toString`, not imitated): the line it prints without one.
-        return write_record_line(buf, b, r, None);
+        return write_record_line(buf, b, r, None, None);
     }
     write_record_head(buf, b, r);
     buf.extend_from_slice(internal_record::dump_log_suffix(decoded, r.offset).as_bytes());
