@@ -16,6 +16,7 @@
 //!
 //! Everything here reads; nothing writes, nothing prints.
 
+pub mod aux_state;
 pub mod local_tiered_storage;
 pub mod metadata_cache;
 pub mod metadata_topic;
