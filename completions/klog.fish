@@ -243,6 +243,7 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader-epoch -d 'With --dry-run (e.g. on a broker\'s data dirs, from the cluster\'s metadata): the epoch the controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER\'s cache starts there. Default: the latest in LEADER\'s cache' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l metadata -d 'A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller\'s, or that dir) to take each partition\'s leader, epoch, ISR and ELR from. Default: the furthest-along one in LEADER\'s or DIR\'s log dir, if any' -r -F
+complete -c klog -n "__fish_klog_using_subcommand recover" -l remote-dir -d 'A tiered leader\'s LocalTieredStorage dir (its `rsm.config.dir`, or the `kafka-tiered-storage` dir in it): a follower below the leader\'s local log start takes the epoch cache of the remote segment it rebuilds from (`.leader_epoch_checkpoint`); without it, the leader\'s own cache up to that point is shown instead' -r -F
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -649,6 +649,12 @@ pub struct RecoverArgs {
     /// furthest-along one in LEADER's or DIR's log dir, if any.
     #[arg(long, value_name = "DIR", requires = "leader")]
     pub metadata: Option<PathBuf>,
+    /// A tiered leader's LocalTieredStorage dir (its `rsm.config.dir`, or the
+    /// `kafka-tiered-storage` dir in it): a follower below the leader's local log start takes
+    /// the epoch cache of the remote segment it rebuilds from (`.leader_epoch_checkpoint`);
+    /// without it, the leader's own cache up to that point is shown instead.
+    #[arg(long, value_name = "DIR", requires = "leader")]
+    pub remote_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -1679,6 +1685,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             // 2.1-IV1); the --mode stand-ins keep the check unless --no-fencing.
             fencing: !a.no_fencing && a.release.kafka.is_none_or(|r| r.offsets_for_leader_epoch_fencing),
             metadata: a.metadata.as_deref(),
+            remote_dir: a.remote_dir.as_deref(),
         }
     }
 }

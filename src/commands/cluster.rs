@@ -796,6 +796,7 @@ fn plan_restarts(
             told_first: false,
             fencing: true,
             metadata: None,
+            remote_dir: None,
         };
         // The epoch comes from this view's own replay of the metadata: the dry run does not
         // look the metadata up again for every follower.

@@ -17,6 +17,7 @@
 //! Everything here reads; nothing writes, nothing prints.
 
 pub mod aux_state;
+pub mod leader;
 pub mod local_tiered_storage;
 pub mod metadata_cache;
 pub mod metadata_topic;

@@ -301,3 +301,57 @@ fn a_remote_index_that_does_not_match_its_log_is_a_finding() {
     let snapshot = lines.iter().find(|l| l["finding"] == "unreadable").expect("the cut snapshot");
     assert!(snapshot["path"].as_str().unwrap().ends_with(".snapshot"), "{snapshot}");
 }
+
+/// The fixture's data dir as a tiered leader of t-0 (its cache: epoch 0 from 0), and a second
+/// broker's dir whose t-0 is empty: a follower far below the leader's local log start (3).
+fn tiered_pair(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let (data, remote) = tiered(root);
+    fs::write(data.join("t-0/leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
+    let follower = root.join("data2");
+    fs::create_dir_all(follower.join("t-0")).unwrap();
+    fs::write(follower.join("t-0/00000000000000000000.log"), b"").unwrap();
+    for (dir, node) in [(&data, 1), (&follower, 2)] {
+        let meta = format!("version=1\nnode.id={node}\ncluster.id=q1Sh-9_ISia_zwGINzRvyQ\n");
+        fs::write(dir.join("meta.properties"), meta).unwrap();
+    }
+    (data, follower, remote)
+}
+
+/// `ReplicaFetcherTierStateMachine.buildRemoteLogAuxState` (3.6.0): the follower's fetch at 0 is
+/// below the leader's local log start 3, so it rebuilds from the remote segment holding offset 2
+/// in epoch 0 (segment A, 0..2): it restarts at 3 with log start 0 and A's epoch cache.
+#[test]
+fn recover_below_a_tiered_leaders_local_start_plans_the_restart_from_remote_storage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (leader, follower, remote) = tiered_pair(tmp.path());
+    let args = ["recover", "--dry-run", "--partition", "t-0", "--leader", s(&leader), s(&follower)];
+    let text = ok(&[&["--width", "0"], &args[..], &["--remote-dir", s(&remote), "--explain"]].concat());
+    assert!(text.contains("moved to tiered storage: the leader keeps offsets 0..2 in remote storage only"), "{text}");
+    let segment = replica_lab::util::base64_url(&SEGMENT_A);
+    assert!(text.contains(&format!("3. remote segment {segment} (offsets 0..2) holds offset 2 in epoch 0")), "{text}");
+    assert!(text.contains("epoch cache [(0 0)] from the remote segment's .leader_epoch_checkpoint"), "{text}");
+    assert!(
+        text.contains("if fetch_offset < leader.local_log_start:  # OFFSET_MOVED_TO_TIERED_STORAGE ◀ yes (0 < 3)"),
+        "{text}"
+    );
+    let doc = json_lines(&ok(&[&args[..], &["--json", "--remote-dir", s(&remote)]].concat()));
+    let aux = &doc.iter().find(|l| l.get("from_remote").is_some()).expect("from_remote")["from_remote"];
+    assert_eq!(
+        (aux["next_offset"].as_i64(), aux["epochs_from"].as_str()),
+        (Some(3), Some("remote_checkpoint")),
+        "{aux}"
+    );
+    // Without the remote dir the leader's own cache stands in, and says so.
+    let doc = json_lines(&ok(&[&args[..], &["--json"]].concat()));
+    let aux = &doc.iter().find(|l| l.get("from_remote").is_some()).unwrap()["from_remote"];
+    assert_eq!(aux["epochs_from"], "leader_cache", "{aux}");
+    // 3.5.2 has no tiered storage: a restart at the (local) log start, nothing from remote.
+    let old = json_lines(&ok(&[&args[..], &["--json", "--kafka", "3.5.2"]].concat()));
+    assert!(old.iter().all(|l| l.get("from_remote").is_none()), "{old:?}");
+    // klog does not write such a restart: refused before anything is written.
+    let before = tree(&follower);
+    let (_, err) =
+        code(&["recover", "--partition", "t-0", "--leader", s(&leader), s(&follower), "--allow-broker-dir-writes"], 2);
+    assert!(err.contains("keeps remote storage (tiered)") && err.contains("--dry-run"), "{err}");
+    assert_eq!(tree(&follower), before);
+}

@@ -394,3 +394,91 @@ fn walk_files(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A follower stopped long enough that the leader's local log starts above its log end, then
+/// started again: Kafka answers its fetch OFFSET_MOVED_TO_TIERED_STORAGE and the follower builds
+/// its state from remote storage (`ReplicaFetcherTierStateMachine.buildRemoteLogAuxState`).
+/// klog's plan, made on copies of the stopped follower's dir and the leader's before it starts
+/// (`recover --dry-run --leader`, with the remote dir), is what the broker then does: its log
+/// restarts at the remote segment's end + 1 (the first local segment of its dir), with the
+/// leader's log start as its log start (`log-start-offset-checkpoint`) and the remote segment's
+/// epoch cache (`leader-epoch-checkpoint`).
+#[test]
+fn a_follower_below_the_leaders_local_start_rebuilds_from_remote_as_klog_plans() {
+    let started = Instant::now();
+    let remote = tempfile::tempdir().unwrap();
+    let Some(mut c) = start(remote.path()) else { return };
+    produce(&mut c, "v", 100);
+    settle(&mut c);
+    assert!(c.shutdown(3), "broker 3 stops cleanly");
+    produce(&mut c, "w", 400);
+    let last = settle(&mut c);
+    let copies = tempfile::tempdir().unwrap();
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), copies.path());
+    let follower_leo = {
+        let out = klog().args(["dump", "--json"]).arg(Path::new(&dirs[2]).join("t-0")).output().unwrap();
+        json_lines(&String::from_utf8_lossy(&out.stdout))[0]["log_end_offset"].as_i64().unwrap()
+    };
+    assert!(
+        follower_leo < last["earliest_local"].as_i64().unwrap(),
+        "not below the local start: {last} {follower_leo}"
+    );
+
+    // klog's plan, on the copies.
+    let out = klog()
+        .args(["recover", "--dry-run", "--json", "--partition", "t-0", "--leader", &dirs[0], &dirs[2], "--remote-dir"])
+        .arg(&remote_copy)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "recover --dry-run: {}", String::from_utf8_lossy(&out.stderr));
+    let plan = json_lines(&String::from_utf8_lossy(&out.stdout)).into_iter().find(|l| l.get("from_remote").is_some());
+    let plan = plan.expect("a restart from remote storage");
+    let aux = &plan["from_remote"];
+    assert_eq!(aux["epochs_from"], "remote_checkpoint", "{aux}");
+    let next = aux["next_offset"].as_i64().expect("a remote segment found");
+    assert_eq!(aux["leader_log_start_offset"], last["earliest"], "{aux} {last}");
+    assert_eq!(aux["leader_local_log_start_offset"], last["earliest_local"], "{aux} {last}");
+
+    // What Kafka does: broker 3 starts, catches up, and stops cleanly (its checkpoints written).
+    c.restart(3);
+    c.wait_for("t", 60, |d| crate::real_failovers::isr(d).contains(&3))
+        .unwrap_or_else(|d| panic!("3 never caught up: {d}"));
+    settle(&mut c);
+    assert!(c.shutdown(3), "broker 3 stops cleanly");
+    let after = copies.path().join("data3-after");
+    copy_dir(&c.data_dir(3), &after);
+    let partition = after.join("t-0");
+    let mut bases: Vec<i64> = std::fs::read_dir(&partition)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".log")?.parse().ok())
+        .collect();
+    bases.sort_unstable();
+    assert_eq!(bases.first().copied(), Some(next), "the follower's first local segment: {bases:?}, {aux}");
+    let log_start = std::fs::read_to_string(after.join("log-start-offset-checkpoint")).unwrap();
+    let entry = log_start.lines().find(|l| l.starts_with("t 0 ")).expect("t-0 in log-start-offset-checkpoint");
+    assert_eq!(entry, format!("t 0 {}", aux["leader_log_start_offset"]), "{log_start}");
+    let epochs: Vec<(i64, i64)> = std::fs::read_to_string(partition.join("leader-epoch-checkpoint"))
+        .unwrap()
+        .lines()
+        .skip(2)
+        .map(|l| {
+            let (e, o) = l.split_once(' ').unwrap();
+            (e.parse().unwrap(), o.parse().unwrap())
+        })
+        .collect();
+    let planned: Vec<(i64, i64)> = aux["epochs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["leader_epoch"].as_i64().unwrap(), e["start_offset"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(epochs, planned, "the follower's epoch cache");
+    say!(
+        "follower below the local start: LEO {follower_leo}, leader log start {} local {}: rebuilt from remote segment {} \
+         and restarted at {next} as klog planned, epochs {planned:?} ({:.0?})",
+        last["earliest"],
+        last["earliest_local"],
+        aux["segment_id"],
+        started.elapsed()
+    );
+}

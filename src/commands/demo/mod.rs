@@ -775,6 +775,7 @@ fn run_once(
                     told_first: false,
                     fencing: true,
                     metadata: None,
+                    remote_dir: None,
                 })?;
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));
