@@ -410,43 +410,72 @@ fn a_follower_below_the_leaders_local_start_rebuilds_from_remote_as_klog_plans()
     let Some(mut c) = start(remote.path()) else { return };
     produce(&mut c, "v", 100);
     settle(&mut c);
-    assert!(c.shutdown(3), "broker 3 stops cleanly");
-    produce(&mut c, "w", 400);
-    let last = settle(&mut c);
+    let said = rebuilds_from_remote_as_planned(&mut c, remote.path(), 3, 1);
+    say!("follower below the local start, one epoch: {said} ({:.0?})", started.elapsed());
+}
+
+/// The same with the local log start in a later epoch: the leader moved (epoch 1) before the
+/// follower stopped, so the follower asks the leader's end offset for the epoch below
+/// (`fetchEarlierEpochEndOffset`) before it picks the remote segment, and takes a two-epoch cache.
+#[test]
+fn a_follower_rebuilding_from_remote_in_a_later_epoch_asks_for_the_epoch_below_as_klog_plans() {
+    let started = Instant::now();
+    let remote = tempfile::tempdir().unwrap();
+    let Some(mut c) = start(remote.path()) else { return };
+    produce(&mut c, "v", 100);
+    settle(&mut c);
+    assert!(c.shutdown(1), "broker 1 stops cleanly");
+    let moved = c.wait_for("t", 60, |d| [2, 3].contains(&leader(d))).unwrap_or_else(|d| panic!("no new leader: {d}"));
+    let new_leader = leader(&moved) as usize;
+    produce(&mut c, "w", 100);
+    c.restart(1);
+    c.wait_for("t", 60, |d| crate::real_failovers::isr(d).contains(&1)).unwrap_or_else(|d| panic!("1 never back: {d}"));
+    settle(&mut c);
+    let follower = (1..=3).find(|&n| n != new_leader && n != 1).unwrap();
+    let said = rebuilds_from_remote_as_planned(&mut c, remote.path(), follower, new_leader);
+    say!("follower below the local start, epoch 1: {said} ({:.0?})", started.elapsed());
+}
+
+/// Stop `follower` cleanly, produce until the leader's local log starts above its log end, plan
+/// its restart with klog on copies, start it, and compare what it did with the plan. The plan's
+/// summary.
+fn rebuilds_from_remote_as_planned(c: &mut Cluster, remote: &Path, follower: usize, leader_node: usize) -> String {
+    assert!(c.shutdown(follower), "broker {follower} stops cleanly");
+    produce(c, "x", 400);
+    let last = settle(c);
     let copies = tempfile::tempdir().unwrap();
-    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), copies.path());
+    let (dirs, remote_copy) = copy_all(c, remote, copies.path());
+    let (leader_dir, follower_dir) = (&dirs[leader_node - 1], &dirs[follower - 1]);
     let follower_leo = {
-        let out = klog().args(["dump", "--json"]).arg(Path::new(&dirs[2]).join("t-0")).output().unwrap();
+        let out = klog().args(["dump", "--json"]).arg(Path::new(follower_dir).join("t-0")).output().unwrap();
         json_lines(&String::from_utf8_lossy(&out.stdout))[0]["log_end_offset"].as_i64().unwrap()
     };
-    assert!(
-        follower_leo < last["earliest_local"].as_i64().unwrap(),
-        "not below the local start: {last} {follower_leo}"
-    );
+    assert!(follower_leo < last["earliest_local"].as_i64().unwrap(), "not below the local start: {last} {follower_leo}");
 
     // klog's plan, on the copies.
     let out = klog()
-        .args(["recover", "--dry-run", "--json", "--partition", "t-0", "--leader", &dirs[0], &dirs[2], "--remote-dir"])
+        .args(["recover", "--dry-run", "--json", "--partition", "t-0", "--leader", leader_dir, follower_dir])
+        .arg("--remote-dir")
         .arg(&remote_copy)
         .output()
         .unwrap();
     assert!(out.status.success(), "recover --dry-run: {}", String::from_utf8_lossy(&out.stderr));
     let plan = json_lines(&String::from_utf8_lossy(&out.stdout)).into_iter().find(|l| l.get("from_remote").is_some());
     let plan = plan.expect("a restart from remote storage");
-    let aux = &plan["from_remote"];
+    let aux = plan["from_remote"].clone();
     assert_eq!(aux["epochs_from"], "remote_checkpoint", "{aux}");
     let next = aux["next_offset"].as_i64().expect("a remote segment found");
     assert_eq!(aux["leader_log_start_offset"], last["earliest"], "{aux} {last}");
     assert_eq!(aux["leader_local_log_start_offset"], last["earliest_local"], "{aux} {last}");
 
-    // What Kafka does: broker 3 starts, catches up, and stops cleanly (its checkpoints written).
-    c.restart(3);
-    c.wait_for("t", 60, |d| crate::real_failovers::isr(d).contains(&3))
-        .unwrap_or_else(|d| panic!("3 never caught up: {d}"));
-    settle(&mut c);
-    assert!(c.shutdown(3), "broker 3 stops cleanly");
-    let after = copies.path().join("data3-after");
-    copy_dir(&c.data_dir(3), &after);
+    // What Kafka does: the follower starts, catches up, and stops cleanly (checkpoints written).
+    c.restart(follower);
+    let back = |d: &Value| crate::real_failovers::isr(d).contains(&(follower as i64));
+    c.wait_for("t", 60, back).unwrap_or_else(|d| panic!("{follower} never caught up: {d}"));
+    settle(c);
+    assert!(c.shutdown(follower), "broker {follower} stops cleanly");
+    let after = copies.path().join("after");
+    copy_dir(&c.data_dir(follower), &after);
     let partition = after.join("t-0");
     let mut bases: Vec<i64> = std::fs::read_dir(&partition)
         .unwrap()
@@ -473,12 +502,14 @@ fn a_follower_below_the_leaders_local_start_rebuilds_from_remote_as_klog_plans()
         .map(|e| (e["leader_epoch"].as_i64().unwrap(), e["start_offset"].as_i64().unwrap()))
         .collect();
     assert_eq!(epochs, planned, "the follower's epoch cache");
-    say!(
-        "follower below the local start: LEO {follower_leo}, leader log start {} local {}: rebuilt from remote segment {} \
-         and restarted at {next} as klog planned, epochs {planned:?} ({:.0?})",
+    format!(
+        "LEO {follower_leo}, leader {leader_node} log start {} local {}: epoch at local start {}, target epoch {} \
+         (asked below: {}), rebuilt from remote segment {} and restarted at {next} as klog planned, epochs {planned:?}",
         last["earliest"],
         last["earliest_local"],
-        aux["segment_id"],
-        started.elapsed()
-    );
+        aux["epoch_at_local_start"],
+        aux["target_epoch"],
+        aux["asked_earlier_epoch"],
+        aux["segment_id"]
+    )
 }
