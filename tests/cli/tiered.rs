@@ -355,3 +355,41 @@ fn recover_below_a_tiered_leaders_local_start_plans_the_restart_from_remote_stor
     assert!(err.contains("keeps remote storage (tiered)") && err.contains("--dry-run"), "{err}");
     assert_eq!(tree(&follower), before);
 }
+
+/// A log whose older segments went to remote storage: klog writes epochs 0 (m0..m3) and 1
+/// (n4..n7) in 2-record segments, then the segments below 6 are deleted as local retention
+/// deletes copied ones, with the log start across tiers (0) left in `log-start-offset-checkpoint`
+/// as Kafka 4.4 writes it for a tiered log. The epoch cache still says (0 0) (1 4): epoch 0 lies
+/// wholly below the local log start and epoch 1's first local batch is at 6. Neither is a
+/// disagreement.
+#[test]
+fn epoch_cache_entries_whose_batches_are_below_the_local_log_start_are_not_disagreements() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    ok(&["create", s(&a), "--segment-bytes", "200"]);
+    ok(&["elect", s(&a), "--epoch", "0"]);
+    ok(&["append", s(&a), "m0", "m1", "m2", "m3", "--records-per-batch", "1"]);
+    ok(&["elect", s(&a), "--epoch", "1"]);
+    ok(&["append", s(&a), "n4", "n5", "n6", "n7", "--records-per-batch", "1"]);
+    let partition = a.join("demo-0");
+    for base in [0, 2, 4] {
+        for suffix in ["log", "index", "timeindex", "snapshot"] {
+            let _ = fs::remove_file(partition.join(format!("{base:020}.{suffix}")));
+        }
+    }
+    fs::write(a.join("log-start-offset-checkpoint"), "0\n1\ndemo 0 0\n").unwrap();
+    let rows = json_lines(&ok(&["dump", "--json", "--epochs", s(&a)]));
+    let agreements: Vec<(i64, &str)> = rows
+        .iter()
+        .filter(|l| l["type"] == "epoch")
+        .map(|l| (l["leader_epoch"].as_i64().unwrap(), l["agreement"].as_str().unwrap()))
+        .collect();
+    assert_eq!(agreements, [(0, "below_local_start"), (1, "agrees")], "{rows:?}");
+    let check = ok(&["--width", "0", "check", s(&a)]);
+    assert!(check.contains("epoch 0 (offsets 0..3) lies below the local log start 6 (log start 0"), "{check}");
+    assert!(!check.contains("compacted away"), "{check}");
+    // The same log with its log start at the first segment (not tiered): epoch 1 disagrees.
+    fs::write(a.join("log-start-offset-checkpoint"), "0\n1\ndemo 0 6\n").unwrap();
+    let rows = json_lines(&ok(&["dump", "--json", "--epochs", s(&a)]));
+    assert!(rows.iter().any(|l| l["type"] == "epoch" && l["agreement"] == "start_differs"), "{rows:?}");
+}

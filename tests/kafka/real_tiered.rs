@@ -450,7 +450,10 @@ fn rebuilds_from_remote_as_planned(c: &mut Cluster, remote: &Path, follower: usi
         let out = klog().args(["dump", "--json"]).arg(Path::new(follower_dir).join("t-0")).output().unwrap();
         json_lines(&String::from_utf8_lossy(&out.stdout))[0]["log_end_offset"].as_i64().unwrap()
     };
-    assert!(follower_leo < last["earliest_local"].as_i64().unwrap(), "not below the local start: {last} {follower_leo}");
+    assert!(
+        follower_leo < last["earliest_local"].as_i64().unwrap(),
+        "not below the local start: {last} {follower_leo}"
+    );
 
     // klog's plan, on the copies.
     let out = klog()
