@@ -12,8 +12,12 @@
 //!   storage manager Kafka's tests use), set against the table: filesets, files without
 //!   metadata, metadata without files.
 //!
+//! - [`lineage`]: what a candidate leader serves, deletes and answers across the tiers, by
+//!   its epoch cache (Kafka's `RemoteLogManager` rules), and the remote records no leader serves.
+//!
 //! Everything here reads; nothing writes, nothing prints.
 
+pub mod lineage;
 pub mod local_tiered_storage;
 pub mod metadata_cache;
 pub mod metadata_topic;
