@@ -367,3 +367,229 @@ fn walk_files(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// `klog.oracle.Consume from-earliest`: what a consumer from the earliest offset gets.
+fn consume_from_earliest(c: &Cluster) -> Value {
+    let cp = classpath().expect("the oracle's classpath");
+    let out = Command::new("java")
+        .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", &cp, "klog.oracle.Consume"])
+        .args(["from-earliest", &c.bootstrap, "t", "0"])
+        .output()
+        .expect("java runs");
+    assert!(out.status.success(), "consumer: {}", String::from_utf8_lossy(&out.stderr));
+    json_lines(&String::from_utf8_lossy(&out.stdout)).pop().expect("the consumer's line")
+}
+
+/// Offsets as merged ranges `[(first, last)]`.
+fn runs(offsets: impl IntoIterator<Item = i64>) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for o in offsets {
+        match out.last_mut() {
+            Some(r) if r.1 + 1 == o => r.1 = o,
+            _ => out.push((o, o)),
+        }
+    }
+    out
+}
+
+fn ids_of(v: &Value) -> Vec<i64> {
+    v.as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default()
+}
+
+/// klog's forecast for broker `n` in `klog remote --json` lines.
+fn forecast_of(lines: &[Value], n: i64) -> Value {
+    of(lines, "leader_forecast")
+        .into_iter()
+        .find(|l| l["broker_id"] == n)
+        .unwrap_or_else(|| panic!("no forecast for broker {n}: {lines:?}"))
+}
+
+/// Kafka's remote segment ids in a `klog remote --json` run's metadata copies.
+fn kafka_segment_ids(lines: &[Value]) -> BTreeSet<String> {
+    let dirs: Vec<String> =
+        of(lines, "metadata_partition").iter().map(|m| m["dir"].as_str().unwrap().to_string()).collect();
+    kafka_remote_segments(&dirs).0.iter().map(|s| s["segment_id"].as_str().unwrap().to_string()).collect()
+}
+
+/// What one step did, judged against klog's forecast taken before it: the remote segments
+/// Kafka deleted, ListOffsets, and a consumer from the earliest offset.
+struct Judged {
+    deleted: usize,
+    earliest: i64,
+    consumed: usize,
+}
+
+fn judge_step(
+    step: &str,
+    forecast: &Value,
+    before: &BTreeSet<String>,
+    after: &BTreeSet<String>,
+    offsets: &Value,
+    consumed: &Value,
+) -> Judged {
+    let kafka_deleted: BTreeSet<String> = before.difference(after).cloned().collect();
+    let klog_deleted: BTreeSet<String> = forecast["deletions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["segment_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        klog_deleted, kafka_deleted,
+        "{step}: the remote segments Kafka deleted are klog's forecast: {forecast}"
+    );
+    assert_eq!(
+        offsets["earliest"], forecast["log_start_offset_after"],
+        "{step}: ListOffsets earliest {offsets} vs {forecast}"
+    );
+    assert_eq!(offsets["latest"], forecast["log_end_offset"], "{step}: ListOffsets latest {offsets} vs {forecast}");
+    assert_eq!(
+        offsets["earliest_local"], forecast["local_log_start_offset"],
+        "{step}: ListOffsets earliest-local {offsets} vs {forecast}"
+    );
+    assert!(consumed.get("error").is_none(), "{step}: the consumer failed: {consumed}");
+    let records = consumed["records"].as_array().unwrap();
+    let got = runs(records.iter().map(|r| r[0].as_i64().unwrap()));
+    let walk: Vec<(i64, i64)> = runs(
+        forecast["consumer_from_earliest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["source"] != "out_of_range")
+            .flat_map(|r| r["first_offset"].as_i64().unwrap()..=r["last_offset"].as_i64().unwrap()),
+    );
+    assert_eq!(consumed["start"], forecast["log_start_offset_after"], "{step}: {consumed}");
+    assert_eq!(
+        got, walk,
+        "{step}: the offsets a consumer from earliest gets are klog's consumer-read ranges: {forecast}"
+    );
+    Judged { deleted: kafka_deleted.len(), earliest: offsets["earliest"].as_i64().unwrap(), consumed: records.len() }
+}
+
+/// The values of the consumed records: the producer's prefix of each run of offsets.
+fn value_runs(consumed: &Value) -> Vec<(i64, i64, String)> {
+    let mut out: Vec<(i64, i64, String)> = Vec::new();
+    for r in consumed["records"].as_array().unwrap() {
+        let o = r[0].as_i64().unwrap();
+        let prefix = r[1].as_str().unwrap_or("").split('-').next().unwrap_or("").to_string();
+        match out.last_mut() {
+            Some(last) if last.1 + 1 == o && last.2 == prefix => last.1 = o,
+            _ => out.push((o, o, prefix)),
+        }
+    }
+    out
+}
+
+#[test]
+fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_the_tiers() {
+    let started = Instant::now();
+    let remote = tempfile::tempdir().unwrap();
+    let settings = tiered_settings(remote.path());
+    let extra: Vec<&str> = settings.iter().map(String::as_str).collect();
+    let Some(mut c) = Cluster::start_release(crate::oracle::KAFKA_VERSION, &[], &extra) else { return };
+    let created = c.kc(
+        "create",
+        &[
+            "t",
+            "1,2,3",
+            "remote.storage.enable=true",
+            "internal.segment.bytes=2048",
+            "local.retention.bytes=4096",
+            "local.retention.ms=600000",
+            "min.insync.replicas=1",
+            "unclean.leader.election.enable=true",
+        ],
+    );
+    assert!(created.first().is_some_and(|a| a.get("created").is_some()), "create: {created:?}");
+    c.wait_for("t", 30, |d| leader(d) == 1).unwrap_or_else(|d| panic!("no leader 1: {d}"));
+    produce(&mut c, "v", 200);
+    settle(&mut c);
+    // Broker 3 falls out of sync; 1 and 2 take 600 more, and 1 copies them to remote storage.
+    c.kill(&[3]);
+    c.wait_for("t", 60, |d| ids_of(&d["isr"]) == [1, 2]).unwrap_or_else(|d| panic!("3 still in the ISR: {d}"));
+    c.kc("produce", &["t", "w", "200", "600"]).iter().for_each(|a| assert_eq!(a["outcome"], "acked", "{a}"));
+    let old = settle(&mut c);
+    c.kill(&[1, 2]);
+    c.wait_for("t", 60, |d| leader(d) == -1).unwrap_or_else(|d| panic!("a leader with 1, 2, 3 dead: {d}"));
+
+    // Step 1: broker 3 elected uncleanly (it restarts; the topic allows it). klog's forecast
+    // from the copies taken before.
+    let work = tempfile::tempdir().unwrap();
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("before-unclean"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let f3 = forecast_of(&lines, 3);
+    let before = kafka_segment_ids(&lines);
+    c.restart(3);
+    c.wait_for("t", 60, |d| leader(d) == 3).unwrap_or_else(|d| panic!("3 not elected: {d}"));
+    let after_unclean = settle_any(&mut c);
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("after-unclean"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let after = kafka_segment_ids(&lines);
+    let consumed = consume_from_earliest(&c);
+    let unclean = judge_step("unclean election of 3", &f3, &before, &after, &after_unclean, &consumed);
+    let unclean_values = value_runs(&consumed);
+
+    // Broker 3 takes 300 more and copies its own lineage; 1 and 2 come back as its followers.
+    c.kc("produce", &["t", "x", "0", "300"]).iter().for_each(|a| assert_eq!(a["outcome"], "acked", "{a}"));
+    settle(&mut c);
+    c.restart(1);
+    c.restart(2);
+    c.wait_for("t", 90, |d| ids_of(&d["isr"]).len() == 3)
+        .unwrap_or_else(|d| panic!("1 and 2 not back in the ISR: {d}"));
+    settle(&mut c);
+
+    // Step 2: the preferred election back to broker 1.
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("before-preferred"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let f1 = forecast_of(&lines, 1);
+    let current = forecast_of(&lines, 3);
+    assert_eq!(current["current_leader"], true, "{current}");
+    let before = kafka_segment_ids(&lines);
+    let mark = c.log_mark(1);
+    let answer = c.kc("elect", &["t", "preferred"]);
+    assert!(answer.first().is_some_and(|a| a["elected"] == true), "elect preferred: {answer:?}");
+    c.wait_for("t", 30, |d| leader(d) == 1).unwrap_or_else(|d| panic!("1 not elected: {d}"));
+    let after_preferred = settle_any(&mut c);
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("after-preferred"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let after = kafka_segment_ids(&lines);
+    let consumed = consume_from_earliest(&c);
+    let preferred = judge_step("preferred election of 1", &f1, &before, &after, &after_preferred, &consumed);
+    // Kafka's own words for each deletion, against klog's causes.
+    let logged = c.log_since(1, mark).matches("due to leader-epoch-cache truncation").count();
+    let truncations =
+        f1["deletions"].as_array().unwrap().iter().filter(|d| d["cause"] == "leader-epoch-cache truncation").count();
+    assert_eq!(logged, truncations, "broker 1's log names {logged} leader-epoch-cache truncations: {f1}");
+
+    say!(
+        "unclean election of 3 (old leader 1 at {old}): klog forecast {} remote segment(s) deleted, earliest {}, a consumer \
+         from earliest reads {} record(s) {:?}; preferred election back to 1: {} deleted ({truncations} by \
+         leader-epoch-cache truncation, as broker 1 logs), earliest {} -> {}, {} record(s) read {:?} ({:.0?})",
+        unclean.deleted,
+        unclean.earliest,
+        unclean.consumed,
+        unclean_values,
+        preferred.deleted,
+        unclean.earliest,
+        preferred.earliest,
+        preferred.consumed,
+        value_runs(&consumed),
+        started.elapsed()
+    );
+}
+
+/// Wait until ListOffsets gives the same answers five times a second apart (local segments
+/// may all be there: no upload is required).
+fn settle_any(c: &mut Cluster) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut last = offsets(c);
+    let mut same = 0;
+    while same < 5 {
+        assert!(Instant::now() < deadline, "the cluster did not settle: {last}");
+        sleep(Duration::from_secs(1));
+        let now = offsets(c);
+        same = if now == last && now.get("error").is_none() { same + 1 } else { 0 };
+        last = now;
+    }
+    last
+}
