@@ -23,7 +23,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *     position reaches the end offset (the high watermark) or 20 s pass without a record, or
  *     the fetch fails; then one JSON line:
  *     {"start": the position after seekToBeginning, "end": the end offset,
- *      "records": [[offset, value]...], "error": the exception's class and message, if any}
+ *      "records": [[offset, value]...], "position": the position at the end,
+ *      "error": the exception's class and message, if any}
  * </pre>
  */
 public final class Consume {
@@ -66,6 +67,7 @@ public final class Consume {
             } catch (Exception e) {
                 o.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
             }
+            o.put("position", consumer.position(tp));
         }
         System.out.println(o);
         System.out.flush();
