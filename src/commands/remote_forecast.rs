@@ -58,6 +58,9 @@ pub struct PartitionForecast {
     pub salvage: Vec<Salvage>,
     /// Finished segments no candidate serves (with or without the remote dir).
     pub served_by_none_count: usize,
+    /// Segments Kafka's cache lists under none of their epochs (a later copy took their start
+    /// offset): no leader's expiration deletes them.
+    pub unlisted: Vec<([u8; 16], i64, i64)>,
 }
 
 fn node_id(data_dir: &Path) -> Option<i32> {
@@ -147,5 +150,6 @@ pub fn forecast_partition(
         retention_bytes,
         salvage,
         served_by_none_count: none.len(),
+        unlisted: unlisted_segments(p).iter().map(|s| (s.segment_id, s.start_offset, s.end_offset)).collect(),
     }
 }

@@ -158,6 +158,16 @@ pub fn text(out: &mut dyn Write, forecasts: &[PartitionForecast], settings: &Set
             (None, Some(l)) => w(out, &format!("  the current leader, broker {l}, is not among the dirs"))?,
             (None, None) => w(out, "  no current leader: no metadata log in the dirs, or it records none")?,
         }
+        for (id, start, end) in &f.unlisted {
+            w(
+                out,
+                &format!(
+                    "  segment {} ({start}..{end}): Kafka's cache lists it under none of its epochs (a later copy \
+                     took its start offset): no leader's expiration deletes it",
+                    base64_url(id)
+                ),
+            )?;
+        }
         if f.served_by_none_count > 0 {
             w(out, &format!("  {} finished remote segment(s) no broker here would serve", f.served_by_none_count))?;
         }
@@ -264,6 +274,16 @@ struct SalvageWire<'a> {
     last_record_offset: Option<i64>,
     record_count: u64,
     unreadable: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct UnlistedWire<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    partition: &'a str,
+    segment_id: String,
+    start_offset: i64,
+    end_offset: i64,
 }
 
 #[derive(Serialize)]

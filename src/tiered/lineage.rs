@@ -233,40 +233,88 @@ pub fn is_within_leader_epochs(
     Some(segment.end_offset < log_end_offset)
 }
 
-/// Each epoch's floor map of finished copies (`RemoteLogLeaderEpochState.offsetToId` and
-/// `highestLogOffset`), rebuilt by applying the copies in the order of their finishing event.
+/// One epoch's entry of Kafka's cache (`RemoteLogLeaderEpochState`): the finished copies by
+/// the offset the epoch starts at in each (`offsetToId`), the segments listed without a place
+/// there (`unreferencedSegmentIds`: copies started, deletions started, copies a later one
+/// covered), and the highest offset of the epoch copied (`highestLogOffset`).
 #[derive(Debug, Default)]
 struct EpochState {
     offset_to_id: BTreeMap<i64, [u8; 16]>,
+    unreferenced: BTreeSet<[u8; 16]>,
     highest_log_offset: Option<i64>,
 }
 
+/// Each epoch's state rebuilt from the table: copies not finished are unreferenced
+/// (`handleSegmentWithCopySegmentStartedState`); finished copies, and those whose deletion
+/// started, are applied in the order of their last event (`handleSegmentWithCopySegmentFinishedState`,
+/// RemoteLogLeaderEpochState.java:113-130@4.4.0); then a deletion started takes its segment
+/// out of `offsetToId` into the unreferenced set. A finished copy whose start offset a later
+/// one of the same epoch takes over (`offsetToId.put` on the same key) is in neither: Kafka's
+/// cache lists it under that epoch no more.
 fn epoch_states<'a>(segments: impl Iterator<Item = &'a SegmentMetadata>) -> BTreeMap<i32, EpochState> {
-    let mut finished: Vec<&SegmentMetadata> =
-        segments.filter(|s| s.state == RemoteLogSegmentState::CopySegmentFinished).collect();
-    finished.sort_by_key(|s| (s.event_timestamp_ms, s.start_offset, s.segment_id));
+    let segments: Vec<&SegmentMetadata> = segments.collect();
     let mut states: BTreeMap<i32, EpochState> = BTreeMap::new();
-    for s in finished {
+    for s in segments.iter().filter(|s| s.state == RemoteLogSegmentState::CopySegmentStarted) {
+        for &(epoch, _) in &s.segment_leader_epochs {
+            states.entry(epoch).or_default().unreferenced.insert(s.segment_id);
+        }
+    }
+    let mut copied: Vec<&SegmentMetadata> = segments
+        .iter()
+        .copied()
+        .filter(|s| {
+            matches!(s.state, RemoteLogSegmentState::CopySegmentFinished | RemoteLogSegmentState::DeleteSegmentStarted)
+        })
+        .collect();
+    copied.sort_by_key(|s| (s.event_timestamp_ms, s.start_offset, s.segment_id));
+    for s in &copied {
         for (i, &(epoch, start)) in s.segment_leader_epochs.iter().enumerate() {
             // `highestOffsetForEpoch(epoch, segment)`: the next epoch's start − 1, else the end.
             let epoch_end = s.segment_leader_epochs.get(i + 1).map_or(s.end_offset, |&(_, next)| next - 1);
             let state = states.entry(epoch).or_default();
-            // RemoteLogLeaderEpochState.java:113-130@4.4.0: a copy of this epoch starting at or
-            // below the last one, reaching at least as far, unreferences it.
-            while let Some((&last_start, _)) = state.offset_to_id.last_key_value() {
+            // A copy of this epoch starting at or below the last one, reaching at least as
+            // far as this epoch's highest offset so far, unreferences it.
+            while let Some((&last_start, &last_id)) = state.offset_to_id.last_key_value() {
                 if last_start >= start && state.highest_log_offset.is_some_and(|h| h <= epoch_end) {
                     state.offset_to_id.remove(&last_start);
+                    state.unreferenced.insert(last_id);
                 } else {
                     break;
                 }
             }
             state.offset_to_id.insert(start, s.segment_id);
+            state.unreferenced.remove(&s.segment_id);
             if state.highest_log_offset.is_none_or(|h| epoch_end > h) {
                 state.highest_log_offset = Some(epoch_end);
             }
         }
     }
+    for s in copied.iter().filter(|s| s.state == RemoteLogSegmentState::DeleteSegmentStarted) {
+        for &(epoch, start) in &s.segment_leader_epochs {
+            let state = states.entry(epoch).or_default();
+            if state.offset_to_id.get(&start) == Some(&s.segment_id) {
+                state.offset_to_id.remove(&start);
+            }
+            state.unreferenced.insert(s.segment_id);
+        }
+    }
     states
+}
+
+/// Segments of the table Kafka's cache lists under none of their epochs (a later copy took
+/// their place in each): no expiration task lists them, so none deletes them.
+pub fn unlisted_segments(p: &PartitionRemoteMetadata) -> Vec<&SegmentMetadata> {
+    let states = epoch_states(p.segments.values());
+    p.table()
+        .into_iter()
+        .filter(|s| {
+            !s.segment_leader_epochs.iter().any(|&(epoch, _)| {
+                states.get(&epoch).is_some_and(|st| {
+                    st.unreferenced.contains(&s.segment_id) || st.offset_to_id.values().any(|id| id == &s.segment_id)
+                })
+            })
+        })
+        .collect()
 }
 
 /// `remoteLogSegmentMetadata(epoch, offset)` (RemoteLogMetadataCache.java:133-144@4.4.0).
@@ -289,19 +337,25 @@ fn epoch_for_offset(entries: &[(i32, i64)], offset: i64) -> Option<i32> {
     after.checked_sub(1).map(|i| entries[i].0)
 }
 
-/// The segments `listRemoteLogSegments(tp, epoch)` gives: those holding the epoch, in any
-/// state but DELETE_SEGMENT_FINISHED (the fold already dropped those), by start offset.
-fn listed<'a>(p: &'a PartitionRemoteMetadata, epoch: i32) -> Vec<&'a SegmentMetadata> {
+/// The segments `listRemoteLogSegments(tp, epoch)` gives (`listAllRemoteLogSegments` of the
+/// epoch's state: `offsetToId`'s in offset order, then the unreferenced ones, sorted by start
+/// offset), from `states` built over `p`.
+fn listed<'a>(
+    p: &'a PartitionRemoteMetadata,
+    states: &BTreeMap<i32, EpochState>,
+    epoch: i32,
+) -> Vec<&'a SegmentMetadata> {
+    let Some(state) = states.get(&epoch) else { return Vec::new() };
     let mut v: Vec<&SegmentMetadata> =
-        p.segments.values().filter(|s| s.segment_leader_epochs.iter().any(|&(e, _)| e == epoch)).collect();
-    v.sort_by_key(|s| (s.start_offset, s.segment_id));
+        state.offset_to_id.values().chain(state.unreferenced.iter()).filter_map(|id| p.segments.get(id)).collect();
+    v.sort_by_key(|s| s.start_offset);
     v
 }
 
 /// `findLogStartOffset` (RemoteLogManager.java:2164-2178@4.4.0).
-fn find_log_start_offset(p: &PartitionRemoteMetadata, c: &Candidate) -> i64 {
+fn find_log_start_offset(p: &PartitionRemoteMetadata, states: &BTreeMap<i32, EpochState>, c: &Candidate) -> i64 {
     for &(epoch, _) in &c.epoch_entries {
-        if let Some(first) = listed(p, epoch).first() {
+        if let Some(first) = listed(p, states, epoch).first() {
             return first.start_offset;
         }
     }
@@ -311,13 +365,14 @@ fn find_log_start_offset(p: &PartitionRemoteMetadata, c: &Candidate) -> i64 {
 /// Forecast what candidate `c` does across the tiers of partition `p` if it leads.
 pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<RetentionTime>) -> LeaderForecast {
     let leader = filtered_epochs(&c.epoch_entries);
+    let states = epoch_states(p.segments.values());
     let mut deletions: Vec<Deletion> = Vec::new();
     let deleted = |d: &Vec<Deletion>, id: &[u8; 16]| d.iter().any(|x| &x.segment_id == id);
     let mut retention_log_start: Option<i64> = None;
     // The retention walk (cleanupExpiredRemoteLogSegments, :1492-1548).
     let first_epoch = leader.keys().next().copied();
     'walk: for &epoch in leader.keys() {
-        for s in listed(p, epoch) {
+        for s in listed(p, &states, epoch) {
             if s.state == RemoteLogSegmentState::DeleteSegmentStarted {
                 if !deleted(&deletions, &s.segment_id) {
                     deletions.push(deletion(s, DeleteCause::DeleteStartedRetry));
@@ -346,7 +401,8 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
                     }
                 }
             }
-            if !(delete || !valid) {
+            // `canProcess = shouldDeleteSegment || !isValidSegment`.
+            if !delete && valid {
                 break 'walk;
             }
         }
@@ -357,14 +413,14 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
         let remote_epochs: BTreeSet<i32> =
             p.segments.values().flat_map(|s| s.segment_leader_epochs.iter().map(|&(e, _)| e)).collect();
         for epoch in remote_epochs.range(..earliest) {
-            for s in listed(p, *epoch) {
+            for s in listed(p, &states, *epoch) {
                 if s.segment_leader_epochs.iter().all(|&(e, _)| e < earliest) && !deleted(&deletions, &s.segment_id) {
                     deletions.push(deletion(s, DeleteCause::LeaderEpochCacheTruncation));
                 }
             }
         }
     }
-    let remote_log_start_offset = find_log_start_offset(p, c);
+    let remote_log_start_offset = find_log_start_offset(p, &states, c);
     let log_start_offset_after =
         c.log_start_offset.max(remote_log_start_offset).max(retention_log_start.unwrap_or(i64::MIN));
     let remaining: Vec<&SegmentMetadata> =
@@ -707,6 +763,39 @@ mod tests {
         let mut from_100 = f.clone();
         from_100.log_start_offset_after = 100;
         assert_eq!(from_100.consumer_from_earliest()[0].source, ReadSource::OutOfRange);
+    }
+
+    #[test]
+    fn a_copy_displaced_at_its_start_offset_is_listed_no_more_and_never_deleted() {
+        // Broker 1 copied 196..=223 at epoch 0; broker 3, elected uncleanly at 200, copied
+        // 196..=223 again with epochs 0@196 3@200. For epoch 0, Kafka's cache puts the second
+        // at key 196 over the first (its highest offset of epoch 0, 783, is above 199: no
+        // unreferencing), so the first is listed under no epoch: the real 4.4 run's one
+        // segment a leader-epoch-cache truncation left behind.
+        let p = partition(vec![
+            seg(1, 0, 195, &[(0, 0)], 10),
+            seg(2, 196, 223, &[(0, 196)], 20),
+            seg(3, 224, 783, &[(0, 224)], 30),
+            seg(4, 196, 223, &[(0, 196), (3, 200)], 40),
+        ]);
+        assert_eq!(unlisted_segments(&p).iter().map(|s| s.segment_id[0]).collect::<Vec<_>>(), [2]);
+        let broker1 = Candidate {
+            epoch_entries: vec![(3, 200)],
+            log_start_offset: 200,
+            local_log_start_offset: 224,
+            log_end_offset: 300,
+        };
+        let f = forecast(&p, &broker1, None);
+        assert_eq!(f.deletions.iter().map(|d| d.segment_id[0]).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(f.remote_log_start_offset, 196);
+        assert_eq!(
+            f.reads[0],
+            ReadRange {
+                first_offset: 200,
+                last_offset: 223,
+                source: ReadSource::Remote { segment_id: [4; 16], end_offset: 223 }
+            }
+        );
     }
 
     #[test]
