@@ -12,7 +12,7 @@ use crate::log::names;
 use crate::log::{Log, LogConfig};
 use crate::replica::read_meta_properties;
 use crate::tiered::lineage::{
-    forecast, salvage_from, served_by_none, Candidate, LeaderForecast, RetentionTime, Salvage,
+    forecast, salvage_from, served_by_none, unlisted_segments, Candidate, LeaderForecast, RetentionTime, Salvage,
 };
 use crate::tiered::local_tiered_storage::RemoteStorageCheck;
 use crate::tiered::metadata_cache::PartitionRemoteMetadata;
