@@ -348,6 +348,18 @@ pub fn json(out: &mut dyn Write, forecasts: &[PartitionForecast]) -> Result<()> 
                 },
             )?;
         }
+        for (id, start, end) in &f.unlisted {
+            line(
+                out,
+                &UnlistedWire {
+                    kind: "unlisted_segment",
+                    partition: &f.partition,
+                    segment_id: base64_url(id),
+                    start_offset: *start,
+                    end_offset: *end,
+                },
+            )?;
+        }
         for u in &f.unforecast {
             line(
                 out,

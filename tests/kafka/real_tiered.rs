@@ -545,6 +545,12 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
         }
     }
     let unclean = judge_step("unclean election of 3", &f3, &before, &after, &after_unclean, &consumed);
+    // The values: the records 3 holds, below where the lineages part (1's remote copies of them
+    // are the same records).
+    let diverged = f3["log_end_offset"].as_i64().unwrap();
+    for r in consumed["records"].as_array().unwrap() {
+        assert_eq!(r[1].as_str(), Some(format!("v-{}", r[0]).as_str()), "unclean election of 3: {r}");
+    }
     let unclean_values = value_runs(&consumed);
 
     // Broker 3 takes 300 more and copies its own lineage; 1 and 2, its followers, catch up.
@@ -561,6 +567,10 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
     let current = forecast_of(&lines, 3);
     assert_eq!(current["current_leader"], true, "{current}");
     let before = kafka_segment_ids(&lines);
+    let unlisted: Vec<String> =
+        of(&lines, "unlisted_segment").iter().map(|u| u["segment_id"].as_str().unwrap().to_string()).collect();
+    let salvage = of(&lines, "salvage");
+    let salvaged: u64 = salvage.iter().map(|s| s["record_count"].as_u64().unwrap()).sum();
     let mark = c.log_mark(1);
     let answer = c.kc("elect", &["t", "preferred"]);
     assert!(answer.first().is_some_and(|a| a["elected"] == true), "elect preferred: {answer:?}");
@@ -571,6 +581,14 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
     let after = kafka_segment_ids(&lines);
     let consumed = consume_from_earliest(&c);
     let preferred = judge_step("preferred election of 1", &f1, &before, &after, &after_preferred, &consumed);
+    for r in consumed["records"].as_array().unwrap() {
+        let o = r[0].as_i64().unwrap();
+        assert_eq!(r[1].as_str(), Some(format!("x-{}", o - diverged).as_str()), "preferred election of 1: {r}");
+    }
+    // The copies Kafka's cache lists under no epoch: no truncation deleted them.
+    for id in &unlisted {
+        assert!(after.contains(id), "klog says Kafka never deletes {id}, yet it is gone");
+    }
     // Kafka's own words for each deletion, against klog's causes.
     let logged = c.log_since(1, mark).matches("due to leader-epoch-cache truncation").count();
     let truncations =
@@ -578,9 +596,11 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
     assert_eq!(logged, truncations, "broker 1's log names {logged} leader-epoch-cache truncations: {f1}");
 
     say!(
-        "unclean election of 3 (old leader 1 at {old}): klog forecast {} remote segment(s) deleted, earliest {}, a consumer \
+        "unclean election of 3 (old leader 1 at {old}, 3 at {diverged}): klog forecast {} remote segment(s) deleted, earliest {}, a consumer \
          from earliest reads {} record(s) {:?}; preferred election back to 1: {} deleted ({truncations} by \
-         leader-epoch-cache truncation, as broker 1 logs), earliest {} -> {}, {} record(s) read {:?} ({:.0?})",
+         leader-epoch-cache truncation, as broker 1 logs), earliest {} -> {}, {} record(s) read {:?}; before it, {} \
+         segment(s) no broker serves with {salvaged} record(s) in their remote files, {} listed by Kafka's cache under \
+         no epoch ({:.0?})",
         unclean.deleted,
         unclean.earliest,
         unclean.consumed,
@@ -590,6 +610,8 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
         preferred.earliest,
         preferred.consumed,
         value_runs(&consumed),
+        salvage.len(),
+        unlisted.len(),
         started.elapsed()
     );
 }
