@@ -548,13 +548,20 @@ pub fn salvage_from(segment: &SegmentMetadata, log: &Path) -> Salvage {
     out
 }
 
-/// The finished segments none of the forecasts serves.
+/// The finished segments none of the forecasts serves from remote storage and none keeps
+/// within its lineage (a segment within a leader's lineage holds that leader's own records,
+/// served from its local log where the remote copy is not read).
 pub fn served_by_none<'a>(p: &'a PartitionRemoteMetadata, forecasts: &[&LeaderForecast]) -> Vec<&'a SegmentMetadata> {
     p.table()
         .into_iter()
         .filter(|s| s.state == RemoteLogSegmentState::CopySegmentFinished)
         .filter(|s| {
-            !forecasts.iter().any(|f| f.segments.iter().any(|v| v.segment_id == s.segment_id && !v.served.is_empty()))
+            !forecasts.iter().any(|f| {
+                let kept = !f.deletions.iter().any(|d| d.segment_id == s.segment_id);
+                f.segments.iter().any(|v| {
+                    v.segment_id == s.segment_id && (!v.served.is_empty() || (kept && v.within_lineage == Some(true)))
+                })
+            })
         })
         .collect()
 }

@@ -571,6 +571,16 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
         of(&lines, "unlisted_segment").iter().map(|u| u["segment_id"].as_str().unwrap().to_string()).collect();
     let salvage = of(&lines, "salvage");
     let salvaged: u64 = salvage.iter().map(|s| s["record_count"].as_u64().unwrap()).sum();
+    // Salvage: 1's copies of the lineage 3's election cut off (each reaches past where the
+    // lineages part), one run of offsets.
+    let mut salvage_ranges: Vec<(i64, i64)> = salvage
+        .iter()
+        .map(|s| (s["first_record_offset"].as_i64().unwrap(), s["last_record_offset"].as_i64().unwrap()))
+        .collect();
+    salvage_ranges.sort_unstable();
+    assert!(salvage_ranges.iter().all(|&(_, last)| last >= diverged), "salvage: {salvage:?}");
+    assert!(salvage_ranges.first().is_some_and(|&(first, _)| first <= diverged), "salvage: {salvage:?}");
+    assert!(salvage_ranges.windows(2).all(|w| w[1].0 == w[0].1 + 1), "salvage is one run: {salvage_ranges:?}");
     let mark = c.log_mark(1);
     let answer = c.kc("elect", &["t", "preferred"]);
     assert!(answer.first().is_some_and(|a| a["elected"] == true), "elect preferred: {answer:?}");
@@ -599,8 +609,8 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
         "unclean election of 3 (old leader 1 at {old}, 3 at {diverged}): klog forecast {} remote segment(s) deleted, earliest {}, a consumer \
          from earliest reads {} record(s) {:?}; preferred election back to 1: {} deleted ({truncations} by \
          leader-epoch-cache truncation, as broker 1 logs), earliest {} -> {}, {} record(s) read {:?}; before it, {} \
-         segment(s) no broker serves with {salvaged} record(s) in their remote files, {} listed by Kafka's cache under \
-         no epoch ({:.0?})",
+         segment(s) no broker serves with {salvaged} record(s) in their remote files ({:?}), {} listed by Kafka's cache \
+         under no epoch ({:.0?})",
         unclean.deleted,
         unclean.earliest,
         unclean.consumed,
@@ -611,6 +621,7 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
         preferred.consumed,
         value_runs(&consumed),
         salvage.len(),
+        salvage_ranges.first().map(|f| (f.0, salvage_ranges.last().unwrap().1)),
         unlisted.len(),
         started.elapsed()
     );
