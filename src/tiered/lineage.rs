@@ -49,6 +49,7 @@ use super::metadata_cache::PartitionRemoteMetadata;
 use super::remote_log_metadata::{RemoteLogSegmentState, SegmentMetadata};
 use crate::format::batch::BatchIter;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound::{Excluded, Unbounded};
 use std::path::Path;
 
 /// One candidate leader's replica of the partition, as its data dir holds it.
@@ -166,19 +167,24 @@ impl LeaderForecast {
         let mut out: Vec<ReadRange> = Vec::new();
         let mut at = self.log_start_offset_after;
         while let Some(r) = self.reads.iter().find(|r| r.first_offset <= at && at <= r.last_offset) {
+            let before = at;
             match r.source {
                 ReadSource::Remote { end_offset, .. } => {
                     out.push(ReadRange { first_offset: at, last_offset: end_offset, source: r.source });
-                    at = end_offset + 1;
+                    at = end_offset.saturating_add(1);
                 }
                 ReadSource::Local => {
                     out.push(ReadRange { first_offset: at, last_offset: r.last_offset, source: r.source });
-                    at = r.last_offset + 1;
+                    at = r.last_offset.saturating_add(1);
                 }
                 ReadSource::OutOfRange => {
                     out.push(ReadRange { first_offset: at, last_offset: at, source: r.source });
                     break;
                 }
+            }
+            if at <= before {
+                // The last offset there is (i64::MAX): nothing follows.
+                break;
             }
         }
         out
@@ -219,14 +225,14 @@ pub fn is_within_leader_epochs(
         if epoch == seg_first && leader.range(..epoch).next_back().is_some() && offset < leader_offset {
             return Some(false);
         }
-        let leader_next = leader.range(epoch + 1..).next();
+        let leader_next = leader.range((Excluded(epoch), Unbounded)).next();
         if epoch == seg_last {
             if let Some((_, &next_start)) = leader_next {
-                if segment.end_offset > next_start - 1 {
+                if segment.end_offset > next_start.saturating_sub(1) {
                     return Some(false);
                 }
             }
-        } else if leader_next != seg.range(epoch + 1..).next() {
+        } else if leader_next != seg.range((Excluded(epoch), Unbounded)).next() {
             return Some(false);
         }
     }
@@ -270,7 +276,8 @@ fn epoch_states<'a>(segments: impl Iterator<Item = &'a SegmentMetadata>) -> BTre
     for s in &copied {
         for (i, &(epoch, start)) in s.segment_leader_epochs.iter().enumerate() {
             // `highestOffsetForEpoch(epoch, segment)`: the next epoch's start − 1, else the end.
-            let epoch_end = s.segment_leader_epochs.get(i + 1).map_or(s.end_offset, |&(_, next)| next - 1);
+            let epoch_end =
+                s.segment_leader_epochs.get(i + 1).map_or(s.end_offset, |&(_, next)| next.saturating_sub(1));
             let state = states.entry(epoch).or_default();
             // A copy of this epoch starting at or below the last one, reaching at least as
             // far as this epoch's highest offset so far, unreferences it.
@@ -328,7 +335,7 @@ fn segment_for<'a>(
     let (_, id) = state.offset_to_id.range(..=offset).next_back()?;
     let s = by_id.get(id)?;
     let next = s.segment_leader_epochs.iter().find(|&&(e, _)| e > epoch);
-    let epoch_end = next.map_or(s.end_offset, |&(_, start)| start - 1);
+    let epoch_end = next.map_or(s.end_offset, |&(_, start)| start.saturating_sub(1));
     (offset <= epoch_end).then_some(*s)
 }
 
@@ -392,11 +399,13 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
                 valid = is_within_leader_epochs(s, c.log_end_offset, &leader) == Some(true);
                 if valid {
                     if let Some(r) = retention.filter(|r| r.retention_ms > -1) {
-                        if s.max_timestamp_ms <= r.now_ms - r.retention_ms {
+                        if s.max_timestamp_ms <= r.now_ms.saturating_sub(r.retention_ms) {
                             delete = true;
                             deletions.push(deletion(s, DeleteCause::RetentionTime));
                             retention_log_start =
-                                Some(retention_log_start.map_or(s.end_offset + 1, |o: i64| o.max(s.end_offset + 1)));
+                                Some(retention_log_start.map_or(s.end_offset.saturating_add(1), |o: i64| {
+                                    o.max(s.end_offset.saturating_add(1))
+                                }));
                         }
                     }
                 }
@@ -458,7 +467,7 @@ fn read_ranges(remaining: &[&SegmentMetadata], c: &Candidate, log_start: i64) ->
             return;
         }
         match out.last_mut() {
-            Some(r) if r.source == source && r.last_offset + 1 == first => r.last_offset = last,
+            Some(r) if r.source == source && r.last_offset.saturating_add(1) == first => r.last_offset = last,
             _ => out.push(ReadRange { first_offset: first, last_offset: last, source }),
         }
     };
@@ -470,7 +479,7 @@ fn read_ranges(remaining: &[&SegmentMetadata], c: &Candidate, log_start: i64) ->
         cuts.extend(c.epoch_entries.iter().map(|&(_, o)| o));
         for s in remaining {
             cuts.insert(s.start_offset);
-            cuts.insert(s.end_offset + 1);
+            cuts.insert(s.end_offset.saturating_add(1));
             cuts.extend(s.segment_leader_epochs.iter().map(|&(_, o)| o));
         }
         let cuts: Vec<i64> = cuts.into_iter().filter(|&o| o >= log_start && o <= remote_end).collect();
@@ -482,10 +491,10 @@ fn read_ranges(remaining: &[&SegmentMetadata], c: &Candidate, log_start: i64) ->
                 Some(s) => ReadSource::Remote { segment_id: s.segment_id, end_offset: s.end_offset },
                 None => ReadSource::OutOfRange,
             };
-            push(first, next - 1, source);
+            push(first, next.saturating_sub(1), source);
         }
     }
-    push(c.local_log_start_offset.max(log_start), c.log_end_offset - 1, ReadSource::Local);
+    push(c.local_log_start_offset.max(log_start), c.log_end_offset.saturating_sub(1), ReadSource::Local);
     out
 }
 
@@ -536,7 +545,7 @@ pub fn salvage_from(segment: &SegmentMetadata, log: &Path) -> Salvage {
             Some(h) if h.is_control() => continue,
             Some(h) => u64::try_from(h.records_count).unwrap_or(0),
             // A legacy (v0/v1) entry: one record per offset of its wrapper.
-            None => u64::try_from(b.last_offset() - b.base_offset() + 1).unwrap_or(0),
+            None => u64::try_from(b.last_offset().saturating_sub(b.base_offset()).saturating_add(1)).unwrap_or(0),
         };
         out.first_record_offset.get_or_insert(b.base_offset());
         out.last_record_offset = Some(b.last_offset());
@@ -803,6 +812,29 @@ mod tests {
                 source: ReadSource::Remote { segment_id: [4; 16], end_offset: 223 }
             }
         );
+    }
+
+    #[test]
+    fn offsets_and_epochs_at_their_limits_do_not_panic() {
+        // Metadata read from disk is not trusted: the extremes of i64 offsets and i32 epochs.
+        let p = partition(vec![
+            seg(1, i64::MIN, i64::MAX, &[(i32::MIN, i64::MIN), (i32::MAX, i64::MAX)], i64::MAX),
+            seg(2, i64::MAX, i64::MAX, &[(i32::MAX, i64::MAX)], i64::MIN),
+            seg(3, 5, 1, &[], 0),
+        ]);
+        for entries in [vec![], vec![(i32::MAX, i64::MIN)], vec![(i32::MIN, i64::MIN), (i32::MAX, i64::MAX)]] {
+            for (start, local, end) in [(i64::MIN, i64::MAX, i64::MAX), (0, 0, 0), (i64::MAX, i64::MIN, i64::MIN)] {
+                let c = Candidate {
+                    epoch_entries: entries.clone(),
+                    log_start_offset: start,
+                    local_log_start_offset: local,
+                    log_end_offset: end,
+                };
+                let f = forecast(&p, &c, Some(RetentionTime { retention_ms: i64::MAX, now_ms: i64::MIN }));
+                let _ = f.consumer_from_earliest();
+            }
+        }
+        let _ = unlisted_segments(&p);
     }
 
     #[test]
