@@ -130,13 +130,11 @@ pub fn forecast_partition(
     // With no candidate read, nothing is known to be served by none.
     let none = if forecasts.is_empty() { Vec::new() } else { served_by_none(p, &forecasts) };
     let salvage = match storage {
-        Some(s) => none
-            .iter()
-            .filter_map(|seg| {
-                let set = s.filesets.iter().find(|f| f.segment_id == seg.segment_id)?;
-                Some(salvage_from(seg, set.files.get(".log")?))
-            })
-            .collect(),
+        Some(s) => {
+            let logs: std::collections::BTreeMap<[u8; 16], &Path> =
+                s.filesets.iter().filter_map(|f| Some((f.segment_id, f.files.get(".log")?.as_path()))).collect();
+            none.iter().filter_map(|seg| Some(salvage_from(seg, logs.get(&seg.segment_id)?))).collect()
+        }
         None => Vec::new(),
     };
     PartitionForecast {

@@ -166,7 +166,14 @@ impl LeaderForecast {
     pub fn consumer_from_earliest(&self) -> Vec<ReadRange> {
         let mut out: Vec<ReadRange> = Vec::new();
         let mut at = self.log_start_offset_after;
-        while let Some(r) = self.reads.iter().find(|r| r.first_offset <= at && at <= r.last_offset) {
+        // `reads` is in offset order, its ranges disjoint.
+        while let Some(r) = self
+            .reads
+            .partition_point(|r| r.first_offset <= at)
+            .checked_sub(1)
+            .map(|i| &self.reads[i])
+            .filter(|r| at <= r.last_offset)
+        {
             let before = at;
             match r.source {
                 ReadSource::Remote { end_offset, .. } => {
@@ -374,19 +381,20 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
     let leader = filtered_epochs(&c.epoch_entries);
     let states = epoch_states(p.segments.values());
     let mut deletions: Vec<Deletion> = Vec::new();
-    let deleted = |d: &Vec<Deletion>, id: &[u8; 16]| d.iter().any(|x| &x.segment_id == id);
+    // The ids in `deletions`, for lookups.
+    let mut deleted_ids: BTreeSet<[u8; 16]> = BTreeSet::new();
     let mut retention_log_start: Option<i64> = None;
     // The retention walk (cleanupExpiredRemoteLogSegments, :1492-1548).
     let first_epoch = leader.keys().next().copied();
     'walk: for &epoch in leader.keys() {
         for s in listed(p, &states, epoch) {
             if s.state == RemoteLogSegmentState::DeleteSegmentStarted {
-                if !deleted(&deletions, &s.segment_id) {
+                if deleted_ids.insert(s.segment_id) {
                     deletions.push(deletion(s, DeleteCause::DeleteStartedRetry));
                 }
                 continue;
             }
-            if deleted(&deletions, &s.segment_id) {
+            if deleted_ids.contains(&s.segment_id) {
                 continue;
             }
             let below_start = first_epoch.is_some_and(|f| s.segment_leader_epochs.iter().all(|&(e, _)| e <= f))
@@ -394,6 +402,7 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
             let mut valid = false;
             let mut delete = below_start;
             if below_start {
+                deleted_ids.insert(s.segment_id);
                 deletions.push(deletion(s, DeleteCause::LogStartOffsetBreach));
             } else {
                 valid = is_within_leader_epochs(s, c.log_end_offset, &leader) == Some(true);
@@ -401,6 +410,7 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
                     if let Some(r) = retention.filter(|r| r.retention_ms > -1) {
                         if s.max_timestamp_ms <= r.now_ms.saturating_sub(r.retention_ms) {
                             delete = true;
+                            deleted_ids.insert(s.segment_id);
                             deletions.push(deletion(s, DeleteCause::RetentionTime));
                             retention_log_start =
                                 Some(retention_log_start.map_or(s.end_offset.saturating_add(1), |o: i64| {
@@ -423,7 +433,7 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
             p.segments.values().flat_map(|s| s.segment_leader_epochs.iter().map(|&(e, _)| e)).collect();
         for epoch in remote_epochs.range(..earliest) {
             for s in listed(p, &states, *epoch) {
-                if s.segment_leader_epochs.iter().all(|&(e, _)| e < earliest) && !deleted(&deletions, &s.segment_id) {
+                if s.segment_leader_epochs.iter().all(|&(e, _)| e < earliest) && deleted_ids.insert(s.segment_id) {
                     deletions.push(deletion(s, DeleteCause::LeaderEpochCacheTruncation));
                 }
             }
@@ -433,8 +443,14 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
     let log_start_offset_after =
         c.log_start_offset.max(remote_log_start_offset).max(retention_log_start.unwrap_or(i64::MIN));
     let remaining: Vec<&SegmentMetadata> =
-        p.segments.values().filter(|s| !deleted(&deletions, &s.segment_id)).collect();
+        p.segments.values().filter(|s| !deleted_ids.contains(&s.segment_id)).collect();
     let reads = read_ranges(&remaining, c, log_start_offset_after);
+    let mut served: BTreeMap<[u8; 16], Vec<(i64, i64)>> = BTreeMap::new();
+    for r in &reads {
+        if let ReadSource::Remote { segment_id, .. } = r.source {
+            served.entry(segment_id).or_default().push((r.first_offset, r.last_offset));
+        }
+    }
     let segments = p
         .table()
         .into_iter()
@@ -443,11 +459,7 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
             start_offset: s.start_offset,
             end_offset: s.end_offset,
             within_lineage: is_within_leader_epochs(s, c.log_end_offset, &leader),
-            served: reads
-                .iter()
-                .filter(|r| matches!(r.source, ReadSource::Remote { segment_id, .. } if segment_id == s.segment_id))
-                .map(|r| (r.first_offset, r.last_offset))
-                .collect(),
+            served: served.remove(&s.segment_id).unwrap_or_default(),
         })
         .collect();
     LeaderForecast { segments, deletions, remote_log_start_offset, log_start_offset_after, reads }
@@ -561,17 +573,18 @@ pub fn salvage_from(segment: &SegmentMetadata, log: &Path) -> Salvage {
 /// within its lineage (a segment within a leader's lineage holds that leader's own records,
 /// served from its local log where the remote copy is not read).
 pub fn served_by_none<'a>(p: &'a PartitionRemoteMetadata, forecasts: &[&LeaderForecast]) -> Vec<&'a SegmentMetadata> {
+    let mut kept: BTreeSet<[u8; 16]> = BTreeSet::new();
+    for f in forecasts {
+        let deleted: BTreeSet<[u8; 16]> = f.deletions.iter().map(|d| d.segment_id).collect();
+        for v in &f.segments {
+            if !v.served.is_empty() || (v.within_lineage == Some(true) && !deleted.contains(&v.segment_id)) {
+                kept.insert(v.segment_id);
+            }
+        }
+    }
     p.table()
         .into_iter()
-        .filter(|s| s.state == RemoteLogSegmentState::CopySegmentFinished)
-        .filter(|s| {
-            !forecasts.iter().any(|f| {
-                let kept = !f.deletions.iter().any(|d| d.segment_id == s.segment_id);
-                f.segments.iter().any(|v| {
-                    v.segment_id == s.segment_id && (!v.served.is_empty() || (kept && v.within_lineage == Some(true)))
-                })
-            })
-        })
+        .filter(|s| s.state == RemoteLogSegmentState::CopySegmentFinished && !kept.contains(&s.segment_id))
         .collect()
 }
 
