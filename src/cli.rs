@@ -193,8 +193,13 @@ pub enum Command {
     /// tiered partition's log start (log-start-offset-checkpoint: across both tiers) and local
     /// log start (its first local segment) in each dir, and its remote segment table: id,
     /// offsets, leader epochs, state, broker, size, times. `--remote-dir` sets Kafka's
-    /// LocalTieredStorage dir against the table. Exit 1 when the cache rejects an event, a
-    /// record does not decode, or the remote files disagree with the metadata. Never writes.
+    /// LocalTieredStorage dir against the table. Then, for every broker whose dir is given,
+    /// what it does if it leads, by Kafka 4.4's RemoteLogManager: the remote segments it serves
+    /// and deletes (leader-epoch-cache truncation, log-start breach, retention.ms) and the
+    /// earliest offset after; what a consumer reads from each offset of the current leader (the
+    /// KRaft metadata's); with `--remote-dir`, the records of remote segments no broker serves.
+    /// Exit 1 when the cache rejects an event, a record does not decode, or the remote files
+    /// disagree with the metadata (forecasts are not findings). Never writes.
     Remote(RemoteArgs),
     /// Draw replicas as rows of cells aligned by offset, RaftScope-style.
     ///

@@ -29,6 +29,7 @@ pub mod palette;
 pub mod picture;
 pub mod progress;
 pub mod remote;
+pub mod remote_forecast;
 pub mod report;
 pub mod svg;
 pub mod table;

@@ -393,3 +393,97 @@ fn epoch_cache_entries_whose_batches_are_below_the_local_log_start_are_not_disag
     let rows = json_lines(&ok(&["dump", "--json", "--epochs", s(&a)]));
     assert!(rows.iter().any(|l| l["type"] == "epoch" && l["agreement"] == "start_differs"), "{rows:?}");
 }
+
+/// Broker `node`'s dir beside `tiered`'s: `t-0` holding offsets 3..5 locally at `leader_epoch`,
+/// with the epoch cache `cache` (`<epoch> <start offset>` lines).
+fn broker_replica(data: &Path, node: i32, leader_epoch: i32, cache: &str) {
+    let local = data.join("t-0");
+    fs::create_dir_all(&local).unwrap();
+    let records: Vec<NewRecord> = (0..3)
+        .map(|i| NewRecord { timestamp: 3_000 + i, key: None, value: Some(vec![b'x' + i as u8]), headers: vec![] })
+        .collect();
+    fs::write(local.join("00000000000000000003.log"), encode_batch(&BatchSpec::plain(3, leader_epoch), &records))
+        .unwrap();
+    let lines = cache.lines().count();
+    fs::write(local.join("leader-epoch-checkpoint"), format!("0\n{lines}\n{cache}")).unwrap();
+    fs::write(data.join("log-start-offset-checkpoint"), "0\n1\nt 0 0\n").unwrap();
+    fs::write(data.join("meta.properties"), format!("version=1\nnode.id={node}\ncluster.id=c\n")).unwrap();
+}
+
+#[test]
+fn remote_forecasts_what_each_broker_deletes_and_serves_if_it_leads_and_what_no_one_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data1, remote) = tiered(tmp.path());
+    // Broker 1 led at epoch 0 (segment A, 0..2, is its copy); broker 2's cache starts at epoch
+    // 2 (its lineage from offset 3), as after an unclean election and a rebuild from remote.
+    broker_replica(&data1, 1, 0, "0 0\n");
+    let data2 = tmp.path().join("data2");
+    broker_replica(&data2, 2, 2, "2 3\n");
+    let (out, _) = code(&["remote", "--json", s(&data1), s(&data2), "--remote-dir", s(&remote)], 1);
+    let lines = json_lines(&out);
+    let forecast = |broker: i64| {
+        lines
+            .iter()
+            .find(|l| l["type"] == "leader_forecast" && l["broker_id"] == broker)
+            .unwrap_or_else(|| panic!("{lines:?}"))
+    };
+    // Broker 1: segment A and the unfinished copy B are within its lineage; Kafka's default
+    // retention.ms (7 days) is long past their 2023 timestamps: both go by time, and the log
+    // start moves past them.
+    let b1 = forecast(1);
+    let causes: Vec<(i64, &str)> = b1["deletions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["start_offset"].as_i64().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(causes, [(0, "retention.ms breach"), (3, "retention.ms breach")], "{b1}");
+    assert_eq!(
+        (b1["retention_ms"].as_i64(), b1["retention_ms_source"].as_str()),
+        (Some(604_800_000), Some("Kafka's default"))
+    );
+    assert_eq!(b1["log_start_offset_after"], 6, "{b1}");
+    // Broker 2: every remote epoch lies below its earliest, 2: leader-epoch-cache truncation,
+    // and its log start becomes its local log start (no remote segment of epoch 2).
+    let b2 = forecast(2);
+    let causes: Vec<(i64, &str)> = b2["deletions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["start_offset"].as_i64().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(causes, [(0, "leader-epoch-cache truncation"), (3, "leader-epoch-cache truncation")], "{b2}");
+    assert_eq!(b2["log_start_offset_after"], 3, "{b2}");
+    assert_eq!(b2["segments"][0]["within_lineage"], false, "{b2}");
+    let reads: Vec<(i64, i64, &str)> = b2["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (r["first_offset"].as_i64().unwrap(), r["last_offset"].as_i64().unwrap(), r["source"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(reads, [(3, 5, "local")], "{b2}");
+    // No one serves segment A: its three records are still in its remote .log.
+    let salvage: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "salvage").collect();
+    assert_eq!(salvage.len(), 1, "{lines:?}");
+    assert_eq!(
+        (
+            salvage[0]["first_record_offset"].as_i64(),
+            salvage[0]["last_record_offset"].as_i64(),
+            salvage[0]["record_count"].as_u64()
+        ),
+        (Some(0), Some(2), Some(3))
+    );
+    // Forecasts are not findings: the same two findings as without them.
+    let findings = lines.iter().filter(|l| l["type"] == "finding").count();
+    assert_eq!(findings, 2, "{lines:?}");
+
+    let (text, _) = code(&["remote", s(&data1), s(&data2), "--remote-dir", s(&remote)], 1);
+    assert!(
+        text.contains("if broker 2 leads, Kafka deletes 2 segment(s), offsets 0..5 (2 by leader-epoch-cache truncation); earliest offset after: 3"),
+        "{text}"
+    );
+    assert!(text.contains("no current leader: no metadata log in the dirs"), "{text}");
+    assert!(text.contains("3 record(s), offsets 0..2 still in its remote .log"), "{text}");
+}
