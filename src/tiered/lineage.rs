@@ -45,7 +45,7 @@
 //! update) to rebuild each epoch's floor map; Kafka's cache applies them in the order of the
 //! metadata partition's log, which is that order unless two brokers' clocks disagree.
 
-use super::metadata_cache::PartitionRemoteMetadata;
+use super::metadata_cache::{EpochState, PartitionRemoteMetadata};
 use super::remote_log_metadata::{RemoteLogSegmentState, SegmentMetadata};
 use crate::format::batch::BatchIter;
 use std::collections::{BTreeMap, BTreeSet};
@@ -246,79 +246,10 @@ pub fn is_within_leader_epochs(
     Some(segment.end_offset < log_end_offset)
 }
 
-/// One epoch's entry of Kafka's cache (`RemoteLogLeaderEpochState`): the finished copies by
-/// the offset the epoch starts at in each (`offsetToId`), the segments listed without a place
-/// there (`unreferencedSegmentIds`: copies started, deletions started, copies a later one
-/// covered), and the highest offset of the epoch copied (`highestLogOffset`).
-#[derive(Debug, Default)]
-struct EpochState {
-    offset_to_id: BTreeMap<i64, [u8; 16]>,
-    unreferenced: BTreeSet<[u8; 16]>,
-    highest_log_offset: Option<i64>,
-}
-
-/// Each epoch's state rebuilt from the table: copies not finished are unreferenced
-/// (`handleSegmentWithCopySegmentStartedState`); finished copies, and those whose deletion
-/// started, are applied in the order of their last event (`handleSegmentWithCopySegmentFinishedState`,
-/// RemoteLogLeaderEpochState.java:113-130@4.4.0); then a deletion started takes its segment
-/// out of `offsetToId` into the unreferenced set. A finished copy whose start offset a later
-/// one of the same epoch takes over (`offsetToId.put` on the same key) is in neither: Kafka's
-/// cache lists it under that epoch no more.
-fn epoch_states<'a>(segments: impl Iterator<Item = &'a SegmentMetadata>) -> BTreeMap<i32, EpochState> {
-    let segments: Vec<&SegmentMetadata> = segments.collect();
-    let mut states: BTreeMap<i32, EpochState> = BTreeMap::new();
-    for s in segments.iter().filter(|s| s.state == RemoteLogSegmentState::CopySegmentStarted) {
-        for &(epoch, _) in &s.segment_leader_epochs {
-            states.entry(epoch).or_default().unreferenced.insert(s.segment_id);
-        }
-    }
-    let mut copied: Vec<&SegmentMetadata> = segments
-        .iter()
-        .copied()
-        .filter(|s| {
-            matches!(s.state, RemoteLogSegmentState::CopySegmentFinished | RemoteLogSegmentState::DeleteSegmentStarted)
-        })
-        .collect();
-    copied.sort_by_key(|s| (s.event_timestamp_ms, s.start_offset, s.segment_id));
-    for s in &copied {
-        for (i, &(epoch, start)) in s.segment_leader_epochs.iter().enumerate() {
-            // `highestOffsetForEpoch(epoch, segment)`: the next epoch's start − 1, else the end.
-            let epoch_end =
-                s.segment_leader_epochs.get(i + 1).map_or(s.end_offset, |&(_, next)| next.saturating_sub(1));
-            let state = states.entry(epoch).or_default();
-            // A copy of this epoch starting at or below the last one, reaching at least as
-            // far as this epoch's highest offset so far, unreferences it.
-            while let Some((&last_start, &last_id)) = state.offset_to_id.last_key_value() {
-                if last_start >= start && state.highest_log_offset.is_some_and(|h| h <= epoch_end) {
-                    state.offset_to_id.remove(&last_start);
-                    state.unreferenced.insert(last_id);
-                } else {
-                    break;
-                }
-            }
-            state.offset_to_id.insert(start, s.segment_id);
-            state.unreferenced.remove(&s.segment_id);
-            if state.highest_log_offset.is_none_or(|h| epoch_end > h) {
-                state.highest_log_offset = Some(epoch_end);
-            }
-        }
-    }
-    for s in copied.iter().filter(|s| s.state == RemoteLogSegmentState::DeleteSegmentStarted) {
-        for &(epoch, start) in &s.segment_leader_epochs {
-            let state = states.entry(epoch).or_default();
-            if state.offset_to_id.get(&start) == Some(&s.segment_id) {
-                state.offset_to_id.remove(&start);
-            }
-            state.unreferenced.insert(s.segment_id);
-        }
-    }
-    states
-}
-
 /// Segments of the table Kafka's cache lists under none of their epochs (a later copy took
 /// their place in each): no expiration task lists them, so none deletes them.
 pub fn unlisted_segments(p: &PartitionRemoteMetadata) -> Vec<&SegmentMetadata> {
-    let states = epoch_states(p.segments.values());
+    let states = &p.epochs;
     p.table()
         .into_iter()
         .filter(|s| {
@@ -329,21 +260,6 @@ pub fn unlisted_segments(p: &PartitionRemoteMetadata) -> Vec<&SegmentMetadata> {
             })
         })
         .collect()
-}
-
-/// `remoteLogSegmentMetadata(epoch, offset)` (RemoteLogMetadataCache.java:133-144@4.4.0).
-fn segment_for<'a>(
-    states: &BTreeMap<i32, EpochState>,
-    by_id: &BTreeMap<[u8; 16], &'a SegmentMetadata>,
-    epoch: i32,
-    offset: i64,
-) -> Option<&'a SegmentMetadata> {
-    let state = states.get(&epoch)?;
-    let (_, id) = state.offset_to_id.range(..=offset).next_back()?;
-    let s = by_id.get(id)?;
-    let next = s.segment_leader_epochs.iter().find(|&&(e, _)| e > epoch);
-    let epoch_end = next.map_or(s.end_offset, |&(_, start)| start.saturating_sub(1));
-    (offset <= epoch_end).then_some(*s)
 }
 
 fn epoch_for_offset(entries: &[(i32, i64)], offset: i64) -> Option<i32> {
@@ -379,7 +295,7 @@ fn find_log_start_offset(p: &PartitionRemoteMetadata, states: &BTreeMap<i32, Epo
 /// Forecast what candidate `c` does across the tiers of partition `p` if it leads.
 pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<RetentionTime>) -> LeaderForecast {
     let leader = filtered_epochs(&c.epoch_entries);
-    let states = epoch_states(p.segments.values());
+    let states = &p.epochs;
     let mut deletions: Vec<Deletion> = Vec::new();
     // The ids in `deletions`, for lookups.
     let mut deleted_ids: BTreeSet<[u8; 16]> = BTreeSet::new();
@@ -387,7 +303,7 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
     // The retention walk (cleanupExpiredRemoteLogSegments, :1492-1548).
     let first_epoch = leader.keys().next().copied();
     'walk: for &epoch in leader.keys() {
-        for s in listed(p, &states, epoch) {
+        for s in listed(p, states, epoch) {
             if s.state == RemoteLogSegmentState::DeleteSegmentStarted {
                 if deleted_ids.insert(s.segment_id) {
                     deletions.push(deletion(s, DeleteCause::DeleteStartedRetry));
@@ -432,18 +348,21 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
         let remote_epochs: BTreeSet<i32> =
             p.segments.values().flat_map(|s| s.segment_leader_epochs.iter().map(|&(e, _)| e)).collect();
         for epoch in remote_epochs.range(..earliest) {
-            for s in listed(p, &states, *epoch) {
+            for s in listed(p, states, *epoch) {
                 if s.segment_leader_epochs.iter().all(|&(e, _)| e < earliest) && deleted_ids.insert(s.segment_id) {
                     deletions.push(deletion(s, DeleteCause::LeaderEpochCacheTruncation));
                 }
             }
         }
     }
-    let remote_log_start_offset = find_log_start_offset(p, &states, c);
+    let remote_log_start_offset = find_log_start_offset(p, states, c);
     let log_start_offset_after =
         c.log_start_offset.max(remote_log_start_offset).max(retention_log_start.unwrap_or(i64::MIN));
-    let remaining: Vec<&SegmentMetadata> =
-        p.segments.values().filter(|s| !deleted_ids.contains(&s.segment_id)).collect();
+    // The cache once the deletions are done (`DELETE_SEGMENT_STARTED`, then `_FINISHED`).
+    let mut remaining = p.clone();
+    for id in &deleted_ids {
+        remaining.forget(id);
+    }
     let reads = read_ranges(&remaining, c, log_start_offset_after);
     let mut served: BTreeMap<[u8; 16], Vec<(i64, i64)>> = BTreeMap::new();
     for r in &reads {
@@ -470,9 +389,7 @@ fn deletion(s: &SegmentMetadata, cause: DeleteCause) -> Deletion {
 }
 
 /// Every offset from `log_start` to the log end, by source, in ranges.
-fn read_ranges(remaining: &[&SegmentMetadata], c: &Candidate, log_start: i64) -> Vec<ReadRange> {
-    let states = epoch_states(remaining.iter().copied());
-    let by_id: BTreeMap<[u8; 16], &SegmentMetadata> = remaining.iter().map(|s| (s.segment_id, *s)).collect();
+fn read_ranges(remaining: &PartitionRemoteMetadata, c: &Candidate, log_start: i64) -> Vec<ReadRange> {
     let mut out: Vec<ReadRange> = Vec::new();
     let mut push = |first: i64, last: i64, source: ReadSource| {
         if last < first {
@@ -489,7 +406,7 @@ fn read_ranges(remaining: &[&SegmentMetadata], c: &Candidate, log_start: i64) ->
         // in a segment, and past where a segment or an epoch of it ends.
         let mut cuts: BTreeSet<i64> = BTreeSet::from([log_start, remote_end]);
         cuts.extend(c.epoch_entries.iter().map(|&(_, o)| o));
-        for s in remaining {
+        for s in remaining.segments.values() {
             cuts.insert(s.start_offset);
             cuts.insert(s.end_offset.saturating_add(1));
             cuts.extend(s.segment_leader_epochs.iter().map(|&(_, o)| o));
@@ -497,12 +414,11 @@ fn read_ranges(remaining: &[&SegmentMetadata], c: &Candidate, log_start: i64) ->
         let cuts: Vec<i64> = cuts.into_iter().filter(|&o| o >= log_start && o <= remote_end).collect();
         for w in cuts.windows(2) {
             let (first, next) = (w[0], w[1]);
-            let source = match epoch_for_offset(&c.epoch_entries, first)
-                .and_then(|epoch| segment_for(&states, &by_id, epoch, first))
-            {
-                Some(s) => ReadSource::Remote { segment_id: s.segment_id, end_offset: s.end_offset },
-                None => ReadSource::OutOfRange,
-            };
+            let source =
+                match epoch_for_offset(&c.epoch_entries, first).and_then(|epoch| remaining.segment_for(epoch, first)) {
+                    Some(s) => ReadSource::Remote { segment_id: s.segment_id, end_offset: s.end_offset },
+                    None => ReadSource::OutOfRange,
+                };
             push(first, next.saturating_sub(1), source);
         }
     }
@@ -611,11 +527,7 @@ mod tests {
     }
 
     fn partition(segments: Vec<SegmentMetadata>) -> PartitionRemoteMetadata {
-        let mut p = PartitionRemoteMetadata::default();
-        for s in segments {
-            p.segments.insert(s.segment_id, s);
-        }
-        p
+        PartitionRemoteMetadata::replay(segments)
     }
 
     fn map(pairs: &[(i32, i64)]) -> BTreeMap<i32, i64> {

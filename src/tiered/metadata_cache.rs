@@ -38,11 +38,15 @@ pub struct Rejection {
     pub why: String,
 }
 
-/// One leader epoch's finished segments (`RemoteLogLeaderEpochState`): by the offset the epoch
-/// starts at in each (`offsetToId`), and the highest offset of the epoch copied.
+/// One leader epoch's entry of Kafka's cache (`RemoteLogLeaderEpochState`): the finished copies
+/// by the offset the epoch starts at in each (`offsetToId`), the segments listed without a place
+/// there (`unreferencedSegmentIds`: copies started, deletions started, copies a later one
+/// covered), and the highest offset of the epoch copied (`highestLogOffset`). Folded in the
+/// order of the metadata log, as Kafka's cache applies the events.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EpochState {
     pub offset_to_id: BTreeMap<i64, [u8; 16]>,
+    pub unreferenced: std::collections::BTreeSet<[u8; 16]>,
     pub highest_log_offset: Option<i64>,
 }
 
@@ -82,34 +86,87 @@ impl PartitionRemoteMetadata {
         (offset <= highest_offset_for_epoch(epoch, s)).then_some(s)
     }
 
-    /// `handleSegmentWithCopySegmentFinishedState`, per epoch of the segment: segments of the
-    /// epoch starting at or above this one's start are no longer referenced when this one
-    /// reaches at least as far (a leader uploaded a superset); then this one is.
+    /// `handleSegmentWithCopySegmentStartedState`, per epoch: listed, not yet found by offset.
+    fn copy_started(&mut self, s: &SegmentMetadata) {
+        for &(epoch, _) in &s.segment_leader_epochs {
+            self.epochs.entry(epoch).or_default().unreferenced.insert(s.segment_id);
+        }
+    }
+
+    /// `handleSegmentWithCopySegmentFinishedState` (RemoteLogLeaderEpochState.java:113-130@4.4.0),
+    /// per epoch of the segment: segments of the epoch starting at or above this one's start are
+    /// no longer referenced when this one reaches at least as far (a leader uploaded a
+    /// superset); then this one is. A copy whose start offset a later one of the same epoch
+    /// takes over (`offsetToId.put` on the same key) is in neither map: Kafka lists it under that
+    /// epoch no more.
     fn copy_finished(&mut self, s: &SegmentMetadata) {
         for &(epoch, start) in &s.segment_leader_epochs {
             let end = highest_offset_for_epoch(epoch, s);
             let st = self.epochs.entry(epoch).or_default();
-            while let Some((&last, _)) = st.offset_to_id.last_key_value() {
+            while let Some((&last, &last_id)) = st.offset_to_id.last_key_value() {
                 if last >= start && st.highest_log_offset.is_some_and(|h| h <= end) {
                     st.offset_to_id.remove(&last);
+                    st.unreferenced.insert(last_id);
                 } else {
                     break;
                 }
             }
             st.offset_to_id.insert(start, s.segment_id);
+            st.unreferenced.remove(&s.segment_id);
             if st.highest_log_offset.is_none_or(|h| end > h) {
                 st.highest_log_offset = Some(end);
             }
         }
     }
 
-    /// `handleSegmentWithDeleteSegmentStartedState`: the segment is no longer found by epoch.
-    fn delete_started(&mut self, s: &SegmentMetadata) {
+    /// `handleSegmentWithDeleteSegmentStartedState`: the segment is no longer found by offset,
+    /// and is listed as unreferenced (deletion retries find it).
+    pub fn delete_started(&mut self, s: &SegmentMetadata) {
         for &(epoch, start) in &s.segment_leader_epochs {
+            let st = self.epochs.entry(epoch).or_default();
+            if st.offset_to_id.get(&start) == Some(&s.segment_id) {
+                st.offset_to_id.remove(&start);
+            }
+            st.unreferenced.insert(s.segment_id);
+        }
+    }
+
+    /// A table whose segments' events came in the order of their event times (tests build
+    /// tables this way): each copy started, then finished, then (for a deletion under way) its
+    /// deletion started.
+    #[cfg(test)]
+    pub(crate) fn replay(segments: impl IntoIterator<Item = SegmentMetadata>) -> PartitionRemoteMetadata {
+        let mut segments: Vec<SegmentMetadata> = segments.into_iter().collect();
+        segments.sort_by_key(|s| s.event_timestamp_ms);
+        let mut p = PartitionRemoteMetadata::default();
+        for s in segments {
+            p.copy_started(&s);
+            if s.state != RemoteLogSegmentState::CopySegmentStarted {
+                p.copy_finished(&s);
+            }
+            if s.state == RemoteLogSegmentState::DeleteSegmentStarted {
+                p.delete_started(&s);
+            }
+            p.segments.insert(s.segment_id, s);
+        }
+        p
+    }
+
+    /// The segment `id` deleted (started, then finished): what the cache holds once a leader's
+    /// deletion of it is done.
+    pub fn forget(&mut self, id: &[u8; 16]) {
+        if let Some(s) = self.segments.get(id).cloned() {
+            self.delete_started(&s);
+            self.delete_finished(&s);
+            self.segments.remove(id);
+        }
+    }
+
+    /// `handleSegmentWithDeleteSegmentFinishedState`: no longer tracked at all.
+    fn delete_finished(&mut self, s: &SegmentMetadata) {
+        for &(epoch, _) in &s.segment_leader_epochs {
             if let Some(st) = self.epochs.get_mut(&epoch) {
-                if st.offset_to_id.get(&start) == Some(&s.segment_id) {
-                    st.offset_to_id.remove(&start);
-                }
+                st.unreferenced.remove(&s.segment_id);
             }
         }
     }
@@ -173,6 +230,7 @@ impl RemoteMetadataFold {
                     RemoteLogSegmentState::CopySegmentFinished => p.copy_finished(&updated),
                     RemoteLogSegmentState::DeleteSegmentStarted => p.delete_started(&updated),
                     RemoteLogSegmentState::DeleteSegmentFinished => {
+                        p.delete_finished(&updated);
                         p.segments.remove(&u.segment_id);
                     }
                     RemoteLogSegmentState::CopySegmentStarted => {}
@@ -213,6 +271,7 @@ impl RemoteMetadataFold {
             self.rejections.push(reject(why));
             return;
         }
+        p.copy_started(s);
         p.segments.insert(s.segment_id, s.clone());
         p.applied_count += 1;
         self.events_applied += 1;
