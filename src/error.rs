@@ -26,6 +26,11 @@ pub enum Error {
     Layout { path: PathBuf, what: String },
     /// A request that contradicts the replica's state (append on a follower, fencing...).
     State { path: PathBuf, what: String },
+    /// A Kafka broker refuses to start on this log dir: its load throws where nothing catches
+    /// it. `position` is where in the file named (or in a segment of the dir named) the load
+    /// meets what throws; `what` says it in full. Not klog failing: the forecast's verdict, a
+    /// finding for `check`, `txn` and `recover --dry-run`.
+    Refuses { path: PathBuf, position: u64, what: String },
     /// A name where klog expects a regular file holds something else (a FIFO, a socket, a
     /// device, a directory): never opened, never waited on.
     NotRegular { path: PathBuf, kind: &'static str },
@@ -64,6 +69,16 @@ impl Error {
         Error::State { path: path.as_ref().to_path_buf(), what: what.into() }
     }
 
+    pub fn refuses(path: impl AsRef<Path>, position: u64, what: impl Into<String>) -> Error {
+        Error::Refuses { path: path.as_ref().to_path_buf(), position, what: what.into() }
+    }
+
+    /// Whether this is a broker's refusal to start ([`Error::Refuses`]) rather than klog unable
+    /// to go on.
+    pub fn is_start_refusal(&self) -> bool {
+        matches!(self, Error::Refuses { .. })
+    }
+
     /// The path the error names, if any.
     pub fn path(&self) -> Option<&Path> {
         match self {
@@ -72,6 +87,7 @@ impl Error {
             | Error::Malformed { path, .. }
             | Error::Layout { path, .. }
             | Error::State { path, .. }
+            | Error::Refuses { path, .. }
             | Error::NotRegular { path, .. }
             | Error::Locked { path }
             | Error::NotKlogMade { path, .. } => Some(path),
@@ -110,7 +126,7 @@ impl fmt::Display for Error {
             Error::Malformed { path, line, what } => {
                 write!(f, "{}: malformed at line {line}: {what}", path.display())
             }
-            Error::Layout { path, what } | Error::State { path, what } => {
+            Error::Layout { path, what } | Error::State { path, what } | Error::Refuses { path, what, .. } => {
                 write!(f, "{}: {what}", path.display())
             }
             Error::NotRegular { path, kind } => {

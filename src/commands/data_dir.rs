@@ -154,7 +154,7 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
 /// A per-partition error as one line without the path prefix the partition name replaces.
 fn refusal(e: &Error) -> String {
     match e {
-        Error::Layout { what, .. } | Error::State { what, .. } => what.clone(),
+        Error::Layout { what, .. } | Error::State { what, .. } | Error::Refuses { what, .. } => what.clone(),
         other => other.to_string(),
     }
 }

@@ -585,9 +585,10 @@ impl DataDirRecovery {
 /// The words every refusal of a start-up says (here and in `log/recovery.rs`).
 pub const REFUSES_WORDS: &str = "a Kafka 4.4 broker refuses to start on this log dir";
 
-/// Kafka's verdict when its loader cannot go on: the message klog refuses with.
-fn kafka_refuses(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::state(path, format!("{REFUSES_WORDS}: {why}"))
+/// Kafka's verdict when its loader cannot go on: the message klog refuses with, at `position`
+/// in the file `path` names (0 for the whole file).
+fn kafka_refuses(path: &Path, position: u64, why: impl std::fmt::Display) -> Error {
+    Error::refuses(path, position, format!("{REFUSES_WORDS}: {why}"))
 }
 
 /// The words [`kafka_offline`] says it with.
@@ -629,6 +630,7 @@ fn logs_to_load(dir: &Path) -> Result<Vec<(String, LoadedKind)>> {
         let Some((topic, partition, kind)) = names::parse_log_dir_name(&name) else {
             return Err(kafka_refuses(
                 &entry.path(),
+                0,
                 format!(
                     "'{name}' is not in the form of topic-partition or topic-partition.uniqueId-delete \
                      (LocalLog.parseTopicPartitionName throws)"
@@ -677,9 +679,9 @@ pub enum StartForecast {
     Refuses(StartRefusal),
 }
 
-/// Whether `e` says that a Kafka broker refuses to start (rather than that klog cannot go on).
+/// Whether `e` is a Kafka broker's refusal to start (rather than klog unable to go on).
 pub fn is_refusal(e: &Error) -> bool {
-    e.to_string().contains("refuses to start")
+    e.is_start_refusal()
 }
 
 /// Forecast a broker's start-up over the log dir `dir` (nothing written). Where the broker
@@ -863,12 +865,12 @@ impl Loader<'_> {
                 if path.ends_with(names::LEADER_EPOCH_CHECKPOINT)
                     && (escapes_failure_channel(what) || kind == LoadedKind::Metadata) =>
             {
-                kafka_refuses(path, &e)
+                kafka_refuses(path, 0, &e)
             }
-            Error::Corrupt { ref path, .. }
+            Error::Corrupt { ref path, position, .. }
                 if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) && kind == LoadedKind::Metadata =>
             {
-                kafka_refuses(path, &e)
+                kafka_refuses(path, position, &e)
             }
             Error::Malformed { ref path, .. } | Error::Corrupt { ref path, .. }
                 if path.ends_with(names::LEADER_EPOCH_CHECKPOINT) =>
@@ -941,6 +943,7 @@ fn settle_forecast(
             if offline_from_start {
                 return Err(kafka_refuses(
                     dir,
+                    0,
                     format!(
                         "the log dir is offline ({e}), and {first} loads with a transaction its producer state \
                          holds open: opening it reads the log at its first unstable offset, and \
@@ -951,8 +954,9 @@ fn settle_forecast(
             }
             // Kafka loads a dir's partitions in the order `File.listFiles` gives them, on
             // `num.recovery.threads.per.data.dir` threads: which comes first is not fixed.
-            return Err(Error::state(
+            return Err(Error::refuses(
                 dir,
+                0,
                 format!(
                     "{OFFLINE_WORDS}, {OR_REFUSES}: {e}; {first} loads with a transaction its producer state holds \
                      open, and if the broker loads it after {} (partition dirs load in the order the file system \

@@ -345,8 +345,9 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             // `InvalidOffsetException` is caught only inside `recoverLog`: here it escapes
             // `LogManager.loadLogs`, and the broker does not start.
             let (position, why) = scan.outcome.invalid_at.clone().unwrap_or_default();
-            return Err(crate::error::Error::state(
+            return Err(crate::error::Error::refuses(
                 target.segment.log_path(),
+                position,
                 format!(
                     "at position {position}: {why}; with the segment's .index missing, Kafka's \
                      LogLoader.loadSegmentFiles does not catch it and the broker refuses to start"
@@ -631,8 +632,9 @@ fn producer_snapshot_ops(
         now_ms,
     };
     let files = simulate(SnapshotFiles::new(before), &inputs.swap_deleted, &facts).map_err(|thrown| {
-        crate::error::Error::state(
+        crate::error::Error::refuses(
             dir,
+            thrown.position,
             format!(
                 "at position {} of a segment: a Kafka 4.4 broker refuses to start on this log dir: the producer-state \
                  rebuild throws {} (nothing in LogLoader catches it)",
@@ -642,8 +644,9 @@ fn producer_snapshot_ops(
     })?;
     if let (Some((base, thrown)), Some(offset)) = (&files.thrown_at_open, files.first_unstable_at_open) {
         let segment = dir.join(format!("{base:020}{}", super::names::LOG_SUFFIX));
-        return Err(crate::error::Error::state(
+        return Err(crate::error::Error::refuses(
             &segment,
+            thrown.position,
             format!(
                 "at position {}: a Kafka 4.4 broker refuses to start on this log dir: opening the loaded \
                  log reads it at its first unstable offset {offset} (UnifiedLog.maybeIncrementFirstUnstableOffset) \
@@ -710,8 +713,9 @@ fn read_next_offset(seg: &Segment) -> Result<i64> {
 
 /// The refusal when `readNextOffset` throws: nothing in `LogLoader` catches it.
 fn next_offset_refusal(seg: &Segment, thrown: &Thrown) -> crate::error::Error {
-    crate::error::Error::state(
+    crate::error::Error::refuses(
         seg.log_path(),
+        thrown.position,
         format!(
             "at position {}: a Kafka 4.4 broker refuses to start on this log dir: LogSegment.readNextOffset throws \
              {} (nothing in LogLoader catches it)",
@@ -1032,8 +1036,9 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             });
             let pieces = if last_overflows { split_pieces(bytes) } else { None };
             let Some(pieces) = pieces else {
-                return Err(crate::error::Error::state(
+                return Err(crate::error::Error::refuses(
                     target.segment.log_path(),
+                    batch.position,
                     format!(
                         "at position {}: {why}; Kafka's split of the segment fails (IllegalArgumentException, \
                          IllegalStateException, or NoSuchElementException where bytes that frame no batch follow), \

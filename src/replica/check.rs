@@ -46,27 +46,16 @@ pub fn check_replica(mut replica: Replica, progress: &mut dyn ProgressSink) -> R
     Ok(CheckReport { summary, verification })
 }
 
-/// Whether `e` says that a Kafka broker refuses to start (rather than that klog cannot go on).
+/// Whether `e` is a Kafka broker's refusal to start (rather than klog unable to go on).
 pub fn refuses_to_start(e: &crate::error::Error) -> bool {
-    e.to_string().contains("refuses to start")
+    e.is_start_refusal()
 }
 
-/// The finding a load refusal is on the file it names (at the byte position it names, when it
-/// names one): one verdict for `check`, `txn` and `recover --dry-run` in every form.
+/// The finding a load refusal is on the file it names, at the position it names: one verdict
+/// for `check`, `txn` and `recover --dry-run` in every form.
 pub fn load_refusal(e: &crate::error::Error) -> Option<Finding> {
-    if !refuses_to_start(e) {
-        return None;
-    }
-    let path = e.path()?;
-    let text = e.to_string();
-    let what = text.strip_prefix(&format!("{}: ", path.display())).unwrap_or(&text).to_string();
-    let position = what
-        .split("at position ")
-        .nth(1)
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
-    Some(Finding::new(path, position, None, what))
+    let crate::error::Error::Refuses { path, position, what } = e else { return None };
+    Some(Finding::new(path, *position, None, what.clone()))
 }
 
 /// What the verifier needs of the replica beyond its log.
