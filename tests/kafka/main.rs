@@ -26,6 +26,7 @@ mod oracle_lock;
 mod oracle_meta;
 mod oracle_server;
 mod oracle_transactions;
+mod oracle_txn_deletes;
 mod oracle_write;
 mod real_choice;
 mod real_explore;
