@@ -21,6 +21,7 @@ mod mutate;
 #[allow(dead_code)]
 mod oracle;
 mod oracle_dump;
+mod oracle_hash_map;
 mod oracle_load;
 mod oracle_lock;
 mod oracle_meta;

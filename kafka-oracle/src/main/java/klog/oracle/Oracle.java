@@ -155,6 +155,7 @@ public final class Oracle {
             }
             case "serve" -> serve(out);
             case "txn-leader-batch" -> TxnLeader.batch(Path.of(rest[0]), out);
+            case "hash-map-order" -> HashMapOrder.batch(Path.of(rest[0]), out);
             default -> {
                 System.err.println("oracle: unknown subcommand " + args[0]);
                 System.exit(2);
