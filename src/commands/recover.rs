@@ -107,7 +107,8 @@ pub struct FollowerRecoverReport {
     /// checkpoint is written at every change.
     pub high_watermark_checkpoint_lags: bool,
     /// Epochs of the follower's records the metadata proves committed: it led them alone in
-    /// the ISR at min.insync.replicas 1, so its HW followed its log end.
+    /// the ISR as the partition's only replica at min.insync.replicas 1, so its HW followed its
+    /// log end (another replica, caught up outside the ISR, would have held it back).
     pub committed_by_metadata: Vec<i32>,
 }
 
@@ -399,7 +400,8 @@ fn told_first_allowed(
     fencing::told_before_the_leader(fencing, cached_epoch, leader_epoch).map_err(|why| fenced(leader, follower, &why))
 }
 
-/// What the metadata proves committed: epochs of the follower's cache it led alone in the ISR.
+/// What the metadata proves committed: epochs of the follower's cache it led alone in the ISR as
+/// the partition's only replica.
 fn committed_by_metadata(metadata: Option<&RecordedMetadata>, follower: &Replica) -> Vec<i32> {
     let cached: Vec<i32> = follower.log().epoch_cache().entries().iter().map(|e| e.leader_epoch).collect();
     match (metadata, follower.replica_id()) {

@@ -215,28 +215,30 @@ impl DataDirsTxn {
     }
 }
 
-/// The distinct keys of a `HashMap<Long, _>` filled in this order, in the order it iterates
-/// them: by bucket (`Long.hashCode`, spread, masked by a capacity that doubles past 3/4 full
-/// from 16), then by insertion within a bucket.
+/// The distinct keys of a `HashMap<Long, _>` filled by `put` in this order, in the order it
+/// iterates them ([`crate::log::java_hash_map`]; by bucket, then insertion, where a bucket
+/// became a tree).
 fn java_long_map_order(ids: impl Iterator<Item = i64>) -> Vec<i64> {
+    use crate::log::java_hash_map::{long_hash, JavaHashMap};
+    let mut map = JavaHashMap::new();
     let mut keys: Vec<i64> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     for id in ids {
-        if seen.insert(id) {
+        if !map.contains(long_hash(id), &id) {
             keys.push(id);
         }
+        map.put(long_hash(id), id);
     }
-    let mut capacity: u64 = 16;
-    while keys.len() as u64 > capacity * 3 / 4 {
-        capacity *= 2;
-    }
-    let bucket = |id: i64| {
-        let h = (id ^ ((id as u64) >> 32) as i64) as i32;
-        ((h ^ ((h as u32) >> 16) as i32) as u32 as u64) & (capacity - 1)
-    };
-    let mut ordered: Vec<(u64, usize, i64)> = keys.iter().enumerate().map(|(i, id)| (bucket(*id), i, *id)).collect();
-    ordered.sort();
-    ordered.into_iter().map(|(_, _, id)| id).collect()
+    map.order().unwrap_or_else(|| {
+        let capacity = map.capacity().max(16) as u64;
+        let bucket = |id: i64| {
+            let h = long_hash(id) as u32;
+            u64::from(h ^ (h >> 16)) & (capacity - 1)
+        };
+        let mut ordered: Vec<(u64, usize, i64)> =
+            keys.iter().enumerate().map(|(i, id)| (bucket(*id), i, *id)).collect();
+        ordered.sort();
+        ordered.into_iter().map(|(_, _, id)| id).collect()
+    })
 }
 
 #[cfg(test)]

@@ -105,8 +105,11 @@ pub struct RecordedMetadata {
     /// Each partition's last election.
     elections: HashMap<String, LeaderElection>,
     /// Per partition, the (leader, leader epoch) terms whose every registration had the leader
-    /// alone in the ISR, with the topic's min.insync.replicas at 1: the leader's HW followed its
-    /// log end, so each record it appended in that term was committed as it was appended.
+    /// alone in the ISR and as the partition's only replica, with the topic's min.insync.replicas
+    /// at 1: the leader's HW followed its log end, so each record it appended in that term was
+    /// committed as it was appended. Another assigned replica would not do: one outside the ISR
+    /// that caught up holds the leader's HW back (`maybeIncrementLeaderHW`, since 0.10.2), and the
+    /// metadata does not show catching up.
     lone_terms: HashMap<String, Vec<(i32, i32)>>,
     /// The replay's topics and configs (its timeline is consumed above).
     replay: MetadataReplay,
@@ -160,7 +163,10 @@ impl RecordedMetadata {
                 continue;
             };
             if reg.leader >= 0 {
-                let alone = reg.isr == [reg.leader];
+                // Alone in the ISR is not enough: a caught-up replica outside it holds the HW back
+                // (Partition.scala:361-376@0.10.2.0; 4.4.0's line table: Partition.scala:1020-1031,
+                // `shouldWaitForReplicaToJoinIsr` 1023-1024), so the leader is the only replica.
+                let alone = reg.isr == [reg.leader] && reg.replicas == [reg.leader];
                 *terms.entry((c.partition.clone(), reg.leader, reg.leader_epoch)).or_insert(true) &= alone;
             }
             let before = last.get(&c.partition).map(|l| &l.registration);
@@ -203,7 +209,7 @@ impl RecordedMetadata {
     }
 
     /// The leader epochs in which the metadata shows broker `leader` leading `partition` alone
-    /// in the ISR throughout, with min.insync.replicas 1 (the topic's, or Kafka's default where
+    /// in the ISR and as its only replica throughout, with min.insync.replicas 1 (the topic's, or Kafka's default where
     /// the metadata sets none): every record it appended at those epochs was committed.
     pub fn lone_leader_epochs(&self, partition: &str, leader: i32) -> Vec<i32> {
         let mut epochs: Vec<i32> = self
@@ -307,11 +313,32 @@ mod tests {
         );
         // Broker 1 led alone at epoch 0 only until the ISR grew: not alone throughout.
         assert!(m.lone_leader_epochs("orders-0", 1).is_empty());
-        assert_eq!(m.lone_leader_epochs("orders-0", 2), [1]);
+        // Broker 2 leads alone in the ISR at epoch 1, but broker 1 is still a replica.
+        assert!(m.lone_leader_epochs("orders-0", 2).is_empty());
         let same = log_dir(root.path(), "same", &history());
         let (i, _) = RecordedMetadata::furthest_along(tagged(&[&ahead, &same])).unwrap().unwrap();
         assert_eq!(i, 0);
         assert!(RecordedMetadata::furthest_along(tagged(&[&none])).unwrap().is_none());
+    }
+
+    /// Issue 41, point 2: a leader alone in the ISR proves its records committed only when no
+    /// other replica could hold its HW back. Since 0.10.2 a replica outside the ISR that caught
+    /// up does (`Partition.maybeIncrementLeaderHW`, Partition.scala:361-376@0.10.2.0, the
+    /// minimum over the ISR and replicas with `lastCaughtUpTimeMs` within
+    /// `replica.lag.time.max.ms`; 4.4.0's line table: Partition.scala:1020-1031, with
+    /// `shouldWaitForReplicaToJoinIsr` at 1023-1024), and the metadata does not record catching up.
+    #[test]
+    fn a_leader_alone_in_the_isr_proves_its_records_only_as_the_only_replica() {
+        let root = tempfile::tempdir().unwrap();
+        // orders-0: replicas [1, 2], 1 alone in the ISR at epoch 0 throughout.
+        let two =
+            log_dir(root.path(), "two", &[topic_record("orders", 7), partition_record(7, 0, &[1, 2], &[1], 1, 0)]);
+        let m = RecordedMetadata::read(&two, MetadataFound::Given).unwrap();
+        assert!(m.lone_leader_epochs("orders-0", 1).is_empty(), "broker 2 may have caught up outside the ISR");
+        // orders-0: replicas [1], 1 alone in the ISR at epoch 0.
+        let one = log_dir(root.path(), "one", &[topic_record("orders", 7), partition_record(7, 0, &[1], &[1], 1, 0)]);
+        let m = RecordedMetadata::read(&one, MetadataFound::Given).unwrap();
+        assert_eq!(m.lone_leader_epochs("orders-0", 1), [0]);
     }
 
     #[test]

@@ -2,8 +2,11 @@
 //! producer-state code sees them (`ProducerStateManager`, `ProducerAppendInfo`,
 //! `LogSegment.updateProducerState`, `UnifiedLog.updateHighWatermarkMetadata`).
 //!
-//! The log is replayed from its start with a fresh producer table, batch by batch, as a
-//! broker's recovery replays it: that is what the log proves. A broker that loads the dir
+//! The log is replayed from its first segment with a fresh producer table (or the snapshot
+//! Kafka wrote at that segment's base, when retention deleted what came before), batch by
+//! batch, as a broker's recovery replays it: that is what the log proves. Not from the log
+//! start: records below it that DeleteRecords hid are still the producers' history, which
+//! Kafka's producer table, snapshots and `.txnindex` keep. A broker that loads the dir
 //! starts instead from the latest producer snapshot and replays only what follows it, so a
 //! snapshot that disagrees with the log (an open transaction the log closed: the
 //! "snapshot-only hang") is what the broker believes. Both views are returned; the LSO is the
@@ -213,6 +216,15 @@ pub fn read_transactions(
     let mut notes = Vec::new();
     // Every snapshot on disk is compared with the log at its offset.
     let mut on_disk: Vec<SnapshotView> = Vec::new();
+    // The whole log's replay starts where its first segment does, not at the log start:
+    // DeleteRecords moves the log start inside the segments (`maybeIncrementLogStartOffset`,
+    // `ClientRecordDeletion`) and leaves the producer table alone
+    // (`ProducerStateManager.onLogStartOffsetIncremented` drops only unreplicated transactions),
+    // so Kafka's snapshots and `.txnindex` entries keep a transaction that began below the log
+    // start, with that first offset (issue 41, point 7). Below the first segment (retention
+    // deleted it) the snapshot Kafka wrote at that segment's roll is the state there.
+    let replay_from = log.segments().first().map_or(log_start_offset, |s| s.base_offset);
+    let mut seed: Option<Vec<ProducerEntry>> = None;
     // Regular files only (a directory of that name is not a snapshot Kafka reads).
     for (path, offset) in super::verify::snapshot_files(log.dir())? {
         let bytes = match crate::regular_file::read_regular(&path) {
@@ -222,6 +234,9 @@ pub fn read_transactions(
         };
         match producer_snapshot::decode(&bytes) {
             Ok(s) if s.crc_valid() => {
+                if offset == replay_from && replay_from > 0 {
+                    seed = Some(s.entries.clone());
+                }
                 if offset <= leo && offset >= log_start_offset {
                     on_disk.push(SnapshotView { path: path.clone(), offset, producers: s.entries, on_disk: true });
                 }
@@ -250,8 +265,14 @@ pub fn read_transactions(
         }
         None => (on_disk.last().cloned(), true),
     };
-    let mut whole = Tracker::default();
-    whole.replay.start_at(log_start_offset);
+    let mut whole = match &seed {
+        Some(entries) => Tracker::from_snapshot(entries, replay_from),
+        None => {
+            let mut t = Tracker::default();
+            t.replay.start_at(replay_from);
+            t
+        }
+    };
     // After a load, the broker holds what the load's rebuild read (from the offset its snapshot
     // ends at, through the offset index, to the log end), which the log's batches need not
     // say: its state is the load's.
@@ -287,7 +308,7 @@ pub fn read_transactions(
             if batch.base_offset() >= leo {
                 continue;
             }
-            if batch.magic() < 2 || batch.last_offset() < log_start_offset {
+            if batch.magic() < 2 || batch.last_offset() < replay_from {
                 continue;
             }
             while let Some(s) = on_disk.get(at_offsets.len()).filter(|s| batch.last_offset() >= s.offset) {
@@ -353,7 +374,7 @@ pub fn read_transactions(
         at_offsets.push(whole.replay.producers());
     }
     for (s, from_log) in on_disk.iter().zip(&at_offsets) {
-        compare_snapshot(s, from_log, log_start_offset, &mut findings, &mut notes);
+        compare_snapshot(s, from_log, replay_from, &mut findings, &mut notes);
     }
     check_txn_indexes(log, &aborted, &mut findings)?;
     let aborted: Vec<(i64, AbortedTxn)> = aborted.into_iter().map(|(base, a, _)| (base, a)).collect();
@@ -372,9 +393,12 @@ pub fn read_transactions(
         })
         .collect();
     // After a clean shutdown with no snapshot Kafka scans nothing: the log's open
-    // transactions are forgotten.
+    // transactions are forgotten. One whose records all lie below the log start leaves nothing
+    // a consumer reads (a clean stop at a log start DeleteRecords moved to the log end: the
+    // load deletes the snapshot at the log start, `ProducerStateManager.truncateAndReload`).
     if !replays {
-        for o in open.iter().filter(|o| open_at(&broker_open, o.first_offset).is_empty()) {
+        let readable = |o: &&OpenTransaction| o.last_offset >= log_start_offset;
+        for o in open.iter().filter(readable).filter(|o| open_at(&broker_open, o.first_offset).is_empty()) {
             findings.push(Finding::new(
                 log.dir(),
                 0,
@@ -405,11 +429,12 @@ pub fn read_transactions(
     })
 }
 
-/// The snapshot against the table the log makes at the snapshot's offset.
+/// The snapshot against the table the log makes at the snapshot's offset (replayed from
+/// `replay_from`, its first segment's base).
 fn compare_snapshot(
     s: &SnapshotView,
     from_log: &[ProducerEntry],
-    log_start_offset: i64,
+    replay_from: i64,
     findings: &mut Vec<Finding>,
     notes: &mut Vec<String>,
 ) {
@@ -417,9 +442,9 @@ fn compare_snapshot(
     for (i, e) in s.producers.iter().enumerate() {
         let position = (producer_snapshot::HEADER_BYTES + i * producer_snapshot::ENTRY_BYTES) as u64;
         let Some(log) = by_id.get(&e.producer_id) else {
-            if log_start_offset > 0 {
+            if replay_from > 0 {
                 notes.push(format!(
-                    "{}: producer {} is not in the log from its start {log_start_offset} (its batches may be older)",
+                    "{}: producer {} is not in the log from its first segment at {replay_from} (its batches may be older)",
                     s.path.display(),
                     e.producer_id
                 ));

@@ -361,42 +361,27 @@ impl<'o> DumpLog<'o> {
 }
 
 /// The order a Java `HashMap<String, _>` filled by `computeIfAbsent` with `keys` (distinct, in
-/// insertion order) iterates them, as `DumpLogSegments` fills its report maps: buckets by
-/// `hash ^ hash >>> 16` masked by the table size; `computeIfAbsent` puts a new key at the *head*
-/// of its bucket (`put` would append) after resizing when the size is above the threshold
-/// (16 buckets, load factor 0.75, doubled; a resize splits each bucket keeping its order), and
-/// a bucket reaching 8 keys in a table under 64 buckets resizes too (`treeifyBin`).
+/// insertion order) iterates them, as `DumpLogSegments` fills its report maps
+/// ([`crate::log::java_hash_map`]); by bucket, then latest first, where a bucket became a tree.
 fn java_hash_map_order<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<usize> {
-    let hash = |k: &str| {
-        let h = k.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32)) as u32;
-        h ^ (h >> 16)
-    };
-    let hashes: Vec<u32> = keys.map(hash).collect();
-    let mut table: Vec<Vec<usize>> = vec![Vec::new(); 16];
-    let resize = |table: &mut Vec<Vec<usize>>| {
-        let old = table.len();
-        let mut grown: Vec<Vec<usize>> = vec![Vec::new(); old * 2];
-        for (j, bucket) in table.iter().enumerate() {
-            for &k in bucket {
-                let to = if hashes[k] as usize & old == 0 { j } else { j + old };
-                grown[to].push(k);
-            }
-        }
-        *table = grown;
-    };
-    for (size, k) in (0..hashes.len()).enumerate() {
-        if size * 4 > table.len() * 3 {
-            resize(&mut table);
-        }
-        let n = table.len();
-        let bucket = &mut table[hashes[k] as usize & (n - 1)];
-        let bin_count = bucket.len();
-        bucket.insert(0, k);
-        if bin_count >= 7 && n < 64 {
-            resize(&mut table);
-        }
+    use crate::log::java_hash_map::{string_hash, JavaHashMap};
+    let keys: Vec<&str> = keys.collect();
+    let mut map = JavaHashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        map.compute_if_absent(string_hash(k), (*k, i));
     }
-    table.into_iter().flatten().collect()
+    let order = map.order().unwrap_or_else(|| {
+        let capacity = map.capacity().max(16) as u64;
+        let bucket = |k: &str| {
+            let h = string_hash(k) as u32;
+            u64::from(h ^ (h >> 16)) & (capacity - 1)
+        };
+        let mut all: Vec<(u64, std::cmp::Reverse<usize>, (&str, usize))> =
+            keys.iter().enumerate().map(|(i, k)| (bucket(k), std::cmp::Reverse(i), (*k, i))).collect();
+        all.sort();
+        all.into_iter().map(|(_, _, k)| k).collect()
+    });
+    order.into_iter().map(|(_, i)| i).collect()
 }
 
 /// `printBatchLevel`: the v2 form, or the legacy `offset: ...` form.

@@ -399,11 +399,11 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     if !r.committed_by_metadata.is_empty() {
         out!(
             out,
-            "  {}: the metadata shows the follower leading epoch(s) {:?} alone in the ISR with min.insync.replicas 1 \
-             (the topic's, or Kafka's default: a broker's static setting is not in the dirs): its HW followed its log \
-             end, so its records of those epochs, and every record below them in its log, were committed as appended, \
-             whatever its HW checkpoint says (unless a replica outside the ISR caught up in that term and the leader \
-             stopped before the controller recorded it joining: Kafka's leader HW waits for such a replica)",
+            "  {}: the metadata shows the follower leading epoch(s) {:?} alone in the ISR, the partition's only \
+             replica, with min.insync.replicas 1 (the topic's, or Kafka's default: a broker's static setting is not in \
+             the dirs): no replica could hold its HW back, so its HW followed its log end and its records of those \
+             epochs, and every record below them in its log, were committed as appended, whatever its HW checkpoint \
+             says",
             p.warn("note"),
             r.committed_by_metadata
         )?;

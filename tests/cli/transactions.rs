@@ -407,3 +407,41 @@ fn a_marker_with_an_older_coordinator_epoch_is_fenced_and_coordinator_epoch_need
     }
     assert_eq!(tree(&a), before);
 }
+
+/// Issue 41, point 7: DeleteRecords moves the log start past a transaction's first offset and
+/// leaves Kafka's producer table alone (`ProducerStateManager.onLogStartOffsetIncremented`
+/// drops only unreplicated transactions: ProducerStateManager.java:490-495 in 4.4.0's line
+/// table), so the snapshot a clean stop writes keeps producer 10's transaction open
+/// from offset 3 and the ABORT's `.txnindex` entry names producer 9's first offset 1, both
+/// below the log start 5. `klog txn` read the log only from the log start and called Kafka's
+/// own files findings (exit 1); Kafka's load of a copy (the oracle) holds producer 10 open from
+/// 3 with first unstable offset and LSO 5 (the log start: `UnifiedLog
+/// .maybeIncrementFirstUnstableOffset` takes the larger of the two, UnifiedLog.java:1328-1343
+/// in 4.4.0's line table).
+#[test]
+fn a_transaction_begun_below_a_log_start_deleterecords_moved_is_kept_as_kafka_keeps_it() {
+    let lab = Lab::new();
+    let d = lab.path("b");
+    ok(&["create", s(&d), "--replica-id", "1"]);
+    ok(&["elect", s(&d)]);
+    ok(&["append", s(&d), "a"]);
+    ok(&["append", s(&d), "t1", "t2", "--producer-id", "9", "--transactional"]);
+    ok(&["append", s(&d), "u1", "--producer-id", "10", "--transactional"]);
+    ok(&["append", s(&d), "b"]);
+    ok(&["append", s(&d), "t3", "--producer-id", "9", "--transactional"]);
+    ok(&["append", s(&d), "--producer-id", "9", "--end-txn", "abort"]);
+    ok(&["append", s(&d), "c"]);
+    ok(&["stop", s(&d)]);
+    // DeleteRecords to offset 5, as LogManager checkpoints it.
+    std::fs::write(d.join("log-start-offset-checkpoint"), "0\n1\ndemo 0 5\n").unwrap();
+    let out = ok(&["txn", s(&d)]);
+    assert!(out.contains("log start 5"), "{out}");
+    assert!(out.contains("open producer 10 epoch 0: offsets 3 to 3"), "{out}");
+    assert!(out.contains("aborted producer 9: offsets 1 to 6"), "{out}");
+    let j: Value = serde_json::from_str(ok(&["txn", s(&d), "--json"]).trim()).unwrap();
+    assert_eq!(j["findings"], serde_json::json!([]), "{j}");
+    assert_eq!((j["first_unstable_offset"].as_i64(), j["last_stable_offset"].as_i64()), (Some(5), Some(5)));
+    assert_eq!((j["open"][0]["producer_id"].as_i64(), j["open"][0]["first_offset"].as_i64()), (Some(10), Some(3)));
+    assert_eq!(j["open"][0]["in_log"], true);
+    assert_eq!((j["aborted"][0]["producer_id"].as_i64(), j["aborted"][0]["first_offset"].as_i64()), (Some(9), Some(1)));
+}

@@ -21,11 +21,13 @@ mod mutate;
 #[allow(dead_code)]
 mod oracle;
 mod oracle_dump;
+mod oracle_hash_map;
 mod oracle_load;
 mod oracle_lock;
 mod oracle_meta;
 mod oracle_server;
 mod oracle_transactions;
+mod oracle_txn_deletes;
 mod oracle_write;
 mod real_choice;
 mod real_explore;

@@ -108,6 +108,32 @@ pub fn load_batch(scratch: &Path, cases: &[LoadCase]) -> Option<Vec<serde_json::
     dir_batch(scratch, "load", cases)
 }
 
+/// Run Kafka's leader code on each case (`klog.oracle.TxnLeader`): a partition dir and the file
+/// of steps to run on it (appends as leader, HW, DeleteRecords, rolls, a stop), all in one JVM;
+/// per case, what the running leader held before the stop.
+pub fn txn_leader_batch(scratch: &Path, cases: &[(PathBuf, PathBuf)]) -> Option<Vec<serde_json::Value>> {
+    let manifest = scratch.join("txn-leader-manifest.tsv");
+    let text: String = cases.iter().map(|(d, o)| format!("{}\t{}\n", d.display(), o.display())).collect();
+    std::fs::write(&manifest, text).unwrap();
+    let out = run(&["txn-leader-batch", manifest.to_str().unwrap()])?;
+    assert_eq!(out.len(), cases.len(), "one oracle answer per txn-leader case");
+    Some(out)
+}
+
+/// The JDK's `HashMap` iteration order for each history (`klog.oracle.HashMapOrder`: a line
+/// `L|S step...`), all in one JVM: the keys in order, per history.
+pub fn hash_map_order_batch(scratch: &Path, histories: &[String]) -> Option<Vec<Vec<String>>> {
+    let file = scratch.join("hash-map-histories.txt");
+    std::fs::write(&file, histories.join("\n") + "\n").unwrap();
+    let out = run(&["hash-map-order", file.to_str().unwrap()])?;
+    assert_eq!(out.len(), histories.len(), "one oracle answer per history");
+    Some(
+        out.into_iter()
+            .map(|v| v.as_array().unwrap().iter().map(|k| k.as_str().unwrap().to_string()).collect())
+            .collect(),
+    )
+}
+
 /// Delete every partition's `.index`, `.timeindex` and `.snapshot` and the clean-shutdown
 /// marker in `dir` (a copy), and let Kafka rebuild them in place and shut down cleanly.
 pub fn rebuild(dir: &Path) -> Option<serde_json::Value> {

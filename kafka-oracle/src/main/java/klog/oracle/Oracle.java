@@ -154,6 +154,8 @@ public final class Oracle {
                 }
             }
             case "serve" -> serve(out);
+            case "txn-leader-batch" -> TxnLeader.batch(Path.of(rest[0]), out);
+            case "hash-map-order" -> HashMapOrder.batch(Path.of(rest[0]), out);
             default -> {
                 System.err.println("oracle: unknown subcommand " + args[0]);
                 System.exit(2);
@@ -652,7 +654,7 @@ public final class Oracle {
         }
     }
 
-    private static final class QueuedScheduler implements Scheduler {
+    static final class QueuedScheduler implements Scheduler {
         private final List<Runnable> once = new ArrayList<>();
         /** What the tasks run so far threw, in order. */
         final List<String> taskErrors = new ArrayList<>();
