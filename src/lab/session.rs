@@ -632,7 +632,7 @@ pub fn stuck_lso_steps() -> Vec<LabStep> {
                 note = Some(text.to_string());
                 continue;
             }
-            Demo::Create { .. } => continue,
+            Demo::Create { .. } | Demo::SayByEra { .. } => continue,
             Demo::Elect { .. } => LineKind::Elect,
             Demo::Append { values, .. } => LineKind::Append { records: values.len() as u8, transactional: false },
             Demo::TxnAppend { values, .. } => LineKind::Append { records: values.len() as u8, transactional: true },

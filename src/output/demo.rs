@@ -48,6 +48,10 @@ pub struct DemoPrinter<'o> {
     last_command: String,
     /// The opening's last line: how to step or keep the dirs (the front knows its flags).
     opening_hint: Option<String>,
+    /// The questions of the current step asked so far, with their answers: revealed together
+    /// once the step's last question is answered, since one question's truth or why can give
+    /// away the next one's.
+    unrevealed: Vec<(Prediction, Option<String>)>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -165,6 +169,7 @@ impl<'o> DemoPrinter<'o> {
             alerted: Vec::new(),
             last_command: String::new(),
             opening_hint: None,
+            unrevealed: Vec::new(),
         }
     }
 
@@ -237,6 +242,7 @@ impl<'o> DemoPrinter<'o> {
 
     /// The score, once every question was asked.
     pub fn finish(&mut self) -> Result<()> {
+        self.reveal()?;
         if self.answers.is_some() && self.asked > 0 {
             let p = self.settings.palette();
             let mut score = format!("you predicted {} of {}", self.right, self.asked);
@@ -254,7 +260,8 @@ impl<'o> DemoPrinter<'o> {
         self.asked += 1;
         // A terminal gets a prompt to type after; a file or pipe gets its answer echoed.
         let echo = self.answers.as_ref().is_some_and(|(_, echo)| *echo);
-        write!(self.out, "\n{} {}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
+        let which = format!("{}. ", self.unrevealed.len() + 1);
+        write!(self.out, "\n{} {which}{}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
             .at("<stdout>", "write")?;
         self.out.flush().at("<stdout>", "write")?;
         // A blank line or an answer of the wrong kind is asked again (a few times).
@@ -287,23 +294,38 @@ impl<'o> DemoPrinter<'o> {
             }
         }
         self.last_answer = Some((answered.clone(), answered.as_deref().is_some_and(|a| q.is_right(a))));
-        match answered {
-            None => {
-                self.input_ended = true;
-                self.unanswered += 1;
-                writeln!(self.out, "  {} the truth: {}", p.dim("(no answer)"), p.strong(&q.truth))
-                    .at("<stdout>", "write")?;
-            }
-            Some(a) if q.is_right(&a) => {
-                self.right += 1;
-                writeln!(self.out, "  {} {}", p.good("right:"), p.strong(&q.truth)).at("<stdout>", "write")?;
-            }
-            Some(_) => {
-                writeln!(self.out, "  {} the truth: {}", p.bad("wrong:"), p.strong(&q.truth))
-                    .at("<stdout>", "write")?;
-            }
+        if answered.is_none() {
+            self.input_ended = true;
         }
-        writeln!(self.out, "  why: {}", q.reason).at("<stdout>", "write")
+        self.unrevealed.push((q.clone(), answered));
+        Ok(())
+    }
+
+    /// The truths and whys of the step's questions, each with its verdict, once all of them
+    /// are answered (a question is never told before it is asked).
+    fn reveal(&mut self) -> Result<()> {
+        let p = self.settings.palette();
+        for (i, (q, answered)) in std::mem::take(&mut self.unrevealed).into_iter().enumerate() {
+            let which = format!("{}. ", i + 1);
+            match answered {
+                None => {
+                    self.unanswered += 1;
+                    writeln!(self.out, "  {which}{} the truth: {}", p.dim("(no answer)"), p.strong(&q.truth))
+                        .at("<stdout>", "write")?;
+                }
+                Some(a) if q.is_right(&a) => {
+                    self.right += 1;
+                    writeln!(self.out, "  {which}{} {}", p.good("right:"), p.strong(&q.truth))
+                        .at("<stdout>", "write")?;
+                }
+                Some(_) => {
+                    writeln!(self.out, "  {which}{} the truth: {}", p.bad("wrong:"), p.strong(&q.truth))
+                        .at("<stdout>", "write")?;
+                }
+            }
+            writeln!(self.out, "     why: {}", q.reason).at("<stdout>", "write")?;
+        }
+        Ok(())
     }
 
     /// Render with a command renderer into a buffer, show the lab as `$LAB`, indent.
@@ -426,6 +448,10 @@ impl<'o> DemoPrinter<'o> {
     }
 
     pub fn event(&mut self, e: DemoEvent<'_>) -> Result<()> {
+        // The step's questions are all asked: reveal them before anything the step produced.
+        if !matches!(e, DemoEvent::Question(_)) {
+            self.reveal()?;
+        }
         let p = self.settings.palette();
         // Reports are shown indented: they are laid out to the width that is left (the picture
         // to 76 columns off a terminal too, so a piped demo still reads at 80).
