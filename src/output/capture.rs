@@ -344,10 +344,8 @@ impl Capture {
                         name.to_uppercase()
                     )
                 });
-                let text = self.text_of(DemoEvent::Txn(name, r))?;
-                if let Some(f) = self.frames.last_mut() {
-                    f.output.push_str(&text);
-                }
+                let panel = explain::write_html(&crate::commands::demo::lso_code::explanation(r));
+                self.with_panel(DemoEvent::Txn(name, r), panel)?;
             }
             DemoEvent::AdminAbort(a) => self.pending_say.push(super::demo::admin_abort_text(a)),
             // The page opens with its own title and steps.
@@ -445,7 +443,7 @@ impl Capture {
                     .map(|(m, n)| {
                         format!(
                             "<div class=\"era\" data-era=\"{m}\" data-clone=\"step-{n}\" \
-                             data-parts=\"figure.why .row\"><h3>{m} (frame {n})</h3></div>",
+                             data-parts=\"figure.why,.row\"><h3>{m} (frame {n})</h3></div>",
                             m = escape(m)
                         )
                     })
@@ -690,13 +688,13 @@ table.contrast{border-collapse:collapse;font-size:13px;max-width:100%}\
 .good{color:#006b3c}.bad{color:#b00;font-weight:bold}\
 figure.why{margin:6px 0;overflow-x:auto}figure.why svg{display:block;max-width:none}\
 .eras{border-top:2px solid #99b;margin-top:8px}.era-row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}\
-.era{flex:1 1 300px;min-width:0;border:1px solid #ccd;padding:4px 6px;overflow-x:auto}.era svg{display:block;max-width:none}\
+.era{flex:1 1 300px;min-width:0;border-top:1px solid #ccd;padding:4px 0;overflow-x:auto}.era svg{display:block;max-width:none}\
 .quiz.later{display:none}.quiz .noted{color:#444;font-style:italic;margin:2px 0}\
 @media (max-width:480px){main{padding:8px 4px}header{padding:6px 4px}}";
 
 const SCRIPT: &str = "(function(){\
-document.querySelectorAll('[data-clone]').forEach(function(d){var src=document.getElementById(d.dataset.clone);if(!src)return;\
-d.dataset.parts.split(' ').forEach(function(sel){var o=src.querySelector('.outcome '+sel);if(o)d.appendChild(o.cloneNode(true));});});\
+document.querySelectorAll('[data-clone]').forEach(function(d){var from=document.getElementById(d.dataset.clone);if(!from)return;\
+d.dataset.parts.split(',').forEach(function(sel){var o=from.querySelector('.outcome '+sel);if(o)d.appendChild(o.cloneNode(true));});});\
 var f=document.querySelectorAll('.frame'),s=document.getElementById('slider'),\
 p=document.getElementById('pos'),n=f.length,cur=0,ch=document.querySelectorAll('.chapter');\
 function show(i,push){i=Math.max(1,Math.min(n,i|0||1));cur=i;\

@@ -135,8 +135,9 @@ pub fn admin_abort_text(a: &crate::commands::demo::stuck_lso::AbortSpec) -> Stri
     };
     format!(
         "The operator runs: {} — DescribeProducers finds producer {} at epoch {} with the transaction starting at \
-         {}, {coordinator}; the broker writes the ABORT marker with them, as the coordinator would. In this lab \
-         klog writes it:",
+         {}, {coordinator}; the broker writes the ABORT marker with them, as the coordinator would. The admin \
+         abort is for a transaction the coordinator no longer knows (kafka-transactions.sh find-hanging lists it): \
+         one it knows ends by its own timeout. In this lab klog writes it:",
         super::transactions::abort_command(&a.topic, a.partition, a.start_offset),
         a.producer_id,
         a.producer_epoch,
@@ -570,7 +571,10 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Question(_) if self.answers.is_none() => Ok(()),
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
-            DemoEvent::Txn(_, r) => self.indented(|o| super::transactions::text(o, r, &s)),
+            DemoEvent::Txn(_, r) => {
+                self.indented(|o| super::transactions::text(o, r, &s))?;
+                self.code(&crate::commands::demo::lso_code::explanation(r))
+            }
             DemoEvent::AdminAbort(a) => {
                 writeln!(self.out, "\n{}", p.warn(&format!("# {}", admin_abort_text(a)))).at("<stdout>", "write")
             }

@@ -100,7 +100,7 @@ fn watch_predict_asks_the_seeds_first_question_and_each_era_gives_its_own_cause(
     let out = klog().args(["demo", "watch", "--mode", "all", "--predict"]).write_stdin("0\n").assert().success();
     let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(
-        out.contains("predict: A fetches from B (1 round): what will A's HW be after it? 0\n  right: 0\n  why: A copied 2 record(s) (its LEO is 2), but B's HW is still 0"),
+        out.contains("predict: 1. A fetches from B (1 round): what will A's HW be after it? 0\n  1. right: 0\n     why: A copied 2 record(s) (its LEO is 2), but B's HW is still 0"),
         "{out}"
     );
     assert!(!out.contains("lagged") && !out.contains("by a fetch round trip"), "{out}");
@@ -123,6 +123,30 @@ fn watch_predict_asks_the_seeds_first_question_and_each_era_gives_its_own_cause(
         k.contains("but A holds a11 (epoch 1) at offset 11: the logs diverge there, the divergence KIP-279 fixed"),
         "{k}"
     );
+}
+
+/// One reveal per question: a step's questions are all asked before any truth or why of them is
+/// shown (the truth of "where will A's log end" tells whether m1 survives), and the score
+/// counts every answer; the election after the restart asks whether the new leader holds every
+/// acknowledged record.
+#[test]
+fn predict_asks_every_question_of_a_step_before_revealing_any() {
+    let out = klog()
+        .args(["demo", "watch", "--mode", "hw", "--predict"])
+        .write_stdin("0\n0\n0\nno\nno\nno\n")
+        .assert()
+        .success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let at = |needle: &str| out.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {out}"));
+    let recover = at("predict: 1. A restarts as a follower of B under hw");
+    let second = at("predict: 2. will m1 (offset 0) survive on A? [y/n]");
+    let third = at("predict: 3. once A has restarted, has this run lost an acknowledged write? [y/n]");
+    let first_why = at("why: hw: A truncates to its own HW, 0");
+    assert!(recover < second && second < third && third < first_why, "{out}");
+    assert!(!out[recover..third].contains("the truth") && !out[recover..third].contains("right:"), "{out}");
+    let elect = at("predict: 1. A is elected leader at epoch 2: will its log hold every acknowledged record? [y/n]");
+    assert!(out[elect..].contains("why: m1 (offset 0), m2 (offset 1) were acknowledged"), "{out}");
+    assert!(out.contains("you predicted "), "{out}");
 }
 
 /// Pictures say one thing per record: no cut is drawn where nothing is cut, and an acknowledged
@@ -364,18 +388,18 @@ fn the_stuck_lso_demo_holds_the_lso_at_each_open_transaction_until_its_abort() {
     let out = String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap();
     let txns: Vec<(String, String)> = blocks(&out).into_iter().filter(|(c, _)| c.starts_with("klog txn ")).collect();
     let seen: Vec<(i64, i64)> = txns.iter().map(|(_, r)| lso_hw(r)).collect();
-    assert_eq!(seen, vec![(2, 7), (2, 7), (8, 8), (8, 11), (12, 12)], "{out}");
+    assert_eq!(seen, vec![(2, 7), (2, 7), (8, 8), (8, 11), (8, 11), (12, 12)], "{out}");
     let mut asked = 0;
     for (_, report) in &txns {
         let (lso, hw) = lso_hw(report);
         let truths: Vec<&str> =
-            report.lines().filter_map(|l| l.trim_start().strip_prefix("(no answer) the truth: ")).collect();
+            report.lines().filter_map(|l| l.split_once(". (no answer) the truth: ").map(|(_, t)| t)).collect();
         let expected = if lso < hw { vec![lso.to_string(), (hw - lso).to_string()] } else { vec![lso.to_string()] };
         assert_eq!(truths, expected, "{report}");
-        assert!(report.contains(&format!("predict: A's HW is {hw}: what is A's last stable offset (LSO)?")));
+        assert!(report.contains(&format!("predict: 1. A's HW is {hw}: what is A's last stable offset (LSO)?")));
         asked += truths.len();
     }
-    assert_eq!(asked, 8, "only the LSO questions are asked in this scene: {out}");
+    assert_eq!(asked, 10, "only the LSO questions are asked in this scene: {out}");
     assert!(!out.contains("what will B's HW be"), "{out}");
     // The open transaction's records are marked in the picture, and the LSO only after `klog txn`.
     let first = &txns[0].1;

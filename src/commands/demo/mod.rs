@@ -3,6 +3,7 @@
 //! person would type plus its report; after each step the state of every replica; at the end,
 //! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
 
+pub mod lso_code;
 pub mod stuck_lso;
 
 use super::append::{AppendReport, AppendRequest, Values};
@@ -293,7 +294,7 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Say("The coordinator has no ongoing transaction for producer 2000, so its timeout writes no marker \
                      and the LSO does not move (restarting the broker does not help: it rebuilds the same producer \
                      state). This is what the admin abort is for: a transaction the coordinator no longer knows, \
-                     which kafka-transactions.sh find-hanging lists. The fix is the abort line klog txn printed."),
+                     which kafka-transactions.sh find-hanging lists. The fix is the abort line in the report above."),
                 AdminAbort { replica: "a", timestamp: 66000 },
                 Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
                 Txn { replica: "a" },
