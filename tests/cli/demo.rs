@@ -216,7 +216,7 @@ fn demo_in_a_given_dir_keeps_the_replicas_and_refuses_a_non_empty_dir() {
 }
 
 /// Run a demo script; each mode's run ends with `klog draw` of the two replicas.
-fn run_script(name: &str, lab: &Path, modes: &str) {
+fn run_script(name: &str, lab: &Path, modes: &str) -> String {
     let klog = assert_cmd::cargo::cargo_bin("klog");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos").join(name);
     let out = std::process::Command::new("bash")
@@ -241,6 +241,7 @@ fn run_script(name: &str, lab: &Path, modes: &str) {
         let last = run.split("\n$ klog ").last().unwrap();
         assert!(last.starts_with("draw ") && last.contains("offset ") && last.contains("cache "), "{name}: {last}");
     }
+    stdout.into_owned()
 }
 
 /// Run a demo script that has no truncation modes; its stdout.
@@ -298,7 +299,10 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
     let out = run_script_plain("stuck-lso.sh", &l("lso"));
     let last = out.split("\n$ klog ").last().unwrap();
     assert!(last.starts_with("txn ") && last.contains("LSO 12  HW 12"), "{last}");
-    assert!(out.contains("# kafka-transactions.sh abort --start-offset 8: producer 2000 epoch 0, coordinator epoch 0"));
+    let joined = out.replace("\n    ", " ");
+    assert!(
+        joined.contains("# kafka-transactions.sh abort --start-offset 8: producer 2000 epoch 0, coordinator epoch 0")
+    );
     let json: serde_json::Value =
         serde_json::from_str(&ok(&["txn", s(&l("lso").join("stuck-lso/a")), "--json"])).unwrap();
     assert_eq!(json["aborted"].as_array().unwrap().len(), 2, "{json}");
@@ -312,6 +316,39 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
         let b = records(&l("s3").join(mode).join("b"));
         assert_eq!(b, records(&l("s3").join(mode).join("a")));
         assert_eq!(b.len(), 22);
+    }
+}
+
+/// The demo scripts fit 80 columns, their source and what they print (each step as typed, its
+/// output laid out to 80 columns, the narration wrapped), and the Watch script tells the story
+/// the terminal Watch tells: its narration lines are the demo's own, each era its own.
+#[test]
+fn the_demo_scripts_fit_80_columns_and_the_watch_script_narrates_as_the_terminal_watch() {
+    let lab = Lab::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos");
+    for name in ["watch.sh", "kip101-1.sh", "kip101-2.sh", "kip279.sh", "stuck-lso.sh", "common.sh"] {
+        let source = std::fs::read_to_string(root.join(name)).unwrap();
+        for line in source.lines() {
+            assert!(line.chars().count() <= 80, "{name}: wider than 80 columns:\n{line}");
+        }
+    }
+    let mut outputs = vec![("watch.sh", run_script("watch.sh", &lab.path("w"), "hw kip101 kip279"))];
+    for name in ["kip101-1.sh", "kip101-2.sh", "kip279.sh"] {
+        outputs.push((name, run_script(name, &lab.path(name), "hw kip279")));
+    }
+    outputs.push(("stuck-lso.sh", run_script_plain("stuck-lso.sh", &lab.path("lso"))));
+    for (name, out) in &outputs {
+        for line in out.lines() {
+            assert!(line.chars().count() <= 80, "{name} prints wider than 80 columns:\n{line}");
+        }
+    }
+    let unwrap = |text: &str| text.replace("\n    ", " ");
+    let script = unwrap(&outputs[0].1);
+    let demo = ok(&["demo", "watch", "--mode", "all", "--color", "never", "--width", "0"]);
+    let said: Vec<&str> = demo.lines().filter(|l| l.starts_with("# ")).collect();
+    assert!(said.len() > 20, "{demo}");
+    for line in said {
+        assert!(script.contains(line), "the script does not say {line:?}");
     }
 }
 
