@@ -52,6 +52,13 @@ pub struct DemoPrinter<'o> {
     /// once the step's last question is answered, since one question's truth or why can give
     /// away the next one's.
     unrevealed: Vec<(Prediction, Option<String>)>,
+    /// The eras played, the current one, and each era's recoveries so far (its number in the
+    /// run, its lines): the last era's recoveries are followed by the same recovery in every
+    /// era, one after another.
+    eras: Vec<crate::replication::truncation::TruncationMode>,
+    era: Option<crate::replication::truncation::TruncationMode>,
+    recovered: usize,
+    recoveries: Vec<(crate::replication::truncation::TruncationMode, usize, Vec<String>)>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -171,7 +178,47 @@ impl<'o> DemoPrinter<'o> {
             last_command: String::new(),
             opening_hint: None,
             unrevealed: Vec::new(),
+            eras: Vec::new(),
+            era: None,
+            recovered: 0,
+            recoveries: Vec::new(),
         }
+    }
+
+    /// Keep a recovery's summary (what the cut came from, the LEO before and after, the code
+    /// lines that ran); in the last era of several, then show that recovery in every era.
+    fn compare_eras(&mut self, r: &crate::commands::recover::FollowerRecoverReport) -> Result<()> {
+        let Some(era) = self.era else { return Ok(()) };
+        let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
+        let mut lines = vec![format!(
+            "{}: {} (LEO {} -> {})",
+            era.name(),
+            super::demo_marks::lookup_text(r, &l, &f),
+            r.follower_view.log_end_offset,
+            r.follower_log_end_offset_after
+        )];
+        lines.extend(r.explanation().ran_lines().into_iter().map(|l| format!("  {l}")));
+        let k = self.recovered;
+        self.recovered += 1;
+        self.recoveries.push((era, k, lines));
+        if self.eras.len() < 2 || self.eras.last() != Some(&era) {
+            return Ok(());
+        }
+        let p = self.settings.palette();
+        let all: Vec<String> = self
+            .recoveries
+            .iter()
+            .filter(|(_, n, _)| *n == k)
+            .flat_map(|(_, _, lines)| lines.iter().cloned())
+            .collect();
+        self.indented(|o| {
+            writeln!(o, "{}", p.strong("this recovery in every era (the code that ran, marked ◀):"))
+                .at("<stdout>", "write")?;
+            for line in &all {
+                writeln!(o, "  {line}").at("<stdout>", "write")?;
+            }
+            Ok(())
+        })
     }
 
     /// The line that ends the opening overview: how to step, keep the dirs, or be asked.
@@ -464,7 +511,10 @@ impl<'o> DemoPrinter<'o> {
             ..s
         };
         match e {
-            DemoEvent::Opening(sc, modes) => self.opening(sc, modes),
+            DemoEvent::Opening(sc, modes) => {
+                self.eras = modes.to_vec();
+                self.opening(sc, modes)
+            }
             DemoEvent::Scenario(sc, mode) => {
                 let lab = self.root.join(mode.map_or("run", |m| m.name()));
                 let mode_text =
@@ -487,6 +537,8 @@ impl<'o> DemoPrinter<'o> {
                 writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
                 self.lab = Some(lab);
                 self.alerted.clear();
+                self.era = mode;
+                self.recovered = 0;
                 Ok(())
             }
             DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
@@ -555,7 +607,8 @@ impl<'o> DemoPrinter<'o> {
                     self.legend_shown = legend;
                     self.alerts(&pic)?;
                 }
-                self.indented(|o| report::catch_up_text(o, r, &s))
+                self.indented(|o| report::catch_up_text(o, r, &s))?;
+                self.compare_eras(r)
             }
             DemoEvent::State(states, _) if self.plain => self.state(states),
             DemoEvent::State(states, drawn) => {
