@@ -364,8 +364,7 @@ fn compare_json(s: &Session, c: &session::Compare) -> Value {
                 .map(|(_, fr)| fr.command.as_str())
                 .collect();
             // The era's last recovery: its code panel with the lines that ran, beside the picture.
-            let recovery =
-                br.steps.iter().zip(&br.frames[1..]).filter(|(st, _)| st.recovers()).map(|(_, fr)| fr).last();
+            let recovery = br.steps.iter().zip(&br.frames[1..]).rev().find(|(st, _)| st.recovers()).map(|(_, fr)| fr);
             json!({
                 "era": era.name(), "branch": b, "frame": f, "command": frame.command,
                 "recovers": recovers, "picture": frame.picture,

@@ -183,9 +183,9 @@ pub fn lookup_svg(r: &FollowerRecoverReport, leader: &str, follower: &str) -> St
     );
     if by_hw {
         s.push_str(&text(4, 20, "", " font-weight=\"bold\"", &format!("{f}'s HW checkpoint")));
-        s.push_str(&format!(
-            "<rect x=\"4\" y=\"30\" width=\"150\" height=\"26\" fill=\"#ffe08a\" stroke=\"#a40\" stroke-width=\"2\"/>"
-        ));
+        s.push_str(
+            "<rect x=\"4\" y=\"30\" width=\"150\" height=\"26\" fill=\"#ffe08a\" stroke=\"#a40\" stroke-width=\"2\"/>",
+        );
         s.push_str(&text(
             12,
             48,

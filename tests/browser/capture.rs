@@ -209,8 +209,7 @@ fn judge_why_marks(seen: &serde_json::Value) {
                 .collect()
         };
         let mut recoveries_last_run = 0;
-        let last_mode =
-            frames.last().and_then(|f| frames.iter().rev().find(|g| g["mode"] != "")).unwrap()["mode"].clone();
+        let last_mode = frames.iter().rev().find(|g| g["mode"] != "").unwrap()["mode"].clone();
         for f in frames {
             let at = format!("{name} frame {} ({})", f["step"], f["command"]);
             let command = f["command"].as_str().unwrap();
