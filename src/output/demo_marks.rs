@@ -12,8 +12,8 @@ use crate::replication::truncation::{TruncationMode, TruncationReason};
 
 /// The smallest text drawn (the lab sizes pictures so that 12 px is the least it shows).
 const FONT: u32 = 13;
-const ROUND_WIDTH: i64 = 190;
-const LEFT: i64 = 96;
+const ROUND_WIDTH: i64 = 150;
+const LEFT: i64 = 80;
 
 fn text(x: i64, y: i64, mark: &str, extra: &str, s: &str) -> String {
     let mark = if mark.is_empty() { String::new() } else { format!(" data-mark=\"{mark}\"") };
@@ -48,7 +48,7 @@ fn arrow(x1: i64, y1: i64, x2: i64, y2: i64, dashed: bool) -> String {
 pub fn round_trip_svg(leader: &str, follower: &str, report: &FetchReport) -> String {
     let rounds: Vec<&FetchRound> = report.rounds.iter().collect();
     let Some(last) = rounds.last() else { return String::new() };
-    let (l, f) = (leader.to_lowercase(), follower.to_lowercase());
+    let f = follower.to_lowercase();
     let next = last.recorded() && last.leader_high_watermark > last.follower_high_watermark;
     let columns = rounds.len() as i64 + i64::from(next);
     let width = LEFT + columns * ROUND_WIDTH + 10;
@@ -69,26 +69,26 @@ pub fn round_trip_svg(leader: &str, follower: &str, report: &FetchReport) -> Str
     for (i, r) in rounds.iter().enumerate() {
         let x = LEFT + i as i64 * ROUND_WIDTH;
         // The request: the follower's fetch offset.
-        s.push_str(&arrow(x + 10, bottom - 4, x + 40, top + 4, false));
-        s.push_str(&text(x + 4, bottom - 28, "fetch", "", &format!("fetch @{}", r.fetch_offset)));
+        s.push_str(&arrow(x + 8, bottom - 4, x + 34, top + 4, false));
+        s.push_str(&text(x + 2, bottom - 24, "fetch", "", &format!("fetch @{}", r.fetch_offset)));
         // The leader's row: what it recorded of the follower, and its HW after.
         if r.recorded() {
             s.push_str(&text(
-                x + 30,
+                x + 24,
                 top - 22,
                 "fetch-offset",
                 " font-weight=\"bold\"",
                 &format!("{f}@{}", r.fetch_offset),
             ));
-            s.push_str(&text(x + 30, top - 6, "leader-hw", "", &format!("HW {}", r.leader_high_watermark)));
+            s.push_str(&text(x + 24, top - 6, "leader-hw", "", &format!("HW {}", r.leader_high_watermark)));
         } else {
-            s.push_str(&text(x + 30, top - 6, "", "", "not recorded"));
+            s.push_str(&text(x + 24, top - 6, "", "", "not recorded"));
         }
         // The response: the HW read before recording the fetch.
         if r.returned_high_watermark >= 0 {
-            s.push_str(&arrow(x + 90, top + 4, x + 120, bottom - 4, false));
+            s.push_str(&arrow(x + 70, top + 4, x + 96, bottom - 4, false));
             s.push_str(&text(
-                x + 108,
+                x + 88,
                 top + 30,
                 "hw-carried",
                 " fill=\"#a40\" font-weight=\"bold\"",
@@ -96,40 +96,40 @@ pub fn round_trip_svg(leader: &str, follower: &str, report: &FetchReport) -> Str
             ));
         }
         s.push_str(&text(
-            x + 100,
+            x + 56,
             bottom + 22,
             "follower-hw",
             " font-weight=\"bold\"",
             &format!("HW {} (LEO {})", r.follower_high_watermark, r.follower_log_end_offset),
         ));
-        s.push_str(&text(x + 4, 154, "", " fill=\"#555\"", &format!("round {}", i + 1)));
+        s.push_str(&text(x + 2, 154, "", " fill=\"#555\"", &format!("round {}", i + 1)));
     }
     if next {
         let x = LEFT + rounds.len() as i64 * ROUND_WIDTH;
-        s.push_str(&arrow(x + 10, bottom - 4, x + 40, top + 4, true));
+        s.push_str(&arrow(x + 8, bottom - 4, x + 34, top + 4, true));
         s.push_str(&text(
-            x + 4,
-            bottom - 28,
+            x + 2,
+            bottom - 24,
             "",
             " fill=\"#555\"",
             &format!("fetch @{}", last.follower_log_end_offset),
         ));
-        s.push_str(&arrow(x + 90, top + 4, x + 120, bottom - 4, true));
+        s.push_str(&arrow(x + 70, top + 4, x + 96, bottom - 4, true));
+        s.push_str(&text(x + 88, top + 30, "hw-next", " fill=\"#a40\"", &format!("HW {}", last.leader_high_watermark)));
         s.push_str(&text(
-            x + 108,
-            top + 30,
-            "hw-next",
-            " fill=\"#a40\"",
-            &format!("HW {}", last.leader_high_watermark),
-        ));
-        s.push_str(&text(
-            x + 100,
+            x + 56,
             bottom + 22,
             "follower-hw-next",
             " fill=\"#555\"",
             &format!("HW {}", last.leader_high_watermark.min(last.follower_log_end_offset)),
         ));
-        s.push_str(&text(x + 4, 154, "", " fill=\"#555\"", &format!("next fetch: {l}'s HW one fetch later")));
+        s.push_str(&text(
+            x + 2,
+            154,
+            "",
+            " fill=\"#555\"",
+            &format!("next fetch: {} learns it", follower.to_uppercase()),
+        ));
     }
     s.push_str("</svg>");
     s
