@@ -6,10 +6,14 @@
 //! key output (the demo's own text, without colour) and the narration after it — then a last
 //! frame with the per-mode contrast table. Frames are stepped with ←/→, Space, Home/End, a
 //! slider with chapter marks, or the chapter links, and addressable as `FILE.html#step=N`.
-//! The demo's `--predict` questions are asked in the page (answer, reveal, why, score) beside
-//! the picture of the replicas before the step; everything the step produced is one block,
-//! veiled until its questions are revealed, so nothing above a question is generated from its
-//! outcome. With `--predict` the learner's terminal answers are recorded beside them.
+//! The demo's `--predict` questions are asked in the page (answer or skip, then the truths, whys
+//! and score) beside the picture of the replicas before the step, one at a time: a frame's
+//! truths and whys show together once its last question is answered (one question's truth can
+//! give the next one's away); everything the step produced is one block, veiled until then, so
+//! nothing above a question is generated from its outcome. Above the revealed picture a figure
+//! says why (`demo_marks`: a fetch's round trip, a recovery's lookup); with several eras, the
+//! last era's recovery frames and the last frame hold every era side by side (columns the
+//! page's script fills from the eras' own frames). With `--predict` the learner's terminal answers are recorded beside them.
 //! Everything is inline (CSS, SVG, a little script): no network, no fonts, no wall-clock time,
 //! so the same run gives the same bytes.
 

@@ -2,8 +2,9 @@
 //! renderers the commands use, with the lab's path shown as `$LAB`), the replicas' picture
 //! (or, with `--plain`, one `offset:(epoch,value)` line each), and the closing contrast of the
 //! truncation modes. With `--predict` it asks each question the demo emits, reads one line of
-//! answer (end of input reveals the rest unanswered, never waits), shows the truth and why, and
-//! ends with the score.
+//! answer (end of input reveals the rest unanswered, never waits), shows each truth and why once
+//! the step's last question is answered, and ends with the score. With several eras, each
+//! recovery of the last one is followed by that recovery in every era.
 
 use super::palette::Tone;
 use super::picture::{self, Picture};
@@ -197,7 +198,21 @@ impl<'o> DemoPrinter<'o> {
             r.follower_view.log_end_offset,
             r.follower_log_end_offset_after
         )];
-        lines.extend(r.explanation().ran_lines().into_iter().map(|l| format!("  {l}")));
+        // Each line that ran, with its values after `◀`; a line too wide for the terminal puts
+        // its values on a line of their own, so that they never wrap.
+        let width = self.settings.indented(8).width.unwrap_or(usize::MAX);
+        for l in r.explanation().lines.iter().filter(|l| l.ran) {
+            let code = format!("  {}{}", "  ".repeat(l.depth), l.code);
+            let values = l.values.join("; ");
+            if values.is_empty() {
+                lines.push(code);
+            } else if code.chars().count() + 3 + values.chars().count() <= width {
+                lines.push(format!("{code} ◀ {values}"));
+            } else {
+                lines.push(code);
+                lines.push(format!("      ◀ {values}"));
+            }
+        }
         let k = self.recovered;
         self.recovered += 1;
         self.recoveries.push((era, k, lines));
