@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# KIP-101 scenario 2: after two hard failures the replicas hold different records at one offset.
+# KIP-101 scenario 2: after two hard failures the replicas hold different
+# records at one offset.
 #
-# A leads at epoch 0 and flushes m1 and m2; B copies m2 but does not flush it. Power fails on
-# both: B loses m2, A keeps it. B is elected at epoch 1 and writes m3 at offset 1.
-# Expected: hw leaves A = 0:(0,m1) 1:(0,m2) and B = 0:(0,m1) 1:(1,m3), diverged at 1 with
-# both believing offset 1 committed; kip101/kip279 truncate A to 1 and both end
-# 0:(0,m1) 1:(1,m3) (m2 is lost in every mode: both replicas failed).
+# A leads at epoch 0 and flushes m1 and m2; B copies m2 but does not flush it.
+# Power fails on both: B loses m2, A keeps it. B is elected at epoch 1 and
+# writes m3 at offset 1. Expected: hw leaves A = 0:(0,m1) 1:(0,m2) and B =
+# 0:(0,m1) 1:(1,m3), diverged at 1 with both believing offset 1 committed;
+# kip101/kip279 truncate A to 1 and both end 0:(0,m1) 1:(1,m3) (m2 is lost in
+# every mode: both replicas failed).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 modes "hw kip101"

@@ -363,9 +363,12 @@ fn compare_json(s: &Session, c: &session::Compare) -> Value {
                 .filter(|(st, _)| st.recovers())
                 .map(|(_, fr)| fr.command.as_str())
                 .collect();
+            // The era's last recovery: its code panel with the lines that ran, beside the picture.
+            let recovery = br.steps.iter().zip(&br.frames[1..]).rev().find(|(st, _)| st.recovers()).map(|(_, fr)| fr);
             json!({
                 "era": era.name(), "branch": b, "frame": f, "command": frame.command,
                 "recovers": recovers, "picture": frame.picture,
+                "code": recovery.map_or(Vec::new(), |fr| fr.code.clone()),
                 "acked": acked_json(&frame.acked), "lost": acked_json(&frame.lost),
                 "leader": frame.leader.map(|(l, e)| json!({ "replica": l.to_string(), "leader_epoch": e })),
                 "roles": roles_json(&frame.roles),

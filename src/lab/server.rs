@@ -146,7 +146,7 @@ pub struct PresetBody {
     pub scene: Option<String>,
 }
 
-/// The body of a POST to `/api/txn`: `txn`, `admin-abort`, `commit` or `abort`.
+/// The body of a POST to `/api/txn`: `txn`, `timeout`, `admin-abort`, `commit` or `abort`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TxnBody {
@@ -157,12 +157,13 @@ pub struct TxnBody {
 pub fn txn_act_of(body: &TxnBody) -> Result<TxnAct, String> {
     Ok(match body.kind.as_str() {
         "txn" => TxnAct::Txn,
+        "timeout" => TxnAct::CoordinatorTimeout,
         "admin-abort" => TxnAct::AdminAbort,
         "commit" => TxnAct::ProducerEnds { commit: true },
         "abort" => TxnAct::ProducerEnds { commit: false },
         k => {
             return Err(format!(
-                "kind {:?}: expected txn, admin-abort, commit or abort",
+                "kind {:?}: expected txn, timeout, admin-abort, commit or abort",
                 k.chars().take(16).collect::<String>()
             ))
         }

@@ -632,7 +632,7 @@ pub fn stuck_lso_steps() -> Vec<LabStep> {
                 note = Some(text.to_string());
                 continue;
             }
-            Demo::Create { .. } => continue,
+            Demo::Create { .. } | Demo::SayByEra { .. } => continue,
             Demo::Elect { .. } => LineKind::Elect,
             Demo::Append { values, .. } => LineKind::Append { records: values.len() as u8, transactional: false },
             Demo::TxnAppend { values, .. } => LineKind::Append { records: values.len() as u8, transactional: true },
@@ -658,7 +658,8 @@ fn stuck_lso_hint(frame: &Frame) -> String {
     let Some(t) = &frame.txn else { return "no transaction state read at this frame".into() };
     format!(
         "Watch for this: {r}'s LSO is {lso} while its HW is {hw}, so read_committed consumers stop at {lso}. End the \
-         transaction that holds it (the admin abort, or its producer's commit or abort), then fetch {r} → {f} twice: \
+         transaction that holds it: let the coordinator's timeout pass (it aborts a transaction it knows; the admin \
+         abort is for one it no longer knows), or have its producer commit or abort; then fetch {r} → {f} twice: \
          the LSO moves only once {r}'s HW covers the marker.",
         r = t.replica,
         lso = t.last_stable_offset,
@@ -672,6 +673,10 @@ fn stuck_lso_hint(frame: &Frame) -> String {
 pub enum TxnAct {
     /// `klog txn` on the leader.
     Txn,
+    /// `transaction.timeout.ms` passes: the coordinator aborts the transaction holding the LSO
+    /// if it knows it (it bumps the producer's epoch and writes the ABORT marker with its own
+    /// coordinator epoch), and does nothing for one it does not know (the hanging shape).
+    CoordinatorTimeout,
     /// `kafka-transactions.sh abort --start-offset N` for the transaction holding the LSO, as
     /// the broker carries it out ([`stuck_lso::abort_spec`]): its ABORT marker.
     AdminAbort,
@@ -682,9 +687,13 @@ pub enum TxnAct {
 /// The coordinator epoch of producer 1000's coordinator in the demo's story (the epoch of its
 /// `__transaction_state` partition's leader).
 const COORDINATOR_EPOCH: i32 = 3;
-/// The markers' timestamps: the producer's own end right after its records, the admin abort
-/// as the demo's (after transaction.timeout.ms has passed).
+/// The producer whose transactions the coordinator of the demo's story knows (transactional.id
+/// `payments`): its timeout ends them. Any other producer's transaction is one it never saw.
+const COORDINATOR_KNOWS_PRODUCER: i64 = 1000;
+/// The markers' timestamps: the producer's own end right after its records, the coordinator's
+/// timeout abort and the admin abort as the demo's (after transaction.timeout.ms has passed).
 const PRODUCER_END_TIMESTAMP_MS: i64 = 4000;
+const TIMEOUT_ABORT_TIMESTAMP_MS: i64 = 63000;
 const ADMIN_ABORT_TIMESTAMP_MS: i64 = 66000;
 
 impl Session {
@@ -753,6 +762,38 @@ impl Session {
         };
         let step = match act {
             TxnAct::Txn => LineStep { line: format!("klog txn {dir}"), kind: LineKind::Txn, note: None },
+            TxnAct::CoordinatorTimeout => {
+                let spec = open()?;
+                if spec.producer_id != COORDINATOR_KNOWS_PRODUCER {
+                    return Err(Error::Usage(format!(
+                        "lab: the coordinator has no ongoing transaction for producer {}: its timeout writes no \
+                         marker and the LSO stays at {} (the hanging shape: the admin abort is for it)",
+                        spec.producer_id, spec.start_offset
+                    )));
+                }
+                // The coordinator fences the dead process (epoch + 1) and writes the marker with
+                // its own coordinator epoch, never below the producer's last one.
+                let producer_epoch = spec.producer_epoch + 1;
+                let coordinator_epoch = COORDINATOR_EPOCH.max(spec.described_coordinator_epoch);
+                LineStep {
+                    line: commands::demo::end_txn_command(
+                        &dir,
+                        spec.producer_id,
+                        producer_epoch,
+                        coordinator_epoch,
+                        false,
+                        TIMEOUT_ABORT_TIMESTAMP_MS,
+                    ),
+                    kind: LineKind::Marker { commit: false },
+                    note: Some(format!(
+                        "transaction.timeout.ms passes (60 s by default): producer {}'s transaction from offset {} \
+                         is one its coordinator knows, so the coordinator bumps the producer's epoch to \
+                         {producer_epoch}, fencing the dead process, and writes an ABORT marker with its coordinator \
+                         epoch {coordinator_epoch}. No admin action is needed.",
+                        spec.producer_id, spec.start_offset
+                    )),
+                }
+            }
             TxnAct::AdminAbort => {
                 let spec = open()?;
                 LineStep {
@@ -892,7 +933,14 @@ impl Session {
         let branch = &self.branches[b];
         check_bounds(branch, branch.steps.len(), &step)?;
         let line = step.command(replicas);
-        let ran = run_line(&line, &branch.dir)?;
+        let mut ran = run_line(&line, &branch.dir)?;
+        if let LabStep::Line(LineStep { kind: LineKind::Txn, .. }) = &step {
+            // `klog txn`'s panel: Kafka's lines that compute the first unstable offset and the
+            // LSO, with the values of the replica it read.
+            let replica = line.rsplit('/').next().unwrap_or_default().trim_matches('"');
+            let report = commands::txn::run(&branch.dir.join(replica), None)?;
+            ran.code.push(commands::demo::lso_code::explanation(&report));
+        }
         let last = branch.frames.last().expect("a branch has its first frame");
         let (model, model_violation) = model_step(&last.model, &step, branch.steps.len(), replicas);
         let Look { picture, acked, lost, leader, roles, txn } =
@@ -1019,6 +1067,8 @@ impl Session {
             return Err(format!("branch {} has frames 0 to {}", b + 1, branch.frames.len() - 1));
         }
         self.view = (b, f);
+        // The eras side by side belong to the frame they were forked from: moving closes them.
+        self.compare = None;
         Ok(())
     }
 

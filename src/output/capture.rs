@@ -6,10 +6,14 @@
 //! key output (the demo's own text, without colour) and the narration after it — then a last
 //! frame with the per-mode contrast table. Frames are stepped with ←/→, Space, Home/End, a
 //! slider with chapter marks, or the chapter links, and addressable as `FILE.html#step=N`.
-//! The demo's `--predict` questions are asked in the page (answer, reveal, why, score) beside
-//! the picture of the replicas before the step; everything the step produced is one block,
-//! veiled until its questions are revealed, so nothing above a question is generated from its
-//! outcome. With `--predict` the learner's terminal answers are recorded beside them.
+//! The demo's `--predict` questions are asked in the page (answer or skip, then the truths, whys
+//! and score) beside the picture of the replicas before the step, one at a time: a frame's
+//! truths and whys show together once its last question is answered (one question's truth can
+//! give the next one's away); everything the step produced is one block, veiled until then, so
+//! nothing above a question is generated from its outcome. Above the revealed picture a figure
+//! says why (`demo_marks`: a fetch's round trip, a recovery's lookup); with several eras, the
+//! last era's recovery frames and the last frame hold every era side by side (columns the
+//! page's script fills from the eras' own frames). With `--predict` the learner's terminal answers are recorded beside them.
 //! Everything is inline (CSS, SVG, a little script): no network, no fonts, no wall-clock time,
 //! so the same run gives the same bytes.
 
@@ -48,6 +52,14 @@ struct Frame {
     /// The replicas as they were before the step (the previous step's state), drawn beside its
     /// questions so the learner reasons on the picture without stepping back a frame.
     before: String,
+    /// Why the step came out as it did, drawn above its picture: a fetch's round trip, a
+    /// recovery's lookup.
+    why: String,
+    /// A recovery: its number in the run (0 for the first), for the eras side by side.
+    recovery: Option<usize>,
+    /// Filled in by [`Capture::html`]: the eras' pictures and code side by side (the last
+    /// run's recoveries and the contrast).
+    eras: String,
 }
 
 /// Collects frames from the demo's events; [`Capture::html`] writes the page.
@@ -65,6 +77,10 @@ pub struct Capture {
     alerted: Vec<String>,
     /// The picture of the run's state after its last step (empty before the first).
     last_state: String,
+    /// The recoveries of the current run so far.
+    recovered: usize,
+    /// Each finished run's mode and final picture.
+    finals: Vec<(String, String)>,
 }
 
 /// Said at the start of an hw run, whose pictures still draw epochs.
@@ -89,6 +105,15 @@ impl Capture {
             mode: String::new(),
             alerted: Vec::new(),
             last_state: String::new(),
+            recovered: 0,
+            finals: Vec::new(),
+        }
+    }
+
+    /// The run that just ended: its final picture, for the last frame's side by side.
+    fn end_run(&mut self) {
+        if !self.last_state.is_empty() {
+            self.finals.push((self.mode.clone(), self.last_state.clone()));
         }
     }
 
@@ -130,6 +155,8 @@ impl Capture {
                 self.lab = Some(self.root.join(mode.map_or("run", |m| m.name())));
                 self.title = format!("klog demo {}", sc.name);
                 self.flush_narration();
+                self.end_run();
+                self.recovered = 0;
                 self.pending_story = sc.story.to_string();
                 if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
                     // Kafka <= 0.10.2 stamped no leader epoch in a batch and kept no epoch cache:
@@ -201,10 +228,17 @@ impl Capture {
                     r.follower_view.log_end_offset,
                     r.follower_log_end_offset_after
                 ));
+                let lookup = super::demo_marks::lookup_svg(r, &l, &f);
+                let number = self.recovered;
+                self.recovered += 1;
                 if let Some(frame) = self.frames.last_mut() {
                     frame.output.push_str(&text);
                     frame.picture = svg;
                     frame.explain = panel;
+                    frame.why = format!(
+                        "<figure class=\"why lookup\"><figcaption>what the cut came from</figcaption>{lookup}</figure>"
+                    );
+                    frame.recovery = Some(number);
                 }
             }
             DemoEvent::Elected(r) => {
@@ -272,6 +306,20 @@ impl Capture {
                     }
                     before = Some(e);
                 }
+                let leader = self
+                    .frames
+                    .last()
+                    .and_then(|f| f.command.split(" --leader ").nth(1))
+                    .and_then(|rest| rest.split_whitespace().next())
+                    .map_or(String::from("leader"), |d| d.rsplit('/').next().unwrap_or(d).to_string());
+                let trip = super::demo_marks::round_trip_svg(&leader, n, r);
+                if let Some(f) = self.frames.last_mut() {
+                    f.why = format!(
+                        "<figure class=\"why round\"><figcaption>the round trip: what {} recorded, the HW its response \
+                         carried</figcaption>{trip}</figure>",
+                        escape(&leader.to_uppercase())
+                    );
+                }
                 self.with_panel(DemoEvent::Fetched(n, r), panel)?
             }
             DemoEvent::Crashed(r) => {
@@ -300,16 +348,15 @@ impl Capture {
                         name.to_uppercase()
                     )
                 });
-                let text = self.text_of(DemoEvent::Txn(name, r))?;
-                if let Some(f) = self.frames.last_mut() {
-                    f.output.push_str(&text);
-                }
+                let panel = explain::write_html(&crate::commands::demo::lso_code::explanation(r));
+                self.with_panel(DemoEvent::Txn(name, r), panel)?;
             }
             DemoEvent::AdminAbort(a) => self.pending_say.push(super::demo::admin_abort_text(a)),
             // The page opens with its own title and steps.
             DemoEvent::Opening(..) => {}
             DemoEvent::Contrast(sc, outcomes) => {
                 self.flush_narration();
+                self.end_run();
                 self.contrast = contrast_html(sc, outcomes)
             }
         }
@@ -383,6 +430,42 @@ impl Capture {
         if let Some(last) = all.last_mut() {
             last.after.extend(self.pending_say.iter().cloned());
         }
+        // The last run's recoveries: every era's picture and code at that step, side by side
+        // (all of them asked by then). Each column names the era's own frame; the page's script
+        // copies that frame's lookup, picture and code panel into it (the file stays small).
+        let runs: Vec<String> = self.finals.iter().map(|(m, _)| m.clone()).collect();
+        if runs.len() > 1 {
+            let frame_of =
+                |mode: &str, k: usize| all.iter().position(|f| f.mode == mode && f.recovery == Some(k)).map(|i| i + 1);
+            let last_run = runs.last().cloned().unwrap_or_default();
+            let mut blocks = Vec::new();
+            for (i, f) in all.iter().enumerate() {
+                let Some(k) = f.recovery.filter(|_| f.mode == last_run) else { continue };
+                let columns: Vec<String> = runs
+                    .iter()
+                    .filter_map(|m| frame_of(m, k).map(|n| (m, n)))
+                    .map(|(m, n)| {
+                        format!(
+                            "<div class=\"era\" data-era=\"{m}\" data-clone=\"step-{n}\" \
+                             data-parts=\"figure.why,.row\"><h3>{m} (frame {n})</h3></div>",
+                            m = escape(m)
+                        )
+                    })
+                    .collect();
+                blocks.push((
+                    i,
+                    format!(
+                        "<section class=\"eras\" data-eras=\"{}\"><h3>this recovery in every era, side by side</h3>\
+                         <div class=\"era-row\">{}</div></section>",
+                        columns.len(),
+                        columns.concat()
+                    ),
+                ));
+            }
+            for (i, b) in blocks {
+                all[i].eras = b;
+            }
+        }
         let quizzes: usize = all.iter().map(|f| f.quizzes.len()).sum();
         let mut frames: Vec<String> = all.iter().enumerate().map(|(i, f)| frame_html(i + 1, f)).collect();
         if !self.contrast.is_empty() {
@@ -390,8 +473,9 @@ impl Capture {
             frames.push(format!(
                 "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"\"><h2>What each truncation mode did</h2>\
                  <p class=\"say note\">The same steps under each truncation mode, side by side: what each replica kept, \
-                 which acknowledged records were lost, and whether the logs agree.</p>{}</section>\n",
-                self.contrast
+                 which acknowledged records were lost, and whether the logs agree.</p>{}{}</section>\n",
+                self.contrast,
+                finals_html(&all, &self.finals)
             ));
         }
         let count = frames.len();
@@ -462,8 +546,10 @@ fn frame_html(n: usize, f: &Frame) -> String {
     };
     format!(
         "<section class=\"frame\" id=\"step-{n}\" data-step=\"{n}\" data-mode=\"{mode}\"><h2>{heading}</h2>{story}{say}\
-         <pre class=\"cmd\">{cmd}</pre>{ask}<div class=\"outcome{veil}\">{note}{alerts}{after}<div class=\"row\">\
-         <div class=\"pic\">{pic}</div>{explain}</div>{out}{then}</div></section>\n",
+         <pre class=\"cmd\">{cmd}</pre>{ask}<div class=\"outcome{veil}\">{note}{alerts}{why}{after}<div class=\"row\">\
+         <div class=\"pic\">{pic}</div>{explain}</div>{eras}{out}{then}</div></section>\n",
+        why = f.why,
+        eras = f.eras,
         mode = escape(&f.mode),
         heading = escape(&f.heading),
         say = said(&f.say),
@@ -502,14 +588,38 @@ fn quiz_html(q: &Prediction, given: Option<&Answer>) -> String {
     format!(
         "<div class=\"quiz\" data-kind=\"{kind}\" data-truth=\"{truth}\"{done}><p class=\"q\">predict: {question}</p>{recorded}\
          <div class=\"ask\"><input class=\"answer\" aria-label=\"your answer ({hint})\" placeholder=\"{hint}\" \
-         autocomplete=\"off\"> <button class=\"reveal\">reveal</button> <button class=\"skip\">show me</button></div>\
-         <p class=\"verdict\"{hidden}>{verdict}</p><p class=\"why\"{hidden}>why: {why}</p></div>",
+         autocomplete=\"off\"> <button class=\"reveal\">answer</button> <button class=\"skip\">skip</button></div>\
+         <p class=\"noted\" hidden></p><p class=\"verdict\"{hidden}>{verdict}</p><p class=\"why\"{hidden}>why: {why}</p></div>",
         truth = escape(&q.truth),
         done = if revealed { " data-revealed=\"recorded\"" } else { "" },
         question = escape(&q.question),
         hidden = if revealed { "" } else { " hidden" },
         verdict = if revealed { format!("the truth: <b>{}</b>", escape(&q.truth)) } else { String::new() },
         why = escape(&q.reason),
+    )
+}
+
+/// The final logs of every era side by side (the last frame): each column names its run's
+/// last frame, whose picture the page's script copies into it.
+fn finals_html(frames: &[Frame], finals: &[(String, String)]) -> String {
+    if finals.len() < 2 {
+        return String::new();
+    }
+    let columns: String = finals
+        .iter()
+        .filter_map(|(m, _)| frames.iter().rposition(|f| &f.mode == m).map(|i| (m, i + 1)))
+        .map(|(m, n)| {
+            format!(
+                "<div class=\"era\" data-era=\"{m}\" data-clone=\"step-{n}\" data-parts=\".row .pic\">\
+                 <h3>{m}: the final logs</h3></div>",
+                m = escape(m)
+            )
+        })
+        .collect();
+    format!(
+        "<section class=\"eras finals\" data-eras=\"{}\"><h3>the final logs of every era</h3><div \
+         class=\"era-row\">{columns}</div></section>",
+        finals.len()
     )
 }
 
@@ -580,9 +690,16 @@ table.contrast{border-collapse:collapse;font-size:13px;max-width:100%}\
 .contrast code{white-space:normal}\
 .alert{color:#b00;font-weight:bold;border-left:4px solid #b00;padding-left:6px;margin:4px 0}\
 .good{color:#006b3c}.bad{color:#b00;font-weight:bold}\
+figure.why{margin:6px 0;overflow-x:auto}figure.why svg{display:block;max-width:none}\
+.eras{border-top:2px solid #99b;margin-top:8px}.era-row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}\
+.era{flex:1 1 300px;min-width:0;border-top:1px solid #ccd;padding:4px 0;overflow-x:auto}.era svg{display:block;max-width:none}\
+.quiz.later{display:none}.quiz .noted{color:#444;font-style:italic;margin:2px 0}\
 @media (max-width:480px){main{padding:8px 4px}header{padding:6px 4px}}";
 
-const SCRIPT: &str = "(function(){var f=document.querySelectorAll('.frame'),s=document.getElementById('slider'),\
+const SCRIPT: &str = "(function(){\
+document.querySelectorAll('[data-clone]').forEach(function(d){var from=document.getElementById(d.dataset.clone);if(!from)return;\
+d.dataset.parts.split(',').forEach(function(sel){var o=from.querySelector('.outcome '+sel);if(o)d.appendChild(o.cloneNode(true));});});\
+var f=document.querySelectorAll('.frame'),s=document.getElementById('slider'),\
 p=document.getElementById('pos'),n=f.length,cur=0,ch=document.querySelectorAll('.chapter');\
 function show(i,push){i=Math.max(1,Math.min(n,i|0||1));cur=i;\
 for(var k=0;k<n;k++)f[k].classList.toggle('on',k===i-1);s.value=i;p.textContent=i+' / '+n;\
@@ -607,9 +724,16 @@ return /^-?\\d+$/.test(a)?String(parseInt(a,10))===q.dataset.truth:null;\
 if(/^(y|yes)$/.test(a))return q.dataset.truth==='yes';if(/^(n|no)$/.test(a))return q.dataset.truth==='no';return null;}\
 function unveil(fr){if(fr.querySelector('.quiz:not([data-revealed])'))return;\
 fr.querySelectorAll('.veiled').forEach(function(v){v.classList.remove('veiled')});}\
-function reveal(q,ok,answered){q.dataset.revealed=answered?(ok?'right':'wrong'):'shown';done++;if(ok)right++;\
-var v=q.querySelector('.verdict');v.hidden=false;v.textContent=(answered?(ok?'right: ':'wrong: '):'')+'the truth is '+q.dataset.truth;\
-q.querySelector('.why').hidden=false;q.querySelector('.ask').hidden=true;tally();unveil(q.closest('.frame'));}\
+function verdict(q){var a=q.dataset.revealed,v=q.querySelector('.verdict');v.hidden=false;\
+v.textContent=(a==='right'?'right: ':a==='wrong'?'wrong: ':'')+'the truth is '+q.dataset.truth;q.querySelector('.why').hidden=false;\
+if(a==='right')right++;done++;}\
+function reveal(q,ok,answered){q.dataset.revealed=answered?(ok?'right':'wrong'):'shown';q.querySelector('.ask').hidden=true;\
+var n=q.querySelector('.noted');n.hidden=false;n.textContent=answered?'your answer: '+q.querySelector('input').value.trim():'not answered';\
+var fr=q.closest('.frame'),next=fr.querySelector('.quiz:not([data-revealed])');\
+if(next){next.classList.remove('later');var i=next.querySelector('input');if(i)i.focus();return;}\
+fr.querySelectorAll('.quiz').forEach(function(x){if(x.dataset.revealed!=='recorded')verdict(x);});tally();unveil(fr);}\
+document.querySelectorAll('.frame').forEach(function(fr){var first=true;fr.querySelectorAll('.quiz').forEach(function(q){\
+if(q.dataset.revealed)return;if(!first)q.classList.add('later');first=false;});});\
 document.querySelectorAll('.quiz').forEach(function(q){if(q.dataset.revealed){var g=q.querySelector('.given');\
 done++;if(g&&g.dataset.right==='true')right++;return;}\
 var i=q.querySelector('input'),h=document.createElement('span');h.className='hint';q.querySelector('.ask').appendChild(h);\

@@ -2,8 +2,9 @@
 //! renderers the commands use, with the lab's path shown as `$LAB`), the replicas' picture
 //! (or, with `--plain`, one `offset:(epoch,value)` line each), and the closing contrast of the
 //! truncation modes. With `--predict` it asks each question the demo emits, reads one line of
-//! answer (end of input reveals the rest unanswered, never waits), shows the truth and why, and
-//! ends with the score.
+//! answer (end of input reveals the rest unanswered, never waits), shows each truth and why once
+//! the step's last question is answered, and ends with the score. With several eras, each
+//! recovery of the last one is followed by that recovery in every era.
 
 use super::palette::Tone;
 use super::picture::{self, Picture};
@@ -48,6 +49,17 @@ pub struct DemoPrinter<'o> {
     last_command: String,
     /// The opening's last line: how to step or keep the dirs (the front knows its flags).
     opening_hint: Option<String>,
+    /// The questions of the current step asked so far, with their answers: revealed together
+    /// once the step's last question is answered, since one question's truth or why can give
+    /// away the next one's.
+    unrevealed: Vec<(Prediction, Option<String>)>,
+    /// The eras played, the current one, and each era's recoveries so far (its number in the
+    /// run, its lines): the last era's recoveries are followed by the same recovery in every
+    /// era, one after another.
+    eras: Vec<crate::replication::truncation::TruncationMode>,
+    era: Option<crate::replication::truncation::TruncationMode>,
+    recovered: usize,
+    recoveries: Vec<(crate::replication::truncation::TruncationMode, usize, Vec<String>)>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -131,8 +143,9 @@ pub fn admin_abort_text(a: &crate::commands::demo::stuck_lso::AbortSpec) -> Stri
     };
     format!(
         "The operator runs: {} — DescribeProducers finds producer {} at epoch {} with the transaction starting at \
-         {}, {coordinator}; the broker writes the ABORT marker with them, as the coordinator would. In this lab \
-         klog writes it:",
+         {}, {coordinator}; the broker writes the ABORT marker with them, as the coordinator would. The admin \
+         abort is for a transaction the coordinator no longer knows (kafka-transactions.sh find-hanging lists it): \
+         one it knows ends by its own timeout. In this lab klog writes it:",
         super::transactions::abort_command(&a.topic, a.partition, a.start_offset),
         a.producer_id,
         a.producer_epoch,
@@ -165,7 +178,62 @@ impl<'o> DemoPrinter<'o> {
             alerted: Vec::new(),
             last_command: String::new(),
             opening_hint: None,
+            unrevealed: Vec::new(),
+            eras: Vec::new(),
+            era: None,
+            recovered: 0,
+            recoveries: Vec::new(),
         }
+    }
+
+    /// Keep a recovery's summary (what the cut came from, the LEO before and after, the code
+    /// lines that ran); in the last era of several, then show that recovery in every era.
+    fn compare_eras(&mut self, r: &crate::commands::recover::FollowerRecoverReport) -> Result<()> {
+        let Some(era) = self.era else { return Ok(()) };
+        let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
+        let mut lines = vec![format!(
+            "{}: {} (LEO {} -> {})",
+            era.name(),
+            super::demo_marks::lookup_text(r, &l, &f),
+            r.follower_view.log_end_offset,
+            r.follower_log_end_offset_after
+        )];
+        // Each line that ran, with its values after `◀`; a line too wide for the terminal puts
+        // its values on a line of their own, so that they never wrap.
+        let width = self.settings.indented(8).width.unwrap_or(usize::MAX);
+        for l in r.explanation().lines.iter().filter(|l| l.ran) {
+            let code = format!("  {}{}", "  ".repeat(l.depth), l.code);
+            let values = l.values.join("; ");
+            if values.is_empty() {
+                lines.push(code);
+            } else if code.chars().count() + 3 + values.chars().count() <= width {
+                lines.push(format!("{code} ◀ {values}"));
+            } else {
+                lines.push(code);
+                lines.push(format!("      ◀ {values}"));
+            }
+        }
+        let k = self.recovered;
+        self.recovered += 1;
+        self.recoveries.push((era, k, lines));
+        if self.eras.len() < 2 || self.eras.last() != Some(&era) {
+            return Ok(());
+        }
+        let p = self.settings.palette();
+        let all: Vec<String> = self
+            .recoveries
+            .iter()
+            .filter(|(_, n, _)| *n == k)
+            .flat_map(|(_, _, lines)| lines.iter().cloned())
+            .collect();
+        self.indented(|o| {
+            writeln!(o, "{}", p.strong("this recovery in every era (the code that ran, marked ◀):"))
+                .at("<stdout>", "write")?;
+            for line in &all {
+                writeln!(o, "  {line}").at("<stdout>", "write")?;
+            }
+            Ok(())
+        })
     }
 
     /// The line that ends the opening overview: how to step, keep the dirs, or be asked.
@@ -237,6 +305,7 @@ impl<'o> DemoPrinter<'o> {
 
     /// The score, once every question was asked.
     pub fn finish(&mut self) -> Result<()> {
+        self.reveal()?;
         if self.answers.is_some() && self.asked > 0 {
             let p = self.settings.palette();
             let mut score = format!("you predicted {} of {}", self.right, self.asked);
@@ -254,7 +323,8 @@ impl<'o> DemoPrinter<'o> {
         self.asked += 1;
         // A terminal gets a prompt to type after; a file or pipe gets its answer echoed.
         let echo = self.answers.as_ref().is_some_and(|(_, echo)| *echo);
-        write!(self.out, "\n{} {}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
+        let which = format!("{}. ", self.unrevealed.len() + 1);
+        write!(self.out, "\n{} {which}{}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
             .at("<stdout>", "write")?;
         self.out.flush().at("<stdout>", "write")?;
         // A blank line or an answer of the wrong kind is asked again (a few times).
@@ -287,23 +357,38 @@ impl<'o> DemoPrinter<'o> {
             }
         }
         self.last_answer = Some((answered.clone(), answered.as_deref().is_some_and(|a| q.is_right(a))));
-        match answered {
-            None => {
-                self.input_ended = true;
-                self.unanswered += 1;
-                writeln!(self.out, "  {} the truth: {}", p.dim("(no answer)"), p.strong(&q.truth))
-                    .at("<stdout>", "write")?;
-            }
-            Some(a) if q.is_right(&a) => {
-                self.right += 1;
-                writeln!(self.out, "  {} {}", p.good("right:"), p.strong(&q.truth)).at("<stdout>", "write")?;
-            }
-            Some(_) => {
-                writeln!(self.out, "  {} the truth: {}", p.bad("wrong:"), p.strong(&q.truth))
-                    .at("<stdout>", "write")?;
-            }
+        if answered.is_none() {
+            self.input_ended = true;
         }
-        writeln!(self.out, "  why: {}", q.reason).at("<stdout>", "write")
+        self.unrevealed.push((q.clone(), answered));
+        Ok(())
+    }
+
+    /// The truths and whys of the step's questions, each with its verdict, once all of them
+    /// are answered (a question is never told before it is asked).
+    fn reveal(&mut self) -> Result<()> {
+        let p = self.settings.palette();
+        for (i, (q, answered)) in std::mem::take(&mut self.unrevealed).into_iter().enumerate() {
+            let which = format!("{}. ", i + 1);
+            match answered {
+                None => {
+                    self.unanswered += 1;
+                    writeln!(self.out, "  {which}{} the truth: {}", p.dim("(no answer)"), p.strong(&q.truth))
+                        .at("<stdout>", "write")?;
+                }
+                Some(a) if q.is_right(&a) => {
+                    self.right += 1;
+                    writeln!(self.out, "  {which}{} {}", p.good("right:"), p.strong(&q.truth))
+                        .at("<stdout>", "write")?;
+                }
+                Some(_) => {
+                    writeln!(self.out, "  {which}{} the truth: {}", p.bad("wrong:"), p.strong(&q.truth))
+                        .at("<stdout>", "write")?;
+                }
+            }
+            writeln!(self.out, "     why: {}", q.reason).at("<stdout>", "write")?;
+        }
+        Ok(())
     }
 
     /// Render with a command renderer into a buffer, show the lab as `$LAB`, indent.
@@ -426,6 +511,10 @@ impl<'o> DemoPrinter<'o> {
     }
 
     pub fn event(&mut self, e: DemoEvent<'_>) -> Result<()> {
+        // The step's questions are all asked: reveal them before anything the step produced.
+        if !matches!(e, DemoEvent::Question(_)) {
+            self.reveal()?;
+        }
         let p = self.settings.palette();
         // Reports are shown indented: they are laid out to the width that is left (the picture
         // to 76 columns off a terminal too, so a piped demo still reads at 80).
@@ -437,7 +526,10 @@ impl<'o> DemoPrinter<'o> {
             ..s
         };
         match e {
-            DemoEvent::Opening(sc, modes) => self.opening(sc, modes),
+            DemoEvent::Opening(sc, modes) => {
+                self.eras = modes.to_vec();
+                self.opening(sc, modes)
+            }
             DemoEvent::Scenario(sc, mode) => {
                 let lab = self.root.join(mode.map_or("run", |m| m.name()));
                 let mode_text =
@@ -460,6 +552,8 @@ impl<'o> DemoPrinter<'o> {
                 writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
                 self.lab = Some(lab);
                 self.alerted.clear();
+                self.era = mode;
+                self.recovered = 0;
                 Ok(())
             }
             DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
@@ -528,7 +622,8 @@ impl<'o> DemoPrinter<'o> {
                     self.legend_shown = legend;
                     self.alerts(&pic)?;
                 }
-                self.indented(|o| report::catch_up_text(o, r, &s))
+                self.indented(|o| report::catch_up_text(o, r, &s))?;
+                self.compare_eras(r)
             }
             DemoEvent::State(states, _) if self.plain => self.state(states),
             DemoEvent::State(states, drawn) => {
@@ -544,7 +639,10 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::Question(_) if self.answers.is_none() => Ok(()),
             DemoEvent::Question(q) => self.question(q),
             DemoEvent::Contrast(sc, outcomes) => self.contrast(sc, outcomes),
-            DemoEvent::Txn(_, r) => self.indented(|o| super::transactions::text(o, r, &s)),
+            DemoEvent::Txn(_, r) => {
+                self.indented(|o| super::transactions::text(o, r, &s))?;
+                self.code(&crate::commands::demo::lso_code::explanation(r))
+            }
             DemoEvent::AdminAbort(a) => {
                 writeln!(self.out, "\n{}", p.warn(&format!("# {}", admin_abort_text(a)))).at("<stdout>", "write")
             }

@@ -31,6 +31,23 @@ pub fn write_text(out: &mut dyn Write, e: &Explanation, settings: &Settings) -> 
     let width = settings.width.unwrap_or(usize::MAX);
     for l in &e.lines {
         let text = line_text(l.code, l.depth, l.ran, &l.values);
+        let code = format!("{}{}", "    ".repeat(l.depth), l.code);
+        if 2 + code.chars().count() > width {
+            // Code wider than the terminal (Kafka's own lines in the LSO panel) wraps, whole
+            // words, its continuation lines indented; its `◀ values` go on a line of their own.
+            for (i, piece) in super::fit::wrap_line(&code, width.saturating_sub(6).max(20)).iter().enumerate() {
+                let piece = if i == 0 { piece.clone() } else { format!("    {piece}") };
+                let shown = if l.ran { p.strong(&piece) } else { p.dim(&piece) };
+                writeln!(out, "  {shown}").at("<stdout>", "write")?;
+            }
+            if l.ran {
+                let value = format!("{}◀ {}", " ".repeat(4 * l.depth + 4), l.values.join("; "));
+                for piece in super::fit::wrap_line(&value, width.saturating_sub(2)) {
+                    writeln!(out, "  {}", p.strong(&piece)).at("<stdout>", "write")?;
+                }
+            }
+            continue;
+        }
         // A line too wide for the terminal keeps its code whole and puts `◀ values` on the next
         // line, in the value column, rather than letting the values wrap under the code.
         if l.ran && !l.values.is_empty() && 2 + text.chars().count() > width {

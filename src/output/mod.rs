@@ -14,6 +14,7 @@ pub mod capture;
 pub mod cluster;
 pub mod data_dir;
 pub mod demo;
+pub mod demo_marks;
 pub mod dump_log;
 pub mod epoch_cache;
 pub mod explain;

@@ -64,6 +64,18 @@ async function frames(page, file, width, shots) {
         // The contrast frame's table as shown: one row of cell texts per mode.
         contrast: [...fr.querySelectorAll('table.contrast tr')].slice(1)
           .map((tr) => [...tr.cells].map((c) => c.innerText.trim())),
+        // The why figures: a fetch's round trip, a recovery's lookup; the eras side by side.
+        round_trip: [...fr.querySelectorAll('.outcome > figure.why svg.round-trip [data-mark]')]
+          .map((t) => [t.dataset.mark, t.textContent]),
+        lookup: [...fr.querySelectorAll('.outcome > figure.why svg.lookup [data-mark]')]
+          .map((t) => [t.dataset.mark, t.textContent]),
+        lookup_by: fr.querySelector('.outcome > figure.why svg.lookup')?.dataset.by ?? null,
+        eras: [...fr.querySelectorAll('.eras .era')].filter((e) => e.checkVisibility()).map((e) => ({
+          era: e.dataset.era,
+          pictures: e.querySelectorAll('.pic svg').length,
+          code: e.querySelectorAll('.explain b').length,
+          lookup: e.querySelectorAll('svg.lookup').length,
+        })),
         quizzes: fr.querySelectorAll('.quiz').length,
         veiled: fr.querySelectorAll('.veiled').length,
         scroll_width: de.scrollWidth,
@@ -144,6 +156,16 @@ async function askedIn(page, file) {
     await page.waitForFunction((i) => document.querySelector('section.frame.on')?.dataset.step === String(i), i);
     const f = await page.evaluate(askedNow);
     f.step = i;
+    // Question 1 answered alone: what of each question shows then.
+    f.after_first = await page.evaluate(() => {
+      const fr = document.querySelector('section.frame.on');
+      fr.querySelector('.quiz .skip').click();
+      return [...fr.querySelectorAll('.quiz')].map((q) => ({
+        shown: q.checkVisibility(),
+        verdict_shown: q.querySelector('.verdict').checkVisibility(),
+        why_shown: q.querySelector('.why').checkVisibility(),
+      }));
+    });
     f.command = await page.evaluate(() => document.querySelector('section.frame.on .cmd').textContent);
     frames.push(f);
   }
@@ -197,12 +219,20 @@ async function interact(page, file) {
     await page.keyboard.press('ArrowRight'); // typing in the answer never steps the frame
     quiz.pos_while_typing = await pos();
     await page.click(`${q} .reveal`);
+    quiz.questions = await page.evaluate(() => document.querySelectorAll('section.frame.on .quiz').length);
+    // Answered alone, question 1 tells nothing yet when another question follows it.
+    quiz.why_hidden_after_first = await page.evaluate((q) => !document.querySelector(q + ' .why').checkVisibility(), q);
+    quiz.veiled_after = await page.evaluate(() => document.querySelectorAll('section.frame.on .veiled').length);
+    quiz.outcome_shown = await page.evaluate(() => document.querySelector('section.frame.on .outcome').checkVisibility());
+    // The rest of the frame's questions skipped: every truth and why, the outcome unveiled.
+    await page.evaluate(() => document.querySelectorAll('section.frame.on .quiz:not([data-revealed]) .skip')
+      .forEach((b) => b.click()));
     quiz.verdict = await page.evaluate((q) => document.querySelector(q + ' .verdict').textContent, q);
     quiz.why = await page.evaluate((q) => document.querySelector(q + ' .why').textContent, q);
     quiz.why_hidden = await page.evaluate((q) => document.querySelector(q + ' .why').hidden, q);
     quiz.score = await page.evaluate(() => document.getElementById('score').textContent);
-    quiz.veiled_after = await page.evaluate(() => document.querySelectorAll('section.frame.on .veiled').length);
-    quiz.outcome_shown = await page.evaluate(() => document.querySelector('section.frame.on .outcome').checkVisibility());
+    quiz.veiled_final = await page.evaluate(() => document.querySelectorAll('section.frame.on .veiled').length);
+    quiz.outcome_shown_final = await page.evaluate(() => document.querySelector('section.frame.on .outcome').checkVisibility());
   }
   return { keys, quiz };
 }

@@ -179,12 +179,93 @@ fn every_frame_of_every_scenario_in_chromium_carries_its_cells_fits_400_px_and_f
         let Some(seen) = crate::harness::run("capture.mjs", &args) else { return };
         judge_every_frame(&seen, width);
         judge_contrast(&seen);
+        judge_why_marks(&seen);
     }
     let kept = |w: &str| {
         shots.read_dir().unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(w)).count()
     };
     assert!(kept("-400-") > 20 && kept("-1280-") > 20, "screenshots in {}", shots.display());
     eprintln!("screenshots at 400 and 1280 px: {}", shots.display());
+}
+
+/// The why figures, as Chromium shows each frame once revealed: every fetch frame draws the
+/// round trip (the leader's record of the follower's fetch offset, the HW each response
+/// carried); the Watch's two fetches draw `a@0` then `a@2` with HW 0 carried, and after the
+/// second the next fetch carrying HW 2; every recovery frame marks what the cut came from (the
+/// follower's HW under hw, the leader's epoch-cache entry under kip101 and kip279: "epoch 1
+/// ends at 2" in the Watch); the last run's recovery frames and the last frame draw the three
+/// eras side by side, each recovery with its picture, lookup and highlighted code.
+fn judge_why_marks(seen: &serde_json::Value) {
+    for run in seen["runs"].as_array().unwrap() {
+        let name = run["file"].as_str().unwrap();
+        let frames = run["frames"].as_array().unwrap();
+        let marks = |f: &serde_json::Value, key: &str, mark: &str| -> Vec<String> {
+            f[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m[0] == mark)
+                .map(|m| m[1].as_str().unwrap().to_string())
+                .collect()
+        };
+        let mut recoveries_last_run = 0;
+        let last_mode = frames.iter().rev().find(|g| g["mode"] != "").unwrap()["mode"].clone();
+        for f in frames {
+            let at = format!("{name} frame {} ({})", f["step"], f["command"]);
+            let command = f["command"].as_str().unwrap();
+            if command.starts_with("$ klog fetch") {
+                assert!(!marks(f, "round_trip", "fetch-offset").is_empty(), "{at}: no fetch offset recorded: {f}");
+                assert!(!marks(f, "round_trip", "hw-carried").is_empty(), "{at}: no HW carried: {f}");
+            } else {
+                assert!(f["round_trip"].as_array().unwrap().is_empty(), "{at}");
+            }
+            if command.starts_with("$ klog recover") {
+                let mode = f["mode"].as_str().unwrap();
+                if mode == "hw" {
+                    assert_eq!(f["lookup_by"], "hw", "{at}");
+                    assert_eq!(marks(f, "lookup", "hw-source").len(), 1, "{at}: {f}");
+                } else {
+                    assert_eq!(f["lookup_by"], "epoch", "{at}");
+                    let answer = marks(f, "lookup", "answer");
+                    assert!(answer.len() == 1 && answer[0].contains(" ends at "), "{at}: {f}");
+                    assert_eq!(marks(f, "lookup", "entry").len(), 1, "{at}: the entry that answered: {f}");
+                }
+                if f["mode"] == last_mode {
+                    recoveries_last_run += 1;
+                    let eras = f["eras"].as_array().unwrap();
+                    let names: Vec<&str> = eras.iter().map(|e| e["era"].as_str().unwrap()).collect();
+                    assert_eq!(names, ["hw", "kip101", "kip279"], "{at}");
+                    for e in eras {
+                        assert!(
+                            e["pictures"].as_u64() >= Some(1) && e["code"].as_u64() > Some(0) && e["lookup"] == 1,
+                            "{at}: {e}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(recoveries_last_run > 0, "{name}");
+        let last = frames.last().unwrap();
+        let finals = last["eras"].as_array().unwrap();
+        assert_eq!(finals.len(), 3, "{name}: the final logs of the three eras: {last}");
+        assert!(finals.iter().all(|e| e["pictures"] == 1), "{name}: {finals:?}");
+        if name == "watch" {
+            let fetches: Vec<&serde_json::Value> =
+                frames.iter().filter(|f| f["command"].as_str().unwrap().contains("--rounds 1")).take(2).collect();
+            assert_eq!(marks(fetches[0], "round_trip", "fetch-offset"), ["a@0"]);
+            assert_eq!(marks(fetches[0], "round_trip", "hw-carried"), ["HW 0"]);
+            assert!(marks(fetches[0], "round_trip", "hw-next").is_empty());
+            assert_eq!(marks(fetches[1], "round_trip", "fetch-offset"), ["a@2"]);
+            assert_eq!(marks(fetches[1], "round_trip", "leader-hw"), ["HW 2"]);
+            assert_eq!(marks(fetches[1], "round_trip", "hw-carried"), ["HW 0"]);
+            assert_eq!(marks(fetches[1], "round_trip", "hw-next"), ["HW 2"]);
+            let kip101 = frames.iter().find(|f| f["mode"] == "kip101" && f["lookup_by"] == "epoch").unwrap();
+            assert_eq!(marks(kip101, "lookup", "answer"), ["epoch 1 ends at 2"]);
+            assert_eq!(marks(kip101, "lookup", "entry"), ["(1 0)"]);
+            let hw = frames.iter().find(|f| f["mode"] == "hw" && f["lookup_by"] == "hw").unwrap();
+            assert_eq!(marks(hw, "lookup", "hw-source"), ["HW 0"]);
+        }
+    }
 }
 
 /// Scenarios whose contrast differs by era: (acked and lost, diverged) under hw, kip101, kip279.
@@ -368,7 +449,10 @@ fn judge_every_frame(seen: &serde_json::Value, width: u64) {
     assert!(q["verdict"].as_str().unwrap().starts_with("right: the truth is"), "{q}");
     assert_eq!(q["why_hidden"], false, "{q}");
     assert!(q["score"].as_str().unwrap().starts_with("predicted 1 of "), "{q}");
-    assert_eq!((q["veiled_after"].as_u64(), &q["outcome_shown"]), (Some(0), &true.into()), "revealed: {q}");
+    assert_eq!((q["veiled_final"].as_u64(), &q["outcome_shown_final"]), (Some(0), &true.into()), "revealed: {q}");
+    if q["questions"].as_u64() == Some(1) {
+        assert_eq!((q["veiled_after"].as_u64(), &q["why_hidden_after_first"]), (Some(0), &false.into()), "{q}");
+    }
 }
 
 /// A line of a fetch's output that reports one round (`round 2: fetch at 1: ...`, or without
@@ -511,6 +595,23 @@ fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode
                     assert!(!visible.contains(line), "{at}: the outcome's {line:?} is visible above the question");
                 }
             }
+            // One reveal per question: after question 1 alone, question 2 is asked and no truth
+            // or why of the frame shows (question 1's could tell question 2's answer); with one
+            // question, its why shows at once.
+            let after_first = f["after_first"].as_array().unwrap();
+            if after_first.len() > 1 {
+                assert_eq!(after_first[1]["shown"], true, "{at}: question 2 is not asked after question 1: {f}");
+                for (i, q) in after_first.iter().enumerate() {
+                    assert_eq!(
+                        (&q["verdict_shown"], &q["why_shown"]),
+                        (&false.into(), &false.into()),
+                        "{at}: question {}'s truth or why shows after only question 1 was answered",
+                        i + 1
+                    );
+                }
+            } else {
+                assert_eq!(after_first[0]["why_shown"], true, "{at}: {f}");
+            }
             for q in f["questions"].as_array().unwrap() {
                 questions += 1;
                 assert_eq!((&q["verdict_shown"], &q["why_shown"]), (&false.into(), &false.into()), "{at}: {q}");
@@ -617,7 +718,14 @@ fn the_stuck_lso_capture_plays_in_chromium_with_open_transactions_marked_and_the
                 assert!(!titles.contains("LSO"), "{at}: the LSO is drawn outside a klog txn frame: {titles}");
             }
         }
-        assert_eq!(txn_frames.len(), 5);
+        assert_eq!(txn_frames.len(), 6);
+        // Each klog txn frame's code panel: the first unstable offset and the LSO, as Kafka
+        // computes them.
+        for f in &txn_frames {
+            let panel = f["panels"].to_string();
+            assert!(panel.contains("firstUnstableOffsetMetadata match {"), "{f}");
+            assert!(panel.contains("ongoingTxns.firstEntry()") || panel.contains("unreplicatedTxns"), "{f}");
+        }
         // The frame's own picture (a question frame also holds the picture before it).
         let cells_of = |f: &serde_json::Value, txn: &str| -> Vec<i64> {
             let mut offsets: Vec<i64> = f["cells"]
@@ -635,7 +743,8 @@ fn the_stuck_lso_capture_plays_in_chromium_with_open_transactions_marked_and_the
         assert_eq!(cells_of(&txn_frames[1], "aborted"), [2, 3], "{}", txn_frames[1]);
         assert_eq!(cells_of(&txn_frames[1], "marker"), [7], "{}", txn_frames[1]);
         assert_eq!(cells_of(&txn_frames[3], "open"), [8], "{}", txn_frames[3]);
-        assert!(cells_of(&txn_frames[4], "open").is_empty(), "{}", txn_frames[4]);
+        assert_eq!(cells_of(&txn_frames[4], "open"), [8], "the timeout passed: {}", txn_frames[4]);
+        assert!(cells_of(&txn_frames[5], "open").is_empty(), "{}", txn_frames[5]);
         let abort = frames
             .iter()
             .find(|f| {
@@ -656,7 +765,8 @@ fn the_stuck_lso_capture_plays_in_chromium_with_open_transactions_marked_and_the
         let q = &i["quiz"];
         assert_eq!(q["veiled_before"].as_u64(), Some(1), "the outcome is veiled until revealed: {q}");
         assert!(q["verdict"].as_str().unwrap().starts_with("right: the truth is"), "{q}");
-        assert!(q["score"].as_str().unwrap().starts_with("predicted 1 of 8"), "{q}");
+        assert!(q["score"].as_str().unwrap().starts_with("predicted 1 of 10"), "{q}");
+        assert_eq!((q["questions"].as_u64(), &q["why_hidden_after_first"]), (Some(2), &true.into()), "{q}");
         // The first klog txn frame asks the LSO and the held-back count: with one answered the
         // report (which prints both) stays veiled.
         assert_eq!((q["veiled_after"].as_u64(), &q["outcome_shown"]), (Some(1), &false.into()), "one left: {q}");

@@ -46,6 +46,8 @@ main(async () => {
         explore_disabled: document.getElementById('explore').disabled,
         explore_off: document.getElementById('explore-off').textContent,
         error: document.getElementById('error').textContent,
+        code: Array.from(document.querySelectorAll('#code .explain b'), (b) => b.textContent),
+        code_source: Array.from(document.querySelectorAll('#code .explain .src'), (x) => x.textContent),
       };
     });
     const click = async (selector) => {
@@ -96,6 +98,13 @@ main(async () => {
     const committed = await click(fetchAB);
     const commitState = await state();
 
+    // 3b. From the stuck frame again: the coordinator's timeout passes (it knows producer
+    //     1000's transaction), two fetch rounds.
+    await frame(branch, last);
+    const timeout = await click('#act-rows button[data-txn="timeout"]');
+    await click(fetchAB);
+    const timedOut = await click(fetchAB);
+
     // 4. A phone's width on the stuck frame: the LSO line above the picture, nothing wider
     //    than the page.
     await frame(branch, last);
@@ -112,7 +121,7 @@ main(async () => {
     await page.evaluate(() => scrollTo(0, 0));
     await snap('stuck-first-screen', false);
     return {
-      errors, preset, frames, stuck, abort, fetch1, fetch2, commit, committed, narrow,
+      errors, preset, frames, stuck, abort, fetch1, fetch2, commit, committed, timeout, timedOut, narrow,
       presetScript, abortScript,
       presetState: { view: presetState.view, replicas: presetState.replicas, branch_dir: presetState.branch_dir,
         transactions: presetState.branches[branch].transactions },

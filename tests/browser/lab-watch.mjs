@@ -103,14 +103,18 @@ main(async () => {
     // 4. This frame under hw | kip101 | kip279, side by side; each era's script by its clicks.
     await click('#eras');
     const compare = await page.evaluate(() => Array.from(document.querySelectorAll('#compare .column'), (c) => ({
-      era: c.dataset.era, branch: Number(c.dataset.branch), lost: c.dataset.lost,
+      era: c.dataset.era, branch: Number(c.dataset.branch), frame: Number(c.dataset.frame), lost: c.dataset.lost,
+      code: Array.from(c.querySelectorAll('.explain b'), (b) => b.textContent),
       text: c.innerText, pictures: c.querySelectorAll('svg').length,
       top: Math.round(c.getBoundingClientRect().top),
     })));
     await snap('compare');
     const eraScripts = {};
+    // Viewing one era's branch closes the side by side; the next is reached from the frames.
+    await click(`#compare button[data-view="${compare[0].branch}"]`);
+    const compareClosed = await page.evaluate(() => document.getElementById('compare').hidden);
     for (const c of compare) {
-      await click(`#compare button[data-view="${c.branch}"]`);
+      await click(`#branches button[data-branch="${c.branch}"][data-frame="${c.frame}"]`);
       eraScripts[c.era] = { branch: c.branch, script: await copy(), lost: (await seen()).lost };
     }
 
@@ -164,14 +168,52 @@ main(async () => {
     await page.evaluate(() => scrollTo(0, 0));
     await snap('preset-first-screen', false);
     await snap('preset');
-    await click(`#compare button[data-view="${compare[0].branch}"]`);
+    await click(`#branches button[data-branch="${compare[0].branch}"][data-frame="${compare[0].frame}"]`);
     narrow.push({ name: 'hw-end', ...(await measure()) });
     await page.evaluate(() => document.getElementById('compare').scrollIntoView());
     await snap('compare-on-screen', false);
+
+    // 7. "quiz me" at 400x900: the Watch's ending played from the preset, each button scrolled
+    //    to and clicked as a thumb would; after each click the question is inside the screen,
+    //    after each answer the result with its why is.
+    await click('#preset');
+    await page.check('#quiz-toggle');
+    const inView = (id) => page.evaluate((id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { top: Math.round(r.top), bottom: Math.round(r.bottom), height: Math.round(r.height),
+               inside: r.height > 0 && r.top >= -1 && r.bottom <= innerHeight + 1 };
+    }, id);
+    const phone = [];
+    const thumb = async (selector, name) => {
+      await page.locator(selector).scrollIntoViewIfNeeded();
+      await page.click(selector);
+      await idle();
+      const asked = await seen();
+      const quizBox = await inView('quiz');
+      await snap(`phone-${phone.length + 1}-${name}-asked`, false);
+      let result = null, resultBox = null;
+      if (asked.quiz_shown) {
+        await page.click(`#quiz-choices button[data-choice="${asked.choices[0]}"]`);
+        await idle();
+        result = await page.evaluate(() => document.getElementById('quiz-result').textContent);
+        resultBox = await inView('quiz-result');
+        await snap(`phone-${phone.length + 1}-${name}-answered`, false);
+      }
+      phone.push({ name, quiz_shown: asked.quiz_shown, question: asked.question, quizBox, result, resultBox });
+    };
+    await thumb(act('[data-act="crash"][data-replica="a"][data-power-loss="false"]'), 'crash-a');
+    await thumb(act('[data-act="recover"][data-follower="a"][data-leader="b"][data-mode="hw"]'), 'recover-a-hw');
+    await thumb(act('[data-act="crash"][data-replica="b"][data-power-loss="false"]'), 'crash-b');
+    await page.uncheck('#isr-row input[data-isr="b"]');
+    await thumb(act('[data-act="elect"][data-replica="a"]'), 'elect-a');
+    await thumb(act('[data-act="append"][data-replica="a"]'), 'append-a');
+    await thumb(act('[data-act="recover"][data-follower="b"][data-leader="a"][data-mode="hw"]'), 'recover-b-hw');
+    await page.uncheck('#quiz-toggle');
     return {
+      phone,
       errors, preset, presetState: { view: presetState.view, next_epoch: presetState.next_epoch, script: presetState.script,
         branch_dir: presetState.branch_dir, roles: presetState.frame.roles },
-      quiz, elect, append, restart, compare, eraScripts, explorer, replayed,
+      quiz, elect, append, restart, compare, compareClosed, eraScripts, explorer, replayed,
       replay: { view: replayState.view, branch_dir: replayState.branch_dir, script: replayScript },
       narrow, dir: presetState.dir,
     };

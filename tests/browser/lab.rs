@@ -180,6 +180,11 @@ fn the_watch_preset_the_quiz_the_three_eras_side_by_side_and_the_explorer_replay
     assert_eq!(quiz[1]["result"], serde_json::json!({ "answer": "0", "chosen": "2", "right": false }));
     assert!(quiz[1]["after"]["result"].as_str().unwrap().starts_with("Not quite (you said 2): a's log ends at 0"));
 
+    // Every answer shows its why.
+    for q in quiz {
+        assert!(q["after"]["result"].as_str().unwrap().contains("Why: "), "{q}");
+    }
+
     // The Watch's ending under hw: a elected without m1 m2.
     assert_eq!(seen["elect"]["lost"], "m1@0,m2@1", "{seen}");
     assert_eq!(seen["restart"]["lost"], "m1@0,m2@1");
@@ -190,6 +195,31 @@ fn the_watch_preset_the_quiz_the_three_eras_side_by_side_and_the_explorer_replay
         compare.iter().map(|c| (c["era"].as_str().unwrap(), c["lost"].as_str().unwrap())).collect();
     assert_eq!(eras, [("hw", "m1@0,m2@1"), ("kip101", ""), ("kip279", "")]);
     assert!(compare.iter().all(|c| c["pictures"] == 1 && c["top"] == compare[0]["top"]), "{compare:?}");
+    // Each column with its era's recovery code, the lines that ran highlighted; moving to a
+    // frame closes the side by side.
+    for c in compare {
+        let code: Vec<&str> = c["code"].as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+        assert!(code.iter().any(|l| l.starts_with("become_follower(leader)")), "{c}");
+        // hw cuts at its own HW; kip101 and kip279 ask the leader where their epoch ends.
+        assert_eq!(c["era"] == "hw", code.iter().any(|l| l.starts_with("truncate_to(hw)")), "{c}");
+        assert_eq!(c["era"] != "hw", code.iter().any(|l| l.contains("= leader.")), "{c}");
+    }
+    assert_eq!(seen["compareClosed"], true, "the side by side stays open after moving to another frame");
+
+    // "quiz me" at 400x900: a question after each click that asks one (crash, recover, the hw
+    // election, append, recover), inside the screen, and each answer inside it with its why.
+    let phone = seen["phone"].as_array().unwrap();
+    let asked: Vec<&str> =
+        phone.iter().filter(|p| p["quiz_shown"] == true).map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(asked, ["crash-a", "recover-a-hw", "crash-b", "elect-a", "append-a", "recover-b-hw"], "{phone:?}");
+    for p in phone.iter().filter(|p| p["quiz_shown"] == true) {
+        assert_eq!(p["quizBox"]["inside"], true, "the question is off the screen: {p}");
+        assert_eq!(p["resultBox"]["inside"], true, "the answer is off the screen: {p}");
+        assert!(p["result"].as_str().unwrap().contains("Why: "), "{p}");
+    }
+    let elect = phone.iter().find(|p| p["name"] == "elect-a").unwrap();
+    assert!(elect["question"].as_str().unwrap().contains("lack an acknowledged record"), "{elect}");
+    assert!(elect["result"].as_str().unwrap().contains("m1 (offset 0), m2 (offset 1)"), "{elect}");
     for (era, c) in seen["eraScripts"].as_object().unwrap() {
         let script = c["script"].as_str().unwrap();
         assert_eq!(script.matches(&format!("--mode {era}\n")).count(), 2, "{script}");
@@ -283,13 +313,29 @@ fn the_stuck_lso_preset_steps_through_its_frames_and_the_admin_abort_or_the_prod
         .iter()
         .map(|b| (b["kind"].as_str().unwrap(), b["disabled"].as_bool().unwrap()))
         .collect();
-    assert_eq!(buttons, [("txn", false), ("admin-abort", false), ("commit", false), ("abort", false)]);
+    assert_eq!(
+        buttons,
+        [("txn", false), ("timeout", false), ("admin-abort", false), ("commit", false), ("abort", false)]
+    );
+    let labels: Vec<&str> =
+        stuck["txn_buttons"].as_array().unwrap().iter().map(|b| b["label"].as_str().unwrap()).collect();
+    assert!(labels[2].contains("a transaction the coordinator no longer knows"), "{labels:?}");
+    // The klog txn frame's code panel: Kafka's lines that computed the first unstable offset
+    // and the LSO, with their values.
+    let code: Vec<&str> = stuck["code"].as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+    assert!(
+        code.iter().any(|l| l.contains("ongoingTxns.firstEntry()") && l.contains("◀ 2 (producer 1000")),
+        "{code:?}"
+    );
+    assert!(code.iter().any(|l| l.contains("messageOffset < highWatermark") && l.contains("2 < 7: LSO 2")), "{code:?}");
+    assert!(stuck["code_source"][0].as_str().unwrap().contains("UnifiedLog.scala:425-430@3.8.0"), "{stuck}");
     assert_eq!(stuck["explore_disabled"], true);
     assert!(stuck["explore_off"].as_str().unwrap().contains("no producers and no transactions"), "{stuck}");
 
     // The admin abort: the marker kafka-transactions.sh abort resolves to; the LSO waits for the
     // HW to cover it (two fetch rounds), then is the HW.
     let abort = &seen["abort"];
+    assert!(abort["note"].as_str().unwrap().contains("a transaction the coordinator no longer knows"), "{abort}");
     assert_eq!(
         abort["command"],
         "klog append $LAB/a --timestamp 66000 --producer-id 1000 --producer-epoch 0 --end-txn abort --coordinator-epoch 0"
@@ -310,6 +356,15 @@ fn the_stuck_lso_preset_steps_through_its_frames_and_the_admin_abort_or_the_prod
     assert_eq!(lso_hw(&seen["committed"]), (8, 8));
     let (b, f) = (&seen["presetState"]["view"]["branch"], &seen["presetState"]["view"]["frame"]);
     assert_eq!(seen["commitState"]["parent"], serde_json::json!({ "branch": b, "frame": f }));
+
+    // The coordinator's timeout: producer 1000 fenced (epoch 1), the marker with its coordinator
+    // epoch 3, as the demo's own timeout step; the LSO at the HW once it covers the marker.
+    assert_eq!(
+        seen["timeout"]["command"],
+        "klog append $LAB/a --timestamp 63000 --producer-id 1000 --producer-epoch 1 --end-txn abort --coordinator-epoch 3"
+    );
+    assert!(seen["timeout"]["note"].as_str().unwrap().contains("No admin action is needed"), "{}", seen["timeout"]);
+    assert_eq!(lso_hw(&seen["timedOut"]), (8, 8));
 
     // 400 px: the LSO line above the picture, the picture above the buttons, nothing too wide.
     let n = &seen["narrow"];

@@ -20,7 +20,9 @@ fn capture_writes_one_self_contained_file_under_300_kb_with_a_frame_per_step() {
     let tmp = tempfile::tempdir().unwrap();
     let file = capture(tmp.path());
     let html = std::fs::read_to_string(&file).unwrap();
-    assert!(html.len() < 300 * 1024, "{} bytes", html.len());
+    // (The why figures — a round trip per fetch, a lookup per recovery — took it from about
+    // 290 to 340 KB; the eras side by side are copied by the page's script, not repeated.)
+    assert!(html.len() < 360 * 1024, "{} bytes", html.len());
     assert_eq!(html.matches("<section class=\"frame\"").count(), FRAMES);
     for bad in ["<link", "src=", "href=", "@import", "url(", "@font-face"] {
         assert!(!html.contains(bad), "must not reach outside the file: {bad}");
@@ -32,7 +34,9 @@ fn capture_writes_one_self_contained_file_under_300_kb_with_a_frame_per_step() {
     assert!(html.contains("truncate_to(hw)") && html.contains("◀ hw = 1"));
     assert!(html.contains("What each truncation mode did") && html.contains("<table class=\"contrast\">"));
     // Every picture's legend says what HW and LEO are.
-    let pictures = html.matches("<svg ").count();
+    let figures = html.matches("<svg class=\"round-trip\"").count() + html.matches("<svg class=\"lookup\"").count();
+    assert_eq!(html.matches("<svg class=\"lookup\"").count(), 2 * 3, "a lookup per recovery");
+    let pictures = html.matches("<svg ").count() - figures;
     assert!(pictures > FRAMES, "{pictures} pictures (the question frames draw the state before the step too)");
     assert_eq!(html.matches("HW = high watermark:").count(), pictures);
     assert_eq!(html.matches("LEO = log end offset:").count(), pictures);

@@ -100,7 +100,7 @@ fn watch_predict_asks_the_seeds_first_question_and_each_era_gives_its_own_cause(
     let out = klog().args(["demo", "watch", "--mode", "all", "--predict"]).write_stdin("0\n").assert().success();
     let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(
-        out.contains("predict: A fetches from B (1 round): what will A's HW be after it? 0\n  right: 0\n  why: A copied 2 record(s) (its LEO is 2), but B's HW is still 0"),
+        out.contains("predict: 1. A fetches from B (1 round): what will A's HW be after it? 0\n  1. right: 0\n     why: A copied 2 record(s) (its LEO is 2), but B's HW is still 0"),
         "{out}"
     );
     assert!(!out.contains("lagged") && !out.contains("by a fetch round trip"), "{out}");
@@ -123,6 +123,30 @@ fn watch_predict_asks_the_seeds_first_question_and_each_era_gives_its_own_cause(
         k.contains("but A holds a11 (epoch 1) at offset 11: the logs diverge there, the divergence KIP-279 fixed"),
         "{k}"
     );
+}
+
+/// One reveal per question: a step's questions are all asked before any truth or why of them is
+/// shown (the truth of "where will A's log end" tells whether m1 survives), and the score
+/// counts every answer; the election after the restart asks whether the new leader holds every
+/// acknowledged record.
+#[test]
+fn predict_asks_every_question_of_a_step_before_revealing_any() {
+    let out = klog()
+        .args(["demo", "watch", "--mode", "hw", "--predict"])
+        .write_stdin("0\n0\n0\nno\nno\nno\n")
+        .assert()
+        .success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let at = |needle: &str| out.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {out}"));
+    let recover = at("predict: 1. A restarts as a follower of B under hw");
+    let second = at("predict: 2. will m1 (offset 0) survive on A? [y/n]");
+    let third = at("predict: 3. once A has restarted, has this run lost an acknowledged write? [y/n]");
+    let first_why = at("why: hw: A truncates to its own HW, 0");
+    assert!(recover < second && second < third && third < first_why, "{out}");
+    assert!(!out[recover..third].contains("the truth") && !out[recover..third].contains("right:"), "{out}");
+    let elect = at("predict: 1. A is elected leader at epoch 2: will its log hold every acknowledged record? [y/n]");
+    assert!(out[elect..].contains("why: m1 (offset 0), m2 (offset 1) were acknowledged"), "{out}");
+    assert!(out.contains("you predicted "), "{out}");
 }
 
 /// Pictures say one thing per record: no cut is drawn where nothing is cut, and an acknowledged
@@ -192,7 +216,7 @@ fn demo_in_a_given_dir_keeps_the_replicas_and_refuses_a_non_empty_dir() {
 }
 
 /// Run a demo script; each mode's run ends with `klog draw` of the two replicas.
-fn run_script(name: &str, lab: &Path, modes: &str) {
+fn run_script(name: &str, lab: &Path, modes: &str) -> String {
     let klog = assert_cmd::cargo::cargo_bin("klog");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos").join(name);
     let out = std::process::Command::new("bash")
@@ -217,6 +241,7 @@ fn run_script(name: &str, lab: &Path, modes: &str) {
         let last = run.split("\n$ klog ").last().unwrap();
         assert!(last.starts_with("draw ") && last.contains("offset ") && last.contains("cache "), "{name}: {last}");
     }
+    stdout.into_owned()
 }
 
 /// Run a demo script that has no truncation modes; its stdout.
@@ -274,7 +299,10 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
     let out = run_script_plain("stuck-lso.sh", &l("lso"));
     let last = out.split("\n$ klog ").last().unwrap();
     assert!(last.starts_with("txn ") && last.contains("LSO 12  HW 12"), "{last}");
-    assert!(out.contains("# kafka-transactions.sh abort --start-offset 8: producer 2000 epoch 0, coordinator epoch 0"));
+    let joined = out.replace("\n    ", " ");
+    assert!(
+        joined.contains("# kafka-transactions.sh abort --start-offset 8: producer 2000 epoch 0, coordinator epoch 0")
+    );
     let json: serde_json::Value =
         serde_json::from_str(&ok(&["txn", s(&l("lso").join("stuck-lso/a")), "--json"])).unwrap();
     assert_eq!(json["aborted"].as_array().unwrap().len(), 2, "{json}");
@@ -288,6 +316,39 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
         let b = records(&l("s3").join(mode).join("b"));
         assert_eq!(b, records(&l("s3").join(mode).join("a")));
         assert_eq!(b.len(), 22);
+    }
+}
+
+/// The demo scripts fit 80 columns, their source and what they print (each step as typed, its
+/// output laid out to 80 columns, the narration wrapped), and the Watch script tells the story
+/// the terminal Watch tells: its narration lines are the demo's own, each era its own.
+#[test]
+fn the_demo_scripts_fit_80_columns_and_the_watch_script_narrates_as_the_terminal_watch() {
+    let lab = Lab::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos");
+    for name in ["watch.sh", "kip101-1.sh", "kip101-2.sh", "kip279.sh", "stuck-lso.sh", "common.sh"] {
+        let source = std::fs::read_to_string(root.join(name)).unwrap();
+        for line in source.lines() {
+            assert!(line.chars().count() <= 80, "{name}: wider than 80 columns:\n{line}");
+        }
+    }
+    let mut outputs = vec![("watch.sh", run_script("watch.sh", &lab.path("w"), "hw kip101 kip279"))];
+    for name in ["kip101-1.sh", "kip101-2.sh", "kip279.sh"] {
+        outputs.push((name, run_script(name, &lab.path(name), "hw kip279")));
+    }
+    outputs.push(("stuck-lso.sh", run_script_plain("stuck-lso.sh", &lab.path("lso"))));
+    for (name, out) in &outputs {
+        for line in out.lines() {
+            assert!(line.chars().count() <= 80, "{name} prints wider than 80 columns:\n{line}");
+        }
+    }
+    let unwrap = |text: &str| text.replace("\n    ", " ");
+    let script = unwrap(&outputs[0].1);
+    let demo = ok(&["demo", "watch", "--mode", "all", "--color", "never", "--width", "0"]);
+    let said: Vec<&str> = demo.lines().filter(|l| l.starts_with("# ")).collect();
+    assert!(said.len() > 20, "{demo}");
+    for line in said {
+        assert!(script.contains(line), "the script does not say {line:?}");
     }
 }
 
@@ -364,18 +425,18 @@ fn the_stuck_lso_demo_holds_the_lso_at_each_open_transaction_until_its_abort() {
     let out = String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap();
     let txns: Vec<(String, String)> = blocks(&out).into_iter().filter(|(c, _)| c.starts_with("klog txn ")).collect();
     let seen: Vec<(i64, i64)> = txns.iter().map(|(_, r)| lso_hw(r)).collect();
-    assert_eq!(seen, vec![(2, 7), (2, 7), (8, 8), (8, 11), (12, 12)], "{out}");
+    assert_eq!(seen, vec![(2, 7), (2, 7), (8, 8), (8, 11), (8, 11), (12, 12)], "{out}");
     let mut asked = 0;
     for (_, report) in &txns {
         let (lso, hw) = lso_hw(report);
         let truths: Vec<&str> =
-            report.lines().filter_map(|l| l.trim_start().strip_prefix("(no answer) the truth: ")).collect();
+            report.lines().filter_map(|l| l.split_once(". (no answer) the truth: ").map(|(_, t)| t)).collect();
         let expected = if lso < hw { vec![lso.to_string(), (hw - lso).to_string()] } else { vec![lso.to_string()] };
         assert_eq!(truths, expected, "{report}");
-        assert!(report.contains(&format!("predict: A's HW is {hw}: what is A's last stable offset (LSO)?")));
+        assert!(report.contains(&format!("predict: 1. A's HW is {hw}: what is A's last stable offset (LSO)?")));
         asked += truths.len();
     }
-    assert_eq!(asked, 8, "only the LSO questions are asked in this scene: {out}");
+    assert_eq!(asked, 10, "only the LSO questions are asked in this scene: {out}");
     assert!(!out.contains("what will B's HW be"), "{out}");
     // The open transaction's records are marked in the picture, and the LSO only after `klog txn`.
     let first = &txns[0].1;

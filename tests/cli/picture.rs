@@ -459,13 +459,14 @@ fn explain_notes_before_2_8_that_from_kafka_2_8_the_answer_comes_as_the_fetchs_d
 
 /// The truths of `klog demo kip101-1 --predict` (hw, then kip101), worked out by hand from
 /// the spec: A's HW after fetch ×3 and ×2; A's LEO after recovering under hw (its HW 1), whether
-/// m2 survives (no) and whether an acknowledged write is lost yet (no: B still has m2); B's LEO
-/// after recovering against A (its HW 2) and the loss (yes: m2, acknowledged, is not on A); then
-/// under kip101 (the same fetches are not asked again) A keeps m2 (B answers LEO 2), nothing is
-/// lost, B keeps both records (A answers 2, the start of epoch 1), nothing is lost, and B's last
-/// fetch brings m3 and HW 3.
-const TRUTHS: [&str; 13] = ["1", "1", "1", "n", "n", "2", "y", "2", "y", "n", "2", "n", "3"];
-const WRONG: [&str; 13] = ["7", "0", "2", "yes", "yes", "1", "no", "1", "no", "yes", "0", "yes", "2"];
+/// m2 survives (no) and whether an acknowledged write is lost yet (no: B still has m2); whether
+/// A, elected, holds every acknowledged record (no: it cut m2); B's LEO after recovering against
+/// A (its HW 2) and the loss (yes: m2, acknowledged, is not on A); then under kip101 (the same
+/// fetches are not asked again) A keeps m2 (B answers LEO 2), nothing is lost, A elected holds
+/// m1 and m2 (yes), B keeps both records (A answers 2, the start of epoch 1), nothing is lost,
+/// and B's last fetch brings m3 and HW 3.
+const TRUTHS: [&str; 15] = ["1", "1", "1", "n", "n", "n", "2", "y", "2", "y", "n", "y", "2", "n", "3"];
+const WRONG: [&str; 15] = ["7", "0", "2", "yes", "yes", "yes", "1", "no", "1", "no", "yes", "no", "0", "yes", "2"];
 
 fn predict(input: &str) -> String {
     let out = klog().args(["demo", "kip101-1", "--predict"]).write_stdin(input).assert().success();
@@ -475,42 +476,45 @@ fn predict(input: &str) -> String {
 #[test]
 fn predict_with_the_right_answers_scores_all_of_them() {
     let out = predict(&(TRUTHS.join("\n") + "\n"));
-    assert_eq!(out.matches("predict:").count(), 13, "{out}");
-    assert_eq!(out.matches("  right:").count(), 13, "{out}");
-    assert!(out.contains("you predicted 13 of 13"), "{out}");
+    assert_eq!(out.matches("predict:").count(), 15, "{out}");
+    assert_eq!(out.matches(". right:").count(), 15, "{out}");
+    assert!(out.contains("you predicted 15 of 15"), "{out}");
     // After the failover under hw the run has lost the acknowledged m2.
+    assert!(out.contains("predict: 2. once B has restarted, has this run lost an acknowledged write? [y/n] y\n"));
     assert!(
         out.contains(
-            "predict: once B has restarted, has this run lost an acknowledged write? [y/n] y\n  right: yes\n  why: m2 \
-         (offset 1) was acknowledged and the leader A does not hold it: lost"
+            "  2. right: yes\n     why: m2 (offset 1) was acknowledged and the leader A does not hold it: lost"
         ),
         "{out}"
     );
-    assert!(out.contains(
-        "predict: A restarts as a follower of B under hw: at which offset will A's log end? 1\n  right: 1\n  why: hw: \
-         A truncates to its own HW, 1, from its HW checkpoint (B's is 2; A never asks it)"
-    ), "{out}");
-    assert!(out.contains("predict: will m2 (offset 1) survive on A? [y/n] n\n"), "{out}");
+    assert!(out.contains("predict: 1. A restarts as a follower of B under hw: at which offset will A's log end? 1\n"));
+    assert!(
+        out.contains(
+            "  1. right: 1\n     why: hw: A truncates to its own HW, 1, from its HW checkpoint (B's is 2; A never asks it)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("predict: 2. will m2 (offset 1) survive on A? [y/n] n\n"), "{out}");
 }
 
 #[test]
 fn predict_with_wrong_answers_scores_none_and_shows_every_truth() {
     let out = predict(&(WRONG.join("\n") + "\n"));
-    assert_eq!(out.matches("  wrong: the truth:").count(), 13, "{out}");
-    assert!(out.contains("you predicted 0 of 13"), "{out}");
-    let truths: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("  wrong: the truth: ")).collect();
-    assert_eq!(truths, ["1", "1", "1", "no", "no", "2", "yes", "2", "yes", "no", "2", "no", "3"]);
+    assert_eq!(out.matches(". wrong: the truth:").count(), 15, "{out}");
+    assert!(out.contains("you predicted 0 of 15"), "{out}");
+    let truths: Vec<&str> = out.lines().filter_map(|l| l.split_once(". wrong: the truth: ").map(|(_, t)| t)).collect();
+    assert_eq!(truths, ["1", "1", "1", "no", "no", "no", "2", "yes", "2", "yes", "no", "yes", "2", "no", "3"]);
 }
 
 #[test]
 fn predict_with_stdin_closed_reveals_every_answer_and_finishes() {
     let out = predict("");
-    assert_eq!(out.matches("(no answer) the truth:").count(), 13, "{out}");
-    assert!(out.contains("you predicted 0 of 13 (13 not answered)"), "{out}");
+    assert_eq!(out.matches("(no answer) the truth:").count(), 15, "{out}");
+    assert!(out.contains("you predicted 0 of 15 (15 not answered)"), "{out}");
     // Running out part way: the rest are revealed unanswered, and the score counts them.
     let out = predict("1\n1\n");
     assert!(
-        out.contains("you predicted 2 of 13 (11 not answered)") && out.matches("(no answer)").count() == 11,
+        out.contains("you predicted 2 of 15 (13 not answered)") && out.matches("(no answer)").count() == 13,
         "{out}"
     );
 }
@@ -521,12 +525,12 @@ fn predict_with_stdin_closed_reveals_every_answer_and_finishes() {
 fn predict_asks_again_for_an_answer_it_cannot_read_and_asks_the_set_up_once() {
     let out = predict(&(["", "maybe"].iter().chain(TRUTHS.iter()).copied().collect::<Vec<_>>().join("\n") + "\n"));
     assert_eq!(out.matches("answer with a number, please:").count(), 2, "{out}");
-    assert!(out.contains("you predicted 13 of 13"), "{out}");
+    assert!(out.contains("you predicted 15 of 15"), "{out}");
     let all = klog().args(["demo", "kip101-1", "--mode", "all", "--predict"]).write_stdin("").assert().success();
     let all = String::from_utf8(all.get_output().stdout.clone()).unwrap();
-    let setup = "predict: A fetches from B (3 rounds)";
+    let setup = "predict: 1. A fetches from B (3 rounds)";
     assert_eq!(all.matches(setup).count(), 1, "{all}");
-    assert_eq!(all.matches("predict: will m2 (offset 1) survive on A?").count(), 3, "one per mode: {all}");
+    assert_eq!(all.matches("predict: 2. will m2 (offset 1) survive on A?").count(), 3, "one per mode: {all}");
 }
 
 #[test]

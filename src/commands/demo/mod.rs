@@ -3,6 +3,7 @@
 //! person would type plus its report; after each step the state of every replica; at the end,
 //! per truncation mode, what was kept, lost and left diverged. Rendering is in `output::demo`.
 
+pub mod lso_code;
 pub mod stuck_lso;
 
 use super::append::{AppendReport, AppendRequest, Values};
@@ -21,6 +22,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub enum Step {
     Say(&'static str),
+    /// Narration after a step whose outcome differs by era: `hw` in an hw run, `epochs` in a
+    /// kip101 or kip279 run (one run never tells what another era does before it is asked).
+    SayByEra {
+        hw: &'static str,
+        epochs: &'static str,
+    },
     Create {
         replica: &'static str,
         id: i32,
@@ -97,7 +104,7 @@ pub struct Scenario {
 impl Scenario {
     /// The klog commands one play of the scenario runs (its narration left out).
     pub fn command_count(&self) -> usize {
-        self.steps.iter().filter(|s| !matches!(s, Step::Say(_))).count()
+        self.steps.iter().filter(|s| !matches!(s, Step::Say(_) | Step::SayByEra { .. })).count()
     }
 }
 
@@ -108,12 +115,11 @@ pub fn scenario(name: &str) -> Option<Scenario> {
     Some(match name {
         "watch" => Scenario {
             name: "watch",
-            title: "Watch: the follower's HW lags one round trip; it restarts, then the leader fails",
-            story: "B leads at epoch 1 with A in the ISR. B takes m1 and m2; A copies them in its first fetch but \
-                    learns they are committed one round trip later, in its third. A crashes before that third \
-                    fetch, with HW 0 in its checkpoint, and restarts as B's follower; then B fails and A takes \
-                    over at epoch 2. Under hw, A cuts m1 and m2 at its stale HW and they are lost; the epoch \
-                    lookup of kip101 and kip279 keeps them.",
+            title: "Watch: a follower restarts, then the leader fails",
+            // The story sets the scene and never tells an outcome: every outcome is a question
+            // of `--predict`, answered after it is asked.
+            story: "B leads at epoch 1 with A in the ISR and takes m1 and m2. A fetches twice, crashes before a \
+                    third fetch and restarts as B's follower; then B fails and A takes over at epoch 2.",
             uses_mode: true,
             steps: vec![
                 Create { replica: "a", id: 1 },
@@ -135,8 +141,10 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Crash { replica: "a", power_loss: false, hw: Some(0) },
                 Say("A restarts as B's follower."),
                 Recover { follower: "a", leader: "b" },
-                Say("Under hw A cut its log at its own HW, 0: m1 and m2 went, to be fetched again. Under kip101 \
-                     and kip279 it asked B where its epoch 1 ends (2) and kept them."),
+                SayByEra {
+                    hw: "A cut its log at its own HW, 0: m1 and m2 went, to be fetched again (B still holds them).",
+                    epochs: "A asked B where its epoch 1 ends (2) and kept m1 and m2: its HW played no part.",
+                },
                 Say("B fails before A fetches again; A is elected at epoch 2 and takes m4."),
                 Crash { replica: "b", power_loss: false, hw: None },
                 Elect { replica: "a", epoch: 2, isr: &[] },
@@ -144,15 +152,17 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Say("B restarts as A's follower and fetches."),
                 Recover { follower: "b", leader: "a" },
                 Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
-                Say("Under hw A's log no longer held m1 and m2: they were acknowledged and are lost. Under kip101 \
-                     and kip279 both logs end 0:(1,m1) 1:(1,m2) 2:(2,m4)."),
+                SayByEra {
+                    hw: "A's log no longer held m1 and m2 when it was elected: they were acknowledged and are lost.",
+                    epochs: "Both logs end 0:(1,m1) 1:(1,m2) 2:(2,m4): nothing acknowledged was lost.",
+                },
             ],
         },
         "kip101-1" => Scenario {
             name: "kip101-1",
             title: "KIP-101 scenario 1: high-watermark truncation, then an immediate election",
-            story: "B leads at epoch 0 with A in the ISR. m2 is committed on B (HW 2) while A, one round trip \
-                    behind, still has HW 1. A restarts, then B dies and A becomes the leader.",
+            story: "B leads at epoch 0 with A in the ISR and takes m1, then m2, A fetching after each. A restarts, \
+                    then B dies and A becomes the leader.",
             uses_mode: true,
             steps: vec![
                 Create { replica: "a", id: 1 },
@@ -176,9 +186,9 @@ pub fn scenario(name: &str) -> Option<Scenario> {
         },
         "kip101-2" => Scenario {
             name: "kip101-2",
-            title: "KIP-101 scenario 2: divergence after two hard failures",
-            story: "A leads at epoch 0 and flushes; B copies m2 but does not flush. Both lose power: B loses m2, \
-                    A keeps it. B is elected and writes m3 at the same offset.",
+            title: "KIP-101 scenario 2: two hard failures, then a new leader",
+            story: "A leads at epoch 0 and flushes; B copies m1 and m2 but flushes only m1. Both lose power; B \
+                    is elected and writes m3.",
             uses_mode: true,
             steps: vec![
                 Create { replica: "a", id: 1 },
@@ -234,11 +244,9 @@ pub fn scenario(name: &str) -> Option<Scenario> {
             name: "stuck-lso",
             title: "Stuck LSO: a producer dies mid-transaction, and a transaction the coordinator never saw",
             story: "A leads at epoch 1 with B in the ISR. A transactional producer writes two records and dies \
-                    before it commits; other producers keep writing, and the HW moves on while the last stable \
-                    offset (LSO) stays at the open transaction's first offset, so read_committed consumers stop \
-                    there. The coordinator's transaction timeout aborts it. Then the hanging shape (KAFKA-9144): a \
-                    transactional batch the coordinator never saw holds the LSO, no timeout ever ends it, and the \
-                    fix is the kafka-transactions.sh abort line klog txn prints, carried out as the broker does.",
+                    before it commits; other producers keep writing. Then the hanging shape (KAFKA-9144): a \
+                    transactional batch the coordinator never saw. Each time, klog txn says where a read_committed \
+                    consumer stops.",
             uses_mode: false,
             steps: vec![
                 Create { replica: "a", id: 1 },
@@ -257,7 +265,7 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Say("Its process is killed before it commits. Other producers keep writing, and B keeps fetching."),
                 Append { replica: "a", values: &["o3", "o4", "o5"], timestamp: 3000, flush: false },
                 Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
-                Say("A read_committed consumer has stalled. Ask klog where A's LSO is."),
+                Say("Ask klog where A's last stable offset is, where read_committed consumers stop."),
                 Txn { replica: "a" },
                 Say("transaction.timeout.ms passes (60 s by default): the coordinator bumps producer 1000's epoch to \
                      1, fencing the dead process, and writes an ABORT marker with its coordinator epoch (3 here: \
@@ -281,10 +289,12 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Append { replica: "a", values: &["o6", "o7"], timestamp: 65000, flush: false },
                 Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
                 Txn { replica: "a" },
-                Say("transaction.timeout.ms passes, and passes again: the coordinator has no ongoing transaction for \
-                     producer 2000, so it never writes a marker and the LSO never moves (restarting the broker does \
-                     not help: it rebuilds the same producer state). kafka-transactions.sh find-hanging lists it; \
-                     the fix is the abort line klog txn printed."),
+                Say("transaction.timeout.ms passes, and passes again. Ask klog where A's LSO is now."),
+                Txn { replica: "a" },
+                Say("The coordinator has no ongoing transaction for producer 2000, so its timeout writes no marker \
+                     and the LSO does not move (restarting the broker does not help: it rebuilds the same producer \
+                     state). This is what the admin abort is for: a transaction the coordinator no longer knows, \
+                     which kafka-transactions.sh find-hanging lists. The fix is the abort line in the report above."),
                 AdminAbort { replica: "a", timestamp: 66000 },
                 Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
                 Txn { replica: "a" },
@@ -651,6 +661,36 @@ fn loss_prediction(follower: &str, leader: &str, acked_lost: &[Entry]) -> Predic
     }
 }
 
+/// Before an election once something is acknowledged: will the new leader's log hold every
+/// acknowledged record? A leader serves its own log only, so one it lacks is lost there.
+fn election_prediction(replica: &str, epoch: i32, acked: &[Entry], held: &[Entry]) -> Prediction {
+    let r = replica.to_uppercase();
+    let missing = lost_from(acked, held);
+    let named = |es: &[Entry]| es.iter().map(|e| format!("{} (offset {})", e.value, e.offset)).collect::<Vec<_>>();
+    let reason = if missing.is_empty() {
+        format!(
+            "{r}'s log holds every acknowledged record ({}): the new leader can serve them all",
+            named(acked).join(", ")
+        )
+    } else {
+        format!(
+            "{} {} acknowledged (a leader's HW covered {}) and {r}'s log does not hold {}: a leader serves only its \
+             own log, so from epoch {epoch} on {} lost",
+            named(&missing).join(", "),
+            if missing.len() == 1 { "was" } else { "were" },
+            if missing.len() == 1 { "it" } else { "them" },
+            if missing.len() == 1 { "it" } else { "them" },
+            if missing.len() == 1 { "it is" } else { "they are" },
+        )
+    };
+    Prediction {
+        question: format!("{r} is elected leader at epoch {epoch}: will its log hold every acknowledged record? [y/n]"),
+        kind: AnswerKind::YesNo,
+        truth: if missing.is_empty() { "yes" } else { "no" }.into(),
+        reason,
+    }
+}
+
 /// Run one scenario in one mode under `root` (which must be empty or absent). With `predict`,
 /// questions are asked; with `setup_asked` the steps before the first recovery (the same in
 /// every mode, already asked in an earlier mode's run) are not asked again.
@@ -680,6 +720,10 @@ fn run_once(
                 sink(DemoEvent::Say(text))?;
                 continue;
             }
+            Step::SayByEra { hw, epochs } => {
+                sink(DemoEvent::Say(if mode == Some(TruncationMode::Hw) { hw } else { epochs }))?;
+                continue;
+            }
             Step::Create { replica, id } => {
                 super::create::run(&super::create::CreateRequest {
                     dir: &path(replica),
@@ -696,6 +740,10 @@ fn run_once(
                 sink(DemoEvent::Created(replica))?;
             }
             Step::Elect { replica, epoch, isr } => {
+                if ask && !acked.is_empty() {
+                    let held = state_of(root, replica, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
+                    sink(DemoEvent::Question(&election_prediction(replica, *epoch, &acked, &held)))?;
+                }
                 // The run's release: up to 2.0.0 a new leader's epoch entry comes with its first append.
                 let epoch_entry = if rules.epoch_entry_on_election {
                     EpochEntryMode::OnElection
@@ -882,7 +930,7 @@ fn run_once(
 /// preset runs them.
 pub fn command_line(step: &Step, recover_mode: TruncationMode, shown: &dyn Fn(&str) -> String) -> Option<String> {
     Some(match step {
-        Step::Say(_) | Step::AdminAbort { .. } => return None,
+        Step::Say(_) | Step::SayByEra { .. } | Step::AdminAbort { .. } => return None,
         Step::Create { replica, id } => format!("klog create {} --replica-id {id}", shown(replica)),
         Step::Elect { replica, epoch, isr } => {
             let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
@@ -1120,7 +1168,7 @@ mod tests {
         })
         .unwrap();
         assert!(questions.is_empty(), "no question outside a klog txn step: {questions:?}");
-        assert_eq!(checked, vec![(2, 7), (2, 7), (8, 8), (8, 11), (12, 12)]);
+        assert_eq!(checked, vec![(2, 7), (2, 7), (8, 8), (8, 11), (8, 11), (12, 12)]);
         assert!(lso_drawn.iter().all(|(drawn, txn)| drawn == txn), "{lso_drawn:?}");
         assert_eq!(aborts.len(), 1);
         let a = &aborts[0];
