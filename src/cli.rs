@@ -213,13 +213,14 @@ pub enum Command {
     Draw(DrawArgs),
     /// Run a built-in scenario on temp dirs, narrating each step as the command you would type.
     ///
-    /// Scenarios: watch (the follower's HW lags a round trip; it restarts with that HW, then the
-    /// leader fails: hw loses the acked m1 m2, an epoch keeps them), kip101-1 (KIP-101 scenario 1: HW truncation loses
-    /// an acked record), kip101-2 (KIP-101 scenario 2: divergence after two hard failures),
-    /// kip279 (fast leader failover). With no scenario: kip101-1 under hw and under kip101, then
-    /// the contrast. Each step shows the replicas' picture (`klog draw`; `--plain` for one line
-    /// each); the demo ends with what each mode kept, lost and left diverged. `--predict` makes
-    /// it a quiz; `--capture FILE.html` writes it as a filmstrip to share.
+    /// Scenarios (each set up without its outcome, which `--predict` asks you first): watch (a
+    /// follower restarts, then the leader fails), kip101-1 (KIP-101 scenario 1: a follower
+    /// restarts and becomes the leader), kip101-2 (KIP-101 scenario 2: two hard failures, then
+    /// a new leader), kip279 (fast leader failover), stuck-lso (a transaction holds the last
+    /// stable offset). With no scenario: kip101-1 under hw and under kip101, then the contrast.
+    /// Each step shows the replicas' picture (`klog draw`; `--plain` for one line each); the
+    /// demo ends with what each mode kept, lost and left diverged. `--predict` makes it a quiz;
+    /// `--capture FILE.html` writes it as a filmstrip to share.
     Demo(DemoArgs),
     /// Search every history of klog commands within bounds for the shortest one that loses an
     /// acked record or leaves two replicas diverged below their HWs, and emit it as a script.
@@ -308,9 +309,9 @@ pub enum GenerateCommand {
 pub struct DemoArgs {
     /// watch, kip101-1, kip101-2, kip279 or stuck-lso (default: kip101-1).
     ///
-    /// stuck-lso is about transactions, not truncation: a producer dies mid-transaction and the
-    /// coordinator's timeout aborts it, then a hanging transaction (KAFKA-9144) is aborted as
-    /// `kafka-transactions.sh abort` does; both in one run, so it takes no --mode.
+    /// stuck-lso is about transactions, not truncation: producers die mid-transaction, and what
+    /// holds the last stable offset, and what frees it, is the scenario's question (the
+    /// coordinator's timeout, or `kafka-transactions.sh abort`); it takes no --mode.
     #[arg(value_name = "SCENARIO", value_parser = clap::builder::PossibleValuesParser::new(commands::demo::SCENARIO_NAMES))]
     pub scenario: Option<String>,
     /// Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279
