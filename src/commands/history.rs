@@ -12,7 +12,7 @@ use crate::kraft::metadata_log::Unreadable;
 use crate::kraft::{PartitionChange, NO_LEADER};
 use crate::log::names::natural_key;
 use crate::log::verify::StampedEpochs;
-use crate::replica::Replica;
+use crate::replica::{DirIds, Replica};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -23,6 +23,9 @@ pub struct HistoryRequest<'a> {
     pub partition: Option<&'a str>,
     /// Log dirs of replicas to set beside the timeline.
     pub replicas: &'a [PathBuf],
+    /// `--allow-other-cluster`: replicas whose `meta.properties` say another cluster than the
+    /// metadata log's dir (or a node id another replica has) are set beside it anyway.
+    pub allow_other_cluster: bool,
 }
 
 /// What one replica's files say about a partition, beside the controller's timeline.
@@ -106,6 +109,13 @@ fn replica_epochs(log_dir: &Path, partition: &str, changes: &[PartitionChange]) 
 pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
     let m = replay_metadata(req.path)?;
     let (dir, replay) = (m.dir, m.replay);
+    // The timeline is one cluster's: replicas of another are not set beside it (unless asked).
+    if !req.replicas.is_empty() {
+        let ids: Vec<DirIds> = req.replicas.iter().map(|r| DirIds::read(r)).collect();
+        crate::replica::ensure_one_cluster(&ids, req.allow_other_cluster)?;
+        let log_dir = dir.parent().unwrap_or(Path::new("."));
+        crate::replica::ensure_metadata_of(log_dir, &ids, req.allow_other_cluster)?;
+    }
     let mut report = HistoryReport {
         metadata_dir: dir.clone(),
         snapshot: m.snapshot,

@@ -775,6 +775,7 @@ fn run_once(
                     told_first: false,
                     fencing: true,
                     metadata: None,
+                    allow_other_cluster: false,
                 })?;
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));
