@@ -273,12 +273,27 @@ pub enum BrokerStart {
     Starts { log_count: usize, cut_count: usize, bytes_removed: u64 },
     /// A log it cannot load stops it: the file, the position and why.
     WouldNotStart(String),
+    /// klog's state runs partitions of it (a lab's broker): it has nothing to start.
+    Running { partition_count: usize },
     /// The forecast itself could not be made (the dir does not read).
     Unknown(String),
 }
 
+impl BrokerStart {
+    /// A broker that would not start, or whose start cannot be forecast: a finding.
+    pub fn is_finding(&self) -> bool {
+        matches!(self, BrokerStart::WouldNotStart(_) | BrokerStart::Unknown(_))
+    }
+}
+
 /// The start-up forecast of the broker on `dir`.
 fn broker_start(dir: &Path) -> BrokerStart {
+    if let Ok(files) = LogDirFiles::read_tolerant(dir) {
+        let running = files.running_partitions().len();
+        if running > 0 {
+            return BrokerStart::Running { partition_count: running };
+        }
+    }
     match recover::forecast_data_dir(dir, &mut NoProgress) {
         Ok(recover::StartForecast::Loads(load)) => BrokerStart::Starts {
             log_count: load.logs.len(),
@@ -302,7 +317,7 @@ impl ClusterView {
 
     /// Anything found: a partition needing a look, or a broker that would not start.
     pub fn has_findings(&self) -> bool {
-        self.attention_count() > 0 || self.starts.iter().any(|s| !matches!(s, BrokerStart::Starts { .. }))
+        self.attention_count() > 0 || self.starts.iter().any(BrokerStart::is_finding)
     }
 }
 

@@ -149,6 +149,11 @@ fn start_lines(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Res
                 pal.bad(&format!("{} would NOT start", b.label())),
                 b.dir
             )?,
+            BrokerStart::Running { partition_count } => out!(
+                out,
+                "{} is running ({partition_count} partition(s) per klog's state): nothing to start",
+                b.label()
+            )?,
             BrokerStart::Unknown(why) => {
                 out!(out, "{}: {why}", pal.bad(&format!("{}: no start-up forecast", b.label())))?
             }
@@ -719,6 +724,7 @@ fn start_wire(s: &BrokerStart) -> StartWire<'_> {
             ..none
         },
         BrokerStart::WouldNotStart(why) => StartWire { error: Some(why), outcome: "refuses", ..none },
+        BrokerStart::Running { .. } => StartWire { outcome: "running", ..none },
         BrokerStart::Unknown(why) => StartWire { error: Some(why), outcome: "unknown", ..none },
     }
 }

@@ -124,7 +124,7 @@ pub fn ensure_metadata_of(metadata_log_dir: &Path, dirs: &[DirIds], allow: bool)
     Err(Error::layout(
         metadata_log_dir,
         format!(
-            "its KRaft metadata log is of a dir with {of} but {} has {dir_of}: the metadata records another \
+            "a KRaft metadata log in a dir of {of}, but {} has {dir_of}: the metadata records another \
              cluster's leaders, epochs and ISRs; name that cluster's metadata log, or add \
              {ALLOW_OTHER_CLUSTER} to plan from it anyway",
             d.log_dir.display()
@@ -399,9 +399,9 @@ mod tests {
         let err = ensure_metadata_of(&m, &[ids("a", Some("k"), Some(1)), ids("b", Some("z"), Some(2))], false)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("a dir with cluster.id k but b has cluster.id z"), "{err}");
+        assert!(err.contains("a dir of cluster.id k, but b has cluster.id z"), "{err}");
         let err = ensure_metadata_of(&m, &[ids("zk", None, Some(0))], false).unwrap_err().to_string();
-        assert!(err.contains("cluster.id k but zk has no cluster.id"), "{err}");
+        assert!(err.contains("cluster.id k, but zk has no cluster.id"), "{err}");
         ensure_metadata_of(&m, &[ids("zk", None, Some(0))], true).unwrap();
         // A metadata dir with no meta.properties beside dirs of a cluster: refused too.
         let bare = tmp.path().join("bare");

@@ -32,6 +32,7 @@ mod generated;
 mod golden;
 mod histories;
 mod history;
+mod identity;
 mod hostile_reads;
 mod hostile_writes;
 mod internal_topics;
