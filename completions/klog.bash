@@ -305,7 +305,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__check)
-            opts="-h -V --partition --cluster --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --cluster --allow-other-cluster --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,7 +465,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__diff)
-            opts="-h -V --cluster --partition --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --cluster --allow-other-cluster --partition --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1247,7 +1247,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__history)
-            opts="-h -V --partition --replica --json --picture --svg --force --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --replica --json --picture --svg --force --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1311,7 +1311,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --cluster --allow-other-cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1026,13 +1026,16 @@ pub struct ClusterFlag {
     /// what it loses. Implied by more DIRs than the command's usual form takes. Never writes.
     #[arg(long)]
     pub cluster: bool,
-    /// Read dirs whose `meta.properties` do not say they are brokers of one cluster (another
-    /// `cluster.id`, one only some record, a node id twice), or a KRaft metadata log of another
-    /// cluster, instead of refusing them (exit 2): `recover --leader` plans the restart anyway,
-    /// saying why in a warning; the cluster view lists the replicas of such partitions, each
-    /// with its log end and high watermark, and lines none of them up against a leader (the
-    /// metadata speaks for its own cluster's replicas only). `diff A B` compares any two dirs,
-    /// with a warning, flag or not.
+    /// Read dirs (or a --metadata log) of more than one cluster together instead of refusing.
+    ///
+    /// Without it, dirs whose `meta.properties` do not say they are brokers of one cluster
+    /// (another `cluster.id`, one only some dirs record, a node id twice) and a KRaft metadata
+    /// log whose log dir records another `cluster.id` are refused in one line naming both dirs
+    /// and ids (exit 2). With it, `recover --leader` plans the restart anyway, saying why in a
+    /// warning, and takes the metadata named; the cluster view lists the replicas of such
+    /// partitions, each with its log end and high watermark, and lines none of them up against
+    /// a leader (the metadata speaks for its own cluster's replicas only). `diff A B` compares
+    /// any two dirs, with a warning, flag or not.
     #[arg(long)]
     pub allow_other_cluster: bool,
 }
@@ -1062,9 +1065,11 @@ pub struct HistoryArgs {
     /// Kafka log dir).
     #[arg(long, requires = "svg")]
     pub force: bool,
-    /// Set --replica dirs beside the timeline whose `meta.properties` record another
-    /// `cluster.id` than the metadata log's dir, or a node id another --replica has, instead of
-    /// refusing them (exit 2).
+    /// Set --replica dirs of another cluster beside the timeline instead of refusing them.
+    ///
+    /// Without it, a --replica whose `meta.properties` records another `cluster.id` than the
+    /// metadata log's dir (or none where it records one), or a node id another --replica has,
+    /// is refused in one line naming both dirs and ids (exit 2).
     #[arg(long, requires = "replica")]
     pub allow_other_cluster: bool,
 }

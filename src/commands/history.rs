@@ -64,6 +64,70 @@ pub struct HistoryReport {
     pub partitions: Vec<PartitionHistory>,
 }
 
+/// The timeline at a glance (what `history` prints before it): its span, the elections and
+/// ISR changes it holds, and where each partition ended up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistorySummary {
+    pub partition_count: usize,
+    pub change_count: usize,
+    /// The earliest and the latest change's timestamp (the controller's clock).
+    pub first_timestamp: Option<i64>,
+    pub last_timestamp: Option<i64>,
+    /// Changes after a partition's creation that moved its leader (to another broker or to none).
+    pub leader_change_count: usize,
+    /// Of them, those that left the partition without a leader.
+    pub to_no_leader_count: usize,
+    /// Changes after creation that altered the ISR.
+    pub isr_change_count: usize,
+    /// Partitions whose last registration has no leader (offline), in natural order.
+    pub without_leader: Vec<String>,
+    /// Partitions whose topic was removed.
+    pub removed: Vec<String>,
+    /// Each broker's count of partitions it leads in the last registration, by node id.
+    pub leading: Vec<(i32, usize)>,
+    /// With replicas beside the timeline: partitions where a replica holds an epoch the
+    /// controller never granted, and where one led at an epoch its cache never learned.
+    pub never_granted: Vec<String>,
+    pub led_but_not_cached: Vec<String>,
+}
+
+impl HistoryReport {
+    /// The summary of the whole timeline.
+    pub fn summary(&self) -> HistorySummary {
+        let mut s = HistorySummary { partition_count: self.partitions.len(), ..HistorySummary::default() };
+        let mut leading: std::collections::BTreeMap<i32, usize> = std::collections::BTreeMap::new();
+        for p in &self.partitions {
+            s.change_count += p.changes.len();
+            for c in &p.changes {
+                s.first_timestamp = Some(s.first_timestamp.map_or(c.timestamp, |t| t.min(c.timestamp)));
+                s.last_timestamp = Some(s.last_timestamp.map_or(c.timestamp, |t| t.max(c.timestamp)));
+                if c.record == "PartitionRecord" {
+                    continue;
+                }
+                if c.changed.contains(&"leader") {
+                    s.leader_change_count += 1;
+                    s.to_no_leader_count += usize::from(c.after.as_ref().is_some_and(|r| r.leader == NO_LEADER));
+                }
+                s.isr_change_count += usize::from(c.changed.contains(&"isr"));
+            }
+            match p.changes.last().map(|c| c.after.as_ref()) {
+                Some(Some(r)) if r.leader == NO_LEADER => s.without_leader.push(p.partition.clone()),
+                Some(Some(r)) => *leading.entry(r.leader).or_default() += 1,
+                Some(None) => s.removed.push(p.partition.clone()),
+                None => {}
+            }
+            if p.replicas.iter().any(|r| !r.never_granted.is_empty()) {
+                s.never_granted.push(p.partition.clone());
+            }
+            if p.replicas.iter().any(|r| !r.led_but_not_cached.is_empty()) {
+                s.led_but_not_cached.push(p.partition.clone());
+            }
+        }
+        s.leading = leading.into_iter().collect();
+        s
+    }
+}
+
 /// What a replica's files say about `partition`, beside the timeline.
 fn replica_epochs(log_dir: &Path, partition: &str, changes: &[PartitionChange]) -> Result<Option<ReplicaEpochs>> {
     if !log_dir.join(partition).is_dir() {
