@@ -1245,7 +1245,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
             "klog explore --kafka 4.4 --elr off --min-isr 2 --power-loss --replicas 3",
         ],
-        "lab" => &["klog lab", "klog lab --dir /tmp/lab --port 8080"],
+        "lab" => &["klog lab", "klog lab --dir /tmp/klog-lab --port 8080"],
         "generate" => &["klog generate man /usr/local/share/man/man1", "klog generate completions bash > klog.bash"],
         _ => &[],
     }
