@@ -1159,7 +1159,10 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
     }
     let names = union_names(&per_dir);
     if let (Some(p), true) = (req.partition, names.is_empty()) {
-        return Err(Error::layout(&req.dirs[0], format!("no dir holds partition {p}")));
+        return Err(Error::layout(
+            &req.dirs[0],
+            format!("no dir holds partition {p}: leave --partition out to see every partition the dirs hold"),
+        ));
     }
     let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
     for (b, parts) in per_dir.iter().enumerate() {
@@ -1181,7 +1184,14 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
         ClusterCommand::Recover => req.dirs.iter().map(|d| broker_start(d)).collect(),
         ClusterCommand::Check | ClusterCommand::Diff => Vec::new(),
     };
-    Ok(ClusterView { command: req.command, brokers, metadata: metadata.map(|m| m.source), partitions, warnings, starts })
+    Ok(ClusterView {
+        command: req.command,
+        brokers,
+        metadata: metadata.map(|m| m.source),
+        partitions,
+        warnings,
+        starts,
+    })
 }
 
 #[cfg(test)]

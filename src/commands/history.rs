@@ -197,7 +197,11 @@ pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
         if !by_partition.contains_key(p) {
             return Err(Error::layout(
                 &dir,
-                format!("the metadata log never mentions partition {}", crate::escape::arg(p)),
+                format!(
+                    "the metadata log never mentions partition {}: `klog history {}` lists the partitions it does",
+                    crate::escape::arg(p),
+                    req.path.display()
+                ),
             ));
         }
         by_partition.retain(|n, _| n == p);

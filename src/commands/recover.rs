@@ -274,7 +274,10 @@ fn as_follower(
     if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {
         return Err(Error::state(
             &leader.paths().log_dir,
-            format!("is at leader epoch {cached_epoch}, above --leader-epoch {e}"),
+            format!(
+                "is at leader epoch {cached_epoch}, above --leader-epoch {e}: a controller never gives a leader an \
+                 epoch below its own; give --leader-epoch {cached_epoch} or above, or leave it out"
+            ),
         ));
     }
     // The metadata is read for a broker's dir (klog's state is the truth of a leader klog runs),

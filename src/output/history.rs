@@ -110,7 +110,10 @@ fn summary_text(out: &mut dyn Write, s: &HistorySummary, p: &Palette) -> Result<
         (Some(a), Some(b)) => format!(" from {} to {}", iso_timestamp(a), iso_timestamp(b)),
         _ => String::new(),
     };
-    w(out, &format!("{} {} partition(s), {} change(s){span}", p.strong("summary:"), s.partition_count, s.change_count))?;
+    w(
+        out,
+        &format!("{} {} partition(s), {} change(s){span}", p.strong("summary:"), s.partition_count, s.change_count),
+    )?;
     w(
         out,
         &format!(

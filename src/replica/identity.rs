@@ -372,19 +372,29 @@ mod tests {
         assert_eq!(path, PathBuf::from("b"));
         assert_eq!(why, "cluster.id c2, node id 2 but a (cluster.id c1, node id 1): dirs of two different clusters");
         // A dir without a cluster.id beside one with: either order.
-        for dirs in [[ids("a", Some("c1"), Some(1)), ids("b", None, Some(2))], [ids("b", None, Some(2)), ids("a", Some("c1"), Some(1))]] {
+        for dirs in [
+            [ids("a", Some("c1"), Some(1)), ids("b", None, Some(2))],
+            [ids("b", None, Some(2)), ids("a", Some("c1"), Some(1))],
+        ] {
             let (path, why) = not_one_cluster(&dirs).unwrap();
             assert_eq!(path, PathBuf::from("b"), "{why}");
-            assert!(why.starts_with("no cluster.id, node id 2 but a (cluster.id c1, node id 1): nothing says"), "{why}");
+            assert!(
+                why.starts_with("no cluster.id, node id 2 but a (cluster.id c1, node id 1): nothing says"),
+                "{why}"
+            );
         }
         let (path, why) = not_one_cluster(&[ids("a", None, Some(0)), ids("c", None, Some(0))]).unwrap();
         assert_eq!(path, PathBuf::from("c"));
         assert_eq!(why, "no cluster.id, node id 0 but a (no cluster.id, node id 0) says the same node id: one broker's dirs, or brokers of two clusters");
 
-        let err = ensure_one_cluster(&[ids("a", Some("c1"), Some(1)), ids("b", Some("c2"), Some(2))], false).unwrap_err();
+        let err =
+            ensure_one_cluster(&[ids("a", Some("c1"), Some(1)), ids("b", Some("c2"), Some(2))], false).unwrap_err();
         let line = err.to_string();
         assert!(line.starts_with("b: cluster.id c2, node id 2 but a (cluster.id c1, node id 1)"), "{line}");
-        assert!(line.ends_with("add --allow-other-cluster to read them together anyway") && !line.contains('\n'), "{line}");
+        assert!(
+            line.ends_with("add --allow-other-cluster to read them together anyway") && !line.contains('\n'),
+            "{line}"
+        );
         assert_eq!(err.exit_code(), 2);
         ensure_one_cluster(&[ids("a", Some("c1"), Some(1)), ids("b", Some("c2"), Some(1))], true).unwrap();
     }

@@ -189,7 +189,10 @@ fn mixed_cluster_ids_are_warned_and_their_replicas_never_compared() {
         let (out, err) = code(&args, 2);
         assert!(out.is_empty() && err.lines().count() == 1, "{command}: {err}");
         assert!(err.contains("cluster.id AnotherClusterAAAAAAAAA, node id 9 but "), "{command}: {err}");
-        assert!(err.contains(s(&b1)) && err.contains(s(&other)) && err.contains("dirs of two different clusters"), "{err}");
+        assert!(
+            err.contains(s(&b1)) && err.contains(s(&other)) && err.contains("dirs of two different clusters"),
+            "{err}"
+        );
     }
     let (out, _) = code(&["diff", s(&b1), s(&other), "--cluster", "--allow-other-cluster"], 1);
     assert!(out.contains("not one cluster: 2 cluster ids"), "{out}");

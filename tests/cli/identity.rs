@@ -15,7 +15,8 @@ const P: &str = "__consumer_offsets-0";
 fn set_meta(dir: &Path, key: &str, value: &str) {
     let path = dir.join("meta.properties");
     let text = fs::read_to_string(&path).unwrap();
-    let mut lines: Vec<String> = text.lines().filter(|l| !l.starts_with(&format!("{key}="))).map(String::from).collect();
+    let mut lines: Vec<String> =
+        text.lines().filter(|l| !l.starts_with(&format!("{key}="))).map(String::from).collect();
     lines.push(format!("{key}={value}"));
     fs::write(&path, lines.join("\n") + "\n").unwrap();
 }
@@ -41,14 +42,18 @@ fn a_restart_plan_between_any_two_real_broker_dirs_is_refused_naming_both_ids() 
         let (f, l) = (&dirs[f], &dirs[l]);
         // One partition, and the whole data dirs.
         for extra in [&["--partition", P][..], &[]] {
-            let args: Vec<&str> = ["recover", s(f), "--leader", s(l), "--dry-run"].iter().copied().chain(extra.iter().copied()).collect();
+            let args: Vec<&str> =
+                ["recover", s(f), "--leader", s(l), "--dry-run"].iter().copied().chain(extra.iter().copied()).collect();
             let err = refused(&args, [f, l]);
             assert!(err.contains("cluster.id") && err.contains("node id"), "{err}");
         }
     }
     // The words: a missing cluster.id beside one, and two clusters.
     let err = refused(&["recover", s(&dirs[1]), "--leader", s(&dirs[0]), "--dry-run"], [&dirs[0], &dirs[1]]);
-    assert!(err.contains("no cluster.id, node id 0 but ") && err.contains("nothing says they are one cluster"), "{err}");
+    assert!(
+        err.contains("no cluster.id, node id 0 but ") && err.contains("nothing says they are one cluster"),
+        "{err}"
+    );
     let err = refused(&["recover", s(&dirs[0]), "--leader", s(&dirs[2]), "--dry-run"], [&dirs[0], &dirs[2]]);
     assert!(
         err.contains("cluster.id lRaQCIBoRh2xRKLuP9CAQg, node id 0 but ")
@@ -64,7 +69,10 @@ fn a_restart_plan_between_any_two_real_broker_dirs_is_refused_naming_both_ids() 
 fn another_clusters_metadata_log_is_refused_for_a_restart_plan_unless_asked() {
     let Some(real) = kafka_real() else { return };
     let lab = Lab::new();
-    let (a, b) = (lab.create("a", 1, &["--topic", "__consumer_offsets"]), lab.create("b", 2, &["--topic", "__consumer_offsets"]));
+    let (a, b) = (
+        lab.create("a", 1, &["--topic", "__consumer_offsets"]),
+        lab.create("b", 2, &["--topic", "__consumer_offsets"]),
+    );
     ok(&["elect", s(&b), "--isr", s(&a)]);
     ok(&["append", s(&b), "x"]);
     let kraft = real.join("kraft-broker-2026");
@@ -130,7 +138,10 @@ fn the_multi_broker_dry_run_takes_its_leaders_from_metadata_and_refuses_another_
     set_meta(&m, "cluster.id", "OtherClusterAAAAAAAAAA");
     let text: Vec<&str> = with.iter().copied().filter(|a| *a != "--json").collect();
     let err = refused(&text, [&m, &k1]);
-    assert!(err.contains("cluster.id OtherClusterAAAAAAAAAA, but ") && err.contains("has cluster.id q1w2e3r4t5y6u7i8o9p0"), "{err}");
+    assert!(
+        err.contains("cluster.id OtherClusterAAAAAAAAAA, but ") && err.contains("has cluster.id q1w2e3r4t5y6u7i8o9p0"),
+        "{err}"
+    );
     let asked: Vec<&str> = with.iter().copied().chain(["--allow-other-cluster"]).collect();
     let lines = json_lines(&run(&asked).stdout);
     let p = lines.iter().find(|v| v["partition"] == "__consumer_offsets-3").unwrap();
@@ -146,7 +157,10 @@ fn history_sets_beside_its_timeline_only_replicas_of_its_cluster() {
     let kraft = real.join("kraft-broker-2026");
     let zk = real.join("zk-broker-2020");
     let err = refused(&["history", s(&kraft), "--replica", s(&zk)], [&kraft, &zk]);
-    assert!(err.contains("cluster.id q1w2e3r4t5y6u7i8o9p0") && err.contains("cluster.id lRaQCIBoRh2xRKLuP9CAQg"), "{err}");
+    assert!(
+        err.contains("cluster.id q1w2e3r4t5y6u7i8o9p0") && err.contains("cluster.id lRaQCIBoRh2xRKLuP9CAQg"),
+        "{err}"
+    );
     let text = ok(&["history", s(&kraft), "--replica", s(&zk), "--partition", P, "--allow-other-cluster"]);
     assert!(text.contains("replica 0 ("), "{text}");
     ok(&["history", s(&kraft), "--replica", s(&kraft), "--partition", P]);
@@ -166,7 +180,10 @@ fn the_multi_broker_dry_run_says_per_broker_whether_it_would_start() {
     let lines = json_lines(&code(&["recover", "--dry-run", s(&bad), s(&good), "--json"], 1).0);
     let brokers: Vec<&serde_json::Value> = lines.iter().filter(|v| v["type"] == "broker").collect();
     assert_eq!(brokers[0]["start"]["outcome"], "refuses");
-    assert_eq!((brokers[1]["start"]["outcome"].as_str(), brokers[1]["start"]["logs"].as_i64()), (Some("starts"), Some(2)));
+    assert_eq!(
+        (brokers[1]["start"]["outcome"].as_str(), brokers[1]["start"]["logs"].as_i64()),
+        (Some("starts"), Some(2))
+    );
     // check and diff over the same dirs say nothing of a start-up.
     let lines = json_lines(&code(&["check", s(&bad), s(&good), "--json"], 1).0);
     assert!(lines.iter().filter(|v| v["type"] == "broker").all(|b| b.get("start").is_none()));

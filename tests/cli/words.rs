@@ -81,7 +81,10 @@ fn two_brokers_with_broker_id_0_and_no_common_cluster_id_are_two_replicas() {
     // in one line naming both dirs and ids, unless asked.
     let (_, err) = code(&["recover", s(&b), "--leader", s(&a), "--dry-run"], 2);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("no cluster.id, node id 0 but ") && err.contains("(cluster.id lRaQCIBoRh2xRKLuP9CAQg, node id 0)"), "{err}");
+    assert!(
+        err.contains("no cluster.id, node id 0 but ") && err.contains("(cluster.id lRaQCIBoRh2xRKLuP9CAQg, node id 0)"),
+        "{err}"
+    );
     assert!(err.contains("--allow-other-cluster"), "{err}");
     let text = ok(&["recover", s(&b), "--leader", s(&a), "--dry-run", "--allow-other-cluster"]);
     assert!(text.contains("both say node id 0, but only"), "{text}");
