@@ -305,13 +305,17 @@ _klog() {
             return 0
             ;;
         klog__subcmd__check)
-            opts="-h -V --partition --cluster --allow-other-cluster --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --cluster --allow-other-cluster --remote-dir --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

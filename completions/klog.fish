@@ -161,6 +161,7 @@ complete -c klog -n "__fish_klog_using_subcommand history" -l allow-broker-dir-w
 complete -c klog -n "__fish_klog_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand history" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand check" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand check" -l remote-dir -d 'Tiered storage: a LocalTieredStorage dir (its `rsm.config.dir`, or the `kafka-tiered-storage` dir in it) whose remote segments are checked with the `__remote_log_metadata` the data dirs hold (as `klog remote --remote-dir`). Without it, data dirs holding that topic are checked across the tiers from the metadata alone' -r -F
 complete -c klog -n "__fish_klog_using_subcommand check" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

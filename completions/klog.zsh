@@ -171,6 +171,7 @@ _arguments "${_arguments_options[@]}" : \
 (check)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--remote-dir=[Tiered storage\: a LocalTieredStorage dir (its \`rsm.config.dir\`, or the \`kafka-tiered-storage\` dir in it) whose remote segments are checked with the \`__remote_log_metadata\` the data dirs hold (as \`klog remote --remote-dir\`). Without it, data dirs holding that topic are checked across the tiers from the metadata alone]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \

@@ -269,7 +269,22 @@ fn cluster(
     Ok(Outcome::findings_if(view.has_findings()))
 }
 
-fn check(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+fn check(a: &CheckArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    // Tiered storage is read first: a remote dir that does not read fails the command before
+    // anything is printed.
+    let dirs: Vec<PathBuf> = std::iter::once(a.target.dir.clone()).chain(a.more.iter().cloned()).collect();
+    let tiers = commands::remote::for_check(&dirs, a.remote_dir.as_deref())?;
+    let local = check_local(a, settings, env, text)?;
+    let Some(tiers) = tiers else { return Ok(local) };
+    if a.json {
+        output::tiers::json(text.raw(), &tiers)?;
+    } else {
+        output::tiers::text(text, &tiers, settings)?;
+    }
+    Ok(if tiers.finding_count() > 0 { Outcome::findings_if(true) } else { local })
+}
+
+fn check_local(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = std::iter::once(a.target.dir.clone()).chain(a.more.iter().cloned()).collect();
         let how = (cli::rules_of(None), None, a.cluster.allow_other_cluster);

@@ -1084,6 +1084,12 @@ pub struct CheckArgs {
     pub more: Vec<PathBuf>,
     #[command(flatten)]
     pub cluster: ClusterFlag,
+    /// Tiered storage: a LocalTieredStorage dir (its `rsm.config.dir`, or the
+    /// `kafka-tiered-storage` dir in it) whose remote segments are checked with the
+    /// `__remote_log_metadata` the data dirs hold (as `klog remote --remote-dir`). Without it,
+    /// data dirs holding that topic are checked across the tiers from the metadata alone.
+    #[arg(long, value_name = "DIR")]
+    pub remote_dir: Option<PathBuf>,
     /// Write findings as JSON lines.
     #[arg(long)]
     pub json: bool,

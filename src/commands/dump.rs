@@ -18,10 +18,11 @@ use crate::format::txn_index::{self, AbortedTxn};
 use crate::log::checkpoint;
 use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
-use crate::log::segment::{map_file, FileBytes, Segment};
+use crate::log::segment::{map_file, FileBytes};
 use crate::log::verify::{self, epoch_rows, EpochRow, StampedEpochs};
 use crate::replica::{list_partition_dirs, read_quorum_state, LogDirFiles, QuorumState, Replica, QUORUM_STATE};
 use crate::replica::{summarize, ReplicaSummary};
+use crate::tiered::local_tiered_storage;
 use std::path::Path;
 
 /// The batch fields every renderer needs.
@@ -750,7 +751,14 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     let path = req.path;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let dir = path.parent().unwrap_or(Path::new("."));
-    let base = names::parse_file_offset(name);
+    // A remote segment's file in LocalTieredStorage's layout (`<20 digits>-<segment id><suffix>`)
+    // is read like the local file of its suffix; its siblings share its stem.
+    let remote = local_tiered_storage::parse_file_name(name);
+    let base = remote.map(|(offset, _, _)| offset).or_else(|| names::parse_file_offset(name));
+    let sibling = |base: i64, suffix: &str| match remote {
+        Some((_, id, _)) => dir.join(local_tiered_storage::file_name(base, &id, suffix)),
+        None => names::build_segment_path(dir, base, suffix),
+    };
     let from = req.from.unwrap_or(i64::MIN);
     let mut budget = req.limit.unwrap_or(u64::MAX);
     if req.dump_log_segments_files {
@@ -760,14 +768,25 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
             return sink(DumpEvent::File { path, kind: FileKind::Ignored });
         }
     }
+    if let Some((_, _, suffix)) = remote {
+        if suffix == local_tiered_storage::LEADER_EPOCH_CHECKPOINT_SUFFIX {
+            sink(DumpEvent::File { path, kind: FileKind::EpochCheckpoint })?;
+            for (e, o) in checkpoint::read_epoch_checkpoint(path)? {
+                sink(DumpEvent::EpochEntry { leader_epoch: e, start_offset: o })?;
+            }
+            return Ok(());
+        }
+    }
     if let (Some(base), true) = (base, name.ends_with(names::LOG_SUFFIX)) {
-        let seg = Segment::new(dir, base);
-        if seg.log_path() != path {
+        if sibling(base, names::LOG_SUFFIX) != path {
             // e.g. a `.log` whose name has extra parts: map it directly.
-            return Err(Error::layout(path, "not a segment file name (<20 digits>.log)"));
+            return Err(Error::layout(
+                path,
+                "not a segment file name (<20 digits>.log, or a remote segment's <20 digits>-<segment id>.log)",
+            ));
         }
         sink(DumpEvent::Segment { path, base_offset: base })?;
-        let bytes = seg.read_log()?;
+        let bytes = map_file(path)?.unwrap_or(FileBytes::Empty);
         return dump_batches(path, base, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink);
     }
     if name.ends_with(".checkpoint") && !OFFSET_CHECKPOINTS.contains(&name) {
@@ -785,7 +804,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         sink(DumpEvent::File { path, kind: FileKind::OffsetIndex { entry_count: bytes.len() / 8 } })?;
         // The one index reader (Kafka's stop rule for the zero-filled tail of an untrimmed index).
         let entries = verify::read_offset_index(&bytes, base).entries;
-        let log = map_file(&Segment::new(dir, base).log_path())?;
+        let log = map_file(&sibling(base, names::LOG_SUFFIX))?;
         let (checks, _) = verify::verify_index_entries(&entries, &[], log.as_deref());
         for (e, check) in entries.iter().zip(checks) {
             sink(DumpEvent::IndexEntry { offset: e.offset, position: e.position, check })?;
@@ -796,10 +815,9 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         let bytes = read_whole(path)?;
         sink(DumpEvent::File { path, kind: FileKind::TimeIndex })?;
         let entries = verify::read_time_index(&bytes, base).entries;
-        let segment = Segment::new(dir, base);
-        let log = map_file(&segment.log_path())?;
+        let log = map_file(&sibling(base, names::LOG_SUFFIX))?;
         let (_, checks) = verify::verify_index_entries(&[], &entries, log.as_deref());
-        let offset_index = read_whole(&segment.index_path())?;
+        let offset_index = read_whole(&sibling(base, names::INDEX_SUFFIX))?;
         let tool = dump_tool_time_checks(&entries, &offset_index, base, log.as_deref().unwrap_or_default());
         for ((e, check), dump_tool) in entries.iter().zip(checks).zip(tool) {
             sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check, dump_tool })?;

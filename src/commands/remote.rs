@@ -10,6 +10,7 @@ use crate::log::names::{self, LOG_START_OFFSET_CHECKPOINT};
 use crate::tiered::local_tiered_storage::{check_storage, RemoteStorageCheck};
 use crate::tiered::metadata_topic::{read_remote_metadata, RemoteMetadataRead};
 use crate::tiered::remote_log_metadata::{RemoteLogSegmentState, SegmentMetadata, TopicIdPartition};
+use crate::tiered::tier_check::{self, BrokerMarks, Overlap, SegmentRef};
 use std::path::{Path, PathBuf};
 
 pub struct RemoteRequest<'a> {
@@ -28,6 +29,12 @@ pub struct LocalSide {
     pub local_log_start_offset: Option<i64>,
     /// The last local segment's base offset.
     pub last_segment_base_offset: Option<i64>,
+    /// The dir's `replication-offset-checkpoint` entry.
+    pub high_watermark: Option<i64>,
+    /// The broker's node id (`meta.properties`), when it gives one.
+    pub node_id: Option<i32>,
+    /// Whether the dir holds `.kafka_cleanshutdown` (its checkpoints were written at shutdown).
+    pub clean_shutdown: bool,
 }
 
 /// One user partition with remote metadata.
@@ -44,6 +51,31 @@ pub struct TierGap {
     pub data_dir: PathBuf,
     pub first_missing_offset: i64,
     pub local_log_start_offset: i64,
+}
+
+/// A finding across the tiers, as `check` lists it.
+#[derive(Debug, Clone)]
+pub struct TierFinding {
+    pub kind: &'static str,
+    pub path: Option<PathBuf>,
+    pub what: String,
+}
+
+/// A fact across the tiers that is not a finding ([`RemoteReport::notes`]).
+#[derive(Debug, Clone)]
+pub struct TierNote {
+    /// `copied-twice`, `two-histories`, `above-hw`.
+    pub kind: &'static str,
+    pub partition: TopicIdPartition,
+    pub data_dir: Option<PathBuf>,
+    pub segment_id: Option<String>,
+    pub what: String,
+}
+
+/// `epoch@offset ...`, as the tables show a segment's leader epochs.
+pub fn epochs_text(e: &[(i32, i64)]) -> String {
+    let parts: Vec<String> = e.iter().map(|(epoch, offset)| format!("{epoch}@{offset}")).collect();
+    parts.join(" ")
 }
 
 pub struct RemoteReport {
@@ -96,6 +128,143 @@ impl RemoteReport {
         out
     }
 
+    /// Finished remote segments that hold the same offsets ([`tier_check::overlaps`]): facts,
+    /// not findings (a copy made twice, or two histories after an unclean election).
+    pub fn overlaps(&self) -> Vec<(TopicIdPartition, Overlap)> {
+        let mut out = Vec::new();
+        for (tp, p) in &self.metadata.fold.partitions {
+            out.extend(tier_check::overlaps(p).into_iter().map(|o| (tp.clone(), o)));
+        }
+        out
+    }
+
+    /// Finished remote segments at or above the HW of the broker that copied them, in each dir
+    /// shut down cleanly ([`tier_check::above_high_watermark`]): a history that broker no longer
+    /// holds. Facts, not findings.
+    pub fn above_high_watermark(&self) -> Vec<(TopicIdPartition, &LocalSide, SegmentRef)> {
+        let mut out = Vec::new();
+        for tp in &self.partitions {
+            let Some(p) = self.metadata.fold.partitions.get(&tp.partition) else { continue };
+            for side in tp.local.iter().filter(|s| s.clean_shutdown) {
+                let (Some(node_id), Some(high_watermark)) = (side.node_id, side.high_watermark) else { continue };
+                for s in tier_check::above_high_watermark(p, BrokerMarks { node_id, high_watermark }) {
+                    out.push((tp.partition.clone(), side, s));
+                }
+            }
+        }
+        out
+    }
+
+    /// Every finding, in one list (`check`'s tiered section): unreadable records, events the
+    /// cache rejects, copies not finished, gaps between the tiers, remote storage findings.
+    pub fn findings(&self) -> Vec<TierFinding> {
+        let m = &self.metadata;
+        let at = |p: crate::tiered::metadata_cache::EventPosition| {
+            format!("__remote_log_metadata-{} offset {}", p.metadata_partition, p.offset)
+        };
+        let mut out = Vec::new();
+        for u in &m.unreadable {
+            out.push(TierFinding {
+                kind: "unreadable",
+                path: None,
+                what: format!("record at {}: {}", at(u.at), u.what),
+            });
+        }
+        for r in &m.fold.rejections {
+            let seg = r.segment_id.map_or(String::new(), |s| format!(" segment {}", crate::util::base64_url(&s)));
+            out.push(TierFinding {
+                kind: "rejected",
+                path: None,
+                what: format!("event at {}: {}{seg}: {}", at(r.at), r.partition.dir_name(), r.why),
+            });
+        }
+        for s in self.copies_not_finished() {
+            out.push(TierFinding {
+                kind: "copy-not-finished",
+                path: None,
+                what: format!(
+                    "{} segment {} (offsets {}..{}) by broker {}: COPY_SEGMENT_STARTED only",
+                    s.partition.dir_name(),
+                    s.segment_id_text(),
+                    s.start_offset,
+                    s.end_offset,
+                    s.broker_id
+                ),
+            });
+        }
+        for g in self.tier_gaps() {
+            out.push(TierFinding {
+                kind: "tier-gap",
+                path: Some(g.data_dir.clone()),
+                what: format!(
+                    "{}: offsets {}..{} are neither in a finished remote segment nor local",
+                    g.partition.dir_name(),
+                    g.first_missing_offset,
+                    g.local_log_start_offset - 1
+                ),
+            });
+        }
+        for f in self.storage.iter().flat_map(|s| &s.findings) {
+            out.push(TierFinding { kind: f.kind, path: Some(f.path.clone()), what: f.what.clone() });
+        }
+        out
+    }
+
+    /// What is worth a look but is not a finding: overlaps and segments above a copier's HW,
+    /// each said once for every view (`remote`, `check`).
+    pub fn notes(&self) -> Vec<TierNote> {
+        let mut out = Vec::new();
+        for (tp, o) in self.overlaps() {
+            let why = if o.same_lineage {
+                "the same leader epochs: one history copied twice"
+            } else {
+                "other leader epochs: two histories of these offsets (an unclean election); a leader serves only \
+                 the one its epoch cache holds"
+            };
+            out.push(TierNote {
+                kind: if o.same_lineage { "copied-twice" } else { "two-histories" },
+                partition: tp.clone(),
+                data_dir: None,
+                segment_id: Some(o.second.segment_id_text()),
+                what: format!(
+                    "{}: remote segments {} ({}..{}, epochs {}) and {} ({}..{}, epochs {}) both hold offsets {}..{}, \
+                     with {why}",
+                    tp.dir_name(),
+                    o.first.segment_id_text(),
+                    o.first.start_offset,
+                    o.first.end_offset,
+                    epochs_text(&o.first.leader_epochs),
+                    o.second.segment_id_text(),
+                    o.second.start_offset,
+                    o.second.end_offset,
+                    epochs_text(&o.second.leader_epochs),
+                    o.first_offset,
+                    o.last_offset
+                ),
+            });
+        }
+        for (tp, side, s) in self.above_high_watermark() {
+            out.push(TierNote {
+                kind: "above-hw",
+                partition: tp.clone(),
+                data_dir: Some(side.data_dir.clone()),
+                segment_id: Some(s.segment_id_text()),
+                what: format!(
+                    "{}: remote segment {} (offsets {}..{}) was copied by broker {}, whose HW is now {} (shut down \
+                     cleanly): it copied a history its log no longer holds up to there (a leader copies only below \
+                     its last stable offset)",
+                    tp.dir_name(),
+                    s.segment_id_text(),
+                    s.start_offset,
+                    s.end_offset,
+                    s.broker_id,
+                    side.high_watermark.unwrap_or_default()
+                ),
+            });
+        }
+        out
+    }
+
     /// Segments whose copy started and never finished: on a running cluster an upload under
     /// way, on a stopped cluster's copy an orphan (the broker stopped mid-upload).
     pub fn copies_not_finished(&self) -> Vec<&SegmentMetadata> {
@@ -110,6 +279,17 @@ impl RemoteReport {
         v.sort_by_key(|s| (s.partition.clone(), s.start_offset, s.segment_id));
         v
     }
+}
+
+/// A partition's entry in an offset checkpoint of the dir (none when the file is absent).
+fn checkpoint_entry(checkpoint: &Path, tp: &TopicIdPartition) -> Result<Option<i64>> {
+    if !checkpoint.is_file() {
+        return Ok(None);
+    }
+    Ok(read_offset_checkpoint(checkpoint)?
+        .into_iter()
+        .find(|e| e.topic == tp.topic && e.partition == tp.partition)
+        .map(|e| e.offset))
 }
 
 fn local_side(data_dir: &Path, tp: &TopicIdPartition) -> Result<Option<LocalSide>> {
@@ -128,21 +308,33 @@ fn local_side(data_dir: &Path, tp: &TopicIdPartition) -> Result<Option<LocalSide
         }
     }
     bases.sort_unstable();
-    let checkpoint = data_dir.join(LOG_START_OFFSET_CHECKPOINT);
-    let log_start_offset = if checkpoint.is_file() {
-        read_offset_checkpoint(&checkpoint)?
-            .into_iter()
-            .find(|e| e.topic == tp.topic && e.partition == tp.partition)
-            .map(|e| e.offset)
-    } else {
-        None
-    };
+    let log_start_offset = checkpoint_entry(&data_dir.join(LOG_START_OFFSET_CHECKPOINT), tp)?;
+    let high_watermark = checkpoint_entry(&data_dir.join(names::REPLICATION_OFFSET_CHECKPOINT), tp)?;
+    let meta = crate::replica::read_meta_properties(&data_dir.join(names::META_PROPERTIES)).unwrap_or_default();
+    let node_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.trim().parse().ok());
     Ok(Some(LocalSide {
         data_dir: data_dir.to_path_buf(),
         log_start_offset,
         local_log_start_offset: bases.first().copied(),
         last_segment_base_offset: bases.last().copied(),
+        high_watermark,
+        node_id,
+        clean_shutdown: data_dir.join(names::CLEAN_SHUTDOWN_MARKER).is_file(),
     }))
+}
+
+/// Whether `dir` is a data dir holding a `__remote_log_metadata-N` partition.
+fn holds_remote_metadata(dir: &Path) -> bool {
+    dir.is_dir() && crate::tiered::metadata_topic::metadata_partition_dirs(dir).is_ok_and(|v| !v.is_empty())
+}
+
+/// `check`'s tiered section: read when a dir holds `__remote_log_metadata` or the remote dir
+/// is given; `None` otherwise.
+pub fn for_check(dirs: &[PathBuf], remote_dir: Option<&Path>) -> Result<Option<RemoteReport>> {
+    if remote_dir.is_none() && !dirs.iter().any(|d| holds_remote_metadata(d)) {
+        return Ok(None);
+    }
+    run(&RemoteRequest { dirs, remote_dir }).map(Some)
 }
 
 pub fn run(req: &RemoteRequest<'_>) -> Result<RemoteReport> {

@@ -33,6 +33,7 @@ pub mod report;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod tiers;
 pub mod transactions;
 pub mod txn_picture;
 pub mod values;

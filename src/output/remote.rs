@@ -10,6 +10,7 @@ use crate::output::json::{line, Shown};
 use crate::output::table::{right, Col, Grid};
 use crate::output::Settings;
 use crate::tiered::metadata_cache::EventPosition;
+use crate::tiered::remote_log_metadata::SegmentMetadata;
 use crate::util::base64_url;
 use comfy_table::Cell;
 use serde::Serialize;
@@ -19,10 +20,7 @@ fn at(p: EventPosition) -> String {
     format!("__remote_log_metadata-{} offset {}", p.metadata_partition, p.offset)
 }
 
-fn epochs(e: &[(i32, i64)]) -> String {
-    let parts: Vec<String> = e.iter().map(|(epoch, offset)| format!("{epoch}@{offset}")).collect();
-    parts.join(" ")
-}
+use crate::commands::remote::epochs_text as epochs;
 
 fn opt(o: Option<i64>) -> String {
     o.map_or("-".into(), |o| o.to_string())
@@ -85,6 +83,9 @@ pub fn text(out: &mut dyn Write, r: &RemoteReport, settings: &Settings) -> Resul
             ),
         )?;
     }
+    for n in r.notes() {
+        w(out, &format!("  note {}: {}", n.kind, escape::text(&n.what)))?;
+    }
     for deleted in &m.fold.deleted_partitions {
         w(out, &format!("  {}: remote partition deletion finished", escape::text(&deleted.dir_name())))?;
     }
@@ -94,6 +95,14 @@ pub fn text(out: &mut dyn Write, r: &RemoteReport, settings: &Settings) -> Resul
         let range = match (table.first(), table.last()) {
             (Some(f), Some(l)) => format!(", offsets {}..{}", f.start_offset, l.end_offset),
             _ => String::new(),
+        };
+        // The segments' times, in the header: the table keeps to 80 columns (`--json` has each).
+        let times = |f: fn(&&SegmentMetadata) -> i64| {
+            let (lo, hi) = (table.iter().map(f).min(), table.iter().map(f).max());
+            match (lo, hi) {
+                (Some(lo), Some(hi)) => format!("{} .. {}", iso_timestamp(lo), iso_timestamp(hi)),
+                _ => "-".into(),
+            }
         };
         w(out, "")?;
         w(
@@ -107,6 +116,16 @@ pub fn text(out: &mut dyn Write, r: &RemoteReport, settings: &Settings) -> Resul
         )?;
         if let Some(d) = &p.delete {
             w(out, &format!("  partition deletion: {} by broker {}", d.state.name(), d.broker_id))?;
+        }
+        if !table.is_empty() {
+            w(
+                out,
+                &format!(
+                    "  max timestamps {}; events {}",
+                    times(|s| s.max_timestamp_ms),
+                    times(|s| s.event_timestamp_ms)
+                ),
+            )?;
         }
         for side in &tp.local {
             w(
@@ -129,8 +148,6 @@ pub fn text(out: &mut dyn Write, r: &RemoteReport, settings: &Settings) -> Resul
                 Col::Verdict("state"),
                 Col::Keep("broker"),
                 Col::Keep("bytes"),
-                Col::Keep("max timestamp"),
-                Col::Keep("event time"),
             ],
         );
         for s in &table {
@@ -139,11 +156,9 @@ pub fn text(out: &mut dyn Write, r: &RemoteReport, settings: &Settings) -> Resul
                 right(s.start_offset),
                 right(s.end_offset),
                 Cell::new(epochs(&s.segment_leader_epochs)),
-                Cell::new(s.state.name()),
+                Cell::new(s.state.short_name()),
                 right(s.broker_id),
                 right(s.segment_size_in_bytes),
-                Cell::new(iso_timestamp(s.max_timestamp_ms)),
-                Cell::new(iso_timestamp(s.event_timestamp_ms)),
             ]);
         }
         if !grid.is_empty() {
@@ -231,6 +246,20 @@ struct FindingWire<'a> {
 }
 
 #[derive(Serialize)]
+struct NoteWire<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    note: &'static str,
+    topic: &'a str,
+    partition: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data_dir: Option<Shown<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    segment_id: Option<&'a str>,
+    what: &'a str,
+}
+
+#[derive(Serialize)]
 struct SummaryWire<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
@@ -301,6 +330,18 @@ pub fn json(out: &mut dyn Write, r: &RemoteReport) -> Result<()> {
             what: &what,
         };
         line(out, &f)?;
+    }
+    for n in &r.notes() {
+        let wire = NoteWire {
+            kind: "note",
+            note: n.kind,
+            topic: &n.partition.topic,
+            partition: n.partition.partition,
+            data_dir: n.data_dir.as_deref().map(Shown),
+            segment_id: n.segment_id.as_deref(),
+            what: &n.what,
+        };
+        line(out, &wire)?;
     }
     for g in r.tier_gaps() {
         let what = format!(

@@ -30,7 +30,7 @@ pub const FILE_TYPES: [(&str, bool); 6] = [
     (".index", true),
     (".timeindex", true),
     (".txnindex", false),
-    (".leader_epoch_checkpoint", true),
+    (LEADER_EPOCH_CHECKPOINT_SUFFIX, true),
     (".snapshot", true),
 ];
 
@@ -78,8 +78,16 @@ fn parse_partition_dir(name: &str) -> Option<(String, i32, [u8; 16])> {
     Some((topic.to_string(), partition.parse().ok()?, crate::util::uuid_from_string(&name[split + 1..]).ok()?))
 }
 
+/// The suffix of a remote segment's leader-epoch checkpoint.
+pub const LEADER_EPOCH_CHECKPOINT_SUFFIX: &str = ".leader_epoch_checkpoint";
+
+/// A fileset's file name: `<start offset, 20 digits>-<segment id><suffix>`.
+pub fn file_name(start_offset: i64, segment_id: &[u8; 16], suffix: &str) -> String {
+    format!("{start_offset:020}-{}{suffix}", crate::util::base64_url(segment_id))
+}
+
 /// `<20 digits>-<22-char uuid><suffix>`: the start offset, segment id and suffix.
-fn parse_file_name(name: &str) -> Option<(i64, [u8; 16], &'static str)> {
+pub fn parse_file_name(name: &str) -> Option<(i64, [u8; 16], &'static str)> {
     let (suffix, _) = FILE_TYPES.iter().find(|(s, _)| name.ends_with(s))?;
     let stem = &name[..name.len() - suffix.len()];
     if stem.len() != 20 + 1 + 22 || stem.as_bytes()[20] != b'-' {
@@ -222,9 +230,13 @@ fn check_fileset(set: &Fileset, meta: &SegmentMetadata, findings: &mut Vec<Remot
             what: format!("file names say start offset {}, metadata {}", set.start_offset, meta.start_offset),
         });
     }
+    let mut log_bytes = None;
     if let Some(log) = set.files.get(".log") {
         match crate::regular_file::read_regular(log) {
-            Ok(Some(bytes)) => check_log(log, &bytes, meta, findings),
+            Ok(Some(bytes)) => {
+                check_log(log, &bytes, meta, findings);
+                log_bytes = Some(bytes);
+            }
             Ok(None) => findings.push(RemoteFinding {
                 path: log.clone(),
                 kind: "unreadable",
@@ -233,7 +245,8 @@ fn check_fileset(set: &Fileset, meta: &SegmentMetadata, findings: &mut Vec<Remot
             Err(e) => findings.push(RemoteFinding { path: log.clone(), kind: "unreadable", what: e.to_string() }),
         }
     }
-    if let Some(epochs) = set.files.get(".leader_epoch_checkpoint") {
+    check_indexes(set, meta.start_offset, log_bytes.as_deref(), findings);
+    if let Some(epochs) = set.files.get(LEADER_EPOCH_CHECKPOINT_SUFFIX) {
         match crate::log::checkpoint::read_epoch_checkpoint(epochs) {
             Ok(entries)
                 if epochs_in_segment(&entries, meta.start_offset, meta.end_offset) == meta.segment_leader_epochs => {}
@@ -270,6 +283,132 @@ pub fn epochs_in_segment(entries: &[(i32, i64)], start: i64, end: i64) -> Vec<(i
         }
     }
     out
+}
+
+/// Read a fileset's file: its bytes, or a finding (`None`) when it is absent or unreadable
+/// (absence is `missing-file`'s, said once above).
+fn read_file(set: &Fileset, suffix: &str, findings: &mut Vec<RemoteFinding>) -> Option<(PathBuf, Vec<u8>)> {
+    let path = set.files.get(suffix)?;
+    match crate::regular_file::read_regular(path) {
+        Ok(Some(bytes)) => Some((path.clone(), bytes)),
+        Ok(None) => {
+            findings.push(RemoteFinding { path: path.clone(), kind: "unreadable", what: "not a regular file".into() });
+            None
+        }
+        Err(e) => {
+            findings.push(RemoteFinding { path: path.clone(), kind: "unreadable", what: e.to_string() });
+            None
+        }
+    }
+}
+
+/// The fileset's indexes and producer snapshot, read with the readers of the local files: the
+/// offset and time indexes framed and in order, each entry set against the `.log` as `check`
+/// sets a local segment's (a remote segment is a closed segment: its indexes are trimmed, so
+/// a zero-filled tail is a finding here); the `.txnindex` whole entries; the producer
+/// snapshot's CRC and entries.
+fn check_indexes(set: &Fileset, base: i64, log: Option<&[u8]>, findings: &mut Vec<RemoteFinding>) {
+    use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
+    use crate::log::verify::{index_structure_findings, offset_disorder, read_offset_index, read_time_index};
+    use crate::log::verify::{time_disorder, verify_index_entries};
+    let mut structure = Vec::new();
+    let mut offsets = Vec::new();
+    let mut offset_path = PathBuf::new();
+    if let Some((path, bytes)) = read_file(set, ".index", findings) {
+        let read = read_offset_index(&bytes, base);
+        structure.extend(index_structure_findings(&path, &read, 8, offset_disorder, |e| e.offset));
+        if let Some(at) = read.zero_tail_at {
+            structure.push(crate::log::verify::Finding::new(
+                &path,
+                at,
+                None,
+                "a zero-filled tail: the index was not trimmed",
+            ));
+        }
+        offsets = read.entries;
+        offset_path = path;
+    }
+    let mut times = Vec::new();
+    let mut time_path = PathBuf::new();
+    if let Some((path, bytes)) = read_file(set, ".timeindex", findings) {
+        let read = read_time_index(&bytes, base);
+        structure.extend(index_structure_findings(&path, &read, 12, time_disorder, |e| e.offset));
+        if let Some(at) = read.zero_tail_at {
+            structure.push(crate::log::verify::Finding::new(
+                &path,
+                at,
+                None,
+                "a zero-filled tail: the index was not trimmed",
+            ));
+        }
+        times = read.entries;
+        time_path = path;
+    }
+    for f in structure {
+        findings.push(RemoteFinding {
+            path: f.path,
+            kind: "index-mismatch",
+            what: format!("at position {}: {}", f.position, f.what),
+        });
+    }
+    if let Some(log) = log {
+        let (offset_checks, time_checks) = verify_index_entries(&offsets, &times, Some(log));
+        for (i, (e, c)) in offsets.iter().zip(offset_checks).enumerate() {
+            if let OffsetEntryCheck::Mismatch { log_offset, .. } = c {
+                findings.push(RemoteFinding {
+                    path: offset_path.clone(),
+                    kind: "index-mismatch",
+                    what: format!(
+                        "entry {i} at position {}: offset {} at log position {}, where the log has {}",
+                        i * 8,
+                        e.offset,
+                        e.position,
+                        log_offset.map_or("no batch".to_string(), |o| format!("a batch ending at {o}"))
+                    ),
+                });
+            }
+        }
+        for (i, (e, c)) in times.iter().zip(time_checks).enumerate() {
+            let why = match c {
+                TimeEntryCheck::MatchesBatch | TimeEntryCheck::MatchesRecord | TimeEntryCheck::NoLog => continue,
+                TimeEntryCheck::TimestampMismatch { log_timestamp } => {
+                    format!("the batch holding offset {} has max timestamp {log_timestamp}", e.offset)
+                }
+                TimeEntryCheck::OutOfOrder { previous_timestamp } => {
+                    format!("timestamp {} is not above the previous entry's {previous_timestamp}", e.timestamp)
+                }
+                TimeEntryCheck::NotFound { .. } => format!("no batch holds offset {}", e.offset),
+            };
+            findings.push(RemoteFinding {
+                path: time_path.clone(),
+                kind: "index-mismatch",
+                what: format!("entry {i} at position {} ({}, {}): {why}", i * 12, e.timestamp, e.offset),
+            });
+        }
+    }
+    if let Some((path, bytes)) = read_file(set, ".txnindex", findings) {
+        let (_, partial) = crate::format::txn_index::decode_entries(&bytes);
+        if partial != 0 {
+            findings.push(RemoteFinding {
+                path,
+                kind: "index-mismatch",
+                what: format!(
+                    "{} bytes: not a whole number of {}-byte entries",
+                    bytes.len(),
+                    crate::format::txn_index::ENTRY_BYTES
+                ),
+            });
+        }
+    }
+    if let Some((path, bytes)) = read_file(set, ".snapshot", findings) {
+        if let Err(e) = crate::format::producer_snapshot::decode(&bytes) {
+            findings.push(RemoteFinding {
+                path,
+                kind: "unreadable",
+                what: format!("producer snapshot at position {}: {}", e.position, e.what),
+            });
+        }
+    }
 }
 
 fn check_log(path: &Path, bytes: &[u8], meta: &SegmentMetadata, findings: &mut Vec<RemoteFinding>) {

@@ -57,7 +57,7 @@ impl RemoteMetadataRead {
 }
 
 /// The `__remote_log_metadata-N` dirs of one data dir, by N.
-fn metadata_partition_dirs(data_dir: &Path) -> Result<Vec<(i32, PathBuf)>> {
+pub fn metadata_partition_dirs(data_dir: &Path) -> Result<Vec<(i32, PathBuf)>> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(data_dir).map_err(|e| Error::io(data_dir, "list", e))? {
         let e = e.map_err(|e| Error::io(data_dir, "list", e))?;

@@ -10,7 +10,9 @@
 //!   with klog's own segment readers, in offset order, into that fold;
 //! - [`local_tiered_storage`]: the filesystem layout of Kafka's `LocalTieredStorage` (the
 //!   storage manager Kafka's tests use), set against the table: filesets, files without
-//!   metadata, metadata without files.
+//!   metadata, metadata without files;
+//! - [`tier_check`]: the table against itself and the brokers' own files: remote segments
+//!   holding the same offsets, and segments above the HW of the broker that copied them.
 //!
 //! Everything here reads; nothing writes, nothing prints.
 
@@ -18,3 +20,4 @@ pub mod local_tiered_storage;
 pub mod metadata_cache;
 pub mod metadata_topic;
 pub mod remote_log_metadata;
+pub mod tier_check;

@@ -49,6 +49,16 @@ impl RemoteLogSegmentState {
         }
     }
 
+    /// A short name for narrow tables (the constant name stays in JSON).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            RemoteLogSegmentState::CopySegmentStarted => "copying",
+            RemoteLogSegmentState::CopySegmentFinished => "copied",
+            RemoteLogSegmentState::DeleteSegmentStarted => "deleting",
+            RemoteLogSegmentState::DeleteSegmentFinished => "deleted",
+        }
+    }
+
     /// `RemoteLogSegmentState.isValidTransition(src, target)`: the first state is
     /// COPY_SEGMENT_STARTED; a state may repeat (retries, failover); then copy finished or
     /// delete started, delete started, delete finished.

@@ -103,9 +103,11 @@ fn tiered(root: &Path) -> (PathBuf, PathBuf) {
     fs::create_dir_all(&tp).unwrap();
     let stem = format!("00000000000000000000-{}", replica_lab::util::base64_url(&SEGMENT_A));
     fs::write(tp.join(format!("{stem}.log")), &log).unwrap();
-    for suffix in [".index", ".timeindex", ".snapshot"] {
+    for suffix in [".index", ".timeindex"] {
         fs::write(tp.join(format!("{stem}{suffix}")), b"").unwrap();
     }
+    // A producer snapshot of no producers, as a real cluster's remote segments hold it.
+    fs::write(tp.join(format!("{stem}.snapshot")), replica_lab::format::producer_snapshot::encode(&[])).unwrap();
     fs::write(tp.join(format!("{stem}.leader_epoch_checkpoint")), "0\n1\n0 0\n").unwrap();
     (data, remote)
 }
@@ -209,4 +211,93 @@ fn a_remote_dir_not_in_local_tiered_storage_layout_is_an_error_naming_it() {
     let (data, _) = tiered(tmp.path());
     let (_, err) = code(&["remote", s(&data), "--remote-dir", s(tmp.path())], 2);
     assert!(err.contains(s(tmp.path())) && err.contains("no kafka-tiered-storage dir here"), "{err}");
+}
+
+/// The fixture's remote fileset of segment A: its dir and file stem.
+fn fileset_a(remote: &Path) -> (PathBuf, String) {
+    let tp = remote.join(format!("kafka-tiered-storage/t-0-{}", replica_lab::util::base64_url(&TOPIC_ID)));
+    (tp, format!("00000000000000000000-{}", replica_lab::util::base64_url(&SEGMENT_A)))
+}
+
+#[test]
+fn check_of_a_tiered_data_dir_shows_both_log_starts_and_the_findings_across_the_tiers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, remote) = tiered(tmp.path());
+    // Without --remote-dir: the metadata alone (the dir holds __remote_log_metadata).
+    let (text, _) = code(&["--width", "0", "check", s(&data)], 1);
+    assert!(text.contains("tiered storage: 1 partition(s) with remote segments"), "{text}");
+    let row = text.lines().find(|l| l.trim_start().starts_with("t-0 ") && l.contains("0..5")).expect(&text);
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    // partition, broker (the fixture has no meta.properties: the dir), log start, local log start.
+    assert_eq!((cells[2], cells[3]), ("0", "3"), "{row}");
+    assert!(text.contains("finding rejected:") && text.contains("finding copy-not-finished:"), "{text}");
+    assert!(text.contains("across the tiers: 2 finding(s)"), "{text}");
+
+    let lines = json_lines(&code(&["check", "--json", s(&data), "--remote-dir", s(&remote)], 1).0);
+    let part = lines.iter().find(|l| l["type"] == "tiered_partition").expect("a tiered partition line");
+    assert_eq!(
+        (
+            part["log_start_offset"].as_i64(),
+            part["local_log_start_offset"].as_i64(),
+            part["remote_segment_count"].as_u64()
+        ),
+        (Some(0), Some(3), Some(2))
+    );
+    let summary = lines.iter().find(|l| l["type"] == "tiered_summary").unwrap();
+    assert_eq!(
+        (summary["finding_count"].as_u64(), summary["filesets_count"].as_u64()),
+        (Some(2), Some(1)),
+        "{lines:?}"
+    );
+
+    // A dir with no __remote_log_metadata and no --remote-dir: no tiered section.
+    let plain = tmp.path().join("plain");
+    ok(&["create", s(&plain)]);
+    assert!(!ok(&["check", s(&plain)]).contains("tiered storage"));
+    // A remote dir that does not read fails the whole check, before anything is printed.
+    let (out, err) = code(&["check", s(&plain), "--remote-dir", s(&plain)], 2);
+    assert!(out.is_empty() && err.contains("no kafka-tiered-storage dir here"), "{out}{err}");
+}
+
+#[test]
+fn each_remote_segment_file_dumps_like_the_local_file_of_its_kind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, remote) = tiered(tmp.path());
+    let (tp, stem) = fileset_a(&remote);
+    let log = json_lines(&ok(&["dump", "--json", s(&tp.join(format!("{stem}.log")))]));
+    let offsets: Vec<i64> =
+        log.iter().filter(|l| l["type"] == "record").map(|l| l["offset"].as_i64().unwrap()).collect();
+    assert_eq!(offsets, [0, 1, 2], "{log:?}");
+    let epochs = ok(&["dump", s(&tp.join(format!("{stem}.leader_epoch_checkpoint")))]);
+    assert!(epochs.contains("epoch") && epochs.lines().any(|l| l.split_whitespace().eq(["0", "0"])), "{epochs}");
+    let snapshot = ok(&["dump", s(&tp.join(format!("{stem}.snapshot")))]);
+    assert!(snapshot.contains("0 producer(s)"), "{snapshot}");
+    // An index entry is checked against the remote .log beside it (same stem), not a local one.
+    let mut entry = Vec::new();
+    entry.extend(2i32.to_be_bytes());
+    entry.extend(0i32.to_be_bytes());
+    fs::write(tp.join(format!("{stem}.index")), &entry).unwrap();
+    let index = json_lines(&ok(&["dump", "--json", s(&tp.join(format!("{stem}.index")))]));
+    let e = index.iter().find(|l| l["type"] == "index_entry").expect("an index entry");
+    assert_eq!(e["offset"], 2, "{index:?}");
+    assert_ne!(e["check"], "no_log", "{index:?}");
+}
+
+#[test]
+fn a_remote_index_that_does_not_match_its_log_is_a_finding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, remote) = tiered(tmp.path());
+    let (tp, stem) = fileset_a(&remote);
+    // Offset 2 said to start at byte 40: no batch starts there.
+    let mut entry = Vec::new();
+    entry.extend(2i32.to_be_bytes());
+    entry.extend(40i32.to_be_bytes());
+    fs::write(tp.join(format!("{stem}.index")), &entry).unwrap();
+    fs::write(tp.join(format!("{stem}.snapshot")), b"\x00\x01").unwrap();
+    let lines = json_lines(&code(&["remote", "--json", s(&data), "--remote-dir", s(&remote)], 1).0);
+    let kinds: Vec<&str> =
+        lines.iter().filter(|l| l["type"] == "finding").map(|l| l["finding"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"index-mismatch"), "{lines:?}");
+    let snapshot = lines.iter().find(|l| l["finding"] == "unreadable").expect("the cut snapshot");
+    assert!(snapshot["path"].as_str().unwrap().ends_with(".snapshot"), "{snapshot}");
 }

@@ -270,12 +270,32 @@ fn klog_reads_a_real_tiered_cluster_as_kafka_folds_and_serves_it() {
     }
     assert_eq!(dumped, records);
 
-    // `klog check` over the three dirs: nothing needs a look (the local tiers agree).
-    let out = klog().arg("check").arg("--json").args(&dirs).output().unwrap();
+    // `klog check` over the three dirs and the remote dir: nothing needs a look, locally or
+    // across the tiers; each broker's log start and local log start are what the leader serves.
+    let out = klog().arg("check").arg("--json").args(&dirs).arg("--remote-dir").arg(&remote_copy).output().unwrap();
     let check = json_lines(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(out.status.code(), Some(0), "{check:?}");
     let check_summary = check.iter().find(|l| l["type"] == "summary").expect("a check summary");
     assert_eq!(check_summary["partitions_needing_attention"], 0, "{check:?}");
+    let tiered = check.iter().find(|l| l["type"] == "tiered_summary").expect("check's tiered summary");
+    assert_eq!((tiered["finding_count"].as_u64(), tiered["note_count"].as_u64()), (Some(0), Some(0)), "{check:?}");
+    let rows = of(&check, "tiered_partition");
+    assert_eq!(rows.len(), 3, "t-0 in each broker's dir: {rows:?}");
+    let leader_row = rows.iter().find(|r| r["node_id"] == 1).expect("broker 1's row");
+    assert_eq!(
+        (leader_row["log_start_offset"].as_i64(), leader_row["local_log_start_offset"].as_i64()),
+        (Some(earliest), Some(earliest_local)),
+        "{leader_row}"
+    );
+
+    // Every file of every remote fileset dumps, named by its remote name.
+    let mut remote_files = 0;
+    for f in walk_files(&remote_copy.join("kafka-tiered-storage")) {
+        let out = klog().arg("dump").arg(&f).output().unwrap();
+        assert!(out.status.success(), "dump {}: {}", f.display(), String::from_utf8_lossy(&out.stderr));
+        remote_files += 1;
+    }
+    assert!(remote_files >= 5 * klog_segments.len(), "{remote_files} remote files");
 
     say!(
         "real tiered cluster: {records} __remote_log_metadata records decoded by name ({}), {} remote segments equal to \
@@ -340,6 +360,13 @@ fn an_upload_killed_midway_is_the_copy_klog_names_unfinished_and_kafka_lists_as_
         .expect("t-0 in the new leader's dir");
     assert_eq!(side["log_start_offset"], last["earliest"], "{side} {last}");
     assert_eq!(side["local_log_start_offset"], last["earliest_local"], "{side} {last}");
+    // `klog check` says the same across the tiers: the orphan is its one tiered finding.
+    let out = klog().arg("check").arg("--json").args(&dirs).arg("--remote-dir").arg(&remote_copy).output().unwrap();
+    let check = json_lines(&String::from_utf8_lossy(&out.stdout));
+    let tiered: Vec<&Value> = check.iter().filter(|l| l["type"] == "tiered_finding").collect();
+    assert_eq!(out.status.code(), Some(1), "{check:?}");
+    assert_eq!(tiered.len(), 1, "{tiered:?}");
+    assert_eq!(tiered[0]["finding"], "copy-not-finished", "{tiered:?}");
 
     say!(
         "killed upload: {records} records decoded by name ({}), {} remote segments equal to Kafka's fold, orphan {orphan_id} \
