@@ -1439,7 +1439,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__txn)
-            opts="-h -V --partition --json --format --max-transaction-timeout --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --json --format --max-transaction-timeout --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

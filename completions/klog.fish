@@ -182,6 +182,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand txn" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand txn" -l json -d 'Write JSON instead of text (the same as `--format json`)'
+complete -c klog -n "__fish_klog_using_subcommand txn" -l allow-other-cluster -d 'Read data dirs of more than one cluster together instead of refusing'
 complete -c klog -n "__fish_klog_using_subcommand txn" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand txn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand txn" -s V -l version -d 'Print version'

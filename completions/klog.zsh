@@ -196,6 +196,7 @@ kafka\:"The tables kafka-transactions.sh prints, for scripts written against it"
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '(--format)--json[Write JSON instead of text (the same as \`--format json\`)]' \
+'--allow-other-cluster[Read data dirs of more than one cluster together instead of refusing]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

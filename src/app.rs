@@ -314,6 +314,9 @@ fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outc
     let partition = a.partition.as_deref();
     if a.dirs.len() > 1 || (partition.is_none() && data_dir::holds_several_partitions(&a.dirs[0])) {
         let dirs: Vec<&Path> = a.dirs.iter().map(PathBuf::as_path).collect();
+        // One cluster's coordinator judges one cluster's transactions (or, asked, any dirs').
+        let ids: Vec<crate::replica::DirIds> = dirs.iter().map(|d| crate::replica::DirIds::read(d)).collect();
+        crate::replica::ensure_one_cluster(&ids, a.allow_other_cluster)?;
         let report = commands::txn::run_data_dirs(&dirs, partition, &mut *progress(settings, "txn", "partitions"))?;
         match form {
             TxnFormat::Json => output::transactions::data_dir_json(text.raw(), &report)?,

@@ -1118,6 +1118,14 @@ pub struct TxnArgs {
     #[arg(long, value_name = "MINUTES", default_value_t = 15, requires = "format",
           value_parser = ranged::<u32>(0, I32_MAX, "find-hanging reads it as a Java int"))]
     pub max_transaction_timeout: u32,
+    /// Read data dirs of more than one cluster together instead of refusing.
+    ///
+    /// With several data dirs, the coordinator's `__transaction_state` found among them judges
+    /// every dir's open transactions: dirs whose `meta.properties` do not say they are brokers
+    /// of one cluster (another `cluster.id`, one only some record, a node id twice) are refused
+    /// in one line naming both dirs and ids (exit 2) unless this flag is given.
+    #[arg(long)]
+    pub allow_other_cluster: bool,
 }
 
 /// How `txn` writes what it reads.

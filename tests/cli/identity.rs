@@ -188,3 +188,16 @@ fn the_multi_broker_dry_run_says_per_broker_whether_it_would_start() {
     let lines = json_lines(&code(&["check", s(&bad), s(&good), "--json"], 1).0);
     assert!(lines.iter().filter(|v| v["type"] == "broker").all(|b| b.get("start").is_none()));
 }
+
+/// `txn` over several data dirs judges every dir's open transactions by the coordinator's
+/// `__transaction_state` found among them: dirs of two clusters are refused, unless asked.
+#[test]
+fn txn_over_data_dirs_of_two_clusters_is_refused_unless_asked() {
+    let Some(real) = kafka_real() else { return };
+    let (a, b) = (real.join("zk-broker-2020"), real.join("kraft-broker-2026"));
+    let err = refused(&["txn", s(&a), s(&b)], [&a, &b]);
+    assert!(err.contains("dirs of two different clusters"), "{err}");
+    ok(&["txn", s(&a), s(&b), "--allow-other-cluster"]);
+    // One data dir alone has no one to disagree with.
+    ok(&["txn", s(&a)]);
+}
