@@ -1315,7 +1315,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --cluster --allow-other-cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --cluster --allow-other-cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --remote-dir --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1346,6 +1346,10 @@ _klog() {
                     return 0
                     ;;
                 --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -399,6 +399,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
             (a.told_first, "--told-first"),
             (a.explain, "--explain"),
             (a.no_fencing, "--no-fencing"),
+            (a.remote_dir.is_some(), "--remote-dir"),
         ];
         if let Some((_, flag)) = one_partition_only.iter().find(|(given, _)| *given) {
             return Err(crate::error::Error::Usage(format!(

@@ -193,8 +193,13 @@ pub enum Command {
     /// tiered partition's log start (log-start-offset-checkpoint: across both tiers) and local
     /// log start (its first local segment) in each dir, and its remote segment table: id,
     /// offsets, leader epochs, state, broker, size, times. `--remote-dir` sets Kafka's
-    /// LocalTieredStorage dir against the table. Exit 1 when the cache rejects an event, a
-    /// record does not decode, or the remote files disagree with the metadata. Never writes.
+    /// LocalTieredStorage dir against the table. Then, for every broker whose dir is given,
+    /// what it does if it leads, by Kafka 4.4's RemoteLogManager: the remote segments it serves
+    /// and deletes (leader-epoch-cache truncation, log-start breach, retention.ms) and the
+    /// earliest offset after; what a consumer reads from each offset of the current leader (the
+    /// KRaft metadata's); with `--remote-dir`, the records of remote segments no broker serves.
+    /// Exit 1 when the cache rejects an event, a record does not decode, or the remote files
+    /// disagree with the metadata (forecasts are not findings). Never writes.
     Remote(RemoteArgs),
     /// Draw replicas as rows of cells aligned by offset, RaftScope-style.
     ///
@@ -651,6 +656,12 @@ pub struct RecoverArgs {
     /// dir records another `cluster.id` than the dirs is refused (see --allow-other-cluster).
     #[arg(long, value_name = "DIR", requires = "leader")]
     pub metadata: Option<PathBuf>,
+    /// A tiered leader's LocalTieredStorage dir (its `rsm.config.dir`, or the
+    /// `kafka-tiered-storage` dir in it): a follower below the leader's local log start takes
+    /// the epoch cache of the remote segment it rebuilds from (`.leader_epoch_checkpoint`);
+    /// without it, the leader's own cache up to that point is shown instead.
+    #[arg(long, value_name = "DIR", requires = "leader")]
+    pub remote_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -1724,6 +1735,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             fencing: !a.no_fencing && a.release.kafka.is_none_or(|r| r.offsets_for_leader_epoch_fencing),
             metadata: a.metadata.as_deref(),
             allow_other_cluster: a.cluster.allow_other_cluster,
+            remote_dir: a.remote_dir.as_deref(),
         }
     }
 }

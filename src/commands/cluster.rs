@@ -863,6 +863,7 @@ fn plan_restarts(
             fencing: true,
             metadata: None,
             allow_other_cluster: cx.req.allow_other_cluster,
+            remote_dir: None,
         };
         // The epoch comes from this view's own replay of the metadata: the dry run does not
         // look the metadata up again for every follower.

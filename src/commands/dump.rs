@@ -459,7 +459,8 @@ fn dump_replica(
                 stamped.observe(&b);
             }
         }
-        let rows = epoch_rows(replica.log().epoch_cache(), &stamped, replica.log_end_offset());
+        let local_start = replica.log_start_offset_below_local().map(|_| replica.log_start_offset());
+        let rows = epoch_rows(replica.log().epoch_cache(), &stamped, replica.log_end_offset(), local_start);
         return sink(DumpEvent::Epochs(&rows));
     }
     let from = req.from.unwrap_or(i64::MIN);

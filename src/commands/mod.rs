@@ -21,6 +21,7 @@ pub mod flush;
 pub mod history;
 pub mod recover;
 pub mod remote;
+pub mod remote_forecast;
 pub mod restore;
 pub mod stop;
 pub mod txn;

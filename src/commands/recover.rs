@@ -48,6 +48,10 @@ pub struct RecoverRequest<'a> {
     /// `--allow-other-cluster`: plan from a leader, follower or metadata log whose
     /// `meta.properties` do not say they are one cluster's (else refused).
     pub allow_other_cluster: bool,
+    /// `--remote-dir DIR`: a LocalTieredStorage dir, where a tiered leader's remote segments'
+    /// `.leader_epoch_checkpoint` files are read (a follower below its local log start takes one
+    /// as its epoch cache).
+    pub remote_dir: Option<&'a Path>,
 }
 
 #[derive(Debug)]
@@ -310,19 +314,50 @@ fn as_follower(
     if req.told_first {
         told_first_allowed(&leader, &follower, fencing, source, cached_epoch, leader_epoch)?;
     }
+    // A leader with remote storage: a follower below its local log start rebuilds from remote
+    // (read before anything is written; klog plans that restart but does not write it yet).
+    let tier = tiered_leader_of(req, &leader, &follower, metadata)?;
+    if tier.is_some() && !req.dry_run {
+        return Err(Error::state(
+            &leader.paths().partition_dir,
+            "keeps remote storage (tiered): klog plans a follower's restart against it but does not write one \
+             (the remote log auxiliary state); run with --dry-run",
+        ));
+    }
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
     // The leader's cache as it leads at that epoch, though its file may not hold the entry yet;
     // told first, it answers from the cache it has.
     let known_epoch = if req.told_first { leader_epoch } else { cached_epoch };
-    let restart = follower::plan_restart(&req.rules, fencing, &facts, &leader, leader_epoch, known_epoch, &follower)
-        .map_err(|why| fenced(&leader, &follower, &why))?;
+    let restart =
+        follower::plan_restart(&req.rules, fencing, &facts, (&leader, tier), leader_epoch, known_epoch, &follower)
+            .map_err(|why| fenced(&leader, &follower, &why))?;
     let committed = committed_by_metadata(metadata, &follower);
     let mut report = report_restart(req, &leader, &follower, restart, assumed, local, committed)?;
     if !req.dry_run {
         carry_out(req, leader, follower, &mut report)?;
     }
     Ok(report)
+}
+
+/// The leader's remote tier ([`crate::tiered::leader`]), from the `__remote_log_metadata` of
+/// the two replicas' data dirs and `--remote-dir`; a topic the KRaft metadata says has remote
+/// storage whose remote segments are in neither dir is refused.
+fn tiered_leader_of(
+    req: &RecoverRequest<'_>,
+    leader: &Replica,
+    follower: &Replica,
+    metadata: Option<&RecordedMetadata>,
+) -> Result<Option<crate::replication::truncation::TieredLeader>> {
+    let dirs = [leader.paths().log_dir.clone(), follower.paths().log_dir.clone()];
+    let tier = crate::tiered::leader::tiered_leader(leader, &dirs, req.remote_dir)?;
+    let remote_enabled = metadata
+        .and_then(|m| m.topic_config(&leader.paths().topic, "remote.storage.enable"))
+        .is_some_and(|(v, _)| v.trim().eq_ignore_ascii_case("true"));
+    if tier.is_none() && remote_enabled && leader.log_start_offset_below_local().is_some() {
+        return Err(crate::tiered::leader::missing_metadata(leader));
+    }
+    Ok(tier)
 }
 
 /// The leader `recover --leader` names and the replica it restarts, opened (for writing, or

@@ -82,6 +82,9 @@ pub struct RemoteReport {
     pub metadata: RemoteMetadataRead,
     pub partitions: Vec<TieredPartition>,
     pub storage: Option<RemoteStorageCheck>,
+    /// Per tiered partition: what each broker whose dir is given does if it leads
+    /// ([`super::remote_forecast`]). Forecasts, not findings.
+    pub forecasts: Vec<super::remote_forecast::PartitionForecast>,
 }
 
 impl RemoteReport {
@@ -353,5 +356,16 @@ pub fn run(req: &RemoteRequest<'_>) -> Result<RemoteReport> {
         Some(dir) => Some(check_storage(dir, &metadata.fold.partitions)?),
         None => None,
     };
-    Ok(RemoteReport { metadata, partitions, storage })
+    let recorded = super::remote_forecast::read_metadata(req.dirs);
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let forecasts = partitions
+        .iter()
+        .filter_map(|tp| {
+            let p = metadata.fold.partitions.get(&tp.partition)?;
+            Some(super::remote_forecast::forecast_partition(tp, p, recorded.as_ref(), storage.as_ref(), now_ms))
+        })
+        .collect();
+    Ok(RemoteReport { metadata, partitions, storage, forecasts })
 }

@@ -1003,9 +1003,16 @@ impl State {
         let (mut leader, mut follower) = self.slot_pair(cfg, l, f);
         // The leader runs at `leader_epoch` or, told first, answers from what it has: its view
         // is its own cache either way.
-        let restart =
-            follower::plan_restart(&cfg.rules, cfg.fencing, &facts, &leader, leader_epoch, leader_epoch, &follower)
-                .expect("the explorer recovers only where the follower takes the change");
+        let restart = follower::plan_restart(
+            &cfg.rules,
+            cfg.fencing,
+            &facts,
+            (&leader, None),
+            leader_epoch,
+            leader_epoch,
+            &follower,
+        )
+        .expect("the explorer recovers only where the follower takes the change");
         follower::restart_as_follower(&mut leader, &mut follower, &restart.plan, leader_epoch, None)
             .expect("the lab's storage does not fail");
         (restart.plan, restart.follower_view.high_watermark)

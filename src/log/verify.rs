@@ -443,6 +443,9 @@ pub struct ReplicaMarks {
     pub known_not_compacted: bool,
     /// Stopped without a clean shutdown (not running, no clean-shutdown marker).
     pub unclean_stop: bool,
+    /// The `log-start-offset-checkpoint` entry when it is below the first local segment: a
+    /// tiered partition's log start across both tiers (its older batches are in remote storage).
+    pub log_start_below_local: Option<i64>,
 }
 
 /// What verifying a whole log found, and how much it read.
@@ -597,7 +600,8 @@ pub fn verify_log(log: &Log, mut marks: ReplicaMarks, progress: &mut dyn FnMut(u
     StampMismatch::flush(walk.mismatch.take(), &mut c);
     let leo = log.log_end_offset();
     snapshot_findings(log, leo, marks.unclean_stop, &mut c, &mut notes)?;
-    epoch_cache_notes(log.epoch_cache(), leo, &walk, &mut notes);
+    let below_local = marks.log_start_below_local.zip(log.first_offset());
+    epoch_cache_notes(log.epoch_cache(), leo, below_local, &walk, &mut notes);
     checkpoint_findings(&marks, leo, log.tail_is_clean(), &mut c, &mut notes);
     Ok(LogVerification {
         findings: c.0,
@@ -926,7 +930,16 @@ fn snapshot_findings(log: &Log, leo: i64, unclean_stop: bool, c: &mut Findings, 
 }
 
 /// The epoch cache against the log: empty, entries past the log end, epochs no batch carries.
-fn epoch_cache_notes(cache: &EpochCache, leo: i64, walk: &Walk, notes: &mut Vec<String>) {
+/// `below_local` is (the log start across tiers, the local log start) when the first is below
+/// the second: entries whose offsets all lie below the local log start are a tiered log's.
+fn epoch_cache_notes(
+    cache: &EpochCache,
+    leo: i64,
+    below_local: Option<(i64, i64)>,
+    walk: &Walk,
+    notes: &mut Vec<String>,
+) {
+    let ranges = cache.ranges(leo);
     if cache.is_empty() && walk.batches > 0 {
         notes.push("the epoch cache is empty: Kafka rebuilds it only for segments it recovers".into());
     }
@@ -940,6 +953,18 @@ fn epoch_cache_notes(cache: &EpochCache, leo: i64, walk: &Walk, notes: &mut Vec<
             && !walk.stamped_epochs.contains(&e.leader_epoch)
             && !walk.stamped_epochs.is_empty()
         {
+            let end = ranges.iter().find(|(r, _)| r == e).map_or(leo, |(_, end)| *end);
+            if let Some((log_start, local)) = below_local.filter(|(_, local)| end <= *local) {
+                notes.push(format!(
+                    "epoch {} (offsets {}..{}) lies below the local log start {local} (log start {log_start} in \
+                     log-start-offset-checkpoint): its batches are not on this disk (in remote storage if the topic \
+                     is tiered)",
+                    e.leader_epoch,
+                    e.start_offset,
+                    end - 1
+                ));
+                continue;
+            }
             notes.push(format!(
                 "epoch {} (from offset {}) has no batch stamped with it (compacted away or never written)",
                 e.leader_epoch, e.start_offset
@@ -1069,6 +1094,9 @@ pub enum EpochAgreement {
     OnlyInCheckpoint,
     /// Batches carry this epoch but the checkpoint lacks it.
     OnlyInBatches,
+    /// A tiered log (its log start below its first local segment): every offset of the entry
+    /// lies below the local log start, so no batch of it is on this disk.
+    BelowLocalStart,
 }
 
 /// One row of `dump --epochs`.
@@ -1102,12 +1130,25 @@ impl StampedEpochs {
 }
 
 /// Compare the checkpointed cache with the stamps, as rows for `dump --epochs` and `check`.
-pub fn epoch_rows(cache: &EpochCache, stamped: &StampedEpochs, log_end_offset: i64) -> Vec<EpochRow> {
+///
+/// `local_start` is the local log start when the log start across tiers lies below it (a
+/// tiered log): an entry whose offsets all lie below it is [`EpochAgreement::BelowLocalStart`],
+/// and an entry starting below it agrees when its first local batch is the log's first.
+pub fn epoch_rows(
+    cache: &EpochCache,
+    stamped: &StampedEpochs,
+    log_end_offset: i64,
+    local_start: Option<i64>,
+) -> Vec<EpochRow> {
     let mut rows = Vec::new();
+    let first_stamped = stamped.derived.earliest().map(|e| e.start_offset);
     for (entry, end) in cache.ranges(log_end_offset) {
         let stamped_entry = stamped.derived.entries().iter().find(|e| e.leader_epoch == entry.leader_epoch);
+        let below = local_start.filter(|local| entry.start_offset < *local);
         let agreement = match stamped_entry {
             Some(s) if s.start_offset == entry.start_offset => EpochAgreement::Agrees,
+            Some(s) if below.is_some() && Some(s.start_offset) == first_stamped => EpochAgreement::Agrees,
+            None if below.is_some_and(|local| end <= local) => EpochAgreement::BelowLocalStart,
             Some(s) => EpochAgreement::StartDiffers { stamped_start_offset: s.start_offset },
             None if entry.start_offset >= log_end_offset => EpochAgreement::NoBatchesYet,
             None => EpochAgreement::OnlyInCheckpoint,
@@ -1260,6 +1301,7 @@ mod tests {
             load_problems: Vec::new(),
             known_not_compacted: true,
             unclean_stop: false,
+            log_start_below_local: None,
         }
     }
 
@@ -1365,7 +1407,7 @@ mod tests {
             derived: EpochCache::from_entries([entry(1, 0), entry(2, 5), entry(4, 9)]),
             record_counts: [(1, 4), (2, 4)].into_iter().collect(),
         };
-        let rows = epoch_rows(&cache, &stamped, 10);
+        let rows = epoch_rows(&cache, &stamped, 10, None);
         let got: Vec<(i32, i64, i64, u64, EpochAgreement)> =
             rows.iter().map(|r| (r.leader_epoch, r.start_offset, r.end_offset, r.record_count, r.agreement)).collect();
         assert_eq!(

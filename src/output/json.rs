@@ -410,6 +410,7 @@ fn epoch_wire(r: &EpochRow) -> EpochWire {
         EpochAgreement::StartDiffers { stamped_start_offset } => ("start_differs", Some(stamped_start_offset)),
         EpochAgreement::OnlyInCheckpoint => ("only_in_checkpoint", None),
         EpochAgreement::OnlyInBatches => ("only_in_batches", None),
+        EpochAgreement::BelowLocalStart => ("below_local_start", None),
     };
     EpochWire {
         agreement,

@@ -358,8 +358,11 @@ impl Picture {
         // The cut is drawn only where the truncation removes something.
         let cuts = r.cut_offset < r.follower_view.log_end_offset;
         let after_end = r.follower_log_end_offset_after;
-        let after_epochs: Vec<(i32, i64)> =
-            epoch_pairs(&r.follower_view.epochs).into_iter().filter(|(_, start)| *start < after_end).collect();
+        // A follower that rebuilt from remote storage takes the remote segment's cache.
+        let after_epochs: Vec<(i32, i64)> = match &r.plan.from_remote {
+            Some(_) => epoch_pairs(&r.plan.follower_epochs_after),
+            None => epoch_pairs(&r.follower_view.epochs).into_iter().filter(|(_, start)| *start < after_end).collect(),
+        };
         let fv = &r.follower_view;
         let lv = &r.leader_view;
         let mut rows = vec![

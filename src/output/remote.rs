@@ -184,6 +184,7 @@ pub fn text(out: &mut dyn Write, r: &RemoteReport, settings: &Settings) -> Resul
             )?;
         }
     }
+    crate::output::remote_forecast::text(out, &r.forecasts, settings)?;
     let n = r.finding_count();
     w(out, "")?;
     w(out, &if n == 0 { "no findings".to_string() } else { format!("{n} finding(s)") })
@@ -419,6 +420,7 @@ pub fn json(out: &mut dyn Write, r: &RemoteReport) -> Result<()> {
             line(out, &w)?;
         }
     }
+    crate::output::remote_forecast::json(out, &r.forecasts)?;
     line(
         out,
         &SummaryWire {

@@ -311,7 +311,9 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
             n => format!(", {n} offsets removed"),
         }
     )?;
-    if let Some(start) = r.plan.restart_at_leader_start {
+    if let Some(aux) = &r.plan.from_remote {
+        super::tiered_restart::text(out, &p, aux, r.plan.truncation_offset, &r.plan.follower_epochs_after)?;
+    } else if let Some(start) = r.plan.restart_at_leader_start {
         out!(
             out,
             "  {} {start} is the leader's log start, above the truncation point: the follower's \
@@ -734,6 +736,8 @@ pub(super) struct RecoverDoc<'a> {
     records: Vec<RecordRowWire<'a>>,
     records_omitted: u64,
     restart_at_leader_start: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from_remote: Option<super::tiered_restart::AuxStateWire>,
     round_trips: Vec<RoundTripWire>,
     summary: RecoverSummaryWire<'a>,
     truncation_offset: i64,
@@ -782,6 +786,7 @@ pub(super) fn recover_doc(r: &FollowerRecoverReport) -> RecoverDoc<'_> {
             .collect(),
         records_omitted: r.rows_omitted,
         restart_at_leader_start: r.plan.restart_at_leader_start,
+        from_remote: r.plan.from_remote.as_ref().map(|a| super::tiered_restart::wire(a, &r.plan.follower_epochs_after)),
         round_trips: r
             .plan
             .round_trips

@@ -368,6 +368,7 @@ pub fn epochs_table(out: &mut dyn Write, rows: &[EpochRow], settings: &Settings)
             }
             EpochAgreement::OnlyInCheckpoint => p.cell("no batch carries this epoch", Tone::Warn),
             EpochAgreement::OnlyInBatches => p.cell("DISAGREE: on batches, not in checkpoint", Tone::Bad),
+            EpochAgreement::BelowLocalStart => p.cell("below the local log start (remote if tiered)", Tone::Dim),
         };
         t.add(vec![
             epoch_cell(&p, r.leader_epoch),

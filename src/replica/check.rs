@@ -90,5 +90,6 @@ fn marks(replica: &Replica) -> ReplicaMarks {
         load_problems,
         known_not_compacted: replica.topic_config().is_some(),
         unclean_stop: !replica.clean_shutdown() && !replica.is_running(),
+        log_start_below_local: replica.log_start_offset_below_local(),
     }
 }

@@ -51,7 +51,7 @@ impl Explanation {
 type Line = (&'static str, usize, &'static str);
 
 /// The procedure the release runs, line by line.
-fn procedure(rules: &Rules) -> Vec<Line> {
+fn procedure(rules: &Rules, tiered: bool) -> Vec<Line> {
     let mut lines: Vec<Line> = match rules.truncation {
         TruncationMode::Hw => vec![("become", 0, "become_follower(leader)"), ("hw", 0, "truncate_to(hw)")],
         TruncationMode::Kip101 => {
@@ -136,6 +136,19 @@ fn procedure(rules: &Rules) -> Vec<Line> {
     };
     lines.push(("if_below_start", 0, "if leo < leader.log_start:"));
     lines.push(("restart", 1, "truncate_fully_and_start_at(leader.log_start)"));
+    if tiered {
+        // A leader with remote storage (3.6+): ReplicaManager.handleOffsetOutOfRangeError and
+        // ReplicaFetcherTierStateMachine.buildRemoteLogAuxState.
+        lines.extend([
+            ("if_below_local", 0, "if fetch_offset < leader.local_log_start:  # OFFSET_MOVED_TO_TIERED_STORAGE"),
+            ("earliest_local", 1, "(local, e) = leader.list_offsets(EARLIEST_LOCAL)"),
+            ("target_epoch", 1, "target = 0 if e == 0 else epoch of local - 1 (leader.end_offset_for(e - 1))"),
+            ("segment", 1, "seg = remote.segment_for(target, local - 1)  # none: retry"),
+            ("restart_remote", 1, "truncate_fully_and_start_at(seg.end + 1); log_start = leader.log_start"),
+            ("remote_epochs", 1, "epoch_cache = seg.leader_epoch_checkpoint"),
+            ("remote_snapshot", 1, "producer_state = seg.producer_snapshot"),
+        ]);
+    }
     if !rules.truncation_on_fetch {
         // The first fetch: OFFSET_OUT_OF_RANGE when the log still ends past the leader's.
         lines.push(("if_past_end", 0, "if leo > leader.leo:  # the first fetch: OFFSET_OUT_OF_RANGE"));
@@ -175,7 +188,7 @@ impl Marker {
 /// Explain `plan`, made for `follower` against `leader`.
 pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaView) -> Explanation {
     let rules = &plan.rules;
-    let lines = procedure(rules);
+    let lines = procedure(rules, leader.tier.is_some() && plan.from_remote.is_some());
     let mut m = Marker {
         keys: lines.iter().map(|l| l.0).collect(),
         lines: lines
@@ -287,18 +300,47 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
             }
         }
     };
-    let below = plan.restart_at_leader_start.is_some();
+    // A tiered leader's log start is the one across the tiers.
+    let log_start = plan.from_remote.as_ref().map_or(leader.log_start_offset, |a| a.log_start_offset);
+    let below = match &plan.from_remote {
+        Some(_) => plan.truncation_offset < log_start,
+        None => plan.restart_at_leader_start.is_some(),
+    };
     m.mark(
         "if_below_start",
         Some(format!(
-            "{} ({} {} {})",
+            "{} ({} {} {log_start})",
             if below { "yes" } else { "no" },
             plan.truncation_offset,
             if below { "<" } else { ">=" },
-            leader.log_start_offset
         )),
     );
-    if let Some(start) = plan.restart_at_leader_start {
+    if let Some(aux) = &plan.from_remote {
+        if plan.truncation_offset < aux.log_start_offset {
+            m.mark("restart", Some(format!("start = {}", aux.log_start_offset)));
+        }
+        let fetch = plan.truncation_offset.max(aux.log_start_offset);
+        m.mark("if_below_local", Some(format!("yes ({fetch} < {})", aux.leader_local_log_start_offset)));
+        let epoch = aux.epoch_at_local_start.map_or("none".to_string(), |e| e.to_string());
+        m.mark("earliest_local", Some(format!("local = {}, e = {epoch}", aux.leader_local_log_start_offset)));
+        m.mark("target_epoch", Some(format!("target = {}", aux.target_epoch)));
+        match (&aux.source, aux.next_offset) {
+            (Some(s), Some(next)) => {
+                m.mark("segment", Some(format!("{} ({}..{})", s.segment_id, s.start_offset, s.end_offset)));
+                m.mark("restart_remote", Some(format!("start = {next}, log start {}", aux.log_start_offset)));
+                let cache: Vec<String> = plan
+                    .follower_epochs_after
+                    .entries()
+                    .iter()
+                    .map(|e| format!("({} {})", e.leader_epoch, e.start_offset))
+                    .collect();
+                let from = if s.epochs.is_some() { "" } else { " (the leader's cache: no --remote-dir)" };
+                m.mark("remote_epochs", Some(format!("[{}]{from}", cache.join(" "))));
+                m.mark("remote_snapshot", Some(format!("{next:020}.snapshot")));
+            }
+            _ => m.mark("segment", Some("none: RemoteStorageException, the follower retries".into())),
+        }
+    } else if let Some(start) = plan.restart_at_leader_start {
         m.mark("restart", Some(format!("start = {start}")));
     }
     let mut notes = notes;

@@ -13,7 +13,7 @@ use super::fencing::{may_become_follower, Fenced, FollowerFacts};
 use super::leader::{assume_leadership, epochs_when_leading};
 use super::release::Rules;
 use super::storage::Storage;
-use super::truncation::{plan, ReplicaView, TruncationPlan, TruncationReason};
+use super::truncation::{plan, ReplicaView, TieredLeader, TruncationPlan, TruncationReason};
 use crate::error::Result;
 use crate::replica::Role;
 
@@ -71,20 +71,23 @@ pub struct Restart {
 /// told that `leader` leads at `leader_epoch`: `leader`'s view as it leads at that epoch (from
 /// 2.0.1 an epoch above `known_epoch`, the one it is known to lead at, has its entry at the log
 /// end: [`epochs_when_leading`]), the follower's view (its HW no higher than its log end), and
-/// [`become_follower`]'s plan. Nothing is written.
+/// [`become_follower`]'s plan; the leader comes with its tier when it keeps remote storage (a
+/// follower below its local log start rebuilds from remote). Nothing is written.
 pub fn plan_restart<L: Storage, F: Storage>(
     rules: &Rules,
     fencing: bool,
     facts: &FollowerFacts,
-    leader: &L,
+    leader: (&L, Option<TieredLeader>),
     leader_epoch: i32,
     known_epoch: i32,
     follower: &F,
 ) -> Result<Restart, Fenced> {
+    let (leader, tier) = leader;
     let leader_log_end_offset = leader.log_end_offset();
     let leader_epochs = epochs_when_leading(&leader.epochs(), leader_log_end_offset, leader_epoch, known_epoch, rules);
     let leader_view = ReplicaView::new(leader_epochs, leader_log_end_offset, leader.high_watermark())
-        .with_log_start(leader.log_start_offset());
+        .with_log_start(leader.log_start_offset())
+        .with_tier(tier);
     let log_end_offset = follower.log_end_offset();
     let follower_view =
         ReplicaView::new(follower.epochs(), log_end_offset, follower.high_watermark().min(log_end_offset));
@@ -126,6 +129,7 @@ fn keeps_fetching(rules: &Rules, follower: &ReplicaView) -> TruncationPlan {
         reason: TruncationReason::KeepsFetching,
         follower_epochs_after: follower.epochs.clone(),
         restart_at_leader_start: None,
+        from_remote: None,
     }
 }
 

@@ -13,6 +13,7 @@
 
 use super::release::{BelowFirstEpoch, Rules};
 use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET};
+use crate::tiered::aux_state::{self, AuxState, LeaderTier};
 
 /// The truncation procedure of each era, named with the release rules that choose it.
 pub use super::release::TruncationMode;
@@ -25,11 +26,26 @@ pub struct ReplicaView {
     pub high_watermark: i64,
     /// The log start offset (a leader's decides a full truncation: `truncateFullyAndStartAt`).
     pub log_start_offset: i64,
+    /// A leader with remote storage (tiered, Kafka 3.6+): its log start across the tiers and
+    /// the remote log auxiliary state a follower below its local log start builds.
+    pub tier: Option<TieredLeader>,
+}
+
+/// A tiered leader as the planner needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TieredLeader {
+    pub tier: LeaderTier,
+    pub aux: AuxState,
 }
 
 impl ReplicaView {
     pub fn new(epochs: EpochCache, log_end_offset: i64, high_watermark: i64) -> Self {
-        ReplicaView { epochs, log_end_offset, high_watermark, log_start_offset: 0 }
+        ReplicaView { epochs, log_end_offset, high_watermark, log_start_offset: 0, tier: None }
+    }
+
+    pub fn with_tier(mut self, tier: Option<TieredLeader>) -> Self {
+        self.tier = tier;
+        self
     }
 
     pub fn with_log_start(mut self, log_start_offset: i64) -> Self {
@@ -176,6 +192,11 @@ pub struct TruncationPlan {
     /// and the follower truncates fully and starts at the leader's log start
     /// (`AbstractFetcherThread.fetchOffsetAndTruncate`, `truncateFullyAndStartAt`).
     pub restart_at_leader_start: Option<i64>,
+    /// A tiered leader (3.6+) answered the fetch below its local log start
+    /// OFFSET_MOVED_TO_TIERED_STORAGE: the remote log auxiliary state the follower built (its
+    /// restart is at the remote segment's end + 1, `restart_at_leader_start`; with no segment
+    /// found it builds nothing, cuts nothing and retries).
+    pub from_remote: Option<AuxState>,
 }
 
 impl TruncationPlan {
@@ -211,9 +232,29 @@ pub fn plan(rules: &Rules, leader: &ReplicaView, follower: &ReplicaView) -> Trun
     debug_assert!((0..=leo).contains(&truncation_offset));
     let truncation_offset = truncation_offset.clamp(0, leo);
     epochs.truncate_from_end(truncation_offset);
-    let restart_at_leader_start = (truncation_offset < leader.log_start_offset).then_some(leader.log_start_offset);
-    if restart_at_leader_start.is_some() {
-        epochs.clear();
+    let tiered = leader.tier.as_ref().filter(|t| {
+        aux_state::release_has_tiered_storage(rules.release) && truncation_offset < t.tier.local_log_start_offset
+    });
+    let (restart_at_leader_start, from_remote) = match tiered {
+        // Below the local log start (after OFFSET_OUT_OF_RANGE and a restart at the log start
+        // when below that): OFFSET_MOVED_TO_TIERED_STORAGE, and the aux state decides.
+        Some(t) => (t.aux.next_offset, Some(t.aux.clone())),
+        None => ((truncation_offset < leader.log_start_offset).then_some(leader.log_start_offset), None),
+    };
+    match (&from_remote, restart_at_leader_start) {
+        (Some(aux), Some(next)) => {
+            // The remote segment's `.leader_epoch_checkpoint` (`assign`), or the leader's cache
+            // up to the restart where the remote file is not at hand.
+            epochs = aux.source.as_ref().and_then(|s| s.epochs.clone()).unwrap_or_else(|| {
+                let mut e = leader.epochs.clone();
+                e.truncate_from_end(next);
+                e
+            });
+        }
+        (None, Some(_)) => {
+            epochs.clear();
+        }
+        _ => {}
     }
     TruncationPlan {
         mode,
@@ -223,6 +264,7 @@ pub fn plan(rules: &Rules, leader: &ReplicaView, follower: &ReplicaView) -> Trun
         reason,
         follower_epochs_after: epochs,
         restart_at_leader_start,
+        from_remote,
     }
 }
 
@@ -560,6 +602,30 @@ mod tests {
         assert!(p28.round_trips[0].in_fetch_response);
         let kept = plan_at("4.4.0", &leader_ahead, &follower);
         assert_eq!((kept.truncation_offset, kept.reason), (10, TruncationReason::OutOfRangeKept));
+    }
+
+    /// A tiered leader (log start 0, local log start 532): a follower at 100 is answered
+    /// OFFSET_MOVED_TO_TIERED_STORAGE from 3.6.0 (`ReplicaManager.handleOffsetOutOfRangeError`)
+    /// and restarts after the remote segment with its epoch cache; 3.5.2 has no tiered storage
+    /// and restarts at the (local) log start with none. A follower at 532 or above is not moved.
+    #[test]
+    fn below_a_tiered_leaders_local_start_the_follower_restarts_from_remote_from_3_6() {
+        use crate::tiered::aux_state::RemoteSource;
+        let tier = LeaderTier { log_start_offset: 0, local_log_start_offset: 532 };
+        let source =
+            RemoteSource { segment_id: "s".into(), start_offset: 504, end_offset: 531, epochs: Some(cache(&[(0, 0)])) };
+        let aux = crate::tiered::aux_state::build(tier, &cache(&[(0, 0)]), 600, |_, _| Some(source.clone()));
+        let leader = view(&[(0, 0)], 600, 600).with_log_start(532).with_tier(Some(TieredLeader { tier, aux }));
+        let follower = view(&[(0, 0)], 100, 100);
+        let p = plan_at("3.6.0", &leader, &follower);
+        assert_eq!((p.truncation_offset, p.restart_at_leader_start), (100, Some(532)));
+        assert_eq!(p.follower_epochs_after, cache(&[(0, 0)]));
+        assert!(p.from_remote.is_some());
+        let old = plan_at("3.5.2", &leader, &follower);
+        assert_eq!((old.restart_at_leader_start, old.from_remote.is_some()), (Some(532), false));
+        assert!(old.follower_epochs_after.is_empty());
+        let caught_up = plan_at("4.4.0", &leader, &view(&[(0, 0)], 560, 560));
+        assert_eq!((caught_up.restart_at_leader_start, caught_up.from_remote.is_some()), (None, false));
     }
 
     /// From 2.8 the answer comes in the fetch response, and only when the last fetched epoch or

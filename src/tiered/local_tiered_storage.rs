@@ -302,6 +302,29 @@ fn read_file(set: &Fileset, suffix: &str, findings: &mut Vec<RemoteFinding>) -> 
     }
 }
 
+/// One index file of a fileset read whole: its entries and path (none when absent), its
+/// framing, order and zero-filled tail added to `structure`.
+#[allow(clippy::too_many_arguments)]
+fn read_index<E>(
+    set: &Fileset,
+    suffix: &str,
+    findings: &mut Vec<RemoteFinding>,
+    structure: &mut Vec<crate::log::verify::Finding>,
+    read: impl Fn(&[u8]) -> crate::log::verify::IndexRead<E>,
+    entry_bytes: usize,
+    disorder: impl Fn(&E, &E) -> Option<String>,
+    offset: impl Fn(&E) -> i64,
+) -> (Vec<E>, PathBuf) {
+    let Some((path, bytes)) = read_file(set, suffix, findings) else { return (Vec::new(), PathBuf::new()) };
+    let index = read(&bytes);
+    structure.extend(crate::log::verify::index_structure_findings(&path, &index, entry_bytes, disorder, offset));
+    if let Some(at) = index.zero_tail_at {
+        let what = "a zero-filled tail: the index was not trimmed";
+        structure.push(crate::log::verify::Finding::new(&path, at, None, what));
+    }
+    (index.entries, path)
+}
+
 /// The fileset's indexes and producer snapshot, read with the readers of the local files: the
 /// offset and time indexes framed and in order, each entry set against the `.log` as `check`
 /// sets a local segment's (a remote segment is a closed segment: its indexes are trimmed, so
@@ -309,41 +332,29 @@ fn read_file(set: &Fileset, suffix: &str, findings: &mut Vec<RemoteFinding>) -> 
 /// snapshot's CRC and entries.
 fn check_indexes(set: &Fileset, base: i64, log: Option<&[u8]>, findings: &mut Vec<RemoteFinding>) {
     use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
-    use crate::log::verify::{index_structure_findings, offset_disorder, read_offset_index, read_time_index};
+    use crate::log::verify::{offset_disorder, read_offset_index, read_time_index};
     use crate::log::verify::{time_disorder, verify_index_entries};
     let mut structure = Vec::new();
-    let mut offsets = Vec::new();
-    let mut offset_path = PathBuf::new();
-    if let Some((path, bytes)) = read_file(set, ".index", findings) {
-        let read = read_offset_index(&bytes, base);
-        structure.extend(index_structure_findings(&path, &read, 8, offset_disorder, |e| e.offset));
-        if let Some(at) = read.zero_tail_at {
-            structure.push(crate::log::verify::Finding::new(
-                &path,
-                at,
-                None,
-                "a zero-filled tail: the index was not trimmed",
-            ));
-        }
-        offsets = read.entries;
-        offset_path = path;
-    }
-    let mut times = Vec::new();
-    let mut time_path = PathBuf::new();
-    if let Some((path, bytes)) = read_file(set, ".timeindex", findings) {
-        let read = read_time_index(&bytes, base);
-        structure.extend(index_structure_findings(&path, &read, 12, time_disorder, |e| e.offset));
-        if let Some(at) = read.zero_tail_at {
-            structure.push(crate::log::verify::Finding::new(
-                &path,
-                at,
-                None,
-                "a zero-filled tail: the index was not trimmed",
-            ));
-        }
-        times = read.entries;
-        time_path = path;
-    }
+    let (offsets, offset_path) = read_index(
+        set,
+        ".index",
+        findings,
+        &mut structure,
+        |b| read_offset_index(b, base),
+        8,
+        offset_disorder,
+        |e| e.offset,
+    );
+    let (times, time_path) = read_index(
+        set,
+        ".timeindex",
+        findings,
+        &mut structure,
+        |b| read_time_index(b, base),
+        12,
+        time_disorder,
+        |e| e.offset,
+    );
     for f in structure {
         findings.push(RemoteFinding {
             path: f.path,

@@ -38,11 +38,27 @@ pub struct Rejection {
     pub why: String,
 }
 
+/// One leader epoch's finished segments (`RemoteLogLeaderEpochState`): by the offset the epoch
+/// starts at in each (`offsetToId`), and the highest offset of the epoch copied.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EpochState {
+    pub offset_to_id: BTreeMap<i64, [u8; 16]>,
+    pub highest_log_offset: Option<i64>,
+}
+
+/// `RemoteLogMetadataCache.highestOffsetForEpoch`: the last offset of `epoch` in `s` (the next
+/// epoch's start − 1, or the segment's end).
+fn highest_offset_for_epoch(epoch: i32, s: &SegmentMetadata) -> i64 {
+    s.segment_leader_epochs.iter().filter(|(e, _)| *e > epoch).map(|(_, o)| o - 1).min().unwrap_or(s.end_offset)
+}
+
 /// One partition's remote metadata.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PartitionRemoteMetadata {
     /// Segments by id (`idToSegmentMetadata`), each as its latest applied event left it.
     pub segments: BTreeMap<[u8; 16], SegmentMetadata>,
+    /// Per leader epoch, the finished segments a lookup by epoch finds (`leaderEpochEntries`).
+    pub epochs: BTreeMap<i32, EpochState>,
     /// The latest partition deletion event, while the deletion is not finished.
     pub delete: Option<PartitionDelete>,
     /// How many events were applied to this partition.
@@ -55,6 +71,47 @@ impl PartitionRemoteMetadata {
         let mut v: Vec<&SegmentMetadata> = self.segments.values().collect();
         v.sort_by_key(|s| (s.start_offset, s.end_offset, s.segment_id));
         v
+    }
+
+    /// `RemoteLogMetadataCache.remoteLogSegmentMetadata(leaderEpoch, offset)`: the segment
+    /// holding `offset` in `epoch` — the one registered under the epoch at the greatest start at
+    /// or below the offset, if the offset is within the epoch's part of it.
+    pub fn segment_for(&self, epoch: i32, offset: i64) -> Option<&SegmentMetadata> {
+        let (_, id) = self.epochs.get(&epoch)?.offset_to_id.range(..=offset).next_back()?;
+        let s = self.segments.get(id)?;
+        (offset <= highest_offset_for_epoch(epoch, s)).then_some(s)
+    }
+
+    /// `handleSegmentWithCopySegmentFinishedState`, per epoch of the segment: segments of the
+    /// epoch starting at or above this one's start are no longer referenced when this one
+    /// reaches at least as far (a leader uploaded a superset); then this one is.
+    fn copy_finished(&mut self, s: &SegmentMetadata) {
+        for &(epoch, start) in &s.segment_leader_epochs {
+            let end = highest_offset_for_epoch(epoch, s);
+            let st = self.epochs.entry(epoch).or_default();
+            while let Some((&last, _)) = st.offset_to_id.last_key_value() {
+                if last >= start && st.highest_log_offset.is_some_and(|h| h <= end) {
+                    st.offset_to_id.remove(&last);
+                } else {
+                    break;
+                }
+            }
+            st.offset_to_id.insert(start, s.segment_id);
+            if st.highest_log_offset.is_none_or(|h| end > h) {
+                st.highest_log_offset = Some(end);
+            }
+        }
+    }
+
+    /// `handleSegmentWithDeleteSegmentStartedState`: the segment is no longer found by epoch.
+    fn delete_started(&mut self, s: &SegmentMetadata) {
+        for &(epoch, start) in &s.segment_leader_epochs {
+            if let Some(st) = self.epochs.get_mut(&epoch) {
+                if st.offset_to_id.get(&start) == Some(&s.segment_id) {
+                    st.offset_to_id.remove(&start);
+                }
+            }
+        }
     }
 
     /// The lowest start offset among the segments whose copy finished (what the leader can
@@ -111,8 +168,14 @@ impl RemoteMetadataFold {
                 existing.event_timestamp_ms = u.event_timestamp_ms;
                 existing.state = u.state;
                 existing.custom_metadata_bytes = u.custom_metadata_bytes;
-                if u.state == RemoteLogSegmentState::DeleteSegmentFinished {
-                    p.segments.remove(&u.segment_id);
+                let updated = existing.clone();
+                match u.state {
+                    RemoteLogSegmentState::CopySegmentFinished => p.copy_finished(&updated),
+                    RemoteLogSegmentState::DeleteSegmentStarted => p.delete_started(&updated),
+                    RemoteLogSegmentState::DeleteSegmentFinished => {
+                        p.segments.remove(&u.segment_id);
+                    }
+                    RemoteLogSegmentState::CopySegmentStarted => {}
                 }
                 p.applied_count += 1;
                 self.events_applied += 1;
@@ -182,6 +245,43 @@ mod tests {
         assert_eq!((t[0].state, t[0].broker_id), (RemoteLogSegmentState::CopySegmentFinished, 2));
         assert_eq!(t[0].event_timestamp_ms, 1_700_000_001_000);
         assert_eq!(p.copied_start_offset(), Some(0));
+    }
+
+    fn seg(id: u8, start: i64, end: i64, epochs: &[(i32, i64)]) -> SegmentMetadata {
+        let mut s = match event(&records::segment_record(0)) {
+            RemoteLogMetadataEvent::Segment(s) => s,
+            _ => unreachable!(),
+        };
+        s.segment_id = [id; 16];
+        (s.start_offset, s.end_offset, s.segment_leader_epochs) = (start, end, epochs.to_vec());
+        s
+    }
+
+    /// `RemoteLogLeaderEpochState`'s own cases (3.9 trunk): a superset copied later replaces the
+    /// segments it covers; an overlapping one that reaches further serves the offsets past the
+    /// first; a lookup past the epoch's part of a segment finds nothing.
+    #[test]
+    fn a_lookup_by_epoch_finds_the_segment_kafka_serves() {
+        let mut p = PartitionRemoteMetadata::default();
+        p.copy_finished(&seg(1, 0, 100, &[(0, 0)]));
+        p.copy_finished(&seg(2, 0, 200, &[(0, 0)]));
+        for s in [seg(1, 0, 100, &[(0, 0)]), seg(2, 0, 200, &[(0, 0)])] {
+            p.segments.insert(s.segment_id, s);
+        }
+        assert_eq!(p.segment_for(0, 50).map(|s| s.segment_id[0]), Some(2), "the superset replaced S0");
+        assert_eq!(p.epochs[&0].offset_to_id.len(), 1);
+        let mut p = PartitionRemoteMetadata::default();
+        for s in [seg(1, 10, 90, &[(0, 10)]), seg(2, 5, 100, &[(0, 5)]), seg(3, 101, 200, &[(0, 101), (1, 150)])] {
+            p.copy_finished(&s);
+            p.segments.insert(s.segment_id, s);
+        }
+        assert_eq!(p.segment_for(0, 95).map(|s| s.segment_id[0]), Some(2));
+        assert_eq!(p.segment_for(0, 149).map(|s| s.segment_id[0]), Some(3));
+        assert_eq!(p.segment_for(0, 150), None, "offset 150 is epoch 1's in segment 3");
+        assert_eq!(p.segment_for(1, 160).map(|s| s.segment_id[0]), Some(3));
+        assert_eq!(p.segment_for(2, 160), None);
+        p.delete_started(&seg(3, 101, 200, &[(0, 101), (1, 150)]));
+        assert_eq!(p.segment_for(1, 160), None);
     }
 
     #[test]

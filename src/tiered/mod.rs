@@ -12,10 +12,17 @@
 //!   storage manager Kafka's tests use), set against the table: filesets, files without
 //!   metadata, metadata without files;
 //! - [`tier_check`]: the table against itself and the brokers' own files: remote segments
-//!   holding the same offsets, and segments above the HW of the broker that copied them.
+//!   holding the same offsets, and segments above the HW of the broker that copied them;
+//! - [`lineage`]: what a candidate leader serves, deletes and answers across the tiers, by
+//!   its epoch cache (Kafka's `RemoteLogManager` rules), and the remote records no leader serves;
+//! - [`aux_state`] and [`leader`]: a follower below a tiered leader's local log start, and the
+//!   remote log auxiliary state it builds.
 //!
 //! Everything here reads; nothing writes, nothing prints.
 
+pub mod aux_state;
+pub mod leader;
+pub mod lineage;
 pub mod local_tiered_storage;
 pub mod metadata_cache;
 pub mod metadata_topic;

@@ -301,3 +301,189 @@ fn a_remote_index_that_does_not_match_its_log_is_a_finding() {
     let snapshot = lines.iter().find(|l| l["finding"] == "unreadable").expect("the cut snapshot");
     assert!(snapshot["path"].as_str().unwrap().ends_with(".snapshot"), "{snapshot}");
 }
+
+/// The fixture's data dir as a tiered leader of t-0 (its cache: epoch 0 from 0), and a second
+/// broker's dir whose t-0 is empty: a follower far below the leader's local log start (3).
+fn tiered_pair(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let (data, remote) = tiered(root);
+    fs::write(data.join("t-0/leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
+    let follower = root.join("data2");
+    fs::create_dir_all(follower.join("t-0")).unwrap();
+    fs::write(follower.join("t-0/00000000000000000000.log"), b"").unwrap();
+    for (dir, node) in [(&data, 1), (&follower, 2)] {
+        let meta = format!("version=1\nnode.id={node}\ncluster.id=q1Sh-9_ISia_zwGINzRvyQ\n");
+        fs::write(dir.join("meta.properties"), meta).unwrap();
+    }
+    (data, follower, remote)
+}
+
+/// `ReplicaFetcherTierStateMachine.buildRemoteLogAuxState` (3.6.0): the follower's fetch at 0 is
+/// below the leader's local log start 3, so it rebuilds from the remote segment holding offset 2
+/// in epoch 0 (segment A, 0..2): it restarts at 3 with log start 0 and A's epoch cache.
+#[test]
+fn recover_below_a_tiered_leaders_local_start_plans_the_restart_from_remote_storage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (leader, follower, remote) = tiered_pair(tmp.path());
+    let args = ["recover", "--dry-run", "--partition", "t-0", "--leader", s(&leader), s(&follower)];
+    let text = ok(&[&["--width", "0"], &args[..], &["--remote-dir", s(&remote), "--explain"]].concat());
+    assert!(text.contains("moved to tiered storage: the leader keeps offsets 0..2 in remote storage only"), "{text}");
+    let segment = replica_lab::util::base64_url(&SEGMENT_A);
+    assert!(text.contains(&format!("3. remote segment {segment} (offsets 0..2) holds offset 2 in epoch 0")), "{text}");
+    assert!(text.contains("epoch cache [(0 0)] from the remote segment's .leader_epoch_checkpoint"), "{text}");
+    assert!(
+        text.contains("if fetch_offset < leader.local_log_start:  # OFFSET_MOVED_TO_TIERED_STORAGE ◀ yes (0 < 3)"),
+        "{text}"
+    );
+    let doc = json_lines(&ok(&[&args[..], &["--json", "--remote-dir", s(&remote)]].concat()));
+    let aux = &doc.iter().find(|l| l.get("from_remote").is_some()).expect("from_remote")["from_remote"];
+    assert_eq!(
+        (aux["next_offset"].as_i64(), aux["epochs_from"].as_str()),
+        (Some(3), Some("remote_checkpoint")),
+        "{aux}"
+    );
+    // Without the remote dir the leader's own cache stands in, and says so.
+    let doc = json_lines(&ok(&[&args[..], &["--json"]].concat()));
+    let aux = &doc.iter().find(|l| l.get("from_remote").is_some()).unwrap()["from_remote"];
+    assert_eq!(aux["epochs_from"], "leader_cache", "{aux}");
+    // 3.5.2 has no tiered storage: a restart at the (local) log start, nothing from remote.
+    let old = json_lines(&ok(&[&args[..], &["--json", "--kafka", "3.5.2"]].concat()));
+    assert!(old.iter().all(|l| l.get("from_remote").is_none()), "{old:?}");
+    // klog does not write such a restart: refused before anything is written.
+    let before = tree(&follower);
+    let (_, err) =
+        code(&["recover", "--partition", "t-0", "--leader", s(&leader), s(&follower), "--allow-broker-dir-writes"], 2);
+    assert!(err.contains("keeps remote storage (tiered)") && err.contains("--dry-run"), "{err}");
+    assert_eq!(tree(&follower), before);
+}
+
+/// A log whose older segments went to remote storage: klog writes epochs 0 (m0..m3) and 1
+/// (n4..n7) in 2-record segments, then the segments below 6 are deleted as local retention
+/// deletes copied ones, with the log start across tiers (0) left in `log-start-offset-checkpoint`
+/// as Kafka 4.4 writes it for a tiered log. The epoch cache still says (0 0) (1 4): epoch 0 lies
+/// wholly below the local log start and epoch 1's first local batch is at 6. Neither is a
+/// disagreement.
+#[test]
+fn epoch_cache_entries_whose_batches_are_below_the_local_log_start_are_not_disagreements() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    ok(&["create", s(&a), "--segment-bytes", "200"]);
+    ok(&["elect", s(&a), "--epoch", "0"]);
+    ok(&["append", s(&a), "m0", "m1", "m2", "m3", "--records-per-batch", "1"]);
+    ok(&["elect", s(&a), "--epoch", "1"]);
+    ok(&["append", s(&a), "n4", "n5", "n6", "n7", "--records-per-batch", "1"]);
+    let partition = a.join("demo-0");
+    for base in [0, 2, 4] {
+        for suffix in ["log", "index", "timeindex", "snapshot"] {
+            let _ = fs::remove_file(partition.join(format!("{base:020}.{suffix}")));
+        }
+    }
+    fs::write(a.join("log-start-offset-checkpoint"), "0\n1\ndemo 0 0\n").unwrap();
+    let rows = json_lines(&ok(&["dump", "--json", "--epochs", s(&a)]));
+    let agreements: Vec<(i64, &str)> = rows
+        .iter()
+        .filter(|l| l["type"] == "epoch")
+        .map(|l| (l["leader_epoch"].as_i64().unwrap(), l["agreement"].as_str().unwrap()))
+        .collect();
+    assert_eq!(agreements, [(0, "below_local_start"), (1, "agrees")], "{rows:?}");
+    let check = ok(&["--width", "0", "check", s(&a)]);
+    assert!(check.contains("epoch 0 (offsets 0..3) lies below the local log start 6 (log start 0"), "{check}");
+    assert!(!check.contains("compacted away"), "{check}");
+    // The same log with its log start at the first segment (not tiered): epoch 1 disagrees.
+    fs::write(a.join("log-start-offset-checkpoint"), "0\n1\ndemo 0 6\n").unwrap();
+    let rows = json_lines(&ok(&["dump", "--json", "--epochs", s(&a)]));
+    assert!(rows.iter().any(|l| l["type"] == "epoch" && l["agreement"] == "start_differs"), "{rows:?}");
+}
+
+/// Broker `node`'s dir beside `tiered`'s: `t-0` holding offsets 3..5 locally at `leader_epoch`,
+/// with the epoch cache `cache` (`<epoch> <start offset>` lines).
+fn broker_replica(data: &Path, node: i32, leader_epoch: i32, cache: &str) {
+    let local = data.join("t-0");
+    fs::create_dir_all(&local).unwrap();
+    let records: Vec<NewRecord> = (0..3)
+        .map(|i| NewRecord { timestamp: 3_000 + i, key: None, value: Some(vec![b'x' + i as u8]), headers: vec![] })
+        .collect();
+    fs::write(local.join("00000000000000000003.log"), encode_batch(&BatchSpec::plain(3, leader_epoch), &records))
+        .unwrap();
+    let lines = cache.lines().count();
+    fs::write(local.join("leader-epoch-checkpoint"), format!("0\n{lines}\n{cache}")).unwrap();
+    fs::write(data.join("log-start-offset-checkpoint"), "0\n1\nt 0 0\n").unwrap();
+    fs::write(data.join("meta.properties"), format!("version=1\nnode.id={node}\ncluster.id=c\n")).unwrap();
+}
+
+#[test]
+fn remote_forecasts_what_each_broker_deletes_and_serves_if_it_leads_and_what_no_one_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data1, remote) = tiered(tmp.path());
+    // Broker 1 led at epoch 0 (segment A, 0..2, is its copy); broker 2's cache starts at epoch
+    // 2 (its lineage from offset 3), as after an unclean election and a rebuild from remote.
+    broker_replica(&data1, 1, 0, "0 0\n");
+    let data2 = tmp.path().join("data2");
+    broker_replica(&data2, 2, 2, "2 3\n");
+    let (out, _) = code(&["remote", "--json", s(&data1), s(&data2), "--remote-dir", s(&remote)], 1);
+    let lines = json_lines(&out);
+    let forecast = |broker: i64| {
+        lines
+            .iter()
+            .find(|l| l["type"] == "leader_forecast" && l["broker_id"] == broker)
+            .unwrap_or_else(|| panic!("{lines:?}"))
+    };
+    // Broker 1: segment A and the unfinished copy B are within its lineage; Kafka's default
+    // retention.ms (7 days) is long past their 2023 timestamps: both go by time, and the log
+    // start moves past them.
+    let b1 = forecast(1);
+    let causes: Vec<(i64, &str)> = b1["deletions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["start_offset"].as_i64().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(causes, [(0, "retention.ms breach"), (3, "retention.ms breach")], "{b1}");
+    assert_eq!(
+        (b1["retention_ms"].as_i64(), b1["retention_ms_source"].as_str()),
+        (Some(604_800_000), Some("Kafka's default"))
+    );
+    assert_eq!(b1["log_start_offset_after"], 6, "{b1}");
+    // Broker 2: every remote epoch lies below its earliest, 2: leader-epoch-cache truncation,
+    // and its log start becomes its local log start (no remote segment of epoch 2).
+    let b2 = forecast(2);
+    let causes: Vec<(i64, &str)> = b2["deletions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["start_offset"].as_i64().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(causes, [(0, "leader-epoch-cache truncation"), (3, "leader-epoch-cache truncation")], "{b2}");
+    assert_eq!(b2["log_start_offset_after"], 3, "{b2}");
+    assert_eq!(b2["segments"][0]["within_lineage"], false, "{b2}");
+    let reads: Vec<(i64, i64, &str)> = b2["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (r["first_offset"].as_i64().unwrap(), r["last_offset"].as_i64().unwrap(), r["source"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(reads, [(3, 5, "local")], "{b2}");
+    // No one serves segment A: its three records are still in its remote .log.
+    let salvage: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "salvage").collect();
+    assert_eq!(salvage.len(), 1, "{lines:?}");
+    assert_eq!(
+        (
+            salvage[0]["first_record_offset"].as_i64(),
+            salvage[0]["last_record_offset"].as_i64(),
+            salvage[0]["record_count"].as_u64()
+        ),
+        (Some(0), Some(2), Some(3))
+    );
+    // Forecasts are not findings: the same two findings as without them.
+    let findings = lines.iter().filter(|l| l["type"] == "finding").count();
+    assert_eq!(findings, 2, "{lines:?}");
+
+    let (text, _) = code(&["remote", s(&data1), s(&data2), "--remote-dir", s(&remote)], 1);
+    assert!(
+        text.contains("if broker 2 leads, Kafka deletes 2 segment(s), offsets 0..5 (2 by leader-epoch-cache truncation); earliest offset after: 3"),
+        "{text}"
+    );
+    assert!(text.contains("no current leader: no metadata log in the dirs"), "{text}");
+    assert!(text.contains("3 record(s), offsets 0..2 still in its remote .log"), "{text}");
+}

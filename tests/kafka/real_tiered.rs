@@ -394,3 +394,400 @@ fn walk_files(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A follower stopped long enough that the leader's local log starts above its log end, then
+/// started again: Kafka answers its fetch OFFSET_MOVED_TO_TIERED_STORAGE and the follower builds
+/// its state from remote storage (`ReplicaFetcherTierStateMachine.buildRemoteLogAuxState`).
+/// klog's plan, made on copies of the stopped follower's dir and the leader's before it starts
+/// (`recover --dry-run --leader`, with the remote dir), is what the broker then does: its log
+/// restarts at the remote segment's end + 1 (the first local segment of its dir), with the
+/// leader's log start as its log start (`log-start-offset-checkpoint`) and the remote segment's
+/// epoch cache (`leader-epoch-checkpoint`).
+#[test]
+fn a_follower_below_the_leaders_local_start_rebuilds_from_remote_as_klog_plans() {
+    let started = Instant::now();
+    let remote = tempfile::tempdir().unwrap();
+    let Some(mut c) = start(remote.path()) else { return };
+    produce(&mut c, "v", 100);
+    settle(&mut c);
+    let said = rebuilds_from_remote_as_planned(&mut c, remote.path(), 3, 1);
+    say!("follower below the local start, one epoch: {said} ({:.0?})", started.elapsed());
+}
+
+/// The same with the local log start in a later epoch: the leader moved (epoch 1) before the
+/// follower stopped, so the follower asks the leader's end offset for the epoch below
+/// (`fetchEarlierEpochEndOffset`) before it picks the remote segment, and takes a two-epoch cache.
+#[test]
+fn a_follower_rebuilding_from_remote_in_a_later_epoch_asks_for_the_epoch_below_as_klog_plans() {
+    let started = Instant::now();
+    let remote = tempfile::tempdir().unwrap();
+    let Some(mut c) = start(remote.path()) else { return };
+    produce(&mut c, "v", 100);
+    settle(&mut c);
+    assert!(c.shutdown(1), "broker 1 stops cleanly");
+    let moved = c.wait_for("t", 60, |d| [2, 3].contains(&leader(d))).unwrap_or_else(|d| panic!("no new leader: {d}"));
+    let new_leader = leader(&moved) as usize;
+    produce(&mut c, "w", 100);
+    c.restart(1);
+    c.wait_for("t", 60, |d| crate::real_failovers::isr(d).contains(&1)).unwrap_or_else(|d| panic!("1 never back: {d}"));
+    settle(&mut c);
+    let follower = (1..=3).find(|&n| n != new_leader && n != 1).unwrap();
+    let said = rebuilds_from_remote_as_planned(&mut c, remote.path(), follower, new_leader);
+    say!("follower below the local start, epoch 1: {said} ({:.0?})", started.elapsed());
+}
+
+/// Stop `follower` cleanly, produce until the leader's local log starts above its log end, plan
+/// its restart with klog on copies, start it, and compare what it did with the plan. The plan's
+/// summary.
+fn rebuilds_from_remote_as_planned(c: &mut Cluster, remote: &Path, follower: usize, leader_node: usize) -> String {
+    assert!(c.shutdown(follower), "broker {follower} stops cleanly");
+    produce(c, "x", 400);
+    let last = settle(c);
+    let copies = tempfile::tempdir().unwrap();
+    let (dirs, remote_copy) = copy_all(c, remote, copies.path());
+    let (leader_dir, follower_dir) = (&dirs[leader_node - 1], &dirs[follower - 1]);
+    let follower_leo = {
+        let out = klog().args(["dump", "--json"]).arg(Path::new(follower_dir).join("t-0")).output().unwrap();
+        json_lines(&String::from_utf8_lossy(&out.stdout))[0]["log_end_offset"].as_i64().unwrap()
+    };
+    assert!(
+        follower_leo < last["earliest_local"].as_i64().unwrap(),
+        "not below the local start: {last} {follower_leo}"
+    );
+
+    // klog's plan, on the copies.
+    let out = klog()
+        .args(["recover", "--dry-run", "--json", "--partition", "t-0", "--leader", leader_dir, follower_dir])
+        .arg("--remote-dir")
+        .arg(&remote_copy)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "recover --dry-run: {}", String::from_utf8_lossy(&out.stderr));
+    let plan = json_lines(&String::from_utf8_lossy(&out.stdout)).into_iter().find(|l| l.get("from_remote").is_some());
+    let plan = plan.expect("a restart from remote storage");
+    let aux = plan["from_remote"].clone();
+    assert_eq!(aux["epochs_from"], "remote_checkpoint", "{aux}");
+    let next = aux["next_offset"].as_i64().expect("a remote segment found");
+    assert_eq!(aux["leader_log_start_offset"], last["earliest"], "{aux} {last}");
+    assert_eq!(aux["leader_local_log_start_offset"], last["earliest_local"], "{aux} {last}");
+
+    // What Kafka does: the follower starts, catches up, and stops cleanly (checkpoints written).
+    c.restart(follower);
+    let back = |d: &Value| crate::real_failovers::isr(d).contains(&(follower as i64));
+    c.wait_for("t", 60, back).unwrap_or_else(|d| panic!("{follower} never caught up: {d}"));
+    settle(c);
+    assert!(c.shutdown(follower), "broker {follower} stops cleanly");
+    let after = copies.path().join("after");
+    copy_dir(&c.data_dir(follower), &after);
+    let partition = after.join("t-0");
+    let mut bases: Vec<i64> = std::fs::read_dir(&partition)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".log")?.parse().ok())
+        .collect();
+    bases.sort_unstable();
+    assert_eq!(bases.first().copied(), Some(next), "the follower's first local segment: {bases:?}, {aux}");
+    let log_start = std::fs::read_to_string(after.join("log-start-offset-checkpoint")).unwrap();
+    let entry = log_start.lines().find(|l| l.starts_with("t 0 ")).expect("t-0 in log-start-offset-checkpoint");
+    assert_eq!(entry, format!("t 0 {}", aux["leader_log_start_offset"]), "{log_start}");
+    let epochs: Vec<(i64, i64)> = std::fs::read_to_string(partition.join("leader-epoch-checkpoint"))
+        .unwrap()
+        .lines()
+        .skip(2)
+        .map(|l| {
+            let (e, o) = l.split_once(' ').unwrap();
+            (e.parse().unwrap(), o.parse().unwrap())
+        })
+        .collect();
+    let planned: Vec<(i64, i64)> = aux["epochs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["leader_epoch"].as_i64().unwrap(), e["start_offset"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(epochs, planned, "the follower's epoch cache");
+    format!(
+        "LEO {follower_leo}, leader {leader_node} log start {} local {}: epoch at local start {}, target epoch {} \
+         (asked below: {}), rebuilt from remote segment {} and restarted at {next} as klog planned, epochs {planned:?}",
+        last["earliest"],
+        last["earliest_local"],
+        aux["epoch_at_local_start"],
+        aux["target_epoch"],
+        aux["asked_earlier_epoch"],
+        aux["segment_id"]
+    )
+}
+
+/// `klog.oracle.Consume from-earliest`: what a consumer from the earliest offset gets.
+fn consume_from_earliest(c: &Cluster) -> Value {
+    let cp = classpath().expect("the oracle's classpath");
+    let out = Command::new("java")
+        .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", &cp, "klog.oracle.Consume"])
+        .args(["from-earliest", &c.bootstrap, "t", "0"])
+        .output()
+        .expect("java runs");
+    assert!(out.status.success(), "consumer: {}", String::from_utf8_lossy(&out.stderr));
+    json_lines(&String::from_utf8_lossy(&out.stdout)).pop().expect("the consumer's line")
+}
+
+/// Offsets as merged ranges `[(first, last)]`.
+fn runs(offsets: impl IntoIterator<Item = i64>) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for o in offsets {
+        match out.last_mut() {
+            Some(r) if r.1 + 1 == o => r.1 = o,
+            _ => out.push((o, o)),
+        }
+    }
+    out
+}
+
+fn ids_of(v: &Value) -> Vec<i64> {
+    v.as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default()
+}
+
+/// klog's forecast for broker `n` in `klog remote --json` lines.
+fn forecast_of(lines: &[Value], n: i64) -> Value {
+    of(lines, "leader_forecast")
+        .into_iter()
+        .find(|l| l["broker_id"] == n)
+        .unwrap_or_else(|| panic!("no forecast for broker {n}: {lines:?}"))
+}
+
+/// Kafka's remote segment ids in a `klog remote --json` run's metadata copies.
+fn kafka_segment_ids(lines: &[Value]) -> BTreeSet<String> {
+    let dirs: Vec<String> =
+        of(lines, "metadata_partition").iter().map(|m| m["dir"].as_str().unwrap().to_string()).collect();
+    kafka_remote_segments(&dirs).0.iter().map(|s| s["segment_id"].as_str().unwrap().to_string()).collect()
+}
+
+/// What one step did, judged against klog's forecast taken before it: the remote segments
+/// Kafka deleted, ListOffsets, and a consumer from the earliest offset.
+struct Judged {
+    deleted: usize,
+    earliest: i64,
+    consumed: usize,
+}
+
+fn judge_step(
+    step: &str,
+    forecast: &Value,
+    before: &BTreeSet<String>,
+    after: &BTreeSet<String>,
+    offsets: &Value,
+    consumed: &Value,
+) -> Judged {
+    let kafka_deleted: BTreeSet<String> = before.difference(after).cloned().collect();
+    let klog_deleted: BTreeSet<String> = forecast["deletions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["segment_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        klog_deleted, kafka_deleted,
+        "{step}: the remote segments Kafka deleted are klog's forecast: {forecast}"
+    );
+    assert_eq!(
+        offsets["earliest"], forecast["log_start_offset_after"],
+        "{step}: ListOffsets earliest {offsets} vs {forecast}"
+    );
+    assert_eq!(offsets["latest"], forecast["log_end_offset"], "{step}: ListOffsets latest {offsets} vs {forecast}");
+    assert_eq!(
+        offsets["earliest_local"], forecast["local_log_start_offset"],
+        "{step}: ListOffsets earliest-local {offsets} vs {forecast}"
+    );
+    assert!(consumed.get("error").is_none(), "{step}: the consumer failed: {consumed}");
+    let records = consumed["records"].as_array().unwrap();
+    let got = runs(records.iter().map(|r| r[0].as_i64().unwrap()));
+    let walk: Vec<(i64, i64)> = runs(
+        forecast["consumer_from_earliest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["source"] != "out_of_range")
+            .flat_map(|r| r["first_offset"].as_i64().unwrap()..=r["last_offset"].as_i64().unwrap()),
+    );
+    assert_eq!(consumed["start"], forecast["log_start_offset_after"], "{step}: {consumed}");
+    assert_eq!(
+        got,
+        walk,
+        "{step}: the offsets a consumer from earliest gets are klog's consumer-read ranges: consumer start {} end {} \
+         position {} ({} records); klog {forecast}",
+        consumed["start"],
+        consumed["end"],
+        consumed["position"],
+        records.len()
+    );
+    Judged { deleted: kafka_deleted.len(), earliest: offsets["earliest"].as_i64().unwrap(), consumed: records.len() }
+}
+
+/// The values of the consumed records: the producer's prefix of each run of offsets.
+fn value_runs(consumed: &Value) -> Vec<(i64, i64, String)> {
+    let mut out: Vec<(i64, i64, String)> = Vec::new();
+    for r in consumed["records"].as_array().unwrap() {
+        let o = r[0].as_i64().unwrap();
+        let prefix = r[1].as_str().unwrap_or("").split('-').next().unwrap_or("").to_string();
+        match out.last_mut() {
+            Some(last) if last.1 + 1 == o && last.2 == prefix => last.1 = o,
+            _ => out.push((o, o, prefix)),
+        }
+    }
+    out
+}
+
+#[test]
+fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_the_tiers() {
+    let started = Instant::now();
+    let remote = tempfile::tempdir().unwrap();
+    let settings = tiered_settings(remote.path());
+    let extra: Vec<&str> = settings.iter().map(String::as_str).collect();
+    let Some(mut c) = Cluster::start_release(crate::oracle::KAFKA_VERSION, &[], &extra) else { return };
+    let created = c.kc(
+        "create",
+        &[
+            "t",
+            "1,2,3",
+            "remote.storage.enable=true",
+            "internal.segment.bytes=2048",
+            "local.retention.bytes=4096",
+            "local.retention.ms=600000",
+            "min.insync.replicas=1",
+            "unclean.leader.election.enable=true",
+        ],
+    );
+    assert!(created.first().is_some_and(|a| a.get("created").is_some()), "create: {created:?}");
+    c.wait_for("t", 30, |d| leader(d) == 1).unwrap_or_else(|d| panic!("no leader 1: {d}"));
+    produce(&mut c, "v", 200);
+    settle(&mut c);
+    // Broker 3 falls out of sync; 1 and 2 take 600 more, and 1 copies them to remote storage.
+    c.kill(&[3]);
+    c.wait_for("t", 60, |d| ids_of(&d["isr"]) == [1, 2]).unwrap_or_else(|d| panic!("3 still in the ISR: {d}"));
+    c.kc("produce", &["t", "w", "200", "600"]).iter().for_each(|a| assert_eq!(a["outcome"], "acked", "{a}"));
+    let old = settle(&mut c);
+    // With every broker dead no one answers a describe; the controller fences 1 and 2.
+    c.kill(&[1, 2]);
+
+    // Step 1: broker 3 elected uncleanly (it restarts; the topic allows it). klog's forecast
+    // from the copies taken before.
+    let work = tempfile::tempdir().unwrap();
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("before-unclean"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let f3 = forecast_of(&lines, 3);
+    let before = kafka_segment_ids(&lines);
+    c.restart(3);
+    c.wait_for("t", 60, |d| leader(d) == 3).unwrap_or_else(|d| panic!("3 not elected: {d}"));
+    // The partitions of __remote_log_metadata have no unclean election: 1 and 2, their ISR,
+    // come back so that 3's metadata manager reads them (and they follow 3 on t; the last ISR
+    // member of each metadata partition may be either).
+    c.restart(1);
+    c.restart(2);
+    let after_unclean = settle_any(&mut c);
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("after-unclean"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let after = kafka_segment_ids(&lines);
+    let consumed = consume_from_earliest(&c);
+    if consumed["records"].as_array().is_none_or(|r| r.is_empty()) {
+        let log = c.log_since(3, 0);
+        let lines: Vec<&str> = log.lines().collect();
+        if let Some(i) = lines.iter().rposition(|l| l.contains("ERROR") && l.contains("RemoteLogReader")) {
+            say!("broker 3's last remote read error: {:?}", &lines[i..(i + 8).min(lines.len())]);
+        }
+    }
+    let unclean = judge_step("unclean election of 3", &f3, &before, &after, &after_unclean, &consumed);
+    // The values: the records 3 holds, below where the lineages part (1's remote copies of them
+    // are the same records).
+    let diverged = f3["log_end_offset"].as_i64().unwrap();
+    for r in consumed["records"].as_array().unwrap() {
+        assert_eq!(r[1].as_str(), Some(format!("v-{}", r[0]).as_str()), "unclean election of 3: {r}");
+    }
+    let unclean_values = value_runs(&consumed);
+
+    // Broker 3 takes 300 more and copies its own lineage; 1 and 2, its followers, catch up.
+    c.kc("produce", &["t", "x", "0", "300"]).iter().for_each(|a| assert_eq!(a["outcome"], "acked", "{a}"));
+    settle(&mut c);
+    c.wait_for("t", 90, |d| ids_of(&d["isr"]).len() == 3)
+        .unwrap_or_else(|d| panic!("1 and 2 not back in the ISR: {d}"));
+    settle(&mut c);
+
+    // Step 2: the preferred election back to broker 1.
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("before-preferred"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let f1 = forecast_of(&lines, 1);
+    let current = forecast_of(&lines, 3);
+    assert_eq!(current["current_leader"], true, "{current}");
+    let before = kafka_segment_ids(&lines);
+    let unlisted: Vec<String> =
+        of(&lines, "unlisted_segment").iter().map(|u| u["segment_id"].as_str().unwrap().to_string()).collect();
+    let salvage = of(&lines, "salvage");
+    let salvaged: u64 = salvage.iter().map(|s| s["record_count"].as_u64().unwrap()).sum();
+    // Salvage: 1's copies of the lineage 3's election cut off (each reaches past where the
+    // lineages part), one run of offsets.
+    let mut salvage_ranges: Vec<(i64, i64)> = salvage
+        .iter()
+        .map(|s| (s["first_record_offset"].as_i64().unwrap(), s["last_record_offset"].as_i64().unwrap()))
+        .collect();
+    salvage_ranges.sort_unstable();
+    assert!(salvage_ranges.iter().all(|&(_, last)| last >= diverged), "salvage: {salvage:?}");
+    assert!(salvage_ranges.first().is_some_and(|&(first, _)| first <= diverged), "salvage: {salvage:?}");
+    assert!(salvage_ranges.windows(2).all(|w| w[1].0 == w[0].1 + 1), "salvage is one run: {salvage_ranges:?}");
+    let mark = c.log_mark(1);
+    let answer = c.kc("elect", &["t", "preferred"]);
+    assert!(answer.first().is_some_and(|a| a["elected"] == true), "elect preferred: {answer:?}");
+    c.wait_for("t", 30, |d| leader(d) == 1).unwrap_or_else(|d| panic!("1 not elected: {d}"));
+    let after_preferred = settle_any(&mut c);
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("after-preferred"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let after = kafka_segment_ids(&lines);
+    let consumed = consume_from_earliest(&c);
+    let preferred = judge_step("preferred election of 1", &f1, &before, &after, &after_preferred, &consumed);
+    for r in consumed["records"].as_array().unwrap() {
+        let o = r[0].as_i64().unwrap();
+        assert_eq!(r[1].as_str(), Some(format!("x-{}", o - diverged).as_str()), "preferred election of 1: {r}");
+    }
+    // The copies Kafka's cache lists under no epoch: no truncation deleted them.
+    for id in &unlisted {
+        assert!(after.contains(id), "klog says Kafka never deletes {id}, yet it is gone");
+    }
+    // Kafka's own words for each deletion, against klog's causes.
+    let logged = c.log_since(1, mark).matches("due to leader-epoch-cache truncation").count();
+    let truncations =
+        f1["deletions"].as_array().unwrap().iter().filter(|d| d["cause"] == "leader-epoch-cache truncation").count();
+    assert_eq!(logged, truncations, "broker 1's log names {logged} leader-epoch-cache truncations: {f1}");
+
+    say!(
+        "unclean election of 3 (old leader 1 at {old}, 3 at {diverged}): klog forecast {} remote segment(s) deleted, earliest {}, a consumer \
+         from earliest reads {} record(s) {:?}; preferred election back to 1: {} deleted ({truncations} by \
+         leader-epoch-cache truncation, as broker 1 logs), earliest {} -> {}, {} record(s) read {:?}; before it, {} \
+         segment(s) no broker serves with {salvaged} record(s) in their remote files ({:?}), {} listed by Kafka's cache \
+         under no epoch ({:.0?})",
+        unclean.deleted,
+        unclean.earliest,
+        unclean.consumed,
+        unclean_values,
+        preferred.deleted,
+        unclean.earliest,
+        preferred.earliest,
+        preferred.consumed,
+        value_runs(&consumed),
+        salvage.len(),
+        salvage_ranges.first().map(|f| (f.0, salvage_ranges.last().unwrap().1)),
+        unlisted.len(),
+        started.elapsed()
+    );
+}
+
+/// Wait until ListOffsets gives the same answers five times a second apart (local segments
+/// may all be there: no upload is required).
+fn settle_any(c: &mut Cluster) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut last = offsets(c);
+    let mut same = 0;
+    while same < 5 {
+        assert!(Instant::now() < deadline, "the cluster did not settle: {last}");
+        sleep(Duration::from_secs(1));
+        let now = offsets(c);
+        same = if now == last && now.get("error").is_none() { same + 1 } else { 0 };
+        last = now;
+    }
+    last
+}

@@ -776,6 +776,7 @@ fn run_once(
                     fencing: true,
                     metadata: None,
                     allow_other_cluster: false,
+                    remote_dir: None,
                 })?;
                 let RecoverReport::Follower(report) = report else {
                     return Err(Error::Usage("demo: recover without a leader".into()));
