@@ -305,7 +305,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__check)
-            opts="-h -V --partition --cluster --remote-dir --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --cluster --allow-other-cluster --remote-dir --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -469,7 +469,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__diff)
-            opts="-h -V --cluster --partition --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --cluster --allow-other-cluster --partition --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1251,7 +1251,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__history)
-            opts="-h -V --partition --replica --json --picture --svg --force --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --replica --json --picture --svg --force --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1315,7 +1315,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__recover)
-            opts="-h -V --cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --remote-dir --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --cluster --allow-other-cluster --leader --mode --kafka --dry-run --catch-up --context --json --partition --explain --no-fencing --leader-epoch --told-first --metadata --remote-dir --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1443,7 +1443,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__txn)
-            opts="-h -V --partition --json --format --max-transaction-timeout --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --json --format --max-transaction-timeout --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -156,6 +156,7 @@ complete -c klog -n "__fish_klog_using_subcommand history" -l width -d 'Lay text
 complete -c klog -n "__fish_klog_using_subcommand history" -l json -d 'Write JSON lines instead of text'
 complete -c klog -n "__fish_klog_using_subcommand history" -l picture -d 'Draw who led when instead of the table: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)'
 complete -c klog -n "__fish_klog_using_subcommand history" -l force -d 'Replace an existing file at --svg FILE that is not klog\'s own SVG output (never inside a Kafka log dir)'
+complete -c klog -n "__fish_klog_using_subcommand history" -l allow-other-cluster -d 'Set --replica dirs of another cluster beside the timeline instead of refusing them'
 complete -c klog -n "__fish_klog_using_subcommand history" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand history" -s V -l version -d 'Print version'
@@ -166,6 +167,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand check" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand check" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
+complete -c klog -n "__fish_klog_using_subcommand check" -l allow-other-cluster -d 'Read dirs (or a --metadata log) of more than one cluster together instead of refusing'
 complete -c klog -n "__fish_klog_using_subcommand check" -l json -d 'Write findings as JSON lines'
 complete -c klog -n "__fish_klog_using_subcommand check" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -180,6 +182,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand txn" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand txn" -l json -d 'Write JSON instead of text (the same as `--format json`)'
+complete -c klog -n "__fish_klog_using_subcommand txn" -l allow-other-cluster -d 'Read data dirs of more than one cluster together instead of refusing'
 complete -c klog -n "__fish_klog_using_subcommand txn" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand txn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand txn" -s V -l version -d 'Print version'
@@ -242,13 +245,14 @@ complete -c klog -n "__fish_klog_using_subcommand recover" -l kafka -d 'The Kafk
 complete -c klog -n "__fish_klog_using_subcommand recover" -l context -d 'Kept records shown before the first truncated or divergent offset (needs --leader)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l leader-epoch -d 'With --dry-run (e.g. on a broker\'s data dirs, from the cluster\'s metadata): the epoch the controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER\'s cache starts there. Default: the latest in LEADER\'s cache' -r
-complete -c klog -n "__fish_klog_using_subcommand recover" -l metadata -d 'A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller\'s, or that dir) to take each partition\'s leader, epoch, ISR and ELR from. Default: the furthest-along one in LEADER\'s or DIR\'s log dir, if any' -r -F
+complete -c klog -n "__fish_klog_using_subcommand recover" -l metadata -d 'A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller\'s, or that dir) to take each partition\'s leader, epoch, ISR and ELR from, with --leader or in the cluster view of several brokers\' dirs. Default: the furthest-along one in LEADER\'s or DIR\'s log dir (the cluster view: in any of the dirs), if any. A metadata log whose log dir records another `cluster.id` than the dirs is refused (see --allow-other-cluster)' -r -F
 complete -c klog -n "__fish_klog_using_subcommand recover" -l remote-dir -d 'A tiered leader\'s LocalTieredStorage dir (its `rsm.config.dir`, or the `kafka-tiered-storage` dir in it): a follower below the leader\'s local log start takes the epoch cache of the remote segment it rebuilds from (`.leader_epoch_checkpoint`); without it, the leader\'s own cache up to that point is shown instead' -r -F
 complete -c klog -n "__fish_klog_using_subcommand recover" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand recover" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand recover" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
+complete -c klog -n "__fish_klog_using_subcommand recover" -l allow-other-cluster -d 'Read dirs (or a --metadata log) of more than one cluster together instead of refusing'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l dry-run -d 'Print the same report and change nothing on disk'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l catch-up -d 'Then fetch until caught up and report what arrived and whether the logs agree'
 complete -c klog -n "__fish_klog_using_subcommand recover" -l json -d 'Write the report as one JSON document'
@@ -271,6 +275,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand diff" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand diff" -l cluster -d 'Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two: per partition, every replica found is lined up against the current leader (from `__cluster_metadata-0` when a dir holds it, with the metadata offset; else assumed: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica\'s checkpointed HW) the leader does not hold, and when no clean leader is left klog\'s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command\'s usual form takes. Never writes'
+complete -c klog -n "__fish_klog_using_subcommand diff" -l allow-other-cluster -d 'Read dirs (or a --metadata log) of more than one cluster together instead of refusing'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l json -d 'Write the comparison as one JSON document'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -159,6 +159,7 @@ _arguments "${_arguments_options[@]}" : \
 '--json[Write JSON lines instead of text]' \
 '(--json)--picture[Draw who led when instead of the table\: per partition, a column per change and a row per replica (L leads, I in the ISR, E in the ELR)]' \
 '--force[Replace an existing file at --svg FILE that is not klog'\''s own SVG output (never inside a Kafka log dir)]' \
+'--allow-other-cluster[Set --replica dirs of another cluster beside the timeline instead of refusing them]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -174,6 +175,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
+'--allow-other-cluster[Read dirs (or a --metadata log) of more than one cluster together instead of refusing]' \
 '--json[Write findings as JSON lines]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -194,6 +196,7 @@ kafka\:"The tables kafka-transactions.sh prints, for scripts written against it"
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '(--format)--json[Write JSON instead of text (the same as \`--format json\`)]' \
+'--allow-other-cluster[Read data dirs of more than one cluster together instead of refusing]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -283,11 +286,12 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '--context=[Kept records shown before the first truncated or divergent offset (needs --leader)]:N:_default' \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--leader-epoch=[With --dry-run (e.g. on a broker'\''s data dirs, from the cluster'\''s metadata)\: the epoch the controller gave LEADER. A leader stamps its epoch at its log end when it takes over, so one above the latest in LEADER'\''s cache starts there. Default\: the latest in LEADER'\''s cache]:EPOCH:_default' \
-'--metadata=[A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller'\''s, or that dir) to take each partition'\''s leader, epoch, ISR and ELR from. Default\: the furthest-along one in LEADER'\''s or DIR'\''s log dir, if any]:DIR:_files' \
+'--metadata=[A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller'\''s, or that dir) to take each partition'\''s leader, epoch, ISR and ELR from, with --leader or in the cluster view of several brokers'\'' dirs. Default\: the furthest-along one in LEADER'\''s or DIR'\''s log dir (the cluster view\: in any of the dirs), if any. A metadata log whose log dir records another \`cluster.id\` than the dirs is refused (see --allow-other-cluster)]:DIR:_files' \
 '--remote-dir=[A tiered leader'\''s LocalTieredStorage dir (its \`rsm.config.dir\`, or the \`kafka-tiered-storage\` dir in it)\: a follower below the leader'\''s local log start takes the epoch cache of the remote segment it rebuilds from (\`.leader_epoch_checkpoint\`); without it, the leader'\''s own cache up to that point is shown instead]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
+'--allow-other-cluster[Read dirs (or a --metadata log) of more than one cluster together instead of refusing]' \
 '--dry-run[Print the same report and change nothing on disk]' \
 '(--dry-run)--catch-up[Then fetch until caught up and report what arrived and whether the logs agree]' \
 '--json[Write the report as one JSON document]' \
@@ -322,6 +326,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \
+'--allow-other-cluster[Read dirs (or a --metadata log) of more than one cluster together instead of refusing]' \
 '--json[Write the comparison as one JSON document]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

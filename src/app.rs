@@ -228,8 +228,12 @@ fn history(a: &HistoryArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_
     if let Some(path) = &a.svg {
         output_file::check_target("--svg", path, OutputKind::Svg, a.force)?;
     }
-    let req =
-        commands::history::HistoryRequest { path: &a.path, partition: a.partition.as_deref(), replicas: &a.replica };
+    let req = commands::history::HistoryRequest {
+        path: &a.path,
+        partition: a.partition.as_deref(),
+        replicas: &a.replica,
+        allow_other_cluster: a.allow_other_cluster,
+    };
     let report = commands::history::run(&req)?;
     if a.json {
         output::history::history_json(text.raw(), &report)?;
@@ -250,19 +254,19 @@ fn cluster(
     dirs: Vec<std::path::PathBuf>,
     partition: Option<&str>,
     command: ClusterCommand,
-    rules: crate::replication::release::Rules,
+    (rules, metadata, allow_other_cluster): (crate::replication::release::Rules, Option<&Path>, bool),
     json_out: bool,
     settings: &Settings,
     text: &mut Text<'_, '_>,
 ) -> Result<Outcome> {
-    let req = ClusterRequest { dirs: &dirs, partition, command, rules };
+    let req = ClusterRequest { dirs: &dirs, partition, command, rules, metadata, allow_other_cluster };
     let view = commands::cluster::run(&req, &mut *progress(settings, command.name(), "partitions"))?;
     if json_out {
         output::cluster::json(text.raw(), &view)?;
     } else {
         output::cluster::text(text, &view, settings)?;
     }
-    Ok(Outcome::findings_if(view.attention_count() > 0))
+    Ok(Outcome::findings_if(view.has_findings()))
 }
 
 fn check(a: &CheckArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
@@ -283,8 +287,8 @@ fn check(a: &CheckArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>)
 fn check_local(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = std::iter::once(a.target.dir.clone()).chain(a.more.iter().cloned()).collect();
-        let rules = cli::rules_of(None);
-        return cluster(dirs, a.target.partition.as_deref(), ClusterCommand::Check, rules, a.json, settings, text);
+        let how = (cli::rules_of(None), None, a.cluster.allow_other_cluster);
+        return cluster(dirs, a.target.partition.as_deref(), ClusterCommand::Check, how, a.json, settings, text);
     }
     if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
         let report = data_dir::check_data_dir(&a.target.dir, &mut *progress(settings, "check", "partitions"))?;
@@ -310,6 +314,9 @@ fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outc
     let partition = a.partition.as_deref();
     if a.dirs.len() > 1 || (partition.is_none() && data_dir::holds_several_partitions(&a.dirs[0])) {
         let dirs: Vec<&Path> = a.dirs.iter().map(PathBuf::as_path).collect();
+        // One cluster's coordinator judges one cluster's transactions (or, asked, any dirs').
+        let ids: Vec<crate::replica::DirIds> = dirs.iter().map(|d| crate::replica::DirIds::read(d)).collect();
+        crate::replica::ensure_one_cluster(&ids, a.allow_other_cluster)?;
         let report = commands::txn::run_data_dirs(&dirs, partition, &mut *progress(settings, "txn", "partitions"))?;
         match form {
             TxnFormat::Json => output::transactions::data_dir_json(text.raw(), &report)?,
@@ -385,8 +392,24 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
                 "recover over several brokers' dirs is a dry run only: add --dry-run".into(),
             ));
         }
+        // Flags of one partition's restart that the cluster view cannot honour are refused,
+        // not ignored (each follower restarts at its partition's own leader epoch).
+        let one_partition_only = [
+            (a.leader_epoch.is_some(), "--leader-epoch"),
+            (a.told_first, "--told-first"),
+            (a.explain, "--explain"),
+            (a.no_fencing, "--no-fencing"),
+            (a.remote_dir.is_some(), "--remote-dir"),
+        ];
+        if let Some((_, flag)) = one_partition_only.iter().find(|(given, _)| *given) {
+            return Err(crate::error::Error::Usage(format!(
+                "{flag} is a flag of one restart against --leader, and the cluster view plans every follower \
+                 against its partition's own leader: name the follower and --leader LEADER --partition NAME"
+            )));
+        }
         let dirs = std::iter::once(a.dir.clone()).chain(a.more.iter().cloned()).collect();
-        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, a.rules(), a.json, settings, text);
+        let how = (a.rules(), a.metadata.as_deref(), a.cluster.allow_other_cluster);
+        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, how, a.json, settings, text);
     }
     let req: RecoverRequest<'_> = a.into();
     let data_dir_form =
@@ -530,8 +553,8 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = [a.a.clone(), a.b.clone()].into_iter().chain(a.more.iter().cloned()).collect();
-        let rules = cli::rules_of(None);
-        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Diff, rules, a.json, settings, text);
+        let how = (cli::rules_of(None), None, a.cluster.allow_other_cluster);
+        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Diff, how, a.json, settings, text);
     }
     if a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b) {
         let report = data_dir::diff_data_dirs(&a.a, &a.b, &mut *progress(settings, "diff", "partitions"))?;

@@ -651,8 +651,10 @@ pub struct RecoverArgs {
     #[arg(long, requires = "leader_epoch")]
     pub told_first: bool,
     /// A KRaft metadata log (a log dir holding __cluster_metadata-0, e.g. a controller's, or
-    /// that dir) to take each partition's leader, epoch, ISR and ELR from. Default: the
-    /// furthest-along one in LEADER's or DIR's log dir, if any.
+    /// that dir) to take each partition's leader, epoch, ISR and ELR from, with --leader or in
+    /// the cluster view of several brokers' dirs. Default: the furthest-along one in LEADER's or
+    /// DIR's log dir (the cluster view: in any of the dirs), if any. A metadata log whose log
+    /// dir records another `cluster.id` than the dirs is refused (see --allow-other-cluster).
     #[arg(long, value_name = "DIR", requires = "leader")]
     pub metadata: Option<PathBuf>,
     /// A tiered leader's LocalTieredStorage dir (its `rsm.config.dir`, or the
@@ -1036,6 +1038,18 @@ pub struct ClusterFlag {
     /// what it loses. Implied by more DIRs than the command's usual form takes. Never writes.
     #[arg(long)]
     pub cluster: bool,
+    /// Read dirs (or a --metadata log) of more than one cluster together instead of refusing.
+    ///
+    /// Without it, dirs whose `meta.properties` do not say they are brokers of one cluster
+    /// (another `cluster.id`, one only some dirs record, a node id twice) and a KRaft metadata
+    /// log whose log dir records another `cluster.id` are refused in one line naming both dirs
+    /// and ids (exit 2). With it, `recover --leader` plans the restart anyway, saying why in a
+    /// warning, and takes the metadata named; the cluster view lists the replicas of such
+    /// partitions, each with its log end and high watermark, and lines none of them up against
+    /// a leader (the metadata speaks for its own cluster's replicas only). `diff A B` compares
+    /// any two dirs, with a warning, flag or not.
+    #[arg(long)]
+    pub allow_other_cluster: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1063,6 +1077,13 @@ pub struct HistoryArgs {
     /// Kafka log dir).
     #[arg(long, requires = "svg")]
     pub force: bool,
+    /// Set --replica dirs of another cluster beside the timeline instead of refusing them.
+    ///
+    /// Without it, a --replica whose `meta.properties` records another `cluster.id` than the
+    /// metadata log's dir (or none where it records one), or a node id another --replica has,
+    /// is refused in one line naming both dirs and ids (exit 2).
+    #[arg(long, requires = "replica")]
+    pub allow_other_cluster: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1109,6 +1130,14 @@ pub struct TxnArgs {
     #[arg(long, value_name = "MINUTES", default_value_t = 15, requires = "format",
           value_parser = ranged::<u32>(0, I32_MAX, "find-hanging reads it as a Java int"))]
     pub max_transaction_timeout: u32,
+    /// Read data dirs of more than one cluster together instead of refusing.
+    ///
+    /// With several data dirs, the coordinator's `__transaction_state` found among them judges
+    /// every dir's open transactions: dirs whose `meta.properties` do not say they are brokers
+    /// of one cluster (another `cluster.id`, one only some record, a node id twice) are refused
+    /// in one line naming both dirs and ids (exit 2) unless this flag is given.
+    #[arg(long)]
+    pub allow_other_cluster: bool,
 }
 
 /// How `txn` writes what it reads.
@@ -1242,7 +1271,7 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog explore --mode hw --script /tmp/hw.sh; bash /tmp/hw.sh",
             "klog explore --kafka 4.4 --elr off --min-isr 2 --power-loss --replicas 3",
         ],
-        "lab" => &["klog lab", "klog lab --dir /tmp/lab --port 8080"],
+        "lab" => &["klog lab", "klog lab --dir /tmp/klog-lab --port 8080"],
         "generate" => &["klog generate man /usr/local/share/man/man1", "klog generate completions bash > klog.bash"],
         _ => &[],
     }
@@ -1448,6 +1477,21 @@ pub fn settings(cli: &Cli, env: &Env) -> Settings {
     // stream of results (a dump to the terminal is its own progress).
     let progress = env.stderr_tty && !(env.stdout_tty && matches!(cli.command, Command::Dump(_)));
     Settings { color, width, table_width, progress, truecolor: env.truecolor }
+}
+
+/// The width an error line is wrapped to: on a terminal (stderr), `--width` (0: none), else
+/// `COLUMNS`, else the terminal's own width; into a pipe or a file, none: an error stays one
+/// line for scripts and logs to grep.
+pub fn error_width(cli: &Cli, env: &Env, stderr_terminal_width: Option<usize>) -> Option<usize> {
+    if !env.stderr_tty {
+        return None;
+    }
+    match (cli.width, env.columns) {
+        (Some(0), _) => None,
+        (Some(w), _) | (None, Some(w)) => Some(w),
+        (None, None) => Some(stderr_terminal_width.filter(|w| *w > 0).unwrap_or(fit::FALLBACK_WIDTH)),
+    }
+    .map(|w| w.max(fit::MIN_WIDTH))
 }
 
 // ---- Outcome and exit codes. ----
@@ -1691,6 +1735,7 @@ impl<'a> From<&'a RecoverArgs> for commands::recover::RecoverRequest<'a> {
             // 2.1-IV1); the --mode stand-ins keep the check unless --no-fencing.
             fencing: !a.no_fencing && a.release.kafka.is_none_or(|r| r.offsets_for_leader_epoch_fencing),
             metadata: a.metadata.as_deref(),
+            allow_other_cluster: a.cluster.allow_other_cluster,
             remote_dir: a.remote_dir.as_deref(),
         }
     }
@@ -1873,6 +1918,19 @@ mod tests {
         // 24-bit colour only when COLORTERM says the terminal takes it.
         assert!(!settings(&c, &env(true)).truecolor);
         assert!(settings(&c, &Env { truecolor: true, ..env(true) }).truecolor);
+    }
+
+    #[test]
+    fn an_error_is_wrapped_on_a_terminal_only_and_stays_one_line_into_a_pipe() {
+        let c = cli(&["check", "x"]);
+        let piped = Env { stderr_tty: false, columns: Some(100), ..env(true) };
+        assert_eq!(error_width(&c, &piped, Some(120)), None, "COLUMNS does not wrap a piped error");
+        assert_eq!(error_width(&c, &env(true), Some(120)), Some(120));
+        assert_eq!(error_width(&c, &env(true), None), Some(fit::FALLBACK_WIDTH));
+        assert_eq!(error_width(&c, &Env { columns: Some(90), ..env(true) }, Some(120)), Some(90));
+        assert_eq!(error_width(&cli(&["--width", "70", "check", "x"]), &env(true), Some(120)), Some(70));
+        assert_eq!(error_width(&cli(&["--width", "0", "check", "x"]), &env(true), Some(120)), None);
+        assert_eq!(error_width(&c, &env(true), Some(12)), Some(fit::MIN_WIDTH));
     }
 
     #[test]

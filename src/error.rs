@@ -134,7 +134,8 @@ impl fmt::Display for Error {
             }
             Error::Locked { path } => write!(
                 f,
-                "{}: locked by another process (another klog command or a broker is writing here)",
+                "{}: locked by another process (another klog command or a broker is writing here): wait for it \
+                 to end, or stop the broker; to read a running broker's dir, work on a copy (cp -a)",
                 path.display()
             ),
             Error::NotKlogMade { path, command } => {

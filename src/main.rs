@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         }
     };
     let settings = cli::settings(&cli, &env);
+    let error_width = cli::error_width(&cli, &env, stderr_terminal_width(&env));
     if cli.allow_broker_dir_writes {
         replica_lab::replica::allow_broker_dir_writes();
     }
@@ -48,7 +49,13 @@ fn main() -> ExitCode {
             // One line, whatever the error echoes (a name read from a file, an argument), and
             // of a sane length: long paths are cut in the middle, keeping the file name.
             let path = e.path().map(|p| p.display().to_string());
-            eprintln!("klog: error: {}", escape::text(&escape::cut_paths(&e.to_string(), path.as_deref())));
+            let line = format!("klog: error: {}", escape::text(&escape::cut_paths(&e.to_string(), path.as_deref())));
+            // On a terminal, wrapped to its width (what to do next is at the end of the line);
+            // into a pipe or a file, one line.
+            match error_width {
+                Some(width) => replica_lab::output::fit::wrap_line(&line, width).iter().for_each(|l| eprintln!("{l}")),
+                None => eprintln!("{line}"),
+            }
             for failure in undo_failures {
                 eprintln!("klog: warning: {}", escape::text(&failure));
             }
@@ -67,4 +74,16 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::from(cli::exit_code(&result))
+}
+
+/// The width of the terminal on stderr (`TIOCGWINSZ`), when it is one and says.
+fn stderr_terminal_width(env: &Env) -> Option<usize> {
+    if !env.stderr_tty {
+        return None;
+    }
+    let mut size: libc::winsize = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCGWINSZ writes one `winsize` into `size`, which outlives the call; fd 2 is
+    // stderr, open for the whole process.
+    let ok = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then_some(usize::from(size.ws_col))
 }

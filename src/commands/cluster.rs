@@ -20,7 +20,7 @@ use crate::kraft::recorded::{LastRegistration, LeaderElection, MetadataFound, Re
 use crate::kraft::{MetadataPosition, PartitionRegistration, NO_LEADER};
 use crate::log::names::{self, METADATA_TOPIC};
 use crate::parallel::{parallel_map, NoProgress, ProgressSink};
-use crate::replica::{check_replica, CheckReport};
+use crate::replica::{check_replica, CheckReport, DirIds};
 use crate::replica::{list_partition_dirs, looks_like_partition_dir, read_meta_properties, LogDirFiles, Replica};
 use crate::replication::diff::{diff_range, first_divergence, first_divergence_crc_verified, RangeKind};
 use crate::replication::release::Rules;
@@ -57,6 +57,12 @@ pub struct ClusterRequest<'a> {
     pub command: ClusterCommand,
     /// The follower rules of `recover --dry-run` (ignored by the other commands).
     pub rules: Rules,
+    /// `recover --metadata`: the KRaft metadata log to take the leaders from (else the
+    /// furthest-along one among the dirs).
+    pub metadata: Option<&'a Path>,
+    /// `--allow-other-cluster`: dirs (or a metadata log) that do not say they are one cluster's
+    /// are listed instead of refused.
+    pub allow_other_cluster: bool,
 }
 
 /// One broker's data dir.
@@ -254,6 +260,49 @@ pub struct ClusterView {
     pub partitions: Vec<PartitionOutcome<PartitionView>>,
     /// Why the dirs may not be one cluster: mixed or missing cluster ids, duplicate node ids.
     pub warnings: Vec<String>,
+    /// `recover --dry-run`: whether each broker (in `brokers`' order) would start on its dir, as
+    /// `recover --dry-run DIR` forecasts its start-up load; empty for the other commands.
+    pub starts: Vec<BrokerStart>,
+}
+
+/// Whether a broker would start on its dir: Kafka 4.4's start-up load forecast over every log
+/// ([`recover::forecast_data_dir`], the forecast of `recover --dry-run DIR`).
+#[derive(Debug)]
+pub enum BrokerStart {
+    /// It loads every log: how many, how many it cuts, and the bytes it removes.
+    Starts { log_count: usize, cut_count: usize, bytes_removed: u64 },
+    /// A log it cannot load stops it: the file, the position and why.
+    WouldNotStart(String),
+    /// klog's state runs partitions of it (a lab's broker): it has nothing to start.
+    Running { partition_count: usize },
+    /// The forecast itself could not be made (the dir does not read).
+    Unknown(String),
+}
+
+impl BrokerStart {
+    /// A broker that would not start, or whose start cannot be forecast: a finding.
+    pub fn is_finding(&self) -> bool {
+        matches!(self, BrokerStart::WouldNotStart(_) | BrokerStart::Unknown(_))
+    }
+}
+
+/// The start-up forecast of the broker on `dir`.
+fn broker_start(dir: &Path) -> BrokerStart {
+    if let Ok(files) = LogDirFiles::read_tolerant(dir) {
+        let running = files.running_partitions().len();
+        if running > 0 {
+            return BrokerStart::Running { partition_count: running };
+        }
+    }
+    match recover::forecast_data_dir(dir, &mut NoProgress) {
+        Ok(recover::StartForecast::Loads(load)) => BrokerStart::Starts {
+            log_count: load.logs.len(),
+            cut_count: load.logs_cut_count(),
+            bytes_removed: load.bytes_removed(),
+        },
+        Ok(recover::StartForecast::Refuses(r)) => BrokerStart::WouldNotStart(r.refusal.to_string()),
+        Err(e) => BrokerStart::Unknown(e.to_string()),
+    }
 }
 
 impl ClusterView {
@@ -264,6 +313,11 @@ impl ClusterView {
 
     pub fn attention_count(&self) -> usize {
         self.partitions.iter().filter(|p| p.outcome.as_ref().map_or(true, PartitionView::needs_attention)).count()
+    }
+
+    /// Anything found: a partition needing a look, or a broker that would not start.
+    pub fn has_findings(&self) -> bool {
+        self.attention_count() > 0 || self.starts.iter().any(BrokerStart::is_finding)
     }
 }
 
@@ -374,19 +428,31 @@ struct Metadata {
     recorded: RecordedMetadata,
 }
 
-fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadata> {
+/// The metadata log `--metadata` names (it must replay: an error otherwise), else the
+/// furthest-along one among the dirs (one that does not replay is a warning).
+fn read_metadata(dirs: &[PathBuf], given: Option<&Path>, warnings: &mut Vec<String>) -> Result<Option<Metadata>> {
+    if let Some(path) = given {
+        let recorded = RecordedMetadata::read(path, MetadataFound::Given)?;
+        let dir = recorded.log_dir.clone();
+        return Ok(Some(metadata_of(&dir, recorded)));
+    }
     let tagged = dirs.iter().map(|d| (d.as_path(), MetadataFound::DataDir));
     let (i, recorded) = match RecordedMetadata::furthest_along(tagged) {
-        Ok(found) => found?,
+        Ok(Some(found)) => found,
+        Ok(None) => return Ok(None),
         Err(e) => {
             warnings.push(format!("the metadata log does not replay ({e}): leaders are assumed"));
-            return None;
+            return Ok(None);
         }
     };
-    let dir = &dirs[i];
+    Ok(Some(metadata_of(&dirs[i], recorded)))
+}
+
+/// The metadata replayed from the log dir `dir`, with that dir's `cluster.id`.
+fn metadata_of(dir: &Path, recorded: RecordedMetadata) -> Metadata {
     let cluster_id =
         read_meta_properties(&dir.join(names::META_PROPERTIES)).ok().and_then(|m| m.get("cluster.id").cloned());
-    Some(Metadata {
+    Metadata {
         cluster_id: cluster_id.clone(),
         source: MetadataSource {
             dir: dir.display().to_string(),
@@ -396,7 +462,7 @@ fn read_metadata(dirs: &[PathBuf], warnings: &mut Vec<String>) -> Option<Metadat
             cluster_id,
         },
         recorded,
-    })
+    }
 }
 
 /// Partition names of the dirs, their union in natural order (the metadata log excluded: it is
@@ -796,6 +862,7 @@ fn plan_restarts(
             told_first: false,
             fencing: true,
             metadata: None,
+            allow_other_cluster: cx.req.allow_other_cluster,
             remote_dir: None,
         };
         // The epoch comes from this view's own replay of the metadata: the dry run does not
@@ -1079,11 +1146,24 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
         files.push(LogDirFiles::read_tolerant(d)?);
         per_dir.push(partitions);
     }
+    // Lined up as one cluster's brokers only when they say so (or when asked).
+    let ids: Vec<DirIds> = brokers
+        .iter()
+        .zip(req.dirs)
+        .map(|(b, d)| DirIds { log_dir: d.clone(), cluster_id: b.cluster_id.clone(), node_id: b.node_id })
+        .collect();
+    crate::replica::ensure_one_cluster(&ids, req.allow_other_cluster)?;
     let mut warnings = identity_warnings(&brokers);
-    let metadata = read_metadata(req.dirs, &mut warnings);
+    let metadata = read_metadata(req.dirs, req.metadata, &mut warnings)?;
+    if let Some(m) = &metadata {
+        crate::replica::ensure_metadata_of(&m.recorded.log_dir, &ids, req.allow_other_cluster)?;
+    }
     let names = union_names(&per_dir);
     if let (Some(p), true) = (req.partition, names.is_empty()) {
-        return Err(Error::layout(&req.dirs[0], format!("no dir holds partition {p}")));
+        return Err(Error::layout(
+            &req.dirs[0],
+            format!("no dir holds partition {p}: leave --partition out to see every partition the dirs hold"),
+        ));
     }
     let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
     for (b, parts) in per_dir.iter().enumerate() {
@@ -1101,7 +1181,18 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
         progress,
     );
     partitions.sort_by_key(|p| p.outcome.as_ref().is_ok_and(|v| !v.needs_attention()));
-    Ok(ClusterView { command: req.command, brokers, metadata: metadata.map(|m| m.source), partitions, warnings })
+    let starts = match req.command {
+        ClusterCommand::Recover => req.dirs.iter().map(|d| broker_start(d)).collect(),
+        ClusterCommand::Check | ClusterCommand::Diff => Vec::new(),
+    };
+    Ok(ClusterView {
+        command: req.command,
+        brokers,
+        metadata: metadata.map(|m| m.source),
+        partitions,
+        warnings,
+        starts,
+    })
 }
 
 #[cfg(test)]

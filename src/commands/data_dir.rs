@@ -108,6 +108,8 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
         )));
     }
     crate::replica::ensure_distinct_log_dirs(l, f)?;
+    let ids = [crate::replica::DirIds::read(l), crate::replica::DirIds::read(f)];
+    crate::replica::ensure_one_cluster(&ids, req.allow_other_cluster)?;
     let (ln, fnames) = (partition_names(l)?, partition_names(f)?);
     let (mut common, one_side) = pair_names(&ln, &fnames, "leader", "follower");
     let metadata_log = format!("{}-0", crate::log::names::METADATA_TOPIC);
@@ -125,6 +127,9 @@ pub fn restart_plan(req: &RecoverRequest<'_>, progress: &mut dyn ProgressSink) -
     crate::replica::check_log_dir_for_write(f)?;
     // The metadata log is replayed once for every partition.
     let metadata = crate::kraft::RecordedMetadata::find(l, f, req.metadata)?;
+    if let Some(m) = &metadata {
+        crate::replica::ensure_metadata_of(&m.log_dir, &ids, req.allow_other_cluster)?;
+    }
     let read = LogDirsRead { dir: Some(&follower_files), leader: Some(&leader_files), metadata: Some(&metadata) };
     let partitions = parallel_map(
         &common,

@@ -12,7 +12,7 @@ use crate::kraft::metadata_log::Unreadable;
 use crate::kraft::{PartitionChange, NO_LEADER};
 use crate::log::names::natural_key;
 use crate::log::verify::StampedEpochs;
-use crate::replica::Replica;
+use crate::replica::{DirIds, Replica};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -23,6 +23,9 @@ pub struct HistoryRequest<'a> {
     pub partition: Option<&'a str>,
     /// Log dirs of replicas to set beside the timeline.
     pub replicas: &'a [PathBuf],
+    /// `--allow-other-cluster`: replicas whose `meta.properties` say another cluster than the
+    /// metadata log's dir (or a node id another replica has) are set beside it anyway.
+    pub allow_other_cluster: bool,
 }
 
 /// What one replica's files say about a partition, beside the controller's timeline.
@@ -59,6 +62,70 @@ pub struct HistoryReport {
     pub records_read: u64,
     pub unreadable: Vec<Unreadable>,
     pub partitions: Vec<PartitionHistory>,
+}
+
+/// The timeline at a glance (what `history` prints before it): its span, the elections and
+/// ISR changes it holds, and where each partition ended up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistorySummary {
+    pub partition_count: usize,
+    pub change_count: usize,
+    /// The earliest and the latest change's timestamp (the controller's clock).
+    pub first_timestamp: Option<i64>,
+    pub last_timestamp: Option<i64>,
+    /// Changes after a partition's creation that moved its leader (to another broker or to none).
+    pub leader_change_count: usize,
+    /// Of them, those that left the partition without a leader.
+    pub to_no_leader_count: usize,
+    /// Changes after creation that altered the ISR.
+    pub isr_change_count: usize,
+    /// Partitions whose last registration has no leader (offline), in natural order.
+    pub without_leader: Vec<String>,
+    /// Partitions whose topic was removed.
+    pub removed: Vec<String>,
+    /// Each broker's count of partitions it leads in the last registration, by node id.
+    pub leading: Vec<(i32, usize)>,
+    /// With replicas beside the timeline: partitions where a replica holds an epoch the
+    /// controller never granted, and where one led at an epoch its cache never learned.
+    pub never_granted: Vec<String>,
+    pub led_but_not_cached: Vec<String>,
+}
+
+impl HistoryReport {
+    /// The summary of the whole timeline.
+    pub fn summary(&self) -> HistorySummary {
+        let mut s = HistorySummary { partition_count: self.partitions.len(), ..HistorySummary::default() };
+        let mut leading: std::collections::BTreeMap<i32, usize> = std::collections::BTreeMap::new();
+        for p in &self.partitions {
+            s.change_count += p.changes.len();
+            for c in &p.changes {
+                s.first_timestamp = Some(s.first_timestamp.map_or(c.timestamp, |t| t.min(c.timestamp)));
+                s.last_timestamp = Some(s.last_timestamp.map_or(c.timestamp, |t| t.max(c.timestamp)));
+                if c.record == "PartitionRecord" {
+                    continue;
+                }
+                if c.changed.contains(&"leader") {
+                    s.leader_change_count += 1;
+                    s.to_no_leader_count += usize::from(c.after.as_ref().is_some_and(|r| r.leader == NO_LEADER));
+                }
+                s.isr_change_count += usize::from(c.changed.contains(&"isr"));
+            }
+            match p.changes.last().map(|c| c.after.as_ref()) {
+                Some(Some(r)) if r.leader == NO_LEADER => s.without_leader.push(p.partition.clone()),
+                Some(Some(r)) => *leading.entry(r.leader).or_default() += 1,
+                Some(None) => s.removed.push(p.partition.clone()),
+                None => {}
+            }
+            if p.replicas.iter().any(|r| !r.never_granted.is_empty()) {
+                s.never_granted.push(p.partition.clone());
+            }
+            if p.replicas.iter().any(|r| !r.led_but_not_cached.is_empty()) {
+                s.led_but_not_cached.push(p.partition.clone());
+            }
+        }
+        s.leading = leading.into_iter().collect();
+        s
+    }
 }
 
 /// What a replica's files say about `partition`, beside the timeline.
@@ -106,6 +173,13 @@ fn replica_epochs(log_dir: &Path, partition: &str, changes: &[PartitionChange]) 
 pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
     let m = replay_metadata(req.path)?;
     let (dir, replay) = (m.dir, m.replay);
+    // The timeline is one cluster's: replicas of another are not set beside it (unless asked).
+    if !req.replicas.is_empty() {
+        let ids: Vec<DirIds> = req.replicas.iter().map(|r| DirIds::read(r)).collect();
+        crate::replica::ensure_one_cluster(&ids, req.allow_other_cluster)?;
+        let log_dir = dir.parent().unwrap_or(Path::new("."));
+        crate::replica::ensure_metadata_of(log_dir, &ids, req.allow_other_cluster)?;
+    }
     let mut report = HistoryReport {
         metadata_dir: dir.clone(),
         snapshot: m.snapshot,
@@ -123,7 +197,11 @@ pub fn run(req: &HistoryRequest<'_>) -> Result<HistoryReport> {
         if !by_partition.contains_key(p) {
             return Err(Error::layout(
                 &dir,
-                format!("the metadata log never mentions partition {}", crate::escape::arg(p)),
+                format!(
+                    "the metadata log never mentions partition {}: `klog history {}` lists the partitions it does",
+                    crate::escape::arg(p),
+                    req.path.display()
+                ),
             ));
         }
         by_partition.retain(|n, _| n == p);

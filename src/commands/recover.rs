@@ -10,7 +10,7 @@ use crate::log::checkpoint;
 use crate::log::names::{self, LogKind};
 use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
-use crate::replica::{LogDirFiles, Replica, ReplicaRole, Role};
+use crate::replica::{DirIds, LogDirFiles, Replica, ReplicaRole, Role};
 use crate::replication::diff::{self, DiffOutcome, OwnedRecord};
 use crate::replication::fencing;
 use crate::replication::fetch::{fetch_rounds, FetchReport, Rounds, DEFAULT_FETCH_MAX_BYTES};
@@ -45,6 +45,9 @@ pub struct RecoverRequest<'a> {
     /// `--metadata DIR`: the KRaft metadata log to take the leader, epoch, ISR and ELR from
     /// (else the one in the leader's or the follower's log dir, if any).
     pub metadata: Option<&'a Path>,
+    /// `--allow-other-cluster`: plan from a leader, follower or metadata log whose
+    /// `meta.properties` do not say they are one cluster's (else refused).
+    pub allow_other_cluster: bool,
     /// `--remote-dir DIR`: a LocalTieredStorage dir, where a tiered leader's remote segments'
     /// `.leader_epoch_checkpoint` files are read (a follower below its local log start takes one
     /// as its epoch cache).
@@ -276,7 +279,10 @@ fn as_follower(
     if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {
         return Err(Error::state(
             &leader.paths().log_dir,
-            format!("is at leader epoch {cached_epoch}, above --leader-epoch {e}"),
+            format!(
+                "is at leader epoch {cached_epoch}, above --leader-epoch {e}: a controller never gives a leader an \
+                 epoch below its own; give --leader-epoch {cached_epoch} or above, or leave it out"
+            ),
         ));
     }
     // The metadata is read for a broker's dir (klog's state is the truth of a leader klog runs),
@@ -287,6 +293,10 @@ fn as_follower(
         None if source == LeaderEpochSource::Running && req.metadata.is_none() => None,
         None => {
             looked_up = RecordedMetadata::find(&leader.paths().log_dir, &follower.paths().log_dir, req.metadata)?;
+            if let Some(m) = &looked_up {
+                let dirs = [DirIds::of(&leader), DirIds::of(&follower)];
+                crate::replica::ensure_metadata_of(&m.log_dir, &dirs, req.allow_other_cluster)?;
+            }
             looked_up.as_ref()
         }
     };
@@ -365,7 +375,10 @@ fn open_restart_pair(
         other => other?,
     };
     leader.ensure_distinct(&follower)?;
-    leader.ensure_same_partition(&follower)?;
+    // Planned only between brokers of one cluster (or when asked): a restart against another
+    // cluster's replica, or one's own node id, plans from nothing real.
+    crate::replica::ensure_one_cluster(&[DirIds::of(&leader), DirIds::of(&follower)], req.allow_other_cluster)?;
+    leader.ensure_same_partition_of(&follower, req.allow_other_cluster)?;
     if leader.paths().topic == crate::log::names::METADATA_TOPIC {
         return Err(Error::state(&follower.paths().partition_dir, METADATA_LOG_LEFT_OUT));
     }

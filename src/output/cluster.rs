@@ -9,7 +9,8 @@ use super::palette::Tone;
 use super::table::{right, Col, Grid};
 use super::{text as plain, Settings};
 use crate::commands::cluster::{
-    AckedMissing, Candidate, ClusterCommand, ClusterView, LeaderSource, OffsetRange, PartitionView, ReplicaLine,
+    AckedMissing, BrokerStart, Candidate, ClusterCommand, ClusterView, LeaderSource, OffsetRange, PartitionView,
+    ReplicaLine,
 };
 use crate::error::Result;
 use comfy_table::Cell;
@@ -121,6 +122,46 @@ fn verdict(p: &PartitionView) -> (String, Tone) {
     }
 }
 
+/// The LEO column: the leader's log end, or with no leader lined up (replicas of brokers that
+/// are not one cluster, or none leads) each replica's, in the brokers' order (`470/0/12`).
+fn leo_cell(p: &PartitionView) -> String {
+    match p.leader {
+        Some(l) => p.replicas[l].log_end_offset.to_string(),
+        None if p.replicas.is_empty() => "-".to_string(),
+        None => p.replicas.iter().map(|r| r.log_end_offset.to_string()).collect::<Vec<_>>().join("/"),
+    }
+}
+
+/// `recover --dry-run`: one verdict line per broker, whether it would start on its dir.
+fn start_lines(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result<()> {
+    let pal = settings.palette();
+    for (b, start) in v.brokers.iter().zip(&v.starts) {
+        match start {
+            BrokerStart::Starts { log_count, cut_count, bytes_removed } => out!(
+                out,
+                "{}: its load reads {log_count} log(s), cuts {cut_count}, removes {bytes_removed} bytes ({})",
+                pal.good(&format!("{} would start", b.label())),
+                b.dir
+            )?,
+            BrokerStart::WouldNotStart(why) => out!(
+                out,
+                "{}: {why}; what to do: klog recover --dry-run {} (on a copy) says what would make it start",
+                pal.bad(&format!("{} would NOT start", b.label())),
+                b.dir
+            )?,
+            BrokerStart::Running { partition_count } => out!(
+                out,
+                "{} is running ({partition_count} partition(s) per klog's state): nothing to start",
+                b.label()
+            )?,
+            BrokerStart::Unknown(why) => {
+                out!(out, "{}: {why}", pal.bad(&format!("{}: no start-up forecast", b.label())))?
+            }
+        }
+    }
+    Ok(())
+}
+
 fn candidate_text(v: &ClusterView, p: &PartitionView, c: &Candidate) -> Vec<String> {
     let mut lines = vec![format!("{} ({})", who(v, p, c.replica), c.why)];
     if c.loses.is_empty() {
@@ -228,6 +269,12 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
              the highest latest leader epoch, then the largest log end"
         )?,
     }
+    let unled = |part: &crate::commands::data_dir::PartitionOutcome<PartitionView>| {
+        part.outcome.as_ref().is_ok_and(|p| p.leader.is_none() && p.replicas.len() > 1)
+    };
+    if v.partitions.iter().any(unled) {
+        out!(out, "LEO: the leader's; where no leader is lined up, each replica's, in the brokers' order above")?;
+    }
     let mut t = Grid::new(
         settings,
         &[
@@ -243,7 +290,7 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
             Ok(p) => {
                 let (text, tone) = verdict(p);
                 let leader = p.leader.map_or_else(|| "none".to_string(), |l| who(v, p, l));
-                let leo = p.leader.map_or_else(|| "-".to_string(), |l| p.replicas[l].log_end_offset.to_string());
+                let leo = leo_cell(p);
                 t.add(vec![
                     Cell::new(&part.partition),
                     Cell::new(leader),
@@ -331,6 +378,10 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
         for n in &p.notes {
             out!(out, "{} {n}", pal.warn("note"))?;
         }
+    }
+    if !v.starts.is_empty() {
+        out!(out, "")?;
+        start_lines(out, v, settings)?;
     }
     let attention = v.attention_count();
     let verdict = if attention == 0 {
@@ -640,8 +691,42 @@ struct BrokerWire<'a> {
     dir: &'a str,
     node_id: Option<i32>,
     partitions: usize,
+    /// Only in `recover`: whether the broker would start on its dir.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<StartWire<'a>>,
     #[serde(rename = "type")]
     kind: &'static str,
+}
+
+/// `{"outcome":"starts","logs":54,"logs_cut":0,"bytes_removed":0}`, `{"outcome":"refuses",
+/// "error":...}` or `{"outcome":"unknown","error":...}`.
+#[derive(Serialize)]
+struct StartWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes_removed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logs: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logs_cut: Option<usize>,
+    outcome: &'static str,
+}
+
+fn start_wire(s: &BrokerStart) -> StartWire<'_> {
+    let none = StartWire { bytes_removed: None, error: None, logs: None, logs_cut: None, outcome: "" };
+    match s {
+        BrokerStart::Starts { log_count, cut_count, bytes_removed } => StartWire {
+            bytes_removed: Some(*bytes_removed),
+            logs: Some(*log_count),
+            logs_cut: Some(*cut_count),
+            outcome: "starts",
+            ..none
+        },
+        BrokerStart::WouldNotStart(why) => StartWire { error: Some(why), outcome: "refuses", ..none },
+        BrokerStart::Running { .. } => StartWire { outcome: "running", ..none },
+        BrokerStart::Unknown(why) => StartWire { error: Some(why), outcome: "unknown", ..none },
+    }
 }
 
 #[derive(Serialize)]
@@ -674,7 +759,7 @@ struct SummaryWire<'a> {
 }
 
 pub fn json(out: &mut dyn Write, v: &ClusterView) -> Result<()> {
-    for b in &v.brokers {
+    for (i, b) in v.brokers.iter().enumerate() {
         line(
             out,
             &BrokerWire {
@@ -682,6 +767,7 @@ pub fn json(out: &mut dyn Write, v: &ClusterView) -> Result<()> {
                 dir: &b.dir,
                 node_id: b.node_id,
                 partitions: b.partition_count,
+                start: v.starts.get(i).map(start_wire),
                 kind: "broker",
             },
         )?;

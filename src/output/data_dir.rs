@@ -424,7 +424,12 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
         r.logs.len(),
         r.logs_cut_count(),
         r.bytes_removed()
-    )
+    )?;
+    if r.dry_run {
+        // The verdict a forecast is read for, on its own line (a refusal says the opposite).
+        out!(out, "{}", p.good("verdict: the broker would start on this dir"))?;
+    }
+    Ok(())
 }
 
 /// A start-up the broker does not survive, and what to do about it.

@@ -3,7 +3,7 @@
 //! then each replica's epoch cache and batch stamps with what disagrees with the timeline; or
 //! JSON lines, one object per change and per replica, each with a `type`.
 
-use crate::commands::history::{HistoryReport, ReplicaEpochs};
+use crate::commands::history::{HistoryReport, HistorySummary, ReplicaEpochs};
 use crate::error::{IoContext, Result};
 use crate::escape;
 use crate::kraft::{MetadataPosition, PartitionChange, NO_LEADER};
@@ -94,6 +94,63 @@ fn replica_line(r: &ReplicaEpochs) -> String {
     line
 }
 
+/// `a, b, c and 4 more` (names escaped), at most `shown` of them.
+fn some_of(names: &[String], shown: usize) -> String {
+    let head: Vec<String> = names.iter().take(shown).map(|n| escape::text(n).into_owned()).collect();
+    match names.len().saturating_sub(shown) {
+        0 => head.join(", "),
+        more => format!("{} and {more} more", head.join(", ")),
+    }
+}
+
+/// The timeline at a glance, before it: at most eight lines, whatever the partition count.
+fn summary_text(out: &mut dyn Write, s: &HistorySummary, p: &Palette) -> Result<()> {
+    let w = |out: &mut dyn Write, s: &str| writeln!(out, "{s}").at("<stdout>", "write");
+    let span = match (s.first_timestamp, s.last_timestamp) {
+        (Some(a), Some(b)) => format!(" from {} to {}", iso_timestamp(a), iso_timestamp(b)),
+        _ => String::new(),
+    };
+    w(
+        out,
+        &format!("{} {} partition(s), {} change(s){span}", p.strong("summary:"), s.partition_count, s.change_count),
+    )?;
+    w(
+        out,
+        &format!(
+            "  after creation: {} leader change(s) ({} to no leader), {} ISR change(s)",
+            s.leader_change_count, s.to_no_leader_count, s.isr_change_count
+        ),
+    )?;
+    if !s.leading.is_empty() {
+        let each: Vec<String> = s.leading.iter().map(|(id, n)| format!("broker {id} leads {n}")).collect();
+        w(out, &format!("  now: {}", each.join(", ")))?;
+    }
+    if !s.without_leader.is_empty() {
+        let line = format!("  now without a leader: {} ({})", s.without_leader.len(), some_of(&s.without_leader, 3));
+        w(out, &p.bad(&line))?;
+    }
+    if !s.removed.is_empty() {
+        w(out, &format!("  removed: {} ({})", s.removed.len(), some_of(&s.removed, 3)))?;
+    }
+    if !s.never_granted.is_empty() {
+        let line = format!(
+            "  a replica holds an epoch the controller never granted: {} partition(s) ({})",
+            s.never_granted.len(),
+            some_of(&s.never_granted, 3)
+        );
+        w(out, &p.bad(&line))?;
+    }
+    if !s.led_but_not_cached.is_empty() {
+        let line = format!(
+            "  a replica led at an epoch its cache never learned: {} partition(s) ({})",
+            s.led_but_not_cached.len(),
+            some_of(&s.led_but_not_cached, 3)
+        );
+        w(out, &p.warn(&line))?;
+    }
+    w(out, "  the timeline of each partition follows (--partition NAME for one; --picture to draw it)")
+}
+
 /// The timeline as text: a table per partition, laid out to the width.
 pub fn history_text(out: &mut dyn Write, report: &HistoryReport, settings: &Settings) -> Result<()> {
     let p = settings.palette();
@@ -114,6 +171,9 @@ pub fn history_text(out: &mut dyn Write, report: &HistoryReport, settings: &Sett
     )?;
     for u in &report.unreadable {
         w(out, &format!("  unreadable record at {}: {}", position(u.position), escape::text(&u.what)))?;
+    }
+    if !report.partitions.is_empty() {
+        summary_text(out, &report.summary(), &p)?;
     }
     if !report.partitions.is_empty() {
         w(out, "(* marks what a change altered; ELR columns only where a partition had one)")?;

@@ -5,6 +5,12 @@
 //! another cluster or of another topic of the same name are not replicas of one partition.
 //! [`Replica::identity`] (the name a follower's state records its leader by) is
 //! `directory.id`, else `node.id`/`broker.id`, else the canonical path.
+//!
+//! Planning across dirs (a restart against a leader, a cluster view, a history with replicas
+//! beside it) takes them as brokers of one cluster only when their `meta.properties` say so
+//! ([`ensure_one_cluster`], [`ensure_metadata_of`]): one `cluster.id` on every dir (or on none,
+//! as on ZooKeeper brokers before Kafka 0.10.1), and no node id twice. Anything else is refused
+//! in one line naming both dirs and both ids, unless `--allow-other-cluster` asks for it.
 
 use super::meta_properties::{read_meta_properties, replica_id_of};
 use super::Replica;
@@ -13,7 +19,118 @@ use crate::log::names::{self, META_PROPERTIES};
 use crate::regular_file;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The flag that reads dirs (and metadata) of more than one cluster together anyway.
+pub const ALLOW_OTHER_CLUSTER: &str = "--allow-other-cluster";
+
+/// What a log dir's `meta.properties` says of whose it is: its `cluster.id` and node id
+/// (`node.id`, else `broker.id`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirIds {
+    pub log_dir: PathBuf,
+    pub cluster_id: Option<String>,
+    pub node_id: Option<i32>,
+}
+
+impl DirIds {
+    /// The ids of the log dir `log_dir` (a `meta.properties` that is missing or does not read
+    /// says nothing: each partition's open reports it).
+    pub fn read(log_dir: &Path) -> DirIds {
+        let meta = read_meta_properties(&log_dir.join(META_PROPERTIES)).unwrap_or_default();
+        DirIds {
+            log_dir: log_dir.to_path_buf(),
+            cluster_id: meta.get("cluster.id").cloned(),
+            node_id: replica_id_of(&meta),
+        }
+    }
+
+    /// The ids of an opened replica's log dir (read when it was opened).
+    pub fn of(replica: &Replica) -> DirIds {
+        DirIds {
+            log_dir: replica.paths.log_dir.clone(),
+            cluster_id: replica.cluster_id.clone(),
+            node_id: replica.replica_id,
+        }
+    }
+
+    /// `cluster.id X, node id 1` (or `no cluster.id`, `no node id`).
+    fn ids(&self) -> String {
+        let cluster = self.cluster_id.as_deref().map_or("no cluster.id".to_string(), |c| format!("cluster.id {c}"));
+        let node = self.node_id.map_or("no node id".to_string(), |n| format!("node id {n}"));
+        format!("{cluster}, {node}")
+    }
+
+    fn shown(&self) -> String {
+        format!("{} ({})", self.log_dir.display(), self.ids())
+    }
+}
+
+/// Why `dirs` are not brokers of one cluster, naming both dirs and their ids (the dir it is
+/// said of first); `None` when nothing says so. One cluster is one `cluster.id` on every dir,
+/// or on none (ZooKeeper brokers before Kafka 0.10.1 recorded none), and no node id twice (a
+/// dir has one node id, and two dirs of one node are one broker's, or two clusters').
+pub fn not_one_cluster(dirs: &[DirIds]) -> Option<(PathBuf, String)> {
+    if let Some(with) = dirs.iter().find(|d| d.cluster_id.is_some()) {
+        if let Some(other) = dirs.iter().find(|d| d.cluster_id != with.cluster_id) {
+            let why = match &other.cluster_id {
+                Some(_) => "dirs of two different clusters",
+                None => "nothing says they are one cluster",
+            };
+            return Some((other.log_dir.clone(), format!("{} but {}: {why}", other.ids(), with.shown())));
+        }
+    }
+    for (i, a) in dirs.iter().enumerate() {
+        if let Some(b) = dirs[i + 1..].iter().find(|b| b.node_id.is_some() && b.node_id == a.node_id) {
+            return Some((
+                b.log_dir.clone(),
+                format!(
+                    "{} but {} says the same node id: one broker's dirs, or brokers of two clusters",
+                    b.ids(),
+                    a.shown()
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// Refuse to plan from `dirs` that are not brokers of one cluster ([`not_one_cluster`]), in one
+/// line saying what to do, unless `allow` (`--allow-other-cluster`).
+pub fn ensure_one_cluster(dirs: &[DirIds], allow: bool) -> Result<()> {
+    match not_one_cluster(dirs) {
+        Some((path, why)) if !allow => Err(Error::layout(
+            path,
+            format!(
+                "{why}; klog plans nothing across clusters: name dirs of one cluster, or add \
+                 {ALLOW_OTHER_CLUSTER} to read them together anyway"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Refuse a KRaft metadata log whose log dir says another cluster than `dirs` (the metadata
+/// records one cluster's leaders, epochs and ISRs), unless `allow`. A metadata log dir and
+/// dirs that all record no `cluster.id` are not told apart.
+pub fn ensure_metadata_of(metadata_log_dir: &Path, dirs: &[DirIds], allow: bool) -> Result<()> {
+    if allow {
+        return Ok(());
+    }
+    let m = DirIds::read(metadata_log_dir);
+    let Some(d) = dirs.iter().find(|d| d.cluster_id != m.cluster_id) else { return Ok(()) };
+    let of = m.cluster_id.as_deref().map_or("no cluster.id".to_string(), |c| format!("cluster.id {c}"));
+    let dir_of = d.cluster_id.as_deref().map_or("no cluster.id".to_string(), |c| format!("cluster.id {c}"));
+    Err(Error::layout(
+        metadata_log_dir,
+        format!(
+            "a KRaft metadata log in a dir of {of}, but {} has {dir_of}: the metadata records another \
+             cluster's leaders, epochs and ISRs; name that cluster's metadata log, or add \
+             {ALLOW_OTHER_CLUSTER} to plan from it anyway",
+            d.log_dir.display()
+        ),
+    ))
+}
 
 impl Replica {
     /// What this replica is among replicas, from what its dir says: `directory.id`, else
@@ -69,6 +186,12 @@ impl Replica {
 
     /// Check that `other` replicates the same topic-partition of the same cluster.
     pub fn ensure_same_partition(&self, other: &Replica) -> Result<()> {
+        self.ensure_same_partition_of(other, false)
+    }
+
+    /// [`Replica::ensure_same_partition`]; with `allow_other_cluster`, another `cluster.id`
+    /// alone is no refusal (`--allow-other-cluster`: the identity check said so already).
+    pub fn ensure_same_partition_of(&self, other: &Replica, allow_other_cluster: bool) -> Result<()> {
         if self.paths.topic != other.paths.topic || self.paths.partition != other.paths.partition {
             return Err(Error::layout(
                 &other.paths.partition_dir,
@@ -81,7 +204,10 @@ impl Replica {
             ));
         }
         if let Some(why) = self.foreign_to(other) {
-            return Err(Error::layout(&other.paths.log_dir, why));
+            let other_cluster = self.cluster_id != other.cluster_id;
+            if !(allow_other_cluster && other_cluster) {
+                return Err(Error::layout(&other.paths.log_dir, why));
+            }
         }
         Ok(())
     }
@@ -229,6 +355,69 @@ mod tests {
         ensure_distinct_replicas(&who(&a, Some("d1"), Some("c1")), &who(&b, Some("d2"), Some("c1"))).unwrap();
         // A copy of one dir: the same directory.id.
         assert!(ensure_distinct_replicas(&who(&a, Some("d1"), None), &who(&b, Some("d1"), None)).is_err());
+    }
+
+    fn ids(dir: &str, cluster_id: Option<&str>, node_id: Option<i32>) -> DirIds {
+        DirIds { log_dir: PathBuf::from(dir), cluster_id: cluster_id.map(Into::into), node_id }
+    }
+
+    #[test]
+    fn one_cluster_is_one_cluster_id_on_every_dir_or_on_none_and_no_node_id_twice() {
+        assert_eq!(not_one_cluster(&[ids("a", Some("c"), Some(1)), ids("b", Some("c"), Some(2))]), None);
+        // ZooKeeper brokers before 0.10.1 record no cluster.id: nothing tells them apart.
+        assert_eq!(not_one_cluster(&[ids("a", None, Some(1)), ids("b", None, Some(2))]), None);
+        assert_eq!(not_one_cluster(&[ids("a", Some("c"), None), ids("b", Some("c"), None)]), None);
+
+        let (path, why) = not_one_cluster(&[ids("a", Some("c1"), Some(1)), ids("b", Some("c2"), Some(2))]).unwrap();
+        assert_eq!(path, PathBuf::from("b"));
+        assert_eq!(why, "cluster.id c2, node id 2 but a (cluster.id c1, node id 1): dirs of two different clusters");
+        // A dir without a cluster.id beside one with: either order.
+        for dirs in [
+            [ids("a", Some("c1"), Some(1)), ids("b", None, Some(2))],
+            [ids("b", None, Some(2)), ids("a", Some("c1"), Some(1))],
+        ] {
+            let (path, why) = not_one_cluster(&dirs).unwrap();
+            assert_eq!(path, PathBuf::from("b"), "{why}");
+            assert!(
+                why.starts_with("no cluster.id, node id 2 but a (cluster.id c1, node id 1): nothing says"),
+                "{why}"
+            );
+        }
+        let (path, why) = not_one_cluster(&[ids("a", None, Some(0)), ids("c", None, Some(0))]).unwrap();
+        assert_eq!(path, PathBuf::from("c"));
+        assert_eq!(why, "no cluster.id, node id 0 but a (no cluster.id, node id 0) says the same node id: one broker's dirs, or brokers of two clusters");
+
+        let err =
+            ensure_one_cluster(&[ids("a", Some("c1"), Some(1)), ids("b", Some("c2"), Some(2))], false).unwrap_err();
+        let line = err.to_string();
+        assert!(line.starts_with("b: cluster.id c2, node id 2 but a (cluster.id c1, node id 1)"), "{line}");
+        assert!(
+            line.ends_with("add --allow-other-cluster to read them together anyway") && !line.contains('\n'),
+            "{line}"
+        );
+        assert_eq!(err.exit_code(), 2);
+        ensure_one_cluster(&[ids("a", Some("c1"), Some(1)), ids("b", Some("c2"), Some(1))], true).unwrap();
+    }
+
+    #[test]
+    fn a_metadata_log_of_another_cluster_is_refused_unless_allowed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = tmp.path().join("controller");
+        fs::create_dir_all(&m).unwrap();
+        fs::write(m.join(META_PROPERTIES), "version=1\nnode.id=3000\ncluster.id=k\n").unwrap();
+        ensure_metadata_of(&m, &[ids("a", Some("k"), Some(1)), ids("b", Some("k"), Some(2))], false).unwrap();
+        let err = ensure_metadata_of(&m, &[ids("a", Some("k"), Some(1)), ids("b", Some("z"), Some(2))], false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a dir of cluster.id k, but b has cluster.id z"), "{err}");
+        let err = ensure_metadata_of(&m, &[ids("zk", None, Some(0))], false).unwrap_err().to_string();
+        assert!(err.contains("cluster.id k, but zk has no cluster.id"), "{err}");
+        ensure_metadata_of(&m, &[ids("zk", None, Some(0))], true).unwrap();
+        // A metadata dir with no meta.properties beside dirs of a cluster: refused too.
+        let bare = tmp.path().join("bare");
+        fs::create_dir_all(&bare).unwrap();
+        assert!(ensure_metadata_of(&bare, &[ids("a", Some("k"), Some(1))], false).is_err());
+        ensure_metadata_of(&bare, &[ids("zk", None, Some(0))], false).unwrap();
     }
 
     #[test]

@@ -36,7 +36,10 @@ mod test_support;
 
 pub use check::{check_replica, load_refusal, refuses_to_start, CheckReport, Finding};
 pub use consent::{allow_broker_dir_writes, made_by_klog};
-pub use identity::{ensure_distinct_log_dirs, same_node_id_warning};
+pub use identity::{
+    ensure_distinct_log_dirs, ensure_metadata_of, ensure_one_cluster, not_one_cluster, same_node_id_warning, DirIds,
+    ALLOW_OTHER_CLUSTER,
+};
 pub use lock::DirLock;
 pub use log_dir::{
     check_log_dir_for_write, open_log_dir_for_write, write_log_dir_files, CheckpointValue, LoadProblem, LogDirFiles,

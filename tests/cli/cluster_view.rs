@@ -180,10 +180,27 @@ fn mixed_cluster_ids_are_warned_and_their_replicas_never_compared() {
         .collect::<Vec<_>>()
         .join("\n");
     std::fs::write(&meta, text.replace("node.id=2", "node.id=9")).unwrap();
-    let (out, _) = code(&["diff", s(&b1), s(&other), "--cluster"], 1);
+    // Refused by every command of the view, in one line naming both dirs and both ids.
+    for command in ["diff", "check", "recover"] {
+        let mut args = vec![command, s(&b1), s(&other), "--cluster"];
+        if command == "recover" {
+            args.push("--dry-run");
+        }
+        let (out, err) = code(&args, 2);
+        assert!(out.is_empty() && err.lines().count() == 1, "{command}: {err}");
+        assert!(err.contains("cluster.id AnotherClusterAAAAAAAAA, node id 9 but "), "{command}: {err}");
+        assert!(
+            err.contains(s(&b1)) && err.contains(s(&other)) && err.contains("dirs of two different clusters"),
+            "{err}"
+        );
+    }
+    let (out, _) = code(&["diff", s(&b1), s(&other), "--cluster", "--allow-other-cluster"], 1);
     assert!(out.contains("not one cluster: 2 cluster ids"), "{out}");
     assert!(out.contains("NOT ONE CLUSTER"), "{out}");
-    let (json, _) = code(&["diff", s(&b1), s(&other), "--cluster", "--json"], 1);
+    // Each replica's log end is shown where none is lined up as the leader.
+    let row = out.lines().find(|l| l.trim_start().starts_with("t-1 ")).expect("a t-1 row");
+    assert!(row.contains("NOT ONE CLUSTER") && row.split_whitespace().any(|w| w.contains('/')), "{row}");
+    let (json, _) = code(&["diff", s(&b1), s(&other), "--cluster", "--json", "--allow-other-cluster"], 1);
     let lines = json_lines(&json);
     assert!(lines.iter().any(|v| v["type"] == "warning"));
     let t1 = partition(&lines, "t-1");
@@ -197,7 +214,20 @@ fn the_real_broker_dirs_of_three_clusters_are_said_to_be_no_cluster() {
     let Some(real) = kafka_real() else { return };
     let dirs: Vec<PathBuf> =
         ["zk-broker-2020", "zk-broker-2021", "kraft-broker-2026"].iter().map(|d| real.join(d)).collect();
-    let args: Vec<&str> = ["check"].into_iter().chain(dirs.iter().map(|d| s(d))).chain(["--json"]).collect();
+    // Any two of them, or all three, are refused for planning: one line naming both dirs and ids.
+    for (i, j) in [(0, 1), (1, 0), (0, 2), (2, 1), (1, 2)] {
+        for command in [vec!["check"], vec!["diff", "--cluster"], vec!["recover", "--dry-run"]] {
+            let args: Vec<&str> = command.iter().copied().chain([s(&dirs[i]), s(&dirs[j])]).collect();
+            let (out, err) = code(&args, 2);
+            assert!(out.is_empty() && err.lines().count() == 1, "{args:?}: {err}");
+            assert!(err.contains(s(&dirs[i])) && err.contains(s(&dirs[j])), "{args:?}: {err}");
+            assert!(err.contains("--allow-other-cluster"), "{err}");
+        }
+    }
+    let three: Vec<&str> = ["check"].into_iter().chain(dirs.iter().map(|d| s(d))).collect();
+    assert!(code(&three, 2).1.contains("cluster.id"));
+    let args: Vec<&str> =
+        ["check"].into_iter().chain(dirs.iter().map(|d| s(d))).chain(["--json", "--allow-other-cluster"]).collect();
     let (out, _) = code(&args, 1);
     let lines = json_lines(&out);
     let warnings: Vec<&str> =
@@ -216,7 +246,7 @@ fn the_real_broker_dirs_of_three_clusters_are_said_to_be_no_cluster() {
     // One that only one dir holds is just that.
     assert_eq!(partition(&lines, "first_topic-0")["replicas"].as_array().unwrap().len(), 1);
     // Reading them changed nothing, and the text says the same.
-    let text_args: Vec<&str> = args[..args.len() - 1].to_vec();
+    let text_args: Vec<&str> = args.iter().copied().filter(|a| *a != "--json").collect();
     let (text, _) = code(&text_args, 1);
     assert!(text.contains("NOT ONE CLUSTER") && text.contains("not one cluster"), "{text}");
 }

@@ -215,9 +215,10 @@ fn every_dry_run_form_works_against_a_live_brokers_lock_and_says_so_once() {
     for args in [
         vec!["recover", ds, "--partition", P, "--dry-run"],
         vec!["recover", ds, "--dry-run"],
-        vec!["recover", ds, "--leader", ls, "--partition", P, "--dry-run"],
-        vec!["recover", ds, "--leader", ls, "--dry-run"],
-        vec!["recover", ls, ds, "--partition", P, "--dry-run"],
+        // Two real brokers of different clusters: read together only when asked.
+        vec!["recover", ds, "--leader", ls, "--partition", P, "--dry-run", "--allow-other-cluster"],
+        vec!["recover", ds, "--leader", ls, "--dry-run", "--allow-other-cluster"],
+        vec!["recover", ls, ds, "--partition", P, "--dry-run", "--allow-other-cluster"],
     ] {
         let out = klog().args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

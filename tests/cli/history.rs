@@ -171,8 +171,22 @@ fn a_scripted_sequence_of_elections_comes_out_exactly_with_kafkas_epochs() {
     assert_eq!(replicas[1]["replica_id"], 3);
     assert_eq!(replicas[1]["led_but_not_cached"], json!([2]));
 
-    let text = ok(&["history", s(&meta), "--replica", s(&b2)]);
+    let text = ok(&["history", s(&meta), "--replica", s(&b2), "--replica", s(&b3)]);
     assert!(text.contains("orders-0"), "{text}");
+    // The summary before the timeline: what the six records did, where the partition ended up.
+    let summary: Vec<&str> = text.lines().skip(1).take_while(|l| !l.starts_with("(*")).collect();
+    assert_eq!(
+        summary,
+        [
+            "summary: 1 partition(s), 6 change(s) from 1970-01-01T00:00:01.001Z to 1970-01-01T00:00:01.006Z",
+            "  after creation: 3 leader change(s) (1 to no leader), 3 ISR change(s)",
+            "  now without a leader: 1 (orders-0)",
+            "  a replica holds an epoch the controller never granted: 1 partition(s) (orders-0)",
+            "  a replica led at an epoch its cache never learned: 1 partition(s) (orders-0)",
+            "  the timeline of each partition follows (--partition NAME for one; --picture to draw it)",
+        ],
+        "{text}"
+    );
     assert!(text.contains("epochs the controller never granted: [5]"), "{text}");
 
     // a log dir without a metadata log is refused, naming it

@@ -120,8 +120,9 @@ fn the_readme_session_loses_an_acked_record_under_hw_and_none_under_kip279() {
 }
 
 /// Every `console` block of README.md and of each guide in docs/ runs as written: its leading
-/// `$` lines are commands, run in order in a temp dir (`/tmp/lab` there too), and every later
-/// line but `…`/`...` gaps is printed by them (at 100 columns, no colour).
+/// `$` lines are commands, run in order in a temp dir (`/tmp/lab` and each guide's own
+/// `/tmp/klog-*` dir there too), and every later line but `…`/`...` gaps is printed by them (at
+/// 100 columns, no colour).
 #[test]
 fn every_console_block_of_the_readme_and_the_guides_runs_as_written() {
     let bin = assert_cmd::cargo::cargo_bin("klog");
@@ -138,7 +139,12 @@ fn every_console_block_of_the_readme_and_the_guides_runs_as_written() {
             let lab = tmp.path().join("lab");
             let script: String = commands
                 .iter()
-                .map(|c| c.trim_start_matches("$ ").replace("/tmp/lab", &lab.display().to_string()) + "\n")
+                .map(|c| {
+                    c.trim_start_matches("$ ")
+                        .replace("/tmp/lab", &lab.display().to_string())
+                        .replace("/tmp/klog-", &format!("{}/klog-", tmp.path().display()))
+                        + "\n"
+                })
                 .collect();
             let out = std::process::Command::new("bash")
                 .arg("-c")
@@ -161,6 +167,24 @@ fn every_console_block_of_the_readme_and_the_guides_runs_as_written() {
         }
     }
     assert!(ran >= 6, "the console blocks of README.md and docs/*.md were not found ({ran})");
+}
+
+/// The guides' fixed dirs are their own: a reader who runs one guide after another never finds
+/// a dir the last one left (a `--dir` that already holds a lab, a replica that already exists).
+#[test]
+fn each_guide_makes_its_labs_in_a_dir_of_its_own() {
+    let mut owner: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    for (name, text) in documents() {
+        for (_, body) in fenced_blocks(&text).iter().filter(|(lang, _)| lang == "console") {
+            for word in body.lines().filter(|l| l.starts_with("$ ")).flat_map(str::split_whitespace) {
+                let Some(rest) = word.strip_prefix("/tmp/") else { continue };
+                let top = rest.split('/').next().unwrap_or(rest).to_string();
+                let first = owner.entry(top.clone()).or_insert_with(|| name.clone());
+                assert_eq!(*first, name, "/tmp/{top} is used by {first} and by {name}: give each guide its own dir");
+            }
+        }
+    }
+    assert!(owner.len() >= 3, "the guides' /tmp dirs were not found: {owner:?}");
 }
 
 /// The code block right after the first line of `text` that contains `marker`.

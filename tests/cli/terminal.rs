@@ -235,3 +235,57 @@ fn dump_and_check_of_real_broker_dirs_fit_in_colour_at_80_and_110_columns_and_at
         compare_session(&actions, cols, setup);
     }
 }
+
+/// An error on a terminal is wrapped to its width, its words whole and in order; into a pipe it
+/// is one line (scripts and logs grep it), whatever COLUMNS says.
+#[test]
+fn an_error_wraps_to_the_terminal_and_stays_one_line_into_a_pipe() {
+    if !script_available() {
+        return;
+    }
+    let lab = tempfile::tempdir().unwrap();
+    let (a, b) = (lab.path().join("a"), lab.path().join("b"));
+    for (dir, id) in [(&a, "1"), (&b, "2")] {
+        let ok = Command::cargo_bin("klog").unwrap().args(["create"]).arg(dir).args(["--replica-id", id]).status();
+        assert!(ok.unwrap().success());
+    }
+    let meta = b.join("meta.properties");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let text: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("cluster.id=") {
+                "cluster.id=AnotherClusterAAAAAAAAA\n".into()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&meta, text).unwrap();
+    let args = ["recover", "a", "--leader", "b", "--dry-run"];
+    let piped =
+        Command::cargo_bin("klog").unwrap().current_dir(lab.path()).env("COLUMNS", "60").args(args).output().unwrap();
+    let piped = String::from_utf8_lossy(&piped.stderr).into_owned();
+    assert_eq!(piped.lines().count(), 1, "{piped}");
+    assert!(piped.chars().count() > 100, "{piped}");
+    let klog = Command::cargo_bin("klog").unwrap().get_program().to_owned();
+    let line = format!(
+        "stty cols 60 rows 50; exec {} {} >/dev/null",
+        quote(&klog.to_string_lossy()),
+        args.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ")
+    );
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .current_dir(lab.path())
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let tty = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    assert!(tty.lines().count() > 1, "not wrapped: {tty}");
+    assert!(tty.lines().all(|l| l.chars().count() <= 60), "{tty}");
+    let words = |t: &str| t.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_eq!(words(&tty), words(&piped), "the wrapped error says what the piped one says");
+}

@@ -215,7 +215,10 @@ fn several_data_dirs_join_the_coordinators_log_and_the_kafka_form_prints_the_too
         std::fs::write(dir.join("__transaction_state-0/00000000000000000000.log"), log).unwrap();
         std::fs::remove_file(dir.join("klog-state.json")).unwrap();
     }
-    let out = ok(&["txn", s(&stale), s(&b), s(&c)]);
+    // stale and c are one broker (node 2) at two times: read together only when asked.
+    let (_, err) = code(&["txn", s(&stale), s(&b), s(&c)], 2);
+    assert!(err.contains("says the same node id") && err.contains("--allow-other-cluster"), "{err}");
+    let out = ok(&["txn", s(&stale), s(&b), s(&c), "--allow-other-cluster"]);
     assert!(out.contains("the coordinator expects it: transactional.id app-a is Ongoing"), "{out}");
     assert!(out.contains("HANGING: transactional.id app-b is CompleteCommit"), "{out}");
     assert!(

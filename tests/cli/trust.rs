@@ -299,7 +299,7 @@ fn a_negative_high_watermark_in_the_checkpoint_is_a_finding_with_its_position() 
 /// IllegalArgumentException, which nothing in LogLoader catches, so Kafka 4.4 cannot load the
 /// log and the broker does not start (tests/oracle/found/found-a-marker-with-an-unknown-codec-
 /// is-not-caught-by-recovery.json is the oracle's verdict on the same bytes).
-fn unloadable_broker_dir(lab: &Lab) -> std::path::PathBuf {
+pub(crate) fn unloadable_broker_dir(lab: &Lab) -> std::path::PathBuf {
     use replica_lab::format::batch::crc32c;
     let d = lab.path("b");
     ok(&["create", s(&d), "--replica-id", "1", "--topic", "orders", "--partitions", "2"]);

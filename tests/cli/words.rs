@@ -77,7 +77,16 @@ fn two_brokers_with_broker_id_0_and_no_common_cluster_id_are_two_replicas() {
     let (a, b) = (lab.path("a"), lab.path("b"));
     copy_dir(&real.join("zk-broker-2020"), &a);
     copy_dir(&real.join("zk-broker-2021"), &b);
-    let text = ok(&["recover", s(&b), "--leader", s(&a), "--dry-run"]);
+    // Nothing says they are one cluster (one node id, a cluster.id on one side only): refused
+    // in one line naming both dirs and ids, unless asked.
+    let (_, err) = code(&["recover", s(&b), "--leader", s(&a), "--dry-run"], 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no cluster.id, node id 0 but ") && err.contains("(cluster.id lRaQCIBoRh2xRKLuP9CAQg, node id 0)"),
+        "{err}"
+    );
+    assert!(err.contains("--allow-other-cluster"), "{err}");
+    let text = ok(&["recover", s(&b), "--leader", s(&a), "--dry-run", "--allow-other-cluster"]);
     assert!(text.contains("both say node id 0, but only"), "{text}");
     assert!(text.contains("taken as two brokers"), "{text}");
     // The same broker (cluster.id and node id) in two dirs is one replica: refused.

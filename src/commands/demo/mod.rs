@@ -823,6 +823,7 @@ fn run_once(
                     told_first: false,
                     fencing: true,
                     metadata: None,
+                    allow_other_cluster: false,
                     remote_dir: None,
                 })?;
                 let RecoverReport::Follower(report) = report else {
