@@ -1369,7 +1369,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__remote)
-            opts="-h -V --remote-dir --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --remote-dir --json --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

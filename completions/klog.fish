@@ -286,6 +286,7 @@ always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand remote" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
 complete -c klog -n "__fish_klog_using_subcommand remote" -l json -d 'JSON lines, one object per line with a `type`'
+complete -c klog -n "__fish_klog_using_subcommand remote" -l allow-other-cluster -d 'Read data dirs of several clusters together'
 complete -c klog -n "__fish_klog_using_subcommand remote" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand remote" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand remote" -s V -l version -d 'Print version'

@@ -517,6 +517,9 @@ fn recover_data_dir(
 }
 
 fn remote(a: &RemoteArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    // One cluster's metadata topic describes one cluster's remote storage (or, asked, any dirs').
+    let ids: Vec<crate::replica::DirIds> = a.dirs.iter().map(|d| crate::replica::DirIds::read(d)).collect();
+    crate::replica::ensure_one_cluster(&ids, a.allow_other_cluster)?;
     let req = commands::remote::RemoteRequest { dirs: &a.dirs, remote_dir: a.remote_dir.as_deref() };
     let report = commands::remote::run(&req)?;
     if a.json {

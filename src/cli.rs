@@ -276,6 +276,14 @@ pub struct RemoteArgs {
     /// JSON lines, one object per line with a `type`.
     #[arg(long)]
     pub json: bool,
+    /// Read data dirs of several clusters together.
+    ///
+    /// The `__remote_log_metadata` of one cluster describes that cluster's remote storage:
+    /// dirs whose `meta.properties` do not say they are brokers of one cluster (another
+    /// `cluster.id`, one only some record, a node id twice) are refused in one line naming both
+    /// dirs and ids (exit 2) unless this flag is given.
+    #[arg(long)]
+    pub allow_other_cluster: bool,
 }
 
 #[derive(Debug, Args)]

@@ -487,3 +487,18 @@ fn remote_forecasts_what_each_broker_deletes_and_serves_if_it_leads_and_what_no_
     assert!(text.contains("no current leader: no metadata log in the dirs"), "{text}");
     assert!(text.contains("3 record(s), offsets 0..2 still in its remote .log"), "{text}");
 }
+
+/// One cluster's `__remote_log_metadata` describes one cluster's remote storage: `klog remote`
+/// over brokers of two clusters is refused naming both, unless `--allow-other-cluster`.
+#[test]
+fn remote_over_dirs_of_two_clusters_is_refused_unless_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (leader, follower, _) = tiered_pair(tmp.path());
+    code(&["remote", s(&leader), s(&follower)], 1);
+    fs::write(follower.join("meta.properties"), "version=1\nnode.id=2\ncluster.id=AAAAAAAAAAAAAAAAAAAAAA\n").unwrap();
+    let (out, err) = code(&["remote", s(&leader), s(&follower)], 2);
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("q1Sh-9_ISia_zwGINzRvyQ") && err.contains("AAAAAAAAAAAAAAAAAAAAAA"), "{err}");
+    assert!(err.contains("--allow-other-cluster") && err.lines().count() == 1, "{err}");
+    code(&["remote", s(&leader), s(&follower), "--allow-other-cluster"], 1);
+}
