@@ -93,22 +93,25 @@ fn tiered_settings(remote: &Path) -> Vec<String> {
 }
 
 fn start(remote: &Path) -> Option<Cluster> {
+    start_with(remote, &["min.insync.replicas=2"])
+}
+
+/// The tiered cluster with topic `t` (3 replicas, led by broker 1) whose configs add `topic`.
+fn start_with(remote: &Path, topic: &[&str]) -> Option<Cluster> {
     let settings = tiered_settings(remote);
     let extra: Vec<&str> = settings.iter().map(String::as_str).collect();
     let mut c = Cluster::start_release(crate::oracle::KAFKA_VERSION, &[], &extra)?;
-    let created = c.kc(
-        "create",
-        &[
-            "t",
-            "1,2,3",
-            "remote.storage.enable=true",
-            "internal.segment.bytes=2048",
-            "local.retention.bytes=4096",
-            // Size alone decides locally: a time limit would roll and move the active segment too.
-            "local.retention.ms=600000",
-            "min.insync.replicas=2",
-        ],
-    );
+    let mut args = vec![
+        "t",
+        "1,2,3",
+        "remote.storage.enable=true",
+        "internal.segment.bytes=2048",
+        "local.retention.bytes=4096",
+        // Size alone decides locally: a time limit would roll and move the active segment too.
+        "local.retention.ms=600000",
+    ];
+    args.extend_from_slice(topic);
+    let created = c.kc("create", &args);
     assert!(created.first().is_some_and(|a| a.get("created").is_some()), "create: {created:?}");
     c.wait_for("t", 30, |d| leader(d) == 1).unwrap_or_else(|d| panic!("no leader 1: {d}"));
     Some(c)
@@ -126,6 +129,11 @@ fn offsets(c: &mut Cluster) -> Value {
 /// Wait until the cluster is quiet: the same earliest, earliest-local and latest five times a
 /// second apart, with segments already remote and deleted locally.
 fn settle(c: &mut Cluster) -> Value {
+    settle_when(c, |now| now["earliest_local"].as_i64() > Some(0))
+}
+
+/// Wait until ListOffsets gives the same answers, each one `ready`, five times a second apart.
+fn settle_when(c: &mut Cluster, ready: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut last = offsets(c);
     let mut same = 0;
@@ -133,7 +141,7 @@ fn settle(c: &mut Cluster) -> Value {
         assert!(Instant::now() < deadline, "the cluster did not settle: {last}");
         sleep(Duration::from_secs(1));
         let now = offsets(c);
-        same = if now == last && now["earliest_local"].as_i64() > Some(0) { same + 1 } else { 0 };
+        same = if now == last && ready(&now) { same + 1 } else { 0 };
         last = now;
     }
     last
@@ -639,24 +647,8 @@ fn value_runs(consumed: &Value) -> Vec<(i64, i64, String)> {
 fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_the_tiers() {
     let started = Instant::now();
     let remote = tempfile::tempdir().unwrap();
-    let settings = tiered_settings(remote.path());
-    let extra: Vec<&str> = settings.iter().map(String::as_str).collect();
-    let Some(mut c) = Cluster::start_release(crate::oracle::KAFKA_VERSION, &[], &extra) else { return };
-    let created = c.kc(
-        "create",
-        &[
-            "t",
-            "1,2,3",
-            "remote.storage.enable=true",
-            "internal.segment.bytes=2048",
-            "local.retention.bytes=4096",
-            "local.retention.ms=600000",
-            "min.insync.replicas=1",
-            "unclean.leader.election.enable=true",
-        ],
-    );
-    assert!(created.first().is_some_and(|a| a.get("created").is_some()), "create: {created:?}");
-    c.wait_for("t", 30, |d| leader(d) == 1).unwrap_or_else(|d| panic!("no leader 1: {d}"));
+    let topic = ["min.insync.replicas=1", "unclean.leader.election.enable=true"];
+    let Some(mut c) = start_with(remote.path(), &topic) else { return };
     produce(&mut c, "v", 200);
     settle(&mut c);
     // Broker 3 falls out of sync; 1 and 2 take 600 more, and 1 copies them to remote storage.
@@ -779,15 +771,5 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
 /// Wait until ListOffsets gives the same answers five times a second apart (local segments
 /// may all be there: no upload is required).
 fn settle_any(c: &mut Cluster) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let mut last = offsets(c);
-    let mut same = 0;
-    while same < 5 {
-        assert!(Instant::now() < deadline, "the cluster did not settle: {last}");
-        sleep(Duration::from_secs(1));
-        let now = offsets(c);
-        same = if now == last && now.get("error").is_none() { same + 1 } else { 0 };
-        last = now;
-    }
-    last
+    settle_when(c, |now| now.get("error").is_none())
 }
