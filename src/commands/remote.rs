@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub struct RemoteRequest<'a> {
     pub dirs: &'a [PathBuf],
     pub remote_dir: Option<&'a Path>,
+    /// Retention settings to forecast with in place of the metadata's.
+    pub what_if: super::remote_forecast::RetentionWhatIf,
 }
 
 /// A tiered partition as one data dir holds it locally.
@@ -246,6 +248,42 @@ impl RemoteReport {
                 ),
             });
         }
+        for f in &self.forecasts {
+            let Some(leader) = f.current.and_then(|i| f.candidates.get(i)) else { continue };
+            let deletions = &leader.forecast.deletions;
+            let (Some(first), Some(last)) =
+                (deletions.iter().map(|d| d.start_offset).min(), deletions.iter().map(|d| d.end_offset).max())
+            else {
+                continue;
+            };
+            let Some(tp) = self.partitions.iter().map(|p| &p.partition).find(|tp| tp.dir_name() == f.partition) else {
+                continue;
+            };
+            let mut causes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for d in deletions {
+                *causes.entry(d.cause.name()).or_default() += 1;
+            }
+            let causes: Vec<String> = causes.iter().map(|(c, n)| format!("{n} by {c}")).collect();
+            out.push(TierNote {
+                kind: "expires-next",
+                partition: tp.clone(),
+                data_dir: Some(leader.data_dir.clone()),
+                segment_id: None,
+                what: format!(
+                    "{}: the next remote expiration of broker {} (the leader) deletes {} segment(s), offsets {first}..{last} \
+                     ({}), and the earliest offset becomes {} (retention.ms {} from {}, retention.bytes {} from {})",
+                    f.partition,
+                    leader.node_id.map_or_else(|| "?".to_string(), |n| n.to_string()),
+                    deletions.len(),
+                    causes.join(", "),
+                    leader.forecast.log_start_offset_after,
+                    f.retention_ms,
+                    f.retention_ms_source,
+                    f.retention_bytes,
+                    f.retention_bytes_source
+                ),
+            });
+        }
         for (tp, side, s) in self.above_high_watermark() {
             out.push(TierNote {
                 kind: "above-hw",
@@ -337,7 +375,7 @@ pub fn for_check(dirs: &[PathBuf], remote_dir: Option<&Path>) -> Result<Option<R
     if remote_dir.is_none() && !dirs.iter().any(|d| holds_remote_metadata(d)) {
         return Ok(None);
     }
-    run(&RemoteRequest { dirs, remote_dir }).map(Some)
+    run(&RemoteRequest { dirs, remote_dir, what_if: Default::default() }).map(Some)
 }
 
 pub fn run(req: &RemoteRequest<'_>) -> Result<RemoteReport> {
@@ -364,7 +402,14 @@ pub fn run(req: &RemoteRequest<'_>) -> Result<RemoteReport> {
         .iter()
         .filter_map(|tp| {
             let p = metadata.fold.partitions.get(&tp.partition)?;
-            Some(super::remote_forecast::forecast_partition(tp, p, recorded.as_ref(), storage.as_ref(), now_ms))
+            Some(super::remote_forecast::forecast_partition(
+                tp,
+                p,
+                recorded.as_ref(),
+                storage.as_ref(),
+                now_ms,
+                req.what_if,
+            ))
         })
         .collect();
     Ok(RemoteReport { metadata, partitions, storage, forecasts })
