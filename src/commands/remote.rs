@@ -66,7 +66,7 @@ pub struct TierFinding {
 /// A fact across the tiers that is not a finding ([`RemoteReport::notes`]).
 #[derive(Debug, Clone)]
 pub struct TierNote {
-    /// `copied-twice`, `two-histories`, `above-hw`.
+    /// `copied-twice`, `two-histories`, `above-hw`, `expires-next`, `metadata-above-hw`.
     pub kind: &'static str,
     pub partition: TopicIdPartition,
     pub data_dir: Option<PathBuf>,
@@ -245,6 +245,37 @@ impl RemoteReport {
                     epochs_text(&o.second.leader_epochs),
                     o.first_offset,
                     o.last_offset
+                ),
+            });
+        }
+        let mut above: std::collections::BTreeMap<(&TopicIdPartition, i32), Vec<i64>> =
+            std::collections::BTreeMap::new();
+        for a in &self.metadata.above_high_watermark {
+            above.entry((&a.partition, a.at.metadata_partition)).or_default().push(a.at.offset);
+        }
+        for ((tp, metadata_partition), offsets) in above {
+            let hw = self
+                .metadata
+                .partitions
+                .iter()
+                .find(|p| p.partition == metadata_partition)
+                .and_then(|p| p.high_watermark)
+                .unwrap_or_default();
+            let (first, last) =
+                (offsets.first().copied().unwrap_or_default(), offsets.last().copied().unwrap_or_default());
+            out.push(TierNote {
+                kind: "metadata-above-hw",
+                partition: tp.clone(),
+                data_dir: None,
+                segment_id: None,
+                what: format!(
+                    "{}: {} event(s) of __remote_log_metadata-{metadata_partition} (offsets {first}..{last}) lie at or \
+                     above its high watermark {hw} (the highest the dirs' replication-offset-checkpoint gives): Kafka's \
+                     metadata manager consumes below the HW only, so it may not have applied them, and a later leader \
+                     of that partition may not hold them (klog folds them; a copy of a broker that did not stop cleanly \
+                     holds a checkpoint behind its HW)",
+                    tp.dir_name(),
+                    offsets.len()
                 ),
             });
         }

@@ -576,6 +576,34 @@ fn remote_forecasts_retention_by_size_and_check_says_what_expires_next() {
     );
 }
 
+/// Kafka's metadata manager consumes `__remote_log_metadata` below its high watermark only
+/// (a consumer reads no further): events at or above it are folded and named apart.
+#[test]
+fn metadata_events_above_the_metadata_partitions_high_watermark_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data1, remote) = tiered(tmp.path());
+    // The four events sit at offsets 0..3; the HW says 2.
+    fs::write(data1.join("replication-offset-checkpoint"), "0\n1\n__remote_log_metadata 0 2\n").unwrap();
+    let (out, _) = code(&["remote", "--json", s(&data1), "--remote-dir", s(&remote)], 1);
+    let lines = json_lines(&out);
+    let meta = lines.iter().find(|l| l["type"] == "metadata_partition").unwrap();
+    assert_eq!((meta["high_watermark"].as_i64(), meta["log_end_offset"].as_i64()), (Some(2), Some(4)), "{meta}");
+    let notes: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["type"] == "note" && l["note"] == "metadata-above-hw").collect();
+    assert_eq!(notes.len(), 1, "{out}");
+    assert!(
+        notes[0]["what"].as_str().unwrap().starts_with(
+            "t-0: 2 event(s) of __remote_log_metadata-0 (offsets 2..3) lie at or above its high watermark 2"
+        ),
+        "{}",
+        notes[0]
+    );
+    // With the HW at the log end, nothing is said.
+    fs::write(data1.join("replication-offset-checkpoint"), "0\n1\n__remote_log_metadata 0 4\n").unwrap();
+    let (out, _) = code(&["remote", "--json", s(&data1), "--remote-dir", s(&remote)], 1);
+    assert!(!out.contains("metadata-above-hw"), "{out}");
+}
+
 /// One cluster's `__remote_log_metadata` describes one cluster's remote storage: `klog remote`
 /// over brokers of two clusters is refused naming both, unless `--allow-other-cluster`.
 #[test]
