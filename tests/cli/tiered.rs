@@ -500,9 +500,10 @@ fn remote_forecasts_retention_by_size_and_check_says_what_expires_next() {
     let local = fs::metadata(data1.join("t-0/00000000000000000003.log")).unwrap().len();
     // The log is the local segment (above the highest remote offset, 2) and segment A: keeping
     // `local` bytes deletes A, whose size fits the breach exactly; the walk stops at B.
-    let bytes = local.to_string();
-    let (out, _) = code(
-        &[
+    // `klog remote --json` with retention by size alone: broker 1's forecast.
+    let forecast_keeping = |bytes: u64| {
+        let bytes = bytes.to_string();
+        let args = [
             "remote",
             "--json",
             s(&data1),
@@ -512,11 +513,11 @@ fn remote_forecasts_retention_by_size_and_check_says_what_expires_next() {
             "-1",
             "--retention-bytes",
             &bytes,
-        ],
-        1,
-    );
-    let lines = json_lines(&out);
-    let b1 = lines.iter().find(|l| l["type"] == "leader_forecast").unwrap_or_else(|| panic!("{lines:?}"));
+        ];
+        let (out, _) = code(&args, 1);
+        json_lines(&out).into_iter().find(|l| l["type"] == "leader_forecast").unwrap_or_else(|| panic!("{out}"))
+    };
+    let b1 = forecast_keeping(local);
     let causes: Vec<(i64, &str)> = b1["deletions"]
         .as_array()
         .unwrap()
@@ -530,23 +531,7 @@ fn remote_forecasts_retention_by_size_and_check_says_what_expires_next() {
         (Some(local as i64), Some("--retention-bytes"), Some(-1))
     );
     // One byte more to keep: A no longer fits the breach, nothing goes.
-    let more = (local + 1).to_string();
-    let (out, _) = code(
-        &[
-            "remote",
-            "--json",
-            s(&data1),
-            "--remote-dir",
-            s(&remote),
-            "--retention-ms",
-            "-1",
-            "--retention-bytes",
-            &more,
-        ],
-        1,
-    );
-    let lines = json_lines(&out);
-    let b1 = lines.iter().find(|l| l["type"] == "leader_forecast").unwrap();
+    let b1 = forecast_keeping(local + 1);
     assert_eq!(b1["deletions"].as_array().map(Vec::len), Some(0), "{b1}");
     let (_, err) = code(&["remote", s(&data1), "--retention-bytes", "-2"], 2);
     assert!(err.contains("-2"), "{err}");
