@@ -35,7 +35,10 @@ pub fn run(req: &AlterIsrRequest<'_>) -> Result<AlterIsrReport> {
     let Some(state) = replica.state().filter(|s| s.role == Role::Leader).cloned() else {
         return Err(Error::state(
             &replica.paths().log_dir,
-            "is not running as a leader: only a leader changes its ISR (elect it first)".to_string(),
+            format!(
+                "is not running as a leader: only a leader changes its ISR; make it one with `klog elect {}`",
+                req.dir.display()
+            ),
         ));
     };
     let (members, _) = isr_members::members(&replica, req.isr, req.partition, None, req.allow_other_cluster)?;

@@ -148,10 +148,14 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         .saturating_add(RECORD_OVERHEAD_BYTES);
     let segment_bytes = replica.log().config().segment_bytes;
     if record_bytes > segment_bytes {
-        return Err(Error::Usage(format!(
-            "a record of about {record_bytes} bytes (value, key, headers and framing) does not fit in a segment \
-             of segment.bytes {segment_bytes} (Kafka: RecordTooLargeException)"
-        )));
+        return Err(Error::state(
+            &replica.paths().partition_dir,
+            format!(
+                "a record of about {record_bytes} bytes (value, key, headers and framing) does not fit in a segment \
+                 of segment.bytes {segment_bytes} (Kafka: RecordTooLargeException): append a smaller record, or \
+                 create the partition with a larger --segment-bytes"
+            ),
+        ));
     }
     let startup = replica.start()?;
     let per_batch = req.records_per_batch.unwrap_or(match &req.values {

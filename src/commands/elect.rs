@@ -75,7 +75,11 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
         Err(ElectionRefusal::NotAbove { requested, largest_seen }) => {
             return Err(Error::state(
                 &replica.paths().log_dir,
-                format!("--epoch {requested} is not above {}", seen_by(largest_seen)),
+                format!(
+                    "--epoch {requested} is not above {}: give --epoch {} or above, or leave --epoch out",
+                    seen_by(largest_seen),
+                    largest_seen.saturating_add(1)
+                ),
             ))
         }
         Err(ElectionRefusal::Exhausted) => {

@@ -241,7 +241,7 @@ struct Who<'a> {
 fn ensure_distinct_replicas(a: &Who<'_>, b: &Who<'_>) -> Result<()> {
     if fs::canonicalize(a.log_dir).ok() == fs::canonicalize(b.log_dir).ok() {
         return Err(Error::Usage(format!(
-            "{} and {} are the same replica dir",
+            "{} and {} are the same replica dir: name two replicas' dirs",
             a.log_dir.display(),
             b.log_dir.display()
         )));
