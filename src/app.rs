@@ -555,9 +555,8 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let window = commands::diff::OffsetWindow { from: a.from, to: a.to };
-    let several = a.partition.is_none()
-        && data_dir::holds_several_partitions(&a.a)
-        && data_dir::holds_several_partitions(&a.b);
+    let several =
+        a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b);
     if window.is_bounded() && (a.cluster.cluster || !a.more.is_empty() || several) {
         // Offsets number each partition's records: one window fits one partition only.
         return Err(crate::error::Error::Usage(

@@ -224,7 +224,10 @@ mod tests {
     fn io_errors_whose_fix_the_os_does_not_say_get_the_next_step_in_mains_line_only() {
         let denied = Error::io("/d/f", "open", io::Error::from(io::ErrorKind::PermissionDenied));
         let line = denied.line();
-        assert!(line.starts_with("/d/f: open failed: ") && line.contains("; run klog as a user who may read"), "{line}");
+        assert!(
+            line.starts_with("/d/f: open failed: ") && line.contains("; run klog as a user who may read"),
+            "{line}"
+        );
         assert!(!denied.to_string().contains("run klog as"), "a finding's words carry no advice");
         let full = Error::io("/d/f", "write", io::Error::from(io::ErrorKind::StorageFull)).line();
         assert!(full.ends_with("; free space on that disk, then run the command again"), "{full}");

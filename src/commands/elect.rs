@@ -58,7 +58,8 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let mut replica = Replica::open_for_write(req.dir, req.partition)?;
     // The ISR members: replicas of the same partition, each distinct from the leader and from
     // each other. Epochs they have seen count too: an election never reissues one.
-    let (isr, members_largest) = crate::replication::isr_members::members(&replica, req.isr, req.partition, req.epoch, req.allow_other_cluster)?;
+    let (isr, members_largest) =
+        crate::replication::isr_members::members(&replica, req.isr, req.partition, req.epoch, req.allow_other_cluster)?;
     let mut largest = replica.largest_known_epoch();
     let mut largest_from = None;
     if let Some((e, dir)) = members_largest.filter(|(e, _)| largest.is_none_or(|l| *e > l)) {

@@ -83,7 +83,8 @@ pub fn open_pair_for_write_fenced(
 
 pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
     let fencing = req.fencing;
-    let (mut leader, mut follower) = open_pair_for_write_fenced(req.leader, req.follower, req.partition, fencing, req.allow_other_cluster)?;
+    let (mut leader, mut follower) =
+        open_pair_for_write_fenced(req.leader, req.follower, req.partition, fencing, req.allow_other_cluster)?;
     let leader_epoch = leader.will_run_as().leader_epoch;
     let hint =
         || format!("make it one with `klog recover --leader {} {}`", req.leader.display(), req.follower.display());

@@ -242,7 +242,10 @@ fn fetch_between_a_lab_and_a_real_broker_dir_or_two_real_clusters_is_refused_and
         "{err}"
     );
     let err = unchanged(&["fetch", "--leader", s(zk20), s(zk21)], [zk20, zk21]);
-    assert!(err.contains("no cluster.id, node id 0 but ") && err.contains("nothing says they are one cluster"), "{err}");
+    assert!(
+        err.contains("no cluster.id, node id 0 but ") && err.contains("nothing says they are one cluster"),
+        "{err}"
+    );
 
     // Asked for, the fetch runs: the lab's leader into an empty lab dir of another cluster.
     let other = lab.create("other", 6, &["--topic", "__consumer_offsets"]);

@@ -30,7 +30,11 @@ fn state_refusals_say_which_command_or_flag_gets_past_them() {
     // The step named works: the election goes above the epoch A has seen.
     assert!(ok(&["elect", s(&b), "--isr", s(&a)]).contains("leader at epoch 6"));
     // An election's epoch not above one seen: the first one that is.
-    refused(&["elect", s(&a), "--epoch", "3"], &a, &["is not above", "(5)", "give --epoch 6 or above, or leave --epoch out"]);
+    refused(
+        &["elect", s(&a), "--epoch", "3"],
+        &a,
+        &["is not above", "(5)", "give --epoch 6 or above, or leave --epoch out"],
+    );
     // An ISR change on a replica that does not lead.
     refused(&["alter-isr", s(&c), "--isr", s(&b)], &c, &[&format!("make it one with `klog elect {}`", s(&c))]);
     // A record no segment of this size holds.
@@ -113,7 +117,11 @@ fn a_fifo_where_a_file_belongs_is_never_opened_and_the_error_says_what_to_put_th
     fs::remove_file(&checkpoint).unwrap();
     let made = std::process::Command::new("mkfifo").arg(&checkpoint).status().unwrap();
     assert!(made.success());
-    refused(&["append", s(&a), "x"], &checkpoint, &["is a FIFO, expected a regular file", "put the file Kafka wrote there"]);
+    refused(
+        &["append", s(&a), "x"],
+        &checkpoint,
+        &["is a FIFO, expected a regular file", "put the file Kafka wrote there"],
+    );
 }
 
 /// Locked and not-klog-made refusals carried their next step already; they still do.

@@ -394,9 +394,9 @@ fn kinds(doc: &Value) -> Vec<(i64, String)> {
 fn diff_from_to_equals_the_full_diff_cut_to_those_offsets_here() {
     let lab = Lab::new();
     let (a, b) = diverged_pair(&lab);
-    let segments = std::fs::read_dir(b.join("demo-0")).unwrap().filter(|e| {
-        e.as_ref().unwrap().path().extension().is_some_and(|x| x == "log")
-    });
+    let segments = std::fs::read_dir(b.join("demo-0"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "log"));
     assert!(segments.count() > 2, "a multi-segment log");
     let (out, _) = code(&["diff", s(&a), s(&b), "--json"], 1);
     let full = json_lines(&out).remove(0);
@@ -404,7 +404,15 @@ fn diff_from_to_equals_the_full_diff_cut_to_those_offsets_here() {
     assert_eq!(full["first_divergent_offset"], 10, "{full}");
     let (leo_a, leo_b) = (13, 15);
     assert_eq!(all.len(), leo_b as usize);
-    let windows = [(None, Some(3)), (Some(5), None), (Some(8), Some(12)), (Some(0), Some(0)), (Some(11), Some(40)), (Some(13), None), (Some(100), None)];
+    let windows = [
+        (None, Some(3)),
+        (Some(5), None),
+        (Some(8), Some(12)),
+        (Some(0), Some(0)),
+        (Some(11), Some(40)),
+        (Some(13), None),
+        (Some(100), None),
+    ];
     for (from, to) in windows {
         let mut args = vec!["diff".to_string(), s(&a).into(), s(&b).into(), "--json".into()];
         if let Some(f) = from {
@@ -440,7 +448,10 @@ fn diff_from_to_is_refused_above_each_other_or_over_data_dirs_of_several_partiti
     let lab = Lab::new();
     let (a, b) = diverged_pair(&lab);
     let (out, err) = code(&["diff", s(&a), s(&b), "--from", "9", "--to", "3"], 2);
-    assert!(out.is_empty() && err.contains("--from 9 is above --to 3") && err.contains("give --from at or below --to"), "{err}");
+    assert!(
+        out.is_empty() && err.contains("--from 9 is above --to 3") && err.contains("give --from at or below --to"),
+        "{err}"
+    );
     let (c, d) = (lab.create("c", 3, &["--partitions", "2"]), lab.create("e", 4, &["--partitions", "2"]));
     let (_, err) = code(&["diff", s(&c), s(&d), "--from", "1"], 2);
     assert!(err.contains("offsets of one partition") && err.contains("add --partition NAME"), "{err}");
