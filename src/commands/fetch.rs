@@ -73,7 +73,11 @@ pub fn open_pair_for_write_fenced(
                 leader.display()
             )
         } else {
-            format!("is not a leader (it is {}); make it one with `klog elect`", ReplicaRole::of(&l).phrase())
+            format!(
+                "is not a leader (it is {}); make it one with `klog elect {}`",
+                ReplicaRole::of(&l).phrase(),
+                leader.display()
+            )
         };
         return Err(Error::state(&l.paths().log_dir, why));
     }

@@ -37,6 +37,14 @@ fn state_refusals_say_which_command_or_flag_gets_past_them() {
     );
     // An ISR change on a replica that does not lead.
     refused(&["alter-isr", s(&c), "--isr", s(&b)], &c, &[&format!("make it one with `klog elect {}`", s(&c))]);
+    // Appends and fetches from a replica that does not lead: the election that makes it lead.
+    refused(
+        &["append", s(&c), "x"],
+        &c,
+        &[&format!("only a leader appends (make it one with `klog elect {}`)", s(&c))],
+    );
+    let d = lab.create("d", 4, &[]);
+    refused(&["fetch", "--leader", s(&c), s(&d)], &c, &[&format!("make it one with `klog elect {}`", s(&c))]);
     // A record no segment of this size holds.
     ok(&["elect", s(&c)]);
     let big = "x".repeat(300);
