@@ -201,7 +201,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__alter__subcmd__isr)
-            opts="-h -V --partition --isr --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --isr --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -469,13 +469,21 @@ _klog() {
             return 0
             ;;
         klog__subcmd__diff)
-            opts="-h -V --cluster --allow-other-cluster --partition --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --cluster --allow-other-cluster --partition --from --to --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -607,7 +615,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__elect)
-            opts="-h -V --partition --epoch --isr --epoch-entry --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --partition --epoch --isr --epoch-entry --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -707,7 +715,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__fetch)
-            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --mode --kafka --json --explain --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --leader --partition --rounds --until-caught-up --max-bytes --flush --no-fencing --mode --kafka --json --explain --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

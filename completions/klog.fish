@@ -78,6 +78,7 @@ complete -c klog -n "__fish_klog_using_subcommand elect" -l color -d 'When to co
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand elect" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
+complete -c klog -n "__fish_klog_using_subcommand elect" -l allow-other-cluster -d 'Take --isr dirs of another cluster instead of refusing them'
 complete -c klog -n "__fish_klog_using_subcommand elect" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand elect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand elect" -s V -l version -d 'Print version'
@@ -87,6 +88,7 @@ complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l color -d 'When t
 always\t''
 never\t''"
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
+complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l allow-other-cluster -d 'Take --isr dirs of another cluster instead of refusing them (as `elect --allow-other-cluster`)'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand alter-isr" -s V -l version -d 'Print version'
@@ -203,6 +205,7 @@ complete -c klog -n "__fish_klog_using_subcommand fetch" -l flush -d 'fsync the 
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l no-fencing -d 'No FENCED_LEADER_EPOCH check (Kafka before KIP-320): fetch from the leader followed even when the follower has seen a larger epoch'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l json -d 'Write one JSON object per round'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l explain -d 'Also print each round\'s fetch procedure as pseudo-code, with the lines that ran marked and the values they saw'
+complete -c klog -n "__fish_klog_using_subcommand fetch" -l allow-other-cluster -d 'Fetch between dirs of another cluster instead of refusing them'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand fetch" -s V -l version -d 'Print version'
@@ -270,6 +273,8 @@ complete -c klog -n "__fish_klog_using_subcommand restore" -l allow-broker-dir-w
 complete -c klog -n "__fish_klog_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand diff" -l partition -d 'The partition dir to use when the log dirs hold several' -r
+complete -c klog -n "__fish_klog_using_subcommand diff" -l from -d 'Compare from this offset on (one partition: the offsets of the two replicas)' -r
+complete -c klog -n "__fish_klog_using_subcommand diff" -l to -d 'Compare up to this offset, included (one partition)' -r
 complete -c klog -n "__fish_klog_using_subcommand diff" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -61,6 +61,7 @@ _arguments "${_arguments_options[@]}" : \
 first-append\:"Kafka 0.11-2.0.0\: the entry appears with the first batch appended in the epoch"))' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
+'--allow-other-cluster[Take --isr dirs of another cluster instead of refusing them]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -75,6 +76,7 @@ _arguments "${_arguments_options[@]}" : \
 '*--isr=[The followers of the new ISR (their log dirs); the leader is always in it, and none leaves it alone]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
+'--allow-other-cluster[Take --isr dirs of another cluster instead of refusing them (as \`elect --allow-other-cluster\`)]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -222,6 +224,7 @@ kip279\:"Kafka >= 2.0 (KIP-279)\: (epoch, end offset) answers until the epochs a
 '--no-fencing[No FENCED_LEADER_EPOCH check (Kafka before KIP-320)\: fetch from the leader followed even when the follower has seen a larger epoch]' \
 '--json[Write one JSON object per round]' \
 '(--json)--explain[Also print each round'\''s fetch procedure as pseudo-code, with the lines that ran marked and the values they saw]' \
+'--allow-other-cluster[Fetch between dirs of another cluster instead of refusing them]' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -323,6 +326,8 @@ _arguments "${_arguments_options[@]}" : \
 (diff)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
+'--from=[Compare from this offset on (one partition\: the offsets of the two replicas)]:OFFSET:_default' \
+'--to=[Compare up to this offset, included (one partition)]:OFFSET:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \

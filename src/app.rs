@@ -561,12 +561,21 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 }
 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    let window = commands::diff::OffsetWindow { from: a.from, to: a.to };
+    let several =
+        a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b);
+    if window.is_bounded() && (a.cluster.cluster || !a.more.is_empty() || several) {
+        // Offsets number each partition's records: one window fits one partition only.
+        return Err(crate::error::Error::Usage(
+            "--from/--to are offsets of one partition, and these dirs hold several: add --partition NAME".into(),
+        ));
+    }
     if a.cluster.cluster || !a.more.is_empty() {
         let dirs = [a.a.clone(), a.b.clone()].into_iter().chain(a.more.iter().cloned()).collect();
         let how = (cli::rules_of(None), None, a.cluster.allow_other_cluster);
         return cluster(dirs, a.partition.as_deref(), ClusterCommand::Diff, how, a.json, settings, text);
     }
-    if a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b) {
+    if several {
         let report = data_dir::diff_data_dirs(&a.a, &a.b, &mut *progress(settings, "diff", "partitions"))?;
         if a.json {
             output::data_dir::diff_json(text.raw(), &report)?;
@@ -575,7 +584,7 @@ fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         }
         return Ok(Outcome::findings_if(report.differs()));
     }
-    let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref())?;
+    let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref(), window)?;
     if a.json {
         report::diff_json(text.raw(), &report)?;
     } else {

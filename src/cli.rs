@@ -545,6 +545,13 @@ pub struct FetchArgs {
     /// and the values they saw.
     #[arg(long, conflicts_with = "json")]
     pub explain: bool,
+    /// Fetch between dirs of another cluster instead of refusing them.
+    ///
+    /// Without it, a leader and follower whose `meta.properties` do not say they are brokers of
+    /// one cluster (another `cluster.id`, one only one side records, the same node id) are
+    /// refused in one line naming both dirs and ids (exit 2, nothing written).
+    #[arg(long)]
+    pub allow_other_cluster: bool,
 }
 
 #[derive(Debug, Args)]
@@ -729,6 +736,14 @@ pub struct DiffArgs {
     /// The partition dir to use when the log dirs hold several.
     #[arg(long, value_name = "NAME")]
     pub partition: Option<String>,
+    /// Compare from this offset on (one partition: the offsets of the two replicas).
+    #[arg(long, value_name = "OFFSET", allow_negative_numbers = true,
+          value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
+    pub from: Option<i64>,
+    /// Compare up to this offset, included (one partition).
+    #[arg(long, value_name = "OFFSET", allow_negative_numbers = true,
+          value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
+    pub to: Option<i64>,
     /// Write the comparison as one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -804,6 +819,14 @@ pub struct ElectArgs {
     /// When the epoch cache gets the new epoch's entry.
     #[arg(long, value_enum, default_value_t = EpochEntryArg::OnElection)]
     pub epoch_entry: EpochEntryArg,
+    /// Take --isr dirs of another cluster instead of refusing them.
+    ///
+    /// Without it, an ISR member whose `meta.properties` does not say it is a broker of the
+    /// leader's cluster (another `cluster.id`, one only one side records, a node id the leader
+    /// or another member has) is refused in one line naming both dirs and ids (exit 2, nothing
+    /// written).
+    #[arg(long, requires = "isr")]
+    pub allow_other_cluster: bool,
 }
 
 #[derive(Debug, Args)]
@@ -814,6 +837,10 @@ pub struct AlterIsrArgs {
     /// leaves it alone.
     #[arg(long, num_args = 1.., value_name = "DIR")]
     pub isr: Vec<PathBuf>,
+    /// Take --isr dirs of another cluster instead of refusing them (as `elect
+    /// --allow-other-cluster`).
+    #[arg(long, requires = "isr")]
+    pub allow_other_cluster: bool,
 }
 
 impl<'a> From<&'a AlterIsrArgs> for commands::alter_isr::AlterIsrRequest<'a> {
@@ -822,6 +849,7 @@ impl<'a> From<&'a AlterIsrArgs> for commands::alter_isr::AlterIsrRequest<'a> {
             dir: &a.target.dir,
             partition: a.target.partition.as_deref(),
             isr: &a.isr,
+            allow_other_cluster: a.allow_other_cluster,
         }
     }
 }
@@ -1675,6 +1703,7 @@ impl<'a> From<&'a ElectArgs> for commands::elect::ElectRequest<'a> {
             epoch: a.epoch,
             isr: &a.isr,
             epoch_entry: a.epoch_entry.into(),
+            allow_other_cluster: a.allow_other_cluster,
         }
     }
 }
@@ -1692,6 +1721,7 @@ impl<'a> From<&'a FetchArgs> for commands::fetch::FetchRequest<'a> {
             // A release before KIP-320 (or on an IBP below it) fetches unfenced, as recover runs.
             fencing: !a.no_fencing && a.release.kafka.is_none_or(|r| r.fetch_fencing),
             rules: a.release.rules(),
+            allow_other_cluster: a.allow_other_cluster,
         }
     }
 }

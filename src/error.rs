@@ -108,6 +108,29 @@ impl Error {
         }
     }
 
+    /// The error as `main` prints it: [`Display`](fmt::Display), then what to do next where the
+    /// error's own words do not say it (a finding's line, which shows the same error inside a
+    /// command that went on, carries no such advice).
+    pub fn line(&self) -> String {
+        let step = match self {
+            Error::Io { source, .. } => io_next_step(source.kind()).map(str::to_string),
+            // Only Kafka's checkpoint files are read line by line; `check` reports a bad one as a
+            // finding beside the rest, where a command that needs the file stops at it.
+            Error::Malformed { path, .. } => {
+                let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                Some(format!("`klog check {}` shows it with every other finding there", dir.display()))
+            }
+            Error::NotRegular { .. } => {
+                Some("put the file Kafka wrote there instead, or work on a copy without it".into())
+            }
+            _ => None,
+        };
+        match step {
+            Some(step) => format!("{self}; {step}"),
+            None => self.to_string(),
+        }
+    }
+
     /// True when the error is a closed pipe on stdout, which counts as success.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
@@ -166,6 +189,22 @@ impl std::error::Error for Error {
     }
 }
 
+/// What to do about an I/O failure whose fix is not in the OS's words: permissions, a full or
+/// read-only disk. `None` where the path and the OS's words say it (a missing file).
+fn io_next_step(kind: io::ErrorKind) -> Option<&'static str> {
+    match kind {
+        io::ErrorKind::PermissionDenied => Some(
+            "run klog as a user who may read the dir (and write it, for a command that changes it), or work on a \
+             copy (cp -a)",
+        ),
+        io::ErrorKind::StorageFull => Some("free space on that disk, then run the command again"),
+        io::ErrorKind::ReadOnlyFilesystem => {
+            Some("a read-only file system: to change the dir, work on a copy (cp -a) on a writable one")
+        }
+        _ => None,
+    }
+}
+
 /// Attach a path to an `io::Result`.
 pub trait IoContext<T> {
     fn at(self, path: impl AsRef<Path>, action: &'static str) -> Result<T>;
@@ -174,5 +213,36 @@ pub trait IoContext<T> {
 impl<T> IoContext<T> for io::Result<T> {
     fn at(self, path: impl AsRef<Path>, action: &'static str) -> Result<T> {
         self.map_err(|e| Error::io(path, action, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_whose_fix_the_os_does_not_say_get_the_next_step_in_mains_line_only() {
+        let denied = Error::io("/d/f", "open", io::Error::from(io::ErrorKind::PermissionDenied));
+        let line = denied.line();
+        assert!(
+            line.starts_with("/d/f: open failed: ") && line.contains("; run klog as a user who may read"),
+            "{line}"
+        );
+        assert!(!denied.to_string().contains("run klog as"), "a finding's words carry no advice");
+        let full = Error::io("/d/f", "write", io::Error::from(io::ErrorKind::StorageFull)).line();
+        assert!(full.ends_with("; free space on that disk, then run the command again"), "{full}");
+        let read_only = Error::io("/d/f", "create", io::Error::from(io::ErrorKind::ReadOnlyFilesystem)).line();
+        assert!(read_only.contains("work on a copy (cp -a) on a writable one"), "{read_only}");
+        // A missing file: the path and the OS's words say it.
+        let missing = Error::io("/d/f", "open", io::Error::from(io::ErrorKind::NotFound));
+        assert_eq!(missing.line(), missing.to_string());
+        // A checkpoint that does not parse: `check` on the dir that holds it.
+        let bad = Error::malformed("/d/p-0/leader-epoch-checkpoint", 2, "expected an entry count");
+        assert_eq!(
+            bad.line(),
+            "/d/p-0/leader-epoch-checkpoint: malformed at line 2: expected an entry count; `klog check /d/p-0` shows \
+             it with every other finding there"
+        );
+        assert!(!bad.line().contains('\n') && !denied.line().contains('\n'));
     }
 }

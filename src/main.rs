@@ -49,7 +49,7 @@ fn main() -> ExitCode {
             // One line, whatever the error echoes (a name read from a file, an argument), and
             // of a sane length: long paths are cut in the middle, keeping the file name.
             let path = e.path().map(|p| p.display().to_string());
-            let line = format!("klog: error: {}", escape::text(&escape::cut_paths(&e.to_string(), path.as_deref())));
+            let line = format!("klog: error: {}", escape::text(&escape::cut_paths(&e.line(), path.as_deref())));
             // On a terminal, wrapped to its width (what to do next is at the end of the line);
             // into a pipe or a file, one line.
             match error_width {

@@ -15,6 +15,9 @@ pub struct AlterIsrRequest<'a> {
     pub partition: Option<&'a str>,
     /// The new ISR's followers (their log dirs); the leader is always in it.
     pub isr: &'a [PathBuf],
+    /// `--allow-other-cluster`: members whose dirs do not say they are brokers of the leader's
+    /// cluster are taken anyway.
+    pub allow_other_cluster: bool,
 }
 
 #[derive(Debug)]
@@ -32,10 +35,13 @@ pub fn run(req: &AlterIsrRequest<'_>) -> Result<AlterIsrReport> {
     let Some(state) = replica.state().filter(|s| s.role == Role::Leader).cloned() else {
         return Err(Error::state(
             &replica.paths().log_dir,
-            "is not running as a leader: only a leader changes its ISR (elect it first)".to_string(),
+            format!(
+                "is not running as a leader: only a leader changes its ISR; make it one with `klog elect {}`",
+                req.dir.display()
+            ),
         ));
     };
-    let (members, _) = isr_members::members(&replica, req.isr, req.partition, None)?;
+    let (members, _) = isr_members::members(&replica, req.isr, req.partition, None, req.allow_other_cluster)?;
     let names = |m: &[crate::replica::IsrMember]| m.iter().map(|m| m.dir.display().to_string()).collect();
     let previous_isr = names(&state.isr);
     let isr = names(&members);

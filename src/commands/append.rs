@@ -115,12 +115,12 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     let state = replica.will_run_as();
     if state.role != Role::Leader {
         let why = if replica.is_running() {
-            "not the leader: only a leader appends (make it one with `klog elect`)"
+            "not the leader: only a leader appends"
         } else {
-            "not running (it crashed or was stopped), so it restarts as a follower: only a leader appends \
-             (make it one with `klog elect`)"
+            "not running (it crashed or was stopped), so it restarts as a follower: only a leader appends"
         };
-        return Err(Error::state(&replica.paths().log_dir, why));
+        let elect = format!("make it one with `klog elect {}`", req.dir.display());
+        return Err(Error::state(&replica.paths().log_dir, format!("{why} ({elect})")));
     }
     // acks=all: Kafka refuses an append while the ISR, the leader included, is below
     // min.insync.replicas (`Partition.appendRecordsToLeader`, NOT_ENOUGH_REPLICAS).
@@ -148,10 +148,14 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         .saturating_add(RECORD_OVERHEAD_BYTES);
     let segment_bytes = replica.log().config().segment_bytes;
     if record_bytes > segment_bytes {
-        return Err(Error::Usage(format!(
-            "a record of about {record_bytes} bytes (value, key, headers and framing) does not fit in a segment \
-             of segment.bytes {segment_bytes} (Kafka: RecordTooLargeException)"
-        )));
+        return Err(Error::state(
+            &replica.paths().partition_dir,
+            format!(
+                "a record of about {record_bytes} bytes (value, key, headers and framing) does not fit in a segment \
+                 of segment.bytes {segment_bytes} (Kafka: RecordTooLargeException): append a smaller record, or \
+                 create the partition with a larger --segment-bytes"
+            ),
+        ));
     }
     let startup = replica.start()?;
     let per_batch = req.records_per_batch.unwrap_or(match &req.values {

@@ -23,6 +23,9 @@ pub struct ElectRequest<'a> {
     pub epoch: Option<i32>,
     pub isr: &'a [PathBuf],
     pub epoch_entry: EpochEntryMode,
+    /// `--allow-other-cluster`: ISR members whose dirs do not say they are brokers of the
+    /// leader's cluster are taken anyway.
+    pub allow_other_cluster: bool,
 }
 
 #[derive(Debug)]
@@ -55,7 +58,8 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
     let mut replica = Replica::open_for_write(req.dir, req.partition)?;
     // The ISR members: replicas of the same partition, each distinct from the leader and from
     // each other. Epochs they have seen count too: an election never reissues one.
-    let (isr, members_largest) = crate::replication::isr_members::members(&replica, req.isr, req.partition, req.epoch)?;
+    let (isr, members_largest) =
+        crate::replication::isr_members::members(&replica, req.isr, req.partition, req.epoch, req.allow_other_cluster)?;
     let mut largest = replica.largest_known_epoch();
     let mut largest_from = None;
     if let Some((e, dir)) = members_largest.filter(|(e, _)| largest.is_none_or(|l| *e > l)) {
@@ -72,7 +76,11 @@ pub fn run(req: &ElectRequest<'_>) -> Result<ElectReport> {
         Err(ElectionRefusal::NotAbove { requested, largest_seen }) => {
             return Err(Error::state(
                 &replica.paths().log_dir,
-                format!("--epoch {requested} is not above {}", seen_by(largest_seen)),
+                format!(
+                    "--epoch {requested} is not above {}: give --epoch {} or above, or leave --epoch out",
+                    seen_by(largest_seen),
+                    largest_seen.saturating_add(1)
+                ),
             ))
         }
         Err(ElectionRefusal::Exhausted) => {

@@ -7,7 +7,7 @@
 //! an empty replica's first fetch makes it L's follower.
 
 use crate::error::{Error, Result};
-use crate::replica::{Replica, ReplicaRole, Role};
+use crate::replica::{DirIds, Replica, ReplicaRole, Role};
 use crate::replication::fencing::{fetch_allowed, leader_not_stale, FetchRefusal};
 use crate::replication::fetch::{fetch_rounds, Rounds};
 use crate::replication::on_disk::{fenced, follower_facts};
@@ -29,26 +29,25 @@ pub struct FetchRequest<'a> {
     /// The release whose fetch path runs: from 2.8 (`truncation_on_fetch`) the round sends the
     /// last fetched epoch and the leader may answer a diverging epoch or OFFSET_OUT_OF_RANGE.
     pub rules: Rules,
+    /// `--allow-other-cluster`: fetch between dirs that do not say they are brokers of one
+    /// cluster ([`crate::replica::ensure_one_cluster`]).
+    pub allow_other_cluster: bool,
 }
 
 /// `klog fetch`'s report: the rounds, with the start-ups that came before them.
 pub use crate::replication::fetch::FetchReport;
 
 /// Open a leader and another replica of its partition for writing, and check what every
-/// command between the two needs: distinct replicas of one partition of one cluster, the leader
-/// running as leader, and no epoch the other has seen above the leader's (FENCED_LEADER_EPOCH).
-/// Nothing is written.
-pub fn open_pair_for_write(leader: &Path, other: &Path, partition: Option<&str>) -> Result<(Replica, Replica)> {
-    open_pair_for_write_fenced(leader, other, partition, true)
-}
-
-/// [`open_pair_for_write`]; with `fencing` false (`--no-fencing`, Kafka before KIP-320) the
-/// leader's epoch is not checked against the epochs the other has seen.
+/// command between the two needs: distinct replicas of one partition of one cluster (or of
+/// any, with `allow_other_cluster`), the leader running as leader, and — with `fencing`; false
+/// is `--no-fencing`, Kafka before KIP-320 — no epoch the other has seen above the leader's
+/// (FENCED_LEADER_EPOCH). Nothing is written.
 pub fn open_pair_for_write_fenced(
     leader: &Path,
     other: &Path,
     partition: Option<&str>,
     fencing: bool,
+    allow_other_cluster: bool,
 ) -> Result<(Replica, Replica)> {
     let l = Replica::open_for_write(leader, partition)?;
     let name = l.paths().name();
@@ -58,7 +57,10 @@ pub fn open_pair_for_write_fenced(
         Err(e) => return Err(e),
     };
     l.ensure_distinct(&f)?;
-    l.ensure_same_partition(&f)?;
+    // Replicated only between brokers of one cluster (or when asked): a lab's dir and a broker's,
+    // or two clusters' brokers, share no partition whatever their dirs are named.
+    crate::replica::ensure_one_cluster(&[DirIds::of(&l), DirIds::of(&f)], allow_other_cluster)?;
+    l.ensure_same_partition_of(&f, allow_other_cluster)?;
     let state = l.will_run_as();
     if state.role != Role::Leader {
         // `--leader A B` with B the leader: the arguments are the wrong way round.
@@ -71,7 +73,11 @@ pub fn open_pair_for_write_fenced(
                 leader.display()
             )
         } else {
-            format!("is not a leader (it is {}); make it one with `klog elect`", ReplicaRole::of(&l).phrase())
+            format!(
+                "is not a leader (it is {}); make it one with `klog elect {}`",
+                ReplicaRole::of(&l).phrase(),
+                leader.display()
+            )
         };
         return Err(Error::state(&l.paths().log_dir, why));
     }
@@ -81,7 +87,8 @@ pub fn open_pair_for_write_fenced(
 
 pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
     let fencing = req.fencing;
-    let (mut leader, mut follower) = open_pair_for_write_fenced(req.leader, req.follower, req.partition, fencing)?;
+    let (mut leader, mut follower) =
+        open_pair_for_write_fenced(req.leader, req.follower, req.partition, fencing, req.allow_other_cluster)?;
     let leader_epoch = leader.will_run_as().leader_epoch;
     let hint =
         || format!("make it one with `klog recover --leader {} {}`", req.leader.display(), req.follower.display());

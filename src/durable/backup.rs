@@ -382,8 +382,13 @@ pub fn read_backup(backup_dir: &Path) -> Result<Backup> {
             ));
         }
     }
-    let bytes = crate::regular_file::read_regular(&path)?
-        .ok_or_else(|| Error::layout(backup_dir, "is not a klog backup (no manifest)"))?;
+    let bytes = crate::regular_file::read_regular(&path)?.ok_or_else(|| {
+        Error::layout(
+            backup_dir,
+            "is not a klog backup (no manifest): name a dir a klog command saved (`<log dir>.klog-backup-N`, \
+                 printed when it was made)",
+        )
+    })?;
     let mut lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
     if lines.last().is_some_and(|l| !l.ends_with(b"\n")) {
         lines.pop();

@@ -53,7 +53,10 @@ fn metadata_dir(path: &Path) -> Result<(PathBuf, String)> {
                  (meta.properties version 0), whose controller kept the partitions' history in ZooKeeper"
             )
         } else {
-            format!("no KRaft metadata log ({METADATA_TOPIC}-0) here")
+            format!(
+                "no KRaft metadata log ({METADATA_TOPIC}-0) here: name the log dir of a KRaft broker or \
+                 controller that holds it (its metadata.log.dir), or that partition dir"
+            )
         };
         return Err(Error::layout(path, why));
     }

@@ -398,7 +398,11 @@ impl Log {
         if incoming > self.config.segment_bytes {
             return Err(Error::state(
                 &self.dir,
-                format!("a batch of {incoming} bytes is larger than segment.bytes ({})", self.config.segment_bytes),
+                format!(
+                    "a batch of {incoming} bytes is larger than segment.bytes ({}): append fewer records per \
+                     batch (--records-per-batch N), or create the partition with a larger --segment-bytes",
+                    self.config.segment_bytes
+                ),
             ));
         }
         let LogConfig { segment_bytes, index_bytes_max, segment_ms, .. } = self.config;

@@ -523,6 +523,9 @@ pub(super) struct DiffWire<'a> {
     pub b_log_end_offset: Option<i64>,
     first_divergent_offset: Option<i64>,
     identical: bool,
+    /// `diff --from/--to`: the offsets compared (null: unbounded on that side).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offsets: Option<OffsetsWire>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<&'a str>,
     ranges: Vec<RangeWire>,
@@ -532,6 +535,12 @@ pub(super) struct DiffWire<'a> {
     unreadable_segments: Vec<UnreadableWire<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warnings: Option<&'a [String]>,
+}
+
+#[derive(Serialize)]
+pub(super) struct OffsetsWire {
+    from: Option<i64>,
+    to: Option<i64>,
 }
 
 #[derive(Serialize)]
@@ -549,6 +558,7 @@ pub(super) fn diff_wire(d: &DiffOutcome) -> DiffWire<'_> {
         b_log_end_offset: None,
         first_divergent_offset: d.first_divergent_offset,
         identical: d.identical_up_to_shorter(),
+        offsets: None,
         partition: None,
         ranges: d
             .ranges
@@ -826,6 +836,12 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
     for w in &r.warnings {
         out!(out, "{}: {w}", p.warn("warning"))?;
     }
+    match (r.window.from, r.window.to) {
+        (Some(f), Some(t)) => out!(out, "offsets {f} to {t} only (--from/--to)")?,
+        (Some(f), None) => out!(out, "offsets from {f} on only (--from)")?,
+        (None, Some(t)) => out!(out, "offsets up to {t} only (--to)")?,
+        (None, None) => {}
+    }
     let mut t = Grid::new(settings, &[Col::Keep("offsets"), Col::Keep("records"), Col::Keep("A vs B")]);
     for range in &r.outcome.ranges {
         let kind = match range.kind {
@@ -904,5 +920,8 @@ pub fn diff_json(out: &mut dyn Write, r: &DiffReport) -> Result<()> {
     doc.b = Some(replica_wire(&r.b));
     doc.kind = Some("diff");
     doc.warnings = Some(&r.warnings);
+    if r.window.is_bounded() {
+        doc.offsets = Some(OffsetsWire { from: r.window.from, to: r.window.to });
+    }
     line(out, &doc)
 }

@@ -95,14 +95,15 @@ pub fn not_one_cluster(dirs: &[DirIds]) -> Option<(PathBuf, String)> {
     None
 }
 
-/// Refuse to plan from `dirs` that are not brokers of one cluster ([`not_one_cluster`]), in one
-/// line saying what to do, unless `allow` (`--allow-other-cluster`).
+/// Refuse to plan from, or replicate between, `dirs` that are not brokers of one cluster
+/// ([`not_one_cluster`]), in one line saying what to do, unless `allow` (`--allow-other-cluster`).
 pub fn ensure_one_cluster(dirs: &[DirIds], allow: bool) -> Result<()> {
     match not_one_cluster(dirs) {
         Some((path, why)) if !allow => Err(Error::layout(
             path,
             format!(
-                "{why}; klog plans nothing across clusters: name dirs of one cluster, or add \
+                "{why}; klog plans and replicates only between distinct brokers of one cluster: name such \
+                 dirs (a lab `klog create` makes takes its node id from --replica-id), or add \
                  {ALLOW_OTHER_CLUSTER} to read them together anyway"
             ),
         )),
@@ -240,7 +241,7 @@ struct Who<'a> {
 fn ensure_distinct_replicas(a: &Who<'_>, b: &Who<'_>) -> Result<()> {
     if fs::canonicalize(a.log_dir).ok() == fs::canonicalize(b.log_dir).ok() {
         return Err(Error::Usage(format!(
-            "{} and {} are the same replica dir",
+            "{} and {} are the same replica dir: name two replicas' dirs",
             a.log_dir.display(),
             b.log_dir.display()
         )));

@@ -235,7 +235,8 @@ pub(super) fn check_log_dir_layout(log_dir: &Path) -> Result<()> {
     if log_dir_kind(log_dir) == LogDirKind::Partial {
         return Err(Error::layout(
             log_dir,
-            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
+            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one; to \
+             write, copy the whole log dir (`cp -a`), its meta.properties included",
         ));
     }
     durable::check_temp_names(log_dir)
@@ -258,7 +259,8 @@ pub fn open_log_dir_for_write(path: &Path, partition: Option<&str>) -> Result<Lo
     if log_dir_kind(&log_dir) == LogDirKind::Partial {
         return Err(Error::layout(
             &log_dir,
-            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one",
+            "not a Kafka log dir (no meta.properties): klog reads a partial copy but never writes into one; to \
+             write, copy the whole log dir (`cp -a`), its meta.properties included",
         ));
     }
     durable::check_temp_names(&log_dir)?;

@@ -120,7 +120,14 @@ pub fn parse_state_file(bytes: &[u8], path: &Path) -> Result<KlogStateFile> {
         let position: usize =
             bytes.split_inclusive(|b| *b == b'\n').take(e.line().saturating_sub(1)).map(<[u8]>::len).sum::<usize>()
                 + e.column().saturating_sub(1);
-        Error::corrupt(path, position as u64, format!("klog state file is not valid: {e}"))
+        Error::corrupt(
+            path,
+            position as u64,
+            format!(
+                "klog state file is not valid: {e}; it is klog's record of this replica's role: `klog restore` the \
+             dir's backup if a command saved one, or remove the file to read the dir as a broker's"
+            ),
+        )
     })
 }
 

@@ -245,8 +245,14 @@ impl DiffOutcome {
 
 /// Compare two logs record by record over all offsets.
 pub fn diff_logs(a: &Log, b: &Log) -> Result<DiffOutcome> {
-    let start = a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0));
-    let mut out = compare(a, b, start, i64::MAX, false)?;
+    diff_logs_within(a, b, None, i64::MAX)
+}
+
+/// [`diff_logs`] over the offsets `from <= offset < end` only (`from` `None`: the lower of the
+/// two logs' first offsets), unreadable segment files included (`klog diff --from --to`).
+pub fn diff_logs_within(a: &Log, b: &Log, from: Option<i64>, end: i64) -> Result<DiffOutcome> {
+    let start = from.unwrap_or_else(|| a.first_offset().unwrap_or(0).min(b.first_offset().unwrap_or(0)));
+    let mut out = compare(a, b, start, end, false)?;
     for (side, log) in [(Side::A, a), (Side::B, b)] {
         let segments = log.not_regular_files().iter().filter(|n| n.path.extension().is_some_and(|e| e == "log"));
         out.unreadable_segments.extend(segments.map(|n| (side, n.clone())));

@@ -179,7 +179,11 @@ pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
         Fenced::StaleLeader { leader_epoch, seen } => Error::state(
             &leader.paths().log_dir,
             format!(
-                "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing",
+                "leader epoch {leader_epoch} is below epoch {seen} that {} has seen (FENCED_LEADER_EPOCH): refusing; \
+                 elect it again with the other in its ISR (`klog elect {} --isr {}` takes an epoch above \
+                 every one they have seen), or fetch with --no-fencing (Kafka before KIP-320)",
+                follower.paths().log_dir.display(),
+                leader.paths().log_dir.display(),
                 follower.paths().log_dir.display()
             ),
         ),

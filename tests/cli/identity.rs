@@ -201,3 +201,103 @@ fn txn_over_data_dirs_of_two_clusters_is_refused_unless_asked() {
     // One data dir alone has no one to disagree with.
     ok(&["txn", s(&a)]);
 }
+
+/// `fetch --leader L F`, `elect --isr` and `alter-isr --isr` read two dirs and write: between a
+/// lab klog made (klog's cluster.id, its own node id) and a broker's dir, or two brokers' dirs
+/// of different clusters, they are refused in one line naming both dirs and ids, exit 2, and
+/// nothing is written, unless --allow-other-cluster. Writing commands run on copies of the real
+/// dirs (--allow-broker-dir-writes); ISR members are only read, in place.
+#[test]
+fn fetch_between_a_lab_and_a_real_broker_dir_or_two_real_clusters_is_refused_and_writes_nothing() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let leader = lab.create("lab", 5, &["--topic", "__consumer_offsets"]);
+    ok(&["elect", s(&leader)]);
+    ok(&["append", s(&leader), "x"]);
+    let copies: Vec<PathBuf> = ["zk-broker-2020", "zk-broker-2021", "kraft-broker-2026"]
+        .iter()
+        .map(|d| {
+            let to = lab.path(d);
+            copy_dir(&real.join(d), &to);
+            to
+        })
+        .collect();
+    let unchanged = |args: &[&str], dirs: [&Path; 2]| {
+        let before = tree(lab.dir.path());
+        let err = refused(&[args, &["--partition", P, "--allow-broker-dir-writes"]].concat(), dirs);
+        assert_eq!(tree(lab.dir.path()), before, "{args:?} wrote: {err}");
+        err
+    };
+    for copy in &copies {
+        // The lab leading a broker's dir, and a broker's dir leading the lab.
+        let err = unchanged(&["fetch", "--leader", s(&leader), s(copy)], [&leader, copy]);
+        assert!(err.contains("cluster.id hQdASGK-YMcbA2ARRLzXZw, node id 5"), "{err}");
+        unchanged(&["fetch", "--leader", s(copy), s(&leader)], [&leader, copy]);
+    }
+    let (zk20, zk21, kraft) = (&copies[0], &copies[1], &copies[2]);
+    let err = unchanged(&["fetch", "--leader", s(kraft), s(zk20)], [kraft, zk20]);
+    assert!(
+        err.contains("cluster.id lRaQCIBoRh2xRKLuP9CAQg, node id 0 but ")
+            && err.contains("(cluster.id q1w2e3r4t5y6u7i8o9p0, node id 1): dirs of two different clusters"),
+        "{err}"
+    );
+    let err = unchanged(&["fetch", "--leader", s(zk20), s(zk21)], [zk20, zk21]);
+    assert!(
+        err.contains("no cluster.id, node id 0 but ") && err.contains("nothing says they are one cluster"),
+        "{err}"
+    );
+
+    // Asked for, the fetch runs: the lab's leader into an empty lab dir of another cluster.
+    let other = lab.create("other", 6, &["--topic", "__consumer_offsets"]);
+    set_meta(&other, "cluster.id", "OtherClusterAAAAAAAAAA");
+    let before = tree(&other);
+    let err = refused(&["fetch", "--leader", s(&leader), s(&other)], [&leader, &other]);
+    assert!(err.contains("dirs of two different clusters"), "{err}");
+    assert_eq!(tree(&other), before);
+    let out = ok(&["fetch", "--leader", s(&leader), s(&other), "--allow-other-cluster"]);
+    assert!(out.contains("copied 1 batch(es)"), "{out}");
+    assert_eq!(records(&other).len(), 1);
+}
+
+#[test]
+fn elect_and_alter_isr_refuse_isr_members_of_another_cluster_unless_asked() {
+    let Some(real) = kafka_real() else { return };
+    let lab = Lab::new();
+    let leader = lab.create("lab", 5, &["--topic", "__consumer_offsets"]);
+    ok(&["elect", s(&leader)]);
+    ok(&["append", s(&leader), "x"]);
+    let members: Vec<PathBuf> =
+        ["zk-broker-2020", "zk-broker-2021", "kraft-broker-2026"].iter().map(|d| real.join(d)).collect();
+    for m in &members {
+        for command in ["elect", "alter-isr"] {
+            let before = tree(&leader);
+            let err = refused(&[command, s(&leader), "--isr", s(m)], [&leader, m]);
+            assert!(err.contains("cluster.id hQdASGK-YMcbA2ARRLzXZw, node id 5"), "{err}");
+            assert_eq!(tree(&leader), before, "{command} wrote");
+        }
+    }
+    // A broker's dir (a copy) elected with another real cluster's broker in its ISR.
+    let kraft = lab.path("kraft");
+    copy_dir(&real.join("kraft-broker-2026"), &kraft);
+    let before = tree(&kraft);
+    let args = ["elect", s(&kraft), "--partition", P, "--isr", s(&members[0]), "--allow-broker-dir-writes"];
+    let err = refused(&args, [&kraft, &members[0]]);
+    assert!(err.contains("cluster.id lRaQCIBoRh2xRKLuP9CAQg, node id 0 but "), "{err}");
+    assert_eq!(tree(&kraft), before, "elect wrote into the broker's copy");
+    assert!(!lab.path("kraft.klog-backup-1").exists(), "a refused elect made a backup");
+
+    // Two labs of one node id: one broker's dirs (a lab takes its node id from --replica-id).
+    let twin = lab.create("twin", 5, &["--topic", "__consumer_offsets"]);
+    let err = refused(&["elect", s(&leader), "--isr", s(&twin)], [&leader, &twin]);
+    assert!(err.contains("says the same node id") && err.contains("--replica-id"), "{err}");
+    refused(&["fetch", "--leader", s(&leader), s(&twin)], [&leader, &twin]);
+    // A member repeated, or the leader named in its own ISR, is no second node.
+    let b = lab.create("b", 7, &["--topic", "__consumer_offsets"]);
+    ok(&["elect", s(&leader), "--isr", s(&b), s(&b), s(&leader)]);
+
+    // Asked for: the election and the ISR change take the other cluster's members.
+    let out = ok(&["elect", s(&leader), "--isr", s(&members[1]), "--allow-other-cluster"]);
+    assert!(out.contains("zk-broker-2021"), "{out}");
+    let out = ok(&["alter-isr", s(&leader), "--isr", s(&members[2]), "--allow-other-cluster"]);
+    assert!(out.contains("-> ") && out.contains("kraft-broker-2026"), "{out}");
+}

@@ -39,6 +39,7 @@ mod internal_topics;
 mod kill;
 mod lab;
 mod log_trust;
+mod next_step;
 mod picture;
 mod ranges;
 mod readme;

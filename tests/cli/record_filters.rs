@@ -360,3 +360,100 @@ fn topic_on_a_broker_written_data_dir_dumps_each_of_its_partitions() {
     let count = ok(&["dump", s(&dir), "--topic", "first_topic", "--count"]);
     assert_eq!(count.trim(), full.len().to_string());
 }
+
+/// Two multi-segment replicas that agree on m0..m9, then diverge: A led at a new epoch and took
+/// x0..x2, B went on leading and took y0..y4 (offsets 10..12 differ, 13..14 only in B).
+fn diverged_pair(lab: &Lab) -> (PathBuf, PathBuf) {
+    let small = ["--segment-bytes", "400", "--index-interval-bytes", "100"];
+    let (a, b) = (lab.create("a", 1, &small), lab.create("b", 2, &small));
+    ok(&["elect", s(&b), "--isr", s(&a)]);
+    for i in 0..10 {
+        ok(&["append", s(&b), &format!("m{i}")]);
+    }
+    ok(&["fetch", "--leader", s(&b), s(&a), "--until-caught-up"]);
+    ok(&["elect", s(&a)]);
+    ok(&["append", s(&a), "x0", "x1", "x2"]);
+    for i in 0..5 {
+        ok(&["append", s(&b), &format!("y{i}")]);
+    }
+    (a, b)
+}
+
+/// A diff's ranges as one kind per offset (every offset of these logs holds a record).
+fn kinds(doc: &Value) -> Vec<(i64, String)> {
+    let mut out = Vec::new();
+    for r in doc["ranges"].as_array().unwrap() {
+        let (first, last) = (r["first_offset"].as_i64().unwrap(), r["last_offset"].as_i64().unwrap());
+        assert_eq!(r["records"].as_i64().unwrap(), last - first + 1, "{r}");
+        out.extend((first..=last).map(|o| (o, r["kind"].as_str().unwrap().to_string())));
+    }
+    out
+}
+
+#[test]
+fn diff_from_to_equals_the_full_diff_cut_to_those_offsets_here() {
+    let lab = Lab::new();
+    let (a, b) = diverged_pair(&lab);
+    let segments = std::fs::read_dir(b.join("demo-0"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "log"));
+    assert!(segments.count() > 2, "a multi-segment log");
+    let (out, _) = code(&["diff", s(&a), s(&b), "--json"], 1);
+    let full = json_lines(&out).remove(0);
+    let all = kinds(&full);
+    assert_eq!(full["first_divergent_offset"], 10, "{full}");
+    let (leo_a, leo_b) = (13, 15);
+    assert_eq!(all.len(), leo_b as usize);
+    let windows = [
+        (None, Some(3)),
+        (Some(5), None),
+        (Some(8), Some(12)),
+        (Some(0), Some(0)),
+        (Some(11), Some(40)),
+        (Some(13), None),
+        (Some(100), None),
+    ];
+    for (from, to) in windows {
+        let mut args = vec!["diff".to_string(), s(&a).into(), s(&b).into(), "--json".into()];
+        if let Some(f) = from {
+            args.extend(["--from".into(), f.to_string()]);
+        }
+        if let Some(t) = to {
+            args.extend(["--to".into(), t.to_string()]);
+        }
+        let r = run(&args);
+        let doc = json_lines(&r.stdout).remove(0);
+        let inside = |o: i64| from.is_none_or(|f| o >= f) && to.is_none_or(|t| o <= t);
+        let want: Vec<(i64, String)> = all.iter().filter(|(o, _)| inside(*o)).cloned().collect();
+        assert_eq!(kinds(&doc), want, "{args:?}: {doc}");
+        // The first divergence inside the window: a differing record, or a record one side
+        // lacks below both log ends.
+        let shorter = leo_a.min(leo_b);
+        let first = want.iter().find(|(o, k)| k == "differ" || (k != "agree" && *o < shorter)).map(|(o, _)| *o);
+        assert_eq!(doc["first_divergent_offset"].as_i64(), first, "{args:?}: {doc}");
+        assert_eq!(doc["identical"], first.is_none(), "{args:?}");
+        assert_eq!(r.code, if first.is_some() { 1 } else { 0 }, "{args:?}");
+        assert_eq!((doc["offsets"]["from"].as_i64(), doc["offsets"]["to"].as_i64()), (from, to), "{doc}");
+    }
+    assert!(full.get("offsets").is_none(), "no window, no offsets: {full}");
+    // The table says which offsets it compared.
+    let (text, _) = code(&["diff", s(&a), s(&b), "--from", "8", "--to", "12"], 1);
+    assert!(text.contains("offsets 8 to 12 only (--from/--to)") && text.contains("10 to 12"), "{text}");
+    let text = ok(&["diff", s(&a), s(&b), "--to", "9"]);
+    assert!(text.contains("offsets up to 9 only (--to)") && text.contains("0 to 9"), "{text}");
+}
+
+#[test]
+fn diff_from_to_is_refused_above_each_other_or_over_data_dirs_of_several_partitions() {
+    let lab = Lab::new();
+    let (a, b) = diverged_pair(&lab);
+    let (out, err) = code(&["diff", s(&a), s(&b), "--from", "9", "--to", "3"], 2);
+    assert!(
+        out.is_empty() && err.contains("--from 9 is above --to 3") && err.contains("give --from at or below --to"),
+        "{err}"
+    );
+    let (c, d) = (lab.create("c", 3, &["--partitions", "2"]), lab.create("e", 4, &["--partitions", "2"]));
+    let (_, err) = code(&["diff", s(&c), s(&d), "--from", "1"], 2);
+    assert!(err.contains("offsets of one partition") && err.contains("add --partition NAME"), "{err}");
+    ok(&["diff", s(&c), s(&d), "--from", "1", "--partition", "demo-1"]);
+}

@@ -205,10 +205,14 @@ fn every_screen_fits_keeps_its_names_and_verdicts_whole_and_matches_its_golden_f
     screens.push(draw);
     let mut replace = vec![(dir.display().to_string(), "$TMP")];
     if let Some(real) = kafka_real() {
-        let kraft = real.join("kraft-broker-2026");
+        // A copy under the temp dir: its path (and so where a long line wraps) has the same
+        // length wherever the clone is (the real dir's path grows with the worktree's name).
+        let kraft_copy = dir.join("kraft");
+        crate::common::copy_dir(&real.join("kraft-broker-2026"), &kraft_copy);
+        let kraft = &kraft_copy;
         screens.push(screen(
             "dump-data-dir",
-            &["dump", s(&kraft)],
+            &["dump", s(kraft)],
             0,
             &[
                 "__cluster_metadata-0",
@@ -218,12 +222,7 @@ fn every_screen_fits_keeps_its_names_and_verdicts_whole_and_matches_its_golden_f
                 "TestTopicPatient-0  HW 3",
             ],
         ));
-        screens.push(screen("check-data-dir", &["check", s(&kraft)], 0, &["__cluster_metadata-0"]));
-        // A copy under the temp dir: its path (and so where a long line wraps) has the same
-        // length wherever the clone is.
-        let kraft_copy = dir.join("kraft");
-        crate::common::copy_dir(&kraft, &kraft_copy);
-        let kraft = &kraft_copy;
+        screens.push(screen("check-data-dir", &["check", s(kraft)], 0, &["__cluster_metadata-0"]));
         // The values an operator came to read: each record's type whole, however narrow.
         screens.push(screen(
             "dump-internal-records",

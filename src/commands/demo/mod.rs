@@ -757,6 +757,7 @@ fn run_once(
                     epoch: Some(*epoch),
                     isr: &isr_dirs,
                     epoch_entry,
+                    allow_other_cluster: false,
                 })?;
                 sink(DemoEvent::Elected(&report))?;
             }
@@ -793,6 +794,7 @@ fn run_once(
                     flush: *flush,
                     fencing: true,
                     rules,
+                    allow_other_cluster: false,
                 })?;
                 // A scene about transactions asks about the LSO, not each fetch's HW lag.
                 if ask && !with_txns {
