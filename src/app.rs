@@ -186,6 +186,7 @@ fn run_into(
         Command::Draw(a) => draw(&a, settings, env, text),
         Command::Diff(a) => diff(&a, settings, env, text),
         Command::Remote(a) => remote(&a, settings, env, text),
+        Command::Tier(a) => tier(&a, text),
         Command::Generate(a) => generate(&a, settings, env, text),
         Command::Explore(a) => explore(&a, settings, env, text),
         Command::Demo(a) => demo(&a, settings, env, text),
@@ -196,6 +197,53 @@ fn run_into(
 fn create(a: &CreateArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let paths = commands::create::run(&a.into())?;
     text::created(text, &paths)?;
+    if let Some(r) = &paths.remote_dir {
+        writeln!(
+            text,
+            "tiered: remote.storage.enable=true, remote storage (LocalTieredStorage) {}, metadata in {}",
+            r.display(),
+            crate::tiered::lab::metadata_partition_name()
+        )
+        .at("<stdout>", "write")?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// `klog tier copy|retain`.
+fn tier(a: &cli::TierCommand, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    match a {
+        cli::TierCommand::Copy(c) => {
+            let report = commands::tier::copy(&commands::tier::CopyRequest {
+                leader: &c.target.dir,
+                partition: c.target.partition.as_deref(),
+                remote_dir: c.remote_dir.as_deref(),
+                stop_after_files: c.stop_after_files.map(|n| n as usize),
+                now_ms: commands::now_ms(),
+            })?;
+            if c.json {
+                output::tier::copy_json(text.raw(), &report)?;
+            } else {
+                output::tier::copy_text(text, &report)?;
+            }
+        }
+        cli::TierCommand::Retain(r) => {
+            let limit = match (r.local_retention_bytes, r.local_retention_ms) {
+                (Some(b), _) => commands::tier::LocalRetention::Bytes(b),
+                (None, Some(ms)) => commands::tier::LocalRetention::Ms { retention_ms: ms, now_ms: commands::now_ms() },
+                (None, None) => unreachable!("clap requires one limit"),
+            };
+            let report = commands::tier::retain(&commands::tier::RetainRequest {
+                dir: &r.target.dir,
+                partition: r.target.partition.as_deref(),
+                limit,
+            })?;
+            if r.json {
+                output::tier::retain_json(text.raw(), &report)?;
+            } else {
+                output::tier::retain_text(text, &report)?;
+            }
+        }
+    }
     Ok(Outcome::Success)
 }
 

@@ -51,6 +51,7 @@ mod screens;
 mod storage;
 mod terminal;
 mod tiered;
+mod tiered_lab;
 mod transactions;
 mod trust;
 mod words;
