@@ -388,14 +388,25 @@ fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outc
 }
 
 fn fetch(a: &FetchArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let report = commands::fetch::run(&a.into())?;
+    let tiered = commands::fetch::run_tiered(&a.into())?;
+    let report = &tiered.report;
     if front.shows_code() {
+        if let Some(r) = &tiered.remote_rebuild {
+            front.code(r.explanation());
+        }
         report.rounds.iter().for_each(|round| front.code(explain_fetch(round)));
     }
     if a.json {
-        json::fetch_rounds(text.raw(), &report)?;
+        output::tier::fetch_tiers_json(text.raw(), &tiered)?;
+        json::fetch_rounds(text.raw(), report)?;
     } else {
-        text::fetch_rounds(text, &report, &a.follower.display().to_string(), settings)?;
+        output::tier::fetch_tiers_text(text, &tiered)?;
+        if let (true, Some(r)) = (a.explain, &tiered.remote_rebuild) {
+            writeln!(text.raw(), "\nremote aux state:").at("<stdout>", "write")?;
+            crate::output::explain::write_text(text.raw(), &r.explanation(), settings)?;
+            writeln!(text.raw()).at("<stdout>", "write")?;
+        }
+        text::fetch_rounds(text, report, &a.follower.display().to_string(), settings)?;
         if a.explain {
             // A round that ran the same lines with the same values as the one before is one line.
             let mut before = None;

@@ -227,3 +227,111 @@ pub fn retain_json(out: &mut dyn Write, r: &RetainReport) -> Result<()> {
         },
     )
 }
+
+/// What a fetch did across the tiers, before its rounds: the metadata records replicated and
+/// the follower's rebuild from remote storage.
+pub fn fetch_tiers_text(out: &mut dyn Write, r: &crate::commands::fetch::TieredFetchReport) -> Result<()> {
+    use crate::tiered::lab::MetadataReplication as M;
+    let name = crate::tiered::lab::metadata_partition_name();
+    match r.metadata {
+        Some(M::Copied { from, to }) => out!(out, "{name}: copied records {from}..{} from the leader's copy", to - 1)?,
+        Some(M::Diverged { offset }) => out!(
+            out,
+            "{name}: the copies hold different records at offset {offset}: nothing copied (each broker wrote its own)"
+        )?,
+        Some(M::UpToDate { .. }) | None => {}
+    }
+    if let Some(b) = &r.remote_rebuild {
+        let s = b.aux.source.as_ref().expect("a rebuild has a source");
+        out!(
+            out,
+            "fetch at {}: OFFSET_MOVED_TO_TIERED_STORAGE (the leader's log start {}, local log start {}); the follower \
+             rebuilt from remote segment {} (offsets {}..{}): log restarts at {} with log start {}, epoch cache {}, \
+             producer snapshot {} ({} bytes)",
+            b.fetch_offset,
+            b.tier.log_start_offset,
+            b.tier.local_log_start_offset,
+            s.segment_id,
+            s.start_offset,
+            s.end_offset,
+            b.next_offset(),
+            b.aux.log_start_offset,
+            epochs(&b.epochs_taken),
+            b.snapshot_path.display(),
+            b.snapshot_bytes
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct MetadataReplicationWire {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    outcome: &'static str,
+    from: Option<i64>,
+    to: Option<i64>,
+    log_end_offset: Option<i64>,
+    diverged_at: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct RemoteRebuildWire<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    kafka: String,
+    fetch_offset: i64,
+    answer: &'static str,
+    leader_log_start_offset: i64,
+    leader_local_log_start_offset: i64,
+    epoch_at_local_start: Option<i32>,
+    target_epoch: i32,
+    asked_earlier_epoch: bool,
+    segment_id: &'a str,
+    segment_start_offset: i64,
+    segment_end_offset: i64,
+    next_offset: i64,
+    log_start_offset: i64,
+    epochs_taken: Vec<[i64; 2]>,
+    producer_snapshot: &'a std::path::Path,
+}
+
+pub fn fetch_tiers_json(out: &mut dyn Write, r: &crate::commands::fetch::TieredFetchReport) -> Result<()> {
+    use crate::tiered::lab::MetadataReplication as M;
+    if let Some(m) = &r.metadata {
+        let (outcome, from, to, log_end_offset, diverged_at) = match *m {
+            M::UpToDate { log_end_offset } => ("up_to_date", None, None, Some(log_end_offset), None),
+            M::Copied { from, to } => ("copied", Some(from), Some(to), Some(to), None),
+            M::Diverged { offset } => ("diverged", None, None, None, Some(offset)),
+        };
+        line(
+            out,
+            &MetadataReplicationWire { kind: "metadata_replication", outcome, from, to, log_end_offset, diverged_at },
+        )?;
+    }
+    if let Some(b) = &r.remote_rebuild {
+        let s = b.aux.source.as_ref().expect("a rebuild has a source");
+        line(
+            out,
+            &RemoteRebuildWire {
+                kind: "remote_aux_state",
+                kafka: b.release.to_string(),
+                fetch_offset: b.fetch_offset,
+                answer: "OFFSET_MOVED_TO_TIERED_STORAGE",
+                leader_log_start_offset: b.tier.log_start_offset,
+                leader_local_log_start_offset: b.tier.local_log_start_offset,
+                epoch_at_local_start: b.aux.epoch_at_local_start,
+                target_epoch: b.aux.target_epoch,
+                asked_earlier_epoch: b.aux.asked_earlier_epoch,
+                segment_id: &s.segment_id,
+                segment_start_offset: s.start_offset,
+                segment_end_offset: s.end_offset,
+                next_offset: b.next_offset(),
+                log_start_offset: b.aux.log_start_offset,
+                epochs_taken: pairs(&b.epochs_taken),
+                producer_snapshot: &b.snapshot_path,
+            },
+        )?;
+    }
+    Ok(())
+}

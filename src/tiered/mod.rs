@@ -26,7 +26,7 @@
 
 pub mod aux_state;
 pub mod copy;
-
+pub mod follower;
 pub mod lab;
 pub mod leader;
 pub mod lineage;
@@ -35,5 +35,4 @@ pub mod metadata_cache;
 pub mod metadata_topic;
 pub mod remote_log_metadata;
 pub mod retain;
-
 pub mod tier_check;
