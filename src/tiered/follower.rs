@@ -208,7 +208,16 @@ pub fn plan(leader: &Replica, follower: &Replica, rules: &Rules) -> Result<Optio
     let lookup = |epoch: i32, offset: i64| -> Option<RemoteSource> {
         let s = remote.segment_for(epoch, offset)?;
         let path = part_dir.join(file_name(s.start_offset, &s.segment_id, LEADER_EPOCH_CHECKPOINT_SUFFIX));
-        let epochs = match crate::log::checkpoint::read_epoch_checkpoint(&path) {
+        let read = if path.is_file() {
+            crate::log::checkpoint::read_epoch_checkpoint(&path)
+        } else {
+            Err(Error::layout(
+                &path,
+                "no such remote file: Kafka's fetchIndex(LEADER_EPOCH) fails (RemoteResourceNotFoundException) and the \
+                 follower retries",
+            ))
+        };
+        let epochs = match read {
             Ok(entries) => Some(EpochCache::from_entries(
                 entries.into_iter().map(|(leader_epoch, start_offset)| EpochEntry { leader_epoch, start_offset }),
             )),
@@ -294,5 +303,52 @@ pub fn apply(follower: &mut Replica, rebuild: &RemoteRebuild, snapshot: &[u8]) -
     crate::log::checkpoint::set_offset_entries(
         &p.log_dir.join(names::LOG_START_OFFSET_CHECKPOINT),
         &[(p.topic.as_str(), p.partition, rebuild.aux.log_start_offset)],
+    )
+}
+
+/// Whether `recover --leader` may write a restart from remote storage for `follower`: its lab
+/// has a remote tier whose files the rebuild reads (a broker's dir copy, or a lab without one,
+/// is planned with `--dry-run` only).
+pub fn refuse_recover_without_remote_tier(follower: &Replica) -> Result<()> {
+    if is_tiered_lab(follower)? {
+        return Ok(());
+    }
+    Err(Error::state(
+        &follower.paths().log_dir,
+        "follows a leader that keeps remote storage (tiered), but is not a tiered lab (no remote storage dir in its \
+         klog-state.json): klog writes a follower's remote aux state only in a lab made with `klog create \
+         --remote-dir`; run with --dry-run to see the plan",
+    ))
+}
+
+/// After `recover --leader` restarted the follower at the remote segment's end + 1 (the log
+/// emptied, as `truncateFullyAndStartAt`), the rest of the remote aux state: its epoch cache
+/// (the remote `.leader_epoch_checkpoint`, as the plan took it), the remote producer snapshot
+/// as `<next>.snapshot`, and the leader's log start in log-start-offset-checkpoint.
+pub fn finish_restart_from_remote(follower: &mut Replica, aux: &AuxState, epochs_after: &EpochCache) -> Result<()> {
+    let (Some(source), Some(next)) = (aux.source.as_ref(), aux.next_offset) else { return Ok(()) };
+    let remote_dir = lab::require_remote_dir(follower, None)?;
+    let root = storage_root(&remote_dir)?;
+    let tp = lab::topic_id_partition(follower)?;
+    let segment_id = crate::util::uuid_from_string(&source.segment_id).map_err(|why| Error::Usage(why))?;
+    let part_dir = root.join(format!("{}-{}", tp.dir_name(), tp.topic_id_text()));
+    let remote_snapshot = part_dir.join(file_name(source.start_offset, &segment_id, names::SNAPSHOT_SUFFIX));
+    let snapshot = crate::regular_file::read_regular(&remote_snapshot)?.ok_or_else(|| {
+        Error::layout(
+            &remote_snapshot,
+            "no remote producer snapshot: Kafka's follower fails buildProducerSnapshotFile and retries",
+        )
+    })?;
+    let cache = epochs_after.clone();
+    follower.log_mut().update_epoch_cache(|c| {
+        *c = cache;
+        true
+    })?;
+    let snapshot_path = names::build_segment_path(&follower.paths().partition_dir, next, names::SNAPSHOT_SUFFIX);
+    crate::durable::write_atomic(&snapshot_path, &snapshot)?;
+    let p = follower.paths();
+    crate::log::checkpoint::set_offset_entries(
+        &p.log_dir.join(names::LOG_START_OFFSET_CHECKPOINT),
+        &[(p.topic.as_str(), p.partition, aux.log_start_offset)],
     )
 }

@@ -7,7 +7,7 @@
 use crate::common::*;
 use std::path::{Path, PathBuf};
 
-/// A value of 40 bytes: three to a batch make a 201-byte batch; segments of 300 bytes hold one.
+/// A value of 40 bytes: three to a batch make a 202-byte batch; segments of 300 bytes hold one.
 fn value(i: usize) -> String {
     format!("m{i:02}-{}", "x".repeat(36))
 }
@@ -135,4 +135,151 @@ fn copy_is_refused_on_a_follower_and_on_a_lab_without_a_remote_tier() {
     let (_, err) = code(&["tier", "copy", s(&plain)], 2);
     assert!(err.contains("not a tiered lab"), "{err}");
     assert_eq!(snapshot(&plain), before, "a refused copy changes nothing");
+}
+
+/// `tiered_pair` with four batches, copied, then local retention 0 on the leader: its local
+/// log starts at 9 (the active segment), offsets 0..8 in remote storage only.
+fn retained_leader(lab: &Lab) -> (PathBuf, PathBuf, PathBuf) {
+    let (a, b, remote) = tiered_pair(lab, 4);
+    ok(&["tier", "copy", s(&a)]);
+    (a, b, remote)
+}
+
+#[test]
+fn retain_deletes_only_what_remote_storage_holds_and_keeps_the_log_start() {
+    let lab = Lab::new();
+    let (a, b, remote) = tiered_pair(&lab, 4);
+    // Nothing copied yet: however small the limit, nothing goes.
+    let v = json_lines(&ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0", "--json"]));
+    assert_eq!(v[0]["deleted"], serde_json::json!([]), "{v:?}");
+    assert_eq!(v[0]["highest_remote_offset"], -1);
+    assert!(v[0]["stopped_because"].as_str().unwrap().contains("not in remote storage"));
+    ok(&["tier", "copy", s(&a)]);
+    // Segments of 202 bytes: a limit of 400 bytes deletes the two oldest of the four (808 bytes).
+    let v = json_lines(&ok(&["tier", "retain", s(&a), "--local-retention-bytes", "400", "--json"]));
+    assert_eq!((v[0]["deleted"].clone(), v[0]["deleted_bytes"].as_u64()), (serde_json::json!([0, 3]), Some(404)));
+    assert_eq!((v[0]["local_log_start_after"].as_i64(), v[0]["log_start_offset"].as_i64()), (Some(6), Some(0)));
+    // Limit 0: 6..8 goes too (copied); 9..11 is the active segment, not copied: it stays, and
+    // the log rolls so that it can be copied.
+    let v = json_lines(&ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0", "--json"]));
+    assert_eq!(v[0]["deleted"], serde_json::json!([6]));
+    assert_eq!(v[0]["rolled"], true);
+    assert_eq!(v[0]["local_log_start_after"], 9);
+    let start = std::fs::read_to_string(a.join("log-start-offset-checkpoint")).unwrap();
+    assert!(start.contains("demo 0 0"), "the log start across tiers stays: {start}");
+    assert!(
+        !a.join("demo-0/00000000000000000000.log").exists() && !a.join("demo-0/00000000000000000006.snapshot").exists()
+    );
+    let doc = remote_json(&[&a, &b], &remote);
+    let local = doc.iter().find(|v| v["type"] == "local" && v["data_dir"] == s(&a)).unwrap();
+    assert_eq!((local["log_start_offset"].as_i64(), local["local_log_start_offset"].as_i64()), (Some(0), Some(9)));
+    no_findings(&[&a, &b], &remote);
+    // The rolled segment 9..11 is copied by the next run, and retained by the one after.
+    ok(&["tier", "copy", s(&a)]);
+    let v = json_lines(&ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0", "--json"]));
+    assert_eq!(v[0]["deleted"], serde_json::json!([9]));
+    no_findings(&[&a, &b], &remote);
+}
+
+#[test]
+fn a_follower_below_the_leaders_local_start_rebuilds_from_remote_storage_and_catches_up() {
+    let lab = Lab::new();
+    let (a, b, remote) = retained_leader(&lab);
+    ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0"]);
+    let c = lab.create("c", 3, &["--segment-bytes", "300", "--remote-dir", s(&remote)]);
+    let out = ok(&["fetch", "--leader", s(&a), s(&c), "--until-caught-up", "--explain"]);
+    assert!(out.contains("__remote_log_metadata-0: copied records 0..5 from the leader's copy"), "{out}");
+    assert!(
+        out.contains("fetch at 0: OFFSET_MOVED_TO_TIERED_STORAGE (the leader's log start 0, local log start 9)"),
+        "{out}"
+    );
+    assert!(out.contains("offsets 6..8): log restarts at 9 with log start 0, epoch cache 0@0"), "{out}");
+    // --explain: the aux-state procedure with Kafka's lines and the values it saw.
+    for want in [
+        "TierStateMachine.java:190-263@4.4.0",
+        "ReplicaManager.scala:1904-1915@4.4.0",
+        "OFFSET_MOVED_TO_TIERED_STORAGE ◀ 0 <= 0 < 9: yes",
+        "(local_start, e) = leader.list_offsets(EARLIEST_LOCAL)  # -4 ◀ (9, 0)",
+        "next = seg.end_offset + 1",
+        "◀ 8 + 1 = 9",
+        "epoch_cache = seg.leader_epoch_checkpoint",
+    ] {
+        assert!(out.contains(want), "{want}\n{out}");
+    }
+    assert!(out.contains("caught up"), "{out}");
+    // The follower holds 9..11 locally, its log start 0 across the tiers, its cache the remote one.
+    let recs: Vec<i64> = records(&c.join("demo-0")).iter().map(|r| r.0).collect();
+    assert_eq!(recs, vec![9, 10, 11]);
+    assert!(std::fs::read_to_string(c.join("log-start-offset-checkpoint")).unwrap().contains("demo 0 0"));
+    assert_eq!(std::fs::read_to_string(c.join("demo-0/leader-epoch-checkpoint")).unwrap(), "0\n1\n0 0\n");
+    assert!(c.join("demo-0/00000000000000000009.snapshot").is_file());
+    no_findings(&[&a, &b, &c], &remote);
+    // JSON: the answer and the state built, as one line before the rounds.
+    let d = lab.create("d", 4, &["--segment-bytes", "300", "--remote-dir", s(&remote)]);
+    let v = json_lines(&ok(&["fetch", "--leader", s(&a), s(&d), "--json"]));
+    let aux = v.iter().find(|l| l["type"] == "remote_aux_state").unwrap();
+    assert_eq!((aux["fetch_offset"].as_i64(), aux["next_offset"].as_i64()), (Some(0), Some(9)));
+    assert_eq!(aux["answer"], "OFFSET_MOVED_TO_TIERED_STORAGE");
+}
+
+#[test]
+fn without_the_remote_segment_in_its_metadata_the_follower_cannot_rebuild_and_nothing_changes() {
+    let lab = Lab::new();
+    let (a, _, remote) = retained_leader(&lab);
+    ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0"]);
+    // The remote files are gone (another storage): the checkpoint does not read.
+    let c = lab.create("c", 3, &["--segment-bytes", "300", "--remote-dir", s(&remote)]);
+    let moved = lab.path("moved");
+    std::fs::rename(&remote, &moved).unwrap();
+    std::fs::create_dir_all(remote.join("kafka-tiered-storage")).unwrap();
+    let before = snapshot(&c);
+    let (_, err) = code(&["fetch", "--leader", s(&a), s(&c)], 2);
+    assert!(err.contains("leader_epoch_checkpoint"), "{err}");
+    assert_eq!(snapshot(&c), before, "a failed fetch changes nothing");
+}
+
+#[test]
+fn recover_writes_the_restart_from_remote_storage_in_a_tiered_lab() {
+    let lab = Lab::new();
+    let (a, b, remote) = retained_leader(&lab);
+    ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0"]);
+    let c = lab.create("c", 3, &["--segment-bytes", "300", "--remote-dir", s(&remote)]);
+    let out = ok(&["recover", s(&c), "--leader", s(&a), "--catch-up"]);
+    assert!(out.contains("moved to tiered storage"), "{out}");
+    assert!(out.contains("it deletes its whole log and starts at 9, log start 0"), "{out}");
+    assert_eq!(records(&c.join("demo-0")).iter().map(|r| r.0).collect::<Vec<_>>(), vec![9, 10, 11]);
+    assert!(c.join("demo-0/00000000000000000009.snapshot").is_file());
+    assert!(std::fs::read_to_string(c.join("log-start-offset-checkpoint")).unwrap().contains("demo 0 0"));
+    ok(&["fetch", "--leader", s(&a), s(&c)]);
+    no_findings(&[&a, &b, &c], &remote);
+}
+
+#[test]
+fn a_tiered_lab_is_refused_under_a_release_without_tiered_storage() {
+    let lab = Lab::new();
+    let (a, b, _) = tiered_pair(&lab, 2);
+    let before = snapshot(&b);
+    let (_, err) = code(&["fetch", "--leader", s(&a), s(&b), "--kafka", "3.5.2"], 2);
+    assert!(err.contains("is a tiered lab (remote.storage.enable=true), and Kafka 3.5.2 has no remote tier"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (_, err) = code(&["recover", s(&b), "--leader", s(&a), "--kafka", "3.5.2"], 2);
+    assert!(err.contains("has no remote tier"), "{err}");
+    assert_eq!(snapshot(&b), before);
+    ok(&["fetch", "--leader", s(&a), s(&b), "--kafka", "3.6.0"]);
+}
+
+#[test]
+fn fetch_replicates_the_metadata_records_and_the_follower_can_then_retain() {
+    let lab = Lab::new();
+    let (a, b, remote) = retained_leader(&lab);
+    let out = ok(&["fetch", "--leader", s(&a), s(&b)]);
+    assert!(out.contains("__remote_log_metadata-0: copied records 0..5"), "{out}");
+    // The follower's own metadata tells it what is remote: its retention deletes the same.
+    let v = json_lines(&ok(&["tier", "retain", s(&b), "--local-retention-bytes", "0", "--json"]));
+    assert_eq!(v[0]["deleted"], serde_json::json!([0, 3, 6]));
+    assert_eq!(v[0]["highest_remote_offset"], 8);
+    no_findings(&[&a, &b], &remote);
+    // Fetching again copies nothing more.
+    let v = json_lines(&ok(&["fetch", "--leader", s(&a), s(&b), "--json"]));
+    assert_eq!(v[0]["outcome"], "up_to_date");
 }
