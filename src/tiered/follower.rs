@@ -330,7 +330,7 @@ pub fn finish_restart_from_remote(follower: &mut Replica, aux: &AuxState, epochs
     let remote_dir = lab::require_remote_dir(follower, None)?;
     let root = storage_root(&remote_dir)?;
     let tp = lab::topic_id_partition(follower)?;
-    let segment_id = crate::util::uuid_from_string(&source.segment_id).map_err(|why| Error::Usage(why))?;
+    let segment_id = crate::util::uuid_from_string(&source.segment_id).map_err(Error::Usage)?;
     let part_dir = root.join(format!("{}-{}", tp.dir_name(), tp.topic_id_text()));
     let remote_snapshot = part_dir.join(file_name(source.start_offset, &segment_id, names::SNAPSHOT_SUFFIX));
     let snapshot = crate::regular_file::read_regular(&remote_snapshot)?.ok_or_else(|| {
