@@ -172,6 +172,11 @@ impl MetadataWriter {
         metadata_dir(log_dir)?;
         let mut replica = Replica::open_for_write(log_dir, Some(&metadata_partition_name()))?;
         replica.start()?;
+        // The broker that writes the metadata leads the lab's metadata partition (epoch 0).
+        if replica.will_run_as().role != crate::replica::Role::Leader {
+            replica.set_leader(0, Vec::new());
+            replica.save_state()?;
+        }
         let producer_id = metadata_producer_id(replica_id);
         let state = replica.log().producer_state_at(replica.log_end_offset())?;
         let next_sequence = state
@@ -227,6 +232,12 @@ pub fn replicate_metadata(leader_dir: &Path, follower_dir: &Path) -> Result<Meta
     let leader = Replica::open(leader_dir, Some(&metadata_partition_name()))?;
     let mut follower = Replica::open_for_write(follower_dir, Some(&metadata_partition_name()))?;
     follower.start()?;
+    // The follower's copy follows the leader's (epoch 0), as the data partition's does.
+    let running = follower.will_run_as();
+    if running.role != crate::replica::Role::Follower || running.leader.as_deref() != Some(&leader.identity()) {
+        follower.set_follower(leader.identity(), 0);
+        follower.save_state()?;
+    }
     let from = follower.log_end_offset();
     let leader_end = leader.log_end_offset();
     if from >= leader_end {
