@@ -1,6 +1,7 @@
 //! Local retention of a partition with remote storage (Kafka 4.4's `UnifiedLog`, read in
-//! trunk's source at 1eb7644, `UnifiedLog.scala:1488-1532`, and compared with 4.4.0's
-//! `UnifiedLog.deletableSegments` bytecode): with `remote.storage.enable=true` the retention
+//! trunk's source at 1eb7644, `UnifiedLog.scala:1488-1532`, and compared with 4.4.0's bytecode:
+//! `deletableSegments` and `isSegmentEligibleForDeletion`, UnifiedLog.java:1872-1926@4.4.0, the
+//! same calls in the same order): with `remote.storage.enable=true` the retention
 //! limits are `local.retention.bytes` / `local.retention.ms`, and a segment is deleted only
 //! when, oldest first,
 //! - the limit is breached (`deleteRetentionSizeBreachedSegments`: the local log's size less
