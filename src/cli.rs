@@ -141,9 +141,12 @@ pub enum Command {
     /// min(returned HW, own LEO). One line per round shows the one-round-trip lag. From Kafka
     /// 2.8 (the default; see --mode, --kafka) the follower also sends its latest epoch, and the
     /// leader first answers a diverging epoch or OFFSET_OUT_OF_RANGE where it must: nothing is
-    /// read or recorded, and the follower truncates on the answer. Exit 1 when the fetch is
-    /// stuck (a returned batch starts below the follower's log end, or an OFFSET_OUT_OF_RANGE
-    /// leaves nothing to cut).
+    /// read or recorded, and the follower truncates on the answer. In a tiered lab (`create
+    /// --remote-dir`) the follower's `__remote_log_metadata-0` first gets the leader's records,
+    /// and a follower below the leader's local log start is answered
+    /// OFFSET_MOVED_TO_TIERED_STORAGE and rebuilds from remote storage before the rounds
+    /// (Kafka 3.6+). Exit 1 when the fetch is stuck (a returned batch starts below the
+    /// follower's log end, or an OFFSET_OUT_OF_RANGE leaves nothing to cut).
     Fetch(FetchArgs),
     /// fsync a replica's log and move its recovery point to the log end.
     Flush(Target),
