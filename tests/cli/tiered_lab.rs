@@ -286,3 +286,74 @@ fn fetch_replicates_the_metadata_records_and_the_follower_can_then_retain() {
     let v = json_lines(&ok(&["fetch", "--leader", s(&a), s(&b), "--json"]));
     assert_eq!(v[0]["outcome"], "up_to_date");
 }
+
+/// A world for the fault runs: `template` copied under a fresh root, the remote dir each
+/// lab's state file records moved to the copy's.
+fn world_from(template: &Path) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    copy_dir(template, root.path());
+    let old = std::fs::canonicalize(template).unwrap();
+    let new = std::fs::canonicalize(root.path()).unwrap();
+    for lab in ["a", "b", "c"] {
+        let state = root.path().join(lab).join("klog-state.json");
+        if let Ok(text) = std::fs::read_to_string(&state) {
+            std::fs::write(&state, text.replace(s(&old), s(&new))).unwrap();
+        }
+    }
+    root
+}
+
+/// Run `args` (`{root}` stands for the world's root) in a copy of `template` under
+/// `KLOG_FAULT=fail@N` for every durable step N (a sample outside CI): exit 2 with every
+/// byte of the world as before (the labs and the remote dir), or done.
+fn fails_at_every_step_changing_nothing(template: &Path, args: &[&str]) -> usize {
+    let with_root = |root: &Path| -> Vec<String> { args.iter().map(|a| a.replace("{root}", s(root))).collect() };
+    let probe = world_from(template);
+    let trace = probe.path().join("trace");
+    let out = klog()
+        .env("KLOG_FAULT", format!("nosync,trace={}", trace.display()))
+        .args(with_root(probe.path()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
+    assert!(steps > 0, "{args:?}: no durable step");
+    // Every step under KLOG_CI or KLOG_EXHAUSTIVE=1; else the first and last 8 and every 8th.
+    let fail_at: Vec<usize> = (1..=steps).filter(|&n| exhaustive() || n <= 8 || n + 8 > steps || n % 8 == 0).collect();
+    for n in fail_at {
+        let w = world_from(template);
+        let before = tree(w.path());
+        let out = klog().env("KLOG_FAULT", format!("nosync,fail@{n}")).args(with_root(w.path())).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => {}
+            Some(2) => {
+                assert!(err.contains("injected fault") && !err.contains("warning"), "{args:?} fail@{n}: {err}");
+                assert!(tree(w.path()) == before, "{args:?} fail@{n}: the world changed");
+            }
+            other => panic!("{args:?} fail@{n}: exit {other:?}: {err}"),
+        }
+    }
+    steps
+}
+
+#[test]
+fn every_tiered_write_failing_at_any_step_changes_nothing() {
+    let lab = Lab::new();
+    let (a, _, remote) = tiered_pair(&lab, 2);
+    lab.create("c", 3, &["--segment-bytes", "300", "--remote-dir", s(&remote)]);
+    let copy_steps = fails_at_every_step_changing_nothing(lab.dir.path(), &["tier", "copy", "{root}/a"]);
+    ok(&["tier", "copy", s(&a)]);
+    let retain_steps = fails_at_every_step_changing_nothing(
+        lab.dir.path(),
+        &["tier", "retain", "{root}/a", "--local-retention-bytes", "0"],
+    );
+    ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0"]);
+    let fetch_steps =
+        fails_at_every_step_changing_nothing(lab.dir.path(), &["fetch", "--leader", "{root}/a", "{root}/c"]);
+    let recover_steps =
+        fails_at_every_step_changing_nothing(lab.dir.path(), &["recover", "{root}/c", "--leader", "{root}/a"]);
+    let create_steps =
+        fails_at_every_step_changing_nothing(lab.dir.path(), &["create", "{root}/d", "--remote-dir", "{root}/remote2"]);
+    eprintln!("durable steps: copy {copy_steps}, retain {retain_steps}, fetch {fetch_steps}, recover {recover_steps}, create {create_steps}");
+}
