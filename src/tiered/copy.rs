@@ -255,78 +255,91 @@ pub fn run(req: &CopyRequest<'_>) -> Result<CopyReport> {
     if plan.candidates.is_empty() {
         return Ok(report);
     }
-    let dir = leader.paths().partition_dir.clone();
+    let target = CopyTarget {
+        dir: leader.paths().partition_dir.clone(),
+        remote_dir: root.join(format!("{}-{}", tp.dir_name(), tp.topic_id_text())),
+        partition: tp,
+        broker_id,
+        cache,
+    };
     let mut writer = MetadataWriter::open(&log_dir, broker_id)?;
     for &(base, next) in &plan.candidates {
-        let segment_leader_epochs = epoch_entries_in_range(&cache, base, next);
-        if segment_leader_epochs.is_empty() {
-            // RemoteLogSegmentMetadata's constructor refuses it: the copy fails.
-            return Err(Error::state(
-                &dir,
-                format!(
-                    "the epoch cache has no entry for offsets {base}..{}: Kafka cannot copy this segment",
-                    next - 1
-                ),
-            ));
+        let copied = copy_segment(&target, &mut writer, (base, next), req)?;
+        let stopped = copied.finished_at.is_none().then_some(copied.files.len());
+        report.copied.push(copied);
+        if stopped.is_some() {
+            report.stopped_after_files = stopped;
+            break;
         }
-        let epoch_checkpoint = epoch_entries_in_range(&cache, -1, next);
-        let files = read_segment_files(&dir, base, next, &epoch_checkpoint)?;
-        let metadata = SegmentMetadata {
-            partition: tp.clone(),
-            segment_id: segment_id(&tp, base, broker_id, writer.log_end_offset()),
-            start_offset: base,
-            end_offset: next - 1,
-            broker_id,
-            max_timestamp_ms: files.max_timestamp_ms,
-            event_timestamp_ms: req.now_ms,
-            segment_leader_epochs,
-            segment_size_in_bytes: files.size_bytes,
-            state: RemoteLogSegmentState::CopySegmentStarted,
-            txn_index_empty: files.txn_index_empty,
-            custom_metadata_bytes: None,
-        };
-        let started_at = writer.append(encode_segment_metadata(&metadata), req.now_ms)?;
-        let partition_dir = root.join(format!("{}-{}", tp.dir_name(), tp.topic_id_text()));
-        crate::durable::create_dir(&partition_dir)?;
-        let mut written = Vec::new();
-        for (i, (suffix, bytes)) in files.files.iter().enumerate() {
-            if req.stop_after_files.is_some_and(|n| i >= n) {
-                break;
-            }
-            let path = partition_dir.join(file_name(base, &metadata.segment_id, suffix));
-            crate::durable::write_atomic(&path, bytes)?;
-            written.push(path);
-        }
-        if let Some(n) = req.stop_after_files {
-            report.stopped_after_files = Some(n.min(files.files.len()));
-            report.copied.push(CopiedSegment {
-                metadata,
-                epoch_checkpoint,
-                files: written,
-                started_at,
-                finished_at: None,
-            });
-            return Ok(report);
-        }
-        let update = SegmentUpdate {
-            partition: tp.clone(),
-            segment_id: metadata.segment_id,
-            broker_id,
-            event_timestamp_ms: req.now_ms,
-            state: RemoteLogSegmentState::CopySegmentFinished,
-            custom_metadata_bytes: None,
-        };
-        let finished_at = writer.append(encode_segment_update(&update), req.now_ms)?;
-        let metadata = SegmentMetadata { state: RemoteLogSegmentState::CopySegmentFinished, ..metadata };
-        report.copied.push(CopiedSegment {
-            metadata,
-            epoch_checkpoint,
-            files: written,
-            started_at,
-            finished_at: Some(finished_at),
-        });
     }
     Ok(report)
+}
+
+/// What every copy of one run shares: the leader's partition dir and epoch cache, the remote
+/// partition dir, the partition and the copying broker.
+struct CopyTarget {
+    dir: PathBuf,
+    remote_dir: PathBuf,
+    partition: TopicIdPartition,
+    broker_id: i32,
+    cache: EpochCache,
+}
+
+/// `copyLogSegment` for the segment `base..next`: the STARTED record, the fileset, the FINISHED
+/// record (none when the request stops the copy after some files).
+fn copy_segment(
+    t: &CopyTarget,
+    writer: &mut MetadataWriter,
+    (base, next): (i64, i64),
+    req: &CopyRequest<'_>,
+) -> Result<CopiedSegment> {
+    let segment_leader_epochs = epoch_entries_in_range(&t.cache, base, next);
+    if segment_leader_epochs.is_empty() {
+        // RemoteLogSegmentMetadata's constructor refuses it: the copy fails.
+        return Err(Error::state(
+            &t.dir,
+            format!("the epoch cache has no entry for offsets {base}..{}: Kafka cannot copy this segment", next - 1),
+        ));
+    }
+    let epoch_checkpoint = epoch_entries_in_range(&t.cache, -1, next);
+    let files = read_segment_files(&t.dir, base, next, &epoch_checkpoint)?;
+    let metadata = SegmentMetadata {
+        partition: t.partition.clone(),
+        segment_id: segment_id(&t.partition, base, t.broker_id, writer.log_end_offset()),
+        start_offset: base,
+        end_offset: next - 1,
+        broker_id: t.broker_id,
+        max_timestamp_ms: files.max_timestamp_ms,
+        event_timestamp_ms: req.now_ms,
+        segment_leader_epochs,
+        segment_size_in_bytes: files.size_bytes,
+        state: RemoteLogSegmentState::CopySegmentStarted,
+        txn_index_empty: files.txn_index_empty,
+        custom_metadata_bytes: None,
+    };
+    let started_at = writer.append(encode_segment_metadata(&metadata), req.now_ms)?;
+    crate::durable::create_dir(&t.remote_dir)?;
+    let mut written = Vec::new();
+    let wanted = req.stop_after_files.unwrap_or(usize::MAX);
+    for (suffix, bytes) in files.files.iter().take(wanted) {
+        let path = t.remote_dir.join(file_name(base, &metadata.segment_id, suffix));
+        crate::durable::write_atomic(&path, bytes)?;
+        written.push(path);
+    }
+    if req.stop_after_files.is_some() {
+        return Ok(CopiedSegment { metadata, epoch_checkpoint, files: written, started_at, finished_at: None });
+    }
+    let update = SegmentUpdate {
+        partition: t.partition.clone(),
+        segment_id: metadata.segment_id,
+        broker_id: t.broker_id,
+        event_timestamp_ms: req.now_ms,
+        state: RemoteLogSegmentState::CopySegmentFinished,
+        custom_metadata_bytes: None,
+    };
+    let finished_at = writer.append(encode_segment_update(&update), req.now_ms)?;
+    let metadata = SegmentMetadata { state: RemoteLogSegmentState::CopySegmentFinished, ..metadata };
+    Ok(CopiedSegment { metadata, epoch_checkpoint, files: written, started_at, finished_at: Some(finished_at) })
 }
 
 #[cfg(test)]
