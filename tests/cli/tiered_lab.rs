@@ -357,3 +357,39 @@ fn every_tiered_write_failing_at_any_step_changes_nothing() {
         fails_at_every_step_changing_nothing(lab.dir.path(), &["create", "{root}/d", "--remote-dir", "{root}/remote2"]);
     eprintln!("durable steps: copy {copy_steps}, retain {retain_steps}, fetch {fetch_steps}, recover {recover_steps}, create {create_steps}");
 }
+
+#[test]
+fn a_new_leader_copies_from_where_the_metadata_says_the_old_one_stopped() {
+    let lab = Lab::new();
+    let (a, b, remote) = tiered_pair(&lab, 3);
+    ok(&["tier", "copy", s(&a)]);
+    ok(&["fetch", "--leader", s(&a), s(&b)]);
+    ok(&["crash", s(&a)]);
+    ok(&["elect", s(&b)]);
+    for i in 9..12 {
+        ok(&["append", s(&b), &value(i)]);
+    }
+    let v = json_lines(&ok(&["tier", "copy", s(&b), "--json"]));
+    let summary = v.iter().find(|l| l["type"] == "copy_task").unwrap();
+    // a copied 0..2 and 3..5 at epoch 0; b (epoch 1 from 9) finds 5 as the copied offset.
+    assert_eq!(
+        (summary["highest_remote_offset"].as_i64(), summary["highest_remote_epoch"].as_i64()),
+        (Some(5), Some(0))
+    );
+    let ranges: Vec<(i64, i64, i64)> = v
+        .iter()
+        .filter(|l| l["type"] == "remote_copy")
+        .map(|c| {
+            (
+                c["start_offset"].as_i64().unwrap(),
+                c["end_offset"].as_i64().unwrap(),
+                c["segment_leader_epochs"][0][0].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(ranges, vec![(6, 8, 0), (9, 10, 1)], "one-record batches: two to a segment, 11 active");
+    ok(&["recover", s(&a), "--leader", s(&b)]);
+    let out = ok(&["fetch", "--leader", s(&b), s(&a), "--until-caught-up"]);
+    assert!(out.contains("__remote_log_metadata-0: copied records 4..7"), "{out}");
+    no_findings(&[&a, &b], &remote);
+}
