@@ -150,7 +150,7 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         plan.write()?
     };
     let remote_dir = match req.remote_dir {
-        Some(r) => Some(crate::tiered::lab::make_tiered(req.dir, req.topic, numbers_again(req), r)?),
+        Some(r) => Some(crate::tiered::lab::make_tiered(req.dir, req.topic, partition_numbers(req), r)?),
         None => None,
     };
     Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing, remote_dir })
@@ -168,7 +168,7 @@ pub struct CreateReport {
 }
 
 /// The partition numbers a request names.
-fn numbers_again(req: &CreateRequest<'_>) -> std::ops::RangeInclusive<i32> {
+fn partition_numbers(req: &CreateRequest<'_>) -> std::ops::RangeInclusive<i32> {
     req.partition..=req.partition + (req.partitions - 1)
 }
 

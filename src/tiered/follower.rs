@@ -323,9 +323,11 @@ pub fn refuse_recover_without_remote_tier(follower: &Replica) -> Result<()> {
 
 /// After `recover --leader` restarted the follower at the remote segment's end + 1 (the log
 /// emptied, as `truncateFullyAndStartAt`), the rest of the remote aux state: its epoch cache
-/// (the remote `.leader_epoch_checkpoint`, as the plan took it), the remote producer snapshot
-/// as `<next>.snapshot`, and the leader's log start in log-start-offset-checkpoint.
-pub fn finish_restart_from_remote(follower: &mut Replica, aux: &AuxState, epochs_after: &EpochCache) -> Result<()> {
+/// (the remote `.leader_epoch_checkpoint`, read from the follower's lab's remote dir), the remote
+/// producer snapshot as `<next>.snapshot`, and the leader's log start in
+/// log-start-offset-checkpoint. A remote file that does not read fails the command (and the
+/// journal puts back what it wrote), as Kafka's follower fails and retries.
+pub fn finish_restart_from_remote(follower: &mut Replica, aux: &AuxState) -> Result<()> {
     let (Some(source), Some(next)) = (aux.source.as_ref(), aux.next_offset) else { return Ok(()) };
     let remote_dir = lab::require_remote_dir(follower, None)?;
     let root = storage_root(&remote_dir)?;
@@ -339,7 +341,18 @@ pub fn finish_restart_from_remote(follower: &mut Replica, aux: &AuxState, epochs
             "no remote producer snapshot: Kafka's follower fails buildProducerSnapshotFile and retries",
         )
     })?;
-    let cache = epochs_after.clone();
+    let checkpoint = part_dir.join(file_name(source.start_offset, &segment_id, LEADER_EPOCH_CHECKPOINT_SUFFIX));
+    if !checkpoint.is_file() {
+        return Err(Error::layout(
+            &checkpoint,
+            "no such remote file: Kafka's fetchIndex(LEADER_EPOCH) fails (RemoteResourceNotFoundException) and the \
+             follower retries",
+        ));
+    }
+    let entries = crate::log::checkpoint::read_epoch_checkpoint(&checkpoint)?;
+    let cache = EpochCache::from_entries(
+        entries.into_iter().map(|(leader_epoch, start_offset)| EpochEntry { leader_epoch, start_offset }),
+    );
     follower.log_mut().update_epoch_cache(|c| {
         *c = cache;
         true
