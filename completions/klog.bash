@@ -1445,13 +1445,21 @@ _klog() {
             return 0
             ;;
         klog__subcmd__remote)
-            opts="-h -V --remote-dir --json --allow-other-cluster --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --remote-dir --json --allow-other-cluster --retention-ms --retention-bytes --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --remote-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

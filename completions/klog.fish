@@ -283,6 +283,8 @@ complete -c klog -n "__fish_klog_using_subcommand diff" -l allow-broker-dir-writ
 complete -c klog -n "__fish_klog_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand remote" -l remote-dir -d 'A LocalTieredStorage dir (its `rsm.config.dir`, or the `kafka-tiered-storage` dir in it): each remote segment\'s files checked against the metadata (required files, the log\'s batches, offsets and size, the leader-epoch checkpoint), files without metadata, finished segments without files, copies started and never finished' -r -F
+complete -c klog -n "__fish_klog_using_subcommand remote" -l retention-ms -d 'Forecast each leader\'s remote expiration with this `retention.ms` in place of the topic\'s (what the next run deletes if the topic is altered to it; -1: no limit)' -r
+complete -c klog -n "__fish_klog_using_subcommand remote" -l retention-bytes -d 'Forecast each leader\'s remote expiration with this `retention.bytes` in place of the topic\'s (the partition\'s size across both tiers it keeps; -1: no limit)' -r
 complete -c klog -n "__fish_klog_using_subcommand remote" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

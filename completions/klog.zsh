@@ -342,6 +342,8 @@ _arguments "${_arguments_options[@]}" : \
 (remote)
 _arguments "${_arguments_options[@]}" : \
 '--remote-dir=[A LocalTieredStorage dir (its \`rsm.config.dir\`, or the \`kafka-tiered-storage\` dir in it)\: each remote segment'\''s files checked against the metadata (required files, the log'\''s batches, offsets and size, the leader-epoch checkpoint), files without metadata, finished segments without files, copies started and never finished]:DIR:_files' \
+'--retention-ms=[Forecast each leader'\''s remote expiration with this \`retention.ms\` in place of the topic'\''s (what the next run deletes if the topic is altered to it; -1\: no limit)]:MS:_default' \
+'--retention-bytes=[Forecast each leader'\''s remote expiration with this \`retention.bytes\` in place of the topic'\''s (the partition'\''s size across both tiers it keeps; -1\: no limit)]:BYTES:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--json[JSON lines, one object per line with a \`type\`]' \

@@ -579,7 +579,14 @@ fn remote(a: &RemoteArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>)
     // One cluster's metadata topic describes one cluster's remote storage (or, asked, any dirs').
     let ids: Vec<crate::replica::DirIds> = a.dirs.iter().map(|d| crate::replica::DirIds::read(d)).collect();
     crate::replica::ensure_one_cluster(&ids, a.allow_other_cluster)?;
-    let req = commands::remote::RemoteRequest { dirs: &a.dirs, remote_dir: a.remote_dir.as_deref() };
+    let req = commands::remote::RemoteRequest {
+        dirs: &a.dirs,
+        remote_dir: a.remote_dir.as_deref(),
+        what_if: commands::remote_forecast::RetentionWhatIf {
+            retention_ms: a.retention_ms,
+            retention_bytes: a.retention_bytes,
+        },
+    };
     let report = commands::remote::run(&req)?;
     if a.json {
         output::remote::json(text.raw(), &report)?;

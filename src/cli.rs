@@ -297,6 +297,14 @@ pub struct RemoteArgs {
     /// dirs and ids (exit 2) unless this flag is given.
     #[arg(long)]
     pub allow_other_cluster: bool,
+    /// Forecast each leader's remote expiration with this `retention.ms` in place of the
+    /// topic's (what the next run deletes if the topic is altered to it; -1: no limit).
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
+    pub retention_ms: Option<i64>,
+    /// Forecast each leader's remote expiration with this `retention.bytes` in place of the
+    /// topic's (the partition's size across both tiers it keeps; -1: no limit).
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
+    pub retention_bytes: Option<i64>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub struct RemoteRequest<'a> {
     pub dirs: &'a [PathBuf],
     pub remote_dir: Option<&'a Path>,
+    /// Retention settings to forecast with in place of the metadata's.
+    pub what_if: super::remote_forecast::RetentionWhatIf,
 }
 
 /// A tiered partition as one data dir holds it locally.
@@ -64,7 +66,7 @@ pub struct TierFinding {
 /// A fact across the tiers that is not a finding ([`RemoteReport::notes`]).
 #[derive(Debug, Clone)]
 pub struct TierNote {
-    /// `copied-twice`, `two-histories`, `above-hw`.
+    /// `copied-twice`, `two-histories`, `above-hw`, `expires-next`, `metadata-above-hw`.
     pub kind: &'static str,
     pub partition: TopicIdPartition,
     pub data_dir: Option<PathBuf>,
@@ -246,6 +248,73 @@ impl RemoteReport {
                 ),
             });
         }
+        let mut above: std::collections::BTreeMap<(&TopicIdPartition, i32), Vec<i64>> =
+            std::collections::BTreeMap::new();
+        for a in &self.metadata.above_high_watermark {
+            above.entry((&a.partition, a.at.metadata_partition)).or_default().push(a.at.offset);
+        }
+        for ((tp, metadata_partition), offsets) in above {
+            let hw = self
+                .metadata
+                .partitions
+                .iter()
+                .find(|p| p.partition == metadata_partition)
+                .and_then(|p| p.high_watermark)
+                .unwrap_or_default();
+            let (first, last) =
+                (offsets.first().copied().unwrap_or_default(), offsets.last().copied().unwrap_or_default());
+            out.push(TierNote {
+                kind: "metadata-above-hw",
+                partition: tp.clone(),
+                data_dir: None,
+                segment_id: None,
+                what: format!(
+                    "{}: {} event(s) of __remote_log_metadata-{metadata_partition} (offsets {first}..{last}) lie at or \
+                     above its high watermark {hw} (the highest the dirs' replication-offset-checkpoint gives): Kafka's \
+                     metadata manager consumes below the HW only, so it may not have applied them, and a later leader \
+                     of that partition may not hold them (klog folds them; a copy of a broker that did not stop cleanly \
+                     holds a checkpoint behind its HW)",
+                    tp.dir_name(),
+                    offsets.len()
+                ),
+            });
+        }
+        for f in &self.forecasts {
+            let Some(leader) = f.current.and_then(|i| f.candidates.get(i)) else { continue };
+            let deletions = &leader.forecast.deletions;
+            let (Some(first), Some(last)) =
+                (deletions.iter().map(|d| d.start_offset).min(), deletions.iter().map(|d| d.end_offset).max())
+            else {
+                continue;
+            };
+            let Some(tp) = self.partitions.iter().map(|p| &p.partition).find(|tp| tp.dir_name() == f.partition) else {
+                continue;
+            };
+            let mut causes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for d in deletions {
+                *causes.entry(d.cause.name()).or_default() += 1;
+            }
+            let causes: Vec<String> = causes.iter().map(|(c, n)| format!("{n} by {c}")).collect();
+            out.push(TierNote {
+                kind: "expires-next",
+                partition: tp.clone(),
+                data_dir: Some(leader.data_dir.clone()),
+                segment_id: None,
+                what: format!(
+                    "{}: the next remote expiration of broker {} (the leader) deletes {} segment(s), offsets {first}..{last} \
+                     ({}), and the earliest offset becomes {} (retention.ms {} from {}, retention.bytes {} from {})",
+                    f.partition,
+                    leader.node_id.map_or_else(|| "?".to_string(), |n| n.to_string()),
+                    deletions.len(),
+                    causes.join(", "),
+                    leader.forecast.log_start_offset_after,
+                    f.retention_ms,
+                    f.retention_ms_source,
+                    f.retention_bytes,
+                    f.retention_bytes_source
+                ),
+            });
+        }
         for (tp, side, s) in self.above_high_watermark() {
             out.push(TierNote {
                 kind: "above-hw",
@@ -337,7 +406,7 @@ pub fn for_check(dirs: &[PathBuf], remote_dir: Option<&Path>) -> Result<Option<R
     if remote_dir.is_none() && !dirs.iter().any(|d| holds_remote_metadata(d)) {
         return Ok(None);
     }
-    run(&RemoteRequest { dirs, remote_dir }).map(Some)
+    run(&RemoteRequest { dirs, remote_dir, what_if: Default::default() }).map(Some)
 }
 
 pub fn run(req: &RemoteRequest<'_>) -> Result<RemoteReport> {
@@ -364,7 +433,14 @@ pub fn run(req: &RemoteRequest<'_>) -> Result<RemoteReport> {
         .iter()
         .filter_map(|tp| {
             let p = metadata.fold.partitions.get(&tp.partition)?;
-            Some(super::remote_forecast::forecast_partition(tp, p, recorded.as_ref(), storage.as_ref(), now_ms))
+            Some(super::remote_forecast::forecast_partition(
+                tp,
+                p,
+                recorded.as_ref(),
+                storage.as_ref(),
+                now_ms,
+                req.what_if,
+            ))
         })
         .collect();
     Ok(RemoteReport { metadata, partitions, storage, forecasts })

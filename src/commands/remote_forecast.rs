@@ -12,7 +12,7 @@ use crate::log::names;
 use crate::log::{Log, LogConfig};
 use crate::replica::read_meta_properties;
 use crate::tiered::lineage::{
-    forecast, salvage_from, served_by_none, unlisted_segments, Candidate, LeaderForecast, RetentionTime, Salvage,
+    forecast, salvage_from, served_by_none, unlisted_segments, Candidate, LeaderForecast, Retention, Salvage,
 };
 use crate::tiered::local_tiered_storage::RemoteStorageCheck;
 use crate::tiered::metadata_cache::PartitionRemoteMetadata;
@@ -39,6 +39,14 @@ pub struct Unforecast {
     pub why: String,
 }
 
+/// Retention to forecast with in place of what the metadata sets (`klog remote
+/// --retention-ms/--retention-bytes`): what the next expiration deletes if the topic is altered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RetentionWhatIf {
+    pub retention_ms: Option<i64>,
+    pub retention_bytes: Option<i64>,
+}
+
 /// The forecasts of one tiered partition.
 #[derive(Debug, Clone)]
 pub struct PartitionForecast {
@@ -52,8 +60,9 @@ pub struct PartitionForecast {
     /// `retention.ms` taken, and where from (`topic`, `cluster default`, `Kafka's default`).
     pub retention_ms: i64,
     pub retention_ms_source: &'static str,
-    /// `retention.bytes` as the metadata sets it, when above -1: size retention is not forecast.
-    pub retention_bytes: Option<i64>,
+    /// `retention.bytes` taken (-1: none), and where from.
+    pub retention_bytes: i64,
+    pub retention_bytes_source: &'static str,
     /// With `--remote-dir`: finished segments no candidate serves, and their records.
     pub salvage: Vec<Salvage>,
     /// Finished segments no candidate serves (with or without the remote dir).
@@ -73,11 +82,14 @@ fn candidate(data_dir: &Path, dir_name: &str, log_start_offset: Option<i64>) -> 
     let log = Log::open(&dir, LogConfig::default(), log_start_offset.unwrap_or(0))?;
     let epoch_entries = log.epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect();
     let local_log_start_offset = log.first_offset().unwrap_or(log.log_end_offset());
+    let local_segments =
+        log.segments().iter().map(|s| Ok((s.base_offset, s.log_size()?))).collect::<Result<Vec<_>>>()?;
     Ok(Candidate {
         epoch_entries,
         log_start_offset: log_start_offset.unwrap_or(local_log_start_offset),
         local_log_start_offset,
         log_end_offset: log.log_end_offset(),
+        local_segments,
     })
 }
 
@@ -96,17 +108,24 @@ pub fn forecast_partition(
     metadata: Option<&RecordedMetadata>,
     storage: Option<&RemoteStorageCheck>,
     now_ms: i64,
+    what_if: RetentionWhatIf,
 ) -> PartitionForecast {
     let name = tp.partition.dir_name();
     let config = |key: &str| metadata.and_then(|m| m.topic_config(&tp.partition.topic, key));
-    let (retention_ms, retention_ms_source) = match config("retention.ms").and_then(|(v, s)| Some((v.parse().ok()?, s)))
-    {
+    let setting = |key: &str, default: i64| match config(key).and_then(|(v, s)| Some((v.parse::<i64>().ok()?, s))) {
         Some((v, crate::kraft::replay::ConfigSource::Topic)) => (v, "topic"),
         Some((v, crate::kraft::replay::ConfigSource::ClusterDefault)) => (v, "cluster default"),
-        None => (DEFAULT_RETENTION_MS, "Kafka's default"),
+        None => (default, "Kafka's default"),
     };
-    let retention_bytes = config("retention.bytes").and_then(|(v, _)| v.parse::<i64>().ok()).filter(|&b| b > -1);
-    let retention = Some(RetentionTime { retention_ms, now_ms });
+    let (retention_ms, retention_ms_source) = match what_if.retention_ms {
+        Some(ms) => (ms, "--retention-ms"),
+        None => setting("retention.ms", DEFAULT_RETENTION_MS),
+    };
+    let (retention_bytes, retention_bytes_source) = match what_if.retention_bytes {
+        Some(b) => (b, "--retention-bytes"),
+        None => setting("retention.bytes", -1),
+    };
+    let retention = Some(Retention { retention_ms, retention_bytes, now_ms });
     let mut candidates = Vec::new();
     let mut unforecast = Vec::new();
     for side in &tp.local {
@@ -146,6 +165,7 @@ pub fn forecast_partition(
         retention_ms,
         retention_ms_source,
         retention_bytes,
+        retention_bytes_source,
         salvage,
         served_by_none_count: none.len(),
         unlisted: unlisted_segments(p).iter().map(|s| (s.segment_id, s.start_offset, s.end_offset)).collect(),

@@ -197,6 +197,7 @@ struct MetadataPartitionWire<'a> {
     partition: i32,
     dir: Shown<'a>,
     log_end_offset: i64,
+    high_watermark: Option<i64>,
     records_read: u64,
 }
 
@@ -285,6 +286,7 @@ pub fn json(out: &mut dyn Write, r: &RemoteReport) -> Result<()> {
                 partition: p.partition,
                 dir: Shown(&p.dir),
                 log_end_offset: p.log_end_offset,
+                high_watermark: p.high_watermark,
                 records_read: p.records_read,
             },
         )?;

@@ -67,8 +67,8 @@ pub fn text(out: &mut dyn Write, forecasts: &[PartitionForecast], settings: &Set
         }
         w(out, "")?;
         let bytes = match f.retention_bytes {
-            Some(b) => format!("; retention.bytes {b} is set: deletions by size are not forecast"),
-            None => String::new(),
+            -1 => String::new(),
+            b => format!(", retention.bytes {b} from {}", f.retention_bytes_source),
         };
         w(
             out,
@@ -252,7 +252,8 @@ struct LeaderForecastWire<'a> {
     log_end_offset: i64,
     retention_ms: i64,
     retention_ms_source: &'static str,
-    retention_bytes_not_forecast: Option<i64>,
+    retention_bytes: i64,
+    retention_bytes_source: &'static str,
     served_segment_count: usize,
     segments: Vec<VerdictWire>,
     deletions: Vec<DeletionWire>,
@@ -318,7 +319,8 @@ pub fn json(out: &mut dyn Write, forecasts: &[PartitionForecast]) -> Result<()> 
                     log_end_offset: c.candidate.log_end_offset,
                     retention_ms: f.retention_ms,
                     retention_ms_source: f.retention_ms_source,
-                    retention_bytes_not_forecast: f.retention_bytes,
+                    retention_bytes: f.retention_bytes,
+                    retention_bytes_source: f.retention_bytes_source,
                     served_segment_count: e.served_count(),
                     segments: e
                         .segments

@@ -62,13 +62,17 @@ pub struct Candidate {
     /// The base offset of its first local segment.
     pub local_log_start_offset: i64,
     pub log_end_offset: i64,
+    /// Its local segments: (base offset, size in bytes), ascending.
+    pub local_segments: Vec<(i64, u64)>,
 }
 
-/// Retention by time as the topic sets it.
+/// Retention as the topic sets it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetentionTime {
+pub struct Retention {
     /// `retention.ms` (-1: none).
     pub retention_ms: i64,
+    /// `retention.bytes` (-1: none).
+    pub retention_bytes: i64,
     /// The clock the forecast is taken at.
     pub now_ms: i64,
 }
@@ -82,6 +86,9 @@ pub enum DeleteCause {
     LogStartOffsetBreach,
     /// Its largest timestamp at or before now − retention.ms.
     RetentionTime,
+    /// The log's size (local above the remote tier, plus remote within the lineage) over
+    /// retention.bytes by at least this segment's size.
+    RetentionSize,
     /// A deletion that started and did not finish, retried.
     DeleteStartedRetry,
 }
@@ -92,6 +99,7 @@ impl DeleteCause {
             DeleteCause::LeaderEpochCacheTruncation => "leader-epoch-cache truncation",
             DeleteCause::LogStartOffsetBreach => "log-start-offset breach",
             DeleteCause::RetentionTime => "retention.ms breach",
+            DeleteCause::RetentionSize => "retention.bytes breach",
             DeleteCause::DeleteStartedRetry => "delete started, retried",
         }
     }
@@ -293,13 +301,19 @@ fn find_log_start_offset(p: &PartitionRemoteMetadata, states: &BTreeMap<i32, Epo
 }
 
 /// Forecast what candidate `c` does across the tiers of partition `p` if it leads.
-pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<RetentionTime>) -> LeaderForecast {
+pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Retention>) -> LeaderForecast {
     let leader = filtered_epochs(&c.epoch_entries);
     let states = &p.epochs;
     let mut deletions: Vec<Deletion> = Vec::new();
     // The ids in `deletions`, for lookups.
     let mut deleted_ids: BTreeSet<[u8; 16]> = BTreeSet::new();
     let mut retention_log_start: Option<i64> = None;
+    let mut raise_log_start = |s: &SegmentMetadata| {
+        let next = s.end_offset.saturating_add(1);
+        retention_log_start = Some(retention_log_start.map_or(next, |o: i64| o.max(next)));
+    };
+    // `remainingBreachedSize`: the bytes retention by size still has to delete.
+    let mut breached_bytes = retention.map_or(0, |r| breached_size(p, c, &leader, r.retention_bytes));
     // The retention walk (cleanupExpiredRemoteLogSegments, :1492-1548).
     let first_epoch = leader.keys().next().copied();
     'walk: for &epoch in leader.keys() {
@@ -322,18 +336,26 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
                 deletions.push(deletion(s, DeleteCause::LogStartOffsetBreach));
             } else {
                 valid = is_within_leader_epochs(s, c.log_end_offset, &leader) == Some(true);
-                if valid {
-                    if let Some(r) = retention.filter(|r| r.retention_ms > -1) {
-                        if s.max_timestamp_ms <= r.now_ms.saturating_sub(r.retention_ms) {
-                            delete = true;
-                            deleted_ids.insert(s.segment_id);
-                            deletions.push(deletion(s, DeleteCause::RetentionTime));
-                            retention_log_start =
-                                Some(retention_log_start.map_or(s.end_offset.saturating_add(1), |o: i64| {
-                                    o.max(s.end_offset.saturating_add(1))
-                                }));
-                        }
-                    }
+                // `isSegmentBreachedByRetentionTime(s) || isSegmentBreachedByRetentionSize(s)`
+                // (:1316-1331, :1293-1312): a deletion by time takes its size off the breach too.
+                let cause = if !valid {
+                    None
+                } else if retention.is_some_and(|r| {
+                    r.retention_ms > -1 && s.max_timestamp_ms <= r.now_ms.saturating_sub(r.retention_ms)
+                }) {
+                    breached_bytes = breached_bytes.saturating_sub(i64::from(s.segment_size_in_bytes)).max(0);
+                    Some(DeleteCause::RetentionTime)
+                } else if breached_bytes > 0 && breached_bytes - i64::from(s.segment_size_in_bytes) >= 0 {
+                    breached_bytes -= i64::from(s.segment_size_in_bytes);
+                    Some(DeleteCause::RetentionSize)
+                } else {
+                    None
+                };
+                if let Some(cause) = cause {
+                    delete = true;
+                    deleted_ids.insert(s.segment_id);
+                    deletions.push(deletion(s, cause));
+                    raise_log_start(s);
                 }
             }
             // `canProcess = shouldDeleteSegment || !isValidSegment`.
@@ -382,6 +404,51 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
         })
         .collect();
     LeaderForecast { segments, deletions, remote_log_start_offset, log_start_offset_after, reads }
+}
+
+/// `findHighestRemoteOffset` (RemoteLogManager.java:2134-2160@4.4.0): from the candidate's
+/// latest epoch down, the first epoch with a finished copy (`highestOffsetForEpoch`) gives the
+/// highest offset in remote storage, capped below the epoch's end in the candidate's cache; -1
+/// when none has one. A leader copies from the offset after it, and its local segments above it
+/// are the ones only on its disk.
+pub fn highest_remote_offset(p: &PartitionRemoteMetadata, c: &Candidate) -> i64 {
+    for (i, &(epoch, _)) in c.epoch_entries.iter().enumerate().rev() {
+        let Some(highest) = p.epochs.get(&epoch).and_then(|st| st.highest_log_offset) else { continue };
+        // `endOffsetFor(epoch, logEndOffset)`: where the next epoch starts, else the log end.
+        let end = c.epoch_entries.get(i + 1).map_or(c.log_end_offset, |&(_, next)| next);
+        return if end <= highest { end.saturating_sub(1) } else { highest };
+    }
+    -1
+}
+
+/// `buildRetentionSizeData` (RemoteLogManager.java:1643-1700@4.4.0): the log's size is its
+/// local segments above the highest remote offset (`UnifiedLog.onlyLocalLogSegmentsSize`,
+/// UnifiedLog.java:2131@4.4.0: base offset above it) plus each finished copy listed under an
+/// epoch of the candidate's filtered cache and within its lineage, counted once; what exceeds
+/// `retention_bytes` is to be deleted (0: nothing, or `retention.bytes` -1).
+fn breached_size(p: &PartitionRemoteMetadata, c: &Candidate, leader: &BTreeMap<i32, i64>, retention_bytes: i64) -> i64 {
+    if retention_bytes < 0 {
+        return 0;
+    }
+    let highest = highest_remote_offset(p, c);
+    let local = c
+        .local_segments
+        .iter()
+        .filter(|&&(base, _)| base > highest)
+        .fold(0i64, |sum, &(_, size)| sum.saturating_add(i64::try_from(size).unwrap_or(i64::MAX)));
+    let mut seen: BTreeSet<[u8; 16]> = BTreeSet::new();
+    let mut remote = 0i64;
+    for &epoch in leader.keys() {
+        for s in listed(p, &p.epochs, epoch) {
+            if s.state == RemoteLogSegmentState::CopySegmentFinished
+                && seen.insert(s.segment_id)
+                && is_within_leader_epochs(s, c.log_end_offset, leader) == Some(true)
+            {
+                remote += i64::from(s.segment_size_in_bytes);
+            }
+        }
+    }
+    local.saturating_add(remote).saturating_sub(retention_bytes).max(0)
 }
 
 fn deletion(s: &SegmentMetadata, cause: DeleteCause) -> Deletion {
@@ -588,6 +655,7 @@ mod tests {
             log_start_offset: 0,
             local_log_start_offset: 250,
             log_end_offset: 300,
+            local_segments: Vec::new(),
         };
         let f = forecast(&p, &broker3, None);
         assert!(f.deletions.is_empty(), "{:?}", f.deletions);
@@ -623,6 +691,7 @@ mod tests {
             log_start_offset: 0,
             local_log_start_offset: 250,
             log_end_offset: 300,
+            local_segments: Vec::new(),
         };
         let f = forecast(&p, &broker1, None);
         assert_eq!(
@@ -654,6 +723,7 @@ mod tests {
             log_start_offset: 150,
             local_log_start_offset: 300,
             log_end_offset: 350,
+            local_segments: Vec::new(),
         };
         let f = forecast(&p, &c, None);
         assert_eq!(
@@ -673,9 +743,10 @@ mod tests {
             log_start_offset: 0,
             local_log_start_offset: 200,
             log_end_offset: 250,
+            local_segments: Vec::new(),
         };
         // Segment 1's largest timestamp is 1001, segment 2's 1002: cut at 1001.
-        let f = forecast(&p, &c, Some(RetentionTime { retention_ms: 10, now_ms: 1_011 }));
+        let f = forecast(&p, &c, Some(Retention { retention_ms: 10, retention_bytes: -1, now_ms: 1_011 }));
         assert_eq!(
             f.deletions.iter().map(|d| (d.start_offset, d.cause)).collect::<Vec<_>>(),
             [(0, DeleteCause::RetentionTime)]
@@ -694,6 +765,7 @@ mod tests {
             log_start_offset: 0,
             local_log_start_offset: 150,
             log_end_offset: 200,
+            local_segments: Vec::new(),
         };
         let f = forecast(&p, &c, None);
         assert_eq!(f.reads[1], ReadRange { first_offset: 100, last_offset: 149, source: ReadSource::OutOfRange });
@@ -725,6 +797,7 @@ mod tests {
             log_start_offset: 200,
             local_log_start_offset: 224,
             log_end_offset: 300,
+            local_segments: Vec::new(),
         };
         let f = forecast(&p, &broker1, None);
         assert_eq!(f.deletions.iter().map(|d| d.segment_id[0]).collect::<Vec<_>>(), [1, 3]);
@@ -754,8 +827,10 @@ mod tests {
                     log_start_offset: start,
                     local_log_start_offset: local,
                     log_end_offset: end,
+                    local_segments: Vec::new(),
                 };
-                let f = forecast(&p, &c, Some(RetentionTime { retention_ms: i64::MAX, now_ms: i64::MIN }));
+                let f =
+                    forecast(&p, &c, Some(Retention { retention_ms: i64::MAX, retention_bytes: -1, now_ms: i64::MIN }));
                 let _ = f.consumer_from_earliest();
             }
         }
@@ -771,9 +846,62 @@ mod tests {
             log_start_offset: 0,
             local_log_start_offset: 150,
             log_end_offset: 200,
+            local_segments: Vec::new(),
         };
         let f = forecast(&p, &c, None);
         assert_eq!(f.reads[0].source, ReadSource::Remote { segment_id: [2; 16], end_offset: 149 });
         assert!(f.segments.iter().find(|s| s.segment_id == [1; 16]).unwrap().served.is_empty());
+    }
+
+    #[test]
+    fn retention_by_size_deletes_the_oldest_segments_until_the_log_fits() {
+        // Three finished copies of 100 bytes each, local segments 300 (copied) and 400 of 50
+        // bytes: the size counted is 300 remote + 50 local above the highest remote offset 299.
+        let p = partition(vec![
+            seg(1, 0, 99, &[(0, 0)], 10),
+            seg(2, 100, 199, &[(0, 100)], 20),
+            seg(3, 200, 299, &[(0, 200)], 30),
+        ]);
+        let c = Candidate {
+            epoch_entries: vec![(0, 0)],
+            log_start_offset: 0,
+            local_log_start_offset: 200,
+            log_end_offset: 450,
+            local_segments: vec![(200, 100), (300, 50)],
+        };
+        assert_eq!(highest_remote_offset(&p, &c), 299);
+        let size = |bytes| Some(Retention { retention_ms: -1, retention_bytes: bytes, now_ms: 0 });
+        // 350 over 160 by 190: one segment's 100 fits in the breach, the second's does not
+        // (`remainingBreachedSize - size >= 0`), and the walk stops at the first that stays.
+        let f = forecast(&p, &c, size(160));
+        assert_eq!(
+            f.deletions.iter().map(|d| (d.start_offset, d.cause)).collect::<Vec<_>>(),
+            [(0, DeleteCause::RetentionSize)]
+        );
+        assert_eq!(f.log_start_offset_after, 100);
+        // Over by exactly two segments: both go.
+        let f = forecast(&p, &c, size(150));
+        assert_eq!(f.deletions.len(), 2);
+        assert_eq!(f.log_start_offset_after, 200);
+        // Under the limit, or no limit: nothing.
+        assert!(forecast(&p, &c, size(350)).deletions.is_empty());
+        assert!(forecast(&p, &c, size(-1)).deletions.is_empty());
+    }
+
+    #[test]
+    fn the_highest_remote_offset_is_capped_below_where_the_candidates_epoch_ends() {
+        // The copy of epoch 0 reaches 199, but this candidate's epoch 0 ends at 150.
+        let p = partition(vec![seg(1, 0, 199, &[(0, 0)], 10)]);
+        let c = |entries: Vec<(i32, i64)>| Candidate {
+            epoch_entries: entries,
+            log_start_offset: 0,
+            local_log_start_offset: 0,
+            log_end_offset: 300,
+            local_segments: Vec::new(),
+        };
+        assert_eq!(highest_remote_offset(&p, &c(vec![(0, 0), (1, 150)])), 149);
+        assert_eq!(highest_remote_offset(&p, &c(vec![(0, 0)])), 199);
+        // No epoch of the candidate has a copy.
+        assert_eq!(highest_remote_offset(&p, &c(vec![(3, 0)])), -1);
     }
 }

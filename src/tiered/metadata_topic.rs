@@ -6,9 +6,11 @@
 //! offset order too, and every event of one user partition goes to one metadata partition
 //! (`RemoteLogMetadataTopicPartitioner`), so per user partition the fold sees Kafka's order.
 //!
-//! Not read: records above the copy's high watermark are folded like the others (the manager's
-//! consumer would not see them yet), and the manager's own snapshot files
-//! (`remote_log_snapshot`, written by older releases) are not read.
+//! Records at or above the partition's high watermark (the highest entry any of the dirs'
+//! `replication-offset-checkpoint` gives it) are folded like the others and listed apart
+//! ([`AboveHighWatermark`]): the metadata manager's consumer reads below the HW only, so it may
+//! not have applied them, and a later leader of the metadata partition may not hold them. The
+//! manager's own snapshot files (`remote_log_snapshot`, written by older releases) are not read.
 
 use super::metadata_cache::{EventPosition, RemoteMetadataFold};
 use super::remote_log_metadata::{self, REMOTE_LOG_METADATA_TOPIC};
@@ -26,6 +28,14 @@ pub struct Unreadable {
     pub what: String,
 }
 
+/// An event read at or above its metadata partition's high watermark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AboveHighWatermark {
+    pub at: EventPosition,
+    /// The user partition the event is about.
+    pub partition: super::remote_log_metadata::TopicIdPartition,
+}
+
 /// One metadata partition, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataPartitionRead {
@@ -33,6 +43,8 @@ pub struct MetadataPartitionRead {
     /// The partition dir read (the copy with the highest log end offset).
     pub dir: PathBuf,
     pub log_end_offset: i64,
+    /// The highest entry for it in the dirs' `replication-offset-checkpoint` (none: no dir has one).
+    pub high_watermark: Option<i64>,
     pub records_read: u64,
 }
 
@@ -44,6 +56,8 @@ pub struct RemoteMetadataRead {
     pub decoded_by_name: BTreeMap<&'static str, u64>,
     pub unreadable: Vec<Unreadable>,
     pub fold: RemoteMetadataFold,
+    /// Events at or above their metadata partition's high watermark, in log order.
+    pub above_high_watermark: Vec<AboveHighWatermark>,
 }
 
 impl RemoteMetadataRead {
@@ -76,7 +90,17 @@ pub fn metadata_partition_dirs(data_dir: &Path) -> Result<Vec<(i32, PathBuf)>> {
 pub fn read_remote_metadata(data_dirs: &[PathBuf]) -> Result<RemoteMetadataRead> {
     // Per metadata partition, the copy with the highest log end offset (the first dir on a tie).
     let mut best: BTreeMap<i32, (i64, PathBuf, Replica)> = BTreeMap::new();
+    let mut high_watermarks: BTreeMap<i32, i64> = BTreeMap::new();
     for data_dir in data_dirs {
+        let checkpoint = data_dir.join(crate::log::names::REPLICATION_OFFSET_CHECKPOINT);
+        if checkpoint.is_file() {
+            for e in crate::log::checkpoint::read_offset_checkpoint(&checkpoint)? {
+                if e.topic == REMOTE_LOG_METADATA_TOPIC {
+                    let hw = high_watermarks.entry(e.partition).or_insert(e.offset);
+                    *hw = (*hw).max(e.offset);
+                }
+            }
+        }
         for (partition, dir) in metadata_partition_dirs(data_dir)? {
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let replica = Replica::open(data_dir, Some(&name))?;
@@ -88,6 +112,7 @@ pub fn read_remote_metadata(data_dirs: &[PathBuf]) -> Result<RemoteMetadataRead>
     }
     let mut read = RemoteMetadataRead::default();
     for (partition, (log_end_offset, dir, replica)) in best {
+        let high_watermark = high_watermarks.get(&partition).copied();
         let mut records_read = 0;
         for seg in replica.log().segments() {
             let bytes = seg.read_log()?;
@@ -121,7 +146,14 @@ pub fn read_remote_metadata(data_dirs: &[PathBuf]) -> Result<RemoteMetadataRead>
                         Ok(m) => {
                             *read.decoded_by_name.entry(m.name()).or_default() += 1;
                             match remote_log_metadata::event_of(&m) {
-                                Ok(event) => read.fold.apply(at, &event),
+                                Ok(event) => {
+                                    if high_watermark.is_some_and(|hw| r.offset >= hw) {
+                                        if let Some(partition) = event_partition(&event) {
+                                            read.above_high_watermark.push(AboveHighWatermark { at, partition });
+                                        }
+                                    }
+                                    read.fold.apply(at, &event)
+                                }
                                 Err(what) => read.unreadable.push(Unreadable { at, what }),
                             }
                         }
@@ -130,7 +162,17 @@ pub fn read_remote_metadata(data_dirs: &[PathBuf]) -> Result<RemoteMetadataRead>
                 }
             }
         }
-        read.partitions.push(MetadataPartitionRead { partition, dir, log_end_offset, records_read });
+        read.partitions.push(MetadataPartitionRead { partition, dir, log_end_offset, high_watermark, records_read });
     }
     Ok(read)
+}
+
+fn event_partition(e: &remote_log_metadata::RemoteLogMetadataEvent) -> Option<remote_log_metadata::TopicIdPartition> {
+    use remote_log_metadata::RemoteLogMetadataEvent::*;
+    match e {
+        Segment(s) => Some(s.partition.clone()),
+        Update(u) => Some(u.partition.clone()),
+        PartitionDelete(d) => Some(d.partition.clone()),
+        Snapshot => None,
+    }
 }

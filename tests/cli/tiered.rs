@@ -488,6 +488,107 @@ fn remote_forecasts_what_each_broker_deletes_and_serves_if_it_leads_and_what_no_
     assert!(text.contains("3 record(s), offsets 0..2 still in its remote .log"), "{text}");
 }
 
+/// `--retention-bytes`: what the next expiration deletes if the topic is altered to it
+/// (`buildRetentionSizeData`, RemoteLogManager.java:1643-1700@4.4.0: the local segments above the
+/// highest remote offset plus the finished copies within the lineage; real brokers judge it in
+/// tests/kafka/real_tiered.rs). `check` says what the leader's next expiration deletes.
+#[test]
+fn remote_forecasts_retention_by_size_and_check_says_what_expires_next() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data1, remote) = tiered(tmp.path());
+    broker_replica(&data1, 1, 0, "0 0\n");
+    let local = fs::metadata(data1.join("t-0/00000000000000000003.log")).unwrap().len();
+    // The log is the local segment (above the highest remote offset, 2) and segment A: keeping
+    // `local` bytes deletes A, whose size fits the breach exactly; the walk stops at B.
+    // `klog remote --json` with retention by size alone: broker 1's forecast.
+    let forecast_keeping = |bytes: u64| {
+        let bytes = bytes.to_string();
+        let args = [
+            "remote",
+            "--json",
+            s(&data1),
+            "--remote-dir",
+            s(&remote),
+            "--retention-ms",
+            "-1",
+            "--retention-bytes",
+            &bytes,
+        ];
+        let (out, _) = code(&args, 1);
+        json_lines(&out).into_iter().find(|l| l["type"] == "leader_forecast").unwrap_or_else(|| panic!("{out}"))
+    };
+    let b1 = forecast_keeping(local);
+    let causes: Vec<(i64, &str)> = b1["deletions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["start_offset"].as_i64().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(causes, [(0, "retention.bytes breach")], "{b1}");
+    assert_eq!(b1["log_start_offset_after"], 3, "{b1}");
+    assert_eq!(
+        (b1["retention_bytes"].as_i64(), b1["retention_bytes_source"].as_str(), b1["retention_ms"].as_i64()),
+        (Some(local as i64), Some("--retention-bytes"), Some(-1))
+    );
+    // One byte more to keep: A no longer fits the breach, nothing goes.
+    let b1 = forecast_keeping(local + 1);
+    assert_eq!(b1["deletions"].as_array().map(Vec::len), Some(0), "{b1}");
+    let (_, err) = code(&["remote", s(&data1), "--retention-bytes", "-2"], 2);
+    assert!(err.contains("-2"), "{err}");
+
+    // With the KRaft metadata naming broker 1 the leader of t-0, `check` says what its next
+    // expiration deletes: A and B, whose 2023 timestamps are past Kafka's default 7 days.
+    let meta = data1.join("__cluster_metadata-0");
+    fs::create_dir_all(&meta).unwrap();
+    let topic_t = [&[1u8, 2, 0, 2][..], b"t", &TOPIC_ID, &[0]].concat();
+    let values = [topic_t, crate::history::partition_record(&[1], 1)];
+    let records: Vec<NewRecord> = values
+        .iter()
+        .map(|v| NewRecord { timestamp: 1_000, key: None, value: Some(v.clone()), headers: vec![] })
+        .collect();
+    fs::write(meta.join("00000000000000000000.log"), encode_batch(&BatchSpec::plain(0, 1), &records)).unwrap();
+    let (out, _) = code(&["check", "--json", s(&data1), "--remote-dir", s(&remote)], 1);
+    let notes: Vec<serde_json::Value> =
+        json_lines(&out).into_iter().filter(|l| l["type"] == "tiered_note" && l["finding"] == "expires-next").collect();
+    assert_eq!(notes.len(), 1, "{out}");
+    assert!(
+        notes[0]["what"].as_str().unwrap().starts_with(
+            "t-0: the next remote expiration of broker 1 (the leader) deletes 2 segment(s), offsets 0..5 (2 by \
+             retention.ms breach), and the earliest offset becomes 6 (retention.ms 604800000 from Kafka's default"
+        ),
+        "{}",
+        notes[0]
+    );
+}
+
+/// Kafka's metadata manager consumes `__remote_log_metadata` below its high watermark only
+/// (a consumer reads no further): events at or above it are folded and named apart.
+#[test]
+fn metadata_events_above_the_metadata_partitions_high_watermark_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data1, remote) = tiered(tmp.path());
+    // The four events sit at offsets 0..3; the HW says 2.
+    fs::write(data1.join("replication-offset-checkpoint"), "0\n1\n__remote_log_metadata 0 2\n").unwrap();
+    let (out, _) = code(&["remote", "--json", s(&data1), "--remote-dir", s(&remote)], 1);
+    let lines = json_lines(&out);
+    let meta = lines.iter().find(|l| l["type"] == "metadata_partition").unwrap();
+    assert_eq!((meta["high_watermark"].as_i64(), meta["log_end_offset"].as_i64()), (Some(2), Some(4)), "{meta}");
+    let notes: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["type"] == "note" && l["note"] == "metadata-above-hw").collect();
+    assert_eq!(notes.len(), 1, "{out}");
+    assert!(
+        notes[0]["what"].as_str().unwrap().starts_with(
+            "t-0: 2 event(s) of __remote_log_metadata-0 (offsets 2..3) lie at or above its high watermark 2"
+        ),
+        "{}",
+        notes[0]
+    );
+    // With the HW at the log end, nothing is said.
+    fs::write(data1.join("replication-offset-checkpoint"), "0\n1\n__remote_log_metadata 0 4\n").unwrap();
+    let (out, _) = code(&["remote", "--json", s(&data1), "--remote-dir", s(&remote)], 1);
+    assert!(!out.contains("metadata-above-hw"), "{out}");
+}
+
 /// One cluster's `__remote_log_metadata` describes one cluster's remote storage: `klog remote`
 /// over brokers of two clusters is refused naming both, unless `--allow-other-cluster`.
 #[test]

@@ -773,3 +773,65 @@ fn an_unclean_election_then_a_preferred_one_back_do_what_klog_forecasts_across_t
 fn settle_any(c: &mut Cluster) -> Value {
     settle_when(c, |now| now.get("error").is_none())
 }
+
+/// Retention by size on a tiered topic: klog's forecast with `--retention-bytes`, taken on
+/// copies before the topic is altered to that size, is what the leader's next remote expiration
+/// deletes (`buildRetentionSizeData`, RemoteLogManager.java:1643-1700@4.4.0: the local segments
+/// above the highest remote offset plus the finished copies within the lineage; the walk deletes
+/// from the oldest while a segment fits in what is over, `isSegmentBreachedByRetentionSize`,
+/// :1293-1312), with the earliest offset after it and what a consumer reads.
+#[test]
+fn altering_retention_bytes_deletes_the_remote_segments_klog_forecasts() {
+    let started = Instant::now();
+    let remote = tempfile::tempdir().unwrap();
+    let Some(mut c) = start(remote.path()) else { return };
+    produce(&mut c, "v", 400);
+    let before_offsets = settle(&mut c);
+    let work = tempfile::tempdir().unwrap();
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("before"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    // Keep half the remote bytes: the local bytes above the remote tier and about half the
+    // remote segments are over the limit.
+    let remote_bytes: i64 =
+        of(&lines, "remote_segment").iter().filter_map(|s| s["segment_size_in_bytes"].as_i64()).sum();
+    assert!(remote_bytes > 0, "no remote segment sizes: {lines:?}");
+    let keep = (remote_bytes / 2).to_string();
+    let out = klog()
+        .arg("remote")
+        .arg("--json")
+        .args(&dirs)
+        .arg("--remote-dir")
+        .arg(&remote_copy)
+        .args(["--retention-bytes", &keep])
+        .output()
+        .unwrap();
+    let forecast = forecast_of(&json_lines(&String::from_utf8_lossy(&out.stdout)), 1);
+    let forecast_deleted = forecast["deletions"].as_array().map_or(0, Vec::len);
+    let segments = kafka_segment_ids(&lines);
+    assert!(
+        forecast_deleted > 0 && forecast_deleted < segments.len(),
+        "keeping {keep} of {remote_bytes} remote bytes should delete some segments, not all: {forecast}"
+    );
+    let altered = c.kc("alter", &["t", &format!("retention.bytes={keep}")]);
+    assert!(altered.first().is_some_and(|a| a.get("altered").is_some()), "alter: {altered:?}");
+    let after_offsets = settle_when(&mut c, |now| now["earliest"] != before_offsets["earliest"]);
+    let (dirs, remote_copy) = copy_all(&mut c, remote.path(), &work.path().join("after"));
+    let (_, lines) = klog_remote(&dirs, &remote_copy);
+    let after = kafka_segment_ids(&lines);
+    let consumed = consume_from_earliest(&c);
+    let judged = judge_step("retention.bytes", &forecast, &segments, &after, &after_offsets, &consumed);
+    assert!(
+        forecast["deletions"].as_array().unwrap().iter().all(|d| d["cause"] == "retention.bytes breach"),
+        "{forecast}"
+    );
+    say!(
+        "retention.bytes {keep} (of {remote_bytes} remote bytes): klog forecast {} of {} remote segment(s) deleted and \
+         earliest {} -> {}, as broker 1 did; a consumer from earliest read {} record(s) ({:.0?})",
+        judged.deleted,
+        segments.len(),
+        before_offsets["earliest"],
+        judged.earliest,
+        judged.consumed,
+        started.elapsed()
+    );
+}
