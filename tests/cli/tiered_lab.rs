@@ -226,7 +226,7 @@ fn a_follower_below_the_leaders_local_start_rebuilds_from_remote_storage_and_cat
 }
 
 #[test]
-fn without_the_remote_segment_in_its_metadata_the_follower_cannot_rebuild_and_nothing_changes() {
+fn without_the_remote_files_the_follower_cannot_rebuild_and_nothing_changes() {
     let lab = Lab::new();
     let (a, _, remote) = retained_leader(&lab);
     ok(&["tier", "retain", s(&a), "--local-retention-bytes", "0"]);
