@@ -79,6 +79,9 @@ _klog() {
             klog,stop)
                 cmd="klog__subcmd__stop"
                 ;;
+            klog,tier)
+                cmd="klog__subcmd__tier"
+                ;;
             klog,txn)
                 cmd="klog__subcmd__txn"
                 ;;
@@ -163,6 +166,9 @@ _klog() {
             klog__subcmd__help,stop)
                 cmd="klog__subcmd__help__subcmd__stop"
                 ;;
+            klog__subcmd__help,tier)
+                cmd="klog__subcmd__help__subcmd__tier"
+                ;;
             klog__subcmd__help,txn)
                 cmd="klog__subcmd__help__subcmd__txn"
                 ;;
@@ -172,6 +178,30 @@ _klog() {
             klog__subcmd__help__subcmd__generate,man)
                 cmd="klog__subcmd__help__subcmd__generate__subcmd__man"
                 ;;
+            klog__subcmd__help__subcmd__tier,copy)
+                cmd="klog__subcmd__help__subcmd__tier__subcmd__copy"
+                ;;
+            klog__subcmd__help__subcmd__tier,retain)
+                cmd="klog__subcmd__help__subcmd__tier__subcmd__retain"
+                ;;
+            klog__subcmd__tier,copy)
+                cmd="klog__subcmd__tier__subcmd__copy"
+                ;;
+            klog__subcmd__tier,help)
+                cmd="klog__subcmd__tier__subcmd__help"
+                ;;
+            klog__subcmd__tier,retain)
+                cmd="klog__subcmd__tier__subcmd__retain"
+                ;;
+            klog__subcmd__tier__subcmd__help,copy)
+                cmd="klog__subcmd__tier__subcmd__help__subcmd__copy"
+                ;;
+            klog__subcmd__tier__subcmd__help,help)
+                cmd="klog__subcmd__tier__subcmd__help__subcmd__help"
+                ;;
+            klog__subcmd__tier__subcmd__help,retain)
+                cmd="klog__subcmd__tier__subcmd__help__subcmd__retain"
+                ;;
             *)
                 ;;
         esac
@@ -179,7 +209,7 @@ _klog() {
 
     case "${cmd}" in
         klog)
-            opts="-h -V --color --allow-broker-dir-writes --width --help --version create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff remote draw demo explore lab generate help"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff remote tier draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -377,7 +407,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__create)
-            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --min-insync-replicas --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --topic --partition --partitions --replica-id --segment-bytes --index-interval-bytes --segment-index-bytes --segment-ms --min-insync-replicas --remote-dir --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,6 +446,10 @@ _klog() {
                     return 0
                     ;;
                 --min-insync-replicas)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -909,7 +943,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help)
-            opts="create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff remote draw demo explore lab generate help"
+            opts="create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff remote tier draw demo explore lab generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1244,6 +1278,48 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__help__subcmd__tier)
+            opts="copy retain"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__help__subcmd__tier__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__help__subcmd__tier__subcmd__retain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__help__subcmd__txn)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1440,6 +1516,152 @@ _klog() {
             fi
             case "${prev}" in
                 --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier)
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version copy retain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier__subcmd__copy)
+            opts="-h -V --partition --remote-dir --stop-after-files --json --color --allow-broker-dir-writes --width --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stop-after-files)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier__subcmd__help)
+            opts="copy retain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier__subcmd__help__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier__subcmd__help__subcmd__retain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier__subcmd__retain)
+            opts="-h -V --partition --local-retention-bytes --local-retention-ms --json --color --allow-broker-dir-writes --width --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --local-retention-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --local-retention-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -42,6 +42,7 @@ _arguments "${_arguments_options[@]}" : \
 '--segment-index-bytes=[segment.index.bytes\: the most bytes the offset or time index of a segment may hold; the segment rolls when either is full]:N:_default' \
 '--segment-ms=[segment.ms\: roll when a batch'\''s max timestamp is more than this many ms past the segment'\''s first batch]:MS:_default' \
 '--min-insync-replicas=[min.insync.replicas\: \`append\` (acks=all) refuses while the leader'\''s ISR, itself included, is smaller (NOT_ENOUGH_REPLICAS), and the HW does not advance then (Kafka 3.7, KAFKA-15583)]:N:_default' \
+'--remote-dir=[A tiered lab\: the topic gets remote.storage.enable=true and DIR is its remote storage (Kafka'\''s LocalTieredStorage layout; made if absent)]:DIR:_files' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
@@ -360,6 +361,89 @@ _arguments "${_arguments_options[@]}" : \
 '*::dirs -- Brokers'\'' data dirs (log dirs holding `__remote_log_metadata-N` and the partitions):_files' \
 && ret=0
 ;;
+(tier)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_klog__subcmd__tier_commands" \
+"*::: :->tier" \
+&& ret=0
+
+    case $state in
+    (tier)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-tier-command-$line[1]:"
+        case $line[1] in
+            (copy)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--remote-dir=[The LocalTieredStorage dir (default\: the one the lab records)]:DIR:_files' \
+'--stop-after-files=[Stop the first copy after its COPY_SEGMENT_STARTED record and N of its files (0-6, in LocalTieredStorage'\''s order\: .log, .index, .timeindex, .txnindex if any, the leader epoch checkpoint, the producer snapshot)\: no COPY_SEGMENT_FINISHED, as a broker killed during an upload leaves it]:N:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
+'--json[One JSON object per segment copied, then a summary]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(retain)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--local-retention-bytes=[local.retention.bytes\: delete the oldest segments while the local log is larger than N bytes by at least the segment'\''s size]:N:_default' \
+'--local-retention-ms=[local.retention.ms\: delete the oldest segments whose largest timestamp is more than MS before now]:MS:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
+'--json[JSON\: one object]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__tier__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-tier-help-command-$line[1]:"
+        case $line[1] in
+            (copy)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(retain)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
 (draw)
 _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
@@ -596,6 +680,30 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(tier)
+_arguments "${_arguments_options[@]}" : \
+":: :_klog__subcmd__help__subcmd__tier_commands" \
+"*::: :->tier" \
+&& ret=0
+
+    case $state in
+    (tier)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:klog-help-tier-command-$line[1]:"
+        case $line[1] in
+            (copy)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(retain)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
 (draw)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -668,6 +776,7 @@ _klog_commands() {
 'restore:Put back a log dir as it was before a command written with --allow-broker-dir-writes' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'remote:Read tiered storage (KIP-405)\: each partition'\''s remote segments' \
+'tier:A tiered lab'\''s remote tier (KIP-405)\: the leader'\''s copy task and local retention' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
@@ -804,6 +913,7 @@ _klog__subcmd__help_commands() {
 'restore:Put back a log dir as it was before a command written with --allow-broker-dir-writes' \
 'diff:Compare two replicas offset by offset (epoch, timestamp, key, value, headers)' \
 'remote:Read tiered storage (KIP-405)\: each partition'\''s remote segments' \
+'tier:A tiered lab'\''s remote tier (KIP-405)\: the leader'\''s copy task and local retention' \
 'draw:Draw replicas as rows of cells aligned by offset, RaftScope-style' \
 'demo:Run a built-in scenario on temp dirs, narrating each step as the command you would type' \
 'explore:Search every history of klog commands within bounds for the shortest one that loses an acked record or leaves two replicas diverged below their HWs, and emit it as a script' \
@@ -931,6 +1041,24 @@ _klog__subcmd__help__subcmd__stop_commands() {
     local commands; commands=()
     _describe -t commands 'klog help stop commands' commands "$@"
 }
+(( $+functions[_klog__subcmd__help__subcmd__tier_commands] )) ||
+_klog__subcmd__help__subcmd__tier_commands() {
+    local commands; commands=(
+'copy:One run of the leader'\''s copy task\: copy the closed segments below the last stable offset that remote storage lacks' \
+'retain:Local retention of a tiered partition\: delete local segments only below the highest offset in remote storage' \
+    )
+    _describe -t commands 'klog help tier commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__tier__subcmd__copy_commands] )) ||
+_klog__subcmd__help__subcmd__tier__subcmd__copy_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help tier copy commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__tier__subcmd__retain_commands] )) ||
+_klog__subcmd__help__subcmd__tier__subcmd__retain_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help tier retain commands' commands "$@"
+}
 (( $+functions[_klog__subcmd__help__subcmd__txn_commands] )) ||
 _klog__subcmd__help__subcmd__txn_commands() {
     local commands; commands=()
@@ -965,6 +1093,49 @@ _klog__subcmd__restore_commands() {
 _klog__subcmd__stop_commands() {
     local commands; commands=()
     _describe -t commands 'klog stop commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier_commands] )) ||
+_klog__subcmd__tier_commands() {
+    local commands; commands=(
+'copy:One run of the leader'\''s copy task\: copy the closed segments below the last stable offset that remote storage lacks' \
+'retain:Local retention of a tiered partition\: delete local segments only below the highest offset in remote storage' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'klog tier commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier__subcmd__copy_commands] )) ||
+_klog__subcmd__tier__subcmd__copy_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog tier copy commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier__subcmd__help_commands] )) ||
+_klog__subcmd__tier__subcmd__help_commands() {
+    local commands; commands=(
+'copy:One run of the leader'\''s copy task\: copy the closed segments below the last stable offset that remote storage lacks' \
+'retain:Local retention of a tiered partition\: delete local segments only below the highest offset in remote storage' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'klog tier help commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier__subcmd__help__subcmd__copy_commands] )) ||
+_klog__subcmd__tier__subcmd__help__subcmd__copy_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog tier help copy commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier__subcmd__help__subcmd__help_commands] )) ||
+_klog__subcmd__tier__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog tier help help commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier__subcmd__help__subcmd__retain_commands] )) ||
+_klog__subcmd__tier__subcmd__help__subcmd__retain_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog tier help retain commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier__subcmd__retain_commands] )) ||
+_klog__subcmd__tier__subcmd__retain_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog tier retain commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__txn_commands] )) ||
 _klog__subcmd__txn_commands() {

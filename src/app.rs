@@ -186,6 +186,7 @@ fn run_into(
         Command::Draw(a) => draw(&a, settings, env, text),
         Command::Diff(a) => diff(&a, settings, env, text),
         Command::Remote(a) => remote(&a, settings, env, text),
+        Command::Tier(a) => tier(&a, text),
         Command::Generate(a) => generate(&a, settings, env, text),
         Command::Explore(a) => explore(&a, settings, env, text),
         Command::Demo(a) => demo(&a, settings, env, text),
@@ -196,6 +197,53 @@ fn run_into(
 fn create(a: &CreateArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let paths = commands::create::run(&a.into())?;
     text::created(text, &paths)?;
+    if let Some(r) = &paths.remote_dir {
+        writeln!(
+            text,
+            "tiered: remote.storage.enable=true, remote storage (LocalTieredStorage) {}, metadata in {}",
+            r.display(),
+            crate::tiered::lab::metadata_partition_name()
+        )
+        .at("<stdout>", "write")?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// `klog tier copy|retain`.
+fn tier(a: &cli::TierCommand, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    match a {
+        cli::TierCommand::Copy(c) => {
+            let report = commands::tier::copy(&commands::tier::CopyRequest {
+                leader: &c.target.dir,
+                partition: c.target.partition.as_deref(),
+                remote_dir: c.remote_dir.as_deref(),
+                stop_after_files: c.stop_after_files.map(|n| n as usize),
+                now_ms: commands::now_ms(),
+            })?;
+            if c.json {
+                output::tier::copy_json(text.raw(), &report)?;
+            } else {
+                output::tier::copy_text(text, &report)?;
+            }
+        }
+        cli::TierCommand::Retain(r) => {
+            let limit = match (r.local_retention_bytes, r.local_retention_ms) {
+                (Some(b), _) => commands::tier::LocalRetention::Bytes(b),
+                (None, Some(ms)) => commands::tier::LocalRetention::Ms { retention_ms: ms, now_ms: commands::now_ms() },
+                (None, None) => unreachable!("clap requires one limit"),
+            };
+            let report = commands::tier::retain(&commands::tier::RetainRequest {
+                dir: &r.target.dir,
+                partition: r.target.partition.as_deref(),
+                limit,
+            })?;
+            if r.json {
+                output::tier::retain_json(text.raw(), &report)?;
+            } else {
+                output::tier::retain_text(text, &report)?;
+            }
+        }
+    }
     Ok(Outcome::Success)
 }
 
@@ -340,14 +388,25 @@ fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outc
 }
 
 fn fetch(a: &FetchArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let report = commands::fetch::run(&a.into())?;
+    let tiered = commands::fetch::run_tiered(&a.into())?;
+    let report = &tiered.report;
     if front.shows_code() {
+        if let Some(r) = &tiered.remote_rebuild {
+            front.code(r.explanation());
+        }
         report.rounds.iter().for_each(|round| front.code(explain_fetch(round)));
     }
     if a.json {
-        json::fetch_rounds(text.raw(), &report)?;
+        output::tier::fetch_tiers_json(text.raw(), &tiered)?;
+        json::fetch_rounds(text.raw(), report)?;
     } else {
-        text::fetch_rounds(text, &report, &a.follower.display().to_string(), settings)?;
+        output::tier::fetch_tiers_text(text, &tiered)?;
+        if let (true, Some(r)) = (a.explain, &tiered.remote_rebuild) {
+            writeln!(text.raw(), "\nremote aux state:").at("<stdout>", "write")?;
+            crate::output::explain::write_text(text.raw(), &r.explanation(), settings)?;
+            writeln!(text.raw()).at("<stdout>", "write")?;
+        }
+        text::fetch_rounds(text, report, &a.follower.display().to_string(), settings)?;
         if a.explain {
             // A round that ran the same lines with the same values as the one before is one line.
             let mut before = None;

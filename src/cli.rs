@@ -141,9 +141,12 @@ pub enum Command {
     /// min(returned HW, own LEO). One line per round shows the one-round-trip lag. From Kafka
     /// 2.8 (the default; see --mode, --kafka) the follower also sends its latest epoch, and the
     /// leader first answers a diverging epoch or OFFSET_OUT_OF_RANGE where it must: nothing is
-    /// read or recorded, and the follower truncates on the answer. Exit 1 when the fetch is
-    /// stuck (a returned batch starts below the follower's log end, or an OFFSET_OUT_OF_RANGE
-    /// leaves nothing to cut).
+    /// read or recorded, and the follower truncates on the answer. In a tiered lab (`create
+    /// --remote-dir`) the follower's `__remote_log_metadata-0` first gets the leader's records,
+    /// and a follower below the leader's local log start is answered
+    /// OFFSET_MOVED_TO_TIERED_STORAGE and rebuilds from remote storage before the rounds
+    /// (Kafka 3.6+). Exit 1 when the fetch is stuck (a returned batch starts below the
+    /// follower's log end, or an OFFSET_OUT_OF_RANGE leaves nothing to cut).
     Fetch(FetchArgs),
     /// fsync a replica's log and move its recovery point to the log end.
     Flush(Target),
@@ -201,6 +204,16 @@ pub enum Command {
     /// Exit 1 when the cache rejects an event, a record does not decode, or the remote files
     /// disagree with the metadata (forecasts are not findings). Never writes.
     Remote(RemoteArgs),
+    /// A tiered lab's remote tier (KIP-405): the leader's copy task and local retention.
+    ///
+    /// On a lab made with `klog create DIR --remote-dir R`: `copy` runs a leader's copy task
+    /// once, as Kafka 4.4's RemoteLogManager does (segments below the last stable offset, never
+    /// the active one, to R with their metadata records in `__remote_log_metadata-0`); `retain`
+    /// deletes local segments as UnifiedLog's retention does for a log with remote storage:
+    /// only those whose offsets lie at or below the highest offset in remote storage. A follower
+    /// below the leader's local log start rebuilds from R in `klog fetch`.
+    #[command(subcommand)]
+    Tier(TierCommand),
     /// Draw replicas as rows of cells aligned by offset, RaftScope-style.
     ///
     /// Each cell shows a record's leader epoch (its number always; a colour per epoch from the
@@ -292,6 +305,74 @@ pub struct RemoteArgs {
     /// topic's (the partition's size across both tiers it keeps; -1: no limit).
     #[arg(long, value_name = "BYTES", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
     pub retention_bytes: Option<i64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TierCommand {
+    /// One run of the leader's copy task: copy the closed segments below the last stable
+    /// offset that remote storage lacks.
+    ///
+    /// As `RemoteLogManager.copyLogSegmentsToRemote` (Kafka 4.4): the copied offset is the
+    /// highest remote offset of the latest epoch of the leader's cache that has one; copying
+    /// starts at the segment holding max(copied offset + 1, log start) and takes each segment
+    /// whose next segment starts at or below the LSO. For each: a COPY_SEGMENT_STARTED
+    /// RemoteLogSegmentMetadataRecord in `__remote_log_metadata-0`, the segment's files in
+    /// LocalTieredStorage's layout (.log, .index, .timeindex, .txnindex if any, the leader epoch
+    /// checkpoint up to the segment's end, the producer snapshot at the next segment's base),
+    /// then a COPY_SEGMENT_FINISHED update record. `--stop-after-files N` stops the first copy
+    /// after its STARTED record and N files, as a broker killed during an upload leaves it.
+    Copy(TierCopyArgs),
+    /// Local retention of a tiered partition: delete local segments only below the highest
+    /// offset in remote storage.
+    ///
+    /// As UnifiedLog's retention for a log with remote storage (Kafka 4.4,
+    /// `deleteRetentionSizeBreachedSegments` / `deleteRetentionMsBreachedSegments` with
+    /// local.retention.bytes / local.retention.ms): oldest first, a segment goes while the
+    /// limit is breached, its offsets lie below the high watermark, and its last offset is at
+    /// or below the highest offset in remote storage (found from the replica's own
+    /// `__remote_log_metadata-0` and epoch cache, as a leader's copy task and a follower's
+    /// RLMFollowerTask find it). The log start stays (log-start-offset-checkpoint keeps it);
+    /// the local log start moves to the first segment kept. Runs on a leader or a follower.
+    Retain(TierRetainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TierCopyArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// The LocalTieredStorage dir (default: the one the lab records).
+    #[arg(long, value_name = "DIR")]
+    pub remote_dir: Option<PathBuf>,
+    /// Stop the first copy after its COPY_SEGMENT_STARTED record and N of its files (0-6, in
+    /// LocalTieredStorage's order: .log, .index, .timeindex, .txnindex if any, the leader
+    /// epoch checkpoint, the producer snapshot): no COPY_SEGMENT_FINISHED, as a broker killed
+    /// during an upload leaves it.
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = ranged::<u64>(0, 6, "a fileset has at most 6 files"))]
+    pub stop_after_files: Option<u64>,
+    /// One JSON object per segment copied, then a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("limit").required(true).args(["local_retention_bytes", "local_retention_ms"])))]
+pub struct TierRetainArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// local.retention.bytes: delete the oldest segments while the local log is larger than N
+    /// bytes by at least the segment's size.
+    #[arg(long, value_name = "N", allow_negative_numbers = true,
+          value_parser = ranged::<u64>(0, I64_MAX, "local.retention.bytes is a non-negative i64 here"))]
+    pub local_retention_bytes: Option<u64>,
+    /// local.retention.ms: delete the oldest segments whose largest timestamp is more than MS
+    /// before now.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true,
+          value_parser = ranged::<u64>(0, I64_MAX, "local.retention.ms is a non-negative i64 here"))]
+    pub local_retention_ms: Option<u64>,
+    /// JSON: one object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -795,6 +876,14 @@ pub struct CreateArgs {
     #[arg(allow_negative_numbers = true, long, default_value_t = 1, value_name = "N",
           value_parser = ranged::<u32>(1, 1000, "min.insync.replicas counts replicas, at least 1"))]
     pub min_insync_replicas: u32,
+    /// A tiered lab: the topic gets remote.storage.enable=true and DIR is its remote storage
+    /// (Kafka's LocalTieredStorage layout; made if absent).
+    ///
+    /// The log dir also gets `__remote_log_metadata-0` (the metadata topic, one partition), and
+    /// klog-state.json records DIR (absolute), so `klog tier`, `fetch` and `recover` find it
+    /// without the flag. Give every broker of a lab the same DIR.
+    #[arg(long, value_name = "DIR")]
+    pub remote_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -1304,6 +1393,11 @@ pub fn examples(name: &str) -> &'static [&'static str] {
             "klog remote b1/data b2/data b3/data --remote-dir /var/kafka/tiered",
             "klog remote b1/data --json",
         ],
+        "tier" => &[
+            "klog create /tmp/a --replica-id 1 --segment-bytes 1024 --remote-dir /tmp/remote",
+            "klog tier copy /tmp/a && klog tier retain /tmp/a --local-retention-bytes 2048",
+            "klog tier copy /tmp/a --stop-after-files 1 && klog crash /tmp/a",
+        ],
         "demo" => &[
             "klog demo",
             "klog demo kip101-1 --mode hw --predict",
@@ -1691,6 +1785,7 @@ impl<'a> From<&'a CreateArgs> for commands::create::CreateRequest<'a> {
             index_bytes_max: a.segment_index_bytes,
             segment_ms: a.segment_ms,
             min_insync_replicas: a.min_insync_replicas,
+            remote_dir: a.remote_dir.as_deref(),
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct CreateRequest<'a> {
     pub segment_ms: u64,
     /// min.insync.replicas (at least 1).
     pub min_insync_replicas: u32,
+    /// A tiered lab: the topic has `remote.storage.enable=true` and this is its
+    /// LocalTieredStorage dir ([`crate::tiered::lab`]).
+    pub remote_dir: Option<&'a Path>,
 }
 
 /// Validate everything first, then write; a refused request leaves nothing behind. A new log
@@ -88,6 +91,9 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             ),
         ));
     }
+    if let Some(remote) = req.remote_dir {
+        crate::tiered::lab::check_remote_dir_arg(remote)?;
+    }
     let existing = match fs::read_dir(req.dir) {
         Ok(mut entries) => entries.next().is_some(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
@@ -96,6 +102,11 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         }
         Err(e) => return Err(Error::io(req.dir, "list directory", e)),
     };
+    if existing && req.remote_dir.is_some() {
+        return Err(Error::Usage(
+            "--remote-dir makes a new tiered lab: give a DIR that does not exist or is empty".into(),
+        ));
+    }
     let added = if existing {
         // Adding partitions to a log dir klog made: validate everything, lock, read everything
         // the write needs, then write.
@@ -138,7 +149,11 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
         replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
         plan.write()?
     };
-    Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing })
+    let remote_dir = match req.remote_dir {
+        Some(r) => Some(crate::tiered::lab::make_tiered(req.dir, req.topic, partition_numbers(req), r)?),
+        None => None,
+    };
+    Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing, remote_dir })
 }
 
 /// What `create` made.
@@ -148,6 +163,13 @@ pub struct CreateReport {
     pub partitions: Vec<ReplicaPaths>,
     /// The log dir existed; the partitions were added to it.
     pub added_to_existing: bool,
+    /// A tiered lab's LocalTieredStorage dir (absolute).
+    pub remote_dir: Option<std::path::PathBuf>,
+}
+
+/// The partition numbers a request names.
+fn partition_numbers(req: &CreateRequest<'_>) -> std::ops::RangeInclusive<i32> {
+    req.partition..=req.partition + (req.partitions - 1)
 }
 
 /// `java.util.Date.toString()` style for the meta.properties comment line (UTC): the time now,

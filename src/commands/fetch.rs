@@ -86,6 +86,22 @@ pub fn open_pair_for_write_fenced(
 }
 
 pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
+    Ok(run_tiered(req)?.report)
+}
+
+/// A fetch with what it did across the tiers of a tiered lab ([`crate::tiered::lab`]).
+pub struct TieredFetchReport {
+    pub report: FetchReport,
+    /// The follower's `__remote_log_metadata-0` brought up to the leader's, before the data.
+    pub metadata: Option<crate::tiered::lab::MetadataReplication>,
+    /// The follower was below the leader's local log start: OFFSET_MOVED_TO_TIERED_STORAGE and
+    /// the remote log auxiliary state it built.
+    pub remote_rebuild: Option<crate::tiered::follower::RemoteRebuild>,
+}
+
+/// [`run`], with the remote tier of a tiered lab: its metadata records replicated first, and a
+/// follower below the leader's local log start rebuilt from remote storage before the rounds.
+pub fn run_tiered(req: &FetchRequest<'_>) -> Result<TieredFetchReport> {
     let fencing = req.fencing;
     let (mut leader, mut follower) =
         open_pair_for_write_fenced(req.leader, req.follower, req.partition, fencing, req.allow_other_cluster)?;
@@ -124,11 +140,31 @@ pub fn run(req: &FetchRequest<'_>) -> Result<FetchReport> {
             ));
         }
     }
+    use crate::tiered::{follower as tiered_follower, lab};
+    tiered_follower::refuse_before_tiered_storage(&leader, &req.rules)?;
+    tiered_follower::refuse_before_tiered_storage(&follower, &req.rules)?;
     let leader_startup = leader.start()?;
     let follower_startup = follower.start()?;
+    let both_tiered = tiered_follower::is_tiered_lab(&leader)? && tiered_follower::is_tiered_lab(&follower)?;
+    let metadata = if both_tiered {
+        Some(lab::replicate_metadata(&leader.paths().log_dir, &follower.paths().log_dir)?)
+    } else {
+        None
+    };
+    let remote_rebuild = match tiered_follower::plan(&leader, &follower, &req.rules)? {
+        Some((rebuild, snapshot)) => {
+            tiered_follower::apply(&mut follower, &rebuild, &snapshot)?;
+            Some(rebuild)
+        }
+        None => None,
+    };
     let rounds = if req.until_caught_up { Rounds::UntilCaughtUp } else { Rounds::Count(req.rounds) };
     let report = fetch_rounds(&req.rules, &mut leader, &mut follower, rounds, req.max_bytes, req.flush)?;
-    Ok(FetchReport { leader_startup, follower_startup, ..report })
+    Ok(TieredFetchReport {
+        report: FetchReport { leader_startup, follower_startup, ..report },
+        metadata,
+        remote_rebuild,
+    })
 }
 
 /// Whether `replica` holds no batch and no epoch once started: a crashed replica is judged by

@@ -24,6 +24,7 @@ pub mod remote;
 pub mod remote_forecast;
 pub mod restore;
 pub mod stop;
+pub mod tier;
 pub mod txn;
 
 // Named here for the dispatchers (`app.rs`, the lab), which reach them through `commands`.

@@ -316,14 +316,11 @@ fn as_follower(
         told_first_allowed(&leader, &follower, fencing, source, cached_epoch, leader_epoch)?;
     }
     // A leader with remote storage: a follower below its local log start rebuilds from remote
-    // (read before anything is written; klog plans that restart but does not write it yet).
+    // (read before anything is written; written only in a tiered lab, `crate::tiered::follower`).
     let tier = tiered_leader_of(req, &leader, &follower, metadata)?;
+    crate::tiered::follower::refuse_before_tiered_storage(&leader, &req.rules)?;
     if tier.is_some() && !req.dry_run {
-        return Err(Error::state(
-            &leader.paths().partition_dir,
-            "keeps remote storage (tiered): klog plans a follower's restart against it but does not write one \
-             (the remote log auxiliary state); run with --dry-run",
-        ));
+        crate::tiered::follower::refuse_recover_without_remote_tier(&follower)?;
     }
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
@@ -508,6 +505,9 @@ fn carry_out(
     leader.start()?;
     let isr = named_leader.then(|| leader.state().map(|s| s.isr.clone()).unwrap_or_default());
     follower::restart_as_follower(&mut leader, &mut follower, &report.plan, report.leader_epoch, isr)?;
+    if let Some(aux) = &report.plan.from_remote {
+        crate::tiered::follower::finish_restart_from_remote(&mut follower, aux)?;
+    }
     report.follower_log_end_offset_after = follower.log_end_offset();
     report.follower_high_watermark_after = follower.high_watermark();
     if req.catch_up {

@@ -35,6 +35,7 @@ pub mod report;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod tier;
 pub mod tiered_restart;
 pub mod tiers;
 pub mod transactions;

@@ -53,7 +53,8 @@ pub use paths::{
 };
 pub use quorum_state::{read_quorum_state, QuorumState, QuorumVoter, QUORUM_STATE};
 pub use state_file::{
-    forget_volatile_states, mark_started, parse_state_file, IsrMember, KlogStateFile, Role, VolatileState,
+    forget_volatile_states, mark_started, parse_state_file, remote_storage_dir, set_remote_storage_dir, IsrMember,
+    KlogStateFile, Role, VolatileState,
 };
 pub use summary::{current_leader_epoch, summarize, ReplicaRole, ReplicaSummary};
 pub use topic_config::TopicConfig;

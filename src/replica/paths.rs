@@ -190,12 +190,15 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
                          (create one with `klog create`)",
                     ));
                 }
-                n => {
-                    return Err(Error::layout(
-                        path,
-                        format!("holds {n} partitions; pick one with --partition NAME ({})", name_list(&names)),
-                    ))
-                }
+                n => match tiered_lab_partition(path, &dirs) {
+                    Some(dir) => (path.to_path_buf(), dir),
+                    None => {
+                        return Err(Error::layout(
+                            path,
+                            format!("holds {n} partitions; pick one with --partition NAME ({})", name_list(&names)),
+                        ))
+                    }
+                },
             },
         }
     };
@@ -203,6 +206,17 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
     let (topic, partition) = names::parse_topic_partition(&name)
         .ok_or_else(|| Error::layout(&partition_dir, "directory name is not <topic>-<partition>"))?;
     Ok(ReplicaPaths { log_dir, partition_dir, topic, partition })
+}
+
+/// In a tiered lab (`klog create --remote-dir`: its state file records a remote storage dir),
+/// the one partition that is not `__remote_log_metadata-N`: the lab's topic, what a command
+/// without `--partition` works on (the metadata partition is the remote tier's, written by
+/// `klog tier` and `fetch`).
+fn tiered_lab_partition(log_dir: &Path, dirs: &[PathBuf]) -> Option<PathBuf> {
+    let prefix = format!("{}-", crate::tiered::remote_log_metadata::REMOTE_LOG_METADATA_TOPIC);
+    let mut data = dirs.iter().filter(|d| !d.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)));
+    let (Some(one), None) = (data.next(), data.next()) else { return None };
+    super::state_file::remote_storage_dir(log_dir).ok().flatten().map(|_| one.clone())
 }
 
 /// A partition of a log dir already read, by the name of its dir: looked up directly, so that

@@ -90,6 +90,11 @@ pub struct KlogStateFile {
     /// stays one klog did not make, and every later write there needs consent again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(super) adopted: bool,
+    /// A tiered lab (`klog create --remote-dir`): the LocalTieredStorage dir its topic's remote
+    /// segments go to (`rsm.config.dir`, absolute). Its partitions have
+    /// `remote.storage.enable=true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) remote_storage_dir: Option<PathBuf>,
     pub(super) partitions: BTreeMap<String, PartitionEntry>,
 }
 
@@ -146,6 +151,20 @@ pub fn mark_started(log_dir: &Path, partitions: &[String]) -> Result<()> {
     for name in partitions {
         file.partitions.entry(name.clone()).or_default().state = Some(VolatileState::started());
     }
+    file.write(&path)
+}
+
+/// The LocalTieredStorage dir a tiered lab records (`klog create --remote-dir`), or `None`
+/// (not a tiered lab, or no state file).
+pub fn remote_storage_dir(log_dir: &Path) -> Result<Option<PathBuf>> {
+    Ok(read_state_file(&log_dir.join(KLOG_STATE))?.remote_storage_dir)
+}
+
+/// Record `dir` as the log dir's LocalTieredStorage dir (the state file rewritten whole).
+pub fn set_remote_storage_dir(log_dir: &Path, dir: &Path) -> Result<()> {
+    let path = log_dir.join(KLOG_STATE);
+    let mut file = read_state_file(&path)?;
+    file.remote_storage_dir = Some(dir.to_path_buf());
     file.write(&path)
 }
 

@@ -31,7 +31,12 @@ pub fn tiered_leader(
     let found =
         metadata.fold.partitions.iter().find(|(tp, _)| tp.topic == name.topic && tp.partition == name.partition);
     let Some((tp, remote)) = found else { return Ok(None) };
-    let root = remote_dir.map(storage_root).transpose()?;
+    // A tiered lab records its remote dir (`klog create --remote-dir`).
+    let recorded = match remote_dir {
+        Some(_) => None,
+        None => super::lab::remote_dir_of(&leader.paths().log_dir, None)?,
+    };
+    let root = remote_dir.or(recorded.as_deref()).map(storage_root).transpose()?;
     let lookup = |epoch: i32, offset: i64| -> Option<RemoteSource> {
         let s = remote.segment_for(epoch, offset)?;
         let epochs = root.as_ref().and_then(|root| {

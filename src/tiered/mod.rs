@@ -16,15 +16,23 @@
 //! - [`lineage`]: what a candidate leader serves, deletes and answers across the tiers, by
 //!   its epoch cache (Kafka's `RemoteLogManager` rules), and the remote records no leader serves;
 //! - [`aux_state`] and [`leader`]: a follower below a tiered leader's local log start, and the
-//!   remote log auxiliary state it builds.
+//!   remote log auxiliary state it builds;
+//! - [`lab`], [`copy`], [`retain`] and [`follower`]: a klog lab with a remote tier (`klog
+//!   create --remote-dir`): its metadata partition, the leader's copy task, local retention
+//!   below the highest remote offset, and a follower's rebuild from remote storage.
 //!
-//! Everything here reads; nothing writes, nothing prints.
+//! The modules above `lab` read only; `lab`, `copy`, `retain` and `follower` write, through
+//! [`crate::durable`]. Nothing here prints.
 
 pub mod aux_state;
+pub mod copy;
+pub mod follower;
+pub mod lab;
 pub mod leader;
 pub mod lineage;
 pub mod local_tiered_storage;
 pub mod metadata_cache;
 pub mod metadata_topic;
 pub mod remote_log_metadata;
+pub mod retain;
 pub mod tier_check;

@@ -52,6 +52,7 @@ mod screens;
 mod storage;
 mod terminal;
 mod tiered;
+mod tiered_lab;
 mod transactions;
 mod trust;
 mod words;

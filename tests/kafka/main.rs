@@ -17,6 +17,7 @@ mod difffuzz;
 mod internal_records;
 mod kafka_python;
 mod kraft_brokers;
+mod lab_tier;
 mod mutate;
 #[allow(dead_code)]
 mod oracle;

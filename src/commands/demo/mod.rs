@@ -736,6 +736,7 @@ fn run_once(
                     index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
                     segment_ms: crate::log::DEFAULT_SEGMENT_MS,
                     min_insync_replicas: 1,
+                    remote_dir: None,
                 })?;
                 sink(DemoEvent::Created(replica))?;
             }

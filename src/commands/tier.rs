@@ -1,0 +1,15 @@
+//! `klog tier copy` and `klog tier retain`: a tiered lab's remote tier
+//! ([`crate::tiered::copy`], [`crate::tiered::retain`]). Arguments in, reports out.
+
+pub use crate::tiered::copy::{CopyReport, CopyRequest};
+pub use crate::tiered::retain::{LocalRetention, RetainReport, RetainRequest};
+
+/// One run of the leader's copy task.
+pub fn copy(req: &CopyRequest<'_>) -> crate::error::Result<CopyReport> {
+    crate::tiered::copy::run(req)
+}
+
+/// One run of local retention.
+pub fn retain(req: &RetainRequest<'_>) -> crate::error::Result<RetainReport> {
+    crate::tiered::retain::run(req)
+}
