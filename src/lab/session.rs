@@ -640,6 +640,12 @@ pub fn stuck_lso_steps() -> Vec<LabStep> {
             Demo::Txn { .. } => LineKind::Txn,
             // The scene's fixes are the page's to click, from the stuck frame on.
             Demo::EndTxn { .. } | Demo::AdminAbort { .. } | Demo::Crash { .. } | Demo::Recover { .. } => break,
+            // Not in this scene (the tiers scene's own).
+            Demo::CreateTiered { .. }
+            | Demo::AlterIsr { .. }
+            | Demo::TierCopy { .. }
+            | Demo::TierRetain { .. }
+            | Demo::Remote => break,
         };
         // The scene does not depend on the era: the demo runs it as of today's Kafka (kip279).
         let line = commands::demo::command_line(step, TruncationMode::Kip279, &shown)

@@ -60,6 +60,8 @@ pub struct DemoPrinter<'o> {
     era: Option<crate::replication::truncation::TruncationMode>,
     recovered: usize,
     recoveries: Vec<(crate::replication::truncation::TruncationMode, usize, Vec<String>)>,
+    /// A tiered scene's tiers after the step, drawn on its next picture.
+    tiers: Option<crate::commands::demo::tiers::TierView>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -183,6 +185,7 @@ impl<'o> DemoPrinter<'o> {
             era: None,
             recovered: 0,
             recoveries: Vec::new(),
+            tiers: None,
         }
     }
 
@@ -629,6 +632,9 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::State(states, drawn) => {
                 let mut pic = Picture::of_draw(drawn);
                 super::txn_picture::overlay(&mut pic, states);
+                if let Some(view) = self.tiers.take() {
+                    super::tier_picture::overlay(&mut pic, &view);
+                }
                 let mut legend = std::mem::take(&mut self.legend_shown);
                 let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
                 self.legend_shown = legend;
@@ -645,6 +651,14 @@ impl<'o> DemoPrinter<'o> {
             }
             DemoEvent::AdminAbort(a) => {
                 writeln!(self.out, "\n{}", p.warn(&format!("# {}", admin_abort_text(a)))).at("<stdout>", "write")
+            }
+            DemoEvent::IsrAltered(r) => self.indented(|o| text::isr_altered(o, r, &s)),
+            DemoEvent::Copied(r) => self.indented(|o| super::demo_tiers::copied_text(o, r)),
+            DemoEvent::Retained(_, r) => self.indented(|o| super::tier::retain_text(o, r)),
+            DemoEvent::Remote(r) => self.indented(|o| super::demo_tiers::remote_text(o, r)),
+            DemoEvent::Tiers(view) => {
+                self.tiers = Some(view.clone());
+                Ok(())
             }
         }
     }
