@@ -221,7 +221,8 @@ impl Capture {
             DemoEvent::Recovered(r, leader_records) => {
                 let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let pic = Picture::of_recovery(r, &l, &f, leader_records);
+                let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
+                super::tier_picture::restart_fates(&mut pic, r);
                 self.alert(&pic);
                 let svg = render(&pic, false);
                 let panel = explain::write_html(&r.explanation());
@@ -412,7 +413,9 @@ impl Capture {
                 let text = self.text_of(DemoEvent::Remote(r))?;
                 self.output(&text);
             }
-            DemoEvent::Tiers(view) => self.tiers = Some(view.clone()),
+            DemoEvent::Tiers(view) => {
+                self.tiers = Some(view.clone());
+            }
             // The page opens with its own title and steps.
             DemoEvent::Opening(..) => {}
             DemoEvent::Contrast(sc, outcomes) => {

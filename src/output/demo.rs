@@ -327,8 +327,11 @@ impl<'o> DemoPrinter<'o> {
         // A terminal gets a prompt to type after; a file or pipe gets its answer echoed.
         let echo = self.answers.as_ref().is_some_and(|(_, echo)| *echo);
         let which = format!("{}. ", self.unrevealed.len() + 1);
-        write!(self.out, "\n{} {which}{}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
-            .at("<stdout>", "write")?;
+        // Wrapped to the width, with room left on its last line for a short answer.
+        let width = self.settings.width.map_or(usize::MAX, |w| w.saturating_sub(6));
+        let wrapped = super::fit::wrap_line(&format!("predict: {which}{}", q.question), width).join("\n");
+        let shown = wrapped.replacen("predict:", &p.warn("predict:"), 1);
+        write!(self.out, "\n{shown}{}", if echo { "" } else { " " }).at("<stdout>", "write")?;
         self.out.flush().at("<stdout>", "write")?;
         // A blank line or an answer of the wrong kind is asked again (a few times).
         let mut answered = None;
@@ -615,7 +618,8 @@ impl<'o> DemoPrinter<'o> {
                 self.code(&r.explanation())?;
                 if !self.plain {
                     let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                    let pic = Picture::of_recovery(r, &l, &f, leader_records);
+                    let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
+                    super::tier_picture::restart_fates(&mut pic, r);
                     let mut legend = std::mem::take(&mut self.legend_shown);
                     self.indented(|o| {
                         writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))

@@ -17,7 +17,7 @@ fn ranges(r: &[(i64, i64)]) -> String {
     if r.is_empty() {
         return "none".into();
     }
-    r.iter().map(|(a, b)| if a == b { a.to_string() } else { format!("{a}..{b}") }).collect::<Vec<_>>().join(", ")
+    r.iter().map(|(a, b)| format!("{a}..{b}")).collect::<Vec<_>>().join(", ")
 }
 
 fn records(es: &[Entry]) -> String {

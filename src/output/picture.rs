@@ -30,6 +30,9 @@ pub enum Fate {
     /// A remote segment's record outside the current leader's epoch lineage: never served
     /// ([`super::tier_picture`]).
     Unserved,
+    /// A follower's record removed by a restart from remote storage below the leader's local
+    /// log start: the leader serves it from its remote tier ([`super::tier_picture`]).
+    InRemote,
 }
 
 impl Fate {
@@ -61,6 +64,7 @@ impl Fate {
             Fate::Diverged => "diverged",
             Fate::AckedCut => "acked-truncated",
             Fate::Unserved => "unserved",
+            Fate::InRemote => "in-remote",
         }
     }
 
@@ -79,6 +83,7 @@ impl Fate {
             Fate::Diverged => "DIVERGED",
             Fate::AckedCut => "ACK-CUT",
             Fate::Unserved => "UNSERVED",
+            Fate::InRemote => "remote",
         }
     }
 
@@ -92,6 +97,7 @@ impl Fate {
             Fate::Diverged => "DIVERGED",
             Fate::AckedCut => "acked, truncated: only the leader holds it now",
             Fate::Unserved => "in remote storage outside the leader's epoch lineage: no fetch is answered from it",
+            Fate::InRemote => "removed from this disk; the leader serves it from remote storage",
         }
     }
 

@@ -30,6 +30,20 @@ pub fn shows_tiers(pic: &Picture) -> bool {
     pic.rows.iter().any(|r| is_remote_row(r) || r.marks.iter().any(|(m, _)| *m == Mark::LocalLogStart))
 }
 
+/// A recovery's picture when the follower restarted from remote storage: its records below the
+/// leader's local log start are not lost but served from the leader's remote tier (the report's
+/// "removed: below leader's log start").
+pub fn restart_fates(pic: &mut Picture, r: &crate::commands::recover::FollowerRecoverReport) {
+    let Some(aux) = &r.plan.from_remote else { return };
+    for row in pic.rows.iter_mut() {
+        for c in row.cells.iter_mut() {
+            if c.fate == Some(Fate::Lost) && c.record.offset < aux.leader_local_log_start_offset {
+                c.fate = Some(Fate::InRemote);
+            }
+        }
+    }
+}
+
 /// Put `view` on the picture: the replicas' two starts, then the remote row.
 pub fn overlay(pic: &mut Picture, view: &TierView) {
     for row in pic.rows.iter_mut() {
