@@ -480,6 +480,9 @@ impl Capture {
                 // stuck-lso: where a transaction begins and where a marker ends one.
                 "append" if f.command.contains(" --transactional") => Some("txn begins".to_string()),
                 "append" if f.command.contains(" --end-txn ") => Some("txn ends".to_string()),
+                // tiers: each run of the copy task, and klog remote's reading at the end.
+                "tier" if f.command.contains(" tier copy ") => Some("copy to remote".to_string()),
+                "remote" => Some("klog remote".to_string()),
                 _ => None,
             };
             if word == "elect" && elections == 0 {
