@@ -308,6 +308,15 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
     assert_eq!(json["aborted"].as_array().unwrap().len(), 2, "{json}");
     assert!(json["open"].as_array().unwrap().is_empty(), "{json}");
 
+    // tiers has no truncation modes: A rebuilt from remote storage holds only m4 locally, then
+    // leads at epoch 2 with n1; klog remote finds the segment 4..4 served by no broker.
+    let out = run_script_plain("tiers.sh", &l("tiers"));
+    assert!(out.replace("\n    ", " ").contains("deletes its whole log and starts at 3, log start 0"), "{out}");
+    assert!(out.contains("1 finished remote segment(s) no broker here would serve"), "{out}");
+    assert!(out.split("\n$ klog ").last().unwrap().starts_with("draw "), "{out}");
+    assert_eq!(records(&l("tiers").join("tiers/a/demo-0")), vec![(3, 1, m("m4")), (4, 2, m("n1"))]);
+    assert_eq!(records(&l("tiers").join("tiers/b/demo-0")), vec![(3, 1, m("m4"))]);
+
     run_script("kip279.sh", &l("s3"), "hw kip101 kip279");
     let b101 = records(&l("s3").join("kip101/b"));
     assert_eq!(b101.len(), 16);
@@ -326,7 +335,7 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
 fn the_demo_scripts_fit_80_columns_and_the_watch_script_narrates_as_the_terminal_watch() {
     let lab = Lab::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos");
-    for name in ["watch.sh", "kip101-1.sh", "kip101-2.sh", "kip279.sh", "stuck-lso.sh", "common.sh"] {
+    for name in ["watch.sh", "kip101-1.sh", "kip101-2.sh", "kip279.sh", "stuck-lso.sh", "tiers.sh", "common.sh"] {
         let source = std::fs::read_to_string(root.join(name)).unwrap();
         for line in source.lines() {
             assert!(line.chars().count() <= 80, "{name}: wider than 80 columns:\n{line}");
@@ -337,6 +346,7 @@ fn the_demo_scripts_fit_80_columns_and_the_watch_script_narrates_as_the_terminal
         outputs.push((name, run_script(name, &lab.path(name), "hw kip279")));
     }
     outputs.push(("stuck-lso.sh", run_script_plain("stuck-lso.sh", &lab.path("lso"))));
+    outputs.push(("tiers.sh", run_script_plain("tiers.sh", &lab.path("tiers"))));
     for (name, out) in &outputs {
         for line in out.lines() {
             assert!(line.chars().count() <= 80, "{name} prints wider than 80 columns:\n{line}");
