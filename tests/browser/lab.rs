@@ -406,8 +406,10 @@ fn the_tiers_preset_replays_the_demos_lines_as_frames_with_both_tiers_and_its_sc
     let frames = seen["frames"].as_array().unwrap();
     assert_eq!(frames.len(), demo_lines.len() - 1, "the creates are frame 0");
     let commands: Vec<&str> = frames.iter().map(|f| f["command"].as_str().unwrap()).collect();
-    let first_copy = commands.iter().position(|c| c.starts_with("klog tier copy")).expect(&format!("{commands:?}"));
-    let election = commands.iter().position(|c| *c == "klog elect $LAB/a --epoch 2").expect(&format!("{commands:?}"));
+    let first_copy =
+        commands.iter().position(|c| c.starts_with("klog tier copy")).unwrap_or_else(|| panic!("{commands:?}"));
+    let election =
+        commands.iter().position(|c| *c == "klog elect $LAB/a --epoch 2").unwrap_or_else(|| panic!("{commands:?}"));
     for (i, f) in frames.iter().enumerate() {
         let at = format!("frame {i} ({})", f["command"]);
         assert_eq!(f["remote_cells"].as_u64().unwrap() > 0, i >= first_copy, "{at}: the remote row: {f}");

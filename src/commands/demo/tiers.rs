@@ -363,11 +363,14 @@ pub struct CandidateReading {
     pub deleted: Vec<(i64, i64)>,
 }
 
+/// A finished remote segment: its start and end offsets and its leader epochs.
+pub type SegmentRange = (i64, i64, Vec<(i32, i64)>);
+
 /// What `klog remote` tells at the end of the scene, and what the run lost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteReading {
     /// Every finished remote segment: (start, end, its leader epochs).
-    pub segments: Vec<(i64, i64, Vec<(i32, i64)>)>,
+    pub segments: Vec<SegmentRange>,
     pub candidates: Vec<CandidateReading>,
     /// Finished segments no broker here serves, with the records still in their files.
     pub served_by_none: Vec<(i64, i64, u64)>,
