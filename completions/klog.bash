@@ -469,7 +469,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__demo)
-            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --allow-broker-dir-writes --width --help --version watch kip101-1 kip101-2 kip279 stuck-lso"
+            opts="-h -V --mode --dir --keep --predict --step --explain --capture --force --plain --color --allow-broker-dir-writes --width --help --version watch kip101-1 kip101-2 kip279 stuck-lso tiers"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -482,7 +482,7 @@ all\:"All three, one after another"))' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-'::scenario -- watch, kip101-1, kip101-2, kip279 or stuck-lso (default\: kip101-1):(watch kip101-1 kip101-2 kip279 stuck-lso)' \
+'::scenario -- watch, kip101-1, kip101-2, kip279, stuck-lso or tiers (default\: kip101-1):(watch kip101-1 kip101-2 kip279 stuck-lso tiers)' \
 && ret=0
 ;;
 (explore)

@@ -230,7 +230,7 @@ pub enum Command {
     /// follower restarts, then the leader fails), kip101-1 (KIP-101 scenario 1: a follower
     /// restarts and becomes the leader), kip101-2 (KIP-101 scenario 2: two hard failures, then
     /// a new leader), kip279 (fast leader failover), stuck-lso (a transaction holds the last
-    /// stable offset). With no scenario: kip101-1 under hw and under kip101, then the contrast.
+    /// stable offset), tiers (the Watch continued across a remote tier). With no scenario: kip101-1 under hw and under kip101, then the contrast.
     /// Each step shows the replicas' picture (`klog draw`; `--plain` for one line each); the
     /// demo ends with what each mode kept, lost and left diverged. `--predict` makes it a quiz;
     /// `--capture FILE.html` writes it as a filmstrip to share.
@@ -404,11 +404,15 @@ pub enum GenerateCommand {
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// watch, kip101-1, kip101-2, kip279 or stuck-lso (default: kip101-1).
+    /// watch, kip101-1, kip101-2, kip279, stuck-lso or tiers (default: kip101-1).
     ///
     /// stuck-lso is about transactions, not truncation: producers die mid-transaction, and what
     /// holds the last stable offset, and what frees it, is the scenario's question (the
     /// coordinator's timeout, or `kafka-transactions.sh abort`); it takes no --mode.
+    ///
+    /// tiers runs Kafka 4.4's rules on a lab with a remote tier (KIP-405): a follower restarts
+    /// below the leader's local log start, then an unclean election while the old leader's
+    /// segments sit in remote storage; it takes no --mode.
     #[arg(value_name = "SCENARIO", value_parser = clap::builder::PossibleValuesParser::new(commands::demo::SCENARIO_NAMES))]
     pub scenario: Option<String>,
     /// Truncation mode(s) to run the scenario under (default: hw and kip101; kip101 and kip279
@@ -1983,9 +1987,15 @@ impl DemoArgs {
     pub fn request<'a>(&'a self, root: &'a Path) -> Result<commands::demo::DemoRequest<'a>> {
         let scenario = self.scenario.as_deref().unwrap_or("kip101-1");
         if self.mode.is_some() && !commands::demo::scenario(scenario).is_some_and(|s| s.uses_mode) {
+            // tiers truncates, but only under Kafka 4.4's rules (remote storage came in 3.6).
+            let why = if scenario == "tiers" {
+                "runs Kafka 4.4's rules only (a remote tier needs 3.6 or later)"
+            } else {
+                "has no truncation step"
+            };
             return Err(Error::Usage(format!(
-                "--mode: the {scenario} scenario has no truncation step, so no mode applies \
-                 (modes apply to watch, kip101-1, kip101-2 and kip279)"
+                "--mode: the {scenario} scenario {why}, so no mode applies (modes apply to watch, kip101-1, \
+                 kip101-2 and kip279)"
             )));
         }
         let (mode, all_modes) = match self.mode {

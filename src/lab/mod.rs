@@ -234,7 +234,8 @@ fn route(method: &str, path: &str, body: &[u8], shared: &server::Shared) -> Repl
             let made = match b.scene.as_deref() {
                 None | Some("watch") => lab.session.preset_watch(),
                 Some("stuck-lso") => lab.session.preset_stuck_lso(),
-                Some(_) => return Err(error_reply(400, "scene: watch or stuck-lso")),
+                Some("tiers") => lab.session.preset_tiers(),
+                Some(_) => return Err(error_reply(400, "scene: watch, stuck-lso or tiers")),
             };
             made.map_err(|e| error_reply(409, &e.to_string()))
         }),

@@ -138,7 +138,8 @@ pub struct ExploreBody {
 #[serde(deny_unknown_fields)]
 pub struct EmptyBody {}
 
-/// The body of a POST to `/api/preset`: `{}` for the Watch, `{"scene": "stuck-lso"}`.
+/// The body of a POST to `/api/preset`: `{}` for the Watch, `{"scene": "stuck-lso"}`,
+/// `{"scene": "tiers"}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PresetBody {

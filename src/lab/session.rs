@@ -123,6 +123,9 @@ pub enum LineKind {
     },
     /// `klog txn`: reads the log, changes nothing.
     Txn,
+    /// A step of the tiers scene outside the model (`crash`, `recover`, `alter-isr`, `tier copy`,
+    /// `tier retain`, `remote`): the model has no remote tier.
+    Tiers,
 }
 
 /// One step of a branch: an action of the explorer's model, or a command line outside it.
@@ -163,6 +166,10 @@ impl LabStep {
         matches!(self, LabStep::Model(Step { action: Action::Recover { .. }, .. }))
     }
 }
+
+/// Why the explorer is off on a branch with a remote tier.
+pub const NO_MODEL_FOR_TIERS: &str = "the explorer's model has no remote tier: this branch's steps run as klog \
+    command lines with no model transition, so the explorer is off here";
 
 /// Why the explorer is off on a branch with transactions.
 pub const NO_MODEL_FOR_TRANSACTIONS: &str = "the explorer's model has no producers and no transactions: this \
@@ -267,6 +274,9 @@ pub struct Branch {
     /// Whether it holds [`LineStep`]s (the stuck-lso scene): every frame then shows the
     /// transactions and the LSO, and the explorer is off.
     pub transactions: bool,
+    /// Whether its replicas were made with a remote tier (`create --remote-dir "$LAB/remote"`,
+    /// the tiers scene): every frame then draws both tiers.
+    pub tiered: bool,
 }
 
 /// Three branches forked from one frame, one per era, shown side by side.
@@ -313,7 +323,10 @@ pub fn argv(line: &str, lab: &Path) -> Result<Vec<std::ffi::OsString>> {
     let mut out = Vec::new();
     for word in line.split(' ').filter(|w| !w.is_empty()) {
         if let Some(rest) = word.strip_prefix("\"$LAB/").and_then(|r| r.strip_suffix('"')) {
-            replica_index(rest, MAX_REPLICAS).map_err(Error::Usage)?;
+            // The replicas, and a tiered branch's remote dir beside them.
+            if rest != crate::commands::demo::tiers::REMOTE_DIR {
+                replica_index(rest, MAX_REPLICAS).map_err(Error::Usage)?;
+            }
             out.push(lab.join(rest).into_os_string());
         } else if word.contains(['"', '$', '\'', '\\', '#']) {
             return Err(Error::Usage(format!("lab: not a command line the lab runs: {line}")));
@@ -343,13 +356,16 @@ impl Front for Ran {
     fn recovery_picture(
         &mut self,
         _: &mut dyn std::io::Write,
-        _: &FollowerRecoverReport,
+        report: &FollowerRecoverReport,
         picture: &Picture,
         _: &(String, String),
         _: bool,
         _: &Settings,
     ) -> Result<()> {
-        self.recovery = Some(svg::render(picture, false));
+        // A restart from remote storage: what it removed is served from the leader's remote tier.
+        let mut picture = picture.clone();
+        crate::output::tier_picture::restart_fates(&mut picture, report);
+        self.recovery = Some(svg::render(&picture, false));
         Ok(())
     }
 
@@ -394,6 +410,9 @@ fn run_line(line: &str, lab: &Path) -> Result<Ran> {
             | Command::Crash(_)
             | Command::Recover(_)
             | Command::Txn(_)
+            | Command::AlterIsr(_)
+            | Command::Tier(_)
+            | Command::Remote(_)
     );
     if !lab_runs {
         return Err(Error::Usage("lab: not a command the lab runs".into()));
@@ -434,7 +453,7 @@ fn txn_views(dirs: &[PathBuf]) -> Result<Vec<(String, commands::txn::TxnReport, 
     Ok(out)
 }
 
-fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool) -> Result<Look> {
+fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool, tiered: bool) -> Result<Look> {
     let dirs: Vec<PathBuf> = (0..replicas as u8).map(|i| dir.join(letter(i).to_string())).collect();
     let report =
         commands::draw::run(&DrawRequest { dirs: &dirs, partition: None, from: Some(0), limit: DRAWN_OFFSETS })?;
@@ -442,6 +461,11 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool)
     let txns = if transactions { txn_views(&dirs)? } else { Vec::new() };
     let views: Vec<(&str, &TxnView)> = txns.iter().map(|(name, _, view)| (name.as_str(), view)).collect();
     crate::output::txn_picture::overlay_views(&mut pic, &views);
+    if tiered {
+        if let Some(view) = crate::commands::demo::tiers::tier_view(dir)? {
+            crate::output::tier_picture::overlay(&mut pic, &view);
+        }
+    }
     let picture = svg::render(&pic, false);
     let value = |r: &commands::draw::DrawnRecord| r.value.as_deref().map(|v| String::from_utf8_lossy(v).into_owned());
     let mut acked = acked_before.to_vec();
@@ -469,6 +493,16 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool)
         .max_by_key(|(_, r)| r.leader_epoch)
         .map(|(i, r)| (i, r.leader_epoch.unwrap_or(-1)));
     let lost = match leader {
+        // Across tiers the leader holds what it serves: its remote segments within its lineage
+        // and its local log.
+        Some((i, _)) if tiered => {
+            let served = crate::commands::demo::tiers::served_entries(dir, &report.replicas[i].name)?;
+            acked
+                .iter()
+                .filter(|a| !served.iter().any(|e| e.offset == a.offset && e.value == a.value))
+                .cloned()
+                .collect()
+        }
         Some((i, _)) => {
             let records = &report.replicas[i].records;
             acked
@@ -535,6 +569,7 @@ fn model_step(
     };
     let step = match step {
         LabStep::Model(s) => s,
+        LabStep::Line(l) if l.kind == LineKind::Tiers => return (Err(NO_MODEL_FOR_TIERS.to_string()), None),
         LabStep::Line(_) => return (Err(NO_MODEL_FOR_TRANSACTIONS.to_string()), None),
     };
     let cfg = step.config(replicas);
@@ -640,6 +675,12 @@ pub fn stuck_lso_steps() -> Vec<LabStep> {
             Demo::Txn { .. } => LineKind::Txn,
             // The scene's fixes are the page's to click, from the stuck frame on.
             Demo::EndTxn { .. } | Demo::AdminAbort { .. } | Demo::Crash { .. } | Demo::Recover { .. } => break,
+            // Not in this scene (the tiers scene's own).
+            Demo::CreateTiered { .. }
+            | Demo::AlterIsr { .. }
+            | Demo::TierCopy { .. }
+            | Demo::TierRetain { .. }
+            | Demo::Remote => break,
         };
         // The scene does not depend on the era: the demo runs it as of today's Kafka (kip279).
         let line = commands::demo::command_line(step, TruncationMode::Kip279, &shown)
@@ -650,6 +691,54 @@ pub fn stuck_lso_steps() -> Vec<LabStep> {
         }
     }
     steps
+}
+
+/// The tiers scene's steps as `klog demo tiers` runs them, every one: the demo's own command
+/// lines ([`commands::demo::command_line`]; the lab's creates are the demo's), each with the
+/// demo's narration before it as its note.
+pub fn tiers_steps() -> Vec<LabStep> {
+    use commands::demo::Step as Demo;
+    let scene = commands::demo::scenario("tiers").expect("tiers is a built-in scenario");
+    let shown = |r: &str| format!("\"$LAB/{r}\"");
+    let mut steps = Vec::new();
+    let mut note: Option<String> = None;
+    for step in &scene.steps {
+        let kind = match step {
+            Demo::Say(text) => {
+                note = Some(note.take().map_or(text.to_string(), |n| format!("{n} {text}")));
+                continue;
+            }
+            Demo::Create { .. } | Demo::CreateTiered { .. } | Demo::SayByEra { .. } => continue,
+            Demo::Elect { .. } => LineKind::Elect,
+            Demo::Append { values, .. } => LineKind::Append { records: values.len() as u8, transactional: false },
+            Demo::Fetch { .. } => LineKind::Fetch,
+            Demo::Crash { .. }
+            | Demo::Recover { .. }
+            | Demo::AlterIsr { .. }
+            | Demo::TierCopy { .. }
+            | Demo::TierRetain { .. }
+            | Demo::Remote => LineKind::Tiers,
+            // Not in this scene (stuck-lso's).
+            Demo::TxnAppend { .. } | Demo::EndTxn { .. } | Demo::AdminAbort { .. } | Demo::Txn { .. } => continue,
+        };
+        // The scene runs Kafka 4.4's rules (kip279).
+        let line = commands::demo::command_line(step, TruncationMode::Kip279, &shown)
+            .expect("every step but Say and AdminAbort is one command line");
+        steps.push(LabStep::Line(LineStep { line, kind, note: note.take() }));
+    }
+    steps
+}
+
+/// The line the tiers preset stops on, read from its last frame.
+fn tiers_hint(frame: &Frame) -> String {
+    let lost: Vec<String> = frame.lost.iter().map(|a| format!("{} (offset {})", a.value, a.offset)).collect();
+    let leader = frame.leader.map_or("no replica".to_string(), |(l, e)| format!("{l} (epoch {e})"));
+    format!(
+        "Watch for this: the leader is {leader}; the acknowledged {} it does not serve. The remote row marks the \
+         segment outside its epoch lineage (UNSERVED): klog remote's last lines say which of them remote files \
+         still hold. Step back to A's restart to see the remote aux-state code, or copy the script to rebuild it.",
+        if lost.is_empty() { "records are all served; none".to_string() } else { lost.join(", ") + " are those" }
+    )
 }
 
 /// The line the stuck-lso preset stops on, read from its last frame: the LSO, the HW, what
@@ -727,6 +816,13 @@ impl Session {
     /// other producers' records moving the HW on; the view stops on the stuck LSO.
     pub fn preset_stuck_lso(&mut self) -> Result<()> {
         self.preset(&stuck_lso_steps(), stuck_lso_hint)
+    }
+
+    /// Start over with the tiers scene as `klog demo tiers` plays it: a restart below the
+    /// leader's local log start rebuilt from remote storage, then an unclean election leaving a
+    /// remote segment no leader serves; the view stops at `klog remote`'s reading.
+    pub fn preset_tiers(&mut self) -> Result<()> {
+        self.preset(&tiers_steps(), tiers_hint)
     }
 
     /// Start over with a and b and `steps` (whose leader starts at epoch 1), the view at the
@@ -837,9 +933,20 @@ impl Session {
         self.act(LabStep::Line(step))
     }
 
-    fn creates(&self) -> Vec<String> {
+    /// The creates of a branch: a tiered one's replicas share the remote dir `"$LAB/remote"`,
+    /// with the tiers scene's segment size.
+    fn creates_for(&self, tiered: bool) -> Vec<String> {
+        let tier = if tiered {
+            format!(
+                " --segment-bytes {} --remote-dir \"$LAB/{}\"",
+                commands::demo::TIERS_SEGMENT_BYTES,
+                commands::demo::tiers::REMOTE_DIR
+            )
+        } else {
+            String::new()
+        };
         (0..self.replicas as u8)
-            .map(|i| format!("klog create \"$LAB/{}\" --replica-id {}", letter(i), script::replica_id(i)))
+            .map(|i| format!("klog create \"$LAB/{}\" --replica-id {}{tier}", letter(i), script::replica_id(i)))
             .collect()
     }
 
@@ -857,6 +964,8 @@ impl Session {
             return Err(Error::Usage(format!("lab: at most {MAX_BRANCHES} branches; restart klog lab")));
         }
         let count = self.branches.len();
+        let tiered = steps.iter().any(|s| matches!(s, LabStep::Line(LineStep { kind: LineKind::Tiers, .. })))
+            || parent.is_some_and(|(b, _)| self.branches[b].tiered);
         let dir = self.root.join((count + 1).to_string());
         if std::fs::symlink_metadata(&dir).is_ok() {
             return Err(Error::layout(&dir, "exists already; the lab makes each branch dir itself"));
@@ -870,7 +979,8 @@ impl Session {
                 frames: Vec::new(),
                 first_epoch,
                 era,
-                transactions: steps.iter().any(|s| matches!(s, LabStep::Line(_))),
+                transactions: !tiered && steps.iter().any(|s| matches!(s, LabStep::Line(_))),
+                tiered,
             },
             steps,
         );
@@ -892,17 +1002,19 @@ impl Session {
 
     fn make_branch(&mut self, dir: &Path, mut branch: Branch, steps: &[LabStep]) -> Result<()> {
         let mut output = String::new();
-        for line in self.creates() {
+        for line in self.creates_for(branch.tiered) {
             output.push_str(&format!("$ {line}\n{}", run_line(&line, dir)?.output));
         }
-        let Look { picture, acked, lost, leader, roles, txn } = look(dir, self.replicas, &[], branch.transactions)?;
+        let Look { picture, acked, lost, leader, roles, txn } =
+            look(dir, self.replicas, &[], branch.transactions, branch.tiered)?;
         // Epochs below the first are issued before the history starts: no replica saw them.
-        let model = match branch.transactions {
-            true => Err(NO_MODEL_FOR_TRANSACTIONS.to_string()),
-            false => Ok(State { epochs_issued: branch.first_epoch, ..State::initial(self.replicas) }),
+        let model = match (branch.transactions, branch.tiered) {
+            (_, true) => Err(NO_MODEL_FOR_TIERS.to_string()),
+            (true, false) => Err(NO_MODEL_FOR_TRANSACTIONS.to_string()),
+            (false, false) => Ok(State { epochs_issued: branch.first_epoch, ..State::initial(self.replicas) }),
         };
         branch.frames.push(Frame {
-            command: self.creates().join("\n"),
+            command: self.creates_for(branch.tiered).join("\n"),
             output: output.replace(&dir.display().to_string(), "$LAB"),
             picture,
             recovery_picture: None,
@@ -944,7 +1056,7 @@ impl Session {
         let last = branch.frames.last().expect("a branch has its first frame");
         let (model, model_violation) = model_step(&last.model, &step, branch.steps.len(), replicas);
         let Look { picture, acked, lost, leader, roles, txn } =
-            look(&branch.dir, replicas, &last.acked, branch.transactions)?;
+            look(&branch.dir, replicas, &last.acked, branch.transactions, branch.tiered)?;
         let no_code = ran.code.is_empty().then(|| match &step {
             LabStep::Model(Step { action: Action::Crash { .. }, .. }) => {
                 "a crash runs no procedure: the volatile state is gone (and with --power-loss what only the page \
@@ -956,6 +1068,14 @@ impl Session {
             }
             LabStep::Line(LineStep { kind: LineKind::Txn, .. }) => {
                 "klog txn reads the log and the producer state a broker would load: it changes nothing".into()
+            }
+            LabStep::Line(LineStep { kind: LineKind::Tiers, line, .. }) if line.starts_with("klog tier copy") => {
+                "the copy task uploads closed segments below the LSO and writes their metadata records: no \
+                 replication procedure runs"
+                    .into()
+            }
+            LabStep::Line(LineStep { kind: LineKind::Tiers, .. }) => {
+                "no replication procedure runs (see the output)".into()
             }
             LabStep::Line(LineStep { kind: LineKind::Marker { .. }, .. }) => {
                 "a marker is a control batch appended by the leader (WriteTxnMarkers): no replication procedure \
@@ -1109,7 +1229,7 @@ impl Session {
             if self.replicas > 2 { ", DIR/c" } else { "" }
         ));
         s.push_str("set -euo pipefail\nLAB=${1:?usage: bash lab.sh DIR}\n");
-        for line in self.creates() {
+        for line in self.creates_for(branch.tiered) {
             s.push_str(&line);
             s.push('\n');
         }
@@ -1211,7 +1331,7 @@ mod tests {
     fn the_stuck_lso_preset_runs_the_demos_own_lines_up_to_its_first_klog_txn() {
         let ours: Vec<String> =
             Session { root: PathBuf::new(), replicas: 2, branches: vec![], view: (0, 0), compare: None }
-                .creates()
+                .creates_for(false)
                 .into_iter()
                 .chain(stuck_lso_steps().iter().map(|s| s.command(2)))
                 .map(|l| l.replace('"', ""))
@@ -1226,6 +1346,46 @@ mod tests {
             _ => None,
         });
         assert!(death.is_some_and(|n| n.contains("killed before it commits")));
+    }
+
+    /// The tiers preset runs every command line of `klog demo tiers`, with the demo's creates
+    /// (the remote dir beside the replicas); its frames draw the remote tier, A's restart
+    /// carries the remote aux-state code, the last frame is klog remote's reading with m5 and m6
+    /// (acknowledged on B) the ones the leader A does not serve, and the script rebuilds it.
+    #[test]
+    fn the_tiers_preset_runs_the_whole_scene_and_ends_with_the_records_the_new_leader_does_not_serve() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut s = Session::new(&tmp.path().join("lab"), 3).unwrap();
+        s.preset_tiers().unwrap();
+        let (b, last) = s.view;
+        let branch = &s.branches[b];
+        assert!(branch.tiered && !branch.transactions);
+        let scene = commands::demo::scenario("tiers").unwrap();
+        let shown = |r: &str| format!("\"$LAB/{r}\"");
+        let demo: Vec<String> = scene
+            .steps
+            .iter()
+            .filter_map(|st| commands::demo::command_line(st, TruncationMode::Kip279, &shown))
+            .collect();
+        let ours: Vec<String> =
+            s.creates_for(true).into_iter().chain(branch.steps.iter().map(|st| st.command(2))).collect();
+        assert_eq!(ours, demo);
+        assert_eq!(last, branch.steps.len());
+        let restart = branch.frames.iter().find(|f| f.command.starts_with("klog recover \"$LAB/a\"")).unwrap();
+        assert!(restart.code.iter().any(|c| c.contains("OFFSET_MOVED_TO_TIERED_STORAGE")), "{:?}", restart.code);
+        assert!(restart.recovery_picture.as_ref().is_some_and(|p| p.contains("data-fate=\"in-remote\"")));
+        let f = s.frame();
+        assert!(f.command.starts_with("klog remote "), "{}", f.command);
+        assert!(f.output.contains("1 finished remote segment(s) no broker here would serve"), "{}", f.output);
+        assert_eq!(f.leader, Some(('a', 2)));
+        let lost: Vec<(i64, &str)> = f.lost.iter().map(|a| (a.offset, a.value.as_str())).collect();
+        assert_eq!(lost, [(4, "m5"), (5, "m6")], "m1..m3 are served from remote storage, not lost");
+        assert!(f.picture.contains("data-fate=\"unserved\""), "the remote row marks the segment 4..4");
+        assert!(f.hint.as_ref().is_some_and(|h| h.contains("m5 (offset 4), m6 (offset 5)")), "{:?}", f.hint);
+        assert!(matches!(&f.model, Err(why) if why == NO_MODEL_FOR_TIERS));
+        let script = s.script();
+        assert!(script.contains("--remote-dir \"$LAB/remote\"") && script.contains("klog tier copy \"$LAB/b\""));
+        assert!(script.contains("# verdict: acknowledged m5 (offset 4), m6 (offset 5) lost"), "{script}");
     }
 
     /// Every frame's LSO and HW are `klog txn`'s on the leader: the LSO follows the HW until t1

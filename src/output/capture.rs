@@ -81,6 +81,8 @@ pub struct Capture {
     recovered: usize,
     /// Each finished run's mode and final picture.
     finals: Vec<(String, String)>,
+    /// A tiered scene's tiers after the step, drawn on its picture.
+    tiers: Option<crate::commands::demo::tiers::TierView>,
 }
 
 /// Said at the start of an hw run, whose pictures still draw epochs.
@@ -107,6 +109,7 @@ impl Capture {
             last_state: String::new(),
             recovered: 0,
             finals: Vec::new(),
+            tiers: None,
         }
     }
 
@@ -204,6 +207,9 @@ impl Capture {
             DemoEvent::State(states, drawn) => {
                 let mut pic = Picture::of_draw(drawn);
                 super::txn_picture::overlay(&mut pic, states);
+                if let Some(view) = self.tiers.take() {
+                    super::tier_picture::overlay(&mut pic, &view);
+                }
                 self.last_state = render(&pic, false);
                 if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
                     self.alert(&pic);
@@ -215,19 +221,33 @@ impl Capture {
             DemoEvent::Recovered(r, leader_records) => {
                 let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
                 let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let pic = Picture::of_recovery(r, &l, &f, leader_records);
+                let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
+                super::tier_picture::restart_fates(&mut pic, r);
                 self.alert(&pic);
                 let svg = render(&pic, false);
                 let panel = explain::write_html(&r.explanation());
                 let who = short_name(Path::new(&r.follower_dir)).to_uppercase();
-                self.note(format!(
-                    "{who} restarts as a follower of {} under {}: its log is cut at {} (LEO {} -> {}).",
-                    l.to_uppercase(),
-                    r.mode.name(),
-                    r.cut_offset,
-                    r.follower_view.log_end_offset,
-                    r.follower_log_end_offset_after
-                ));
+                self.note(match &r.plan.from_remote {
+                    Some(aux) => format!(
+                        "{who} restarts as a follower of {}: its fetch at {} is below {}'s local log start {}, \
+                         answered OFFSET_MOVED_TO_TIERED_STORAGE; {who} rebuilds its state from the remote segment \
+                         and restarts its log at {} (log start {}).",
+                        l.to_uppercase(),
+                        r.follower_view.log_end_offset,
+                        l.to_uppercase(),
+                        aux.leader_local_log_start_offset,
+                        r.follower_log_end_offset_after,
+                        aux.log_start_offset
+                    ),
+                    None => format!(
+                        "{who} restarts as a follower of {} under {}: its log is cut at {} (LEO {} -> {}).",
+                        l.to_uppercase(),
+                        r.mode.name(),
+                        r.cut_offset,
+                        r.follower_view.log_end_offset,
+                        r.follower_log_end_offset_after
+                    ),
+                });
                 let lookup = super::demo_marks::lookup_svg(r, &l, &f);
                 let number = self.recovered;
                 self.recovered += 1;
@@ -352,6 +372,50 @@ impl Capture {
                 self.with_panel(DemoEvent::Txn(name, r), panel)?;
             }
             DemoEvent::AdminAbort(a) => self.pending_say.push(super::demo::admin_abort_text(a)),
+            DemoEvent::IsrAltered(r) => {
+                let who = short_name(Path::new(&r.replica)).to_uppercase();
+                self.note(format!(
+                    "{who} changes its ISR at epoch {} (no new epoch): its HW is now the lowest LEO of the new \
+                     ISR, {}.",
+                    r.leader_epoch, r.high_watermark
+                ));
+                let text = self.text_of(DemoEvent::IsrAltered(r))?;
+                self.output(&text);
+            }
+            DemoEvent::Copied(r) => {
+                self.note(format!(
+                    "Broker {}'s copy task uploads {} closed segment(s) below the LSO {} to remote storage.",
+                    r.broker_id,
+                    r.copied.len(),
+                    r.plan.last_stable_offset
+                ));
+                let text = self.text_of(DemoEvent::Copied(r))?;
+                self.output(&text);
+            }
+            DemoEvent::Retained(n, r) => {
+                self.note(format!(
+                    "{}'s local retention deletes local segments below the highest remote offset {}: its local log \
+                     starts at {}, its log start stays {}.",
+                    n.to_uppercase(),
+                    r.highest_remote_offset,
+                    r.local_log_start_after,
+                    r.log_start_offset
+                ));
+                let text = self.text_of(DemoEvent::Retained(n, r))?;
+                self.output(&text);
+            }
+            DemoEvent::Remote(r) => {
+                self.note(
+                    "klog remote reads the remote metadata and files, and forecasts what each broker serves if it \
+                     leads."
+                        .to_string(),
+                );
+                let text = self.text_of(DemoEvent::Remote(r))?;
+                self.output(&text);
+            }
+            DemoEvent::Tiers(view) => {
+                self.tiers = Some(view.clone());
+            }
             // The page opens with its own title and steps.
             DemoEvent::Opening(..) => {}
             DemoEvent::Contrast(sc, outcomes) => {
@@ -364,6 +428,13 @@ impl Capture {
     }
 
     /// A step's text on its frame, with the code panel of what ran.
+    /// Add `text` to the current frame's output.
+    fn output(&mut self, text: &str) {
+        if let Some(f) = self.frames.last_mut() {
+            f.output.push_str(text);
+        }
+    }
+
     fn with_panel(&mut self, e: DemoEvent<'_>, panel: String) -> Result<()> {
         let text = self.text_of(e)?;
         if let Some(f) = self.frames.last_mut() {
@@ -409,6 +480,9 @@ impl Capture {
                 // stuck-lso: where a transaction begins and where a marker ends one.
                 "append" if f.command.contains(" --transactional") => Some("txn begins".to_string()),
                 "append" if f.command.contains(" --end-txn ") => Some("txn ends".to_string()),
+                // tiers: each run of the copy task, and klog remote's reading at the end.
+                "tier" if f.command.contains(" tier copy ") => Some("copy to remote".to_string()),
+                "remote" => Some("klog remote".to_string()),
                 _ => None,
             };
             if word == "elect" && elections == 0 {

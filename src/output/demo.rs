@@ -60,6 +60,8 @@ pub struct DemoPrinter<'o> {
     era: Option<crate::replication::truncation::TruncationMode>,
     recovered: usize,
     recoveries: Vec<(crate::replication::truncation::TruncationMode, usize, Vec<String>)>,
+    /// A tiered scene's tiers after the step, drawn on its next picture.
+    tiers: Option<crate::commands::demo::tiers::TierView>,
 }
 
 /// `offset:(epoch,value)` in the spec's notation, with runs of one epoch folded:
@@ -183,6 +185,7 @@ impl<'o> DemoPrinter<'o> {
             era: None,
             recovered: 0,
             recoveries: Vec::new(),
+            tiers: None,
         }
     }
 
@@ -324,8 +327,11 @@ impl<'o> DemoPrinter<'o> {
         // A terminal gets a prompt to type after; a file or pipe gets its answer echoed.
         let echo = self.answers.as_ref().is_some_and(|(_, echo)| *echo);
         let which = format!("{}. ", self.unrevealed.len() + 1);
-        write!(self.out, "\n{} {which}{}{}", p.warn("predict:"), q.question, if echo { "" } else { " " })
-            .at("<stdout>", "write")?;
+        // Wrapped to the width, with room left on its last line for a short answer.
+        let width = self.settings.width.map_or(usize::MAX, |w| w.saturating_sub(6));
+        let wrapped = super::fit::wrap_line(&format!("predict: {which}{}", q.question), width).join("\n");
+        let shown = wrapped.replacen("predict:", &p.warn("predict:"), 1);
+        write!(self.out, "\n{shown}{}", if echo { "" } else { " " }).at("<stdout>", "write")?;
         self.out.flush().at("<stdout>", "write")?;
         // A blank line or an answer of the wrong kind is asked again (a few times).
         let mut answered = None;
@@ -612,7 +618,8 @@ impl<'o> DemoPrinter<'o> {
                 self.code(&r.explanation())?;
                 if !self.plain {
                     let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                    let pic = Picture::of_recovery(r, &l, &f, leader_records);
+                    let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
+                    super::tier_picture::restart_fates(&mut pic, r);
                     let mut legend = std::mem::take(&mut self.legend_shown);
                     self.indented(|o| {
                         writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
@@ -629,6 +636,9 @@ impl<'o> DemoPrinter<'o> {
             DemoEvent::State(states, drawn) => {
                 let mut pic = Picture::of_draw(drawn);
                 super::txn_picture::overlay(&mut pic, states);
+                if let Some(view) = self.tiers.take() {
+                    super::tier_picture::overlay(&mut pic, &view);
+                }
                 let mut legend = std::mem::take(&mut self.legend_shown);
                 let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
                 self.legend_shown = legend;
@@ -645,6 +655,14 @@ impl<'o> DemoPrinter<'o> {
             }
             DemoEvent::AdminAbort(a) => {
                 writeln!(self.out, "\n{}", p.warn(&format!("# {}", admin_abort_text(a)))).at("<stdout>", "write")
+            }
+            DemoEvent::IsrAltered(r) => self.indented(|o| text::isr_altered(o, r, &s)),
+            DemoEvent::Copied(r) => self.indented(|o| super::demo_tiers::copied_text(o, r)),
+            DemoEvent::Retained(_, r) => self.indented(|o| super::tier::retain_text(o, r)),
+            DemoEvent::Remote(r) => self.indented(|o| super::demo_tiers::remote_text(o, r)),
+            DemoEvent::Tiers(view) => {
+                self.tiers = Some(view.clone());
+                Ok(())
             }
         }
     }

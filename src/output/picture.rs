@@ -27,6 +27,12 @@ pub enum Fate {
     /// Acknowledged (below a HW) and truncated: refetchable only while the leader that holds it
     /// lives, so never labelled `refetch` (KIP-101's window of loss).
     AckedCut,
+    /// A remote segment's record outside the current leader's epoch lineage: never served
+    /// ([`super::tier_picture`]).
+    Unserved,
+    /// A follower's record removed by a restart from remote storage below the leader's local
+    /// log start: the leader serves it from its remote tier ([`super::tier_picture`]).
+    InRemote,
 }
 
 impl Fate {
@@ -57,6 +63,8 @@ impl Fate {
             Fate::AckedLost => "acked-lost",
             Fate::Diverged => "diverged",
             Fate::AckedCut => "acked-truncated",
+            Fate::Unserved => "unserved",
+            Fate::InRemote => "in-remote",
         }
     }
 
@@ -74,6 +82,8 @@ impl Fate {
             Fate::AckedLost => "ACK-LOST",
             Fate::Diverged => "DIVERGED",
             Fate::AckedCut => "ACK-CUT",
+            Fate::Unserved => "UNSERVED",
+            Fate::InRemote => "remote",
         }
     }
 
@@ -86,11 +96,13 @@ impl Fate {
             Fate::AckedLost => "acked, and the leader does not hold it: lost",
             Fate::Diverged => "DIVERGED",
             Fate::AckedCut => "acked, truncated: only the leader holds it now",
+            Fate::Unserved => "in remote storage outside the leader's epoch lineage: no fetch is answered from it",
+            Fate::InRemote => "removed from this disk; the leader serves it from remote storage",
         }
     }
 
     pub fn is_bad(self) -> bool {
-        matches!(self, Fate::AckedLost | Fate::Diverged | Fate::AckedCut)
+        matches!(self, Fate::AckedLost | Fate::Diverged | Fate::AckedCut | Fate::Unserved)
     }
 }
 
@@ -98,6 +110,8 @@ impl Fate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Mark {
     LogStart,
+    /// A tiered replica's local log start, when its log start is below it (in remote storage).
+    LocalLogStart,
     /// The last stable offset (`klog txn`'s, in `demo stuck-lso`): `read_committed` stops here.
     LastStable,
     HighWatermark,
@@ -110,6 +124,7 @@ impl Mark {
     pub fn label(self) -> &'static str {
         match self {
             Mark::LogStart => "LS",
+            Mark::LocalLogStart => "LLS",
             Mark::LastStable => "LSO",
             Mark::HighWatermark => "HW",
             Mark::RecoveryPoint => "RP",
@@ -132,7 +147,7 @@ pub struct PicCell {
 }
 
 impl PicCell {
-    fn new(record: DrawnRecord, fate: Option<Fate>) -> PicCell {
+    pub fn new(record: DrawnRecord, fate: Option<Fate>) -> PicCell {
         PicCell { record, fate, committed: false, txn: None }
     }
 }
@@ -231,6 +246,13 @@ fn differing_offsets(rows: &[&Row], from: i64, end: i64) -> Vec<i64> {
         at.windows(2).any(|w| !w[0].same_batch(w[1]))
     });
     offsets
+}
+
+/// The offsets in the picture's range where its rows disagree (after a renderer-side overlay
+/// added a row).
+pub fn differing_offsets_of(pic: &Picture) -> Vec<i64> {
+    let refs: Vec<&Row> = pic.rows.iter().collect();
+    differing_offsets(&refs, pic.from, pic.end)
 }
 
 /// Mark each cell committed when some row's HW passed it and that row holds the same batch at
@@ -494,6 +516,9 @@ impl Picture {
         if super::txn_picture::shows_transactions(self) {
             items.push(LegendItem::Transactions);
         }
+        if super::tier_picture::shows_tiers(self) {
+            items.push(LegendItem::Tiers);
+        }
         items.push(LegendItem::Cache);
         items.push(LegendItem::Marks);
         if elided {
@@ -537,6 +562,8 @@ pub enum LegendItem {
     Fate(Fate),
     /// Transactions: open ones shaded, aborted and committed batches, markers, the LSO.
     Transactions,
+    /// The remote tier's row and the local log start mark.
+    Tiers,
 }
 
 /// A cell's left border on a terminal: solid when committed, dashed when not yet.
@@ -764,10 +791,13 @@ pub fn write_text_after(
             let rest: String = l.chars().skip(label_w).collect();
             lines.push(format!("{head}{rest}").trim_end().to_string());
         }
-        if placed.is_empty() {
+        if placed.is_empty() && !super::tier_picture::is_remote_row(row) {
             lines.push(numbers.trim_end().to_string());
         }
-        // The epoch cache, each pair in its epoch's colour.
+        // The epoch cache, each pair in its epoch's colour (the remote tier has none).
+        if super::tier_picture::is_remote_row(row) {
+            continue;
+        }
         let pairs = format!(
             "[{}]",
             row.epochs
@@ -807,6 +837,7 @@ pub fn write_text_after(
                 LegendItem::Differs => "✗ replicas differ".into(),
                 LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
                 LegendItem::Transactions => super::txn_picture::TEXT_LEGEND.to_string(),
+                LegendItem::Tiers => super::tier_picture::TEXT_LEGEND.to_string(),
             })
         })
         .collect();

@@ -66,6 +66,7 @@ pub fn legend_items(pic: &Picture, (start, stop): (i64, i64), elided: bool) -> V
             LegendItem::Differs => "✗ replicas differ".into(),
             LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
             LegendItem::Transactions => super::txn_picture::SVG_LEGEND.to_string(),
+            LegendItem::Tiers => super::tier_picture::SVG_LEGEND.to_string(),
         })
         .collect();
     // The two marks on every row, in words: a learner meets HW and LEO before any definition.
@@ -172,9 +173,13 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
         );
         let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
         // The epoch cache beside the row: (epoch, start offset) pairs in their epochs' colours.
-        let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"cache\">cache", y + 48);
-        s.push_str(" [");
-        for (i, (e, o)) in row.epochs.iter().enumerate() {
+        // The remote tier has no epoch cache: its segments' epochs are in its cells.
+        let epochs: &[(i32, i64)] = if super::tier_picture::is_remote_row(row) { &[] } else { &row.epochs };
+        if !super::tier_picture::is_remote_row(row) {
+            let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"cache\">cache", y + 48);
+            s.push_str(" [");
+        }
+        for (i, (e, o)) in epochs.iter().enumerate() {
             if i > 0 {
                 s.push(' ');
             }
@@ -185,7 +190,9 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
                 super::epoch_cache::entry(*e, *o)
             );
         }
-        s.push_str("]</text>\n");
+        if !super::tier_picture::is_remote_row(row) {
+            s.push_str("]</text>\n");
+        }
         if elided_before && row.cells.iter().any(|c| c.record.offset < start) {
             let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(start) - 14, y + 25);
         }

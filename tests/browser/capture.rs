@@ -546,10 +546,13 @@ fn no_question_frame_shows_its_answer_above_the_question_in_any_scenario_or_mode
             files.push(file);
         }
     }
-    // stuck-lso has no modes: its LSO questions, the picture before each without the LSO mark.
-    let file = tmp.path().join("stuck-lso-default.html");
-    ok(&["demo", "stuck-lso", "--capture", s(&file)]);
-    files.push(file);
+    // stuck-lso and tiers have no modes: stuck-lso's LSO questions, the picture before each
+    // without the LSO mark; tiers' restart from remote storage and unclean election.
+    for sc in ["stuck-lso", "tiers"] {
+        let file = tmp.path().join(format!("{sc}-default.html"));
+        ok(&["demo", sc, "--capture", s(&file)]);
+        files.push(file);
+    }
     let mut args = vec!["--asked"];
     args.extend(files.iter().map(|f| s(f)));
     let Some(seen) = crate::harness::run("capture.mjs", &args) else { return };
@@ -770,5 +773,107 @@ fn the_stuck_lso_capture_plays_in_chromium_with_open_transactions_marked_and_the
         // The first klog txn frame asks the LSO and the held-back count: with one answered the
         // report (which prints both) stays veiled.
         assert_eq!((q["veiled_after"].as_u64(), &q["outcome_shown"]), (Some(1), &false.into()), "one left: {q}");
+    }
+}
+
+/// `demo tiers --capture`: every frame in Chromium at 400 and 1280 px fits the page and is
+/// narrated, its cells solid when committed and dashed when not; the chapters mark each copy to
+/// remote storage; the remote tier is a row of the pictures from the first copy on; A's restart
+/// below B's local log start draws m1 and m2 as served from remote storage (not lost) beside
+/// the aux-state code panel; from the unclean election on, B's remote segment of epoch 1 past
+/// A's end is UNSERVED; the last frame says which acknowledged records remote files still hold.
+#[test]
+fn the_tiers_capture_plays_in_chromium_with_the_remote_tier_and_the_segment_no_leader_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("tiers.html");
+    ok(&["demo", "tiers", "--capture", s(&file)]);
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/capture");
+    for width in [400, 1280] {
+        let w = width.to_string();
+        let Some(seen) = crate::harness::run("capture.mjs", &[s(&shots), &w, s(&file)]) else { return };
+        let run = &seen["runs"][0];
+        let frames = run["frames"].as_array().unwrap();
+        assert_eq!(frames.len() as u64, run["count"].as_u64().unwrap());
+        let ticks: Vec<&str> =
+            run["chapters"]["ticks"].as_array().unwrap().iter().map(|t| t[1].as_str().unwrap()).collect();
+        assert_eq!(
+            ticks,
+            [
+                "start",
+                "A fails",
+                "copy to remote",
+                "A recovers",
+                "A fails",
+                "copy to remote",
+                "B fails",
+                "A elected",
+                "B recovers",
+                "klog remote"
+            ],
+            "{ticks:?}"
+        );
+        let mut copied = false;
+        for f in frames {
+            let at = format!("tiers at {width} px, frame {}", f["step"]);
+            assert!(
+                f["scroll_width"].as_u64() <= f["client_width"].as_u64()
+                    && f["frame_scroll_width"].as_u64() <= f["frame_client_width"].as_u64(),
+                "{at} is wider than the page: {f}"
+            );
+            if let Some(px) = f["min_svg_text_px"].as_f64() {
+                assert!(px >= 11.9, "{at}: SVG text drawn at {px} px");
+            }
+            let narration = f["narration"].as_array().unwrap();
+            assert!(narration.iter().any(|n| n.as_str().is_some_and(|t| t.len() > 10)), "{at} has no narration");
+            for c in f["cells"].as_array().unwrap() {
+                let dashed = c["dashed"].as_str().unwrap_or("none") != "none";
+                assert_eq!(dashed, c["committed"] == "false", "{at}: {c}");
+            }
+            let command = f["command"].as_str().unwrap();
+            let remote_cells: Vec<&serde_json::Value> = f["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["row"].as_str().unwrap().starts_with("remote "))
+                .collect();
+            copied |= command.starts_with("$ klog tier copy");
+            assert_eq!(!remote_cells.is_empty(), copied, "{at}: the remote row from the first copy on: {f}");
+            if command.starts_with("$ klog recover $LAB/a") {
+                let fates: Vec<(&str, &str)> = f["cells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|c| c["fate"] == "in-remote")
+                    .map(|c| (c["offset"].as_str().unwrap(), c["row"].as_str().unwrap()))
+                    .collect();
+                assert_eq!(fates.len(), 2, "{at}: m1 and m2 served from remote: {f}");
+                let panel = f["panels"].to_string();
+                assert!(panel.contains("OFFSET_MOVED_TO_TIERED_STORAGE"), "{at}: {panel}");
+                assert!(panel.contains("seg.leader_epoch_checkpoint"), "{at}: {panel}");
+            }
+            let unserved: Vec<&str> = remote_cells
+                .iter()
+                .filter(|c| c["fate"] == "unserved")
+                .map(|c| c["offset"].as_str().unwrap())
+                .collect();
+            let elected = frames
+                .iter()
+                .position(|g| g["command"].as_str().unwrap().starts_with("$ klog elect $LAB/a --epoch 2"))
+                .unwrap();
+            let i = f["step"].as_u64().unwrap() as usize - 1;
+            // A question frame also holds the picture before the step: the election's before
+            // picture has no leader, so nothing is unserved there.
+            if i >= elected {
+                assert!(unserved.contains(&"4"), "{at}: {f}");
+                assert!(unserved.iter().all(|o| *o == "4"), "{at}: {f}");
+            } else {
+                assert!(unserved.is_empty(), "{at}: {f}");
+            }
+        }
+        let last = frames.last().unwrap();
+        let output = last["output"].as_str().unwrap();
+        assert!(output.contains("served by none: segment 4..4"), "{output}");
+        assert!(output.contains("still in remote files: m5 (offset 4, epoch 1)"), "{output}");
+        assert!(output.contains("in no file of either tier: m6 (offset 5, epoch 1)"), "{output}");
     }
 }

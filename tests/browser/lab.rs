@@ -1,6 +1,6 @@
 //! `klog lab` in Chromium: KIP-101 scenario 1, the Watch preset, the quiz, the three eras side
 //! by side, the explorer replay and the stuck-lso scene's fixes played by clicking (lab.mjs,
-//! lab-watch.mjs, lab-lso.mjs), and the copied
+//! lab-watch.mjs, lab-lso.mjs, lab-tiers.mjs), and the copied
 //! scripts, run through the CLI, leave the same dirs byte for byte. The server's refusals are
 //! judged in the fast tier (tests/cli/lab.rs).
 
@@ -371,4 +371,104 @@ fn the_stuck_lso_preset_steps_through_its_frames_and_the_admin_abort_or_the_prod
     assert_eq!(n["overflow"], 0, "{n}");
     assert!(n["lso_top"].as_i64() < n["picture_top"].as_i64() && n["picture_top"].as_i64() < n["actions_top"].as_i64());
     assert_eq!(listing(tmp.path()), Vec::<String>::new(), "nothing in the temp dir");
+}
+
+/// `klog lab`'s Tiers preset, clicked: it replays `klog demo tiers`'s own command lines as
+/// frames (the creates with the remote dir beside the replicas); from the first copy on each
+/// picture has the remote tier's row; A's restart frame shows the remote aux-state code and m1
+/// m2 served from remote; from the unclean election on the segment 4..4 is UNSERVED; the last
+/// frame is klog remote's reading, its hint naming m5 and m6; the explorer is off and says why;
+/// nothing is wider than a 400 px page. The copied script, run by the CLI, rebuilds the same
+/// dirs byte for byte except `__remote_log_metadata-0`, whose records carry the wall-clock time
+/// of each copy: there the same remote segments, read back by `klog remote`.
+#[test]
+fn the_tiers_preset_replays_the_demos_lines_as_frames_with_both_tiers_and_its_script_rebuilds_them() {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab-tiers");
+    let Some(seen) = crate::harness::run("lab-tiers.mjs", &[&server.url, s(&shots)]) else { return };
+    drop(server);
+    eprintln!("screenshots: {}", shots.display());
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+
+    // The script is the demo's own lines.
+    let demo = ok(&["demo", "tiers", "--dir", s(&tmp.path().join("demo"))]);
+    let demo_lines: Vec<&str> = demo.lines().filter_map(|l| l.strip_prefix("$ ")).collect();
+    std::fs::remove_dir_all(tmp.path().join("demo")).unwrap();
+    let script = seen["script"].as_str().unwrap();
+    let unquoted = script.replace('"', "");
+    let lab_lines: Vec<&str> = unquoted.lines().filter(|l| l.starts_with("klog ")).collect();
+    assert_eq!(lab_lines, demo_lines, "{script}");
+    assert!(script.contains("# verdict: acknowledged m5 (offset 4), m6 (offset 5) lost"), "{script}");
+
+    let frames = seen["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), demo_lines.len() - 1, "the creates are frame 0");
+    let commands: Vec<&str> = frames.iter().map(|f| f["command"].as_str().unwrap()).collect();
+    let first_copy =
+        commands.iter().position(|c| c.starts_with("klog tier copy")).unwrap_or_else(|| panic!("{commands:?}"));
+    let election =
+        commands.iter().position(|c| *c == "klog elect $LAB/a --epoch 2").unwrap_or_else(|| panic!("{commands:?}"));
+    for (i, f) in frames.iter().enumerate() {
+        let at = format!("frame {i} ({})", f["command"]);
+        assert_eq!(f["remote_cells"].as_u64().unwrap() > 0, i >= first_copy, "{at}: the remote row: {f}");
+        let unserved: Vec<&str> = f["unserved"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
+        assert_eq!(unserved, if i >= election { vec!["4"] } else { vec![] }, "{at}");
+        assert_eq!(f["explore_disabled"], true, "{at}");
+    }
+    assert!(commands[0].contains("--remote-dir $LAB/remote"), "{}", frames[0]);
+    let restart = frames.iter().find(|f| f["command"].as_str().unwrap().starts_with("klog recover $LAB/a")).unwrap();
+    let code = restart["code_text"].as_str().unwrap();
+    assert!(code.contains("OFFSET_MOVED_TO_TIERED_STORAGE") && code.contains("seg.leader_epoch_checkpoint"), "{code}");
+    assert_eq!(restart["in_remote"].as_u64(), Some(2), "m1 m2 served from remote: {restart}");
+    assert!(restart["output"].as_str().unwrap().contains("it deletes its whole log and starts at 3, log start 0"));
+    assert!(restart["note"].as_str().unwrap().contains("A restarts as B's follower"), "{restart}");
+    let end = &seen["end"];
+    assert!(end["output"].as_str().unwrap().contains("no broker here would serve"), "{end}");
+    assert!(end["hint"].as_str().unwrap().contains("m5 (offset 4), m6 (offset 5)"), "{end}");
+    assert!(end["explore_off"].as_str().unwrap().contains("no remote tier"), "{end}");
+    assert_eq!(seen["overflow"].as_i64(), Some(0), "wider than a 400 px page");
+
+    // The copied script rebuilds the branch: every file but the metadata partition's (whose
+    // records carry each copy's wall-clock time) byte for byte, and the same remote segments.
+    let branch = PathBuf::from(seen["presetState"]["branch_dir"].as_str().unwrap());
+    let lab_copy = branch.with_extension("lab");
+    std::fs::rename(&branch, &lab_copy).unwrap();
+    let file = branch.with_extension("sh");
+    std::fs::write(&file, script).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("klog");
+    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new("bash")
+        .arg(&file)
+        .arg(&branch)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let data = |d: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
+        files(d).into_iter().filter(|(p, _)| !p.to_string_lossy().contains("__remote_log_metadata-0")).collect()
+    };
+    let (lab_files, cli_files) = (data(&lab_copy), data(&branch));
+    assert_eq!(lab_files.keys().collect::<Vec<_>>(), cli_files.keys().collect::<Vec<_>>());
+    for (p, bytes) in &lab_files {
+        assert!(cli_files[p] == *bytes, "{} differs between the lab and its script", p.display());
+    }
+    assert!(lab_files.keys().any(|p| p.starts_with("remote/kafka-tiered-storage")), "{:?}", lab_files.keys());
+    let segments = |d: &Path| -> Vec<(i64, i64, String)> {
+        let (a, b, remote) = (d.join("a"), d.join("b"), d.join("remote"));
+        json_lines(&ok(&["remote", s(&a), s(&b), "--remote-dir", s(&remote), "--json"]))
+            .iter()
+            .filter(|v| v["type"] == "remote_segment")
+            .map(|v| {
+                let id = v["segment_id"].as_str().unwrap().to_string();
+                (v["start_offset"].as_i64().unwrap(), v["end_offset"].as_i64().unwrap(), id)
+            })
+            .collect()
+    };
+    let ours = segments(&lab_copy);
+    assert_eq!(ours.len(), 5, "{ours:?}");
+    assert_eq!(ours, segments(&branch));
 }

@@ -308,6 +308,15 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
     assert_eq!(json["aborted"].as_array().unwrap().len(), 2, "{json}");
     assert!(json["open"].as_array().unwrap().is_empty(), "{json}");
 
+    // tiers has no truncation modes: A rebuilt from remote storage holds only m4 locally, then
+    // leads at epoch 2 with n1; klog remote finds the segment 4..4 served by no broker.
+    let out = run_script_plain("tiers.sh", &l("tiers"));
+    assert!(out.replace("\n    ", " ").contains("deletes its whole log and starts at 3, log start 0"), "{out}");
+    assert!(out.contains("1 finished remote segment(s) no broker here would serve"), "{out}");
+    assert!(out.split("\n$ klog ").last().unwrap().starts_with("draw "), "{out}");
+    assert_eq!(records(&l("tiers").join("tiers/a/demo-0")), vec![(3, 1, m("m4")), (4, 2, m("n1"))]);
+    assert_eq!(records(&l("tiers").join("tiers/b/demo-0")), vec![(3, 1, m("m4"))]);
+
     run_script("kip279.sh", &l("s3"), "hw kip101 kip279");
     let b101 = records(&l("s3").join("kip101/b"));
     assert_eq!(b101.len(), 16);
@@ -326,7 +335,7 @@ fn every_demo_script_runs_and_ends_in_the_stated_state() {
 fn the_demo_scripts_fit_80_columns_and_the_watch_script_narrates_as_the_terminal_watch() {
     let lab = Lab::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("demos");
-    for name in ["watch.sh", "kip101-1.sh", "kip101-2.sh", "kip279.sh", "stuck-lso.sh", "common.sh"] {
+    for name in ["watch.sh", "kip101-1.sh", "kip101-2.sh", "kip279.sh", "stuck-lso.sh", "tiers.sh", "common.sh"] {
         let source = std::fs::read_to_string(root.join(name)).unwrap();
         for line in source.lines() {
             assert!(line.chars().count() <= 80, "{name}: wider than 80 columns:\n{line}");
@@ -337,6 +346,7 @@ fn the_demo_scripts_fit_80_columns_and_the_watch_script_narrates_as_the_terminal
         outputs.push((name, run_script(name, &lab.path(name), "hw kip279")));
     }
     outputs.push(("stuck-lso.sh", run_script_plain("stuck-lso.sh", &lab.path("lso"))));
+    outputs.push(("tiers.sh", run_script_plain("tiers.sh", &lab.path("tiers"))));
     for (name, out) in &outputs {
         for line in out.lines() {
             assert!(line.chars().count() <= 80, "{name} prints wider than 80 columns:\n{line}");
@@ -520,4 +530,58 @@ fn the_stuck_lso_demo_fits_80_columns_with_whole_transaction_labels() {
         }
     }
     assert!(labelled > 20, "{out}");
+}
+
+/// tiers: A restarts below B's local log start and rebuilds from remote storage (asked first:
+/// where it fetches from, whether its m1 stays on its disk); the unclean election leaves B's
+/// remote segment of epoch 1 past A's end served by no one (asked first: does a consumer get
+/// m5 and m6?). The end state is read back by `klog remote` itself; the text fits 80 columns,
+/// and every fate under a picture is a whole word.
+#[test]
+fn the_tiers_demo_rebuilds_a_from_remote_storage_and_ends_with_a_segment_no_leader_serves() {
+    let lab = Lab::new();
+    let dir = lab.path("tiers");
+    let mut cmd = klog();
+    cmd.env("NO_COLOR", "1").env("COLUMNS", "80").args(["demo", "tiers", "--predict", "--explain", "--keep"]);
+    cmd.args(["--dir", s(&dir)]).write_stdin("3\nn\nn\n4\ny\n");
+    let out = String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap();
+    assert!(out.contains("you predicted 5 of 5"), "{out}");
+    // Every question of a step comes before anything the step printed.
+    let restart =
+        out.find("predict: 1. A's log ends at 2; B's local log now starts at 3").expect("the restart question");
+    assert!(out.find("OFFSET_MOVED_TO_TIERED_STORAGE").unwrap() > restart, "{out}");
+    assert!(out.contains("predict: 2. will A keep m1 (offset 0) on its own disk? [y/n]"), "{out}");
+    let election = out.find("predict: 1. A is elected at epoch 2. Will a consumer").expect("the election question");
+    assert!(out.contains("offset get m5, m6 (acknowledged past A's log end 4)? [y/n]"), "{out}");
+    assert!(out.find("is leader at epoch 2").unwrap() > election, "{out}");
+    // The code panel of the restart: the aux-state steps with the values they saw.
+    for want in ["(local, e) = leader.list_offsets(EARLIEST_LOCAL)", "◀ local = 3, e = 1", "◀ start = 3, log start 0"]
+    {
+        assert!(out.contains(want), "{want}\n{out}");
+    }
+    assert!(out.contains("epoch_cache = seg.leader_epoch_checkpoint"), "{out}");
+    // The last step says what is lost and what remote files still hold.
+    let last = out.rsplit("$ klog remote $LAB/a $LAB/b --remote-dir $LAB/remote").next().unwrap();
+    assert!(last.contains("served by none: segment 4..4; salvage: 1 record(s)"), "{last}");
+    assert!(last.contains("still in remote files: m5 (offset 4, epoch 1)"), "{last}");
+    assert!(last.contains("in no file of either tier: m6 (offset 5, epoch 1)"), "{last}");
+    let remote_row = last.lines().find(|l| l.trim_start().starts_with("remote tier")).expect("the remote row");
+    assert!(remote_row.contains("e1 m1") && remote_row.contains("e1 m5"), "{remote_row}");
+    let fates = ["kept", "refetch", "lost", "ACK-LOST", "DIVERGED", "ACK-CUT", "UNSERVED", "remote"];
+    for line in out.lines() {
+        assert!(line.chars().count() <= 80, "wider than 80 columns:\n{line}");
+        if line.trim_start().starts_with("fate ") {
+            for word in line.split_whitespace().skip(1) {
+                assert!(fates.contains(&word), "fate {word:?} is not whole:\n{line}");
+            }
+        }
+    }
+    assert!(out.contains("fate          remote   remote"), "A's m1 m2 are served from remote, not lost: {out}");
+    // klog remote on the kept dirs agrees: segment 4..4 is served by no broker, salvageable.
+    let run = dir.join("run");
+    let (a, b, remote) = (run.join("a"), run.join("b"), run.join("remote"));
+    let text = ok(&["remote", s(&a), s(&b), "--remote-dir", s(&remote)]);
+    assert!(text.contains("1 finished remote segment(s) no broker here would serve"), "{text}");
+    assert!(text.contains("(4..4): 1 record(s), offsets 4..4 still in its remote .log"), "{text}");
+    assert!(text.contains("no findings"), "{text}");
 }

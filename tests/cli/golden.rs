@@ -1,4 +1,4 @@
-//! Golden text output: one session through every subcommand (and three demos), run in a temp
+//! Golden text output: one session through every subcommand (and the demos), run in a temp
 //! dir with relative paths, fixed timestamps, `NO_COLOR` and a fixed width of 80 columns, each
 //! step compared with its file under `tests/golden/`. Re-bless with `KLOG_BLESS=1 cargo test
 //! --test cli -- golden::`, then read the diff: the files are the output users see.
@@ -86,6 +86,7 @@ const SESSION: &[Step] = &[
     step("demo-watch", &["demo", "watch", "--dir", "lab2"], 0),
     step("demo-kip279-all", &["demo", "kip279", "--mode", "all", "--dir", "lab3"], 0),
     step("demo-stuck-lso", &["demo", "stuck-lso", "--dir", "lab4"], 0),
+    step("demo-tiers", &["demo", "tiers", "--dir", "lab5"], 0),
 ];
 
 fn golden_dir() -> PathBuf {

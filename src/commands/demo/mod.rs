@@ -5,6 +5,7 @@
 
 pub mod lso_code;
 pub mod stuck_lso;
+pub mod tiers;
 
 use super::append::{AppendReport, AppendRequest, Values};
 use super::draw::{self, DrawReport};
@@ -89,6 +90,29 @@ pub enum Step {
     Txn {
         replica: &'static str,
     },
+    /// `create --segment-bytes N --remote-dir $LAB/remote`: a replica of a tiered lab (its
+    /// topic with `remote.storage.enable=true`, the lab's LocalTieredStorage dir beside it).
+    CreateTiered {
+        replica: &'static str,
+        id: i32,
+        segment_bytes: u64,
+    },
+    /// `alter-isr DIR --isr ...`: the leader's ISR changes without a new epoch.
+    AlterIsr {
+        replica: &'static str,
+        isr: &'static [&'static str],
+    },
+    /// `tier copy`: one run of the leader's copy task (closed segments below the LSO).
+    TierCopy {
+        replica: &'static str,
+    },
+    /// `tier retain --local-retention-bytes 0`: local segments below the highest remote offset go.
+    TierRetain {
+        replica: &'static str,
+    },
+    /// `klog remote a b --remote-dir $LAB/remote`: the remote table and what each broker does
+    /// if it leads (lineage, salvage).
+    Remote,
 }
 
 /// A built-in scenario.
@@ -108,7 +132,13 @@ impl Scenario {
     }
 }
 
-pub const SCENARIO_NAMES: [&str; 5] = ["watch", "kip101-1", "kip101-2", "kip279", "stuck-lso"];
+/// `segment.bytes` of the tiers scene: each one-record batch rolls a new segment.
+pub const TIERS_SEGMENT_BYTES: u64 = 100;
+
+/// The tiers scene's first timestamp, 2100-01-01T00:00:00Z: retention by time never applies.
+pub const TIERS_T0: i64 = 4_102_444_800_000;
+
+pub const SCENARIO_NAMES: [&str; 6] = ["watch", "kip101-1", "kip101-2", "kip279", "stuck-lso", "tiers"];
 
 pub fn scenario(name: &str) -> Option<Scenario> {
     use Step::*;
@@ -300,6 +330,53 @@ pub fn scenario(name: &str) -> Option<Scenario> {
                 Txn { replica: "a" },
             ],
         },
+        "tiers" => Scenario {
+            name: "tiers",
+            title: "Tiers: the Watch continued across a remote tier (KIP-405)",
+            story: "B leads at epoch 1 with A in the ISR; the topic keeps its older segments in remote storage \
+                    (remote.storage.enable=true, segments of one record, local.retention.bytes 0). A crashes and \
+                    stays down while B takes more records and moves its older segments to remote storage; A \
+                    restarts. Later A falls behind again, B fails, and A is elected without B.",
+            uses_mode: false,
+            steps: vec![
+                CreateTiered { replica: "a", id: 1, segment_bytes: TIERS_SEGMENT_BYTES },
+                CreateTiered { replica: "b", id: 2, segment_bytes: TIERS_SEGMENT_BYTES },
+                Say("The records carry timestamps in the year 2100, so that retention.ms (7 days by default) plays \
+                     no part here: only offsets and epochs decide what each tier keeps."),
+                Elect { replica: "b", epoch: 1, isr: &["a"] },
+                Append { replica: "b", values: &["m1"], timestamp: TIERS_T0, flush: false },
+                Append { replica: "b", values: &["m2"], timestamp: TIERS_T0 + 1000, flush: false },
+                Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
+                Say("A crashes and stays down. B shrinks its ISR to itself (A fell behind for \
+                     replica.lag.time.max.ms) and takes m3 and m4 alone."),
+                Crash { replica: "a", power_loss: false, hw: None },
+                AlterIsr { replica: "b", isr: &[] },
+                Append { replica: "b", values: &["m3"], timestamp: TIERS_T0 + 2000, flush: false },
+                Append { replica: "b", values: &["m4"], timestamp: TIERS_T0 + 3000, flush: false },
+                Say("B's copy task uploads its closed segments below the LSO to remote storage, with their metadata \
+                     records in __remote_log_metadata; then local retention deletes the local copies of what \
+                     remote storage holds."),
+                TierCopy { replica: "b" },
+                TierRetain { replica: "b" },
+                Say("A restarts as B's follower."),
+                Recover { follower: "a", leader: "b" },
+                Fetch { leader: "b", follower: "a", rounds: 2, flush: false },
+                Say("A crashes again. B takes m5 and m6 alone and copies its closed segments."),
+                Crash { replica: "a", power_loss: false, hw: None },
+                Append { replica: "b", values: &["m5"], timestamp: TIERS_T0 + 4000, flush: false },
+                Append { replica: "b", values: &["m6"], timestamp: TIERS_T0 + 5000, flush: false },
+                TierCopy { replica: "b" },
+                Say("B fails. A is elected at epoch 2 without B, although A was out of the ISR (an unclean \
+                     election), and takes n1."),
+                Crash { replica: "b", power_loss: false, hw: None },
+                Elect { replica: "a", epoch: 2, isr: &[] },
+                Append { replica: "a", values: &["n1"], timestamp: TIERS_T0 + 6000, flush: false },
+                Say("B restarts as A's follower."),
+                Recover { follower: "b", leader: "a" },
+                Say("Ask klog what each broker would serve across the tiers, and what remote storage still holds."),
+                Remote,
+            ],
+        },
         _ => return None,
     })
 }
@@ -355,6 +432,17 @@ pub enum DemoEvent<'a> {
     Txn(&'a str, &'a super::txn::TxnReport),
     /// The admin abort the next marker carries out (`kafka-transactions.sh abort`).
     AdminAbort(&'a stuck_lso::AbortSpec),
+    /// `alter-isr` on the named leader.
+    IsrAltered(&'a super::alter_isr::AlterIsrReport),
+    /// `tier copy`.
+    Copied(&'a crate::tiered::copy::CopyReport),
+    /// `tier retain`.
+    Retained(&'a str, &'a crate::tiered::retain::RetainReport),
+    /// `klog remote`, with the scene's reading of it.
+    Remote(&'a tiers::RemoteReading),
+    /// Both tiers after a step of a tiered scene, just before its `State` (the picture draws
+    /// them: log start and local log start, the remote segments).
+    Tiers(&'a tiers::TierView),
     Created(&'a str),
     /// Every replica after a step: the `offset:(epoch,value)` view and the picture's data.
     State(&'a [ReplicaState], &'a DrawReport),
@@ -483,14 +571,19 @@ fn states(root: &Path, shown: TxnShown) -> Result<Vec<ReplicaState>> {
 
 /// The picture's data for every replica of the lab: the whole (small) logs, focused on
 /// `focus`, else the first divergence or the lowest HW.
-fn drawing(root: &Path, focus: Option<i64>) -> Result<DrawReport> {
+fn drawing(root: &Path, focus: Option<i64>, tiered: bool) -> Result<DrawReport> {
     let opened: Vec<(&str, Replica)> = ["a", "b"]
         .into_iter()
         .filter(|n| root.join(n).exists())
         .map(|n| Replica::open(&root.join(n), None).map(|r| (n, r)))
         .collect::<Result<_>>()?;
     let refs: Vec<&Replica> = opened.iter().map(|(_, r)| r).collect();
-    let start = refs.iter().map(|r| r.log_start_offset()).min().unwrap_or(0);
+    // A tiered lab's picture starts at the log start across tiers (its remote segments drawn).
+    let start = refs
+        .iter()
+        .map(|r| if tiered { tiers::log_start_across_tiers(r) } else { r.log_start_offset() })
+        .min()
+        .unwrap_or(0);
     let end = refs.iter().map(|r| r.log_end_offset()).max().unwrap_or(0);
     // Focus where the story is (the first divergence, else the lowest HW), not at the start.
     let (_, _, default_focus) = draw::window(&refs, None, 1);
@@ -624,6 +717,15 @@ fn recover_predictions(follower: &str, leader: &str, r: &FollowerRecoverReport) 
     out
 }
 
+/// The records `leader` serves: its local log, and in a tiered lab the remote segments within
+/// its lineage too ([`tiers::served_entries`]).
+fn held_by(root: &Path, leader: &'static str, tiered: bool) -> Result<Vec<Entry>> {
+    if tiered {
+        return tiers::served_entries(root, leader);
+    }
+    Ok(state_of(root, leader, TxnShown::None)?.map(|s| s.entries).unwrap_or_default())
+}
+
 /// The acknowledged records (`acked`: every record a leader's HW has covered so far in the run)
 /// that the leader's log `leader` does not hold: lost, whatever becomes of the other copies.
 fn lost_from(acked: &[Entry], leader: &[Entry]) -> Vec<Entry> {
@@ -711,6 +813,7 @@ fn run_once(
     let recover_mode = mode.unwrap_or(TruncationMode::Kip279);
     let rules = crate::replication::release::Rules::of_mode(recover_mode);
     let with_txns = sc.steps.iter().any(|s| matches!(s, Step::TxnAppend { .. }));
+    let tiered = sc.steps.iter().any(|s| matches!(s, Step::CreateTiered { .. }));
     for step in &sc.steps {
         if let Some(line) = command_line(step, recover_mode, &shown) {
             sink(DemoEvent::Command(line))?;
@@ -741,7 +844,12 @@ fn run_once(
                 sink(DemoEvent::Created(replica))?;
             }
             Step::Elect { replica, epoch, isr } => {
-                if ask && !acked.is_empty() {
+                if ask && tiered {
+                    // Across tiers a new leader's history is its epoch lineage, not its local log.
+                    if let Some(q) = tiers::unclean_election_prediction(root, replica, *epoch, &acked)? {
+                        sink(DemoEvent::Question(&q))?;
+                    }
+                } else if ask && !acked.is_empty() {
                     let held = state_of(root, replica, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
                     sink(DemoEvent::Question(&election_prediction(replica, *epoch, &acked, &held)))?;
                 }
@@ -797,8 +905,9 @@ fn run_once(
                     rules,
                     allow_other_cluster: false,
                 })?;
-                // A scene about transactions asks about the LSO, not each fetch's HW lag.
-                if ask && !with_txns {
+                // A scene about transactions asks about the LSO, one about tiers about the
+                // restart and the election, not each fetch's HW lag.
+                if ask && !with_txns && !tiered {
                     if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
@@ -834,11 +943,15 @@ fn run_once(
                 };
                 // From the first recovery on, each mode's steps differ: ask them all.
                 ask = predict;
-                if ask {
+                if ask && report.plan.from_remote.is_some() {
+                    for q in tiers::restart_predictions(follower, leader, &report) {
+                        sink(DemoEvent::Question(&q))?;
+                    }
+                } else if ask {
                     for q in recover_predictions(follower, leader, &report) {
                         sink(DemoEvent::Question(&q))?;
                     }
-                    let held = state_of(root, leader, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
+                    let held = held_by(root, leader, tiered)?;
                     sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
                 }
                 let drawing = draw::draw_recovery(report.picture_window(), &path(leader), None)?;
@@ -890,6 +1003,55 @@ fn run_once(
                 let report = append_as(&path(replica), &[], *timestamp, Some(producer))?;
                 sink(DemoEvent::Appended(replica, &report))?;
             }
+            Step::CreateTiered { replica, id, segment_bytes } => {
+                super::create::run(&super::create::CreateRequest {
+                    dir: &path(replica),
+                    topic: "demo",
+                    partition: 0,
+                    partitions: 1,
+                    replica_id: Some(*id),
+                    segment_bytes: *segment_bytes,
+                    index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
+                    index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
+                    segment_ms: crate::log::DEFAULT_SEGMENT_MS,
+                    min_insync_replicas: 1,
+                    remote_dir: Some(&root.join(tiers::REMOTE_DIR)),
+                })?;
+                sink(DemoEvent::Created(replica))?;
+            }
+            Step::AlterIsr { replica, isr } => {
+                let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| path(m)).collect();
+                let report = super::alter_isr::run(&super::alter_isr::AlterIsrRequest {
+                    dir: &path(replica),
+                    partition: None,
+                    isr: &isr_dirs,
+                })?;
+                sink(DemoEvent::IsrAltered(&report))?;
+            }
+            Step::TierCopy { replica } => {
+                let report = super::tier::copy(&super::tier::CopyRequest {
+                    leader: &path(replica),
+                    partition: None,
+                    remote_dir: None,
+                    stop_after_files: None,
+                    // The metadata events' time: fixed, so that a run gives the same bytes.
+                    now_ms: TIERS_T0 + 60_000,
+                })?;
+                sink(DemoEvent::Copied(&report))?;
+            }
+            Step::TierRetain { replica } => {
+                let report = super::tier::retain(&super::tier::RetainRequest {
+                    dir: &path(replica),
+                    partition: None,
+                    limit: super::tier::LocalRetention::Bytes(tiers::LOCAL_RETENTION_BYTES),
+                })?;
+                sink(DemoEvent::Retained(replica, &report))?;
+            }
+            Step::Remote => {
+                let dirs: Vec<PathBuf> = ["a", "b"].iter().map(|n| path(n)).filter(|d| d.exists()).collect();
+                let reading = tiers::read_remote(root, &dirs, &acked)?;
+                sink(DemoEvent::Remote(&reading))?;
+            }
             Step::Txn { replica } => {
                 let report = super::txn::run(&path(replica), None)?;
                 if ask {
@@ -907,6 +1069,9 @@ fn run_once(
         };
         let now = states(root, shown)?;
         note_acked(&mut acked, &now);
+        if let Some(view) = tiers::tier_view(root)? {
+            sink(DemoEvent::Tiers(&view))?;
+        }
         // A scene with transactions keeps the earliest open one in view (what holds the LSO).
         let open_at = now
             .iter()
@@ -915,11 +1080,14 @@ fn run_once(
             .filter(|b| b.kind == stuck_lso::TxnKind::Open)
             .map(|b| b.base_offset)
             .min();
-        sink(DemoEvent::State(&now, &drawing(root, open_at)?))?;
+        sink(DemoEvent::State(&now, &drawing(root, open_at, tiered)?))?;
     }
     let finals = states(root, if with_txns { TxnShown::WithLso } else { TxnShown::None })?;
     // What the run lost: every acknowledged record the final leader does not hold.
-    let held = finals.iter().find(|s| s.role == ReplicaRole::Leader).map(|s| s.entries.clone()).unwrap_or_default();
+    let held = match finals.iter().find(|s| s.role == ReplicaRole::Leader) {
+        Some(s) => held_by(root, s.name, tiered)?,
+        None => Vec::new(),
+    };
     let acked_lost = lost_from(&acked, &held);
     let a = Replica::open(&path("a"), None)?;
     let b = Replica::open(&path("b"), None)?;
@@ -983,6 +1151,21 @@ pub fn command_line(step: &Step, recover_mode: TruncationMode, shown: &dyn Fn(&s
             end_txn_command(&shown(replica), *producer_id, *producer_epoch, *coordinator_epoch, *commit, *timestamp)
         }
         Step::Txn { replica } => format!("klog txn {}", shown(replica)),
+        Step::CreateTiered { replica, id, segment_bytes } => format!(
+            "klog create {} --replica-id {id} --segment-bytes {segment_bytes} --remote-dir {}",
+            shown(replica),
+            shown(tiers::REMOTE_DIR)
+        ),
+        Step::AlterIsr { replica, isr } => {
+            let isr_text: String = isr.iter().map(|m| format!(" {}", shown(m))).collect();
+            let isr_flag = if isr.is_empty() { String::new() } else { format!(" --isr{isr_text}") };
+            format!("klog alter-isr {}{isr_flag}", shown(replica))
+        }
+        Step::TierCopy { replica } => format!("klog tier copy {}", shown(replica)),
+        Step::TierRetain { replica } => {
+            format!("klog tier retain {} --local-retention-bytes {}", shown(replica), tiers::LOCAL_RETENTION_BYTES)
+        }
+        Step::Remote => format!("klog remote {} {} --remote-dir {}", shown("a"), shown("b"), shown(tiers::REMOTE_DIR)),
     })
 }
 

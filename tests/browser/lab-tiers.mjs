@@ -1,0 +1,87 @@
+// `klog lab`'s tiers scene, played by clicking: the Tiers preset (the whole of `klog demo tiers`
+// replayed as frames), each frame stepped through (its command, note, output, code panel, the
+// remote tier in its picture), the script copied from the last frame, and the last frame at
+// 400 px. Prints what the page showed. Usage: node lab-tiers.mjs URL SHOTS_DIR
+import { browser, main } from './lib.mjs';
+import { mkdirSync } from 'node:fs';
+
+main(async () => {
+  const [url, shots] = process.argv.slice(2);
+  mkdirSync(shots, { recursive: true });
+  const b = await browser();
+  try {
+    const origin = new URL(url).origin;
+    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url);
+    await page.waitForSelector('#branches li');
+    let shot = 0;
+    const snap = async (name, fullPage = true) => {
+      const w = page.viewportSize().width;
+      await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-${w}px-${name}.png`, fullPage });
+    };
+    const idle = () => page.waitForFunction(() => !document.body.dataset.busy);
+    const seen = () => page.evaluate(() => ({
+      title: document.getElementById('frame-title').textContent,
+      hint: document.getElementById('hint').textContent,
+      note: document.getElementById('note').textContent,
+      command: document.getElementById('command').textContent,
+      output: document.getElementById('output').textContent,
+      error: document.getElementById('error').textContent,
+      code: Array.from(document.querySelectorAll('#code .explain b'), (x) => x.textContent),
+      code_text: document.getElementById('code').textContent,
+      remote_cells: document.querySelectorAll('#picture [data-row^="remote"]').length,
+      picture_text: Array.from(document.querySelectorAll('#picture svg text'), (t) => t.textContent).join('\n'),
+      unserved: Array.from(document.querySelectorAll('#picture [data-fate="unserved"]'),
+        (c) => c.getAttribute('data-offset')),
+      in_remote: document.querySelectorAll('#recovery [data-fate="in-remote"]').length,
+      explore_disabled: document.getElementById('explore').disabled,
+      explore_off: document.getElementById('explore-off').textContent,
+    }));
+    const click = async (selector) => {
+      await page.click(selector);
+      await idle();
+      const f = await seen();
+      if (f.error) throw new Error(`${selector}: ${f.error}`);
+      return f;
+    };
+    const copy = async () => {
+      await page.evaluate(() => { document.getElementById('copied').textContent = ''; });
+      await page.click('#copy');
+      await page.waitForFunction(() => document.getElementById('copied').textContent !== '');
+      return page.evaluate(() => navigator.clipboard.readText());
+    };
+    const state = () => page.evaluate(async () => {
+      const token = new URLSearchParams(location.search).get('token');
+      return (await fetch('/api/state', { headers: { 'X-Klog-Token': token } })).json();
+    });
+    const frame = (branch, f) => click(`#branches button[data-branch="${branch}"][data-frame="${f}"]`);
+
+    // 1. The preset, then each of its frames stepped through.
+    const preset = await click('#preset-tiers');
+    await snap('preset');
+    const presetState = await state();
+    const { branch, frame: last } = presetState.view;
+    const frames = [];
+    for (let f = 0; f <= last; f++) {
+      frames.push(await frame(branch, f));
+      if (frames[f].command.startsWith('klog recover $LAB/a')) await snap(`frame-${f}-restart`);
+    }
+    const end = await frame(branch, last);
+    const script = await copy();
+
+    // 2. A phone's width on the last frame: nothing wider than the page.
+    await page.setViewportSize({ width: 400, height: 900 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await snap('last-frame');
+    return {
+      errors, preset, frames, end, script, overflow,
+      presetState: { view: presetState.view, replicas: presetState.replicas, branch_dir: presetState.branch_dir },
+    };
+  } finally {
+    await b.close();
+  }
+});
