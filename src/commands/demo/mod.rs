@@ -1025,6 +1025,7 @@ fn run_once(
                     dir: &path(replica),
                     partition: None,
                     isr: &isr_dirs,
+                    allow_other_cluster: false,
                 })?;
                 sink(DemoEvent::IsrAltered(&report))?;
             }

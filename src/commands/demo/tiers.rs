@@ -83,14 +83,17 @@ pub fn log_start_across_tiers(r: &Replica) -> i64 {
 }
 
 /// A replica as a candidate leader: its epoch cache, both starts and its log end.
-fn candidate(r: &Replica) -> Candidate {
+fn candidate(r: &Replica) -> Result<Candidate> {
     let local_log_start_offset = r.log().first_offset().unwrap_or(r.log_end_offset());
-    Candidate {
+    let local_segments =
+        r.log().segments().iter().map(|s| Ok((s.base_offset, s.log_size()?))).collect::<Result<Vec<_>>>()?;
+    Ok(Candidate {
         epoch_entries: r.log().epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect(),
         log_start_offset: log_start_across_tiers(r).min(local_log_start_offset),
         local_log_start_offset,
         log_end_offset: r.log_end_offset(),
-    }
+        local_segments,
+    })
 }
 
 /// The records of a remote `.log` file.
@@ -127,7 +130,7 @@ pub fn tier_view(root: &Path) -> Result<Option<TierView>> {
     let mut leader = None;
     for (name, dir) in replica_dirs(root) {
         let r = Replica::open(&dir, None)?;
-        let c = candidate(&r);
+        let c = candidate(&r)?;
         replicas.push(ReplicaTier {
             name: name.to_string(),
             log_start_offset: c.log_start_offset,
@@ -167,7 +170,7 @@ pub fn tier_view(root: &Path) -> Result<Option<TierView>> {
 /// `RemoteLogManager` read, as `klog remote` forecasts it).
 pub fn served_entries(root: &Path, leader: &str) -> Result<Vec<Entry>> {
     let r = Replica::open(&root.join(leader), None)?;
-    let c = candidate(&r);
+    let c = candidate(&r)?;
     let local =
         super::state_of(root, leader_name(leader), super::TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
     let Some(p) = partition_metadata(root)? else { return Ok(local) };
@@ -297,7 +300,7 @@ pub fn unclean_election_prediction(
     let n = replica.to_uppercase();
     let all = got.len() == past.len();
     let outside: Vec<String> = match partition_metadata(root)? {
-        Some(p) => forecast(&p, &candidate(&r), None)
+        Some(p) => forecast(&p, &candidate(&r)?, None)
             .segments
             .iter()
             .filter(|v| v.within_lineage == Some(false))
@@ -320,7 +323,7 @@ pub fn unclean_election_prediction(
         format!(
             "a leader serves its own lineage only: in {n}'s epoch cache {} its last epoch ends at its log end {leo}, \
              and from {leo} on it serves its own epoch {epoch} records{segments}",
-            epochs_text(&candidate(&r).epoch_entries)
+            epochs_text(&candidate(&r)?.epoch_entries)
         )
     };
     let verb = |es: &[&Entry]| if es.len() == 1 { "stays" } else { "stay" };
@@ -388,8 +391,11 @@ pub struct RemoteReading {
 /// (salvage), and the acknowledged records (`acked`) the leader does not serve.
 pub fn read_remote(root: &Path, dirs: &[PathBuf], acked: &[Entry]) -> Result<RemoteReading> {
     let remote = root.join(REMOTE_DIR);
-    let report =
-        crate::commands::remote::run(&crate::commands::remote::RemoteRequest { dirs, remote_dir: Some(&remote) })?;
+    let report = crate::commands::remote::run(&crate::commands::remote::RemoteRequest {
+        dirs,
+        remote_dir: Some(&remote),
+        what_if: Default::default(),
+    })?;
     let name_of = |d: &Path| d.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
     let mut segments = Vec::new();
     for p in report.metadata.fold.partitions.values() {
