@@ -77,21 +77,9 @@ impl Front for Terminal {
     }
 }
 
-/// Run `f` as one command's transaction: the undo journal records what each durable step
-/// changes and, when `f` fails (a broken pipe is not a failure), puts it back. Returns `f`'s
-/// result and what could not be put back, for the caller to warn of.
-pub fn transaction<T>(f: impl FnOnce() -> Result<T>) -> (Result<T>, Vec<String>) {
-    crate::durable::journal::begin();
-    let result = f();
-    let failures = match &result {
-        Err(e) if !e.is_broken_pipe() => crate::durable::journal::rollback(),
-        _ => {
-            crate::durable::journal::finish();
-            Vec::new()
-        }
-    };
-    (result, failures)
-}
+/// One command's transaction (the undo journal's, [`crate::durable::journal::transaction`]):
+/// the front ends call it from here.
+pub use crate::durable::journal::transaction;
 
 /// Progress on stderr when it is a terminal, else nowhere.
 fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box<dyn ProgressSink> {
