@@ -1,11 +1,11 @@
 //! `klog txn`: what holds a partition's last stable offset. Opens the replica read-only,
 //! forecasts the load a broker would run on it (the producer snapshots it deletes and
-//! writes), and hands the log to [`crate::log::transactions`]. Never writes.
+//! writes), and hands the log to [`crate::txn::transactions`]. Never writes.
 
 use crate::error::Result;
 use crate::format::producer_snapshot::ProducerEntry;
-use crate::log::transaction_coordinator::{read_coordinator_log, verdict, ByProducer, Verdict};
-use crate::log::transactions::{read_transactions, Transactions};
+use crate::txn::coordinator::{read_coordinator_log, verdict, ByProducer, Verdict};
+use crate::txn::transactions::{read_transactions, Transactions};
 use crate::log::verify::Finding;
 use crate::replica::Replica;
 use crate::replica::{summarize, ReplicaSummary};

@@ -5,8 +5,8 @@ use super::{table, Settings};
 use crate::commands::txn::{DataDirTxn, DataDirsTxn, TxnReport};
 use crate::error::Result;
 use crate::escape;
-use crate::log::transaction_coordinator::Verdict;
-use crate::log::transactions::OpenTransaction;
+use crate::txn::coordinator::Verdict;
+use crate::txn::transactions::OpenTransaction;
 use serde::Serialize;
 use std::io::Write;
 

@@ -8,7 +8,7 @@
 //! PrepareAbort; none once it is complete). [`verdict`] applies the same rule to the records.
 //! Nothing here prints or writes.
 
-use super::Log;
+use crate::log::Log;
 use crate::error::Result;
 use crate::format::batch::BatchIter;
 use crate::format::coordinator::{self, Coordinator, CoordinatorRead};

@@ -15,10 +15,10 @@
 //! Kafka writes in the marker's segment (`AbortedTxn` with the LSO of that moment); the
 //! segment's `.txnindex` is checked against them. Nothing here prints or writes.
 
-use super::names;
-use super::producer_state::{CompletedTxn, ProducerReplay};
-use super::verify::Finding;
-use super::Log;
+use crate::log::names;
+use crate::log::producer_state::{CompletedTxn, ProducerReplay};
+use crate::log::verify::Finding;
+use crate::log::Log;
 use crate::error::Result;
 use crate::format::batch::BatchIter;
 use crate::format::producer_snapshot::{self, ProducerEntry};
@@ -203,13 +203,13 @@ impl Tracker {
 
 /// Replay the log's batches and read its producer snapshots and transaction indexes.
 /// `load` is what a broker's load of the dir does to its producer state: where its last rebuild
-/// started ([`super::recovery::RecoveryReport::producer_rebuild_start`]) and the state it ends
-/// with ([`super::recovery::RecoveryReport::producers_after_load`]); `None` for a replica that
+/// started ([`crate::log::recovery::RecoveryReport::producer_rebuild_start`]) and the state it ends
+/// with ([`crate::log::recovery::RecoveryReport::producers_after_load`]); `None` for a replica that
 /// is running (no load: the files on disk are what it has, replayed from its latest snapshot).
 pub fn read_transactions(
     log: &Log,
     log_start_offset: i64,
-    load: Option<(&super::producer_state::RebuildStart, &ProducerReplay)>,
+    load: Option<(&crate::log::producer_state::RebuildStart, &ProducerReplay)>,
 ) -> Result<Transactions> {
     let leo = log.log_end_offset();
     let mut findings = Vec::new();
@@ -226,7 +226,7 @@ pub fn read_transactions(
     let replay_from = log.segments().first().map_or(log_start_offset, |s| s.base_offset);
     let mut seed: Option<Vec<ProducerEntry>> = None;
     // Regular files only (a directory of that name is not a snapshot Kafka reads).
-    for (path, offset) in super::verify::snapshot_files(log.dir())? {
+    for (path, offset) in crate::log::verify::snapshot_files(log.dir())? {
         let bytes = match crate::regular_file::read_regular(&path) {
             Ok(Some(b)) => b,
             Ok(None) | Err(crate::error::Error::NotRegular { .. }) => continue,
