@@ -733,47 +733,14 @@ pub struct Thrown {
 }
 
 /// `OffsetIndex.lookup(target)` as `LogSegment.translateOffset` uses it: the position of the
-/// largest entry at or below `target` (binary search on the entries as they are, zero tail
-/// included), `max(position, 0)`; 0 when none is.
+/// entry [`super::index::lookup_offset_slot`] finds (the one offset-index search, Kafka's
+/// `indexSlotRangeFor`), `max(position, 0)`; 0 when none is.
 pub(crate) fn index_lookup(base: i64, index: &[u8], target: i64) -> u64 {
-    // Entry `i` read in place (no copy of the index: a load looks up one offset per open
-    // transaction, so each lookup costs the search, not the index's size).
-    let entry = |i: usize| {
-        let c = &index[i * 8..i * 8 + 8];
-        let relative = i32::from_be_bytes([c[0], c[1], c[2], c[3]]);
-        // `physical` is an int: a negative one is read as it is, and `translateOffset`
-        // takes `max(position, 0)`.
-        let position = i32::from_be_bytes([c[4], c[5], c[6], c[7]]);
-        (base + i64::from(relative), i64::from(position))
-    };
-    let count = index.len() / 8;
-    // `largestLowerBoundSlotFor` (`indexSlotRangeFor`): the last `warmEntries` (8192 bytes'
-    // worth) are searched alone when the target is above the first of them, else the rest;
-    // with repeated offsets the range decides which entry answers.
-    if count == 0 {
-        return 0;
-    }
-    const WARM_ENTRIES: usize = 8192 / 8;
-    let first_hot = count.saturating_sub(1 + WARM_ENTRIES);
-    let (mut lo, mut hi) = if entry(first_hot).0 < target {
-        (first_hot, count - 1)
-    } else if entry(0).0 > target {
-        return 0;
-    } else {
-        (0, first_hot)
-    };
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        match entry(mid).0.cmp(&target) {
-            std::cmp::Ordering::Greater => hi = mid - 1,
-            std::cmp::Ordering::Less => lo = mid,
-            std::cmp::Ordering::Equal => {
-                lo = mid;
-                break;
-            }
-        }
-    }
-    entry(lo).1.max(0) as u64
+    let Some(slot) = super::index::lookup_offset_slot(index, base, target) else { return 0 };
+    // `physical` is an int: a negative one is read as it is, and `translateOffset` takes
+    // `max(position, 0)`. The slot is below the entry count, so the entry is whole.
+    let c = &index[slot * 8 + 4..slot * 8 + 8];
+    i64::from(i32::from_be_bytes([c[0], c[1], c[2], c[3]])).max(0) as u64
 }
 
 /// The offset of the index's last entry (`OffsetIndex.lastOffset`), the base when empty.
