@@ -5,10 +5,10 @@ use crate::error::{Error, Result};
 use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
 use crate::format::compression::Compression;
 use crate::format::record::RecordRef;
-use crate::txn::producer_checks;
 use crate::log::recovery::RecoveryReport;
 use crate::parallel::ProgressSink;
 use crate::replica::{Replica, Role};
+use crate::txn::producer_checks;
 use std::path::Path;
 
 /// Where the record values come from.

@@ -15,14 +15,14 @@
 //! Kafka writes in the marker's segment (`AbortedTxn` with the LSO of that moment); the
 //! segment's `.txnindex` is checked against them. Nothing here prints or writes.
 
-use crate::log::names;
-use crate::log::producer_state::{CompletedTxn, ProducerReplay};
-use crate::log::verify::Finding;
-use crate::log::Log;
 use crate::error::Result;
 use crate::format::batch::BatchIter;
 use crate::format::producer_snapshot::{self, ProducerEntry};
 use crate::format::txn_index::{self, AbortedTxn};
+use crate::log::names;
+use crate::log::producer_state::{CompletedTxn, ProducerReplay};
+use crate::log::verify::Finding;
+use crate::log::Log;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
