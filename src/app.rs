@@ -309,12 +309,10 @@ fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outc
         match form {
             TxnFormat::Json => output::transactions::data_dir_json(text.raw(), &report)?,
             TxnFormat::Table => output::transactions::data_dir_text(text, &report, settings)?,
-            TxnFormat::Kafka => output::kafka_transactions::data_dirs(
-                text.raw(),
-                &report,
-                commands::now_ms(),
-                a.max_transaction_timeout,
-            )?,
+            TxnFormat::Kafka => {
+                let hanging = report.hanging(commands::now_ms(), i64::from(a.max_transaction_timeout) * 60_000);
+                output::kafka_transactions::data_dirs(text.raw(), &report, &hanging, a.max_transaction_timeout)?
+            }
         }
         return Ok(Outcome::findings_if(!report.is_clean()));
     }
