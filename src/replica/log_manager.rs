@@ -531,3 +531,104 @@ fn write_checkpoints_after_load(
     let started: Vec<String> = current.iter().map(|(_, tp)| name_of(tp)).collect();
     crate::replica::mark_started(dir, &started)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replica::test_support::new_log_dir;
+
+    fn loaded(name: &str, kind: LoadedKind, first_unstable_at_open: Option<i64>) -> LoadedLog {
+        let recovery = RecoveryReport { first_unstable_at_open, ..Default::default() };
+        LoadedLog { dir_name: name.to_string(), kind, recovery, checkpointed_high_watermark: None }
+    }
+
+    #[test]
+    fn logs_load_in_natural_order_with_the_metadata_log_last() {
+        let tmp = tempfile::tempdir().unwrap();
+        for name in ["b-10", "__cluster_metadata-0", "b-2", "a-0.abc-delete", "a-0", "remote-log-index-cache"] {
+            std::fs::create_dir(tmp.path().join(name)).unwrap();
+        }
+        std::fs::write(tmp.path().join("c-0"), b"a file, not a log").unwrap();
+        let names: Vec<(String, LoadedKind)> = logs_to_load(tmp.path()).unwrap();
+        let names: Vec<(&str, LoadedKind)> = names.iter().map(|(n, k)| (n.as_str(), *k)).collect();
+        assert_eq!(
+            names,
+            [
+                ("a-0", LoadedKind::Log(LogKind::Current)),
+                ("a-0.abc-delete", LoadedKind::Log(LogKind::Delete)),
+                ("b-2", LoadedKind::Log(LogKind::Current)),
+                ("b-10", LoadedKind::Log(LogKind::Current)),
+                ("__cluster_metadata-0", LoadedKind::Metadata),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_dir_name_kafka_cannot_parse_refuses_the_start() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("not_a_partition")).unwrap();
+        let e = logs_to_load(tmp.path()).unwrap_err();
+        assert!(is_refusal(&e), "{e}");
+        assert!(e.to_string().contains("LocalLog.parseTopicPartitionName"), "{e}");
+    }
+
+    #[test]
+    fn the_metadata_logs_refusal_comes_before_any_other_logs_error() {
+        let dir = Path::new("/d");
+        let to_load =
+            vec![("a-0".to_string(), LoadedKind::Log(LogKind::Current)), ("m".to_string(), LoadedKind::Metadata)];
+        let forecast = vec![Err(Error::state(dir, "a-0 fails")), Err(kafka_refuses(dir, 0, "the metadata log"))];
+        let e = settle_forecast(dir, &to_load, forecast, None).unwrap_err();
+        assert!(is_refusal(&e) && e.to_string().contains("the metadata log"), "{e}");
+    }
+
+    #[test]
+    fn a_dir_offline_from_the_start_refuses_once_a_log_opens_with_an_open_transaction() {
+        let dir = Path::new("/d");
+        let to_load = vec![("a-0".to_string(), LoadedKind::Log(LogKind::Current))];
+        let offline = || Some(kafka_offline(dir, "recovery-point-offset-checkpoint does not parse"));
+        let unstable = vec![Ok(loaded("a-0", LoadedKind::Log(LogKind::Current), Some(5)))];
+        let e = settle_forecast(dir, &to_load, unstable, offline()).unwrap_err();
+        assert!(is_refusal(&e) && e.to_string().contains("already offline"), "{e}");
+        // Without a first unstable offset, the dir is offline and the broker starts.
+        let stable = vec![Ok(loaded("a-0", LoadedKind::Log(LogKind::Current), None))];
+        let e = settle_forecast(dir, &to_load, stable, offline()).unwrap_err();
+        assert!(!is_refusal(&e) && is_offline(&e), "{e}");
+    }
+
+    #[test]
+    fn a_log_that_took_the_dir_offline_leaves_the_start_to_the_order_partitions_load_in() {
+        let dir = Path::new("/d");
+        let to_load = vec![
+            ("a-0".to_string(), LoadedKind::Log(LogKind::Current)),
+            ("b-0".to_string(), LoadedKind::Log(LogKind::Current)),
+        ];
+        let forecast = vec![
+            Err(kafka_offline(&dir.join("a-0/leader-epoch-checkpoint"), "a bad line")),
+            Ok(loaded("b-0", LoadedKind::Log(LogKind::Current), Some(0))),
+        ];
+        let e = settle_forecast(dir, &to_load, forecast, None).unwrap_err();
+        assert!(e.to_string().contains(OR_REFUSES) && e.to_string().contains("after a-0"), "{e}");
+        // Every log loads when nothing went offline.
+        let forecast = vec![Ok(loaded("a-0", LoadedKind::Log(LogKind::Current), None))];
+        assert_eq!(settle_forecast(dir, &to_load[..1], forecast, None).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_checkpointed_high_watermark_above_the_log_end_is_acknowledged_and_missing() {
+        let mut log = loaded("a-0", LoadedKind::Log(LogKind::Current), None);
+        log.recovery.log_end_offset_after = 5;
+        log.checkpointed_high_watermark = Some(8);
+        assert_eq!(log.acknowledged_missing(), Some((5, 8)));
+        log.checkpointed_high_watermark = Some(5);
+        assert_eq!(log.acknowledged_missing(), None);
+    }
+
+    #[test]
+    fn a_start_up_load_refuses_a_dir_whose_partitions_klog_says_run() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = new_log_dir(&tmp.path().join("d"), 1, "t", 2);
+        let e = recover_data_dir(&dir, true, &mut crate::parallel::NoProgress).unwrap_err();
+        assert!(e.to_string().contains("the broker is running (2 of its partitions"), "{e}");
+    }
+}
