@@ -131,6 +131,13 @@ struct Tracker {
 }
 
 impl Tracker {
+    /// A fresh table whose replay starts at `offset`.
+    fn starting_at(offset: i64) -> Tracker {
+        let mut t = Tracker::default();
+        t.replay.start_at(offset);
+        t
+    }
+
     fn from_snapshot(entries: &[ProducerEntry], offset: i64) -> Tracker {
         Tracker::from_replay(ProducerReplay::from_snapshot(entries, offset))
     }
@@ -214,8 +221,6 @@ pub fn read_transactions(
     let leo = log.log_end_offset();
     let mut findings = Vec::new();
     let mut notes = Vec::new();
-    // Every snapshot on disk is compared with the log at its offset.
-    let mut on_disk: Vec<SnapshotView> = Vec::new();
     // The whole log's replay starts where its first segment does, not at the log start:
     // DeleteRecords moves the log start inside the segments (`maybeIncrementLogStartOffset`,
     // `ClientRecordDeletion`) and leaves the producer table alone
@@ -224,8 +229,68 @@ pub fn read_transactions(
     // start, with that first offset (issue 41, point 7). Below the first segment (retention
     // deleted it) the snapshot Kafka wrote at that segment's roll is the state there.
     let replay_from = log.segments().first().map_or(log_start_offset, |s| s.base_offset);
+    // Every snapshot on disk is compared with the log at its offset.
+    let (on_disk, seed) = read_snapshots(log, replay_from, log_start_offset, &mut notes)?;
+    let (snapshot, replays) = broker_snapshot(log, load, &on_disk);
+    let whole = match &seed {
+        Some(entries) => Tracker::from_snapshot(entries, replay_from),
+        None => Tracker::starting_at(replay_from),
+    };
+    // After a load, the broker holds what the load's rebuild read (from the offset its snapshot
+    // ends at, through the offset index, to the log end), which the log's batches need not
+    // say: its state is the load's.
+    let broker = match (&snapshot, load) {
+        (_, Some((_, after))) => Tracker::from_replay(after.clone()),
+        (Some(s), None) => Tracker::from_snapshot(&s.producers, s.offset),
+        (None, None) => Tracker::starting_at(log_start_offset),
+    };
+    let broker_from = if replays && load.is_none() { broker.replay.map_end_offset() } else { i64::MAX };
+    let mut replay = LogReplay::new(whole, broker, broker_from);
+    replay.read_segments(log, replay_from, &on_disk, &mut findings)?;
+    let LogReplay { whole, broker, mut at_offsets, committed, aborted, .. } = replay;
+    while at_offsets.len() < on_disk.len() {
+        at_offsets.push(whole.replay.producers());
+    }
+    for (s, from_log) in on_disk.iter().zip(&at_offsets) {
+        compare_snapshot(s, from_log, replay_from, &mut findings, &mut notes);
+    }
+    check_txn_indexes(log, &aborted, &mut findings)?;
+    let aborted: Vec<(i64, AbortedTxn)> = aborted.into_iter().map(|(base, a, _)| (base, a)).collect();
+    let open = whole.open_by_first_offset();
+    let broker_open = broker_open_as_the_log_has_them(&broker, &open);
+    if !replays {
+        findings.extend(forgotten_by_a_clean_start(log, log_start_offset, &open, &broker_open));
+    }
+    Ok(Transactions {
+        log_start_offset,
+        log_end_offset: leo,
+        producers: whole.replay.producers(),
+        open,
+        broker_open,
+        broker: broker.replay,
+        committed,
+        aborted,
+        snapshot,
+        broker_replays: replays,
+        findings,
+        notes,
+        unstable_reported: BTreeMap::new(),
+    })
+}
+
+/// The partition's producer snapshots that read (regular files only: a directory of that name
+/// is not a snapshot Kafka reads), those from the log start to the log end in offset order; and
+/// the entries of the one at `replay_from`, the first segment's base, when it is above 0 (the
+/// state there). One that does not read is a note: a broker deletes it and reads an older one.
+fn read_snapshots(
+    log: &Log,
+    replay_from: i64,
+    log_start_offset: i64,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<SnapshotView>, Option<Vec<ProducerEntry>>)> {
+    let leo = log.log_end_offset();
+    let mut on_disk: Vec<SnapshotView> = Vec::new();
     let mut seed: Option<Vec<ProducerEntry>> = None;
-    // Regular files only (a directory of that name is not a snapshot Kafka reads).
     for (path, offset) in crate::log::verify::snapshot_files(log.dir())? {
         let bytes = match crate::regular_file::read_regular(&path) {
             Ok(Some(b)) => b,
@@ -251,9 +316,18 @@ pub fn read_transactions(
             )),
         }
     }
-    // The state a broker's producer-state manager replays the log onto: where the load's last
-    // rebuild started, or, for a running replica, its latest snapshot at or below the log end.
-    let (snapshot, replays) = match load {
+    Ok((on_disk, seed))
+}
+
+/// The state a broker's producer-state manager replays the log onto: where the load's last
+/// rebuild started, or, for a running replica, its latest snapshot at or below the log end; and
+/// whether it replays batches onto it.
+fn broker_snapshot(
+    log: &Log,
+    load: Option<(&crate::log::producer_state::RebuildStart, &ProducerReplay)>,
+    on_disk: &[SnapshotView],
+) -> (Option<SnapshotView>, bool) {
+    match load {
         Some((start, _)) => {
             let view = start.from_snapshot.then(|| SnapshotView {
                 path: log.dir().join(format!("{:020}{}", start.from_offset, names::SNAPSHOT_SUFFIX)),
@@ -264,142 +338,173 @@ pub fn read_transactions(
             (view, start.replays)
         }
         None => (on_disk.last().cloned(), true),
-    };
-    let mut whole = match &seed {
-        Some(entries) => Tracker::from_snapshot(entries, replay_from),
-        None => {
-            let mut t = Tracker::default();
-            t.replay.start_at(replay_from);
-            t
+    }
+}
+
+/// The two replays of the log's batches: the whole log's (what the log proves, from its first
+/// segment) and the broker's (from the state it starts with), and what the whole one finds on
+/// the way.
+struct LogReplay {
+    whole: Tracker,
+    broker: Tracker,
+    /// The broker replays the batches from here (never, after a load: its state is the load's).
+    broker_from: i64,
+    /// The log's table at each on-disk snapshot's offset, in offset order.
+    at_offsets: Vec<Vec<ProducerEntry>>,
+    committed: u64,
+    /// The aborted transactions Kafka indexes: (segment base, entry, the first offset of the
+    /// next transaction another producer opens, when one does).
+    aborted: Vec<(i64, AbortedTxn, Option<i64>)>,
+    /// The entries of `aborted` whose `alt` is not known yet, by their producer.
+    awaiting_alt: BTreeMap<i64, Vec<usize>>,
+    whole_stopped: bool,
+    broker_stopped: bool,
+}
+
+impl LogReplay {
+    fn new(whole: Tracker, broker: Tracker, broker_from: i64) -> LogReplay {
+        LogReplay {
+            whole,
+            broker,
+            broker_from,
+            at_offsets: Vec::new(),
+            committed: 0,
+            aborted: Vec::new(),
+            awaiting_alt: BTreeMap::new(),
+            whole_stopped: false,
+            broker_stopped: false,
         }
-    };
-    // After a load, the broker holds what the load's rebuild read (from the offset its snapshot
-    // ends at, through the offset index, to the log end), which the log's batches need not
-    // say: its state is the load's.
-    let mut broker = match (&snapshot, load) {
-        (_, Some((_, after))) => Tracker::from_replay(after.clone()),
-        (Some(s), None) => Tracker::from_snapshot(&s.producers, s.offset),
-        (None, None) => {
-            let mut t = Tracker::default();
-            t.replay.start_at(log_start_offset);
-            t
-        }
-    };
-    let broker_from = if replays && load.is_none() { broker.replay.map_end_offset() } else { i64::MAX };
-    // The log's table at each on-disk snapshot's offset, in offset order.
-    let mut at_offsets: Vec<Vec<ProducerEntry>> = Vec::new();
-    let mut committed = 0;
-    let mut aborted: Vec<(i64, AbortedTxn, Option<i64>)> = Vec::new();
-    // The entries of `aborted` whose `alt` is not known yet, by their producer.
-    let mut awaiting_alt: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-    let mut whole_stopped = false;
-    let mut broker_stopped = false;
-    // The segments holding the log's offsets up to its end: a load that computes the end below
-    // a segment's base (a torn last batch, found by `readNextOffset`) leaves that segment's
-    // batches out of the log, and out of the producer-state rebuild
-    // (`segments.values(mapEndOffset, logEndOffset)`).
-    for seg in log.segments().iter().filter(|s| s.base_offset < leo) {
-        let bytes = seg.read_log()?;
-        let path = seg.log_path();
-        for batch in BatchIter::new(&bytes) {
-            // At or past the log end a load computes (its recovery cut an invalid batch and what
-            // follows; a dry run leaves the bytes) a batch is not in the log. (A later batch may
-            // be: a batch whose base offset field was damaged stays where it is.)
-            if batch.base_offset() >= leo {
-                continue;
-            }
-            if batch.magic() < 2 || batch.last_offset() < replay_from {
-                continue;
-            }
-            while let Some(s) = on_disk.get(at_offsets.len()).filter(|s| batch.last_offset() >= s.offset) {
-                let _ = s;
-                at_offsets.push(whole.replay.producers());
-            }
-            if !whole_stopped {
-                // A transaction another producer opens after an ABORT that no other open one
-                // held: appended with the marker in one append (a follower's fetch), its first
-                // offset is the entry's LSO, which Kafka computes once the whole append is in.
-                let opens = batch.header().filter(|h| {
-                    h.producer_id >= 0
-                        && h.is_transactional()
-                        && !h.is_control()
-                        && !whole.open.contains_key(&h.producer_id)
-                });
-                if let Some(h) = opens {
-                    // Each entry waits in `awaiting_alt` until another producer opens one: drained
-                    // once, so the work is linear in the entries.
-                    let others: Vec<i64> =
-                        awaiting_alt.keys().copied().filter(|producer| *producer != h.producer_id).collect();
-                    for producer in others {
-                        for i in awaiting_alt.remove(&producer).unwrap_or_default() {
-                            aborted[i].2 = Some(h.base_offset);
-                        }
-                    }
+    }
+
+    /// Every batch of the segments holding the log's offsets up to its end: a load that computes
+    /// the end below a segment's base (a torn last batch, found by `readNextOffset`) leaves that
+    /// segment's batches out of the log, and out of the producer-state rebuild
+    /// (`segments.values(mapEndOffset, logEndOffset)`).
+    fn read_segments(
+        &mut self,
+        log: &Log,
+        replay_from: i64,
+        on_disk: &[SnapshotView],
+        findings: &mut Vec<Finding>,
+    ) -> Result<()> {
+        let leo = log.log_end_offset();
+        for seg in log.segments().iter().filter(|s| s.base_offset < leo) {
+            let bytes = seg.read_log()?;
+            let path = seg.log_path();
+            for batch in BatchIter::new(&bytes) {
+                // At or past the log end a load computes (its recovery cut an invalid batch and
+                // what follows; a dry run leaves the bytes) a batch is not in the log. (A later
+                // batch may be: a batch whose base offset field was damaged stays where it is.)
+                if batch.base_offset() >= leo {
+                    continue;
                 }
-                match whole.apply(&batch) {
-                    Ok(Some((c, lso))) if c.is_aborted => {
-                        awaiting_alt.entry(c.producer_id).or_default().push(aborted.len());
-                        aborted.push((
-                            seg.base_offset,
-                            AbortedTxn {
-                                version: 0,
-                                producer_id: c.producer_id,
-                                first_offset: c.first_offset,
-                                last_offset: c.last_offset,
-                                last_stable_offset: lso,
-                            },
-                            None,
-                        ))
-                    }
-                    Ok(Some(_)) => committed += 1,
-                    Ok(None) => {}
-                    Err(e) => {
+                if batch.magic() < 2 || batch.last_offset() < replay_from {
+                    continue;
+                }
+                while on_disk.get(self.at_offsets.len()).is_some_and(|s| batch.last_offset() >= s.offset) {
+                    self.at_offsets.push(self.whole.replay.producers());
+                }
+                if !self.whole_stopped {
+                    if let Err(e) = self.apply_whole(seg.base_offset, &batch) {
                         findings.push(Finding::new(
                             &path,
                             batch.position,
                             Some(batch.base_offset()),
                             format!("Kafka's producer-state rebuild throws here: {e}"),
                         ));
-                        whole_stopped = true;
+                        self.whole_stopped = true;
                     }
                 }
-            }
-            if !broker_stopped && batch.last_offset() >= broker_from {
-                // The same exception is the whole replay's finding already, when it is one.
-                broker_stopped = broker.apply(&batch).is_err();
+                if !self.broker_stopped && batch.last_offset() >= self.broker_from {
+                    // The same exception is the whole replay's finding already, when it is one.
+                    self.broker_stopped = self.broker.apply(&batch).is_err();
+                }
             }
         }
+        Ok(())
     }
-    while at_offsets.len() < on_disk.len() {
-        at_offsets.push(whole.replay.producers());
+
+    /// One batch of the segment at `segment_base` onto the whole log's replay: a transaction it
+    /// ends is counted, or indexed when aborted; Kafka's exception when its rebuild throws.
+    fn apply_whole(
+        &mut self,
+        segment_base: i64,
+        batch: &crate::format::batch::RawBatch<'_>,
+    ) -> std::result::Result<(), String> {
+        // A transaction another producer opens after an ABORT that no other open one held:
+        // appended with the marker in one append (a follower's fetch), its first offset is the
+        // entry's LSO, which Kafka computes once the whole append is in.
+        let opens = batch.header().filter(|h| {
+            h.producer_id >= 0
+                && h.is_transactional()
+                && !h.is_control()
+                && !self.whole.open.contains_key(&h.producer_id)
+        });
+        if let Some(h) = opens {
+            // Each entry waits in `awaiting_alt` until another producer opens one: drained once,
+            // so the work is linear in the entries.
+            let others: Vec<i64> =
+                self.awaiting_alt.keys().copied().filter(|producer| *producer != h.producer_id).collect();
+            for producer in others {
+                for i in self.awaiting_alt.remove(&producer).unwrap_or_default() {
+                    self.aborted[i].2 = Some(h.base_offset);
+                }
+            }
+        }
+        match self.whole.apply(batch)? {
+            Some((c, lso)) if c.is_aborted => {
+                self.awaiting_alt.entry(c.producer_id).or_default().push(self.aborted.len());
+                self.aborted.push((
+                    segment_base,
+                    AbortedTxn {
+                        version: 0,
+                        producer_id: c.producer_id,
+                        first_offset: c.first_offset,
+                        last_offset: c.last_offset,
+                        last_stable_offset: lso,
+                    },
+                    None,
+                ))
+            }
+            Some(_) => self.committed += 1,
+            None => {}
+        }
+        Ok(())
     }
-    for (s, from_log) in on_disk.iter().zip(&at_offsets) {
-        compare_snapshot(s, from_log, replay_from, &mut findings, &mut notes);
-    }
-    check_txn_indexes(log, &aborted, &mut findings)?;
-    let aborted: Vec<(i64, AbortedTxn)> = aborted.into_iter().map(|(base, a, _)| (base, a)).collect();
-    let open = whole.open_by_first_offset();
-    // The broker's open transactions, with the log's account of their batches where the log
-    // holds the same one (a snapshot keeps only the first offset).
-    let broker_open: Vec<OpenTransaction> = broker
+}
+
+/// The broker's open transactions, with the log's account of their batches where the log holds
+/// the same one (a snapshot keeps only the first offset).
+fn broker_open_as_the_log_has_them(broker: &Tracker, open: &[OpenTransaction]) -> Vec<OpenTransaction> {
+    broker
         .open_by_first_offset()
         .into_iter()
         .map(|b| {
-            let same = open_at(&open, b.first_offset).iter().find(|o| o.producer_id == b.producer_id);
+            let same = open_at(open, b.first_offset).iter().find(|o| o.producer_id == b.producer_id);
             match same {
                 Some(o) if b.batches == 0 => o.clone(),
                 _ => b,
             }
         })
-        .collect();
-    // After a clean shutdown with no snapshot Kafka scans nothing: the log's open
-    // transactions are forgotten. One whose records all lie below the log start leaves nothing
-    // a consumer reads (a clean stop at a log start DeleteRecords moved to the log end: the
-    // load deletes the snapshot at the log start, `ProducerStateManager.truncateAndReload`).
-    if !replays {
-        let readable = |o: &&OpenTransaction| o.last_offset >= log_start_offset;
-        for o in open.iter().filter(readable).filter(|o| open_at(&broker_open, o.first_offset).is_empty()) {
-            findings.push(Finding::new(
+        .collect()
+}
+
+/// After a clean shutdown with no snapshot Kafka scans nothing: the log's open transactions are
+/// forgotten, each a finding. One whose records all lie below the log start leaves nothing a
+/// consumer reads (a clean stop at a log start DeleteRecords moved to the log end: the load
+/// deletes the snapshot at the log start, `ProducerStateManager.truncateAndReload`).
+fn forgotten_by_a_clean_start(
+    log: &Log,
+    log_start_offset: i64,
+    open: &[OpenTransaction],
+    broker_open: &[OpenTransaction],
+) -> Vec<Finding> {
+    let readable = |o: &&OpenTransaction| o.last_offset >= log_start_offset;
+    open.iter()
+        .filter(readable)
+        .filter(|o| open_at(broker_open, o.first_offset).is_empty())
+        .map(|o| {
+            Finding::new(
                 log.dir(),
                 0,
                 Some(o.first_offset),
@@ -409,24 +514,9 @@ pub fn read_transactions(
                      and scans nothing: read_committed consumers read its records before it ends",
                     o.producer_id, o.first_offset
                 ),
-            ));
-        }
-    }
-    Ok(Transactions {
-        log_start_offset,
-        log_end_offset: leo,
-        producers: whole.replay.producers(),
-        open,
-        broker_open,
-        broker: broker.replay,
-        committed,
-        aborted,
-        snapshot,
-        broker_replays: replays,
-        findings,
-        notes,
-        unstable_reported: BTreeMap::new(),
-    })
+            )
+        })
+        .collect()
 }
 
 /// The snapshot against the table the log makes at the snapshot's offset (replayed from
