@@ -532,69 +532,13 @@ fn compare_snapshot(
     for (i, e) in s.producers.iter().enumerate() {
         let position = (producer_snapshot::HEADER_BYTES + i * producer_snapshot::ENTRY_BYTES) as u64;
         let Some(log) = by_id.get(&e.producer_id) else {
-            if replay_from > 0 {
-                notes.push(format!(
-                    "{}: producer {} is not in the log from its first segment at {replay_from} (its batches may be older)",
-                    s.path.display(),
-                    e.producer_id
-                ));
-            } else if e.current_txn_first_offset >= 0 {
-                findings.push(Finding::new(
-                    &s.path,
-                    position,
-                    Some(e.current_txn_first_offset),
-                    format!(
-                        "producer {} has a transaction open from offset {} here, but the log holds no batch of it: a \
-                         broker loading this snapshot holds the LSO at {} until the coordinator ends it \
-                         (the snapshot-only hang; Kafka rebuilds the table from the log when the snapshot is gone)",
-                        e.producer_id, e.current_txn_first_offset, e.current_txn_first_offset
-                    ),
-                ));
-            } else {
-                findings.push(Finding::new(
-                    &s.path,
-                    position,
-                    None,
-                    format!("producer {} is here but the log holds no batch of it", e.producer_id),
-                ));
-            }
+            not_in_the_log(s, e, position, replay_from, findings, notes);
             continue;
         };
         if *log == e {
             continue;
         }
-        let (snap_open, log_open) = (e.current_txn_first_offset, log.current_txn_first_offset);
-        let what = if snap_open >= 0 && log_open < 0 {
-            format!(
-                "producer {} has a transaction open from offset {snap_open} here, but the log ended it before offset \
-                 {}: a broker loading this snapshot holds the LSO at {snap_open} (the snapshot-only hang; remove the \
-                 snapshot and Kafka rebuilds the table from the log)",
-                e.producer_id, s.offset
-            )
-        } else if snap_open < 0 && log_open >= 0 {
-            format!(
-                "producer {} has no open transaction here, but the log has one open from offset {log_open}: a broker \
-                 loading this snapshot lets read_committed consumers read it before it ends",
-                e.producer_id
-            )
-        } else {
-            format!(
-                "producer {} differs from the log: snapshot (epoch {}, last sequence {}, last offset {}, coordinator \
-                 epoch {}, open from {}) / log (epoch {}, last sequence {}, last offset {}, coordinator epoch {}, open \
-                 from {})",
-                e.producer_id,
-                e.producer_epoch,
-                e.last_sequence,
-                e.last_offset,
-                e.coordinator_epoch,
-                snap_open,
-                log.producer_epoch,
-                log.last_sequence,
-                log.last_offset,
-                log.coordinator_epoch,
-                log_open
-            )
-        };
+        let what = how_it_differs(e, log, s.offset);
         findings.push(Finding::new(&s.path, position, Some(e.last_offset), what));
     }
     let in_snapshot: std::collections::BTreeSet<i64> = s.producers.iter().map(|e| e.producer_id).collect();
@@ -621,6 +565,83 @@ fn compare_snapshot(
     }
 }
 
+/// A producer of the snapshot `s` (its entry at `position`) the log's table lacks: a note when
+/// the replay started above 0 (its batches may be older), a finding otherwise (the
+/// snapshot-only hang when its transaction is open).
+fn not_in_the_log(
+    s: &SnapshotView,
+    e: &ProducerEntry,
+    position: u64,
+    replay_from: i64,
+    findings: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+) {
+    if replay_from > 0 {
+        notes.push(format!(
+            "{}: producer {} is not in the log from its first segment at {replay_from} (its batches may be older)",
+            s.path.display(),
+            e.producer_id
+        ));
+    } else if e.current_txn_first_offset >= 0 {
+        findings.push(Finding::new(
+            &s.path,
+            position,
+            Some(e.current_txn_first_offset),
+            format!(
+                "producer {} has a transaction open from offset {} here, but the log holds no batch of it: a \
+                 broker loading this snapshot holds the LSO at {} until the coordinator ends it \
+                 (the snapshot-only hang; Kafka rebuilds the table from the log when the snapshot is gone)",
+                e.producer_id, e.current_txn_first_offset, e.current_txn_first_offset
+            ),
+        ));
+    } else {
+        findings.push(Finding::new(
+            &s.path,
+            position,
+            None,
+            format!("producer {} is here but the log holds no batch of it", e.producer_id),
+        ));
+    }
+}
+
+/// What differs between a producer's snapshot entry `e` and the log's `log` at the snapshot's
+/// offset, in words: an open transaction the log ended (the snapshot-only hang), one the log
+/// holds open and the snapshot does not, or the fields side by side.
+fn how_it_differs(e: &ProducerEntry, log: &ProducerEntry, snapshot_offset: i64) -> String {
+    let (snap_open, log_open) = (e.current_txn_first_offset, log.current_txn_first_offset);
+    if snap_open >= 0 && log_open < 0 {
+        format!(
+            "producer {} has a transaction open from offset {snap_open} here, but the log ended it before offset \
+             {}: a broker loading this snapshot holds the LSO at {snap_open} (the snapshot-only hang; remove the \
+             snapshot and Kafka rebuilds the table from the log)",
+            e.producer_id, snapshot_offset
+        )
+    } else if snap_open < 0 && log_open >= 0 {
+        format!(
+            "producer {} has no open transaction here, but the log has one open from offset {log_open}: a broker \
+             loading this snapshot lets read_committed consumers read it before it ends",
+            e.producer_id
+        )
+    } else {
+        format!(
+            "producer {} differs from the log: snapshot (epoch {}, last sequence {}, last offset {}, coordinator \
+             epoch {}, open from {}) / log (epoch {}, last sequence {}, last offset {}, coordinator epoch {}, open \
+             from {})",
+            e.producer_id,
+            e.producer_epoch,
+            e.last_sequence,
+            e.last_offset,
+            e.coordinator_epoch,
+            snap_open,
+            log.producer_epoch,
+            log.last_sequence,
+            log.last_offset,
+            log.coordinator_epoch,
+            log_open
+        )
+    }
+}
+
 /// Each segment's `.txnindex` against the aborted transactions whose markers it holds. An
 /// entry's LSO may also be the first offset of the next transaction another producer opened
 /// (`alt`), when no other one was open at the marker: Kafka computes it after the whole append
@@ -640,71 +661,82 @@ fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn, Option<i64>)], find
             Err(crate::error::Error::NotRegular { .. }) => Vec::new(),
             Err(e) => return Err(e),
         };
-        let (entries, tail) = txn_index::decode_entries(&bytes);
         let expected = by_segment.remove(&seg.base_offset).unwrap_or_default();
-        for (i, (want, alt)) in expected.iter().enumerate() {
-            let position = (i * txn_index::ENTRY_BYTES) as u64;
-            let after_append = |got: &AbortedTxn| {
-                want.last_stable_offset == want.last_offset + 1
-                    && Some(got.last_stable_offset) == *alt
-                    && AbortedTxn { last_stable_offset: want.last_stable_offset, ..*got } == **want
-            };
-            match entries.get(i) {
-                Some(got) if got == *want || after_append(got) => {}
-                Some(got) => findings.push(Finding::new(
-                    &path,
-                    position,
-                    Some(got.first_offset),
-                    format!(
-                        "entry {i} is (producer {}, first {}, last {}, LSO {}) but the log's ABORT marker at offset {} \
-                         makes (producer {}, first {}, last {}, LSO {})",
-                        got.producer_id,
-                        got.first_offset,
-                        got.last_offset,
-                        got.last_stable_offset,
-                        want.last_offset,
-                        want.producer_id,
-                        want.first_offset,
-                        want.last_offset,
-                        want.last_stable_offset
-                    ),
-                )),
-                None => findings.push(Finding::new(
-                    &path,
-                    position,
-                    Some(want.first_offset),
-                    format!(
-                        "no entry for the transaction of producer {} (offsets {} to {}) the ABORT marker at offset {} \
-                         ended: read_committed consumers would read its records",
-                        want.producer_id, want.first_offset, want.last_offset, want.last_offset
-                    ),
-                )),
-            }
-        }
-        for (i, extra) in entries.iter().enumerate().skip(expected.len()) {
-            findings.push(Finding::new(
-                &path,
-                (i * txn_index::ENTRY_BYTES) as u64,
-                Some(extra.first_offset),
-                format!(
-                    "entry {i} (producer {}, offsets {} to {}) matches no ABORT marker in this segment: \
-                     read_committed consumers would skip those records",
-                    extra.producer_id, extra.first_offset, extra.last_offset
-                ),
-            ));
-        }
-        if tail > 0 {
-            findings.push(Finding::new(
-                &path,
-                (entries.len() * txn_index::ENTRY_BYTES) as u64,
-                None,
-                format!("{tail} trailing bytes do not hold a whole {}-byte entry", txn_index::ENTRY_BYTES),
-            ));
-        }
+        check_txn_index(&path, &bytes, &expected, findings);
     }
     Ok(())
 }
 
+/// One `.txnindex` (its `bytes`, read from `path`) against the entries its segment's ABORT
+/// markers make (`expected`, each with its `alt` LSO): a wrong entry, a missing one, an extra
+/// one and a trailing partial entry are findings.
+fn check_txn_index(
+    path: &std::path::Path,
+    bytes: &[u8],
+    expected: &[(&AbortedTxn, Option<i64>)],
+    findings: &mut Vec<Finding>,
+) {
+    let (entries, tail) = txn_index::decode_entries(bytes);
+    for (i, (want, alt)) in expected.iter().enumerate() {
+        let position = (i * txn_index::ENTRY_BYTES) as u64;
+        let after_append = |got: &AbortedTxn| {
+            want.last_stable_offset == want.last_offset + 1
+                && Some(got.last_stable_offset) == *alt
+                && AbortedTxn { last_stable_offset: want.last_stable_offset, ..*got } == **want
+        };
+        match entries.get(i) {
+            Some(got) if got == *want || after_append(got) => {}
+            Some(got) => findings.push(Finding::new(
+                path,
+                position,
+                Some(got.first_offset),
+                format!(
+                    "entry {i} is (producer {}, first {}, last {}, LSO {}) but the log's ABORT marker at offset {} \
+                     makes (producer {}, first {}, last {}, LSO {})",
+                    got.producer_id,
+                    got.first_offset,
+                    got.last_offset,
+                    got.last_stable_offset,
+                    want.last_offset,
+                    want.producer_id,
+                    want.first_offset,
+                    want.last_offset,
+                    want.last_stable_offset
+                ),
+            )),
+            None => findings.push(Finding::new(
+                path,
+                position,
+                Some(want.first_offset),
+                format!(
+                    "no entry for the transaction of producer {} (offsets {} to {}) the ABORT marker at offset {} \
+                     ended: read_committed consumers would read its records",
+                    want.producer_id, want.first_offset, want.last_offset, want.last_offset
+                ),
+            )),
+        }
+    }
+    for (i, extra) in entries.iter().enumerate().skip(expected.len()) {
+        findings.push(Finding::new(
+            path,
+            (i * txn_index::ENTRY_BYTES) as u64,
+            Some(extra.first_offset),
+            format!(
+                "entry {i} (producer {}, offsets {} to {}) matches no ABORT marker in this segment: \
+                 read_committed consumers would skip those records",
+                extra.producer_id, extra.first_offset, extra.last_offset
+            ),
+        ));
+    }
+    if tail > 0 {
+        findings.push(Finding::new(
+            path,
+            (entries.len() * txn_index::ENTRY_BYTES) as u64,
+            None,
+            format!("{tail} trailing bytes do not hold a whole {}-byte entry", txn_index::ENTRY_BYTES),
+        ));
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
