@@ -449,37 +449,50 @@ fn settle_forecast(
         }
     }
     if let Some(e) = offline {
-        if let Some(first) = unstable.first() {
-            if offline_from_start {
-                return Err(kafka_refuses(
-                    dir,
-                    0,
-                    format!(
-                        "the log dir is offline ({e}), and {first} loads with a transaction its producer state \
-                         holds open: opening it reads the log at its first unstable offset, and \
-                         LocalLog.maybeHandleIOException throws KafkaStorageException (the log dir is already \
-                         offline)"
-                    ),
-                ));
-            }
-            // Kafka loads a dir's partitions in the order `File.listFiles` gives them, on
-            // `num.recovery.threads.per.data.dir` threads: which comes first is not fixed.
-            return Err(Error::refuses(
-                dir,
-                0,
-                format!(
-                    "{OFFLINE_WORDS}, {OR_REFUSES}: {e}; {first} loads with a transaction its producer state holds \
-                     open, and if the broker loads it after {} (partition dirs load in the order the file system \
-                     lists them, on several threads), opening it reads the log at its first unstable offset, \
-                     LocalLog.maybeHandleIOException throws KafkaStorageException (the log dir is already offline) \
-                     and the broker does not start",
-                    offline_log.as_deref().unwrap_or("the log that failed")
-                ),
-            ));
-        }
-        return Err(e);
+        return Err(match unstable.first() {
+            Some(first) => refusal_on_an_offline_dir(dir, e, first, offline_from_start, offline_log.as_deref()),
+            None => e,
+        });
     }
     Ok(logs_forecast)
+}
+
+/// The refusal when `first` loads with a first unstable offset on a dir that is offline (`e`):
+/// always, when the dir went offline before any log loaded (`offline_from_start`), else
+/// depending on the order partitions load in (after `offline_log`, the log that failed).
+fn refusal_on_an_offline_dir(
+    dir: &Path,
+    e: Error,
+    first: &str,
+    offline_from_start: bool,
+    offline_log: Option<&str>,
+) -> Error {
+    if offline_from_start {
+        return kafka_refuses(
+            dir,
+            0,
+            format!(
+                "the log dir is offline ({e}), and {first} loads with a transaction its producer state \
+                 holds open: opening it reads the log at its first unstable offset, and \
+                 LocalLog.maybeHandleIOException throws KafkaStorageException (the log dir is already \
+                 offline)"
+            ),
+        );
+    }
+    // Kafka loads a dir's partitions in the order `File.listFiles` gives them, on
+    // `num.recovery.threads.per.data.dir` threads: which comes first is not fixed.
+    Error::refuses(
+        dir,
+        0,
+        format!(
+            "{OFFLINE_WORDS}, {OR_REFUSES}: {e}; {first} loads with a transaction its producer state holds \
+             open, and if the broker loads it after {} (partition dirs load in the order the file system \
+             lists them, on several threads), opening it reads the log at its first unstable offset, \
+             LocalLog.maybeHandleIOException throws KafkaStorageException (the log dir is already offline) \
+             and the broker does not start",
+            offline_log.unwrap_or("the log that failed")
+        ),
+    )
 }
 
 /// After the load, as the broker's checkpoint tasks do: the recovery point and log start of
