@@ -261,6 +261,21 @@ fn swapped_roles(leader: &Replica, follower: &Replica) -> Option<Error> {
     })
 }
 
+/// A `--leader-epoch` below the leader's own is refused: a controller never gives a leader an
+/// epoch below the one it has.
+fn refuse_epoch_below_leaders(leader_epoch: Option<i32>, leader: &Replica, cached_epoch: i32) -> Result<()> {
+    match leader_epoch.filter(|e| *e < cached_epoch) {
+        Some(e) => Err(Error::state(
+            &leader.paths().log_dir,
+            format!(
+                "is at leader epoch {cached_epoch}, above --leader-epoch {e}: a controller never gives a leader an \
+                 epoch below its own; give --leader-epoch {cached_epoch} or above, or leave it out"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn as_follower(
     req: &RecoverRequest<'_>,
     leader_path: &Path,
@@ -272,15 +287,7 @@ fn as_follower(
     let (leader, mut follower) = open_restart_pair(req, leader_path, read)?;
     let (cached_epoch, source) =
         leader_epoch_of(&leader).map_err(|e| swapped_roles(&leader, &follower).unwrap_or(e))?;
-    if let Some(e) = req.leader_epoch.filter(|e| *e < cached_epoch) {
-        return Err(Error::state(
-            &leader.paths().log_dir,
-            format!(
-                "is at leader epoch {cached_epoch}, above --leader-epoch {e}: a controller never gives a leader an \
-                 epoch below its own; give --leader-epoch {cached_epoch} or above, or leave it out"
-            ),
-        ));
-    }
+    refuse_epoch_below_leaders(req.leader_epoch, &leader, cached_epoch)?;
     // The metadata is read for a broker's dir (klog's state is the truth of a leader klog runs),
     // and whenever --metadata names it.
     let looked_up;
