@@ -1264,24 +1264,7 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         }
     }
     // The span the valid log swaps replace: from the lowest base to the highest next offset.
-    let mut log_swaps = Vec::new();
-    let (mut low, mut high) = (i64::MAX, i64::MIN);
-    for (name, _) in &swaps {
-        let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
-        let Some(base) = stem.strip_suffix(super::names::LOG_SUFFIX).and(super::names::parse_file_offset(stem)) else {
-            continue;
-        };
-        let swap = Segment::swap(&dir, base);
-        // `LogSegment.open(.., ".swap")` then `readNextOffset`: the swap's own index, or an
-        // empty one that this very read creates.
-        let bytes = swap.read_log()?;
-        let index = swap.read_index()?;
-        let next = next_offset_from_index(base, index.as_deref().unwrap_or(&[]), &bytes)
-            .map_err(|thrown| next_offset_refusal(&swap, &thrown))?;
-        low = low.min(base);
-        high = high.max(next);
-        log_swaps.push(swap);
-    }
+    let (log_swaps, low, high) = log_swap_span(&dir, &swaps)?;
     let swap_bases: Vec<i64> = log_swaps.iter().map(|s| s.base_offset).collect();
     if remove.is_empty() && swaps.is_empty() {
         return Ok(Vec::new());
@@ -1293,51 +1276,9 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         .map(|(_, p)| p)
         .collect();
     if dry_run {
-        // The rename puts each swap in place of the segment of its base, covered or not.
-        log.segments.retain(|s| (s.base_offset < low || s.base_offset >= high) && !swap_bases.contains(&s.base_offset));
-        log.segments.extend(log_swaps);
-        log.segments.sort_by_key(|s| s.base_offset);
-        // An index swapped alone (no `.log.swap` of its base) replaces the segment's index.
-        for (name, _) in &swaps {
-            let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
-            let (index, time_index) =
-                (stem.ends_with(super::names::INDEX_SUFFIX), stem.ends_with(super::names::TIME_INDEX_SUFFIX));
-            let Some(base) = super::names::parse_file_offset(stem) else { continue };
-            if swap_bases.contains(&base) || !(index || time_index) {
-                continue;
-            }
-            for s in log.segments.iter_mut().filter(|s| s.base_offset == base) {
-                *s = s.clone().with_swapped_indexes(index, time_index);
-            }
-        }
+        swap_in_view(log, (low, high), &swap_bases, log_swaps, &swaps);
     } else {
-        for path in remove.iter().chain(covered.iter()) {
-            durable::remove_file(path)?;
-        }
-        for swap in &log_swaps {
-            // The index Kafka's `readNextOffset` created for the swap (a zero-filled one there;
-            // an empty one reads the same), renamed into place with it below.
-            if std::fs::symlink_metadata(swap.index_path()).is_err() {
-                durable::write_atomic(&swap.index_path(), b"")?;
-            }
-        }
-        // Every swap file, the indexes made above included, as Kafka's third pass renames them.
-        let mut swaps: Vec<(String, std::path::PathBuf)> =
-            swaps.iter().map(|(n, p)| (n.to_string(), (*p).clone())).collect();
-        for swap in &log_swaps {
-            let path = swap.index_path();
-            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-                if !swaps.iter().any(|(n, _)| n == name) {
-                    swaps.push((name.to_string(), path.clone()));
-                }
-            }
-        }
-        for (name, path) in &swaps {
-            let target = dir.join(name.strip_suffix(segment::SWAP_SUFFIX).unwrap_or(name));
-            durable::rename(path, &target)?;
-        }
-        durable::sync_dir(&dir)?;
-        log.segments = segment::list_segments(&dir)?.0;
+        swap_on_disk(log, remove.iter().chain(covered.iter()).copied(), &log_swaps, &swaps)?;
     }
     (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
     let deleted_names = remove
@@ -1346,6 +1287,99 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string))
         .collect();
     Ok(deleted_names)
+}
+
+/// The `.log.swap` files among `swaps` as segments, and the span they replace: from the lowest
+/// base to the highest next offset (`LogSegment.open(.., ".swap")`, then `readNextOffset`).
+fn log_swap_span(dir: &std::path::Path, swaps: &[(&str, &std::path::PathBuf)]) -> Result<(Vec<Segment>, i64, i64)> {
+    let mut log_swaps = Vec::new();
+    let (mut low, mut high) = (i64::MAX, i64::MIN);
+    for (name, _) in swaps {
+        let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
+        let Some(base) = stem.strip_suffix(super::names::LOG_SUFFIX).and(super::names::parse_file_offset(stem)) else {
+            continue;
+        };
+        let swap = Segment::swap(dir, base);
+        // `LogSegment.open(.., ".swap")` then `readNextOffset`: the swap's own index, or an
+        // empty one that this very read creates.
+        let bytes = swap.read_log()?;
+        let index = swap.read_index()?;
+        let next = next_offset_from_index(base, index.as_deref().unwrap_or(&[]), &bytes)
+            .map_err(|thrown| next_offset_refusal(&swap, &thrown))?;
+        low = low.min(base);
+        high = high.max(next);
+        log_swaps.push(swap);
+    }
+    Ok((log_swaps, low, high))
+}
+
+/// The plan's side of [`finish_interrupted_swaps`]: each swap takes, in the log's in-memory
+/// view, the place of the segments of the span it replaces (`low..high`), and an index swapped
+/// alone replaces its segment's index. Nothing is written.
+fn swap_in_view(
+    log: &mut Log,
+    (low, high): (i64, i64),
+    swap_bases: &[i64],
+    log_swaps: Vec<Segment>,
+    swaps: &[(&str, &std::path::PathBuf)],
+) {
+    // The rename puts each swap in place of the segment of its base, covered or not.
+    log.segments.retain(|s| (s.base_offset < low || s.base_offset >= high) && !swap_bases.contains(&s.base_offset));
+    log.segments.extend(log_swaps);
+    log.segments.sort_by_key(|s| s.base_offset);
+    // An index swapped alone (no `.log.swap` of its base) replaces the segment's index.
+    for (name, _) in swaps {
+        let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
+        let (index, time_index) =
+            (stem.ends_with(super::names::INDEX_SUFFIX), stem.ends_with(super::names::TIME_INDEX_SUFFIX));
+        let Some(base) = super::names::parse_file_offset(stem) else { continue };
+        if swap_bases.contains(&base) || !(index || time_index) {
+            continue;
+        }
+        for s in log.segments.iter_mut().filter(|s| s.base_offset == base) {
+            *s = s.clone().with_swapped_indexes(index, time_index);
+        }
+    }
+}
+
+/// The run's side of [`finish_interrupted_swaps`]: the files a cleaner left and those the swaps
+/// replace (`removed`) go, an index Kafka's `readNextOffset` created for a swap is made, and
+/// every swap file is renamed into place, as Kafka's third pass renames them.
+fn swap_on_disk<'a>(
+    log: &mut Log,
+    removed: impl Iterator<Item = &'a std::path::PathBuf>,
+    log_swaps: &[Segment],
+    swaps: &[(&str, &std::path::PathBuf)],
+) -> Result<()> {
+    let dir = log.dir.clone();
+    for path in removed {
+        durable::remove_file(path)?;
+    }
+    for swap in log_swaps {
+        // The index Kafka's `readNextOffset` created for the swap (a zero-filled one there;
+        // an empty one reads the same), renamed into place with it below.
+        if std::fs::symlink_metadata(swap.index_path()).is_err() {
+            durable::write_atomic(&swap.index_path(), b"")?;
+        }
+    }
+    // Every swap file, the indexes made above included, as Kafka's third pass renames them.
+    let mut swaps: Vec<(String, std::path::PathBuf)> =
+        swaps.iter().map(|(n, p)| (n.to_string(), (*p).clone())).collect();
+    for swap in log_swaps {
+        let path = swap.index_path();
+        if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+            if !swaps.iter().any(|(n, _)| n == name) {
+                swaps.push((name.to_string(), path.clone()));
+            }
+        }
+    }
+    for (name, path) in &swaps {
+        let target = dir.join(name.strip_suffix(segment::SWAP_SUFFIX).unwrap_or(name));
+        durable::rename(path, &target)?;
+    }
+    durable::sync_dir(&dir)?;
+    log.segments = segment::list_segments(&dir)?.0;
+    Ok(())
 }
 
 #[cfg(test)]
