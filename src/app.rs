@@ -77,21 +77,9 @@ impl Front for Terminal {
     }
 }
 
-/// Run `f` as one command's transaction: the undo journal records what each durable step
-/// changes and, when `f` fails (a broken pipe is not a failure), puts it back. Returns `f`'s
-/// result and what could not be put back, for the caller to warn of.
-pub fn transaction<T>(f: impl FnOnce() -> Result<T>) -> (Result<T>, Vec<String>) {
-    crate::durable::journal::begin();
-    let result = f();
-    let failures = match &result {
-        Err(e) if !e.is_broken_pipe() => crate::durable::journal::rollback(),
-        _ => {
-            crate::durable::journal::finish();
-            Vec::new()
-        }
-    };
-    (result, failures)
-}
+/// One command's transaction (the undo journal's, [`crate::durable::journal::transaction`]):
+/// the front ends call it from here.
+pub use crate::durable::journal::transaction;
 
 /// Progress on stderr when it is a terminal, else nowhere.
 fn progress(settings: &Settings, label: &'static str, unit: &'static str) -> Box<dyn ProgressSink> {
@@ -369,12 +357,10 @@ fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outc
         match form {
             TxnFormat::Json => output::transactions::data_dir_json(text.raw(), &report)?,
             TxnFormat::Table => output::transactions::data_dir_text(text, &report, settings)?,
-            TxnFormat::Kafka => output::kafka_transactions::data_dirs(
-                text.raw(),
-                &report,
-                commands::now_ms(),
-                a.max_transaction_timeout,
-            )?,
+            TxnFormat::Kafka => {
+                let hanging = report.hanging(commands::now_ms(), i64::from(a.max_transaction_timeout) * 60_000);
+                output::kafka_transactions::data_dirs(text.raw(), &report, &hanging, a.max_transaction_timeout)?
+            }
         }
         return Ok(Outcome::findings_if(!report.is_clean()));
     }

@@ -5,10 +5,10 @@ use crate::error::{Error, Result};
 use crate::format::batch::{BatchEncoder, BatchIter, BatchSpec};
 use crate::format::compression::Compression;
 use crate::format::record::RecordRef;
-use crate::log::producer_checks;
 use crate::log::recovery::RecoveryReport;
 use crate::parallel::ProgressSink;
 use crate::replica::{Replica, Role};
+use crate::txn::producer_checks;
 use std::path::Path;
 
 /// Where the record values come from.
@@ -165,7 +165,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
         }
     });
     // The producer's state at the log end: its next sequence, and what Kafka's leader refuses
-    // or takes for a retry (see `crate::log::producer_checks`), before anything is written.
+    // or takes for a retry (see `crate::txn::producer_checks`), before anything is written.
     let producer = match req.producer {
         None => None,
         Some(p) => {

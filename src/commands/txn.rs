@@ -1,15 +1,14 @@
 //! `klog txn`: what holds a partition's last stable offset. Opens the replica read-only,
 //! forecasts the load a broker would run on it (the producer snapshots it deletes and
-//! writes), and hands the log to [`crate::log::transactions`]. Never writes.
+//! writes), and hands the log to [`crate::txn::transactions`]. Never writes.
 
 use crate::error::Result;
-use crate::format::producer_snapshot::ProducerEntry;
-use crate::log::transaction_coordinator::{read_coordinator_log, verdict, ByProducer, Verdict};
-use crate::log::transactions::{read_transactions, Transactions};
 use crate::log::verify::Finding;
 use crate::replica::Replica;
 use crate::replica::{summarize, ReplicaSummary};
-use std::collections::HashMap;
+use crate::txn::coordinator::{read_coordinator_log, verdict, ByProducer, Verdict};
+use crate::txn::find_hanging::{find_hanging, Hanging, PartitionTxns};
+use crate::txn::transactions::{read_transactions, Transactions};
 use std::path::Path;
 
 pub struct TxnReport {
@@ -165,91 +164,19 @@ fn report(open: &dyn Fn() -> Result<Replica>) -> Result<TxnReport> {
     })
 }
 
-/// An open transaction find-hanging lists.
-pub struct Hanging {
-    pub topic: String,
-    pub partition: i32,
-    /// The producer's entry on the replica with its latest write.
-    pub entry: ProducerEntry,
-}
-
 impl DataDirsTxn {
-    /// find-hanging's rows (`TransactionsCommand` 3.9): candidates (an open transaction whose
-    /// last write is more than `max_timeout_ms` old), one per partition and producer, that the
-    /// coordinator's log does not expect; in the order of a Java `HashMap<Long, _>` by producer
-    /// id, as the tool groups them.
+    /// find-hanging's rows ([`crate::txn::find_hanging`]) over every partition read: the open
+    /// transactions older than `max_timeout_ms` at `now_ms` that the coordinator's log does not
+    /// expect.
     pub fn hanging(&self, now_ms: i64, max_timeout_ms: i64) -> Vec<Hanging> {
-        let r = self;
-        let mut found: Vec<Hanging> = Vec::new();
-        // Where each (topic, partition, producer) is in `found`: hashed, so linear in the rows.
-        let mut at: HashMap<(&str, i32, i64), usize> = HashMap::new();
-        for t in r.dirs.iter().flat_map(|d| d.partitions.iter()).filter_map(|(_, t)| t.as_ref().ok()) {
-            let producers = t.transactions.broker_producers();
-            let by_id: HashMap<i64, &ProducerEntry> = producers.iter().map(|e| (e.producer_id, e)).collect();
-            for (open, verdict) in t.transactions.broker_open.iter().zip(&t.coordinator) {
-                if matches!(verdict, Verdict::Expected(_)) {
-                    continue;
-                }
-                let Some(entry) = by_id.get(&open.producer_id).copied() else { continue };
-                if now_ms - entry.timestamp <= max_timeout_ms {
-                    continue;
-                }
-                let (topic, partition) = (&t.summary.topic, t.summary.partition);
-                match at.get(&(topic.as_str(), partition, entry.producer_id)).map(|i| &mut found[*i]) {
-                    Some(h) if h.entry.timestamp < entry.timestamp => h.entry = *entry,
-                    Some(_) => {}
-                    None => {
-                        at.insert((topic.as_str(), partition, entry.producer_id), found.len());
-                        found.push(Hanging { topic: topic.clone(), partition, entry: *entry });
-                    }
-                }
-            }
-        }
-        let order = java_long_map_order(found.iter().map(|h| h.entry.producer_id));
-        let group_of: HashMap<i64, usize> = order.iter().enumerate().map(|(g, id)| (*id, g)).collect();
-        let mut groups: Vec<Vec<Hanging>> = order.iter().map(|_| Vec::new()).collect();
-        for h in found {
-            groups[group_of[&h.entry.producer_id]].push(h);
-        }
-        groups.into_iter().flatten().collect()
-    }
-}
-
-/// The distinct keys of a `HashMap<Long, _>` filled by `put` in this order, in the order it
-/// iterates them ([`crate::log::java_hash_map`]; by bucket, then insertion, where a bucket
-/// became a tree).
-fn java_long_map_order(ids: impl Iterator<Item = i64>) -> Vec<i64> {
-    use crate::log::java_hash_map::{long_hash, JavaHashMap};
-    let mut map = JavaHashMap::new();
-    let mut keys: Vec<i64> = Vec::new();
-    for id in ids {
-        if !map.contains(long_hash(id), &id) {
-            keys.push(id);
-        }
-        map.put(long_hash(id), id);
-    }
-    map.order().unwrap_or_else(|| {
-        let capacity = map.capacity().max(16) as u64;
-        let bucket = |id: i64| {
-            let h = long_hash(id) as u32;
-            u64::from(h ^ (h >> 16)) & (capacity - 1)
-        };
-        let mut ordered: Vec<(u64, usize, i64)> =
-            keys.iter().enumerate().map(|(i, id)| (bucket(*id), i, *id)).collect();
-        ordered.sort();
-        ordered.into_iter().map(|(_, _, id)| id).collect()
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_keys_iterate_by_bucket_then_insertion() {
-        // 17 and 1 share bucket 1 at capacity 16; 2 is bucket 2; 16 is bucket 0.
-        assert_eq!(java_long_map_order([2, 17, 1, 16, 17].into_iter()), vec![16, 17, 1, 2]);
-        // -1's hash is 0 (the high and low words cancel), so it comes first.
-        assert_eq!(java_long_map_order([5, -1].into_iter()), vec![-1, 5]);
+        let partitions = self.dirs.iter().flat_map(|d| d.partitions.iter()).filter_map(|(_, t)| t.as_ref().ok());
+        let partitions = partitions.map(|t| PartitionTxns {
+            topic: &t.summary.topic,
+            partition: t.summary.partition,
+            producers: t.transactions.broker_producers(),
+            open: &t.transactions.broker_open,
+            verdicts: &t.coordinator,
+        });
+        find_hanging(partitions, now_ms, max_timeout_ms)
     }
 }

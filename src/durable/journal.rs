@@ -91,6 +91,22 @@ pub fn finish() {
     release_held_locks();
 }
 
+/// Run `f` as one command's transaction: the undo journal records what each durable step
+/// changes and, when `f` fails (a broken pipe is not a failure), puts it back. Returns `f`'s
+/// result and what could not be put back, for the caller to warn of.
+pub fn transaction<T>(f: impl FnOnce() -> crate::error::Result<T>) -> (crate::error::Result<T>, Vec<String>) {
+    begin();
+    let result = f();
+    let failures = match &result {
+        Err(e) if !e.is_broken_pipe() => rollback(),
+        _ => {
+            finish();
+            Vec::new()
+        }
+    };
+    (result, failures)
+}
+
 /// The command failed: undo every recorded change, newest first. Returns what could not be
 /// undone, one line each (path first).
 pub fn rollback() -> Vec<String> {

@@ -14,8 +14,9 @@
 //!
 //! Decoding never trusts a length from disk and never panics: every problem is a
 //! [`RecordError`] whose position counts from the start of the entry (outer messages) or of the
-//! decompressed stream (inner messages). klog never writes this format (Kafka 4.0 no longer
-//! does either); the encoder lives in the tests only.
+//! decompressed stream (inner messages). klog's commands never write this format (Kafka 4.0 no
+//! longer does either): [`encode_entry`] is the one encoder, for tests and fuzzing, which build
+//! old logs with it.
 
 use super::record::{Record, RecordError};
 
@@ -234,40 +235,44 @@ pub fn to_record<'a>(m: &LegacyMessage<'a>) -> Record<'a> {
     }
 }
 
+/// One legacy log entry, for tests: `offset | size | crc | magic | attributes | [timestamp, v1
+/// only] | key | value`, the CRC-32 over magic .. end (lengths −1 for null). `attributes` holds
+/// the codec in its low bits (a wrapper's value is then the compressed inner entries). No klog
+/// command calls it.
+pub fn encode_entry(
+    offset: i64,
+    magic: i8,
+    attributes: u8,
+    timestamp: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Vec<u8> {
+    let mut body = vec![magic as u8, attributes];
+    if magic == MAGIC_V1 {
+        body.extend_from_slice(&timestamp.to_be_bytes());
+    }
+    for field in [key, value] {
+        match field {
+            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
+            Some(b) => {
+                body.extend_from_slice(&(b.len() as i32).to_be_bytes());
+                body.extend_from_slice(b);
+            }
+        }
+    }
+    let mut out = offset.to_be_bytes().to_vec();
+    out.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes()); // size: crc + body
+    out.extend_from_slice(&crc32fast::hash(&body).to_be_bytes()); // CRC-32 over magic..end
+    out.extend_from_slice(&body);
+    out
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
+    pub(crate) use super::encode_entry as entry;
     use super::*;
     use crate::format::batch::{BatchIter, RawBatch};
     use crate::format::compression::{self, Compression};
-
-    /// Build one legacy log entry by hand, following the layout in the spec (§1.4).
-    pub(crate) fn entry(
-        offset: i64,
-        magic: i8,
-        attributes: u8,
-        timestamp: i64,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-    ) -> Vec<u8> {
-        let mut body = vec![magic as u8, attributes];
-        if magic == 1 {
-            body.extend_from_slice(&timestamp.to_be_bytes());
-        }
-        for field in [key, value] {
-            match field {
-                None => body.extend_from_slice(&(-1i32).to_be_bytes()),
-                Some(b) => {
-                    body.extend_from_slice(&(b.len() as i32).to_be_bytes());
-                    body.extend_from_slice(b);
-                }
-            }
-        }
-        let mut out = offset.to_be_bytes().to_vec();
-        out.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
-        out.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
-        out.extend_from_slice(&body);
-        out
-    }
 
     /// A compressed wrapper around `inner` entries (v1 inner offsets relative, v0 absolute).
     pub(crate) fn wrapper(offset: i64, magic: i8, codec: Compression, timestamp: i64, inner: &[Vec<u8>]) -> Vec<u8> {

@@ -57,6 +57,14 @@ pub enum ConfigSource {
     ClusterDefault,
 }
 
+/// Where and when a record was read, and its name: what each step of a timeline carries.
+#[derive(Debug, Clone, Copy)]
+struct At {
+    position: MetadataPosition,
+    timestamp: i64,
+    record: &'static str,
+}
+
 /// The replay state saved when a metadata transaction begins: topics, partitions, changes count.
 #[derive(Debug, Clone)]
 struct Saved(Topics, Partitions, Configs, usize);
@@ -122,23 +130,28 @@ impl MetadataReplay {
         self.partitions.iter().map(|((t, p), r)| (self.name(t, *p), r)).collect()
     }
 
-    fn record_change(
-        &mut self,
-        key: ([u8; 16], i32),
-        after: PartitionRegistration,
-        record: &'static str,
-        position: MetadataPosition,
-        timestamp: i64,
-    ) {
-        let changed = differences(self.partitions.get(&key), &after);
+    /// One step of a partition's timeline, the one shape every partition record takes: the
+    /// registration after the record (`None`: the partition is removed) replaces the one before,
+    /// and the change is kept with what it changed.
+    fn step(&mut self, key: ([u8; 16], i32), after: Option<PartitionRegistration>, at: At) {
         let partition = self.name(&key.0, key.1);
-        self.partitions.insert(key, after.clone());
-        self.changes.push(PartitionChange { partition, position, timestamp, record, after: Some(after), changed });
+        let changed = match &after {
+            Some(after) => {
+                let changed = differences(self.partitions.get(&key), after);
+                self.partitions.insert(key, after.clone());
+                changed
+            }
+            None => {
+                self.partitions.remove(&key);
+                vec!["removed"]
+            }
+        };
+        let At { position, timestamp, record } = at;
+        self.changes.push(PartitionChange { partition, position, timestamp, record, after, changed });
     }
 
     /// `ClearElrRecord`: ELR and last known ELR emptied, for one topic or all.
-    fn clear_elr(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
-        let f = &r.fields;
+    fn clear_elr(&mut self, at: At, f: &[Field<'_>]) {
         let topic = match find(f, "topicName") {
             Some(Value::Str(s)) if !s.is_empty() => Some(String::from_utf8_lossy(s).into_owned()),
             _ => None,
@@ -156,26 +169,16 @@ impl MetadataReplay {
             let mut after = self.partitions[&key].clone();
             after.elr.clear();
             after.last_known_elr.clear();
-            self.record_change(key, after, r.name(), position, timestamp);
+            self.step(key, Some(after), at);
         }
     }
 
     /// `RemoveTopicRecord`: each of the topic's partitions ends its timeline.
-    fn remove_topic(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
-        let f = &r.fields;
+    fn remove_topic(&mut self, at: At, f: &[Field<'_>]) {
         let Some(id) = uuid(f, "topicId") else { return };
         let keys: Vec<([u8; 16], i32)> = self.partitions.keys().filter(|(t, _)| *t == id).copied().collect();
         for key in keys {
-            let partition = self.name(&key.0, key.1);
-            self.partitions.remove(&key);
-            self.changes.push(PartitionChange {
-                partition,
-                position,
-                timestamp,
-                record: r.name(),
-                after: None,
-                changed: vec!["removed"],
-            });
+            self.step(key, None, at);
         }
         self.topics.remove(&id);
     }
@@ -203,6 +206,7 @@ impl MetadataReplay {
     /// Apply one metadata record.
     pub fn apply(&mut self, position: MetadataPosition, timestamp: i64, r: &MetadataRecord<'_>) {
         let f = &r.fields;
+        let at = At { position, timestamp, record: r.name() };
         match r.name() {
             "TopicRecord" => {
                 if let (Some(id), Some(Value::Str(name))) = (uuid(f, "topicId"), find(f, "name")) {
@@ -212,13 +216,7 @@ impl MetadataReplay {
             "PartitionRecord" => {
                 if let Some(id) = uuid(f, "topicId") {
                     let key = (id, int(f, "partitionId", -1) as i32);
-                    self.record_change(
-                        key,
-                        PartitionRegistration::from_partition_record(f),
-                        r.name(),
-                        position,
-                        timestamp,
-                    );
+                    self.step(key, Some(PartitionRegistration::from_partition_record(f)), at);
                 }
             }
             "PartitionChangeRecord" => {
@@ -227,10 +225,10 @@ impl MetadataReplay {
                 // A change for a partition never created is skipped, as the image would refuse it.
                 let Some(before) = self.partitions.get(&key) else { return };
                 let after = before.merge(f);
-                self.record_change(key, after, r.name(), position, timestamp);
+                self.step(key, Some(after), at);
             }
-            "ClearElrRecord" => self.clear_elr(position, timestamp, r),
-            "RemoveTopicRecord" => self.remove_topic(position, timestamp, r),
+            "ClearElrRecord" => self.clear_elr(at, f),
+            "RemoveTopicRecord" => self.remove_topic(at, f),
             "ConfigRecord" => self.set_config(f),
             "BeginTransactionRecord" => {
                 self.transaction = Some(Box::new(Saved(

@@ -66,27 +66,46 @@ pub fn last_time_entry(bytes: &[u8], base_offset: i64) -> Option<TimestampOffset
     (bytes.len() / TIME_ENTRY_BYTES).checked_sub(1).and_then(|i| time_entry_at(bytes, base_offset, i))
 }
 
-/// `OffsetIndex.lookup`: the entry with the largest offset ≤ `target` (binary search; entries
-/// are increasing in a valid index), or (base, 0). Entries are checked only for plausibility:
-/// callers validate the position they land on.
-pub fn lookup_offset(bytes: &[u8], base_offset: i64, target: i64) -> OffsetPosition {
-    let n = bytes.len() / OFFSET_ENTRY_BYTES;
-    let floor = OffsetPosition { offset: base_offset, position: 0 };
-    let entry = |i: usize| offset_entry_at(bytes, base_offset, i).unwrap_or(floor);
-    let (mut lo, mut hi) = (0usize, n);
+/// `AbstractIndex.largestLowerBoundSlotFor(idx, target, KEY)` (`indexSlotRangeFor` with
+/// `LARGEST_LOWER_BOUND`): the slot of an entry whose offset is at or below `target`, `None` when
+/// the first entry is above it (or the index is empty). The one offset-index search: every
+/// lookup goes through it, so a damaged index (repeated or decreasing offsets) answers as in
+/// Kafka. As Kafka does: the last `warmEntries` (8192 bytes' worth) are searched alone when the
+/// target is above the first of them, else the rest; the binary search stops at the first
+/// entry equal to the target it meets, so with repeated offsets the range decides which entry
+/// answers (`AbstractIndex.java`, `indexSlotRangeFor` and `binarySearch`). The count is the
+/// length divided by the entry size, a zero tail included.
+pub fn lookup_offset_slot(bytes: &[u8], base_offset: i64, target: i64) -> Option<usize> {
+    let count = bytes.len() / OFFSET_ENTRY_BYTES;
+    if count == 0 {
+        return None;
+    }
+    let offset = |i: usize| offset_entry_at(bytes, base_offset, i).map_or(base_offset, |e| e.offset);
+    const WARM_ENTRIES: usize = 8192 / OFFSET_ENTRY_BYTES;
+    let first_hot = count.saturating_sub(1 + WARM_ENTRIES);
+    let (mut lo, mut hi) = if offset(first_hot) < target {
+        (first_hot, count - 1)
+    } else if offset(0) > target {
+        return None;
+    } else {
+        (0, first_hot)
+    };
     while lo < hi {
-        let m = lo + (hi - lo) / 2;
-        if entry(m).offset <= target {
-            lo = m + 1;
-        } else {
-            hi = m;
+        let mid = (lo + hi).div_ceil(2);
+        match offset(mid).cmp(&target) {
+            std::cmp::Ordering::Greater => hi = mid - 1,
+            std::cmp::Ordering::Less => lo = mid,
+            std::cmp::Ordering::Equal => return Some(mid),
         }
     }
-    if lo == 0 {
-        OffsetPosition { offset: base_offset, position: 0 }
-    } else {
-        entry(lo - 1)
-    }
+    Some(lo)
+}
+
+/// `OffsetIndex.lookup`: the entry [`lookup_offset_slot`] finds, or (base, 0) when none is.
+/// Entries are checked only for plausibility: callers validate the position they land on.
+pub fn lookup_offset(bytes: &[u8], base_offset: i64, target: i64) -> OffsetPosition {
+    let floor = OffsetPosition { offset: base_offset, position: 0 };
+    lookup_offset_slot(bytes, base_offset, target).and_then(|i| offset_entry_at(bytes, base_offset, i)).unwrap_or(floor)
 }
 
 /// Builds index entries batch by batch, as `LogSegment.append` (4.0) and `LogSegment.recover`
@@ -303,6 +322,44 @@ mod tests {
         assert_eq!(lookup_offset(&bytes, 0, 99), OffsetPosition { offset: 20, position: 900 });
         assert_eq!(last_offset_entry(&bytes, 0), Some(OffsetPosition { offset: 20, position: 900 }));
         assert_eq!(lookup_offset(&[], 7, 99), OffsetPosition { offset: 7, position: 0 });
+    }
+
+    fn offset_index(entries: &[(i32, u32)]) -> Vec<u8> {
+        entries.iter().flat_map(|(rel, pos)| [rel.to_be_bytes(), pos.to_be_bytes()].concat()).collect()
+    }
+
+    /// Issue 42: this lookup answered the last of the repeated entries (5 → 300) while the
+    /// load's (`recovery::index_lookup`) answered the first, as Kafka's `binarySearch` stops at
+    /// the first equal entry it meets.
+    #[test]
+    fn a_lookup_on_repeated_offsets_answers_the_entry_kafka_binary_search_meets_first() {
+        let bytes = offset_index(&[(5, 100), (5, 200), (5, 300)]);
+        assert_eq!(lookup_offset(&bytes, 0, 5), OffsetPosition { offset: 5, position: 100 });
+        assert_eq!(lookup_offset_slot(&bytes, 0, 5), Some(0));
+        // Above the repeated offset, the search runs to the last of them.
+        assert_eq!(lookup_offset(&bytes, 0, 6), OffsetPosition { offset: 5, position: 300 });
+        // Below the first entry: none, and the lookup is (base, 0).
+        assert_eq!(lookup_offset_slot(&bytes, 0, 4), None);
+    }
+
+    /// With more entries than the warm section holds, a target at or below the first warm entry
+    /// is searched in the cold part alone: an equal offset repeated across the boundary answers
+    /// from the cold side.
+    #[test]
+    fn the_warm_section_is_searched_alone_only_above_its_first_entry() {
+        let warm = 8192 / OFFSET_ENTRY_BYTES;
+        // Entries 0..n: offsets 0, 1, …, with entries n-1-warm and n-2-warm both at offset 7000.
+        let n = warm + 10;
+        let first_hot = n - 1 - warm;
+        let mut entries: Vec<(i32, u32)> = (0..n).map(|i| (i as i32 + 6000, i as u32 * 10)).collect();
+        entries[first_hot] = (7000, 1);
+        entries[first_hot - 1] = (7000, 2);
+        let bytes = offset_index(&entries);
+        // 7000 is not above the first warm entry: the cold range [0, first_hot] is searched.
+        let slot = lookup_offset_slot(&bytes, 0, 7000).unwrap();
+        assert!(slot <= first_hot && entries[slot].0 == 7000);
+        // Above it, only the warm range.
+        assert!(lookup_offset_slot(&bytes, 0, 7001).unwrap() >= first_hot);
     }
 
     #[test]

@@ -13,12 +13,9 @@ pub mod index;
 pub mod java_hash_map;
 pub mod map_guard;
 pub mod names;
-pub mod producer_checks;
 pub mod producer_state;
 pub mod recovery;
 pub mod segment;
-pub mod transaction_coordinator;
-pub mod transactions;
 pub mod verify;
 
 use crate::durable;

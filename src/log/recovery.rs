@@ -272,12 +272,11 @@ pub fn recover_log(
 /// state. Later segments are deleted (last first) *before* the segment holding the invalid
 /// batch is cut, so a death in between leaves the invalid batch to be found again.
 pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<RecoveryReport> {
-    let LoadInputs { recovery_point, log_start_offset_checkpoint: log_start_offset, clean_shutdown, recover } = *inputs;
     log.finish()?;
     log.writer = None;
     let mut report = RecoveryReport {
-        clean_shutdown,
-        recovery_point_before: recovery_point,
+        clean_shutdown: inputs.clean_shutdown,
+        recovery_point_before: inputs.recovery_point,
         log_end_offset_before: log.log_end_offset,
         ..Default::default()
     };
@@ -287,33 +286,81 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         bytes_before += seg.log_size()?;
     }
     // The producer snapshots the load reads, deletes and writes are decided on the bytes the
-    // load starts from, which only a dry run still has when it needs them: the run takes the
-    // list from a dry run of its own, and applies it at the end.
+    // load starts from, which only the plan still has when it needs them: the run takes the
+    // list from the plan, made first, and applies it at the end.
     let snapshot_plan = if dry_run {
         None
     } else {
-        let mut probe = Log::open(&log.dir, log.config, log_start_offset)?;
-        let forecast = load_log(&mut probe, inputs, true)?;
-        Some((forecast.snapshot_ops, forecast.producer_state))
+        let plan = plan_load(log, inputs)?;
+        Some((plan.snapshot_ops, plan.producer_state))
     };
     let snapshots_before = read_snapshot_files(&log.dir)?;
     // The snapshots a swap's second pass deletes (every file named inside the swapped range)
     // are gone before the segments load; the log's producer-state manager, made before, still
     // lists them.
-    let swap_deleted = finish_interrupted_swaps(log, log_start_offset, dry_run)?;
-    let mut targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
-    // Every segment the load sees (those it deletes too), what recovery kept of each, and
-    // the order of events: the producer-state steps replay over them.
-    let mut sim_targets: std::collections::BTreeMap<i64, ScanTarget> =
-        targets.iter().map(|t| (t.base_offset, t.clone())).collect();
-    let mut sim_recovered: std::collections::BTreeMap<i64, (usize, Vec<u8>)> = Default::default();
-    let mut events: Vec<LoadEvent> = Vec::new();
-    // Sizes after recovery of the scanned targets, by base offset (for the dry run's view).
-    let mut scanned: Vec<(i64, SegmentRecovery)> = Vec::new();
-    let mut scanned_index: Vec<(i64, Vec<u8>)> = Vec::new();
+    let swap_deleted = finish_interrupted_swaps(log, inputs.log_start_offset_checkpoint, dry_run)?;
+    let targets: Vec<ScanTarget> = log.segments.iter().map(ScanTarget::whole).collect();
+    let mut passes = LoadPasses {
+        sim_targets: targets.iter().map(|t| (t.base_offset, t.clone())).collect(),
+        targets,
+        ..Default::default()
+    };
     // Pass 1, `loadSegmentFiles`: segments without an offset index are recovered alone.
-    let mut rebuilt: Vec<i64> = Vec::new();
-    let mut splits = 0usize;
+    load_segment_files(log, &mut passes, &mut report, dry_run)?;
+    // Pass 2, `recoverLog` after an unclean stop: from the segment holding the recovery point.
+    recover_from_recovery_point(log, inputs, &mut passes, &mut report, dry_run)?;
+    let start = LoadStart { cache_before, bytes_before, snapshots_before, swap_deleted };
+    if dry_run {
+        plan_end(log, inputs, passes, report, start)
+    } else {
+        apply_end(log, inputs, passes.splits, report, start, snapshot_plan.unwrap_or_default())
+    }
+}
+
+/// The plan of a broker's load of `log`'s files: [`load_log`]'s dry run on a view of its own,
+/// opened again from the files (nothing written). The run applies what it decides.
+fn plan_load(log: &Log, inputs: &LoadInputs) -> Result<RecoveryReport> {
+    let mut view = Log::open(&log.dir, log.config, inputs.log_start_offset_checkpoint)?;
+    load_log(&mut view, inputs, true)
+}
+
+/// What the two passes of a load go through and leave.
+#[derive(Default)]
+struct LoadPasses {
+    /// The segments (or pieces of split ones) still in the log, in base-offset order.
+    targets: Vec<ScanTarget>,
+    /// Every segment the load sees (those it deletes too), by base offset, and what recovery
+    /// kept of each (its valid bytes and rebuilt offset index): the producer-state steps replay
+    /// over them, in the order of `events`.
+    sim_targets: std::collections::BTreeMap<i64, ScanTarget>,
+    sim_recovered: std::collections::BTreeMap<i64, (usize, Vec<u8>)>,
+    events: Vec<LoadEvent>,
+    /// What recovery kept of the scanned targets, by base offset (for the plan's view).
+    scanned: Vec<(i64, SegmentRecovery)>,
+    scanned_index: Vec<(i64, Vec<u8>)>,
+    /// The segments recovered in pass 1.
+    rebuilt: Vec<i64>,
+    /// Segments split for offset overflow.
+    splits: usize,
+}
+
+/// What the load started from, for its report.
+struct LoadStart {
+    cache_before: Vec<EpochEntry>,
+    bytes_before: u64,
+    snapshots_before: std::collections::BTreeMap<String, Vec<u8>>,
+    swap_deleted: Vec<String>,
+}
+
+/// Pass 1, `LogLoader.loadSegmentFiles`: a segment without an offset index is recovered on its
+/// own (a cut there deletes nothing else); a missing time index is created empty.
+fn load_segment_files(
+    log: &mut Log,
+    passes: &mut LoadPasses,
+    report: &mut RecoveryReport,
+    dry_run: bool,
+) -> Result<()> {
+    let LoadPasses { targets, sim_targets, sim_recovered, events, scanned, scanned_index, rebuilt, splits } = passes;
     let mut i = 0;
     while i < targets.len() {
         let target = targets[i].clone();
@@ -335,7 +382,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         if let Decision::Split(pieces) = &scan.decision {
             report.segments.push(scan.outcome.clone());
             events.push(LoadEvent::Split { base: target.base_offset, while_loading: true });
-            split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
+            split_target(targets, i, pieces, dry_run, splits, log.config.index_interval_bytes)?;
             sim_targets.extend(targets.iter().map(|t| (t.base_offset, t.clone())));
             // `retryOnOffsetOverflow` loads the segment files again from the start.
             i = 0;
@@ -369,7 +416,20 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         rebuilt.push(target.base_offset);
         i += 1;
     }
-    // Pass 2, `recoverLog` after an unclean stop: from the segment holding the recovery point.
+    Ok(())
+}
+
+/// Pass 2, `LogLoader.recoverLog` after an unclean stop: every segment from the one holding the
+/// recovery point is recovered, and the first one cut takes every later segment with it.
+fn recover_from_recovery_point(
+    log: &mut Log,
+    inputs: &LoadInputs,
+    passes: &mut LoadPasses,
+    report: &mut RecoveryReport,
+    dry_run: bool,
+) -> Result<()> {
+    let LoadInputs { recovery_point, clean_shutdown, recover, .. } = *inputs;
+    let LoadPasses { targets, sim_targets, sim_recovered, events, scanned, scanned_index, rebuilt, splits } = passes;
     // `segments.values(recoveryPoint, Long.MAX_VALUE)`: nothing when the recovery point is
     // `Long.MAX_VALUE` itself (an empty range).
     let first_to_scan = if clean_shutdown || !recover || recovery_point == i64::MAX {
@@ -391,7 +451,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         if let Decision::Split(pieces) = &scan.decision {
             report.segments.push(scan.outcome.clone());
             events.push(LoadEvent::Split { base: target.base_offset, while_loading: false });
-            let low = split_target(&mut targets, i, pieces, dry_run, &mut splits, log.config.index_interval_bytes)?;
+            let low = split_target(targets, i, pieces, dry_run, splits, log.config.index_interval_bytes)?;
             sim_targets.extend(targets.iter().map(|t| (t.base_offset, t.clone())));
             // Load again (`retryOnOffsetOverflow`): the pieces take the old segment's place, in
             // base-offset order, and are recovered in turn.
@@ -412,7 +472,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
             events.push(LoadEvent::DeleteAfter(target.base_offset));
             // Later segments go first, so that a death before the cut leaves the invalid batch
             // in place for the next recovery to find.
-            cut_later_targets(&mut targets, i, dry_run, &mut report)?;
+            cut_later_targets(targets, i, dry_run, report)?;
         }
         report.cut.extend(scan.cut.iter().cloned());
         if !dry_run {
@@ -423,85 +483,119 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
         }
         i += 1;
     }
-    if dry_run {
-        // The view the real run would leave: the targets that remain, cut where scanned.
-        let mut after: Vec<(i64, u64)> = Vec::new();
-        for t in &targets {
-            let size = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
-                Some((_, o)) => o.valid_bytes,
-                None => match t.range {
-                    Some((a, b)) => b - a,
-                    None => t.segment.log_size()?,
-                },
-            };
-            after.push((t.base_offset, size));
+    Ok(())
+}
+
+/// The plan's end: `log`'s in-memory view (LEO, epoch cache, segments) becomes what the load
+/// would leave, and the producer-state steps are replayed over what the passes decided.
+fn plan_end(
+    log: &mut Log,
+    inputs: &LoadInputs,
+    passes: LoadPasses,
+    mut report: RecoveryReport,
+    start: LoadStart,
+) -> Result<RecoveryReport> {
+    let LoadInputs { log_start_offset_checkpoint: log_start_offset, clean_shutdown, recover, .. } = *inputs;
+    let LoadStart { cache_before, bytes_before, snapshots_before, swap_deleted } = start;
+    let mut after = planned_view(log, &passes, recover)?;
+    let LoadPasses { targets, sim_targets, sim_recovered, mut events, splits, .. } = passes;
+    let deleted = report.deleted_segments.clone();
+    log.segments.retain(|s| !deleted.contains(&s.base_offset));
+    if !recover {
+        // A `-delete` log is opened with `RecoveryOffsets(0, 0)`: its log ends at 0, its
+        // segments stay as they are (an empty one at 0 when it has none).
+        log.log_end_offset = 0;
+        if targets.is_empty() {
+            after = vec![(0, 0)];
+            log.segments = vec![Segment::new(&log.dir, 0)];
         }
-        if let Some(t) = targets.last().filter(|_| recover) {
-            log.log_end_offset = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
-                Some((_, o)) => {
-                    // What the run leaves: the `.log` cut to its valid bytes, the rebuilt index.
-                    let file = t.segment.read_log()?;
-                    let (from, _) = t.range.unwrap_or((0, 0));
-                    let kept = file.get(from as usize..(from + o.valid_bytes) as usize).unwrap_or(&[]);
-                    let index =
-                        scanned_index.iter().rev().find(|(b, _)| *b == t.base_offset).map_or(&[][..], |x| &x.1[..]);
-                    // Valid bytes can still make the search throw (a legacy wrapper whose
-                    // CRC holds over a codec that does not decode): as the run's
-                    // `read_next_offset` does, on the same bytes.
-                    next_offset_from_index(t.base_offset, index, kept)
-                        .map_err(|thrown| next_offset_refusal(&t.segment, &thrown))?
-                }
-                None if t.range.is_none() => read_next_offset(&t.segment)?,
-                None => next_offset_of(t)?,
-            };
-        }
-        let deleted = report.deleted_segments.clone();
-        log.segments.retain(|s| !deleted.contains(&s.base_offset));
-        if !recover {
-            // A `-delete` log is opened with `RecoveryOffsets(0, 0)`: its log ends at 0, its
-            // segments stay as they are (an empty one at 0 when it has none).
-            log.log_end_offset = 0;
-            if targets.is_empty() {
-                after = vec![(0, 0)];
-                log.segments = vec![Segment::new(&log.dir, 0)];
-            }
-        } else if targets.is_empty() || log.log_end_offset < log_start_offset {
-            // `deleteSegmentsIfLogStartGreaterThanLogEnd`, then an empty segment at the log start.
-            if !targets.is_empty() {
-                report.deleted_segments.extend(after.iter().map(|(b, _)| *b));
-                log.epoch_cache.clear();
-                events.push(LoadEvent::DeleteAllAndStartAt(log_start_offset));
-            }
-            after = vec![(log_start_offset, 0)];
-            log.log_end_offset = log_start_offset;
-            log.segments = vec![Segment::new(&log.dir, log_start_offset)];
-        }
-        let leo = log.log_end_offset;
-        if recover {
-            log.epoch_cache.truncate_from_end(leo);
-        } else {
+    } else if targets.is_empty() || log.log_end_offset < log_start_offset {
+        // `deleteSegmentsIfLogStartGreaterThanLogEnd`, then an empty segment at the log start.
+        if !targets.is_empty() {
+            report.deleted_segments.extend(after.iter().map(|(b, _)| *b));
             log.epoch_cache.clear();
+            events.push(LoadEvent::DeleteAllAndStartAt(log_start_offset));
         }
-        log.epoch_cache.truncate_from_start(log_start_offset);
-        report.segments_split = splits;
-        let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
-        let facts_in = SnapshotInputs {
-            swap_deleted,
-            targets: &sim_targets,
-            recovered: sim_recovered,
-            events,
-            log_start_checkpoint: log_start_offset,
-            log_start_after: report.log_start_offset_after,
-            log_end_offset: report.log_end_offset_after,
-            clean_shutdown,
-        };
-        let files = producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
-        report.first_unstable_at_open = files.first_unstable_at_open;
-        report.unstable_reported = files.unstable_reported;
-        report.producers_after_load = files.after_load;
-        (report.snapshot_ops, report.producer_rebuild_start) = (files.ops, files.rebuild_start);
-        return Ok(report);
+        after = vec![(log_start_offset, 0)];
+        log.log_end_offset = log_start_offset;
+        log.segments = vec![Segment::new(&log.dir, log_start_offset)];
     }
+    let leo = log.log_end_offset;
+    if recover {
+        log.epoch_cache.truncate_from_end(leo);
+    } else {
+        log.epoch_cache.clear();
+    }
+    log.epoch_cache.truncate_from_start(log_start_offset);
+    report.segments_split = splits;
+    let mut report = finish_report(report, log, &cache_before, after, bytes_before, log_start_offset);
+    let facts_in = SnapshotInputs {
+        swap_deleted,
+        targets: &sim_targets,
+        recovered: sim_recovered,
+        events,
+        log_start_checkpoint: log_start_offset,
+        log_start_after: report.log_start_offset_after,
+        log_end_offset: report.log_end_offset_after,
+        clean_shutdown,
+    };
+    let files = producer_snapshot_ops(&log.dir, snapshots_before, facts_in)?;
+    report.first_unstable_at_open = files.first_unstable_at_open;
+    report.unstable_reported = files.unstable_reported;
+    report.producers_after_load = files.after_load;
+    (report.snapshot_ops, report.producer_rebuild_start) = (files.ops, files.rebuild_start);
+    Ok(report)
+}
+
+/// The segments the plan leaves, (base offset, `.log` bytes): the targets that remain, cut
+/// where scanned; and, when the log is recovered, its end as the run reads it.
+fn planned_view(log: &mut Log, passes: &LoadPasses, recover: bool) -> Result<Vec<(i64, u64)>> {
+    let LoadPasses { targets, scanned, scanned_index, .. } = passes;
+    let mut after: Vec<(i64, u64)> = Vec::new();
+    for t in targets {
+        let size = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
+            Some((_, o)) => o.valid_bytes,
+            None => match t.range {
+                Some((a, b)) => b - a,
+                None => t.segment.log_size()?,
+            },
+        };
+        after.push((t.base_offset, size));
+    }
+    if let Some(t) = targets.last().filter(|_| recover) {
+        log.log_end_offset = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
+            Some((_, o)) => {
+                // What the run leaves: the `.log` cut to its valid bytes, the rebuilt index.
+                let file = t.segment.read_log()?;
+                let (from, _) = t.range.unwrap_or((0, 0));
+                let kept = file.get(from as usize..(from + o.valid_bytes) as usize).unwrap_or(&[]);
+                let index = scanned_index.iter().rev().find(|(b, _)| *b == t.base_offset).map_or(&[][..], |x| &x.1[..]);
+                // Valid bytes can still make the search throw (a legacy wrapper whose
+                // CRC holds over a codec that does not decode): as the run's
+                // `read_next_offset` does, on the same bytes.
+                next_offset_from_index(t.base_offset, index, kept)
+                    .map_err(|thrown| next_offset_refusal(&t.segment, &thrown))?
+            }
+            None if t.range.is_none() => read_next_offset(&t.segment)?,
+            None => next_offset_of(t)?,
+        };
+    }
+    Ok(after)
+}
+
+/// The run's end, after the passes wrote their cuts: the log reloaded from its files, its end
+/// read as Kafka reads it, the producer snapshots deleted and written as the plan decided, and
+/// the epoch cache truncated and written.
+fn apply_end(
+    log: &mut Log,
+    inputs: &LoadInputs,
+    splits: usize,
+    mut report: RecoveryReport,
+    start: LoadStart,
+    snapshot_plan: (Vec<SnapshotOp>, ProducerRebuild),
+) -> Result<RecoveryReport> {
+    let LoadInputs { log_start_offset_checkpoint: log_start_offset, recover, .. } = *inputs;
+    let LoadStart { cache_before, bytes_before, .. } = start;
     log.reload(log_start_offset)?;
     if !recover {
         // A `-delete` log ends at 0 (`RecoveryOffsets(0, 0)`), whatever its segments hold.
@@ -526,7 +620,7 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs, dry_run: bool) -> Result<Rec
     let leo = log.log_end_offset;
     // The producer snapshots, as the dry run decided: deleted (those above the new log end,
     // strays, corrupt ones, those of deleted segments) and written (`rebuildProducerState`).
-    let (snapshot_ops, producer_state) = snapshot_plan.unwrap_or_default();
+    let (snapshot_ops, producer_state) = snapshot_plan;
     for op in &snapshot_ops {
         match op {
             SnapshotOp::Delete(name) => {
@@ -733,47 +827,14 @@ pub struct Thrown {
 }
 
 /// `OffsetIndex.lookup(target)` as `LogSegment.translateOffset` uses it: the position of the
-/// largest entry at or below `target` (binary search on the entries as they are, zero tail
-/// included), `max(position, 0)`; 0 when none is.
+/// entry [`super::index::lookup_offset_slot`] finds (the one offset-index search, Kafka's
+/// `indexSlotRangeFor`), `max(position, 0)`; 0 when none is.
 pub(crate) fn index_lookup(base: i64, index: &[u8], target: i64) -> u64 {
-    // Entry `i` read in place (no copy of the index: a load looks up one offset per open
-    // transaction, so each lookup costs the search, not the index's size).
-    let entry = |i: usize| {
-        let c = &index[i * 8..i * 8 + 8];
-        let relative = i32::from_be_bytes([c[0], c[1], c[2], c[3]]);
-        // `physical` is an int: a negative one is read as it is, and `translateOffset`
-        // takes `max(position, 0)`.
-        let position = i32::from_be_bytes([c[4], c[5], c[6], c[7]]);
-        (base + i64::from(relative), i64::from(position))
-    };
-    let count = index.len() / 8;
-    // `largestLowerBoundSlotFor` (`indexSlotRangeFor`): the last `warmEntries` (8192 bytes'
-    // worth) are searched alone when the target is above the first of them, else the rest;
-    // with repeated offsets the range decides which entry answers.
-    if count == 0 {
-        return 0;
-    }
-    const WARM_ENTRIES: usize = 8192 / 8;
-    let first_hot = count.saturating_sub(1 + WARM_ENTRIES);
-    let (mut lo, mut hi) = if entry(first_hot).0 < target {
-        (first_hot, count - 1)
-    } else if entry(0).0 > target {
-        return 0;
-    } else {
-        (0, first_hot)
-    };
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        match entry(mid).0.cmp(&target) {
-            std::cmp::Ordering::Greater => hi = mid - 1,
-            std::cmp::Ordering::Less => lo = mid,
-            std::cmp::Ordering::Equal => {
-                lo = mid;
-                break;
-            }
-        }
-    }
-    entry(lo).1.max(0) as u64
+    let Some(slot) = super::index::lookup_offset_slot(index, base, target) else { return 0 };
+    // `physical` is an int: a negative one is read as it is, and `translateOffset` takes
+    // `max(position, 0)`. The slot is below the entry count, so the entry is whole.
+    let c = &index[slot * 8 + 4..slot * 8 + 8];
+    i64::from(i32::from_be_bytes([c[0], c[1], c[2], c[3]])).max(0) as u64
 }
 
 /// The offset of the index's last entry (`OffsetIndex.lastOffset`), the base when empty.
@@ -1203,24 +1264,7 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         }
     }
     // The span the valid log swaps replace: from the lowest base to the highest next offset.
-    let mut log_swaps = Vec::new();
-    let (mut low, mut high) = (i64::MAX, i64::MIN);
-    for (name, _) in &swaps {
-        let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
-        let Some(base) = stem.strip_suffix(super::names::LOG_SUFFIX).and(super::names::parse_file_offset(stem)) else {
-            continue;
-        };
-        let swap = Segment::swap(&dir, base);
-        // `LogSegment.open(.., ".swap")` then `readNextOffset`: the swap's own index, or an
-        // empty one that this very read creates.
-        let bytes = swap.read_log()?;
-        let index = swap.read_index()?;
-        let next = next_offset_from_index(base, index.as_deref().unwrap_or(&[]), &bytes)
-            .map_err(|thrown| next_offset_refusal(&swap, &thrown))?;
-        low = low.min(base);
-        high = high.max(next);
-        log_swaps.push(swap);
-    }
+    let (log_swaps, low, high) = log_swap_span(&dir, &swaps)?;
     let swap_bases: Vec<i64> = log_swaps.iter().map(|s| s.base_offset).collect();
     if remove.is_empty() && swaps.is_empty() {
         return Ok(Vec::new());
@@ -1232,51 +1276,9 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         .map(|(_, p)| p)
         .collect();
     if dry_run {
-        // The rename puts each swap in place of the segment of its base, covered or not.
-        log.segments.retain(|s| (s.base_offset < low || s.base_offset >= high) && !swap_bases.contains(&s.base_offset));
-        log.segments.extend(log_swaps);
-        log.segments.sort_by_key(|s| s.base_offset);
-        // An index swapped alone (no `.log.swap` of its base) replaces the segment's index.
-        for (name, _) in &swaps {
-            let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
-            let (index, time_index) =
-                (stem.ends_with(super::names::INDEX_SUFFIX), stem.ends_with(super::names::TIME_INDEX_SUFFIX));
-            let Some(base) = super::names::parse_file_offset(stem) else { continue };
-            if swap_bases.contains(&base) || !(index || time_index) {
-                continue;
-            }
-            for s in log.segments.iter_mut().filter(|s| s.base_offset == base) {
-                *s = s.clone().with_swapped_indexes(index, time_index);
-            }
-        }
+        swap_in_view(log, (low, high), &swap_bases, log_swaps, &swaps);
     } else {
-        for path in remove.iter().chain(covered.iter()) {
-            durable::remove_file(path)?;
-        }
-        for swap in &log_swaps {
-            // The index Kafka's `readNextOffset` created for the swap (a zero-filled one there;
-            // an empty one reads the same), renamed into place with it below.
-            if std::fs::symlink_metadata(swap.index_path()).is_err() {
-                durable::write_atomic(&swap.index_path(), b"")?;
-            }
-        }
-        // Every swap file, the indexes made above included, as Kafka's third pass renames them.
-        let mut swaps: Vec<(String, std::path::PathBuf)> =
-            swaps.iter().map(|(n, p)| (n.to_string(), (*p).clone())).collect();
-        for swap in &log_swaps {
-            let path = swap.index_path();
-            if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-                if !swaps.iter().any(|(n, _)| n == name) {
-                    swaps.push((name.to_string(), path.clone()));
-                }
-            }
-        }
-        for (name, path) in &swaps {
-            let target = dir.join(name.strip_suffix(segment::SWAP_SUFFIX).unwrap_or(name));
-            durable::rename(path, &target)?;
-        }
-        durable::sync_dir(&dir)?;
-        log.segments = segment::list_segments(&dir)?.0;
+        swap_on_disk(log, remove.iter().chain(covered.iter()).copied(), &log_swaps, &swaps)?;
     }
     (log.log_end_offset, log.tail_clean) = log.scan_tail(log_start_offset)?;
     let deleted_names = remove
@@ -1285,6 +1287,99 @@ fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, dry_run: bool)
         .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_string))
         .collect();
     Ok(deleted_names)
+}
+
+/// The `.log.swap` files among `swaps` as segments, and the span they replace: from the lowest
+/// base to the highest next offset (`LogSegment.open(.., ".swap")`, then `readNextOffset`).
+fn log_swap_span(dir: &std::path::Path, swaps: &[(&str, &std::path::PathBuf)]) -> Result<(Vec<Segment>, i64, i64)> {
+    let mut log_swaps = Vec::new();
+    let (mut low, mut high) = (i64::MAX, i64::MIN);
+    for (name, _) in swaps {
+        let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
+        let Some(base) = stem.strip_suffix(super::names::LOG_SUFFIX).and(super::names::parse_file_offset(stem)) else {
+            continue;
+        };
+        let swap = Segment::swap(dir, base);
+        // `LogSegment.open(.., ".swap")` then `readNextOffset`: the swap's own index, or an
+        // empty one that this very read creates.
+        let bytes = swap.read_log()?;
+        let index = swap.read_index()?;
+        let next = next_offset_from_index(base, index.as_deref().unwrap_or(&[]), &bytes)
+            .map_err(|thrown| next_offset_refusal(&swap, &thrown))?;
+        low = low.min(base);
+        high = high.max(next);
+        log_swaps.push(swap);
+    }
+    Ok((log_swaps, low, high))
+}
+
+/// The plan's side of [`finish_interrupted_swaps`]: each swap takes, in the log's in-memory
+/// view, the place of the segments of the span it replaces (`low..high`), and an index swapped
+/// alone replaces its segment's index. Nothing is written.
+fn swap_in_view(
+    log: &mut Log,
+    (low, high): (i64, i64),
+    swap_bases: &[i64],
+    log_swaps: Vec<Segment>,
+    swaps: &[(&str, &std::path::PathBuf)],
+) {
+    // The rename puts each swap in place of the segment of its base, covered or not.
+    log.segments.retain(|s| (s.base_offset < low || s.base_offset >= high) && !swap_bases.contains(&s.base_offset));
+    log.segments.extend(log_swaps);
+    log.segments.sort_by_key(|s| s.base_offset);
+    // An index swapped alone (no `.log.swap` of its base) replaces the segment's index.
+    for (name, _) in swaps {
+        let Some(stem) = name.strip_suffix(segment::SWAP_SUFFIX) else { continue };
+        let (index, time_index) =
+            (stem.ends_with(super::names::INDEX_SUFFIX), stem.ends_with(super::names::TIME_INDEX_SUFFIX));
+        let Some(base) = super::names::parse_file_offset(stem) else { continue };
+        if swap_bases.contains(&base) || !(index || time_index) {
+            continue;
+        }
+        for s in log.segments.iter_mut().filter(|s| s.base_offset == base) {
+            *s = s.clone().with_swapped_indexes(index, time_index);
+        }
+    }
+}
+
+/// The run's side of [`finish_interrupted_swaps`]: the files a cleaner left and those the swaps
+/// replace (`removed`) go, an index Kafka's `readNextOffset` created for a swap is made, and
+/// every swap file is renamed into place, as Kafka's third pass renames them.
+fn swap_on_disk<'a>(
+    log: &mut Log,
+    removed: impl Iterator<Item = &'a std::path::PathBuf>,
+    log_swaps: &[Segment],
+    swaps: &[(&str, &std::path::PathBuf)],
+) -> Result<()> {
+    let dir = log.dir.clone();
+    for path in removed {
+        durable::remove_file(path)?;
+    }
+    for swap in log_swaps {
+        // The index Kafka's `readNextOffset` created for the swap (a zero-filled one there;
+        // an empty one reads the same), renamed into place with it below.
+        if std::fs::symlink_metadata(swap.index_path()).is_err() {
+            durable::write_atomic(&swap.index_path(), b"")?;
+        }
+    }
+    // Every swap file, the indexes made above included, as Kafka's third pass renames them.
+    let mut swaps: Vec<(String, std::path::PathBuf)> =
+        swaps.iter().map(|(n, p)| (n.to_string(), (*p).clone())).collect();
+    for swap in log_swaps {
+        let path = swap.index_path();
+        if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+            if !swaps.iter().any(|(n, _)| n == name) {
+                swaps.push((name.to_string(), path.clone()));
+            }
+        }
+    }
+    for (name, path) in &swaps {
+        let target = dir.join(name.strip_suffix(segment::SWAP_SUFFIX).unwrap_or(name));
+        durable::rename(path, &target)?;
+    }
+    durable::sync_dir(&dir)?;
+    log.segments = segment::list_segments(&dir)?.0;
+    Ok(())
 }
 
 #[cfg(test)]

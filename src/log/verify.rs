@@ -1022,7 +1022,7 @@ fn checkpoint_findings(marks: &ReplicaMarks, leo: i64, tail_is_clean: bool, c: &
 }
 
 /// The `<offset>.snapshot` files of a partition dir.
-pub(super) fn snapshot_files(dir: &Path) -> Result<Vec<(PathBuf, i64)>> {
+pub(crate) fn snapshot_files(dir: &Path) -> Result<Vec<(PathBuf, i64)>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).at(dir, "list directory")? {
         let entry = entry.at(dir, "list directory")?;

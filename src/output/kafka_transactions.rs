@@ -6,16 +6,15 @@
 //! - `describe-producers --topic T --partition P`: the producer table of a broker that loaded
 //!   the partition (snapshot, then the batches after it), in its map's order, as
 //!   DescribeProducers answers with it.
-//! - `find-hanging`: the open transactions whose last write is older than
-//!   `--max-transaction-timeout` and which the coordinator's log among the dirs does not expect
-//!   (no transactional.id has the producer id, or its transaction does not list the
-//!   partition), one row per partition and producer (the leader's; klog takes the replica with
-//!   the latest write). Its rows are in the order of Java's `HashMap` by producer id, as the
-//!   tool groups them.
+//! - `find-hanging`: the rows [`crate::txn::find_hanging`] finds (the open transactions whose
+//!   last write is older than `--max-transaction-timeout` and which the coordinator's log among
+//!   the dirs does not expect), in the order it gives them. This file lays them out and
+//!   decides nothing.
 
 use crate::commands::txn::{DataDirsTxn, TxnReport};
 use crate::error::{IoContext, Result};
 use crate::format::producer_snapshot::ProducerEntry;
+use crate::txn::find_hanging::Hanging;
 use std::io::Write;
 
 const DESCRIBE_PRODUCERS: [&str; 6] = [
@@ -82,8 +81,9 @@ pub fn describe_producers(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
 }
 
 /// The data-dir form: each partition that has producers, under a `#` line naming it and its
-/// dir; then find-hanging's table when the dirs hold the coordinator's log.
-pub fn data_dirs(out: &mut dyn Write, r: &DataDirsTxn, now_ms: i64, max_timeout_minutes: u32) -> Result<()> {
+/// dir; then find-hanging's table (`hanging`, found with `max_timeout_minutes`) when the dirs
+/// hold the coordinator's log.
+pub fn data_dirs(out: &mut dyn Write, r: &DataDirsTxn, hanging: &[Hanging], max_timeout_minutes: u32) -> Result<()> {
     for d in &r.dirs {
         for (name, rep) in &d.partitions {
             match rep {
@@ -106,8 +106,7 @@ pub fn data_dirs(out: &mut dyn Write, r: &DataDirsTxn, now_ms: i64, max_timeout_
             .at("<stdout>", "write");
     }
     writeln!(out, "# find-hanging --max-transaction-timeout {max_timeout_minutes}").at("<stdout>", "write")?;
-    let rows: Vec<Vec<String>> = r
-        .hanging(now_ms, i64::from(max_timeout_minutes) * 60_000)
+    let rows: Vec<Vec<String>> = hanging
         .iter()
         .map(|h| {
             vec![
@@ -118,7 +117,7 @@ pub fn data_dirs(out: &mut dyn Write, r: &DataDirsTxn, now_ms: i64, max_timeout_
                 h.entry.coordinator_epoch.to_string(),
                 h.entry.current_txn_first_offset.to_string(),
                 h.entry.timestamp.to_string(),
-                ((now_ms - h.entry.timestamp) / 60_000).to_string(),
+                h.duration_minutes.to_string(),
             ]
         })
         .collect();

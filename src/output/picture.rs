@@ -143,7 +143,7 @@ pub struct PicCell {
     pub committed: bool,
     /// Its batch's place in a transaction, when the picture shows transactions
     /// ([`super::txn_picture`]).
-    pub txn: Option<crate::commands::demo::stuck_lso::TxnKind>,
+    pub txn: Option<crate::txn::batch_place::TxnKind>,
 }
 
 impl PicCell {

@@ -5,8 +5,8 @@ use super::{table, Settings};
 use crate::commands::txn::{DataDirTxn, DataDirsTxn, TxnReport};
 use crate::error::Result;
 use crate::escape;
-use crate::log::transaction_coordinator::Verdict;
-use crate::log::transactions::OpenTransaction;
+use crate::txn::coordinator::Verdict;
+use crate::txn::transactions::OpenTransaction;
 use serde::Serialize;
 use std::io::Write;
 
@@ -207,25 +207,18 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
             last_timestamp: o.last_timestamp,
             in_log: t.log_holds(o),
             abort_command: c,
-            coordinator: r.coordinator.get(i).map(|v| match v {
-                Verdict::Expected(t) => CoordinatorWire {
-                    verdict: "expected",
-                    hanging: false,
-                    transactional_id: Some(&t.transactional_id),
-                    state: Some(&t.state),
-                },
-                Verdict::NotListed(t) => CoordinatorWire {
-                    verdict: "not_listed",
-                    hanging: true,
-                    transactional_id: Some(&t.transactional_id),
-                    state: Some(&t.state),
-                },
-                Verdict::NoTransactionalId => CoordinatorWire {
-                    verdict: "no_transactional_id",
-                    hanging: true,
-                    transactional_id: None,
-                    state: None,
-                },
+            coordinator: r.coordinator.get(i).map(|v| {
+                let (verdict, t) = match v {
+                    Verdict::Expected(t) => ("expected", Some(t)),
+                    Verdict::NotListed(t) => ("not_listed", Some(t)),
+                    Verdict::NoTransactionalId => ("no_transactional_id", None),
+                };
+                CoordinatorWire {
+                    verdict,
+                    hanging: v.hangs(),
+                    transactional_id: t.map(|t| t.transactional_id.as_str()),
+                    state: t.map(|t| t.state.as_str()),
+                }
             }),
         })
         .collect();

@@ -6,8 +6,8 @@
 
 use super::palette::Palette;
 use super::picture::{Mark, PicCell, Picture, Row};
-use crate::commands::demo::stuck_lso::{TxnKind, TxnView};
 use crate::commands::demo::ReplicaState;
+use crate::txn::batch_place::{TxnKind, TxnView};
 
 /// The terminal legend's item.
 pub const TEXT_LEGEND: &str = "txn: OPEN = in a transaction no marker has ended (read_committed stops at its first \
@@ -145,8 +145,8 @@ pub fn svg_cell(c: &PicCell, x: i64, y: i64, w: i64, h: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::demo::stuck_lso::TxnBatch;
     use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica};
+    use crate::txn::batch_place::TxnBatch;
 
     fn rec(offset: i64, value: &str) -> DrawnRecord {
         DrawnRecord {

@@ -221,7 +221,7 @@ mod tests {
         DirLock::probe(dir).unwrap();
         assert!(!path.exists(), "a probe creates nothing");
 
-        let (result, undo_failures) = crate::app::transaction(|| {
+        let (result, undo_failures) = crate::durable::journal::transaction(|| {
             let _lock = DirLock::acquire_to_restore(dir)?;
             assert!(path.is_file());
             Err::<(), _>(Error::Usage("the command fails after taking the lock".into()))

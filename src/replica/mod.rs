@@ -11,6 +11,7 @@
 //! One file per concept: `paths.rs` (resolving a command-line path), `lock.rs` (`.lock`),
 //! `state_file.rs` (`klog-state.json`: role, leader epoch, ISR, follower fetch offsets),
 //! `meta_properties.rs`, `log_dir.rs` (the log-dir files read once, and log-dir-wide writes),
+//! `log_manager.rs` (a broker's start-up over a whole log dir, `LogManager.loadLogs`),
 //! `topic_config.rs`, `identity.rs` (what a replica is among replicas), `new_partitions.rs`
 //! (`create`). Every public item is re-exported here, so it is `crate::replica::X`. This file
 //! holds the [`Replica`] itself: its opens, its start, and the questions other code asks it
@@ -22,6 +23,7 @@ mod consent;
 mod identity;
 mod lock;
 mod log_dir;
+mod log_manager;
 mod meta_properties;
 mod new_partitions;
 mod pair;
@@ -44,6 +46,10 @@ pub use lock::DirLock;
 pub use log_dir::{
     check_log_dir_for_write, open_log_dir_for_write, write_log_dir_files, CheckpointValue, LoadProblem, LogDirFiles,
     LogDirWrite, OffsetCheckpoint, MATCHES_NO_PARTITION,
+};
+pub use log_manager::{
+    forecast_data_dir, is_refusal, recover_data_dir, Advice, DataDirRecovery, LoadedKind, LoadedLog, StartForecast,
+    StartRefusal, OR_REFUSES, REFUSES_WORDS,
 };
 pub use meta_properties::{read_meta_properties, write_new_log_dir};
 pub use new_partitions::NewPartitions;

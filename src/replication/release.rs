@@ -14,6 +14,13 @@ pub struct Release {
 }
 
 impl Release {
+    /// Whether the release has tiered storage: KIP-405's early access came in 3.6.0 (the
+    /// leader's OFFSET_MOVED_TO_TIERED_STORAGE in `ReplicaManager.handleOffsetOutOfRangeError`,
+    /// the follower's `ReplicaFetcherTierStateMachine`).
+    pub fn has_tiered_storage(self) -> bool {
+        self >= Release::new(3, 6, 0)
+    }
+
     /// x.y.z (x ≥ 1).
     pub const fn new(major: u16, minor: u16, patch: u16) -> Release {
         Release { parts: [major, minor, patch, 0] }

@@ -13,7 +13,7 @@
 
 use super::release::{BelowFirstEpoch, Rules};
 use crate::log::epoch_cache::{EpochCache, EpochEndOffset, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET};
-use crate::tiered::aux_state::{self, AuxState, LeaderTier};
+use crate::tiered::aux_state::AuxState;
 
 /// The truncation procedure of each era, named with the release rules that choose it.
 pub use super::release::TruncationMode;
@@ -31,12 +31,8 @@ pub struct ReplicaView {
     pub tier: Option<TieredLeader>,
 }
 
-/// A tiered leader as the planner needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TieredLeader {
-    pub tier: LeaderTier,
-    pub aux: AuxState,
-}
+/// A tiered leader as the planner needs it (defined with the aux state it carries).
+pub use crate::tiered::aux_state::TieredLeader;
 
 impl ReplicaView {
     pub fn new(epochs: EpochCache, log_end_offset: i64, high_watermark: i64) -> Self {
@@ -232,9 +228,10 @@ pub fn plan(rules: &Rules, leader: &ReplicaView, follower: &ReplicaView) -> Trun
     debug_assert!((0..=leo).contains(&truncation_offset));
     let truncation_offset = truncation_offset.clamp(0, leo);
     epochs.truncate_from_end(truncation_offset);
-    let tiered = leader.tier.as_ref().filter(|t| {
-        aux_state::release_has_tiered_storage(rules.release) && truncation_offset < t.tier.local_log_start_offset
-    });
+    let tiered = leader
+        .tier
+        .as_ref()
+        .filter(|t| rules.release.has_tiered_storage() && truncation_offset < t.tier.local_log_start_offset);
     let (restart_at_leader_start, from_remote) = match tiered {
         // Below the local log start (after OFFSET_OUT_OF_RANGE and a restart at the log start
         // when below that): OFFSET_MOVED_TO_TIERED_STORAGE, and the aux state decides.
@@ -610,7 +607,7 @@ mod tests {
     /// and restarts at the (local) log start with none. A follower at 532 or above is not moved.
     #[test]
     fn below_a_tiered_leaders_local_start_the_follower_restarts_from_remote_from_3_6() {
-        use crate::tiered::aux_state::RemoteSource;
+        use crate::tiered::aux_state::{LeaderTier, RemoteSource};
         let tier = LeaderTier { log_start_offset: 0, local_log_start_offset: 532 };
         let source =
             RemoteSource { segment_id: "s".into(), start_offset: 504, end_offset: 531, epochs: Some(cache(&[(0, 0)])) };

@@ -24,11 +24,12 @@
 
 use crate::log::epoch_cache::EpochCache;
 
-/// Whether `release` has tiered storage: KIP-405's early access came in 3.6.0 (the leader's
-/// OFFSET_MOVED_TO_TIERED_STORAGE in `ReplicaManager.handleOffsetOutOfRangeError`, the
-/// follower's `ReplicaFetcherTierStateMachine`).
-pub fn release_has_tiered_storage(release: crate::replication::release::Release) -> bool {
-    release >= crate::replication::release::Release::new(3, 6, 0)
+/// A tiered leader as the follower's truncation planner needs it: its two log starts and the
+/// remote log auxiliary state a follower below its local log start builds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TieredLeader {
+    pub tier: LeaderTier,
+    pub aux: AuxState,
 }
 
 /// A leader's two log starts: across the tiers and on its own disk.

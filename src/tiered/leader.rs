@@ -6,14 +6,13 @@
 //! the given data dirs hold and its `.leader_epoch_checkpoint` read from a LocalTieredStorage
 //! dir when one is given. Reads only.
 
-use super::aux_state::{self, LeaderTier, RemoteSource};
+use super::aux_state::{self, LeaderTier, RemoteSource, TieredLeader};
 use super::local_tiered_storage::{file_name, storage_root, LEADER_EPOCH_CHECKPOINT_SUFFIX};
 use super::metadata_topic::read_remote_metadata;
 use crate::error::{Error, Result};
 use crate::log::checkpoint::read_epoch_checkpoint;
 use crate::log::epoch_cache::{EpochCache, EpochEntry};
 use crate::replica::Replica;
-use crate::replication::truncation::TieredLeader;
 use std::path::{Path, PathBuf};
 
 /// The leader's tier, or `None` when its log start is not below its first segment or no

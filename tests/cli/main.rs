@@ -34,6 +34,7 @@ mod histories;
 mod history;
 mod hostile_reads;
 mod hostile_writes;
+mod house;
 mod identity;
 mod internal_topics;
 mod kill;

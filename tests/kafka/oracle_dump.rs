@@ -139,13 +139,13 @@ fn replica_with_log(lab: &Lab, name: &str, log: &[u8]) -> PathBuf {
 }
 
 /// One legacy message (magic 0 or 1), by hand.
-fn legacy_entry(offset: i64, magic: u8, timestamp: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Vec<u8> {
+fn legacy_entry(offset: i64, magic: i8, timestamp: i64, key: Option<&[u8]>, value: Option<&[u8]>) -> Vec<u8> {
     legacy_message(offset, magic, 0, timestamp, key, value)
 }
 
 /// A gzip wrapper message holding `inner` (legacy messages whose offsets are relative for
 /// magic 1, absolute for magic 0), at the absolute offset of its last inner message.
-fn legacy_gzip_wrapper(offset: i64, magic: u8, timestamp: i64, inner: &[Vec<u8>]) -> Vec<u8> {
+fn legacy_gzip_wrapper(offset: i64, magic: i8, timestamp: i64, inner: &[Vec<u8>]) -> Vec<u8> {
     use std::io::Write;
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(&inner.concat()).unwrap();

@@ -232,35 +232,9 @@ pub fn fixture(lab: &Lab, name: &str) -> PathBuf {
     to
 }
 
-/// One legacy (magic 0 or 1) log entry, by hand: offset, size, CRC-32 over magic..end, magic,
-/// attributes (the codec in the low bits), a timestamp for magic 1, key and value.
-pub fn legacy_message(
-    offset: i64,
-    magic: u8,
-    attributes: u8,
-    timestamp: i64,
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-) -> Vec<u8> {
-    let mut body = vec![magic, attributes];
-    if magic == 1 {
-        body.extend_from_slice(&timestamp.to_be_bytes());
-    }
-    for field in [key, value] {
-        match field {
-            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
-            Some(b) => {
-                body.extend_from_slice(&(b.len() as i32).to_be_bytes());
-                body.extend_from_slice(b);
-            }
-        }
-    }
-    let mut out = offset.to_be_bytes().to_vec();
-    out.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes()); // size: crc + body
-    out.extend_from_slice(&crc32fast::hash(&body).to_be_bytes()); // CRC-32 over magic..end
-    out.extend_from_slice(&body);
-    out
-}
+/// One legacy (magic 0 or 1) log entry: the one encoder, `format/legacy.rs`'s.
+#[allow(unused_imports)]
+pub use replica_lab::format::legacy::encode_entry as legacy_message;
 
 /// Copies of the real KRaft broker (node 1) as leader and, renamed node 2, as follower: its
 /// metadata log's last record of each partition is the controlled shutdown (no leader).

@@ -10,38 +10,11 @@ use crate::commands::txn::TxnReport;
 use crate::error::Result;
 use crate::format::batch::BatchIter;
 use crate::replica::Replica;
+use crate::txn::batch_place::place_of_data;
 use std::path::Path;
 
-/// A batch's place in a transaction, as a `read_committed` consumer sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TxnKind {
-    /// A transactional batch whose transaction no marker has ended yet.
-    Open,
-    /// A transactional batch an ABORT marker ended: never delivered to `read_committed`.
-    Aborted,
-    /// A transactional batch a COMMIT marker ended.
-    Committed,
-    /// A COMMIT (true) or ABORT marker (a control batch).
-    Marker { commit: bool },
-}
-
-/// One batch of a producer with an id, and its place.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TxnBatch {
-    pub base_offset: i64,
-    pub last_offset: i64,
-    pub producer_id: i64,
-    pub kind: TxnKind,
-}
-
-/// What the picture draws of a replica's transactions.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TxnView {
-    /// The LSO `klog txn` computes, drawn only on the picture of a `klog txn` step (elsewhere
-    /// it would answer the question that step asks).
-    pub last_stable_offset: Option<i64>,
-    pub batches: Vec<TxnBatch>,
-}
+// The types live with the transaction rules; the demo and the lab name them from here.
+pub use crate::txn::batch_place::{TxnBatch, TxnKind, TxnView};
 
 /// The transactional batches and markers of the replica at `dir` with their places, from its
 /// `klog txn` report; `None` when the log holds neither (a picture without transactions stays
@@ -63,16 +36,9 @@ pub fn txn_view(dir: &Path, report: &TxnReport) -> Result<Option<TxnView>> {
                     let records = d.decode().ok()?;
                     crate::format::control::decode_type_id(records.first()?.key).ok()
                 });
-                let commit = type_id == Some(1);
-                TxnKind::Marker { commit }
-            } else if t.broker_open.iter().any(|o| o.producer_id == h.producer_id && o.first_offset <= h.base_offset) {
-                TxnKind::Open
-            } else if t.aborted.iter().any(|(_, a)| {
-                a.producer_id == h.producer_id && (a.first_offset..=a.last_offset).contains(&h.base_offset)
-            }) {
-                TxnKind::Aborted
+                TxnKind::Marker { commit: type_id == Some(1) }
             } else {
-                TxnKind::Committed
+                place_of_data(t, h.producer_id, h.base_offset)
             };
             batches.push(TxnBatch {
                 base_offset: h.base_offset,

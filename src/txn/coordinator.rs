@@ -8,11 +8,11 @@
 //! PrepareAbort; none once it is complete). [`verdict`] applies the same rule to the records.
 //! Nothing here prints or writes.
 
-use super::Log;
 use crate::error::Result;
 use crate::format::batch::BatchIter;
 use crate::format::coordinator::{self, Coordinator, CoordinatorRead};
 use crate::format::schema::{Field, Value};
+use crate::log::Log;
 use std::collections::BTreeMap;
 
 /// One transactional.id's latest state.
@@ -128,6 +128,14 @@ pub enum Verdict {
     /// No transactional.id in the coordinator logs read has the producer id: hanging, when those
     /// logs are all of `__transaction_state`.
     NoTransactionalId,
+}
+
+impl Verdict {
+    /// Whether find-hanging counts the transaction as hanging: no marker will come from the
+    /// coordinator (its transactional.id does not list the partition, or none has the producer).
+    pub fn hangs(&self) -> bool {
+        !matches!(self, Verdict::Expected(_))
+    }
 }
 
 /// The coordinator's transactional.ids by producer id, each the first in transactional.id order

@@ -15,14 +15,14 @@
 //! Kafka writes in the marker's segment (`AbortedTxn` with the LSO of that moment); the
 //! segment's `.txnindex` is checked against them. Nothing here prints or writes.
 
-use super::names;
-use super::producer_state::{CompletedTxn, ProducerReplay};
-use super::verify::Finding;
-use super::Log;
 use crate::error::Result;
 use crate::format::batch::BatchIter;
 use crate::format::producer_snapshot::{self, ProducerEntry};
 use crate::format::txn_index::{self, AbortedTxn};
+use crate::log::names;
+use crate::log::producer_state::{CompletedTxn, ProducerReplay};
+use crate::log::verify::Finding;
+use crate::log::Log;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -131,6 +131,13 @@ struct Tracker {
 }
 
 impl Tracker {
+    /// A fresh table whose replay starts at `offset`.
+    fn starting_at(offset: i64) -> Tracker {
+        let mut t = Tracker::default();
+        t.replay.start_at(offset);
+        t
+    }
+
     fn from_snapshot(entries: &[ProducerEntry], offset: i64) -> Tracker {
         Tracker::from_replay(ProducerReplay::from_snapshot(entries, offset))
     }
@@ -203,19 +210,17 @@ impl Tracker {
 
 /// Replay the log's batches and read its producer snapshots and transaction indexes.
 /// `load` is what a broker's load of the dir does to its producer state: where its last rebuild
-/// started ([`super::recovery::RecoveryReport::producer_rebuild_start`]) and the state it ends
-/// with ([`super::recovery::RecoveryReport::producers_after_load`]); `None` for a replica that
+/// started ([`crate::log::recovery::RecoveryReport::producer_rebuild_start`]) and the state it ends
+/// with ([`crate::log::recovery::RecoveryReport::producers_after_load`]); `None` for a replica that
 /// is running (no load: the files on disk are what it has, replayed from its latest snapshot).
 pub fn read_transactions(
     log: &Log,
     log_start_offset: i64,
-    load: Option<(&super::producer_state::RebuildStart, &ProducerReplay)>,
+    load: Option<(&crate::log::producer_state::RebuildStart, &ProducerReplay)>,
 ) -> Result<Transactions> {
     let leo = log.log_end_offset();
     let mut findings = Vec::new();
     let mut notes = Vec::new();
-    // Every snapshot on disk is compared with the log at its offset.
-    let mut on_disk: Vec<SnapshotView> = Vec::new();
     // The whole log's replay starts where its first segment does, not at the log start:
     // DeleteRecords moves the log start inside the segments (`maybeIncrementLogStartOffset`,
     // `ClientRecordDeletion`) and leaves the producer table alone
@@ -224,9 +229,69 @@ pub fn read_transactions(
     // start, with that first offset (issue 41, point 7). Below the first segment (retention
     // deleted it) the snapshot Kafka wrote at that segment's roll is the state there.
     let replay_from = log.segments().first().map_or(log_start_offset, |s| s.base_offset);
+    // Every snapshot on disk is compared with the log at its offset.
+    let (on_disk, seed) = read_snapshots(log, replay_from, log_start_offset, &mut notes)?;
+    let (snapshot, replays) = broker_snapshot(log, load, &on_disk);
+    let whole = match &seed {
+        Some(entries) => Tracker::from_snapshot(entries, replay_from),
+        None => Tracker::starting_at(replay_from),
+    };
+    // After a load, the broker holds what the load's rebuild read (from the offset its snapshot
+    // ends at, through the offset index, to the log end), which the log's batches need not
+    // say: its state is the load's.
+    let broker = match (&snapshot, load) {
+        (_, Some((_, after))) => Tracker::from_replay(after.clone()),
+        (Some(s), None) => Tracker::from_snapshot(&s.producers, s.offset),
+        (None, None) => Tracker::starting_at(log_start_offset),
+    };
+    let broker_from = if replays && load.is_none() { broker.replay.map_end_offset() } else { i64::MAX };
+    let mut replay = LogReplay::new(whole, broker, broker_from);
+    replay.read_segments(log, replay_from, &on_disk, &mut findings)?;
+    let LogReplay { whole, broker, mut at_offsets, committed, aborted, .. } = replay;
+    while at_offsets.len() < on_disk.len() {
+        at_offsets.push(whole.replay.producers());
+    }
+    for (s, from_log) in on_disk.iter().zip(&at_offsets) {
+        compare_snapshot(s, from_log, replay_from, &mut findings, &mut notes);
+    }
+    check_txn_indexes(log, &aborted, &mut findings)?;
+    let aborted: Vec<(i64, AbortedTxn)> = aborted.into_iter().map(|(base, a, _)| (base, a)).collect();
+    let open = whole.open_by_first_offset();
+    let broker_open = broker_open_as_the_log_has_them(&broker, &open);
+    if !replays {
+        findings.extend(forgotten_by_a_clean_start(log, log_start_offset, &open, &broker_open));
+    }
+    Ok(Transactions {
+        log_start_offset,
+        log_end_offset: leo,
+        producers: whole.replay.producers(),
+        open,
+        broker_open,
+        broker: broker.replay,
+        committed,
+        aborted,
+        snapshot,
+        broker_replays: replays,
+        findings,
+        notes,
+        unstable_reported: BTreeMap::new(),
+    })
+}
+
+/// The partition's producer snapshots that read (regular files only: a directory of that name
+/// is not a snapshot Kafka reads), those from the log start to the log end in offset order; and
+/// the entries of the one at `replay_from`, the first segment's base, when it is above 0 (the
+/// state there). One that does not read is a note: a broker deletes it and reads an older one.
+fn read_snapshots(
+    log: &Log,
+    replay_from: i64,
+    log_start_offset: i64,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<SnapshotView>, Option<Vec<ProducerEntry>>)> {
+    let leo = log.log_end_offset();
+    let mut on_disk: Vec<SnapshotView> = Vec::new();
     let mut seed: Option<Vec<ProducerEntry>> = None;
-    // Regular files only (a directory of that name is not a snapshot Kafka reads).
-    for (path, offset) in super::verify::snapshot_files(log.dir())? {
+    for (path, offset) in crate::log::verify::snapshot_files(log.dir())? {
         let bytes = match crate::regular_file::read_regular(&path) {
             Ok(Some(b)) => b,
             Ok(None) | Err(crate::error::Error::NotRegular { .. }) => continue,
@@ -251,9 +316,18 @@ pub fn read_transactions(
             )),
         }
     }
-    // The state a broker's producer-state manager replays the log onto: where the load's last
-    // rebuild started, or, for a running replica, its latest snapshot at or below the log end.
-    let (snapshot, replays) = match load {
+    Ok((on_disk, seed))
+}
+
+/// The state a broker's producer-state manager replays the log onto: where the load's last
+/// rebuild started, or, for a running replica, its latest snapshot at or below the log end; and
+/// whether it replays batches onto it.
+fn broker_snapshot(
+    log: &Log,
+    load: Option<(&crate::log::producer_state::RebuildStart, &ProducerReplay)>,
+    on_disk: &[SnapshotView],
+) -> (Option<SnapshotView>, bool) {
+    match load {
         Some((start, _)) => {
             let view = start.from_snapshot.then(|| SnapshotView {
                 path: log.dir().join(format!("{:020}{}", start.from_offset, names::SNAPSHOT_SUFFIX)),
@@ -264,142 +338,173 @@ pub fn read_transactions(
             (view, start.replays)
         }
         None => (on_disk.last().cloned(), true),
-    };
-    let mut whole = match &seed {
-        Some(entries) => Tracker::from_snapshot(entries, replay_from),
-        None => {
-            let mut t = Tracker::default();
-            t.replay.start_at(replay_from);
-            t
+    }
+}
+
+/// The two replays of the log's batches: the whole log's (what the log proves, from its first
+/// segment) and the broker's (from the state it starts with), and what the whole one finds on
+/// the way.
+struct LogReplay {
+    whole: Tracker,
+    broker: Tracker,
+    /// The broker replays the batches from here (never, after a load: its state is the load's).
+    broker_from: i64,
+    /// The log's table at each on-disk snapshot's offset, in offset order.
+    at_offsets: Vec<Vec<ProducerEntry>>,
+    committed: u64,
+    /// The aborted transactions Kafka indexes: (segment base, entry, the first offset of the
+    /// next transaction another producer opens, when one does).
+    aborted: Vec<(i64, AbortedTxn, Option<i64>)>,
+    /// The entries of `aborted` whose `alt` is not known yet, by their producer.
+    awaiting_alt: BTreeMap<i64, Vec<usize>>,
+    whole_stopped: bool,
+    broker_stopped: bool,
+}
+
+impl LogReplay {
+    fn new(whole: Tracker, broker: Tracker, broker_from: i64) -> LogReplay {
+        LogReplay {
+            whole,
+            broker,
+            broker_from,
+            at_offsets: Vec::new(),
+            committed: 0,
+            aborted: Vec::new(),
+            awaiting_alt: BTreeMap::new(),
+            whole_stopped: false,
+            broker_stopped: false,
         }
-    };
-    // After a load, the broker holds what the load's rebuild read (from the offset its snapshot
-    // ends at, through the offset index, to the log end), which the log's batches need not
-    // say: its state is the load's.
-    let mut broker = match (&snapshot, load) {
-        (_, Some((_, after))) => Tracker::from_replay(after.clone()),
-        (Some(s), None) => Tracker::from_snapshot(&s.producers, s.offset),
-        (None, None) => {
-            let mut t = Tracker::default();
-            t.replay.start_at(log_start_offset);
-            t
-        }
-    };
-    let broker_from = if replays && load.is_none() { broker.replay.map_end_offset() } else { i64::MAX };
-    // The log's table at each on-disk snapshot's offset, in offset order.
-    let mut at_offsets: Vec<Vec<ProducerEntry>> = Vec::new();
-    let mut committed = 0;
-    let mut aborted: Vec<(i64, AbortedTxn, Option<i64>)> = Vec::new();
-    // The entries of `aborted` whose `alt` is not known yet, by their producer.
-    let mut awaiting_alt: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-    let mut whole_stopped = false;
-    let mut broker_stopped = false;
-    // The segments holding the log's offsets up to its end: a load that computes the end below
-    // a segment's base (a torn last batch, found by `readNextOffset`) leaves that segment's
-    // batches out of the log, and out of the producer-state rebuild
-    // (`segments.values(mapEndOffset, logEndOffset)`).
-    for seg in log.segments().iter().filter(|s| s.base_offset < leo) {
-        let bytes = seg.read_log()?;
-        let path = seg.log_path();
-        for batch in BatchIter::new(&bytes) {
-            // At or past the log end a load computes (its recovery cut an invalid batch and what
-            // follows; a dry run leaves the bytes) a batch is not in the log. (A later batch may
-            // be: a batch whose base offset field was damaged stays where it is.)
-            if batch.base_offset() >= leo {
-                continue;
-            }
-            if batch.magic() < 2 || batch.last_offset() < replay_from {
-                continue;
-            }
-            while let Some(s) = on_disk.get(at_offsets.len()).filter(|s| batch.last_offset() >= s.offset) {
-                let _ = s;
-                at_offsets.push(whole.replay.producers());
-            }
-            if !whole_stopped {
-                // A transaction another producer opens after an ABORT that no other open one
-                // held: appended with the marker in one append (a follower's fetch), its first
-                // offset is the entry's LSO, which Kafka computes once the whole append is in.
-                let opens = batch.header().filter(|h| {
-                    h.producer_id >= 0
-                        && h.is_transactional()
-                        && !h.is_control()
-                        && !whole.open.contains_key(&h.producer_id)
-                });
-                if let Some(h) = opens {
-                    // Each entry waits in `awaiting_alt` until another producer opens one: drained
-                    // once, so the work is linear in the entries.
-                    let others: Vec<i64> =
-                        awaiting_alt.keys().copied().filter(|producer| *producer != h.producer_id).collect();
-                    for producer in others {
-                        for i in awaiting_alt.remove(&producer).unwrap_or_default() {
-                            aborted[i].2 = Some(h.base_offset);
-                        }
-                    }
+    }
+
+    /// Every batch of the segments holding the log's offsets up to its end: a load that computes
+    /// the end below a segment's base (a torn last batch, found by `readNextOffset`) leaves that
+    /// segment's batches out of the log, and out of the producer-state rebuild
+    /// (`segments.values(mapEndOffset, logEndOffset)`).
+    fn read_segments(
+        &mut self,
+        log: &Log,
+        replay_from: i64,
+        on_disk: &[SnapshotView],
+        findings: &mut Vec<Finding>,
+    ) -> Result<()> {
+        let leo = log.log_end_offset();
+        for seg in log.segments().iter().filter(|s| s.base_offset < leo) {
+            let bytes = seg.read_log()?;
+            let path = seg.log_path();
+            for batch in BatchIter::new(&bytes) {
+                // At or past the log end a load computes (its recovery cut an invalid batch and
+                // what follows; a dry run leaves the bytes) a batch is not in the log. (A later
+                // batch may be: a batch whose base offset field was damaged stays where it is.)
+                if batch.base_offset() >= leo {
+                    continue;
                 }
-                match whole.apply(&batch) {
-                    Ok(Some((c, lso))) if c.is_aborted => {
-                        awaiting_alt.entry(c.producer_id).or_default().push(aborted.len());
-                        aborted.push((
-                            seg.base_offset,
-                            AbortedTxn {
-                                version: 0,
-                                producer_id: c.producer_id,
-                                first_offset: c.first_offset,
-                                last_offset: c.last_offset,
-                                last_stable_offset: lso,
-                            },
-                            None,
-                        ))
-                    }
-                    Ok(Some(_)) => committed += 1,
-                    Ok(None) => {}
-                    Err(e) => {
+                if batch.magic() < 2 || batch.last_offset() < replay_from {
+                    continue;
+                }
+                while on_disk.get(self.at_offsets.len()).is_some_and(|s| batch.last_offset() >= s.offset) {
+                    self.at_offsets.push(self.whole.replay.producers());
+                }
+                if !self.whole_stopped {
+                    if let Err(e) = self.apply_whole(seg.base_offset, &batch) {
                         findings.push(Finding::new(
                             &path,
                             batch.position,
                             Some(batch.base_offset()),
                             format!("Kafka's producer-state rebuild throws here: {e}"),
                         ));
-                        whole_stopped = true;
+                        self.whole_stopped = true;
                     }
                 }
-            }
-            if !broker_stopped && batch.last_offset() >= broker_from {
-                // The same exception is the whole replay's finding already, when it is one.
-                broker_stopped = broker.apply(&batch).is_err();
+                if !self.broker_stopped && batch.last_offset() >= self.broker_from {
+                    // The same exception is the whole replay's finding already, when it is one.
+                    self.broker_stopped = self.broker.apply(&batch).is_err();
+                }
             }
         }
+        Ok(())
     }
-    while at_offsets.len() < on_disk.len() {
-        at_offsets.push(whole.replay.producers());
+
+    /// One batch of the segment at `segment_base` onto the whole log's replay: a transaction it
+    /// ends is counted, or indexed when aborted; Kafka's exception when its rebuild throws.
+    fn apply_whole(
+        &mut self,
+        segment_base: i64,
+        batch: &crate::format::batch::RawBatch<'_>,
+    ) -> std::result::Result<(), String> {
+        // A transaction another producer opens after an ABORT that no other open one held:
+        // appended with the marker in one append (a follower's fetch), its first offset is the
+        // entry's LSO, which Kafka computes once the whole append is in.
+        let opens = batch.header().filter(|h| {
+            h.producer_id >= 0
+                && h.is_transactional()
+                && !h.is_control()
+                && !self.whole.open.contains_key(&h.producer_id)
+        });
+        if let Some(h) = opens {
+            // Each entry waits in `awaiting_alt` until another producer opens one: drained once,
+            // so the work is linear in the entries.
+            let others: Vec<i64> =
+                self.awaiting_alt.keys().copied().filter(|producer| *producer != h.producer_id).collect();
+            for producer in others {
+                for i in self.awaiting_alt.remove(&producer).unwrap_or_default() {
+                    self.aborted[i].2 = Some(h.base_offset);
+                }
+            }
+        }
+        match self.whole.apply(batch)? {
+            Some((c, lso)) if c.is_aborted => {
+                self.awaiting_alt.entry(c.producer_id).or_default().push(self.aborted.len());
+                self.aborted.push((
+                    segment_base,
+                    AbortedTxn {
+                        version: 0,
+                        producer_id: c.producer_id,
+                        first_offset: c.first_offset,
+                        last_offset: c.last_offset,
+                        last_stable_offset: lso,
+                    },
+                    None,
+                ))
+            }
+            Some(_) => self.committed += 1,
+            None => {}
+        }
+        Ok(())
     }
-    for (s, from_log) in on_disk.iter().zip(&at_offsets) {
-        compare_snapshot(s, from_log, replay_from, &mut findings, &mut notes);
-    }
-    check_txn_indexes(log, &aborted, &mut findings)?;
-    let aborted: Vec<(i64, AbortedTxn)> = aborted.into_iter().map(|(base, a, _)| (base, a)).collect();
-    let open = whole.open_by_first_offset();
-    // The broker's open transactions, with the log's account of their batches where the log
-    // holds the same one (a snapshot keeps only the first offset).
-    let broker_open: Vec<OpenTransaction> = broker
+}
+
+/// The broker's open transactions, with the log's account of their batches where the log holds
+/// the same one (a snapshot keeps only the first offset).
+fn broker_open_as_the_log_has_them(broker: &Tracker, open: &[OpenTransaction]) -> Vec<OpenTransaction> {
+    broker
         .open_by_first_offset()
         .into_iter()
         .map(|b| {
-            let same = open_at(&open, b.first_offset).iter().find(|o| o.producer_id == b.producer_id);
+            let same = open_at(open, b.first_offset).iter().find(|o| o.producer_id == b.producer_id);
             match same {
                 Some(o) if b.batches == 0 => o.clone(),
                 _ => b,
             }
         })
-        .collect();
-    // After a clean shutdown with no snapshot Kafka scans nothing: the log's open
-    // transactions are forgotten. One whose records all lie below the log start leaves nothing
-    // a consumer reads (a clean stop at a log start DeleteRecords moved to the log end: the
-    // load deletes the snapshot at the log start, `ProducerStateManager.truncateAndReload`).
-    if !replays {
-        let readable = |o: &&OpenTransaction| o.last_offset >= log_start_offset;
-        for o in open.iter().filter(readable).filter(|o| open_at(&broker_open, o.first_offset).is_empty()) {
-            findings.push(Finding::new(
+        .collect()
+}
+
+/// After a clean shutdown with no snapshot Kafka scans nothing: the log's open transactions are
+/// forgotten, each a finding. One whose records all lie below the log start leaves nothing a
+/// consumer reads (a clean stop at a log start DeleteRecords moved to the log end: the load
+/// deletes the snapshot at the log start, `ProducerStateManager.truncateAndReload`).
+fn forgotten_by_a_clean_start(
+    log: &Log,
+    log_start_offset: i64,
+    open: &[OpenTransaction],
+    broker_open: &[OpenTransaction],
+) -> Vec<Finding> {
+    let readable = |o: &&OpenTransaction| o.last_offset >= log_start_offset;
+    open.iter()
+        .filter(readable)
+        .filter(|o| open_at(broker_open, o.first_offset).is_empty())
+        .map(|o| {
+            Finding::new(
                 log.dir(),
                 0,
                 Some(o.first_offset),
@@ -409,24 +514,9 @@ pub fn read_transactions(
                      and scans nothing: read_committed consumers read its records before it ends",
                     o.producer_id, o.first_offset
                 ),
-            ));
-        }
-    }
-    Ok(Transactions {
-        log_start_offset,
-        log_end_offset: leo,
-        producers: whole.replay.producers(),
-        open,
-        broker_open,
-        broker: broker.replay,
-        committed,
-        aborted,
-        snapshot,
-        broker_replays: replays,
-        findings,
-        notes,
-        unstable_reported: BTreeMap::new(),
-    })
+            )
+        })
+        .collect()
 }
 
 /// The snapshot against the table the log makes at the snapshot's offset (replayed from
@@ -442,69 +532,13 @@ fn compare_snapshot(
     for (i, e) in s.producers.iter().enumerate() {
         let position = (producer_snapshot::HEADER_BYTES + i * producer_snapshot::ENTRY_BYTES) as u64;
         let Some(log) = by_id.get(&e.producer_id) else {
-            if replay_from > 0 {
-                notes.push(format!(
-                    "{}: producer {} is not in the log from its first segment at {replay_from} (its batches may be older)",
-                    s.path.display(),
-                    e.producer_id
-                ));
-            } else if e.current_txn_first_offset >= 0 {
-                findings.push(Finding::new(
-                    &s.path,
-                    position,
-                    Some(e.current_txn_first_offset),
-                    format!(
-                        "producer {} has a transaction open from offset {} here, but the log holds no batch of it: a \
-                         broker loading this snapshot holds the LSO at {} until the coordinator ends it \
-                         (the snapshot-only hang; Kafka rebuilds the table from the log when the snapshot is gone)",
-                        e.producer_id, e.current_txn_first_offset, e.current_txn_first_offset
-                    ),
-                ));
-            } else {
-                findings.push(Finding::new(
-                    &s.path,
-                    position,
-                    None,
-                    format!("producer {} is here but the log holds no batch of it", e.producer_id),
-                ));
-            }
+            not_in_the_log(s, e, position, replay_from, findings, notes);
             continue;
         };
         if *log == e {
             continue;
         }
-        let (snap_open, log_open) = (e.current_txn_first_offset, log.current_txn_first_offset);
-        let what = if snap_open >= 0 && log_open < 0 {
-            format!(
-                "producer {} has a transaction open from offset {snap_open} here, but the log ended it before offset \
-                 {}: a broker loading this snapshot holds the LSO at {snap_open} (the snapshot-only hang; remove the \
-                 snapshot and Kafka rebuilds the table from the log)",
-                e.producer_id, s.offset
-            )
-        } else if snap_open < 0 && log_open >= 0 {
-            format!(
-                "producer {} has no open transaction here, but the log has one open from offset {log_open}: a broker \
-                 loading this snapshot lets read_committed consumers read it before it ends",
-                e.producer_id
-            )
-        } else {
-            format!(
-                "producer {} differs from the log: snapshot (epoch {}, last sequence {}, last offset {}, coordinator \
-                 epoch {}, open from {}) / log (epoch {}, last sequence {}, last offset {}, coordinator epoch {}, open \
-                 from {})",
-                e.producer_id,
-                e.producer_epoch,
-                e.last_sequence,
-                e.last_offset,
-                e.coordinator_epoch,
-                snap_open,
-                log.producer_epoch,
-                log.last_sequence,
-                log.last_offset,
-                log.coordinator_epoch,
-                log_open
-            )
-        };
+        let what = how_it_differs(e, log, s.offset);
         findings.push(Finding::new(&s.path, position, Some(e.last_offset), what));
     }
     let in_snapshot: std::collections::BTreeSet<i64> = s.producers.iter().map(|e| e.producer_id).collect();
@@ -531,6 +565,83 @@ fn compare_snapshot(
     }
 }
 
+/// A producer of the snapshot `s` (its entry at `position`) the log's table lacks: a note when
+/// the replay started above 0 (its batches may be older), a finding otherwise (the
+/// snapshot-only hang when its transaction is open).
+fn not_in_the_log(
+    s: &SnapshotView,
+    e: &ProducerEntry,
+    position: u64,
+    replay_from: i64,
+    findings: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+) {
+    if replay_from > 0 {
+        notes.push(format!(
+            "{}: producer {} is not in the log from its first segment at {replay_from} (its batches may be older)",
+            s.path.display(),
+            e.producer_id
+        ));
+    } else if e.current_txn_first_offset >= 0 {
+        findings.push(Finding::new(
+            &s.path,
+            position,
+            Some(e.current_txn_first_offset),
+            format!(
+                "producer {} has a transaction open from offset {} here, but the log holds no batch of it: a \
+                 broker loading this snapshot holds the LSO at {} until the coordinator ends it \
+                 (the snapshot-only hang; Kafka rebuilds the table from the log when the snapshot is gone)",
+                e.producer_id, e.current_txn_first_offset, e.current_txn_first_offset
+            ),
+        ));
+    } else {
+        findings.push(Finding::new(
+            &s.path,
+            position,
+            None,
+            format!("producer {} is here but the log holds no batch of it", e.producer_id),
+        ));
+    }
+}
+
+/// What differs between a producer's snapshot entry `e` and the log's `log` at the snapshot's
+/// offset, in words: an open transaction the log ended (the snapshot-only hang), one the log
+/// holds open and the snapshot does not, or the fields side by side.
+fn how_it_differs(e: &ProducerEntry, log: &ProducerEntry, snapshot_offset: i64) -> String {
+    let (snap_open, log_open) = (e.current_txn_first_offset, log.current_txn_first_offset);
+    if snap_open >= 0 && log_open < 0 {
+        format!(
+            "producer {} has a transaction open from offset {snap_open} here, but the log ended it before offset \
+             {}: a broker loading this snapshot holds the LSO at {snap_open} (the snapshot-only hang; remove the \
+             snapshot and Kafka rebuilds the table from the log)",
+            e.producer_id, snapshot_offset
+        )
+    } else if snap_open < 0 && log_open >= 0 {
+        format!(
+            "producer {} has no open transaction here, but the log has one open from offset {log_open}: a broker \
+             loading this snapshot lets read_committed consumers read it before it ends",
+            e.producer_id
+        )
+    } else {
+        format!(
+            "producer {} differs from the log: snapshot (epoch {}, last sequence {}, last offset {}, coordinator \
+             epoch {}, open from {}) / log (epoch {}, last sequence {}, last offset {}, coordinator epoch {}, open \
+             from {})",
+            e.producer_id,
+            e.producer_epoch,
+            e.last_sequence,
+            e.last_offset,
+            e.coordinator_epoch,
+            snap_open,
+            log.producer_epoch,
+            log.last_sequence,
+            log.last_offset,
+            log.coordinator_epoch,
+            log_open
+        )
+    }
+}
+
 /// Each segment's `.txnindex` against the aborted transactions whose markers it holds. An
 /// entry's LSO may also be the first offset of the next transaction another producer opened
 /// (`alt`), when no other one was open at the marker: Kafka computes it after the whole append
@@ -550,71 +661,82 @@ fn check_txn_indexes(log: &Log, aborted: &[(i64, AbortedTxn, Option<i64>)], find
             Err(crate::error::Error::NotRegular { .. }) => Vec::new(),
             Err(e) => return Err(e),
         };
-        let (entries, tail) = txn_index::decode_entries(&bytes);
         let expected = by_segment.remove(&seg.base_offset).unwrap_or_default();
-        for (i, (want, alt)) in expected.iter().enumerate() {
-            let position = (i * txn_index::ENTRY_BYTES) as u64;
-            let after_append = |got: &AbortedTxn| {
-                want.last_stable_offset == want.last_offset + 1
-                    && Some(got.last_stable_offset) == *alt
-                    && AbortedTxn { last_stable_offset: want.last_stable_offset, ..*got } == **want
-            };
-            match entries.get(i) {
-                Some(got) if got == *want || after_append(got) => {}
-                Some(got) => findings.push(Finding::new(
-                    &path,
-                    position,
-                    Some(got.first_offset),
-                    format!(
-                        "entry {i} is (producer {}, first {}, last {}, LSO {}) but the log's ABORT marker at offset {} \
-                         makes (producer {}, first {}, last {}, LSO {})",
-                        got.producer_id,
-                        got.first_offset,
-                        got.last_offset,
-                        got.last_stable_offset,
-                        want.last_offset,
-                        want.producer_id,
-                        want.first_offset,
-                        want.last_offset,
-                        want.last_stable_offset
-                    ),
-                )),
-                None => findings.push(Finding::new(
-                    &path,
-                    position,
-                    Some(want.first_offset),
-                    format!(
-                        "no entry for the transaction of producer {} (offsets {} to {}) the ABORT marker at offset {} \
-                         ended: read_committed consumers would read its records",
-                        want.producer_id, want.first_offset, want.last_offset, want.last_offset
-                    ),
-                )),
-            }
-        }
-        for (i, extra) in entries.iter().enumerate().skip(expected.len()) {
-            findings.push(Finding::new(
-                &path,
-                (i * txn_index::ENTRY_BYTES) as u64,
-                Some(extra.first_offset),
-                format!(
-                    "entry {i} (producer {}, offsets {} to {}) matches no ABORT marker in this segment: \
-                     read_committed consumers would skip those records",
-                    extra.producer_id, extra.first_offset, extra.last_offset
-                ),
-            ));
-        }
-        if tail > 0 {
-            findings.push(Finding::new(
-                &path,
-                (entries.len() * txn_index::ENTRY_BYTES) as u64,
-                None,
-                format!("{tail} trailing bytes do not hold a whole {}-byte entry", txn_index::ENTRY_BYTES),
-            ));
-        }
+        check_txn_index(&path, &bytes, &expected, findings);
     }
     Ok(())
 }
 
+/// One `.txnindex` (its `bytes`, read from `path`) against the entries its segment's ABORT
+/// markers make (`expected`, each with its `alt` LSO): a wrong entry, a missing one, an extra
+/// one and a trailing partial entry are findings.
+fn check_txn_index(
+    path: &std::path::Path,
+    bytes: &[u8],
+    expected: &[(&AbortedTxn, Option<i64>)],
+    findings: &mut Vec<Finding>,
+) {
+    let (entries, tail) = txn_index::decode_entries(bytes);
+    for (i, (want, alt)) in expected.iter().enumerate() {
+        let position = (i * txn_index::ENTRY_BYTES) as u64;
+        let after_append = |got: &AbortedTxn| {
+            want.last_stable_offset == want.last_offset + 1
+                && Some(got.last_stable_offset) == *alt
+                && AbortedTxn { last_stable_offset: want.last_stable_offset, ..*got } == **want
+        };
+        match entries.get(i) {
+            Some(got) if got == *want || after_append(got) => {}
+            Some(got) => findings.push(Finding::new(
+                path,
+                position,
+                Some(got.first_offset),
+                format!(
+                    "entry {i} is (producer {}, first {}, last {}, LSO {}) but the log's ABORT marker at offset {} \
+                     makes (producer {}, first {}, last {}, LSO {})",
+                    got.producer_id,
+                    got.first_offset,
+                    got.last_offset,
+                    got.last_stable_offset,
+                    want.last_offset,
+                    want.producer_id,
+                    want.first_offset,
+                    want.last_offset,
+                    want.last_stable_offset
+                ),
+            )),
+            None => findings.push(Finding::new(
+                path,
+                position,
+                Some(want.first_offset),
+                format!(
+                    "no entry for the transaction of producer {} (offsets {} to {}) the ABORT marker at offset {} \
+                     ended: read_committed consumers would read its records",
+                    want.producer_id, want.first_offset, want.last_offset, want.last_offset
+                ),
+            )),
+        }
+    }
+    for (i, extra) in entries.iter().enumerate().skip(expected.len()) {
+        findings.push(Finding::new(
+            path,
+            (i * txn_index::ENTRY_BYTES) as u64,
+            Some(extra.first_offset),
+            format!(
+                "entry {i} (producer {}, offsets {} to {}) matches no ABORT marker in this segment: \
+                 read_committed consumers would skip those records",
+                extra.producer_id, extra.first_offset, extra.last_offset
+            ),
+        ));
+    }
+    if tail > 0 {
+        findings.push(Finding::new(
+            path,
+            (entries.len() * txn_index::ENTRY_BYTES) as u64,
+            None,
+            format!("{tail} trailing bytes do not hold a whole {}-byte entry", txn_index::ENTRY_BYTES),
+        ));
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;

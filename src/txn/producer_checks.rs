@@ -19,8 +19,8 @@
 //!
 //! Pure: the producer's state in, a verdict out. Nothing here reads, writes or prints.
 
-use super::producer_state::{increment_sequence, ProducerReplay};
 use crate::format::producer_snapshot::ProducerEntry;
+use crate::log::producer_state::{increment_sequence, ProducerReplay};
 
 /// A refusal: Kafka's error code name (what the producer's response carries), the exception
 /// the leader throws, and why.
