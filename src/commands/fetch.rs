@@ -96,7 +96,7 @@ pub struct TieredFetchReport {
     pub metadata: Option<crate::tiered::lab::MetadataReplication>,
     /// The follower was below the leader's local log start: OFFSET_MOVED_TO_TIERED_STORAGE and
     /// the remote log auxiliary state it built.
-    pub remote_rebuild: Option<crate::tiered::follower::RemoteRebuild>,
+    pub remote_rebuild: Option<crate::replication::tiered_follower::RemoteRebuild>,
 }
 
 /// [`run`], with the remote tier of a tiered lab: its metadata records replicated first, and a
@@ -140,7 +140,8 @@ pub fn run_tiered(req: &FetchRequest<'_>) -> Result<TieredFetchReport> {
             ));
         }
     }
-    use crate::tiered::{follower as tiered_follower, lab};
+    use crate::replication::tiered_follower;
+    use crate::tiered::lab;
     tiered_follower::refuse_before_tiered_storage(&leader, &req.rules)?;
     tiered_follower::refuse_before_tiered_storage(&follower, &req.rules)?;
     let leader_startup = leader.start()?;

@@ -319,11 +319,11 @@ fn as_follower(
         told_first_allowed(&leader, &follower, fencing, source, cached_epoch, leader_epoch)?;
     }
     // A leader with remote storage: a follower below its local log start rebuilds from remote
-    // (read before anything is written; written only in a tiered lab, `crate::tiered::follower`).
+    // (read before anything is written; written only in a tiered lab, `crate::replication::tiered_follower`).
     let tier = tiered_leader_of(req, &leader, &follower, metadata)?;
-    crate::tiered::follower::refuse_before_tiered_storage(&leader, &req.rules)?;
+    crate::replication::tiered_follower::refuse_before_tiered_storage(&leader, &req.rules)?;
     if tier.is_some() && !req.dry_run {
-        crate::tiered::follower::refuse_recover_without_remote_tier(&follower)?;
+        crate::replication::tiered_follower::refuse_recover_without_remote_tier(&follower)?;
     }
     // Local recovery (really, or on the in-memory view for a dry run: the same code).
     let local = if req.dry_run { follower.preview_start()? } else { follower.start()? };
@@ -509,7 +509,7 @@ fn carry_out(
     let isr = named_leader.then(|| leader.state().map(|s| s.isr.clone()).unwrap_or_default());
     follower::restart_as_follower(&mut leader, &mut follower, &report.plan, report.leader_epoch, isr)?;
     if let Some(aux) = &report.plan.from_remote {
-        crate::tiered::follower::finish_restart_from_remote(&mut follower, aux)?;
+        crate::replication::tiered_follower::finish_restart_from_remote(&mut follower, aux)?;
     }
     report.follower_log_end_offset_after = follower.log_end_offset();
     report.follower_high_watermark_after = follower.high_watermark();

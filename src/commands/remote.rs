@@ -219,6 +219,15 @@ impl RemoteReport {
     /// each said once for every view (`remote`, `check`).
     pub fn notes(&self) -> Vec<TierNote> {
         let mut out = Vec::new();
+        self.overlap_notes(&mut out);
+        self.metadata_above_hw_notes(&mut out);
+        self.expires_next_notes(&mut out);
+        self.above_hw_notes(&mut out);
+        out
+    }
+
+    /// Remote segments that hold the same offsets: one history copied twice, or two.
+    fn overlap_notes(&self, out: &mut Vec<TierNote>) {
         for (tp, o) in self.overlaps() {
             let why = if o.same_lineage {
                 "the same leader epochs: one history copied twice"
@@ -248,6 +257,10 @@ impl RemoteReport {
                 ),
             });
         }
+    }
+
+    /// Metadata events at or above their metadata partition's high watermark, per user partition.
+    fn metadata_above_hw_notes(&self, out: &mut Vec<TierNote>) {
         let mut above: std::collections::BTreeMap<(&TopicIdPartition, i32), Vec<i64>> =
             std::collections::BTreeMap::new();
         for a in &self.metadata.above_high_watermark {
@@ -279,6 +292,10 @@ impl RemoteReport {
                 ),
             });
         }
+    }
+
+    /// What the current leader's next remote expiration deletes.
+    fn expires_next_notes(&self, out: &mut Vec<TierNote>) {
         for f in &self.forecasts {
             let Some(leader) = f.current.and_then(|i| f.candidates.get(i)) else { continue };
             let deletions = &leader.forecast.deletions;
@@ -315,6 +332,10 @@ impl RemoteReport {
                 ),
             });
         }
+    }
+
+    /// Remote segments above the HW of the cleanly stopped broker that copied them.
+    fn above_hw_notes(&self, out: &mut Vec<TierNote>) {
         for (tp, side, s) in self.above_high_watermark() {
             out.push(TierNote {
                 kind: "above-hw",
@@ -334,7 +355,6 @@ impl RemoteReport {
                 ),
             });
         }
-        out
     }
 
     /// Segments whose copy started and never finished: on a running cluster an upload under

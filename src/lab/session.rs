@@ -492,29 +492,7 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool,
         .filter(|(_, r)| r.role == crate::replica::ReplicaRole::Leader)
         .max_by_key(|(_, r)| r.leader_epoch)
         .map(|(i, r)| (i, r.leader_epoch.unwrap_or(-1)));
-    let lost = match leader {
-        // Across tiers the leader holds what it serves: its remote segments within its lineage
-        // and its local log.
-        Some((i, _)) if tiered => {
-            let served = crate::commands::demo::tiers::served_entries(dir, &report.replicas[i].name)?;
-            acked
-                .iter()
-                .filter(|a| !served.iter().any(|e| e.offset == a.offset && e.value == a.value))
-                .cloned()
-                .collect()
-        }
-        Some((i, _)) => {
-            let records = &report.replicas[i].records;
-            acked
-                .iter()
-                .filter(|a| {
-                    records.iter().find(|r| r.offset == a.offset).and_then(value).as_deref() != Some(a.value.as_str())
-                })
-                .cloned()
-                .collect()
-        }
-        None => Vec::new(),
-    };
+    let lost = lost_by(dir, &report, leader.map(|(i, _)| i), &acked, tiered)?;
     let roles = report
         .replicas
         .iter()
@@ -533,6 +511,41 @@ fn look(dir: &Path, replicas: usize, acked_before: &[Acked], transactions: bool,
         abort: stuck_lso::abort_spec(r),
     });
     Ok(Look { picture, acked, lost, leader: leader.map(|(i, e)| (letter(i as u8), e)), roles, txn })
+}
+
+/// The acknowledged records the current leader (`leader`: its index in the report) no longer
+/// holds.
+fn lost_by(
+    dir: &Path,
+    report: &commands::draw::DrawReport,
+    leader: Option<usize>,
+    acked: &[Acked],
+    tiered: bool,
+) -> Result<Vec<Acked>> {
+    let value = |r: &commands::draw::DrawnRecord| r.value.as_deref().map(|v| String::from_utf8_lossy(v).into_owned());
+    Ok(match leader {
+        // Across tiers the leader holds what it serves: its remote segments within its lineage
+        // and its local log.
+        Some(i) if tiered => {
+            let served = crate::commands::demo::tiers::served_entries(dir, &report.replicas[i].name)?;
+            acked
+                .iter()
+                .filter(|a| !served.iter().any(|e| e.offset == a.offset && e.value == a.value))
+                .cloned()
+                .collect()
+        }
+        Some(i) => {
+            let records = &report.replicas[i].records;
+            acked
+                .iter()
+                .filter(|a| {
+                    records.iter().find(|r| r.offset == a.offset).and_then(value).as_deref() != Some(a.value.as_str())
+                })
+                .cloned()
+                .collect()
+        }
+        None => Vec::new(),
+    })
 }
 
 /// A model violation in words.

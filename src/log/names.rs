@@ -157,6 +157,10 @@ fn parse_java_int(text: &str) -> Option<i32> {
     text.parse().ok()
 }
 
+/// The topic of tiered storage's segment metadata (Kafka's
+/// `TopicBasedRemoteLogMetadataManagerConfig.REMOTE_LOG_METADATA_TOPIC_NAME`).
+pub const REMOTE_LOG_METADATA_TOPIC: &str = "__remote_log_metadata";
+
 #[cfg(test)]
 mod tests {
     use super::*;

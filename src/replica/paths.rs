@@ -213,7 +213,7 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
 /// without `--partition` works on (the metadata partition is the remote tier's, written by
 /// `klog tier` and `fetch`).
 fn tiered_lab_partition(log_dir: &Path, dirs: &[PathBuf]) -> Option<PathBuf> {
-    let prefix = format!("{}-", crate::tiered::remote_log_metadata::REMOTE_LOG_METADATA_TOPIC);
+    let prefix = format!("{}-", crate::log::names::REMOTE_LOG_METADATA_TOPIC);
     let mut data = dirs.iter().filter(|d| !d.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)));
     let (Some(one), None) = (data.next(), data.next()) else { return None };
     super::state_file::remote_storage_dir(log_dir).ok().flatten().map(|_| one.clone())

@@ -40,5 +40,6 @@ pub mod leader;
 pub mod on_disk;
 pub mod release;
 pub mod storage;
+pub mod tiered_follower;
 pub mod truncation;
 pub mod zk_controller;

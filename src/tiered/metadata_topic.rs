@@ -113,58 +113,69 @@ pub fn read_remote_metadata(data_dirs: &[PathBuf]) -> Result<RemoteMetadataRead>
     let mut read = RemoteMetadataRead::default();
     for (partition, (log_end_offset, dir, replica)) in best {
         let high_watermark = high_watermarks.get(&partition).copied();
-        let mut records_read = 0;
-        for seg in replica.log().segments() {
-            let bytes = seg.read_log()?;
-            for batch in BatchIter::new(&bytes) {
-                if batch.header().is_some_and(|h| h.is_control()) {
-                    continue;
-                }
-                let at = EventPosition { metadata_partition: partition, offset: batch.base_offset() };
-                let decoded = match batch.records() {
-                    Ok(d) => d,
-                    Err(e) => {
-                        read.unreadable.push(Unreadable { at, what: e.to_string() });
-                        continue;
-                    }
-                };
-                let records = match decoded.decode() {
-                    Ok(r) => r,
-                    Err(e) => {
-                        read.unreadable.push(Unreadable { at, what: e.to_string() });
-                        continue;
-                    }
-                };
-                for r in &records {
-                    records_read += 1;
-                    let at = EventPosition { metadata_partition: partition, offset: r.offset };
-                    let Some(value) = r.value else {
-                        read.unreadable.push(Unreadable { at, what: "null value".into() });
-                        continue;
-                    };
-                    match remote_log_metadata::decode(value) {
-                        Ok(m) => {
-                            *read.decoded_by_name.entry(m.name()).or_default() += 1;
-                            match remote_log_metadata::event_of(&m) {
-                                Ok(event) => {
-                                    if high_watermark.is_some_and(|hw| r.offset >= hw) {
-                                        if let Some(partition) = event_partition(&event) {
-                                            read.above_high_watermark.push(AboveHighWatermark { at, partition });
-                                        }
-                                    }
-                                    read.fold.apply(at, &event)
-                                }
-                                Err(what) => read.unreadable.push(Unreadable { at, what }),
-                            }
-                        }
-                        Err(e) => read.unreadable.push(Unreadable { at, what: e.to_string() }),
-                    }
-                }
-            }
-        }
+        let records_read = read_partition(&mut read, partition, &replica, high_watermark)?;
         read.partitions.push(MetadataPartitionRead { partition, dir, log_end_offset, high_watermark, records_read });
     }
     Ok(read)
+}
+
+/// Decode and fold one metadata partition's records into `read`; how many records it read.
+fn read_partition(
+    read: &mut RemoteMetadataRead,
+    partition: i32,
+    replica: &Replica,
+    high_watermark: Option<i64>,
+) -> Result<u64> {
+    let mut records_read = 0;
+    for seg in replica.log().segments() {
+        let bytes = seg.read_log()?;
+        for batch in BatchIter::new(&bytes) {
+            if batch.header().is_some_and(|h| h.is_control()) {
+                continue;
+            }
+            let at = EventPosition { metadata_partition: partition, offset: batch.base_offset() };
+            let decoded = match batch.records() {
+                Ok(d) => d,
+                Err(e) => {
+                    read.unreadable.push(Unreadable { at, what: e.to_string() });
+                    continue;
+                }
+            };
+            let records = match decoded.decode() {
+                Ok(r) => r,
+                Err(e) => {
+                    read.unreadable.push(Unreadable { at, what: e.to_string() });
+                    continue;
+                }
+            };
+            for r in &records {
+                records_read += 1;
+                let at = EventPosition { metadata_partition: partition, offset: r.offset };
+                let Some(value) = r.value else {
+                    read.unreadable.push(Unreadable { at, what: "null value".into() });
+                    continue;
+                };
+                match remote_log_metadata::decode(value) {
+                    Ok(m) => {
+                        *read.decoded_by_name.entry(m.name()).or_default() += 1;
+                        match remote_log_metadata::event_of(&m) {
+                            Ok(event) => {
+                                if high_watermark.is_some_and(|hw| r.offset >= hw) {
+                                    if let Some(partition) = event_partition(&event) {
+                                        read.above_high_watermark.push(AboveHighWatermark { at, partition });
+                                    }
+                                }
+                                read.fold.apply(at, &event)
+                            }
+                            Err(what) => read.unreadable.push(Unreadable { at, what }),
+                        }
+                    }
+                    Err(e) => read.unreadable.push(Unreadable { at, what: e.to_string() }),
+                }
+            }
+        }
+    }
+    Ok(records_read)
 }
 
 fn event_partition(e: &remote_log_metadata::RemoteLogMetadataEvent) -> Option<remote_log_metadata::TopicIdPartition> {

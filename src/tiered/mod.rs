@@ -26,7 +26,6 @@
 
 pub mod aux_state;
 pub mod copy;
-pub mod follower;
 pub mod lab;
 pub mod leader;
 pub mod lineage;

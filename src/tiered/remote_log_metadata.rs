@@ -10,9 +10,7 @@
 use crate::format::metadata::{self, MetadataRecord};
 use crate::format::schema::{find, Field, SchemaError, Value};
 
-/// The internal topic Kafka's topic-based metadata manager writes
-/// (`TopicBasedRemoteLogMetadataManagerConfig.REMOTE_LOG_METADATA_TOPIC_NAME`).
-pub const REMOTE_LOG_METADATA_TOPIC: &str = "__remote_log_metadata";
+pub use crate::log::names::REMOTE_LOG_METADATA_TOPIC;
 
 /// Decode one record value of `__remote_log_metadata` (`RemoteLogMetadataSerde.deserialize`).
 pub fn decode(value: &[u8]) -> Result<MetadataRecord<'_>, SchemaError> {

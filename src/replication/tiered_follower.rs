@@ -1,6 +1,6 @@
 //! A follower below its leader's local log start, in `klog fetch` (and `klog recover --leader`
 //! after its truncation): the leader answers OFFSET_MOVED_TO_TIERED_STORAGE and the follower
-//! builds its remote log auxiliary state ([`super::aux_state`]'s steps), written here through
+//! builds its remote log auxiliary state ([`crate::tiered::aux_state`]'s steps), written here through
 //! [`crate::durable`], before the fetch goes on from the offset after the remote segment.
 //!
 //! Kafka 4.4.0's lines (line tables of the 4.4.0 jars, read with `javap -c -l`):
@@ -22,9 +22,6 @@
 //! follower's metadata manager answers `fetchRemoteLogSegmentMetadata`; `fetch` replicates the
 //! leader's records into it first), and its files are read from the lab's LocalTieredStorage dir.
 
-use super::aux_state::{self, AuxState, LeaderTier, RemoteSource};
-use super::lab;
-use super::local_tiered_storage::{file_name, storage_root, LEADER_EPOCH_CHECKPOINT_SUFFIX};
 use crate::error::{Error, Result};
 use crate::log::epoch_cache::{EpochCache, EpochEntry};
 use crate::log::names;
@@ -32,6 +29,9 @@ use crate::replica::Replica;
 use crate::replication::explain::{ExplainLine, Explanation};
 use crate::replication::fetch::{leader_fetch_answer, FetchAnswer, LeaderLog};
 use crate::replication::release::Rules;
+use crate::tiered::aux_state::{self, AuxState, LeaderTier, RemoteSource};
+use crate::tiered::lab;
+use crate::tiered::local_tiered_storage::{file_name, storage_root, LEADER_EPOCH_CHECKPOINT_SUFFIX};
 use std::path::PathBuf;
 
 /// What the follower did below the leader's local log start.
@@ -60,9 +60,6 @@ impl RemoteRebuild {
     pub fn explanation(&self) -> Explanation {
         let a = &self.aux;
         let s = a.source.as_ref().expect("a rebuild has a source");
-        let line =
-            |depth, code: &'static str, value: String| ExplainLine { depth, code, ran: true, values: vec![value] };
-        let skipped = |depth, code: &'static str| ExplainLine { depth, code, ran: false, values: vec![] };
         let epoch = a.epoch_at_local_start.map_or("none".to_string(), |e| e.to_string());
         let mut lines = vec![
             line(
@@ -102,7 +99,28 @@ impl RemoteRebuild {
                 "else: (le, lend) = leader.end_offset_for(e - 1); target = le if lend > local_start - 1 else e",
             ));
         }
-        lines.extend([
+        lines.extend(self.rebuild_lines(s));
+        Explanation {
+            title: "remote aux state",
+            source: format!(
+                "Kafka {} (KIP-405, from 3.6): the leader's ReplicaManager.handleOffsetOutOfRangeError \
+                 (ReplicaManager.scala:1904-1915@4.4.0), the follower's handleOffsetsMovedToTieredStorage \
+                 (AbstractFetcherThread.scala:791-819@4.4.0) and TierStateMachine.buildRemoteLogAuxState \
+                 (TierStateMachine.java:190-263@4.4.0)",
+                self.release
+            ),
+            lines,
+            notes: vec![
+                "the remote segment is found in the follower's own __remote_log_metadata (its metadata manager)",
+                "the epoch cache and producer state come from the remote segment's files, not from fetched batches",
+            ],
+        }
+    }
+
+    /// The follower's steps once it knows the remote segment: truncate, take its files, fetch on.
+    fn rebuild_lines(&self, s: &RemoteSource) -> Vec<ExplainLine> {
+        let a = &self.aux;
+        vec![
             line(
                 0,
                 "seg = own_rlmm.remote_segment(target, local_start - 1)  # none: retry",
@@ -122,23 +140,18 @@ impl RemoteRebuild {
                 format!("{} bytes", self.snapshot_bytes),
             ),
             line(0, "fetch from next", format!("offset {}", s.end_offset + 1)),
-        ]);
-        Explanation {
-            title: "remote aux state",
-            source: format!(
-                "Kafka {} (KIP-405, from 3.6): the leader's ReplicaManager.handleOffsetOutOfRangeError \
-                 (ReplicaManager.scala:1904-1915@4.4.0), the follower's handleOffsetsMovedToTieredStorage \
-                 (AbstractFetcherThread.scala:791-819@4.4.0) and TierStateMachine.buildRemoteLogAuxState \
-                 (TierStateMachine.java:190-263@4.4.0)",
-                self.release
-            ),
-            lines,
-            notes: vec![
-                "the remote segment is found in the follower's own __remote_log_metadata (its metadata manager)",
-                "the epoch cache and producer state come from the remote segment's files, not from fetched batches",
-            ],
-        }
+        ]
     }
+}
+
+/// A line of the steps that ran, with the value it saw.
+fn line(depth: usize, code: &'static str, value: String) -> ExplainLine {
+    ExplainLine { depth, code, ran: true, values: vec![value] }
+}
+
+/// A line of the steps that did not run.
+fn skipped(depth: usize, code: &'static str) -> ExplainLine {
+    ExplainLine { depth, code, ran: false, values: vec![] }
 }
 
 fn next_text(s: &RemoteSource) -> String {
@@ -166,7 +179,7 @@ pub fn is_tiered_lab(replica: &Replica) -> Result<bool> {
 
 /// Refuse a tiered lab under a release without tiered storage (before 3.6).
 pub fn refuse_before_tiered_storage(replica: &Replica, rules: &Rules) -> Result<()> {
-    if !aux_state::release_has_tiered_storage(rules.release) && is_tiered_lab(replica)? {
+    if !rules.release.has_tiered_storage() && is_tiered_lab(replica)? {
         return Err(Error::Usage(format!(
             "{} is a tiered lab (remote.storage.enable=true), and Kafka {} has no remote tier (KIP-405 came in \
              3.6.0): give --kafka 3.6 or later",
@@ -182,7 +195,7 @@ pub fn refuse_before_tiered_storage(replica: &Replica, rules: &Rules) -> Result<
 /// or out-of-range answer comes first and the fetch round handles it). Checks everything and
 /// reads the remote files; writes nothing.
 pub fn plan(leader: &Replica, follower: &Replica, rules: &Rules) -> Result<Option<(RemoteRebuild, Vec<u8>)>> {
-    if !aux_state::release_has_tiered_storage(rules.release) {
+    if !rules.release.has_tiered_storage() {
         return Ok(None);
     }
     let Some(tier) = leader_tier(leader) else { return Ok(None) };
@@ -196,10 +209,8 @@ pub fn plan(leader: &Replica, follower: &Replica, rules: &Rules) -> Result<Optio
     if leader_fetch_answer(&view, fetch_offset, last_fetched_epoch).0 != FetchAnswer::Records {
         return Ok(None);
     }
-    let remote_dir = match lab::remote_dir_of(&follower.paths().log_dir, None)? {
-        Some(d) => d,
-        None => lab::require_remote_dir(leader, None)?,
-    };
+    let remote_dir = lab::remote_dir_of(&follower.paths().log_dir, None)?
+        .map_or_else(|| lab::require_remote_dir(leader, None), Ok)?;
     let root = storage_root(&remote_dir)?;
     let tp = lab::topic_id_partition(follower)?;
     let remote = lab::read_partition_metadata(&follower.paths().log_dir, &tp)?;
@@ -208,19 +219,8 @@ pub fn plan(leader: &Replica, follower: &Replica, rules: &Rules) -> Result<Optio
     let lookup = |epoch: i32, offset: i64| -> Option<RemoteSource> {
         let s = remote.segment_for(epoch, offset)?;
         let path = part_dir.join(file_name(s.start_offset, &s.segment_id, LEADER_EPOCH_CHECKPOINT_SUFFIX));
-        let read = if path.is_file() {
-            crate::log::checkpoint::read_epoch_checkpoint(&path)
-        } else {
-            Err(Error::layout(
-                &path,
-                "no such remote file: Kafka's fetchIndex(LEADER_EPOCH) fails (RemoteResourceNotFoundException) and the \
-                 follower retries",
-            ))
-        };
-        let epochs = match read {
-            Ok(entries) => Some(EpochCache::from_entries(
-                entries.into_iter().map(|(leader_epoch, start_offset)| EpochEntry { leader_epoch, start_offset }),
-            )),
+        let epochs = match remote_epoch_checkpoint(&path) {
+            Ok(cache) => Some(cache),
             Err(e) => {
                 *problem.borrow_mut() = Some(e);
                 None
@@ -238,20 +238,7 @@ pub fn plan(leader: &Replica, follower: &Replica, rules: &Rules) -> Result<Optio
         return Err(e);
     }
     let Some(source) = aux.source.clone() else {
-        return Err(Error::state(
-            &follower.paths().log_dir,
-            format!(
-                "the leader answers OFFSET_MOVED_TO_TIERED_STORAGE at fetch offset {fetch_offset} (log start {}, local \
-                 log start {}), but no remote segment in its {} holds offset {} in epoch {}: Kafka's follower fails \
-                 buildRemoteLogAuxState (RemoteStorageException) and retries, fetching nothing (copy the segment with \
-                 `klog tier copy`, or replicate the metadata first)",
-                tier.log_start_offset,
-                tier.local_log_start_offset,
-                lab::metadata_partition_name(),
-                tier.local_log_start_offset - 1,
-                aux.target_epoch
-            ),
-        ));
+        return Err(no_remote_segment(follower, fetch_offset, &tier, aux.target_epoch));
     };
     let segment = remote
         .segments
@@ -259,17 +246,8 @@ pub fn plan(leader: &Replica, follower: &Replica, rules: &Rules) -> Result<Optio
         .find(|s| s.segment_id_text() == source.segment_id)
         .expect("the lookup found it in this table");
     let snapshot_remote = part_dir.join(file_name(segment.start_offset, &segment.segment_id, names::SNAPSHOT_SUFFIX));
-    let snapshot = crate::regular_file::read_regular(&snapshot_remote)?.ok_or_else(|| {
-        Error::layout(
-            &snapshot_remote,
-            "no remote producer snapshot: Kafka's follower fails buildProducerSnapshotFile and retries",
-        )
-    })?;
-    let epochs_taken: Vec<(i32, i64)> = source
-        .epochs
-        .as_ref()
-        .map(|c| c.entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect())
-        .unwrap_or_default();
+    let snapshot = remote_snapshot(&snapshot_remote)?;
+    let epochs_taken = source.epochs.as_ref().map(entry_pairs).unwrap_or_default();
     let next = source.end_offset + 1;
     let snapshot_path = names::build_segment_path(&follower.paths().partition_dir, next, names::SNAPSHOT_SUFFIX);
     let rebuild = RemoteRebuild {
@@ -283,6 +261,52 @@ pub fn plan(leader: &Replica, follower: &Replica, rules: &Rules) -> Result<Optio
         snapshot_bytes: snapshot.len(),
     };
     Ok(Some((rebuild, snapshot)))
+}
+
+/// A remote segment's `.leader_epoch_checkpoint`, as the follower takes it for its cache.
+fn remote_epoch_checkpoint(path: &std::path::Path) -> Result<EpochCache> {
+    if !path.is_file() {
+        return Err(Error::layout(
+            path,
+            "no such remote file: Kafka's fetchIndex(LEADER_EPOCH) fails (RemoteResourceNotFoundException) and the \
+             follower retries",
+        ));
+    }
+    let entries = crate::log::checkpoint::read_epoch_checkpoint(path)?;
+    Ok(EpochCache::from_entries(
+        entries.into_iter().map(|(leader_epoch, start_offset)| EpochEntry { leader_epoch, start_offset }),
+    ))
+}
+
+/// An epoch cache's entries as (leader epoch, start offset).
+fn entry_pairs(c: &EpochCache) -> Vec<(i32, i64)> {
+    c.entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect()
+}
+
+/// A remote segment's producer snapshot.
+fn remote_snapshot(path: &std::path::Path) -> Result<Vec<u8>> {
+    crate::regular_file::read_regular(path)?.ok_or_else(|| {
+        Error::layout(path, "no remote producer snapshot: Kafka's follower fails buildProducerSnapshotFile and retries")
+    })
+}
+
+/// The leader moved the fetch to tiered storage, but no remote segment the follower's metadata
+/// lists holds the offset before the leader's local log start.
+fn no_remote_segment(follower: &Replica, fetch_offset: i64, tier: &LeaderTier, target_epoch: i32) -> Error {
+    Error::state(
+        &follower.paths().log_dir,
+        format!(
+            "the leader answers OFFSET_MOVED_TO_TIERED_STORAGE at fetch offset {fetch_offset} (log start {}, local \
+         log start {}), but no remote segment in its {} holds offset {} in epoch {}: Kafka's follower fails \
+         buildRemoteLogAuxState (RemoteStorageException) and retries, fetching nothing (copy the segment with \
+         `klog tier copy`, or replicate the metadata first)",
+            tier.log_start_offset,
+            tier.local_log_start_offset,
+            lab::metadata_partition_name(),
+            tier.local_log_start_offset - 1,
+            target_epoch
+        ),
+    )
 }
 
 /// Write the follower's remote aux state (it is started): the log restarts empty at the next
