@@ -679,6 +679,8 @@ struct Run<'a> {
     notes: Vec<String>,
     /// Steps the model did not enable when replayed (a minimizer's candidate).
     skipped: usize,
+    /// Each step's seconds: doing it to the brokers, then waiting for them to match the model.
+    times: Vec<String>,
 }
 
 /// A walk's outcome.
@@ -690,6 +692,8 @@ pub(crate) struct Outcome {
     pub(crate) notes: Vec<String>,
     /// The rules that decided a step's outcome in the model, in order.
     pub(crate) fired: Vec<Fired>,
+    /// Each step's seconds (`produce 2.1+3.4`: the step, then the comparison).
+    pub(crate) times: Vec<String>,
 }
 
 impl Run<'_> {
@@ -700,28 +704,36 @@ impl Run<'_> {
         }
     }
 
-    /// The brokers' record, logs and HWs against the model's, after step `at`.
+    /// The brokers' record, logs and HWs against the model's, after step `at`: the record must
+    /// show the model's within 30 s and still 1.5 s after it first did; the logs and HWs must
+    /// match within 20 s. The logs are read during the 1.5 s (the record's second reading comes
+    /// after both the 1.5 s and the logs), so a step costs the longer of the two, not their sum.
     fn compare(&mut self, at: usize, what: &str) {
+        const STILL: Duration = Duration::from_millis(1500);
         let want = predicted(&self.model, &self.epochs);
         let topic = self.seq.topic.clone();
-        let got = match self.c.wait_for(&topic, 30, &|d| seen(d) == want) {
-            Ok(_) => {
-                sleep(Duration::from_millis(1500));
-                seen(&self.c.describe(&topic))
+        let matched = match self.c.wait_for(&topic, 30, &|d| seen(d) == want) {
+            Ok(_) => Instant::now(),
+            Err(d) => {
+                self.record_differs(at, what, &want, &seen(&d));
+                return;
             }
-            Err(d) => seen(&d),
         };
-        self.notes.push(format!("{what}: model {want:?} brokers {got:?}"));
-        if got != want {
-            self.problem(
-                at,
-                format!("after {what}: the model predicts (leader, epoch, ISR, ELR, LKE) {want:?}, the brokers show {got:?}"),
-            );
-            return;
-        }
+        // The record's second reading, once `STILL` has passed since the first: Some(agrees).
+        let mut still: Option<bool> = None;
         let end = Instant::now() + Duration::from_secs(20);
         loop {
             let diffs = self.log_differences(at);
+            if still.is_none() && (diffs.is_empty() || matched.elapsed() >= STILL) {
+                sleep(STILL.saturating_sub(matched.elapsed()));
+                let got = seen(&self.c.describe(&topic));
+                still = Some(got == want);
+                if got != want {
+                    self.record_differs(at, what, &want, &got);
+                    return;
+                }
+                self.notes.push(format!("{what}: model {want:?} brokers {got:?}"));
+            }
             if diffs.is_empty() {
                 return;
             }
@@ -733,6 +745,16 @@ impl Run<'_> {
             }
             sleep(Duration::from_millis(700));
         }
+    }
+
+    fn record_differs(&mut self, at: usize, what: &str, want: &Record, got: &Record) {
+        self.notes.push(format!("{what}: model {want:?} brokers {got:?}"));
+        self.problem(
+            at,
+            format!(
+                "after {what}: the model predicts (leader, epoch, ISR, ELR, LKE) {want:?}, the brokers show {got:?}"
+            ),
+        );
     }
 
     /// Each replica's log (offset, leader epoch, value) and HW on disk against the model's.
@@ -783,6 +805,7 @@ impl Run<'_> {
             return;
         }
         let before_appended = self.model.appended;
+        let started = Instant::now();
         match step {
             Step::Produce => {
                 let k = self.produced;
@@ -832,7 +855,10 @@ impl Run<'_> {
         }
         self.trace.violations.extend(trace.violations);
         self.trace.fired.extend(trace.fired);
+        let done = started.elapsed().as_secs_f64();
+        let compared = Instant::now();
         self.compare(at, &step.text());
+        self.times.push(format!("{} {done:.1}+{:.1}", step.text(), compared.elapsed().as_secs_f64()));
     }
 
     /// Number the epochs `next` issued as Kafka does (see [`Run::epochs`]).
@@ -939,6 +965,7 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
         differ: None,
         notes: Vec::new(),
         skipped: 0,
+        times: Vec::new(),
     };
     let min_isr = format!("min.insync.replicas={}", walk.min_isr);
     let unclean = format!("unclean.leader.election.enable={}", walk.unclean);
@@ -974,7 +1001,7 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
     let steps_done = at - run.skipped.min(at);
     // Leave the cluster whole for the next walk, whatever happened.
     run.c.heal();
-    Outcome { steps_done, differ: run.differ, notes: run.notes, fired: run.trace.fired }
+    Outcome { steps_done, differ: run.differ, notes: run.notes, fired: run.trace.fired, times: run.times }
 }
 
 /// A walk's topic name: release, ELR, seed (and a suffix per minimizer attempt).
@@ -1004,13 +1031,15 @@ pub(crate) struct Tally {
 }
 
 /// Run `count` walks of `length` steps from seeds `seed`, `seed + 1`, ... on `target`;
-/// with `minimize`, each disagreement is cut down and written to `kept`.
+/// with `minimize`, each disagreement is cut down and written to `kept`; with `progress`, a line
+/// per walk is appended to that file as the walk ends (a run stopped midway keeps its walks).
 pub(crate) fn run_walks(
     target: Target,
     seed: u64,
     count: usize,
     length: usize,
     minimize: Option<&Path>,
+    progress: Option<&Path>,
 ) -> Option<Tally> {
     let started = Instant::now();
     let mut c = target.start()?;
@@ -1036,6 +1065,25 @@ pub(crate) fn run_walks(
             if out.differ.is_none() { "AGREE" } else { "DIFFER" }
         );
         say!("    steps: {}", steps.join(", "));
+        say!("    seconds (step+comparison): {}", out.times.join(", "));
+        if let Some(file) = progress {
+            let verdict = match &out.differ {
+                None => "AGREE".to_string(),
+                Some((at, what)) => format!("DIFFER at step {at}: {what}"),
+            };
+            append_line(
+                file,
+                &format!(
+                    "{} seed {} min ISR {}{}: {} of {} steps, {secs:.0} s, {verdict}",
+                    target.name(),
+                    walk.seed,
+                    walk.min_isr,
+                    if target.zk { format!(", unclean {}", walk.unclean) } else { String::new() },
+                    out.steps_done,
+                    walk.steps.len()
+                ),
+            );
+        }
         match out.differ {
             None => tally.agree += 1,
             Some((at, what)) => {
@@ -1061,6 +1109,13 @@ pub(crate) fn run_walks(
         tally.secs / tally.walks.max(1) as f64
     );
     Some(tally)
+}
+
+/// Append `line` to `file` (created if missing).
+fn append_line(file: &Path, line: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(file).unwrap();
+    writeln!(f, "{line}").unwrap();
 }
 
 /// The shortest walk found that still disagrees: the steps after the disagreement (at step
@@ -1121,7 +1176,8 @@ fn kept_dir() -> PathBuf {
 /// `KLOG_WALKS_ELR` (`on`/`off`; both where the walks run both), `KLOG_WALKS_N` walks of
 /// `KLOG_WALKS_STEPS` steps from seed `KLOG_WALKS_SEED`; `KLOG_WALKS_MINIMIZE=1` keeps each
 /// disagreement, minimized, in tests/real-walks; `KLOG_WALKS_TABLE=FILE` appends a table
-/// row per release to FILE (for the one in docs/checked-against-kafka.md).
+/// row per release to FILE as each release's walks end (for the one in
+/// docs/checked-against-kafka.md), and a line per walk to FILE.walks as each walk ends.
 #[test]
 #[ignore = "the long run: scripts/real-walks"]
 fn long_run() {
@@ -1146,15 +1202,18 @@ fn long_run() {
     let (count, length, seed) =
         (num("KLOG_WALKS_N", 20) as usize, num("KLOG_WALKS_STEPS", 15) as usize, num("KLOG_WALKS_SEED", 1));
     let kept = var("KLOG_WALKS_MINIMIZE").map(|_| kept_dir());
+    let table = var("KLOG_WALKS_TABLE").map(PathBuf::from);
+    // The walks as they end, beside the table (FILE.walks).
+    let progress = table.as_ref().map(|t| PathBuf::from(format!("{}.walks", t.display())));
     let mut rows = Vec::new();
     let mut differ = 0;
     for t in targets {
-        let Some(tally) = run_walks(t, seed, count, length, kept.as_deref()) else { return };
+        let Some(tally) = run_walks(t, seed, count, length, kept.as_deref(), progress.as_deref()) else { return };
         for d in &tally.differ {
             say!("{}: {d}", t.name());
         }
         differ += tally.differ.len();
-        rows.push(format!(
+        let row = format!(
             "| {} ({}) | {} | {} | {} | {} of {} | {:.0} s | seeds {seed}..{} |",
             t.release,
             if t.zk { "ZooKeeper" } else { "KRaft" },
@@ -1169,17 +1228,15 @@ fn long_run() {
             tally.walks,
             tally.secs / tally.walks.max(1) as f64,
             seed + count as u64 - 1
-        ));
+        );
+        // Each release's row as soon as its walks end: a run stopped later keeps it.
+        if let Some(table) = &table {
+            append_line(table, &row);
+        }
+        rows.push(row);
     }
     for r in &rows {
         say!("{r}");
-    }
-    if let Some(table) = var("KLOG_WALKS_TABLE") {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&table).unwrap();
-        for r in &rows {
-            writeln!(f, "{r}").unwrap();
-        }
     }
     assert_eq!(differ, 0, "{differ} walks disagree (above)");
 }
@@ -1259,7 +1316,7 @@ fn walks_agree_on_real_kraft_brokers() {
     let mut problems = Vec::new();
     for (target, seed, count, length) in SUBSET {
         let t0 = Instant::now();
-        let Some(tally) = run_walks(target, seed, count, length, None) else { return };
+        let Some(tally) = run_walks(target, seed, count, length, None, None) else { return };
         say!("{}: {} of {} agree in {:.0} s", target.name(), tally.agree, tally.walks, t0.elapsed().as_secs_f64());
         problems.extend(tally.differ.into_iter().map(|d| format!("{}: {d}", target.name())));
     }
@@ -1279,7 +1336,7 @@ fn walks_agree_on_real_zookeeper_brokers() {
     let mut problems = Vec::new();
     for (target, seed, count, length) in SUBSET_ZK {
         let t0 = Instant::now();
-        let Some(tally) = run_walks(target, seed, count, length, None) else { return };
+        let Some(tally) = run_walks(target, seed, count, length, None, None) else { return };
         say!("{}: {} of {} agree in {:.0} s", target.name(), tally.agree, tally.walks, t0.elapsed().as_secs_f64());
         problems.extend(tally.differ.into_iter().map(|d| format!("{}: {d}", target.name())));
     }
