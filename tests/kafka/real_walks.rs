@@ -202,6 +202,10 @@ impl Target {
     /// controller with the topic's `unclean.leader.election.enable` (`unclean`, drawn per walk).
     fn config(self, min_isr: u8, unclean: bool) -> Config {
         let rules = Release::parse(self.release).expect("a release klog knows").rules();
+        // A ZooKeeper walk's topic sets `unclean.leader.election.enable` (drawn per walk): it,
+        // not the release's default, decides whether a follower past the leader's end stops its
+        // broker (0.11.0 – 2.0.0 with it off) or truncates (ReplicaFetcherThread.scala:179-190@2.0.0).
+        let rules = if self.zk { rules.with_unclean_leader_election(unclean) } else { rules };
         Config {
             power_loss: true,
             unclean: if self.zk { unclean } else { true },
@@ -1272,6 +1276,36 @@ fn walk_steps_round_trip_and_draws_are_fixed_by_the_seed() {
     assert_eq!(Step::parse("kill 3"), None);
     assert_eq!(Step::parse("produce 1"), None);
     assert_eq!(Step::parse("power-loss 2"), Some(Step::PowerLoss(2)));
+}
+
+/// A ZooKeeper walk's topic sets `unclean.leader.election.enable`, and that setting, not the
+/// release's default (false from 0.11.0.0), decides what a follower whose log runs past the
+/// leader's end does: 0.11.0.3 reads the topic's config and truncates to the leader's end when it
+/// is on (ReplicaFetcherThread.scala:154-165@0.11.0.3), stopping the broker only when it is off.
+/// Kept case tests/real-walks/0.11.0.3-zk-s104.json: leader 2 alone acks x-0, is paused while 1
+/// is down; 1 returns and is elected uncleanly with an empty log; the resumed 2 truncates x-0
+/// (the brokers' log is empty). The walks' model stopped broker 2 instead.
+#[test]
+fn a_zookeeper_walks_unclean_topic_truncates_a_follower_past_the_leaders_end() {
+    let v = json!({"release": "0.11.0.3", "elr": false, "mode": "zookeeper", "unclean": true, "seed": 104,
+        "min_isr": 1, "steps": ["shutdown 1", "produce", "pause 2", "restart 1", "resume 2"]});
+    let walk = Walk::from_json(&v).unwrap();
+    let cfg = walk.target.config(walk.min_isr, walk.unclean);
+    assert!(!cfg.rules.past_leader_end_halts(), "the topic's unclean election decides the halt");
+    let mut s = State::initial(2);
+    let mut trace = Trace::default();
+    apply_first(&cfg, &mut s, &mut trace, |a| matches!(a, Action::Elect { unclean: false, .. }));
+    settle(&cfg, &mut s, &mut trace);
+    let mut down = [Down::Up; 2];
+    for &step in &walk.steps {
+        model_apply(&cfg, &mut s, &mut down, step, &mut trace).unwrap();
+    }
+    assert_eq!(s.latest_leader, Some(0), "1 leads after its unclean election");
+    assert!(s.nodes[1].is_running(), "broker 2 runs on (it truncates, it does not stop)");
+    assert!(s.nodes[1].records().is_empty(), "broker 2 truncated x-0 to the leader's end: {:?}", s.nodes[1].records());
+    // With the topic's unclean election off, the same follower past the leader's end stops.
+    let off = walk.target.config(walk.min_isr, false);
+    assert!(off.rules.past_leader_end_halts());
 }
 
 #[test]
