@@ -292,10 +292,30 @@ pub(crate) enum Rule {
     /// [`Rules::last_known_leader_must_be_alive`]: 4.1's controller elects the last known
     /// leader only when it is alive; 4.0.x's also when it is fenced (KAFKA-19522).
     LastKnownLeaderAlive,
+    /// [`Rules::past_leader_end_halts`] (issue 41, point 5): a follower whose log runs past the
+    /// leader's end stops its broker (0.11.0 – 2.0.0 with the topic's unclean election off)
+    /// instead of truncating to the leader's end.
+    PastLeaderEndHalts,
+    /// [`Rules::offsets_for_leader_epoch_fencing`] (point 3): OffsetsForLeaderEpoch v2 carries
+    /// the follower's current epoch and a leader not yet at it answers UNKNOWN_LEADER_EPOCH (2.1
+    /// on IBP 2.1-IV1 and later).
+    OffsetsForLeaderEpochFencing,
+    /// [`Rules::below_log_start_before_diverging`] (point 4, KAFKA-12996, 2.8.1).
+    BelowLogStartBeforeDiverging,
+    /// [`Rules::diverging_answer_skips_fetch_state`] (point 4, KAFKA-13141, 2.8.1).
+    DivergingAnswerSkipsFetchState,
 }
 
 impl Rule {
-    pub(crate) const ALL: [Rule; 3] = [Rule::BelowFirstEpoch, Rule::SameLeaderNewEpoch, Rule::LastKnownLeaderAlive];
+    pub(crate) const ALL: [Rule; 7] = [
+        Rule::BelowFirstEpoch,
+        Rule::SameLeaderNewEpoch,
+        Rule::LastKnownLeaderAlive,
+        Rule::PastLeaderEndHalts,
+        Rule::OffsetsForLeaderEpochFencing,
+        Rule::BelowLogStartBeforeDiverging,
+        Rule::DivergingAnswerSkipsFetchState,
+    ];
 
     /// The name a directed walk gives it (`"reaches"` in tests/real-walks/*.json).
     pub(crate) fn name(self) -> &'static str {
@@ -303,6 +323,10 @@ impl Rule {
             Rule::BelowFirstEpoch => "below_first_epoch",
             Rule::SameLeaderNewEpoch => "same_leader_new_epoch",
             Rule::LastKnownLeaderAlive => "last_known_leader_must_be_alive",
+            Rule::PastLeaderEndHalts => "past_leader_end_halts",
+            Rule::OffsetsForLeaderEpochFencing => "offsets_for_leader_epoch_fencing",
+            Rule::BelowLogStartBeforeDiverging => "below_log_start_before_diverging",
+            Rule::DivergingAnswerSkipsFetchState => "diverging_answer_skips_fetch_state",
         }
     }
 
@@ -330,6 +354,24 @@ impl Rule {
             Rule::LastKnownLeaderAlive => {
                 let other = !rules.last_known_leader_must_be_alive;
                 vec![(Rules { last_known_leader_must_be_alive: other, ..*rules }, format!("alive check {other}"))]
+            }
+            // Where the release halts, the topic's unclean election on truncates instead; where
+            // it does not (2.0.1 on, or unclean on), nothing reads the rule the other way.
+            Rule::PastLeaderEndHalts if rules.past_leader_end_halts() => {
+                vec![(rules.with_unclean_leader_election(true), "truncation to the leader's end".into())]
+            }
+            Rule::PastLeaderEndHalts => Vec::new(),
+            Rule::OffsetsForLeaderEpochFencing => {
+                let other = !rules.offsets_for_leader_epoch_fencing;
+                vec![(Rules { offsets_for_leader_epoch_fencing: other, ..*rules }, format!("fencing {other}"))]
+            }
+            Rule::BelowLogStartBeforeDiverging => {
+                let other = !rules.below_log_start_before_diverging;
+                vec![(Rules { below_log_start_before_diverging: other, ..*rules }, format!("KAFKA-12996 {other}"))]
+            }
+            Rule::DivergingAnswerSkipsFetchState => {
+                let other = !rules.diverging_answer_skips_fetch_state;
+                vec![(Rules { diverging_answer_skips_fetch_state: other, ..*rules }, format!("KAFKA-13141 {other}"))]
             }
         }
     }
@@ -1472,8 +1514,9 @@ fn directed_walks_reach_their_rules_on_the_model() {
     let reached: Vec<Rule> = walks.iter().filter_map(|(_, w)| w.reaches).collect();
     assert_eq!(
         reached,
-        [Rule::BelowFirstEpoch, Rule::LastKnownLeaderAlive],
-        "one directed walk per rule a walk can reach (2.0.0's makeFollower cannot: the module doc says why)"
+        [Rule::PastLeaderEndHalts, Rule::BelowFirstEpoch, Rule::LastKnownLeaderAlive],
+        "one directed walk per rule a walk can reach (2.0.0's makeFollower, IBP 2.1-IV1's fencing and 2.8.1's \
+         KAFKA-12996 and KAFKA-13141 cannot: the module doc says why)"
     );
     for (name, walk) in &walks {
         let rule = walk.reaches.unwrap();
