@@ -23,7 +23,11 @@
 //! controller then elects uncleanly on its own; no admin election is drawn), and every change
 //! the controller writes is a leader epoch (an ISR change too); Kafka's epoch while the partition
 //! has no leader is numbered as in KRaft mode. A kill or pause ends when the broker's ZooKeeper
-//! registration is gone (its session expired: the controller has failed it).
+//! registration is gone (its session expired: the controller has failed it). The topic's
+//! unclean setting is also the model's (`Rules::with_unclean_leader_election`): it decides
+//! whether a follower past the leader's end stops its broker or truncates. The cluster is set
+//! so that the controller, not the leader's own shrink, takes a failed follower out of the ISR
+//! (`zk_brokers.rs`: which comes first is timing, which the model does not follow).
 //!
 //! Releases: Kafka 4.4.0 (the oracle's classpath) with ELR on and off, 4.1.2 (ELR on by
 //! default), 4.0.2 (off by default) and 3.9.1 in KRaft mode (no ELR; modelled by the 4.x
@@ -52,6 +56,18 @@
 //! and a resume for a restart (a new follower, which every release truncates). A search of the
 //! model (`search_rule_walks`, ignored) over every walk of up to 9 steps (min ISR 1 and 2,
 //! unclean on and off) finds none on 2.0.0.
+//!
+//! Issue 41's point 5 is reached on 2.0.0 (tests/real-walks/2.0.0-zk-past-leader-end-halts.json:
+//! a follower past the empty leader's end, the topic's unclean election off, stops its broker,
+//! which logs "Exiting because log truncation is not allowed"). Point 3 (IBP 2.1-IV1's
+//! UNKNOWN_LEADER_EPOCH) is not reachable by a walk: the model answers it only for a follower
+//! told of the leader's new epoch before the leader is (an `Announce`), and no walk step holds
+//! back the controller's LeaderAndIsr to one broker (both get it from the controller within
+//! milliseconds, in its order); a walk's followers learn an epoch with their leader. Point 4's
+//! KAFKA-12996 (a fetch below the leader's log start) is not reachable either: no walk step
+//! moves a log start (no DeleteRecords, no retention), so every fetch is at or above 0. Nor is
+//! its KAFKA-13141: a follower told of a new leader or epoch truncates in `settle` (a
+//! `Recover`) before it fetches, so no walk's fetch meets a diverging answer.
 //!
 //! `cargo test --test kafka` runs a fixed-seed subset (`walks_agree_on_real_kraft_brokers`,
 //! `walks_agree_on_real_zookeeper_brokers`). The long run is `scripts/real-walks` (the ignored
