@@ -877,6 +877,11 @@ impl Run<'_> {
         let started = Instant::now();
         match step {
             Step::Produce => {
+                // The leader must have taken its epoch itself, not only on the record compared.
+                let (leader, epoch, ..) = predicted(&self.model, &self.epochs);
+                if (1..=2).contains(&leader) && !self.c.leader_took(&self.seq.topic, leader as usize, epoch, 10) {
+                    self.notes.push(format!("broker {leader} did not log leading at epoch {epoch} within 10 s"));
+                }
                 let k = self.produced;
                 self.produced += 1;
                 let answers = self.c.kc("produce", &[&self.seq.topic, "x", &k.to_string(), "1"]);
