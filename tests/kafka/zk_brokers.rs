@@ -64,6 +64,11 @@ pub(crate) trait Brokers {
     fn leader_took(&mut self, _topic: &str, _leader: usize, _epoch: i64, _secs: u64) -> bool {
         true
     }
+    /// How many times the controller has fenced broker `n` for a timed-out session (KRaft).
+    /// ZooKeeper clusters: 0 (a kill or pause there waits until the broker's session is gone).
+    fn fenced_count(&self, _n: usize) -> usize {
+        0
+    }
 }
 
 impl Brokers for Cluster {
@@ -102,6 +107,16 @@ impl Brokers for Cluster {
     }
     fn describe_release(&self) -> String {
         Cluster::describe_release(self)
+    }
+    /// The controller's (node 0's) "Fencing broker N [at epoch E] because its session has timed
+    /// out." lines (`QuorumController`, 3.9.1 – 4.4.0).
+    fn fenced_count(&self, n: usize) -> usize {
+        let log = std::fs::read(self.dir.path().join("logs/node0.log")).unwrap_or_default();
+        let prefix = format!("Fencing broker {n} ");
+        String::from_utf8_lossy(&log)
+            .lines()
+            .filter(|l| l.contains(&prefix) && l.contains("because its session has timed out"))
+            .count()
     }
 }
 
