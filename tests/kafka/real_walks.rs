@@ -33,7 +33,9 @@
 //! default), 4.0.2 (off by default) and 3.9.1 in KRaft mode (no ELR; modelled by the 4.x
 //! controller with ELR off), each from its own classpath (`kafka-oracle/kraft/pom.xml`); the
 //! client is 4.4's. Kafka numbers leader epochs differently from the model (an epoch for each
-//! time the partition is left without a leader): the model's are renumbered ([`Run::epochs`]). With ELR on, controlled shutdown and pause are not drawn: the model's
+//! time the partition is left without a leader): the model's are renumbered ([`Run::epochs`]). A
+//! kill, power cut or pause ends when the controller has fenced the broker (its log line; the
+//! model's crash fences at once). With ELR on, controlled shutdown and pause are not drawn: the model's
 //! restart is a registration after an unclean shutdown (it leaves the ELR), which neither a clean
 //! shutdown nor a resumed broker is. Preferred elections are not drawn: the model's KRaft
 //! controller has no preferred election.
