@@ -242,6 +242,9 @@ impl Cluster {
             lines.push(format!("listeners=CONTROLLER://127.0.0.1:{}", p[0]));
             // A broker that stops heartbeating is fenced (and leaves every ISR) after 4 s.
             lines.push("broker.session.timeout.ms=4000".into());
+            // The KRaft controller runs the preferred-leader rebalance (every 5 min by
+            // default), not the brokers: off here as on the brokers (a walk on 4.0.2 met it).
+            lines.push("auto.leader.rebalance.enable=false".into());
             // The controller refuses `remote.storage.enable=true` topics unless it too has
             // tiered storage enabled (real_tiered.rs).
             lines.extend(self.extra.iter().filter(|e| e.starts_with("remote.log.storage.system.enable=")).cloned());

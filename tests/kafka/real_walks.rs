@@ -23,13 +23,19 @@
 //! controller then elects uncleanly on its own; no admin election is drawn), and every change
 //! the controller writes is a leader epoch (an ISR change too); Kafka's epoch while the partition
 //! has no leader is numbered as in KRaft mode. A kill or pause ends when the broker's ZooKeeper
-//! registration is gone (its session expired: the controller has failed it).
+//! registration is gone (its session expired: the controller has failed it). The topic's
+//! unclean setting is also the model's (`Rules::with_unclean_leader_election`): it decides
+//! whether a follower past the leader's end stops its broker or truncates. The cluster is set
+//! so that the controller, not the leader's own shrink, takes a failed follower out of the ISR
+//! (`zk_brokers.rs`: which comes first is timing, which the model does not follow).
 //!
 //! Releases: Kafka 4.4.0 (the oracle's classpath) with ELR on and off, 4.1.2 (ELR on by
 //! default), 4.0.2 (off by default) and 3.9.1 in KRaft mode (no ELR; modelled by the 4.x
 //! controller with ELR off), each from its own classpath (`kafka-oracle/kraft/pom.xml`); the
 //! client is 4.4's. Kafka numbers leader epochs differently from the model (an epoch for each
-//! time the partition is left without a leader): the model's are renumbered ([`Run::epochs`]). With ELR on, controlled shutdown and pause are not drawn: the model's
+//! time the partition is left without a leader): the model's are renumbered ([`Run::epochs`]). A
+//! kill, power cut or pause ends when the controller has fenced the broker (its log line; the
+//! model's crash fences at once). With ELR on, controlled shutdown and pause are not drawn: the model's
 //! restart is a registration after an unclean shutdown (it leaves the ELR), which neither a clean
 //! shutdown nor a resumed broker is. Preferred elections are not drawn: the model's KRaft
 //! controller has no preferred election.
@@ -52,6 +58,18 @@
 //! and a resume for a restart (a new follower, which every release truncates). A search of the
 //! model (`search_rule_walks`, ignored) over every walk of up to 9 steps (min ISR 1 and 2,
 //! unclean on and off) finds none on 2.0.0.
+//!
+//! Issue 41's point 5 is reached on 2.0.0 (tests/real-walks/2.0.0-zk-past-leader-end-halts.json:
+//! a follower past the empty leader's end, the topic's unclean election off, stops its broker,
+//! which logs "Exiting because log truncation is not allowed"). Point 3 (IBP 2.1-IV1's
+//! UNKNOWN_LEADER_EPOCH) is not reachable by a walk: the model answers it only for a follower
+//! told of the leader's new epoch before the leader is (an `Announce`), and no walk step holds
+//! back the controller's LeaderAndIsr to one broker (both get it from the controller within
+//! milliseconds, in its order); a walk's followers learn an epoch with their leader. Point 4's
+//! KAFKA-12996 (a fetch below the leader's log start) is not reachable either: no walk step
+//! moves a log start (no DeleteRecords, no retention), so every fetch is at or above 0. Nor is
+//! its KAFKA-13141: a follower told of a new leader or epoch truncates in `settle` (a
+//! `Recover`) before it fetches, so no walk's fetch meets a diverging answer.
 //!
 //! `cargo test --test kafka` runs a fixed-seed subset (`walks_agree_on_real_kraft_brokers`,
 //! `walks_agree_on_real_zookeeper_brokers`). The long run is `scripts/real-walks` (the ignored
@@ -202,6 +220,10 @@ impl Target {
     /// controller with the topic's `unclean.leader.election.enable` (`unclean`, drawn per walk).
     fn config(self, min_isr: u8, unclean: bool) -> Config {
         let rules = Release::parse(self.release).expect("a release klog knows").rules();
+        // A ZooKeeper walk's topic sets `unclean.leader.election.enable` (drawn per walk): it,
+        // not the release's default, decides whether a follower past the leader's end stops its
+        // broker (0.11.0 – 2.0.0 with it off) or truncates (ReplicaFetcherThread.scala:179-190@2.0.0).
+        let rules = if self.zk { rules.with_unclean_leader_election(unclean) } else { rules };
         Config {
             power_loss: true,
             unclean: if self.zk { unclean } else { true },
@@ -288,10 +310,30 @@ pub(crate) enum Rule {
     /// [`Rules::last_known_leader_must_be_alive`]: 4.1's controller elects the last known
     /// leader only when it is alive; 4.0.x's also when it is fenced (KAFKA-19522).
     LastKnownLeaderAlive,
+    /// [`Rules::past_leader_end_halts`] (issue 41, point 5): a follower whose log runs past the
+    /// leader's end stops its broker (0.11.0 – 2.0.0 with the topic's unclean election off)
+    /// instead of truncating to the leader's end.
+    PastLeaderEndHalts,
+    /// [`Rules::offsets_for_leader_epoch_fencing`] (point 3): OffsetsForLeaderEpoch v2 carries
+    /// the follower's current epoch and a leader not yet at it answers UNKNOWN_LEADER_EPOCH (2.1
+    /// on IBP 2.1-IV1 and later).
+    OffsetsForLeaderEpochFencing,
+    /// [`Rules::below_log_start_before_diverging`] (point 4, KAFKA-12996, 2.8.1).
+    BelowLogStartBeforeDiverging,
+    /// [`Rules::diverging_answer_skips_fetch_state`] (point 4, KAFKA-13141, 2.8.1).
+    DivergingAnswerSkipsFetchState,
 }
 
 impl Rule {
-    pub(crate) const ALL: [Rule; 3] = [Rule::BelowFirstEpoch, Rule::SameLeaderNewEpoch, Rule::LastKnownLeaderAlive];
+    pub(crate) const ALL: [Rule; 7] = [
+        Rule::BelowFirstEpoch,
+        Rule::SameLeaderNewEpoch,
+        Rule::LastKnownLeaderAlive,
+        Rule::PastLeaderEndHalts,
+        Rule::OffsetsForLeaderEpochFencing,
+        Rule::BelowLogStartBeforeDiverging,
+        Rule::DivergingAnswerSkipsFetchState,
+    ];
 
     /// The name a directed walk gives it (`"reaches"` in tests/real-walks/*.json).
     pub(crate) fn name(self) -> &'static str {
@@ -299,6 +341,10 @@ impl Rule {
             Rule::BelowFirstEpoch => "below_first_epoch",
             Rule::SameLeaderNewEpoch => "same_leader_new_epoch",
             Rule::LastKnownLeaderAlive => "last_known_leader_must_be_alive",
+            Rule::PastLeaderEndHalts => "past_leader_end_halts",
+            Rule::OffsetsForLeaderEpochFencing => "offsets_for_leader_epoch_fencing",
+            Rule::BelowLogStartBeforeDiverging => "below_log_start_before_diverging",
+            Rule::DivergingAnswerSkipsFetchState => "diverging_answer_skips_fetch_state",
         }
     }
 
@@ -326,6 +372,24 @@ impl Rule {
             Rule::LastKnownLeaderAlive => {
                 let other = !rules.last_known_leader_must_be_alive;
                 vec![(Rules { last_known_leader_must_be_alive: other, ..*rules }, format!("alive check {other}"))]
+            }
+            // Where the release halts, the topic's unclean election on truncates instead; where
+            // it does not (2.0.1 on, or unclean on), nothing reads the rule the other way.
+            Rule::PastLeaderEndHalts if rules.past_leader_end_halts() => {
+                vec![(rules.with_unclean_leader_election(true), "truncation to the leader's end".into())]
+            }
+            Rule::PastLeaderEndHalts => Vec::new(),
+            Rule::OffsetsForLeaderEpochFencing => {
+                let other = !rules.offsets_for_leader_epoch_fencing;
+                vec![(Rules { offsets_for_leader_epoch_fencing: other, ..*rules }, format!("fencing {other}"))]
+            }
+            Rule::BelowLogStartBeforeDiverging => {
+                let other = !rules.below_log_start_before_diverging;
+                vec![(Rules { below_log_start_before_diverging: other, ..*rules }, format!("KAFKA-12996 {other}"))]
+            }
+            Rule::DivergingAnswerSkipsFetchState => {
+                let other = !rules.diverging_answer_skips_fetch_state;
+                vec![(Rules { diverging_answer_skips_fetch_state: other, ..*rules }, format!("KAFKA-13141 {other}"))]
             }
         }
     }
@@ -679,6 +743,8 @@ struct Run<'a> {
     notes: Vec<String>,
     /// Steps the model did not enable when replayed (a minimizer's candidate).
     skipped: usize,
+    /// Each step's seconds: doing it to the brokers, then waiting for them to match the model.
+    times: Vec<String>,
 }
 
 /// A walk's outcome.
@@ -690,6 +756,8 @@ pub(crate) struct Outcome {
     pub(crate) notes: Vec<String>,
     /// The rules that decided a step's outcome in the model, in order.
     pub(crate) fired: Vec<Fired>,
+    /// Each step's seconds (`produce 2.1+3.4`: the step, then the comparison).
+    pub(crate) times: Vec<String>,
 }
 
 impl Run<'_> {
@@ -700,28 +768,39 @@ impl Run<'_> {
         }
     }
 
-    /// The brokers' record, logs and HWs against the model's, after step `at`.
+    /// The brokers' record, logs and HWs against the model's, after step `at`: the record must
+    /// show the model's within 30 s and still 1.5 s after it first did; the logs and HWs must
+    /// match within 20 s. The logs are read during the 1.5 s (the record's second reading comes
+    /// after both the 1.5 s and the logs), so a step costs the longer of the two, not their sum.
     fn compare(&mut self, at: usize, what: &str) {
+        const STILL: Duration = Duration::from_millis(1500);
         let want = predicted(&self.model, &self.epochs);
         let topic = self.seq.topic.clone();
-        let got = match self.c.wait_for(&topic, 30, &|d| seen(d) == want) {
-            Ok(_) => {
-                sleep(Duration::from_millis(1500));
-                seen(&self.c.describe(&topic))
+        let matched = match self.c.wait_for(&topic, 30, &|d| seen(d) == want) {
+            Ok(_) => Instant::now(),
+            // `wait_for` also wants the clients' leader to be the record's (KRaft); a record the
+            // clients see no leader of (4.0.2's fenced leader on record) is the model's still.
+            Err(d) if seen(&d) == want => Instant::now(),
+            Err(d) => {
+                self.record_differs(at, what, &want, &seen(&d));
+                return;
             }
-            Err(d) => seen(&d),
         };
-        self.notes.push(format!("{what}: model {want:?} brokers {got:?}"));
-        if got != want {
-            self.problem(
-                at,
-                format!("after {what}: the model predicts (leader, epoch, ISR, ELR, LKE) {want:?}, the brokers show {got:?}"),
-            );
-            return;
-        }
+        // The record's second reading, once `STILL` has passed since the first: Some(agrees).
+        let mut still: Option<bool> = None;
         let end = Instant::now() + Duration::from_secs(20);
         loop {
             let diffs = self.log_differences(at);
+            if still.is_none() && (diffs.is_empty() || matched.elapsed() >= STILL) {
+                sleep(STILL.saturating_sub(matched.elapsed()));
+                let got = seen(&self.c.describe(&topic));
+                still = Some(got == want);
+                if got != want {
+                    self.record_differs(at, what, &want, &got);
+                    return;
+                }
+                self.notes.push(format!("{what}: model {want:?} brokers {got:?}"));
+            }
             if diffs.is_empty() {
                 return;
             }
@@ -735,14 +814,47 @@ impl Run<'_> {
         }
     }
 
+    fn record_differs(&mut self, at: usize, what: &str, want: &Record, got: &Record) {
+        self.notes.push(format!("{what}: model {want:?} brokers {got:?}"));
+        self.problem(
+            at,
+            format!(
+                "after {what}: the model predicts (leader, epoch, ISR, ELR, LKE) {want:?}, the brokers show {got:?}"
+            ),
+        );
+    }
+
     /// Each replica's log (offset, leader epoch, value) and HW on disk against the model's.
     fn log_differences(&mut self, at: usize) -> Vec<String> {
         let mut out = Vec::new();
         for n in 1..=2 {
             let copy = self.seq.path(&format!("step{at}-b{n}"));
             self.c.copy(n, &copy);
+            // A broker told of a new topic a moment ago may not have made its partition dir,
+            // or its first segment, yet (the logs are read as soon as the record shows the
+            // model's: see `compare`): a difference to wait out, not a failure.
+            let topic_dir = format!("{}-0", self.seq.topic);
+            let probe = crate::common::klog()
+                .args(["dump", "--json", "--limit", "0", "--partition", &topic_dir])
+                .arg(&copy)
+                .output();
+            // The replica line: its HW (none yet in the checkpoint: Kafka loads 0).
+            let replica = probe.as_ref().ok().filter(|o| o.status.success()).and_then(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .find(|v| v["type"] == "replica")
+            });
+            let Some(replica) = replica else {
+                let why = probe
+                    .map(|o| String::from_utf8_lossy(&o.stderr).trim().to_string())
+                    .unwrap_or_else(|e| e.to_string());
+                let _ = std::fs::remove_dir_all(&copy);
+                out.push(format!("broker {n}'s partition is not readable yet: {why}"));
+                continue;
+            };
+            let hw = replica["high_watermark"].as_i64().unwrap_or(0);
             let held = records(&copy, &self.seq.topic);
-            let (_, hw) = crate::real_failovers::log_end(&copy, &self.seq.topic);
             let _ = std::fs::remove_dir_all(&copy);
             let node = &self.model.nodes[n - 1];
             let model_log: Vec<(String, i64)> = node
@@ -783,8 +895,14 @@ impl Run<'_> {
             return;
         }
         let before_appended = self.model.appended;
+        let started = Instant::now();
         match step {
             Step::Produce => {
+                // The leader must have taken its epoch itself, not only on the record compared.
+                let (leader, epoch, ..) = predicted(&self.model, &self.epochs);
+                if (1..=2).contains(&leader) && !self.c.leader_took(&self.seq.topic, leader as usize, epoch, 10) {
+                    self.notes.push(format!("broker {leader} did not log leading at epoch {epoch} within 10 s"));
+                }
                 let k = self.produced;
                 self.produced += 1;
                 let answers = self.c.kc("produce", &[&self.seq.topic, "x", &k.to_string(), "1"]);
@@ -801,9 +919,15 @@ impl Run<'_> {
                     self.problem(at, format!("{value}: the producer says {outcome}, the model acked = {model_acked}"));
                 }
             }
-            Step::Kill(n) => self.c.kill(&[n]),
-            Step::PowerLoss(n) => {
+            Step::Kill(n) => {
+                let fenced = self.c.fenced_count(n);
                 self.c.kill(&[n]);
+                self.wait_fenced(n, fenced);
+            }
+            Step::PowerLoss(n) => {
+                let fenced = self.c.fenced_count(n);
+                self.c.kill(&[n]);
+                self.wait_fenced(n, fenced);
                 let (raw, cut) = (format!("raw{at}"), format!("cut{at}"));
                 if let Err(e) = power_cut(self.c, &self.seq, n, &raw, &cut) {
                     self.problem(at, e);
@@ -816,7 +940,11 @@ impl Run<'_> {
                     self.notes.push(format!("broker {n} did not shut down within 60 s (killed)"));
                 }
             }
-            Step::Pause(n) => self.c.pause(n),
+            Step::Pause(n) => {
+                let fenced = self.c.fenced_count(n);
+                self.c.pause(n);
+                self.wait_fenced(n, fenced);
+            }
             Step::Resume(n) => self.c.resume(n),
             Step::Restart(n) => self.c.restart(n),
             Step::Unclean => {
@@ -832,7 +960,30 @@ impl Run<'_> {
         }
         self.trace.violations.extend(trace.violations);
         self.trace.fired.extend(trace.fired);
+        let done = started.elapsed().as_secs_f64();
+        let compared = Instant::now();
         self.compare(at, &step.text());
+        self.times.push(format!("{} {done:.1}+{:.1}", step.text(), compared.elapsed().as_secs_f64()));
+    }
+
+    /// KRaft: wait (at most 15 s) until the controller has fenced broker `n`, stopped or paused
+    /// by this step (`before`: its fencings until now). The model's crash fences at once; a
+    /// record the crash leaves alone (a broker in neither the ISR nor the ELR) would otherwise
+    /// be compared, and the next step taken, while the controller still counts the broker
+    /// alive: 4.1.2 seed 114 restarted broker 1 then, and the controller elected the killed,
+    /// not yet fenced broker 2 as the last known leader. ZooKeeper clusters wait in the kill.
+    fn wait_fenced(&mut self, n: usize, before: usize) {
+        if self.cfg.controller == Controller::Zk {
+            return;
+        }
+        let end = Instant::now() + Duration::from_secs(15);
+        while self.c.fenced_count(n) <= before {
+            if Instant::now() >= end {
+                self.notes.push(format!("the controller logged no fencing of broker {n} within 15 s"));
+                return;
+            }
+            sleep(Duration::from_millis(200));
+        }
     }
 
     /// Number the epochs `next` issued as Kafka does (see [`Run::epochs`]).
@@ -939,6 +1090,7 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
         differ: None,
         notes: Vec::new(),
         skipped: 0,
+        times: Vec::new(),
     };
     let min_isr = format!("min.insync.replicas={}", walk.min_isr);
     let unclean = format!("unclean.leader.election.enable={}", walk.unclean);
@@ -974,7 +1126,7 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
     let steps_done = at - run.skipped.min(at);
     // Leave the cluster whole for the next walk, whatever happened.
     run.c.heal();
-    Outcome { steps_done, differ: run.differ, notes: run.notes, fired: run.trace.fired }
+    Outcome { steps_done, differ: run.differ, notes: run.notes, fired: run.trace.fired, times: run.times }
 }
 
 /// A walk's topic name: release, ELR, seed (and a suffix per minimizer attempt).
@@ -1004,13 +1156,15 @@ pub(crate) struct Tally {
 }
 
 /// Run `count` walks of `length` steps from seeds `seed`, `seed + 1`, ... on `target`;
-/// with `minimize`, each disagreement is cut down and written to `kept`.
+/// with `minimize`, each disagreement is cut down and written to `kept`; with `progress`, a line
+/// per walk is appended to that file as the walk ends (a run stopped midway keeps its walks).
 pub(crate) fn run_walks(
     target: Target,
     seed: u64,
     count: usize,
     length: usize,
     minimize: Option<&Path>,
+    progress: Option<&Path>,
 ) -> Option<Tally> {
     let started = Instant::now();
     let mut c = target.start()?;
@@ -1036,6 +1190,25 @@ pub(crate) fn run_walks(
             if out.differ.is_none() { "AGREE" } else { "DIFFER" }
         );
         say!("    steps: {}", steps.join(", "));
+        say!("    seconds (step+comparison): {}", out.times.join(", "));
+        if let Some(file) = progress {
+            let verdict = match &out.differ {
+                None => "AGREE".to_string(),
+                Some((at, what)) => format!("DIFFER at step {at}: {what}"),
+            };
+            append_line(
+                file,
+                &format!(
+                    "{} seed {} min ISR {}{}: {} steps run (the {} drawn, then the closing resumes and restarts), {secs:.0} s, {verdict}",
+                    target.name(),
+                    walk.seed,
+                    walk.min_isr,
+                    if target.zk { format!(", unclean {}", walk.unclean) } else { String::new() },
+                    out.steps_done,
+                    walk.steps.len()
+                ),
+            );
+        }
         match out.differ {
             None => tally.agree += 1,
             Some((at, what)) => {
@@ -1061,6 +1234,13 @@ pub(crate) fn run_walks(
         tally.secs / tally.walks.max(1) as f64
     );
     Some(tally)
+}
+
+/// Append `line` to `file` (created if missing).
+fn append_line(file: &Path, line: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(file).unwrap();
+    writeln!(f, "{line}").unwrap();
 }
 
 /// The shortest walk found that still disagrees: the steps after the disagreement (at step
@@ -1121,7 +1301,8 @@ fn kept_dir() -> PathBuf {
 /// `KLOG_WALKS_ELR` (`on`/`off`; both where the walks run both), `KLOG_WALKS_N` walks of
 /// `KLOG_WALKS_STEPS` steps from seed `KLOG_WALKS_SEED`; `KLOG_WALKS_MINIMIZE=1` keeps each
 /// disagreement, minimized, in tests/real-walks; `KLOG_WALKS_TABLE=FILE` appends a table
-/// row per release to FILE (for the one in docs/checked-against-kafka.md).
+/// row per release to FILE as each release's walks end (for the one in
+/// docs/checked-against-kafka.md), and a line per walk to FILE.walks as each walk ends.
 #[test]
 #[ignore = "the long run: scripts/real-walks"]
 fn long_run() {
@@ -1146,15 +1327,18 @@ fn long_run() {
     let (count, length, seed) =
         (num("KLOG_WALKS_N", 20) as usize, num("KLOG_WALKS_STEPS", 15) as usize, num("KLOG_WALKS_SEED", 1));
     let kept = var("KLOG_WALKS_MINIMIZE").map(|_| kept_dir());
+    let table = var("KLOG_WALKS_TABLE").map(PathBuf::from);
+    // The walks as they end, beside the table (FILE.walks).
+    let progress = table.as_ref().map(|t| PathBuf::from(format!("{}.walks", t.display())));
     let mut rows = Vec::new();
     let mut differ = 0;
     for t in targets {
-        let Some(tally) = run_walks(t, seed, count, length, kept.as_deref()) else { return };
+        let Some(tally) = run_walks(t, seed, count, length, kept.as_deref(), progress.as_deref()) else { return };
         for d in &tally.differ {
             say!("{}: {d}", t.name());
         }
         differ += tally.differ.len();
-        rows.push(format!(
+        let row = format!(
             "| {} ({}) | {} | {} | {} | {} of {} | {:.0} s | seeds {seed}..{} |",
             t.release,
             if t.zk { "ZooKeeper" } else { "KRaft" },
@@ -1169,17 +1353,15 @@ fn long_run() {
             tally.walks,
             tally.secs / tally.walks.max(1) as f64,
             seed + count as u64 - 1
-        ));
+        );
+        // Each release's row as soon as its walks end: a run stopped later keeps it.
+        if let Some(table) = &table {
+            append_line(table, &row);
+        }
+        rows.push(row);
     }
     for r in &rows {
         say!("{r}");
-    }
-    if let Some(table) = var("KLOG_WALKS_TABLE") {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&table).unwrap();
-        for r in &rows {
-            writeln!(f, "{r}").unwrap();
-        }
     }
     assert_eq!(differ, 0, "{differ} walks disagree (above)");
 }
@@ -1208,6 +1390,36 @@ fn walk_steps_round_trip_and_draws_are_fixed_by_the_seed() {
     assert_eq!(Step::parse("kill 3"), None);
     assert_eq!(Step::parse("produce 1"), None);
     assert_eq!(Step::parse("power-loss 2"), Some(Step::PowerLoss(2)));
+}
+
+/// A ZooKeeper walk's topic sets `unclean.leader.election.enable`, and that setting, not the
+/// release's default (false from 0.11.0.0), decides what a follower whose log runs past the
+/// leader's end does: 0.11.0.3 reads the topic's config and truncates to the leader's end when it
+/// is on (ReplicaFetcherThread.scala:154-165@0.11.0.3), stopping the broker only when it is off.
+/// Kept case tests/real-walks/0.11.0.3-zk-s104.json: leader 2 alone acks x-0, is paused while 1
+/// is down; 1 returns and is elected uncleanly with an empty log; the resumed 2 truncates x-0
+/// (the brokers' log is empty). The walks' model stopped broker 2 instead.
+#[test]
+fn a_zookeeper_walks_unclean_topic_truncates_a_follower_past_the_leaders_end() {
+    let v = json!({"release": "0.11.0.3", "elr": false, "mode": "zookeeper", "unclean": true, "seed": 104,
+        "min_isr": 1, "steps": ["shutdown 1", "produce", "pause 2", "restart 1", "resume 2"]});
+    let walk = Walk::from_json(&v).unwrap();
+    let cfg = walk.target.config(walk.min_isr, walk.unclean);
+    assert!(!cfg.rules.past_leader_end_halts(), "the topic's unclean election decides the halt");
+    let mut s = State::initial(2);
+    let mut trace = Trace::default();
+    apply_first(&cfg, &mut s, &mut trace, |a| matches!(a, Action::Elect { unclean: false, .. }));
+    settle(&cfg, &mut s, &mut trace);
+    let mut down = [Down::Up; 2];
+    for &step in &walk.steps {
+        model_apply(&cfg, &mut s, &mut down, step, &mut trace).unwrap();
+    }
+    assert_eq!(s.latest_leader, Some(0), "1 leads after its unclean election");
+    assert!(s.nodes[1].is_running(), "broker 2 runs on (it truncates, it does not stop)");
+    assert!(s.nodes[1].records().is_empty(), "broker 2 truncated x-0 to the leader's end: {:?}", s.nodes[1].records());
+    // With the topic's unclean election off, the same follower past the leader's end stops.
+    let off = walk.target.config(walk.min_isr, false);
+    assert!(off.rules.past_leader_end_halts());
 }
 
 #[test]
@@ -1259,7 +1471,7 @@ fn walks_agree_on_real_kraft_brokers() {
     let mut problems = Vec::new();
     for (target, seed, count, length) in SUBSET {
         let t0 = Instant::now();
-        let Some(tally) = run_walks(target, seed, count, length, None) else { return };
+        let Some(tally) = run_walks(target, seed, count, length, None, None) else { return };
         say!("{}: {} of {} agree in {:.0} s", target.name(), tally.agree, tally.walks, t0.elapsed().as_secs_f64());
         problems.extend(tally.differ.into_iter().map(|d| format!("{}: {d}", target.name())));
     }
@@ -1279,7 +1491,7 @@ fn walks_agree_on_real_zookeeper_brokers() {
     let mut problems = Vec::new();
     for (target, seed, count, length) in SUBSET_ZK {
         let t0 = Instant::now();
-        let Some(tally) = run_walks(target, seed, count, length, None) else { return };
+        let Some(tally) = run_walks(target, seed, count, length, None, None) else { return };
         say!("{}: {} of {} agree in {:.0} s", target.name(), tally.agree, tally.walks, t0.elapsed().as_secs_f64());
         problems.extend(tally.differ.into_iter().map(|d| format!("{}: {d}", target.name())));
     }
@@ -1347,9 +1559,14 @@ fn replay(walks: &[(String, Walk)], suffix: &str) -> Option<Vec<String>> {
 /// minimizer) replayed on its release: a kept disagreement must agree once the model or klog is
 /// fixed. With no case kept there is nothing to replay, and the test says so rather than
 /// passing as if it had checked something.
+///
+/// `KLOG_WALKS_CASE=NAME`: only the cases whose name holds NAME (`KLOG_REAL_KEEP=1` then keeps
+/// each cluster's logs).
 #[test]
 fn kept_cases_replay() {
-    let walks: Vec<(String, Walk)> = stored_walks().into_iter().filter(|(_, w)| w.reaches.is_none()).collect();
+    let only = std::env::var("KLOG_WALKS_CASE").unwrap_or_default();
+    let walks: Vec<(String, Walk)> =
+        stored_walks().into_iter().filter(|(n, w)| w.reaches.is_none() && n.contains(&only)).collect();
     if walks.is_empty() {
         say!("kept_cases_replay: no case kept in {}: nothing replayed", kept_dir().display());
         return;
@@ -1369,8 +1586,9 @@ fn directed_walks_reach_their_rules_on_the_model() {
     let reached: Vec<Rule> = walks.iter().filter_map(|(_, w)| w.reaches).collect();
     assert_eq!(
         reached,
-        [Rule::BelowFirstEpoch, Rule::LastKnownLeaderAlive],
-        "one directed walk per rule a walk can reach (2.0.0's makeFollower cannot: the module doc says why)"
+        [Rule::PastLeaderEndHalts, Rule::BelowFirstEpoch, Rule::LastKnownLeaderAlive],
+        "one directed walk per rule a walk can reach (2.0.0's makeFollower, IBP 2.1-IV1's fencing and 2.8.1's \
+         KAFKA-12996 and KAFKA-13141 cannot: the module doc says why)"
     );
     for (name, walk) in &walks {
         let rule = walk.reaches.unwrap();

@@ -4,9 +4,19 @@
 //! nothing is downloaded at test time). Broker 3 starts first and is the controller; it holds no
 //! replica of the walks' topics and is never stopped. The settings are `benches/real-old.sh`'s:
 //! 6 s ZooKeeper sessions (a killed or paused broker fails within 6-9 s), and a
-//! `replica.lag.time.max.ms` of 15 s, longer than a session: a failed follower leaves the ISR by
-//! the controller (at a new leader epoch), never first by the leader's own shrink, whose timing
-//! would race it.
+//! `replica.lag.time.max.ms` of 20 s, longer than a session: a failed follower leaves the ISR by
+//! the controller (at a new leader epoch), never first by the leader's own shrink (no new epoch),
+//! whose timing would race it. The controller answers a broker's failure only once its send
+//! thread to that broker has stopped, and that thread waits out a request in flight to the dead
+//! broker (`removeExistingBroker`, ControllerChannelManager.scala:173@0.11.0.3, the same through
+//! 2.8): an UpdateMetadata sent just before a pause (an ISR change propagated a few seconds after
+//! it happened) held 0.11.0.3's controller 22 s, past the leader's shrink (kept case
+//! tests/real-walks/0.11.0.3-zk-s101.json). The wait is the controller's `request.timeout.ms`
+//! (its NetworkClient's, ControllerChannelManager.scala:138@0.11.0.3), 5 s here: the controller
+//! acts within 14 s of a pause, the leader's shrink comes after 20 s. A request to a live broker
+//! that times out is sent again (ControllerChannelManager.scala:214-236@0.11.0.3), which a broker
+//! ignores at an epoch it already has (ReplicaManager.scala:858-862@0.11.0.3); a controlled
+//! shutdown's request times out after 5 s too and is tried again after 1 s (3 tries).
 //!
 //! The controller's record is read where the ZooKeeper controller writes it,
 //! `/brokers/topics/T/partitions/0/state` (leader, leader_epoch, isr), by a small ZooKeeper
@@ -48,6 +58,17 @@ pub(crate) trait Brokers {
     fn copy(&mut self, n: usize, dest: &Path);
     fn data_dir(&self, n: usize) -> PathBuf;
     fn describe_release(&self) -> String;
+    /// Wait (at most `secs`) until broker `leader` has taken leadership of `topic`'s partition 0
+    /// at `epoch` itself, not only on the controller's record; false if it did not show it.
+    /// KRaft clusters: true (the record is read from the brokers' metadata).
+    fn leader_took(&mut self, _topic: &str, _leader: usize, _epoch: i64, _secs: u64) -> bool {
+        true
+    }
+    /// How many times the controller has fenced broker `n` for a timed-out session (KRaft).
+    /// ZooKeeper clusters: 0 (a kill or pause there waits until the broker's session is gone).
+    fn fenced_count(&self, _n: usize) -> usize {
+        0
+    }
 }
 
 impl Brokers for Cluster {
@@ -86,6 +107,16 @@ impl Brokers for Cluster {
     }
     fn describe_release(&self) -> String {
         Cluster::describe_release(self)
+    }
+    /// The controller's (node 0's) "Fencing broker N [at epoch E] because its session has timed
+    /// out." lines (`QuorumController`, 3.9.1 – 4.4.0).
+    fn fenced_count(&self, n: usize) -> usize {
+        let log = std::fs::read(self.dir.path().join("logs/node0.log")).unwrap_or_default();
+        let prefix = format!("Fencing broker {n} ");
+        String::from_utf8_lossy(&log)
+            .lines()
+            .filter(|l| l.contains(&prefix) && l.contains("because its session has timed out"))
+            .count()
     }
 }
 
@@ -154,7 +185,6 @@ pub(crate) struct ZkCluster {
     extra: Vec<String>,
     /// ZooKeeper's port, then brokers 1-3's.
     ports: [u16; 4],
-    bootstrap: String,
     nodes: [Option<Child>; 4],
     seen: [usize; 4],
     paused: [bool; 4],
@@ -179,14 +209,12 @@ impl ZkCluster {
             *p = l.local_addr().unwrap().port();
         }
         drop(listeners);
-        let bootstrap = (1..4).map(|n| format!("127.0.0.1:{}", ports[n])).collect::<Vec<_>>().join(",");
         let mut c = ZkCluster {
             dir,
             classpath,
             release: release.to_string(),
             extra: extra.iter().map(|e| e.to_string()).collect(),
             ports,
-            bootstrap,
             nodes: [None, None, None, None],
             seen: [0; 4],
             paused: [false; 4],
@@ -240,7 +268,8 @@ impl ZkCluster {
             "num.io.threads=2".into(),
             "background.threads=2".into(),
             "log.cleaner.enable=false".into(),
-            "replica.lag.time.max.ms=15000".into(),
+            "replica.lag.time.max.ms=20000".into(),
+            "request.timeout.ms=5000".into(),
             "replica.fetch.wait.max.ms=200".into(),
             "num.replica.fetchers=1".into(),
             "auto.leader.rebalance.enable=false".into(),
@@ -347,10 +376,19 @@ impl ZkCluster {
 
     fn produce(&mut self, args: &[&str]) -> Vec<Value> {
         let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/real_old_client.py");
+        // The running brokers only: kafka-python may pick a paused broker to bootstrap from,
+        // whose kernel accepts the connection and which never answers, and give up on metadata
+        // after its 4 s (an "unknown" send that never reached the leader: kept case
+        // tests/real-walks/0.11.0.3-zk-s102.json).
+        let bootstrap = (1..4)
+            .filter(|&n| self.alive(n) && !self.paused[n])
+            .map(|n| format!("127.0.0.1:{}", self.ports[n]))
+            .collect::<Vec<_>>()
+            .join(",");
         let out = Command::new("python3")
             .arg(client)
             .arg("produce")
-            .arg(&self.bootstrap)
+            .arg(&bootstrap)
             .args(args)
             .stdin(Stdio::null())
             .output()
@@ -486,6 +524,28 @@ impl Brokers for ZkCluster {
 
     fn data_dir(&self, n: usize) -> PathBuf {
         self.dir.path().join(format!("data{n}"))
+    }
+
+    /// The leader's own log line for the epoch (`Partition.makeLeader`: "T-0 starts at Leader
+    /// Epoch E from offset", Partition.scala:184@0.11.0.3; "Leader T-0 starts at leader epoch E
+    /// from", Partition.scala:574@2.8.2). The controller writes its record to ZooKeeper before the
+    /// leader has its LeaderAndIsr: a produce in between meets the leader's old ISR (kept case
+    /// tests/real-walks/0.11.0.3-zk-s105.json). 0.10.2 logs no such line: not waited for.
+    fn leader_took(&mut self, topic: &str, leader: usize, epoch: i64, secs: u64) -> bool {
+        if self.release.starts_with("0.10.") {
+            return true;
+        }
+        let line = format!("{topic}-0 starts at leader epoch {epoch} from");
+        let end = Instant::now() + Duration::from_secs(secs);
+        loop {
+            if self.log_text(leader).to_lowercase().contains(&line) {
+                return true;
+            }
+            if Instant::now() >= end {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 
     fn describe_release(&self) -> String {
