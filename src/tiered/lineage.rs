@@ -412,13 +412,12 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
 /// when none has one. A leader copies from the offset after it, and its local segments above it
 /// are the ones only on its disk.
 pub fn highest_remote_offset(p: &PartitionRemoteMetadata, c: &Candidate) -> i64 {
-    for (i, &(epoch, _)) in c.epoch_entries.iter().enumerate().rev() {
-        let Some(highest) = p.epochs.get(&epoch).and_then(|st| st.highest_log_offset) else { continue };
-        // `endOffsetFor(epoch, logEndOffset)`: where the next epoch starts, else the log end.
-        let end = c.epoch_entries.get(i + 1).map_or(c.log_end_offset, |&(_, next)| next);
-        return if end <= highest { end.saturating_sub(1) } else { highest };
-    }
-    -1
+    let cache = crate::log::epoch_cache::EpochCache::from_entries(
+        c.epoch_entries
+            .iter()
+            .map(|&(leader_epoch, start_offset)| crate::log::epoch_cache::EpochEntry { leader_epoch, start_offset }),
+    );
+    super::copy::find_highest_remote_offset(&cache, c.log_end_offset, p).0
 }
 
 /// `buildRetentionSizeData` (RemoteLogManager.java:1643-1700@4.4.0): the log's size is its

@@ -181,7 +181,8 @@ fn build_cases() -> Cases {
 
     // Follower fetches: small rounds, over rolls, batches copied unchanged.
     let l = c.create("fetch-leader", &["--segment-bytes", "3000", "--index-interval-bytes", "100"]);
-    let f = c.create("fetch-follower", &["--segment-bytes", "3000", "--index-interval-bytes", "100", "--replica-id", "1"]);
+    let f =
+        c.create("fetch-follower", &["--segment-bytes", "3000", "--index-interval-bytes", "100", "--replica-id", "1"]);
     ok(&["elect", s(&l), "--isr", s(&f)]);
     append(&l, &["--count", "60", "--value-size", "30", "--records-per-batch", "4", "--timestamp", "1000"]);
     append(&l, &["--count", "30", "--value-size", "30", "--records-per-batch", "6", "--compression", "zstd"]);
