@@ -3,28 +3,11 @@
 // frames, the admin abort, two fetch rounds (the LSO reaches the HW), and from the stuck frame
 // again the producer's commit (a fork). Checks the page at 1280 and 400 px. Prints what the
 // page showed and the script copied from it. Usage: node lab-lso.mjs URL SHOTS_DIR
-import { browser, main } from './lib.mjs';
-import { mkdirSync } from 'node:fs';
+import { main, withLab } from './lib.mjs';
 
 main(async () => {
   const [url, shots] = process.argv.slice(2);
-  mkdirSync(shots, { recursive: true });
-  const b = await browser();
-  try {
-    const origin = new URL(url).origin;
-    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(url);
-    await page.waitForSelector('#branches li');
-    let shot = 0;
-    const snap = async (name, fullPage = true) => {
-      const w = page.viewportSize().width;
-      await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-${w}px-${name}.png`, fullPage });
-    };
-    const idle = () => page.waitForFunction(() => !document.body.dataset.busy);
+  return withLab(url, shots, async ({ page, errors, snap, idle }) => {
     const seen = () => page.evaluate(() => {
       const lso = document.getElementById('lso');
       return {
@@ -129,7 +112,5 @@ main(async () => {
       commitState: { view: commitState.view, branch_dir: commitState.branch_dir,
         parent: commitState.branches[commitState.view.branch].parent },
     };
-  } finally {
-    await b.close();
-  }
+  });
 });

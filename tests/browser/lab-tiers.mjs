@@ -2,28 +2,11 @@
 // replayed as frames), each frame stepped through (its command, note, output, code panel, the
 // remote tier in its picture), the script copied from the last frame, and the last frame at
 // 400 px. Prints what the page showed. Usage: node lab-tiers.mjs URL SHOTS_DIR
-import { browser, main } from './lib.mjs';
-import { mkdirSync } from 'node:fs';
+import { main, withLab } from './lib.mjs';
 
 main(async () => {
   const [url, shots] = process.argv.slice(2);
-  mkdirSync(shots, { recursive: true });
-  const b = await browser();
-  try {
-    const origin = new URL(url).origin;
-    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(url);
-    await page.waitForSelector('#branches li');
-    let shot = 0;
-    const snap = async (name, fullPage = true) => {
-      const w = page.viewportSize().width;
-      await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-${w}px-${name}.png`, fullPage });
-    };
-    const idle = () => page.waitForFunction(() => !document.body.dataset.busy);
+  return withLab(url, shots, async ({ page, errors, snap, idle }) => {
     const seen = () => page.evaluate(() => ({
       title: document.getElementById('frame-title').textContent,
       hint: document.getElementById('hint').textContent,
@@ -81,7 +64,5 @@ main(async () => {
       errors, preset, frames, end, script, overflow,
       presetState: { view: presetState.view, replicas: presetState.replicas, branch_dir: presetState.branch_dir },
     };
-  } finally {
-    await b.close();
-  }
+  });
 });

@@ -4,29 +4,11 @@
 // frame under hw | kip101 | kip279 side by side, and the explorer's counterexample replayed by
 // one click. Checks the page at 1280 and 400 px. Prints what the page showed and the scripts
 // copied from it. Usage: node lab-watch.mjs URL SHOTS_DIR
-import { browser, main } from './lib.mjs';
-import { mkdirSync } from 'node:fs';
+import { main, withLab } from './lib.mjs';
 
 main(async () => {
   const [url, shots] = process.argv.slice(2);
-  mkdirSync(shots, { recursive: true });
-  const b = await browser();
-  try {
-    const origin = new URL(url).origin;
-    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(url);
-    await page.waitForSelector('#branches li');
-    let shot = 0;
-    // fullPage false: what the first screen shows.
-    const snap = async (name, fullPage = true) => {
-      const w = page.viewportSize().width;
-      await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-${w}px-${name}.png`, fullPage });
-    };
-    const idle = () => page.waitForFunction(() => !document.body.dataset.busy);
+  return withLab(url, shots, async ({ page, errors, snap, idle }) => {
     const seen = () => page.evaluate(() => {
       const v = document.getElementById('verdict');
       return {
@@ -217,7 +199,5 @@ main(async () => {
       replay: { view: replayState.view, branch_dir: replayState.branch_dir, script: replayScript },
       narrow, dir: presetState.dir,
     };
-  } finally {
-    await b.close();
-  }
+  });
 });

@@ -2,23 +2,11 @@
 // elected), then back to the crash frame, the explorer asked from there, and the other branch
 // (recover under kip279: nothing lost). Prints what each frame showed and both copied scripts.
 // Usage: node lab.mjs URL SHOTS_DIR
-import { browser, main } from './lib.mjs';
-import { mkdirSync } from 'node:fs';
+import { main, withLab } from './lib.mjs';
 
 main(async () => {
   const [url, shots] = process.argv.slice(2);
-  mkdirSync(shots, { recursive: true });
-  const b = await browser();
-  try {
-    const origin = new URL(url).origin;
-    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(url);
-    await page.waitForSelector('#branches li');
-    let shot = 0;
+  return withLab(url, shots, async ({ page, errors, snap, idle }) => {
     const frames = [];
     const seen = async () => page.evaluate(() => {
       const v = document.getElementById('verdict');
@@ -41,13 +29,12 @@ main(async () => {
     });
     const click = async (selector, name) => {
       await page.click(selector);
-      await page.waitForFunction(() => !document.body.dataset.busy);
+      await idle();
       const f = await seen();
       f.name = name;
       frames.push(f);
       if (f.error) throw new Error(`${name}: ${f.error}`);
-      shot += 1;
-      await page.screenshot({ path: `${shots}/${String(shot).padStart(2, '0')}-${name}.png`, fullPage: true });
+      await snap(name);
       return f;
     };
     const copy = async () => {
@@ -85,7 +72,7 @@ main(async () => {
       text: document.getElementById('explore-result').textContent,
       steps: Array.from(document.querySelectorAll('#explore-steps li')).map((l) => l.textContent),
     }));
-    await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-explorer.png`, fullPage: true });
+    await snap('explorer');
     await click(act('[data-act="recover"][data-follower="a"][data-leader="b"][data-mode="kip279"]'), 'recover-a-kip279');
     await click(act('[data-act="crash"][data-replica="b"][data-power-loss="false"]'), 'crash-b-2');
     await page.uncheck('#act-rows input[data-isr="b"]');
@@ -104,14 +91,12 @@ main(async () => {
       await page.click(`#branches button[data-branch="0"][data-frame="${f}"]`);
       await page.waitForFunction((n) => document.getElementById('frame-title').textContent.includes(`frame ${n} `), f);
       narrow.push(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth));
-      await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-400px-frame-${f}.png`, fullPage: true });
+      await snap(`frame-${f}`);
     }
     return {
       narrow, frames, crash, electHw, lastHw, elect279, last279, explorer, branches, errors,
       hw_script: hwScript, kip279_script: kip279Script,
       branch_dirs: state.branches.length, kip279_dir: state.branch_dir, dir: state.dir,
     };
-  } finally {
-    await b.close();
-  }
+  });
 });

@@ -2,6 +2,7 @@
 // Each test script is run by tests/browser/main.rs (cargo test --test browser) as `node tests/browser/<name>.mjs ARGS...`;
 // it prints one JSON object on stdout (what the page showed) and the Rust test judges it.
 import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
 
 export const CHROMIUM = process.env.KLOG_CHROMIUM || '/usr/bin/chromium';
 
@@ -29,5 +30,35 @@ export async function main(body) {
   } catch (e) {
     process.stderr.write(`${e && e.stack ? e.stack : e}\n`);
     process.exit(1);
+  }
+}
+
+/**
+ * The lab page at `url` in a fresh 1280 x 900 page that may use the clipboard, once its branches
+ * are listed, handed to `body({ page, errors, snap, idle })`; the browser closes when it ends.
+ * `errors` collects the page's uncaught errors; `snap(name, fullPage = true)` saves a screenshot
+ * `NN-<width>px-<name>.png` in `shots` (numbered in order; fullPage false: the first screen);
+ * `idle()` waits until the page's last action is done.
+ */
+export async function withLab(url, shots, body) {
+  mkdirSync(shots, { recursive: true });
+  const b = await browser();
+  try {
+    const context = await b.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url);
+    await page.waitForSelector('#branches li');
+    let shot = 0;
+    const snap = async (name, fullPage = true) => {
+      const w = page.viewportSize().width;
+      await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-${w}px-${name}.png`, fullPage });
+    };
+    const idle = () => page.waitForFunction(() => !document.body.dataset.busy);
+    return await body({ page, errors, snap, idle });
+  } finally {
+    await b.close();
   }
 }
