@@ -7,7 +7,7 @@ import { main, withLab } from './lib.mjs';
 
 main(async () => {
   const [url, shots] = process.argv.slice(2);
-  return withLab(url, shots, async ({ page, errors, snap, idle }) => {
+  return withLab(url, shots, async ({ page, errors, snap, idle, clicker, copy, state }) => {
     const seen = () => page.evaluate(() => {
       const lso = document.getElementById('lso');
       return {
@@ -33,23 +33,7 @@ main(async () => {
         code_source: Array.from(document.querySelectorAll('#code .explain .src'), (x) => x.textContent),
       };
     });
-    const click = async (selector) => {
-      await page.click(selector);
-      await idle();
-      const f = await seen();
-      if (f.error) throw new Error(`${selector}: ${f.error}`);
-      return f;
-    };
-    const copy = async () => {
-      await page.evaluate(() => { document.getElementById('copied').textContent = ''; });
-      await page.click('#copy');
-      await page.waitForFunction(() => document.getElementById('copied').textContent !== '');
-      return page.evaluate(() => navigator.clipboard.readText());
-    };
-    const state = () => page.evaluate(async () => {
-      const token = new URLSearchParams(location.search).get('token');
-      return (await fetch('/api/state', { headers: { 'X-Klog-Token': token } })).json();
-    });
+    const click = clicker(seen);
     const frame = (branch, f) => click(`#branches button[data-branch="${branch}"][data-frame="${f}"]`);
     const fetchAB = '#act-rows button[data-act="fetch"][data-leader="a"][data-follower="b"]';
 

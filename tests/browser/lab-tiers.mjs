@@ -6,7 +6,7 @@ import { main, withLab } from './lib.mjs';
 
 main(async () => {
   const [url, shots] = process.argv.slice(2);
-  return withLab(url, shots, async ({ page, errors, snap, idle }) => {
+  return withLab(url, shots, async ({ page, errors, snap, idle, clicker, copy, state }) => {
     const seen = () => page.evaluate(() => ({
       title: document.getElementById('frame-title').textContent,
       hint: document.getElementById('hint').textContent,
@@ -24,23 +24,7 @@ main(async () => {
       explore_disabled: document.getElementById('explore').disabled,
       explore_off: document.getElementById('explore-off').textContent,
     }));
-    const click = async (selector) => {
-      await page.click(selector);
-      await idle();
-      const f = await seen();
-      if (f.error) throw new Error(`${selector}: ${f.error}`);
-      return f;
-    };
-    const copy = async () => {
-      await page.evaluate(() => { document.getElementById('copied').textContent = ''; });
-      await page.click('#copy');
-      await page.waitForFunction(() => document.getElementById('copied').textContent !== '');
-      return page.evaluate(() => navigator.clipboard.readText());
-    };
-    const state = () => page.evaluate(async () => {
-      const token = new URLSearchParams(location.search).get('token');
-      return (await fetch('/api/state', { headers: { 'X-Klog-Token': token } })).json();
-    });
+    const click = clicker(seen);
     const frame = (branch, f) => click(`#branches button[data-branch="${branch}"][data-frame="${f}"]`);
 
     // 1. The preset, then each of its frames stepped through.

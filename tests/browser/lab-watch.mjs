@@ -8,7 +8,7 @@ import { main, withLab } from './lib.mjs';
 
 main(async () => {
   const [url, shots] = process.argv.slice(2);
-  return withLab(url, shots, async ({ page, errors, snap, idle }) => {
+  return withLab(url, shots, async ({ page, errors, snap, idle, clicker, copy, state }) => {
     const seen = () => page.evaluate(() => {
       const v = document.getElementById('verdict');
       return {
@@ -29,24 +29,8 @@ main(async () => {
         stage_text: document.getElementById('stage').innerText,
       };
     });
-    const click = async (selector) => {
-      await page.click(selector);
-      await idle();
-      const f = await seen();
-      if (f.error) throw new Error(`${selector}: ${f.error}`);
-      return f;
-    };
+    const click = clicker(seen);
     const act = (sel) => `#act-rows button${sel}`;
-    const copy = async () => {
-      await page.evaluate(() => { document.getElementById('copied').textContent = ''; });
-      await page.click('#copy');
-      await page.waitForFunction(() => document.getElementById('copied').textContent !== '');
-      return page.evaluate(() => navigator.clipboard.readText());
-    };
-    const state = () => page.evaluate(async () => {
-      const token = new URLSearchParams(location.search).get('token');
-      return (await fetch('/api/state', { headers: { 'X-Klog-Token': token } })).json();
-    });
 
     // 1. The preset.
     const preset = await click('#preset');

@@ -44,6 +44,29 @@ fn replay_matches(script: &str, dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     cli_files
 }
 
+/// A lab served on a fresh dir (`dir`, below `outside`; its temp dir `tmp`), played in Chromium by
+/// `script` with its screenshots in target/browser-shots/`shots`: what the page showed, once
+/// the page threw no error. None where the browser tier is not set up (the harness says why).
+struct Played {
+    outside: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+    dir: PathBuf,
+    seen: serde_json::Value,
+}
+
+fn play(script: &str, shots: &str) -> Option<Played> {
+    let outside = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("lab");
+    let server = Server::start(&dir, tmp.path());
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots").join(shots);
+    let seen = crate::harness::run(script, &[&server.url, s(&shots)])?;
+    drop(server);
+    eprintln!("screenshots: {}", shots.display());
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    Some(Played { outside, tmp, dir, seen })
+}
+
 /// The record at `offset` of replica `name` under `dir`, read by `klog dump`.
 fn value_at(dir: &Path, name: &str, offset: i64) -> Option<String> {
     records(&dir.join(name)).into_iter().find(|(o, _, _)| *o == offset).map(|(_, _, v)| v)
@@ -51,14 +74,7 @@ fn value_at(dir: &Path, name: &str, offset: i64) -> Option<String> {
 
 #[test]
 fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_and_its_scripts_replay_it() {
-    let outside = tempfile::tempdir().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = outside.path().join("lab");
-    let server = Server::start(&dir, tmp.path());
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab");
-    let Some(seen) = crate::harness::run("lab.mjs", &[&server.url, s(&shots)]) else { return };
-    drop(server);
-    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    let Some(Played { outside: _outside, tmp, dir, seen }) = play("lab.mjs", "lab") else { return };
     assert_eq!(seen["narrow"], serde_json::json!([0, 0, 0, 0]), "at 400 px no frame is wider than the page");
     for f in seen["frames"].as_array().unwrap() {
         assert_eq!(f["pictures"], 1, "every frame has the replicas' picture: {f}");
@@ -120,15 +136,7 @@ fn kip101_scenario_1_played_by_clicking_loses_m2_under_hw_and_not_under_kip279_a
 #[test]
 fn the_watch_preset_the_quiz_the_three_eras_side_by_side_and_the_explorer_replay_play_by_clicks_and_their_scripts_replay_them(
 ) {
-    let outside = tempfile::tempdir().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = outside.path().join("lab");
-    let server = Server::start(&dir, tmp.path());
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab-watch");
-    let Some(seen) = crate::harness::run("lab-watch.mjs", &[&server.url, s(&shots)]) else { return };
-    drop(server);
-    eprintln!("screenshots: {}", shots.display());
-    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    let Some(Played { outside: _outside, tmp, dir, seen }) = play("lab-watch.mjs", "lab-watch") else { return };
 
     // The preset stops after the second fetch round: a's HW 0 (LEO 2) while b's is 2, and says so.
     let preset = &seen["presetState"];
@@ -266,15 +274,7 @@ fn lso_hw(frame: &serde_json::Value) -> (i64, i64) {
 
 #[test]
 fn the_stuck_lso_preset_steps_through_its_frames_and_the_admin_abort_or_the_producers_commit_moves_the_lso_to_the_hw() {
-    let outside = tempfile::tempdir().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = outside.path().join("lab");
-    let server = Server::start(&dir, tmp.path());
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab-lso");
-    let Some(seen) = crate::harness::run("lab-lso.mjs", &[&server.url, s(&shots)]) else { return };
-    drop(server);
-    eprintln!("screenshots: {}", shots.display());
-    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    let Some(Played { outside: _outside, tmp, dir: _, seen }) = play("lab-lso.mjs", "lab-lso") else { return };
 
     // The preset runs `klog demo stuck-lso`'s own lines up to its first klog txn.
     let demo = ok(&["demo", "stuck-lso", "--dir", s(&tmp.path().join("demo"))]);
@@ -383,15 +383,7 @@ fn the_stuck_lso_preset_steps_through_its_frames_and_the_admin_abort_or_the_prod
 /// of each copy: there the same remote segments, read back by `klog remote`.
 #[test]
 fn the_tiers_preset_replays_the_demos_lines_as_frames_with_both_tiers_and_its_script_rebuilds_them() {
-    let outside = tempfile::tempdir().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = outside.path().join("lab");
-    let server = Server::start(&dir, tmp.path());
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-shots/lab-tiers");
-    let Some(seen) = crate::harness::run("lab-tiers.mjs", &[&server.url, s(&shots)]) else { return };
-    drop(server);
-    eprintln!("screenshots: {}", shots.display());
-    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    let Some(Played { outside: _outside, tmp, dir: _, seen }) = play("lab-tiers.mjs", "lab-tiers") else { return };
 
     // The script is the demo's own lines.
     let demo = ok(&["demo", "tiers", "--dir", s(&tmp.path().join("demo"))]);

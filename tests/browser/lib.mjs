@@ -38,7 +38,8 @@ export async function main(body) {
  * are listed, handed to `body({ page, errors, snap, idle })`; the browser closes when it ends.
  * `errors` collects the page's uncaught errors; `snap(name, fullPage = true)` saves a screenshot
  * `NN-<width>px-<name>.png` in `shots` (numbered in order; fullPage false: the first screen);
- * `idle()` waits until the page's last action is done.
+ * `idle()` waits until the page's last action is done; `clicker(seen)`, `copy()` and `state()`
+ * below.
  */
 export async function withLab(url, shots, body) {
   mkdirSync(shots, { recursive: true });
@@ -57,7 +58,28 @@ export async function withLab(url, shots, body) {
       await page.screenshot({ path: `${shots}/${String(++shot).padStart(2, '0')}-${w}px-${name}.png`, fullPage });
     };
     const idle = () => page.waitForFunction(() => !document.body.dataset.busy);
-    return await body({ page, errors, snap, idle });
+    // A click on `selector`, then what `seen()` reads of the page once it is idle (a frame the
+    // lab answered with an error throws).
+    const clicker = (seen) => async (selector) => {
+      await page.click(selector);
+      await idle();
+      const f = await seen();
+      if (f.error) throw new Error(`${selector}: ${f.error}`);
+      return f;
+    };
+    // The script the Copy button puts on the clipboard.
+    const copy = async () => {
+      await page.evaluate(() => { document.getElementById('copied').textContent = ''; });
+      await page.click('#copy');
+      await page.waitForFunction(() => document.getElementById('copied').textContent !== '');
+      return page.evaluate(() => navigator.clipboard.readText());
+    };
+    // The lab's whole state, as its API gives it to the page.
+    const state = () => page.evaluate(async () => {
+      const token = new URLSearchParams(location.search).get('token');
+      return (await fetch('/api/state', { headers: { 'X-Klog-Token': token } })).json();
+    });
+    return await body({ page, errors, snap, idle, clicker, copy, state });
   } finally {
     await b.close();
   }
