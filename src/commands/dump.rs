@@ -761,14 +761,8 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         Some((_, id, _)) => dir.join(local_tiered_storage::file_name(base, &id, suffix)),
         None => names::build_segment_path(dir, base, suffix),
     };
-    let from = req.from.unwrap_or(i64::MIN);
-    let mut budget = req.limit.unwrap_or(u64::MAX);
-    if req.dump_log_segments_files {
-        let suffix = name.rfind('.').map(|dot| &name[dot..]);
-        let read = [".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex"];
-        if !suffix.is_some_and(|s| read.contains(&s)) {
-            return sink(DumpEvent::File { path, kind: FileKind::Ignored });
-        }
+    if req.dump_log_segments_files && !dump_log_segments_reads(name) {
+        return sink(DumpEvent::File { path, kind: FileKind::Ignored });
     }
     if let Some((_, _, suffix)) = remote {
         if suffix == local_tiered_storage::LEADER_EPOCH_CHECKPOINT_SUFFIX {
@@ -784,18 +778,10 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
             ));
         }
         sink(DumpEvent::Segment { path, base_offset: base })?;
-        let bytes = map_file(path)?.unwrap_or(FileBytes::Empty);
-        return dump_batches(path, base, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink);
+        return dump_whole_file(req, base, sink);
     }
     if name.ends_with(".checkpoint") && !OFFSET_CHECKPOINTS.contains(&name) {
-        let parsed = names::parse_kraft_snapshot_name(name);
-        if parsed.is_none() && name != "bootstrap.checkpoint" {
-            return Err(Error::layout(path, "not a KRaft snapshot name (<offset>-<epoch>.checkpoint)"));
-        }
-        let kind = FileKind::KraftSnapshot { end_offset: parsed.map(|p| p.0), epoch: parsed.map(|p| p.1) };
-        sink(DumpEvent::File { path, kind })?;
-        let bytes = read_whole(path)?;
-        return dump_batches(path, 0, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink);
+        return dump_kraft_snapshot(req, name, sink);
     }
     if let (Some(base), true) = (base, name.ends_with(names::INDEX_SUFFIX)) {
         return dump_offset_index(path, base, &sibling(base, names::LOG_SUFFIX), sink);
@@ -805,13 +791,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         return dump_time_index(path, base, &log, &offset_index, sink);
     }
     if name.ends_with(names::TXN_INDEX_SUFFIX) {
-        let bytes = read_whole(path)?;
-        sink(DumpEvent::File { path, kind: FileKind::TxnIndex })?;
-        let (entries, _) = txn_index::decode_entries(&bytes);
-        for e in &entries {
-            sink(DumpEvent::TxnIndexEntry(e))?;
-        }
-        return trailing_entry_bytes(path, &bytes, txn_index::ENTRY_BYTES, sink);
+        return dump_txn_index(path, sink);
     }
     if name.ends_with(names::SNAPSHOT_SUFFIX) {
         return dump_producer_snapshot(path, sink);
@@ -836,6 +816,43 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         "unknown file kind (expected a .log, .index, .timeindex, .txnindex, .snapshot, KRaft .checkpoint, \
          leader-epoch-checkpoint, offset checkpoint or quorum-state)",
     ))
+}
+
+/// The batches of the file `req.path` (a segment at `base`, or a KRaft snapshot at 0), from
+/// `--from` on, at most `--limit` items.
+fn dump_whole_file(req: &DumpRequest<'_>, base: i64, sink: &mut Sink<'_>) -> Result<()> {
+    let bytes = read_whole(req.path)?;
+    let (from, mut budget) = (req.from.unwrap_or(i64::MIN), req.limit.unwrap_or(u64::MAX));
+    dump_batches(req.path, base, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink)
+}
+
+/// Whether `DumpLogSegments` reads a file of this name (by the suffix after its last dot); the
+/// others are announced as ignored.
+fn dump_log_segments_reads(name: &str) -> bool {
+    let suffix = name.rfind('.').map(|dot| &name[dot..]);
+    let read = [".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex"];
+    suffix.is_some_and(|s| read.contains(&s))
+}
+
+/// A KRaft snapshot (`<offset>-<epoch>.checkpoint`, or `bootstrap.checkpoint`): its batches.
+fn dump_kraft_snapshot(req: &DumpRequest<'_>, name: &str, sink: &mut Sink<'_>) -> Result<()> {
+    let parsed = names::parse_kraft_snapshot_name(name);
+    if parsed.is_none() && name != "bootstrap.checkpoint" {
+        return Err(Error::layout(req.path, "not a KRaft snapshot name (<offset>-<epoch>.checkpoint)"));
+    }
+    let kind = FileKind::KraftSnapshot { end_offset: parsed.map(|p| p.0), epoch: parsed.map(|p| p.1) };
+    sink(DumpEvent::File { path: req.path, kind })?;
+    dump_whole_file(req, 0, sink)
+}
+
+fn dump_txn_index(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let bytes = read_whole(path)?;
+    sink(DumpEvent::File { path, kind: FileKind::TxnIndex })?;
+    let (entries, _) = txn_index::decode_entries(&bytes);
+    for e in &entries {
+        sink(DumpEvent::TxnIndexEntry(e))?;
+    }
+    trailing_entry_bytes(path, &bytes, txn_index::ENTRY_BYTES, sink)
 }
 
 fn dump_epoch_checkpoint(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
