@@ -121,6 +121,18 @@ impl CrashOptions {
     }
 }
 
+impl CrashedPartition {
+    /// A partition of the crashing broker as it was before the crash.
+    fn before_crash(r: &Replica) -> CrashedPartition {
+        CrashedPartition {
+            name: r.paths().name(),
+            was_running: r.is_running(),
+            log_end_offset: r.log_end_offset(),
+            recovery_point: r.recovery_point(),
+        }
+    }
+}
+
 /// Crash the broker that owns the log dir of `dir`: every partition of the dir loses its
 /// volatile state and the dir its clean-shutdown marker (a crash stops a whole broker). Damage
 /// options hit the one selected partition.
@@ -135,16 +147,7 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         )));
     }
     let marker_removed = w.replicas.iter().any(|r| r.clean_shutdown());
-    let partitions = w
-        .replicas
-        .iter()
-        .map(|r| CrashedPartition {
-            name: r.paths().name(),
-            was_running: r.is_running(),
-            log_end_offset: r.log_end_offset(),
-            recovery_point: r.recovery_point(),
-        })
-        .collect();
+    let partitions = w.replicas.iter().map(CrashedPartition::before_crash).collect();
     let mut replica = w.replicas.swap_remove(w.targets[0]);
     let mut rest = std::mem::take(&mut w.replicas);
     let segments = replica.log().segments().to_vec();
@@ -155,51 +158,7 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
     };
     let leo = replica.log_end_offset();
     // Validate everything first.
-    let needs_data = opts.torn_bytes.is_some() || opts.flip_byte.is_some();
-    if needs_data && active_size == 0 {
-        return Err(Error::state(
-            &replica.paths().partition_dir,
-            "the active segment is empty: --torn-bytes and --flip-byte need data to damage",
-        ));
-    }
-    if let Some(n) = opts.torn_bytes {
-        if n == 0 || n > active_size {
-            return Err(Error::Usage(format!(
-                "--torn-bytes {n}: the active segment has {active_size} bytes (give 1 to {active_size})"
-            )));
-        }
-    }
-    let flip_position = match opts.flip_byte {
-        None => None,
-        Some(Some(p)) if p >= active_size => {
-            return Err(Error::Usage(format!(
-                "--flip-byte {p}: position past the end of the active segment ({active_size} bytes)"
-            )))
-        }
-        Some(Some(p)) => Some(p),
-        Some(None) => {
-            let Some(seed) = opts.seed else {
-                return Err(Error::Usage("--flip-byte needs a POSITION or --seed N to choose one".into()));
-            };
-            let seg = active.as_ref().expect("active segment");
-            let bytes = seg.read_log()?;
-            let batches: Vec<(u64, u64)> =
-                BatchIter::new(&bytes).map(|b| (b.position, b.size_bytes() as u64)).collect();
-            if batches.is_empty() {
-                return Err(Error::state(&replica.paths().partition_dir, "no whole batch in the active segment"));
-            }
-            let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let (pos, size) = batches[(next_random(&mut state) % batches.len() as u64) as usize];
-            // A byte the CRC covers, so the damage is detectable, as a real bit flip would be.
-            let span = size.saturating_sub(CRC_START as u64).max(1);
-            Some(pos + CRC_START as u64 + next_random(&mut state) % span)
-        }
-    };
-    if let Some(hw) = opts.high_watermark {
-        if hw < 0 {
-            return Err(Error::Usage(format!("--hw {hw}: must be >= 0")));
-        }
-    }
+    let flip_position = check_damage(opts, active.as_ref(), active_size, &replica)?;
     let mut report = CrashReport {
         dir: replica.paths().log_dir.display().to_string(),
         was_running: replica.is_running(),
@@ -214,36 +173,10 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         power_loss(&replica, &segments, &mut report)?;
     }
     if let (Some(n), Some(seg)) = (opts.torn_bytes, &active) {
-        let size_before = seg.log_size()?;
-        let n = n.min(size_before);
-        let hit = offsets_in(&seg.read_log()?, size_before - n, size_before);
-        durable::truncate_file(&seg.log_path(), size_before - n)?;
-        report.damage.push(Damage::TornTail {
-            segment_base_offset: seg.base_offset,
-            size_before,
-            size_after: size_before - n,
-            hit,
-        });
+        report.damage.push(tear_tail(seg, n)?);
     }
     if let (Some(position), Some(seg)) = (flip_position, &active) {
-        let size = seg.log_size()?;
-        if position < size {
-            let hit = offsets_in(&seg.read_log()?, position, position + 1);
-            let path = seg.log_path();
-            let b = [*seg
-                .read_log()?
-                .get(position as usize)
-                .ok_or_else(|| Error::corrupt(&path, position, "the segment shrank while it was read"))?];
-            let after = b[0] ^ 0xff;
-            durable::write_at(&path, position, &[after])?;
-            report.damage.push(Damage::FlippedByte {
-                segment_base_offset: seg.base_offset,
-                position,
-                before: b[0],
-                after,
-                hit,
-            });
-        }
+        report.damage.extend(flip_byte(seg, position)?);
     }
     if let Some(hw) = opts.high_watermark {
         let before = replica.high_watermark();
@@ -264,6 +197,97 @@ pub fn crash(dir: &std::path::Path, partition: Option<&str>, opts: &CrashOptions
         }
     }
     Ok(report)
+}
+
+/// Check the damage options against the active segment (`active_size` bytes) before anything
+/// is written; returns the position `--flip-byte` flips.
+fn check_damage(
+    opts: &CrashOptions,
+    active: Option<&Segment>,
+    active_size: u64,
+    replica: &Replica,
+) -> Result<Option<u64>> {
+    let needs_data = opts.torn_bytes.is_some() || opts.flip_byte.is_some();
+    if needs_data && active_size == 0 {
+        return Err(Error::state(
+            &replica.paths().partition_dir,
+            "the active segment is empty: --torn-bytes and --flip-byte need data to damage",
+        ));
+    }
+    if let Some(n) = opts.torn_bytes {
+        if n == 0 || n > active_size {
+            return Err(Error::Usage(format!(
+                "--torn-bytes {n}: the active segment has {active_size} bytes (give 1 to {active_size})"
+            )));
+        }
+    }
+    let flip_position = choose_flip_position(opts, active, active_size, replica)?;
+    if let Some(hw) = opts.high_watermark {
+        if hw < 0 {
+            return Err(Error::Usage(format!("--hw {hw}: must be >= 0")));
+        }
+    }
+    Ok(flip_position)
+}
+
+/// The byte `--flip-byte` flips in the active segment: the position given, or with `--seed`
+/// one the CRC covers in a batch chosen at random.
+fn choose_flip_position(
+    opts: &CrashOptions,
+    active: Option<&Segment>,
+    active_size: u64,
+    replica: &Replica,
+) -> Result<Option<u64>> {
+    match opts.flip_byte {
+        None => Ok(None),
+        Some(Some(p)) if p >= active_size => Err(Error::Usage(format!(
+            "--flip-byte {p}: position past the end of the active segment ({active_size} bytes)"
+        ))),
+        Some(Some(p)) => Ok(Some(p)),
+        Some(None) => {
+            let Some(seed) = opts.seed else {
+                return Err(Error::Usage("--flip-byte needs a POSITION or --seed N to choose one".into()));
+            };
+            let seg = active.expect("active segment");
+            let bytes = seg.read_log()?;
+            let batches: Vec<(u64, u64)> =
+                BatchIter::new(&bytes).map(|b| (b.position, b.size_bytes() as u64)).collect();
+            if batches.is_empty() {
+                return Err(Error::state(&replica.paths().partition_dir, "no whole batch in the active segment"));
+            }
+            let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let (pos, size) = batches[(next_random(&mut state) % batches.len() as u64) as usize];
+            // A byte the CRC covers, so the damage is detectable, as a real bit flip would be.
+            let span = size.saturating_sub(CRC_START as u64).max(1);
+            Ok(Some(pos + CRC_START as u64 + next_random(&mut state) % span))
+        }
+    }
+}
+
+/// Cut `n` bytes off the end of the active segment `seg` (a torn write).
+fn tear_tail(seg: &Segment, n: u64) -> Result<Damage> {
+    let size_before = seg.log_size()?;
+    let n = n.min(size_before);
+    let hit = offsets_in(&seg.read_log()?, size_before - n, size_before);
+    durable::truncate_file(&seg.log_path(), size_before - n)?;
+    Ok(Damage::TornTail { segment_base_offset: seg.base_offset, size_before, size_after: size_before - n, hit })
+}
+
+/// Flip every bit of the byte at `position` of segment `seg` (none when the segment is shorter).
+fn flip_byte(seg: &Segment, position: u64) -> Result<Option<Damage>> {
+    let size = seg.log_size()?;
+    if position >= size {
+        return Ok(None);
+    }
+    let hit = offsets_in(&seg.read_log()?, position, position + 1);
+    let path = seg.log_path();
+    let b = [*seg
+        .read_log()?
+        .get(position as usize)
+        .ok_or_else(|| Error::corrupt(&path, position, "the segment shrank while it was read"))?];
+    let after = b[0] ^ 0xff;
+    durable::write_at(&path, position, &[after])?;
+    Ok(Some(Damage::FlippedByte { segment_base_offset: seg.base_offset, position, before: b[0], after, hit }))
 }
 
 /// Cut the log back to the recovery point: what was only in the page cache is gone.

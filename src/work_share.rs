@@ -38,12 +38,51 @@ fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+impl<T, R: Default, E> Shared<T, R, E> {
+    fn new() -> Self {
+        Shared {
+            state: Mutex::new(State { queue: VecDeque::new(), front: 0, closed: false, panic: None }),
+            changed: Condvar::new(),
+            slots: (0..SLOTS).map(|_| Mutex::new(R::default())).collect(),
+        }
+    }
+}
+
 impl<T: Clone, R, E> Shared<T, R, E> {
     /// Take the oldest waiting item: its sequence number and a copy of it.
     fn take(state: &mut State<T, E>) -> Option<(usize, T)> {
         let i = state.queue.iter().position(|(_, s)| matches!(s, Status::Waiting))?;
         state.queue[i].1 = Status::Taken;
         Some((state.front + i, state.queue[i].0.clone()))
+    }
+
+    /// The helper thread's loop: take the oldest waiting item and work on it, until the share
+    /// is closed.
+    fn help(&self, work: &(dyn Fn(&T, &mut R) -> Result<(), E> + Sync)) {
+        loop {
+            let (seq, item) = {
+                let mut state = lock(&self.state);
+                loop {
+                    if state.closed {
+                        return;
+                    }
+                    if let Some(taken) = Self::take(&mut state) {
+                        break taken;
+                    }
+                    state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            self.work(seq, &item, work);
+        }
+    }
+
+    /// Keep SLOTS items in flight: queue the next items of `items` while there is room.
+    fn fill(&self, items: &mut impl Iterator<Item = T>) {
+        while lock(&self.state).queue.len() < SLOTS {
+            let Some(item) = items.next() else { break };
+            lock(&self.state).queue.push_back((item, Status::Waiting));
+            self.changed.notify_all();
+        }
     }
 
     fn work(&self, seq: usize, item: &T, work: &(dyn Fn(&T, &mut R) -> Result<(), E> + Sync)) {
@@ -87,11 +126,7 @@ where
     R: Default + Send,
     E: Send,
 {
-    let shared = Shared {
-        state: Mutex::new(State { queue: VecDeque::new(), front: 0, closed: false, panic: None }),
-        changed: Condvar::new(),
-        slots: (0..SLOTS).map(|_| Mutex::new(R::default())).collect(),
-    };
+    let shared = Shared::new();
     let mut items = items.peekable();
     let Some(first) = items.next() else { return Ok(()) };
     if items.peek().is_none() {
@@ -102,29 +137,10 @@ where
     }
     let mut items = std::iter::once(first).chain(items);
     std::thread::scope(|scope| {
-        scope.spawn(|| loop {
-            let (seq, item) = {
-                let mut state = lock(&shared.state);
-                loop {
-                    if state.closed {
-                        return;
-                    }
-                    if let Some(taken) = Shared::<T, R, E>::take(&mut state) {
-                        break taken;
-                    }
-                    state = shared.changed.wait(state).unwrap_or_else(|e| e.into_inner());
-                }
-            };
-            shared.work(seq, &item, work);
-        });
+        scope.spawn(|| shared.help(work));
         let _close = Close(&shared);
         loop {
-            // Keep SLOTS items in flight.
-            while lock(&shared.state).queue.len() < SLOTS {
-                let Some(item) = items.next() else { break };
-                lock(&shared.state).queue.push_back((item, Status::Waiting));
-                shared.changed.notify_all();
-            }
+            shared.fill(&mut items);
             let mut state = lock(&shared.state);
             if let Some(p) = state.panic.take() {
                 std::panic::resume_unwind(p);

@@ -45,6 +45,26 @@ pub struct AppendRequest<'a> {
 }
 
 impl AppendReport {
+    /// The report of an append that wrote nothing (yet): `replica` as it is.
+    fn nothing_written(replica: &Replica, startup: Option<RecoveryReport>) -> AppendReport {
+        AppendReport {
+            leader_epoch: replica.will_run_as().leader_epoch,
+            batches: Vec::new(),
+            records: 0,
+            bytes: 0,
+            log_end_offset: replica.log_end_offset(),
+            high_watermark: replica.high_watermark(),
+            high_watermark_before: replica.high_watermark(),
+            epoch_entry: None,
+            flushed: false,
+            segments_rolled: 0,
+            startup,
+            producer: None,
+            marker: None,
+            duplicate_of: None,
+        }
+    }
+
     /// The leader's append as it ran (`demo --explain`, the capture's code panel).
     pub fn explanation(&self) -> crate::replication::explain::Explanation {
         let first = self.batches.first().map_or(self.log_end_offset, |b| b.0);
@@ -100,10 +120,7 @@ const RECORD_OVERHEAD_BYTES: u64 = 61 + 30;
 const GENERATED_BATCH_BYTES: usize = 1 << 20;
 
 pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<AppendReport> {
-    let total = match &req.values {
-        Values::Given(v) => v.len() as u64,
-        Values::Generated { count, .. } => *count,
-    };
+    let total = req.values.count();
     let marker = req.producer.and_then(|p| p.end_txn);
     if total == 0 && marker.is_none() {
         return Err(Error::Usage("nothing to append: give VALUEs, --stdin or --count".into()));
@@ -113,17 +130,96 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     }
     let mut replica = Replica::open_for_write(req.dir, req.partition)?;
     let state = replica.will_run_as();
+    check_leader_appends(&replica, &state, req.dir)?;
+    check_record_fits(&req, &replica)?;
+    let startup = replica.start()?;
+    let per_batch = records_per_batch(&req);
+    // The producer's state at the log end: its next sequence, and what Kafka's leader refuses
+    // or takes for a retry (see `crate::txn::producer_checks`), before anything is written.
+    let producer = match req.producer {
+        None => None,
+        Some(p) => match check_producer(&replica, p, marker, per_batch.min(total))? {
+            ProducerCheck::Append { sequence, state } => Some((p, sequence, state)),
+            ProducerCheck::Duplicate { first_sequence, offsets } => {
+                return Ok(duplicate_report(&replica, p, first_sequence, offsets, startup))
+            }
+        },
+    };
+    if let (Some((commit, coordinator_epoch)), Some((p, _, state))) = (marker, producer.as_ref()) {
+        return append_marker(replica, *p, commit, coordinator_epoch, state.clone(), req.timestamp, startup);
+    }
+    let segments_before = replica.log().segments().len();
+    let latest_entry_before = replica.log().epoch_cache().latest();
+    let mut report = AppendReport {
+        leader_epoch: state.leader_epoch,
+        log_end_offset: 0,
+        high_watermark: 0,
+        flushed: req.flush,
+        producer: producer.as_ref().map(|(p, seq, _)| (*p, *seq)),
+        ..AppendReport::nothing_written(&replica, startup)
+    };
+    let plan = BatchPlan {
+        first_offset: replica.log_end_offset(),
+        total,
+        per_batch,
+        leader_epoch: state.leader_epoch,
+        compression: req.compression,
+        producer: producer.as_ref().map(|(p, seq, _)| (p.id, p.epoch, *seq, p.transactional)),
+        timestamp: req.timestamp,
+        key: req.key.as_deref(),
+        headers: req.headers.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect(),
+    };
+    write_batches(&mut replica, &plan, &req.values, &mut report, progress)?;
+    replica.finish_writes()?;
+    if req.flush {
+        replica.flush()?;
+    }
+    let leo = replica.log_end_offset();
+    // A lone leader's HW follows its LEO; with followers it moves only when they fetch.
+    let hw = crate::replication::fetch::leader_high_watermark(&replica);
+    replica.set_high_watermark(hw)?;
+    report.log_end_offset = leo;
+    report.high_watermark = replica.high_watermark();
+    report.segments_rolled = replica.log().segments().len().saturating_sub(segments_before);
+    let latest_entry = replica.log().epoch_cache().latest();
+    report.epoch_entry =
+        latest_entry.filter(|e| Some(*e) != latest_entry_before).map(|e| (e.leader_epoch, e.start_offset));
+    Ok(report)
+}
+
+impl Values {
+    /// How many records.
+    fn count(&self) -> u64 {
+        match self {
+            Values::Given(v) => v.len() as u64,
+            Values::Generated { count, .. } => *count,
+        }
+    }
+}
+
+/// Records to a batch: `--records-per-batch`, else all given values in one batch, or as many
+/// generated ones as fit a batch of [`GENERATED_BATCH_BYTES`].
+fn records_per_batch(req: &AppendRequest<'_>) -> u64 {
+    req.records_per_batch.unwrap_or(match &req.values {
+        Values::Given(_) => req.values.count(),
+        Values::Generated { value_size, .. } => {
+            (GENERATED_BATCH_BYTES / (value_size + 24 + req.key.as_ref().map_or(0, |k| k.len()))).max(1) as u64
+        }
+    })
+}
+
+/// Only a running leader appends, and with acks=all only while the ISR, the leader included,
+/// holds min.insync.replicas (`Partition.appendRecordsToLeader`, NOT_ENOUGH_REPLICAS).
+fn check_leader_appends(replica: &Replica, state: &crate::replica::VolatileState, dir: &Path) -> Result<()> {
     if state.role != Role::Leader {
         let why = if replica.is_running() {
             "not the leader: only a leader appends"
         } else {
             "not running (it crashed or was stopped), so it restarts as a follower: only a leader appends"
         };
-        let elect = format!("make it one with `klog elect {}`", req.dir.display());
+        let elect = format!("make it one with `klog elect {}`", dir.display());
         return Err(Error::state(&replica.paths().log_dir, format!("{why} ({elect})")));
     }
-    // acks=all: Kafka refuses an append while the ISR, the leader included, is below
-    // min.insync.replicas (`Partition.appendRecordsToLeader`, NOT_ENOUGH_REPLICAS).
     let min_isr = replica.topic_config().map_or(1, |c| c.min_insync_replicas as usize);
     if state.isr.len() + 1 < min_isr {
         return Err(Error::state(
@@ -135,8 +231,12 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
             ),
         ));
     }
-    // A record must fit a batch that fits a segment (Kafka refuses it with
-    // RecordTooLargeException); checked before anything is allocated or written.
+    Ok(())
+}
+
+/// A record must fit a batch that fits a segment (Kafka refuses it with
+/// RecordTooLargeException); checked before anything is allocated or written.
+fn check_record_fits(req: &AppendRequest<'_>, replica: &Replica) -> Result<()> {
     let largest_value = match &req.values {
         Values::Given(v) => v.iter().map(Vec::len).max().unwrap_or(0),
         Values::Generated { value_size, .. } => *value_size,
@@ -157,160 +257,152 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
             ),
         ));
     }
-    let startup = replica.start()?;
-    let per_batch = req.records_per_batch.unwrap_or(match &req.values {
-        Values::Given(_) => total,
-        Values::Generated { value_size, .. } => {
-            (GENERATED_BATCH_BYTES / (value_size + 24 + req.key.as_ref().map_or(0, |k| k.len()))).max(1) as u64
+    Ok(())
+}
+
+/// What the producer's state at the log end says of producer `p`'s append.
+enum ProducerCheck {
+    /// Append, the first batch at this base sequence, over this state.
+    Append { sequence: i32, state: crate::log::producer_state::ProducerReplay },
+    /// A retry of a batch the log holds at these offsets: nothing to write.
+    Duplicate { first_sequence: i32, offsets: (i64, i64) },
+}
+
+/// Check `p`'s marker, or its first batch of `first_count` records (the later ones follow it in
+/// sequence), as Kafka's leader does (`crate::txn::producer_checks`).
+fn check_producer(
+    replica: &Replica,
+    p: Producer,
+    marker: Option<(bool, i32)>,
+    first_count: u64,
+) -> Result<ProducerCheck> {
+    let state = replica.log().producer_state_at(replica.log_end_offset())?;
+    let known = state.producers().into_iter().find(|e| e.producer_id == p.id);
+    let next = known.filter(|e| e.producer_epoch == p.epoch).map_or(0, |e| e.last_sequence.wrapping_add(1));
+    let sequence = p.sequence.unwrap_or(next);
+    let refused = |r: producer_checks::Refusal| Error::state(&replica.paths().log_dir, r.to_string());
+    match marker {
+        Some((_, coordinator_epoch)) => {
+            producer_checks::check_marker(&state, p.id, p.epoch, coordinator_epoch).map_err(refused)?;
         }
-    });
-    // The producer's state at the log end: its next sequence, and what Kafka's leader refuses
-    // or takes for a retry (see `crate::txn::producer_checks`), before anything is written.
-    let producer = match req.producer {
-        None => None,
-        Some(p) => {
-            let state = replica.log().producer_state_at(replica.log_end_offset())?;
-            let known = state.producers().into_iter().find(|e| e.producer_id == p.id);
-            let next = known.filter(|e| e.producer_epoch == p.epoch).map_or(0, |e| e.last_sequence.wrapping_add(1));
-            let sequence = p.sequence.unwrap_or(next);
-            let refused = |r: producer_checks::Refusal| Error::state(&replica.paths().log_dir, r.to_string());
-            match marker {
-                Some((_, coordinator_epoch)) => {
-                    producer_checks::check_marker(&state, p.id, p.epoch, coordinator_epoch).map_err(refused)?;
-                }
-                None => {
-                    // The first batch decides (the later ones follow it in sequence).
-                    let first_count = i32::try_from(per_batch.min(total)).unwrap_or(i32::MAX);
-                    let first_sequence = sequence & i32::MAX;
-                    match producer_checks::check_data(
-                        &state,
-                        p.id,
-                        p.epoch,
-                        first_sequence,
-                        first_count,
-                        p.transactional,
-                    )
-                    .map_err(refused)?
-                    {
-                        producer_checks::DataVerdict::Append => {}
-                        producer_checks::DataVerdict::Duplicate(first, last) => {
-                            return Ok(duplicate_report(&replica, p, first_sequence, (first, last), startup))
-                        }
-                    }
-                }
+        None => {
+            let first_count = i32::try_from(first_count).unwrap_or(i32::MAX);
+            let first_sequence = sequence & i32::MAX;
+            let verdict =
+                producer_checks::check_data(&state, p.id, p.epoch, first_sequence, first_count, p.transactional)
+                    .map_err(refused)?;
+            if let producer_checks::DataVerdict::Duplicate(first, last) = verdict {
+                return Ok(ProducerCheck::Duplicate { first_sequence, offsets: (first, last) });
             }
-            Some((p, sequence, state))
         }
-    };
-    if let (Some((commit, coordinator_epoch)), Some((p, _, state))) = (marker, producer.as_ref()) {
-        return append_marker(replica, *p, commit, coordinator_epoch, state.clone(), req.timestamp, startup);
     }
-    let segments_before = replica.log().segments().len();
-    let latest_entry_before = replica.log().epoch_cache().latest();
-    let mut report = AppendReport {
-        leader_epoch: state.leader_epoch,
-        batches: Vec::new(),
-        records: 0,
-        bytes: 0,
-        log_end_offset: 0,
-        high_watermark: 0,
-        high_watermark_before: replica.high_watermark(),
-        epoch_entry: None,
-        flushed: req.flush,
-        segments_rolled: 0,
-        startup,
-        producer: producer.as_ref().map(|(p, seq, _)| (*p, *seq)),
-        marker: None,
-        duplicate_of: None,
-    };
-    let producer_fields = producer.as_ref().map(|(p, seq, _)| (p.id, p.epoch, *seq, p.transactional));
-    // One thread encodes batches while this one writes them: the two overlap, so a large
-    // `--count` costs about max(encode, write) instead of their sum.
-    let headers: Vec<(&[u8], Option<&[u8]>)> = req.headers.iter().map(|(k, v)| (k.as_slice(), v.as_deref())).collect();
-    let epoch = state.leader_epoch;
-    let compression = req.compression;
-    let first_offset = replica.log_end_offset();
+    Ok(ProducerCheck::Append { sequence, state })
+}
+
+/// The batches an append writes: `total` records from `first_offset`, `per_batch` to a batch.
+struct BatchPlan<'a> {
+    first_offset: i64,
+    total: u64,
+    per_batch: u64,
+    leader_epoch: i32,
+    compression: Compression,
+    /// Producer id, epoch, first base sequence, transactional.
+    producer: Option<(i64, i16, i32, bool)>,
+    timestamp: i64,
+    key: Option<&'a [u8]>,
+    headers: Vec<(&'a [u8], Option<&'a [u8]>)>,
+}
+
+impl BatchPlan<'_> {
+    /// The header of the batch at `base`.
+    fn spec(&self, base: i64) -> BatchSpec {
+        let (compression, epoch) = (self.compression, self.leader_epoch);
+        match self.producer {
+            None => BatchSpec { compression, ..BatchSpec::plain(base, epoch) },
+            Some((id, producer_epoch, sequence, transactional)) => BatchSpec {
+                compression,
+                producer_id: id,
+                producer_epoch,
+                // Sequences wrap at Int32.MAX, as Kafka's do.
+                base_sequence: sequence.wrapping_add((base - self.first_offset) as i32) & i32::MAX,
+                is_transactional: transactional,
+                ..BatchSpec::plain(base, epoch)
+            },
+        }
+    }
+}
+
+/// Write the planned batches to `replica`'s log, into `report`. One thread encodes batches while
+/// this one writes them: the two overlap, so a large `--count` costs about max(encode, write)
+/// instead of their sum.
+fn write_batches(
+    replica: &mut Replica,
+    plan: &BatchPlan<'_>,
+    values: &Values,
+    report: &mut AppendReport,
+    progress: &mut dyn ProgressSink,
+) -> Result<()> {
     let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<(i64, Vec<u8>)>(2);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    let values = &req.values;
-    let (key, timestamp) = (req.key.as_deref(), req.timestamp);
-    let written: Result<()> = std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let spec = |base: i64| match producer_fields {
-                None => BatchSpec { compression, ..BatchSpec::plain(base, epoch) },
-                Some((id, producer_epoch, sequence, transactional)) => BatchSpec {
-                    compression,
-                    producer_id: id,
-                    producer_epoch,
-                    // Sequences wrap at Int32.MAX, as Kafka's do.
-                    base_sequence: sequence.wrapping_add((base - first_offset) as i32) & i32::MAX,
-                    is_transactional: transactional,
-                    ..BatchSpec::plain(base, epoch)
-                },
-            };
-            let mut encoder = BatchEncoder::new(spec(first_offset), GENERATED_BATCH_BYTES + 4096);
-            let template = match values {
-                Values::Generated { value_size, .. } => generated_template(*value_size),
-                Values::Given(_) => Vec::new(),
-            };
-            let mut produced = 0u64;
-            let mut counter = DecimalTag::new(first_offset);
-            while produced < total {
-                let n = per_batch.min(total - produced);
-                let base = first_offset + produced as i64;
-                encoder.reset(spec(base));
-                for i in 0..n {
-                    match values {
-                        Values::Given(v) => encoder.push(&RecordRef {
-                            timestamp,
-                            key,
-                            value: Some(&v[(produced + i) as usize]),
-                            headers: &headers,
-                        }),
-                        Values::Generated { .. } => {
-                            if i == 0 {
-                                counter = DecimalTag::new(base);
-                            } else {
-                                counter.increment();
-                            }
-                            encoder.push_patched(timestamp, key, &headers, &template, counter.tag());
-                        }
-                    }
-                }
-                let bytes = encoder.take(empty_rx.try_recv().unwrap_or_default());
-                if full_tx.send((base, bytes)).is_err() {
-                    return; // the writer stopped on an error
-                }
-                produced += n;
-            }
-        });
+    std::thread::scope(|scope| {
+        scope.spawn(move || encode_batches(plan, values, &full_tx, &empty_rx));
         for (base, bytes) in full_rx {
             let batch = BatchIter::new(&bytes).next().expect("an encoded batch frames");
             replica.log_mut().append_batch(batch)?;
             report.batches.push((base, batch.last_offset()));
             report.bytes += bytes.len() as u64;
             report.records += (batch.last_offset() - base + 1) as u64;
-            progress.update(report.records, total);
+            progress.update(report.records, plan.total);
             let _ = empty_tx.send(bytes);
         }
         Ok(())
-    });
-    written?;
-    replica.finish_writes()?;
-    if req.flush {
-        replica.flush()?;
+    })
+}
+
+/// Encode the planned batches, each sent to the writer on `full`, reusing the buffers it sends
+/// back on `empty`; stops when the writer stops.
+fn encode_batches(
+    plan: &BatchPlan<'_>,
+    values: &Values,
+    full: &std::sync::mpsc::SyncSender<(i64, Vec<u8>)>,
+    empty: &std::sync::mpsc::Receiver<Vec<u8>>,
+) {
+    let (total, first_offset, timestamp, key) = (plan.total, plan.first_offset, plan.timestamp, plan.key);
+    let mut encoder = BatchEncoder::new(plan.spec(first_offset), GENERATED_BATCH_BYTES + 4096);
+    let template = match values {
+        Values::Generated { value_size, .. } => generated_template(*value_size),
+        Values::Given(_) => Vec::new(),
+    };
+    let mut produced = 0u64;
+    let mut counter = DecimalTag::new(first_offset);
+    while produced < total {
+        let n = plan.per_batch.min(total - produced);
+        let base = first_offset + produced as i64;
+        encoder.reset(plan.spec(base));
+        for i in 0..n {
+            match values {
+                Values::Given(v) => encoder.push(&RecordRef {
+                    timestamp,
+                    key,
+                    value: Some(&v[(produced + i) as usize]),
+                    headers: &plan.headers,
+                }),
+                Values::Generated { .. } => {
+                    if i == 0 {
+                        counter = DecimalTag::new(base);
+                    } else {
+                        counter.increment();
+                    }
+                    encoder.push_patched(timestamp, key, &plan.headers, &template, counter.tag());
+                }
+            }
+        }
+        let bytes = encoder.take(empty.try_recv().unwrap_or_default());
+        if full.send((base, bytes)).is_err() {
+            return; // the writer stopped on an error
+        }
+        produced += n;
     }
-    let leo = replica.log_end_offset();
-    // A lone leader's HW follows its LEO; with followers it moves only when they fetch.
-    let hw = crate::replication::fetch::leader_high_watermark(&replica);
-    replica.set_high_watermark(hw)?;
-    report.log_end_offset = leo;
-    report.high_watermark = replica.high_watermark();
-    report.segments_rolled = replica.log().segments().len().saturating_sub(segments_before);
-    let latest_entry = replica.log().epoch_cache().latest();
-    report.epoch_entry =
-        latest_entry.filter(|e| Some(*e) != latest_entry_before).map(|e| (e.leader_epoch, e.start_offset));
-    Ok(report)
 }
 
 /// The answer to a retry of a batch the log holds: nothing written, the original batch's
@@ -323,20 +415,9 @@ fn duplicate_report(
     startup: Option<RecoveryReport>,
 ) -> AppendReport {
     AppendReport {
-        leader_epoch: replica.will_run_as().leader_epoch,
-        batches: Vec::new(),
-        records: 0,
-        bytes: 0,
-        log_end_offset: replica.log_end_offset(),
-        high_watermark: replica.high_watermark(),
-        high_watermark_before: replica.high_watermark(),
-        epoch_entry: None,
-        flushed: false,
-        segments_rolled: 0,
-        startup,
         producer: Some((p, first_sequence)),
-        marker: None,
         duplicate_of: Some((first, last)),
+        ..AppendReport::nothing_written(replica, startup)
     }
 }
 

@@ -616,14 +616,7 @@ fn kafka_choice(
     unclean_shutdown: &[i32],
 ) -> std::result::Result<(usize, String), String> {
     let live = |id: i32| lines.iter().position(|l| l.node_id == Some(id));
-    let Some(reg) = registration else {
-        let mut ids: Vec<(i32, usize)> =
-            lines.iter().enumerate().filter_map(|(i, l)| l.node_id.map(|id| (id, i))).collect();
-        ids.sort();
-        return ids.first().map(|&(id, i)| {
-            (i, format!("an unclean election, only if unclean.leader.election.enable is true, which these dirs cannot say (by Kafka's default the partition stays offline): the first live replica, the assignment assumed in node-id order (broker {id} first)"))
-        }).ok_or_else(|| "no replica has a node id".to_string());
-    };
+    let Some(reg) = registration else { return choice_without_metadata(lines) };
     let assignment: Vec<i32> = reg.replicas.iter().copied().take(32).collect();
     let set = |ids: &[i32]| {
         assignment.iter().enumerate().filter(|(_, id)| ids.contains(id)).fold(0u32, |m, (pos, _)| m | 1 << pos)
@@ -640,27 +633,7 @@ fn kafka_choice(
     let elr_on = !reg.elr.is_empty() || !reg.last_known_elr.is_empty();
     let settings =
         partition_change::Settings { elr: elr_on, min_isr: topic.min_isr, last_known_leader_must_be_alive: true };
-    let mut left = Vec::new();
-    for (pos, id) in assignment.iter().enumerate() {
-        if alive & (1 << pos) != 0 && unclean_shutdown.contains(id) {
-            let before = p;
-            // Every broker registers before any is unfenced (the dirs are of stopped brokers):
-            // no one is acceptable yet, so the registration elects no one.
-            p = partition_change::registered_after_unclean_shutdown(assignment.len(), &p, &settings, pos, 0);
-            if (before.isr | before.elr) & (1 << pos) != 0 && (p.isr | p.elr) & (1 << pos) == 0 {
-                left.push(*id);
-            }
-        }
-    }
-    let left = match left.as_slice() {
-        [] => String::new(),
-        ids => format!(
-            " (broker{} {} shut down uncleanly, so {} leaves the ISR and ELR as it registers again)",
-            if ids.len() == 1 { "" } else { "s" },
-            ids.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
-            if ids.len() == 1 { "it" } else { "each" },
-        ),
-    };
+    let left = register_after_unclean_shutdown(&assignment, &mut p, &settings, alive, unclean_shutdown);
     let election = if topic.unclean { Election::Unclean } else { Election::Online };
     let (chosen, how) = partition_change::choose(assignment.len(), &p, elr_on, alive, election);
     let Some(pos) = chosen else {
@@ -693,7 +666,56 @@ fn kafka_choice(
             }),
         _ => None,
     };
-    let why = match how {
+    let why = choice_reason(how, id, reg, topic, &left);
+    Ok((live(id).expect("a live replica"), why + first_back.as_deref().unwrap_or("")))
+}
+
+/// Without metadata: the first live replica in node-id order, by an unclean election the dirs
+/// cannot say is allowed.
+fn choice_without_metadata(lines: &[ReplicaLine]) -> std::result::Result<(usize, String), String> {
+    let mut ids: Vec<(i32, usize)> =
+        lines.iter().enumerate().filter_map(|(i, l)| l.node_id.map(|id| (id, i))).collect();
+    ids.sort();
+    ids.first().map(|&(id, i)| {
+        (i, format!("an unclean election, only if unclean.leader.election.enable is true, which these dirs cannot say (by Kafka's default the partition stays offline): the first live replica, the assignment assumed in node-id order (broker {id} first)"))
+    }).ok_or_else(|| "no replica has a node id".to_string())
+}
+
+/// Every live broker of the assignment that shut down uncleanly registers again, in `p`; the
+/// clause naming those that left the ISR and ELR by it (empty when none did).
+fn register_after_unclean_shutdown(
+    assignment: &[i32],
+    p: &mut Partition,
+    settings: &partition_change::Settings,
+    alive: u32,
+    unclean_shutdown: &[i32],
+) -> String {
+    let mut left = Vec::new();
+    for (pos, id) in assignment.iter().enumerate() {
+        if alive & (1 << pos) != 0 && unclean_shutdown.contains(id) {
+            let before = *p;
+            // Every broker registers before any is unfenced (the dirs are of stopped brokers):
+            // no one is acceptable yet, so the registration elects no one.
+            *p = partition_change::registered_after_unclean_shutdown(assignment.len(), p, settings, pos, 0);
+            if (before.isr | before.elr) & (1 << pos) != 0 && (p.isr | p.elr) & (1 << pos) == 0 {
+                left.push(*id);
+            }
+        }
+    }
+    match left.as_slice() {
+        [] => String::new(),
+        ids => format!(
+            " (broker{} {} shut down uncleanly, so {} leaves the ISR and ELR as it registers again)",
+            if ids.len() == 1 { "" } else { "s" },
+            ids.iter().map(i32::to_string).collect::<Vec<_>>().join(", "),
+            if ids.len() == 1 { "it" } else { "each" },
+        ),
+    }
+}
+
+/// Why the election chose broker `id`, in the words of the rule that chose it.
+fn choice_reason(how: Chosen, id: i32, reg: &PartitionRegistration, topic: &TopicSettings, left: &str) -> String {
+    match how {
         Chosen::Kept => format!("the recorded leader, broker {id}"),
         Chosen::Isr => {
             format!("the first live ISR member {:?} in assignment order {:?}: broker {id}{left}", reg.isr, reg.replicas)
@@ -712,8 +734,7 @@ fn kafka_choice(
              assignment {:?}: broker {id}{left}",
             topic.unclean_from, reg.replicas
         ),
-    };
-    Ok((live(id).expect("a live replica"), why + first_back.as_deref().unwrap_or("")))
+    }
 }
 
 struct Context<'a> {
@@ -972,14 +993,15 @@ fn no_clean_leader(
     Ok(NoCleanLeader { advice, kafka, kafka_none })
 }
 
-/// One partition lined up across the brokers holding it.
-fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
-    let (replicas, mut lines, unreadable) = open_replicas(cx, name);
-    let mut notes = Vec::new();
-    let verified = verify_replicas(cx, name, &replicas, &mut lines)?;
-    if let Some(note) = not_one_cluster(cx, &lines) {
-        notes.push(note);
-        return Ok(PartitionView {
+impl PartitionView {
+    /// The view of a partition whose dirs are of more than one cluster: the lines only.
+    fn of_several_clusters(
+        name: &str,
+        lines: Vec<ReplicaLine>,
+        unreadable: Vec<(usize, String)>,
+        notes: Vec<String>,
+    ) -> PartitionView {
+        PartitionView {
             partition: name.to_string(),
             replicas: lines,
             leader: None,
@@ -994,7 +1016,67 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
             not_one_cluster: true,
             unreadable,
             notes,
-        });
+        }
+    }
+}
+
+/// The partition's leader and where the view got it: the metadata's record, else in klog's own
+/// labs the replica klog's state runs as leader, else the preferred line (assumed).
+fn choose_leader(
+    cx: &Context<'_>,
+    recorded: Option<&LastRegistration>,
+    replicas: &[Replica],
+    lines: &[ReplicaLine],
+    notes: &mut Vec<String>,
+) -> (Option<usize>, LeaderSource) {
+    match recorded {
+        Some(LastRegistration { registration: reg, position, .. }) => metadata_leader(reg, *position, lines, notes),
+        // klog's own labs: the replica klog's state runs as leader (the latest epoch, if two
+        // think they lead), before any guess from the logs.
+        None if !replicas.is_empty()
+            && lines.iter().all(|l| crate::replica::made_by_klog(Path::new(&cx.brokers[l.broker].dir))) =>
+        {
+            klog_state_leader(replicas)
+        }
+        None => (preferred(lines), LeaderSource::Assumed),
+    }
+}
+
+/// What the controller may do (the topic's settings from the metadata, when it records the
+/// partition), with the brokers that come back after an unclean shutdown: [`kafka_choice`].
+fn controller_choice(
+    cx: &Context<'_>,
+    name: &str,
+    recorded: bool,
+    lines: &[ReplicaLine],
+    registration: Option<&PartitionRegistration>,
+) -> std::result::Result<(usize, String), String> {
+    let metadata = cx.metadata.filter(|_| recorded);
+    let topic = TopicSettings::of(metadata.map(|m| &m.recorded), name.rsplit_once('-').map_or(name, |(t, _)| t));
+    let unclean_shutdown: Vec<i32> =
+        lines.iter().filter(|l| !cx.files[l.broker].clean_shutdown()).filter_map(|l| l.node_id).collect();
+    kafka_choice(lines, registration, &topic, &unclean_shutdown)
+}
+
+/// The replicas, the leader aside, that would lose no acknowledged record if they led.
+fn replicas_losing_nothing(replicas: &[Replica], verified: &Verified, leader: Option<usize>) -> Result<Vec<usize>> {
+    let mut clean = Vec::new();
+    for i in (0..replicas.len()).filter(|i| Some(*i) != leader) {
+        if losses(replicas, verified, i)?.is_empty() {
+            clean.push(i);
+        }
+    }
+    Ok(clean)
+}
+
+/// One partition lined up across the brokers holding it.
+fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
+    let (replicas, mut lines, unreadable) = open_replicas(cx, name);
+    let mut notes = Vec::new();
+    let verified = verify_replicas(cx, name, &replicas, &mut lines)?;
+    if let Some(note) = not_one_cluster(cx, &lines) {
+        notes.push(note);
+        return Ok(PartitionView::of_several_clusters(name, lines, unreadable, notes));
     }
     // The metadata speaks for its own cluster only.
     let recorded = cx
@@ -1003,38 +1085,18 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         .and_then(|m| m.recorded.last(name));
     let registration = recorded.map(|r| r.registration.clone());
     let election = recorded.and_then(|_| cx.metadata?.recorded.election(name));
-    let (leader, leader_source) = match recorded {
-        Some(LastRegistration { registration: reg, position, .. }) => {
-            metadata_leader(reg, *position, &lines, &mut notes)
-        }
-        // klog's own labs: the replica klog's state runs as leader (the latest epoch, if two
-        // think they lead), before any guess from the logs.
-        None if !replicas.is_empty()
-            && lines.iter().all(|l| crate::replica::made_by_klog(Path::new(&cx.brokers[l.broker].dir))) =>
-        {
-            klog_state_leader(&replicas)
-        }
-        None => (preferred(&lines), LeaderSource::Assumed),
-    };
+    let (leader, leader_source) = choose_leader(cx, recorded, &replicas, &lines, &mut notes);
     let acked_missing = match leader {
         Some(l) => line_up(&replicas, &verified, l, &mut lines)?,
         None => Vec::new(),
     };
     // When the leader is missing or lacks acked records: the replicas that lack none.
-    let mut clean_replicas = Vec::new();
-    if (leader.is_none() || !acked_missing.is_empty()) && !replicas.is_empty() {
-        for i in (0..replicas.len()).filter(|i| Some(*i) != leader) {
-            if losses(&replicas, &verified, i)?.is_empty() {
-                clean_replicas.push(i);
-            }
-        }
-    }
-    // What the controller may do, and which brokers come back after an unclean shutdown.
-    let metadata = cx.metadata.filter(|_| recorded.is_some());
-    let topic = TopicSettings::of(metadata.map(|m| &m.recorded), name.rsplit_once('-').map_or(name, |(t, _)| t));
-    let unclean_shutdown: Vec<i32> =
-        lines.iter().filter(|l| !cx.files[l.broker].clean_shutdown()).filter_map(|l| l.node_id).collect();
-    let choice = kafka_choice(&lines, registration.as_ref(), &topic, &unclean_shutdown);
+    let clean_replicas = if leader.is_none() || !acked_missing.is_empty() {
+        replicas_losing_nothing(&replicas, &verified, leader)?
+    } else {
+        Vec::new()
+    };
+    let choice = controller_choice(cx, name, recorded.is_some(), &lines, registration.as_ref());
     let (kafka_would_elect, kafka_none) = match choice.clone() {
         Ok((i, why)) if leader.is_none() && !clean_replicas.is_empty() => {
             (Some(Candidate { replica: i, why, loses: losses(&replicas, &verified, i)? }), None)
@@ -1054,14 +1116,8 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
         } else {
             None
         };
-    match cx.req.command {
-        ClusterCommand::Check => {}
-        ClusterCommand::Recover => {
-            if let Some(l) = leader {
-                plan_restarts(cx, name, l, registration.as_ref(), &mut lines);
-            }
-        }
-        ClusterCommand::Diff => {}
+    if let (ClusterCommand::Recover, Some(l)) = (&cx.req.command, leader) {
+        plan_restarts(cx, name, l, registration.as_ref(), &mut lines);
     }
     Ok(PartitionView {
         partition: name.to_string(),
@@ -1081,8 +1137,9 @@ fn view_partition(cx: &Context<'_>, name: &str) -> Result<PartitionView> {
     })
 }
 
-/// The cluster view of `req.dirs`.
-pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<ClusterView> {
+/// The request checked before any dir is read: two dirs at least, each named once, a partition
+/// that is a name; a dry run probes each dir's lock.
+fn check_request(req: &ClusterRequest<'_>) -> Result<()> {
     if req.dirs.len() < 2 {
         let one = req.dirs.first().map_or_else(|| "no dir".to_string(), |d| d.display().to_string());
         return Err(Error::Usage(format!(
@@ -1114,36 +1171,50 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
             }
         }
     }
+    Ok(())
+}
+
+/// One broker's data dir `d`: the broker, its log dir's own files, and its partitions (only
+/// `partition` when one is named).
+fn read_broker_dir(d: &Path, partition: Option<&str>) -> Result<(Broker, LogDirFiles, Vec<String>)> {
+    if !d.is_dir() {
+        return Err(Error::layout(d, "is not a directory (a broker's data dir is expected)"));
+    }
+    if looks_like_partition_dir(d) {
+        let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        return Err(Error::layout(
+            d,
+            format!("is a partition dir: the cluster view takes brokers' data dirs (add --partition {name} for one partition)"),
+        ));
+    }
+    let meta = read_meta_properties(&d.join(names::META_PROPERTIES)).unwrap_or_default();
+    let node_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.trim().parse().ok());
+    let mut partitions: Vec<String> = list_partition_dirs(d)?
+        .iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    if let Some(p) = partition {
+        partitions.retain(|n| n == p);
+    }
+    let broker = Broker {
+        dir: d.display().to_string(),
+        node_id,
+        cluster_id: meta.get("cluster.id").cloned(),
+        partition_count: partitions.len(),
+    };
+    Ok((broker, LogDirFiles::read_tolerant(d)?, partitions))
+}
+
+/// The cluster view of `req.dirs`.
+pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<ClusterView> {
+    check_request(req)?;
     let mut brokers = Vec::new();
     let mut files = Vec::new();
     let mut per_dir = Vec::new();
     for d in req.dirs {
-        if !d.is_dir() {
-            return Err(Error::layout(d, "is not a directory (a broker's data dir is expected)"));
-        }
-        if looks_like_partition_dir(d) {
-            let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            return Err(Error::layout(
-                d,
-                format!("is a partition dir: the cluster view takes brokers' data dirs (add --partition {name} for one partition)"),
-            ));
-        }
-        let meta = read_meta_properties(&d.join(names::META_PROPERTIES)).unwrap_or_default();
-        let node_id = meta.get("node.id").or_else(|| meta.get("broker.id")).and_then(|v| v.trim().parse().ok());
-        let mut partitions: Vec<String> = list_partition_dirs(d)?
-            .iter()
-            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .collect();
-        if let Some(p) = req.partition {
-            partitions.retain(|n| n == p);
-        }
-        brokers.push(Broker {
-            dir: d.display().to_string(),
-            node_id,
-            cluster_id: meta.get("cluster.id").cloned(),
-            partition_count: partitions.len(),
-        });
-        files.push(LogDirFiles::read_tolerant(d)?);
+        let (broker, dir_files, partitions) = read_broker_dir(d, req.partition)?;
+        brokers.push(broker);
+        files.push(dir_files);
         per_dir.push(partitions);
     }
     // Lined up as one cluster's brokers only when they say so (or when asked).

@@ -31,6 +31,53 @@ pub struct CreateRequest<'a> {
 /// Validate everything first, then write; a refused request leaves nothing behind. A new log
 /// dir gets `meta.properties` and the partitions; an existing klog log dir gets the partitions.
 pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
+    check_request(req)?;
+    let config = TopicConfig {
+        segment_bytes: req.segment_bytes,
+        index_interval_bytes: req.index_interval_bytes,
+        index_bytes_max: req.index_bytes_max,
+        segment_ms: req.segment_ms,
+        min_insync_replicas: req.min_insync_replicas,
+    };
+    let numbers = req.partition..=req.partition + (req.partitions - 1);
+    // The longest partition dir name must fit a file name (255 bytes on Linux file systems):
+    // refused here, before anything is made.
+    let longest = format!("{}-{}", req.topic, numbers.end());
+    if longest.len() > NAME_BYTES_MAX {
+        return Err(Error::layout(
+            req.dir.join(&longest),
+            format!(
+                "a partition dir name of {} bytes is longer than a file name may be ({NAME_BYTES_MAX})",
+                longest.len()
+            ),
+        ));
+    }
+    if let Some(remote) = req.remote_dir {
+        crate::tiered::lab::check_remote_dir_arg(remote)?;
+    }
+    let existing = holds_entries(req.dir)?;
+    if existing && req.remote_dir.is_some() {
+        return Err(Error::Usage(
+            "--remote-dir makes a new tiered lab: give a DIR that does not exist or is empty".into(),
+        ));
+    }
+    let added = if existing {
+        add_to_log_dir(req, numbers, config)?
+    } else {
+        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
+        crate::durable::create_dir(req.dir)?;
+        replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
+        plan.write()?
+    };
+    let remote_dir = match req.remote_dir {
+        Some(r) => Some(crate::tiered::lab::make_tiered(req.dir, req.topic, partition_numbers(req), r)?),
+        None => None,
+    };
+    Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing, remote_dir })
+}
+
+/// The flags a Kafka topic and klog's segments accept, checked before anything is read.
+fn check_request(req: &CreateRequest<'_>) -> Result<()> {
     if req.topic.is_empty()
         || req.topic.len() > 249
         || !req.topic.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
@@ -71,89 +118,59 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
             req.partitions, req.partition
         )));
     }
-    let config = TopicConfig {
-        segment_bytes: req.segment_bytes,
-        index_interval_bytes: req.index_interval_bytes,
-        index_bytes_max: req.index_bytes_max,
-        segment_ms: req.segment_ms,
-        min_insync_replicas: req.min_insync_replicas,
-    };
-    let numbers = req.partition..=req.partition + (req.partitions - 1);
-    // The longest partition dir name must fit a file name (255 bytes on Linux file systems):
-    // refused here, before anything is made.
-    let longest = format!("{}-{}", req.topic, numbers.end());
-    if longest.len() > NAME_BYTES_MAX {
-        return Err(Error::layout(
-            req.dir.join(&longest),
-            format!(
-                "a partition dir name of {} bytes is longer than a file name may be ({NAME_BYTES_MAX})",
-                longest.len()
-            ),
-        ));
-    }
-    if let Some(remote) = req.remote_dir {
-        crate::tiered::lab::check_remote_dir_arg(remote)?;
-    }
-    let existing = match fs::read_dir(req.dir) {
-        Ok(mut entries) => entries.next().is_some(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+    Ok(())
+}
+
+/// Whether `dir` exists and holds anything (an error when it is no directory).
+fn holds_entries(dir: &Path) -> Result<bool> {
+    match fs::read_dir(dir) {
+        Ok(mut entries) => Ok(entries.next().is_some()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-            return Err(Error::layout(req.dir, "exists and is not a directory"));
+            Err(Error::layout(dir, "exists and is not a directory"))
         }
-        Err(e) => return Err(Error::io(req.dir, "list directory", e)),
-    };
-    if existing && req.remote_dir.is_some() {
-        return Err(Error::Usage(
-            "--remote-dir makes a new tiered lab: give a DIR that does not exist or is empty".into(),
+        Err(e) => Err(Error::io(dir, "list directory", e)),
+    }
+}
+
+/// Add partitions `numbers` to the klog log dir `req.dir`: validate everything, lock, read
+/// everything the write needs, then write.
+fn add_to_log_dir(
+    req: &CreateRequest<'_>,
+    numbers: std::ops::RangeInclusive<i32>,
+    config: TopicConfig,
+) -> Result<Vec<ReplicaPaths>> {
+    // A Kafka log dir klog did not make (no klog-state.json) is refused by the lock's
+    // consent gate below, unless the user consented.
+    if !req.dir.join(names::META_PROPERTIES).is_file() {
+        return Err(Error::layout(
+            req.dir,
+            "directory exists and is not empty, and is not a log dir klog made (no klog-state.json and \
+             meta.properties): refusing to create a replica in it",
         ));
     }
-    let added = if existing {
-        // Adding partitions to a log dir klog made: validate everything, lock, read everything
-        // the write needs, then write.
-        // A Kafka log dir klog did not make (no klog-state.json) is refused by the lock's
-        // consent gate below, unless the user consented.
-        if !req.dir.join(names::META_PROPERTIES).is_file() {
+    let meta = replica::read_meta_properties(&req.dir.join(names::META_PROPERTIES))?;
+    // Every file the adding will read and rewrite must read now, before anything is made;
+    // the plan keeps what it read, and writes each of them once.
+    let plan = NewPartitions::read(req.dir, req.topic, numbers.clone(), config)?;
+    crate::durable::check_temp_names(req.dir)?;
+    let own_id = meta.get("node.id").and_then(|v| v.parse::<i32>().ok());
+    if let (Some(want), Some(own)) = (req.replica_id, own_id) {
+        if want != own {
             return Err(Error::layout(
                 req.dir,
-                "directory exists and is not empty, and is not a log dir klog made (no klog-state.json and \
-                 meta.properties): refusing to create a replica in it",
+                format!("is replica {own} (node.id in meta.properties), not {want}: a log dir belongs to one broker"),
             ));
         }
-        let meta = replica::read_meta_properties(&req.dir.join(names::META_PROPERTIES))?;
-        // Every file the adding will read and rewrite must read now, before anything is made;
-        // the plan keeps what it read, and writes each of them once.
-        let plan = NewPartitions::read(req.dir, req.topic, numbers.clone(), config)?;
-        crate::durable::check_temp_names(req.dir)?;
-        let own_id = meta.get("node.id").and_then(|v| v.parse::<i32>().ok());
-        if let (Some(want), Some(own)) = (req.replica_id, own_id) {
-            if want != own {
-                return Err(Error::layout(
-                    req.dir,
-                    format!(
-                        "is replica {own} (node.id in meta.properties), not {want}: a log dir belongs to one broker"
-                    ),
-                ));
-            }
+    }
+    for n in numbers.clone() {
+        let dir = req.dir.join(format!("{}-{n}", req.topic));
+        if dir.exists() {
+            return Err(Error::layout(&dir, "exists already: the log dir holds this partition"));
         }
-        for n in numbers.clone() {
-            let dir = req.dir.join(format!("{}-{n}", req.topic));
-            if dir.exists() {
-                return Err(Error::layout(&dir, "exists already: the log dir holds this partition"));
-            }
-        }
-        let _lock = replica::DirLock::acquire(req.dir)?;
-        plan.write()?
-    } else {
-        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
-        crate::durable::create_dir(req.dir)?;
-        replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
-        plan.write()?
-    };
-    let remote_dir = match req.remote_dir {
-        Some(r) => Some(crate::tiered::lab::make_tiered(req.dir, req.topic, partition_numbers(req), r)?),
-        None => None,
-    };
-    Ok(CreateReport { log_dir: req.dir.to_path_buf(), partitions: added, added_to_existing: existing, remote_dir })
+    }
+    let _lock = replica::DirLock::acquire(req.dir)?;
+    plan.write()
 }
 
 /// What `create` made.

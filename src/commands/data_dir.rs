@@ -356,20 +356,44 @@ fn meta_properties_findings(path: &Path) -> Vec<crate::log::verify::Finding> {
 pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<DataDirCheck> {
     use crate::log::names;
     let names_on_disk = partition_names(dir)?;
-    let log_dir_files: Vec<std::path::PathBuf> = [
-        names::REPLICATION_OFFSET_CHECKPOINT,
-        names::RECOVERY_POINT_OFFSET_CHECKPOINT,
-        names::LOG_START_OFFSET_CHECKPOINT,
-        names::META_PROPERTIES,
-        names::KLOG_STATE,
-    ]
-    .iter()
-    .map(|n| dir.join(n))
-    .collect();
     let mut dir_findings = meta_properties_findings(&dir.join(names::META_PROPERTIES));
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
     // The log dir's own files are read once, not once per partition.
     let files = LogDirFiles::read_tolerant(dir)?;
+    notes.extend(checkpoint_findings(dir, &files, &names_on_disk, &mut dir_findings));
+    if crate::replica::log_dir_kind(dir) == crate::replica::LogDirKind::Partial {
+        notes.push("no meta.properties: a partial copy of a log dir".into());
+    }
+    let mut partitions = parallel_map(
+        &names_on_disk,
+        |name| {
+            let outcome = Replica::open_in(&files, name)
+                .and_then(|r| crate::replica::check_replica(r, &mut crate::parallel::NoProgress))
+                .map_err(|e| refusal(&e));
+            PartitionOutcome { partition: name.clone(), outcome }
+        },
+        progress,
+    );
+    lift_dir_findings(dir, &files, &mut partitions, &mut dir_findings);
+    let clean_marker = dir.join(names::CLEAN_SHUTDOWN_MARKER).exists();
+    if !clean_marker {
+        notes.push("not shut down cleanly: a broker would run local recovery on every partition".into());
+    }
+    // Findings first, each group in natural order (a stable sort keeps it).
+    partitions.sort_by_key(|p| p.outcome.as_ref().is_ok_and(|r| r.is_clean()));
+    Ok(DataDirCheck { dir: dir.display().to_string(), partitions, dir_findings, notes })
+}
+
+/// The log dir's checkpoints: their problems go to `dir_findings`; the partitions they list that
+/// are not on disk come back as notes.
+fn checkpoint_findings(
+    dir: &Path,
+    files: &LogDirFiles,
+    names_on_disk: &[String],
+    dir_findings: &mut Vec<crate::log::verify::Finding>,
+) -> Vec<String> {
+    use crate::log::names;
+    let mut notes = Vec::new();
     let on_disk: HashSet<&str> = names_on_disk.iter().map(String::as_str).collect();
     // Partitions a checkpoint lists but that are not on disk, with the checkpoints naming them
     // (sorted and looked up by key: 100,000 such entries cost a sort, never a scan each).
@@ -400,21 +424,29 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
             in_files.join(" and ")
         ));
     }
-    if crate::replica::log_dir_kind(dir) == crate::replica::LogDirKind::Partial {
-        notes.push("no meta.properties: a partial copy of a log dir".into());
-    }
-    let mut partitions = parallel_map(
-        &names_on_disk,
-        |name| {
-            let outcome = Replica::open_in(&files, name)
-                .and_then(|r| crate::replica::check_replica(r, &mut crate::parallel::NoProgress))
-                .map_err(|e| refusal(&e));
-            PartitionOutcome { partition: name.clone(), outcome }
-        },
-        progress,
-    );
-    // Problems of the log dir's own files are reported once, not once per partition.
-    for p in &mut partitions {
+    notes
+}
+
+/// Problems of the log dir's own files are reported once, not once per partition: move them
+/// from each partition's findings to `dir_findings`.
+fn lift_dir_findings(
+    dir: &Path,
+    files: &LogDirFiles,
+    partitions: &mut [PartitionOutcome<crate::replica::CheckReport>],
+    dir_findings: &mut Vec<crate::log::verify::Finding>,
+) {
+    use crate::log::names;
+    let log_dir_files: Vec<std::path::PathBuf> = [
+        names::REPLICATION_OFFSET_CHECKPOINT,
+        names::RECOVERY_POINT_OFFSET_CHECKPOINT,
+        names::LOG_START_OFFSET_CHECKPOINT,
+        names::META_PROPERTIES,
+        names::KLOG_STATE,
+    ]
+    .iter()
+    .map(|n| dir.join(n))
+    .collect();
+    for p in partitions.iter_mut() {
         if let Ok(r) = &mut p.outcome {
             r.verification.findings.retain(|f| {
                 // A file that did not read at all (no position, no offset) is the dir's problem;
@@ -428,11 +460,4 @@ pub fn check_data_dir(dir: &Path, progress: &mut dyn ProgressSink) -> Result<Dat
             r.verification.notes.retain(|n| !n.starts_with("not shut down cleanly"));
         }
     }
-    let clean_marker = dir.join(names::CLEAN_SHUTDOWN_MARKER).exists();
-    if !clean_marker {
-        notes.push("not shut down cleanly: a broker would run local recovery on every partition".into());
-    }
-    // Findings first, each group in natural order (a stable sort keeps it).
-    partitions.sort_by_key(|p| p.outcome.as_ref().is_ok_and(|r| r.is_clean()));
-    Ok(DataDirCheck { dir: dir.display().to_string(), partitions, dir_findings, notes })
 }

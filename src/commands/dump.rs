@@ -502,6 +502,45 @@ fn dump_replica(
     Ok(())
 }
 
+impl PartitionSummary {
+    /// A partition's row with what the log dir's files say of it (checkpoints, clean shutdown)
+    /// and nothing read from its own dir yet.
+    fn listed(files: &LogDirFiles, name: String) -> PartitionSummary {
+        let find = |entries: &crate::replica::OffsetCheckpoint| entries.get(&name).map(|v| v.offset);
+        PartitionSummary {
+            high_watermark: find(&files.high_watermarks),
+            recovery_point: find(&files.recovery_points),
+            segment_count: 0,
+            size_bytes: 0,
+            log_start_offset: 0,
+            log_end_offset: 0,
+            latest_leader_epoch: None,
+            clean_shutdown: files.clean_shutdown(),
+            error: None,
+            on_disk: true,
+            name,
+        }
+    }
+}
+
+/// The overview row of partition `name` on disk (an error in the row when it does not open).
+fn overview_row(files: &LogDirFiles, name: &str) -> Result<PartitionSummary> {
+    let mut row = PartitionSummary::listed(files, name.to_string());
+    match Replica::open_in(files, name) {
+        Ok(replica) => {
+            row.segment_count = replica.log().segments().len();
+            for seg in replica.log().segments() {
+                row.size_bytes += seg.log_size()?;
+            }
+            row.log_start_offset = replica.log_start_offset();
+            row.log_end_offset = replica.log_end_offset();
+            row.latest_leader_epoch = replica.log().epoch_cache().latest_epoch();
+        }
+        Err(e) => row.error = Some(e.to_string()),
+    }
+    Ok(row)
+}
+
 /// A log dir with several partitions: an overview row per partition, or every partition in full.
 fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut Sink<'_>) -> Result<()> {
     let names: Vec<String> =
@@ -523,36 +562,9 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
     for p in &files.problems {
         sink(DumpEvent::Problem { path: &p.path, position: p.position, line: p.line, what: &p.what })?;
     }
-    let find = |entries: &crate::replica::OffsetCheckpoint, name: &str| entries.get(name).map(|v| v.offset);
-    let clean_shutdown = files.clean_shutdown();
     let limit = usize::try_from(req.limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
     for name in names.iter().take(limit) {
-        let mut row = PartitionSummary {
-            name: name.clone(),
-            segment_count: 0,
-            size_bytes: 0,
-            log_start_offset: 0,
-            log_end_offset: 0,
-            high_watermark: find(hw, name),
-            recovery_point: find(rp, name),
-            latest_leader_epoch: None,
-            clean_shutdown,
-            error: None,
-            on_disk: true,
-        };
-        match Replica::open_in(&files, name) {
-            Ok(replica) => {
-                row.segment_count = replica.log().segments().len();
-                for seg in replica.log().segments() {
-                    row.size_bytes += seg.log_size()?;
-                }
-                row.log_start_offset = replica.log_start_offset();
-                row.log_end_offset = replica.log_end_offset();
-                row.latest_leader_epoch = replica.log().epoch_cache().latest_epoch();
-            }
-            Err(e) => row.error = Some(e.to_string()),
-        }
-        sink(DumpEvent::PartitionSummary(&row))?;
+        sink(DumpEvent::PartitionSummary(&overview_row(&files, name)?))?;
     }
     // Partitions the checkpoints list that are not on disk: Kafka leaves such entries after a
     // deletion or a move to another log dir.
@@ -568,20 +580,9 @@ fn dump_log_dir(req: &DumpRequest<'_>, dirs: &[std::path::PathBuf], sink: &mut S
     missing.dedup();
     let only_in_checkpoints_count = missing.len();
     for (topic, partition) in missing.into_iter().take(limit.saturating_sub(names.len())) {
-        let name = format!("{topic}-{partition}");
-        let row = PartitionSummary {
-            high_watermark: find(hw, &name),
-            recovery_point: find(rp, &name),
-            name,
-            segment_count: 0,
-            size_bytes: 0,
-            log_start_offset: 0,
-            log_end_offset: 0,
-            latest_leader_epoch: None,
-            clean_shutdown,
-            error: Some("not on disk: only the checkpoints list it (deleted or moved)".into()),
-            on_disk: false,
-        };
+        let mut row = PartitionSummary::listed(&files, format!("{topic}-{partition}"));
+        row.error = Some("not on disk: only the checkpoints list it (deleted or moved)".into());
+        row.on_disk = false;
         sink(DumpEvent::PartitionSummary(&row))?;
     }
     sink(DumpEvent::LogDirTotals { on_disk_count: names.len(), only_in_checkpoints_count })
@@ -760,22 +761,12 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         Some((_, id, _)) => dir.join(local_tiered_storage::file_name(base, &id, suffix)),
         None => names::build_segment_path(dir, base, suffix),
     };
-    let from = req.from.unwrap_or(i64::MIN);
-    let mut budget = req.limit.unwrap_or(u64::MAX);
-    if req.dump_log_segments_files {
-        let suffix = name.rfind('.').map(|dot| &name[dot..]);
-        let read = [".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex"];
-        if !suffix.is_some_and(|s| read.contains(&s)) {
-            return sink(DumpEvent::File { path, kind: FileKind::Ignored });
-        }
+    if req.dump_log_segments_files && !dump_log_segments_reads(name) {
+        return sink(DumpEvent::File { path, kind: FileKind::Ignored });
     }
     if let Some((_, _, suffix)) = remote {
         if suffix == local_tiered_storage::LEADER_EPOCH_CHECKPOINT_SUFFIX {
-            sink(DumpEvent::File { path, kind: FileKind::EpochCheckpoint })?;
-            for (e, o) in checkpoint::read_epoch_checkpoint(path)? {
-                sink(DumpEvent::EpochEntry { leader_epoch: e, start_offset: o })?;
-            }
-            return Ok(());
+            return dump_epoch_checkpoint(path, sink);
         }
     }
     if let (Some(base), true) = (base, name.ends_with(names::LOG_SUFFIX)) {
@@ -787,62 +778,23 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
             ));
         }
         sink(DumpEvent::Segment { path, base_offset: base })?;
-        let bytes = map_file(path)?.unwrap_or(FileBytes::Empty);
-        return dump_batches(path, base, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink);
+        return dump_whole_file(req, base, sink);
     }
     if name.ends_with(".checkpoint") && !OFFSET_CHECKPOINTS.contains(&name) {
-        let parsed = names::parse_kraft_snapshot_name(name);
-        if parsed.is_none() && name != "bootstrap.checkpoint" {
-            return Err(Error::layout(path, "not a KRaft snapshot name (<offset>-<epoch>.checkpoint)"));
-        }
-        let kind = FileKind::KraftSnapshot { end_offset: parsed.map(|p| p.0), epoch: parsed.map(|p| p.1) };
-        sink(DumpEvent::File { path, kind })?;
-        let bytes = read_whole(path)?;
-        return dump_batches(path, 0, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink);
+        return dump_kraft_snapshot(req, name, sink);
     }
     if let (Some(base), true) = (base, name.ends_with(names::INDEX_SUFFIX)) {
-        let bytes = read_whole(path)?;
-        sink(DumpEvent::File { path, kind: FileKind::OffsetIndex { entry_count: bytes.len() / 8 } })?;
-        // The one index reader (Kafka's stop rule for the zero-filled tail of an untrimmed index).
-        let entries = verify::read_offset_index(&bytes, base).entries;
-        let log = map_file(&sibling(base, names::LOG_SUFFIX))?;
-        let (checks, _) = verify::verify_index_entries(&entries, &[], log.as_deref());
-        for (e, check) in entries.iter().zip(checks) {
-            sink(DumpEvent::IndexEntry { offset: e.offset, position: e.position, check })?;
-        }
-        return trailing_entry_bytes(path, &bytes, index::OFFSET_ENTRY_BYTES, sink);
+        return dump_offset_index(path, base, &sibling(base, names::LOG_SUFFIX), sink);
     }
     if let (Some(base), true) = (base, name.ends_with(names::TIME_INDEX_SUFFIX)) {
-        let bytes = read_whole(path)?;
-        sink(DumpEvent::File { path, kind: FileKind::TimeIndex })?;
-        let entries = verify::read_time_index(&bytes, base).entries;
-        let log = map_file(&sibling(base, names::LOG_SUFFIX))?;
-        let (_, checks) = verify::verify_index_entries(&[], &entries, log.as_deref());
-        let offset_index = read_whole(&sibling(base, names::INDEX_SUFFIX))?;
-        let tool = dump_tool_time_checks(&entries, &offset_index, base, log.as_deref().unwrap_or_default());
-        for ((e, check), dump_tool) in entries.iter().zip(checks).zip(tool) {
-            sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check, dump_tool })?;
-        }
-        return trailing_entry_bytes(path, &bytes, index::TIME_ENTRY_BYTES, sink);
+        let (log, offset_index) = (sibling(base, names::LOG_SUFFIX), sibling(base, names::INDEX_SUFFIX));
+        return dump_time_index(path, base, &log, &offset_index, sink);
     }
     if name.ends_with(names::TXN_INDEX_SUFFIX) {
-        let bytes = read_whole(path)?;
-        sink(DumpEvent::File { path, kind: FileKind::TxnIndex })?;
-        let (entries, _) = txn_index::decode_entries(&bytes);
-        for e in &entries {
-            sink(DumpEvent::TxnIndexEntry(e))?;
-        }
-        return trailing_entry_bytes(path, &bytes, txn_index::ENTRY_BYTES, sink);
+        return dump_txn_index(path, sink);
     }
     if name.ends_with(names::SNAPSHOT_SUFFIX) {
-        let bytes = read_whole(path)?;
-        let snapshot = producer_snapshot::decode(&bytes).map_err(|e| Error::corrupt(path, e.position, e.what))?;
-        sink(DumpEvent::File { path, kind: FileKind::ProducerSnapshot })?;
-        sink(DumpEvent::ProducerSnapshot(&snapshot))?;
-        for e in &snapshot.entries {
-            sink(DumpEvent::ProducerEntry(e))?;
-        }
-        return Ok(());
+        return dump_producer_snapshot(path, sink);
     }
     if name == QUORUM_STATE {
         let state = read_quorum_state(path)?;
@@ -850,11 +802,7 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         return sink(DumpEvent::QuorumState(&state));
     }
     if name == names::LEADER_EPOCH_CHECKPOINT {
-        sink(DumpEvent::File { path, kind: FileKind::EpochCheckpoint })?;
-        for (e, o) in checkpoint::read_epoch_checkpoint(path)? {
-            sink(DumpEvent::EpochEntry { leader_epoch: e, start_offset: o })?;
-        }
-        return Ok(());
+        return dump_epoch_checkpoint(path, sink);
     }
     if OFFSET_CHECKPOINTS.contains(&name) {
         sink(DumpEvent::File { path, kind: FileKind::OffsetCheckpoint })?;
@@ -868,6 +816,92 @@ fn dump_file(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
         "unknown file kind (expected a .log, .index, .timeindex, .txnindex, .snapshot, KRaft .checkpoint, \
          leader-epoch-checkpoint, offset checkpoint or quorum-state)",
     ))
+}
+
+/// The batches of the file `req.path` (a segment at `base`, or a KRaft snapshot at 0), from
+/// `--from` on, at most `--limit` items.
+fn dump_whole_file(req: &DumpRequest<'_>, base: i64, sink: &mut Sink<'_>) -> Result<()> {
+    let bytes = read_whole(req.path)?;
+    let (from, mut budget) = (req.from.unwrap_or(i64::MIN), req.limit.unwrap_or(u64::MAX));
+    dump_batches(req.path, base, &bytes, 0, from, req.batches_only, &req.filter, &mut budget, req.render, sink)
+}
+
+/// Whether `DumpLogSegments` reads a file of this name (by the suffix after its last dot); the
+/// others are announced as ignored.
+fn dump_log_segments_reads(name: &str) -> bool {
+    let suffix = name.rfind('.').map(|dot| &name[dot..]);
+    let read = [".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex"];
+    suffix.is_some_and(|s| read.contains(&s))
+}
+
+/// A KRaft snapshot (`<offset>-<epoch>.checkpoint`, or `bootstrap.checkpoint`): its batches.
+fn dump_kraft_snapshot(req: &DumpRequest<'_>, name: &str, sink: &mut Sink<'_>) -> Result<()> {
+    let parsed = names::parse_kraft_snapshot_name(name);
+    if parsed.is_none() && name != "bootstrap.checkpoint" {
+        return Err(Error::layout(req.path, "not a KRaft snapshot name (<offset>-<epoch>.checkpoint)"));
+    }
+    let kind = FileKind::KraftSnapshot { end_offset: parsed.map(|p| p.0), epoch: parsed.map(|p| p.1) };
+    sink(DumpEvent::File { path: req.path, kind })?;
+    dump_whole_file(req, 0, sink)
+}
+
+fn dump_txn_index(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let bytes = read_whole(path)?;
+    sink(DumpEvent::File { path, kind: FileKind::TxnIndex })?;
+    let (entries, _) = txn_index::decode_entries(&bytes);
+    for e in &entries {
+        sink(DumpEvent::TxnIndexEntry(e))?;
+    }
+    trailing_entry_bytes(path, &bytes, txn_index::ENTRY_BYTES, sink)
+}
+
+fn dump_epoch_checkpoint(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    sink(DumpEvent::File { path, kind: FileKind::EpochCheckpoint })?;
+    for (e, o) in checkpoint::read_epoch_checkpoint(path)? {
+        sink(DumpEvent::EpochEntry { leader_epoch: e, start_offset: o })?;
+    }
+    Ok(())
+}
+
+/// An offset index's entries, each checked against the segment `log` (when there is one).
+fn dump_offset_index(path: &Path, base: i64, log: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let bytes = read_whole(path)?;
+    sink(DumpEvent::File { path, kind: FileKind::OffsetIndex { entry_count: bytes.len() / 8 } })?;
+    // The one index reader (Kafka's stop rule for the zero-filled tail of an untrimmed index).
+    let entries = verify::read_offset_index(&bytes, base).entries;
+    let log = map_file(log)?;
+    let (checks, _) = verify::verify_index_entries(&entries, &[], log.as_deref());
+    for (e, check) in entries.iter().zip(checks) {
+        sink(DumpEvent::IndexEntry { offset: e.offset, position: e.position, check })?;
+    }
+    trailing_entry_bytes(path, &bytes, index::OFFSET_ENTRY_BYTES, sink)
+}
+
+/// A time index's entries, each checked against the segment `log`, and as the dump tool checks
+/// them with the segment's `offset_index`.
+fn dump_time_index(path: &Path, base: i64, log: &Path, offset_index: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let bytes = read_whole(path)?;
+    sink(DumpEvent::File { path, kind: FileKind::TimeIndex })?;
+    let entries = verify::read_time_index(&bytes, base).entries;
+    let log = map_file(log)?;
+    let (_, checks) = verify::verify_index_entries(&[], &entries, log.as_deref());
+    let offset_index = read_whole(offset_index)?;
+    let tool = dump_tool_time_checks(&entries, &offset_index, base, log.as_deref().unwrap_or_default());
+    for ((e, check), dump_tool) in entries.iter().zip(checks).zip(tool) {
+        sink(DumpEvent::TimeIndexEntry { timestamp: e.timestamp, offset: e.offset, check, dump_tool })?;
+    }
+    trailing_entry_bytes(path, &bytes, index::TIME_ENTRY_BYTES, sink)
+}
+
+fn dump_producer_snapshot(path: &Path, sink: &mut Sink<'_>) -> Result<()> {
+    let bytes = read_whole(path)?;
+    let snapshot = producer_snapshot::decode(&bytes).map_err(|e| Error::corrupt(path, e.position, e.what))?;
+    sink(DumpEvent::File { path, kind: FileKind::ProducerSnapshot })?;
+    sink(DumpEvent::ProducerSnapshot(&snapshot))?;
+    for e in &snapshot.entries {
+        sink(DumpEvent::ProducerEntry(e))?;
+    }
+    Ok(())
 }
 
 fn read_whole(path: &Path) -> Result<FileBytes> {

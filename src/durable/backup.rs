@@ -582,65 +582,80 @@ pub fn restore(backup: &Backup, log_dir: &Path) -> Result<RestoreReport> {
         removed: Vec::new(),
         renamed_back: Vec::new(),
     };
-    let shown = |p: &Path| p.display().to_string();
     // What the report names: files the command had changed (a `file` record), paths it made
     // that are there now, and renames of files that existed (not a temp file's rename).
     let existed: Vec<&PathBuf> =
         records.iter().filter_map(|(_, r)| if let RecordView::File(p, _) = r { Some(p) } else { None }).collect();
     for (_, record) in records.iter().rev() {
-        match record {
-            RecordView::Absent(rel) => {
-                let path = log_dir.join(rel);
-                match fs::symlink_metadata(&path) {
-                    Ok(m) if m.is_dir() => {
-                        super::remove_tree(&path)?;
+        undo_record(log_dir, records, &existed, record, &mut report)?;
+    }
+    super::sync_dir(log_dir)?;
+    Ok(report)
+}
+
+/// Undo one record under `log_dir`, naming in `report` what a user would see changed back.
+fn undo_record(
+    log_dir: &Path,
+    records: &[(usize, RecordView)],
+    existed: &[&PathBuf],
+    record: &RecordView,
+    report: &mut RestoreReport,
+) -> Result<()> {
+    match record {
+        RecordView::Absent(rel) => {
+            let path = log_dir.join(rel);
+            match fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => {
+                    super::remove_tree(&path)?;
+                    report.removed.push(shown(rel));
+                }
+                Ok(_) => {
+                    remove_file(&path)?;
+                    if !renamed_into(records, rel) {
                         report.removed.push(shown(rel));
                     }
-                    Ok(_) => {
-                        remove_file(&path)?;
-                        if !renamed_into(records, rel) {
-                            report.removed.push(shown(rel));
-                        }
-                    }
-                    Err(_) => {}
                 }
+                Err(_) => {}
             }
-            RecordView::Bytes(rel, position, blob) => {
-                let path = log_dir.join(rel);
-                // Read and checked again: the bytes written are the ones verified.
-                let bytes = blob.read()?;
-                if fs::symlink_metadata(&path).is_err() {
-                    super::create_file(&path)?;
-                }
-                super::write_at(&path, *position, &bytes)?;
+        }
+        RecordView::Bytes(rel, position, blob) => {
+            let path = log_dir.join(rel);
+            // Read and checked again: the bytes written are the ones verified.
+            let bytes = blob.read()?;
+            if fs::symlink_metadata(&path).is_err() {
+                super::create_file(&path)?;
             }
-            RecordView::File(rel, len) => {
-                let path = log_dir.join(rel);
-                if fs::symlink_metadata(&path).is_err() {
-                    super::create_file(&path)?;
-                }
-                if fs::symlink_metadata(&path).map(|m| m.len()).unwrap_or(0) != *len {
-                    // Cuts what the command appended, or grows back to the length it cut.
-                    truncate_file(&path, *len)?;
-                }
-                push_once(&mut report.restored, shown(rel));
+            super::write_at(&path, *position, &bytes)?;
+        }
+        RecordView::File(rel, len) => {
+            let path = log_dir.join(rel);
+            if fs::symlink_metadata(&path).is_err() {
+                super::create_file(&path)?;
             }
-            RecordView::Renamed(from, to) => {
-                let (from_path, to_path) = (log_dir.join(from), log_dir.join(to));
-                if fs::symlink_metadata(&to_path).is_ok() {
-                    rename(&to_path, &from_path)?;
-                    if existed.contains(&from) {
-                        push_once(&mut report.renamed_back, shown(from));
-                    } else if !existed.contains(&to) {
-                        // A file the command made through a temp name (klog-state.json, an index).
-                        push_once(&mut report.removed, shown(to));
-                    }
+            if fs::symlink_metadata(&path).map(|m| m.len()).unwrap_or(0) != *len {
+                // Cuts what the command appended, or grows back to the length it cut.
+                truncate_file(&path, *len)?;
+            }
+            push_once(&mut report.restored, shown(rel));
+        }
+        RecordView::Renamed(from, to) => {
+            let (from_path, to_path) = (log_dir.join(from), log_dir.join(to));
+            if fs::symlink_metadata(&to_path).is_ok() {
+                rename(&to_path, &from_path)?;
+                if existed.contains(&from) {
+                    push_once(&mut report.renamed_back, shown(from));
+                } else if !existed.contains(&to) {
+                    // A file the command made through a temp name (klog-state.json, an index).
+                    push_once(&mut report.removed, shown(to));
                 }
             }
         }
     }
-    super::sync_dir(log_dir)?;
-    Ok(report)
+    Ok(())
+}
+
+fn shown(p: &Path) -> String {
+    p.display().to_string()
 }
 
 /// Whether `rel` is a temp name the command renamed over another (its removal is that file's

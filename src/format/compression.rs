@@ -405,14 +405,24 @@ fn lz4_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Decode the frame whose magic is at `start`, appending to `out`; returns the position after it.
-fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Result<usize, String> {
-    let truncated = |what: &str, at: usize| {
-        format!("truncated frame: expected {what} at byte {at}, the stream ends at byte {}", data.len())
-    };
+/// An LZ4 frame's descriptor (FLG and BD bytes, and the content size when present).
+struct Lz4FrameHeader {
+    block_checksums: bool,
+    content_checksum: bool,
+    content_size: Option<u64>,
+    max_block: usize,
+}
+
+fn lz4_truncated(data: &[u8], what: &str, at: usize) -> String {
+    format!("truncated frame: expected {what} at byte {at}, the stream ends at byte {}", data.len())
+}
+
+/// Read the descriptor of the frame whose magic is at `start`; returns it and the position of the
+/// first block.
+fn lz4_frame_header(data: &[u8], start: usize) -> Result<(Lz4FrameHeader, usize), String> {
     let mut pos = start + 4;
     let (Some(&flg), Some(&bd)) = (data.get(pos), data.get(pos + 1)) else {
-        return Err(truncated("the FLG and BD descriptor bytes", pos));
+        return Err(lz4_truncated(data, "the FLG and BD descriptor bytes", pos));
     };
     let version = flg >> 6;
     if version != 1 {
@@ -429,9 +439,6 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
             "FLG 0x{flg:02x} at byte {pos} has dependent blocks; Kafka supports independent blocks only (bit 5 set)"
         ));
     }
-    let block_checksums = flg & 0x10 != 0;
-    let has_content_size = flg & 0x08 != 0;
-    let content_checksum = flg & 0x04 != 0;
     if bd & 0x8F != 0 {
         return Err(format!("reserved bits set in BD 0x{bd:02x} at byte {}, expected 0", pos + 1));
     }
@@ -449,9 +456,9 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
     };
     pos += 2;
     let mut content_size = None;
-    if has_content_size {
+    if flg & 0x08 != 0 {
         let Some(b) = data.get(pos..pos + 8) else {
-            return Err(truncated("an 8-byte content size", pos));
+            return Err(lz4_truncated(data, "an 8-byte content size", pos));
         };
         let mut le = [0u8; 8];
         le.copy_from_slice(b);
@@ -460,14 +467,22 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
     }
     // Header checksum byte: present, but not checked (KAFKA-3160: old Kafka hashed the magic too).
     if data.get(pos).is_none() {
-        return Err(truncated("the header checksum byte", pos));
+        return Err(lz4_truncated(data, "the header checksum byte", pos));
     }
     pos += 1;
+    let header =
+        Lz4FrameHeader { block_checksums: flg & 0x10 != 0, content_checksum: flg & 0x04 != 0, content_size, max_block };
+    Ok((header, pos))
+}
 
+/// Decode the frame whose magic is at `start`, appending to `out`; returns the position after it.
+fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Result<usize, String> {
+    let (header, mut pos) = lz4_frame_header(data, start)?;
+    let max_block = header.max_block;
     let frame_start = out.len();
     loop {
         let Some(word) = le_u32(data, pos) else {
-            return Err(truncated("a 4-byte block size or the end mark (00 00 00 00)", pos));
+            return Err(lz4_truncated(data, "a 4-byte block size or the end mark (00 00 00 00)", pos));
         };
         let block_at = pos;
         pos += 4;
@@ -488,9 +503,9 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
             ));
         };
         pos += len;
-        if block_checksums {
+        if header.block_checksums {
             let Some(want) = le_u32(data, pos) else {
-                return Err(truncated("a 4-byte block checksum", pos));
+                return Err(lz4_truncated(data, "a 4-byte block checksum", pos));
             };
             let got = xxh32(block);
             if got != want {
@@ -500,38 +515,11 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
             }
             pos += 4;
         }
-        let at = out.len();
-        if stored {
-            if len > room(at, limit) {
-                return Err(limit_error("lz4", limit));
-            }
-            out.extend_from_slice(block);
-        } else {
-            // Room for what this block can decode to, not for the frame's maximum: zeroing
-            // megabytes for a block of a few bytes would make damaged streams slow to reject.
-            let space = max_block.min(lz4_block_output_max(len)).min(room(at, limit));
-            out.resize(at + space, 0);
-            match lz4_flex::block::decompress_into(block, &mut out[at..]) {
-                Ok(n) => out.truncate(at + n),
-                Err(e) => {
-                    out.truncate(at);
-                    if space < max_block.min(lz4_block_output_max(len)) {
-                        // It may only have run out of room under the limit.
-                        let mut probe = vec![0u8; max_block.min(lz4_block_output_max(len))];
-                        if lz4_flex::block::decompress_into(block, &mut probe).is_ok() {
-                            return Err(limit_error("lz4", limit));
-                        }
-                    }
-                    return Err(format!(
-                        "corrupt compressed block at byte {block_at} ({e}); expected an LZ4 block of at most {max_block} bytes decoded"
-                    ));
-                }
-            }
-        }
+        lz4_append_block(block, block_at, stored, max_block, out, limit)?;
     }
-    if content_checksum {
+    if header.content_checksum {
         let Some(want) = le_u32(data, pos) else {
-            return Err(truncated("the 4-byte content checksum after the end mark", pos));
+            return Err(lz4_truncated(data, "the 4-byte content checksum after the end mark", pos));
         };
         let mut h = twox_hash::XxHash32::with_seed(0);
         h.write(&out[frame_start..]);
@@ -543,13 +531,57 @@ fn lz4_frame(data: &[u8], start: usize, out: &mut Vec<u8>, limit: usize) -> Resu
         }
         pos += 4;
     }
-    if let Some(size) = content_size {
+    if let Some(size) = header.content_size {
         let got = (out.len() - frame_start) as u64;
         if got != size {
             return Err(format!("frame at byte {start} decoded to {got} bytes, its header says {size}"));
         }
     }
     Ok(pos)
+}
+
+/// Append one block's bytes to `out`: a stored block as it is, a compressed one decoded (within
+/// `limit`, and at most the frame's `max_block` bytes).
+fn lz4_append_block(
+    block: &[u8],
+    block_at: usize,
+    stored: bool,
+    max_block: usize,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> Result<(), String> {
+    let at = out.len();
+    if stored {
+        if block.len() > room(at, limit) {
+            return Err(limit_error("lz4", limit));
+        }
+        out.extend_from_slice(block);
+        return Ok(());
+    }
+    // Room for what this block can decode to, not for the frame's maximum: zeroing
+    // megabytes for a block of a few bytes would make damaged streams slow to reject.
+    let len = block.len();
+    let space = max_block.min(lz4_block_output_max(len)).min(room(at, limit));
+    out.resize(at + space, 0);
+    match lz4_flex::block::decompress_into(block, &mut out[at..]) {
+        Ok(n) => {
+            out.truncate(at + n);
+            Ok(())
+        }
+        Err(e) => {
+            out.truncate(at);
+            if space < max_block.min(lz4_block_output_max(len)) {
+                // It may only have run out of room under the limit.
+                let mut probe = vec![0u8; max_block.min(lz4_block_output_max(len))];
+                if lz4_flex::block::decompress_into(block, &mut probe).is_ok() {
+                    return Err(limit_error("lz4", limit));
+                }
+            }
+            Err(format!(
+                "corrupt compressed block at byte {block_at} ({e}); expected an LZ4 block of at most {max_block} bytes decoded"
+            ))
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -567,7 +599,7 @@ fn zstd_compress(data: &[u8]) -> Vec<u8> {
 
 fn zstd_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-    use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+    use ruzstd::decoding::FrameDecoder;
 
     let mut out = Vec::new();
     let mut input = data;
@@ -608,48 +640,60 @@ fn zstd_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, String> {
                 return Err(format!("{why} frame header at byte {at} ({e})"));
             }
         }
-        loop {
-            decoder.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20)).map_err(|e| {
-                if format!("{e:?}").contains("UnexpectedEof") {
-                    format!(
-                        "truncated frame starting at byte {at}: the stream ends before the frame's last block ({e})"
-                    )
-                } else {
-                    format!("corrupt frame starting at byte {at} ({e})")
-                }
-            })?;
-            // Before the frame ends, the decoder keeps its window; `collect` drains the rest.
-            if decoder.can_collect() > room(out.len(), limit) {
-                return Err(limit_error("zstd", limit));
-            }
-            if let Some(bytes) = decoder.collect() {
-                out.extend_from_slice(&bytes);
-            }
-            if decoder.is_finished() {
-                break;
-            }
-        }
-        if decoder.can_collect() > 0 {
-            if decoder.can_collect() > room(out.len(), limit) {
-                return Err(limit_error("zstd", limit));
-            }
-            if let Some(bytes) = decoder.collect() {
-                out.extend_from_slice(&bytes);
-            }
-        }
-        if let (Some(want), Some(got)) = (decoder.get_checksum_from_data(), decoder.get_calculated_checksum()) {
-            if want != got {
-                return Err(format!(
-                    "content checksum mismatch for the frame at byte {at}: stored 0x{want:08x}, computed 0x{got:08x}"
-                ));
-            }
-        }
+        zstd_frame_blocks(&mut decoder, &mut input, at, &mut out, limit)?;
         frames += 1;
     }
     if frames == 0 {
         return Err("no zstd frame in the stream (only skippable frames)".to_string());
     }
     Ok(out)
+}
+
+/// Decode the blocks of the frame whose header `decoder` has read (it started at byte `at`),
+/// appending within `limit` to `out`, and check its content checksum.
+fn zstd_frame_blocks(
+    decoder: &mut ruzstd::decoding::FrameDecoder,
+    input: &mut &[u8],
+    at: usize,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> Result<(), String> {
+    use ruzstd::decoding::BlockDecodingStrategy;
+    loop {
+        decoder.decode_blocks(&mut *input, BlockDecodingStrategy::UptoBytes(1 << 20)).map_err(|e| {
+            if format!("{e:?}").contains("UnexpectedEof") {
+                format!("truncated frame starting at byte {at}: the stream ends before the frame's last block ({e})")
+            } else {
+                format!("corrupt frame starting at byte {at} ({e})")
+            }
+        })?;
+        // Before the frame ends, the decoder keeps its window; `collect` drains the rest.
+        if decoder.can_collect() > room(out.len(), limit) {
+            return Err(limit_error("zstd", limit));
+        }
+        if let Some(bytes) = decoder.collect() {
+            out.extend_from_slice(&bytes);
+        }
+        if decoder.is_finished() {
+            break;
+        }
+    }
+    if decoder.can_collect() > 0 {
+        if decoder.can_collect() > room(out.len(), limit) {
+            return Err(limit_error("zstd", limit));
+        }
+        if let Some(bytes) = decoder.collect() {
+            out.extend_from_slice(&bytes);
+        }
+    }
+    if let (Some(want), Some(got)) = (decoder.get_checksum_from_data(), decoder.get_calculated_checksum()) {
+        if want != got {
+            return Err(format!(
+                "content checksum mismatch for the frame at byte {at}: stored 0x{want:08x}, computed 0x{got:08x}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -50,77 +50,85 @@ fn is_blank(c: char) -> bool {
 fn logical_lines(bytes: &[u8]) -> Vec<LogicalLine> {
     let mut out = Vec::new();
     let mut i = 0;
+    while let Some(line) = read_logical_line(bytes, &mut i) {
+        out.push(line);
+    }
+    out
+}
+
+impl LogicalLine {
+    /// Drop the last character (a continuing backslash).
+    fn pop(&mut self) {
+        self.chars.pop();
+        self.positions.pop();
+    }
+}
+
+/// One call of `LineReader.readLine`: the logical line starting at byte `*i` (comments and
+/// blank lines skipped, continuations joined), `*i` moved past it; None at the end of the input.
+fn read_logical_line(bytes: &[u8], i: &mut usize) -> Option<LogicalLine> {
+    let mut line = LogicalLine { chars: Vec::new(), positions: Vec::new() };
+    let mut skip_white_space = true;
+    let mut appended_line_begin = false;
+    let mut preceding_backslash = false;
     loop {
-        let mut line = LogicalLine { chars: Vec::new(), positions: Vec::new() };
-        let mut skip_white_space = true;
-        let mut appended_line_begin = false;
-        let mut preceding_backslash = false;
-        let done = loop {
-            let Some(&b) = bytes.get(i) else {
-                // The end of the input.
-                if line.chars.is_empty() {
-                    break None;
-                }
-                if preceding_backslash {
-                    line.chars.pop();
-                    line.positions.pop();
-                }
-                break Some(line);
-            };
-            let c = char::from(b);
-            let position = i as u64;
-            i += 1;
-            if skip_white_space {
-                if is_blank(c) || (!appended_line_begin && (c == '\r' || c == '\n')) {
-                    continue;
-                }
-                skip_white_space = false;
-                appended_line_begin = false;
-            }
-            if line.chars.is_empty() && (c == '#' || c == '!') {
-                // A comment (only where the logical line is still empty) runs to the next
-                // `\r` or `\n`, backslashes included: it never continues.
-                match bytes[i..].iter().position(|b| *b == b'\r' || *b == b'\n') {
-                    Some(n) => i += n + 1,
-                    None => break None,
-                }
-                skip_white_space = true;
-                continue;
-            }
-            if c != '\n' && c != '\r' {
-                line.chars.push(c);
-                line.positions.push(position);
-                preceding_backslash = c == '\\' && !preceding_backslash;
-                continue;
-            }
-            // The end of a natural line.
+        let Some(&b) = bytes.get(*i) else {
+            // The end of the input.
             if line.chars.is_empty() {
-                skip_white_space = true;
+                return None;
+            }
+            if preceding_backslash {
+                line.pop();
+            }
+            return Some(line);
+        };
+        let c = char::from(b);
+        let position = *i as u64;
+        *i += 1;
+        if skip_white_space {
+            if is_blank(c) || (!appended_line_begin && (c == '\r' || c == '\n')) {
                 continue;
             }
-            if i >= bytes.len() {
-                if preceding_backslash {
-                    line.chars.pop();
-                    line.positions.pop();
-                }
-                break Some(line);
+            skip_white_space = false;
+            appended_line_begin = false;
+        }
+        if line.chars.is_empty() && (c == '#' || c == '!') {
+            // A comment (only where the logical line is still empty) runs to the next
+            // `\r` or `\n`, backslashes included: it never continues.
+            match bytes[*i..].iter().position(|b| *b == b'\r' || *b == b'\n') {
+                Some(n) => *i += n + 1,
+                None => return None,
             }
-            if !preceding_backslash {
-                break Some(line);
-            }
-            // A backslash at the end continues the line on the next one.
-            line.chars.pop();
-            line.positions.pop();
             skip_white_space = true;
-            appended_line_begin = true;
-            preceding_backslash = false;
-            if c == '\r' && bytes.get(i) == Some(&b'\n') {
-                i += 1;
+            continue;
+        }
+        if c != '\n' && c != '\r' {
+            line.chars.push(c);
+            line.positions.push(position);
+            preceding_backslash = c == '\\' && !preceding_backslash;
+            continue;
+        }
+        // The end of a natural line.
+        if line.chars.is_empty() {
+            skip_white_space = true;
+            continue;
+        }
+        if *i >= bytes.len() {
+            if preceding_backslash {
+                line.pop();
             }
-        };
-        match done {
-            Some(line) => out.push(line),
-            None => return out,
+            return Some(line);
+        }
+        if !preceding_backslash {
+            return Some(line);
+        }
+        // A backslash at the end continues the line on the next one.
+        line.pop();
+        skip_white_space = true;
+        appended_line_begin = true;
+        preceding_backslash = false;
+        if c == '\r' && bytes.get(*i) == Some(&b'\n') {
+            *i += 1;
         }
     }
 }

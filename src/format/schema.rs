@@ -484,6 +484,33 @@ fn length(
     Ok(Some(len as usize))
 }
 
+/// An array's length (None for a null array), refused when it exceeds the bytes left or the
+/// collection maximum.
+fn collection_length(
+    r: &mut Reader<'_>,
+    f: &FieldSchema,
+    flexible: bool,
+    nullable: bool,
+) -> Result<Option<usize>, SchemaError> {
+    let start = r.position();
+    match length(r, f, flexible, false, nullable)? {
+        Some(len) if len > r.remaining() => {
+            let kafka = format!(
+                "Tried to allocate a collection of size {len}, but there are only {} bytes remaining.",
+                r.remaining()
+            );
+            Err(r.error(start, format!("field {}: {kafka}", f.json_name)).kafka(kafka))
+        }
+        Some(len) if len > COLLECTION_MAX => {
+            let kafka = format!(
+                "Tried to read a collection of size {len}, which exceeds the maximum allowed size of {COLLECTION_MAX}."
+            );
+            Err(r.error(start, format!("field {}: {kafka}", f.json_name)).kafka(kafka))
+        }
+        other => Ok(other),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn decode_value<'a>(
     m: &'static MessageSchema,
@@ -522,32 +549,16 @@ fn decode_value<'a>(
             None => Value::Null,
             Some(len) => Value::Bytes(r.take_array(len, what)?),
         },
-        FieldType::Array(element) => {
-            let start = r.position();
-            match length(r, f, flexible, false, nullable)? {
-                None => Value::Null,
-                Some(len) if len > r.remaining() => {
-                    let kafka = format!(
-                        "Tried to allocate a collection of size {len}, but there are only {} bytes remaining.",
-                        r.remaining()
-                    );
-                    return Err(r.error(start, format!("field {}: {kafka}", f.json_name)).kafka(kafka));
+        FieldType::Array(element) => match collection_length(r, f, flexible, nullable)? {
+            None => Value::Null,
+            Some(len) => {
+                let mut items = Vec::with_capacity(len);
+                for _ in 0..len {
+                    items.push(decode_value(m, f, element, version, flexible, false, false, r, depth)?);
                 }
-                Some(len) if len > COLLECTION_MAX => {
-                    let kafka = format!(
-                        "Tried to read a collection of size {len}, which exceeds the maximum allowed size of {COLLECTION_MAX}."
-                    );
-                    return Err(r.error(start, format!("field {}: {kafka}", f.json_name)).kafka(kafka));
-                }
-                Some(len) => {
-                    let mut items = Vec::with_capacity(len);
-                    for _ in 0..len {
-                        items.push(decode_value(m, f, element, version, flexible, false, false, r, depth)?);
-                    }
-                    Value::Array(items)
-                }
+                Value::Array(items)
             }
-        }
+        },
         FieldType::Struct(index) => {
             if nullable {
                 let is_null = if tagged { r.uvarint(what)? <= 0 } else { r.i8(what)? < 0 };

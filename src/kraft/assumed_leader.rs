@@ -139,17 +139,7 @@ impl AssumedLeader {
     /// One sentence: which leader and epoch the report assumes, and where that came from.
     pub fn sentence(&self) -> String {
         let l = broker(self.leader_id);
-        let recorded = self.recorded.as_ref().map(|r| {
-            let g = &r.registration;
-            let leader = if g.leader == NO_LEADER { "no leader".to_string() } else { format!("leader {}", g.leader) };
-            format!(
-                "{leader} at epoch {}, ISR {}, ELR {} ({})",
-                g.leader_epoch,
-                ids(&g.isr),
-                ids(&g.elr),
-                r.whereabouts()
-            )
-        });
+        let recorded = self.recorded_summary();
         let mut s = match self.source {
             LeaderEpochSource::Running => "the epoch the leader runs at, from klog's state".to_string(),
             LeaderEpochSource::Given if self.leader_epoch > self.cached_epoch => {
@@ -157,44 +147,16 @@ impl AssumedLeader {
             }
             LeaderEpochSource::Given => "given with --leader-epoch".to_string(),
             LeaderEpochSource::Metadata => {
-                format!("the leader ({l}) leads at epoch {} as the metadata last recorded: {}", self.leader_epoch, recorded.clone().unwrap_or_default())
-            }
-            LeaderEpochSource::MetadataNextElection => {
-                let r = self.recorded.as_ref().expect("a metadata source has a record").registration.clone();
-                let now = if r.leader == NO_LEADER {
-                    "the partition has no leader (offline)".to_string()
-                } else {
-                    format!("broker {} leads, not the named leader ({l}): a restarting follower follows broker {}", r.leader, r.leader)
-                };
-                let how = if self.leader_id.is_some_and(|id| r.isr.contains(&id) || r.elr.contains(&id)) {
-                    "a clean election"
-                } else {
-                    "only an unclean election (the named leader is in neither the ISR nor the ELR)"
-                };
                 format!(
-                    "the metadata last recorded {}; {now}. This plan is for the named leader leading after {how}, at the next epoch {}",
-                    recorded.clone().unwrap_or_default(),
-                    self.leader_epoch
-                )
-            }
-            LeaderEpochSource::LatestCached => match &self.recorded {
-                Some(_) => format!(
-                    "the leader ({l}) assumed to lead at its latest cached epoch {}: the metadata is older than its log, it recorded {}",
+                    "the leader ({l}) leads at epoch {} as the metadata last recorded: {}",
                     self.leader_epoch,
                     recorded.clone().unwrap_or_default()
-                ),
-                None => match &self.metadata_silent {
-                    Some(dir) => format!(
-                        "the leader ({l}) assumed to lead at its latest cached epoch {}: the metadata in {} never mentions this partition",
-                        self.leader_epoch,
-                        dir.display()
-                    ),
-                    None => format!(
-                        "no metadata: the leader ({l}) assumed to lead at its latest cached epoch {} (name a controller's dir with --metadata, or the epoch with --leader-epoch)",
-                        self.leader_epoch
-                    ),
-                },
-            },
+                )
+            }
+            LeaderEpochSource::MetadataNextElection => {
+                self.next_election_sentence(&l, recorded.clone().unwrap_or_default())
+            }
+            LeaderEpochSource::LatestCached => self.latest_cached_sentence(&l, recorded.clone().unwrap_or_default()),
         };
         if matches!(self.source, LeaderEpochSource::Given | LeaderEpochSource::Running) {
             if let Some(rec) = &recorded {
@@ -208,6 +170,66 @@ impl AssumedLeader {
             }
         }
         s
+    }
+
+    /// What the metadata last recorded for the partition: leader, epoch, ISR, ELR and where.
+    fn recorded_summary(&self) -> Option<String> {
+        self.recorded.as_ref().map(|r| {
+            let g = &r.registration;
+            let leader = if g.leader == NO_LEADER { "no leader".to_string() } else { format!("leader {}", g.leader) };
+            format!(
+                "{leader} at epoch {}, ISR {}, ELR {} ({})",
+                g.leader_epoch,
+                ids(&g.isr),
+                ids(&g.elr),
+                r.whereabouts()
+            )
+        })
+    }
+
+    /// The sentence when the named leader is not the recorded one: the plan assumes it leads after
+    /// the next election, clean or unclean.
+    fn next_election_sentence(&self, l: &str, recorded: String) -> String {
+        let r = self.recorded.as_ref().expect("a metadata source has a record").registration.clone();
+        let now = if r.leader == NO_LEADER {
+            "the partition has no leader (offline)".to_string()
+        } else {
+            format!(
+                "broker {} leads, not the named leader ({l}): a restarting follower follows broker {}",
+                r.leader, r.leader
+            )
+        };
+        let how = if self.leader_id.is_some_and(|id| r.isr.contains(&id) || r.elr.contains(&id)) {
+            "a clean election"
+        } else {
+            "only an unclean election (the named leader is in neither the ISR nor the ELR)"
+        };
+        format!(
+            "the metadata last recorded {recorded}; {now}. This plan is for the named leader leading after {how}, at the next epoch {}",
+            self.leader_epoch
+        )
+    }
+
+    /// The sentence when the leader is assumed at its latest cached epoch, saying why the metadata
+    /// did not decide (older than the log, silent on the partition, or absent).
+    fn latest_cached_sentence(&self, l: &str, recorded: String) -> String {
+        match &self.recorded {
+            Some(_) => format!(
+                "the leader ({l}) assumed to lead at its latest cached epoch {}: the metadata is older than its log, it recorded {recorded}",
+                self.leader_epoch,
+            ),
+            None => match &self.metadata_silent {
+                Some(dir) => format!(
+                    "the leader ({l}) assumed to lead at its latest cached epoch {}: the metadata in {} never mentions this partition",
+                    self.leader_epoch,
+                    dir.display()
+                ),
+                None => format!(
+                    "no metadata: the leader ({l}) assumed to lead at its latest cached epoch {} (name a controller's dir with --metadata, or the epoch with --leader-epoch)",
+                    self.leader_epoch
+                ),
+            },
+        }
     }
 }
 

@@ -793,29 +793,8 @@ pub fn simulate(
         match *event {
             LoadEvent::RecoverWhileLoading(base) | LoadEvent::Recover(base) => {
                 let Some(i) = index_of(base) else { continue };
-                let mut m = Manager::new(&files, facts.now_ms)?;
-                // The log's segments as `recoverSegment` sees them: those loaded so far (the
-                // floor segment of its offset may lie past the range the rebuild reads).
-                let loaded: Vec<usize> = (0..facts.segments.len())
-                    .filter(|j| alive[*j])
-                    .filter(|j| matches!(event, LoadEvent::Recover(_)) || facts.segments[*j].base_offset < base)
-                    .collect();
-                rebuild(&mut m, &mut files, facts, &loaded, &recovered, facts.log_start_checkpoint, base, false)?;
-                // `LogSegment.recover`: every valid batch, v2 ones updating producers, each
-                // moving the map's end past it.
-                recovered[i] = true;
-                let seg = &facts.segments[i];
-                for b in BatchIter::new(seg.bytes(true)) {
-                    if b.magic() >= 2 {
-                        match m.apply_batch(&b) {
-                            Ok(_ended) => m.last_map_offset = b.last_offset().wrapping_add(1),
-                            // Caught by the recovery loop, which stops there.
-                            Err(t) if recovery_catches(&t) => break,
-                            Err(t) => return Err(t),
-                        }
-                    }
-                }
-                m.take_snapshot(&mut files);
+                let while_loading = matches!(event, LoadEvent::RecoverWhileLoading(_));
+                recover_segment(&mut files, facts, &alive, &mut recovered, i, while_loading)?;
             }
             LoadEvent::Split { base, while_loading } => {
                 let mut m = Manager::new(&files, facts.now_ms)?;
@@ -862,19 +841,69 @@ pub fn simulate(
         facts.log_end_offset,
         facts.clean_shutdown,
     )?);
+    note_unstable_at_open(&mut files, &main, facts, &live, &recovered);
+    Ok(files)
+}
+
+/// `recoverSegment` of segment `i` (with `while_loading`, during the load: only the segments
+/// below it are loaded): a rebuild up to its base, then `LogSegment.recover` over it and a
+/// snapshot at the map's end.
+fn recover_segment(
+    files: &mut SnapshotFiles,
+    facts: &LoadFacts<'_>,
+    alive: &[bool],
+    recovered: &mut [bool],
+    i: usize,
+    while_loading: bool,
+) -> Result<(), Thrown> {
+    let base = facts.segments[i].base_offset;
+    let mut m = Manager::new(files, facts.now_ms)?;
+    // The log's segments as `recoverSegment` sees them: those loaded so far (the
+    // floor segment of its offset may lie past the range the rebuild reads).
+    let loaded: Vec<usize> = (0..facts.segments.len())
+        .filter(|j| alive[*j])
+        .filter(|j| !while_loading || facts.segments[*j].base_offset < base)
+        .collect();
+    rebuild(&mut m, files, facts, &loaded, recovered, facts.log_start_checkpoint, base, false)?;
+    // `LogSegment.recover`: every valid batch, v2 ones updating producers, each
+    // moving the map's end past it.
+    recovered[i] = true;
+    let seg = &facts.segments[i];
+    for b in BatchIter::new(seg.bytes(true)) {
+        if b.magic() >= 2 {
+            match m.apply_batch(&b) {
+                Ok(_ended) => m.last_map_offset = b.last_offset().wrapping_add(1),
+                // Caught by the recovery loop, which stops there.
+                Err(t) if recovery_catches(&t) => break,
+                Err(t) => return Err(t),
+            }
+        }
+    }
+    m.take_snapshot(files);
+    Ok(())
+}
+
+/// The state the log opens with: its first unstable offset, what reading it as offset metadata
+/// throws, and the offsets each ongoing transaction's first offset reads as.
+fn note_unstable_at_open(
+    files: &mut SnapshotFiles,
+    main: &Manager,
+    facts: &LoadFacts<'_>,
+    live: &[usize],
+    recovered: &[bool],
+) {
     files.first_unstable_at_open = main.first_unstable_offset(facts.log_start_after);
     files.after_load = Some(ProducerReplay { manager: main.clone() });
     if let Some(offset) = files.first_unstable_at_open {
-        files.thrown_at_open = read_at_open(facts, &live, &recovered, offset.max(facts.log_start_after)).err();
+        files.thrown_at_open = read_at_open(facts, live, recovered, offset.max(facts.log_start_after)).err();
     }
     if files.thrown_at_open.is_none() {
         for &first in main.ongoing.keys().chain(main.unreplicated.keys()) {
-            if let Ok(at) = read_at_open(facts, &live, &recovered, first.max(facts.log_start_after)) {
+            if let Ok(at) = read_at_open(facts, live, recovered, first.max(facts.log_start_after)) {
                 files.unstable_reported.insert(first, at);
             }
         }
     }
-    Ok(files)
 }
 
 /// `UnifiedLog.rebuildProducerState(manager, segments, logStartOffset, lastOffset, clean)` over
@@ -935,45 +964,58 @@ fn rebuild(
             if to_snapshot.contains(&seg.base_offset) {
                 m.take_snapshot(files);
             }
-            let (bytes, index) = (seg.bytes(recovered[j]), seg.index(recovered[j]));
-            let max_position = if floor_of_last == Some(k) {
-                match search_from_index(seg.base_offset, index, bytes, last_offset)? {
-                    Some(p) => p,
-                    None => bytes.len() as u64,
-                }
-            } else {
-                bytes.len() as u64
-            };
-            let Some(start_position) = search_from_index(seg.base_offset, index, bytes, start)? else { continue };
-            if max_position < start_position {
-                return Err(Thrown {
-                    position: start_position,
-                    exception: format!(
-                        "java.lang.IllegalArgumentException: Invalid size: {} (a read ending before it starts)",
-                        max_position as i64 - start_position as i64
-                    ),
-                });
-            }
-            let slice = &bytes[start_position as usize..(max_position as usize).min(bytes.len())];
-            let mut iter = BatchIter::new(slice);
-            for b in iter.by_ref() {
-                let moved = RawBatch { position: b.position + start_position, ..b };
-                let _ended = m.apply_batch(&moved)?;
-            }
-            if let Some(ScanStop::BadSize { position, size }) = iter.stop() {
-                return Err(Thrown {
-                    position: position + start_position,
-                    exception: format!(
-                        "org.apache.kafka.common.errors.CorruptRecordException: Found record size {size} smaller than \
-                         minimum record overhead (14)"
-                    ),
-                });
-            }
+            let end = (floor_of_last == Some(k)).then_some(last_offset);
+            replay_segment(m, seg, recovered[j], start, end)?;
         }
     }
     m.last_map_offset = last_offset;
     m.take_snapshot(files);
     Ok(start)
+}
+
+/// Apply the batches of `seg` from offset `start` (up to offset `end` when the segment holds it:
+/// the read's end is found through the index too) to `m`, as `rebuildProducerState` reads them.
+fn replay_segment(
+    m: &mut Manager,
+    seg: &SegmentBytes<'_>,
+    recovered: bool,
+    start: i64,
+    end: Option<i64>,
+) -> Result<(), Thrown> {
+    let (bytes, index) = (seg.bytes(recovered), seg.index(recovered));
+    let max_position = match end {
+        Some(end) => match search_from_index(seg.base_offset, index, bytes, end)? {
+            Some(p) => p,
+            None => bytes.len() as u64,
+        },
+        None => bytes.len() as u64,
+    };
+    let Some(start_position) = search_from_index(seg.base_offset, index, bytes, start)? else { return Ok(()) };
+    if max_position < start_position {
+        return Err(Thrown {
+            position: start_position,
+            exception: format!(
+                "java.lang.IllegalArgumentException: Invalid size: {} (a read ending before it starts)",
+                max_position as i64 - start_position as i64
+            ),
+        });
+    }
+    let slice = &bytes[start_position as usize..(max_position as usize).min(bytes.len())];
+    let mut iter = BatchIter::new(slice);
+    for b in iter.by_ref() {
+        let moved = RawBatch { position: b.position + start_position, ..b };
+        let _ended = m.apply_batch(&moved)?;
+    }
+    if let Some(ScanStop::BadSize { position, size }) = iter.stop() {
+        return Err(Thrown {
+            position: position + start_position,
+            exception: format!(
+                "org.apache.kafka.common.errors.CorruptRecordException: Found record size {size} smaller than \
+                 minimum record overhead (14)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// `UnifiedLog` turns the first unstable offset into offset metadata whenever it is offset-only

@@ -25,7 +25,7 @@ use super::segment::{self, Segment};
 use super::Log;
 use crate::durable;
 use crate::error::{IoContext, Result};
-use crate::format::batch::{BatchIter, ScanStop};
+use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 
 /// A batch (or unframed bytes) that recovery removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1063,16 +1063,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     let bytes: &[u8] = file.get(from..to.min(file.len())).unwrap_or(&[]);
     let base = target.base_offset;
     let mut builder = IndexBuilder::new(base, log.config.index_interval_bytes);
-    let mut out = SegmentRecovery {
-        base_offset: base,
-        batches_valid: 0,
-        valid_bytes: 0,
-        truncated_bytes: 0,
-        invalid_at: None,
-        index_entries: 0,
-        time_index_entries: 0,
-        end_offset: base,
-    };
+    let mut out = SegmentRecovery::nothing_valid(base);
     let mut iter = BatchIter::new(bytes);
     let (mut max_timestamp, mut offset_of_max_timestamp) = (-1i64, -1i64);
     let mut released = 0;
@@ -1086,30 +1077,8 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
         // `ensureOffsetInRange(lastOffset)`: the one offset rule Kafka's recovery applies after
         // the CRC. Offsets that go backwards or start below the segment's base are kept.
         if !super::index::offset_fits_segment(base, batch.last_offset()) {
-            let why = format!(
-                "last offset {} is outside segment {base}'s 32-bit relative range (LogSegmentOffsetOverflowException)",
-                batch.last_offset()
-            );
-            // `splitOverflowedSegment` first asks `hasOverflow`, which looks at the segment's
-            // last batch only: if that one fits, the split throws and the broker stops.
-            let last_overflows = BatchIter::new(bytes).last().is_some_and(|l| {
-                l.next_offset() > base && !super::index::offset_fits_segment(base, l.next_offset() - 1)
-            });
-            let pieces = if last_overflows { split_pieces(bytes) } else { None };
-            let Some(pieces) = pieces else {
-                return Err(crate::error::Error::refuses(
-                    target.segment.log_path(),
-                    batch.position,
-                    format!(
-                        "at position {}: {why}; Kafka's split of the segment fails (IllegalArgumentException, \
-                         IllegalStateException, or NoSuchElementException where bytes that frame no batch follow), \
-                         so a Kafka 4.4 broker refuses to start on this log dir",
-                        batch.position
-                    ),
-                ));
-            };
-            let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
-            out.invalid_at = Some((batch.position, format!("{why}: split into segments {}", bases.join(", "))));
+            let (why, pieces) = split_on_overflow(target, bytes, batch.position, batch.last_offset())?;
+            out.invalid_at = Some((batch.position, why));
             out.end_offset = base;
             return Ok(SegmentScan {
                 outcome: out,
@@ -1124,9 +1093,7 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
         }
         // With an offset-index entry comes `TimeIndex.maybeAppend(maxTimestampSoFar, its
         // offset)`, which throws the same exception when that offset is below its last entry's.
-        let time_backwards = builder.would_index_backwards(i64::MIN)
-            && last_time_offset(&builder, base).is_some_and(|o| offset_of_max_timestamp < o);
-        if builder.would_index_backwards(batch.last_offset()) || time_backwards {
+        if indexes_backwards(&builder, base, batch.last_offset(), offset_of_max_timestamp) {
             out.invalid_at = Some((
                 batch.position,
                 format!(
@@ -1138,41 +1105,52 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
             emptied = true;
             break;
         }
-        builder.on_batch(batch.position, batch.last_offset(), batch.max_timestamp(), batch.size_bytes() as u64);
-        let epoch = batch.partition_leader_epoch();
-        if batch.magic() >= 2 && epoch >= 0 && log.epoch_cache.latest_epoch().is_none_or(|l| epoch > l) {
-            log.epoch_cache.assign(epoch, batch.base_offset());
-        }
-        out.batches_valid += 1;
-        out.valid_bytes = batch.position + batch.size_bytes() as u64;
-        out.end_offset = batch.next_offset();
+        accept_batch(log, &mut builder, &mut out, &batch);
         // `updateProducerState` comes last: an end-transaction marker whose record does not read
         // throws what the loop catches, after the batch was counted valid.
         if let Some(t) = super::producer_state::recovery_cuts_after(&batch) {
             if (out.valid_bytes as usize) < bytes.len() {
-                out.invalid_at = Some((
-                    out.valid_bytes,
-                    format!(
-                        "the batch before it is a transaction marker whose record does not read ({}): \
-                         LogSegment.recover stops there",
-                        t.exception
-                    ),
-                ));
+                let why = format!(
+                    "the batch before it is a transaction marker whose record does not read ({}): \
+                     LogSegment.recover stops there",
+                    t.exception
+                );
+                out.invalid_at = Some((out.valid_bytes, why));
             }
             break;
         }
     }
     if out.invalid_at.is_none() {
-        match iter.stop() {
-            Some(ScanStop::Partial { position, len }) => {
-                out.invalid_at = Some((*position, format!("{len} bytes of a partial batch at the end of the segment")));
-            }
-            Some(ScanStop::BadSize { position, size }) => {
-                out.invalid_at = Some((*position, format!("size field {size} is below the minimum of 14")));
-            }
-            _ => {}
-        }
+        out.invalid_at = stop_finding(iter.stop());
     }
+    let interval = log.config.index_interval_bytes;
+    Ok(finish_scan(bytes, builder, out, emptied, offset_of_max_timestamp, interval))
+}
+
+/// A batch that passed the checks: indexed, its epoch assigned above the cache's latest, and
+/// counted valid.
+fn accept_batch(log: &mut Log, builder: &mut IndexBuilder, out: &mut SegmentRecovery, batch: &RawBatch<'_>) {
+    builder.on_batch(batch.position, batch.last_offset(), batch.max_timestamp(), batch.size_bytes() as u64);
+    let epoch = batch.partition_leader_epoch();
+    if batch.magic() >= 2 && epoch >= 0 && log.epoch_cache.latest_epoch().is_none_or(|l| epoch > l) {
+        log.epoch_cache.assign(epoch, batch.base_offset());
+    }
+    out.batches_valid += 1;
+    out.valid_bytes = batch.position + batch.size_bytes() as u64;
+    out.end_offset = batch.next_offset();
+}
+
+/// The end of a segment's scan: the time index's final entry checked, the segment emptied when
+/// an index entry would not increase, the cut described and the index entries counted.
+fn finish_scan(
+    bytes: &[u8],
+    mut builder: IndexBuilder,
+    mut out: SegmentRecovery,
+    mut emptied: bool,
+    offset_of_max_timestamp: i64,
+    index_interval_bytes: u64,
+) -> SegmentScan {
+    let base = out.base_offset;
     // The time index's final entry (`maybeAppend(.., skipFullCheck = true)`) checks too.
     if !emptied && last_time_offset(&builder, base).is_some_and(|o| offset_of_max_timestamp < o) {
         out.invalid_at = Some((
@@ -1186,37 +1164,117 @@ fn scan_segment(log: &mut Log, target: &ScanTarget) -> Result<SegmentScan> {
     }
     if emptied {
         // `recoverLog` truncates the segment to its base offset.
-        builder = IndexBuilder::new(base, log.config.index_interval_bytes);
+        builder = IndexBuilder::new(base, index_interval_bytes);
         out.batches_valid = 0;
         out.valid_bytes = 0;
         out.end_offset = base;
     }
-    let file_len = bytes.len() as u64;
-    let mut cut = Vec::new();
-    if out.valid_bytes < file_len {
-        // Describe what goes: batches that still frame after the cut, then raw bytes.
-        let mut it = BatchIter::starting_at(bytes, out.valid_bytes as usize);
-        for b in it.by_ref() {
-            cut.push(CutBatch {
-                segment_base_offset: base,
-                position: b.position,
-                size_bytes: b.size_bytes() as u64,
-                base_offset: Some(b.base_offset()),
-                last_offset: Some(b.last_offset()),
-                partition_leader_epoch: Some(b.partition_leader_epoch()),
-                partial_offsets: None,
-            });
-        }
-        let end = it.position() as u64;
-        if end < file_len {
-            cut.push(unframed(base, end, file_len - end, bytes.get(end as usize..).unwrap_or(&[])));
-        }
-        out.truncated_bytes = file_len - out.valid_bytes;
-    }
+    let cut = describe_cut(bytes, base, out.valid_bytes);
+    out.truncated_bytes = (bytes.len() as u64).saturating_sub(out.valid_bytes);
     builder.finish_segment();
     out.index_entries = (builder.pending_offset_entries.len() / 8) as u64;
     out.time_index_entries = (builder.pending_time_entries.len() / TIME_ENTRY_BYTES) as u64;
-    Ok(SegmentScan { outcome: out, emptied, cut, builder, decision: Decision::Keep })
+    SegmentScan { outcome: out, emptied, cut, builder, decision: Decision::Keep }
+}
+
+impl SegmentRecovery {
+    /// A segment at `base` before its scan: no valid batch yet.
+    fn nothing_valid(base: i64) -> SegmentRecovery {
+        SegmentRecovery {
+            base_offset: base,
+            batches_valid: 0,
+            valid_bytes: 0,
+            truncated_bytes: 0,
+            invalid_at: None,
+            index_entries: 0,
+            time_index_entries: 0,
+            end_offset: base,
+        }
+    }
+}
+
+/// Whether indexing the batch ending at `last_offset` throws `InvalidOffsetException`: its
+/// offset-index entry does not increase, or the time-index entry that comes with it
+/// (`TimeIndex.maybeAppend(maxTimestampSoFar, its offset)`) is below the last one's offset.
+fn indexes_backwards(builder: &IndexBuilder, base: i64, last_offset: i64, offset_of_max_timestamp: i64) -> bool {
+    let time_backwards = builder.would_index_backwards(i64::MIN)
+        && last_time_offset(builder, base).is_some_and(|o| offset_of_max_timestamp < o);
+    builder.would_index_backwards(last_offset) || time_backwards
+}
+
+/// Where and why a scan that ran to the end of its bytes stopped short: a partial batch, or a
+/// size field below the minimum.
+fn stop_finding(stop: Option<&ScanStop>) -> Option<(u64, String)> {
+    match stop {
+        Some(ScanStop::Partial { position, len }) => {
+            Some((*position, format!("{len} bytes of a partial batch at the end of the segment")))
+        }
+        Some(ScanStop::BadSize { position, size }) => {
+            Some((*position, format!("size field {size} is below the minimum of 14")))
+        }
+        _ => None,
+    }
+}
+
+/// A batch at `position` whose last offset overflows the segment's 32-bit relative range
+/// (`ensureOffsetInRange`): the finding and the pieces `splitOverflowedSegment` makes, or the
+/// refusal when the split fails.
+fn split_on_overflow(
+    target: &ScanTarget,
+    bytes: &[u8],
+    position: u64,
+    last_offset: i64,
+) -> Result<(String, Vec<SplitPiece>)> {
+    let base = target.base_offset;
+    let why = format!(
+        "last offset {last_offset} is outside segment {base}'s 32-bit relative range (LogSegmentOffsetOverflowException)"
+    );
+    // `splitOverflowedSegment` first asks `hasOverflow`, which looks at the segment's
+    // last batch only: if that one fits, the split throws and the broker stops.
+    let last_overflows = BatchIter::new(bytes)
+        .last()
+        .is_some_and(|l| l.next_offset() > base && !super::index::offset_fits_segment(base, l.next_offset() - 1));
+    let pieces = if last_overflows { split_pieces(bytes) } else { None };
+    let Some(pieces) = pieces else {
+        return Err(crate::error::Error::refuses(
+            target.segment.log_path(),
+            position,
+            format!(
+                "at position {position}: {why}; Kafka's split of the segment fails (IllegalArgumentException, \
+                 IllegalStateException, or NoSuchElementException where bytes that frame no batch follow), \
+                 so a Kafka 4.4 broker refuses to start on this log dir"
+            ),
+        ));
+    };
+    let bases: Vec<String> = pieces.iter().map(|p| p.base_offset.to_string()).collect();
+    Ok((format!("{why}: split into segments {}", bases.join(", ")), pieces))
+}
+
+/// What a cut at `valid_bytes` removes from a segment's `bytes`: the batches that still frame
+/// after it, then the raw bytes that do not.
+fn describe_cut(bytes: &[u8], base: i64, valid_bytes: u64) -> Vec<CutBatch> {
+    let file_len = bytes.len() as u64;
+    let mut cut = Vec::new();
+    if valid_bytes >= file_len {
+        return cut;
+    }
+    let mut it = BatchIter::starting_at(bytes, valid_bytes as usize);
+    for b in it.by_ref() {
+        cut.push(CutBatch {
+            segment_base_offset: base,
+            position: b.position,
+            size_bytes: b.size_bytes() as u64,
+            base_offset: Some(b.base_offset()),
+            last_offset: Some(b.last_offset()),
+            partition_leader_epoch: Some(b.partition_leader_epoch()),
+            partial_offsets: None,
+        });
+    }
+    let end = it.position() as u64;
+    if end < file_len {
+        cut.push(unframed(base, end, file_len - end, bytes.get(end as usize..).unwrap_or(&[])));
+    }
+    cut
 }
 
 /// What `LogLoader.load` does before it lists the segments, for a compaction the cleaner did

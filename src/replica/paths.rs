@@ -130,82 +130,88 @@ pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
         ));
     }
     let (log_dir, partition_dir) = if looks_like_partition_dir(path) {
-        let own = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if let Some(want) = partition.filter(|w| *w != own) {
-            return Err(Error::layout(
-                path,
-                format!("is the partition dir of {own}, but --partition names {want}; name the log dir above it"),
-            ));
-        }
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        (parent, path.to_path_buf())
+        own_partition_dir(path, partition)?
     } else {
-        // A named partition is looked up directly (a data dir of thousands of partitions is
-        // not listed once per partition); the listing is for choosing and for messages.
-        if let Some(want) = partition {
-            let dir = path.join(want);
-            if names::parse_topic_partition(want).is_some() && looks_like_partition_dir(&dir) {
-                let (topic, partition) = names::parse_topic_partition(want).expect("checked above");
-                return Ok(ReplicaPaths { log_dir: path.to_path_buf(), partition_dir: dir, topic, partition });
-            }
-        }
-        let dirs = list_partition_dirs(path)?;
-        let names: Vec<String> =
-            dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        match partition {
-            Some(want) => match names.iter().position(|n| n == want) {
-                Some(i) => (path.to_path_buf(), dirs[i].clone()),
-                None if names.is_empty() => {
-                    return Err(Error::layout(path, format!("no partition {want} here: it holds no partition dir")))
-                }
-                None => {
-                    return Err(Error::layout(
-                        path,
-                        format!("no partition {want} here (it holds {})", name_list(&names)),
-                    ))
-                }
-            },
-            None => match dirs.len() {
-                1 => (path.to_path_buf(), dirs[0].clone()),
-                0 => {
-                    let brokers = broker_dirs_under(path);
-                    if !brokers.is_empty() {
-                        let shown: Vec<String> = brokers.iter().map(|b| b.display().to_string()).collect();
-                        return Err(Error::layout(
-                            path,
-                            format!(
-                                "not a Kafka log dir itself, but it holds {} broker dir(s): name them \
-                                 (`klog check {}` reads them as one cluster)",
-                                brokers.len(),
-                                shown.iter().take(10).cloned().collect::<Vec<_>>().join(" ")
-                            ),
-                        ));
-                    }
-                    return Err(Error::layout(
-                        path,
-                        "not a Kafka log dir: no <topic>-<partition> directory holding Kafka files in it \
-                         (create one with `klog create`)",
-                    ));
-                }
-                n => match tiered_lab_partition(path, &dirs) {
-                    Some(dir) => (path.to_path_buf(), dir),
-                    None => {
-                        return Err(Error::layout(
-                            path,
-                            format!("holds {n} partitions; pick one with --partition NAME ({})", name_list(&names)),
-                        ))
-                    }
-                },
-            },
-        }
+        (path.to_path_buf(), choose_partition_dir(path, partition)?)
     };
     let name = partition_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (topic, partition) = names::parse_topic_partition(&name)
         .ok_or_else(|| Error::layout(&partition_dir, "directory name is not <topic>-<partition>"))?;
     Ok(ReplicaPaths { log_dir, partition_dir, topic, partition })
+}
+
+/// `path` is a partition dir: its log dir (the dir above) and itself, unless `--partition`
+/// names another partition.
+fn own_partition_dir(path: &Path, partition: Option<&str>) -> Result<(PathBuf, PathBuf)> {
+    let own = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if let Some(want) = partition.filter(|w| *w != own) {
+        return Err(Error::layout(
+            path,
+            format!("is the partition dir of {own}, but --partition names {want}; name the log dir above it"),
+        ));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, path.to_path_buf()))
+}
+
+/// The partition dir of log dir `path` a command works on: the one `--partition` names, else
+/// the only one (or a tiered lab's topic); an error naming the choices otherwise.
+fn choose_partition_dir(path: &Path, partition: Option<&str>) -> Result<PathBuf> {
+    // A named partition is looked up directly (a data dir of thousands of partitions is
+    // not listed once per partition); the listing is for choosing and for messages.
+    if let Some(want) = partition {
+        let dir = path.join(want);
+        if names::parse_topic_partition(want).is_some() && looks_like_partition_dir(&dir) {
+            return Ok(dir);
+        }
+    }
+    let dirs = list_partition_dirs(path)?;
+    let names: Vec<String> =
+        dirs.iter().filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+    match partition {
+        Some(want) => match names.iter().position(|n| n == want) {
+            Some(i) => Ok(dirs[i].clone()),
+            None if names.is_empty() => {
+                Err(Error::layout(path, format!("no partition {want} here: it holds no partition dir")))
+            }
+            None => Err(Error::layout(path, format!("no partition {want} here (it holds {})", name_list(&names)))),
+        },
+        None => match dirs.len() {
+            1 => Ok(dirs[0].clone()),
+            0 => Err(no_partition_dir(path)),
+            n => tiered_lab_partition(path, &dirs).ok_or_else(|| {
+                Error::layout(
+                    path,
+                    format!("holds {n} partitions; pick one with --partition NAME ({})", name_list(&names)),
+                )
+            }),
+        },
+    }
+}
+
+/// The error for a dir holding no partition dir: it may be a folder of brokers' log dirs.
+fn no_partition_dir(path: &Path) -> Error {
+    let brokers = broker_dirs_under(path);
+    if !brokers.is_empty() {
+        let shown: Vec<String> = brokers.iter().map(|b| b.display().to_string()).collect();
+        return Error::layout(
+            path,
+            format!(
+                "not a Kafka log dir itself, but it holds {} broker dir(s): name them \
+                 (`klog check {}` reads them as one cluster)",
+                brokers.len(),
+                shown.iter().take(10).cloned().collect::<Vec<_>>().join(" ")
+            ),
+        );
+    }
+    Error::layout(
+        path,
+        "not a Kafka log dir: no <topic>-<partition> directory holding Kafka files in it \
+         (create one with `klog create`)",
+    )
 }
 
 /// In a tiered lab (`klog create --remote-dir`: its state file records a remote storage dir),

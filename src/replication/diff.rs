@@ -369,6 +369,44 @@ impl BatchWalk {
     }
 }
 
+impl DiffOutcome {
+    /// Count the record at `offset` into the last range when it is of the same kind, else
+    /// start a range.
+    fn extend_ranges(&mut self, kind: RangeKind, offset: i64) {
+        match self.ranges.last_mut() {
+            Some(r) if r.kind == kind => {
+                r.last_offset = offset;
+                r.record_count += 1;
+            }
+            _ => self.ranges.push(DiffRange { kind, first_offset: offset, last_offset: offset, record_count: 1 }),
+        }
+    }
+
+    /// After the walk: a record one side has and the other lacks below `shorter` (the shorter
+    /// log's end) is a divergence, and so is a batch either cursor could not decode.
+    fn settle_first_divergence(&mut self, shorter: i64, ca: &mut RecordCursor, cb: &mut RecordCursor) {
+        // Gaps where one side has a record and the other does not, inside both logs' ranges, are
+        // divergence too (a compacted side aside, the logs disagree on what exists).
+        if self.first_divergent_offset.is_none() {
+            self.first_divergent_offset = self
+                .ranges
+                .iter()
+                .find(|r| matches!(r.kind, RangeKind::OnlyA | RangeKind::OnlyB) && r.first_offset < shorter)
+                .map(|r| r.first_offset);
+        }
+        // A batch that does not decode is never skipped silently: its records cannot be compared,
+        // so the logs are not known to agree from its first offset on.
+        self.undecodable.extend(ca.undecodable.drain(..).map(|u| (Side::A, u)));
+        self.undecodable.extend(cb.undecodable.drain(..).map(|u| (Side::B, u)));
+        if let Some(first) = self.undecodable.iter().map(|(_, u)| u.base_offset).min() {
+            if self.first_divergent_offset.is_none_or(|o| first < o) {
+                self.first_divergent_offset = Some(first);
+                self.first_difference = None;
+            }
+        }
+    }
+}
+
 /// The record-by-record comparison over `from <= offset < end`; with `stop_at_first`, it ends at
 /// the first differing pair (the ranges then stop there too).
 fn compare(a: &Log, b: &Log, from: i64, end: i64, stop_at_first: bool) -> Result<DiffOutcome> {
@@ -383,84 +421,35 @@ fn compare(a: &Log, b: &Log, from: i64, end: i64, stop_at_first: bool) -> Result
         undecodable: Vec::new(),
         unreadable_segments: Vec::new(),
     };
-    let push = |out: &mut DiffOutcome, kind: RangeKind, offset: i64| match out.ranges.last_mut() {
-        Some(r) if r.kind == kind => {
-            r.last_offset = offset;
-            r.record_count += 1;
-        }
-        _ => out.ranges.push(DiffRange { kind, first_offset: offset, last_offset: offset, record_count: 1 }),
-    };
     loop {
-        match (&ra, &rb) {
+        let (kind, offset, advance_a, advance_b) = match (&ra, &rb) {
             (None, None) => break,
-            (Some(x), None) => {
-                push(&mut out, RangeKind::OnlyA, x.offset);
-                if stop_at_first {
-                    break;
-                }
-                ra = ca.next_record()?;
-            }
-            (None, Some(y)) => {
-                push(&mut out, RangeKind::OnlyB, y.offset);
-                if stop_at_first {
-                    break;
-                }
-                rb = cb.next_record()?;
-            }
-            (Some(x), Some(y)) if x.offset < y.offset => {
-                push(&mut out, RangeKind::OnlyA, x.offset);
-                if stop_at_first {
-                    break;
-                }
-                ra = ca.next_record()?;
-            }
-            (Some(x), Some(y)) if y.offset < x.offset => {
-                push(&mut out, RangeKind::OnlyB, y.offset);
-                if stop_at_first {
-                    break;
-                }
-                rb = cb.next_record()?;
-            }
+            (Some(x), None) => (RangeKind::OnlyA, x.offset, true, false),
+            (None, Some(y)) => (RangeKind::OnlyB, y.offset, false, true),
+            (Some(x), Some(y)) if x.offset < y.offset => (RangeKind::OnlyA, x.offset, true, false),
+            (Some(x), Some(y)) if y.offset < x.offset => (RangeKind::OnlyB, y.offset, false, true),
+            (Some(x), Some(y)) if x.same_record(y) => (RangeKind::Agree, x.offset, true, true),
             (Some(x), Some(y)) => {
-                if x.same_record(y) {
-                    push(&mut out, RangeKind::Agree, x.offset);
-                } else {
-                    push(&mut out, RangeKind::Differ, x.offset);
-                    if out.first_divergent_offset.is_none() {
-                        out.first_divergent_offset = Some(x.offset);
-                        out.first_difference = Some((x.clone(), y.clone()));
-                    }
-                    if stop_at_first {
-                        break;
-                    }
+                if out.first_divergent_offset.is_none() {
+                    out.first_divergent_offset = Some(x.offset);
+                    out.first_difference = Some((x.clone(), y.clone()));
                 }
-                ra = ca.next_record()?;
-                rb = cb.next_record()?;
+                (RangeKind::Differ, x.offset, true, true)
             }
+        };
+        out.extend_ranges(kind, offset);
+        if stop_at_first && kind != RangeKind::Agree {
+            break;
+        }
+        if advance_a {
+            ra = ca.next_record()?;
+        }
+        if advance_b {
+            rb = cb.next_record()?;
         }
     }
-    // Gaps where one side has a record and the other does not, inside both logs' ranges, are
-    // divergence too (a compacted side aside, the logs disagree on what exists).
-    let a_end = a.log_end_offset();
-    let b_end = b.log_end_offset();
-    let shorter = a_end.min(b_end).min(end);
-    if out.first_divergent_offset.is_none() {
-        out.first_divergent_offset = out
-            .ranges
-            .iter()
-            .find(|r| matches!(r.kind, RangeKind::OnlyA | RangeKind::OnlyB) && r.first_offset < shorter)
-            .map(|r| r.first_offset);
-    }
-    // A batch that does not decode is never skipped silently: its records cannot be compared,
-    // so the logs are not known to agree from its first offset on.
-    out.undecodable.extend(ca.undecodable.drain(..).map(|u| (Side::A, u)));
-    out.undecodable.extend(cb.undecodable.drain(..).map(|u| (Side::B, u)));
-    if let Some(first) = out.undecodable.iter().map(|(_, u)| u.base_offset).min() {
-        if out.first_divergent_offset.is_none_or(|o| first < o) {
-            out.first_divergent_offset = Some(first);
-            out.first_difference = None;
-        }
-    }
+    let shorter = a.log_end_offset().min(b.log_end_offset()).min(end);
+    out.settle_first_divergence(shorter, &mut ca, &mut cb);
     Ok(out)
 }
 

@@ -54,85 +54,9 @@ type Line = (&'static str, usize, &'static str);
 fn procedure(rules: &Rules, tiered: bool) -> Vec<Line> {
     let mut lines: Vec<Line> = match rules.truncation {
         TruncationMode::Hw => vec![("become", 0, "become_follower(leader)"), ("hw", 0, "truncate_to(hw)")],
-        TruncationMode::Kip101 => {
-            let mut v = vec![
-                ("become", 0, "become_follower(leader)"),
-                ("e", 0, "e = latest_epoch()  # -1: empty cache"),
-                ("ask", 0, "answer = leader.offsets_for_leader_epoch_v0(e)"),
-            ];
-            if rules.undefined_epoch_answered_undefined {
-                v.push(("l_undefined_epoch", 1, "leader: if e == -1: UNDEFINED"));
-                v.push(("l_latest", 1, "leader: elif e == its latest epoch: its LEO"));
-            } else {
-                v.push(("l_latest", 1, "leader: if e == its latest epoch (-1 if its cache is empty): its LEO"));
-            }
-            if rules.below_first_epoch == BelowFirstEpoch::FirstStartOffset {
-                // A 2.0.1+ leader answering v0 (an IBP below 2.0-IV0) from its own endOffsetFor.
-                v.push(("l_below", 1, "leader: elif e < its first epoch: its first start"));
-            }
-            v.extend([
-                ("l_next", 1, "leader: elif first <= e < latest: next epoch start"),
-                ("l_else", 1, "leader: else: UNDEFINED"),
-                ("if_undefined", 0, "if answer == UNDEFINED:"),
-                ("hw", 1, "truncate_to(hw)"),
-                ("else", 0, "else:"),
-                ("min", 1, "truncate_to(min(answer, leo))"),
-            ]);
-            v
-        }
-        TruncationMode::Kip279 if rules.truncation_on_fetch => vec![
-            ("become", 0, "become_follower(leader)"),
-            ("if_empty", 0, "if epoch_cache is empty:"),
-            ("empty_hw", 1, "truncate_to(hw); stop"),
-            ("loop", 0, "loop:"),
-            ("e", 1, "e = latest_epoch()"),
-            ("fetch", 1, "r = leader.fetch(leo, last_epoch=e)"),
-            ("l_lookup", 2, "leader: (le, lend) = its end_offset_for(e)"),
-            ("l_oor", 2, "leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE"),
-            ("l_same", 2, "leader: elif le == e and lend >= leo: no diverging epoch"),
-            ("l_diverging", 2, "leader: else: diverging epoch (le, lend)"),
-            ("if_oor", 1, "if OFFSET_OUT_OF_RANGE:"),
-            ("oor", 2, "truncate_to(min(leader_leo, leo)); stop"),
-            ("not_diverging", 1, "if no diverging epoch: stop"),
-            ("own", 1, "(fe, fend) = own end_offset_for(le)"),
-            ("if_fe", 1, "if fe != le:"),
-            ("partial", 2, "truncate_to(fend); fetch again"),
-            ("else", 1, "else:"),
-            ("min", 2, "truncate_to(min(fend, lend, leo)); stop"),
-        ],
-        TruncationMode::Kip279 => {
-            let mut v = vec![
-                ("become", 0, "become_follower(leader)"),
-                ("loop", 0, "loop:"),
-                ("if_empty", 1, "if epoch_cache is empty:"),
-                ("empty_hw", 2, "truncate_to(hw); stop"),
-                ("e", 1, "e = latest_epoch()"),
-            ];
-            if rules.offsets_for_leader_epoch_fencing {
-                v.extend([
-                    ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e, current_epoch)"),
-                    ("l_fenced", 2, "leader: if current_epoch != its epoch: FENCED / UNKNOWN_EPOCH"),
-                ]);
-            } else {
-                v.push(("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e)  # unfenced"));
-            }
-            v.push(match rules.below_first_epoch {
-                BelowFirstEpoch::Undefined => ("l_below", 2, "leader: if e < its first epoch: UNDEFINED"),
-                BelowFirstEpoch::FirstStartOffset => {
-                    ("l_below", 2, "leader: if e < its first epoch: (e, its first start)")
-                }
-            });
-            v.extend([
-                ("if_undefined", 1, "if lend == UNDEFINED:"),
-                ("hw", 2, "truncate_to(hw); stop"),
-                ("own", 1, "(fe, fend) = own end_offset_for(le)"),
-                ("if_fe", 1, "if fe != le:"),
-                ("partial", 2, "truncate_to(fend); ask again"),
-                ("else", 1, "else:"),
-                ("min", 2, "truncate_to(min(fend, lend, leo)); stop"),
-            ]);
-            v
-        }
+        TruncationMode::Kip101 => kip101_procedure(rules),
+        TruncationMode::Kip279 if rules.truncation_on_fetch => kip279_on_fetch_procedure(),
+        TruncationMode::Kip279 => kip279_procedure(rules),
     };
     lines.push(("if_below_start", 0, "if leo < leader.log_start:"));
     lines.push(("restart", 1, "truncate_fully_and_start_at(leader.log_start)"));
@@ -161,6 +85,92 @@ fn procedure(rules: &Rules, tiered: bool) -> Vec<Line> {
     lines
 }
 
+/// KIP-101: one OffsetsForLeaderEpoch v0 request for the latest epoch, as the release's leader
+/// answers it.
+fn kip101_procedure(rules: &Rules) -> Vec<Line> {
+    let mut v = vec![
+        ("become", 0, "become_follower(leader)"),
+        ("e", 0, "e = latest_epoch()  # -1: empty cache"),
+        ("ask", 0, "answer = leader.offsets_for_leader_epoch_v0(e)"),
+    ];
+    if rules.undefined_epoch_answered_undefined {
+        v.push(("l_undefined_epoch", 1, "leader: if e == -1: UNDEFINED"));
+        v.push(("l_latest", 1, "leader: elif e == its latest epoch: its LEO"));
+    } else {
+        v.push(("l_latest", 1, "leader: if e == its latest epoch (-1 if its cache is empty): its LEO"));
+    }
+    if rules.below_first_epoch == BelowFirstEpoch::FirstStartOffset {
+        // A 2.0.1+ leader answering v0 (an IBP below 2.0-IV0) from its own endOffsetFor.
+        v.push(("l_below", 1, "leader: elif e < its first epoch: its first start"));
+    }
+    v.extend([
+        ("l_next", 1, "leader: elif first <= e < latest: next epoch start"),
+        ("l_else", 1, "leader: else: UNDEFINED"),
+        ("if_undefined", 0, "if answer == UNDEFINED:"),
+        ("hw", 1, "truncate_to(hw)"),
+        ("else", 0, "else:"),
+        ("min", 1, "truncate_to(min(answer, leo))"),
+    ]);
+    v
+}
+
+/// KIP-279 with truncation on fetch: the leader's fetch answer carries the diverging epoch.
+fn kip279_on_fetch_procedure() -> Vec<Line> {
+    vec![
+        ("become", 0, "become_follower(leader)"),
+        ("if_empty", 0, "if epoch_cache is empty:"),
+        ("empty_hw", 1, "truncate_to(hw); stop"),
+        ("loop", 0, "loop:"),
+        ("e", 1, "e = latest_epoch()"),
+        ("fetch", 1, "r = leader.fetch(leo, last_epoch=e)"),
+        ("l_lookup", 2, "leader: (le, lend) = its end_offset_for(e)"),
+        ("l_oor", 2, "leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE"),
+        ("l_same", 2, "leader: elif le == e and lend >= leo: no diverging epoch"),
+        ("l_diverging", 2, "leader: else: diverging epoch (le, lend)"),
+        ("if_oor", 1, "if OFFSET_OUT_OF_RANGE:"),
+        ("oor", 2, "truncate_to(min(leader_leo, leo)); stop"),
+        ("not_diverging", 1, "if no diverging epoch: stop"),
+        ("own", 1, "(fe, fend) = own end_offset_for(le)"),
+        ("if_fe", 1, "if fe != le:"),
+        ("partial", 2, "truncate_to(fend); fetch again"),
+        ("else", 1, "else:"),
+        ("min", 2, "truncate_to(min(fend, lend, leo)); stop"),
+    ]
+}
+
+/// KIP-279's OffsetsForLeaderEpoch loop, fenced by the current epoch where the release does it.
+fn kip279_procedure(rules: &Rules) -> Vec<Line> {
+    let mut v = vec![
+        ("become", 0, "become_follower(leader)"),
+        ("loop", 0, "loop:"),
+        ("if_empty", 1, "if epoch_cache is empty:"),
+        ("empty_hw", 2, "truncate_to(hw); stop"),
+        ("e", 1, "e = latest_epoch()"),
+    ];
+    if rules.offsets_for_leader_epoch_fencing {
+        v.extend([
+            ("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e, current_epoch)"),
+            ("l_fenced", 2, "leader: if current_epoch != its epoch: FENCED / UNKNOWN_EPOCH"),
+        ]);
+    } else {
+        v.push(("ask", 1, "(le, lend) = leader.offsets_for_leader_epoch(e)  # unfenced"));
+    }
+    v.push(match rules.below_first_epoch {
+        BelowFirstEpoch::Undefined => ("l_below", 2, "leader: if e < its first epoch: UNDEFINED"),
+        BelowFirstEpoch::FirstStartOffset => ("l_below", 2, "leader: if e < its first epoch: (e, its first start)"),
+    });
+    v.extend([
+        ("if_undefined", 1, "if lend == UNDEFINED:"),
+        ("hw", 2, "truncate_to(hw); stop"),
+        ("own", 1, "(fe, fend) = own end_offset_for(le)"),
+        ("if_fe", 1, "if fe != le:"),
+        ("partial", 2, "truncate_to(fend); ask again"),
+        ("else", 1, "else:"),
+        ("min", 2, "truncate_to(min(fend, lend, leo)); stop"),
+    ]);
+    v
+}
+
 fn offset_text(o: i64) -> String {
     if o < 0 {
         "UNDEFINED".into()
@@ -176,6 +186,17 @@ struct Marker {
 }
 
 impl Marker {
+    /// A marker over procedure `lines`, none of them run yet.
+    fn over(lines: Vec<Line>) -> Marker {
+        Marker {
+            keys: lines.iter().map(|l| l.0).collect(),
+            lines: lines
+                .iter()
+                .map(|&(_, depth, code)| ExplainLine { depth, code, ran: false, values: Vec::new() })
+                .collect(),
+        }
+    }
+
     fn mark(&mut self, key: &str, value: Option<String>) {
         let i = self.keys.iter().position(|k| *k == key).unwrap_or_else(|| panic!("no procedure line '{key}'"));
         self.lines[i].ran = true;
@@ -188,14 +209,7 @@ impl Marker {
 /// Explain `plan`, made for `follower` against `leader`.
 pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaView) -> Explanation {
     let rules = &plan.rules;
-    let lines = procedure(rules, leader.tier.is_some() && plan.from_remote.is_some());
-    let mut m = Marker {
-        keys: lines.iter().map(|l| l.0).collect(),
-        lines: lines
-            .iter()
-            .map(|&(_, depth, code)| ExplainLine { depth, code, ran: false, values: Vec::new() })
-            .collect(),
-    };
+    let mut m = Marker::over(procedure(rules, leader.tier.is_some() && plan.from_remote.is_some()));
     let hw = follower.high_watermark.min(follower.log_end_offset).max(0);
     let release = rules.describe_release();
     let release = release.trim_start_matches("Kafka ");
@@ -206,100 +220,143 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
         return Explanation { title: plan.mode.name(), source, lines: m.lines, notes: vec![] };
     }
     m.mark("become", None);
-    let (source, notes): (String, Vec<&'static str>) = match plan.mode {
+    let (source, mut notes): (String, Vec<&'static str>) = match plan.mode {
         TruncationMode::Hw => {
             m.mark("hw", Some(format!("hw = {hw}")));
-            (
-                format!(
-                    "Kafka {release} ({}): ReplicaManager.makeFollowers truncates to the high watermark",
-                    if on_old_ibp { "IBP below 0.11.0-IV2: no OffsetsForLeaderEpoch" } else { "before 0.11" }
-                ),
-                vec![if rules.same_leader_new_epoch == SameLeaderNewEpoch::Truncates {
-                    "A running follower told of a new epoch by the same leader truncates to its HW again \
-                     (before 0.8.2 every LeaderAndIsr restarts the fetcher; KAFKA-1188 stopped it)."
-                } else {
-                    "A running follower told of a new epoch by the same leader does not truncate again \
-                     (Partition.makeFollower returns false for the same leader, from 0.8.2)."
-                }],
-            )
+            hw_mode_source(rules, release, on_old_ibp)
         }
         TruncationMode::Kip101 => {
             if let Some(t) = plan.round_trips.first() {
                 kip101_round(&mut m, rules, t, leader, hw);
             }
-            (
-                if on_old_ibp {
-                    format!(
-                        "Kafka {release} (IBP below 2.0-IV0): AbstractFetcherThread.getOffsetTruncationState on \
-                         OffsetsForLeaderEpoch v0 answers, which carry no epoch"
-                    )
-                } else {
-                    format!(
-                        "Kafka {release} (0.11 - 1.1, KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0"
-                    )
-                },
-                if on_old_ibp {
-                    vec![
-                        "An IBP below 2.0-IV0 sends OffsetsForLeaderEpoch v0: the answer has no epoch, and \
-                         AbstractFetcherThread truncates to min(answer, leo) (ReplicaFetcherThread, 2.8.2).",
-                    ]
-                } else {
-                    vec![]
-                },
-            )
+            kip101_source(release, on_old_ibp)
         }
         TruncationMode::Kip279 => {
-            let many = plan.round_trips.len() > 1
-                || plan.reason == TruncationReason::NoEpochCacheHighWatermark && !plan.round_trips.is_empty();
-            let tag = |n: usize, v: String| if many { format!("round {n}: {v}") } else { v };
-            if !rules.truncation_on_fetch {
-                m.mark("loop", None);
-            }
-            for (i, t) in plan.round_trips.iter().enumerate() {
-                if rules.truncation_on_fetch {
-                    fetch_round(&mut m, i + 1, t, leader, &tag);
-                } else {
-                    kip279_round(&mut m, rules, i + 1, t, leader, hw, &tag);
-                }
-            }
-            if plan.reason == TruncationReason::NoEpochCacheHighWatermark {
-                let n = plan.round_trips.len() + 1;
-                m.mark("if_empty", Some(tag(n, "yes".into())));
-                m.mark("empty_hw", Some(tag(n, format!("hw = {hw}"))));
-            }
-            if rules.truncation_on_fetch {
-                (
-                    format!(
-                        "Kafka {release} (2.8 and later): the diverging epoch in the fetch response \
-                         (KAFKA-10554, Partition.readRecords)"
-                    ),
-                    vec![],
-                )
-            } else {
-                (
-                    format!(
-                        "Kafka {release} ({}): AbstractFetcherThread.getOffsetTruncationState",
-                        if on_old_ibp { "IBP below 2.7-IV1: KIP-279's requests" } else { "2.0 - 2.7, KIP-279" }
-                    ),
-                    {
-                        let mut notes = vec![
-                            "From Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
-                             fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request, \
-                             once the IBP is 2.7-IV1 or later (isTruncationOnFetchSupported).",
-                        ];
-                        if !rules.offsets_for_leader_epoch_fencing {
-                            notes.push(
-                                "KIP-320 fencing needs Kafka 2.1 on IBP 2.1-IV1 or later (OffsetsForLeaderEpoch \
-                                 v2, Fetch v10 from 2.1-IV2): here the leader answers any follower, whatever \
-                                 epoch it runs at.",
-                            );
-                        }
-                        notes
-                    },
-                )
-            }
+            mark_kip279_rounds(&mut m, plan, leader, hw);
+            kip279_source(rules, release, on_old_ibp)
         }
     };
+    mark_restart(&mut m, plan, leader);
+    if !rules.truncation_on_fetch && plan.restart_at_leader_start.is_none() {
+        let past = plan.truncation_offset > leader.log_end_offset;
+        let cmp = if past { ">" } else { "<=" };
+        m.mark(
+            "if_past_end",
+            Some(format!(
+                "{} ({} {cmp} {})",
+                if past { "yes" } else { "no" },
+                plan.truncation_offset,
+                leader.log_end_offset
+            )),
+        );
+        if past {
+            m.mark("past_end", None);
+            if rules.past_leader_end_halts() {
+                notes.push(PAST_END_HALTS);
+            }
+        }
+    }
+    Explanation { title: plan.mode.name(), source, lines: m.lines, notes }
+}
+
+/// The HW era's source and note.
+fn hw_mode_source(rules: &Rules, release: &str, on_old_ibp: bool) -> (String, Vec<&'static str>) {
+    (
+        format!(
+            "Kafka {release} ({}): ReplicaManager.makeFollowers truncates to the high watermark",
+            if on_old_ibp { "IBP below 0.11.0-IV2: no OffsetsForLeaderEpoch" } else { "before 0.11" }
+        ),
+        vec![if rules.same_leader_new_epoch == SameLeaderNewEpoch::Truncates {
+            "A running follower told of a new epoch by the same leader truncates to its HW again \
+             (before 0.8.2 every LeaderAndIsr restarts the fetcher; KAFKA-1188 stopped it)."
+        } else {
+            "A running follower told of a new epoch by the same leader does not truncate again \
+             (Partition.makeFollower returns false for the same leader, from 0.8.2)."
+        }],
+    )
+}
+
+/// KIP-101's source and notes.
+fn kip101_source(release: &str, on_old_ibp: bool) -> (String, Vec<&'static str>) {
+    (
+        if on_old_ibp {
+            format!(
+                "Kafka {release} (IBP below 2.0-IV0): AbstractFetcherThread.getOffsetTruncationState on \
+                 OffsetsForLeaderEpoch v0 answers, which carry no epoch"
+            )
+        } else {
+            format!(
+                "Kafka {release} (0.11 - 1.1, KIP-101): ReplicaFetcherThread.maybeTruncate, OffsetsForLeaderEpoch v0"
+            )
+        },
+        if on_old_ibp {
+            vec![
+                "An IBP below 2.0-IV0 sends OffsetsForLeaderEpoch v0: the answer has no epoch, and \
+                 AbstractFetcherThread truncates to min(answer, leo) (ReplicaFetcherThread, 2.8.2).",
+            ]
+        } else {
+            vec![]
+        },
+    )
+}
+
+/// Mark the lines each KIP-279 round (or fetch) ran, tagged `round N:` when there are several,
+/// and the empty cache's HW truncation that may end them.
+fn mark_kip279_rounds(m: &mut Marker, plan: &TruncationPlan, leader: &ReplicaView, hw: i64) {
+    let rules = &plan.rules;
+    let many = plan.round_trips.len() > 1
+        || plan.reason == TruncationReason::NoEpochCacheHighWatermark && !plan.round_trips.is_empty();
+    let tag = |n: usize, v: String| if many { format!("round {n}: {v}") } else { v };
+    if !rules.truncation_on_fetch {
+        m.mark("loop", None);
+    }
+    for (i, t) in plan.round_trips.iter().enumerate() {
+        if rules.truncation_on_fetch {
+            fetch_round(m, i + 1, t, leader, &tag);
+        } else {
+            kip279_round(m, rules, i + 1, t, leader, hw, &tag);
+        }
+    }
+    if plan.reason == TruncationReason::NoEpochCacheHighWatermark {
+        let n = plan.round_trips.len() + 1;
+        m.mark("if_empty", Some(tag(n, "yes".into())));
+        m.mark("empty_hw", Some(tag(n, format!("hw = {hw}"))));
+    }
+}
+
+/// KIP-279's source and notes: truncation on fetch (2.8+), or the OffsetsForLeaderEpoch loop.
+fn kip279_source(rules: &Rules, release: &str, on_old_ibp: bool) -> (String, Vec<&'static str>) {
+    if rules.truncation_on_fetch {
+        return (
+            format!(
+                "Kafka {release} (2.8 and later): the diverging epoch in the fetch response \
+                 (KAFKA-10554, Partition.readRecords)"
+            ),
+            vec![],
+        );
+    }
+    let mut notes = vec![
+        "From Kafka 2.8 (KAFKA-10554) the leader sends the same (epoch, end offset) as the \
+         fetch response's diverging epoch, with no separate OffsetsForLeaderEpoch request, \
+         once the IBP is 2.7-IV1 or later (isTruncationOnFetchSupported).",
+    ];
+    if !rules.offsets_for_leader_epoch_fencing {
+        notes.push(
+            "KIP-320 fencing needs Kafka 2.1 on IBP 2.1-IV1 or later (OffsetsForLeaderEpoch \
+             v2, Fetch v10 from 2.1-IV2): here the leader answers any follower, whatever \
+             epoch it runs at.",
+        );
+    }
+    let source = format!(
+        "Kafka {release} ({}): AbstractFetcherThread.getOffsetTruncationState",
+        if on_old_ibp { "IBP below 2.7-IV1: KIP-279's requests" } else { "2.0 - 2.7, KIP-279" }
+    );
+    (source, notes)
+}
+
+/// Mark the restart at the leader's log start (across the tiers for a tiered leader), and a
+/// tiered leader's rebuild of the follower from a remote segment.
+fn mark_restart(m: &mut Marker, plan: &TruncationPlan, leader: &ReplicaView) {
     // A tiered leader's log start is the one across the tiers.
     let log_start = plan.from_remote.as_ref().map_or(leader.log_start_offset, |a| a.log_start_offset);
     let below = match &plan.from_remote {
@@ -343,27 +400,6 @@ pub fn explain(plan: &TruncationPlan, leader: &ReplicaView, follower: &ReplicaVi
     } else if let Some(start) = plan.restart_at_leader_start {
         m.mark("restart", Some(format!("start = {start}")));
     }
-    let mut notes = notes;
-    if !rules.truncation_on_fetch && plan.restart_at_leader_start.is_none() {
-        let past = plan.truncation_offset > leader.log_end_offset;
-        let cmp = if past { ">" } else { "<=" };
-        m.mark(
-            "if_past_end",
-            Some(format!(
-                "{} ({} {cmp} {})",
-                if past { "yes" } else { "no" },
-                plan.truncation_offset,
-                leader.log_end_offset
-            )),
-        );
-        if past {
-            m.mark("past_end", None);
-            if rules.past_leader_end_halts() {
-                notes.push(PAST_END_HALTS);
-            }
-        }
-    }
-    Explanation { title: plan.mode.name(), source, lines: m.lines, notes }
 }
 
 /// Why a follower past the leader's end stops its broker (0.11.0.0 – 2.0.0 by default).
@@ -651,54 +687,124 @@ pub fn explain_fetch(f: &super::fetch::FetchRound) -> Explanation {
 /// (`truncateOnFetchResponse`) or OFFSET_OUT_OF_RANGE (`fetchOffsetAndTruncate`). Marks the
 /// lines the round ran, from what [`super::fetch::fetch_round`] recorded.
 fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
-    use super::fetch::{AnswerTruncation as T, FetchAnswer as A, OutOfRange};
-    let yn = |b: bool| if b { "yes".to_string() } else { "no".to_string() };
-    let e = f.last_fetched_epoch;
-    let oor = match f.answer {
-        A::OffsetOutOfRange(why) => Some(why),
-        _ => None,
-    };
-    let diverging = match f.answer {
-        A::Diverging { leader_epoch, end_offset } => Some((leader_epoch, end_offset)),
-        _ => None,
-    };
-    let records = f.answer == A::Records;
-    let copied = records && f.stuck.is_none();
-    let cut = f.answer_truncation;
-    // The leader's checks, each evaluated only while none before it answered.
-    let unknown = oor == Some(OutOfRange::UnknownEpoch);
-    // 2.8.0 has no log-start check before the diverging one (KAFKA-12996 came in 2.8.1).
-    let start_first = f.rules.below_log_start_before_diverging;
-    let below_with_epoch = start_first && e.is_some() && oor == Some(OutOfRange::BelowLogStart);
-    // 2.8.0 records a diverging read too (KAFKA-13141 came in 2.8.1).
-    let recorded = records || (diverging.is_some() && !f.rules.diverging_answer_skips_fetch_state);
-    let epoch_checks_passed = e.is_some() && !unknown && !below_with_epoch && diverging.is_none();
-    let read_check = e.is_none() || epoch_checks_passed;
-    let read_oor = read_check && oor.is_some();
-    let mut lines: Vec<(usize, &'static str, Option<String>)> = vec![
-        (0, "e = latest_epoch()  # none: empty cache", Some(e.map_or("none".into(), |e| format!("e = {e}")))),
+    let c = EpochFetchFacts::of(f);
+    let mut lines = epoch_fetch_leader_lines(f, &c);
+    lines.extend(epoch_fetch_out_of_range_lines(f, &c));
+    lines.extend(epoch_fetch_diverging_and_append_lines(f, &c));
+    simple(
+        "fetch",
+        format!(
+            "Kafka {} (2.8 and later): one fetch with the last fetched epoch (KAFKA-10554: Partition.readRecords, \
+             ReplicaManager.updateFollowerFetchState, AbstractFetcherThread.truncateOnFetchResponse and \
+             handleOutOfRangeError)",
+            f.rules.release
+        ),
+        lines,
+    )
+}
+
+fn yes_no(b: bool) -> String {
+    if b {
+        "yes".to_string()
+    } else {
+        "no".to_string()
+    }
+}
+
+type RanLine = (usize, &'static str, Option<String>);
+
+/// What one fetch with the last fetched epoch saw, as the lines of its procedure test it.
+struct EpochFetchFacts {
+    last_fetched_epoch: Option<i32>,
+    oor: Option<super::fetch::OutOfRange>,
+    /// The leader's diverging epoch and its end offset.
+    diverging: Option<(i32, i64)>,
+    records: bool,
+    copied: bool,
+    cut: Option<super::fetch::AnswerTruncation>,
+    unknown: bool,
+    start_first: bool,
+    below_with_epoch: bool,
+    recorded: bool,
+    read_check: bool,
+    read_oor: bool,
+}
+
+impl EpochFetchFacts {
+    fn of(f: &super::fetch::FetchRound) -> EpochFetchFacts {
+        use super::fetch::{FetchAnswer as A, OutOfRange};
+        let e = f.last_fetched_epoch;
+        let oor = match f.answer {
+            A::OffsetOutOfRange(why) => Some(why),
+            _ => None,
+        };
+        let diverging = match f.answer {
+            A::Diverging { leader_epoch, end_offset } => Some((leader_epoch, end_offset)),
+            _ => None,
+        };
+        let records = f.answer == A::Records;
+        // The leader's checks, each evaluated only while none before it answered.
+        let unknown = oor == Some(OutOfRange::UnknownEpoch);
+        // 2.8.0 has no log-start check before the diverging one (KAFKA-12996 came in 2.8.1).
+        let start_first = f.rules.below_log_start_before_diverging;
+        let below_with_epoch = start_first && e.is_some() && oor == Some(OutOfRange::BelowLogStart);
+        // 2.8.0 records a diverging read too (KAFKA-13141 came in 2.8.1).
+        let recorded = records || (diverging.is_some() && !f.rules.diverging_answer_skips_fetch_state);
+        let epoch_checks_passed = e.is_some() && !unknown && !below_with_epoch && diverging.is_none();
+        let read_check = e.is_none() || epoch_checks_passed;
+        EpochFetchFacts {
+            last_fetched_epoch: e,
+            oor,
+            diverging,
+            records,
+            copied: records && f.stuck.is_none(),
+            cut: f.answer_truncation,
+            unknown,
+            start_first,
+            below_with_epoch,
+            recorded,
+            read_check,
+            read_oor: read_check && oor.is_some(),
+        }
+    }
+}
+
+/// The fetch and the leader's side of it: its epoch checks, the read's range check, the fetch
+/// state it records and the batches it reads.
+fn epoch_fetch_leader_lines(f: &super::fetch::FetchRound, c: &EpochFetchFacts) -> Vec<RanLine> {
+    vec![
+        (
+            0,
+            "e = latest_epoch()  # none: empty cache",
+            Some(c.last_fetched_epoch.map_or("none".into(), |e| format!("e = {e}"))),
+        ),
         (
             0,
             "r = leader.fetch(offset=leo)  # last_fetched_epoch=e",
-            Some(format!("offset {}, epoch {}", f.fetch_offset, e.map_or("none".into(), |e| e.to_string()))),
+            Some(format!(
+                "offset {}, epoch {}",
+                f.fetch_offset,
+                c.last_fetched_epoch.map_or("none".into(), |e| e.to_string())
+            )),
         ),
-        (1, "leader: returned_hw = hw", oor.is_none().then(|| f.leader_high_watermark.to_string())),
+        (1, "leader: returned_hw = hw", c.oor.is_none().then(|| f.leader_high_watermark.to_string())),
         (
             1,
             "leader: if e: (le, lend) = its end_offset_for(e)",
             f.leader_epoch_end.map(|l| format!("({}, {})", l.leader_epoch, offset_text(l.end_offset))),
         ),
-        (2, "leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE", e.map(|_| yn(unknown))),
+        (2, "leader: if lend == UNDEFINED: OFFSET_OUT_OF_RANGE", c.last_fetched_epoch.map(|_| yes_no(c.unknown))),
         (
             2,
             "leader: elif offset < log_start: OFFSET_OUT_OF_RANGE",
-            (start_first && e.is_some() && !unknown)
-                .then(|| format!("{} ({} vs {})", yn(below_with_epoch), f.fetch_offset, f.leader_log_start_offset)),
+            (c.start_first && c.last_fetched_epoch.is_some() && !c.unknown).then(|| {
+                format!("{} ({} vs {})", yes_no(c.below_with_epoch), f.fetch_offset, f.leader_log_start_offset)
+            }),
         ),
         (
             2,
             "leader: elif le < e or lend < offset: diverging (le, lend)",
-            (e.is_some() && !unknown && !below_with_epoch).then(|| match diverging {
+            (c.last_fetched_epoch.is_some() && !c.unknown && !c.below_with_epoch).then(|| match c.diverging {
                 Some((le, lend)) => format!("yes: ({le}, {lend})"),
                 None => "no".into(),
             }),
@@ -706,28 +812,36 @@ fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
         (
             1,
             "leader: if offset outside [log_start, leo]: OFFSET_OUT_OF_RANGE",
-            read_check.then(|| {
+            c.read_check.then(|| {
                 format!(
                     "{} ({} vs [{}, {}])",
-                    yn(read_oor),
+                    yes_no(c.read_oor),
                     f.fetch_offset,
                     f.leader_log_start_offset,
                     f.leader_log_end_offset
                 )
             }),
         ),
-        (1, "leader: record the fetch offset", recorded.then(|| f.fetch_offset.to_string())),
+        (1, "leader: record the fetch offset", c.recorded.then(|| f.fetch_offset.to_string())),
         (
             1,
             "leader: hw = min(ISR's LEO), never back",
-            recorded.then(|| format!("{} -> {}", f.returned_high_watermark, f.leader_high_watermark)),
+            c.recorded.then(|| format!("{} -> {}", f.returned_high_watermark, f.leader_high_watermark)),
         ),
-        (1, "leader: whole batches from the offset", records.then(|| format!("{} batch(es)", f.batches_copied))),
-        (0, "if OFFSET_OUT_OF_RANGE:", Some(oor.map_or("no".into(), |w| format!("yes: {}", w.describe())))),
+        (1, "leader: whole batches from the offset", c.records.then(|| format!("{} batch(es)", f.batches_copied))),
+    ]
+}
+
+/// The follower's answer to OFFSET_OUT_OF_RANGE (`fetchOffsetAndTruncate`), and the HW a
+/// diverging answer still sets before 3.4.1.
+fn epoch_fetch_out_of_range_lines(f: &super::fetch::FetchRound, c: &EpochFetchFacts) -> Vec<RanLine> {
+    use super::fetch::AnswerTruncation as T;
+    let mut lines = vec![
+        (0, "if OFFSET_OUT_OF_RANGE:", Some(c.oor.map_or("no".into(), |w| format!("yes: {}", w.describe())))),
         (
             1,
             "if leader.leo < leo: truncate_to(leader.leo)",
-            oor.map(|_| match cut {
+            c.oor.map(|_| match c.cut {
                 Some(T::ToLeaderEnd { offset }) => format!("yes ({offset} < {})", f.fetch_offset),
                 _ => "no".into(),
             }),
@@ -735,7 +849,7 @@ fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
         (
             1,
             "elif leader.log_start > leo: restart_at(leader.log_start)",
-            match cut {
+            match c.cut {
                 Some(T::RestartAtLeaderStart { offset }) => Some(format!("yes: start = {offset}")),
                 Some(T::Kept) => Some("no".into()),
                 _ => None,
@@ -744,31 +858,38 @@ fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
         (
             1,
             "else: keep the log; the next fetch asks the same",
-            (cut == Some(T::Kept)).then(|| format!("leader LEO {} >= {}", f.leader_log_end_offset, f.fetch_offset)),
+            (c.cut == Some(T::Kept)).then(|| format!("leader LEO {} >= {}", f.leader_log_end_offset, f.fetch_offset)),
         ),
-        (0, "elif diverging:", oor.is_none().then(|| yn(diverging.is_some()))),
+        (0, "elif diverging:", c.oor.is_none().then(|| yes_no(c.diverging.is_some()))),
     ];
     if !f.rules.diverging_response_skips_high_watermark {
         lines.push((
             1,
             "hw = min(r.returned_hw, leo)  # before 3.4.1 (KAFKA-14704)",
-            diverging.map(|_| {
+            c.diverging.map(|_| {
                 let hw = f.returned_high_watermark.min(f.fetch_offset);
                 format!("min({}, {}) = {hw}", f.returned_high_watermark, f.fetch_offset)
             }),
         ));
     }
-    let (own, to) = match cut {
+    lines
+}
+
+/// The follower's answer to a diverging epoch (`truncateOnFetchResponse`), or its append of the
+/// records read.
+fn epoch_fetch_diverging_and_append_lines(f: &super::fetch::FetchRound, c: &EpochFetchFacts) -> Vec<RanLine> {
+    use super::fetch::AnswerTruncation as T;
+    let (own, to) = match c.cut {
         Some(T::Diverging { follower_epoch_end, offset, .. }) => (Some(follower_epoch_end), offset),
         _ => (None, -1),
     };
-    let le = diverging.map_or(-1, |d| d.0);
-    let lend = diverging.map_or(-1, |d| d.1);
+    let le = c.diverging.map_or(-1, |d| d.0);
+    let lend = c.diverging.map_or(-1, |d| d.1);
     let placed = |o: &Option<crate::log::epoch_cache::EpochEndOffset>| o.filter(|o| !o.is_undefined());
     let own_undefined = own.as_ref().is_some_and(|o| placed(o).is_none());
     let own_other = own.as_ref().and_then(placed).is_some_and(|o| o.leader_epoch != le);
     let own_same = own.as_ref().and_then(placed).filter(|o| o.leader_epoch == le);
-    lines.extend([
+    vec![
         (
             1,
             "(fe, fend) = own end_offset_for(le)",
@@ -789,30 +910,20 @@ fn explain_fetch_on_epoch(f: &super::fetch::FetchRound) -> Explanation {
             "else: truncate_to(min(fend, lend, leo))",
             own_same.map(|o| format!("min({}, {lend}, {}) = {to}", o.end_offset, f.fetch_offset)),
         ),
-        (0, "else:", records.then(String::new)),
+        (0, "else:", c.records.then(String::new)),
         (1, "if a batch starts below leo: stop (stuck)", f.stuck.as_ref().map(|_| String::new())),
-        (1, "append(r.batches)  # bytes unchanged", copied.then(|| format!("LEO {}", f.follower_log_end_offset))),
+        (1, "append(r.batches)  # bytes unchanged", c.copied.then(|| format!("LEO {}", f.follower_log_end_offset))),
         (
             1,
             "hw = min(r.returned_hw, leo)",
-            copied.then(|| {
+            c.copied.then(|| {
                 format!(
                     "min({}, {}) = {}",
                     f.returned_high_watermark, f.follower_log_end_offset, f.follower_high_watermark
                 )
             }),
         ),
-    ]);
-    simple(
-        "fetch",
-        format!(
-            "Kafka {} (2.8 and later): one fetch with the last fetched epoch (KAFKA-10554: Partition.readRecords, \
-             ReplicaManager.updateFollowerFetchState, AbstractFetcherThread.truncateOnFetchResponse and \
-             handleOutOfRangeError)",
-            f.rules.release
-        ),
-        lines,
-    )
+    ]
 }
 
 /// What an election did, as [`super::leader::become_leader`] reports it.

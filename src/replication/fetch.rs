@@ -126,6 +126,31 @@ pub struct FetchRound {
 }
 
 impl FetchRound {
+    /// A round before the leader answers: fetching from the follower's log end, both sides'
+    /// offsets as they are, the leader's answer records until told otherwise.
+    fn begin<S: Storage>(rules: &Rules, leader: &S, follower: &S) -> FetchRound {
+        FetchRound {
+            rules: *rules,
+            fetch_offset: follower.log_end_offset(),
+            last_fetched_epoch: None,
+            leader_epoch_end: None,
+            answer: FetchAnswer::Records,
+            answer_truncation: None,
+            truncated: None,
+            batches_copied: 0,
+            records_copied: 0,
+            bytes_copied: 0,
+            returned_high_watermark: leader.high_watermark(),
+            leader_log_start_offset: leader.log_start_offset(),
+            leader_log_end_offset: leader.log_end_offset(),
+            leader_high_watermark: leader.high_watermark(),
+            follower_log_end_offset: follower.log_end_offset(),
+            follower_high_watermark: follower.high_watermark(),
+            stuck: None,
+            broker_stops: false,
+        }
+    }
+
     /// Whether the leader recorded this fetch (it answered with records).
     pub fn recorded(&self) -> bool {
         self.answer == FetchAnswer::Records
@@ -238,55 +263,10 @@ pub fn fetch_round<S: Storage>(
         follower.save()?;
     }
     follower.note_epoch_seen(leader_epoch)?;
-    let mut round = FetchRound {
-        rules: *rules,
-        fetch_offset: follower.log_end_offset(),
-        last_fetched_epoch: None,
-        leader_epoch_end: None,
-        answer: FetchAnswer::Records,
-        answer_truncation: None,
-        truncated: None,
-        batches_copied: 0,
-        records_copied: 0,
-        bytes_copied: 0,
-        returned_high_watermark: leader.high_watermark(),
-        leader_log_start_offset: leader.log_start_offset(),
-        leader_log_end_offset: leader.log_end_offset(),
-        leader_high_watermark: leader.high_watermark(),
-        follower_log_end_offset: follower.log_end_offset(),
-        follower_high_watermark: follower.high_watermark(),
-        stuck: None,
-        broker_stops: false,
-    };
+    let mut round = FetchRound::begin(rules, leader, follower);
     if rules.truncation_on_fetch {
-        // `ReplicaFetcherThread.latestEpoch`: the follower's latest cached epoch, if any.
-        round.last_fetched_epoch = follower.epochs().latest_epoch();
-        let epochs = leader.epochs();
-        let log = LeaderLog {
-            epochs: &epochs,
-            log_start_offset: leader.log_start_offset(),
-            log_end_offset: leader.log_end_offset(),
-        };
-        let (answer, lookup) = leader_fetch_answer_by(
-            &log,
-            round.fetch_offset,
-            round.last_fetched_epoch,
-            rules.below_log_start_before_diverging,
-        );
-        round.answer = answer;
-        round.leader_epoch_end = lookup;
-        if matches!(answer, FetchAnswer::Diverging { .. }) && !rules.diverging_answer_skips_fetch_state {
-            // 2.8.0 (before KAFKA-13141): the diverging read has no error, so the leader records
-            // the follower's fetch offset, and its HW may move on it.
-            leader.record_follower_fetch(follower.id(), round.fetch_offset);
-            let hw = leader_high_watermark(leader);
-            if hw != leader.high_watermark() {
-                leader.set_high_watermark(hw)?;
-            }
-            leader.save()?;
-            round.leader_high_watermark = leader.high_watermark();
-        }
-        if answer != FetchAnswer::Records {
+        answer_by_epoch(rules, leader, follower, &mut round)?;
+        if round.answer != FetchAnswer::Records {
             // Nothing read, nothing recorded (but a 2.8.0 diverging answer, above): the leader's
             // state and HW stay as they are.
             truncate_on_answer(rules, leader, follower, &mut round)?;
@@ -310,6 +290,39 @@ pub fn fetch_round<S: Storage>(
     }
     read_and_append(leader, follower, &mut round, max_bytes, flush)?;
     Ok(round)
+}
+
+/// The leader's answer to a fetch carrying the follower's last fetched epoch (2.8+,
+/// truncation on fetch), into `round`; a 2.8.0 diverging answer records the fetch offset too.
+fn answer_by_epoch<S: Storage>(rules: &Rules, leader: &mut S, follower: &S, round: &mut FetchRound) -> Result<()> {
+    // `ReplicaFetcherThread.latestEpoch`: the follower's latest cached epoch, if any.
+    round.last_fetched_epoch = follower.epochs().latest_epoch();
+    let epochs = leader.epochs();
+    let log = LeaderLog {
+        epochs: &epochs,
+        log_start_offset: leader.log_start_offset(),
+        log_end_offset: leader.log_end_offset(),
+    };
+    let (answer, lookup) = leader_fetch_answer_by(
+        &log,
+        round.fetch_offset,
+        round.last_fetched_epoch,
+        rules.below_log_start_before_diverging,
+    );
+    round.answer = answer;
+    round.leader_epoch_end = lookup;
+    if matches!(answer, FetchAnswer::Diverging { .. }) && !rules.diverging_answer_skips_fetch_state {
+        // 2.8.0 (before KAFKA-13141): the diverging read has no error, so the leader records
+        // the follower's fetch offset, and its HW may move on it.
+        leader.record_follower_fetch(follower.id(), round.fetch_offset);
+        let hw = leader_high_watermark(leader);
+        if hw != leader.high_watermark() {
+            leader.set_high_watermark(hw)?;
+        }
+        leader.save()?;
+        round.leader_high_watermark = leader.high_watermark();
+    }
+    Ok(())
 }
 
 /// The follower's side of a diverging or out-of-range answer (2.8+): the response's HW where

@@ -304,27 +304,57 @@ fn find_log_start_offset(p: &PartitionRemoteMetadata, states: &BTreeMap<i32, Epo
 pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Retention>) -> LeaderForecast {
     let leader = filtered_epochs(&c.epoch_entries);
     let states = &p.epochs;
-    let mut deletions: Vec<Deletion> = Vec::new();
-    // The ids in `deletions`, for lookups.
-    let mut deleted_ids: BTreeSet<[u8; 16]> = BTreeSet::new();
+    let (mut deletions, retention_log_start) = retention_walk(p, c, &leader, retention);
+    truncate_below_epoch_cache(p, c, &mut deletions);
+    let remote_log_start_offset = find_log_start_offset(p, states, c);
+    let log_start_offset_after =
+        c.log_start_offset.max(remote_log_start_offset).max(retention_log_start.unwrap_or(i64::MIN));
+    // The cache once the deletions are done (`DELETE_SEGMENT_STARTED`, then `_FINISHED`).
+    let mut remaining = p.clone();
+    for id in &deletions.ids {
+        remaining.forget(id);
+    }
+    let reads = read_ranges(&remaining, c, log_start_offset_after);
+    let segments = segment_verdicts(p, c, &leader, &reads);
+    LeaderForecast { segments, deletions: deletions.list, remote_log_start_offset, log_start_offset_after, reads }
+}
+
+/// The deletions a forecast plans, in order, with their ids for lookups.
+#[derive(Default)]
+struct Deletions {
+    list: Vec<Deletion>,
+    ids: BTreeSet<[u8; 16]>,
+}
+
+impl Deletions {
+    /// Plan deleting `s` for `cause`, unless it is planned already.
+    fn add(&mut self, s: &SegmentMetadata, cause: DeleteCause) {
+        if self.ids.insert(s.segment_id) {
+            self.list.push(deletion(s, cause));
+        }
+    }
+}
+
+/// The retention walk (cleanupExpiredRemoteLogSegments, RemoteLogManager.java:1492-1548@4.4.0):
+/// the deletions it plans, and the log start offset its deletions by retention raise.
+fn retention_walk(
+    p: &PartitionRemoteMetadata,
+    c: &Candidate,
+    leader: &BTreeMap<i32, i64>,
+    retention: Option<Retention>,
+) -> (Deletions, Option<i64>) {
+    let mut deletions = Deletions::default();
     let mut retention_log_start: Option<i64> = None;
-    let mut raise_log_start = |s: &SegmentMetadata| {
-        let next = s.end_offset.saturating_add(1);
-        retention_log_start = Some(retention_log_start.map_or(next, |o: i64| o.max(next)));
-    };
     // `remainingBreachedSize`: the bytes retention by size still has to delete.
-    let mut breached_bytes = retention.map_or(0, |r| breached_size(p, c, &leader, r.retention_bytes));
-    // The retention walk (cleanupExpiredRemoteLogSegments, :1492-1548).
+    let mut breached_bytes = retention.map_or(0, |r| breached_size(p, c, leader, r.retention_bytes));
     let first_epoch = leader.keys().next().copied();
     'walk: for &epoch in leader.keys() {
-        for s in listed(p, states, epoch) {
+        for s in listed(p, &p.epochs, epoch) {
             if s.state == RemoteLogSegmentState::DeleteSegmentStarted {
-                if deleted_ids.insert(s.segment_id) {
-                    deletions.push(deletion(s, DeleteCause::DeleteStartedRetry));
-                }
+                deletions.add(s, DeleteCause::DeleteStartedRetry);
                 continue;
             }
-            if deleted_ids.contains(&s.segment_id) {
+            if deletions.ids.contains(&s.segment_id) {
                 continue;
             }
             let below_start = first_epoch.is_some_and(|f| s.segment_leader_epochs.iter().all(|&(e, _)| e <= f))
@@ -332,30 +362,15 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
             let mut valid = false;
             let mut delete = below_start;
             if below_start {
-                deleted_ids.insert(s.segment_id);
-                deletions.push(deletion(s, DeleteCause::LogStartOffsetBreach));
+                deletions.add(s, DeleteCause::LogStartOffsetBreach);
             } else {
-                valid = is_within_leader_epochs(s, c.log_end_offset, &leader) == Some(true);
-                // `isSegmentBreachedByRetentionTime(s) || isSegmentBreachedByRetentionSize(s)`
-                // (:1316-1331, :1293-1312): a deletion by time takes its size off the breach too.
-                let cause = if !valid {
-                    None
-                } else if retention.is_some_and(|r| {
-                    r.retention_ms > -1 && s.max_timestamp_ms <= r.now_ms.saturating_sub(r.retention_ms)
-                }) {
-                    breached_bytes = breached_bytes.saturating_sub(i64::from(s.segment_size_in_bytes)).max(0);
-                    Some(DeleteCause::RetentionTime)
-                } else if breached_bytes > 0 && breached_bytes - i64::from(s.segment_size_in_bytes) >= 0 {
-                    breached_bytes -= i64::from(s.segment_size_in_bytes);
-                    Some(DeleteCause::RetentionSize)
-                } else {
-                    None
-                };
+                valid = is_within_leader_epochs(s, c.log_end_offset, leader) == Some(true);
+                let cause = if valid { retention_cause(s, retention, &mut breached_bytes) } else { None };
                 if let Some(cause) = cause {
                     delete = true;
-                    deleted_ids.insert(s.segment_id);
-                    deletions.push(deletion(s, cause));
-                    raise_log_start(s);
+                    deletions.add(s, cause);
+                    let next = s.end_offset.saturating_add(1);
+                    retention_log_start = Some(retention_log_start.map_or(next, |o: i64| o.max(next)));
                 }
             }
             // `canProcess = shouldDeleteSegment || !isValidSegment`.
@@ -364,46 +379,64 @@ pub fn forecast(p: &PartitionRemoteMetadata, c: &Candidate, retention: Option<Re
             }
         }
     }
-    // Leader-epoch-cache truncation (:1581-1613): segments whose epochs all lie below the
-    // earliest entry of the cache (unfiltered: `leaderEpochCache.earliestEntry()`).
-    if let Some(&(earliest, _)) = c.epoch_entries.first() {
-        let remote_epochs: BTreeSet<i32> =
-            p.segments.values().flat_map(|s| s.segment_leader_epochs.iter().map(|&(e, _)| e)).collect();
-        for epoch in remote_epochs.range(..earliest) {
-            for s in listed(p, states, *epoch) {
-                if s.segment_leader_epochs.iter().all(|&(e, _)| e < earliest) && deleted_ids.insert(s.segment_id) {
-                    deletions.push(deletion(s, DeleteCause::LeaderEpochCacheTruncation));
-                }
+    (deletions, retention_log_start)
+}
+
+/// Whether retention deletes the valid segment `s`:
+/// `isSegmentBreachedByRetentionTime(s) || isSegmentBreachedByRetentionSize(s)`
+/// (RemoteLogManager.java:1316-1331, :1293-1312@4.4.0); a deletion by time takes its size off
+/// the breach too.
+fn retention_cause(s: &SegmentMetadata, retention: Option<Retention>, breached_bytes: &mut i64) -> Option<DeleteCause> {
+    if retention.is_some_and(|r| r.retention_ms > -1 && s.max_timestamp_ms <= r.now_ms.saturating_sub(r.retention_ms)) {
+        *breached_bytes = breached_bytes.saturating_sub(i64::from(s.segment_size_in_bytes)).max(0);
+        Some(DeleteCause::RetentionTime)
+    } else if *breached_bytes > 0 && *breached_bytes - i64::from(s.segment_size_in_bytes) >= 0 {
+        *breached_bytes -= i64::from(s.segment_size_in_bytes);
+        Some(DeleteCause::RetentionSize)
+    } else {
+        None
+    }
+}
+
+/// Leader-epoch-cache truncation (RemoteLogManager.java:1581-1613@4.4.0): segments whose epochs
+/// all lie below the earliest entry of the cache (unfiltered: `leaderEpochCache.earliestEntry()`).
+fn truncate_below_epoch_cache(p: &PartitionRemoteMetadata, c: &Candidate, deletions: &mut Deletions) {
+    let Some(&(earliest, _)) = c.epoch_entries.first() else { return };
+    let remote_epochs: BTreeSet<i32> =
+        p.segments.values().flat_map(|s| s.segment_leader_epochs.iter().map(|&(e, _)| e)).collect();
+    for epoch in remote_epochs.range(..earliest) {
+        for s in listed(p, &p.epochs, *epoch) {
+            if s.segment_leader_epochs.iter().all(|&(e, _)| e < earliest) {
+                deletions.add(s, DeleteCause::LeaderEpochCacheTruncation);
             }
         }
     }
-    let remote_log_start_offset = find_log_start_offset(p, states, c);
-    let log_start_offset_after =
-        c.log_start_offset.max(remote_log_start_offset).max(retention_log_start.unwrap_or(i64::MIN));
-    // The cache once the deletions are done (`DELETE_SEGMENT_STARTED`, then `_FINISHED`).
-    let mut remaining = p.clone();
-    for id in &deleted_ids {
-        remaining.forget(id);
-    }
-    let reads = read_ranges(&remaining, c, log_start_offset_after);
+}
+
+/// Each remote segment's verdict: within the candidate's lineage or not, and the offsets the
+/// forecast's reads take from it.
+fn segment_verdicts(
+    p: &PartitionRemoteMetadata,
+    c: &Candidate,
+    leader: &BTreeMap<i32, i64>,
+    reads: &[ReadRange],
+) -> Vec<SegmentVerdict> {
     let mut served: BTreeMap<[u8; 16], Vec<(i64, i64)>> = BTreeMap::new();
-    for r in &reads {
+    for r in reads {
         if let ReadSource::Remote { segment_id, .. } = r.source {
             served.entry(segment_id).or_default().push((r.first_offset, r.last_offset));
         }
     }
-    let segments = p
-        .table()
+    p.table()
         .into_iter()
         .map(|s| SegmentVerdict {
             segment_id: s.segment_id,
             start_offset: s.start_offset,
             end_offset: s.end_offset,
-            within_lineage: is_within_leader_epochs(s, c.log_end_offset, &leader),
+            within_lineage: is_within_leader_epochs(s, c.log_end_offset, leader),
             served: served.remove(&s.segment_id).unwrap_or_default(),
         })
-        .collect();
-    LeaderForecast { segments, deletions, remote_log_start_offset, log_start_offset_after, reads }
+        .collect()
 }
 
 /// `findHighestRemoteOffset` (RemoteLogManager.java:2134-2160@4.4.0): from the candidate's

@@ -147,25 +147,7 @@ pub fn check_storage(
             });
             continue;
         };
-        let mut sets: BTreeMap<[u8; 16], Fileset> = BTreeMap::new();
-        for (file, fpath) in list(&path)? {
-            let Some((start_offset, segment_id, suffix)) = parse_file_name(&file) else {
-                check.findings.push(RemoteFinding {
-                    path: fpath,
-                    kind: "unreadable",
-                    what: "not a remote segment file name".into(),
-                });
-                continue;
-            };
-            let set = sets.entry(segment_id).or_insert_with(|| Fileset {
-                partition_dir: name.clone(),
-                segment_id,
-                start_offset,
-                files: BTreeMap::new(),
-            });
-            set.files.insert(suffix, fpath);
-        }
-        for (segment_id, set) in sets {
+        for (segment_id, set) in read_filesets(&name, &path, &mut check.findings)? {
             let key = (topic_id, partition, segment_id);
             match by_id.get(&key) {
                 None => check.findings.push(RemoteFinding {
@@ -200,6 +182,30 @@ pub fn check_storage(
         }
     }
     Ok(check)
+}
+
+/// The files of one partition dir grouped by segment id (a name that is no remote segment file's
+/// is a finding).
+fn read_filesets(name: &str, path: &Path, findings: &mut Vec<RemoteFinding>) -> Result<BTreeMap<[u8; 16], Fileset>> {
+    let mut sets: BTreeMap<[u8; 16], Fileset> = BTreeMap::new();
+    for (file, fpath) in list(path)? {
+        let Some((start_offset, segment_id, suffix)) = parse_file_name(&file) else {
+            findings.push(RemoteFinding {
+                path: fpath,
+                kind: "unreadable",
+                what: "not a remote segment file name".into(),
+            });
+            continue;
+        };
+        let set = sets.entry(segment_id).or_insert_with(|| Fileset {
+            partition_dir: name.to_string(),
+            segment_id,
+            start_offset,
+            files: BTreeMap::new(),
+        });
+        set.files.insert(suffix, fpath);
+    }
+    Ok(sets)
 }
 
 /// The checks of one fileset against its metadata.
@@ -331,9 +337,7 @@ fn read_index<E>(
 /// a zero-filled tail is a finding here); the `.txnindex` whole entries; the producer
 /// snapshot's CRC and entries.
 fn check_indexes(set: &Fileset, base: i64, log: Option<&[u8]>, findings: &mut Vec<RemoteFinding>) {
-    use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
-    use crate::log::verify::{offset_disorder, read_offset_index, read_time_index};
-    use crate::log::verify::{time_disorder, verify_index_entries};
+    use crate::log::verify::{offset_disorder, read_offset_index, read_time_index, time_disorder};
     let mut structure = Vec::new();
     let (offsets, offset_path) = read_index(
         set,
@@ -363,40 +367,58 @@ fn check_indexes(set: &Fileset, base: i64, log: Option<&[u8]>, findings: &mut Ve
         });
     }
     if let Some(log) = log {
-        let (offset_checks, time_checks) = verify_index_entries(&offsets, &times, Some(log));
-        for (i, (e, c)) in offsets.iter().zip(offset_checks).enumerate() {
-            if let OffsetEntryCheck::Mismatch { log_offset, .. } = c {
-                findings.push(RemoteFinding {
-                    path: offset_path.clone(),
-                    kind: "index-mismatch",
-                    what: format!(
-                        "entry {i} at position {}: offset {} at log position {}, where the log has {}",
-                        i * 8,
-                        e.offset,
-                        e.position,
-                        log_offset.map_or("no batch".to_string(), |o| format!("a batch ending at {o}"))
-                    ),
-                });
-            }
-        }
-        for (i, (e, c)) in times.iter().zip(time_checks).enumerate() {
-            let why = match c {
-                TimeEntryCheck::MatchesBatch | TimeEntryCheck::MatchesRecord | TimeEntryCheck::NoLog => continue,
-                TimeEntryCheck::TimestampMismatch { log_timestamp } => {
-                    format!("the batch holding offset {} has max timestamp {log_timestamp}", e.offset)
-                }
-                TimeEntryCheck::OutOfOrder { previous_timestamp } => {
-                    format!("timestamp {} is not above the previous entry's {previous_timestamp}", e.timestamp)
-                }
-                TimeEntryCheck::NotFound { .. } => format!("no batch holds offset {}", e.offset),
-            };
+        check_index_entries(&offsets, &offset_path, &times, &time_path, log, findings);
+    }
+    check_txn_index_and_snapshot(set, findings);
+}
+
+/// Each offset and time index entry set against the `.log`'s batches.
+fn check_index_entries(
+    offsets: &[crate::log::index::OffsetPosition],
+    offset_path: &Path,
+    times: &[crate::log::index::TimestampOffset],
+    time_path: &Path,
+    log: &[u8],
+    findings: &mut Vec<RemoteFinding>,
+) {
+    use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
+    let (offset_checks, time_checks) = crate::log::verify::verify_index_entries(offsets, times, Some(log));
+    for (i, (e, c)) in offsets.iter().zip(offset_checks).enumerate() {
+        if let OffsetEntryCheck::Mismatch { log_offset, .. } = c {
             findings.push(RemoteFinding {
-                path: time_path.clone(),
+                path: offset_path.to_path_buf(),
                 kind: "index-mismatch",
-                what: format!("entry {i} at position {} ({}, {}): {why}", i * 12, e.timestamp, e.offset),
+                what: format!(
+                    "entry {i} at position {}: offset {} at log position {}, where the log has {}",
+                    i * 8,
+                    e.offset,
+                    e.position,
+                    log_offset.map_or("no batch".to_string(), |o| format!("a batch ending at {o}"))
+                ),
             });
         }
     }
+    for (i, (e, c)) in times.iter().zip(time_checks).enumerate() {
+        let why = match c {
+            TimeEntryCheck::MatchesBatch | TimeEntryCheck::MatchesRecord | TimeEntryCheck::NoLog => continue,
+            TimeEntryCheck::TimestampMismatch { log_timestamp } => {
+                format!("the batch holding offset {} has max timestamp {log_timestamp}", e.offset)
+            }
+            TimeEntryCheck::OutOfOrder { previous_timestamp } => {
+                format!("timestamp {} is not above the previous entry's {previous_timestamp}", e.timestamp)
+            }
+            TimeEntryCheck::NotFound { .. } => format!("no batch holds offset {}", e.offset),
+        };
+        findings.push(RemoteFinding {
+            path: time_path.to_path_buf(),
+            kind: "index-mismatch",
+            what: format!("entry {i} at position {} ({}, {}): {why}", i * 12, e.timestamp, e.offset),
+        });
+    }
+}
+
+/// The `.txnindex` in whole entries and the producer snapshot decodable.
+fn check_txn_index_and_snapshot(set: &Fileset, findings: &mut Vec<RemoteFinding>) {
     if let Some((path, bytes)) = read_file(set, ".txnindex", findings) {
         let (_, partial) = crate::format::txn_index::decode_entries(&bytes);
         if partial != 0 {

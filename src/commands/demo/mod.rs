@@ -141,244 +141,273 @@ pub const TIERS_T0: i64 = 4_102_444_800_000;
 pub const SCENARIO_NAMES: [&str; 6] = ["watch", "kip101-1", "kip101-2", "kip279", "stuck-lso", "tiers"];
 
 pub fn scenario(name: &str) -> Option<Scenario> {
-    use Step::*;
     Some(match name {
-        "watch" => Scenario {
-            name: "watch",
-            title: "Watch: a follower restarts, then the leader fails",
-            // The story sets the scene and never tells an outcome: every outcome is a question
-            // of `--predict`, answered after it is asked.
-            story: "B leads at epoch 1 with A in the ISR and takes m1 and m2. A fetches twice, crashes before a \
-                    third fetch and restarts as B's follower; then B fails and A takes over at epoch 2.",
-            uses_mode: true,
-            steps: vec![
-                Create { replica: "a", id: 1 },
-                Create { replica: "b", id: 2 },
-                Elect { replica: "b", epoch: 1, isr: &["a"] },
-                Append { replica: "b", values: &["m1", "m2"], timestamp: 1000, flush: false },
-                // Each fetch is announced before it runs and explained after, so that `--predict`
-                // asks before the answer is told.
-                Say("Fetch 1: A fetches from its log end, offset 0."),
-                Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
-                Say("A copied both records (LEO 2), but the response carried the HW B read before it recorded \
-                     A's fetch: 0."),
-                Say("Fetch 2: A fetches from offset 2."),
-                Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
-                Say("B recorded A's fetch offset 2 and moved its HW to 2: m1 and m2 are acknowledged. It answered \
-                     with the HW it read first, 0: A learns HW 2 only in a third fetch, one round trip behind B."),
-                Say("A's HW is 0 while B's is 2. A crashes now, before that third fetch: its HW checkpoint says 0 \
-                     (at restart a HW can be arbitrarily stale; `crash --hw N` leaves any value there)."),
-                Crash { replica: "a", power_loss: false, hw: Some(0) },
-                Say("A restarts as B's follower."),
-                Recover { follower: "a", leader: "b" },
-                SayByEra {
-                    hw: "A cut its log at its own HW, 0: m1 and m2 went, to be fetched again (B still holds them).",
-                    epochs: "A asked B where its epoch 1 ends (2) and kept m1 and m2: its HW played no part.",
-                },
-                Say("B fails before A fetches again; A is elected at epoch 2 and takes m4."),
-                Crash { replica: "b", power_loss: false, hw: None },
-                Elect { replica: "a", epoch: 2, isr: &[] },
-                Append { replica: "a", values: &["m4"], timestamp: 2000, flush: false },
-                Say("B restarts as A's follower and fetches."),
-                Recover { follower: "b", leader: "a" },
-                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
-                SayByEra {
-                    hw: "A's log no longer held m1 and m2 when it was elected: they were acknowledged and are lost.",
-                    epochs: "Both logs end 0:(1,m1) 1:(1,m2) 2:(2,m4): nothing acknowledged was lost.",
-                },
-            ],
-        },
-        "kip101-1" => Scenario {
-            name: "kip101-1",
-            title: "KIP-101 scenario 1: high-watermark truncation, then an immediate election",
-            story: "B leads at epoch 0 with A in the ISR and takes m1, then m2, A fetching after each. A restarts, \
-                    then B dies and A becomes the leader.",
-            uses_mode: true,
-            steps: vec![
-                Create { replica: "a", id: 1 },
-                Create { replica: "b", id: 2 },
-                Elect { replica: "b", epoch: 0, isr: &["a"] },
-                Append { replica: "b", values: &["m1"], timestamp: 1000, flush: false },
-                Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
-                Append { replica: "b", values: &["m2"], timestamp: 2000, flush: false },
-                Fetch { leader: "b", follower: "a", rounds: 2, flush: false },
-                Say("m2 is committed on B (HW 2); A still believes HW 1. Now A restarts."),
-                Crash { replica: "a", power_loss: false, hw: None },
-                Recover { follower: "a", leader: "b" },
-                Say("B dies before A fetches again; A is elected leader at epoch 1 and takes m3."),
-                Crash { replica: "b", power_loss: false, hw: None },
-                Elect { replica: "a", epoch: 1, isr: &[] },
-                Append { replica: "a", values: &["m3"], timestamp: 3000, flush: false },
-                Say("B comes back as a follower of A."),
-                Recover { follower: "b", leader: "a" },
-                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
-            ],
-        },
-        "kip101-2" => Scenario {
-            name: "kip101-2",
-            title: "KIP-101 scenario 2: two hard failures, then a new leader",
-            story: "A leads at epoch 0 and flushes; B copies m1 and m2 but flushes only m1. Both lose power; B \
-                    is elected and writes m3.",
-            uses_mode: true,
-            steps: vec![
-                Create { replica: "a", id: 1 },
-                Create { replica: "b", id: 2 },
-                Elect { replica: "a", epoch: 0, isr: &["b"] },
-                Append { replica: "a", values: &["m1"], timestamp: 1000, flush: true },
-                Fetch { leader: "a", follower: "b", rounds: 3, flush: true },
-                Append { replica: "a", values: &["m2"], timestamp: 2000, flush: true },
-                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
-                Say("Power fails on both replicas: B's unflushed m2 is gone, A's flushed m2 survives."),
-                Crash { replica: "a", power_loss: true, hw: None },
-                Crash { replica: "b", power_loss: true, hw: None },
-                Elect { replica: "b", epoch: 1, isr: &[] },
-                Append { replica: "b", values: &["m3"], timestamp: 3000, flush: false },
-                Say("A comes back as a follower of B."),
-                Recover { follower: "a", leader: "b" },
-                Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
-            ],
-        },
-        "kip279" => Scenario {
-            name: "kip279",
-            title: "KIP-279: fast leader failover",
-            story: "A leads at epoch 1 and writes a0-a10 (B copies them) and a11-a20 (B does not). B is elected \
-                    at epoch 2 and writes b11-b15; then A is elected again at epoch 3 and writes a21.",
-            uses_mode: true,
-            steps: vec![
-                Create { replica: "a", id: 1 },
-                Create { replica: "b", id: 2 },
-                Elect { replica: "a", epoch: 1, isr: &["b"] },
-                Append {
-                    replica: "a",
-                    values: &["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10"],
-                    timestamp: 1000,
-                    flush: false,
-                },
-                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
-                Append {
-                    replica: "a",
-                    values: &["a11", "a12", "a13", "a14", "a15", "a16", "a17", "a18", "a19", "a20"],
-                    timestamp: 2000,
-                    flush: false,
-                },
-                Elect { replica: "b", epoch: 2, isr: &["a"] },
-                Append { replica: "b", values: &["b11", "b12", "b13", "b14", "b15"], timestamp: 3000, flush: false },
-                Elect { replica: "a", epoch: 3, isr: &["b"] },
-                Append { replica: "a", values: &["a21"], timestamp: 4000, flush: false },
-                Say("B restarts as a follower of A."),
-                Recover { follower: "b", leader: "a" },
-                Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
-            ],
-        },
-        "stuck-lso" => Scenario {
-            name: "stuck-lso",
-            title: "Stuck LSO: a producer dies mid-transaction, and a transaction the coordinator never saw",
-            story: "A leads at epoch 1 with B in the ISR. A transactional producer writes two records and dies \
-                    before it commits; other producers keep writing. Then the hanging shape (KAFKA-9144): a \
-                    transactional batch the coordinator never saw. Each time, klog txn says where a read_committed \
-                    consumer stops.",
-            uses_mode: false,
-            steps: vec![
-                Create { replica: "a", id: 1 },
-                Create { replica: "b", id: 2 },
-                Elect { replica: "a", epoch: 1, isr: &["b"] },
-                Append { replica: "a", values: &["o1", "o2"], timestamp: 1000, flush: false },
-                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
-                Say("Producer 1000 (transactional.id payments, epoch 0) begins a transaction and writes t1 and t2."),
-                TxnAppend {
-                    replica: "a",
-                    values: &["t1", "t2"],
-                    producer_id: 1000,
-                    producer_epoch: 0,
-                    timestamp: 2000,
-                },
-                Say("Its process is killed before it commits. Other producers keep writing, and B keeps fetching."),
-                Append { replica: "a", values: &["o3", "o4", "o5"], timestamp: 3000, flush: false },
-                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
-                Say("Ask klog where A's last stable offset is, where read_committed consumers stop."),
-                Txn { replica: "a" },
-                Say("transaction.timeout.ms passes (60 s by default): the coordinator bumps producer 1000's epoch to \
-                     1, fencing the dead process, and writes an ABORT marker with its coordinator epoch (3 here: \
-                     the epoch of its __transaction_state partition's leader)."),
-                EndTxn {
-                    replica: "a",
-                    producer_id: 1000,
-                    producer_epoch: 1,
-                    coordinator_epoch: 3,
-                    commit: false,
-                    timestamp: 63000,
-                },
-                Say("The marker is on A, not yet on B."),
-                Txn { replica: "a" },
-                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
-                Txn { replica: "a" },
-                Say("The hanging shape (KAFKA-9144): producer 2000's transactional batch reaches A although the \
-                     coordinator never saw the transaction, or had already ended and forgotten it (a produce request \
-                     delayed past its abort, the case KIP-890 defends against)."),
-                TxnAppend { replica: "a", values: &["h1"], producer_id: 2000, producer_epoch: 0, timestamp: 64000 },
-                Append { replica: "a", values: &["o6", "o7"], timestamp: 65000, flush: false },
-                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
-                Txn { replica: "a" },
-                Say("transaction.timeout.ms passes, and passes again. Ask klog where A's LSO is now."),
-                Txn { replica: "a" },
-                Say("The coordinator has no ongoing transaction for producer 2000, so its timeout writes no marker \
-                     and the LSO does not move (restarting the broker does not help: it rebuilds the same producer \
-                     state). This is what the admin abort is for: a transaction the coordinator no longer knows, \
-                     which kafka-transactions.sh find-hanging lists. The fix is the abort line in the report above."),
-                AdminAbort { replica: "a", timestamp: 66000 },
-                Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
-                Txn { replica: "a" },
-            ],
-        },
-        "tiers" => Scenario {
-            name: "tiers",
-            title: "Tiers: the Watch continued across a remote tier (KIP-405)",
-            story: "B leads at epoch 1 with A in the ISR; the topic keeps its older segments in remote storage \
-                    (remote.storage.enable=true, segments of one record, local.retention.bytes 0). A crashes and \
-                    stays down while B takes more records and moves its older segments to remote storage; A \
-                    restarts. Later A falls behind again, B fails, and A is elected without B.",
-            uses_mode: false,
-            steps: vec![
-                CreateTiered { replica: "a", id: 1, segment_bytes: TIERS_SEGMENT_BYTES },
-                CreateTiered { replica: "b", id: 2, segment_bytes: TIERS_SEGMENT_BYTES },
-                Say("The records carry timestamps in the year 2100, so that retention.ms (7 days by default) plays \
-                     no part here: only offsets and epochs decide what each tier keeps."),
-                Elect { replica: "b", epoch: 1, isr: &["a"] },
-                Append { replica: "b", values: &["m1"], timestamp: TIERS_T0, flush: false },
-                Append { replica: "b", values: &["m2"], timestamp: TIERS_T0 + 1000, flush: false },
-                Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
-                Say("A crashes and stays down. B shrinks its ISR to itself (A fell behind for \
-                     replica.lag.time.max.ms) and takes m3 and m4 alone."),
-                Crash { replica: "a", power_loss: false, hw: None },
-                AlterIsr { replica: "b", isr: &[] },
-                Append { replica: "b", values: &["m3"], timestamp: TIERS_T0 + 2000, flush: false },
-                Append { replica: "b", values: &["m4"], timestamp: TIERS_T0 + 3000, flush: false },
-                Say("B's copy task uploads its closed segments below the LSO to remote storage, with their metadata \
-                     records in __remote_log_metadata; then local retention deletes the local copies of what \
-                     remote storage holds."),
-                TierCopy { replica: "b" },
-                TierRetain { replica: "b" },
-                Say("A restarts as B's follower."),
-                Recover { follower: "a", leader: "b" },
-                Fetch { leader: "b", follower: "a", rounds: 2, flush: false },
-                Say("A crashes again. B takes m5 and m6 alone and copies its closed segments."),
-                Crash { replica: "a", power_loss: false, hw: None },
-                Append { replica: "b", values: &["m5"], timestamp: TIERS_T0 + 4000, flush: false },
-                Append { replica: "b", values: &["m6"], timestamp: TIERS_T0 + 5000, flush: false },
-                TierCopy { replica: "b" },
-                Say("B fails. A is elected at epoch 2 without B, although A was out of the ISR (an unclean \
-                     election), and takes n1."),
-                Crash { replica: "b", power_loss: false, hw: None },
-                Elect { replica: "a", epoch: 2, isr: &[] },
-                Append { replica: "a", values: &["n1"], timestamp: TIERS_T0 + 6000, flush: false },
-                Say("B restarts as A's follower."),
-                Recover { follower: "b", leader: "a" },
-                Say("Ask klog what each broker would serve across the tiers, and what remote storage still holds."),
-                Remote,
-            ],
-        },
+        "watch" => watch_scenario(),
+        "kip101-1" => kip101_scenario_1(),
+        "kip101-2" => kip101_scenario_2(),
+        "kip279" => kip279_scenario(),
+        "stuck-lso" => stuck_lso_scenario(),
+        "tiers" => tiers_scenario(),
         _ => return None,
     })
+}
+
+/// The Watch: a follower restarts with a stale HW, then the leader fails.
+fn watch_scenario() -> Scenario {
+    use Step::*;
+    Scenario {
+        name: "watch",
+        title: "Watch: a follower restarts, then the leader fails",
+        // The story sets the scene and never tells an outcome: every outcome is a question
+        // of `--predict`, answered after it is asked.
+        story: "B leads at epoch 1 with A in the ISR and takes m1 and m2. A fetches twice, crashes before a \
+                third fetch and restarts as B's follower; then B fails and A takes over at epoch 2.",
+        uses_mode: true,
+        steps: vec![
+            Create { replica: "a", id: 1 },
+            Create { replica: "b", id: 2 },
+            Elect { replica: "b", epoch: 1, isr: &["a"] },
+            Append { replica: "b", values: &["m1", "m2"], timestamp: 1000, flush: false },
+            // Each fetch is announced before it runs and explained after, so that `--predict`
+            // asks before the answer is told.
+            Say("Fetch 1: A fetches from its log end, offset 0."),
+            Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
+            Say("A copied both records (LEO 2), but the response carried the HW B read before it recorded \
+                 A's fetch: 0."),
+            Say("Fetch 2: A fetches from offset 2."),
+            Fetch { leader: "b", follower: "a", rounds: 1, flush: false },
+            Say("B recorded A's fetch offset 2 and moved its HW to 2: m1 and m2 are acknowledged. It answered \
+                 with the HW it read first, 0: A learns HW 2 only in a third fetch, one round trip behind B."),
+            Say("A's HW is 0 while B's is 2. A crashes now, before that third fetch: its HW checkpoint says 0 \
+                 (at restart a HW can be arbitrarily stale; `crash --hw N` leaves any value there)."),
+            Crash { replica: "a", power_loss: false, hw: Some(0) },
+            Say("A restarts as B's follower."),
+            Recover { follower: "a", leader: "b" },
+            SayByEra {
+                hw: "A cut its log at its own HW, 0: m1 and m2 went, to be fetched again (B still holds them).",
+                epochs: "A asked B where its epoch 1 ends (2) and kept m1 and m2: its HW played no part.",
+            },
+            Say("B fails before A fetches again; A is elected at epoch 2 and takes m4."),
+            Crash { replica: "b", power_loss: false, hw: None },
+            Elect { replica: "a", epoch: 2, isr: &[] },
+            Append { replica: "a", values: &["m4"], timestamp: 2000, flush: false },
+            Say("B restarts as A's follower and fetches."),
+            Recover { follower: "b", leader: "a" },
+            Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+            SayByEra {
+                hw: "A's log no longer held m1 and m2 when it was elected: they were acknowledged and are lost.",
+                epochs: "Both logs end 0:(1,m1) 1:(1,m2) 2:(2,m4): nothing acknowledged was lost.",
+            },
+        ],
+    }
+}
+
+/// KIP-101's first scenario: high-watermark truncation, then an immediate election.
+fn kip101_scenario_1() -> Scenario {
+    use Step::*;
+    Scenario {
+        name: "kip101-1",
+        title: "KIP-101 scenario 1: high-watermark truncation, then an immediate election",
+        story: "B leads at epoch 0 with A in the ISR and takes m1, then m2, A fetching after each. A restarts, \
+                then B dies and A becomes the leader.",
+        uses_mode: true,
+        steps: vec![
+            Create { replica: "a", id: 1 },
+            Create { replica: "b", id: 2 },
+            Elect { replica: "b", epoch: 0, isr: &["a"] },
+            Append { replica: "b", values: &["m1"], timestamp: 1000, flush: false },
+            Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
+            Append { replica: "b", values: &["m2"], timestamp: 2000, flush: false },
+            Fetch { leader: "b", follower: "a", rounds: 2, flush: false },
+            Say("m2 is committed on B (HW 2); A still believes HW 1. Now A restarts."),
+            Crash { replica: "a", power_loss: false, hw: None },
+            Recover { follower: "a", leader: "b" },
+            Say("B dies before A fetches again; A is elected leader at epoch 1 and takes m3."),
+            Crash { replica: "b", power_loss: false, hw: None },
+            Elect { replica: "a", epoch: 1, isr: &[] },
+            Append { replica: "a", values: &["m3"], timestamp: 3000, flush: false },
+            Say("B comes back as a follower of A."),
+            Recover { follower: "b", leader: "a" },
+            Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+        ],
+    }
+}
+
+/// KIP-101's second scenario: two hard failures, then a new leader.
+fn kip101_scenario_2() -> Scenario {
+    use Step::*;
+    Scenario {
+        name: "kip101-2",
+        title: "KIP-101 scenario 2: two hard failures, then a new leader",
+        story: "A leads at epoch 0 and flushes; B copies m1 and m2 but flushes only m1. Both lose power; B \
+                is elected and writes m3.",
+        uses_mode: true,
+        steps: vec![
+            Create { replica: "a", id: 1 },
+            Create { replica: "b", id: 2 },
+            Elect { replica: "a", epoch: 0, isr: &["b"] },
+            Append { replica: "a", values: &["m1"], timestamp: 1000, flush: true },
+            Fetch { leader: "a", follower: "b", rounds: 3, flush: true },
+            Append { replica: "a", values: &["m2"], timestamp: 2000, flush: true },
+            Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+            Say("Power fails on both replicas: B's unflushed m2 is gone, A's flushed m2 survives."),
+            Crash { replica: "a", power_loss: true, hw: None },
+            Crash { replica: "b", power_loss: true, hw: None },
+            Elect { replica: "b", epoch: 1, isr: &[] },
+            Append { replica: "b", values: &["m3"], timestamp: 3000, flush: false },
+            Say("A comes back as a follower of B."),
+            Recover { follower: "a", leader: "b" },
+            Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
+        ],
+    }
+}
+
+/// KIP-279's scenario: fast leader failover.
+fn kip279_scenario() -> Scenario {
+    use Step::*;
+    Scenario {
+        name: "kip279",
+        title: "KIP-279: fast leader failover",
+        story: "A leads at epoch 1 and writes a0-a10 (B copies them) and a11-a20 (B does not). B is elected \
+                at epoch 2 and writes b11-b15; then A is elected again at epoch 3 and writes a21.",
+        uses_mode: true,
+        steps: vec![
+            Create { replica: "a", id: 1 },
+            Create { replica: "b", id: 2 },
+            Elect { replica: "a", epoch: 1, isr: &["b"] },
+            Append {
+                replica: "a",
+                values: &["a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10"],
+                timestamp: 1000,
+                flush: false,
+            },
+            Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+            Append {
+                replica: "a",
+                values: &["a11", "a12", "a13", "a14", "a15", "a16", "a17", "a18", "a19", "a20"],
+                timestamp: 2000,
+                flush: false,
+            },
+            Elect { replica: "b", epoch: 2, isr: &["a"] },
+            Append { replica: "b", values: &["b11", "b12", "b13", "b14", "b15"], timestamp: 3000, flush: false },
+            Elect { replica: "a", epoch: 3, isr: &["b"] },
+            Append { replica: "a", values: &["a21"], timestamp: 4000, flush: false },
+            Say("B restarts as a follower of A."),
+            Recover { follower: "b", leader: "a" },
+            Fetch { leader: "a", follower: "b", rounds: 3, flush: false },
+        ],
+    }
+}
+
+/// The stuck LSO: a producer dies mid-transaction, then a transaction the coordinator never saw.
+fn stuck_lso_scenario() -> Scenario {
+    use Step::*;
+    Scenario {
+        name: "stuck-lso",
+        title: "Stuck LSO: a producer dies mid-transaction, and a transaction the coordinator never saw",
+        story: "A leads at epoch 1 with B in the ISR. A transactional producer writes two records and dies \
+                before it commits; other producers keep writing. Then the hanging shape (KAFKA-9144): a \
+                transactional batch the coordinator never saw. Each time, klog txn says where a read_committed \
+                consumer stops.",
+        uses_mode: false,
+        steps: vec![
+            Create { replica: "a", id: 1 },
+            Create { replica: "b", id: 2 },
+            Elect { replica: "a", epoch: 1, isr: &["b"] },
+            Append { replica: "a", values: &["o1", "o2"], timestamp: 1000, flush: false },
+            Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+            Say("Producer 1000 (transactional.id payments, epoch 0) begins a transaction and writes t1 and t2."),
+            TxnAppend { replica: "a", values: &["t1", "t2"], producer_id: 1000, producer_epoch: 0, timestamp: 2000 },
+            Say("Its process is killed before it commits. Other producers keep writing, and B keeps fetching."),
+            Append { replica: "a", values: &["o3", "o4", "o5"], timestamp: 3000, flush: false },
+            Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+            Say("Ask klog where A's last stable offset is, where read_committed consumers stop."),
+            Txn { replica: "a" },
+            Say("transaction.timeout.ms passes (60 s by default): the coordinator bumps producer 1000's epoch to \
+                 1, fencing the dead process, and writes an ABORT marker with its coordinator epoch (3 here: \
+                 the epoch of its __transaction_state partition's leader)."),
+            EndTxn {
+                replica: "a",
+                producer_id: 1000,
+                producer_epoch: 1,
+                coordinator_epoch: 3,
+                commit: false,
+                timestamp: 63000,
+            },
+            Say("The marker is on A, not yet on B."),
+            Txn { replica: "a" },
+            Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+            Txn { replica: "a" },
+            Say("The hanging shape (KAFKA-9144): producer 2000's transactional batch reaches A although the \
+                 coordinator never saw the transaction, or had already ended and forgotten it (a produce request \
+                 delayed past its abort, the case KIP-890 defends against)."),
+            TxnAppend { replica: "a", values: &["h1"], producer_id: 2000, producer_epoch: 0, timestamp: 64000 },
+            Append { replica: "a", values: &["o6", "o7"], timestamp: 65000, flush: false },
+            Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+            Txn { replica: "a" },
+            Say("transaction.timeout.ms passes, and passes again. Ask klog where A's LSO is now."),
+            Txn { replica: "a" },
+            Say("The coordinator has no ongoing transaction for producer 2000, so its timeout writes no marker \
+                 and the LSO does not move (restarting the broker does not help: it rebuilds the same producer \
+                 state). This is what the admin abort is for: a transaction the coordinator no longer knows, \
+                 which kafka-transactions.sh find-hanging lists. The fix is the abort line in the report above."),
+            AdminAbort { replica: "a", timestamp: 66000 },
+            Fetch { leader: "a", follower: "b", rounds: 2, flush: false },
+            Txn { replica: "a" },
+        ],
+    }
+}
+
+/// The Watch continued across a remote tier (KIP-405).
+fn tiers_scenario() -> Scenario {
+    use Step::*;
+    Scenario {
+        name: "tiers",
+        title: "Tiers: the Watch continued across a remote tier (KIP-405)",
+        story: "B leads at epoch 1 with A in the ISR; the topic keeps its older segments in remote storage \
+                (remote.storage.enable=true, segments of one record, local.retention.bytes 0). A crashes and \
+                stays down while B takes more records and moves its older segments to remote storage; A \
+                restarts. Later A falls behind again, B fails, and A is elected without B.",
+        uses_mode: false,
+        steps: vec![
+            CreateTiered { replica: "a", id: 1, segment_bytes: TIERS_SEGMENT_BYTES },
+            CreateTiered { replica: "b", id: 2, segment_bytes: TIERS_SEGMENT_BYTES },
+            Say("The records carry timestamps in the year 2100, so that retention.ms (7 days by default) plays \
+                 no part here: only offsets and epochs decide what each tier keeps."),
+            Elect { replica: "b", epoch: 1, isr: &["a"] },
+            Append { replica: "b", values: &["m1"], timestamp: TIERS_T0, flush: false },
+            Append { replica: "b", values: &["m2"], timestamp: TIERS_T0 + 1000, flush: false },
+            Fetch { leader: "b", follower: "a", rounds: 3, flush: false },
+            Say("A crashes and stays down. B shrinks its ISR to itself (A fell behind for \
+                 replica.lag.time.max.ms) and takes m3 and m4 alone."),
+            Crash { replica: "a", power_loss: false, hw: None },
+            AlterIsr { replica: "b", isr: &[] },
+            Append { replica: "b", values: &["m3"], timestamp: TIERS_T0 + 2000, flush: false },
+            Append { replica: "b", values: &["m4"], timestamp: TIERS_T0 + 3000, flush: false },
+            Say("B's copy task uploads its closed segments below the LSO to remote storage, with their metadata \
+                 records in __remote_log_metadata; then local retention deletes the local copies of what \
+                 remote storage holds."),
+            TierCopy { replica: "b" },
+            TierRetain { replica: "b" },
+            Say("A restarts as B's follower."),
+            Recover { follower: "a", leader: "b" },
+            Fetch { leader: "b", follower: "a", rounds: 2, flush: false },
+            Say("A crashes again. B takes m5 and m6 alone and copies its closed segments."),
+            Crash { replica: "a", power_loss: false, hw: None },
+            Append { replica: "b", values: &["m5"], timestamp: TIERS_T0 + 4000, flush: false },
+            Append { replica: "b", values: &["m6"], timestamp: TIERS_T0 + 5000, flush: false },
+            TierCopy { replica: "b" },
+            Say("B fails. A is elected at epoch 2 without B, although A was out of the ISR (an unclean \
+                 election), and takes n1."),
+            Crash { replica: "b", power_loss: false, hw: None },
+            Elect { replica: "a", epoch: 2, isr: &[] },
+            Append { replica: "a", values: &["n1"], timestamp: TIERS_T0 + 6000, flush: false },
+            Say("B restarts as A's follower."),
+            Recover { follower: "b", leader: "a" },
+            Say("Ask klog what each broker would serve across the tiers, and what remote storage still holds."),
+            Remote,
+        ],
+    }
 }
 
 /// One record as the state view shows it: offset, epoch, value.
@@ -802,161 +831,91 @@ fn run_once(
     root: &Path,
     predict: bool,
     setup_asked: bool,
-    sink: &mut dyn FnMut(DemoEvent<'_>) -> Result<()>,
+    sink: &mut DemoSink<'_>,
 ) -> Result<ModeOutcome> {
-    let mut ask = predict && !setup_asked;
     crate::durable::create_dir(root)?;
     sink(DemoEvent::Scenario(sc, mode))?;
-    let path = |r: &str| root.join(r);
-    let shown = |r: &str| format!("$LAB/{r}");
-    let mut acked: Vec<Entry> = Vec::new();
     let recover_mode = mode.unwrap_or(TruncationMode::Kip279);
-    let rules = crate::replication::release::Rules::of_mode(recover_mode);
-    let with_txns = sc.steps.iter().any(|s| matches!(s, Step::TxnAppend { .. }));
-    let tiered = sc.steps.iter().any(|s| matches!(s, Step::CreateTiered { .. }));
+    let mut run = DemoRun {
+        mode,
+        root,
+        rules: crate::replication::release::Rules::of_mode(recover_mode),
+        predict,
+        ask: predict && !setup_asked,
+        acked: Vec::new(),
+        with_txns: sc.steps.iter().any(|s| matches!(s, Step::TxnAppend { .. })),
+        tiered: sc.steps.iter().any(|s| matches!(s, Step::CreateTiered { .. })),
+    };
     for step in &sc.steps {
-        if let Some(line) = command_line(step, recover_mode, &shown) {
+        if let Some(line) = command_line(step, recover_mode, &shown_in_lab) {
             sink(DemoEvent::Command(line))?;
         }
+        if run.play(step, sink)? {
+            run.show_state(step, sink)?;
+        }
+    }
+    run.outcome()
+}
+
+/// Where the demo's events go.
+type DemoSink<'s> = dyn FnMut(DemoEvent<'_>) -> Result<()> + 's;
+
+/// A replica dir as the demo's command lines name it.
+fn shown_in_lab(replica: &str) -> String {
+    format!("$LAB/{replica}")
+}
+
+/// One run of a scenario in one mode: where it runs, its release's rules, and what it has
+/// asked and seen acknowledged so far.
+struct DemoRun<'a> {
+    mode: Option<TruncationMode>,
+    root: &'a Path,
+    rules: crate::replication::release::Rules,
+    predict: bool,
+    /// Whether questions are asked now.
+    ask: bool,
+    /// Every record a leader's HW has covered so far.
+    acked: Vec<Entry>,
+    with_txns: bool,
+    tiered: bool,
+}
+
+impl DemoRun<'_> {
+    fn path(&self, replica: &str) -> PathBuf {
+        self.root.join(replica)
+    }
+
+    /// Run `step`; false for narration, which changes no replica.
+    fn play(&mut self, step: &Step, sink: &mut DemoSink<'_>) -> Result<bool> {
         match step {
             Step::Say(text) => {
                 sink(DemoEvent::Say(text))?;
-                continue;
+                return Ok(false);
             }
             Step::SayByEra { hw, epochs } => {
-                sink(DemoEvent::Say(if mode == Some(TruncationMode::Hw) { hw } else { epochs }))?;
-                continue;
+                sink(DemoEvent::Say(if self.mode == Some(TruncationMode::Hw) { hw } else { epochs }))?;
+                return Ok(false);
             }
             Step::Create { replica, id } => {
-                super::create::run(&super::create::CreateRequest {
-                    dir: &path(replica),
-                    topic: "demo",
-                    partition: 0,
-                    partitions: 1,
-                    replica_id: Some(*id),
-                    segment_bytes: crate::log::DEFAULT_SEGMENT_BYTES,
-                    index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
-                    index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
-                    segment_ms: crate::log::DEFAULT_SEGMENT_MS,
-                    min_insync_replicas: 1,
-                    remote_dir: None,
-                })?;
-                sink(DemoEvent::Created(replica))?;
+                self.create(replica, *id, crate::log::DEFAULT_SEGMENT_BYTES, false, sink)?
             }
-            Step::Elect { replica, epoch, isr } => {
-                if ask && tiered {
-                    // Across tiers a new leader's history is its epoch lineage, not its local log.
-                    if let Some(q) = tiers::unclean_election_prediction(root, replica, *epoch, &acked)? {
-                        sink(DemoEvent::Question(&q))?;
-                    }
-                } else if ask && !acked.is_empty() {
-                    let held = state_of(root, replica, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
-                    sink(DemoEvent::Question(&election_prediction(replica, *epoch, &acked, &held)))?;
-                }
-                // The run's release: up to 2.0.0 a new leader's epoch entry comes with its first append.
-                let epoch_entry = if rules.epoch_entry_on_election {
-                    EpochEntryMode::OnElection
-                } else {
-                    EpochEntryMode::FirstAppend
-                };
-                let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| path(m)).collect();
-                let report = super::elect::run(&ElectRequest {
-                    dir: &path(replica),
-                    partition: None,
-                    epoch: Some(*epoch),
-                    isr: &isr_dirs,
-                    epoch_entry,
-                    allow_other_cluster: false,
-                })?;
-                sink(DemoEvent::Elected(&report))?;
+            Step::CreateTiered { replica, id, segment_bytes } => {
+                self.create(replica, *id, *segment_bytes, true, sink)?
             }
+            Step::Elect { replica, epoch, isr } => self.elect(replica, *epoch, isr, sink)?,
             Step::Append { replica, values, timestamp, flush } => {
-                let report = super::append::run(
-                    AppendRequest {
-                        dir: &path(replica),
-                        partition: None,
-                        values: Values::Given(values.iter().map(|v| v.as_bytes().to_vec()).collect()),
-                        key: None,
-                        headers: Vec::new(),
-                        records_per_batch: None,
-                        timestamp: *timestamp,
-                        flush: *flush,
-                        compression: crate::format::compression::Compression::None,
-                        producer: None,
-                    },
-                    &mut crate::parallel::NoProgress,
-                )?;
-                sink(DemoEvent::Appended(replica, &report))?;
+                self.append(replica, values, *timestamp, *flush, sink)?
             }
-            Step::Fetch { leader, follower, rounds, flush } => {
-                let hws_before = (
-                    Replica::open(&path(leader), None)?.high_watermark(),
-                    Replica::open(&path(follower), None)?.high_watermark(),
-                );
-                let report = super::fetch::run(&FetchRequest {
-                    leader: &path(leader),
-                    follower: &path(follower),
-                    partition: None,
-                    rounds: *rounds,
-                    until_caught_up: false,
-                    max_bytes: DEFAULT_FETCH_MAX_BYTES,
-                    flush: *flush,
-                    fencing: true,
-                    rules,
-                    allow_other_cluster: false,
-                })?;
-                // A scene about transactions asks about the LSO, one about tiers about the
-                // restart and the election, not each fetch's HW lag.
-                if ask && !with_txns && !tiered {
-                    if let Some(q) = fetch_prediction(leader, follower, *rounds, hws_before, &report) {
-                        sink(DemoEvent::Question(&q))?;
-                    }
-                }
-                sink(DemoEvent::Fetched(follower, &report))?;
-            }
+            Step::Fetch { leader, follower, rounds, flush } => self.fetch(leader, follower, *rounds, *flush, sink)?,
             Step::Crash { replica, power_loss, hw } => {
                 let report = crate::crash::crash(
-                    &path(replica),
+                    &self.path(replica),
                     None,
                     &crate::crash::CrashOptions { power_loss: *power_loss, high_watermark: *hw, ..Default::default() },
                 )?;
                 sink(DemoEvent::Crashed(&report))?;
             }
-            Step::Recover { follower, leader } => {
-                let report = super::recover::run(&RecoverRequest {
-                    dir: &path(follower),
-                    partition: None,
-                    leader: Some(&path(leader)),
-                    rules,
-                    dry_run: false,
-                    catch_up: false,
-                    context: 3,
-                    leader_epoch: None,
-                    told_first: false,
-                    fencing: true,
-                    metadata: None,
-                    allow_other_cluster: false,
-                    remote_dir: None,
-                })?;
-                let RecoverReport::Follower(report) = report else {
-                    return Err(Error::Usage("demo: recover without a leader".into()));
-                };
-                // From the first recovery on, each mode's steps differ: ask them all.
-                ask = predict;
-                if ask && report.plan.from_remote.is_some() {
-                    for q in tiers::restart_predictions(follower, leader, &report) {
-                        sink(DemoEvent::Question(&q))?;
-                    }
-                } else if ask {
-                    for q in recover_predictions(follower, leader, &report) {
-                        sink(DemoEvent::Question(&q))?;
-                    }
-                    let held = held_by(root, leader, tiered)?;
-                    sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&acked, &held))))?;
-                }
-                let drawing = draw::draw_recovery(report.picture_window(), &path(leader), None)?;
-                sink(DemoEvent::Recovered(&report, &drawing))?;
-            }
+            Step::Recover { follower, leader } => self.recover(follower, leader, sink)?,
             Step::TxnAppend { replica, values, producer_id, producer_epoch, timestamp } => {
                 let producer = super::append::Producer {
                     id: *producer_id,
@@ -965,8 +924,7 @@ fn run_once(
                     transactional: true,
                     end_txn: None,
                 };
-                let report = append_as(&path(replica), values, *timestamp, Some(producer))?;
-                sink(DemoEvent::Appended(replica, &report))?;
+                self.append_as_producer(replica, values, *timestamp, producer, sink)?;
             }
             Step::EndTxn { replica, producer_id, producer_epoch, coordinator_epoch, commit, timestamp } => {
                 let producer = super::append::Producer {
@@ -976,101 +934,265 @@ fn run_once(
                     transactional: false,
                     end_txn: Some((*commit, *coordinator_epoch)),
                 };
-                let report = append_as(&path(replica), &[], *timestamp, Some(producer))?;
-                sink(DemoEvent::Appended(replica, &report))?;
+                self.append_as_producer(replica, &[], *timestamp, producer, sink)?;
             }
-            Step::AdminAbort { replica, timestamp } => {
-                let txn = super::txn::run(&path(replica), None)?;
-                let spec = stuck_lso::abort_spec(&txn).ok_or_else(|| {
-                    Error::Usage(format!("demo: {replica} has no open transaction for the admin abort"))
-                })?;
-                sink(DemoEvent::AdminAbort(&spec))?;
-                sink(DemoEvent::Command(end_txn_command(
-                    &shown(replica),
-                    spec.producer_id,
-                    spec.producer_epoch,
-                    spec.coordinator_epoch,
-                    false,
-                    *timestamp,
-                )))?;
-                let producer = super::append::Producer {
-                    id: spec.producer_id,
-                    epoch: spec.producer_epoch,
-                    sequence: None,
-                    transactional: false,
-                    end_txn: Some((false, spec.coordinator_epoch)),
-                };
-                let report = append_as(&path(replica), &[], *timestamp, Some(producer))?;
-                sink(DemoEvent::Appended(replica, &report))?;
-            }
-            Step::CreateTiered { replica, id, segment_bytes } => {
-                super::create::run(&super::create::CreateRequest {
-                    dir: &path(replica),
-                    topic: "demo",
-                    partition: 0,
-                    partitions: 1,
-                    replica_id: Some(*id),
-                    segment_bytes: *segment_bytes,
-                    index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
-                    index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
-                    segment_ms: crate::log::DEFAULT_SEGMENT_MS,
-                    min_insync_replicas: 1,
-                    remote_dir: Some(&root.join(tiers::REMOTE_DIR)),
-                })?;
-                sink(DemoEvent::Created(replica))?;
-            }
-            Step::AlterIsr { replica, isr } => {
-                let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| path(m)).collect();
-                let report = super::alter_isr::run(&super::alter_isr::AlterIsrRequest {
-                    dir: &path(replica),
-                    partition: None,
-                    isr: &isr_dirs,
-                    allow_other_cluster: false,
-                })?;
-                sink(DemoEvent::IsrAltered(&report))?;
-            }
-            Step::TierCopy { replica } => {
-                let report = super::tier::copy(&super::tier::CopyRequest {
-                    leader: &path(replica),
-                    partition: None,
-                    remote_dir: None,
-                    stop_after_files: None,
-                    // The metadata events' time: fixed, so that a run gives the same bytes.
-                    now_ms: TIERS_T0 + 60_000,
-                })?;
-                sink(DemoEvent::Copied(&report))?;
-            }
-            Step::TierRetain { replica } => {
-                let report = super::tier::retain(&super::tier::RetainRequest {
-                    dir: &path(replica),
-                    partition: None,
-                    limit: super::tier::LocalRetention::Bytes(tiers::LOCAL_RETENTION_BYTES),
-                })?;
-                sink(DemoEvent::Retained(replica, &report))?;
-            }
+            Step::AdminAbort { replica, timestamp } => self.admin_abort(replica, *timestamp, sink)?,
+            Step::AlterIsr { replica, isr } => self.alter_isr(replica, isr, sink)?,
+            Step::TierCopy { replica } => self.tier_copy(replica, sink)?,
+            Step::TierRetain { replica } => self.tier_retain(replica, sink)?,
             Step::Remote => {
-                let dirs: Vec<PathBuf> = ["a", "b"].iter().map(|n| path(n)).filter(|d| d.exists()).collect();
-                let reading = tiers::read_remote(root, &dirs, &acked)?;
+                let dirs: Vec<PathBuf> = ["a", "b"].iter().map(|n| self.path(n)).filter(|d| d.exists()).collect();
+                let reading = tiers::read_remote(self.root, &dirs, &self.acked)?;
                 sink(DemoEvent::Remote(&reading))?;
             }
-            Step::Txn { replica } => {
-                let report = super::txn::run(&path(replica), None)?;
-                if ask {
-                    for q in lso_predictions(replica, &report) {
-                        sink(DemoEvent::Question(&q))?;
-                    }
-                }
-                sink(DemoEvent::Txn(replica, &report))?;
+            Step::Txn { replica } => self.txn(replica, sink)?,
+        }
+        Ok(true)
+    }
+
+    /// `create`: a one-partition log dir of topic `demo` (a tiered lab's, with the scene's remote
+    /// dir, when `tiered`).
+    fn create(
+        &self,
+        replica: &'static str,
+        id: i32,
+        segment_bytes: u64,
+        tiered: bool,
+        sink: &mut DemoSink<'_>,
+    ) -> Result<()> {
+        let remote_dir = self.root.join(tiers::REMOTE_DIR);
+        super::create::run(&super::create::CreateRequest {
+            dir: &self.path(replica),
+            topic: "demo",
+            partition: 0,
+            partitions: 1,
+            replica_id: Some(id),
+            segment_bytes,
+            index_interval_bytes: crate::log::DEFAULT_INDEX_INTERVAL_BYTES,
+            index_bytes_max: crate::log::DEFAULT_INDEX_BYTES_MAX,
+            segment_ms: crate::log::DEFAULT_SEGMENT_MS,
+            min_insync_replicas: 1,
+            remote_dir: tiered.then_some(remote_dir.as_path()),
+        })?;
+        sink(DemoEvent::Created(replica))
+    }
+
+    /// `elect`, asked first (once something is acknowledged) whether the new leader holds it.
+    fn elect(&self, replica: &'static str, epoch: i32, isr: &[&str], sink: &mut DemoSink<'_>) -> Result<()> {
+        if self.ask && self.tiered {
+            // Across tiers a new leader's history is its epoch lineage, not its local log.
+            if let Some(q) = tiers::unclean_election_prediction(self.root, replica, epoch, &self.acked)? {
+                sink(DemoEvent::Question(&q))?;
+            }
+        } else if self.ask && !self.acked.is_empty() {
+            let held = state_of(self.root, replica, TxnShown::None)?.map(|s| s.entries).unwrap_or_default();
+            sink(DemoEvent::Question(&election_prediction(replica, epoch, &self.acked, &held)))?;
+        }
+        // The run's release: up to 2.0.0 a new leader's epoch entry comes with its first append.
+        let epoch_entry =
+            if self.rules.epoch_entry_on_election { EpochEntryMode::OnElection } else { EpochEntryMode::FirstAppend };
+        let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| self.path(m)).collect();
+        let report = super::elect::run(&ElectRequest {
+            dir: &self.path(replica),
+            partition: None,
+            epoch: Some(epoch),
+            isr: &isr_dirs,
+            epoch_entry,
+            allow_other_cluster: false,
+        })?;
+        sink(DemoEvent::Elected(&report))
+    }
+
+    fn append(
+        &self,
+        replica: &'static str,
+        values: &[&str],
+        timestamp: i64,
+        flush: bool,
+        sink: &mut DemoSink<'_>,
+    ) -> Result<()> {
+        let report = super::append::run(
+            AppendRequest {
+                dir: &self.path(replica),
+                partition: None,
+                values: Values::Given(values.iter().map(|v| v.as_bytes().to_vec()).collect()),
+                key: None,
+                headers: Vec::new(),
+                records_per_batch: None,
+                timestamp,
+                flush,
+                compression: crate::format::compression::Compression::None,
+                producer: None,
+            },
+            &mut crate::parallel::NoProgress,
+        )?;
+        sink(DemoEvent::Appended(replica, &report))
+    }
+
+    /// `fetch` by the run's release, asked first where the HWs go (not in a scene about
+    /// transactions or tiers).
+    fn fetch(
+        &self,
+        leader: &str,
+        follower: &'static str,
+        rounds: u64,
+        flush: bool,
+        sink: &mut DemoSink<'_>,
+    ) -> Result<()> {
+        let hws_before = (
+            Replica::open(&self.path(leader), None)?.high_watermark(),
+            Replica::open(&self.path(follower), None)?.high_watermark(),
+        );
+        let report = super::fetch::run(&FetchRequest {
+            leader: &self.path(leader),
+            follower: &self.path(follower),
+            partition: None,
+            rounds,
+            until_caught_up: false,
+            max_bytes: DEFAULT_FETCH_MAX_BYTES,
+            flush,
+            fencing: true,
+            rules: self.rules,
+            allow_other_cluster: false,
+        })?;
+        // A scene about transactions asks about the LSO, one about tiers about the
+        // restart and the election, not each fetch's HW lag.
+        if self.ask && !self.with_txns && !self.tiered {
+            if let Some(q) = fetch_prediction(leader, follower, rounds, hws_before, &report) {
+                sink(DemoEvent::Question(&q))?;
             }
         }
+        sink(DemoEvent::Fetched(follower, &report))
+    }
+
+    /// `recover` of `follower` against `leader` by the run's release; from here on every step
+    /// is asked (each mode's steps differ from the first recovery on).
+    fn recover(&mut self, follower: &str, leader: &'static str, sink: &mut DemoSink<'_>) -> Result<()> {
+        let report = super::recover::run(&RecoverRequest {
+            dir: &self.path(follower),
+            partition: None,
+            leader: Some(&self.path(leader)),
+            rules: self.rules,
+            dry_run: false,
+            catch_up: false,
+            context: 3,
+            leader_epoch: None,
+            told_first: false,
+            fencing: true,
+            metadata: None,
+            allow_other_cluster: false,
+            remote_dir: None,
+        })?;
+        let RecoverReport::Follower(report) = report else {
+            return Err(Error::Usage("demo: recover without a leader".into()));
+        };
+        self.ask = self.predict;
+        if self.ask && report.plan.from_remote.is_some() {
+            for q in tiers::restart_predictions(follower, leader, &report) {
+                sink(DemoEvent::Question(&q))?;
+            }
+        } else if self.ask {
+            for q in recover_predictions(follower, leader, &report) {
+                sink(DemoEvent::Question(&q))?;
+            }
+            let held = held_by(self.root, leader, self.tiered)?;
+            sink(DemoEvent::Question(&loss_prediction(follower, leader, &lost_from(&self.acked, &held))))?;
+        }
+        let drawing = draw::draw_recovery(report.picture_window(), &self.path(leader), None)?;
+        sink(DemoEvent::Recovered(&report, &drawing))
+    }
+
+    fn append_as_producer(
+        &self,
+        replica: &'static str,
+        values: &[&str],
+        timestamp: i64,
+        producer: super::append::Producer,
+        sink: &mut DemoSink<'_>,
+    ) -> Result<()> {
+        let report = append_as(&self.path(replica), values, timestamp, Some(producer))?;
+        sink(DemoEvent::Appended(replica, &report))
+    }
+
+    /// The admin's abort of the open transaction `klog txn` names: its ABORT marker.
+    fn admin_abort(&self, replica: &'static str, timestamp: i64, sink: &mut DemoSink<'_>) -> Result<()> {
+        let txn = super::txn::run(&self.path(replica), None)?;
+        let spec = stuck_lso::abort_spec(&txn)
+            .ok_or_else(|| Error::Usage(format!("demo: {replica} has no open transaction for the admin abort")))?;
+        sink(DemoEvent::AdminAbort(&spec))?;
+        sink(DemoEvent::Command(end_txn_command(
+            &shown_in_lab(replica),
+            spec.producer_id,
+            spec.producer_epoch,
+            spec.coordinator_epoch,
+            false,
+            timestamp,
+        )))?;
+        let producer = super::append::Producer {
+            id: spec.producer_id,
+            epoch: spec.producer_epoch,
+            sequence: None,
+            transactional: false,
+            end_txn: Some((false, spec.coordinator_epoch)),
+        };
+        self.append_as_producer(replica, &[], timestamp, producer, sink)
+    }
+
+    fn alter_isr(&self, replica: &str, isr: &[&str], sink: &mut DemoSink<'_>) -> Result<()> {
+        let isr_dirs: Vec<PathBuf> = isr.iter().map(|m| self.path(m)).collect();
+        let report = super::alter_isr::run(&super::alter_isr::AlterIsrRequest {
+            dir: &self.path(replica),
+            partition: None,
+            isr: &isr_dirs,
+            allow_other_cluster: false,
+        })?;
+        sink(DemoEvent::IsrAltered(&report))
+    }
+
+    /// `tier retain` with the scene's local retention.
+    fn tier_retain(&self, replica: &'static str, sink: &mut DemoSink<'_>) -> Result<()> {
+        let report = super::tier::retain(&super::tier::RetainRequest {
+            dir: &self.path(replica),
+            partition: None,
+            limit: super::tier::LocalRetention::Bytes(tiers::LOCAL_RETENTION_BYTES),
+        })?;
+        sink(DemoEvent::Retained(replica, &report))
+    }
+
+    fn tier_copy(&self, replica: &str, sink: &mut DemoSink<'_>) -> Result<()> {
+        let report = super::tier::copy(&super::tier::CopyRequest {
+            leader: &self.path(replica),
+            partition: None,
+            remote_dir: None,
+            stop_after_files: None,
+            // The metadata events' time: fixed, so that a run gives the same bytes.
+            now_ms: TIERS_T0 + 60_000,
+        })?;
+        sink(DemoEvent::Copied(&report))
+    }
+
+    /// `txn`, asked first where the LSO is.
+    fn txn(&self, replica: &'static str, sink: &mut DemoSink<'_>) -> Result<()> {
+        let report = super::txn::run(&self.path(replica), None)?;
+        if self.ask {
+            for q in lso_predictions(replica, &report) {
+                sink(DemoEvent::Question(&q))?;
+            }
+        }
+        sink(DemoEvent::Txn(replica, &report))
+    }
+
+    /// After a step: every replica's state (with the transactions in a scene about them), the
+    /// tiers in a tiered scene, and the picture.
+    fn show_state(&mut self, step: &Step, sink: &mut DemoSink<'_>) -> Result<()> {
         let shown = match step {
-            _ if !with_txns => TxnShown::None,
+            _ if !self.with_txns => TxnShown::None,
             Step::Txn { .. } => TxnShown::WithLso,
             _ => TxnShown::Batches,
         };
-        let now = states(root, shown)?;
-        note_acked(&mut acked, &now);
-        if let Some(view) = tiers::tier_view(root)? {
+        let now = states(self.root, shown)?;
+        note_acked(&mut self.acked, &now);
+        if let Some(view) = tiers::tier_view(self.root)? {
             sink(DemoEvent::Tiers(&view))?;
         }
         // A scene with transactions keeps the earliest open one in view (what holds the LSO).
@@ -1081,19 +1203,23 @@ fn run_once(
             .filter(|b| b.kind == stuck_lso::TxnKind::Open)
             .map(|b| b.base_offset)
             .min();
-        sink(DemoEvent::State(&now, &drawing(root, open_at, tiered)?))?;
+        sink(DemoEvent::State(&now, &drawing(self.root, open_at, self.tiered)?))
     }
-    let finals = states(root, if with_txns { TxnShown::WithLso } else { TxnShown::None })?;
-    // What the run lost: every acknowledged record the final leader does not hold.
-    let held = match finals.iter().find(|s| s.role == ReplicaRole::Leader) {
-        Some(s) => held_by(root, s.name, tiered)?,
-        None => Vec::new(),
-    };
-    let acked_lost = lost_from(&acked, &held);
-    let a = Replica::open(&path("a"), None)?;
-    let b = Replica::open(&path("b"), None)?;
-    let diff = diff_logs(a.log(), b.log())?;
-    Ok(ModeOutcome { mode, finals, acked_lost, first_divergent_offset: diff.first_divergent_offset })
+
+    /// What the run ended with: each replica's final state, and every acknowledged record the
+    /// final leader does not hold.
+    fn outcome(self) -> Result<ModeOutcome> {
+        let finals = states(self.root, if self.with_txns { TxnShown::WithLso } else { TxnShown::None })?;
+        let held = match finals.iter().find(|s| s.role == ReplicaRole::Leader) {
+            Some(s) => held_by(self.root, s.name, self.tiered)?,
+            None => Vec::new(),
+        };
+        let acked_lost = lost_from(&self.acked, &held);
+        let a = Replica::open(&self.path("a"), None)?;
+        let b = Replica::open(&self.path("b"), None)?;
+        let diff = diff_logs(a.log(), b.log())?;
+        Ok(ModeOutcome { mode: self.mode, finals, acked_lost, first_divergent_offset: diff.first_divergent_offset })
+    }
 }
 
 /// The command line `step` runs as, each replica shown as `shown` names it, in a run whose
