@@ -242,13 +242,24 @@ fn tier_once(c: &mut dyn Brokers, topic: &str, leader: Option<usize>, work: &Pat
         return Err(format!("ListOffsets: {o}"));
     }
     let leader_dir = &dirs[l - 1];
+    let replica = replica_line(leader_dir, &partition)?;
+    let end = replica["log_end_offset"].as_i64().unwrap_or(-1);
+    // `klog remote` lists a partition once `__remote_log_metadata` names it; before its first
+    // copy, `klog dump`'s reading (the log start across tiers from the checkpoint when below
+    // the first local segment).
     let side = of(&lines, "local")
         .into_iter()
-        .find(|s| s["topic"].as_str() == Some(topic) && Path::new(s["data_dir"].as_str().unwrap_or("")) == leader_dir)
-        .ok_or_else(|| format!("klog remote has no {partition} in broker {l}'s dir"))?;
-    let end = log_end_offset(leader_dir, &partition)?;
+        .find(|s| s["topic"].as_str() == Some(topic) && Path::new(s["data_dir"].as_str().unwrap_or("")) == leader_dir);
+    let (log_start, local_start) = match &side {
+        Some(s) => (s["log_start_offset"].as_i64(), s["local_log_start_offset"].as_i64()),
+        None if segments.is_empty() => {
+            let local = replica["log_start_offset"].as_i64();
+            (replica["log_start_offset_checkpoint_below_local"].as_i64().or(local), local)
+        }
+        None => return Err(format!("klog remote has no {partition} in broker {l}'s dir")),
+    };
     let kafka = (o["earliest"].as_i64(), o["earliest_local"].as_i64(), o["latest"].as_i64());
-    let ours = (side["log_start_offset"].as_i64(), side["local_log_start_offset"].as_i64(), Some(end));
+    let ours = (log_start, local_start, Some(end));
     if kafka != ours {
         return Err(format!(
             "broker {l} answers ListOffsets earliest / earliest-local / latest {kafka:?}, klog reads its log start / \
@@ -280,8 +291,8 @@ fn copy_due(dir: &Path, lso: i64) -> Option<i64> {
     bases.windows(2).filter(|w| w[1] <= lso).map(|w| w[1] - 1).max()
 }
 
-/// The log end offset klog reads in `dir`'s partition `partition`.
-fn log_end_offset(dir: &Path, partition: &str) -> Result<i64, String> {
+/// `klog dump --json`'s replica line of `dir`'s partition `partition`.
+fn replica_line(dir: &Path, partition: &str) -> Result<Value, String> {
     let out = klog()
         .args(["dump", "--json", "--limit", "0", "--partition", partition])
         .arg(dir)
@@ -290,7 +301,6 @@ fn log_end_offset(dir: &Path, partition: &str) -> Result<i64, String> {
     json_lines(&String::from_utf8_lossy(&out.stdout))
         .into_iter()
         .find(|v| v["type"] == "replica")
-        .and_then(|v| v["log_end_offset"].as_i64())
         .ok_or_else(|| format!("klog dump {}: {}", dir.display(), String::from_utf8_lossy(&out.stderr).trim()))
 }
 
@@ -341,4 +351,106 @@ fn tiered_walks_agree_on_real_4_4_brokers() {
     let Some(problems) = replay(&walks, "-t") else { return };
     say!("tiered walks: {} run, {} disagree, {:.0} s", walks.len(), problems.len(), started.elapsed().as_secs_f64());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Before a restart of broker `n` (stopped) while broker `leader` leads: when its log ends below
+/// the leader's local log start, klog's plan of the restart (`recover --dry-run --leader` on
+/// copies of both dirs and the remote dir): the plan's `from_remote`. None when the follower is
+/// not below the leader's local log start.
+pub(crate) fn plan_restart(
+    c: &mut dyn Brokers,
+    topic: &str,
+    n: usize,
+    leader: Option<usize>,
+    work: &Path,
+) -> Result<Option<Value>, String> {
+    let Some(l) = leader.filter(|&l| l != n) else { return Ok(None) };
+    let partition = format!("{topic}-0");
+    let _ = std::fs::remove_dir_all(work);
+    std::fs::create_dir_all(work).unwrap();
+    let remote = c.tier().ok_or("not a tiered cluster")?.remote.path().to_path_buf();
+    let (follower_dir, leader_dir, remote_copy) = (work.join("follower"), work.join("leader"), work.join("remote"));
+    c.copy(n, &follower_dir);
+    c.copy(l, &leader_dir);
+    copy_dir(&remote, &remote_copy);
+    let _ = std::fs::remove_file(remote_copy.join("slow-upload"));
+    let Ok(follower) = replica_line(&follower_dir, &partition) else { return Ok(None) };
+    let leader_side = replica_line(&leader_dir, &partition)?;
+    let (leo, local_start) = (follower["log_end_offset"].as_i64(), leader_side["log_start_offset"].as_i64());
+    if leo >= local_start {
+        return Ok(None);
+    }
+    let out = klog()
+        .args(["recover", "--dry-run", "--json", "--partition", &partition, "--leader"])
+        .arg(&leader_dir)
+        .arg(&follower_dir)
+        .arg("--remote-dir")
+        .arg(&remote_copy)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("klog recover --dry-run: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let plan = json_lines(&String::from_utf8_lossy(&out.stdout)).into_iter().find_map(|l| l.get("from_remote").cloned());
+    plan.map(Some).ok_or_else(|| {
+        format!("broker {n}'s log ends at {leo:?}, below broker {l}'s local log start {local_start:?}, and klog plans no restart from remote storage")
+    })
+}
+
+/// After the restart [`plan_restart`] planned (the logs already compared): broker `n`'s first
+/// local segment starts at the plan's next offset, its log start (`log-start-offset-checkpoint`,
+/// written every second) is the leader's log start, and its epoch cache below the next offset
+/// is the plan's (the remote segment's checkpoint). Retried for 10 s (the checkpoints' writes).
+pub(crate) fn check_restart(c: &mut dyn Brokers, topic: &str, n: usize, plan: &Value, work: &Path) -> Result<String, String> {
+    let next = plan["next_offset"].as_i64().ok_or_else(|| format!("a plan without a next offset: {plan}"))?;
+    let planned: Vec<(i64, i64)> = plan["epochs"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| Some((e["leader_epoch"].as_i64()?, e["start_offset"].as_i64()?))).collect())
+        .unwrap_or_default();
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = restarted(c, topic, n, next, work);
+        let want = (Some(next), Some(plan["leader_log_start_offset"].as_i64().unwrap_or(-1)), planned.clone());
+        if got == want {
+            return Ok(format!(
+                "broker {n} rebuilt from remote segment {} and restarted at {next}, log start {}, epochs {planned:?}, as \
+                 klog planned",
+                plan["segment_id"], plan["leader_log_start_offset"]
+            ));
+        }
+        if Instant::now() >= end {
+            return Err(format!(
+                "broker {n} restarted below the leader's local log start: (first local segment, log start, epochs below \
+                 {next}) {got:?}, klog planned {want:?}"
+            ));
+        }
+        sleep(Duration::from_millis(1000));
+    }
+}
+
+/// Broker `n`'s first local segment, log start (checkpoint) and epoch-cache entries below `next`.
+fn restarted(c: &mut dyn Brokers, topic: &str, n: usize, next: i64, work: &Path) -> (Option<i64>, Option<i64>, Vec<(i64, i64)>) {
+    let dir = work.join("after");
+    c.copy(n, &dir);
+    let partition = dir.join(format!("{topic}-0"));
+    let mut bases: Vec<i64> = std::fs::read_dir(&partition)
+        .map(|d| d.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".log")?.parse().ok()).collect())
+        .unwrap_or_default();
+    bases.sort_unstable();
+    let log_start = std::fs::read_to_string(dir.join("log-start-offset-checkpoint"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{topic} 0 "))?.trim().parse().ok());
+    let epochs = std::fs::read_to_string(partition.join("leader-epoch-checkpoint"))
+        .unwrap_or_default()
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let (e, o) = l.split_once(' ')?;
+            Some((e.parse().ok()?, o.trim().parse().ok()?))
+        })
+        .filter(|&(_, o): &(i64, i64)| o < next)
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    (bases.first().copied(), log_start, epochs)
 }

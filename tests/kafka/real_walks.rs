@@ -947,6 +947,17 @@ impl Run<'_> {
         }
         let before_appended = self.model.appended;
         let started = Instant::now();
+        // A tiered walk's follower restarting below the leader's local log start: klog's plan.
+        let plan_dir = self.seq.path(&format!("plan{at}"));
+        let plan = match step {
+            Step::Restart(n) if self.cfg_tiered => {
+                let leader = predicted(&self.model, &self.epochs).0;
+                let leader = (1..=2).contains(&leader).then_some(leader as usize);
+                crate::real_tiered_walks::plan_restart(self.c, &self.seq.topic, n, leader, &plan_dir)
+                    .map(|p| p.map(|p| (n, p)))
+            }
+            _ => Ok(None),
+        };
         match step {
             Step::Produce => {
                 // The leader must have taken its epoch itself, not only on the record compared.
@@ -1018,6 +1029,17 @@ impl Run<'_> {
         let done = started.elapsed().as_secs_f64();
         let compared = Instant::now();
         self.compare(at, &step.text());
+        match plan {
+            Err(e) => self.problem(at, format!("{}: {e}", step.text())),
+            Ok(Some((n, plan))) if self.differ.is_none() => {
+                match crate::real_tiered_walks::check_restart(self.c, &self.seq.topic, n, &plan, &plan_dir) {
+                    Ok(note) => self.notes.push(format!("{}: {note}", step.text())),
+                    Err(e) => self.problem(at, format!("after {}: {e}", step.text())),
+                }
+            }
+            Ok(_) => {}
+        }
+        let _ = std::fs::remove_dir_all(&plan_dir);
         self.times.push(format!("{} {done:.1}+{:.1}", step.text(), compared.elapsed().as_secs_f64()));
     }
 
