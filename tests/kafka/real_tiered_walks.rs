@@ -42,7 +42,7 @@ use crate::real_tiered::{consume_topic, klog_remote_lines, of, tables, tiered_se
 use crate::real_walks::{replay, stored_walks, Step, Target, Walk};
 use crate::zk_brokers::Brokers;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -151,28 +151,44 @@ pub(crate) fn local_delete(c: &mut dyn Brokers, topic: &str) -> String {
 }
 
 /// What the leader serves from both tiers: a consumer from the earliest offset, as records by
-/// offset (the epoch is not read: −1).
-pub(crate) fn consume(c: &mut dyn Brokers, topic: &str) -> Result<Records, String> {
+/// offset (the epoch is not read: −1), and that earliest offset.
+pub(crate) fn consume(c: &mut dyn Brokers, topic: &str) -> Result<(Records, i64), String> {
     let t = c.tier().ok_or("not a tiered cluster")?;
     let got = consume_topic(&t.c, topic);
     if let Some(e) = got.get("error") {
         return Err(format!("{e} ({got})"));
     }
     let records = got["records"].as_array().ok_or_else(|| format!("no records: {got}"))?;
-    Ok(records
-        .iter()
-        .filter_map(|p| Some((p[0].as_i64()?, (p[1].as_str().unwrap_or("").to_string(), -1))))
-        .collect())
+    let start = got["start"].as_i64().ok_or_else(|| format!("no start: {got}"))?;
+    let held = records.iter().filter_map(|p| Some((p[0].as_i64()?, (p[1].as_str().unwrap_or("").to_string(), -1))));
+    Ok((held.collect(), start))
+}
+
+/// What a step's [`tier_check`] read: a note of what agreed, the partition's remote segment ids,
+/// and klog's forecast for each broker if it leads next (`klog remote`'s `leader_forecast`:
+/// the segments its expiration task deletes, and its log start after).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TierReading {
+    pub(crate) note: String,
+    ids: BTreeSet<String>,
+    forecasts: BTreeMap<usize, (BTreeSet<String>, i64)>,
 }
 
 /// The tiers compared after a step (see the module's doc): retried for 30 s while the cluster
-/// moves (a copy or a deletion under way); a note of what agreed, or the last difference.
-pub(crate) fn tier_check(c: &mut dyn Brokers, topic: &str, leader: Option<usize>, work: &Path) -> Result<String, String> {
+/// moves (a copy or a deletion under way); what agreed, or the last difference. `prev`: the
+/// previous step's reading, whose forecast for the leader now must have come true.
+pub(crate) fn tier_check(
+    c: &mut dyn Brokers,
+    topic: &str,
+    leader: Option<usize>,
+    work: &Path,
+    prev: Option<&TierReading>,
+) -> Result<TierReading, String> {
     let end = Instant::now() + Duration::from_secs(30);
     loop {
         let _ = std::fs::remove_dir_all(work);
         std::fs::create_dir_all(work).unwrap();
-        match tier_once(c, topic, leader, work) {
+        match tier_once(c, topic, leader, work, prev) {
             Ok(note) => return Ok(note),
             Err(e) if Instant::now() >= end => return Err(e),
             Err(_) => sleep(Duration::from_millis(1000)),
@@ -181,7 +197,13 @@ pub(crate) fn tier_check(c: &mut dyn Brokers, topic: &str, leader: Option<usize>
 }
 
 /// One reading of [`tier_check`].
-fn tier_once(c: &mut dyn Brokers, topic: &str, leader: Option<usize>, work: &Path) -> Result<String, String> {
+fn tier_once(
+    c: &mut dyn Brokers,
+    topic: &str,
+    leader: Option<usize>,
+    work: &Path,
+    prev: Option<&TierReading>,
+) -> Result<TierReading, String> {
     let partition = format!("{topic}-0");
     let before = leader.map(|_| offsets(c, topic));
     let remote = c.tier().ok_or("not a tiered cluster")?.remote.path().to_path_buf();
@@ -235,8 +257,19 @@ fn tier_once(c: &mut dyn Brokers, topic: &str, leader: Option<usize>, work: &Pat
     if let Some(e) = finished_end {
         note.push_str(&format!(" (copied to {e})"));
     }
+    let ids: BTreeSet<String> = segments.iter().filter_map(|s| s["segment_id"].as_str().map(String::from)).collect();
+    let forecasts: BTreeMap<usize, (BTreeSet<String>, i64)> = of(&lines, "leader_forecast")
+        .into_iter()
+        .filter(|f| f["partition"].as_str() == Some(partition.as_str()))
+        .filter_map(|f| {
+            let dir = Path::new(f["data_dir"].as_str()?);
+            let n = dirs.iter().position(|d| d == dir)? + 1;
+            let deleted = f["deletions"].as_array()?.iter().filter_map(|d| d["segment_id"].as_str().map(String::from));
+            Some((n, (deleted.collect(), f["log_start_offset_after"].as_i64()?)))
+        })
+        .collect();
     let (Some(l), Some(o)) = (leader, after) else {
-        return Ok(note);
+        return Ok(TierReading { note, ids, forecasts });
     };
     if o.get("error").is_some() || o.get("earliest").is_none() {
         return Err(format!("ListOffsets: {o}"));
@@ -273,7 +306,24 @@ fn tier_once(c: &mut dyn Brokers, topic: &str, leader: Option<usize>, work: &Pat
         }
     }
     note.push_str(&format!("; broker {l} earliest {} earliest-local {} latest {}", kafka.0.unwrap(), kafka.1.unwrap(), end));
-    Ok(note)
+    // What klog forecast, on the previous step's copies, for this leader: the remote segments
+    // its expiration task deletes and the earliest offset after.
+    if let Some((prev_ids, (forecast, after))) = prev.and_then(|p| p.forecasts.get(&l).map(|f| (&p.ids, f))) {
+        let gone: BTreeSet<String> = prev_ids.difference(&ids).cloned().collect();
+        if &gone != forecast || kafka.0 != Some(*after) {
+            return Err(format!(
+                "broker {l} leads: Kafka deleted {} remote segment(s) {gone:?} and answers earliest {:?}; klog forecast \
+                 {} {forecast:?}, earliest {after}",
+                gone.len(),
+                kafka.0,
+                forecast.len()
+            ));
+        }
+        if !gone.is_empty() {
+            note.push_str(&format!("; {} remote segment(s) deleted as klog forecast, earliest {after}", gone.len()));
+        }
+    }
+    Ok(TierReading { note, ids, forecasts })
 }
 
 /// The last offset of the last segment of partition dir `dir` that the copy task may copy with
