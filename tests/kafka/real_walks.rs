@@ -1648,7 +1648,7 @@ pub(crate) fn stored_walks() -> Vec<(String, Walk)> {
 
 /// Run stored walks on their releases' brokers (a cluster per walk); the problems found: a
 /// disagreement, or a directed walk whose rule the model did not say decided a step.
-pub(crate) fn replay(walks: &[(String, Walk)], suffix: &str) -> Option<Vec<String>> {
+fn replay(walks: &[(String, Walk)], suffix: &str) -> Option<Vec<String>> {
     let mut problems = Vec::new();
     for (name, walk) in walks {
         let started = Instant::now();
@@ -1691,8 +1691,10 @@ pub(crate) fn replay(walks: &[(String, Walk)], suffix: &str) -> Option<Vec<Strin
 #[test]
 fn kept_cases_replay() {
     let only = std::env::var("KLOG_WALKS_CASE").unwrap_or_default();
-    let walks: Vec<(String, Walk)> =
-        stored_walks().into_iter().filter(|(n, w)| w.reaches.is_none() && !w.target.tiered && n.contains(&only)).collect();
+    let walks: Vec<(String, Walk)> = stored_walks()
+        .into_iter()
+        .filter(|(n, w)| w.reaches.is_none() && !w.target.tiered && n.contains(&only))
+        .collect();
     if walks.is_empty() {
         say!("kept_cases_replay: no case kept in {}: nothing replayed", kept_dir().display());
         return;

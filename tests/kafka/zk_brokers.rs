@@ -68,7 +68,8 @@ pub(crate) trait Brokers {
     /// ZooKeeper clusters: 0 (a kill or pause there waits until the broker's session is gone).
     fn fenced_count(&self, _n: usize) -> usize {
         0
-    }    /// A tiered cluster's remote dir and client (`real_tiered_walks.rs`); None otherwise.
+    }
+    /// A tiered cluster's remote dir and client (`real_tiered_walks.rs`); None otherwise.
     fn tier(&mut self) -> Option<&mut crate::real_tiered_walks::TieredCluster> {
         None
     }
