@@ -126,10 +126,14 @@ fn offsets(c: &mut dyn Brokers, topic: &str) -> Value {
 }
 
 /// The local deletion step: `local.retention.bytes=1` until the leader's earliest-local offset
-/// has stayed put for 3 s (at most 30 s), then −2 again. What it did, as a note.
-pub(crate) fn local_delete(c: &mut dyn Brokers, topic: &str) -> String {
+/// has stayed put for 3 s (at most 30 s), then −2 again. What it did, or the admin's error.
+pub(crate) fn local_delete(c: &mut dyn Brokers, topic: &str) -> Result<String, String> {
+    let altered = |answer: &[Value]| answer.first().is_some_and(|a| a.get("altered").is_some());
     let before = offsets(c, topic);
     let set = c.kc("alter", &[topic, "local.retention.bytes=1"]);
+    if !altered(&set) {
+        return Err(format!("local.retention.bytes=1 refused: {set:?}"));
+    }
     let start = Instant::now();
     let mut last = before.clone();
     let mut since = Instant::now();
@@ -142,12 +146,15 @@ pub(crate) fn local_delete(c: &mut dyn Brokers, topic: &str) -> String {
         last = now;
     }
     let back = c.kc("alter", &[topic, "local.retention.bytes=-2"]);
-    format!(
-        "local-delete: earliest-local {} -> {} ({:.1} s; alter {set:?}, then {back:?})",
+    if !altered(&back) {
+        return Err(format!("local.retention.bytes=-2 refused: {back:?}"));
+    }
+    Ok(format!(
+        "local-delete: earliest-local {} -> {} ({:.1} s)",
         before["earliest_local"],
         last["earliest_local"],
         start.elapsed().as_secs_f64()
-    )
+    ))
 }
 
 /// What the leader serves from both tiers: a consumer from the earliest offset, as records by

@@ -1022,10 +1022,10 @@ impl Run<'_> {
                 let answer = self.c.kc("elect", &[&self.seq.topic, "unclean"]);
                 self.notes.push(format!("electLeaders(UNCLEAN): {answer:?}"));
             }
-            Step::LocalDelete => {
-                let note = crate::real_tiered_walks::local_delete(self.c, &self.seq.topic);
-                self.notes.push(note);
-            }
+            Step::LocalDelete => match crate::real_tiered_walks::local_delete(self.c, &self.seq.topic) {
+                Ok(note) => self.notes.push(note),
+                Err(e) => self.problem(at, e),
+            },
         }
         self.follow_epochs(&model);
         self.model = model;
