@@ -1309,6 +1309,15 @@ pub(crate) fn run_walks(
         );
         say!("    steps: {}", steps.join(", "));
         say!("    seconds (step+comparison): {}", out.times.join(", "));
+        // A tiered walk's tier events (uploads are in every produce's comparison).
+        let tier_event = |n: &&String| {
+            ["local-delete: earliest", "rebuilt from remote", "deleted as klog", "acked below"]
+                .iter()
+                .any(|k| n.contains(k))
+        };
+        for n in out.notes.iter().filter(tier_event).filter(|_| target.tiered) {
+            say!("    {n}");
+        }
         if let Some(file) = progress {
             let verdict = match &out.differ {
                 None => "AGREE".to_string(),
