@@ -40,6 +40,10 @@
 //! shutdown nor a resumed broker is. Preferred elections are not drawn: the model's KRaft
 //! controller has no preferred election.
 //!
+//! Tiered walks (issue 45, `Target::TIERED`, `real_tiered_walks.rs`): the same walks on a tiered
+//! 4.4.0 cluster, with uploads (every produce), local deletions (`local-delete`) and the tiers
+//! compared after each step; no power cuts there.
+//!
 //! Directed walks (issue #34, "a walk that reaches it"): tests/real-walks/*.json with
 //! `"reaches"` are fixed step lists written so that one release rule decides a step — the same
 //! action from the same model state under the rule's other reading (another release's) ends in
