@@ -371,18 +371,7 @@ fn replica_line(dir: &Path, partition: &str) -> Result<Value, String> {
 /// them and deletes them locally; broker 2's restart then meets OFFSET_MOVED_TO_TIERED_STORAGE
 /// and rebuilds its remote aux state before it fetches.
 fn restart_below_local_start() -> Walk {
-    let steps = [
-        "produce",
-        "produce",
-        "kill 2",
-        "produce",
-        "produce",
-        "produce",
-        "local-delete",
-        "restart 2",
-        "produce",
-        "local-delete",
-    ];
+    let steps = ["produce", "produce", "kill 2", "produce", "produce", "local-delete", "restart 2"];
     Walk {
         target: Target::TIERED[0],
         seed: 0,
@@ -439,6 +428,9 @@ fn tiered_walks_agree_on_real_4_4_brokers() {
             }
             if let Some((at, what)) = out.differ {
                 problems.push(format!("{name} at step {at}: {what}"));
+            } else if i == 0 && !target.elr && !out.notes.iter().any(|n| n.contains("rebuilt from remote segment")) {
+                // The fixed walk is there for its restart below the leader's local log start.
+                problems.push(format!("{name}: broker 2 did not restart below broker 1's local log start"));
             }
         }
     }
