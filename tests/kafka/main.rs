@@ -35,6 +35,7 @@ mod real_explore;
 mod real_failovers;
 mod real_history;
 mod real_tiered;
+mod real_tiered_walks;
 mod real_transactions;
 mod real_walks;
 mod zk_brokers;

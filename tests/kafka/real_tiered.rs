@@ -36,7 +36,7 @@ macro_rules! say {
 }
 
 /// `klog.oracle.Tiered remote-segments DIRS`: Kafka's remote segment list, and its summary.
-fn kafka_remote_segments(dirs: &[String]) -> (Vec<Value>, Value) {
+pub(crate) fn kafka_remote_segments(dirs: &[String]) -> (Vec<Value>, Value) {
     let cp = classpath().expect("the oracle's classpath");
     let out = Command::new("java")
         .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", &cp, "klog.oracle.Tiered"])
@@ -69,7 +69,7 @@ fn segment_key(v: &Value, epochs: Vec<(i64, i64)>) -> String {
 }
 
 /// The broker settings of a tiered cluster whose LocalTieredStorage lives in `remote`.
-fn tiered_settings(remote: &Path) -> Vec<String> {
+pub(crate) fn tiered_settings(remote: &Path) -> Vec<String> {
     [
         "remote.log.storage.system.enable=true",
         "remote.log.storage.manager.class.name=org.apache.kafka.server.log.remote.storage.LocalTieredStorage",
@@ -169,20 +169,29 @@ fn copy_all(c: &mut Cluster, remote: &Path, copies: &Path) -> (Vec<String>, Path
     (dirs, remote_copy)
 }
 
+/// `klog remote --json` over the copies: its lines, or its error (exit 2).
+pub(crate) fn klog_remote_lines(dirs: &[String], remote_copy: &Path) -> Result<Vec<Value>, String> {
+    let out = klog().arg("remote").arg("--json").args(dirs).arg("--remote-dir").arg(remote_copy).output().unwrap();
+    if out.status.code() == Some(2) {
+        return Err(format!("klog remote: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    Ok(json_lines(&String::from_utf8_lossy(&out.stdout)))
+}
+
 /// `klog remote --json` over the copies: its exit code and lines.
-fn klog_remote(dirs: &[String], remote_copy: &Path) -> (i32, Vec<Value>) {
+pub(crate) fn klog_remote(dirs: &[String], remote_copy: &Path) -> (i32, Vec<Value>) {
     let out = klog().arg("remote").arg("--json").args(dirs).arg("--remote-dir").arg(remote_copy).output().unwrap();
     assert!(out.status.code() != Some(2), "klog remote: {}", String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap(), json_lines(&String::from_utf8_lossy(&out.stdout)))
 }
 
-fn of(lines: &[Value], t: &str) -> Vec<Value> {
+pub(crate) fn of(lines: &[Value], t: &str) -> Vec<Value> {
     lines.iter().filter(|l| l["type"] == t).cloned().collect()
 }
 
 /// klog's remote segment table and Kafka's fold of the same metadata copies, as comparable
 /// lines; Kafka's summary.
-fn tables(lines: &[Value]) -> (BTreeSet<String>, BTreeSet<String>, Value) {
+pub(crate) fn tables(lines: &[Value]) -> (BTreeSet<String>, BTreeSet<String>, Value) {
     let metadata_dirs: Vec<String> =
         of(lines, "metadata_partition").iter().map(|m| m["dir"].as_str().unwrap().to_string()).collect();
     let (kafka, kafka_summary) = kafka_remote_segments(&metadata_dirs);
@@ -526,11 +535,16 @@ fn rebuilds_from_remote_as_planned(c: &mut Cluster, remote: &Path, follower: usi
 }
 
 /// `klog.oracle.Consume from-earliest`: what a consumer from the earliest offset gets.
-fn consume_from_earliest(c: &Cluster) -> Value {
+pub(crate) fn consume_from_earliest(c: &Cluster) -> Value {
+    consume_topic(c, "t")
+}
+
+/// [`consume_from_earliest`] of `topic`'s partition 0.
+pub(crate) fn consume_topic(c: &Cluster, topic: &str) -> Value {
     let cp = classpath().expect("the oracle's classpath");
     let out = Command::new("java")
         .args(["-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", &cp, "klog.oracle.Consume"])
-        .args(["from-earliest", &c.bootstrap, "t", "0"])
+        .args(["from-earliest", &c.bootstrap, topic, "0"])
         .output()
         .expect("java runs");
     assert!(out.status.success(), "consumer: {}", String::from_utf8_lossy(&out.stderr));

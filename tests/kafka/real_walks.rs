@@ -40,6 +40,10 @@
 //! shutdown nor a resumed broker is. Preferred elections are not drawn: the model's KRaft
 //! controller has no preferred election.
 //!
+//! Tiered walks (issue 45, `Target::TIERED`, `real_tiered_walks.rs`): the same walks on a tiered
+//! 4.4.0 cluster, with uploads (every produce), local deletions (`local-delete`) and the tiers
+//! compared after each step; no power cuts there.
+//!
 //! Directed walks (issue #34, "a walk that reaches it"): tests/real-walks/*.json with
 //! `"reaches"` are fixed step lists written so that one release rule decides a step — the same
 //! action from the same model state under the rule's other reading (another release's) ends in
@@ -108,6 +112,8 @@ pub(crate) enum Step {
     Resume(usize),
     Restart(usize),
     Unclean,
+    /// A tiered walk's local deletion: local retention passes (`real_tiered_walks.rs`).
+    LocalDelete,
 }
 
 impl Step {
@@ -121,16 +127,18 @@ impl Step {
             Step::Resume(n) => format!("resume {n}"),
             Step::Restart(n) => format!("restart {n}"),
             Step::Unclean => "unclean".into(),
+            Step::LocalDelete => "local-delete".into(),
         }
     }
 
-    fn parse(text: &str) -> Option<Step> {
+    pub(crate) fn parse(text: &str) -> Option<Step> {
         let mut words = text.split(' ');
         let verb = words.next()?;
         let n = words.next().and_then(|w| w.parse::<usize>().ok()).filter(|n| (1..=2).contains(n));
         Some(match (verb, n) {
             ("produce", None) => Step::Produce,
             ("unclean", None) => Step::Unclean,
+            ("local-delete", None) => Step::LocalDelete,
             ("kill", Some(n)) => Step::Kill(n),
             ("power-loss", Some(n)) => Step::PowerLoss(n),
             ("shutdown", Some(n)) => Step::Shutdown(n),
@@ -149,48 +157,57 @@ pub(crate) struct Target {
     pub(crate) elr: bool,
     /// ZooKeeper mode (`zk_brokers.rs`, the model's [`Controller::Zk`]); KRaft otherwise.
     pub(crate) zk: bool,
+    /// A tiered cluster and topic (`real_tiered_walks.rs`).
+    pub(crate) tiered: bool,
 }
 
 impl Target {
     /// The releases the walks run on, with the ELR setting of a new cluster of each (4.4.0 also
     /// without it).
     pub(crate) const ALL: [Target; 6] = [
-        Target { release: "4.4.0", elr: true, zk: false },
-        Target { release: "4.4.0", elr: false, zk: false },
-        Target { release: "4.1.2", elr: true, zk: false },
-        Target { release: "4.0.2", elr: false, zk: false },
-        Target { release: "3.9.1", elr: false, zk: false },
+        Target { release: "4.4.0", elr: true, zk: false, tiered: false },
+        Target { release: "4.4.0", elr: false, zk: false, tiered: false },
+        Target { release: "4.1.2", elr: true, zk: false, tiered: false },
+        Target { release: "4.0.2", elr: false, zk: false, tiered: false },
+        Target { release: "3.9.1", elr: false, zk: false, tiered: false },
         // 4.0's ELR is opt-in (eligible.leader.replicas.version=1): its own controller rules.
-        Target { release: "4.0.2", elr: true, zk: false },
+        Target { release: "4.0.2", elr: true, zk: false, tiered: false },
     ];
 
     /// The ZooKeeper-mode releases the walks run on (no ELR in ZooKeeper mode).
     pub(crate) const ZK: [Target; 8] = [
-        Target { release: "3.9.1", elr: false, zk: true },
-        Target { release: "2.8.2", elr: false, zk: true },
-        Target { release: "2.1.1", elr: false, zk: true },
-        Target { release: "2.0.1", elr: false, zk: true },
-        Target { release: "2.0.0", elr: false, zk: true },
-        Target { release: "1.1.1", elr: false, zk: true },
-        Target { release: "0.11.0.3", elr: false, zk: true },
-        Target { release: "0.10.2.2", elr: false, zk: true },
+        Target { release: "3.9.1", elr: false, zk: true, tiered: false },
+        Target { release: "2.8.2", elr: false, zk: true, tiered: false },
+        Target { release: "2.1.1", elr: false, zk: true, tiered: false },
+        Target { release: "2.0.1", elr: false, zk: true, tiered: false },
+        Target { release: "2.0.0", elr: false, zk: true, tiered: false },
+        Target { release: "1.1.1", elr: false, zk: true, tiered: false },
+        Target { release: "0.11.0.3", elr: false, zk: true, tiered: false },
+        Target { release: "0.10.2.2", elr: false, zk: true, tiered: false },
     ];
 
-    /// Every target, KRaft then ZooKeeper.
+    /// The tiered walks' targets (`real_tiered_walks.rs`): 4.4.0, ELR on and off.
+    pub(crate) const TIERED: [Target; 2] = [
+        Target { release: "4.4.0", elr: false, zk: false, tiered: true },
+        Target { release: "4.4.0", elr: true, zk: false, tiered: true },
+    ];
+
+    /// Every target, KRaft then ZooKeeper, then tiered.
     pub(crate) fn every() -> impl Iterator<Item = Target> {
-        Target::ALL.into_iter().chain(Target::ZK)
+        Target::ALL.into_iter().chain(Target::ZK).chain(Target::TIERED)
     }
 
     fn name(self) -> String {
         if self.zk {
             return format!("{} ZooKeeper", self.release);
         }
-        format!("{} ELR {}", self.release, if self.elr { "on" } else { "off" })
+        let tiered = if self.tiered { " tiered" } else { "" };
+        format!("{} ELR {}{tiered}", self.release, if self.elr { "on" } else { "off" })
     }
 
     /// The `--release` name of `scripts/real-walks`: `3.9.1` (KRaft), `3.9.1-zk`.
     fn release_name(self) -> String {
-        format!("{}{}", self.release, if self.zk { "-zk" } else { "" })
+        format!("{}{}{}", self.release, if self.zk { "-zk" } else { "" }, if self.tiered { "-tiered" } else { "" })
     }
 
     fn features(self) -> Vec<String> {
@@ -212,6 +229,9 @@ impl Target {
         }
         let features = self.features();
         let features: Vec<&str> = features.iter().map(String::as_str).collect();
+        if self.tiered {
+            return crate::real_tiered_walks::start(&features, &Target::EXTRA);
+        }
         Cluster::start_release(self.release, &features, &Target::EXTRA).map(|c| Box::new(c) as Box<dyn Brokers>)
     }
 
@@ -511,7 +531,8 @@ fn draw(t: Target, cfg: &Config, s: &State, down: &[Down; 2], produced: usize, r
         enabled(cfg, s, |a| *a == Action::Crash { replica: r, power_loss, hw: None }).is_some()
     };
     if s.latest_leader.is_some() && produced < MAX_RECORDS {
-        options.push((Step::Produce, 4));
+        // A tiered walk's produce is its upload: drawn more often.
+        options.push((Step::Produce, if t.tiered { 8 } else { 4 }));
     }
     let paused = down.contains(&Down::Paused);
     for n in 1..=2 {
@@ -519,7 +540,11 @@ fn draw(t: Target, cfg: &Config, s: &State, down: &[Down; 2], produced: usize, r
         match down[n - 1] {
             Down::Up if crash(r, false) => {
                 options.push((Step::Kill(n), 2));
-                if crash(r, true) {
+                // Not in a tiered walk: there every record rolls a segment, and Kafka flushes a
+                // segment when it rolls (`UnifiedLog.roll`'s scheduled `flushUptoOffsetExclusive
+                // (newSegment.baseOffset)`, UnifiedLog.java:2244-2246 in 4.4.0's line table), so
+                // a power cut keeps what the model's one never-flushed segment loses.
+                if crash(r, true) && !t.tiered {
                     options.push((Step::PowerLoss(n), 2));
                 }
                 if !t.elr {
@@ -544,6 +569,9 @@ fn draw(t: Target, cfg: &Config, s: &State, down: &[Down; 2], produced: usize, r
     }
     if enabled(cfg, s, |a| matches!(a, Action::Elect { unclean: true, .. })).is_some() {
         options.push((Step::Unclean, 3));
+    }
+    if t.tiered && s.latest_leader.is_some() {
+        options.push((Step::LocalDelete, 3));
     }
     let total: u64 = options.iter().map(|o| o.1).sum();
     if total == 0 {
@@ -618,6 +646,9 @@ impl Walk {
         if let Some(r) = self.reaches {
             v["reaches"] = json!(r.name());
         }
+        if self.target.tiered {
+            v["tiered"] = json!(true);
+        }
         v
     }
 
@@ -629,8 +660,9 @@ impl Walk {
             Some(m) if m == "zookeeper" => true,
             Some(m) => return Err(format!("a mode that is not one: {m}")),
         };
+        let tiered = v.get("tiered").and_then(Value::as_bool).unwrap_or(false);
         let target = Target::every()
-            .find(|t| t.release == release && t.elr == elr && t.zk == zk)
+            .find(|t| t.release == release && t.elr == elr && t.zk == zk && t.tiered == tiered)
             .ok_or_else(|| format!("no walks on {release} ELR {elr}{}", if zk { " (ZooKeeper)" } else { "" }))?;
         let unclean = if zk { v["unclean"].as_bool().ok_or("no unclean")? } else { false };
         let steps = v["steps"]
@@ -716,6 +748,8 @@ fn model_apply(cfg: &Config, s: &mut State, down: &mut [Down; 2], step: Step, tr
             down[n - 1] = Down::Up;
         }
         Step::Unclean => one(s, &|a| matches!(a, Action::Elect { unclean: true, .. }), "unclean election")?,
+        // The model has no tiers: a local deletion changes no replica's log in it.
+        Step::LocalDelete => {}
     }
     settle(cfg, s, trace);
     Ok(())
@@ -745,6 +779,10 @@ struct Run<'a> {
     skipped: usize,
     /// Each step's seconds: doing it to the brokers, then waiting for them to match the model.
     times: Vec<String>,
+    /// A tiered walk: the tiers are compared after each step (`real_tiered_walks::tier_check`).
+    cfg_tiered: bool,
+    /// The last step's reading of the tiers (a tiered walk).
+    tiers: Option<crate::real_tiered_walks::TierReading>,
 }
 
 /// A walk's outcome.
@@ -773,6 +811,24 @@ impl Run<'_> {
     /// match within 20 s. The logs are read during the 1.5 s (the record's second reading comes
     /// after both the 1.5 s and the logs), so a step costs the longer of the two, not their sum.
     fn compare(&mut self, at: usize, what: &str) {
+        self.compare_replicas(at, what);
+        if self.cfg_tiered && self.differ.is_none() {
+            let leader = predicted(&self.model, &self.epochs).0;
+            let leader = (1..=2).contains(&leader).then_some(leader as usize);
+            let work = self.seq.path(&format!("tiers{at}"));
+            match crate::real_tiered_walks::tier_check(self.c, &self.seq.topic, leader, &work, self.tiers.as_ref()) {
+                Ok(reading) => {
+                    self.notes.push(format!("{what}: {}", reading.note));
+                    self.tiers = Some(reading);
+                }
+                Err(d) => self.problem(at, format!("after {what}: {d}")),
+            }
+            let _ = std::fs::remove_dir_all(&work);
+        }
+    }
+
+    /// The controller record, then each replica's log and HW (see [`Run::compare`]).
+    fn compare_replicas(&mut self, at: usize, what: &str) {
         const STILL: Duration = Duration::from_millis(1500);
         let want = predicted(&self.model, &self.epochs);
         let topic = self.seq.topic.clone();
@@ -873,7 +929,15 @@ impl Run<'_> {
                 .zip(broker_log.iter().map(Some).chain(std::iter::repeat(None)))
                 .map(|((v, e), b)| (v, if b.is_some_and(|(_, be)| *be == -1) { -1 } else { e }))
                 .collect();
-            let contiguous = held.keys().copied().eq(0..held.len() as i64);
+            // A tiered walk's replica holds the tail locally: its local records are held to the
+            // model's at the same offsets (the remote tier is `tier_check`'s).
+            let local_start = if self.cfg_tiered {
+                held.keys().next().copied().unwrap_or(replica["log_end_offset"].as_i64().unwrap_or(0))
+            } else {
+                0
+            };
+            let model_log: Vec<(String, i64)> = model_log.into_iter().skip(local_start.max(0) as usize).collect();
+            let contiguous = held.keys().copied().eq(local_start..local_start + held.len() as i64);
             if broker_log != model_log || !contiguous {
                 out.push(format!("broker {n}'s log is {held:?}, the model's {model_log:?}"));
             }
@@ -896,6 +960,17 @@ impl Run<'_> {
         }
         let before_appended = self.model.appended;
         let started = Instant::now();
+        // A tiered walk's follower restarting below the leader's local log start: klog's plan.
+        let plan_dir = self.seq.path(&format!("plan{at}"));
+        let plan = match step {
+            Step::Restart(n) if self.cfg_tiered => {
+                let leader = predicted(&self.model, &self.epochs).0;
+                let leader = (1..=2).contains(&leader).then_some(leader as usize);
+                crate::real_tiered_walks::plan_restart(self.c, &self.seq.topic, n, leader, &plan_dir)
+                    .map(|p| p.map(|p| (n, p)))
+            }
+            _ => Ok(None),
+        };
         match step {
             Step::Produce => {
                 // The leader must have taken its epoch itself, not only on the record compared.
@@ -951,6 +1026,10 @@ impl Run<'_> {
                 let answer = self.c.kc("elect", &[&self.seq.topic, "unclean"]);
                 self.notes.push(format!("electLeaders(UNCLEAN): {answer:?}"));
             }
+            Step::LocalDelete => match crate::real_tiered_walks::local_delete(self.c, &self.seq.topic) {
+                Ok(note) => self.notes.push(note),
+                Err(e) => self.problem(at, e),
+            },
         }
         self.follow_epochs(&model);
         self.model = model;
@@ -963,6 +1042,17 @@ impl Run<'_> {
         let done = started.elapsed().as_secs_f64();
         let compared = Instant::now();
         self.compare(at, &step.text());
+        match plan {
+            Err(e) => self.problem(at, format!("{}: {e}", step.text())),
+            Ok(Some((n, plan))) if self.differ.is_none() => {
+                match crate::real_tiered_walks::check_restart(self.c, &self.seq.topic, n, &plan, &plan_dir) {
+                    Ok(note) => self.notes.push(format!("{}: {note}", step.text())),
+                    Err(e) => self.problem(at, format!("after {}: {e}", step.text())),
+                }
+            }
+            Ok(_) => {}
+        }
+        let _ = std::fs::remove_dir_all(&plan_dir);
         self.times.push(format!("{} {done:.1}+{:.1}", step.text(), compared.elapsed().as_secs_f64()));
     }
 
@@ -1040,10 +1130,31 @@ impl Run<'_> {
             self.notes.push(format!("no leader at the end (model {l:?}, brokers {bl})"));
             return;
         }
-        let copy = self.seq.path("final-leader");
-        self.c.copy(bl as usize, &copy);
-        let held = records(&copy, &self.seq.topic);
-        let _ = std::fs::remove_dir_all(&copy);
+        let mut model_lost = model_lost;
+        let held = if self.cfg_tiered {
+            // What the leader serves from both tiers: a consumer from the earliest offset. Below
+            // that offset (klog's forecast of the leader's log start, compared with Kafka's at
+            // the step that made it leader: `tier_check`) it serves nothing: the acked records
+            // there are lost whatever the model's log holds (the model has no log start).
+            match crate::real_tiered_walks::consume(self.c, &self.seq.topic) {
+                Ok((held, earliest)) => {
+                    let below = self.model.acked().iter().filter(|&&(offset, _)| i64::from(offset) < earliest);
+                    let below: Vec<String> = below.map(|&(_, value)| self.values[value as usize - 1].clone()).collect();
+                    if !below.is_empty() {
+                        self.notes.push(format!("acked below the final leader's log start {earliest}: {below:?}"));
+                    }
+                    model_lost.extend(below.into_iter().filter(|v| !model_lost.contains(v)).collect::<Vec<_>>());
+                    held
+                }
+                Err(e) => return self.problem(at, format!("the consumer from the earliest offset: {e}")),
+            }
+        } else {
+            let copy = self.seq.path("final-leader");
+            self.c.copy(bl as usize, &copy);
+            let held = records(&copy, &self.seq.topic);
+            let _ = std::fs::remove_dir_all(&copy);
+            held
+        };
         let broker_lost: Vec<String> = self
             .seq
             .acks
@@ -1091,12 +1202,17 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
         notes: Vec::new(),
         skipped: 0,
         times: Vec::new(),
+        cfg_tiered: walk.target.tiered,
+        tiers: None,
     };
     let min_isr = format!("min.insync.replicas={}", walk.min_isr);
     let unclean = format!("unclean.leader.election.enable={}", walk.unclean);
     let mut create = vec![name, "1,2", &min_isr];
     if walk.target.zk {
         create.push(&unclean);
+    }
+    if walk.target.tiered {
+        create.extend_from_slice(&crate::real_tiered_walks::TOPIC_CONFIGS);
     }
     let answer = run.c.kc("create", &create);
     if answer.first().is_none_or(|a| a.get("created").is_none()) {
@@ -1136,6 +1252,12 @@ fn topic(walk: &Walk, suffix: &str) -> String {
         walk.target.release.replace('.', ""),
         if walk.target.zk {
             "zk"
+        } else if walk.target.tiered {
+            if walk.target.elr {
+                "elr-t"
+            } else {
+                "noelr-t"
+            }
         } else if walk.target.elr {
             "elr"
         } else {
@@ -1191,6 +1313,15 @@ pub(crate) fn run_walks(
         );
         say!("    steps: {}", steps.join(", "));
         say!("    seconds (step+comparison): {}", out.times.join(", "));
+        // A tiered walk's tier events (uploads are in every produce's comparison).
+        let tier_event = |n: &&String| {
+            ["local-delete: earliest", "rebuilt from remote", "deleted as klog", "acked below"]
+                .iter()
+                .any(|k| n.contains(k))
+        };
+        for n in out.notes.iter().filter(tier_event).filter(|_| target.tiered) {
+            say!("    {n}");
+        }
         if let Some(file) = progress {
             let verdict = match &out.differ {
                 None => "AGREE".to_string(),
@@ -1309,11 +1440,13 @@ fn long_run() {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let num = |k: &str, default: u64| var(k).map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{k}={v}")));
     let release = var("KLOG_WALKS_RELEASE").unwrap_or_else(|| "all".into());
+    // `KLOG_WALKS_TIERED=1`: the tiered walks (`real_tiered_walks.rs`) on 4.4.0.
+    let release = if var("KLOG_WALKS_TIERED").is_some() { "4.4.0-tiered".to_string() } else { release };
     let elr = var("KLOG_WALKS_ELR");
     // `all`: the KRaft releases; `all-zk`: the ZooKeeper ones; `X` or `X-zk`: one release.
     let targets: Vec<Target> = Target::every()
         .filter(|t| match release.as_str() {
-            "all" => !t.zk,
+            "all" => !t.zk && !t.tiered,
             "all-zk" => t.zk,
             r => t.release_name() == r,
         })
@@ -1341,7 +1474,13 @@ fn long_run() {
         let row = format!(
             "| {} ({}) | {} | {} | {} | {} of {} | {:.0} s | seeds {seed}..{} |",
             t.release,
-            if t.zk { "ZooKeeper" } else { "KRaft" },
+            if t.zk {
+                "ZooKeeper"
+            } else if t.tiered {
+                "KRaft, tiered"
+            } else {
+                "KRaft"
+            },
             match (t.zk, t.elr) {
                 (true, _) => "no ELR",
                 (false, true) => "ELR on",
@@ -1501,7 +1640,7 @@ fn walks_agree_on_real_zookeeper_brokers() {
 
 /// Every walk in tests/real-walks/*.json, by file name: the minimizer's kept disagreements and
 /// the directed walks (those with `"reaches"`).
-fn stored_walks() -> Vec<(String, Walk)> {
+pub(crate) fn stored_walks() -> Vec<(String, Walk)> {
     let dir = kept_dir();
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| {
@@ -1565,8 +1704,10 @@ fn replay(walks: &[(String, Walk)], suffix: &str) -> Option<Vec<String>> {
 #[test]
 fn kept_cases_replay() {
     let only = std::env::var("KLOG_WALKS_CASE").unwrap_or_default();
-    let walks: Vec<(String, Walk)> =
-        stored_walks().into_iter().filter(|(n, w)| w.reaches.is_none() && n.contains(&only)).collect();
+    let walks: Vec<(String, Walk)> = stored_walks()
+        .into_iter()
+        .filter(|(n, w)| w.reaches.is_none() && !w.target.tiered && n.contains(&only))
+        .collect();
     if walks.is_empty() {
         say!("kept_cases_replay: no case kept in {}: nothing replayed", kept_dir().display());
         return;

@@ -69,6 +69,10 @@ pub(crate) trait Brokers {
     fn fenced_count(&self, _n: usize) -> usize {
         0
     }
+    /// A tiered cluster's remote dir and client (`real_tiered_walks.rs`); None otherwise.
+    fn tier(&mut self) -> Option<&mut crate::real_tiered_walks::TieredCluster> {
+        None
+    }
 }
 
 impl Brokers for Cluster {
