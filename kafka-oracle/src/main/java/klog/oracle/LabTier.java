@@ -1,6 +1,5 @@
 package klog.oracle;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
@@ -10,25 +9,15 @@ import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.common.TopicIdPartition;
-import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.server.common.CheckpointFile;
-import org.apache.kafka.server.log.remote.metadata.storage.RemotePartitionMetadataStore;
-import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde;
 import org.apache.kafka.server.log.remote.storage.LocalTieredStorage;
-import org.apache.kafka.server.log.remote.storage.RemoteLogMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadata;
-import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentMetadataUpdate;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentState;
 import org.apache.kafka.server.log.remote.storage.RemoteResourceNotFoundException;
 import org.apache.kafka.server.log.remote.storage.RemoteStorageManager.IndexType;
@@ -61,8 +50,6 @@ import org.apache.kafka.storage.internals.log.ProducerStateManager;
  * </pre>
  */
 public final class LabTier {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private LabTier() {}
 
     public static void main(String[] args) throws Exception {
@@ -70,68 +57,16 @@ public final class LabTier {
             System.err.println("usage: LabTier read METADATA_PARTITION_DIR STORAGE_DIR");
             System.exit(2);
         }
-        RemoteLogMetadataSerde serde = new RemoteLogMetadataSerde();
-        RemotePartitionMetadataStore store = new RemotePartitionMetadataStore();
-        Set<TopicIdPartition> partitions = new LinkedHashSet<>();
-        long records = 0;
-        long thrown = 0;
-        ObjectNode byClass = JSON.createObjectNode();
-        File[] logs = new File(args[1]).listFiles((d, n) -> n.endsWith(".log"));
-        Arrays.sort(logs);
-        for (File log : logs) {
-            try (FileRecords fr = FileRecords.open(log)) {
-                for (RecordBatch batch : fr.batches()) {
-                    for (Record r : batch) {
-                        records++;
-                        ByteBuffer v = r.value();
-                        byte[] bytes = new byte[v.remaining()];
-                        v.get(bytes);
-                        RemoteLogMetadata m = serde.deserialize(bytes);
-                        String name = m.getClass().getSimpleName();
-                        byClass.put(name, byClass.path(name).asLong(0) + 1);
-                        TopicIdPartition tp = m instanceof RemoteLogSegmentMetadata s
-                            ? s.remoteLogSegmentId().topicIdPartition()
-                            : m instanceof RemoteLogSegmentMetadataUpdate u ? u.remoteLogSegmentId().topicIdPartition() : null;
-                        if (tp != null && partitions.add(tp)) {
-                            store.maybeLoadPartition(tp);
-                            store.markInitialized(tp);
-                        }
-                        try {
-                            store.handleRemoteLogMetadata(m);
-                        } catch (RuntimeException e) {
-                            thrown++;
-                        }
-                    }
-                }
-            }
-        }
+        RemoteFold fold = RemoteFold.of(List.of(args[1]));
         LocalTieredStorage storage = new LocalTieredStorage();
         Map<String, Object> config = new HashMap<>();
         config.put(LocalTieredStorage.STORAGE_DIR_CONFIG, args[2]);
         config.put(LocalTieredStorage.BROKER_ID, 0);
         config.put(LocalTieredStorage.DELETE_ON_CLOSE_CONFIG, "false");
         storage.configure(config);
-        java.lang.reflect.Method list =
-            RemotePartitionMetadataStore.class.getDeclaredMethod("listRemoteLogSegments", TopicIdPartition.class);
-        list.setAccessible(true);
-        for (TopicIdPartition tp : partitions) {
-            Iterator<?> it = (Iterator<?>) list.invoke(store, tp);
-            while (it.hasNext()) {
-                RemoteLogSegmentMetadata s = (RemoteLogSegmentMetadata) it.next();
-                ObjectNode o = JSON.createObjectNode();
-                o.put("topic", tp.topic());
-                o.put("partition", tp.partition());
-                o.put("topic_id", tp.topicId().toString());
-                o.put("segment_id", s.remoteLogSegmentId().id().toString());
-                o.put("start_offset", s.startOffset());
-                o.put("end_offset", s.endOffset());
-                ArrayNode epochs = o.putArray("segment_leader_epochs");
-                for (Map.Entry<Integer, Long> e : s.segmentLeaderEpochs().entrySet()) {
-                    epochs.addArray().add(e.getKey()).add(e.getValue());
-                }
-                o.put("state", s.state().name());
-                o.put("broker_id", s.brokerId());
-                o.put("segment_size_in_bytes", s.segmentSizeInBytes());
+        for (TopicIdPartition tp : fold.partitions) {
+            for (RemoteLogSegmentMetadata s : fold.segments(tp)) {
+                ObjectNode o = RemoteFold.segmentJson(tp, s);
                 o.put("txn_index_empty", s.isTxnIdxEmpty());
                 if (s.state() == RemoteLogSegmentState.COPY_SEGMENT_FINISHED) {
                     try {
@@ -143,11 +78,7 @@ public final class LabTier {
                 System.out.println(o);
             }
         }
-        ObjectNode done = JSON.createObjectNode();
-        done.put("records", records);
-        done.set("by_class", byClass);
-        done.put("thrown", thrown);
-        System.out.println(done);
+        System.out.println(fold.summary());
         System.out.flush();
         Runtime.getRuntime().halt(0);
     }
