@@ -1,6 +1,7 @@
 //! The one dispatcher: each subcommand's request (built in `cli.rs`) goes to its command, and
-//! the report to its renderer, whichever front end asked — `main` for the terminal, the lab
-//! ([`crate::lab`]) for each action a learner clicks. A command runs as one transaction
+//! the report to its renderer, whichever front end asked — `main` for the terminal, the browser
+//! lab for each action a learner clicks. The fronts call down into this module; it never calls
+//! up into a front (`main` starts the lab). A command runs as one transaction
 //! ([`transaction`]: the undo journal puts back what a failed command changed). Text goes
 //! through [`Fit`] so that every line fits the width resolved in `main`; JSON and Kafka's
 //! dump-log lines are never wrapped. What differs between front ends is a [`Front`]: the
@@ -10,8 +11,8 @@
 
 use crate::cli::{
     self, AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
-    DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
-    RemoteArgs, RestoreArgs, Target, TxnArgs, TxnFormat,
+    DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, Outcome, RecoverArgs, RemoteArgs,
+    RestoreArgs, Target, TxnArgs, TxnFormat,
 };
 use crate::commands::cluster::{ClusterCommand, ClusterRequest};
 use crate::commands::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
@@ -178,7 +179,11 @@ fn run_into(
         Command::Generate(a) => generate(&a, settings, env, text),
         Command::Explore(a) => explore(&a, settings, env, text),
         Command::Demo(a) => demo(&a, settings, env, text),
-        Command::Lab(a) => lab(&a, settings, env, text),
+        // The lab is a front end, as `main` is: `main` starts it, and its routes call this
+        // dispatcher, which never calls back up into it.
+        Command::Lab(_) => Err(crate::error::Error::Usage(
+            "lab: a front end, started by `klog lab` itself; not a command a front end runs".into(),
+        )),
     }
 }
 
@@ -720,12 +725,6 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     Ok(Outcome::Success)
 }
 
-fn lab(a: &LabArgs, _: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let opts = crate::lab::LabOptions { dir: a.dir.clone(), port: a.port, temp_dir: env.temp_dir.clone() };
-    crate::lab::run(&opts, text)?;
-    Ok(Outcome::Success)
-}
-
 fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let req = a.into();
     // Progress in bytes of the replica's segments, from the batches going by.
@@ -800,4 +799,29 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         }
     };
     written.map(|()| Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dispatcher_refuses_to_start_the_lab_which_main_starts() {
+        let env = Env {
+            stdout_tty: false,
+            stderr_tty: false,
+            stdin_tty: false,
+            no_color: true,
+            truecolor: false,
+            columns: None,
+            terminal_width: None,
+            temp_dir: std::env::temp_dir(),
+        };
+        let command = Command::Lab(cli::LabArgs { dir: None, port: 0 });
+        let settings = cli::settings(&cli::parse_from(["klog", "lab"]).expect("parses"), &env);
+        let mut out = Vec::new();
+        let err = run(command, &settings, &env, &mut out).expect_err("the dispatcher does not start the lab");
+        assert!(err.to_string().contains("a front end, started by `klog lab` itself"), "{err}");
+        assert!(out.is_empty());
+    }
 }
