@@ -51,78 +51,85 @@ impl Session {
         };
         let step = match act {
             TxnAct::Txn => LineStep { line: format!("klog txn {dir}"), kind: LineKind::Txn, note: None },
-            TxnAct::CoordinatorTimeout => {
-                let spec = open()?;
-                if spec.producer_id != COORDINATOR_KNOWS_PRODUCER {
-                    return Err(Error::Usage(format!(
-                        "lab: the coordinator has no ongoing transaction for producer {}: its timeout writes no \
-                         marker and the LSO stays at {} (the hanging shape: the admin abort is for it)",
-                        spec.producer_id, spec.start_offset
-                    )));
-                }
-                // The coordinator fences the dead process (epoch + 1) and writes the marker with
-                // its own coordinator epoch, never below the producer's last one.
-                let producer_epoch = spec.producer_epoch + 1;
-                let coordinator_epoch = COORDINATOR_EPOCH.max(spec.described_coordinator_epoch);
-                LineStep {
-                    line: commands::demo::end_txn_command(
-                        &dir,
-                        spec.producer_id,
-                        producer_epoch,
-                        coordinator_epoch,
-                        false,
-                        TIMEOUT_ABORT_TIMESTAMP_MS,
-                    ),
-                    kind: LineKind::Marker { commit: false },
-                    note: Some(format!(
-                        "transaction.timeout.ms passes (60 s by default): producer {}'s transaction from offset {} \
-                         is one its coordinator knows, so the coordinator bumps the producer's epoch to \
-                         {producer_epoch}, fencing the dead process, and writes an ABORT marker with its coordinator \
-                         epoch {coordinator_epoch}. No admin action is needed.",
-                        spec.producer_id, spec.start_offset
-                    )),
-                }
-            }
-            TxnAct::AdminAbort => {
-                let spec = open()?;
-                LineStep {
-                    line: commands::demo::end_txn_command(
-                        &dir,
-                        spec.producer_id,
-                        spec.producer_epoch,
-                        spec.coordinator_epoch,
-                        false,
-                        ADMIN_ABORT_TIMESTAMP_MS,
-                    ),
-                    kind: LineKind::Marker { commit: false },
-                    note: Some(crate::output::demo::admin_abort_text(spec)),
-                }
-            }
-            TxnAct::ProducerEnds { commit } => {
-                let spec = open()?;
-                // The coordinator writes the marker with its own epoch, never below the one
-                // the producer's last marker carried (the broker refuses a lower one).
-                let coordinator_epoch = COORDINATOR_EPOCH.max(spec.described_coordinator_epoch);
-                let (verb, marker) = if commit { ("commits", "COMMIT") } else { ("aborts", "ABORT") };
-                LineStep {
-                    line: commands::demo::end_txn_command(
-                        &dir,
-                        spec.producer_id,
-                        spec.producer_epoch,
-                        coordinator_epoch,
-                        commit,
-                        PRODUCER_END_TIMESTAMP_MS,
-                    ),
-                    kind: LineKind::Marker { commit },
-                    note: Some(format!(
-                        "Producer {} (epoch {}) {verb} its transaction from offset {} (had it lived): its \
-                         transaction coordinator writes the {marker} marker with its coordinator epoch \
-                         {coordinator_epoch}.",
-                        spec.producer_id, spec.producer_epoch, spec.start_offset
-                    )),
-                }
-            }
+            TxnAct::CoordinatorTimeout => timeout_abort(&dir, open()?)?,
+            TxnAct::AdminAbort => admin_abort(&dir, open()?),
+            TxnAct::ProducerEnds { commit } => producer_end(&dir, open()?, commit),
         };
         self.act(LabStep::Line(step))
+    }
+}
+
+/// `transaction.timeout.ms` passes: the ABORT marker the coordinator writes for a transaction
+/// it knows; refused for one it does not know (its timeout writes nothing: the hanging shape).
+fn timeout_abort(dir: &str, spec: &AbortSpec) -> Result<LineStep> {
+    if spec.producer_id != COORDINATOR_KNOWS_PRODUCER {
+        return Err(Error::Usage(format!(
+            "lab: the coordinator has no ongoing transaction for producer {}: its timeout writes no \
+             marker and the LSO stays at {} (the hanging shape: the admin abort is for it)",
+            spec.producer_id, spec.start_offset
+        )));
+    }
+    // The coordinator fences the dead process (epoch + 1) and writes the marker with its own
+    // coordinator epoch, never below the producer's last one.
+    let producer_epoch = spec.producer_epoch + 1;
+    let coordinator_epoch = COORDINATOR_EPOCH.max(spec.described_coordinator_epoch);
+    Ok(LineStep {
+        line: commands::demo::end_txn_command(
+            dir,
+            spec.producer_id,
+            producer_epoch,
+            coordinator_epoch,
+            false,
+            TIMEOUT_ABORT_TIMESTAMP_MS,
+        ),
+        kind: LineKind::Marker { commit: false },
+        note: Some(format!(
+            "transaction.timeout.ms passes (60 s by default): producer {}'s transaction from offset {} \
+             is one its coordinator knows, so the coordinator bumps the producer's epoch to \
+             {producer_epoch}, fencing the dead process, and writes an ABORT marker with its coordinator \
+             epoch {coordinator_epoch}. No admin action is needed.",
+            spec.producer_id, spec.start_offset
+        )),
+    })
+}
+
+/// `kafka-transactions.sh abort`, as the broker carries it out: its ABORT marker.
+fn admin_abort(dir: &str, spec: &AbortSpec) -> LineStep {
+    LineStep {
+        line: commands::demo::end_txn_command(
+            dir,
+            spec.producer_id,
+            spec.producer_epoch,
+            spec.coordinator_epoch,
+            false,
+            ADMIN_ABORT_TIMESTAMP_MS,
+        ),
+        kind: LineKind::Marker { commit: false },
+        note: Some(crate::output::demo::admin_abort_text(spec)),
+    }
+}
+
+/// The producer ends its transaction: the COMMIT or ABORT marker its coordinator writes.
+fn producer_end(dir: &str, spec: &AbortSpec, commit: bool) -> LineStep {
+    // The coordinator writes the marker with its own epoch, never below the one the producer's
+    // last marker carried (the broker refuses a lower one).
+    let coordinator_epoch = COORDINATOR_EPOCH.max(spec.described_coordinator_epoch);
+    let (verb, marker) = if commit { ("commits", "COMMIT") } else { ("aborts", "ABORT") };
+    LineStep {
+        line: commands::demo::end_txn_command(
+            dir,
+            spec.producer_id,
+            spec.producer_epoch,
+            coordinator_epoch,
+            commit,
+            PRODUCER_END_TIMESTAMP_MS,
+        ),
+        kind: LineKind::Marker { commit },
+        note: Some(format!(
+            "Producer {} (epoch {}) {verb} its transaction from offset {} (had it lived): its \
+             transaction coordinator writes the {marker} marker with its coordinator epoch \
+             {coordinator_epoch}.",
+            spec.producer_id, spec.producer_epoch, spec.start_offset
+        )),
     }
 }
