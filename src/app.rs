@@ -331,7 +331,7 @@ fn check_local(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, 
         let how = (cli::rules_of(None), None, a.cluster.allow_other_cluster);
         return cluster(dirs, a.target.partition.as_deref(), ClusterCommand::Check, how, a.json, settings, text);
     }
-    if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
+    if cli::dir_form_of(&a.target.dir, a.target.partition.as_deref())?.is_data_dir() {
         let report = data_dir::check_data_dir(&a.target.dir, &mut *progress(settings, "check", "partitions"))?;
         if a.json {
             output::data_dir::check_json(text.raw(), &report)?;
@@ -353,7 +353,7 @@ fn check_local(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, 
 fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let form = a.format();
     let partition = a.partition.as_deref();
-    if a.dirs.len() > 1 || (partition.is_none() && data_dir::holds_several_partitions(&a.dirs[0])) {
+    if a.dirs.len() > 1 || cli::dir_form_of(&a.dirs[0], partition)?.is_data_dir() {
         let dirs: Vec<&Path> = a.dirs.iter().map(PathBuf::as_path).collect();
         // One cluster's coordinator judges one cluster's transactions (or, asked, any dirs').
         let ids: Vec<crate::replica::DirIds> = dirs.iter().map(|d| crate::replica::DirIds::read(d)).collect();
@@ -462,9 +462,10 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
         return cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, how, a.json, settings, text);
     }
     let req: RecoverRequest<'_> = a.into();
-    let data_dir_form =
-        a.partition.is_none() && (a.dry_run || a.leader.is_none()) && data_dir::holds_several_partitions(&a.dir);
-    if data_dir_form {
+    // The follower's form, read once; where it does not read, the restart itself says why (it
+    // reads the leader's dir first when there is one).
+    let form = cli::dir_form_of(&a.dir, a.partition.as_deref()).ok();
+    if (a.dry_run || a.leader.is_none()) && form.as_ref().is_some_and(cli::Form::is_data_dir) {
         return recover_data_dir(a, &req, settings, text);
     }
     let report = match commands::recover::run(&req) {
@@ -472,7 +473,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
         // log dir's start-up says so, and what to do (exit 1).
         Err(e) if a.dry_run && a.leader.is_none() && commands::recover::is_refusal(&e) => {
             use commands::recover::StartForecast;
-            let log_dir = if crate::replica::looks_like_partition_dir(&a.dir) {
+            let log_dir = if form == Some(cli::Form::Partition) {
                 a.dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf)
             } else {
                 a.dir.clone()
@@ -612,8 +613,10 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let window = commands::diff::OffsetWindow { from: a.from, to: a.to };
-    let several =
-        a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b);
+    // Both sides' forms, read once; where one does not read, the diff itself says why (in its
+    // own order of the two sides).
+    let data_dir = |dir: &Path| cli::dir_form_of(dir, a.partition.as_deref()).is_ok_and(|f| f.is_data_dir());
+    let several = data_dir(&a.a) && data_dir(&a.b);
     if window.is_bounded() && (a.cluster.cluster || !a.more.is_empty() || several) {
         // Offsets number each partition's records: one window fits one partition only.
         return Err(crate::error::Error::Usage(
