@@ -437,29 +437,7 @@ fn crash(a: &CrashArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
 
 fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
-        if !a.dry_run {
-            return Err(crate::error::Error::Usage(
-                "recover over several brokers' dirs is a dry run only: add --dry-run".into(),
-            ));
-        }
-        // Flags of one partition's restart that the cluster view cannot honour are refused,
-        // not ignored (each follower restarts at its partition's own leader epoch).
-        let one_partition_only = [
-            (a.leader_epoch.is_some(), "--leader-epoch"),
-            (a.told_first, "--told-first"),
-            (a.explain, "--explain"),
-            (a.no_fencing, "--no-fencing"),
-            (a.remote_dir.is_some(), "--remote-dir"),
-        ];
-        if let Some((_, flag)) = one_partition_only.iter().find(|(given, _)| *given) {
-            return Err(crate::error::Error::Usage(format!(
-                "{flag} is a flag of one restart against --leader, and the cluster view plans every follower \
-                 against its partition's own leader: name the follower and --leader LEADER --partition NAME"
-            )));
-        }
-        let dirs = std::iter::once(a.dir.clone()).chain(a.more.iter().cloned()).collect();
-        let how = (a.rules(), a.metadata.as_deref(), a.cluster.allow_other_cluster);
-        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, how, a.json, settings, text);
+        return recover_cluster(a, settings, text);
     }
     let req: RecoverRequest<'_> = a.into();
     // The follower's form, read once; where it does not read, the restart itself says why (it
@@ -472,24 +450,7 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
         // A one-partition start-up the broker does not survive: the forecast of the whole
         // log dir's start-up says so, and what to do (exit 1).
         Err(e) if a.dry_run && a.leader.is_none() && commands::recover::is_refusal(&e) => {
-            use commands::recover::StartForecast;
-            let log_dir = if form == Some(cli::Form::Partition) {
-                a.dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf)
-            } else {
-                a.dir.clone()
-            };
-            return match commands::recover::forecast_data_dir(
-                &log_dir,
-                &mut *progress(settings, "recover", "partitions"),
-            ) {
-                Ok(StartForecast::Refuses(r)) if a.json => {
-                    output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
-                }
-                Ok(StartForecast::Refuses(r)) => {
-                    output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
-                }
-                _ => Err(e),
-            };
+            return refused_start(a, form.as_ref(), e, settings, text);
         }
         r => r?,
     };
@@ -513,6 +474,58 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
     }
     Ok(Outcome::Success)
+}
+
+/// `recover` over several brokers' dirs: the cluster view's dry run (each follower planned
+/// against its partition's own leader).
+fn recover_cluster(a: &RecoverArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if !a.dry_run {
+        return Err(crate::error::Error::Usage(
+            "recover over several brokers' dirs is a dry run only: add --dry-run".into(),
+        ));
+    }
+    // Flags of one partition's restart that the cluster view cannot honour are refused,
+    // not ignored (each follower restarts at its partition's own leader epoch).
+    let one_partition_only = [
+        (a.leader_epoch.is_some(), "--leader-epoch"),
+        (a.told_first, "--told-first"),
+        (a.explain, "--explain"),
+        (a.no_fencing, "--no-fencing"),
+        (a.remote_dir.is_some(), "--remote-dir"),
+    ];
+    if let Some((_, flag)) = one_partition_only.iter().find(|(given, _)| *given) {
+        return Err(crate::error::Error::Usage(format!(
+            "{flag} is a flag of one restart against --leader, and the cluster view plans every follower \
+             against its partition's own leader: name the follower and --leader LEADER --partition NAME"
+        )));
+    }
+    let dirs = std::iter::once(a.dir.clone()).chain(a.more.iter().cloned()).collect();
+    let how = (a.rules(), a.metadata.as_deref(), a.cluster.allow_other_cluster);
+    cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, how, a.json, settings, text)
+}
+
+/// A one-partition start-up the broker does not survive (`e`): the forecast of the whole log
+/// dir's start-up says so, and what to do (exit 1).
+fn refused_start(
+    a: &RecoverArgs,
+    form: Option<&cli::Form>,
+    e: crate::error::Error,
+    settings: &Settings,
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
+    use commands::recover::StartForecast;
+    let log_dir = if form == Some(&cli::Form::Partition) {
+        a.dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf)
+    } else {
+        a.dir.clone()
+    };
+    match commands::recover::forecast_data_dir(&log_dir, &mut *progress(settings, "recover", "partitions")) {
+        Ok(StartForecast::Refuses(r)) if a.json => {
+            output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
+        }
+        Ok(StartForecast::Refuses(r)) => output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings),
+        _ => Err(e),
+    }
 }
 
 /// `recover` of a whole broker's dir: the restart plan of every partition against a leader's
@@ -728,6 +741,28 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     Ok(Outcome::Success)
 }
 
+/// `dump --count`: the records (batches with --batches) a full dump would show, counted.
+fn dump_count(
+    a: &DumpArgs,
+    req: &commands::dump::DumpRequest<'_>,
+    track: &mut dyn FnMut(&DumpEvent<'_>),
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
+    let mut count = 0u64;
+    commands::dump::run(req, &mut |e| {
+        track(&e);
+        match e {
+            DumpEvent::PartitionSummary(_) => return Err(commands::dump_filter::needs_partition(&a.path)),
+            DumpEvent::Batch(_) if a.batches => count += 1,
+            DumpEvent::Record(..) | DumpEvent::Decoded(..) if !a.batches => count += 1,
+            _ => {}
+        }
+        Ok(())
+    })?;
+    writeln!(text.raw(), "{count}").at("<stdout>", "write")?;
+    Ok(Outcome::Success)
+}
+
 fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let req = a.into();
     // Progress in bytes of the replica's segments, from the batches going by.
@@ -747,20 +782,7 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         _ => {}
     };
     if a.filter.count {
-        // `--count`: the records (batches with --batches) a full dump would show, counted.
-        let mut count = 0u64;
-        commands::dump::run(&req, &mut |e| {
-            track(&e);
-            match e {
-                DumpEvent::PartitionSummary(_) => return Err(commands::dump_filter::needs_partition(&a.path)),
-                DumpEvent::Batch(_) if a.batches => count += 1,
-                DumpEvent::Record(..) | DumpEvent::Decoded(..) if !a.batches => count += 1,
-                _ => {}
-            }
-            Ok(())
-        })?;
-        writeln!(text.raw(), "{count}").at("<stdout>", "write")?;
-        return Ok(Outcome::Success);
+        return dump_count(a, &req, &mut track, text);
     }
     let values = a.filter.value_format.map(Into::into);
     let written = match a.format() {
