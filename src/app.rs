@@ -1,4 +1,4 @@
-//! The one dispatcher: each subcommand's request (built in `cli.rs`) goes to its command, and
+//! The one dispatcher: each subcommand's request (built in `cli/`) goes to its command, and
 //! the report to its renderer, whichever front end asked — `main` for the terminal, the browser
 //! lab for each action a learner clicks. The fronts call down into this module; it never calls
 //! up into a front (`main` starts the lab). A command runs as one transaction
