@@ -1,6 +1,7 @@
-//! The one dispatcher: each subcommand's request (built in `cli.rs`) goes to its command, and
-//! the report to its renderer, whichever front end asked — `main` for the terminal, the lab
-//! ([`crate::lab`]) for each action a learner clicks. A command runs as one transaction
+//! The one dispatcher: each subcommand's request (built in `cli/`) goes to its command, and
+//! the report to its renderer, whichever front end asked — `main` for the terminal, the browser
+//! lab for each action a learner clicks. The fronts call down into this module; it never calls
+//! up into a front (`main` starts the lab). A command runs as one transaction
 //! ([`transaction`]: the undo journal puts back what a failed command changed). Text goes
 //! through [`Fit`] so that every line fits the width resolved in `main`; JSON and Kafka's
 //! dump-log lines are never wrapped. What differs between front ends is a [`Front`]: the
@@ -10,8 +11,8 @@
 
 use crate::cli::{
     self, AlterIsrArgs, AppendArgs, CheckArgs, Command, CrashArgs, CreateArgs, DemoArgs, DiffArgs, DrawArgs, DumpArgs,
-    DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, LabArgs, Outcome, RecoverArgs,
-    RemoteArgs, RestoreArgs, Target, TxnArgs, TxnFormat,
+    DumpFormat, ElectArgs, Env, ExploreArgs, FetchArgs, GenerateCommand, HistoryArgs, Outcome, RecoverArgs, RemoteArgs,
+    RestoreArgs, Target, TxnArgs, TxnFormat,
 };
 use crate::commands::cluster::{ClusterCommand, ClusterRequest};
 use crate::commands::recover::{FollowerRecoverReport, RecoverReport, RecoverRequest};
@@ -178,7 +179,11 @@ fn run_into(
         Command::Generate(a) => generate(&a, settings, env, text),
         Command::Explore(a) => explore(&a, settings, env, text),
         Command::Demo(a) => demo(&a, settings, env, text),
-        Command::Lab(a) => lab(&a, settings, env, text),
+        // The lab is a front end, as `main` is: `main` starts it, and its routes call this
+        // dispatcher, which never calls back up into it.
+        Command::Lab(_) => Err(crate::error::Error::Usage(
+            "lab: a front end, started by `klog lab` itself; not a command a front end runs".into(),
+        )),
     }
 }
 
@@ -326,7 +331,7 @@ fn check_local(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, 
         let how = (cli::rules_of(None), None, a.cluster.allow_other_cluster);
         return cluster(dirs, a.target.partition.as_deref(), ClusterCommand::Check, how, a.json, settings, text);
     }
-    if a.target.partition.is_none() && data_dir::holds_several_partitions(&a.target.dir) {
+    if cli::dir_form_of(&a.target.dir, a.target.partition.as_deref())?.is_data_dir() {
         let report = data_dir::check_data_dir(&a.target.dir, &mut *progress(settings, "check", "partitions"))?;
         if a.json {
             output::data_dir::check_json(text.raw(), &report)?;
@@ -348,7 +353,7 @@ fn check_local(a: &CheckArgs, settings: &Settings, _: &Env, text: &mut Text<'_, 
 fn txn(a: &TxnArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let form = a.format();
     let partition = a.partition.as_deref();
-    if a.dirs.len() > 1 || (partition.is_none() && data_dir::holds_several_partitions(&a.dirs[0])) {
+    if a.dirs.len() > 1 || cli::dir_form_of(&a.dirs[0], partition)?.is_data_dir() {
         let dirs: Vec<&Path> = a.dirs.iter().map(PathBuf::as_path).collect();
         // One cluster's coordinator judges one cluster's transactions (or, asked, any dirs').
         let ids: Vec<crate::replica::DirIds> = dirs.iter().map(|d| crate::replica::DirIds::read(d)).collect();
@@ -432,58 +437,20 @@ fn crash(a: &CrashArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -
 
 fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &mut Text<'_, '_>) -> Result<Outcome> {
     if a.cluster.cluster || !a.more.is_empty() {
-        if !a.dry_run {
-            return Err(crate::error::Error::Usage(
-                "recover over several brokers' dirs is a dry run only: add --dry-run".into(),
-            ));
-        }
-        // Flags of one partition's restart that the cluster view cannot honour are refused,
-        // not ignored (each follower restarts at its partition's own leader epoch).
-        let one_partition_only = [
-            (a.leader_epoch.is_some(), "--leader-epoch"),
-            (a.told_first, "--told-first"),
-            (a.explain, "--explain"),
-            (a.no_fencing, "--no-fencing"),
-            (a.remote_dir.is_some(), "--remote-dir"),
-        ];
-        if let Some((_, flag)) = one_partition_only.iter().find(|(given, _)| *given) {
-            return Err(crate::error::Error::Usage(format!(
-                "{flag} is a flag of one restart against --leader, and the cluster view plans every follower \
-                 against its partition's own leader: name the follower and --leader LEADER --partition NAME"
-            )));
-        }
-        let dirs = std::iter::once(a.dir.clone()).chain(a.more.iter().cloned()).collect();
-        let how = (a.rules(), a.metadata.as_deref(), a.cluster.allow_other_cluster);
-        return cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, how, a.json, settings, text);
+        return recover_cluster(a, settings, text);
     }
     let req: RecoverRequest<'_> = a.into();
-    let data_dir_form =
-        a.partition.is_none() && (a.dry_run || a.leader.is_none()) && data_dir::holds_several_partitions(&a.dir);
-    if data_dir_form {
+    // The follower's form, read once; where it does not read, the restart itself says why (it
+    // reads the leader's dir first when there is one).
+    let form = cli::dir_form_of(&a.dir, a.partition.as_deref()).ok();
+    if (a.dry_run || a.leader.is_none()) && form.as_ref().is_some_and(cli::Form::is_data_dir) {
         return recover_data_dir(a, &req, settings, text);
     }
     let report = match commands::recover::run(&req) {
         // A one-partition start-up the broker does not survive: the forecast of the whole
         // log dir's start-up says so, and what to do (exit 1).
         Err(e) if a.dry_run && a.leader.is_none() && commands::recover::is_refusal(&e) => {
-            use commands::recover::StartForecast;
-            let log_dir = if crate::replica::looks_like_partition_dir(&a.dir) {
-                a.dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf)
-            } else {
-                a.dir.clone()
-            };
-            return match commands::recover::forecast_data_dir(
-                &log_dir,
-                &mut *progress(settings, "recover", "partitions"),
-            ) {
-                Ok(StartForecast::Refuses(r)) if a.json => {
-                    output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
-                }
-                Ok(StartForecast::Refuses(r)) => {
-                    output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings)
-                }
-                _ => Err(e),
-            };
+            return refused_start(a, form.as_ref(), e, settings, text);
         }
         r => r?,
     };
@@ -507,6 +474,58 @@ fn recover(a: &RecoverArgs, settings: &Settings, front: &mut dyn Front, text: &m
         (RecoverReport::Follower(r), true) => report::follower_json(text.raw(), &r)?,
     }
     Ok(Outcome::Success)
+}
+
+/// `recover` over several brokers' dirs: the cluster view's dry run (each follower planned
+/// against its partition's own leader).
+fn recover_cluster(a: &RecoverArgs, settings: &Settings, text: &mut Text<'_, '_>) -> Result<Outcome> {
+    if !a.dry_run {
+        return Err(crate::error::Error::Usage(
+            "recover over several brokers' dirs is a dry run only: add --dry-run".into(),
+        ));
+    }
+    // Flags of one partition's restart that the cluster view cannot honour are refused,
+    // not ignored (each follower restarts at its partition's own leader epoch).
+    let one_partition_only = [
+        (a.leader_epoch.is_some(), "--leader-epoch"),
+        (a.told_first, "--told-first"),
+        (a.explain, "--explain"),
+        (a.no_fencing, "--no-fencing"),
+        (a.remote_dir.is_some(), "--remote-dir"),
+    ];
+    if let Some((_, flag)) = one_partition_only.iter().find(|(given, _)| *given) {
+        return Err(crate::error::Error::Usage(format!(
+            "{flag} is a flag of one restart against --leader, and the cluster view plans every follower \
+             against its partition's own leader: name the follower and --leader LEADER --partition NAME"
+        )));
+    }
+    let dirs = std::iter::once(a.dir.clone()).chain(a.more.iter().cloned()).collect();
+    let how = (a.rules(), a.metadata.as_deref(), a.cluster.allow_other_cluster);
+    cluster(dirs, a.partition.as_deref(), ClusterCommand::Recover, how, a.json, settings, text)
+}
+
+/// A one-partition start-up the broker does not survive (`e`): the forecast of the whole log
+/// dir's start-up says so, and what to do (exit 1).
+fn refused_start(
+    a: &RecoverArgs,
+    form: Option<&cli::Form>,
+    e: crate::error::Error,
+    settings: &Settings,
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
+    use commands::recover::StartForecast;
+    let log_dir = if form == Some(&cli::Form::Partition) {
+        a.dir.parent().map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf)
+    } else {
+        a.dir.clone()
+    };
+    match commands::recover::forecast_data_dir(&log_dir, &mut *progress(settings, "recover", "partitions")) {
+        Ok(StartForecast::Refuses(r)) if a.json => {
+            output::data_dir::refusal_json(text.raw(), &r).map(|()| Outcome::Findings)
+        }
+        Ok(StartForecast::Refuses(r)) => output::data_dir::refusal_text(text, &r, settings).map(|()| Outcome::Findings),
+        _ => Err(e),
+    }
 }
 
 /// `recover` of a whole broker's dir: the restart plan of every partition against a leader's
@@ -607,8 +626,10 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let window = commands::diff::OffsetWindow { from: a.from, to: a.to };
-    let several =
-        a.partition.is_none() && data_dir::holds_several_partitions(&a.a) && data_dir::holds_several_partitions(&a.b);
+    // Both sides' forms, read once; where one does not read, the diff itself says why (in its
+    // own order of the two sides).
+    let data_dir = |dir: &Path| cli::dir_form_of(dir, a.partition.as_deref()).is_ok_and(|f| f.is_data_dir());
+    let several = data_dir(&a.a) && data_dir(&a.b);
     if window.is_bounded() && (a.cluster.cluster || !a.more.is_empty() || several) {
         // Offsets number each partition's records: one window fits one partition only.
         return Err(crate::error::Error::Usage(
@@ -720,9 +741,25 @@ fn demo(a: &DemoArgs, settings: &Settings, env: &Env, text: &mut Text<'_, '_>) -
     Ok(Outcome::Success)
 }
 
-fn lab(a: &LabArgs, _: &Settings, env: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
-    let opts = crate::lab::LabOptions { dir: a.dir.clone(), port: a.port, temp_dir: env.temp_dir.clone() };
-    crate::lab::run(&opts, text)?;
+/// `dump --count`: the records (batches with --batches) a full dump would show, counted.
+fn dump_count(
+    a: &DumpArgs,
+    req: &commands::dump::DumpRequest<'_>,
+    track: &mut dyn FnMut(&DumpEvent<'_>),
+    text: &mut Text<'_, '_>,
+) -> Result<Outcome> {
+    let mut count = 0u64;
+    commands::dump::run(req, &mut |e| {
+        track(&e);
+        match e {
+            DumpEvent::PartitionSummary(_) => return Err(commands::dump_filter::needs_partition(&a.path)),
+            DumpEvent::Batch(_) if a.batches => count += 1,
+            DumpEvent::Record(..) | DumpEvent::Decoded(..) if !a.batches => count += 1,
+            _ => {}
+        }
+        Ok(())
+    })?;
+    writeln!(text.raw(), "{count}").at("<stdout>", "write")?;
     Ok(Outcome::Success)
 }
 
@@ -745,20 +782,7 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         _ => {}
     };
     if a.filter.count {
-        // `--count`: the records (batches with --batches) a full dump would show, counted.
-        let mut count = 0u64;
-        commands::dump::run(&req, &mut |e| {
-            track(&e);
-            match e {
-                DumpEvent::PartitionSummary(_) => return Err(commands::dump_filter::needs_partition(&a.path)),
-                DumpEvent::Batch(_) if a.batches => count += 1,
-                DumpEvent::Record(..) | DumpEvent::Decoded(..) if !a.batches => count += 1,
-                _ => {}
-            }
-            Ok(())
-        })?;
-        writeln!(text.raw(), "{count}").at("<stdout>", "write")?;
-        return Ok(Outcome::Success);
+        return dump_count(a, &req, &mut track, text);
     }
     let values = a.filter.value_format.map(Into::into);
     let written = match a.format() {
@@ -800,4 +824,29 @@ fn dump(a: &DumpArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         }
     };
     written.map(|()| Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dispatcher_refuses_to_start_the_lab_which_main_starts() {
+        let env = Env {
+            stdout_tty: false,
+            stderr_tty: false,
+            stdin_tty: false,
+            no_color: true,
+            truecolor: false,
+            columns: None,
+            terminal_width: None,
+            temp_dir: std::env::temp_dir(),
+        };
+        let command = Command::Lab(cli::LabArgs { dir: None, port: 0 });
+        let settings = cli::settings(&cli::parse_from(["klog", "lab"]).expect("parses"), &env);
+        let mut out = Vec::new();
+        let err = run(command, &settings, &env, &mut out).expect_err("the dispatcher does not start the lab");
+        assert!(err.to_string().contains("a front end, started by `klog lab` itself"), "{err}");
+        assert!(out.is_empty());
+    }
 }

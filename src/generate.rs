@@ -1,4 +1,4 @@
-//! Man pages and shell completions, generated from the clap definitions in `cli.rs` (the one
+//! Man pages and shell completions, generated from the clap definitions in `cli/` (the one
 //! source of the help text; the EXAMPLES and EXIT STATUS sections come from the same
 //! `cli::examples` and `cli::exit_codes` that end each `--help`). `man/` and `completions/` are
 //! committed; a test regenerates them and fails on any difference.

@@ -8,7 +8,7 @@
 //! as functions from arguments to reports ([`commands`]), the renderers of those reports
 //! ([`output`]), and the front ends' shared parts: every flag and the settings resolved from
 //! them ([`cli`]), and the one dispatcher from a parsed command to its command and renderer
-//! ([`app`]), which `main` and the browser lab ([`lab`]) both call. The core never prints:
+//! ([`app`]), which `main` and the browser lab ([`lab`], which `main` starts) both call. The core never prints:
 //! `output` renders reports into any writer, and only the front ends (`main`, [`app`], [`lab`])
 //! write to stdout or stderr.
 

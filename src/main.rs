@@ -1,11 +1,13 @@
 //! klog's entry point: parse the command line, read the environment once, resolve the output
-//! settings, run the command through the library's one dispatcher ([`replica_lab::app`]), and
-//! map its outcome to an exit code (0 ok, 1 findings, 2 error).
+//! settings, run the command through the library's one dispatcher ([`replica_lab::app`]) — or,
+//! for `klog lab`, start the browser lab, a front end like this one whose routes call the same
+//! dispatcher — and map its outcome to an exit code (0 ok, 1 findings, 2 error).
 
 use replica_lab::app;
-use replica_lab::cli::{self, Env};
-use replica_lab::error::IoContext;
+use replica_lab::cli::{self, Command, Env, LabArgs, Outcome};
+use replica_lab::error::{IoContext, Result};
 use replica_lab::escape;
+use replica_lab::output::{fit::Fit, Settings};
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -37,8 +39,11 @@ fn main() -> ExitCode {
     // A command that fails changes nothing: the undo journal records what each durable step
     // changes, and puts it back on failure.
     let (result, undo_failures) = app::transaction(|| {
-        app::run(cli.command, &settings, &env, &mut out)
-            .and_then(|outcome| out.flush().at("<stdout>", "write").map(|()| outcome))
+        match cli.command {
+            Command::Lab(a) => lab(&a, &settings, &env, &mut out),
+            command => app::run(command, &settings, &env, &mut out),
+        }
+        .and_then(|outcome| out.flush().at("<stdout>", "write").map(|()| outcome))
     });
     let _ = out.flush();
     for note in replica_lab::notice::take() {
@@ -74,6 +79,16 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::from(cli::exit_code(&result))
+}
+
+/// `klog lab`: the browser lab, serving until the process is stopped; its three lines (URL, lab
+/// dir, how to stop) fitted to the width as the dispatcher fits text.
+fn lab(a: &LabArgs, settings: &Settings, env: &Env, out: &mut dyn Write) -> Result<Outcome> {
+    let opts = replica_lab::lab::LabOptions { dir: a.dir.clone(), port: a.port, temp_dir: env.temp_dir.clone() };
+    let mut text = Fit::new(out, settings.width, settings.color);
+    replica_lab::lab::run(&opts, &mut text)?;
+    text.flush().at("<stdout>", "write")?;
+    Ok(Outcome::Success)
 }
 
 /// The width of the terminal on stderr (`TIOCGWINSZ`), when it is one and says.

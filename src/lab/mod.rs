@@ -3,8 +3,9 @@
 //! back to any frame and forks from it; asks the explorer for the shortest way to lose an
 //! acknowledged write from there; and copies the history as a klog script.
 //!
-//! A front end like `cli.rs`: [`session`] runs klog's commands and renders their reports with
-//! the output layer, [`server`] checks and routes the requests, and [`http`] speaks HTTP/1.1
+//! A front end like the terminal (`main` starts it): [`session`] runs klog's commands through
+//! the one dispatcher and renders their reports with the output layer, [`wire`] holds the JSON
+//! replies' structs, [`server`] checks and routes the requests, and [`http`] speaks HTTP/1.1
 //! over std's listener: a fixed pool of workers behind a bounded queue, and a deadline on every
 //! connection, so clients that stall cannot hold the lab. The page (HTML, CSS and JS) is
 //! embedded; nothing comes from the network.
@@ -12,12 +13,12 @@
 pub mod http;
 pub mod server;
 pub mod session;
+pub mod wire;
 
 use crate::error::{Error, IoContext, Result};
 use crate::explore::model::{Action, Config, Violation, MAX_EPOCHS, MAX_RECORDS};
 use crate::explore::search::search_from;
 use crate::replication::release::Rules;
-use serde_json::{json, Value};
 use server::{error_reply, json_reply, parse, Facts, Reply};
 use session::{Session, Step};
 use std::io::Write;
@@ -53,7 +54,7 @@ pub struct Explorer {
 }
 
 /// The explorer's answer: (branch, frame, mode) it ran for, what it found, its steps.
-pub type ExplorerResult = ((usize, usize, String), Value, Vec<Step>);
+pub type ExplorerResult = ((usize, usize, String), wire::Outcome, Vec<Step>);
 
 pub struct Lab {
     pub session: Session,
@@ -254,7 +255,7 @@ fn route(method: &str, path: &str, body: &[u8], shared: &server::Shared) -> Repl
         _ => Err(error_reply(404, "no such path")),
     };
     match result {
-        Ok(()) => json_reply(200, state_json(&lab)),
+        Ok(()) => json_reply(200, wire::state_body(&lab)),
         Err(reply) => reply,
     }
 }
@@ -279,7 +280,7 @@ fn start_explorer(lab: &Lab, mode_name: &str) -> std::result::Result<(), Reply> 
         Ok(s) => *s,
         Err(why) => {
             let mut ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
-            ex.result = Some((key, json!({ "fits": false, "why": why }), Vec::new()));
+            ex.result = Some((key, wire::Outcome::no_fit(why), Vec::new()));
             return Ok(());
         }
     };
@@ -312,157 +313,25 @@ fn start_explorer(lab: &Lab, mode_name: &str) -> std::result::Result<(), Reply> 
             .map_or(Vec::new(), |ce| ce.actions.iter().map(|a: &Action| Step::new(*a, rules)).collect());
         let steps: Vec<String> = found.iter().map(|s| s.command(replicas)).collect();
         let s = &out.stats;
-        let result = json!({
-            "fits": true,
-            "mode": mode.name(),
-            "found": out.counterexample.is_some(),
-            "steps": steps,
-            "violation": out.counterexample.as_ref().map(|ce| session::violation_text(&ce.violation)),
-            "states": s.states,
-            "seconds": (s.seconds * 1000.0).round() / 1000.0,
-            "exhaustive": s.exhaustive,
-            "capped": s.capped,
-            "timed_out": s.timed_out,
-            "bounds": format!(
+        let result = wire::Outcome::Searched {
+            bounds: format!(
                 "clean elections, fencing; up to {} epochs and {} records in all, {} more actions",
                 cfg.max_epochs, cfg.max_records, cfg.max_depth
             ),
-        });
+            capped: s.capped,
+            exhaustive: s.exhaustive,
+            fits: true,
+            found: out.counterexample.is_some(),
+            mode: mode.name(),
+            seconds: (s.seconds * 1000.0).round() / 1000.0,
+            states: s.states,
+            steps,
+            timed_out: s.timed_out,
+            violation: out.counterexample.as_ref().map(|ce| session::violation_text(&ce.violation)),
+        };
         let mut ex = slot.lock().unwrap_or_else(|e| e.into_inner());
         ex.running = false;
         ex.result = Some((key, result, found));
     });
     Ok(())
-}
-
-fn roles_json(roles: &[session::Mark]) -> Value {
-    roles
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            json!({
-                "replica": session::letter(i as u8).to_string(), "role": m.role, "leader_epoch": m.leader_epoch,
-                "high_watermark": m.high_watermark, "log_end_offset": m.log_end_offset,
-            })
-        })
-        .collect()
-}
-
-/// The three eras' branches at their last frames, side by side.
-fn compare_json(s: &Session, c: &session::Compare) -> Value {
-    let columns: Vec<Value> = c
-        .branches
-        .iter()
-        .map(|&(era, b)| {
-            let br = &s.branches[b];
-            let f = br.frames.len() - 1;
-            let frame = &br.frames[f];
-            let recovers: Vec<&str> = br
-                .steps
-                .iter()
-                .zip(&br.frames[1..])
-                .filter(|(st, _)| st.recovers())
-                .map(|(_, fr)| fr.command.as_str())
-                .collect();
-            // The era's last recovery: its code panel with the lines that ran, beside the picture.
-            let recovery = br.steps.iter().zip(&br.frames[1..]).rev().find(|(st, _)| st.recovers()).map(|(_, fr)| fr);
-            json!({
-                "era": era.name(), "branch": b, "frame": f, "command": frame.command,
-                "recovers": recovers, "picture": frame.picture,
-                "code": recovery.map_or(Vec::new(), |fr| fr.code.clone()),
-                "acked": acked_json(&frame.acked), "lost": acked_json(&frame.lost),
-                "leader": frame.leader.map(|(l, e)| json!({ "replica": l.to_string(), "leader_epoch": e })),
-                "roles": roles_json(&frame.roles),
-                "script": s.script_of(b, f),
-            })
-        })
-        .collect();
-    json!({ "branch": c.at.0, "frame": c.at.1, "columns": columns })
-}
-
-/// A frame's LSO, HW, what holds the LSO, and the open transaction holding it (with the line
-/// `kafka-transactions.sh abort` takes for it).
-fn txn_json(t: &session::TxnFrame) -> Value {
-    json!({
-        "replica": t.replica.to_string(),
-        "last_stable_offset": t.last_stable_offset,
-        "high_watermark": t.high_watermark,
-        "holder": t.holder,
-        "open": t.abort.as_ref().map(|a| json!({
-            "producer_id": a.producer_id,
-            "producer_epoch": a.producer_epoch,
-            "start_offset": a.start_offset,
-            "abort_command": crate::output::transactions::abort_command(&a.topic, a.partition, a.start_offset),
-        })),
-    })
-}
-
-fn acked_json(a: &[session::Acked]) -> Value {
-    a.iter().map(|x| json!({ "offset": x.offset, "value": x.value })).collect()
-}
-
-/// Everything the page shows.
-pub fn state_json(lab: &Lab) -> Value {
-    let s = &lab.session;
-    let (b, f) = s.view;
-    let frame = s.frame();
-    let branches: Vec<Value> = s
-        .branches
-        .iter()
-        .enumerate()
-        .map(|(i, br)| {
-            json!({
-                "branch": i,
-                "parent": br.parent.map(|(pb, pf)| json!({ "branch": pb, "frame": pf })),
-                "era": br.era.map(|e| e.name()),
-                "transactions": br.transactions,
-                "frames": br.frames.iter().enumerate().map(|(k, fr)| json!({
-                    "frame": k,
-                    "command": fr.command,
-                    "lost": fr.lost.len(),
-                    "violation": fr.model_violation.is_some(),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let ex = lab.explorer.lock().unwrap_or_else(|e| e.into_inner());
-    let explorer = json!({
-        "running": ex.running,
-        "result": ex.result.as_ref().map(|((rb, rf, mode), v, _)| json!({
-            "branch": rb, "frame": rf, "mode": mode, "current": *rb == b && *rf == f, "outcome": v,
-        })),
-    });
-    json!({
-        "replicas": s.replicas,
-        "dir": s.root.display().to_string(),
-        "branch_dir": s.branches[b].dir.display().to_string(),
-        "view": { "branch": b, "frame": f, "last": s.branches[b].frames.len() - 1 },
-        "branches": branches,
-        "frame": {
-            "command": frame.command,
-            "output": frame.output,
-            "picture": frame.picture,
-            "recovery_picture": frame.recovery_picture,
-            "code": frame.code,
-            "no_code": frame.no_code,
-            "model": match &frame.model {
-                Ok(m) => json!({ "fits": true, "epochs_issued": m.epochs_issued, "appended": m.appended,
-                                 "isr": (0..s.replicas as u8).filter(|i| m.isr & (1 << i) != 0)
-                                        .map(|i| session::letter(i).to_string()).collect::<Vec<_>>() }),
-                Err(why) => json!({ "fits": false, "why": why }),
-            },
-            "model_violation": frame.model_violation,
-            "acked": acked_json(&frame.acked),
-            "lost": acked_json(&frame.lost),
-            "leader": frame.leader.map(|(l, e)| json!({ "replica": l.to_string(), "leader_epoch": e })),
-            "roles": roles_json(&frame.roles),
-            "hint": frame.hint,
-            "note": frame.note,
-            "txn": frame.txn.as_ref().map(txn_json),
-        },
-        "next_epoch": s.next_epoch(),
-        "compare": s.compare.as_ref().map(|c| compare_json(s, c)),
-        "script": s.script(),
-        "explorer": explorer,
-    })
 }

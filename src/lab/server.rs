@@ -8,7 +8,6 @@ use super::session::{replica_index, rules_for, Session, Step, TxnAct};
 use crate::explore::model::Action;
 use crate::replication::truncation::TruncationMode;
 use serde::Deserialize;
-use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
 /// Largest request body read.
@@ -244,12 +243,13 @@ pub struct Reply {
     pub content_type: &'static str,
 }
 
-pub fn json_reply(status: u16, v: Value) -> Reply {
-    Reply { status, body: v.to_string(), content_type: "application/json" }
+/// A JSON response: `body` serialized by [`super::wire`].
+pub fn json_reply(status: u16, body: String) -> Reply {
+    Reply { status, body, content_type: "application/json" }
 }
 
 pub fn error_reply(status: u16, reason: &str) -> Reply {
-    json_reply(status, json!({ "error": reason }))
+    json_reply(status, super::wire::body(&super::wire::ErrorBody { error: reason }))
 }
 
 /// Parse a JSON body into `T`, or a 400 reply.

@@ -9,11 +9,11 @@ mod house_scan;
 use std::path::Path;
 
 /// The most functions over 70 lines `src/` may hold (issue 42's target is 25).
-const LONG_FNS_MAX: usize = 38;
+const LONG_FNS_MAX: usize = 34;
 
-/// The circles still standing, each to be broken by the work that owns it: `app` ⇄ `lab` (the
-/// lab's routes call the dispatcher and `app` starts the lab: issue 42, point 2).
-const CIRCLES_LEFT: &[&[&str]] = &[&["app", "lab"]];
+/// The circles still standing, each to be broken by the work that owns it (none now: the lab
+/// is a front `main` starts, issue 42 point 2).
+const CIRCLES_LEFT: &[&[&str]] = &[];
 
 fn scan() -> house_scan::House {
     house_scan::scan(Path::new(env!("CARGO_MANIFEST_DIR")))
