@@ -24,6 +24,41 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     for f in &r.dir_findings {
         out!(out, "{}", text::finding(&p, f))?;
     }
+    partitions_table(out, r, settings)?;
+    for part in &r.partitions {
+        if let Ok(c) = &part.outcome {
+            for f in &c.verification.findings {
+                out!(out, "{}", text::finding(&p, f))?;
+            }
+        }
+    }
+    for n in &r.notes {
+        out!(out, "{} {n}", p.warn("note"))?;
+    }
+    let totals = r.totals();
+    let verdict = if r.is_clean() {
+        p.good("clean")
+    } else {
+        p.bad(&format!(
+            "{} finding(s) in {} partition(s), {} in the log dir's own files",
+            totals.finding_count,
+            totals.partitions_with_findings,
+            r.dir_findings.len()
+        ))
+    };
+    out!(
+        out,
+        "checked {} partition(s), {} segment(s), {} record(s), {} bytes: {verdict}",
+        r.partitions.len(),
+        totals.segment_count,
+        totals.record_count,
+        totals.bytes_checked
+    )
+}
+
+/// One row per partition: its segments, records, LEO and HW, and its verdict.
+fn partitions_table(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
     let mut t = Grid::new(
         settings,
         &[
@@ -59,35 +94,7 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     if !t.is_empty() {
         t.write(out)?;
     }
-    for part in &r.partitions {
-        if let Ok(c) = &part.outcome {
-            for f in &c.verification.findings {
-                out!(out, "{}", text::finding(&p, f))?;
-            }
-        }
-    }
-    for n in &r.notes {
-        out!(out, "{} {n}", p.warn("note"))?;
-    }
-    let totals = r.totals();
-    let verdict = if r.is_clean() {
-        p.good("clean")
-    } else {
-        p.bad(&format!(
-            "{} finding(s) in {} partition(s), {} in the log dir's own files",
-            totals.finding_count,
-            totals.partitions_with_findings,
-            r.dir_findings.len()
-        ))
-    };
-    out!(
-        out,
-        "checked {} partition(s), {} segment(s), {} record(s), {} bytes: {verdict}",
-        r.partitions.len(),
-        totals.segment_count,
-        totals.record_count,
-        totals.bytes_checked
-    )
+    Ok(())
 }
 
 #[derive(Serialize)]
