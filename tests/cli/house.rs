@@ -9,7 +9,7 @@ mod house_scan;
 use std::path::Path;
 
 /// The most functions over 70 lines `src/` may hold (issue 42's target is 25).
-const LONG_FNS_MAX: usize = 68;
+const LONG_FNS_MAX: usize = 40;
 
 /// The circles still standing, each to be broken by the work that owns it: `app` ⇄ `lab` (the
 /// lab's routes call the dispatcher and `app` starts the lab: issue 42, point 2).
