@@ -21,9 +21,19 @@ use super::demo::{entries_text, DemoPrinter};
 use super::picture::Picture;
 use super::svg::{escape, render};
 use super::{explain, Settings};
-use crate::commands::demo::{AnswerKind, DemoEvent, ModeOutcome, Prediction, Scenario};
-use crate::commands::draw::short_name;
+use crate::commands::alter_isr::AlterIsrReport;
+use crate::commands::append::AppendReport;
+use crate::commands::demo::{AnswerKind, DemoEvent, ModeOutcome, Prediction, ReplicaState, Scenario};
+use crate::commands::draw::{short_name, DrawReport, RecoveryDrawing};
+use crate::commands::elect::ElectReport;
+use crate::commands::fetch::FetchReport;
+use crate::commands::recover::FollowerRecoverReport;
+use crate::commands::txn::TxnReport;
+use crate::crash::CrashReport;
 use crate::error::Result;
+use crate::replication::truncation::TruncationMode;
+use crate::tiered::copy::CopyReport;
+use crate::tiered::retain::RetainReport;
 use std::path::{Path, PathBuf};
 
 /// The learner's terminal answer to a question (`None`: not answered) and whether it was right.
@@ -154,42 +164,9 @@ impl Capture {
 
     pub fn event(&mut self, e: DemoEvent<'_>) -> Result<()> {
         match e {
-            DemoEvent::Scenario(sc, mode) => {
-                self.lab = Some(self.root.join(mode.map_or("run", |m| m.name())));
-                self.title = format!("klog demo {}", sc.name);
-                self.flush_narration();
-                self.end_run();
-                self.recovered = 0;
-                self.pending_story = sc.story.to_string();
-                if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
-                    // Kafka <= 0.10.2 stamped no leader epoch in a batch and kept no epoch cache:
-                    // the pictures draw them only to compare the eras.
-                    self.pending_story.push_str(HW_EPOCHS);
-                }
-                self.mode = mode.map_or(String::new(), |m| m.name().to_string());
-                self.alerted.clear();
-                self.last_state.clear();
-                self.heading = match mode {
-                    Some(m @ crate::replication::truncation::TruncationMode::Hw) => format!(
-                        "{} — mode {} ({}; its epochs drawn for comparison only)",
-                        sc.title,
-                        m.name(),
-                        m.kafka_versions()
-                    ),
-                    Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
-                    None => sc.title.to_string(),
-                };
-            }
+            DemoEvent::Scenario(sc, mode) => self.begin_run(sc, mode),
             DemoEvent::Say(text) => self.pending_say.push(text.to_string()),
-            DemoEvent::Command(cmd) => self.frames.push(Frame {
-                heading: self.heading.clone(),
-                story: std::mem::take(&mut self.pending_story),
-                say: std::mem::take(&mut self.pending_say),
-                command: format!("$ {cmd}"),
-                mode: self.mode.clone(),
-                before: self.last_state.clone(),
-                ..Frame::default()
-            }),
+            DemoEvent::Command(cmd) => self.begin_frame(cmd),
             DemoEvent::Question(q) => {
                 if let Some(f) = self.frames.last_mut() {
                     f.quizzes.push((q.clone(), None));
@@ -204,215 +181,28 @@ impl Capture {
                     f.output = format!("created $LAB/{name}: an empty log, no leader epoch yet\n");
                 }
             }
-            DemoEvent::State(states, drawn) => {
-                let mut pic = Picture::of_draw(drawn);
-                super::txn_picture::overlay(&mut pic, states);
-                if let Some(view) = self.tiers.take() {
-                    super::tier_picture::overlay(&mut pic, &view);
-                }
-                self.last_state = render(&pic, false);
-                if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
-                    self.alert(&pic);
-                    if let Some(f) = self.frames.last_mut() {
-                        f.picture = self.last_state.clone();
-                    }
-                }
-            }
-            DemoEvent::Recovered(r, leader_records) => {
-                let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
-                let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
-                super::tier_picture::restart_fates(&mut pic, r);
-                self.alert(&pic);
-                let svg = render(&pic, false);
-                let panel = explain::write_html(&r.explanation());
-                let who = short_name(Path::new(&r.follower_dir)).to_uppercase();
-                self.note(match &r.plan.from_remote {
-                    Some(aux) => format!(
-                        "{who} restarts as a follower of {}: its fetch at {} is below {}'s local log start {}, \
-                         answered OFFSET_MOVED_TO_TIERED_STORAGE; {who} rebuilds its state from the remote segment \
-                         and restarts its log at {} (log start {}).",
-                        l.to_uppercase(),
-                        r.follower_view.log_end_offset,
-                        l.to_uppercase(),
-                        aux.leader_local_log_start_offset,
-                        r.follower_log_end_offset_after,
-                        aux.log_start_offset
-                    ),
-                    None => format!(
-                        "{who} restarts as a follower of {} under {}: its log is cut at {} (LEO {} -> {}).",
-                        l.to_uppercase(),
-                        r.mode.name(),
-                        r.cut_offset,
-                        r.follower_view.log_end_offset,
-                        r.follower_log_end_offset_after
-                    ),
-                });
-                let lookup = super::demo_marks::lookup_svg(r, &l, &f);
-                let number = self.recovered;
-                self.recovered += 1;
-                if let Some(frame) = self.frames.last_mut() {
-                    frame.output.push_str(&text);
-                    frame.picture = svg;
-                    frame.explain = panel;
-                    frame.why = format!(
-                        "<figure class=\"why lookup\"><figcaption>what the cut came from</figcaption>{lookup}</figure>"
-                    );
-                    frame.recovery = Some(number);
-                }
-            }
+            DemoEvent::State(states, drawn) => self.draw_state(states, drawn),
+            DemoEvent::Recovered(r, leader_records) => self.frame_recovery(r, leader_records)?,
             DemoEvent::Elected(r) => {
-                let who = short_name(Path::new(&r.replica)).to_uppercase();
-                self.note(format!(
-                    "{who} becomes the leader at epoch {}{}; its HW is the lowest LEO of its ISR, {}.",
-                    r.leader_epoch,
-                    match r.epoch_entry {
-                        Some((e, o)) => format!(
-                            " and writes the epoch-cache entry {} {}",
-                            super::epoch_cache::entry(e, o),
-                            super::epoch_cache::KEY
-                        ),
-                        None => ", its epoch-cache entry waiting for its first append".to_string(),
-                    },
-                    r.high_watermark
-                ));
+                self.note(elected_note(r));
                 self.with_panel(DemoEvent::Elected(r), explain::write_html(&r.explanation()))?
             }
             DemoEvent::Appended(n, r) => {
-                let first = r.batches.first().map_or(r.log_end_offset, |b| b.0);
-                self.note(format!(
-                    "{} appends {} record(s) at offset {first}, stamped with epoch {}: not committed until the ISR \
-                     has them (HW {} -> {}).",
-                    n.to_uppercase(),
-                    r.records,
-                    r.leader_epoch,
-                    r.high_watermark_before,
-                    r.high_watermark
-                ));
+                self.note(appended_note(n, r));
                 self.with_panel(DemoEvent::Appended(n, r), explain::write_html(&r.explanation()))?
             }
-            DemoEvent::Fetched(n, r) => {
-                if let Some(last) = r.rounds.last() {
-                    self.note(format!(
-                        "{} fetches ({} round{}): its LEO is {}, and its HW {} is what the last response carried.",
-                        n.to_uppercase(),
-                        r.rounds.len(),
-                        if r.rounds.len() == 1 { "" } else { "s" },
-                        last.follower_log_end_offset,
-                        last.follower_high_watermark
-                    ));
-                }
-                // Every round's code panel: the follower's fetch loop with the HW the leader
-                // piggybacks, and the leader's HW update; a round that ran the same lines with
-                // the same values as the one before is said in one line, not drawn again.
-                let many = r.rounds.len() > 1;
-                let mut before: Option<crate::replication::explain::Explanation> = None;
-                let mut panel = String::new();
-                for (i, round) in r.rounds.iter().enumerate() {
-                    let e = round.explanation();
-                    let head = if many { format!("<h3>round {}</h3>", i + 1) } else { String::new() };
-                    if before.as_ref() == Some(&e) {
-                        panel.push_str(&format!(
-                            "<div class=\"round same\" data-round=\"{}\">{head}<p class=\"same\">the same lines and \
-                             values as round {i}</p></div>",
-                            i + 1
-                        ));
-                    } else {
-                        panel.push_str(&format!(
-                            "<div class=\"round\" data-round=\"{}\">{head}{}</div>",
-                            i + 1,
-                            explain::write_html(&e)
-                        ));
-                    }
-                    before = Some(e);
-                }
-                let leader = self
-                    .frames
-                    .last()
-                    .and_then(|f| f.command.split(" --leader ").nth(1))
-                    .and_then(|rest| rest.split_whitespace().next())
-                    .map_or(String::from("leader"), |d| d.rsplit('/').next().unwrap_or(d).to_string());
-                let trip = super::demo_marks::round_trip_svg(&leader, n, r);
-                if let Some(f) = self.frames.last_mut() {
-                    f.why = format!(
-                        "<figure class=\"why round\"><figcaption>the round trip: what {} recorded, the HW its response \
-                         carried</figcaption>{trip}</figure>",
-                        escape(&leader.to_uppercase())
-                    );
-                }
-                self.with_panel(DemoEvent::Fetched(n, r), panel)?
-            }
-            DemoEvent::Crashed(r) => {
-                let who = short_name(Path::new(&r.dir)).to_uppercase();
-                self.note(format!(
-                    "{who} crashes: its volatile state is gone; what it wrote stays on disk up to LEO {}.",
-                    r.log_end_offset_before
-                ));
-                let text = self.text_of(DemoEvent::Crashed(r))?;
-                if let Some(f) = self.frames.last_mut() {
-                    f.output.push_str(&text);
-                }
-            }
+            DemoEvent::Fetched(n, r) => self.frame_fetch(n, r)?,
+            DemoEvent::Crashed(r) => self.step_with_text(crashed_note(r), DemoEvent::Crashed(r))?,
             DemoEvent::Txn(name, r) => {
-                let (lso, hw) = (r.last_stable_offset(), r.high_watermark);
-                self.note(if lso < hw {
-                    format!(
-                        "klog txn: {}'s LSO is {lso} and its HW {hw}: read_committed consumers cannot read {} \
-                         offset(s) below the HW.",
-                        name.to_uppercase(),
-                        hw - lso
-                    )
-                } else {
-                    format!(
-                        "klog txn: {}'s LSO is its HW, {hw}: read_committed consumers read up to it.",
-                        name.to_uppercase()
-                    )
-                });
+                self.note(txn_note(name, r));
                 let panel = explain::write_html(&crate::commands::demo::lso_code::explanation(r));
                 self.with_panel(DemoEvent::Txn(name, r), panel)?;
             }
             DemoEvent::AdminAbort(a) => self.pending_say.push(super::demo::admin_abort_text(a)),
-            DemoEvent::IsrAltered(r) => {
-                let who = short_name(Path::new(&r.replica)).to_uppercase();
-                self.note(format!(
-                    "{who} changes its ISR at epoch {} (no new epoch): its HW is now the lowest LEO of the new \
-                     ISR, {}.",
-                    r.leader_epoch, r.high_watermark
-                ));
-                let text = self.text_of(DemoEvent::IsrAltered(r))?;
-                self.output(&text);
-            }
-            DemoEvent::Copied(r) => {
-                self.note(format!(
-                    "Broker {}'s copy task uploads {} closed segment(s) below the LSO {} to remote storage.",
-                    r.broker_id,
-                    r.copied.len(),
-                    r.plan.last_stable_offset
-                ));
-                let text = self.text_of(DemoEvent::Copied(r))?;
-                self.output(&text);
-            }
-            DemoEvent::Retained(n, r) => {
-                self.note(format!(
-                    "{}'s local retention deletes local segments below the highest remote offset {}: its local log \
-                     starts at {}, its log start stays {}.",
-                    n.to_uppercase(),
-                    r.highest_remote_offset,
-                    r.local_log_start_after,
-                    r.log_start_offset
-                ));
-                let text = self.text_of(DemoEvent::Retained(n, r))?;
-                self.output(&text);
-            }
-            DemoEvent::Remote(r) => {
-                self.note(
-                    "klog remote reads the remote metadata and files, and forecasts what each broker serves if it \
-                     leads."
-                        .to_string(),
-                );
-                let text = self.text_of(DemoEvent::Remote(r))?;
-                self.output(&text);
-            }
+            DemoEvent::IsrAltered(r) => self.step_with_text(isr_altered_note(r), DemoEvent::IsrAltered(r))?,
+            DemoEvent::Copied(r) => self.step_with_text(copied_note(r), DemoEvent::Copied(r))?,
+            DemoEvent::Retained(n, r) => self.step_with_text(retained_note(n, r), DemoEvent::Retained(n, r))?,
+            DemoEvent::Remote(r) => self.step_with_text(REMOTE_NOTE.to_string(), DemoEvent::Remote(r))?,
             DemoEvent::Tiers(view) => {
                 self.tiers = Some(view.clone());
             }
@@ -425,6 +215,127 @@ impl Capture {
             }
         }
         Ok(())
+    }
+
+    /// A step's frame, opened by its command with the narration gathered before it.
+    fn begin_frame(&mut self, cmd: String) {
+        self.frames.push(Frame {
+            heading: self.heading.clone(),
+            story: std::mem::take(&mut self.pending_story),
+            say: std::mem::take(&mut self.pending_say),
+            command: format!("$ {cmd}"),
+            mode: self.mode.clone(),
+            before: self.last_state.clone(),
+            ..Frame::default()
+        });
+    }
+
+    /// A step told in a sentence (when the scenario says nothing) and by its text.
+    fn step_with_text(&mut self, note: String, e: DemoEvent<'_>) -> Result<()> {
+        self.note(note);
+        let text = self.text_of(e)?;
+        self.output(&text);
+        Ok(())
+    }
+
+    /// A new run of the scenario (one per mode): its heading, its story, a clean slate.
+    fn begin_run(&mut self, sc: &Scenario, mode: Option<TruncationMode>) {
+        self.lab = Some(self.root.join(mode.map_or("run", |m| m.name())));
+        self.title = format!("klog demo {}", sc.name);
+        self.flush_narration();
+        self.end_run();
+        self.recovered = 0;
+        self.pending_story = sc.story.to_string();
+        if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
+            // Kafka <= 0.10.2 stamped no leader epoch in a batch and kept no epoch cache:
+            // the pictures draw them only to compare the eras.
+            self.pending_story.push_str(HW_EPOCHS);
+        }
+        self.mode = mode.map_or(String::new(), |m| m.name().to_string());
+        self.alerted.clear();
+        self.last_state.clear();
+        self.heading = match mode {
+            Some(m @ crate::replication::truncation::TruncationMode::Hw) => format!(
+                "{} — mode {} ({}; its epochs drawn for comparison only)",
+                sc.title,
+                m.name(),
+                m.kafka_versions()
+            ),
+            Some(m) => format!("{} — mode {} ({})", sc.title, m.name(), m.kafka_versions()),
+            None => sc.title.to_string(),
+        };
+    }
+
+    /// Every replica after a step: the picture, drawn on the step's frame if it has none yet.
+    fn draw_state(&mut self, states: &[ReplicaState], drawn: &DrawReport) {
+        let mut pic = Picture::of_draw(drawn);
+        super::txn_picture::overlay(&mut pic, states);
+        if let Some(view) = self.tiers.take() {
+            super::tier_picture::overlay(&mut pic, &view);
+        }
+        self.last_state = render(&pic, false);
+        if self.frames.last().is_some_and(|f| f.picture.is_empty()) {
+            self.alert(&pic);
+            if let Some(f) = self.frames.last_mut() {
+                f.picture = self.last_state.clone();
+            }
+        }
+    }
+
+    /// A recovery's frame: its text, the follower before and after, the code panel and the
+    /// lookup the cut came from.
+    fn frame_recovery(&mut self, r: &FollowerRecoverReport, leader_records: &RecoveryDrawing) -> Result<()> {
+        let text = self.text_of(DemoEvent::Recovered(r, leader_records))?;
+        let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
+        let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
+        super::tier_picture::restart_fates(&mut pic, r);
+        self.alert(&pic);
+        let svg = render(&pic, false);
+        let panel = explain::write_html(&r.explanation());
+        self.note(recovery_note(r, &l));
+        let lookup = super::demo_marks::lookup_svg(r, &l, &f);
+        let number = self.recovered;
+        self.recovered += 1;
+        if let Some(frame) = self.frames.last_mut() {
+            frame.output.push_str(&text);
+            frame.picture = svg;
+            frame.explain = panel;
+            frame.why = format!(
+                "<figure class=\"why lookup\"><figcaption>what the cut came from</figcaption>{lookup}</figure>"
+            );
+            frame.recovery = Some(number);
+        }
+        Ok(())
+    }
+
+    /// A fetch's frame: every round's code panel and the round trip's figure.
+    fn frame_fetch(&mut self, n: &str, r: &FetchReport) -> Result<()> {
+        if let Some(last) = r.rounds.last() {
+            self.note(format!(
+                "{} fetches ({} round{}): its LEO is {}, and its HW {} is what the last response carried.",
+                n.to_uppercase(),
+                r.rounds.len(),
+                if r.rounds.len() == 1 { "" } else { "s" },
+                last.follower_log_end_offset,
+                last.follower_high_watermark
+            ));
+        }
+        let panel = fetch_rounds_html(r);
+        let leader = self
+            .frames
+            .last()
+            .and_then(|f| f.command.split(" --leader ").nth(1))
+            .and_then(|rest| rest.split_whitespace().next())
+            .map_or(String::from("leader"), |d| d.rsplit('/').next().unwrap_or(d).to_string());
+        let trip = super::demo_marks::round_trip_svg(&leader, n, r);
+        if let Some(f) = self.frames.last_mut() {
+            f.why = format!(
+                "<figure class=\"why round\"><figcaption>the round trip: what {} recorded, the HW its response \
+                 carried</figcaption>{trip}</figure>",
+                escape(&leader.to_uppercase())
+            );
+        }
+        self.with_panel(DemoEvent::Fetched(n, r), panel)
     }
 
     /// A step's text on its frame, with the code panel of what ran.
@@ -504,41 +415,9 @@ impl Capture {
         if let Some(last) = all.last_mut() {
             last.after.extend(self.pending_say.iter().cloned());
         }
-        // The last run's recoveries: every era's picture and code at that step, side by side
-        // (all of them asked by then). Each column names the era's own frame; the page's script
-        // copies that frame's lookup, picture and code panel into it (the file stays small).
         let runs: Vec<String> = self.finals.iter().map(|(m, _)| m.clone()).collect();
         if runs.len() > 1 {
-            let frame_of =
-                |mode: &str, k: usize| all.iter().position(|f| f.mode == mode && f.recovery == Some(k)).map(|i| i + 1);
-            let last_run = runs.last().cloned().unwrap_or_default();
-            let mut blocks = Vec::new();
-            for (i, f) in all.iter().enumerate() {
-                let Some(k) = f.recovery.filter(|_| f.mode == last_run) else { continue };
-                let columns: Vec<String> = runs
-                    .iter()
-                    .filter_map(|m| frame_of(m, k).map(|n| (m, n)))
-                    .map(|(m, n)| {
-                        format!(
-                            "<div class=\"era\" data-era=\"{m}\" data-clone=\"step-{n}\" \
-                             data-parts=\"figure.why,.row\"><h3>{m} (frame {n})</h3></div>",
-                            m = escape(m)
-                        )
-                    })
-                    .collect();
-                blocks.push((
-                    i,
-                    format!(
-                        "<section class=\"eras\" data-eras=\"{}\"><h3>this recovery in every era, side by side</h3>\
-                         <div class=\"era-row\">{}</div></section>",
-                        columns.len(),
-                        columns.concat()
-                    ),
-                ));
-            }
-            for (i, b) in blocks {
-                all[i].eras = b;
-            }
+            side_by_side_eras(&mut all, &runs);
         }
         let quizzes: usize = all.iter().map(|f| f.quizzes.len()).sum();
         let mut frames: Vec<String> = all.iter().enumerate().map(|(i, f)| frame_html(i + 1, f)).collect();
@@ -579,6 +458,188 @@ impl Capture {
             frames = frames.concat(),
             marker = crate::durable::output::OutputKind::Html.marker(),
         )
+    }
+}
+
+/// The last run's recoveries: every era's picture and code at that step, side by side
+/// (all of them asked by then). Each column names the era's own frame; the page's script
+/// copies that frame's lookup, picture and code panel into it (the file stays small).
+fn side_by_side_eras(all: &mut [Frame], runs: &[String]) {
+    let frame_of =
+        |mode: &str, k: usize| all.iter().position(|f| f.mode == mode && f.recovery == Some(k)).map(|i| i + 1);
+    let last_run = runs.last().cloned().unwrap_or_default();
+    let mut blocks = Vec::new();
+    for (i, f) in all.iter().enumerate() {
+        let Some(k) = f.recovery.filter(|_| f.mode == last_run) else { continue };
+        let columns: Vec<String> = runs
+            .iter()
+            .filter_map(|m| frame_of(m, k).map(|n| (m, n)))
+            .map(|(m, n)| {
+                format!(
+                    "<div class=\"era\" data-era=\"{m}\" data-clone=\"step-{n}\" \
+                     data-parts=\"figure.why,.row\"><h3>{m} (frame {n})</h3></div>",
+                    m = escape(m)
+                )
+            })
+            .collect();
+        blocks.push((
+            i,
+            format!(
+                "<section class=\"eras\" data-eras=\"{}\"><h3>this recovery in every era, side by side</h3>\
+                 <div class=\"era-row\">{}</div></section>",
+                columns.len(),
+                columns.concat()
+            ),
+        ));
+    }
+    for (i, b) in blocks {
+        all[i].eras = b;
+    }
+}
+
+/// What a recovery did, in a sentence: the cut, or the rebuild from the remote segment.
+fn recovery_note(r: &FollowerRecoverReport, l: &str) -> String {
+    let who = short_name(Path::new(&r.follower_dir)).to_uppercase();
+    match &r.plan.from_remote {
+        Some(aux) => format!(
+            "{who} restarts as a follower of {}: its fetch at {} is below {}'s local log start {}, \
+             answered OFFSET_MOVED_TO_TIERED_STORAGE; {who} rebuilds its state from the remote segment \
+             and restarts its log at {} (log start {}).",
+            l.to_uppercase(),
+            r.follower_view.log_end_offset,
+            l.to_uppercase(),
+            aux.leader_local_log_start_offset,
+            r.follower_log_end_offset_after,
+            aux.log_start_offset
+        ),
+        None => format!(
+            "{who} restarts as a follower of {} under {}: its log is cut at {} (LEO {} -> {}).",
+            l.to_uppercase(),
+            r.mode.name(),
+            r.cut_offset,
+            r.follower_view.log_end_offset,
+            r.follower_log_end_offset_after
+        ),
+    }
+}
+
+/// Every round's code panel: the follower's fetch loop with the HW the leader
+/// piggybacks, and the leader's HW update; a round that ran the same lines with
+/// the same values as the one before is said in one line, not drawn again.
+fn fetch_rounds_html(r: &FetchReport) -> String {
+    let many = r.rounds.len() > 1;
+    let mut before: Option<crate::replication::explain::Explanation> = None;
+    let mut panel = String::new();
+    for (i, round) in r.rounds.iter().enumerate() {
+        let e = round.explanation();
+        let head = if many { format!("<h3>round {}</h3>", i + 1) } else { String::new() };
+        if before.as_ref() == Some(&e) {
+            panel.push_str(&format!(
+                "<div class=\"round same\" data-round=\"{}\">{head}<p class=\"same\">the same lines and \
+                 values as round {i}</p></div>",
+                i + 1
+            ));
+        } else {
+            panel.push_str(&format!(
+                "<div class=\"round\" data-round=\"{}\">{head}{}</div>",
+                i + 1,
+                explain::write_html(&e)
+            ));
+        }
+        before = Some(e);
+    }
+    panel
+}
+
+/// What a crash did, in a sentence.
+fn crashed_note(r: &CrashReport) -> String {
+    let who = short_name(Path::new(&r.dir)).to_uppercase();
+    format!(
+        "{who} crashes: its volatile state is gone; what it wrote stays on disk up to LEO {}.",
+        r.log_end_offset_before
+    )
+}
+
+/// What `alter-isr` did, in a sentence.
+fn isr_altered_note(r: &AlterIsrReport) -> String {
+    let who = short_name(Path::new(&r.replica)).to_uppercase();
+    format!(
+        "{who} changes its ISR at epoch {} (no new epoch): its HW is now the lowest LEO of the new \
+         ISR, {}.",
+        r.leader_epoch, r.high_watermark
+    )
+}
+
+/// What `tier copy` did, in a sentence.
+fn copied_note(r: &CopyReport) -> String {
+    format!(
+        "Broker {}'s copy task uploads {} closed segment(s) below the LSO {} to remote storage.",
+        r.broker_id,
+        r.copied.len(),
+        r.plan.last_stable_offset
+    )
+}
+
+/// What `tier retain` did, in a sentence.
+fn retained_note(n: &str, r: &RetainReport) -> String {
+    format!(
+        "{}'s local retention deletes local segments below the highest remote offset {}: its local log \
+         starts at {}, its log start stays {}.",
+        n.to_uppercase(),
+        r.highest_remote_offset,
+        r.local_log_start_after,
+        r.log_start_offset
+    )
+}
+
+/// What `klog remote` does, in a sentence.
+const REMOTE_NOTE: &str =
+    "klog remote reads the remote metadata and files, and forecasts what each broker serves if it leads.";
+
+/// What an election did, in a sentence.
+fn elected_note(r: &ElectReport) -> String {
+    let who = short_name(Path::new(&r.replica)).to_uppercase();
+    format!(
+        "{who} becomes the leader at epoch {}{}; its HW is the lowest LEO of its ISR, {}.",
+        r.leader_epoch,
+        match r.epoch_entry {
+            Some((e, o)) => format!(
+                " and writes the epoch-cache entry {} {}",
+                super::epoch_cache::entry(e, o),
+                super::epoch_cache::KEY
+            ),
+            None => ", its epoch-cache entry waiting for its first append".to_string(),
+        },
+        r.high_watermark
+    )
+}
+
+/// What an append did, in a sentence.
+fn appended_note(n: &str, r: &AppendReport) -> String {
+    let first = r.batches.first().map_or(r.log_end_offset, |b| b.0);
+    format!(
+        "{} appends {} record(s) at offset {first}, stamped with epoch {}: not committed until the ISR \
+         has them (HW {} -> {}).",
+        n.to_uppercase(),
+        r.records,
+        r.leader_epoch,
+        r.high_watermark_before,
+        r.high_watermark
+    )
+}
+
+/// What `klog txn` found, in a sentence: the LSO against the HW.
+fn txn_note(name: &str, r: &TxnReport) -> String {
+    let (lso, hw) = (r.last_stable_offset(), r.high_watermark);
+    if lso < hw {
+        format!(
+            "klog txn: {}'s LSO is {lso} and its HW {hw}: read_committed consumers cannot read {} \
+             offset(s) below the HW.",
+            name.to_uppercase(),
+            hw - lso
+        )
+    } else {
+        format!("klog txn: {}'s LSO is its HW, {hw}: read_committed consumers read up to it.", name.to_uppercase())
     }
 }
 

@@ -5,7 +5,7 @@
 //! JSON as one object per line.
 
 use super::json::{finding_wire, line, FindingWire};
-use super::palette::Tone;
+use super::palette::{Palette, Tone};
 use super::table::{right, Col, Grid};
 use super::{text as plain, Settings};
 use crate::commands::cluster::{
@@ -229,6 +229,28 @@ fn restart_cell(pal: &super::palette::Palette, r: &ReplicaLine) -> Cell {
 
 pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result<()> {
     let pal = settings.palette();
+    header_text(out, v, &pal)?;
+    partitions_table(out, v, settings)?;
+    for part in &v.partitions {
+        if let Ok(p) = &part.outcome {
+            partition_text(out, v, &part.partition, p, settings)?;
+        }
+    }
+    if !v.starts.is_empty() {
+        out!(out, "")?;
+        start_lines(out, v, settings)?;
+    }
+    let attention = v.attention_count();
+    let verdict = if attention == 0 {
+        pal.good("every partition's replicas agree with its leader")
+    } else {
+        pal.bad(&format!("{attention} partition(s) need a look"))
+    };
+    out!(out, "\n{} partition(s) over {} brokers: {verdict}", v.partitions.len(), v.brokers.len())
+}
+
+/// The command, the brokers' dirs, the warnings, and where the leaders come from.
+fn header_text(out: &mut dyn Write, v: &ClusterView, pal: &Palette) -> Result<()> {
     out!(
         out,
         "cluster {} of {} brokers' dirs: {} partition(s), {} need a look",
@@ -269,6 +291,12 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
              the highest latest leader epoch, then the largest log end"
         )?,
     }
+    Ok(())
+}
+
+/// One line per partition: its leader, its replicas, its LEO, its verdict.
+fn partitions_table(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result<()> {
+    let pal = settings.palette();
     let unled = |part: &crate::commands::data_dir::PartitionOutcome<PartitionView>| {
         part.outcome.as_ref().is_ok_and(|p| p.leader.is_none() && p.replicas.len() > 1)
     };
@@ -311,85 +339,91 @@ pub fn text(out: &mut dyn Write, v: &ClusterView, settings: &Settings) -> Result
     if !t.is_empty() {
         t.write(out)?;
     }
-    for part in &v.partitions {
-        let Ok(p) = &part.outcome else { continue };
-        // A partition whose replicas are not of one cluster has nothing to line up (the
-        // warnings above say why; the JSON lists its replicas).
-        if !p.needs_attention() || p.not_one_cluster {
-            continue;
+    Ok(())
+}
+
+/// A partition that needs a look, in detail: its replicas, the acknowledged records its leader
+/// misses, who could lead, and what each replica's restart, findings and notes say.
+fn partition_text(
+    out: &mut dyn Write,
+    v: &ClusterView,
+    partition: &str,
+    p: &PartitionView,
+    settings: &Settings,
+) -> Result<()> {
+    let pal = settings.palette();
+    // A partition whose replicas are not of one cluster has nothing to line up (the
+    // warnings above say why; the JSON lists its replicas).
+    if !p.needs_attention() || p.not_one_cluster {
+        return Ok(());
+    }
+    out!(out, "\n{}: {}", pal.strong(partition), leader_text(v, p))?;
+    replicas_table(out, v, p, settings)?;
+    for m in &p.acked_missing {
+        out!(out, "{} {}", pal.bad("ACKED, NOT ON THE LEADER:"), missing_text(v, p, m))?;
+    }
+    if let (Some(e), None) = (&p.elected, &p.no_clean_leader) {
+        out!(
+            out,
+            "Kafka already elected broker {} at {} (leader epoch {}): {}",
+            e.node_id,
+            e.at(),
+            e.leader_epoch,
+            e.how
+        )?;
+    }
+    leader_left_text(out, v, p, &pal)?;
+    for (i, r) in p.replicas.iter().enumerate() {
+        if let Some(Err(why)) = &r.restart {
+            out!(out, "{} {}'s restart against the leader: {why}", pal.bad("refused"), who(v, p, i))?;
         }
-        out!(out, "\n{}: {}", pal.strong(&part.partition), leader_text(v, p))?;
-        replicas_table(out, v, p, settings)?;
-        for m in &p.acked_missing {
-            out!(out, "{} {}", pal.bad("ACKED, NOT ON THE LEADER:"), missing_text(v, p, m))?;
+    }
+    for (b, why) in &p.unreadable {
+        out!(out, "{} {}'s replica does not read: {why}", pal.bad("unreadable"), v.brokers[*b].label())?;
+    }
+    for r in &p.replicas {
+        for f in &r.findings {
+            out!(out, "{}", plain::finding(&pal, f))?;
         }
-        if let (Some(e), None) = (&p.elected, &p.no_clean_leader) {
-            out!(
-                out,
-                "Kafka already elected broker {} at {} (leader epoch {}): {}",
-                e.node_id,
-                e.at(),
-                e.leader_epoch,
-                e.how
-            )?;
+    }
+    for n in &p.notes {
+        out!(out, "{} {n}", pal.warn("note"))?;
+    }
+    Ok(())
+}
+
+/// Whether a clean leader is left, klog's advice and whom Kafka would elect (or elected).
+fn leader_left_text(out: &mut dyn Write, v: &ClusterView, p: &PartitionView, pal: &Palette) -> Result<()> {
+    if let Some(n) = &p.no_clean_leader {
+        out!(out, "{}", pal.bad("no clean leader left:"))?;
+        for (i, l) in candidate_text(v, p, &n.advice).into_iter().enumerate() {
+            out!(out, "{}{l}", if i == 0 { "  klog's advice: " } else { "    " })?;
         }
-        if let Some(n) = &p.no_clean_leader {
-            out!(out, "{}", pal.bad("no clean leader left:"))?;
-            for (i, l) in candidate_text(v, p, &n.advice).into_iter().enumerate() {
-                out!(out, "{}{l}", if i == 0 { "  klog's advice: " } else { "    " })?;
-            }
-            match (&n.kafka, &n.kafka_none) {
-                (Some(k), _) => {
-                    // An election the metadata already records is said as done, not forecast.
-                    let verb = if p.elected.is_some() { "  Kafka already elected " } else { "  Kafka would elect " };
-                    for (i, l) in candidate_text(v, p, k).into_iter().enumerate() {
-                        out!(out, "{}{l}", if i == 0 { verb } else { "    " })?;
-                    }
-                }
-                (None, Some(why)) => out!(out, "  Kafka would elect no replica here: {why}")?,
-                (None, None) => {}
-            }
-        }
-        if p.no_clean_leader.is_none() && !p.clean_replicas.is_empty() {
-            let clean: Vec<String> = p.clean_replicas.iter().map(|&i| who(v, p, i)).collect();
-            out!(out, "a clean leader is left: {} hold(s) every replica's acknowledged records", clean.join(", "))?;
-            if let Some(k) = &p.kafka_would_elect {
+        match (&n.kafka, &n.kafka_none) {
+            (Some(k), _) => {
+                // An election the metadata already records is said as done, not forecast.
+                let verb = if p.elected.is_some() { "  Kafka already elected " } else { "  Kafka would elect " };
                 for (i, l) in candidate_text(v, p, k).into_iter().enumerate() {
-                    out!(out, "{}{l}", if i == 0 { "  Kafka would elect " } else { "    " })?;
+                    out!(out, "{}{l}", if i == 0 { verb } else { "    " })?;
                 }
             }
-            if let Some(why) = &p.kafka_none {
-                out!(out, "  Kafka would elect no replica here: {why}")?;
-            }
-        }
-        for (i, r) in p.replicas.iter().enumerate() {
-            if let Some(Err(why)) = &r.restart {
-                out!(out, "{} {}'s restart against the leader: {why}", pal.bad("refused"), who(v, p, i))?;
-            }
-        }
-        for (b, why) in &p.unreadable {
-            out!(out, "{} {}'s replica does not read: {why}", pal.bad("unreadable"), v.brokers[*b].label())?;
-        }
-        for r in &p.replicas {
-            for f in &r.findings {
-                out!(out, "{}", plain::finding(&pal, f))?;
-            }
-        }
-        for n in &p.notes {
-            out!(out, "{} {n}", pal.warn("note"))?;
+            (None, Some(why)) => out!(out, "  Kafka would elect no replica here: {why}")?,
+            (None, None) => {}
         }
     }
-    if !v.starts.is_empty() {
-        out!(out, "")?;
-        start_lines(out, v, settings)?;
+    if p.no_clean_leader.is_none() && !p.clean_replicas.is_empty() {
+        let clean: Vec<String> = p.clean_replicas.iter().map(|&i| who(v, p, i)).collect();
+        out!(out, "a clean leader is left: {} hold(s) every replica's acknowledged records", clean.join(", "))?;
+        if let Some(k) = &p.kafka_would_elect {
+            for (i, l) in candidate_text(v, p, k).into_iter().enumerate() {
+                out!(out, "{}{l}", if i == 0 { "  Kafka would elect " } else { "    " })?;
+            }
+        }
+        if let Some(why) = &p.kafka_none {
+            out!(out, "  Kafka would elect no replica here: {why}")?;
+        }
     }
-    let attention = v.attention_count();
-    let verdict = if attention == 0 {
-        pal.good("every partition's replicas agree with its leader")
-    } else {
-        pal.bad(&format!("{attention} partition(s) need a look"))
-    };
-    out!(out, "\n{} partition(s) over {} brokers: {verdict}", v.partitions.len(), v.brokers.len())
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -602,51 +636,8 @@ struct PartitionWire<'a> {
 
 fn partition_wire<'a>(v: &'a ClusterView, p: &'a PartitionView) -> PartitionWire<'a> {
     let leader = p.leader.map(|l| &p.replicas[l]);
-    let no_source =
-        LeaderSourceWire { from: "", leader_epoch: None, metadata_offset: None, rule: None, snapshot_end_offset: None };
-    let leader_source = match &p.leader_source {
-        LeaderSource::Metadata { offset, snapshot_end_offset } => LeaderSourceWire {
-            from: "metadata",
-            metadata_offset: Some(*offset),
-            snapshot_end_offset: Some(*snapshot_end_offset),
-            ..no_source
-        },
-        LeaderSource::KlogState { leader_epoch } => {
-            LeaderSourceWire { from: "klog_state", leader_epoch: Some(*leader_epoch), ..no_source }
-        }
-        LeaderSource::Assumed => LeaderSourceWire {
-            from: "assumed",
-            rule: Some("highest latest leader epoch, then largest log end"),
-            ..no_source
-        },
-    };
-    let replicas = p
-        .replicas
-        .iter()
-        .enumerate()
-        .map(|(i, r)| ReplicaWire {
-            dir: &v.brokers[r.broker].dir,
-            findings: (v.command == ClusterCommand::Check).then(|| r.findings.iter().map(finding_wire).collect()),
-            first_divergent_offset: r.first_divergent_offset,
-            high_watermark: r.high_watermark,
-            latest_leader_epoch: r.latest_leader_epoch,
-            leader: p.leader == Some(i),
-            leader_lacks: r
-                .leader_lacks
-                .map(|(first_offset, last_offset)| LeaderLacksWire { first_offset, last_offset }),
-            log_end_offset: r.log_end_offset,
-            log_start_offset: r.log_start_offset,
-            node_id: r.node_id,
-            restart: r.restart.as_ref().map(|restart| match restart {
-                Ok(x) => RestartWire::Planned {
-                    acked_lost: x.acked_lost_count,
-                    cut_offset: x.cut_offset,
-                    truncated: x.truncated_count,
-                },
-                Err(why) => RestartWire::Refused { error: why },
-            }),
-        })
-        .collect();
+    let leader_source = leader_source_wire(&p.leader_source);
+    let replicas = p.replicas.iter().enumerate().map(|(i, r)| replica_wire(v, p, i, r)).collect();
     PartitionWire {
         acked_missing_from_leader: p.acked_missing.iter().map(|m| missing_wire(v, p, m)).collect(),
         clean_replicas: p
@@ -682,6 +673,52 @@ fn partition_wire<'a>(v: &'a ClusterView, p: &'a PartitionView) -> PartitionWire
         replicas,
         kind: "cluster_partition",
         unreadable: p.unreadable.iter().map(|(b, why)| DirErrorWire { dir: &v.brokers[*b].dir, error: why }).collect(),
+    }
+}
+
+/// Where the leader comes from: the metadata log, klog's state, or klog's assumption.
+fn leader_source_wire(source: &LeaderSource) -> LeaderSourceWire {
+    let no_source =
+        LeaderSourceWire { from: "", leader_epoch: None, metadata_offset: None, rule: None, snapshot_end_offset: None };
+    match source {
+        LeaderSource::Metadata { offset, snapshot_end_offset } => LeaderSourceWire {
+            from: "metadata",
+            metadata_offset: Some(*offset),
+            snapshot_end_offset: Some(*snapshot_end_offset),
+            ..no_source
+        },
+        LeaderSource::KlogState { leader_epoch } => {
+            LeaderSourceWire { from: "klog_state", leader_epoch: Some(*leader_epoch), ..no_source }
+        }
+        LeaderSource::Assumed => LeaderSourceWire {
+            from: "assumed",
+            rule: Some("highest latest leader epoch, then largest log end"),
+            ..no_source
+        },
+    }
+}
+
+/// One replica of a partition, as the JSON line lists it.
+fn replica_wire<'a>(v: &'a ClusterView, p: &'a PartitionView, i: usize, r: &'a ReplicaLine) -> ReplicaWire<'a> {
+    ReplicaWire {
+        dir: &v.brokers[r.broker].dir,
+        findings: (v.command == ClusterCommand::Check).then(|| r.findings.iter().map(finding_wire).collect()),
+        first_divergent_offset: r.first_divergent_offset,
+        high_watermark: r.high_watermark,
+        latest_leader_epoch: r.latest_leader_epoch,
+        leader: p.leader == Some(i),
+        leader_lacks: r.leader_lacks.map(|(first_offset, last_offset)| LeaderLacksWire { first_offset, last_offset }),
+        log_end_offset: r.log_end_offset,
+        log_start_offset: r.log_start_offset,
+        node_id: r.node_id,
+        restart: r.restart.as_ref().map(|restart| match restart {
+            Ok(x) => RestartWire::Planned {
+                acked_lost: x.acked_lost_count,
+                cut_offset: x.cut_offset,
+                truncated: x.truncated_count,
+            },
+            Err(why) => RestartWire::Refused { error: why },
+        }),
     }
 }
 

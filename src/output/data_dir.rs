@@ -3,11 +3,13 @@
 //! look, then totals; JSON as one object per partition and one summary object.
 
 use super::json::{finding_wire, line, FindingWire, NoteWire};
-use super::palette::Tone;
+use super::palette::{Palette, Tone};
 use super::table::{right, right_in, Col, Grid};
 use super::{report, text, Settings};
 use crate::commands::data_dir::{DataDirCheck, DataDirDiff, RestartPlan};
-use crate::commands::recover::{Advice, DataDirRecovery, LeaderEpochSource, LoadedKind, StartRefusal};
+use crate::commands::recover::{
+    Advice, DataDirRecovery, FollowerRecoverReport, LeaderEpochSource, LoadedKind, LoadedLog, StartRefusal,
+};
 use crate::error::Result;
 use comfy_table::Cell;
 use serde::Serialize;
@@ -24,6 +26,41 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     for f in &r.dir_findings {
         out!(out, "{}", text::finding(&p, f))?;
     }
+    partitions_table(out, r, settings)?;
+    for part in &r.partitions {
+        if let Ok(c) = &part.outcome {
+            for f in &c.verification.findings {
+                out!(out, "{}", text::finding(&p, f))?;
+            }
+        }
+    }
+    for n in &r.notes {
+        out!(out, "{} {n}", p.warn("note"))?;
+    }
+    let totals = r.totals();
+    let verdict = if r.is_clean() {
+        p.good("clean")
+    } else {
+        p.bad(&format!(
+            "{} finding(s) in {} partition(s), {} in the log dir's own files",
+            totals.finding_count,
+            totals.partitions_with_findings,
+            r.dir_findings.len()
+        ))
+    };
+    out!(
+        out,
+        "checked {} partition(s), {} segment(s), {} record(s), {} bytes: {verdict}",
+        r.partitions.len(),
+        totals.segment_count,
+        totals.record_count,
+        totals.bytes_checked
+    )
+}
+
+/// One row per partition: its segments, records, LEO and HW, and its verdict.
+fn partitions_table(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
     let mut t = Grid::new(
         settings,
         &[
@@ -59,35 +96,7 @@ pub fn check_text(out: &mut dyn Write, r: &DataDirCheck, settings: &Settings) ->
     if !t.is_empty() {
         t.write(out)?;
     }
-    for part in &r.partitions {
-        if let Ok(c) = &part.outcome {
-            for f in &c.verification.findings {
-                out!(out, "{}", text::finding(&p, f))?;
-            }
-        }
-    }
-    for n in &r.notes {
-        out!(out, "{} {n}", p.warn("note"))?;
-    }
-    let totals = r.totals();
-    let verdict = if r.is_clean() {
-        p.good("clean")
-    } else {
-        p.bad(&format!(
-            "{} finding(s) in {} partition(s), {} in the log dir's own files",
-            totals.finding_count,
-            totals.partitions_with_findings,
-            r.dir_findings.len()
-        ))
-    };
-    out!(
-        out,
-        "checked {} partition(s), {} segment(s), {} record(s), {} bytes: {verdict}",
-        r.partitions.len(),
-        totals.segment_count,
-        totals.record_count,
-        totals.bytes_checked
-    )
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -224,43 +233,7 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
     );
     for part in &r.partitions {
         match &part.outcome {
-            Ok(f) => {
-                let removed = f.offsets_removed();
-                let lost = f.counts.acked_and_lost();
-                let mut notes: Vec<String> =
-                    f.first_divergent_offset.map(|o| format!("diverges at {o}")).into_iter().collect();
-                let a = &f.assumed;
-                if a.source == LeaderEpochSource::MetadataNextElection {
-                    notes.push(match a.other_leader() {
-                        Some(-1) | None => "metadata: no leader; L leads once elected".to_string(),
-                        Some(o) => format!("metadata: broker {o} leads, not L; L leads once elected"),
-                    });
-                } else if a.metadata_behind() {
-                    notes.push("metadata older than L's log".to_string());
-                }
-                // The epoch and where it came from in one cell: the partition's name keeps the
-                // room to stay on one line at 80 columns.
-                let from = match (&a.recorded, a.source) {
-                    (Some(r), LeaderEpochSource::Metadata | LeaderEpochSource::MetadataNextElection) => {
-                        match r.offset() {
-                            Some(o) => format!("@{o}"),
-                            None => "snapshot".to_string(),
-                        }
-                    }
-                    _ => a.source.short().to_string(),
-                };
-                let note = notes.join("; ");
-                t.add(vec![
-                    Cell::new(&part.partition),
-                    right(format!("{} {from}", f.leader_epoch)),
-                    right(f.follower_view.log_end_offset),
-                    right(f.cut_offset),
-                    right(removed),
-                    if lost > 0 { right_in(&p, lost, Tone::Bad) } else { right(lost) },
-                    if f.counts.diverged > 0 { right_in(&p, f.counts.diverged, Tone::Bad) } else { right(0) },
-                    Cell::new(note),
-                ]);
-            }
+            Ok(f) => t.add(plan_row(&part.partition, f, &p)),
             Err(why) => t.add(absent_row(&part.partition, 6, p.cell(format!("refused: {why}"), Tone::Warn))),
         }
     }
@@ -280,6 +253,43 @@ pub fn plan_text(out: &mut dyn Write, r: &RestartPlan, settings: &Settings) -> R
         r.refused_count(),
         r.acked_lost()
     )
+}
+
+/// One partition's planned restart: its leader epoch and where it came from, the cut, what
+/// it removes and loses, and the notes on its metadata.
+fn plan_row(partition: &str, f: &FollowerRecoverReport, p: &Palette) -> Vec<Cell> {
+    let removed = f.offsets_removed();
+    let lost = f.counts.acked_and_lost();
+    let mut notes: Vec<String> = f.first_divergent_offset.map(|o| format!("diverges at {o}")).into_iter().collect();
+    let a = &f.assumed;
+    if a.source == LeaderEpochSource::MetadataNextElection {
+        notes.push(match a.other_leader() {
+            Some(-1) | None => "metadata: no leader; L leads once elected".to_string(),
+            Some(o) => format!("metadata: broker {o} leads, not L; L leads once elected"),
+        });
+    } else if a.metadata_behind() {
+        notes.push("metadata older than L's log".to_string());
+    }
+    // The epoch and where it came from in one cell: the partition's name keeps the
+    // room to stay on one line at 80 columns.
+    let from = match (&a.recorded, a.source) {
+        (Some(r), LeaderEpochSource::Metadata | LeaderEpochSource::MetadataNextElection) => match r.offset() {
+            Some(o) => format!("@{o}"),
+            None => "snapshot".to_string(),
+        },
+        _ => a.source.short().to_string(),
+    };
+    let note = notes.join("; ");
+    vec![
+        Cell::new(partition),
+        right(format!("{} {from}", f.leader_epoch)),
+        right(f.follower_view.log_end_offset),
+        right(f.cut_offset),
+        right(removed),
+        if lost > 0 { right_in(p, lost, Tone::Bad) } else { right(lost) },
+        if f.counts.diverged > 0 { right_in(p, f.counts.diverged, Tone::Bad) } else { right(0) },
+        Cell::new(note),
+    ]
 }
 
 #[derive(Serialize)]
@@ -373,22 +383,6 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
     for l in &r.logs {
         let rec = &l.recovery;
         let removed = rec.bytes_removed;
-        let mut notes = Vec::new();
-        if l.kind != LoadedKind::Log(crate::log::names::LogKind::Current) {
-            notes.push(l.kind.name().to_string());
-        }
-        if rec.clean_shutdown && rec.segments.is_empty() {
-            notes.push("clean shutdown: no scan".to_string());
-        }
-        if !rec.deleted_segments.is_empty() {
-            notes.push(format!("{} segment(s) deleted", rec.deleted_segments.len()));
-        }
-        if let Some((end, hw)) = l.acknowledged_missing() {
-            notes.push(format!("HW {hw} > LEO {end}"));
-        }
-        if let Some((from, end)) = rec.served_unverified() {
-            notes.push(format!("serves {from}-{} unchecked", end - 1));
-        }
         t.add(vec![
             Cell::new(&l.dir_name),
             right(rec.segments.len()),
@@ -396,7 +390,7 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
             right(rec.log_end_offset_after),
             if removed > 0 { right_in(&p, removed, Tone::Bad) } else { right(0) },
             right(rec.producer_state.scan_bytes),
-            Cell::new(notes.join("; ")),
+            Cell::new(load_notes(l)),
         ]);
     }
     if !t.is_empty() {
@@ -430,6 +424,29 @@ pub fn forecast_text(out: &mut dyn Write, r: &DataDirRecovery, settings: &Settin
         out!(out, "{}", p.good("verdict: the broker would start on this dir"))?;
     }
     Ok(())
+}
+
+/// What a log's load did beyond its counts: its kind when not a current log, no scan after a
+/// clean shutdown, deleted segments, a HW above the log end, what it serves unchecked.
+fn load_notes(l: &LoadedLog) -> String {
+    let rec = &l.recovery;
+    let mut notes = Vec::new();
+    if l.kind != LoadedKind::Log(crate::log::names::LogKind::Current) {
+        notes.push(l.kind.name().to_string());
+    }
+    if rec.clean_shutdown && rec.segments.is_empty() {
+        notes.push("clean shutdown: no scan".to_string());
+    }
+    if !rec.deleted_segments.is_empty() {
+        notes.push(format!("{} segment(s) deleted", rec.deleted_segments.len()));
+    }
+    if let Some((end, hw)) = l.acknowledged_missing() {
+        notes.push(format!("HW {hw} > LEO {end}"));
+    }
+    if let Some((from, end)) = rec.served_unverified() {
+        notes.push(format!("serves {from}-{} unchecked", end - 1));
+    }
+    notes.join("; ")
 }
 
 /// A start-up the broker does not survive, and what to do about it.

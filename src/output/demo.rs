@@ -12,8 +12,11 @@ use super::table::{Col, Grid};
 use super::{report, text, Settings};
 use crate::answer as klog_answer;
 use crate::commands::demo::{DemoEvent, Entry, ModeOutcome, Prediction, ReplicaState, Scenario};
-use crate::commands::draw::short_name;
+use crate::commands::draw::{short_name, DrawReport, RecoveryDrawing};
+use crate::commands::fetch::FetchReport;
+use crate::commands::recover::FollowerRecoverReport;
 use crate::error::{IoContext, Result};
+use crate::replication::truncation::TruncationMode;
 use comfy_table::Cell;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -536,32 +539,7 @@ impl<'o> DemoPrinter<'o> {
                 self.eras = modes.to_vec();
                 self.opening(sc, modes)
             }
-            DemoEvent::Scenario(sc, mode) => {
-                let lab = self.root.join(mode.map_or("run", |m| m.name()));
-                let mode_text =
-                    mode.map_or(String::new(), |m| format!(" — mode {} ({})", m.name(), m.kafka_versions()));
-                writeln!(self.out, "\n{}", p.strong(&format!("== {}{mode_text} ==", sc.title)))
-                    .at("<stdout>", "write")?;
-                writeln!(self.out, "{}", sc.story).at("<stdout>", "write")?;
-                if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
-                    // Kafka <= 0.10.2 wrote no leader epoch in a batch and kept no epoch cache.
-                    writeln!(
-                        self.out,
-                        "{}",
-                        p.dim(
-                            "hw: the eN epochs and epoch caches below are drawn for comparison; this era \
-                             had neither and ignores them"
-                        )
-                    )
-                    .at("<stdout>", "write")?;
-                }
-                writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
-                self.lab = Some(lab);
-                self.alerted.clear();
-                self.era = mode;
-                self.recovered = 0;
-                Ok(())
-            }
+            DemoEvent::Scenario(sc, mode) => self.begin_run(sc, mode),
             DemoEvent::Say(text) => writeln!(self.out, "\n{}", p.warn(&format!("# {text}"))).at("<stdout>", "write"),
             DemoEvent::Command(cmd) => {
                 self.pause()?;
@@ -581,70 +559,11 @@ impl<'o> DemoPrinter<'o> {
                 self.indented(|o| text::appended(o, name, r, &s))?;
                 self.code(&r.explanation())
             }
-            DemoEvent::Fetched(name, r) => {
-                if r.rounds.len() == 1 && self.last_command.contains(" --rounds 1") {
-                    // A fetch of one round is the narration's "Fetch N": no "round 1:" under it.
-                    let mut buf = Vec::new();
-                    text::fetch_rounds(&mut buf, r, name, &s)?;
-                    let text = String::from_utf8_lossy(&buf).into_owned();
-                    self.indented(|o| {
-                        for line in text.lines() {
-                            writeln!(o, "{}", line.strip_prefix("round 1: ").unwrap_or(line))
-                                .at("<stdout>", "write")?;
-                        }
-                        Ok(())
-                    })?;
-                } else {
-                    self.indented(|o| text::fetch_rounds(o, r, name, &s))?;
-                }
-                // A round that ran the same lines with the same values as the one before is
-                // said in one line, not drawn again.
-                let mut before: Option<crate::replication::explain::Explanation> = None;
-                for (i, round) in r.rounds.iter().enumerate() {
-                    let e = round.explanation();
-                    if self.explain && before.as_ref() == Some(&e) {
-                        let same = format!("explain: fetch round {}: the same lines and values as round {i}", i + 1);
-                        self.indented(|o| writeln!(o, "{}", p.dim(&same)).at("<stdout>", "write"))?;
-                    } else {
-                        self.code(&e)?;
-                    }
-                    before = Some(e);
-                }
-                Ok(())
-            }
+            DemoEvent::Fetched(name, r) => self.fetched(name, r, &s),
             DemoEvent::Crashed(r) => self.indented(|o| text::crashed(o, r, &s)),
-            DemoEvent::Recovered(r, leader_records) => {
-                self.indented(|o| report::follower_text(o, r, &s))?;
-                self.code(&r.explanation())?;
-                if !self.plain {
-                    let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
-                    let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
-                    super::tier_picture::restart_fates(&mut pic, r);
-                    let mut legend = std::mem::take(&mut self.legend_shown);
-                    self.indented(|o| {
-                        writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
-                            .at("<stdout>", "write")?;
-                        picture::write_text_after(o, &pic, &ps, &mut legend)
-                    })?;
-                    self.legend_shown = legend;
-                    self.alerts(&pic)?;
-                }
-                self.indented(|o| report::catch_up_text(o, r, &s))?;
-                self.compare_eras(r)
-            }
+            DemoEvent::Recovered(r, leader_records) => self.recovered(r, leader_records, &s, &ps),
             DemoEvent::State(states, _) if self.plain => self.state(states),
-            DemoEvent::State(states, drawn) => {
-                let mut pic = Picture::of_draw(drawn);
-                super::txn_picture::overlay(&mut pic, states);
-                if let Some(view) = self.tiers.take() {
-                    super::tier_picture::overlay(&mut pic, &view);
-                }
-                let mut legend = std::mem::take(&mut self.legend_shown);
-                let written = self.indented(|o| picture::write_text_after(o, &pic, &ps, &mut legend));
-                self.legend_shown = legend;
-                written?;
-                self.alerts(&pic)
-            }
+            DemoEvent::State(states, drawn) => self.draw_state(states, drawn, &ps),
             // Questions are asked only with `--predict` (a capture alone asks them in the page).
             DemoEvent::Question(_) if self.answers.is_none() => Ok(()),
             DemoEvent::Question(q) => self.question(q),
@@ -665,6 +584,108 @@ impl<'o> DemoPrinter<'o> {
                 Ok(())
             }
         }
+    }
+
+    /// A new run of the scenario (one per mode): its title, story and lab.
+    fn begin_run(&mut self, sc: &Scenario, mode: Option<TruncationMode>) -> Result<()> {
+        let p = self.settings.palette();
+        let lab = self.root.join(mode.map_or("run", |m| m.name()));
+        let mode_text = mode.map_or(String::new(), |m| format!(" — mode {} ({})", m.name(), m.kafka_versions()));
+        writeln!(self.out, "\n{}", p.strong(&format!("== {}{mode_text} ==", sc.title))).at("<stdout>", "write")?;
+        writeln!(self.out, "{}", sc.story).at("<stdout>", "write")?;
+        if mode == Some(crate::replication::truncation::TruncationMode::Hw) {
+            // Kafka <= 0.10.2 wrote no leader epoch in a batch and kept no epoch cache.
+            writeln!(
+                self.out,
+                "{}",
+                p.dim(
+                    "hw: the eN epochs and epoch caches below are drawn for comparison; this era \
+                     had neither and ignores them"
+                )
+            )
+            .at("<stdout>", "write")?;
+        }
+        writeln!(self.out, "{}", p.dim(&format!("LAB={}", lab.display()))).at("<stdout>", "write")?;
+        self.lab = Some(lab);
+        self.alerted.clear();
+        self.era = mode;
+        self.recovered = 0;
+        Ok(())
+    }
+
+    /// A fetch's rounds, then each round's code (a round that ran the same lines with the same
+    /// values as the one before is said in one line, not drawn again).
+    fn fetched(&mut self, name: &str, r: &FetchReport, s: &Settings) -> Result<()> {
+        let p = self.settings.palette();
+        if r.rounds.len() == 1 && self.last_command.contains(" --rounds 1") {
+            // A fetch of one round is the narration's "Fetch N": no "round 1:" under it.
+            let mut buf = Vec::new();
+            text::fetch_rounds(&mut buf, r, name, s)?;
+            let text = String::from_utf8_lossy(&buf).into_owned();
+            self.indented(|o| {
+                for line in text.lines() {
+                    writeln!(o, "{}", line.strip_prefix("round 1: ").unwrap_or(line)).at("<stdout>", "write")?;
+                }
+                Ok(())
+            })?;
+        } else {
+            self.indented(|o| text::fetch_rounds(o, r, name, s))?;
+        }
+        let mut before: Option<crate::replication::explain::Explanation> = None;
+        for (i, round) in r.rounds.iter().enumerate() {
+            let e = round.explanation();
+            if self.explain && before.as_ref() == Some(&e) {
+                let same = format!("explain: fetch round {}: the same lines and values as round {i}", i + 1);
+                self.indented(|o| writeln!(o, "{}", p.dim(&same)).at("<stdout>", "write"))?;
+            } else {
+                self.code(&e)?;
+            }
+            before = Some(e);
+        }
+        Ok(())
+    }
+
+    /// A recovery's report and code, the follower before and after the cut, the catch-up, and
+    /// the eras compared.
+    fn recovered(
+        &mut self,
+        r: &FollowerRecoverReport,
+        leader_records: &RecoveryDrawing,
+        s: &Settings,
+        ps: &Settings,
+    ) -> Result<()> {
+        let p = self.settings.palette();
+        self.indented(|o| report::follower_text(o, r, s))?;
+        self.code(&r.explanation())?;
+        if !self.plain {
+            let (l, f) = (short_name(Path::new(&r.leader_dir)), short_name(Path::new(&r.follower_dir)));
+            let mut pic = Picture::of_recovery(r, &l, &f, leader_records);
+            super::tier_picture::restart_fates(&mut pic, r);
+            let mut legend = std::mem::take(&mut self.legend_shown);
+            self.indented(|o| {
+                writeln!(o, "{}", p.dim(&format!("{f} before and after the cut, against the leader {l}:")))
+                    .at("<stdout>", "write")?;
+                picture::write_text_after(o, &pic, ps, &mut legend)
+            })?;
+            self.legend_shown = legend;
+            self.alerts(&pic)?;
+        }
+        self.indented(|o| report::catch_up_text(o, r, s))?;
+        self.compare_eras(r)
+    }
+
+    /// Every replica after a step, as a picture.
+    fn draw_state(&mut self, states: &[ReplicaState], drawn: &DrawReport, ps: &Settings) -> Result<()> {
+        let mut pic = Picture::of_draw(drawn);
+        super::txn_picture::overlay(&mut pic, states);
+        if let Some(view) = self.tiers.take() {
+            super::tier_picture::overlay(&mut pic, &view);
+        }
+        let mut legend = std::mem::take(&mut self.legend_shown);
+        let written = self.indented(|o| picture::write_text_after(o, &pic, ps, &mut legend));
+        self.legend_shown = legend;
+        written?;
+        self.alerts(&pic)
     }
 }
 

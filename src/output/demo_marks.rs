@@ -67,71 +67,72 @@ pub fn round_trip_svg(leader: &str, follower: &str, report: &FetchReport) -> Str
         width - 6
     ));
     for (i, r) in rounds.iter().enumerate() {
-        let x = LEFT + i as i64 * ROUND_WIDTH;
-        // The request: the follower's fetch offset.
-        s.push_str(&arrow(x + 8, bottom - 4, x + 34, top + 4, false));
-        s.push_str(&text(x + 2, bottom - 24, "fetch", "", &format!("fetch @{}", r.fetch_offset)));
-        // The leader's row: what it recorded of the follower, and its HW after.
-        if r.recorded() {
-            s.push_str(&text(
-                x + 24,
-                top - 22,
-                "fetch-offset",
-                " font-weight=\"bold\"",
-                &format!("{f}@{}", r.fetch_offset),
-            ));
-            s.push_str(&text(x + 24, top - 6, "leader-hw", "", &format!("HW {}", r.leader_high_watermark)));
-        } else {
-            s.push_str(&text(x + 24, top - 6, "", "", "not recorded"));
-        }
-        // The response: the HW read before recording the fetch.
-        if r.returned_high_watermark >= 0 {
-            s.push_str(&arrow(x + 70, top + 4, x + 96, bottom - 4, false));
-            s.push_str(&text(
-                x + 88,
-                top + 30,
-                "hw-carried",
-                " fill=\"#a40\" font-weight=\"bold\"",
-                &format!("HW {}", r.returned_high_watermark),
-            ));
-        }
-        s.push_str(&text(
-            x + 56,
-            bottom + 22,
-            "follower-hw",
-            " font-weight=\"bold\"",
-            &format!("HW {} (LEO {})", r.follower_high_watermark, r.follower_log_end_offset),
-        ));
-        s.push_str(&text(x + 2, 154, "", " fill=\"#555\"", &format!("round {}", i + 1)));
+        s.push_str(&round_column(LEFT + i as i64 * ROUND_WIDTH, (top, bottom), &f, i + 1, r));
     }
     if next {
-        let x = LEFT + rounds.len() as i64 * ROUND_WIDTH;
-        s.push_str(&arrow(x + 8, bottom - 4, x + 34, top + 4, true));
-        s.push_str(&text(
-            x + 2,
-            bottom - 24,
-            "",
-            " fill=\"#555\"",
-            &format!("fetch @{}", last.follower_log_end_offset),
-        ));
-        s.push_str(&arrow(x + 70, top + 4, x + 96, bottom - 4, true));
-        s.push_str(&text(x + 88, top + 30, "hw-next", " fill=\"#a40\"", &format!("HW {}", last.leader_high_watermark)));
-        s.push_str(&text(
-            x + 56,
-            bottom + 22,
-            "follower-hw-next",
-            " fill=\"#555\"",
-            &format!("HW {}", last.leader_high_watermark.min(last.follower_log_end_offset)),
-        ));
-        s.push_str(&text(
-            x + 2,
-            154,
-            "",
-            " fill=\"#555\"",
-            &format!("next fetch: {} learns it", follower.to_uppercase()),
-        ));
+        s.push_str(&next_fetch_column(LEFT + rounds.len() as i64 * ROUND_WIDTH, (top, bottom), follower, last));
     }
     s.push_str("</svg>");
+    s
+}
+
+/// Round `n` at `x`: the fetch going up, what the leader recorded and its HW, the response
+/// coming down with the HW it carried, and the follower's HW after.
+fn round_column(x: i64, (top, bottom): (i64, i64), f: &str, n: usize, r: &FetchRound) -> String {
+    let mut s = String::new();
+    // The request: the follower's fetch offset.
+    s.push_str(&arrow(x + 8, bottom - 4, x + 34, top + 4, false));
+    s.push_str(&text(x + 2, bottom - 24, "fetch", "", &format!("fetch @{}", r.fetch_offset)));
+    // The leader's row: what it recorded of the follower, and its HW after.
+    if r.recorded() {
+        s.push_str(&text(
+            x + 24,
+            top - 22,
+            "fetch-offset",
+            " font-weight=\"bold\"",
+            &format!("{f}@{}", r.fetch_offset),
+        ));
+        s.push_str(&text(x + 24, top - 6, "leader-hw", "", &format!("HW {}", r.leader_high_watermark)));
+    } else {
+        s.push_str(&text(x + 24, top - 6, "", "", "not recorded"));
+    }
+    // The response: the HW read before recording the fetch.
+    if r.returned_high_watermark >= 0 {
+        s.push_str(&arrow(x + 70, top + 4, x + 96, bottom - 4, false));
+        s.push_str(&text(
+            x + 88,
+            top + 30,
+            "hw-carried",
+            " fill=\"#a40\" font-weight=\"bold\"",
+            &format!("HW {}", r.returned_high_watermark),
+        ));
+    }
+    s.push_str(&text(
+        x + 56,
+        bottom + 22,
+        "follower-hw",
+        " font-weight=\"bold\"",
+        &format!("HW {} (LEO {})", r.follower_high_watermark, r.follower_log_end_offset),
+    ));
+    s.push_str(&text(x + 2, 154, "", " fill=\"#555\"", &format!("round {n}")));
+    s
+}
+
+/// The next fetch, dashed: the one that would carry the leader's HW to the follower.
+fn next_fetch_column(x: i64, (top, bottom): (i64, i64), follower: &str, last: &FetchRound) -> String {
+    let mut s = String::new();
+    s.push_str(&arrow(x + 8, bottom - 4, x + 34, top + 4, true));
+    s.push_str(&text(x + 2, bottom - 24, "", " fill=\"#555\"", &format!("fetch @{}", last.follower_log_end_offset)));
+    s.push_str(&arrow(x + 70, top + 4, x + 96, bottom - 4, true));
+    s.push_str(&text(x + 88, top + 30, "hw-next", " fill=\"#a40\"", &format!("HW {}", last.leader_high_watermark)));
+    s.push_str(&text(
+        x + 56,
+        bottom + 22,
+        "follower-hw-next",
+        " fill=\"#555\"",
+        &format!("HW {}", last.leader_high_watermark.min(last.follower_log_end_offset)),
+    ));
+    s.push_str(&text(x + 2, 154, "", " fill=\"#555\"", &format!("next fetch: {} learns it", follower.to_uppercase())));
     s
 }
 

@@ -22,10 +22,11 @@
 //! The epoch view and the log-dir overview have no dump-log form: they are refused as usage errors.
 
 use super::values::{self, ValueFormat};
-use crate::commands::dump::{BatchRow, DumpEvent, FileKind};
+use crate::commands::dump::{BatchRow, DumpEvent, DumpToolTimeCheck, FileKind, RenderedChunk};
 use crate::commands::dump::{ControlRead, InternalRecord};
 use crate::error::{Error, IoContext, Result};
 use crate::format::control::ControlRecord;
+use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot};
 use crate::format::record::Record;
 use crate::log::index::OffsetEntryCheck;
 use crate::output::internal_record;
@@ -172,23 +173,7 @@ impl<'o> DumpLog<'o> {
                 Err(Error::Usage("the log-dir overview has no kafka-dump-log form; use the table or --json".into()))
             }
             // kafka-dump-log reports what it cannot read on stderr.
-            DumpEvent::Rendered(chunk) => {
-                if let (Some(f), Some(first)) = (self.file.as_mut(), chunk.records.first) {
-                    // The steps a sequential pass would have seen, in its order.
-                    let steps =
-                        std::iter::once((f.last_record_offset, first)).chain(chunk.records.steps.iter().copied());
-                    for (previous, offset) in steps {
-                        if offset != previous.wrapping_add(1) {
-                            f.non_consecutive.insert(previous, offset);
-                        }
-                    }
-                    f.last_record_offset = chunk.records.last;
-                }
-                for (b, why) in &chunk.undecodable {
-                    self.undecodable(b, why);
-                }
-                self.out.write_all(&chunk.bytes).at("<stdout>", "write")
-            }
+            DumpEvent::Rendered(chunk) => self.rendered(chunk),
             DumpEvent::Problem { path, what, .. } => {
                 writeln!(self.err, "{}: {what}", path.display()).at("<stderr>", "write")
             }
@@ -196,40 +181,14 @@ impl<'o> DumpLog<'o> {
                 self.start_file(path, true)?;
                 self.line(&format!("Log starting offset: {base_offset}"))
             }
-            DumpEvent::File { path, kind } => match kind {
-                FileKind::EpochCheckpoint | FileKind::OffsetCheckpoint => Err(Error::layout(
-                    path,
-                    "kafka-dump-log does not read checkpoint files; dump it as a table or with --json",
-                )),
-                FileKind::Ignored => {
-                    self.start_file(path, false)?;
-                    writeln!(self.err, "Ignoring unknown file {}", path.display()).at("<stderr>", "write")
-                }
-                FileKind::OffsetIndex { entry_count: 0 } => {
-                    self.start_file(path, false)?;
-                    self.line(&format!("{} is empty.", path.display()))
-                }
-                FileKind::KraftSnapshot { end_offset, epoch } => {
-                    self.start_file(path, true)?;
-                    match (end_offset, epoch) {
-                        (Some(o), Some(e)) => self.line(&format!("Snapshot end offset: {o}, epoch: {e}")),
-                        _ => self.line("KRaft bootstrap snapshot"),
-                    }
-                }
-                _ => self.start_file(path, false),
-            },
+            DumpEvent::File { path, kind } => self.file(path, kind),
             DumpEvent::Batch(b) => {
                 self.buf.clear();
                 write_batch_line(&mut self.buf, b);
                 self.out.write_all(&self.buf).at("<stdout>", "write")
             }
             DumpEvent::Record(b, r, _) | DumpEvent::Decoded(b, r, _) => {
-                if let Some(f) = self.file.as_mut() {
-                    if r.offset != f.last_record_offset.wrapping_add(1) {
-                        f.non_consecutive.insert(f.last_record_offset, r.offset);
-                    }
-                    f.last_record_offset = r.offset;
-                }
+                self.note_record_offset(r.offset);
                 self.buf.clear();
                 match event {
                     DumpEvent::Decoded(_, _, decoded) => write_decoded_line(&mut self.buf, b, r, decoded),
@@ -242,14 +201,7 @@ impl<'o> DumpLog<'o> {
                 self.undecodable(b, why);
                 Ok(())
             }
-            DumpEvent::Trailing { path, len, .. } => {
-                // Kafka reads whole index entries and says nothing of a partial one.
-                if !self.file.as_ref().is_some_and(|f| f.holds_batches) {
-                    return Ok(());
-                }
-                let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
-                self.line(&format!("Found {len} invalid bytes at the end of {name}"))
-            }
+            DumpEvent::Trailing { path, len, .. } => self.trailing(path, len),
             DumpEvent::IndexEntry { offset, position, check } => {
                 if let (Some(f), OffsetEntryCheck::Mismatch { log_offset, .. }) = (self.file.as_mut(), check) {
                     f.index_mismatches.insert(offset, log_offset.unwrap_or(-1));
@@ -257,64 +209,19 @@ impl<'o> DumpLog<'o> {
                 self.line(&format!("offset: {offset} position: {position}"))
             }
             DumpEvent::TimeIndexEntry { timestamp, offset, dump_tool, .. } => {
-                if let Some(f) = self.file.as_mut() {
-                    if let Some(found) = dump_tool.not_found {
-                        f.time_not_found.push((offset, found));
-                    }
-                    if let Some(log_timestamp) = dump_tool.log_timestamp {
-                        f.time_mismatches.push((timestamp, log_timestamp));
-                    }
-                    if let Some(previous) = dump_tool.previous_timestamp {
-                        f.time_out_of_order.push((timestamp, previous));
-                    }
-                }
-                self.line(&format!("timestamp: {timestamp} offset: {offset}"))
+                self.time_index_entry(timestamp, offset, dump_tool)
             }
             // Kafka 4.x prints the version as a literal 0 (the only one its reader accepts).
             DumpEvent::TxnIndexEntry(t) => self.line(&format!(
                 "version: 0 producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
                 t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
             )),
-            DumpEvent::ProducerSnapshot(s) => {
-                if !s.crc_valid() {
-                    // Kafka's CorruptSnapshotException message, printed at once; no entries.
-                    writeln!(
-                        self.err,
-                        "Snapshot is corrupt (CRC is no longer valid). Stored crc: {}. Computed crc: {}",
-                        s.crc, s.computed_crc
-                    )
-                    .at("<stderr>", "write")?;
-                    if let Some(f) = self.file.as_mut() {
-                        f.skip_entries = true;
-                    }
-                }
-                Ok(())
-            }
+            DumpEvent::ProducerSnapshot(s) => self.producer_snapshot(s),
             DumpEvent::ProducerEntry(e) => {
                 if self.file.as_ref().is_some_and(|f| f.skip_entries) {
                     return Ok(());
                 }
-                let txn = if e.current_txn_first_offset >= 0 {
-                    format!("OptionalLong[{}]", e.current_txn_first_offset)
-                } else {
-                    "OptionalLong.empty".to_string()
-                };
-                let mut text = format!(
-                    "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {txn} lastTimestamp: {}",
-                    e.producer_id, e.producer_epoch, e.coordinator_epoch, e.timestamp
-                );
-                // `readSnapshot` adds the batch only when its last offset is set.
-                if e.last_offset >= 0 {
-                    text.push_str(&format!(
-                        " firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
-                        e.first_sequence(),
-                        e.last_sequence,
-                        e.last_offset,
-                        e.offset_delta,
-                        e.timestamp
-                    ));
-                }
-                self.line(&text)
+                self.line(&producer_entry_line(e))
             }
             DumpEvent::EpochEntry { .. } | DumpEvent::OffsetEntry { .. } | DumpEvent::LogDirTotals { .. } => Ok(()),
             // Kafka's tool ignores `quorum-state` (no suffix it reads); the command announces
@@ -323,6 +230,104 @@ impl<'o> DumpLog<'o> {
                 Err(Error::Usage("kafka-dump-log does not read quorum-state; dump it as a table or with --json".into()))
             }
         }
+    }
+
+    /// A record's offset: one that does not follow the last is noted for the end of the file.
+    fn note_record_offset(&mut self, offset: i64) {
+        if let Some(f) = self.file.as_mut() {
+            if offset != f.last_record_offset.wrapping_add(1) {
+                f.non_consecutive.insert(f.last_record_offset, offset);
+            }
+            f.last_record_offset = offset;
+        }
+    }
+
+    /// Bytes at the end of a file that do not frame as a batch. Kafka reads whole index entries
+    /// and says nothing of a partial one.
+    fn trailing(&mut self, path: &Path, len: u64) -> Result<()> {
+        if !self.file.as_ref().is_some_and(|f| f.holds_batches) {
+            return Ok(());
+        }
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
+        self.line(&format!("Found {len} invalid bytes at the end of {name}"))
+    }
+
+    /// A chunk rendered ahead: its records' offsets noted as a sequential pass would have
+    /// seen them, its undecodable batches noted, its bytes written.
+    fn rendered(&mut self, chunk: &RenderedChunk) -> Result<()> {
+        if let (Some(f), Some(first)) = (self.file.as_mut(), chunk.records.first) {
+            // The steps a sequential pass would have seen, in its order.
+            let steps = std::iter::once((f.last_record_offset, first)).chain(chunk.records.steps.iter().copied());
+            for (previous, offset) in steps {
+                if offset != previous.wrapping_add(1) {
+                    f.non_consecutive.insert(previous, offset);
+                }
+            }
+            f.last_record_offset = chunk.records.last;
+        }
+        for (b, why) in &chunk.undecodable {
+            self.undecodable(b, why);
+        }
+        self.out.write_all(&chunk.bytes).at("<stdout>", "write")
+    }
+
+    /// A single file other than a `.log`: what kafka-dump-log says before its entries.
+    fn file(&mut self, path: &Path, kind: FileKind) -> Result<()> {
+        match kind {
+            FileKind::EpochCheckpoint | FileKind::OffsetCheckpoint => Err(Error::layout(
+                path,
+                "kafka-dump-log does not read checkpoint files; dump it as a table or with --json",
+            )),
+            FileKind::Ignored => {
+                self.start_file(path, false)?;
+                writeln!(self.err, "Ignoring unknown file {}", path.display()).at("<stderr>", "write")
+            }
+            FileKind::OffsetIndex { entry_count: 0 } => {
+                self.start_file(path, false)?;
+                self.line(&format!("{} is empty.", path.display()))
+            }
+            FileKind::KraftSnapshot { end_offset, epoch } => {
+                self.start_file(path, true)?;
+                match (end_offset, epoch) {
+                    (Some(o), Some(e)) => self.line(&format!("Snapshot end offset: {o}, epoch: {e}")),
+                    _ => self.line("KRaft bootstrap snapshot"),
+                }
+            }
+            _ => self.start_file(path, false),
+        }
+    }
+
+    /// A time index entry, with what `DumpLogSegments` will say of it at the end.
+    fn time_index_entry(&mut self, timestamp: i64, offset: i64, dump_tool: DumpToolTimeCheck) -> Result<()> {
+        if let Some(f) = self.file.as_mut() {
+            if let Some(found) = dump_tool.not_found {
+                f.time_not_found.push((offset, found));
+            }
+            if let Some(log_timestamp) = dump_tool.log_timestamp {
+                f.time_mismatches.push((timestamp, log_timestamp));
+            }
+            if let Some(previous) = dump_tool.previous_timestamp {
+                f.time_out_of_order.push((timestamp, previous));
+            }
+        }
+        self.line(&format!("timestamp: {timestamp} offset: {offset}"))
+    }
+
+    /// A producer snapshot's header: a corrupt one is said at once, and its entries skipped.
+    fn producer_snapshot(&mut self, s: &ProducerSnapshot) -> Result<()> {
+        if !s.crc_valid() {
+            // Kafka's CorruptSnapshotException message, printed at once; no entries.
+            writeln!(
+                self.err,
+                "Snapshot is corrupt (CRC is no longer valid). Stored crc: {}. Computed crc: {}",
+                s.crc, s.computed_crc
+            )
+            .at("<stderr>", "write")?;
+            if let Some(f) = self.file.as_mut() {
+                f.skip_entries = true;
+            }
+        }
+        Ok(())
     }
 
     fn undecodable(&mut self, b: &BatchRow, why: &str) {
@@ -358,6 +363,31 @@ impl<'o> DumpLog<'o> {
         }
         Ok(())
     }
+}
+
+/// A producer snapshot's entry, as `DumpLogSegments` prints it.
+fn producer_entry_line(e: &ProducerEntry) -> String {
+    let txn = if e.current_txn_first_offset >= 0 {
+        format!("OptionalLong[{}]", e.current_txn_first_offset)
+    } else {
+        "OptionalLong.empty".to_string()
+    };
+    let mut text = format!(
+        "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {txn} lastTimestamp: {}",
+        e.producer_id, e.producer_epoch, e.coordinator_epoch, e.timestamp
+    );
+    // `readSnapshot` adds the batch only when its last offset is set.
+    if e.last_offset >= 0 {
+        text.push_str(&format!(
+            " firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
+            e.first_sequence(),
+            e.last_sequence,
+            e.last_offset,
+            e.offset_delta,
+            e.timestamp
+        ));
+    }
+    text
 }
 
 /// The order a Java `HashMap<String, _>` filled by `computeIfAbsent` with `keys` (distinct, in

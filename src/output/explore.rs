@@ -111,6 +111,14 @@ pub fn text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings, ti
             .collect();
         writeln!(out, "time: {}", times.join("; ")).at("<stdout>", "write")?;
     }
+    verdicts_text(out, report, settings)?;
+    Ok(())
+}
+
+/// Each mode's verdict: no violation within the bounds, none found before the search stopped,
+/// or its counterexample.
+fn verdicts_text(out: &mut dyn Write, report: &ExploreReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
     for run in &report.runs {
         let mode = run.config.mode().name();
         match &run.counterexample {

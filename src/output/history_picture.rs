@@ -204,54 +204,61 @@ pub fn render_svg(report: &HistoryReport) -> String {
     }
     let mut y = PAD + 36;
     for t in &timelines {
-        let skipped = t.columns.len().saturating_sub(SVG_COLUMNS);
-        let title = if skipped > 0 {
-            format!("{} (the last {SVG_COLUMNS} changes; {skipped} before)", t.partition)
-        } else {
-            t.partition.clone()
-        };
-        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" font-weight=\"bold\">{}</text>", y + 16, svg_escape(&title));
-        y += CELL_H;
-        let x0 = PAD + LABEL_W;
-        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">offset</text>", y + 16);
-        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">leader epoch</text>", y + CELL_H + 16);
-        for (j, c) in t.columns[skipped..].iter().enumerate() {
-            let x = x0 + j * CELL_W;
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{}</text>", x + 4, y + 16, svg_escape(&c.position));
-            let epoch = match (c.epoch, c.leader) {
-                (Some(e), Some(NO_LEADER)) => format!("e{e} none"),
-                (Some(e), _) => format!("e{e}"),
-                (None, _) => "removed".into(),
-            };
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{epoch}</text>", x + 4, y + CELL_H + 16);
-        }
-        y += 2 * CELL_H;
-        for (i, b) in t.brokers.iter().enumerate() {
-            let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">broker {b}</text>", y + 16);
-            for (j, c) in t.columns[skipped..].iter().enumerate() {
-                let x = x0 + j * CELL_W;
-                let (fill, label) = match (c.parts[i], c.epoch) {
-                    (Part::Leader, Some(e)) => (tint(e), format!("L e{e}")),
-                    (Part::Isr, _) => ("#e4e4e4".to_string(), "ISR".to_string()),
-                    (Part::Elr, _) => ("#fff1c2".to_string(), "ELR".to_string()),
-                    (Part::Out, _) => ("#ffffff".to_string(), "·".to_string()),
-                    _ => continue,
-                };
-                let _ = writeln!(
-                    s,
-                    "<rect x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" stroke=\"#333\"/>\
-                     <text x=\"{}\" y=\"{}\">{}</text>",
-                    CELL_W - 2,
-                    CELL_H - 2,
-                    x + 6,
-                    y + 16,
-                    svg_escape(&label)
-                );
-            }
-            y += CELL_H;
-        }
-        y += PAD;
+        y = write_timeline(&mut s, t, y);
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// One partition's timeline from height `y`: its title, the offsets and leader epochs of its
+/// changes, then a row per broker (leader, ISR, ELR or out); returns the height below it.
+fn write_timeline(s: &mut String, t: &Timeline, mut y: usize) -> usize {
+    let skipped = t.columns.len().saturating_sub(SVG_COLUMNS);
+    let title = if skipped > 0 {
+        format!("{} (the last {SVG_COLUMNS} changes; {skipped} before)", t.partition)
+    } else {
+        t.partition.clone()
+    };
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" font-weight=\"bold\">{}</text>", y + 16, svg_escape(&title));
+    y += CELL_H;
+    let x0 = PAD + LABEL_W;
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">offset</text>", y + 16);
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">leader epoch</text>", y + CELL_H + 16);
+    for (j, c) in t.columns[skipped..].iter().enumerate() {
+        let x = x0 + j * CELL_W;
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{}</text>", x + 4, y + 16, svg_escape(&c.position));
+        let epoch = match (c.epoch, c.leader) {
+            (Some(e), Some(NO_LEADER)) => format!("e{e} none"),
+            (Some(e), _) => format!("e{e}"),
+            (None, _) => "removed".into(),
+        };
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{epoch}</text>", x + 4, y + CELL_H + 16);
+    }
+    y += 2 * CELL_H;
+    for (i, b) in t.brokers.iter().enumerate() {
+        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\">broker {b}</text>", y + 16);
+        for (j, c) in t.columns[skipped..].iter().enumerate() {
+            let x = x0 + j * CELL_W;
+            let (fill, label) = match (c.parts[i], c.epoch) {
+                (Part::Leader, Some(e)) => (tint(e), format!("L e{e}")),
+                (Part::Isr, _) => ("#e4e4e4".to_string(), "ISR".to_string()),
+                (Part::Elr, _) => ("#fff1c2".to_string(), "ELR".to_string()),
+                (Part::Out, _) => ("#ffffff".to_string(), "·".to_string()),
+                _ => continue,
+            };
+            let _ = writeln!(
+                s,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" stroke=\"#333\"/>\
+                 <text x=\"{}\" y=\"{}\">{}</text>",
+                CELL_W - 2,
+                CELL_H - 2,
+                x + 6,
+                y + 16,
+                svg_escape(&label)
+            );
+        }
+        y += CELL_H;
+    }
+    y += PAD;
+    y
 }

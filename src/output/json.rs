@@ -19,11 +19,12 @@ use crate::commands::dump::ControlRead;
 use crate::commands::dump::{BatchRow, DumpEvent, PartitionSummary};
 use crate::error::{IoContext, Result};
 use crate::format::control::ControlRecord;
+use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::record::Record;
 use crate::log::index::{OffsetEntryCheck, TimeEntryCheck};
 use crate::log::verify::{EpochAgreement, EpochRow};
 use crate::replica::CheckReport;
-use crate::replica::ReplicaSummary;
+use crate::replica::{QuorumState, ReplicaSummary};
 use serde::{Serialize, Serializer};
 use std::borrow::Cow;
 use std::io::Write;
@@ -767,58 +768,10 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
             line(out, &TrailingWire { bytes: len, path: Shown(path), position, kind: "trailing", what })
         }
         DumpEvent::File { .. } => Ok(()),
-        DumpEvent::QuorumState(q) => line(
-            out,
-            &QuorumStateWire {
-                applied_offset: q.applied_offset,
-                cluster_id: q.cluster_id.as_deref(),
-                current_voters: q.current_voters.as_ref().map(|v| v.iter().map(|v| v.voter_id).collect()),
-                data_version: q.data_version,
-                leader_epoch: q.leader_epoch,
-                leader_id: q.leader_id,
-                kind: "quorum_state",
-                voted_directory_id: q.voted_directory_id.as_deref(),
-                voted_id: q.voted_id,
-            },
-        ),
-        DumpEvent::IndexEntry { offset, position, check } => {
-            let (check, log_offset, batch_start) = match check {
-                OffsetEntryCheck::Matches => ("matches", None, None),
-                OffsetEntryCheck::NoLog => ("no_log", None, None),
-                OffsetEntryCheck::Mismatch { log_offset, batch_start } => {
-                    ("mismatch", Some(log_offset), Some(batch_start))
-                }
-            };
-            line(out, &IndexEntryWire { batch_start, check, log_offset, offset, position, kind: "index_entry" })
-        }
+        DumpEvent::QuorumState(q) => line(out, &quorum_state_wire(q)),
+        DumpEvent::IndexEntry { offset, position, check } => line(out, &index_entry_wire(offset, position, check)),
         DumpEvent::TimeIndexEntry { timestamp, offset, check, .. } => {
-            let mut v = TimeIndexEntryWire {
-                check: "",
-                found_log_offset: None,
-                log_timestamp: None,
-                offset,
-                previous_timestamp: None,
-                timestamp,
-                kind: "time_index_entry",
-            };
-            v.check = match check {
-                TimeEntryCheck::MatchesBatch => "matches_batch",
-                TimeEntryCheck::MatchesRecord => "matches_record",
-                TimeEntryCheck::TimestampMismatch { log_timestamp } => {
-                    v.log_timestamp = Some(log_timestamp);
-                    "timestamp_mismatch"
-                }
-                TimeEntryCheck::OutOfOrder { previous_timestamp } => {
-                    v.previous_timestamp = Some(previous_timestamp);
-                    "out_of_order"
-                }
-                TimeEntryCheck::NotFound { found_log_offset } => {
-                    v.found_log_offset = Some(found_log_offset);
-                    "not_found"
-                }
-                TimeEntryCheck::NoLog => "no_log",
-            };
-            line(out, &v)
+            line(out, &time_index_entry_wire(timestamp, offset, check))
         }
         DumpEvent::TxnIndexEntry(t) => line(
             out,
@@ -842,21 +795,7 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
                 version: s.version,
             },
         ),
-        DumpEvent::ProducerEntry(e) => line(
-            out,
-            &ProducerEntryWire {
-                coordinator_epoch: e.coordinator_epoch,
-                current_txn_first_offset: (e.current_txn_first_offset >= 0).then_some(e.current_txn_first_offset),
-                first_sequence: e.first_sequence(),
-                last_offset: e.last_offset,
-                last_sequence: e.last_sequence,
-                offset_delta: e.offset_delta,
-                producer_epoch: e.producer_epoch,
-                producer_id: e.producer_id,
-                timestamp: e.timestamp,
-                kind: "producer_entry",
-            },
-        ),
+        DumpEvent::ProducerEntry(e) => line(out, &producer_entry_wire(e)),
         DumpEvent::PartitionSummary(p) => line(out, &partition_summary_wire(p)),
         // Each partition is a line of its own; a JSON reader counts them.
         DumpEvent::LogDirTotals { .. } => Ok(()),
@@ -870,6 +809,78 @@ pub fn dump_event(out: &mut dyn Write, event: DumpEvent<'_>) -> Result<()> {
         DumpEvent::OffsetEntry { topic, partition, offset } => {
             line(out, &OffsetEntryWire { offset, partition, topic, kind: "offset_entry" })
         }
+    }
+}
+
+/// What a `quorum-state` file says, as its line.
+fn quorum_state_wire(q: &QuorumState) -> QuorumStateWire<'_> {
+    QuorumStateWire {
+        applied_offset: q.applied_offset,
+        cluster_id: q.cluster_id.as_deref(),
+        current_voters: q.current_voters.as_ref().map(|v| v.iter().map(|v| v.voter_id).collect()),
+        data_version: q.data_version,
+        leader_epoch: q.leader_epoch,
+        leader_id: q.leader_id,
+        kind: "quorum_state",
+        voted_directory_id: q.voted_directory_id.as_deref(),
+        voted_id: q.voted_id,
+    }
+}
+
+/// An offset index entry and what the log holds at it.
+fn index_entry_wire(offset: i64, position: u64, check: OffsetEntryCheck) -> IndexEntryWire {
+    let (check, log_offset, batch_start) = match check {
+        OffsetEntryCheck::Matches => ("matches", None, None),
+        OffsetEntryCheck::NoLog => ("no_log", None, None),
+        OffsetEntryCheck::Mismatch { log_offset, batch_start } => ("mismatch", Some(log_offset), Some(batch_start)),
+    };
+    IndexEntryWire { batch_start, check, log_offset, offset, position, kind: "index_entry" }
+}
+
+/// A time index entry and what the log holds at it.
+fn time_index_entry_wire(timestamp: i64, offset: i64, check: TimeEntryCheck) -> TimeIndexEntryWire {
+    let mut v = TimeIndexEntryWire {
+        check: "",
+        found_log_offset: None,
+        log_timestamp: None,
+        offset,
+        previous_timestamp: None,
+        timestamp,
+        kind: "time_index_entry",
+    };
+    v.check = match check {
+        TimeEntryCheck::MatchesBatch => "matches_batch",
+        TimeEntryCheck::MatchesRecord => "matches_record",
+        TimeEntryCheck::TimestampMismatch { log_timestamp } => {
+            v.log_timestamp = Some(log_timestamp);
+            "timestamp_mismatch"
+        }
+        TimeEntryCheck::OutOfOrder { previous_timestamp } => {
+            v.previous_timestamp = Some(previous_timestamp);
+            "out_of_order"
+        }
+        TimeEntryCheck::NotFound { found_log_offset } => {
+            v.found_log_offset = Some(found_log_offset);
+            "not_found"
+        }
+        TimeEntryCheck::NoLog => "no_log",
+    };
+    v
+}
+
+/// A producer snapshot's entry.
+fn producer_entry_wire(e: &ProducerEntry) -> ProducerEntryWire {
+    ProducerEntryWire {
+        coordinator_epoch: e.coordinator_epoch,
+        current_txn_first_offset: (e.current_txn_first_offset >= 0).then_some(e.current_txn_first_offset),
+        first_sequence: e.first_sequence(),
+        last_offset: e.last_offset,
+        last_sequence: e.last_sequence,
+        offset_delta: e.offset_delta,
+        producer_epoch: e.producer_epoch,
+        producer_id: e.producer_id,
+        timestamp: e.timestamp,
+        kind: "producer_entry",
     }
 }
 

@@ -9,6 +9,7 @@
 //! windowed around the focus (the divergence point, else the HW) with an elision mark.
 
 use super::fit::visible_width;
+use super::palette::Palette;
 use super::Settings;
 use crate::commands::draw::{DrawReport, DrawnRecord, DrawnReplica, RecoveryDrawing};
 use crate::commands::recover::{FollowerRecoverReport, RecordClass};
@@ -351,25 +352,7 @@ impl Picture {
     ) -> Picture {
         let leader_cells: Vec<PicCell> =
             drawing.leader_records.iter().map(|rec| PicCell::new(rec.clone(), None)).collect();
-        // An acknowledged record the follower keeps but the leader does not hold (another record
-        // there, or none) is lost all the same: flagged ACK-LOST, as the next picture flags it.
-        let leader_start = r.leader_view.log_start_offset;
-        let before: Vec<PicCell> =
-            r.rows
-                .iter()
-                .map(|row| {
-                    let held = row.leader.as_ref().is_some_and(|l| {
-                        DrawnRecord::from_owned(l).same_batch(&DrawnRecord::from_owned(&row.follower))
-                    });
-                    let fate = match Fate::of_row(row.class, row.acked) {
-                        Fate::Kept | Fate::Diverged if row.acked && !held && row.follower.offset >= leader_start => {
-                            Fate::AckedLost
-                        }
-                        f => f,
-                    };
-                    PicCell::new(DrawnRecord::from_owned(&row.follower), Some(fate))
-                })
-                .collect();
+        let before = follower_cells_before(r);
         let after: Vec<PicCell> = r
             .rows
             .iter()
@@ -566,6 +549,29 @@ pub enum LegendItem {
     Tiers,
 }
 
+/// The follower's cells before the recovery, each with its fate. An acknowledged record the
+/// follower keeps but the leader does not hold (another record there, or none) is lost all the
+/// same: flagged ACK-LOST, as the next picture flags it.
+fn follower_cells_before(r: &FollowerRecoverReport) -> Vec<PicCell> {
+    let leader_start = r.leader_view.log_start_offset;
+    r.rows
+        .iter()
+        .map(|row| {
+            let held = row
+                .leader
+                .as_ref()
+                .is_some_and(|l| DrawnRecord::from_owned(l).same_batch(&DrawnRecord::from_owned(&row.follower)));
+            let fate = match Fate::of_row(row.class, row.acked) {
+                Fate::Kept | Fate::Diverged if row.acked && !held && row.follower.offset >= leader_start => {
+                    Fate::AckedLost
+                }
+                f => f,
+            };
+            PicCell::new(DrawnRecord::from_owned(&row.follower), Some(fate))
+        })
+        .collect()
+}
+
 /// A cell's left border on a terminal: solid when committed, dashed when not yet.
 fn border(c: &PicCell) -> char {
     if c.committed {
@@ -664,6 +670,55 @@ pub fn write_text(out: &mut dyn Write, pic: &Picture, settings: &Settings) -> Re
     write_text_after(out, pic, settings, &mut Vec::new())
 }
 
+/// Where the text picture's columns go: the label column's width and the window of offsets.
+struct TextLayout {
+    label_w: usize,
+    start: i64,
+    stop: i64,
+    elided_before: bool,
+    elided_after: bool,
+}
+
+impl TextLayout {
+    /// The label column as wide as the widest label (8 to 30), then as many offsets as fit in
+    /// `width`, and one fewer while a mark's label at the window's right edge (`↑HW,LEO` after
+    /// the last cell) would run past the width and wrap onto a line of its own.
+    fn of(pic: &Picture, width: usize) -> TextLayout {
+        let label_w = pic
+            .rows
+            .iter()
+            .flat_map(|r| [format!("{} {}", r.name, r.detail).chars().count(), r.marks_text().chars().count() + 2])
+            .chain([if pic.differs.is_empty() { 6 } else { format!("differs at {}", pic.differs[0]).len() }])
+            .max()
+            .unwrap_or(8)
+            .clamp(8, 30)
+            + 1;
+        let mut cells = (width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL).max(1);
+        let (start, stop) = loop {
+            let (start, stop) = pic.window(cells);
+            let label_end = |o: i64, ms: &Vec<Mark>| {
+                label_w
+                    + ELIDE
+                    + (o - start) as usize * CELL
+                    + 1
+                    + ms.iter().map(|m| m.label().len() + 1).sum::<usize>()
+                    - 1
+            };
+            let widest =
+                pic.rows.iter().flat_map(|r| r.marks_between(start, stop)).map(|(o, ms)| label_end(o, &ms)).max();
+            if cells <= 1 || widest.is_none_or(|w| w <= width) {
+                break (start, stop);
+            }
+            cells -= 1;
+        };
+        TextLayout { label_w, start, stop, elided_before: start > pic.lowest, elided_after: stop < pic.highest }
+    }
+
+    fn col_of(&self, o: i64) -> usize {
+        self.label_w + ELIDE + (o - self.start) as usize * CELL
+    }
+}
+
 /// [`write_text`] for one picture of a series (the demo's): the legend names only what no
 /// earlier picture's legend did (`shown` collects them), so it is not repeated after each.
 pub fn write_text_after(
@@ -674,35 +729,8 @@ pub fn write_text_after(
 ) -> Result<()> {
     let p = settings.palette();
     let width = settings.width.unwrap_or(super::fit::FALLBACK_WIDTH);
-    let label_w = pic
-        .rows
-        .iter()
-        .flat_map(|r| [format!("{} {}", r.name, r.detail).chars().count(), r.marks_text().chars().count() + 2])
-        .chain([if pic.differs.is_empty() { 6 } else { format!("differs at {}", pic.differs[0]).len() }])
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 30)
-        + 1;
-    // As many offsets as fit, and one fewer while a mark's label at the window's right edge
-    // (`↑HW,LEO` after the last cell) would run past the width and wrap onto a line of its own.
-    let mut cells = (width.saturating_sub(label_w + 2 * ELIDE + 1) / CELL).max(1);
-    let (start, stop) = loop {
-        let (start, stop) = pic.window(cells);
-        let label_end = |o: i64, ms: &Vec<Mark>| {
-            label_w + ELIDE + (o - start) as usize * CELL + 1 + ms.iter().map(|m| m.label().len() + 1).sum::<usize>()
-                - 1
-        };
-        let widest = pic.rows.iter().flat_map(|r| r.marks_between(start, stop)).map(|(o, ms)| label_end(o, &ms)).max();
-        if cells <= 1 || widest.is_none_or(|w| w <= width) {
-            break (start, stop);
-        }
-        cells -= 1;
-    };
-    let elided_before = start > pic.lowest;
-    let elided_after = stop < pic.highest;
-    let lead = if elided_before { "… " } else { "  " };
-    let col_of = |o: i64| label_w + ELIDE + (o - start) as usize * CELL;
-    let line_width = col_of(stop) + ELIDE + 1;
+    let at = TextLayout::of(pic, width);
+    let (label_w, start, stop) = (at.label_w, at.start, at.stop);
     let mut lines: Vec<String> = Vec::new();
     // Offsets.
     let mut header = fixed("offset", label_w) + "  ";
@@ -711,89 +739,11 @@ pub fn write_text_after(
     }
     lines.push(header.trim_end().to_string());
     for row in &pic.rows {
-        let mut line = format!("{}{}", row_label(row, label_w), lead);
-        // Each cell's left border says whether it is committed: `│` solid, `┊` dashed (RaftScope's
-        // convention); the right edge after a cell takes that cell's border.
-        let mut previous: Option<&PicCell> = None;
-        for o in start..stop {
-            match row.cell_at(o) {
-                Some(c) => {
-                    line.push(border(c));
-                    line.push_str(&p.epoch_block(c.record.leader_epoch, &cell_text(&c.record, CELL - 1)));
-                    previous = Some(c);
-                }
-                None => {
-                    if let Some(prev) = previous.take() {
-                        line.push(border(prev));
-                        line.push_str(&" ".repeat(CELL - 1));
-                    } else {
-                        line.push_str(&" ".repeat(CELL));
-                    }
-                }
-            }
-        }
-        if let Some(prev) = previous {
-            line.push(border(prev));
-        }
-        let holds_later = row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > stop);
-        if elided_after && holds_later {
-            line.push_str(" …");
-        }
-        lines.push(line.trim_end().to_string());
-        // Batches of more than one record in view: a bracket under their cells.
-        let runs = batch_runs(row, start, stop);
-        if !runs.is_empty() {
-            let mut l: Vec<char> = " ".repeat(col_of(stop) + 1).chars().collect();
-            for (a, b) in &runs {
-                let (x0, x1) = (col_of(*a) + 1, col_of(*b) + CELL - 1);
-                l[x0] = '╰';
-                for ch in l.iter_mut().take(x1).skip(x0 + 1) {
-                    *ch = '─';
-                }
-                l[x1] = '╯';
-            }
-            lines.push(l.into_iter().collect::<String>().trim_end().to_string());
-        }
-        // Fates.
-        if row.cells.iter().any(|c| c.fate.is_some()) {
-            let mut l = fixed("  fate", label_w) + "  ";
-            for o in start..stop {
-                let text = row.cell_at(o).and_then(|c| c.fate).map_or("", |f| f.label());
-                // Paint the word, not its padding, so a trailing pad is trimmed either way.
-                let painted = match row.cell_at(o).and_then(|c| c.fate) {
-                    Some(f) if f.is_bad() => p.bad(text),
-                    Some(Fate::Kept) | None => text.to_string(),
-                    Some(_) => p.warn(text),
-                };
-                l.push(' ');
-                l.push_str(&painted);
-                l.push_str(&" ".repeat((CELL - 1).saturating_sub(text.chars().count())));
-            }
-            lines.push(l.trim_end().to_string());
-        }
-        if let Some(l) = super::txn_picture::text_line(row, start, stop, label_w, CELL, &p) {
-            lines.push(l);
-        }
-        // Marks: an arrow on the left edge of the cell at the mark's offset; every number in
-        // the label column.
-        let at = row.marks_between(start, stop);
-        let labels: Vec<(usize, String)> = at
-            .iter()
-            .map(|(o, ms)| {
-                let arrow = if ms.contains(&Mark::Cut) { '✂' } else { '↑' };
-                (col_of(*o), format!("{arrow}{}", ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",")))
-            })
-            .collect();
-        let placed = place(&labels, line_width);
-        let numbers = fixed(&format!("  {}", row.marks_text()), label_w);
-        for (i, l) in placed.iter().enumerate() {
-            let head = if i == 0 { numbers.clone() } else { " ".repeat(label_w) };
-            let rest: String = l.chars().skip(label_w).collect();
-            lines.push(format!("{head}{rest}").trim_end().to_string());
-        }
-        if placed.is_empty() && !super::tier_picture::is_remote_row(row) {
-            lines.push(numbers.trim_end().to_string());
-        }
+        lines.push(cells_line(row, &at, &p));
+        lines.extend(bracket_line(row, &at));
+        lines.extend(fate_line(row, &at, &p));
+        lines.extend(super::txn_picture::text_line(row, start, stop, label_w, CELL, &p));
+        lines.extend(mark_lines(row, &at));
         // The epoch cache, each pair in its epoch's colour (the remote tier has none).
         if super::tier_picture::is_remote_row(row) {
             continue;
@@ -817,31 +767,9 @@ pub fn write_text_after(
         }
         lines.push(p.bad(l.trim_end()));
     }
-    // Legend: only what is on the picture.
-    // `e2` means two things: a cell's batch epoch, and after a role the epoch a replica runs at.
-    let legend: Vec<String> = pic
-        .legend(start, stop, elided_before || elided_after)
-        .into_iter()
-        .filter_map(|item| {
-            Some(match item {
-                LegendItem::Epochs => "eN: a batch's epoch; after a role, the replica's".to_string(),
-                LegendItem::Committed => "│ committed (below a HW)".into(),
-                LegendItem::NotCommitted => "┊ not yet committed".into(),
-                LegendItem::Batch => "╰─╯ one batch".into(),
-                LegendItem::Cut => "✂ cut: where the truncation cuts the log".into(),
-                // The terminal says it in words under the picture (a `!` line).
-                LegendItem::AckedFlag => return None,
-                LegendItem::Cache => format!("cache: the epoch cache, entries {}", super::epoch_cache::KEY),
-                LegendItem::Marks => "↑ mark before the offset (LS log start, RP recovery point)".into(),
-                LegendItem::Elided => "… more offsets".into(),
-                LegendItem::Differs => "✗ replicas differ".into(),
-                LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
-                LegendItem::Transactions => super::txn_picture::TEXT_LEGEND.to_string(),
-                LegendItem::Tiers => super::tier_picture::TEXT_LEGEND.to_string(),
-            })
-        })
-        .collect();
-    let mut legend = legend;
+    // Legend: only what is on the picture, and not already shown.
+    let mut legend: Vec<String> =
+        pic.legend(start, stop, at.elided_before || at.elided_after).into_iter().filter_map(legend_text).collect();
     legend.retain(|item| !shown.contains(item));
     shown.extend(legend.iter().cloned());
     let mut legend_line = String::new();
@@ -862,6 +790,125 @@ pub fn write_text_after(
         writeln!(out, "{l}").at("<stdout>", "write")?;
     }
     Ok(())
+}
+
+/// A row's cells. Each cell's left border says whether it is committed: `│` solid, `┊` dashed
+/// (RaftScope's convention); the right edge after a cell takes that cell's border.
+fn cells_line(row: &Row, at: &TextLayout, p: &Palette) -> String {
+    let lead = if at.elided_before { "… " } else { "  " };
+    let mut line = format!("{}{}", row_label(row, at.label_w), lead);
+    let mut previous: Option<&PicCell> = None;
+    for o in at.start..at.stop {
+        match row.cell_at(o) {
+            Some(c) => {
+                line.push(border(c));
+                line.push_str(&p.epoch_block(c.record.leader_epoch, &cell_text(&c.record, CELL - 1)));
+                previous = Some(c);
+            }
+            None => {
+                if let Some(prev) = previous.take() {
+                    line.push(border(prev));
+                    line.push_str(&" ".repeat(CELL - 1));
+                } else {
+                    line.push_str(&" ".repeat(CELL));
+                }
+            }
+        }
+    }
+    if let Some(prev) = previous {
+        line.push(border(prev));
+    }
+    let holds_later = row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > at.stop);
+    if at.elided_after && holds_later {
+        line.push_str(" …");
+    }
+    line.trim_end().to_string()
+}
+
+/// Batches of more than one record in view: a bracket under their cells.
+fn bracket_line(row: &Row, at: &TextLayout) -> Option<String> {
+    let runs = batch_runs(row, at.start, at.stop);
+    if runs.is_empty() {
+        return None;
+    }
+    let mut l: Vec<char> = " ".repeat(at.col_of(at.stop) + 1).chars().collect();
+    for (a, b) in &runs {
+        let (x0, x1) = (at.col_of(*a) + 1, at.col_of(*b) + CELL - 1);
+        l[x0] = '╰';
+        for ch in l.iter_mut().take(x1).skip(x0 + 1) {
+            *ch = '─';
+        }
+        l[x1] = '╯';
+    }
+    Some(l.into_iter().collect::<String>().trim_end().to_string())
+}
+
+/// Each cell's fate under it, when the row has any.
+fn fate_line(row: &Row, at: &TextLayout, p: &Palette) -> Option<String> {
+    if !row.cells.iter().any(|c| c.fate.is_some()) {
+        return None;
+    }
+    let mut l = fixed("  fate", at.label_w) + "  ";
+    for o in at.start..at.stop {
+        let text = row.cell_at(o).and_then(|c| c.fate).map_or("", |f| f.label());
+        // Paint the word, not its padding, so a trailing pad is trimmed either way.
+        let painted = match row.cell_at(o).and_then(|c| c.fate) {
+            Some(f) if f.is_bad() => p.bad(text),
+            Some(Fate::Kept) | None => text.to_string(),
+            Some(_) => p.warn(text),
+        };
+        l.push(' ');
+        l.push_str(&painted);
+        l.push_str(&" ".repeat((CELL - 1).saturating_sub(text.chars().count())));
+    }
+    Some(l.trim_end().to_string())
+}
+
+/// Marks: an arrow on the left edge of the cell at the mark's offset; every number in the
+/// label column.
+fn mark_lines(row: &Row, at: &TextLayout) -> Vec<String> {
+    let labels: Vec<(usize, String)> = row
+        .marks_between(at.start, at.stop)
+        .iter()
+        .map(|(o, ms)| {
+            let arrow = if ms.contains(&Mark::Cut) { '✂' } else { '↑' };
+            (at.col_of(*o), format!("{arrow}{}", ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",")))
+        })
+        .collect();
+    let line_width = at.col_of(at.stop) + ELIDE + 1;
+    let placed = place(&labels, line_width);
+    let numbers = fixed(&format!("  {}", row.marks_text()), at.label_w);
+    let mut lines = Vec::new();
+    for (i, l) in placed.iter().enumerate() {
+        let head = if i == 0 { numbers.clone() } else { " ".repeat(at.label_w) };
+        let rest: String = l.chars().skip(at.label_w).collect();
+        lines.push(format!("{head}{rest}").trim_end().to_string());
+    }
+    if placed.is_empty() && !super::tier_picture::is_remote_row(row) {
+        lines.push(numbers.trim_end().to_string());
+    }
+    lines
+}
+
+/// A legend item in the terminal's words. `e2` means two things: a cell's batch epoch, and
+/// after a role the epoch a replica runs at.
+fn legend_text(item: LegendItem) -> Option<String> {
+    Some(match item {
+        LegendItem::Epochs => "eN: a batch's epoch; after a role, the replica's".to_string(),
+        LegendItem::Committed => "│ committed (below a HW)".into(),
+        LegendItem::NotCommitted => "┊ not yet committed".into(),
+        LegendItem::Batch => "╰─╯ one batch".into(),
+        LegendItem::Cut => "✂ cut: where the truncation cuts the log".into(),
+        // The terminal says it in words under the picture (a `!` line).
+        LegendItem::AckedFlag => return None,
+        LegendItem::Cache => format!("cache: the epoch cache, entries {}", super::epoch_cache::KEY),
+        LegendItem::Marks => "↑ mark before the offset (LS log start, RP recovery point)".into(),
+        LegendItem::Elided => "… more offsets".into(),
+        LegendItem::Differs => "✗ replicas differ".into(),
+        LegendItem::Fate(f) => format!("{} = {}", f.label(), f.meaning()),
+        LegendItem::Transactions => super::txn_picture::TEXT_LEGEND.to_string(),
+        LegendItem::Tiers => super::tier_picture::TEXT_LEGEND.to_string(),
+    })
 }
 
 #[cfg(test)]

@@ -59,134 +59,154 @@ fn causes(c: &CandidateForecast) -> String {
     parts.join(", ")
 }
 
+fn write_line(out: &mut dyn Write, s: &str) -> Result<()> {
+    writeln!(out, "{s}").at("<stdout>", "write")
+}
+
 pub fn text(out: &mut dyn Write, forecasts: &[PartitionForecast], settings: &Settings) -> Result<()> {
-    let w = |out: &mut dyn Write, s: &str| writeln!(out, "{s}").at("<stdout>", "write");
     for f in forecasts {
-        if f.candidates.is_empty() && f.unforecast.is_empty() {
-            continue;
+        if !(f.candidates.is_empty() && f.unforecast.is_empty()) {
+            partition_text(out, f, settings)?;
         }
-        w(out, "")?;
-        let bytes = match f.retention_bytes {
-            -1 => String::new(),
-            b => format!(", retention.bytes {b} from {}", f.retention_bytes_source),
-        };
+    }
+    Ok(())
+}
+
+/// One tiered partition: what each broker would do if it led, what a consumer of the current
+/// leader reads, and the remote segments no leader would serve or delete.
+fn partition_text(out: &mut dyn Write, f: &PartitionForecast, settings: &Settings) -> Result<()> {
+    let w = write_line;
+    w(out, "")?;
+    let bytes = match f.retention_bytes {
+        -1 => String::new(),
+        b => format!(", retention.bytes {b} from {}", f.retention_bytes_source),
+    };
+    w(
+        out,
+        &format!(
+            "{} if each broker leads (Kafka 4.4's RemoteLogManager; retention.ms {} from {}{bytes}):",
+            escape::text(&f.partition),
+            f.retention_ms,
+            f.retention_ms_source
+        ),
+    )?;
+    for (i, c) in f.candidates.iter().enumerate() {
+        candidate_text(out, c, f.current == Some(i), settings)?;
+    }
+    for u in &f.unforecast {
+        w(
+            out,
+            &format!("  {}: not forecast: {}", escape::text(&u.data_dir.display().to_string()), escape::text(&u.why)),
+        )?;
+    }
+    consumer_text(out, f, settings)?;
+    for (id, start, end) in &f.unlisted {
         w(
             out,
             &format!(
-                "{} if each broker leads (Kafka 4.4's RemoteLogManager; retention.ms {} from {}{bytes}):",
-                escape::text(&f.partition),
-                f.retention_ms,
-                f.retention_ms_source
+                "  segment {} ({start}..{end}): Kafka's cache lists it under none of its epochs (a later copy \
+                 took its start offset): no leader's expiration deletes it",
+                base64_url(id)
             ),
         )?;
-        for (i, c) in f.candidates.iter().enumerate() {
-            let e = &c.forecast;
-            let total = e.segments.len();
-            let outside = e.segments.iter().filter(|s| s.within_lineage == Some(false)).count();
-            let current = if f.current == Some(i) { " (the current leader)" } else { "" };
-            let epochs: Vec<String> = c.candidate.epoch_entries.iter().map(|(e, o)| format!("{e}@{o}")).collect();
-            w(
-                out,
-                &format!(
-                    "  {}{current}: epoch cache {}; log start {}, local log start {}, log end {}",
-                    who(c),
-                    if epochs.is_empty() { "empty".to_string() } else { epochs.join(" ") },
-                    c.candidate.log_start_offset,
-                    c.candidate.local_log_start_offset,
-                    c.candidate.log_end_offset
-                ),
-            )?;
-            let deletes = if e.deletions.is_empty() {
-                "Kafka deletes no remote segment".to_string()
-            } else {
-                format!(
-                    "Kafka deletes {} segment(s), offsets {} ({})",
-                    e.deletions.len(),
-                    merged(e.deletions.iter().map(|d| (d.start_offset, d.end_offset)).collect()),
-                    causes(c)
-                )
-            };
-            w(
-                out,
-                &format!(
-                    "    if {} leads, {deletes}; earliest offset after: {}; it serves {} of {total} remote segment(s), \
-                     {outside} outside its epoch lineage",
-                    who(c),
-                    e.log_start_offset_after,
-                    e.served_count()
-                ),
-            )?;
-            if !e.deletions.is_empty() {
-                let mut grid = Grid::new(
-                    settings,
-                    &[Col::Ident("deleted segment"), Col::Keep("start"), Col::Keep("end"), Col::Verdict("why")],
-                );
-                for d in &e.deletions {
-                    grid.add(vec![
-                        Cell::new(base64_url(&d.segment_id)),
-                        right(d.start_offset),
-                        right(d.end_offset),
-                        Cell::new(d.cause.name()),
-                    ]);
-                }
-                grid.write(out)?;
+    }
+    if f.served_by_none_count > 0 {
+        w(out, &format!("  {} finished remote segment(s) no broker here would serve", f.served_by_none_count))?;
+    }
+    for s in &f.salvage {
+        let what = match (s.first_record_offset, s.last_record_offset) {
+            (Some(a), Some(b)) => format!("{} record(s), offsets {a}..{b}", s.record_count),
+            _ => "no record".into(),
+        };
+        let cut = s.unreadable.as_ref().map_or(String::new(), |u| format!(" (read up to: {})", escape::text(u)));
+        w(
+            out,
+            &format!(
+                "    salvage: segment {} ({}..{}): {what} still in its remote .log{cut}",
+                base64_url(&s.segment_id),
+                s.start_offset,
+                s.end_offset
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// If broker N leads: its epoch cache and offsets, the remote segments Kafka would delete and
+/// why, the earliest offset after, and how many segments it serves.
+fn candidate_text(out: &mut dyn Write, c: &CandidateForecast, is_current: bool, settings: &Settings) -> Result<()> {
+    let w = write_line;
+    let e = &c.forecast;
+    let total = e.segments.len();
+    let outside = e.segments.iter().filter(|s| s.within_lineage == Some(false)).count();
+    let current = if is_current { " (the current leader)" } else { "" };
+    let epochs: Vec<String> = c.candidate.epoch_entries.iter().map(|(e, o)| format!("{e}@{o}")).collect();
+    w(
+        out,
+        &format!(
+            "  {}{current}: epoch cache {}; log start {}, local log start {}, log end {}",
+            who(c),
+            if epochs.is_empty() { "empty".to_string() } else { epochs.join(" ") },
+            c.candidate.log_start_offset,
+            c.candidate.local_log_start_offset,
+            c.candidate.log_end_offset
+        ),
+    )?;
+    let deletes = if e.deletions.is_empty() {
+        "Kafka deletes no remote segment".to_string()
+    } else {
+        format!(
+            "Kafka deletes {} segment(s), offsets {} ({})",
+            e.deletions.len(),
+            merged(e.deletions.iter().map(|d| (d.start_offset, d.end_offset)).collect()),
+            causes(c)
+        )
+    };
+    w(
+        out,
+        &format!(
+            "    if {} leads, {deletes}; earliest offset after: {}; it serves {} of {total} remote segment(s), \
+             {outside} outside its epoch lineage",
+            who(c),
+            e.log_start_offset_after,
+            e.served_count()
+        ),
+    )?;
+    if !e.deletions.is_empty() {
+        let mut grid = Grid::new(
+            settings,
+            &[Col::Ident("deleted segment"), Col::Keep("start"), Col::Keep("end"), Col::Verdict("why")],
+        );
+        for d in &e.deletions {
+            grid.add(vec![
+                Cell::new(base64_url(&d.segment_id)),
+                right(d.start_offset),
+                right(d.end_offset),
+                Cell::new(d.cause.name()),
+            ]);
+        }
+        grid.write(out)?;
+    }
+    Ok(())
+}
+
+/// What a consumer reads from each offset of the current leader (when it is among the dirs).
+fn consumer_text(out: &mut dyn Write, f: &PartitionForecast, settings: &Settings) -> Result<()> {
+    let w = write_line;
+    match (f.current, f.metadata_leader) {
+        (Some(i), _) => {
+            let c = &f.candidates[i];
+            w(out, &format!("  what a consumer reads from each offset of the current leader, {}:", who(c)))?;
+            let mut grid = Grid::new(settings, &[Col::Keep("from"), Col::Keep("to"), Col::Verdict("answered from")]);
+            for r in &c.forecast.reads {
+                grid.add(vec![right(r.first_offset), right(r.last_offset), Cell::new(source_text(r.source))]);
             }
+            grid.write(out)?;
+            let walk: Vec<String> = c.forecast.consumer_from_earliest().iter().map(walk_step).collect();
+            w(out, &format!("  a consumer from the earliest offset reads: {}", walk.join(", ")))?;
         }
-        for u in &f.unforecast {
-            w(
-                out,
-                &format!(
-                    "  {}: not forecast: {}",
-                    escape::text(&u.data_dir.display().to_string()),
-                    escape::text(&u.why)
-                ),
-            )?;
-        }
-        match (f.current, f.metadata_leader) {
-            (Some(i), _) => {
-                let c = &f.candidates[i];
-                w(out, &format!("  what a consumer reads from each offset of the current leader, {}:", who(c)))?;
-                let mut grid =
-                    Grid::new(settings, &[Col::Keep("from"), Col::Keep("to"), Col::Verdict("answered from")]);
-                for r in &c.forecast.reads {
-                    grid.add(vec![right(r.first_offset), right(r.last_offset), Cell::new(source_text(r.source))]);
-                }
-                grid.write(out)?;
-                let walk: Vec<String> = c.forecast.consumer_from_earliest().iter().map(walk_step).collect();
-                w(out, &format!("  a consumer from the earliest offset reads: {}", walk.join(", ")))?;
-            }
-            (None, Some(l)) => w(out, &format!("  the current leader, broker {l}, is not among the dirs"))?,
-            (None, None) => w(out, "  no current leader: no metadata log in the dirs, or it records none")?,
-        }
-        for (id, start, end) in &f.unlisted {
-            w(
-                out,
-                &format!(
-                    "  segment {} ({start}..{end}): Kafka's cache lists it under none of its epochs (a later copy \
-                     took its start offset): no leader's expiration deletes it",
-                    base64_url(id)
-                ),
-            )?;
-        }
-        if f.served_by_none_count > 0 {
-            w(out, &format!("  {} finished remote segment(s) no broker here would serve", f.served_by_none_count))?;
-        }
-        for s in &f.salvage {
-            let what = match (s.first_record_offset, s.last_record_offset) {
-                (Some(a), Some(b)) => format!("{} record(s), offsets {a}..{b}", s.record_count),
-                _ => "no record".into(),
-            };
-            let cut = s.unreadable.as_ref().map_or(String::new(), |u| format!(" (read up to: {})", escape::text(u)));
-            w(
-                out,
-                &format!(
-                    "    salvage: segment {} ({}..{}): {what} still in its remote .log{cut}",
-                    base64_url(&s.segment_id),
-                    s.start_offset,
-                    s.end_offset
-                ),
-            )?;
-        }
+        (None, Some(l)) => w(out, &format!("  the current leader, broker {l}, is not among the dirs"))?,
+        (None, None) => w(out, "  no current leader: no metadata log in the dirs, or it records none")?,
     }
     Ok(())
 }
@@ -299,56 +319,7 @@ struct NoteWire<'a> {
 pub fn json(out: &mut dyn Write, forecasts: &[PartitionForecast]) -> Result<()> {
     for f in forecasts {
         for (i, c) in f.candidates.iter().enumerate() {
-            let e = &c.forecast;
-            line(
-                out,
-                &LeaderForecastWire {
-                    kind: "leader_forecast",
-                    partition: &f.partition,
-                    broker_id: c.node_id,
-                    data_dir: Shown(&c.data_dir),
-                    current_leader: f.current == Some(i),
-                    epoch_entries: c
-                        .candidate
-                        .epoch_entries
-                        .iter()
-                        .map(|&(leader_epoch, start_offset)| EpochStart { leader_epoch, start_offset })
-                        .collect(),
-                    log_start_offset: c.candidate.log_start_offset,
-                    local_log_start_offset: c.candidate.local_log_start_offset,
-                    log_end_offset: c.candidate.log_end_offset,
-                    retention_ms: f.retention_ms,
-                    retention_ms_source: f.retention_ms_source,
-                    retention_bytes: f.retention_bytes,
-                    retention_bytes_source: f.retention_bytes_source,
-                    served_segment_count: e.served_count(),
-                    segments: e
-                        .segments
-                        .iter()
-                        .map(|s| VerdictWire {
-                            segment_id: base64_url(&s.segment_id),
-                            start_offset: s.start_offset,
-                            end_offset: s.end_offset,
-                            within_lineage: s.within_lineage,
-                            served: s.served.clone(),
-                        })
-                        .collect(),
-                    deletions: e
-                        .deletions
-                        .iter()
-                        .map(|d| DeletionWire {
-                            segment_id: base64_url(&d.segment_id),
-                            start_offset: d.start_offset,
-                            end_offset: d.end_offset,
-                            cause: d.cause.name(),
-                        })
-                        .collect(),
-                    remote_log_start_offset: e.remote_log_start_offset,
-                    log_start_offset_after: e.log_start_offset_after,
-                    reads: e.reads.iter().map(range_wire).collect(),
-                    consumer_from_earliest: e.consumer_from_earliest().iter().map(range_wire).collect(),
-                },
-            )?;
+            line(out, &leader_forecast_wire(f, c, f.current == Some(i)))?;
         }
         for (id, start, end) in &f.unlisted {
             line(
@@ -391,4 +362,59 @@ pub fn json(out: &mut dyn Write, forecasts: &[PartitionForecast]) -> Result<()> 
         }
     }
     Ok(())
+}
+
+/// What broker N would do if it led, as one JSON line.
+fn leader_forecast_wire<'a>(
+    f: &'a PartitionForecast,
+    c: &'a CandidateForecast,
+    is_current: bool,
+) -> LeaderForecastWire<'a> {
+    let e = &c.forecast;
+    LeaderForecastWire {
+        kind: "leader_forecast",
+        partition: &f.partition,
+        broker_id: c.node_id,
+        data_dir: Shown(&c.data_dir),
+        current_leader: is_current,
+        epoch_entries: c
+            .candidate
+            .epoch_entries
+            .iter()
+            .map(|&(leader_epoch, start_offset)| EpochStart { leader_epoch, start_offset })
+            .collect(),
+        log_start_offset: c.candidate.log_start_offset,
+        local_log_start_offset: c.candidate.local_log_start_offset,
+        log_end_offset: c.candidate.log_end_offset,
+        retention_ms: f.retention_ms,
+        retention_ms_source: f.retention_ms_source,
+        retention_bytes: f.retention_bytes,
+        retention_bytes_source: f.retention_bytes_source,
+        served_segment_count: e.served_count(),
+        segments: e
+            .segments
+            .iter()
+            .map(|s| VerdictWire {
+                segment_id: base64_url(&s.segment_id),
+                start_offset: s.start_offset,
+                end_offset: s.end_offset,
+                within_lineage: s.within_lineage,
+                served: s.served.clone(),
+            })
+            .collect(),
+        deletions: e
+            .deletions
+            .iter()
+            .map(|d| DeletionWire {
+                segment_id: base64_url(&d.segment_id),
+                start_offset: d.start_offset,
+                end_offset: d.end_offset,
+                cause: d.cause.name(),
+            })
+            .collect(),
+        remote_log_start_offset: e.remote_log_start_offset,
+        log_start_offset_after: e.log_start_offset_after,
+        reads: e.reads.iter().map(range_wire).collect(),
+        consumer_from_earliest: e.consumer_from_earliest().iter().map(range_wire).collect(),
+    }
 }

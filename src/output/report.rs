@@ -1,7 +1,7 @@
 //! Renderers of the recover and diff reports: text (a table of records) and one JSON document.
 
 use super::json::{line, replica_wire, EpochStart, ReplicaWire, Shown};
-use super::palette::Tone;
+use super::palette::{Palette, Tone};
 use super::table::{self, Col, Grid};
 use super::{display_bytes, epoch_cache, Settings};
 use crate::commands::diff::DiffReport;
@@ -260,6 +260,17 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     out!(out, "  leader:   {}", view_text(&r.leader_view))?;
     out!(out, "  follower: {}", view_text(&r.follower_view))?;
     out!(out, "            (epoch cache entries: {})", epoch_cache::KEY)?;
+    round_trips_text(out, r)?;
+    truncation_text(out, r, &p)?;
+    if !r.rows.is_empty() {
+        records_table(out, r, settings)?;
+    }
+    summary_text(out, r, &p)
+}
+
+/// Each round trip of the follower's truncation: what it asked, what the leader answered, where
+/// it truncates and why.
+fn round_trips_text(out: &mut dyn Write, r: &FollowerRecoverReport) -> Result<()> {
     for (i, t) in r.plan.round_trips.iter().enumerate() {
         let answer = match t.answered_epoch {
             Some(e) if t.answered_end_offset < 0 => format!("epoch {e}, offset UNDEFINED"),
@@ -291,6 +302,11 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     if r.plan.round_trips.is_empty() {
         out!(out, "  no round trip: {}", r.plan.reason.describe())?;
     }
+    Ok(())
+}
+
+/// The truncation point and the follower's LEO and HW across it, with how it restarts.
+fn truncation_text(out: &mut dyn Write, r: &FollowerRecoverReport, p: &Palette) -> Result<()> {
     let removed = r.offsets_removed();
     out!(
         out,
@@ -312,7 +328,7 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
         }
     )?;
     if let Some(aux) = &r.plan.from_remote {
-        super::tiered_restart::text(out, &p, aux, r.plan.truncation_offset, &r.plan.follower_epochs_after)?;
+        super::tiered_restart::text(out, p, aux, r.plan.truncation_offset, &r.plan.follower_epochs_after)?;
     } else if let Some(start) = r.plan.restart_at_leader_start {
         out!(
             out,
@@ -324,36 +340,45 @@ pub fn follower_text(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &
     if r.kept_below_window > 0 {
         out!(out, "  ({} offsets before the window below are kept and not shown)", r.kept_below_window)?;
     }
-    if !r.rows.is_empty() {
-        let mut t = Grid::new(
-            settings,
-            &[
-                Col::Keep("offset"),
-                Col::Keep("epoch"),
-                Col::Flex("follower record"),
-                Col::Flex("leader has"),
-                Col::Verdict("fate"),
-            ],
-        );
-        for row in &r.rows {
-            let leader = match &row.leader {
-                None => p.cell("nothing", Tone::Dim),
-                Some(l) if l.same_batch(&row.follower) => p.cell("same", Tone::Dim),
-                Some(l) => Cell::new(format!("{} (e{})", record_text(l), l.leader_epoch)),
-            };
-            t.add(vec![
-                table::right(row.follower.offset),
-                table::epoch_cell(&p, row.follower.leader_epoch),
-                Cell::new(record_text(&row.follower)),
-                leader,
-                class_cell(settings, row),
-            ]);
-        }
-        t.write(out)?;
-        if r.rows_omitted > 0 {
-            out!(out, "  ... {} more record(s) not shown (counted below)", r.rows_omitted)?;
-        }
+    Ok(())
+}
+
+/// Each record of the window: the follower's, what the leader has at its offset, its fate.
+fn records_table(out: &mut dyn Write, r: &FollowerRecoverReport, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    let mut t = Grid::new(
+        settings,
+        &[
+            Col::Keep("offset"),
+            Col::Keep("epoch"),
+            Col::Flex("follower record"),
+            Col::Flex("leader has"),
+            Col::Verdict("fate"),
+        ],
+    );
+    for row in &r.rows {
+        let leader = match &row.leader {
+            None => p.cell("nothing", Tone::Dim),
+            Some(l) if l.same_batch(&row.follower) => p.cell("same", Tone::Dim),
+            Some(l) => Cell::new(format!("{} (e{})", record_text(l), l.leader_epoch)),
+        };
+        t.add(vec![
+            table::right(row.follower.offset),
+            table::epoch_cell(&p, row.follower.leader_epoch),
+            Cell::new(record_text(&row.follower)),
+            leader,
+            class_cell(settings, row),
+        ]);
     }
+    t.write(out)?;
+    if r.rows_omitted > 0 {
+        out!(out, "  ... {} more record(s) not shown (counted below)", r.rows_omitted)?;
+    }
+    Ok(())
+}
+
+/// The counts of each fate, whether the logs diverge, and the notes that qualify them.
+fn summary_text(out: &mut dyn Write, r: &FollowerRecoverReport, p: &Palette) -> Result<()> {
     let c = &r.counts;
     let diverged = match r.first_divergent_offset {
         Some(o) => p.bad(&format!("logs diverge at offset {o}")),
@@ -756,7 +781,6 @@ pub(super) struct RecoverDoc<'a> {
 }
 
 pub(super) fn recover_doc(r: &FollowerRecoverReport) -> RecoverDoc<'_> {
-    let c = &r.counts;
     RecoverDoc {
         after_catch_up: r.after_catch_up.as_ref().map(diff_wire),
         assumed: assumed_wire(&r.assumed),
@@ -811,21 +835,27 @@ pub(super) fn recover_doc(r: &FollowerRecoverReport) -> RecoverDoc<'_> {
                 truncate_to: t.truncate_to,
             })
             .collect(),
-        summary: RecoverSummaryWire {
-            acked_lost: c.acked_and_lost(),
-            below_leader_start: c.below_leader_start,
-            broker_stops_at_first_fetch: broker_stops_at_first_fetch(r),
-            committed_by_metadata: &r.committed_by_metadata,
-            diverged: c.diverged,
-            diverged_acked: c.diverged_acked,
-            first_divergent_offset: r.first_divergent_offset,
-            high_watermark_checkpoint_lags: r.high_watermark_checkpoint_lags,
-            kept: c.kept,
-            truncated_lost: c.truncated_lost,
-            truncated_refetchable: c.truncated_refetchable,
-        },
+        summary: recover_summary_wire(r),
         truncation_offset: r.plan.truncation_offset,
         kind: "recover",
+    }
+}
+
+/// The counts of `recover`'s JSON summary.
+fn recover_summary_wire(r: &FollowerRecoverReport) -> RecoverSummaryWire<'_> {
+    let c = &r.counts;
+    RecoverSummaryWire {
+        acked_lost: c.acked_and_lost(),
+        below_leader_start: c.below_leader_start,
+        broker_stops_at_first_fetch: broker_stops_at_first_fetch(r),
+        committed_by_metadata: &r.committed_by_metadata,
+        diverged: c.diverged,
+        diverged_acked: c.diverged_acked,
+        first_divergent_offset: r.first_divergent_offset,
+        high_watermark_checkpoint_lags: r.high_watermark_checkpoint_lags,
+        kept: c.kept,
+        truncated_lost: c.truncated_lost,
+        truncated_refetchable: c.truncated_refetchable,
     }
 }
 
@@ -882,6 +912,11 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
             n.kind
         )?;
     }
+    verdict_text(out, r, &p)
+}
+
+/// Where the two logs first diverge, or how far they are identical.
+fn verdict_text(out: &mut dyn Write, r: &DiffReport, p: &Palette) -> Result<()> {
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
         (None, _) if !r.outcome.unreadable_segments.is_empty() => {
             out!(out, "{}: a segment file is unreadable", p.bad("not known identical"))

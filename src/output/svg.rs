@@ -5,7 +5,7 @@
 //! Okabe–Ito colours with a full-colour band, so a black-and-white print still reads.
 
 use super::palette::{epoch_hex, epoch_tint_hex};
-use super::picture::{batch_runs, LegendItem, Mark, Picture};
+use super::picture::{batch_runs, LegendItem, Mark, PicCell, Picture, Row};
 use std::fmt::Write as _;
 
 /// Cells drawn at most: an SVG is for sharing, so it stays one screen wide.
@@ -112,26 +112,55 @@ fn legend_lines(items: &[String], chars: usize) -> Vec<String> {
     lines
 }
 
+/// Where things go: the window of offsets drawn and the heights of a row's parts.
+struct Layout {
+    start: i64,
+    stop: i64,
+    elided_before: bool,
+    elided_after: bool,
+    /// The fates' line under the cells (0 when no cell has a fate).
+    fate_h: i64,
+    /// A batch bracket under the cells.
+    bracket_h: i64,
+    row_h: i64,
+    top: i64,
+}
+
+impl Layout {
+    fn of(pic: &Picture) -> Layout {
+        let (start, stop) = pic.window(MAX_CELLS);
+        // Rows: cells, fates (when any), marks.
+        let fate_h = if pic.has_fates() { 18 } else { 0 };
+        let bracket_h = 8;
+        Layout {
+            start,
+            stop,
+            elided_before: start > pic.lowest,
+            elided_after: stop < pic.highest,
+            fate_h,
+            bracket_h,
+            row_h: CELL_H + bracket_h + fate_h + 42,
+            top: 30,
+        }
+    }
+
+    fn x_of(&self, o: i64) -> i64 {
+        LABEL_W + PAD + 16 + (o - self.start) * CELL_W
+    }
+}
+
 /// The picture as an SVG document (standalone: with the XML declaration) or as an element to
 /// inline in HTML.
 pub fn render(pic: &Picture, standalone: bool) -> String {
-    let (start, stop) = pic.window(MAX_CELLS);
-    let elided_before = start > pic.lowest;
-    let elided_after = stop < pic.highest;
-    let x_of = |o: i64| LABEL_W + PAD + 16 + (o - start) * CELL_W;
-    // Rows: cells, fates (when any), marks.
-    let fate_h = if pic.has_fates() { 18 } else { 0 };
-    // A batch bracket under the cells.
-    let bracket_h = 8;
-    let row_h = CELL_H + bracket_h + fate_h + 42;
-    let top = 30;
+    let at = Layout::of(pic);
+    let (start, stop, top) = (at.start, at.stop, at.top);
     let diff_h = if pic.differs.is_empty() { 0 } else { 24 };
     // Wide enough for the marks past the last cell; the legend wraps to that width.
-    let items = legend_items(pic, (start, stop), elided_before || elided_after);
-    let width = (x_of(stop) + 70 + PAD).max(MIN_WIDTH);
+    let items = legend_items(pic, (start, stop), at.elided_before || at.elided_after);
+    let width = (at.x_of(stop) + 70 + PAD).max(MIN_WIDTH);
     let legend_chars = ((width - 2 * PAD) * 2 / 15) as usize;
     let legend = legend_lines(&items, legend_chars);
-    let height = top + row_h * pic.rows.len() as i64 + diff_h + 16 + 16 * legend.len() as i64;
+    let height = top + at.row_h * pic.rows.len() as i64 + diff_h + 16 + 16 * legend.len() as i64;
     let mut s = String::new();
     if standalone {
         s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -160,158 +189,13 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     // Offsets.
     let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">offset</text>", top - 10);
     for o in start..stop {
-        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"s\">{o}</text>", x_of(o) + 4, top - 10);
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"s\">{o}</text>", at.x_of(o) + 4, top - 10);
     }
     for (i, row) in pic.rows.iter().enumerate() {
-        let y = top + i as i64 * row_h;
-        let _ = writeln!(
-            s,
-            "<text x=\"{PAD}\" y=\"{}\" class=\"l\">{} {}</text>",
-            y + 16,
-            escape(&row.name),
-            escape(&row.detail)
-        );
-        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
-        // The epoch cache beside the row: (epoch, start offset) pairs in their epochs' colours.
-        // The remote tier has no epoch cache: its segments' epochs are in its cells.
-        let epochs: &[(i32, i64)] = if super::tier_picture::is_remote_row(row) { &[] } else { &row.epochs };
-        if !super::tier_picture::is_remote_row(row) {
-            let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"cache\">cache", y + 48);
-            s.push_str(" [");
-        }
-        for (i, (e, o)) in epochs.iter().enumerate() {
-            if i > 0 {
-                s.push(' ');
-            }
-            let _ = write!(
-                s,
-                "<tspan fill=\"{}\" font-weight=\"bold\" data-epoch=\"{e}\" data-start=\"{o}\">{}</tspan>",
-                band(*e),
-                super::epoch_cache::entry(*e, *o)
-            );
-        }
-        if !super::tier_picture::is_remote_row(row) {
-            s.push_str("]</text>\n");
-        }
-        if elided_before && row.cells.iter().any(|c| c.record.offset < start) {
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(start) - 14, y + 25);
-        }
-        if row.cells.is_empty() {
-            let _ = writeln!(
-                s,
-                "<text x=\"{}\" y=\"{}\" class=\"s empty\">(empty log: no records yet)</text>",
-                x_of(start) + 4,
-                y + 25
-            );
-        }
-        for o in start..stop {
-            let Some(c) = row.cells.iter().find(|c| c.record.offset == o) else {
-                continue;
-            };
-            let r = &c.record;
-            let x = x_of(o);
-            let fate = c.fate.map_or("none", |f| f.slug());
-            let flag = if c.fate.is_some_and(|f| f.is_acked()) { " data-flag=\"acked\"" } else { "" };
-            let _ = writeln!(
-                s,
-                "<g class=\"cell\" data-row=\"{}\" data-offset=\"{o}\" data-epoch=\"{}\" data-committed=\"{}\" \
-                 data-fate=\"{fate}\"{flag}><rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{}\" \
-                 class=\"{}\"/><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"6\" fill=\"{}\"/>\
-                 <text x=\"{}\" y=\"{}\">e{}</text><text x=\"{}\" y=\"{}\" class=\"l\">{}</text>",
-                escape(&format!("{} {}", row.name, row.detail)),
-                r.leader_epoch,
-                c.committed,
-                tint(r.leader_epoch),
-                if c.committed { "c" } else { "u" },
-                x + 1,
-                y + 1,
-                CELL_W - 2,
-                band(r.leader_epoch),
-                x + 4,
-                y + 19,
-                r.leader_epoch,
-                x + 4,
-                y + 34,
-                escape(&super::picture::value_text(r, 8))
-            );
-            s.push_str(&super::txn_picture::svg_cell(c, x, y, CELL_W, CELL_H));
-            if let Some(f) = c.fate {
-                if f.is_acked() {
-                    let _ = write!(
-                        s,
-                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"flag\"/>\
-                         <text x=\"{}\" y=\"{}\" class=\"bad\">!</text>",
-                        x + 2,
-                        y + 2,
-                        CELL_W - 4,
-                        CELL_H - 4,
-                        x + CELL_W - 12,
-                        y + 19
-                    );
-                }
-                let _ = write!(
-                    s,
-                    "<text x=\"{}\" y=\"{}\" class=\"{}\">{}</text>",
-                    x + 3,
-                    y + CELL_H + bracket_h + 14,
-                    if f.is_bad() { "bad" } else { "s" },
-                    escape(f.label())
-                );
-            }
-            s.push_str("</g>\n");
-        }
-        // Batches of more than one record in view: a bracket under their cells.
-        for (a, b) in batch_runs(row, start, stop) {
-            let (x0, x1, by) = (x_of(a) + 3, x_of(b) + CELL_W - 3, y + CELL_H + 2);
-            let _ = writeln!(s, "<path d=\"M{x0} {by} v4 H{x1} v-4\" class=\"k\" data-batch=\"{a}-{b}\"/>");
-        }
-        if elided_after && row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > stop) {
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", x_of(stop) + 6, y + 25);
-        }
-        // Marks: a triangle on the cell edge and the words under it.
-        let at = row.marks_between(start, stop);
-        let my = y + CELL_H + bracket_h + fate_h;
-        for (k, (o, ms)) in at.iter().enumerate() {
-            let x = x_of(*o);
-            let words = ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",");
-            let cut = ms.contains(&Mark::Cut);
-            let ty = my + 22 + if k % 2 == 1 { 12 } else { 0 };
-            let _ = writeln!(
-                s,
-                "<path d=\"M{x} {} l-5 9 h10 z\" class=\"m\"/><text x=\"{}\" y=\"{ty}\" class=\"{}\">{}{}</text>",
-                my + 1,
-                x - 4,
-                if cut { "bad" } else { "l" },
-                if cut { "✂" } else { "" },
-                escape(&words)
-            );
-        }
+        write_row(&mut s, &at, row, top + i as i64 * at.row_h);
     }
     if let Some(first) = pic.differs.first() {
-        let y = top + row_h * pic.rows.len() as i64 + 4;
-        let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"x\">✗ differs at {first}</text>", y + 12);
-        // One dashed outline around each run of differing offsets, a ✗ under each offset.
-        let shown: Vec<i64> = pic.differs.iter().copied().filter(|o| (start..stop).contains(o)).collect();
-        let mut i = 0;
-        while i < shown.len() {
-            let mut j = i;
-            while j + 1 < shown.len() && shown[j + 1] == shown[j] + 1 {
-                j += 1;
-            }
-            let (a, b) = (shown[i], shown[j]);
-            let _ = writeln!(
-                s,
-                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"d\"/>",
-                x_of(a) - 3,
-                top - 3,
-                (b - a + 1) * CELL_W + 6,
-                row_h * pic.rows.len() as i64 - 26
-            );
-            i = j + 1;
-        }
-        for o in &shown {
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"x\">✗</text>", x_of(*o) + CELL_W / 2 - 4, y + 12);
-        }
+        write_differs(&mut s, &at, pic, *first);
     }
     let legend_top = height - 16 * legend.len() as i64 + 2;
     for (i, l) in legend.iter().enumerate() {
@@ -324,6 +208,172 @@ pub fn render(pic: &Picture, standalone: bool) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// One replica's row at height `y`: its label and epoch cache, its cells, its batches' brackets
+/// and its marks.
+fn write_row(s: &mut String, at: &Layout, row: &Row, y: i64) {
+    let (start, stop) = (at.start, at.stop);
+    let _ = writeln!(
+        s,
+        "<text x=\"{PAD}\" y=\"{}\" class=\"l\">{} {}</text>",
+        y + 16,
+        escape(&row.name),
+        escape(&row.detail)
+    );
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"s\">{}</text>", y + 32, escape(&row.marks_text()));
+    write_epoch_cache(s, row, y);
+    if at.elided_before && row.cells.iter().any(|c| c.record.offset < start) {
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", at.x_of(start) - 14, y + 25);
+    }
+    if row.cells.is_empty() {
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{}\" class=\"s empty\">(empty log: no records yet)</text>",
+            at.x_of(start) + 4,
+            y + 25
+        );
+    }
+    for o in start..stop {
+        if let Some(c) = row.cells.iter().find(|c| c.record.offset == o) {
+            write_cell(s, at, row, c, y);
+        }
+    }
+    // Batches of more than one record in view: a bracket under their cells.
+    for (a, b) in batch_runs(row, start, stop) {
+        let (x0, x1, by) = (at.x_of(a) + 3, at.x_of(b) + CELL_W - 3, y + CELL_H + 2);
+        let _ = writeln!(s, "<path d=\"M{x0} {by} v4 H{x1} v-4\" class=\"k\" data-batch=\"{a}-{b}\"/>");
+    }
+    if at.elided_after && row.marks.iter().any(|(m, o)| *m == Mark::LogEnd && *o > stop) {
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">…</text>", at.x_of(stop) + 6, y + 25);
+    }
+    // Marks: a triangle on the cell edge and the words under it.
+    let my = y + CELL_H + at.bracket_h + at.fate_h;
+    for (k, (o, ms)) in row.marks_between(start, stop).iter().enumerate() {
+        let x = at.x_of(*o);
+        let words = ms.iter().map(|m| m.label()).collect::<Vec<_>>().join(",");
+        let cut = ms.contains(&Mark::Cut);
+        let ty = my + 22 + if k % 2 == 1 { 12 } else { 0 };
+        let _ = writeln!(
+            s,
+            "<path d=\"M{x} {} l-5 9 h10 z\" class=\"m\"/><text x=\"{}\" y=\"{ty}\" class=\"{}\">{}{}</text>",
+            my + 1,
+            x - 4,
+            if cut { "bad" } else { "l" },
+            if cut { "✂" } else { "" },
+            escape(&words)
+        );
+    }
+}
+
+/// The epoch cache beside the row: (epoch, start offset) pairs in their epochs' colours. The
+/// remote tier has no epoch cache: its segments' epochs are in its cells.
+fn write_epoch_cache(s: &mut String, row: &Row, y: i64) {
+    let remote = super::tier_picture::is_remote_row(row);
+    let epochs: &[(i32, i64)] = if remote { &[] } else { &row.epochs };
+    if !remote {
+        let _ = write!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"cache\">cache", y + 48);
+        s.push_str(" [");
+    }
+    for (i, (e, o)) in epochs.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        let _ = write!(
+            s,
+            "<tspan fill=\"{}\" font-weight=\"bold\" data-epoch=\"{e}\" data-start=\"{o}\">{}</tspan>",
+            band(*e),
+            super::epoch_cache::entry(*e, *o)
+        );
+    }
+    if !remote {
+        s.push_str("]</text>\n");
+    }
+}
+
+/// One record's cell: its epoch's colours, its value, its transaction's marks and its fate.
+fn write_cell(s: &mut String, at: &Layout, row: &Row, c: &PicCell, y: i64) {
+    let r = &c.record;
+    let o = r.offset;
+    let x = at.x_of(o);
+    let fate = c.fate.map_or("none", |f| f.slug());
+    let flag = if c.fate.is_some_and(|f| f.is_acked()) { " data-flag=\"acked\"" } else { "" };
+    let _ = writeln!(
+        s,
+        "<g class=\"cell\" data-row=\"{}\" data-offset=\"{o}\" data-epoch=\"{}\" data-committed=\"{}\" \
+         data-fate=\"{fate}\"{flag}><rect x=\"{x}\" y=\"{y}\" width=\"{CELL_W}\" height=\"{CELL_H}\" fill=\"{}\" \
+         class=\"{}\"/><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"6\" fill=\"{}\"/>\
+         <text x=\"{}\" y=\"{}\">e{}</text><text x=\"{}\" y=\"{}\" class=\"l\">{}</text>",
+        escape(&format!("{} {}", row.name, row.detail)),
+        r.leader_epoch,
+        c.committed,
+        tint(r.leader_epoch),
+        if c.committed { "c" } else { "u" },
+        x + 1,
+        y + 1,
+        CELL_W - 2,
+        band(r.leader_epoch),
+        x + 4,
+        y + 19,
+        r.leader_epoch,
+        x + 4,
+        y + 34,
+        escape(&super::picture::value_text(r, 8))
+    );
+    s.push_str(&super::txn_picture::svg_cell(c, x, y, CELL_W, CELL_H));
+    if let Some(f) = c.fate {
+        if f.is_acked() {
+            let _ = write!(
+                s,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"flag\"/>\
+                 <text x=\"{}\" y=\"{}\" class=\"bad\">!</text>",
+                x + 2,
+                y + 2,
+                CELL_W - 4,
+                CELL_H - 4,
+                x + CELL_W - 12,
+                y + 19
+            );
+        }
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\" class=\"{}\">{}</text>",
+            x + 3,
+            y + CELL_H + at.bracket_h + 14,
+            if f.is_bad() { "bad" } else { "s" },
+            escape(f.label())
+        );
+    }
+    s.push_str("</g>\n");
+}
+
+/// Where the rows differ: the first offset in words, a dashed outline around each run of
+/// differing offsets, a ✗ under each offset.
+fn write_differs(s: &mut String, at: &Layout, pic: &Picture, first: i64) {
+    let rows_h = at.row_h * pic.rows.len() as i64;
+    let y = at.top + rows_h + 4;
+    let _ = writeln!(s, "<text x=\"{PAD}\" y=\"{}\" class=\"x\">✗ differs at {first}</text>", y + 12);
+    let shown: Vec<i64> = pic.differs.iter().copied().filter(|o| (at.start..at.stop).contains(o)).collect();
+    let mut i = 0;
+    while i < shown.len() {
+        let mut j = i;
+        while j + 1 < shown.len() && shown[j + 1] == shown[j] + 1 {
+            j += 1;
+        }
+        let (a, b) = (shown[i], shown[j]);
+        let _ = writeln!(
+            s,
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"d\"/>",
+            at.x_of(a) - 3,
+            at.top - 3,
+            (b - a + 1) * CELL_W + 6,
+            rows_h - 26
+        );
+        i = j + 1;
+    }
+    for o in &shown {
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" class=\"x\">✗</text>", at.x_of(*o) + CELL_W / 2 - 4, y + 12);
+    }
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@ use crate::commands::alter_isr::AlterIsrReport;
 use crate::commands::append::AppendReport;
 use crate::commands::elect::ElectReport;
 use crate::error::Result;
-use crate::log::recovery::RecoveryReport;
+use crate::log::recovery::{CutBatch, RecoveryReport};
 use crate::replica::CheckReport;
 use crate::replica::ReplicaPaths;
+use crate::replication::fetch::FetchRound;
 use std::io::Write;
 
 pub fn created(out: &mut dyn Write, r: &crate::commands::create::CreateReport) -> Result<()> {
@@ -75,31 +76,7 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
         )?;
     }
     for c in &r.cut {
-        match (c.base_offset, c.last_offset) {
-            (Some(b), Some(l)) => out!(
-                out,
-                "  {} batch {} (epoch {}) at position {} of segment {}, {} bytes",
-                p.bad("cut"),
-                if b == l { b.to_string() } else { format!("{b} to {l}") },
-                c.partition_leader_epoch.unwrap_or(-1),
-                c.position,
-                c.segment_base_offset,
-                c.size_bytes
-            )?,
-            _ => out!(
-                out,
-                "  {} {} bytes at position {} of segment {} (no whole batch{})",
-                p.bad("cut"),
-                c.size_bytes,
-                c.position,
-                c.segment_base_offset,
-                match c.partial_offsets {
-                    Some((b, l)) if b == l => format!("; its header names offset {b}"),
-                    Some((b, l)) => format!("; its header names offsets {b} to {l}"),
-                    None => String::new(),
-                }
-            )?,
-        }
+        out!(out, "  {} {}", p.bad("cut"), cut_text(c))?;
     }
     for d in &r.deleted_segments {
         out!(out, "  {} segment {d}", p.bad("deleted"))?;
@@ -134,6 +111,32 @@ pub fn recovery(out: &mut dyn Write, dir: &str, r: &RecoveryReport, settings: &S
         out!(out, "  {}", served_unverified_text(from, end))?;
     }
     Ok(())
+}
+
+/// What local recovery cut: a whole batch, or bytes that hold no whole batch (with the
+/// offsets its header names).
+fn cut_text(c: &CutBatch) -> String {
+    match (c.base_offset, c.last_offset) {
+        (Some(b), Some(l)) => format!(
+            "batch {} (epoch {}) at position {} of segment {}, {} bytes",
+            if b == l { b.to_string() } else { format!("{b} to {l}") },
+            c.partition_leader_epoch.unwrap_or(-1),
+            c.position,
+            c.segment_base_offset,
+            c.size_bytes
+        ),
+        _ => format!(
+            "{} bytes at position {} of segment {} (no whole batch{})",
+            c.size_bytes,
+            c.position,
+            c.segment_base_offset,
+            match c.partial_offsets {
+                Some((b, l)) if b == l => format!("; its header names offset {b}"),
+                Some((b, l)) => format!("; its header names offsets {b} to {l}"),
+                None => String::new(),
+            }
+        ),
+    }
 }
 
 /// What a clean shutdown over damaged bytes means: Kafka serves them.
@@ -293,69 +296,70 @@ pub fn fetch_rounds(
         startup(out, follower, s, settings)?;
     }
     for (i, round) in r.rounds.iter().enumerate() {
-        if round.answer_truncation.is_some() {
-            fetch_answer_round(out, i + 1, round, settings)?;
-            continue;
-        }
-        if round.broker_stops {
-            out!(
-                out,
-                "round {}: follower LEO {} is past the leader's LEO {}: OFFSET_OUT_OF_RANGE, and {} {} the follower's \
-                 broker (FatalExitError: unclean.leader.election.enable is false{}); nothing is cut (from 2.0.1, \
-                 KAFKA-7414, it truncates to the leader's LEO)",
-                i + 1,
-                round.fetch_offset,
-                round.leader_log_end_offset,
-                round.rules.describe_release(),
-                p.bad("STOPS"),
-                if round.rules.release >= crate::replication::release::Release::zero(11, 0, 0) {
-                    ", Kafka's default from 0.11.0.0"
-                } else {
-                    ""
-                }
-            )?;
-            continue;
-        }
-        if let Some((from, to)) = round.truncated {
-            out!(
-                out,
-                "round {}: follower LEO {from} is past the leader's LEO: {} to {to}",
-                i + 1,
-                p.warn("truncated")
-            )?;
-        }
-        if let Some(s) = &round.stuck {
-            out!(
-                out,
-                "round {}: fetch at {}: leader returned batch {} to {} which starts below the follower's LEO {}: {} (out-of-order offsets, nothing appended)",
-                i + 1,
-                round.fetch_offset,
-                s.batch_base_offset,
-                s.batch_last_offset,
-                s.follower_log_end_offset,
-                p.bad("STUCK")
-            )?;
-            continue;
-        }
-        out!(
-            out,
-            "round {}: fetch at {}: copied {} batch(es), {} record(s), {} bytes; leader LEO {} HW {}; follower LEO {} HW {} (response carried HW {})",
-            i + 1,
-            round.fetch_offset,
-            round.batches_copied,
-            round.records_copied,
-            round.bytes_copied,
-            round.leader_log_end_offset,
-            p.strong(&round.leader_high_watermark.to_string()),
-            round.follower_log_end_offset,
-            p.strong(&round.follower_high_watermark.to_string()),
-            round.returned_high_watermark
-        )?;
+        fetch_round(out, i + 1, round, settings)?;
     }
     if r.caught_up {
         out!(out, "{}", p.good("caught up"))?;
     }
     Ok(())
+}
+
+/// One fetch round: what it copied and the HWs after it, or why it copied nothing (the
+/// broker stops, the follower is stuck), or what the leader's answer cut.
+fn fetch_round(out: &mut dyn Write, n: usize, round: &FetchRound, settings: &Settings) -> Result<()> {
+    let p = settings.palette();
+    if round.answer_truncation.is_some() {
+        return fetch_answer_round(out, n, round, settings);
+    }
+    if round.broker_stops {
+        out!(
+            out,
+            "round {}: follower LEO {} is past the leader's LEO {}: OFFSET_OUT_OF_RANGE, and {} {} the follower's \
+             broker (FatalExitError: unclean.leader.election.enable is false{}); nothing is cut (from 2.0.1, \
+             KAFKA-7414, it truncates to the leader's LEO)",
+            n,
+            round.fetch_offset,
+            round.leader_log_end_offset,
+            round.rules.describe_release(),
+            p.bad("STOPS"),
+            if round.rules.release >= crate::replication::release::Release::zero(11, 0, 0) {
+                ", Kafka's default from 0.11.0.0"
+            } else {
+                ""
+            }
+        )?;
+        return Ok(());
+    }
+    if let Some((from, to)) = round.truncated {
+        out!(out, "round {}: follower LEO {from} is past the leader's LEO: {} to {to}", n, p.warn("truncated"))?;
+    }
+    if let Some(s) = &round.stuck {
+        out!(
+            out,
+            "round {}: fetch at {}: leader returned batch {} to {} which starts below the follower's LEO {}: {} (out-of-order offsets, nothing appended)",
+            n,
+            round.fetch_offset,
+            s.batch_base_offset,
+            s.batch_last_offset,
+            s.follower_log_end_offset,
+            p.bad("STUCK")
+        )?;
+        return Ok(());
+    }
+    out!(
+        out,
+        "round {}: fetch at {}: copied {} batch(es), {} record(s), {} bytes; leader LEO {} HW {}; follower LEO {} HW {} (response carried HW {})",
+        n,
+        round.fetch_offset,
+        round.batches_copied,
+        round.records_copied,
+        round.bytes_copied,
+        round.leader_log_end_offset,
+        p.strong(&round.leader_high_watermark.to_string()),
+        round.follower_log_end_offset,
+        p.strong(&round.follower_high_watermark.to_string()),
+        round.returned_high_watermark
+    )
 }
 
 /// A 2.8+ round the leader answered with a diverging epoch or OFFSET_OUT_OF_RANGE: what was

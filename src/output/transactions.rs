@@ -1,6 +1,7 @@
 //! `klog txn`'s forms: the text report and one JSON object (serialize-only wire structs).
 
 use super::json::{finding_wire, line, replica_wire, FindingWire, ReplicaWire};
+use super::palette::Palette;
 use super::{table, Settings};
 use crate::commands::txn::{DataDirTxn, DataDirsTxn, TxnReport};
 use crate::error::Result;
@@ -52,25 +53,7 @@ pub fn text(out: &mut dyn Write, r: &TxnReport, settings: &Settings) -> Result<(
         p.good("read_committed consumers read up to the HW")
     };
     out!(out, "LSO {lso}  HW {hw}  LEO {}: {held}", t.log_end_offset)?;
-    let source = match (&t.snapshot, r.loads) {
-        (_, true) if !t.broker_replays && t.log_end_offset > t.log_start_offset => {
-            "a broker loading this dir finds no snapshot after its clean shutdown: it starts with no producers and \
-             reads no batch"
-                .to_string()
-        }
-        (_, true) if !t.broker_replays => "none: the log holds no batch".to_string(),
-        (Some(s), true) if !s.on_disk => format!(
-            "a broker loading this dir starts from the snapshot its recovery writes at offset {}, then the batches after it",
-            s.offset
-        ),
-        (Some(s), true) => format!(
-            "a broker loading this dir starts from the producer snapshot at offset {}, then the batches after it",
-            s.offset
-        ),
-        (Some(s), false) => format!("the producer snapshot at offset {} and the batches after it", s.offset),
-        (None, _) => format!("no producer snapshot: the batches from the log start {}", t.log_start_offset),
-    };
-    out!(out, "producer state: {source}")?;
+    out!(out, "producer state: {}", producer_state_source(r))?;
     if t.broker_open.is_empty() {
         out!(out, "open transactions: none")?;
     }
@@ -118,6 +101,30 @@ pub fn text(out: &mut dyn Write, r: &TxnReport, settings: &Settings) -> Result<(
     }
     let verdict = if r.is_clean() { p.good("clean") } else { p.bad(&format!("{} finding(s)", t.findings.len())) };
     out!(out, "{verdict}")
+}
+
+/// Where the producer state comes from: the snapshot a broker loads (or its recovery writes)
+/// and the batches after it, or the log's batches from its start.
+fn producer_state_source(r: &TxnReport) -> String {
+    let t = &r.transactions;
+    match (&t.snapshot, r.loads) {
+        (_, true) if !t.broker_replays && t.log_end_offset > t.log_start_offset => {
+            "a broker loading this dir finds no snapshot after its clean shutdown: it starts with no producers and \
+             reads no batch"
+                .to_string()
+        }
+        (_, true) if !t.broker_replays => "none: the log holds no batch".to_string(),
+        (Some(s), true) if !s.on_disk => format!(
+            "a broker loading this dir starts from the snapshot its recovery writes at offset {}, then the batches after it",
+            s.offset
+        ),
+        (Some(s), true) => format!(
+            "a broker loading this dir starts from the producer snapshot at offset {}, then the batches after it",
+            s.offset
+        ),
+        (Some(s), false) => format!("the producer snapshot at offset {} and the batches after it", s.offset),
+        (None, _) => format!("no producer snapshot: the batches from the log start {}", t.log_start_offset),
+    }
 }
 
 #[derive(Serialize)]
@@ -207,19 +214,7 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
             last_timestamp: o.last_timestamp,
             in_log: t.log_holds(o),
             abort_command: c,
-            coordinator: r.coordinator.get(i).map(|v| {
-                let (verdict, t) = match v {
-                    Verdict::Expected(t) => ("expected", Some(t)),
-                    Verdict::NotListed(t) => ("not_listed", Some(t)),
-                    Verdict::NoTransactionalId => ("no_transactional_id", None),
-                };
-                CoordinatorWire {
-                    verdict,
-                    hanging: v.hangs(),
-                    transactional_id: t.map(|t| t.transactional_id.as_str()),
-                    state: t.map(|t| t.state.as_str()),
-                }
-            }),
+            coordinator: r.coordinator.get(i).map(coordinator_wire),
         })
         .collect();
     let wire = TxnWire {
@@ -264,6 +259,22 @@ pub fn json(out: &mut dyn Write, r: &TxnReport) -> Result<()> {
     line(out, &wire)
 }
 
+/// What the coordinator says of an open transaction: expected, not listed (hanging), or
+/// unknowable without a transactional id.
+fn coordinator_wire(v: &Verdict) -> CoordinatorWire<'_> {
+    let (verdict, t) = match v {
+        Verdict::Expected(t) => ("expected", Some(t)),
+        Verdict::NotListed(t) => ("not_listed", Some(t)),
+        Verdict::NoTransactionalId => ("no_transactional_id", None),
+    };
+    CoordinatorWire {
+        verdict,
+        hanging: v.hangs(),
+        transactional_id: t.map(|t| t.transactional_id.as_str()),
+        state: t.map(|t| t.state.as_str()),
+    }
+}
+
 /// `klog txn DATA_DIR`: one row per partition that holds read_committed consumers back, has
 /// findings or could not be read, then each such partition's open transactions.
 /// `klog txn DATA_DIR...`: each dir's table and open transactions, then the coordinator's logs
@@ -288,9 +299,6 @@ pub fn data_dir_text(out: &mut dyn Write, r: &DataDirsTxn, settings: &Settings) 
 }
 
 fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usize, settings: &Settings) -> Result<()> {
-    use super::palette::Tone;
-    use super::table::{right, Col, Grid};
-    use comfy_table::Cell;
     let p = settings.palette();
     let listed: Vec<&(String, std::result::Result<TxnReport, String>)> = r
         .partitions
@@ -303,83 +311,12 @@ fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usiz
         })
         .collect();
     if !listed.is_empty() {
-        let mut t = Grid::new(
-            settings,
-            &[
-                Col::Ident("partition"),
-                Col::Keep("LSO"),
-                Col::Keep("HW"),
-                Col::Keep("LEO"),
-                Col::Keep("held back"),
-                Col::Keep("open"),
-                Col::Verdict("verdict"),
-            ],
-        );
-        for (name, rep) in &listed {
-            match rep {
-                Ok(r) => t.add(vec![
-                    Cell::new(name),
-                    right(r.last_stable_offset()),
-                    right(r.high_watermark),
-                    right(r.transactions.log_end_offset),
-                    right((r.high_watermark - r.last_stable_offset()).max(0)),
-                    right(r.transactions.broker_open.len()),
-                    if r.is_clean() {
-                        p.cell("clean", Tone::Good)
-                    } else {
-                        p.cell(format!("{} finding(s)", r.transactions.findings.len()), Tone::Bad)
-                    },
-                ]),
-                Err(e) => t.add(vec![
-                    Cell::new(name),
-                    right("-"),
-                    right("-"),
-                    right("-"),
-                    right("-"),
-                    right("-"),
-                    p.cell(format!("unreadable: {e}"), Tone::Bad),
-                ]),
-            }
-        }
-        t.write(out)?;
+        partitions_table(out, &listed, settings)?;
     }
     for (name, rep) in &listed {
         let Ok(t) = rep else { continue };
         for (i, o) in t.transactions.broker_open.iter().enumerate() {
-            out!(out, "{name}: {} {}", p.warn("open"), open_line(o))?;
-            let abort = abort_command(&t.summary.topic, t.summary.partition, o.first_offset);
-            match t.coordinator.get(i) {
-                Some(Verdict::Expected(c)) => out!(
-                    out,
-                    "  the coordinator expects it: transactional.id {} is {} at producer epoch {} with this partition \
-                     ({}, offset {}); it writes the marker on commit, abort or its {} ms timeout",
-                    escape::text(&c.transactional_id),
-                    escape::text(&c.state),
-                    c.producer_epoch,
-                    c.log,
-                    c.offset,
-                    c.timeout_ms
-                )?,
-                Some(Verdict::NotListed(c)) => out!(
-                    out,
-                    "  {}: transactional.id {} is {} and does not list this partition ({}, offset {}): no marker \
-                     will come; abort it:\n  {abort}",
-                    p.bad("HANGING"),
-                    escape::text(&c.transactional_id),
-                    escape::text(&c.state),
-                    c.log,
-                    c.offset
-                )?,
-                Some(Verdict::NoTransactionalId) => out!(
-                    out,
-                    "  {}: no transactional.id in the {} __transaction_state partition(s) read has producer id {} \
-                     (hanging if they are all of them: find-hanging asks every coordinator); abort it:\n  {abort}",
-                    p.bad("HANGING?"),
-                    coordinator_logs,
-                    o.producer_id
-                )?,
-                None => out!(out, "  {abort}")?,
-            }
+            open_transaction_text(out, name, t, o, t.coordinator.get(i), coordinator_logs, &p)?;
         }
         for f in &t.transactions.findings {
             out!(out, "{}", super::text::finding(&p, f))?;
@@ -400,6 +337,107 @@ fn one_data_dir_text(out: &mut dyn Write, r: &DataDirTxn, coordinator_logs: usiz
         r.dir,
         r.partitions.len()
     )
+}
+
+/// An open transaction of a partition in a data dir, with what its coordinator says of it and
+/// the command that aborts it.
+fn open_transaction_text(
+    out: &mut dyn Write,
+    name: &str,
+    t: &TxnReport,
+    o: &OpenTransaction,
+    verdict: Option<&Verdict>,
+    coordinator_logs: usize,
+    p: &Palette,
+) -> Result<()> {
+    out!(out, "{name}: {} {}", p.warn("open"), open_line(o))?;
+    let abort = abort_command(&t.summary.topic, t.summary.partition, o.first_offset);
+    match verdict {
+        Some(Verdict::Expected(c)) => out!(
+            out,
+            "  the coordinator expects it: transactional.id {} is {} at producer epoch {} with this partition \
+             ({}, offset {}); it writes the marker on commit, abort or its {} ms timeout",
+            escape::text(&c.transactional_id),
+            escape::text(&c.state),
+            c.producer_epoch,
+            c.log,
+            c.offset,
+            c.timeout_ms
+        )?,
+        Some(Verdict::NotListed(c)) => out!(
+            out,
+            "  {}: transactional.id {} is {} and does not list this partition ({}, offset {}): no marker \
+             will come; abort it:\n  {abort}",
+            p.bad("HANGING"),
+            escape::text(&c.transactional_id),
+            escape::text(&c.state),
+            c.log,
+            c.offset
+        )?,
+        Some(Verdict::NoTransactionalId) => out!(
+            out,
+            "  {}: no transactional.id in the {} __transaction_state partition(s) read has producer id {} \
+             (hanging if they are all of them: find-hanging asks every coordinator); abort it:\n  {abort}",
+            p.bad("HANGING?"),
+            coordinator_logs,
+            o.producer_id
+        )?,
+        None => out!(out, "  {abort}")?,
+    }
+    Ok(())
+}
+
+/// The partitions worth a line: each one's LSO, HW and LEO, what is held back, its open
+/// transactions and its verdict.
+fn partitions_table(
+    out: &mut dyn Write,
+    listed: &[&(String, std::result::Result<TxnReport, String>)],
+    settings: &Settings,
+) -> Result<()> {
+    use super::palette::Tone;
+    use super::table::{right, Col, Grid};
+    use comfy_table::Cell;
+    let p = settings.palette();
+    let mut t = Grid::new(
+        settings,
+        &[
+            Col::Ident("partition"),
+            Col::Keep("LSO"),
+            Col::Keep("HW"),
+            Col::Keep("LEO"),
+            Col::Keep("held back"),
+            Col::Keep("open"),
+            Col::Verdict("verdict"),
+        ],
+    );
+    for (name, rep) in listed {
+        match rep {
+            Ok(r) => t.add(vec![
+                Cell::new(name),
+                right(r.last_stable_offset()),
+                right(r.high_watermark),
+                right(r.transactions.log_end_offset),
+                right((r.high_watermark - r.last_stable_offset()).max(0)),
+                right(r.transactions.broker_open.len()),
+                if r.is_clean() {
+                    p.cell("clean", Tone::Good)
+                } else {
+                    p.cell(format!("{} finding(s)", r.transactions.findings.len()), Tone::Bad)
+                },
+            ]),
+            Err(e) => t.add(vec![
+                Cell::new(name),
+                right("-"),
+                right("-"),
+                right("-"),
+                right("-"),
+                right("-"),
+                p.cell(format!("unreadable: {e}"), Tone::Bad),
+            ]),
+        }
+    }
+    t.write(out)?;
+    Ok(())
 }
 
 /// `klog txn DATA_DIR --json`: each partition's object (as the one-partition form), then a
