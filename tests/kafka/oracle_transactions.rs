@@ -3,11 +3,14 @@
 //! idempotent batches, producer snapshots that agree with the log or are stale, clean and
 //! unclean stops) is loaded by Kafka 4.4's `LogManager` (the oracle), and the open
 //! transactions klog says a broker holds after that load must be the ones Kafka holds: the
-//! same producers, the same first offsets, the same first unstable offset. The hand-made cases
-//! through the binary alone are in tests/cli/transactions.rs.
+//! same producers, the same first offsets, the same first unstable offset; and what
+//! `klog txn --format kafka` prints must be what `kafka-transactions.sh describe-producers`
+//! prints for Kafka's load, byte for byte (`klog.oracle.DescribeProducers`). The hand-made
+//! cases through the binary alone are in tests/cli/transactions.rs.
 
 use crate::common::*;
 use crate::oracle::{load_batch, report_agreement, LoadCase};
+use crate::oracle_txn_deletes::{describe_producers, TablesCompared};
 use crate::txn_logs::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -131,6 +134,7 @@ fn klog_and_kafkas_producer_state_agree_on_what_holds_the_lso_in_a_generated_cor
         cases.push(d);
     }
     let answers: Vec<Answer> = cases.iter().map(|d| klog_answer(d)).collect();
+    let tables: Vec<String> = cases.iter().map(|d| describe_producers(d)).collect();
     let copies: Vec<LoadCase> = cases
         .iter()
         .map(|d| {
@@ -141,10 +145,12 @@ fn klog_and_kafkas_producer_state_agree_on_what_holds_the_lso_in_a_generated_cor
         .collect();
     let Some(loaded) = load_batch(tmp.path(), &copies) else { return };
     let mut agree = 0;
+    let mut tables_compared = TablesCompared::default();
     let mut differences = Vec::new();
-    for ((d, mine), kafka) in cases.iter().zip(&answers).zip(&loaded) {
+    for (((d, mine), kafka), table) in cases.iter().zip(&answers).zip(&loaded).zip(&tables) {
         let theirs = kafka_answer(kafka);
-        if *mine == theirs {
+        let table_difference = tables_compared.compare(table, kafka);
+        if *mine == theirs && table_difference.is_none() {
             agree += 1;
         } else {
             let batches = ok(&["dump", s(d), "--batches"]);
@@ -152,10 +158,17 @@ fn klog_and_kafkas_producer_state_agree_on_what_holds_the_lso_in_a_generated_cor
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .collect();
-            differences.push(format!("{}: klog {mine:?} / Kafka {theirs:?}\n{files:?}\n{batches}", d.display()));
+            let table_difference = table_difference.unwrap_or_default();
+            differences.push(format!(
+                "{}: klog {mine:?} / Kafka {theirs:?}\n{table_difference}\n{files:?}\n{batches}",
+                d.display()
+            ));
         }
     }
     report_agreement("txn", agree, cases.len());
+    let TablesCompared { cases: table_cases, rows, open_rows, .. } = tables_compared;
+    eprintln!("describe-producers: {table_cases} tables compared byte for byte, {rows} rows, {open_rows} open");
+    assert!(table_cases >= 100 && open_rows >= 20, "{table_cases} tables, {open_rows} open rows compared");
     assert!(differences.is_empty(), "{} of {} disagree:\n{}", differences.len(), cases.len(), differences.join("\n"));
     // The corpus is not trivial: open transactions, stale snapshots that hold one, none.
     let with_open = answers.iter().flatten().filter(|a| !a.0.is_empty()).count();
@@ -341,23 +354,27 @@ fn what_klog_append_writes_for_producers_kafka_reads_and_rebuilds_the_same() {
         v
     };
     let mut aborted_entries = 0;
+    let mut tables_compared = TablesCompared::default();
     for (i, d) in dirs.iter().enumerate() {
         let kafka = kafka_answer(&loaded[i]);
         let (mine, theirs) = (txn_indexes(d), txn_indexes(&rebuilds[i].dir));
         aborted_entries += mine.iter().map(|(_, b)| b.len() / 34).sum::<usize>();
         assert_eq!(rebuilt[i]["outcome"], "loaded", "{}", rebuilt[i]);
-        if answers[i] == kafka && mine == theirs {
+        let table_difference = tables_compared.compare(&describe_producers(d), &loaded[i]);
+        if answers[i] == kafka && mine == theirs && table_difference.is_none() {
             agree += 1;
         } else {
             differences.push(format!(
-                "{}: klog {:?} / Kafka {kafka:?}; txnindex klog {mine:?} / Kafka {theirs:?}\n{}",
+                "{}: klog {:?} / Kafka {kafka:?}; txnindex klog {mine:?} / Kafka {theirs:?}\n{}\n{}",
                 d.display(),
                 answers[i],
+                table_difference.unwrap_or_default(),
                 ok(&["dump", s(d), "--batches"])
             ));
         }
     }
     report_agreement("txn writes", agree, dirs.len());
+    assert_eq!(tables_compared.cases, dirs.len(), "every history's describe-producers table compared");
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     assert!(aborted_entries >= 3, "{aborted_entries} aborted-index entries in the corpus");
     assert!(answers.iter().flatten().any(|a| !a.0.is_empty()), "no history leaves a transaction open");

@@ -278,8 +278,9 @@ fn klog_txn_agrees_with_kafkas_leader_on_logs_whose_start_deleterecords_moved_pa
     assert!(open_rows >= 50 && epoch_rows >= 50, "{open_rows} open, {epoch_rows} with a coordinator epoch");
 }
 
-/// What `klog txn DIR --format kafka` prints (exit 0 or 1: a damaged dir may be a finding).
-fn describe_producers(d: &Path) -> String {
+/// What `klog txn DIR --format kafka` prints for its partition `demo-0` (exit 0 or 1: a
+/// damaged dir may be a finding).
+pub fn describe_producers(d: &Path) -> String {
     let out = klog().args(["txn", s(d), "--partition", "demo-0", "--format", "kafka"]).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c < 2), "{}: {}", d.display(), String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
@@ -287,23 +288,26 @@ fn describe_producers(d: &Path) -> String {
 
 /// The describe-producers comparisons made, and what their tables held.
 #[derive(Default)]
-struct TablesCompared {
-    cases: usize,
-    rows: usize,
-    open_rows: usize,
-    epoch_rows: usize,
+pub struct TablesCompared {
+    pub cases: usize,
+    pub rows: usize,
+    pub open_rows: usize,
+    pub epoch_rows: usize,
 }
 
 impl TablesCompared {
     /// klog's table against the tool's on Kafka's load (`describe_producers` in the oracle's
     /// answer), when Kafka loaded the dir; the difference, if any.
-    fn compare(&mut self, mine: &str, kafka: &Value) -> Option<String> {
+    pub fn compare(&mut self, mine: &str, kafka: &Value) -> Option<String> {
         if kafka["outcome"] != "loaded" {
             return None;
         }
         let log = &kafka["logs"][0];
         let Some(theirs) = log["describe_producers"].as_str() else {
-            return Some(format!("the oracle printed no describe-producers table: {}", log["describe_producers_error"]));
+            return Some(format!(
+                "the oracle printed no describe-producers table: {}",
+                log["describe_producers_error"]
+            ));
         };
         self.cases += 1;
         for row in theirs.lines().skip(1) {
