@@ -414,3 +414,66 @@ fn a_followers_whole_fetch_indexes_an_abort_with_the_lso_after_the_append_and_kl
     }
     assert!(reports[2].contains("LSO 4"), "the wrong entry is named: {}", reports[2]);
 }
+
+/// describe-producers' order is the broker's `HashMap` order, and the corpora above never show
+/// it (three producers, 1000..=1002, always ascending). Here thirteen producers, nine of them
+/// in one bucket of a 16-bucket table (ids 3 + 16k: `Long.hashCode` is the id) and two past 32
+/// bits (`Long.hashCode` xors the words), write in a shuffled order, some ending their
+/// transaction, each batch at its own timestamp; Kafka loads the partition with no snapshot,
+/// from a snapshot at a middle batch, and from a stale one (the load `put`s the snapshot's
+/// producers, then each new one the batches after it add, through `addProducerId`'s
+/// `producers.put` on a `HashMap`: `ProducerStateManager.java:146` in 4.4.0's line table; the
+/// ninth key in a bucket resizes the 16-bucket table, `HashMap.treeifyBin`). `klog txn --format kafka` prints the tool's table byte for
+/// byte each time, in an order that is neither ascending nor the order of the writes.
+#[test]
+fn describe_producers_of_thirteen_colliding_producers_is_the_tools_table_in_kafkas_map_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = now_ms();
+    let producers: [i64; 13] = [131, 3, 99, 0x1_0000_0013, 19, 115, 35, 7, 83, 51, 0x2_0000_0005, 67, 147];
+    let mut log = Vec::new();
+    let mut bounds = Vec::new();
+    let mut next = 0i64;
+    for (i, &p) in producers.iter().enumerate() {
+        bounds.push(next);
+        log.extend(data(p, next, 0, 1, true, t - 1000 + i as i64 * 7));
+        next += 1;
+        if i % 3 == 1 {
+            log.extend(marker(p, next, i % 2 == 0, t));
+            next += 1;
+        }
+    }
+    let middle = bounds[7];
+    let cases = [
+        broker_dir(tmp.path(), "no-snapshot", &log, false),
+        broker_dir(tmp.path(), "snapshot", &log, false),
+        broker_dir(tmp.path(), "stale-snapshot", &log, true),
+    ];
+    std::fs::write(cases[1].join(format!("demo-0/{middle:020}.snapshot")), table_at(&log, middle)).unwrap();
+    std::fs::write(cases[2].join(format!("demo-0/{middle:020}.snapshot")), table_at(&log, bounds[3])).unwrap();
+    let tables: Vec<String> = cases.iter().map(|d| describe_producers(d)).collect();
+    let copies: Vec<LoadCase> = cases
+        .iter()
+        .map(|d| {
+            let copy = d.with_extension("kafka");
+            copy_dir(d, &copy);
+            LoadCase { dir: copy, overrides: Vec::new() }
+        })
+        .collect();
+    let Some(loaded) = load_batch(tmp.path(), &copies) else { return };
+    let mut compared = TablesCompared::default();
+    // The stale snapshot lacks the four producers that wrote between its offset and its name's.
+    for (((d, mine), kafka), listed) in cases.iter().zip(&tables).zip(&loaded).zip([13, 13, 9]) {
+        assert_eq!(kafka["outcome"], "loaded", "{}: {kafka}", d.display());
+        if let Some(difference) = compared.compare(mine, kafka) {
+            panic!("{}: {difference}", d.display());
+        }
+        let order: Vec<i64> =
+            mine.lines().skip(1).map(|l| l.split('\t').next().unwrap().trim_end().parse().unwrap()).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        let written: Vec<i64> = producers.iter().copied().filter(|p| order.contains(p)).collect();
+        assert_eq!(order.len(), listed, "{}: the producers listed:\n{mine}", d.display());
+        assert!(order != sorted && order != written, "{}: an order that shows nothing:\n{mine}", d.display());
+    }
+    assert_eq!(compared.cases, 3);
+}
