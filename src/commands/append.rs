@@ -139,7 +139,7 @@ pub fn run(req: AppendRequest<'_>, progress: &mut dyn ProgressSink) -> Result<Ap
     let producer = match req.producer {
         None => None,
         Some(p) => match check_producer(&replica, p, marker, per_batch.min(total))? {
-            ProducerCheck::Append { sequence, state } => Some((p, sequence, state)),
+            ProducerCheck::Append { sequence, state } => Some((p, sequence, *state)),
             ProducerCheck::Duplicate { first_sequence, offsets } => {
                 return Ok(duplicate_report(&replica, p, first_sequence, offsets, startup))
             }
@@ -263,7 +263,7 @@ fn check_record_fits(req: &AppendRequest<'_>, replica: &Replica) -> Result<()> {
 /// What the producer's state at the log end says of producer `p`'s append.
 enum ProducerCheck {
     /// Append, the first batch at this base sequence, over this state.
-    Append { sequence: i32, state: crate::log::producer_state::ProducerReplay },
+    Append { sequence: i32, state: Box<crate::log::producer_state::ProducerReplay> },
     /// A retry of a batch the log holds at these offsets: nothing to write.
     Duplicate { first_sequence: i32, offsets: (i64, i64) },
 }
@@ -296,7 +296,7 @@ fn check_producer(
             }
         }
     }
-    Ok(ProducerCheck::Append { sequence, state })
+    Ok(ProducerCheck::Append { sequence, state: Box::new(state) })
 }
 
 /// The batches an append writes: `total` records from `first_offset`, `per_batch` to a batch.

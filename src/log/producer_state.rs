@@ -16,7 +16,7 @@
 use super::recovery::Thrown;
 use crate::format::batch::{BatchIter, RawBatch, ScanStop};
 use crate::format::producer_snapshot::{self, ProducerEntry};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// `producer.id.expiration.ms`'s default: a producer idle this long is dropped when a snapshot
 /// is loaded.
@@ -243,14 +243,18 @@ impl Entry {
 
 /// The producers of a manager, in the order Java's `HashMap<Long, _>` iterates them
 /// ([`super::java_hash_map`]: `ProducerStateManager.addProducerId` puts, ProducerStateManager
-/// .java:147 in 4.4.0's line table; `clearProducerIds` clears, 152), which is the order a
-/// snapshot lists them in.
+/// .java:146 in 4.4.0's line table; `clearProducerIds` clears, 152), which is the order a
+/// snapshot and describe-producers list them in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Producers {
     entries: BTreeMap<i64, (u64, Entry)>,
     inserted: u64,
     /// The keys as Java's map holds them (its table never shrinks: `clear` keeps it).
     map: super::java_hash_map::JavaHashMap<i64>,
+    /// While one read of `loadProducersFromRecords` runs ([`Producers::begin_read`]): every
+    /// producer its batches name, as its own `loadedProducers` map holds them, and the ones
+    /// new to the manager, which join `map` only when the read ends.
+    read: Option<(super::java_hash_map::JavaHashMap<i64>, Vec<i64>)>,
 }
 
 impl Producers {
@@ -262,9 +266,43 @@ impl Producers {
             slot.1 = e;
             return;
         }
+        if let Some((_, new)) = &mut self.read {
+            new.push(id);
+            self.entries.insert(id, (0, e));
+            return;
+        }
         self.inserted += 1;
         self.entries.insert(id, (self.inserted, e));
         self.map.put(super::java_hash_map::long_hash(id), id);
+    }
+    /// A read of `UnifiedLog.loadProducersFromRecords` begins (UnifiedLog.java:2672-2687 in
+    /// 4.4.0's line table): each batch's producer goes into a fresh `HashMap` by
+    /// `computeIfAbsent` (`updateProducers`, at the head of its bucket), and only after the
+    /// last batch does the manager `update` each producer, in that map's order: the new ones
+    /// join the manager's map then, in that order, not the batches'.
+    fn begin_read(&mut self) {
+        self.read = Some((super::java_hash_map::JavaHashMap::new(), Vec::new()));
+    }
+    /// A batch of the read names producer `id` (`loadedProducers.computeIfAbsent`).
+    fn touch(&mut self, id: i64) {
+        if let Some((loaded, _)) = &mut self.read {
+            loaded.compute_if_absent(super::java_hash_map::long_hash(id), id);
+        }
+    }
+    /// The read ends: its new producers join the manager's map in `loadedProducers`' order
+    /// (in the batches' order if a bucket of that map became a tree, whose order is not
+    /// emulated).
+    fn end_read(&mut self) {
+        let Some((loaded, new)) = self.read.take() else { return };
+        let is_new: BTreeSet<i64> = new.iter().copied().collect();
+        let order = loaded.order().unwrap_or(new);
+        for id in order.into_iter().filter(|id| is_new.contains(id)) {
+            self.inserted += 1;
+            if let Some(slot) = self.entries.get_mut(&id) {
+                slot.0 = self.inserted;
+            }
+            self.map.put(super::java_hash_map::long_hash(id), id);
+        }
     }
     fn clear(&mut self) {
         self.entries.clear();
@@ -469,6 +507,7 @@ impl Manager {
         if h.producer_id < 0 {
             return Ok(None);
         }
+        self.producers.touch(h.producer_id);
         let mut completed = None;
         let thrown = |exception: String| Thrown { position: batch.position, exception };
         let current = self.producers.get_mut(h.producer_id).cloned().unwrap_or_else(Entry::empty);
@@ -1002,10 +1041,13 @@ fn replay_segment(
     }
     let slice = &bytes[start_position as usize..(max_position as usize).min(bytes.len())];
     let mut iter = BatchIter::new(slice);
+    // One `loadProducersFromRecords` per segment read.
+    m.producers.begin_read();
     for b in iter.by_ref() {
         let moved = RawBatch { position: b.position + start_position, ..b };
         let _ended = m.apply_batch(&moved)?;
     }
+    m.producers.end_read();
     if let Some(ScanStop::BadSize { position, size }) = iter.stop() {
         return Err(Thrown {
             position: position + start_position,
@@ -1093,6 +1135,36 @@ mod tests {
             }
         }
         (r, Ok(()))
+    }
+
+    /// `UnifiedLog.loadProducersFromRecords` (UnifiedLog.java:2672-2687 in 4.4.0's line table)
+    /// gathers a read's producers in a `HashMap` by `computeIfAbsent` (a new key at the head of
+    /// its bucket) and updates the manager in that map's order: producers 3, 19 and 35 share a
+    /// bucket, so a read that meets them in that order adds them 35, 19, 3; one the manager
+    /// already holds (19) keeps its place. Found by describe-producers against Kafka's tool on
+    /// a clean load from an older snapshot (tests/kafka/oracle_transactions.rs).
+    #[test]
+    fn a_reads_new_producers_join_the_map_in_the_reads_own_hash_map_order_not_the_batches() {
+        let ids = |m: &Manager| m.producers.snapshot().iter().map(|e| e.producer_id).collect::<Vec<_>>();
+        let log: Vec<u8> = [txn_data(3, 0), txn_data(19, 1), txn_data(35, 2), txn_data(7, 3)].concat();
+        let read = |m: &mut Manager| {
+            m.producers.begin_read();
+            for b in BatchIter::new(&log) {
+                m.apply_batch(&b).unwrap();
+            }
+            m.producers.end_read();
+        };
+        let mut m = Manager::empty(0);
+        read(&mut m);
+        assert_eq!(ids(&m), vec![35, 19, 3, 7]);
+        let mut held = Manager::empty(0);
+        held.producers.insert(19, Entry::empty());
+        read(&mut held);
+        assert_eq!(ids(&held), vec![19, 35, 3, 7]);
+        // Batch by batch (`LogSegment.recover`'s `updateProducerState`), the batches' order.
+        let (r, done) = replay(&log);
+        done.unwrap();
+        assert_eq!(r.producers_in_map_order().iter().map(|e| e.producer_id).collect::<Vec<_>>(), vec![3, 19, 35, 7]);
     }
 
     #[test]

@@ -3,11 +3,14 @@
 //! idempotent batches, producer snapshots that agree with the log or are stale, clean and
 //! unclean stops) is loaded by Kafka 4.4's `LogManager` (the oracle), and the open
 //! transactions klog says a broker holds after that load must be the ones Kafka holds: the
-//! same producers, the same first offsets, the same first unstable offset. The hand-made cases
-//! through the binary alone are in tests/cli/transactions.rs.
+//! same producers, the same first offsets, the same first unstable offset; and what
+//! `klog txn --format kafka` prints must be what `kafka-transactions.sh describe-producers`
+//! prints for Kafka's load, byte for byte (`klog.oracle.DescribeProducers`). The hand-made
+//! cases through the binary alone are in tests/cli/transactions.rs.
 
 use crate::common::*;
 use crate::oracle::{load_batch, report_agreement, LoadCase};
+use crate::oracle_txn_deletes::{describe_producers, TablesCompared};
 use crate::txn_logs::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -131,6 +134,7 @@ fn klog_and_kafkas_producer_state_agree_on_what_holds_the_lso_in_a_generated_cor
         cases.push(d);
     }
     let answers: Vec<Answer> = cases.iter().map(|d| klog_answer(d)).collect();
+    let tables: Vec<String> = cases.iter().map(|d| describe_producers(d)).collect();
     let copies: Vec<LoadCase> = cases
         .iter()
         .map(|d| {
@@ -141,10 +145,12 @@ fn klog_and_kafkas_producer_state_agree_on_what_holds_the_lso_in_a_generated_cor
         .collect();
     let Some(loaded) = load_batch(tmp.path(), &copies) else { return };
     let mut agree = 0;
+    let mut tables_compared = TablesCompared::default();
     let mut differences = Vec::new();
-    for ((d, mine), kafka) in cases.iter().zip(&answers).zip(&loaded) {
+    for (((d, mine), kafka), table) in cases.iter().zip(&answers).zip(&loaded).zip(&tables) {
         let theirs = kafka_answer(kafka);
-        if *mine == theirs {
+        let table_difference = tables_compared.compare(table, kafka);
+        if *mine == theirs && table_difference.is_none() {
             agree += 1;
         } else {
             let batches = ok(&["dump", s(d), "--batches"]);
@@ -152,10 +158,17 @@ fn klog_and_kafkas_producer_state_agree_on_what_holds_the_lso_in_a_generated_cor
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .collect();
-            differences.push(format!("{}: klog {mine:?} / Kafka {theirs:?}\n{files:?}\n{batches}", d.display()));
+            let table_difference = table_difference.unwrap_or_default();
+            differences.push(format!(
+                "{}: klog {mine:?} / Kafka {theirs:?}\n{table_difference}\n{files:?}\n{batches}",
+                d.display()
+            ));
         }
     }
     report_agreement("txn", agree, cases.len());
+    let TablesCompared { cases: table_cases, rows, open_rows, .. } = tables_compared;
+    eprintln!("describe-producers: {table_cases} tables compared byte for byte, {rows} rows, {open_rows} open");
+    assert!(table_cases >= 100 && open_rows >= 20, "{table_cases} tables, {open_rows} open rows compared");
     assert!(differences.is_empty(), "{} of {} disagree:\n{}", differences.len(), cases.len(), differences.join("\n"));
     // The corpus is not trivial: open transactions, stale snapshots that hold one, none.
     let with_open = answers.iter().flatten().filter(|a| !a.0.is_empty()).count();
@@ -341,23 +354,27 @@ fn what_klog_append_writes_for_producers_kafka_reads_and_rebuilds_the_same() {
         v
     };
     let mut aborted_entries = 0;
+    let mut tables_compared = TablesCompared::default();
     for (i, d) in dirs.iter().enumerate() {
         let kafka = kafka_answer(&loaded[i]);
         let (mine, theirs) = (txn_indexes(d), txn_indexes(&rebuilds[i].dir));
         aborted_entries += mine.iter().map(|(_, b)| b.len() / 34).sum::<usize>();
         assert_eq!(rebuilt[i]["outcome"], "loaded", "{}", rebuilt[i]);
-        if answers[i] == kafka && mine == theirs {
+        let table_difference = tables_compared.compare(&describe_producers(d), &loaded[i]);
+        if answers[i] == kafka && mine == theirs && table_difference.is_none() {
             agree += 1;
         } else {
             differences.push(format!(
-                "{}: klog {:?} / Kafka {kafka:?}; txnindex klog {mine:?} / Kafka {theirs:?}\n{}",
+                "{}: klog {:?} / Kafka {kafka:?}; txnindex klog {mine:?} / Kafka {theirs:?}\n{}\n{}",
                 d.display(),
                 answers[i],
+                table_difference.unwrap_or_default(),
                 ok(&["dump", s(d), "--batches"])
             ));
         }
     }
     report_agreement("txn writes", agree, dirs.len());
+    assert_eq!(tables_compared.cases, dirs.len(), "every history's describe-producers table compared");
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     assert!(aborted_entries >= 3, "{aborted_entries} aborted-index entries in the corpus");
     assert!(answers.iter().flatten().any(|a| !a.0.is_empty()), "no history leaves a transaction open");
@@ -396,4 +413,67 @@ fn a_followers_whole_fetch_indexes_an_abort_with_the_lso_after_the_append_and_kl
         reports.push(text);
     }
     assert!(reports[2].contains("LSO 4"), "the wrong entry is named: {}", reports[2]);
+}
+
+/// describe-producers' order is the broker's `HashMap` order, and the corpora above never show
+/// it (three producers, 1000..=1002, always ascending). Here thirteen producers, nine of them
+/// in one bucket of a 16-bucket table (ids 3 + 16k: `Long.hashCode` is the id) and two past 32
+/// bits (`Long.hashCode` xors the words), write in a shuffled order, some ending their
+/// transaction, each batch at its own timestamp; Kafka loads the partition with no snapshot,
+/// from a snapshot at a middle batch, and from a stale one (the load `put`s the snapshot's
+/// producers, then each new one the batches after it add, through `addProducerId`'s
+/// `producers.put` on a `HashMap`: `ProducerStateManager.java:146` in 4.4.0's line table; the
+/// ninth key in a bucket resizes the 16-bucket table, `HashMap.treeifyBin`). `klog txn --format kafka` prints the tool's table byte for
+/// byte each time, in an order that is neither ascending nor the order of the writes.
+#[test]
+fn describe_producers_of_thirteen_colliding_producers_is_the_tools_table_in_kafkas_map_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = now_ms();
+    let producers: [i64; 13] = [131, 3, 99, 0x1_0000_0013, 19, 115, 35, 7, 83, 51, 0x2_0000_0005, 67, 147];
+    let mut log = Vec::new();
+    let mut bounds = Vec::new();
+    let mut next = 0i64;
+    for (i, &p) in producers.iter().enumerate() {
+        bounds.push(next);
+        log.extend(data(p, next, 0, 1, true, t - 1000 + i as i64 * 7));
+        next += 1;
+        if i % 3 == 1 {
+            log.extend(marker(p, next, i % 2 == 0, t));
+            next += 1;
+        }
+    }
+    let middle = bounds[7];
+    let cases = [
+        broker_dir(tmp.path(), "no-snapshot", &log, false),
+        broker_dir(tmp.path(), "snapshot", &log, false),
+        broker_dir(tmp.path(), "stale-snapshot", &log, true),
+    ];
+    std::fs::write(cases[1].join(format!("demo-0/{middle:020}.snapshot")), table_at(&log, middle)).unwrap();
+    std::fs::write(cases[2].join(format!("demo-0/{middle:020}.snapshot")), table_at(&log, bounds[3])).unwrap();
+    let tables: Vec<String> = cases.iter().map(|d| describe_producers(d)).collect();
+    let copies: Vec<LoadCase> = cases
+        .iter()
+        .map(|d| {
+            let copy = d.with_extension("kafka");
+            copy_dir(d, &copy);
+            LoadCase { dir: copy, overrides: Vec::new() }
+        })
+        .collect();
+    let Some(loaded) = load_batch(tmp.path(), &copies) else { return };
+    let mut compared = TablesCompared::default();
+    // The stale snapshot lacks the four producers that wrote between its offset and its name's.
+    for (((d, mine), kafka), listed) in cases.iter().zip(&tables).zip(&loaded).zip([13, 13, 9]) {
+        assert_eq!(kafka["outcome"], "loaded", "{}: {kafka}", d.display());
+        if let Some(difference) = compared.compare(mine, kafka) {
+            panic!("{}: {difference}", d.display());
+        }
+        let order: Vec<i64> =
+            mine.lines().skip(1).map(|l| l.split('\t').next().unwrap().trim_end().parse().unwrap()).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        let written: Vec<i64> = producers.iter().copied().filter(|p| order.contains(p)).collect();
+        assert_eq!(order.len(), listed, "{}: the producers listed:\n{mine}", d.display());
+        assert!(order != sorted && order != written, "{}: an order that shows nothing:\n{mine}", d.display());
+    }
+    assert_eq!(compared.cases, 3);
 }

@@ -8,7 +8,13 @@
 //! segment's tail torn). In every case the open transactions, first unstable offset and LSO
 //! `klog txn` gives must be those of Kafka's load of a copy (`LogManager`); in the undamaged ones
 //! it must find nothing (exit 0), and its aborted transactions must be those the leader's
-//! `.txnindex` gives a read from the log start (`collectAbortedTransactions`).
+//! `.txnindex` gives a read from the log start (`collectAbortedTransactions`). And in every
+//! case Kafka loads, what `klog txn --format kafka` prints is byte for byte what
+//! `kafka-transactions.sh describe-producers` prints for the loaded partition
+//! (`klog.oracle.DescribeProducers`: the broker's `UnifiedLog.activeProducers()` as a
+//! DescribeProducers response, read by the admin client's handler, printed by the tool's own
+//! command): the same producers in the same (`HashMap`) order, the same epochs, coordinator
+//! epochs, last sequences, last timestamps and transaction start offsets.
 //!
 //! Kafka keeps what began below the log start: DeleteRecords leaves the producer table alone
 //! (`ProducerStateManager.onLogStartOffsetIncremented` drops only unreplicated transactions
@@ -175,16 +181,21 @@ fn klog_txn_agrees_with_kafkas_leader_on_logs_whose_start_deleterecords_moved_pa
         })
         .collect();
     let mut mine = Vec::new();
+    let mut tables = Vec::new();
     for d in &dirs {
         let out = klog().args(["txn", s(d), "--json"]).output().unwrap();
         let j: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|_| panic!("{}: {}", d.display(), String::from_utf8_lossy(&out.stderr)));
         mine.push((out.status.code(), j));
+        tables.push(describe_producers(d));
     }
     let Some(loaded) = load_batch(tmp.path(), &copies) else { return };
     let (mut agree, mut below_start) = (0, 0);
+    let mut tables_compared = TablesCompared::default();
     let mut differences = Vec::new();
-    for ((((d, (code, j)), kafka), leader), damaged) in dirs.iter().zip(&mine).zip(&loaded).zip(&ran).zip(&damaged) {
+    for (((((d, (code, j)), kafka), leader), damaged), table) in
+        dirs.iter().zip(&mine).zip(&loaded).zip(&ran).zip(&damaged).zip(&tables)
+    {
         assert!(leader["errors"].as_array().unwrap().is_empty(), "{}: {}", d.display(), leader["errors"]);
         let log_start = leader["log_start_offset"].as_i64().unwrap();
         let mut open: Vec<(i64, i64)> = j["open"]
@@ -232,6 +243,9 @@ fn klog_txn_agrees_with_kafkas_leader_on_logs_whose_start_deleterecords_moved_pa
         if aborted_klog != aborted_kafka && !damaged {
             why.push(format!("aborted: klog {aborted_klog:?} / Kafka's leader {aborted_kafka:?}"));
         }
+        if let Some(difference) = tables_compared.compare(table, kafka) {
+            why.push(difference);
+        }
         if why.is_empty() {
             agree += 1;
         } else {
@@ -242,6 +256,11 @@ fn klog_txn_agrees_with_kafkas_leader_on_logs_whose_start_deleterecords_moved_pa
         }
     }
     report_agreement("txn after DeleteRecords", agree, CASES);
+    let TablesCompared { cases: table_cases, rows, open_rows, epoch_rows } = tables_compared;
+    eprintln!(
+        "describe-producers: {table_cases} tables compared byte for byte, {rows} producer rows \
+         ({open_rows} with a transaction open, {epoch_rows} with a coordinator epoch)"
+    );
     let damaged_count = damaged.iter().filter(|d| **d).count();
     eprintln!(
         "{below_start} of {CASES} cases hold a transaction that began below the log start; {damaged_count} damaged"
@@ -255,4 +274,48 @@ fn klog_txn_agrees_with_kafkas_leader_on_logs_whose_start_deleterecords_moved_pa
     );
     assert!(below_start >= 30, "{below_start} of {CASES} cases hold a transaction that began below the log start");
     assert!((40..=110).contains(&damaged_count), "{damaged_count} of {CASES} cases damaged");
+    assert!(table_cases >= 200, "only {table_cases} of {CASES} describe-producers tables compared");
+    assert!(open_rows >= 50 && epoch_rows >= 50, "{open_rows} open, {epoch_rows} with a coordinator epoch");
+}
+
+/// What `klog txn DIR --format kafka` prints for its partition `demo-0` (exit 0 or 1: a
+/// damaged dir may be a finding).
+pub fn describe_producers(d: &Path) -> String {
+    let out = klog().args(["txn", s(d), "--partition", "demo-0", "--format", "kafka"]).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c < 2), "{}: {}", d.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The describe-producers comparisons made, and what their tables held.
+#[derive(Default)]
+pub struct TablesCompared {
+    pub cases: usize,
+    pub rows: usize,
+    pub open_rows: usize,
+    pub epoch_rows: usize,
+}
+
+impl TablesCompared {
+    /// klog's table against the tool's on Kafka's load (`describe_producers` in the oracle's
+    /// answer), when Kafka loaded the dir; the difference, if any.
+    pub fn compare(&mut self, mine: &str, kafka: &Value) -> Option<String> {
+        if kafka["outcome"] != "loaded" {
+            return None;
+        }
+        let log = &kafka["logs"][0];
+        let Some(theirs) = log["describe_producers"].as_str() else {
+            return Some(format!(
+                "the oracle printed no describe-producers table: {}",
+                log["describe_producers_error"]
+            ));
+        };
+        self.cases += 1;
+        for row in theirs.lines().skip(1) {
+            let cells: Vec<&str> = row.split('\t').map(str::trim_end).collect();
+            self.rows += 1;
+            self.open_rows += usize::from(cells[5] != "None");
+            self.epoch_rows += usize::from(cells[2] != "-1");
+        }
+        (mine != theirs).then(|| format!("describe-producers: klog\n{mine}Kafka's tool\n{theirs}"))
+    }
 }

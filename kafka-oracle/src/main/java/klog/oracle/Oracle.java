@@ -484,6 +484,12 @@ public final class Oracle {
             table.add(n);
         }
         l.set("producer_table", table);
+        // What kafka-transactions.sh describe-producers prints for it (DescribeProducers.java).
+        try {
+            l.put("describe_producers", DescribeProducers.print(log));
+        } catch (Throwable t) {
+            l.put("describe_producers_error", t.getClass().getName() + ": " + t.getMessage());
+        }
         // The HW a broker gives the log from its checkpoint (Partition.createLogIfNotExists),
         // which moves the first unstable offset past transactions whose markers it covers.
         File hwFile = new File(log.dir().getParentFile(), "replication-offset-checkpoint");
