@@ -14,7 +14,7 @@
 //! This module judges nothing: it starts, stops, pauses and copies brokers and passes the
 //! brokers' answers on. The sequences and the comparison with klog are in `real_failovers.rs`.
 
-use crate::common::{copy_dir, missing_input};
+use crate::common::{copy_broker_dir, missing_input};
 use serde_json::Value;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -393,10 +393,10 @@ impl Cluster {
         let _ = std::fs::remove_dir_all(dest);
         if self.alive(n) && !self.paused[n] {
             self.pause(n);
-            copy_dir(&self.data_dir(n), dest);
+            copy_broker_dir(&self.data_dir(n), dest);
             self.resume(n);
         } else {
-            copy_dir(&self.data_dir(n), dest);
+            copy_broker_dir(&self.data_dir(n), dest);
         }
     }
 

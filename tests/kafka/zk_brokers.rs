@@ -28,7 +28,7 @@
 //! This module judges nothing. [`Brokers`] is what a walk needs of a cluster, KRaft
 //! ([`Cluster`]) or ZooKeeper ([`ZkCluster`]).
 
-use crate::common::{copy_dir, missing_input};
+use crate::common::{copy_broker_dir, missing_input};
 use crate::kraft_brokers::Cluster;
 use serde_json::{json, Value};
 use std::fs::OpenOptions;
@@ -519,10 +519,10 @@ impl Brokers for ZkCluster {
         // Stopped while copied (briefly: well within its session, unlike a walk's pause).
         if let Some(c) = self.nodes[n].as_ref().filter(|_| !self.paused[n]) {
             signal(c, libc::SIGSTOP);
-            copy_dir(&self.data_dir(n), dest);
+            copy_broker_dir(&self.data_dir(n), dest);
             signal(c, libc::SIGCONT);
         } else {
-            copy_dir(&self.data_dir(n), dest);
+            copy_broker_dir(&self.data_dir(n), dest);
         }
     }
 

@@ -224,6 +224,37 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Copy a running (or just stopped) broker's data dir: [`copy_dir`], except that a file or
+/// dir the broker removes or renames between the listing and the copy is left out, as a copy
+/// taken a moment later would. A SIGSTOP reaches a JVM's threads asynchronously, so a rename
+/// in flight can still land during the copy (CI met one in `kept_cases_replay`).
+pub fn copy_broker_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    let entries = match std::fs::read_dir(from) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => panic!("{}: {e}", from.display()),
+    };
+    for e in entries {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        let is_dir = match e.file_type() {
+            Ok(t) => t.is_dir(),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(err) => panic!("{}: {err}", e.path().display()),
+        };
+        if is_dir {
+            copy_broker_dir(&e.path(), &target);
+        } else {
+            match std::fs::copy(e.path(), &target) {
+                Ok(_) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => panic!("{}: {err}", e.path().display()),
+            }
+        }
+    }
+}
+
 /// A committed fixture (made by `fixtures/make.sh`) copied into the lab as `name`.
 pub fn fixture(lab: &Lab, name: &str) -> PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
