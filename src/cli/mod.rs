@@ -18,7 +18,6 @@ use crate::replication::truncation::TruncationMode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
-mod form;
 mod help;
 mod read_args;
 mod replication_args;
@@ -27,7 +26,7 @@ mod tier_args;
 mod values;
 mod write_args;
 
-pub use form::{dir_form_of, form_of, Form};
+pub use crate::replica::form::{dir_form_of, form_of, Form};
 pub use help::*;
 pub use read_args::*;
 pub use replication_args::*;

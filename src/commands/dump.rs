@@ -20,6 +20,7 @@ use crate::log::index::{self, OffsetEntryCheck, TimeEntryCheck};
 use crate::log::names;
 use crate::log::segment::{map_file, FileBytes};
 use crate::log::verify::{self, epoch_rows, EpochRow, StampedEpochs};
+use crate::replica::form::Form;
 use crate::replica::{list_partition_dirs, read_quorum_state, LogDirFiles, QuorumState, Replica, QUORUM_STATE};
 use crate::replica::{summarize, ReplicaSummary};
 use crate::tiered::local_tiered_storage;
@@ -426,16 +427,11 @@ pub fn run(req: &DumpRequest<'_>, sink: &mut Sink<'_>) -> Result<()> {
     if let Some(topic) = req.topic {
         return dump_topic(req, topic, sink);
     }
-    if req.path.is_file() {
-        return dump_file(req, sink);
+    match crate::replica::form::form_of(req.path, req.partition)? {
+        Form::File => dump_file(req, sink),
+        Form::DataDir { .. } => dump_log_dir(req, &list_partition_dirs(req.path)?, sink),
+        Form::Partition | Form::LogDir => dump_replica(req, req.path, req.partition, None, sink),
     }
-    if req.partition.is_none() && req.path.is_dir() && !crate::replica::looks_like_partition_dir(req.path) {
-        let dirs = list_partition_dirs(req.path)?;
-        if dirs.len() > 1 {
-            return dump_log_dir(req, &dirs, sink);
-        }
-    }
-    dump_replica(req, req.path, req.partition, None, sink)
 }
 
 fn dump_replica(

@@ -20,6 +20,7 @@
 
 mod check;
 mod consent;
+pub mod form;
 mod identity;
 mod lock;
 mod log_dir;

@@ -293,14 +293,7 @@ pub(super) fn refuse_symlinked_partition_dir(paths: &ReplicaPaths) -> Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `log_dir/name` made a partition dir (it holds a Kafka file).
-    fn partition_dir(log_dir: &Path, name: &str) -> PathBuf {
-        let dir = log_dir.join(name);
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join(names::LEADER_EPOCH_CHECKPOINT), "0\n0\n").unwrap();
-        dir
-    }
+    use crate::replica::test_support::partition_dir;
 
     #[test]
     fn resolve_takes_a_log_dir_of_one_partition_or_the_partition_dir_itself() {

@@ -34,3 +34,12 @@ pub(super) fn append(replica: &mut Replica, count: usize, leader_epoch: i32) {
     replica.log_mut().append_batch(batch).unwrap();
     replica.log_mut().finish().unwrap();
 }
+
+/// `log_dir/name` made a partition dir by the least that makes one (a leader-epoch checkpoint:
+/// a Kafka file in a dir named like a partition).
+pub(super) fn partition_dir(log_dir: &Path, name: &str) -> PathBuf {
+    let dir = log_dir.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(crate::log::names::LEADER_EPOCH_CHECKPOINT), "0\n0\n").unwrap();
+    dir
+}

@@ -6,10 +6,11 @@
 //! named like a partition (Kafka's own test of a partition dir, as `list_partition_dirs` does):
 //! never by trying a form and reading the error it gave.
 
-use super::*;
+use crate::error::{Error, Result};
 use crate::log::names;
 use crate::replica::looks_like_partition_dir;
 use std::fs;
+use std::path::Path;
 
 /// What a command's path is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,14 +98,7 @@ pub fn dir_form_of(path: &Path, partition: Option<&str>) -> Result<Form> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `log_dir/name` made a partition dir (it holds a Kafka file).
-    fn partition_dir(log_dir: &Path, name: &str) -> PathBuf {
-        let dir = log_dir.join(name);
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join(names::LEADER_EPOCH_CHECKPOINT), "0\n0\n").unwrap();
-        dir
-    }
+    use crate::replica::test_support::partition_dir;
 
     #[test]
     fn a_log_dir_of_one_partition_is_a_log_dir_and_its_partition_dir_a_partition() {
