@@ -56,11 +56,47 @@ pub struct Cluster {
     kc: Option<Kc>,
     /// One cluster at a time in this test process: on two cores, clusters side by side slow each
     /// other past the sequences' timeouts. Held until the cluster is dropped (nodes first).
-    _turn: std::sync::MutexGuard<'static, ()>,
+    _turn: Turn,
 }
 
 /// Whose turn it is to run a cluster.
-pub(crate) static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A cluster's turn: taken before its first node starts, given back after its last node is
+/// gone. Dropping it says how long the cluster waited for the turn and held it, so a Kafka-tier
+/// run shows where its time goes (the clusters run one after another).
+pub(crate) struct Turn {
+    _guard: std::sync::MutexGuard<'static, ()>,
+    what: String,
+    waited: Duration,
+    taken: Instant,
+}
+
+impl Turn {
+    /// Wait for the turn (a test that failed while holding it poisons it; the next may still run).
+    pub(crate) fn take(what: String) -> Turn {
+        let asked = Instant::now();
+        let guard = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        Turn { _guard: guard, what, waited: asked.elapsed(), taken: Instant::now() }
+    }
+}
+
+/// The running test's name (libtest names each test's thread after it).
+pub(crate) fn test_name() -> String {
+    std::thread::current().name().unwrap_or("a test").to_string()
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "cluster turn: {} held {:.0} s (waited {:.0} s for it)",
+            self.what,
+            self.taken.elapsed().as_secs_f64(),
+            self.waited.as_secs_f64()
+        );
+    }
+}
 
 /// `klog.oracle.Cluster serve`: one command line in, JSON lines out, then `{"done":true}`.
 struct Kc {
@@ -142,8 +178,7 @@ impl Cluster {
     pub fn start_release(release: &str, features: &[&str], extra: &[&str]) -> Option<Cluster> {
         let client_classpath = classpath()?;
         let classpath = release_classpath(release)?;
-        // A test that failed while holding the turn poisons it; the next may still run.
-        let turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let turn = Turn::take(format!("Kafka {release} (KRaft) for {}", test_name()));
         let dir = tempfile::Builder::new().prefix("klog-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         let ports = free_ports();

@@ -1659,13 +1659,22 @@ pub(crate) fn stored_walks() -> Vec<(String, Walk)> {
         .collect()
 }
 
-/// Run stored walks on their releases' brokers (a cluster per walk); the problems found: a
-/// disagreement, or a directed walk whose rule the model did not say decided a step.
+/// Run stored walks on their releases' brokers; the problems found: a disagreement, or a
+/// directed walk whose rule the model did not say decided a step. Consecutive walks on the same
+/// target share one cluster, healed between them, as the long run's walks of a release do
+/// ([`run_walks`]: 20 walks on one cluster); each walk has its own topic.
 fn replay(walks: &[(String, Walk)], suffix: &str) -> Option<Vec<String>> {
     let mut problems = Vec::new();
+    let mut running: Option<(String, Box<dyn Brokers>)> = None;
     for (name, walk) in walks {
         let started = Instant::now();
-        let mut c = walk.target.start()?;
+        let target = walk.target.name();
+        if running.as_ref().is_none_or(|(t, _)| *t != target) {
+            // The last target's nodes stop first (one cluster at a time).
+            drop(running.take());
+            running = Some((target, walk.target.start()?));
+        }
+        let c = &mut running.as_mut().expect("a cluster for this target").1;
         let work = tempfile::Builder::new().prefix("klog-real-walks.").tempdir().unwrap();
         let out = run_walk(c.as_mut(), walk, &topic(walk, suffix), work.path());
         say!(

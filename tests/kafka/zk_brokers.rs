@@ -192,7 +192,7 @@ pub(crate) struct ZkCluster {
     nodes: [Option<Child>; 4],
     seen: [usize; 4],
     paused: [bool; 4],
-    _turn: std::sync::MutexGuard<'static, ()>,
+    _turn: crate::kraft_brokers::Turn,
 }
 
 impl ZkCluster {
@@ -203,7 +203,10 @@ impl ZkCluster {
         if !kafka_python() {
             return None;
         }
-        let turn = crate::kraft_brokers::TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let turn = crate::kraft_brokers::Turn::take(format!(
+            "Kafka {release} (ZooKeeper) for {}",
+            crate::kraft_brokers::test_name()
+        ));
         let dir = tempfile::Builder::new().prefix("klog-zk-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         std::fs::create_dir_all(dir.path().join("zk")).unwrap();
