@@ -181,11 +181,17 @@ _klog() {
             klog__subcmd__help__subcmd__tier,copy)
                 cmd="klog__subcmd__help__subcmd__tier__subcmd__copy"
                 ;;
+            klog__subcmd__help__subcmd__tier,expire)
+                cmd="klog__subcmd__help__subcmd__tier__subcmd__expire"
+                ;;
             klog__subcmd__help__subcmd__tier,retain)
                 cmd="klog__subcmd__help__subcmd__tier__subcmd__retain"
                 ;;
             klog__subcmd__tier,copy)
                 cmd="klog__subcmd__tier__subcmd__copy"
+                ;;
+            klog__subcmd__tier,expire)
+                cmd="klog__subcmd__tier__subcmd__expire"
                 ;;
             klog__subcmd__tier,help)
                 cmd="klog__subcmd__tier__subcmd__help"
@@ -195,6 +201,9 @@ _klog() {
                 ;;
             klog__subcmd__tier__subcmd__help,copy)
                 cmd="klog__subcmd__tier__subcmd__help__subcmd__copy"
+                ;;
+            klog__subcmd__tier__subcmd__help,expire)
+                cmd="klog__subcmd__tier__subcmd__help__subcmd__expire"
                 ;;
             klog__subcmd__tier__subcmd__help,help)
                 cmd="klog__subcmd__tier__subcmd__help__subcmd__help"
@@ -1279,7 +1288,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help__subcmd__tier)
-            opts="copy retain"
+            opts="copy retain expire"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1293,6 +1302,20 @@ _klog() {
             return 0
             ;;
         klog__subcmd__help__subcmd__tier__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__help__subcmd__tier__subcmd__expire)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1535,7 +1558,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__tier)
-            opts="-h -V --color --allow-broker-dir-writes --width --help --version copy retain help"
+            opts="-h -V --color --allow-broker-dir-writes --width --help --version copy retain expire help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1590,8 +1613,46 @@ _klog() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        klog__subcmd__tier__subcmd__expire)
+            opts="-h -V --partition --remote-dir --retention-ms --retention-bytes --json --color --allow-broker-dir-writes --width --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retention-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         klog__subcmd__tier__subcmd__help)
-            opts="copy retain help"
+            opts="copy retain expire help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1605,6 +1666,20 @@ _klog() {
             return 0
             ;;
         klog__subcmd__tier__subcmd__help__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        klog__subcmd__tier__subcmd__help__subcmd__expire)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

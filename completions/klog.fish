@@ -299,16 +299,17 @@ complete -c klog -n "__fish_klog_using_subcommand remote" -l allow-other-cluster
 complete -c klog -n "__fish_klog_using_subcommand remote" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand remote" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand remote" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -s V -l version -d 'Print version'
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -f -a "copy" -d 'One run of the leader\'s copy task: copy the closed segments below the last stable offset that remote storage lacks'
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -f -a "retain" -d 'Local retention of a tiered partition: delete local segments only below the highest offset in remote storage'
-complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -f -a "copy" -d 'One run of the leader\'s copy task: copy the closed segments below the last stable offset that remote storage lacks'
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -f -a "retain" -d 'Local retention of a tiered partition: delete local segments only below the highest offset in remote storage'
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -f -a "expire" -d 'One run of the leader\'s remote expiration task: delete the remote segments Kafka 4.4\'s leader would, as `klog remote` forecasts them'
+complete -c klog -n "__fish_klog_using_subcommand tier; and not __fish_seen_subcommand_from copy retain expire help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from copy" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from copy" -l remote-dir -d 'The LocalTieredStorage dir (default: the one the lab records)' -r -F
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from copy" -l stop-after-files -d 'Stop the first copy after its COPY_SEGMENT_STARTED record and N of its files (0-6, in LocalTieredStorage\'s order: .log, .index, .timeindex, .txnindex if any, the leader epoch checkpoint, the producer snapshot): no COPY_SEGMENT_FINISHED, as a broker killed during an upload leaves it' -r
@@ -331,8 +332,21 @@ complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcomma
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from retain" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from retain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from retain" -s V -l version -d 'Print version'
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l partition -d 'The partition dir to use when the log dir holds several (e.g. `orders-3`)' -r
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l remote-dir -d 'The LocalTieredStorage dir (default: the one the lab records)' -r -F
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l retention-ms -d 'The topic\'s retention.ms (default Kafka\'s, 604800000: 7 days; -1: no limit)' -r
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l retention-bytes -d 'The topic\'s retention.bytes: the partition\'s size across both tiers it keeps (default -1: no limit)' -r
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l width -d 'Lay text and tables out to N columns (0: no limit, each table row on one line)' -r
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l json -d 'JSON lines: one object per segment deleted, then a summary'
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -l allow-broker-dir-writes -d 'Let a command write into a log dir klog did not make (a broker\'s: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see `klog restore`)'
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from expire" -s V -l version -d 'Print version'
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from help" -f -a "copy" -d 'One run of the leader\'s copy task: copy the closed segments below the last stable offset that remote storage lacks'
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from help" -f -a "retain" -d 'Local retention of a tiered partition: delete local segments only below the highest offset in remote storage'
+complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from help" -f -a "expire" -d 'One run of the leader\'s remote expiration task: delete the remote segments Kafka 4.4\'s leader would, as `klog remote` forecasts them'
 complete -c klog -n "__fish_klog_using_subcommand tier; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c klog -n "__fish_klog_using_subcommand draw" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand draw" -l from -d 'First offset to draw (default: a little before the first divergence, else the lowest HW)' -r
@@ -453,5 +467,6 @@ complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subc
 complete -c klog -n "__fish_klog_using_subcommand help; and not __fish_seen_subcommand_from create elect alter-isr append dump history check txn fetch flush stop crash recover restore diff remote tier draw demo explore lab generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from tier" -f -a "copy" -d 'One run of the leader\'s copy task: copy the closed segments below the last stable offset that remote storage lacks'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from tier" -f -a "retain" -d 'Local retention of a tiered partition: delete local segments only below the highest offset in remote storage'
+complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from tier" -f -a "expire" -d 'One run of the leader\'s remote expiration task: delete the remote segments Kafka 4.4\'s leader would, as `klog remote` forecasts them'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "man" -d 'Write klog.1 and one page per subcommand into DIR'
 complete -c klog -n "__fish_klog_using_subcommand help; and __fish_seen_subcommand_from generate" -f -a "completions" -d 'Print the completion script for SHELL'

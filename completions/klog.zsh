@@ -412,6 +412,23 @@ _arguments "${_arguments_options[@]}" : \
 ':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
 && ret=0
 ;;
+(expire)
+_arguments "${_arguments_options[@]}" : \
+'--partition=[The partition dir to use when the log dir holds several (e.g. \`orders-3\`)]:NAME:_default' \
+'--remote-dir=[The LocalTieredStorage dir (default\: the one the lab records)]:DIR:_files' \
+'--retention-ms=[The topic'\''s retention.ms (default Kafka'\''s, 604800000\: 7 days; -1\: no limit)]:MS:_default' \
+'--retention-bytes=[The topic'\''s retention.bytes\: the partition'\''s size across both tiers it keeps (default -1\: no limit)]:BYTES:_default' \
+'--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
+'--json[JSON lines\: one object per segment deleted, then a summary]' \
+'--allow-broker-dir-writes[Let a command write into a log dir klog did not make (a broker'\''s\: no klog-state.json), saving every file it changes first in DIR.klog-backup-N (see \`klog restore\`)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':dir -- A Kafka log dir holding one partition, or a partition dir (`<topic>-<partition>`):_files' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_klog__subcmd__tier__subcmd__help_commands" \
@@ -429,6 +446,10 @@ _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
 (retain)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(expire)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -697,6 +718,10 @@ _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
 (retain)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(expire)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
@@ -1046,6 +1071,7 @@ _klog__subcmd__help__subcmd__tier_commands() {
     local commands; commands=(
 'copy:One run of the leader'\''s copy task\: copy the closed segments below the last stable offset that remote storage lacks' \
 'retain:Local retention of a tiered partition\: delete local segments only below the highest offset in remote storage' \
+'expire:One run of the leader'\''s remote expiration task\: delete the remote segments Kafka 4.4'\''s leader would, as \`klog remote\` forecasts them' \
     )
     _describe -t commands 'klog help tier commands' commands "$@"
 }
@@ -1053,6 +1079,11 @@ _klog__subcmd__help__subcmd__tier_commands() {
 _klog__subcmd__help__subcmd__tier__subcmd__copy_commands() {
     local commands; commands=()
     _describe -t commands 'klog help tier copy commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__help__subcmd__tier__subcmd__expire_commands] )) ||
+_klog__subcmd__help__subcmd__tier__subcmd__expire_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog help tier expire commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__help__subcmd__tier__subcmd__retain_commands] )) ||
 _klog__subcmd__help__subcmd__tier__subcmd__retain_commands() {
@@ -1099,6 +1130,7 @@ _klog__subcmd__tier_commands() {
     local commands; commands=(
 'copy:One run of the leader'\''s copy task\: copy the closed segments below the last stable offset that remote storage lacks' \
 'retain:Local retention of a tiered partition\: delete local segments only below the highest offset in remote storage' \
+'expire:One run of the leader'\''s remote expiration task\: delete the remote segments Kafka 4.4'\''s leader would, as \`klog remote\` forecasts them' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog tier commands' commands "$@"
@@ -1108,11 +1140,17 @@ _klog__subcmd__tier__subcmd__copy_commands() {
     local commands; commands=()
     _describe -t commands 'klog tier copy commands' commands "$@"
 }
+(( $+functions[_klog__subcmd__tier__subcmd__expire_commands] )) ||
+_klog__subcmd__tier__subcmd__expire_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog tier expire commands' commands "$@"
+}
 (( $+functions[_klog__subcmd__tier__subcmd__help_commands] )) ||
 _klog__subcmd__tier__subcmd__help_commands() {
     local commands; commands=(
 'copy:One run of the leader'\''s copy task\: copy the closed segments below the last stable offset that remote storage lacks' \
 'retain:Local retention of a tiered partition\: delete local segments only below the highest offset in remote storage' \
+'expire:One run of the leader'\''s remote expiration task\: delete the remote segments Kafka 4.4'\''s leader would, as \`klog remote\` forecasts them' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'klog tier help commands' commands "$@"
@@ -1121,6 +1159,11 @@ _klog__subcmd__tier__subcmd__help_commands() {
 _klog__subcmd__tier__subcmd__help__subcmd__copy_commands() {
     local commands; commands=()
     _describe -t commands 'klog tier help copy commands' commands "$@"
+}
+(( $+functions[_klog__subcmd__tier__subcmd__help__subcmd__expire_commands] )) ||
+_klog__subcmd__tier__subcmd__help__subcmd__expire_commands() {
+    local commands; commands=()
+    _describe -t commands 'klog tier help expire commands' commands "$@"
 }
 (( $+functions[_klog__subcmd__tier__subcmd__help__subcmd__help_commands] )) ||
 _klog__subcmd__tier__subcmd__help__subcmd__help_commands() {

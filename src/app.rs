@@ -202,7 +202,7 @@ fn create(a: &CreateArgs, _: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Res
     Ok(Outcome::Success)
 }
 
-/// `klog tier copy|retain`.
+/// `klog tier copy|retain|expire`.
 fn tier(a: &cli::TierCommand, text: &mut Text<'_, '_>) -> Result<Outcome> {
     match a {
         cli::TierCommand::Copy(c) => {
@@ -234,6 +234,21 @@ fn tier(a: &cli::TierCommand, text: &mut Text<'_, '_>) -> Result<Outcome> {
                 output::tier::retain_json(text.raw(), &report)?;
             } else {
                 output::tier::retain_text(text, &report)?;
+            }
+        }
+        cli::TierCommand::Expire(e) => {
+            let report = commands::tier::expire(&commands::tier::ExpireRequest {
+                leader: &e.target.dir,
+                partition: e.target.partition.as_deref(),
+                remote_dir: e.remote_dir.as_deref(),
+                retention_ms: e.retention_ms,
+                retention_bytes: e.retention_bytes,
+                now_ms: commands::now_ms(),
+            })?;
+            if e.json {
+                output::tier::expire_json(text.raw(), &report)?;
+            } else {
+                output::tier::expire_text(text, &report)?;
             }
         }
     }

@@ -1,4 +1,5 @@
-//! The flags of tiered storage and of undo: `remote`, `tier copy`, `tier retain`, `restore`.
+//! The flags of tiered storage and of undo: `remote`, `tier copy`, `tier retain`, `tier expire`,
+//! `restore`.
 
 use super::*;
 
@@ -61,6 +62,20 @@ pub enum TierCommand {
     /// RLMFollowerTask find it). The log start stays (log-start-offset-checkpoint keeps it);
     /// the local log start moves to the first segment kept. Runs on a leader or a follower.
     Retain(TierRetainArgs),
+    /// One run of the leader's remote expiration task: delete the remote segments Kafka 4.4's
+    /// leader would, as `klog remote` forecasts them.
+    ///
+    /// As `RLMExpirationTask.cleanupExpiredRemoteLogSegments` (Kafka 4.4): for each epoch of
+    /// the leader's cache, its segments by start offset — deletions that started and did not
+    /// finish are retried; segments wholly below the log start go; segments within the
+    /// leader's epoch lineage go while retention.ms or retention.bytes is breached — then every
+    /// segment whose epochs all lie below the earliest epoch of the leader's cache
+    /// (leader-epoch-cache truncation: a lineage this leader no longer holds). Each deletion
+    /// is a DELETE_SEGMENT_STARTED update record in `__remote_log_metadata-0`, the fileset's
+    /// files removed from the LocalTieredStorage dir, then a DELETE_SEGMENT_FINISHED record;
+    /// the log start then rises to the earliest offset the leader serves
+    /// (log-start-offset-checkpoint).
+    Expire(TierExpireArgs),
 }
 
 #[derive(Debug, Args)]
@@ -98,6 +113,25 @@ pub struct TierRetainArgs {
           value_parser = ranged::<u64>(0, I64_MAX, "local.retention.ms is a non-negative i64 here"))]
     pub local_retention_ms: Option<u64>,
     /// JSON: one object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TierExpireArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// The LocalTieredStorage dir (default: the one the lab records).
+    #[arg(long, value_name = "DIR")]
+    pub remote_dir: Option<PathBuf>,
+    /// The topic's retention.ms (default Kafka's, 604800000: 7 days; -1: no limit).
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
+    pub retention_ms: Option<i64>,
+    /// The topic's retention.bytes: the partition's size across both tiers it keeps (default
+    /// -1: no limit).
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
+    pub retention_bytes: Option<i64>,
+    /// JSON lines: one object per segment deleted, then a summary.
     #[arg(long)]
     pub json: bool,
 }

@@ -1,8 +1,9 @@
-//! `klog tier copy` and `klog tier retain` as text and JSON lines.
+//! `klog tier copy`, `klog tier retain` and `klog tier expire` as text and JSON lines.
 
 use super::json::line;
 use crate::error::Result;
 use crate::tiered::copy::CopyReport;
+use crate::tiered::expire::ExpireReport;
 use crate::tiered::retain::{LocalRetention, RetainReport};
 use serde::Serialize;
 use std::io::Write;
@@ -334,4 +335,97 @@ pub fn fetch_tiers_json(out: &mut dyn Write, r: &crate::commands::fetch::TieredF
         )?;
     }
     Ok(())
+}
+
+pub fn expire_text(out: &mut dyn Write, r: &ExpireReport) -> Result<()> {
+    let limits = format!("retention.ms {}, retention.bytes {}", r.retention.retention_ms, r.retention.retention_bytes);
+    let head = format!("expiration task of broker {} for {} ({limits})", r.broker_id, r.partition.dir_name());
+    if r.expired.is_empty() {
+        out!(out, "{head}: no remote segment to delete")?;
+    } else {
+        out!(out, "{head}: deleted {} remote segment(s)", r.expired.len())?;
+    }
+    for e in &r.expired {
+        let d = &e.deletion;
+        out!(
+            out,
+            "  segment {} offsets {}..{}: {}; DELETE_SEGMENT_STARTED at metadata offset {}, \
+             DELETE_SEGMENT_FINISHED at {}; {} file(s) removed",
+            crate::util::base64_url(&d.segment_id),
+            d.start_offset,
+            d.end_offset,
+            d.cause.name(),
+            e.started_at,
+            e.finished_at,
+            e.files.len()
+        )?;
+    }
+    if r.log_start_after == r.log_start_before {
+        out!(out, "log start {} (across tiers)", r.log_start_before)
+    } else {
+        out!(
+            out,
+            "log start {} -> {} (the earliest offset it serves, in log-start-offset-checkpoint)",
+            r.log_start_before,
+            r.log_start_after
+        )
+    }
+}
+
+#[derive(Serialize)]
+struct ExpiredWire<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    segment_id: String,
+    start_offset: i64,
+    end_offset: i64,
+    cause: &'static str,
+    started_at: i64,
+    finished_at: i64,
+    files: Vec<&'a std::path::Path>,
+}
+
+#[derive(Serialize)]
+struct ExpireSummaryWire {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    broker_id: i32,
+    partition: String,
+    retention_ms: i64,
+    retention_bytes: i64,
+    deleted: usize,
+    log_start_before: i64,
+    log_start_after: i64,
+}
+
+pub fn expire_json(out: &mut dyn Write, r: &ExpireReport) -> Result<()> {
+    for e in &r.expired {
+        let d = &e.deletion;
+        line(
+            out,
+            &ExpiredWire {
+                kind: "remote_delete",
+                segment_id: crate::util::base64_url(&d.segment_id),
+                start_offset: d.start_offset,
+                end_offset: d.end_offset,
+                cause: d.cause.name(),
+                started_at: e.started_at,
+                finished_at: e.finished_at,
+                files: e.files.iter().map(|f| f.as_path()).collect(),
+            },
+        )?;
+    }
+    line(
+        out,
+        &ExpireSummaryWire {
+            kind: "remote_expiration",
+            broker_id: r.broker_id,
+            partition: r.partition.dir_name(),
+            retention_ms: r.retention.retention_ms,
+            retention_bytes: r.retention.retention_bytes,
+            deleted: r.expired.len(),
+            log_start_before: r.log_start_before,
+            log_start_after: r.log_start_after,
+        },
+    )
 }

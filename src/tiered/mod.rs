@@ -17,15 +17,17 @@
 //!   its epoch cache (Kafka's `RemoteLogManager` rules), and the remote records no leader serves;
 //! - [`aux_state`] and [`leader`]: a follower below a tiered leader's local log start, and the
 //!   remote log auxiliary state it builds;
-//! - [`lab`], [`copy`], [`retain`] and [`follower`]: a klog lab with a remote tier (`klog
-//!   create --remote-dir`): its metadata partition, the leader's copy task, local retention
-//!   below the highest remote offset, and a follower's rebuild from remote storage.
+//! - [`lab`], [`copy`], [`retain`], [`expire`] and [`follower`]: a klog lab with a remote tier
+//!   (`klog create --remote-dir`): its metadata partition, the leader's copy task, local
+//!   retention below the highest remote offset, the leader's remote expiration, and a
+//!   follower's rebuild from remote storage.
 //!
-//! The modules above `lab` read only; `lab`, `copy`, `retain` and `follower` write, through
+//! The modules above `lab` read only; `lab`, `copy`, `retain`, `expire` and `follower` write, through
 //! [`crate::durable`]. Nothing here prints.
 
 pub mod aux_state;
 pub mod copy;
+pub mod expire;
 pub mod lab;
 pub mod leader;
 pub mod lineage;

@@ -51,7 +51,8 @@ const SESSION: &[Step] = &[
     step("diff", &["diff", "a", "b"], 0),
     // A klog replica dir holds no `__remote_log_metadata`: nothing tiered, said so.
     step("remote", &["remote", "b"], 0),
-    // A tiered lab: the leader's copy task, local retention, a follower rebuilt from remote.
+    // A tiered lab: the leader's copy task, local retention, a follower rebuilt from remote, the
+    // leader's remote expiration.
     step("tier-create", &["create", "t1", "--replica-id", "3", "--segment-bytes", "300", "--remote-dir", "remote"], 0),
     step("tier-elect", &["elect", "t1"], 0),
     step("tier-append", &["append", "t1", "--count", "10", "--value-size", "20", "--records-per-batch", "1"], 0),
@@ -63,6 +64,8 @@ const SESSION: &[Step] = &[
         0,
     ),
     step("tier-fetch", &["fetch", "--leader", "t1", "t2", "--rounds", "2"], 0),
+    // The leader's remote expiration with retention.ms 0: every copied segment breaches it.
+    step("tier-expire", &["tier", "expire", "t1", "--retention-ms", "0"], 0),
     step("flush", &["flush", "a"], 0),
     step("append-more", &["append", "b", "m3", "m4", "m5", "--records-per-batch", "1", "--timestamp", TS], 0),
     step("crash", &["crash", "a", "--power-loss"], 0),

@@ -355,7 +355,84 @@ fn every_tiered_write_failing_at_any_step_changes_nothing() {
         fails_at_every_step_changing_nothing(lab.dir.path(), &["recover", "{root}/c", "--leader", "{root}/a"]);
     let create_steps =
         fails_at_every_step_changing_nothing(lab.dir.path(), &["create", "{root}/d", "--remote-dir", "{root}/remote2"]);
-    eprintln!("durable steps: copy {copy_steps}, retain {retain_steps}, fetch {fetch_steps}, recover {recover_steps}, create {create_steps}");
+    let expire_steps =
+        fails_at_every_step_changing_nothing(lab.dir.path(), &["tier", "expire", "{root}/a", "--retention-ms", "0"]);
+    eprintln!(
+        "durable steps: copy {copy_steps}, retain {retain_steps}, fetch {fetch_steps}, recover {recover_steps}, \
+         create {create_steps}, expire {expire_steps}"
+    );
+}
+
+/// The remote files of the partition (LocalTieredStorage's fileset dir), by name.
+fn remote_files(remote: &Path) -> Vec<String> {
+    let root = remote.join("kafka-tiered-storage");
+    let mut names = Vec::new();
+    for dir in std::fs::read_dir(&root).unwrap().flatten() {
+        names.extend(
+            std::fs::read_dir(dir.path()).unwrap().flatten().map(|f| f.file_name().to_string_lossy().into_owned()),
+        );
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn expire_deletes_what_retention_breaches_as_klog_remote_forecast_it_and_raises_the_log_start() {
+    let lab = Lab::new();
+    let (a, b, remote) = retained_leader(&lab);
+    assert_eq!(remote_files(&remote).len(), 15, "three filesets of five files");
+    // Kafka's default retention (7 days) breaches nothing a lab appended just now.
+    let v = json_lines(&ok(&["tier", "expire", s(&a), "--json"]));
+    assert_eq!((v.len(), v[0]["deleted"].as_u64(), v[0]["log_start_after"].as_i64()), (1, Some(0), Some(0)), "{v:?}");
+    // What `klog remote` forecasts for broker 1 with retention.ms 0 is what the run deletes.
+    let text = ok(&["remote", "--remote-dir", s(&remote), "--retention-ms", "0", s(&a), s(&b)]);
+    assert!(
+        text.contains(
+            "if broker 1 leads, Kafka deletes 3 segment(s), offsets 0..8 (3 by retention.ms breach); earliest offset after: 9"
+        ),
+        "{text}"
+    );
+    let v = json_lines(&ok(&["tier", "expire", s(&a), "--retention-ms", "0", "--json"]));
+    let deleted: Vec<(i64, i64, &str)> = v[..3]
+        .iter()
+        .map(|d| (d["start_offset"].as_i64().unwrap(), d["end_offset"].as_i64().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        deleted,
+        vec![(0, 2, "retention.ms breach"), (3, 5, "retention.ms breach"), (6, 8, "retention.ms breach")]
+    );
+    assert!(v[..3].iter().all(|d| d["files"].as_array().unwrap().len() == 5), "{v:?}");
+    assert_eq!(
+        (v[3]["type"].as_str(), v[3]["log_start_before"].as_i64(), v[3]["log_start_after"].as_i64()),
+        (Some("remote_expiration"), Some(0), Some(9))
+    );
+    assert!(remote_files(&remote).is_empty(), "every fileset's files are gone");
+    let start = std::fs::read_to_string(a.join("log-start-offset-checkpoint")).unwrap();
+    assert!(start.contains("demo 0 9"), "the log start rose to the earliest offset served: {start}");
+    // The metadata log holds STARTED and FINISHED deletion records, which Kafka's fold (klog's
+    // `remote`) applies: no remote segment left, nothing wrong, nothing more to delete.
+    let dump = ok(&["dump", s(&a.join("__remote_log_metadata-0")), "--width", "0"]);
+    assert_eq!(dump.matches("DELETE_SEGMENT_STARTED").count(), 3, "{dump}");
+    assert_eq!(dump.matches("DELETE_SEGMENT_FINISHED").count(), 3, "{dump}");
+    no_findings(&[&a, &b], &remote);
+    let v = json_lines(&ok(&["tier", "expire", s(&a), "--retention-ms", "0", "--json"]));
+    assert_eq!((v[0]["deleted"].as_u64(), v[0]["log_start_before"].as_i64()), (Some(0), Some(9)), "{v:?}");
+}
+
+#[test]
+fn expire_is_refused_on_a_follower_and_on_a_lab_without_a_remote_tier_changing_nothing() {
+    let lab = Lab::new();
+    let (a, b, _) = retained_leader(&lab);
+    let before = (snapshot(&a), snapshot(&b));
+    let (_, err) = code(&["tier", "expire", s(&b), "--retention-ms", "0"], 2);
+    assert!(err.contains("is not a running leader") && err.contains("klog elect"), "{err}");
+    let plain = lab.create("plain", 1, &[]);
+    ok(&["elect", s(&plain)]);
+    let (_, err) = code(&["tier", "expire", s(&plain)], 2);
+    assert!(err.contains("is not a tiered lab"), "{err}");
+    let (_, err) = code(&["tier", "expire", s(&a), "--retention-ms", "-2"], 2);
+    assert!(err.contains("-2"), "{err}");
+    assert_eq!((snapshot(&a), snapshot(&b)), before);
 }
 
 #[test]

@@ -182,4 +182,25 @@ fn kafka_reads_what_a_tiered_lab_wrote_and_loads_the_follower_rebuilt_from_remot
     // And klog finds nothing wrong across the three brokers and the remote dir.
     let out = klog().args(["remote", "--remote-dir", s(&remote), s(&a), s(&b), s(&c)]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // The leader's remote expiration at retention.ms 0 (`klog tier expire`): Kafka's fold of its
+    // metadata applies the DELETE_SEGMENT_STARTED and _FINISHED records klog wrote, nothing
+    // thrown and no segment left; Kafka's loader takes the leader's dir with its raised log start.
+    let expired = json_lines(&ok(&["tier", "expire", s(&a), "--retention-ms", "0", "--json"]));
+    assert_eq!(expired.iter().filter(|v| v["type"] == "remote_delete").count(), copies.len(), "{expired:?}");
+    let raised = expired.last().unwrap()["log_start_after"].as_i64().unwrap();
+    let (kafka, summary) = kafka_reads(&a.join("__remote_log_metadata-0"), &remote);
+    assert_eq!(summary["thrown"], 0, "{summary}");
+    assert_eq!(summary["records"].as_u64(), Some(4 * copies.len() as u64), "{summary}");
+    assert!(kafka.is_empty(), "Kafka's cache lists no deleted segment: {kafka:?}");
+    let copy = root.join("a-copy");
+    crate::common::copy_dir(&a, &copy);
+    let loaded = crate::oracle::load_batch(root, &[crate::oracle::LoadCase { dir: copy, overrides: vec![] }]).unwrap();
+    let log = loaded[0]["logs"].as_array().unwrap().iter().find(|l| l["dir"] == "demo-0").unwrap().clone();
+    assert_eq!(
+        (loaded[0]["outcome"].as_str(), log["log_start_offset"].as_i64()),
+        (Some("loaded"), Some(raised)),
+        "{log}"
+    );
+    assert_eq!(loaded[0]["log_bytes_removed"]["demo-0"], 0);
 }

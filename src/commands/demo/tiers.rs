@@ -84,16 +84,7 @@ pub fn log_start_across_tiers(r: &Replica) -> i64 {
 
 /// A replica as a candidate leader: its epoch cache, both starts and its log end.
 fn candidate(r: &Replica) -> Result<Candidate> {
-    let local_log_start_offset = r.log().first_offset().unwrap_or(r.log_end_offset());
-    let local_segments =
-        r.log().segments().iter().map(|s| Ok((s.base_offset, s.log_size()?))).collect::<Result<Vec<_>>>()?;
-    Ok(Candidate {
-        epoch_entries: r.log().epoch_cache().entries().iter().map(|e| (e.leader_epoch, e.start_offset)).collect(),
-        log_start_offset: log_start_across_tiers(r).min(local_log_start_offset),
-        local_log_start_offset,
-        log_end_offset: r.log_end_offset(),
-        local_segments,
-    })
+    crate::tiered::expire::candidate_of(r)
 }
 
 /// The records of a remote `.log` file.
