@@ -39,14 +39,7 @@ impl Form {
 /// the commands give for them. An unreadable dir named like a partition is a partition (one that
 /// does not read: a finding of the reader), as [`looks_like_partition_dir`] says.
 pub fn form_of(path: &Path, partition: Option<&str>) -> Result<Form> {
-    if let Some(want) = partition {
-        names::parse_partition_name(want)
-            .map_err(|why| Error::Usage(format!("--partition {}: {why}", crate::escape::arg(want))))?;
-    }
-    let meta = fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::layout(path, "no such file or directory"),
-        _ => Error::io(path, "stat", e),
-    })?;
+    let meta = super::paths::checked_target(path, partition)?;
     if !meta.is_dir() {
         return Ok(Form::File);
     }

@@ -112,17 +112,23 @@ fn broker_dirs_under(path: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Resolve a command-line path (log dir or partition dir) to a replica's paths.
-pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
-    // A partition is a name, never a path (`../B/demo-0` must not reach another log dir).
+/// A command's path and `--partition`, checked before anything reads: the partition is a name,
+/// never a path (`../B/demo-0` must not reach another log dir), and the path exists. Its
+/// metadata (links followed).
+pub fn checked_target(path: &Path, partition: Option<&str>) -> Result<fs::Metadata> {
     if let Some(want) = partition {
         names::parse_partition_name(want)
             .map_err(|why| Error::Usage(format!("--partition {}: {why}", crate::escape::arg(want))))?;
     }
-    let meta = fs::metadata(path).map_err(|e| match e.kind() {
+    fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::layout(path, "no such file or directory"),
         _ => Error::io(path, "stat", e),
-    })?;
+    })
+}
+
+/// Resolve a command-line path (log dir or partition dir) to a replica's paths.
+pub fn resolve(path: &Path, partition: Option<&str>) -> Result<ReplicaPaths> {
+    let meta = checked_target(path, partition)?;
     if !meta.is_dir() {
         return Err(Error::layout(
             path,

@@ -28,7 +28,7 @@
 //! Pure planning here ([`plan_copy`]); the writes are in [`apply_copy`].
 
 use super::lab::{self, MetadataWriter};
-use super::local_tiered_storage::{file_name, storage_root, LEADER_EPOCH_CHECKPOINT_SUFFIX};
+use super::local_tiered_storage::{file_name, LEADER_EPOCH_CHECKPOINT_SUFFIX};
 use super::metadata_cache::PartitionRemoteMetadata;
 use super::remote_log_metadata::{
     encode_segment_metadata, encode_segment_update, RemoteLogSegmentState, SegmentMetadata, SegmentUpdate,
@@ -38,7 +38,6 @@ use crate::error::{Error, Result};
 use crate::format::batch::BatchIter;
 use crate::log::epoch_cache::EpochCache;
 use crate::log::names;
-use crate::replica::Replica;
 use std::path::{Path, PathBuf};
 
 /// `findHighestRemoteOffset`: the highest offset the leader counts as copied, and its epoch
@@ -221,21 +220,13 @@ fn segment_id(tp: &TopicIdPartition, base: i64, broker_id: i32, metadata_log_end
 
 /// Run the leader's copy task once.
 pub fn run(req: &CopyRequest<'_>) -> Result<CopyReport> {
-    let mut leader = Replica::open_for_write(req.leader, req.partition)?;
-    let state = leader.will_run_as();
-    if state.role != crate::replica::Role::Leader {
-        return Err(Error::state(
-            &leader.paths().log_dir,
-            "is not a running leader: only the leader's copy task copies segments to remote storage \
-             (make it one with `klog elect`)",
-        ));
-    }
-    let remote_dir = lab::require_remote_dir(&leader, req.remote_dir)?;
-    let root = storage_root(&remote_dir)?;
-    let tp = lab::topic_id_partition(&leader)?;
-    let log_dir = leader.paths().log_dir.clone();
-    let remote = lab::read_partition_metadata(&log_dir, &tp)?;
-    leader.start()?;
+    let lab::TieredLeader { replica: leader, remote_dir, storage_root: root, partition: tp, log_dir, remote } =
+        lab::open_tiered_leader(
+            req.leader,
+            req.partition,
+            req.remote_dir,
+            "copy task copies segments to remote storage",
+        )?;
     let hw = leader.high_watermark();
     let lso =
         leader.log().producer_state_at(leader.log_end_offset())?.first_unstable_offset(hw).map_or(hw, |f| f.min(hw));

@@ -16,7 +16,7 @@
 
 use super::lab::{self, MetadataWriter};
 use super::lineage::{self, Candidate, Deletion, LeaderForecast, Retention};
-use super::local_tiered_storage::{parse_file_name, storage_root};
+use super::local_tiered_storage::parse_file_name;
 use super::remote_log_metadata::{encode_segment_update, RemoteLogSegmentState, SegmentUpdate, TopicIdPartition};
 use crate::error::{Error, Result};
 use crate::log::names;
@@ -82,20 +82,8 @@ pub fn candidate_of(r: &Replica) -> Result<Candidate> {
 
 /// Run the leader's expiration task once.
 pub fn run(req: &ExpireRequest<'_>) -> Result<ExpireReport> {
-    let mut leader = Replica::open_for_write(req.leader, req.partition)?;
-    if leader.will_run_as().role != crate::replica::Role::Leader {
-        return Err(Error::state(
-            &leader.paths().log_dir,
-            "is not a running leader: only the leader's expiration task deletes remote segments \
-             (make it one with `klog elect`)",
-        ));
-    }
-    let remote_dir = lab::require_remote_dir(&leader, req.remote_dir)?;
-    let root = storage_root(&remote_dir)?;
-    let tp = lab::topic_id_partition(&leader)?;
-    let log_dir = leader.paths().log_dir.clone();
-    let remote = lab::read_partition_metadata(&log_dir, &tp)?;
-    leader.start()?;
+    let lab::TieredLeader { replica: leader, remote_dir, storage_root: root, partition: tp, log_dir, remote } =
+        lab::open_tiered_leader(req.leader, req.partition, req.remote_dir, "expiration task deletes remote segments")?;
     let candidate = candidate_of(&leader)?;
     let retention = Retention {
         retention_ms: req.retention_ms.unwrap_or(DEFAULT_RETENTION_MS),

@@ -279,3 +279,39 @@ pub fn replicate_metadata(leader_dir: &Path, follower_dir: &Path) -> Result<Meta
     }
     Ok(MetadataReplication::Copied { from, to: appended_to })
 }
+
+/// A lab's running leader opened for one of its remote-tier tasks (`tier copy`, `tier expire`):
+/// the replica (started), its remote dir and that dir's LocalTieredStorage root, the partition with its topic id, its log
+/// dir and the remote segment table its own metadata partition folds.
+pub struct TieredLeader {
+    pub replica: Replica,
+    pub remote_dir: PathBuf,
+    pub storage_root: PathBuf,
+    pub partition: TopicIdPartition,
+    pub log_dir: PathBuf,
+    pub remote: PartitionRemoteMetadata,
+}
+
+/// Open `dir`'s partition for a leader's remote-tier task, refused unless it is a running leader
+/// (`task`, e.g. "copy task copies segments to", names the task in the refusal).
+pub fn open_tiered_leader(
+    dir: &Path,
+    partition: Option<&str>,
+    remote_flag: Option<&Path>,
+    task: &str,
+) -> Result<TieredLeader> {
+    let mut replica = Replica::open_for_write(dir, partition)?;
+    if replica.will_run_as().role != crate::replica::Role::Leader {
+        return Err(Error::state(
+            &replica.paths().log_dir,
+            format!("is not a running leader: only the leader's {task} (make it one with `klog elect`)"),
+        ));
+    }
+    let remote_dir = require_remote_dir(&replica, remote_flag)?;
+    let storage_root = super::local_tiered_storage::storage_root(&remote_dir)?;
+    let partition = topic_id_partition(&replica)?;
+    let log_dir = replica.paths().log_dir.clone();
+    let remote = read_partition_metadata(&log_dir, &partition)?;
+    replica.start()?;
+    Ok(TieredLeader { replica, remote_dir, storage_root, partition, log_dir, remote })
+}
