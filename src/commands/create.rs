@@ -64,7 +64,10 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
     let added = if existing {
         add_to_log_dir(req, numbers, config)?
     } else {
-        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
+        let mut plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
+        if req.replica_id.is_none() {
+            plan = plan.with_node_id_defaulted();
+        }
         crate::durable::create_dir(req.dir)?;
         replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
         plan.write()?

@@ -39,6 +39,7 @@ mod identity;
 mod internal_topics;
 mod kill;
 mod lab;
+mod lab_identity;
 mod log_trust;
 mod next_step;
 mod picture;
