@@ -451,7 +451,7 @@ mod tests {
         fs::write(&state, json.to_string()).unwrap();
         assert_eq!((DirIds::read(&a).node_id, DirIds::read(&a).said_node_id()), (Some(0), None));
         assert_eq!(DirIds::read(&b).said_node_id(), Some(0), "node.id 0 written without the mark is said");
-        let mut r = Replica::open_for_write(&a, None).unwrap();
+        let r = Replica::open_for_write(&a, None).unwrap();
         r.save_state().unwrap();
         drop(r);
         assert!(DirIds::of(&Replica::open(&a, None).unwrap()).node_id_defaulted, "the rewrite kept the mark");
