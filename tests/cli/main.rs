@@ -21,6 +21,7 @@ mod corruption;
 mod crash;
 mod data_dir;
 mod demo;
+mod diff_window;
 mod dry_run;
 mod eras;
 mod escapes;
