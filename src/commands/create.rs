@@ -162,14 +162,20 @@ fn add_to_log_dir(
         if want != own {
             return Err(Error::layout(
                 req.dir,
-                format!("is replica {own} (node.id in meta.properties), not {want}: a log dir belongs to one broker"),
+                format!(
+                    "is replica {own} (node.id in meta.properties), not {want}: a log dir belongs to one broker; leave \
+                     --replica-id out to add partitions to it, or give a new DIR for replica {want}"
+                ),
             ));
         }
     }
     for n in numbers.clone() {
         let dir = req.dir.join(format!("{}-{n}", req.topic));
         if dir.exists() {
-            return Err(Error::layout(&dir, "exists already: the log dir holds this partition"));
+            return Err(Error::layout(
+                &dir,
+                "exists already: the log dir holds this partition; name another --topic or --partition to add one",
+            ));
         }
     }
     let _lock = replica::DirLock::acquire(req.dir)?;

@@ -31,6 +31,7 @@ mod fixtures;
 mod formats;
 mod generated;
 mod golden;
+mod guide_errors;
 mod histories;
 mod history;
 mod hostile_reads;
