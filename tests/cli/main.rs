@@ -40,6 +40,7 @@ mod house;
 mod identity;
 mod internal_topics;
 mod kill;
+mod killed_copy;
 mod lab;
 mod lab_identity;
 mod log_trust;
