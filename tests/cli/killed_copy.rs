@@ -3,8 +3,8 @@
 //! (`segment.index.bytes`, 10 MiB, rounded down to whole entries, zero-filled past the entries
 //! written). An index with no entry yet reads as one entry (timestamp 0 at the base offset).
 //! Kafka 4.4's loader does not refuse such a dir: with no clean shutdown it rebuilds the indexes
-//! of every segment from the recovery point's on (the oracle's `load` of such a copy: outcome
-//! `loaded`, the indexes rebuilt). So `check` makes it a note explaining the preallocation, not
+//! of every segment from the recovery point's on (`tests/kafka/oracle_load.rs` loads such a dir
+//! with Kafka's own loader). So `check` makes it a note explaining the preallocation, not
 //! a finding. On a copy of the real KRaft broker dir (../shared/kafka-real/kraft-broker-2026,
 //! which has no clean-shutdown marker), with its active segments' indexes as a kill leaves them.
 
