@@ -60,13 +60,13 @@ impl TimeWindow {
     /// `until` on either side (the later of the two: a side whose every record is before
     /// `until` covers its whole log). Either side's records in the window are compared, so a
     /// divergence one side holds there is not missed; the two sides' timestamps at one offset
-    /// may differ (diverged records), which is why both are sought. `Err(())`: no record at or
+    /// may differ (diverged records), which is why both are sought. `None`: no record at or
     /// after `since` on either side, nothing to compare.
-    pub fn offsets(&self, a: &Log, b: &Log) -> Result<std::result::Result<OffsetWindow, ()>> {
+    pub fn offsets(&self, a: &Log, b: &Log) -> Result<Option<OffsetWindow>> {
         let mut window = OffsetWindow::default();
         if let Some(t) = self.since {
             match (seek_since(a, t)?, seek_since(b, t)?) {
-                (None, None) => return Ok(Err(())),
+                (None, None) => return Ok(None),
                 (x, y) => window.from = x.into_iter().chain(y).min(),
             }
         }
@@ -76,7 +76,7 @@ impl TimeWindow {
                 window.to = Some(x.max(y) - 1);
             }
         }
-        Ok(Ok(window))
+        Ok(Some(window))
     }
 }
 
@@ -120,12 +120,12 @@ pub fn run(a: &Path, b: &Path, partition: Option<&str>, window: OffsetWindow, ti
     let ra = Replica::open(a, partition)?;
     let (rb, warnings) = open_compared(&ra, b, partition, "B")?;
     let window = match times.offsets(ra.log(), rb.log())? {
-        Ok(w) => OffsetWindow {
+        Some(w) => OffsetWindow {
             from: window.from.into_iter().chain(w.from).max(),
             to: window.to.into_iter().chain(w.to).min(),
         },
         // Nothing at or after --since: an empty window past both log ends.
-        Err(()) => {
+        None => {
             let end = ra.log_end_offset().max(rb.log_end_offset());
             OffsetWindow { from: Some(end), to: Some(end - 1) }
         }
