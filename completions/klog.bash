@@ -512,7 +512,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__diff)
-            opts="-h -V --cluster --allow-other-cluster --partition --from --to --json --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --cluster --allow-other-cluster --partition --from --to --since --until --json --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -527,6 +527,14 @@ _klog() {
                     return 0
                     ;;
                 --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -277,6 +277,8 @@ complete -c klog -n "__fish_klog_using_subcommand restore" -s V -l version -d 'P
 complete -c klog -n "__fish_klog_using_subcommand diff" -l partition -d 'The partition dir to use when the log dirs hold several' -r
 complete -c klog -n "__fish_klog_using_subcommand diff" -l from -d 'Compare from this offset on (one partition: the offsets of the two replicas)' -r
 complete -c klog -n "__fish_klog_using_subcommand diff" -l to -d 'Compare up to this offset, included (one partition)' -r
+complete -c klog -n "__fish_klog_using_subcommand diff" -l since -d 'Compare from the first offset whose record is at or after TIME on either side (ISO-8601 or epoch ms; one partition), found with the time index as `dump --since` finds it' -r
+complete -c klog -n "__fish_klog_using_subcommand diff" -l until -d 'Compare up to the last offset before the first record at or after TIME, on the side where that is later (same forms as --since; one partition)' -r
 complete -c klog -n "__fish_klog_using_subcommand diff" -l color -d 'When to colour output: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

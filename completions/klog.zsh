@@ -329,6 +329,8 @@ _arguments "${_arguments_options[@]}" : \
 '--partition=[The partition dir to use when the log dirs hold several]:NAME:_default' \
 '--from=[Compare from this offset on (one partition\: the offsets of the two replicas)]:OFFSET:_default' \
 '--to=[Compare up to this offset, included (one partition)]:OFFSET:_default' \
+'--since=[Compare from the first offset whose record is at or after TIME on either side (ISO-8601 or epoch ms; one partition), found with the time index as \`dump --since\` finds it]:TIME:_default' \
+'--until=[Compare up to the last offset before the first record at or after TIME, on the side where that is later (same forms as --since; one partition)]:TIME:_default' \
 '--color=[When to colour output\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--width=[Lay text and tables out to N columns (0\: no limit, each table row on one line)]:N:_default' \
 '--cluster[Take the DIRs as the data dirs of several brokers of one cluster (copies), at least two\: per partition, every replica found is lined up against the current leader (from \`__cluster_metadata-0\` when a dir holds it, with the metadata offset; else assumed\: the highest latest leader epoch, then the largest log end), with where each diverges, the acknowledged records (below a replica'\''s checkpointed HW) the leader does not hold, and when no clean leader is left klog'\''s advice and the replica Kafka would elect, each with what it loses. Implied by more DIRs than the command'\''s usual form takes. Never writes]' \

@@ -641,14 +641,17 @@ fn draw(a: &DrawArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
 
 fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> Result<Outcome> {
     let window = commands::diff::OffsetWindow { from: a.from, to: a.to };
+    let times = commands::diff::TimeWindow { since: a.since, until: a.until };
     // Both sides' forms, read once; where one does not read, the diff itself says why (in its
     // own order of the two sides).
     let data_dir = |dir: &Path| cli::dir_form_of(dir, a.partition.as_deref()).is_ok_and(|f| f.is_data_dir());
     let several = data_dir(&a.a) && data_dir(&a.b);
-    if window.is_bounded() && (a.cluster.cluster || !a.more.is_empty() || several) {
+    if (window.is_bounded() || times.is_bounded()) && (a.cluster.cluster || !a.more.is_empty() || several) {
         // Offsets number each partition's records: one window fits one partition only.
         return Err(crate::error::Error::Usage(
-            "--from/--to are offsets of one partition, and these dirs hold several: add --partition NAME".into(),
+            "--from/--to/--since/--until bound offsets of one partition, and these dirs hold several: add \
+             --partition NAME"
+                .into(),
         ));
     }
     if a.cluster.cluster || !a.more.is_empty() {
@@ -665,7 +668,7 @@ fn diff(a: &DiffArgs, settings: &Settings, _: &Env, text: &mut Text<'_, '_>) -> 
         }
         return Ok(Outcome::findings_if(report.differs()));
     }
-    let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref(), window)?;
+    let report = commands::diff::run(&a.a, &a.b, a.partition.as_deref(), window, times)?;
     if a.json {
         report::diff_json(text.raw(), &report)?;
     } else {

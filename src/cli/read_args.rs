@@ -59,6 +59,14 @@ pub struct DiffArgs {
     #[arg(long, value_name = "OFFSET", allow_negative_numbers = true,
           value_parser = ranged::<i64>(0, I64_MAX, "an offset is a non-negative i64 in Kafka"))]
     pub to: Option<i64>,
+    /// Compare from the first offset whose record is at or after TIME on either side (ISO-8601
+    /// or epoch ms; one partition), found with the time index as `dump --since` finds it.
+    #[arg(long, value_name = "TIME", value_parser = commands::dump_filter::parse_time, allow_negative_numbers = true)]
+    pub since: Option<i64>,
+    /// Compare up to the last offset before the first record at or after TIME, on the side
+    /// where that is later (same forms as --since; one partition).
+    #[arg(long, value_name = "TIME", value_parser = commands::dump_filter::parse_time, allow_negative_numbers = true)]
+    pub until: Option<i64>,
     /// Write the comparison as one JSON document.
     #[arg(long)]
     pub json: bool,

@@ -1221,7 +1221,12 @@ pub fn run(req: &ClusterRequest<'_>, progress: &mut dyn ProgressSink) -> Result<
     let ids: Vec<DirIds> = brokers
         .iter()
         .zip(req.dirs)
-        .map(|(b, d)| DirIds { log_dir: d.clone(), cluster_id: b.cluster_id.clone(), node_id: b.node_id })
+        .map(|(b, d)| DirIds {
+            log_dir: d.clone(),
+            cluster_id: b.cluster_id.clone(),
+            node_id: b.node_id,
+            node_id_defaulted: DirIds::read(d).node_id_defaulted,
+        })
         .collect();
     crate::replica::ensure_one_cluster(&ids, req.allow_other_cluster)?;
     let mut warnings = identity_warnings(&brokers);

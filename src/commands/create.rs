@@ -64,7 +64,10 @@ pub fn run(req: &CreateRequest<'_>) -> Result<CreateReport> {
     let added = if existing {
         add_to_log_dir(req, numbers, config)?
     } else {
-        let plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
+        let mut plan = NewPartitions::read(req.dir, req.topic, numbers, config)?;
+        if req.replica_id.is_none() {
+            plan = plan.with_node_id_defaulted();
+        }
         crate::durable::create_dir(req.dir)?;
         replica::write_new_log_dir(req.dir, req.replica_id.unwrap_or(0), &java_date_now())?;
         plan.write()?
@@ -159,14 +162,20 @@ fn add_to_log_dir(
         if want != own {
             return Err(Error::layout(
                 req.dir,
-                format!("is replica {own} (node.id in meta.properties), not {want}: a log dir belongs to one broker"),
+                format!(
+                    "is replica {own} (node.id in meta.properties), not {want}: a log dir belongs to one broker; leave \
+                     --replica-id out to add partitions to it, or give a new DIR for replica {want}"
+                ),
             ));
         }
     }
     for n in numbers.clone() {
         let dir = req.dir.join(format!("{}-{n}", req.topic));
         if dir.exists() {
-            return Err(Error::layout(&dir, "exists already: the log dir holds this partition"));
+            return Err(Error::layout(
+                &dir,
+                "exists already: the log dir holds this partition; name another --topic or --partition to add one",
+            ));
         }
     }
     let _lock = replica::DirLock::acquire(req.dir)?;

@@ -401,11 +401,16 @@ fn told_first_allowed(
             &leader.paths().log_dir,
             format!(
                 "--told-first: {} (it must run as a leader below --leader-epoch {leader_epoch}; a replica that \
-                 is not a leader answers NOT_LEADER_FOR_PARTITION)",
+                 is not a leader answers NOT_LEADER_FOR_PARTITION): {}",
                 if source == LeaderEpochSource::Running {
                     format!("already leads at epoch {cached_epoch}")
                 } else {
                     "is not running as a leader".to_string()
+                },
+                if source == LeaderEpochSource::Running {
+                    format!("give --leader-epoch {} or above", cached_epoch.saturating_add(1))
+                } else {
+                    format!("make it one first with `klog elect {}`", leader.paths().log_dir.display())
                 }
             ),
         ));

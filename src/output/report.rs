@@ -548,7 +548,7 @@ pub(super) struct DiffWire<'a> {
     pub b_log_end_offset: Option<i64>,
     first_divergent_offset: Option<i64>,
     identical: bool,
-    /// `diff --from/--to`: the offsets compared (null: unbounded on that side).
+    /// `diff --from/--to/--since/--until`: the offsets compared (null: unbounded on that side).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offsets: Option<OffsetsWire>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -566,6 +566,12 @@ pub(super) struct DiffWire<'a> {
 pub(super) struct OffsetsWire {
     from: Option<i64>,
     to: Option<i64>,
+    /// `diff --since/--until` as given (ms since the epoch); `from`/`to` are then the offsets
+    /// they came to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    since: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    until: Option<i64>,
 }
 
 #[derive(Serialize)]
@@ -866,12 +872,7 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
     for w in &r.warnings {
         out!(out, "{}: {w}", p.warn("warning"))?;
     }
-    match (r.window.from, r.window.to) {
-        (Some(f), Some(t)) => out!(out, "offsets {f} to {t} only (--from/--to)")?,
-        (Some(f), None) => out!(out, "offsets from {f} on only (--from)")?,
-        (None, Some(t)) => out!(out, "offsets up to {t} only (--to)")?,
-        (None, None) => {}
-    }
+    diff_window_text(out, r)?;
     let mut t = Grid::new(settings, &[Col::Keep("offsets"), Col::Keep("records"), Col::Keep("A vs B")]);
     for range in &r.outcome.ranges {
         let kind = match range.kind {
@@ -915,6 +916,57 @@ pub fn diff_text(out: &mut dyn Write, r: &DiffReport, settings: &Settings) -> Re
     verdict_text(out, r, &p)
 }
 
+/// The offsets a bounded diff compares, and the flags that bound them.
+fn diff_window_text(out: &mut dyn Write, r: &DiffReport) -> Result<()> {
+    let (w, t) = (&r.window, &r.times);
+    if !t.is_bounded() {
+        return match (w.from, w.to) {
+            (Some(f), Some(t)) => out!(out, "offsets {f} to {t} only (--from/--to)"),
+            (Some(f), None) => out!(out, "offsets from {f} on only (--from)"),
+            (None, Some(t)) => out!(out, "offsets up to {t} only (--to)"),
+            (None, None) => Ok(()),
+        };
+    }
+    let mut by: Vec<String> = Vec::new();
+    if let Some(s) = t.since {
+        by.push(format!("--since {}", super::iso_timestamp(s)));
+    }
+    if let Some(u) = t.until {
+        by.push(format!("--until {}", super::iso_timestamp(u)));
+    }
+    let by = format!("{}, sought in either side's time index", by.join(" "));
+    match (w.from, w.to) {
+        (f, Some(t)) if t < f.unwrap_or(0) => out!(out, "no offset lies in the window ({by}): nothing compared"),
+        (Some(f), Some(t)) => out!(out, "offsets {f} to {t} only ({by})"),
+        (Some(f), None) => out!(out, "offsets from {f} on only ({by})"),
+        (None, Some(t)) => out!(out, "offsets up to {t} only ({by})"),
+        (None, None) => out!(out, "every offset ({by})"),
+    }
+}
+
+/// How far a bounded diff found the two logs identical: `identical in offsets 100..199`, up
+/// to the shorter log end.
+fn identical_in_window(out: &mut dyn Write, r: &DiffReport, p: &Palette) -> Result<()> {
+    let (leo_a, leo_b) = (r.a.log_end_offset, r.b.log_end_offset);
+    let shorter_last = leo_a.min(leo_b) - 1;
+    let first = r.outcome.ranges.first().map_or(0, |g| g.first_offset);
+    let lo = r.window.from.unwrap_or(first);
+    let hi = r.window.to.map_or(shorter_last, |t| t.min(shorter_last));
+    if hi < lo {
+        return out!(out, "{}", p.good("nothing to compare: no offset of the window is on both sides"));
+    }
+    if leo_a != leo_b && r.window.to.is_none_or(|t| t > shorter_last) {
+        return out!(
+            out,
+            "{} (A LEO {leo_a}, B LEO {leo_b}: {} holds {} more offset(s))",
+            p.good(&format!("identical in offsets {lo}..{hi}")),
+            if leo_a > leo_b { "A" } else { "B" },
+            (leo_a - leo_b).abs()
+        );
+    }
+    out!(out, "{}", p.good(&format!("identical in offsets {lo}..{hi}")))
+}
+
 /// Where the two logs first diverge, or how far they are identical.
 fn verdict_text(out: &mut dyn Write, r: &DiffReport, p: &Palette) -> Result<()> {
     match (&r.outcome.first_divergent_offset, &r.outcome.first_difference) {
@@ -934,6 +986,7 @@ fn verdict_text(out: &mut dyn Write, r: &DiffReport, p: &Palette) -> Result<()> 
             b.leader_epoch
         ),
         (Some(o), None) => out!(out, "{} at offset {o}: only one side has a record there", p.bad("first divergence")),
+        (None, _) if r.window.is_bounded() || r.times.is_bounded() => identical_in_window(out, r, p),
         (None, _) if r.a.log_end_offset == r.b.log_end_offset => {
             out!(out, "{}", p.good("identical up to the shorter log end"))
         }
@@ -955,8 +1008,9 @@ pub fn diff_json(out: &mut dyn Write, r: &DiffReport) -> Result<()> {
     doc.b = Some(replica_wire(&r.b));
     doc.kind = Some("diff");
     doc.warnings = Some(&r.warnings);
-    if r.window.is_bounded() {
-        doc.offsets = Some(OffsetsWire { from: r.window.from, to: r.window.to });
+    if r.window.is_bounded() || r.times.is_bounded() {
+        doc.offsets =
+            Some(OffsetsWire { from: r.window.from, to: r.window.to, since: r.times.since, until: r.times.until });
     }
     line(out, &doc)
 }

@@ -13,6 +13,7 @@
 //! in one line naming both dirs and both ids, unless `--allow-other-cluster` asks for it.
 
 use super::meta_properties::{read_meta_properties, replica_id_of};
+use super::state_file::node_id_defaulted;
 use super::Replica;
 use crate::error::{Error, Result};
 use crate::log::names::{self, META_PROPERTIES};
@@ -31,6 +32,9 @@ pub struct DirIds {
     pub log_dir: PathBuf,
     pub cluster_id: Option<String>,
     pub node_id: Option<i32>,
+    /// The node id is `klog create`'s default 0 (no `--replica-id`): written, but chosen by
+    /// nobody, so two such dirs are not one node said twice.
+    pub node_id_defaulted: bool,
 }
 
 impl DirIds {
@@ -42,6 +46,7 @@ impl DirIds {
             log_dir: log_dir.to_path_buf(),
             cluster_id: meta.get("cluster.id").cloned(),
             node_id: replica_id_of(&meta),
+            node_id_defaulted: node_id_defaulted(log_dir),
         }
     }
 
@@ -51,13 +56,24 @@ impl DirIds {
             log_dir: replica.paths.log_dir.clone(),
             cluster_id: replica.cluster_id.clone(),
             node_id: replica.replica_id,
+            node_id_defaulted: node_id_defaulted(&replica.paths.log_dir),
         }
     }
 
-    /// `cluster.id X, node id 1` (or `no cluster.id`, `no node id`).
+    /// The node id this dir says it is: one `meta.properties` records and someone chose (a
+    /// broker, or `klog create --replica-id`), not `klog create`'s default.
+    pub fn said_node_id(&self) -> Option<i32> {
+        self.node_id.filter(|_| !self.node_id_defaulted)
+    }
+
+    /// `cluster.id X, node id 1` (or `no cluster.id`, `no node id`, `node id 0 by default`).
     fn ids(&self) -> String {
         let cluster = self.cluster_id.as_deref().map_or("no cluster.id".to_string(), |c| format!("cluster.id {c}"));
-        let node = self.node_id.map_or("no node id".to_string(), |n| format!("node id {n}"));
+        let node = match self.node_id {
+            None => "no node id".to_string(),
+            Some(n) if self.node_id_defaulted => format!("node id {n} by default"),
+            Some(n) => format!("node id {n}"),
+        };
         format!("{cluster}, {node}")
     }
 
@@ -68,8 +84,10 @@ impl DirIds {
 
 /// Why `dirs` are not brokers of one cluster, naming both dirs and their ids (the dir it is
 /// said of first); `None` when nothing says so. One cluster is one `cluster.id` on every dir,
-/// or on none (ZooKeeper brokers before Kafka 0.10.1 recorded none), and no node id twice (a
-/// dir has one node id, and two dirs of one node are one broker's, or two clusters').
+/// or on none (ZooKeeper brokers before Kafka 0.10.1 recorded none), and no node id said twice
+/// (a dir has one node id, and two dirs of one node are one broker's, or two clusters'). A
+/// node id `klog create` wrote by default (no `--replica-id`, so every such lab is node 0) is
+/// said by nobody and never counts twice ([`DirIds::said_node_id`]).
 pub fn not_one_cluster(dirs: &[DirIds]) -> Option<(PathBuf, String)> {
     if let Some(with) = dirs.iter().find(|d| d.cluster_id.is_some()) {
         if let Some(other) = dirs.iter().find(|d| d.cluster_id != with.cluster_id) {
@@ -81,7 +99,8 @@ pub fn not_one_cluster(dirs: &[DirIds]) -> Option<(PathBuf, String)> {
         }
     }
     for (i, a) in dirs.iter().enumerate() {
-        if let Some(b) = dirs[i + 1..].iter().find(|b| b.node_id.is_some() && b.node_id == a.node_id) {
+        let Some(id) = a.said_node_id() else { continue };
+        if let Some(b) = dirs[i + 1..].iter().find(|b| b.said_node_id() == Some(id)) {
             return Some((
                 b.log_dir.clone(),
                 format!(
@@ -359,7 +378,12 @@ mod tests {
     }
 
     fn ids(dir: &str, cluster_id: Option<&str>, node_id: Option<i32>) -> DirIds {
-        DirIds { log_dir: PathBuf::from(dir), cluster_id: cluster_id.map(Into::into), node_id }
+        DirIds {
+            log_dir: PathBuf::from(dir),
+            cluster_id: cluster_id.map(Into::into),
+            node_id,
+            node_id_defaulted: false,
+        }
     }
 
     #[test]
@@ -398,6 +422,40 @@ mod tests {
         );
         assert_eq!(err.exit_code(), 2);
         ensure_one_cluster(&[ids("a", Some("c1"), Some(1)), ids("b", Some("c2"), Some(1))], true).unwrap();
+    }
+
+    #[test]
+    fn a_node_id_klog_create_wrote_by_default_is_said_by_nobody_and_never_counts_twice() {
+        let defaulted =
+            |dir: &str, cluster_id: Option<&str>| DirIds { node_id_defaulted: true, ..ids(dir, cluster_id, Some(0)) };
+        // Two labs made without --replica-id: node 0 each, by default; one cluster.
+        assert_eq!(not_one_cluster(&[defaulted("a", Some("c")), defaulted("b", Some("c"))]), None);
+        // Beside a dir that says node 0 (a broker, or --replica-id 0): not said twice either.
+        assert_eq!(not_one_cluster(&[ids("a", Some("c"), Some(0)), defaulted("b", Some("c"))]), None);
+        // The cluster still counts, and the words say the node id was a default.
+        let (path, why) = not_one_cluster(&[ids("a", Some("c1"), Some(1)), defaulted("b", Some("c2"))]).unwrap();
+        assert_eq!(path, PathBuf::from("b"));
+        assert!(why.starts_with("cluster.id c2, node id 0 by default but a (cluster.id c1, node id 1)"), "{why}");
+        assert_eq!(defaulted("a", None).said_node_id(), None);
+        assert_eq!(ids("a", None, Some(0)).said_node_id(), Some(0));
+    }
+
+    #[test]
+    fn a_defaulted_node_id_is_read_from_the_state_file_and_survives_its_rewrites() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) =
+            (new_log_dir(&tmp.path().join("a"), 0, "demo", 1), new_log_dir(&tmp.path().join("b"), 0, "demo", 1));
+        let state = a.join(crate::log::names::KLOG_STATE);
+        let mut json: serde_json::Value = serde_json::from_str(&fs::read_to_string(&state).unwrap()).unwrap();
+        json["node_id_defaulted"] = serde_json::Value::Bool(true);
+        fs::write(&state, json.to_string()).unwrap();
+        assert_eq!((DirIds::read(&a).node_id, DirIds::read(&a).said_node_id()), (Some(0), None));
+        assert_eq!(DirIds::read(&b).said_node_id(), Some(0), "node.id 0 written without the mark is said");
+        let r = Replica::open_for_write(&a, None).unwrap();
+        r.save_state().unwrap();
+        drop(r);
+        assert!(DirIds::of(&Replica::open(&a, None).unwrap()).node_id_defaulted, "the rewrite kept the mark");
+        assert_eq!(not_one_cluster(&[DirIds::read(&a), DirIds::read(&b)]), None);
     }
 
     #[test]

@@ -57,6 +57,13 @@ impl NewPartitions {
         })
     }
 
+    /// Record in the new log dir's state file that its `node.id` is `klog create`'s default
+    /// (no `--replica-id` given).
+    pub fn with_node_id_defaulted(mut self) -> NewPartitions {
+        self.state.node_id_defaulted = true;
+        self
+    }
+
     /// Write the partitions.
     pub fn write(self) -> Result<Vec<ReplicaPaths>> {
         let topic = &self.topic;

@@ -95,6 +95,11 @@ pub struct KlogStateFile {
     /// `remote.storage.enable=true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) remote_storage_dir: Option<PathBuf>,
+    /// `meta.properties` says `node.id=0` only because `klog create` was given no
+    /// `--replica-id`: a default nobody chose, which says nothing of which broker this is
+    /// ([`crate::replica::not_one_cluster`] does not count it as a node id said twice).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) node_id_defaulted: bool,
     pub(super) partitions: BTreeMap<String, PartitionEntry>,
 }
 
@@ -152,6 +157,12 @@ pub fn mark_started(log_dir: &Path, partitions: &[String]) -> Result<()> {
         file.partitions.entry(name.clone()).or_default().state = Some(VolatileState::started());
     }
     file.write(&path)
+}
+
+/// Whether the log dir's `node.id` is `klog create`'s default, given no `--replica-id` (false
+/// when the state file is missing or does not read: then the `meta.properties` it has speaks).
+pub fn node_id_defaulted(log_dir: &Path) -> bool {
+    read_state_file(&log_dir.join(KLOG_STATE)).is_ok_and(|s| s.node_id_defaulted)
 }
 
 /// The LocalTieredStorage dir a tiered lab records (`klog create --remote-dir`), or `None`

@@ -199,9 +199,10 @@ pub fn fenced(leader: &Replica, follower: &Replica, why: &Fenced) -> Error {
             &leader.paths().log_dir,
             format!(
                 "leads at epoch {running}, not yet at --leader-epoch {told}: from KIP-320 (Kafka 2.1) it answers \
-                 UNKNOWN_LEADER_EPOCH and {} retries once it has taken it (--no-fencing: before KIP-320, it answers \
-                 from the log it has)",
-                follower.paths().log_dir.display()
+                 UNKNOWN_LEADER_EPOCH and {} retries once it has taken it; elect it first (`klog elect {} --epoch \
+                 {told}`), or add --no-fencing (before KIP-320, it answers from the log it has)",
+                follower.paths().log_dir.display(),
+                leader.paths().log_dir.display()
             ),
         ),
     }

@@ -63,7 +63,9 @@ impl Release {
         // 4.9 that does not exist must not run as 4.4's rules under another name.
         if r > Release::NEWEST {
             return Err(format!(
-                "Kafka {r} is newer than the rules klog knows (the newest release whose rules klog has read is {})",
+                "Kafka {r} is newer than the rules klog knows (the newest release whose rules klog has read is {}): \
+                 give {} or an older release",
+                Release::NEWEST,
                 Release::NEWEST
             ));
         }
@@ -405,8 +407,10 @@ impl Rules {
                 ibp.name()
             )),
             Some(own) if ibp > own => Err(format!(
-                "Kafka {release} does not know inter.broker.protocol.version {} (its newest is {})",
+                "Kafka {release} does not know inter.broker.protocol.version {} (its newest is {}): give ibp={} or \
+                 an older one, or leave ibp out for the release's own",
                 ibp.name(),
+                own.name(),
                 own.name()
             )),
             // The release's own IBP is no change: the rules are the release's.

@@ -53,7 +53,10 @@ fn epoch_refusal(producer_id: i64, producer_epoch: i16, current: i16) -> Refusal
     Refusal {
         error: "INVALID_PRODUCER_EPOCH",
         exception: "InvalidProducerEpochException",
-        what: format!("producer {producer_id}'s epoch {producer_epoch} is smaller than the last seen epoch {current}"),
+        what: format!(
+            "producer {producer_id}'s epoch {producer_epoch} is smaller than the last seen epoch {current} (give \
+             --producer-epoch {current} or above)"
+        ),
     }
 }
 
@@ -130,8 +133,8 @@ pub fn check_marker(
             exception: "TransactionCoordinatorFencedException",
             what: format!(
                 "the marker's coordinator epoch {coordinator_epoch} is older than producer {producer_id}'s last, \
-                 {}",
-                e.coordinator_epoch
+                 {} (give --coordinator-epoch {} or above)",
+                e.coordinator_epoch, e.coordinator_epoch
             ),
         });
     }
