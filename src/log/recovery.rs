@@ -15,8 +15,13 @@
 //! by the next one with the same result. The log end is where `readNextOffset` reads it; a log
 //! ending below the log-start checkpoint loses every segment and starts there. The epoch cache
 //! learns the epochs of scanned batches above its latest and is truncated to the log end and
-//! start; producer snapshots above the end are deleted. The dry run and the real run take the
-//! same decisions ([`scan_segment`]); the report lists every byte destroyed.
+//! start; producer snapshots above the end are deleted; the report lists every byte destroyed.
+//!
+//! A load is a pure plan and an apply (raft-engine's recovery reads, then writes):
+//! [`plan_load`] reads the files once, takes every decision ([`scan_segment`]) on an in-memory
+//! view of the log and writes nothing — a dry run is this plan; [`apply_load`] makes the writes
+//! the plan lists ([`LoadPlan`]) through [`crate::durable`], in the plan's order, without
+//! scanning a segment again. [`load_log`] is the two in turn.
 
 use super::epoch_cache::EpochEntry;
 use super::index::{IndexBuilder, TIME_ENTRY_BYTES};
@@ -156,8 +161,8 @@ pub fn rebuild_indexes(seg: &Segment, log_bytes: &[u8], index_interval_bytes: u6
     ))
 }
 
-/// A segment as recovery sees it: a file on disk, or (in a dry run, after a split) a byte
-/// range of a file that the real run would have copied into a segment of its own.
+/// A segment as recovery sees it: a file on disk, or (in the plan, after a split) a byte range
+/// of a file that the apply copies into a segment of its own.
 #[derive(Debug, Clone)]
 struct ScanTarget {
     base_offset: i64,
@@ -182,7 +187,7 @@ pub struct SplitPiece {
 }
 
 /// What recovery decided for one segment. [`scan_segment`] decides from the bytes alone,
-/// for the dry run and the real run alike; only the real run then applies it.
+/// in the plan; [`apply_load`] makes its writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Decision {
     /// Keep `outcome.valid_bytes` bytes (cutting the rest, if any).
@@ -244,7 +249,12 @@ pub struct LoadInputs {
 /// Run local recovery on `log` (Kafka's `LogLoader.load`). `recovery_point` and
 /// `log_start_offset` are the checkpointed values (0 when absent); `clean_shutdown` is whether
 /// `.kafka_cleanshutdown` was present. See [`load_log`].
-pub fn recover_log(log: &mut Log, recovery_point: i64, log_start_offset: i64, clean_shutdown: bool) -> Result<RecoveryReport> {
+pub fn recover_log(
+    log: &mut Log,
+    recovery_point: i64,
+    log_start_offset: i64,
+    clean_shutdown: bool,
+) -> Result<RecoveryReport> {
     let inputs =
         LoadInputs { recovery_point, log_start_offset_checkpoint: log_start_offset, clean_shutdown, recover: true };
     load_log(log, &inputs)
@@ -290,8 +300,10 @@ pub fn load_log(log: &mut Log, inputs: &LoadInputs) -> Result<RecoveryReport> {
     log.finish()?;
     log.writer = None;
     let mut view = Log::open(&log.dir, log.config, inputs.log_start_offset_checkpoint)?;
-    // The epoch cache the caller holds (it may have assigned epochs it found on a torn tail).
+    // The epoch cache and log end the caller holds (it may have assigned epochs it found on a
+    // torn tail).
     view.epoch_cache = log.epoch_cache.clone();
+    view.log_end_offset = log.log_end_offset;
     let plan = plan_load(&mut view, inputs)?;
     apply_load(log, plan)
 }
@@ -444,7 +456,9 @@ fn load_segment_files(log: &mut Log, passes: &mut LoadPasses, report: &mut Recov
         let missing_index =
             target.range.is_none() && !target.segment.is_swap() && !target.segment.index_path().exists();
         if !missing_index || rebuilt.contains(&target.base_offset) {
-            if target.range.is_none() && !target.segment.time_index_path().exists() {
+            // (A segment recovered here gets its time index with its rebuilt indexes.)
+            let rebuilt_here = rebuilt.contains(&target.base_offset);
+            if target.range.is_none() && !rebuilt_here && !target.segment.time_index_path().exists() {
                 // Kafka creates a missing time index empty rather than rebuilding it; its name
                 // is made durable (a file created and not fsynced in its dir may vanish).
                 actions.push(LoadAction::CreateTimeIndex(target.base_offset));
@@ -635,14 +649,14 @@ fn planned_view(log: &mut Log, passes: &LoadPasses, recover: bool) -> Result<Vec
     if let Some(t) = targets.last().filter(|_| recover) {
         log.log_end_offset = match scanned.iter().rev().find(|(b, _)| *b == t.base_offset) {
             Some((_, o)) => {
-                // What the run leaves: the `.log` cut to its valid bytes, the rebuilt index.
+                // What the apply leaves: the `.log` cut to its valid bytes, the rebuilt index.
                 let file = t.segment.read_log()?;
                 let (from, _) = t.range.unwrap_or((0, 0));
                 let kept = file.get(from as usize..(from + o.valid_bytes) as usize).unwrap_or(&[]);
                 let index = scanned_index.iter().rev().find(|(b, _)| *b == t.base_offset).map_or(&[][..], |x| &x.1[..]);
                 // Valid bytes can still make the search throw (a legacy wrapper whose
-                // CRC holds over a codec that does not decode): as the run's
-                // `read_next_offset` does, on the same bytes.
+                // CRC holds over a codec that does not decode): `readNextOffset` on the
+                // bytes the apply leaves.
                 next_offset_from_index(t.base_offset, index, kept)
                     .map_err(|thrown| next_offset_refusal(&t.segment, &thrown))?
             }
@@ -1313,7 +1327,11 @@ fn describe_cut(bytes: &[u8], base: i64, valid_bytes: u64) -> Vec<CutBatch> {
 /// other file whose name starts with an offset in that span is removed, and every valid `.swap`
 /// file is renamed without its suffix. Nothing is written: the log's view reads the swap
 /// segments in place of the ones they replace, and the writes go in `actions`.
-fn finish_interrupted_swaps(log: &mut Log, log_start_offset: i64, actions: &mut Vec<LoadAction>) -> Result<Vec<String>> {
+fn finish_interrupted_swaps(
+    log: &mut Log,
+    log_start_offset: i64,
+    actions: &mut Vec<LoadAction>,
+) -> Result<Vec<String>> {
     const DELETED: &str = ".deleted";
     const CLEANED: &str = ".cleaned";
     const SNAPSHOT_DELETED: &str = ".checkpoint.deleted";
