@@ -1501,6 +1501,98 @@ mod tests {
         (bytes, starts)
     }
 
+    /// A log in `dir` of nine one-record batches in 200-byte segments (several segments).
+    fn segmented_log(dir: &std::path::Path) -> Log {
+        let config = super::super::LogConfig { segment_bytes: 200, ..Default::default() };
+        let mut log = Log::open(dir, config, 0).unwrap();
+        let rec = NewRecord { timestamp: 1, key: None, value: Some(b"value".to_vec()), headers: vec![] };
+        for base in 0..9 {
+            let bytes = encode_batch(&BatchSpec::plain(base, 0), std::slice::from_ref(&rec));
+            log.append_batch(BatchIter::new(&bytes).next().unwrap()).unwrap();
+        }
+        log.finish().unwrap();
+        log
+    }
+
+    fn files_of(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+            .collect()
+    }
+
+    const UNCLEAN_FROM_0: LoadInputs =
+        LoadInputs { recovery_point: 0, log_start_offset_checkpoint: 0, clean_shutdown: false, recover: true };
+
+    /// Flip the last byte of the second segment: its last batch fails its CRC.
+    fn damage_second_segment(log: &Log) -> i64 {
+        let seg = &log.segments[1];
+        let mut bytes = std::fs::read(seg.log_path()).unwrap();
+        *bytes.last_mut().unwrap() ^= 0xff;
+        std::fs::write(seg.log_path(), bytes).unwrap();
+        seg.base_offset
+    }
+
+    #[test]
+    fn a_plan_writes_nothing_and_its_apply_leaves_what_it_planned() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = segmented_log(dir.path());
+        assert!(log.segments.len() >= 3, "{} segments", log.segments.len());
+        let later: Vec<i64> = log.segments[2..].iter().map(|s| s.base_offset).collect();
+        damage_second_segment(&log);
+        let before = files_of(dir.path());
+        let mut view = Log::open(dir.path(), log.config, 0).unwrap();
+        let plan = plan_load(&mut view, &UNCLEAN_FROM_0).unwrap();
+        assert_eq!(files_of(dir.path()), before, "the plan wrote");
+        assert_eq!(plan.report.deleted_segments, later);
+        // Deleted the last first, before the damaged segment is cut.
+        let deletes = plan
+            .actions
+            .iter()
+            .position(|a| matches!(a, LoadAction::DeleteSegments(b) if b.iter().eq(later.iter().rev())));
+        let cut = plan.actions.iter().position(|a| matches!(a, LoadAction::Recovered { cut: true, .. }));
+        assert!(deletes.is_some() && deletes < cut, "{:?}", plan.actions);
+        assert!(plan.report.bytes_cut() > 0);
+
+        let mut run = Log::open(dir.path(), log.config, 0).unwrap();
+        let report = apply_load(&mut run, plan.clone()).unwrap();
+        assert_eq!(report.segments_after, plan.report.segments_after);
+        assert_eq!(run.log_end_offset, plan.report.log_end_offset_after);
+        let on_disk: Vec<(i64, u64)> = run.segments.iter().map(|s| (s.base_offset, s.log_size().unwrap())).collect();
+        assert_eq!(on_disk, plan.report.segments_after);
+        // The indexes on disk are the ones the plan rebuilt.
+        for action in &plan.actions {
+            if let LoadAction::Recovered { base_offset, offset_index, time_index, .. } = action {
+                let seg = Segment::new(dir.path(), *base_offset);
+                assert_eq!(&std::fs::read(seg.index_path()).unwrap(), offset_index);
+                assert_eq!(&std::fs::read(seg.time_index_path()).unwrap(), time_index);
+            }
+        }
+        // A second load finds nothing left to cut.
+        let again = plan_load(&mut Log::open(dir.path(), log.config, 0).unwrap(), &UNCLEAN_FROM_0).unwrap();
+        assert_eq!((again.report.bytes_cut(), again.report.deleted_segments.len()), (0, 0));
+        assert_eq!(again.report.log_end_offset_after, plan.report.log_end_offset_after);
+    }
+
+    #[test]
+    fn an_apply_makes_the_plans_writes_without_reading_the_segments_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = segmented_log(dir.path());
+        let first = log.segments[0].clone();
+        let mut view = Log::open(dir.path(), log.config, 0).unwrap();
+        let plan = plan_load(&mut view, &UNCLEAN_FROM_0).unwrap();
+        assert_eq!(plan.report.bytes_cut(), 0);
+        // Bytes damaged after the plan: a scan would cut the first segment, the apply keeps it
+        // whole as planned.
+        let mut bytes = std::fs::read(first.log_path()).unwrap();
+        *bytes.last_mut().unwrap() ^= 0xff;
+        std::fs::write(first.log_path(), &bytes).unwrap();
+        let report = apply_load(&mut Log::open(dir.path(), log.config, 0).unwrap(), plan).unwrap();
+        assert_eq!(report.bytes_cut(), 0);
+        assert_eq!(first.log_size().unwrap(), bytes.len() as u64);
+    }
+
     #[test]
     fn a_split_starts_a_piece_at_each_batch_that_does_not_fit_the_current_one() {
         let far = 6 + (1i64 << 32);
