@@ -11,10 +11,12 @@
 //! Read-only opens and maps are not steps and do not come through here.
 
 pub mod backup;
+mod batch;
 mod fault;
 pub mod journal;
 pub mod output;
 
+pub use batch::AtomicBatch;
 pub use fault::FAULT_EXIT_CODE;
 
 use crate::error::{Error, IoContext, Result};

@@ -15,7 +15,7 @@ use crate::durable;
 use crate::error::{Error, Result};
 use crate::log::checkpoint;
 use crate::log::names::{self, LogKind};
-use crate::log::recovery::{load_log, LoadInputs, RecoveryReport};
+use crate::log::recovery::{load_log, plan_load, LoadInputs, RecoveryReport};
 use crate::log::{Log, LogConfig};
 use crate::replica::LogDirFiles;
 use std::path::Path;
@@ -395,7 +395,7 @@ impl Loader<'_> {
     /// Load one log (`forecast`: on the in-memory view, nothing written).
     fn load(&self, name: &str, kind: LoadedKind, forecast: bool) -> Result<LoadedLog> {
         let (mut log, inputs) = self.open(name, kind)?;
-        let recovery = load_log(&mut log, &inputs, forecast)?;
+        let recovery = if forecast { plan_load(&mut log, &inputs)?.report } else { load_log(&mut log, &inputs)? };
         let checkpointed_high_watermark = self.checkpointed_hw(name, kind);
         Ok(LoadedLog { dir_name: name.to_string(), kind, recovery, checkpointed_high_watermark })
     }

@@ -336,7 +336,11 @@ impl Replica {
         self.clean_shutdown = false;
         let report = {
             let inputs = self.load_inputs(clean);
-            recovery::load_log(&mut self.log, &inputs, dry_run)?
+            if dry_run {
+                recovery::plan_load(&mut self.log, &inputs)?.report
+            } else {
+                recovery::load_log(&mut self.log, &inputs)?
+            }
         };
         self.log_start_offset = report.log_start_offset_after;
         let leo = self.log.log_end_offset();
@@ -402,7 +406,11 @@ impl Replica {
         let assigned = self.log.assign_epochs_from_tail(dry_run)?;
         let mut report = {
             let inputs = self.load_inputs(false);
-            recovery::load_log(&mut self.log, &inputs, dry_run)?
+            if dry_run {
+                recovery::plan_load(&mut self.log, &inputs)?.report
+            } else {
+                recovery::load_log(&mut self.log, &inputs)?
+            }
         };
         report.interrupted_write = true;
         let kept: Vec<_> = assigned.into_iter().filter(|e| self.log.epoch_cache().entries().contains(e)).collect();

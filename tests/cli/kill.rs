@@ -469,6 +469,30 @@ fn local_recovery_survives_a_fault_at_every_durable_step() {
     });
 }
 
+/// A leader of three 400-byte segments, none of them flushed, killed (and an idle follower the
+/// harness reads too): its recovery scans every segment from offset 0 and writes their rebuilt indexes as one batch (`durable::AtomicBatch`).
+const THREE_UNFLUSHED_SEGMENTS: &[&[&str]] = &[
+    &["create", "@l", "--replica-id", "1", "--segment-bytes", "400"],
+    &["create", "@f", "--replica-id", "2", "--segment-bytes", "400"],
+    &["elect", "@l", "--epoch", "0"],
+    APPEND_FOUR,
+    APPEND_FOUR,
+    APPEND_FOUR,
+    &["crash", "@l"],
+];
+
+#[test]
+fn local_recovery_writing_every_segments_indexes_in_one_batch_survives_a_fault_at_every_durable_step() {
+    run_scenario(&Scenario {
+        name: "recover (every segment rescanned)",
+        prepare: THREE_UNFLUSHED_SEGMENTS,
+        prepare_more: &[],
+        command: vec!["recover", "@l"],
+        fail: true,
+        damage: None,
+    });
+}
+
 #[test]
 fn kip279_truncation_survives_a_fault_at_every_durable_step() {
     run_scenario(&Scenario {
