@@ -85,6 +85,8 @@ pub struct ExploreRequest<'a> {
     pub min_isr: u8,
     /// Kafka 4.x: Eligible Leader Replicas on or off (`None`: as the release has them).
     pub elr: Option<bool>,
+    /// The tiered mode ([`crate::explore::model::Config::tiered`]).
+    pub tiered: bool,
     /// Worker threads (at least 1).
     pub threads: usize,
     /// The state cap; `None`: [`DEFAULT_MAX_STATES`] or what memory holds, whichever is less.
@@ -168,7 +170,41 @@ impl ExploreReport {
     }
 }
 
+/// The rules of `--tiered` without `--kafka`: Kafka 4.4.0's.
+pub fn tiered_rules() -> Rules {
+    crate::replication::release::Release::new(4, 4, 0).rules()
+}
+
+/// `--tiered` runs Kafka 4.4's tiered rules only.
+fn validate_tiered(req: &ExploreRequest<'_>) -> Result<()> {
+    use crate::replication::release::Release;
+    if req.power_loss {
+        return Err(Error::Usage(
+            "--power-loss with --tiered: a segment holds one record and Kafka flushes a segment when it rolls, \
+             so the model's unflushed tail does not exist there"
+                .into(),
+        ));
+    }
+    for rules in &req.runs {
+        let release = rules.release;
+        if release < Release::new(3, 6, 0) {
+            return Err(Error::Usage(format!(
+                "--tiered: Kafka {release} has no tiered storage (KIP-405 is in 3.6 and later): give --kafka 4.4"
+            )));
+        }
+        if release < Release::new(4, 4, 0) || release >= Release::new(4, 5, 0) {
+            return Err(Error::Usage(format!(
+                "--tiered models Kafka 4.4's tiered rules, not {release}'s: give --kafka 4.4 or leave --kafka out"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn validate(req: &ExploreRequest<'_>) -> Result<()> {
+    if req.tiered {
+        validate_tiered(req)?;
+    }
     if !(2..=3).contains(&req.replicas) {
         return Err(Error::Usage(format!("invalid --replicas {}: give 2 or 3", req.replicas)));
     }
@@ -247,6 +283,7 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             stale_hw: req.stale_hw,
             min_isr: req.min_isr,
             controller: Controller::of(&rules, req.elr),
+            tiered: req.tiered,
         };
         let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
@@ -421,6 +458,7 @@ mod tests {
             stale_hw: false,
             min_isr: 1,
             elr: None,
+            tiered: false,
             threads: 2,
             max_states: None,
             script: None,

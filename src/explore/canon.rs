@@ -253,6 +253,7 @@ mod tests {
             stale_hw: false,
             min_isr: 1,
             controller: super::super::model::Controller::Free,
+            tiered: false,
         }
     }
 

@@ -30,6 +30,7 @@ use crate::replication::storage::{self, Copied, Running, Storage};
 use crate::replication::truncation::{TruncationMode, TruncationPlan};
 use crate::replication::zk_controller;
 use crate::replication::{self, leader};
+pub use super::tier::{NodeTier, RemoteSegment, MAX_REMOTE};
 
 /// Most replicas a search models.
 pub const MAX_REPLICAS: usize = 3;
@@ -62,6 +63,9 @@ pub struct Config {
     pub min_isr: u8,
     /// Who elects: the explorer freely, or Kafka 4.x's KRaft controller.
     pub controller: Controller,
+    /// Tiered storage (KIP-405, Kafka 4.4's rules): log starts, remote segments, upload and
+    /// local deletion as actions, and the tiered invariant ([`super::tier`]).
+    pub tiered: bool,
 }
 
 /// Who decides elections and ISR changes.
@@ -121,6 +125,7 @@ impl Config {
             stale_hw: false,
             min_isr: 1,
             controller: Controller::of(&rules, None),
+            tiered: false,
         }
     }
 
@@ -194,10 +199,12 @@ pub struct Node {
     pub largest_seen: i8,
     /// `None`: crashed (not running).
     pub vol: Option<Volatile>,
+    /// Its log starts and what it knows of the remote tier (all 0 unless `--tiered`).
+    pub tier: NodeTier,
 }
 
 impl Node {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Node {
             log: [Rec::default(); MAX_RECORDS],
             log_len: 0,
@@ -208,6 +215,7 @@ impl Node {
             recovery_point: 0,
             largest_seen: -1,
             vol: Some(Volatile::started()),
+            tier: NodeTier::default(),
         }
     }
 
@@ -227,7 +235,7 @@ impl Node {
         )
     }
 
-    fn set_epoch_cache(&mut self, cache: &EpochCache) {
+    pub(super) fn set_epoch_cache(&mut self, cache: &EpochCache) {
         let entries = cache.entries();
         assert!(entries.len() <= self.epochs.len(), "an epoch cache holds at most one entry per epoch");
         for (slot, e) in self.epochs.iter_mut().zip(entries) {
@@ -260,7 +268,15 @@ impl Node {
     /// `Log::truncate_to` then `clamp_after_truncation`: cut the log, the epoch cache from the
     /// new end, and the HW and recovery point to the new LEO.
     fn truncate_to(&mut self, target: i64) {
+        if target < self.tier.local_log_start as i64 {
+            self.truncate_fully_and_start_at(target);
+            return;
+        }
         let new_end = target.min(self.log_end_offset()).max(0);
+        if new_end < self.log_end_offset() {
+            // The segment holding `new_end` (one record a segment) is cut to empty.
+            self.tier.rolled = true;
+        }
         self.log_len = new_end as u8;
         self.update_epoch_cache(|c| c.truncate_from_end(new_end));
         self.high_watermark = high_watermark::clamp_to_log_end(self.high_watermark as i64, new_end) as u8;
@@ -270,6 +286,7 @@ impl Node {
     /// `Log::append_batch` for one single-record batch: the epoch is assigned first.
     fn append(&mut self, rec: Rec) {
         let offset = self.log_end_offset();
+        self.tier.rolled = false;
         self.update_epoch_cache(|c| c.assign(rec.leader_epoch as i32, offset));
         self.log[self.log_len as usize] = rec;
         self.log_len += 1;
@@ -288,9 +305,10 @@ impl Node {
         let leo = self.log_end_offset();
         let records = self.log;
         let len = self.log_len as usize;
+        let local = (self.tier.local_log_start as usize).min(len);
         self.update_epoch_cache(|c| {
             let mut changed = false;
-            for (offset, rec) in records[..len].iter().enumerate() {
+            for (offset, rec) in records[..len].iter().enumerate().skip(local) {
                 if c.latest_epoch().is_none_or(|l| rec.leader_epoch as i32 > l) {
                     changed |= c.assign(rec.leader_epoch as i32, offset as i64);
                 }
@@ -338,6 +356,10 @@ pub enum Action {
     /// controller (a shrink of a member not caught up, or an expansion by one caught up); `isr`
     /// is the new ISR as a mask, the leader included.
     AlterIsr { leader: u8, isr: u8 },
+    /// `klog tier copy R`: the leader's copy task, once (`--tiered`).
+    Upload { replica: u8 },
+    /// `klog tier retain R --local-retention-bytes 1`: local retention, once (`--tiered`).
+    LocalDelete { replica: u8 },
 }
 
 /// A broken invariant.
@@ -381,6 +403,9 @@ pub struct State {
     /// Records acked so far: (offset, value), sorted.
     pub acked: [(u8, u8); MAX_RECORDS],
     pub acked_len: u8,
+    /// The partition's remote segments in the order their copies finished (`--tiered`).
+    pub remote: [RemoteSegment; MAX_REMOTE],
+    pub remote_len: u8,
 }
 
 fn bit(i: usize) -> u8 {
@@ -403,6 +428,8 @@ impl State {
             announced: None,
             acked: [(0, 0); MAX_RECORDS],
             acked_len: 0,
+            remote: [RemoteSegment::default(); MAX_REMOTE],
+            remote_len: 0,
         }
     }
 
@@ -599,13 +626,16 @@ impl State {
         }
         for l in 0..n {
             for f in 0..n {
-                if f != l && self.may_fetch(cfg, f, l) {
+                if f != l && self.may_fetch(cfg, f, l) && (!cfg.tiered || self.tiered_fetch_ok(f, l)) {
                     out.push(Action::Fetch { leader: l as u8, follower: f as u8 });
                 }
             }
         }
         if cfg.controller != Controller::Free {
             self.alter_isr_successors(out);
+        }
+        if cfg.tiered {
+            self.tier_successors(out);
         }
         for r in 0..n {
             let node = &self.nodes[r];
@@ -631,7 +661,7 @@ impl State {
         }
         for l in 0..n {
             for f in 0..n {
-                if f != l && self.may_recover(cfg, f, l) {
+                if f != l && self.may_recover(cfg, f, l) && (!cfg.tiered || self.tiered_recover_ok(cfg, f, l)) {
                     out.push(Action::Recover { follower: f as u8, leader: l as u8 });
                 }
             }
@@ -644,7 +674,10 @@ impl State {
         let mut s = *self;
         let mut violation = None;
         match action {
-            Action::Elect { replica, leader_epoch, isr, .. } if cfg.controller != Controller::Free => {
+            Action::Elect { replica, leader_epoch, isr, unclean } if cfg.controller != Controller::Free => {
+                if cfg.tiered && unclean {
+                    s.forget_acked_not_held(replica as usize);
+                }
                 // The topic's creation or the admin's unclean election, as the controller records it.
                 let p = if s.epochs_issued == 0 {
                     Partition::created(s.n())
@@ -687,6 +720,9 @@ impl State {
                 s.note_acked();
             }
             Action::Fetch { leader, follower } => {
+                if cfg.tiered {
+                    s.before_tiered_fetch(leader as usize, follower as usize);
+                }
                 if s.fetch_round(cfg, leader as usize, follower as usize) {
                     // The follower's broker exits (FatalExitError, 0.11.0 – 2.0.0 with unclean
                     // election disabled): what a crash of it does, without damage.
@@ -770,6 +806,8 @@ impl State {
                 let out = partition_change::alter_isr(s.n(), &s.partition(), &set, isr as u32, s.active());
                 violation = s.controller_change(cfg, out.partition);
             }
+            Action::Upload { replica } => s.upload(replica as usize),
+            Action::LocalDelete { replica } => s.local_delete(replica as usize),
             Action::Recover { follower, leader } => {
                 let restarted = !s.nodes[follower as usize].is_running();
                 s.recover(cfg, follower as usize, leader as usize);
@@ -793,6 +831,11 @@ impl State {
     fn acked_loss_at_election(&self, r: usize, leader_epoch: i8) -> Option<Violation> {
         let node = &self.nodes[r];
         self.acked().iter().find_map(|&(offset, value)| {
+            if offset < node.tier.local_log_start {
+                // Not on its disk: served from remote storage, or by no tier (`--tiered`).
+                let lost = !self.served_from_remote(r, offset, value);
+                return lost.then_some(Violation::AckedLoss { value, offset, leader: r as u8, leader_epoch, found: None });
+            }
             let found = node.records().get(offset as usize).copied();
             (found.map(|x| x.value) != Some(value)).then_some(Violation::AckedLoss {
                 value,
@@ -989,7 +1032,7 @@ impl State {
     /// `klog recover f --leader l` without `--catch-up`: local recovery, then the restart
     /// the command runs ([`follower::plan_restart`], [`follower::restart_as_follower`]).
     /// Returns the plan and the HW the report judges acks by.
-    fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
+    pub(super) fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
         let leader_epoch = self.nodes[l].leader_epoch().expect("recover against a leader");
         self.recover_at(cfg, f, l, leader_epoch)
     }
@@ -1026,7 +1069,8 @@ impl State {
                 continue;
             }
             let hw = (node.high_watermark as usize).min(node.log_len as usize);
-            for (offset, rec) in node.records()[..hw].iter().enumerate() {
+            let local = node.tier.local_log_start as usize;
+            for (offset, rec) in node.records()[..hw].iter().enumerate().skip(local) {
                 let entry = (offset as u8, rec.value);
                 let len = self.acked_len as usize;
                 if !self.acked[..len].contains(&entry) {
@@ -1045,7 +1089,8 @@ impl State {
             for b in a + 1..self.n() {
                 let (na, nb) = (&self.nodes[a], &self.nodes[b]);
                 let below = (na.high_watermark.min(na.log_len)).min(nb.high_watermark.min(nb.log_len)) as usize;
-                for o in 0..below {
+                let local = na.tier.local_log_start.max(nb.tier.local_log_start) as usize;
+                for o in local..below {
                     if na.log[o] != nb.log[o] {
                         return Some(Violation::Divergence {
                             offset: o as u8,
@@ -1185,8 +1230,9 @@ impl Storage for Slot<'_> {
     fn id(&self) -> u8 {
         self.id
     }
+    /// The local log start, as klog's replicas on disk answer (0 unless `--tiered`).
     fn log_start_offset(&self) -> i64 {
-        0
+        self.node.tier.local_log_start as i64
     }
     fn log_end_offset(&self) -> i64 {
         self.node.log_end_offset()
@@ -1267,15 +1313,20 @@ impl Storage for Slot<'_> {
         self.node.truncate_to(offset);
         Ok(self.node.log_end_offset())
     }
-    fn restart_at(&mut self, _offset: i64) -> Result<()> {
-        unreachable!("the lab's logs all start at 0, so no cut is below a leader's log start")
+    fn restart_at(&mut self, offset: i64) -> Result<()> {
+        // Only a tiered leader's log starts above 0.
+        self.node.truncate_fully_and_start_at(offset);
+        Ok(())
     }
     fn cut_offset_for(&self, offset: i64) -> Result<i64> {
         Ok(offset.clamp(0, self.node.log_end_offset()))
     }
     fn read_from(&self, from: i64, _max_bytes: u64) -> Result<LabChunk> {
-        let recs = &self.node.records()[from as usize..];
-        let mut chunk = LabChunk { from, recs: [Rec::default(); MAX_RECORDS], len: recs.len() as u8 };
+        // Below the local log start nothing is read here (OFFSET_MOVED_TO_TIERED_STORAGE:
+        // the tiered mode rebuilds the follower before the round, `super::tier`).
+        let from_local = if from < self.node.tier.local_log_start as i64 { self.node.log_end_offset() } else { from };
+        let recs = &self.node.records()[from_local as usize..];
+        let mut chunk = LabChunk { from: from_local, recs: [Rec::default(); MAX_RECORDS], len: recs.len() as u8 };
         chunk.recs[..recs.len()].copy_from_slice(recs);
         Ok(chunk)
     }
@@ -1321,6 +1372,7 @@ mod tests {
             stale_hw: false,
             min_isr: 1,
             controller: Controller::Free,
+            tiered: false,
         }
     }
 

@@ -88,6 +88,8 @@ pub fn command(cfg: &Config, action: &Action) -> String {
             names(cfg, isr),
             replica_name(replica)
         ),
+        Action::Upload { replica } => format!("klog tier copy {}", dir(replica)),
+        Action::LocalDelete { replica } => format!("klog tier retain {} --local-retention-bytes 1", dir(replica)),
         Action::RecoverAhead { follower, leader, leader_epoch } => format!(
             "klog recover {} --leader {} --leader-epoch {leader_epoch} --told-first {}{fencing}",
             dir(follower),
