@@ -285,7 +285,11 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             controller: Controller::of(&rules, req.elr),
             tiered: req.tiered,
         };
-        let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
+        // A tiered loss is shown by `klog remote` on the dirs (the script's last command), not by
+        // a `recover`.
+        let outcome = search(&config, req.threads, max_states, &|state, v| {
+            config.tiered || find_witness(&config, state, v).is_some()
+        });
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
         if let (Some(ce), Some(path)) = (counterexample.as_mut(), req.script) {
             if ce.script.is_some() {
@@ -339,6 +343,8 @@ pub fn replica_lines(state: &State) -> Vec<ReplicaLine> {
                     .records()
                     .iter()
                     .enumerate()
+                    // Only what is on its disk (below the local log start: remote, `--tiered`).
+                    .skip(node.tier.local_log_start as usize)
                     .map(|(o, r)| (o as i64, r.leader_epoch as i32, value_name(r.value)))
                     .collect(),
             }
@@ -346,7 +352,7 @@ pub fn replica_lines(state: &State) -> Vec<ReplicaLine> {
         .collect()
 }
 
-fn describe(v: &Violation) -> (&'static str, String) {
+fn describe(v: &Violation, tiered: bool) -> (&'static str, String) {
     match *v {
         Violation::AckedLoss { value, offset, leader, leader_epoch, found } => (
             "acked_loss",
@@ -355,6 +361,7 @@ fn describe(v: &Violation) -> (&'static str, String) {
                 value_name(value),
                 replica_name(leader),
                 match found {
+                    None if tiered => format!("serves no record at offset {offset} from either tier"),
                     None => format!("has no record at offset {offset}"),
                     Some(r) => format!("holds {} (epoch {}) there", value_name(r.value), r.leader_epoch),
                 }
@@ -375,6 +382,47 @@ fn describe(v: &Violation) -> (&'static str, String) {
     }
 }
 
+/// A tiered state's log starts and remote segments, as narration comments.
+fn tier_lines(state: &State) -> Vec<String> {
+    let starts: Vec<String> = (0..state.n())
+        .map(|i| {
+            let t = state.nodes[i].tier;
+            format!("{} {}/{}", replica_name(i as u8), t.log_start, t.local_log_start)
+        })
+        .collect();
+    let remote: Vec<String> = state.remote[..state.remote_len as usize]
+        .iter()
+        .map(|s| format!("{}:({},{})", s.offset, s.rec.leader_epoch, value_name(s.rec.value)))
+        .collect();
+    vec![
+        format!("# log start/local log start: {}", starts.join(", ")),
+        format!("# remote: {}", if remote.is_empty() { "(none)".to_string() } else { remote.join(" ") }),
+    ]
+}
+
+/// The flags that repeat the search `config` ran.
+fn explore_flags(config: &Config) -> String {
+    let rules = if config.tiered { "--tiered".to_string() } else { script::rules_flag(&config.rules) };
+    format!(
+        "{rules} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}{}{}",
+        config.replicas,
+        config.max_epochs,
+        config.max_records,
+        config.max_depth,
+        if config.unclean { " --unclean" } else { "" },
+        if config.fencing { "" } else { " --no-fencing" },
+        if config.power_loss { " --power-loss" } else { "" },
+        if config.stale_hw { " --stale-hw" } else { "" },
+        if config.min_isr > 1 { format!(" --min-isr {}", config.min_isr) } else { String::new() },
+        match config.controller {
+            Controller::Kraft { elr } if Controller::of(&config.rules, None) != config.controller => {
+                format!(" --elr {}", if elr { "on" } else { "off" })
+            }
+            _ => String::new(),
+        },
+    )
+}
+
 /// Replay `actions` from the initial state, narrating each; find the showing recovery and the
 /// script.
 pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> CounterexampleReport {
@@ -382,38 +430,25 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let mut steps = Vec::new();
     for a in actions {
         let after = state.apply(config, *a).0;
-        let then = script::controller_lines(config, &state, &after, a);
+        let mut then = script::controller_lines(config, &state, &after, a);
+        if config.tiered && tier_lines(&state) != tier_lines(&after) {
+            then.extend(tier_lines(&after));
+        }
         state = after;
         steps.push(NarratedStep { command: script::command(config, a), then, replicas: replica_lines(&state) });
     }
-    let (kind, description) = describe(&violation);
+    let (kind, description) = describe(&violation, config.tiered);
     let power_loss = actions.iter().any(|a| matches!(a, Action::Crash { power_loss: true, .. }));
-    let witness = find_witness(config, &state, &violation);
-    let script = witness.as_ref().map(|w| {
-        let title = vec![
-            format!(
-                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}{}{}",
-                script::rules_flag(&config.rules),
-                config.replicas,
-                config.max_epochs,
-                config.max_records,
-                config.max_depth,
-                if config.unclean { " --unclean" } else { "" },
-                if config.fencing { "" } else { " --no-fencing" },
-                if config.power_loss { " --power-loss" } else { "" },
-                if config.stale_hw { " --stale-hw" } else { "" },
-                if config.min_isr > 1 { format!(" --min-isr {}", config.min_isr) } else { String::new() },
-                match config.controller {
-                    Controller::Kraft { elr } if Controller::of(&config.rules, None) != config.controller => {
-                        format!(" --elr {}", if elr { "on" } else { "off" })
-                    }
-                    _ => String::new(),
-                },
-            ),
-            format!("A shortest counterexample ({} actions): {description}.", actions.len()),
-        ];
-        script::script(config, actions, w, &title)
-    });
+    let witness = if config.tiered { None } else { find_witness(config, &state, &violation) };
+    let title = vec![
+        format!("klog explore {}", explore_flags(config)),
+        format!("A shortest counterexample ({} actions): {description}.", actions.len()),
+    ];
+    let script = if config.tiered {
+        Some(script::tiered_script(config, actions, &title))
+    } else {
+        witness.as_ref().map(|w| script::script(config, actions, w, &title))
+    };
     let witness = witness.map(|w| witness_report(config, &state, &w));
     CounterexampleReport { steps, violation, description, kind, witness, script, script_path: None, power_loss }
 }

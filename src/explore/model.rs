@@ -821,7 +821,9 @@ impl State {
                 }
             }
         }
-        if violation.is_none() {
+        // Unclean elections make replicas diverge below their HWs by design: the tiered mode
+        // with them looks for the tiered loss only.
+        if violation.is_none() && !(cfg.tiered && cfg.unclean) {
             violation = s.divergence();
         }
         (s, violation)

@@ -289,8 +289,8 @@ impl State {
     /// leader's local log start (that restart is `fetch`'s rebuild from remote).
     pub(super) fn tiered_recover_ok(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let mut s = *self;
-        s.recover(cfg, f, l);
-        s.nodes[f].log_len >= s.nodes[l].tier.local_log_start
+        let (plan, _) = s.recover(cfg, f, l);
+        plan.restart_at_leader_start.is_none() && s.nodes[f].log_len >= s.nodes[l].tier.local_log_start
     }
 
     /// `klog fetch`'s tiered part, before the rounds: the follower's metadata copy takes the
@@ -346,5 +346,119 @@ impl State {
         }
         self.acked = kept;
         self.acked_len = n as u8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::{Action::*, Config, Controller, State, Violation};
+    use super::*;
+
+    const A: u8 = 0;
+    const B: u8 = 1;
+
+    fn cfg() -> Config {
+        let rules = crate::replication::release::Release::new(4, 4, 0).rules();
+        Config {
+            unclean: true,
+            tiered: true,
+            controller: Controller::of(&rules, None),
+            ..Config::clean_at(rules, 2, 3, 3, 24)
+        }
+    }
+
+    /// Apply `actions`, each one offered by `successors` first.
+    fn run(state: State, cfg: &Config, actions: &[Action]) -> (State, Option<Violation>) {
+        let mut s = state;
+        let mut v = None;
+        let mut next = Vec::new();
+        for a in actions {
+            s.successors(cfg, &mut next);
+            assert!(next.contains(a), "{a:?} not offered in {s:#?}: {next:?}");
+            let (n, found) = s.apply(cfg, *a);
+            s = n;
+            v = v.or(found);
+        }
+        (s, v)
+    }
+
+    /// a alone acks m1..m3 (b took m1 then crashed).
+    fn a_alone_with_three() -> Vec<Action> {
+        vec![
+            Elect { replica: A, leader_epoch: 0, isr: 0b11, unclean: false },
+            Append { replica: A, value: 1 },
+            Fetch { leader: A, follower: B },
+            Fetch { leader: A, follower: B },
+            Crash { replica: B, power_loss: false, hw: None },
+            Append { replica: A, value: 2 },
+            Append { replica: A, value: 3 },
+        ]
+    }
+
+    #[test]
+    fn an_upload_copies_every_closed_segment_below_the_hw() {
+        let c = cfg();
+        let (s, v) = run(State::initial(2), &c, &a_alone_with_three());
+        assert_eq!(v, None);
+        let (s, _) = run(s, &c, &[Upload { replica: A }]);
+        assert_eq!(s.remote_len, 2, "m1 and m2; m3's segment is the active one");
+        assert_eq!((s.remote[0].offset, s.remote[0].rec.value, s.remote[1].rec.value), (0, 1, 2));
+        assert_eq!(s.nodes[0].tier.meta_seen, 2);
+        let mut next = Vec::new();
+        s.successors(&c, &mut next);
+        assert!(!next.contains(&Upload { replica: A }), "nothing more to copy");
+    }
+
+    #[test]
+    fn a_local_deletion_moves_the_local_log_start_past_what_is_remote() {
+        let c = cfg();
+        let (s, _) = run(State::initial(2), &c, &a_alone_with_three());
+        let mut next = Vec::new();
+        s.successors(&c, &mut next);
+        assert!(!next.contains(&LocalDelete { replica: A }), "m1's segment is not remote yet: the walk stops there");
+        let (s, _) = run(s, &c, &[Upload { replica: A }, LocalDelete { replica: A }]);
+        let t = s.nodes[0].tier;
+        assert_eq!((t.log_start, t.local_log_start, s.nodes[0].log_len), (0, 2, 3));
+    }
+
+    /// The kept case's shape (tests/real-walks/4.4.0-tiered-below-local-start.json): a copies and
+    /// deletes locally, b is elected uncleanly, a truncates below its local log start (log start
+    /// reset, epoch cache cleared), and when a leads again m1, which b held, is served by neither
+    /// tier.
+    #[test]
+    fn a_truncation_below_the_local_log_start_loses_what_the_unclean_leader_held() {
+        let c = cfg();
+        let mut h = a_alone_with_three();
+        h.extend([
+            Upload { replica: A },
+            LocalDelete { replica: A },
+            Crash { replica: A, power_loss: false, hw: None },
+            Restart { replica: B },
+            Elect { replica: B, leader_epoch: 1, isr: 0b10, unclean: true },
+        ]);
+        let (s, v) = run(State::initial(2), &c, &h);
+        assert_eq!(v, None, "m2 and m3, which b lacks, are the unclean election's own loss");
+        assert_eq!(s.acked(), &[(0, 1)]);
+        let (s, v) = run(s, &c, &[Recover { follower: A, leader: B }]);
+        assert_eq!(v, None);
+        let t = s.nodes[0].tier;
+        assert_eq!((t.log_start, t.local_log_start, s.nodes[0].log_len, s.nodes[0].epochs_len), (1, 1, 1, 0));
+        let mut next = Vec::new();
+        s.successors(&c, &mut next);
+        let (s, _) = run(s, &c, &[Fetch { leader: B, follower: A }]);
+        s.successors(&c, &mut next);
+        let (_, v) = run(s, &c, &[AlterIsr { leader: B, isr: 0b11 }, Crash { replica: B, power_loss: false, hw: None }]);
+        assert!(matches!(v, Some(Violation::AckedLoss { value: 1, offset: 0, leader: A, found: None, .. })), "{v:?}");
+    }
+
+    /// The search finds that shape itself at the default bounds, and no shorter tiered loss.
+    #[test]
+    fn the_search_finds_a_loss_below_the_local_log_start_in_14_actions() {
+        let c = Config { max_depth: 16, ..cfg() };
+        let out = super::super::search::search(&c, 2, 10_000_000, &|_, _| true);
+        let ce = out.counterexample.expect("a tiered loss within 16 actions");
+        assert_eq!(ce.actions.len(), 14, "{:?}", ce.actions);
+        assert!(ce.actions.contains(&Upload { replica: A }) && ce.actions.contains(&LocalDelete { replica: A }));
+        assert!(matches!(ce.violation, Violation::AckedLoss { value: 1, offset: 0, leader: A, found: None, .. }));
     }
 }
