@@ -33,6 +33,9 @@ pub struct Canon {
     /// AlterPartition adds a follower by its last fetch offset, so a fetch that brings nothing
     /// still changes what may follow. (The other KRaft and ZooKeeper runs leave them out too.)
     pub keep_outside_fetch_offsets: bool,
+    /// Encode the log starts and the remote segments (`--tiered`; else they are all 0 and a
+    /// cut's `rolled` mark is read by nothing).
+    pub tiered: bool,
 }
 
 impl Canon {
@@ -41,6 +44,7 @@ impl Canon {
             keep_recovery_point: cfg.power_loss,
             rename_replicas: cfg.controller == Controller::Free,
             keep_outside_fetch_offsets: cfg.tiered,
+            tiered: cfg.tiered,
         }
     }
 }
@@ -127,11 +131,12 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], canon: Canon, buf: &mut Buf
         buf.push(node.hw_checkpoint);
         buf.push(if keep_recovery_point { node.recovery_point } else { 0 });
         buf.push(node.largest_seen as u8);
-        // All 0 unless `--tiered`.
-        buf.push(node.tier.log_start);
-        buf.push(node.tier.local_log_start);
-        buf.push(node.tier.rolled as u8);
-        buf.push(node.tier.meta_seen);
+        if canon.tiered {
+            buf.push(node.tier.log_start);
+            buf.push(node.tier.local_log_start);
+            buf.push(node.tier.rolled as u8);
+            buf.push(node.tier.meta_seen);
+        }
         match node.vol {
             None => buf.push(0),
             Some(v) => {
@@ -156,6 +161,9 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], canon: Canon, buf: &mut Buf
     for &(offset, value) in &acked[..len] {
         buf.push(offset);
         buf.push(value);
+    }
+    if !canon.tiered {
+        return;
     }
     // In the order their copies finished (Kafka's cache folds them in that order).
     buf.push(state.remote_len);
@@ -263,8 +271,8 @@ fn hash128(bytes: &[u8]) -> u128 {
 mod tests {
     use super::*;
 
-    const FREE: Canon = Canon { keep_recovery_point: false, rename_replicas: true, keep_outside_fetch_offsets: false };
-    const POWER: Canon = Canon { keep_recovery_point: true, rename_replicas: true, keep_outside_fetch_offsets: false };
+    const FREE: Canon = Canon { keep_recovery_point: false, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
+    const POWER: Canon = Canon { keep_recovery_point: true, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
     use crate::explore::model::{Action, Config};
     use crate::replication::truncation::TruncationMode;
 

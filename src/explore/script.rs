@@ -281,7 +281,8 @@ pub fn tiered_script(cfg: &Config, actions: &[Action], title: &[String]) -> Stri
         state = after;
     }
     let dirs: Vec<String> = (0..cfg.replicas as u8).map(dir).collect();
-    let remote = format!("klog remote {} --remote-dir {REMOTE_DIR}", dirs.join(" "));
+    // The model has no remote retention: nor has the forecast (the records carry 1970's time).
+    let remote = format!("klog remote {} --remote-dir {REMOTE_DIR} --retention-ms -1", dirs.join(" "));
     s.push_str(&format!("echo '$ {}' >&2\n", remote.replace('"', "")));
     s.push_str(&format!("{remote} ${{KLOG_EXPLORE_JSON:+--json}}\n"));
     s
