@@ -271,8 +271,10 @@ fn hash128(bytes: &[u8]) -> u128 {
 mod tests {
     use super::*;
 
-    const FREE: Canon = Canon { keep_recovery_point: false, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
-    const POWER: Canon = Canon { keep_recovery_point: true, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
+    const FREE: Canon =
+        Canon { keep_recovery_point: false, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
+    const POWER: Canon =
+        Canon { keep_recovery_point: true, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
     use crate::explore::model::{Action, Config};
     use crate::replication::truncation::TruncationMode;
 

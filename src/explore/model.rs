@@ -14,6 +14,7 @@
 //! Nothing here does I/O or prints. Sizes are bounded by [`MAX_REPLICAS`], [`MAX_RECORDS`] and
 //! [`MAX_EPOCHS`] so that a state is a small `Copy` value.
 
+pub use super::tier::{NodeTier, RemoteSegment, MAX_REMOTE};
 use crate::error::Result;
 use crate::kraft::partition_change::{self, Partition};
 use crate::log::epoch_cache::{EpochCache, EpochEntry};
@@ -30,7 +31,6 @@ use crate::replication::storage::{self, Copied, Running, Storage};
 use crate::replication::truncation::{TruncationMode, TruncationPlan};
 use crate::replication::zk_controller;
 use crate::replication::{self, leader};
-pub use super::tier::{NodeTier, RemoteSegment, MAX_REMOTE};
 
 /// Most replicas a search models.
 pub const MAX_REPLICAS: usize = 3;
@@ -836,7 +836,13 @@ impl State {
             if offset < node.tier.local_log_start {
                 // Not on its disk: served from remote storage, or by no tier (`--tiered`).
                 let lost = !self.served_from_remote(r, offset, value);
-                return lost.then_some(Violation::AckedLoss { value, offset, leader: r as u8, leader_epoch, found: None });
+                return lost.then_some(Violation::AckedLoss {
+                    value,
+                    offset,
+                    leader: r as u8,
+                    leader_epoch,
+                    found: None,
+                });
             }
             let found = node.records().get(offset as usize).copied();
             (found.map(|x| x.value) != Some(value)).then_some(Violation::AckedLoss {

@@ -140,7 +140,10 @@ impl Node {
             log_start_offset: self.tier.log_start as i64,
             local_log_start_offset: self.tier.local_log_start as i64,
             log_end_offset: self.log_len as i64,
-            local_segments: bases.iter().map(|&b| (b, if b < self.log_len as i64 { SEGMENT_BYTES } else { 0 })).collect(),
+            local_segments: bases
+                .iter()
+                .map(|&b| (b, if b < self.log_len as i64 { SEGMENT_BYTES } else { 0 }))
+                .collect(),
         }
     }
 }
@@ -447,7 +450,8 @@ mod tests {
         s.successors(&c, &mut next);
         let (s, _) = run(s, &c, &[Fetch { leader: B, follower: A }]);
         s.successors(&c, &mut next);
-        let (_, v) = run(s, &c, &[AlterIsr { leader: B, isr: 0b11 }, Crash { replica: B, power_loss: false, hw: None }]);
+        let (_, v) =
+            run(s, &c, &[AlterIsr { leader: B, isr: 0b11 }, Crash { replica: B, power_loss: false, hw: None }]);
         assert!(matches!(v, Some(Violation::AckedLoss { value: 1, offset: 0, leader: A, found: None, .. })), "{v:?}");
     }
 

@@ -26,8 +26,7 @@ fn explore_tiered_finds_an_acked_record_served_by_no_broker_and_its_script_repla
 
     let bin = assert_cmd::cargo::cargo_bin("klog");
     let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
-    let ran =
-        std::process::Command::new("bash").arg(&script).env("PATH", &path).env("NO_COLOR", "1").output().unwrap();
+    let ran = std::process::Command::new("bash").arg(&script).env("PATH", &path).env("NO_COLOR", "1").output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
     assert!(ran.status.success(), "the script replays:\n{stderr}");
     assert!(stderr.contains("$ klog tier copy $LAB/a") && stderr.contains("$ klog remote $LAB/a $LAB/b"), "{stderr}");
