@@ -552,7 +552,6 @@ impl State {
     pub fn successors(&self, cfg: &Config, out: &mut Vec<Action>) {
         out.clear();
         let n = self.n();
-        let live = |i: usize| self.nodes[i].is_running();
         let epochs_left = (self.epochs_issued as usize) < cfg.max_epochs as usize;
         // The topic's creation, then (KRaft) only the admin's unclean election: every other
         // election is the controller's, part of a crash or a restart.
@@ -579,6 +578,44 @@ impl State {
                 }
             }
         }
+        self.election_successors(cfg, epochs_left, out);
+        for r in 0..n {
+            // acks=all: a leader appends only with an ISR of min.insync.replicas (itself
+            // included), else NOT_ENOUGH_REPLICAS (`Partition.appendRecordsToLeader`).
+            let isr_ok = self.nodes[r].vol.is_some_and(|v| v.isr.count_ones() as u8 + 1 >= cfg.min_isr);
+            if (self.appended as usize) < cfg.max_records as usize && self.nodes[r].leader_epoch().is_some() && isr_ok {
+                out.push(Action::Append { replica: r as u8, value: self.appended + 1 });
+            }
+        }
+        for l in 0..n {
+            for f in 0..n {
+                if f != l && self.may_fetch(cfg, f, l) && (!cfg.tiered || self.tiered_fetch_ok(f, l)) {
+                    out.push(Action::Fetch { leader: l as u8, follower: f as u8 });
+                }
+            }
+        }
+        if cfg.controller != Controller::Free {
+            self.alter_isr_successors(out);
+        }
+        if cfg.tiered {
+            self.tier_successors(out);
+        }
+        self.crash_and_restart_successors(cfg, epochs_left, out);
+        for l in 0..n {
+            for f in 0..n {
+                if f != l && self.may_recover(cfg, f, l) && (!cfg.tiered || self.tiered_recover_ok(cfg, f, l)) {
+                    out.push(Action::Recover { follower: f as u8, leader: l as u8 });
+                }
+            }
+        }
+    }
+
+    /// Elections on offer: an announced one's delivery (and followers told first), or with the
+    /// free controller every live ISR member with every subset of the ISR that holds it (and,
+    /// with `unclean`, a live replica outside the ISR alone).
+    fn election_successors(&self, cfg: &Config, epochs_left: bool, out: &mut Vec<Action>) {
+        let n = self.n();
+        let live = |i: usize| self.nodes[i].is_running();
         // elect: a new epoch; clean elections pick a live ISR member and any subset of the ISR
         // that holds it; unclean ones a live replica outside the ISR, alone in its ISR.
         if let Some((l, e, isr)) = self.announced {
@@ -616,27 +653,12 @@ impl State {
                 }
             }
         }
-        for r in 0..n {
-            // acks=all: a leader appends only with an ISR of min.insync.replicas (itself
-            // included), else NOT_ENOUGH_REPLICAS (`Partition.appendRecordsToLeader`).
-            let isr_ok = self.nodes[r].vol.is_some_and(|v| v.isr.count_ones() as u8 + 1 >= cfg.min_isr);
-            if (self.appended as usize) < cfg.max_records as usize && self.nodes[r].leader_epoch().is_some() && isr_ok {
-                out.push(Action::Append { replica: r as u8, value: self.appended + 1 });
-            }
-        }
-        for l in 0..n {
-            for f in 0..n {
-                if f != l && self.may_fetch(cfg, f, l) && (!cfg.tiered || self.tiered_fetch_ok(f, l)) {
-                    out.push(Action::Fetch { leader: l as u8, follower: f as u8 });
-                }
-            }
-        }
-        if cfg.controller != Controller::Free {
-            self.alter_isr_successors(out);
-        }
-        if cfg.tiered {
-            self.tier_successors(out);
-        }
+    }
+
+    /// Crashes (and with `--power-loss`, power cuts and flushes; with `--stale-hw`, HW
+    /// checkpoints) of running replicas, and restarts of crashed ones.
+    fn crash_and_restart_successors(&self, cfg: &Config, epochs_left: bool, out: &mut Vec<Action>) {
+        let n = self.n();
         for r in 0..n {
             let node = &self.nodes[r];
             // With the KRaft controller a crash or restart may elect: not past the epoch bound.
@@ -659,13 +681,6 @@ impl State {
                 out.push(Action::Restart { replica: r as u8 });
             }
         }
-        for l in 0..n {
-            for f in 0..n {
-                if f != l && self.may_recover(cfg, f, l) && (!cfg.tiered || self.tiered_recover_ok(cfg, f, l)) {
-                    out.push(Action::Recover { follower: f as u8, leader: l as u8 });
-                }
-            }
-        }
     }
 
     /// Apply `action` (one of [`State::successors`]) and check the invariants. Returns the new
@@ -675,41 +690,9 @@ impl State {
         let mut violation = None;
         match action {
             Action::Elect { replica, leader_epoch, isr, unclean } if cfg.controller != Controller::Free => {
-                if cfg.tiered && unclean {
-                    s.forget_acked_not_held(replica as usize);
-                }
-                // The topic's creation or the admin's unclean election, as the controller records it.
-                let p = if s.epochs_issued == 0 {
-                    Partition::created(s.n())
-                } else {
-                    let set = settings(cfg, cfg.elr());
-                    partition_change::elect_unclean(s.n(), &s.partition(), &set, s.active())
-                        .expect("offered only for a partition with no leader")
-                        .partition
-                };
-                debug_assert_eq!((p.leader, p.isr as u8), (Some(replica as usize), isr));
-                debug_assert_eq!(leader_epoch as u8, s.epochs_issued);
-                violation = s.controller_change(cfg, p);
+                violation = s.elect_by_controller(cfg, replica, leader_epoch, isr, unclean);
             }
-            Action::Elect { replica, leader_epoch, isr, .. } => {
-                let r = replica as usize;
-                // `commands/elect.rs`: the epoch must be above every epoch the leader and the
-                // ISR members have seen (it is: the explorer's one counter issues it).
-                let epoch = s
-                    .election_epoch(replica, leader_epoch, isr)
-                    .expect("the explorer issues epochs above every one seen");
-                s.nodes[r].start();
-                leader::become_leader(&mut s.slot(r, cfg), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
-                    .expect("the lab's storage does not fail");
-                // The delivery of an announced election issues no new epoch.
-                if s.announced.take().is_none() {
-                    s.epochs_issued += 1;
-                }
-                s.isr = isr;
-                s.latest_leader = Some(replica);
-                s.note_acked();
-                violation = s.acked_loss_at_election(r, epoch as i8);
-            }
+            Action::Elect { replica, leader_epoch, isr, .. } => violation = s.elect(cfg, replica, leader_epoch, isr),
             Action::Append { replica, value } => {
                 let r = replica as usize;
                 let epoch = s.nodes[r].leader_epoch().expect("only a leader appends");
@@ -730,32 +713,7 @@ impl State {
                 }
                 s.note_acked();
             }
-            Action::Crash { replica, power_loss, hw } => {
-                let node = &mut s.nodes[replica as usize];
-                node.vol = None;
-                if let Some(h) = hw {
-                    node.high_watermark = h;
-                }
-                if power_loss {
-                    // Cut back to the recovery point; the checkpoints (HW, epochs) are durable.
-                    node.log_len = node.log_len.min(node.recovery_point);
-                }
-                if let Controller::Kraft { elr } = cfg.controller {
-                    let out = partition_change::fenced(
-                        s.n(),
-                        &s.partition(),
-                        &settings(cfg, elr),
-                        replica as usize,
-                        s.active(),
-                    );
-                    violation = s.controller_change(cfg, out.partition);
-                }
-                if cfg.controller == Controller::Zk {
-                    let ch =
-                        zk_controller::broker_failed(&s.partition(), &zk_settings(cfg), replica as usize, s.active());
-                    violation = s.zk_change(cfg, ch);
-                }
-            }
+            Action::Crash { replica, power_loss, hw } => violation = s.crash(cfg, replica, power_loss, hw),
             Action::CheckpointHw { replica } => {
                 let node = &mut s.nodes[replica as usize];
                 node.hw_checkpoint = node.high_watermark;
@@ -764,28 +722,7 @@ impl State {
                 let node = &mut s.nodes[replica as usize];
                 node.recovery_point = node.log_len;
             }
-            Action::Restart { replica } => {
-                s.nodes[replica as usize].start();
-                if let Controller::Kraft { elr } = cfg.controller {
-                    let r = replica as usize;
-                    if s.latest_leader == Some(replica) {
-                        // The leader on record is not running: 4.0.x's controller elected it
-                        // fenced (KAFKA-19522). Its registration after the unclean shutdown takes
-                        // it out of the ISR, leaving no leader; unfenced, it is elected again —
-                        // two records, as Kafka 4.0.2's brokers show (tests/real-walks).
-                        let set = settings(cfg, elr);
-                        let others = s.active() & !(1 << r);
-                        let registered =
-                            partition_change::registered_after_unclean_shutdown(s.n(), &s.partition(), &set, r, others);
-                        s.controller_change(cfg, registered);
-                    }
-                    let p = s.registered_and_unfenced(cfg, elr, r);
-                    violation = s.controller_change(cfg, p);
-                }
-                if cfg.controller == Controller::Zk {
-                    violation = s.zk_started(cfg, replica as usize);
-                }
-            }
+            Action::Restart { replica } => violation = s.restart(cfg, replica),
             Action::Announce { replica, leader_epoch, isr } => {
                 debug_assert_eq!(leader_epoch as u8, s.epochs_issued);
                 s.announced = Some((replica, leader_epoch, isr));
@@ -796,30 +733,10 @@ impl State {
             Action::RecoverAhead { follower, leader, leader_epoch } => {
                 s.recover_at(cfg, follower as usize, leader as usize, leader_epoch);
             }
-            Action::AlterIsr { isr, .. } if cfg.controller == Controller::Zk => {
-                // The leader's own change: written as asked, at the same epoch.
-                let p = Partition { isr: isr as u32, ..s.partition() };
-                violation = s.controller_change(cfg, p);
-            }
-            Action::AlterIsr { isr, .. } => {
-                let set = settings(cfg, cfg.elr());
-                let out = partition_change::alter_isr(s.n(), &s.partition(), &set, isr as u32, s.active());
-                violation = s.controller_change(cfg, out.partition);
-            }
+            Action::AlterIsr { isr, .. } => violation = s.alter_isr(cfg, isr),
             Action::Upload { replica } => s.upload(replica as usize),
             Action::LocalDelete { replica } => s.local_delete(replica as usize),
-            Action::Recover { follower, leader } => {
-                let restarted = !s.nodes[follower as usize].is_running();
-                s.recover(cfg, follower as usize, leader as usize);
-                // A broker back from a crash registers (an unclean shutdown) and is unfenced.
-                if let (Controller::Kraft { elr }, true) = (cfg.controller, restarted) {
-                    let p = s.registered_and_unfenced(cfg, elr, follower as usize);
-                    violation = s.controller_change(cfg, p);
-                }
-                if cfg.controller == Controller::Zk && restarted {
-                    violation = s.zk_started(cfg, follower as usize);
-                }
-            }
+            Action::Recover { follower, leader } => violation = s.recover_action(cfg, follower, leader),
         }
         // Unclean elections make replicas diverge below their HWs by design: the tiered mode
         // with them looks for the tiered loss only.
@@ -827,6 +744,138 @@ impl State {
             violation = s.divergence();
         }
         (s, violation)
+    }
+
+    /// `Elect` with a KRaft or ZooKeeper controller: the topic's creation or the admin's unclean
+    /// election, as the controller records it.
+    fn elect_by_controller(
+        &mut self,
+        cfg: &Config,
+        replica: u8,
+        leader_epoch: i8,
+        isr: u8,
+        unclean: bool,
+    ) -> Option<Violation> {
+        if cfg.tiered && unclean {
+            self.forget_acked_not_held(replica as usize);
+        }
+        // The topic's creation or the admin's unclean election, as the controller records it.
+        let p = if self.epochs_issued == 0 {
+            Partition::created(self.n())
+        } else {
+            let set = settings(cfg, cfg.elr());
+            partition_change::elect_unclean(self.n(), &self.partition(), &set, self.active())
+                .expect("offered only for a partition with no leader")
+                .partition
+        };
+        debug_assert_eq!((p.leader, p.isr as u8), (Some(replica as usize), isr));
+        debug_assert_eq!(leader_epoch as u8, self.epochs_issued);
+        self.controller_change(cfg, p)
+    }
+
+    /// `AlterIsr`: the leader's AlterPartition, as the controller writes it.
+    fn alter_isr(&mut self, cfg: &Config, isr: u8) -> Option<Violation> {
+        if cfg.controller == Controller::Zk {
+            // The leader's own change: written as asked, at the same epoch.
+            let p = Partition { isr: isr as u32, ..self.partition() };
+            return self.controller_change(cfg, p);
+        }
+        let set = settings(cfg, cfg.elr());
+        let out = partition_change::alter_isr(self.n(), &self.partition(), &set, isr as u32, self.active());
+        self.controller_change(cfg, out.partition)
+    }
+
+    /// `Recover`: `klog recover F --leader L`; a broker back from a crash registers (an unclean
+    /// shutdown) and is unfenced.
+    fn recover_action(&mut self, cfg: &Config, follower: u8, leader: u8) -> Option<Violation> {
+        let restarted = !self.nodes[follower as usize].is_running();
+        self.recover(cfg, follower as usize, leader as usize);
+        let mut violation = None;
+        if let (Controller::Kraft { elr }, true) = (cfg.controller, restarted) {
+            let p = self.registered_and_unfenced(cfg, elr, follower as usize);
+            violation = self.controller_change(cfg, p);
+        }
+        if cfg.controller == Controller::Zk && restarted {
+            violation = self.zk_started(cfg, follower as usize);
+        }
+        violation
+    }
+
+    /// `Elect` with the free controller: `klog elect`.
+    fn elect(&mut self, cfg: &Config, replica: u8, leader_epoch: i8, isr: u8) -> Option<Violation> {
+        let r = replica as usize;
+        // `commands/elect.rs`: the epoch must be above every epoch the leader and the
+        // ISR members have seen (it is: the explorer's one counter issues it).
+        let epoch =
+            self.election_epoch(replica, leader_epoch, isr).expect("the explorer issues epochs above every one seen");
+        self.nodes[r].start();
+        leader::become_leader(&mut self.slot(r, cfg), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
+            .expect("the lab's storage does not fail");
+        // The delivery of an announced election issues no new epoch.
+        if self.announced.take().is_none() {
+            self.epochs_issued += 1;
+        }
+        self.isr = isr;
+        self.latest_leader = Some(replica);
+        self.note_acked();
+        self.acked_loss_at_election(r, epoch as i8)
+    }
+
+    /// `Crash`: the replica stops (with power loss, back to its recovery point); the controller
+    /// fences it.
+    fn crash(&mut self, cfg: &Config, replica: u8, power_loss: bool, hw: Option<u8>) -> Option<Violation> {
+        let mut violation = None;
+        let node = &mut self.nodes[replica as usize];
+        node.vol = None;
+        if let Some(h) = hw {
+            node.high_watermark = h;
+        }
+        if power_loss {
+            // Cut back to the recovery point; the checkpoints (HW, epochs) are durable.
+            node.log_len = node.log_len.min(node.recovery_point);
+        }
+        if let Controller::Kraft { elr } = cfg.controller {
+            let out = partition_change::fenced(
+                self.n(),
+                &self.partition(),
+                &settings(cfg, elr),
+                replica as usize,
+                self.active(),
+            );
+            violation = self.controller_change(cfg, out.partition);
+        }
+        if cfg.controller == Controller::Zk {
+            let ch =
+                zk_controller::broker_failed(&self.partition(), &zk_settings(cfg), replica as usize, self.active());
+            violation = self.zk_change(cfg, ch);
+        }
+        violation
+    }
+
+    /// `Restart`: local recovery; the controller registers and unfences it.
+    fn restart(&mut self, cfg: &Config, replica: u8) -> Option<Violation> {
+        let mut violation = None;
+        self.nodes[replica as usize].start();
+        if let Controller::Kraft { elr } = cfg.controller {
+            let r = replica as usize;
+            if self.latest_leader == Some(replica) {
+                // The leader on record is not running: 4.0.x's controller elected it
+                // fenced (KAFKA-19522). Its registration after the unclean shutdown takes
+                // it out of the ISR, leaving no leader; unfenced, it is elected again —
+                // two records, as Kafka 4.0.2's brokers show (tests/real-walks).
+                let set = settings(cfg, elr);
+                let others = self.active() & !(1 << r);
+                let registered =
+                    partition_change::registered_after_unclean_shutdown(self.n(), &self.partition(), &set, r, others);
+                self.controller_change(cfg, registered);
+            }
+            let p = self.registered_and_unfenced(cfg, elr, r);
+            violation = self.controller_change(cfg, p);
+        }
+        if cfg.controller == Controller::Zk {
+            violation = self.zk_started(cfg, replica as usize);
+        }
+        violation
     }
 
     /// Invariant 1 at an election of `r` at `leader_epoch`: it holds every record acked so far.
