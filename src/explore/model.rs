@@ -789,7 +789,11 @@ impl State {
     /// shutdown) and is unfenced.
     fn recover_action(&mut self, cfg: &Config, follower: u8, leader: u8) -> Option<Violation> {
         let restarted = !self.nodes[follower as usize].is_running();
-        self.recover(cfg, follower as usize, leader as usize);
+        if cfg.tiered {
+            self.recover_tiered(cfg, follower as usize, leader as usize);
+        } else {
+            self.recover(cfg, follower as usize, leader as usize);
+        }
         let mut violation = None;
         if let (Controller::Kraft { elr }, true) = (cfg.controller, restarted) {
             let p = self.registered_and_unfenced(cfg, elr, follower as usize);

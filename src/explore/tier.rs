@@ -288,12 +288,34 @@ impl State {
         end >= tier.log_start_offset && self.aux_state(f, l).is_none_or(|a| a.source.is_some())
     }
 
-    /// A restart the lab writes as the explorer models it: the follower does not end below the
-    /// leader's local log start (that restart is `fetch`'s rebuild from remote).
+    /// A restart the lab writes as the explorer models it: the follower ends at or above the
+    /// leader's local log start, or its restart below it is rebuilt from a remote segment found.
     pub(super) fn tiered_recover_ok(&self, cfg: &Config, f: usize, l: usize) -> bool {
         let mut s = *self;
         let (plan, _) = s.recover(cfg, f, l);
-        plan.restart_at_leader_start.is_none() && s.nodes[f].log_len >= s.nodes[l].tier.local_log_start
+        match plan.restart_at_leader_start {
+            None => s.nodes[f].log_len >= s.nodes[l].tier.local_log_start,
+            Some(_) => self.aux_state(f, l).is_some_and(|a| a.source.is_some()),
+        }
+    }
+
+    /// `klog recover f --leader l` on a tiered leader: the restart, and where it would restart
+    /// at the leader's local log start, the remote log auxiliary state instead (the plan's
+    /// `from_remote`, written as `fetch` writes it).
+    pub(super) fn recover_tiered(&mut self, cfg: &Config, f: usize, l: usize) {
+        let aux = self.aux_state(f, l);
+        let (plan, _) = self.recover(cfg, f, l);
+        if plan.restart_at_leader_start.is_none() {
+            return;
+        }
+        let Some(aux) = aux else { return };
+        let (Some(source), Some(next)) = (aux.source, aux.next_offset) else { return };
+        let node = &mut self.nodes[f];
+        node.truncate_fully_and_start_at(next);
+        node.tier.log_start = aux.log_start_offset as u8;
+        if let Some(epochs) = source.epochs {
+            node.set_epoch_cache(&epochs);
+        }
     }
 
     /// `klog fetch`'s tiered part, before the rounds: the follower's metadata copy takes the
@@ -464,5 +486,29 @@ mod tests {
         assert_eq!(ce.actions.len(), 14, "{:?}", ce.actions);
         assert!(ce.actions.contains(&Upload { replica: A }) && ce.actions.contains(&LocalDelete { replica: A }));
         assert!(matches!(ce.violation, Violation::AckedLoss { value: 1, offset: 0, leader: A, found: None, .. }));
+    }
+
+    /// OFFSET_MOVED_TO_TIERED_STORAGE: b, back at log end 1 below a's local log start 2, is
+    /// rebuilt from the remote segment holding offset 1 (empty at 2, a's log start, the
+    /// segment's epoch checkpoint) when it recovers against a, then fetches m3.
+    #[test]
+    fn a_follower_below_the_leaders_local_log_start_is_rebuilt_from_remote() {
+        let c = cfg();
+        let mut h = a_alone_with_three();
+        h.extend([Upload { replica: A }, LocalDelete { replica: A }, Restart { replica: B }]);
+        let (s, _) = run(State::initial(2), &c, &h);
+        let (s, v) = run(s, &c, &[Recover { follower: B, leader: A }]);
+        assert_eq!(v, None);
+        let b = &s.nodes[1];
+        assert_eq!((b.tier.log_start, b.tier.local_log_start, b.log_len), (0, 2, 2), "rebuilt, not cut at 2");
+        let (s, v) = run(s, &c, &[Fetch { leader: A, follower: B }]);
+        assert_eq!(v, None);
+        let b = &s.nodes[1];
+        assert_eq!((b.tier.log_start, b.tier.local_log_start, b.log_len), (0, 2, 3));
+        assert_eq!(b.records()[2].value, 3);
+        assert_eq!(b.epoch_cache().entries().len(), 1, "the remote checkpoint: epoch 0 from 0");
+        assert_eq!(b.tier.meta_seen, 2, "its metadata copy took a's");
+        // b leads once a crashes: m1 and m2 are served from remote, m3 locally.
+        assert!(s.served_from_remote(1, 0, 1) && s.served_from_remote(1, 1, 2));
     }
 }
