@@ -12,7 +12,8 @@
 //!   [`retain::plan_retention`] (`UnifiedLog.deletableSegments`, UnifiedLog.java:1872-1926@4.4.0)
 //!   with the highest remote offset of [`copy::find_highest_remote_offset`]: the local log start
 //!   moves, the log start does not; when the active segment breaches the limit the log rolls.
-//! - **a follower below the leader's local log start**, in `fetch`: the leader answers
+//! - **a follower below the leader's local log start**, in `fetch` (and in `recover` where its
+//!   restart falls there, as the lab's `recover` writes it): the leader answers
 //!   OFFSET_MOVED_TO_TIERED_STORAGE (ReplicaManager.scala:1904-1915@4.4.0) and the follower
 //!   builds its remote log auxiliary state by [`aux_state::build`] (TierStateMachine.java:190-263
 //!   @4.4.0): empty at the segment's end + 1, the leader's log start, the segment's epoch
