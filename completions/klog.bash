@@ -704,7 +704,7 @@ _klog() {
             return 0
             ;;
         klog__subcmd__explore)
-            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --elr --max-states --script --force --json --no-timing --color --allow-broker-dir-writes --width --help --version"
+            opts="-h -V --mode --kafka --replicas --max-epochs --max-records --max-depth --unclean --no-fencing --power-loss --stale-hw --min-isr --elr --tiered --max-states --script --force --json --no-timing --color --allow-broker-dir-writes --width --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -529,6 +529,7 @@ all\:"All three, one after another"))' \
 '--no-fencing[Replicas are not fenced by the epochs they have seen (Kafka before KIP-320'\''s FENCED_LEADER_EPOCH; the scripts use \`recover --no-fencing\`, \`fetch --no-fencing\`). A running replica still ignores a leader change not above its epoch, as every release does; an election may reach a follower before its leader, which answers from its older state (the stale receiver; scripts use \`recover --leader-epoch E --told-first\`)]' \
 '--power-loss[Crashes may also drop unflushed bytes; flush becomes an action]' \
 '--stale-hw[A crash leaves the HW last checkpointed, not the live one\: a broker writes replication-offset-checkpoint every 5 s, and the checkpoint becomes an action (the scripts use \`crash --hw N\`)]' \
+'(--mode)--tiered[Tiered storage (KIP-405) by Kafka 4.4'\''s rules\: log starts, remote segments, \`tier copy\` and \`tier retain --local-retention-bytes 1\` as actions, a follower rebuilt from remote; the loss looked for is an acked record a new leader serves from neither tier (an unclean election'\''s own loss is accepted). Runs Kafka 4.4.0'\''s rules (--kafka 4.4 only)]' \
 '--force[Replace an existing file at --script FILE that is not klog'\''s own script output (never inside a Kafka log dir)]' \
 '--json[Write everything as one JSON document]' \
 '--no-timing[Leave the seconds and states per second out of the text (for output compared byte for byte, as the golden tests do)]' \

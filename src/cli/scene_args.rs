@@ -129,6 +129,12 @@ pub struct ExploreArgs {
     /// release has them (off on 4.0, on from 4.1).
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub elr: Option<bool>,
+    /// Tiered storage (KIP-405) by Kafka 4.4's rules: log starts, remote segments, `tier copy`
+    /// and `tier retain --local-retention-bytes 1` as actions, a follower rebuilt from remote;
+    /// the loss looked for is an acked record a new leader serves from neither tier (an unclean
+    /// election's own loss is accepted). Runs Kafka 4.4.0's rules (--kafka 4.4 only).
+    #[arg(long, conflicts_with = "mode")]
+    pub tiered: bool,
     /// Stop a search after this many distinct states (it then says so). Default: 25,000,000,
     /// or as many as the memory this process may use holds (about 256 bytes a state); a cap
     /// above that is refused before the search.
@@ -161,6 +167,7 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
         };
         let runs = match a.kafka {
             Some(rules) => vec![rules],
+            None if a.tiered => vec![commands::explore::tiered_rules()],
             None => modes.into_iter().map(Rules::of_mode).collect(),
         };
         commands::explore::ExploreRequest {
@@ -176,6 +183,7 @@ impl<'a> From<&'a ExploreArgs> for commands::explore::ExploreRequest<'a> {
             stale_hw: a.stale_hw,
             min_isr: a.min_isr,
             elr: a.elr,
+            tiered: a.tiered,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_states: a.max_states,
             script: a.script.as_deref(),

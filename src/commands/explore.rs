@@ -85,6 +85,8 @@ pub struct ExploreRequest<'a> {
     pub min_isr: u8,
     /// Kafka 4.x: Eligible Leader Replicas on or off (`None`: as the release has them).
     pub elr: Option<bool>,
+    /// The tiered mode ([`crate::explore::model::Config::tiered`]).
+    pub tiered: bool,
     /// Worker threads (at least 1).
     pub threads: usize,
     /// The state cap; `None`: [`DEFAULT_MAX_STATES`] or what memory holds, whichever is less.
@@ -168,7 +170,41 @@ impl ExploreReport {
     }
 }
 
+/// The rules of `--tiered` without `--kafka`: Kafka 4.4.0's.
+pub fn tiered_rules() -> Rules {
+    crate::replication::release::Release::new(4, 4, 0).rules()
+}
+
+/// `--tiered` runs Kafka 4.4's tiered rules only.
+fn validate_tiered(req: &ExploreRequest<'_>) -> Result<()> {
+    use crate::replication::release::Release;
+    if req.power_loss {
+        return Err(Error::Usage(
+            "--power-loss with --tiered: a segment holds one record and Kafka flushes a segment when it rolls, \
+             so the model's unflushed tail does not exist there"
+                .into(),
+        ));
+    }
+    for rules in &req.runs {
+        let release = rules.release;
+        if release < Release::new(3, 6, 0) {
+            return Err(Error::Usage(format!(
+                "--tiered: Kafka {release} has no tiered storage (KIP-405 is in 3.6 and later): give --kafka 4.4"
+            )));
+        }
+        if release < Release::new(4, 4, 0) || release >= Release::new(4, 5, 0) {
+            return Err(Error::Usage(format!(
+                "--tiered models Kafka 4.4's tiered rules, not {release}'s: give --kafka 4.4 or leave --kafka out"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn validate(req: &ExploreRequest<'_>) -> Result<()> {
+    if req.tiered {
+        validate_tiered(req)?;
+    }
     if !(2..=3).contains(&req.replicas) {
         return Err(Error::Usage(format!("invalid --replicas {}: give 2 or 3", req.replicas)));
     }
@@ -247,8 +283,13 @@ pub fn run(req: &ExploreRequest<'_>) -> Result<ExploreReport> {
             stale_hw: req.stale_hw,
             min_isr: req.min_isr,
             controller: Controller::of(&rules, req.elr),
+            tiered: req.tiered,
         };
-        let outcome = search(&config, req.threads, max_states, &|state, v| find_witness(&config, state, v).is_some());
+        // A tiered loss is shown by `klog remote` on the dirs (the script's last command), not by
+        // a `recover`.
+        let outcome = search(&config, req.threads, max_states, &|state, v| {
+            config.tiered || find_witness(&config, state, v).is_some()
+        });
         let mut counterexample = outcome.counterexample.map(|ce| narrate(&config, &ce.actions, ce.violation));
         if let (Some(ce), Some(path)) = (counterexample.as_mut(), req.script) {
             if ce.script.is_some() {
@@ -302,6 +343,8 @@ pub fn replica_lines(state: &State) -> Vec<ReplicaLine> {
                     .records()
                     .iter()
                     .enumerate()
+                    // Only what is on its disk (below the local log start: remote, `--tiered`).
+                    .skip(node.tier.local_log_start as usize)
                     .map(|(o, r)| (o as i64, r.leader_epoch as i32, value_name(r.value)))
                     .collect(),
             }
@@ -309,7 +352,7 @@ pub fn replica_lines(state: &State) -> Vec<ReplicaLine> {
         .collect()
 }
 
-fn describe(v: &Violation) -> (&'static str, String) {
+fn describe(v: &Violation, tiered: bool) -> (&'static str, String) {
     match *v {
         Violation::AckedLoss { value, offset, leader, leader_epoch, found } => (
             "acked_loss",
@@ -318,6 +361,7 @@ fn describe(v: &Violation) -> (&'static str, String) {
                 value_name(value),
                 replica_name(leader),
                 match found {
+                    None if tiered => format!("serves no record at offset {offset} from either tier"),
                     None => format!("has no record at offset {offset}"),
                     Some(r) => format!("holds {} (epoch {}) there", value_name(r.value), r.leader_epoch),
                 }
@@ -338,6 +382,47 @@ fn describe(v: &Violation) -> (&'static str, String) {
     }
 }
 
+/// A tiered state's log starts and remote segments, as narration comments.
+fn tier_lines(state: &State) -> Vec<String> {
+    let starts: Vec<String> = (0..state.n())
+        .map(|i| {
+            let t = state.nodes[i].tier;
+            format!("{} {}/{}", replica_name(i as u8), t.log_start, t.local_log_start)
+        })
+        .collect();
+    let remote: Vec<String> = state.remote[..state.remote_len as usize]
+        .iter()
+        .map(|s| format!("{}:({},{})", s.offset, s.rec.leader_epoch, value_name(s.rec.value)))
+        .collect();
+    vec![
+        format!("# log start/local log start: {}", starts.join(", ")),
+        format!("# remote: {}", if remote.is_empty() { "(none)".to_string() } else { remote.join(" ") }),
+    ]
+}
+
+/// The flags that repeat the search `config` ran.
+fn explore_flags(config: &Config) -> String {
+    let rules = if config.tiered { "--tiered".to_string() } else { script::rules_flag(&config.rules) };
+    format!(
+        "{rules} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}{}{}",
+        config.replicas,
+        config.max_epochs,
+        config.max_records,
+        config.max_depth,
+        if config.unclean { " --unclean" } else { "" },
+        if config.fencing { "" } else { " --no-fencing" },
+        if config.power_loss { " --power-loss" } else { "" },
+        if config.stale_hw { " --stale-hw" } else { "" },
+        if config.min_isr > 1 { format!(" --min-isr {}", config.min_isr) } else { String::new() },
+        match config.controller {
+            Controller::Kraft { elr } if Controller::of(&config.rules, None) != config.controller => {
+                format!(" --elr {}", if elr { "on" } else { "off" })
+            }
+            _ => String::new(),
+        },
+    )
+}
+
 /// Replay `actions` from the initial state, narrating each; find the showing recovery and the
 /// script.
 pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> CounterexampleReport {
@@ -345,38 +430,25 @@ pub fn narrate(config: &Config, actions: &[Action], violation: Violation) -> Cou
     let mut steps = Vec::new();
     for a in actions {
         let after = state.apply(config, *a).0;
-        let then = script::controller_lines(config, &state, &after, a);
+        let mut then = script::controller_lines(config, &state, &after, a);
+        if config.tiered && tier_lines(&state) != tier_lines(&after) {
+            then.extend(tier_lines(&after));
+        }
         state = after;
         steps.push(NarratedStep { command: script::command(config, a), then, replicas: replica_lines(&state) });
     }
-    let (kind, description) = describe(&violation);
+    let (kind, description) = describe(&violation, config.tiered);
     let power_loss = actions.iter().any(|a| matches!(a, Action::Crash { power_loss: true, .. }));
-    let witness = find_witness(config, &state, &violation);
-    let script = witness.as_ref().map(|w| {
-        let title = vec![
-            format!(
-                "klog explore {} --replicas {} --max-epochs {} --max-records {} --max-depth {}{}{}{}{}{}{}",
-                script::rules_flag(&config.rules),
-                config.replicas,
-                config.max_epochs,
-                config.max_records,
-                config.max_depth,
-                if config.unclean { " --unclean" } else { "" },
-                if config.fencing { "" } else { " --no-fencing" },
-                if config.power_loss { " --power-loss" } else { "" },
-                if config.stale_hw { " --stale-hw" } else { "" },
-                if config.min_isr > 1 { format!(" --min-isr {}", config.min_isr) } else { String::new() },
-                match config.controller {
-                    Controller::Kraft { elr } if Controller::of(&config.rules, None) != config.controller => {
-                        format!(" --elr {}", if elr { "on" } else { "off" })
-                    }
-                    _ => String::new(),
-                },
-            ),
-            format!("A shortest counterexample ({} actions): {description}.", actions.len()),
-        ];
-        script::script(config, actions, w, &title)
-    });
+    let witness = if config.tiered { None } else { find_witness(config, &state, &violation) };
+    let title = vec![
+        format!("klog explore {}", explore_flags(config)),
+        format!("A shortest counterexample ({} actions): {description}.", actions.len()),
+    ];
+    let script = if config.tiered {
+        Some(script::tiered_script(config, actions, &title))
+    } else {
+        witness.as_ref().map(|w| script::script(config, actions, w, &title))
+    };
     let witness = witness.map(|w| witness_report(config, &state, &w));
     CounterexampleReport { steps, violation, description, kind, witness, script, script_path: None, power_loss }
 }
@@ -421,6 +493,7 @@ mod tests {
             stale_hw: false,
             min_isr: 1,
             elr: None,
+            tiered: false,
             threads: 2,
             max_states: None,
             script: None,

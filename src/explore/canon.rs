@@ -29,17 +29,30 @@ pub struct Canon {
     /// Merge states that differ by the replicas' names. Not with the KRaft controller: it
     /// elects the first valid replica of the assignment a, b, c, so names matter there.
     pub rename_replicas: bool,
+    /// Keep a leader's fetch offsets of replicas outside its ISR (`--tiered`): the leader's
+    /// AlterPartition adds a follower by its last fetch offset, so a fetch that brings nothing
+    /// still changes what may follow. (The other KRaft and ZooKeeper runs leave them out too.)
+    pub keep_outside_fetch_offsets: bool,
+    /// Encode the log starts and the remote segments (`--tiered`; else they are all 0 and a
+    /// cut's `rolled` mark is read by nothing).
+    pub tiered: bool,
 }
 
 impl Canon {
     pub fn of(cfg: &Config) -> Canon {
-        Canon { keep_recovery_point: cfg.power_loss, rename_replicas: cfg.controller == Controller::Free }
+        Canon {
+            keep_recovery_point: cfg.power_loss,
+            rename_replicas: cfg.controller == Controller::Free,
+            keep_outside_fetch_offsets: cfg.tiered,
+            tiered: cfg.tiered,
+        }
     }
 }
 use crate::replica::Role;
 
-/// Room for the largest encoding (3 replicas, 8 records, 9 epoch entries each).
-const BUF_BYTES: usize = 256;
+/// Room for the largest encoding (3 replicas, 8 records, 9 epoch entries each; 4 remote
+/// segments with 9 epoch entries each).
+const BUF_BYTES: usize = 320;
 
 struct Buf {
     bytes: [u8; BUF_BYTES],
@@ -68,7 +81,8 @@ fn permutations(n: usize) -> &'static [[u8; MAX_REPLICAS]] {
     }
 }
 
-fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, buf: &mut Buf) {
+fn encode(state: &State, order: &[u8; MAX_REPLICAS], canon: Canon, buf: &mut Buf) {
+    let keep_recovery_point = canon.keep_recovery_point;
     let n = state.n();
     let mut rank = [0u8; MAX_REPLICAS];
     for (new, &old) in order.iter().enumerate().take(n) {
@@ -117,6 +131,12 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, 
         buf.push(node.hw_checkpoint);
         buf.push(if keep_recovery_point { node.recovery_point } else { 0 });
         buf.push(node.largest_seen as u8);
+        if canon.tiered {
+            buf.push(node.tier.log_start);
+            buf.push(node.tier.local_log_start);
+            buf.push(node.tier.rolled as u8);
+            buf.push(node.tier.meta_seen);
+        }
         match node.vol {
             None => buf.push(0),
             Some(v) => {
@@ -125,7 +145,7 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, 
                 buf.push(v.leader.map_or(0xff, |l| rank[l as usize]));
                 buf.push(remap_mask(v.isr));
                 for &o in &order[..n] {
-                    let member = v.isr & (1 << o) != 0;
+                    let member = v.isr & (1 << o) != 0 || canon.keep_outside_fetch_offsets;
                     buf.push(if member { v.fetch_offsets[o as usize] as u8 } else { 0xff });
                 }
             }
@@ -141,6 +161,22 @@ fn encode(state: &State, order: &[u8; MAX_REPLICAS], keep_recovery_point: bool, 
     for &(offset, value) in &acked[..len] {
         buf.push(offset);
         buf.push(value);
+    }
+    if !canon.tiered {
+        return;
+    }
+    // In the order their copies finished (Kafka's cache folds them in that order).
+    buf.push(state.remote_len);
+    for seg in &state.remote[..state.remote_len as usize] {
+        buf.push(seg.offset);
+        buf.push(seg.rec.leader_epoch as u8);
+        buf.push(name(seg.rec.value));
+        buf.push(rank[seg.copier as usize]);
+        buf.push(seg.epochs_len);
+        for &(e, o) in &seg.epochs[..seg.epochs_len as usize] {
+            buf.push(e as u8);
+            buf.push(o);
+        }
     }
 }
 
@@ -175,7 +211,7 @@ fn best_encoding(state: &State, canon: Canon, best: &mut Buf, cur: &mut Buf) {
     let keep_recovery_point = canon.keep_recovery_point;
     let n = state.n();
     if !canon.rename_replicas {
-        encode(state, &[0, 1, 2], keep_recovery_point, best);
+        encode(state, &[0, 1, 2], canon, best);
         return;
     }
     let mut keys = [0u64; MAX_REPLICAS];
@@ -187,7 +223,7 @@ fn best_encoding(state: &State, canon: Canon, best: &mut Buf, cur: &mut Buf) {
         if (1..n).any(|j| keys[order[j - 1] as usize] > keys[order[j] as usize]) {
             continue;
         }
-        encode(state, order, keep_recovery_point, cur);
+        encode(state, order, canon, cur);
         if first || cur.as_slice() < best.as_slice() {
             std::mem::swap(best, cur);
             first = false;
@@ -235,8 +271,10 @@ fn hash128(bytes: &[u8]) -> u128 {
 mod tests {
     use super::*;
 
-    const FREE: Canon = Canon { keep_recovery_point: false, rename_replicas: true };
-    const POWER: Canon = Canon { keep_recovery_point: true, rename_replicas: true };
+    const FREE: Canon =
+        Canon { keep_recovery_point: false, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
+    const POWER: Canon =
+        Canon { keep_recovery_point: true, rename_replicas: true, keep_outside_fetch_offsets: false, tiered: false };
     use crate::explore::model::{Action, Config};
     use crate::replication::truncation::TruncationMode;
 
@@ -253,6 +291,7 @@ mod tests {
             stale_hw: false,
             min_isr: 1,
             controller: super::super::model::Controller::Free,
+            tiered: false,
         }
     }
 

@@ -14,5 +14,6 @@ pub mod model;
 mod past_end;
 pub mod script;
 pub mod search;
+pub mod tier;
 mod told_first;
 pub mod witness;

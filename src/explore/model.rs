@@ -14,6 +14,7 @@
 //! Nothing here does I/O or prints. Sizes are bounded by [`MAX_REPLICAS`], [`MAX_RECORDS`] and
 //! [`MAX_EPOCHS`] so that a state is a small `Copy` value.
 
+pub use super::tier::{NodeTier, RemoteSegment, MAX_REMOTE};
 use crate::error::Result;
 use crate::kraft::partition_change::{self, Partition};
 use crate::log::epoch_cache::{EpochCache, EpochEntry};
@@ -62,6 +63,9 @@ pub struct Config {
     pub min_isr: u8,
     /// Who elects: the explorer freely, or Kafka 4.x's KRaft controller.
     pub controller: Controller,
+    /// Tiered storage (KIP-405, Kafka 4.4's rules): log starts, remote segments, upload and
+    /// local deletion as actions, and the tiered invariant ([`super::tier`]).
+    pub tiered: bool,
 }
 
 /// Who decides elections and ISR changes.
@@ -121,6 +125,7 @@ impl Config {
             stale_hw: false,
             min_isr: 1,
             controller: Controller::of(&rules, None),
+            tiered: false,
         }
     }
 
@@ -194,10 +199,12 @@ pub struct Node {
     pub largest_seen: i8,
     /// `None`: crashed (not running).
     pub vol: Option<Volatile>,
+    /// Its log starts and what it knows of the remote tier (all 0 unless `--tiered`).
+    pub tier: NodeTier,
 }
 
 impl Node {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Node {
             log: [Rec::default(); MAX_RECORDS],
             log_len: 0,
@@ -208,6 +215,7 @@ impl Node {
             recovery_point: 0,
             largest_seen: -1,
             vol: Some(Volatile::started()),
+            tier: NodeTier::default(),
         }
     }
 
@@ -227,7 +235,7 @@ impl Node {
         )
     }
 
-    fn set_epoch_cache(&mut self, cache: &EpochCache) {
+    pub(super) fn set_epoch_cache(&mut self, cache: &EpochCache) {
         let entries = cache.entries();
         assert!(entries.len() <= self.epochs.len(), "an epoch cache holds at most one entry per epoch");
         for (slot, e) in self.epochs.iter_mut().zip(entries) {
@@ -260,7 +268,15 @@ impl Node {
     /// `Log::truncate_to` then `clamp_after_truncation`: cut the log, the epoch cache from the
     /// new end, and the HW and recovery point to the new LEO.
     fn truncate_to(&mut self, target: i64) {
+        if target < self.tier.local_log_start as i64 {
+            self.truncate_fully_and_start_at(target);
+            return;
+        }
         let new_end = target.min(self.log_end_offset()).max(0);
+        if new_end < self.log_end_offset() {
+            // The segment holding `new_end` (one record a segment) is cut to empty.
+            self.tier.rolled = true;
+        }
         self.log_len = new_end as u8;
         self.update_epoch_cache(|c| c.truncate_from_end(new_end));
         self.high_watermark = high_watermark::clamp_to_log_end(self.high_watermark as i64, new_end) as u8;
@@ -270,6 +286,7 @@ impl Node {
     /// `Log::append_batch` for one single-record batch: the epoch is assigned first.
     fn append(&mut self, rec: Rec) {
         let offset = self.log_end_offset();
+        self.tier.rolled = false;
         self.update_epoch_cache(|c| c.assign(rec.leader_epoch as i32, offset));
         self.log[self.log_len as usize] = rec;
         self.log_len += 1;
@@ -288,9 +305,10 @@ impl Node {
         let leo = self.log_end_offset();
         let records = self.log;
         let len = self.log_len as usize;
+        let local = (self.tier.local_log_start as usize).min(len);
         self.update_epoch_cache(|c| {
             let mut changed = false;
-            for (offset, rec) in records[..len].iter().enumerate() {
+            for (offset, rec) in records[..len].iter().enumerate().skip(local) {
                 if c.latest_epoch().is_none_or(|l| rec.leader_epoch as i32 > l) {
                     changed |= c.assign(rec.leader_epoch as i32, offset as i64);
                 }
@@ -338,6 +356,10 @@ pub enum Action {
     /// controller (a shrink of a member not caught up, or an expansion by one caught up); `isr`
     /// is the new ISR as a mask, the leader included.
     AlterIsr { leader: u8, isr: u8 },
+    /// `klog tier copy R`: the leader's copy task, once (`--tiered`).
+    Upload { replica: u8 },
+    /// `klog tier retain R --local-retention-bytes 1`: local retention, once (`--tiered`).
+    LocalDelete { replica: u8 },
 }
 
 /// A broken invariant.
@@ -381,6 +403,9 @@ pub struct State {
     /// Records acked so far: (offset, value), sorted.
     pub acked: [(u8, u8); MAX_RECORDS],
     pub acked_len: u8,
+    /// The partition's remote segments in the order their copies finished (`--tiered`).
+    pub remote: [RemoteSegment; MAX_REMOTE],
+    pub remote_len: u8,
 }
 
 fn bit(i: usize) -> u8 {
@@ -403,6 +428,8 @@ impl State {
             announced: None,
             acked: [(0, 0); MAX_RECORDS],
             acked_len: 0,
+            remote: [RemoteSegment::default(); MAX_REMOTE],
+            remote_len: 0,
         }
     }
 
@@ -525,7 +552,6 @@ impl State {
     pub fn successors(&self, cfg: &Config, out: &mut Vec<Action>) {
         out.clear();
         let n = self.n();
-        let live = |i: usize| self.nodes[i].is_running();
         let epochs_left = (self.epochs_issued as usize) < cfg.max_epochs as usize;
         // The topic's creation, then (KRaft) only the admin's unclean election: every other
         // election is the controller's, part of a crash or a restart.
@@ -552,6 +578,44 @@ impl State {
                 }
             }
         }
+        self.election_successors(cfg, epochs_left, out);
+        for r in 0..n {
+            // acks=all: a leader appends only with an ISR of min.insync.replicas (itself
+            // included), else NOT_ENOUGH_REPLICAS (`Partition.appendRecordsToLeader`).
+            let isr_ok = self.nodes[r].vol.is_some_and(|v| v.isr.count_ones() as u8 + 1 >= cfg.min_isr);
+            if (self.appended as usize) < cfg.max_records as usize && self.nodes[r].leader_epoch().is_some() && isr_ok {
+                out.push(Action::Append { replica: r as u8, value: self.appended + 1 });
+            }
+        }
+        for l in 0..n {
+            for f in 0..n {
+                if f != l && self.may_fetch(cfg, f, l) && (!cfg.tiered || self.tiered_fetch_ok(f, l)) {
+                    out.push(Action::Fetch { leader: l as u8, follower: f as u8 });
+                }
+            }
+        }
+        if cfg.controller != Controller::Free {
+            self.alter_isr_successors(out);
+        }
+        if cfg.tiered {
+            self.tier_successors(out);
+        }
+        self.crash_and_restart_successors(cfg, epochs_left, out);
+        for l in 0..n {
+            for f in 0..n {
+                if f != l && self.may_recover(cfg, f, l) && (!cfg.tiered || self.tiered_recover_ok(cfg, f, l)) {
+                    out.push(Action::Recover { follower: f as u8, leader: l as u8 });
+                }
+            }
+        }
+    }
+
+    /// Elections on offer: an announced one's delivery (and followers told first), or with the
+    /// free controller every live ISR member with every subset of the ISR that holds it (and,
+    /// with `unclean`, a live replica outside the ISR alone).
+    fn election_successors(&self, cfg: &Config, epochs_left: bool, out: &mut Vec<Action>) {
+        let n = self.n();
+        let live = |i: usize| self.nodes[i].is_running();
         // elect: a new epoch; clean elections pick a live ISR member and any subset of the ISR
         // that holds it; unclean ones a live replica outside the ISR, alone in its ISR.
         if let Some((l, e, isr)) = self.announced {
@@ -589,24 +653,12 @@ impl State {
                 }
             }
         }
-        for r in 0..n {
-            // acks=all: a leader appends only with an ISR of min.insync.replicas (itself
-            // included), else NOT_ENOUGH_REPLICAS (`Partition.appendRecordsToLeader`).
-            let isr_ok = self.nodes[r].vol.is_some_and(|v| v.isr.count_ones() as u8 + 1 >= cfg.min_isr);
-            if (self.appended as usize) < cfg.max_records as usize && self.nodes[r].leader_epoch().is_some() && isr_ok {
-                out.push(Action::Append { replica: r as u8, value: self.appended + 1 });
-            }
-        }
-        for l in 0..n {
-            for f in 0..n {
-                if f != l && self.may_fetch(cfg, f, l) {
-                    out.push(Action::Fetch { leader: l as u8, follower: f as u8 });
-                }
-            }
-        }
-        if cfg.controller != Controller::Free {
-            self.alter_isr_successors(out);
-        }
+    }
+
+    /// Crashes (and with `--power-loss`, power cuts and flushes; with `--stale-hw`, HW
+    /// checkpoints) of running replicas, and restarts of crashed ones.
+    fn crash_and_restart_successors(&self, cfg: &Config, epochs_left: bool, out: &mut Vec<Action>) {
+        let n = self.n();
         for r in 0..n {
             let node = &self.nodes[r];
             // With the KRaft controller a crash or restart may elect: not past the epoch bound.
@@ -629,13 +681,6 @@ impl State {
                 out.push(Action::Restart { replica: r as u8 });
             }
         }
-        for l in 0..n {
-            for f in 0..n {
-                if f != l && self.may_recover(cfg, f, l) {
-                    out.push(Action::Recover { follower: f as u8, leader: l as u8 });
-                }
-            }
-        }
     }
 
     /// Apply `action` (one of [`State::successors`]) and check the invariants. Returns the new
@@ -644,39 +689,10 @@ impl State {
         let mut s = *self;
         let mut violation = None;
         match action {
-            Action::Elect { replica, leader_epoch, isr, .. } if cfg.controller != Controller::Free => {
-                // The topic's creation or the admin's unclean election, as the controller records it.
-                let p = if s.epochs_issued == 0 {
-                    Partition::created(s.n())
-                } else {
-                    let set = settings(cfg, cfg.elr());
-                    partition_change::elect_unclean(s.n(), &s.partition(), &set, s.active())
-                        .expect("offered only for a partition with no leader")
-                        .partition
-                };
-                debug_assert_eq!((p.leader, p.isr as u8), (Some(replica as usize), isr));
-                debug_assert_eq!(leader_epoch as u8, s.epochs_issued);
-                violation = s.controller_change(cfg, p);
+            Action::Elect { replica, leader_epoch, isr, unclean } if cfg.controller != Controller::Free => {
+                violation = s.elect_by_controller(cfg, replica, leader_epoch, isr, unclean);
             }
-            Action::Elect { replica, leader_epoch, isr, .. } => {
-                let r = replica as usize;
-                // `commands/elect.rs`: the epoch must be above every epoch the leader and the
-                // ISR members have seen (it is: the explorer's one counter issues it).
-                let epoch = s
-                    .election_epoch(replica, leader_epoch, isr)
-                    .expect("the explorer issues epochs above every one seen");
-                s.nodes[r].start();
-                leader::become_leader(&mut s.slot(r, cfg), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
-                    .expect("the lab's storage does not fail");
-                // The delivery of an announced election issues no new epoch.
-                if s.announced.take().is_none() {
-                    s.epochs_issued += 1;
-                }
-                s.isr = isr;
-                s.latest_leader = Some(replica);
-                s.note_acked();
-                violation = s.acked_loss_at_election(r, epoch as i8);
-            }
+            Action::Elect { replica, leader_epoch, isr, .. } => violation = s.elect(cfg, replica, leader_epoch, isr),
             Action::Append { replica, value } => {
                 let r = replica as usize;
                 let epoch = s.nodes[r].leader_epoch().expect("only a leader appends");
@@ -687,6 +703,9 @@ impl State {
                 s.note_acked();
             }
             Action::Fetch { leader, follower } => {
+                if cfg.tiered {
+                    s.before_tiered_fetch(leader as usize, follower as usize);
+                }
                 if s.fetch_round(cfg, leader as usize, follower as usize) {
                     // The follower's broker exits (FatalExitError, 0.11.0 – 2.0.0 with unclean
                     // election disabled): what a crash of it does, without damage.
@@ -694,32 +713,7 @@ impl State {
                 }
                 s.note_acked();
             }
-            Action::Crash { replica, power_loss, hw } => {
-                let node = &mut s.nodes[replica as usize];
-                node.vol = None;
-                if let Some(h) = hw {
-                    node.high_watermark = h;
-                }
-                if power_loss {
-                    // Cut back to the recovery point; the checkpoints (HW, epochs) are durable.
-                    node.log_len = node.log_len.min(node.recovery_point);
-                }
-                if let Controller::Kraft { elr } = cfg.controller {
-                    let out = partition_change::fenced(
-                        s.n(),
-                        &s.partition(),
-                        &settings(cfg, elr),
-                        replica as usize,
-                        s.active(),
-                    );
-                    violation = s.controller_change(cfg, out.partition);
-                }
-                if cfg.controller == Controller::Zk {
-                    let ch =
-                        zk_controller::broker_failed(&s.partition(), &zk_settings(cfg), replica as usize, s.active());
-                    violation = s.zk_change(cfg, ch);
-                }
-            }
+            Action::Crash { replica, power_loss, hw } => violation = s.crash(cfg, replica, power_loss, hw),
             Action::CheckpointHw { replica } => {
                 let node = &mut s.nodes[replica as usize];
                 node.hw_checkpoint = node.high_watermark;
@@ -728,28 +722,7 @@ impl State {
                 let node = &mut s.nodes[replica as usize];
                 node.recovery_point = node.log_len;
             }
-            Action::Restart { replica } => {
-                s.nodes[replica as usize].start();
-                if let Controller::Kraft { elr } = cfg.controller {
-                    let r = replica as usize;
-                    if s.latest_leader == Some(replica) {
-                        // The leader on record is not running: 4.0.x's controller elected it
-                        // fenced (KAFKA-19522). Its registration after the unclean shutdown takes
-                        // it out of the ISR, leaving no leader; unfenced, it is elected again —
-                        // two records, as Kafka 4.0.2's brokers show (tests/real-walks).
-                        let set = settings(cfg, elr);
-                        let others = s.active() & !(1 << r);
-                        let registered =
-                            partition_change::registered_after_unclean_shutdown(s.n(), &s.partition(), &set, r, others);
-                        s.controller_change(cfg, registered);
-                    }
-                    let p = s.registered_and_unfenced(cfg, elr, r);
-                    violation = s.controller_change(cfg, p);
-                }
-                if cfg.controller == Controller::Zk {
-                    violation = s.zk_started(cfg, replica as usize);
-                }
-            }
+            Action::Restart { replica } => violation = s.restart(cfg, replica),
             Action::Announce { replica, leader_epoch, isr } => {
                 debug_assert_eq!(leader_epoch as u8, s.epochs_issued);
                 s.announced = Some((replica, leader_epoch, isr));
@@ -760,39 +733,170 @@ impl State {
             Action::RecoverAhead { follower, leader, leader_epoch } => {
                 s.recover_at(cfg, follower as usize, leader as usize, leader_epoch);
             }
-            Action::AlterIsr { isr, .. } if cfg.controller == Controller::Zk => {
-                // The leader's own change: written as asked, at the same epoch.
-                let p = Partition { isr: isr as u32, ..s.partition() };
-                violation = s.controller_change(cfg, p);
-            }
-            Action::AlterIsr { isr, .. } => {
-                let set = settings(cfg, cfg.elr());
-                let out = partition_change::alter_isr(s.n(), &s.partition(), &set, isr as u32, s.active());
-                violation = s.controller_change(cfg, out.partition);
-            }
-            Action::Recover { follower, leader } => {
-                let restarted = !s.nodes[follower as usize].is_running();
-                s.recover(cfg, follower as usize, leader as usize);
-                // A broker back from a crash registers (an unclean shutdown) and is unfenced.
-                if let (Controller::Kraft { elr }, true) = (cfg.controller, restarted) {
-                    let p = s.registered_and_unfenced(cfg, elr, follower as usize);
-                    violation = s.controller_change(cfg, p);
-                }
-                if cfg.controller == Controller::Zk && restarted {
-                    violation = s.zk_started(cfg, follower as usize);
-                }
-            }
+            Action::AlterIsr { isr, .. } => violation = s.alter_isr(cfg, isr),
+            Action::Upload { replica } => s.upload(replica as usize),
+            Action::LocalDelete { replica } => s.local_delete(replica as usize),
+            Action::Recover { follower, leader } => violation = s.recover_action(cfg, follower, leader),
         }
-        if violation.is_none() {
+        // Unclean elections make replicas diverge below their HWs by design: the tiered mode
+        // with them looks for the tiered loss only.
+        if violation.is_none() && !(cfg.tiered && cfg.unclean) {
             violation = s.divergence();
         }
         (s, violation)
+    }
+
+    /// `Elect` with a KRaft or ZooKeeper controller: the topic's creation or the admin's unclean
+    /// election, as the controller records it.
+    fn elect_by_controller(
+        &mut self,
+        cfg: &Config,
+        replica: u8,
+        leader_epoch: i8,
+        isr: u8,
+        unclean: bool,
+    ) -> Option<Violation> {
+        if cfg.tiered && unclean {
+            self.forget_acked_not_held(replica as usize);
+        }
+        // The topic's creation or the admin's unclean election, as the controller records it.
+        let p = if self.epochs_issued == 0 {
+            Partition::created(self.n())
+        } else {
+            let set = settings(cfg, cfg.elr());
+            partition_change::elect_unclean(self.n(), &self.partition(), &set, self.active())
+                .expect("offered only for a partition with no leader")
+                .partition
+        };
+        debug_assert_eq!((p.leader, p.isr as u8), (Some(replica as usize), isr));
+        debug_assert_eq!(leader_epoch as u8, self.epochs_issued);
+        self.controller_change(cfg, p)
+    }
+
+    /// `AlterIsr`: the leader's AlterPartition, as the controller writes it.
+    fn alter_isr(&mut self, cfg: &Config, isr: u8) -> Option<Violation> {
+        if cfg.controller == Controller::Zk {
+            // The leader's own change: written as asked, at the same epoch.
+            let p = Partition { isr: isr as u32, ..self.partition() };
+            return self.controller_change(cfg, p);
+        }
+        let set = settings(cfg, cfg.elr());
+        let out = partition_change::alter_isr(self.n(), &self.partition(), &set, isr as u32, self.active());
+        self.controller_change(cfg, out.partition)
+    }
+
+    /// `Recover`: `klog recover F --leader L`; a broker back from a crash registers (an unclean
+    /// shutdown) and is unfenced.
+    fn recover_action(&mut self, cfg: &Config, follower: u8, leader: u8) -> Option<Violation> {
+        let restarted = !self.nodes[follower as usize].is_running();
+        if cfg.tiered {
+            self.recover_tiered(cfg, follower as usize, leader as usize);
+        } else {
+            self.recover(cfg, follower as usize, leader as usize);
+        }
+        let mut violation = None;
+        if let (Controller::Kraft { elr }, true) = (cfg.controller, restarted) {
+            let p = self.registered_and_unfenced(cfg, elr, follower as usize);
+            violation = self.controller_change(cfg, p);
+        }
+        if cfg.controller == Controller::Zk && restarted {
+            violation = self.zk_started(cfg, follower as usize);
+        }
+        violation
+    }
+
+    /// `Elect` with the free controller: `klog elect`.
+    fn elect(&mut self, cfg: &Config, replica: u8, leader_epoch: i8, isr: u8) -> Option<Violation> {
+        let r = replica as usize;
+        // `commands/elect.rs`: the epoch must be above every epoch the leader and the
+        // ISR members have seen (it is: the explorer's one counter issues it).
+        let epoch =
+            self.election_epoch(replica, leader_epoch, isr).expect("the explorer issues epochs above every one seen");
+        self.nodes[r].start();
+        leader::become_leader(&mut self.slot(r, cfg), epoch, vec![isr], cfg.rules.epoch_entry_on_election)
+            .expect("the lab's storage does not fail");
+        // The delivery of an announced election issues no new epoch.
+        if self.announced.take().is_none() {
+            self.epochs_issued += 1;
+        }
+        self.isr = isr;
+        self.latest_leader = Some(replica);
+        self.note_acked();
+        self.acked_loss_at_election(r, epoch as i8)
+    }
+
+    /// `Crash`: the replica stops (with power loss, back to its recovery point); the controller
+    /// fences it.
+    fn crash(&mut self, cfg: &Config, replica: u8, power_loss: bool, hw: Option<u8>) -> Option<Violation> {
+        let mut violation = None;
+        let node = &mut self.nodes[replica as usize];
+        node.vol = None;
+        if let Some(h) = hw {
+            node.high_watermark = h;
+        }
+        if power_loss {
+            // Cut back to the recovery point; the checkpoints (HW, epochs) are durable.
+            node.log_len = node.log_len.min(node.recovery_point);
+        }
+        if let Controller::Kraft { elr } = cfg.controller {
+            let out = partition_change::fenced(
+                self.n(),
+                &self.partition(),
+                &settings(cfg, elr),
+                replica as usize,
+                self.active(),
+            );
+            violation = self.controller_change(cfg, out.partition);
+        }
+        if cfg.controller == Controller::Zk {
+            let ch =
+                zk_controller::broker_failed(&self.partition(), &zk_settings(cfg), replica as usize, self.active());
+            violation = self.zk_change(cfg, ch);
+        }
+        violation
+    }
+
+    /// `Restart`: local recovery; the controller registers and unfences it.
+    fn restart(&mut self, cfg: &Config, replica: u8) -> Option<Violation> {
+        let mut violation = None;
+        self.nodes[replica as usize].start();
+        if let Controller::Kraft { elr } = cfg.controller {
+            let r = replica as usize;
+            if self.latest_leader == Some(replica) {
+                // The leader on record is not running: 4.0.x's controller elected it
+                // fenced (KAFKA-19522). Its registration after the unclean shutdown takes
+                // it out of the ISR, leaving no leader; unfenced, it is elected again —
+                // two records, as Kafka 4.0.2's brokers show (tests/real-walks).
+                let set = settings(cfg, elr);
+                let others = self.active() & !(1 << r);
+                let registered =
+                    partition_change::registered_after_unclean_shutdown(self.n(), &self.partition(), &set, r, others);
+                self.controller_change(cfg, registered);
+            }
+            let p = self.registered_and_unfenced(cfg, elr, r);
+            violation = self.controller_change(cfg, p);
+        }
+        if cfg.controller == Controller::Zk {
+            violation = self.zk_started(cfg, replica as usize);
+        }
+        violation
     }
 
     /// Invariant 1 at an election of `r` at `leader_epoch`: it holds every record acked so far.
     fn acked_loss_at_election(&self, r: usize, leader_epoch: i8) -> Option<Violation> {
         let node = &self.nodes[r];
         self.acked().iter().find_map(|&(offset, value)| {
+            if offset < node.tier.local_log_start {
+                // Not on its disk: served from remote storage, or by no tier (`--tiered`).
+                let lost = !self.served_from_remote(r, offset, value);
+                return lost.then_some(Violation::AckedLoss {
+                    value,
+                    offset,
+                    leader: r as u8,
+                    leader_epoch,
+                    found: None,
+                });
+            }
             let found = node.records().get(offset as usize).copied();
             (found.map(|x| x.value) != Some(value)).then_some(Violation::AckedLoss {
                 value,
@@ -989,7 +1093,7 @@ impl State {
     /// `klog recover f --leader l` without `--catch-up`: local recovery, then the restart
     /// the command runs ([`follower::plan_restart`], [`follower::restart_as_follower`]).
     /// Returns the plan and the HW the report judges acks by.
-    fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
+    pub(super) fn recover(&mut self, cfg: &Config, f: usize, l: usize) -> (TruncationPlan, i64) {
         let leader_epoch = self.nodes[l].leader_epoch().expect("recover against a leader");
         self.recover_at(cfg, f, l, leader_epoch)
     }
@@ -1026,7 +1130,8 @@ impl State {
                 continue;
             }
             let hw = (node.high_watermark as usize).min(node.log_len as usize);
-            for (offset, rec) in node.records()[..hw].iter().enumerate() {
+            let local = node.tier.local_log_start as usize;
+            for (offset, rec) in node.records()[..hw].iter().enumerate().skip(local) {
                 let entry = (offset as u8, rec.value);
                 let len = self.acked_len as usize;
                 if !self.acked[..len].contains(&entry) {
@@ -1045,7 +1150,8 @@ impl State {
             for b in a + 1..self.n() {
                 let (na, nb) = (&self.nodes[a], &self.nodes[b]);
                 let below = (na.high_watermark.min(na.log_len)).min(nb.high_watermark.min(nb.log_len)) as usize;
-                for o in 0..below {
+                let local = na.tier.local_log_start.max(nb.tier.local_log_start) as usize;
+                for o in local..below {
                     if na.log[o] != nb.log[o] {
                         return Some(Violation::Divergence {
                             offset: o as u8,
@@ -1185,8 +1291,9 @@ impl Storage for Slot<'_> {
     fn id(&self) -> u8 {
         self.id
     }
+    /// The local log start, as klog's replicas on disk answer (0 unless `--tiered`).
     fn log_start_offset(&self) -> i64 {
-        0
+        self.node.tier.local_log_start as i64
     }
     fn log_end_offset(&self) -> i64 {
         self.node.log_end_offset()
@@ -1267,15 +1374,20 @@ impl Storage for Slot<'_> {
         self.node.truncate_to(offset);
         Ok(self.node.log_end_offset())
     }
-    fn restart_at(&mut self, _offset: i64) -> Result<()> {
-        unreachable!("the lab's logs all start at 0, so no cut is below a leader's log start")
+    fn restart_at(&mut self, offset: i64) -> Result<()> {
+        // Only a tiered leader's log starts above 0.
+        self.node.truncate_fully_and_start_at(offset);
+        Ok(())
     }
     fn cut_offset_for(&self, offset: i64) -> Result<i64> {
         Ok(offset.clamp(0, self.node.log_end_offset()))
     }
     fn read_from(&self, from: i64, _max_bytes: u64) -> Result<LabChunk> {
-        let recs = &self.node.records()[from as usize..];
-        let mut chunk = LabChunk { from, recs: [Rec::default(); MAX_RECORDS], len: recs.len() as u8 };
+        // Below the local log start nothing is read here (OFFSET_MOVED_TO_TIERED_STORAGE:
+        // the tiered mode rebuilds the follower before the round, `super::tier`).
+        let from_local = if from < self.node.tier.local_log_start as i64 { self.node.log_end_offset() } else { from };
+        let recs = &self.node.records()[from_local as usize..];
+        let mut chunk = LabChunk { from: from_local, recs: [Rec::default(); MAX_RECORDS], len: recs.len() as u8 };
         chunk.recs[..recs.len()].copy_from_slice(recs);
         Ok(chunk)
     }
@@ -1321,6 +1433,7 @@ mod tests {
             stale_hw: false,
             min_isr: 1,
             controller: Controller::Free,
+            tiered: false,
         }
     }
 

@@ -62,7 +62,10 @@ pub fn command(cfg: &Config, action: &Action) -> String {
             format!("klog append {} {} --timestamp {TIMESTAMP_MS}", dir(replica), value_name(value))
         }
         Action::Fetch { leader, follower } => {
-            format!("klog fetch --leader {} {}{fencing} {}", dir(leader), dir(follower), fetch_flag(&cfg.rules))
+            // A tiered lab refuses a release before 3.6: its fetch runs 4.4's rules, the same
+            // round as 2.7.2's for the followers the explorer lets fetch (told and truncated).
+            let rules = if cfg.tiered { rules_flag(&cfg.rules) } else { fetch_flag(&cfg.rules) };
+            format!("klog fetch --leader {} {}{fencing} {rules}", dir(leader), dir(follower))
         }
         Action::Crash { replica, power_loss, hw } => format!(
             "klog crash {}{}{}",
@@ -88,6 +91,8 @@ pub fn command(cfg: &Config, action: &Action) -> String {
             names(cfg, isr),
             replica_name(replica)
         ),
+        Action::Upload { replica } => format!("klog tier copy {}", dir(replica)),
+        Action::LocalDelete { replica } => format!("klog tier retain {} --local-retention-bytes 1", dir(replica)),
         Action::RecoverAhead { follower, leader, leader_epoch } => format!(
             "klog recover {} --leader {} --leader-epoch {leader_epoch} --told-first {}{fencing}",
             dir(follower),
@@ -231,5 +236,54 @@ pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[Stri
     }
     s.push_str(&format!("echo '$ {}' >&2\n", witness_command(cfg, witness).replace('"', "")));
     s.push_str(&format!("{} ${{KLOG_EXPLORE_JSON:+--json}}\n", witness_command(cfg, witness)));
+    s
+}
+
+/// The remote storage dir of a tiered script's lab.
+const REMOTE_DIR: &str = "\"$LAB/remote\"";
+
+/// A tiered history's script (`--tiered`): tiered labs with one record a segment
+/// (`--segment-bytes 100`, as the real walks' topics), the commands, then `klog remote` over
+/// every replica, whose forecast for the last leader shows the loss (exit 1).
+pub fn tiered_script(cfg: &Config, actions: &[Action], title: &[String]) -> String {
+    let mut s = String::from("#!/usr/bin/env bash\n");
+    s.push_str(crate::durable::output::OutputKind::Script.marker());
+    s.push('\n');
+    for line in title {
+        s.push_str(&format!("# {line}\n"));
+    }
+    s.push_str(
+        "# Needs klog on PATH. Each step is echoed to stderr; the last command, `klog remote`, shows\n\
+         # what the last leader serves from both tiers (set KLOG_EXPLORE_JSON=1 for it as JSON).\n\
+         set -euo pipefail\n\
+         LAB=$(mktemp -d)\n\
+         trap 'rm -rf \"$LAB\"' EXIT\n\
+         step() { echo \"\\$ ${*//$LAB/\\$LAB}\" >&2; \"$@\" >/dev/null; }\n",
+    );
+    let min_isr = if cfg.min_isr > 1 { format!(" --min-insync-replicas {}", cfg.min_isr) } else { String::new() };
+    for i in 0..cfg.replicas as u8 {
+        s.push_str(&format!(
+            "step klog create {} --replica-id {}{min_isr} --remote-dir {REMOTE_DIR} --segment-bytes 100\n",
+            dir(i),
+            replica_id(i)
+        ));
+    }
+    let mut state = State::initial(cfg.replicas);
+    for a in actions {
+        let after = state.apply(cfg, *a).0;
+        for c in std::iter::once(command(cfg, a)).chain(controller_lines(cfg, &state, &after, a)) {
+            if c.starts_with('#') {
+                s.push_str(&format!("{c}\n"));
+            } else {
+                s.push_str(&format!("step {c}\n"));
+            }
+        }
+        state = after;
+    }
+    let dirs: Vec<String> = (0..cfg.replicas as u8).map(dir).collect();
+    // The model has no remote retention: nor has the forecast (the records carry 1970's time).
+    let remote = format!("klog remote {} --remote-dir {REMOTE_DIR} --retention-ms -1", dirs.join(" "));
+    s.push_str(&format!("echo '$ {}' >&2\n", remote.replace('"', "")));
+    s.push_str(&format!("{remote} ${{KLOG_EXPLORE_JSON:+--json}}\n"));
     s
 }

@@ -131,11 +131,10 @@ impl PartitionRemoteMetadata {
         }
     }
 
-    /// A table whose segments' events came in the order of their event times (tests build
-    /// tables this way): each copy started, then finished, then (for a deletion under way) its
-    /// deletion started.
-    #[cfg(test)]
-    pub(crate) fn replay(segments: impl IntoIterator<Item = SegmentMetadata>) -> PartitionRemoteMetadata {
+    /// A table whose segments' events came in the order of their event times (tests and the
+    /// explorer's tiered mode build tables this way): each copy started, then finished, then
+    /// (for a deletion under way) its deletion started.
+    pub fn replay(segments: impl IntoIterator<Item = SegmentMetadata>) -> PartitionRemoteMetadata {
         let mut segments: Vec<SegmentMetadata> = segments.into_iter().collect();
         segments.sort_by_key(|s| s.event_timestamp_ms);
         let mut p = PartitionRemoteMetadata::default();

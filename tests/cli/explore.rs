@@ -39,6 +39,7 @@ fn request(c: &Config, script: Option<&Path>) -> ExploreRequest<'static> {
             Controller::Kraft { elr } => Some(elr),
             Controller::Free | Controller::Zk => None,
         },
+        tiered: c.tiered,
         threads: 2,
         max_states: Some(cmd::DEFAULT_MAX_STATES),
         script: script.map(|p| Box::leak(p.to_path_buf().into_boxed_path()) as &Path),
@@ -165,6 +166,11 @@ fn args(c: &Config, a: &Action, dir: &dyn Fn(u8) -> String) -> Vec<String> {
             let mut v = vec!["alter-isr".into(), dir(leader)];
             v.extend(isr_args(c, leader, isr, dir));
             return v;
+        }
+        // The tiered mode's (its own replay is tests/cli/explore_tiered.rs's script run).
+        Action::Upload { replica } => return vec!["tier".into(), "copy".into(), dir(replica)],
+        Action::LocalDelete { replica } => {
+            return vec!["tier".into(), "retain".into(), dir(replica), "--local-retention-bytes".into(), "1".into()]
         }
     };
     if !c.fencing {

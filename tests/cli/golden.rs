@@ -85,6 +85,7 @@ const SESSION: &[Step] = &[
     step("elect-broker", &["--allow-broker-dir-writes", "elect", "broker"], 0),
     step("restore", &["restore", "broker.klog-backup-1"], 0),
     step("explore", &["explore", "--mode", "hw", "--max-records", "1", "--no-timing"], 1),
+    step("explore-tiered", &["explore", "--tiered", "--unclean", "--no-timing"], 1),
     step("demo", &["demo", "--dir", "lab1"], 0),
     step("demo-watch", &["demo", "watch", "--dir", "lab2"], 0),
     step("demo-kip279-all", &["demo", "kip279", "--mode", "all", "--dir", "lab3"], 0),

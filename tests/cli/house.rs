@@ -9,7 +9,7 @@ mod house_scan;
 use std::path::Path;
 
 /// The most functions over 70 lines `src/` may hold (issue 42's target is 25).
-const LONG_FNS_MAX: usize = 6;
+const LONG_FNS_MAX: usize = 4;
 
 /// The circles still standing, each to be broken by the work that owns it (none now: the lab
 /// is a front `main` starts, issue 42 point 2).

@@ -26,6 +26,7 @@ mod dry_run;
 mod eras;
 mod escapes;
 mod explore;
+mod explore_tiered;
 mod fetch_path;
 mod fixtures;
 mod formats;

@@ -162,6 +162,7 @@ pub fn lab_config(rules: Rules, replicas: usize) -> Config {
         min_isr: 1,
         // The page's user elects: any live ISR member, at any time.
         controller: crate::explore::model::Controller::Free,
+        tiered: false,
     }
 }
 
