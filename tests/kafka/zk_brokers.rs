@@ -64,6 +64,15 @@ pub(crate) trait Brokers {
     fn leader_took(&mut self, _topic: &str, _leader: usize, _epoch: i64, _secs: u64) -> bool {
         true
     }
+    /// Whether broker `leader`'s log shows it adding `follower` back to `topic`'s ISR after it
+    /// took leader epoch `epoch` (`real_walks::rejoin_race`; ZooKeeper mode only).
+    fn rejoined_isr(&mut self, _topic: &str, _leader: usize, _follower: usize, _epoch: i64) -> bool {
+        false
+    }
+    /// How many times broker `n`'s ZooKeeper session has expired, by its log (ZooKeeper mode).
+    fn session_expiries(&self, _n: usize) -> usize {
+        0
+    }
     /// How many times the controller has fenced broker `n` for a timed-out session (KRaft).
     /// ZooKeeper clusters: 0 (a kill or pause there waits until the broker's session is gone).
     fn fenced_count(&self, _n: usize) -> usize {
@@ -550,6 +559,17 @@ impl Brokers for ZkCluster {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// "[ZooKeeperClient Kafka server] Session expired." (1.1 on), "zookeeper state changed
+    /// (Expired)" (ZkClient, 0.10 – 1.0).
+    fn session_expiries(&self, n: usize) -> usize {
+        let log = self.log_text(n);
+        log.matches("] Session expired.").count() + log.matches("zookeeper state changed (Expired)").count()
+    }
+
+    fn rejoined_isr(&mut self, topic: &str, leader: usize, follower: usize, epoch: i64) -> bool {
+        crate::real_walks::rejoined_in_log(&self.log_text(leader), topic, follower, epoch)
     }
 
     fn describe_release(&self) -> String {
