@@ -333,14 +333,17 @@ pub(crate) fn rejoin_race(cfg: &Config, before: &State, after: &State, n: usize)
 }
 
 /// Whether `log` (a ZooKeeper-mode broker's) shows it adding broker `follower` back to `topic`'s
-/// ISR after it took leader epoch `epoch` ("[Partition t-0 broker=1] Expanding ISR from 1 to 1,2",
+/// ISR while at leader epoch `epoch` ("[Partition t-0 broker=1] Expanding ISR from 1 to 1,2",
 /// 1.1 on; "Partition [t,0] on broker 1: Expanding ISR from 1 to 1,2", 0.11).
 pub(crate) fn rejoined_in_log(log: &str, topic: &str, follower: usize, epoch: i64) -> bool {
     let log = log.to_lowercase();
     let topic = topic.to_lowercase();
-    let Some(at) = log.rfind(&format!("{topic}-0 starts at leader epoch {epoch} from")) else { return false };
+    let took = format!("{topic}-0 starts at leader epoch ");
+    let Some(at) = log.rfind(&format!("{took}{epoch} from")) else { return false };
+    // While it was at that epoch: up to its next epoch line for the partition.
+    let end = log[at + took.len()..].find(&took).map_or(log.len(), |e| at + took.len() + e);
     let names = [format!("[partition {topic}-0 "), format!("partition [{topic},0] ")];
-    log[at..].lines().any(|line| {
+    log[at..end].lines().any(|line| {
         let to = line.split("expanding isr from ").nth(1).and_then(|r| r.split(" to ").nth(1)).unwrap_or("");
         let to = to.split(|c: char| !c.is_ascii_digit() && c != ',').next().unwrap_or("");
         names.iter().any(|n| line.contains(n.as_str())) && to.split(',').any(|id| id == follower.to_string())
@@ -1685,6 +1688,19 @@ fn the_leaders_log_shows_a_stopping_follower_added_back_to_the_isr_after_its_epo
 [2026-12-07 14:42:47,800] INFO [Partition w211-zk-s11-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)
 ";
     assert!(rejoined_in_log(log, "w211-zk-s110", 2, 1));
+    // An expansion at the next epoch is not one at this epoch.
+    let later = log.replace(
+        "47,055] INFO [Partition w211-zk-s110-0 broker=1] Expanding",
+        "47,900] INFO [Partition w211-zk-s110-0 broker=1] Expanding",
+    );
+    let later = later
+        .lines()
+        .filter(|l| !l.contains(",900]"))
+        .chain(later.lines().filter(|l| l.contains(",900]")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!rejoined_in_log(&later, "w211-zk-s110", 2, 1));
+    assert!(rejoined_in_log(&later, "w211-zk-s110", 2, 2));
     // Not at epoch 2 (no expansion after it: the s11-0 line is another topic's), not broker 3,
     // not at an epoch the leader never took.
     assert!(!rejoined_in_log(log, "w211-zk-s110", 2, 2));
