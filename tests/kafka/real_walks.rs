@@ -308,19 +308,19 @@ fn kafka_epoch(epochs: &[i64], model_epoch: i8) -> i64 {
 }
 
 /// A controlled shutdown's race on ZooKeeper releases before 2.5.0 (issue 41: 2.1.1 seeds 109 –
-/// 111, 0.11.0.3 seed 103). The controller takes a stopping follower out of the ISR at a new
-/// epoch after queueing its StopReplica (KafkaController.scala:1046-1058@2.1.1); until the
-/// follower's broker stops its fetchers it still fetches, and a leader before 2.5.0 takes that
-/// fetch: before 2.1.0 a fetch carries no leader epoch (KIP-320), and 2.1.0 – 2.4.x's
-/// incremental fetch session hands every partition on with none (`CachedPartition.reqData`,
-/// FetchSession.scala:111, 402-409@2.1.1; KAFKA-9338, 2.5.0, caches it). A caught-up follower fetching
-/// then is added back to the ISR by the leader, without an epoch (Partition.scala:500-517@2.1.1),
-/// and when its broker exits the controller's failure handling takes it out again, at one epoch
-/// more (`OfflineReplica` removes only a replica in the ISR: ReplicaStateMachine.scala:299@2.1.1).
-/// Which comes first is timing; the walk takes the second outcome only where the leader's log
-/// shows the expansion (`Brokers::rejoined_isr`). Some((leader, follower)), as broker ids, when
-/// step `shutdown n` from `before` to `after` is such a shutdown: `n` an ISR follower of a
-/// running leader that still leads, with `n` out of the ISR, at one new epoch.
+/// 111, 0.11.0.3 seed 103). The controller takes a stopping follower out of the ISR at a new epoch
+/// after queueing its StopReplica (KafkaController.scala:1046-1058@2.1.1); until the follower's
+/// broker stops its fetchers it still fetches, and a leader before 2.5.0 takes that fetch: before
+/// 2.1.0 a fetch carries no leader epoch (KIP-320), and 2.1.0 – 2.4.x's incremental fetch session
+/// hands every partition on with none (`CachedPartition.reqData`, FetchSession.scala:111,
+/// 402-409@2.1.1; KAFKA-9338, 2.5.0, caches it). A caught-up follower fetching then is added back
+/// to the ISR by the leader, without an epoch (Partition.scala:500-517@2.1.1), and when its broker
+/// exits the controller's failure handling takes it out again, at one epoch more (`OfflineReplica`
+/// removes only a replica in the ISR: ReplicaStateMachine.scala:299@2.1.1). Which comes first is
+/// timing; the walk takes the second outcome only where the leader's log shows the expansion
+/// (`Brokers::rejoined_isr`). Some((leader, follower)), as broker ids, when step `shutdown n` from
+/// `before` to `after` is such a shutdown: `n` an ISR follower of a running leader that still
+/// leads, with `n` out of the ISR, at one new epoch.
 pub(crate) fn rejoin_race(cfg: &Config, before: &State, after: &State, n: usize) -> Option<(usize, usize)> {
     if cfg.controller != Controller::Zk || cfg.rules.release >= Release::new(2, 5, 0) {
         return None;
