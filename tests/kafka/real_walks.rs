@@ -27,7 +27,11 @@
 //! unclean setting is also the model's (`Rules::with_unclean_leader_election`): it decides
 //! whether a follower past the leader's end stops its broker or truncates. The cluster is set
 //! so that the controller, not the leader's own shrink, takes a failed follower out of the ISR
-//! (`zk_brokers.rs`: which comes first is timing, which the model does not follow).
+//! (`zk_brokers.rs`: which comes first is timing, which the model does not follow). A controlled
+//! shutdown of an ISR follower before 2.5.0 may end one epoch later (the follower's last fetch
+//! rejoins it): the walk follows that where the leader's log shows it ([`rejoin_race`]). A
+//! disagreement after a ZooKeeper session expiry no step caused is re-run once, then reported as
+//! the machine's load ([`run_walks`]).
 //!
 //! Releases: Kafka 4.4.0 (the oracle's classpath) with ELR on and off, 4.1.2 (ELR on by
 //! default), 4.0.2 (off by default) and 3.9.1 in KRaft mode (no ELR; modelled by the 4.x
