@@ -27,7 +27,11 @@
 //! unclean setting is also the model's (`Rules::with_unclean_leader_election`): it decides
 //! whether a follower past the leader's end stops its broker or truncates. The cluster is set
 //! so that the controller, not the leader's own shrink, takes a failed follower out of the ISR
-//! (`zk_brokers.rs`: which comes first is timing, which the model does not follow).
+//! (`zk_brokers.rs`: which comes first is timing, which the model does not follow). A controlled
+//! shutdown of an ISR follower before 2.5.0 may end one epoch later (the follower's last fetch
+//! rejoins it): the walk follows that where the leader's log shows it ([`rejoin_race`]). A
+//! disagreement after a ZooKeeper session expiry no step caused is re-run once, then reported as
+//! the machine's load ([`run_walks`]).
 //!
 //! Releases: Kafka 4.4.0 (the oracle's classpath) with ELR on and off, 4.1.2 (ELR on by
 //! default), 4.0.2 (off by default) and 3.9.1 in KRaft mode (no ELR; modelled by the 4.x
@@ -305,6 +309,49 @@ fn seen(d: &Value) -> Record {
 
 fn kafka_epoch(epochs: &[i64], model_epoch: i8) -> i64 {
     epochs.get(model_epoch as usize).copied().unwrap_or(-2)
+}
+
+/// A controlled shutdown's race on ZooKeeper releases before 2.5.0 (issue 41: 2.1.1 seeds 109 –
+/// 111, 0.11.0.3 seed 103). The controller takes a stopping follower out of the ISR at a new epoch
+/// after queueing its StopReplica (KafkaController.scala:1046-1058@2.1.1); until the follower's
+/// broker stops its fetchers it still fetches, and a leader before 2.5.0 takes that fetch: before
+/// 2.1.0 a fetch carries no leader epoch (KIP-320), and 2.1.0 – 2.4.x's incremental fetch session
+/// hands every partition on with none (`CachedPartition.reqData`, FetchSession.scala:111,
+/// 402-409@2.1.1; KAFKA-9338, 2.5.0, caches it). A caught-up follower fetching then is added back
+/// to the ISR by the leader, without an epoch (Partition.scala:500-517@2.1.1), and when its broker
+/// exits the controller's failure handling takes it out again, at one epoch more (`OfflineReplica`
+/// removes only a replica in the ISR: ReplicaStateMachine.scala:299@2.1.1). Which comes first is
+/// timing; the walk takes the second outcome only where the leader's log shows the expansion
+/// (`Brokers::rejoined_isr`). Some((leader, follower)), as broker ids, when step `shutdown n` from
+/// `before` to `after` is such a shutdown: `n` an ISR follower of a running leader that still
+/// leads, with `n` out of the ISR, at one new epoch.
+pub(crate) fn rejoin_race(cfg: &Config, before: &State, after: &State, n: usize) -> Option<(usize, usize)> {
+    if cfg.controller != Controller::Zk || cfg.rules.release >= Release::new(2, 5, 0) {
+        return None;
+    }
+    let f = (n - 1) as u8;
+    let l = before.latest_leader.filter(|&l| l != f && before.nodes[l as usize].is_running())?;
+    let in_isr = |s: &State| s.isr & (1 << f) != 0;
+    let one_epoch = after.epochs_issued == before.epochs_issued + 1;
+    (in_isr(before) && !in_isr(after) && after.latest_leader == Some(l) && one_epoch).then_some((l as usize + 1, n))
+}
+
+/// Whether `log` (a ZooKeeper-mode broker's) shows it adding broker `follower` back to `topic`'s
+/// ISR while at leader epoch `epoch` ("[Partition t-0 broker=1] Expanding ISR from 1 to 1,2",
+/// 1.1 on; "Partition [t,0] on broker 1: Expanding ISR from 1 to 1,2", 0.11).
+pub(crate) fn rejoined_in_log(log: &str, topic: &str, follower: usize, epoch: i64) -> bool {
+    let log = log.to_lowercase();
+    let topic = topic.to_lowercase();
+    let took = format!("{topic}-0 starts at leader epoch ");
+    let Some(at) = log.rfind(&format!("{took}{epoch} from")) else { return false };
+    // While it was at that epoch: up to its next epoch line for the partition.
+    let end = log[at + took.len()..].find(&took).map_or(log.len(), |e| at + took.len() + e);
+    let names = [format!("[partition {topic}-0 "), format!("partition [{topic},0] ")];
+    log[at..end].lines().any(|line| {
+        let to = line.split("expanding isr from ").nth(1).and_then(|r| r.split(" to ").nth(1)).unwrap_or("");
+        let to = to.split(|c: char| !c.is_ascii_digit() && c != ',').next().unwrap_or("");
+        names.iter().any(|n| line.contains(n.as_str())) && to.split(',').any(|id| id == follower.to_string())
+    })
 }
 
 /// Whether the model enables `a` now.
@@ -775,6 +822,12 @@ struct Run<'a> {
     /// The first disagreement: (step index, 0 = the creation; what).
     differ: Option<(usize, String)>,
     notes: Vec<String>,
+    /// This step's controlled shutdown may end one epoch later than the model says: (leader,
+    /// stopping follower), as broker ids ([`rejoin_race`]).
+    rejoin: Option<(usize, usize)>,
+    /// ZooKeeper sessions of brokers 1 – 3 that expired during a step that neither paused nor
+    /// resumed the broker (`Brokers::session_expiries`): the machine's load, not the walk.
+    expired: Vec<String>,
     /// Steps the model did not enable when replayed (a minimizer's candidate).
     skipped: usize,
     /// Each step's seconds: doing it to the brokers, then waiting for them to match the model.
@@ -796,6 +849,8 @@ pub(crate) struct Outcome {
     pub(crate) fired: Vec<Fired>,
     /// Each step's seconds (`produce 2.1+3.4`: the step, then the comparison).
     pub(crate) times: Vec<String>,
+    /// ZooKeeper session expiries no step caused ([`Run::expired`]).
+    pub(crate) expired: Vec<String>,
 }
 
 impl Run<'_> {
@@ -830,18 +885,28 @@ impl Run<'_> {
     /// The controller record, then each replica's log and HW (see [`Run::compare`]).
     fn compare_replicas(&mut self, at: usize, what: &str) {
         const STILL: Duration = Duration::from_millis(1500);
-        let want = predicted(&self.model, &self.epochs);
+        let mut want = predicted(&self.model, &self.epochs);
+        // The record a controlled shutdown's race ends in instead, one epoch on ([`rejoin_race`]).
+        let alt = self.rejoin.map(|_| (want.0, want.1 + 1, want.2.clone(), want.3.clone(), want.4.clone()));
         let topic = self.seq.topic.clone();
-        let matched = match self.c.wait_for(&topic, 30, &|d| seen(d) == want) {
-            Ok(_) => Instant::now(),
+        let either = |r: &Record| *r == want || alt.as_ref() == Some(r);
+        let got = match self.c.wait_for(&topic, 30, &|d| either(&seen(d))) {
+            Ok(d) => seen(&d),
             // `wait_for` also wants the clients' leader to be the record's (KRaft); a record the
             // clients see no leader of (4.0.2's fenced leader on record) is the model's still.
-            Err(d) if seen(&d) == want => Instant::now(),
+            Err(d) if either(&seen(&d)) => seen(&d),
             Err(d) => {
                 self.record_differs(at, what, &want, &seen(&d));
                 return;
             }
         };
+        if got != want {
+            if !self.take_rejoin(at, what, &want) {
+                return;
+            }
+            want = got;
+        }
+        let matched = Instant::now();
         // The record's second reading, once `STILL` has passed since the first: Some(agrees).
         let mut still: Option<bool> = None;
         let end = Instant::now() + Duration::from_secs(20);
@@ -850,6 +915,12 @@ impl Run<'_> {
             if still.is_none() && (diffs.is_empty() || matched.elapsed() >= STILL) {
                 sleep(STILL.saturating_sub(matched.elapsed()));
                 let got = seen(&self.c.describe(&topic));
+                if got != want && alt.as_ref() == Some(&got) && self.rejoin.is_some() {
+                    if !self.take_rejoin(at, what, &want) {
+                        return;
+                    }
+                    want = got.clone();
+                }
                 still = Some(got == want);
                 if got != want {
                     self.record_differs(at, what, &want, &got);
@@ -878,6 +949,31 @@ impl Run<'_> {
                 "after {what}: the model predicts (leader, epoch, ISR, ELR, LKE) {want:?}, the brokers show {got:?}"
             ),
         );
+    }
+
+    /// The brokers show the record of [`rejoin_race`]'s other outcome (`want`'s epoch + 1):
+    /// the walk follows it when the leader's log shows the stopping follower added back to the
+    /// ISR at `want`'s epoch (Kafka's epochs from this one on are one higher than the model's);
+    /// otherwise it is a disagreement. False when the walk stops here.
+    fn take_rejoin(&mut self, at: usize, what: &str, want: &Record) -> bool {
+        let Some((leader, follower)) = self.rejoin.take() else { return false };
+        let alt = (want.0, want.1 + 1, want.2.clone(), want.3.clone(), want.4.clone());
+        if !self.c.rejoined_isr(&self.seq.topic, leader, follower, want.1) {
+            self.record_differs(at, what, want, &alt);
+            self.notes.push(format!("broker {leader}'s log shows no ISR expansion to {follower} at epoch {}", want.1));
+            return false;
+        }
+        if let Some(last) = self.epochs.last_mut() {
+            *last += 1;
+        }
+        self.leaderless += 1;
+        self.notes.push(format!(
+            "{what}: broker {follower} fetched once more after leader {leader} took epoch {} and was added back to \
+             the ISR; its broker's exit took it out again, at epoch {} (rejoin_race)",
+            want.1,
+            want.1 + 1
+        ));
+        true
     }
 
     /// Each replica's log (offset, leader epoch, value) and HW on disk against the model's.
@@ -959,6 +1055,7 @@ impl Run<'_> {
             return;
         }
         let before_appended = self.model.appended;
+        let (was_down, expiries) = (self.down, [1, 2, 3].map(|b| self.c.session_expiries(b)));
         let started = Instant::now();
         // A tiered walk's follower restarting below the leader's local log start: klog's plan.
         let plan_dir = self.seq.path(&format!("plan{at}"));
@@ -1032,6 +1129,10 @@ impl Run<'_> {
             },
         }
         self.follow_epochs(&model);
+        self.rejoin = match step {
+            Step::Shutdown(n) => rejoin_race(&self.cfg, &self.model, &model, n),
+            _ => None,
+        };
         self.model = model;
         self.down = down;
         for f in &trace.fired {
@@ -1042,6 +1143,14 @@ impl Run<'_> {
         let done = started.elapsed().as_secs_f64();
         let compared = Instant::now();
         self.compare(at, &step.text());
+        self.rejoin = None;
+        for b in 1..=3 {
+            // A paused broker's session expires while it is stopped; it logs so when resumed.
+            let paused = b <= 2 && (was_down[b - 1] == Down::Paused || matches!(step, Step::Pause(p) if p == b));
+            if self.c.session_expiries(b) > expiries[b - 1] && !paused {
+                self.expired.push(format!("broker {b}'s ZooKeeper session expired during {}", step.text()));
+            }
+        }
         match plan {
             Err(e) => self.problem(at, format!("{}: {e}", step.text())),
             Ok(Some((n, plan))) if self.differ.is_none() => {
@@ -1200,6 +1309,8 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
         leaderless: 0,
         differ: None,
         notes: Vec::new(),
+        rejoin: None,
+        expired: Vec::new(),
         skipped: 0,
         times: Vec::new(),
         cfg_tiered: walk.target.tiered,
@@ -1242,7 +1353,8 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
     let steps_done = at - run.skipped.min(at);
     // Leave the cluster whole for the next walk, whatever happened.
     run.c.heal();
-    Outcome { steps_done, differ: run.differ, notes: run.notes, fired: run.trace.fired, times: run.times }
+    let (differ, notes, fired, times, expired) = (run.differ, run.notes, run.trace.fired, run.times, run.expired);
+    Outcome { steps_done, differ, notes, fired, times, expired }
 }
 
 /// A walk's topic name: release, ELR, seed (and a suffix per minimizer attempt).
@@ -1275,6 +1387,8 @@ pub(crate) struct Tally {
     pub(crate) steps: usize,
     pub(crate) secs: f64,
     pub(crate) differ: Vec<String>,
+    /// Walks that disagreed after a ZooKeeper session expiry no step caused, twice.
+    pub(crate) load: Vec<String>,
 }
 
 /// Run `count` walks of `length` steps from seeds `seed`, `seed + 1`, ... on `target`;
@@ -1296,7 +1410,18 @@ pub(crate) fn run_walks(
     for i in 0..count as u64 {
         let walk = Walk::draw(target, seed + i, length);
         let t0 = Instant::now();
-        let out = run_walk(c.as_mut(), &walk, &topic(&walk, ""), work.path());
+        let mut out = run_walk(c.as_mut(), &walk, &topic(&walk, ""), work.path());
+        // A disagreement after a ZooKeeper session expiry no step caused is the machine's load
+        // (2.8.2 seed 117, issue 41): the walk runs once more, and is not a model disagreement
+        // if the expiry comes again.
+        if out.differ.is_some() && !out.expired.is_empty() {
+            let first = format!("harness: zk session expired (load): {}", out.expired.join(", "));
+            say!("  {} seed {}: {first}; the walk runs again", target.name(), walk.seed);
+            out = run_walk(c.as_mut(), &walk, &topic(&walk, "-again"), work.path());
+            out.notes.insert(0, format!("first run: {first}"));
+        }
+        let load = (out.differ.is_some() && !out.expired.is_empty())
+            .then(|| format!("harness: zk session expired (load): {}", out.expired.join(", ")));
         let secs = t0.elapsed().as_secs_f64();
         tally.walks += 1;
         tally.steps += out.steps_done;
@@ -1309,7 +1434,13 @@ pub(crate) fn run_walks(
             walk.min_isr,
             if target.zk { format!(", unclean {}", walk.unclean) } else { String::new() },
             walk.steps.len(),
-            if out.differ.is_none() { "AGREE" } else { "DIFFER" }
+            if out.differ.is_none() {
+                "AGREE"
+            } else if load.is_some() {
+                "HARNESS"
+            } else {
+                "DIFFER"
+            }
         );
         say!("    steps: {}", steps.join(", "));
         say!("    seconds (step+comparison): {}", out.times.join(", "));
@@ -1323,9 +1454,10 @@ pub(crate) fn run_walks(
             say!("    {n}");
         }
         if let Some(file) = progress {
-            let verdict = match &out.differ {
-                None => "AGREE".to_string(),
-                Some((at, what)) => format!("DIFFER at step {at}: {what}"),
+            let verdict = match (&out.differ, &load) {
+                (None, _) => "AGREE".to_string(),
+                (Some((at, what)), Some(load)) => format!("{load} (not compared: at step {at}: {what})"),
+                (Some((at, what)), None) => format!("DIFFER at step {at}: {what}"),
             };
             append_line(
                 file,
@@ -1342,6 +1474,12 @@ pub(crate) fn run_walks(
         }
         match out.differ {
             None => tally.agree += 1,
+            Some((at, what)) if load.is_some() => {
+                for n in &out.notes {
+                    say!("    {n}");
+                }
+                tally.load.push(format!("seed {} at step {at}: {} ({what})", walk.seed, load.unwrap_or_default()));
+            }
             Some((at, what)) => {
                 for n in &out.notes {
                     say!("    {n}");
@@ -1470,6 +1608,9 @@ fn long_run() {
         for d in &tally.differ {
             say!("{}: {d}", t.name());
         }
+        for d in &tally.load {
+            say!("{}: {d}", t.name());
+        }
         differ += tally.differ.len();
         let row = format!(
             "| {} ({}) | {} | {} | {} | {} of {} | {:.0} s | seeds {seed}..{} |",
@@ -1503,6 +1644,78 @@ fn long_run() {
         say!("{r}");
     }
     assert_eq!(differ, 0, "{differ} walks disagree (above)");
+}
+
+/// The model's state after the topic's creation, then after `shutdown n` (min ISR 1, unclean off).
+fn created_then_shutdown(t: Target, n: usize) -> (Config, State, State) {
+    let cfg = t.config(1, false);
+    let (mut s, mut trace, mut down) = (State::initial(2), Trace::default(), [Down::Up; 2]);
+    apply_first(&cfg, &mut s, &mut trace, |a| matches!(a, Action::Elect { unclean: false, .. }));
+    settle(&cfg, &mut s, &mut trace);
+    let before = s;
+    model_apply(&cfg, &mut s, &mut down, Step::Shutdown(n), &mut trace).unwrap();
+    (cfg, before, s)
+}
+
+/// [`rejoin_race`]: a controlled shutdown of an ISR follower may end one epoch later on the
+/// ZooKeeper releases whose leader takes the stopping follower's fetch after the controller's
+/// shrink (no epoch in the fetch before 2.1.0; none in a fetch session's cached partition,
+/// FetchSession.scala:111@2.1.1, until KAFKA-9338 in 2.5.0), not on 2.8.2 or 3.9.1, nor in KRaft
+/// mode, nor when the leader itself shuts down (an election, not an ISR shrink).
+#[test]
+fn a_stopping_isr_follower_may_rejoin_before_its_broker_exits_on_zookeeper_releases_before_2_5_0() {
+    for t in Target::ZK.into_iter().filter(|t| t.release != "0.10.2.2") {
+        let (cfg, before, after) = created_then_shutdown(t, 2);
+        assert_eq!((before.latest_leader, before.isr, after.isr), (Some(0), 0b11, 0b01), "{}", t.name());
+        let want = if ["3.9.1", "2.8.2"].contains(&t.release) { None } else { Some((1, 2)) };
+        assert_eq!(rejoin_race(&cfg, &before, &after, 2), want, "{}", t.name());
+        let (cfg, before, after) = created_then_shutdown(t, 1);
+        assert_eq!(rejoin_race(&cfg, &before, &after, 1), None, "{}: the leader's shutdown", t.name());
+    }
+    for t in Target::every().filter(|t| !t.zk) {
+        let (cfg, before, after) = created_then_shutdown(t, 2);
+        assert_eq!(rejoin_race(&cfg, &before, &after, 2), None, "{}", t.name());
+    }
+}
+
+/// [`rejoined_in_log`] on broker 1's lines from 2.1.1 seed 110 (issue 41's long run): it took
+/// epoch 1 at the controller's shrink, added the stopping broker 2 back ("Expanding ISR",
+/// Partition.scala:513@2.1.1), then took epoch 2 when 2's broker had exited; and on 0.11.0.3's
+/// log prefix (Partition.scala:69@0.11.0.3-rc0).
+#[test]
+fn the_leaders_log_shows_a_stopping_follower_added_back_to_the_isr_after_its_epoch() {
+    let log = "\
+[2026-12-07 14:42:45,211] INFO [Partition w211-zk-s110-0 broker=1] w211-zk-s110-0 starts at Leader Epoch 0 from offset 0. Previous Leader Epoch was: -1 (kafka.cluster.Partition)
+[2026-12-07 14:42:47,040] INFO [Partition w211-zk-s110-0 broker=1] w211-zk-s110-0 starts at Leader Epoch 1 from offset 0. Previous Leader Epoch was: 0 (kafka.cluster.Partition)
+[2026-12-07 14:42:47,055] INFO [Partition w211-zk-s110-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)
+[2026-12-07 14:42:47,736] INFO [Partition w211-zk-s110-0 broker=1] w211-zk-s110-0 starts at Leader Epoch 2 from offset 0. Previous Leader Epoch was: 1 (kafka.cluster.Partition)
+[2026-12-07 14:42:47,800] INFO [Partition w211-zk-s11-0 broker=1] Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)
+";
+    assert!(rejoined_in_log(log, "w211-zk-s110", 2, 1));
+    // An expansion at the next epoch is not one at this epoch.
+    let later = log.replace(
+        "47,055] INFO [Partition w211-zk-s110-0 broker=1] Expanding",
+        "47,900] INFO [Partition w211-zk-s110-0 broker=1] Expanding",
+    );
+    let later = later
+        .lines()
+        .filter(|l| !l.contains(",900]"))
+        .chain(later.lines().filter(|l| l.contains(",900]")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!rejoined_in_log(&later, "w211-zk-s110", 2, 1));
+    assert!(rejoined_in_log(&later, "w211-zk-s110", 2, 2));
+    // Not at epoch 2 (no expansion after it: the s11-0 line is another topic's), not broker 3,
+    // not at an epoch the leader never took.
+    assert!(!rejoined_in_log(log, "w211-zk-s110", 2, 2));
+    assert!(!rejoined_in_log(log, "w211-zk-s110", 3, 1));
+    assert!(!rejoined_in_log(log, "w211-zk-s110", 2, 3));
+    let old = "\
+[2026-12-07 10:00:00,000] INFO Partition [w-0,0] on broker 1: w-0-0 starts at Leader Epoch 1 from offset 0. Previous Leader Epoch was: 0 (kafka.cluster.Partition)
+[2026-12-07 10:00:00,010] INFO Partition [w-0,0] on broker 1: Expanding ISR from 1 to 1,2 (kafka.cluster.Partition)
+";
+    assert!(rejoined_in_log(old, "w-0", 2, 1));
+    assert!(!rejoined_in_log(old, "w-0", 2, 0));
 }
 
 #[test]

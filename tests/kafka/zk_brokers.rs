@@ -64,6 +64,15 @@ pub(crate) trait Brokers {
     fn leader_took(&mut self, _topic: &str, _leader: usize, _epoch: i64, _secs: u64) -> bool {
         true
     }
+    /// Whether broker `leader`'s log shows it adding `follower` back to `topic`'s ISR after it
+    /// took leader epoch `epoch` (`real_walks::rejoin_race`; ZooKeeper mode only).
+    fn rejoined_isr(&mut self, _topic: &str, _leader: usize, _follower: usize, _epoch: i64) -> bool {
+        false
+    }
+    /// How many times broker `n`'s ZooKeeper session has expired, by its log (ZooKeeper mode).
+    fn session_expiries(&self, _n: usize) -> usize {
+        0
+    }
     /// How many times the controller has fenced broker `n` for a timed-out session (KRaft).
     /// ZooKeeper clusters: 0 (a kill or pause there waits until the broker's session is gone).
     fn fenced_count(&self, _n: usize) -> usize {
@@ -555,6 +564,14 @@ impl Brokers for ZkCluster {
         }
     }
 
+    fn session_expiries(&self, n: usize) -> usize {
+        session_expiries_in(&self.log_text(n))
+    }
+
+    fn rejoined_isr(&mut self, topic: &str, leader: usize, follower: usize, epoch: i64) -> bool {
+        crate::real_walks::rejoined_in_log(&self.log_text(leader), topic, follower, epoch)
+    }
+
     fn describe_release(&self) -> String {
         let zk = self.classpath.split(':').find_map(|j| {
             let name = Path::new(j).file_name()?.to_str()?;
@@ -706,6 +723,28 @@ fn zk_create(port: u16, path: &str, data: &str) -> Result<(), String> {
         (ZNODEEXISTS, _) => Err(format!("ZooKeeper: {path} exists")),
         (e, _) => Err(format!("ZooKeeper create {path}: error {e}")),
     }
+}
+
+/// The ZooKeeper session expiries a broker's log shows: "[ZooKeeperClient] Session expired."
+/// (ZooKeeperClient.scala:384@1.1.1; "[ZooKeeperClient Kafka server]" on 2.8.2), "zookeeper state
+/// changed (Expired)" (ZkClient, 0.10 – 1.0).
+pub(crate) fn session_expiries_in(log: &str) -> usize {
+    log.matches("] Session expired.").count() + log.matches("zookeeper state changed (Expired)").count()
+}
+
+/// 2.8.2 seed 117's broker 1 (issue 41): a session expired under load, and the lines that are
+/// not one (the client's reconnect refusal, a wait's exception).
+#[test]
+fn a_brokers_log_counts_its_zookeeper_session_expiries() {
+    let log = "\
+[2026-12-07 13:06:49,542] WARN Unable to reconnect to ZooKeeper service, session 0x100020e36f20087 has expired (org.apache.zookeeper.ClientCnxn)
+[2026-12-07 13:06:49,543] INFO [ZooKeeperClient Kafka server] Session expired. (kafka.zookeeper.ZooKeeperClient)
+[2026-12-07 13:06:50,000] ERROR kafka.zookeeper.ZooKeeperClientExpiredException: Session expired either before or while waiting for connection
+[2026-12-07 13:07:15,476] INFO [ZooKeeperClient] Session expired. (kafka.zookeeper.ZooKeeperClient)
+[2026-12-07 13:07:20,000] INFO zookeeper state changed (Expired) (org.I0Itec.zkclient.ZkClient)
+";
+    assert_eq!(session_expiries_in(log), 3);
+    assert_eq!(session_expiries_in(""), 0);
 }
 
 #[test]
