@@ -224,19 +224,25 @@ pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[Stri
     let mut state = State::initial(cfg.replicas);
     for a in actions.iter().chain(&witness.actions) {
         let after = state.apply(&relaxed, *a).0;
-        for c in std::iter::once(command(cfg, a)).chain(controller_lines(cfg, &state, &after, a)) {
-            // A comment is a step of the broker's (or the controller's) that no klog command takes.
-            if c.starts_with('#') {
-                s.push_str(&format!("{c}\n"));
-            } else {
-                s.push_str(&format!("step {c}\n"));
-            }
-        }
+        push_action_lines(&mut s, cfg, &state, &after, a);
         state = after;
     }
     s.push_str(&format!("echo '$ {}' >&2\n", witness_command(cfg, witness).replace('"', "")));
     s.push_str(&format!("{} ${{KLOG_EXPLORE_JSON:+--json}}\n", witness_command(cfg, witness)));
     s
+}
+
+/// The script lines of action `a` taken from `before` to `after`: its command as a `step`, and
+/// the controller's lines; a comment is a step of the broker's (or the controller's) that no
+/// klog command takes.
+fn push_action_lines(s: &mut String, cfg: &Config, before: &State, after: &State, a: &Action) {
+    for c in std::iter::once(command(cfg, a)).chain(controller_lines(cfg, before, after, a)) {
+        if c.starts_with('#') {
+            s.push_str(&format!("{c}\n"));
+        } else {
+            s.push_str(&format!("step {c}\n"));
+        }
+    }
 }
 
 /// The remote storage dir of a tiered script's lab.
@@ -271,13 +277,7 @@ pub fn tiered_script(cfg: &Config, actions: &[Action], title: &[String]) -> Stri
     let mut state = State::initial(cfg.replicas);
     for a in actions {
         let after = state.apply(cfg, *a).0;
-        for c in std::iter::once(command(cfg, a)).chain(controller_lines(cfg, &state, &after, a)) {
-            if c.starts_with('#') {
-                s.push_str(&format!("{c}\n"));
-            } else {
-                s.push_str(&format!("step {c}\n"));
-            }
-        }
+        push_action_lines(&mut s, cfg, &state, &after, a);
         state = after;
     }
     let dirs: Vec<String> = (0..cfg.replicas as u8).map(dir).collect();

@@ -309,14 +309,7 @@ impl State {
         if plan.restart_at_leader_start.is_none() {
             return;
         }
-        let Some(aux) = aux else { return };
-        let (Some(source), Some(next)) = (aux.source, aux.next_offset) else { return };
-        let node = &mut self.nodes[f];
-        node.truncate_fully_and_start_at(next);
-        node.tier.log_start = aux.log_start_offset as u8;
-        if let Some(epochs) = source.epochs {
-            node.set_epoch_cache(&epochs);
-        }
+        self.rebuild_from_remote(f, aux);
     }
 
     /// `klog fetch`'s tiered part, before the rounds: the follower's metadata copy takes the
@@ -325,6 +318,12 @@ impl State {
         let seen = self.nodes[f].tier.meta_seen.max(self.nodes[l].tier.meta_seen);
         let aux = self.aux_state(f, l);
         self.nodes[f].tier.meta_seen = seen;
+        self.rebuild_from_remote(f, aux);
+    }
+
+    /// Follower `f` rebuilt from remote by `aux` (when it found a remote segment): its log
+    /// restarts empty after the segment, with the leader's log start and the segment's epochs.
+    fn rebuild_from_remote(&mut self, f: usize, aux: Option<aux_state::AuxState>) {
         let Some(aux) = aux else { return };
         let (Some(source), Some(next)) = (aux.source, aux.next_offset) else { return };
         let node = &mut self.nodes[f];
