@@ -106,11 +106,11 @@ pub fn run_for(
 ) -> Result<Outcome> {
     let mut fit = Fit::new(&mut *out, settings.width, settings.color);
     let hint = write_hint(&command);
-    crate::log::map_guard::clear_changed();
-    let outcome = run_into(command, settings, env, front, &mut fit).map_err(|e| e.with_write_hint(hint));
+    let (outcome, changed) = crate::log::map_guard::watch(|| run_into(command, settings, env, front, &mut fit));
+    let outcome = outcome.map_err(|e| e.with_write_hint(hint));
     // A file cut under a map while it was read (a live broker's): what was read past the cut
     // was zeros, so whatever the command made of it, the answer is this error.
-    if let Some((path, mapped_bytes, now_bytes)) = crate::log::map_guard::take_changed() {
+    if let Some((path, mapped_bytes, now_bytes)) = changed {
         let _ = fit.flush();
         return Err(crate::error::Error::corrupt(
             &path,

@@ -37,9 +37,11 @@ pub fn parallel_map<T: Sync, R: Send>(
         *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
         done.fetch_add(1, Ordering::Relaxed);
     };
+    // The workers' maps are the command's: a file cut under one is the command's error.
+    let watch = crate::log::map_guard::current();
     std::thread::scope(|scope| {
         for _ in 1..threads {
-            scope.spawn(work);
+            scope.spawn(|| crate::log::map_guard::within(watch, work));
         }
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);

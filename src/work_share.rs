@@ -136,8 +136,10 @@ where
         return consume(&first, &mut slot);
     }
     let mut items = std::iter::once(first).chain(items);
+    // The helper's maps are the command's: a file cut under one is the command's error.
+    let watch = crate::log::map_guard::current();
     std::thread::scope(|scope| {
-        scope.spawn(|| shared.help(work));
+        scope.spawn(|| crate::log::map_guard::within(watch, || shared.help(work)));
         let _close = Close(&shared);
         loop {
             shared.fill(&mut items);

@@ -5,7 +5,12 @@
 //! handler answers a fault inside a registered map by putting a page of zeros over the faulting
 //! page and letting the read go on; the map is marked hit. When the map is dropped, a hit, or a
 //! file now shorter than what was mapped, is noted as "changed while read", and the command
-//! ends with a clean error naming the file ([`take_changed`]) instead of a signal.
+//! ends with a clean error naming the file ([`watch`]) instead of a signal.
+//!
+//! A note belongs to the command that made the map: [`watch`] gives a command run its own
+//! watch, maps made on its thread (or on its workers, which [`within`] the watch) are noted
+//! under it, and only it takes them. The lab runs commands of several sessions in one process,
+//! and one command's cut file is never another's error.
 //!
 //! A fault outside every registered map is not klog's to answer: the handler puts back the
 //! default action and returns, so the fault happens again and ends the process as before.
@@ -14,8 +19,9 @@
 //! calls on Linux. The registry is a fixed table of slots claimed with compare-and-swap; a slot
 //! is cleared before its map is unmapped, so a fault never matches a range that is gone.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 
 /// How many maps may be registered at once (far above what any command holds; a map that finds
@@ -32,9 +38,20 @@ static ENDS: [AtomicUsize; SLOTS] = [FREE; SLOTS];
 static HIT: [AtomicBool; SLOTS] = [CLEAR; SLOTS];
 static PAGE_BYTES: AtomicUsize = AtomicUsize::new(4096);
 static INSTALL: Once = Once::new();
-/// Files that changed under a map while it was read, oldest first: (path, mapped bytes, bytes
-/// at the end).
-static CHANGED: Mutex<Vec<(PathBuf, u64, u64)>> = Mutex::new(Vec::new());
+/// Files that changed under a map while it was read, oldest first: the watch that made the map,
+/// and (path, mapped bytes, bytes at the end).
+static CHANGED: Mutex<Vec<(u64, Changed)>> = Mutex::new(Vec::new());
+/// The next watch's number (0 is "no watch": maps made outside every watch are not noted).
+static NEXT_WATCH: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The watch maps made on this thread are noted under.
+    static WATCH: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A file that changed under a map while it was read: its path, the bytes that were mapped,
+/// and its length at the end.
+pub type Changed = (PathBuf, u64, u64);
 
 /// Install the SIGBUS handler (once per process).
 fn install() {
@@ -99,6 +116,7 @@ extern "C" fn on_sigbus(_signal: libc::c_int, info: *mut libc::siginfo_t, _conte
 #[derive(Debug)]
 pub struct Registration {
     slot: usize,
+    watch: u64,
     path: PathBuf,
     mapped_bytes: u64,
 }
@@ -112,7 +130,7 @@ impl Registration {
         HIT[slot].store(false, Ordering::Release);
         ENDS[slot].store(start as usize + len, Ordering::Release);
         STARTS[slot].store(start as usize, Ordering::Release);
-        Some(Registration { slot, path: path.to_path_buf(), mapped_bytes: len as u64 })
+        Some(Registration { slot, watch: WATCH.get(), path: path.to_path_buf(), mapped_bytes: len as u64 })
     }
 
     /// Whether a read of this map has met a page past the file's end.
@@ -124,9 +142,10 @@ impl Registration {
     /// what was mapped (`size_now`: its length now, if it could be read).
     pub fn finish(&self, size_now: Option<u64>) {
         let shorter = size_now.is_some_and(|n| n < self.mapped_bytes);
-        if self.was_hit() || shorter {
+        if self.watch != 0 && (self.was_hit() || shorter) {
             let now = size_now.unwrap_or(0).min(self.mapped_bytes);
-            CHANGED.lock().unwrap_or_else(|e| e.into_inner()).push((self.path.clone(), self.mapped_bytes, now));
+            let changed = (self.path.clone(), self.mapped_bytes, now);
+            CHANGED.lock().unwrap_or_else(|e| e.into_inner()).push((self.watch, changed));
         }
     }
 }
@@ -140,16 +159,40 @@ impl Drop for Registration {
     }
 }
 
-/// The oldest file noted as changed under a map and not yet taken: (path, the bytes that were
-/// mapped, its length at the end).
-pub fn take_changed() -> Option<(PathBuf, u64, u64)> {
+/// Run `f` under a watch of its own: every map made on this thread while it runs (and on the
+/// workers it starts [`within`] the watch) that is cut short is noted under it. Answers `f`'s
+/// result and the oldest file noted, once every map `f` made is dropped; the watch's other notes
+/// are forgotten with it.
+pub fn watch<R>(f: impl FnOnce() -> R) -> (R, Option<Changed>) {
+    let id = NEXT_WATCH.fetch_add(1, Ordering::Relaxed);
+    let r = within(id, f);
     let mut changed = CHANGED.lock().unwrap_or_else(|e| e.into_inner());
-    (!changed.is_empty()).then(|| changed.remove(0))
+    let mut first = None;
+    changed.retain(|(w, c)| {
+        if *w == id && first.is_none() {
+            first = Some(c.clone());
+        }
+        *w != id
+    });
+    (r, first)
 }
 
-/// Forget every file noted as changed (a command starting afresh in a long-lived process).
-pub fn clear_changed() {
-    CHANGED.lock().unwrap_or_else(|e| e.into_inner()).clear();
+/// The watch this thread's maps are noted under, for a worker to run [`within`].
+pub fn current() -> u64 {
+    WATCH.get()
+}
+
+/// Run `f` with this thread's maps noted under `watch` (a worker of a watched command), then
+/// put back the thread's own.
+pub fn within<R>(watch: u64, f: impl FnOnce() -> R) -> R {
+    struct Restore(u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WATCH.set(self.0);
+        }
+    }
+    let _restore = Restore(WATCH.replace(watch));
+    f()
 }
 
 #[cfg(test)]
@@ -166,20 +209,16 @@ mod tests {
         let path = tmp.path().join("00000000000000000000.log");
         let page = PAGE_BYTES.load(Ordering::Relaxed).max(4096);
         fs::write(&path, vec![7u8; page * 4]).unwrap();
-        let bytes = map_file(&path).unwrap().unwrap();
-        assert_eq!(bytes[page * 3], 7);
-        fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(page as u64).unwrap();
-        // Pages past the new end: zeros, not a signal. The first page is still the file's.
-        let sum: u64 = bytes[page * 2..].iter().map(|b| u64::from(*b)).sum();
-        assert_eq!(sum, 0);
-        assert_eq!(bytes[0], 7);
-        drop(bytes);
-        // Other tests may report their files meanwhile: look for this one.
-        let mut reported = Vec::new();
-        while let Some(changed) = take_changed() {
-            reported.push(changed);
-        }
-        assert!(reported.contains(&(path, (page * 4) as u64, page as u64)), "{reported:?}");
+        let ((), changed) = watch(|| {
+            let bytes = map_file(&path).unwrap().unwrap();
+            assert_eq!(bytes[page * 3], 7);
+            fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(page as u64).unwrap();
+            // Pages past the new end: zeros, not a signal. The first page is still the file's.
+            let sum: u64 = bytes[page * 2..].iter().map(|b| u64::from(*b)).sum();
+            assert_eq!(sum, 0);
+            assert_eq!(bytes[0], 7);
+        });
+        assert_eq!(changed, Some((path, (page * 4) as u64, page as u64)));
     }
 
     #[test]
@@ -187,16 +226,45 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("f");
         fs::write(&path, vec![1u8; 10_000]).unwrap();
-        let bytes = map_file(&path).unwrap().unwrap();
-        fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(100).unwrap();
-        assert_eq!(bytes[0], 1);
-        drop(bytes);
-        // Other tests may report their files meanwhile: look for this one.
-        let mut seen = false;
-        while let Some((p, _, now)) = take_changed() {
-            seen |= p == path && now == 100;
-        }
-        assert!(seen);
+        let ((), changed) = watch(|| {
+            let bytes = map_file(&path).unwrap().unwrap();
+            fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(100).unwrap();
+            assert_eq!(bytes[0], 1);
+        });
+        assert_eq!(changed, Some((path, 10_000, 100)));
+    }
+
+    /// The CI failure of stop 50: a file one test cut was taken as another test's (a lab
+    /// session's command) error. A note is its own watch's only; a worker within the watch
+    /// notes under it, and a map made outside every watch is noted nowhere.
+    #[test]
+    fn a_cut_file_is_reported_to_the_watch_that_mapped_it_and_to_no_other() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cut = |name: &str| {
+            let path = tmp.path().join(name);
+            fs::write(&path, vec![1u8; 10_000]).unwrap();
+            let bytes = map_file(&path).unwrap().unwrap();
+            fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(10).unwrap();
+            drop(bytes);
+            path
+        };
+        let ((), outside) = watch(|| {
+            let ((), inner) = watch(|| {
+                cut("inner");
+            });
+            assert_eq!(inner.map(|c| c.0), Some(tmp.path().join("inner")));
+        });
+        assert_eq!(outside, None, "the inner watch's note is the inner watch's");
+        let ((), worker) = watch(|| {
+            let id = current();
+            std::thread::scope(|s| {
+                s.spawn(|| within(id, || cut("worker")));
+            });
+        });
+        assert_eq!(worker.map(|c| c.0), Some(tmp.path().join("worker")));
+        cut("unwatched");
+        let unwatched = CHANGED.lock().unwrap().iter().any(|(_, c)| c.0 == tmp.path().join("unwatched"));
+        assert!(!unwatched);
     }
 
     #[test]
