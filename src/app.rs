@@ -106,7 +106,7 @@ pub fn run_for(
 ) -> Result<Outcome> {
     let mut fit = Fit::new(&mut *out, settings.width, settings.color);
     let hint = write_hint(&command);
-    let (outcome, changed) = crate::log::map_guard::watch(|| run_into(command, settings, env, front, &mut fit));
+    let (outcome, changed) = crate::map_guard::watch(|| run_into(command, settings, env, front, &mut fit));
     let outcome = outcome.map_err(|e| e.with_write_hint(hint));
     // A file cut under a map while it was read (a live broker's): what was read past the cut
     // was zeros, so whatever the command made of it, the answer is this error.

@@ -26,6 +26,7 @@ pub mod generate;
 pub mod kraft;
 pub mod lab;
 pub mod log;
+pub mod map_guard;
 pub mod notice;
 pub mod output;
 pub mod parallel;

@@ -38,10 +38,10 @@ pub fn parallel_map<T: Sync, R: Send>(
         done.fetch_add(1, Ordering::Relaxed);
     };
     // The workers' maps are the command's: a file cut under one is the command's error.
-    let watch = crate::log::map_guard::current();
+    let watch = crate::map_guard::current();
     std::thread::scope(|scope| {
         for _ in 1..threads {
-            scope.spawn(|| crate::log::map_guard::within(watch, work));
+            scope.spawn(|| crate::map_guard::within(watch, work));
         }
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);

@@ -137,9 +137,9 @@ where
     }
     let mut items = std::iter::once(first).chain(items);
     // The helper's maps are the command's: a file cut under one is the command's error.
-    let watch = crate::log::map_guard::current();
+    let watch = crate::map_guard::current();
     std::thread::scope(|scope| {
-        scope.spawn(|| crate::log::map_guard::within(watch, || shared.help(work)));
+        scope.spawn(|| crate::map_guard::within(watch, || shared.help(work)));
         let _close = Close(&shared);
         loop {
             shared.fill(&mut items);

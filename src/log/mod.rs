@@ -11,7 +11,6 @@ pub mod checkpoint;
 pub mod epoch_cache;
 pub mod index;
 pub mod java_hash_map;
-pub mod map_guard;
 pub mod names;
 pub mod producer_state;
 pub mod recovery;

@@ -4,12 +4,12 @@
 //! Reads go through memmap2 so that a multi-gigabyte segment is walked at memory speed with
 //! constant heap use. No klog process cuts a file another klog process has mapped (writers hold
 //! the log dir's lock), but a live broker may cut one a reader has mapped: every map is
-//! registered with [`super::map_guard`], whose SIGBUS handler reads the pages past the new end
+//! registered with [`crate::map_guard`], whose SIGBUS handler reads the pages past the new end
 //! as zeros, and the command then ends with an error saying the file changed while read.
 
-use super::map_guard::Registration;
 use super::names::{self, INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX};
 use crate::error::{Error, IoContext, Result};
+use crate::map_guard::Registration;
 use crate::regular_file;
 use memmap2::Mmap;
 use std::fs::{self, File};

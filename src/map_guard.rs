@@ -198,8 +198,36 @@ pub fn within<R>(watch: u64, f: impl FnOnce() -> R) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::segment::map_file;
     use std::fs;
+
+    /// A guarded read-only map as `log::segment::map_file` makes one (the registration
+    /// cleared before the map goes, the file's length at the end checked).
+    struct Guarded {
+        registration: Registration,
+        map: memmap2::Mmap,
+        file: fs::File,
+    }
+
+    impl std::ops::Deref for Guarded {
+        type Target = [u8];
+        fn deref(&self) -> &[u8] {
+            &self.map
+        }
+    }
+
+    impl Drop for Guarded {
+        fn drop(&mut self) {
+            self.registration.finish(self.file.metadata().ok().map(|m| m.len()));
+        }
+    }
+
+    fn map_file(path: &Path) -> std::io::Result<Option<Guarded>> {
+        let file = fs::File::open(path)?;
+        // SAFETY: a read-only private map of a test's own file; reads past a cut are the
+        // guard's to answer, which is what these tests check.
+        let map = unsafe { memmap2::Mmap::map(&file) }?;
+        Ok(Registration::claim(path, map.as_ptr(), map.len()).map(|registration| Guarded { registration, map, file }))
+    }
 
     /// #46: a file cut short under a live map is read as zeros past its new end and reported as
     /// changed, never a SIGBUS (before the guard this test process died with signal 7).
