@@ -11,6 +11,12 @@
 //! controller from their own classpath (`kafka-oracle/kraft/pom.xml`); the client stays the
 //! oracle's.
 //!
+//! Clusters are reused: a test's cluster, dropped, is healed and parked, and the next test that
+//! starts one from the same recipe (release, features, broker properties) gets it back, with
+//! every topic the tests before it made (each test names its own). Every node and the client
+//! are spawned from one keeper thread with the parent-death signal set, so a parked cluster
+//! ends with the test process.
+//!
 //! This module judges nothing: it starts, stops, pauses and copies brokers and passes the
 //! brokers' answers on. The sequences and the comparison with klog are in `real_failovers.rs`.
 
@@ -54,30 +60,86 @@ pub struct Cluster {
     /// Which nodes are stopped with SIGSTOP.
     paused: [bool; 4],
     kc: Option<Kc>,
+    /// What it was started from: a later test asking for the same gets it back.
+    recipe: Recipe,
     /// One cluster at a time in this test process: on two cores, clusters side by side slow each
-    /// other past the sequences' timeouts. Held until the cluster is dropped (nodes first).
-    _turn: Turn,
+    /// other past the sequences' timeouts. Held while a test uses the cluster (None: parked).
+    turn: Option<Turn>,
 }
 
-/// Whose turn it is to run a cluster.
-static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// What a cluster is started from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Recipe {
+    release: String,
+    features: Vec<String>,
+    extra: Vec<String>,
+}
+
+/// The cluster the last test gave back, healed, for the next test with the same recipe. A start
+/// from any other recipe drops it first: one cluster runs at a time.
+static PARKED: std::sync::Mutex<Option<Cluster>> = std::sync::Mutex::new(None);
+
+/// End the parked cluster, if any (a cluster of another kind is about to start: one at a time).
+/// Call it holding the turn.
+pub(crate) fn end_parked() {
+    let parked = PARKED.lock().unwrap_or_else(|e| e.into_inner()).take();
+    drop(parked);
+}
+
+/// How the processes of a parked cluster (and of every cluster of a test process that is killed)
+/// end with the test process: every node and client is spawned by this one thread, which lives as long as the process, with `PR_SET_PDEATHSIG`
+/// (the signal follows the spawning thread, so a test's own thread would take its cluster's
+/// nodes with it when the test ends).
+pub(crate) fn spawn_kept(cmd: Command) -> Child {
+    type Ask = (Command, std::sync::mpsc::Sender<std::io::Result<Child>>);
+    static KEEPER: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Ask>>> = std::sync::OnceLock::new();
+    let keeper = KEEPER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Ask>();
+        std::thread::Builder::new()
+            .name("cluster keeper".into())
+            .spawn(move || {
+                for (mut cmd, reply) in rx {
+                    // SAFETY: prctl is async-signal-safe; it sets this child's parent-death
+                    // signal and touches nothing else.
+                    unsafe {
+                        cmd.pre_exec(|| {
+                            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                            Ok(())
+                        });
+                    }
+                    let _ = reply.send(cmd.spawn());
+                }
+            })
+            .expect("the keeper thread starts");
+        std::sync::Mutex::new(tx)
+    });
+    let (reply, answer) = std::sync::mpsc::channel();
+    keeper.lock().unwrap_or_else(|e| e.into_inner()).send((cmd, reply)).expect("the keeper runs");
+    answer.recv().expect("the keeper answers").expect("java runs")
+}
+
+/// Whether a test has the turn to run a cluster, and where the others wait for it.
+static TURN: (std::sync::Mutex<bool>, std::sync::Condvar) = (std::sync::Mutex::new(false), std::sync::Condvar::new());
 
 /// A cluster's turn: taken before its first node starts, given back after its last node is
 /// gone. Dropping it says how long the cluster waited for the turn and held it, so a Kafka-tier
 /// run shows where its time goes (the clusters run one after another).
 pub(crate) struct Turn {
-    _guard: std::sync::MutexGuard<'static, ()>,
     what: String,
     waited: Duration,
     taken: Instant,
 }
 
 impl Turn {
-    /// Wait for the turn (a test that failed while holding it poisons it; the next may still run).
+    /// Wait for the turn (given back however its holder ends, a failed test's too).
     pub(crate) fn take(what: String) -> Turn {
         let asked = Instant::now();
-        let guard = TURN.lock().unwrap_or_else(|e| e.into_inner());
-        Turn { _guard: guard, what, waited: asked.elapsed(), taken: Instant::now() }
+        let mut taken = TURN.0.lock().unwrap_or_else(|e| e.into_inner());
+        while *taken {
+            taken = TURN.1.wait(taken).unwrap_or_else(|e| e.into_inner());
+        }
+        *taken = true;
+        Turn { what, waited: asked.elapsed(), taken: Instant::now() }
     }
 }
 
@@ -95,6 +157,8 @@ impl Drop for Turn {
             self.taken.elapsed().as_secs_f64(),
             self.waited.as_secs_f64()
         );
+        *TURN.0.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        TURN.1.notify_one();
     }
 }
 
@@ -179,6 +243,20 @@ impl Cluster {
         let client_classpath = classpath()?;
         let classpath = release_classpath(release)?;
         let turn = Turn::take(format!("Kafka {release} (KRaft) for {}", test_name()));
+        let recipe = Recipe {
+            release: release.to_string(),
+            features: features.iter().map(|f| f.to_string()).collect(),
+            extra: extra.iter().map(|e| e.to_string()).collect(),
+        };
+        let parked = PARKED.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut c) = parked {
+            if c.recipe == recipe && c.whole() {
+                let _ = writeln!(std::io::stderr(), "cluster reused: {} for {}", c.describe_release(), test_name());
+                c.turn = Some(turn);
+                return Some(c);
+            }
+            drop(c);
+        }
         let dir = tempfile::Builder::new().prefix("klog-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         let ports = free_ports();
@@ -195,7 +273,8 @@ impl Cluster {
             seen: [0; 4],
             paused: [false; 4],
             kc: None,
-            _turn: turn,
+            recipe,
+            turn: Some(turn),
         };
         let mut formats = Vec::new();
         for n in 0..4 {
@@ -234,13 +313,12 @@ impl Cluster {
             .arg("-cp")
             .arg(&c.client_classpath)
             .stdin(Stdio::null());
-        let mut child = child
+        child
             .args(["klog.oracle.Cluster", "serve"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(File::create(c.dir.path().join("logs/kc.log")).unwrap())
-            .spawn()
-            .expect("java runs");
+            .stderr(File::create(c.dir.path().join("logs/kc.log")).unwrap());
+        let mut child = spawn_kept(child);
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         c.kc = Some(Kc { child, stdin, stdout });
@@ -339,16 +417,9 @@ impl Cluster {
         assert!(self.nodes[n].is_none(), "node {n} is already running");
         self.seen[n] = self.log_text(n).matches(STARTED).count();
         let log = OpenOptions::new().create(true).append(true).open(self.log_path(n)).unwrap();
-        let child = self
-            .java()
-            .arg("kafka.Kafka")
-            .arg(self.properties(n))
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .expect("java runs");
-        self.nodes[n] = Some(child);
+        let mut cmd = self.java();
+        cmd.arg("kafka.Kafka").arg(self.properties(n)).stdout(log.try_clone().unwrap()).stderr(log).process_group(0);
+        self.nodes[n] = Some(spawn_kept(cmd));
     }
 
     /// Wait (at most 90 s) until node `n` logs that this incarnation started.
@@ -376,6 +447,14 @@ impl Cluster {
 
     pub fn alive(&self, n: usize) -> bool {
         self.nodes[n].is_some()
+    }
+
+    /// Every node and the client running, none paused (a parked cluster fit to lend again).
+    fn whole(&mut self) -> bool {
+        let running = |c: &mut Child| c.try_wait().ok().flatten().is_none();
+        self.nodes.iter_mut().all(|c| c.as_mut().is_some_and(running))
+            && !self.paused.iter().any(|p| *p)
+            && self.kc.as_mut().is_some_and(|kc| running(&mut kc.child))
     }
 
     /// `kill -9` of each node's process group, all signalled before any is awaited.
@@ -543,6 +622,32 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        // A test's cluster, given back whole: healed and parked for the next test (its turn
+        // ends here). A test that failed, or asked to keep the dir, ends it.
+        let turn = self.turn.take();
+        if turn.is_some() && !std::thread::panicking() && std::env::var_os("KLOG_REAL_KEEP").is_none() {
+            // A node that cannot come back ends the cluster, not the test that gave it back.
+            let healed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.heal())).is_ok();
+            if healed && self.whole() {
+                let parked = Cluster {
+                    dir: std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap()),
+                    classpath: std::mem::take(&mut self.classpath),
+                    client_classpath: std::mem::take(&mut self.client_classpath),
+                    release: std::mem::take(&mut self.release),
+                    extra: std::mem::take(&mut self.extra),
+                    ports: self.ports,
+                    bootstrap: std::mem::take(&mut self.bootstrap),
+                    nodes: std::mem::take(&mut self.nodes),
+                    seen: self.seen,
+                    paused: self.paused,
+                    kc: self.kc.take(),
+                    recipe: self.recipe.clone(),
+                    turn: None,
+                };
+                *PARKED.lock().unwrap_or_else(|e| e.into_inner()) = Some(parked);
+                return;
+            }
+        }
         if let Some(mut kc) = self.kc.take() {
             let _ = kc.child.kill();
             let _ = kc.child.wait();

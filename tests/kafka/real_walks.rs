@@ -1352,7 +1352,7 @@ pub(crate) fn run_walk(c: &mut dyn Brokers, walk: &Walk, name: &str, work: &Path
     let _ = std::fs::remove_dir_all(&dir);
     let steps_done = at - run.skipped.min(at);
     // Leave the cluster whole for the next walk, whatever happened.
-    run.c.forget_walk(name);
+    run.c.forget_walk(run.trace.fired.iter().any(|f| f.rule == Rule::PastLeaderEndHalts));
     run.c.heal();
     let (differ, notes, fired, times, expired) = (run.differ, run.notes, run.trace.fired, run.times, run.expired);
     Outcome { steps_done, differ, notes, fired, times, expired }
