@@ -1417,7 +1417,7 @@ pub fn fetch_rules(rules: &Rules) -> Rules {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn cfg(mode: TruncationMode) -> Config {
@@ -1437,7 +1437,8 @@ mod tests {
         }
     }
 
-    fn run(state: State, cfg: &Config, actions: &[Action]) -> (State, Option<Violation>) {
+    /// Apply `actions`, each one offered by `successors` first (tier.rs's tests too).
+    pub(in crate::explore) fn run(state: State, cfg: &Config, actions: &[Action]) -> (State, Option<Violation>) {
         let mut s = state;
         let mut v = None;
         let mut enabled = Vec::new();

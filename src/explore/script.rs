@@ -202,24 +202,12 @@ pub fn witness_command(cfg: &Config, w: &Witness) -> String {
 
 /// The whole script. `title` lines become comments at the top.
 pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[String]) -> String {
-    let mut s = String::from("#!/usr/bin/env bash\n");
-    s.push_str(crate::durable::output::OutputKind::Script.marker());
-    s.push('\n');
-    for line in title {
-        s.push_str(&format!("# {line}\n"));
-    }
-    s.push_str(
+    let mut s = script_head(
+        title,
         "# Needs klog on PATH. Each step is echoed to stderr; the last command's report shows the\n\
-         # violation (set KLOG_EXPLORE_JSON=1 for it as JSON).\n\
-         set -euo pipefail\n\
-         LAB=$(mktemp -d)\n\
-         trap 'rm -rf \"$LAB\"' EXIT\n\
-         step() { echo \"\\$ ${*//$LAB/\\$LAB}\" >&2; \"$@\" >/dev/null; }\n",
+         # violation (set KLOG_EXPLORE_JSON=1 for it as JSON).\n",
     );
-    let min_isr = if cfg.min_isr > 1 { format!(" --min-insync-replicas {}", cfg.min_isr) } else { String::new() };
-    for i in 0..cfg.replicas as u8 {
-        s.push_str(&format!("step klog create {} --replica-id {}{min_isr}\n", dir(i), replica_id(i)));
-    }
+    push_creates(&mut s, cfg, "");
     let relaxed = Config { max_records: cfg.max_records + 1, max_epochs: cfg.max_epochs + 1, ..*cfg };
     let mut state = State::initial(cfg.replicas);
     for a in actions.iter().chain(&witness.actions) {
@@ -230,6 +218,33 @@ pub fn script(cfg: &Config, actions: &[Action], witness: &Witness, title: &[Stri
     s.push_str(&format!("echo '$ {}' >&2\n", witness_command(cfg, witness).replace('"', "")));
     s.push_str(&format!("{} ${{KLOG_EXPLORE_JSON:+--json}}\n", witness_command(cfg, witness)));
     s
+}
+
+/// A script's first lines: the shebang, the marker, `title` as comments, `about` (comment
+/// lines saying what the last command shows), and the lab's set-up with its `step` function.
+fn script_head(title: &[String], about: &str) -> String {
+    let mut s = String::from("#!/usr/bin/env bash\n");
+    s.push_str(crate::durable::output::OutputKind::Script.marker());
+    s.push('\n');
+    for line in title {
+        s.push_str(&format!("# {line}\n"));
+    }
+    s.push_str(about);
+    s.push_str(
+        "set -euo pipefail\n\
+         LAB=$(mktemp -d)\n\
+         trap 'rm -rf \"$LAB\"' EXIT\n\
+         step() { echo \"\\$ ${*//$LAB/\\$LAB}\" >&2; \"$@\" >/dev/null; }\n",
+    );
+    s
+}
+
+/// One `klog create` step per replica, with the topic's min ISR and `extra` flags.
+fn push_creates(s: &mut String, cfg: &Config, extra: &str) {
+    let min_isr = if cfg.min_isr > 1 { format!(" --min-insync-replicas {}", cfg.min_isr) } else { String::new() };
+    for i in 0..cfg.replicas as u8 {
+        s.push_str(&format!("step klog create {} --replica-id {}{min_isr}{extra}\n", dir(i), replica_id(i)));
+    }
 }
 
 /// The script lines of action `a` taken from `before` to `after`: its command as a `step`, and
@@ -252,28 +267,12 @@ const REMOTE_DIR: &str = "\"$LAB/remote\"";
 /// (`--segment-bytes 100`, as the real walks' topics), the commands, then `klog remote` over
 /// every replica, whose forecast for the last leader shows the loss (exit 1).
 pub fn tiered_script(cfg: &Config, actions: &[Action], title: &[String]) -> String {
-    let mut s = String::from("#!/usr/bin/env bash\n");
-    s.push_str(crate::durable::output::OutputKind::Script.marker());
-    s.push('\n');
-    for line in title {
-        s.push_str(&format!("# {line}\n"));
-    }
-    s.push_str(
+    let mut s = script_head(
+        title,
         "# Needs klog on PATH. Each step is echoed to stderr; the last command, `klog remote`, shows\n\
-         # what the last leader serves from both tiers (set KLOG_EXPLORE_JSON=1 for it as JSON).\n\
-         set -euo pipefail\n\
-         LAB=$(mktemp -d)\n\
-         trap 'rm -rf \"$LAB\"' EXIT\n\
-         step() { echo \"\\$ ${*//$LAB/\\$LAB}\" >&2; \"$@\" >/dev/null; }\n",
+         # what the last leader serves from both tiers (set KLOG_EXPLORE_JSON=1 for it as JSON).\n",
     );
-    let min_isr = if cfg.min_isr > 1 { format!(" --min-insync-replicas {}", cfg.min_isr) } else { String::new() };
-    for i in 0..cfg.replicas as u8 {
-        s.push_str(&format!(
-            "step klog create {} --replica-id {}{min_isr} --remote-dir {REMOTE_DIR} --segment-bytes 100\n",
-            dir(i),
-            replica_id(i)
-        ));
-    }
+    push_creates(&mut s, cfg, &format!(" --remote-dir {REMOTE_DIR} --segment-bytes 100"));
     let mut state = State::initial(cfg.replicas);
     for a in actions {
         let after = state.apply(cfg, *a).0;

@@ -376,6 +376,7 @@ impl State {
 
 #[cfg(test)]
 mod tests {
+    use super::super::model::tests::run;
     use super::super::model::{Action::*, Config, Controller, State, Violation};
     use super::*;
 
@@ -390,21 +391,6 @@ mod tests {
             controller: Controller::of(&rules, None),
             ..Config::clean_at(rules, 2, 3, 3, 24)
         }
-    }
-
-    /// Apply `actions`, each one offered by `successors` first.
-    fn run(state: State, cfg: &Config, actions: &[Action]) -> (State, Option<Violation>) {
-        let mut s = state;
-        let mut v = None;
-        let mut next = Vec::new();
-        for a in actions {
-            s.successors(cfg, &mut next);
-            assert!(next.contains(a), "{a:?} not offered in {s:#?}: {next:?}");
-            let (n, found) = s.apply(cfg, *a);
-            s = n;
-            v = v.or(found);
-        }
-        (s, v)
     }
 
     /// a alone acks m1..m3 (b took m1 then crashed).
