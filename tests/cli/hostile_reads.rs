@@ -698,7 +698,7 @@ fn a_segment_cut_by_another_process_while_dump_reads_it_is_an_exit_code_never_a_
     }
     let d = crate::txn_logs::broker_dir(tmp.path(), "b", &log, true);
     let segment = d.join("demo-0/00000000000000000000.log");
-    let rounds = if std::env::var_os("KLOG_CI").is_some() { 40 } else { 16 };
+    let rounds = if crate::common::exhaustive() { 40 } else { 16 };
     let (mut changed, mut codes) = (0, std::collections::BTreeMap::new());
     for round in 0..rounds {
         std::fs::write(&segment, &log).unwrap();

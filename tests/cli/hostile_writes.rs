@@ -459,23 +459,34 @@ fn fail_at_every_step(name: &str, setup: &[Setup], args: &[&str]) -> (usize, usi
     let steps = steps_of(&world, &args);
     assert!(steps > 0, "{name}: no durable step traced");
     let fail_at = sample(steps);
-    for &n in &fail_at {
-        let w = World::with_real(false);
-        apply(&w, setup);
-        let before = tree_of(w.root.path());
-        let args: Vec<String> = args.iter().map(|a| a.replace(s(world.root.path()), s(w.root.path()))).collect();
-        let out = w.klog().env("KLOG_FAULT", format!("nosync,fail@{n}")).args(&args).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        match out.status.code() {
-            Some(0 | 1) => {}
-            Some(2) => {
-                assert!(stderr.contains("injected fault"), "{name} fail@{n}: {stderr}");
-                assert!(!stderr.contains("warning"), "{name} fail@{n}: rollback incomplete: {stderr}");
-                assert!(tree_of(w.root.path()) == before, "{name} fail@{n}: the world changed");
-            }
-            other => panic!("{name} fail@{n}: exit {other:?}: {stderr}"),
+    let root = s(world.root.path()).to_string();
+    // Each failed run has a world of its own: the runs share nothing, so they go side by side
+    // (the full search, `scripts/long-searches`, fails every one of hundreds of steps).
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(fail_at.len());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(&n) = fail_at.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    let w = World::with_real(false);
+                    apply(&w, setup);
+                    let before = tree_of(w.root.path());
+                    let args: Vec<String> = args.iter().map(|a| a.replace(&root, s(w.root.path()))).collect();
+                    let out = w.klog().env("KLOG_FAULT", format!("nosync,fail@{n}")).args(&args).output().unwrap();
+                    let stderr = String::from_utf8_lossy(&out.stderr);
+                    match out.status.code() {
+                        Some(0 | 1) => {}
+                        Some(2) => {
+                            assert!(stderr.contains("injected fault"), "{name} fail@{n}: {stderr}");
+                            assert!(!stderr.contains("warning"), "{name} fail@{n}: rollback incomplete: {stderr}");
+                            assert!(tree_of(w.root.path()) == before, "{name} fail@{n}: the world changed");
+                        }
+                        other => panic!("{name} fail@{n}: exit {other:?}: {stderr}"),
+                    }
+                }
+            });
         }
-    }
+    });
     (steps, fail_at.len())
 }
 
@@ -499,7 +510,9 @@ fn every_mutating_command_failing_at_any_step_changes_nothing() {
     let mut total = 0;
     for (name, setup, args) in table {
         let (steps, failed) = fail_at_every_step(name, setup, args);
-        eprintln!("{name}: {steps} steps, {failed} of them failed once (all under KLOG_CI or KLOG_EXHAUSTIVE=1)");
+        eprintln!(
+            "{name}: {steps} steps, {failed} of them failed once (all under KLOG_EXHAUSTIVE=1: scripts/long-searches)"
+        );
         total += steps;
     }
     assert!(total > 50, "{total} steps");

@@ -318,7 +318,7 @@ fn fails_at_every_step_changing_nothing(template: &Path, args: &[&str]) -> usize
     assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     let steps = std::fs::read_to_string(&trace).unwrap().lines().count();
     assert!(steps > 0, "{args:?}: no durable step");
-    // Every step under KLOG_CI or KLOG_EXHAUSTIVE=1; else the first and last 8 and every 8th.
+    // Every step under KLOG_EXHAUSTIVE=1 (scripts/long-searches); else the first and last 8 and every 8th.
     let fail_at: Vec<usize> = (1..=steps).filter(|&n| exhaustive() || n <= 8 || n + 8 > steps || n % 8 == 0).collect();
     for n in fail_at {
         let w = world_from(template);

@@ -11,7 +11,8 @@
 //! controller from their own classpath (`kafka-oracle/kraft/pom.xml`); the client stays the
 //! oracle's.
 //!
-//! Clusters are reused: a test's cluster, dropped, is healed and parked, and the next test that
+//! Clusters run in lanes: at most [`lanes`] at once (two by default) in one test process. They
+//! are reused: a test's cluster, dropped, is healed and parked, and the next test that
 //! starts one from the same recipe (release, features, broker properties) gets it back, with
 //! every topic the tests before it made (each test names its own). Every node and the client
 //! are spawned from one keeper thread with the parent-death signal set, so a parked cluster
@@ -62,8 +63,9 @@ pub struct Cluster {
     kc: Option<Kc>,
     /// What it was started from: a later test asking for the same gets it back.
     recipe: Recipe,
-    /// One cluster at a time in this test process: on two cores, clusters side by side slow each
-    /// other past the sequences' timeouts. Held while a test uses the cluster (None: parked).
+    /// Its turn, one of the [`lanes`] of this test process (on two cores, more clusters side
+    /// by side slow each other past the sequences' timeouts). Held while a test uses the
+    /// cluster (None: parked).
     turn: Option<Turn>,
 }
 
@@ -75,15 +77,54 @@ struct Recipe {
     extra: Vec<String>,
 }
 
-/// The cluster the last test gave back, healed, for the next test with the same recipe. A start
-/// from any other recipe drops it first: one cluster runs at a time.
-static PARKED: std::sync::Mutex<Option<Cluster>> = std::sync::Mutex::new(None);
+/// How many clusters may run at once in one test process (`KLOG_REAL_LANES`, default 2): the
+/// clusters mostly wait on their own timers (a Kafka-tier run kept the two cores a quarter busy
+/// while only they ran), so two side by side take about half the time of one after another.
+/// `KLOG_REAL_LANES=1` runs them one at a time.
+pub(crate) fn lanes() -> usize {
+    std::env::var("KLOG_REAL_LANES").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(2)
+}
 
-/// End the parked cluster, if any (a cluster of another kind is about to start: one at a time).
-/// Call it holding the turn.
-pub(crate) fn end_parked() {
-    let parked = PARKED.lock().unwrap_or_else(|e| e.into_inner()).take();
-    drop(parked);
+/// The clusters of this test process: how many turns are held (a test running a cluster, or
+/// about to start one), and the clusters tests gave back, healed, for a later test with the
+/// same recipe. Held turns and parked clusters together never pass [`lanes`].
+struct Pool {
+    held: usize,
+    parked: Vec<Cluster>,
+}
+
+static POOL: (std::sync::Mutex<Pool>, std::sync::Condvar) =
+    (std::sync::Mutex::new(Pool { held: 0, parked: Vec::new() }), std::sync::Condvar::new());
+
+fn pool() -> std::sync::MutexGuard<'static, Pool> {
+    POOL.0.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The parked cluster of `recipe`, if one is parked and still whole (one that is not is ended).
+fn take_parked(recipe: &Recipe) -> Option<Cluster> {
+    let found = {
+        let mut p = pool();
+        let at = p.parked.iter().position(|c| c.recipe == *recipe)?;
+        p.parked.remove(at)
+    };
+    let mut c = found;
+    c.whole().then_some(c)
+}
+
+/// End parked clusters (the longest parked first) until the turn just taken has room for a
+/// cluster of its own: held turns and parked clusters within [`lanes`]. Call it holding a turn.
+pub(crate) fn make_room() {
+    loop {
+        let ended = {
+            let mut p = pool();
+            if p.held + p.parked.len() <= lanes() || p.parked.is_empty() {
+                return;
+            }
+            p.parked.remove(0)
+        };
+        // Its processes end outside the lock (a cluster's end waits for them).
+        drop(ended);
+    }
 }
 
 /// How the processes of a parked cluster (and of every cluster of a test process that is killed)
@@ -118,11 +159,8 @@ pub(crate) fn spawn_kept(cmd: Command) -> Child {
     answer.recv().expect("the keeper answers").expect("java runs")
 }
 
-/// Whether a test has the turn to run a cluster, and where the others wait for it.
-static TURN: (std::sync::Mutex<bool>, std::sync::Condvar) = (std::sync::Mutex::new(false), std::sync::Condvar::new());
-
-/// A cluster's turn: taken before its first node starts, given back after its last node is
-/// gone. Dropping it says how long the cluster waited for the turn and held it, so a Kafka-tier
+/// A cluster's turn (one of [`lanes`]): taken before its first node starts, given back after
+/// its last node is gone or it is parked. Dropping it says how long the cluster waited for the turn and held it, so a Kafka-tier
 /// run shows where its time goes (the clusters run one after another).
 pub(crate) struct Turn {
     what: String,
@@ -134,11 +172,11 @@ impl Turn {
     /// Wait for the turn (given back however its holder ends, a failed test's too).
     pub(crate) fn take(what: String) -> Turn {
         let asked = Instant::now();
-        let mut taken = TURN.0.lock().unwrap_or_else(|e| e.into_inner());
-        while *taken {
-            taken = TURN.1.wait(taken).unwrap_or_else(|e| e.into_inner());
+        let mut p = pool();
+        while p.held >= lanes() {
+            p = POOL.1.wait(p).unwrap_or_else(|e| e.into_inner());
         }
-        *taken = true;
+        p.held += 1;
         Turn { what, waited: asked.elapsed(), taken: Instant::now() }
     }
 }
@@ -157,8 +195,8 @@ impl Drop for Turn {
             self.taken.elapsed().as_secs_f64(),
             self.waited.as_secs_f64()
         );
-        *TURN.0.lock().unwrap_or_else(|e| e.into_inner()) = false;
-        TURN.1.notify_one();
+        pool().held -= 1;
+        POOL.1.notify_all();
     }
 }
 
@@ -248,15 +286,12 @@ impl Cluster {
             features: features.iter().map(|f| f.to_string()).collect(),
             extra: extra.iter().map(|e| e.to_string()).collect(),
         };
-        let parked = PARKED.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(mut c) = parked {
-            if c.recipe == recipe && c.whole() {
-                let _ = writeln!(std::io::stderr(), "cluster reused: {} for {}", c.describe_release(), test_name());
-                c.turn = Some(turn);
-                return Some(c);
-            }
-            drop(c);
+        if let Some(mut c) = take_parked(&recipe) {
+            let _ = writeln!(std::io::stderr(), "cluster reused: {} for {}", c.describe_release(), test_name());
+            c.turn = Some(turn);
+            return Some(c);
         }
+        make_room();
         let dir = tempfile::Builder::new().prefix("klog-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         let ports = free_ports();
@@ -644,7 +679,7 @@ impl Drop for Cluster {
                     recipe: self.recipe.clone(),
                     turn: None,
                 };
-                *PARKED.lock().unwrap_or_else(|e| e.into_inner()) = Some(parked);
+                pool().parked.push(parked);
                 return;
             }
         }

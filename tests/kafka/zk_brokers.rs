@@ -222,7 +222,7 @@ impl ZkCluster {
             "Kafka {release} (ZooKeeper) for {}",
             crate::kraft_brokers::test_name()
         ));
-        crate::kraft_brokers::end_parked();
+        crate::kraft_brokers::make_room();
         let dir = tempfile::Builder::new().prefix("klog-zk-cluster.").tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("logs")).unwrap();
         std::fs::create_dir_all(dir.path().join("zk")).unwrap();

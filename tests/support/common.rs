@@ -166,11 +166,11 @@ pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
     out
 }
 
-/// Whether the long searches run in full: under `KLOG_CI` (`.ci/run`) or `KLOG_EXHAUSTIVE=1`.
-/// Elsewhere (plain `cargo test`, the edit-compile-test loop) a test that fails a command at
-/// every one of hundreds of durable steps runs a fixed sample of them instead: [`sample`].
+/// Whether the long searches run in full: under `KLOG_EXHAUSTIVE=1` (`scripts/long-searches`,
+/// the long run). Elsewhere (plain `cargo test`, and CI) a test that fails a command at every
+/// one of hundreds of durable steps runs a fixed sample of them instead: [`sample`].
 pub fn exhaustive() -> bool {
-    std::env::var_os("KLOG_CI").is_some() || std::env::var_os("KLOG_EXHAUSTIVE").is_some_and(|v| v == "1")
+    std::env::var_os("KLOG_EXHAUSTIVE").is_some_and(|v| v == "1")
 }
 
 /// The steps 1..=`steps` a test fails a command at: all of them when [`exhaustive`] or when
