@@ -262,6 +262,32 @@ fn signal(child: &Child, sig: i32) {
     }
 }
 
+/// SIGSTOP to `child`'s process group, then wait (at most 5 s) until every thread of the
+/// process is stopped: the signal reaches a JVM's threads one by one, and a copy taken while
+/// one still runs can see a file listed and gone (CI met it in `real_tiered`'s copy, with two
+/// clusters side by side).
+pub(crate) fn stop_and_wait(child: &Child) {
+    signal(child, libc::SIGSTOP);
+    let tasks = PathBuf::from(format!("/proc/{}/task", child.id()));
+    let end = Instant::now() + Duration::from_secs(5);
+    let stopped = |stat: &str| {
+        // The state follows the command's closing parenthesis: "T" (stopped) or "t" (traced).
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_none_or(|st| st == "T" || st == "t")
+    };
+    while Instant::now() < end {
+        let Ok(entries) = std::fs::read_dir(&tasks) else { return };
+        let all = entries
+            .flatten()
+            .all(|t| std::fs::read_to_string(t.path().join("stat")).map_or(true, |stat| stopped(&stat)));
+        if all {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 impl Cluster {
     /// Format the four nodes with Kafka's StorageTool, start them and wait until the three
     /// brokers have started; then the producer/admin helper.
@@ -508,7 +534,7 @@ impl Cluster {
     }
 
     pub fn pause(&mut self, n: usize) {
-        signal(self.nodes[n].as_ref().expect("node running"), libc::SIGSTOP);
+        stop_and_wait(self.nodes[n].as_ref().expect("node running"));
         self.paused[n] = true;
     }
 

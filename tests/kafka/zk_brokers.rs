@@ -560,7 +560,7 @@ impl Brokers for ZkCluster {
     }
 
     fn pause(&mut self, n: usize) {
-        signal(self.nodes[n].as_ref().expect("broker running"), libc::SIGSTOP);
+        crate::kraft_brokers::stop_and_wait(self.nodes[n].as_ref().expect("broker running"));
         self.paused[n] = true;
         self.wait_gone(n);
     }
@@ -618,7 +618,7 @@ impl Brokers for ZkCluster {
         let _ = std::fs::remove_dir_all(dest);
         // Stopped while copied (briefly: well within its session, unlike a walk's pause).
         if let Some(c) = self.nodes[n].as_ref().filter(|_| !self.paused[n]) {
-            signal(c, libc::SIGSTOP);
+            crate::kraft_brokers::stop_and_wait(c);
             copy_broker_dir(&self.data_dir(n), dest);
             signal(c, libc::SIGCONT);
         } else {
