@@ -102,12 +102,11 @@ fn pool() -> std::sync::MutexGuard<'static, Pool> {
 
 /// The parked cluster of `recipe`, if one is parked and still whole (one that is not is ended).
 fn take_parked(recipe: &Recipe) -> Option<Cluster> {
-    let found = {
+    let mut c = {
         let mut p = pool();
         let at = p.parked.iter().position(|c| c.recipe == *recipe)?;
         p.parked.remove(at)
     };
-    let mut c = found;
     c.whole().then_some(c)
 }
 
@@ -160,8 +159,8 @@ pub(crate) fn spawn_kept(cmd: Command) -> Child {
 }
 
 /// A cluster's turn (one of [`lanes`]): taken before its first node starts, given back after
-/// its last node is gone or it is parked. Dropping it says how long the cluster waited for the turn and held it, so a Kafka-tier
-/// run shows where its time goes (the clusters run one after another).
+/// its last node is gone or it is parked. Dropping it says how long the cluster waited for the
+/// turn and held it, so a Kafka-tier run shows where its time goes.
 pub(crate) struct Turn {
     what: String,
     waited: Duration,
